@@ -1,0 +1,77 @@
+// seprank — dense matrices over Z, Q and Z/p: RAII owners of fmpz_mat, fmpq_mat, nmod_mat.
+//
+// Mat<T> owns one FLINT matrix. Construction gives the zero matrix of the stated shape
+// (0 rows or 0 columns allowed); copies are deep, moves are noexcept (init 0×0 + swap).
+// Entries: Integer (ZMat), Rational (QMat), std::uint64_t in [0, p) (NmodMat; values set
+// are reduced mod p). Indices are checked by at()/set() (invalid_input); get() is the
+// raw FLINT handle for algorithms that work on the storage directly.
+// NmodMat requires p >= 2 (checked); FLINT's elimination routines additionally need p
+// prime, which is not checked here.
+#pragma once
+
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+
+#include <cstdint>
+#include <flint/fmpq_mat.h>
+#include <flint/fmpz_mat.h>
+#include <flint/nmod_mat.h>
+#include <vector>
+
+namespace seprank {
+
+struct ZMatTraits {
+    using mat_struct = fmpz_mat_struct;
+    using entry_type = Integer;
+};
+struct QMatTraits {
+    using mat_struct = fmpq_mat_struct;
+    using entry_type = Rational;
+};
+struct NmodMatTraits {
+    using mat_struct = nmod_mat_struct;
+    using entry_type = std::uint64_t;
+};
+
+template <class T>
+class Mat {
+public:
+    using Entry = typename T::entry_type;
+
+    // rows, cols >= 0 checked; modulus only (and then required, >= 2) for NmodMat.
+    Mat(long rows, long cols, std::uint64_t modulus = 0);
+    static Mat from_rows(const std::vector<std::vector<Entry>>& rows, std::uint64_t modulus = 0);
+    Mat(const Mat& o);
+    Mat(Mat&& o) noexcept;
+    Mat& operator=(const Mat& o);
+    Mat& operator=(Mat&& o) noexcept;
+    ~Mat();
+
+    long rows() const noexcept { return m_->r; }
+    long cols() const noexcept { return m_->c; }
+    std::uint64_t modulus() const noexcept;
+    typename T::mat_struct* get() noexcept { return m_; }
+    const typename T::mat_struct* get() const noexcept { return m_; }
+
+    Entry at(long i, long j) const;
+    void set(long i, long j, const Entry& v);
+    friend bool operator==(const Mat& a, const Mat& b) { return a.equals(b); }
+    bool equals(const Mat& o) const;
+
+private:
+    void check_index(long i, long j) const;
+    typename T::mat_struct m_[1];
+};
+
+using ZMat = Mat<ZMatTraits>;
+using QMat = Mat<QMatTraits>;
+using NmodMat = Mat<NmodMatTraits>;
+
+extern template class Mat<ZMatTraits>;
+extern template class Mat<QMatTraits>;
+extern template class Mat<NmodMatTraits>;
+
+// A mod p (entrywise residues in [0, p)); p >= 2 checked.
+NmodMat reduce_mod(const ZMat& a, std::uint64_t p);
+
+}  // namespace seprank

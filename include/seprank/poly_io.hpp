@@ -1,0 +1,46 @@
+// seprank — polynomial text I/O.
+//
+// Grammar (whitespace between tokens is ignored):
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/') unary)*
+//   unary   := ('+' | '-') unary | power
+//   power   := primary ('^' exponent)?
+//   primary := integer | variable | '(' expr ')'
+//   exponent:= decimal integer in [0, max_exponent]
+// A rational constant is written as a quotient, e.g. 3/4*x1_2^3*x2_1 - x1_1 + 2.
+// Division is allowed only by a non-zero constant. Variables must belong to the
+// context. Every error throws seprank::invalid_input (resource_limit for a power whose
+// result would be too large) whose message gives the 1-based character position and
+// the offending token; nothing reaches a FLINT abort.
+//
+// to_string writes the canonical form (terms in degrevlex order, leading term first)
+// that parse_poly reads back to an equal polynomial: parse(to_string(f)) == f.
+#pragma once
+
+#include "seprank/poly.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace seprank {
+
+struct ParseLimits {
+    // Largest exponent after '^'.
+    std::uint64_t max_exponent = 1'000'000;
+    // Largest exponent applied to a base with more than one term (the result grows
+    // like terms^exponent); above it parsing stops with resource_limit.
+    std::uint64_t max_power_of_sum = 1'000;
+};
+
+QPoly parse_poly(std::string_view text, const std::shared_ptr<const QContext>& ctx, const ParseLimits& limits = {});
+
+// The variables a text uses: every identifier in it, deduplicated, ordered by
+// (token, coordinate, name) so that x2_1 < x10_1 and token variables come grouped.
+// Does not validate the rest of the text (parse_poly does).
+Variables variables_in(std::string_view text);
+
+std::string to_string(const QPoly& f);
+// Coefficients are printed as their representatives in [0, p).
+std::string to_string(const NmodPoly& f);
+
+}  // namespace seprank

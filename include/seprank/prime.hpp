@@ -1,0 +1,25 @@
+// seprank — word-size primes for modular arithmetic.
+//
+// Primality uses FLINT's n_is_prime, which is a proof for every 64-bit integer
+// (BPSW has no counterexample below 2^64, verified exhaustively).
+#pragma once
+
+#include <cstdint>
+
+namespace seprank {
+
+class Rng;
+
+// Largest prime < n; n >= 3 checked (invalid_input).
+std::uint64_t prev_prime(std::uint64_t n);
+
+// A prime with exactly `bits` bits (2 <= bits <= 64, checked), found as the first prime
+// at or above a uniform draw from [2^(bits-1), 2^bits), searching downward when the
+// upward search would leave the range.
+std::uint64_t random_prime(Rng& rng, unsigned bits);
+
+// The largest prime below 2^62: the default modulus for black-box ranks (products of
+// two residues fit FLINT's nmod arithmetic without the 2^63 slow paths).
+inline constexpr std::uint64_t kDefaultPrime = 4611686018427387847ULL;  // 2^62 - 57
+
+}  // namespace seprank

@@ -1,0 +1,166 @@
+#include "seprank/integer.hpp"
+
+#include "seprank/error.hpp"
+
+#include <flint/ulong_extras.h>
+#include <memory>
+
+namespace seprank {
+
+namespace {
+
+// Validates "[+-]?[0-9]+" and returns the digits with a '-' kept; throws otherwise.
+std::string checked_decimal(std::string_view text, std::string_view whole) {
+    std::size_t i = 0;
+    std::string out;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+        if (text[i] == '-') out.push_back('-');
+        ++i;
+    }
+    if (i == text.size())
+        throw invalid_input("not an integer: '" + std::string(whole) + "' (no digits)");
+    for (; i < text.size(); ++i) {
+        char c = text[i];
+        if (c < '0' || c > '9')
+            throw invalid_input("not an integer: '" + std::string(whole) + "' (unexpected '" +
+                                std::string(1, c) + "' at offset " + std::to_string(i) + ")");
+        out.push_back(c);
+    }
+    return out;
+}
+
+void set_decimal(fmpz_t v, std::string_view text, std::string_view whole) {
+    std::string digits = checked_decimal(text, whole);
+    // fmpz_set_str returns 0 on success; the text was validated above.
+    if (fmpz_set_str(v, digits.c_str(), 10) != 0)
+        throw invalid_input("not an integer: '" + std::string(whole) + "'");
+}
+
+std::string fmpz_to_string(const fmpz_t v) {
+    std::unique_ptr<char, void (*)(void*)> s(fmpz_get_str(nullptr, 10, v), flint_free);
+    return std::string(s.get());
+}
+
+}  // namespace
+
+Integer::Integer(const mpz_int& v) {
+    fmpz_init(v_);
+    fmpz_set_mpz(v_, v.backend().data());
+}
+
+Integer::Integer(std::string_view text) {
+    fmpz_init(v_);
+    try {
+        set_decimal(v_, text, text);
+    } catch (...) {
+        fmpz_clear(v_);
+        throw;
+    }
+}
+
+mpz_int Integer::to_mpz() const {
+    mpz_int out;
+    fmpz_get_mpz(out.backend().data(), v_);
+    return out;
+}
+
+std::string Integer::str() const { return fmpz_to_string(v_); }
+
+Integer operator+(const Integer& a, const Integer& b) {
+    Integer r;
+    fmpz_add(r.get(), a.get(), b.get());
+    return r;
+}
+Integer operator-(const Integer& a, const Integer& b) {
+    Integer r;
+    fmpz_sub(r.get(), a.get(), b.get());
+    return r;
+}
+Integer operator*(const Integer& a, const Integer& b) {
+    Integer r;
+    fmpz_mul(r.get(), a.get(), b.get());
+    return r;
+}
+
+const Integer& Rational::one() {
+    static const Integer k(1);
+    return k;
+}
+
+Rational::Rational(const Integer& num, const Integer& den) {
+    if (den.is_zero()) throw domain_error("rational " + num.str() + "/0: zero denominator");
+    fmpq_init(v_);
+    fmpq_set_fmpz_frac(v_, num.get(), den.get());
+}
+
+Rational::Rational(const mpq_rational& v) {
+    fmpq_init(v_);
+    fmpq_set_mpq(v_, v.backend().data());
+}
+
+Rational::Rational(std::string_view text) {
+    fmpq_init(v_);
+    try {
+        std::size_t slash = text.find('/');
+        Integer num, den(1);
+        set_decimal(num.get(), text.substr(0, slash), text);
+        if (slash != std::string_view::npos) {
+            set_decimal(den.get(), text.substr(slash + 1), text);
+            if (den.is_zero()) throw invalid_input("not a rational: '" + std::string(text) + "' (zero denominator)");
+        }
+        fmpq_set_fmpz_frac(v_, num.get(), den.get());
+    } catch (...) {
+        fmpq_clear(v_);
+        throw;
+    }
+}
+
+mpq_rational Rational::to_mpq() const {
+    mpq_rational out;
+    fmpq_get_mpq(out.backend().data(), v_);
+    return out;
+}
+
+std::string Rational::str() const {
+    if (is_integer()) return fmpz_to_string(fmpq_numref(v_));
+    return fmpz_to_string(fmpq_numref(v_)) + "/" + fmpz_to_string(fmpq_denref(v_));
+}
+
+std::uint64_t Rational::mod(std::uint64_t p) const {
+    std::uint64_t d = fmpz_fdiv_ui(fmpq_denref(v_), p);
+    if (d == 0)
+        throw domain_error("rational " + str() + " has no value mod " + std::to_string(p) +
+                           ": the modulus divides its denominator");
+    std::uint64_t n = fmpz_fdiv_ui(fmpq_numref(v_), p);
+    if (d == 1 || p == 1) return n % p;
+    // n_gcdinv (not n_invmod, which aborts) reports a non-invertible denominator.
+    ulong inv = 0;
+    if (n_gcdinv(&inv, d, p) != 1)
+        throw domain_error("rational " + str() + " has no value mod " + std::to_string(p) +
+                           ": its denominator is not invertible");
+    return n_mulmod2_preinv(n, inv, p, n_preinvert_limb(p));
+}
+
+Rational operator+(const Rational& a, const Rational& b) {
+    Rational r;
+    fmpq_add(r.get(), a.get(), b.get());
+    return r;
+}
+Rational operator-(const Rational& a, const Rational& b) {
+    Rational r;
+    fmpq_sub(r.get(), a.get(), b.get());
+    return r;
+}
+Rational operator*(const Rational& a, const Rational& b) {
+    Rational r;
+    fmpq_mul(r.get(), a.get(), b.get());
+    return r;
+}
+Rational operator/(const Rational& a, const Rational& b) {
+    if (b.is_zero()) throw domain_error("division of " + a.str() + " by zero");
+    Rational r;
+    fmpq_div(r.get(), a.get(), b.get());
+    return r;
+}
+
+}  // namespace seprank

@@ -1,0 +1,250 @@
+#include "seprank/poly_io.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace seprank {
+
+namespace {
+
+enum class Tok { Number, Ident, Plus, Minus, Star, Slash, Caret, LParen, RParen, Stray, End };
+
+struct Token {
+    Tok kind;
+    std::string_view text;
+    std::size_t pos;  // 0-based offset
+};
+
+class Parser {
+public:
+    Parser(std::string_view text, const std::shared_ptr<const QContext>& ctx, const ParseLimits& limits)
+        : text_(text), ctx_(ctx), limits_(limits) {
+        advance();
+    }
+
+    QPoly parse() {
+        if (cur_.kind == Tok::End) throw invalid_input("empty polynomial");
+        QPoly f = expr();
+        if (cur_.kind != Tok::End) fail("unexpected", cur_);
+        return f;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what, const Token& t) const {
+        std::string shown = t.kind == Tok::End ? std::string("end of input") : "'" + std::string(t.text) + "'";
+        throw invalid_input("polynomial parse error at position " + std::to_string(t.pos + 1) + ": " + what + " " +
+                            shown + " in \"" + std::string(text_) + "\"");
+    }
+
+    void advance() {
+        while (i_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[i_]))) ++i_;
+        if (i_ == text_.size()) {
+            cur_ = {Tok::End, text_.substr(i_), i_};
+            return;
+        }
+        const std::size_t start = i_;
+        const char c = text_[i_];
+        auto single = [&](Tok k) {
+            ++i_;
+            cur_ = {k, text_.substr(start, 1), start};
+        };
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            while (i_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i_]))) ++i_;
+            cur_ = {Tok::Number, text_.substr(start, i_ - start), start};
+        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            while (i_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[i_])) || text_[i_] == '_')) ++i_;
+            cur_ = {Tok::Ident, text_.substr(start, i_ - start), start};
+        } else {
+            switch (c) {
+                case '+': single(Tok::Plus); break;
+                case '-': single(Tok::Minus); break;
+                case '*': single(Tok::Star); break;
+                case '/': single(Tok::Slash); break;
+                case '^': single(Tok::Caret); break;
+                case '(': single(Tok::LParen); break;
+                case ')': single(Tok::RParen); break;
+                default: {
+                    Token bad{Tok::Stray, text_.substr(start, 1), start};
+                    fail("stray character", bad);
+                }
+            }
+        }
+    }
+
+    QPoly expr() {
+        QPoly f = term();
+        while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
+            const bool plus = cur_.kind == Tok::Plus;
+            advance();
+            QPoly g = term();
+            if (plus) f += g; else f -= g;
+        }
+        return f;
+    }
+
+    QPoly term() {
+        QPoly f = unary();
+        while (cur_.kind == Tok::Star || cur_.kind == Tok::Slash) {
+            const bool times = cur_.kind == Tok::Star;
+            advance();
+            const Token operand = cur_;
+            QPoly g = unary();
+            if (times) {
+                f *= g;
+                continue;
+            }
+            if (g.is_zero()) fail("division by zero:", operand);
+            if (g.degree() > 0) fail("division by a non-constant:", operand);
+            f *= Rational(1) / g.coeff(0);
+        }
+        return f;
+    }
+
+    QPoly unary() {
+        if (cur_.kind == Tok::Minus) {
+            advance();
+            return -unary();
+        }
+        if (cur_.kind == Tok::Plus) {
+            advance();
+            return unary();
+        }
+        return power();
+    }
+
+    QPoly power() {
+        QPoly base = primary();
+        if (cur_.kind != Tok::Caret) return base;
+        advance();
+        if (cur_.kind == Tok::Minus) fail("negative exponent:", cur_);
+        if (cur_.kind != Tok::Number) fail("expected an exponent, got", cur_);
+        const Token et = cur_;
+        Integer e{et.text};
+        Integer maxe(static_cast<long>(limits_.max_exponent));
+        if (fmpz_cmp(e.get(), maxe.get()) > 0)
+            fail("exponent too large (limit " + std::to_string(limits_.max_exponent) + "):", et);
+        const std::uint64_t ev = fmpz_get_ui(e.get());
+        if (base.terms() > 1 && ev > limits_.max_power_of_sum)
+            throw resource_limit("polynomial parse: power " + std::string(et.text) + " of a " +
+                                 std::to_string(base.terms()) + "-term expression at position " +
+                                 std::to_string(et.pos + 1) + " exceeds the limit " +
+                                 std::to_string(limits_.max_power_of_sum));
+        advance();
+        return base.pow(ev);
+    }
+
+    QPoly primary() {
+        const Token t = cur_;
+        switch (t.kind) {
+            case Tok::Number: {
+                advance();
+                return QPoly::constant(ctx_, Rational(Integer{t.text}));
+            }
+            case Tok::Ident: {
+                auto idx = ctx_->vars().find(t.text);
+                if (!idx) fail("unknown variable", t);
+                advance();
+                return QPoly::variable(ctx_, *idx);
+            }
+            case Tok::LParen: {
+                advance();
+                if (cur_.kind == Tok::RParen) fail("empty parentheses at", cur_);
+                QPoly f = expr();
+                if (cur_.kind != Tok::RParen) fail("unbalanced parenthesis: expected ')' but got", cur_);
+                advance();
+                return f;
+            }
+            case Tok::RParen: fail("unbalanced parenthesis", t);
+            case Tok::End: fail("expected a number, variable or '(' but reached", t);
+            default: fail("expected a number, variable or '(' but got", t);
+        }
+    }
+
+    std::string_view text_;
+    std::size_t i_ = 0;
+    Token cur_{Tok::End, {}, 0};
+    std::shared_ptr<const QContext> ctx_;
+    ParseLimits limits_;
+};
+
+// Shared printer: `coeff(k)` returns (negative?, |c| as text) for term k.
+template <class P, class CoeffText>
+std::string print_terms(const P& f, CoeffText coeff) {
+    const std::size_t n = f.terms();
+    if (n == 0) return "0";
+    const Variables& vars = f.context()->vars();
+    std::string out;
+    for (std::size_t k = 0; k < n; ++k) {
+        auto [neg, abs] = coeff(k);
+        if (k == 0)
+            out += neg ? "-" : "";
+        else
+            out += neg ? " - " : " + ";
+        std::string mono;
+        const auto e = f.exponents(k);
+        for (std::size_t v = 0; v < e.size(); ++v) {
+            if (e[v] == 0) continue;
+            if (!mono.empty()) mono += "*";
+            mono += vars.name(v);
+            if (e[v] > 1) mono += "^" + std::to_string(e[v]);
+        }
+        if (mono.empty())
+            out += abs;
+        else if (abs == "1")
+            out += mono;
+        else
+            out += abs + "*" + mono;
+    }
+    return out;
+}
+
+}  // namespace
+
+QPoly parse_poly(std::string_view text, const std::shared_ptr<const QContext>& ctx, const ParseLimits& limits) {
+    if (!ctx) throw invalid_input("parse_poly: null context");
+    return Parser(text, ctx, limits).parse();
+}
+
+Variables variables_in(std::string_view text) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            // a number: skip it whole so "2x" does not yield a variable starting with a digit
+            while (i < text.size() && std::isalnum(static_cast<unsigned char>(text[i]))) ++i;
+        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t j = i;
+            while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+            names.emplace_back(text.substr(i, j - i));
+            i = j;
+        } else {
+            ++i;
+        }
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    Variables unordered(names);
+    std::vector<std::size_t> idx(names.size());
+    for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        return std::pair(unordered.token(a), unordered.coord(a)) < std::pair(unordered.token(b), unordered.coord(b));
+    });
+    std::vector<std::string> ordered;
+    for (auto k : idx) ordered.push_back(names[k]);
+    return Variables(std::move(ordered));
+}
+
+std::string to_string(const QPoly& f) {
+    return print_terms(f, [&](std::size_t k) {
+        Rational c = f.coeff(k);
+        const bool neg = fmpq_sgn(c.get()) < 0;
+        if (neg) fmpq_neg(c.get(), c.get());
+        return std::pair<bool, std::string>(neg, c.str());
+    });
+}
+
+std::string to_string(const NmodPoly& f) {
+    return print_terms(f, [&](std::size_t k) { return std::pair<bool, std::string>(false, std::to_string(f.coeff(k))); });
+}
+
+}  // namespace seprank

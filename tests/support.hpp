@@ -1,0 +1,119 @@
+// Shared helpers for the test suites: the seed and a simple reference polynomial.
+#pragma once
+
+#include "seprank/random.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace seprank_test {
+
+// The run's seed: SEPRANK_SEED or a fixed default. Every randomised test derives its
+// stream from it and puts it in its failure messages.
+inline std::uint64_t seed() {
+    static const std::uint64_t s = seprank::seed_from_env(20261122);
+    return s;
+}
+
+// A stream for one test case, independent of the order tests run in.
+inline seprank::Rng rng_for(const std::string& test_name) {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a of the name
+    for (unsigned char c : test_name) h = (h ^ c) * 1099511628211ULL;
+    return seprank::Rng(seed() ^ h);
+}
+
+// Loop counts scale with SEPRANK_TEST_MULTIPLIER (default 1), like FLINT's tests.
+inline int iterations(int base) {
+    const char* m = std::getenv("SEPRANK_TEST_MULTIPLIER");
+    return m ? base * std::max(1, std::atoi(m)) : base;
+}
+
+}  // namespace seprank_test
+
+// ---------------------------------------------------------------------------
+// Reference implementations used by the randomised tests.
+#include "seprank/poly.hpp"
+
+#include <map>
+#include <vector>
+
+namespace seprank_test {
+
+using seprank::mpq_rational;
+using seprank::mpz_int;
+
+// A polynomial as a map monomial -> non-zero coefficient: slow, obviously correct.
+using RefPoly = std::map<std::vector<std::uint64_t>, mpq_rational>;
+
+inline void ref_add_term(RefPoly& f, const std::vector<std::uint64_t>& e, const mpq_rational& c) {
+    auto& slot = f[e];
+    slot += c;
+    if (slot == 0) f.erase(e);
+}
+
+inline RefPoly ref_add(const RefPoly& a, const RefPoly& b, int sign = 1) {
+    RefPoly r = a;
+    for (const auto& [e, c] : b) ref_add_term(r, e, sign * c);
+    return r;
+}
+
+inline RefPoly ref_mul(const RefPoly& a, const RefPoly& b) {
+    RefPoly r;
+    for (const auto& [ea, ca] : a)
+        for (const auto& [eb, cb] : b) {
+            std::vector<std::uint64_t> e(ea.size());
+            for (std::size_t i = 0; i < e.size(); ++i) e[i] = ea[i] + eb[i];
+            ref_add_term(r, e, ca * cb);
+        }
+    return r;
+}
+
+inline mpq_rational ref_eval(const RefPoly& f, const std::vector<mpq_rational>& x) {
+    mpq_rational s = 0;
+    for (const auto& [e, c] : f) {
+        mpq_rational t = c;
+        for (std::size_t i = 0; i < e.size(); ++i)
+            for (std::uint64_t k = 0; k < e[i]; ++k) t *= x[i];
+        s += t;
+    }
+    return s;
+}
+
+inline RefPoly to_ref(const seprank::QPoly& f) {
+    RefPoly r;
+    for (std::size_t k = 0; k < f.terms(); ++k) ref_add_term(r, f.exponents(k), f.coeff(k).to_mpq());
+    return r;
+}
+
+inline seprank::QPoly from_ref(const RefPoly& f, const std::shared_ptr<const seprank::QContext>& ctx) {
+    std::vector<seprank::Rational> cs;
+    std::vector<std::vector<std::uint64_t>> es;
+    for (const auto& [e, c] : f) {
+        cs.emplace_back(c);
+        es.push_back(e);
+    }
+    return seprank::QPoly::from_terms(ctx, cs, es);
+}
+
+// A random rational with numerator of up to `bits` bits and a small positive denominator.
+inline mpq_rational random_rational(seprank::Rng& rng, unsigned bits) {
+    mpz_int num = rng.big(1 + static_cast<unsigned>(rng.below(bits))).to_mpz();
+    mpz_int den = 1 + static_cast<long>(rng.below(rng.below(4) == 0 ? 1000 : 1));
+    return mpq_rational(num, den);
+}
+
+// A random sparse polynomial: up to max_terms terms, exponents in [0, max_exp].
+inline RefPoly random_ref(seprank::Rng& rng, std::size_t nvars, std::size_t max_terms, std::uint64_t max_exp,
+                          unsigned bits = 20) {
+    RefPoly f;
+    const std::size_t n = static_cast<std::size_t>(rng.below(max_terms + 1));
+    for (std::size_t k = 0; k < n; ++k) {
+        std::vector<std::uint64_t> e(nvars);
+        for (auto& x : e) x = rng.below(max_exp + 1);
+        ref_add_term(f, e, random_rational(rng, bits));
+    }
+    return f;
+}
+
+}  // namespace seprank_test
