@@ -9,10 +9,12 @@
 #pragma once
 
 #include <boost/multiprecision/gmp.hpp>
+#include <compare>
 #include <concepts>
 #include <cstdint>
 #include <flint/fmpq.h>
 #include <flint/fmpz.h>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -51,6 +53,7 @@ public:
     std::uint64_t mod(std::uint64_t p) const noexcept { return fmpz_fdiv_ui(v_, p); }
 
     friend bool operator==(const Integer& a, const Integer& b) noexcept { return fmpz_equal(a.v_, b.v_); }
+    friend auto operator<=>(const Integer& a, const Integer& b) noexcept { return fmpz_cmp(a.v_, b.v_) <=> 0; }
     friend Integer operator+(const Integer& a, const Integer& b);
     friend Integer operator-(const Integer& a, const Integer& b);
     friend Integer operator*(const Integer& a, const Integer& b);
@@ -102,5 +105,8 @@ private:
     static const Integer& one();
     fmpq_t v_;
 };
+
+inline std::ostream& operator<<(std::ostream& os, const Integer& v) { return os << v.str(); }
+inline std::ostream& operator<<(std::ostream& os, const Rational& v) { return os << v.str(); }
 
 }  // namespace seprank

@@ -1,0 +1,54 @@
+// seprank — degree growth, measured.
+//
+// measure_degree(net): the total degree of f without expanding it. Along a random line
+// t ↦ a + t·b (a, b uniform in (Z/p)^n), g(t) = f(a + t b) has degree ≤ deg f = D, and
+// its coefficient of t^D is f_D(b), the top homogeneous part of f at b. We evaluate g
+// at D+2 points mod p, interpolate through D+1 of them and check the last (consistency
+// of the structural bound deg f ≤ d^L), and report the highest non-zero coefficient.
+// A coefficient non-zero mod p is non-zero over Q, so the measured degree is a
+// certified lower bound on deg f; with the structural upper bound d^L it is exact when
+// the two agree. Chance of a false low reading (f_D(b) ≡ 0 for f_D ≠ 0) ≤ D/p
+// (Schwartz–Zippel). Cost: (D+2) forward evaluations + O(D²) interpolation.
+//
+// budget_comparison(spec, B, degrees): for each block degree d, depth L = ⌊B / P(d)⌋
+// with P(d) the parameters of one layer; predicted d^L, measured degree, and the
+// per-parameter growth ln d / P(d) next to the idealised h(d) = ln d / d.
+#pragma once
+
+#include "seprank/network.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace seprank {
+
+struct DegreeMeasurement {
+    long degree;                  // measured (certified lower bound; exact when == predicted)
+    Integer predicted;            // d^L
+    double false_low_bound;       // ≤ D/p
+};
+
+// Requires d^L ≤ 10^6 (checked, resource_limit).
+DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p = 0);
+
+struct BudgetRow {
+    long block_degree;
+    long depth;
+    Integer layer_params;
+    Integer total_params;
+    Integer predicted;             // d^L
+    long measured = -1;            // -1 when d^L is beyond the measurable range
+    double log_degree_per_param;   // L ln d / B
+    double h;                      // ln d / d
+};
+
+struct BudgetComparison {
+    std::vector<BudgetRow> rows;
+    long best_measured_d;          // argmax of the degree reached (ties: smaller d)
+    long best_h_d;                 // argmax of h(d) over the integers listed
+};
+
+BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
+                                   std::uint64_t seed);
+
+}  // namespace seprank

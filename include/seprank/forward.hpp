@@ -1,0 +1,46 @@
+// seprank — forward evaluation of a network at a point, over Q, over Z/p and in double.
+//
+// A point gives, for every token j = 1..N, the values of that token's variables:
+// x_{j,1..dx}, or w_{j,1..r} with an embedding (then x^j = M w^j). The result is the
+// output coordinate p at position i (SPEC.md §1) — the polynomial f of expand(), evaluated.
+// Shapes are checked (invalid_input). Cost: O(L·H·N·dx·da) operations per point for
+// attention (associative form), O(L·N·w·dx·d) for hadamard, O(Σ_l d·w_l·w_{l+1}) for fc.
+#pragma once
+
+#include "seprank/network.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace seprank {
+
+// Rows = tokens, columns = the token's variables.
+template <class T>
+using Point = std::vector<std::vector<T>>;
+
+Rational evaluate(const Network& net, const Point<Rational>& point);
+// Floating point: never exact; for cross-checks only.
+double evaluate_double(const Network& net, const Point<double>& point);
+
+// Repeated evaluation mod a prime p: the weights are reduced once. Throws domain_error
+// when p divides a weight's denominator. p must be prime (not checked; p >= 2 checked).
+class ModEvaluator {
+public:
+    ModEvaluator(const Network& net, std::uint64_t p);
+    // Entries of the point must be < p (they are reduced if not).
+    std::uint64_t operator()(const Point<std::uint64_t>& point) const;
+    std::uint64_t modulus() const noexcept { return p_; }
+    const NetworkSpec& spec() const noexcept { return spec_; }
+
+private:
+    NetworkSpec spec_;
+    std::uint64_t p_;
+    NetWeights<std::uint64_t> w_;
+};
+
+// Number of variables per token (dx, or r with an embedding) and the check that a
+// point has the shape N × that (invalid_input otherwise).
+template <class T>
+void check_point(const NetworkSpec& s, const Point<T>& point);
+
+}  // namespace seprank

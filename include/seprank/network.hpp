@@ -1,0 +1,148 @@
+// seprank — the three families of stacked polynomial layers (SPEC.md §1) and their weights.
+//
+//   attention  y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}
+//              (Levine et al. 2020, eq. 7.6); W^Q,W^K,W^V ∈ Q^{da×dx}, W^O ∈ Q^{dx×da}.
+//   hadamard   y^{l+1,i} = W^O Σ_j (W_1 y^{l,i} ⊙ W_2 y^{l,j} ⊙ … ⊙ W_d y^{l,j}) (tied), or
+//              with slots 2..d summed over independent tokens (free); W_k ∈ Q^{w×dx}.
+//   fc         v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N) flattened.
+// Options: residual y^{l+1} += y^l; output coordinate p of position i; embedding
+// x^j = M w^j with M ∈ Q^{dx×r}; low-rank attention rank(W^Qᵀ W^K) ≤ k (realised by
+// keeping only the first k rows of W^Q non-zero).
+//
+// Degrees (exact, by construction): output degree in the inputs d^L (attention d = 3);
+// weight degree D_L = d·D_{L−1} + m with m the weight matrices on one path of a block
+// (attention 4, hadamard d+1, fc d), D_0 = 0.
+#pragma once
+
+#include "seprank/integer.hpp"
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+enum class Family { attention, hadamard, fc };
+
+std::string to_string(Family f);
+Family family_from_string(const std::string& s);  // invalid_input naming the value
+
+struct NetworkSpec {
+    Family family = Family::attention;
+    long tokens = 4;        // N
+    long dim = 2;           // dx
+    long heads = 1;         // H (attention)
+    long head_dim = 0;      // da; 0 means dx / H (H must divide dx)
+    long depth = 1;         // L
+    long block_degree = 3;  // d (attention: always 3)
+    long width = 0;         // w (hadamard); 0 means dx
+    std::vector<long> widths;  // w_1..w_L (fc); empty means N·dx at every layer
+    bool residual = false;
+    bool free_slots = false;   // hadamard: slots 2..d over independent tokens
+    long embed_rank = 0;       // r; 0 means no embedding (variables are x_{j,c})
+    long attention_rank = 0;   // k; 0 means no cap
+    long position = 1;         // i (1-based)
+    long coordinate = 1;       // p (1-based)
+};
+
+// Checks every field, throwing invalid_input with one message naming the bad value.
+void validate(const NetworkSpec& s);
+
+// Resolved sizes (after defaults).
+long head_dim(const NetworkSpec& s);
+long block_width(const NetworkSpec& s);                  // hadamard w
+std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
+long input_vars_per_token(const NetworkSpec& s);         // r when embedded, else dx
+long block_degree(const NetworkSpec& s);                 // 3 for attention
+
+// d^L as an exact integer.
+Integer output_degree(const NetworkSpec& s);
+// Weight degree D_L (see header comment) as an exact integer.
+Integer weight_degree(const NetworkSpec& s);
+// Parameters in one layer l (0-based) and in the whole network.
+Integer layer_parameters(const NetworkSpec& s, long layer);
+Integer parameter_count(const NetworkSpec& s);
+
+// ---------------------------------------------------------------- weights
+
+// A small dense row-major matrix of weights.
+template <class T>
+struct Dense {
+    long rows = 0, cols = 0;
+    std::vector<T> a;
+    Dense() = default;
+    Dense(long r, long c, const T& fill) : rows(r), cols(c), a(static_cast<std::size_t>(r * c), fill) {}
+    const T& operator()(long i, long j) const { return a[static_cast<std::size_t>(i * cols + j)]; }
+    T& operator()(long i, long j) { return a[static_cast<std::size_t>(i * cols + j)]; }
+};
+
+template <class T>
+struct HeadWeights {
+    Dense<T> Q, K, V, O;
+};
+
+template <class T>
+struct LayerWeights {
+    std::vector<HeadWeights<T>> heads;  // attention
+    std::vector<Dense<T>> W;            // hadamard W_1..W_d, fc W_1..W_d
+    Dense<T> O;                         // hadamard
+};
+
+template <class T>
+struct NetWeights {
+    std::vector<LayerWeights<T>> layers;
+    Dense<T> embedding;  // dx × r; empty without embedding
+};
+
+using Weights = NetWeights<Rational>;
+
+// Converts every weight with f (e.g. to residues mod p or doubles).
+template <class To, class From, class F>
+NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
+    auto md = [&](const Dense<From>& d) {
+        Dense<To> r;
+        r.rows = d.rows;
+        r.cols = d.cols;
+        r.a.reserve(d.a.size());
+        for (const auto& x : d.a) r.a.push_back(f(x));
+        return r;
+    };
+    NetWeights<To> out;
+    out.embedding = md(w.embedding);
+    for (const auto& l : w.layers) {
+        LayerWeights<To> nl;
+        for (const auto& h : l.heads) nl.heads.push_back({md(h.Q), md(h.K), md(h.V), md(h.O)});
+        for (const auto& m : l.W) nl.W.push_back(md(m));
+        nl.O = md(l.O);
+        out.layers.push_back(std::move(nl));
+    }
+    return out;
+}
+
+// A network: its description and its exact weights.
+struct Network {
+    NetworkSpec spec;
+    Weights weights;
+};
+
+// Default range of random integer weights: uniform on [-kDefaultWeightRange, kDefaultWeightRange].
+inline constexpr long kDefaultWeightRange = 5;
+
+// Random integer weights, uniform on [-range, range] from seprank::Rng(seed) in a fixed
+// order (layer, head, Q, K, V, O, row-major; embedding first). Low-rank attention keeps
+// rows k+1..da of W^Q at zero. validate(spec) is called; range >= 1 checked.
+Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range = kDefaultWeightRange);
+
+// Checks that the weights have the shapes the spec requires (invalid_input naming the
+// first bad matrix).
+void check_shapes(const Network& net);
+
+// JSON weights file (SPEC.md §4). Errors name the JSON path of the first bad value.
+Network network_from_json(const nlohmann::json& j);
+nlohmann::json network_to_json(const Network& net);
+Network read_network(const std::string& path);
+// Writes atomically (temporary file + rename): nothing half-written on failure.
+void write_network(const Network& net, const std::string& path);
+
+}  // namespace seprank

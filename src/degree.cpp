@@ -1,0 +1,90 @@
+#include "seprank/degree.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/forward.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/random.hpp"
+
+#include <cmath>
+#include <flint/nmod_poly.h>
+
+namespace seprank {
+
+DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
+    if (p == 0) p = kDefaultPrime;
+    const Integer D = output_degree(net.spec);
+    if (!fmpz_fits_si(D.get()) || fmpz_get_si(D.get()) > 1000000)
+        throw resource_limit("degree d^L = " + D.str() + " is beyond the measurable range (10^6)");
+    const long deg = fmpz_get_si(D.get());
+    const ModEvaluator f(net, p);
+    Rng rng(seed);
+    const long per = input_vars_per_token(net.spec);
+    Point<std::uint64_t> a(static_cast<std::size_t>(net.spec.tokens)), b = a, x = a;
+    for (std::size_t j = 0; j < a.size(); ++j)
+        for (long c = 0; c < per; ++c) {
+            a[j].push_back(rng.below(p));
+            b[j].push_back(rng.below(p));
+            x[j].push_back(0);
+        }
+    nmod_t mod;
+    nmod_init(&mod, p);
+    const long npts = deg + 2;
+    std::vector<mp_limb_t> ts(static_cast<std::size_t>(npts)), ys(static_cast<std::size_t>(npts));
+    for (long k = 0; k < npts; ++k) {
+        const std::uint64_t t = static_cast<std::uint64_t>(k) % p;
+        for (std::size_t j = 0; j < a.size(); ++j)
+            for (std::size_t c = 0; c < a[j].size(); ++c) x[j][c] = nmod_add(a[j][c], nmod_mul(t, b[j][c], mod), mod);
+        ts[static_cast<std::size_t>(k)] = t;
+        ys[static_cast<std::size_t>(k)] = f(x);
+    }
+    nmod_poly_t g;
+    nmod_poly_init(g, p);
+    nmod_poly_interpolate_nmod_vec(g, ts.data(), ys.data(), deg + 1);
+    const bool consistent = nmod_poly_evaluate_nmod(g, ts.back()) == ys.back();
+    const long measured = nmod_poly_degree(g);
+    nmod_poly_clear(g);
+    if (!consistent)
+        throw domain_error("degree measurement: f along a line has degree above d^L = " + D.str() +
+                           " (structural bound violated; please report)");
+    return {measured < 0 ? -1 : measured, D, static_cast<double>(deg) / static_cast<double>(p)};
+}
+
+BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
+                                   std::uint64_t seed) {
+    if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
+    if (base.family == Family::attention) throw invalid_input("the budget comparison varies the block degree: use --family hadamard or fc");
+    BudgetComparison out{{}, 0, 0};
+    double best_log = -1, best_h = -1;
+    for (long d : degrees) {
+        NetworkSpec s = base;
+        s.block_degree = d;
+        s.depth = 1;
+        s.widths.clear();
+        validate(s);
+        BudgetRow row;
+        row.block_degree = d;
+        row.layer_params = layer_parameters(s, 0);
+        row.depth = budget / fmpz_get_si(row.layer_params.get());
+        s.depth = row.depth;
+        row.total_params = parameter_count(s);
+        row.predicted = output_degree(s);
+        row.h = std::log(static_cast<double>(d)) / static_cast<double>(d);
+        row.log_degree_per_param = static_cast<double>(row.depth) * std::log(static_cast<double>(d)) / static_cast<double>(budget);
+        if (fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000)
+            row.measured = measure_degree(random_network(s, seed), seed).degree;
+        const double reached = row.measured >= 0 ? std::log(static_cast<double>(std::max(1L, row.measured)))
+                                                 : static_cast<double>(row.depth) * std::log(static_cast<double>(d));
+        if (reached > best_log + 1e-12) {
+            best_log = reached;
+            out.best_measured_d = d;
+        }
+        if (row.h > best_h + 1e-12) {
+            best_h = row.h;
+            out.best_h_d = d;
+        }
+        out.rows.push_back(std::move(row));
+    }
+    return out;
+}
+
+}  // namespace seprank

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# CLI contract tests (SPEC.md §4): exit codes, one-line errors naming the bad value,
+# weights round-trip, nothing half-written. Usage: cli_test.sh PATH/TO/seprank
+set -u
+S="$1"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+pass() { :; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_rc RC MUST_MENTION -- args...: checks exit code and that stderr mentions text
+expect_rc() {
+  local rc=$1 mention=$2; shift 3
+  "$S" "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  [[ $got -eq $rc ]] || { fail "'$*': exit $got, expected $rc; stderr: $(cat "$T/err")"; return; }
+  if [[ -n "$mention" ]]; then
+    grep -qF -- "$mention" "$T/err" || fail "'$*': stderr lacks '$mention': $(cat "$T/err")"
+    [[ $(wc -l <"$T/err") -le 2 ]] || fail "'$*': more than one error line"
+  fi
+}
+
+expect_rc 0 "" -- --help
+expect_rc 0 "" -- expand --help
+expect_rc 2 "heads H = 3 does not divide dim dx = 2" -- expand --dim 2 --heads 3
+expect_rc 2 "unknown family 'softmax'" -- expand --family softmax
+expect_rc 2 "position i = 9" -- expand --tokens 2 --position 9
+expect_rc 2 "--tokens" -- expand --tokens abc
+expect_rc 2 "block degree d = 0" -- expand --family hadamard --block-degree 0
+expect_rc 2 "cannot open weights file" -- expand --weights "$T/none.json"
+expect_rc 3 "--method evaluation" -- expand --tokens 4 --dim 3 --depth 3 --max-memory 1
+expect_rc 2 "negative exponent" -- poly "x1_1 + y^-1"
+
+# weights round-trip: save, reload, same polynomial
+"$S" expand --tokens 3 --dim 2 --depth 2 --seed 5 --save-weights "$T/w.json" --print --format json >"$T/a.json" || fail "save-weights run"
+"$S" expand --weights "$T/w.json" --print --format json >"$T/b.json" || fail "reload run"
+/usr/bin/python3 - "$T/a.json" "$T/b.json" <<'PY' || fail "reloaded weights give another polynomial"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["polynomial"] == b["polynomial"] and a["terms"] == b["terms"] > 0, (a["terms"], b["terms"])
+PY
+
+# malformed weights files: each gives its JSON path and exit 2
+/usr/bin/python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+w = json.load(open(f"{t}/w.json"))
+cases = {
+  "missing_layers": (lambda j: j.pop("layers"), 'missing key "layers"'),
+  "bad_entry": (lambda j: j["layers"][0]["heads"][0]["Q"][0].__setitem__(0, [1]), "$.layers[0].heads[0].Q[0][0]"),
+  "bad_rational": (lambda j: j["layers"][1]["heads"][0]["K"][1].__setitem__(1, "2/x"), "$.layers[1].heads[0].K[1][1]"),
+  "wrong_shape": (lambda j: j["layers"][0]["heads"][0]["O"].pop(), "$.layers[0].heads[0].O: has 1 rows, expected 2"),
+}
+for name, (edit, mention) in cases.items():
+    j = json.loads(json.dumps(w)); edit(j)
+    json.dump(j, open(f"{t}/{name}.json", "w"))
+    open(f"{t}/{name}.mention", "w").write(mention)
+open(f"{t}/not_json.json", "w").write("{ nope")
+open(f"{t}/not_json.mention", "w").write("not valid JSON")
+PY
+for f in "$T"/*.mention; do
+  name=$(basename "$f" .mention)
+  expect_rc 2 "$(cat "$f")" -- expand --weights "$T/$name.json"
+done
+
+# nothing half-written: a failing run with --save-weights leaves no file
+expect_rc 2 "" -- expand --dim 2 --heads 3 --save-weights "$T/never.json"
+[[ ! -e "$T/never.json" && ! -e "$T/never.json.tmp" ]] || fail "half-written weights file"
+
+# formats
+"$S" expand --tokens 2 --dim 2 --depth 2 --format csv >"$T/e.csv" || fail "csv run"
+head -1 "$T/e.csv" | grep -q "^family,tokens,dim,heads,block_degree,depth" || fail "csv header: $(head -1 "$T/e.csv")"
+"$S" degree --tokens 2 --dim 2 --depth 3 --format json >"$T/d.json" || fail "degree run"
+/usr/bin/python3 -c "
+import json,sys; rows=json.load(open('$T/d.json'))
+assert [r['measured'] for r in rows] == [3, 9, 27], rows" || fail "degree table"
+
+if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
+echo "all CLI checks passed"
