@@ -170,6 +170,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int run(int argc, char** argv) {
     CLI::App app{"seprank: exact degree and separation rank of polynomial attention networks"};
     app.require_subcommand(1);
+    app.fallthrough();  // global options (--threads) may follow the subcommand
     app.set_version_flag("--version", "seprank 0.1.0");
     std::string format = "text";
     int threads = 2;
