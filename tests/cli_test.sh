@@ -76,5 +76,28 @@ head -1 "$T/e.csv" | grep -q "^family,tokens,dim,heads,block_degree,depth" || fa
 import json,sys; rows=json.load(open('$T/d.json'))
 assert [r['measured'] for r in rows] == [3, 9, 27], rows" || fail "degree table"
 
+# rank: JSON contract of SPEC.md §4
+"$S" rank --tokens 2 --dim 2 --depth 2 --format json >"$T/r.json" || fail "rank run"
+/usr/bin/python3 - "$T/r.json" <<'PY' || fail "rank JSON fields"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("rank", "certified", "method", "rows", "cols", "degree", "terms", "field"):
+    assert k in r, k
+assert r["certified"] is True and r["field"] == "Q" and r["degree"] == "9" and r["partition"] == "1|2", r
+PY
+"$S" rank --tokens 2 --dim 2 --depth 2 --method evaluation --format json >"$T/re.json" || fail "evaluation run"
+/usr/bin/python3 -c "
+import json; a=json.load(open('$T/r.json')); b=json.load(open('$T/re.json'))
+assert a['rank'] == b['rank'] and b['certified'] is False and b['terms'] is None and 'failure_bound' in b, (a, b)" || fail "evaluation vs flattening"
+"$S" rank --poly "(x1_1 + x1_1^2)*x2_1" --format json >"$T/rp.json" || fail "poly rank"
+/usr/bin/python3 -c "
+import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polynomial_terms'] == 2, r" || fail "(x+x^2)y"
+"$S" rank --tokens 4 --dim 2 --depth 1 --all-balanced --format json >"$T/ab.json" || fail "all-balanced"
+/usr/bin/python3 -c "
+import json; r=json.load(open('$T/ab.json')); assert r['agree'] and len(r['partitions']) == 3, r" || fail "all-balanced agree"
+expect_rc 2 "position 5 outside 1..4" -- rank --tokens 4 --partition "1,2|3,5"
+expect_rc 2 "--method flattening only" -- rank --poly "x1_1*x2_1" --partition "1|2" --method grid
+expect_rc 2 "--method" -- rank --method svd
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

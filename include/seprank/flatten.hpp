@@ -1,0 +1,30 @@
+// seprank — coefficient flattening C_(A,B)(f) (SPEC.md §2).
+//
+// Rows: the distinct monomials in the A-variables occurring in f; columns: the
+// distinct monomials in the B-variables; entry: the coefficient of row·col in f.
+// For a polynomial, sep_(A,B)(f) = rank_Q C_(A,B)(f) exactly (a decomposition
+// f = Σ_r g_r(x_A) h_r(x_B) is a factorisation C = G Hᵀ of the coefficient matrix, and
+// conversely). Built sparse: one entry per term of f; the rational content of f is
+// dropped (a non-zero scalar does not change the rank), so entries are the integer
+// coefficients of f's primitive part. Rows and columns are numbered in order of first
+// appearance in f's term order. Cost O(terms · nvars) with hashing.
+#pragma once
+
+#include "seprank/poly.hpp"
+#include "seprank/rank.hpp"
+
+#include <vector>
+
+namespace seprank {
+
+// side[v] = 0 puts variable v on side A, 1 on side B. side.size() == nvars checked.
+SparseZMat flatten(const QPoly& f, const std::vector<int>& side);
+
+// The same flattening over Z/p: residues of f's coefficients (f from expand_mod).
+SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side);
+
+// Variable sides from token positions: variable v with token(v) = j goes to side
+// token_side[j-1]. Every variable must carry a token index (invalid_input naming it).
+std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side);
+
+}  // namespace seprank

@@ -1,0 +1,35 @@
+// seprank — grid tensors on template vectors and their matricizations (SPEC.md §2).
+//
+// T[j_1..j_N] = f(x^1 = t_{j_1}, …, x^N = t_{j_N}) for templates t_1..t_M (vectors of a
+// token's variables: dx values, or r with an embedding). [[T]]_(A,B) puts T[j] at
+//   row = 1 + Σ_t (j_{a_t} − 1) M^{|A|−t},  col = 1 + Σ_t (j_{b_t} − 1) M^{|B|−t}
+// (a_1 < a_2 < …, b_1 < b_2 < …; 1-based as in the SPEC, 0-based in the matrix).
+// Claim 7.1 (Levine et al.): rank [[T]] ≤ sep_(A,B)(f) for every template choice.
+// Entries are exact (forward evaluation over Q); each row is scaled by the lcm of its
+// denominators to give an integer matrix of the same rank. Cost: M^N evaluations;
+// refused (resource_limit) above max_entries.
+#pragma once
+
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/rank.hpp"
+
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+using Templates = std::vector<std::vector<Rational>>;
+
+// M templates with `per` integer entries uniform on [-range, range] from Rng(seed).
+Templates random_templates(long m, long per, std::uint64_t seed, long range = 10);
+// JSON: a list of vectors of integers or "p/q" strings, e.g. [[1,0],[0,"1/2"]].
+Templates read_templates(const std::string& path, long per);
+
+inline constexpr long kDefaultMaxGridEntries = 1L << 22;
+
+// The matricization [[T]]_(A,B) of the grid tensor of the network's output.
+SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t,
+                              long max_entries = kDefaultMaxGridEntries);
+
+}  // namespace seprank

@@ -1,0 +1,103 @@
+// seprank — the rank engine: exact ranks over Q with labels that can be trusted.
+//
+// Variants (all public, one dispatcher):
+//   rank_fraction_free(A)    Bareiss fraction-free elimination over Z: the exact
+//                            reference. O(n^3) operations on integers of growing size.
+//   rank_modular(A, p)       rank of A mod p: dense (FLINT nmod_mat_rank) or sparse
+//                            (rank_sparse_modular). For an integer matrix,
+//                            rank_p(A) ≤ rank_Q(A) always (every non-zero minor mod p
+//                            is a non-zero integer): a certified LOWER bound.
+//   rank_sparse_modular(S)   incremental row echelon mod p with a dense accumulator:
+//                            each row is reduced by the pivots found so far and kept
+//                            when a non-zero remains. Cost O(m·n + m·r·ℓ) for rank r and
+//                            pivot rows of average length ℓ; stops early once r = min(m,n).
+//   rank_certified(A)        exact rank over Q with a proof:
+//                            (1) r = rank mod a random 62-bit prime: rank_Q ≥ r.
+//                            (2) if r = min(m, n): rank_Q = r.
+//                            (3) else Hadamard: every (r+1)-minor M has |M| ≤ H, the
+//                                product of the r+1 largest row norms (or column norms,
+//                                whichever is smaller), after dividing each row and column
+//                                by the gcd of its entries (rank-preserving). If
+//                                rank mod p_k ≤ r for distinct primes with ∏ p_k > H, every
+//                                (r+1)-minor is divisible by ∏ p_k yet smaller than it:
+//                                zero. So rank_Q ≤ r. A prime that shows a higher rank
+//                                raises r and the proof restarts.
+//                            (4) when (3) would need more than max_primes primes, or more
+//                                than max_certify_seconds (estimated as primes × the time
+//                                of the first modular rank / threads), it falls
+//                                back to fraction-free when the matrix is small, else it
+//                                reports the modular lower bound uncertified with the
+//                                chance that it is below the rank over Q: the non-zero
+//                                minor has at most log2(H)/61 prime factors above 2^61, out
+//                                of ~2^55.6 primes in [2^61, 2^62): failure_bound =
+//                                (log2 H / 61) / 2^55.6 for the random prime used.
+// Preconditions: p prime (not checked) for modular variants; shapes checked.
+#pragma once
+
+#include "seprank/matrix.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seprank {
+
+// An integer matrix stored by rows, each a list of (column, value) with distinct
+// columns in increasing order and non-zero values.
+struct SparseZMat {
+    long rows = 0, cols = 0;
+    std::vector<std::vector<std::pair<long, Integer>>> row;
+    std::size_t nnz() const;
+    ZMat to_dense() const;
+    static SparseZMat from_dense(const ZMat& a);
+};
+
+// Residues in [0, p), non-zero, columns increasing.
+struct SparseNmodMat {
+    long rows = 0, cols = 0;
+    std::uint64_t p = 0;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> row;
+};
+
+SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p);
+
+struct RankResult {
+    long rank = 0;
+    long rows = 0, cols = 0;
+    bool certified = false;     // rank over Q proven
+    std::string method;         // fraction-free | modular | modular-sparse | hadamard-multimodular | ...
+    std::string field;          // "Q" or "Z/p"
+    std::uint64_t prime = 0;    // the modulus of a modular result
+    long primes_used = 0;
+    double failure_bound = 0;   // for an uncertified result: bound on Pr[true rank > rank]
+    std::string note;           // one line: how the label was earned
+    // "certified", "lower bound", or "probabilistic (p <= ...)".
+    std::string label() const;
+};
+
+long rank_fraction_free(const ZMat& a);
+long rank_modular(const ZMat& a, std::uint64_t p);
+long rank_modular(const NmodMat& a);
+long rank_sparse_modular(const SparseNmodMat& a);
+long rank_modular(const SparseZMat& a, std::uint64_t p);
+
+struct RankOptions {
+    std::uint64_t seed = 1;     // picks the random primes
+    bool certify = true;        // false: one modular rank, reported as a lower bound
+    long max_primes = 20000;    // budget of primes for the Hadamard certificate
+    double max_certify_seconds = 60;  // budget of time for it, estimated from the first modular rank
+    long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
+    int threads = 2;            // primes are ranked in parallel
+    std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
+};
+
+// Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
+// dense matrix fits in 1 GiB), then certification as described above.
+RankResult rank_certified(const SparseZMat& a, const RankOptions& opt = {});
+RankResult rank_certified(const ZMat& a, const RankOptions& opt = {});
+
+// log2 of the Hadamard bound on (k)-minors of a (after row/column content removal).
+double log2_hadamard_bound(const SparseZMat& a, long k);
+
+}  // namespace seprank

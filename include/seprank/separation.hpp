@@ -1,0 +1,61 @@
+// seprank — separation rank of a network or a polynomial w.r.t. a token partition:
+// one entry point over the three methods of SPEC.md §4.
+//
+//   flattening  expand f (refused above the memory limit) and rank C_(A,B)(f) with the
+//               rank engine: sep itself, certified over Q (field Q) or a modular lower
+//               bound (field p).
+//   grid        the matricization of the grid tensor on M templates, ranked exactly:
+//               a certified lower bound of sep (Claim 7.1), exact as a rank of [[T]].
+//   evaluation  black-box E[s,t] = f(a_s, b_t) mod p, grown until its rank stops
+//               growing: a certified lower bound of sep, equal to it except with the
+//               stated probability; never expands f.
+#pragma once
+
+#include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/grid.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/rank.hpp"
+
+#include <string>
+
+namespace seprank {
+
+enum class Method { flattening, grid, evaluation };
+std::string to_string(Method m);
+Method method_from_string(const std::string& s);
+
+struct SeparationOptions {
+    Method method = Method::flattening;
+    bool certify = true;          // field Q (true) or p (false)
+    std::uint64_t seed = 1;       // primes, templates, evaluation points
+    long templates = 2;           // grid: M
+    Templates template_vectors;   // grid: explicit templates (overrides `templates`)
+    ExpandOptions expand;
+    EvaluationOptions evaluation;
+    RankOptions rank;
+};
+
+struct SeparationReport {
+    std::string method;
+    std::string partition;
+    long rank = 0;
+    bool certified = false;       // exact value of the quantity the method ranks
+    std::string label;            // certified | lower bound | probabilistic (p <= …)
+    std::string field;            // Q | Z/p
+    std::string bound_kind;       // "sep" (= sep), "lower bound of sep"
+    long rows = 0, cols = 0;
+    std::string degree;           // d^L (or the polynomial's degree)
+    long terms = -1;              // when f was expanded
+    std::uint64_t prime = 0;
+    double failure_bound = 0;
+    bool converged = true;        // evaluation: rank stopped growing
+    std::string note;
+    double seconds = 0;
+};
+
+SeparationReport separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {});
+// Flattening of a given polynomial; variables are split by their token index.
+SeparationReport separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {});
+
+}  // namespace seprank

@@ -1,0 +1,105 @@
+#include "seprank/partition.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+
+#include <algorithm>
+
+namespace seprank {
+
+namespace {
+
+long parse_position(const std::string& s, const std::string& whole) {
+    if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw invalid_input("partition '" + whole + "': '" + s + "' is not a token position");
+    return std::stol(s);
+}
+
+std::vector<long> parse_side(const std::string& side, const std::string& whole) {
+    std::vector<long> out;
+    std::size_t start = 0;
+    while (start <= side.size()) {
+        std::size_t comma = side.find(',', start);
+        if (comma == std::string::npos) comma = side.size();
+        const std::string item = side.substr(start, comma - start);
+        const std::size_t dots = item.find("..");
+        if (dots == std::string::npos) {
+            out.push_back(parse_position(item, whole));
+        } else {
+            const long lo = parse_position(item.substr(0, dots), whole), hi = parse_position(item.substr(dots + 2), whole);
+            if (lo > hi) throw invalid_input("partition '" + whole + "': empty range '" + item + "'");
+            for (long k = lo; k <= hi; ++k) out.push_back(k);
+        }
+        start = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+void validate(const Partition& p, long n) {
+    const std::string text = to_string(p);
+    if (p.A.empty() || p.B.empty()) throw invalid_input("partition '" + text + "': both sides must be non-empty");
+    std::vector<int> seen(static_cast<std::size_t>(n) + 1, 0);
+    for (const auto* side : {&p.A, &p.B})
+        for (long j : *side) {
+            if (j < 1 || j > n)
+                throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " outside 1.." + std::to_string(n));
+            if (seen[static_cast<std::size_t>(j)]++)
+                throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " appears twice");
+        }
+    for (long j = 1; j <= n; ++j)
+        if (!seen[static_cast<std::size_t>(j)])
+            throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " is on neither side");
+}
+
+Partition parse_partition(const std::string& text, long n) {
+    const std::size_t bar = text.find('|');
+    if (bar == std::string::npos || text.find('|', bar + 1) != std::string::npos)
+        throw invalid_input("partition '" + text + "': expected exactly one '|', as in 1,2|3,4");
+    Partition p{parse_side(text.substr(0, bar), text), parse_side(text.substr(bar + 1), text)};
+    validate(p, n);
+    return p;
+}
+
+std::string to_string(const Partition& p) {
+    std::string s;
+    for (std::size_t k = 0; k < p.A.size(); ++k) s += (k ? "," : "") + std::to_string(p.A[k]);
+    s += "|";
+    for (std::size_t k = 0; k < p.B.size(); ++k) s += (k ? "," : "") + std::to_string(p.B[k]);
+    return s;
+}
+
+Partition balanced_partition(long n) {
+    if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
+    Partition p;
+    const long half = (n + 1) / 2;
+    for (long j = 1; j <= n; ++j) (j <= half ? p.A : p.B).push_back(j);
+    return p;
+}
+
+std::vector<Partition> balanced_partitions_with(long n, long position) {
+    if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
+    if (position < 1 || position > n) throw invalid_input("position " + std::to_string(position) + " outside 1.." + std::to_string(n));
+    if (n > 24) throw invalid_input("too many balanced partitions to list for N = " + std::to_string(n));
+    const long half = (n + 1) / 2;
+    std::vector<Partition> out;
+    for (unsigned long mask = 0; mask < (1UL << n); ++mask) {
+        if (!(mask >> (position - 1) & 1UL) || __builtin_popcountl(mask) != half) continue;
+        Partition p;
+        for (long j = 1; j <= n; ++j) ((mask >> (j - 1) & 1UL) ? p.A : p.B).push_back(j);
+        out.push_back(std::move(p));
+    }
+    std::sort(out.begin(), out.end(), [](const Partition& x, const Partition& y) { return x.A < y.A; });
+    return out;
+}
+
+std::vector<int> token_sides(const Partition& p, long n) {
+    validate(p, n);
+    std::vector<int> side(static_cast<std::size_t>(n), 0);
+    for (long j : p.B) side[static_cast<std::size_t>(j - 1)] = 1;
+    return side;
+}
+
+}  // namespace seprank

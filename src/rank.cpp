@@ -1,0 +1,370 @@
+#include "seprank/rank.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/random.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <flint/nmod_vec.h>
+#include <flint/ulong_extras.h>
+#include <mutex>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+namespace seprank {
+
+// ---------------------------------------------------------------- sparse storage
+
+std::size_t SparseZMat::nnz() const {
+    std::size_t n = 0;
+    for (const auto& r : row) n += r.size();
+    return n;
+}
+
+ZMat SparseZMat::to_dense() const {
+    ZMat a(rows, cols);
+    for (long i = 0; i < rows; ++i)
+        for (const auto& [j, v] : row[static_cast<std::size_t>(i)]) fmpz_set(fmpz_mat_entry(a.get(), i, j), v.get());
+    return a;
+}
+
+SparseZMat SparseZMat::from_dense(const ZMat& a) {
+    SparseZMat s;
+    s.rows = a.rows();
+    s.cols = a.cols();
+    s.row.resize(static_cast<std::size_t>(s.rows));
+    for (long i = 0; i < s.rows; ++i)
+        for (long j = 0; j < s.cols; ++j) {
+            const fmpz* e = fmpz_mat_entry(a.get(), i, j);
+            if (!fmpz_is_zero(e)) s.row[static_cast<std::size_t>(i)].emplace_back(j, Integer(e));
+        }
+    return s;
+}
+
+SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p) {
+    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
+    SparseNmodMat r;
+    r.rows = a.rows;
+    r.cols = a.cols;
+    r.p = p;
+    r.row.resize(a.row.size());
+    for (std::size_t i = 0; i < a.row.size(); ++i) {
+        auto& out = r.row[i];
+        out.reserve(a.row[i].size());
+        for (const auto& [j, v] : a.row[i]) {
+            const std::uint64_t x = fmpz_fdiv_ui(v.get(), p);
+            if (x != 0) out.emplace_back(static_cast<std::uint32_t>(j), x);
+        }
+    }
+    return r;
+}
+
+std::string RankResult::label() const {
+    if (certified) return "certified";
+    if (failure_bound > 0) {
+        std::ostringstream os;
+        os.precision(3);
+        os << "probabilistic (p <= " << failure_bound << ")";
+        return os.str();
+    }
+    return "lower bound";
+}
+
+// ---------------------------------------------------------------- fraction-free
+
+long rank_fraction_free(const ZMat& a) {
+    const long m = a.rows(), n = a.cols();
+    ZMat w = a;
+    fmpz_t prev, t;
+    fmpz_init_set_ui(prev, 1);
+    fmpz_init(t);
+    long r = 0;
+    for (long c = 0; c < n && r < m; ++c) {
+        long piv = -1;
+        for (long i = r; i < m; ++i)
+            if (!fmpz_is_zero(fmpz_mat_entry(w.get(), i, c))) {
+                piv = i;
+                break;
+            }
+        if (piv < 0) continue;
+        if (piv != r)
+            for (long j = 0; j < n; ++j) fmpz_swap(fmpz_mat_entry(w.get(), piv, j), fmpz_mat_entry(w.get(), r, j));
+        const fmpz* pv = fmpz_mat_entry(w.get(), r, c);
+        for (long i = r + 1; i < m; ++i) {
+            fmpz* lead = fmpz_mat_entry(w.get(), i, c);
+            for (long j = c + 1; j < n; ++j) {
+                // w[i][j] = (pv·w[i][j] − w[i][c]·w[r][j]) / prev, an exact division (Bareiss).
+                fmpz* e = fmpz_mat_entry(w.get(), i, j);
+                fmpz_mul(t, pv, e);
+                fmpz_submul(t, lead, fmpz_mat_entry(w.get(), r, j));
+                fmpz_divexact(e, t, prev);
+            }
+            fmpz_zero(lead);
+        }
+        fmpz_set(prev, pv);
+        ++r;
+    }
+    fmpz_clear(prev);
+    fmpz_clear(t);
+    return r;
+}
+
+// ---------------------------------------------------------------- modular
+
+long rank_modular(const NmodMat& a) {
+    if (a.rows() == 0 || a.cols() == 0) return 0;
+    return nmod_mat_rank(a.get());
+}
+
+long rank_modular(const ZMat& a, std::uint64_t p) { return rank_modular(reduce_mod(a, p)); }
+
+long rank_sparse_modular(const SparseNmodMat& a) {
+    if (a.p < 2) throw invalid_input("modulus p = " + std::to_string(a.p) + " must be at least 2");
+    const long m = a.rows, n = a.cols;
+    const long full = std::min(m, n);
+    if (full == 0) return 0;
+    nmod_t mod;
+    nmod_init(&mod, a.p);
+    // Shorter rows first: they make sparser pivots and less fill-in.
+    std::vector<std::size_t> order(a.row.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return a.row[x].size() < a.row[y].size(); });
+
+    std::vector<std::int64_t> pivot_of(static_cast<std::size_t>(n), -1);
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> pivots;
+    std::vector<std::uint64_t> acc(static_cast<std::size_t>(n), 0);
+    long rank = 0;
+    for (std::size_t idx : order) {
+        const auto& row = a.row[idx];
+        if (row.empty()) continue;
+        std::size_t lo = row.front().first, hi = row.back().first;
+        for (const auto& [j, v] : row) acc[j] = v;
+        bool kept = false;
+        for (std::size_t c = lo; c <= hi; ++c) {
+            const std::uint64_t f = acc[c];
+            if (f == 0) continue;
+            const std::int64_t pv = pivot_of[c];
+            if (pv >= 0) {
+                // acc -= f · pivot (pivot normalised: leading entry 1 at column c)
+                const std::uint64_t nf = nmod_neg(f, mod);
+                for (const auto& [j, v] : pivots[static_cast<std::size_t>(pv)]) acc[j] = nmod_add(acc[j], nmod_mul(nf, v, mod), mod);
+                hi = std::max<std::size_t>(hi, pivots[static_cast<std::size_t>(pv)].back().first);
+                continue;
+            }
+            // New pivot at column c: gather the rest, normalised.
+            const std::uint64_t inv = n_invmod(f, a.p);
+            std::vector<std::pair<std::uint32_t, std::uint64_t>> prow;
+            for (std::size_t j = c; j <= hi; ++j)
+                if (acc[j] != 0) {
+                    prow.emplace_back(static_cast<std::uint32_t>(j), nmod_mul(acc[j], inv, mod));
+                    acc[j] = 0;
+                }
+            pivot_of[c] = static_cast<std::int64_t>(pivots.size());
+            pivots.push_back(std::move(prow));
+            kept = true;
+            break;
+        }
+        if (kept && ++rank == full) break;
+    }
+    return rank;
+}
+
+long rank_modular(const SparseZMat& a, std::uint64_t p) { return rank_sparse_modular(reduce_mod(a, p)); }
+
+// ---------------------------------------------------------------- certification
+
+namespace {
+
+// Divides every row, then every column, by the gcd of its entries: rank-preserving
+// over Q, and it shrinks the Hadamard bound.
+SparseZMat remove_contents(const SparseZMat& a) {
+    SparseZMat b = a;
+    fmpz_t g;
+    fmpz_init(g);
+    for (auto& r : b.row) {
+        fmpz_zero(g);
+        for (const auto& e : r) fmpz_gcd(g, g, e.second.get());
+        if (!fmpz_is_zero(g) && !fmpz_is_one(g))
+            for (auto& e : r) fmpz_divexact(e.second.get(), e.second.get(), g);
+    }
+    std::vector<Integer> colg(static_cast<std::size_t>(b.cols), Integer(0));
+    for (const auto& r : b.row)
+        for (const auto& e : r) fmpz_gcd(colg[static_cast<std::size_t>(e.first)].get(), colg[static_cast<std::size_t>(e.first)].get(), e.second.get());
+    for (auto& r : b.row)
+        for (auto& e : r) {
+            const fmpz* cg = colg[static_cast<std::size_t>(e.first)].get();
+            if (!fmpz_is_one(cg)) fmpz_divexact(e.second.get(), e.second.get(), cg);
+        }
+    fmpz_clear(g);
+    return b;
+}
+
+double log2_abs(const fmpz_t x) {
+    if (fmpz_is_zero(x)) return -INFINITY;
+    slong exp;
+    const double d = fmpz_get_d_2exp(&exp, x);
+    return std::log2(std::fabs(d)) + static_cast<double>(exp);
+}
+
+// log2 of the product of the k largest norms, norms given as log2 of squared norms.
+double top_k_half_sum(std::vector<double> log2sq, long k) {
+    std::sort(log2sq.begin(), log2sq.end(), std::greater<>());
+    double s = 0;
+    for (long i = 0; i < k && i < static_cast<long>(log2sq.size()); ++i) s += 0.5 * log2sq[static_cast<std::size_t>(i)];
+    return s;
+}
+
+std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count) {
+    Rng rng(seed ^ 0x5eb7a4c0ffee1234ULL);
+    std::vector<std::uint64_t> ps;
+    while (ps.size() < count) {
+        const std::uint64_t p = random_prime(rng, 62);
+        if (std::find(ps.begin(), ps.end(), p) == ps.end()) ps.push_back(p);
+    }
+    return ps;
+}
+
+bool use_dense(const SparseZMat& a) {
+    const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
+    return cells > 0 && static_cast<double>(a.nnz()) > 0.15 * cells && cells * 8.0 < 1024.0 * 1024 * 1024;
+}
+
+long rank_mod_auto(const SparseZMat& a, std::uint64_t p) {
+    if (!use_dense(a)) return rank_modular(a, p);
+    NmodMat d(a.rows, a.cols, p);
+    for (long i = 0; i < a.rows; ++i)
+        for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = fmpz_fdiv_ui(v.get(), p);
+    return rank_modular(d);
+}
+
+}  // namespace
+
+double log2_hadamard_bound(const SparseZMat& a, long k) {
+    std::vector<double> rows, cols(static_cast<std::size_t>(a.cols), 0.0);
+    std::vector<Integer> colsq(static_cast<std::size_t>(a.cols), Integer(0));
+    fmpz_t s;
+    fmpz_init(s);
+    for (const auto& r : a.row) {
+        fmpz_zero(s);
+        for (const auto& [j, v] : r) {
+            fmpz_addmul(s, v.get(), v.get());
+            fmpz_addmul(colsq[static_cast<std::size_t>(j)].get(), v.get(), v.get());
+        }
+        rows.push_back(log2_abs(s));
+    }
+    fmpz_clear(s);
+    for (std::size_t j = 0; j < colsq.size(); ++j) cols[j] = log2_abs(colsq[j].get());
+    for (auto& x : rows)
+        if (std::isinf(x)) x = 0;  // zero rows contribute factor ≤ 1; use 0 (log of 1) as a safe cap
+    for (auto& x : cols)
+        if (std::isinf(x)) x = 0;
+    return std::min(top_k_half_sum(rows, k), top_k_half_sum(cols, k));
+}
+
+RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
+    RankResult res;
+    res.rows = input.rows;
+    res.cols = input.cols;
+    const long full = std::min(input.rows, input.cols);
+    const bool dense = use_dense(input);
+    const std::string kind = dense ? "modular-dense" : "modular-sparse";
+    if (!opt.certify) {
+        std::uint64_t p = opt.prime;
+        if (p == 0) {
+            Rng rng(opt.seed);
+            p = random_prime(rng, 62);
+        }
+        res.rank = rank_mod_auto(input, p);
+        res.field = "Z/p";
+        res.prime = p;
+        res.primes_used = 1;
+        res.method = kind;
+        res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
+        return res;
+    }
+    res.field = "Q";
+    if (full == 0 || input.nnz() == 0) {
+        res.rank = 0;
+        res.certified = true;
+        res.method = "trivial";
+        res.note = "zero matrix";
+        return res;
+    }
+    const SparseZMat a = remove_contents(input);
+    const std::vector<std::uint64_t> first = distinct_primes(opt.seed, 1);
+    const auto t0 = std::chrono::steady_clock::now();
+    long r = rank_mod_auto(a, first[0]);
+    const double per_prime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.prime = first[0];
+    res.primes_used = 1;
+    if (r == full) {
+        res.rank = r;
+        res.certified = true;
+        res.method = kind;
+        res.note = "full rank mod p " + std::to_string(first[0]) + ", hence over Q";
+        return res;
+    }
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        const double log2H = log2_hadamard_bound(a, r + 1);
+        const long need = static_cast<long>(std::ceil((log2H + 2.0) / 61.0));
+        const double est_seconds = static_cast<double>(need) * per_prime / std::max(1, opt.threads);
+        if (need > opt.max_primes || est_seconds > opt.max_certify_seconds) {
+            if (a.rows <= opt.fraction_free_max && a.cols <= opt.fraction_free_max) {
+                res.rank = rank_fraction_free(a.to_dense());
+                res.certified = true;
+                res.method = "fraction-free";
+                res.note = "Bareiss elimination over Z";
+                return res;
+            }
+            res.rank = r;
+            res.method = kind;
+            res.failure_bound = std::min(1.0, (log2H / 61.0) / std::pow(2.0, 55.6));
+            std::ostringstream os;
+            os.precision(3);
+            os << "rank mod a random 62-bit prime; a certificate would need " << need << " primes, about " << est_seconds
+               << " s (budget " << opt.max_primes << " primes, " << opt.max_certify_seconds << " s)";
+            res.note = os.str();
+            return res;
+        }
+        // Rank mod `need` further distinct primes, in parallel.
+        const std::vector<std::uint64_t> ps = distinct_primes(opt.seed + 1 + static_cast<std::uint64_t>(attempt) * 7919, static_cast<std::size_t>(need));
+        std::vector<long> ranks(ps.size(), -1);
+        std::atomic<std::size_t> next{0};
+        auto worker = [&] {
+            for (std::size_t k; (k = next.fetch_add(1)) < ps.size();) ranks[k] = rank_mod_auto(a, ps[k]);
+        };
+        const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
+        std::vector<std::thread> pool;
+        for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
+        res.primes_used += static_cast<long>(ps.size());
+        const long top = *std::max_element(ranks.begin(), ranks.end());
+        if (top > r) {  // a higher rank seen: raise the lower bound and prove again
+            r = top;
+            if (r == full) break;
+            continue;
+        }
+        res.rank = r;
+        res.certified = true;
+        res.method = "hadamard-multimodular";
+        std::ostringstream os;
+        os.precision(4);
+        os << "rank mod " << ps.size() << " primes <= " << r << " with log2(prod p) > log2 H = " << log2H;
+        res.note = os.str();
+        return res;
+    }
+    res.rank = r;
+    res.certified = r == full;
+    res.method = kind;
+    res.note = res.certified ? "full rank mod p, hence over Q" : "no certificate reached";
+    return res;
+}
+
+RankResult rank_certified(const ZMat& a, const RankOptions& opt) { return rank_certified(SparseZMat::from_dense(a), opt); }
+
+}  // namespace seprank

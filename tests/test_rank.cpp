@@ -1,0 +1,129 @@
+#include "seprank/error.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/rank.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace seprank;
+
+namespace {
+
+// A·B with A m×r, B r×n random integers of `bits` bits: rank ≤ r, = r generically.
+ZMat constructed_rank(Rng& rng, long m, long n, long r, unsigned bits, double density = 1.0) {
+    ZMat a(m, r), b(r, n), c(m, n);
+    for (long i = 0; i < m; ++i)
+        for (long k = 0; k < r; ++k)
+            if (rng.below(1000) < density * 1000) fmpz_set(fmpz_mat_entry(a.get(), i, k), rng.big(bits).get());
+    for (long k = 0; k < r; ++k)
+        for (long j = 0; j < n; ++j)
+            if (rng.below(1000) < density * 1000) fmpz_set(fmpz_mat_entry(b.get(), k, j), rng.big(bits).get());
+    if (m > 0 && n > 0 && r > 0) fmpz_mat_mul(c.get(), a.get(), b.get());
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("every variant agrees with fraction-free elimination on matrices of constructed rank") {
+    auto rng = seprank_test::rng_for("rank-variants");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(1000); ++it) {
+        const long m = static_cast<long>(rng.below(12)), n = static_cast<long>(rng.below(12));
+        const long r = static_cast<long>(rng.below(8));
+        const unsigned bits = it % 10 == 0 ? 200 : 1 + static_cast<unsigned>(rng.below(12));
+        const double density = it % 3 == 0 ? 0.3 : 1.0;
+        ZMat a = constructed_rank(rng, m, n, r, bits, density);
+        INFO("iteration " << it << ": " << m << "x" << n << " inner " << r << " bits " << bits);
+        const long ref = rank_fraction_free(a);
+        REQUIRE(ref <= std::min({m, n, r}));
+        REQUIRE(ref == fmpz_mat_rank(a.get()));  // FLINT as a second reference
+        // modular: a lower bound; with a 62-bit prime it is equal here except with negligible chance
+        const std::uint64_t p = random_prime(rng, 62);
+        REQUIRE(rank_modular(a, p) == ref);
+        REQUIRE(rank_modular(SparseZMat::from_dense(a), p) == ref);
+        const RankResult cr = rank_certified(a, RankOptions{rng.next()});
+        REQUIRE(cr.certified);
+        REQUIRE(cr.rank == ref);
+        REQUIRE(cr.field == "Q");
+    }
+}
+
+TEST_CASE("small primes give lower bounds, never higher ranks") {
+    auto rng = seprank_test::rng_for("rank-small-primes");
+    INFO("seed " << seprank_test::seed());
+    int strictly_lower = 0;
+    for (int it = 0; it < seprank_test::iterations(500); ++it) {
+        ZMat a = constructed_rank(rng, 6, 6, 1 + static_cast<long>(rng.below(6)), 8);
+        const long ref = rank_fraction_free(a);
+        for (std::uint64_t p : {2ULL, 3ULL, 5ULL}) {
+            const long rp = rank_modular(a, p);
+            REQUIRE(rp <= ref);
+            REQUIRE(rank_modular(SparseZMat::from_dense(a), p) == rp);
+            strictly_lower += rp < ref;
+        }
+    }
+    CHECK(strictly_lower > 0);  // the bound is not vacuous: small primes do lose rank
+}
+
+TEST_CASE("degenerate and extreme shapes") {
+    CHECK(rank_fraction_free(ZMat(0, 0)) == 0);
+    CHECK(rank_fraction_free(ZMat(0, 5)) == 0);
+    CHECK(rank_fraction_free(ZMat(4, 3)) == 0);
+    CHECK(rank_certified(ZMat(3, 0)).rank == 0);
+    CHECK(rank_certified(ZMat(3, 4)).certified);
+    ZMat one = ZMat::from_rows({{Integer(0), Integer(0)}, {Integer(0), Integer(7)}});
+    CHECK(rank_certified(one).rank == 1);
+    // p near 2^63 and 2^64
+    auto rng = seprank_test::rng_for("rank-extreme");
+    ZMat a = constructed_rank(rng, 20, 30, 9, 100);
+    for (std::uint64_t p : {9223372036854775783ULL, 18446744073709551557ULL}) {
+        CHECK(rank_modular(a, p) == 9);
+        CHECK(rank_modular(SparseZMat::from_dense(a), p) == 9);
+    }
+    // tall and wide, rank 1
+    ZMat tall = constructed_rank(rng, 200, 3, 1, 30), wide = constructed_rank(rng, 3, 200, 1, 30);
+    CHECK(rank_certified(tall).rank == 1);
+    CHECK(rank_certified(wide).rank == 1);
+    CHECK(rank_certified(tall).certified);
+}
+
+TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
+    auto rng = seprank_test::rng_for("rank-hadamard");
+    INFO("seed " << seprank_test::seed());
+    ZMat a = constructed_rank(rng, 150, 140, 37, 20);
+    RankOptions opt;
+    opt.fraction_free_max = 0;  // force the multimodular certificate
+    const RankResult r = rank_certified(a, opt);
+    CHECK(r.rank == 37);
+    CHECK(r.certified);
+    CHECK(r.method == "hadamard-multimodular");
+    CHECK(r.primes_used > 1);
+    // with no prime budget it must not claim a certificate
+    opt.max_primes = 0;
+    const RankResult u = rank_certified(a, opt);
+    CHECK(u.rank == 37);
+    CHECK_FALSE(u.certified);
+    CHECK(u.failure_bound > 0);
+    CHECK(u.label().find("probabilistic") == 0);
+    opt.certify = false;
+    const RankResult l = rank_certified(a, opt);
+    CHECK(l.label() == "lower bound");
+    CHECK(l.field == "Z/p");
+}
+
+TEST_CASE("Hadamard bound is an upper bound on minors" * doctest::test_suite("slow")) {
+    auto rng = seprank_test::rng_for("rank-hadamard-bound");
+    for (int it = 0; it < 200; ++it) {
+        const long n = 1 + static_cast<long>(rng.below(8));
+        ZMat a = constructed_rank(rng, n, n, n, 1 + static_cast<unsigned>(rng.below(40)));
+        fmpz_t d;
+        fmpz_init(d);
+        fmpz_mat_det(d, a.get());
+        if (!fmpz_is_zero(d)) {
+            slong e;
+            const double m = fmpz_get_d_2exp(&e, d);
+            REQUIRE(std::log2(std::fabs(m)) + static_cast<double>(e) <= log2_hadamard_bound(SparseZMat::from_dense(a), n) + 1e-9);
+        }
+        fmpz_clear(d);
+    }
+}

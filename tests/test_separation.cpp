@@ -1,0 +1,204 @@
+#include "seprank/error.hpp"
+#include "seprank/flatten.hpp"
+#include "seprank/poly_io.hpp"
+#include "seprank/separation.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+using namespace seprank;
+
+namespace {
+
+// sep of a polynomial given as text, variables split by token index.
+SeparationReport sep_of(const std::string& text, const std::string& partition) {
+    auto ctx = QContext::make(variables_in(text));
+    const QPoly f = parse_poly(text, ctx);
+    long n = 0;
+    for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
+    return separation_rank(f, parse_partition(partition, n), n);
+}
+
+long binomial(long n, long k) {
+    long r = 1;
+    for (long i = 1; i <= k; ++i) r = r * (n - k + i) / i;
+    return r;
+}
+
+// det of the n×n matrix (x_{i,j}) as a polynomial: Leibniz formula.
+QPoly determinant(long n) {
+    auto ctx = QContext::make(Variables::tokens(n, n));
+    std::vector<long> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    QPoly det(ctx);
+    do {
+        long inversions = 0;
+        for (long i = 0; i < n; ++i)
+            for (long j = i + 1; j < n; ++j) inversions += perm[static_cast<std::size_t>(i)] > perm[static_cast<std::size_t>(j)];
+        QPoly term = QPoly::constant(ctx, Rational(inversions % 2 ? -1 : 1));
+        for (long i = 0; i < n; ++i) term *= QPoly::variable(ctx, static_cast<std::size_t>(i * n + perm[static_cast<std::size_t>(i)]));
+        det += term;
+    } while (std::next_permutation(perm.begin(), perm.end()));
+    return det;
+}
+
+NetworkSpec small_spec(Rng& rng) {
+    NetworkSpec s;
+    s.family = static_cast<Family>(rng.below(3));
+    s.tokens = 2 + static_cast<long>(rng.below(2));
+    s.dim = 1 + static_cast<long>(rng.below(2));
+    s.depth = 1 + static_cast<long>(rng.below(2));
+    s.residual = rng.below(4) == 0;
+    if (s.family != Family::attention) {
+        s.block_degree = 1 + static_cast<long>(rng.below(s.depth == 2 ? 2 : 3));
+        if (s.family == Family::hadamard) s.free_slots = rng.below(2) == 1;
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("partitions: parsing, validation, balanced lists") {
+    CHECK(to_string(parse_partition("1,2|3,4", 4)) == "1,2|3,4");
+    CHECK(to_string(parse_partition("3,1|4,2", 4)) == "1,3|2,4");
+    CHECK(to_string(parse_partition("1..3|4..6", 6)) == "1,2,3|4,5,6");
+    CHECK(to_string(balanced_partition(5)) == "1,2,3|4,5");
+    for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2"}) {
+        INFO("partition " << std::string(bad));
+        CHECK_THROWS_AS(parse_partition(bad, 4), invalid_input);
+    }
+    const auto all = balanced_partitions_with(4, 1);
+    REQUIRE(all.size() == 3);  // {1,2},{1,3},{1,4}
+    for (const auto& p : all) CHECK(p.A.front() == 1);
+    CHECK(balanced_partitions_with(6, 2).size() == 10);  // C(5,2)
+}
+
+TEST_CASE("known flattening ranks") {
+    // Σ_{i≤n} x_i y_i over x|y is n
+    for (long n = 1; n <= 6; ++n) {
+        std::string s;
+        for (long i = 1; i <= n; ++i) s += (i > 1 ? " + " : "") + std::string("x1_") + std::to_string(i) + "*x2_" + std::to_string(i);
+        const auto r = sep_of(s, "1|2");
+        CHECK(r.rank == n);
+        CHECK(r.certified);
+    }
+    // (x + y)^d is d + 1
+    for (long d = 1; d <= 12; ++d) CHECK(sep_of("(x1_1 + x2_1)^" + std::to_string(d), "1|2").rank == d + 1);
+    // a monomial is 1; (x + x^2) y is 1 although it has two terms
+    CHECK(sep_of("7*x1_1^3*x1_2*x2_1^5*x3_2", "1,3|2").rank == 1);
+    const auto two = sep_of("(x1_1 + x1_1^2)*x2_1", "1|2");
+    CHECK(two.rank == 1);
+    CHECK(two.terms == 2);
+    // det_n with rows split k | n−k is C(n, k)
+    for (long n = 2; n <= 5; ++n) {
+        const QPoly det = determinant(n);
+        for (long k = 1; k < n; ++k) {
+            Partition p;
+            for (long j = 1; j <= n; ++j) (j <= k ? p.A : p.B).push_back(j);
+            const auto r = separation_rank(det, p, n);
+            INFO("det_" << n << " split " << k);
+            CHECK(r.rank == binomial(n, k));
+            CHECK(r.certified);
+        }
+    }
+}
+
+TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flattening rank") {
+    auto rng = seprank_test::rng_for("grid-vs-flattening");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(40); ++it) {
+        NetworkSpec s = small_spec(rng);
+        const Network net = random_network(s, rng.next(), 1000);
+        const auto parts = balanced_partitions_with(s.tokens, s.position);
+        const Partition part = parts[rng.below(parts.size())];
+        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        SeparationOptions fo;
+        fo.seed = rng.next();
+        const auto flat = separation_rank(net, part, fo);
+        REQUIRE(flat.certified);
+        for (int k = 0; k < 3; ++k) {
+            SeparationOptions go = fo;
+            go.method = Method::grid;
+            go.templates = 1 + static_cast<long>(rng.below(5));
+            go.seed = rng.next();
+            const auto grid = separation_rank(net, part, go);
+            REQUIRE(grid.certified);
+            REQUIRE(grid.rank <= flat.rank);
+        }
+        SeparationOptions eo = fo;
+        eo.method = Method::evaluation;
+        eo.evaluation.start = 4;
+        const auto ev = separation_rank(net, part, eo);
+        REQUIRE(ev.converged);
+        REQUIRE(ev.rank == flat.rank);
+        REQUIRE(ev.failure_bound < 1e-9);
+        // the field-p flattening is a lower bound, equal here
+        SeparationOptions po = fo;
+        po.certify = false;
+        REQUIRE(separation_rank(net, part, po).rank == flat.rank);
+    }
+}
+
+TEST_CASE("grid matricization follows the SPEC index formula") {
+    // N=4, M=2, A={1,3}, B={2,4}: (j1,j2,j3,j4) = (2,1,1,2) sits at row 3, col 2 (1-based).
+    NetworkSpec s;
+    s.family = Family::fc;  // f = x_{1,1} + 10 x_{2,1} + 100 x_{3,1} + 1000 x_{4,1} with fc d=1
+    s.tokens = 4;
+    s.dim = 1;
+    s.depth = 1;
+    s.block_degree = 1;
+    s.widths = {1};
+    Network net = random_network(s, 1);
+    net.weights.layers[0].W[0] = Dense<Rational>(1, 4, Rational(0));
+    const long w[4] = {1, 10, 100, 1000};
+    for (long c = 0; c < 4; ++c) net.weights.layers[0].W[0](0, c) = Rational(w[c]);
+    const Templates t = {{Rational(1)}, {Rational(2)}};  // template j has value j
+    const SparseZMat m = grid_matricization(net, parse_partition("1,3|2,4", 4), t);
+    REQUIRE(m.rows == 4);
+    REQUIRE(m.cols == 4);
+    // row 3 (0-based 2) = (j1, j3) = (2, 1); col 2 (0-based 1) = (j2, j4) = (1, 2); rows scaled by lcm 1
+    const auto& row = m.row[2];
+    const auto it = std::find_if(row.begin(), row.end(), [](const auto& e) { return e.first == 1; });
+    REQUIRE(it != row.end());
+    CHECK(it->second == Integer(2 * 1 + 1 * 10 + 1 * 100 + 2 * 1000));
+}
+
+TEST_CASE("Prop. 7.1: attention's rank is the same on every balanced partition (N = 5, 6)") {
+    for (long n : {5L, 6L}) {
+        NetworkSpec s;
+        s.tokens = n;
+        s.dim = 2;
+        s.depth = 2;
+        const Network net = random_network(s, 17, 1000);
+        SeparationOptions o;
+        o.method = Method::evaluation;
+        long first = -1;
+        for (const auto& p : balanced_partitions_with(n, 1)) {
+            const auto r = separation_rank(net, p, o);
+            if (first < 0) first = r.rank;
+            CHECK(r.rank == first);
+        }
+        CHECK(first > 1);
+    }
+}
+
+TEST_CASE("bad requests are refused with a clear error") {
+    NetworkSpec s;
+    s.tokens = 3;
+    const Network net = random_network(s, 1);
+    SeparationOptions zero_templates;
+    zero_templates.method = Method::grid;
+    zero_templates.templates = 0;
+    CHECK_THROWS_AS(separation_rank(net, parse_partition("1|2,3", 3), zero_templates), invalid_input);
+    CHECK_THROWS_AS(random_templates(0, 2, 1), invalid_input);
+    Templates wrong = {{Rational(1)}};
+    SeparationOptions g;
+    g.method = Method::grid;
+    g.template_vectors = wrong;
+    CHECK_THROWS_AS(separation_rank(net, parse_partition("1|2,3", 3), g), invalid_input);
+    auto ctx = QContext::make(Variables({"a", "b"}));
+    const QPoly f = parse_poly("a*b", ctx);
+    CHECK_THROWS_AS(separation_rank(f, parse_partition("1|2", 2), 2), invalid_input);  // no token indices
+}
