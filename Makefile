@@ -16,7 +16,7 @@ build: setup $(BUILD)/build.ninja
 	meson compile -C $(BUILD)
 
 run: build
-	./$(BUILD)/tools/seprank poly "(x1_1 + x2_1)^3 - 3/4*x1_1*x2_1"
+	./$(BUILD)/tools/seprank table
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs

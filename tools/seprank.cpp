@@ -6,14 +6,19 @@
 #include "seprank/expand.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/separation.hpp"
+#include "seprank/table.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <flint/flint.h>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 namespace {
 
@@ -222,6 +227,45 @@ int run(int argc, char** argv) {
     rank->add_option("--max-memory", rank_max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
     rank->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
 
+    // generic
+    NetOptions go;
+    std::string generic_method = "auto", generic_partition;
+    long trials = 2, generic_max_side = 4096;
+    auto* generic = app.add_subcommand("generic",
+        "Generic rank: maximum over T random weight draws (uniform on Z/p), with failure_bound = (m*D/p)^T "
+        "bounding the chance that the generic rank is larger (Schwartz-Zippel; m the matrix side, D the entries' degree)");
+    add_network_options(generic, go);
+    generic->add_option("--trials", trials, "independent weight draws T")->capture_default_str();
+    generic->add_option("--partition", generic_partition, "token partition A|B (default balanced)");
+    generic->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")
+        ->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
+    generic->add_option("--max-side", generic_max_side, "evaluation: largest k")->capture_default_str();
+    generic->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+
+    // table
+    std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out;
+    long t_budget = 0, t_trials = 1, t_max_side = 1024;
+    std::uint64_t t_seed = 1;
+    bool t_residual = false, t_resume = false;
+    auto* table = app.add_subcommand("table", "Sweep of generic ranks; with no network options, the default table");
+    table->add_option("--family", t_family, "families, e.g. attention,hadamard");
+    table->add_option("--tokens", t_tokens, "list or range, e.g. 2,3 or 2..4");
+    table->add_option("--dim", t_dim, "list or range of dx");
+    table->add_option("--heads", t_heads, "list or range of H");
+    table->add_option("--depth", t_depth, "list or range of L");
+    table->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc)");
+    table->add_option("--width", t_width, "list or range of w (hadamard)");
+    table->add_flag("--residual", t_residual, "residual networks");
+    table->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer)");
+    table->add_option("--partition", t_partition, "token partition A|B (default balanced)");
+    table->add_option("--trials", t_trials, "weight draws per row")->capture_default_str();
+    table->add_option("--seed", t_seed, "seed")->capture_default_str();
+    table->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
+    table->add_option("--max-side", t_max_side, "evaluation: largest k (size budget)")->capture_default_str();
+    table->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
+    table->add_flag("--resume", t_resume, "skip rows already in --out FILE");
+    table->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -327,6 +371,144 @@ int run(int argc, char** argv) {
         json j = to_json(seprank::separation_rank(net, part, so));
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
         print_record(j, format, order);
+    } else if (*generic) {
+        const seprank::NetworkSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::read_network(go.weights_file).spec;
+        const auto part = generic_partition.empty() ? seprank::balanced_partition(spec.tokens)
+                                                    : seprank::parse_partition(generic_partition, spec.tokens);
+        seprank::GenericOptions g;
+        g.trials = trials;
+        g.seed = go.seed;
+        g.method = generic_method == "flattening" ? seprank::GenericMethod::flattening
+                 : generic_method == "evaluation" ? seprank::GenericMethod::evaluation
+                                                  : seprank::GenericMethod::automatic;
+        g.max_side = generic_max_side;
+        g.threads = threads;
+        const auto t0 = std::chrono::steady_clock::now();
+        const seprank::GenericResult r = seprank::generic_rank(spec, part, g);
+        json j = spec_json(spec);
+        j["network"] = describe(spec);
+        j["partition"] = seprank::to_string(part);
+        j["rank"] = r.rank;
+        j["certified"] = false;
+        j["label"] = r.converged ? "certified lower bound; generic with probability >= 1 - failure_bound" : "lower bound (not converged)";
+        j["method"] = r.method;
+        j["rows"] = r.rows;
+        j["cols"] = r.cols;
+        j["degree"] = seprank::output_degree(spec).str();
+        j["terms"] = r.terms >= 0 ? json(r.terms) : json(nullptr);
+        j["trials"] = trials;
+        j["trial_ranks"] = r.trial_ranks;
+        j["degenerate_trials"] = r.degenerate_trials;
+        j["set_size"] = std::to_string(r.set_size);
+        j["prime"] = r.prime;
+        j["weight_degree"] = r.weight_degree.str();
+        j["bound_degree"] = r.bound_degree.str();
+        j["failure_bound"] = r.failure_bound;
+        j["seconds"] = std::round(seconds_since(t0) * 1e4) / 1e4;
+        j["note"] = r.note;
+        if (format == "text") std::cout << "# " << describe(spec) << "\n";
+        print_record(j, format, {"partition", "rank", "label", "method", "rows", "cols", "degree", "trials", "degenerate_trials", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds", "note"});
+    } else if (*table) {
+        std::vector<seprank::SweepOptions> sweeps;
+        const bool custom = !t_family.empty() || !t_tokens.empty() || !t_dim.empty() || !t_heads.empty() || !t_depth.empty() ||
+                            !t_degree.empty() || !t_width.empty() || t_residual || t_budget > 0;
+        if (custom) {
+            seprank::SweepOptions sw;
+            if (!t_family.empty()) {
+                sw.families.clear();
+                std::stringstream ss(t_family);
+                for (std::string f; std::getline(ss, f, ',');) sw.families.push_back(seprank::family_from_string(f));
+            }
+            if (!t_tokens.empty()) sw.tokens = seprank::parse_list(t_tokens, "--tokens");
+            if (!t_dim.empty()) sw.dims = seprank::parse_list(t_dim, "--dim");
+            if (!t_heads.empty()) sw.heads = seprank::parse_list(t_heads, "--heads");
+            if (!t_depth.empty()) sw.depths = seprank::parse_list(t_depth, "--depth");
+            sw.block_degrees = t_degree.empty() ? std::vector<long>{2} : seprank::parse_list(t_degree, "--block-degree");
+            if (!t_width.empty()) sw.widths = seprank::parse_list(t_width, "--width");
+            sw.residual = {t_residual};
+            sw.budget = t_budget;
+            sweeps.push_back(sw);
+        } else {
+            sweeps = seprank::default_table();
+        }
+        std::vector<std::pair<seprank::NetworkSpec, seprank::SweepOptions>> plan;
+        long invalid = 0;
+        for (auto& sw : sweeps) {
+            sw.partition = t_partition;
+            sw.trials = t_trials;
+            sw.seed = t_seed;
+            sw.method = t_method == "flattening" ? seprank::GenericMethod::flattening
+                      : t_method == "evaluation" ? seprank::GenericMethod::evaluation
+                                                 : seprank::GenericMethod::automatic;
+            sw.max_side = t_max_side;
+            sw.threads = threads;
+            const auto p = seprank::plan_sweep(sw);
+            invalid += p.invalid;
+            for (const auto& c : p.configs) plan.emplace_back(c, sw);
+        }
+        if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
+        if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format csv or json");
+        const bool jsonl = format == "json";
+        std::vector<seprank::Row> done_rows;
+        if (!t_out.empty() && t_resume) done_rows = seprank::read_table_file(t_out, jsonl);
+        if (!t_out.empty() && !t_resume) {
+            std::ifstream probe(t_out);
+            if (probe && probe.peek() != std::ifstream::traits_type::eof())
+                throw seprank::invalid_input("--out '" + t_out + "' exists and is not empty: add --resume, or remove it");
+        }
+        std::map<std::string, seprank::Row> done;
+        for (const auto& r : done_rows) done[seprank::row_key(r)] = r;
+        std::unique_ptr<seprank::TableAppender> out;
+        if (!t_out.empty()) out = std::make_unique<seprank::TableAppender>(t_out, jsonl);
+        const bool progress = isatty(STDERR_FILENO);
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<seprank::Row> rows;
+        long computed = 0, skipped_done = 0;
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+            const auto& [spec, sw] = plan[k];
+            const std::string key = seprank::row_key(spec, sw);
+            if (auto it = done.find(key); it != done.end()) {
+                rows.push_back(it->second);
+                ++skipped_done;
+                continue;
+            }
+            if (progress) {
+                const double el = seconds_since(t0);
+                const double eta = computed > 0 ? el / static_cast<double>(computed) * static_cast<double>(plan.size() - k) : 0;
+                std::cerr << "\r[" << k << "/" << plan.size() << "] " << describe(spec) << "  elapsed " << static_cast<long>(el)
+                          << " s, ETA " << static_cast<long>(eta) << " s\033[K" << std::flush;
+            }
+            seprank::Row r = seprank::table_row(spec, sw);
+            if (out) out->append(r);
+            rows.push_back(std::move(r));
+            ++computed;
+        }
+        if (progress) std::cerr << "\r\033[K";
+        std::vector<json> plain;
+        for (const auto& r : rows) plain.push_back(json::parse(r.dump()));
+        const auto& cols = seprank::table_columns();
+        if (format == "markdown") {
+            std::cout << "|";
+            for (const auto& c : cols) std::cout << " " << c << " |";
+            std::cout << "\n|";
+            for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
+            std::cout << "\n";
+            for (const auto& r : plain) {
+                std::cout << "|";
+                for (const auto& c : cols) std::cout << " " << (r.at(c).is_string() ? r.at(c).get<std::string>() : r.at(c).dump()) << " |";
+                std::cout << "\n";
+            }
+        } else if (format == "csv") {
+            std::cout << seprank::csv_header() << "\n";
+            for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
+        } else if (format == "json") {
+            std::cout << json(plain).dump(2) << "\n";
+        } else {
+            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
+        }
+        std::cerr << "seprank table: " << computed << " rows computed, " << skipped_done << " resumed, " << invalid
+                  << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
     } else if (*degree) {
         std::vector<json> rows;
         if (budget > 0) {

@@ -1,0 +1,63 @@
+// seprank — generic rank with a stated probability (SPEC.md §2, the measure-zero claim).
+//
+// The rank of a matricization at almost every weight point equals its maximum R*
+// over weights (Claim 7.2). Each trial draws every weight uniformly from S = Z/p
+// (|S| = p, a random 62-bit prime fixed per run: integer weights uniform on
+// [-(p-1)/2, (p-1)/2]) and ranks the matrix mod p:
+//   flattening  C_(A,B)(f mod p) from expand_mod — entries are polynomials of degree
+//               D = D_L (the weight degree) in the weights;
+//   evaluation  E[s,t] = f(a_s, b_t) mod p with random points — entries have degree
+//               D = D_L + d^L in weights and points together.
+// A trial's rank is a certified lower bound of R* (specialising and reducing mod p
+// never raise a rank). A trial lands below R* only if an R*×R* minor that is a non-zero
+// polynomial of degree ≤ R*·D vanishes: probability ≤ R*·D/|S| (Schwartz–Zippel).
+// R* is unknown but at most the matrix's smaller side m, so T independent trials give
+//   failure_bound = (m·D/|S|)^T ≥ Pr[R* > reported rank].
+// Caveat, stated in the output: working mod p assumes that minor is not identically
+// zero mod p; with p drawn at random among ~2^55.6 62-bit primes this fails only if p
+// divides the minor's integer content, which has at most (its bit size)/61 such factors.
+// Trials below the maximum are reported as degenerate draws, never as the result.
+#pragma once
+
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+enum class GenericMethod { automatic, flattening, evaluation };
+
+struct GenericOptions {
+    long trials = 2;
+    std::uint64_t seed = 1;
+    GenericMethod method = GenericMethod::automatic;
+    double max_expand_bytes = 64.0 * 1024 * 1024;  // automatic: expand when estimated below this
+    long max_side = 4096;                          // evaluation: largest k
+    int threads = 2;
+    // 0: weights uniform on Z/p (|S| = p). R > 0: integers uniform on [-R, R]
+    // (|S| = 2R+1) — small sets make degenerate draws likely; for demonstrations.
+    long weight_range = 0;
+};
+
+struct GenericResult {
+    long rank = 0;                  // max over trials: certified lower bound of R*
+    std::vector<long> trial_ranks;
+    long degenerate_trials = 0;     // trials below the maximum
+    std::string method;             // flattening | evaluation
+    std::uint64_t prime = 0;        // the modulus
+    std::uint64_t set_size = 0;     // |S|: p, or 2R+1 with weight_range R
+    Integer weight_degree;          // D_L
+    Integer bound_degree;           // D used in the bound
+    long rows = 0, cols = 0;        // of the (last) matrix
+    long terms = -1;                // flattening: terms of f mod p (last trial)
+    bool converged = true;          // evaluation: rank stopped growing in every trial
+    double failure_bound = 1;       // (m·D/p)^T
+    std::string note;
+};
+
+GenericResult generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt = {});
+
+}  // namespace seprank

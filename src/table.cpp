@@ -1,0 +1,344 @@
+#include "seprank/table.hpp"
+
+#include "seprank/bounds.hpp"
+#include "seprank/error.hpp"
+#include "seprank/partition.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace seprank {
+
+const std::vector<std::string>& table_columns() {
+    static const std::vector<std::string> cols = {
+        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "partition", "degree",
+        "params", "terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate",
+        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "reason", "seconds",
+        "peak_mib"};
+    return cols;
+}
+
+std::vector<SweepOptions> default_table() {
+    SweepOptions att;
+    att.families = {Family::attention};
+    att.tokens = {2, 3, 4};
+    att.dims = {1, 2, 3, 4};
+    att.heads = {1, 2};
+    att.depths = {1, 2, 3};
+    SweepOptions had;
+    had.families = {Family::hadamard};
+    had.tokens = {2, 3, 4};
+    had.dims = {2};
+    had.widths = {2};
+    had.block_degrees = {2, 3, 4};
+    had.budget = 48;
+    return {att, had};
+}
+
+SweepPlan plan_sweep(const SweepOptions& s) {
+    SweepPlan plan;
+    for (Family f : s.families)
+        for (long n : s.tokens)
+            for (long dx : s.dims)
+                for (long h : (f == Family::attention ? s.heads : std::vector<long>{1}))
+                    for (long d : (f == Family::attention ? std::vector<long>{3} : s.block_degrees))
+                        for (long w : (f == Family::hadamard ? s.widths : std::vector<long>{0}))
+                            for (bool res : s.residual)
+                                for (long L : (s.budget > 0 && f != Family::attention ? std::vector<long>{-1} : s.depths)) {
+                                    NetworkSpec spec;
+                                    spec.family = f;
+                                    spec.tokens = n;
+                                    spec.dim = dx;
+                                    spec.heads = h;
+                                    spec.block_degree = d;
+                                    spec.width = w;
+                                    spec.residual = res;
+                                    spec.depth = L < 0 ? 1 : L;
+                                    try {
+                                        validate(spec);
+                                        if (L < 0) {
+                                            const long per = fmpz_get_si(layer_parameters(spec, 0).get());
+                                            spec.depth = s.budget / per;
+                                            validate(spec);
+                                        }
+                                        if (spec.tokens < 2) throw invalid_input("a partition needs 2 tokens");
+                                        plan.configs.push_back(spec);
+                                    } catch (const invalid_input&) {
+                                        ++plan.invalid;
+                                    }
+                                }
+    return plan;
+}
+
+namespace {
+
+Partition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
+    return s.partition.empty() ? balanced_partition(spec.tokens) : parse_partition(s.partition, spec.tokens);
+}
+
+double peak_mib() {
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+// Rounds to a multiple of 1/inv (divide last, so that 2.465 prints as 2.465).
+double round_to(double x, double unit) {
+    const double inv = std::round(1.0 / unit);
+    return std::round(x * inv) / inv;
+}
+
+}  // namespace
+
+std::string row_key(const Row& row) {
+    std::string k;
+    for (const auto& c : table_columns()) {
+        if (c == "degree") break;
+        const auto& v = row.at(c);
+        k += (v.is_string() ? v.get<std::string>() : v.dump()) + ";";
+    }
+    return k;
+}
+
+std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
+    Row r;
+    r["family"] = to_string(spec.family);
+    r["tokens"] = spec.tokens;
+    r["dim"] = spec.dim;
+    r["heads"] = spec.family == Family::attention ? spec.heads : 0;
+    r["block_degree"] = block_degree(spec);
+    r["width"] = spec.family == Family::hadamard ? block_width(spec) : 0;
+    r["depth"] = spec.depth;
+    r["residual"] = spec.residual;
+    r["partition"] = to_string(row_partition(spec, s));
+    return row_key(r);
+}
+
+Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Partition part = row_partition(spec, s);
+    Row r;
+    r["family"] = to_string(spec.family);
+    r["tokens"] = spec.tokens;
+    r["dim"] = spec.dim;
+    r["heads"] = spec.family == Family::attention ? spec.heads : 0;
+    r["block_degree"] = block_degree(spec);
+    r["width"] = spec.family == Family::hadamard ? block_width(spec) : 0;
+    r["depth"] = spec.depth;
+    r["residual"] = spec.residual;
+    r["partition"] = to_string(part);
+    r["degree"] = output_degree(spec).str();
+    r["params"] = parameter_count(spec).str();
+    for (const char* c : {"terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate", "failure_bound",
+                          "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "reason"})
+        r[c] = "";
+    const long nvars = spec.tokens * input_vars_per_token(spec);
+    if (nvars > s.max_variables) {
+        r["status"] = "skipped";
+        r["reason"] = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
+    } else {
+        GenericOptions g;
+        g.trials = s.trials;
+        g.seed = s.seed;
+        g.method = s.method;
+        g.max_side = s.max_side;
+        g.max_expand_bytes = s.max_expand_bytes;
+        g.threads = s.threads;
+        const GenericResult res = generic_rank(spec, part, g);
+        r["terms"] = res.terms >= 0 ? Row(res.terms) : Row("");
+        r["rank"] = res.rank;
+        r["certified"] = false;
+        r["label"] = res.converged ? "generic lower bound" : "lower bound";
+        r["method"] = res.method;
+        r["rows"] = res.rows;
+        r["cols"] = res.cols;
+        r["trials"] = s.trials;
+        r["degenerate"] = res.degenerate_trials;
+        {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.3g", res.failure_bound);
+            r["failure_bound"] = buf;
+        }
+        const double l3 = res.rank > 0 ? std::log(static_cast<double>(res.rank)) / std::log(3.0) : NAN;
+        r["log3_rank"] = std::isnan(l3) ? Row("") : Row(round_to(l3, 1e-4));
+        if (spec.family == Family::attention && !spec.residual) {
+            const TheoremBounds b = levine_bounds(spec.dim, spec.heads, spec.depth);
+            r["theorem"] = b.theorem;
+            r["log3_lower"] = std::isnan(b.lower) ? Row("") : Row(round_to(b.lower, 1e-4));
+            r["log3_upper"] = std::isnan(b.upper) ? Row("") : Row(round_to(b.upper, 1e-4));
+            r["outside"] = outside_bounds(l3, b);
+        }
+        r["status"] = res.converged ? "ok" : "lower-bound";
+        r["reason"] = res.converged ? "" : "evaluation matrix full rank at max side " + std::to_string(s.max_side);
+    }
+    r["seconds"] = round_to(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1e-3);
+    r["peak_mib"] = round_to(peak_mib(), 0.1);
+    return r;
+}
+
+std::vector<long> parse_list(const std::string& text, const std::string& option) {
+    std::vector<long> out;
+    auto num = [&](const std::string& t) {
+        if (t.empty() || t.size() > 12 || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos)
+            throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
+        return std::stol(t);
+    };
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(start, comma - start);
+        const std::size_t dots = item.find("..");
+        if (dots == std::string::npos) {
+            out.push_back(num(item));
+        } else {
+            const long lo = num(item.substr(0, dots)), hi = num(item.substr(dots + 2));
+            if (lo > hi) throw invalid_input(option + " '" + text + "': empty range '" + item + "'");
+            if (hi - lo > 10000) throw invalid_input(option + " '" + text + "': range '" + item + "' is too long");
+            for (long k = lo; k <= hi; ++k) out.push_back(k);
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
+namespace {
+std::string csv_cell(const Row& v) {
+    std::string c = v.is_string() ? v.get<std::string>() : v.dump();
+    if (c.find_first_of(",\"\n") == std::string::npos) return c;
+    std::string q = "\"";
+    for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+}  // namespace
+
+std::string csv_header() {
+    std::string h;
+    for (const auto& c : table_columns()) h += (h.empty() ? "" : ",") + c;
+    return h;
+}
+
+std::string csv_line(const Row& row) {
+    std::string l;
+    bool first = true;
+    for (const auto& c : table_columns()) {
+        l += (first ? "" : ",") + csv_cell(row.at(c));
+        first = false;
+    }
+    return l;
+}
+
+std::vector<std::string> parse_csv_line(const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cells.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cells.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            cells.emplace_back();
+        } else {
+            cells.back() += c;
+        }
+    }
+    if (quoted) throw invalid_input("CSV line with an unterminated quote: " + line);
+    return cells;
+}
+
+namespace {
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw resource_limit("writing '" + path + "' failed: " + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
+std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return {};
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const std::size_t last_nl = text.rfind('\n');
+    const std::size_t keep = last_nl == std::string::npos ? 0 : last_nl + 1;
+    if (keep < text.size()) {  // torn last line: cut it off
+        if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+            throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(errno));
+        text.resize(keep);
+    }
+    std::vector<Row> rows;
+    std::istringstream lines(text);
+    std::string line;
+    std::vector<std::string> header;
+    long lineno = 0;
+    while (std::getline(lines, line)) {
+        ++lineno;
+        if (line.empty()) continue;
+        if (json_lines) {
+            try {
+                rows.push_back(Row::parse(line));
+            } catch (const nlohmann::json::parse_error&) {
+                throw invalid_input("'" + path + "' line " + std::to_string(lineno) + " is not JSON");
+            }
+            continue;
+        }
+        auto cells = parse_csv_line(line);
+        if (header.empty()) {
+            header = cells;
+            if (header != table_columns())
+                throw invalid_input("'" + path + "' does not start with the seprank table header (line 1: " + line + ")");
+            continue;
+        }
+        if (cells.size() != header.size())
+            throw invalid_input("'" + path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) +
+                                " cells, expected " + std::to_string(header.size()));
+        Row r;
+        for (std::size_t k = 0; k < cells.size(); ++k) r[header[k]] = cells[k];
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+TableAppender::TableAppender(const std::string& path, bool json_lines) : json_(json_lines), path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd_ < 0) throw invalid_input("cannot open '" + path + "' for appending: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && st.st_size == 0 && !json_) write_all(fd_, csv_header() + "\n", path_);
+}
+
+TableAppender::~TableAppender() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void TableAppender::append(const Row& row) {
+    std::string line = json_ ? row.dump() : csv_line(row);
+    line += '\n';
+    write_all(fd_, line, path_);
+    ::fsync(fd_);
+}
+
+}  // namespace seprank

@@ -1,0 +1,149 @@
+#include "seprank/bounds.hpp"
+#include "seprank/error.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/separation.hpp"
+#include "seprank/table.hpp"
+#include "support.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <fstream>
+#include <set>
+
+using namespace seprank;
+
+TEST_CASE("Levine et al. bounds against hand-computed values") {
+    // dx=4, H=1, L=1 (1 < log3 4): Theorem 7.1
+    //   lower = 3^{-1}(log3 3 + a), a = -1 + 2 - log3 2  -> (2 - log3 2)/3 = 0.456361...
+    //   upper = ((3 - 1)/2) log3 5 = 1.464974...
+    const double l3_2 = std::log(2.0) / std::log(3.0);
+    TheoremBounds b = levine_bounds(4, 1, 1);
+    CHECK(b.theorem == "7.1");
+    CHECK(b.lower == doctest::Approx((2.0 - l3_2) / 3.0));
+    CHECK(b.upper == doctest::Approx(std::log(5.0) / std::log(3.0)));
+    // dx=2, H=1, L=2 (2 > log3 2): Theorem 7.2
+    //   lower = ½·2·2 + b1 + b2 with b1 = -2(½ + 1), b2 = -2(1 + ½ log3(1/2)) = -2.369070
+    //   upper = 2·2·2 + 2 + c2, c2 = -4 log3(1/√(2e)) + log3 2 = 13.713268
+    const double b1 = -2.0 * 1.5, b2 = -2.0 * (1.0 - 0.5 * l3_2);
+    const double c2 = -4.0 * std::log(2.0 / (2.0 * std::sqrt(2.0 * std::exp(1.0)))) / std::log(3.0) + l3_2;
+    b = levine_bounds(2, 1, 2);
+    CHECK(b.theorem == "7.2");
+    CHECK(b.lower == doctest::Approx(2.0 + b1 + b2));
+    CHECK(b.lower == doctest::Approx(-2.369070));
+    CHECK(b.upper == doctest::Approx(8.0 + 2.0 + c2));
+    CHECK(b.upper == doctest::Approx(13.713268));
+    // dx = H: the lower bound is undefined (log3 0), the upper is not
+    b = levine_bounds(2, 2, 2);
+    CHECK(std::isnan(b.lower));
+    CHECK_FALSE(std::isnan(b.upper));
+    // L = log3 dx exactly: neither regime
+    CHECK(levine_bounds(3, 1, 1).theorem.empty());
+    CHECK(outside_bounds(100.0, levine_bounds(4, 1, 1)) == "above");
+    CHECK(outside_bounds(0.0, levine_bounds(4, 1, 1)) == "below");
+    CHECK(outside_bounds(1.0, levine_bounds(4, 1, 1)) == "");
+}
+
+TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the flattening") {
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    for (long trials : {1L, 2L, 3L}) {
+        GenericOptions o;
+        o.trials = trials;
+        o.seed = 5;
+        const GenericResult r = generic_rank(s, balanced_partition(2), o);
+        REQUIRE(r.method == "flattening");
+        CHECK(r.weight_degree == Integer(16));  // 2(3^2 - 1)
+        CHECK(r.bound_degree == Integer(16));
+        CHECK(r.set_size == r.prime);
+        const double m = static_cast<double>(std::min(r.rows, r.cols));
+        CHECK(r.failure_bound == doctest::Approx(std::pow(m * 16.0 / static_cast<double>(r.prime), static_cast<double>(trials))));
+        CHECK(static_cast<long>(r.trial_ranks.size()) == trials);
+        CHECK(r.degenerate_trials == 0);
+        // the certified flattening rank of one random integer draw matches
+        SeparationOptions fo;
+        CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).rank == r.rank);
+    }
+    // evaluation: D = D_L + d^L
+    GenericOptions e;
+    e.method = GenericMethod::evaluation;
+    const GenericResult re = generic_rank(s, balanced_partition(2), e);
+    CHECK(re.bound_degree == Integer(16 + 9));
+    CHECK(re.rank == generic_rank(s, balanced_partition(2)).rank);
+}
+
+TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank") {
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 1;
+    GenericOptions o;
+    o.trials = 30;
+    o.weight_range = 1;  // weights in {-1, 0, 1}: zero rows and cancellations are common
+    o.seed = 3;
+    const GenericResult r = generic_rank(s, balanced_partition(2), o);
+    const GenericResult full = generic_rank(s, balanced_partition(2));
+    CHECK(r.degenerate_trials > 0);
+    CHECK(r.rank == full.rank);  // the maximum, not a degenerate value
+    CHECK(r.note.find("degenerate") != std::string::npos);
+    CHECK(r.failure_bound == 1.0);  // |S| = 3 gives no useful bound, and says so
+    CHECK(*std::min_element(r.trial_ranks.begin(), r.trial_ranks.end()) < r.rank);
+}
+
+TEST_CASE("sweep lists, plans and CSV round-trip") {
+    CHECK(parse_list("2,3", "--tokens") == std::vector<long>{2, 3});
+    CHECK(parse_list("1..4", "--dim") == std::vector<long>{1, 2, 3, 4});
+    CHECK(parse_list("1..2,5", "--depth") == std::vector<long>{1, 2, 5});
+    for (const char* bad : {"", "a", "1..", "3..1", "1,,2", "1.5"}) CHECK_THROWS_AS(parse_list(bad, "--x"), invalid_input);
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2, 3};
+    sw.heads = {1, 2};
+    sw.depths = {1};
+    const SweepPlan plan = plan_sweep(sw);
+    CHECK(plan.configs.size() == 8);  // H=2 needs even dx: (1,1),(2,1),(2,2),(3,1) per N
+    CHECK(plan.invalid == 4);
+    Row r = table_row(plan.configs[0], sw);
+    const auto cells = parse_csv_line(csv_line(r));
+    REQUIRE(cells.size() == table_columns().size());
+    CHECK(cells[8] == r["partition"].get<std::string>());
+    CHECK(row_key(r) == row_key(plan.configs[0], sw));
+    CHECK(parse_csv_line("a,\"b,c\",\"d\"\"e\"") == std::vector<std::string>{"a", "b,c", "d\"e"});
+}
+
+TEST_CASE("resume after a simulated kill loses and duplicates no row") {
+    const std::string path = "test_table_resume.csv";
+    std::remove(path.c_str());
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2};
+    sw.depths = {1, 2};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 8);
+    {
+        TableAppender out(path, false);
+        for (std::size_t k = 0; k < 5; ++k) out.append(table_row(plan[k], sw));
+    }
+    {  // the kill: half of a sixth row, no newline
+        std::ofstream torn(path, std::ios::app);
+        torn << csv_line(table_row(plan[5], sw)).substr(0, 20);
+    }
+    const auto done = read_table_file(path, false);
+    REQUIRE(done.size() == 5);
+    std::set<std::string> keys;
+    for (const auto& r : done) keys.insert(row_key(r));
+    {
+        TableAppender out(path, false);
+        for (const auto& spec : plan)
+            if (!keys.count(row_key(spec, sw))) out.append(table_row(spec, sw));
+    }
+    const auto all = read_table_file(path, false);
+    REQUIRE(all.size() == 8);
+    std::set<std::string> final_keys;
+    for (const auto& r : all) final_keys.insert(row_key(r));
+    CHECK(final_keys.size() == 8);
+    for (const auto& spec : plan) CHECK(final_keys.count(row_key(spec, sw)) == 1);
+    std::remove(path.c_str());
+}
