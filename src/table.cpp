@@ -341,4 +341,16 @@ void TableAppender::append(const Row& row) {
     ::fsync(fd_);
 }
 
+void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
+               const Progress& progress) {
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+        if (auto it = done.find(row_key(plan[k].spec, plan[k].sweep)); it != done.end()) {
+            emit(it->second, false);
+            continue;
+        }
+        if (progress) progress(k, plan[k].spec);
+        emit(table_row(plan[k].spec, plan[k].sweep), true);
+    }
+}
+
 }  // namespace seprank

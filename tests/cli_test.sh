@@ -121,5 +121,13 @@ PY
 expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --format csv --out "$T/o.csv"
 expect_rc 2 "--tokens '2..x'" -- table --tokens "2..x"
 
+# plot (gnuplot-nox is installed by the set-up)
+if command -v gnuplot >/dev/null; then
+  "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --bounds -o "$T/fig.svg" >/dev/null || fail "plot svg"
+  grep -q "<svg" "$T/fig.svg" || fail "plot wrote no svg"
+  expect_rc 2 "no column 'nope'" -- plot "$T/t.csv" --x nope -o "$T/x.svg"
+  [[ ! -e "$T/x.svg" ]] || fail "failed plot left a file"
+fi
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

@@ -1,6 +1,7 @@
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
+#include "seprank/plot.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
 #include "support.hpp"
@@ -145,5 +146,36 @@ TEST_CASE("resume after a simulated kill loses and duplicates no row") {
     for (const auto& r : all) final_keys.insert(row_key(r));
     CHECK(final_keys.size() == 8);
     for (const auto& spec : plan) CHECK(final_keys.count(row_key(spec, sw)) == 1);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("plot script: filters, series, bounds, and clear errors") {
+    const std::string path = "test_plot_table.csv";
+    {
+        std::ofstream f(path);
+        f << csv_header() << "\n";
+        SweepOptions sw;
+        sw.tokens = {2, 3};
+        sw.dims = {1, 2};
+        sw.depths = {1, 2};
+        for (const auto& spec : plan_sweep(sw).configs) f << csv_line(table_row(spec, sw)) << "\n";
+    }
+    PlotOptions o;
+    o.where = {"tokens=2"};
+    o.bounds = true;
+    const std::string g = plot_script(path, "fig.svg", o);
+    CHECK(g.find("set terminal svg") != std::string::npos);
+    CHECK(g.find("dim=1") != std::string::npos);
+    CHECK(g.find("dim=2 lower bound") != std::string::npos);
+    CHECK(g.find("$s1 << EOD") != std::string::npos);
+    CHECK(g.find("$s2") == std::string::npos);  // two series only
+    PlotOptions bad = o;
+    bad.x = "nope";
+    CHECK_THROWS_AS(plot_script(path, "fig.svg", bad), invalid_input);
+    CHECK_THROWS_AS(plot_script(path, "fig.pdf", o), invalid_input);
+    PlotOptions none = o;
+    none.where = {"tokens=9"};
+    CHECK_THROWS_AS(plot_script(path, "fig.svg", none), invalid_input);
+    CHECK_THROWS_AS(plot_script("missing.csv", "fig.svg", o), invalid_input);
     std::remove(path.c_str());
 }

@@ -21,6 +21,8 @@
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -67,6 +69,20 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
 std::string csv_line(const Row& row);
 std::string csv_header();
 std::vector<std::string> parse_csv_line(const std::string& line);
+
+struct PlannedRow {
+    NetworkSpec spec;
+    SweepOptions sweep;
+};
+
+// Callbacks of a table run: emit(row, fresh) is called once per planned row, in plan
+// order (fresh = computed now, not resumed); progress(index, spec) before computing.
+using EmitRow = std::function<void(const Row&, bool fresh)>;
+using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>;
+
+// Serial engine: computes every planned row whose key is not in `done`.
+void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
+               const Progress& progress);
 
 // --out files: CSV (header + one line per row) or JSON Lines (one object per line).
 // Rows already in a file, in order; a torn last line (no newline: the writer was killed

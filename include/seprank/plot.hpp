@@ -1,0 +1,33 @@
+// seprank — plots of rank tables through gnuplot (Debian gnuplot-nox).
+//
+// plot_table reads a table CSV (seprank table --format csv / --out), keeps the rows
+// matching every `where` filter (column=value), groups them by the series column,
+// and draws y against x per series (sorted by x; non-numeric y cells are skipped).
+// With bounds = true it adds the Levine et al. log3 bounds (columns log3_lower and
+// log3_upper) per series as dashed curves. The gnuplot script gets the data inline, so
+// a figure depends on nothing but the CSV. Output: .svg (svg terminal) or .png (png
+// terminal), written to a temporary file and renamed: nothing half-written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct PlotOptions {
+    std::string x = "depth";
+    std::string y = "log3_rank";
+    std::string series = "dim";
+    std::vector<std::string> where;  // "column=value"
+    bool bounds = false;
+    std::string title;
+    std::string gnuplot = "gnuplot";
+};
+
+// The gnuplot script (for inspection and tests); throws invalid_input naming a bad
+// column, filter or file.
+std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
+// Runs gnuplot; throws resource_limit when gnuplot is missing or fails.
+void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
+
+}  // namespace seprank

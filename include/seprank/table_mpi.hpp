@@ -1,0 +1,25 @@
+// seprank — distributed table sweeps over MPI (built with -Dmpi=enabled or auto when
+// OpenMPI is found; SEPRANK_HAVE_MPI is then defined).
+//
+// Every rank builds the same plan. Rank 0 reads the resume file and broadcasts the
+// finished keys. The rows still to do are dealt round-robin (the j-th row to do goes to
+// rank j mod K); each rank computes its rows and sends each finished row to rank 0,
+// which also computes its own share and emits rows strictly in plan order as soon as
+// the next one is available. Output is therefore identical to the serial run except
+// the timing and memory columns. Only rank 0 calls emit.
+#pragma once
+
+#include "seprank/table.hpp"
+
+namespace seprank {
+
+// True when the process was started by mpirun with more than one rank
+// (OMPI_COMM_WORLD_SIZE > 1); MPI is then initialised on first use.
+bool mpi_requested();
+int mpi_rank();
+// Distributed engine; must be called by every rank with the same plan. `done` matters
+// on rank 0 only. Finalises MPI before returning.
+void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
+                   const Progress& progress);
+
+}  // namespace seprank

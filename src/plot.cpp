@@ -1,0 +1,134 @@
+#include "seprank/plot.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace seprank {
+
+namespace {
+
+bool is_number(const std::string& s) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
+}
+
+std::string quote(const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+}
+
+}  // namespace
+
+std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
+    std::ifstream in(csv_path);
+    if (!in) throw invalid_input("cannot open table '" + csv_path + "'");
+    std::string line;
+    if (!std::getline(in, line)) throw invalid_input("table '" + csv_path + "' is empty");
+    const auto header = parse_csv_line(line);
+    auto column = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");
+        return static_cast<std::size_t>(it - header.begin());
+    };
+    const std::size_t cx = column(opt.x), cy = column(opt.y), cs = column(opt.series);
+    std::vector<std::pair<std::size_t, std::string>> filters;
+    for (const auto& w : opt.where) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos) throw invalid_input("--where '" + w + "': expected column=value");
+        filters.emplace_back(column(w.substr(0, eq)), w.substr(eq + 1));
+    }
+    const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
+    const bool ext_png = output.size() > 4 && output.substr(output.size() - 4) == ".png";
+    if (!ext_svg && !ext_png) throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    const std::size_t clo = opt.bounds ? column("log3_lower") : 0, cup = opt.bounds ? column("log3_upper") : 0;
+
+    // series -> x -> (y, lower, upper)
+    std::map<std::string, std::map<double, std::vector<std::string>>> data;
+    long lineno = 1;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.empty()) continue;
+        const auto cells = parse_csv_line(line);
+        if (cells.size() != header.size())
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
+        bool keep = true;
+        for (const auto& [c, v] : filters) keep = keep && cells[c] == v;
+        if (!keep || !is_number(cells[cx])) continue;
+        auto& slot = data[cells[cs]][std::stod(cells[cx])];
+        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : ""};
+    }
+    if (data.empty()) throw invalid_input("no rows of '" + csv_path + "' match the filters");
+
+    std::ostringstream g;
+    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << "set output " << quote(output) << "\n";
+    g << "set title " << quote(opt.title.empty() ? opt.y + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";
+    g << "set xlabel " << quote(opt.x) << "\nset ylabel " << quote(opt.y) << "\n";
+    g << "set termoption noenhanced\nset key left top\nset grid\n";
+    std::vector<std::string> plots;
+    int idx = 0;
+    for (const auto& [name, pts] : data) {
+        const std::string block = "$s" + std::to_string(idx);
+        g << block << " << EOD\n";
+        for (const auto& [x, v] : pts) {
+            g << x << " " << (is_number(v[0]) ? v[0] : "NaN");
+            if (opt.bounds) g << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (is_number(v[2]) ? v[2] : "NaN");
+            g << "\n";
+        }
+        g << "EOD\n";
+        const std::string label = opt.series + "=" + name;
+        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + std::to_string(idx + 1) + " title " + quote(label));
+        if (opt.bounds) {
+            plots.push_back(block + " using 1:3 with lines dt 2 lc " + std::to_string(idx + 1) + " title " + quote(label + " lower bound"));
+            plots.push_back(block + " using 1:4 with lines dt 3 lc " + std::to_string(idx + 1) + " title " + quote(label + " upper bound"));
+        }
+        ++idx;
+    }
+    g << "plot ";
+    for (std::size_t k = 0; k < plots.size(); ++k) g << (k ? ", \\\n     " : "") << plots[k];
+    g << "\n";
+    return g.str();
+}
+
+void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
+    const std::string tmp_out = output + ".tmp" + output.substr(output.size() - 4);
+    const std::string script = plot_script(csv_path, tmp_out, opt);
+    const std::string script_path = output + ".gp.tmp";
+    {
+        std::ofstream s(script_path);
+        if (!s) throw invalid_input("cannot write next to '" + output + "'");
+        s << script;
+    }
+    const std::string cmd = opt.gnuplot + " " + quote(script_path) + " 2>&1";
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (!pipe) {
+        std::remove(script_path.c_str());
+        throw resource_limit("cannot start gnuplot");
+    }
+    std::string out;
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+    const int status = ::pclose(pipe);
+    std::remove(script_path.c_str());
+    if (status != 0 || !std::ifstream(tmp_out)) {
+        std::remove(tmp_out.c_str());
+        throw resource_limit("gnuplot failed (install gnuplot-nox): " + out);
+    }
+    if (std::rename(tmp_out.c_str(), output.c_str()) != 0) {
+        std::remove(tmp_out.c_str());
+        throw invalid_input("cannot move the figure into '" + output + "'");
+    }
+}
+
+}  // namespace seprank

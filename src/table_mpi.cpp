@@ -1,0 +1,138 @@
+#include "seprank/table_mpi.hpp"
+
+#include "seprank/error.hpp"
+
+#include <cstdlib>
+// The C API only: OpenMPI's deprecated C++ bindings do not compile warning-free.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+namespace seprank {
+
+namespace {
+
+void check(int rc, const char* what) {
+    if (rc != MPI_SUCCESS) throw resource_limit(std::string("MPI call failed: ") + what);
+}
+
+void ensure_init() {
+    int inited = 0;
+    check(MPI_Initialized(&inited), "MPI_Initialized");
+    if (!inited) check(MPI_Init(nullptr, nullptr), "MPI_Init");
+}
+
+constexpr int kTagRow = 7;
+
+}  // namespace
+
+bool mpi_requested() {
+    const char* s = std::getenv("OMPI_COMM_WORLD_SIZE");
+    return s != nullptr && std::atoi(s) > 1;
+}
+
+int mpi_rank() {
+    ensure_init();
+    int r = 0;
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &r), "MPI_Comm_rank");
+    return r;
+}
+
+void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done_on_root, const EmitRow& emit,
+                   const Progress& progress) {
+    ensure_init();
+    int rank = 0, size = 1;
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+
+    // Broadcast the finished rows (as one JSON text) from rank 0.
+    std::string blob;
+    if (rank == 0) {
+        Row all = Row::object();
+        for (const auto& [k, v] : done_on_root) all[k] = v;
+        blob = all.dump();
+    }
+    long len = static_cast<long>(blob.size());
+    check(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    blob.resize(static_cast<std::size_t>(len));
+    check(MPI_Bcast(blob.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    std::map<std::string, Row> done;
+    const Row parsed = Row::parse(blob);  // named: items() must not outlive it
+    for (const auto& [k, v] : parsed.items()) done[k] = v;
+
+    // Plan indices still to do, dealt round-robin.
+    std::vector<std::size_t> todo;
+    for (std::size_t k = 0; k < plan.size(); ++k)
+        if (!done.count(row_key(plan[k].spec, plan[k].sweep))) todo.push_back(k);
+    auto owner = [&](std::size_t j) { return static_cast<int>(j % static_cast<std::size_t>(size)); };
+
+    if (rank != 0) {
+        for (std::size_t j = 0; j < todo.size(); ++j) {
+            if (owner(j) != rank) continue;
+            const std::size_t k = todo[j];
+            const std::string msg = std::to_string(k) + "\n" + table_row(plan[k].spec, plan[k].sweep).dump();
+            check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD), "MPI_Send");
+        }
+        check(MPI_Finalize(), "MPI_Finalize");
+        return;
+    }
+
+    // Rank 0: compute its share, collect the others, emit in plan order.
+    std::vector<Row> fresh(plan.size());
+    std::vector<char> have(plan.size(), 0);
+    std::size_t next = 0;  // next plan index to emit
+    auto flush = [&] {
+        while (next < plan.size()) {
+            if (auto it = done.find(row_key(plan[next].spec, plan[next].sweep)); it != done.end()) {
+                emit(it->second, false);
+            } else if (have[next]) {
+                emit(fresh[next], true);
+            } else {
+                break;
+            }
+            ++next;
+        }
+    };
+    auto receive = [&](bool block) {
+        for (;;) {
+            int flag = 0;
+            MPI_Status st;
+            if (block) {
+                check(MPI_Probe(MPI_ANY_SOURCE, kTagRow, MPI_COMM_WORLD, &st), "MPI_Probe");
+                flag = 1;
+            } else {
+                check(MPI_Iprobe(MPI_ANY_SOURCE, kTagRow, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+            }
+            if (!flag) return;
+            int count = 0;
+            check(MPI_Get_count(&st, MPI_CHAR, &count), "MPI_Get_count");
+            std::string msg(static_cast<std::size_t>(count), '\0');
+            check(MPI_Recv(msg.data(), count, MPI_CHAR, st.MPI_SOURCE, kTagRow, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+            const std::size_t nl = msg.find('\n');
+            const std::size_t k = std::stoul(msg.substr(0, nl));
+            fresh[k] = Row::parse(msg.substr(nl + 1));
+            have[k] = 1;
+            if (block) return;
+        }
+    };
+    for (std::size_t j = 0; j < todo.size(); ++j) {
+        if (owner(j) != 0) continue;
+        const std::size_t k = todo[j];
+        if (progress) progress(k, plan[k].spec);
+        fresh[k] = table_row(plan[k].spec, plan[k].sweep);
+        have[k] = 1;
+        receive(false);
+        flush();
+    }
+    std::size_t got = 0;
+    for (std::size_t k = 0; k < plan.size(); ++k) got += have[k];
+    while (got < todo.size()) {
+        receive(true);
+        ++got;
+        flush();
+    }
+    flush();
+    check(MPI_Finalize(), "MPI_Finalize");
+}
+
+}  // namespace seprank

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# MPI engine test: a small sweep under `mpirun -n 2` must give the serial output,
+# except the timing and memory columns. Usage: mpi_test.sh PATH/TO/seprank PATH/TO/mpirun
+set -u
+S="$1"; MPIRUN="$2"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..2 --block-degree 2 --format csv)
+"$S" "${args[@]}" >"$T/serial.csv" 2>/dev/null || { echo "serial run failed"; exit 1; }
+"$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" >"$T/mpi.csv" 2>"$T/mpi.err" || { echo "mpirun failed:"; cat "$T/mpi.err"; exit 1; }
+# and with --out: the file must equal the serial rows as well
+"$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --out "$T/out.csv" >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --out failed"; exit 1; }
+/usr/bin/python3 - "$T/serial.csv" "$T/mpi.csv" "$T/out.csv" <<'PY'
+import csv, sys
+rows = [list(csv.DictReader(open(p))) for p in sys.argv[1:]]
+strip = lambda rs: [tuple((k, v) for k, v in r.items() if k not in ("seconds", "peak_mib")) for r in rs]
+base = strip(rows[0])
+assert len(base) == 16, len(base)
+for other in rows[1:]:
+    assert strip(other) == base, "MPI output differs from the serial run"
+print(f"MPI output equals serial ({len(base)} rows)")
+PY

@@ -1,0 +1,143 @@
+// seprank CLI — shared helpers (see cli.hpp).
+#include "cli.hpp"
+
+namespace seprank_cli {
+
+void add_network_options(CLI::App* app, NetOptions& o) {
+    app->add_option("--family", o.family, "attention|hadamard|fc")->capture_default_str();
+    app->add_option("--tokens", o.tokens, "number of tokens N")->capture_default_str();
+    app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
+    app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
+    app->add_option("--head-dim", o.head_dim, "attention head dimension da (default dx/H)");
+    app->add_option("--depth", o.depth, "number of layers L")->capture_default_str();
+    app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
+    app->add_option("--width", o.width, "hadamard width w (default dx)");
+    app->add_option("--widths", o.widths, "fc widths w_1..w_L (default N*dx each)")->delimiter(',');
+    app->add_flag("--residual", o.residual, "residual connection y^{l+1} += y^l");
+    app->add_flag("--free", o.free_slots, "hadamard: slots 2..d sum over independent tokens");
+    app->add_option("--embed-rank", o.embed_rank, "embedding rank r: x^j = M w^j");
+    app->add_option("--attention-rank", o.attention_rank, "cap the rank of W^Q^T W^K at k");
+    app->add_option("--position", o.position, "output position i (1-based)")->capture_default_str();
+    app->add_option("--coordinate", o.coordinate, "output coordinate p (1-based)")->capture_default_str();
+    app->add_option("--seed", o.seed, "seed of the random integer weights")->capture_default_str();
+    app->add_option("--weight-range", o.weight_range, "random weights are uniform integers in [-R, R]")->capture_default_str();
+    app->add_option("--weights", o.weights_file, "exact weights (JSON, SPEC.md section 4); overrides the network options");
+    app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file");
+}
+
+seprank::NetworkSpec to_spec(const NetOptions& o) {
+    seprank::NetworkSpec s;
+    s.family = seprank::family_from_string(o.family);
+    s.tokens = o.tokens;
+    s.dim = o.dim;
+    s.heads = o.heads;
+    s.head_dim = o.head_dim;
+    s.depth = o.depth;
+    s.block_degree = o.block_degree.value_or(3);
+    s.width = o.width;
+    s.widths = o.widths;
+    s.residual = o.residual;
+    s.free_slots = o.free_slots;
+    s.embed_rank = o.embed_rank;
+    s.attention_rank = o.attention_rank;
+    s.position = o.position;
+    s.coordinate = o.coordinate;
+    seprank::validate(s);
+    return s;
+}
+
+seprank::Network make_network(const NetOptions& o) {
+    seprank::Network net = o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range)
+                                                  : seprank::read_network(o.weights_file);
+    if (!o.save_weights.empty()) seprank::write_network(net, o.save_weights);
+    return net;
+}
+
+std::string describe(const seprank::NetworkSpec& s) {
+    std::ostringstream os;
+    os << seprank::to_string(s.family) << " N=" << s.tokens << " dx=" << s.dim;
+    if (s.family == seprank::Family::attention) os << " H=" << s.heads << " da=" << seprank::head_dim(s);
+    else os << " d=" << s.block_degree;
+    if (s.family == seprank::Family::hadamard) os << " w=" << seprank::block_width(s) << (s.free_slots ? " free" : " tied");
+    os << " L=" << s.depth;
+    if (s.residual) os << " residual";
+    if (s.embed_rank > 0) os << " r=" << s.embed_rank;
+    if (s.attention_rank > 0) os << " k=" << s.attention_rank;
+    os << " (i=" << s.position << ", p=" << s.coordinate << ")";
+    return os.str();
+}
+
+json spec_json(const seprank::NetworkSpec& s) {
+    return {{"family", seprank::to_string(s.family)},
+            {"tokens", s.tokens},
+            {"dim", s.dim},
+            {"heads", s.family == seprank::Family::attention ? s.heads : 0},
+            {"block_degree", seprank::block_degree(s)},
+            {"depth", s.depth},
+            {"residual", s.residual}};
+}
+
+// Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
+void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order) {
+    if (format == "json") {
+        std::cout << rec.dump(2) << "\n";
+        return;
+    }
+    auto cell = [&](const std::string& k) {
+        const json& v = rec.at(k);
+        return v.is_string() ? v.get<std::string>() : v.dump();
+    };
+    if (format == "csv") {
+        for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
+        std::cout << "\n";
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            std::string c = cell(order[i]);
+            if (c.find_first_of(",\"\n") != std::string::npos) {
+                std::string q = "\"";
+                for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+                c = q + "\"";
+            }
+            std::cout << (i ? "," : "") << c;
+        }
+        std::cout << "\n";
+        return;
+    }
+    for (const auto& k : order) std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ') << cell(k) << "\n";
+}
+
+void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order) {
+    if (format == "json") {
+        std::cout << json(rows).dump(2) << "\n";
+        return;
+    }
+    auto cell = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    if (format == "csv") {
+        for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
+        std::cout << "\n";
+        for (const auto& r : rows) {
+            for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << cell(r.at(order[i]));
+            std::cout << "\n";
+        }
+        return;
+    }
+    std::vector<std::size_t> w(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        w[i] = order[i].size();
+        for (const auto& r : rows) w[i] = std::max(w[i], cell(r.at(order[i])).size());
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "  " : "") << std::string(w[i] - order[i].size(), ' ') << order[i];
+    std::cout << "\n";
+    for (const auto& r : rows) {
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const std::string c = cell(r.at(order[i]));
+            std::cout << (i ? "  " : "") << std::string(w[i] - c.size(), ' ') << c;
+        }
+        std::cout << "\n";
+    }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace seprank_cli

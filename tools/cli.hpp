@@ -1,0 +1,78 @@
+// seprank CLI — shared pieces of the subcommands: network options, formatting helpers,
+// and the small Command contract each tools/cmd_<name>.cpp implements. The front end
+// only parses, calls one library function, and formats; no algorithm lives here.
+#pragma once
+
+#include "seprank/degree.hpp"
+#include "seprank/error.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/plot.hpp"
+#include "seprank/poly_io.hpp"
+#include "seprank/separation.hpp"
+#include "seprank/table.hpp"
+#ifdef SEPRANK_HAVE_MPI
+#include "seprank/table_mpi.hpp"
+#endif
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <flint/flint.h>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+
+namespace seprank_cli {
+
+using nlohmann::json;
+
+struct NetOptions {
+    std::string family = "attention";
+    long tokens = 4, dim = 2, heads = 1, head_dim = 0, depth = 1, width = 0;
+    std::optional<long> block_degree;
+    std::vector<long> widths;
+    bool residual = false, free_slots = false;
+    long embed_rank = 0, attention_rank = 0, position = 1, coordinate = 1;
+    std::uint64_t seed = 1;
+    long weight_range = seprank::kDefaultWeightRange;
+    std::string weights_file, save_weights;
+};
+
+struct Globals {
+    int threads = 2;
+};
+
+// One subcommand: add() registers its options on the app (into its own members),
+// run() executes it after parsing. `sub` is the parsed-or-not CLI11 subcommand.
+struct Command {
+    CLI::App* sub = nullptr;
+    virtual ~Command() = default;
+    virtual void add(CLI::App& app) = 0;
+    virtual int run(const Globals& g) = 0;
+};
+
+std::unique_ptr<Command> make_poly_command();
+std::unique_ptr<Command> make_expand_command();
+std::unique_ptr<Command> make_degree_command();
+std::unique_ptr<Command> make_rank_command();
+std::unique_ptr<Command> make_generic_command();
+std::unique_ptr<Command> make_table_command();
+std::unique_ptr<Command> make_plot_command();
+
+void add_network_options(CLI::App* app, NetOptions& o);
+seprank::NetworkSpec to_spec(const NetOptions& o);
+seprank::Network make_network(const NetOptions& o);
+std::string describe(const seprank::NetworkSpec& s);
+json spec_json(const seprank::NetworkSpec& s);
+// One record as aligned "key  value" lines (text), JSON, or CSV header + row.
+void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
+// Rows as an aligned table (text), JSON array, or CSV.
+void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);
+double seconds_since(std::chrono::steady_clock::time_point t0);
+
+}  // namespace seprank_cli

@@ -1,0 +1,158 @@
+// seprank table — the `table` subcommand: options, one library call, formatting.
+#include "cli.hpp"
+
+namespace seprank_cli {
+
+namespace {
+
+struct TableCommand final : Command {
+    std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out;
+    long t_budget = 0, t_trials = 1, t_max_side = 1024;
+    std::uint64_t t_seed = 1;
+    bool t_residual = false, t_resume = false;
+    std::string format = "text";
+
+    void add(CLI::App& app) override {
+        sub = app.add_subcommand("table", "Sweep of generic ranks; with no network options, the default table");
+        sub->add_option("--family", t_family, "families, e.g. attention,hadamard");
+        sub->add_option("--tokens", t_tokens, "list or range, e.g. 2,3 or 2..4");
+        sub->add_option("--dim", t_dim, "list or range of dx");
+        sub->add_option("--heads", t_heads, "list or range of H");
+        sub->add_option("--depth", t_depth, "list or range of L");
+        sub->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc)");
+        sub->add_option("--width", t_width, "list or range of w (hadamard)");
+        sub->add_flag("--residual", t_residual, "residual networks");
+        sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer)");
+        sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
+        sub->add_option("--trials", t_trials, "weight draws per row")->capture_default_str();
+        sub->add_option("--seed", t_seed, "seed")->capture_default_str();
+        sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
+        sub->add_option("--max-side", t_max_side, "evaluation: largest k (size budget)")->capture_default_str();
+        sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
+        sub->add_flag("--resume", t_resume, "skip rows already in --out FILE");
+        sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+    }
+
+    int run(const Globals& globals) override {
+        const int threads = globals.threads;
+        std::vector<seprank::SweepOptions> sweeps;
+        const bool custom = !t_family.empty() || !t_tokens.empty() || !t_dim.empty() || !t_heads.empty() || !t_depth.empty() ||
+                            !t_degree.empty() || !t_width.empty() || t_residual || t_budget > 0;
+        if (custom) {
+            seprank::SweepOptions sw;
+            if (!t_family.empty()) {
+                sw.families.clear();
+                std::stringstream ss(t_family);
+                for (std::string f; std::getline(ss, f, ',');) sw.families.push_back(seprank::family_from_string(f));
+            }
+            if (!t_tokens.empty()) sw.tokens = seprank::parse_list(t_tokens, "--tokens");
+            if (!t_dim.empty()) sw.dims = seprank::parse_list(t_dim, "--dim");
+            if (!t_heads.empty()) sw.heads = seprank::parse_list(t_heads, "--heads");
+            if (!t_depth.empty()) sw.depths = seprank::parse_list(t_depth, "--depth");
+            sw.block_degrees = t_degree.empty() ? std::vector<long>{2} : seprank::parse_list(t_degree, "--block-degree");
+            if (!t_width.empty()) sw.widths = seprank::parse_list(t_width, "--width");
+            sw.residual = {t_residual};
+            sw.budget = t_budget;
+            sweeps.push_back(sw);
+        } else {
+            sweeps = seprank::default_table();
+        }
+        std::vector<seprank::PlannedRow> plan;
+        long invalid = 0;
+        for (auto& sw : sweeps) {
+            sw.partition = t_partition;
+            sw.trials = t_trials;
+            sw.seed = t_seed;
+            sw.method = t_method == "flattening" ? seprank::GenericMethod::flattening
+                      : t_method == "evaluation" ? seprank::GenericMethod::evaluation
+                                                 : seprank::GenericMethod::automatic;
+            sw.max_side = t_max_side;
+            sw.threads = threads;
+            const auto p = seprank::plan_sweep(sw);
+            invalid += p.invalid;
+            for (const auto& c : p.configs) plan.push_back({c, sw});
+        }
+        if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
+        if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format csv or json");
+#ifdef SEPRANK_HAVE_MPI
+        const bool distributed = seprank::mpi_requested();
+        const bool root = !distributed || seprank::mpi_rank() == 0;
+        if (distributed) {
+            flint_set_num_threads(1);  // one rank per core
+            for (auto& pr : plan) pr.sweep.threads = 1;
+        }
+#else
+        const bool distributed = false, root = true;
+#endif
+        const bool jsonl = format == "json";
+        std::map<std::string, seprank::Row> done;
+        std::unique_ptr<seprank::TableAppender> out;
+        if (root) {
+            if (!t_out.empty() && t_resume)
+                for (const auto& r : seprank::read_table_file(t_out, jsonl)) done[seprank::row_key(r)] = r;
+            if (!t_out.empty() && !t_resume) {
+                std::ifstream probe(t_out);
+                if (probe && probe.peek() != std::ifstream::traits_type::eof())
+                    throw seprank::invalid_input("--out '" + t_out + "' exists and is not empty: add --resume, or remove it");
+            }
+            if (!t_out.empty()) out = std::make_unique<seprank::TableAppender>(t_out, jsonl);
+        }
+        const bool show_progress = root && isatty(STDERR_FILENO);
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<seprank::Row> rows;
+        long computed = 0, resumed = 0;
+        const seprank::EmitRow emit = [&](const seprank::Row& r, bool fresh) {
+            if (fresh && out) out->append(r);
+            (fresh ? computed : resumed)++;
+            rows.push_back(r);
+        };
+        const seprank::Progress progress = [&](std::size_t k, const seprank::NetworkSpec& spec) {
+            if (!show_progress) return;
+            const double el = seconds_since(t0);
+            const double eta = computed > 0 ? el / static_cast<double>(computed) * static_cast<double>(plan.size() - k) : 0;
+            std::cerr << "\r[" << k << "/" << plan.size() << "] " << describe(spec) << "  elapsed " << static_cast<long>(el)
+                      << " s, ETA " << static_cast<long>(eta) << " s\033[K" << std::flush;
+        };
+#ifdef SEPRANK_HAVE_MPI
+        if (distributed) seprank::run_table_mpi(plan, done, emit, progress);
+        else seprank::run_table(plan, done, emit, progress);
+#else
+        seprank::run_table(plan, done, emit, progress);
+#endif
+        (void)distributed;
+        if (!root) return 0;
+        if (show_progress) std::cerr << "\r\033[K";
+        std::vector<json> plain;
+        for (const auto& r : rows) plain.push_back(json::parse(r.dump()));
+        const auto& cols = seprank::table_columns();
+        if (format == "markdown") {
+            std::cout << "|";
+            for (const auto& c : cols) std::cout << " " << c << " |";
+            std::cout << "\n|";
+            for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
+            std::cout << "\n";
+            for (const auto& r : plain) {
+                std::cout << "|";
+                for (const auto& c : cols) std::cout << " " << (r.at(c).is_string() ? r.at(c).get<std::string>() : r.at(c).dump()) << " |";
+                std::cout << "\n";
+            }
+        } else if (format == "csv") {
+            std::cout << seprank::csv_header() << "\n";
+            for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
+        } else if (format == "json") {
+            std::cout << json(plain).dump(2) << "\n";
+        } else {
+            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
+        }
+        std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
+                  << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
+        return 0;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_table_command() { return std::make_unique<TableCommand>(); }
+
+}  // namespace seprank_cli
