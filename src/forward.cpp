@@ -4,6 +4,9 @@
 #include "rings_impl.hpp"
 #include "seprank/error.hpp"
 
+#include <array>
+#include <memory_resource>
+
 namespace seprank {
 
 template <class T>
@@ -51,11 +54,19 @@ ModEvaluator::ModEvaluator(const Network& net, std::uint64_t p)
 
 std::uint64_t ModEvaluator::operator()(const Point<std::uint64_t>& point) const {
     check_point(spec_, point);
+    for (const auto& t : point)
+        for (auto x : t)
+            if (x >= p_) {  // rare: callers usually pass residues
+                Point<std::uint64_t> reduced = point;
+                for (auto& u : reduced)
+                    for (auto& y : u) y %= p_;
+                return (*this)(reduced);
+            }
     detail::ModRing ring(p_);
-    Point<std::uint64_t> reduced = point;
-    for (auto& t : reduced)
-        for (auto& x : t) x %= p_;
-    return detail::Forward<detail::ModRing>(spec_, w_, ring).output(reduced);
+    // A per-call arena on this thread's stack-like buffer: the pass allocates nothing.
+    thread_local std::array<std::byte, 1 << 16> buffer;
+    std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size());
+    return detail::Forward<detail::ModRing>(spec_, w_, ring, &arena).output(point);
 }
 
 }  // namespace seprank

@@ -14,6 +14,7 @@
 
 #include "seprank/network.hpp"
 
+#include <memory_resource>
 #include <vector>
 
 namespace seprank::detail {
@@ -23,16 +24,24 @@ class Forward {
 public:
     using E = typename R::E;
     using W = typename R::W;
-    using Vec = std::vector<E>;
+    // Every temporary vector lives in `mr`: numeric evaluators pass a per-call arena
+    // (no malloc in the hot loop), polynomial expansion the default heap.
+    using Vec = std::pmr::vector<E>;
+    using VecList = std::pmr::vector<Vec>;
 
-    Forward(const NetworkSpec& s, const NetWeights<W>& w, R& ring) : s_(s), w_(w), r_(ring) {}
+    Forward(const NetworkSpec& s, const NetWeights<W>& w, R& ring,
+            std::pmr::memory_resource* mr = std::pmr::get_default_resource())
+        : s_(s), w_(w), r_(ring), mr_(mr) {}
 
     // inputs[j][c]: token j, coordinate c of the network's variables (r per token when
     // embedded, dx otherwise). Returns coordinate p of position i of the output.
-    E output(const std::vector<Vec>& inputs) {
-        std::vector<Vec> y;
+    E output(const std::vector<std::vector<E>>& inputs) {
+        VecList y(mr_);
         y.reserve(inputs.size());
-        for (const auto& x : inputs) y.push_back(s_.embed_rank > 0 ? lin(w_.embedding, x) : x);
+        for (const auto& x : inputs) {
+            Vec v(x.begin(), x.end(), mr_);
+            y.push_back(s_.embed_rank > 0 ? lin(w_.embedding, v) : std::move(v));
+        }
         if (s_.family == Family::fc) return fc(y);
         const std::size_t i = static_cast<std::size_t>(s_.position - 1);
         const long p = s_.coordinate - 1;
@@ -44,7 +53,7 @@ public:
 private:
     // out = M x
     Vec lin(const Dense<W>& m, const Vec& x) {
-        Vec out;
+        Vec out(mr_);
         out.reserve(static_cast<std::size_t>(m.rows));
         for (long a = 0; a < m.rows; ++a) out.push_back(dot_row(m, a, x));
         return out;
@@ -56,24 +65,24 @@ private:
         return acc;
     }
 
-    std::vector<Vec> layer(long l, const std::vector<Vec>& y) {
+    VecList layer(long l, const VecList& y) {
         const auto& lw = w_.layers[static_cast<std::size_t>(l)];
         const std::size_t n = y.size();
         const std::size_t dx = static_cast<std::size_t>(s_.dim);
-        std::vector<Vec> out(n, Vec(dx, r_.zero()));
+        VecList out(n, Vec(dx, r_.zero(), mr_), mr_);
         if (s_.family == Family::attention) {
             for (const auto& h : lw.heads) {
-                std::vector<Vec> q, k, v;
+                VecList q(mr_), k(mr_), v(mr_);
                 for (const auto& yj : y) {
                     q.push_back(lin(h.Q, yj));
                     k.push_back(lin(h.K, yj));
                     v.push_back(lin(h.V, yj));
                 }
                 const std::size_t da = static_cast<std::size_t>(h.Q.rows);
-                std::vector<Vec> t(n, Vec(da, r_.zero()));  // t_i = Σ_j ⟨q_i,k_j⟩ v_j
+                VecList t(n, Vec(da, r_.zero(), mr_), mr_);  // t_i = Σ_j ⟨q_i,k_j⟩ v_j
                 if (da <= n) {
                     // S = Σ_j v_j k_jᵀ (da×da), then t_i = S q_i: 2·N·da² products.
-                    std::vector<Vec> S(da, Vec(da, r_.zero()));
+                    VecList S(da, Vec(da, r_.zero(), mr_), mr_);
                     for (std::size_t j = 0; j < n; ++j)
                         for (std::size_t a = 0; a < da; ++a)
                             for (std::size_t b = 0; b < da; ++b) r_.add(S[a][b], r_.mul(v[j][a], k[j][b]));
@@ -109,14 +118,14 @@ private:
     }
 
     // z = Σ_j ∏_{k≥2} W_k y_j (tied) or ∏_{k≥2} Σ_j W_k y_j (free); all-N vector when d = 1.
-    Vec hadamard_mix(const LayerWeights<W>& lw, const std::vector<Vec>& y) {
+    Vec hadamard_mix(const LayerWeights<W>& lw, const VecList& y) {
         const std::size_t w = static_cast<std::size_t>(lw.W[0].rows);
         const std::size_t d = lw.W.size();
-        if (d == 1) return Vec(w, r_.constant(static_cast<long>(y.size())));
+        if (d == 1) return Vec(w, r_.constant(static_cast<long>(y.size())), mr_);
         if (s_.free_slots) {
-            Vec z;
+            Vec z(mr_);
             for (std::size_t k = 1; k < d; ++k) {
-                Vec sum(w, r_.zero());
+                Vec sum(w, r_.zero(), mr_);
                 for (const auto& yj : y) {
                     Vec u = lin(lw.W[k], yj);
                     for (std::size_t a = 0; a < w; ++a) r_.add(sum[a], u[a]);
@@ -126,7 +135,7 @@ private:
             }
             return z;
         }
-        Vec z(w, r_.zero());
+        Vec z(w, r_.zero(), mr_);
         for (const auto& yj : y) {
             Vec prod = lin(lw.W[1], yj);
             for (std::size_t k = 2; k < d; ++k) {
@@ -138,7 +147,7 @@ private:
         return z;
     }
 
-    E last_layer(long l, const std::vector<Vec>& y) {
+    E last_layer(long l, const VecList& y) {
         const auto& lw = w_.layers[static_cast<std::size_t>(l)];
         const std::size_t i = static_cast<std::size_t>(s_.position - 1);
         const long p = s_.coordinate - 1;
@@ -154,7 +163,7 @@ private:
                     for (long a = 0; a < h.O.cols; ++a) sum = r_.weight_fma(sum, h.O(p, a), h.V(a, c));
                     ov(0, c) = sum;
                 }
-                Vec z(da, r_.zero());
+                Vec z(da, r_.zero(), mr_);
                 for (const auto& yj : y) {
                     const E sj = dot_row(ov, 0, yj);
                     const Vec kj = lin(h.K, yj);
@@ -177,8 +186,8 @@ private:
         return acc;
     }
 
-    E fc(const std::vector<Vec>& tokens) {
-        Vec v;
+    E fc(const VecList& tokens) {
+        Vec v(mr_);
         for (const auto& t : tokens)
             for (const auto& x : t) v.push_back(x);
         const long p = s_.coordinate - 1;
@@ -187,7 +196,7 @@ private:
             const auto& lw = w_.layers[static_cast<std::size_t>(l)];
             const bool last = l + 1 == s_.depth;
             const long rows = lw.W[0].rows;
-            Vec next;
+            Vec next(mr_);
             for (long a = last ? p : 0; a < (last ? p + 1 : rows); ++a) {
                 E prod = dot_row(lw.W[0], a, v);
                 for (std::size_t k = 1; k < lw.W.size(); ++k) prod = r_.mul(prod, dot_row(lw.W[k], a, v));
@@ -203,6 +212,7 @@ private:
     const NetworkSpec& s_;
     const NetWeights<W>& w_;
     R& r_;
+    std::pmr::memory_resource* mr_;
 };
 
 }  // namespace seprank::detail
