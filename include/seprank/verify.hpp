@@ -1,0 +1,30 @@
+// seprank — exact checks of the claims of SPEC.md §3, one named claim at a time.
+//
+// Each claim computes what it states on concrete (seeded, random or constructed)
+// inputs and reports PASS or FAIL with a one-line detail of what was measured. The
+// checks are exact (certified ranks over Q, degrees read off exact expansions or
+// certified along lines), except where a claim is about generic behaviour, which is
+// then checked with the generic-rank machinery and its stated bound.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct ClaimResult {
+    std::string name;
+    bool pass = false;
+    std::string detail;
+};
+
+// Names in the order `seprank verify` runs them.
+const std::vector<std::string>& claim_names();
+// One-line statement of a claim (for --list).
+std::string claim_statement(const std::string& name);
+// Runs one claim; invalid_input for an unknown name. Never throws on a failed check:
+// a failure is a result.
+ClaimResult run_claim(const std::string& name, std::uint64_t seed);
+
+}  // namespace seprank
