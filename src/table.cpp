@@ -108,23 +108,10 @@ std::string row_key(const Row& row) {
     return k;
 }
 
-std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
-    Row r;
-    r["family"] = to_string(spec.family);
-    r["tokens"] = spec.tokens;
-    r["dim"] = spec.dim;
-    r["heads"] = spec.family == Family::attention ? spec.heads : 0;
-    r["block_degree"] = block_degree(spec);
-    r["width"] = spec.family == Family::hadamard ? block_width(spec) : 0;
-    r["depth"] = spec.depth;
-    r["residual"] = spec.residual;
-    r["partition"] = to_string(row_partition(spec, s));
-    return row_key(r);
-}
+namespace {
 
-Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Partition part = row_partition(spec, s);
+// The configuration columns of a row (everything before `degree`).
+Row config_columns(const NetworkSpec& spec, const Partition& part) {
     Row r;
     r["family"] = to_string(spec.family);
     r["tokens"] = spec.tokens;
@@ -135,6 +122,17 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     r["depth"] = spec.depth;
     r["residual"] = spec.residual;
     r["partition"] = to_string(part);
+    return r;
+}
+
+}  // namespace
+
+std::string row_key(const NetworkSpec& spec, const SweepOptions& s) { return row_key(config_columns(spec, row_partition(spec, s))); }
+
+Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Partition part = row_partition(spec, s);
+    Row r = config_columns(spec, part);
     r["degree"] = output_degree(spec).str();
     r["params"] = parameter_count(spec).str();
     for (const char* c : {"terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate", "failure_bound",
@@ -145,14 +143,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
         r["status"] = "skipped";
         r["reason"] = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
     } else {
-        GenericOptions g;
-        g.trials = s.trials;
-        g.seed = s.seed;
-        g.method = s.method;
-        g.max_side = s.max_side;
-        g.max_expand_bytes = s.max_expand_bytes;
-        g.threads = s.threads;
-        const GenericResult res = generic_rank(spec, part, g);
+        const GenericResult res = generic_rank(spec, part, s.generic);
         r["terms"] = res.terms >= 0 ? Row(res.terms) : Row("");
         r["rank"] = res.rank;
         r["certified"] = false;
@@ -160,7 +151,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
         r["method"] = res.method;
         r["rows"] = res.rows;
         r["cols"] = res.cols;
-        r["trials"] = s.trials;
+        r["trials"] = s.generic.trials;
         r["degenerate"] = res.degenerate_trials;
         {
             char buf[32];
@@ -177,7 +168,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
             r["outside"] = outside_bounds(l3, b);
         }
         r["status"] = res.converged ? "ok" : "lower-bound";
-        r["reason"] = res.converged ? "" : "evaluation matrix full rank at max side " + std::to_string(s.max_side);
+        r["reason"] = res.converged ? "" : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     }
     r["seconds"] = round_to(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1e-3);
     r["peak_mib"] = round_to(peak_mib(), 0.1);

@@ -2,6 +2,7 @@
 
 #include "seprank/degree.hpp"
 #include "seprank/error.hpp"
+#include "seprank/examples.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/generic.hpp"
@@ -38,28 +39,6 @@ RankResult poly_sep(const std::string& text, const std::string& partition) {
     for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
     const auto sides = variable_sides(ctx->vars(), token_sides(parse_partition(partition, n), n));
     return rank_certified(flatten(f, sides));
-}
-
-QPoly determinant(long n) {
-    auto ctx = QContext::make(Variables::tokens(n, n));
-    std::vector<long> perm(static_cast<std::size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    QPoly det(ctx);
-    do {
-        long inv = 0;
-        for (long i = 0; i < n; ++i)
-            for (long j = i + 1; j < n; ++j) inv += perm[static_cast<std::size_t>(i)] > perm[static_cast<std::size_t>(j)];
-        QPoly t = QPoly::constant(ctx, Rational(inv % 2 ? -1 : 1));
-        for (long i = 0; i < n; ++i) t *= QPoly::variable(ctx, static_cast<std::size_t>(i * n + perm[static_cast<std::size_t>(i)]));
-        det += t;
-    } while (std::next_permutation(perm.begin(), perm.end()));
-    return det;
-}
-
-long binomial(long n, long k) {
-    long r = 1;
-    for (long i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-    return r;
 }
 
 NetworkSpec spec_of(Family f, long n, long dx, long L, long d = 3) {
@@ -241,7 +220,7 @@ const std::map<std::string, Claim>& claims() {
               for (long d = 1; d <= 20; ++d) pass = pass && poly_sep("(x1_1 + x2_1)^" + std::to_string(d), "1|2").rank == d + 1;
               long dets = 0;
               for (long n = 2; n <= 6; ++n) {
-                  const QPoly det = determinant(n);
+                  const QPoly det = determinant_polynomial(n);
                   for (long k = 1; k < n; ++k) {
                       std::vector<int> tok(static_cast<std::size_t>(n), 1);
                       for (long j = 0; j < k; ++j) tok[static_cast<std::size_t>(j)] = 0;

@@ -1,4 +1,5 @@
 #include "seprank/error.hpp"
+#include "seprank/examples.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/separation.hpp"
@@ -19,29 +20,6 @@ SeparationReport sep_of(const std::string& text, const std::string& partition) {
     long n = 0;
     for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
     return separation_rank(f, parse_partition(partition, n), n);
-}
-
-long binomial(long n, long k) {
-    long r = 1;
-    for (long i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-    return r;
-}
-
-// det of the n×n matrix (x_{i,j}) as a polynomial: Leibniz formula.
-QPoly determinant(long n) {
-    auto ctx = QContext::make(Variables::tokens(n, n));
-    std::vector<long> perm(static_cast<std::size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    QPoly det(ctx);
-    do {
-        long inversions = 0;
-        for (long i = 0; i < n; ++i)
-            for (long j = i + 1; j < n; ++j) inversions += perm[static_cast<std::size_t>(i)] > perm[static_cast<std::size_t>(j)];
-        QPoly term = QPoly::constant(ctx, Rational(inversions % 2 ? -1 : 1));
-        for (long i = 0; i < n; ++i) term *= QPoly::variable(ctx, static_cast<std::size_t>(i * n + perm[static_cast<std::size_t>(i)]));
-        det += term;
-    } while (std::next_permutation(perm.begin(), perm.end()));
-    return det;
 }
 
 NetworkSpec small_spec(Rng& rng) {
@@ -93,7 +71,7 @@ TEST_CASE("known flattening ranks") {
     CHECK(two.terms == 2);
     // det_n with rows split k | n−k is C(n, k)
     for (long n = 2; n <= 5; ++n) {
-        const QPoly det = determinant(n);
+        const QPoly det = determinant_polynomial(n);
         for (long k = 1; k < n; ++k) {
             Partition p;
             for (long j = 1; j <= n; ++j) (j <= k ? p.A : p.B).push_back(j);
@@ -201,4 +179,19 @@ TEST_CASE("bad requests are refused with a clear error") {
     auto ctx = QContext::make(Variables({"a", "b"}));
     const QPoly f = parse_poly("a*b", ctx);
     CHECK_THROWS_AS(separation_rank(f, parse_partition("1|2", 2), 2), invalid_input);  // no token indices
+}
+
+TEST_CASE("examples: determinant polynomials and binomials") {
+    long fact = 1;
+    for (long n = 1; n <= 6; ++n) {
+        fact *= n;
+        const QPoly det = determinant_polynomial(n);
+        CHECK(static_cast<long>(det.terms()) == fact);
+        CHECK(det.degree() == n);
+        CHECK(det.is_homogeneous());
+    }
+    CHECK(binomial(6, 3) == 20);
+    CHECK(binomial(60, 30) == 118264581564861424L);
+    CHECK_THROWS_AS(binomial(3, 4), invalid_input);
+    CHECK_THROWS_AS(determinant_polynomial(9), invalid_input);
 }

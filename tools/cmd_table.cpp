@@ -61,13 +61,13 @@ struct TableCommand final : Command {
         long invalid = 0;
         for (auto& sw : sweeps) {
             sw.partition = t_partition;
-            sw.trials = t_trials;
-            sw.seed = t_seed;
-            sw.method = t_method == "flattening" ? seprank::GenericMethod::flattening
-                      : t_method == "evaluation" ? seprank::GenericMethod::evaluation
-                                                 : seprank::GenericMethod::automatic;
-            sw.max_side = t_max_side;
-            sw.threads = threads;
+            sw.generic.trials = t_trials;
+            sw.generic.seed = t_seed;
+            sw.generic.method = t_method == "flattening" ? seprank::GenericMethod::flattening
+                              : t_method == "evaluation" ? seprank::GenericMethod::evaluation
+                                                         : seprank::GenericMethod::automatic;
+            sw.generic.max_side = t_max_side;
+            sw.generic.threads = threads;
             const auto p = seprank::plan_sweep(sw);
             invalid += p.invalid;
             for (const auto& c : p.configs) plan.push_back({c, sw});
@@ -80,7 +80,7 @@ struct TableCommand final : Command {
         const bool root = !distributed || seprank::mpi_rank() == 0;
         if (distributed) {
             flint_set_num_threads(1);  // one rank per core
-            for (auto& pr : plan) pr.sweep.threads = 1;
+            for (auto& pr : plan) pr.sweep.generic.threads = 1;
         }
 #else
         const bool distributed = false, root = true;

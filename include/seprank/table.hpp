@@ -29,19 +29,22 @@
 
 namespace seprank {
 
+// One trial per row and a 1024 evaluation side: the default table's size budget.
+inline GenericOptions table_generic_defaults() {
+    GenericOptions g;
+    g.trials = 1;
+    g.max_side = 1024;
+    return g;
+}
+
 struct SweepOptions {
     std::vector<Family> families = {Family::attention};
     std::vector<long> tokens = {4}, dims = {2}, heads = {1}, depths = {1}, block_degrees = {3}, widths = {0};
     std::vector<bool> residual = {false};
     long budget = 0;             // > 0: non-attention depth = ⌊budget / params per layer⌋
     std::string partition;       // empty: balanced
-    long trials = 1;
-    std::uint64_t seed = 1;
-    GenericMethod method = GenericMethod::automatic;
-    long max_side = 1024;
-    double max_expand_bytes = 64.0 * 1024 * 1024;
     long max_variables = 64;     // size budget: rows with more input variables are skipped
-    int threads = 2;
+    GenericOptions generic = table_generic_defaults();  // trials, seed, method, max_side (1024), threads
 };
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks

@@ -1,0 +1,16 @@
+// seprank — polynomials with known separation ranks, for checks and experiments.
+#pragma once
+
+#include "seprank/poly.hpp"
+
+namespace seprank {
+
+// det of the n×n matrix of variables x<i>_<j> (token i = row i), by the Leibniz
+// formula: n! terms. With rows split k | n−k its separation rank is C(n, k) (Laplace
+// expansion along the first k rows). 1 <= n <= 8 checked.
+QPoly determinant_polynomial(long n);
+
+// C(n, k) for 0 <= k <= n <= 60 (checked).
+long binomial(long n, long k);
+
+}  // namespace seprank

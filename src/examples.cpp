@@ -1,0 +1,34 @@
+#include "seprank/examples.hpp"
+
+#include "seprank/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace seprank {
+
+QPoly determinant_polynomial(long n) {
+    if (n < 1 || n > 8) throw invalid_input("determinant size n = " + std::to_string(n) + " outside 1..8");
+    auto ctx = QContext::make(Variables::tokens(n, n));
+    std::vector<long> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    QPoly det(ctx);
+    do {
+        long inversions = 0;
+        for (long i = 0; i < n; ++i)
+            for (long j = i + 1; j < n; ++j) inversions += perm[static_cast<std::size_t>(i)] > perm[static_cast<std::size_t>(j)];
+        QPoly term = QPoly::constant(ctx, Rational(inversions % 2 ? -1 : 1));
+        for (long i = 0; i < n; ++i) term *= QPoly::variable(ctx, static_cast<std::size_t>(i * n + perm[static_cast<std::size_t>(i)]));
+        det += term;
+    } while (std::next_permutation(perm.begin(), perm.end()));
+    return det;
+}
+
+long binomial(long n, long k) {
+    if (k < 0 || n < k || n > 60) throw invalid_input("binomial(" + std::to_string(n) + ", " + std::to_string(k) + ") outside its range");
+    long r = 1;
+    for (long i = 1; i <= k; ++i) r = r * (n - k + i) / i;
+    return r;
+}
+
+}  // namespace seprank
