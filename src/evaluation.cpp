@@ -8,6 +8,7 @@
 #include "seprank/rank.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 namespace seprank {
@@ -15,6 +16,7 @@ namespace seprank {
 EvaluationResult evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const NetworkSpec& s = net.spec;
     validate(part, s.tokens);
+    if (!(opt.growth > 1.0)) throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must exceed 1");
     if (opt.start < 1 || opt.max_side < opt.start)
         throw invalid_input("evaluation: start " + std::to_string(opt.start) + " and max side " + std::to_string(opt.max_side) +
                             " must satisfy 1 <= start <= max side");
@@ -44,7 +46,11 @@ EvaluationResult evaluation_rank(const Network& net, const Partition& part, cons
     double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
-    for (long k = opt.start;; k = std::min(2 * k, opt.max_side)) {
+    auto next_side = [&](long k) {
+        const long grown = (static_cast<long>(std::ceil(static_cast<double>(k) * opt.growth)) + 7) / 8 * 8;
+        return std::min(std::max(grown, k + 1), opt.max_side);
+    };
+    for (long k = opt.start;; k = next_side(k)) {
         extend(ra, static_cast<std::size_t>(k), part.A.size());
         extend(rb, static_cast<std::size_t>(k), part.B.size());
         NmodMat next(k, k, p);
