@@ -1,5 +1,6 @@
 #include "seprank/grid.hpp"
 
+#include "json_file.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/random.hpp"
@@ -20,14 +21,7 @@ Templates random_templates(long m, long per, std::uint64_t seed, long range) {
 }
 
 Templates read_templates(const std::string& path, long per) {
-    std::ifstream in(path);
-    if (!in) throw invalid_input("cannot open templates file '" + path + "'");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw invalid_input("templates file '" + path + "' is not valid JSON: " + e.what());
-    }
+    const nlohmann::json j = detail::read_json_file(path, "templates file");
     if (!j.is_array() || j.empty()) throw invalid_input("templates JSON $: expected a non-empty list of vectors");
     Templates t;
     for (std::size_t k = 0; k < j.size(); ++k) {

@@ -1,5 +1,6 @@
 #include "seprank/network.hpp"
 
+#include "json_file.hpp"
 #include "seprank/error.hpp"
 #include "seprank/random.hpp"
 
@@ -445,17 +446,7 @@ nlohmann::json network_to_json(const Network& net) {
     return j;
 }
 
-Network read_network(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw invalid_input("cannot open weights file '" + path + "'");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw invalid_input("weights file '" + path + "' is not valid JSON: " + e.what());
-    }
-    return network_from_json(j);
-}
+Network read_network(const std::string& path) { return network_from_json(detail::read_json_file(path, "weights file")); }
 
 void write_network(const Network& net, const std::string& path) {
     const std::string text = network_to_json(net).dump(1) + "\n";

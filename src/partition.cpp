@@ -7,31 +7,36 @@
 
 namespace seprank {
 
-namespace {
-
-long parse_position(const std::string& s, const std::string& whole) {
-    if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        throw invalid_input("partition '" + whole + "': '" + s + "' is not a token position");
-    return std::stol(s);
-}
-
-std::vector<long> parse_side(const std::string& side, const std::string& whole) {
+std::vector<long> parse_list(const std::string& text, const std::string& option) {
     std::vector<long> out;
+    auto num = [&](const std::string& t) {
+        if (t.empty() || t.size() > 12 || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos)
+            throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
+        return std::stol(t);
+    };
     std::size_t start = 0;
-    while (start <= side.size()) {
-        std::size_t comma = side.find(',', start);
-        if (comma == std::string::npos) comma = side.size();
-        const std::string item = side.substr(start, comma - start);
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(start, comma - start);
         const std::size_t dots = item.find("..");
         if (dots == std::string::npos) {
-            out.push_back(parse_position(item, whole));
+            out.push_back(num(item));
         } else {
-            const long lo = parse_position(item.substr(0, dots), whole), hi = parse_position(item.substr(dots + 2), whole);
-            if (lo > hi) throw invalid_input("partition '" + whole + "': empty range '" + item + "'");
+            const long lo = num(item.substr(0, dots)), hi = num(item.substr(dots + 2));
+            if (lo > hi) throw invalid_input(option + " '" + text + "': empty range '" + item + "'");
+            if (hi - lo > 10000) throw invalid_input(option + " '" + text + "': range '" + item + "' is too long");
             for (long k = lo; k <= hi; ++k) out.push_back(k);
         }
         start = comma + 1;
     }
+    return out;
+}
+
+namespace {
+
+std::vector<long> parse_side(const std::string& side, const std::string& whole) {
+    std::vector<long> out = parse_list(side, "partition '" + whole + "' side");
     std::sort(out.begin(), out.end());
     return out;
 }

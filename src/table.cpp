@@ -175,32 +175,6 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     return r;
 }
 
-std::vector<long> parse_list(const std::string& text, const std::string& option) {
-    std::vector<long> out;
-    auto num = [&](const std::string& t) {
-        if (t.empty() || t.size() > 12 || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos)
-            throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
-        return std::stol(t);
-    };
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(start, comma - start);
-        const std::size_t dots = item.find("..");
-        if (dots == std::string::npos) {
-            out.push_back(num(item));
-        } else {
-            const long lo = num(item.substr(0, dots)), hi = num(item.substr(dots + 2));
-            if (lo > hi) throw invalid_input(option + " '" + text + "': empty range '" + item + "'");
-            if (hi - lo > 10000) throw invalid_input(option + " '" + text + "': range '" + item + "' is too long");
-            for (long k = lo; k <= hi; ++k) out.push_back(k);
-        }
-        start = comma + 1;
-    }
-    return out;
-}
-
 namespace {
 std::string csv_cell(const Row& v) {
     std::string c = v.is_string() ? v.get<std::string>() : v.dump();

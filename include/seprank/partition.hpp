@@ -10,6 +10,11 @@
 
 namespace seprank {
 
+// "2,3", "1..4", "1..3,6": integers and inclusive ranges, in the order given;
+// invalid_input naming `option` and the bad item. Used for partition sides and for
+// the sweep lists of `seprank table`.
+std::vector<long> parse_list(const std::string& text, const std::string& option);
+
 struct Partition {
     std::vector<long> A, B;  // 1-based positions, sorted
 };

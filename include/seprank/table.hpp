@@ -20,6 +20,7 @@
 
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
+#include "seprank/partition.hpp"
 
 #include <functional>
 #include <map>
@@ -63,9 +64,6 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s);
 std::string row_key(const Row& row);
 std::string row_key(const NetworkSpec& spec, const SweepOptions& s);
 const std::vector<std::string>& table_columns();
-
-// "2,3", "1..4", "1..3,6": integers, inclusive ranges; invalid_input naming `option`.
-std::vector<long> parse_list(const std::string& text, const std::string& option);
 
 // One CSV line (no newline) of the row's cells in table_columns() order; cells with
 // ',', '"' or newlines are quoted, quotes doubled. parse_csv_line is its inverse.
