@@ -115,7 +115,16 @@ long rank_fraction_free(const ZMat& a) {
 
 // ---------------------------------------------------------------- modular
 
+namespace {
+// FLINT's elimination mod n inverts pivots and aborts on a non-invertible one: a
+// composite modulus is refused here instead (BPSW, a proof below 2^64; microseconds).
+void require_prime(std::uint64_t p) {
+    if (p < 2 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not prime: ranks mod n need a prime");
+}
+}  // namespace
+
 long rank_modular(const NmodMat& a) {
+    require_prime(a.modulus());
     if (a.rows() == 0 || a.cols() == 0) return 0;
     return nmod_mat_rank(a.get());
 }
@@ -123,7 +132,7 @@ long rank_modular(const NmodMat& a) {
 long rank_modular(const ZMat& a, std::uint64_t p) { return rank_modular(reduce_mod(a, p)); }
 
 long rank_sparse_modular(const SparseNmodMat& a) {
-    if (a.p < 2) throw invalid_input("modulus p = " + std::to_string(a.p) + " must be at least 2");
+    require_prime(a.p);
     const long m = a.rows, n = a.cols;
     const long full = std::min(m, n);
     if (full == 0) return 0;

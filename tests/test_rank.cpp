@@ -65,6 +65,13 @@ TEST_CASE("small primes give lower bounds, never higher ranks") {
     CHECK(strictly_lower > 0);  // the bound is not vacuous: small primes do lose rank
 }
 
+TEST_CASE("a composite modulus is refused, not passed to FLINT") {
+    ZMat a = ZMat::from_rows({{Integer(2), Integer(1)}, {Integer(4), Integer(3)}});
+    CHECK_THROWS_AS(rank_modular(a, 4), invalid_input);
+    CHECK_THROWS_AS(rank_modular(SparseZMat::from_dense(a), 6), invalid_input);
+    CHECK(rank_modular(a, 7) == 2);
+}
+
 TEST_CASE("degenerate and extreme shapes") {
     CHECK(rank_fraction_free(ZMat(0, 0)) == 0);
     CHECK(rank_fraction_free(ZMat(0, 5)) == 0);

@@ -31,7 +31,8 @@
 //                                minor has at most log2(H)/61 prime factors above 2^61, out
 //                                of ~2^55.6 primes in [2^61, 2^62): failure_bound =
 //                                (log2 H / 61) / 2^55.6 for the random prime used.
-// Preconditions: p prime (not checked) for modular variants; shapes checked.
+// Preconditions: p prime for modular variants (checked: a composite modulus would reach
+// FLINT's abort on a non-invertible pivot); shapes checked.
 #pragma once
 
 #include "seprank/matrix.hpp"
