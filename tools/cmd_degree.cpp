@@ -45,11 +45,13 @@ struct DegreeCommand final : Command {
                           << "; h(d) = ln d / d peaks (over the listed integers) at d = " << cmp.best_h_d << "\n";
         } else {
             NetOptions o = dgo;
-            const long max_depth = o.weights_file.empty() ? o.depth : seprank::read_network(o.weights_file).spec.depth;
+            // With --weights the file is read once; depth L keeps its first L layers.
+            const std::optional<seprank::Network> file_net =
+                o.weights_file.empty() ? std::nullopt : std::optional<seprank::Network>(seprank::read_network(o.weights_file));
+            const long max_depth = file_net ? file_net->spec.depth : o.depth;
             for (long L = 1; L <= max_depth; ++L) {
                 o.depth = L;
-                seprank::Network net = o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range)
-                                                              : seprank::read_network(o.weights_file);
+                seprank::Network net = file_net ? *file_net : seprank::random_network(to_spec(o), o.seed, o.weight_range);
                 net.spec.depth = L;
                 net.weights.layers.resize(static_cast<std::size_t>(L));
                 const auto t0 = std::chrono::steady_clock::now();
@@ -70,7 +72,7 @@ struct DegreeCommand final : Command {
                 row["seconds"] = std::round(seconds_since(t0) * 1000) / 1000;
                 rows.push_back(row);
             }
-            if (format == "text") std::cout << "# " << describe(to_spec(dgo)) << "\n";
+            if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo)) << "\n";
             print_table(rows, format, {"depth", "measured", "predicted", "terms", "parameters", "weight_degree", "seconds"});
         }
         return 0;
