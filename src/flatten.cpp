@@ -106,4 +106,12 @@ SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side) {
     return m;
 }
 
+SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens) {
+    return flatten(f, variable_sides(f.context()->vars(), token_sides(part, n_tokens)));
+}
+
+SparseNmodMat flatten(const NmodPoly& f, const Partition& part, long n_tokens) {
+    return flatten(f, variable_sides(f.context()->vars(), token_sides(part, n_tokens)));
+}
+
 }  // namespace seprank

@@ -35,8 +35,7 @@ GenericResult generic_rank(const NetworkSpec& spec, const Partition& part, const
         long r = 0;
         if (flat) {
             const NmodPoly f = expand_mod(net, p, ExpandOptions{opt.max_expand_bytes * 16});
-            const auto sides = variable_sides(f.context()->vars(), token_sides(part, spec.tokens));
-            const SparseNmodMat c = flatten(f, sides);
+            const SparseNmodMat c = flatten(f, part, spec.tokens);
             r = rank_sparse_modular(c);
             res.rows = c.rows;
             res.cols = c.cols;

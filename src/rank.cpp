@@ -274,6 +274,12 @@ double log2_hadamard_bound(const SparseZMat& a, long k) {
     return std::min(top_k_half_sum(rows, k), top_k_half_sum(cols, k));
 }
 
+std::uint64_t modular_prime(const RankOptions& opt) {
+    if (opt.prime != 0) return opt.prime;
+    Rng rng(opt.seed);
+    return random_prime(rng, 62);
+}
+
 RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
     RankResult res;
     res.rows = input.rows;
@@ -282,11 +288,7 @@ RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
     const bool dense = use_dense(input);
     const std::string kind = dense ? "modular-dense" : "modular-sparse";
     if (!opt.certify) {
-        std::uint64_t p = opt.prime;
-        if (p == 0) {
-            Rng rng(opt.seed);
-            p = random_prime(rng, 62);
-        }
+        const std::uint64_t p = modular_prime(opt);
         res.rank = rank_mod_auto(input, p);
         res.field = "Z/p";
         res.prime = p;

@@ -2,8 +2,6 @@
 
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
-#include "seprank/prime.hpp"
-#include "seprank/random.hpp"
 
 #include <chrono>
 
@@ -52,8 +50,7 @@ SeparationReport flattening_report(const QPoly& f, const Partition& part, long n
     r.partition = to_string(part);
     r.degree = std::to_string(f.degree());
     r.terms = static_cast<long>(f.terms());
-    const auto sides = variable_sides(f.context()->vars(), token_sides(part, n_tokens));
-    fill_from_rank(r, rank_certified(flatten(f, sides), rank_options(opt)));
+    fill_from_rank(r, rank_certified(flatten(f, part, n_tokens), rank_options(opt)));
     r.bound_kind = r.certified ? "sep" : "lower bound of sep";
     return r;
 }
@@ -81,14 +78,9 @@ SeparationReport separation_rank(const Network& net, const Partition& part, cons
                 break;
             }
             // Field p: expand over Z/p directly (no big integers), one modular rank.
-            std::uint64_t p = opt.rank.prime;
-            if (p == 0) {
-                Rng rng(opt.seed);
-                p = random_prime(rng, 62);
-            }
+            const std::uint64_t p = modular_prime(rank_options(opt));
             const NmodPoly f = expand_mod(net, p, opt.expand);
-            const auto sides = variable_sides(f.context()->vars(), token_sides(part, net.spec.tokens));
-            const SparseNmodMat c = flatten(f, sides);
+            const SparseNmodMat c = flatten(f, part, net.spec.tokens);
             r.method = "flattening";
             r.partition = to_string(part);
             r.terms = static_cast<long>(f.terms());

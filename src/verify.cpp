@@ -37,8 +37,7 @@ RankResult poly_sep(const std::string& text, const std::string& partition) {
     const QPoly f = parse_poly(text, ctx);
     long n = 0;
     for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
-    const auto sides = variable_sides(ctx->vars(), token_sides(parse_partition(partition, n), n));
-    return rank_certified(flatten(f, sides));
+    return rank_certified(flatten(f, parse_partition(partition, n), n));
 }
 
 NetworkSpec spec_of(Family f, long n, long dx, long L, long d = 3) {

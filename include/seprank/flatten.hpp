@@ -10,6 +10,7 @@
 // appearance in f's term order. Cost O(terms · nvars) with hashing.
 #pragma once
 
+#include "seprank/partition.hpp"
 #include "seprank/poly.hpp"
 #include "seprank/rank.hpp"
 
@@ -26,5 +27,10 @@ SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side);
 // Variable sides from token positions: variable v with token(v) = j goes to side
 // token_side[j-1]. Every variable must carry a token index (invalid_input naming it).
 std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side);
+
+// The flattening for a token partition: variable x<j>_<c> goes to the side of token j
+// (variable_sides + token_sides; the partition is validated against n_tokens).
+SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens);
+SparseNmodMat flatten(const NmodPoly& f, const Partition& part, long n_tokens);
 
 }  // namespace seprank

@@ -93,6 +93,10 @@ struct RankOptions {
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
 };
 
+// The modulus of a single modular rank (certify == false): opt.prime, or else a random
+// 62-bit prime drawn from Rng(opt.seed).
+std::uint64_t modular_prime(const RankOptions& opt);
+
 // Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
 // dense matrix fits in 1 GiB), then certification as described above.
 RankResult rank_certified(const SparseZMat& a, const RankOptions& opt = {});
