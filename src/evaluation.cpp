@@ -8,73 +8,140 @@
 #include "seprank/rank.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cmath>
 #include <thread>
 
 namespace seprank {
 
-EvaluationResult evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
-    const NetworkSpec& s = net.spec;
-    validate(part, s.tokens);
+std::string to_string(EvaluationVariant v) {
+    switch (v) {
+        case EvaluationVariant::automatic: return "auto";
+        case EvaluationVariant::plain: return "plain";
+        case EvaluationVariant::graded: return "graded";
+    }
+    return "?";
+}
+
+EvaluationVariant evaluation_variant_from_string(const std::string& s) {
+    if (s == "auto") return EvaluationVariant::automatic;
+    if (s == "plain") return EvaluationVariant::plain;
+    if (s == "graded") return EvaluationVariant::graded;
+    throw invalid_input("evaluation variant '" + s + "' is not one of auto, plain, graded");
+}
+
+bool is_homogeneous(const NetworkSpec& s) { return !s.residual; }
+
+namespace {
+
+// Random points of one side: one vector of |side|·per residues per row (A) or column (B).
+class SidePoints {
+public:
+    SidePoints(std::size_t ntok, long per) : n_(ntok * static_cast<std::size_t>(per)) {}
+    void extend(Rng& rng, std::uint64_t p, long count) {
+        while (static_cast<long>(pts_.size()) < count) {
+            std::vector<std::uint64_t> v(n_);
+            for (auto& x : v) x = rng.below(p);
+            pts_.push_back(std::move(v));
+        }
+    }
+    const std::vector<std::uint64_t>& operator[](long i) const { return pts_[static_cast<std::size_t>(i)]; }
+
+private:
+    std::size_t n_;
+    std::vector<std::vector<std::uint64_t>> pts_;
+};
+
+// Writes side-A values a and side-B values b into the token slots of x.
+void place(const Partition& part, long per, const std::uint64_t* a, const std::uint64_t* b, Point<std::uint64_t>& x) {
+    for (std::size_t k = 0; k < part.A.size(); ++k)
+        std::copy_n(a + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.A[k] - 1)].begin());
+    for (std::size_t k = 0; k < part.B.size(); ++k)
+        std::copy_n(b + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.B[k] - 1)].begin());
+}
+
+struct Setup {
+    std::uint64_t p;
+    long per;
+    Rng rng;
+};
+
+Setup setup(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    validate(part, net.spec.tokens);
     if (!(opt.growth > 1.0)) throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must exceed 1");
     if (opt.start < 1 || opt.max_side < opt.start)
         throw invalid_input("evaluation: start " + std::to_string(opt.start) + " and max side " + std::to_string(opt.max_side) +
                             " must satisfy 1 <= start <= max side");
     Rng rng(opt.seed);
     const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, 62);
+    return Setup{p, input_vars_per_token(net.spec), rng};
+}
+
+long next_side(long k, const EvaluationOptions& opt) {
+    const long grown = (static_cast<long>(std::ceil(static_cast<double>(k) * opt.growth)) + 7) / 8 * 8;
+    return std::min(std::max(grown, k + 1), opt.max_side);
+}
+
+// Runs work(tid) on nt threads (tid = 0 on the caller).
+template <class F>
+void parallel(int threads, F&& work) {
+    const int nt = std::max(1, threads);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < nt; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& t : pool) t.join();
+}
+
+// Number of monomials of degree a in n variables, C(a+n−1, n−1), saturated at LONG_MAX/4.
+long monomials(long a, long n) {
+    if (n == 0) return a == 0 ? 1 : 0;
+    const long cap = LONG_MAX / 4;
+    long c = 1;  // C(a+i, i) for i = 0..n−1
+    for (long i = 1; i < n; ++i) {
+        if (c > cap / (a + i)) return cap;  // c·(a+i) would pass the cap
+        c = c * (a + i) / i;                // exact: C(a+i, i) = C(a+i−1, i−1)·(a+i)/i
+    }
+    return c;
+}
+
+}  // namespace
+
+EvaluationResult evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    Setup st = setup(net, part, opt);
+    const std::uint64_t p = st.p;
     const ModEvaluator f(net, p);
-    const long per = input_vars_per_token(s);
-    // Random points: one vector of |side|·per residues per row (A) or column (B).
-    std::vector<std::vector<std::uint64_t>> ra, rb;
-    auto extend = [&](std::vector<std::vector<std::uint64_t>>& pts, std::size_t count, std::size_t ntok) {
-        while (pts.size() < count) {
-            std::vector<std::uint64_t> v(ntok * static_cast<std::size_t>(per));
-            for (auto& x : v) x = rng.below(p);
-            pts.push_back(std::move(v));
-        }
-    };
-    auto entry = [&](std::size_t r, std::size_t c, Point<std::uint64_t>& x) {
-        for (std::size_t k = 0; k < part.A.size(); ++k)
-            std::copy_n(ra[r].begin() + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.A[k] - 1)].begin());
-        for (std::size_t k = 0; k < part.B.size(); ++k)
-            std::copy_n(rb[c].begin() + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.B[k] - 1)].begin());
-        return f(x);
-    };
+    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
     EvaluationResult res;
     res.prime = p;
-    const double D = fmpz_get_d(output_degree(s).get());
+    res.variant = "plain";
+    const double D = fmpz_get_d(output_degree(net.spec).get());
     double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
-    auto next_side = [&](long k) {
-        const long grown = (static_cast<long>(std::ceil(static_cast<double>(k) * opt.growth)) + 7) / 8 * 8;
-        return std::min(std::max(grown, k + 1), opt.max_side);
-    };
-    for (long k = opt.start;; k = next_side(k)) {
-        extend(ra, static_cast<std::size_t>(k), part.A.size());
-        extend(rb, static_cast<std::size_t>(k), part.B.size());
+    for (long k = opt.start;; k = next_side(k, opt)) {
+        ra.extend(st.rng, p, k);
+        rb.extend(st.rng, p, k);
         NmodMat next(k, k, p);
         for (long i = 0; i < old; ++i)
             for (long j = 0; j < old; ++j) nmod_mat_entry(next.get(), i, j) = nmod_mat_entry(e.get(), i, j);
         // New entries: rows >= old (all columns) and columns >= old (old rows), split over threads by row.
         const int nt = std::max(1, opt.threads);
-        auto work = [&](int tid) {
-            Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(per)));
+        parallel(nt, [&](int tid) {
+            Point<std::uint64_t> x(static_cast<std::size_t>(net.spec.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(st.per)));
             for (long i = tid; i < k; i += nt)
-                for (long j = i < old ? old : 0; j < k; ++j)
-                    nmod_mat_entry(next.get(), i, j) = entry(static_cast<std::size_t>(i), static_cast<std::size_t>(j), x);
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < nt; ++t) pool.emplace_back(work, t);
-        work(0);
-        for (auto& t : pool) t.join();
+                for (long j = i < old ? old : 0; j < k; ++j) {
+                    place(part, st.per, ra[i].data(), rb[j].data(), x);
+                    nmod_mat_entry(next.get(), i, j) = f(x);
+                }
+        });
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
         const long r = rank_modular(e);
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
         res.rank = r;
-        res.side = k;
+        res.side = res.max_block_side = k;
         if (r < k) {
             res.converged = true;
             break;
@@ -83,6 +150,151 @@ EvaluationResult evaluation_rank(const Network& net, const Partition& part, cons
     }
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
+}
+
+EvaluationResult evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    const NetworkSpec& s = net.spec;
+    if (!is_homogeneous(s)) throw invalid_input("graded evaluation needs a homogeneous network: a residual connection mixes degrees");
+    const Integer dz = output_degree(s);
+    if (!fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > opt.max_graded_degree)
+        throw invalid_input("graded evaluation: degree d^L = " + dz.str() + " exceeds the limit " + std::to_string(opt.max_graded_degree));
+    const long D = fmpz_get_si(dz.get());
+    Setup st = setup(net, part, opt);
+    const std::uint64_t p = st.p;
+    if (static_cast<std::uint64_t>(D) + 1 >= p)
+        throw invalid_input("graded evaluation: modulus p = " + std::to_string(p) + " must exceed d^L + 1 = " + std::to_string(D + 1));
+    require_prime(p);
+    const ModEvaluator f(net, p);
+    const long nA = static_cast<long>(part.A.size()) * st.per, nB = static_cast<long>(part.B.size()) * st.per;
+    const long nd = D + 1;  // blocks a = 0..D, evaluation nodes t = 1..D+1
+
+    // W = (V⁻¹)ᵀ with V[j][a] = t_j^a: coefficients (row) = values (row) · W.
+    NmodMat w(nd, nd, p);
+    {
+        NmodMat v(nd, nd, p);
+        nmod_t mod;
+        nmod_init(&mod, p);
+        for (long j = 0; j < nd; ++j) {
+            std::uint64_t pw = 1;
+            for (long a = 0; a < nd; ++a) {
+                nmod_mat_entry(v.get(), j, a) = pw;
+                pw = nmod_mul(pw, static_cast<std::uint64_t>(j + 1), mod);
+            }
+        }
+        NmodMat inv(nd, nd, p);
+        if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
+        nmod_mat_transpose(w.get(), inv.get());
+    }
+
+    struct Block {
+        long cap = 0, side = 0, rank = 0;
+        bool done = false;
+        NmodMat m{0, 0, 2};
+    };
+    std::vector<Block> blocks(static_cast<std::size_t>(nd));
+    for (long a = 0; a < nd; ++a) {
+        Block& b = blocks[static_cast<std::size_t>(a)];
+        b.cap = std::min(monomials(a, nA), monomials(D - a, nB));
+        b.done = b.cap == 0;
+        b.m = NmodMat(0, 0, p);
+    }
+    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
+    EvaluationResult res;
+    res.prime = p;
+    res.variant = "graded";
+    double bound = 0;
+    long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
+    for (long k = opt.start;; k = next_side(k, opt)) {
+        long K = 0;
+        for (auto& b : blocks)
+            if (!b.done) K = std::max(K, std::min(k, b.cap));
+        if (K == 0) break;
+        ra.extend(st.rng, p, K);
+        rb.extend(st.rng, p, K);
+        for (auto& b : blocks) {
+            if (b.done) continue;
+            const long side = std::min(k, b.cap);
+            if (side == b.side) continue;
+            NmodMat grown(side, side, p);
+            for (long i = 0; i < b.side; ++i)
+                for (long j = 0; j < b.side; ++j) nmod_mat_entry(grown.get(), i, j) = nmod_mat_entry(b.m.get(), i, j);
+            b.m = std::move(grown);
+            b.side = side;
+        }
+        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads: D+1 forward
+        // passes per pair, then one product with W per row turns them into f_a(a_i, b_j).
+        const int nt = std::max(1, opt.threads);
+        parallel(nt, [&](int tid) {
+            Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(st.per)));
+            std::vector<std::uint64_t> scaled(static_cast<std::size_t>(nA * nd));
+            nmod_t mod;
+            nmod_init(&mod, p);
+            for (long i = tid; i < K; i += nt) {
+                const long j0 = i < old ? old : 0;
+                if (j0 >= K) continue;
+                for (long t = 0; t < nd; ++t)
+                    for (long c = 0; c < nA; ++c)
+                        scaled[static_cast<std::size_t>(t * nA + c)] = nmod_mul(ra[i][static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod);
+                NmodMat vals(K - j0, nd, p), coef(K - j0, nd, p);
+                for (long j = j0; j < K; ++j)
+                    for (long t = 0; t < nd; ++t) {
+                        place(part, st.per, scaled.data() + t * nA, rb[j].data(), x);
+                        nmod_mat_entry(vals.get(), j - j0, t) = f(x);
+                    }
+                nmod_mat_mul(coef.get(), vals.get(), w.get());
+                for (long a = 0; a < nd; ++a) {
+                    Block& b = blocks[static_cast<std::size_t>(a)];
+                    if (b.done || i >= b.side) continue;
+                    for (long j = j0; j < std::min(K, b.side); ++j) nmod_mat_entry(b.m.get(), i, j) = nmod_mat_entry(coef.get(), j - j0, a);
+                }
+            }
+        });
+        res.evaluations += (K * K - old * old) * nd;
+        old = K;
+        // Ranks of the open blocks, largest first, over threads.
+        std::vector<Block*> open;
+        for (auto& b : blocks)
+            if (!b.done) open.push_back(&b);
+        std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+        std::atomic<std::size_t> next{0};
+        parallel(nt, [&](int) {
+            for (std::size_t q; (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
+        });
+        bool all = true;
+        for (Block* b : open) {
+            if (b->rank == b->cap) {
+                b->done = true;  // the most it can be: certain
+            } else {
+                bound += static_cast<double>(std::min(b->rank + 1, b->side)) * static_cast<double>(D) / static_cast<double>(p);
+                b->done = b->rank < b->side;
+            }
+            if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
+            all = all && b->done;
+        }
+        if (all) {
+            res.converged = true;
+            break;
+        }
+        if (k == opt.max_side) break;
+    }
+    for (const auto& b : blocks) {
+        res.rank += b.rank;
+        res.side += b.side;
+        res.max_block_side = std::max(res.max_block_side, b.side);
+        res.block_ranks.push_back(b.rank);
+    }
+    res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
+    return res;
+}
+
+EvaluationResult evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    bool graded = opt.variant == EvaluationVariant::graded;
+    if (opt.variant == EvaluationVariant::automatic) {
+        const Integer d = output_degree(net.spec);
+        graded = is_homogeneous(net.spec) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
+                 (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 2) < 0);
+    }
+    return graded ? evaluation_rank_graded(net, part, opt) : evaluation_rank_plain(net, part, opt);
 }
 
 }  // namespace seprank

@@ -46,10 +46,12 @@ GenericResult generic_rank(const NetworkSpec& spec, const Partition& part, const
             eo.prime = p;
             eo.max_side = opt.max_side;
             eo.threads = opt.threads;
+            eo.variant = opt.variant;
             const EvaluationResult e = evaluation_rank(net, part, eo);
             r = e.rank;
             res.rows = res.cols = e.side;
             res.converged = res.converged && e.converged;
+            res.variant = e.variant;
         }
         res.trial_ranks.push_back(r);
     }
@@ -66,6 +68,8 @@ GenericResult generic_rank(const NetworkSpec& spec, const Partition& part, const
                "; assumes the certifying minor is not identically 0 mod p (negligible for a random 62-bit p)";
     if (res.degenerate_trials > 0)
         res.note += "; " + std::to_string(res.degenerate_trials) + " degenerate draw(s) below the maximum";
+    if (res.variant == "graded")
+        res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
     if (!res.converged) res.note += "; evaluation matrix still full rank at --max-side: lower bound only";
     return res;
 }

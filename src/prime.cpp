@@ -27,4 +27,8 @@ std::uint64_t random_prime(Rng& rng, unsigned bits) {
     throw domain_error("random_prime: no prime with " + std::to_string(bits) + " bits");  // unreachable for bits >= 2
 }
 
+void require_prime(std::uint64_t p) {
+    if (p < 2 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not prime: ranks mod n need a prime");
+}
+
 }  // namespace seprank

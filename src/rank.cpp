@@ -115,14 +115,6 @@ long rank_fraction_free(const ZMat& a) {
 
 // ---------------------------------------------------------------- modular
 
-namespace {
-// FLINT's elimination mod n inverts pivots and aborts on a non-invertible one: a
-// composite modulus is refused here instead (BPSW, a proof below 2^64; microseconds).
-void require_prime(std::uint64_t p) {
-    if (p < 2 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not prime: ranks mod n need a prime");
-}
-}  // namespace
-
 long rank_modular(const NmodMat& a) {
     require_prime(a.modulus());
     if (a.rows() == 0 || a.cols() == 0) return 0;

@@ -117,11 +117,15 @@ SeparationReport separation_rank(const Network& net, const Partition& part, cons
             r.field = "Z/p";
             r.prime = e.prime;
             r.converged = e.converged;
+            r.variant = e.variant;
             r.failure_bound = e.converged ? e.failure_bound : 1.0;
             r.label = "lower bound";
             r.bound_kind = "lower bound of sep";
             r.note = std::to_string(e.evaluations) + " evaluations mod p; " +
-                     (e.converged ? "rank stopped growing below k = " + std::to_string(e.side) + "; equals sep except with probability <= failure_bound"
+                     (e.variant == "graded" ? "graded: sep = sum of the ranks of the " + std::to_string(e.block_ranks.size()) +
+                                                  " degree blocks (largest side " + std::to_string(e.max_block_side) + "); "
+                                            : std::string()) +
+                     (e.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
                                   : "rank still full at the size limit: a lower bound only");
             break;
         }

@@ -7,7 +7,7 @@ namespace {
 
 struct GenericCommand final : Command {
     NetOptions go;
-    std::string generic_method = "auto", generic_partition;
+    std::string generic_method = "auto", generic_partition, generic_variant = "auto";
     long trials = 2, generic_max_side = 4096;
     std::string format = "text";
 
@@ -21,6 +21,8 @@ struct GenericCommand final : Command {
         sub->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")
             ->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", generic_max_side, "evaluation: largest k")->capture_default_str();
+        sub->add_option("--variant", generic_variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
+            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -36,6 +38,7 @@ struct GenericCommand final : Command {
                  : generic_method == "evaluation" ? seprank::GenericMethod::evaluation
                                                   : seprank::GenericMethod::automatic;
         g.max_side = generic_max_side;
+        g.variant = seprank::evaluation_variant_from_string(generic_variant);
         g.threads = threads;
         const auto t0 = std::chrono::steady_clock::now();
         const seprank::GenericResult r = seprank::generic_rank(spec, part, g);
@@ -46,6 +49,7 @@ struct GenericCommand final : Command {
         j["certified"] = false;
         j["label"] = r.converged ? "certified lower bound; generic with probability >= 1 - failure_bound" : "lower bound (not converged)";
         j["method"] = r.method;
+        if (r.method == "evaluation") j["variant"] = r.variant;
         j["rows"] = r.rows;
         j["cols"] = r.cols;
         j["degree"] = seprank::output_degree(spec).str();

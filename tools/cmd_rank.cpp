@@ -8,6 +8,7 @@ namespace {
 struct RankCommand final : Command {
     NetOptions ro;
     std::string partition_text, method = "flattening", field = "Q", templates_file, rank_poly;
+    std::string variant = "auto";
     long templates = 2, max_side = 4096;
     bool all_balanced = false;
     double rank_max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
@@ -22,6 +23,8 @@ struct RankCommand final : Command {
         sub->add_option("--templates", templates, "grid: number M of random integer template vectors")->capture_default_str();
         sub->add_option("--templates-file", templates_file, "grid: JSON list of template vectors");
         sub->add_option("--max-side", max_side, "evaluation: largest k of the k x k evaluation matrix")->capture_default_str();
+        sub->add_option("--variant", variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
+            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--max-memory", rank_max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
@@ -38,6 +41,7 @@ struct RankCommand final : Command {
         so.expand.max_memory = rank_max_memory_gib * 1024.0 * 1024 * 1024;
         so.evaluation.max_side = max_side;
         so.evaluation.threads = threads;
+        so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
         auto to_json = [](const seprank::SeparationReport& r) {
             json j = {{"method", r.method},   {"partition", r.partition}, {"rank", r.rank},
@@ -47,7 +51,10 @@ struct RankCommand final : Command {
             j["terms"] = r.terms >= 0 ? json(r.terms) : json(nullptr);
             if (r.prime != 0) j["prime"] = r.prime;
             if (r.failure_bound > 0) j["failure_bound"] = r.failure_bound;
-            if (r.method == "evaluation") j["converged"] = r.converged;
+            if (r.method == "evaluation") {
+                j["converged"] = r.converged;
+                j["variant"] = r.variant;
+            }
             return j;
         };
         const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "note"};

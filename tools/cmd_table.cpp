@@ -6,7 +6,7 @@ namespace seprank_cli {
 namespace {
 
 struct TableCommand final : Command {
-    std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out;
+    std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
     long t_budget = 0, t_trials = 1, t_max_side = 1024;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false;
@@ -28,6 +28,8 @@ struct TableCommand final : Command {
         sub->add_option("--seed", t_seed, "seed")->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest k (size budget)")->capture_default_str();
+        sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
+            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "skip rows already in --out FILE");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
@@ -67,6 +69,7 @@ struct TableCommand final : Command {
                               : t_method == "evaluation" ? seprank::GenericMethod::evaluation
                                                          : seprank::GenericMethod::automatic;
             sw.generic.max_side = t_max_side;
+            sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);
             sw.generic.threads = threads;
             const auto p = seprank::plan_sweep(sw);
             invalid += p.invalid;

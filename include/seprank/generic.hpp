@@ -19,6 +19,7 @@
 // Trials below the maximum are reported as degenerate draws, never as the result.
 #pragma once
 
+#include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -36,6 +37,7 @@ struct GenericOptions {
     GenericMethod method = GenericMethod::automatic;
     double max_expand_bytes = 64.0 * 1024 * 1024;  // automatic: expand when estimated below this
     long max_side = 4096;                          // evaluation: largest k
+    EvaluationVariant variant = EvaluationVariant::automatic;  // evaluation: plain | graded (auto: graded when f is homogeneous)
     int threads = 2;
     // 0: weights uniform on Z/p (|S| = p). R > 0: integers uniform on [-R, R]
     // (|S| = 2R+1) — small sets make degenerate draws likely; for demonstrations.
@@ -47,11 +49,12 @@ struct GenericResult {
     std::vector<long> trial_ranks;
     long degenerate_trials = 0;     // trials below the maximum
     std::string method;             // flattening | evaluation
+    std::string variant;            // evaluation: plain | graded (see evaluation.hpp)
     std::uint64_t prime = 0;        // the modulus
     std::uint64_t set_size = 0;     // |S|: p, or 2R+1 with weight_range R
     Integer weight_degree;          // D_L
     Integer bound_degree;           // D used in the bound
-    long rows = 0, cols = 0;        // of the (last) matrix
+    long rows = 0, cols = 0;        // of the (last) matrix; graded evaluation: of the block-diagonal matrix
     long terms = -1;                // flattening: terms of f mod p (last trial)
     bool converged = true;          // evaluation: rank stopped growing in every trial
     double failure_bound = 1;       // (m·D/p)^T

@@ -18,6 +18,10 @@ std::uint64_t prev_prime(std::uint64_t n);
 // upward search would leave the range.
 std::uint64_t random_prime(Rng& rng, unsigned bits);
 
+// Throws invalid_input naming p unless p is prime (BPSW, a proof below 2^64). FLINT's
+// eliminations mod n invert pivots and abort on a non-invertible one: call this first.
+void require_prime(std::uint64_t p);
+
 // The largest prime below 2^62: the default modulus for black-box ranks (products of
 // two residues fit FLINT's nmod arithmetic without the 2^63 slow paths).
 inline constexpr std::uint64_t kDefaultPrime = 4611686018427387847ULL;  // 2^62 - 57

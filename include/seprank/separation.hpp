@@ -50,6 +50,7 @@ struct SeparationReport {
     std::uint64_t prime = 0;
     double failure_bound = 0;
     bool converged = true;        // evaluation: rank stopped growing
+    std::string variant;          // evaluation: plain | graded
     std::string note;
     double seconds = 0;
 };

@@ -1,0 +1,174 @@
+// Black-box evaluation ranks: the graded variant against the plain reference, and the
+// graded block ranks against flattenings of the bihomogeneous parts of the expansion.
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/flatten.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/rank.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+using namespace seprank;
+
+namespace {
+
+// A small homogeneous network (no residual) of any family, embedding and low rank included.
+NetworkSpec small_homogeneous(Rng& rng) {
+    NetworkSpec s;
+    s.family = static_cast<Family>(rng.below(3));
+    s.tokens = 2 + static_cast<long>(rng.below(3));
+    s.dim = 1 + static_cast<long>(rng.below(3));
+    s.depth = 1 + static_cast<long>(rng.below(2));
+    if (s.family != Family::attention) {
+        s.block_degree = 1 + static_cast<long>(rng.below(s.depth == 2 ? 3 : 4));
+        if (s.family == Family::hadamard) s.free_slots = rng.below(2) == 1;
+    }
+    if (s.tokens == 4 && s.dim == 3 && s.depth == 2) s.dim = 2;  // keep each case fast
+    if (s.dim >= 2 && rng.below(4) == 0) s.embed_rank = 1;
+    if (s.family == Family::attention && s.dim >= 2 && rng.below(4) == 0) s.attention_rank = 1;
+    if (s.family != Family::fc) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+    return s;
+}
+
+Partition random_partition(Rng& rng, long n) {
+    std::vector<long> a, b;
+    while (a.empty() || b.empty()) {
+        a.clear();
+        b.clear();
+        for (long j = 1; j <= n; ++j) (rng.below(2) ? a : b).push_back(j);
+    }
+    return Partition{a, b};
+}
+
+// Ranks mod p of the flattenings of f_a (the part of degree a in the A-variables), a = 0..D.
+std::vector<long> block_ranks_by_expansion(const Network& net, const Partition& part, std::uint64_t p, long D) {
+    const QPoly f = expand(net);
+    std::vector<int> tok(static_cast<std::size_t>(net.spec.tokens), 1);
+    for (long j : part.A) tok[static_cast<std::size_t>(j - 1)] = 0;
+    const auto& vars = f.context()->vars();
+    std::vector<seprank_test::RefPoly> parts(static_cast<std::size_t>(D + 1));
+    for (const auto& [e, c] : seprank_test::to_ref(f)) {
+        long a = 0;
+        for (std::size_t v = 0; v < e.size(); ++v)
+            if (tok[static_cast<std::size_t>(vars.token(v) - 1)] == 0) a += static_cast<long>(e[v]);
+        REQUIRE(a <= D);
+        parts[static_cast<std::size_t>(a)][e] = c;
+    }
+    std::vector<long> r;
+    for (const auto& fa : parts) r.push_back(rank_modular(flatten(seprank_test::from_ref(fa, f.context()), part, net.spec.tokens), p));
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of the bihomogeneous parts") {
+    auto rng = seprank_test::rng_for("graded-vs-plain");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const NetworkSpec s = small_homogeneous(rng);
+        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
+        const Partition part = random_partition(rng, s.tokens);
+        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.start = 1 + static_cast<long>(rng.below(6));
+        o.growth = 1.1 + 0.9 * static_cast<double>(rng.below(10)) / 10.0;
+        o.threads = 1 + static_cast<int>(rng.below(2));
+        o.variant = EvaluationVariant::plain;
+        const EvaluationResult plain = evaluation_rank(net, part, o);
+        o.variant = EvaluationVariant::graded;
+        const EvaluationResult graded = evaluation_rank(net, part, o);
+        REQUIRE(plain.variant == "plain");
+        REQUIRE(graded.variant == "graded");
+        REQUIRE(plain.converged);
+        REQUIRE(graded.converged);
+        CHECK(graded.rank == plain.rank);
+        CHECK(graded.failure_bound < 1e-9);
+        const long D = fmpz_get_si(output_degree(s).get());
+        REQUIRE(static_cast<long>(graded.block_ranks.size()) == D + 1);
+        CHECK(std::accumulate(graded.block_ranks.begin(), graded.block_ranks.end(), 0L) == graded.rank);
+        CHECK(graded.block_ranks == block_ranks_by_expansion(net, part, graded.prime, D));
+        // automatic picks graded for a homogeneous network of small degree
+        o.variant = EvaluationVariant::automatic;
+        CHECK(evaluation_rank(net, part, o).variant == "graded");
+    }
+}
+
+TEST_CASE("graded evaluation: degenerate and extreme networks") {
+    auto rng = seprank_test::rng_for("graded-degenerate");
+    INFO("seed " << seprank_test::seed());
+    SUBCASE("all-zero weights: f = 0, rank 0 in every block") {
+        NetworkSpec s;
+        s.tokens = 3;
+        s.dim = 2;
+        s.depth = 2;
+        Network net = random_network(s, 1, 5);
+        net.weights = map_weights<Rational>(net.weights, [](const Rational&) { return Rational(0); });
+        const EvaluationResult g = evaluation_rank_graded(net, balanced_partition(3));
+        CHECK(g.rank == 0);
+        CHECK(g.converged);
+        CHECK(std::all_of(g.block_ranks.begin(), g.block_ranks.end(), [](long r) { return r == 0; }));
+    }
+    SUBCASE("dx = 1, N = 2: every block has one monomial each side, rank = number of non-zero blocks") {
+        for (int it = 0; it < seprank_test::iterations(10); ++it) {
+            NetworkSpec s;
+            s.family = static_cast<Family>(rng.below(3));
+            s.tokens = 2;
+            s.dim = 1;
+            s.depth = 1 + static_cast<long>(rng.below(3));
+            if (s.family != Family::attention) s.block_degree = 2 + static_cast<long>(rng.below(2));
+            const Network net = random_network(s, rng.next(), 50);
+            const Partition part{{1}, {2}};
+            const EvaluationResult g = evaluation_rank_graded(net, part);
+            const QPoly f = expand(net);
+            INFO(network_to_json(net).dump());
+            CHECK(g.rank == static_cast<long>(f.terms()));  // f = Σ c_a x1^a x2^(D−a)
+            CHECK(g.max_block_side <= 1);
+        }
+    }
+    SUBCASE("a depth-4 degree-81 network against the plain reference (N = 2, dx = 2)") {
+        NetworkSpec s;
+        s.tokens = 2;
+        s.dim = 2;
+        s.depth = 4;
+        const Network net = random_network(s, rng.next(), 1000);
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::plain;
+        const long plain = evaluation_rank(net, balanced_partition(2), o).rank;
+        o.variant = EvaluationVariant::graded;
+        const EvaluationResult g = evaluation_rank(net, balanced_partition(2), o);
+        CHECK(g.rank == plain);
+        CHECK(g.rank > 0);
+    }
+}
+
+TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to plain") {
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    s.residual = true;
+    const Network res = random_network(s, 3, 5);
+    CHECK_FALSE(is_homogeneous(s));
+    CHECK_THROWS_AS(evaluation_rank_graded(res, balanced_partition(2)), invalid_input);
+    CHECK(evaluation_rank(res, balanced_partition(2)).variant == "plain");
+    s.residual = false;
+    const Network net = random_network(s, 3, 5);
+    EvaluationOptions o;
+    o.prime = 9;  // composite
+    CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
+    o.prime = 7;  // prime, but not above d^L + 1 = 10
+    CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
+    CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "plain");
+    o.prime = 0;
+    o.max_graded_degree = 8;  // d^L = 9 is over the limit
+    CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
+    CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "plain");
+    CHECK(evaluation_variant_from_string("graded") == EvaluationVariant::graded);
+    CHECK_THROWS_AS(evaluation_variant_from_string("fast"), invalid_input);
+}
