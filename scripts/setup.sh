@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seprank needs, only those missing; idempotent.
 # Runs apt-get as root, through sudo otherwise. Prints nothing when all is present.
+# Usage: scripts/setup.sh [EXTRA-PACKAGE...]   (bench/setup.sh adds the peer tools)
 set -euo pipefail
 
 packages=(g++ meson ninja-build pkg-config cmake libflint-dev libgmp-dev libmpfr-dev
   libboost-dev libeigen3-dev libcli11-dev doctest-dev nlohmann-json3-dev
-  libopenmpi-dev openmpi-bin gnuplot-nox)
+  libopenmpi-dev openmpi-bin gnuplot-nox "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "seprank/network.hpp"
 
+#include "file_io.hpp"
 #include "json_file.hpp"
 #include "seprank/error.hpp"
 #include "seprank/random.hpp"
@@ -449,22 +450,7 @@ nlohmann::json network_to_json(const Network& net) {
 Network read_network(const std::string& path) { return network_from_json(detail::read_json_file(path, "weights file")); }
 
 void write_network(const Network& net, const std::string& path) {
-    const std::string text = network_to_json(net).dump(1) + "\n";
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) throw invalid_input("cannot write weights file '" + path + "'");
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw resource_limit("writing weights file '" + path + "' failed");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw invalid_input("cannot move weights into '" + path + "'");
-    }
+    detail::write_file_atomically(path, network_to_json(net).dump(1) + "\n", "weights file");
 }
 
 }  // namespace seprank

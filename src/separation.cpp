@@ -50,7 +50,9 @@ SeparationReport flattening_report(const QPoly& f, const Partition& part, long n
     r.partition = to_string(part);
     r.degree = std::to_string(f.degree());
     r.terms = static_cast<long>(f.terms());
-    fill_from_rank(r, rank_certified(flatten(f, part, n_tokens), rank_options(opt)));
+    const SparseZMat c = flatten(f, part, n_tokens);
+    if (opt.on_matrix) opt.on_matrix(c);
+    fill_from_rank(r, rank_certified(c, rank_options(opt)));
     r.bound_kind = r.certified ? "sep" : "lower bound of sep";
     return r;
 }
@@ -100,7 +102,9 @@ SeparationReport separation_rank(const Network& net, const Partition& part, cons
                                     : opt.template_vectors;
             r.method = "grid";
             r.partition = to_string(part);
-            fill_from_rank(r, rank_certified(grid_matricization(net, part, t), rank_options(opt)));
+            const SparseZMat g = grid_matricization(net, part, t);
+            if (opt.on_matrix) opt.on_matrix(g);
+            fill_from_rank(r, rank_certified(g, rank_options(opt)));
             r.bound_kind = "lower bound of sep";
             r.note = "M = " + std::to_string(t.size()) + " templates; " + r.note;
             break;

@@ -129,5 +129,19 @@ if command -v gnuplot >/dev/null; then
   [[ ! -e "$T/x.svg" ]] || fail "failed plot left a file"
 fi
 
+# matrices: --save-matrix writes the flattening, --matrix ranks it to the same value
+"$S" rank --tokens 3 --dim 2 --depth 2 --seed 4 --save-matrix "$T/f.mtx" --format json >"$T/r1.json" || fail "rank --save-matrix"
+"$S" rank --matrix "$T/f.mtx" --format json >"$T/r2.json" || fail "rank --matrix"
+/usr/bin/python3 - "$T/r1.json" "$T/r2.json" <<'PY' || fail "saved flattening ranks differently"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["rank"] == b["rank"] and a["rows"] == b["rows"] and a["cols"] == b["cols"] and b["certified"], (a, b)
+PY
+printf '%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n3 1 4\n' >"$T/bad.mtx"
+expect_rc 2 "line 3: index (3, 1)" -- rank --matrix "$T/bad.mtx"
+expect_rc 2 "--save-matrix needs" -- rank --tokens 2 --dim 1 --method evaluation --save-matrix "$T/e.mtx"
+[[ ! -e "$T/e.mtx" ]] || fail "refused --save-matrix left a file"
+expect_rc 2 "--variant: fast not in" -- rank --tokens 2 --dim 1 --method evaluation --variant fast
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

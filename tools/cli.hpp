@@ -6,6 +6,7 @@
 #include "seprank/degree.hpp"
 #include "seprank/error.hpp"
 #include "seprank/expand.hpp"
+#include "seprank/matrix_io.hpp"
 #include "seprank/plot.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/separation.hpp"

@@ -17,6 +17,7 @@
 #include "seprank/partition.hpp"
 #include "seprank/rank.hpp"
 
+#include <functional>
 #include <string>
 
 namespace seprank {
@@ -34,6 +35,9 @@ struct SeparationOptions {
     ExpandOptions expand;
     EvaluationOptions evaluation;
     RankOptions rank;
+    // Called with the integer matrix about to be ranked (flattening over Q, grid), e.g.
+    // to save it (rank --save-matrix); not called for field p or evaluation.
+    std::function<void(const SparseZMat&)> on_matrix;
 };
 
 struct SeparationReport {
