@@ -4,6 +4,9 @@
 // seprank::rank_certified (certified over Q), and FLINT fmpz_mat_rank (exact, when
 // n <= fmpz_limit). Prints one JSON line.
 // Usage: bench_rank n bits [r] [fmpz_limit]
+//        bench_rank --write n bits r FILE     the same matrix as a Matrix Market file (for the peers)
+//        bench_rank --mtx FILE [fmpz_limit]   time the three on a Matrix Market file
+#include "seprank/matrix_io.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
@@ -22,18 +25,9 @@ double timed(F f) {
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: bench_rank n bits [r] [fmpz_limit]\n");
-        return 2;
-    }
-    const long n = std::atol(argv[1]);
-    const unsigned bits = static_cast<unsigned>(std::atoi(argv[2]));
-    const long r = argc > 3 ? std::atol(argv[3]) : n;
-    const long fmpz_limit = argc > 4 ? std::atol(argv[4]) : 600;
-    flint_set_num_threads(2);
+// Dense n×n with `bits`-bit entries: full rank (r = n) or A·B with inner dimension r.
+ZMat make_matrix(long n, unsigned bits, long r) {
     Rng rng(2026);
     ZMat a(n, n);
     if (r == n) {
@@ -47,6 +41,32 @@ int main(int argc, char** argv) {
             for (long j = 0; j < n; ++j) fmpz_set(fmpz_mat_entry(y.get(), k, j), rng.big(bits).get());
         fmpz_mat_mul(a.get(), x.get(), y.get());
     }
+    return a;
+}
+
+int usage() {
+    std::fprintf(stderr, "usage: bench_rank n bits [r] [fmpz_limit] | --write n bits r FILE | --mtx FILE [fmpz_limit]\n");
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) return usage();
+    flint_set_num_threads(2);
+    const std::string first = argv[1];
+    if (first == "--write") {
+        if (argc != 6) return usage();
+        write_matrix_market(SparseZMat::from_dense(make_matrix(std::atol(argv[2]), static_cast<unsigned>(std::atoi(argv[3])), std::atol(argv[4]))), argv[5]);
+        return 0;
+    }
+    const bool from_file = first == "--mtx";
+    const ZMat a = from_file ? read_matrix_market(argv[2]).to_dense()
+                             : make_matrix(std::atol(argv[1]), static_cast<unsigned>(std::atoi(argv[2])), argc > 3 ? std::atol(argv[3]) : std::atol(argv[1]));
+    const long n = a.rows();
+    const unsigned bits = from_file ? 0 : static_cast<unsigned>(std::atoi(argv[2]));
+    const long r = from_file ? -1 : (argc > 3 ? std::atol(argv[3]) : n);
+    const long fmpz_limit = from_file ? (argc > 3 ? std::atol(argv[3]) : 600) : (argc > 4 ? std::atol(argv[4]) : 600);
     const std::uint64_t p = kDefaultPrime;
     long rank_p = 0, rank_fmpz = -1;
     RankResult cert;

@@ -21,6 +21,8 @@ struct DegreeCommand final : Command {
 
     int run(const Globals&) override {
         std::vector<json> rows;
+        if (budget > 0 && !dgo.save_weights.empty())
+            throw seprank::invalid_input("--save-weights: --budget compares several networks; save one with degree --depth L");
         if (budget > 0) {
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
@@ -44,6 +46,7 @@ struct DegreeCommand final : Command {
                 std::cout << "budget " << budget << ": highest degree reached at d = " << cmp.best_measured_d
                           << "; h(d) = ln d / d peaks (over the listed integers) at d = " << cmp.best_h_d << "\n";
         } else {
+            if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network
             NetOptions o = dgo;
             // With --weights the file is read once; depth L keeps its first L layers.
             const std::optional<seprank::Network> file_net =

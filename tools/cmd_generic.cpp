@@ -28,6 +28,8 @@ struct GenericCommand final : Command {
 
     int run(const Globals& globals) override {
         const int threads = globals.threads;
+        if (!go.save_weights.empty())
+            throw seprank::invalid_input("--save-weights: generic draws fresh weights in every trial; save a network with expand or rank");
         const seprank::NetworkSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::read_network(go.weights_file).spec;
         const auto part = generic_partition.empty() ? seprank::balanced_partition(spec.tokens)
                                                     : seprank::parse_partition(generic_partition, spec.tokens);
