@@ -6,8 +6,8 @@ Peers (bench/setup.sh installs them): SymPy (sparse Poly over ZZ + DomainMatrix 
 Singular (ring over QQ, coef/coeffs, rank), numpy matrix_rank (float64), and FLINT's raw
 nmod_mat_rank (bench_rank, in-process) as the physical floor for one modular rank.
 
-Every command runs as its own process under GNU time (wall seconds, peak RSS) with a
-60 s limit; a run under 10 s is repeated and the median of 3 reported. A tool that timed
+Every command runs as its own process under GNU time (peak RSS; wall seconds from the
+driver's clock) with a 60 s limit; run nothing else on the machine meanwhile; a run under 10 s is repeated and the median of 3 reported. A tool that timed
 out on a configuration is not run on configurations at least as large in N, dx and L
 (marked "skipped"). Answers are cross-checked: terms and ranks must agree with seprank's
 certified values, and numpy's float rank is compared with the exact one.
@@ -59,12 +59,16 @@ class Runner:
     def once(self, cmd):
         tfile = os.path.join(self.tmp, "time.txt")
         full = ["/usr/bin/time", "-f", "%e %M", "-o", tfile, "timeout", str(int(LIMIT))] + cmd
+        t0 = time.perf_counter()
         p = subprocess.run(full, capture_output=True, text=True, cwd=self.tmp)
+        # wall time from the driver's clock (GNU time's %e has 10 ms steps, too coarse for
+        # the smallest inputs); it includes the same few ms of time+timeout start-up for
+        # every tool. Peak RSS from GNU time.
+        secs = time.perf_counter() - t0
         try:
-            secs, kb = open(tfile).read().split()[-2:]
-            secs, mib = float(secs), int(kb) / 1024
-        except (OSError, ValueError):
-            secs, mib = float("nan"), float("nan")
+            mib = int(open(tfile).read().split()[-1]) / 1024
+        except (OSError, ValueError, IndexError):
+            mib = float("nan")
         if p.returncode == 124 or secs >= LIMIT:
             return {"status": "timeout", "seconds": LIMIT, "mib": mib}
         if p.returncode != 0:
@@ -95,7 +99,7 @@ class Runner:
 
 def fmt_t(r):
     if r["status"] == "ok":
-        return f"{r['seconds']:.2f}"
+        return f"{r['seconds']:.3f}" if r["seconds"] < 0.1 else f"{r['seconds']:.2f}"
     return {"timeout": "> 60", "skipped": "skipped", "error": "error"}[r["status"]]
 
 
