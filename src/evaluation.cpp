@@ -205,8 +205,21 @@ EvaluationResult evaluation_rank_graded(const Network& net, const Partition& par
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
     for (long k = opt.start;; k = next_side(k, opt)) {
+        // max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as
+        // it bounds the one matrix of the plain variant: the first step shrinks to fit,
+        // a later step that would pass it stops the growth (not converged).
+        auto total_side = [&](long kk) {
+            long t = 0;
+            for (const auto& b : blocks) t += b.done ? b.side : std::min(kk, b.cap);
+            return t;
+        };
+        if (total_side(k) > opt.max_side) {
+            if (old > 0) break;
+            while (k > 1 && total_side(k) > opt.max_side) --k;
+            if (total_side(k) > opt.max_side) break;
+        }
         long K = 0;
-        for (auto& b : blocks)
+        for (const auto& b : blocks)
             if (!b.done) K = std::max(K, std::min(k, b.cap));
         if (K == 0) break;
         ra.extend(st.rng, p, K);

@@ -145,6 +145,28 @@ TEST_CASE("graded evaluation: degenerate and extreme networks") {
         CHECK(g.rank == plain);
         CHECK(g.rank > 0);
     }
+    SUBCASE("max_side bounds the sum of the block sides; stopping there gives a lower bound") {
+        NetworkSpec s;
+        s.tokens = 2;
+        s.dim = 2;
+        s.depth = 4;  // sep 861: needs a total side well above 300
+        const Network net = random_network(s, rng.next(), 1000);
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::graded;
+        const EvaluationResult full = evaluation_rank(net, balanced_partition(2), o);
+        REQUIRE(full.converged);
+        for (long budget : {100L, 300L, 600L}) {
+            o.max_side = budget;
+            const EvaluationResult cut = evaluation_rank(net, balanced_partition(2), o);
+            CAPTURE(budget);
+            CHECK_FALSE(cut.converged);
+            CHECK(cut.side <= budget);
+            CHECK(cut.rank <= full.rank);
+            CHECK(cut.rank > 0);
+            CHECK(cut.failure_bound == 1.0);
+        }
+    }
 }
 
 TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to plain") {

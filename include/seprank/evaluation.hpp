@@ -52,7 +52,7 @@ struct EvaluationOptions {
     std::uint64_t seed = 1;
     std::uint64_t prime = 0;  // 0: a random 62-bit prime from the seed
     long start = 16;          // first k
-    long max_side = 4096;     // largest k tried (graded: per block)
+    long max_side = 4096;     // largest k tried (graded: largest total side, the sum of the block sides)
     double growth = 1.5;      // k grows by this factor (> 1), rounded up to a multiple of 8
     int threads = 2;
     // automatic: graded when f is homogeneous and D + 1 <= max_graded_degree + 1, else plain.

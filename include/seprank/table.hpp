@@ -30,11 +30,12 @@
 
 namespace seprank {
 
-// One trial per row and a 1024 evaluation side: the default table's size budget.
+// One trial per row and a 4096 evaluation side (graded: sum of the block sides): the
+// default table's size budget, 63 rows in 70-85 s on 2 cores.
 inline GenericOptions table_generic_defaults() {
     GenericOptions g;
     g.trials = 1;
-    g.max_side = 1024;
+    g.max_side = 4096;
     return g;
 }
 
