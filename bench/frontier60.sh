@@ -21,7 +21,7 @@ tmp=$(mktemp)
     IFS='|' read -r -a cs <<<"${lists[$fam]}"
     for c in "${cs[@]}"; do
       start=$(date +%s.%N)
-      if timeout 60 "$S" generic --family "$fam" $c --trials 1 --method evaluation --max-side 20000 --format json >"$tmp" 2>/dev/null; then
+      if timeout 60 "$S" generic --family "$fam" $c --trials 1 --method evaluation --max-side 100000 --format json >"$tmp" 2>/dev/null; then
         secs=$(/usr/bin/python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
         /usr/bin/python3 - "$tmp" "$fam" "$c" "$secs" <<'PY'
 import json, sys
