@@ -20,7 +20,7 @@ struct GenericCommand final : Command {
         sub->add_option("--partition", generic_partition, "token partition A|B (default balanced)");
         sub->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")
             ->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
-        sub->add_option("--max-side", generic_max_side, "evaluation: largest k")->capture_default_str();
+        sub->add_option("--max-side", generic_max_side, "evaluation: largest matrix side (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", generic_variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));

@@ -22,7 +22,7 @@ struct RankCommand final : Command {
         sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound)")->check(CLI::IsMember({"Q", "p"}))->capture_default_str();
         sub->add_option("--templates", templates, "grid: number M of random integer template vectors")->capture_default_str();
         sub->add_option("--templates-file", templates_file, "grid: JSON list of template vectors");
-        sub->add_option("--max-side", max_side, "evaluation: largest k of the k x k evaluation matrix")->capture_default_str();
+        sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");

@@ -27,7 +27,7 @@ struct TableCommand final : Command {
         sub->add_option("--trials", t_trials, "weight draws per row")->capture_default_str();
         sub->add_option("--seed", t_seed, "seed")->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
-        sub->add_option("--max-side", t_max_side, "evaluation: largest k (size budget)")->capture_default_str();
+        sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
