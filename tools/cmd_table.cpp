@@ -7,7 +7,7 @@ namespace {
 
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
-    long t_budget = 0, t_trials = 1, t_max_side = 4096;
+    long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false;
     std::string format = "text";
