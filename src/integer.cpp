@@ -4,6 +4,7 @@
 
 #include <flint/ulong_extras.h>
 #include <memory>
+#include <ostream>
 
 namespace seprank {
 
@@ -43,11 +44,6 @@ std::string fmpz_to_string(const fmpz_t v) {
 
 }  // namespace
 
-Integer::Integer(const mpz_int& v) {
-    fmpz_init(v_);
-    fmpz_set_mpz(v_, v.backend().data());
-}
-
 Integer::Integer(std::string_view text) {
     fmpz_init(v_);
     try {
@@ -56,12 +52,6 @@ Integer::Integer(std::string_view text) {
         fmpz_clear(v_);
         throw;
     }
-}
-
-mpz_int Integer::to_mpz() const {
-    mpz_int out;
-    fmpz_get_mpz(out.backend().data(), v_);
-    return out;
 }
 
 std::string Integer::str() const { return fmpz_to_string(v_); }
@@ -93,11 +83,6 @@ Rational::Rational(const Integer& num, const Integer& den) {
     fmpq_set_fmpz_frac(v_, num.get(), den.get());
 }
 
-Rational::Rational(const mpq_rational& v) {
-    fmpq_init(v_);
-    fmpq_set_mpq(v_, v.backend().data());
-}
-
 Rational::Rational(std::string_view text) {
     fmpq_init(v_);
     try {
@@ -113,12 +98,6 @@ Rational::Rational(std::string_view text) {
         fmpq_clear(v_);
         throw;
     }
-}
-
-mpq_rational Rational::to_mpq() const {
-    mpq_rational out;
-    fmpq_get_mpq(out.backend().data(), v_);
-    return out;
 }
 
 std::string Rational::str() const {
@@ -162,5 +141,8 @@ Rational operator/(const Rational& a, const Rational& b) {
     fmpq_div(r.get(), a.get(), b.get());
     return r;
 }
+
+std::ostream& operator<<(std::ostream& os, const Integer& v) { return os << v.str(); }
+std::ostream& operator<<(std::ostream& os, const Rational& v) { return os << v.str(); }
 
 }  // namespace seprank

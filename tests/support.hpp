@@ -35,13 +35,29 @@ inline int iterations(int base) {
 // Reference implementations used by the randomised tests.
 #include "seprank/poly.hpp"
 
+#include <boost/multiprecision/gmp.hpp>
 #include <map>
 #include <vector>
 
 namespace seprank_test {
 
-using seprank::mpq_rational;
-using seprank::mpz_int;
+// Boost.Multiprecision is the tests' independent reference arithmetic; the library's
+// public headers do not include it, so the conversions live here (through GMP).
+using mpz_int = boost::multiprecision::mpz_int;
+using mpq_rational = boost::multiprecision::mpq_rational;
+
+inline mpz_int to_mpz(const seprank::Integer& a) {
+    mpz_int out;
+    a.get_mpz(out.backend().data());
+    return out;
+}
+inline mpq_rational to_mpq(const seprank::Rational& a) {
+    mpq_rational out;
+    a.get_mpq(out.backend().data());
+    return out;
+}
+inline seprank::Integer from_mpz(const mpz_int& v) { return seprank::Integer(v.backend().data()); }
+inline seprank::Rational from_mpq(const mpq_rational& v) { return seprank::Rational(v.backend().data()); }
 
 // A polynomial as a map monomial -> non-zero coefficient: slow, obviously correct.
 using RefPoly = std::map<std::vector<std::uint64_t>, mpq_rational>;
@@ -82,7 +98,7 @@ inline mpq_rational ref_eval(const RefPoly& f, const std::vector<mpq_rational>& 
 
 inline RefPoly to_ref(const seprank::QPoly& f) {
     RefPoly r;
-    for (std::size_t k = 0; k < f.terms(); ++k) ref_add_term(r, f.exponents(k), f.coeff(k).to_mpq());
+    for (std::size_t k = 0; k < f.terms(); ++k) ref_add_term(r, f.exponents(k), to_mpq(f.coeff(k)));
     return r;
 }
 
@@ -90,7 +106,7 @@ inline seprank::QPoly from_ref(const RefPoly& f, const std::shared_ptr<const sep
     std::vector<seprank::Rational> cs;
     std::vector<std::vector<std::uint64_t>> es;
     for (const auto& [e, c] : f) {
-        cs.emplace_back(c);
+        cs.push_back(from_mpq(c));
         es.push_back(e);
     }
     return seprank::QPoly::from_terms(ctx, cs, es);
@@ -98,7 +114,7 @@ inline seprank::QPoly from_ref(const RefPoly& f, const std::shared_ptr<const sep
 
 // A random rational with numerator of up to `bits` bits and a small positive denominator.
 inline mpq_rational random_rational(seprank::Rng& rng, unsigned bits) {
-    mpz_int num = rng.big(1 + static_cast<unsigned>(rng.below(bits))).to_mpz();
+    mpz_int num = to_mpz(rng.big(1 + static_cast<unsigned>(rng.below(bits))));
     mpz_int den = 1 + static_cast<long>(rng.below(rng.below(4) == 0 ? 1000 : 1));
     return mpq_rational(num, den);
 }

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 using namespace seprank;
+using seprank_test::mpq_rational;
+using seprank_test::mpz_int;
 using seprank_test::RefPoly;
 
 namespace {
@@ -53,8 +55,9 @@ void check_arithmetic(Rng& rng, int iterations, std::size_t max_terms, unsigned 
 
         // evaluation at a rational point
         auto x = random_point(rng, nv);
-        std::vector<Rational> xq(x.begin(), x.end());
-        REQUIRE(a.evaluate(xq).to_mpq() == seprank_test::ref_eval(ra, x));
+        std::vector<Rational> xq;
+        for (const auto& v : x) xq.push_back(seprank_test::from_mpq(v));
+        REQUIRE(seprank_test::to_mpq(a.evaluate(xq)) == seprank_test::ref_eval(ra, x));
     }
 }
 
@@ -94,7 +97,7 @@ TEST_CASE("reduction mod p commutes with evaluation, for p near 2^63 and 2^64") 
             std::vector<Rational> xq;
             for (std::size_t i = 0; i < nv; ++i) {
                 xp.push_back(rng.below(p));
-                xq.emplace_back(Integer(mpz_int(xp.back())));
+                xq.emplace_back(seprank_test::from_mpz(mpz_int(xp.back())));
             }
             REQUIRE(ap.evaluate(xp) == a.evaluate(xq).mod(p));
             // products commute with reduction
