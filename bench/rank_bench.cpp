@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     const long fmpz_limit = from_file ? (argc > 3 ? std::atol(argv[3]) : 600) : (argc > 4 ? std::atol(argv[4]) : 600);
     const std::uint64_t p = kDefaultPrime;
     long rank_p = 0, rank_fmpz = -1;
-    RankResult cert;
+    RankAnswer cert;
     const double t_nmod = timed([&] {
         NmodMat m = reduce_mod(a, p);
         rank_p = nmod_mat_rank(m.get());
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     std::printf("{\"n\": %ld, \"bits\": %u, \"inner\": %ld, \"rank_mod_p\": %ld, \"nmod_mat_rank_s\": %.4f, "
                 "\"certified_rank\": %ld, \"certified\": %s, \"certified_s\": %.4f, \"method\": \"%s\", \"primes\": %ld, "
                 "\"fmpz_mat_rank\": %ld, \"fmpz_mat_rank_s\": %.4f}\n",
-                n, bits, r, rank_p, t_nmod, cert.rank, cert.certified ? "true" : "false", t_cert, cert.method.c_str(),
+                n, bits, r, rank_p, t_nmod, cert.value, cert.certified() ? "true" : "false", t_cert, cert.variant.c_str(),
                 cert.primes_used, rank_fmpz, t_fmpz);
-    return cert.rank == rank_p ? 0 : 1;
+    return cert.value == rank_p ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 #include "seprank/evaluation.hpp"
 
+#include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <thread>
@@ -107,12 +109,13 @@ long monomials(long a, long n) {
 
 }  // namespace
 
-EvaluationResult evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     Setup st = setup(net, part, opt);
     const std::uint64_t p = st.p;
     const ModEvaluator f(net, p);
     SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
-    EvaluationResult res;
+    RankAnswer res;
+    res.converged = false;  // until the rank stops growing
     res.prime = p;
     res.variant = "plain";
     const double D = fmpz_get_d(output_degree(net.spec).get());
@@ -140,8 +143,8 @@ EvaluationResult evaluation_rank_plain(const Network& net, const Partition& part
         old = k;
         const long r = rank_modular(e);
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
-        res.rank = r;
-        res.side = res.max_block_side = k;
+        res.value = r;
+        res.rows = res.cols = k;
         if (r < k) {
             res.converged = true;
             break;
@@ -152,7 +155,7 @@ EvaluationResult evaluation_rank_plain(const Network& net, const Partition& part
     return res;
 }
 
-EvaluationResult evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const NetworkSpec& s = net.spec;
     if (!is_homogeneous(s)) throw invalid_input("graded evaluation needs a homogeneous network: a residual connection mixes degrees");
     const Integer dz = output_degree(s);
@@ -199,7 +202,8 @@ EvaluationResult evaluation_rank_graded(const Network& net, const Partition& par
         b.m = NmodMat(0, 0, p);
     }
     SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
-    EvaluationResult res;
+    RankAnswer res;
+    res.converged = false;  // until the rank stops growing
     res.prime = p;
     res.variant = "graded";
     double bound = 0;
@@ -290,17 +294,52 @@ EvaluationResult evaluation_rank_graded(const Network& net, const Partition& par
         }
         if (k == opt.max_side) break;
     }
+    long max_block_side = 0;
     for (const auto& b : blocks) {
-        res.rank += b.rank;
-        res.side += b.side;
-        res.max_block_side = std::max(res.max_block_side, b.side);
+        res.value += b.rank;
+        res.rows += b.side;
+        max_block_side = std::max(max_block_side, b.side);
         res.block_ranks.push_back(b.rank);
     }
+    res.cols = res.rows;
+    res.note = "graded: sep = sum of the ranks of the " + std::to_string(blocks.size()) + " degree blocks (largest side " +
+               std::to_string(max_block_side) + "); ";
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
 
-EvaluationResult evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+namespace {
+
+// The fields every evaluation answer shares, and its timing.
+RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std::chrono::steady_clock::time_point t0) {
+    res.method = "evaluation";
+    res.quantity = "sep";
+    res.field = "Z/p";
+    res.kind = RankKind::modular_lower_bound;
+    res.primes_used = 1;
+    res.partition = to_string(part);
+    res.degree = output_degree(net.spec).str();
+    res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note +
+               (res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
+                              : "rank still full at the size limit: a lower bound only");
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.peak_mib = peak_rss_mib();
+    return res;
+}
+
+}  // namespace
+
+RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    return finish(evaluation_rank_plain_impl(net, part, opt), net, part, t0);
+}
+
+RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    return finish(evaluation_rank_graded_impl(net, part, opt), net, part, t0);
+}
+
+RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     bool graded = opt.variant == EvaluationVariant::graded;
     if (opt.variant == EvaluationVariant::automatic) {
         const Integer d = output_degree(net.spec);

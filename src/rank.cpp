@@ -1,5 +1,6 @@
 #include "seprank/rank.hpp"
 
+#include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -61,17 +62,6 @@ SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p) {
         }
     }
     return r;
-}
-
-std::string RankResult::label() const {
-    if (certified) return "certified";
-    if (failure_bound > 0) {
-        std::ostringstream os;
-        os.precision(3);
-        os << "probabilistic (p <= " << failure_bound << ")";
-        return os.str();
-    }
-    return "lower bound";
 }
 
 // ---------------------------------------------------------------- fraction-free
@@ -272,8 +262,26 @@ std::uint64_t modular_prime(const RankOptions& opt) {
     return random_prime(rng, 62);
 }
 
-RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
-    RankResult res;
+namespace {
+
+// Marks an answer of the rank engine: the matrix itself is the quantity.
+RankAnswer matrix_answer(long rows, long cols) {
+    RankAnswer res;
+    res.quantity = "matrix";
+    res.method = "matrix";
+    res.rows = rows;
+    res.cols = cols;
+    return res;
+}
+
+void set_certified(RankAnswer& res, long r) {
+    res.value = r;
+    res.kind = RankKind::exact;
+    res.failure_bound = 0;
+}
+
+RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) {
+    RankAnswer res = matrix_answer(input.rows, input.cols);
     res.rows = input.rows;
     res.cols = input.cols;
     const long full = std::min(input.rows, input.cols);
@@ -281,19 +289,18 @@ RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
     const std::string kind = dense ? "modular-dense" : "modular-sparse";
     if (!opt.certify) {
         const std::uint64_t p = modular_prime(opt);
-        res.rank = rank_mod_auto(input, p);
+        res.value = rank_mod_auto(input, p);
         res.field = "Z/p";
         res.prime = p;
         res.primes_used = 1;
-        res.method = kind;
+        res.variant = kind;
         res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
         return res;
     }
     res.field = "Q";
     if (full == 0 || input.nnz() == 0) {
-        res.rank = 0;
-        res.certified = true;
-        res.method = "trivial";
+        set_certified(res, 0);
+        res.variant = "trivial";
         res.note = "zero matrix";
         return res;
     }
@@ -305,9 +312,8 @@ RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
     res.prime = first[0];
     res.primes_used = 1;
     if (r == full) {
-        res.rank = r;
-        res.certified = true;
-        res.method = kind;
+        set_certified(res, r);
+        res.variant = kind;
         res.note = "full rank mod p " + std::to_string(first[0]) + ", hence over Q";
         return res;
     }
@@ -319,14 +325,13 @@ RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
         const double est_seconds = static_cast<double>(need) * per_prime / std::max(1, opt.threads);
         if (need > opt.max_primes || est_seconds > opt.max_certify_seconds) {
             if (a.rows <= opt.fraction_free_max && a.cols <= opt.fraction_free_max) {
-                res.rank = rank_fraction_free(a.to_dense());
-                res.certified = true;
-                res.method = "fraction-free";
+                set_certified(res, rank_fraction_free(a.to_dense()));
+                res.variant = "fraction-free";
                 res.note = "Bareiss elimination over Z";
                 return res;
             }
-            res.rank = r;
-            res.method = kind;
+            res.value = r;
+            res.variant = kind;
             res.failure_bound = std::min(1.0, (log2H / 61.0) / std::pow(2.0, 55.6));
             std::ostringstream os;
             os.precision(3);
@@ -354,23 +359,22 @@ RankResult rank_certified(const SparseZMat& input, const RankOptions& opt) {
             if (r == full) break;
             continue;
         }
-        res.rank = r;
-        res.certified = true;
-        res.method = "hadamard-multimodular";
+        set_certified(res, r);
+        res.variant = "hadamard-multimodular";
         std::ostringstream os;
         os.precision(4);
         os << "rank mod " << ps.size() << " primes <= " << r << " with log2(prod p) > log2 H = " << log2H;
         res.note = os.str();
         return res;
     }
-    res.rank = r;
-    res.certified = r == full;
-    res.method = kind;
-    res.note = res.certified ? "full rank mod p, hence over Q" : "no certificate reached";
+    if (r == full) set_certified(res, r);
+    else res.value = r;
+    res.variant = kind;
+    res.note = res.certified() ? "full rank mod p, hence over Q" : "no certificate reached";
     return res;
 }
 
-RankResult rank_certified(const ZMat& a, const RankOptions& opt) {
+RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
     // Dense fast path: a full-rank result needs one nmod_mat_rank and no sparse copy.
     // A ~30-bit prime roughly halves FLINT's dense elimination time against a 62-bit one;
     // the price is a higher chance (≤ n/2^29) that the rank drops mod p, and then the
@@ -380,20 +384,31 @@ RankResult rank_certified(const ZMat& a, const RankOptions& opt) {
         Rng rng(opt.seed ^ 0x3017ULL);
         const std::uint64_t p = random_prime(rng, 30);
         if (rank_modular(a, p) == full) {
-            RankResult res;
-            res.rows = a.rows();
-            res.cols = a.cols();
-            res.rank = full;
-            res.certified = true;
+            RankAnswer res = matrix_answer(a.rows(), a.cols());
+            set_certified(res, full);
             res.field = "Q";
             res.prime = p;
             res.primes_used = 1;
-            res.method = "modular-dense";
+            res.variant = "modular-dense";
             res.note = "full rank mod p " + std::to_string(p) + ", hence over Q";
             return res;
         }
     }
-    return rank_certified(SparseZMat::from_dense(a), opt);
+    return rank_certified_impl(SparseZMat::from_dense(a), opt);
 }
+
+template <class M>
+RankAnswer timed(const M& a, const RankOptions& opt, RankAnswer (*f)(const M&, const RankOptions&)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RankAnswer res = f(a, opt);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.peak_mib = peak_rss_mib();
+    return res;
+}
+
+}  // namespace
+
+RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt) { return timed(a, opt, rank_certified_impl); }
+RankAnswer rank_certified(const ZMat& a, const RankOptions& opt) { return timed(a, opt, rank_certified_dense); }
 
 }  // namespace seprank

@@ -1,5 +1,6 @@
 #include "seprank/separation.hpp"
 
+#include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
 
@@ -25,18 +26,6 @@ Method method_from_string(const std::string& s) {
 
 namespace {
 
-void fill_from_rank(SeparationReport& r, const RankResult& rr) {
-    r.rank = rr.rank;
-    r.rows = rr.rows;
-    r.cols = rr.cols;
-    r.certified = rr.certified;
-    r.label = rr.label();
-    r.field = rr.field;
-    r.prime = rr.prime;
-    r.failure_bound = rr.failure_bound;
-    r.note = rr.method + ": " + rr.note;
-}
-
 RankOptions rank_options(const SeparationOptions& opt) {
     RankOptions ro = opt.rank;
     ro.certify = opt.certify;
@@ -44,39 +33,47 @@ RankOptions rank_options(const SeparationOptions& opt) {
     return ro;
 }
 
-SeparationReport flattening_report(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
-    SeparationReport r;
-    r.method = "flattening";
+// The rank engine's answer about a matrix, restated as an answer about f.
+RankAnswer about_f(RankAnswer r, const char* method, const char* quantity, const Partition& part) {
+    r.method = method;
+    r.quantity = quantity;
     r.partition = to_string(part);
-    r.degree = std::to_string(f.degree());
-    r.terms = static_cast<long>(f.terms());
+    r.note = r.variant + ": " + r.note;
+    return r;
+}
+
+RankAnswer flattening_answer(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
     const SparseZMat c = flatten(f, part, n_tokens);
     if (opt.on_matrix) opt.on_matrix(c);
-    fill_from_rank(r, rank_certified(c, rank_options(opt)));
-    r.bound_kind = r.certified ? "sep" : "lower bound of sep";
+    RankAnswer r = about_f(rank_certified(c, rank_options(opt)), "flattening", "sep", part);
+    r.degree = std::to_string(f.degree());
+    r.terms = static_cast<long>(f.terms());
+    return r;
+}
+
+RankAnswer timed(RankAnswer r, std::chrono::steady_clock::time_point t0) {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.peak_mib = peak_rss_mib();
     return r;
 }
 
 }  // namespace
 
-SeparationReport separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
+RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     if (opt.method != Method::flattening)
-        throw invalid_input("a polynomial given as text is ranked by --method flattening only");
-    SeparationReport r = flattening_report(f, part, n_tokens, opt);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
+        throw invalid_input("method " + to_string(opt.method) + ": a polynomial is ranked by the flattening method only");
+    return timed(flattening_answer(f, part, n_tokens, opt), t0);
 }
 
-SeparationReport separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt) {
+RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     validate(part, net.spec.tokens);
-    SeparationReport r;
+    RankAnswer r;
     switch (opt.method) {
         case Method::flattening: {
             if (opt.certify) {
-                const QPoly f = expand(net, opt.expand);
-                r = flattening_report(f, part, net.spec.tokens, opt);
+                r = flattening_answer(expand(net, opt.expand), part, net.spec.tokens, opt);
                 break;
             }
             // Field p: expand over Z/p directly (no big integers), one modular rank.
@@ -84,15 +81,18 @@ SeparationReport separation_rank(const Network& net, const Partition& part, cons
             const NmodPoly f = expand_mod(net, p, opt.expand);
             const SparseNmodMat c = flatten(f, part, net.spec.tokens);
             r.method = "flattening";
+            r.quantity = "sep";
             r.partition = to_string(part);
             r.terms = static_cast<long>(f.terms());
-            r.rank = rank_sparse_modular(c);
+            r.value = rank_sparse_modular(c);
+            r.kind = RankKind::modular_lower_bound;
+            r.failure_bound = 1;
+            r.variant = "modular-sparse";
             r.rows = c.rows;
             r.cols = c.cols;
             r.field = "Z/p";
             r.prime = p;
-            r.label = "lower bound";
-            r.bound_kind = "lower bound of sep";
+            r.primes_used = 1;
             r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep";
             break;
         }
@@ -100,43 +100,21 @@ SeparationReport separation_rank(const Network& net, const Partition& part, cons
             const Templates t = opt.template_vectors.empty()
                                     ? random_templates(opt.templates, input_vars_per_token(net.spec), opt.seed)
                                     : opt.template_vectors;
-            r.method = "grid";
-            r.partition = to_string(part);
             const SparseZMat g = grid_matricization(net, part, t);
             if (opt.on_matrix) opt.on_matrix(g);
-            fill_from_rank(r, rank_certified(g, rank_options(opt)));
-            r.bound_kind = "lower bound of sep";
+            r = about_f(rank_certified(g, rank_options(opt)), "grid", "grid", part);
             r.note = "M = " + std::to_string(t.size()) + " templates; " + r.note;
             break;
         }
         case Method::evaluation: {
             EvaluationOptions eo = opt.evaluation;
             eo.seed = opt.seed;
-            const EvaluationResult e = evaluation_rank(net, part, eo);
-            r.method = "evaluation";
-            r.partition = to_string(part);
-            r.rank = e.rank;
-            r.rows = r.cols = e.side;
-            r.certified = false;
-            r.field = "Z/p";
-            r.prime = e.prime;
-            r.converged = e.converged;
-            r.variant = e.variant;
-            r.failure_bound = e.converged ? e.failure_bound : 1.0;
-            r.label = "lower bound";
-            r.bound_kind = "lower bound of sep";
-            r.note = std::to_string(e.evaluations) + " evaluations mod p; " +
-                     (e.variant == "graded" ? "graded: sep = sum of the ranks of the " + std::to_string(e.block_ranks.size()) +
-                                                  " degree blocks (largest side " + std::to_string(e.max_block_side) + "); "
-                                            : std::string()) +
-                     (e.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
-                                  : "rank still full at the size limit: a lower bound only");
+            r = evaluation_rank(net, part, eo);
             break;
         }
     }
     r.degree = output_degree(net.spec).str();
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
+    return timed(std::move(r), t0);
 }
 
 }  // namespace seprank

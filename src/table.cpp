@@ -1,5 +1,6 @@
 #include "seprank/table.hpp"
 
+#include "process.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
@@ -84,148 +85,55 @@ Partition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
     return s.partition.empty() ? balanced_partition(spec.tokens) : parse_partition(s.partition, spec.tokens);
 }
 
-double peak_mib() {
-    struct rusage ru {};
-    getrusage(RUSAGE_SELF, &ru);
-    return static_cast<double>(ru.ru_maxrss) / 1024.0;
-}
-
-// Rounds to a multiple of 1/inv (divide last, so that 2.465 prints as 2.465).
-double round_to(double x, double unit) {
-    const double inv = std::round(1.0 / unit);
-    return std::round(x * inv) / inv;
-}
-
 }  // namespace
 
 std::string row_key(const Row& row) {
     std::string k;
     for (const auto& c : table_columns()) {
         if (c == "degree") break;
-        const auto& v = row.at(c);
-        k += (v.is_string() ? v.get<std::string>() : v.dump()) + ";";
+        // CSV rows hold text cells, JSON rows typed ones: compare their text forms.
+        k += row.at(c).str() + ";";
     }
     return k;
 }
 
-namespace {
-
-// The configuration columns of a row (everything before `degree`).
-Row config_columns(const NetworkSpec& spec, const Partition& part) {
-    Row r;
-    r["family"] = to_string(spec.family);
-    r["tokens"] = spec.tokens;
-    r["dim"] = spec.dim;
-    r["heads"] = spec.family == Family::attention ? spec.heads : 0;
-    r["block_degree"] = block_degree(spec);
-    r["width"] = spec.family == Family::hadamard ? block_width(spec) : 0;
-    r["depth"] = spec.depth;
-    r["residual"] = spec.residual;
-    r["partition"] = to_string(part);
-    return r;
+std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
+    RowSource src;
+    src.spec = &spec;
+    src.partition = to_string(row_partition(spec, s));
+    std::vector<std::string> config;
+    for (const auto& c : table_columns()) {
+        if (c == "degree") break;
+        config.push_back(c);
+    }
+    return row_key(make_record(src, config));
 }
-
-}  // namespace
-
-std::string row_key(const NetworkSpec& spec, const SweepOptions& s) { return row_key(config_columns(spec, row_partition(spec, s))); }
 
 Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     const auto t0 = std::chrono::steady_clock::now();
     const Partition part = row_partition(spec, s);
-    Row r = config_columns(spec, part);
-    r["degree"] = output_degree(spec).str();
-    r["params"] = parameter_count(spec).str();
-    for (const char* c : {"terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate", "failure_bound",
-                          "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "reason"})
-        r[c] = "";
+    RowSource src;
+    src.spec = &spec;
+    src.partition = to_string(part);
+    RankAnswer res;
     const long nvars = spec.tokens * input_vars_per_token(spec);
     if (nvars > s.max_variables) {
-        r["status"] = "skipped";
-        r["reason"] = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
-    } else {
-        const GenericResult res = generic_rank(spec, part, s.generic);
-        r["terms"] = res.terms >= 0 ? Row(res.terms) : Row("");
-        r["rank"] = res.rank;
-        r["certified"] = false;
-        r["label"] = res.converged ? "generic lower bound" : "lower bound";
-        r["method"] = res.method;
-        r["rows"] = res.rows;
-        r["cols"] = res.cols;
-        r["trials"] = s.generic.trials;
-        r["degenerate"] = res.degenerate_trials;
-        {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.3g", res.failure_bound);
-            r["failure_bound"] = buf;
-        }
-        const double l3 = res.rank > 0 ? std::log(static_cast<double>(res.rank)) / std::log(3.0) : NAN;
-        r["log3_rank"] = std::isnan(l3) ? Row("") : Row(round_to(l3, 1e-4));
-        if (spec.family == Family::attention && !spec.residual) {
-            const TheoremBounds b = levine_bounds(spec.dim, spec.heads, spec.depth);
-            r["theorem"] = b.theorem;
-            r["log3_lower"] = std::isnan(b.lower) ? Row("") : Row(round_to(b.lower, 1e-4));
-            r["log3_upper"] = std::isnan(b.upper) ? Row("") : Row(round_to(b.upper, 1e-4));
-            r["outside"] = outside_bounds(l3, b);
-        }
-        r["status"] = res.converged ? "ok" : "lower-bound";
-        r["reason"] = res.converged ? "" : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+        src.status = "skipped";
+        src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
+        return make_record(src, table_columns());
     }
-    r["seconds"] = round_to(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1e-3);
-    r["peak_mib"] = round_to(peak_mib(), 0.1);
-    return r;
+    res = generic_rank(spec, part, s.generic);
+    src.answer = &res;
+    src.status = res.converged ? "ok" : "lower-bound";
+    if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.peak_mib = peak_rss_mib();
+    return make_record(src, table_columns());
 }
 
-namespace {
-std::string csv_cell(const Row& v) {
-    std::string c = v.is_string() ? v.get<std::string>() : v.dump();
-    if (c.find_first_of(",\"\n") == std::string::npos) return c;
-    std::string q = "\"";
-    for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-}
-}  // namespace
+std::string csv_header() { return csv_line(table_columns()); }
 
-std::string csv_header() {
-    std::string h;
-    for (const auto& c : table_columns()) h += (h.empty() ? "" : ",") + c;
-    return h;
-}
-
-std::string csv_line(const Row& row) {
-    std::string l;
-    bool first = true;
-    for (const auto& c : table_columns()) {
-        l += (first ? "" : ",") + csv_cell(row.at(c));
-        first = false;
-    }
-    return l;
-}
-
-std::vector<std::string> parse_csv_line(const std::string& line) {
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                cells.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cells.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            cells.emplace_back();
-        } else {
-            cells.back() += c;
-        }
-    }
-    if (quoted) throw invalid_input("CSV line with an unterminated quote: " + line);
-    return cells;
-}
+std::string csv_line(const Row& row) { return seprank::csv_line(row, table_columns()); }
 
 namespace {
 
@@ -264,11 +172,7 @@ std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
         ++lineno;
         if (line.empty()) continue;
         if (json_lines) {
-            try {
-                rows.push_back(Row::parse(line));
-            } catch (const nlohmann::json::parse_error&) {
-                throw invalid_input("'" + path + "' line " + std::to_string(lineno) + " is not JSON");
-            }
+            rows.push_back(record_from_json(line, "'" + path + "' line " + std::to_string(lineno)));
             continue;
         }
         auto cells = parse_csv_line(line);
@@ -282,7 +186,7 @@ std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
             throw invalid_input("'" + path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) +
                                 " cells, expected " + std::to_string(header.size()));
         Row r;
-        for (std::size_t k = 0; k < cells.size(); ++k) r[header[k]] = cells[k];
+        for (std::size_t k = 0; k < cells.size(); ++k) r.set(header[k], cells[k]);
         rows.push_back(std::move(r));
     }
     return rows;
@@ -300,7 +204,7 @@ TableAppender::~TableAppender() {
 }
 
 void TableAppender::append(const Row& row) {
-    std::string line = json_ ? row.dump() : csv_line(row);
+    std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
     write_all(fd_, line, path_);
     ::fsync(fd_);

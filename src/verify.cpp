@@ -32,7 +32,7 @@ struct Claim {
 ClaimResult result(const std::string& name, bool pass, const std::string& detail) { return {name, pass, detail}; }
 
 // sep of a polynomial text, split by token index, certified over Q.
-RankResult poly_sep(const std::string& text, const std::string& partition) {
+RankAnswer poly_sep(const std::string& text, const std::string& partition) {
     auto ctx = QContext::make(variables_in(text));
     const QPoly f = parse_poly(text, ctx);
     long n = 0;
@@ -134,9 +134,9 @@ const std::map<std::string, Claim>& claims() {
                       g.seed = rng.next();
                       const auto grid = separation_rank(net, part, g);
                       ++cases;
-                      tight += grid.rank == flat.rank;
-                      if (!grid.certified || !flat.certified || grid.rank > flat.rank)
-                          return result("claim7.1", false, "grid rank " + std::to_string(grid.rank) + " > sep " + std::to_string(flat.rank) + " for " + network_to_json(net).dump());
+                      tight += grid.value == flat.value;
+                      if (!grid.certified() || !flat.certified() || grid.value > flat.value)
+                          return result("claim7.1", false, "grid rank " + std::to_string(grid.value) + " > sep " + std::to_string(flat.value) + " for " + network_to_json(net).dump());
                   }
               }
               return result("claim7.1", true, std::to_string(cases) + " (network, templates) pairs, grid <= sep in all, equal in " + std::to_string(tight));
@@ -148,8 +148,8 @@ const std::map<std::string, Claim>& claims() {
               GenericOptions g;
               g.trials = 12;
               g.seed = seed;
-              const GenericResult r = generic_rank(s, balanced_partition(3), g);
-              const bool all_equal = std::all_of(r.trial_ranks.begin(), r.trial_ranks.end(), [&](long x) { return x == r.rank; });
+              const RankAnswer r = generic_rank(s, balanced_partition(3), g);
+              const bool all_equal = std::all_of(r.trial_ranks.begin(), r.trial_ranks.end(), [&](long x) { return x == r.value; });
               // degenerate point: W^V of the first layer of rank 1
               Network net = random_network(s, seed, 1000);
               auto& V = net.weights.layers[0].heads[0].V;
@@ -157,9 +157,9 @@ const std::map<std::string, Claim>& claims() {
               const auto low = separation_rank(net, balanced_partition(3));
               const auto gen = separation_rank(random_network(s, seed + 1, 1000), balanced_partition(3));
               std::ostringstream os;
-              os << "12 draws over Z/p all gave " << r.rank << " (failure_bound " << r.failure_bound << "); certified rank at a random integer point "
-                 << gen.rank << ", at a point with rank-1 W^V " << low.rank;
-              return result("claim7.2", all_equal && gen.rank == r.rank && low.certified && low.rank < r.rank, os.str());
+              os << "12 draws over Z/p all gave " << r.value << " (failure_bound " << r.failure_bound << "); certified rank at a random integer point "
+                 << gen.value << ", at a point with rank-1 W^V " << low.value;
+              return result("claim7.2", all_equal && gen.value == r.value && low.certified() && low.value < r.value, os.str());
           }}},
         {"prop7.1",
          {"attention's rank is the same for every balanced partition (N = 5, 6); a non-attention polynomial's is not",
@@ -172,14 +172,14 @@ const std::map<std::string, Claim>& claims() {
                   o.method = Method::evaluation;
                   o.seed = seed;
                   std::vector<long> ranks;
-                  for (const auto& p : balanced_partitions_with(n, 1)) ranks.push_back(separation_rank(net, p, o).rank);
+                  for (const auto& p : balanced_partitions_with(n, 1)) ranks.push_back(separation_rank(net, p, o).value);
                   const bool same = std::all_of(ranks.begin(), ranks.end(), [&](long r) { return r == ranks[0]; });
                   pass = pass && same;
                   os << "N=" << n << ": " << ranks.size() << " partitions, ranks " << (same ? "all " + std::to_string(ranks[0]) : "differ") << "; ";
               }
               // contrast: f = <x1, x2> (tokens 1, 2 of 4), dx = 3: rank 1 on 1,2|3,4, 3 on 1,3|2,4
               const std::string f = "x1_1*x2_1 + x1_2*x2_2 + x1_3*x2_3 + x3_1*x4_1";
-              const long a = poly_sep(f, "1,2|3,4").rank, b = poly_sep(f, "1,3|2,4").rank;
+              const long a = poly_sep(f, "1,2|3,4").value, b = poly_sep(f, "1,3|2,4").value;
               pass = pass && a != b;
               os << "contrast <x1,x2> + x3_1 x4_1: " << a << " on 1,2|3,4 vs " << b << " on 1,3|2,4"
                  << " (the partitions with position 1 on side A are images of each other under permutations of tokens 2..N,"
@@ -190,17 +190,17 @@ const std::map<std::string, Claim>& claims() {
          {"sep of a product of powers is 1; sep((x + x^2) y) = 1 with two terms; a sum of d products has sep <= d, reaching d",
           [](std::uint64_t) {
               std::ostringstream os;
-              bool pass = poly_sep("5*x1_1^3*x1_2^2*x2_1^7*x2_3", "1|2").rank == 1;
+              bool pass = poly_sep("5*x1_1^3*x1_2^2*x2_1^7*x2_3", "1|2").value == 1;
               auto ctx = QContext::make(variables_in("(x1_1 + x1_1^2)*x2_1"));
               const long terms = static_cast<long>(parse_poly("(x1_1 + x1_1^2)*x2_1", ctx).terms());
-              pass = pass && poly_sep("(x1_1 + x1_1^2)*x2_1", "1|2").rank == 1 && terms == 2;
+              pass = pass && poly_sep("(x1_1 + x1_1^2)*x2_1", "1|2").value == 1 && terms == 2;
               for (long d = 1; d <= 6; ++d) {
                   std::string generic, collapsing;
                   for (long i = 1; i <= d; ++i) {
                       generic += (i > 1 ? " + " : "") + std::string("x1_") + std::to_string(i) + "*x2_" + std::to_string(i);
                       collapsing += (i > 1 ? " + " : "") + std::to_string(i) + "*x1_1*x2_" + std::to_string(i);
                   }
-                  const long g = poly_sep(generic, "1|2").rank, c = poly_sep(collapsing, "1|2").rank;
+                  const long g = poly_sep(generic, "1|2").value, c = poly_sep(collapsing, "1|2").value;
                   pass = pass && g == d && c <= d && c == 1;
               }
               os << "monomial 1, (x+x^2)y 1 with " << terms << " terms, sums of d = 1..6 products: sep d (independent factors), 1 (shared factor)";
@@ -214,9 +214,9 @@ const std::map<std::string, Claim>& claims() {
               for (long n = 1; n <= 8; ++n) {
                   std::string s;
                   for (long i = 1; i <= n; ++i) s += (i > 1 ? " + " : "") + std::string("x1_") + std::to_string(i) + "*x2_" + std::to_string(i);
-                  pass = pass && poly_sep(s, "1|2").rank == n;
+                  pass = pass && poly_sep(s, "1|2").value == n;
               }
-              for (long d = 1; d <= 20; ++d) pass = pass && poly_sep("(x1_1 + x2_1)^" + std::to_string(d), "1|2").rank == d + 1;
+              for (long d = 1; d <= 20; ++d) pass = pass && poly_sep("(x1_1 + x2_1)^" + std::to_string(d), "1|2").value == d + 1;
               long dets = 0;
               for (long n = 2; n <= 6; ++n) {
                   const QPoly det = determinant_polynomial(n);
@@ -224,7 +224,7 @@ const std::map<std::string, Claim>& claims() {
                       std::vector<int> tok(static_cast<std::size_t>(n), 1);
                       for (long j = 0; j < k; ++j) tok[static_cast<std::size_t>(j)] = 0;
                       const auto r = rank_certified(flatten(det, variable_sides(det.context()->vars(), tok)));
-                      pass = pass && r.certified && r.rank == binomial(n, k);
+                      pass = pass && r.certified() && r.value == binomial(n, k);
                       ++dets;
                   }
               }
@@ -248,7 +248,7 @@ const std::map<std::string, Claim>& claims() {
                   const std::uint64_t p = kDefaultPrime;
                   const auto cert = rank_certified(c, RankOptions{rng.next()});
                   ++cases;
-                  if (rank_modular(c, p) != ref || rank_modular(SparseZMat::from_dense(c), p) != ref || cert.rank != ref || !cert.certified)
+                  if (rank_modular(c, p) != ref || rank_modular(SparseZMat::from_dense(c), p) != ref || cert.value != ref || !cert.certified())
                       return result("rank-variants", false, "disagreement on a " + std::to_string(m) + "x" + std::to_string(n) + " matrix of inner dimension " + std::to_string(r));
               }
               return result("rank-variants", true, std::to_string(cases) + " matrices: fraction-free = dense mod p = sparse mod p = certified");

@@ -41,9 +41,9 @@ TEST_CASE("every variant agrees with fraction-free elimination on matrices of co
         const std::uint64_t p = random_prime(rng, 62);
         REQUIRE(rank_modular(a, p) == ref);
         REQUIRE(rank_modular(SparseZMat::from_dense(a), p) == ref);
-        const RankResult cr = rank_certified(a, RankOptions{rng.next()});
-        REQUIRE(cr.certified);
-        REQUIRE(cr.rank == ref);
+        const RankAnswer cr = rank_certified(a, RankOptions{rng.next()});
+        REQUIRE(cr.certified());
+        REQUIRE(cr.value == ref);
         REQUIRE(cr.field == "Q");
     }
 }
@@ -76,10 +76,10 @@ TEST_CASE("degenerate and extreme shapes") {
     CHECK(rank_fraction_free(ZMat(0, 0)) == 0);
     CHECK(rank_fraction_free(ZMat(0, 5)) == 0);
     CHECK(rank_fraction_free(ZMat(4, 3)) == 0);
-    CHECK(rank_certified(ZMat(3, 0)).rank == 0);
-    CHECK(rank_certified(ZMat(3, 4)).certified);
+    CHECK(rank_certified(ZMat(3, 0)).value == 0);
+    CHECK(rank_certified(ZMat(3, 4)).certified());
     ZMat one = ZMat::from_rows({{Integer(0), Integer(0)}, {Integer(0), Integer(7)}});
-    CHECK(rank_certified(one).rank == 1);
+    CHECK(rank_certified(one).value == 1);
     // p near 2^63 and 2^64
     auto rng = seprank_test::rng_for("rank-extreme");
     ZMat a = constructed_rank(rng, 20, 30, 9, 100);
@@ -89,9 +89,9 @@ TEST_CASE("degenerate and extreme shapes") {
     }
     // tall and wide, rank 1
     ZMat tall = constructed_rank(rng, 200, 3, 1, 30), wide = constructed_rank(rng, 3, 200, 1, 30);
-    CHECK(rank_certified(tall).rank == 1);
-    CHECK(rank_certified(wide).rank == 1);
-    CHECK(rank_certified(tall).certified);
+    CHECK(rank_certified(tall).value == 1);
+    CHECK(rank_certified(wide).value == 1);
+    CHECK(rank_certified(tall).certified());
 }
 
 TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
@@ -100,20 +100,24 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     ZMat a = constructed_rank(rng, 150, 140, 37, 20);
     RankOptions opt;
     opt.fraction_free_max = 0;  // force the multimodular certificate
-    const RankResult r = rank_certified(a, opt);
-    CHECK(r.rank == 37);
-    CHECK(r.certified);
-    CHECK(r.method == "hadamard-multimodular");
+    const RankAnswer r = rank_certified(a, opt);
+    CHECK(r.value == 37);
+    CHECK(r.certified());
+    CHECK(r.variant == "hadamard-multimodular");
+    CHECK(r.kind == RankKind::exact);
+    CHECK(r.failure_bound == 0);
+    CHECK(r.quantity == "matrix");
     CHECK(r.primes_used > 1);
     // with no prime budget it must not claim a certificate
     opt.max_primes = 0;
-    const RankResult u = rank_certified(a, opt);
-    CHECK(u.rank == 37);
-    CHECK_FALSE(u.certified);
+    const RankAnswer u = rank_certified(a, opt);
+    CHECK(u.value == 37);
+    CHECK_FALSE(u.certified());
     CHECK(u.failure_bound > 0);
     CHECK(u.label().find("probabilistic") == 0);
+    CHECK(u.kind == RankKind::modular_lower_bound);
     opt.certify = false;
-    const RankResult l = rank_certified(a, opt);
+    const RankAnswer l = rank_certified(a, opt);
     CHECK(l.label() == "lower bound");
     CHECK(l.field == "Z/p");
 }

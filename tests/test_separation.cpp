@@ -14,7 +14,7 @@ using namespace seprank;
 namespace {
 
 // sep of a polynomial given as text, variables split by token index.
-SeparationReport sep_of(const std::string& text, const std::string& partition) {
+RankAnswer sep_of(const std::string& text, const std::string& partition) {
     auto ctx = QContext::make(variables_in(text));
     const QPoly f = parse_poly(text, ctx);
     long n = 0;
@@ -59,15 +59,15 @@ TEST_CASE("known flattening ranks") {
         std::string s;
         for (long i = 1; i <= n; ++i) s += (i > 1 ? " + " : "") + std::string("x1_") + std::to_string(i) + "*x2_" + std::to_string(i);
         const auto r = sep_of(s, "1|2");
-        CHECK(r.rank == n);
-        CHECK(r.certified);
+        CHECK(r.value == n);
+        CHECK(r.certified());
     }
     // (x + y)^d is d + 1
-    for (long d = 1; d <= 12; ++d) CHECK(sep_of("(x1_1 + x2_1)^" + std::to_string(d), "1|2").rank == d + 1);
+    for (long d = 1; d <= 12; ++d) CHECK(sep_of("(x1_1 + x2_1)^" + std::to_string(d), "1|2").value == d + 1);
     // a monomial is 1; (x + x^2) y is 1 although it has two terms
-    CHECK(sep_of("7*x1_1^3*x1_2*x2_1^5*x3_2", "1,3|2").rank == 1);
+    CHECK(sep_of("7*x1_1^3*x1_2*x2_1^5*x3_2", "1,3|2").value == 1);
     const auto two = sep_of("(x1_1 + x1_1^2)*x2_1", "1|2");
-    CHECK(two.rank == 1);
+    CHECK(two.value == 1);
     CHECK(two.terms == 2);
     // det_n with rows split k | n−k is C(n, k)
     for (long n = 2; n <= 5; ++n) {
@@ -77,8 +77,8 @@ TEST_CASE("known flattening ranks") {
             for (long j = 1; j <= n; ++j) (j <= k ? p.A : p.B).push_back(j);
             const auto r = separation_rank(det, p, n);
             INFO("det_" << n << " split " << k);
-            CHECK(r.rank == binomial(n, k));
-            CHECK(r.certified);
+            CHECK(r.value == binomial(n, k));
+            CHECK(r.certified());
         }
     }
 }
@@ -95,27 +95,27 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
         SeparationOptions fo;
         fo.seed = rng.next();
         const auto flat = separation_rank(net, part, fo);
-        REQUIRE(flat.certified);
+        REQUIRE(flat.certified());
         for (int k = 0; k < 3; ++k) {
             SeparationOptions go = fo;
             go.method = Method::grid;
             go.templates = 1 + static_cast<long>(rng.below(5));
             go.seed = rng.next();
             const auto grid = separation_rank(net, part, go);
-            REQUIRE(grid.certified);
-            REQUIRE(grid.rank <= flat.rank);
+            REQUIRE(grid.certified());
+            REQUIRE(grid.value <= flat.value);
         }
         SeparationOptions eo = fo;
         eo.method = Method::evaluation;
         eo.evaluation.start = 4;
         const auto ev = separation_rank(net, part, eo);
         REQUIRE(ev.converged);
-        REQUIRE(ev.rank == flat.rank);
+        REQUIRE(ev.value == flat.value);
         REQUIRE(ev.failure_bound < 1e-9);
         // the field-p flattening is a lower bound, equal here
         SeparationOptions po = fo;
         po.certify = false;
-        REQUIRE(separation_rank(net, part, po).rank == flat.rank);
+        REQUIRE(separation_rank(net, part, po).value == flat.value);
     }
 }
 
@@ -155,8 +155,8 @@ TEST_CASE("Prop. 7.1: attention's rank is the same on every balanced partition (
         long first = -1;
         for (const auto& p : balanced_partitions_with(n, 1)) {
             const auto r = separation_rank(net, p, o);
-            if (first < 0) first = r.rank;
-            CHECK(r.rank == first);
+            if (first < 0) first = r.value;
+            CHECK(r.value == first);
         }
         CHECK(first > 1);
     }

@@ -21,7 +21,7 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--coordinate", o.coordinate, "output coordinate p (1-based)")->capture_default_str();
     app->add_option("--seed", o.seed, "seed of the random integer weights")->capture_default_str();
     app->add_option("--weight-range", o.weight_range, "random weights are uniform integers in [-R, R]")->capture_default_str();
-    app->add_option("--weights", o.weights_file, "exact weights (JSON, SPEC.md section 4); overrides the network options");
+    app->add_option("--weights", o.weights_file, "exact weights (JSON, docs/usage.md); overrides the network options");
     app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file");
 }
 
@@ -53,28 +53,12 @@ seprank::Network make_network(const NetOptions& o) {
     return net;
 }
 
-std::string describe(const seprank::NetworkSpec& s) {
-    std::ostringstream os;
-    os << seprank::to_string(s.family) << " N=" << s.tokens << " dx=" << s.dim;
-    if (s.family == seprank::Family::attention) os << " H=" << s.heads << " da=" << seprank::head_dim(s);
-    else os << " d=" << s.block_degree;
-    if (s.family == seprank::Family::hadamard) os << " w=" << seprank::block_width(s) << (s.free_slots ? " free" : " tied");
-    os << " L=" << s.depth;
-    if (s.residual) os << " residual";
-    if (s.embed_rank > 0) os << " r=" << s.embed_rank;
-    if (s.attention_rank > 0) os << " k=" << s.attention_rank;
-    os << " (i=" << s.position << ", p=" << s.coordinate << ")";
-    return os.str();
-}
+json to_nl(const seprank::Record& r) { return json::parse(seprank::to_json(r)); }
 
 json spec_json(const seprank::NetworkSpec& s) {
-    return {{"family", seprank::to_string(s.family)},
-            {"tokens", s.tokens},
-            {"dim", s.dim},
-            {"heads", s.family == seprank::Family::attention ? s.heads : 0},
-            {"block_degree", seprank::block_degree(s)},
-            {"depth", s.depth},
-            {"residual", s.residual}};
+    seprank::RowSource src;
+    src.spec = &s;
+    return to_nl(seprank::make_record(src, seprank::spec_columns()));
 }
 
 // Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
@@ -85,7 +69,7 @@ void print_record(const json& rec, const std::string& format, const std::vector<
     }
     auto cell = [&](const std::string& k) {
         const json& v = rec.at(k);
-        return v.is_string() ? v.get<std::string>() : v.dump();
+        return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump();
     };
     if (format == "csv") {
         for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
@@ -110,7 +94,7 @@ void print_table(const std::vector<json>& rows, const std::string& format, const
         std::cout << json(rows).dump(2) << "\n";
         return;
     }
-    auto cell = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    auto cell = [](const json& v) { return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump(); };
     if (format == "csv") {
         for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
         std::cout << "\n";

@@ -9,10 +9,11 @@
 #include "seprank/matrix_io.hpp"
 #include "seprank/plot.hpp"
 #include "seprank/poly_io.hpp"
+#include "seprank/columns.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
 #ifdef SEPRANK_HAVE_MPI
-#include "seprank/table_mpi.hpp"
+#include "table_mpi.hpp"
 #endif
 
 #include <CLI/CLI.hpp>
@@ -69,7 +70,10 @@ std::unique_ptr<Command> make_verify_command();
 void add_network_options(CLI::App* app, NetOptions& o);
 seprank::NetworkSpec to_spec(const NetOptions& o);
 seprank::Network make_network(const NetOptions& o);
-std::string describe(const seprank::NetworkSpec& s);
+using seprank::describe;
+// A library record as a JSON object (keys sorted, as nlohmann::json keeps them).
+json to_nl(const seprank::Record& r);
+// The configuration columns of a network (seprank::spec_columns()) as JSON.
 json spec_json(const seprank::NetworkSpec& s);
 // One record as aligned "key  value" lines (text), JSON, or CSV header + row.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);

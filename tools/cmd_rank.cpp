@@ -45,20 +45,7 @@ struct RankCommand final : Command {
         so.evaluation.threads = threads;
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
-        auto to_json = [](const seprank::SeparationReport& r) {
-            json j = {{"method", r.method},   {"partition", r.partition}, {"rank", r.rank},
-                      {"certified", r.certified}, {"label", r.label},     {"field", r.field},
-                      {"bound", r.bound_kind}, {"rows", r.rows},          {"cols", r.cols},
-                      {"degree", r.degree},   {"seconds", std::round(r.seconds * 1e4) / 1e4}, {"note", r.note}};
-            j["terms"] = r.terms >= 0 ? json(r.terms) : json(nullptr);
-            if (r.prime != 0) j["prime"] = r.prime;
-            if (r.failure_bound > 0) j["failure_bound"] = r.failure_bound;
-            if (r.method == "evaluation") {
-                j["converged"] = r.converged;
-                j["variant"] = r.variant;
-            }
-            return j;
-        };
+        auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
         const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "note"};
         if (!save_matrix.empty()) {
             if (so.method == seprank::Method::evaluation || !so.certify)
@@ -71,16 +58,15 @@ struct RankCommand final : Command {
             seprank::RankOptions opt = so.rank;
             opt.certify = so.certify;
             opt.seed = so.seed;
-            const seprank::RankResult r = seprank::rank_certified(m, opt);
-            json j = {{"matrix", matrix_file}, {"method", r.method}, {"rank", r.rank},   {"certified", r.certified},
-                      {"label", r.label()},   {"field", r.field},   {"rows", r.rows},   {"cols", r.cols},
-                      {"seconds", std::round(seconds_since(t0) * 1e4) / 1e4}, {"note", r.note}};
-            if (r.prime != 0) j["prime"] = r.prime;
-            if (r.failure_bound > 0) j["failure_bound"] = r.failure_bound;
-            print_record(j, format, {"matrix", "method", "rank", "label", "field", "rows", "cols", "seconds", "note"});
+            seprank::RankAnswer r = seprank::rank_certified(m, opt);
+            r.seconds = seconds_since(t0);  // reading the file included
+            json j = to_json(r);
+            j["matrix"] = matrix_file;
+            print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "note"});
             return 0;
         }
         if (!rank_poly.empty()) {
+            if (so.method != seprank::Method::flattening) throw seprank::invalid_input("--poly is ranked by --method flattening only");
             auto ctx = seprank::QContext::make(seprank::variables_in(rank_poly));
             const seprank::QPoly f = seprank::parse_poly(rank_poly, ctx);
             long n = 0;
@@ -103,7 +89,7 @@ struct RankCommand final : Command {
             bool agree = true;
             for (const auto& part : seprank::balanced_partitions_with(net.spec.tokens, net.spec.position)) {
                 json j = to_json(seprank::separation_rank(net, part, so));
-                if (first < 0) first = j["rank"].get<long>();
+                if (first < 0) first = j["rank"].get<long>();  // NOLINT
                 agree = agree && j["rank"].get<long>() == first;
                 rows.push_back(j);
             }

@@ -79,8 +79,8 @@ struct TableCommand final : Command {
         if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
         if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format csv or json");
 #ifdef SEPRANK_HAVE_MPI
-        const bool distributed = seprank::mpi_requested();
-        const bool root = !distributed || seprank::mpi_rank() == 0;
+        const bool distributed = mpi_requested();
+        const bool root = !distributed || mpi_rank() == 0;
         if (distributed) {
             flint_set_num_threads(1);  // one rank per core
             for (auto& pr : plan) pr.sweep.generic.threads = 1;
@@ -118,7 +118,7 @@ struct TableCommand final : Command {
                       << " s, ETA " << static_cast<long>(eta) << " s\033[K" << std::flush;
         };
 #ifdef SEPRANK_HAVE_MPI
-        if (distributed) seprank::run_table_mpi(plan, done, emit, progress);
+        if (distributed) run_table_mpi(plan, done, emit, progress);
         else seprank::run_table(plan, done, emit, progress);
 #else
         seprank::run_table(plan, done, emit, progress);
@@ -126,26 +126,24 @@ struct TableCommand final : Command {
         (void)distributed;
         if (!root) return 0;
         if (show_progress) std::cerr << "\r\033[K";
-        std::vector<json> plain;
-        for (const auto& r : rows) plain.push_back(json::parse(r.dump()));
         const auto& cols = seprank::table_columns();
         if (format == "markdown") {
-            std::cout << "|";
-            for (const auto& c : cols) std::cout << " " << c << " |";
-            std::cout << "\n|";
+            std::cout << seprank::markdown_line(cols) << "\n|";
             for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
             std::cout << "\n";
-            for (const auto& r : plain) {
-                std::cout << "|";
-                for (const auto& c : cols) std::cout << " " << (r.at(c).is_string() ? r.at(c).get<std::string>() : r.at(c).dump()) << " |";
-                std::cout << "\n";
+            for (const auto& r : rows) {
+                std::vector<std::string> cells;
+                for (const auto& c : cols) cells.push_back(r.at(c).str());
+                std::cout << seprank::markdown_line(cells) << "\n";
             }
         } else if (format == "csv") {
             std::cout << seprank::csv_header() << "\n";
             for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
         } else if (format == "json") {
-            std::cout << json(plain).dump(2) << "\n";
+            std::cout << seprank::to_json(rows, 2) << "\n";
         } else {
+            std::vector<json> plain;
+            for (const auto& r : rows) plain.push_back(to_nl(r));
             print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
         }
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid

@@ -35,6 +35,7 @@
 // log2(content)/61 prime factors of that size).
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -60,26 +61,18 @@ struct EvaluationOptions {
     long max_graded_degree = 2048;
 };
 
-struct EvaluationResult {
-    long rank = 0;
-    long side = 0;            // plain: k of the last matrix; graded: Σ_a k_a (the block-diagonal E's side)
-    bool converged = false;   // rank < k reached (else rank is only a lower bound)
-    std::uint64_t prime = 0;
-    long evaluations = 0;     // forward passes
-    double failure_bound = 1; // bound on Pr[rank < sep] when converged
-    std::string variant;      // "plain" or "graded"
-    long max_block_side = 0;  // graded: largest k_a (plain: = side)
-    std::vector<long> block_ranks;  // graded: rank of f_a for a = 0..D (plain: empty)
-};
-
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).
 bool is_homogeneous(const NetworkSpec& s);
 
-EvaluationResult evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
+// The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound;
+// failure_bound as above when converged, 1 when the rank was still full at max_side;
+// rows = cols = the side (graded: Σ_a k_a); evaluations; block_ranks (graded: rank of
+// f_a for a = 0..D); variant plain | graded; prime; partition; degree d^L.
+RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
 // d^L + 1 < p.
-EvaluationResult evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
-EvaluationResult evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
+RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
+RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
 
 }  // namespace seprank

@@ -19,6 +19,7 @@
 // Trials below the maximum are reported as degenerate draws, never as the result.
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -44,23 +45,13 @@ struct GenericOptions {
     long weight_range = 0;
 };
 
-struct GenericResult {
-    long rank = 0;                  // max over trials: certified lower bound of R*
-    std::vector<long> trial_ranks;
-    long degenerate_trials = 0;     // trials below the maximum
-    std::string method;             // flattening | evaluation
-    std::string variant;            // evaluation: plain | graded (see evaluation.hpp)
-    std::uint64_t prime = 0;        // the modulus
-    std::uint64_t set_size = 0;     // |S|: p, or 2R+1 with weight_range R
-    Integer weight_degree;          // D_L
-    Integer bound_degree;           // D used in the bound
-    long rows = 0, cols = 0;        // of the (last) matrix; graded evaluation: of the block-diagonal matrix
-    long terms = -1;                // flattening: terms of f mod p (last trial)
-    bool converged = true;          // evaluation: rank stopped growing in every trial
-    double failure_bound = 1;       // (m·D/p)^T
-    std::string note;
-};
-
-GenericResult generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt = {});
+// The answer (answer.hpp): value = max over trials; kind generic when every trial
+// converged (else modular_lower_bound with failure_bound 1: a lower bound only);
+// quantity "generic sep"; method flattening | evaluation (variant modular-sparse, or the
+// evaluation's plain | graded); field Z/p; prime; rows, cols of the (last) matrix;
+// terms (flattening: of f mod p, last trial); trials, trial_ranks, degenerate (trials
+// below the maximum); set_size |S|; weight_degree D_L; bound_degree D; failure_bound
+// (m·D/|S|)^T; partition; degree d^L.
+RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt = {});
 
 }  // namespace seprank

@@ -35,6 +35,7 @@
 // FLINT's abort on a non-invertible pivot); shapes checked.
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/matrix.hpp"
 
 #include <cstdint>
@@ -63,20 +64,6 @@ struct SparseNmodMat {
 
 SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p);
 
-struct RankResult {
-    long rank = 0;
-    long rows = 0, cols = 0;
-    bool certified = false;     // rank over Q proven
-    std::string method;         // fraction-free | modular | modular-sparse | hadamard-multimodular | ...
-    std::string field;          // "Q" or "Z/p"
-    std::uint64_t prime = 0;    // the modulus of a modular result
-    long primes_used = 0;
-    double failure_bound = 0;   // for an uncertified result: bound on Pr[true rank > rank]
-    std::string note;           // one line: how the label was earned
-    // "certified", "lower bound", or "probabilistic (p <= ...)".
-    std::string label() const;
-};
-
 long rank_fraction_free(const ZMat& a);
 long rank_modular(const ZMat& a, std::uint64_t p);
 long rank_modular(const NmodMat& a);
@@ -98,9 +85,13 @@ struct RankOptions {
 std::uint64_t modular_prime(const RankOptions& opt);
 
 // Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
-// dense matrix fits in 1 GiB), then certification as described above.
-RankResult rank_certified(const SparseZMat& a, const RankOptions& opt = {});
-RankResult rank_certified(const ZMat& a, const RankOptions& opt = {});
+// dense matrix fits in 1 GiB), then certification as described above. The answer has
+// quantity "matrix", method "matrix", variant = the elimination that decided it
+// (trivial, modular-dense, modular-sparse, hadamard-multimodular, fraction-free), kind
+// exact when certified, else modular_lower_bound with the failure bound of (4) (1 for
+// certify == false: no bound on how far below the rank over Q a single prime may be).
+RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
+RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 
 // log2 of the Hadamard bound on (k)-minors of a (after row/column content removal).
 double log2_hadamard_bound(const SparseZMat& a, long k);

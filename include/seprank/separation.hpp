@@ -40,27 +40,13 @@ struct SeparationOptions {
     std::function<void(const SparseZMat&)> on_matrix;
 };
 
-struct SeparationReport {
-    std::string method;
-    std::string partition;
-    long rank = 0;
-    bool certified = false;       // exact value of the quantity the method ranks
-    std::string label;            // certified | lower bound | probabilistic (p <= …)
-    std::string field;            // Q | Z/p
-    std::string bound_kind;       // "sep" (= sep), "lower bound of sep"
-    long rows = 0, cols = 0;
-    std::string degree;           // d^L (or the polynomial's degree)
-    long terms = -1;              // when f was expanded
-    std::uint64_t prime = 0;
-    double failure_bound = 0;
-    bool converged = true;        // evaluation: rank stopped growing
-    std::string variant;          // evaluation: plain | graded
-    std::string note;
-    double seconds = 0;
-};
-
-SeparationReport separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {});
-// Flattening of a given polynomial; variables are split by their token index.
-SeparationReport separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {});
+// The answer (answer.hpp): quantity "sep" for flattening and evaluation, "grid" for the
+// grid method; kind exact only for a certified rank; method flattening | grid |
+// evaluation; variant the rank engine's or evaluation's variant; partition; degree d^L
+// (or the polynomial's degree); terms when f was expanded.
+RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {});
+// Flattening of a given polynomial; variables are split by their token index
+// (opt.method must be flattening: invalid_input naming the method otherwise).
+RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {});
 
 }  // namespace seprank

@@ -18,13 +18,14 @@
 // between runs of the same sweep.
 #pragma once
 
+#include "seprank/columns.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "seprank/record.hpp"
 
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -59,18 +60,19 @@ struct SweepPlan {
 };
 SweepPlan plan_sweep(const SweepOptions& s);
 
-using Row = nlohmann::ordered_json;
+// A table row: the Record of table_columns() (columns.hpp) for one configuration.
+using Row = Record;
 Row table_row(const NetworkSpec& spec, const SweepOptions& s);
-// The configuration part of a row (for --resume): the columns before `degree`.
+// The configuration part of a row (for resuming): the columns before `degree`.
 std::string row_key(const Row& row);
 std::string row_key(const NetworkSpec& spec, const SweepOptions& s);
+// The table's column names, in order (each a column of the registry).
 const std::vector<std::string>& table_columns();
 
-// One CSV line (no newline) of the row's cells in table_columns() order; cells with
-// ',', '"' or newlines are quoted, quotes doubled. parse_csv_line is its inverse.
+// One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
+// CSV quoting; parse_csv_line is its inverse), and the header line.
 std::string csv_line(const Row& row);
 std::string csv_header();
-std::vector<std::string> parse_csv_line(const std::string& line);
 
 struct PlannedRow {
     NetworkSpec spec;
@@ -86,7 +88,7 @@ using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                const Progress& progress);
 
-// --out files: CSV (header + one line per row) or JSON Lines (one object per line).
+// Table files: CSV (header + one line per row) or JSON Lines (one object per line).
 // Rows already in a file, in order; a torn last line (no newline: the writer was killed
 // mid-row) is cut off the file so that appending continues cleanly.
 std::vector<Row> read_table_file(const std::string& path, bool json_lines);

@@ -1,4 +1,4 @@
-#include "seprank/table_mpi.hpp"
+#include "table_mpi.hpp"
 
 #include "seprank/error.hpp"
 
@@ -8,7 +8,9 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
-namespace seprank {
+namespace seprank_cli {
+
+using namespace seprank;
 
 namespace {
 
@@ -45,20 +47,21 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
 
-    // Broadcast the finished rows (as one JSON text) from rank 0.
+    // Broadcast the finished rows (as JSON lines) from rank 0.
     std::string blob;
-    if (rank == 0) {
-        Row all = Row::object();
-        for (const auto& [k, v] : done_on_root) all[k] = v;
-        blob = all.dump();
-    }
+    if (rank == 0)
+        for (const auto& [k, v] : done_on_root) blob += to_json(v) + "\n";
     long len = static_cast<long>(blob.size());
     check(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
     blob.resize(static_cast<std::size_t>(len));
     check(MPI_Bcast(blob.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
     std::map<std::string, Row> done;
-    const Row parsed = Row::parse(blob);  // named: items() must not outlive it
-    for (const auto& [k, v] : parsed.items()) done[k] = v;
+    for (std::size_t at = 0; at < blob.size();) {
+        const std::size_t nl = blob.find('\n', at);
+        const Row r = record_from_json(blob.substr(at, nl - at), "resumed row");
+        done[row_key(r)] = r;
+        at = nl + 1;
+    }
 
     // Plan indices still to do, dealt round-robin.
     std::vector<std::size_t> todo;
@@ -70,7 +73,7 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
         for (std::size_t j = 0; j < todo.size(); ++j) {
             if (owner(j) != rank) continue;
             const std::size_t k = todo[j];
-            const std::string msg = std::to_string(k) + "\n" + table_row(plan[k].spec, plan[k].sweep).dump();
+            const std::string msg = std::to_string(k) + "\n" + to_json(table_row(plan[k].spec, plan[k].sweep));
             check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD), "MPI_Send");
         }
         check(MPI_Finalize(), "MPI_Finalize");
@@ -110,7 +113,7 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
             check(MPI_Recv(msg.data(), count, MPI_CHAR, st.MPI_SOURCE, kTagRow, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
             const std::size_t nl = msg.find('\n');
             const std::size_t k = std::stoul(msg.substr(0, nl));
-            fresh[k] = Row::parse(msg.substr(nl + 1));
+            fresh[k] = record_from_json(msg.substr(nl + 1), "row from rank " + std::to_string(st.MPI_SOURCE));
             have[k] = 1;
             if (block) return;
         }
@@ -135,4 +138,4 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
     check(MPI_Finalize(), "MPI_Finalize");
 }
 
-}  // namespace seprank
+}  // namespace seprank_cli

@@ -1,5 +1,6 @@
-// seprank — distributed table sweeps over MPI (built with -Dmpi=enabled or auto when
-// OpenMPI is found; SEPRANK_HAVE_MPI is then defined).
+// seprank CLI — distributed table sweeps over MPI (built with -Dmpi=enabled or auto when
+// OpenMPI is found; SEPRANK_HAVE_MPI is then defined). It lives in the CLI, not in
+// libseprank, so the library links no MPI.
 //
 // Every rank builds the same plan. Rank 0 reads the resume file and broadcasts the
 // finished keys. The rows still to do are dealt round-robin (the j-th row to do goes to
@@ -11,7 +12,16 @@
 
 #include "seprank/table.hpp"
 
-namespace seprank {
+#include <map>
+#include <string>
+#include <vector>
+
+namespace seprank_cli {
+
+using seprank::EmitRow;
+using seprank::PlannedRow;
+using seprank::Progress;
+using seprank::Row;
 
 // True when the process was started by mpirun with more than one rank
 // (OMPI_COMM_WORLD_SIZE > 1); MPI is then initialised on first use.
@@ -22,4 +32,4 @@ int mpi_rank();
 void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                    const Progress& progress);
 
-}  // namespace seprank
+}  // namespace seprank_cli

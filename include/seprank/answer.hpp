@@ -1,0 +1,79 @@
+// seprank — one answer type for every rank the library computes.
+//
+// rank_certified (a matrix), evaluation_rank (black box), separation_rank (network or
+// polynomial, any method) and generic_rank all return a RankAnswer. Its `kind` says what
+// the number is, honestly (docs/theory.md, "What the labels mean"):
+//   exact                the rank over Q, certified (full rank mod p; a multimodular
+//                        Hadamard certificate; or fraction-free elimination over Z).
+//                        failure_bound = 0.
+//   modular_lower_bound  a rank mod p, or of a matrix that did not reach its final size:
+//                        a certified LOWER bound of the quantity. failure_bound bounds the
+//                        chance that the quantity is larger (1 when no bound is known).
+//   generic              the maximum over random weight draws: a certified lower bound of
+//                        the generic rank R*, equal to it except with probability at most
+//                        failure_bound (Schwartz–Zippel; docs/theory.md §2).
+//   numerical            floating point; never exact (reserved for float cross-checks).
+// `quantity` says what the value is the rank of: "sep" (the separation rank of f),
+// "grid" (the matricization of a grid tensor: rank [[T]] ≤ sep), "matrix" (a given
+// matrix), or "generic sep".
+// Every field has a column of the same name in the registry (columns.hpp); to_json
+// writes them all, in registry order, with null where a field does not apply.
+#pragma once
+
+#include "seprank/record.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+enum class RankKind { exact, modular_lower_bound, generic, numerical };
+// "exact", "modular-lower-bound", "generic", "numerical".
+std::string to_string(RankKind k);
+
+struct RankAnswer {
+    long value = 0;                   // the rank
+    RankKind kind = RankKind::modular_lower_bound;
+    double failure_bound = 1;         // see above: 0 for exact, 1 when no bound is known
+    std::string quantity = "sep";     // sep | grid | matrix | generic sep
+    std::string method;               // flattening | grid | evaluation | matrix
+    std::string variant;              // the algorithm that produced the value: fraction-free,
+                                      // modular-dense, modular-sparse, hadamard-multimodular,
+                                      // trivial (rank engine); plain, graded (evaluation)
+    std::string field = "Q";          // Q | Z/p: where the final rank was computed
+    long rows = 0, cols = 0;          // shape of the matrix ranked (graded evaluation: of the
+                                      // block-diagonal matrix, the sum of the block sides)
+    std::uint64_t prime = 0;          // the modulus the value was read at (0: none)
+    long primes_used = 0;             // moduli used in all, certificate included
+    double seconds = 0;               // wall-clock time of the call
+    double peak_mib = 0;              // peak resident memory of the process after the call, MiB
+
+    // Context, where it applies (empty / -1 otherwise).
+    std::string partition;            // "1,2|3,4"
+    std::string degree;               // d^L, or the polynomial's degree (exact integer as text)
+    long terms = -1;                  // terms of the expanded f (-1: f was not expanded)
+    bool converged = true;            // evaluation/generic: the rank stopped growing
+    long evaluations = 0;             // evaluation: forward passes
+    std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a
+    long trials = 0;                  // generic: weight draws T
+    std::vector<long> trial_ranks;    // generic: rank of each draw
+    long degenerate = 0;              // generic: draws below the maximum
+    std::uint64_t set_size = 0;       // generic: |S|, the size of the set weights are drawn from
+    std::string weight_degree;        // generic: D_L
+    std::string bound_degree;         // generic: D used in the bound
+    std::string note;                 // one line: how the label was earned
+
+    bool certified() const noexcept { return kind == RankKind::exact; }
+    // One short label: "certified" (exact), "generic lower bound" (generic),
+    // "probabilistic (p <= δ)" (modular lower bound with δ < 1), "lower bound" (δ = 1),
+    // "numerical".
+    std::string label() const;
+};
+
+// Every field as a Record (the registry's answer columns, in order).
+Record to_record(const RankAnswer& a);
+// to_json(to_record(a)): one JSON object.
+std::string to_json(const RankAnswer& a, int indent = -1);
+
+}  // namespace seprank

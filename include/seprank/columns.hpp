@@ -1,0 +1,49 @@
+// seprank — the column registry: every named output field, defined once.
+//
+// A column has a name, a one-line meaning and a getter that reads its value off a
+// RowSource (a network configuration, a RankAnswer, a table row's status). Every output
+// of the library and the CLI — to_json(RankAnswer), `rank`/`generic` records in text,
+// JSON or CSV, and every row of `seprank table` in any format — is a Record made by
+// make_record() from a list of column names, so one concept has one name and one
+// spelling everywhere. A getter returns null where its source is absent (no network for
+// a bare matrix, no answer for a skipped row).
+#pragma once
+
+#include "seprank/answer.hpp"
+#include "seprank/network.hpp"
+#include "seprank/record.hpp"
+
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct RowSource {
+    const NetworkSpec* spec = nullptr;   // configuration columns (family … params)
+    const RankAnswer* answer = nullptr;  // answer columns
+    std::string partition;               // used when no answer carries one
+    std::string status, reason;          // table rows: ok | lower-bound | skipped, and why
+};
+
+struct Column {
+    std::string name;
+    std::string help;
+    Value (*get)(const RowSource&);
+};
+
+// Every column, in canonical order.
+const std::vector<Column>& columns();
+// The column called `name`; invalid_input naming it when there is none.
+const Column& column(const std::string& name);
+// The record of the listed columns (each checked to exist) read off `src`.
+Record make_record(const RowSource& src, const std::vector<std::string>& names);
+// The columns of a RankAnswer (to_record / to_json), in registry order.
+const std::vector<std::string>& answer_columns();
+// The columns that describe a network configuration (family, tokens, dim, heads,
+// block_degree, width, depth, residual).
+const std::vector<std::string>& spec_columns();
+
+// One line describing a network, e.g. "attention N=4 dx=2 H=1 da=2 L=2 (i=1, p=1)".
+std::string describe(const NetworkSpec& s);
+
+}  // namespace seprank

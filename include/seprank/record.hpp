@@ -1,0 +1,108 @@
+// seprank — records: ordered (name, value) cells, the one shape every output takes.
+//
+// A Value is null, a boolean, an integer, a real, a text or a list of integers. A Record
+// is an ordered list of named values; every answer, table row and CLI output is a Record
+// built through the column registry (columns.hpp) and written by the functions below,
+// so the text, JSON, CSV and markdown forms of one answer always agree.
+//
+// Text forms of a value (Value::str, used in CSV, markdown and aligned text):
+//   null → "" · bool → "true"/"false" · integer → decimal · text → itself ·
+//   real → the shortest decimal that reads back to the same double, with ".0" appended
+//   when it would look like an integer (1.0, 2.465, 1e-05) — or, for a real made with
+//   Value::real(x, digits), printf's "%.<digits>g" (1.23e-14, 1) ·
+//   integer list → "[1,2,3]".
+// JSON forms (Value::json): null, true/false, numbers as above (non-finite reals → null),
+// strings quoted and escaped, lists as arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seprank {
+
+class Value {
+public:
+    enum class Type { null, boolean, integer, real, text, integer_list };
+
+    Value() = default;  // null
+    Value(bool b) : type_(Type::boolean), i_(b ? 1 : 0) {}                      // NOLINT: implicit
+    Value(int v) : type_(Type::integer), i_(v) {}                                 // NOLINT
+    Value(long v) : type_(Type::integer), i_(v) {}                                // NOLINT
+    Value(long long v) : type_(Type::integer), i_(static_cast<long>(v)) {}        // NOLINT
+    Value(unsigned long v) : type_(Type::integer), i_(static_cast<long>(v)), unsigned_(true), u_(v) {}  // NOLINT
+    Value(double v) : type_(Type::real), d_(v) {}                                 // NOLINT
+    Value(std::string s) : type_(Type::text), s_(std::move(s)) {}                 // NOLINT
+    Value(const char* s) : type_(Type::text), s_(s) {}                            // NOLINT
+    Value(std::vector<long> list) : type_(Type::integer_list), list_(std::move(list)) {}  // NOLINT
+    // A real printed with `digits` significant digits ("%.<digits>g"); 1 <= digits <= 17.
+    static Value real(double v, int digits);
+
+    Type type() const noexcept { return type_; }
+    bool is_null() const noexcept { return type_ == Type::null; }
+    // Accessors; each throws invalid_input when the value has another type.
+    bool as_bool() const;
+    long as_integer() const;
+    double as_real() const;  // integers convert
+    const std::string& as_text() const;
+    const std::vector<long>& as_integer_list() const;
+
+    std::string str() const;
+    std::string json() const;
+
+    friend bool operator==(const Value& a, const Value& b);
+    friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
+
+private:
+    Type type_ = Type::null;
+    long i_ = 0;
+    bool unsigned_ = false;
+    std::uint64_t u_ = 0;
+    double d_ = 0;
+    int digits_ = 0;
+    std::string s_;
+    std::vector<long> list_;
+};
+
+class Record {
+public:
+    using Cell = std::pair<std::string, Value>;
+
+    // Sets `name` (replacing its value in place, or appending it at the end).
+    void set(const std::string& name, Value v);
+    bool contains(const std::string& name) const noexcept;
+    // The value of `name`; invalid_input naming it when absent.
+    const Value& at(const std::string& name) const;
+    std::size_t size() const noexcept { return cells_.size(); }
+    bool empty() const noexcept { return cells_.empty(); }
+    std::vector<Cell>::const_iterator begin() const noexcept { return cells_.begin(); }
+    std::vector<Cell>::const_iterator end() const noexcept { return cells_.end(); }
+    std::vector<std::string> names() const;
+
+    friend bool operator==(const Record& a, const Record& b) { return a.cells_ == b.cells_; }
+
+private:
+    std::vector<Cell> cells_;
+};
+
+// One JSON object, keys in record order; indent < 0: one line, else pretty-printed.
+std::string to_json(const Record& r, int indent = -1);
+// A JSON array of objects.
+std::string to_json(const std::vector<Record>& rows, int indent = -1);
+// Parses one JSON object whose values are null, booleans, numbers, strings or arrays of
+// integers; invalid_input (naming `source` and the problem) otherwise.
+Record record_from_json(const std::string& text, const std::string& source = "JSON");
+
+// CSV (RFC 4180): a cell with ',', '"', CR or LF is quoted, quotes doubled.
+std::string csv_cell(const std::string& text);
+std::string csv_line(const std::vector<std::string>& cells);
+// The cells of `names` in `r` (missing names give an empty cell).
+std::string csv_line(const Record& r, const std::vector<std::string>& names);
+// Inverse of csv_line on one line; invalid_input on an unterminated quote.
+std::vector<std::string> parse_csv_line(const std::string& line);
+
+// One markdown table row "| a | b |"; '|' in a cell is escaped as "\|", newlines as spaces.
+std::string markdown_line(const std::vector<std::string>& cells);
+
+}  // namespace seprank

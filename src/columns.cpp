@@ -1,0 +1,151 @@
+#include "seprank/columns.hpp"
+
+#include "seprank/bounds.hpp"
+#include "seprank/error.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace seprank {
+
+namespace {
+
+// Rounds to a multiple of `unit` (divide last, so that 2.465 prints as 2.465).
+double round_to(double x, double unit) {
+    const double inv = std::round(1.0 / unit);
+    return std::round(x * inv) / inv;
+}
+
+bool has_bounds(const RowSource& s) {
+    return s.spec && s.answer && s.spec->family == Family::attention && !s.spec->residual;
+}
+
+double log3_rank(const RankAnswer& a) {
+    return a.value > 0 ? std::log(static_cast<double>(a.value)) / std::log(3.0) : NAN;
+}
+
+Value rounded_or_null(double x, double unit) { return std::isnan(x) ? Value() : Value(round_to(x, unit)); }
+
+TheoremBounds bounds_of(const RowSource& s) { return levine_bounds(s.spec->dim, s.spec->heads, s.spec->depth); }
+
+// Getters: `A` reads the answer, `S` the spec; both give null without their source.
+#define A(expr) [](const RowSource& s) -> Value { if (!s.answer) return {}; const RankAnswer& a = *s.answer; (void)a; return (expr); }
+#define S(expr) [](const RowSource& s) -> Value { if (!s.spec) return {}; const NetworkSpec& n = *s.spec; (void)n; return (expr); }
+
+std::vector<Column> make_columns() {
+    return {
+        {"network", "one-line description of the network", S(describe(n))},
+        {"family", "attention | hadamard | fc", S(to_string(n.family))},
+        {"tokens", "N, the number of tokens", S(n.tokens)},
+        {"dim", "dx, the token dimension", S(n.dim)},
+        {"heads", "H (0 for families without heads)", S(n.family == Family::attention ? n.heads : 0L)},
+        {"block_degree", "d, the degree of one block (3 for attention)", S(block_degree(n))},
+        {"width", "w of a hadamard block (0 for other families)", S(n.family == Family::hadamard ? block_width(n) : 0L)},
+        {"depth", "L, the number of layers", S(n.depth)},
+        {"residual", "whether y^{l+1} += y^l", S(n.residual)},
+        {"partition", "the token partition A|B", [](const RowSource& s) -> Value {
+             if (s.answer && !s.answer->partition.empty()) return s.answer->partition;
+             return s.partition.empty() ? Value() : Value(s.partition);
+         }},
+        {"degree", "degree of f: d^L for a network (exact integer, as text)", [](const RowSource& s) -> Value {
+             if (s.answer && !s.answer->degree.empty()) return s.answer->degree;
+             return s.spec ? Value(output_degree(*s.spec).str()) : Value();
+         }},
+        {"params", "parameters of the network (exact integer, as text)", S(parameter_count(n).str())},
+        {"terms", "terms of the expanded f (null when f was not expanded)", A(a.terms >= 0 ? Value(a.terms) : Value())},
+        {"rank", "the rank (see kind and label for what it is)", A(a.value)},
+        {"kind", "exact | modular-lower-bound | generic | numerical", A(to_string(a.kind))},
+        {"certified", "true only for an exact, certified rank over Q", A(a.certified())},
+        {"label", "certified | generic lower bound | probabilistic (p <= δ) | lower bound", A(a.label())},
+        {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep", A(a.quantity)},
+        {"bound", "how the value relates to sep: sep | lower bound of sep (null for a bare matrix)", A(
+             a.quantity == "matrix" ? Value() : Value(a.certified() && a.quantity == "sep" ? "sep" : "lower bound of sep"))},
+        {"method", "flattening | grid | evaluation | matrix", A(a.method)},
+        {"variant", "the algorithm that produced the value", A(a.variant.empty() ? Value() : Value(a.variant))},
+        {"field", "Q | Z/p: where the final rank was computed", A(a.field)},
+        {"rows", "rows of the matrix ranked", A(a.rows)},
+        {"cols", "columns of the matrix ranked", A(a.cols)},
+        {"prime", "the modulus the value was read at (null: none)", A(a.prime ? Value(static_cast<unsigned long>(a.prime)) : Value())},
+        {"primes_used", "moduli used in all, certificate included", A(a.primes_used)},
+        {"converged", "evaluation/generic: the rank stopped growing (else a lower bound only)", A(a.converged)},
+        {"evaluations", "evaluation: forward passes", A(a.method == "evaluation" || a.evaluations > 0 ? Value(a.evaluations) : Value())},
+        {"block_ranks", "graded evaluation: rank of each degree block", A(a.block_ranks.empty() ? Value() : Value(a.block_ranks))},
+        {"trials", "generic: weight draws T", A(a.trials > 0 ? Value(a.trials) : Value())},
+        {"trial_ranks", "generic: the rank of each draw", A(a.trial_ranks.empty() ? Value() : Value(a.trial_ranks))},
+        {"degenerate", "generic: draws below the maximum", A(a.trials > 0 ? Value(a.degenerate) : Value())},
+        {"set_size", "generic: |S|, the size of the set the weights are drawn from (as text)", A(a.set_size ? Value(std::to_string(a.set_size)) : Value())},
+        {"weight_degree", "generic: D_L, the degree of f's coefficients in the weights", A(a.weight_degree.empty() ? Value() : Value(a.weight_degree))},
+        {"bound_degree", "generic: D, the degree used in the failure bound", A(a.bound_degree.empty() ? Value() : Value(a.bound_degree))},
+        {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(a.failure_bound, 3))},
+        {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
+        {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {
+             return has_bounds(s) ? Value(bounds_of(s).theorem) : Value("");
+         }},
+        {"log3_lower", "attention: the theorem's lower bound on log3 sep", [](const RowSource& s) -> Value {
+             return has_bounds(s) ? rounded_or_null(bounds_of(s).lower, 1e-4) : Value("");
+         }},
+        {"log3_upper", "attention: the theorem's upper bound on log3 sep", [](const RowSource& s) -> Value {
+             return has_bounds(s) ? rounded_or_null(bounds_of(s).upper, 1e-4) : Value("");
+         }},
+        {"outside", "below | above when the measured value falls outside the bounds", [](const RowSource& s) -> Value {
+             return has_bounds(s) ? Value(outside_bounds(log3_rank(*s.answer), bounds_of(s))) : Value("");
+         }},
+        {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
+        {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},
+        {"seconds", "wall-clock seconds", A(round_to(a.seconds, 1e-4))},
+        {"peak_mib", "peak resident memory of the process, MiB", A(round_to(a.peak_mib, 0.1))},
+        {"note", "one line: how the label was earned", A(a.note)},
+    };
+}
+
+#undef A
+#undef S
+
+}  // namespace
+
+const std::vector<Column>& columns() {
+    static const std::vector<Column> cols = make_columns();
+    return cols;
+}
+
+const Column& column(const std::string& name) {
+    for (const auto& c : columns())
+        if (c.name == name) return c;
+    throw invalid_input("no column '" + name + "'");
+}
+
+Record make_record(const RowSource& src, const std::vector<std::string>& names) {
+    Record r;
+    for (const auto& n : names) r.set(n, column(n).get(src));
+    return r;
+}
+
+const std::vector<std::string>& answer_columns() {
+    static const std::vector<std::string> names = {
+        "partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound", "method", "variant",
+        "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "trials",
+        "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds",
+        "peak_mib", "note"};
+    return names;
+}
+
+const std::vector<std::string>& spec_columns() {
+    static const std::vector<std::string> names = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual"};
+    return names;
+}
+
+std::string describe(const NetworkSpec& s) {
+    std::ostringstream os;
+    os << to_string(s.family) << " N=" << s.tokens << " dx=" << s.dim;
+    if (s.family == Family::attention) os << " H=" << s.heads << " da=" << head_dim(s);
+    else os << " d=" << s.block_degree;
+    if (s.family == Family::hadamard) os << " w=" << block_width(s) << (s.free_slots ? " free" : " tied");
+    os << " L=" << s.depth;
+    if (s.residual) os << " residual";
+    if (s.embed_rank > 0) os << " r=" << s.embed_rank;
+    if (s.attention_rank > 0) os << " k=" << s.attention_rank;
+    os << " (i=" << s.position << ", p=" << s.coordinate << ")";
+    return os.str();
+}
+
+}  // namespace seprank
