@@ -311,9 +311,7 @@ nlohmann::json matrix_json(const Dense<Rational>& m) {
     return rows;
 }
 
-}  // namespace
-
-Network network_from_json(const nlohmann::json& j) {
+Network network_from_json_value(const nlohmann::json& j) {
     if (!j.is_object()) bad("$", "expected an object at the top level");
     NetworkSpec s;
     const auto& fam = member(j, "$", "family");
@@ -400,7 +398,7 @@ Network network_from_json(const nlohmann::json& j) {
     return net;
 }
 
-nlohmann::json network_to_json(const Network& net) {
+nlohmann::json network_to_json_value(const Network& net) {
     const NetworkSpec& s = net.spec;
     check_shapes(net);
     nlohmann::json j;
@@ -447,10 +445,26 @@ nlohmann::json network_to_json(const Network& net) {
     return j;
 }
 
-Network read_network(const std::string& path) { return network_from_json(detail::read_json_file(path, "weights file")); }
+}  // namespace
+
+Network network_from_json(const std::string& text) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw invalid_input("weights JSON is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    }
+    return network_from_json_value(j);
+}
+
+std::string network_to_json(const Network& net, int indent) { return network_to_json_value(net).dump(indent < 0 ? -1 : indent); }
+
+Network read_network(const std::string& path) {
+    return network_from_json_value(detail::read_json_file(path, "weights file"));
+}
 
 void write_network(const Network& net, const std::string& path) {
-    detail::write_file_atomically(path, network_to_json(net).dump(1) + "\n", "weights file");
+    detail::write_file_atomically(path, network_to_json(net) + "\n", "weights file");
 }
 
 }  // namespace seprank

@@ -16,7 +16,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
 
@@ -136,7 +135,7 @@ const std::map<std::string, Claim>& claims() {
                       ++cases;
                       tight += grid.rank == flat.rank;
                       if (!grid.certified || !flat.certified || grid.rank > flat.rank)
-                          return result("claim7.1", false, "grid rank " + std::to_string(grid.rank) + " > sep " + std::to_string(flat.rank) + " for " + network_to_json(net).dump());
+                          return result("claim7.1", false, "grid rank " + std::to_string(grid.rank) + " > sep " + std::to_string(flat.rank) + " for " + network_to_json(net, -1));
                   }
               }
               return result("claim7.1", true, std::to_string(cases) + " (network, templates) pairs, grid <= sep in all, equal in " + std::to_string(tight));

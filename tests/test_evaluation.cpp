@@ -9,7 +9,6 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace seprank;
@@ -72,7 +71,7 @@ TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of
         const NetworkSpec s = small_homogeneous(rng);
         const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
         const Partition part = random_partition(rng, s.tokens);
-        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         EvaluationOptions o;
         o.seed = rng.next();
         o.start = 1 + static_cast<long>(rng.below(6));
@@ -125,7 +124,7 @@ TEST_CASE("graded evaluation: degenerate and extreme networks") {
             const Partition part{{1}, {2}};
             const EvaluationResult g = evaluation_rank_graded(net, part);
             const QPoly f = expand(net);
-            INFO(network_to_json(net).dump());
+            INFO(network_to_json(net, -1));
             CHECK(g.rank == static_cast<long>(f.terms()));  // f = Σ c_a x1^a x2^(D−a)
             CHECK(g.max_block_side <= 1);
         }

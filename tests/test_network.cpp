@@ -106,15 +106,24 @@ TEST_CASE("weights JSON round-trips for every family and option") {
             auto& m = s.family == Family::attention ? l.heads[0].V : l.W[0];
             m.a[0] = Rational(Integer(-7), Integer(3));
         }
-        const auto j = network_to_json(net);
-        Network back = network_from_json(nlohmann::json::parse(j.dump()));
+        const std::string j = network_to_json(net);
+        INFO("iteration " << it << ": " << network_to_json(net, -1));
+        const Network back = network_from_json(j);
         REQUIRE(network_to_json(back) == j);
+        // same spec and weights, and the one-line form reads back to the same network
+        REQUIRE(network_to_json(network_from_json(network_to_json(net, -1))) == j);
+        REQUIRE(back.spec.family == s.family);
+        REQUIRE(parameter_count(back.spec) == parameter_count(s));
+        REQUIRE(output_degree(back.spec) == output_degree(s));
+        REQUIRE(weight_degree(back.spec) == weight_degree(s));
+        // the text is the nlohmann dump, so files written before this API read the same
+        REQUIRE(nlohmann::json::parse(j).dump(1) == j);
     }
 }
 
 TEST_CASE("malformed weights files name the JSON path of the first bad value") {
     Network net = random_network(attention(2, 2, 1, 2), 7);
-    const nlohmann::json good = network_to_json(net);
+    const nlohmann::json good = nlohmann::json::parse(network_to_json(net));
     struct Bad {
         std::function<void(nlohmann::json&)> edit;
         const char* mention;
@@ -140,7 +149,7 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
         c.edit(j);
         INFO("expect: " << std::string(c.mention));
         try {
-            (void)network_from_json(j);
+            (void)network_from_json(j.dump());
             FAIL("accepted");
         } catch (const invalid_input& e) {
             INFO("got: " << e.what());
@@ -156,4 +165,61 @@ TEST_CASE("low-rank attention keeps rows of W^Q beyond k at zero") {
     for (const auto& l : net.weights.layers)
         for (long i = 1; i < 3; ++i)
             for (long c = 0; c < 3; ++c) CHECK(l.heads[0].Q(i, c).is_zero());
+}
+
+TEST_CASE("weights text that is not JSON is refused with the byte offset") {
+    for (const char* text : {"{ nope", "", "[1, 2", "{\"family\": \"attention\"} trailing"}) {
+        INFO("text: " << std::string(text));
+        try {
+            (void)network_from_json(text);
+            FAIL("accepted");
+        } catch (const invalid_input& e) {
+            INFO("got: " << e.what());
+            CHECK(std::string(e.what()).find("not valid JSON at byte ") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("weight files keep their layout: one file of each family, byte for byte") {
+    // Layout of SPEC.md §4: keys sorted, one space of indent, integers as numbers and
+    // rationals as "p/q" strings.
+    NetworkSpec h;
+    h.family = Family::hadamard;
+    h.tokens = 2;
+    h.dim = 1;
+    h.depth = 1;
+    h.block_degree = 1;
+    Network net = random_network(h, 1);
+    net.weights.layers[0].W[0](0, 0) = Rational(Integer(1), Integer(2));
+    net.weights.layers[0].O(0, 0) = Rational(-3);
+    CHECK(network_to_json(net, -1) ==
+          "{\"block_degree\":1,\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"hadamard\",\"free\":false,"
+          "\"layers\":[{\"O\":[[-3]],\"W\":[[[\"1/2\"]]]}],\"position\":1,\"residual\":false,\"tokens\":2,\"width\":1}");
+    NetworkSpec a;
+    a.tokens = 2;
+    a.dim = 1;
+    a.depth = 1;
+    Network att = random_network(a, 1);
+    att.weights.layers[0].heads[0] = {Dense<Rational>(1, 1, Rational(1)), Dense<Rational>(1, 1, Rational(2)),
+                                      Dense<Rational>(1, 1, Rational(3)), Dense<Rational>(1, 1, Rational(4))};
+    CHECK(network_to_json(att, -1) ==
+          "{\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"attention\",\"heads\":1,"
+          "\"layers\":[{\"heads\":[{\"K\":[[2]],\"O\":[[4]],\"Q\":[[1]],\"V\":[[3]]}]}],\"position\":1,\"residual\":false,\"tokens\":2}");
+    CHECK(network_to_json(att) ==
+          "{\n \"coordinate\": 1,\n \"depth\": 1,\n \"dim\": 1,\n \"family\": \"attention\",\n \"heads\": 1,\n \"layers\": [\n  {\n"
+          "   \"heads\": [\n    {\n     \"K\": [\n      [\n       2\n      ]\n     ],\n     \"O\": [\n      [\n       4\n      ]\n     ],\n"
+          "     \"Q\": [\n      [\n       1\n      ]\n     ],\n     \"V\": [\n      [\n       3\n      ]\n     ]\n    }\n   ]\n  }\n ],\n"
+          " \"position\": 1,\n \"residual\": false,\n \"tokens\": 2\n}");
+    NetworkSpec f;
+    f.family = Family::fc;
+    f.tokens = 1;
+    f.dim = 1;
+    f.depth = 1;
+    f.block_degree = 2;
+    Network fc = random_network(f, 1);
+    fc.weights.layers[0].W[0](0, 0) = Rational(5);
+    fc.weights.layers[0].W[1](0, 0) = Rational(6);
+    CHECK(network_to_json(fc, -1) ==
+          "{\"block_degree\":2,\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"fc\","
+          "\"layers\":[{\"W\":[[[5]],[[6]]]}],\"position\":1,\"residual\":false,\"tokens\":1,\"widths\":[1]}");
 }

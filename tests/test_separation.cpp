@@ -6,7 +6,6 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace seprank;
@@ -91,7 +90,7 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
         const Network net = random_network(s, rng.next(), 1000);
         const auto parts = balanced_partitions_with(s.tokens, s.position);
         const Partition part = parts[rng.below(parts.size())];
-        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         SeparationOptions fo;
         fo.seed = rng.next();
         const auto flat = separation_rank(net, part, fo);

@@ -17,7 +17,6 @@
 #include "seprank/integer.hpp"
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -138,9 +137,11 @@ Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range =
 // first bad matrix).
 void check_shapes(const Network& net);
 
-// JSON weights file (SPEC.md §4). Errors name the JSON path of the first bad value.
-Network network_from_json(const nlohmann::json& j);
-nlohmann::json network_to_json(const Network& net);
+// JSON weights file (SPEC.md §4), as text. Errors (invalid_input) name the JSON path of
+// the first bad value, or the byte offset where the text stops being JSON.
+Network network_from_json(const std::string& text);
+// indent: spaces per level (1, as write_network writes files), or -1 for one line.
+std::string network_to_json(const Network& net, int indent = 1);
 Network read_network(const std::string& path);
 // Writes atomically (temporary file + rename): nothing half-written on failure.
 void write_network(const Network& net, const std::string& path);
