@@ -223,3 +223,43 @@ TEST_CASE("weight files keep their layout: one file of each family, byte for byt
           "{\"block_degree\":2,\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"fc\","
           "\"layers\":[{\"W\":[[[5]],[[6]]]}],\"position\":1,\"residual\":false,\"tokens\":1,\"widths\":[1]}");
 }
+
+TEST_CASE("the family table: names, lookups and the fields each family uses") {
+    const auto& families = all_families();
+    REQUIRE(families.size() == family_names().size());
+    REQUIRE(families.size() >= 3);
+    for (std::size_t k = 0; k < families.size(); ++k) {
+        const Family f = families[k];
+        CHECK(static_cast<std::size_t>(f) == k);  // enum order, no gaps
+        CHECK(family_info(f).family == f);
+        CHECK(to_string(f) == family_names()[k]);
+        CHECK(family_from_string(to_string(f)) == f);
+        CHECK(std::string(family_info(f).name) == to_string(f));
+        // a default spec of the family validates, with the fixed block degree where there is one
+        NetworkSpec s;
+        s.family = f;
+        s.block_degree = family_info(f).fixed_block_degree > 0 ? family_info(f).fixed_block_degree : 2;
+        CHECK_NOTHROW(validate(s));
+        CHECK(block_degree(s) == s.block_degree);
+        CHECK(output_dim(s) >= 1);
+    }
+    CHECK(family_from_string("attention") == Family::attention);
+    CHECK(family_from_string("hadamard") == Family::hadamard);
+    CHECK(family_from_string("fc") == Family::fc);
+    CHECK(family_info(Family::attention).fixed_block_degree == 3);
+    CHECK(family_info(Family::attention).heads);
+    CHECK(family_info(Family::hadamard).width);
+    CHECK(family_info(Family::hadamard).free_slots);
+    CHECK(family_info(Family::fc).widths);
+    CHECK_FALSE(family_info(Family::fc).per_position);
+    try {
+        (void)family_from_string("softmax");
+        FAIL("accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard or fc)");
+    }
+    CHECK(to_string(static_cast<Family>(families.size())) == "?");
+    NetworkSpec bad;
+    bad.family = static_cast<Family>(families.size());
+    CHECK_THROWS_AS(validate(bad), invalid_input);
+}
