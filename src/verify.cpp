@@ -45,8 +45,9 @@ NetworkSpec spec_of(Family f, long n, long dx, long L, long d = 3) {
     s.tokens = n;
     s.dim = dx;
     s.depth = L;
-    s.block_degree = f == Family::attention ? 3 : d;
-    if (f == Family::fc) s.widths.assign(static_cast<std::size_t>(L), 2);
+    const FamilyInfo& info = family_info(f);
+    s.block_degree = info.fixed_block_degree > 0 ? info.fixed_block_degree : d;
+    if (info.widths) s.widths.assign(static_cast<std::size_t>(L), 2);
     return s;
 }
 
@@ -58,14 +59,15 @@ const std::map<std::string, Claim>& claims() {
               long checked = 0, max_degree = 0;
               std::ostringstream bad;
               Rng rng(seed);
-              for (Family f : {Family::attention, Family::hadamard, Family::fc})
+              for (Family f : all_families())
                   for (long d : {1L, 2L, 3L, 4L})
                       for (long L : {1L, 2L, 3L, 4L, 5L}) {
-                          if (f == Family::attention && d != 3) continue;
+                          const FamilyInfo& info = family_info(f);
+                          if (info.fixed_block_degree > 0 && d != info.fixed_block_degree) continue;
                           NetworkSpec s = spec_of(f, 2, 2, L, d);
                           if (fmpz_get_si(output_degree(s).get()) > 1100) continue;
                           for (bool free_slots : {false, true}) {
-                              if (free_slots && f != Family::hadamard) continue;
+                              if (free_slots && !info.free_slots) continue;
                               s.free_slots = free_slots;
                               const Network net = random_network(s, rng.next(), 1000000);
                               const auto m = measure_degree(net, rng.next());
@@ -76,7 +78,7 @@ const std::map<std::string, Claim>& claims() {
                           }
                       }
               // and by exact expansion on a few small ones
-              for (Family f : {Family::attention, Family::hadamard, Family::fc}) {
+              for (Family f : all_families()) {
                   const NetworkSpec s = spec_of(f, 2, 2, 2, 2);
                   const QPoly p = expand(random_network(s, rng.next(), 1000000));
                   ++checked;
@@ -118,9 +120,9 @@ const std::map<std::string, Claim>& claims() {
               Rng rng(seed);
               long cases = 0, tight = 0;
               for (int it = 0; it < 30; ++it) {
-                  NetworkSpec s = spec_of(static_cast<Family>(rng.below(3)), 2 + static_cast<long>(rng.below(2)),
+                  NetworkSpec s = spec_of(all_families()[rng.below(all_families().size())], 2 + static_cast<long>(rng.below(2)),
                                           1 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)), 2);
-                  if (s.family == Family::fc) s.widths.assign(static_cast<std::size_t>(s.depth), 3);
+                  if (family_info(s.family).widths) s.widths.assign(static_cast<std::size_t>(s.depth), 3);
                   const Network net = random_network(s, rng.next(), 1000);
                   const Partition part = balanced_partition(s.tokens);
                   SeparationOptions o;

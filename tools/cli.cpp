@@ -4,7 +4,9 @@
 namespace seprank_cli {
 
 void add_network_options(CLI::App* app, NetOptions& o) {
-    app->add_option("--family", o.family, "attention|hadamard|fc")->capture_default_str();
+    std::string families;
+    for (const auto& name : seprank::family_names()) families += (families.empty() ? "" : "|") + name;
+    app->add_option("--family", o.family, families)->capture_default_str();
     app->add_option("--tokens", o.tokens, "number of tokens N")->capture_default_str();
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
@@ -55,10 +57,12 @@ seprank::Network make_network(const NetOptions& o) {
 
 std::string describe(const seprank::NetworkSpec& s) {
     std::ostringstream os;
-    os << seprank::to_string(s.family) << " N=" << s.tokens << " dx=" << s.dim;
-    if (s.family == seprank::Family::attention) os << " H=" << s.heads << " da=" << seprank::head_dim(s);
-    else os << " d=" << s.block_degree;
-    if (s.family == seprank::Family::hadamard) os << " w=" << seprank::block_width(s) << (s.free_slots ? " free" : " tied");
+    const seprank::FamilyInfo& info = seprank::family_info(s.family);
+    os << info.name << " N=" << s.tokens << " dx=" << s.dim;
+    if (info.heads) os << " H=" << s.heads << " da=" << seprank::head_dim(s);
+    if (info.fixed_block_degree == 0) os << " d=" << s.block_degree;
+    if (info.width) os << " w=" << seprank::block_width(s);
+    if (info.free_slots) os << (s.free_slots ? " free" : " tied");
     os << " L=" << s.depth;
     if (s.residual) os << " residual";
     if (s.embed_rank > 0) os << " r=" << s.embed_rank;
@@ -71,7 +75,7 @@ json spec_json(const seprank::NetworkSpec& s) {
     return {{"family", seprank::to_string(s.family)},
             {"tokens", s.tokens},
             {"dim", s.dim},
-            {"heads", s.family == seprank::Family::attention ? s.heads : 0},
+            {"heads", seprank::family_info(s.family).heads ? s.heads : 0},
             {"block_degree", seprank::block_degree(s)},
             {"depth", s.depth},
             {"residual", s.residual}};
