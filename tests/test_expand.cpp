@@ -11,35 +11,19 @@ using namespace seprank;
 
 namespace {
 
-// A random small spec of any family and option combination.
-NetworkSpec random_spec(Rng& rng, long max_depth) {
-    NetworkSpec s;
-    s.family = static_cast<Family>(rng.below(3));
-    s.tokens = 1 + static_cast<long>(rng.below(3));
-    s.dim = 1 + static_cast<long>(rng.below(2));
-    s.depth = static_cast<long>(rng.below(static_cast<std::uint64_t>(max_depth) + 1));
-    s.residual = rng.below(3) == 0;
-    if (s.family == Family::attention) {
-        s.heads = rng.below(2) == 0 ? 1 : s.dim;
-        if (rng.below(4) == 0) {
-            s.heads = 2;
-            s.head_dim = 1;
-        }
-        if (rng.below(4) == 0) s.attention_rank = 1;
-    } else {
-        s.block_degree = 1 + static_cast<long>(rng.below(s.depth >= 2 ? 2 : 3));
-        if (s.family == Family::hadamard) {
-            s.width = 1 + static_cast<long>(rng.below(2));
-            s.free_slots = rng.below(2) == 1;
-        } else {
-            for (long l = 0; l < s.depth; ++l) s.widths.push_back(s.residual ? s.tokens * s.dim : 1 + static_cast<long>(rng.below(3)));
-        }
-    }
-    if (rng.below(4) == 0) s.embed_rank = 1;
-    const long out_dim = s.family == Family::fc ? layer_widths(s).back() : s.dim;
-    s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(out_dim)));
-    if (s.family != Family::fc) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
-    return s;
+// Limits of the random specs here: small, of any family and option combination.
+seprank_test::SpecLimits expand_limits(long max_depth) {
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 3;
+    lim.min_dim = 1;
+    lim.max_dim = 2;
+    lim.min_depth = 0;
+    lim.max_depth = max_depth;
+    lim.max_block_degree = 3;
+    lim.max_block_degree_deep = 2;
+    lim.max_width = 3;
+    return lim;
 }
 
 Point<Rational> random_qpoint(Rng& rng, const NetworkSpec& s) {
@@ -62,7 +46,7 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
     auto rng = seprank_test::rng_for("expand-vs-eval");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(300); ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         const std::uint64_t wseed = rng.next();
         // Small weights (range 5) give sparse coefficients but sometimes degenerate
         // draws; a wide range makes a degree drop improbable (< 10^-3 per network).
@@ -96,7 +80,7 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
 TEST_CASE("double evaluation tracks the exact value on small inputs") {
     auto rng = seprank_test::rng_for("double-eval");
     for (int it = 0; it < 100; ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         Network net = random_network(s, rng.next());
         Point<Rational> xq(static_cast<std::size_t>(s.tokens));
         Point<double> xd(xq.size());
@@ -140,13 +124,14 @@ TEST_CASE("attention output at position 1 is symmetric in tokens 2..N") {
 }
 
 TEST_CASE("residual networks are non-homogeneous with top degree d^L") {
-    for (Family fam : {Family::attention, Family::hadamard}) {
+    for (Family fam : all_families()) {
+        CAPTURE(to_string(fam));
         NetworkSpec s;
         s.family = fam;
         s.tokens = 2;
         s.dim = 2;
         s.depth = 2;
-        s.block_degree = fam == Family::attention ? 3 : 2;
+        s.block_degree = family_info(fam).fixed_block_degree > 0 ? family_info(fam).fixed_block_degree : 2;
         s.residual = true;
         Network net = random_network(s, 5);
         const QPoly f = expand(net);
@@ -167,7 +152,7 @@ TEST_CASE("measured degree along a line equals the expanded degree and d^L") {
     auto rng = seprank_test::rng_for("measure-degree");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(60); ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         Network net = random_network(s, rng.next(), it % 2 == 0 ? 5 : 1000000);
         const QPoly f = expand(net);
         const auto m = measure_degree(net, rng.next());

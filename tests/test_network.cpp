@@ -81,29 +81,22 @@ TEST_CASE("parameter counts and weight degrees follow SPEC formulas") {
 TEST_CASE("weights JSON round-trips for every family and option") {
     auto rng = seprank_test::rng_for("weights-json");
     INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 4;
+    lim.min_dim = 1;
+    lim.max_dim = 3;
+    lim.min_depth = 0;
+    lim.max_depth = 2;
+    lim.max_block_degree = lim.max_block_degree_deep = 4;
+    lim.max_width = 3;
     for (int it = 0; it < seprank_test::iterations(200); ++it) {
-        NetworkSpec s;
-        s.family = static_cast<Family>(rng.below(3));
-        s.tokens = 1 + static_cast<long>(rng.below(4));
-        s.dim = 1 + static_cast<long>(rng.below(3));
-        s.depth = static_cast<long>(rng.below(3));
-        s.residual = rng.below(2) == 1;
-        if (s.family == Family::attention) {
-            s.heads = 1;
-            s.attention_rank = static_cast<long>(rng.below(static_cast<std::uint64_t>(s.dim) + 1));
-        } else {
-            s.block_degree = 1 + static_cast<long>(rng.below(4));
-            if (s.family == Family::hadamard) {
-                s.width = 1 + static_cast<long>(rng.below(3));
-                s.free_slots = rng.below(2) == 1;
-            }
-        }
-        if (rng.below(3) == 0) s.embed_rank = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.dim)));
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
         Network net = random_network(s, rng.next());
         // a rational weight, to exercise "p/q"
         if (!net.weights.layers.empty()) {
             auto& l = net.weights.layers[0];
-            auto& m = s.family == Family::attention ? l.heads[0].V : l.W[0];
+            auto& m = !l.heads.empty() ? l.heads[0].V : l.W[0];
             m.a[0] = Rational(Integer(-7), Integer(3));
         }
         const std::string j = network_to_json(net);
