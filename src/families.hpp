@@ -352,7 +352,7 @@ struct Fc {
         require(!s.free_slots, "free slots apply to hadamard blocks only");
         check_coordinate(s, output_dim(s));
         require(s.position == 1,
-                "position i = " + str(s.position) + ": fc has one output vector (use --coordinate)");
+                "position i = " + str(s.position) + ": fc has one output vector (choose its entry with coordinate p)");
         if (s.residual) {
             const auto w = layer_widths(s);
             for (std::size_t l = 1; l < w.size(); ++l)

@@ -265,15 +265,25 @@ const std::vector<std::string>& claim_names() {
     return names;
 }
 
+namespace {
+
+[[noreturn]] void unknown_claim(const std::string& name) {
+    std::string known;
+    for (const auto& n : claim_names()) known += (known.empty() ? "" : ", ") + n;
+    throw invalid_input("unknown claim '" + name + "' (the claims are " + known + ")");
+}
+
+}  // namespace
+
 std::string claim_statement(const std::string& name) {
     const auto it = claims().find(name);
-    if (it == claims().end()) throw invalid_input("unknown claim '" + name + "' (see --list)");
+    if (it == claims().end()) unknown_claim(name);
     return it->second.statement;
 }
 
 ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
     const auto it = claims().find(name);
-    if (it == claims().end()) throw invalid_input("unknown claim '" + name + "' (see --list)");
+    if (it == claims().end()) unknown_claim(name);
     try {
         return it->second.run(seed);
     } catch (const std::exception& e) {

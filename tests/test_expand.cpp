@@ -186,7 +186,15 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
     CHECK(cmp.best_measured_d == 3);  // 3^4 = 81 > 2^6 = 64 = 4^3 > 6^2
     CHECK(cmp.best_h_d == 3);
     base.family = Family::attention;
+    base.block_degree = 3;
     CHECK_THROWS_AS(budget_comparison(base, 48, {2}, 1), invalid_input);
+    try {
+        (void)budget_comparison(base, 48, {2}, 1);
+    } catch (const invalid_input& e) {
+        const std::string msg = e.what();
+        CHECK(msg.find("base.family attention fixes the block degree at 3") != std::string::npos);
+        CHECK(msg.find("--") == std::string::npos);  // API names, not command-line flags
+    }
 }
 
 TEST_CASE("expansions estimated over the memory limit are refused before any work") {
@@ -201,6 +209,8 @@ TEST_CASE("expansions estimated over the memory limit are refused before any wor
         (void)expand(net, opt);
         FAIL("not refused");
     } catch (const resource_limit& e) {
-        CHECK(std::string(e.what()).find("--method evaluation") != std::string::npos);
+        CHECK(std::string(e.what()).find("Method::evaluation") != std::string::npos);
+        CHECK(std::string(e.what()).find("ExpandOptions::max_memory") != std::string::npos);
+        CHECK(std::string(e.what()).find("--") == std::string::npos);  // API names, not command-line flags
     }
 }

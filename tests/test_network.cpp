@@ -41,6 +41,7 @@ TEST_CASE("validation names the bad value") {
     add([](NetworkSpec& s) { s.attention_rank = 3; }, "attention rank k = 3");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {2}; }, "widths list has 1 entries");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {3, 3}; s.residual = true; }, "residual fc needs equal widths");
+    add([](NetworkSpec& s) { s.family = Family::fc; s.position = 2; }, "position i = 2: fc has one output vector (choose its entry with coordinate p)");
     for (const auto& c : cases) {
         INFO("expect: " << std::string(c.mention));
         try {

@@ -24,7 +24,13 @@ struct ExpandCommand final : Command {
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
         opt.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
-        const seprank::QPoly f = seprank::expand(net, opt);
+        const seprank::QPoly f = [&] {
+            try {
+                return seprank::expand(net, opt);
+            } catch (const seprank::resource_limit& e) {  // the library names its option; add ours
+                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory, or rank --method evaluation]");
+            }
+        }();
         const double secs = seconds_since(t0);
         json rec = spec_json(net.spec);
         rec["network"] = describe(net.spec);
