@@ -392,33 +392,32 @@ struct Fc {
         out.set("widths", std::vector<long>(w.begin() + 1, w.end()));
     }
 
-    // Only entry p of the last layer is formed.
+    // Only entry p of the last layer is formed. (f.ring() and f.spec() are not kept in
+    // locals: two more live pointers cost the inner loops their hoisted modulus.)
     template <class F>
     static typename F::E forward(F& f, typename F::VecList& tokens) {
         using E = typename F::E;
         using Vec = typename F::Vec;
-        auto& r = f.ring();
-        const NetworkSpec& s = f.spec();
         Vec v = f.vec();
         for (const auto& t : tokens)
             for (const auto& x : t) v.push_back(x);
-        const long p = s.coordinate - 1;
-        if (s.depth == 0) return v[static_cast<std::size_t>(p)];
-        for (long l = 0; l < s.depth; ++l) {
+        const long p = f.spec().coordinate - 1;
+        if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
+        for (long l = 0; l < f.spec().depth; ++l) {
             const auto& lw = f.weights().layers[static_cast<std::size_t>(l)];
-            const bool last = l + 1 == s.depth;
+            const bool last = l + 1 == f.spec().depth;
             const long rows = lw.W[0].rows;
             Vec next = f.vec();
             for (long a = last ? p : 0; a < (last ? p + 1 : rows); ++a) {
                 E prod = f.dot_row(lw.W[0], a, v);
-                for (std::size_t k = 1; k < lw.W.size(); ++k) prod = r.mul(prod, f.dot_row(lw.W[k], a, v));
-                if (s.residual) r.add(prod, v[static_cast<std::size_t>(a)]);
+                for (std::size_t k = 1; k < lw.W.size(); ++k) prod = f.ring().mul(prod, f.dot_row(lw.W[k], a, v));
+                if (f.spec().residual) f.ring().add(prod, v[static_cast<std::size_t>(a)]);
                 next.push_back(std::move(prod));
             }
             if (last) return std::move(next[0]);
             v = std::move(next);
         }
-        return r.zero();  // unreachable: depth >= 1 here
+        return f.ring().zero();  // unreachable: depth >= 1 here
     }
 };
 
