@@ -38,9 +38,9 @@ std::vector<Column> make_columns() {
         {"family", "attention | hadamard | fc", S(to_string(n.family))},
         {"tokens", "N, the number of tokens", S(n.tokens)},
         {"dim", "dx, the token dimension", S(n.dim)},
-        {"heads", "H (0 for families without heads)", S(n.family == Family::attention ? n.heads : 0L)},
+        {"heads", "H (0 for families without heads)", S(family_info(n.family).heads ? n.heads : 0L)},
         {"block_degree", "d, the degree of one block (3 for attention)", S(block_degree(n))},
-        {"width", "w of a hadamard block (0 for other families)", S(n.family == Family::hadamard ? block_width(n) : 0L)},
+        {"width", "w of a hadamard block (0 for other families)", S(family_info(n.family).width ? block_width(n) : 0L)},
         {"depth", "L, the number of layers", S(n.depth)},
         {"residual", "whether y^{l+1} += y^l", S(n.residual)},
         {"partition", "the token partition A|B", [](const RowSource& s) -> Value {
@@ -136,10 +136,12 @@ const std::vector<std::string>& spec_columns() {
 
 std::string describe(const NetworkSpec& s) {
     std::ostringstream os;
-    os << to_string(s.family) << " N=" << s.tokens << " dx=" << s.dim;
-    if (s.family == Family::attention) os << " H=" << s.heads << " da=" << head_dim(s);
-    else os << " d=" << s.block_degree;
-    if (s.family == Family::hadamard) os << " w=" << block_width(s) << (s.free_slots ? " free" : " tied");
+    const FamilyInfo& info = family_info(s.family);
+    os << info.name << " N=" << s.tokens << " dx=" << s.dim;
+    if (info.heads) os << " H=" << s.heads << " da=" << head_dim(s);
+    if (info.fixed_block_degree == 0) os << " d=" << s.block_degree;
+    if (info.width) os << " w=" << block_width(s);
+    if (info.free_slots) os << (s.free_slots ? " free" : " tied");
     os << " L=" << s.depth;
     if (s.residual) os << " residual";
     if (s.embed_rank > 0) os << " r=" << s.embed_rank;

@@ -52,7 +52,14 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed) {
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
-    if (base.family == Family::attention) throw invalid_input("the budget comparison varies the block degree: use --family hadamard or fc");
+    const FamilyInfo& info = family_info(base.family);
+    if (info.fixed_block_degree > 0) {
+        std::string free;  // the families whose block degree is a parameter
+        for (Family f : all_families())
+            if (family_info(f).fixed_block_degree == 0) free += (free.empty() ? "" : " or ") + to_string(f);
+        throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
+                            std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
+    }
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;
     for (long d : degrees) {

@@ -45,7 +45,7 @@ void check_estimate(const NetworkSpec& s, const ExpandOptions& opt) {
         msg.precision(3);
         msg << "expansion refused: up to " << e.max_terms.str() << " terms, about " << e.bytes / (1024.0 * 1024 * 1024)
             << " GiB estimated, over the limit of " << opt.max_memory / (1024.0 * 1024 * 1024)
-            << " GiB (--max-memory); use --method evaluation, which never expands";
+            << " GiB (ExpandOptions::max_memory); use the evaluation method (Method::evaluation), which never expands";
         throw resource_limit(msg.str());
     }
 }

@@ -1,5 +1,6 @@
 #include "seprank/network.hpp"
 
+#include "families.hpp"
 #include "file_io.hpp"
 #include "json_file.hpp"
 #include "seprank/error.hpp"
@@ -11,36 +12,52 @@
 
 namespace seprank {
 
-std::string to_string(Family f) {
-    switch (f) {
-        case Family::attention: return "attention";
-        case Family::hadamard: return "hadamard";
-        case Family::fc: return "fc";
-    }
-    return "?";
+using detail::with_family;
+
+const FamilyInfo& family_info(Family f) {
+    return with_family(f, [](auto fam) -> const FamilyInfo& { return decltype(fam)::info; });
 }
+
+const std::vector<Family>& all_families() {
+    static const std::vector<Family> families = [] {
+        std::vector<Family> out;
+        for (int k = 0; detail::is_family(static_cast<Family>(k)); ++k) out.push_back(static_cast<Family>(k));
+        return out;
+    }();
+    return families;
+}
+
+std::vector<std::string> family_names() {
+    std::vector<std::string> names;
+    for (Family f : all_families()) names.emplace_back(family_info(f).name);
+    return names;
+}
+
+std::string to_string(Family f) { return detail::is_family(f) ? family_info(f).name : "?"; }
 
 Family family_from_string(const std::string& s) {
-    if (s == "attention") return Family::attention;
-    if (s == "hadamard") return Family::hadamard;
-    if (s == "fc") return Family::fc;
-    throw invalid_input("unknown family '" + s + "' (expected attention, hadamard or fc)");
+    for (Family f : all_families())
+        if (s == family_info(f).name) return f;
+    const auto names = family_names();
+    std::string expected;
+    for (std::size_t k = 0; k < names.size(); ++k)
+        expected += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+    throw invalid_input("unknown family '" + s + "' (expected " + expected + ")");
 }
 
-namespace {
-
-void require(bool ok, const std::string& msg) {
-    if (!ok) throw invalid_input(msg);
-}
-
-std::string str(long v) { return std::to_string(v); }
-
-}  // namespace
+using detail::require;
+using detail::str;
 
 long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
 long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
 long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }
-long block_degree(const NetworkSpec& s) { return s.family == Family::attention ? 3 : s.block_degree; }
+long block_degree(const NetworkSpec& s) {
+    const long fixed = family_info(s.family).fixed_block_degree;
+    return fixed > 0 ? fixed : s.block_degree;
+}
+long output_dim(const NetworkSpec& s) {
+    return with_family(s.family, [&](auto fam) { return fam.output_dim(s); });
+}
 
 std::vector<long> layer_widths(const NetworkSpec& s) {
     std::vector<long> w{s.tokens * s.dim};
@@ -50,6 +67,7 @@ std::vector<long> layer_widths(const NetworkSpec& s) {
 }
 
 void validate(const NetworkSpec& s) {
+    require(detail::is_family(s.family), "family value " + str(static_cast<long>(s.family)) + " names no family");
     require(s.tokens >= 1, "tokens N = " + str(s.tokens) + " must be at least 1");
     require(s.dim >= 1, "dim dx = " + str(s.dim) + " must be at least 1");
     require(s.depth >= 0, "depth L = " + str(s.depth) + " must not be negative");
@@ -59,50 +77,7 @@ void validate(const NetworkSpec& s) {
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
     require(s.embed_rank == 0 || s.embed_rank <= s.dim,
             "embedding rank r = " + str(s.embed_rank) + " exceeds dim dx = " + str(s.dim));
-    switch (s.family) {
-        case Family::attention: {
-            require(s.heads >= 1, "heads H = " + str(s.heads) + " must be at least 1");
-            require(s.head_dim >= 0, "head dim da = " + str(s.head_dim) + " is negative");
-            if (s.head_dim == 0)
-                require(s.dim % s.heads == 0, "heads H = " + str(s.heads) + " does not divide dim dx = " + str(s.dim) +
-                                                  " (give the head dim explicitly)");
-            require(s.block_degree == 3, "block degree d = " + str(s.block_degree) + " is not 3 for attention");
-            require(s.attention_rank >= 0 && s.attention_rank <= head_dim(s),
-                    "attention rank k = " + str(s.attention_rank) + " outside 0.." + str(head_dim(s)));
-            require(!s.free_slots, "free slots apply to hadamard blocks only");
-            require(s.widths.empty() && s.width == 0, "width applies to hadamard and fc only");
-            break;
-        }
-        case Family::hadamard:
-            require(s.block_degree >= 1, "block degree d = " + str(s.block_degree) + " must be at least 1");
-            require(s.block_degree <= 64, "block degree d = " + str(s.block_degree) + " exceeds 64");
-            require(s.width >= 0, "width w = " + str(s.width) + " is negative");
-            require(s.widths.empty(), "widths (a list) apply to fc; hadamard takes one width");
-            require(s.attention_rank == 0, "attention rank applies to attention only");
-            break;
-        case Family::fc:
-            require(s.block_degree >= 1, "block degree d = " + str(s.block_degree) + " must be at least 1");
-            require(s.block_degree <= 64, "block degree d = " + str(s.block_degree) + " exceeds 64");
-            require(s.widths.empty() || static_cast<long>(s.widths.size()) == s.depth,
-                    "fc widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
-            for (long w : s.widths) require(w >= 1, "fc width " + str(w) + " must be at least 1");
-            require(s.width == 0, "fc takes a widths list, not one width");
-            require(s.attention_rank == 0, "attention rank applies to attention only");
-            require(!s.free_slots, "free slots apply to hadamard blocks only");
-            break;
-    }
-    const long out_dim = s.family == Family::fc ? layer_widths(s).back() : s.dim;
-    require(s.coordinate >= 1 && s.coordinate <= out_dim,
-            "coordinate p = " + str(s.coordinate) + " outside 1.." + str(out_dim));
-    if (s.family == Family::fc) {
-        require(s.position == 1, "position i = " + str(s.position) + ": fc has one output vector (use --coordinate)");
-        if (s.residual) {
-            auto w = layer_widths(s);
-            for (std::size_t l = 1; l < w.size(); ++l)
-                require(w[l] == w[l - 1], "residual fc needs equal widths; layer " + str(static_cast<long>(l)) +
-                                              " maps " + str(w[l - 1]) + " to " + str(w[l]));
-        }
-    }
+    with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
 }
 
 Integer output_degree(const NetworkSpec& s) {
@@ -114,23 +89,14 @@ Integer output_degree(const NetworkSpec& s) {
 
 Integer weight_degree(const NetworkSpec& s) {
     const long d = block_degree(s);
-    const long m = s.family == Family::attention ? 4 : s.family == Family::hadamard ? d + 1 : d;
+    const long m = with_family(s.family, [&](auto fam) { return fam.weight_degree_increment(s); });
     Integer D(0);
     for (long l = 0; l < s.depth; ++l) D = D * Integer(d) + Integer(m);
     return D;
 }
 
 Integer layer_parameters(const NetworkSpec& s, long layer) {
-    switch (s.family) {
-        case Family::attention: return Integer(4 * s.dim * head_dim(s) * s.heads);
-        case Family::hadamard: return Integer((s.block_degree + 1) * block_width(s) * s.dim);
-        case Family::fc: {
-            auto w = layer_widths(s);
-            return Integer(s.block_degree) * Integer(w[static_cast<std::size_t>(layer + 1)]) *
-                   Integer(w[static_cast<std::size_t>(layer)]);
-        }
-    }
-    return Integer(0);
+    return with_family(s.family, [&](auto fam) { return fam.layer_parameters(s, layer); });
 }
 
 Integer parameter_count(const NetworkSpec& s) {
@@ -143,50 +109,28 @@ Integer parameter_count(const NetworkSpec& s) {
 
 namespace {
 
-// Shapes of every matrix, in file order, with a name for messages.
-template <class Fn>
-void for_each_shape(const NetworkSpec& s, Fn fn) {
-    const long da = head_dim(s), w = block_width(s), d = s.block_degree;
-    for (long l = 0; l < s.depth; ++l) {
-        switch (s.family) {
-            case Family::attention:
-                for (long h = 0; h < s.heads; ++h) {
-                    fn(l, h, "Q", da, s.dim);
-                    fn(l, h, "K", da, s.dim);
-                    fn(l, h, "V", da, s.dim);
-                    fn(l, h, "O", s.dim, da);
-                }
-                break;
-            case Family::hadamard:
-                for (long k = 0; k < d; ++k) fn(l, k, "W", w, s.dim);
-                fn(l, -1, "O", s.dim, w);
-                break;
-            case Family::fc: {
-                auto ws = layer_widths(s);
-                for (long k = 0; k < d; ++k)
-                    fn(l, k, "W", ws[static_cast<std::size_t>(l + 1)], ws[static_cast<std::size_t>(l)]);
-                break;
-            }
-        }
-    }
+using detail::MatrixSlot;
+
+// fn(layer, slot, matrix) for every weight matrix but the embedding, in file order.
+template <class Wts, class Fn>
+void for_each_matrix(const NetworkSpec& s, Wts& wts, Fn fn) {
+    with_family(s.family, [&](auto fam) {
+        for (long l = 0; l < s.depth; ++l)
+            fam.for_each_matrix(s, l, wts.layers[static_cast<std::size_t>(l)],
+                                [&](const MatrixSlot& m, auto& matrix) { fn(l, m, matrix); });
+    });
 }
 
-Dense<Rational>& slot(Weights& wts, Family f, long l, long k, const std::string& name) {
-    auto& layer = wts.layers[static_cast<std::size_t>(l)];
-    if (f == Family::attention) {
-        auto& h = layer.heads[static_cast<std::size_t>(k)];
-        return name == "Q" ? h.Q : name == "K" ? h.K : name == "V" ? h.V : h.O;
-    }
-    return name == "O" ? layer.O : layer.W[static_cast<std::size_t>(k)];
+bool structural_zero(const NetworkSpec& s, const MatrixSlot& m, long i, long j) {
+    return with_family(s.family, [&](auto fam) { return fam.structural_zero(s, m, i, j); });
 }
 
 Weights empty_weights(const NetworkSpec& s) {
     Weights w;
     w.layers.resize(static_cast<std::size_t>(s.depth));
-    for (auto& l : w.layers) {
-        if (s.family == Family::attention) l.heads.resize(static_cast<std::size_t>(s.heads));
-        else l.W.resize(static_cast<std::size_t>(s.block_degree));
-    }
+    with_family(s.family, [&](auto fam) {
+        for (auto& l : w.layers) fam.resize(l, s);
+    });
     return w;
 }
 
@@ -203,12 +147,12 @@ Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range) 
         return m;
     };
     if (spec.embed_rank > 0) net.weights.embedding = draw(spec.dim, spec.embed_rank);
-    for_each_shape(spec, [&](long l, long k, const std::string& name, long r, long c) {
-        Dense<Rational> m = draw(r, c);
-        if (name == "Q" && spec.attention_rank > 0)
-            for (long i = spec.attention_rank; i < r; ++i)
-                for (long j = 0; j < c; ++j) m(i, j) = Rational(0);
-        slot(net.weights, spec.family, l, k, name) = std::move(m);
+    for_each_matrix(spec, net.weights, [&](long, const MatrixSlot& slot, Dense<Rational>& out) {
+        Dense<Rational> m = draw(slot.rows, slot.cols);  // every entry drawn: the stream does not depend on zeros
+        for (long i = 0; i < m.rows; ++i)
+            for (long j = 0; j < m.cols; ++j)
+                if (structural_zero(spec, slot, i, j)) m(i, j) = Rational(0);
+        out = std::move(m);
     });
     return net;
 }
@@ -231,12 +175,8 @@ void check_shapes(const Network& net) {
         if (have.heads.size() != expected.layers[l].heads.size() || have.W.size() != expected.layers[l].W.size())
             throw invalid_input("layer " + std::to_string(l) + ": wrong number of heads or slots");
     }
-    for_each_shape(s, [&](long l, long k, const std::string& name, long r, long c) {
-        const std::string where = "layers[" + std::to_string(l) + "]" +
-                                  (s.family == Family::attention ? ".heads[" + std::to_string(k) + "]." + name
-                                   : name == "O"                 ? ".O"
-                                                                 : ".W[" + std::to_string(k) + "]");
-        check(slot(const_cast<Weights&>(net.weights), s.family, l, k, name), r, c, where);
+    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
+        check(m, slot.rows, slot.cols, detail::slot_path(l, slot));
     });
 }
 
@@ -311,9 +251,44 @@ nlohmann::json matrix_json(const Dense<Rational>& m) {
     return rows;
 }
 
-}  // namespace
+// The JSON keys of the spec, for the families' read_fields / write_fields.
+class SpecReader {
+public:
+    explicit SpecReader(const nlohmann::json& j) : j_(j) {}
+    long required_long(const char* key, long lo) { return get_long(member(j_, "$", key), path(key), lo); }
+    void optional_long(const char* key, long& out, long lo) {
+        if (j_.contains(key)) out = get_long(j_[key], path(key), lo);
+    }
+    void optional_bool(const char* key, bool& out) {
+        if (!j_.contains(key)) return;
+        if (!j_[key].is_boolean()) bad(path(key), "expected true or false, got " + j_[key].dump());
+        out = j_[key].get<bool>();
+    }
+    std::vector<long> required_long_list(const char* key, long lo) {
+        const auto& list = member(j_, "$", key);
+        if (!list.is_array()) bad(path(key), std::string("expected a list of ") + key + ", got " + list.dump());
+        std::vector<long> out;
+        for (std::size_t k = 0; k < list.size(); ++k) out.push_back(get_long(list[k], path(key) + "[" + std::to_string(k) + "]", lo));
+        return out;
+    }
 
-Network network_from_json(const nlohmann::json& j) {
+private:
+    static std::string path(const char* key) { return std::string("$.") + key; }
+    const nlohmann::json& j_;
+};
+
+class SpecWriter {
+public:
+    explicit SpecWriter(nlohmann::json& j) : j_(j) {}
+    void set(const char* key, long v) { j_[key] = v; }
+    void set(const char* key, bool v) { j_[key] = v; }
+    void set(const char* key, const std::vector<long>& v) { j_[key] = v; }
+
+private:
+    nlohmann::json& j_;
+};
+
+Network network_from_json_value(const nlohmann::json& j) {
     if (!j.is_object()) bad("$", "expected an object at the top level");
     NetworkSpec s;
     const auto& fam = member(j, "$", "family");
@@ -323,37 +298,18 @@ Network network_from_json(const nlohmann::json& j) {
     } catch (const invalid_input& e) {
         bad("$.family", e.what());
     }
-    s.tokens = get_long(member(j, "$", "tokens"), "$.tokens", 1);
-    s.dim = get_long(member(j, "$", "dim"), "$.dim", 1);
-    s.depth = get_long(member(j, "$", "depth"), "$.depth", 0);
-    auto opt_long = [&](const char* key, long& out, long lo) {
-        if (j.contains(key)) out = get_long(j[key], std::string("$.") + key, lo);
-    };
-    auto opt_bool = [&](const char* key, bool& out) {
-        if (!j.contains(key)) return;
-        if (!j[key].is_boolean()) bad(std::string("$.") + key, "expected true or false, got " + j[key].dump());
-        out = j[key].get<bool>();
-    };
-    if (s.family == Family::attention) {
-        s.heads = get_long(member(j, "$", "heads"), "$.heads", 1);
-        opt_long("head_dim", s.head_dim, 1);
-        opt_long("attention_rank", s.attention_rank, 0);
-    } else {
-        s.block_degree = get_long(member(j, "$", "block_degree"), "$.block_degree", 1);
-        if (s.family == Family::hadamard) {
-            s.width = get_long(member(j, "$", "width"), "$.width", 1);
-            opt_bool("free", s.free_slots);
-        } else {
-            const auto& ws = member(j, "$", "widths");
-            if (!ws.is_array()) bad("$.widths", "expected a list of widths, got " + ws.dump());
-            for (std::size_t k = 0; k < ws.size(); ++k)
-                s.widths.push_back(get_long(ws[k], "$.widths[" + std::to_string(k) + "]", 1));
-        }
-    }
-    opt_bool("residual", s.residual);
-    opt_long("position", s.position, 1);
-    opt_long("coordinate", s.coordinate, 1);
-    opt_long("embed_rank", s.embed_rank, 1);
+    SpecReader in(j);
+    s.tokens = in.required_long("tokens", 1);
+    s.dim = in.required_long("dim", 1);
+    s.depth = in.required_long("depth", 0);
+    with_family(s.family, [&](auto family) {
+        if (family.info.fixed_block_degree == 0) s.block_degree = in.required_long("block_degree", 1);
+        family.read_fields(in, s);
+    });
+    in.optional_bool("residual", s.residual);
+    in.optional_long("position", s.position, 1);
+    in.optional_long("coordinate", s.coordinate, 1);
+    in.optional_long("embed_rank", s.embed_rank, 1);
     try {
         validate(s);
     } catch (const invalid_input& e) {
@@ -366,41 +322,33 @@ Network network_from_json(const nlohmann::json& j) {
     if (!layers.is_array()) bad("$.layers", "expected a list of layers, got " + layers.dump());
     if (static_cast<long>(layers.size()) != s.depth)
         bad("$.layers", "has " + std::to_string(layers.size()) + " layers, depth is " + std::to_string(s.depth));
-    for_each_shape(s, [&](long l, long k, const std::string& name, long r, long c) {
-        const std::string lp = "$.layers[" + std::to_string(l) + "]";
-        const auto& layer = layers[static_cast<std::size_t>(l)];
-        const nlohmann::json* node = nullptr;
-        std::string path;
-        if (s.family == Family::attention) {
-            const auto& heads = member(layer, lp, "heads");
-            if (!heads.is_array() || static_cast<long>(heads.size()) != s.heads)
-                bad(lp + ".heads", "expected a list of " + std::to_string(s.heads) + " heads");
-            const std::string hp = lp + ".heads[" + std::to_string(k) + "]";
-            node = &member(heads[static_cast<std::size_t>(k)], hp, name.c_str());
-            path = hp + "." + name;
-        } else if (name == "O") {
-            node = &member(layer, lp, "O");
-            path = lp + ".O";
-        } else {
-            const auto& ws = member(layer, lp, "W");
-            if (!ws.is_array() || static_cast<long>(ws.size()) != s.block_degree)
-                bad(lp + ".W", "expected a list of " + std::to_string(s.block_degree) + " matrices");
-            node = &ws[static_cast<std::size_t>(k)];
-            path = lp + ".W[" + std::to_string(k) + "]";
+    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {
+        const nlohmann::json* node = &layers[static_cast<std::size_t>(l)];
+        std::string path = "$.layers[" + std::to_string(l) + "]";
+        if (slot.list) {
+            const auto& list = member(*node, path, slot.list);
+            path += std::string(".") + slot.list;
+            if (!list.is_array() || static_cast<long>(list.size()) != slot.list_size)
+                bad(path, "expected a list of " + std::to_string(slot.list_size) + " " + slot.list_noun);
+            node = &list[static_cast<std::size_t>(slot.index)];
+            path += "[" + std::to_string(slot.index) + "]";
         }
-        Dense<Rational> m = get_matrix(*node, path, r, c);
-        if (name == "Q" && s.attention_rank > 0)
-            for (long i = s.attention_rank; i < r; ++i)
-                for (long q = 0; q < c; ++q)
-                    if (!m(i, q).is_zero())
-                        bad(path + "[" + std::to_string(i) + "][" + std::to_string(q) + "]",
-                            "must be 0: attention rank " + std::to_string(s.attention_rank) + " keeps only the first rows of Q");
-        slot(net.weights, s.family, l, k, name) = std::move(m);
+        if (slot.key) {
+            node = &member(*node, path, slot.key);
+            path += std::string(".") + slot.key;
+        }
+        Dense<Rational> m = get_matrix(*node, path, slot.rows, slot.cols);
+        for (long i = 0; i < m.rows; ++i)
+            for (long q = 0; q < m.cols; ++q)
+                if (!m(i, q).is_zero() && structural_zero(s, slot, i, q))
+                    bad(path + "[" + std::to_string(i) + "][" + std::to_string(q) + "]",
+                        "must be 0: " + with_family(s.family, [&](auto family) { return family.structural_zero_reason(s); }));
+        out = std::move(m);
     });
     return net;
 }
 
-nlohmann::json network_to_json(const Network& net) {
+nlohmann::json network_to_json_value(const Network& net) {
     const NetworkSpec& s = net.spec;
     check_shapes(net);
     nlohmann::json j;
@@ -408,20 +356,11 @@ nlohmann::json network_to_json(const Network& net) {
     j["tokens"] = s.tokens;
     j["dim"] = s.dim;
     j["depth"] = s.depth;
-    if (s.family == Family::attention) {
-        j["heads"] = s.heads;
-        if (s.head_dim > 0) j["head_dim"] = s.head_dim;
-        if (s.attention_rank > 0) j["attention_rank"] = s.attention_rank;
-    } else {
-        j["block_degree"] = s.block_degree;
-        if (s.family == Family::hadamard) {
-            j["width"] = block_width(s);
-            j["free"] = s.free_slots;
-        } else {
-            auto w = layer_widths(s);
-            j["widths"] = std::vector<long>(w.begin() + 1, w.end());
-        }
-    }
+    SpecWriter out(j);
+    with_family(s.family, [&](auto family) {
+        if (family.info.fixed_block_degree == 0) out.set("block_degree", s.block_degree);
+        family.write_fields(out, s);
+    });
     j["residual"] = s.residual;
     j["position"] = s.position;
     j["coordinate"] = s.coordinate;
@@ -430,27 +369,37 @@ nlohmann::json network_to_json(const Network& net) {
         j["embedding"] = matrix_json(net.weights.embedding);
     }
     nlohmann::json layers = nlohmann::json::array();
-    for (const auto& l : net.weights.layers) {
-        nlohmann::json jl;
-        if (s.family == Family::attention) {
-            jl["heads"] = nlohmann::json::array();
-            for (const auto& h : l.heads)
-                jl["heads"].push_back({{"Q", matrix_json(h.Q)}, {"K", matrix_json(h.K)}, {"V", matrix_json(h.V)}, {"O", matrix_json(h.O)}});
-        } else {
-            jl["W"] = nlohmann::json::array();
-            for (const auto& m : l.W) jl["W"].push_back(matrix_json(m));
-            if (s.family == Family::hadamard) jl["O"] = matrix_json(l.O);
-        }
-        layers.push_back(std::move(jl));
-    }
+    for (long l = 0; l < s.depth; ++l) layers.push_back(nlohmann::json::object());
+    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
+        nlohmann::json* node = &layers[static_cast<std::size_t>(l)];
+        if (slot.list) node = &(*node)[slot.list][static_cast<std::size_t>(slot.index)];
+        if (slot.key) node = &(*node)[slot.key];
+        *node = matrix_json(m);
+    });
     j["layers"] = std::move(layers);
     return j;
 }
 
-Network read_network(const std::string& path) { return network_from_json(detail::read_json_file(path, "weights file")); }
+}  // namespace
+
+Network network_from_json(const std::string& text) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw invalid_input("weights JSON is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    }
+    return network_from_json_value(j);
+}
+
+std::string network_to_json(const Network& net, int indent) { return network_to_json_value(net).dump(indent < 0 ? -1 : indent); }
+
+Network read_network(const std::string& path) {
+    return network_from_json_value(detail::read_json_file(path, "weights file"));
+}
 
 void write_network(const Network& net, const std::string& path) {
-    detail::write_file_atomically(path, network_to_json(net).dump(1) + "\n", "weights file");
+    detail::write_file_atomically(path, network_to_json(net) + "\n", "weights file");
 }
 
 }  // namespace seprank

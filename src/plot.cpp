@@ -45,7 +45,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     std::vector<std::pair<std::size_t, std::string>> filters;
     for (const auto& w : opt.where) {
         const std::size_t eq = w.find('=');
-        if (eq == std::string::npos) throw invalid_input("--where '" + w + "': expected column=value");
+        if (eq == std::string::npos) throw invalid_input("where filter '" + w + "': expected column=value");
         filters.emplace_back(column(w.substr(0, eq)), w.substr(eq + 1));
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";

@@ -46,14 +46,15 @@ std::vector<SweepOptions> default_table() {
 
 SweepPlan plan_sweep(const SweepOptions& s) {
     SweepPlan plan;
-    for (Family f : s.families)
+    for (Family f : s.families) {
+        const FamilyInfo& info = family_info(f);
         for (long n : s.tokens)
             for (long dx : s.dims)
-                for (long h : (f == Family::attention ? s.heads : std::vector<long>{1}))
-                    for (long d : (f == Family::attention ? std::vector<long>{3} : s.block_degrees))
-                        for (long w : (f == Family::hadamard ? s.widths : std::vector<long>{0}))
+                for (long h : (info.heads ? s.heads : std::vector<long>{1}))
+                    for (long d : (info.fixed_block_degree > 0 ? std::vector<long>{info.fixed_block_degree} : s.block_degrees))
+                        for (long w : (info.width ? s.widths : std::vector<long>{0}))
                             for (bool res : s.residual)
-                                for (long L : (s.budget > 0 && f != Family::attention ? std::vector<long>{-1} : s.depths)) {
+                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths)) {
                                     NetworkSpec spec;
                                     spec.family = f;
                                     spec.tokens = n;
@@ -76,6 +77,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                         ++plan.invalid;
                                     }
                                 }
+    }
     return plan;
 }
 

@@ -31,6 +31,7 @@ expect_rc 2 "block degree d = 0" -- expand --family hadamard --block-degree 0
 expect_rc 2 "cannot open weights file" -- expand --weights "$T/none.json"
 expect_rc 3 "--method evaluation" -- expand --tokens 4 --dim 3 --depth 3 --max-memory 1
 expect_rc 2 "negative exponent" -- poly "x1_1 + y^-1"
+expect_rc 2 "unknown claim 'nope' (the claims are degree," -- verify --claim nope
 
 # weights round-trip: save, reload, same polynomial
 "$S" expand --tokens 3 --dim 2 --depth 2 --seed 5 --save-weights "$T/w.json" --print --format json >"$T/a.json" || fail "save-weights run"

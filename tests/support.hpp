@@ -133,3 +133,74 @@ inline RefPoly random_ref(seprank::Rng& rng, std::size_t nvars, std::size_t max_
 }
 
 }  // namespace seprank_test
+
+// ---------------------------------------------------------------------------
+// Random network specs over every family.
+#include "seprank/network.hpp"
+
+#include <algorithm>
+
+namespace seprank_test {
+
+// The size limits of random_spec; each test passes its own. Whatever a family has is
+// drawn within them: heads and head dim, attention rank, tied/free slots, widths,
+// embedding rank, output position and coordinate (and residual unless excluded).
+struct SpecLimits {
+    long min_tokens = 1, max_tokens = 3;
+    long min_dim = 1, max_dim = 2;
+    long min_depth = 0, max_depth = 2;
+    long min_block_degree = 1;       // families whose block degree is free
+    long max_block_degree = 3;       // ... at depth <= 1
+    long max_block_degree_deep = 2;  // ... at depth >= 2 (keeps d^L small)
+    long max_inputs_deep = 0;        // at depth >= 2, N·dx at most this (dx lowered to fit); 0: no cap
+    long max_width = 2;              // hadamard w, fc w_l: the default or 1..max_width; 0: defaults only
+    bool residual = true;            // false: homogeneous networks only
+};
+
+// A valid random spec of any family (seprank::all_families()), within `lim`.
+inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim) {
+    using seprank::Family;
+    auto between = [&](long lo, long hi) { return lo + static_cast<long>(rng.below(static_cast<std::uint64_t>(hi - lo + 1))); };
+    const auto& families = seprank::all_families();
+    seprank::NetworkSpec s;
+    s.family = families[rng.below(families.size())];
+    const seprank::FamilyInfo& info = seprank::family_info(s.family);
+    s.tokens = between(lim.min_tokens, lim.max_tokens);
+    s.dim = between(lim.min_dim, lim.max_dim);
+    s.depth = between(lim.min_depth, lim.max_depth);
+    if (s.depth >= 2 && lim.max_inputs_deep > 0 && s.tokens * s.dim > lim.max_inputs_deep)
+        s.dim = std::max(1L, lim.max_inputs_deep / s.tokens);
+    s.residual = lim.residual && rng.below(3) == 0;
+    s.block_degree = info.fixed_block_degree > 0
+                         ? info.fixed_block_degree
+                         : between(lim.min_block_degree, s.depth >= 2 ? lim.max_block_degree_deep : lim.max_block_degree);
+    // The family's own fields. No default: -Wswitch names this place when a family is added.
+    switch (s.family) {
+        case Family::attention: {
+            const auto heads = rng.below(4);
+            if (heads == 1) {
+                s.heads = s.dim;  // da = 1
+            } else if (heads == 2) {
+                s.heads = 2;  // explicit da: H need not divide dx
+                s.head_dim = 1;
+            }
+            if (rng.below(3) == 0) s.attention_rank = between(1, seprank::head_dim(s));
+            break;
+        }
+        case Family::hadamard:
+            if (lim.max_width > 0 && rng.below(2) == 0) s.width = between(1, lim.max_width);
+            s.free_slots = rng.below(2) == 1;
+            break;
+        case Family::fc:
+            if (lim.max_width > 0 && rng.below(2) == 0)
+                for (long l = 0; l < s.depth; ++l) s.widths.push_back(s.residual ? s.tokens * s.dim : between(1, lim.max_width));
+            break;
+    }
+    if (rng.below(4) == 0) s.embed_rank = between(1, s.dim);
+    s.coordinate = between(1, seprank::output_dim(s));
+    if (info.per_position) s.position = between(1, s.tokens);
+    seprank::validate(s);
+    return s;
+}
+
+}  // namespace seprank_test

@@ -9,29 +9,27 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace seprank;
 
 namespace {
 
-// A small homogeneous network (no residual) of any family, embedding and low rank included.
-NetworkSpec small_homogeneous(Rng& rng) {
-    NetworkSpec s;
-    s.family = static_cast<Family>(rng.below(3));
-    s.tokens = 2 + static_cast<long>(rng.below(3));
-    s.dim = 1 + static_cast<long>(rng.below(3));
-    s.depth = 1 + static_cast<long>(rng.below(2));
-    if (s.family != Family::attention) {
-        s.block_degree = 1 + static_cast<long>(rng.below(s.depth == 2 ? 3 : 4));
-        if (s.family == Family::hadamard) s.free_slots = rng.below(2) == 1;
-    }
-    if (s.tokens == 4 && s.dim == 3 && s.depth == 2) s.dim = 2;  // keep each case fast
-    if (s.dim >= 2 && rng.below(4) == 0) s.embed_rank = 1;
-    if (s.family == Family::attention && s.dim >= 2 && rng.below(4) == 0) s.attention_rank = 1;
-    if (s.family != Family::fc) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
-    return s;
+// Small homogeneous networks (no residual) of any family, embedding and low rank included.
+seprank_test::SpecLimits homogeneous_limits() {
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_tokens = 4;
+    lim.min_dim = 1;
+    lim.max_dim = 3;
+    lim.min_depth = 1;
+    lim.max_depth = 2;
+    lim.max_block_degree = 4;
+    lim.max_block_degree_deep = 3;
+    lim.max_inputs_deep = 11;  // keep each case fast: no N = 4, dx = 3 at depth 2
+    lim.max_width = 0;
+    lim.residual = false;
+    return lim;
 }
 
 Partition random_partition(Rng& rng, long n) {
@@ -69,10 +67,10 @@ TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of
     auto rng = seprank_test::rng_for("graded-vs-plain");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(60); ++it) {
-        const NetworkSpec s = small_homogeneous(rng);
+        const NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
         const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
         const Partition part = random_partition(rng, s.tokens);
-        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         EvaluationOptions o;
         o.seed = rng.next();
         o.start = 1 + static_cast<long>(rng.below(6));
@@ -114,18 +112,21 @@ TEST_CASE("graded evaluation: degenerate and extreme networks") {
         CHECK(std::all_of(g.block_ranks.begin(), g.block_ranks.end(), [](long r) { return r == 0; }));
     }
     SUBCASE("dx = 1, N = 2: every block has one monomial each side, rank = number of non-zero blocks") {
+        seprank_test::SpecLimits lim;
+        lim.min_tokens = lim.max_tokens = 2;
+        lim.min_dim = lim.max_dim = 1;
+        lim.min_depth = 1;
+        lim.max_depth = 3;
+        lim.min_block_degree = 2;
+        lim.max_block_degree = lim.max_block_degree_deep = 3;
+        lim.residual = false;
         for (int it = 0; it < seprank_test::iterations(10); ++it) {
-            NetworkSpec s;
-            s.family = static_cast<Family>(rng.below(3));
-            s.tokens = 2;
-            s.dim = 1;
-            s.depth = 1 + static_cast<long>(rng.below(3));
-            if (s.family != Family::attention) s.block_degree = 2 + static_cast<long>(rng.below(2));
+            const NetworkSpec s = seprank_test::random_spec(rng, lim);
             const Network net = random_network(s, rng.next(), 50);
             const Partition part{{1}, {2}};
             const RankAnswer g = evaluation_rank_graded(net, part);
             const QPoly f = expand(net);
-            INFO(network_to_json(net).dump());
+            INFO(network_to_json(net, -1));
             CHECK(g.value == static_cast<long>(f.terms()));  // f = Σ c_a x1^a x2^(D−a)
             CHECK(g.rows <= static_cast<long>(g.block_ranks.size()));  // every block side <= 1
             for (long b : g.block_ranks) CHECK(b <= 1);

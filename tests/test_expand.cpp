@@ -6,41 +6,24 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 using namespace seprank;
 
 namespace {
 
-// A random small spec of any family and option combination.
-NetworkSpec random_spec(Rng& rng, long max_depth) {
-    NetworkSpec s;
-    s.family = static_cast<Family>(rng.below(3));
-    s.tokens = 1 + static_cast<long>(rng.below(3));
-    s.dim = 1 + static_cast<long>(rng.below(2));
-    s.depth = static_cast<long>(rng.below(static_cast<std::uint64_t>(max_depth) + 1));
-    s.residual = rng.below(3) == 0;
-    if (s.family == Family::attention) {
-        s.heads = rng.below(2) == 0 ? 1 : s.dim;
-        if (rng.below(4) == 0) {
-            s.heads = 2;
-            s.head_dim = 1;
-        }
-        if (rng.below(4) == 0) s.attention_rank = 1;
-    } else {
-        s.block_degree = 1 + static_cast<long>(rng.below(s.depth >= 2 ? 2 : 3));
-        if (s.family == Family::hadamard) {
-            s.width = 1 + static_cast<long>(rng.below(2));
-            s.free_slots = rng.below(2) == 1;
-        } else {
-            for (long l = 0; l < s.depth; ++l) s.widths.push_back(s.residual ? s.tokens * s.dim : 1 + static_cast<long>(rng.below(3)));
-        }
-    }
-    if (rng.below(4) == 0) s.embed_rank = 1;
-    const long out_dim = s.family == Family::fc ? layer_widths(s).back() : s.dim;
-    s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(out_dim)));
-    if (s.family != Family::fc) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
-    return s;
+// Limits of the random specs here: small, of any family and option combination.
+seprank_test::SpecLimits expand_limits(long max_depth) {
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 3;
+    lim.min_dim = 1;
+    lim.max_dim = 2;
+    lim.min_depth = 0;
+    lim.max_depth = max_depth;
+    lim.max_block_degree = 3;
+    lim.max_block_degree_deep = 2;
+    lim.max_width = 3;
+    return lim;
 }
 
 Point<Rational> random_qpoint(Rng& rng, const NetworkSpec& s) {
@@ -63,13 +46,13 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
     auto rng = seprank_test::rng_for("expand-vs-eval");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(300); ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         const std::uint64_t wseed = rng.next();
         // Small weights (range 5) give sparse coefficients but sometimes degenerate
         // draws; a wide range makes a degree drop improbable (< 10^-3 per network).
         const bool wide = it % 2 == 0;
         Network net = random_network(s, wseed, wide ? 1000000 : 5);
-        INFO("iteration " << it << ": " << network_to_json(net).dump());
+        INFO("iteration " << it << ": " << network_to_json(net, -1));
         const QPoly f = expand(net);
         REQUIRE(Integer(f.degree()) <= output_degree(s));
         if (wide) REQUIRE(Integer(f.degree()) == output_degree(s));
@@ -97,7 +80,7 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
 TEST_CASE("double evaluation tracks the exact value on small inputs") {
     auto rng = seprank_test::rng_for("double-eval");
     for (int it = 0; it < 100; ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         Network net = random_network(s, rng.next());
         Point<Rational> xq(static_cast<std::size_t>(s.tokens));
         Point<double> xd(xq.size());
@@ -141,13 +124,14 @@ TEST_CASE("attention output at position 1 is symmetric in tokens 2..N") {
 }
 
 TEST_CASE("residual networks are non-homogeneous with top degree d^L") {
-    for (Family fam : {Family::attention, Family::hadamard}) {
+    for (Family fam : all_families()) {
+        CAPTURE(to_string(fam));
         NetworkSpec s;
         s.family = fam;
         s.tokens = 2;
         s.dim = 2;
         s.depth = 2;
-        s.block_degree = fam == Family::attention ? 3 : 2;
+        s.block_degree = family_info(fam).fixed_block_degree > 0 ? family_info(fam).fixed_block_degree : 2;
         s.residual = true;
         Network net = random_network(s, 5);
         const QPoly f = expand(net);
@@ -168,11 +152,11 @@ TEST_CASE("measured degree along a line equals the expanded degree and d^L") {
     auto rng = seprank_test::rng_for("measure-degree");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(60); ++it) {
-        NetworkSpec s = random_spec(rng, 2);
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
         Network net = random_network(s, rng.next(), it % 2 == 0 ? 5 : 1000000);
         const QPoly f = expand(net);
         const auto m = measure_degree(net, rng.next());
-        INFO(network_to_json(net).dump());
+        INFO(network_to_json(net, -1));
         REQUIRE(m.degree == f.degree());
         REQUIRE(m.predicted == output_degree(s));
     }
@@ -202,7 +186,15 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
     CHECK(cmp.best_measured_d == 3);  // 3^4 = 81 > 2^6 = 64 = 4^3 > 6^2
     CHECK(cmp.best_h_d == 3);
     base.family = Family::attention;
+    base.block_degree = 3;
     CHECK_THROWS_AS(budget_comparison(base, 48, {2}, 1), invalid_input);
+    try {
+        (void)budget_comparison(base, 48, {2}, 1);
+    } catch (const invalid_input& e) {
+        const std::string msg = e.what();
+        CHECK(msg.find("base.family attention fixes the block degree at 3") != std::string::npos);
+        CHECK(msg.find("--") == std::string::npos);  // API names, not command-line flags
+    }
 }
 
 TEST_CASE("expansions estimated over the memory limit are refused before any work") {
@@ -217,6 +209,8 @@ TEST_CASE("expansions estimated over the memory limit are refused before any wor
         (void)expand(net, opt);
         FAIL("not refused");
     } catch (const resource_limit& e) {
-        CHECK(std::string(e.what()).find("--method evaluation") != std::string::npos);
+        CHECK(std::string(e.what()).find("Method::evaluation") != std::string::npos);
+        CHECK(std::string(e.what()).find("ExpandOptions::max_memory") != std::string::npos);
+        CHECK(std::string(e.what()).find("--") == std::string::npos);  // API names, not command-line flags
     }
 }

@@ -41,6 +41,7 @@ TEST_CASE("validation names the bad value") {
     add([](NetworkSpec& s) { s.attention_rank = 3; }, "attention rank k = 3");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {2}; }, "widths list has 1 entries");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {3, 3}; s.residual = true; }, "residual fc needs equal widths");
+    add([](NetworkSpec& s) { s.family = Family::fc; s.position = 2; }, "position i = 2: fc has one output vector (choose its entry with coordinate p)");
     for (const auto& c : cases) {
         INFO("expect: " << std::string(c.mention));
         try {
@@ -81,40 +82,42 @@ TEST_CASE("parameter counts and weight degrees follow SPEC formulas") {
 TEST_CASE("weights JSON round-trips for every family and option") {
     auto rng = seprank_test::rng_for("weights-json");
     INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 4;
+    lim.min_dim = 1;
+    lim.max_dim = 3;
+    lim.min_depth = 0;
+    lim.max_depth = 2;
+    lim.max_block_degree = lim.max_block_degree_deep = 4;
+    lim.max_width = 3;
     for (int it = 0; it < seprank_test::iterations(200); ++it) {
-        NetworkSpec s;
-        s.family = static_cast<Family>(rng.below(3));
-        s.tokens = 1 + static_cast<long>(rng.below(4));
-        s.dim = 1 + static_cast<long>(rng.below(3));
-        s.depth = static_cast<long>(rng.below(3));
-        s.residual = rng.below(2) == 1;
-        if (s.family == Family::attention) {
-            s.heads = 1;
-            s.attention_rank = static_cast<long>(rng.below(static_cast<std::uint64_t>(s.dim) + 1));
-        } else {
-            s.block_degree = 1 + static_cast<long>(rng.below(4));
-            if (s.family == Family::hadamard) {
-                s.width = 1 + static_cast<long>(rng.below(3));
-                s.free_slots = rng.below(2) == 1;
-            }
-        }
-        if (rng.below(3) == 0) s.embed_rank = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.dim)));
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
         Network net = random_network(s, rng.next());
         // a rational weight, to exercise "p/q"
         if (!net.weights.layers.empty()) {
             auto& l = net.weights.layers[0];
-            auto& m = s.family == Family::attention ? l.heads[0].V : l.W[0];
+            auto& m = !l.heads.empty() ? l.heads[0].V : l.W[0];
             m.a[0] = Rational(Integer(-7), Integer(3));
         }
-        const auto j = network_to_json(net);
-        Network back = network_from_json(nlohmann::json::parse(j.dump()));
+        const std::string j = network_to_json(net);
+        INFO("iteration " << it << ": " << network_to_json(net, -1));
+        const Network back = network_from_json(j);
         REQUIRE(network_to_json(back) == j);
+        // same spec and weights, and the one-line form reads back to the same network
+        REQUIRE(network_to_json(network_from_json(network_to_json(net, -1))) == j);
+        REQUIRE(back.spec.family == s.family);
+        REQUIRE(parameter_count(back.spec) == parameter_count(s));
+        REQUIRE(output_degree(back.spec) == output_degree(s));
+        REQUIRE(weight_degree(back.spec) == weight_degree(s));
+        // the text is the nlohmann dump, so files written before this API read the same
+        REQUIRE(nlohmann::json::parse(j).dump(1) == j);
     }
 }
 
 TEST_CASE("malformed weights files name the JSON path of the first bad value") {
     Network net = random_network(attention(2, 2, 1, 2), 7);
-    const nlohmann::json good = network_to_json(net);
+    const nlohmann::json good = nlohmann::json::parse(network_to_json(net));
     struct Bad {
         std::function<void(nlohmann::json&)> edit;
         const char* mention;
@@ -140,7 +143,7 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
         c.edit(j);
         INFO("expect: " << std::string(c.mention));
         try {
-            (void)network_from_json(j);
+            (void)network_from_json(j.dump());
             FAIL("accepted");
         } catch (const invalid_input& e) {
             INFO("got: " << e.what());
@@ -156,4 +159,101 @@ TEST_CASE("low-rank attention keeps rows of W^Q beyond k at zero") {
     for (const auto& l : net.weights.layers)
         for (long i = 1; i < 3; ++i)
             for (long c = 0; c < 3; ++c) CHECK(l.heads[0].Q(i, c).is_zero());
+}
+
+TEST_CASE("weights text that is not JSON is refused with the byte offset") {
+    for (const char* text : {"{ nope", "", "[1, 2", "{\"family\": \"attention\"} trailing"}) {
+        INFO("text: " << std::string(text));
+        try {
+            (void)network_from_json(text);
+            FAIL("accepted");
+        } catch (const invalid_input& e) {
+            INFO("got: " << e.what());
+            CHECK(std::string(e.what()).find("not valid JSON at byte ") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("weight files keep their layout: one file of each family, byte for byte") {
+    // Layout of SPEC.md §4: keys sorted, one space of indent, integers as numbers and
+    // rationals as "p/q" strings.
+    NetworkSpec h;
+    h.family = Family::hadamard;
+    h.tokens = 2;
+    h.dim = 1;
+    h.depth = 1;
+    h.block_degree = 1;
+    Network net = random_network(h, 1);
+    net.weights.layers[0].W[0](0, 0) = Rational(Integer(1), Integer(2));
+    net.weights.layers[0].O(0, 0) = Rational(-3);
+    CHECK(network_to_json(net, -1) ==
+          "{\"block_degree\":1,\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"hadamard\",\"free\":false,"
+          "\"layers\":[{\"O\":[[-3]],\"W\":[[[\"1/2\"]]]}],\"position\":1,\"residual\":false,\"tokens\":2,\"width\":1}");
+    NetworkSpec a;
+    a.tokens = 2;
+    a.dim = 1;
+    a.depth = 1;
+    Network att = random_network(a, 1);
+    att.weights.layers[0].heads[0] = {Dense<Rational>(1, 1, Rational(1)), Dense<Rational>(1, 1, Rational(2)),
+                                      Dense<Rational>(1, 1, Rational(3)), Dense<Rational>(1, 1, Rational(4))};
+    CHECK(network_to_json(att, -1) ==
+          "{\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"attention\",\"heads\":1,"
+          "\"layers\":[{\"heads\":[{\"K\":[[2]],\"O\":[[4]],\"Q\":[[1]],\"V\":[[3]]}]}],\"position\":1,\"residual\":false,\"tokens\":2}");
+    CHECK(network_to_json(att) ==
+          "{\n \"coordinate\": 1,\n \"depth\": 1,\n \"dim\": 1,\n \"family\": \"attention\",\n \"heads\": 1,\n \"layers\": [\n  {\n"
+          "   \"heads\": [\n    {\n     \"K\": [\n      [\n       2\n      ]\n     ],\n     \"O\": [\n      [\n       4\n      ]\n     ],\n"
+          "     \"Q\": [\n      [\n       1\n      ]\n     ],\n     \"V\": [\n      [\n       3\n      ]\n     ]\n    }\n   ]\n  }\n ],\n"
+          " \"position\": 1,\n \"residual\": false,\n \"tokens\": 2\n}");
+    NetworkSpec f;
+    f.family = Family::fc;
+    f.tokens = 1;
+    f.dim = 1;
+    f.depth = 1;
+    f.block_degree = 2;
+    Network fc = random_network(f, 1);
+    fc.weights.layers[0].W[0](0, 0) = Rational(5);
+    fc.weights.layers[0].W[1](0, 0) = Rational(6);
+    CHECK(network_to_json(fc, -1) ==
+          "{\"block_degree\":2,\"coordinate\":1,\"depth\":1,\"dim\":1,\"family\":\"fc\","
+          "\"layers\":[{\"W\":[[[5]],[[6]]]}],\"position\":1,\"residual\":false,\"tokens\":1,\"widths\":[1]}");
+}
+
+TEST_CASE("the family table: names, lookups and the fields each family uses") {
+    const auto& families = all_families();
+    REQUIRE(families.size() == family_names().size());
+    REQUIRE(families.size() >= 3);
+    for (std::size_t k = 0; k < families.size(); ++k) {
+        const Family f = families[k];
+        CHECK(static_cast<std::size_t>(f) == k);  // enum order, no gaps
+        CHECK(family_info(f).family == f);
+        CHECK(to_string(f) == family_names()[k]);
+        CHECK(family_from_string(to_string(f)) == f);
+        CHECK(std::string(family_info(f).name) == to_string(f));
+        // a default spec of the family validates, with the fixed block degree where there is one
+        NetworkSpec s;
+        s.family = f;
+        s.block_degree = family_info(f).fixed_block_degree > 0 ? family_info(f).fixed_block_degree : 2;
+        CHECK_NOTHROW(validate(s));
+        CHECK(block_degree(s) == s.block_degree);
+        CHECK(output_dim(s) >= 1);
+    }
+    CHECK(family_from_string("attention") == Family::attention);
+    CHECK(family_from_string("hadamard") == Family::hadamard);
+    CHECK(family_from_string("fc") == Family::fc);
+    CHECK(family_info(Family::attention).fixed_block_degree == 3);
+    CHECK(family_info(Family::attention).heads);
+    CHECK(family_info(Family::hadamard).width);
+    CHECK(family_info(Family::hadamard).free_slots);
+    CHECK(family_info(Family::fc).widths);
+    CHECK_FALSE(family_info(Family::fc).per_position);
+    try {
+        (void)family_from_string("softmax");
+        FAIL("accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard or fc)");
+    }
+    CHECK(to_string(static_cast<Family>(families.size())) == "?");
+    NetworkSpec bad;
+    bad.family = static_cast<Family>(families.size());
+    CHECK_THROWS_AS(validate(bad), invalid_input);
 }

@@ -6,7 +6,6 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <numeric>
 
 using namespace seprank;
@@ -22,18 +21,18 @@ RankAnswer sep_of(const std::string& text, const std::string& partition) {
     return separation_rank(f, parse_partition(partition, n), n);
 }
 
-NetworkSpec small_spec(Rng& rng) {
-    NetworkSpec s;
-    s.family = static_cast<Family>(rng.below(3));
-    s.tokens = 2 + static_cast<long>(rng.below(2));
-    s.dim = 1 + static_cast<long>(rng.below(2));
-    s.depth = 1 + static_cast<long>(rng.below(2));
-    s.residual = rng.below(4) == 0;
-    if (s.family != Family::attention) {
-        s.block_degree = 1 + static_cast<long>(rng.below(s.depth == 2 ? 2 : 3));
-        if (s.family == Family::hadamard) s.free_slots = rng.below(2) == 1;
-    }
-    return s;
+seprank_test::SpecLimits small_limits() {
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_tokens = 3;
+    lim.min_dim = 1;
+    lim.max_dim = 2;
+    lim.min_depth = 1;
+    lim.max_depth = 2;
+    lim.max_block_degree = 3;
+    lim.max_block_degree_deep = 2;
+    lim.max_width = 2;
+    return lim;
 }
 
 }  // namespace
@@ -87,11 +86,11 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
     auto rng = seprank_test::rng_for("grid-vs-flattening");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(40); ++it) {
-        NetworkSpec s = small_spec(rng);
+        const NetworkSpec s = seprank_test::random_spec(rng, small_limits());
         const Network net = random_network(s, rng.next(), 1000);
         const auto parts = balanced_partitions_with(s.tokens, s.position);
         const Partition part = parts[rng.below(parts.size())];
-        INFO("iteration " << it << ": " << network_to_json(net).dump() << " partition " << to_string(part));
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         SeparationOptions fo;
         fo.seed = rng.next();
         const auto flat = separation_rank(net, part, fo);

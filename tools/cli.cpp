@@ -4,7 +4,9 @@
 namespace seprank_cli {
 
 void add_network_options(CLI::App* app, NetOptions& o) {
-    app->add_option("--family", o.family, "attention|hadamard|fc")->capture_default_str();
+    std::string families;
+    for (const auto& name : seprank::family_names()) families += (families.empty() ? "" : "|") + name;
+    app->add_option("--family", o.family, families)->capture_default_str();
     app->add_option("--tokens", o.tokens, "number of tokens N")->capture_default_str();
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();

@@ -24,7 +24,16 @@ struct ExpandCommand final : Command {
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
         opt.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
-        const seprank::QPoly f = seprank::expand(net, opt);
+        const bool over_limit = opt.max_memory > 0 && seprank::estimate_expansion(net.spec).bytes > opt.max_memory;
+        const seprank::QPoly f = [&] {
+            try {
+                return seprank::expand(net, opt);
+            } catch (const seprank::resource_limit& e) {
+                if (!over_limit) throw;
+                // the library names ExpandOptions::max_memory and Method::evaluation; add the flags
+                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory, or rank --method evaluation]");
+            }
+        }();
         const double secs = seconds_since(t0);
         json rec = spec_json(net.spec);
         rec["network"] = describe(net.spec);

@@ -17,16 +17,35 @@
 #include "seprank/integer.hpp"
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 namespace seprank {
 
+// The families. Enumerators are numbered 0, 1, … without gaps (all_families() relies on
+// it). Adding one: docs/network.md, "Adding a family".
 enum class Family { attention, hadamard, fc };
 
 std::string to_string(Family f);
 Family family_from_string(const std::string& s);  // invalid_input naming the value
+
+// What a family is and which NetworkSpec fields it uses, for code that prints, sweeps or
+// draws specs without naming families.
+struct FamilyInfo {
+    Family family;
+    const char* name;          // as in to_string, JSON and the CLI
+    long fixed_block_degree;   // d when the family fixes it (attention: 3); 0 when block_degree is free
+    bool heads;                // uses heads H, head_dim da and attention_rank k
+    bool width;                // uses one width w (hadamard)
+    bool widths;               // uses per-layer widths w_1..w_L (fc)
+    bool free_slots;           // uses tied/free slots (hadamard)
+    bool per_position;         // one output vector per token position (false: a single vector, i = 1)
+};
+
+const FamilyInfo& family_info(Family f);
+// Every family, in enum order, and their names in the same order.
+const std::vector<Family>& all_families();
+std::vector<std::string> family_names();
 
 struct NetworkSpec {
     Family family = Family::attention;
@@ -55,6 +74,7 @@ long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
 long input_vars_per_token(const NetworkSpec& s);         // r when embedded, else dx
 long block_degree(const NetworkSpec& s);                 // 3 for attention
+long output_dim(const NetworkSpec& s);                   // range of coordinate p: dx, fc w_L
 
 // d^L as an exact integer.
 Integer output_degree(const NetworkSpec& s);
@@ -138,9 +158,11 @@ Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range =
 // first bad matrix).
 void check_shapes(const Network& net);
 
-// JSON weights file (SPEC.md §4). Errors name the JSON path of the first bad value.
-Network network_from_json(const nlohmann::json& j);
-nlohmann::json network_to_json(const Network& net);
+// JSON weights file (SPEC.md §4), as text. Errors (invalid_input) name the JSON path of
+// the first bad value, or the byte offset where the text stops being JSON.
+Network network_from_json(const std::string& text);
+// indent: spaces per level (1, as write_network writes files), or -1 for one line.
+std::string network_to_json(const Network& net, int indent = 1);
 Network read_network(const std::string& path);
 // Writes atomically (temporary file + rename): nothing half-written on failure.
 void write_network(const Network& net, const std::string& path);
