@@ -139,7 +139,7 @@ struct Attention {
     }
 
     // One layer, residual not included. Linear attention is evaluated associatively
-    // (SPEC.md §5): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N.
+    // (docs/theory.md §4): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N.
     template <class F>
     static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
         using Vec = typename F::Vec;

@@ -10,7 +10,7 @@
 //   W weight_zero(), W weight_fma(s, a, b) = s + a·b   arithmetic on weights
 // The steps of each family are in families.hpp. Only the output coordinate p of position
 // i is formed at the last layer, and linear attention is evaluated associatively
-// (SPEC.md §5): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N, so no product is
+// (docs/theory.md §4): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N, so no product is
 // formed twice.
 #pragma once
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI contract tests (SPEC.md §4): exit codes, one-line errors naming the bad value,
+# CLI contract tests (docs/theory.md §2.4): exit codes, one-line errors naming the bad value,
 # weights round-trip, nothing half-written. Usage: cli_test.sh PATH/TO/seprank
 set -u
 S="$1"
@@ -77,7 +77,7 @@ head -1 "$T/e.csv" | grep -q "^family,tokens,dim,heads,block_degree,depth" || fa
 import json,sys; rows=json.load(open('$T/d.json'))
 assert [r['measured'] for r in rows] == [3, 9, 27], rows" || fail "degree table"
 
-# rank: JSON contract of SPEC.md §4
+# rank: JSON contract of docs/usage.md §1.8
 "$S" rank --tokens 2 --dim 2 --depth 2 --format json >"$T/r.json" || fail "rank run"
 /usr/bin/python3 - "$T/r.json" <<'PY' || fail "rank JSON fields"
 import json, sys

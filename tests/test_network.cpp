@@ -56,7 +56,7 @@ TEST_CASE("validation names the bad value") {
     CHECK_NOTHROW(validate(ok));
 }
 
-TEST_CASE("parameter counts and weight degrees follow SPEC formulas") {
+TEST_CASE("parameter counts and weight degrees follow the formulas of docs/theory.md §1") {
     for (long L = 0; L <= 6; ++L) {
         NetworkSpec s = attention(3, 4, 2, L);
         CHECK(parameter_count(s) == Integer(4 * 4 * 2 * 2 * L));
@@ -175,7 +175,7 @@ TEST_CASE("weights text that is not JSON is refused with the byte offset") {
 }
 
 TEST_CASE("weight files keep their layout: one file of each family, byte for byte") {
-    // Layout of SPEC.md §4: keys sorted, one space of indent, integers as numbers and
+    // Layout of docs/usage.md §1.5: keys sorted, one space of indent, integers as numbers and
     // rationals as "p/q" strings.
     NetworkSpec h;
     h.family = Family::hadamard;

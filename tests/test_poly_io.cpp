@@ -10,7 +10,7 @@ namespace {
 std::shared_ptr<const QContext> token_ctx(long n, long d) { return QContext::make(Variables::tokens(n, d)); }
 }  // namespace
 
-TEST_CASE("the SPEC example parses and prints back exactly") {
+TEST_CASE("a worked example parses and prints back exactly") {
     auto ctx = token_ctx(2, 2);
     QPoly f = parse_poly("3/4*x1_2^3*x2_1 - x1_1 + 2", ctx);
     CHECK(f.terms() == 3);

@@ -118,7 +118,7 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
     }
 }
 
-TEST_CASE("grid matricization follows the SPEC index formula") {
+TEST_CASE("grid matricization follows the index formula of docs/theory.md §2.3") {
     // N=4, M=2, A={1,3}, B={2,4}: (j1,j2,j3,j4) = (2,1,1,2) sits at row 3, col 2 (1-based).
     NetworkSpec s;
     s.family = Family::fc;  // f = x_{1,1} + 10 x_{2,1} + 100 x_{3,1} + 1000 x_{4,1} with fc d=1

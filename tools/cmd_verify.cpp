@@ -1,4 +1,4 @@
-// seprank verify — the `verify` subcommand: one PASS/FAIL line per claim of SPEC.md §3.
+// seprank verify — the `verify` subcommand: one PASS/FAIL line per claim of docs/theory.md §3.
 #include "cli.hpp"
 #include "seprank/verify.hpp"
 
@@ -12,7 +12,7 @@ struct VerifyCommand final : Command {
     std::uint64_t seed = 1;
 
     void add(CLI::App& app) override {
-        sub = app.add_subcommand("verify", "Exact checks of the claims of SPEC.md section 3: one PASS/FAIL line each, exit 1 on any FAIL");
+        sub = app.add_subcommand("verify", "Exact checks of the claims of docs/theory.md section 3: one PASS/FAIL line each, exit 1 on any FAIL");
         sub->add_option("--claim", only, "run only this claim (repeatable; see --list)");
         sub->add_flag("--list", list, "list the claims and what each states");
         sub->add_option("--seed", seed, "seed of the random inputs")->capture_default_str();

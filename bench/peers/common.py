@@ -1,6 +1,6 @@
 """Shared by the peer scripts of bench/: seprank's weights JSON, partitions, Matrix Market.
 
-Only what the benchmark workloads need: attention networks (SPEC.md §1, family 1) without
+Only what the benchmark workloads need: attention networks (docs/theory.md §1, attention) without
 residual or embedding, read from the file `seprank ... --save-weights` writes, so that
 every tool computes the same polynomial from the same exact weights.
 """

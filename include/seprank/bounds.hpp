@@ -1,5 +1,5 @@
 // seprank — the separation-rank bounds of Levine et al. 2020 for depth-L linear
-// attention with width dx and H heads (SPEC.md §3), in log3 units.
+// attention with width dx and H heads (docs/theory.md §3.2), in log3 units.
 //
 // Theorem 7.1 (L < log3 dx):
 //   3^{L−2}·(log3(dx − H) + a) ≤ log3 sep ≤ ((3^L − 1)/2)·log3(dx + H),  a = −L + 2 − log3 2

@@ -3,7 +3,7 @@
 // Two variants behind one dispatcher, evaluation_rank():
 //
 // evaluation_rank_plain (the reference). E[s,t] = f(a_s, b_t) mod p for random points
-// a_s of the A-side tokens' variables and b_t of the B-side's (SPEC.md §4). With V_A, V_B
+// a_s of the A-side tokens' variables and b_t of the B-side's (docs/theory.md §2.4). With V_A, V_B
 // the evaluation matrices of the A- and B-monomials, E = V_A·C·V_Bᵀ, so rank E ≤ rank C
 // = sep_(A,B)(f), and for independent generic points rank E_k = min(k, sep) for the k×k
 // matrix. We grow k by a factor 1.5 (reusing every evaluation) until rank E_k < k: then

@@ -21,7 +21,7 @@
 
 namespace seprank {
 
-// x1_1..xN_dx, or w1_1..wN_r with an embedding (SPEC.md §1).
+// x1_1..xN_dx, or w1_1..wN_r with an embedding (docs/theory.md §1).
 Variables network_variables(const NetworkSpec& s);
 
 struct ExpansionEstimate {

@@ -1,4 +1,4 @@
-// seprank — coefficient flattening C_(A,B)(f) (SPEC.md §2).
+// seprank — coefficient flattening C_(A,B)(f) (docs/theory.md §2).
 //
 // Rows: the distinct monomials in the A-variables occurring in f; columns: the
 // distinct monomials in the B-variables; entry: the coefficient of row·col in f.

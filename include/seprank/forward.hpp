@@ -2,7 +2,7 @@
 //
 // A point gives, for every token j = 1..N, the values of that token's variables:
 // x_{j,1..dx}, or w_{j,1..r} with an embedding (then x^j = M w^j). The result is the
-// output coordinate p at position i (SPEC.md §1) — the polynomial f of expand(), evaluated.
+// output coordinate p at position i (docs/theory.md §1) — the polynomial f of expand(), evaluated.
 // Shapes are checked (invalid_input). Cost: O(L·H·N·dx·da) operations per point for
 // attention (associative form), O(L·N·w·dx·d) for hadamard, O(Σ_l d·w_l·w_{l+1}) for fc.
 #pragma once

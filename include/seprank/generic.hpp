@@ -1,4 +1,4 @@
-// seprank — generic rank with a stated probability (SPEC.md §2, the measure-zero claim).
+// seprank — generic rank with a stated probability (docs/theory.md §2.6, the measure-zero claim).
 //
 // The rank of a matricization at almost every weight point equals its maximum R*
 // over weights (Claim 7.2). Each trial draws every weight uniformly from S = Z/p

@@ -1,9 +1,9 @@
-// seprank — grid tensors on template vectors and their matricizations (SPEC.md §2).
+// seprank — grid tensors on template vectors and their matricizations (docs/theory.md §2).
 //
 // T[j_1..j_N] = f(x^1 = t_{j_1}, …, x^N = t_{j_N}) for templates t_1..t_M (vectors of a
 // token's variables: dx values, or r with an embedding). [[T]]_(A,B) puts T[j] at
 //   row = 1 + Σ_t (j_{a_t} − 1) M^{|A|−t},  col = 1 + Σ_t (j_{b_t} − 1) M^{|B|−t}
-// (a_1 < a_2 < …, b_1 < b_2 < …; 1-based as in the SPEC, 0-based in the matrix).
+// (a_1 < a_2 < …, b_1 < b_2 < …; 1-based as in docs/theory.md §2.3, 0-based in the matrix).
 // Claim 7.1 (Levine et al.): rank [[T]] ≤ sep_(A,B)(f) for every template choice.
 // Entries are exact (forward evaluation over Q); each row is scaled by the lcm of its
 // denominators to give an integer matrix of the same rank. Cost: M^N evaluations;

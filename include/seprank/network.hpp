@@ -1,4 +1,4 @@
-// seprank — the three families of stacked polynomial layers (SPEC.md §1) and their weights.
+// seprank — the three families of stacked polynomial layers (docs/theory.md §1) and their weights.
 //
 //   attention  y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}
 //              (Levine et al. 2020, eq. 7.6); W^Q,W^K,W^V ∈ Q^{da×dx}, W^O ∈ Q^{dx×da}.
@@ -158,7 +158,7 @@ Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range =
 // first bad matrix).
 void check_shapes(const Network& net);
 
-// JSON weights file (SPEC.md §4), as text. Errors (invalid_input) name the JSON path of
+// JSON weights file (docs/theory.md §2.4), as text. Errors (invalid_input) name the JSON path of
 // the first bad value, or the byte offset where the text stops being JSON.
 Network network_from_json(const std::string& text);
 // indent: spaces per level (1, as write_network writes files), or -1 for one line.

@@ -1,4 +1,4 @@
-// seprank — partitions (A, B) of the token positions {1..N} (SPEC.md §2).
+// seprank — partitions (A, B) of the token positions {1..N} (docs/theory.md §2).
 //
 // Text form "1,2|3,4"; each side is a comma list of positions or inclusive ranges
 // "1..3". Checked: both sides non-empty, disjoint, covering 1..N, positions in range

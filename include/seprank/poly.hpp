@@ -1,7 +1,7 @@
 // seprank — sparse multivariate polynomials over Q and over Z/p (FLINT mpoly).
 //
 // Variables    named variables, shared by every context built on them. The names
-//              x<j>_<c> mean "token j, coordinate c" (1-based, SPEC.md §1); token()
+//              x<j>_<c> mean "token j, coordinate c" (1-based, docs/theory.md §1); token()
 //              and coord() read that structure back (0 when a name has none).
 // Context<T>   owns one FLINT mpoly context (fmpq_mpoly_ctx or nmod_mpoly_ctx) with
 //              degree-reverse-lexicographic order. Held by std::shared_ptr; every

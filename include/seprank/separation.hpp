@@ -1,5 +1,5 @@
 // seprank — separation rank of a network or a polynomial w.r.t. a token partition:
-// one entry point over the three methods of SPEC.md §4.
+// one entry point over the three methods of docs/theory.md §2.2–§2.4.
 //
 //   flattening  expand f (refused above the memory limit) and rank C_(A,B)(f) with the
 //               rank engine: sep itself, certified over Q (field Q) or a modular lower

@@ -1,4 +1,4 @@
-// seprank — exact checks of the claims of SPEC.md §3, one named claim at a time.
+// seprank — exact checks of the claims of docs/theory.md §3, one named claim at a time.
 //
 // Each claim computes what it states on concrete (seeded, random or constructed)
 // inputs and reports PASS or FAIL with a one-line detail of what was measured. The
