@@ -1,5 +1,6 @@
 // seprank — distributed table sweeps over MPI (built with -Dmpi=enabled or auto when
-// OpenMPI is found; SEPRANK_HAVE_MPI is then defined).
+// OpenMPI is found; SEPRANK_HAVE_MPI is then defined). Not installed: the engine is
+// linked into the seprank executable only, so the installed library needs no MPI.
 //
 // Every rank builds the same plan. Rank 0 reads the resume file and broadcasts the
 // finished keys. The rows still to do are dealt round-robin (the j-th row to do goes to
