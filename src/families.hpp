@@ -433,7 +433,7 @@ decltype(auto) with_family(Family f, Fn&& fn) {
         case Family::hadamard: return fn(Hadamard{});
         case Family::fc: return fn(Fc{});
     }
-    throw std::logic_error("seprank: Family value " + std::to_string(static_cast<int>(f)) + " names no family");
+    throw internal_error("Family value " + std::to_string(static_cast<int>(f)) + " names no family");
 }
 
 // Whether f is one of the enumerators (all_families() lists 0, 1, … while this holds).

@@ -1,6 +1,6 @@
 // seprank — command-line front end. Each subcommand lives in tools/cmd_<name>.cpp.
 // Exit codes: 0 success, 2 bad input (one line on stderr naming the value), 3 a stated
-// resource limit was hit.
+// resource limit was hit, 1 an internal error (a bug: the message says so).
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
@@ -39,5 +39,11 @@ int main(int argc, char** argv) {
     } catch (const seprank::resource_limit& e) {
         std::cerr << "seprank: " << e.what() << "\n";
         return 3;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "seprank: out of memory (a size that was not estimated in advance; lower the sizes)\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "seprank: internal error: " << e.what() << "\n";
+        return 1;
     }
 }

@@ -8,7 +8,11 @@
 //                   vanishes mod p, an evaluation outside a ring). Exit code 2.
 //   resource_limit  a request whose estimated cost exceeds a stated limit
 //                   (memory, exponent size). Exit code 3.
-// Every message names the offending value.
+//   internal_error  a broken invariant inside the library (a bug, never the caller's
+//                   input). Exit code 1.
+// Every message names the offending value and the API parameter it was given as (e.g.
+// "EvaluationOptions::max_side"), never a command-line flag: the CLI adds its flags.
+// No library function prints or exits.
 #pragma once
 
 #include <stdexcept>
@@ -26,6 +30,10 @@ struct domain_error : std::domain_error {
 
 struct resource_limit : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+struct internal_error : std::logic_error {
+    using std::logic_error::logic_error;
 };
 
 }  // namespace seprank

@@ -1,0 +1,134 @@
+// Records, the column registry and the answer type: every output format agrees.
+#include "seprank/answer.hpp"
+#include "seprank/columns.hpp"
+#include "seprank/error.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/rank.hpp"
+#include "seprank/record.hpp"
+#include "seprank/separation.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+#include <set>
+
+using namespace seprank;
+
+TEST_CASE("values print as text and as JSON") {
+    CHECK(Value().str() == "");
+    CHECK(Value().json() == "null");
+    CHECK(Value(true).str() == "true");
+    CHECK(Value(-12L).json() == "-12");
+    CHECK(Value(static_cast<unsigned long>(4611686018427387847ULL)).str() == "4611686018427387847");
+    CHECK(Value(1.0).str() == "1.0");
+    CHECK(Value(2.465).str() == "2.465");
+    CHECK(Value::real(1.23456e-14, 3).str() == "1.23e-14");
+    CHECK(Value::real(1.0, 3).json() == "1");
+    CHECK(Value(std::nan("")).json() == "null");
+    CHECK(Value("a\"b").json() == "\"a\\\"b\"");
+    CHECK(Value(std::vector<long>{1, 2, 3}).str() == "[1,2,3]");
+    CHECK_THROWS_AS(Value(3L).as_text(), invalid_input);
+    CHECK_THROWS_AS(Value::real(1.0, 0), invalid_input);
+}
+
+TEST_CASE("records round-trip through JSON in order; CSV and markdown escape their separators") {
+    auto rng = seprank_test::rng_for("record-roundtrip");
+    INFO("seed " << seprank_test::seed());
+    const std::string alphabet = "ab,|\"\n x1";
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        Record r;
+        const long n = static_cast<long>(rng.below(8));
+        std::vector<std::string> texts;
+        for (long k = 0; k < n; ++k) {
+            std::string t;
+            for (std::uint64_t c = rng.below(6); c > 0; --c) t += alphabet[rng.below(alphabet.size())];
+            texts.push_back(t);
+            switch (rng.below(5)) {
+                case 0: r.set("c" + std::to_string(k), Value(t)); break;
+                case 1: r.set("c" + std::to_string(k), Value(rng.range(-1000000, 1000000))); break;
+                case 2: r.set("c" + std::to_string(k), Value(rng.below(2) == 0)); break;
+                case 3: r.set("c" + std::to_string(k), Value()); break;
+                default: r.set("c" + std::to_string(k), Value(std::vector<long>{rng.range(-5, 5), rng.range(-5, 5)}));
+            }
+        }
+        const Record back = record_from_json(to_json(r));
+        REQUIRE(back == r);
+        REQUIRE(back.names() == r.names());
+        REQUIRE(parse_csv_line(csv_line(texts)) == (texts.empty() ? std::vector<std::string>{""} : texts));
+        const std::string md = markdown_line(texts);
+        std::size_t bars = 0;
+        for (std::size_t i = 0; i < md.size(); ++i) bars += md[i] == '|' && (i == 0 || md[i - 1] != '\\');
+        REQUIRE(bars == texts.size() + 1);
+        REQUIRE(md.find('\n') == std::string::npos);
+    }
+    CHECK_THROWS_AS(record_from_json("[1]"), invalid_input);
+    CHECK_THROWS_AS(record_from_json("{\"a\": {\"b\": 1}}"), invalid_input);
+    CHECK_THROWS_AS(record_from_json("{nope"), invalid_input);
+    CHECK_THROWS_AS(Record().at("x"), invalid_input);
+}
+
+TEST_CASE("the registry: unique names, every answer column present, unknown names refused") {
+    std::set<std::string> names;
+    for (const auto& c : columns()) {
+        CHECK(names.insert(c.name).second);
+        CHECK_FALSE(c.help.empty());
+    }
+    for (const auto& n : answer_columns()) CHECK(names.count(n) == 1);
+    CHECK_THROWS_AS(column("nope"), invalid_input);
+    RowSource empty;
+    const Record r = make_record(empty, answer_columns());
+    for (const auto& [k, v] : r) CHECK((v.is_null() || k == "reason" || k == "partition"));
+}
+
+TEST_CASE("labels say what each kind of answer is") {
+    RankAnswer a;
+    a.kind = RankKind::exact;
+    CHECK(a.label() == "certified");
+    CHECK(a.certified());
+    a.kind = RankKind::generic;
+    CHECK(a.label() == "generic lower bound");
+    CHECK_FALSE(a.certified());
+    a.kind = RankKind::modular_lower_bound;
+    a.failure_bound = 1;
+    CHECK(a.label() == "lower bound");
+    a.failure_bound = 2.5e-12;
+    CHECK(a.label() == "probabilistic (p <= 2.5e-12)");
+    CHECK(to_string(RankKind::modular_lower_bound) == "modular-lower-bound");
+}
+
+TEST_CASE("answers of every producer carry their kind, shape and timing, and to_json has every column") {
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    const Network net = random_network(s, seprank_test::seed());
+    const Partition part = balanced_partition(2);
+    SeparationOptions o;
+    const RankAnswer flat = separation_rank(net, part, o);
+    CHECK(flat.kind == RankKind::exact);
+    CHECK(flat.failure_bound == 0);
+    CHECK(flat.quantity == "sep");
+    CHECK(flat.rows > 0);
+    CHECK(flat.primes_used >= 1);
+    CHECK(flat.peak_mib > 0);
+    o.method = Method::evaluation;
+    const RankAnswer ev = separation_rank(net, part, o);
+    CHECK(ev.kind == RankKind::modular_lower_bound);
+    CHECK(ev.value == flat.value);
+    CHECK(ev.failure_bound < 1e-9);
+    o.method = Method::grid;
+    const RankAnswer gr = separation_rank(net, part, o);
+    CHECK(gr.quantity == "grid");
+    CHECK(gr.value <= flat.value);
+    const RankAnswer gen = generic_rank(s, part);
+    CHECK(gen.kind == RankKind::generic);
+    CHECK(gen.trials == 2);
+    CHECK(gen.trial_ranks.size() == 2);
+    for (const RankAnswer* a : {&flat, &ev, &gr, &gen}) {
+        const Record r = record_from_json(to_json(*a));
+        CHECK(r.names() == answer_columns());
+        CHECK(r.at("rank").as_integer() == a->value);
+        CHECK(r.at("kind").as_text() == to_string(a->kind));
+        CHECK(r.at("label").as_text() == a->label());
+        CHECK(r.at("certified").as_bool() == a->certified());
+    }
+}
