@@ -6,7 +6,7 @@
 #
 # Examples convention: every examples/NAME.cpp runs without arguments and prints lines
 # `key value`. examples/NAME.check holds the seprank CLI arguments (one line, e.g.
-# `expand --tokens 4 --dim 2 --depth 2 --seed 1`) whose `--format json` output must
+# `expand --tokens 4 --dim 2 --depth 2 --seed 1`; relative paths are relative to examples/) whose `--format json` output must
 # hold the same value under every key the example prints; keys the example does not
 # print are ignored, a printed key missing from the JSON is a failure
 # (tests/example_check.py). An example without a .check file is a failure.

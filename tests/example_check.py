@@ -11,6 +11,7 @@ ignored. Exits 1, naming each bad key, on a mismatch, a missing key, an empty ou
 a malformed line.
 """
 import json
+import os
 import math
 import shlex
 import subprocess
@@ -34,7 +35,9 @@ def main():
     cli, check_path, output_path = sys.argv[1:]
     with open(check_path) as f:
         args = shlex.split(f.read(), comments=True)
-    run = subprocess.run([cli, *args, "--format", "json"], capture_output=True, text=True)
+    # Relative paths in the .check line (a weights file) are relative to its folder.
+    run = subprocess.run([cli, *args, "--format", "json"], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.abspath(check_path)))
     if run.returncode != 0:
         print(f"{check_path}: seprank {' '.join(args)} --format json exited {run.returncode}: {run.stderr.strip()}")
         return 1
