@@ -67,7 +67,7 @@ std::vector<Column> make_columns() {
         {"cols", "columns of the matrix ranked", A(a.cols)},
         {"prime", "the modulus the value was read at (null: none)", A(a.prime ? Value(static_cast<unsigned long>(a.prime)) : Value())},
         {"primes_used", "moduli used in all, certificate included", A(a.primes_used)},
-        {"converged", "evaluation/generic: the rank stopped growing (else a lower bound only)", A(a.converged)},
+        {"converged", "evaluation/generic: the rank stopped growing (else a lower bound only)", A(a.method == "evaluation" || a.trials > 0 ? Value(a.converged) : Value())},
         {"evaluations", "evaluation: forward passes", A(a.method == "evaluation" || a.evaluations > 0 ? Value(a.evaluations) : Value())},
         {"block_ranks", "graded evaluation: rank of each degree block", A(a.block_ranks.empty() ? Value() : Value(a.block_ranks))},
         {"trials", "generic: weight draws T", A(a.trials > 0 ? Value(a.trials) : Value())},
@@ -79,16 +79,16 @@ std::vector<Column> make_columns() {
         {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(a.failure_bound, 3))},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
         {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? Value(bounds_of(s).theorem) : Value("");
+             return has_bounds(s) ? Value(bounds_of(s).theorem) : Value();
          }},
         {"log3_lower", "attention: the theorem's lower bound on log3 sep", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? rounded_or_null(bounds_of(s).lower, 1e-4) : Value("");
+             return has_bounds(s) ? rounded_or_null(bounds_of(s).lower, 1e-4) : Value();
          }},
         {"log3_upper", "attention: the theorem's upper bound on log3 sep", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? rounded_or_null(bounds_of(s).upper, 1e-4) : Value("");
+             return has_bounds(s) ? rounded_or_null(bounds_of(s).upper, 1e-4) : Value();
          }},
         {"outside", "below | above when the measured value falls outside the bounds", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? Value(outside_bounds(log3_rank(*s.answer), bounds_of(s))) : Value("");
+             return has_bounds(s) ? Value(outside_bounds(log3_rank(*s.answer), bounds_of(s))) : Value();
          }},
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
         {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},

@@ -34,7 +34,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     if (opt.method == GenericMethod::automatic) flat = estimate_expansion(spec).bytes <= opt.max_expand_bytes;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
-    const Integer bdeg = flat ? wdeg : wdeg + output_degree(spec);
+    // Each trial also draws the embedding M (x^j = M w^j): f has degree d^L in M's
+    // entries too, so a matrix entry has degree D_L + d^L in all drawn weights, plus
+    // another d^L in random evaluation points.
+    const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;
+    const Integer bdeg = flat ? drawn : drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
@@ -60,6 +64,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             eo.variant = opt.variant;
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
+            res.evaluations += e.evaluations;
             res.rows = e.rows;
             res.cols = e.cols;
             res.converged = res.converged && e.converged;

@@ -73,6 +73,14 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
     const RankAnswer re = generic_rank(s, balanced_partition(2), e);
     CHECK(re.bound_degree == "25");
     CHECK(re.value == generic_rank(s, balanced_partition(2)).value);
+    // an embedding M is drawn too: f has degree d^L = 9 in its entries
+    NetworkSpec emb = s;
+    emb.embed_rank = 1;
+    GenericOptions fl;
+    fl.method = GenericMethod::flattening;
+    CHECK(generic_rank(emb, balanced_partition(2), fl).bound_degree == "25");
+    CHECK(generic_rank(emb, balanced_partition(2), e).bound_degree == "34");
+    CHECK(generic_rank(emb, balanced_partition(2), fl).weight_degree == "16");
 }
 
 TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank") {

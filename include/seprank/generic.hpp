@@ -8,6 +8,8 @@
 //               D = D_L (the weight degree) in the weights;
 //   evaluation  E[s,t] = f(a_s, b_t) mod p with random points — entries have degree
 //               D = D_L + d^L in weights and points together.
+// With an embedding (x^j = M w^j, M drawn with the weights) f has degree d^L in M's
+// entries as well: D grows by d^L in both cases.
 // A trial's rank is a certified lower bound of R* (specialising and reducing mod p
 // never raise a rank). A trial lands below R* only if an R*×R* minor that is a non-zero
 // polynomial of degree ≤ R*·D vanishes: probability ≤ R*·D/|S| (Schwartz–Zippel).

@@ -32,6 +32,7 @@ public:
     Value(long v) : type_(Type::integer), i_(v) {}                                // NOLINT
     Value(long long v) : type_(Type::integer), i_(static_cast<long>(v)) {}        // NOLINT
     Value(unsigned long v) : type_(Type::integer), i_(static_cast<long>(v)), unsigned_(true), u_(v) {}  // NOLINT
+    Value(unsigned long long v) : type_(Type::integer), i_(static_cast<long>(v)), unsigned_(true), u_(v) {}  // NOLINT
     Value(double v) : type_(Type::real), d_(v) {}                                 // NOLINT
     Value(std::string s) : type_(Type::text), s_(std::move(s)) {}                 // NOLINT
     Value(const char* s) : type_(Type::text), s_(s) {}                            // NOLINT
