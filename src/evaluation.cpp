@@ -1,6 +1,7 @@
 #include "seprank/evaluation.hpp"
 
 #include "process.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
@@ -90,9 +91,10 @@ template <class F>
 void parallel(int threads, F&& work) {
     const int nt = std::max(1, threads);
     std::vector<std::thread> pool;
-    for (int t = 1; t < nt; ++t) pool.emplace_back(work, t);
+    for (int t = 1; t < nt; ++t) pool.emplace_back([&work, t, scope = current_cancel()] { CancelScope inherit(scope); work(t); });
     work(0);
     for (auto& t : pool) t.join();
+    throw_if_cancelled();  // workers stop early on a cancel (cancel.hpp); unwind once all joined
 }
 
 // Number of monomials of degree a in n variables, C(a+n−1, n−1), saturated at LONG_MAX/4.
@@ -132,7 +134,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         const int nt = std::max(1, opt.threads);
         parallel(nt, [&](int tid) {
             Point<std::uint64_t> x(static_cast<std::size_t>(net.spec.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(st.per)));
-            for (long i = tid; i < k; i += nt)
+            for (long i = tid; i < k && !cancel_requested(); i += nt)
                 for (long j = i < old ? old : 0; j < k; ++j) {
                     place(part, st.per, ra[i].data(), rb[j].data(), x);
                     nmod_mat_entry(next.get(), i, j) = f(x);
@@ -246,7 +248,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
             std::vector<std::uint64_t> scaled(static_cast<std::size_t>(nA * nd));
             nmod_t mod;
             nmod_init(&mod, p);
-            for (long i = tid; i < K; i += nt) {
+            for (long i = tid; i < K && !cancel_requested(); i += nt) {
                 const long j0 = i < old ? old : 0;
                 if (j0 >= K) continue;
                 for (long t = 0; t < nd; ++t)
@@ -275,7 +277,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
         std::atomic<std::size_t> next{0};
         parallel(nt, [&](int) {
-            for (std::size_t q; (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
+            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
         });
         bool all = true;
         for (Block* b : open) {

@@ -1,6 +1,7 @@
 #include "seprank/generic.hpp"
 
 #include "process.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
@@ -45,6 +46,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
     const double set_size = 2.0 * static_cast<double>(half) + 1.0;  // = p for the default
     for (long t = 0; t < opt.trials; ++t) {
+        throw_if_cancelled();
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(spec, wseed, half);  // uniform on Z/p
         long r = 0;

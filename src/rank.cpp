@@ -1,6 +1,7 @@
 #include "seprank/rank.hpp"
 
 #include "process.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -320,6 +321,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     // (3): the certificate works on the content-free matrix (same rank over Q).
     const SparseZMat a = remove_contents(input);
     for (int attempt = 0; attempt < 8; ++attempt) {
+        throw_if_cancelled();
         const double log2H = log2_hadamard_bound(a, r + 1);
         const long need = static_cast<long>(std::ceil((log2H + 2.0) / 61.0));
         const double est_seconds = static_cast<double>(need) * per_prime / std::max(1, opt.threads);
@@ -344,14 +346,16 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         const std::vector<std::uint64_t> ps = distinct_primes(opt.seed + 1 + static_cast<std::uint64_t>(attempt) * 7919, static_cast<std::size_t>(need));
         std::vector<long> ranks(ps.size(), -1);
         std::atomic<std::size_t> next{0};
-        auto worker = [&] {
-            for (std::size_t k; (k = next.fetch_add(1)) < ps.size();) ranks[k] = rank_mod_auto(a, ps[k]);
+        auto worker = [&, scope = current_cancel()] {
+            CancelScope inherit(scope);  // a cancel (cancel.hpp) stops every worker at its next prime
+            for (std::size_t k; !cancel_requested() && (k = next.fetch_add(1)) < ps.size();) ranks[k] = rank_mod_auto(a, ps[k]);
         };
         const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
         std::vector<std::thread> pool;
         for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
         worker();
         for (auto& t : pool) t.join();
+        throw_if_cancelled();
         res.primes_used += static_cast<long>(ps.size());
         const long top = *std::max_element(ranks.begin(), ranks.end());
         if (top > r) {  // a higher rank seen: raise the lower bound and prove again

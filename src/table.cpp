@@ -1,6 +1,7 @@
 #include "seprank/table.hpp"
 
 #include "process.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
@@ -232,6 +233,7 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
             emit(it->second, false);
             continue;
         }
+        throw_if_cancelled();
         if (progress) progress(k, plan[k].spec);
         emit(table_row(plan[k].spec, plan[k].sweep), true);
     }

@@ -1,0 +1,61 @@
+// seprank — cooperative cancellation of long calls.
+//
+// A caller that wants to stop a long computation (an interactive front end on Ctrl-C, a
+// time-out) installs a check for the current thread with a CancelScope. The long loops
+// of the library poll it:
+//   evaluation_rank   once per row of new evaluations, and after each rank step;
+//   rank_certified    before each certificate round and per prime;
+//   generic_rank      per trial (and inside each trial's evaluation);
+//   run_table         per row (and inside each row's generic rank).
+// When the check returns true, the call unwinds with `cancelled` (not an error of the
+// input: nothing is wrong with the request). Worker threads the library starts inherit
+// the scope of the thread that started them: they read the flag, only the installing
+// thread calls the check itself, at most once per `interval_seconds` (so a check may
+// take a lock or acquire an interpreter's lock).
+// Latency: the time between two polls — one row of evaluations, one modular rank of
+// the current matrix, one prime, one weight draw of a flattening — plus `interval`.
+// Single FLINT calls (one product of an expansion, one dense elimination) are not
+// interrupted; an expansion is polled only where the calls above poll.
+// Cost without a scope: one thread-local pointer read per poll.
+// Thread safety: scopes are per thread; separate threads with separate scopes are
+// independent.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+
+namespace seprank {
+
+// Thrown by a long call whose cancellation check returned true.
+struct cancelled : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct CancelState;  // opaque: the check, its flag, the installing thread
+using CancelHandle = std::shared_ptr<CancelState>;
+
+class CancelScope {
+public:
+    // Installs `check` for the calling thread until the scope ends (the previous scope
+    // comes back then). `check` must be callable repeatedly; an exception it throws
+    // counts as "cancel".
+    explicit CancelScope(std::function<bool()> check, double interval_seconds = 0.05);
+    // Adopts another thread's scope (a worker started by a long call); null: none.
+    explicit CancelScope(CancelHandle inherited) noexcept;
+    CancelScope(const CancelScope&) = delete;
+    CancelScope& operator=(const CancelScope&) = delete;
+    ~CancelScope();
+
+private:
+    CancelHandle previous_;
+};
+
+// The current thread's scope (null when none), to hand to worker threads.
+CancelHandle current_cancel() noexcept;
+// True once the current scope's check has returned true (polls it when due). Never throws.
+bool cancel_requested() noexcept;
+// Throws cancelled when cancel_requested().
+void throw_if_cancelled();
+
+}  // namespace seprank
