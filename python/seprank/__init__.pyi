@@ -1,0 +1,117 @@
+# Type stubs of the seprank package (docs/python.md); docstrings are in __init__.py.
+from fractions import Fraction
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+class ResourceLimitError(MemoryError): ...
+
+_Partition = Union[None, str, Tuple[Iterable[int], Iterable[int]]]
+_IntList = Union[None, int, str, Sequence[int]]
+
+class Network:
+    seed: Optional[int]
+    @property
+    def spec(self) -> Dict[str, Any]: ...
+    @property
+    def degree(self) -> int: ...
+    @property
+    def parameters(self) -> int: ...
+    @property
+    def weight_degree(self) -> int: ...
+    def to_json(self, indent: Optional[int] = ...) -> str: ...
+    def weights(self, numpy: bool = ...) -> Dict[str, Any]: ...
+    def describe(self) -> str: ...
+
+class Polynomial:
+    @property
+    def degree(self) -> int: ...
+    @property
+    def terms(self) -> int: ...
+    @property
+    def variables(self) -> List[str]: ...
+    @property
+    def homogeneous(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Tuple[Tuple[int, ...], Fraction]]: ...
+    def to_dict(self) -> Dict[Tuple[int, ...], Fraction]: ...
+    def to_sympy(self) -> Any: ...
+
+class Answer:
+    value: int
+    kind: str
+    failure_bound: float
+    quantity: str
+    method: str
+    variant: Optional[str]
+    field: str
+    rows: int
+    cols: int
+    prime: Optional[int]
+    primes_used: int
+    seconds: float
+    peak_mib: float
+    partition: Optional[str]
+    degree: Optional[int]
+    terms: Optional[int]
+    converged: bool
+    evaluations: int
+    block_ranks: List[int]
+    trials: int
+    trial_ranks: List[int]
+    degenerate: int
+    set_size: Optional[int]
+    weight_degree: Optional[int]
+    bound_degree: Optional[int]
+    note: Optional[str]
+    label: str
+    certified: bool
+    @property
+    def rank(self) -> int: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Claim:
+    name: str
+    passed: bool
+    detail: str
+    statement: str
+    def __bool__(self) -> bool: ...
+
+def network(family: str = ..., *, tokens: int = ..., dim: int = ..., depth: int = ...,
+            heads: Optional[int] = ..., head_dim: Optional[int] = ..., block_degree: Optional[int] = ...,
+            width: Optional[int] = ..., widths: Optional[Sequence[int]] = ..., residual: bool = ...,
+            free: bool = ..., embed_rank: int = ..., attention_rank: Optional[int] = ..., position: int = ...,
+            coordinate: int = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
+            embedding: Any = ...) -> Network: ...
+def attention(tokens: int = ..., dim: int = ..., heads: int = ..., depth: int = ..., *,
+              head_dim: Optional[int] = ..., residual: bool = ..., embed_rank: int = ...,
+              attention_rank: int = ..., position: int = ..., coordinate: int = ..., seed: int = ...,
+              weight_range: int = ..., weights: Any = ..., embedding: Any = ...) -> Network: ...
+def hadamard(tokens: int = ..., dim: int = ..., depth: int = ..., block_degree: int = ..., *,
+             width: int = ..., free: bool = ..., residual: bool = ..., embed_rank: int = ...,
+             position: int = ..., coordinate: int = ..., seed: int = ..., weight_range: int = ...,
+             weights: Any = ..., embedding: Any = ...) -> Network: ...
+def fc(tokens: int = ..., dim: int = ..., depth: int = ..., block_degree: int = ..., *,
+       widths: Optional[Sequence[int]] = ..., residual: bool = ..., embed_rank: int = ...,
+       coordinate: int = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
+       embedding: Any = ...) -> Network: ...
+def from_weights(data: Union[Dict[str, Any], str]) -> Network: ...
+def poly(text: str) -> Polynomial: ...
+def expand(net: Network, *, max_memory: float = ...) -> Polynomial: ...
+def degree(net: Network, *, seed: Optional[int] = ..., max_expand_bytes: float = ...) -> List[Dict[str, Any]]: ...
+def budget(budget: int, degrees: Iterable[int] = ..., *, family: str = ..., tokens: int = ..., dim: int = ...,
+           heads: Optional[int] = ..., width: Optional[int] = ..., residual: bool = ...,
+           seed: int = ...) -> Dict[str, Any]: ...
+def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: str = ...,
+         seed: Optional[int] = ..., templates: Any = ..., max_side: int = ..., variant: str = ...,
+         max_memory: float = ..., threads: int = ...) -> Answer: ...
+def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
+                 seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
+                 threads: int = ...) -> Answer: ...
+def table(*, family: Union[None, str, Sequence[str]] = ..., tokens: _IntList = ..., dim: _IntList = ...,
+          heads: _IntList = ..., depth: _IntList = ..., block_degree: _IntList = ..., width: _IntList = ...,
+          residual: bool = ..., budget: int = ..., partition: _Partition = ..., trials: int = ...,
+          seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ..., threads: int = ...,
+          progress: bool = ..., dataframe: Optional[bool] = ...) -> Any: ...
+def claims() -> Dict[str, str]: ...
+def verify(names: Union[None, str, Iterable[str]] = ..., *, seed: int = ...) -> List[Claim]: ...

@@ -1,0 +1,420 @@
+// seprank._core — the compiled half of the Python package: thin pybind11 bindings of
+// libseprank. No algorithm lives here: every function converts its arguments, makes
+// one library call with the GIL released (under a cancellation scope that turns Ctrl-C
+// into KeyboardInterrupt), and converts the result. The friendly API, argument
+// checking and docstrings are in __init__.py; docs/python.md is the user's page.
+//
+// Errors are translated in ONE place, translate_errors() below:
+//   seprank::invalid_input, seprank::domain_error  → ValueError
+//   seprank::resource_limit                        → seprank.ResourceLimitError (MemoryError)
+//   seprank::internal_error                        → RuntimeError
+//   seprank::cancelled                             → the pending KeyboardInterrupt
+//   std::bad_alloc                                 → MemoryError (pybind11's default)
+#include "seprank/seprank.hpp"
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace py = pybind11;
+using namespace seprank;
+
+namespace {
+
+// ---------------------------------------------------------------- errors (the one place)
+
+// C++ parameter names in library messages → the Python keyword arguments they come from.
+std::string python_names(std::string msg) {
+    static const std::pair<const char*, const char*> names[] = {
+        {"ExpandOptions::max_memory", "max_memory"},
+        {"EvaluationOptions::max_side", "max_side"},
+        {"GenericOptions::max_side", "max_side"},
+        {"Method::evaluation", "method='evaluation'"},
+        {"Method::flattening", "method='flattening'"},
+        {"Method::grid", "method='grid'"},
+        {"Method::automatic", "method='auto'"},
+    };
+    for (const auto& [from, to] : names)
+        for (std::size_t at; (at = msg.find(from)) != std::string::npos;) msg.replace(at, std::string(from).size(), to);
+    return msg;
+}
+
+// seprank.ResourceLimitError, made in the module init; a raw reference that is never
+// released (a static py::object would be destroyed after the interpreter).
+PyObject* resource_limit_error = nullptr;
+
+void translate_errors() {
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const invalid_input& e) {
+            PyErr_SetString(PyExc_ValueError, python_names(e.what()).c_str());
+        } catch (const seprank::domain_error& e) {
+            PyErr_SetString(PyExc_ValueError, python_names(e.what()).c_str());
+        } catch (const resource_limit& e) {
+            PyErr_SetString(resource_limit_error, python_names(e.what()).c_str());
+        } catch (const internal_error& e) {
+            PyErr_SetString(PyExc_RuntimeError, ("seprank internal error (a bug, please report): " + std::string(e.what())).c_str());
+        } catch (const cancelled&) {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+    });
+}
+
+// ---------------------------------------------------------------- long calls
+
+// A Python exception raised by a signal handler during a long call, kept until the call
+// has unwound (the check runs with the GIL taken briefly; the error is restored after).
+struct PendingError {
+    PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
+    bool set() const { return type != nullptr; }
+};
+
+bool on_main_thread() {
+    // Leaked on purpose: outlives the interpreter's finalisation.
+    static const py::object* threading = new py::object(py::module_::import("threading"));
+    return threading->attr("current_thread")().is(threading->attr("main_thread")());
+}
+
+// Runs f() without the GIL. On the main thread a cancellation scope runs Python's signal
+// handlers every 50 ms; a handler that raises (Ctrl-C: KeyboardInterrupt) cancels the
+// call, and its exception is raised here once the library has unwound.
+template <class F>
+auto run_long(F&& f) -> decltype(f()) {
+    const bool main = on_main_thread();
+    PendingError pending;
+    try {
+        py::gil_scoped_release nogil;
+        std::optional<CancelScope> scope;
+        if (main)
+            scope.emplace(
+                [&pending] {
+                    py::gil_scoped_acquire gil;
+                    if (PyErr_CheckSignals() == 0) return false;
+                    PyErr_Fetch(&pending.type, &pending.value, &pending.trace);
+                    return true;
+                },
+                0.05);
+        return f();
+    } catch (const cancelled&) {
+        if (pending.set()) {
+            PyErr_Restore(pending.type, pending.value, pending.trace);
+            throw py::error_already_set();
+        }
+        throw;
+    }
+}
+
+// ---------------------------------------------------------------- conversions
+
+template <class T>
+T get_or(const py::dict& d, const char* key, T fallback) {
+    return d.contains(key) && !d[key].is_none() ? d[key].cast<T>() : fallback;
+}
+
+NetworkSpec spec_from_dict(const py::dict& d) {
+    NetworkSpec s;
+    s.family = family_from_string(get_or<std::string>(d, "family", "attention"));
+    s.tokens = get_or<long>(d, "tokens", s.tokens);
+    s.dim = get_or<long>(d, "dim", s.dim);
+    s.heads = get_or<long>(d, "heads", s.heads);
+    s.head_dim = get_or<long>(d, "head_dim", s.head_dim);
+    s.depth = get_or<long>(d, "depth", s.depth);
+    s.block_degree = get_or<long>(d, "block_degree", s.block_degree);
+    s.width = get_or<long>(d, "width", s.width);
+    s.widths = get_or<std::vector<long>>(d, "widths", s.widths);
+    s.residual = get_or<bool>(d, "residual", s.residual);
+    s.free_slots = get_or<bool>(d, "free", s.free_slots);
+    s.embed_rank = get_or<long>(d, "embed_rank", s.embed_rank);
+    s.attention_rank = get_or<long>(d, "attention_rank", s.attention_rank);
+    s.position = get_or<long>(d, "position", s.position);
+    s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
+    validate(s);
+    return s;
+}
+
+py::dict spec_to_dict(const NetworkSpec& s) {
+    py::dict d;
+    const FamilyInfo& info = family_info(s.family);
+    d["family"] = to_string(s.family);
+    d["tokens"] = s.tokens;
+    d["dim"] = s.dim;
+    d["depth"] = s.depth;
+    d["block_degree"] = block_degree(s);
+    if (info.heads) {
+        d["heads"] = s.heads;
+        d["head_dim"] = head_dim(s);
+        d["attention_rank"] = s.attention_rank;
+    }
+    if (info.width) d["width"] = block_width(s);
+    if (info.widths) {
+        const auto w = layer_widths(s);
+        d["widths"] = std::vector<long>(w.begin() + 1, w.end());
+    }
+    if (info.free_slots) d["free"] = s.free_slots;
+    d["residual"] = s.residual;
+    d["embed_rank"] = s.embed_rank;
+    d["position"] = s.position;
+    d["coordinate"] = s.coordinate;
+    return d;
+}
+
+// Every field of the answer under its C++ name, plus label, certified and the record
+// (the registry's columns: the CLI's JSON keys) as JSON text.
+py::dict answer_to_dict(const RankAnswer& a) {
+    py::dict d;
+    d["value"] = a.value;
+    d["kind"] = to_string(a.kind);
+    d["failure_bound"] = a.failure_bound;
+    d["quantity"] = a.quantity;
+    d["method"] = a.method;
+    d["variant"] = a.variant;
+    d["field"] = a.field;
+    d["rows"] = a.rows;
+    d["cols"] = a.cols;
+    d["prime"] = a.prime;
+    d["primes_used"] = a.primes_used;
+    d["seconds"] = a.seconds;
+    d["peak_mib"] = a.peak_mib;
+    d["partition"] = a.partition;
+    d["degree"] = a.degree;
+    d["terms"] = a.terms;
+    d["converged"] = a.converged;
+    d["evaluations"] = a.evaluations;
+    d["block_ranks"] = a.block_ranks;
+    d["trials"] = a.trials;
+    d["trial_ranks"] = a.trial_ranks;
+    d["degenerate"] = a.degenerate;
+    d["set_size"] = a.set_size;
+    d["weight_degree"] = a.weight_degree;
+    d["bound_degree"] = a.bound_degree;
+    d["note"] = a.note;
+    d["label"] = a.label();
+    d["certified"] = a.certified();
+    d["record"] = to_json(a);
+    return d;
+}
+
+EvaluationVariant variant_of(const std::string& v) { return evaluation_variant_from_string(v); }
+
+GenericMethod generic_method_of(const std::string& m) {
+    if (m == "auto") return GenericMethod::automatic;
+    if (m == "flattening") return GenericMethod::flattening;
+    if (m == "evaluation") return GenericMethod::evaluation;
+    throw invalid_input("method '" + m + "': expected 'auto', 'flattening' or 'evaluation'");
+}
+
+Partition partition_for(const std::string& text, long n_tokens) {
+    return text.empty() ? balanced_partition(n_tokens) : parse_partition(text, n_tokens);
+}
+
+SeparationOptions separation_options(const py::dict& o) {
+    SeparationOptions so;
+    so.method = method_from_string(get_or<std::string>(o, "method", "flattening"));
+    so.certify = get_or<std::string>(o, "field", "Q") == "Q";
+    so.seed = get_or<std::uint64_t>(o, "seed", 1);
+    so.templates = get_or<long>(o, "templates", so.templates);
+    so.expand.max_memory = get_or<double>(o, "max_memory", so.expand.max_memory);
+    so.evaluation.max_side = get_or<long>(o, "max_side", so.evaluation.max_side);
+    so.evaluation.variant = variant_of(get_or<std::string>(o, "variant", "auto"));
+    const int threads = get_or<int>(o, "threads", 2);
+    so.evaluation.threads = threads;
+    so.rank.threads = threads;
+    return so;
+}
+
+GenericOptions generic_options(const py::dict& o, GenericOptions g) {
+    g.trials = get_or<long>(o, "trials", g.trials);
+    g.seed = get_or<std::uint64_t>(o, "seed", g.seed);
+    g.method = generic_method_of(get_or<std::string>(o, "method", "auto"));
+    g.max_side = get_or<long>(o, "max_side", g.max_side);
+    g.variant = variant_of(get_or<std::string>(o, "variant", "auto"));
+    g.threads = get_or<int>(o, "threads", g.threads);
+    return g;
+}
+
+Templates templates_from(const std::vector<std::vector<std::string>>& rows) {
+    Templates t;
+    for (const auto& r : rows) {
+        std::vector<Rational> v;
+        for (const auto& x : r) v.emplace_back(x);
+        t.push_back(std::move(v));
+    }
+    return t;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "Compiled bindings of libseprank (use the seprank package, not this module).";
+    resource_limit_error = PyErr_NewExceptionWithDoc("seprank.ResourceLimitError",
+                                                     "A request whose estimated cost exceeds a stated limit (memory, size, "
+                                                     "exponent): raised before the work starts. A MemoryError.",
+                                                     PyExc_MemoryError, nullptr);
+    if (resource_limit_error == nullptr) throw py::error_already_set();
+    m.attr("ResourceLimitError") = py::reinterpret_borrow<py::object>(resource_limit_error);
+    translate_errors();
+    m.attr("version") = version_string();
+
+    // ---- networks
+    py::class_<Network>(m, "Network")
+        .def_property_readonly("spec", [](const Network& n) { return spec_to_dict(n.spec); })
+        .def("to_json", [](const Network& n, int indent) { return network_to_json(n, indent); }, py::arg("indent") = -1)
+        .def("describe", [](const Network& n) { return describe(n.spec); })
+        .def("parameters", [](const Network& n) { return parameter_count(n.spec).str(); })
+        .def("output_degree", [](const Network& n) { return output_degree(n.spec).str(); })
+        .def("weight_degree", [](const Network& n) { return weight_degree(n.spec).str(); });
+    m.def("random_network", [](const py::dict& spec, std::uint64_t seed, long range) {
+        return random_network(spec_from_dict(spec), seed, range);
+    });
+    m.def("network_from_json", [](const std::string& text) { return network_from_json(text); });
+    m.def("describe_spec", [](const py::dict& spec) { return describe(spec_from_dict(spec)); });
+
+    // ---- polynomials
+    py::class_<QPoly>(m, "Poly")
+        .def("degree", &QPoly::degree)
+        .def("terms", [](const QPoly& f) { return static_cast<long>(f.terms()); })
+        .def("is_homogeneous", &QPoly::is_homogeneous)
+        .def("variables", [](const QPoly& f) { return f.context()->vars().names(); })
+        .def("__str__", [](const QPoly& f) { return to_string(f); })
+        .def("term", [](const QPoly& f, std::size_t k) {
+            const Rational c = f.coeff(k);
+            return py::make_tuple(py::tuple(py::cast(f.exponents(k))), c.num().str(), c.den().str());
+        });
+    m.def("parse_poly", [](const std::string& text) {
+        auto ctx = QContext::make(variables_in(text));
+        return parse_poly(text, ctx);
+    });
+    m.def("expand", [](const Network& net, double max_memory) {
+        ExpandOptions o;
+        o.max_memory = max_memory;
+        return run_long([&] { return expand(net, o); });
+    });
+
+    // ---- degrees
+    m.def("measure_degree", [](const Network& net, std::uint64_t seed) {
+        const auto d = run_long([&] { return measure_degree(net, seed); });
+        return py::make_tuple(d.degree, d.predicted.str(), d.false_low_bound);
+    });
+    m.def("truncate", [](const Network& net, long depth) {
+        if (depth < 1 || depth > net.spec.depth)
+            throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(net.spec.depth));
+        Network t = net;
+        t.spec.depth = depth;
+        t.weights.layers.resize(static_cast<std::size_t>(depth));
+        return t;
+    });
+    m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });
+    m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed) {
+        const NetworkSpec base = spec_from_dict(spec);
+        const auto cmp = run_long([&] { return budget_comparison(base, budget, degrees, seed); });
+        py::list rows;
+        for (const auto& r : cmp.rows) {
+            py::dict d;
+            d["block_degree"] = r.block_degree;
+            d["depth"] = r.depth;
+            d["layer_params"] = r.layer_params.str();
+            d["params_used"] = r.total_params.str();
+            d["predicted"] = r.predicted.str();
+            d["measured"] = r.measured >= 0 ? py::object(py::int_(r.measured)) : py::object(py::none());
+            d["ln_deg_per_param"] = r.log_degree_per_param;
+            d["h_d"] = r.h;
+            rows.append(d);
+        }
+        return py::make_tuple(rows, cmp.best_measured_d, cmp.best_h_d);
+    });
+
+    // ---- ranks
+    m.def("rank_network", [](const Network& net, const std::string& partition, const py::dict& opts,
+                             std::optional<std::vector<std::vector<std::string>>> templates) {
+        SeparationOptions so = separation_options(opts);
+        if (templates) so.template_vectors = templates_from(*templates);
+        const Partition part = partition_for(partition, net.spec.tokens);
+        return answer_to_dict(run_long([&] { return separation_rank(net, part, so); }));
+    });
+    m.def("rank_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
+        const SeparationOptions so = separation_options(opts);
+        long n = 0;
+        for (std::size_t v = 0; v < f.context()->vars().size(); ++v) n = std::max(n, f.context()->vars().token(v));
+        if (n < 2) throw invalid_input("polynomial: its variables must name at least 2 tokens (x<j>_<c>, j = token)");
+        const Partition part = partition_for(partition, n);
+        auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, n, so); }));
+        a["tokens"] = n;
+        return a;
+    });
+    m.def("rank_matrix", [](const std::vector<std::vector<std::string>>& rows, long cols, const py::dict& opts) {
+        ZMat a(static_cast<long>(rows.size()), cols);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            for (std::size_t j = 0; j < rows[i].size(); ++j) a.set(static_cast<long>(i), static_cast<long>(j), Integer(rows[i][j]));
+        RankOptions o;
+        o.certify = get_or<std::string>(opts, "field", "Q") == "Q";
+        o.seed = get_or<std::uint64_t>(opts, "seed", 1);
+        o.threads = get_or<int>(opts, "threads", 2);
+        return answer_to_dict(run_long([&] { return rank_certified(a, o); }));
+    });
+    m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
+        const NetworkSpec s = spec_from_dict(spec);
+        const Partition part = partition_for(partition, s.tokens);
+        const GenericOptions g = generic_options(opts, GenericOptions{});
+        return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
+    });
+
+    // ---- tables: each sweep a dict of lists (absent: the library's default); none: the default table
+    m.def("table", [](const std::vector<py::dict>& sweeps, const py::dict& opts, std::optional<py::function> progress) {
+        std::vector<SweepOptions> list;
+        if (sweeps.empty()) list = default_table();
+        for (const auto& d : sweeps) {
+            SweepOptions sw;
+            if (d.contains("families")) {
+                sw.families.clear();
+                for (const auto& f : d["families"].cast<std::vector<std::string>>()) sw.families.push_back(family_from_string(f));
+            }
+            sw.tokens = get_or(d, "tokens", sw.tokens);
+            sw.dims = get_or(d, "dims", sw.dims);
+            sw.heads = get_or(d, "heads", sw.heads);
+            sw.depths = get_or(d, "depths", sw.depths);
+            sw.block_degrees = get_or(d, "block_degrees", sw.block_degrees);
+            sw.widths = get_or(d, "widths", sw.widths);
+            sw.residual = {get_or<bool>(d, "residual", false)};
+            sw.budget = get_or<long>(d, "budget", 0);
+            list.push_back(sw);
+        }
+        std::vector<PlannedRow> plan;
+        long invalid = 0;
+        for (auto& sw : list) {
+            sw.partition = get_or<std::string>(opts, "partition", "");
+            sw.generic = generic_options(opts, sw.generic);
+            const SweepPlan p = plan_sweep(sw);
+            invalid += p.invalid;
+            for (const auto& c : p.configs) plan.push_back({c, sw});
+        }
+        if (plan.empty()) throw invalid_input("table: the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        std::vector<std::string> rows;
+        const std::size_t total = plan.size();
+        run_long([&] {
+            run_table(plan, {}, [&](const Row& r, bool) { rows.push_back(to_json(r)); },
+                      [&](std::size_t k, const NetworkSpec& s) {
+                          if (!progress) return;
+                          py::gil_scoped_acquire gil;
+                          (*progress)(k, total, describe(s));
+                      });
+            return 0;
+        });
+        return py::make_tuple(rows, invalid);
+    });
+    m.def("table_columns", [] { return table_columns(); });
+
+    // ---- verification
+    m.def("claim_names", [] { return claim_names(); });
+    m.def("claim_statement", [](const std::string& n) { return claim_statement(n); });
+    m.def("run_claim", [](const std::string& n, std::uint64_t seed) {
+        const ClaimResult r = run_long([&] { return run_claim(n, seed); });
+        return py::make_tuple(r.name, r.pass, r.detail);
+    });
+}
