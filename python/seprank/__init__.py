@@ -256,6 +256,9 @@ def network(family: str = "attention", *, tokens: int = 4, dim: int = 2, depth: 
         if embedding is not None:
             raise ValueError("embedding: given without weights; pass the layers as weights=… too")
         return Network(_core.random_network(spec, _int(seed, "seed"), _int(weight_range, "weight_range")), seed)
+    # The weights JSON leaves out options at their "none" value (no embedding, no rank cap, …).
+    spec = {k: v for k, v in spec.items()
+            if not (k in ("embed_rank", "attention_rank", "free", "width", "residual") and not v)}
     if isinstance(weights, dict):
         data = dict(weights)
         for k, v in spec.items():
@@ -321,10 +324,7 @@ def from_weights(data: Union[Dict[str, Any], str]) -> Network:
         text = data
     else:
         text = _json.dumps(_weights_json(data, "weights"))
-    try:
-        return Network(_core.network_from_json(text))
-    except ValueError as e:
-        raise ValueError(f"weights: {e}") from None
+    return Network(_core.network_from_json(text))
 
 
 # ----------------------------------------------------------------------------- polynomials

@@ -410,6 +410,17 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("table_columns", [] { return table_columns(); });
 
+    // ---- test hook: throws one library error type, so the tests check translate_errors()
+    m.def("_raise_library_error", [](const std::string& kind) {
+        if (kind == "invalid_input") throw invalid_input("test: invalid_input");
+        if (kind == "domain_error") throw seprank::domain_error("test: domain_error");
+        if (kind == "resource_limit") throw resource_limit("test: resource_limit (ExpandOptions::max_memory)");
+        if (kind == "internal_error") throw internal_error("test: internal_error");
+        if (kind == "cancelled") throw cancelled("test: cancelled");
+        if (kind == "bad_alloc") throw std::bad_alloc();
+        throw std::runtime_error("test: unknown kind " + kind);
+    });
+
     // ---- verification
     m.def("claim_names", [] { return claim_names(); });
     m.def("claim_statement", [](const std::string& n) { return claim_statement(n); });

@@ -1,0 +1,208 @@
+# The package and the CLI give the same numbers on the same inputs: ranks (every method,
+# field, partition form), degrees, term counts, failure bounds, table rows, verify.
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+import seprank
+from conftest import answer_keys
+
+SEED = 20261123
+
+
+def same_answer(py_answer, cli_json):
+    d = py_answer.to_dict()
+    for k in answer_keys():
+        assert d[k] == cli_json[k], f"{k}: python {d[k]!r} vs CLI {cli_json[k]!r}"
+    # the attributes say the same as the record
+    assert py_answer.value == py_answer.rank == cli_json["rank"]
+    assert py_answer.kind == cli_json["kind"] and py_answer.label == cli_json["label"]
+    assert py_answer.certified == cli_json["certified"]
+    assert py_answer.degree == (None if cli_json["degree"] is None else int(cli_json["degree"]))
+    assert py_answer.terms == cli_json["terms"]
+    assert float(f"{py_answer.failure_bound:.3g}") == cli_json["failure_bound"]
+    assert py_answer.rows == cli_json["rows"] and py_answer.cols == cli_json["cols"]
+
+
+def random_cases(n):
+    """Small networks of every family with random options (seeded)."""
+    rng = random.Random(SEED)
+    cases = []
+    while len(cases) < n:
+        family = rng.choice(["attention", "hadamard", "fc"])
+        tokens, dim, depth = rng.randint(2, 3), rng.randint(1, 2), rng.randint(1, 2)
+        args = ["--family", family, "--tokens", tokens, "--dim", dim, "--depth", depth]
+        kw = dict(tokens=tokens, dim=dim, depth=depth)
+        if family != "attention":
+            d = rng.randint(2, 3)
+            args += ["--block-degree", d]
+            kw["block_degree"] = d
+        if family == "hadamard" and rng.random() < 0.5:
+            args += ["--free"]
+            kw["free"] = True
+        if rng.random() < 0.3:
+            args += ["--residual"]
+            kw["residual"] = True
+        seed = rng.randint(1, 10**6)
+        cases.append((family, args + ["--seed", seed], dict(kw, seed=seed)))
+    return cases
+
+
+@pytest.mark.parametrize("family,args,kw", random_cases(6))
+def test_rank_every_method_matches_cli(cli, family, args, kw):
+    net = seprank.network(family, **kw)
+    n = kw["tokens"]
+    parts = [None, "1|" + ",".join(map(str, range(2, n + 1)))]
+    for part, (method, field) in itertools.product(parts, [("flattening", "Q"), ("flattening", "p"),
+                                                           ("grid", "Q"), ("evaluation", "Q")]):
+        extra = ["--partition", part] if part else []
+        c = cli("rank", *args, "--method", method, "--field", field, *extra)
+        same_answer(seprank.rank(net, part, method=method, field=field), c)
+
+
+def test_partition_forms_and_explicit_seed(cli):
+    net = seprank.attention(tokens=4, dim=2, depth=1, seed=9)
+    c = cli("rank", "--tokens", 4, "--dim", 2, "--seed", 9, "--partition", "1,3|2,4")
+    for part in ("1,3|2,4", ([1, 3], [2, 4]), ((1, 3), range(2, 5, 2))):
+        same_answer(seprank.rank(net, part), c)
+    # seed: the network's by default, as --seed sets both in the CLI
+    g = cli("rank", "--tokens", 4, "--dim", 2, "--seed", 9, "--method", "grid", "--templates", 3)
+    same_answer(seprank.rank(net, method="grid", templates=3), g)
+    assert seprank.rank(net, method="grid", templates=3, seed=9).to_dict()["rank"] == g["rank"]
+
+
+def test_grid_with_template_vectors(cli, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('[[1, 0], [0, "1/2"], [2, -3]]')
+    net = seprank.attention(tokens=3, dim=2, depth=2, seed=5)
+    c = cli("rank", "--tokens", 3, "--dim", 2, "--depth", 2, "--seed", 5, "--method", "grid",
+            "--templates-file", path)
+    from fractions import Fraction
+    same_answer(seprank.rank(net, method="grid", templates=[[1, 0], [0, Fraction(1, 2)], [2, -3]]), c)
+    same_answer(seprank.rank(net, method="grid", templates=np.array([[1, 0], [0, 0.5], [2, -3]])), c)
+
+
+def test_evaluation_variants_and_max_side(cli):
+    net = seprank.attention(tokens=2, dim=2, depth=2, seed=3)
+    for variant in ("plain", "graded"):
+        c = cli("rank", "--tokens", 2, "--dim", 2, "--depth", 2, "--seed", 3, "--method", "evaluation",
+                "--variant", variant, "--max-side", 24)
+        a = seprank.rank(net, method="evaluation", variant=variant, max_side=24)
+        same_answer(a, c)
+        assert a.variant == variant
+
+
+def test_poly_and_matrix_match_cli(cli, tmp_path):
+    text = "x1_1*x2_1 + 3/4*x1_2^2*x2_2 - x1_1*x3_1*x2_2 + 2"
+    f = seprank.poly(text)
+    c = cli("rank", "--poly", text, "--partition", "1|2,3")
+    same_answer(seprank.rank(f, "1|2,3"), c)
+    assert c["polynomial_terms"] == f.terms
+    p = cli("poly", text)
+    assert p["degree"] == f.degree and p["terms"] == f.terms and p["polynomial"] == str(f)
+    # a matrix: numpy in, the CLI reads the same matrix from Matrix Market
+    rng = np.random.default_rng(SEED)
+    m = rng.integers(-3, 4, size=(7, 5)) @ rng.integers(-3, 4, size=(5, 9))  # rank <= 5
+    lines = ["%%MatrixMarket matrix array integer general", f"{m.shape[0]} {m.shape[1]}"]
+    lines += [str(m[i, j]) for j in range(m.shape[1]) for i in range(m.shape[0])]
+    path = tmp_path / "m.mtx"
+    path.write_text("\n".join(lines) + "\n")
+    for field in ("Q", "p"):
+        c = cli("rank", "--matrix", path, "--field", field)
+        a = seprank.rank(m, field=field)
+        same_answer(a, c)
+        assert a.value == np.linalg.matrix_rank(m)  # small integers: floats are reliable here
+        assert seprank.rank(m.tolist(), field=field).value == a.value
+
+
+def test_expand_matches_cli(cli):
+    for family, args, kw in random_cases(5):
+        net = seprank.network(family, **kw)
+        f = seprank.expand(net)
+        c = cli("expand", *args)
+        assert f.degree == c["degree"] and f.terms == c["terms"] and f.homogeneous == c["homogeneous"]
+        assert net.parameters == int(c["parameters"]) and net.weight_degree == int(c["weight_degree"])
+        assert net.degree == int(c["predicted_degree"])
+        printed = cli("expand", *args, "--print")["polynomial"]
+        assert str(f) == printed
+        # iteration: exponent tuples and Fractions that rebuild the same text
+        assert len(list(f)) == f.terms
+        assert all(sum(e) <= f.degree for e, _ in f)
+        assert str(seprank.poly(str(f))) == str(f)
+
+
+def test_generic_matches_cli(cli):
+    for family, args, kw in random_cases(4):
+        kw = {k: v for k, v in kw.items() if k != "seed"}
+        for method in ("auto", "evaluation"):
+            c = cli("generic", *args[:-2], "--seed", 4, "--trials", 3, "--method", method)
+            a = seprank.generic_rank(seprank.network(family, **kw), trials=3, seed=4, method=method)
+            same_answer(a, c)
+            assert a.kind in ("generic", "modular-lower-bound") and len(a.trial_ranks) == 3
+            assert seprank.generic_rank(dict(kw, family=family), trials=3, seed=4, method=method).to_dict()["rank"] == c["rank"]
+
+
+def test_degree_and_budget_match_cli(cli):
+    net = seprank.hadamard(tokens=2, dim=2, depth=3, block_degree=2, seed=6)
+    rows = seprank.degree(net)
+    c = cli("degree", "--family", "hadamard", "--tokens", 2, "--dim", 2, "--depth", 3, "--block-degree", 2, "--seed", 6)
+    assert len(rows) == len(c) == 3
+    for r, cr in zip(rows, c):
+        assert r["depth"] == cr["depth"] and r["measured"] == cr["measured"]
+        assert r["predicted"] == int(cr["predicted"]) and r["terms"] == cr["terms"]
+        assert r["parameters"] == int(cr["parameters"]) and r["weight_degree"] == int(cr["weight_degree"])
+    b = seprank.budget(48, [2, 3, 4], tokens=4, dim=2, width=2)
+    cb = cli("degree", "--family", "hadamard", "--tokens", 4, "--dim", 2, "--width", 2, "--budget", 48,
+             "--degrees", "2,3,4")
+    assert [r["depth"] for r in b["rows"]] == [r["depth"] for r in cb]
+    assert [r["measured"] for r in b["rows"]] == [r["measured"] for r in cb]
+    assert [r["predicted"] for r in b["rows"]] == [int(r["predicted"]) for r in cb]
+
+
+def test_table_matches_cli(cli):
+    rows = seprank.table(family="attention,hadamard", tokens="2..3", dim=[1, 2], depth=[1, 2], trials=2,
+                         dataframe=False)
+    c = cli("table", "--family", "attention,hadamard", "--tokens", "2..3", "--dim", "1,2", "--depth", "1..2",
+            "--trials", 2)
+    assert len(rows) == len(c) > 0
+    for r, cr in zip(rows, c):
+        assert list(r) == list(cr)  # same columns, same order
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+
+
+def test_table_dataframe_when_pandas():
+    pandas = pytest.importorskip("pandas")
+    df = seprank.table(tokens=2, dim=1, depth=[1, 2])
+    assert isinstance(df, pandas.DataFrame) and list(df["rank"]) == [2, 5]
+
+
+def test_table_list_without_pandas():
+    try:
+        import pandas  # noqa: F401
+        pytest.skip("pandas is installed: table() returns a DataFrame")
+    except ImportError:
+        pass
+    rows = seprank.table(tokens=2, dim=1, depth=[1, 2])
+    assert isinstance(rows, list) and [r["rank"] for r in rows] == [2, 5]
+    with pytest.raises(ImportError, match="pandas"):
+        seprank.table(tokens=2, dim=1, depth=1, dataframe=True)
+
+
+def test_table_progress(capsys):
+    seprank.table(tokens=2, dim=1, depth=[1, 2], progress=True, dataframe=False)
+    err = capsys.readouterr().err
+    assert "[1/2] attention N=2 dx=1" in err and "[2/2]" in err
+
+
+def test_verify_matches_cli(cli):
+    claims = seprank.claims()
+    assert list(claims) == [line.split(":")[0] for line in cli("verify", "--list", fmt=None).splitlines()]
+    name = list(claims)[0]
+    (r,) = seprank.verify(name, seed=2)
+    out = cli("verify", "--claim", name, "--seed", 2, fmt=None)
+    assert out.startswith(("PASS " if r.passed else "FAIL ") + name + ": " + r.detail)
+    assert r.passed and bool(r) and r.statement == claims[name]

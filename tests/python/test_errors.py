@@ -1,0 +1,81 @@
+# Every error type: bad arguments → ValueError naming the parameter (and the expected
+# shape), size limits → seprank.ResourceLimitError (a MemoryError), bugs → RuntimeError.
+import numpy as np
+import pytest
+
+import seprank
+from seprank import _core
+
+
+def test_translation_table():
+    with pytest.raises(ValueError, match="test: invalid_input"):
+        _core._raise_library_error("invalid_input")
+    with pytest.raises(ValueError, match="test: domain_error"):
+        _core._raise_library_error("domain_error")
+    with pytest.raises(seprank.ResourceLimitError, match=r"test: resource_limit \(max_memory\)") as e:
+        _core._raise_library_error("resource_limit")
+    assert isinstance(e.value, MemoryError)
+    with pytest.raises(RuntimeError, match="internal error.*test: internal_error"):
+        _core._raise_library_error("internal_error")
+    with pytest.raises(KeyboardInterrupt):
+        _core._raise_library_error("cancelled")
+    with pytest.raises(MemoryError):
+        _core._raise_library_error("bad_alloc")
+    assert issubclass(seprank.ResourceLimitError, MemoryError)
+    assert seprank.ResourceLimitError.__module__ == "seprank"
+
+
+def test_resource_limit_before_any_work():
+    net = seprank.attention(tokens=4, dim=4, depth=3)
+    with pytest.raises(seprank.ResourceLimitError, match="max_memory.*method='evaluation'"):
+        seprank.expand(net)
+    with pytest.raises(MemoryError):
+        seprank.rank(net, max_memory=1e6)
+    with pytest.raises(seprank.ResourceLimitError):
+        seprank.poly("(x1_1 + x2_1)^100000")
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: seprank.attention(tokens=2, dim=3, heads=2), "heads H = 2 does not divide"),
+    (lambda: seprank.attention(tokens="4"), "tokens: expected an integer"),
+    (lambda: seprank.network("transformer"), "family: expected one of attention, hadamard, fc"),
+    (lambda: seprank.rank(seprank.attention(tokens=2), "1|1"), "partition '1|1'"),
+    (lambda: seprank.rank(seprank.attention(tokens=2), [1, 2, 3]), "partition: expected 'A|B'"),
+    (lambda: seprank.rank(seprank.attention(tokens=2), method="svd"), "method: expected one of"),
+    (lambda: seprank.rank(seprank.attention(tokens=2), field="R"), "field: expected one of 'Q', 'p'"),
+    (lambda: seprank.rank("x1_1*x2_1"), "seprank.poly"),
+    (lambda: seprank.rank(np.array([1, 2, 3])), r"target: expected a 2-D matrix .*shape \(3,\)"),
+    (lambda: seprank.rank([[1, 2], [3]]), "rectangular"),
+    (lambda: seprank.rank(np.array([[0.5, 1]])), r"target\[0\]\[0\]: a matrix is ranked over the integers"),
+    (lambda: seprank.rank(seprank.poly("x1_1*x1_2")), "at least 2 tokens"),
+    (lambda: seprank.rank(seprank.poly("x1_1*x2_1"), method="grid"), "flattening"),
+    (lambda: seprank.generic_rank(seprank.attention(tokens=2), trials=0), "trials T = 0"),
+    (lambda: seprank.generic_rank([2, 2]), "net: expected a seprank.Network or a dict"),
+    (lambda: seprank.expand("net"), "net: expected a seprank.Network"),
+    (lambda: seprank.poly("x1_1 +* 2"), "position"),
+    (lambda: seprank.poly(3), "text: expected a string"),
+    (lambda: seprank.table(tokens="2..x"), "tokens: expected integers or ranges"),
+    (lambda: seprank.table(tokens=1), "no valid configuration"),
+    (lambda: seprank.verify("no-such-claim"), "no-such-claim"),
+    (lambda: seprank.hadamard(embedding=[[1]]), "embedding: given without weights"),
+])
+def test_bad_arguments_raise_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_weight_errors_name_the_matrix_and_shape():
+    ok = {"Q": [[1, 0], [2, -1]], "K": [[1, 0], [0, 1]], "V": [[1, 1], [0, 1]], "O": [[1, 0], [0, 3]]}
+    bad = dict(ok, Q=np.ones((2, 3), dtype=int))
+    with pytest.raises(ValueError, match=r"\$\.layers\[0\]\.heads\[0\]\.Q\[0\]: has 3 entries, expected 2"):
+        seprank.attention(tokens=2, dim=2, weights=[{"heads": [bad]}])
+    with pytest.raises(ValueError, match=r"\['Q'\]: expected a 2-D matrix \(rows × columns\), got an array of shape \(2, 2, 2\)"):
+        seprank.attention(tokens=2, dim=2, weights=[{"heads": [dict(ok, Q=np.ones((2, 2, 2), dtype=int))]}])
+    with pytest.raises(ValueError, match=r"\['K'\]\[1\]\[0\]: expected an integer, a Fraction"):
+        seprank.attention(tokens=2, dim=2, weights=[{"heads": [dict(ok, K=[[1, 0], [None, 1]])]}])
+    with pytest.raises(ValueError, match=r"decimal strings are not taken"):
+        seprank.attention(tokens=2, dim=2, weights=[{"heads": [dict(ok, K=[[1, 0], ["0.5", 1]])]}])
+    with pytest.raises(ValueError, match=r"got the bool True"):
+        seprank.attention(tokens=2, dim=2, weights=[{"heads": [dict(ok, K=[[1, 0], [True, 1]])]}])
+    with pytest.raises(ValueError, match=r"layers"):
+        seprank.attention(tokens=2, dim=2, depth=2, weights=[{"heads": [ok]}])  # one layer for L = 2

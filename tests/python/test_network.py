@@ -1,0 +1,95 @@
+# Networks from seeds and from exact weights in every accepted form; numpy round trips;
+# the weights agree with the CLI's --save-weights byte for byte.
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import seprank
+
+
+def test_random_weights_are_the_clis(cli, tmp_path):
+    for family, args, kw in [
+        ("attention", ["--tokens", 3, "--dim", 2, "--heads", 2, "--depth", 2], dict(tokens=3, dim=2, heads=2, depth=2)),
+        ("hadamard", ["--tokens", 2, "--dim", 2, "--block-degree", 2, "--width", 3, "--free"],
+         dict(tokens=2, dim=2, block_degree=2, width=3, free=True)),
+        ("fc", ["--tokens", 2, "--dim", 1, "--depth", 2, "--widths", "3,2", "--block-degree", 2],
+         dict(tokens=2, dim=1, depth=2, widths=[3, 2], block_degree=2)),
+        ("attention", ["--tokens", 2, "--dim", 3, "--embed-rank", 2, "--attention-rank", 1, "--residual",
+                       "--position", 2, "--coordinate", 3, "--weight-range", 2],
+         dict(tokens=2, dim=3, embed_rank=2, attention_rank=1, residual=True, position=2, coordinate=3,
+              weight_range=2)),
+    ]:
+        path = tmp_path / f"{family}.json"
+        cli("expand", "--family", family, *args, "--seed", 11, "--save-weights", path)
+        net = getattr(seprank, family)(seed=11, **kw)
+        assert json.loads(net.to_json()) == json.loads(path.read_text())
+        # the same network read back from the CLI's file
+        assert seprank.from_weights(path.read_text()).to_json() == net.to_json()
+
+
+def test_numpy_round_trip_integer_and_fraction():
+    net = seprank.attention(tokens=3, dim=2, depth=2, seed=4)
+    w = net.weights(numpy=True)
+    q = w["layers"][1]["heads"][0]["Q"]
+    assert isinstance(q, np.ndarray) and q.dtype == np.int64 and q.shape == (2, 2)
+    again = seprank.from_weights(w)
+    assert again.to_json() == net.to_json()
+    assert again.weights() == net.weights()
+    # Fractions in numpy object arrays come back as the same Fractions
+    w["layers"][0]["heads"][0]["V"] = np.array([[Fraction(1, 3), 2], [Fraction(-5, 7), 0]], dtype=object)
+    net2 = seprank.from_weights(w)
+    v = net2.weights(numpy=True)["layers"][0]["heads"][0]["V"]
+    assert v.dtype == object and v[0, 0] == Fraction(1, 3) and v[1, 0] == Fraction(-5, 7)
+    assert net2.weights()["layers"][0]["heads"][0]["V"] == [[Fraction(1, 3), 2], [Fraction(-5, 7), 0]]
+
+
+def test_weights_in_every_form_give_one_network():
+    q = [[1, 0], [2, -1]]
+    k = [[1, 0], [0, 1]]
+    v = [[1, Fraction(1, 2)], [0, 1]]
+    o = [[1, 0], [0, 3]]
+    as_lists = seprank.attention(tokens=4, dim=2, weights=[{"heads": [{"Q": q, "K": k, "V": v, "O": o}]}])
+    as_numpy = seprank.attention(tokens=4, dim=2, weights=[{"heads": [{
+        "Q": np.array(q, dtype=np.int32), "K": np.eye(2, dtype=np.int64),
+        "V": np.array([[1, 0.5], [0, 1]]), "O": np.array(o)}]}])
+    as_strings = seprank.from_weights({"family": "attention", "tokens": 4, "dim": 2, "heads": 1, "depth": 1,
+                                       "layers": [{"heads": [{"Q": q, "K": k, "V": [["1", "1/2"], ["0", "1"]],
+                                                              "O": o}]}]})
+    text = ('{"family": "attention", "tokens": 4, "dim": 2, "heads": 1, "depth": 1, "layers": [{"heads": '
+            '[{"Q": [[1,0],[2,-1]], "K": [[1,0],[0,1]], "V": [[1,"1/2"],[0,1]], "O": [[1,0],[0,3]]}]}]}')
+    as_text = seprank.from_weights(text)
+    assert as_lists.to_json() == as_numpy.to_json() == as_strings.to_json() == as_text.to_json()
+    assert as_lists.seed is None and "given weights" in repr(as_lists)
+
+
+def test_floats_are_converted_exactly_never_rounded():
+    net = seprank.hadamard(tokens=2, dim=1, block_degree=2, width=1,
+                           weights=[{"W": [[[0.1]], [[2]]], "O": np.array([[-0.75]])}])
+    w = net.weights()["layers"][0]
+    assert w["W"][0][0][0] == Fraction(0.1) == Fraction(3602879701896397, 36028797018963968)
+    assert w["O"][0][0] == Fraction(-3, 4)
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"weights\['layers'\]\[0\]\['W'\]\[0\]\[0\]\[0\].*finite"):
+            seprank.hadamard(tokens=2, dim=1, block_degree=2, width=1, weights=[{"W": [[[bad]], [[2]]], "O": [[1]]}])
+
+
+def test_fc_and_hadamard_weights_and_embedding():
+    fc = seprank.fc(tokens=2, dim=1, block_degree=2, widths=[1], weights=[{"W": np.array([[[1, 1]], [[1, -1]]])}])
+    f = seprank.expand(fc)
+    assert f.to_dict() == {(2, 0): 1, (0, 2): -1}  # (x1 + x2)(x1 − x2)
+    emb = seprank.attention(tokens=2, dim=2, embed_rank=1, seed=3)
+    w = emb.weights(numpy=True)
+    assert w["embedding"].shape == (2, 1)
+    assert seprank.from_weights(w).to_json() == emb.to_json()
+    assert seprank.expand(emb).variables == ["w1_1", "w2_1"]
+
+
+def test_spec_and_sizes():
+    net = seprank.hadamard(tokens=3, dim=2, depth=3, block_degree=2, width=2, seed=1)
+    assert net.spec["family"] == "hadamard" and net.spec["width"] == 2 and net.spec["free"] is False
+    assert net.degree == 8
+    assert net.weight_degree == 2 * (2 * (2 * 0 + 3) + 3) + 3  # D_L = d·D_{L−1} + d + 1
+    assert net.parameters == 3 * (2 * 2 * 2 + 2 * 2)
+    assert "hadamard" in repr(net) and "seed=1" in repr(net)
