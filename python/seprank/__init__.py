@@ -60,9 +60,10 @@ def _exact(x: Any, where: str) -> Union[int, str]:
     if isinstance(x, bool):
         raise ValueError(f"{where}: expected a number, got the bool {x!r}")
     if isinstance(x, _numbers.Integral):
-        return int(x)
+        v = int(x)
+        return v if -2**63 <= v < 2**63 else str(v)  # JSON numbers beyond 64 bits would be read as doubles
     if isinstance(x, Fraction):
-        return int(x) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+        return _exact(x.numerator, where) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
     if isinstance(x, str):
         try:
             q = Fraction(x.strip())

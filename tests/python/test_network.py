@@ -93,3 +93,58 @@ def test_spec_and_sizes():
     assert net.weight_degree == 2 * (2 * (2 * 0 + 3) + 3) + 3  # D_L = d·D_{L−1} + d + 1
     assert net.parameters == 3 * (2 * 2 * 2 + 2 * 2)
     assert "hadamard" in repr(net) and "seed=1" in repr(net)
+
+
+def test_big_integers_and_fractions_stay_exact():
+    big = 10**30 + 7
+    net = seprank.hadamard(tokens=2, dim=1, block_degree=2, width=1,
+                           weights=[{"W": [[[big]], [[Fraction(-2, 3)]]], "O": [[Fraction(1, big)]]}])
+    w = net.weights()["layers"][0]
+    assert w["W"][0] == [[big]] and w["W"][1] == [[Fraction(-2, 3)]] and w["O"] == [[Fraction(1, big)]]
+    arr = net.weights(numpy=True)["layers"][0]["W"][0]
+    assert arr.dtype == object and arr[0, 0] == big  # does not fit int64: kept exact
+    # f = O·(W1 x_i)(W2 Σ_j x_j) at i = 1: (1/big)·big·(−2/3)·x1·(x1 + x2)
+    f = seprank.expand(net)
+    assert f.to_dict() == {(2, 0): Fraction(-2, 3), (1, 1): Fraction(-2, 3)}
+
+
+def test_polynomial_object():
+    f = seprank.poly("3/4*x1_2^3*x2_1 - x1_1 + 2")
+    assert (f.degree, f.terms, len(f), f.homogeneous) == (4, 3, 3, False)
+    assert f.variables == ["x1_1", "x1_2", "x2_1"]
+    assert f.to_dict() == {(0, 3, 1): Fraction(3, 4), (1, 0, 0): -1, (0, 0, 0): 2}
+    assert str(f) == str(seprank.poly(str(f)))
+    assert "degree 4, 3 terms in 3 variables" in repr(f)
+    zero = seprank.poly("x1_1 - x1_1")
+    assert (zero.degree, zero.terms, list(zero)) == (-1, 0, [])
+
+
+def test_to_sympy_when_available():
+    sympy = pytest.importorskip("sympy")
+    f = seprank.expand(seprank.attention(tokens=2, dim=2, seed=3))
+    expr = f.to_sympy()
+    assert sympy.expand(expr - sympy.sympify(str(f).replace("^", "**"))) == 0
+
+
+def test_to_sympy_without_sympy_says_so():
+    try:
+        import sympy  # noqa: F401
+        pytest.skip("SymPy is installed")
+    except ImportError:
+        with pytest.raises(ImportError, match="SymPy"):
+            seprank.poly("x1_1").to_sympy()
+
+
+def test_stub_lists_the_public_api():
+    import ast
+    import pathlib
+    stub = pathlib.Path(seprank.__file__).with_name("__init__.pyi")
+    assert stub.with_name("py.typed").exists()
+    tree = ast.parse(stub.read_text())
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    names |= {t.target.id for t in tree.body if isinstance(t, ast.AnnAssign)}
+    assert set(seprank.__all__) <= names, set(seprank.__all__) - names
+    for name in seprank.__all__:
+        obj = getattr(seprank, name)
+        if callable(obj) and name != "ResourceLimitError":
+            assert obj.__doc__ and len(obj.__doc__) > 40, f"{name} has no docstring"
