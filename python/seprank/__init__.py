@@ -266,9 +266,32 @@ def network(family: str = "attention", *, tokens: int = 4, dim: int = 2, depth: 
             data.setdefault(k, v)
     else:
         data = dict(spec, layers=list(weights))
+    _infer_sizes(data)
     if embedding is not None:
         data["embedding"] = embedding
     return from_weights(data)
+
+
+def _rows(m: Any) -> int:
+    return int(m.shape[0]) if hasattr(m, "shape") else len(m)
+
+
+def _infer_sizes(data: Dict[str, Any]) -> None:
+    """Sizes the weights JSON needs that the matrices already say, when not given:
+    attention head_dim (rows of Q), hadamard width (rows of W_1), fc widths (rows of each
+    layer's W_1). Shapes are checked by the library afterwards."""
+    try:
+        layers = data.get("layers") or []
+        if data.get("family") == "attention" and "head_dim" not in data and layers:
+            da = _rows(layers[0]["heads"][0]["Q"])
+            if da * int(data.get("heads", 1)) != int(data.get("dim", 0)):  # not the default dx/H
+                data["head_dim"] = da
+        if data.get("family") == "hadamard" and "width" not in data and layers:
+            data["width"] = _rows(layers[0]["W"][0])
+        if data.get("family") == "fc" and "widths" not in data:
+            data["widths"] = [_rows(layer["W"][0]) for layer in layers]
+    except (KeyError, IndexError, TypeError):
+        pass  # malformed: the library's check names the problem
 
 
 def attention(tokens: int = 4, dim: int = 2, heads: int = 1, depth: int = 1, *, head_dim: Optional[int] = None,

@@ -148,3 +148,19 @@ def test_stub_lists_the_public_api():
         obj = getattr(seprank, name)
         if callable(obj) and name != "ResourceLimitError":
             assert obj.__doc__ and len(obj.__doc__) > 40, f"{name} has no docstring"
+
+
+def test_sizes_inferred_from_the_matrices():
+    fc = seprank.fc(tokens=2, dim=1, depth=2, block_degree=2,
+                    weights=[{"W": [np.ones((3, 2), int), np.ones((3, 2), int)]},
+                             {"W": [np.ones((1, 3), int), np.ones((1, 3), int)]}])
+    assert fc.spec["widths"] == [3, 1]
+    had = seprank.hadamard(tokens=2, dim=1, block_degree=2,
+                           weights=[{"W": [np.ones((4, 1), int), np.ones((4, 1), int)], "O": np.ones((1, 4), int)}])
+    assert had.spec["width"] == 4
+    q = np.ones((3, 2), int)
+    att = seprank.attention(tokens=2, dim=2, weights=[{"heads": [{"Q": q, "K": q, "V": q, "O": q.T}]}])
+    assert att.spec["head_dim"] == 3
+    with pytest.raises(ValueError, match=r"\$\.layers\[0\]\.W\[1\]"):  # W_2 disagrees with W_1
+        seprank.hadamard(tokens=2, dim=1, block_degree=2,
+                         weights=[{"W": [np.ones((4, 1), int), np.ones((3, 1), int)], "O": np.ones((1, 4), int)}])
