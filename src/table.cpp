@@ -20,9 +20,11 @@ namespace seprank {
 
 const std::vector<std::string>& table_columns() {
     static const std::vector<std::string> cols = {
-        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "partition", "degree",
+        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "embed_rank", "head_dim",
+        "attention_rank", "position", "partition", "degree",
         "params", "terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate",
-        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "reason", "seconds",
+        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "s_up", "s_low", "ratio_up",
+        "ratio_low", "t73_flag", "status", "reason", "seconds",
         "peak_mib"};
     return cols;
 }
@@ -44,6 +46,52 @@ std::vector<SweepOptions> default_table() {
     return {att, had};
 }
 
+std::vector<SweepOptions> theorem73_table() {
+    SweepOptions base;
+    base.families = {Family::attention};
+    base.heads = {1};
+    // log3 rank vs depth, one curve per r (none, 1..dx+1) at dx = 3; N = 2 and 3
+    SweepOptions depth = base;
+    depth.tokens = {2, 3};
+    depth.dims = {3};
+    depth.embed_ranks = {0, 1, 2, 3, 4};
+    depth.depths = {1, 2, 3};
+    // deeper where the rank stays small: r = 1, 2 at L = 4 (N = 2)
+    SweepOptions deep = base;
+    deep.tokens = {2};
+    deep.dims = {3};
+    deep.embed_ranks = {1, 2};
+    deep.depths = {4};
+    // log3 rank vs dx, one curve per r, at L = 2 (dx = 1..6) and L = 3 (dx = 1..3)
+    SweepOptions wide2 = base;
+    wide2.tokens = {2};
+    wide2.dims = {1, 2, 3, 4, 5, 6};
+    wide2.embed_ranks = {0, 1, 2, 3};
+    wide2.depths = {2};
+    SweepOptions wide3 = wide2;
+    wide3.dims = {1, 2, 3};
+    wide3.depths = {3};
+    // heads: H = 3 (da = 1) at dx = 3, where H < r only for r = 4
+    SweepOptions heads = base;
+    heads.tokens = {2};
+    heads.dims = {3};
+    heads.heads = {3};
+    heads.embed_ranks = {0, 1, 2, 3, 4};
+    heads.depths = {1, 2, 3};
+    return {depth, deep, wide2, wide3, heads};
+}
+
+const std::vector<std::string>& table_preset_names() {
+    static const std::vector<std::string> names = {"default", "theorem7.3"};
+    return names;
+}
+
+std::vector<SweepOptions> table_preset(const std::string& name) {
+    if (name == "default") return default_table();
+    if (name == "theorem7.3") return theorem73_table();
+    throw invalid_input("unknown table preset '" + name + "' (the presets are default, theorem7.3)");
+}
+
 SweepPlan plan_sweep(const SweepOptions& s) {
     SweepPlan plan;
     for (Family f : s.families) {
@@ -54,8 +102,16 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                     for (long d : (info.fixed_block_degree > 0 ? std::vector<long>{info.fixed_block_degree} : s.block_degrees))
                         for (long w : (info.width ? s.widths : std::vector<long>{0}))
                             for (bool res : s.residual)
-                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths)) {
+                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths))
+                                for (long r : s.embed_ranks)
+                                for (long da : (info.heads ? s.head_dims : std::vector<long>{0}))
+                                for (long k : (info.heads ? s.attention_ranks : std::vector<long>{0}))
+                                for (long pos : (info.per_position ? s.positions : std::vector<long>{1})) {
                                     NetworkSpec spec;
+                                    spec.embed_rank = r;
+                                    spec.head_dim = da;
+                                    spec.attention_rank = k;
+                                    spec.position = pos;
                                     spec.family = f;
                                     spec.tokens = n;
                                     spec.dim = dx;
