@@ -17,8 +17,13 @@ bool theorem73_lower_applies(long depth, long dim, long heads, long embed_rank) 
                             std::to_string(embed_rank) + ")");
     // L > log3 dx  <=>  3^L > dx (both sides exact; stop multiplying once past dx)
     long p = 1;
-    for (long l = 0; l < depth && p <= dim; ++l) p *= 3;
-    return p > dim && heads < embed_rank;
+    bool above = p > dim;
+    for (long l = 0; l < depth && !above; ++l) {
+        above = p > dim / 3;  // 3p > dim, tested without overflow
+        p *= above ? 1 : 3;
+        above = above || p > dim;
+    }
+    return above && heads < embed_rank;
 }
 
 Theorem73Scales theorem73_scales(const NetworkSpec& spec) {

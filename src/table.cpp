@@ -64,11 +64,12 @@ std::vector<SweepOptions> theorem73_table() {
     deep.depths = {4};
     // log3 rank vs dx, one curve per r, at L = 2 (dx = 1..6) and L = 3 (dx = 1..3)
     SweepOptions wide2 = base;
-    wide2.tokens = {2};
+    wide2.tokens = {2, 3};
     wide2.dims = {1, 2, 3, 4, 5, 6};
     wide2.embed_ranks = {0, 1, 2, 3};
     wide2.depths = {2};
     SweepOptions wide3 = wide2;
+    wide3.tokens = {2};
     wide3.dims = {1, 2, 3};
     wide3.depths = {3};
     // heads: H = 3 (da = 1) at dx = 3, where H < r only for r = 4
@@ -78,7 +79,14 @@ std::vector<SweepOptions> theorem73_table() {
     heads.heads = {3};
     heads.embed_ranks = {0, 1, 2, 3, 4};
     heads.depths = {1, 2, 3};
-    return {depth, deep, wide2, wide3, heads};
+    // H = 2 (da = 2) at dx = 4, r = none, 1..5, L = 1, 2 (dx = 4 at L = 3 costs minutes)
+    SweepOptions heads2 = base;
+    heads2.tokens = {2};
+    heads2.dims = {4};
+    heads2.heads = {2};
+    heads2.embed_ranks = {0, 1, 2, 3, 4, 5};
+    heads2.depths = {1, 2};
+    return {depth, deep, wide2, wide3, heads, heads2};
 }
 
 const std::vector<std::string>& table_preset_names() {

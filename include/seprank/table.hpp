@@ -60,8 +60,9 @@ struct SweepOptions {
 std::vector<SweepOptions> default_table();
 
 // The Theorem 7.3 sweep behind data/embedding_rank.csv and its two plots (docs/embedding.md):
-// attention with embedding ranks r = none, 1..dx+1 over depth (dx = 3, N = 2, 3) and over
-// width (dx = 1..6 at L = 2, 1..3 at L = 3), and H = 3 heads at dx = 3.
+// attention with embedding ranks r = none, 1..dx+1 over depth (dx = 3, N = 2, 3; L = 1..3,
+// and L = 4 for r = 1, 2) and over width (dx = 1..6 at L = 2 with N = 2, 3; dx = 1..3 at
+// L = 3), and more heads (H = 3 at dx = 3; H = 2 at dx = 4, L ≤ 2). About 30 s on 2 cores.
 std::vector<SweepOptions> theorem73_table();
 // A named preset: "default" (default_table) or "theorem7.3"; invalid_input naming others.
 std::vector<SweepOptions> table_preset(const std::string& name);
