@@ -47,46 +47,25 @@ std::vector<SweepOptions> default_table() {
 }
 
 std::vector<SweepOptions> theorem73_table() {
-    SweepOptions base;
-    base.families = {Family::attention};
-    base.heads = {1};
-    // log3 rank vs depth, one curve per r (none, 1..dx+1) at dx = 3; N = 2 and 3
-    SweepOptions depth = base;
-    depth.tokens = {2, 3};
-    depth.dims = {3};
-    depth.embed_ranks = {0, 1, 2, 3, 4};
-    depth.depths = {1, 2, 3};
-    // deeper where the rank stays small: r = 1, 2 at L = 4 (N = 2)
-    SweepOptions deep = base;
-    deep.tokens = {2};
-    deep.dims = {3};
-    deep.embed_ranks = {1, 2};
-    deep.depths = {4};
-    // log3 rank vs dx, one curve per r, at L = 2 (dx = 1..6) and L = 3 (dx = 1..3)
-    SweepOptions wide2 = base;
-    wide2.tokens = {2, 3};
-    wide2.dims = {1, 2, 3, 4, 5, 6};
-    wide2.embed_ranks = {0, 1, 2, 3};
-    wide2.depths = {2};
-    SweepOptions wide3 = wide2;
-    wide3.tokens = {2};
-    wide3.dims = {1, 2, 3};
-    wide3.depths = {3};
-    // heads: H = 3 (da = 1) at dx = 3, where H < r only for r = 4
-    SweepOptions heads = base;
-    heads.tokens = {2};
-    heads.dims = {3};
-    heads.heads = {3};
-    heads.embed_ranks = {0, 1, 2, 3, 4};
-    heads.depths = {1, 2, 3};
-    // H = 2 (da = 2) at dx = 4, r = none, 1..5, L = 1, 2 (dx = 4 at L = 3 costs minutes)
-    SweepOptions heads2 = base;
-    heads2.tokens = {2};
-    heads2.dims = {4};
-    heads2.heads = {2};
-    heads2.embed_ranks = {0, 1, 2, 3, 4, 5};
-    heads2.depths = {1, 2};
-    return {depth, deep, wide2, wide3, heads, heads2};
+    // attention sweeps over (N, dx, H, r, L); r = 0 is no embedding
+    auto sweep = [](std::vector<long> n, std::vector<long> dx, long h, std::vector<long> r, std::vector<long> L) {
+        SweepOptions s;
+        s.families = {Family::attention};
+        s.tokens = std::move(n);
+        s.dims = std::move(dx);
+        s.heads = {h};
+        s.embed_ranks = std::move(r);
+        s.depths = std::move(L);
+        return s;
+    };
+    return {
+        sweep({2, 3}, {3}, 1, {0, 1, 2, 3, 4}, {1, 2, 3}),      // log3 rank vs depth, one curve per r, dx = 3
+        sweep({2}, {3}, 1, {1, 2}, {4}),                        // deeper where the rank stays small
+        sweep({2, 3}, {1, 2, 3, 4, 5, 6}, 1, {0, 1, 2, 3}, {2}),  // log3 rank vs dx, one curve per r, L = 2
+        sweep({2}, {1, 2, 3}, 1, {0, 1, 2, 3}, {3}),            // and at L = 3
+        sweep({2}, {3}, 3, {0, 1, 2, 3, 4}, {1, 2, 3}),         // H = 3 (da = 1): H < r only for r = 4
+        sweep({2}, {4}, 2, {0, 1, 2, 3, 4, 5}, {1, 2}),         // H = 2 (da = 2); dx = 4 at L = 3 costs minutes
+    };
 }
 
 const std::vector<std::string>& table_preset_names() {

@@ -104,6 +104,14 @@ std::string list_text(const std::vector<long>& v) {
     return t + "]";
 }
 
+// The contrast of the same-weight equalities: certified sep of attention N=2, dx=3, L=2
+// with a deliberately degenerate dx×cols embedding of rank `rank`, and without one.
+std::pair<long, long> degenerate_embedding_contrast(Rng& rng, long cols, long rank) {
+    const Network net = random_network(spec_of(Family::attention, 2, 3, 2), rng.next(), 1000);
+    const Partition part = balanced_partition(2);
+    return {certified_sep(with_embedding(net, matrix_of_rank(rng, 3, cols, rank)), part), certified_sep(net, part)};
+}
+
 GenericOptions embedding_generic(std::uint64_t seed) {
     GenericOptions g;
     g.trials = 2;
@@ -401,10 +409,7 @@ const std::map<std::string, Claim>& claims() {
                   os << config_name(base) << ": " << g_full << " = " << g_none << "; ";
               }
               // contrast: a singular M (rank dx - 1) at r = dx, same weights
-              const NetworkSpec c = spec_of(Family::attention, 2, 3, 2);
-              const Network net = random_network(c, rng.next(), 1000);
-              const long full = certified_sep(net, balanced_partition(2));
-              const long singular = certified_sep(with_embedding(net, matrix_of_rank(rng, 3, 3, 2)), balanced_partition(2));
+              const auto [singular, full] = degenerate_embedding_contrast(rng, 3, 2);
               const bool contrast_fails = !all_equal({singular, full});
               os << same_weights << " same-weight certified equalities; contrast: singular M at r=dx gives " << singular
                  << " vs " << full << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
@@ -435,10 +440,7 @@ const std::map<std::string, Claim>& claims() {
                   os << config_name(base) << ": " << list_text(seps) << ", generic " << g_wide << " = " << g_none << "; ";
               }
               // contrast: r = dx + 1 but M of rank dx - 1 (not onto Q^dx), same weights
-              const NetworkSpec c = spec_of(Family::attention, 2, 3, 2);
-              const Network net = random_network(c, rng.next(), 1000);
-              const long full = certified_sep(net, balanced_partition(2));
-              const long narrow = certified_sep(with_embedding(net, matrix_of_rank(rng, 3, 4, 2)), balanced_partition(2));
+              const auto [narrow, full] = degenerate_embedding_contrast(rng, 4, 2);
               const bool contrast_fails = !all_equal({narrow, full});
               os << cases << " certified equalities; contrast: r=4 with M of rank 2 at dx=3 gives " << narrow << " vs " << full
                  << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
