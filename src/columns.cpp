@@ -17,8 +17,13 @@ double round_to(double x, double unit) {
     return std::round(x * inv) / inv;
 }
 
+// Theorems 7.1/7.2 are about plain attention: no residual, no embedding below dx
+// (r >= dx changes nothing, Theorem 7.3), no attention-rank cap, da = dx/H.
 bool has_bounds(const RowSource& s) {
-    return s.spec && s.answer && s.spec->family == Family::attention && !s.spec->residual;
+    if (!s.spec || !s.answer) return false;
+    const NetworkSpec& n = *s.spec;
+    return n.family == Family::attention && !n.residual && (n.embed_rank == 0 || n.embed_rank >= n.dim) &&
+           n.attention_rank == 0 && head_dim(n) * n.heads == n.dim;
 }
 
 double log3_rank(const RankAnswer& a) {

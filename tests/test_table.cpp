@@ -228,6 +228,7 @@ TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theore
     CHECK(std::stod(r.at("ratio_up").str()) == doctest::Approx(std::log(static_cast<double>(rank)) / std::log(3.0) / 4.0).epsilon(1e-3));
     CHECK(std::stod(r.at("ratio_low").str()) == doctest::Approx(std::log(static_cast<double>(rank)) / std::log(3.0) / 2.0).epsilon(1e-3));
     CHECK(r.at("t73_flag").str().empty());
+    CHECK(r.at("theorem").str() == "7.2");  // r = 3 >= dx: the plain network's bounds apply
     // no embedding: the Theorem 7.3 columns are null; r = 1 = H: no s_low
     s.embed_rank = 0;
     const Row bare = table_row(s, one);
@@ -238,6 +239,11 @@ TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theore
     CHECK(low.at("s_up").str() == "2");
     CHECK(low.at("s_low").is_null());
     CHECK(low.at("ratio_low").is_null());
+    CHECK(low.at("theorem").is_null());  // r < dx: Theorems 7.1/7.2 are not about this network
+    CHECK(low.at("outside").is_null());
+    s.embed_rank = 0;
+    s.attention_rank = 1;
+    CHECK(table_row(s, one).at("log3_lower").is_null());  // nor about low-rank attention
     // the preset plans without invalid combinations
     for (const auto& p : table_preset("theorem7.3")) CHECK(plan_sweep(p).invalid == 0);
     CHECK(table_preset("default").size() == default_table().size());

@@ -166,7 +166,13 @@ struct TableCommand final : Command {
         } else {
             std::vector<json> plain;
             for (const auto& r : rows) plain.push_back(to_nl(r));
-            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
+            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"};
+            // Theorem 7.3 columns only when some row has an embedding
+            if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
+                shown.insert(std::find(shown.begin(), shown.end(), "partition"), "embed_rank");
+                shown.insert(std::find(shown.begin(), shown.end(), "status"), {"s_up", "s_low", "ratio_up", "ratio_low", "t73_flag"});
+            }
+            print_table(plain, "text", shown);
         }
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
