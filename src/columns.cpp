@@ -1,6 +1,7 @@
 #include "seprank/columns.hpp"
 
 #include "seprank/bounds.hpp"
+#include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 
 #include <cmath>
@@ -16,8 +17,13 @@ double round_to(double x, double unit) {
     return std::round(x * inv) / inv;
 }
 
+// Theorems 7.1/7.2 are about plain attention: no residual, no embedding below dx
+// (r >= dx changes nothing, Theorem 7.3), no attention-rank cap, da = dx/H.
 bool has_bounds(const RowSource& s) {
-    return s.spec && s.answer && s.spec->family == Family::attention && !s.spec->residual;
+    if (!s.spec || !s.answer) return false;
+    const NetworkSpec& n = *s.spec;
+    return n.family == Family::attention && !n.residual && (n.embed_rank == 0 || n.embed_rank >= n.dim) &&
+           n.attention_rank == 0 && head_dim(n) * n.heads == n.dim;
 }
 
 double log3_rank(const RankAnswer& a) {
@@ -27,6 +33,8 @@ double log3_rank(const RankAnswer& a) {
 Value rounded_or_null(double x, double unit) { return std::isnan(x) ? Value() : Value(round_to(x, unit)); }
 
 TheoremBounds bounds_of(const RowSource& s) { return levine_bounds(s.spec->dim, s.spec->heads, s.spec->depth); }
+
+Theorem73Scales t73_of(const RowSource& s) { return s.spec ? theorem73_scales(*s.spec) : Theorem73Scales{}; }
 
 // Getters: `A` reads the answer, `S` the spec; both give null without their source.
 #define A(expr) [](const RowSource& s) -> Value { if (!s.answer) return {}; const RankAnswer& a = *s.answer; (void)a; return (expr); }
@@ -43,6 +51,10 @@ std::vector<Column> make_columns() {
         {"width", "w of a hadamard block (0 for other families)", S(family_info(n.family).width ? block_width(n) : 0L)},
         {"depth", "L, the number of layers", S(n.depth)},
         {"residual", "whether y^{l+1} += y^l", S(n.residual)},
+        {"embed_rank", "r of the embedding x^j = M w^j (0: no embedding)", S(n.embed_rank)},
+        {"head_dim", "da, the attention head dimension (0 for families without heads)", S(family_info(n.family).heads ? head_dim(n) : 0L)},
+        {"attention_rank", "k, the cap on rank(W^Q^T W^K) (0: no cap)", S(n.attention_rank)},
+        {"position", "i, the output position", S(n.position)},
         {"partition", "the token partition A|B", [](const RowSource& s) -> Value {
              if (s.answer && !s.answer->partition.empty()) return s.answer->partition;
              return s.partition.empty() ? Value() : Value(s.partition);
@@ -89,6 +101,29 @@ std::vector<Column> make_columns() {
          }},
         {"outside", "below | above when the measured value falls outside the bounds", [](const RowSource& s) -> Value {
              return has_bounds(s) ? Value(outside_bounds(log3_rank(*s.answer), bounds_of(s))) : Value();
+         }},
+        {"s_up", "Theorem 7.3: L*min{r, dx} (attention rows with an embedding)", [](const RowSource& s) -> Value {
+             const Theorem73Scales t = t73_of(s);
+             return t.applies ? Value(t.s_up) : Value();
+         }},
+        {"s_low", "Theorem 7.3: L*(min{r, dx} - H), where L > log3 dx and H < r", [](const RowSource& s) -> Value {
+             const Theorem73Scales t = t73_of(s);
+             return t.applies && t.lower_applies ? Value(t.s_low) : Value();
+         }},
+        {"ratio_up", "Theorem 7.3: log3(rank)/s_up, to 4 decimals", [](const RowSource& s) -> Value {
+             const Theorem73Scales t = t73_of(s);
+             return t.applies && s.answer ? rounded_or_null(theorem73_ratio(s.answer->value, t.s_up), 1e-4) : Value();
+         }},
+        {"ratio_low", "Theorem 7.3: log3(rank)/s_low, to 4 decimals (null where s_low <= 0)", [](const RowSource& s) -> Value {
+             const Theorem73Scales t = t73_of(s);
+             return t.applies && t.lower_applies && s.answer ? rounded_or_null(theorem73_ratio(s.answer->value, t.s_low), 1e-4) : Value();
+         }},
+        {"t73_flag", "above-cap when the rank exceeds C(|S|*min{r,dx} + d^L, d^L), an exact consequence (rows with an embedding)",
+         [](const RowSource& s) -> Value {
+             if (!s.spec || !s.answer || s.spec->embed_rank < 1) return {};
+             const std::string part = !s.answer->partition.empty() ? s.answer->partition : s.partition;
+             if (part.empty()) return {};
+             return theorem73_flag(s.answer->value, *s.spec, parse_partition(part, s.spec->tokens));
          }},
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
         {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},

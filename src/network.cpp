@@ -75,8 +75,8 @@ void validate(const NetworkSpec& s) {
     require(s.position >= 1 && s.position <= s.tokens,
             "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
-    require(s.embed_rank == 0 || s.embed_rank <= s.dim,
-            "embedding rank r = " + str(s.embed_rank) + " exceeds dim dx = " + str(s.dim));
+    // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).
+    require(s.embed_rank <= 64, "embedding rank r = " + str(s.embed_rank) + " exceeds 64");
     with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
 }
 

@@ -21,9 +21,11 @@ namespace seprank {
 
 const std::vector<std::string>& table_columns() {
     static const std::vector<std::string> cols = {
-        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "partition", "degree",
+        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "embed_rank", "head_dim",
+        "attention_rank", "position", "partition", "degree",
         "params", "terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate",
-        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "reason", "seconds",
+        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "s_up", "s_low", "ratio_up",
+        "ratio_low", "t73_flag", "status", "reason", "seconds",
         "peak_mib"};
     return cols;
 }
@@ -45,6 +47,39 @@ std::vector<SweepOptions> default_table() {
     return {att, had};
 }
 
+std::vector<SweepOptions> theorem73_table() {
+    // attention sweeps over (N, dx, H, r, L); r = 0 is no embedding
+    auto sweep = [](std::vector<long> n, std::vector<long> dx, long h, std::vector<long> r, std::vector<long> L) {
+        SweepOptions s;
+        s.families = {Family::attention};
+        s.tokens = std::move(n);
+        s.dims = std::move(dx);
+        s.heads = {h};
+        s.embed_ranks = std::move(r);
+        s.depths = std::move(L);
+        return s;
+    };
+    return {
+        sweep({2, 3}, {3}, 1, {0, 1, 2, 3, 4}, {1, 2, 3}),      // log3 rank vs depth, one curve per r, dx = 3
+        sweep({2}, {3}, 1, {1, 2}, {4}),                        // deeper where the rank stays small
+        sweep({2, 3}, {1, 2, 3, 4, 5, 6}, 1, {0, 1, 2, 3}, {2}),  // log3 rank vs dx, one curve per r, L = 2
+        sweep({2}, {1, 2, 3}, 1, {0, 1, 2, 3}, {3}),            // and at L = 3
+        sweep({2}, {3}, 3, {0, 1, 2, 3, 4}, {1, 2, 3}),         // H = 3 (da = 1): H < r only for r = 4
+        sweep({2}, {4}, 2, {0, 1, 2, 3, 4, 5}, {1, 2}),         // H = 2 (da = 2); dx = 4 at L = 3 costs minutes
+    };
+}
+
+const std::vector<std::string>& table_preset_names() {
+    static const std::vector<std::string> names = {"default", "theorem7.3"};
+    return names;
+}
+
+std::vector<SweepOptions> table_preset(const std::string& name) {
+    if (name == "default") return default_table();
+    if (name == "theorem7.3") return theorem73_table();
+    throw invalid_input("unknown table preset '" + name + "' (the presets are default, theorem7.3)");
+}
+
 SweepPlan plan_sweep(const SweepOptions& s) {
     SweepPlan plan;
     for (Family f : s.families) {
@@ -55,8 +90,16 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                     for (long d : (info.fixed_block_degree > 0 ? std::vector<long>{info.fixed_block_degree} : s.block_degrees))
                         for (long w : (info.width ? s.widths : std::vector<long>{0}))
                             for (bool res : s.residual)
-                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths)) {
+                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths))
+                                for (long r : s.embed_ranks)
+                                for (long da : (info.heads ? s.head_dims : std::vector<long>{0}))
+                                for (long k : (info.heads ? s.attention_ranks : std::vector<long>{0}))
+                                for (long pos : (info.per_position ? s.positions : std::vector<long>{1})) {
                                     NetworkSpec spec;
+                                    spec.embed_rank = r;
+                                    spec.head_dim = da;
+                                    spec.attention_rank = k;
+                                    spec.position = pos;
                                     spec.family = f;
                                     spec.tokens = n;
                                     spec.dim = dx;

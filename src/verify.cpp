@@ -1,6 +1,7 @@
 #include "seprank/verify.hpp"
 
 #include "seprank/degree.hpp"
+#include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 #include "seprank/examples.hpp"
 #include "seprank/expand.hpp"
@@ -13,6 +14,7 @@
 #include "seprank/separation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -49,6 +51,72 @@ NetworkSpec spec_of(Family f, long n, long dx, long L, long d = 3) {
     s.block_degree = info.fixed_block_degree > 0 ? info.fixed_block_degree : d;
     if (info.widths) s.widths.assign(static_cast<std::size_t>(L), 2);
     return s;
+}
+
+
+// ---- Theorem 7.3 (embedding rank): small configurations and helpers of the embedding claims.
+
+// Attention at several (N, dx, L, H) and one hadamard stack (the consequences hold for
+// any per-token network).
+std::vector<NetworkSpec> embedding_configs() {
+    std::vector<NetworkSpec> out;
+    for (const auto& c : {std::array<long, 4>{2, 2, 2, 1}, {3, 2, 2, 1}, {2, 3, 2, 1}, {3, 3, 1, 1}, {2, 3, 2, 3}, {4, 2, 1, 2}}) {
+        NetworkSpec s = spec_of(Family::attention, c[0], c[1], c[2]);
+        s.heads = c[3];
+        out.push_back(s);
+    }
+    out.push_back(spec_of(Family::hadamard, 2, 2, 2, 2));
+    return out;
+}
+
+std::string config_name(const NetworkSpec& s) {
+    return to_string(s.family) + " N=" + std::to_string(s.tokens) + " dx=" + std::to_string(s.dim) + " L=" +
+           std::to_string(s.depth) + (family_info(s.family).heads ? " H=" + std::to_string(s.heads) : "");
+}
+
+Dense<Rational> random_matrix(Rng& rng, long rows, long cols) {
+    Dense<Rational> m(rows, cols, Rational(0));
+    for (auto& x : m.a) x = Rational(rng.range(-1000, 1000));
+    return m;
+}
+
+// A dx×r matrix of rank `rank` (< min(dx, r) makes it deliberately degenerate): a product
+// of random dx×rank and rank×r factors.
+Dense<Rational> matrix_of_rank(Rng& rng, long rows, long cols, long rank) {
+    const Dense<Rational> u = random_matrix(rng, rows, rank), v = random_matrix(rng, rank, cols);
+    Dense<Rational> m(rows, cols, Rational(0));
+    for (long i = 0; i < rows; ++i)
+        for (long j = 0; j < cols; ++j)
+            for (long k = 0; k < rank; ++k) m(i, j) = m(i, j) + u(i, k) * v(k, j);
+    return m;
+}
+
+// Certified sep of a network (flattening over Q); internal_error if not certified.
+long certified_sep(const Network& net, const Partition& part) {
+    const RankAnswer a = separation_rank(net, part);
+    if (!a.certified()) throw internal_error("sep of " + config_name(net.spec) + " not certified");
+    return a.value;
+}
+
+std::string list_text(const std::vector<long>& v) {
+    std::string t = "[";
+    for (std::size_t k = 0; k < v.size(); ++k) t += (k ? ", " : "") + std::to_string(v[k]);
+    return t + "]";
+}
+
+// The contrast of the same-weight equalities: certified sep of attention N=2, dx=3, L=2
+// with a deliberately degenerate dx×cols embedding of rank `rank`, and without one.
+std::pair<long, long> degenerate_embedding_contrast(Rng& rng, long cols, long rank) {
+    const Network net = random_network(spec_of(Family::attention, 2, 3, 2), rng.next(), 1000);
+    const Partition part = balanced_partition(2);
+    return {certified_sep(with_embedding(net, matrix_of_rank(rng, 3, cols, rank)), part), certified_sep(net, part)};
+}
+
+GenericOptions embedding_generic(std::uint64_t seed) {
+    GenericOptions g;
+    g.trials = 2;
+    g.seed = seed;
+    return g;
 }
 
 const std::map<std::string, Claim>& claims() {
@@ -254,6 +322,130 @@ const std::map<std::string, Claim>& claims() {
               }
               return result("rank-variants", true, std::to_string(cases) + " matrices: fraction-free = dense mod p = sparse mod p = certified");
           }}},
+        {"embedding-no-raise",
+         {"Theorem 7.3: an embedding x^j = M w^j never raises sep (same network weights, certified ranks over Q, r = 1..dx+1)",
+          [](std::uint64_t seed) {
+              Rng rng(seed);
+              long cases = 0, lower = 0;
+              for (const NetworkSpec& base : embedding_configs()) {
+                  const Partition part = balanced_partition(base.tokens);
+                  for (long r = 1; r <= base.dim + 1; ++r) {
+                      NetworkSpec s = base;
+                      s.embed_rank = r;
+                      const Network net = random_network(s, rng.next(), 1000);
+                      const long with = certified_sep(net, part), without = certified_sep(without_embedding(net), part);
+                      ++cases;
+                      lower += with < without;
+                      if (!never_raises(without, with))
+                          return result("embedding-no-raise", false, config_name(s) + " r=" + std::to_string(r) + ": sep " +
+                                        std::to_string(with) + " with the embedding > " + std::to_string(without) + " without");
+                  }
+              }
+              // contrast: a substitution that mixes tokens (x^1 = w^1 + w^2, x^2 = w^1 - w^2) raises
+              // sep(x1_1 x2_1) = 1 to 2; the same check must reject it.
+              const long before = poly_sep("x1_1*x2_1", "1|2").value;
+              const long after = poly_sep("(x1_1 + x2_1)*(x1_1 - x2_1)", "1|2").value;
+              const bool contrast_fails = !never_raises(before, after);
+              std::ostringstream os;
+              os << cases << " (network, r) pairs, sep with <= without in all, strictly lower in " << lower
+                 << "; contrast: a token-mixing substitution takes sep " << before << " to " << after << " and the check "
+                 << (contrast_fails ? "rejects it" : "does NOT reject it");
+              return result("embedding-no-raise", contrast_fails, os.str());
+          }}},
+        {"embedding-monotone",
+         {"Theorem 7.3: the generic sep is non-decreasing in r (r = 1..dx+1, generic ranks with their failure bound)",
+          [](std::uint64_t seed) {
+              std::ostringstream os;
+              double worst = 0;
+              bool pass = true;
+              for (const NetworkSpec& base : embedding_configs()) {
+                  std::vector<long> ranks;
+                  for (long r = 1; r <= base.dim + 1; ++r) {
+                      NetworkSpec s = base;
+                      s.embed_rank = r;
+                      const RankAnswer g = generic_rank(s, balanced_partition(s.tokens), embedding_generic(seed));
+                      worst = std::max(worst, g.failure_bound);
+                      ranks.push_back(g.value);
+                  }
+                  pass = pass && non_decreasing(ranks);
+                  os << config_name(base) << ": " << list_text(ranks) << "; ";
+              }
+              // contrast: a non-generic draw (rank-1 M at r = 3, dx = 3) in place of the generic value
+              NetworkSpec s = spec_of(Family::attention, 2, 3, 2);
+              Rng rng(seed);
+              std::vector<long> seq;
+              for (long r = 1; r <= 2; ++r) {
+                  s.embed_rank = r;
+                  seq.push_back(generic_rank(s, balanced_partition(2), embedding_generic(seed)).value);
+              }
+              s.embed_rank = 0;
+              const Network degenerate = with_embedding(random_network(s, rng.next(), 1000), matrix_of_rank(rng, 3, 3, 1));
+              seq.push_back(certified_sep(degenerate, balanced_partition(2)));
+              const bool contrast_fails = !non_decreasing(seq);
+              os << "largest failure_bound " << worst << "; contrast: rank-1 M at r=3 gives " << list_text(seq) << ", check "
+                 << (contrast_fails ? "rejects it" : "does NOT reject it");
+              return result("embedding-monotone", pass && contrast_fails, os.str());
+          }}},
+        {"embedding-full-rank",
+         {"Theorem 7.3: at r = dx the generic sep equals the generic sep without embedding, and sep at the same weights is unchanged for invertible M",
+          [](std::uint64_t seed) {
+              Rng rng(seed);
+              std::ostringstream os;
+              bool pass = true;
+              long same_weights = 0;
+              for (const NetworkSpec& base : embedding_configs()) {
+                  const Partition part = balanced_partition(base.tokens);
+                  NetworkSpec s = base;
+                  s.embed_rank = base.dim;
+                  const long g_full = generic_rank(s, part, embedding_generic(seed)).value;
+                  const long g_none = generic_rank(base, part, embedding_generic(seed)).value;
+                  pass = pass && all_equal({g_full, g_none});
+                  const Network net = random_network(base, rng.next(), 1000);
+                  const Dense<Rational> M = random_matrix(rng, base.dim, base.dim);
+                  if (embedding_matrix_rank(M) == base.dim) {  // invertible (a singular draw is skipped)
+                      pass = pass && all_equal({certified_sep(with_embedding(net, M), part), certified_sep(net, part)});
+                      ++same_weights;
+                  }
+                  os << config_name(base) << ": " << g_full << " = " << g_none << "; ";
+              }
+              // contrast: a singular M (rank dx - 1) at r = dx, same weights
+              const auto [singular, full] = degenerate_embedding_contrast(rng, 3, 2);
+              const bool contrast_fails = !all_equal({singular, full});
+              os << same_weights << " same-weight certified equalities; contrast: singular M at r=dx gives " << singular
+                 << " vs " << full << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
+              return result("embedding-full-rank", pass && same_weights > 0 && contrast_fails, os.str());
+          }}},
+        {"embedding-wide",
+         {"Theorem 7.3: for r >= dx nothing changes (M of rank dx: certified sep at the same weights for r = dx..dx+2, generic sep at r = dx+1)",
+          [](std::uint64_t seed) {
+              Rng rng(seed);
+              std::ostringstream os;
+              bool pass = true;
+              long cases = 0;
+              for (const NetworkSpec& base : embedding_configs()) {
+                  const Partition part = balanced_partition(base.tokens);
+                  const Network net = random_network(base, rng.next(), 1000);
+                  std::vector<long> seps{certified_sep(net, part)};
+                  for (long r = base.dim; r <= base.dim + 2; ++r) {
+                      const Dense<Rational> M = random_matrix(rng, base.dim, r);
+                      if (embedding_matrix_rank(M) != base.dim) continue;  // not onto Q^dx: skipped
+                      seps.push_back(certified_sep(with_embedding(net, M), part));
+                      ++cases;
+                  }
+                  NetworkSpec s = base;
+                  s.embed_rank = base.dim + 1;
+                  const long g_wide = generic_rank(s, part, embedding_generic(seed)).value;
+                  const long g_none = generic_rank(base, part, embedding_generic(seed)).value;
+                  pass = pass && all_equal(seps) && g_wide == g_none;
+                  os << config_name(base) << ": " << list_text(seps) << ", generic " << g_wide << " = " << g_none << "; ";
+              }
+              // contrast: r = dx + 1 but M of rank dx - 1 (not onto Q^dx), same weights
+              const auto [narrow, full] = degenerate_embedding_contrast(rng, 4, 2);
+              const bool contrast_fails = !all_equal({narrow, full});
+              os << cases << " certified equalities; contrast: r=4 with M of rank 2 at dx=3 gives " << narrow << " vs " << full
+                 << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
+              return result("embedding-wide", pass && cases > 0 && contrast_fails, os.str());
+          }}},
     };
     return c;
 }
@@ -261,7 +453,8 @@ const std::map<std::string, Claim>& claims() {
 }  // namespace
 
 const std::vector<std::string>& claim_names() {
-    static const std::vector<std::string> names = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants"};
+    static const std::vector<std::string> names = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants",
+                                                        "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide"};
     return names;
 }
 

@@ -107,7 +107,7 @@ import json; r=json.load(open('$T/g.json'))
 for k in ('rank','certified','rows','cols','method','degree','trials','failure_bound','set_size','weight_degree'): assert k in r, k
 assert r['trials'] == 2 and r['failure_bound'] < 1e-20 and r['rank'] == 15, r" || fail "generic JSON"
 "$S" table --tokens 2,3 --dim 1..2 --depth 1..2 --format csv >"$T/t.csv" 2>"$T/t.err" || fail "table run"
-head -1 "$T/t.csv" | grep -q "^family,tokens,dim,heads,block_degree,width,depth,residual,partition,degree,params,terms,rank,certified" || fail "table header"
+head -1 "$T/t.csv" | grep -q "^family,tokens,dim,heads,block_degree,width,depth,residual,embed_rank,head_dim,attention_rank,position,partition,degree,params,terms,rank,certified" || fail "table header"
 [[ $(wc -l <"$T/t.csv") -eq 9 ]] || fail "table rows: $(wc -l <"$T/t.csv")"
 "$S" table --tokens 2,3 --dim 1..2 --depth 1..2 --format csv --out "$T/o.csv" >/dev/null 2>&1 || fail "table --out"
 head -4 "$T/o.csv" >"$T/half.csv"; printf 'attention,3,1' >>"$T/half.csv"   # killed mid-row
@@ -121,6 +121,24 @@ assert strip(a) == strip(b), (len(a), len(b))
 PY
 expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --format csv --out "$T/o.csv"
 expect_rc 2 "--tokens '2..x'" -- table --tokens "2..x"
+# Theorem 7.3 sweeps: --embed-rank with none, the s_up/s_low columns, the preset's guard
+"$S" table --tokens 2 --dim 2 --depth 1..2 --embed-rank none,1..3 --format csv >"$T/e.csv" 2>/dev/null || fail "table --embed-rank"
+/usr/bin/python3 - "$T/e.csv" <<'PY' || fail "embed-rank sweep rows"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["embed_rank"] for r in rows] == ["0", "1", "2", "3"] * 2, [r["embed_rank"] for r in rows]
+for r in rows:
+    L, e = int(r["depth"]), int(r["embed_rank"])
+    assert r["s_up"] == ("" if e == 0 else str(L * min(e, 2))), r
+    assert r["s_low"] == (str(L * (min(e, 2) - 1)) if e >= 2 else ""), r   # 3^L > 2 and H = 1 < r
+    assert r["t73_flag"] == "", r
+full = {r["depth"]: r["rank"] for r in rows if r["embed_rank"] == "0"}
+assert all(r["rank"] == full[r["depth"]] for r in rows if r["embed_rank"] in ("2", "3")), rows
+PY
+expect_rc 2 "--preset theorem7.3 takes no network options" -- table --preset theorem7.3 --dim 2
+expect_rc 2 "--preset" -- table --preset nope
+expect_rc 2 "--embed-rank" -- table --embed-rank "none,x"
+"$S" verify --list | grep -q "^embedding-wide: " || fail "verify --list lacks the embedding claims"
 
 # plot (gnuplot-nox is installed by the set-up)
 if command -v gnuplot >/dev/null; then

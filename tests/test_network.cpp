@@ -37,7 +37,8 @@ TEST_CASE("validation names the bad value") {
     add([](NetworkSpec& s) { s.position = 5; }, "position i = 5");
     add([](NetworkSpec& s) { s.coordinate = 3; }, "coordinate p = 3");
     add([](NetworkSpec& s) { s.family = Family::hadamard; s.block_degree = 0; }, "block degree d = 0");
-    add([](NetworkSpec& s) { s.embed_rank = 3; }, "embedding rank r = 3");
+    add([](NetworkSpec& s) { s.embed_rank = -1; }, "embedding rank r = -1");
+    add([](NetworkSpec& s) { s.embed_rank = 65; }, "embedding rank r = 65");
     add([](NetworkSpec& s) { s.attention_rank = 3; }, "attention rank k = 3");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {2}; }, "widths list has 1 entries");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {3, 3}; s.residual = true; }, "residual fc needs equal widths");

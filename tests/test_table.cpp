@@ -6,6 +6,7 @@
 #include "seprank/table.hpp"
 #include "support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <doctest/doctest.h>
@@ -117,7 +118,8 @@ TEST_CASE("sweep lists, plans and CSV round-trip") {
     Row r = table_row(plan.configs[0], sw);
     const auto cells = parse_csv_line(csv_line(r));
     REQUIRE(cells.size() == table_columns().size());
-    CHECK(cells[8] == r.at("partition").str());
+    const auto part_col = std::find(table_columns().begin(), table_columns().end(), "partition") - table_columns().begin();
+    CHECK(cells[static_cast<std::size_t>(part_col)] == r.at("partition").str());
     CHECK(row_key(r) == row_key(plan.configs[0], sw));
     CHECK(parse_csv_line("a,\"b,c\",\"d\"\"e\"") == std::vector<std::string>{"a", "b,c", "d\"e"});
 }
@@ -186,4 +188,64 @@ TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     CHECK_THROWS_AS(plot_script(path, "fig.svg", none), invalid_input);
     CHECK_THROWS_AS(plot_script("missing.csv", "fig.svg", o), invalid_input);
     std::remove(path.c_str());
+}
+
+TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theorem 7.3 columns") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {2};
+    sw.depths = {2};
+    sw.embed_ranks = {0, 1, 3};
+    sw.head_dims = {0, 1};
+    sw.attention_ranks = {0, 1, 2};  // k = 2 > da = 1 is invalid
+    sw.positions = {1, 3};           // i = 3 needs N = 3
+    const SweepPlan plan = plan_sweep(sw);
+    // per N: 3 r × (da = 2: k 0,1,2; da = 1: k 0,1) = 15 networks × positions (1 for N=2, 2 for N=3)
+    CHECK(plan.configs.size() == 15 + 30);
+    CHECK(plan.invalid == (3 * 1 * 2) + (3 * 1 * 2 + 15));  // k = 2 at da = 1 (both N, all i), i = 3 at N = 2
+    std::set<std::string> keys;
+    for (const auto& c : plan.configs) keys.insert(row_key(c, sw));
+    CHECK(keys.size() == plan.configs.size());  // the new options are part of the row key
+    // hadamard ignores head dim and attention rank
+    SweepOptions h = sw;
+    h.families = {Family::hadamard};
+    h.positions = {1};
+    CHECK(plan_sweep(h).configs.size() == 2 * 3);
+    // columns of one embedded row: s_up = L·min{r, dx}, s_low where 3^L > dx and H < r
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    s.embed_rank = 3;
+    SweepOptions one;
+    const Row r = table_row(s, one);
+    CHECK(r.at("embed_rank").str() == "3");
+    CHECK(r.at("head_dim").str() == "2");
+    CHECK(r.at("position").str() == "1");
+    CHECK(r.at("s_up").str() == "4");
+    CHECK(r.at("s_low").str() == "2");
+    const long rank = std::stol(r.at("rank").str());
+    CHECK(std::stod(r.at("ratio_up").str()) == doctest::Approx(std::log(static_cast<double>(rank)) / std::log(3.0) / 4.0).epsilon(1e-3));
+    CHECK(std::stod(r.at("ratio_low").str()) == doctest::Approx(std::log(static_cast<double>(rank)) / std::log(3.0) / 2.0).epsilon(1e-3));
+    CHECK(r.at("t73_flag").str().empty());
+    CHECK(r.at("theorem").str() == "7.2");  // r = 3 >= dx: the plain network's bounds apply
+    // no embedding: the Theorem 7.3 columns are null; r = 1 = H: no s_low
+    s.embed_rank = 0;
+    const Row bare = table_row(s, one);
+    CHECK(bare.at("s_up").is_null());
+    CHECK(bare.at("t73_flag").is_null());
+    s.embed_rank = 1;
+    const Row low = table_row(s, one);
+    CHECK(low.at("s_up").str() == "2");
+    CHECK(low.at("s_low").is_null());
+    CHECK(low.at("ratio_low").is_null());
+    CHECK(low.at("theorem").is_null());  // r < dx: Theorems 7.1/7.2 are not about this network
+    CHECK(low.at("outside").is_null());
+    s.embed_rank = 0;
+    s.attention_rank = 1;
+    CHECK(table_row(s, one).at("log3_lower").is_null());  // nor about low-rank attention
+    // the preset plans without invalid combinations
+    for (const auto& p : table_preset("theorem7.3")) CHECK(plan_sweep(p).invalid == 0);
+    CHECK(table_preset("default").size() == default_table().size());
+    CHECK_THROWS_AS(table_preset("nope"), invalid_input);
 }

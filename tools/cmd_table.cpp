@@ -5,8 +5,17 @@ namespace seprank_cli {
 
 namespace {
 
+// "none,1..3" -> "0,1..3": the list syntax of parse_list with `none` for no embedding.
+std::string none_as_zero(const std::string& text) {
+    std::string out, item;
+    std::stringstream ss(text);
+    while (std::getline(ss, item, ',')) out += (out.empty() ? "" : ",") + (item == "none" ? std::string("0") : item);
+    return out;
+}
+
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
+    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false;
@@ -22,6 +31,12 @@ struct TableCommand final : Command {
         sub->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc)");
         sub->add_option("--width", t_width, "list or range of w (hadamard)");
         sub->add_flag("--residual", t_residual, "residual networks");
+        sub->add_option("--embed-rank", t_embed, "list or range of the embedding rank r; none (or 0): no embedding, e.g. none,1..4");
+        sub->add_option("--head-dim", t_head_dim, "list or range of the head dim da (attention; default dx/H)");
+        sub->add_option("--attention-rank", t_att_rank, "list or range of k, the cap on rank(W^Q^T W^K) (attention; 0: none)");
+        sub->add_option("--position", t_position, "list or range of the output position i");
+        sub->add_option("--preset", t_preset, "a named sweep instead of network options: default | theorem7.3")
+            ->check(CLI::IsMember(seprank::table_preset_names()));
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer)");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row")->capture_default_str();
@@ -39,7 +54,10 @@ struct TableCommand final : Command {
         const int threads = globals.threads;
         std::vector<seprank::SweepOptions> sweeps;
         const bool custom = !t_family.empty() || !t_tokens.empty() || !t_dim.empty() || !t_heads.empty() || !t_depth.empty() ||
-                            !t_degree.empty() || !t_width.empty() || t_residual || t_budget > 0;
+                            !t_degree.empty() || !t_width.empty() || t_residual || t_budget > 0 || !t_embed.empty() ||
+                            !t_head_dim.empty() || !t_att_rank.empty() || !t_position.empty();
+        if (custom && !t_preset.empty())
+            throw seprank::invalid_input("--preset " + t_preset + " takes no network options (it fixes the whole sweep)");
         if (custom) {
             seprank::SweepOptions sw;
             if (!t_family.empty()) {
@@ -54,10 +72,14 @@ struct TableCommand final : Command {
             sw.block_degrees = t_degree.empty() ? std::vector<long>{2} : seprank::parse_list(t_degree, "--block-degree");
             if (!t_width.empty()) sw.widths = seprank::parse_list(t_width, "--width");
             sw.residual = {t_residual};
+            if (!t_embed.empty()) sw.embed_ranks = seprank::parse_list(none_as_zero(t_embed), "--embed-rank");
+            if (!t_head_dim.empty()) sw.head_dims = seprank::parse_list(t_head_dim, "--head-dim");
+            if (!t_att_rank.empty()) sw.attention_ranks = seprank::parse_list(t_att_rank, "--attention-rank");
+            if (!t_position.empty()) sw.positions = seprank::parse_list(t_position, "--position");
             sw.budget = t_budget;
             sweeps.push_back(sw);
         } else {
-            sweeps = seprank::default_table();
+            sweeps = seprank::table_preset(t_preset.empty() ? "default" : t_preset);
         }
         std::vector<seprank::PlannedRow> plan;
         long invalid = 0;
@@ -144,7 +166,13 @@ struct TableCommand final : Command {
         } else {
             std::vector<json> plain;
             for (const auto& r : rows) plain.push_back(to_nl(r));
-            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
+            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"};
+            // Theorem 7.3 columns only when some row has an embedding
+            if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
+                shown.insert(std::find(shown.begin(), shown.end(), "partition"), "embed_rank");
+                shown.insert(std::find(shown.begin(), shown.end(), "status"), {"s_up", "s_low", "ratio_up", "ratio_low", "t73_flag"});
+            }
+            print_table(plain, "text", shown);
         }
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";

@@ -11,6 +11,7 @@
 #include "seprank/cancel.hpp"
 #include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
+#include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/examples.hpp"

@@ -8,9 +8,10 @@
 // one), with the Levine et al. bounds for attention rows (bounds.hpp).
 //
 // Row columns (in order): family, tokens, dim, heads, block_degree, width, depth,
-// residual, partition, degree, params, terms, rank, certified, label, method, rows,
+// residual, embed_rank, head_dim, attention_rank, position, partition, degree, params, terms, rank, certified, label, method, rows,
 // cols, trials, degenerate, failure_bound, log3_rank, theorem, log3_lower, log3_upper,
-// outside, status, reason, seconds, peak_mib.
+// outside, s_up, s_low, ratio_up, ratio_low, t73_flag (Theorem 7.3, embedding.hpp),
+// status, reason, seconds, peak_mib.
 // `certified` is false for every generic row: a generic rank is a certified lower bound
 // plus a probability bound, never an exact certificate. status is ok, lower-bound
 // (evaluation still full rank at max_side) or skipped (with the reason: a size budget).
@@ -44,6 +45,10 @@ struct SweepOptions {
     std::vector<Family> families = {Family::attention};
     std::vector<long> tokens = {4}, dims = {2}, heads = {1}, depths = {1}, block_degrees = {3}, widths = {0};
     std::vector<bool> residual = {false};
+    std::vector<long> embed_ranks = {0};      // r; 0: no embedding
+    std::vector<long> head_dims = {0};        // da (attention); 0: dx / H
+    std::vector<long> attention_ranks = {0};  // k (attention); 0: no cap
+    std::vector<long> positions = {1};        // output position i (fc: always 1)
     long budget = 0;             // > 0: non-attention depth = ⌊budget / params per layer⌋
     std::string partition;       // empty: balanced
     long max_variables = 64;     // size budget: rows with more input variables are skipped
@@ -53,6 +58,15 @@ struct SweepOptions {
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
 // d=2..4 (N=2..4, dx=2, w=2) at the budget of attention dx=2, L=3 (48 parameters).
 std::vector<SweepOptions> default_table();
+
+// The Theorem 7.3 sweep behind data/embedding_rank.csv and its two plots (docs/embedding.md):
+// attention with embedding ranks r = none, 1..dx+1 over depth (dx = 3, N = 2, 3; L = 1..3,
+// and L = 4 for r = 1, 2) and over width (dx = 1..6 at L = 2 with N = 2, 3; dx = 1..3 at
+// L = 3), and more heads (H = 3 at dx = 3; H = 2 at dx = 4, L ≤ 2). About 30 s on 2 cores.
+std::vector<SweepOptions> theorem73_table();
+// A named preset: "default" (default_table) or "theorem7.3"; invalid_input naming others.
+std::vector<SweepOptions> table_preset(const std::string& name);
+const std::vector<std::string>& table_preset_names();
 
 struct SweepPlan {
     std::vector<NetworkSpec> configs;

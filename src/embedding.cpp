@@ -1,0 +1,101 @@
+#include "seprank/embedding.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <flint/fmpq_mat.h>
+#include <limits>
+
+namespace seprank {
+
+bool theorem73_lower_applies(long depth, long dim, long heads, long embed_rank) {
+    if (dim < 1 || heads < 1 || depth < 0 || embed_rank < 1)
+        throw invalid_input("Theorem 7.3 needs dx >= 1, H >= 1, L >= 0, r >= 1 (got dx = " + std::to_string(dim) +
+                            ", H = " + std::to_string(heads) + ", L = " + std::to_string(depth) + ", r = " +
+                            std::to_string(embed_rank) + ")");
+    // L > log3 dx  <=>  3^L > dx (both sides exact; stop multiplying once past dx)
+    long p = 1;
+    bool above = p > dim;
+    for (long l = 0; l < depth && !above; ++l) {
+        above = p > dim / 3;  // 3p > dim, tested without overflow
+        p *= above ? 1 : 3;
+        above = above || p > dim;
+    }
+    return above && heads < embed_rank;
+}
+
+Theorem73Scales theorem73_scales(const NetworkSpec& spec) {
+    Theorem73Scales t;
+    if (spec.family != Family::attention || spec.residual || spec.embed_rank < 1) return t;
+    t.applies = true;
+    t.m = std::min(spec.embed_rank, spec.dim);
+    t.s_up = spec.depth * t.m;
+    t.lower_applies = theorem73_lower_applies(spec.depth, spec.dim, spec.heads, spec.embed_rank);
+    t.s_low = spec.depth * (t.m - spec.heads);
+    return t;
+}
+
+double theorem73_ratio(long rank, long scale) {
+    if (rank < 1 || scale <= 0) return std::numeric_limits<double>::quiet_NaN();
+    return std::log(static_cast<double>(rank)) / std::log(3.0) / static_cast<double>(scale);
+}
+
+Integer embedding_cap(const NetworkSpec& spec, const Partition& part) {
+    validate(spec);
+    validate(part, spec.tokens);
+    const long m = spec.embed_rank > 0 ? std::min(spec.embed_rank, spec.dim) : spec.dim;
+    const Integer D = output_degree(spec);
+    Integer best;
+    bool first = true;
+    for (const long side : {static_cast<long>(part.A.size()), static_cast<long>(part.B.size())}) {
+        // C(k + D, k) = prod_{i=1..k} (D + i) / i, each partial product an integer
+        const long k = side * m;
+        Integer c(1);
+        for (long i = 1; i <= k; ++i) {
+            c = c * (D + Integer(i));
+            fmpz_divexact_ui(c.get(), c.get(), static_cast<ulong>(i));
+        }
+        if (first || c < best) best = c;
+        first = false;
+    }
+    return best;
+}
+
+std::string theorem73_flag(long rank, const NetworkSpec& spec, const Partition& part) {
+    return Integer(rank) > embedding_cap(spec, part) ? "above-cap" : "";
+}
+
+Network without_embedding(const Network& net) {
+    Network out = net;
+    out.spec.embed_rank = 0;
+    out.weights.embedding = Dense<Rational>();
+    return out;
+}
+
+Network with_embedding(const Network& net, const Dense<Rational>& M) {
+    if (M.rows != net.spec.dim || M.cols < 1 || M.cols > 64 || static_cast<long>(M.a.size()) != M.rows * M.cols)
+        throw invalid_input("embedding: shape " + std::to_string(M.rows) + "x" + std::to_string(M.cols) + ", expected " +
+                            std::to_string(net.spec.dim) + " rows and 1..64 columns");
+    Network out = net;
+    out.spec.embed_rank = M.cols;
+    out.weights.embedding = M;
+    return out;
+}
+
+long embedding_matrix_rank(const Dense<Rational>& M) {
+    QMat q(M.rows, M.cols);
+    for (long i = 0; i < M.rows; ++i)
+        for (long j = 0; j < M.cols; ++j) q.set(i, j, M(i, j));
+    QMat reduced(M.rows, M.cols);
+    return static_cast<long>(fmpq_mat_rref(reduced.get(), q.get()));
+}
+
+bool non_decreasing(const std::vector<long>& values) { return std::is_sorted(values.begin(), values.end()); }
+
+bool all_equal(const std::vector<long>& values) {
+    return std::adjacent_find(values.begin(), values.end(), std::not_equal_to<long>()) == values.end();
+}
+
+}  // namespace seprank
