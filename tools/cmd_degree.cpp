@@ -14,7 +14,7 @@ struct DegreeCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("degree", "Degree growth d^L, measured, per depth; or a fixed-budget comparison across block degrees");
         add_network_options(sub, dgo);
-        sub->add_option("--budget", budget, "parameter budget B: compare block degrees at depth floor(B / params per layer)");
+        sub->add_option("--budget", budget, "parameter budget B: compare block degrees at depth floor(B / params per layer); 0 (default): degree per depth 1..L");
         sub->add_option("--degrees", budget_degrees, "block degrees to compare with --budget")->delimiter(',')->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
@@ -46,6 +46,8 @@ struct DegreeCommand final : Command {
                 std::cout << "budget " << budget << ": highest degree reached at d = " << cmp.best_measured_d
                           << "; h(d) = ln d / d peaks (over the listed integers) at d = " << cmp.best_h_d << "\n";
         } else {
+            if (budget < 0) throw seprank::invalid_input("--budget " + std::to_string(budget) + ": expected a positive budget, or 0 for none");
+            if (dgo.weights_file.empty()) seprank::check_measurable(to_spec(dgo));  // the deepest network first: fail before any work
             if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network
             NetOptions o = dgo;
             // With --weights the file is read once; depth L keeps its first L layers.
