@@ -54,6 +54,8 @@ inline nlohmann::json parse_json_text(const std::string& text, const std::string
     } catch (const nlohmann::json::out_of_range& e) {
         throw invalid_input(source + ": a number is out of range (" + std::string(e.what()) +
                             "); write big integers and fractions as strings, e.g. \"123456789012345678901234567890\"");
+    } catch (const nlohmann::json::parse_error& e) {
+        throw invalid_input(source + " is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw invalid_input(source + " is not valid JSON: " + e.what());
     }

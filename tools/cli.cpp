@@ -138,7 +138,7 @@ void check_given_options(const CLI::App& app, const CLI::App& sub) {
             if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
             for (const auto& v : opt->results())
                 if (v.empty())
-                    throw seprank::invalid_input(opt->get_name() + ": empty value (expected " +
+                    throw seprank::invalid_input(opt->get_name() + ": empty value (this option takes " +
                                                  (opt->get_description().empty() ? std::string("a value") : opt->get_description()) + ")");
         }
 }
