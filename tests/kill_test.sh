@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 SEED=${SEPRANK_SEED:-$(date +%s)}
 echo "SEPRANK_SEED=$SEED (set SEPRANK_SEED to override)"
 RANDOM=$SEED
-args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..3 --block-degree 2)
+args=(table --family attention,hadamard --tokens 2..3 --dim 1..3 --depth 1..3 --block-degree 2)   # 36 rows, a few seconds
 "$S" "${args[@]}" --format csv --out "$T/ref.csv" >/dev/null 2>"$T/ref.err" || { echo "uninterrupted run failed"; cat "$T/ref.err"; exit 1; }
 fail=0
 for fmt in csv json; do
@@ -18,13 +18,17 @@ for fmt in csv json; do
     out="$T/killed_$sig.$fmt"
     kills=0
     for attempt in 1 2 3; do
-      "$S" "${args[@]}" --format "$fmt" --out "$out" --resume >/dev/null 2>>"$T/run.err" &
+      # (a background job of a script ignores SIGINT: restore the default disposition)
+      env --default-signal=INT,TERM "$S" "${args[@]}" --format "$fmt" --out "$out" --resume >/dev/null 2>>"$T/run.err" &
       pid=$!
-      # a random moment in the first 0..1.5 s of this run
-      sleep "$(( RANDOM % 1500 / 1000 )).$(printf '%03d' $(( RANDOM % 1000 )))"
-      if kill -s "$sig" "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
+      # a random moment in the first 0.1..2 s of this run
+      ms=$(( 100 + RANDOM % 1900 ))
+      sleep "$(( ms / 1000 )).$(printf '%03d' $(( ms % 1000 )))"
+      kill -s "$sig" "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
+      [[ $? -gt 128 ]] && kills=$((kills + 1))   # it died of the signal, mid-sweep
     done
+    [[ $kills -ge 1 ]] || { echo "$sig $fmt: no run was still going when killed (the sweep is too fast for this test)"; fail=1; }
     "$S" "${args[@]}" --format "$fmt" --out "$out" --resume >/dev/null 2>>"$T/run.err" || { echo "final resume ($sig, $fmt) failed"; tail -3 "$T/run.err"; fail=1; continue; }
     /usr/bin/python3 - "$T/ref.csv" "$out" "$fmt" "$sig" "$kills" <<'PY' || fail=1
 import csv, json, sys
