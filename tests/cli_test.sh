@@ -84,7 +84,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 for k in ("rank", "certified", "method", "rows", "cols", "degree", "terms", "field"):
     assert k in r, k
-assert r["certified"] is True and r["field"] == "Q" and r["degree"] == "9" and r["partition"] == "1|2", r
+assert r["certified"] is True and r["field"] == "Q" and r["degree"] == 9 and r["partition"] == "1|2", r
 PY
 "$S" rank --tokens 2 --dim 2 --depth 2 --method evaluation --format json >"$T/re.json" || fail "evaluation run"
 /usr/bin/python3 -c "

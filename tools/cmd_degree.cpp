@@ -33,10 +33,10 @@ struct DegreeCommand final : Command {
             const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed);
             for (const auto& r : cmp.rows) {
                 rows.push_back({{"block_degree", r.block_degree},
-                                {"layer_params", r.layer_params.str()},
+                                {"layer_params", exact(r.layer_params)},
                                 {"depth", r.depth},
-                                {"params_used", r.total_params.str()},
-                                {"predicted", r.predicted.str()},
+                                {"params_used", exact(r.total_params)},
+                                {"predicted", exact(r.predicted)},
                                 {"measured", r.measured >= 0 ? json(r.measured) : json("-")},
                                 {"ln_deg_per_param", std::round(r.log_degree_per_param * 1e4) / 1e4},
                                 {"h_d", std::round(r.h * 1e4) / 1e4}});
@@ -63,9 +63,9 @@ struct DegreeCommand final : Command {
                 const auto m = seprank::measure_degree(net, o.seed);
                 json row = {{"depth", L},
                             {"measured", m.degree},
-                            {"predicted", m.predicted.str()},
-                            {"parameters", seprank::parameter_count(net.spec).str()},
-                            {"weight_degree", seprank::weight_degree(net.spec).str()}};
+                            {"predicted", exact(m.predicted)},
+                            {"parameters", exact(seprank::parameter_count(net.spec))},
+                            {"weight_degree", exact(seprank::weight_degree(net.spec))}};
                 const auto est = seprank::estimate_expansion(net.spec);
                 if (est.bytes <= 256.0 * 1024 * 1024) {
                     const seprank::QPoly f = seprank::expand(net);

@@ -35,10 +35,10 @@ struct ExpandCommand final : Command {
         json rec = spec_json(net.spec);
         rec["network"] = describe(net.spec);
         rec["degree"] = f.degree();
-        rec["predicted_degree"] = seprank::output_degree(net.spec).str();
+        rec["predicted_degree"] = exact(seprank::output_degree(net.spec));
         rec["terms"] = f.terms();
-        rec["parameters"] = seprank::parameter_count(net.spec).str();
-        rec["weight_degree"] = seprank::weight_degree(net.spec).str();
+        rec["parameters"] = exact(seprank::parameter_count(net.spec));
+        rec["weight_degree"] = exact(seprank::weight_degree(net.spec));
         rec["homogeneous"] = f.is_homogeneous();
         rec["seconds"] = secs;
         std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "seconds"};
