@@ -4,7 +4,9 @@
 #include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace seprank {
@@ -28,6 +30,17 @@ bool has_bounds(const RowSource& s) {
 
 double log3_rank(const RankAnswer& a) {
     return a.value > 0 ? std::log(static_cast<double>(a.value)) / std::log(3.0) : NAN;
+}
+
+// An exact integer given as decimal digits: a JSON number when it fits in 64 bits (every
+// value a computation can reach), its digits as text only beyond that.
+Value exact_integer(const std::string& digits) {
+    if (digits.empty()) return {};
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(digits.c_str(), &end, 10);
+    if (errno == 0 && end && *end == '\0') return Value(v);
+    return Value(digits);
 }
 
 Value rounded_or_null(double x, double unit) { return std::isnan(x) ? Value() : Value(round_to(x, unit)); }
@@ -59,11 +72,11 @@ std::vector<Column> make_columns() {
              if (s.answer && !s.answer->partition.empty()) return s.answer->partition;
              return s.partition.empty() ? Value() : Value(s.partition);
          }},
-        {"degree", "degree of f: d^L for a network (exact integer, as text)", [](const RowSource& s) -> Value {
-             if (s.answer && !s.answer->degree.empty()) return s.answer->degree;
-             return s.spec ? Value(output_degree(*s.spec).str()) : Value();
+        {"degree", "degree of f: d^L for a network (exact integer; JSON number, digits as text only beyond 64 bits)", [](const RowSource& s) -> Value {
+             if (s.answer && !s.answer->degree.empty()) return exact_integer(s.answer->degree);
+             return s.spec ? exact_integer(output_degree(*s.spec).str()) : Value();
          }},
-        {"params", "parameters of the network (exact integer, as text)", S(parameter_count(n).str())},
+        {"params", "parameters of the network (exact integer; JSON number, digits as text only beyond 64 bits)", S(exact_integer(parameter_count(n).str()))},
         {"terms", "terms of the expanded f (null when f was not expanded)", A(a.terms >= 0 ? Value(a.terms) : Value())},
         {"rank", "the rank (see kind and label for what it is)", A(a.value)},
         {"kind", "exact | modular-lower-bound | generic | numerical", A(to_string(a.kind))},
@@ -85,9 +98,9 @@ std::vector<Column> make_columns() {
         {"trials", "generic: weight draws T", A(a.trials > 0 ? Value(a.trials) : Value())},
         {"trial_ranks", "generic: the rank of each draw", A(a.trial_ranks.empty() ? Value() : Value(a.trial_ranks))},
         {"degenerate", "generic: draws below the maximum", A(a.trials > 0 ? Value(a.degenerate) : Value())},
-        {"set_size", "generic: |S|, the size of the set the weights are drawn from (as text)", A(a.set_size ? Value(std::to_string(a.set_size)) : Value())},
-        {"weight_degree", "generic: D_L, the degree of f's coefficients in the weights", A(a.weight_degree.empty() ? Value() : Value(a.weight_degree))},
-        {"bound_degree", "generic: D, the degree used in the failure bound", A(a.bound_degree.empty() ? Value() : Value(a.bound_degree))},
+        {"set_size", "generic: |S|, the size of the set the weights are drawn from", A(a.set_size ? Value(a.set_size) : Value())},
+        {"weight_degree", "generic: D_L, the degree of f's coefficients in the weights", A(exact_integer(a.weight_degree))},
+        {"bound_degree", "generic: D, the degree used in the failure bound", A(exact_integer(a.bound_degree))},
         {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(a.failure_bound, 3))},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
         {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {

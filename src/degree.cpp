@@ -6,15 +6,31 @@
 #include "seprank/random.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <flint/nmod_poly.h>
 
 namespace seprank {
 
-DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
-    if (p == 0) p = kDefaultPrime;
-    const Integer D = output_degree(net.spec);
+void check_measurable(const NetworkSpec& s) {
+    const Integer D = output_degree(s);
     if (!fmpz_fits_si(D.get()) || fmpz_get_si(D.get()) > 1000000)
         throw resource_limit("degree d^L = " + D.str() + " is beyond the measurable range (10^6)");
+    // D + 2 forward passes, each about (parameters + N^2 dx L) operations.
+    const double pass = fmpz_get_d(parameter_count(s).get()) * static_cast<double>(s.tokens) +
+                        static_cast<double>(s.tokens) * static_cast<double>(s.tokens) * static_cast<double>(s.dim) * static_cast<double>(s.depth + 1);
+    const double ops = (fmpz_get_d(D.get()) + 2.0) * pass;
+    if (ops > 2e10) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "degree measurement refused: about %.3g operations estimated (%ld forward passes), over the limit of 2e10",
+                      ops, fmpz_get_si(D.get()) + 2);
+        throw resource_limit(buf);
+    }
+}
+
+DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
+    if (p == 0) p = kDefaultPrime;
+    check_measurable(net.spec);
+    const Integer D = output_degree(net.spec);
     const long deg = fmpz_get_si(D.get());
     const ModEvaluator f(net, p);
     Rng rng(seed);

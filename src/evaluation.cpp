@@ -1,5 +1,7 @@
 #include "seprank/evaluation.hpp"
 
+#include "parallel.hpp"
+
 #include "process.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -89,12 +91,7 @@ long next_side(long k, const EvaluationOptions& opt) {
 // Runs work(tid) on nt threads (tid = 0 on the caller).
 template <class F>
 void parallel(int threads, F&& work) {
-    const int nt = std::max(1, threads);
-    std::vector<std::thread> pool;
-    for (int t = 1; t < nt; ++t) pool.emplace_back([&work, t, scope = current_cancel()] { CancelScope inherit(scope); work(t); });
-    work(0);
-    for (auto& t : pool) t.join();
-    throw_if_cancelled();  // workers stop early on a cancel (cancel.hpp); unwind once all joined
+    detail::run_parallel(std::max(1, threads), work);  // workers inherit the cancel scope (parallel.hpp)
 }
 
 // Number of monomials of degree a in n variables, C(a+n−1, n−1), saturated at LONG_MAX/4.

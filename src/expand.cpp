@@ -3,6 +3,7 @@
 #include "forward_impl.hpp"
 #include "rings_impl.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -38,13 +39,14 @@ ExpansionEstimate estimate_expansion(const NetworkSpec& s) {
 namespace {
 
 void check_estimate(const NetworkSpec& s, const ExpandOptions& opt) {
-    if (opt.max_memory <= 0) return;
+    if (opt.max_memory != 0) check_memory_value(opt.max_memory, "ExpandOptions::max_memory");
+    const double limit = opt.max_memory > 0 ? opt.max_memory : default_max_memory();
     const ExpansionEstimate e = estimate_expansion(s);
-    if (e.bytes > opt.max_memory) {
+    if (!(e.bytes <= limit)) {
         std::ostringstream msg;
         msg.precision(3);
         msg << "expansion refused: up to " << e.max_terms.str() << " terms, about " << e.bytes / (1024.0 * 1024 * 1024)
-            << " GiB estimated, over the limit of " << opt.max_memory / (1024.0 * 1024 * 1024)
+            << " GiB estimated, over the limit of " << limit / (1024.0 * 1024 * 1024)
             << " GiB (ExpandOptions::max_memory); use the evaluation method (Method::evaluation), which never expands";
         throw resource_limit(msg.str());
     }

@@ -1,31 +1,154 @@
-// Private: whole-file writes that never leave a half-written file behind. The text goes
-// to PATH.tmp, is flushed, then renamed over PATH (atomic on POSIX); on failure the
-// temporary is removed and one error names the file and its role.
+// Private: the one place where seprank reads input files and writes output files, so
+// that every file follows the same rules (docs/usage.md §1.2):
+//   - input: a directory, a missing or unreadable file is invalid_input naming the file
+//     and its role; a regular file larger than the memory limit is resource_limit.
+//   - output (write_file_atomically): the text goes to a fresh temporary file in the
+//     same folder (mkstemp), is flushed to disk, then renamed over PATH (atomic on
+//     POSIX). PATH must be a regular file or not exist: a symlink, FIFO, device or
+//     directory is refused (never followed, never replaced). On any failure the
+//     temporary is removed and PATH is untouched.
+//   - append-only outputs (table --out) open PATH with open_regular_rw: same checks,
+//     O_NOFOLLOW, and the caller appends whole lines with write_all.
+// Write failures (a full disk) are resource_limit; a path that cannot be created is
+// invalid_input.
 #pragma once
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace seprank::detail {
 
-inline void write_file_atomically(const std::string& path, const std::string& text, const std::string& what) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) throw invalid_input("cannot write " + what + " '" + path + "'");
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw resource_limit("writing " + what + " '" + path + "' failed");
+inline std::string errno_text(int e) { return std::strerror(e); }
+
+// What kind of thing is at PATH (without following a symlink), in words.
+inline const char* file_kind(const struct stat& st) {
+    if (S_ISLNK(st.st_mode)) return "a symbolic link";
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    if (S_ISFIFO(st.st_mode)) return "a FIFO";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device";
+    if (S_ISSOCK(st.st_mode)) return "a socket";
+    return "not a regular file";
+}
+
+// Throws unless PATH does not exist or is a regular file (symlinks are not followed).
+inline void check_output_target(const std::string& path, const std::string& what) {
+    if (path.empty()) throw invalid_input(what + ": empty file name");
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return;
+        throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        throw invalid_input(what + " '" + path + "' is " + file_kind(st) +
+                            ": refusing to replace it (expected a regular file or a new name)");
+}
+
+inline void write_all(int fd, const std::string& text, const std::string& path) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
         }
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+inline void write_file_atomically(const std::string& path, const std::string& text, const std::string& what) {
+    check_output_target(path, what);
+    const std::size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (base.empty() || base == "." || base == "..") throw invalid_input(what + " '" + path + "' names a directory, not a file");
+    std::string tmp = dir + "." + base + ".tmp.XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
+    try {
+        write_all(fd, text, path);
+        if (::fsync(fd) != 0 && errno != EINVAL) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
+        ::fchmod(fd, 0644);
+        if (::close(fd) != 0) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    try {
+        check_output_target(path, what);  // it may have changed meanwhile
+    } catch (...) {
+        ::unlink(tmp.c_str());
+        throw;
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw invalid_input("cannot move the " + what + " into '" + path + "'");
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        throw invalid_input("cannot move the " + what + " into '" + path + "': " + errno_text(e));
+    }
+}
+
+// Opens PATH for reading and appending (created 0644 if missing). Refuses anything but
+// a regular file, never follows a symlink, never blocks on a FIFO. Returns the fd.
+inline int open_regular_rw(const std::string& path, const std::string& what) {
+    check_output_target(path, what);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) throw invalid_input("cannot open " + what + " '" + path + "': " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw invalid_input(what + " '" + path + "' is not a regular file: refusing to write it");
+    }
+    ::fcntl(fd, F_SETFL, O_RDWR | O_APPEND);  // back to blocking writes
+    return fd;
+}
+
+// Reads everything from fd (from its current offset).
+inline std::string read_fd(int fd, const std::string& path, const std::string& what) {
+    std::string out;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw invalid_input("cannot read " + what + " '" + path + "': " + errno_text(errno));
+        }
+        out.append(buf, static_cast<std::size_t>(n));
+        check_memory(static_cast<double>(out.size()), default_max_memory(), "reading " + what + " '" + path + "'");
+    }
+    return out;
+}
+
+// The whole content of an input file. A directory, a missing or unreadable file is
+// invalid_input; a file over the memory limit is resource_limit (checked from its size
+// before reading when it is a regular file).
+inline std::string read_input_file(const std::string& path, const std::string& what) {
+    if (path.empty()) throw invalid_input(what + ": empty file name");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw invalid_input("cannot open " + what + " '" + path + "': " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw invalid_input(what + " '" + path + "' is a directory, expected a file");
+    }
+    try {
+        if (S_ISREG(st.st_mode))
+            check_memory(static_cast<double>(st.st_size), default_max_memory(), "reading " + what + " '" + path + "'");
+        std::string text = read_fd(fd, path, what);
+        ::close(fd);
+        return text;
+    } catch (...) {
+        ::close(fd);
+        throw;
     }
 }
 

@@ -1,6 +1,7 @@
 #include "seprank/grid.hpp"
 
 #include "json_file.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/random.hpp"
@@ -12,6 +13,8 @@ namespace seprank {
 
 Templates random_templates(long m, long per, std::uint64_t seed, long range) {
     if (m < 1) throw invalid_input("number of templates M = " + std::to_string(m) + " must be at least 1");
+    check_memory(48.0 * static_cast<double>(m) * static_cast<double>(std::max(1L, per)), default_max_memory(),
+                 "grid: " + std::to_string(m) + " templates of " + std::to_string(per) + " values");
     if (range < 1) throw invalid_input("template range " + std::to_string(range) + " must be at least 1");
     Rng rng(seed);
     Templates t(static_cast<std::size_t>(m));

@@ -1,23 +1,68 @@
-// Private: reading a JSON file with one clear error (invalid_input) when it cannot be
-// opened or parsed; `what` names the file's role ("weights file", "templates file").
+// Private: reading JSON text or a JSON file with one clear error. Any failure of the
+// JSON library (a syntax error, a number out of range such as 1e400 or a 400-digit
+// integer literal, nesting deeper than kMaxJsonDepth) becomes invalid_input naming the
+// source; `what` names the file's role ("weights file", "templates file").
 #pragma once
 
+#include "file_io.hpp"
 #include "seprank/error.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace seprank::detail {
 
-inline nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-    std::ifstream in(path);
-    if (!in) throw invalid_input("cannot open " + what + " '" + path + "'");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw invalid_input(what + " '" + path + "' is not valid JSON: " + e.what());
+inline constexpr int kMaxJsonDepth = 256;
+
+inline nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+    // Nesting depth is checked first (cheaply, outside strings) so that no recursive
+    // code ever sees a deeply nested document.
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth)
+                throw invalid_input(source + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        } else if (c == ']' || c == '}') --depth;
     }
+    // A key given twice in one object is ambiguous (which one counts?): refused.
+    std::vector<std::vector<std::string>> keys;
+    std::string duplicate;
+    auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
+        else if (event == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+        else if (event == nlohmann::json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
+            const std::string k = parsed.get<std::string>();
+            for (const auto& seen : keys.back())
+                if (seen == k) duplicate = k;
+            keys.back().push_back(k);
+        }
+        return true;
+    };
+    try {
+        nlohmann::json j = nlohmann::json::parse(text, callback);
+        if (!duplicate.empty()) throw invalid_input(source + ": key \"" + duplicate + "\" appears twice in one object");
+        return j;
+    } catch (const nlohmann::json::out_of_range& e) {
+        throw invalid_input(source + ": a number is out of range (" + std::string(e.what()) +
+                            "); write big integers and fractions as strings, e.g. \"123456789012345678901234567890\"");
+    } catch (const nlohmann::json::parse_error& e) {
+        throw invalid_input(source + " is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw invalid_input(source + " is not valid JSON: " + e.what());
+    }
+}
+
+inline nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+    return parse_json_text(read_input_file(path, what), what + " '" + path + "'");
 }
 
 }  // namespace seprank::detail

@@ -2,6 +2,7 @@
 
 #include "file_io.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -91,9 +92,20 @@ SparseZMat parse_matrix_market(const std::string& text, const std::string& sourc
     SparseZMat a;
     a.rows = parse_count(size[0], lines, "rows");
     a.cols = parse_count(size[1], lines, "cols");
+    // Sizes declared by the header are checked before anything is allocated: every
+    // entry needs at least two bytes of text, and the row table plus the entries must
+    // fit the memory limit (docs/usage.md §1.2).
+    const long nnz = coord ? parse_count(size[2], lines, "nnz") : 0;
+    const double declared = coord ? static_cast<double>(nnz) : static_cast<double>(a.rows) * static_cast<double>(a.cols);
+    if (coord && static_cast<double>(nnz) > static_cast<double>(a.rows) * static_cast<double>(a.cols))
+        lines.fail("nnz " + std::to_string(nnz) + " exceeds rows x cols = " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+    if (declared > static_cast<double>(text.size()) / 2.0)
+        lines.fail("the size line declares " + (coord ? std::to_string(nnz) : std::to_string(a.rows) + " x " + std::to_string(a.cols)) +
+                   " entries but the file holds only " + std::to_string(text.size()) + " bytes");
+    check_memory(24.0 * static_cast<double>(a.rows) + 48.0 * declared, default_max_memory(),
+                 source + ": a " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " matrix");
     a.row.assign(static_cast<std::size_t>(a.rows), {});
     if (coord) {
-        const long nnz = parse_count(size[2], lines, "nnz");
         for (long k = 0; k < nnz; ++k) {
             if (!lines.next(line)) lines.fail("file ends after " + std::to_string(k) + " of " + std::to_string(nnz) + " entries");
             const auto t = split(line);
@@ -128,11 +140,7 @@ SparseZMat parse_matrix_market(const std::string& text, const std::string& sourc
 }
 
 SparseZMat read_matrix_market(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw invalid_input("cannot open matrix file '" + path + "'");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_matrix_market(ss.str(), "matrix file '" + path + "'");
+    return parse_matrix_market(detail::read_input_file(path, "matrix file"), "matrix file '" + path + "'");
 }
 
 std::string matrix_market_text(const SparseZMat& a) {

@@ -3,7 +3,9 @@
 #include "families.hpp"
 #include "file_io.hpp"
 #include "json_file.hpp"
+#include "seprank/columns.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/random.hpp"
 
 #include <cstdio>
@@ -77,7 +79,25 @@ void validate(const NetworkSpec& s) {
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
     // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).
     require(s.embed_rank <= 64, "embedding rank r = " + str(s.embed_rank) + " exceeds 64");
+    // Every size is capped so that products of three of them fit in a long, then the
+    // memory of the weights and of the variable table is estimated before any of it is
+    // allocated (docs/usage.md §1.2).
+    constexpr long kMaxSize = 1L << 20;
+    auto size_ok = [&](long v, const std::string& name) {
+        require(v <= kMaxSize, name + " = " + str(v) + " exceeds the supported maximum " + str(kMaxSize));
+    };
+    size_ok(s.tokens, "tokens N");
+    size_ok(s.dim, "dim dx");
+    size_ok(s.heads, "heads H");
+    size_ok(s.head_dim, "head dim da");
+    size_ok(s.width, "width w");
+    size_ok(s.block_degree, "block degree d");
+    for (long w : s.widths) size_ok(w, "fc width");
     with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
+    Integer params = parameter_count(s);
+    const double vars = static_cast<double>(s.tokens) * static_cast<double>(input_vars_per_token(s));
+    check_memory(48.0 * fmpz_get_d(params.get()) + 64.0 * vars + 48.0 * static_cast<double>(s.dim) * static_cast<double>(s.embed_rank),
+                 default_max_memory(), "network " + describe(s) + " (" + params.str() + " weights)");
 }
 
 Integer output_degree(const NetworkSpec& s) {
@@ -383,13 +403,7 @@ nlohmann::json network_to_json_value(const Network& net) {
 }  // namespace
 
 Network network_from_json(const std::string& text) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw invalid_input("weights JSON is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-    }
-    return network_from_json_value(j);
+    return network_from_json_value(detail::parse_json_text(text, "weights JSON"));
 }
 
 std::string network_to_json(const Network& net, int indent) { return network_to_json_value(net).dump(indent < 0 ? -1 : indent); }

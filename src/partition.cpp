@@ -1,6 +1,7 @@
 #include "seprank/partition.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/integer.hpp"
 
 #include <algorithm>
@@ -10,7 +11,8 @@ namespace seprank {
 std::vector<long> parse_list(const std::string& text, const std::string& option) {
     std::vector<long> out;
     auto num = [&](const std::string& t) {
-        if (t.empty() || t.size() > 12 || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos)
+        if (t.empty() || t.size() > 12 || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos ||
+            t.find_first_of("0123456789") == std::string::npos)  // "-" alone (found by the fuzzer)
             throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
         return std::stol(t);
     };
@@ -46,6 +48,7 @@ std::vector<long> parse_side(const std::string& side, const std::string& whole) 
 void validate(const Partition& p, long n) {
     const std::string text = to_string(p);
     if (p.A.empty() || p.B.empty()) throw invalid_input("partition '" + text + "': both sides must be non-empty");
+    check_memory(16.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
     std::vector<int> seen(static_cast<std::size_t>(n) + 1, 0);
     for (const auto* side : {&p.A, &p.B})
         for (long j : *side) {
@@ -78,6 +81,7 @@ std::string to_string(const Partition& p) {
 
 Partition balanced_partition(long n) {
     if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
+    check_memory(16.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
     Partition p;
     const long half = (n + 1) / 2;
     for (long j = 1; j <= n; ++j) (j <= half ? p.A : p.B).push_back(j);

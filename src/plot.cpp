@@ -1,5 +1,7 @@
 #include "seprank/plot.hpp"
 
+#include "file_io.hpp"
+
 #include "seprank/error.hpp"
 #include "seprank/table.hpp"
 
@@ -10,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace seprank {
 
@@ -31,10 +34,11 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
-    std::ifstream in(csv_path);
-    if (!in) throw invalid_input("cannot open table '" + csv_path + "'");
+    std::istringstream in(detail::read_input_file(csv_path, "table"));
     std::string line;
-    if (!std::getline(in, line)) throw invalid_input("table '" + csv_path + "' is empty");
+    // A table file written by table --out starts with a "# seprank table sweep" line.
+    while (std::getline(in, line) && !line.empty() && line[0] == '#') {}
+    if (line.empty()) throw invalid_input("table '" + csv_path + "' is empty");
     const auto header = parse_csv_line(line);
     auto column = [&](const std::string& name) {
         const auto it = std::find(header.begin(), header.end(), name);
@@ -102,9 +106,17 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 }
 
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
-    const std::string tmp_out = output + ".tmp" + output.substr(output.size() - 4);
-    const std::string script = plot_script(csv_path, tmp_out, opt);
-    const std::string script_path = output + ".gp.tmp";
+    detail::check_output_target(output, "figure");
+    const std::size_t slash = output.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : output.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
+    const std::string stem = dir + "." + base + ".tmp" + std::to_string(::getpid());
+    const std::string ext = output.size() >= 4 ? output.substr(output.size() - 4) : std::string();
+    if (output.size() <= 4 || (ext != ".svg" && ext != ".png"))
+        throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    const std::string tmp_out = stem + ext;
+    const std::string script = plot_script(csv_path, tmp_out, opt);  // checks the extension first
+    const std::string script_path = stem + ".gp";
     {
         std::ofstream s(script_path);
         if (!s) throw invalid_input("cannot write next to '" + output + "'");
@@ -124,6 +136,12 @@ void plot_table(const std::string& csv_path, const std::string& output, const Pl
     if (status != 0 || !std::ifstream(tmp_out)) {
         std::remove(tmp_out.c_str());
         throw resource_limit("gnuplot failed (install gnuplot-nox): " + out);
+    }
+    try {
+        detail::check_output_target(output, "figure");  // it may have changed meanwhile
+    } catch (...) {
+        std::remove(tmp_out.c_str());
+        throw;
     }
     if (std::rename(tmp_out.c_str(), output.c_str()) != 0) {
         std::remove(tmp_out.c_str());

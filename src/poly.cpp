@@ -32,11 +32,13 @@ std::pair<long, long> token_coord(const std::string& s) {
 }  // namespace
 
 Variables::Variables(std::vector<std::string> names) : names_(std::move(names)) {
-    std::vector<std::string> sorted = names_;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-        if (!is_identifier(sorted[i])) throw invalid_input("bad variable name '" + sorted[i] + "'");
-        if (i > 0 && sorted[i] == sorted[i - 1]) throw invalid_input("duplicate variable name '" + sorted[i] + "'");
+    by_name_.resize(names_.size());
+    for (std::size_t i = 0; i < by_name_.size(); ++i) by_name_[i] = i;
+    std::sort(by_name_.begin(), by_name_.end(), [&](std::size_t a, std::size_t b) { return names_[a] < names_[b]; });
+    for (std::size_t i = 0; i < by_name_.size(); ++i) {
+        const std::string& n = names_[by_name_[i]];
+        if (!is_identifier(n)) throw invalid_input("bad variable name '" + n + "'");
+        if (i > 0 && n == names_[by_name_[i - 1]]) throw invalid_input("duplicate variable name '" + n + "'");
     }
     for (const auto& n : names_) {
         auto [t, c] = token_coord(n);
@@ -56,8 +58,9 @@ Variables Variables::tokens(long n_tokens, long dim, const std::string& prefix) 
 }
 
 std::optional<std::size_t> Variables::find(std::string_view name) const {
-    for (std::size_t i = 0; i < names_.size(); ++i)
-        if (names_[i] == name) return i;
+    const auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                                     [&](std::size_t i, std::string_view n) { return std::string_view(names_[i]) < n; });
+    if (it != by_name_.end() && names_[*it] == name) return *it;
     return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace seprank {
 
@@ -32,8 +33,19 @@ public:
 private:
     [[noreturn]] void fail(const std::string& what, const Token& t) const {
         std::string shown = t.kind == Tok::End ? std::string("end of input") : "'" + std::string(t.text) + "'";
+        if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+        // Long inputs are shown as an excerpt around the position, so the message stays one short line.
+        std::string ctx;
+        if (text_.size() <= 80) {
+            ctx = std::string(text_);
+        } else {
+            const std::size_t from = t.pos > 30 ? t.pos - 30 : 0;
+            ctx = (from > 0 ? "..." : "") + std::string(text_.substr(from, 60)) + (from + 60 < text_.size() ? "..." : "");
+        }
+        for (char& c : ctx)
+            if (c == '\n' || c == '\r' || c == '\t') c = ' ';
         throw invalid_input("polynomial parse error at position " + std::to_string(t.pos + 1) + ": " + what + " " +
-                            shown + " in \"" + std::string(text_) + "\"");
+                            shown + " in \"" + ctx + "\"");
     }
 
     void advance() {
@@ -90,6 +102,11 @@ private:
             const Token operand = cur_;
             QPoly g = unary();
             if (times) {
+                const double bound = static_cast<double>(f.terms()) * static_cast<double>(g.terms());
+                if (bound > static_cast<double>(limits_.max_terms))
+                    throw resource_limit("polynomial parse: the product at position " + std::to_string(operand.pos + 1) +
+                                         " may have up to " + std::to_string(f.terms()) + " x " + std::to_string(g.terms()) +
+                                         " terms, over the limit of " + std::to_string(limits_.max_terms) + " (ParseLimits::max_terms)");
                 f *= g;
                 continue;
             }
@@ -100,16 +117,15 @@ private:
         return f;
     }
 
+    // Signs are consumed in a loop (no recursion, however many there are).
     QPoly unary() {
-        if (cur_.kind == Tok::Minus) {
+        bool negative = false;
+        while (cur_.kind == Tok::Minus || cur_.kind == Tok::Plus) {
+            if (cur_.kind == Tok::Minus) negative = !negative;
             advance();
-            return -unary();
         }
-        if (cur_.kind == Tok::Plus) {
-            advance();
-            return unary();
-        }
-        return power();
+        QPoly f = power();
+        return negative ? -f : f;
     }
 
     QPoly power() {
@@ -130,6 +146,20 @@ private:
                                  std::to_string(et.pos + 1) + " exceeds the limit " +
                                  std::to_string(limits_.max_power_of_sum));
         advance();
+        if (ev > 1 && static_cast<double>(base.degree()) * static_cast<double>(ev) > static_cast<double>(limits_.max_exponent))
+            throw resource_limit("polynomial parse: power " + std::string(et.text) + " of a degree-" + std::to_string(base.degree()) +
+                                 " expression at position " + std::to_string(et.pos + 1) + " has degree over the limit " +
+                                 std::to_string(limits_.max_exponent) + " (ParseLimits::max_exponent)");
+        if (base.terms() > 1) {
+            // (t-term base)^e has at most C(t+e-1, e) terms (monomials of degree e in t symbols).
+            const double t = static_cast<double>(base.terms()), e = static_cast<double>(ev);
+            const double log_bound = std::lgamma(t + e) - std::lgamma(e + 1) - std::lgamma(t);
+            if (log_bound > std::log(static_cast<double>(limits_.max_terms)))
+                throw resource_limit("polynomial parse: power " + std::string(et.text) + " of a " + std::to_string(base.terms()) +
+                                     "-term expression at position " + std::to_string(et.pos + 1) + " may have up to about 10^" +
+                                     std::to_string(static_cast<long>(log_bound / std::log(10.0))) + " terms, over the limit of " +
+                                     std::to_string(limits_.max_terms) + " (ParseLimits::max_terms)");
+        }
         return base.pow(ev);
     }
 
@@ -147,11 +177,15 @@ private:
                 return QPoly::variable(ctx_, *idx);
             }
             case Tok::LParen: {
+                if (depth_ >= limits_.max_depth)
+                    fail("parentheses nested deeper than " + std::to_string(limits_.max_depth) + " (ParseLimits::max_depth) at", t);
+                ++depth_;
                 advance();
                 if (cur_.kind == Tok::RParen) fail("empty parentheses at", cur_);
                 QPoly f = expr();
                 if (cur_.kind != Tok::RParen) fail("unbalanced parenthesis: expected ')' but got", cur_);
                 advance();
+                --depth_;
                 return f;
             }
             case Tok::RParen: fail("unbalanced parenthesis", t);
@@ -165,6 +199,7 @@ private:
     Token cur_{Tok::End, {}, 0};
     std::shared_ptr<const QContext> ctx_;
     ParseLimits limits_;
+    std::size_t depth_ = 0;  // open parentheses
 };
 
 // Shared printer: `coeff(k)` returns (negative?, |c| as text) for term k.

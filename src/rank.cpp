@@ -1,5 +1,7 @@
 #include "seprank/rank.hpp"
 
+#include "parallel.hpp"
+
 #include "process.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -351,10 +353,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
             for (std::size_t k; !cancel_requested() && (k = next.fetch_add(1)) < ps.size();) ranks[k] = rank_mod_auto(a, ps[k]);
         };
         const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
-        std::vector<std::thread> pool;
-        for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
-        worker();
-        for (auto& t : pool) t.join();
+        detail::run_parallel(nt, [&](int) { worker(); });
         throw_if_cancelled();
         res.primes_used += static_cast<long>(ps.size());
         const long top = *std::max_element(ranks.begin(), ranks.end());

@@ -1,6 +1,7 @@
 #include "seprank/table.hpp"
 
 #include "process.hpp"
+#include "file_io.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <sys/resource.h>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,79 +197,170 @@ std::string csv_header() { return csv_line(table_columns()); }
 
 std::string csv_line(const Row& row) { return seprank::csv_line(row, table_columns()); }
 
+std::string sweep_signature(const SweepOptions& s) {
+    const GenericOptions& g = s.generic;
+    std::ostringstream os;
+    os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
+       << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
+       << " max_variables=" << s.max_variables << " columns=" << table_columns().size();
+    return os.str();
+}
+
 namespace {
 
-void write_all(int fd, const std::string& text, const std::string& path) {
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw resource_limit("writing '" + path + "' failed: " + std::strerror(errno));
-        }
-        done += static_cast<std::size_t>(n);
+const std::string kCsvSweepPrefix = "# seprank table sweep: ";
+const std::string kJsonSweepKey = "seprank_table_sweep";
+
+std::string sweep_line(const std::string& sweep, bool json_lines) {
+    if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + csv_header() + "\n";
+}
+
+bool is_integer_text(const std::string& t) {
+    std::size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+    if (i == t.size()) return false;
+    for (; i < t.size(); ++i)
+        if (t[i] < '0' || t[i] > '9') return false;
+    return true;
+}
+
+// A resumed row is reused as it stands, so its configuration and rank must be well formed.
+void check_row(const Row& r, const std::string& where) {
+    for (const auto& c : table_columns())
+        if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
+    for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth"}) {
+        const std::string v = r.at(c).str();
+        if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v + "' is not an integer");
     }
+    const std::string rank = r.at("rank").str(), status = r.at("status").str();
+    if (!rank.empty() && !is_integer_text(rank)) throw invalid_input(where + ": column 'rank' = '" + rank + "' is not an integer");
+    if (status != "ok" && status != "lower-bound" && status != "skipped")
+        throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
+    if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
+    family_from_string(r.at("family").str());
 }
 
 }  // namespace
 
-std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
-    const std::size_t last_nl = text.rfind('\n');
-    const std::size_t keep = last_nl == std::string::npos ? 0 : last_nl + 1;
-    if (keep < text.size()) {  // torn last line: cut it off
-        if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
-            throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(errno));
-        text.resize(keep);
-    }
-    std::vector<Row> rows;
-    std::istringstream lines(text);
-    std::string line;
-    std::vector<std::string> header;
+TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source) {
+    TableFile out;
+    std::size_t pos = 0;
     long lineno = 0;
-    while (std::getline(lines, line)) {
+    std::vector<std::string> header;
+    while (pos < text.size()) {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) break;  // a torn last line (no newline) is not a row
+        std::string line = text.substr(pos, nl - pos);
+        pos = nl + 1;
         ++lineno;
+        const std::string where = source + " line " + std::to_string(lineno);
         if (line.empty()) continue;
+        if (lineno == 1) {
+            if (json_lines && line.find(kJsonSweepKey) != std::string::npos) {
+                const Record meta = record_from_json(line, where);
+                if (!meta.contains(kJsonSweepKey) || meta.at(kJsonSweepKey).type() != Value::Type::text)
+                    throw invalid_input(where + ": malformed sweep line");
+                out.sweep = meta.at(kJsonSweepKey).as_text();
+                continue;
+            }
+            if (!json_lines && line.rfind(kCsvSweepPrefix, 0) == 0) {
+                out.sweep = line.substr(kCsvSweepPrefix.size());
+                continue;
+            }
+            if (!json_lines && line.rfind("#", 0) == 0) throw invalid_input(where + ": not a seprank sweep line: " + line.substr(0, 80));
+        }
         if (json_lines) {
-            rows.push_back(record_from_json(line, "'" + path + "' line " + std::to_string(lineno)));
+            Row r = record_from_json(line, where);
+            check_row(r, where);
+            out.rows.push_back(std::move(r));
             continue;
         }
         auto cells = parse_csv_line(line);
         if (header.empty()) {
             header = cells;
             if (header != table_columns())
-                throw invalid_input("'" + path + "' does not start with the seprank table header (line 1: " + line + ")");
+                throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
         }
         if (cells.size() != header.size())
-            throw invalid_input("'" + path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) +
-                                " cells, expected " + std::to_string(header.size()));
+            throw invalid_input(where + " has " + std::to_string(cells.size()) + " cells, expected " + std::to_string(header.size()));
         Row r;
         for (std::size_t k = 0; k < cells.size(); ++k) r.set(header[k], cells[k]);
-        rows.push_back(std::move(r));
+        check_row(r, where);
+        out.rows.push_back(std::move(r));
     }
-    return rows;
+    out.complete_bytes = pos;
+    return out;
 }
 
-TableAppender::TableAppender(const std::string& path, bool json_lines) : json_(json_lines), path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd_ < 0) throw invalid_input("cannot open '" + path + "' for appending: " + std::strerror(errno));
+std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
     struct stat st {};
-    if (::fstat(fd_, &st) == 0 && st.st_size == 0 && !json_) write_all(fd_, csv_header() + "\n", path_);
+    if (::stat(path.c_str(), &st) != 0) return {};
+    const int fd = detail::open_regular_rw(path, "table file");
+    std::string text;
+    try {
+        text = detail::read_fd(fd, path, "table file");
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
+    if (f.complete_bytes < text.size() && ::ftruncate(fd, static_cast<off_t>(f.complete_bytes)) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(e));
+    }
+    ::close(fd);
+    return std::move(f.rows);
+}
+
+TableAppender::TableAppender(const std::string& path, bool json_lines) : TableAppender(path, json_lines, std::string(), true) {}
+
+TableAppender::TableAppender(const std::string& path, bool json_lines, const std::string& sweep, bool resume)
+    : json_(json_lines), path_(path), sweep_(sweep) {
+    struct stat before {};
+    const bool existed = ::lstat(path.c_str(), &before) == 0;
+    fd_ = detail::open_regular_rw(path, "table file");
+    try {
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+            throw invalid_input("table file '" + path + "' is locked by another seprank table run; wait for it to finish or use another file");
+        const std::string text = detail::read_fd(fd_, path, "table file");
+        created_ = !existed || text.empty();
+        if (!text.empty() && !resume)
+            throw invalid_input("table file '" + path + "' exists and is not empty: add --resume, or remove it");
+        TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
+        if (!text.empty() && !sweep.empty() && f.sweep != sweep)
+            throw invalid_input("table file '" + path + "' was written by a different sweep (" +
+                                (f.sweep.empty() ? std::string("no sweep line") : f.sweep) + "; this sweep: " + sweep +
+                                "): its rows cannot be reused; use another file");
+        if (f.complete_bytes < text.size() && ::ftruncate(fd_, static_cast<off_t>(f.complete_bytes)) != 0)
+            throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(errno));
+        rows_ = std::move(f.rows);
+        needs_header_ = text.empty() || f.complete_bytes == 0;
+    } catch (...) {
+        ::close(fd_);
+        fd_ = -1;
+        throw;
+    }
 }
 
 TableAppender::~TableAppender() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ < 0) return;
+    // A file this run created and never wrote a row into is removed: no empty leftovers.
+    if (created_ && needs_header_) {
+        struct stat st {};
+        if (::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
+    }
+    ::close(fd_);
 }
 
 void TableAppender::append(const Row& row) {
     std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
-    write_all(fd_, line, path_);
-    ::fsync(fd_);
+    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : csv_header() + "\n") : sweep_line(sweep_, json_)) + line;
+    detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
+    needs_header_ = false;
+    if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
 }
 
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,

@@ -13,7 +13,7 @@ args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..2 --
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --out "$T/out.csv" >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --out failed"; exit 1; }
 /usr/bin/python3 - "$T/serial.csv" "$T/mpi.csv" "$T/out.csv" <<'PY'
 import csv, sys
-rows = [list(csv.DictReader(open(p))) for p in sys.argv[1:]]
+rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p in sys.argv[1:]]  # --out files start with a sweep line
 strip = lambda rs: [tuple((k, v) for k, v in r.items() if k not in ("seconds", "peak_mib")) for r in rs]
 base = strip(rows[0])
 assert len(base) == 16, len(base)

@@ -249,3 +249,60 @@ TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theore
     CHECK(table_preset("default").size() == default_table().size());
     CHECK_THROWS_AS(table_preset("nope"), invalid_input);
 }
+
+TEST_CASE("table files: sweep line, lock, another sweep's file, malformed rows with line numbers") {
+    const std::string path = "test_table_sweep.csv";
+    std::remove(path.c_str());
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {1};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 1);
+    const std::string sig = sweep_signature(sw);
+    {
+        TableAppender out(path, false, sig, false);
+        // a second writer of the same file is refused while the first holds it
+        CHECK_THROWS_AS(TableAppender(path, false, sig, true), invalid_input);
+        out.append(table_row(plan[0], sw));
+    }
+    {
+        TableAppender again(path, false, sig, true);
+        CHECK(again.rows().size() == 1);
+    }
+    SweepOptions other = sw;
+    other.generic.seed = 99;
+    CHECK(sweep_signature(other) != sig);
+    try {
+        TableAppender wrong(path, false, sweep_signature(other), true);
+        FAIL("another sweep's file was accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("different sweep") != std::string::npos);
+    }
+    CHECK_THROWS_AS(TableAppender(path, false, sig, false), invalid_input);  // not empty, no resume
+    std::remove(path.c_str());
+    {  // a writer that never writes a row leaves no file
+        TableAppender unused(path, false, sig, false);
+    }
+    CHECK(!std::ifstream(path));
+    // malformed rows: the line number is named
+    const std::string text = "# seprank table sweep: " + sig + "\n" + csv_header() + "\n" + csv_line(table_row(plan[0], sw)) + "\n";
+    CHECK(parse_table_text(text, false, "t").rows.size() == 1);
+    std::string bad_rank = text;
+    const std::string row = csv_line(table_row(plan[0], sw));
+    std::vector<std::string> cells = parse_csv_line(row);
+    const auto& cols = table_columns();
+    for (std::size_t k = 0; k < cols.size(); ++k)
+        if (cols[k] == "rank") cells[k] = "abc";
+    bad_rank += seprank::csv_line(cells) + "\n";
+    try {
+        (void)parse_table_text(bad_rank, false, "t");
+        FAIL("a malformed row was accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("line 4") != std::string::npos);
+        CHECK(std::string(e.what()).find("'abc'") != std::string::npos);
+    }
+    // a torn last line is not a row
+    const TableFile torn = parse_table_text(text + row.substr(0, 10), false, "t");
+    CHECK(torn.rows.size() == 1);
+    CHECK(torn.complete_bytes == text.size());
+}

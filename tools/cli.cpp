@@ -1,6 +1,11 @@
 // seprank CLI — shared helpers (see cli.hpp).
 #include "cli.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
 namespace seprank_cli {
 
 void add_network_options(CLI::App* app, NetOptions& o) {
@@ -10,21 +15,21 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--tokens", o.tokens, "number of tokens N")->capture_default_str();
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
-    app->add_option("--head-dim", o.head_dim, "attention head dimension da (default dx/H)");
+    app->add_option("--head-dim", o.head_dim, "attention head dimension da; 0 (default): dx/H");
     app->add_option("--depth", o.depth, "number of layers L")->capture_default_str();
     app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
-    app->add_option("--width", o.width, "hadamard width w (default dx)");
+    app->add_option("--width", o.width, "hadamard width w; 0 (default): dx");
     app->add_option("--widths", o.widths, "fc widths w_1..w_L (default N*dx each)")->delimiter(',');
     app->add_flag("--residual", o.residual, "residual connection y^{l+1} += y^l");
     app->add_flag("--free", o.free_slots, "hadamard: slots 2..d sum over independent tokens");
-    app->add_option("--embed-rank", o.embed_rank, "embedding rank r: x^j = M w^j");
-    app->add_option("--attention-rank", o.attention_rank, "cap the rank of W^Q^T W^K at k");
+    app->add_option("--embed-rank", o.embed_rank, "embedding rank r: x^j = M w^j; 0 (default): no embedding");
+    app->add_option("--attention-rank", o.attention_rank, "cap the rank of W^Q^T W^K at k; 0 (default): no cap");
     app->add_option("--position", o.position, "output position i (1-based)")->capture_default_str();
     app->add_option("--coordinate", o.coordinate, "output coordinate p (1-based)")->capture_default_str();
-    app->add_option("--seed", o.seed, "seed of the random integer weights")->capture_default_str();
+    app->add_option("--seed", o.seed, "seed of the random integer weights (0..2^64-1)")->check(CLI::NonNegativeNumber)->capture_default_str();
     app->add_option("--weight-range", o.weight_range, "random weights are uniform integers in [-R, R]")->capture_default_str();
-    app->add_option("--weights", o.weights_file, "exact weights (JSON, docs/usage.md); overrides the network options");
-    app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file");
+    app->add_option("--weights", o.weights_file, "exact weights: a JSON file in the weights format of docs/usage.md section 1.5; overrides the network options");
+    app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file (docs/usage.md section 1.5); a regular file or a new name");
 }
 
 seprank::NetworkSpec to_spec(const NetOptions& o) {
@@ -119,6 +124,34 @@ void print_table(const std::vector<json>& rows, const std::string& format, const
             std::cout << (i ? "  " : "") << std::string(w[i] - c.size(), ' ') << c;
         }
         std::cout << "\n";
+    }
+}
+
+int max_threads() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return static_cast<int>(std::max(64u, 16u * (hw == 0 ? 1u : hw)));
+}
+
+void check_given_options(const CLI::App& app, const CLI::App& sub) {
+    for (const CLI::App* a : {&app, &sub})
+        for (const CLI::Option* opt : a->get_options()) {
+            if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+            for (const auto& v : opt->results())
+                if (v.empty())
+                    throw seprank::invalid_input(opt->get_name() + ": empty value (this option takes " +
+                                                 (opt->get_description().empty() ? std::string("a value") : opt->get_description()) + ")");
+        }
+}
+
+void check_stdout() {
+    errno = 0;
+    std::cout.flush();
+    const bool bad = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (bad) {
+        const int e = errno;
+        std::cout.clear();
+        throw seprank::resource_limit(std::string("writing standard output failed") + (e ? std::string(": ") + std::strerror(e) : std::string()) +
+                                      " (a full disk or a closed pipe); the output is incomplete");
     }
 }
 

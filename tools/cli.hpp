@@ -6,6 +6,7 @@
 #include "seprank/degree.hpp"
 #include "seprank/error.hpp"
 #include "seprank/expand.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix_io.hpp"
 #include "seprank/plot.hpp"
 #include "seprank/poly_io.hpp"
@@ -47,7 +48,17 @@ struct NetOptions {
 
 struct Globals {
     int threads = 2;
+    double max_memory_gib = 0;  // 0: not given (seprank::default_max_memory())
 };
+
+// The largest --threads accepted: 16 per hardware thread (at least 64).
+int max_threads();
+// After parsing: every option given to the chosen subcommand with an empty text value
+// ("--poly ''", "--out ''") is bad input; so is a global value out of range.
+void check_given_options(const CLI::App& app, const CLI::App& sub);
+// Flushes standard output and throws resource_limit when any write to it failed (a
+// full disk, a closed pipe): a failed write never exits 0.
+void check_stdout();
 
 // One subcommand: add() registers its options on the app (into its own members),
 // run() executes it after parsing. `sub` is the parsed-or-not CLI11 subcommand.
@@ -80,5 +91,10 @@ void print_record(const json& rec, const std::string& format, const std::vector<
 // Rows as an aligned table (text), JSON array, or CSV.
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);
 double seconds_since(std::chrono::steady_clock::time_point t0);
+// An exact integer in JSON: a number when it fits in 64 bits, its digits as text beyond.
+inline json exact(const seprank::Integer& v) {
+    if (fmpz_fits_si(v.get())) return json(static_cast<long>(fmpz_get_si(v.get())));
+    return json(v.str());
+}
 
 }  // namespace seprank_cli

@@ -14,7 +14,7 @@ struct DegreeCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("degree", "Degree growth d^L, measured, per depth; or a fixed-budget comparison across block degrees");
         add_network_options(sub, dgo);
-        sub->add_option("--budget", budget, "parameter budget B: compare block degrees at depth floor(B / params per layer)");
+        sub->add_option("--budget", budget, "parameter budget B: compare block degrees at depth floor(B / params per layer); 0 (default): degree per depth 1..L");
         sub->add_option("--degrees", budget_degrees, "block degrees to compare with --budget")->delimiter(',')->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
@@ -33,10 +33,10 @@ struct DegreeCommand final : Command {
             const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed);
             for (const auto& r : cmp.rows) {
                 rows.push_back({{"block_degree", r.block_degree},
-                                {"layer_params", r.layer_params.str()},
+                                {"layer_params", exact(r.layer_params)},
                                 {"depth", r.depth},
-                                {"params_used", r.total_params.str()},
-                                {"predicted", r.predicted.str()},
+                                {"params_used", exact(r.total_params)},
+                                {"predicted", exact(r.predicted)},
                                 {"measured", r.measured >= 0 ? json(r.measured) : json("-")},
                                 {"ln_deg_per_param", std::round(r.log_degree_per_param * 1e4) / 1e4},
                                 {"h_d", std::round(r.h * 1e4) / 1e4}});
@@ -46,6 +46,8 @@ struct DegreeCommand final : Command {
                 std::cout << "budget " << budget << ": highest degree reached at d = " << cmp.best_measured_d
                           << "; h(d) = ln d / d peaks (over the listed integers) at d = " << cmp.best_h_d << "\n";
         } else {
+            if (budget < 0) throw seprank::invalid_input("--budget " + std::to_string(budget) + ": expected a positive budget, or 0 for none");
+            if (dgo.weights_file.empty()) seprank::check_measurable(to_spec(dgo));  // the deepest network first: fail before any work
             if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network
             NetOptions o = dgo;
             // With --weights the file is read once; depth L keeps its first L layers.
@@ -61,9 +63,9 @@ struct DegreeCommand final : Command {
                 const auto m = seprank::measure_degree(net, o.seed);
                 json row = {{"depth", L},
                             {"measured", m.degree},
-                            {"predicted", m.predicted.str()},
-                            {"parameters", seprank::parameter_count(net.spec).str()},
-                            {"weight_degree", seprank::weight_degree(net.spec).str()}};
+                            {"predicted", exact(m.predicted)},
+                            {"parameters", exact(seprank::parameter_count(net.spec))},
+                            {"weight_degree", exact(seprank::weight_degree(net.spec))}};
                 const auto est = seprank::estimate_expansion(net.spec);
                 if (est.bytes <= 256.0 * 1024 * 1024) {
                     const seprank::QPoly f = seprank::expand(net);

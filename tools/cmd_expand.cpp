@@ -8,14 +8,12 @@ namespace {
 struct ExpandCommand final : Command {
     NetOptions eo;
     bool print_poly = false;
-    double max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
     std::string format = "text";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("expand", "Expand the network output into an exact polynomial");
         add_network_options(sub, eo);
         sub->add_flag("--print", print_poly, "print the polynomial itself");
-        sub->add_option("--max-memory", max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -23,8 +21,7 @@ struct ExpandCommand final : Command {
         const seprank::Network net = make_network(eo);
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
-        opt.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
-        const bool over_limit = opt.max_memory > 0 && seprank::estimate_expansion(net.spec).bytes > opt.max_memory;
+        const bool over_limit = !(seprank::estimate_expansion(net.spec).bytes <= seprank::default_max_memory());
         const seprank::QPoly f = [&] {
             try {
                 return seprank::expand(net, opt);
@@ -38,10 +35,10 @@ struct ExpandCommand final : Command {
         json rec = spec_json(net.spec);
         rec["network"] = describe(net.spec);
         rec["degree"] = f.degree();
-        rec["predicted_degree"] = seprank::output_degree(net.spec).str();
+        rec["predicted_degree"] = exact(seprank::output_degree(net.spec));
         rec["terms"] = f.terms();
-        rec["parameters"] = seprank::parameter_count(net.spec).str();
-        rec["weight_degree"] = seprank::weight_degree(net.spec).str();
+        rec["parameters"] = exact(seprank::parameter_count(net.spec));
+        rec["weight_degree"] = exact(seprank::weight_degree(net.spec));
         rec["homogeneous"] = f.is_homogeneous();
         rec["seconds"] = secs;
         std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "seconds"};

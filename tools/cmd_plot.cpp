@@ -20,11 +20,13 @@ struct PlotCommand final : Command {
         sub->add_option("--where", po.where, "keep rows with column=value (repeatable)");
         sub->add_flag("--bounds", po.bounds, "add the Theorem 7.1/7.2 bound curves (log3_lower, log3_upper)");
         sub->add_option("--title", po.title, "figure title");
+        sub->add_option("--format", format, "text|json (what is printed after writing the figure)")->check(CLI::IsMember({"text", "json"}));
     }
 
     int run(const Globals&) override {
         seprank::plot_table(plot_csv, plot_out, po);
-        std::cout << "wrote " << plot_out << "\n";
+        if (format == "json") std::cout << json({{"wrote", plot_out}}).dump() << "\n";
+        else std::cout << "wrote " << plot_out << "\n";
         return 0;
     }
 };

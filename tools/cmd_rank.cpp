@@ -11,7 +11,6 @@ struct RankCommand final : Command {
     std::string variant = "auto";
     long templates = 2, max_side = 4096;
     bool all_balanced = false;
-    double rank_max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -29,7 +28,6 @@ struct RankCommand final : Command {
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--matrix", matrix_file, "rank this integer matrix (Matrix Market file, coordinate or array) instead of a network");
         sub->add_option("--save-matrix", save_matrix, "flattening/grid over Q: also write the integer matrix ranked (Matrix Market)");
-        sub->add_option("--max-memory", rank_max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -40,7 +38,6 @@ struct RankCommand final : Command {
         so.certify = field == "Q";
         so.seed = ro.seed;
         so.templates = templates;
-        so.expand.max_memory = rank_max_memory_gib * 1024.0 * 1024 * 1024;
         so.evaluation.max_side = max_side;
         so.evaluation.threads = threads;
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);

@@ -37,16 +37,16 @@ struct TableCommand final : Command {
         sub->add_option("--position", t_position, "list or range of the output position i");
         sub->add_option("--preset", t_preset, "a named sweep instead of network options: default | theorem7.3")
             ->check(CLI::IsMember(seprank::table_preset_names()));
-        sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer)");
+        sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
-        sub->add_option("--trials", t_trials, "weight draws per row")->capture_default_str();
-        sub->add_option("--seed", t_seed, "seed")->capture_default_str();
+        sub->add_option("--trials", t_trials, "weight draws per row (at least 1)")->capture_default_str();
+        sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(CLI::NonNegativeNumber)->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
-        sub->add_flag("--resume", t_resume, "skip rows already in --out FILE");
+        sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
     }
 
@@ -114,14 +114,11 @@ struct TableCommand final : Command {
         std::map<std::string, seprank::Row> done;
         std::unique_ptr<seprank::TableAppender> out;
         if (root) {
-            if (!t_out.empty() && t_resume)
-                for (const auto& r : seprank::read_table_file(t_out, jsonl)) done[seprank::row_key(r)] = r;
-            if (!t_out.empty() && !t_resume) {
-                std::ifstream probe(t_out);
-                if (probe && probe.peek() != std::ifstream::traits_type::eof())
-                    throw seprank::invalid_input("--out '" + t_out + "' exists and is not empty: add --resume, or remove it");
+            if (!t_out.empty()) {
+                // Locks the file, reads its rows, refuses another sweep's file (docs/usage.md §1.7).
+                out = std::make_unique<seprank::TableAppender>(t_out, jsonl, seprank::sweep_signature(plan.front().sweep), t_resume);
+                for (const auto& r : out->rows()) done[seprank::row_key(r)] = r;
             }
-            if (!t_out.empty()) out = std::make_unique<seprank::TableAppender>(t_out, jsonl);
         }
         const bool show_progress = root && isatty(STDERR_FILENO);
         const auto t0 = std::chrono::steady_clock::now();
@@ -174,6 +171,7 @@ struct TableCommand final : Command {
             }
             print_table(plain, "text", shown);
         }
+        check_stdout();  // a failed write is the one error line, after no summary
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
         return 0;

@@ -10,29 +10,41 @@ struct VerifyCommand final : Command {
     std::vector<std::string> only;
     bool list = false;
     std::uint64_t seed = 1;
+    std::string format = "text";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("verify", "Exact checks of the claims of docs/theory.md section 3: one PASS/FAIL line each, exit 1 on any FAIL");
         sub->add_option("--claim", only, "run only this claim (repeatable; see --list)");
         sub->add_flag("--list", list, "list the claims and what each states");
-        sub->add_option("--seed", seed, "seed of the random inputs")->capture_default_str();
+        sub->add_option("--seed", seed, "seed of the random inputs")->check(CLI::NonNegativeNumber)->capture_default_str();
+        sub->add_option("--format", format, "text|json (json: a list of {claim, pass, detail, seconds})")->check(CLI::IsMember({"text", "json"}));
     }
 
     int run(const Globals&) override {
         if (list) {
-            for (const auto& n : seprank::claim_names()) std::cout << n << ": " << seprank::claim_statement(n) << "\n";
+            json claims = json::array();
+            for (const auto& n : seprank::claim_names()) {
+                if (format == "json") claims.push_back({{"claim", n}, {"statement", seprank::claim_statement(n)}});
+                else std::cout << n << ": " << seprank::claim_statement(n) << "\n";
+            }
+            if (format == "json") std::cout << claims.dump(2) << "\n";
             return 0;
         }
         const std::vector<std::string> names = only.empty() ? seprank::claim_names() : only;
         for (const auto& n : names) (void)seprank::claim_statement(n);  // unknown names: exit 2 before any work
         int failed = 0;
+        json results = json::array();
         for (const auto& n : names) {
             const auto t0 = std::chrono::steady_clock::now();
             const seprank::ClaimResult r = seprank::run_claim(n, seed);
-            std::cout << (r.pass ? "PASS " : "FAIL ") << r.name << ": " << r.detail << " (" << std::round(seconds_since(t0) * 100) / 100
-                      << " s)" << std::endl;
+            const double secs = std::round(seconds_since(t0) * 100) / 100;
+            if (format == "json")
+                results.push_back({{"claim", r.name}, {"pass", r.pass}, {"detail", r.detail}, {"seconds", secs}});
+            else
+                std::cout << (r.pass ? "PASS " : "FAIL ") << r.name << ": " << r.detail << " (" << secs << " s)" << std::endl;
             failed += !r.pass;
         }
+        if (format == "json") std::cout << results.dump(2) << "\n";
         return failed == 0 ? 0 : 1;
     }
 };

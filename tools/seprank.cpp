@@ -1,17 +1,39 @@
 // seprank — command-line front end. Each subcommand lives in tools/cmd_<name>.cpp.
-// Exit codes: 0 success, 2 bad input (one line on stderr naming the value), 3 a stated
-// resource limit was hit, 1 an internal error (a bug: the message says so).
+// Exit codes (docs/usage.md §1.2): 0 success, 2 bad input (one line on stderr naming the
+// value and what was expected), 3 a stated resource limit (the estimate and the limit;
+// also a failed write of the output), 1 an internal error. Never a signal: SIGPIPE is
+// ignored so that a closed pipe is a detected write error.
 #include "cli.hpp"
+
+#include <csignal>
+
+namespace {
+
+int report(const char* prefix, const std::exception& e, int code) {
+    std::string msg = e.what();
+    for (char& c : msg)
+        if (c == '\n' || c == '\r') c = ' ';  // one line, always
+    std::cerr << "seprank: " << prefix << msg << "\n";
+    return code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace seprank_cli;
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         CLI::App app{"seprank: exact degree and separation rank of polynomial attention networks"};
         app.require_subcommand(1);
-        app.fallthrough();  // global options (--threads) may follow the subcommand
+        app.fallthrough();  // global options (--threads, --max-memory) may follow the subcommand
         app.set_version_flag("--version", "seprank 0.1.0");
         Globals g;
-        app.add_option("--threads", g.threads, "threads for FLINT's multiplication and parallel ranks")->capture_default_str();
+        app.add_option("--threads", g.threads, "threads for FLINT's multiplication and parallel ranks (1.." + std::to_string(max_threads()) + ")")
+            ->capture_default_str();
+        app.add_option("--max-memory", g.max_memory_gib,
+                       "memory limit in GiB for every size checked before allocation (expansions, matrices, weights, files); "
+                       "default: half of the physical memory or of the address-space limit, here " +
+                           seprank::format_bytes(seprank::physical_memory_budget()) + "; must be > 0");
         std::vector<std::unique_ptr<Command>> commands;
         for (auto make : {make_poly_command, make_expand_command, make_degree_command, make_rank_command,
                           make_generic_command, make_table_command, make_plot_command, make_verify_command}) {
@@ -23,27 +45,38 @@ int main(int argc, char** argv) {
         } catch (const CLI::ParseError& e) {
             // --help and --version exit 0; every other parse error is bad input: exit 2.
             const int rc = app.exit(e);
+            if (rc == 0) check_stdout();
             return rc == 0 ? 0 : 2;
         }
-        if (g.threads < 1) throw seprank::invalid_input("--threads " + std::to_string(g.threads) + " must be at least 1");
+        if (g.threads < 1 || g.threads > max_threads())
+            throw seprank::invalid_input("--threads " + std::to_string(g.threads) + ": expected 1.." + std::to_string(max_threads()) +
+                                         " (16 per hardware thread)");
+        if (app.get_option("--max-memory")->count() > 0) {
+            seprank::check_memory_value(g.max_memory_gib, "--max-memory (GiB)");
+            seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
+        }
         flint_set_num_threads(g.threads);
         for (auto& c : commands)
-            if (*c->sub) return c->run(g);
+            if (*c->sub) {
+                check_given_options(app, *c->sub);
+                const int rc = c->run(g);
+                check_stdout();
+                return rc;
+            }
         return 2;
     } catch (const seprank::invalid_input& e) {
-        std::cerr << "seprank: " << e.what() << "\n";
-        return 2;
+        return report("", e, 2);
     } catch (const seprank::domain_error& e) {
-        std::cerr << "seprank: " << e.what() << "\n";
-        return 2;
+        return report("", e, 2);
     } catch (const seprank::resource_limit& e) {
-        std::cerr << "seprank: " << e.what() << "\n";
-        return 3;
+        return report("", e, 3);
     } catch (const std::bad_alloc&) {
-        std::cerr << "seprank: out of memory (a size that was not estimated in advance; lower the sizes)\n";
+        std::cerr << "seprank: out of memory (a size that was not estimated in advance; lower the sizes or --max-memory)\n";
         return 3;
     } catch (const std::exception& e) {
-        std::cerr << "seprank: internal error: " << e.what() << "\n";
+        return report("internal error: ", e, 1);
+    } catch (...) {
+        std::cerr << "seprank: internal error: unknown exception\n";
         return 1;
     }
 }

@@ -29,6 +29,10 @@ struct DegreeMeasurement {
 };
 
 // Requires d^L ≤ 10^6 (checked, resource_limit).
+// Throws resource_limit unless measure_degree(net with this spec) is within reach: the
+// degree D = d^L at most 10^6 and (D + 2)·(parameters·N + N²·dx·(L+1)) ≤ 2·10^10
+// estimated operations. measure_degree calls it first.
+void check_measurable(const NetworkSpec& s);
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p = 0);
 
 struct BudgetRow {

@@ -30,10 +30,14 @@ struct ExpansionEstimate {
 };
 ExpansionEstimate estimate_expansion(const NetworkSpec& s);
 
-inline constexpr double kDefaultMaxMemory = 4.0 * 1024 * 1024 * 1024;  // 4 GiB
+// The former fixed default (4 GiB); the default is now default_max_memory() (limits.hpp).
+inline constexpr double kDefaultMaxMemory = 4.0 * 1024 * 1024 * 1024;
 
 struct ExpandOptions {
-    double max_memory = kDefaultMaxMemory;  // bytes; <= 0 disables the check
+    // Bytes. 0 (the default) means default_max_memory() (limits.hpp: half of the physical
+    // memory unless set); a negative, infinite or NaN value is invalid_input. The check
+    // cannot be switched off.
+    double max_memory = 0;
 };
 
 QPoly expand(const Network& net, const ExpandOptions& opt = {});

@@ -52,6 +52,7 @@ public:
 private:
     std::vector<std::string> names_;
     std::vector<long> token_, coord_;
+    std::vector<std::size_t> by_name_;  // indices sorted by name: find() is a binary search
 };
 
 struct QTraits {

@@ -3,7 +3,7 @@
 // Grammar (whitespace between tokens is ignored):
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/') unary)*
-//   unary   := ('+' | '-') unary | power
+//   unary   := ('+' | '-')* power
 //   power   := primary ('^' exponent)?
 //   primary := integer | variable | '(' expr ')'
 //   exponent:= decimal integer in [0, max_exponent]
@@ -30,6 +30,13 @@ struct ParseLimits {
     // Largest exponent applied to a base with more than one term (the result grows
     // like terms^exponent); above it parsing stops with resource_limit.
     std::uint64_t max_power_of_sum = 1'000;
+    // Deepest nesting of parentheses; deeper input is invalid_input (the parser
+    // recurses once per open parenthesis and nowhere else, so the stack stays bounded).
+    std::size_t max_depth = 256;
+    // Largest number of terms a product or a power may produce, bounded before it is
+    // formed: t1·t2 for a product, C(t+e−1, e) for a t-term base to the power e (also
+    // the total degree of a power is bounded by max_exponent). Over it: resource_limit.
+    std::uint64_t max_terms = 10'000'000;
 };
 
 QPoly parse_poly(std::string_view text, const std::shared_ptr<const QContext>& ctx, const ParseLimits& limits = {});

@@ -21,6 +21,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/grid.hpp"
 #include "seprank/integer.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/matrix_io.hpp"
 #include "seprank/network.hpp"

@@ -102,25 +102,58 @@ using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                const Progress& progress);
 
-// Table files: CSV (header + one line per row) or JSON Lines (one object per line).
-// Rows already in a file, in order; a torn last line (no newline: the writer was killed
-// mid-row) is cut off the file so that appending continues cleanly.
+// Table files (table --out): CSV or JSON Lines, one complete line per row.
+//   CSV:        "# seprank table sweep: <signature>", the header line, one line per row.
+//   JSON Lines: {"seprank_table_sweep": "<signature>"}, then one object per row.
+// The signature (sweep_signature) holds every option that changes a row's values but
+// is not in the row's key: trials, seed, method, max_side, variant, partition,
+// max_variables and the number of columns. A file from another sweep is refused
+// (invalid_input), so a resumed table never mixes rows of different sweeps. Files
+// without a sweep line (older versions) are read by read_table_file but not resumed
+// by TableAppender with a signature.
+std::string sweep_signature(const SweepOptions& s);
+
+struct TableFile {
+    std::string sweep;               // the signature, "" when the file has no sweep line
+    std::vector<Row> rows;           // complete rows, in order
+    std::size_t complete_bytes = 0;  // length of the text up to the last newline
+};
+// Parses a table file's text. Every complete line must be a well-formed row (the key
+// columns integers, rank an integer or empty, status ok|lower-bound|skipped, a known
+// family): otherwise invalid_input naming `source` and the line number. A torn last
+// line (no newline: the writer was killed mid-row) is ignored.
+TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source);
+
+// Rows already in a file, in order ({} when it does not exist); a torn last line is cut
+// off the file so that appending continues cleanly.
 std::vector<Row> read_table_file(const std::string& path, bool json_lines);
 
-// Appends each row with one write(2) of the whole line on an O_APPEND descriptor and
-// fsync(2), so a killed sweep loses no finished row and leaves at most a torn line.
+// The writer of a table file. It opens PATH (a regular file or a new one; never a
+// symlink, FIFO or device), takes an exclusive flock(2) for its lifetime (a second
+// writer of the same file gets invalid_input at once), reads the rows already there
+// (rows()) and checks them against `sweep` (when not empty); without `resume` a
+// non-empty file is refused. Each append is one write(2) of whole lines on an O_APPEND
+// descriptor followed by fsync(2), so a killed sweep loses no finished row and leaves at
+// most a torn last line, which the next reader cuts off. The sweep line and the CSV
+// header go out with the first row; a file this writer created and never wrote a row to
+// is removed when it is destroyed.
 class TableAppender {
 public:
+    TableAppender(const std::string& path, bool json_lines, const std::string& sweep, bool resume);
+    // No signature, resume allowed (the behaviour of earlier versions).
     TableAppender(const std::string& path, bool json_lines);
     TableAppender(const TableAppender&) = delete;
     TableAppender& operator=(const TableAppender&) = delete;
     ~TableAppender();
     void append(const Row& row);
+    const std::vector<Row>& rows() const noexcept { return rows_; }
 
 private:
     int fd_ = -1;
     bool json_;
-    std::string path_;
+    std::string path_, sweep_;
+    bool created_ = false, needs_header_ = true;
+    std::vector<Row> rows_;
 };
 
 }  // namespace seprank

@@ -1,0 +1,37 @@
+// seprank — resource limits: the memory budget every size check compares against.
+//
+// Before allocating anything whose size the input controls (a matrix declared by a
+// Matrix Market header, the weights of a network, a polynomial expansion, a grid of
+// templates), seprank estimates the bytes it would need and compares them with a
+// limit; over the limit it throws resource_limit with the estimate and the limit.
+//
+// default_max_memory() is that limit where an API takes none explicitly. Unless set
+// with set_default_max_memory(), it is half of the smaller of the physical memory
+// (sysconf _SC_PHYS_PAGES × page size) and the address-space limit of the process
+// (RLIMIT_AS, when one is set), so that a run refused here would not have fit anyway.
+// The value is process-wide and read/written atomically (thread safe).
+#pragma once
+
+#include <string>
+
+namespace seprank {
+
+// The process-wide memory limit in bytes (see above).
+double default_max_memory();
+// Sets it (bytes; finite and > 0, else invalid_input naming `what`).
+void set_default_max_memory(double bytes, const std::string& what = "max_memory");
+// Half of min(physical memory, RLIMIT_AS): the built-in default.
+double physical_memory_budget();
+
+// Throws invalid_input unless `bytes` is finite and > 0; `what` names the parameter.
+void check_memory_value(double bytes, const std::string& what);
+
+// Throws resource_limit "<what>: about X GiB estimated, over the limit of Y GiB
+// (<limit_name>)" when estimate_bytes > limit_bytes. A limit <= 0 means no limit.
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
+                  const std::string& limit_name = "max_memory");
+
+// Human form of a byte count ("1.5 GiB", "12 MiB").
+std::string format_bytes(double bytes);
+
+}  // namespace seprank

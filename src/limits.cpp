@@ -1,0 +1,64 @@
+#include "seprank/limits.hpp"
+
+#include "seprank/error.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace seprank {
+
+double physical_memory_budget() {
+    double phys = 8.0 * 1024 * 1024 * 1024;  // when sysconf cannot tell
+    const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0) phys = static_cast<double>(pages) * static_cast<double>(size);
+    struct rlimit rl {};
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        phys = std::min(phys, static_cast<double>(rl.rlim_cur));
+    return phys / 2.0;
+}
+
+namespace {
+std::atomic<double>& limit_slot() {
+    static std::atomic<double> slot{0.0};  // 0: not set, use physical_memory_budget()
+    return slot;
+}
+}  // namespace
+
+double default_max_memory() {
+    const double v = limit_slot().load();
+    return v > 0 ? v : physical_memory_budget();
+}
+
+void check_memory_value(double bytes, const std::string& what) {
+    if (!std::isfinite(bytes) || bytes <= 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", bytes);
+        throw invalid_input(what + " = " + buf + " must be a positive finite number of bytes");
+    }
+}
+
+void set_default_max_memory(double bytes, const std::string& what) {
+    check_memory_value(bytes, what);
+    limit_slot().store(bytes);
+}
+
+std::string format_bytes(double bytes) {
+    char buf[64];
+    const double gib = bytes / (1024.0 * 1024 * 1024);
+    if (gib >= 1.0 || !std::isfinite(gib)) std::snprintf(buf, sizeof buf, "%.3g GiB", gib);
+    else if (bytes >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / (1024.0 * 1024));
+    else std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+    return buf;
+}
+
+void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& limit_name) {
+    if (limit_bytes <= 0) return;
+    if (!(estimate_bytes <= limit_bytes))  // NaN estimates are refused too
+        throw resource_limit(what + ": about " + format_bytes(estimate_bytes) + " estimated, over the limit of " +
+                             format_bytes(limit_bytes) + " (" + limit_name + ")");
+}
+
+}  // namespace seprank

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Table-driven bad-input suite (docs/usage.md §1.2).
+
+Usage: run.py SEPRANK CASES_FILE
+
+Each case line is `EXIT :: FRAGMENT :: ARGUMENTS` (ARGUMENTS split like a shell line).
+In ARGUMENTS, @D/ is the folder of generated fixtures and @<NAME is replaced by the
+content of fixture NAME. A trailing `>/dev/full` sends standard output to /dev/full.
+Every case runs under prlimit (1 GiB address space, 10 s CPU) and a 20 s wall clock,
+and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insensitive),
+and, when it fails, print exactly one line on stderr (two for option-parser errors,
+whose second line is the --help hint). Then the file-safety checks at the end run.
+"""
+import concurrent.futures, fcntl, os, shlex, stat, subprocess, sys, tempfile
+
+S, CASES = sys.argv[1], sys.argv[2]
+D = tempfile.mkdtemp(prefix="seprank_bad_")
+# A sanitizer build reserves terabytes of address space and cannot run under an
+# address-space limit: there the memory cap is --max-memory 0.5 instead of prlimit --as.
+with open(S, "rb") as f:
+    ASAN = b"__asan_init" in f.read()
+LIMIT = ["prlimit", "--cpu=10", "--"] if ASAN else ["prlimit", "--as=1073741824", "--cpu=10", "--"]
+
+
+def w(name, text):
+    with open(os.path.join(D, name), "w") as f:
+        f.write(text)
+
+
+def fixtures():
+    w("deep_paren.txt", "(" * 50000 + "x1_1" + ")" * 50000)
+    w("paren300.txt", "(" * 300 + "x1_1" + ")" * 300)
+    w("paren200.txt", "(" * 200 + "x1_1*x2_1" + ")" * 200)
+    w("plus.txt", "+" * 100000 + "x1_1")
+    w("minus.txt", "-" * 100001 + "x1_1*x2_1")
+    w("many_vars.txt", "+".join(f"x{j}_1" for j in range(1, 10001)))
+    w("long_sum.txt", "+".join(["x1_1*x2_1"] * 10000))
+    w("prod_blowup.txt", "*".join(["(" + "+".join(f"x{j}_1" for j in range(1, 40)) + ")"] * 8))
+    w("bigint.txt", "9" * 100000 + "*x1_1*x2_1")
+    hd = '"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":1'
+    w("w_ok.json", '{' + hd + ',"layers":[{"W":[[[1]],[[2]]],"O":[[1]]}]}')
+    w("w_1e400.json", '{' + hd + ',"layers":[{"W":[[[1e400]],[[2]]],"O":[[1]]}]}')
+    w("w_bigint.json", '{' + hd + ',"layers":[{"W":[[[' + "9" * 400 + ']],[[2]]],"O":[[1]]}]}')
+    w("w_bigneg.json", '{' + hd + ',"layers":[{"W":[[[-' + "9" * 400 + ']],[[2]]],"O":[[1]]}]}')
+    w("w_float.json", '{' + hd + ',"layers":[{"W":[[[1.5]],[[2]]],"O":[[1]]}]}')
+    w("w_badfrac.json", '{' + hd + ',"layers":[{"W":[[["1/0"]],[[2]]],"O":[[1]]}]}')
+    w("w_badstr.json", '{' + hd + ',"layers":[{"W":[[["x"]],[[2]]],"O":[[1]]}]}')
+    w("w_deep.json", "[" * 100000 + "]" * 100000)
+    w("w_deep_obj.json", '{"a":' * 50000 + "1" + "}" * 50000)
+    w("w_trunc.json", '{' + hd + ',"layers":[{"W":[[[1]],[[2]]')
+    w("w_empty.json", "")
+    w("w_array.json", "[1,2,3]")
+    w("w_null.json", "null")
+    w("w_nolayers.json", '{' + hd + '}')
+    w("w_shape.json", '{' + hd + ',"layers":[{"W":[[[1,2]],[[2]]],"O":[[1]]}]}')
+    w("w_layers.json", '{' + hd + ',"layers":[]}')
+    w("w_family.json", '{"family":"transformer","tokens":2,"dim":1,"depth":0,"layers":[]}')
+    w("w_hugedim.json", '{"family":"hadamard","tokens":2,"dim":1000000000,"block_degree":2,"width":1,"depth":1,"layers":[]}')
+    w("w_bigdim.json", '{"family":"attention","tokens":4,"dim":100000,"heads":1,"depth":1,"layers":[]}')
+    w("w_negtokens.json", '{"family":"hadamard","tokens":-2,"dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
+    w("w_tokens_str.json", '{"family":"hadamard","tokens":"2","dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
+    w("w_depth99.json", '{"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":99,"layers":[]}')
+    w("w_bom.json", "\ufeff{}")
+    w("w_nul.json", "{\0}")
+    w("w_dupkey.json", '{' + hd + ',"layers":[{"W":[[[1]],[[2]]],"O":[[1]]}],"tokens":3}')
+    w("t_templates_bad.json", "[[1,2],[3]]")
+    w("t_templates_float.json", "[[1.5]]")
+    w("t_templates_1e400.json", "[[1e400]]")
+    mm = "%%MatrixMarket matrix coordinate integer general\n"
+    w("m_ok.mtx", mm + "2 2 2\n1 1 1\n2 2 3\n")
+    w("m_big.mtx", mm + "1000000000 1000000000 1\n1 1 1\n")
+    w("m_bigrows.mtx", mm + "1000000000000 1 1\n1 1 1\n")
+    w("m_nnz.mtx", mm + "10 10 1000000000\n1 1 1\n")
+    w("m_nnz_short.mtx", mm + "100 100 1000\n1 1 1\n")
+    w("m_nnz_over.mtx", mm + "2 2 5\n1 1 1\n")
+    w("m_array_big.mtx", "%%MatrixMarket matrix array integer general\n100000 100000\n1\n")
+    w("m_header.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1.5\n")
+    w("m_symmetric.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n1 1 1\n1 1 1\n")
+    w("m_noheader.mtx", "1 1 1\n1 1 1\n")
+    w("m_index.mtx", mm + "2 2 1\n3 1 1\n")
+    w("m_index0.mtx", mm + "2 2 1\n0 1 1\n")
+    w("m_dup.mtx", mm + "2 2 2\n1 1 1\n1 1 2\n")
+    w("m_value.mtx", mm + "2 2 1\n1 1 abc\n")
+    w("m_float.mtx", mm + "2 2 1\n1 1 1.5\n")
+    w("m_trailing.mtx", mm + "2 2 1\n1 1 1\nextra\n")
+    w("m_short.mtx", mm + "2 2 3\n1 1 1\n")
+    w("m_negative.mtx", mm + "-2 2 1\n1 1 1\n")
+    w("m_overflow.mtx", mm + "99999999999999999999 2 1\n1 1 1\n")
+    w("m_size_words.mtx", mm + "2 2\n")
+    w("m_empty.mtx", "")
+    w("m_entry_words.mtx", mm + "2 2 1\n1 1\n")
+    w("m_bigvalue.mtx", mm + "1 1 1\n1 1 " + "7" * 5000 + "\n")
+    hdr = ("family,tokens,dim,heads,block_degree,width,depth,residual,partition,degree,params,terms,rank,certified,label,"
+           "method,rows,cols,trials,degenerate,failure_bound,log3_rank,theorem,log3_lower,log3_upper,outside,status,reason,seconds,peak_mib")
+    w("t_badheader.csv", "family,tokens\n")
+    w("t_nosweep.csv", hdr + "\n")
+    w("t_othersweep.csv", "# seprank table sweep: trials=1 seed=2 method=0 max_side=4096 variant=0 partition=balanced max_variables=64 columns=30\n" + hdr + "\n")
+    w("t_comment.csv", "# something else\n" + hdr + "\n")
+    w("t_badjson.jsonl", "{bad\n")
+    w("t_sweepjson_other.jsonl", '{"seprank_table_sweep":"trials=9"}\n')
+    os.symlink(os.path.join(D, "target.json"), os.path.join(D, "link.json"))
+    w("target.json", "precious\n")
+    os.symlink(os.path.join(D, "target.csv"), os.path.join(D, "link.csv"))
+    w("target.csv", "precious\n")
+    os.symlink(os.path.join(D, "target.svg"), os.path.join(D, "link.svg"))
+    os.mkfifo(os.path.join(D, "fifo"))
+    os.mkdir(os.path.join(D, "adir"))
+    w("gp.csv", hdr + "\n")
+
+
+def run_case(rc_want, frag, args, lineno):
+    argv = shlex.split(args.replace("@D/", D + "/"))
+    out = subprocess.DEVNULL
+    if argv and argv[-1] == ">/dev/full":
+        argv.pop()
+        out = open("/dev/full", "w")
+    argv = [open(os.path.join(D, a[2:])).read() if a.startswith("@<") else a for a in argv]
+    if ASAN and "--max-memory" not in argv:
+        argv = ["--max-memory", "0.5"] + argv
+    cmd = LIMIT + [S] + argv
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, timeout=20)
+    except subprocess.TimeoutExpired:
+        return f"line {lineno}: timed out: {args[:120]}"
+    err = p.stderr.decode(errors="replace")
+    shown = f"line {lineno}: seprank {args[:120]}\n    exit {p.returncode}, stderr: {err[:400]!r}"
+    if p.returncode < 0:
+        return f"{shown}\n    killed by signal {-p.returncode}"
+    if p.returncode != rc_want:
+        return f"{shown}\n    expected exit {rc_want}"
+    if frag.lower() not in err.lower():
+        return f"{shown}\n    expected the fragment {frag!r}"
+    if rc_want != 0:
+        lines = err.rstrip("\n").split("\n")
+        if not (len(lines) == 1 or (len(lines) == 2 and lines[1].startswith("Run with --help"))):
+            return f"{shown}\n    expected one line on stderr"
+        if not lines[0].startswith("seprank: ") and "--help" not in err and not lines[0].startswith("--"):
+            return f"{shown}\n    the message should start with 'seprank: '"
+    return None
+
+
+def file_safety():
+    bad = []
+    if open(os.path.join(D, "target.json")).read() != "precious\n" or not os.path.islink(os.path.join(D, "link.json")):
+        bad.append("a symlink target was replaced or followed")
+    if open(os.path.join(D, "target.csv")).read() != "precious\n" or not os.path.islink(os.path.join(D, "link.csv")):
+        bad.append("a symlink table target was changed")
+    if not stat.S_ISFIFO(os.stat(os.path.join(D, "fifo")).st_mode):
+        bad.append("the FIFO was replaced")
+    left = [f for f in os.listdir(D) if ".tmp" in f]
+    if left:
+        bad.append(f"temporary files left behind: {left}")
+    for f in ("fresh_fail.csv", "fresh_fail.jsonl", "never.json", "never.mtx", "never.svg"):
+        if os.path.exists(os.path.join(D, f)):
+            bad.append(f"{f} exists after a failed run")
+    # two writers of one table file: the second is refused while the first holds it
+    path = os.path.join(D, "locked.csv")
+    with open(path, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        p = subprocess.run(LIMIT + [S, "table", "--tokens", "2", "--dim", "1",
+                            "--format", "csv", "--out", path, "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20)
+        if p.returncode != 2 or b"locked" not in p.stderr:
+            bad.append(f"a locked table file was not refused: exit {p.returncode} {p.stderr[:200]!r}")
+    return bad
+
+
+def main():
+    fixtures()
+    cases = []
+    for lineno, line in enumerate(open(CASES), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        rc, frag, args = (x.strip() for x in line.split("::", 2))
+        cases.append((int(rc), frag, args, lineno))
+    n = len(cases)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        failures = [r for r in pool.map(lambda c: run_case(*c), cases) if r]
+    failures += file_safety()
+    for f in failures:
+        print("FAIL", f)
+    print(f"{n} cases, {len(failures)} failures")
+    subprocess.run(["rm", "-rf", D])
+    sys.exit(1 if failures else 0)
+
+
+main()
