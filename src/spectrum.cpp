@@ -377,33 +377,49 @@ struct MagNum {
     ~MagNum() { mag_clear(v); }
 };
 
-// An approximate eigendecomposition of the symmetric midpoint matrix: V (columns) and Λ.
 template <class S>
-void approx_eigen(const arb_mat_t s, arb_mat_t v_out, std::vector<ArfNum>& lambda) {
-    const long n = arb_mat_nrows(s);
-    MatS<S> mid(n, n);
-    for (long i = 0; i < n; ++i)
-        for (long j = 0; j < n; ++j) {
-            if constexpr (std::is_same_v<S, double>) {
-                mid(i, j) = arf_get_d(arb_midref(arb_mat_entry(s, i, j)), ARF_RND_NEAR);
-            } else {
-                S x;
-                arf_get_mpfr(x.backend().data(), arb_midref(arb_mat_entry(s, i, j)), MPFR_RNDN);
-                mid(i, j) = x;
-            }
-        }
+S mid_of(const arb_struct* x) {
+    if constexpr (std::is_same_v<S, double>) {
+        return arf_get_d(arb_midref(x), ARF_RND_NEAR);
+    } else {
+        S y;
+        arf_get_mpfr(y.backend().data(), arb_midref(x), MPFR_RNDN);
+        return y;
+    }
+}
+
+template <class S>
+MatS<S> mid_matrix(const arb_mat_t a) {
+    MatS<S> m(arb_mat_nrows(a), arb_mat_ncols(a));
+    for (long i = 0; i < arb_mat_nrows(a); ++i)
+        for (long j = 0; j < arb_mat_ncols(a); ++j) m(i, j) = mid_of<S>(arb_mat_entry(a, i, j));
+    return m;
+}
+
+// An approximate eigendecomposition of a symmetric matrix: V (columns, exact in Arb) and Λ.
+template <class S>
+void approx_eigen(const MatS<S>& mid, arb_mat_t v_out, std::vector<ArfNum>& lambda) {
+    const long n = mid.rows();
     Eigen::SelfAdjointEigenSolver<MatS<S>> es(mid);
     if (es.info() != Eigen::Success) throw internal_error("spectrum_certified: the approximate eigensolver did not converge");
     for (long i = 0; i < n; ++i)
         for (long j = 0; j < n; ++j) {
-            if constexpr (std::is_same_v<S, double>) arb_set_d(arb_mat_entry(v_out, i, j), es.eigenvectors()(i, j));
-            else arf_set_mpfr(arb_midref(arb_mat_entry(v_out, i, j)), es.eigenvectors()(i, j).backend().data()),
-                 mag_zero(arb_radref(arb_mat_entry(v_out, i, j)));
+            arb_ptr x = arb_mat_entry(v_out, i, j);
+            if constexpr (std::is_same_v<S, double>) arb_set_d(x, es.eigenvectors()(i, j));
+            else arf_set_mpfr(arb_midref(x), es.eigenvectors()(i, j).backend().data()), mag_zero(arb_radref(x));
         }
     for (long k = 0; k < n; ++k) {
         if constexpr (std::is_same_v<S, double>) arf_set_d(lambda[static_cast<std::size_t>(k)].v, es.eigenvalues()(k));
         else arf_set_mpfr(lambda[static_cast<std::size_t>(k)].v, es.eigenvalues()(k).backend().data());
     }
+}
+
+// The Gram matrix of the smaller side, S = M Mᵀ (ka ≤ kb) or Mᵀ M, of the midpoints.
+template <class S>
+MatS<S> mid_gram(const arb_mat_t m) {
+    const MatS<S> md = mid_matrix<S>(m);
+    if (md.rows() <= md.cols()) return md * md.transpose();
+    return md.transpose() * md;
 }
 
 }  // namespace
@@ -434,30 +450,33 @@ SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision) {
                 arb_mul(x, x, wb[static_cast<std::size_t>(j)].v, wp);
             }
     }
-    // S = M Mᵀ or Mᵀ M, the smaller.
+    // S = M Mᵀ (ka ≤ kb) or Mᵀ M: an approximate eigenbasis of its midpoint matrix.
     const long n = std::min(ka, kb);
-    ArbMat s(n, n);
-    {
-        ArbMat mt(kb, ka);
-        arb_mat_transpose(mt.m, m.m);
-        if (ka <= kb) arb_mat_mul(s.m, m.m, mt.m, wp);
-        else arb_mat_mul(s.m, mt.m, m.m, wp);
-    }
     ArbMat v(n, n);
     std::vector<ArfNum> lambda(static_cast<std::size_t>(n));
     if (precision <= 53) {
-        approx_eigen<double>(s.m, v.m, lambda);
+        approx_eigen<double>(mid_gram<double>(m.m), v.m, lambda);
     } else {
         MpfrPrecision guard(precision);
-        approx_eigen<Mpfr>(s.m, v.m, lambda);
+        approx_eigen<Mpfr>(mid_gram<Mpfr>(m.m), v.m, lambda);
     }
-    // E = Vᵀ S V − Λ, F = Vᵀ V − I.
+    // W = Vᵀ S V = X Xᵀ with X = Vᵀ M (or Xᵀ X with X = M V), in balls that contain the
+    // exact values; E = W − Λ, F = Vᵀ V − I.
     MagNum e, delta;
     {
-        ArbMat vt(n, n), tmp(n, n), w(n, n);
+        ArbMat vt(n, n), w(n, n), g(n, n);
         arb_mat_transpose(vt.m, v.m);
-        arb_mat_mul(tmp.m, vt.m, s.m, wp);
-        arb_mat_mul(w.m, tmp.m, v.m, wp);
+        if (ka <= kb) {
+            ArbMat x(n, kb), xt(kb, n);
+            arb_mat_mul(x.m, vt.m, m.m, wp);
+            arb_mat_transpose(xt.m, x.m);
+            arb_mat_mul(w.m, x.m, xt.m, wp);
+        } else {
+            ArbMat x(ka, n), xt(n, ka);
+            arb_mat_mul(x.m, m.m, v.m, wp);
+            arb_mat_transpose(xt.m, x.m);
+            arb_mat_mul(w.m, xt.m, x.m, wp);
+        }
         for (long k = 0; k < n; ++k) {
             arb_ptr x = arb_mat_entry(w.m, k, k);
             ArbNum l;
@@ -465,14 +484,14 @@ SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision) {
             arb_sub(x, x, l.v, wp);
         }
         arb_mat_bound_frobenius_norm(e.v, w.m);
-        arb_mat_mul(tmp.m, vt.m, v.m, wp);
-        for (long k = 0; k < n; ++k) arb_sub_ui(arb_mat_entry(tmp.m, k, k), arb_mat_entry(tmp.m, k, k), 1, wp);
-        arb_mat_bound_frobenius_norm(delta.v, tmp.m);
+        arb_mat_mul(g.m, vt.m, v.m, wp);
+        for (long k = 0; k < n; ++k) arb_sub_ui(arb_mat_entry(g.m, k, k), arb_mat_entry(g.m, k, k), 1, wp);
+        arb_mat_bound_frobenius_norm(delta.v, g.m);
     }
     if (mag_cmp_2exp_si(delta.v, -1) >= 0)
         throw internal_error("spectrum_certified: the approximate eigenbasis is not close to orthogonal (||V^T V - I|| >= 1/2)");
     std::sort(lambda.begin(), lambda.end(), [](const ArfNum& x, const ArfNum& y) { return arf_cmp(x.v, y.v) > 0; });
-    ArbNum one_plus, one_minus, d;
+    ArbNum one_plus, d;
     arb_zero(d.v);
     arb_add_error_mag(d.v, delta.v);  // [−δ, δ]
     arb_one(one_plus.v);
