@@ -555,7 +555,15 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
         arb_mul(t.v, t.v, t.v, wp);
         if (!absolute) arb_mul(t.v, t.v, total.v, wp);
         // tail(R) ∈ [max(Σ_{k>R} lo, ‖f‖² − Σ_{k≤R} hi), min(Σ_{k>R} hi, ‖f‖² − Σ_{k≤R} lo)].
+        // tail(0) = ‖f‖² exactly: relative thresholds compare ε² with 1 (exact), absolute
+        // ones ‖f‖² with ε² (a ball that is exact whenever ‖f‖² is dyadic).
+        ArbNum eps2;
+        arb_set_d(eps2.v, e);
+        arb_mul(eps2.v, eps2.v, eps2.v, wp);  // exact: 106 bits ≤ wp
+        const bool zero_le = absolute ? arb_le(total.v, eps2.v) : arf_cmp_si(arb_midref(eps2.v), 1) >= 0;
+        const bool zero_gt = absolute ? arb_gt(total.v, eps2.v) : arf_cmp_si(arb_midref(eps2.v), 1) < 0 && arb_is_positive(total.v);
         auto tail_hi_le = [&](std::size_t rr) {  // certainly tail(R) ≤ t
+            if (rr == 0 && zero_le) return true;
             ArbNum a, b;
             arb_sub(a.v, phi[n].v, phi[rr].v, wp);
             arb_sub(b.v, total.v, plo[rr].v, wp);
@@ -563,6 +571,7 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
         };
         auto tail_lo_gt = [&](std::size_t rr) {  // certainly tail(R) > t
             if (rr >= n) return false;
+            if (rr == 0 && zero_gt) return true;
             ArbNum a, b;
             arb_sub(a.v, plo[n].v, plo[rr].v, wp);
             arb_sub(b.v, total.v, phi[rr].v, wp);
