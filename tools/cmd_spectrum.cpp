@@ -13,7 +13,8 @@ namespace {
 struct SpectrumCommand final : Command {
     NetOptions ro;
     std::string partition_text, poly_text, measure = "uniform", method = "certified", eps_text, format = "text";
-    long precision = 53, max_side = 4096;
+    long precision = 53, max_side = 4096, trials = 100;
+    std::string experiment;
     bool eps_absolute = false;
     double max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
 
@@ -31,6 +32,9 @@ struct SpectrumCommand final : Command {
         sub->add_flag("--eps-absolute", eps_absolute, "--eps values are absolute L2 distances, not relative to ||f||");
         sub->add_option("--max-side", max_side, "largest orthogonal basis of one side")->capture_default_str();
         sub->add_option("--max-memory", max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
+        sub->add_option("--experiment", experiment, "run the seed's experiment instead: fd (random members of F_d) or blocks (attention vs hadamard at equal budget)")
+            ->check(CLI::IsMember({"fd", "blocks"}));
+        sub->add_option("--trials", trials, "--experiment: random draws per configuration")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -66,6 +70,19 @@ struct SpectrumCommand final : Command {
         so.expand.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
         so.rank.threads = globals.threads;
         so.rank.seed = ro.seed;
+        if (!experiment.empty()) {
+            seprank::EpsExperimentOptions eo;
+            eo.kind = experiment;
+            eo.trials = trials;
+            eo.seed = ro.seed;
+            eo.measure = so.measure;
+            if (!eps_text.empty()) eo.eps = so.eps;
+            const auto rows = seprank::eps_experiment(eo);
+            std::vector<json> out;
+            for (const auto& rec : rows) out.push_back(to_nl(rec));
+            print_table(out, format, rows.empty() ? std::vector<std::string>{} : rows.front().names());
+            return 0;
+        }
         seprank::SpectrumResult r;
         std::string network;
         if (!poly_text.empty()) {

@@ -49,6 +49,7 @@
 #include "seprank/partition.hpp"
 #include "seprank/poly.hpp"
 #include "seprank/rank.hpp"
+#include "seprank/record.hpp"
 
 #include <cstdint>
 #include <string>
@@ -159,5 +160,28 @@ SpectrumResult spectrum(const Network& net, const Partition& part, const Spectru
 // certified}], eps_absolute, certified, measure, method, precision, rows, cols,
 // basis_rows, basis_cols, partition, degree, terms, seconds, note.
 std::string to_json(const SpectrumResult& r, int indent = -1);
+
+// The seed's experiments (docs/theory.md §2.7, data/eps_fd.csv, data/eps_blocks.csv).
+//   fd      random members f = Σ_{l≤d} a_l Π_i x_i^{α_i^l} of F_d in n = 2 and 4 variables
+//           (one per token, balanced partition), d = 2..6: exponents α uniform on
+//           {0..3}, coefficients uniform on {−5..5} \ {0}. Per (n, d) and ε (ε = 0 is
+//           sep): the number of trials with ε-sep = d, its fraction and 95% Wilson
+//           interval, and the number of undecided trials (counted as misses).
+//   blocks  attention vs hadamard (d = 3, tied and free) blocks at an equal parameter
+//           budget (16 per layer: dx = w = 2), N = 2, 3, L = 1, 2, random integer
+//           weights in [−5, 5]. Per configuration and ε: mean, min and max ε-sep over the
+//           trials (undecided trials counted separately, mean over rank_low).
+// Every spectrum is certified; records are deterministic in the seed (no timings).
+struct EpsExperimentOptions {
+    std::string kind = "fd";      // fd | blocks
+    long trials = 100;            // per configuration, ≥ 1
+    std::uint64_t seed = 1;
+    std::vector<double> eps = {0.01, 0.1, 0.3};
+    Measure measure = Measure::uniform;
+};
+std::vector<Record> eps_experiment(const EpsExperimentOptions& opt);
+
+// 95% Wilson score interval of `hits` successes in `n` trials (n ≥ 1).
+std::pair<double, double> wilson_interval(long hits, long n);
 
 }  // namespace seprank
