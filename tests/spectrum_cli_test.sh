@@ -48,7 +48,7 @@ e = json.load(open(sys.argv[1]))["eps_ranks"][0]
 assert e == {"eps": 1.0, "rank_low": 1, "rank_high": 2, "certified": False}, e
 PY
 "$S" spectrum --poly "x1_1*x2_1 + x1_2*x2_2" --format csv >"$T/c.csv" || fail "csv"
-[[ "$(head -1 "$T/c.csv")" == "k,sigma,radius" && $(wc -l <"$T/c.csv") -eq 3 ]] || fail "csv shape: $(cat "$T/c.csv")"
+[[ "$(head -1 "$T/c.csv")" == "k,sigma,radius,measure" && $(wc -l <"$T/c.csv") -eq 3 ]] || fail "csv shape: $(cat "$T/c.csv")"
 
 if [[ $fails -gt 0 ]]; then echo "$fails spectrum CLI check(s) failed"; exit 1; fi
 echo "all spectrum CLI checks passed"

@@ -107,10 +107,10 @@ struct SpectrumCommand final : Command {
             return 0;
         }
         if (format == "csv") {
-            std::cout << "k,sigma,radius\n";
+            std::cout << "k,sigma,radius,measure\n";
             for (std::size_t k = 0; k < r.singular_values.size(); ++k)
                 std::cout << k + 1 << "," << json(r.singular_values[k]).dump() << ","
-                          << (r.radius >= 0 ? json(r.radii[k]).dump() : std::string()) << "\n";
+                          << (r.radius >= 0 ? json(r.radii[k]).dump() : std::string()) << "," << measure << "\n";
             return 0;
         }
         if (!network.empty()) std::cout << "# " << network << "\n";
