@@ -4,7 +4,7 @@
 # Usage: scripts/setup.sh [EXTRA-PACKAGE...]   (bench/setup.sh adds the peer tools)
 set -euo pipefail
 
-packages=(g++ meson ninja-build pkg-config cmake libflint-dev libgmp-dev libmpfr-dev
+packages=(g++ meson ninja-build pkg-config cmake libflint-dev libflint-arb-dev libgmp-dev libmpfr-dev
   libboost-dev libeigen3-dev libcli11-dev doctest-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin gnuplot-nox
   python3-dev pybind11-dev python3-mesonpy python3-numpy python3-pytest "$@")

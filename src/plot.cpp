@@ -80,6 +80,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     g << "set title " << quote(opt.title.empty() ? opt.y + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";
     g << "set xlabel " << quote(opt.x) << "\nset ylabel " << quote(opt.y) << "\n";
     g << "set termoption noenhanced\nset key left top\nset grid\n";
+    if (opt.logy) g << "set logscale y\n";
     std::vector<std::string> plots;
     int idx = 0;
     for (const auto& [name, pts] : data) {

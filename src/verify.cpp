@@ -12,6 +12,7 @@
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "seprank/separation.hpp"
+#include "verify_spectrum.hpp"
 
 #include <algorithm>
 #include <array>
@@ -453,8 +454,12 @@ const std::map<std::string, Claim>& claims() {
 }  // namespace
 
 const std::vector<std::string>& claim_names() {
-    static const std::vector<std::string> names = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants",
-                                                        "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants",
+                                                     "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide"};
+        for (const auto& c : spectrum_claims()) n.push_back(c.name);  // src/verify_spectrum.cpp
+        return n;
+    }();
     return names;
 }
 
@@ -469,15 +474,19 @@ namespace {
 }  // namespace
 
 std::string claim_statement(const std::string& name) {
+    for (const auto& c : spectrum_claims())
+        if (c.name == name) return c.statement;
     const auto it = claims().find(name);
     if (it == claims().end()) unknown_claim(name);
     return it->second.statement;
 }
 
 ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
+    const auto sc = std::find_if(spectrum_claims().begin(), spectrum_claims().end(), [&](const SpectrumClaim& c) { return c.name == name; });
     const auto it = claims().find(name);
-    if (it == claims().end()) unknown_claim(name);
+    if (it == claims().end() && sc == spectrum_claims().end()) unknown_claim(name);
     try {
+        if (sc != spectrum_claims().end()) return sc->run(seed);
         return it->second.run(seed);
     } catch (const std::exception& e) {
         return result(name, false, std::string("error: ") + e.what());

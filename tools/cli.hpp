@@ -77,6 +77,7 @@ std::unique_ptr<Command> make_generic_command();
 std::unique_ptr<Command> make_table_command();
 std::unique_ptr<Command> make_plot_command();
 std::unique_ptr<Command> make_verify_command();
+std::unique_ptr<Command> make_spectrum_command();
 
 void add_network_options(CLI::App* app, NetOptions& o);
 seprank::NetworkSpec to_spec(const NetOptions& o);

@@ -20,6 +20,7 @@ struct PlotOptions {
     std::string series = "dim";
     std::vector<std::string> where;  // "column=value"
     bool bounds = false;
+    bool logy = false;               // logarithmic y axis (e.g. singular values)
     std::string title;
     std::string gnuplot = "gnuplot";
 };

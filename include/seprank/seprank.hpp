@@ -34,5 +34,6 @@
 #include "seprank/record.hpp"
 #include "seprank/rank.hpp"
 #include "seprank/separation.hpp"
+#include "seprank/spectrum.hpp"
 #include "seprank/table.hpp"
 #include "seprank/verify.hpp"

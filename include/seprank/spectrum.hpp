@@ -1,0 +1,187 @@
+// seprank — singular spectra of flattenings in orthonormal product bases, and the
+// ε-separation rank they determine (docs/theory.md §2.7, docs/spectrum.md).
+//
+// Mathematics. μ = μ_1 ⊗ … ⊗ μ_n is a product probability measure on the variables of f,
+// every factor the uniform measure on [−1, 1] or the standard Gaussian. Its orthogonal
+// polynomials are products P_J(x) = Π_c p_{J_c}(x_c) of the Legendre polynomials p_j
+// (p_j(1) = 1, ‖p_j‖² = 1/(2j+1)) resp. the probabilists' Hermite polynomials He_j
+// (‖He_j‖² = j!). Each monomial expands exactly over Q: x^k = Σ_j a_{k,j} p_j with
+// a_{k,j} = 0 unless j ≤ k and j ≡ k (mod 2). Writing f = Σ K_{J,L} P_J(x_A) P_L(x_B),
+// with K = T_Aᵀ C T_B exact over Q (C the coefficient flattening, T the monomial →
+// orthogonal change of basis of one side), the Schmidt coefficients of f in
+// L2(μ_A) ⊗ L2(μ_B) are the singular values σ_1 ≥ σ_2 ≥ … of
+//     M = D_A^{1/2} K D_B^{1/2},   D = diag(‖P_J‖²)  (rational),
+// the only irrational step. rank M = rank C = sep(f) exactly (T is injective), and
+// ‖f‖² = Σ σ_k² = Σ K_{J,L}² ‖P_J‖² ‖P_L‖² is an exact rational.
+//
+// ε-sep(f) = min{R : Σ_{k>R} σ_k² ≤ t}, t = ε² (absolute) or ε²‖f‖² (relative).
+//
+// Variants (one dispatcher, spectrum()):
+//   spectrum_fast       σ of M in floating point: Eigen's BDCSVD in double (precision
+//                       53) or JacobiSVD over MPFR numbers of `precision` bits. No error
+//                       bound: ε-ranks are reported with certified = false.
+//   spectrum_certified  encloses every σ_k in a ball. S = M Mᵀ (the smaller side) as an
+//                       Arb ball matrix containing the exact S; an approximate
+//                       eigenbasis V of mid(S) (double, or MPFR at `precision` bits);
+//                       then with E = Vᵀ S V − Λ and F = Vᵀ V − I bounded in ball
+//                       arithmetic, e ≥ ‖E‖_F and δ ≥ ‖F‖_F (δ < 1 required): by Weyl,
+//                       |λ_k(Vᵀ S V) − Λ_(k)| ≤ e, and by Ostrowski,
+//                       λ_k(Vᵀ S V) = θ_k λ_k(S) with θ_k ∈ [1 − δ, 1 + δ], so
+//                       λ_k(S) ∈ [max(0, Λ_(k) − e)/(1 + δ), (Λ_(k) + e)/(1 − δ)],
+//                       σ_k = √λ_k. The exact rank r (rank engine, certified) makes
+//                       σ_k = 0 exactly for k > r. An ε-rank is certified when the
+//                       enclosures of the tail sums decide the threshold; otherwise the
+//                       range [rank_low, rank_high] is reported, never a guess. ε = 0
+//                       gives the exact rank.
+// Cost: building K is two dense products over Q (FLINT), of sizes (monomials of a side)
+// × (orthogonal basis of a side); the spectrum is O(s³) for s = min(basis sizes), in
+// double (fast) or in Arb ball arithmetic plus one double eigendecomposition (certified).
+// Preconditions checked: ε ≥ 0 and finite, 2 ≤ precision ≤ 4096, basis sizes ≤
+// SpectrumOptions::max_side (resource_limit), partition valid. Thread safety: re-entrant;
+// the MPFR paths (precision > 53) are serialised by a mutex (Boost keeps one process-wide
+// default MPFR precision).
+#pragma once
+
+#include "seprank/expand.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/matrix.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/poly.hpp"
+#include "seprank/rank.hpp"
+#include "seprank/record.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+enum class Measure { uniform, gaussian };
+// "uniform", "gaussian".
+std::string to_string(Measure m);
+// invalid_input naming the text otherwise.
+Measure measure_from_string(const std::string& s);
+
+// One-dimensional facts, exact (used by the change of basis, and by tests as references).
+// E[x^k] under the measure: uniform on [−1, 1]: 1/(k+1) for even k, 0 for odd; Gaussian:
+// (k−1)!! for even k, 0 for odd.
+Rational moment(Measure m, unsigned k);
+// ‖p_j‖² = E[p_j²]: 1/(2j+1) (Legendre), j! (Hermite).
+Rational basis_norm2(Measure m, unsigned j);
+// a[k][j] for 0 ≤ j ≤ k ≤ max_degree: x^k = Σ_j a[k][j] p_j(x).
+std::vector<std::vector<Rational>> monomial_to_basis(Measure m, unsigned max_degree);
+
+// The flattening of f in the orthogonal (unnormalised) product bases of the two sides.
+struct OrthoFlattening {
+    QMat K{0, 0};                               // rows: basis_a, cols: basis_b
+    std::vector<Rational> weight_a, weight_b;   // ‖P_J‖², ‖P_L‖²
+    std::vector<std::vector<unsigned>> basis_a, basis_b;  // multi-indices J (the side's variables in order)
+    Rational norm2;                             // ‖f‖², exact
+    long flattening_rows = 0, flattening_cols = 0;  // shape of the coefficient flattening C
+};
+
+// side[v] = 0 (A) or 1 (B) per variable (size checked). max_side bounds both basis sizes
+// (resource_limit when exceeded; ≤ 0: no bound).
+OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);
+
+enum class SpectrumMethod { certified, fast };
+// "certified", "fast".
+std::string to_string(SpectrumMethod m);
+SpectrumMethod spectrum_method_from_string(const std::string& s);
+
+struct SpectrumOptions {
+    Measure measure = Measure::uniform;
+    SpectrumMethod method = SpectrumMethod::certified;
+    long precision = 53;            // bits of the floating-point part (53: double)
+    std::vector<double> eps;        // thresholds ε ≥ 0
+    bool eps_absolute = false;      // false: ‖f − g‖ ≤ ε‖f‖; true: ‖f − g‖ ≤ ε
+    long max_side = 4096;           // largest orthogonal basis of one side
+    ExpandOptions expand;           // networks: the expansion's memory limit
+    RankOptions rank;               // the exact rank r (certified flattening rank)
+};
+
+struct EpsRank {
+    double eps = 0;
+    long rank_low = 0, rank_high = 0;  // ε-sep ∈ [rank_low, rank_high]
+    bool certified = false;            // rank_low == rank_high, proven (certified method)
+    bool decided() const noexcept { return rank_low == rank_high; }
+};
+
+struct SpectrumResult {
+    std::vector<double> singular_values;  // descending, the non-zero ones (ball midpoints)
+    std::vector<double> radii;            // certified: |σ_k − singular_values[k]| ≤ radii[k]
+    double radius = 0;                    // certified: max radii (< 0: no bound, fast path)
+    double norm = 0;                      // ‖f‖ (nearest double to the exact value's root)
+    std::string norm_squared;             // ‖f‖², exact rational text
+    long rank = 0;                        // the number of non-zero σ = sep(f)
+    bool rank_certified = false;          // rank certified over Q
+    std::vector<EpsRank> eps_ranks;
+    bool eps_absolute = false;
+    bool certified = false;               // certified method, balls valid
+    Measure measure = Measure::uniform;
+    SpectrumMethod method = SpectrumMethod::certified;
+    long precision = 53;
+    long rows = 0, cols = 0;              // coefficient flattening C
+    long basis_rows = 0, basis_cols = 0;  // M (orthogonal bases of A and B)
+    std::string partition, degree;
+    long terms = -1;
+    double seconds = 0;
+    std::string note;
+};
+
+// Singular values (descending, all min(basis sizes)) of M in floating point.
+std::vector<double> spectrum_fast(const OrthoFlattening& of, long precision = 53);
+
+// Enclosures [lo_k, hi_k] of σ_k², descending, all min(basis sizes) of them (the exact
+// rank is not used here: values beyond it are enclosed like the others).
+struct SquaredEnclosure {
+    std::vector<double> lo, hi;  // rigorous: lo_k ≤ σ_k² ≤ hi_k
+};
+SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision = 53);
+
+// ε-ranks from enclosures of σ_k² (lo == hi for exact values) and the exact ‖f‖²:
+// rank_low = min{R : tail_lo(R) ≤ t}, rank_high = min{R : tail_hi(R) ≤ t}, the tails
+// bounded both by the sum of the tail and by ‖f‖² minus the head (sums in Arb balls);
+// certified = `certified` and rank_low == rank_high. ε = 0 with exact_rank ≥ 0 gives
+// exact_rank (certified = `certified`); exact_rank < 0: unknown, ε = 0 is treated like
+// any other threshold. ε must be finite and ≥ 0 (invalid_input).
+std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2, const std::vector<double>& eps,
+                               bool absolute, bool certified, long exact_rank = -1);
+
+// The dispatcher: f's flattening for the token partition (variables split by token
+// index), its exact rank, and the spectrum by opt.method.
+SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, const SpectrumOptions& opt = {});
+// A network's output f (expanded over Q under opt.expand).
+SpectrumResult spectrum(const Network& net, const Partition& part, const SpectrumOptions& opt = {});
+
+// One JSON object: singular_values, radii, radius (null on the fast path), norm,
+// norm_squared, rank, rank_certified, eps_ranks [{eps, rank | rank_low/rank_high,
+// certified}], eps_absolute, certified, measure, method, precision, rows, cols,
+// basis_rows, basis_cols, partition, degree, terms, seconds, note.
+std::string to_json(const SpectrumResult& r, int indent = -1);
+
+// The seed's experiments (docs/theory.md §2.7, data/eps_fd.csv, data/eps_blocks.csv).
+//   fd      random members f = Σ_{l≤d} a_l Π_i x_i^{α_i^l} of F_d in n = 2 and 4 variables
+//           (one per token, balanced partition), d = 2..6: exponents α uniform on
+//           {0..3}, coefficients uniform on {−5..5} \ {0}. Per (n, d) and ε (ε = 0 is
+//           sep): the number of trials with ε-sep = d, its fraction and 95% Wilson
+//           interval, and the number of undecided trials (counted as misses).
+//   blocks  attention vs hadamard (d = 3, tied and free) blocks at an equal parameter
+//           budget (16 per layer: dx = w = 2), N = 2, 3, L = 1, 2, random integer
+//           weights in [−5, 5]. Per configuration and ε: mean, min and max ε-sep over the
+//           trials (undecided trials counted separately, mean over rank_low).
+// Every spectrum is certified; records are deterministic in the seed (no timings).
+struct EpsExperimentOptions {
+    std::string kind = "fd";      // fd | blocks
+    long trials = 100;            // per configuration, ≥ 1
+    std::uint64_t seed = 1;
+    std::vector<double> eps = {0.01, 0.1, 0.3};
+    Measure measure = Measure::uniform;
+};
+std::vector<Record> eps_experiment(const EpsExperimentOptions& opt);
+
+// 95% Wilson score interval of `hits` successes in `n` trials (n ≥ 1).
+std::pair<double, double> wilson_interval(long hits, long n);
+
+}  // namespace seprank

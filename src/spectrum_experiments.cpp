@@ -1,0 +1,145 @@
+// seprank — the seed's ε-separation-rank experiments (docs/spectrum.md, "Experiments").
+#include "seprank/error.hpp"
+#include "seprank/random.hpp"
+#include "seprank/spectrum.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace seprank {
+
+std::pair<double, double> wilson_interval(long hits, long n) {
+    if (n < 1 || hits < 0 || hits > n) throw invalid_input("wilson_interval: need 0 <= hits <= n, n >= 1");
+    const double z = 1.959963984540054, p = static_cast<double>(hits) / static_cast<double>(n), nn = static_cast<double>(n);
+    const double den = 1 + z * z / nn, centre = (p + z * z / (2 * nn)) / den;
+    const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / den;
+    // The interval's ends are exactly 0 and 1 at hits = 0 and hits = n (rounding aside).
+    return {hits == 0 ? 0.0 : std::max(0.0, centre - half), hits == n ? 1.0 : std::min(1.0, centre + half)};
+}
+
+namespace {
+
+QPoly random_fd(Rng& rng, long n, long d) {
+    auto ctx = QContext::make(Variables::tokens(n, 1));
+    std::vector<Rational> c;
+    std::vector<std::vector<std::uint64_t>> e;
+    for (long l = 0; l < d; ++l) {
+        long a = 0;
+        while (a == 0) a = rng.range(-5, 5);
+        c.emplace_back(a);
+        std::vector<std::uint64_t> x(static_cast<std::size_t>(n));
+        for (auto& v : x) v = static_cast<std::uint64_t>(rng.range(0, 3));
+        e.push_back(x);
+    }
+    return QPoly::from_terms(ctx, c, e);
+}
+
+std::vector<Record> fd_experiment(const EpsExperimentOptions& opt) {
+    std::vector<double> eps = {0};
+    eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
+    std::vector<Record> rows;
+    for (long n : {2L, 4L}) {
+        const Partition part = balanced_partition(n);
+        for (long d = 2; d <= 6; ++d) {
+            Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(100 * n + d));
+            std::vector<long> hits(eps.size(), 0), undecided(eps.size(), 0);
+            for (long t = 0; t < opt.trials; ++t) {
+                SpectrumOptions so;
+                so.measure = opt.measure;
+                so.eps = eps;
+                const auto r = spectrum(random_fd(rng, n, d), part, n, so);
+                for (std::size_t i = 0; i < eps.size(); ++i) {
+                    const auto& e = r.eps_ranks[i];
+                    if (!e.certified) ++undecided[i];
+                    else if (e.rank_low == d) ++hits[i];
+                }
+            }
+            for (std::size_t i = 0; i < eps.size(); ++i) {
+                const auto [lo, hi] = wilson_interval(hits[i], opt.trials);
+                Record rec;
+                rec.set("experiment", "fd");
+                rec.set("measure", to_string(opt.measure));
+                rec.set("variables", n);
+                rec.set("d", d);
+                rec.set("eps", Value::real(eps[i], 6));
+                rec.set("quantity", eps[i] == 0 ? "sep = d" : "eps-sep = d");
+                rec.set("trials", opt.trials);
+                rec.set("hits", hits[i]);
+                rec.set("fraction", Value::real(static_cast<double>(hits[i]) / static_cast<double>(opt.trials), 4));
+                rec.set("ci_low", Value::real(lo, 4));
+                rec.set("ci_high", Value::real(hi, 4));
+                rec.set("undecided", undecided[i]);
+                rows.push_back(rec);
+            }
+        }
+    }
+    return rows;
+}
+
+std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt) {
+    std::vector<double> eps = {0};
+    eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
+    struct Config {
+        Family family;
+        bool free_slots;
+    };
+    std::vector<Record> rows;
+    for (long tokens : {2L, 3L})
+        for (long depth : {1L, 2L})
+            for (const Config& c : {Config{Family::attention, false}, Config{Family::hadamard, false}, Config{Family::hadamard, true}}) {
+                NetworkSpec s;
+                s.family = c.family;
+                s.tokens = tokens;
+                s.dim = 2;
+                s.depth = depth;
+                s.block_degree = 3;
+                s.free_slots = c.free_slots;
+                if (c.family == Family::hadamard) s.width = 2;
+                const Partition part = balanced_partition(tokens);
+                Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(1000 * tokens + 10 * depth + (c.family == Family::attention ? 0 : c.free_slots ? 2 : 1)));
+                std::vector<std::vector<long>> ranks(eps.size());
+                std::vector<long> undecided(eps.size(), 0);
+                for (long t = 0; t < opt.trials; ++t) {
+                    SpectrumOptions so;
+                    so.measure = opt.measure;
+                    so.eps = eps;
+                    const auto r = spectrum(random_network(s, rng.next()), part, so);
+                    for (std::size_t i = 0; i < eps.size(); ++i) {
+                        undecided[i] += !r.eps_ranks[i].certified;
+                        ranks[i].push_back(r.eps_ranks[i].rank_low);
+                    }
+                }
+                const long params = c.family == Family::attention ? 4 * 2 * 2 * depth : (3 + 1) * 2 * 2 * depth;
+                for (std::size_t i = 0; i < eps.size(); ++i) {
+                    double mean = 0;
+                    for (long v : ranks[i]) mean += static_cast<double>(v);
+                    mean /= static_cast<double>(ranks[i].size());
+                    Record rec;
+                    rec.set("experiment", "blocks");
+                    rec.set("measure", to_string(opt.measure));
+                    rec.set("family", c.family == Family::attention ? "attention" : c.free_slots ? "hadamard-free" : "hadamard");
+                    rec.set("tokens", tokens);
+                    rec.set("depth", depth);
+                    rec.set("params", params);
+                    rec.set("eps", Value::real(eps[i], 6));
+                    rec.set("trials", opt.trials);
+                    rec.set("mean", Value::real(mean, 4));
+                    rec.set("min", *std::min_element(ranks[i].begin(), ranks[i].end()));
+                    rec.set("max", *std::max_element(ranks[i].begin(), ranks[i].end()));
+                    rec.set("undecided", undecided[i]);
+                    rows.push_back(rec);
+                }
+            }
+    return rows;
+}
+
+}  // namespace
+
+std::vector<Record> eps_experiment(const EpsExperimentOptions& opt) {
+    if (opt.trials < 1) throw invalid_input("EpsExperimentOptions::trials " + std::to_string(opt.trials) + " must be >= 1");
+    if (opt.kind == "fd") return fd_experiment(opt);
+    if (opt.kind == "blocks") return blocks_experiment(opt);
+    throw invalid_input("EpsExperimentOptions::kind '" + opt.kind + "' (expected fd or blocks)");
+}
+
+}  // namespace seprank

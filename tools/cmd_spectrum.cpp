@@ -1,0 +1,137 @@
+// seprank spectrum — singular spectrum of a flattening in orthonormal product bases and
+// ε-separation ranks (docs/spectrum.md): options, one library call, formatting.
+#include "cli.hpp"
+
+#include "seprank/spectrum.hpp"
+
+#include <iomanip>
+
+namespace seprank_cli {
+
+namespace {
+
+struct SpectrumCommand final : Command {
+    NetOptions ro;
+    std::string partition_text, poly_text, measure = "uniform", method = "certified", eps_text, format = "text";
+    long precision = 53, max_side = 4096, trials = 100;
+    std::string experiment;
+    bool eps_absolute = false;
+    double max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
+
+    void add(CLI::App& app) override {
+        sub = app.add_subcommand("spectrum", "Singular values of a flattening in orthonormal Legendre/Hermite product bases, and epsilon-separation ranks");
+        add_network_options(sub, ro);
+        sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
+        sub->add_option("--poly", poly_text, "this polynomial instead of a network (variables x<j>_<c>, split by token j)");
+        sub->add_option("--measure", measure, "uniform (every coordinate uniform on [-1,1]) or gaussian (standard normal)")
+            ->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
+        sub->add_option("--method", method, "certified (Arb balls around every singular value) or fast (floating point, no bound)")
+            ->check(CLI::IsMember({"certified", "fast"}))->capture_default_str();
+        sub->add_option("--precision", precision, "bits of the floating-point part (53: double; more: MPFR)")->capture_default_str();
+        sub->add_option("--eps", eps_text, "thresholds E[,E...] for epsilon-separation ranks (relative to ||f|| unless --eps-absolute)");
+        sub->add_flag("--eps-absolute", eps_absolute, "--eps values are absolute L2 distances, not relative to ||f||");
+        sub->add_option("--max-side", max_side, "largest orthogonal basis of one side")->capture_default_str();
+        sub->add_option("--max-memory", max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
+        sub->add_option("--experiment", experiment, "run the seed's experiment instead: fd (random members of F_d) or blocks (attention vs hadamard at equal budget)")
+            ->check(CLI::IsMember({"fd", "blocks"}));
+        sub->add_option("--trials", trials, "--experiment: random draws per configuration")->capture_default_str();
+        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+    }
+
+    static std::vector<double> parse_eps(const std::string& text) {
+        std::vector<double> out;
+        if (text.empty()) return out;
+        std::stringstream ss(text);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+            std::size_t used = 0;
+            double v = 0;
+            try {
+                v = std::stod(item, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (item.empty() || used != item.size() || !(v >= 0) || !std::isfinite(v))
+                throw seprank::invalid_input("--eps '" + item + "': expected a finite number >= 0");
+            out.push_back(v);
+        }
+        return out;
+    }
+
+    int run(const Globals& globals) override {
+        seprank::SpectrumOptions so;
+        so.measure = seprank::measure_from_string(measure);
+        so.method = seprank::spectrum_method_from_string(method);
+        if (precision < 2 || precision > 4096) throw seprank::invalid_input("--precision " + std::to_string(precision) + " must be in 2..4096");
+        so.precision = precision;
+        so.eps = parse_eps(eps_text);
+        so.eps_absolute = eps_absolute;
+        so.max_side = max_side;
+        so.expand.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
+        so.rank.threads = globals.threads;
+        so.rank.seed = ro.seed;
+        if (!experiment.empty()) {
+            seprank::EpsExperimentOptions eo;
+            eo.kind = experiment;
+            eo.trials = trials;
+            eo.seed = ro.seed;
+            eo.measure = so.measure;
+            if (!eps_text.empty()) eo.eps = so.eps;
+            const auto rows = seprank::eps_experiment(eo);
+            std::vector<json> out;
+            for (const auto& rec : rows) out.push_back(to_nl(rec));
+            print_table(out, format, rows.empty() ? std::vector<std::string>{} : rows.front().names());
+            return 0;
+        }
+        seprank::SpectrumResult r;
+        std::string network;
+        if (!poly_text.empty()) {
+            auto ctx = seprank::QContext::make(seprank::variables_in(poly_text));
+            const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
+            long n = 0;
+            for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
+            if (n < 2) throw seprank::invalid_input("--poly: the polynomial must use variables of at least 2 tokens (names x<j>_<c>)");
+            const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
+            r = seprank::spectrum(f, part, n, so);
+        } else {
+            const seprank::Network net = make_network(ro);
+            const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
+                                                     : seprank::parse_partition(partition_text, net.spec.tokens);
+            network = describe(net.spec);
+            r = seprank::spectrum(net, part, so);
+        }
+        json j = json::parse(seprank::to_json(r));
+        if (!network.empty()) j["network"] = network;
+        if (format == "json") {
+            std::cout << j.dump(2) << "\n";
+            return 0;
+        }
+        if (format == "csv") {
+            std::cout << "k,sigma,radius,measure\n";
+            for (std::size_t k = 0; k < r.singular_values.size(); ++k)
+                std::cout << k + 1 << "," << json(r.singular_values[k]).dump() << ","
+                          << (r.radius >= 0 ? json(r.radii[k]).dump() : std::string()) << "," << measure << "\n";
+            return 0;
+        }
+        if (!network.empty()) std::cout << "# " << network << "\n";
+        print_record(j, "text", {"partition", "measure", "method", "precision", "rank", "rank_certified", "norm", "norm_squared",
+                                 "radius", "rows", "cols", "basis_rows", "basis_cols", "degree", "terms", "seconds", "note"});
+        std::cout << "singular_values  ";
+        for (std::size_t k = 0; k < r.singular_values.size(); ++k)
+            std::cout << (k ? " " : "") << std::setprecision(10) << r.singular_values[k];
+        std::cout << "\n";
+        for (const auto& e : r.eps_ranks) {
+            std::cout << "eps_rank          eps=" << e.eps << (r.eps_absolute ? " (absolute) " : " (relative) ");
+            if (e.decided()) std::cout << e.rank_low;
+            else std::cout << "between " << e.rank_low << " and " << e.rank_high << " (undecided at this precision)";
+            std::cout << (e.certified ? " certified" : " not certified") << "\n";
+        }
+        return 0;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_spectrum_command() { return std::make_unique<SpectrumCommand>(); }
+
+}  // namespace seprank_cli
