@@ -70,6 +70,16 @@ long rank_modular(const NmodMat& a);
 long rank_sparse_modular(const SparseNmodMat& a);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
+// The certificate of rank_Q ≤ r when the first prime does not show full rank:
+//   pivot_span  (default; certificate.hpp) the non-pivot columns are shown to be exact
+//               Q-combinations of the pivot columns: cost follows r, the sparsity and
+//               the size of the combinations; falls back to hadamard when they are huge.
+//   hadamard    the multimodular Hadamard certificate of steps (3)-(4): the reference.
+enum class Certificate { pivot_span, hadamard };
+// "pivot-span" | "hadamard".
+std::string to_string(Certificate c);
+Certificate certificate_from_string(const std::string& s);
+
 struct RankOptions {
     std::uint64_t seed = 1;     // picks the random primes
     bool certify = true;        // false: one modular rank, reported as a lower bound
@@ -78,6 +88,7 @@ struct RankOptions {
     long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
     int threads = 2;            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
+    Certificate certificate = Certificate::pivot_span;
 };
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random
@@ -90,6 +101,8 @@ std::uint64_t modular_prime(const RankOptions& opt);
 // (trivial, modular-dense, modular-sparse, hadamard-multimodular, fraction-free), kind
 // exact when certified, else modular_lower_bound with the failure bound of (4) (1 for
 // certify == false: no bound on how far below the rank over Q a single prime may be).
+// The pivot-span certificate reports variant "pivot-span". phases.rank is the first
+// modular elimination, phases.certificate the rest (answer.hpp).
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
 RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 

@@ -8,6 +8,7 @@
 
 #include "seprank/answer.hpp"
 #include "seprank/bounds.hpp"
+#include "seprank/certificate.hpp"
 #include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
 #include "seprank/error.hpp"
