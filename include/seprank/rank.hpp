@@ -14,7 +14,12 @@
 //   rank_certified(A)        exact rank over Q with a proof:
 //                            (1) r = rank mod a random 62-bit prime: rank_Q ≥ r.
 //                            (2) if r = min(m, n): rank_Q = r.
-//                            (3) else Hadamard: every (r+1)-minor M has |M| ≤ H, the
+//                            (3) else the certificate of opt.certificate: pivot-span
+//                                (default, certificate.hpp: the non-pivot columns are
+//                                checked exactly to be Q-combinations of the pivot
+//                                columns; falls back to Hadamard when too large), or
+//                                Hadamard (the reference), as follows.
+//                                Hadamard: every (r+1)-minor M has |M| ≤ H, the
 //                                product of the r+1 largest row norms (or column norms,
 //                                whichever is smaller), after dividing each row and column
 //                                by the gcd of its entries (rank-preserving). If
