@@ -141,6 +141,9 @@ std::vector<Column> make_columns() {
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
         {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},
         {"seconds", "wall-clock seconds", A(round_to(a.seconds, 1e-4))},
+        {"phases", "seconds by phase: expand, matrix, rank, certificate (0: the phase did not happen)", A(Value(Value::NamedReals{
+             {"expand", round_to(a.phases.expand, 1e-4)}, {"matrix", round_to(a.phases.matrix, 1e-4)},
+             {"rank", round_to(a.phases.rank, 1e-4)}, {"certificate", round_to(a.phases.certificate, 1e-4)}}))},
         {"peak_mib", "peak resident memory of the process, MiB", A(round_to(a.peak_mib, 0.1))},
         {"note", "one line: how the label was earned", A(a.note)},
     };
@@ -173,7 +176,7 @@ const std::vector<std::string>& answer_columns() {
         "partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound", "method", "variant",
         "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "trials",
         "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds",
-        "peak_mib", "note"};
+        "phases", "peak_mib", "note"};
     return names;
 }
 

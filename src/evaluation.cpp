@@ -140,7 +140,9 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
+        const auto tr = std::chrono::steady_clock::now();
         const long r = rank_modular(e);
+        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
         res.value = r;
         res.rows = res.cols = k;
@@ -273,9 +275,11 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
             if (!b.done) open.push_back(&b);
         std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
         std::atomic<std::size_t> next{0};
+        const auto tr = std::chrono::steady_clock::now();
         parallel(nt, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
         });
+        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
         bool all = true;
         for (Block* b : open) {
             if (b->rank == b->cap) {
@@ -322,6 +326,7 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
                (res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
                               : "rank still full at the size limit: a lower bound only");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.phases.matrix = std::max(0.0, res.seconds - res.phases.rank);  // the forward evaluations
     res.peak_mib = peak_rss_mib();
     return res;
 }

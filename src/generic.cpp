@@ -51,9 +51,19 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
         const Network net = random_network(spec, wseed, half);  // uniform on Z/p
         long r = 0;
         if (flat) {
+            auto tp = std::chrono::steady_clock::now();
+            auto lap = [&tp] {
+                const auto now = std::chrono::steady_clock::now();
+                const double s = std::chrono::duration<double>(now - tp).count();
+                tp = now;
+                return s;
+            };
             const NmodPoly f = expand_mod(net, p, ExpandOptions{opt.max_expand_bytes * 16});
+            res.phases.expand += lap();
             const SparseNmodMat c = flatten(f, part, spec.tokens);
+            res.phases.matrix += lap();
             r = rank_sparse_modular(c);
+            res.phases.rank += lap();
             res.rows = c.rows;
             res.cols = c.cols;
             res.terms = static_cast<long>(f.terms());
@@ -66,6 +76,8 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             eo.variant = opt.variant;
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
+            res.phases.matrix += e.phases.matrix;
+            res.phases.rank += e.phases.rank;
             res.evaluations += e.evaluations;
             res.rows = e.rows;
             res.cols = e.cols;

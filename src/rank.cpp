@@ -4,6 +4,8 @@
 
 #include "process.hpp"
 #include "seprank/cancel.hpp"
+#include "rank_internal.hpp"
+#include "seprank/certificate.hpp"
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -116,56 +118,7 @@ long rank_modular(const NmodMat& a) {
 
 long rank_modular(const ZMat& a, std::uint64_t p) { return rank_modular(reduce_mod(a, p)); }
 
-long rank_sparse_modular(const SparseNmodMat& a) {
-    require_prime(a.p);
-    const long m = a.rows, n = a.cols;
-    const long full = std::min(m, n);
-    if (full == 0) return 0;
-    nmod_t mod;
-    nmod_init(&mod, a.p);
-    // Shorter rows first: they make sparser pivots and less fill-in.
-    std::vector<std::size_t> order(a.row.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return a.row[x].size() < a.row[y].size(); });
-
-    std::vector<std::int64_t> pivot_of(static_cast<std::size_t>(n), -1);
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> pivots;
-    std::vector<std::uint64_t> acc(static_cast<std::size_t>(n), 0);
-    long rank = 0;
-    for (std::size_t idx : order) {
-        const auto& row = a.row[idx];
-        if (row.empty()) continue;
-        std::size_t lo = row.front().first, hi = row.back().first;
-        for (const auto& [j, v] : row) acc[j] = v;
-        bool kept = false;
-        for (std::size_t c = lo; c <= hi; ++c) {
-            const std::uint64_t f = acc[c];
-            if (f == 0) continue;
-            const std::int64_t pv = pivot_of[c];
-            if (pv >= 0) {
-                // acc -= f · pivot (pivot normalised: leading entry 1 at column c)
-                const std::uint64_t nf = nmod_neg(f, mod);
-                for (const auto& [j, v] : pivots[static_cast<std::size_t>(pv)]) acc[j] = nmod_add(acc[j], nmod_mul(nf, v, mod), mod);
-                hi = std::max<std::size_t>(hi, pivots[static_cast<std::size_t>(pv)].back().first);
-                continue;
-            }
-            // New pivot at column c: gather the rest, normalised.
-            const std::uint64_t inv = n_invmod(f, a.p);
-            std::vector<std::pair<std::uint32_t, std::uint64_t>> prow;
-            for (std::size_t j = c; j <= hi; ++j)
-                if (acc[j] != 0) {
-                    prow.emplace_back(static_cast<std::uint32_t>(j), nmod_mul(acc[j], inv, mod));
-                    acc[j] = 0;
-                }
-            pivot_of[c] = static_cast<std::int64_t>(pivots.size());
-            pivots.push_back(std::move(prow));
-            kept = true;
-            break;
-        }
-        if (kept && ++rank == full) break;
-    }
-    return rank;
-}
+long rank_sparse_modular(const SparseNmodMat& a) { return sparse_echelon(a).rank; }
 
 long rank_modular(const SparseZMat& a, std::uint64_t p) { return rank_sparse_modular(reduce_mod(a, p)); }
 
@@ -212,7 +165,9 @@ double top_k_half_sum(std::vector<double> log2sq, long k) {
     return s;
 }
 
-std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count) {
+}  // namespace
+
+std::vector<std::uint64_t> detail::distinct_primes(std::uint64_t seed, std::size_t count) {
     Rng rng(seed ^ 0x5eb7a4c0ffee1234ULL);
     std::vector<std::uint64_t> ps;
     while (ps.size() < count) {
@@ -222,10 +177,17 @@ std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count
     return ps;
 }
 
-bool use_dense(const SparseZMat& a) {
+bool detail::use_dense(const SparseZMat& a) {
     const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
     return cells > 0 && static_cast<double>(a.nnz()) > 0.15 * cells && cells * 8.0 < 1024.0 * 1024 * 1024;
 }
+
+namespace {
+
+using detail::distinct_primes;
+using detail::matrix_answer;
+using detail::set_certified;
+using detail::use_dense;
 
 long rank_mod_auto(const SparseZMat& a, std::uint64_t p) {
     if (!use_dense(a)) return rank_modular(a, p);
@@ -265,10 +227,8 @@ std::uint64_t modular_prime(const RankOptions& opt) {
     return random_prime(rng, 62);
 }
 
-namespace {
-
 // Marks an answer of the rank engine: the matrix itself is the quantity.
-RankAnswer matrix_answer(long rows, long cols) {
+RankAnswer detail::matrix_answer(long rows, long cols) {
     RankAnswer res;
     res.quantity = "matrix";
     res.method = "matrix";
@@ -277,12 +237,24 @@ RankAnswer matrix_answer(long rows, long cols) {
     return res;
 }
 
-void set_certified(RankAnswer& res, long r) {
+void detail::set_certified(RankAnswer& res, long r) {
     res.value = r;
     res.kind = RankKind::exact;
     res.failure_bound = 0;
 }
 
+std::string to_string(Certificate c) { return c == Certificate::hadamard ? "hadamard" : "pivot-span"; }
+
+Certificate certificate_from_string(const std::string& s) {
+    if (s == "pivot-span") return Certificate::pivot_span;
+    if (s == "hadamard") return Certificate::hadamard;
+    throw invalid_input("unknown certificate '" + s + "' (expected pivot-span or hadamard)");
+}
+
+namespace {
+
+// The dispatcher: one modular rank (field p), the trivial cases, then the certificate
+// chosen by opt.certificate.
 RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) {
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.rows = input.rows;
@@ -292,7 +264,9 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     const std::string kind = dense ? "modular-dense" : "modular-sparse";
     if (!opt.certify) {
         const std::uint64_t p = modular_prime(opt);
+        const auto t0 = std::chrono::steady_clock::now();
         res.value = rank_mod_auto(input, p);
+        res.phases.rank = detail::seconds_since(t0);
         res.field = "Z/p";
         res.prime = p;
         res.primes_used = 1;
@@ -307,11 +281,22 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.note = "zero matrix";
         return res;
     }
+    return opt.certificate == Certificate::hadamard ? detail::rank_hadamard(input, opt) : detail::rank_pivot_span(input, opt);
+}
+
+// The Hadamard reference; phases.rank is the first modular rank.
+RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
+    using detail::seconds_since;
+    RankAnswer res = matrix_answer(input.rows, input.cols);
+    res.field = "Q";
+    const long full = std::min(input.rows, input.cols);
+    const std::string kind = use_dense(input) ? "modular-dense" : "modular-sparse";
     // (1)-(2): one modular rank of the matrix as given; full rank is then proven.
     const std::vector<std::uint64_t> first = distinct_primes(opt.seed, 1);
     const auto t0 = std::chrono::steady_clock::now();
     long r = rank_mod_auto(input, first[0]);
-    const double per_prime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double per_prime = seconds_since(t0);
+    res.phases.rank = per_prime;
     res.prime = first[0];
     res.primes_used = 1;
     if (r == full) {
@@ -377,6 +362,17 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     return res;
 }
 
+}  // namespace
+
+RankAnswer detail::rank_hadamard(const SparseZMat& input, const RankOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RankAnswer res = hadamard_body(input, opt);
+    res.phases.certificate = std::max(0.0, seconds_since(t0) - res.phases.rank);
+    return res;
+}
+
+namespace {
+
 RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
     // Dense fast path: a full-rank result needs one nmod_mat_rank and no sparse copy.
     // A ~30-bit prime roughly halves FLINT's dense elimination time against a 62-bit one;
@@ -386,8 +382,10 @@ RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
     if (opt.certify && full > 0) {
         Rng rng(opt.seed ^ 0x3017ULL);
         const std::uint64_t p = random_prime(rng, 30);
+        const auto t0 = std::chrono::steady_clock::now();
         if (rank_modular(a, p) == full) {
             RankAnswer res = matrix_answer(a.rows(), a.cols());
+            res.phases.rank = detail::seconds_since(t0);
             set_certified(res, full);
             res.field = "Q";
             res.prime = p;

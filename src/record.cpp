@@ -18,6 +18,7 @@ const char* type_name(Value::Type t) {
         case Value::Type::real: return "a real";
         case Value::Type::text: return "a text";
         case Value::Type::integer_list: return "a list of integers";
+        case Value::Type::named_reals: return "named reals";
     }
     return "?";
 }
@@ -48,6 +49,11 @@ nlohmann::ordered_json to_nl(const Value& v) {
         }
         case Value::Type::text: return v.as_text();
         case Value::Type::integer_list: return v.as_integer_list();
+        case Value::Type::named_reals: {
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (const auto& [k, x] : v.as_named_reals()) o[k] = std::isfinite(x) ? nlohmann::ordered_json::parse(real_text(x, 0)) : nullptr;
+            return o;
+        }
     }
     return nullptr;
 }
@@ -73,7 +79,15 @@ Value from_nl(const nlohmann::ordered_json& j, const std::string& where) {
         }
         return l;
     }
-    throw invalid_input(where + ": nested objects are not record values");
+    if (j.is_object()) {
+        Value::NamedReals f;
+        for (const auto& [k, e] : j.items()) {
+            if (!e.is_number()) throw invalid_input(where + ": a nested object must hold numbers");
+            f.emplace_back(k, e.get<double>());
+        }
+        return f;
+    }
+    throw invalid_input(where + ": unsupported JSON value");
 }
 
 }  // namespace
@@ -106,6 +120,10 @@ const std::vector<long>& Value::as_integer_list() const {
     if (type_ != Type::integer_list) wrong_type(type_, "a list of integers");
     return list_;
 }
+const Value::NamedReals& Value::as_named_reals() const {
+    if (type_ != Type::named_reals) wrong_type(type_, "named reals");
+    return fields_;
+}
 
 std::string Value::str() const {
     switch (type_) {
@@ -118,6 +136,11 @@ std::string Value::str() const {
             std::string s = "[";
             for (std::size_t k = 0; k < list_.size(); ++k) s += (k ? "," : "") + std::to_string(list_[k]);
             return s + "]";
+        }
+        case Type::named_reals: {
+            std::string s;
+            for (std::size_t k = 0; k < fields_.size(); ++k) s += (k ? " " : "") + fields_[k].first + "=" + real_text(fields_[k].second, 0);
+            return s;
         }
     }
     return "";
@@ -134,6 +157,7 @@ bool operator==(const Value& a, const Value& b) {
         case Value::Type::real: return a.d_ == b.d_ || (std::isnan(a.d_) && std::isnan(b.d_));
         case Value::Type::text: return a.s_ == b.s_;
         case Value::Type::integer_list: return a.list_ == b.list_;
+        case Value::Type::named_reals: return a.fields_ == b.fields_;
     }
     return false;
 }

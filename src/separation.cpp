@@ -42,10 +42,20 @@ RankAnswer about_f(RankAnswer r, const char* method, const char* quantity, const
     return r;
 }
 
+double lap(std::chrono::steady_clock::time_point& t) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+}
+
 RankAnswer flattening_answer(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
+    auto t = std::chrono::steady_clock::now();
     const SparseZMat c = flatten(f, part, n_tokens);
+    const double matrix = lap(t);
     if (opt.on_matrix) opt.on_matrix(c);
     RankAnswer r = about_f(rank_certified(c, rank_options(opt)), "flattening", "sep", part);
+    r.phases.matrix = matrix;
     r.degree = std::to_string(f.degree());
     r.terms = static_cast<long>(f.terms());
     return r;
@@ -72,19 +82,26 @@ RankAnswer separation_rank(const Network& net, const Partition& part, const Sepa
     RankAnswer r;
     switch (opt.method) {
         case Method::flattening: {
+            auto t = std::chrono::steady_clock::now();
             if (opt.certify) {
-                r = flattening_answer(expand(net, opt.expand), part, net.spec.tokens, opt);
+                const QPoly f = expand(net, opt.expand);
+                const double expand_s = lap(t);
+                r = flattening_answer(f, part, net.spec.tokens, opt);
+                r.phases.expand = expand_s;
                 break;
             }
             // Field p: expand over Z/p directly (no big integers), one modular rank.
             const std::uint64_t p = modular_prime(rank_options(opt));
             const NmodPoly f = expand_mod(net, p, opt.expand);
+            r.phases.expand = lap(t);
             const SparseNmodMat c = flatten(f, part, net.spec.tokens);
+            r.phases.matrix = lap(t);
             r.method = "flattening";
             r.quantity = "sep";
             r.partition = to_string(part);
             r.terms = static_cast<long>(f.terms());
             r.value = rank_sparse_modular(c);
+            r.phases.rank = lap(t);
             r.kind = RankKind::modular_lower_bound;
             r.failure_bound = 1;
             r.variant = "modular-sparse";
@@ -100,9 +117,12 @@ RankAnswer separation_rank(const Network& net, const Partition& part, const Sepa
             const Templates t = opt.template_vectors.empty()
                                     ? random_templates(opt.templates, input_vars_per_token(net.spec), opt.seed)
                                     : opt.template_vectors;
+            auto tg = std::chrono::steady_clock::now();
             const SparseZMat g = grid_matricization(net, part, t);
+            const double matrix = lap(tg);
             if (opt.on_matrix) opt.on_matrix(g);
             r = about_f(rank_certified(g, rank_options(opt)), "grid", "grid", part);
+            r.phases.matrix = matrix;
             r.note = "M = " + std::to_string(t.size()) + " templates; " + r.note;
             break;
         }

@@ -61,7 +61,12 @@ TEST_CASE("records round-trip through JSON in order; CSV and markdown escape the
         REQUIRE(md.find('\n') == std::string::npos);
     }
     CHECK_THROWS_AS(record_from_json("[1]"), invalid_input);
-    CHECK_THROWS_AS(record_from_json("{\"a\": {\"b\": 1}}"), invalid_input);
+    CHECK_THROWS_AS(record_from_json("{\"a\": {\"b\": \"x\"}}"), invalid_input);
+    // an object of numbers is a list of named reals (an answer's phases)
+    const Record ph = record_from_json("{\"phases\": {\"rank\": 0.5, \"certificate\": 2}}");
+    CHECK(ph.at("phases") == Value(Value::NamedReals{{"rank", 0.5}, {"certificate", 2.0}}));
+    CHECK(ph.at("phases").str() == "rank=0.5 certificate=2.0");
+    CHECK(ph.at("phases").json() == "{\"rank\":0.5,\"certificate\":2.0}");
     CHECK_THROWS_AS(record_from_json("{nope"), invalid_input);
     CHECK_THROWS_AS(Record().at("x"), invalid_input);
 }

@@ -100,6 +100,7 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     ZMat a = constructed_rank(rng, 150, 140, 37, 20);
     RankOptions opt;
     opt.fraction_free_max = 0;  // force the multimodular certificate
+    opt.certificate = Certificate::hadamard;
     const RankAnswer r = rank_certified(a, opt);
     CHECK(r.value == 37);
     CHECK(r.certified());

@@ -8,7 +8,7 @@ namespace {
 struct RankCommand final : Command {
     NetOptions ro;
     std::string partition_text, method = "flattening", field = "Q", templates_file, rank_poly, matrix_file, save_matrix;
-    std::string variant = "auto";
+    std::string variant = "auto", certificate = "pivot-span";
     long templates = 2, max_side = 4096;
     bool all_balanced = false;
     std::string format = "text";
@@ -24,6 +24,8 @@ struct RankCommand final : Command {
         sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+        sub->add_option("--certificate", certificate, "field Q, rank below full: pivot-span (non-pivot columns proven to be combinations of the pivot columns) or hadamard (multimodular reference)")
+            ->check(CLI::IsMember({"pivot-span", "hadamard"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--matrix", matrix_file, "rank this integer matrix (Matrix Market file, coordinate or array) instead of a network");
@@ -42,8 +44,9 @@ struct RankCommand final : Command {
         so.evaluation.threads = threads;
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
+        so.rank.certificate = seprank::certificate_from_string(certificate);
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
-        const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "note"};
+        const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "phases", "note"};
         if (!save_matrix.empty()) {
             if (so.method == seprank::Method::evaluation || !so.certify)
                 throw seprank::invalid_input("--save-matrix needs --method flattening or grid with --field Q (evaluation never builds the matrix)");
@@ -52,14 +55,16 @@ struct RankCommand final : Command {
         if (!matrix_file.empty()) {
             const auto t0 = std::chrono::steady_clock::now();
             const seprank::SparseZMat m = seprank::read_matrix_market(matrix_file);
+            const double read_s = seconds_since(t0);
             seprank::RankOptions opt = so.rank;
             opt.certify = so.certify;
             opt.seed = so.seed;
             seprank::RankAnswer r = seprank::rank_certified(m, opt);
+            r.phases.matrix = read_s;
             r.seconds = seconds_since(t0);  // reading the file included
             json j = to_json(r);
             j["matrix"] = matrix_file;
-            print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "note"});
+            print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "phases", "note"});
             return 0;
         }
         if (!rank_poly.empty()) {

@@ -29,6 +29,19 @@
 namespace seprank {
 
 enum class RankKind { exact, modular_lower_bound, generic, numerical };
+
+// Wall-clock seconds spent in each phase of a rank computation (0 where a phase does
+// not happen):
+//   expand       expanding f (flattening), over Z or Z/p
+//   matrix       building the matrix ranked: flattening, grid matricization, forward
+//                evaluations of the evaluation method; reading a --matrix file
+//   rank         the (first) modular elimination that gives the value
+//   certificate  everything done after it to prove the value over Q (further primes,
+//                exact solves and checks, fraction-free fallback)
+// The sum is at most `seconds` (the rest is bookkeeping).
+struct Phases {
+    double expand = 0, matrix = 0, rank = 0, certificate = 0;
+};
 // "exact", "modular-lower-bound", "generic", "numerical".
 std::string to_string(RankKind k);
 
@@ -48,6 +61,7 @@ struct RankAnswer {
     long primes_used = 0;             // moduli used in all, certificate included
     double seconds = 0;               // wall-clock time of the call
     double peak_mib = 0;              // peak resident memory of the process after the call, MiB
+    Phases phases;                    // where the time went (JSON: object "phases")
 
     // Context, where it applies (empty / -1 otherwise).
     std::string partition;            // "1,2|3,4"

@@ -14,7 +14,12 @@
 //   rank_certified(A)        exact rank over Q with a proof:
 //                            (1) r = rank mod a random 62-bit prime: rank_Q ≥ r.
 //                            (2) if r = min(m, n): rank_Q = r.
-//                            (3) else Hadamard: every (r+1)-minor M has |M| ≤ H, the
+//                            (3) else the certificate of opt.certificate: pivot-span
+//                                (default, certificate.hpp: the non-pivot columns are
+//                                checked exactly to be Q-combinations of the pivot
+//                                columns; falls back to Hadamard when too large), or
+//                                Hadamard (the reference), as follows.
+//                                Hadamard: every (r+1)-minor M has |M| ≤ H, the
 //                                product of the r+1 largest row norms (or column norms,
 //                                whichever is smaller), after dividing each row and column
 //                                by the gcd of its entries (rank-preserving). If
@@ -70,6 +75,16 @@ long rank_modular(const NmodMat& a);
 long rank_sparse_modular(const SparseNmodMat& a);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
+// The certificate of rank_Q ≤ r when the first prime does not show full rank:
+//   pivot_span  (default; certificate.hpp) the non-pivot columns are shown to be exact
+//               Q-combinations of the pivot columns: cost follows r, the sparsity and
+//               the size of the combinations; falls back to hadamard when they are huge.
+//   hadamard    the multimodular Hadamard certificate of steps (3)-(4): the reference.
+enum class Certificate { pivot_span, hadamard };
+// "pivot-span" | "hadamard".
+std::string to_string(Certificate c);
+Certificate certificate_from_string(const std::string& s);
+
 struct RankOptions {
     std::uint64_t seed = 1;     // picks the random primes
     bool certify = true;        // false: one modular rank, reported as a lower bound
@@ -78,6 +93,7 @@ struct RankOptions {
     long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
     int threads = 2;            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
+    Certificate certificate = Certificate::pivot_span;
 };
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random
@@ -90,6 +106,8 @@ std::uint64_t modular_prime(const RankOptions& opt);
 // (trivial, modular-dense, modular-sparse, hadamard-multimodular, fraction-free), kind
 // exact when certified, else modular_lower_bound with the failure bound of (4) (1 for
 // certify == false: no bound on how far below the rank over Q a single prime may be).
+// The pivot-span certificate reports variant "pivot-span". phases.rank is the first
+// modular elimination, phases.certificate the rest (answer.hpp).
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
 RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 

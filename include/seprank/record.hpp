@@ -1,6 +1,7 @@
 // seprank — records: ordered (name, value) cells, the one shape every output takes.
 //
-// A Value is null, a boolean, an integer, a real, a text or a list of integers. A Record
+// A Value is null, a boolean, an integer, a real, a text, a list of integers or a list of
+// named reals (a flat JSON object of numbers, e.g. an answer's phases). A Record
 // is an ordered list of named values; every answer, table row and CLI output is a Record
 // built through the column registry (columns.hpp) and written by the functions below,
 // so the text, JSON, CSV and markdown forms of one answer always agree.
@@ -10,9 +11,9 @@
 //   real → the shortest decimal that reads back to the same double, with ".0" appended
 //   when it would look like an integer (1.0, 2.465, 1e-05) — or, for a real made with
 //   Value::real(x, digits), printf's "%.<digits>g" (1.23e-14, 1) ·
-//   integer list → "[1,2,3]".
+//   integer list → "[1,2,3]" · named reals → "a=0.5 b=0.0" (names in order, reals as above).
 // JSON forms (Value::json): null, true/false, numbers as above (non-finite reals → null),
-// strings quoted and escaped, lists as arrays.
+// strings quoted and escaped, lists as arrays, named reals as an object {"a":0.5,"b":0.0}.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,8 @@ namespace seprank {
 
 class Value {
 public:
-    enum class Type { null, boolean, integer, real, text, integer_list };
+    enum class Type { null, boolean, integer, real, text, integer_list, named_reals };
+    using NamedReals = std::vector<std::pair<std::string, double>>;
 
     Value() = default;  // null
     Value(bool b) : type_(Type::boolean), i_(b ? 1 : 0) {}                      // NOLINT: implicit
@@ -37,6 +39,7 @@ public:
     Value(std::string s) : type_(Type::text), s_(std::move(s)) {}                 // NOLINT
     Value(const char* s) : type_(Type::text), s_(s) {}                            // NOLINT
     Value(std::vector<long> list) : type_(Type::integer_list), list_(std::move(list)) {}  // NOLINT
+    Value(NamedReals fields) : type_(Type::named_reals), fields_(std::move(fields)) {}  // NOLINT
     // A real printed with `digits` significant digits ("%.<digits>g"); 1 <= digits <= 17.
     static Value real(double v, int digits);
 
@@ -48,6 +51,7 @@ public:
     double as_real() const;  // integers convert
     const std::string& as_text() const;
     const std::vector<long>& as_integer_list() const;
+    const NamedReals& as_named_reals() const;
 
     std::string str() const;
     std::string json() const;
@@ -64,6 +68,7 @@ private:
     int digits_ = 0;
     std::string s_;
     std::vector<long> list_;
+    NamedReals fields_;
 };
 
 class Record {
@@ -91,8 +96,9 @@ private:
 std::string to_json(const Record& r, int indent = -1);
 // A JSON array of objects.
 std::string to_json(const std::vector<Record>& rows, int indent = -1);
-// Parses one JSON object whose values are null, booleans, numbers, strings or arrays of
-// integers; invalid_input (naming `source` and the problem) otherwise.
+// Parses one JSON object whose values are null, booleans, numbers, strings, arrays of
+// integers or objects of numbers (named reals); invalid_input (naming `source` and the
+// problem) otherwise.
 Record record_from_json(const std::string& text, const std::string& source = "JSON");
 
 // CSV (RFC 4180): a cell with ',', '"', CR or LF is quoted, quotes doubled.

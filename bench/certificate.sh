@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Certificate benchmark (issue 19): for each input, in one run side by side,
+#   rank + certificate seconds of --field Q with the pivot-span certificate (default),
+#   the same with the Hadamard reference (--certificate hadamard), and
+#   the rank seconds of --field p (one modular elimination),
+# read from the answers' "phases". Writes bench/CERTIFICATE.md. Usage: bench/certificate.sh [BUILD]
+# The machine is shared: wall-clock numbers are noisy; the user CPU seconds of each
+# whole command (GNU time) are given beside them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}
+out=bench/CERTIFICATE.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run() {  # name, args...: JSON answer in $tmp/$name.json, user seconds in $tmp/$name.cpu
+  local name=$1; shift
+  /usr/bin/time -f %U -o "$tmp/$name.cpu" "$B/tools/seprank" rank "$@" --format json >"$tmp/$name.json"
+}
+{
+  echo "# Certificate benchmark"
+  echo
+  echo "\`bench/certificate.sh\` on $(nproc) cores, $(date -u +%Y-%m-%d), shared machine (wall seconds noisy; CPU = user seconds of the whole command)."
+  echo "Phases from each answer's \`phases\`: rank = first modular elimination, cert = certificate."
+  echo
+  echo "| input | rows×cols | rank | p: rank s | Q pivot-span: rank+cert s (variant, primes, label) | CPU s | Q hadamard: rank+cert s (primes, label) | CPU s | ratio pivot-span/p |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  # SKIP_LARGE=1 leaves out attention N=2 dx=3 L=3 (minutes on a loaded machine).
+  configs=("--tokens 3 --dim 2 --depth 2" "--tokens 4 --dim 2 --depth 2" "--tokens 2 --dim 2 --depth 3" "--tokens 3 --dim 2 --depth 3 --partition 1|2,3")
+  [ "${SKIP_LARGE:-0}" = 1 ] || configs+=("--tokens 2 --dim 3 --depth 3")
+  for c in "${configs[@]}"; do
+    # shellcheck disable=SC2086
+    run p $c --field p
+    # shellcheck disable=SC2086
+    run span $c --field Q
+    # shellcheck disable=SC2086
+    run had $c --field Q --certificate hadamard
+    /usr/bin/python3 - "$tmp" "$c" <<'PY'
+import json, sys
+d = sys.argv[1]
+p, s, h = (json.load(open(f"{d}/{n}.json")) for n in ("p", "span", "had"))
+cpu = {n: float(open(f"{d}/{n}.cpu").read().split()[-1]) for n in ("p", "span", "had")}
+rc = lambda r: r["phases"]["rank"] + r["phases"]["certificate"]
+assert p["rank"] == s["rank"] == h["rank"], (p["rank"], s["rank"], h["rank"])
+ratio = rc(s) / max(p["phases"]["rank"], 1e-4)
+print(f"| `{sys.argv[2]}` | {s['rows']}×{s['cols']} | {s['rank']} | {p['phases']['rank']:.4f} | {rc(s):.4f} ({s['variant']}, {s['primes_used']}, {s['label']}) | {cpu['span']:.2f} | {rc(h):.4f} ({h['primes_used']}, {h['label']}) | {cpu['had']:.2f} | {ratio:.1f} |")
+PY
+  done
+} >"$out"
+cat "$out"

@@ -1,0 +1,30 @@
+// seprank (internal) — pieces of the rank engine shared by rank.cpp (dispatcher and the
+// Hadamard reference certificate) and certificate.cpp (the pivot-span certificate).
+#pragma once
+
+#include "seprank/rank.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace seprank::detail {
+
+// `count` distinct random 62-bit primes; the same seed gives the same sequence, and a
+// longer request extends a shorter one.
+std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count);
+// Dense FLINT elimination pays off: nnz > 15% of m·n and the dense matrix fits in 1 GiB.
+bool use_dense(const SparseZMat& a);
+// An answer of the rank engine about a bare matrix (quantity and method "matrix").
+RankAnswer matrix_answer(long rows, long cols);
+void set_certified(RankAnswer& res, long r);
+// The Hadamard multimodular reference (rank.hpp, steps (1)-(4)); input not trivial.
+RankAnswer rank_hadamard(const SparseZMat& input, const RankOptions& opt);
+// The pivot-span certificate (certificate.hpp); input not trivial, opt.certify.
+RankAnswer rank_pivot_span(const SparseZMat& input, const RankOptions& opt);
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace seprank::detail
