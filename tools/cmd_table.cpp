@@ -144,7 +144,7 @@ struct TableCommand final : Command {
         } else {
             std::vector<json> plain;
             for (const auto& r : rows) plain.push_back(to_nl(r));
-            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"});
+            print_table(plain, "text", {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"});
         }
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
