@@ -13,6 +13,7 @@
 
 #include <flint/nmod_mat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
