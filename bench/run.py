@@ -301,8 +301,10 @@ def main():
 
     # ------------------------------------------------------------ frontier ratios
     bench_ratio = os.path.join(args.build, "bench", "bench_ratio")
+    # One OpenBLAS thread: its spinning worker threads cost more than they give on 2 busy cores.
     ratio_md = subprocess.run([bench_ratio] + (["--quick"] if args.quick else []), check=True,
-                              capture_output=True, text=True).stdout
+                              capture_output=True, text=True,
+                              env=dict(os.environ, OPENBLAS_NUM_THREADS="1")).stdout
     lines += ["", "## Frontier ratios (bench/ratio_bench.cpp, one process)", "",
               "Batched forward evaluation against one point at a time, and FFLAS-FFPACK's dense rank",
               "against FLINT's `nmod_mat_rank` on the same matrices (best of 2-3 runs each).", "", ratio_md]
