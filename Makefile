@@ -1,11 +1,11 @@
 # seprank — the two Quick-start commands.
-#   make run   install missing packages, build, run the default job
-#   make test  install missing packages, build, run every test suite
-#   make bench install the peer tools too, build, compare (writes bench/RESULTS.md, ~30 min)
+#   make run   install missing packages, build the seprank executable only, run the default job
+#   make test  install missing packages, build everything (tests too), run every test suite
+#   make bench install the peer tools too, build everything, compare (writes bench/RESULTS.md, ~30 min)
 BUILD ?= build
 MESON_OPTS ?=
 
-.PHONY: run test build setup clean bench
+.PHONY: run test build build-cli setup clean bench
 
 setup:
 	@./scripts/setup.sh
@@ -16,7 +16,12 @@ $(BUILD)/build.ninja:
 build: setup $(BUILD)/build.ninja
 	meson compile -C $(BUILD)
 
-run: build
+# Only the executable and the library it links: tests and benchmarks are built by
+# `make test` and `make bench`.
+build-cli: setup $(BUILD)/build.ninja
+	meson compile -C $(BUILD) tools/seprank
+
+run: build-cli
 	./$(BUILD)/tools/seprank table
 
 test: build

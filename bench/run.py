@@ -299,6 +299,18 @@ def main():
                 notes.append(f"seprank evaluation {er} vs exact {xr} at {cfg_s(c)}")
         headline["frontier"] = (s_done, {name: finished(key) for name, key in (("SymPy", "sympy_rank"), ("Singular", "singular_rank"))})
 
+    # ------------------------------------------------------------ frontier ratios
+    bench_ratio = os.path.join(args.build, "bench", "bench_ratio")
+    # One OpenBLAS thread: its spinning worker threads cost more than they give on 2 busy cores.
+    ratio_md = subprocess.run([bench_ratio] + (["--quick"] if args.quick else []), check=True,
+                              capture_output=True, text=True,
+                              env=dict(os.environ, OPENBLAS_NUM_THREADS="1")).stdout
+    lines += ["", "## Frontier ratios (bench/ratio_bench.cpp, one process)", "",
+              "Batched forward evaluation against one point at a time, and FFLAS-FFPACK's dense rank",
+              "against FLINT's `nmod_mat_rank` on the same matrices (best of 2-3 runs each).", "", ratio_md]
+    if "NO |" in ratio_md or "MISMATCH" in ratio_md:
+        notes.append("bench_ratio: a batched value or an FFLAS rank disagreed with the reference")
+
     # ------------------------------------------------------------ write
     out = ["# seprank against SymPy, Singular, numpy and raw FLINT", "",
            f"`make bench` (bench/run.py) on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d', time.gmtime())}, "

@@ -5,7 +5,9 @@
 #include "process.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
+#include "families.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 namespace seprank {
@@ -38,6 +41,13 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s) {
 
 bool is_homogeneous(const NetworkSpec& s) { return !s.residual; }
 
+std::vector<int> token_parities(const NetworkSpec& s) {
+    if (!detail::with_family(s.family, [&](auto fam) { return decltype(fam)::sign_equivariant(s); })) return {};
+    std::vector<int> par(static_cast<std::size_t>(s.tokens), 0);
+    par[static_cast<std::size_t>(s.position - 1)] = 1;
+    return par;
+}
+
 namespace {
 
 // Random points of one side: one vector of |side|·per residues per row (A) or column (B).
@@ -57,14 +67,6 @@ private:
     std::size_t n_;
     std::vector<std::vector<std::uint64_t>> pts_;
 };
-
-// Writes side-A values a and side-B values b into the token slots of x.
-void place(const Partition& part, long per, const std::uint64_t* a, const std::uint64_t* b, Point<std::uint64_t>& x) {
-    for (std::size_t k = 0; k < part.A.size(); ++k)
-        std::copy_n(a + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.A[k] - 1)].begin());
-    for (std::size_t k = 0; k < part.B.size(); ++k)
-        std::copy_n(b + static_cast<long>(k) * per, per, x[static_cast<std::size_t>(part.B[k] - 1)].begin());
-}
 
 struct Setup {
     std::uint64_t p;
@@ -94,16 +96,75 @@ void parallel(int threads, F&& work) {
     detail::run_parallel(std::max(1, threads), work);  // workers inherit the cancel scope (parallel.hpp)
 }
 
-// Number of monomials of degree a in n variables, C(a+n−1, n−1), saturated at LONG_MAX/4.
-long monomials(long a, long n) {
-    if (n == 0) return a == 0 ? 1 : 0;
+// count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
+// (`per` variables each) whose degree in token k has the parity parity[k−1] (any degree
+// when parity is empty), saturated at LONG_MAX/4. One token: C(e+per−1, per−1) for the
+// allowed e; several: the convolution of their series.
+std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, const std::vector<int>& parity, long D) {
     const long cap = LONG_MAX / 4;
-    long c = 1;  // C(a+i, i) for i = 0..n−1
-    for (long i = 1; i < n; ++i) {
-        if (c > cap / (a + i)) return cap;  // c·(a+i) would pass the cap
-        c = c * (a + i) / i;                // exact: C(a+i, i) = C(a+i−1, i−1)·(a+i)/i
+    const std::size_t n = static_cast<std::size_t>(D + 1);
+    std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
+    for (long e = 0; e <= D; ++e) {
+        long c = 1;  // C(e+i, i) for i = 0..per−1
+        for (long i = 1; i < per && c < cap; ++i) c = c > cap / (e + i) ? cap : c * (e + i) / i;
+        one[static_cast<std::size_t>(e)] = c;
     }
-    return c;
+    std::vector<long> acc(n, 0);
+    acc[0] = 1;
+    for (long k : tokens) {
+        const int par = parity.empty() ? -1 : parity[static_cast<std::size_t>(k - 1)];
+        std::vector<long> next(n, 0);
+        for (std::size_t e = 0; e < n; ++e) {
+            if (acc[e] == 0) continue;
+            for (std::size_t f = 0; e + f < n; ++f) {
+                if (par >= 0 && static_cast<int>(f % 2) != par) continue;
+                const long x = acc[e], y = one[f];
+                const long prod = x > cap / y ? cap : x * y;
+                next[e + f] = std::min(cap, next[e + f] + prod);
+            }
+        }
+        acc = std::move(next);
+    }
+    return acc;
+}
+
+// Evaluates f at `count` points laid out point-major (width() residues each), batched or
+// one point at a time (the reference path).
+class PointEvaluator {
+public:
+    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p), scalar_(net, p), use_batch_(batch) {}
+    std::size_t width() const { return batch_.width(); }
+    void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
+        if (use_batch_) return batch_.evaluate(pts, count, out);
+        const NetworkSpec& s = scalar_.spec();
+        const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
+        Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(per));
+        for (std::size_t q = 0; q < count; ++q) {
+            for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts + q * width() + t * per, per, x[t].begin());
+            out[q] = scalar_(x);
+        }
+    }
+
+private:
+    ModBatchEvaluator batch_;
+    ModEvaluator scalar_;
+    bool use_batch_;
+};
+
+// Writes side-A values a and side-B values b into the token slots of a flat point.
+void place_flat(const Partition& part, long per, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* x) {
+    for (std::size_t k = 0; k < part.A.size(); ++k) std::copy_n(a + static_cast<long>(k) * per, per, x + (part.A[k] - 1) * per);
+    for (std::size_t k = 0; k < part.B.size(); ++k) std::copy_n(b + static_cast<long>(k) * per, per, x + (part.B[k] - 1) * per);
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string phases(double eval_s, double rank_s) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "evaluation %.3g s, ranks %.3g s (wall); ", eval_s, rank_s);
+    return buf;
 }
 
 }  // namespace
@@ -111,38 +172,49 @@ long monomials(long a, long n) {
 static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     Setup st = setup(net, part, opt);
     const std::uint64_t p = st.p;
-    const ModEvaluator f(net, p);
+    const PointEvaluator f(net, p, opt.batch);
+    const std::size_t width = f.width();
     SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = p;
     res.variant = "plain";
     const double D = fmpz_get_d(output_degree(net.spec).get());
-    double bound = 0;
+    double bound = 0, eval_s = 0, rank_s = 0;
     NmodMat e(0, 0, p);
     long old = 0;
     for (long k = opt.start;; k = next_side(k, opt)) {
+        auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
         NmodMat next(k, k, p);
         for (long i = 0; i < old; ++i)
             for (long j = 0; j < old; ++j) nmod_mat_entry(next.get(), i, j) = nmod_mat_entry(e.get(), i, j);
-        // New entries: rows >= old (all columns) and columns >= old (old rows), split over threads by row.
+        // New entries: rows >= old (all columns) and columns >= old (old rows), split over
+        // threads by row; one row's new points go to the evaluator together.
         const int nt = std::max(1, opt.threads);
         parallel(nt, [&](int tid) {
-            Point<std::uint64_t> x(static_cast<std::size_t>(net.spec.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(st.per)));
-            for (long i = tid; i < k && !cancel_requested(); i += nt)
-                for (long j = i < old ? old : 0; j < k; ++j) {
-                    place(part, st.per, ra[i].data(), rb[j].data(), x);
-                    nmod_mat_entry(next.get(), i, j) = f(x);
-                }
+            std::vector<std::uint64_t> pts, vals;
+            for (long i = tid; i < k && !cancel_requested(); i += nt) {
+                const long j0 = i < old ? old : 0;
+                const std::size_t cnt = static_cast<std::size_t>(k - j0);
+                pts.resize(cnt * width);
+                vals.resize(cnt);
+                for (long j = j0; j < k; ++j)
+                    place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + static_cast<std::size_t>(j - j0) * width);
+                f(pts.data(), cnt, vals.data());
+                for (long j = j0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[static_cast<std::size_t>(j - j0)];
+            }
         });
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
-        const auto tr = std::chrono::steady_clock::now();
+        eval_s += since(t0);
+        t0 = std::chrono::steady_clock::now();
         const long r = rank_modular(e);
-        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+        const double dt = since(t0);
+        rank_s += dt;
+        res.phases.rank += dt;
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
         res.value = r;
         res.rows = res.cols = k;
@@ -152,6 +224,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         }
         if (k == opt.max_side) break;
     }
+    res.note = phases(eval_s, rank_s) + (opt.batch ? "batched evaluation; " : "one point at a time; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
@@ -168,23 +241,35 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
     if (static_cast<std::uint64_t>(D) + 1 >= p)
         throw invalid_input("graded evaluation: modulus p = " + std::to_string(p) + " must exceed d^L + 1 = " + std::to_string(D + 1));
     require_prime(p);
-    const ModEvaluator f(net, p);
-    const long nA = static_cast<long>(part.A.size()) * st.per, nB = static_cast<long>(part.B.size()) * st.per;
-    const long nd = D + 1;  // blocks a = 0..D, evaluation nodes t = 1..D+1
+    const PointEvaluator f(net, p, opt.batch);
+    const std::size_t width = f.width();
+    const long nA = static_cast<long>(part.A.size()) * st.per;
 
-    // W = (V⁻¹)ᵀ with V[j][a] = t_j^a: coefficients (row) = values (row) · W.
+    // Parity (docs/evaluation.md): when f is odd in the output token and even in every
+    // other one, its degree a in the A-variables has the parity π of the number of
+    // output tokens on side A, and every block f_a with a ≢ π vanishes identically.
+    const std::vector<int> parity = opt.parity ? token_parities(s) : std::vector<int>{};
+    int pi = -1;
+    if (!parity.empty()) {
+        pi = 0;
+        for (long k : part.A) pi ^= parity[static_cast<std::size_t>(k - 1)];
+    }
+    std::vector<long> live;  // the degrees a that can be non-zero
+    for (long a = 0; a <= D; ++a)
+        if (pi < 0 || a % 2 == pi) live.push_back(a);
+    const long nd = static_cast<long>(live.size());  // evaluation nodes t = 1..nd
+
+    // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
+    // with V[j][c] = t_j^{live[c]} (with parity, t_j^π times a Vandermonde matrix in the
+    // distinct t_j², invertible as p > D + 1). W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
     NmodMat w(nd, nd, p);
     {
         NmodMat v(nd, nd, p);
         nmod_t mod;
         nmod_init(&mod, p);
-        for (long j = 0; j < nd; ++j) {
-            std::uint64_t pw = 1;
-            for (long a = 0; a < nd; ++a) {
-                nmod_mat_entry(v.get(), j, a) = pw;
-                pw = nmod_mul(pw, static_cast<std::uint64_t>(j + 1), mod);
-            }
-        }
+        for (long j = 0; j < nd; ++j)
+            for (long c = 0; c < nd; ++c)
+                nmod_mat_entry(v.get(), j, c) = n_powmod2_ui_preinv(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(live[static_cast<std::size_t>(c)]), mod.n, mod.ninv);
         NmodMat inv(nd, nd, p);
         if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
         nmod_mat_transpose(w.get(), inv.get());
@@ -195,19 +280,21 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         bool done = false;
         NmodMat m{0, 0, 2};
     };
-    std::vector<Block> blocks(static_cast<std::size_t>(nd));
-    for (long a = 0; a < nd; ++a) {
+    const std::vector<long> count_A = monomial_counts(part.A, st.per, parity, D);
+    const std::vector<long> count_B = monomial_counts(part.B, st.per, parity, D);
+    std::vector<Block> blocks(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) {
         Block& b = blocks[static_cast<std::size_t>(a)];
-        b.cap = std::min(monomials(a, nA), monomials(D - a, nB));
-        b.done = b.cap == 0;
+        b.cap = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
+        b.done = b.cap == 0;  // with parity, every a ≢ π lands here: no monomial of that degree is allowed
         b.m = NmodMat(0, 0, p);
     }
     SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = p;
-    res.variant = "graded";
-    double bound = 0;
+    res.variant = pi >= 0 ? "graded-parity" : "graded";
+    double bound = 0, eval_s = 0, rank_s = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
     for (long k = opt.start;; k = next_side(k, opt)) {
         // max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as
@@ -227,6 +314,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         for (const auto& b : blocks)
             if (!b.done) K = std::max(K, std::min(k, b.cap));
         if (K == 0) break;
+        auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, K);
         rb.extend(st.rng, p, K);
         for (auto& b : blocks) {
@@ -239,12 +327,13 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
             b.m = std::move(grown);
             b.side = side;
         }
-        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads: D+1 forward
-        // passes per pair, then one product with W per row turns them into f_a(a_i, b_j).
+        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads: nd forward
+        // passes per pair (a chunk of columns at a time goes to the evaluator together),
+        // then one product with W per chunk turns them into f_a(a_i, b_j).
         const int nt = std::max(1, opt.threads);
         parallel(nt, [&](int tid) {
-            Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(st.per)));
-            std::vector<std::uint64_t> scaled(static_cast<std::size_t>(nA * nd));
+            constexpr long chunk = 128;
+            std::vector<std::uint64_t> scaled(static_cast<std::size_t>(nA * nd)), pts, out;
             nmod_t mod;
             nmod_init(&mod, p);
             for (long i = tid; i < K && !cancel_requested(); i += nt) {
@@ -253,33 +342,46 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
                 for (long t = 0; t < nd; ++t)
                     for (long c = 0; c < nA; ++c)
                         scaled[static_cast<std::size_t>(t * nA + c)] = nmod_mul(ra[i][static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod);
-                NmodMat vals(K - j0, nd, p), coef(K - j0, nd, p);
-                for (long j = j0; j < K; ++j)
-                    for (long t = 0; t < nd; ++t) {
-                        place(part, st.per, scaled.data() + t * nA, rb[j].data(), x);
-                        nmod_mat_entry(vals.get(), j - j0, t) = f(x);
+                for (long c0 = j0; c0 < K; c0 += chunk) {
+                    const long c1 = std::min(K, c0 + chunk);
+                    const std::size_t cnt = static_cast<std::size_t>((c1 - c0) * nd);
+                    pts.resize(cnt * width);
+                    out.resize(cnt);
+                    for (long j = c0; j < c1; ++j)
+                        for (long t = 0; t < nd; ++t)
+                            place_flat(part, st.per, scaled.data() + t * nA, rb[j].data(),
+                                       pts.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
+                    f(pts.data(), cnt, out.data());
+                    NmodMat vals(c1 - c0, nd, p), coef(c1 - c0, nd, p);
+                    for (long j = c0; j < c1; ++j)
+                        for (long t = 0; t < nd; ++t) nmod_mat_entry(vals.get(), j - c0, t) = out[static_cast<std::size_t>((j - c0) * nd + t)];
+                    nmod_mat_mul(coef.get(), vals.get(), w.get());
+                    for (long c = 0; c < nd; ++c) {
+                        Block& b = blocks[static_cast<std::size_t>(live[static_cast<std::size_t>(c)])];
+                        if (b.done || i >= b.side) continue;
+                        for (long j = c0; j < std::min(c1, b.side); ++j) nmod_mat_entry(b.m.get(), i, j) = nmod_mat_entry(coef.get(), j - c0, c);
                     }
-                nmod_mat_mul(coef.get(), vals.get(), w.get());
-                for (long a = 0; a < nd; ++a) {
-                    Block& b = blocks[static_cast<std::size_t>(a)];
-                    if (b.done || i >= b.side) continue;
-                    for (long j = j0; j < std::min(K, b.side); ++j) nmod_mat_entry(b.m.get(), i, j) = nmod_mat_entry(coef.get(), j - j0, a);
                 }
             }
         });
         res.evaluations += (K * K - old * old) * nd;
         old = K;
+        eval_s += since(t0);
+        t0 = std::chrono::steady_clock::now();
         // Ranks of the open blocks, largest first, over threads.
         std::vector<Block*> open;
         for (auto& b : blocks)
             if (!b.done) open.push_back(&b);
         std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
         std::atomic<std::size_t> next{0};
-        const auto tr = std::chrono::steady_clock::now();
         parallel(nt, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
         });
-        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+        {
+            const double dt = since(t0);
+            rank_s += dt;
+            res.phases.rank += dt;
+        }
         bool all = true;
         for (Block* b : open) {
             if (b->rank == b->cap) {
@@ -305,8 +407,9 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         res.block_ranks.push_back(b.rank);
     }
     res.cols = res.rows;
-    res.note = "graded: sep = sum of the ranks of the " + std::to_string(blocks.size()) + " degree blocks (largest side " +
-               std::to_string(max_block_side) + "); ";
+    res.note = phases(eval_s, rank_s) + (opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
+               std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
+               (pi >= 0 ? ", " + std::to_string(nd) + " of them of parity " + std::to_string(pi) + " (the others vanish by token-sign symmetry)" : "") + "; ";
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }

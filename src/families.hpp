@@ -14,6 +14,8 @@
 //                                 order: random draws, shapes and the JSON layout follow it;
 //   structural_zero(s, m, i, j)   whether entry (i, j) of matrix m is 0 by construction,
 //   structural_zero_reason(s)     and why (random draws keep it 0, files must);
+//   sign_equivariant(s)           whether negating one token's inputs negates that token's
+//                                 layer outputs and leaves the others (docs/evaluation.md);
 //   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
 //   write_fields(out, s)          adapters of network.cpp (block_degree is read and written
 //                                 there when the family leaves it free);
@@ -119,6 +121,9 @@ struct Attention {
     static std::string structural_zero_reason(const NetworkSpec& s) {
         return "attention rank " + str(s.attention_rank) + " keeps only the first rows of Q";
     }
+    // Token-sign equivariance (docs/evaluation.md, "Parity"): negating token k's inputs
+    // negates y^{l,k} and leaves every other y^{l,j}: ⟨q_i,k_j⟩ v_j carries sign ε_i ε_j².
+    static bool sign_equivariant(const NetworkSpec&) { return true; }
 
     template <class In>
     static void read_fields(In& in, NetworkSpec& s) {
@@ -248,6 +253,11 @@ struct Hadamard {
     }
     static bool structural_zero(const NetworkSpec&, const MatrixSlot&, long, long) { return false; }
     static std::string structural_zero_reason(const NetworkSpec&) { return {}; }
+    // Tied slots carry the sign ε_i ε_j^{d−1} = ε_i when d is odd; d = 1 mixes nothing.
+    // Free slots (d ≥ 2) and even d mix the tokens' signs.
+    static bool sign_equivariant(const NetworkSpec& s) {
+        return s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1);
+    }
 
     template <class In>
     static void read_fields(In& in, NetworkSpec& s) {
@@ -381,6 +391,8 @@ struct Fc {
     }
     static bool structural_zero(const NetworkSpec&, const MatrixSlot&, long, long) { return false; }
     static std::string structural_zero_reason(const NetworkSpec&) { return {}; }
+    // The first layer mixes all tokens' coordinates linearly: no per-token sign structure.
+    static bool sign_equivariant(const NetworkSpec&) { return false; }
 
     template <class In>
     static void read_fields(In& in, NetworkSpec& s) {

@@ -4,6 +4,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
 #include "support.hpp"
@@ -81,7 +82,7 @@ TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of
         o.variant = EvaluationVariant::graded;
         const RankAnswer graded = evaluation_rank(net, part, o);
         REQUIRE(plain.variant == "plain");
-        REQUIRE(graded.variant == "graded");
+        REQUIRE(graded.variant.rfind("graded", 0) == 0);  // graded or graded-parity
         REQUIRE(plain.converged);
         REQUIRE(graded.converged);
         CHECK(graded.value == plain.value);
@@ -92,7 +93,7 @@ TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of
         CHECK(graded.block_ranks == block_ranks_by_expansion(net, part, graded.prime, D));
         // automatic picks graded for a homogeneous network of small degree
         o.variant = EvaluationVariant::automatic;
-        CHECK(evaluation_rank(net, part, o).variant == "graded");
+        CHECK(evaluation_rank(net, part, o).variant.rfind("graded", 0) == 0);
     }
 }
 
@@ -195,4 +196,129 @@ TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to p
     CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "plain");
     CHECK(evaluation_variant_from_string("graded") == EvaluationVariant::graded);
     CHECK_THROWS_AS(evaluation_variant_from_string("fast"), invalid_input);
+}
+
+namespace {
+
+// A random point of the network's shape, entries below `bound` (≥ p exercises reduction).
+Point<std::uint64_t> random_point(Rng& rng, const NetworkSpec& s, std::uint64_t bound) {
+    Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(input_vars_per_token(s))));
+    for (auto& t : x)
+        for (auto& v : t) v = rng.below(bound);
+    return x;
+}
+
+}  // namespace
+
+TEST_CASE("batched evaluation = ModEvaluator, point by point, on every family and modulus") {
+    auto rng = seprank_test::rng_for("batch-vs-scalar");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;  // residual, embedding, fc included; depth 0..2
+    lim.max_tokens = 4;
+    lim.max_dim = 3;
+    const std::uint64_t primes[] = {2, 3, 5, 65537, 2305843009213693951ULL /* 2^61 − 1 */,
+                                    9223372036854775783ULL /* largest prime < 2^63 */,
+                                    18446744073709551557ULL /* largest prime < 2^64: scalar fallback */};
+    for (int it = 0; it < seprank_test::iterations(80); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(100000)));
+        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 62) : primes[rng.below(std::size(primes))];
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
+        ModEvaluator ref(net, p);
+        ModBatchEvaluator batch(net, p);
+        CHECK(batch.batched() == (p % 2 == 1 && p < (1ULL << 63)));
+        const std::size_t count = rng.below(3 * ModBatchEvaluator::lanes + 2);  // 0, partial and whole batches
+        std::vector<std::uint64_t> flat;
+        std::vector<std::uint64_t> expect;
+        for (std::size_t q = 0; q < count; ++q) {
+            const auto x = random_point(rng, s, rng.below(4) == 0 ? ~0ULL : p);
+            for (const auto& t : x) flat.insert(flat.end(), t.begin(), t.end());
+            expect.push_back(ref(x));
+            CHECK(batch(x) == expect.back());
+        }
+        REQUIRE(flat.size() == count * batch.width());
+        std::vector<std::uint64_t> got(count, 7);
+        batch.evaluate(flat.data(), count, got.data());
+        CHECK(got == expect);
+    }
+    NetworkSpec s;
+    const Network net = random_network(s, 1, 5);
+    CHECK_THROWS_AS(ModBatchEvaluator(net, 1), invalid_input);
+    CHECK_THROWS_AS(ModBatchEvaluator(net, 7)(Point<std::uint64_t>(1, std::vector<std::uint64_t>(2))), invalid_input);
+}
+
+TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^parity") {
+    auto rng = seprank_test::rng_for("token-parities");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_tokens = 4;
+    lim.max_dim = 3;
+    lim.max_block_degree = 4;
+    lim.max_block_degree_deep = 3;
+    long checked = 0;
+    for (int it = 0; it < seprank_test::iterations(120); ++it) {
+        NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const FamilyInfo& info = family_info(s.family);
+        if (info.per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+        const Network net = random_network(s, rng.next(), 1000);
+        const std::vector<int> par = token_parities(s);
+        INFO("iteration " << it << ": " << network_to_json(net, -1));
+        const bool expected = s.family == Family::attention ||
+                              (s.family == Family::hadamard && (s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1)));
+        CHECK(!par.empty() == expected);
+        if (par.empty()) continue;
+        REQUIRE(static_cast<long>(par.size()) == s.tokens);
+        const std::uint64_t p = random_prime(rng, 62);
+        const ModEvaluator f(net, p);
+        for (int trial = 0; trial < 3; ++trial) {
+            const auto x = random_point(rng, s, p);
+            const std::uint64_t fx = f(x);
+            for (long k = 0; k < s.tokens; ++k) {
+                auto y = x;
+                for (auto& v : y[static_cast<std::size_t>(k)]) v = v == 0 ? 0 : p - v;
+                const std::uint64_t fy = f(y);
+                CAPTURE(k);
+                CHECK(fy == (par[static_cast<std::size_t>(k)] ? (fx == 0 ? 0 : p - fx) : fx));
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 0);
+}
+
+TEST_CASE("graded evaluation: the parity reduction and batching change nothing but the work") {
+    auto rng = seprank_test::rng_for("graded-parity-vs-unreduced");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(40); ++it) {
+        NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
+        if (family_info(s.family).per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
+        const Partition part = random_partition(rng, s.tokens);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::graded;
+        o.threads = 1 + static_cast<int>(rng.below(2));
+        o.parity = false;
+        o.batch = false;
+        const RankAnswer ref = evaluation_rank(net, part, o);
+        CHECK(ref.variant == "graded");
+        o.parity = true;
+        o.batch = true;
+        const RankAnswer fast = evaluation_rank(net, part, o);
+        CHECK(fast.variant == (token_parities(s).empty() ? "graded" : "graded-parity"));
+        REQUIRE(ref.converged);
+        REQUIRE(fast.converged);
+        CHECK(fast.value == ref.value);
+        CHECK(fast.block_ranks == ref.block_ranks);  // the skipped blocks are 0 in the reference too
+        CHECK(fast.evaluations <= ref.evaluations);
+        o.variant = EvaluationVariant::plain;
+        o.batch = false;
+        const RankAnswer plain_ref = evaluation_rank(net, part, o);
+        o.batch = true;
+        const RankAnswer plain_fast = evaluation_rank(net, part, o);
+        CHECK(plain_fast.value == plain_ref.value);  // same points, same matrix
+        CHECK(plain_fast.value == ref.value);
+    }
 }

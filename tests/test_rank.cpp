@@ -139,3 +139,25 @@ TEST_CASE("Hadamard bound is an upper bound on minors" * doctest::test_suite("sl
         fmpz_clear(d);
     }
 }
+
+TEST_CASE("rank_modular_fflas = FLINT's nmod_mat_rank on the same matrices, for primes below 2^26") {
+    auto rng = seprank_test::rng_for("rank-fflas");
+    INFO("seed " << seprank_test::seed() << (fflas_available() ? " (FFLAS-FFPACK)" : " (built without FFLAS: FLINT mode)"));
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        // Small shapes (0 and 1 included) and, now and then, one above FFLAS's recursion thresholds.
+        const bool big = it % 50 == 0;
+        const long m = big ? 150 + static_cast<long>(rng.below(200)) : static_cast<long>(rng.below(20));
+        const long n = big ? 150 + static_cast<long>(rng.below(200)) : static_cast<long>(rng.below(20));
+        const long r = big ? static_cast<long>(rng.below(200)) : static_cast<long>(rng.below(12));
+        const std::uint64_t primes[] = {2, 3, 5, 8388593 /* largest prime < 2^23 */, 67108859 /* largest prime < 2^26 */};
+        const std::uint64_t p = it % 2 == 0 ? random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : primes[rng.below(std::size(primes))];
+        INFO("iteration " << it << ": " << m << "x" << n << " inner " << r << " p = " << p);
+        const NmodMat a = reduce_mod(constructed_rank(rng, m, n, r, 8, it % 3 == 0 ? 0.3 : 1.0), p);
+        NmodMat copy = a;
+        const long ref = nmod_mat_rank(copy.get());
+        CHECK(rank_modular_fflas(a) == ref);
+        CHECK(rank_modular(a) == ref);
+    }
+    CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, fflas_max_prime + 15 /* 2^26 + 15, prime */)), invalid_input);
+    CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 15)), invalid_input);  // composite
+}

@@ -163,7 +163,7 @@ struct TableCommand final : Command {
         } else {
             std::vector<json> plain;
             for (const auto& r : rows) plain.push_back(to_nl(r));
-            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds"};
+            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
                 shown.insert(std::find(shown.begin(), shown.end(), "partition"), "embed_rank");

@@ -6,10 +6,11 @@
 // a_s of the A-side tokens' variables and b_t of the B-side's (docs/theory.md §2.4). With V_A, V_B
 // the evaluation matrices of the A- and B-monomials, E = V_A·C·V_Bᵀ, so rank E ≤ rank C
 // = sep_(A,B)(f), and for independent generic points rank E_k = min(k, sep) for the k×k
-// matrix. We grow k by a factor 1.5 (reusing every evaluation) until rank E_k < k: then
-// rank E_k = sep unless the points were unlucky. Growth 1.5 keeps the last k below
-// 1.5·sep; with doubling the final elimination could cost up to 8·sep³, with 1.5 it
-// stays below 3.4·sep³.
+// matrix. We grow k by a factor 1.25 (reusing every evaluation) until rank E_k < k: then
+// rank E_k = sep unless the points were unlucky. Growth g keeps the last k below g·sep,
+// so the evaluations (the dominant cost up to sides of several thousand) stay below
+// g²·sep² and all eliminations together below g³/(g³−1)·(g·sep)³: 1.56·sep² and
+// 3.9·sep³ for g = 1.25 (1.5: 2.25·sep² and 4.8·sep³).
 // Cost: k² forward evaluations (O(L·H·N·dx·da) each) + ranks of k×k dense matrices.
 //
 // evaluation_rank_graded (homogeneous f only: no residual connection, see
@@ -54,16 +55,25 @@ struct EvaluationOptions {
     std::uint64_t prime = 0;  // 0: a random 62-bit prime from the seed
     long start = 16;          // first k
     long max_side = 4096;     // largest k tried (graded: largest total side, the sum of the block sides)
-    double growth = 1.5;      // k grows by this factor (> 1), rounded up to a multiple of 8
+    double growth = 1.25;     // k grows by this factor (> 1), rounded up to a multiple of 8
     int threads = 2;
     // automatic: graded when f is homogeneous and D + 1 <= max_graded_degree + 1, else plain.
     EvaluationVariant variant = EvaluationVariant::automatic;
     long max_graded_degree = 2048;
+    bool parity = true;  // graded: skip the degree blocks that token-sign symmetry makes zero (token_parities)
+    bool batch = true;   // evaluate many points per pass (ModBatchEvaluator); false: one at a time (reference)
 };
 
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).
 bool is_homogeneous(const NetworkSpec& s);
+
+// Token-sign symmetry (docs/evaluation.md, "Parity"): entry k−1 is 1 when f is odd in
+// token k's variables (f(…, −x_k, …) = −f), 0 when even; empty when the family's layers
+// do not keep each token's sign (fc, hadamard with free slots or an even block degree).
+// For attention and tied odd-degree hadamard f is odd in the output token i and even in
+// every other token, at any depth, with or without residual or embedding.
+std::vector<int> token_parities(const NetworkSpec& s);
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound;
 // failure_bound as above when converged, 1 when the rank was still full at max_side;

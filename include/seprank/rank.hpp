@@ -73,6 +73,17 @@ long rank_fraction_free(const ZMat& a);
 long rank_modular(const ZMat& a, std::uint64_t p);
 long rank_modular(const NmodMat& a);
 long rank_sparse_modular(const SparseNmodMat& a);
+
+// rank_modular_fflas(A): rank of A mod p by FFLAS-FFPACK's BLAS-backed PLUQ elimination
+// over Givaro::Modular<double> — the same value as rank_modular(A), several times faster
+// on large dense matrices, but only for small primes: p < fflas_max_prime = 2^26
+// (checked, invalid_input) and prime (checked). A smaller prime weakens a probabilistic
+// bound that divides by p: callers account for it (bench/RESULTS.md measures the speed).
+// Without FFLAS-FFPACK at build time (fflas_available() false) it ranks with FLINT's
+// nmod_mat_rank. Cost O(m·n·min(m,n)) through BLAS dgemm; a copy of A as doubles.
+inline constexpr std::uint64_t fflas_max_prime = std::uint64_t{1} << 26;
+bool fflas_available() noexcept;
+long rank_modular_fflas(const NmodMat& a);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:

@@ -19,6 +19,7 @@
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/grid.hpp"
 #include "seprank/integer.hpp"

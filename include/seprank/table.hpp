@@ -32,12 +32,12 @@
 
 namespace seprank {
 
-// One trial per row and a 4096 evaluation side (graded: sum of the block sides): the
-// default table's size budget, 63 rows in 70-85 s on 2 cores.
+// One trial per row and an 8192 evaluation side (graded: sum of the block sides): the
+// default table's size budget (attention N=4, dx=4, L=3 still stops there).
 inline GenericOptions table_generic_defaults() {
     GenericOptions g;
     g.trials = 1;
-    g.max_side = 4096;
+    g.max_side = 8192;
     return g;
 }
 

@@ -1,0 +1,104 @@
+// Ratios measured in one process (make bench → bench/RESULTS.md, "Frontier ratios"):
+//   1. forward evaluation points per second, ModBatchEvaluator (8 lanes, Montgomery)
+//      against ModEvaluator one point at a time, same network, points and prime;
+//   2. dense rank mod p < 2^23: rank_modular_fflas (FFLAS-FFPACK) against FLINT's
+//      nmod_mat_rank on the same matrices, plus nmod_mat_rank mod a 62-bit prime.
+// Prints one markdown table per part. Usage: bench_ratio [--quick]
+#include "seprank/forward.hpp"
+#include "seprank/forward_batch.hpp"
+#include "seprank/network.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/random.hpp"
+#include "seprank/rank.hpp"
+
+#include <flint/nmod_mat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace seprank;
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Best of `reps` runs of fn(), seconds.
+template <class F>
+double best(int reps, F&& fn) {
+    double b = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        const double t0 = now();
+        fn();
+        b = std::min(b, now() - t0);
+    }
+    return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    Rng rng(20261123);
+    std::printf("### Forward evaluation: points per second (one thread)\n\n");
+    std::printf("| network | one at a time (points/s) | batched (points/s) | ratio | values equal |\n|---|---|---|---|---|\n");
+    struct Cfg { long n, dx, h, L; };
+    for (const Cfg c : {Cfg{3, 4, 1, 3}, Cfg{4, 4, 2, 3}, Cfg{2, 4, 1, 4}, Cfg{4, 2, 1, 3}}) {
+        NetworkSpec s;
+        s.tokens = c.n;
+        s.dim = c.dx;
+        s.heads = c.h;
+        s.depth = c.L;
+        const std::uint64_t p = random_prime(rng, 62);
+        const Network net = random_network(s, rng.next(), static_cast<long>((p - 1) / 2));
+        const ModEvaluator one(net, p);
+        const ModBatchEvaluator batch(net, p);
+        const std::size_t count = quick ? 4000 : 40000, w = batch.width();
+        std::vector<std::uint64_t> pts(count * w), a(count), b(count);
+        for (auto& x : pts) x = rng.below(p);
+        Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(s.dim)));
+        const double t1 = best(3, [&] {
+            for (std::size_t q = 0; q < count; ++q) {
+                for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts.data() + q * w + t * x[t].size(), x[t].size(), x[t].begin());
+                a[q] = one(x);
+            }
+        });
+        const double t2 = best(3, [&] { batch.evaluate(pts.data(), count, b.data()); });
+        std::printf("| attention N=%ld dx=%ld H=%ld L=%ld | %.3g | %.3g | %.2f | %s |\n", c.n, c.dx, c.h, c.L, count / t1, count / t2, t1 / t2,
+                    a == b ? "yes" : "NO");
+    }
+    std::printf("\n### Dense rank mod p: FFLAS-FFPACK against FLINT nmod_mat_rank (same matrices, one thread)\n\n");
+    std::printf("FFLAS-FFPACK %s.\n\n", fflas_available() ? "built in (-O3 -march=native)" : "NOT built in: the FFLAS column is FLINT");
+    std::printf("| n | rank | p | nmod_mat_rank (s) | rank_modular_fflas (s) | ratio | nmod_mat_rank, 62-bit p (s) | FFLAS vs 62-bit |\n|---|---|---|---|---|---|---|---|\n");
+    const std::uint64_t small = 8388593;  // largest prime below 2^23
+    for (long n : quick ? std::vector<long>{250, 500} : std::vector<long>{500, 1000, 2000}) {
+        for (long r : {n, n / 2}) {
+            NmodMat u(n, r, small), v(r, n, small), m(n, n, small);
+            for (long i = 0; i < n; ++i)
+                for (long k = 0; k < r; ++k) nmod_mat_entry(u.get(), i, k) = rng.below(small);
+            for (long k = 0; k < r; ++k)
+                for (long j = 0; j < n; ++j) nmod_mat_entry(v.get(), k, j) = rng.below(small);
+            nmod_mat_mul(m.get(), u.get(), v.get());
+            long r1 = 0, r2 = 0, r3 = 0;
+            const double tf = best(2, [&] {
+                NmodMat c = m;
+                r1 = nmod_mat_rank(c.get());
+            });
+            const double tx = best(2, [&] { r2 = rank_modular_fflas(m); });
+            const std::uint64_t big = random_prime(rng, 62);
+            NmodMat mb(n, n, big);
+            for (long i = 0; i < n; ++i)
+                for (long j = 0; j < n; ++j) nmod_mat_entry(mb.get(), i, j) = rng.below(big);
+            const double tb = best(2, [&] {
+                NmodMat c = mb;
+                r3 = nmod_mat_rank(c.get());
+            });
+            (void)r3;
+            std::printf("| %ld | %ld%s | %llu | %.3f | %.3f | %.2f | %.3f | %.2f |\n", n, r1, r1 == r2 ? "" : " MISMATCH", static_cast<unsigned long long>(small), tf, tx,
+                        tf / tx, tb, tb / tx);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,60 @@
+// seprank — batched forward evaluation mod p: many points per pass.
+//
+// ModBatchEvaluator computes the same values as ModEvaluator (forward.hpp), f(x) mod p
+// for each point x, but evaluates `lanes` points at once: every ring element of the
+// forward pass is a vector of one residue per point (structure of arrays), weights are
+// scalars shared by the lanes, and residues are kept in Montgomery form
+// (x·2^64 mod p), so a product costs three word multiplications and no division. The
+// lanes are independent, which lets the processor overlap their multiplications, and
+// the bookkeeping of the pass (dispatch, temporary vectors) is paid once per `lanes`
+// points instead of once per point.
+//
+// Montgomery arithmetic needs p odd and p < 2^63; for any other modulus (p = 2, or a
+// word-size p ≥ 2^63) the evaluator falls back to ModEvaluator one point at a time, so
+// every prime is accepted. p must be prime (not checked; p >= 2 checked, invalid_input).
+// Cost: O(L·H·N·dx·da) operations per point, as ModEvaluator, with a smaller constant
+// (bench/RESULTS.md gives the ratio of points per second).
+#pragma once
+
+#include "seprank/forward.hpp"
+#include "seprank/network.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace seprank {
+
+class ModBatchEvaluator {
+public:
+    static constexpr int lanes = 8;  // points per pass
+
+    ModBatchEvaluator(const Network& net, std::uint64_t p);
+    ~ModBatchEvaluator();
+    ModBatchEvaluator(ModBatchEvaluator&&) noexcept;
+    ModBatchEvaluator& operator=(ModBatchEvaluator&&) noexcept;
+    ModBatchEvaluator(const ModBatchEvaluator&) = delete;
+    ModBatchEvaluator& operator=(const ModBatchEvaluator&) = delete;
+
+    // out[q] = f(point q) mod p for q < count. Point q occupies
+    // points[q·width() .. (q+1)·width()): token 1's variables, then token 2's, …
+    // (width() = N·input_vars_per_token). Entries need not be reduced. Thread-safe:
+    // concurrent calls on one evaluator are allowed (no shared mutable state).
+    void evaluate(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const;
+    // One point, as a Point (shape checked, invalid_input): the same value as ModEvaluator.
+    std::uint64_t operator()(const Point<std::uint64_t>& point) const;
+
+    std::size_t width() const noexcept { return width_; }
+    std::uint64_t modulus() const noexcept { return p_; }
+    // Whether the Montgomery lanes are used (false: the one-point fallback).
+    bool batched() const noexcept { return impl_ != nullptr; }
+
+private:
+    struct Impl;
+    std::uint64_t p_;
+    std::size_t width_;
+    ModEvaluator scalar_;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seprank

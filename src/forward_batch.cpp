@@ -1,0 +1,149 @@
+#include "seprank/forward_batch.hpp"
+
+#include "forward_impl.hpp"
+#include "seprank/error.hpp"
+
+#include <array>
+#include <memory_resource>
+
+namespace seprank {
+
+namespace {
+
+__extension__ typedef unsigned __int128 u128;  // GCC/Clang extension, as FLINT uses
+
+// Montgomery arithmetic mod an odd p < 2^63 with R = 2^64: a residue x is held as
+// x·R mod p in [0, p). redc(T) = T·R⁻¹ mod p for T < p·R.
+struct Montgomery {
+    std::uint64_t p = 0, neg_pinv = 0, r2 = 0;  // −p⁻¹ mod 2^64, R² mod p
+
+    explicit Montgomery(std::uint64_t modulus) : p(modulus) {
+        std::uint64_t inv = p;                          // p·p ≡ 1 mod 8: 3 bits
+        for (int i = 0; i < 5; ++i) inv *= 2 - p * inv;  // Newton: 6, 12, 24, 48, 96 bits
+        neg_pinv = ~inv + 1;
+        const std::uint64_t r1 = (0 - p) % p;  // 2^64 mod p
+        r2 = static_cast<std::uint64_t>(static_cast<u128>(r1) * r1 % p);
+    }
+    // T < p·2^64 (so T + m·p < 2^128 for p < 2^63); result in [0, p).
+    std::uint64_t redc(u128 t) const {
+        const std::uint64_t m = static_cast<std::uint64_t>(t) * neg_pinv;
+        const std::uint64_t u = static_cast<std::uint64_t>((t + static_cast<u128>(m) * p) >> 64);
+        return u >= p ? u - p : u;
+    }
+    std::uint64_t mul(std::uint64_t a, std::uint64_t b) const { return redc(static_cast<u128>(a) * b); }
+    std::uint64_t add(std::uint64_t a, std::uint64_t b) const {
+        const std::uint64_t s = a + b;  // < 2^64 since a, b < p < 2^63
+        return s >= p ? s - p : s;
+    }
+    std::uint64_t to(std::uint64_t x) const { return mul(x % p, r2); }
+    std::uint64_t from(std::uint64_t x) const { return redc(x); }
+};
+
+constexpr int kLanes = ModBatchEvaluator::lanes;
+
+struct Lanes {
+    std::array<std::uint64_t, kLanes> v;
+};
+
+// Ring policy of detail::Forward over lanes of Montgomery residues; weights are scalar
+// Montgomery residues (forward_impl.hpp lists the operations).
+struct LaneRing {
+    using E = Lanes;
+    using W = std::uint64_t;
+    Montgomery m;
+    E broadcast(std::uint64_t x) const {
+        E e;
+        e.v.fill(x);
+        return e;
+    }
+    E zero() const { return broadcast(0); }
+    E constant(long c) const {
+        const std::uint64_t a = static_cast<std::uint64_t>(c < 0 ? -c : c) % m.p;
+        return broadcast(m.to(c < 0 && a != 0 ? m.p - a : a));
+    }
+    E mul(const E& a, const E& b) const {
+        E r;
+        for (int l = 0; l < kLanes; ++l) r.v[l] = m.mul(a.v[l], b.v[l]);
+        return r;
+    }
+    void add(E& acc, const E& x) const {
+        for (int l = 0; l < kLanes; ++l) acc.v[l] = m.add(acc.v[l], x.v[l]);
+    }
+    void axpy(E& acc, W w, const E& x) const {
+        for (int l = 0; l < kLanes; ++l) acc.v[l] = m.add(acc.v[l], m.mul(w, x.v[l]));
+    }
+    bool is_zero(W w) const { return w == 0; }
+    W weight_zero() const { return 0; }
+    W weight_fma(W s, W a, W b) const { return m.add(s, m.mul(a, b)); }
+};
+
+std::uint64_t checked_modulus(std::uint64_t p) {
+    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
+    return p;
+}
+
+}  // namespace
+
+struct ModBatchEvaluator::Impl {
+    NetworkSpec spec;
+    LaneRing ring;
+    NetWeights<std::uint64_t> w;  // Montgomery form
+};
+
+ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
+    : p_(checked_modulus(p)),
+      width_(static_cast<std::size_t>(net.spec.tokens * input_vars_per_token(net.spec))),
+      scalar_(net, p) {
+    if (p % 2 == 1 && p < (std::uint64_t{1} << 63)) {
+        const Montgomery m(p);
+        impl_ = std::make_unique<Impl>(Impl{net.spec, LaneRing{m},
+                                            map_weights<std::uint64_t>(net.weights, [&m](const Rational& x) { return m.to(x.mod(m.p)); })});
+    }
+}
+
+ModBatchEvaluator::~ModBatchEvaluator() = default;
+ModBatchEvaluator::ModBatchEvaluator(ModBatchEvaluator&&) noexcept = default;
+ModBatchEvaluator& ModBatchEvaluator::operator=(ModBatchEvaluator&&) noexcept = default;
+
+void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const {
+    const NetworkSpec& s = scalar_.spec();
+    const std::size_t ntok = static_cast<std::size_t>(s.tokens);
+    const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
+    if (!impl_) {
+        Point<std::uint64_t> x(ntok, std::vector<std::uint64_t>(per));
+        for (std::size_t q = 0; q < count; ++q) {
+            for (std::size_t t = 0; t < ntok; ++t)
+                for (std::size_t c = 0; c < per; ++c) x[t][c] = points[q * width_ + t * per + c] % p_;
+            out[q] = scalar_(x);
+        }
+        return;
+    }
+    const LaneRing& ring = impl_->ring;
+    const Montgomery& m = ring.m;
+    Point<Lanes> x(ntok, std::vector<Lanes>(per, ring.zero()));
+    // The pass allocates its temporaries from this thread's arena (no malloc per pass).
+    thread_local std::array<std::byte, 1 << 18> buffer;
+    for (std::size_t q0 = 0; q0 < count; q0 += kLanes) {
+        const std::size_t n = std::min<std::size_t>(kLanes, count - q0);
+        for (std::size_t t = 0; t < ntok; ++t)
+            for (std::size_t c = 0; c < per; ++c)
+                for (std::size_t l = 0; l < kLanes; ++l)  // idle lanes repeat the last point
+                    x[t][c].v[l] = m.to(points[(q0 + std::min(l, n - 1)) * width_ + t * per + c]);
+        std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size());
+        LaneRing r = ring;
+        const Lanes y = detail::Forward<LaneRing>(impl_->spec, impl_->w, r, &arena).output(x);
+        for (std::size_t l = 0; l < n; ++l) out[q0 + l] = m.from(y.v[l]);
+    }
+}
+
+std::uint64_t ModBatchEvaluator::operator()(const Point<std::uint64_t>& point) const {
+    check_point(scalar_.spec(), point);
+    std::vector<std::uint64_t> flat;
+    flat.reserve(width_);
+    for (const auto& t : point) flat.insert(flat.end(), t.begin(), t.end());
+    std::uint64_t y = 0;
+    evaluate(flat.data(), 1, &y);
+    return y;
+}
+
+}  // namespace seprank
