@@ -399,8 +399,9 @@ RankAnswer detail::rank_pivot_span(const SparseZMat& input, const RankOptions& o
     std::size_t done = 0;  // columns [0, done) are proven
     bool higher = false;
     for (long batch = 1;; batch *= 2) {
+        throw_if_cancelled();  // one poll per round of primes (cancel.hpp)
         // Prove columns in order; stop at the first that needs more primes.
-        while (done < sol.nonpivot.size() && (proven[done] || prove_column(sol, done, first.pivot_cols, wc, acc, max_bits))) proven[done++] = 1;
+        while (done < sol.nonpivot.size() && !cancel_requested() && (proven[done] || prove_column(sol, done, first.pivot_cols, wc, acc, max_bits))) proven[done++] = 1;
         if (done == sol.nonpivot.size()) {
             set_certified(res, r);
             res.variant = "pivot-span";

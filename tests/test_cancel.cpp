@@ -97,7 +97,9 @@ TEST_CASE("cancel: the certificate rounds of rank_certified") {
     const RankAnswer full = rank_certified(a, ro);
     CHECK(full.value == fmpz_mat_rank(a.get()));
     CancelScope scope([] { return true; }, 0);
-    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);
+    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);  // pivot-span (the default)
+    ro.certificate = Certificate::hadamard;
+    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);  // the reference certificate
 }
 
 TEST_CASE("cancel: a check that throws counts as cancel; scopes nest and are per thread") {
