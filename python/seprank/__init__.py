@@ -668,7 +668,7 @@ def _int_list(v: Any, name: str) -> List[int]:
 
 def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any = None, depth: Any = None,
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
-          partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 4096,
+          partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
