@@ -161,12 +161,6 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string phases(double eval_s, double rank_s) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "evaluation %.3g s, ranks %.3g s (wall); ", eval_s, rank_s);
-    return buf;
-}
-
 }  // namespace
 
 static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
@@ -180,7 +174,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
     res.prime = p;
     res.variant = "plain";
     const double D = fmpz_get_d(output_degree(net.spec).get());
-    double bound = 0, eval_s = 0, rank_s = 0;
+    double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
     for (long k = opt.start;; k = next_side(k, opt)) {
@@ -209,11 +203,9 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
-        eval_s += since(t0);
         t0 = std::chrono::steady_clock::now();
         const long r = rank_modular(e);
         const double dt = since(t0);
-        rank_s += dt;
         res.phases.rank += dt;
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
         res.value = r;
@@ -224,7 +216,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         }
         if (k == opt.max_side) break;
     }
-    res.note = phases(eval_s, rank_s) + (opt.batch ? "batched evaluation; " : "one point at a time; ");
+    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
@@ -294,7 +286,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
     res.converged = false;  // until the rank stops growing
     res.prime = p;
     res.variant = pi >= 0 ? "graded-parity" : "graded";
-    double bound = 0, eval_s = 0, rank_s = 0;
+    double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
     for (long k = opt.start;; k = next_side(k, opt)) {
         // max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as
@@ -366,7 +358,6 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         });
         res.evaluations += (K * K - old * old) * nd;
         old = K;
-        eval_s += since(t0);
         t0 = std::chrono::steady_clock::now();
         // Ranks of the open blocks, largest first, over threads.
         std::vector<Block*> open;
@@ -379,8 +370,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         });
         {
             const double dt = since(t0);
-            rank_s += dt;
-            res.phases.rank += dt;
+                res.phases.rank += dt;
         }
         bool all = true;
         for (Block* b : open) {
@@ -407,7 +397,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         res.block_ranks.push_back(b.rank);
     }
     res.cols = res.rows;
-    res.note = phases(eval_s, rank_s) + (opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
+    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
                std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
                (pi >= 0 ? ", " + std::to_string(nd) + " of them of parity " + std::to_string(pi) + " (the others vanish by token-sign symmetry)" : "") + "; ";
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;

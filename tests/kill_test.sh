@@ -11,7 +11,10 @@ SEED=${SEPRANK_SEED:-$(date +%s)}
 echo "SEPRANK_SEED=$SEED (set SEPRANK_SEED to override)"
 RANDOM=$SEED
 args=(table --family attention,hadamard --tokens 2..3 --dim 1..3 --depth 1..3 --block-degree 2)   # 36 rows, a few seconds
+t_start=$(date +%s%N)
 "$S" "${args[@]}" --format csv --out "$T/ref.csv" >/dev/null 2>"$T/ref.err" || { echo "uninterrupted run failed"; cat "$T/ref.err"; exit 1; }
+ref_ms=$(( ($(date +%s%N) - t_start) / 1000000 ))
+echo "uninterrupted run: ${ref_ms} ms"
 fail=0
 for fmt in csv json; do
   for sig in KILL INT TERM; do
@@ -21,8 +24,8 @@ for fmt in csv json; do
       # (a background job of a script ignores SIGINT: restore the default disposition)
       env --default-signal=INT,TERM "$S" "${args[@]}" --format "$fmt" --out "$out" --resume >/dev/null 2>>"$T/run.err" &
       pid=$!
-      # a random moment in the first 0.1..2 s of this run
-      ms=$(( 100 + RANDOM % 1900 ))
+      # a random moment in the first 5..80 % of the uninterrupted run's time
+      ms=$(( ref_ms / 20 + RANDOM % (ref_ms * 3 / 4 + 1) ))
       sleep "$(( ms / 1000 )).$(printf '%03d' $(( ms % 1000 )))"
       kill -s "$sig" "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null

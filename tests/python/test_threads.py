@@ -67,7 +67,7 @@ def test_two_threads_at_once_give_the_serial_answers():
     for t in threads:
         t.join()
     assert not errors
-    drop = ("seconds", "peak_mib")
+    drop = ("seconds", "peak_mib", "phases")  # timings
     for got, want in zip(results, serial):
         assert {k: v for k, v in got.items() if k not in drop} == {k: v for k, v in want.items() if k not in drop}
 
@@ -79,7 +79,10 @@ def test_the_gil_is_released_during_a_long_call():
     answer = []
 
     def work():
-        answer.append(seprank.rank(big, method="evaluation", variant="plain", threads=1))
+        # one call is ~10 ms (batched evaluation): 50 calls make a window of ~0.5 s. Were the
+        # GIL held during a call, the main thread could run about once per call boundary only.
+        for _ in range(50):
+            answer.append(seprank.rank(big, method="evaluation", variant="plain", threads=1))
         done.set()
 
     ticks = 0
@@ -89,5 +92,6 @@ def test_the_gil_is_released_during_a_long_call():
         ticks += 1
         time.sleep(0.001)
     t.join()
-    assert answer[0].value == exact.value and exact.certified
-    assert ticks > 10, f"the main thread ran {ticks} times during a {answer[0].seconds:.2f} s call"
+    assert all(a.value == exact.value for a in answer) and exact.certified
+    spent = sum(a.seconds for a in answer)
+    assert ticks > 2 * len(answer), f"the main thread ran {ticks} times during {len(answer)} calls of {spent:.2f} s in all"
