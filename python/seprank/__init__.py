@@ -43,7 +43,7 @@ from . import _core
 __all__ = [
     "Answer", "Network", "Polynomial", "ResourceLimitError", "Claim",
     "attention", "hadamard", "fc", "network", "from_weights", "poly", "expand",
-    "degree", "budget", "rank", "generic_rank", "table", "verify", "claims",
+    "degree", "budget", "rank", "generic_rank", "spectrum", "Spectrum", "EpsRank", "table", "verify", "claims",
     "__version__",
 ]
 
@@ -622,6 +622,134 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
                 raise ValueError(f"target[{i}][{j}]: a matrix is ranked over the integers; got {x!r}")
     cols = len(rows[0]) if rows else 0
     return Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts))
+
+
+# ----------------------------------------------------------------------------- ε-separation spectrum
+
+class EpsRank:
+    """ε-sep(f) for one threshold: ``eps``; ``rank`` when decided (else None) and the
+    range ``rank_low`` ≤ ε-sep ≤ ``rank_high`` (equal when decided); ``certified`` when
+    the certified balls prove it."""
+
+    __slots__ = ("eps", "rank", "rank_low", "rank_high", "certified")
+
+    def __init__(self, d: Dict[str, Any]) -> None:
+        self.eps = float(d["eps"])
+        self.rank = d.get("rank")
+        self.rank_low = d["rank"] if "rank" in d else d["rank_low"]
+        self.rank_high = d["rank"] if "rank" in d else d["rank_high"]
+        self.certified = bool(d["certified"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The CLI's object: eps, rank (or rank_low/rank_high when undecided), certified."""
+        if self.rank is not None:
+            return {"eps": self.eps, "rank": self.rank, "certified": self.certified}
+        return {"eps": self.eps, "rank_low": self.rank_low, "rank_high": self.rank_high, "certified": self.certified}
+
+    def __repr__(self) -> str:
+        r = f"rank={self.rank}" if self.rank is not None else f"rank in [{self.rank_low}, {self.rank_high}]"
+        return f"EpsRank(eps={self.eps:g}, {r}, certified={self.certified})"
+
+
+class Spectrum:
+    """The singular spectrum of one flattening in orthonormal bases (library SpectrumResult).
+
+    singular_values (floats, descending, the non-zero ones: ball midpoints), radii
+    (certified: |σ_k − singular_values[k]| ≤ radii[k]; None on the fast path), radius
+    (their maximum, or None), norm (‖f‖ as a float), norm_squared (‖f‖², exact, a
+    Fraction), rank (number of non-zero σ = sep(f)), rank_certified, eps_ranks (a list
+    of EpsRank), eps_absolute, certified, measure, method, precision, rows/cols (the
+    coefficient flattening), basis_rows/basis_cols, partition, degree, terms, seconds,
+    note. ``to_dict()`` gives the CLI's ``spectrum --format json`` object.
+    """
+
+    def __init__(self, record: Dict[str, Any]) -> None:
+        self._record = record
+        self.singular_values: List[float] = [float(x) for x in record["singular_values"]]
+        radii = record.get("radii")
+        self.radii: Optional[List[float]] = None if radii is None else [float(x) for x in radii]
+        self.radius: Optional[float] = record.get("radius")
+        self.norm: float = float(record["norm"])
+        self.norm_squared: Fraction = Fraction(record["norm_squared"])
+        self.eps_ranks: List[EpsRank] = [EpsRank(e) for e in record["eps_ranks"]]
+        for k in ("rank", "rank_certified", "eps_absolute", "certified", "measure", "method", "precision",
+                  "rows", "cols", "basis_rows", "basis_cols", "partition", "degree", "terms", "seconds", "note"):
+            setattr(self, k, record.get(k))
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Every field under the CLI's JSON key (docs/usage.md, ``seprank spectrum``)."""
+        return _json.loads(_json.dumps(self._record))
+
+    def __repr__(self) -> str:
+        sv = ", ".join(f"{x:.6g}" for x in self.singular_values[:6]) + (", …" if len(self.singular_values) > 6 else "")
+        rad = f", radius={self.radius:.2g}" if self.radius is not None else ""
+        return (f"Spectrum([{sv}]{rad}, norm={self.norm:.6g}, rank={self.rank}, measure={self.measure!r}, "
+                f"method={self.method!r}, eps_ranks={self.eps_ranks!r})")
+
+
+def _eps_list(eps: Any) -> List[float]:
+    if isinstance(eps, (int, float, _numbers.Real)) and not isinstance(eps, bool):
+        eps = [eps]
+    if isinstance(eps, str):
+        raise ValueError(f"eps: expected a number or a sequence of numbers >= 0, got {eps!r}")
+    out = []
+    try:
+        items = list(eps)
+    except TypeError:
+        raise ValueError(f"eps: expected a number or a sequence of numbers >= 0, got {eps!r}") from None
+    for e in items:
+        if isinstance(e, bool) or not isinstance(e, _numbers.Real) or not _math.isfinite(float(e)) or float(e) < 0:
+            raise ValueError(f"eps: every threshold must be a finite number >= 0, got {e!r}")
+        out.append(float(e))
+    return out
+
+
+def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", method: str = "certified",
+             precision: int = 53, eps: Any = (), eps_absolute: bool = False, max_side: int = 4096,
+             max_memory: float = 4 * 2**30, seed: Optional[int] = None, threads: int = 2) -> Spectrum:
+    """Singular spectrum of the flattening of f in orthonormal bases, and ε-separation ranks.
+
+    ``target``: a Network (its output is expanded) or a Polynomial; ``partition`` as in
+    :func:`rank`. μ is a product measure: ``measure='uniform'`` (every coordinate uniform
+    on [−1, 1]; orthonormal basis: products of normalised Legendre polynomials) or
+    ``'gaussian'`` (standard normal; products of normalised probabilists' Hermite
+    polynomials). Writing f = Σ_{J,L} M[J,L] P_J(x_A) Q_L(x_B) in the orthonormal product
+    bases of the two sides (an exact change of basis over Q), the σ_k are the singular
+    values of M, ‖f‖²_{L2(μ)} = Σ_k σ_k², and the best L2(μ) approximation of f by R
+    separated terms has squared error Σ_{k>R} σ_k² (Eckart–Young), so
+
+        ε-sep(f) = min{ R : Σ_{k>R} σ_k² ≤ ε² }        (ε relative: ε·‖f‖ in place of ε)
+
+    for each ε in ``eps`` (relative to ‖f‖ unless ``eps_absolute``). ε = 0 gives the exact
+    separation rank sep(f). ``method='certified'`` encloses every σ_k in a ball of stated
+    radius (rigorous ball arithmetic at ``precision`` bits on the exact Gram matrix); a
+    threshold the balls cannot decide is reported as a range rank_low..rank_high, never a
+    guess. ``method='fast'`` is floating point at ``precision`` bits, without a bound.
+    Same library call and numbers as ``seprank spectrum --format json``.
+    """
+    opts = {"measure": _choice(measure, "measure", ("uniform", "gaussian")),
+            "method": _choice(method, "method", ("certified", "fast")),
+            "precision": _int(precision, "precision"), "eps": _eps_list(eps),
+            "max_side": _int(max_side, "max_side"), "max_memory": float(max_memory),
+            "threads": _int(threads, "threads")}
+    if not 2 <= opts["precision"] <= 4096:
+        raise ValueError(f"precision: must be in 2..4096 bits, got {precision!r}")
+    if opts["max_side"] < 1:
+        raise ValueError(f"max_side: must be >= 1, got {max_side!r}")
+    if not isinstance(eps_absolute, bool):
+        raise ValueError(f"eps_absolute: expected True or False, got {eps_absolute!r}")
+    opts["eps_absolute"] = eps_absolute
+    net_seed = target.seed if isinstance(target, Network) else None
+    opts["seed"] = _int(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
+    if isinstance(target, Network):
+        text = _core.spectrum_network(target._net, _partition(partition), opts)
+    elif isinstance(target, Polynomial):
+        text = _core.spectrum_poly(target._p, _partition(partition), opts)
+    elif isinstance(target, str):
+        raise ValueError("target: a string; parse it with seprank.poly(text) first")
+    else:
+        raise ValueError(f"target: expected a seprank.Network or seprank.Polynomial, got {type(target).__name__}")
+    return Spectrum(_json.loads(text))
 
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",

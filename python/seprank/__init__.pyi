@@ -108,6 +108,43 @@ def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: 
 def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
                  threads: int = ...) -> Answer: ...
+class EpsRank:
+    eps: float
+    rank: Optional[int]
+    rank_low: int
+    rank_high: int
+    certified: bool
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Spectrum:
+    singular_values: List[float]
+    radii: Optional[List[float]]
+    radius: Optional[float]
+    norm: float
+    norm_squared: Fraction
+    rank: int
+    rank_certified: bool
+    eps_ranks: List[EpsRank]
+    eps_absolute: bool
+    certified: bool
+    measure: str
+    method: str
+    precision: int
+    rows: int
+    cols: int
+    basis_rows: int
+    basis_cols: int
+    partition: str
+    degree: str
+    terms: Optional[int]
+    seconds: float
+    note: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
+def spectrum(target: Any, partition: _Partition = ..., *, measure: str = ..., method: str = ...,
+             precision: int = ..., eps: Union[float, Sequence[float]] = ..., eps_absolute: bool = ...,
+             max_side: int = ..., max_memory: float = ..., seed: Optional[int] = ...,
+             threads: int = ...) -> Spectrum: ...
 def table(*, family: Union[None, str, Sequence[str]] = ..., tokens: _IntList = ..., dim: _IntList = ...,
           heads: _IntList = ..., depth: _IntList = ..., block_degree: _IntList = ..., width: _IntList = ...,
           residual: bool = ..., budget: int = ..., partition: _Partition = ..., trials: int = ...,

@@ -229,6 +229,28 @@ SeparationOptions separation_options(const py::dict& o) {
     return so;
 }
 
+SpectrumOptions spectrum_options(const py::dict& o) {
+    SpectrumOptions so;
+    so.measure = measure_from_string(get_or<std::string>(o, "measure", "uniform"));
+    so.method = spectrum_method_from_string(get_or<std::string>(o, "method", "certified"));
+    so.precision = get_or<long>(o, "precision", so.precision);
+    so.eps = get_or<std::vector<double>>(o, "eps", {});
+    so.eps_absolute = get_or<bool>(o, "eps_absolute", false);
+    so.max_side = get_or<long>(o, "max_side", so.max_side);
+    so.expand.max_memory = get_or<double>(o, "max_memory", so.expand.max_memory);
+    so.rank.seed = get_or<std::uint64_t>(o, "seed", so.rank.seed);
+    so.rank.threads = get_or<int>(o, "threads", 2);
+    return so;
+}
+
+// The number of tokens a polynomial's variables name (x<j>_<c>: the largest j), at least 2.
+long poly_tokens(const QPoly& f) {
+    long n = 0;
+    for (std::size_t v = 0; v < f.context()->vars().size(); ++v) n = std::max(n, f.context()->vars().token(v));
+    if (n < 2) throw invalid_input("polynomial: its variables must name at least 2 tokens (x<j>_<c>, j = token)");
+    return n;
+}
+
 GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.trials = get_or<long>(o, "trials", g.trials);
     g.seed = get_or<std::uint64_t>(o, "seed", g.seed);
@@ -340,9 +362,7 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("rank_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SeparationOptions so = separation_options(opts);
-        long n = 0;
-        for (std::size_t v = 0; v < f.context()->vars().size(); ++v) n = std::max(n, f.context()->vars().token(v));
-        if (n < 2) throw invalid_input("polynomial: its variables must name at least 2 tokens (x<j>_<c>, j = token)");
+        const long n = poly_tokens(f);
         const Partition part = partition_for(partition, n);
         auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, n, so); }));
         a["tokens"] = n;
@@ -357,6 +377,18 @@ PYBIND11_MODULE(_core, m) {
         o.seed = get_or<std::uint64_t>(opts, "seed", 1);
         o.threads = get_or<int>(opts, "threads", 2);
         return answer_to_dict(run_long([&] { return rank_certified(a, o); }));
+    });
+    // ---- ε-separation spectrum (spectrum.hpp): the record as the CLI's `spectrum --format json`
+    m.def("spectrum_network", [](const Network& net, const std::string& partition, const py::dict& opts) {
+        const SpectrumOptions so = spectrum_options(opts);
+        const Partition part = partition_for(partition, net.spec.tokens);
+        return to_json(run_long([&] { return spectrum(net, part, so); }));
+    });
+    m.def("spectrum_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
+        const SpectrumOptions so = spectrum_options(opts);
+        const long n = poly_tokens(f);
+        const Partition part = partition_for(partition, n);
+        return to_json(run_long([&] { return spectrum(f, part, n, so); }));
     });
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
         const NetworkSpec s = spec_from_dict(spec);
