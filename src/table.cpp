@@ -33,6 +33,19 @@ const std::vector<std::string>& table_columns() {
     return cols;
 }
 
+const std::vector<std::string>& table_eps_columns() {
+    static const std::vector<std::string> cols = {"eps", "eps_ranks", "eps_certified", "eps_reason"};
+    return cols;
+}
+
+std::vector<std::string> table_columns(bool eps) {
+    std::vector<std::string> cols = table_columns();
+    if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
+    return cols;
+}
+
+std::vector<std::string> row_columns(const Row& row) { return table_columns(row.contains("eps_ranks")); }
+
 std::vector<SweepOptions> default_table() {
     SweepOptions att;
     att.families = {Family::attention};
@@ -139,6 +152,41 @@ Partition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
 namespace {
 
 // The whole row's time (milliseconds, as tables always had) and the process's peak memory.
+std::string eps_text(double e) {
+    std::ostringstream os;
+    os << e;
+    return os.str();
+}
+
+// The ε columns of one row: spectrum() of the network with the sweep's seeded weights.
+void add_eps_columns(Row& r, const NetworkSpec& spec, const Partition& part, const SweepOptions& s, const std::string& skipped) {
+    std::string eps, ranks, cert, reason = skipped;
+    for (double e : s.eps) eps += (eps.empty() ? "" : " ") + eps_text(e);
+    if (reason.empty()) {
+        try {
+            SpectrumOptions opt;
+            opt.measure = s.measure;
+            opt.eps = s.eps;
+            opt.max_side = s.eps_max_side;
+            const SpectrumResult sr = spectrum(random_network(spec, s.generic.seed), part, opt);
+            for (const EpsRank& er : sr.eps_ranks) {
+                const std::string one = er.decided() ? std::to_string(er.rank_low)
+                                                     : std::to_string(er.rank_low) + ".." + std::to_string(er.rank_high);
+                ranks += (ranks.empty() ? "" : " ") + one;
+                cert += (cert.empty() ? "" : " ") + std::string(er.certified ? "true" : "false");
+            }
+        } catch (const resource_limit& e) {
+            ranks.clear();
+            cert.clear();
+            reason = e.what();
+        }
+    }
+    r.set("eps", eps);
+    r.set("eps_ranks", ranks);
+    r.set("eps_certified", cert);
+    r.set("eps_reason", reason);
+}
+
 void stamp(Row& r, std::chrono::steady_clock::time_point t0) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.set("seconds", std::round(sec * 1000.0) / 1000.0);
@@ -181,6 +229,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
         src.status = "skipped";
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
         Row r = make_record(src, table_columns());
+        if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
         stamp(r, t0);
         return r;
     }
@@ -189,20 +238,28 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     src.status = res.converged ? "ok" : "lower-bound";
     if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     Row r = make_record(src, table_columns());
+    if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
     stamp(r, t0);
     return r;
 }
 
 std::string csv_header() { return csv_line(table_columns()); }
 
-std::string csv_line(const Row& row) { return seprank::csv_line(row, table_columns()); }
+std::string csv_header(bool eps) { return csv_line(table_columns(eps)); }
+
+std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns(row)); }
 
 std::string sweep_signature(const SweepOptions& s) {
     const GenericOptions& g = s.generic;
     std::ostringstream os;
     os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
-       << " max_variables=" << s.max_variables << " columns=" << table_columns().size();
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty()).size();
+    if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
+        os << " eps=";
+        for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
+        os << " measure=" << to_string(s.measure) << " eps_max_side=" << s.eps_max_side;
+    }
     return os.str();
 }
 
@@ -211,9 +268,9 @@ namespace {
 const std::string kCsvSweepPrefix = "# seprank table sweep: ";
 const std::string kJsonSweepKey = "seprank_table_sweep";
 
-std::string sweep_line(const std::string& sweep, bool json_lines) {
+std::string sweep_line(const std::string& sweep, bool json_lines, bool eps) {
     if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
-    return kCsvSweepPrefix + sweep + "\n" + csv_header() + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps) + "\n";
 }
 
 bool is_integer_text(const std::string& t) {
@@ -278,7 +335,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         auto cells = parse_csv_line(line);
         if (header.empty()) {
             header = cells;
-            if (header != table_columns())
+            if (header != table_columns() && header != table_columns(true))
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
         }
@@ -357,7 +414,8 @@ TableAppender::~TableAppender() {
 void TableAppender::append(const Row& row) {
     std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
-    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : csv_header() + "\n") : sweep_line(sweep_, json_)) + line;
+    const bool eps = row.contains("eps_ranks");
+    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps) + "\n") : sweep_line(sweep_, json_, eps)) + line;
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));

@@ -306,3 +306,71 @@ TEST_CASE("table files: sweep line, lock, another sweep's file, malformed rows w
     CHECK(torn.rows.size() == 1);
     CHECK(torn.complete_bytes == text.size());
 }
+
+TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact rank, the signature holds the ε list") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2};
+    sw.depths = {1, 2};
+    sw.eps = {0, 0.01, 0.3};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 8);
+    for (const auto& spec : plan) {
+        CAPTURE(describe(spec));
+        const Row row = table_row(spec, sw);
+        for (const auto& c : table_eps_columns()) REQUIRE(row.contains(c));
+        CHECK(row.at("eps").str() == "0 0.01 0.3");
+        SpectrumOptions opt;
+        opt.eps = sw.eps;
+        const SpectrumResult ref = spectrum(random_network(spec, sw.generic.seed), balanced_partition(spec.tokens), opt);
+        std::string ranks, cert;
+        for (const auto& e : ref.eps_ranks) {
+            ranks += (ranks.empty() ? "" : " ") +
+                     (e.decided() ? std::to_string(e.rank_low) : std::to_string(e.rank_low) + ".." + std::to_string(e.rank_high));
+            cert += (cert.empty() ? "" : " ") + std::string(e.certified ? "true" : "false");
+        }
+        CHECK(row.at("eps_ranks").str() == ranks);
+        CHECK(row.at("eps_certified").str() == cert);
+        CHECK(row.at("eps_reason").str().empty());
+        // ε = 0 is the exact separation rank of the seeded network, certified
+        REQUIRE(ref.rank_certified);
+        CHECK(ref.eps_ranks[0].certified);
+        CHECK(ref.eps_ranks[0].rank_low == ref.rank);
+        CHECK(ranks.substr(0, ranks.find(' ')) == std::to_string(ref.rank));
+        // the CSV line has the ε cells and round-trips through the table file parser
+        const std::string text = csv_header(true) + "\n" + csv_line(row) + "\n";
+        const TableFile f = parse_table_text(text, false, "eps");
+        REQUIRE(f.rows.size() == 1);
+        CHECK(f.rows[0].at("eps_ranks").str() == ranks);
+    }
+    // without ε the columns and the signature are unchanged
+    SweepOptions plain = sw;
+    plain.eps.clear();
+    const Row prow = table_row(plan[0], plain);
+    CHECK_FALSE(prow.contains("eps_ranks"));
+    CHECK(csv_header(false) == csv_header());
+    CHECK(sweep_signature(plain).find("eps") == std::string::npos);
+    // another ε list or measure is another sweep
+    SweepOptions other = sw;
+    other.eps = {0, 0.01};
+    CHECK(sweep_signature(other) != sweep_signature(sw));
+    CHECK(sweep_signature(plain) != sweep_signature(sw));
+    other = sw;
+    other.measure = Measure::gaussian;
+    CHECK(sweep_signature(other) != sweep_signature(sw));
+    // a flattening beyond spectrum's max_side: empty cells and a reason, no exception
+    SweepOptions tiny = sw;
+    tiny.eps_max_side = 1;
+    const Row big = table_row(plan.back(), tiny);
+    CHECK(big.at("eps_ranks").str().empty());
+    CHECK(big.at("eps_certified").str().empty());
+    CHECK_FALSE(big.at("eps_reason").str().empty());
+    CHECK(big.at("status").str() == "ok");
+    // a skipped row (size budget) keeps empty ε cells with the reason
+    SweepOptions skip = sw;
+    skip.max_variables = 1;
+    const Row sk = table_row(plan[0], skip);
+    CHECK(sk.at("status").str() == "skipped");
+    CHECK(sk.at("eps_ranks").str().empty());
+    CHECK(sk.at("eps_reason").str().find("skipped") != std::string::npos);
+}

@@ -3,7 +3,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 #include <thread>
 
 namespace seprank_cli {
@@ -157,6 +159,26 @@ void check_stdout() {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<double> parse_eps(const std::string& text) {
+    std::vector<double> out;
+    if (text.empty()) return out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+            v = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || !(v >= 0) || !std::isfinite(v))
+            throw seprank::invalid_input("--eps '" + item + "': expected a finite number >= 0");
+        out.push_back(v);
+    }
+    return out;
 }
 
 }  // namespace seprank_cli

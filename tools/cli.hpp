@@ -92,6 +92,8 @@ void print_record(const json& rec, const std::string& format, const std::vector<
 // Rows as an aligned table (text), JSON array, or CSV.
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);
 double seconds_since(std::chrono::steady_clock::time_point t0);
+// --eps E[,E...]: finite numbers >= 0 (empty text: none); invalid_input otherwise.
+std::vector<double> parse_eps(const std::string& text);
 // An exact integer in JSON: a number when it fits in 64 bits, its digits as text beyond.
 inline json exact(const seprank::Integer& v) {
     if (fmpz_fits_si(v.get())) return json(static_cast<long>(fmpz_get_si(v.get())));

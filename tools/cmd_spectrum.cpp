@@ -38,26 +38,6 @@ struct SpectrumCommand final : Command {
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
-    static std::vector<double> parse_eps(const std::string& text) {
-        std::vector<double> out;
-        if (text.empty()) return out;
-        std::stringstream ss(text);
-        std::string item;
-        while (std::getline(ss, item, ',')) {
-            std::size_t used = 0;
-            double v = 0;
-            try {
-                v = std::stod(item, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (item.empty() || used != item.size() || !(v >= 0) || !std::isfinite(v))
-                throw seprank::invalid_input("--eps '" + item + "': expected a finite number >= 0");
-            out.push_back(v);
-        }
-        return out;
-    }
-
     int run(const Globals& globals) override {
         seprank::SpectrumOptions so;
         so.measure = seprank::measure_from_string(measure);

@@ -15,7 +15,7 @@ std::string none_as_zero(const std::string& text) {
 
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
-    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset;
+    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform";
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false;
@@ -45,6 +45,8 @@ struct TableCommand final : Command {
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+        sub->add_option("--eps", t_eps, "epsilon-rank columns: relative thresholds E[,E...] (spectrum of the seeded integer-weight network)");
+        sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
@@ -93,6 +95,8 @@ struct TableCommand final : Command {
             sw.generic.max_side = t_max_side;
             sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);
             sw.generic.threads = threads;
+            sw.eps = parse_eps(t_eps);
+            sw.measure = seprank::measure_from_string(t_measure);
             const auto p = seprank::plan_sweep(sw);
             invalid += p.invalid;
             for (const auto& c : p.configs) plan.push_back({c, sw});
@@ -145,7 +149,7 @@ struct TableCommand final : Command {
         (void)distributed;
         if (!root) return 0;
         if (show_progress) std::cerr << "\r\033[K";
-        const auto& cols = seprank::table_columns();
+        const auto cols = seprank::table_columns(!t_eps.empty());
         if (format == "markdown") {
             std::cout << seprank::markdown_line(cols) << "\n|";
             for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
@@ -156,7 +160,7 @@ struct TableCommand final : Command {
                 std::cout << seprank::markdown_line(cells) << "\n";
             }
         } else if (format == "csv") {
-            std::cout << seprank::csv_header() << "\n";
+            std::cout << seprank::csv_header(!t_eps.empty()) << "\n";
             for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
         } else if (format == "json") {
             std::cout << seprank::to_json(rows, 2) << "\n";
@@ -169,6 +173,7 @@ struct TableCommand final : Command {
                 shown.insert(std::find(shown.begin(), shown.end(), "partition"), "embed_rank");
                 shown.insert(std::find(shown.begin(), shown.end(), "status"), {"s_up", "s_low", "ratio_up", "ratio_low", "t73_flag"});
             }
+            if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
             print_table(plain, "text", shown);
         }
         check_stdout();  // a failed write is the one error line, after no summary

@@ -24,6 +24,7 @@
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/record.hpp"
+#include "seprank/spectrum.hpp"
 
 #include <functional>
 #include <map>
@@ -53,6 +54,12 @@ struct SweepOptions {
     std::string partition;       // empty: balanced
     long max_variables = 64;     // size budget: rows with more input variables are skipped
     GenericOptions generic = table_generic_defaults();  // trials, seed, method, max_side (1024), threads
+    // ε-ranks (docs/table.md): non-empty adds the columns of table_eps_columns() to every
+    // row: the certified ε-separation ranks (relative ε) under `measure` of the network
+    // with the integer weights random_network(spec, generic.seed), via spectrum().
+    std::vector<double> eps;
+    Measure measure = Measure::uniform;
+    long eps_max_side = 4096;    // spectrum's max_side: larger flattenings get an empty cell and eps_reason
 };
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
@@ -82,11 +89,21 @@ std::string row_key(const Row& row);
 std::string row_key(const NetworkSpec& spec, const SweepOptions& s);
 // The table's column names, in order (each a column of the registry).
 const std::vector<std::string>& table_columns();
+// The ε columns, appended after table_columns() only in sweeps with --eps:
+//   eps            the ε list, space-separated (%g)
+//   eps_ranks      per ε, the certified ε-rank, or "low..high" when undecided (empty: none)
+//   eps_certified  per ε, true | false
+//   eps_reason     why the cells are empty (skipped row, flattening too large, ...)
+const std::vector<std::string>& table_eps_columns();
+// table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them.
+std::vector<std::string> table_columns(bool eps);
+std::vector<std::string> row_columns(const Row& row);
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
 // CSV quoting; parse_csv_line is its inverse), and the header line.
 std::string csv_line(const Row& row);
 std::string csv_header();
+std::string csv_header(bool eps);
 
 struct PlannedRow {
     NetworkSpec spec;
