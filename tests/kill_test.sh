@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Kill test: a table sweep written with --out is killed with SIGKILL, SIGINT and SIGTERM
-# at random moments (seeded from SEPRANK_SEED, printed), resumed with --resume until it
+# at random rows (seeded from SEPRANK_SEED, printed), resumed with --resume until it
 # completes, and must then hold exactly the rows of an uninterrupted run (every column
 # but seconds and peak_mib), each once. Usage: kill_test.sh PATH/TO/seprank
 set -u
@@ -15,18 +15,39 @@ t_start=$(date +%s%N)
 "$S" "${args[@]}" --format csv --out "$T/ref.csv" >/dev/null 2>"$T/ref.err" || { echo "uninterrupted run failed"; cat "$T/ref.err"; exit 1; }
 ref_ms=$(( ($(date +%s%N) - t_start) / 1000000 ))
 echo "uninterrupted run: ${ref_ms} ms"
+lines() { if [[ -f "$1" ]]; then wc -l <"$1"; else echo 0; fi; }
+# lines of a complete output file in each format (the runs are killed by row count, not by
+# time, so a loaded machine cannot make the sweep end before the signal)
+"$S" "${args[@]}" --format json --out "$T/ref.json" >/dev/null 2>>"$T/ref.err" || { echo "uninterrupted json run failed"; cat "$T/ref.err"; exit 1; }
+declare -A total_lines=([csv]=$(lines "$T/ref.csv") [json]=$(lines "$T/ref.json"))
+echo "complete files: ${total_lines[csv]} lines (csv), ${total_lines[json]} lines (json)"
 fail=0
 for fmt in csv json; do
   for sig in KILL INT TERM; do
     out="$T/killed_$sig.$fmt"
     kills=0
-    for attempt in 1 2 3; do
+    for attempt in 1 2 3 4 5 6 7 8; do
+      [[ $kills -ge 3 ]] && break
+      done_lines=$(lines "$out")
+      # The whole file is done (rows are written in bursts as the parallel workers finish,
+      # so a run can reach its end before the signal): start again from an empty file while
+      # no run has been killed yet, else stop killing.
+      if (( done_lines >= total_lines[$fmt] - 1 )); then
+        [[ $kills -ge 1 ]] && break
+        rm -f "$out"; done_lines=0
+      fi
       # (a background job of a script ignores SIGINT: restore the default disposition)
       env --default-signal=INT,TERM "$S" "${args[@]}" --format "$fmt" --out "$out" --resume >/dev/null 2>>"$T/run.err" &
       pid=$!
-      # a random moment in the first 5..80 % of the uninterrupted run's time
-      ms=$(( ref_ms / 20 + RANDOM % (ref_ms * 3 / 4 + 1) ))
-      sleep "$(( ms / 1000 )).$(printf '%03d' $(( ms % 1000 )))"
+      # kill at a random row: wait (at most 60 s) until the file holds TARGET lines, which
+      # is after the first new row and before the last, so the sweep is surely mid-way
+      left=$(( total_lines[$fmt] - 1 - done_lines ))
+      target=$(( done_lines + 1 + RANDOM % left ))
+      [[ -n "${KILL_TEST_VERBOSE:-}" ]] && echo "  $sig $fmt attempt $attempt: $done_lines lines, kill at $target"
+      for ((w = 0; w < 12000; ++w)); do
+        (( $(lines "$out") >= target )) && break
+        sleep 0.005
+      done
       kill -s "$sig" "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
       [[ $? -gt 128 ]] && kills=$((kills + 1))   # it died of the signal, mid-sweep
