@@ -3,7 +3,7 @@
 of an integer matrix. Prints one JSON line.
 
   sympy_peer.py expand WEIGHTS.json
-  sympy_peer.py rank WEIGHTS.json          (balanced partition 1..ceil(N/2) | rest)
+  sympy_peer.py rank WEIGHTS.json [K]      (partition 1..K | rest; K = ceil(N/2) by default)
   sympy_peer.py matrix MATRIX.mtx
 
 Uses SymPy's fastest exact tools a careful user would pick: sparse Poly arithmetic over ZZ
@@ -32,8 +32,10 @@ def expand(path):
     return net, f
 
 
-def flatten_rank(net, f):
+def flatten_rank(net, f, k=None):
     a, _ = common.balanced(net["N"])
+    if k is not None:
+        a = list(range(1, k + 1))
     dx = net["dx"]
     na = len(a) * dx  # variables of tokens 1..|A| come first
     rows, cols, dod = {}, {}, {}
@@ -48,7 +50,7 @@ def flatten_rank(net, f):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("expand", "rank", "matrix"):
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("expand", "rank", "matrix") or (len(sys.argv) == 4 and sys.argv[1] != "rank"):
         common.die(__doc__)
     task, path = sys.argv[1], sys.argv[2]
     if task == "matrix":
@@ -61,7 +63,7 @@ def main():
     net, f = expand(path)
     out = {"terms": len(f.terms()) if not f.is_zero else 0}
     if task == "rank":
-        out["rank"], out["rows"], out["cols"] = flatten_rank(net, f)
+        out["rank"], out["rows"], out["cols"] = flatten_rank(net, f, int(sys.argv[3]) if len(sys.argv) == 4 else None)
     print(json.dumps(out))
 
 
