@@ -144,7 +144,7 @@ std::vector<Column> make_columns() {
         {"phases", "seconds by phase: expand, matrix, rank, certificate (0: the phase did not happen)", A(Value(Value::NamedReals{
              {"expand", round_to(a.phases.expand, 1e-4)}, {"matrix", round_to(a.phases.matrix, 1e-4)},
              {"rank", round_to(a.phases.rank, 1e-4)}, {"certificate", round_to(a.phases.certificate, 1e-4)}}))},
-        {"peak_mib", "peak resident memory of the process, MiB", A(round_to(a.peak_mib, 0.1))},
+        {"peak_mib", "peak resident memory, MiB (an answer: the process so far; a table row: while the row ran)", A(round_to(a.peak_mib, 0.1))},
         {"note", "one line: how the label was earned", A(a.note)},
     };
 }

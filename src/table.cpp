@@ -151,7 +151,6 @@ Partition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
 
 namespace {
 
-// The whole row's time (milliseconds, as tables always had) and the process's peak memory.
 std::string eps_text(double e) {
     std::ostringstream os;
     os << e;
@@ -187,10 +186,12 @@ void add_eps_columns(Row& r, const NetworkSpec& spec, const Partition& part, con
     r.set("eps_reason", reason);
 }
 
+// The whole row's time (milliseconds, as tables always had) and the peak resident memory
+// while it ran.
 void stamp(Row& r, std::chrono::steady_clock::time_point t0) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.set("seconds", std::round(sec * 1000.0) / 1000.0);
-    r.set("peak_mib", std::round(peak_rss_mib() * 10.0) / 10.0);
+    r.set("peak_mib", std::round(peak_rss_window_mib() * 10.0) / 10.0);
 }
 
 }  // namespace
@@ -218,6 +219,7 @@ std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
 }
 
 Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
+    reset_peak_rss();  // peak_mib: the row's own peak where the kernel allows (process.hpp)
     const auto t0 = std::chrono::steady_clock::now();
     const Partition part = row_partition(spec, s);
     RowSource src;

@@ -12,6 +12,10 @@
 #include <doctest/doctest.h>
 #include <fstream>
 #include <set>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <cstring>
 
 using namespace seprank;
 
@@ -122,6 +126,30 @@ TEST_CASE("sweep lists, plans and CSV round-trip") {
     CHECK(cells[static_cast<std::size_t>(part_col)] == r.at("partition").str());
     CHECK(row_key(r) == row_key(plan.configs[0], sw));
     CHECK(parse_csv_line("a,\"b,c\",\"d\"\"e\"") == std::vector<std::string>{"a", "b,c", "d\"e"});
+}
+
+TEST_CASE("peak_mib of a row is the peak while the row ran, not the process's peak") {
+    if (access("/proc/self/clear_refs", W_OK) != 0) {
+        MESSAGE("skipped: /proc/self/clear_refs is not writable here (peak_mib is then the process peak)");
+        return;
+    }
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {1};
+    sw.depths = {1};
+    const SweepPlan plan = plan_sweep(sw);
+    const std::size_t big = std::size_t{384} << 20;  // 384 MiB touched, then given back (no allocator cache)
+    void* m = mmap(nullptr, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(m != MAP_FAILED);
+    std::memset(m, 1, big);
+    REQUIRE(munmap(m, big) == 0);
+    struct rusage ru {};
+    REQUIRE(getrusage(RUSAGE_SELF, &ru) == 0);
+    const double process_peak = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    REQUIRE(process_peak > 384);
+    const double row_peak = table_row(plan.configs[0], sw).at("peak_mib").as_real();
+    CHECK(row_peak > 0);
+    CHECK(row_peak < process_peak - 256);
 }
 
 TEST_CASE("resume after a simulated kill loses and duplicates no row") {
