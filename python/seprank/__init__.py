@@ -797,7 +797,8 @@ def _int_list(v: Any, name: str) -> List[int]:
 def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any = None, depth: Any = None,
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
-          variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None) -> Any:
+          variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
+          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -807,6 +808,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     status, seconds, peak_mib). Returns a list of dicts, or a pandas DataFrame when
     pandas is importable (``dataframe=None``) or asked for (``dataframe=True``).
     ``progress=True`` prints "[k/n] network" lines to stderr.
+    ``eps`` (a number or a list, relative to ‖f‖) adds the ε-rank columns of ``seprank table
+    --eps`` (eps, eps_ranks, eps_certified, eps_reason; docs/table.md) under ``measure``
+    ('uniform' or 'gaussian'), for flattenings of side at most ``eps_max_side``.
     """
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width)) or residual or budget
     sweeps = []
@@ -823,7 +827,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     opts = {"partition": _partition(partition), "trials": _int(trials, "trials"), "seed": _int(seed, "seed"),
             "method": _choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": _int(max_side, "max_side"), "variant": _choice(variant, "variant", ("auto", "plain", "graded")),
-            "threads": _int(threads, "threads")}
+            "threads": _int(threads, "threads"), "eps": _eps_list(eps),
+            "measure": _choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": _int(eps_max_side, "eps_max_side")}
 
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
@@ -838,7 +843,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if dataframe:
             raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
         return rows
-    return pandas.DataFrame(rows, columns=_core.table_columns())
+    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"])))
 
 
 # ----------------------------------------------------------------------------- verification

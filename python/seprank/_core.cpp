@@ -422,6 +422,9 @@ PYBIND11_MODULE(_core, m) {
         for (auto& sw : list) {
             sw.partition = get_or<std::string>(opts, "partition", "");
             sw.generic = generic_options(opts, sw.generic);
+            sw.eps = get_or<std::vector<double>>(opts, "eps", {});
+            sw.measure = measure_from_string(get_or<std::string>(opts, "measure", "uniform"));
+            sw.eps_max_side = get_or<long>(opts, "eps_max_side", sw.eps_max_side);
             const SweepPlan p = plan_sweep(sw);
             invalid += p.invalid;
             for (const auto& c : p.configs) plan.push_back({c, sw});
@@ -440,7 +443,7 @@ PYBIND11_MODULE(_core, m) {
         });
         return py::make_tuple(rows, invalid);
     });
-    m.def("table_columns", [] { return table_columns(); });
+    m.def("table_columns", [](bool eps) { return table_columns(eps); }, py::arg("eps") = false);
 
     // ---- test hook: throws one library error type, so the tests check translate_errors()
     m.def("_raise_library_error", [](const std::string& kind) {

@@ -175,6 +175,22 @@ def test_table_matches_cli(cli):
                 assert r[k] == cr[k], (k, r, cr)
 
 
+def test_table_eps_matches_cli(cli):
+    rows = seprank.table(tokens=2, dim=[1, 2], depth=[1, 2], eps=[0, 0.1], measure="gaussian", dataframe=False)
+    c = cli("table", "--tokens", 2, "--dim", "1,2", "--depth", "1..2", "--eps", "0,0.1", "--measure", "gaussian")
+    assert len(rows) == len(c) == 4
+    for r, cr in zip(rows, c):
+        assert list(r) == list(cr) and list(r)[-4:] == ["eps", "eps_ranks", "eps_certified", "eps_reason"]
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+        assert len(r["eps_ranks"].split()) == 2 or r["eps_reason"]
+    with pytest.raises(ValueError, match="eps"):
+        seprank.table(tokens=2, dim=1, depth=1, eps=-1)
+    with pytest.raises(ValueError, match="measure"):
+        seprank.table(tokens=2, dim=1, depth=1, eps=0.1, measure="cauchy")
+
+
 def test_table_dataframe_when_pandas():
     pandas = pytest.importorskip("pandas")
     df = seprank.table(tokens=2, dim=1, depth=[1, 2])
