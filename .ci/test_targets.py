@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Prints the ninja targets (paths relative to BUILD) that the tests of suite SUITE need,
-leaving out tests that are also in suite EXCLUDE: the executables they run and depend on.
+"""Which tests of suite SUITE (leaving out those also in suite EXCLUDE) can run without the
+targets named by --skip, and the ninja targets (paths relative to BUILD) they need.
+Prints two lines: the targets, then the test names.
 
-Usage: test_targets.py BUILD SUITE [EXCLUDE]"""
+Usage: test_targets.py BUILD SUITE [EXCLUDE] [--skip TARGET ...]"""
 import json
 import os
 import subprocess
 import sys
 
-build, suite = sys.argv[1], sys.argv[2]
-exclude = sys.argv[3] if len(sys.argv) > 3 else None
+args = sys.argv[1:]
+skip = set()
+if "--skip" in args:
+    k = args.index("--skip")
+    skip = set(args[k + 1:])
+    args = args[:k]
+build, suite = args[0], args[1]
+exclude = args[2] if len(args) > 2 else None
 
 
 def introspect(what):
@@ -21,17 +28,20 @@ def in_suite(test, name):
     return any(s == name or s.endswith(":" + name) for s in test["suite"])
 
 
-files = {t["id"]: t["filename"] for t in introspect("--targets")}
 root = os.path.realpath(build)
-wanted = set()
+rel = lambda f: os.path.relpath(os.path.realpath(f), root)  # noqa: E731
+files = {t["id"]: t["filename"] for t in introspect("--targets")}
+targets, names = set(), []
 for test in introspect("--tests"):
     if not in_suite(test, suite) or (exclude and in_suite(test, exclude)):
         continue
-    for dep in test.get("depends", []):
-        wanted.update(files.get(dep, []))
-    for arg in test["cmd"]:
-        if os.path.realpath(arg).startswith(root + os.sep):
-            wanted.add(arg)
-if not wanted:
-    sys.exit(f"no targets for suite {suite} in {build}")
-print(" ".join(sorted(os.path.relpath(os.path.realpath(f), root) for f in wanted)))
+    need = {rel(f) for dep in test.get("depends", []) for f in files.get(dep, [])}
+    need |= {rel(a) for a in test["cmd"] if os.path.realpath(a).startswith(root + os.sep)}
+    if need & skip:
+        continue
+    targets |= need
+    names.append(test["name"])
+if not names:
+    sys.exit(f"no tests of suite {suite} in {build}")
+print(" ".join(sorted(targets)))
+print(" ".join(names))
