@@ -188,10 +188,10 @@ void add_eps_columns(Row& r, const NetworkSpec& spec, const Partition& part, con
 
 // The whole row's time (milliseconds, as tables always had) and the peak resident memory
 // while it ran.
-void stamp(Row& r, std::chrono::steady_clock::time_point t0) {
+void stamp(Row& r, std::chrono::steady_clock::time_point t0, PeakWindow& window) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.set("seconds", std::round(sec * 1000.0) / 1000.0);
-    r.set("peak_mib", std::round(peak_rss_window_mib() * 10.0) / 10.0);
+    r.set("peak_mib", std::round(window.peak_mib() * 10.0) / 10.0);
 }
 
 }  // namespace
@@ -219,7 +219,7 @@ std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
 }
 
 Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
-    reset_peak_rss();  // peak_mib: the row's own peak where the kernel allows (process.hpp)
+    PeakWindow window;  // peak_mib: the row's own peak (process.hpp)
     const auto t0 = std::chrono::steady_clock::now();
     const Partition part = row_partition(spec, s);
     RowSource src;
@@ -232,7 +232,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
         Row r = make_record(src, table_columns());
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
-        stamp(r, t0);
+        stamp(r, t0, window);
         return r;
     }
     res = generic_rank(spec, part, s.generic);
@@ -241,7 +241,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     Row r = make_record(src, table_columns());
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
-    stamp(r, t0);
+    stamp(r, t0, window);
     return r;
 }
 

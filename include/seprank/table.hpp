@@ -15,8 +15,8 @@
 // `certified` is false for every generic row: a generic rank is a certified lower bound
 // plus a probability bound, never an exact certificate. status is ok, lower-bound
 // (evaluation still full rank at max_side) or skipped (with the reason: a size budget).
-// seconds and peak_mib (peak RSS while the row ran: the kernel's high-water mark reset
-// at the row's start, Linux; else the process peak) are the only columns that vary
+// seconds and peak_mib (peak RSS while the row ran: the process peak when the row raised
+// it, else sampled every 5 ms; docs/table.md) are the only columns that vary
 // between runs of the same sweep.
 #pragma once
 
