@@ -5,21 +5,8 @@ set -u
 S="$1"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { :; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect_rc RC MUST_MENTION -- args...: checks exit code and that stderr mentions text
-expect_rc() {
-  local rc=$1 mention=$2; shift 3
-  "$S" "$@" >"$T/out" 2>"$T/err"
-  local got=$?
-  [[ $got -eq $rc ]] || { fail "'$*': exit $got, expected $rc; stderr: $(cat "$T/err")"; return; }
-  if [[ -n "$mention" ]]; then
-    grep -qF -- "$mention" "$T/err" || fail "'$*': stderr lacks '$mention': $(cat "$T/err")"
-    [[ $(wc -l <"$T/err") -le 2 ]] || fail "'$*': more than one error line"
-  fi
-}
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/cli_lib.sh"
 
 expect_rc 0 "" -- --help
 expect_rc 0 "" -- expand --help

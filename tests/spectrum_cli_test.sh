@@ -6,15 +6,8 @@ set -u
 S="$1"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect_rc() {
-  local rc=$1 mention=$2; shift 3
-  "$S" "$@" >"$T/out" 2>"$T/err"
-  local got=$?
-  [[ $got -eq $rc ]] || { fail "'$*': exit $got, expected $rc; stderr: $(cat "$T/err")"; return; }
-  [[ -z "$mention" ]] || grep -qF -- "$mention" "$T/err" || fail "'$*': stderr lacks '$mention': $(cat "$T/err")"
-}
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/cli_lib.sh"
 
 expect_rc 0 "" -- spectrum --help
 expect_rc 2 "--eps 'x'" -- spectrum --poly "x1_1*x2_1" --eps 0.1,x
