@@ -63,22 +63,237 @@ typename Ring::E run(const NetworkSpec& s, const NetWeights<typename Ring::W>& w
     return detail::Forward<Ring>(s, w, ring).output(inputs);
 }
 
+// ---------------------------------------------------------------- moment variant
+// expand.hpp states the identity; docs/expand.md proves it. The pass runs over a ring
+// policy R of rings_impl.hpp whose context holds g_ab (a ≤ b, row-major) then z_1..z_r.
+
+long moment_rank(const NetworkSpec& s) { return input_vars_per_token(s); }
+
+Variables moment_variables(const NetworkSpec& s) {
+    const long r = moment_rank(s);
+    std::vector<std::string> names;
+    for (long a = 1; a <= r; ++a)
+        for (long b = a; b <= r; ++b) names.push_back("g" + std::to_string(a) + "_" + std::to_string(b));
+    for (long k = 1; k <= r; ++k) names.push_back("z" + std::to_string(k));
+    return Variables(std::move(names));
+}
+
+template <class R>
+struct MomentPass {
+    using E = typename R::E;
+    using W = typename R::W;
+    using Mat = std::vector<std::vector<E>>;
+    const NetworkSpec& s;
+    const NetWeights<W>& w;
+    R& ring;
+    long n, r;  // dx, and the number of variables per token
+
+    E scalar(const W& v) const {
+        E e = ring.zero();
+        if (!ring.is_zero(v)) ring.axpy(e, v, ring.constant(1));
+        return e;
+    }
+    Mat zeros(long rows, long cols) const {
+        return Mat(static_cast<std::size_t>(rows), std::vector<E>(static_cast<std::size_t>(cols), ring.zero()));
+    }
+    static std::size_t u(long k) { return static_cast<std::size_t>(k); }
+
+    // Γ = T G Tᵀ (n×n, symmetric; both triangles filled).
+    Mat gram(const Mat& T, const Mat& G) const {
+        Mat P = zeros(n, r);
+        for (long a = 0; a < n; ++a)
+            for (long m = 0; m < r; ++m)
+                if (!T[u(a)][u(m)].is_zero())
+                    for (long k = 0; k < r; ++k) ring.add(P[u(a)][u(k)], ring.mul(T[u(a)][u(m)], G[u(m)][u(k)]));
+        Mat Gam = zeros(n, n);
+        for (long a = 0; a < n; ++a)
+            for (long b = a; b < n; ++b) {
+                for (long k = 0; k < r; ++k) ring.add(Gam[u(a)][u(b)], ring.mul(P[u(a)][u(k)], T[u(b)][u(k)]));
+                if (b != a) Gam[u(b)][u(a)] = Gam[u(a)][u(b)];
+            }
+        return Gam;
+    }
+
+    // Row a of M(Γ) = Σ_h O_h V_h Γ K_hᵀ Q_h: M_ab = Σ_{c,d} (Σ_h (O_h V_h)_ac (K_hᵀ Q_h)_db) Γ_cd.
+    std::vector<E> m_row(const LayerWeights<W>& lw, long a, const Mat& Gam) const {
+        // coefficient of Γ_cd (c ≤ d, both triangles folded) in M_ab, for every b
+        std::vector<E> row(u(n), ring.zero());
+        std::vector<W> ov(u(n)), kq(u(n * n));
+        for (long b = 0; b < n; ++b) {
+            for (long c = 0; c < n; ++c)
+                for (long d = c; d < n; ++d) {
+                    W coef = ring.weight_zero();
+                    for (const auto& h : lw.heads) {
+                        const long da = h.Q.rows;
+                        // (O V)_{a,c}, (Kᵀ Q)_{d,b} and, for c ≠ d, the (d,c) twin.
+                        W ov_ac = ring.weight_zero(), ov_ad = ring.weight_zero();
+                        W kq_db = ring.weight_zero(), kq_cb = ring.weight_zero();
+                        for (long e = 0; e < da; ++e) {
+                            ov_ac = ring.weight_fma(ov_ac, h.O(a, e), h.V(e, c));
+                            kq_db = ring.weight_fma(kq_db, h.K(e, d), h.Q(e, b));
+                            if (c != d) {
+                                ov_ad = ring.weight_fma(ov_ad, h.O(a, e), h.V(e, d));
+                                kq_cb = ring.weight_fma(kq_cb, h.K(e, c), h.Q(e, b));
+                            }
+                        }
+                        coef = ring.weight_fma(coef, ov_ac, kq_db);
+                        if (c != d) coef = ring.weight_fma(coef, ov_ad, kq_cb);
+                    }
+                    if (!ring.is_zero(coef)) ring.axpy(row[u(b)], coef, Gam[u(c)][u(d)]);
+                }
+        }
+        return row;
+    }
+
+    E run(const std::vector<E>& g_vars, const std::vector<E>& z) {
+        // G: symmetric r×r of the variables g_ab.
+        Mat G = zeros(r, r);
+        std::size_t k = 0;
+        for (long a = 0; a < r; ++a)
+            for (long b = a; b < r; ++b) {
+                G[u(a)][u(b)] = g_vars[k++];
+                if (b != a) G[u(b)][u(a)] = G[u(a)][u(b)];
+            }
+        Mat T = zeros(n, r);
+        for (long a = 0; a < n; ++a)
+            for (long m = 0; m < r; ++m)
+                if (s.embed_rank > 0) T[u(a)][u(m)] = scalar(w.embedding(a, m));
+                else if (a == m) T[u(a)][u(m)] = ring.constant(1);
+        const long p = s.coordinate - 1;
+        for (long l = 0; l < s.depth; ++l) {
+            const auto& lw = w.layers[u(l)];
+            const Mat Gam = gram(T, G);
+            const bool last = l + 1 == s.depth;
+            // only row p of M is needed at the last layer
+            Mat M;
+            for (long a = 0; a < n; ++a) M.push_back(last && a != p ? std::vector<E>() : m_row(lw, a, Gam));
+            Mat next = zeros(n, r);
+            for (long a = 0; a < n; ++a) {
+                if (last && a != p) continue;
+                for (long m = 0; m < n; ++m)
+                    if (!M[u(a)][u(m)].is_zero())
+                        for (long c = 0; c < r; ++c) ring.add(next[u(a)][u(c)], ring.mul(M[u(a)][u(m)], T[u(m)][u(c)]));
+                if (s.residual)
+                    for (long c = 0; c < r; ++c) ring.add(next[u(a)][u(c)], T[u(a)][u(c)]);
+            }
+            T = std::move(next);
+        }
+        E f = ring.zero();
+        for (long c = 0; c < r; ++c) ring.add(f, ring.mul(T[u(p)][u(c)], z[u(c)]));
+        return f;
+    }
+};
+
+// f over the ring of `Ring` (a PolyRing) in the network's variables, by the moment pass.
+template <class Ring>
+typename Ring::E run_moment(const NetworkSpec& s, const NetWeights<typename Ring::W>& w, Ring& xring, Ring gring) {
+    using E = typename Ring::E;
+    const long r = moment_rank(s), g = r * (r + 1) / 2;
+    std::vector<E> gv, z;
+    for (long k = 0; k < g; ++k) gv.push_back(E::variable(gring.ctx, static_cast<std::size_t>(k)));
+    for (long k = 0; k < r; ++k) z.push_back(E::variable(gring.ctx, static_cast<std::size_t>(g + k)));
+    MomentPass<Ring> pass{s, w, gring, s.dim, r};
+    const E fg = pass.run(gv, z);
+    // g_ab ↦ Σ_j w_ja w_jb, z_k ↦ w_ik
+    auto var = [&](long j, long c) { return E::variable(xring.ctx, static_cast<std::size_t>(j * r + c)); };
+    std::vector<E> subs;
+    for (long a = 0; a < r; ++a)
+        for (long b = a; b < r; ++b) {
+            E sum = xring.zero();
+            for (long j = 0; j < s.tokens; ++j) xring.add(sum, xring.mul(var(j, a), var(j, b)));
+            subs.push_back(std::move(sum));
+        }
+    for (long k = 0; k < r; ++k) subs.push_back(var(s.position - 1, k));
+    return fg.compose(subs, xring.ctx);
+}
+
+void require_moment(const NetworkSpec& s) {
+    validate(s);
+    if (s.family != Family::attention)
+        throw invalid_input(std::string("expansion variant moment applies to attention only, not ") +
+                            to_string(s.family));
+}
+
 }  // namespace
 
-QPoly expand(const Network& net, const ExpandOptions& opt) {
+const char* to_string(ExpandVariant v) {
+    switch (v) {
+        case ExpandVariant::automatic: return "auto";
+        case ExpandVariant::layered: return "layered";
+        case ExpandVariant::moment: return "moment";
+    }
+    return "?";
+}
+
+ExpandVariant parse_expand_variant(const std::string& text) {
+    if (text == "auto") return ExpandVariant::automatic;
+    if (text == "layered") return ExpandVariant::layered;
+    if (text == "moment") return ExpandVariant::moment;
+    throw invalid_input("expansion variant '" + text + "' is not one of auto, layered, moment");
+}
+
+ExpandVariant choose_expand_variant(const NetworkSpec& s) {
+    validate(s);
+    if (s.family != Family::attention || s.depth == 0) return ExpandVariant::layered;
+    const long r = moment_rank(s), g = r * (r + 1) / 2;
+    // D_T = (3^L − 1)/2; beyond a few dozen layers both counts are astronomical and the
+    // expansion is refused anyway: compare in doubles via lgamma.
+    const double dt = (std::pow(3.0, static_cast<double>(s.depth)) - 1.0) / 2.0;
+    auto log_binom = [](double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); };
+    const double log_mg = std::log(static_cast<double>(r)) +
+                          (s.residual ? log_binom(dt + g, g) : log_binom(dt + g - 1, g - 1));
+    const double nx = static_cast<double>(s.tokens * r), D = 2.0 * dt + 1.0;
+    const double log_mx = s.residual ? log_binom(D + nx, nx) : log_binom(D + nx - 1, nx - 1);
+    return std::log(8.0) + log_mg <= log_mx ? ExpandVariant::moment : ExpandVariant::layered;
+}
+
+QPoly expand_layered(const Network& net, const ExpandOptions& opt) {
     check_shapes(net);
     check_estimate(net.spec, opt);
     detail::QPolyRing ring{QContext::make(network_variables(net.spec))};
     return run(net.spec, net.weights, ring);
 }
 
-NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
+NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
     check_shapes(net);
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
     check_estimate(net.spec, opt);
     const auto w = map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
     detail::NmodPolyRing ring{NmodContext::make(network_variables(net.spec), p)};
     return run(net.spec, w, ring);
+}
+
+QPoly expand_moment(const Network& net, const ExpandOptions& opt) {
+    require_moment(net.spec);
+    check_shapes(net);
+    check_estimate(net.spec, opt);
+    detail::QPolyRing xring{QContext::make(network_variables(net.spec))};
+    return run_moment(net.spec, net.weights, xring, detail::QPolyRing{QContext::make(moment_variables(net.spec))});
+}
+
+NmodPoly expand_mod_moment(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
+    require_moment(net.spec);
+    check_shapes(net);
+    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
+    check_estimate(net.spec, opt);
+    const auto w = map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+    detail::NmodPolyRing xring{NmodContext::make(network_variables(net.spec), p)};
+    return run_moment(net.spec, w, xring, detail::NmodPolyRing{NmodContext::make(moment_variables(net.spec), p)});
+}
+
+namespace {
+ExpandVariant resolve(const NetworkSpec& s, ExpandVariant v) {
+    return v == ExpandVariant::automatic ? choose_expand_variant(s) : v;
+}
+}  // namespace
+
+QPoly expand(const Network& net, const ExpandOptions& opt) {
+    return resolve(net.spec, opt.variant) == ExpandVariant::moment ? expand_moment(net, opt) : expand_layered(net, opt);
+}
+
+NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
+    return resolve(net.spec, opt.variant) == ExpandVariant::moment ? expand_mod_moment(net, p, opt)
+                                                                   : expand_mod_layered(net, p, opt);
 }
 
 }  // namespace seprank

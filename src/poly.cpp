@@ -94,6 +94,9 @@ struct Ops<QTraits> {
     static void neg(P* r, const P* a, const C* c) { fmpq_mpoly_neg(r, a, c); }
     static void scalar_mul(P* r, const Rational& v, const C* c) { fmpq_mpoly_scalar_mul_fmpq(r, r, v.get(), c); }
     static bool pow(P* r, const P* a, ulong e, const C* c) { return fmpq_mpoly_pow_ui(r, a, e, c) != 0; }
+    static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
+        return fmpq_mpoly_compose_fmpq_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
+    }
     static Rational coeff(const P* a, slong k, const C* c) {
         Rational v;
         fmpq_mpoly_get_term_coeff_fmpq(v.get(), a, k, c);
@@ -140,6 +143,9 @@ struct Ops<NmodTraits> {
     static void neg(P* r, const P* a, const C* c) { nmod_mpoly_neg(r, a, c); }
     static void scalar_mul(P* r, std::uint64_t v, const C* c) { nmod_mpoly_scalar_mul_ui(r, r, v, c); }
     static bool pow(P* r, const P* a, ulong e, const C* c) { return nmod_mpoly_pow_ui(r, a, e, c) != 0; }
+    static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
+        return nmod_mpoly_compose_nmod_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
+    }
     static std::uint64_t coeff(const P* a, slong k, const C* c) { return nmod_mpoly_get_term_coeff_ui(a, k, c); }
     static bool exp_fits(const P* a, slong k, const C* c) { return nmod_mpoly_term_exp_fits_ui(a, k, c); }
     static void exps(ulong* e, const P* a, slong k, const C* c) { nmod_mpoly_get_term_exp_ui(e, a, k, c); }
@@ -362,6 +368,27 @@ Poly<T> Poly<T>::pow(std::uint64_t e) const {
     Poly r(ctx_);
     if (!Ops<T>::pow(r.p_, p_, e, ctx_->get()))
         throw resource_limit("power with exponent " + std::to_string(e) + " could not be computed");
+    return r;
+}
+
+template <class T>
+Poly<T> Poly<T>::compose(const std::vector<Poly>& subs, const ContextPtr& target) const {
+    if (!target) throw invalid_input("compose: null target context");
+    if (subs.size() != ctx_->nvars())
+        throw invalid_input("compose: " + std::to_string(subs.size()) + " substitutions for " +
+                            std::to_string(ctx_->nvars()) + " variables");
+    if (target->modulus() != ctx_->modulus())
+        throw invalid_input("compose: the target context has another modulus");
+    std::vector<typename T::poly_struct*> ptrs;
+    ptrs.reserve(subs.size());
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        if (subs[k].ctx_ != target)
+            throw invalid_input("compose: substitution " + std::to_string(k) + " is not in the target context");
+        ptrs.push_back(const_cast<typename T::poly_struct*>(subs[k].p_));
+    }
+    Poly r(target);
+    if (!Ops<T>::compose(r.p_, p_, ptrs.data(), ctx_->get(), target->get()))
+        throw resource_limit("compose: the exponents of the result do not fit");
     return r;
 }
 

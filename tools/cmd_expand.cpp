@@ -1,6 +1,8 @@
 // seprank expand — the `expand` subcommand: options, one library call, formatting.
 #include "cli.hpp"
 
+#include <sys/resource.h>
+
 namespace seprank_cli {
 
 namespace {
@@ -9,18 +11,25 @@ struct ExpandCommand final : Command {
     NetOptions eo;
     bool print_poly = false;
     std::string format = "text";
+    std::string variant = "auto";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("expand", "Expand the network output into an exact polynomial");
         add_network_options(sub, eo);
         sub->add_flag("--print", print_poly, "print the polynomial itself");
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--variant", variant,
+                        "auto|layered|moment: layer by layer (every family), or through the token moment "
+                        "matrix (attention; docs/expand.md)");
     }
 
     int run(const Globals&) override {
         const seprank::Network net = make_network(eo);
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
+        opt.variant = seprank::parse_expand_variant(variant);
+        const seprank::ExpandVariant used =
+            opt.variant == seprank::ExpandVariant::automatic ? seprank::choose_expand_variant(net.spec) : opt.variant;
         const bool over_limit = !(seprank::estimate_expansion(net.spec).bytes <= seprank::default_max_memory());
         const seprank::QPoly f = [&] {
             try {
@@ -41,8 +50,11 @@ struct ExpandCommand final : Command {
         rec["weight_degree"] = exact(seprank::weight_degree(net.spec));
         rec["homogeneous"] = f.is_homogeneous();
         rec["seconds"] = secs;
-        std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "seconds"};
-        if (format != "text") order = {"family", "tokens", "dim", "heads", "block_degree", "depth", "residual", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "seconds"};
+        rec["variant"] = seprank::to_string(used);
+        rusage ru{};
+        rec["peak_mib"] = getrusage(RUSAGE_SELF, &ru) == 0 ? std::round(static_cast<double>(ru.ru_maxrss) / 102.4) / 10.0 : -1.0;
+        std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "seconds", "peak_mib"};
+        if (format != "text") order = {"family", "tokens", "dim", "heads", "block_degree", "depth", "residual", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "seconds", "peak_mib"};
         if (print_poly) {
             rec["polynomial"] = seprank::to_string(f);
             order.push_back("polynomial");

@@ -144,6 +144,14 @@ public:
     Poly operator-() const;
     friend bool operator==(const Poly& a, const Poly& b) { return a.equals(b); }
     Poly mul(const Poly& o) const;
+    // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
+    // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==
+    // nvars, each sub's context is target; invalid_input otherwise). FLINT's
+    // *_mpoly_compose_*_mpoly (Horner or geobucket, its own choice); resource_limit when
+    // the result's exponents do not fit. Cost: about the sum over terms of f of the
+    // product of the substituted powers, so it pays when f has few terms and the subs are
+    // short (expand.hpp, variant moment).
+    Poly compose(const std::vector<Poly>& subs, const ContextPtr& target) const;
     // Same context and same polynomial.
     bool equals(const Poly& o) const;
 
