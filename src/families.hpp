@@ -189,7 +189,8 @@ struct Attention {
     }
 
     // Coordinate p of position i of the last layer, residual not included:
-    // f = ⟨q_i, Σ_j s_j k_j⟩ with s_j = (row p of W^O W^V) · y_j: N·da + da products per head.
+    // f = ⟨q_i, Σ_j s_j k_j⟩ with s_j = (row p of W^O W^V) · y_j: N·da + da products per head,
+    // or f = Σ_j s_j ⟨k_j, q_i⟩ when N < da: N·da + N.
     template <class F>
     static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
         using E = typename F::E;
@@ -207,6 +208,17 @@ struct Attention {
                 W sum = r.weight_zero();
                 for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));
                 ov(0, c) = sum;
+            }
+            if (y.size() < da) {
+                // Fewer tokens than head coordinates: f = Σ_j s_j ⟨k_j, q⟩, N·da + N products
+                // (the last N are the large ones when expanding: degree 3^{L−1} × 2·3^{L−1}).
+                for (const auto& yj : y) {
+                    const Vec kj = f.lin(h.K, yj);
+                    E t = r.zero();
+                    for (std::size_t a = 0; a < da; ++a) r.add(t, r.mul(kj[a], q[a]));
+                    r.add(acc, r.mul(f.dot_row(ov, 0, yj), t));
+                }
+                continue;
             }
             Vec z = f.zeros(da);
             for (const auto& yj : y) {

@@ -214,3 +214,135 @@ TEST_CASE("expansions estimated over the memory limit are refused before any wor
         CHECK(std::string(e.what()).find("--") == std::string::npos);  // API names, not command-line flags
     }
 }
+
+// ---------------------------------------------------------------- variants
+
+namespace {
+
+// A random attention spec within `lim` (random_spec draws every family; keep attention).
+NetworkSpec random_attention_spec(Rng& rng, const seprank_test::SpecLimits& lim) {
+    for (;;) {
+        NetworkSpec s = seprank_test::random_spec(rng, lim);
+        if (s.family == Family::attention) return s;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("expansion variant moment equals the layered reference, over Q and Z/p") {
+    auto rng = seprank_test::rng_for("expand-moment");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim = expand_limits(3);
+    lim.max_tokens = 4;
+    lim.max_dim = 3;
+    lim.max_inputs_deep = 4;  // depth ≥ 2 stays small: N·dx ≤ 4
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const NetworkSpec s = random_attention_spec(rng, lim);
+        // weights: small, wide, or with zeros (range 1 draws many zero entries)
+        const long range = it % 3 == 0 ? 100000 : it % 3 == 1 ? 5 : 1;
+        const Network net = random_network(s, rng.next(), range);
+        INFO("iteration " << it << ": " << network_to_json(net, -1));
+        const QPoly ref = expand_layered(net);
+        const QPoly mom = expand_moment(net);
+        REQUIRE(to_string(mom) == to_string(ref));
+        REQUIRE(mom.context()->vars().names() == ref.context()->vars().names());
+        const std::uint64_t p = it % 2 == 0 ? 1000000007ULL : 2;  // a word-size prime, and p = 2
+        REQUIRE(to_string(expand_mod_moment(net, p)) == to_string(expand_mod_layered(net, p)));
+        // the dispatcher gives the same polynomial whichever variant it picks
+        ExpandOptions opt;
+        for (ExpandVariant v : {ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment}) {
+            opt.variant = v;
+            REQUIRE(to_string(expand(net, opt)) == to_string(ref));
+        }
+    }
+}
+
+TEST_CASE("expansion variant moment on extreme shapes: one token, depth 0, dx = 1, da > dx") {
+    auto rng = seprank_test::rng_for("expand-moment-edges");
+    INFO("seed " << seprank_test::seed());
+    std::vector<NetworkSpec> specs;
+    for (long depth : {0L, 1L, 2L}) {
+        NetworkSpec a;  // one token
+        a.family = Family::attention, a.tokens = 1, a.dim = 2, a.depth = depth;
+        specs.push_back(a);
+        NetworkSpec b;  // dx = 1
+        b.family = Family::attention, b.tokens = 3, b.dim = 1, b.depth = depth;
+        specs.push_back(b);
+        NetworkSpec c;  // head dim above dx, residual, output at the last token
+        c.family = Family::attention, c.tokens = 2, c.dim = 2, c.heads = 2, c.head_dim = 3, c.depth = depth;
+        c.residual = true, c.position = 2, c.coordinate = 2;
+        specs.push_back(c);
+    }
+    for (const NetworkSpec& s : specs) {
+        validate(s);
+        const Network net = random_network(s, rng.next(), 5);
+        INFO(network_to_json(net, -1));
+        REQUIRE(to_string(expand_moment(net)) == to_string(expand_layered(net)));
+    }
+    // all-zero weights: f = 0 at depth ≥ 1 without a residual
+    NetworkSpec z;
+    z.family = Family::attention, z.tokens = 2, z.dim = 2, z.depth = 2;
+    Network zn = random_network(z, 1, 5);
+    for (auto& l : zn.weights.layers)
+        for (auto& h : l.heads)
+            for (auto* m : {&h.Q, &h.K, &h.V, &h.O})
+                for (auto& x : m->a) x = Rational(0);
+    REQUIRE(expand_moment(zn).is_zero());
+    REQUIRE(expand_layered(zn).is_zero());
+}
+
+TEST_CASE("expansion variants: choice, names and refusals") {
+    NetworkSpec s;
+    s.family = Family::attention, s.tokens = 4, s.dim = 2, s.depth = 3;
+    // moment ring: 2·C(13+2, 2) = 210 monomials against C(27+7, 7) = 5,379,616
+    CHECK(choose_expand_variant(s) == ExpandVariant::moment);
+    s.tokens = 2, s.dim = 4;  // 4·C(13+9, 9) = 1,989,680 against C(27+7, 7): layered
+    CHECK(choose_expand_variant(s) == ExpandVariant::layered);
+    s.depth = 0;
+    CHECK(choose_expand_variant(s) == ExpandVariant::layered);
+    NetworkSpec h;
+    h.family = Family::hadamard, h.tokens = 4, h.dim = 2, h.depth = 2, h.block_degree = 2;
+    CHECK(choose_expand_variant(h) == ExpandVariant::layered);
+    const Network hn = random_network(h, 3, 5);
+    CHECK_THROWS_AS(expand_moment(hn), invalid_input);
+    CHECK_THROWS_AS(expand_mod_moment(hn, 101), invalid_input);
+    ExpandOptions opt;
+    opt.variant = ExpandVariant::moment;
+    CHECK_THROWS_AS(expand(hn, opt), invalid_input);
+    for (ExpandVariant v : {ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment})
+        CHECK(parse_expand_variant(to_string(v)) == v);
+    try {
+        parse_expand_variant("moments");
+        FAIL("no error for 'moments'");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("'moments'") != std::string::npos);
+    }
+    // the memory check runs before the moment pass too
+    NetworkSpec big;
+    big.family = Family::attention, big.tokens = 8, big.dim = 4, big.depth = 6;
+    ExpandOptions tiny;
+    tiny.max_memory = 1024;
+    tiny.variant = ExpandVariant::moment;
+    CHECK_THROWS_AS(expand(random_network(big, 1, 5), tiny), resource_limit);
+    CHECK_THROWS_AS(expand_mod_moment(random_network(big, 1, 5), 1, tiny), invalid_input);
+}
+
+TEST_CASE("Poly::compose substitutes polynomials for variables") {
+    auto rng = seprank_test::rng_for("poly-compose");
+    INFO("seed " << seprank_test::seed());
+    auto src = QContext::make(Variables({"a", "b"}));
+    auto dst = QContext::make(Variables({"x", "y", "z"}));
+    const QPoly x = QPoly::variable(dst, 0), y = QPoly::variable(dst, 1), z = QPoly::variable(dst, 2);
+    const QPoly a = QPoly::variable(src, 0), b = QPoly::variable(src, 1);
+    for (int it = 0; it < seprank_test::iterations(50); ++it) {
+        const long c1 = rng.range(-9, 9), c2 = rng.range(-9, 9), e = rng.range(0, 4);
+        const QPoly f = a * a * b * Rational(c1) + b.pow(static_cast<std::uint64_t>(e)) * Rational(c2) + a;
+        const QPoly s0 = x + y * Rational(2), s1 = z * z - x;
+        const QPoly want = s0 * s0 * s1 * Rational(c1) + s1.pow(static_cast<std::uint64_t>(e)) * Rational(c2) + s0;
+        REQUIRE(f.compose({s0, s1}, dst) == want);
+    }
+    CHECK_THROWS_AS(a.compose({x}, dst), invalid_input);                          // one sub for two variables
+    CHECK_THROWS_AS(a.compose({x, a}, dst), invalid_input);                       // a sub in another context
+    auto n7 = NmodContext::make(Variables({"u"}), 7), n11 = NmodContext::make(Variables({"x"}), 11);
+    CHECK_THROWS_AS(NmodPoly::variable(n7, 0).compose({NmodPoly::variable(n11, 0)}, n11), invalid_input);  // moduli differ
+}
