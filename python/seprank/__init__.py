@@ -428,15 +428,20 @@ def poly(text: str) -> Polynomial:
     return Polynomial(_core.parse_poly(text))
 
 
-def expand(net: Network, *, max_memory: float = 4 * 2**30) -> Polynomial:
+def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto") -> Polynomial:
     """The network's output f as an exact polynomial over Q (FLINT's sparse arithmetic).
 
     Before any product, the size is bounded: at most C(n+D−1, n−1) terms (homogeneous,
     D = d^L, n input variables); when the estimated memory exceeds ``max_memory`` bytes
     this raises ResourceLimitError (rank with method='evaluation' never expands).
+    ``variant``: 'auto' (default), 'layered' (the reference, every family) or 'moment'
+    (attention: through the token moment matrix Σ_j x_j x_jᵀ, docs/expand.md); every
+    variant gives the same polynomial. An unknown name raises ValueError.
     """
     _check_network(net, "net")
-    return Polynomial(_core.expand(net._net, float(max_memory)))
+    if not isinstance(variant, str):
+        raise TypeError(f"variant must be a str, not {type(variant).__name__}")
+    return Polynomial(_core.expand(net._net, float(max_memory), variant))
 
 
 # ----------------------------------------------------------------------------- answers

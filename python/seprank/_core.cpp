@@ -313,9 +313,10 @@ PYBIND11_MODULE(_core, m) {
         auto ctx = QContext::make(variables_in(text));
         return parse_poly(text, ctx);
     });
-    m.def("expand", [](const Network& net, double max_memory) {
+    m.def("expand", [](const Network& net, double max_memory, const std::string& variant) {
         ExpandOptions o;
         o.max_memory = max_memory;
+        o.variant = parse_expand_variant(variant);
         return run_long([&] { return expand(net, o); });
     });
 

@@ -134,6 +134,25 @@ def test_expand_matches_cli(cli):
         assert str(seprank.poly(str(f))) == str(f)
 
 
+def test_expand_variants_match_cli(cli):
+    # attention through the moment matrix, layer by layer, and the automatic choice: one
+    # polynomial, from Python and from the CLI
+    args = ["--tokens", "3", "--dim", "2", "--depth", "2", "--heads", "2", "--residual", "--seed", "4"]
+    net = seprank.network("attention", tokens=3, dim=2, depth=2, heads=2, residual=True, seed=4)
+    texts = set()
+    for variant in ("auto", "layered", "moment"):
+        texts.add(str(seprank.expand(net, variant=variant)))
+        c = cli("expand", *args, "--variant", variant, "--print")
+        texts.add(c["polynomial"])
+        assert c["variant"] == ("moment" if variant == "auto" else variant)
+        assert c["peak_mib"] > 0
+    assert len(texts) == 1
+    with pytest.raises(ValueError, match="moments"):
+        seprank.expand(net, variant="moments")
+    with pytest.raises(ValueError, match="attention only"):
+        seprank.expand(seprank.network("hadamard", tokens=2, dim=2, depth=1, block_degree=2, seed=1), variant="moment")
+
+
 def test_generic_matches_cli(cli):
     for family, args, kw in random_cases(4):
         kw = {k: v for k, v in kw.items() if k != "seed"}
