@@ -3,6 +3,7 @@
 JSON line. Same tasks as sympy_peer.py:
 
   singular_peer.py expand WEIGHTS.json
+  singular_peer.py expand-assoc WEIGHTS.json   (last layer in seprank's associative order)
   singular_peer.py rank WEIGHTS.json       (balanced partition 1..ceil(N/2) | rest)
   singular_peer.py matrix MATRIX.mtx
 
@@ -43,6 +44,21 @@ def network_script(net, task):
             if last and h == 0:
                 s.append(f"matrix Yi[{dx}][1];")
                 s += [f"Yi[{c + 1}, 1] = Y[{c + 1}, {i}];" for c in range(dx)]
+            if last and task == "expand-assoc":
+                # seprank's own order: only row p of O V, and the fewer large products of
+                # Σ_a q_a (Σ_j s_j k_ja) (da of them) or Σ_j s_j ⟨k_j, q⟩ (N of them)
+                da = len(w["Q"])
+                s.append(mat(pre + "Op", [w["O"][p - 1]]))
+                s.append(f"matrix ov = {pre}Op * {pre}V;")
+                s.append(f"matrix q = {pre}Q * Yi; matrix k = {pre}K * Y; matrix sj = ov * Y;")
+                if n < da:
+                    s.append("matrix t = transpose(k) * q; matrix g = sj * t;")
+                else:
+                    s.append("matrix z = k * transpose(sj); matrix g = transpose(q) * z;")
+                s.append(f"Z[{p}, 1] = Z[{p}, 1] + g[1, 1];")
+                s.append("kill q, k, sj, ov, g;")
+                s.append("kill t;" if n < da else "kill z;")
+                continue
             s.append(f"matrix q = {pre}Q * {yi}; matrix k = {pre}K * Y; matrix v = {pre}V * Y;")
             s.append("matrix S = transpose(q) * k;")       # scores: targets × tokens
             s.append(f"Z = Z + {pre}O * (v * transpose(S));")
@@ -75,7 +91,7 @@ def matrix_script(path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("expand", "rank", "matrix"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("expand", "expand-assoc", "rank", "matrix"):
         common.die(__doc__)
     task, path = sys.argv[1], sys.argv[2]
     text = matrix_script(path) if task == "matrix" else network_script(common.load_attention(path), task)

@@ -28,7 +28,7 @@
 //            polynomial as layered (tested), much less work when N·dx variables carry
 //            far more monomials than the moment ring (N ≥ dx): attention N=4 dx=2 L=3,
 //            687,208 terms, 4.2 s → under 1 s (bench/EXPAND.md).
-//   automatic  moment for attention when 8 · (moment-ring monomials) ≤ (output
+//   automatic  moment for attention when 4 · (moment-ring monomials) ≤ (output
 //            monomials), layered otherwise (choose_expand_variant).
 #pragma once
 
@@ -67,7 +67,7 @@ struct ExpandOptions {
 };
 
 // The variant `automatic` resolves to for this network: moment for attention when
-// 8·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1) monomials of the moment ring (g = r(r+1)/2,
+// 4·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1) monomials of the moment ring (g = r(r+1)/2,
 // D_T = (3^L−1)/2; with a residual, degree ≤ D_T: C(D_T + g, g)), m_x the output bound of
 // estimate_expansion; layered otherwise. Never returns automatic.
 ExpandVariant choose_expand_variant(const NetworkSpec& s);
