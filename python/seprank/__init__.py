@@ -550,7 +550,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
         measured, predicted, false_low = _core.measure_degree(sub, s)
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
-            terms = _core.expand(sub, 0.0).terms()
+            terms = _core.expand(sub, 0.0, "auto").terms()
         rows.append({"depth": L, "measured": measured, "predicted": int(predicted), "terms": terms,
                      "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
                      "false_low_bound": false_low})
