@@ -216,7 +216,7 @@ void require_moment(const NetworkSpec& s) {
 
 }  // namespace
 
-const char* to_string(ExpandVariant v) {
+std::string to_string(ExpandVariant v) {
     switch (v) {
         case ExpandVariant::automatic: return "auto";
         case ExpandVariant::layered: return "layered";
@@ -225,15 +225,16 @@ const char* to_string(ExpandVariant v) {
     return "?";
 }
 
-ExpandVariant parse_expand_variant(const std::string& text) {
+ExpandVariant expand_variant_from_string(const std::string& text) {
     if (text == "auto") return ExpandVariant::automatic;
     if (text == "layered") return ExpandVariant::layered;
     if (text == "moment") return ExpandVariant::moment;
     throw invalid_input("expansion variant '" + text + "' is not one of auto, layered, moment");
 }
 
-ExpandVariant choose_expand_variant(const NetworkSpec& s) {
+ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requested) {
     validate(s);
+    if (requested != ExpandVariant::automatic) return requested;
     if (s.family != Family::attention || s.depth == 0) return ExpandVariant::layered;
     const long r = moment_rank(s), g = r * (r + 1) / 2;
     // D_T = (3^L − 1)/2; beyond a few dozen layers both counts are astronomical and the
@@ -281,19 +282,14 @@ NmodPoly expand_mod_moment(const Network& net, std::uint64_t p, const ExpandOpti
     return run_moment(net.spec, w, xring, detail::NmodPolyRing{NmodContext::make(moment_variables(net.spec), p)});
 }
 
-namespace {
-ExpandVariant resolve(const NetworkSpec& s, ExpandVariant v) {
-    return v == ExpandVariant::automatic ? choose_expand_variant(s) : v;
-}
-}  // namespace
-
 QPoly expand(const Network& net, const ExpandOptions& opt) {
-    return resolve(net.spec, opt.variant) == ExpandVariant::moment ? expand_moment(net, opt) : expand_layered(net, opt);
+    return choose_expand_variant(net.spec, opt.variant) == ExpandVariant::moment ? expand_moment(net, opt)
+                                                                                  : expand_layered(net, opt);
 }
 
 NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    return resolve(net.spec, opt.variant) == ExpandVariant::moment ? expand_mod_moment(net, p, opt)
-                                                                   : expand_mod_layered(net, p, opt);
+    return choose_expand_variant(net.spec, opt.variant) == ExpandVariant::moment ? expand_mod_moment(net, p, opt)
+                                                                                  : expand_mod_layered(net, p, opt);
 }
 
 }  // namespace seprank

@@ -303,6 +303,9 @@ TEST_CASE("expansion variants: choice, names and refusals") {
     NetworkSpec h;
     h.family = Family::hadamard, h.tokens = 4, h.dim = 2, h.depth = 2, h.block_degree = 2;
     CHECK(choose_expand_variant(h) == ExpandVariant::layered);
+    // a named variant is returned as it is (expand then refuses moment on hadamard)
+    CHECK(choose_expand_variant(h, ExpandVariant::moment) == ExpandVariant::moment);
+    CHECK(choose_expand_variant(s, ExpandVariant::layered) == ExpandVariant::layered);
     const Network hn = random_network(h, 3, 5);
     CHECK_THROWS_AS(expand_moment(hn), invalid_input);
     CHECK_THROWS_AS(expand_mod_moment(hn, 101), invalid_input);
@@ -310,9 +313,9 @@ TEST_CASE("expansion variants: choice, names and refusals") {
     opt.variant = ExpandVariant::moment;
     CHECK_THROWS_AS(expand(hn, opt), invalid_input);
     for (ExpandVariant v : {ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment})
-        CHECK(parse_expand_variant(to_string(v)) == v);
+        CHECK(expand_variant_from_string(to_string(v)) == v);
     try {
-        parse_expand_variant("moments");
+        expand_variant_from_string("moments");
         FAIL("no error for 'moments'");
     } catch (const invalid_input& e) {
         CHECK(std::string(e.what()).find("'moments'") != std::string::npos);

@@ -27,9 +27,8 @@ struct ExpandCommand final : Command {
         const seprank::Network net = make_network(eo);
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
-        opt.variant = seprank::parse_expand_variant(variant);
-        const seprank::ExpandVariant used =
-            opt.variant == seprank::ExpandVariant::automatic ? seprank::choose_expand_variant(net.spec) : opt.variant;
+        opt.variant = seprank::expand_variant_from_string(variant);
+        const seprank::ExpandVariant used = seprank::choose_expand_variant(net.spec, opt.variant);
         const bool over_limit = !(seprank::estimate_expansion(net.spec).bytes <= seprank::default_max_memory());
         const seprank::QPoly f = [&] {
             try {

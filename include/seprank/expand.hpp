@@ -54,9 +54,10 @@ ExpansionEstimate estimate_expansion(const NetworkSpec& s);
 inline constexpr double kDefaultMaxMemory = 4.0 * 1024 * 1024 * 1024;
 
 enum class ExpandVariant { automatic, layered, moment };
-// "auto", "layered", "moment"; parse_expand_variant throws invalid_input naming the text.
-const char* to_string(ExpandVariant v);
-ExpandVariant parse_expand_variant(const std::string& text);
+// "auto", "layered", "moment" (as EvaluationVariant and Method name theirs);
+// expand_variant_from_string throws invalid_input naming the text.
+std::string to_string(ExpandVariant v);
+ExpandVariant expand_variant_from_string(const std::string& text);
 
 struct ExpandOptions {
     // Bytes. 0 (the default) means default_max_memory() (limits.hpp: half of the physical
@@ -66,11 +67,12 @@ struct ExpandOptions {
     ExpandVariant variant = ExpandVariant::automatic;
 };
 
-// The variant `automatic` resolves to for this network: moment for attention when
-// 4·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1) monomials of the moment ring (g = r(r+1)/2,
-// D_T = (3^L−1)/2; with a residual, degree ≤ D_T: C(D_T + g, g)), m_x the output bound of
-// estimate_expansion; layered otherwise. Never returns automatic.
-ExpandVariant choose_expand_variant(const NetworkSpec& s);
+// The variant that runs for `requested`: requested itself unless it is automatic, which
+// resolves to moment for attention when 4·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1)
+// monomials of the moment ring (g = r(r+1)/2, D_T = (3^L−1)/2; with a residual, degree
+// ≤ D_T: C(D_T + g, g)), m_x the output bound of estimate_expansion; layered otherwise.
+// Never returns automatic.
+ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requested = ExpandVariant::automatic);
 
 // The dispatcher: opt.variant, `automatic` resolved by choose_expand_variant. moment on a
 // family other than attention is invalid_input.

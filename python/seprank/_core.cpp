@@ -316,7 +316,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("expand", [](const Network& net, double max_memory, const std::string& variant) {
         ExpandOptions o;
         o.max_memory = max_memory;
-        o.variant = parse_expand_variant(variant);
+        o.variant = expand_variant_from_string(variant);
         return run_long([&] { return expand(net, o); });
     });
 
