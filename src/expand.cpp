@@ -114,34 +114,46 @@ struct MomentPass {
         return Gam;
     }
 
-    // Row a of M(Γ) = Σ_h O_h V_h Γ K_hᵀ Q_h: M_ab = Σ_{c,d} (Σ_h (O_h V_h)_ac (K_hᵀ Q_h)_db) Γ_cd.
-    std::vector<E> m_row(const LayerWeights<W>& lw, long a, const Mat& Gam) const {
-        // coefficient of Γ_cd (c ≤ d, both triangles folded) in M_ab, for every b
+    // The coefficients of M_l(Γ) = Σ_h O_h V_h Γ K_hᵀ Q_h in Γ's entries:
+    // M_ab = Σ_{c ≤ d} coef(a,b,c,d) Γ_cd with coef = Σ_h A_h[a,c] B_h[d,b] (+ A_h[a,d] B_h[c,b]
+    // when c ≠ d, Γ being symmetric), A_h = O_h V_h, B_h = K_hᵀ Q_h: weights, computed once
+    // per layer (n^4 of them).
+    std::vector<W> layer_coefficients(const LayerWeights<W>& lw) const {
+        std::vector<Dense<W>> A, B;
+        for (const auto& h : lw.heads) {
+            Dense<W> a(n, n, ring.weight_zero()), b(n, n, ring.weight_zero());
+            for (long x = 0; x < n; ++x)
+                for (long y = 0; y < n; ++y)
+                    for (long e = 0; e < h.Q.rows; ++e) {
+                        a(x, y) = ring.weight_fma(a(x, y), h.O(x, e), h.V(e, y));
+                        b(x, y) = ring.weight_fma(b(x, y), h.K(e, x), h.Q(e, y));
+                    }
+            A.push_back(std::move(a));
+            B.push_back(std::move(b));
+        }
+        std::vector<W> coef(u(n * n * n * n), ring.weight_zero());
+        for (long a = 0; a < n; ++a)
+            for (long b = 0; b < n; ++b)
+                for (long c = 0; c < n; ++c)
+                    for (long d = c; d < n; ++d) {
+                        W& k = coef[u(((a * n + b) * n + c) * n + d)];
+                        for (std::size_t h = 0; h < A.size(); ++h) {
+                            k = ring.weight_fma(k, A[h](a, c), B[h](d, b));
+                            if (c != d) k = ring.weight_fma(k, A[h](a, d), B[h](c, b));
+                        }
+                    }
+        return coef;
+    }
+
+    // Row a of M_l(Γ).
+    std::vector<E> m_row(const std::vector<W>& coef, long a, const Mat& Gam) const {
         std::vector<E> row(u(n), ring.zero());
-        std::vector<W> ov(u(n)), kq(u(n * n));
-        for (long b = 0; b < n; ++b) {
+        for (long b = 0; b < n; ++b)
             for (long c = 0; c < n; ++c)
                 for (long d = c; d < n; ++d) {
-                    W coef = ring.weight_zero();
-                    for (const auto& h : lw.heads) {
-                        const long da = h.Q.rows;
-                        // (O V)_{a,c}, (Kᵀ Q)_{d,b} and, for c ≠ d, the (d,c) twin.
-                        W ov_ac = ring.weight_zero(), ov_ad = ring.weight_zero();
-                        W kq_db = ring.weight_zero(), kq_cb = ring.weight_zero();
-                        for (long e = 0; e < da; ++e) {
-                            ov_ac = ring.weight_fma(ov_ac, h.O(a, e), h.V(e, c));
-                            kq_db = ring.weight_fma(kq_db, h.K(e, d), h.Q(e, b));
-                            if (c != d) {
-                                ov_ad = ring.weight_fma(ov_ad, h.O(a, e), h.V(e, d));
-                                kq_cb = ring.weight_fma(kq_cb, h.K(e, c), h.Q(e, b));
-                            }
-                        }
-                        coef = ring.weight_fma(coef, ov_ac, kq_db);
-                        if (c != d) coef = ring.weight_fma(coef, ov_ad, kq_cb);
-                    }
-                    if (!ring.is_zero(coef)) ring.axpy(row[u(b)], coef, Gam[u(c)][u(d)]);
+                    const W& k = coef[u(((a * n + b) * n + c) * n + d)];
+                    if (!ring.is_zero(k)) ring.axpy(row[u(b)], k, Gam[u(c)][u(d)]);
                 }
-        }
         return row;
     }
 
@@ -161,18 +173,16 @@ struct MomentPass {
                 else if (a == m) T[u(a)][u(m)] = ring.constant(1);
         const long p = s.coordinate - 1;
         for (long l = 0; l < s.depth; ++l) {
-            const auto& lw = w.layers[u(l)];
+            const std::vector<W> coef = layer_coefficients(w.layers[u(l)]);
             const Mat Gam = gram(T, G);
             const bool last = l + 1 == s.depth;
-            // only row p of M is needed at the last layer
-            Mat M;
-            for (long a = 0; a < n; ++a) M.push_back(last && a != p ? std::vector<E>() : m_row(lw, a, Gam));
             Mat next = zeros(n, r);
             for (long a = 0; a < n; ++a) {
-                if (last && a != p) continue;
+                if (last && a != p) continue;  // only row p is needed at the last layer
+                const std::vector<E> Ma = m_row(coef, a, Gam);
                 for (long m = 0; m < n; ++m)
-                    if (!M[u(a)][u(m)].is_zero())
-                        for (long c = 0; c < r; ++c) ring.add(next[u(a)][u(c)], ring.mul(M[u(a)][u(m)], T[u(m)][u(c)]));
+                    if (!Ma[u(m)].is_zero())
+                        for (long c = 0; c < r; ++c) ring.add(next[u(a)][u(c)], ring.mul(Ma[u(m)], T[u(m)][u(c)]));
                 if (s.residual)
                     for (long c = 0; c < r; ++c) ring.add(next[u(a)][u(c)], T[u(a)][u(c)]);
             }
