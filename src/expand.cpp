@@ -258,36 +258,46 @@ ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requeste
     return std::log(4.0) + log_mg <= log_mx ? ExpandVariant::moment : ExpandVariant::layered;
 }
 
-QPoly expand_layered(const Network& net, const ExpandOptions& opt) {
+namespace {
+
+// The checks every variant over Q runs before any product: shapes, then the size estimate.
+void check_input(const Network& net, const ExpandOptions& opt) {
     check_shapes(net);
     check_estimate(net.spec, opt);
+}
+
+// Over Z/p: the same checks with p >= 2 between them, then the weights mod p.
+NetWeights<std::uint64_t> checked_weights_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
+    check_shapes(net);
+    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
+    check_estimate(net.spec, opt);
+    return map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+}
+
+}  // namespace
+
+QPoly expand_layered(const Network& net, const ExpandOptions& opt) {
+    check_input(net, opt);
     detail::QPolyRing ring{QContext::make(network_variables(net.spec))};
     return run(net.spec, net.weights, ring);
 }
 
 NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    check_shapes(net);
-    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
-    check_estimate(net.spec, opt);
-    const auto w = map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+    const auto w = checked_weights_mod(net, p, opt);
     detail::NmodPolyRing ring{NmodContext::make(network_variables(net.spec), p)};
     return run(net.spec, w, ring);
 }
 
 QPoly expand_moment(const Network& net, const ExpandOptions& opt) {
     require_moment(net.spec);
-    check_shapes(net);
-    check_estimate(net.spec, opt);
+    check_input(net, opt);
     detail::QPolyRing xring{QContext::make(network_variables(net.spec))};
     return run_moment(net.spec, net.weights, xring, detail::QPolyRing{QContext::make(moment_variables(net.spec))});
 }
 
 NmodPoly expand_mod_moment(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
     require_moment(net.spec);
-    check_shapes(net);
-    if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
-    check_estimate(net.spec, opt);
-    const auto w = map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+    const auto w = checked_weights_mod(net, p, opt);
     detail::NmodPolyRing xring{NmodContext::make(network_variables(net.spec), p)};
     return run_moment(net.spec, w, xring, detail::NmodPolyRing{NmodContext::make(moment_variables(net.spec), p)});
 }
