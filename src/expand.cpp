@@ -278,7 +278,7 @@ NetWeights<std::uint64_t> checked_weights_mod(const Network& net, std::uint64_t 
 
 QPoly expand_layered(const Network& net, const ExpandOptions& opt) {
     check_input(net, opt);
-    detail::QPolyRing ring{QContext::make(network_variables(net.spec))};
+    detail::QPolyRing ring{QContext::make(network_variables(net.spec)), opt.product};
     return run(net.spec, net.weights, ring);
 }
 
@@ -291,8 +291,9 @@ NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOpt
 QPoly expand_moment(const Network& net, const ExpandOptions& opt) {
     require_moment(net.spec);
     check_input(net, opt);
-    detail::QPolyRing xring{QContext::make(network_variables(net.spec))};
-    return run_moment(net.spec, net.weights, xring, detail::QPolyRing{QContext::make(moment_variables(net.spec))});
+    detail::QPolyRing xring{QContext::make(network_variables(net.spec)), opt.product};
+    return run_moment(net.spec, net.weights, xring,
+                      detail::QPolyRing{QContext::make(moment_variables(net.spec)), opt.product});
 }
 
 NmodPoly expand_mod_moment(const Network& net, std::uint64_t p, const ExpandOptions& opt) {

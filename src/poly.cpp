@@ -1,5 +1,7 @@
 #include "seprank/poly.hpp"
 
+#include "poly_mul.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -355,10 +357,40 @@ Poly<T>& Poly<T>::operator*=(const Coeff& c) {
     return *this;
 }
 
+std::string to_string(MulVariant v) {
+    switch (v) {
+        case MulVariant::automatic: return "auto";
+        case MulVariant::flint: return "flint";
+        case MulVariant::digits: return "digits";
+        case MulVariant::dense: return "dense";
+    }
+    return "?";
+}
+
+MulVariant mul_variant_from_string(const std::string& text) {
+    if (text == "auto") return MulVariant::automatic;
+    if (text == "flint") return MulVariant::flint;
+    if (text == "digits") return MulVariant::digits;
+    if (text == "dense") return MulVariant::dense;
+    throw invalid_input("product variant '" + text + "' is not one of auto, flint, digits, dense");
+}
+
 template <class T>
-Poly<T> Poly<T>::mul(const Poly& o) const {
+Poly<T> Poly<T>::mul(const Poly& o, MulVariant v) const {
     require_same(o, "*");
     Poly r(ctx_);
+    if constexpr (std::is_same_v<T, QTraits>) {
+        if (v != MulVariant::flint && !is_zero() && !o.is_zero()) {
+            // content(r) = content(a)·content(b); the product of primitive parts is primitive
+            // with a positive leading coefficient (Gauss), so r is canonical.
+            std::vector<long> groups(ctx_->nvars());
+            for (std::size_t k = 0; k < groups.size(); ++k) groups[k] = ctx_->vars().token(k);
+            detail::zmpoly_mul(r.p_->zpoly, p_->zpoly, o.p_->zpoly, ctx_->get()->zctx, groups, v,
+                               static_cast<int>(flint_get_num_threads()));
+            fmpq_mul(r.p_->content, p_->content, o.p_->content);
+            return r;
+        }
+    }
     Ops<T>::mul(r.p_, p_, o.p_, ctx_->get());
     return r;
 }

@@ -58,12 +58,13 @@ struct PolyRing {
     using E = Poly<T>;
     using W = Wt;
     std::shared_ptr<const Context<T>> ctx;
+    MulVariant product = MulVariant::automatic;  // over Q: how products are formed (poly.hpp)
     E zero() const { return E(ctx); }
     E constant(long c) const {
         if constexpr (std::is_same_v<T, NmodTraits>) return E::constant(ctx, ModRing(ctx->modulus()).constant(c));
         else return E::constant(ctx, Rational(c));
     }
-    E mul(const E& a, const E& b) const { return a * b; }
+    E mul(const E& a, const E& b) const { return a.mul(b, product); }
     void add(E& acc, const E& x) const { acc += x; }
     void axpy(E& acc, const W& w, const E& x) const { acc += x * w; }
     bool is_zero(const W& w) const {

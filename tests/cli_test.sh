@@ -56,6 +56,21 @@ done
 expect_rc 2 "" -- expand --dim 2 --heads 3 --save-weights "$T/never.json"
 [[ ! -e "$T/never.json" && ! -e "$T/never.json.tmp" ]] || fail "half-written weights file"
 
+# product variants (docs/poly.md#products): one polynomial whichever forms the products;
+# weights up to 2^40 so that the digit split and the dense arrays both run
+expect_rc 2 "product variant 'heap'" -- expand --product heap
+for v in flint digits dense auto; do
+  "$S" expand --tokens 2 --dim 2 --depth 3 --weight-range 1099511627776 --print --format json --product "$v" >"$T/p_$v.json" \
+    || fail "expand --product $v"
+done
+/usr/bin/python3 - "$T" <<'PY' || fail "product variants disagree"
+import json, sys
+recs = {v: json.load(open(f"{sys.argv[1]}/p_{v}.json")) for v in ("flint", "digits", "dense", "auto")}
+assert all(r["product"] == v for v, r in recs.items()), recs
+polys = {r["polynomial"] for r in recs.values()}
+assert len(polys) == 1 and recs["flint"]["terms"] > 1000, [r["terms"] for r in recs.values()]
+PY
+
 # formats
 "$S" expand --tokens 2 --dim 2 --depth 2 --format csv >"$T/e.csv" || fail "csv run"
 head -1 "$T/e.csv" | grep -q "^family,tokens,dim,heads,block_degree,depth" || fail "csv header: $(head -1 "$T/e.csv")"

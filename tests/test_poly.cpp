@@ -2,6 +2,7 @@
 #include "seprank/poly.hpp"
 #include "support.hpp"
 
+#include <array>
 #include <doctest/doctest.h>
 
 using namespace seprank;
@@ -174,4 +175,144 @@ TEST_CASE("token variables carry token and coordinate") {
     CHECK(w.token(1) == 12);
     CHECK(w.coord(1) == 3);
     CHECK(w.token(2) == 0);
+}
+
+// ---------------------------------------------------------------- product variants
+
+namespace {
+
+const MulVariant kAllMul[] = {MulVariant::automatic, MulVariant::flint, MulVariant::digits, MulVariant::dense};
+
+// A coefficient of about `bits` bits, or one of the edges of the digit split and of
+// FLINT's word-size range (±2^59, ±2^60, ±(2^62 − 1), ±2^62, ±2^64).
+Integer edge_or_random(Rng& rng, unsigned bits) {
+    static const char* edges[] = {"576460752303423488", "1152921504606846976", "4611686018427387903",
+                                  "4611686018427387904", "18446744073709551616", "576460752303423487"};
+    Integer v = rng.below(5) == 0 ? Integer(edges[rng.below(6)]) : rng.big(1 + static_cast<unsigned>(rng.below(bits)));
+    if (rng.below(2) == 0) v = Integer(0) - v;
+    return v;
+}
+
+// Random polynomial with token-structured variables: terms of up to `max_terms` monomials,
+// homogeneous per token with probability 1/2 (the dense variant's favourite shape).
+QPoly random_poly(Rng& rng, const std::shared_ptr<const QContext>& ctx, std::size_t max_terms, unsigned bits,
+                  bool rational) {
+    const std::size_t n = ctx->nvars();
+    const bool homogeneous = rng.below(2) == 0;
+    const std::uint64_t total = 1 + rng.below(6);
+    std::vector<Rational> cs;
+    std::vector<std::vector<std::uint64_t>> es;
+    const std::size_t terms = static_cast<std::size_t>(rng.below(max_terms + 1));
+    for (std::size_t t = 0; t < terms; ++t) {
+        std::vector<std::uint64_t> e(n, 0);
+        if (n > 0) {
+            const std::uint64_t d = homogeneous ? total : rng.below(total + 1);
+            for (std::uint64_t k = 0; k < d; ++k) e[rng.below(n)] += 1;
+        }
+        Integer num = edge_or_random(rng, bits);
+        cs.push_back(rational ? Rational(num, Integer(1 + static_cast<long>(rng.below(30)))) : Rational(num));
+        es.push_back(std::move(e));
+    }
+    return QPoly::from_terms(ctx, cs, es);
+}
+
+std::shared_ptr<const QContext> token_ctx(Rng& rng) {
+    if (rng.below(4) == 0) return qctx(static_cast<std::size_t>(rng.below(5)));  // no token structure
+    return QContext::make(Variables::tokens(static_cast<long>(1 + rng.below(3)), static_cast<long>(1 + rng.below(3))));
+}
+
+void check_variants(const QPoly& a, const QPoly& b) {
+    const QPoly want = a.mul(b, MulVariant::flint);
+    for (MulVariant v : kAllMul) {
+        INFO("variant " << to_string(v));
+        const QPoly got = a.mul(b, v);
+        REQUIRE(got == want);
+        REQUIRE(got.terms() == want.terms());
+    }
+}
+
+struct FlintThreads {
+    explicit FlintThreads(int n) : old(flint_get_num_threads()) { flint_set_num_threads(n); }
+    ~FlintThreads() { flint_set_num_threads(old); }
+    int old;
+};
+
+}  // namespace
+
+TEST_CASE("every product variant equals FLINT's product, on random and edge-case polynomials") {
+    auto rng = seprank_test::rng_for("qpoly-mul-variants");
+    INFO("seed " << seprank_test::seed());
+    for (int threads : {1, 2}) {
+        FlintThreads scope(threads);
+        for (int it = 0; it < seprank_test::iterations(300); ++it) {
+            INFO("iteration " << it << ", threads " << threads);
+            auto ctx = token_ctx(rng);
+            const unsigned bits = std::array<unsigned, 4>{20, 62, 130, 400}[rng.below(4)];
+            const bool rational = rng.below(3) == 0;
+            const QPoly a = random_poly(rng, ctx, 1 + rng.below(40), bits, rational);
+            const QPoly b = random_poly(rng, ctx, 1 + rng.below(40), bits, rational);
+            check_variants(a, b);
+            check_variants(a, a);  // the same operand twice
+            check_variants(a, QPoly(ctx));
+            check_variants(QPoly::constant(ctx, Rational(Integer("-340282366920938463463374607431768211457"))), b);
+        }
+    }
+}
+
+TEST_CASE("the dense product's three-word accumulator carries past 2^128, both signs") {
+    // a = b = Σ_{k=0}^{K} c·x^k y^{K−k} with c = ±(2^62 − 1): the middle coefficient of a·b is
+    // (K+1)·c², beyond two words when K ≥ 15; the flint product is the independent value.
+    auto ctx = QContext::make(Variables::tokens(1, 2));
+    for (const char* c : {"4611686018427387903", "-4611686018427387903"}) {
+        for (std::uint64_t K : {15u, 40u}) {
+            std::vector<Rational> cs;
+            std::vector<std::vector<std::uint64_t>> es;
+            for (std::uint64_t k = 0; k <= K; ++k) {
+                cs.emplace_back(Integer(c));
+                es.push_back({k, K - k});
+            }
+            const QPoly a = QPoly::from_terms(ctx, cs, es);
+            INFO("c " << c << ", K " << K);
+            check_variants(a, a);
+            const QPoly sq = a.mul(a, MulVariant::dense);
+            // coefficient of x^K y^K: (K+1)·c²
+            Integer want = Integer(c) * Integer(c) * Integer(static_cast<long>(K + 1));
+            bool found = false;
+            for (std::size_t t = 0; t < sq.terms(); ++t)
+                if (sq.exponents(t) == std::vector<std::uint64_t>{K, K}) {
+                    REQUIRE(sq.coeff(t) == Rational(want));
+                    found = true;
+                }
+            REQUIRE(found);
+        }
+    }
+}
+
+TEST_CASE("product variants on products of powers of linear forms (auto takes the dense path)" *
+          doctest::test_suite("slow")) {
+    auto rng = seprank_test::rng_for("qpoly-mul-large");
+    INFO("seed " << seprank_test::seed());
+    FlintThreads scope(2);
+    for (int it = 0; it < seprank_test::iterations(6); ++it) {
+        INFO("iteration " << it);
+        auto ctx = QContext::make(Variables::tokens(2, 3));
+        // (random linear form per token)^k products: dense, token-homogeneous, thousands of terms
+        auto power_of_forms = [&](unsigned deg, unsigned bits) {
+            QPoly p = QPoly::constant(ctx, Rational(1));
+            for (unsigned d = 0; d < deg; ++d) {
+                QPoly form(ctx);
+                for (std::size_t v = 0; v < ctx->nvars(); ++v)
+                    form += QPoly::variable(ctx, v) * Rational(edge_or_random(rng, bits));
+                p = p.mul(form, MulVariant::flint);
+            }
+            return p;
+        };
+        const QPoly a = power_of_forms(10, 3), b = power_of_forms(12, 5);
+        check_variants(a, b);
+    }
+}
+
+TEST_CASE("product variant names round-trip; bad names are refused") {
+    for (MulVariant v : kAllMul) REQUIRE(mul_variant_from_string(to_string(v)) == v);
+    REQUIRE_THROWS_AS(mul_variant_from_string("heap"), invalid_input);
 }

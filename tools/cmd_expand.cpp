@@ -12,6 +12,7 @@ struct ExpandCommand final : Command {
     bool print_poly = false;
     std::string format = "text";
     std::string variant = "auto";
+    std::string product = "auto";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("expand", "Expand the network output into an exact polynomial");
@@ -21,6 +22,9 @@ struct ExpandCommand final : Command {
         sub->add_option("--variant", variant,
                         "auto|layered|moment: layer by layer (every family), or through the token moment "
                         "matrix (attention; docs/expand.md)");
+        sub->add_option("--product", product,
+                        "auto|flint|digits|dense: how each product over Q is formed (the polynomial is the same; "
+                        "docs/poly.md#products)");
     }
 
     int run(const Globals&) override {
@@ -28,6 +32,7 @@ struct ExpandCommand final : Command {
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
         opt.variant = seprank::expand_variant_from_string(variant);
+        opt.product = seprank::mul_variant_from_string(product);
         const seprank::ExpandVariant used = seprank::choose_expand_variant(net.spec, opt.variant);
         const bool over_limit = !(seprank::estimate_expansion(net.spec).bytes <= seprank::default_max_memory());
         const seprank::QPoly f = [&] {
@@ -50,10 +55,11 @@ struct ExpandCommand final : Command {
         rec["homogeneous"] = f.is_homogeneous();
         rec["seconds"] = secs;
         rec["variant"] = seprank::to_string(used);
+        rec["product"] = seprank::to_string(opt.product);
         rusage ru{};
         rec["peak_mib"] = getrusage(RUSAGE_SELF, &ru) == 0 ? std::round(static_cast<double>(ru.ru_maxrss) / 102.4) / 10.0 : -1.0;
-        std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "seconds", "peak_mib"};
-        if (format != "text") order = {"family", "tokens", "dim", "heads", "block_degree", "depth", "residual", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "seconds", "peak_mib"};
+        std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "product", "seconds", "peak_mib"};
+        if (format != "text") order = {"family", "tokens", "dim", "heads", "block_degree", "depth", "residual", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "product", "seconds", "peak_mib"};
         if (print_poly) {
             rec["polynomial"] = seprank::to_string(f);
             order.push_back("polynomial");

@@ -65,6 +65,9 @@ struct ExpandOptions {
     // cannot be switched off.
     double max_memory = 0;
     ExpandVariant variant = ExpandVariant::automatic;
+    // How each product over Q is formed (poly.hpp, MulVariant; docs/poly.md#products): the
+    // polynomial is the same for every choice, only time and memory differ. Over Z/p FLINT's.
+    MulVariant product = MulVariant::automatic;
 };
 
 // The variant that runs for `requested`: requested itself unless it is automatic, which

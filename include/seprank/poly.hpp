@@ -17,7 +17,8 @@
 // by operations that invert (none here), and is not checked.
 //
 // Cost: FLINT's sparse arithmetic (Monagan–Pearce heaps, packed exponents); products
-// use FLINT's thread pool (flint_set_num_threads).
+// use FLINT's thread pool (flint_set_num_threads). Products over Q come in variants
+// (MulVariant below): digit splitting and dense accumulation beside FLINT's heap.
 #pragma once
 
 #include "seprank/error.hpp"
@@ -95,6 +96,25 @@ private:
     typename T::ctx_struct ctx_[1];
 };
 
+// Product variants over Q (Poly::mul(o, v); over Z/p every variant is FLINT's product).
+// Over Q the product is content(a)·content(b) times the product of the primitive integer
+// parts (FLINT's representation), so every variant is a product in Z[x]:
+//   flint     fmpq_mpoly_mul: FLINT's heap product, the reference.
+//   digits    factors with coefficients over 62 bits are split into balanced base-2^60
+//             digits, a = Σ_i 2^{60 i} a_i, and a·b = Σ_s 2^{60 s} Σ_{i+j=s} a_i·b_j: FLINT's
+//             heap then accumulates in machine words instead of calling GMP per term.
+//   dense     digits, and each word-size product accumulated in dense arrays, one per
+//             token-homogeneous part of the output (docs/poly.md#products), on
+//             flint_get_num_threads() threads; the heap where an array would exceed
+//             512 MiB or the factors have over 2^20 pairs of parts.
+//   automatic digits, and dense where its cost rule prefers it: ≥ 2^22 term products, no
+//             more array entries than term products, ≥ 64 term products per pair of
+//             parts (and the limits of dense); else the heap.
+// Every variant gives the same polynomial (tests/test_poly.cpp checks them against flint).
+enum class MulVariant { automatic, flint, digits, dense };
+std::string to_string(MulVariant v);
+MulVariant mul_variant_from_string(const std::string& text);  // invalid_input on other names
+
 template <class T>
 class Poly {
 public:
@@ -143,7 +163,8 @@ public:
     friend Poly operator*(Poly a, const Coeff& c) { a *= c; return a; }
     Poly operator-() const;
     friend bool operator==(const Poly& a, const Poly& b) { return a.equals(b); }
-    Poly mul(const Poly& o) const;
+    Poly mul(const Poly& o) const { return mul(o, MulVariant::automatic); }
+    Poly mul(const Poly& o, MulVariant v) const;
     // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
     // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==
     // nvars, each sub's context is target; invalid_input otherwise). FLINT's
