@@ -2,8 +2,9 @@
 # Expansion against Singular (issue 19, target 2): the same weights, whole processes side
 # by side in one run, wall seconds and peak RSS from GNU time, median of 3 (one run when a
 # run takes over 60 s), each peer cut at LIMIT seconds. seprank runs the automatic variant
-# and both named ones (expand --variant); the term counts must agree (a mismatch stops the
-# script). Writes bench/EXPAND_PEERS.md. Needs Singular (bench/setup.sh).
+# and both named ones (expand --variant), and the automatic variant with FLINT's own product
+# (expand --product flint, docs/poly.md#products); the term counts must agree (a mismatch
+# stops the script). Writes bench/EXPAND_PEERS.md. Needs Singular (bench/setup.sh).
 # Usage: bench/expand_peers.sh [BUILD]   (LIMIT=600 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +50,11 @@ field() { /usr/bin/python3 -c "import json,sys;print(json.load(open(sys.argv[1])
   echo "formula as a user writes it: N·da large products at the last layer), and \`expand-assoc\`, the same"
   echo "with seprank's own last-layer order (only row p, min(N, da) large products; column 'Singular, our order')."
   echo "seprank: \`expand\` with the automatic variant (the one it picked is named) and with each"
-  echo "variant forced (docs/expand.md). Ratios = Singular s / seprank (auto) s."
+  echo "variant forced (docs/expand.md), and with FLINT's heap product for every product (\`--product flint\`;"
+  echo "the default forms products by digits and dense accumulation, docs/poly.md#products). Ratios = Singular s / seprank (auto) s."
   echo
-  echo "| network | terms | seprank auto s | variant | MiB | layered s | moment s | Singular s | MiB | ratio | Singular, our order s | MiB | ratio |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| network | terms | seprank auto s | variant | MiB | layered s | moment s | FLINT product s | Singular s | MiB | ratio | Singular, our order s | MiB | ratio |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$out.tmp"
 for c in "${configs[@]}"; do
   w="$tmp/w.json"
@@ -64,7 +66,9 @@ for c in "${configs[@]}"; do
   [ "$l" = timeout ] || [ "$(field "$tmp/layered.out" terms)" = "$terms" ] || { echo "MISMATCH layered $c" >&2; exit 1; }
   m=$(run moment "$S" expand --weights "$w" --variant moment --format json)
   [ "$m" = timeout ] || [ "$(field "$tmp/moment.out" terms)" = "$terms" ] || { echo "MISMATCH moment $c" >&2; exit 1; }
-  read -r as akb <<<"$a"; read -r ls _ <<<"$l"; read -r ms _ <<<"$m"
+  f=$(run flint "$S" expand --weights "$w" --product flint --format json)
+  [ "$f" = timeout ] || [ "$(field "$tmp/flint.out" terms)" = "$terms" ] || { echo "MISMATCH flint product $c" >&2; exit 1; }
+  read -r as akb <<<"$a"; read -r ls _ <<<"$l"; read -r ms _ <<<"$m"; read -r fs _ <<<"$f"
   cells=""
   for task in expand expand-assoc; do
     g=$(run singular bench/peers/singular_peer.py "$task" "$w")
@@ -75,7 +79,7 @@ for c in "${configs[@]}"; do
     else read -r gs gkb <<<"$g"; gm=$((gkb / 1024)); ratio="$(/usr/bin/python3 -c "print(f'{$gs/$as:.1f}')")×"; fi
     cells="$cells | $gs | $gm | $ratio"
   done
-  echo "| \`$c\` | $terms | $as | $variant | $((akb / 1024)) | $ls | $ms$cells |" >>"$out.tmp"
+  echo "| \`$c\` | $terms | $as | $variant | $((akb / 1024)) | $ls | $ms | $fs$cells |" >>"$out.tmp"
   echo "expand_peers: $c done" >&2
 done
 # hand-written notes below the marker survive regeneration
