@@ -255,7 +255,7 @@ ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requeste
                           (s.residual ? log_binom(dt + g, g) : log_binom(dt + g - 1, g - 1));
     const double nx = static_cast<double>(s.tokens * r), D = 2.0 * dt + 1.0;
     const double log_mx = s.residual ? log_binom(D + nx, nx) : log_binom(D + nx - 1, nx - 1);
-    return std::log(4.0) + log_mg <= log_mx ? ExpandVariant::moment : ExpandVariant::layered;
+    return std::log(16.0) + log_mg <= log_mx ? ExpandVariant::moment : ExpandVariant::layered;
 }
 
 namespace {

@@ -376,7 +376,7 @@ MulVariant mul_variant_from_string(const std::string& text) {
 }
 
 template <class T>
-Poly<T> Poly<T>::mul(const Poly& o, MulVariant v) const {
+Poly<T> Poly<T>::mul(const Poly& o, MulVariant v, MulStats* stats) const {
     require_same(o, "*");
     Poly r(ctx_);
     if constexpr (std::is_same_v<T, QTraits>) {
@@ -386,12 +386,13 @@ Poly<T> Poly<T>::mul(const Poly& o, MulVariant v) const {
             std::vector<long> groups(ctx_->nvars());
             for (std::size_t k = 0; k < groups.size(); ++k) groups[k] = ctx_->vars().token(k);
             detail::zmpoly_mul(r.p_->zpoly, p_->zpoly, o.p_->zpoly, ctx_->get()->zctx, groups, v,
-                               static_cast<int>(flint_get_num_threads()));
+                               static_cast<int>(flint_get_num_threads()), stats);
             fmpq_mul(r.p_->content, p_->content, o.p_->content);
             return r;
         }
     }
     Ops<T>::mul(r.p_, p_, o.p_, ctx_->get());
+    if (stats) ++stats->heap;
     return r;
 }
 

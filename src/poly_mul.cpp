@@ -1,6 +1,7 @@
 #include "poly_mul.hpp"
 
 #include "parallel.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 
 #include <algorithm>
@@ -106,10 +107,13 @@ std::vector<ZPoly> balanced_digits(const fmpz_mpoly_struct* a, const fmpz_mpoly_
 // product is one multiply-add into a word array, without the heap's comparisons.
 
 struct Parts {
+    bool ok = true;                       // false: an exponent or group degree of 2^31 or more
     std::vector<std::vector<ulong>> deg;  // degree vector of each part
     std::vector<std::vector<slong>> terms;
     std::vector<ulong> exps;  // unpacked exponents, nvars per term
 };
+
+constexpr ulong kMaxDegree = ulong(1) << 31;
 
 Parts split_parts(const fmpz_mpoly_struct* a, const fmpz_mpoly_ctx_struct* ctx, const std::vector<long>& group,
                   long ngroups) {
@@ -122,9 +126,18 @@ Parts split_parts(const fmpz_mpoly_struct* a, const fmpz_mpoly_ctx_struct* ctx, 
         ulong* e = p.exps.data() + t * n;
         fmpz_mpoly_get_term_exp_ui(e, a, t, ctx);
         std::fill(d.begin(), d.end(), 0);
-        for (slong v = 0; v < n; ++v) d[static_cast<std::size_t>(group[static_cast<std::size_t>(v)])] += e[v];
-        auto [it, fresh] = index.emplace(d, p.deg.size());
-        if (fresh) {
+        for (slong v = 0; v < n; ++v) {
+            ulong& dg = d[static_cast<std::size_t>(group[static_cast<std::size_t>(v)])];
+            // Degrees below 2^31 keep every sum of two (the output's) below 2^32: no
+            // wrap-around in e + e' or e_g + 1. Larger ones would need arrays far over the cap.
+            if (e[v] >= kMaxDegree || (dg += e[v]) >= kMaxDegree) {
+                p.ok = false;
+                return p;
+            }
+        }
+        auto it = index.find(d);
+        if (it == index.end()) {
+            it = index.emplace(d, p.deg.size()).first;
             p.deg.push_back(d);
             p.terms.emplace_back();
         }
@@ -210,7 +223,9 @@ DensePlan plan_dense(const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b, con
     }
     const long ng = static_cast<long>(gid.size());
     P.A = split_parts(a, ctx, group, ng);
+    if (!P.A.ok) return P;
     P.B = split_parts(b, ctx, group, ng);
+    if (!P.B.ok) return P;
     P.part_pairs = static_cast<double>(P.A.deg.size()) * static_cast<double>(P.B.deg.size());
     if (P.part_pairs > kMaxPartPairs) return P;  // not planned: too many small parts
     std::map<std::vector<ulong>, std::size_t> index;
@@ -218,8 +233,9 @@ DensePlan plan_dense(const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b, con
         for (std::size_t j = 0; j < P.B.deg.size(); ++j) {
             std::vector<ulong> e(static_cast<std::size_t>(ng));
             for (long g = 0; g < ng; ++g) e[static_cast<std::size_t>(g)] = P.A.deg[i][static_cast<std::size_t>(g)] + P.B.deg[j][static_cast<std::size_t>(g)];
-            auto [it, fresh] = index.emplace(e, P.keys.size());
-            if (fresh) {
+            auto it = index.find(e);
+            if (it == index.end()) {
+                it = index.emplace(e, P.keys.size()).first;
                 double sz = 0;
                 strides(P.layout, e, n, &sz);
                 P.keys.push_back(std::move(e));
@@ -252,6 +268,7 @@ void dense_key(const DensePlan& P, std::size_t key, const fmpz_mpoly_struct* a, 
     std::vector<std::uint64_t> oa;
     std::vector<std::int64_t> ca;
     for (const auto& [i, j] : P.pairs[key]) {
+        throw_if_cancelled();
         const auto& TA = P.A.terms[i];
         const auto& TB = P.B.terms[j];
         oa.clear();
@@ -293,8 +310,9 @@ void dense_key(const DensePlan& P, std::size_t key, const fmpz_mpoly_struct* a, 
     }
 }
 
-// Per-thread array cap of the dense variant (entries of 16 or 24 bytes).
-constexpr double kDenseMaxBytes = 512.0 * 1024 * 1024;
+// The dense variant's arrays together, over all its threads (entries of 16 or 24 bytes):
+// each thread holds one array of at most kDenseMaxBytes / threads.
+constexpr double kDenseMaxBytes = 1024.0 * 1024 * 1024;
 
 // r = a·b for word-size a, b by dense accumulation. Returns false (r untouched) where the
 // plan does not fit kDenseMaxBytes, or, unless forced, where the cost model prefers the heap:
@@ -313,7 +331,8 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
                               std::log2(static_cast<double>(std::min(a->length, b->length))) + 1;
     const bool two_words = bound_bits < 126;
     const double entry = two_words ? sizeof(Acc2) : sizeof(Acc3);
-    if (P.largest * entry > kDenseMaxBytes) return false;
+    const int nt = std::max(1, std::min<int>(threads, static_cast<int>(P.keys.size())));
+    if (P.largest * entry * nt > kDenseMaxBytes) return false;
     if (!forced && !(P.products >= 4194304.0 && P.entries <= P.products && 64 * P.part_pairs <= P.products)) return false;
 
     std::vector<std::size_t> order(P.keys.size());
@@ -325,7 +344,6 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
             work[k] += static_cast<double>(P.A.terms[i].size()) * static_cast<double>(P.B.terms[j].size());
     }
     std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work[x] > work[y]; });
-    const int nt = std::max(1, std::min<int>(threads, static_cast<int>(order.size())));
     std::vector<ZPoly> partial;
     for (int t = 0; t < nt; ++t) partial.emplace_back(ctx);
     std::atomic<std::size_t> next{0};
@@ -358,29 +376,44 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
 
 // One product of word-size factors by the variant's method.
 void zmul_small(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b,
-                const fmpz_mpoly_ctx_struct* ctx, const std::vector<long>& groups, MulVariant v, int threads) {
+                const fmpz_mpoly_ctx_struct* ctx, const std::vector<long>& groups, MulVariant v, int threads,
+                MulStats* stats) {
     if ((v == MulVariant::dense || v == MulVariant::automatic) &&
-        zmul_dense(r, a, b, ctx, groups, v == MulVariant::dense, threads))
+        zmul_dense(r, a, b, ctx, groups, v == MulVariant::dense, threads)) {
+        if (stats) ++stats->dense;
         return;
+    }
     fmpz_mpoly_mul(r, a, b, ctx);
+    if (stats) ++stats->heap;
+}
+
+// a itself as one digit when it is word-size, else its balanced digits.
+std::vector<ZPoly> digits_if_needed(const fmpz_mpoly_struct* a, const fmpz_mpoly_ctx_struct* ctx) {
+    if (!is_small(a)) return balanced_digits(a, ctx);
+    std::vector<ZPoly> d;
+    d.emplace_back(ctx);
+    fmpz_mpoly_set(d.back().get(), a, ctx);
+    return d;
 }
 
 }  // namespace
 
 void zmpoly_mul(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b,
-                const fmpz_mpoly_ctx_struct* ctx, const std::vector<long>& groups, MulVariant v, int threads) {
+                const fmpz_mpoly_ctx_struct* ctx, const std::vector<long>& groups, MulVariant v, int threads,
+                MulStats* stats) {
     if (static_cast<slong>(groups.size()) != ctx->minfo->nvars)
         throw invalid_input("product: " + std::to_string(groups.size()) + " variable groups for " +
                             std::to_string(ctx->minfo->nvars) + " variables");
     if (v == MulVariant::flint) {
         fmpz_mpoly_mul(r, a, b, ctx);
+        if (stats) ++stats->heap;
         return;
     }
     if (is_small(a) && is_small(b)) {
-        zmul_small(r, a, b, ctx, groups, v, threads);
+        zmul_small(r, a, b, ctx, groups, v, threads, stats);
         return;
     }
-    const std::vector<ZPoly> da = balanced_digits(a, ctx), db = balanced_digits(b, ctx);
+    const std::vector<ZPoly> da = digits_if_needed(a, ctx), db = digits_if_needed(b, ctx);
     ZPoly acc(ctx), t(ctx);
     if (da.empty() || db.empty()) {
         fmpz_mpoly_zero(r, ctx);
@@ -393,7 +426,7 @@ void zmpoly_mul(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
         if (s != top) fmpz_mpoly_scalar_mul_fmpz(acc.get(), acc.get(), base.get(), ctx);
         for (std::size_t i = 0; i < da.size(); ++i) {
             if (s < i || s - i >= db.size()) continue;
-            zmul_small(t.get(), da[i].get(), db[s - i].get(), ctx, groups, v, threads);
+            zmul_small(t.get(), da[i].get(), db[s - i].get(), ctx, groups, v, threads, stats);
             fmpz_mpoly_add(acc.get(), acc.get(), t.get(), ctx);
         }
     }

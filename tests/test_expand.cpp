@@ -298,6 +298,11 @@ TEST_CASE("expansion variants: choice, names and refusals") {
     CHECK(choose_expand_variant(s) == ExpandVariant::moment);
     s.tokens = 2, s.dim = 4;  // 4·C(13+9, 9) = 1,989,680 against C(27+7, 7): layered
     CHECK(choose_expand_variant(s) == ExpandVariant::layered);
+    s.dim = 3;  // 3·C(13+5, 5) = 25,704 against C(27+5, 5) = 201,376: ratio 7.8 < 16, layered
+    CHECK(choose_expand_variant(s) == ExpandVariant::layered);
+    s.tokens = 3, s.dim = 2;  // 210 against C(27+5, 5): moment
+    CHECK(choose_expand_variant(s) == ExpandVariant::moment);
+    s.tokens = 2, s.dim = 4;
     s.depth = 0;
     CHECK(choose_expand_variant(s) == ExpandVariant::layered);
     NetworkSpec h;

@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <array>
+#include <set>
 #include <doctest/doctest.h>
 
 using namespace seprank;
@@ -259,32 +260,140 @@ TEST_CASE("every product variant equals FLINT's product, on random and edge-case
     }
 }
 
-TEST_CASE("the dense product's three-word accumulator carries past 2^128, both signs") {
-    // a = b = Σ_{k=0}^{K} c·x^k y^{K−k} with c = ±(2^62 − 1): the middle coefficient of a·b is
-    // (K+1)·c², beyond two words when K ≥ 15; the flint product is the independent value.
+TEST_CASE("the dense product's three-word accumulator carries past 2^128 and back, both signs") {
+    // a = Σ_{k=0}^{K} c·x^k y^{K−k}, c = 2^62 − 1, times b with coefficients b_k = ±c: the
+    // coefficient of x^K y^K is Σ_k c·b_{K−k}, K+1 = 41 products of about 2^124 each, so its
+    // partial sums pass 2^128 (three words); with b = c then −c halves they come back to 0
+    // (the monomial vanishes) or to −c². The flint product is the independent value.
     auto ctx = QContext::make(Variables::tokens(1, 2));
-    for (const char* c : {"4611686018427387903", "-4611686018427387903"}) {
-        for (std::uint64_t K : {15u, 40u}) {
+    const Integer c("4611686018427387903");
+    const std::uint64_t K = 40;
+    auto poly = [&](auto coeff_of) {
+        std::vector<Rational> cs;
+        std::vector<std::vector<std::uint64_t>> es;
+        for (std::uint64_t k = 0; k <= K; ++k) {
+            cs.emplace_back(coeff_of(k));
+            es.push_back({k, K - k});
+        }
+        return QPoly::from_terms(ctx, cs, es);
+    };
+    const QPoly a = poly([&](std::uint64_t) { return c; });
+    const Integer neg = Integer(0) - c;
+    const QPoly b_pos = a, b_neg = poly([&](std::uint64_t) { return neg; });
+    // 20 of +c, then −c: the partial sums pass 2^128 and come back to −c² (b_back), or to 0
+    // when the last coefficient is 0 (b_zero: the monomial x^K y^K vanishes)
+    const QPoly b_back = poly([&](std::uint64_t k) { return k < 20 ? c : neg; });
+    const QPoly b_zero = poly([&](std::uint64_t k) { return k < 20 ? c : k < 40 ? neg : Integer(0); });
+    for (const QPoly* b : {&b_pos, &b_neg, &b_back, &b_zero}) {
+        check_variants(a, *b);
+        MulStats st;
+        const QPoly got = a.mul(*b, MulVariant::dense, &st);
+        REQUIRE(st.dense == 1);
+        REQUIRE(st.heap == 0);
+        REQUIRE(got == a.mul(*b, MulVariant::flint));
+    }
+    // the middle coefficient against (K+1)·c² computed independently
+    const QPoly sq = a.mul(a, MulVariant::dense);
+    bool found = false;
+    for (std::size_t t = 0; t < sq.terms(); ++t)
+        if (sq.exponents(t) == std::vector<std::uint64_t>{K, K}) {
+            REQUIRE(sq.coeff(t) == Rational(c * c * Integer(static_cast<long>(K + 1))));
+            found = true;
+        }
+    REQUIRE(found);
+    // b_back: Σ_k c·b_{K−k} = 20c² − 21c² = −c²; b_zero: 20c² − 20c² = 0, no such term
+    const QPoly back = a.mul(b_back, MulVariant::dense), zero = a.mul(b_zero, MulVariant::dense);
+    int seen = 0;
+    for (std::size_t t = 0; t < back.terms(); ++t)
+        if (back.exponents(t) == std::vector<std::uint64_t>{K, K}) {
+            REQUIRE(back.coeff(t) == Rational(Integer(0) - c * c));
+            ++seen;
+        }
+    for (std::size_t t = 0; t < zero.terms(); ++t) REQUIRE(zero.exponents(t) != std::vector<std::uint64_t>{K, K});
+    REQUIRE(seen == 1);
+}
+
+namespace {
+
+// (Σ_v w_v x_v)^deg: dense in every token, deg + 1 parts. Weights in [−2^bits, 2^bits], or
+// with `edges` also the digit and word edges of edge_or_random (coefficients past 62 bits).
+QPoly power_of_form(Rng& rng, const std::shared_ptr<const QContext>& ctx, unsigned deg, unsigned bits,
+                    bool edges = false) {
+    QPoly p = QPoly::constant(ctx, Rational(1));
+    for (unsigned d = 0; d < deg; ++d) {
+        QPoly form(ctx);
+        for (std::size_t v = 0; v < ctx->nvars(); ++v) {
+            const std::int64_t lim = std::int64_t(1) << bits;
+            const Integer w = edges ? edge_or_random(rng, bits) : Integer(rng.range(-lim, lim));
+            form += QPoly::variable(ctx, v) * Rational(w);
+        }
+        p = p.mul(form, MulVariant::flint);
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("auto takes the dense path where its cost rule says, and the heap elsewhere") {
+    auto rng = seprank_test::rng_for("qpoly-mul-paths");
+    INFO("seed " << seprank_test::seed());
+    FlintThreads scope(2);
+    auto ctx = QContext::make(Variables::tokens(2, 3));
+    // 2002 × 3003 terms: 6·10^6 term products, about 10^5 array entries
+    const QPoly a = power_of_form(rng, ctx, 9, 3), b = power_of_form(rng, ctx, 10, 3);
+    MulStats st;
+    const QPoly got = a.mul(b, MulVariant::automatic, &st);
+    REQUIRE(st.dense == 1);
+    REQUIRE(got == a.mul(b, MulVariant::flint));
+    // small products stay on the heap
+    MulStats small;
+    const QPoly c = power_of_form(rng, ctx, 2, 3);
+    REQUIRE(c.mul(c, MulVariant::automatic, &small) == c.mul(c, MulVariant::flint));
+    REQUIRE(small.heap == 1);
+    REQUIRE(small.dense == 0);
+}
+
+TEST_CASE("dense falls back to the heap: arrays over the cap, too many parts, huge exponents") {
+    auto rng = seprank_test::rng_for("qpoly-mul-fallback");
+    INFO("seed " << seprank_test::seed());
+    auto heap_only = [](const QPoly& a, const QPoly& b) {
+        MulStats st;
+        const QPoly got = a.mul(b, MulVariant::dense, &st);
+        REQUIRE(got == a.mul(b, MulVariant::flint));
+        REQUIRE(st.dense == 0);
+        REQUIRE(st.heap == 1);
+    };
+    {  // one token of 8 variables, degree 30: an array of 61^7 entries
+        auto ctx = QContext::make(Variables::tokens(1, 8));
+        std::vector<Rational> cs{Rational(3), Rational(-7)};
+        std::vector<std::vector<std::uint64_t>> es{{30, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 30}};
+        const QPoly a = QPoly::from_terms(ctx, cs, es);
+        heap_only(a, a);
+    }
+    {  // one variable per token: every part is one monomial; 1100 × 1100 parts
+        auto ctx = QContext::make(Variables::tokens(40, 1));
+        auto random_cubic_terms = [&]() {
+            std::set<std::vector<std::uint64_t>> seen;
             std::vector<Rational> cs;
             std::vector<std::vector<std::uint64_t>> es;
-            for (std::uint64_t k = 0; k <= K; ++k) {
-                cs.emplace_back(Integer(c));
-                es.push_back({k, K - k});
+            while (es.size() < 1100) {
+                std::vector<std::uint64_t> e(40, 0);
+                for (int k = 0; k < 3; ++k) e[rng.below(40)] += 1;
+                if (!seen.insert(e).second) continue;
+                cs.emplace_back(static_cast<long>(rng.range(-9, 9) | 1));
+                es.push_back(e);
             }
-            const QPoly a = QPoly::from_terms(ctx, cs, es);
-            INFO("c " << c << ", K " << K);
-            check_variants(a, a);
-            const QPoly sq = a.mul(a, MulVariant::dense);
-            // coefficient of x^K y^K: (K+1)·c²
-            Integer want = Integer(c) * Integer(c) * Integer(static_cast<long>(K + 1));
-            bool found = false;
-            for (std::size_t t = 0; t < sq.terms(); ++t)
-                if (sq.exponents(t) == std::vector<std::uint64_t>{K, K}) {
-                    REQUIRE(sq.coeff(t) == Rational(want));
-                    found = true;
-                }
-            REQUIRE(found);
-        }
+            return QPoly::from_terms(ctx, cs, es);
+        };
+        heap_only(random_cubic_terms(), random_cubic_terms());
+    }
+    {  // exponents of 2^62: beyond the dense variant's degrees (and beyond one word in the product)
+        auto ctx = QContext::make(Variables::tokens(1, 2));
+        const std::uint64_t big = std::uint64_t(1) << 62;
+        std::vector<Rational> cs{Rational(5), Rational(-1)};
+        std::vector<std::vector<std::uint64_t>> es{{big, big}, {1, 0}};
+        const QPoly a = QPoly::from_terms(ctx, cs, es);
+        heap_only(a, a);
     }
 }
 
@@ -296,19 +405,12 @@ TEST_CASE("product variants on products of powers of linear forms (auto takes th
     for (int it = 0; it < seprank_test::iterations(6); ++it) {
         INFO("iteration " << it);
         auto ctx = QContext::make(Variables::tokens(2, 3));
-        // (random linear form per token)^k products: dense, token-homogeneous, thousands of terms
-        auto power_of_forms = [&](unsigned deg, unsigned bits) {
-            QPoly p = QPoly::constant(ctx, Rational(1));
-            for (unsigned d = 0; d < deg; ++d) {
-                QPoly form(ctx);
-                for (std::size_t v = 0; v < ctx->nvars(); ++v)
-                    form += QPoly::variable(ctx, v) * Rational(edge_or_random(rng, bits));
-                p = p.mul(form, MulVariant::flint);
-            }
-            return p;
-        };
-        const QPoly a = power_of_forms(10, 3), b = power_of_forms(12, 5);
+        // coefficients past 62 bits: digits, then dense for every digit product
+        const QPoly a = power_of_form(rng, ctx, 10, 8, true), b = power_of_form(rng, ctx, 12, 9, true);
         check_variants(a, b);
+        MulStats st;
+        (void)a.mul(b, MulVariant::automatic, &st);
+        REQUIRE(st.dense >= 2);  // the digit products of many terms (the short top digits: the heap)
     }
 }
 

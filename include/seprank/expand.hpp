@@ -71,7 +71,7 @@ struct ExpandOptions {
 };
 
 // The variant that runs for `requested`: requested itself unless it is automatic, which
-// resolves to moment for attention when 4·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1)
+// resolves to moment for attention when 16·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1)
 // monomials of the moment ring (g = r(r+1)/2, D_T = (3^L−1)/2; with a residual, degree
 // ≤ D_T: C(D_T + g, g)), m_x the output bound of estimate_expansion; layered otherwise.
 // Never returns automatic.

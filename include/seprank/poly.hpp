@@ -100,18 +100,25 @@ private:
 // Over Q the product is content(a)·content(b) times the product of the primitive integer
 // parts (FLINT's representation), so every variant is a product in Z[x]:
 //   flint     fmpq_mpoly_mul: FLINT's heap product, the reference.
-//   digits    factors with coefficients over 62 bits are split into balanced base-2^60
+//   digits    a factor with coefficients over 62 bits is split into balanced base-2^60
 //             digits, a = Σ_i 2^{60 i} a_i, and a·b = Σ_s 2^{60 s} Σ_{i+j=s} a_i·b_j: FLINT's
 //             heap then accumulates in machine words instead of calling GMP per term.
 //   dense     digits, and each word-size product accumulated in dense arrays, one per
 //             token-homogeneous part of the output (docs/poly.md#products), on
-//             flint_get_num_threads() threads; the heap where an array would exceed
-//             512 MiB or the factors have over 2^20 pairs of parts.
+//             flint_get_num_threads() threads; the heap where the threads' arrays together
+//             would pass 1 GiB, the factors have over 2^20 pairs of parts, or a degree
+//             reaches 2^31.
 //   automatic digits, and dense where its cost rule prefers it: ≥ 2^22 term products, no
 //             more array entries than term products, ≥ 64 term products per pair of
 //             parts (and the limits of dense); else the heap.
 // Every variant gives the same polynomial (tests/test_poly.cpp checks them against flint).
 enum class MulVariant { automatic, flint, digits, dense };
+// Which method formed the products of one or more mul calls: word-size (digit) products
+// by dense accumulation, and products by FLINT's heap (every product of flint and Z/p).
+struct MulStats {
+    long dense = 0;
+    long heap = 0;
+};
 std::string to_string(MulVariant v);
 MulVariant mul_variant_from_string(const std::string& text);  // invalid_input on other names
 
@@ -164,7 +171,10 @@ public:
     Poly operator-() const;
     friend bool operator==(const Poly& a, const Poly& b) { return a.equals(b); }
     Poly mul(const Poly& o) const { return mul(o, MulVariant::automatic); }
-    Poly mul(const Poly& o, MulVariant v) const;
+    // this·o by variant v (MulVariant above; same context checked). Over Q the result is
+    // FLINT's canonical form whatever v is. Cost: dense's arrays add up to 1 GiB of memory;
+    // a dense product polls cancel.hpp (throws cancelled). stats, when given, is added to.
+    Poly mul(const Poly& o, MulVariant v, MulStats* stats = nullptr) const;
     // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
     // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==
     // nvars, each sub's context is target; invalid_input otherwise). FLINT's

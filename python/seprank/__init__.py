@@ -428,7 +428,7 @@ def poly(text: str) -> Polynomial:
     return Polynomial(_core.parse_poly(text))
 
 
-def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto") -> Polynomial:
+def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto", product: str = "auto") -> Polynomial:
     """The network's output f as an exact polynomial over Q (FLINT's sparse arithmetic).
 
     Before any product, the size is bounded: at most C(n+D−1, n−1) terms (homogeneous,
@@ -436,12 +436,16 @@ def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto"
     this raises ResourceLimitError (rank with method='evaluation' never expands).
     ``variant``: 'auto' (default), 'layered' (the reference, every family) or 'moment'
     (attention: through the token moment matrix Σ_j x_j x_jᵀ, docs/expand.md); every
-    variant gives the same polynomial. An unknown name raises ValueError.
+    variant gives the same polynomial. ``product``: how each product is formed, 'auto'
+    (default), 'flint' (FLINT's heap, the reference), 'digits' or 'dense'
+    (docs/poly.md#products); the polynomial is the same, only time and memory differ.
+    An unknown name raises ValueError.
     """
     _check_network(net, "net")
-    if not isinstance(variant, str):
-        raise TypeError(f"variant must be a str, not {type(variant).__name__}")
-    return Polynomial(_core.expand(net._net, float(max_memory), variant))
+    for name, value in (("variant", variant), ("product", product)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return Polynomial(_core.expand(net._net, float(max_memory), variant, product))
 
 
 # ----------------------------------------------------------------------------- answers
@@ -550,7 +554,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
         measured, predicted, false_low = _core.measure_degree(sub, s)
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
-            terms = _core.expand(sub, 0.0, "auto").terms()
+            terms = _core.expand(sub, 0.0, "auto", "auto").terms()
         rows.append({"depth": L, "measured": measured, "predicted": int(predicted), "terms": terms,
                      "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
                      "false_low_bound": false_low})

@@ -313,10 +313,11 @@ PYBIND11_MODULE(_core, m) {
         auto ctx = QContext::make(variables_in(text));
         return parse_poly(text, ctx);
     });
-    m.def("expand", [](const Network& net, double max_memory, const std::string& variant) {
+    m.def("expand", [](const Network& net, double max_memory, const std::string& variant, const std::string& product) {
         ExpandOptions o;
         o.max_memory = max_memory;
         o.variant = expand_variant_from_string(variant);
+        o.product = mul_variant_from_string(product);
         return run_long([&] { return expand(net, o); });
     });
 

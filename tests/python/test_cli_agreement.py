@@ -149,6 +149,19 @@ def test_expand_variants_match_cli(cli):
     assert len(texts) == 1
     with pytest.raises(ValueError, match="moments"):
         seprank.expand(net, variant="moments")
+    # product variants: the same polynomial again, from both faces; weights past 62 bits
+    # after two layers, so digits and dense both run
+    big = ["--tokens", "2", "--dim", "2", "--depth", "3", "--weight-range", "1099511627776", "--seed", "3"]
+    bnet = seprank.network("attention", tokens=2, dim=2, depth=3, weight_range=1099511627776, seed=3)
+    ptexts = set()
+    for product in ("flint", "digits", "dense", "auto"):
+        ptexts.add(str(seprank.expand(bnet, product=product)))
+        c = cli("expand", *big, "--product", product, "--print")
+        assert c["product"] == product
+        ptexts.add(c["polynomial"])
+    assert len(ptexts) == 1
+    with pytest.raises(ValueError, match="heap"):
+        seprank.expand(net, product="heap")
     with pytest.raises(ValueError, match="attention only"):
         seprank.expand(seprank.network("hadamard", tokens=2, dim=2, depth=1, block_degree=2, seed=1), variant="moment")
 
