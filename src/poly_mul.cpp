@@ -3,6 +3,7 @@
 #include "parallel.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -41,18 +42,6 @@ private:
     fmpz_mpoly_struct p_[1];
 };
 
-class Fmpz {
-public:
-    Fmpz() { fmpz_init(v_); }
-    Fmpz(const Fmpz&) = delete;
-    Fmpz& operator=(const Fmpz&) = delete;
-    ~Fmpz() { fmpz_clear(v_); }
-    fmpz* get() noexcept { return v_; }
-
-private:
-    fmpz v_[1];
-};
-
 // ---------------------------------------------------------------- digits
 // FLINT's heap product accumulates in three machine words only when both factors have
 // coefficients of at most FLINT_BITS − 2 bits; past that every term product is a GMP
@@ -73,7 +62,7 @@ std::vector<ZPoly> balanced_digits(const fmpz_mpoly_struct* a, const fmpz_mpoly_
         d.emplace_back(ctx);
         fmpz_mpoly_fit_length_reset_bits(d.back().get(), a->length, a->bits, ctx);
     }
-    Fmpz c, r, half, base;
+    Integer c, r, half, base;
     fmpz_one_2exp(half.get(), kDigitBits - 1);
     fmpz_one_2exp(base.get(), kDigitBits);
     for (slong t = 0; t < a->length; ++t) {
@@ -146,17 +135,15 @@ Parts split_parts(const fmpz_mpoly_struct* a, const fmpz_mpoly_ctx_struct* ctx, 
     return p;
 }
 
-struct Layout {
-    std::vector<std::vector<slong>> vars;  // variables of each group, in order
-};
-
-// Strides of the array of the output part e (0 for the last variable of each group).
-std::vector<ulong> strides(const Layout& L, const std::vector<ulong>& e, slong nvars, double* size) {
+// Strides of the array of the output part e (0 for the last variable of each group);
+// group_vars[g]: the variables of group g, in order.
+std::vector<ulong> strides(const std::vector<std::vector<slong>>& group_vars, const std::vector<ulong>& e, slong nvars,
+                           double* size) {
     std::vector<ulong> s(static_cast<std::size_t>(nvars), 0);
     double total = 1;
     ulong run = 1;
-    for (std::size_t g = 0; g < L.vars.size(); ++g) {
-        const auto& vs = L.vars[g];
+    for (std::size_t g = 0; g < group_vars.size(); ++g) {
+        const auto& vs = group_vars[g];
         for (std::size_t k = 0; k + 1 < vs.size(); ++k) {
             s[static_cast<std::size_t>(vs[k])] = run;
             total *= static_cast<double>(e[g] + 1);
@@ -195,11 +182,14 @@ struct Acc3 {
 };
 
 struct DensePlan {
-    Layout layout;
+    std::vector<std::vector<slong>> group_vars;  // variables of each group, in order
     Parts A, B;
-    std::vector<std::vector<ulong>> keys;                                 // output parts
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs;  // contributing part pairs
-    std::vector<double> size;                                             // array entries per key
+    // Per output part (key): its degree vector, the contributing part pairs, its array's
+    // strides and entries, and its work (entries + term products).
+    std::vector<std::vector<ulong>> keys;
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs;
+    std::vector<std::vector<ulong>> strides;
+    std::vector<double> size, work;
     double part_pairs = 0, products = 0, entries = 0, largest = 0;
     bool planned() const { return !keys.empty(); }
 };
@@ -217,9 +207,9 @@ DensePlan plan_dense(const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b, con
     std::vector<long> group(static_cast<std::size_t>(n));
     for (slong v = 0; v < n; ++v) {
         auto [it, fresh] = gid.emplace(groups[static_cast<std::size_t>(v)], static_cast<long>(gid.size()));
-        if (fresh) P.layout.vars.emplace_back();
+        if (fresh) P.group_vars.emplace_back();
         group[static_cast<std::size_t>(v)] = it->second;
-        P.layout.vars[static_cast<std::size_t>(it->second)].push_back(v);
+        P.group_vars[static_cast<std::size_t>(it->second)].push_back(v);
     }
     const long ng = static_cast<long>(gid.size());
     P.A = split_parts(a, ctx, group, ng);
@@ -237,15 +227,18 @@ DensePlan plan_dense(const fmpz_mpoly_struct* a, const fmpz_mpoly_struct* b, con
             if (it == index.end()) {
                 it = index.emplace(e, P.keys.size()).first;
                 double sz = 0;
-                strides(P.layout, e, n, &sz);
+                P.strides.push_back(strides(P.group_vars, e, n, &sz));
                 P.keys.push_back(std::move(e));
                 P.pairs.emplace_back();
                 P.size.push_back(sz);
+                P.work.push_back(sz);
                 P.entries += sz;
                 P.largest = std::max(P.largest, sz);
             }
+            const double prods = static_cast<double>(P.A.terms[i].size()) * static_cast<double>(P.B.terms[j].size());
             P.pairs[it->second].emplace_back(i, j);
-            P.products += static_cast<double>(P.A.terms[i].size()) * static_cast<double>(P.B.terms[j].size());
+            P.work[it->second] += prods;
+            P.products += prods;
         }
     return P;
 }
@@ -255,9 +248,8 @@ void dense_key(const DensePlan& P, std::size_t key, const fmpz_mpoly_struct* a, 
                const fmpz_mpoly_ctx_struct* ctx, std::vector<Acc>& acc, fmpz_mpoly_struct* out) {
     const slong n = ctx->minfo->nvars;
     const auto& e = P.keys[key];
-    double sz = 0;
-    const std::vector<ulong> st = strides(P.layout, e, n, &sz);
-    const std::size_t S = static_cast<std::size_t>(sz);
+    const std::vector<ulong>& st = P.strides[key];
+    const std::size_t S = static_cast<std::size_t>(P.size[key]);
     if (acc.size() < S) acc.resize(S);
     auto offset = [&](const ulong* x) {
         std::uint64_t o = 0;
@@ -289,12 +281,12 @@ void dense_key(const DensePlan& P, std::size_t key, const fmpz_mpoly_struct* a, 
     // Read the array back: digits of the index are the free exponents; the last variable
     // of each group takes the rest of e_g.
     std::vector<ulong> exp(static_cast<std::size_t>(n));
-    Fmpz c;
+    Integer c;
     for (std::size_t idx = 0; idx < S; ++idx) {
         if (!acc[idx].nonzero()) continue;
         std::uint64_t rest = idx;
-        for (std::size_t g = 0; g < P.layout.vars.size(); ++g) {
-            const auto& vs = P.layout.vars[g];
+        for (std::size_t g = 0; g < P.group_vars.size(); ++g) {
+            const auto& vs = P.group_vars[g];
             ulong used = 0;
             for (std::size_t k = 0; k + 1 < vs.size(); ++k) {
                 const ulong x = rest % (e[g] + 1);
@@ -337,13 +329,7 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
 
     std::vector<std::size_t> order(P.keys.size());
     std::iota(order.begin(), order.end(), 0);
-    std::vector<double> work(P.keys.size(), 0);
-    for (std::size_t k = 0; k < P.keys.size(); ++k) {
-        work[k] = P.size[k];
-        for (const auto& [i, j] : P.pairs[k])
-            work[k] += static_cast<double>(P.A.terms[i].size()) * static_cast<double>(P.B.terms[j].size());
-    }
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work[x] > work[y]; });
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return P.work[x] > P.work[y]; });
     std::vector<ZPoly> partial;
     for (int t = 0; t < nt; ++t) partial.emplace_back(ctx);
     std::atomic<std::size_t> next{0};
@@ -419,7 +405,7 @@ void zmpoly_mul(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
         fmpz_mpoly_zero(r, ctx);
         return;
     }
-    Fmpz base;
+    Integer base;
     fmpz_one_2exp(base.get(), kDigitBits);
     const std::size_t top = da.size() + db.size() - 2;
     for (std::size_t s = top + 1; s-- > 0;) {
