@@ -2,6 +2,7 @@
 
 #include "parallel.hpp"
 
+#include "block_store.hpp"
 #include "process.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -19,6 +20,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 #include <thread>
 
 namespace seprank {
@@ -216,95 +219,214 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         }
         if (k == opt.max_side) break;
     }
-    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ");
+    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") +
+               (opt.store.empty() ? "" : "block store not used (plain variant); ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
 
-static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+namespace {
+
+// What both graded paths share: the checks, the live degrees, the interpolation matrix W
+// and the block caps (docs/evaluation.md).
+struct Graded {
+    long D = 0, per = 0, nA = 0, nd = 0;
+    std::uint64_t p = 0;
+    int pi = -1;               // parity of the A-side degree; −1: no parity reduction
+    std::vector<long> live;    // the degrees a that can be non-zero, increasing
+    std::vector<long> caps;    // cap_a for a = 0..D
+    NmodMat w{0, 0, 2};        // (V⁻¹)ᵀ: coefficients (row) = values (row)·W
+};
+
+Graded graded_setup(const Network& net, const Partition& part, const EvaluationOptions& opt, Setup& st) {
     const NetworkSpec& s = net.spec;
     if (!is_homogeneous(s)) throw invalid_input("graded evaluation needs a homogeneous network: a residual connection mixes degrees");
     const Integer dz = output_degree(s);
     if (!fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > opt.max_graded_degree)
         throw invalid_input("graded evaluation: degree d^L = " + dz.str() + " exceeds the limit " + std::to_string(opt.max_graded_degree));
-    const long D = fmpz_get_si(dz.get());
-    Setup st = setup(net, part, opt);
-    const std::uint64_t p = st.p;
+    Graded g;
+    g.D = fmpz_get_si(dz.get());
+    st = setup(net, part, opt);
+    g.p = st.p;
+    const long D = g.D;
+    const std::uint64_t p = g.p;
     if (static_cast<std::uint64_t>(D) + 1 >= p)
         throw invalid_input("graded evaluation: modulus p = " + std::to_string(p) + " must exceed d^L + 1 = " + std::to_string(D + 1));
     require_prime(p);
-    const PointEvaluator f(net, p, opt.batch);
-    const std::size_t width = f.width();
-    const long nA = static_cast<long>(part.A.size()) * st.per;
+    g.per = st.per;
+    g.nA = static_cast<long>(part.A.size()) * st.per;
 
     // Parity (docs/evaluation.md): when f is odd in the output token and even in every
     // other one, its degree a in the A-variables has the parity π of the number of
     // output tokens on side A, and every block f_a with a ≢ π vanishes identically.
     const std::vector<int> parity = opt.parity ? token_parities(s) : std::vector<int>{};
-    int pi = -1;
     if (!parity.empty()) {
-        pi = 0;
-        for (long k : part.A) pi ^= parity[static_cast<std::size_t>(k - 1)];
+        g.pi = 0;
+        for (long k : part.A) g.pi ^= parity[static_cast<std::size_t>(k - 1)];
     }
-    std::vector<long> live;  // the degrees a that can be non-zero
     for (long a = 0; a <= D; ++a)
-        if (pi < 0 || a % 2 == pi) live.push_back(a);
-    const long nd = static_cast<long>(live.size());  // evaluation nodes t = 1..nd
+        if (g.pi < 0 || a % 2 == g.pi) g.live.push_back(a);
+    g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
+    const long nd = g.nd;
 
     // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
     // with V[j][c] = t_j^{live[c]} (with parity, t_j^π times a Vandermonde matrix in the
     // distinct t_j², invertible as p > D + 1). W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
-    NmodMat w(nd, nd, p);
+    g.w = NmodMat(nd, nd, p);
     {
         NmodMat v(nd, nd, p);
         nmod_t mod;
         nmod_init(&mod, p);
         for (long j = 0; j < nd; ++j)
             for (long c = 0; c < nd; ++c)
-                nmod_mat_entry(v.get(), j, c) = n_powmod2_ui_preinv(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(live[static_cast<std::size_t>(c)]), mod.n, mod.ninv);
+                nmod_mat_entry(v.get(), j, c) = n_powmod2_ui_preinv(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(g.live[static_cast<std::size_t>(c)]), mod.n, mod.ninv);
         NmodMat inv(nd, nd, p);
         if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
-        nmod_mat_transpose(w.get(), inv.get());
+        nmod_mat_transpose(g.w.get(), inv.get());
     }
-
-    struct Block {
-        long cap = 0, side = 0, rank = 0;
-        bool done = false;
-        NmodMat m{0, 0, 2};
-    };
     const std::vector<long> count_A = monomial_counts(part.A, st.per, parity, D);
     const std::vector<long> count_B = monomial_counts(part.B, st.per, parity, D);
-    std::vector<Block> blocks(static_cast<std::size_t>(D + 1));
-    for (long a = 0; a <= D; ++a) {
-        Block& b = blocks[static_cast<std::size_t>(a)];
-        b.cap = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
-        b.done = b.cap == 0;  // with parity, every a ≢ π lands here: no monomial of that degree is allowed
-        b.m = NmodMat(0, 0, p);
+    g.caps.resize(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a)
+        g.caps[static_cast<std::size_t>(a)] = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
+    return g;
+}
+
+// One row i of the graded grid: for columns j in [j0, j1), nd forward passes per pair (a
+// chunk of columns at a time goes to the evaluator together), then one product with W
+// per chunk turns them into f_a(a_i, b_j); put(c, j, value) receives the coefficient of
+// degree live[c], chunk by chunk, j increasing within each c.
+class RowEvaluator {
+public:
+    RowEvaluator(const Graded& g, const PointEvaluator& f, const Partition& part)
+        : g_(g), f_(f), part_(part), scaled_(static_cast<std::size_t>(g.nA * g.nd)) {
+        nmod_init(&mod_, g.p);
     }
+    template <class Put>
+    void run(const std::vector<std::uint64_t>& a, const SidePoints& rb, long j0, long j1, Put&& put) {
+        constexpr long chunk = 128;
+        const long nd = g_.nd, nA = g_.nA;
+        const std::size_t width = f_.width();
+        for (long t = 0; t < nd; ++t)
+            for (long c = 0; c < nA; ++c)
+                scaled_[static_cast<std::size_t>(t * nA + c)] = nmod_mul(a[static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod_);
+        for (long c0 = j0; c0 < j1; c0 += chunk) {
+            const long c1 = std::min(j1, c0 + chunk);
+            const std::size_t cnt = static_cast<std::size_t>((c1 - c0) * nd);
+            pts_.resize(cnt * width);
+            out_.resize(cnt);
+            for (long j = c0; j < c1; ++j)
+                for (long t = 0; t < nd; ++t)
+                    place_flat(part_, g_.per, scaled_.data() + t * nA, rb[j].data(), pts_.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
+            f_(pts_.data(), cnt, out_.data());
+            NmodMat vals(c1 - c0, nd, g_.p), coef(c1 - c0, nd, g_.p);
+            for (long j = c0; j < c1; ++j)
+                for (long t = 0; t < nd; ++t) nmod_mat_entry(vals.get(), j - c0, t) = out_[static_cast<std::size_t>((j - c0) * nd + t)];
+            nmod_mat_mul(coef.get(), vals.get(), g_.w.get());
+            for (long c = 0; c < nd; ++c)
+                for (long j = c0; j < c1; ++j) put(c, j, nmod_mat_entry(coef.get(), j - c0, c));
+        }
+    }
+
+private:
+    const Graded& g_;
+    const PointEvaluator& f_;
+    const Partition& part_;
+    nmod_t mod_;
+    std::vector<std::uint64_t> scaled_, pts_, out_;
+};
+
+struct Block {
+    long cap = 0, side = 0, rank = 0;
+    bool done = false;
+    NmodMat m{0, 0, 2};
+};
+
+// The growth schedule both graded paths follow: the next side k, or nothing (stop).
+// max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as it
+// bounds the one matrix of the plain variant: the first step shrinks to fit, a later step
+// that would pass it stops the growth (not converged). Returns K, the largest open side
+// (0: stop).
+long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOptions& opt) {
+    auto total_side = [&](long kk) {
+        long t = 0;
+        for (const auto& b : blocks) t += b.done ? b.side : std::min(kk, b.cap);
+        return t;
+    };
+    if (total_side(k) > opt.max_side) {
+        if (old > 0) return 0;
+        while (k > 1 && total_side(k) > opt.max_side) --k;
+        if (total_side(k) > opt.max_side) return 0;
+    }
+    long K = 0;
+    for (const auto& b : blocks)
+        if (!b.done) K = std::max(K, std::min(k, b.cap));
+    return K;
+}
+
+// After the ranks of a step: a block is final when its rank reached its cap (certain) or
+// stayed below its side (probabilistic: adds to `bound`). Returns whether all are final.
+bool settle(std::vector<Block*>& open, double& bound, long D, std::uint64_t p) {
+    bool all = true;
+    for (Block* b : open) {
+        if (b->rank == b->cap) {
+            b->done = true;  // the most it can be: certain
+        } else {
+            bound += static_cast<double>(std::min(b->rank + 1, b->side)) * static_cast<double>(D) / static_cast<double>(p);
+            b->done = b->rank < b->side;
+        }
+        if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
+        all = all && b->done;
+    }
+    return all;
+}
+
+void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const EvaluationOptions& opt) {
+    long max_block_side = 0;
+    for (const auto& b : blocks) {
+        res.value += b.rank;
+        res.rows += b.side;
+        max_block_side = std::max(max_block_side, b.side);
+        res.block_ranks.push_back(b.rank);
+    }
+    res.cols = res.rows;
+    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
+               std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
+               (g.pi >= 0 ? ", " + std::to_string(g.nd) + " of them of parity " + std::to_string(g.pi) + " (the others vanish by token-sign symmetry)" : "") + "; " +
+               res.note;
+}
+
+std::vector<Block> initial_blocks(const Graded& g) {
+    std::vector<Block> blocks(static_cast<std::size_t>(g.D + 1));
+    for (long a = 0; a <= g.D; ++a) {
+        Block& b = blocks[static_cast<std::size_t>(a)];
+        b.cap = g.caps[static_cast<std::size_t>(a)];
+        b.done = b.cap == 0;  // with parity, every a ≢ π lands here: no monomial of that degree is allowed
+        b.m = NmodMat(0, 0, g.p);
+    }
+    return blocks;
+}
+
+}  // namespace
+
+static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Partition& part, const EvaluationOptions& opt);
+
+static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    if (!opt.store.empty()) return evaluation_rank_graded_store_impl(net, part, opt);
+    Setup st{0, 0, Rng(0)};
+    const Graded g = graded_setup(net, part, opt, st);
+    const std::uint64_t p = g.p;
+    const PointEvaluator f(net, p, opt.batch);
+    std::vector<Block> blocks = initial_blocks(g);
     SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = p;
-    res.variant = pi >= 0 ? "graded-parity" : "graded";
+    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
     for (long k = opt.start;; k = next_side(k, opt)) {
-        // max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as
-        // it bounds the one matrix of the plain variant: the first step shrinks to fit,
-        // a later step that would pass it stops the growth (not converged).
-        auto total_side = [&](long kk) {
-            long t = 0;
-            for (const auto& b : blocks) t += b.done ? b.side : std::min(kk, b.cap);
-            return t;
-        };
-        if (total_side(k) > opt.max_side) {
-            if (old > 0) break;
-            while (k > 1 && total_side(k) > opt.max_side) --k;
-            if (total_side(k) > opt.max_side) break;
-        }
-        long K = 0;
-        for (const auto& b : blocks)
-            if (!b.done) K = std::max(K, std::min(k, b.cap));
+        const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
         auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, K);
@@ -319,44 +441,20 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
             b.m = std::move(grown);
             b.side = side;
         }
-        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads: nd forward
-        // passes per pair (a chunk of columns at a time goes to the evaluator together),
-        // then one product with W per chunk turns them into f_a(a_i, b_j).
+        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads.
         const int nt = std::max(1, opt.threads);
         parallel(nt, [&](int tid) {
-            constexpr long chunk = 128;
-            std::vector<std::uint64_t> scaled(static_cast<std::size_t>(nA * nd)), pts, out;
-            nmod_t mod;
-            nmod_init(&mod, p);
+            RowEvaluator row(g, f, part);
             for (long i = tid; i < K && !cancel_requested(); i += nt) {
                 const long j0 = i < old ? old : 0;
                 if (j0 >= K) continue;
-                for (long t = 0; t < nd; ++t)
-                    for (long c = 0; c < nA; ++c)
-                        scaled[static_cast<std::size_t>(t * nA + c)] = nmod_mul(ra[i][static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod);
-                for (long c0 = j0; c0 < K; c0 += chunk) {
-                    const long c1 = std::min(K, c0 + chunk);
-                    const std::size_t cnt = static_cast<std::size_t>((c1 - c0) * nd);
-                    pts.resize(cnt * width);
-                    out.resize(cnt);
-                    for (long j = c0; j < c1; ++j)
-                        for (long t = 0; t < nd; ++t)
-                            place_flat(part, st.per, scaled.data() + t * nA, rb[j].data(),
-                                       pts.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
-                    f(pts.data(), cnt, out.data());
-                    NmodMat vals(c1 - c0, nd, p), coef(c1 - c0, nd, p);
-                    for (long j = c0; j < c1; ++j)
-                        for (long t = 0; t < nd; ++t) nmod_mat_entry(vals.get(), j - c0, t) = out[static_cast<std::size_t>((j - c0) * nd + t)];
-                    nmod_mat_mul(coef.get(), vals.get(), w.get());
-                    for (long c = 0; c < nd; ++c) {
-                        Block& b = blocks[static_cast<std::size_t>(live[static_cast<std::size_t>(c)])];
-                        if (b.done || i >= b.side) continue;
-                        for (long j = c0; j < std::min(c1, b.side); ++j) nmod_mat_entry(b.m.get(), i, j) = nmod_mat_entry(coef.get(), j - c0, c);
-                    }
-                }
+                row.run(ra[i], rb, j0, K, [&](long c, long j, std::uint64_t v) {
+                    Block& b = blocks[static_cast<std::size_t>(g.live[static_cast<std::size_t>(c)])];
+                    if (!b.done && i < b.side && j < b.side) nmod_mat_entry(b.m.get(), i, j) = v;
+                });
             }
         });
-        res.evaluations += (K * K - old * old) * nd;
+        res.evaluations += (K * K - old * old) * g.nd;
         old = K;
         t0 = std::chrono::steady_clock::now();
         // Ranks of the open blocks, largest first, over threads.
@@ -368,38 +466,180 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
         parallel(nt, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
         });
-        {
-            const double dt = since(t0);
-                res.phases.rank += dt;
-        }
-        bool all = true;
-        for (Block* b : open) {
-            if (b->rank == b->cap) {
-                b->done = true;  // the most it can be: certain
-            } else {
-                bound += static_cast<double>(std::min(b->rank + 1, b->side)) * static_cast<double>(D) / static_cast<double>(p);
-                b->done = b->rank < b->side;
-            }
-            if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
-            all = all && b->done;
-        }
-        if (all) {
+        res.phases.rank += since(t0);
+        if (settle(open, bound, g.D, p)) {
             res.converged = true;
             break;
         }
         if (k == opt.max_side) break;
     }
-    long max_block_side = 0;
-    for (const auto& b : blocks) {
-        res.value += b.rank;
-        res.rows += b.side;
-        max_block_side = std::max(max_block_side, b.side);
-        res.block_ranks.push_back(b.rank);
+    graded_summary(res, blocks, g, opt);
+    res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
+    return res;
+}
+
+// The graded evaluation through a block store (docs/evaluation.md, "Block store"): the
+// same steps, points, entries and ranks as the in-memory path, but every step's work is
+// cut into units that any process sharing the store may claim: evaluation tiles (a range
+// of rows of the step's new pairs, all open blocks at once; file e<step>_<tile>) and,
+// once every tile of the step is there, one rank per open block (file r<step>_<a>). A
+// block's matrix is read back from the tiles of all steps so far (only its own sections).
+static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    Setup st{0, 0, Rng(0)};
+    const Graded g = graded_setup(net, part, opt, st);
+    const std::uint64_t p = g.p;
+    char grow[32];
+    std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
+    const std::string signature = "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) +
+                                  "; partition " + to_string(part) + "; seed " + std::to_string(opt.seed) + "; prime " +
+                                  std::to_string(p) + "; start " + std::to_string(opt.start) + "; max_side " +
+                                  std::to_string(opt.max_side) + "; growth " + grow + "; parity " + (g.pi >= 0 ? "1" : "0");
+    const detail::BlockStore store(opt.store, signature);
+    const PointEvaluator f(net, p, opt.batch);
+    std::vector<Block> blocks = initial_blocks(g);
+    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
+    RankAnswer res;
+    res.converged = false;
+    res.prime = p;
+    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
+    struct Step {
+        long K = 0, old = 0, tile_rows = 1, tiles = 0;
+        std::vector<long> side;  // per degree a: the block's side at this step, 0 when closed
+    };
+    std::vector<Step> steps;
+    // Entries of block a in tile t of step s: rows [t·R, …) ∩ [0, side_a), each with the
+    // columns [j0(i), side_a), j0(i) = old when i < old (the new columns of an old row)
+    // else 0; blocks in increasing a, rows increasing, columns increasing.
+    auto section = [](const Step& s, long t, long side) {
+        const long i0 = t * s.tile_rows, i1 = std::min(side, std::min(s.K, i0 + s.tile_rows));
+        std::size_t n = 0;
+        for (long i = i0; i < i1; ++i) n += static_cast<std::size_t>(std::max(0L, side - (i < s.old ? s.old : 0)));
+        return n;
+    };
+    std::atomic<long> units_here{0}, units_total{0};
+    const int nt = std::max(1, opt.threads);
+    // Runs do(name, index) for every unit not yet in the store, over threads, each unit
+    // by exactly one claimant among all processes; waits for units others hold.
+    auto work_all = [&](long count, auto unit_name, auto&& compute) {
+        units_total += count;
+        parallel(nt, [&](int tid) {
+            for (;;) {
+                bool pending = false;
+                for (long u0 = 0; u0 < count && !cancel_requested(); ++u0) {
+                    const long u = (u0 + tid * count / nt) % count;  // threads start apart
+                    const std::string name = unit_name(u);
+                    if (store.done(name)) continue;
+                    auto claim = store.claim(name);
+                    if (!claim) {
+                        pending = pending || !store.done(name);
+                        continue;
+                    }
+                    store.put(name, compute(u));
+                    ++units_here;
+                }
+                throw_if_cancelled();
+                if (!pending) {
+                    bool all = true;
+                    for (long u = 0; u < count && all; ++u) all = store.done(unit_name(u));
+                    if (all) return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));  // another process holds a unit
+            }
+        });
+    };
+    double bound = 0;
+    long old = 0;
+    for (long k = opt.start;; k = next_side(k, opt)) {
+        const long K = step_side(blocks, k, old, opt);
+        if (K == 0) break;
+        auto t0 = std::chrono::steady_clock::now();
+        ra.extend(st.rng, p, K);
+        rb.extend(st.rng, p, K);
+        Step s;
+        s.K = K;
+        s.old = old;
+        s.side.assign(blocks.size(), 0);
+        for (std::size_t a = 0; a < blocks.size(); ++a)
+            if (!blocks[a].done) s.side[a] = blocks[a].side = std::min(k, blocks[a].cap);
+        // About 2^21 forward passes per tile (a few seconds), at least 1 row.
+        s.tile_rows = std::max(1L, (1L << 21) / std::max(1L, K * g.nd));
+        s.tiles = (K + s.tile_rows - 1) / s.tile_rows;
+        steps.push_back(s);
+        const long si = static_cast<long>(steps.size()) - 1;
+        const Step& cur = steps.back();
+        work_all(cur.tiles, [&](long t) { return "e" + std::to_string(si) + "_" + std::to_string(t); }, [&](long t) {
+            std::vector<std::vector<std::uint64_t>> buf(blocks.size());
+            RowEvaluator row(g, f, part);
+            const long i0 = t * cur.tile_rows, i1 = std::min(K, i0 + cur.tile_rows);
+            for (long i = i0; i < i1; ++i) {
+                const long j0 = i < old ? old : 0;
+                if (j0 >= K) continue;
+                row.run(ra[i], rb, j0, K, [&](long c, long j, std::uint64_t v) {
+                    const std::size_t a = static_cast<std::size_t>(g.live[static_cast<std::size_t>(c)]);
+                    if (i < cur.side[a] && j < cur.side[a]) buf[a].push_back(v);
+                });
+            }
+            std::string bytes;
+            for (std::size_t a = 0; a < blocks.size(); ++a) {
+                if (buf[a].size() != section(cur, t, cur.side[a])) throw std::logic_error("block store: tile section size");
+                bytes.append(reinterpret_cast<const char*>(buf[a].data()), buf[a].size() * sizeof(std::uint64_t));
+            }
+            return bytes;
+        });
+        res.evaluations += (K * K - old * old) * g.nd;
+        old = K;
+        t0 = std::chrono::steady_clock::now();
+        std::vector<long> open_a;
+        for (std::size_t a = 0; a < blocks.size(); ++a)
+            if (!blocks[a].done) open_a.push_back(static_cast<long>(a));
+        std::stable_sort(open_a.begin(), open_a.end(), [&](long x, long y) { return blocks[static_cast<std::size_t>(x)].side > blocks[static_cast<std::size_t>(y)].side; });
+        auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(open_a[static_cast<std::size_t>(q)]); };
+        work_all(static_cast<long>(open_a.size()), rank_name, [&](long q) {
+            const std::size_t a = static_cast<std::size_t>(open_a[static_cast<std::size_t>(q)]);
+            const long side = cur.side[a];
+            NmodMat m(side, side, p);
+            for (std::size_t sj = 0; sj < steps.size(); ++sj) {
+                const Step& s2 = steps[sj];
+                for (long t = 0; t < s2.tiles; ++t) {
+                    std::size_t offset = 0;
+                    for (std::size_t b = 0; b < a; ++b) offset += section(s2, t, s2.side[b]);
+                    const std::size_t n = section(s2, t, s2.side[a]);
+                    if (n == 0) continue;
+                    const std::string bytes = store.get_range("e" + std::to_string(sj) + "_" + std::to_string(t), offset * 8, n * 8);
+                    const auto* v = reinterpret_cast<const std::uint64_t*>(bytes.data());
+                    std::size_t at = 0;
+                    const long i0 = t * s2.tile_rows, i1 = std::min(s2.side[a], std::min(s2.K, i0 + s2.tile_rows));
+                    for (long i = i0; i < i1; ++i)
+                        for (long j = i < s2.old ? s2.old : 0; j < s2.side[a]; ++j) {
+                            std::uint64_t x;
+                            std::memcpy(&x, v + at++, sizeof x);
+                            if (x >= p) throw invalid_input("block store '" + opt.store + "': an entry is not reduced mod p (a damaged unit file)");
+                            nmod_mat_entry(m.get(), i, j) = x;
+                        }
+                }
+            }
+            return std::to_string(rank_modular(m)) + "\n";
+        });
+        std::vector<Block*> open;
+        for (long q = 0; q < static_cast<long>(open_a.size()); ++q) {
+            Block& b = blocks[static_cast<std::size_t>(open_a[static_cast<std::size_t>(q)])];
+            const std::string text = store.get(rank_name(q));
+            char* endp = nullptr;
+            b.rank = std::strtol(text.c_str(), &endp, 10);
+            if (endp == text.c_str() || b.rank < 0 || b.rank > b.side)
+                throw invalid_input("block store '" + opt.store + "': rank unit " + rank_name(q) + " is damaged");
+            open.push_back(&b);
+        }
+        res.phases.rank += since(t0);
+        if (settle(open, bound, g.D, p)) {
+            res.converged = true;
+            break;
+        }
+        if (k == opt.max_side) break;
     }
-    res.cols = res.rows;
-    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
-               std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
-               (pi >= 0 ? ", " + std::to_string(nd) + " of them of parity " + std::to_string(pi) + " (the others vanish by token-sign symmetry)" : "") + "; ";
+    res.note = "block store " + opt.store + ": " + std::to_string(units_here.load()) + " of " + std::to_string(units_total.load()) +
+               " units computed by this process (the others were already there or done by another); ";
+    graded_summary(res, blocks, g, opt);
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }

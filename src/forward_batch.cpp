@@ -51,6 +51,7 @@ struct LaneRing {
     using E = Lanes;
     using W = std::uint64_t;
     Montgomery m;
+    long batch = static_cast<long>(~std::uint64_t{0} / m.p);  // products per redc in dot_row: batch·p < 2^64
     E broadcast(std::uint64_t x) const {
         E e;
         e.v.fill(x);
@@ -71,6 +72,30 @@ struct LaneRing {
     }
     void axpy(E& acc, W w, const E& x) const {
         for (int l = 0; l < kLanes; ++l) acc.v[l] = m.add(acc.v[l], m.mul(w, x.v[l]));
+    }
+    // Row a of M times x with delayed reduction: up to `batch` products w·x < p² are summed
+    // in 128 bits before one redc (k·p² < p·2^64 as long as k·p < 2^64), instead of one
+    // redc per product: half the word multiplications of axpy for dx = 4.
+    E dot_row(const Dense<W>& mat, long a, const E* x) const {
+        E acc = zero();
+        std::array<u128, kLanes> t{};
+        long k = 0;
+        auto flush = [&] {
+            for (int l = 0; l < kLanes; ++l) {
+                acc.v[l] = m.add(acc.v[l], m.redc(t[l]));
+                t[l] = 0;
+            }
+            k = 0;
+        };
+        const W* row = mat.a.data() + a * mat.cols;
+        for (long c = 0; c < mat.cols; ++c) {
+            const W w = row[c];
+            if (w == 0) continue;
+            for (int l = 0; l < kLanes; ++l) t[l] += static_cast<u128>(w) * x[c].v[l];
+            if (++k == batch) flush();
+        }
+        if (k > 0) flush();
+        return acc;
     }
     bool is_zero(W w) const { return w == 0; }
     W weight_zero() const { return 0; }

@@ -69,8 +69,9 @@ public:
         for (long a = 0; a < m.rows; ++a) out.push_back(dot_row(m, a, x));
         return out;
     }
-    // row a of M times x
+    // row a of M times x (a ring may provide its own dot_row, e.g. with delayed reduction)
     E dot_row(const Dense<W>& m, long a, const Vec& x) {
+        if constexpr (requires { r_.dot_row(m, a, x.data()); }) return r_.dot_row(m, a, x.data());
         E acc = r_.zero();
         for (long c = 0; c < m.cols; ++c)
             if (!r_.is_zero(m(a, c))) r_.axpy(acc, m(a, c), x[static_cast<std::size_t>(c)]);

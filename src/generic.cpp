@@ -72,8 +72,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             eo.seed = rng.next();
             eo.prime = p;
             eo.max_side = opt.max_side;
+            eo.start = opt.start;
+            eo.growth = opt.growth;
             eo.threads = opt.threads;
             eo.variant = opt.variant;
+            if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
             res.phases.matrix += e.phases.matrix;

@@ -1,5 +1,7 @@
 #include "seprank/table.hpp"
 
+#include "block_store.hpp"
+
 #include "process.hpp"
 #include "file_io.hpp"
 #include "seprank/cancel.hpp"
@@ -235,7 +237,12 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
         stamp(r, t0, window);
         return r;
     }
-    res = generic_rank(spec, part, s.generic);
+    GenericOptions g = s.generic;
+    if (!s.block_store.empty()) {
+        detail::ensure_directory(s.block_store, "table block store");
+        g.store = row_store(PlannedRow{spec, s});
+    }
+    res = generic_rank(spec, part, g);
     src.answer = &res;
     src.status = res.converged ? "ok" : "lower-bound";
     if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
@@ -423,6 +430,20 @@ void TableAppender::append(const Row& row) {
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
 }
 
+std::string row_store(const PlannedRow& row) {
+    if (row.sweep.block_store.empty()) return "";
+    return row.sweep.block_store + "/" + detail::fnv1a_hex(row_key(row.spec, row.sweep) + "\n" + sweep_signature(row.sweep));
+}
+
+bool remove_row_store(const PlannedRow& row) noexcept {
+    try {
+        const std::string dir = row_store(row);
+        return dir.empty() || detail::remove_block_store(dir);
+    } catch (...) {
+        return false;
+    }
+}
+
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                const Progress& progress) {
     for (std::size_t k = 0; k < plan.size(); ++k) {
@@ -433,6 +454,7 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
         throw_if_cancelled();
         if (progress) progress(k, plan[k].spec);
         emit(table_row(plan[k].spec, plan[k].sweep), true);
+        remove_row_store(plan[k]);  // the row is out: its units are no longer needed
     }
 }
 

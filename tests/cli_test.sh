@@ -164,5 +164,38 @@ expect_rc 2 "--save-matrix needs" -- rank --tokens 2 --dim 1 --method evaluation
 [[ ! -e "$T/e.mtx" ]] || fail "refused --save-matrix left a file"
 expect_rc 2 "--variant: fast not in" -- rank --tokens 2 --dim 1 --method evaluation --variant fast
 
+# block stores (docs/evaluation.md "Block store"): a killed run resumes from its units, two
+# processes share one store, and both give the in-memory answer
+G=(generic --tokens 2 --dim 3 --depth 3 --trials 1 --method evaluation --format json --max-side 20000)
+"$S" "${G[@]}" >"$T/gm.json" || fail "generic in memory"
+"$S" --threads 1 "${G[@]}" --store "$T/gs" >"$T/gk.json" & gp=$!
+sleep 0.3; kill -9 "$gp" 2>/dev/null; wait "$gp" 2>/dev/null
+"$S" --threads 1 "${G[@]}" --store "$T/gs" >"$T/g1.json" & gp=$!
+"$S" --threads 1 "${G[@]}" --store "$T/gs" >"$T/g2.json" || fail "generic --store (second process)"
+wait "$gp" || fail "generic --store (first process)"
+/usr/bin/python3 - "$T/gm.json" "$T/g1.json" "$T/g2.json" <<'PY' || fail "block store answers differ from memory"
+import json, sys
+m, a, b = (json.load(open(p)) for p in sys.argv[1:])
+for x in (a, b):
+    for k in ("rank", "rows", "failure_bound", "label", "trial_ranks"):
+        assert x[k] == m[k], (k, x[k], m[k])
+PY
+expect_rc 2 "belongs to another computation" -- "${G[@]}" --seed 2 --store "$T/gs"
+expect_rc 2 "growth" -- "${G[@]}" --growth 1 --store "$T/gs2"
+: >"$T/afile"
+expect_rc 2 "Not a directory" -- "${G[@]}" --store "$T/afile"
+# table --block-store: same rows as without, and the units are gone afterwards
+"$S" table --tokens 2 --dim 2,3 --depth 3 --format csv --out "$T/tb.csv" --block-store >/dev/null || fail "table --block-store"
+"$S" table --tokens 2 --dim 2,3 --depth 3 --format csv >"$T/tn.csv" || fail "table in memory"
+[[ ! -e "$T/tb.csv.blocks" ]] || fail "table --block-store left its units"
+/usr/bin/python3 - "$T/tb.csv" "$T/tn.csv" <<'PY' || fail "table --block-store rows differ"
+import csv, sys
+def rows(p):
+    return [{k: v for k, v in r.items() if k not in ("seconds", "peak_mib")} for r in csv.DictReader(l for l in open(p) if not l.startswith("#"))]
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert a == b and len(a) == 2, (a, b)
+PY
+expect_rc 2 "--block-store needs --out" -- table --tokens 2 --dim 1 --depth 1 --block-store
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

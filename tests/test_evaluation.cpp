@@ -1,5 +1,6 @@
 // Black-box evaluation ranks: the graded variant against the plain reference, and the
 // graded block ranks against flattenings of the bihomogeneous parts of the expansion.
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
@@ -10,7 +11,11 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
+#include <thread>
+#include <unistd.h>
 
 using namespace seprank;
 
@@ -321,4 +326,122 @@ TEST_CASE("graded evaluation: the parity reduction and batching change nothing b
         CHECK(plain_fast.value == plain_ref.value);  // same points, same matrix
         CHECK(plain_fast.value == ref.value);
     }
+}
+
+namespace {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        const char* base = std::getenv("TMPDIR");
+        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/seprank-store-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+// "block store DIR: X of Y units computed by this process ..." -> {X, Y}.
+std::pair<long, long> store_units(const std::string& note) {
+    const auto from = note.find("block store ");
+    const auto at = from == std::string::npos ? from : note.find(": ", from);
+    long x = -1, y = -1;
+    if (at != std::string::npos) std::sscanf(note.c_str() + at + 2, "%ld of %ld", &x, &y);
+    return {x, y};
+}
+
+bool same_answer(const RankAnswer& a, const RankAnswer& b) {
+    return a.value == b.value && a.block_ranks == b.block_ranks && a.rows == b.rows && a.evaluations == b.evaluations &&
+           a.converged == b.converged && a.failure_bound == b.failure_bound && a.prime == b.prime && a.variant == b.variant;
+}
+
+}  // namespace
+
+TEST_CASE("graded evaluation through a block store = in memory, after an interruption, and shared by two runs") {
+    auto rng = seprank_test::rng_for("graded-block-store");
+    INFO("seed " << seprank_test::seed());
+    int interrupted = 0;
+    for (int it = 0; it < seprank_test::iterations(12); ++it) {
+        NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
+        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
+        const Partition part = random_partition(rng, s.tokens);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::graded;
+        o.threads = 1 + static_cast<int>(rng.below(2));
+        o.start = 1 + static_cast<long>(rng.below(20));
+        o.growth = rng.below(2) ? 1.25 : 2.0;
+        o.max_side = rng.below(4) == 0 ? 40 : 4096;  // sometimes stopped by the size limit
+        o.parity = rng.below(2) == 1;
+        const RankAnswer mem = evaluation_rank(net, part, o);
+        CHECK(mem.note.find("block store") == std::string::npos);
+
+        TempDir dir;
+        o.store = dir.path + "/s";
+        const RankAnswer fresh = evaluation_rank(net, part, o);
+        CHECK(same_answer(fresh, mem));
+        const auto [x1, y1] = store_units(fresh.note);
+        CHECK(x1 == y1);  // all computed here
+        CHECK(y1 > 0);
+        const RankAnswer again = evaluation_rank(net, part, o);  // everything is in the store
+        CHECK(same_answer(again, mem));
+        CHECK(store_units(again.note) == std::pair<long, long>{0, y1});
+
+        // Interrupted after a few polls, then resumed: the same answer, and the resumed run
+        // computes only what the first one left.
+        o.store = dir.path + "/t";
+        int polls = 0;
+        const int limit = 1 + static_cast<int>(rng.below(12));
+        bool stopped = false;
+        {
+            CancelScope scope([&] { return ++polls > limit; }, 0.0);
+            try {
+                evaluation_rank(net, part, o);
+            } catch (const cancelled&) {
+                stopped = true;
+            }
+        }
+        const RankAnswer resumed = evaluation_rank(net, part, o);
+        CHECK(same_answer(resumed, mem));
+        const auto [x2, y2] = store_units(resumed.note);
+        CHECK(y2 == y1);
+        interrupted += stopped;
+        if (stopped) CHECK(x2 <= y2);
+        else CHECK(x2 == 0);
+
+        // Two runs on one store at once (threads here, processes in tests/cli_test.sh).
+        o.store = dir.path + "/u";
+        o.threads = 1;
+        RankAnswer r1, r2;
+        std::thread other([&] { r2 = evaluation_rank(net, part, o); });
+        r1 = evaluation_rank(net, part, o);
+        other.join();
+        CHECK(same_answer(r1, mem));
+        CHECK(same_answer(r2, mem));
+        CHECK(store_units(r1.note).first + store_units(r2.note).first == y1);  // no unit twice
+    }
+    CHECK(interrupted > 0);  // the interruption really happened in some iterations
+}
+
+TEST_CASE("a block store refuses another computation and damaged units") {
+    const Network net = random_network(NetworkSpec{}, 7, 5);  // attention N=4, dx=2, L=1
+    const Partition part = balanced_partition(4);
+    TempDir dir;
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::graded;
+    o.store = dir.path + "/s";
+    const RankAnswer a = evaluation_rank(net, part, o);
+    o.seed = 2;  // other points: another computation
+    CHECK_THROWS_AS(evaluation_rank(net, part, o), invalid_input);
+    o.seed = 1;
+    CHECK_THROWS_AS(evaluation_rank(random_network(NetworkSpec{}, 8, 5), part, o), invalid_input);  // other weights
+    CHECK(same_answer(evaluation_rank(net, part, o), a));
+    // A rank unit overwritten with garbage is refused, not believed.
+    std::system(("for f in '" + o.store + "'/r0_*; do case $f in *.lock) ;; *) echo x > \"$f\";; esac; done").c_str());
+    CHECK_THROWS_AS(evaluation_rank(net, part, o), invalid_input);
+    // The plain variant does not use a store and says so.
+    o.variant = EvaluationVariant::plain;
+    CHECK(evaluation_rank(net, part, o).note.find("block store not used") != std::string::npos);
 }

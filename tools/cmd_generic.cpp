@@ -8,7 +8,9 @@ namespace {
 struct GenericCommand final : Command {
     NetOptions go;
     std::string generic_method = "auto", generic_partition, generic_variant = "auto";
-    long trials = 2, generic_max_side = 4096;
+    long trials = 2, generic_max_side = 4096, generic_start = 16;
+    double generic_growth = 1.25;
+    std::string generic_store;
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -23,6 +25,9 @@ struct GenericCommand final : Command {
         sub->add_option("--max-side", generic_max_side, "evaluation: largest matrix side (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", generic_variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+        sub->add_option("--start", generic_start, "evaluation: first matrix side k (a side at or above every block cap skips the growth)")->capture_default_str();
+        sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
+        sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -42,6 +47,9 @@ struct GenericCommand final : Command {
         g.max_side = generic_max_side;
         g.variant = seprank::evaluation_variant_from_string(generic_variant);
         g.threads = threads;
+        g.start = generic_start;
+        g.growth = generic_growth;
+        g.store = generic_store;
         const auto t0 = std::chrono::steady_clock::now();
         const seprank::RankAnswer r = seprank::generic_rank(spec, part, g);
         json j = spec_json(spec);

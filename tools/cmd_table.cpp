@@ -18,7 +18,7 @@ struct TableCommand final : Command {
     std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform";
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     std::uint64_t t_seed = 1;
-    bool t_residual = false, t_resume = false;
+    bool t_residual = false, t_resume = false, t_block_store = false;
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -49,6 +49,7 @@ struct TableCommand final : Command {
         sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
+        sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
     }
 
@@ -104,6 +105,9 @@ struct TableCommand final : Command {
         if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
         if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
         if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format csv or json");
+        if (t_block_store && t_out.empty()) throw seprank::invalid_input("--block-store needs --out FILE (the units go to FILE.blocks/)");
+        if (t_block_store)
+            for (auto& pr : plan) pr.sweep.block_store = t_out + ".blocks";
 #ifdef SEPRANK_HAVE_MPI
         const bool distributed = mpi_requested();
         const bool root = !distributed || mpi_rank() == 0;
@@ -141,13 +145,17 @@ struct TableCommand final : Command {
                       << " s, ETA " << static_cast<long>(eta) << " s\033[K" << std::flush;
         };
 #ifdef SEPRANK_HAVE_MPI
-        if (distributed) run_table_mpi(plan, done, emit, progress);
+        if (distributed) run_table_mpi(plan, done, emit, progress, t_block_store);
         else seprank::run_table(plan, done, emit, progress);
 #else
         seprank::run_table(plan, done, emit, progress);
 #endif
         (void)distributed;
         if (!root) return 0;
+        if (t_block_store) {  // every row is out: no unit is needed any more (also those of rows finished before a kill)
+            for (const auto& pr : plan) seprank::remove_row_store(pr);
+            ::rmdir((t_out + ".blocks").c_str());
+        }
         if (show_progress) std::cerr << "\r\033[K";
         const auto cols = seprank::table_columns(!t_eps.empty());
         if (format == "markdown") {

@@ -41,7 +41,7 @@ int mpi_rank() {
 }
 
 void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done_on_root, const EmitRow& emit,
-                   const Progress& progress) {
+                   const Progress& progress, bool shared) {
     ensure_init();
     int rank = 0, size = 1;
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
@@ -68,6 +68,24 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
     for (std::size_t k = 0; k < plan.size(); ++k)
         if (!done.count(row_key(plan[k].spec, plan[k].sweep))) todo.push_back(k);
     auto owner = [&](std::size_t j) { return static_cast<int>(j % static_cast<std::size_t>(size)); };
+
+    if (shared) {
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+            if (auto it = done.find(row_key(plan[k].spec, plan[k].sweep)); it != done.end()) {
+                if (rank == 0) emit(it->second, false);
+                continue;
+            }
+            if (rank == 0 && progress) progress(k, plan[k].spec);
+            const Row row = table_row(plan[k].spec, plan[k].sweep);
+            check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");  // every rank is done reading the row's store
+            if (rank == 0) {
+                emit(row, true);
+                seprank::remove_row_store(plan[k]);
+            }
+        }
+        check(MPI_Finalize(), "MPI_Finalize");
+        return;
+    }
 
     if (rank != 0) {
         for (std::size_t j = 0; j < todo.size(); ++j) {

@@ -7,7 +7,8 @@
 // rank j mod K); each rank computes its rows and sends each finished row to rank 0,
 // which also computes its own share and emits rows strictly in plan order as soon as
 // the next one is available. Output is therefore identical to the serial run except
-// the timing and memory columns. Only rank 0 calls emit.
+// the timing and memory columns. Only rank 0 calls emit. With shared = true the ranks
+// work on one row at a time together instead (below).
 #pragma once
 
 #include "seprank/table.hpp"
@@ -29,7 +30,12 @@ bool mpi_requested();
 int mpi_rank();
 // Distributed engine; must be called by every rank with the same plan. `done` matters
 // on rank 0 only. Finalises MPI before returning.
+// shared (table --block-store): instead of dealing whole rows, every rank computes every
+// row still to do, in plan order, through the row's block store (table.hpp row_store),
+// so the ranks share each row's evaluation tiles and block ranks; rows without a graded
+// evaluation are computed by every rank (the same value). After each row a barrier, then
+// rank 0 emits it and removes its store.
 void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
-                   const Progress& progress);
+                   const Progress& progress, bool shared = false);
 
 }  // namespace seprank_cli

@@ -62,6 +62,15 @@ struct EvaluationOptions {
     long max_graded_degree = 2048;
     bool parity = true;  // graded: skip the degree blocks that token-sign symmetry makes zero (token_parities)
     bool batch = true;   // evaluate many points per pass (ModBatchEvaluator); false: one at a time (reference)
+    // graded: a block store directory (created when missing; its parent must exist).
+    // Empty (default): everything in memory. Otherwise every step's work is cut into
+    // units kept as files there (evaluation tiles, then one rank per open block), so a
+    // killed run resumes where it stopped, losing only the units in progress (one per
+    // thread), and several processes given the same directory share the work (each
+    // claims free units by flock(2)). The answer is identical to the in-memory one (same
+    // points, entries and ranks). A store of another computation is refused
+    // (invalid_input). Ignored by the plain variant (its note says so).
+    std::string store;
 };
 
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family

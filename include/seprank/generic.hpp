@@ -40,11 +40,16 @@ struct GenericOptions {
     GenericMethod method = GenericMethod::automatic;
     double max_expand_bytes = 64.0 * 1024 * 1024;  // automatic: expand when estimated below this
     long max_side = 4096;                          // evaluation: largest k
+    long start = 16;                               // evaluation: first k
+    double growth = 1.25;                          // evaluation: growth factor of k (> 1)
     EvaluationVariant variant = EvaluationVariant::automatic;  // evaluation: plain | graded (auto: graded when f is homogeneous)
     int threads = 2;
     // 0: weights uniform on Z/p (|S| = p). R > 0: integers uniform on [-R, R]
     // (|S| = 2R+1) — small sets make degenerate draws likely; for demonstrations.
     long weight_range = 0;
+    // evaluation (graded): a block store directory (EvaluationOptions::store), created
+    // when missing; trial t keeps its units in STORE/trial<t>. Empty: in memory.
+    std::string store;
 };
 
 // The answer (answer.hpp): value = max over trials; kind generic when every trial

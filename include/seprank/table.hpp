@@ -61,6 +61,13 @@ struct SweepOptions {
     std::vector<double> eps;
     Measure measure = Measure::uniform;
     long eps_max_side = 4096;    // spectrum's max_side: larger flattenings get an empty cell and eps_reason
+    // A folder (created when missing) under which each row keeps the block store of its
+    // graded evaluation (GenericOptions::store) while it runs: row_store(row). A killed
+    // table then resumes a row from its finished units, and several processes or MPI
+    // ranks can work on one row. run_table removes a row's store once the row is
+    // emitted. Empty (default): rows are computed in memory. Not part of the signature:
+    // it changes no value.
+    std::string block_store;
 };
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
@@ -116,7 +123,15 @@ struct PlannedRow {
 using EmitRow = std::function<void(const Row&, bool fresh)>;
 using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>;
 
-// Serial engine: computes every planned row whose key is not in `done`.
+// The block store folder of a planned row: block_store/<16 hex digits of its key and
+// sweep signature>, or "" when the sweep has no block_store.
+std::string row_store(const PlannedRow& row);
+// Removes row_store(row) and everything in it (nothing when ""); false when something
+// could not be removed.
+bool remove_row_store(const PlannedRow& row) noexcept;
+
+// Serial engine: computes every planned row whose key is not in `done`; with a block
+// store, removes each row's store after emitting the row.
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                const Progress& progress);
 

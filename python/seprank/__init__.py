@@ -762,7 +762,8 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
-                 max_side: int = 4096, variant: str = "auto", threads: int = 2) -> Answer:
+                 max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 16,
+                 growth: float = 1.25, store: Optional[str] = None) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
     Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
@@ -771,7 +772,10 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     maximum is a certified lower bound of R*, equal to it except with probability
     failure_bound = (m·D/|S|)^T (Schwartz–Zippel; m the matrix side, D the entries'
     degree in the drawn values). ``net``: a Network (only its architecture is used) or a
-    dict of network options.
+    dict of network options. ``start`` and ``growth``: the evaluation's first side and
+    growth factor. ``store``: a folder for the graded evaluation's work units (created
+    when missing): a run interrupted there resumes from its finished units, and several
+    processes given the same folder share the work (docs/evaluation.md, "Block store").
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -782,7 +786,14 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     opts = {"trials": _int(trials, "trials"), "seed": _int(seed, "seed"),
             "method": _choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": _int(max_side, "max_side"), "variant": _choice(variant, "variant", ("auto", "plain", "graded")),
-            "threads": _int(threads, "threads")}
+            "threads": _int(threads, "threads"), "start": _int(start, "start")}
+    if isinstance(growth, bool) or not isinstance(growth, (int, float)):
+        raise ValueError(f"growth: expected a number above 1, got {growth!r}")
+    opts["growth"] = float(growth)
+    if store is not None:
+        if not isinstance(store, str) or not store:
+            raise ValueError(f"store: expected a folder name, got {store!r}")
+        opts["store"] = store
     return Answer(_core.generic_rank(spec, _partition(partition), opts))
 
 

@@ -258,6 +258,9 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.max_side = get_or<long>(o, "max_side", g.max_side);
     g.variant = variant_of(get_or<std::string>(o, "variant", "auto"));
     g.threads = get_or<int>(o, "threads", g.threads);
+    g.start = get_or<long>(o, "start", g.start);
+    g.growth = get_or<double>(o, "growth", g.growth);
+    g.store = get_or<std::string>(o, "store", g.store);
     return g;
 }
 

@@ -177,6 +177,24 @@ def test_generic_matches_cli(cli):
             assert seprank.generic_rank(dict(kw, family=family), trials=3, seed=4, method=method).to_dict()["rank"] == c["rank"]
 
 
+def test_generic_block_store_matches_cli(cli, tmp_path):
+    args = ("--tokens", 2, "--dim", 3, "--depth", 3, "--trials", 2, "--method", "evaluation", "--max-side", 20000)
+    mem = seprank.generic_rank(dict(tokens=2, dim=3, depth=3), trials=2, method="evaluation", max_side=20000)
+    store = str(tmp_path / "s")
+    a = seprank.generic_rank(dict(tokens=2, dim=3, depth=3), trials=2, method="evaluation", max_side=20000, store=store)
+    c = cli("generic", *args, "--store", store)  # the same store: every unit is already there
+    same_answer(a, c)
+    assert a.to_dict()["rank"] == mem.to_dict()["rank"] and a.trial_ranks == mem.trial_ranks
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["trial0", "trial1"]
+    with pytest.raises(ValueError, match="another computation"):
+        seprank.generic_rank(dict(tokens=2, dim=3, depth=3), trials=2, seed=9, method="evaluation", max_side=20000,
+                             store=store)
+    with pytest.raises(ValueError, match="store"):
+        seprank.generic_rank(dict(tokens=2, dim=3, depth=3), store="")
+    with pytest.raises(ValueError, match="growth"):
+        seprank.generic_rank(dict(tokens=2, dim=3, depth=3), method="evaluation", growth=1.0)
+
+
 def test_degree_and_budget_match_cli(cli):
     net = seprank.hadamard(tokens=2, dim=2, depth=3, block_degree=2, seed=6)
     rows = seprank.degree(net)
