@@ -11,6 +11,17 @@ args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..2 --
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" >"$T/mpi.csv" 2>"$T/mpi.err" || { echo "mpirun failed:"; cat "$T/mpi.err"; exit 1; }
 # and with --out: the file must equal the serial rows as well
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --out "$T/out.csv" >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --out failed"; exit 1; }
+# and with --block-store (every row by graded evaluation, so each goes through its store):
+# the ranks share each row's units; the rows equal the serial ones, no units are left
+"$S" "${args[@]}" --method evaluation --variant graded >"$T/serial_eval.csv" 2>/dev/null || { echo "serial evaluation run failed"; exit 1; }
+"$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --method evaluation --variant graded --out "$T/shared.csv" --block-store >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --block-store failed"; cat "$T/mpi.err"; exit 1; }
+[[ ! -e "$T/shared.csv.blocks" ]] || { echo "mpirun --block-store left its units"; exit 1; }
+/usr/bin/python3 - "$T/serial_eval.csv" "$T/shared.csv" <<'PY' || { echo "mpirun --block-store rows differ from the serial evaluation"; exit 1; }
+import csv, sys
+rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p in sys.argv[1:]]
+strip = lambda rs: [tuple((k, v) for k, v in r.items() if k not in ("seconds", "peak_mib")) for r in rs]
+assert len(rows[0]) == 16 and strip(rows[0]) == strip(rows[1])
+PY
 /usr/bin/python3 - "$T/serial.csv" "$T/mpi.csv" "$T/out.csv" <<'PY'
 import csv, sys
 rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p in sys.argv[1:]]  # --out files start with a sweep line
