@@ -95,9 +95,9 @@ bool remove_block_store(const std::string& dir) noexcept {
 
 std::string BlockStore::get_range(const std::string& name, std::size_t offset, std::size_t bytes) const {
     const std::string path = dir_ + "/" + name;
+    std::string out(bytes, '\0');  // before open: a failed allocation leaks no descriptor
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw invalid_input("cannot open block store unit '" + path + "': " + errno_text(errno));
-    std::string out(bytes, '\0');
     std::size_t done = 0;
     while (done < bytes) {
         const ssize_t n = ::pread(fd, out.data() + done, bytes - done, static_cast<off_t>(offset + done));

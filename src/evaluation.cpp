@@ -79,7 +79,8 @@ struct Setup {
 
 Setup setup(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     validate(part, net.spec.tokens);
-    if (!(opt.growth > 1.0)) throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must exceed 1");
+    if (!(opt.growth > 1.0) || !std::isfinite(opt.growth))
+        throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must be a finite number above 1");
     if (opt.start < 1 || opt.max_side < opt.start)
         throw invalid_input("evaluation: start " + std::to_string(opt.start) + " and max side " + std::to_string(opt.max_side) +
                             " must satisfy 1 <= start <= max side");
@@ -89,6 +90,7 @@ Setup setup(const Network& net, const Partition& part, const EvaluationOptions& 
 }
 
 long next_side(long k, const EvaluationOptions& opt) {
+    if (static_cast<double>(k) * opt.growth >= static_cast<double>(opt.max_side)) return opt.max_side;  // no cast past long
     const long grown = (static_cast<long>(std::ceil(static_cast<double>(k) * opt.growth)) + 7) / 8 * 8;
     return std::min(std::max(grown, k + 1), opt.max_side);
 }
@@ -492,7 +494,7 @@ static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Pa
     std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
     const std::string signature = "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) +
                                   "; partition " + to_string(part) + "; seed " + std::to_string(opt.seed) + "; prime " +
-                                  std::to_string(p) + "; start " + std::to_string(opt.start) + "; max_side " +
+                                  std::to_string(p) + (opt.prime != 0 ? " given" : " drawn") + "; start " + std::to_string(opt.start) + "; max_side " +
                                   std::to_string(opt.max_side) + "; growth " + grow + "; parity " + (g.pi >= 0 ? "1" : "0");
     const detail::BlockStore store(opt.store, signature);
     const PointEvaluator f(net, p, opt.batch);
@@ -613,7 +615,9 @@ static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Pa
                         for (long j = i < s2.old ? s2.old : 0; j < s2.side[a]; ++j) {
                             std::uint64_t x;
                             std::memcpy(&x, v + at++, sizeof x);
-                            if (x >= p) throw invalid_input("block store '" + opt.store + "': an entry is not reduced mod p (a damaged unit file)");
+                            if (x >= p)
+                                throw invalid_input("block store '" + opt.store + "': unit e" + std::to_string(sj) + "_" + std::to_string(t) +
+                                                    " holds an entry not reduced mod p (a damaged unit file)");
                             nmod_mat_entry(m.get(), i, j) = x;
                         }
                 }

@@ -106,6 +106,9 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
     if (res.variant == "graded")
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
+    if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)
+        res.note += "; block store " + opt.store + " not used: it serves the graded evaluation only (this run: " +
+                    (flat ? std::string("flattening") : "evaluation, " + res.variant) + ")";
     if (!res.converged) res.note += "; evaluation matrix still full rank at the size limit (max_side): lower bound only";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();

@@ -182,6 +182,9 @@ for x in (a, b):
 PY
 expect_rc 2 "belongs to another computation" -- "${G[@]}" --seed 2 --store "$T/gs"
 expect_rc 2 "growth" -- "${G[@]}" --growth 1 --store "$T/gs2"
+expect_rc 2 "finite number above 1" -- "${G[@]}" --growth inf
+"$S" generic --tokens 2 --dim 2 --depth 2 --trials 1 --method flattening --store "$T/gf" --format json >"$T/gf.json" || fail "generic --store with flattening"
+grep -q "block store $T/gf not used" "$T/gf.json" || fail "generic --store with flattening does not say the store was not used"
 : >"$T/afile"
 expect_rc 2 "Not a directory" -- "${G[@]}" --store "$T/afile"
 # table --block-store: same rows as without, and the units are gone afterwards

@@ -62,7 +62,7 @@ struct EvaluationOptions {
     long max_graded_degree = 2048;
     bool parity = true;  // graded: skip the degree blocks that token-sign symmetry makes zero (token_parities)
     bool batch = true;   // evaluate many points per pass (ModBatchEvaluator); false: one at a time (reference)
-    // graded: a block store directory (created when missing; its parent must exist).
+    // graded: a block store directory (created when missing, with its parent if needed).
     // Empty (default): everything in memory. Otherwise every step's work is cut into
     // units kept as files there (evaluation tiles, then one rank per open block), so a
     // killed run resumes where it stopped, losing only the units in progress (one per

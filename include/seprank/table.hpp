@@ -63,8 +63,8 @@ struct SweepOptions {
     long eps_max_side = 4096;    // spectrum's max_side: larger flattenings get an empty cell and eps_reason
     // A folder (created when missing) under which each row keeps the block store of its
     // graded evaluation (GenericOptions::store) while it runs: row_store(row). A killed
-    // table then resumes a row from its finished units, and several processes or MPI
-    // ranks can work on one row. run_table removes a row's store once the row is
+    // table then resumes a row from its finished units, and MPI ranks (table_mpi) can
+    // work on one row together. run_table removes a row's store once the row is
     // emitted. Empty (default): rows are computed in memory. Not part of the signature:
     // it changes no value.
     std::string block_store;
