@@ -409,243 +409,276 @@ std::vector<Block> initial_blocks(const Graded& g) {
     return blocks;
 }
 
-}  // namespace
+// Where the graded steps keep entries and ranks: in memory (the reference) — every open
+// block's matrix grows in place, the new pairs are evaluated by row over threads, the open
+// blocks are ranked over threads.
+class MemoryBackend {
+public:
+    MemoryBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
+                  std::vector<Block>& blocks, int threads)
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads) {}
 
-static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Partition& part, const EvaluationOptions& opt);
-
-static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
-    if (!opt.store.empty()) return evaluation_rank_graded_store_impl(net, part, opt);
-    Setup st{0, 0, Rng(0)};
-    const Graded g = graded_setup(net, part, opt, st);
-    const std::uint64_t p = g.p;
-    const PointEvaluator f(net, p, opt.batch);
-    std::vector<Block> blocks = initial_blocks(g);
-    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
-    RankAnswer res;
-    res.converged = false;  // until the rank stops growing
-    res.prime = p;
-    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
-    double bound = 0;
-    long old = 0;  // every pair in [0, old)² has been evaluated and stored in each open block
-    for (long k = opt.start;; k = next_side(k, opt)) {
-        const long K = step_side(blocks, k, old, opt);
-        if (K == 0) break;
-        auto t0 = std::chrono::steady_clock::now();
-        ra.extend(st.rng, p, K);
-        rb.extend(st.rng, p, K);
-        for (auto& b : blocks) {
-            if (b.done) continue;
-            const long side = std::min(k, b.cap);
-            if (side == b.side) continue;
-            NmodMat grown(side, side, p);
-            for (long i = 0; i < b.side; ++i)
-                for (long j = 0; j < b.side; ++j) nmod_mat_entry(grown.get(), i, j) = nmod_mat_entry(b.m.get(), i, j);
+    // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
+    void evaluate(long K, long old) {
+        for (auto& b : blocks_) {
+            const long had = nmod_mat_nrows(b.m.get());
+            if (b.done || b.side == had) continue;
+            NmodMat grown(b.side, b.side, g_.p);
+            for (long i = 0; i < had; ++i)
+                for (long j = 0; j < had; ++j) nmod_mat_entry(grown.get(), i, j) = nmod_mat_entry(b.m.get(), i, j);
             b.m = std::move(grown);
-            b.side = side;
         }
-        // Pairs (i, j) in [0, K)² not yet evaluated, by row i over threads.
-        const int nt = std::max(1, opt.threads);
-        parallel(nt, [&](int tid) {
-            RowEvaluator row(g, f, part);
-            for (long i = tid; i < K && !cancel_requested(); i += nt) {
+        parallel(nt_, [&](int tid) {
+            RowEvaluator row(g_, f_, part_);
+            for (long i = tid; i < K && !cancel_requested(); i += nt_) {
                 const long j0 = i < old ? old : 0;
                 if (j0 >= K) continue;
-                row.run(ra[i], rb, j0, K, [&](long c, long j, std::uint64_t v) {
-                    Block& b = blocks[static_cast<std::size_t>(g.live[static_cast<std::size_t>(c)])];
+                row.run(ra_[i], rb_, j0, K, [&](long c, long j, std::uint64_t v) {
+                    Block& b = blocks_[static_cast<std::size_t>(g_.live[static_cast<std::size_t>(c)])];
                     if (!b.done && i < b.side && j < b.side) nmod_mat_entry(b.m.get(), i, j) = v;
                 });
             }
         });
-        res.evaluations += (K * K - old * old) * g.nd;
-        old = K;
-        t0 = std::chrono::steady_clock::now();
-        // Ranks of the open blocks, largest first, over threads.
-        std::vector<Block*> open;
-        for (auto& b : blocks)
-            if (!b.done) open.push_back(&b);
-        std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+    }
+    void rank(const std::vector<Block*>& open) {
         std::atomic<std::size_t> next{0};
-        parallel(nt, [&](int) {
+        parallel(nt_, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
         });
-        res.phases.rank += since(t0);
-        if (settle(open, bound, g.D, p)) {
-            res.converged = true;
-            break;
-        }
-        if (k == opt.max_side) break;
     }
-    graded_summary(res, blocks, g, opt);
-    res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
-    return res;
-}
+    std::string note() const { return ""; }
 
-// The graded evaluation through a block store (docs/evaluation.md, "Block store"): the
-// same steps, points, entries and ranks as the in-memory path, but every step's work is
-// cut into units that any process sharing the store may claim: evaluation tiles (a range
-// of rows of the step's new pairs, all open blocks at once; file e<step>_<tile>) and,
-// once every tile of the step is there, one rank per open block (file r<step>_<a>). A
-// block's matrix is read back from the tiles of all steps so far (only its own sections).
-static RankAnswer evaluation_rank_graded_store_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
-    Setup st{0, 0, Rng(0)};
-    const Graded g = graded_setup(net, part, opt, st);
-    const std::uint64_t p = g.p;
-    char grow[32];
-    std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
-    const std::string signature = "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) +
-                                  "; partition " + to_string(part) + "; seed " + std::to_string(opt.seed) + "; prime " +
-                                  std::to_string(p) + (opt.prime != 0 ? " given" : " drawn") + "; start " + std::to_string(opt.start) + "; max_side " +
-                                  std::to_string(opt.max_side) + "; growth " + grow + "; parity " + (g.pi >= 0 ? "1" : "0");
-    const detail::BlockStore store(opt.store, signature);
-    const PointEvaluator f(net, p, opt.batch);
-    std::vector<Block> blocks = initial_blocks(g);
-    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
-    RankAnswer res;
-    res.converged = false;
-    res.prime = p;
-    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
-    struct Step {
-        long K = 0, old = 0, tile_rows = 1, tiles = 0;
-        std::vector<long> side;  // per degree a: the block's side at this step, 0 when closed
-    };
-    std::vector<Step> steps;
-    // Entries of block a in tile t of step s: rows [t·R, …) ∩ [0, side_a), each with the
-    // columns [j0(i), side_a), j0(i) = old when i < old (the new columns of an old row)
-    // else 0; blocks in increasing a, rows increasing, columns increasing.
-    auto section = [](const Step& s, long t, long side) {
-        const long i0 = t * s.tile_rows, i1 = std::min(side, std::min(s.K, i0 + s.tile_rows));
-        std::size_t n = 0;
-        for (long i = i0; i < i1; ++i) n += static_cast<std::size_t>(std::max(0L, side - (i < s.old ? s.old : 0)));
-        return n;
-    };
-    std::atomic<long> units_here{0}, units_total{0};
-    const int nt = std::max(1, opt.threads);
-    // Runs do(name, index) for every unit not yet in the store, over threads, each unit
-    // by exactly one claimant among all processes; waits for units others hold.
-    auto work_all = [&](long count, auto unit_name, auto&& compute) {
-        units_total += count;
-        parallel(nt, [&](int tid) {
-            for (;;) {
-                bool pending = false;
-                for (long u0 = 0; u0 < count && !cancel_requested(); ++u0) {
-                    const long u = (u0 + tid * count / nt) % count;  // threads start apart
-                    const std::string name = unit_name(u);
-                    if (store.done(name)) continue;
-                    auto claim = store.claim(name);
-                    if (!claim) {
-                        pending = pending || !store.done(name);
-                        continue;
-                    }
-                    store.put(name, compute(u));
-                    ++units_here;
-                }
-                throw_if_cancelled();
-                if (!pending) {
-                    bool all = true;
-                    for (long u = 0; u < count && all; ++u) all = store.done(unit_name(u));
-                    if (all) return;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));  // another process holds a unit
-            }
-        });
-    };
-    double bound = 0;
-    long old = 0;
-    for (long k = opt.start;; k = next_side(k, opt)) {
-        const long K = step_side(blocks, k, old, opt);
-        if (K == 0) break;
-        auto t0 = std::chrono::steady_clock::now();
-        ra.extend(st.rng, p, K);
-        rb.extend(st.rng, p, K);
+private:
+    const Graded& g_;
+    const PointEvaluator& f_;
+    const Partition& part_;
+    const SidePoints &ra_, &rb_;
+    std::vector<Block>& blocks_;
+    int nt_;
+};
+
+// The graded steps through a block store (docs/evaluation.md, "Block store"): every
+// step's work is cut into units that any process sharing the store may claim: evaluation
+// tiles (a range of rows of the step's new pairs, all open blocks at once; file
+// e<step>_<tile>) and, once every tile of the step is there, one rank per open block
+// (file r<step>_<a>). A block's matrix is read back from the tiles of all steps so far
+// (only its own sections). Block matrices (Block::m) stay empty.
+class StoreBackend {
+public:
+    StoreBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
+                 std::vector<Block>& blocks, int threads, const std::string& dir, const std::string& signature)
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), store_(dir, signature) {}
+
+    void evaluate(long K, long old) {
         Step s;
         s.K = K;
         s.old = old;
-        s.side.assign(blocks.size(), 0);
-        for (std::size_t a = 0; a < blocks.size(); ++a)
-            if (!blocks[a].done) s.side[a] = blocks[a].side = std::min(k, blocks[a].cap);
+        s.side.assign(blocks_.size(), 0);
+        for (std::size_t a = 0; a < blocks_.size(); ++a)
+            if (!blocks_[a].done) s.side[a] = blocks_[a].side;
         // About 2^21 forward passes per tile (a few seconds), at least 1 row.
-        s.tile_rows = std::max(1L, (1L << 21) / std::max(1L, K * g.nd));
+        s.tile_rows = std::max(1L, (1L << 21) / std::max(1L, K * g_.nd));
         s.tiles = (K + s.tile_rows - 1) / s.tile_rows;
-        steps.push_back(s);
-        const long si = static_cast<long>(steps.size()) - 1;
-        const Step& cur = steps.back();
-        work_all(cur.tiles, [&](long t) { return "e" + std::to_string(si) + "_" + std::to_string(t); }, [&](long t) {
-            std::vector<std::vector<std::uint64_t>> buf(blocks.size());
-            RowEvaluator row(g, f, part);
+        steps_.push_back(std::move(s));
+        const long si = static_cast<long>(steps_.size()) - 1;
+        const Step& cur = steps_.back();
+        work_all(cur.tiles, [&](long t) { return tile_name(si, t); }, [&](long t) {
+            std::vector<std::vector<std::uint64_t>> buf(blocks_.size());
+            RowEvaluator row(g_, f_, part_);
             const long i0 = t * cur.tile_rows, i1 = std::min(K, i0 + cur.tile_rows);
             for (long i = i0; i < i1; ++i) {
                 const long j0 = i < old ? old : 0;
                 if (j0 >= K) continue;
-                row.run(ra[i], rb, j0, K, [&](long c, long j, std::uint64_t v) {
-                    const std::size_t a = static_cast<std::size_t>(g.live[static_cast<std::size_t>(c)]);
+                row.run(ra_[i], rb_, j0, K, [&](long c, long j, std::uint64_t v) {
+                    const std::size_t a = static_cast<std::size_t>(g_.live[static_cast<std::size_t>(c)]);
                     if (i < cur.side[a] && j < cur.side[a]) buf[a].push_back(v);
                 });
             }
             std::string bytes;
-            for (std::size_t a = 0; a < blocks.size(); ++a) {
+            for (std::size_t a = 0; a < blocks_.size(); ++a) {
                 if (buf[a].size() != section(cur, t, cur.side[a])) throw std::logic_error("block store: tile section size");
                 bytes.append(reinterpret_cast<const char*>(buf[a].data()), buf[a].size() * sizeof(std::uint64_t));
             }
             return bytes;
         });
-        res.evaluations += (K * K - old * old) * g.nd;
-        old = K;
-        t0 = std::chrono::steady_clock::now();
-        std::vector<long> open_a;
-        for (std::size_t a = 0; a < blocks.size(); ++a)
-            if (!blocks[a].done) open_a.push_back(static_cast<long>(a));
-        std::stable_sort(open_a.begin(), open_a.end(), [&](long x, long y) { return blocks[static_cast<std::size_t>(x)].side > blocks[static_cast<std::size_t>(y)].side; });
-        auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(open_a[static_cast<std::size_t>(q)]); };
-        work_all(static_cast<long>(open_a.size()), rank_name, [&](long q) {
-            const std::size_t a = static_cast<std::size_t>(open_a[static_cast<std::size_t>(q)]);
-            const long side = cur.side[a];
-            NmodMat m(side, side, p);
-            for (std::size_t sj = 0; sj < steps.size(); ++sj) {
-                const Step& s2 = steps[sj];
-                for (long t = 0; t < s2.tiles; ++t) {
-                    std::size_t offset = 0;
-                    for (std::size_t b = 0; b < a; ++b) offset += section(s2, t, s2.side[b]);
-                    const std::size_t n = section(s2, t, s2.side[a]);
-                    if (n == 0) continue;
-                    const std::string bytes = store.get_range("e" + std::to_string(sj) + "_" + std::to_string(t), offset * 8, n * 8);
-                    const auto* v = reinterpret_cast<const std::uint64_t*>(bytes.data());
-                    std::size_t at = 0;
-                    const long i0 = t * s2.tile_rows, i1 = std::min(s2.side[a], std::min(s2.K, i0 + s2.tile_rows));
-                    for (long i = i0; i < i1; ++i)
-                        for (long j = i < s2.old ? s2.old : 0; j < s2.side[a]; ++j) {
-                            std::uint64_t x;
-                            std::memcpy(&x, v + at++, sizeof x);
-                            if (x >= p)
-                                throw invalid_input("block store '" + opt.store + "': unit e" + std::to_string(sj) + "_" + std::to_string(t) +
-                                                    " holds an entry not reduced mod p (a damaged unit file)");
-                            nmod_mat_entry(m.get(), i, j) = x;
-                        }
-                }
-            }
-            return std::to_string(rank_modular(m)) + "\n";
-        });
-        std::vector<Block*> open;
-        for (long q = 0; q < static_cast<long>(open_a.size()); ++q) {
-            Block& b = blocks[static_cast<std::size_t>(open_a[static_cast<std::size_t>(q)])];
-            const std::string text = store.get(rank_name(q));
+    }
+
+    void rank(const std::vector<Block*>& open) {
+        const long si = static_cast<long>(steps_.size()) - 1;
+        auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
+        auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
+        const long count = static_cast<long>(open.size());
+        work_all(count, rank_name, [&](long q) { return std::to_string(rank_modular(read_block(degree(q)))) + "\n"; });
+        for (long q = 0; q < count; ++q) {
+            Block& b = *open[static_cast<std::size_t>(q)];
+            const std::string text = store_.get(rank_name(q));
             char* endp = nullptr;
             b.rank = std::strtol(text.c_str(), &endp, 10);
             if (endp == text.c_str() || b.rank < 0 || b.rank > b.side)
-                throw invalid_input("block store '" + opt.store + "': rank unit " + rank_name(q) + " is damaged");
-            open.push_back(&b);
+                throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged");
         }
+    }
+
+    std::string note() const {
+        return "block store " + store_.dir() + ": " + std::to_string(units_here_.load()) + " of " + std::to_string(units_total_.load()) +
+               " units computed by this process (the others were already there or done by another); ";
+    }
+
+private:
+    struct Step {
+        long K = 0, old = 0, tile_rows = 1, tiles = 0;
+        std::vector<long> side;  // per degree a: the block's side at this step, 0 when closed
+    };
+
+    static std::string tile_name(std::size_t step, long t) { return "e" + std::to_string(step) + "_" + std::to_string(t); }
+
+    // Entries of a block of side `side` in tile t of step s: rows [t·R, …) ∩ [0, side), each
+    // with the columns [j0(i), side), j0(i) = old when i < old (the new columns of an old
+    // row) else 0. In a tile: blocks in increasing a, rows increasing, columns increasing.
+    static std::size_t section(const Step& s, long t, long side) {
+        const long i0 = t * s.tile_rows, i1 = std::min(side, std::min(s.K, i0 + s.tile_rows));
+        std::size_t n = 0;
+        for (long i = i0; i < i1; ++i) n += static_cast<std::size_t>(std::max(0L, side - (i < s.old ? s.old : 0)));
+        return n;
+    }
+
+    // Block a at the current step, from its sections of every tile so far.
+    NmodMat read_block(std::size_t a) const {
+        const long side = steps_.back().side[a];
+        NmodMat m(side, side, g_.p);
+        for (std::size_t sj = 0; sj < steps_.size(); ++sj) {
+            const Step& s = steps_[sj];
+            for (long t = 0; t < s.tiles; ++t) {
+                std::size_t offset = 0;
+                for (std::size_t b = 0; b < a; ++b) offset += section(s, t, s.side[b]);
+                const std::size_t n = section(s, t, s.side[a]);
+                if (n == 0) continue;
+                const std::string bytes = store_.get_range(tile_name(sj, t), offset * 8, n * 8);
+                const auto* v = reinterpret_cast<const std::uint64_t*>(bytes.data());
+                std::size_t at = 0;
+                const long i0 = t * s.tile_rows, i1 = std::min(s.side[a], std::min(s.K, i0 + s.tile_rows));
+                for (long i = i0; i < i1; ++i)
+                    for (long j = i < s.old ? s.old : 0; j < s.side[a]; ++j) {
+                        std::uint64_t x;
+                        std::memcpy(&x, v + at++, sizeof x);
+                        if (x >= g_.p)
+                            throw invalid_input("block store '" + store_.dir() + "': unit " + tile_name(sj, t) +
+                                                " holds an entry not reduced mod p (a damaged unit file)");
+                        nmod_mat_entry(m.get(), i, j) = x;
+                    }
+            }
+        }
+        return m;
+    }
+
+    // Runs compute(u) for every unit not yet in the store, over threads, each unit by
+    // exactly one claimant among all processes; waits for units others hold.
+    template <class Name, class Compute>
+    void work_all(long count, Name&& unit_name, Compute&& compute) {
+        units_total_ += count;
+        parallel(nt_, [&](int tid) {
+            for (;;) {
+                bool pending = false;
+                for (long u0 = 0; u0 < count && !cancel_requested(); ++u0) {
+                    const long u = (u0 + tid * count / nt_) % count;  // threads start apart
+                    const std::string name = unit_name(u);
+                    if (store_.done(name)) continue;
+                    auto claim = store_.claim(name);
+                    if (!claim) {
+                        pending = pending || !store_.done(name);
+                        continue;
+                    }
+                    store_.put(name, compute(u));
+                    ++units_here_;
+                }
+                throw_if_cancelled();
+                if (!pending) {
+                    bool all = true;
+                    for (long u = 0; u < count && all; ++u) all = store_.done(unit_name(u));
+                    if (all) return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));  // another process holds a unit
+            }
+        });
+    }
+
+    const Graded& g_;
+    const PointEvaluator& f_;
+    const Partition& part_;
+    const SidePoints &ra_, &rb_;
+    std::vector<Block>& blocks_;
+    int nt_;
+    detail::BlockStore store_;
+    std::vector<Step> steps_;
+    std::atomic<long> units_here_{0}, units_total_{0};
+};
+
+// The store's signature: everything that fixes the points, entries and ranks.
+std::string store_signature(const Network& net, const Partition& part, const EvaluationOptions& opt, const Graded& g) {
+    char grow[32];
+    std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
+    return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
+           "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
+           "; start " + std::to_string(opt.start) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
+           (g.pi >= 0 ? "1" : "0");
+}
+
+// The steps of the graded variant, wherever `be` keeps the entries: grow k, evaluate the
+// new pairs of [0, K)² into the open blocks, rank the open blocks (largest first), settle
+// them; stop when all are final or at the size limit.
+template <class Backend>
+RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vector<Block>& blocks, SidePoints& ra, SidePoints& rb,
+                        Rng& rng, Backend& be) {
+    RankAnswer res;
+    res.converged = false;  // until the rank stops growing
+    res.prime = g.p;
+    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
+    double bound = 0;
+    long old = 0;  // every pair in [0, old)² has been evaluated into each open block
+    for (long k = opt.start;; k = next_side(k, opt)) {
+        const long K = step_side(blocks, k, old, opt);
+        if (K == 0) break;
+        ra.extend(rng, g.p, K);
+        rb.extend(rng, g.p, K);
+        for (auto& b : blocks)
+            if (!b.done) b.side = std::min(k, b.cap);
+        be.evaluate(K, old);
+        res.evaluations += (K * K - old * old) * g.nd;
+        old = K;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<Block*> open;
+        for (auto& b : blocks)
+            if (!b.done) open.push_back(&b);
+        std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+        be.rank(open);
         res.phases.rank += since(t0);
-        if (settle(open, bound, g.D, p)) {
+        if (settle(open, bound, g.D, g.p)) {
             res.converged = true;
             break;
         }
         if (k == opt.max_side) break;
     }
-    res.note = "block store " + opt.store + ": " + std::to_string(units_here.load()) + " of " + std::to_string(units_total.load()) +
-               " units computed by this process (the others were already there or done by another); ";
+    res.note = be.note();
     graded_summary(res, blocks, g, opt);
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
+}
+
+}  // namespace
+
+static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    Setup st{0, 0, Rng(0)};
+    const Graded g = graded_setup(net, part, opt, st);
+    const PointEvaluator f(net, g.p, opt.batch);
+    std::vector<Block> blocks = initial_blocks(g);
+    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
+    const int nt = std::max(1, opt.threads);
+    if (opt.store.empty()) {
+        MemoryBackend be(g, f, part, ra, rb, blocks, nt);
+        return graded_steps(g, opt, blocks, ra, rb, st.rng, be);
+    }
+    StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.store, store_signature(net, part, opt, g));
+    return graded_steps(g, opt, blocks, ra, rb, st.rng, be);
 }
 
 namespace {
