@@ -48,6 +48,21 @@ Partition random_partition(Rng& rng, long n) {
     return Partition{a, b};
 }
 
+// A random homogeneous network and partition (with any_position, a random output position
+// for the families that have one), drawn in that order.
+struct Case {
+    NetworkSpec spec;
+    Network net;
+    Partition part;
+};
+Case random_case(Rng& rng, bool any_position) {
+    NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
+    if (any_position && family_info(s.family).per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+    Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
+    Partition part = random_partition(rng, s.tokens);
+    return Case{s, std::move(net), std::move(part)};
+}
+
 // Ranks mod p of the flattenings of f_a (the part of degree a in the A-variables), a = 0..D.
 std::vector<long> block_ranks_by_expansion(const Network& net, const Partition& part, std::uint64_t p, long D) {
     const QPoly f = expand(net);
@@ -73,9 +88,7 @@ TEST_CASE("graded evaluation = plain evaluation, and its blocks = flattenings of
     auto rng = seprank_test::rng_for("graded-vs-plain");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(60); ++it) {
-        const NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
-        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
-        const Partition part = random_partition(rng, s.tokens);
+        const auto [s, net, part] = random_case(rng, false);
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         EvaluationOptions o;
         o.seed = rng.next();
@@ -296,10 +309,7 @@ TEST_CASE("graded evaluation: the parity reduction and batching change nothing b
     auto rng = seprank_test::rng_for("graded-parity-vs-unreduced");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(40); ++it) {
-        NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
-        if (family_info(s.family).per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
-        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
-        const Partition part = random_partition(rng, s.tokens);
+        const auto [s, net, part] = random_case(rng, true);
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         EvaluationOptions o;
         o.seed = rng.next();
@@ -363,9 +373,7 @@ TEST_CASE("graded evaluation through a block store = in memory, after an interru
     INFO("seed " << seprank_test::seed());
     int interrupted = 0;
     for (int it = 0; it < seprank_test::iterations(12); ++it) {
-        NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
-        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
-        const Partition part = random_partition(rng, s.tokens);
+        const auto [s, net, part] = random_case(rng, false);
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
         EvaluationOptions o;
         o.seed = rng.next();
