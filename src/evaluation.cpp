@@ -221,7 +221,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
         }
         if (k == opt.max_side) break;
     }
-    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") +
+    res.note = (opt.batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel); " : std::string("one point at a time; ")) +
                (opt.store.empty() ? "" : "block store not used (plain variant); ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
@@ -392,7 +392,7 @@ void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Gra
         res.block_ranks.push_back(b.rank);
     }
     res.cols = res.rows;
-    res.note = std::string(opt.batch ? "batched evaluation; " : "one point at a time; ") + "graded: sep = sum of the ranks of the " +
+    res.note = (opt.batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(g.p) + " kernel); " : std::string("one point at a time; ")) + "graded: sep = sum of the ranks of the " +
                std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
                (g.pi >= 0 ? ", " + std::to_string(g.nd) + " of them of parity " + std::to_string(g.pi) + " (the others vanish by token-sign symmetry)" : "") + "; " +
                res.note;

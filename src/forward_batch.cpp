@@ -1,9 +1,12 @@
 #include "seprank/forward_batch.hpp"
 
+#include "forward_ifma.hpp"
 #include "forward_impl.hpp"
 #include "seprank/error.hpp"
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <memory_resource>
 
 namespace seprank {
@@ -102,6 +105,21 @@ struct LaneRing {
     W weight_fma(W s, W a, W b) const { return m.add(s, m.mul(a, b)); }
 };
 
+// Whether the AVX-512 IFMA kernel may run: built in, the processor (and the OS, which
+// libgcc's check includes) supports it, and SEPRANK_SIMD is not "0".
+bool ifma_usable() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool cpu = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512ifma");
+    }();
+    const char* env = std::getenv("SEPRANK_SIMD");  // read each time: a test may switch it
+    return cpu && detail::ifma_built() && !(env != nullptr && std::strcmp(env, "0") == 0);
+#else
+    return false;
+#endif
+}
+
 std::uint64_t checked_modulus(std::uint64_t p) {
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
     return p;
@@ -113,6 +131,7 @@ struct ModBatchEvaluator::Impl {
     NetworkSpec spec;
     LaneRing ring;
     NetWeights<std::uint64_t> w;  // Montgomery form
+    std::unique_ptr<detail::SimdEvaluator> simd;  // the IFMA kernel, when usable for p
 };
 
 ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
@@ -122,7 +141,9 @@ ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
     if (p % 2 == 1 && p < (std::uint64_t{1} << 63)) {
         const Montgomery m(p);
         impl_ = std::make_unique<Impl>(Impl{net.spec, LaneRing{m},
-                                            map_weights<std::uint64_t>(net.weights, [&m](const Rational& x) { return m.to(x.mod(m.p)); })});
+                                            map_weights<std::uint64_t>(net.weights, [&m](const Rational& x) { return m.to(x.mod(m.p)); }),
+                                            nullptr});
+        if (p >= 3 && p < (std::uint64_t{1} << 52) && ifma_usable()) impl_->simd = detail::make_ifma_evaluator(net, p, width_);
     }
 }
 
@@ -143,6 +164,7 @@ void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count,
         }
         return;
     }
+    if (impl_->simd) return impl_->simd->evaluate(points, count, out);
     const LaneRing& ring = impl_->ring;
     const Montgomery& m = ring.m;
     Point<Lanes> x(ntok, std::vector<Lanes>(per, ring.zero()));
@@ -159,6 +181,18 @@ void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count,
         const Lanes y = detail::Forward<LaneRing>(impl_->spec, impl_->w, r, &arena).output(x);
         for (std::size_t l = 0; l < n; ++l) out[q0 + l] = m.from(y.v[l]);
     }
+}
+
+const char* ModBatchEvaluator::kernel() const noexcept {
+    if (!impl_) return "one point";
+    return impl_->simd ? "avx512-ifma" : "montgomery";
+}
+
+bool ModBatchEvaluator::simd_available() noexcept { return ifma_usable(); }
+
+const char* ModBatchEvaluator::kernel_for(std::uint64_t p) noexcept {
+    if (p % 2 == 0 || p >= (std::uint64_t{1} << 63)) return "one point";
+    return p >= 3 && p < (std::uint64_t{1} << 52) && ifma_usable() ? "avx512-ifma" : "montgomery";
 }
 
 std::uint64_t ModBatchEvaluator::operator()(const Point<std::uint64_t>& point) const {

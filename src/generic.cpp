@@ -6,6 +6,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
@@ -28,7 +29,9 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     res.partition = to_string(part);
     res.degree = output_degree(spec).str();
     res.trials = opt.trials;
-    res.prime = random_prime(rng, 62);
+    if (opt.prime_bits < 20 || opt.prime_bits > 62)
+        throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
+    res.prime = random_prime(rng, static_cast<unsigned>(opt.prime_bits));
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
@@ -98,10 +101,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     res.kind = res.converged ? RankKind::generic : RankKind::modular_lower_bound;
     res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(half) + 1 : p;
     res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(half) + ", " + std::to_string(half) + "], ranked mod p = " + std::to_string(p)
-                                     : "weights uniform on Z/p, p = " + std::to_string(p) + " (random 62-bit prime)") +
+                                     : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(opt.prime_bits) + "-bit prime)") +
                "; failure_bound = (m*D/|S|)^T with m = " +
                std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree + ", T = " + std::to_string(opt.trials) +
-               "; assumes the certifying minor is not identically 0 mod p (negligible for a random 62-bit p)";
+               "; assumes the certifying minor is not identically 0 mod p (negligible for a random " + std::to_string(opt.prime_bits) + "-bit p)";
+    if (!flat) res.note += std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
     if (res.variant == "graded")

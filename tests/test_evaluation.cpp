@@ -240,11 +240,14 @@ TEST_CASE("batched evaluation = ModEvaluator, point by point, on every family an
     for (int it = 0; it < seprank_test::iterations(80); ++it) {
         const NetworkSpec s = seprank_test::random_spec(rng, lim);
         const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(100000)));
-        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 62) : primes[rng.below(std::size(primes))];
+        const std::uint64_t p = it % 3 == 0   ? random_prime(rng, 62)
+                                : it % 3 == 1 ? random_prime(rng, 20 + static_cast<unsigned>(rng.below(32)))  // IFMA range, where usable
+                                              : primes[rng.below(std::size(primes))];
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
         ModEvaluator ref(net, p);
         ModBatchEvaluator batch(net, p);
         CHECK(batch.batched() == (p % 2 == 1 && p < (1ULL << 63)));
+        CHECK(std::string(batch.kernel()) == ModBatchEvaluator::kernel_for(p));
         const std::size_t count = rng.below(3 * ModBatchEvaluator::lanes + 2);  // 0, partial and whole batches
         std::vector<std::uint64_t> flat;
         std::vector<std::uint64_t> expect;
@@ -263,6 +266,45 @@ TEST_CASE("batched evaluation = ModEvaluator, point by point, on every family an
     const Network net = random_network(s, 1, 5);
     CHECK_THROWS_AS(ModBatchEvaluator(net, 1), invalid_input);
     CHECK_THROWS_AS(ModBatchEvaluator(net, 7)(Point<std::uint64_t>(1, std::vector<std::uint64_t>(2))), invalid_input);
+}
+
+// The AVX-512 IFMA kernel (R = 2^52, 16 points per pass) against the scalar Montgomery
+// lanes (SEPRANK_SIMD=0) on the same points: primes from 3 to the largest below 2^52,
+// entries up to 2^64 − 1, counts that leave idle lanes. On a processor without IFMA both
+// evaluators are the Montgomery lanes and the test says so.
+TEST_CASE("IFMA kernel = Montgomery lanes, on every family, for primes below 2^52") {
+    auto rng = seprank_test::rng_for("ifma-vs-montgomery");
+    INFO("seed " << seprank_test::seed());
+    const bool simd = ModBatchEvaluator::simd_available();
+    if (!simd) MESSAGE("AVX-512 IFMA not usable here (build, processor or SEPRANK_SIMD): comparing Montgomery with itself");
+    seprank_test::SpecLimits lim;
+    lim.max_tokens = 4;
+    lim.max_dim = 4;
+    const std::uint64_t edge[] = {3, 5, 65537, 4503599627370449ULL /* largest prime < 2^52 */, 2251799813685119ULL /* largest < 2^51 */};
+    long compared = 0;
+    for (int it = 0; it < seprank_test::iterations(80); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000000)));
+        const std::uint64_t p = it % 2 == 0 ? edge[rng.below(std::size(edge))] : random_prime(rng, 2 + static_cast<unsigned>(rng.below(51)));
+        if (p == 2) continue;
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
+        ModBatchEvaluator fast(net, p);
+        ::setenv("SEPRANK_SIMD", "0", 1);
+        ModBatchEvaluator lanes(net, p);
+        ::unsetenv("SEPRANK_SIMD");
+        CHECK(std::string(lanes.kernel()) == "montgomery");
+        CHECK(std::string(fast.kernel()) == (simd ? "avx512-ifma" : "montgomery"));
+        const std::size_t count = rng.below(40);  // 0, partial and whole passes of 16
+        std::vector<std::uint64_t> flat(count * fast.width());
+        for (auto& v : flat) v = rng.below(4) == 0 ? ~0ULL - rng.below(3) : rng.below(rng.below(2) == 0 ? p : ~0ULL);
+        std::vector<std::uint64_t> a(count, 1), b(count, 2);
+        fast.evaluate(flat.data(), count, a.data());
+        lanes.evaluate(flat.data(), count, b.data());
+        CHECK(a == b);
+        for (std::size_t q = 0; q < count; ++q) CHECK(a[q] < p);
+        ++compared;
+    }
+    CHECK(compared > 0);
 }
 
 TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^parity") {

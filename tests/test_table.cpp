@@ -1,6 +1,7 @@
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/plot.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
@@ -85,6 +86,35 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
     CHECK(generic_rank(emb, balanced_partition(2), fl).bound_degree == "25");
     CHECK(generic_rank(emb, balanced_partition(2), e).bound_degree == "34");
     CHECK(generic_rank(emb, balanced_partition(2), fl).weight_degree == "16");
+}
+
+TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the rank does not change") {
+    NetworkSpec s;
+    s.tokens = 3;
+    s.dim = 2;
+    s.depth = 2;
+    GenericOptions wide;
+    wide.method = GenericMethod::evaluation;
+    wide.trials = 1;
+    const RankAnswer r62 = generic_rank(s, balanced_partition(3), wide);
+    for (int bits : {20, 36, 51, 52}) {
+        GenericOptions o = wide;
+        o.prime_bits = bits;
+        const RankAnswer r = generic_rank(s, balanced_partition(3), o);
+        INFO("bits " << bits << " p = " << r.prime);
+        CHECK(r.prime >= (std::uint64_t{1} << (bits - 1)));
+        CHECK(r.prime < (std::uint64_t{1} << bits));
+        CHECK(r.value == r62.value);
+        CHECK(r.failure_bound > r62.failure_bound);
+        const bool ifma = bits <= 52 && ModBatchEvaluator::simd_available();
+        CHECK((r.note.find("avx512-ifma kernel") != std::string::npos) == ifma);
+    }
+    CHECK(r62.note.find("montgomery kernel") != std::string::npos);
+    for (int bad : {19, 63, 0, -1}) {
+        GenericOptions o = wide;
+        o.prime_bits = bad;
+        CHECK_THROWS_WITH_AS(generic_rank(s, balanced_partition(3), o), doctest::Contains(std::to_string(bad).c_str()), invalid_input);
+    }
 }
 
 TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank") {

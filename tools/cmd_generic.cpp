@@ -10,6 +10,7 @@ struct GenericCommand final : Command {
     std::string generic_method = "auto", generic_partition, generic_variant = "auto";
     long trials = 2, generic_max_side = 4096, generic_start = 16;
     double generic_growth = 1.25;
+    int prime_bits = 62;
     std::string generic_store;
     std::string format = "text";
 
@@ -28,6 +29,7 @@ struct GenericCommand final : Command {
         sub->add_option("--start", generic_start, "evaluation: first matrix side k (a side at or above every block cap skips the growth)")->capture_default_str();
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
+        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (below 52 the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -50,6 +52,7 @@ struct GenericCommand final : Command {
         g.start = generic_start;
         g.growth = generic_growth;
         g.store = generic_store;
+        g.prime_bits = prime_bits;
         const auto t0 = std::chrono::steady_clock::now();
         const seprank::RankAnswer r = seprank::generic_rank(spec, part, g);
         json j = spec_json(spec);

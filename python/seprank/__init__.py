@@ -763,7 +763,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 16,
-                 growth: float = 1.25, store: Optional[str] = None) -> Answer:
+                 growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
     Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
@@ -776,6 +776,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     growth factor. ``store``: a folder for the graded evaluation's work units (created
     when missing): a run interrupted there resumes from its finished units, and several
     processes given the same folder share the work (docs/evaluation.md, "Block store").
+    ``prime_bits``: bits of p, 20..62; below 52 the evaluation can use the AVX-512 IFMA
+    kernel, and the failure bound grows accordingly.
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -786,7 +788,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     opts = {"trials": _int(trials, "trials"), "seed": _int(seed, "seed"),
             "method": _choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": _int(max_side, "max_side"), "variant": _choice(variant, "variant", ("auto", "plain", "graded")),
-            "threads": _int(threads, "threads"), "start": _int(start, "start")}
+            "threads": _int(threads, "threads"), "start": _int(start, "start"),
+            "prime_bits": _int(prime_bits, "prime_bits")}
     if isinstance(growth, bool) or not isinstance(growth, (int, float)):
         raise ValueError(f"growth: expected a number above 1, got {growth!r}")
     opts["growth"] = float(growth)

@@ -107,7 +107,8 @@ def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: 
          max_memory: float = ..., threads: int = ...) -> Answer: ...
 def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
-                 threads: int = ..., start: int = ..., growth: float = ..., store: Optional[str] = ...) -> Answer: ...
+                 threads: int = ..., start: int = ..., growth: float = ..., store: Optional[str] = ...,
+                 prime_bits: int = ...) -> Answer: ...
 class EpsRank:
     eps: float
     rank: Optional[int]

@@ -260,6 +260,7 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.threads = get_or<int>(o, "threads", g.threads);
     g.start = get_or<long>(o, "start", g.start);
     g.growth = get_or<double>(o, "growth", g.growth);
+    g.prime_bits = static_cast<int>(get_or<long>(o, "prime_bits", g.prime_bits));
     g.store = get_or<std::string>(o, "store", g.store);
     return g;
 }

@@ -195,6 +195,19 @@ def test_generic_block_store_matches_cli(cli, tmp_path):
         seprank.generic_rank(dict(tokens=2, dim=3, depth=3), method="evaluation", growth=1.0)
 
 
+def test_generic_prime_bits_matches_cli(cli):
+    # A 40-bit prime (the AVX-512 IFMA kernel where the processor has it): same prime,
+    # rank and bound from Python and the CLI, the same rank as with the default 62 bits.
+    args = ("--tokens", 3, "--dim", 2, "--depth", 2, "--trials", 1, "--method", "evaluation")
+    c = cli("generic", *args, "--prime-bits", 40)
+    a = seprank.generic_rank(dict(tokens=3, dim=2, depth=2), trials=1, method="evaluation", prime_bits=40)
+    same_answer(a, c)
+    assert 2**39 <= c["prime"] < 2**40 and "40-bit prime" in c["note"]
+    assert c["rank"] == cli("generic", *args)["rank"]
+    with pytest.raises(ValueError, match="prime bits = 19"):
+        seprank.generic_rank(dict(tokens=3, dim=2, depth=2), prime_bits=19)
+
+
 def test_degree_and_budget_match_cli(cli):
     net = seprank.hadamard(tokens=2, dim=2, depth=3, block_degree=2, seed=6)
     rows = seprank.degree(net)
