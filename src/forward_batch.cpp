@@ -62,7 +62,8 @@ struct LaneRing {
     }
     E zero() const { return broadcast(0); }
     E constant(long c) const {
-        const std::uint64_t a = static_cast<std::uint64_t>(c < 0 ? -c : c) % m.p;
+        const std::uint64_t mag = c < 0 ? 0 - static_cast<std::uint64_t>(c) : static_cast<std::uint64_t>(c);  // |c|, LONG_MIN too
+        const std::uint64_t a = mag % m.p;
         return broadcast(m.to(c < 0 && a != 0 ? m.p - a : a));
     }
     E mul(const E& a, const E& b) const {

@@ -57,24 +57,27 @@ struct IfmaRing {
     using W = W52;
     Mont52 m;
     long batch;  // products per reduction in dot_row: batch·p² <= p·2^52 and the low sums fit 64 bits
-    __m512i P, Q, zero_v;
+    __m512i P, Q, zero_v, one_v;
 
     explicit IfmaRing(const Mont52& mm)
         : m(mm),
           batch(static_cast<long>(std::min<std::uint64_t>((std::uint64_t{1} << 52) / mm.p, 2048))),
           P(_mm512_set1_epi64(static_cast<long long>(mm.p))),
           Q(_mm512_set1_epi64(static_cast<long long>(mm.q))),
-          zero_v(_mm512_setzero_si512()) {}
+          zero_v(_mm512_setzero_si512()),
+          one_v(_mm512_set1_epi64(1)) {}
 
     // x − p where x >= p, else x: x < 2p, and x − p wraps above 2^63 when x < p.
     __m512i reduce(__m512i x) const { return _mm512_min_epu64(x, _mm512_sub_epi64(x, P)); }
-    // (hi·2^52 + lo)·R⁻¹ mod p for hi·2^52 + lo < p·R, lo < 2^52: the low half of lo + m·p
-    // is 0 (m = lo·q), its carry into bit 52 is read from the unreduced low sum.
+    // (hi·2^52 + lo)·R⁻¹ mod p for hi·2^52 + lo < p·R, lo < 2^52. With m = lo·q mod 2^52,
+    // lo + low52(m·p) ≡ 0 (mod 2^52) and both terms are below 2^52, so their sum is 0
+    // when lo = 0 (then m = 0) and exactly 2^52 otherwise: the carry into bit 52 is
+    // [lo ≠ 0], a compare instead of a third multiply-add.
     __m512i redc(__m512i hi, __m512i lo) const {
         const __m512i mm = _mm512_madd52lo_epu64(zero_v, lo, Q);
         const __m512i r = _mm512_madd52hi_epu64(hi, mm, P);
-        const __m512i c = _mm512_srli_epi64(_mm512_madd52lo_epu64(lo, mm, P), 52);
-        return reduce(_mm512_add_epi64(r, c));
+        const __mmask8 carry = _mm512_test_epi64_mask(lo, lo);
+        return reduce(_mm512_mask_add_epi64(r, carry, r, one_v));
     }
     __m512i mul1(__m512i a, __m512i b) const {
         return redc(_mm512_madd52hi_epu64(zero_v, a, b), _mm512_madd52lo_epu64(zero_v, a, b));
@@ -87,7 +90,8 @@ struct IfmaRing {
     }
     E zero() const { return broadcast(0); }
     E constant(long c) const {
-        const std::uint64_t a = static_cast<std::uint64_t>(c < 0 ? -c : c) % m.p;
+        const std::uint64_t mag = c < 0 ? 0 - static_cast<std::uint64_t>(c) : static_cast<std::uint64_t>(c);  // |c|, LONG_MIN too
+        const std::uint64_t a = mag % m.p;
         return broadcast(m.to(c < 0 && a != 0 ? m.p - a : a));
     }
     E mul(const E& a, const E& b) const {
@@ -163,7 +167,7 @@ public:
         const std::size_t ntok = static_cast<std::size_t>(spec_.tokens);
         const std::size_t per = width_ / (ntok == 0 ? 1 : ntok);
         std::vector<std::vector<V>> x(ntok, std::vector<V>(per));
-        thread_local std::array<std::byte, 1 << 18> buffer;
+        thread_local std::array<std::byte, 1 << 19> buffer;  // twice the scalar lanes' arena: elements are 128 bytes
         alignas(64) std::array<std::uint64_t, kLanes> tmp;
         for (std::size_t q0 = 0; q0 < count; q0 += kLanes) {
             const std::size_t n = std::min<std::size_t>(kLanes, count - q0);
@@ -193,6 +197,10 @@ private:
 bool ifma_built() noexcept { return true; }
 
 std::unique_ptr<SimdEvaluator> make_ifma_evaluator(const Network& net, std::uint64_t p, std::size_t width) {
+    // The multiply-adds read 52 bits of each operand: a larger p would be truncated
+    // silently, so it gets no kernel (no exception here: see the header on what this file
+    // may define).
+    if (p < 3 || p % 2 == 0 || p >= (std::uint64_t{1} << 52)) return nullptr;
     return std::make_unique<IfmaEvaluator>(net, p, width);
 }
 

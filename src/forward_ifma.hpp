@@ -2,7 +2,7 @@
 //
 // The same forward pass (forward_impl.hpp) over vectors of 8 residues per 512-bit
 // register, 16 points per pass, in Montgomery form with R = 2^52: a product is four
-// 52-bit multiply-adds (vpmadd52luq / vpmadd52huq) for 8 points, where the scalar
+// 52-bit multiply-adds (vpmadd52luq / vpmadd52huq) and a compare for 8 points, where the scalar
 // Montgomery lanes spend three 64×64→128 multiplications per point. Needs p odd,
 // 3 <= p < 2^52 (a product a·b < p² fits the 104 bits of a multiply-add pair).
 //
@@ -29,8 +29,14 @@ public:
 // Whether this build has the kernel (compiler flags accepted at configure time).
 bool ifma_built() noexcept;
 
-// The kernel for `net` mod p. Precondition (checked by the caller, forward_batch.cpp):
-// ifma_built(), the processor has AVX-512 IFMA, p odd, 3 <= p < 2^52.
+// The kernel for `net` mod p; nullptr unless p is odd, 3 <= p < 2^52 (so a bad caller
+// cannot get silently truncated products). Precondition (checked by the caller,
+// forward_batch.cpp): ifma_built() and the processor has AVX-512 IFMA.
+//
+// Portability: everything in forward_ifma.cpp that the rest of the library could share
+// (inline functions of common headers emitted as weak symbols) must stay free of
+// AVX-512 and AVX instructions, because the linker may keep that copy for the whole
+// library; tests/simd_symbols_test.py disassembles the object and fails otherwise.
 std::unique_ptr<SimdEvaluator> make_ifma_evaluator(const Network& net, std::uint64_t p, std::size_t width);
 
 }  // namespace seprank::detail

@@ -48,6 +48,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
     const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
     const double set_size = 2.0 * static_cast<double>(half) + 1.0;  // = p for the default
+    bool at_caps = false;  // some trial reached every block cap (graded evaluation)
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         const std::uint64_t wseed = rng.next();
@@ -88,6 +89,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             res.rows = e.rows;
             res.cols = e.cols;
             res.converged = res.converged && e.converged;
+            // Graded: a bound of exactly 0 means every degree block reached its cap, the
+            // number of monomials that bounds its rank for all weights (docs/evaluation.md):
+            // then the sum of the caps is an upper bound of R* that this trial's lower
+            // bound meets, and R* is certain.
+            at_caps = at_caps || (e.converged && e.failure_bound == 0.0);
             res.variant = e.variant;
         }
         res.trial_ranks.push_back(r);
@@ -97,14 +103,20 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     for (long r : res.trial_ranks) res.degenerate += r < res.value;
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double per = m * fmpz_get_d(bdeg.get()) / set_size;
-    res.failure_bound = res.converged ? std::min(1.0, std::pow(std::min(1.0, per), static_cast<double>(opt.trials))) : 1.0;
+    res.converged = res.converged || at_caps;
+    res.failure_bound = at_caps         ? 0.0
+                        : res.converged ? std::min(1.0, std::pow(std::min(1.0, per), static_cast<double>(opt.trials)))
+                                        : 1.0;
     res.kind = res.converged ? RankKind::generic : RankKind::modular_lower_bound;
     res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(half) + 1 : p;
     res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(half) + ", " + std::to_string(half) + "], ranked mod p = " + std::to_string(p)
                                      : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(opt.prime_bits) + "-bit prime)") +
-               "; failure_bound = (m*D/|S|)^T with m = " +
-               std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree + ", T = " + std::to_string(opt.trials) +
-               "; assumes the certifying minor is not identically 0 mod p (negligible for a random " + std::to_string(opt.prime_bits) + "-bit p)";
+               (at_caps ? std::string("; failure_bound = 0: every degree block of a trial reached its cap (its number of monomials, a bound "
+                                      "for all weights), so the rank equals that upper bound and is certain")
+                        : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
+                              ", T = " + std::to_string(opt.trials) +
+                              "; assumes the certifying minor is not identically 0 mod p (negligible for a random " +
+                              std::to_string(opt.prime_bits) + "-bit p)");
     if (!flat) res.note += std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";

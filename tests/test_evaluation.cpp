@@ -289,9 +289,15 @@ TEST_CASE("IFMA kernel = Montgomery lanes, on every family, for primes below 2^5
         if (p == 2) continue;
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
         ModBatchEvaluator fast(net, p);
-        ::setenv("SEPRANK_SIMD", "0", 1);
-        ModBatchEvaluator lanes(net, p);
-        ::unsetenv("SEPRANK_SIMD");
+        ModBatchEvaluator lanes = [&] {  // SEPRANK_SIMD=0 for this one, the caller's setting restored
+            const char* old = std::getenv("SEPRANK_SIMD");
+            const std::string saved = old != nullptr ? old : "";
+            ::setenv("SEPRANK_SIMD", "0", 1);
+            ModBatchEvaluator e(net, p);
+            if (old != nullptr) ::setenv("SEPRANK_SIMD", saved.c_str(), 1);
+            else ::unsetenv("SEPRANK_SIMD");
+            return e;
+        }();
         CHECK(std::string(lanes.kernel()) == "montgomery");
         CHECK(std::string(fast.kernel()) == (simd ? "avx512-ifma" : "montgomery"));
         const std::size_t count = rng.below(40);  // 0, partial and whole passes of 16

@@ -88,6 +88,44 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
     CHECK(generic_rank(emb, balanced_partition(2), fl).weight_degree == "16");
 }
 
+TEST_CASE("generic rank: a graded trial that reaches every block cap is certain (failure_bound 0)") {
+    // N=2 dx=2 (L=2, 3): every odd-degree block reaches its monomial count; N=3 dx=2 L=2
+    // (partition 1,2|3) stays below the sum of its caps (docs/generic.md), so the bound
+    // stays positive.
+    for (long depth : {2L, 3L}) {
+        NetworkSpec s;
+        s.tokens = 2;
+        s.dim = 2;
+        s.depth = depth;
+        GenericOptions o;
+        o.method = GenericMethod::evaluation;
+        o.trials = 1;
+        o.prime_bits = 30;  // small p: the formula would give a visible bound
+        const RankAnswer r = generic_rank(s, balanced_partition(2), o);
+        INFO("depth " << depth << ": " << r.note);
+        CHECK(r.failure_bound == 0.0);
+        CHECK(r.kind == RankKind::generic);
+        CHECK(r.note.find("reached its cap") != std::string::npos);
+        SeparationOptions fo;  // the certified rank of one integer draw agrees
+        CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
+        GenericOptions fl = o;  // the flattening method never claims this
+        fl.method = GenericMethod::flattening;
+        const RankAnswer f = generic_rank(s, balanced_partition(2), fl);
+        CHECK(f.value == r.value);
+        CHECK(f.failure_bound > 0.0);
+    }
+    NetworkSpec s;
+    s.tokens = 3;
+    s.dim = 2;
+    s.depth = 2;
+    GenericOptions o;
+    o.method = GenericMethod::evaluation;
+    o.prime_bits = 30;
+    const RankAnswer r = generic_rank(s, balanced_partition(3), o);
+    CHECK(r.failure_bound > 0.0);
+    CHECK(r.note.find("reached its cap") == std::string::npos);
+}
+
 TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the rank does not change") {
     NetworkSpec s;
     s.tokens = 3;

@@ -29,7 +29,7 @@ struct GenericCommand final : Command {
         sub->add_option("--start", generic_start, "evaluation: first matrix side k (a side at or above every block cap skips the growth)")->capture_default_str();
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
-        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (below 52 the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
+        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (with at most 52 bits the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 

@@ -12,7 +12,7 @@
 // Kernels (kernel()): for an odd p < 2^52 on a processor with AVX-512 IFMA, when the
 // build has the kernel (Meson option simd) and the environment variable SEPRANK_SIMD is
 // not "0", 16 points per pass in 512-bit registers, Montgomery form with R = 2^52, a
-// product in four 52-bit multiply-adds for 8 points ("avx512-ifma"); otherwise
+// product in four 52-bit multiply-adds and a compare for 8 points ("avx512-ifma"); otherwise
 // 8 scalar Montgomery lanes ("montgomery"). All kernels give the same values.
 //
 // Montgomery arithmetic needs p odd and p < 2^63; for any other modulus (p = 2, or a

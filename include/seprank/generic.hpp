@@ -51,7 +51,7 @@ struct GenericOptions {
     // when missing; trial t keeps its units in STORE/trial<t>. Empty: in memory.
     std::string store;
     // Bits of the random prime p, 20..62 (checked, invalid_input). A smaller p raises the
-    // failure bound (m·D/p)^T; below 52 bits the batched evaluator can use its AVX-512
+    // failure bound (m·D/p)^T; with at most 52 bits the batched evaluator can use its AVX-512
     // IFMA kernel (forward_batch.hpp), several times faster on processors that have it.
     int prime_bits = 62;
 };

@@ -776,7 +776,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     growth factor. ``store``: a folder for the graded evaluation's work units (created
     when missing): a run interrupted there resumes from its finished units, and several
     processes given the same folder share the work (docs/evaluation.md, "Block store").
-    ``prime_bits``: bits of p, 20..62; below 52 the evaluation can use the AVX-512 IFMA
+    ``prime_bits``: bits of p, 20..62; with at most 52 bits the evaluation can use the AVX-512 IFMA
     kernel, and the failure bound grows accordingly.
     """
     if isinstance(net, Network):
@@ -790,6 +790,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             "max_side": _int(max_side, "max_side"), "variant": _choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": _int(threads, "threads"), "start": _int(start, "start"),
             "prime_bits": _int(prime_bits, "prime_bits")}
+    if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
+        raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
     if isinstance(growth, bool) or not isinstance(growth, (int, float)):
         raise ValueError(f"growth: expected a number above 1, got {growth!r}")
     opts["growth"] = float(growth)

@@ -204,8 +204,9 @@ def test_generic_prime_bits_matches_cli(cli):
     same_answer(a, c)
     assert 2**39 <= c["prime"] < 2**40 and "40-bit prime" in c["note"]
     assert c["rank"] == cli("generic", *args)["rank"]
-    with pytest.raises(ValueError, match="prime bits = 19"):
-        seprank.generic_rank(dict(tokens=3, dim=2, depth=2), prime_bits=19)
+    for bad in (19, 63, 2**32 + 40):  # the last one would wrap to 40 as a C++ int
+        with pytest.raises(ValueError, match=f"prime bits = {bad}"):
+            seprank.generic_rank(dict(tokens=3, dim=2, depth=2), prime_bits=bad)
 
 
 def test_degree_and_budget_match_cli(cli):
