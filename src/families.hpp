@@ -38,7 +38,16 @@
 #include <string_view>
 #include <vector>
 
+// This header and forward_impl.hpp name their contents in an inline namespace that the
+// includer may choose: forward_ifma.cpp compiles them for AVX-512 IFMA and defines
+// SEPRANK_KERNEL_NS as `ifma`, so the inline functions it emits (validate, slot_path, ...)
+// are its own symbols and never stand in for the plain x86-64 copies of the library.
+#ifndef SEPRANK_KERNEL_NS
+#define SEPRANK_KERNEL_NS base
+#endif
+
 namespace seprank::detail {
+inline namespace SEPRANK_KERNEL_NS {
 
 inline void require(bool ok, const std::string& msg) {
     if (!ok) throw invalid_input(msg);
@@ -470,4 +479,5 @@ inline bool is_family(Family f) {
     return false;
 }
 
+}  // inline namespace SEPRANK_KERNEL_NS
 }  // namespace seprank::detail

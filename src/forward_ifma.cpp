@@ -1,13 +1,34 @@
 #include "forward_ifma.hpp"
 
-#if defined(SEPRANK_HAVE_IFMA) && defined(__AVX512IFMA__) && defined(__AVX512F__)
+#if defined(SEPRANK_HAVE_IFMA)
 
-#include "forward_impl.hpp"
+// Everything shared with the rest of the library is parsed first, for plain x86-64:
+// inline functions of these headers (std::string, std::to_string, the error types, ...)
+// are emitted here as weak symbols and the linker keeps one copy for the whole library,
+// so no such copy may hold an AVX instruction (tests/simd_symbols_test.py checks it).
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <memory_resource>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Only what follows is compiled for AVX-512 IFMA: the forward pass templates (instantiated
+// here over IfmaRing, a type of this file's anonymous namespace, so their code is this
+// file's own) and the kernel. The private headers' non-template inline functions get
+// their own names here (SEPRANK_KERNEL_NS), so no copy of them is shared either.
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512ifma")
+#define SEPRANK_KERNEL_NS ifma
+#include "forward_impl.hpp"
 
 namespace seprank::detail {
 
@@ -193,6 +214,12 @@ private:
 };
 
 }  // namespace
+
+}  // namespace seprank::detail
+
+#pragma GCC pop_options
+
+namespace seprank::detail {
 
 bool ifma_built() noexcept { return true; }
 

@@ -6,9 +6,9 @@
 // Montgomery lanes spend three 64×64→128 multiplications per point. Needs p odd,
 // 3 <= p < 2^52 (a product a·b < p² fits the 104 bits of a multiply-add pair).
 //
-// forward_ifma.cpp is compiled with -mavx512f -mavx512vl -mavx512ifma when the compiler
-// accepts them (src/meson.build); it must only be entered on a processor that has
-// AVX-512 IFMA, which ifma_usable() checks (from a file compiled for any x86-64).
+// forward_ifma.cpp is compiled with the library's plain flags; its kernel alone is
+// compiled for AVX-512 F/VL/IFMA (`#pragma GCC target`, after the shared headers), and it
+// must only be entered on a processor that has AVX-512 IFMA, which ifma_usable() checks.
 #pragma once
 
 #include "seprank/network.hpp"

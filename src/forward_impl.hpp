@@ -21,6 +21,7 @@
 #include <vector>
 
 namespace seprank::detail {
+inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
 
 // The pass over ring R. Each family's steps live with its traits in families.hpp; they
 // use the public members below (spec, weights, ring, lin, dot_row, the vector makers, and
@@ -104,4 +105,5 @@ private:
     std::pmr::memory_resource* mr_;
 };
 
+}  // inline namespace SEPRANK_KERNEL_NS
 }  // namespace seprank::detail

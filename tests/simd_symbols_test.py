@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The AVX-512 IFMA object must not hand AVX code to the rest of the library.
 
-src/forward_ifma.cpp is compiled with -mavx512f -mavx512vl -mavx512ifma. Inline functions
-of common headers that it uses (std::string members, error types, ...) are emitted there
-as weak symbols too, and the linker keeps one copy of each for the whole library: if that
+src/forward_ifma.cpp compiles its kernel for AVX-512 F/VL/IFMA (#pragma GCC target after
+the shared headers). Inline functions of common headers that it uses (std::string members,
+std::to_string, error types, ...) are emitted there as weak symbols too, and the linker keeps one copy of each for the whole library: if that
 copy held an AVX instruction, a processor without AVX-512 would die with SIGILL in code
 that has nothing to do with the kernel. This test disassembles the object (nm, objdump)
 and fails if any globally visible symbol other than the two entry points contains an
