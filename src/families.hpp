@@ -28,6 +28,9 @@
 // then plain static calls; no virtual call or std::function per operation.
 #pragma once
 
+// Every header included here (and in forward_impl.hpp) must also be included by
+// forward_ifma.cpp before its `#pragma GCC target`, so that it is parsed for plain x86-64
+// there; a header first parsed under the pragma would lend AVX code to shared symbols.
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"

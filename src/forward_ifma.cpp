@@ -233,7 +233,7 @@ std::unique_ptr<SimdEvaluator> make_ifma_evaluator(const Network& net, std::uint
 
 }  // namespace seprank::detail
 
-#else  // built without the flags: no kernel
+#else  // built without SEPRANK_HAVE_IFMA (-Dsimd=disabled, or the compiler lacks the instructions): no kernel
 
 namespace seprank::detail {
 

@@ -14,6 +14,8 @@
 // formed twice.
 #pragma once
 
+// New includes here must also go into forward_ifma.cpp's list before its pragma (see
+// families.hpp).
 #include "families.hpp"
 #include "seprank/network.hpp"
 

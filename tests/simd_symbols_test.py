@@ -3,8 +3,8 @@
 
 src/forward_ifma.cpp compiles its kernel for AVX-512 F/VL/IFMA (#pragma GCC target after
 the shared headers). Inline functions of common headers that it uses (std::string members,
-std::to_string, error types, ...) are emitted there as weak symbols too, and the linker keeps one copy of each for the whole library: if that
-copy held an AVX instruction, a processor without AVX-512 would die with SIGILL in code
+std::to_string, error types, ...) are emitted there as weak symbols too, and the linker
+keeps one copy of each for the whole library: if that copy held an AVX instruction, a processor without AVX-512 would die with SIGILL in code
 that has nothing to do with the kernel. This test disassembles the object (nm, objdump)
 and fails if any globally visible symbol other than the two entry points contains an
 instruction with a VEX/EVEX mnemonic (v...), a mask-register instruction (k...), or a
