@@ -3,6 +3,7 @@
 #include "forward_ifma.hpp"
 #include "forward_impl.hpp"
 #include "seprank/error.hpp"
+#include "word_mod.hpp"
 
 #include <array>
 #include <cstdlib>
@@ -21,9 +22,7 @@ struct Montgomery {
     std::uint64_t p = 0, neg_pinv = 0, r2 = 0;  // −p⁻¹ mod 2^64, R² mod p
 
     explicit Montgomery(std::uint64_t modulus) : p(modulus) {
-        std::uint64_t inv = p;                          // p·p ≡ 1 mod 8: 3 bits
-        for (int i = 0; i < 5; ++i) inv *= 2 - p * inv;  // Newton: 6, 12, 24, 48, 96 bits
-        neg_pinv = ~inv + 1;
+        neg_pinv = 0 - detail::inverse_mod_2_64(p);
         const std::uint64_t r1 = (0 - p) % p;  // 2^64 mod p
         r2 = static_cast<std::uint64_t>(static_cast<u128>(r1) * r1 % p);
     }
@@ -62,9 +61,7 @@ struct LaneRing {
     }
     E zero() const { return broadcast(0); }
     E constant(long c) const {
-        const std::uint64_t mag = c < 0 ? 0 - static_cast<std::uint64_t>(c) : static_cast<std::uint64_t>(c);  // |c|, LONG_MIN too
-        const std::uint64_t a = mag % m.p;
-        return broadcast(m.to(c < 0 && a != 0 ? m.p - a : a));
+        return broadcast(m.to(detail::residue_of(c, m.p)));
     }
     E mul(const E& a, const E& b) const {
         E r;

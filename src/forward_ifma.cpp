@@ -9,6 +9,7 @@
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
+#include "word_mod.hpp"
 
 #include <immintrin.h>
 
@@ -44,9 +45,7 @@ constexpr int kLanes = 8 * kVecs;     // points per pass
 struct Mont52 {
     std::uint64_t p = 0, q = 0, r2 = 0, r3 = 0;  // q = −p⁻¹ mod 2^52, R² and R³ mod p
     explicit Mont52(std::uint64_t modulus) : p(modulus) {
-        std::uint64_t inv = p;
-        for (int i = 0; i < 5; ++i) inv *= 2 - p * inv;  // p⁻¹ mod 2^64
-        q = (0 - inv) & kMask52;
+        q = (0 - inverse_mod_2_64(p)) & kMask52;
         r2 = static_cast<std::uint64_t>((static_cast<u128>(1) << 104) % p);
         r3 = static_cast<std::uint64_t>((static_cast<u128>(r2) << 52) % p);
     }
@@ -111,9 +110,7 @@ struct IfmaRing {
     }
     E zero() const { return broadcast(0); }
     E constant(long c) const {
-        const std::uint64_t mag = c < 0 ? 0 - static_cast<std::uint64_t>(c) : static_cast<std::uint64_t>(c);  // |c|, LONG_MIN too
-        const std::uint64_t a = mag % m.p;
-        return broadcast(m.to(c < 0 && a != 0 ? m.p - a : a));
+        return broadcast(m.to(residue_of(c, m.p)));
     }
     E mul(const E& a, const E& b) const {
         E r;

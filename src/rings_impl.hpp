@@ -3,6 +3,7 @@
 
 #include "seprank/integer.hpp"
 #include "seprank/poly.hpp"
+#include "word_mod.hpp"
 
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
@@ -41,10 +42,7 @@ struct ModRing {
     nmod_t mod;
     explicit ModRing(std::uint64_t p) { nmod_init(&mod, p); }
     E zero() const { return 0; }
-    E constant(long c) const {
-        const std::uint64_t m = static_cast<std::uint64_t>(c < 0 ? -c : c) % mod.n;
-        return c < 0 ? nmod_neg(m, mod) : m;
-    }
+    E constant(long c) const { return residue_of(c, mod.n); }
     E mul(E a, E b) const { return nmod_mul(a, b, mod); }
     void add(E& acc, E x) const { acc = nmod_add(acc, x, mod); }
     void axpy(E& acc, W w, E x) const { acc = nmod_add(acc, nmod_mul(w, x, mod), mod); }

@@ -157,6 +157,17 @@ struct SpecLimits {
     bool residual = true;            // false: homogeneous networks only
 };
 
+// Linear attention (the default family) with N tokens of width dx, L layers and H heads;
+// every other field at its default.
+inline seprank::NetworkSpec attention_spec(long tokens, long dim, long depth, long heads = 1) {
+    seprank::NetworkSpec s;
+    s.tokens = tokens;
+    s.dim = dim;
+    s.depth = depth;
+    s.heads = heads;
+    return s;
+}
+
 // A valid random spec of any family (seprank::all_families()), within `lim`.
 inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim) {
     using seprank::Family;

@@ -14,24 +14,12 @@
 
 using namespace seprank;
 
-namespace {
-
-NetworkSpec spec_of(long tokens, long dim, long depth) {
-    NetworkSpec s;
-    s.tokens = tokens;
-    s.dim = dim;
-    s.depth = depth;
-    return s;
-}
-
-}  // namespace
-
 TEST_CASE("cancel: no scope, and a scope that never fires, change nothing") {
     CHECK_FALSE(cancel_requested());
     CHECK(current_cancel() == nullptr);
     Rng rng = seprank_test::rng_for("cancel-neutral");
     for (int it = 0; it < seprank_test::iterations(6); ++it) {
-        const NetworkSpec s = spec_of(2 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)));
+        const NetworkSpec s = seprank_test::attention_spec(2 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)));
         const Network net = random_network(s, rng.next());
         const Partition part = balanced_partition(s.tokens);
         EvaluationOptions eo;
@@ -50,7 +38,7 @@ TEST_CASE("cancel: no scope, and a scope that never fires, change nothing") {
 
 TEST_CASE("cancel: evaluation, generic and table stop with cancelled") {
     // attention N=2, dx=3, L=3 has rank 560: the evaluation grows k through many steps.
-    const Network net = random_network(spec_of(2, 3, 3), 5);
+    const Network net = random_network(seprank_test::attention_spec(2, 3, 3), 5);
     const Partition part = balanced_partition(2);
     for (int threads : {1, 2}) {
         for (auto variant : {EvaluationVariant::plain, EvaluationVariant::graded}) {
@@ -68,7 +56,7 @@ TEST_CASE("cancel: evaluation, generic and table stop with cancelled") {
         CancelScope scope([] { return true; }, 0);
         GenericOptions g;
         g.trials = 3;
-        CHECK_THROWS_AS(generic_rank(spec_of(3, 2, 1), balanced_partition(3), g), cancelled);
+        CHECK_THROWS_AS(generic_rank(seprank_test::attention_spec(3, 2, 1), balanced_partition(3), g), cancelled);
         SweepOptions sw;
         sw.tokens = {2, 3};
         const SweepPlan plan = plan_sweep(sw);

@@ -17,11 +17,7 @@ using namespace seprank;
 namespace {
 
 NetworkSpec attention(long n, long dx, long L, long H = 1, long r = 0) {
-    NetworkSpec s;
-    s.tokens = n;
-    s.dim = dx;
-    s.depth = L;
-    s.heads = H;
+    NetworkSpec s = seprank_test::attention_spec(n, dx, L, H);
     s.embed_rank = r;
     return s;
 }

@@ -8,16 +8,6 @@
 
 using namespace seprank;
 
-namespace {
-NetworkSpec attention(long n, long dx, long h, long l) {
-    NetworkSpec s;
-    s.tokens = n;
-    s.dim = dx;
-    s.heads = h;
-    s.depth = l;
-    return s;
-}
-}  // namespace
 
 TEST_CASE("validation names the bad value") {
     struct Case {
@@ -26,7 +16,7 @@ TEST_CASE("validation names the bad value") {
     };
     std::vector<Case> cases;
     auto add = [&](auto edit, const char* mention) {
-        NetworkSpec s = attention(4, 2, 1, 2);
+        NetworkSpec s = seprank_test::attention_spec(4, 2, 2, 1);
         edit(s);
         cases.push_back({s, mention});
     };
@@ -52,14 +42,14 @@ TEST_CASE("validation names the bad value") {
             CHECK(std::string(e.what()).find(c.mention) != std::string::npos);
         }
     }
-    NetworkSpec ok = attention(4, 2, 3, 1);
+    NetworkSpec ok = seprank_test::attention_spec(4, 2, 1, 3);
     ok.head_dim = 2;  // explicit da lifts the divisibility requirement
     CHECK_NOTHROW(validate(ok));
 }
 
 TEST_CASE("parameter counts and weight degrees follow the formulas of docs/theory.md §1") {
     for (long L = 0; L <= 6; ++L) {
-        NetworkSpec s = attention(3, 4, 2, L);
+        NetworkSpec s = seprank_test::attention_spec(3, 4, L, 2);
         CHECK(parameter_count(s) == Integer(4 * 4 * 2 * 2 * L));
         // D_L = 2 (3^L - 1)
         long p3 = 1;
@@ -117,7 +107,7 @@ TEST_CASE("weights JSON round-trips for every family and option") {
 }
 
 TEST_CASE("malformed weights files name the JSON path of the first bad value") {
-    Network net = random_network(attention(2, 2, 1, 2), 7);
+    Network net = random_network(seprank_test::attention_spec(2, 2, 2, 1), 7);
     const nlohmann::json good = nlohmann::json::parse(network_to_json(net));
     struct Bad {
         std::function<void(nlohmann::json&)> edit;
@@ -154,7 +144,7 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
 }
 
 TEST_CASE("low-rank attention keeps rows of W^Q beyond k at zero") {
-    NetworkSpec s = attention(3, 3, 1, 2);
+    NetworkSpec s = seprank_test::attention_spec(3, 3, 2, 1);
     s.attention_rank = 1;
     Network net = random_network(s, 11);
     for (const auto& l : net.weights.layers)

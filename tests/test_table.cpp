@@ -51,10 +51,7 @@ TEST_CASE("Levine et al. bounds against hand-computed values") {
 }
 
 TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the flattening") {
-    NetworkSpec s;
-    s.tokens = 2;
-    s.dim = 2;
-    s.depth = 2;
+    NetworkSpec s = seprank_test::attention_spec(2, 2, 2);
     for (long trials : {1L, 2L, 3L}) {
         GenericOptions o;
         o.trials = trials;
@@ -93,10 +90,7 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is certain 
     // (partition 1,2|3) stays below the sum of its caps (docs/generic.md), so the bound
     // stays positive.
     for (long depth : {2L, 3L}) {
-        NetworkSpec s;
-        s.tokens = 2;
-        s.dim = 2;
-        s.depth = depth;
+        NetworkSpec s = seprank_test::attention_spec(2, 2, depth);
         GenericOptions o;
         o.method = GenericMethod::evaluation;
         o.trials = 1;
@@ -114,10 +108,7 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is certain 
         CHECK(f.value == r.value);
         CHECK(f.failure_bound > 0.0);
     }
-    NetworkSpec s;
-    s.tokens = 3;
-    s.dim = 2;
-    s.depth = 2;
+    NetworkSpec s = seprank_test::attention_spec(3, 2, 2);
     GenericOptions o;
     o.method = GenericMethod::evaluation;
     o.prime_bits = 30;
@@ -127,10 +118,7 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is certain 
 }
 
 TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the rank does not change") {
-    NetworkSpec s;
-    s.tokens = 3;
-    s.dim = 2;
-    s.depth = 2;
+    NetworkSpec s = seprank_test::attention_spec(3, 2, 2);
     GenericOptions wide;
     wide.method = GenericMethod::evaluation;
     wide.trials = 1;
@@ -156,10 +144,7 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
 }
 
 TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank") {
-    NetworkSpec s;
-    s.tokens = 2;
-    s.dim = 2;
-    s.depth = 1;
+    NetworkSpec s = seprank_test::attention_spec(2, 2, 1);
     GenericOptions o;
     o.trials = 30;
     o.weight_range = 1;  // weights in {-1, 0, 1}: zero rows and cancellations are common
@@ -306,10 +291,7 @@ TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theore
     h.positions = {1};
     CHECK(plan_sweep(h).configs.size() == 2 * 3);
     // columns of one embedded row: s_up = L·min{r, dx}, s_low where 3^L > dx and H < r
-    NetworkSpec s;
-    s.tokens = 2;
-    s.dim = 2;
-    s.depth = 2;
+    NetworkSpec s = seprank_test::attention_spec(2, 2, 2);
     s.embed_rank = 3;
     SweepOptions one;
     const Row r = table_row(s, one);
