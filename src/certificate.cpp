@@ -144,9 +144,7 @@ SparseEchelon dense_reduced_echelon(const NmodMat& a) {
 
 // ---------------------------------------------------------------- the certificate
 
-namespace {
-
-SparseZMat transpose(const SparseZMat& a) {
+SparseZMat detail::transpose(const SparseZMat& a) {
     SparseZMat t;
     t.rows = a.cols;
     t.cols = a.rows;
@@ -155,6 +153,10 @@ SparseZMat transpose(const SparseZMat& a) {
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) t.row[static_cast<std::size_t>(j)].emplace_back(i, v);
     return t;
 }
+
+namespace {
+
+using detail::transpose;
 
 // The reduced echelon form of w mod p, dense or sparse by density.
 SparseEchelon reduced_echelon_mod(const SparseZMat& w, std::uint64_t p, bool dense) {

@@ -83,8 +83,8 @@ std::vector<Column> make_columns() {
         {"certified", "true only for an exact, certified rank over Q", A(a.certified())},
         {"label", "certified | generic lower bound | probabilistic (p <= δ) | lower bound", A(a.label())},
         {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep", A(a.quantity)},
-        {"bound", "how the value relates to sep: sep | lower bound of sep (null for a bare matrix)", A(
-             a.quantity == "matrix" ? Value() : Value(a.certified() && a.quantity == "sep" ? "sep" : "lower bound of sep"))},
+        {"bound", "how the value relates to sep: sep | generic sep | lower bound of sep (null for a bare matrix)", A(
+             a.quantity == "matrix" ? Value() : Value(!a.certified() ? "lower bound of sep" : a.quantity == "sep" ? "sep" : a.quantity == "generic sep" ? "generic sep" : "lower bound of sep"))},
         {"method", "flattening | grid | evaluation | matrix", A(a.method)},
         {"variant", "the algorithm that produced the value", A(a.variant.empty() ? Value() : Value(a.variant))},
         {"field", "Q | Z/p: where the final rank was computed", A(a.field)},
@@ -94,7 +94,9 @@ std::vector<Column> make_columns() {
         {"primes_used", "moduli used in all, certificate included", A(a.primes_used)},
         {"converged", "evaluation/generic: the rank stopped growing (else a lower bound only)", A(a.method == "evaluation" || a.trials > 0 ? Value(a.converged) : Value())},
         {"evaluations", "evaluation: forward passes", A(a.method == "evaluation" || a.evaluations > 0 ? Value(a.evaluations) : Value())},
-        {"block_ranks", "graded evaluation: rank of each degree block", A(a.block_ranks.empty() ? Value() : Value(a.block_ranks))},
+        {"block_ranks", "graded evaluation: rank of each degree block; block certificate: rank of each connected block", A(a.block_ranks.empty() ? Value() : Value(a.block_ranks))},
+        {"kernel_blocks", "block certificate: the blocks (0-based, into block_ranks) below their smaller side, proven by exact kernel vectors", A(a.variant == "blocks" ? Value(a.kernel_blocks) : Value())},
+        {"kernel_bits", "block certificate: the largest numerator or denominator of those kernel vectors, bits", A(a.variant == "blocks" && !a.kernel_blocks.empty() ? Value(a.kernel_bits) : Value())},
         {"trials", "generic: weight draws T", A(a.trials > 0 ? Value(a.trials) : Value())},
         {"trial_ranks", "generic: the rank of each draw", A(a.trial_ranks.empty() ? Value() : Value(a.trial_ranks))},
         {"degenerate", "generic: draws below the maximum", A(a.trials > 0 ? Value(a.degenerate) : Value())},
@@ -174,7 +176,7 @@ Record make_record(const RowSource& src, const std::vector<std::string>& names) 
 const std::vector<std::string>& answer_columns() {
     static const std::vector<std::string> names = {
         "partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound", "method", "variant",
-        "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "trials",
+        "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials",
         "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds",
         "phases", "peak_mib", "note"};
     return names;

@@ -688,13 +688,18 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
     res.method = "evaluation";
     res.quantity = "sep";
     res.field = "Z/p";
-    res.kind = RankKind::modular_lower_bound;
+    // Graded, converged with a bound of exactly 0: every degree block's rank mod p reached
+    // its cap, the number of its monomials. rank_p E_a ≤ rank_Q C_a ≤ cap_a (E_a =
+    // V_A C_a V_Bᵀ), so sep = Σ cap_a exactly at these weights.
+    const bool at_caps = res.variant.rfind("graded", 0) == 0 && res.converged && res.failure_bound == 0.0;
+    res.kind = at_caps ? RankKind::exact : RankKind::modular_lower_bound;
     res.primes_used = 1;
     res.partition = to_string(part);
     res.degree = output_degree(net.spec).str();
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note +
-               (res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
-                              : "rank still full at the size limit: a lower bound only");
+               (at_caps        ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
+                : res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
+                               : "rank still full at the size limit: a lower bound only");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.phases.matrix = std::max(0.0, res.seconds - res.phases.rank);  // the forward evaluations
     res.peak_mib = peak_rss_mib();

@@ -89,11 +89,10 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             res.rows = e.rows;
             res.cols = e.cols;
             res.converged = res.converged && e.converged;
-            // Graded: a bound of exactly 0 means every degree block reached its cap, the
-            // number of monomials that bounds its rank for all weights (docs/evaluation.md):
-            // then the sum of the caps is an upper bound of R* that this trial's lower
-            // bound meets, and R* is certain.
-            at_caps = at_caps || (e.converged && e.failure_bound == 0.0);
+            // Graded, exact: every degree block reached its cap, the number of monomials
+            // that bounds its rank for all weights (docs/evaluation.md): the sum of the
+            // caps is an upper bound of R* that this trial's lower bound meets.
+            at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
         }
         res.trial_ranks.push_back(r);
@@ -107,12 +106,14 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     res.failure_bound = at_caps         ? 0.0
                         : res.converged ? std::min(1.0, std::pow(std::min(1.0, per), static_cast<double>(opt.trials)))
                                         : 1.0;
-    res.kind = res.converged ? RankKind::generic : RankKind::modular_lower_bound;
+    // Every degree block of a trial at its cap: the trial's integer network has sep = the
+    // sum of the caps exactly, and no weights give more, so R* is that sum: exact.
+    res.kind = at_caps ? RankKind::exact : res.converged ? RankKind::generic : RankKind::modular_lower_bound;
     res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(half) + 1 : p;
     res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(half) + ", " + std::to_string(half) + "], ranked mod p = " + std::to_string(p)
                                      : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(opt.prime_bits) + "-bit prime)") +
-               (at_caps ? std::string("; failure_bound = 0: every degree block of a trial reached its cap (its number of monomials, a bound "
-                                      "for all weights), so the rank equals that upper bound and is certain")
+               (at_caps ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
+                                      "for all weights), so the generic rank equals that upper bound")
                         : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
                               ", T = " + std::to_string(opt.trials) +
                               "; assumes the certifying minor is not identically 0 mod p (negligible for a random " +

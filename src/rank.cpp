@@ -243,12 +243,20 @@ void detail::set_certified(RankAnswer& res, long r) {
     res.failure_bound = 0;
 }
 
-std::string to_string(Certificate c) { return c == Certificate::hadamard ? "hadamard" : "pivot-span"; }
+std::string to_string(Certificate c) {
+    switch (c) {
+        case Certificate::blocks: return "blocks";
+        case Certificate::pivot_span: return "pivot-span";
+        case Certificate::hadamard: return "hadamard";
+    }
+    return "?";
+}
 
 Certificate certificate_from_string(const std::string& s) {
+    if (s == "blocks") return Certificate::blocks;
     if (s == "pivot-span") return Certificate::pivot_span;
     if (s == "hadamard") return Certificate::hadamard;
-    throw invalid_input("unknown certificate '" + s + "' (expected pivot-span or hadamard)");
+    throw invalid_input("unknown certificate '" + s + "' (expected blocks, pivot-span or hadamard)");
 }
 
 namespace {
@@ -281,7 +289,12 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.note = "zero matrix";
         return res;
     }
-    return opt.certificate == Certificate::hadamard ? detail::rank_hadamard(input, opt) : detail::rank_pivot_span(input, opt);
+    switch (opt.certificate) {
+        case Certificate::hadamard: return detail::rank_hadamard(input, opt);
+        case Certificate::pivot_span: return detail::rank_pivot_span(input, opt);
+        case Certificate::blocks: break;
+    }
+    return detail::rank_blocks(input, opt);
 }
 
 // The Hadamard reference; phases.rank is the first modular rank.

@@ -22,6 +22,10 @@ void set_certified(RankAnswer& res, long r);
 RankAnswer rank_hadamard(const SparseZMat& input, const RankOptions& opt);
 // The pivot-span certificate (certificate.hpp); input not trivial, opt.certify.
 RankAnswer rank_pivot_span(const SparseZMat& input, const RankOptions& opt);
+// The block certificate (blocks.hpp); input not trivial, opt.certify.
+RankAnswer rank_blocks(const SparseZMat& input, const RankOptions& opt);
+// aᵀ (rows sorted by column: each row's entries stay in increasing order).
+SparseZMat transpose(const SparseZMat& a);
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

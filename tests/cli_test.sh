@@ -91,7 +91,21 @@ PY
 "$S" rank --tokens 2 --dim 2 --depth 2 --method evaluation --format json >"$T/re.json" || fail "evaluation run"
 /usr/bin/python3 -c "
 import json; a=json.load(open('$T/r.json')); b=json.load(open('$T/re.json'))
-assert a['rank'] == b['rank'] and b['certified'] is False and b['terms'] is None and 'failure_bound' in b, (a, b)" || fail "evaluation vs flattening"
+assert a['rank'] == b['rank'] and b['terms'] is None and 'failure_bound' in b, (a, b)
+# every degree block at its cap (N=2 dx=2 L=2): the evaluation is exact, and says why
+assert b['certified'] is True and b['failure_bound'] == 0 and 'reached its cap' in b['note'], b" || fail "evaluation vs flattening"
+"$S" rank --tokens 3 --dim 2 --depth 2 --partition '1,2|3' --method evaluation --format json >"$T/re3.json" || fail "evaluation run N=3"
+/usr/bin/python3 -c "
+import json; b=json.load(open('$T/re3.json'))
+assert b['certified'] is False and b['failure_bound'] > 0 and 'reached its cap' not in b['note'], b" || fail "evaluation below its caps is not exact"
+# the block certificate on a rank-deficient flattening, and its references
+"$S" rank --tokens 2 --dim 3 --depth 2 --format json >"$T/rb.json" || fail "blocks run"
+"$S" rank --tokens 2 --dim 3 --depth 2 --certificate pivot-span --format json >"$T/rs.json" || fail "pivot-span run"
+/usr/bin/python3 -c "
+import json; b=json.load(open('$T/rb.json')); s=json.load(open('$T/rs.json'))
+assert b['variant'] == 'blocks' and b['certified'] and b['rank'] == s['rank'] == sum(b['block_ranks']), (b, s)
+assert s['variant'] == 'pivot-span' and s['kernel_blocks'] is None, s" || fail "blocks vs pivot-span"
+expect_rc 2 "certificate" -- rank --certificate global
 "$S" rank --poly "(x1_1 + x1_1^2)*x2_1" --format json >"$T/rp.json" || fail "poly rank"
 /usr/bin/python3 -c "
 import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polynomial_terms'] == 2, r" || fail "(x+x^2)y"

@@ -215,3 +215,49 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
 }
 
 }  // namespace seprank_test
+
+// ---------------------------------------------------------------------------
+// Matrices of known rank.
+#include "seprank/matrix.hpp"
+
+#include <algorithm>
+
+namespace seprank_test {
+
+// A matrix of rank exactly r made like FLINT's randrank + randops: r non-zero entries of
+// `bits` bits on distinct rows and columns (a permuted diagonal), then `ops` random
+// elementary row and column operations (add ±k times one line to another, |k| ≤ 2^kbits),
+// which are unimodular: the rank stays r over Q. Few operations keep it sparse.
+inline seprank::ZMat random_rank(seprank::Rng& rng, long m, long n, long r, unsigned bits, long ops, unsigned kbits = 2) {
+    using namespace seprank;
+    ZMat a(m, n);
+    std::vector<long> rows(static_cast<std::size_t>(m)), cols(static_cast<std::size_t>(n));
+    for (long i = 0; i < m; ++i) rows[static_cast<std::size_t>(i)] = i;
+    for (long j = 0; j < n; ++j) cols[static_cast<std::size_t>(j)] = j;
+    for (long i = m - 1; i > 0; --i) std::swap(rows[static_cast<std::size_t>(i)], rows[rng.below(static_cast<std::uint64_t>(i + 1))]);
+    for (long j = n - 1; j > 0; --j) std::swap(cols[static_cast<std::size_t>(j)], cols[rng.below(static_cast<std::uint64_t>(j + 1))]);
+    for (long k = 0; k < r; ++k) {
+        Integer v = rng.big(bits);
+        if (v.is_zero()) v = Integer(1);
+        fmpz_set(fmpz_mat_entry(a.get(), rows[static_cast<std::size_t>(k)], cols[static_cast<std::size_t>(k)]), v.get());
+    }
+    Integer f;
+    for (long t = 0; t < ops; ++t) {
+        f = rng.big(kbits);
+        if (f.is_zero()) continue;
+        if (rng.below(2) == 0 && m > 1) {  // row i += f · row j
+            const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m)));
+            long j = static_cast<long>(rng.below(static_cast<std::uint64_t>(m - 1)));
+            j += j >= i;
+            for (long c = 0; c < n; ++c) fmpz_addmul(fmpz_mat_entry(a.get(), i, c), f.get(), fmpz_mat_entry(a.get(), j, c));
+        } else if (n > 1) {  // column i += f · column j
+            const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+            long j = static_cast<long>(rng.below(static_cast<std::uint64_t>(n - 1)));
+            j += j >= i;
+            for (long c = 0; c < m; ++c) fmpz_addmul(fmpz_mat_entry(a.get(), c, i), f.get(), fmpz_mat_entry(a.get(), c, j));
+        }
+    }
+    return a;
+}
+
+}  // namespace seprank_test

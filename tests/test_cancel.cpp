@@ -85,7 +85,9 @@ TEST_CASE("cancel: the certificate rounds of rank_certified") {
     const RankAnswer full = rank_certified(a, ro);
     CHECK(full.value == fmpz_mat_rank(a.get()));
     CancelScope scope([] { return true; }, 0);
-    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);  // pivot-span (the default)
+    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);  // blocks (the default)
+    ro.certificate = Certificate::pivot_span;
+    CHECK_THROWS_AS(rank_certified(a, ro), cancelled);
     ro.certificate = Certificate::hadamard;
     CHECK_THROWS_AS(rank_certified(a, ro), cancelled);  // the reference certificate
 }

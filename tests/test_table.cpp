@@ -1,5 +1,6 @@
 #include "seprank/bounds.hpp"
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/plot.hpp"
@@ -85,7 +86,7 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
     CHECK(generic_rank(emb, balanced_partition(2), fl).weight_degree == "16");
 }
 
-TEST_CASE("generic rank: a graded trial that reaches every block cap is certain (failure_bound 0)") {
+TEST_CASE("generic rank: a graded trial that reaches every block cap is exact (failure_bound 0)") {
     // N=2 dx=2 (L=2, 3): every odd-degree block reaches its monomial count; N=3 dx=2 L=2
     // (partition 1,2|3) stays below the sum of its caps (docs/generic.md), so the bound
     // stays positive.
@@ -98,8 +99,15 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is certain 
         const RankAnswer r = generic_rank(s, balanced_partition(2), o);
         INFO("depth " << depth << ": " << r.note);
         CHECK(r.failure_bound == 0.0);
-        CHECK(r.kind == RankKind::generic);
+        CHECK(r.kind == RankKind::exact);
+        CHECK(r.certified());
         CHECK(r.note.find("reached its cap") != std::string::npos);
+        // the same evaluation at fixed weights is exact too
+        EvaluationOptions eo;
+        eo.prime = r.prime;
+        const RankAnswer at = evaluation_rank(random_network(s, 9, 1000), balanced_partition(2), eo);
+        CHECK(at.kind == RankKind::exact);
+        CHECK(at.value == r.value);
         SeparationOptions fo;  // the certified rank of one integer draw agrees
         CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
         GenericOptions fl = o;  // the flattening method never claims this
@@ -114,6 +122,7 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is certain 
     o.prime_bits = 30;
     const RankAnswer r = generic_rank(s, balanced_partition(3), o);
     CHECK(r.failure_bound > 0.0);
+    CHECK(r.kind == RankKind::generic);
     CHECK(r.note.find("reached its cap") == std::string::npos);
 }
 

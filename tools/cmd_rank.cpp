@@ -8,7 +8,7 @@ namespace {
 struct RankCommand final : Command {
     NetOptions ro;
     std::string partition_text, method = "flattening", field = "Q", templates_file, rank_poly, matrix_file, save_matrix;
-    std::string variant = "auto", certificate = "pivot-span";
+    std::string variant = "auto", certificate = "blocks";
     long templates = 2, max_side = 4096;
     bool all_balanced = false;
     std::string format = "text";
@@ -24,8 +24,8 @@ struct RankCommand final : Command {
         sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
-        sub->add_option("--certificate", certificate, "field Q, rank below full: pivot-span (non-pivot columns proven to be combinations of the pivot columns) or hadamard (multimodular reference)")
-            ->check(CLI::IsMember({"pivot-span", "hadamard"}))->capture_default_str();
+        sub->add_option("--certificate", certificate, "field Q, rank below full: blocks (exact kernel vectors per connected block, on its smaller side), pivot-span (non-pivot columns of the whole matrix proven to be combinations of the pivot columns) or hadamard (multimodular reference)")
+            ->check(CLI::IsMember({"blocks", "pivot-span", "hadamard"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--matrix", matrix_file, "rank this integer matrix (Matrix Market file, coordinate or array) instead of a network");

@@ -3,8 +3,10 @@
 // rank_certified (a matrix), evaluation_rank (black box), separation_rank (network or
 // polynomial, any method) and generic_rank all return a RankAnswer. Its `kind` says what
 // the number is, honestly (docs/theory.md, "What the labels mean"):
-//   exact                the rank over Q, certified (full rank mod p; a multimodular
-//                        Hadamard certificate; or fraction-free elimination over Z).
+//   exact                the rank over Q, certified (full rank mod p; exact kernel
+//                        vectors per block; a multimodular Hadamard certificate;
+//                        fraction-free elimination over Z; an evaluation whose every
+//                        degree block reached its cap).
 //                        failure_bound = 0.
 //   modular_lower_bound  a rank mod p, or of a matrix that did not reach its final size:
 //                        a certified LOWER bound of the quantity. failure_bound bounds the
@@ -51,9 +53,10 @@ struct RankAnswer {
     double failure_bound = 1;         // see above: 0 for exact, 1 when no bound is known
     std::string quantity = "sep";     // sep | grid | matrix | generic sep
     std::string method;               // flattening | grid | evaluation | matrix
-    std::string variant;              // the algorithm that produced the value: fraction-free,
-                                      // modular-dense, modular-sparse, hadamard-multimodular,
-                                      // trivial (rank engine); plain, graded (evaluation)
+    std::string variant;              // the algorithm that produced the value: blocks, pivot-span,
+                                      // fraction-free, modular-dense, modular-sparse,
+                                      // hadamard-multimodular, trivial (rank engine); plain,
+                                      // graded (evaluation)
     std::string field = "Q";          // Q | Z/p: where the final rank was computed
     long rows = 0, cols = 0;          // shape of the matrix ranked (graded evaluation: of the
                                       // block-diagonal matrix, the sum of the block sides)
@@ -69,7 +72,11 @@ struct RankAnswer {
     long terms = -1;                  // terms of the expanded f (-1: f was not expanded)
     bool converged = true;            // evaluation/generic: the rank stopped growing
     long evaluations = 0;             // evaluation: forward passes
-    std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a
+    std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
+                                      // block certificate: rank of each connected block
+    std::vector<long> kernel_blocks;  // block certificate: the blocks (indices into block_ranks)
+                                      // below their smaller side, which needed a kernel
+    long kernel_bits = 0;             // block certificate: largest entry of those kernels, bits
     long trials = 0;                  // generic: weight draws T
     std::vector<long> trial_ranks;    // generic: rank of each draw
     long degenerate = 0;              // generic: draws below the maximum

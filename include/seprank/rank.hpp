@@ -14,11 +14,13 @@
 //   rank_certified(A)        exact rank over Q with a proof:
 //                            (1) r = rank mod a random 62-bit prime: rank_Q ≥ r.
 //                            (2) if r = min(m, n): rank_Q = r.
-//                            (3) else the certificate of opt.certificate: pivot-span
-//                                (default, certificate.hpp: the non-pivot columns are
-//                                checked exactly to be Q-combinations of the pivot
-//                                columns; falls back to Hadamard when too large), or
-//                                Hadamard (the reference), as follows.
+//                            (3) else the certificate of opt.certificate: blocks
+//                                (default, blocks.hpp: per connected block, exact
+//                                kernel vectors on its smaller side), pivot-span
+//                                (certificate.hpp: the non-pivot columns are checked
+//                                exactly to be Q-combinations of the pivot columns;
+//                                falls back to Hadamard when too large), or Hadamard
+//                                (the reference), as follows.
 //                                Hadamard: every (r+1)-minor M has |M| ≤ H, the
 //                                product of the r+1 largest row norms (or column norms,
 //                                whichever is smaller), after dividing each row and column
@@ -87,12 +89,18 @@ long rank_modular_fflas(const NmodMat& a);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
-//   pivot_span  (default; certificate.hpp) the non-pivot columns are shown to be exact
-//               Q-combinations of the pivot columns: cost follows r, the sparsity and
-//               the size of the combinations; falls back to hadamard when they are huge.
+//   blocks      (default; blocks.hpp) the matrix split into the connected blocks of its
+//               non-zeros, each ranked mod p on its smaller side and, where it falls
+//               below that side, proven by exact kernel vectors lifted p-adically: cost
+//               follows the blocks' deficiencies, not the whole matrix; a block whose
+//               kernel is not proven within the budget goes to hadamard.
+//   pivot_span  (certificate.hpp) the non-pivot columns of the whole matrix are shown to
+//               be exact Q-combinations of the pivot columns: cost follows r, the
+//               sparsity and the size of the combinations; falls back to hadamard when
+//               they are huge. The global reference of blocks.
 //   hadamard    the multimodular Hadamard certificate of steps (3)-(4): the reference.
-enum class Certificate { pivot_span, hadamard };
-// "pivot-span" | "hadamard".
+enum class Certificate { blocks, pivot_span, hadamard };
+// "blocks" | "pivot-span" | "hadamard".
 std::string to_string(Certificate c);
 Certificate certificate_from_string(const std::string& s);
 
@@ -104,7 +112,7 @@ struct RankOptions {
     long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
     int threads = 2;            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
-    Certificate certificate = Certificate::pivot_span;
+    Certificate certificate = Certificate::blocks;
 };
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random

@@ -9,6 +9,7 @@
 #include "seprank/answer.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/cancel.hpp"
+#include "seprank/blocks.hpp"
 #include "seprank/certificate.hpp"
 #include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
