@@ -71,8 +71,7 @@ Integer parse_integer(const std::string& tok, const Lines& lines, const char* hi
 // "[+-]digits" or "[+-]digits/digits" with a non-zero denominator.
 Rational parse_rational(const std::string& tok, const Lines& lines) {
     const std::size_t slash = tok.find('/');
-    if (slash == std::string::npos) return Rational(parse_integer(tok, lines));
-    const std::string num = tok.substr(0, slash), den = tok.substr(slash + 1);
+    const std::string num = tok.substr(0, slash), den = slash == std::string::npos ? "1" : tok.substr(slash + 1);
     const std::size_t start = (!num.empty() && (num[0] == '-' || num[0] == '+')) ? 1 : 0;
     if (!is_decimal(std::string_view(num).substr(start)) || !is_decimal(den))
         lines.fail("entry '" + tok + "' is not an integer or a fraction a/b");
