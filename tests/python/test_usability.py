@@ -73,3 +73,17 @@ def test_import_paths_after_the_split():
         if callable(obj) and name != "ResourceLimitError":
             assert obj.__module__ == "seprank", (name, obj.__module__)  # help() and repr() say seprank.X
     assert repr(seprank.Network).startswith("<class 'seprank.Network'")
+
+
+def test_every_module_is_installed():
+    # python/seprank/meson.build lists what the wheel and the build tree carry; a module
+    # left out would import here (the source tree) and be missing once installed.
+    import pathlib
+    import re
+    pkg = pathlib.Path(__file__).resolve().parents[2] / "python" / "seprank"
+    listed = re.search(r"python_sources = \[(.*?)\]", (pkg / "meson.build").read_text(), flags=re.S).group(1)
+    listed = set(re.findall(r"'([^']+)'", listed))
+    on_disk = {p.name for p in pkg.iterdir() if p.suffix in (".py", ".pyi") or p.name == "py.typed"}
+    assert listed == on_disk, (listed ^ on_disk)
+    assert len([m for m in on_disk if m.endswith(".py") and m != "__init__.py"]) >= 4
+    assert len((pkg / "__init__.py").read_text().splitlines()) <= 150
