@@ -1,5 +1,7 @@
 #include "seprank/matrix.hpp"
 
+#include <algorithm>
+#include <flint/fmpz_vec.h>
 #include <string>
 
 namespace seprank {
@@ -153,6 +155,15 @@ NmodMat reduce_mod(const ZMat& a, std::uint64_t p) {
     for (long i = 0; i < a.rows(); ++i)
         for (long j = 0; j < a.cols(); ++j) nmod_mat_entry(r.get(), i, j) = fmpz_fdiv_ui(fmpz_mat_entry(a.get(), i, j), p);
     return r;
+}
+
+ZMat clear_denominators(const QMat& a) {
+    ZMat b(a.rows(), a.cols());
+    // Row i times d_i = the lcm of its denominators (d_i stored in den, unused here).
+    fmpz* d = _fmpz_vec_init(std::max(a.rows(), 1L));
+    fmpq_mat_get_fmpz_mat_rowwise(b.get(), d, a.get());
+    _fmpz_vec_clear(d, std::max(a.rows(), 1L));
+    return b;
 }
 
 }  // namespace seprank

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 namespace seprank {
 
@@ -55,11 +56,28 @@ long parse_count(const std::string& tok, const Lines& lines, const char* what) {
     return v;
 }
 
-Integer parse_value(const std::string& tok, const Lines& lines) {
-    const std::size_t start = (tok[0] == '-' || tok[0] == '+') ? 1 : 0;
-    if (start == tok.size() || !std::all_of(tok.begin() + static_cast<long>(start), tok.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        lines.fail("entry '" + tok + "' is not an integer");
-    return Integer(tok[0] == '+' ? std::string_view(tok).substr(1) : std::string_view(tok));
+bool is_decimal(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "[+-]digits", checked here so that the message names the entry and its line.
+Integer parse_integer(const std::string& tok, const Lines& lines, const char* hint = "") {
+    const std::string_view t(tok);
+    const std::size_t start = (t[0] == '-' || t[0] == '+') ? 1 : 0;
+    if (!is_decimal(t.substr(start))) lines.fail("entry '" + tok + "' is not an integer" + hint);
+    return Integer(t[0] == '+' ? t.substr(1) : t);
+}
+
+// "[+-]digits" or "[+-]digits/digits" with a non-zero denominator.
+Rational parse_rational(const std::string& tok, const Lines& lines) {
+    const std::size_t slash = tok.find('/');
+    const std::string num = tok.substr(0, slash), den = slash == std::string::npos ? "1" : tok.substr(slash + 1);
+    const std::size_t start = (!num.empty() && (num[0] == '-' || num[0] == '+')) ? 1 : 0;
+    if (!is_decimal(std::string_view(num).substr(start)) || !is_decimal(den))
+        lines.fail("entry '" + tok + "' is not an integer or a fraction a/b");
+    Integer d{std::string_view(den)};
+    if (d.is_zero()) lines.fail("entry '" + tok + "' has a zero denominator");
+    return Rational(parse_integer(num, lines), d);
 }
 
 std::vector<std::string> split(const std::string& line) {
@@ -69,27 +87,40 @@ std::vector<std::string> split(const std::string& line) {
     return out;
 }
 
-}  // namespace
-
-SparseZMat parse_matrix_market(const std::string& text, const std::string& source) {
+// The reader of both fields: M is SparseZMat (field integer) or SparseQMat (integer or
+// rational).
+template <class M>
+M parse(const std::string& text, const std::string& source) {
+    constexpr bool rational = std::is_same_v<M, SparseQMat>;
     std::istringstream first(text);
     std::string header;
     std::getline(first, header);
     if (!header.empty() && header.back() == '\r') header.pop_back();
     const auto h = split(header);
     if (h.size() != 5 || lower(h[0]) != "%%matrixmarket" || lower(h[1]) != "matrix")
-        throw invalid_input(source + ", line 1: expected '%%MatrixMarket matrix coordinate|array integer general', got '" + header + "'");
+        throw invalid_input(source + ", line 1: expected '%%MatrixMarket matrix coordinate|array integer|rational general', got '" + header + "'");
     const std::string format = lower(h[2]), field = lower(h[3]), symmetry = lower(h[4]);
     if (format != "coordinate" && format != "array") throw invalid_input(source + ", line 1: format '" + h[2] + "' is not coordinate or array");
-    if (field != "integer") throw invalid_input(source + ", line 1: field '" + h[3] + "' is not integer (ranks here are over Q of integer matrices)");
+    if (field == "rational" && !rational)
+        throw invalid_input(source + ", line 1: field 'rational' where an integer matrix is read (read_matrix_market_rational reads p/q entries)");
+    if (field != "integer" && field != "rational")
+        throw invalid_input(source + ", line 1: field '" + h[3] + "' is not integer or rational (ranks here are over Q of exact matrices)");
     if (symmetry != "general") throw invalid_input(source + ", line 1: symmetry '" + h[4] + "' is not general");
     Lines lines(text, source);
+    auto value = [&](const std::string& tok) {
+        if constexpr (rational) {
+            if (field == "rational") return parse_rational(tok, lines);
+            return Rational(parse_integer(tok, lines, " (field integer; field rational takes a/b)"));
+        } else {
+            return parse_integer(tok, lines);
+        }
+    };
     std::string line;
     if (!lines.next(line)) lines.fail("missing the size line");
     auto size = split(line);
     const bool coord = format == "coordinate";
     if (size.size() != (coord ? 3u : 2u)) lines.fail("size line '" + line + "' should hold " + (coord ? "rows cols nnz" : "rows cols"));
-    SparseZMat a;
+    M a;
     a.rows = parse_count(size[0], lines, "rows");
     a.cols = parse_count(size[1], lines, "cols");
     // Sizes declared by the header are checked before anything is allocated: every
@@ -113,7 +144,7 @@ SparseZMat parse_matrix_market(const std::string& text, const std::string& sourc
             const long i = parse_count(t[0], lines, "row index"), j = parse_count(t[1], lines, "column index");
             if (i < 1 || i > a.rows || j < 1 || j > a.cols)
                 lines.fail("index (" + t[0] + ", " + t[1] + ") is outside " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
-            Integer v = parse_value(t[2], lines);
+            auto v = value(t[2]);
             if (v.is_zero()) continue;
             a.row[static_cast<std::size_t>(i - 1)].emplace_back(j - 1, std::move(v));
         }
@@ -131,12 +162,51 @@ SparseZMat parse_matrix_market(const std::string& text, const std::string& sourc
                 if (!lines.next(line)) lines.fail("file ends before entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
                 const auto t = split(line);
                 if (t.size() != 1) lines.fail("array line '" + line + "' should hold one value");
-                Integer v = parse_value(t[0], lines);
+                auto v = value(t[0]);
                 if (!v.is_zero()) a.row[static_cast<std::size_t>(i)].emplace_back(j, std::move(v));
             }
     }
     if (lines.next(line)) lines.fail("unexpected text after the last entry: '" + line + "'");
     return a;
+}
+
+}  // namespace
+
+SparseZMat parse_matrix_market(const std::string& text, const std::string& source) { return parse<SparseZMat>(text, source); }
+
+SparseQMat parse_matrix_market_rational(const std::string& text, const std::string& source) {
+    return parse<SparseQMat>(text, source);
+}
+
+SparseQMat read_matrix_market_rational(const std::string& path) {
+    return parse_matrix_market_rational(detail::read_input_file(path, "matrix file"), "matrix file '" + path + "'");
+}
+
+std::size_t SparseQMat::nnz() const {
+    std::size_t n = 0;
+    for (const auto& r : row) n += r.size();
+    return n;
+}
+
+SparseZMat clear_denominators(const SparseQMat& a) {
+    SparseZMat b;
+    b.rows = a.rows;
+    b.cols = a.cols;
+    b.row.resize(a.row.size());
+    Integer d, q;
+    for (std::size_t i = 0; i < a.row.size(); ++i) {
+        fmpz_one(d.get());
+        for (const auto& [j, v] : a.row[i]) fmpz_lcm(d.get(), d.get(), fmpq_denref(v.get()));
+        auto& out = b.row[i];
+        out.reserve(a.row[i].size());
+        for (const auto& [j, v] : a.row[i]) {
+            fmpz_divexact(q.get(), d.get(), fmpq_denref(v.get()));  // d_i / den, exact
+            Integer e;
+            fmpz_mul(e.get(), q.get(), fmpq_numref(v.get()));
+            out.emplace_back(j, std::move(e));
+        }
+    }
+    return b;
 }
 
 SparseZMat read_matrix_market(const std::string& path) {

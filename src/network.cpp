@@ -271,13 +271,73 @@ nlohmann::json matrix_json(const Dense<Rational>& m) {
     return rows;
 }
 
-// The JSON keys of the spec, for the families' read_fields / write_fields.
+// The sizes that the matrices of a weights JSON say, for the keys it leaves out
+// (docs/usage.md §1.5): depth = the number of layers; from layer 0, heads = its heads,
+// dim = the columns of the first Q (attention) or W_1 (hadamard; fc: columns / tokens,
+// when tokens divides them), head_dim = the rows of Q (only where it differs from the
+// default dx/H), block_degree = its matrices W, width = the rows of W_1 (hadamard);
+// widths = the rows of each layer's W_1 (fc); embed_rank and dim = the columns and rows
+// of "embedding". Read leniently: what is malformed says nothing here, and the reader
+// names it afterwards. A key the file holds is never replaced: a size that disagrees
+// with the matrices is then a shape error naming the matrix.
+nlohmann::json inferred_sizes(const nlohmann::json& j, const FamilyInfo& info) {
+    nlohmann::json hint = nlohmann::json::object();
+    auto rows = [](const nlohmann::json* m) { return m && m->is_array() && !m->empty() ? static_cast<long>(m->size()) : 0L; };
+    auto cols = [](const nlohmann::json* m) {
+        return m && m->is_array() && !m->empty() && (*m)[0].is_array() ? static_cast<long>((*m)[0].size()) : 0L;
+    };
+    auto at = [](const nlohmann::json* node, const char* key) -> const nlohmann::json* {
+        if (!node || !node->is_object()) return nullptr;
+        auto it = node->find(key);
+        return it == node->end() ? nullptr : &*it;
+    };
+    auto first = [](const nlohmann::json* list) -> const nlohmann::json* {
+        return list && list->is_array() && !list->empty() ? &(*list)[0] : nullptr;
+    };
+    auto given = [&](const char* key) -> long {  // the file's value, or the hint, or 0
+        if (const auto* v = at(&j, key); v && v->is_number_integer()) return v->get<long>();
+        return hint.contains(key) ? hint[key].get<long>() : 0L;
+    };
+    const nlohmann::json* layers = at(&j, "layers");
+    if (layers && layers->is_array()) hint["depth"] = layers->size();
+    const nlohmann::json* layer0 = first(layers);
+    if (info.heads) {
+        const nlohmann::json* heads = at(layer0, "heads");
+        const nlohmann::json* q = at(first(heads), "Q");
+        if (rows(heads) > 0) hint["heads"] = rows(heads);
+        if (cols(q) > 0) hint["dim"] = cols(q);
+        const long da = rows(q), dx = given("dim"), h = given("heads") > 0 ? given("heads") : 1;
+        if (da > 0 && dx > 0 && (dx % h != 0 || dx / h != da)) hint["head_dim"] = da;
+    }
+    const nlohmann::json* w1 = first(at(layer0, "W"));
+    if (info.fixed_block_degree == 0 && rows(at(layer0, "W")) > 0) hint["block_degree"] = rows(at(layer0, "W"));
+    if (info.width) {
+        if (rows(w1) > 0) hint["width"] = rows(w1);
+        if (cols(w1) > 0) hint["dim"] = cols(w1);
+    }
+    if (info.widths && layers && layers->is_array()) {
+        std::vector<long> widths;
+        for (const auto& layer : *layers)
+            if (const long w = rows(first(at(&layer, "W"))); w > 0) widths.push_back(w);
+        if (widths.size() == layers->size()) hint["widths"] = widths;
+        const long n = given("tokens");
+        if (n > 0 && cols(w1) > 0 && cols(w1) % n == 0) hint["dim"] = cols(w1) / n;
+    }
+    if (const nlohmann::json* m = at(&j, "embedding")) {
+        if (cols(m) > 0) hint["embed_rank"] = cols(m);
+        if (rows(m) > 0 && !hint.contains("dim")) hint["dim"] = rows(m);
+    }
+    return hint;
+}
+
+// The JSON keys of the spec, for the families' read_fields / write_fields. A key the
+// file leaves out is taken from the hints (inferred_sizes) when they have it.
 class SpecReader {
 public:
-    explicit SpecReader(const nlohmann::json& j) : j_(j) {}
-    long required_long(const char* key, long lo) { return get_long(member(j_, "$", key), path(key), lo); }
+    SpecReader(const nlohmann::json& j, const nlohmann::json& hint) : j_(j), hint_(hint) {}
+    long required_long(const char* key, long lo) { return get_long(member(source(key), "$", key), path(key), lo); }
     void optional_long(const char* key, long& out, long lo) {
-        if (j_.contains(key)) out = get_long(j_[key], path(key), lo);
+        if (source(key).contains(key)) out = get_long(source(key)[key], path(key), lo);
     }
     void optional_bool(const char* key, bool& out) {
         if (!j_.contains(key)) return;
@@ -285,7 +345,7 @@ public:
         out = j_[key].get<bool>();
     }
     std::vector<long> required_long_list(const char* key, long lo) {
-        const auto& list = member(j_, "$", key);
+        const auto& list = member(source(key), "$", key);
         if (!list.is_array()) bad(path(key), std::string("expected a list of ") + key + ", got " + list.dump());
         std::vector<long> out;
         for (std::size_t k = 0; k < list.size(); ++k) out.push_back(get_long(list[k], path(key) + "[" + std::to_string(k) + "]", lo));
@@ -293,8 +353,10 @@ public:
     }
 
 private:
+    const nlohmann::json& source(const char* key) const { return j_.contains(key) || !hint_.contains(key) ? j_ : hint_; }
     static std::string path(const char* key) { return std::string("$.") + key; }
     const nlohmann::json& j_;
+    const nlohmann::json& hint_;
 };
 
 class SpecWriter {
@@ -318,7 +380,8 @@ Network network_from_json_value(const nlohmann::json& j) {
     } catch (const invalid_input& e) {
         bad("$.family", e.what());
     }
-    SpecReader in(j);
+    const nlohmann::json hint = inferred_sizes(j, family_info(s.family));
+    SpecReader in(j, hint);
     s.tokens = in.required_long("tokens", 1);
     s.dim = in.required_long("dim", 1);
     s.depth = in.required_long("depth", 0);
@@ -341,7 +404,7 @@ Network network_from_json_value(const nlohmann::json& j) {
     const auto& layers = member(j, "$", "layers");
     if (!layers.is_array()) bad("$.layers", "expected a list of layers, got " + layers.dump());
     if (static_cast<long>(layers.size()) != s.depth)
-        bad("$.layers", "has " + std::to_string(layers.size()) + " layers, depth is " + std::to_string(s.depth));
+        bad("$.layers", "has " + std::to_string(layers.size()) + " layers, but $.depth is " + std::to_string(s.depth));
     for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {
         const nlohmann::json* node = &layers[static_cast<std::size_t>(l)];
         std::string path = "$.layers[" + std::to_string(l) + "]";

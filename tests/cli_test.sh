@@ -172,6 +172,29 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["rank"] == b["rank"] and a["rows"] == b["rows"] and a["cols"] == b["cols"] and b["certified"], (a, b)
 PY
+# a rational matrix (field rational, a/b entries) is ranked over Q: rows 2 and 3 are
+# 1/2 and -2/3 times row 1, so the rank is 2 (with the last row), certified
+printf '%%%%MatrixMarket matrix array rational general\n4 2\n1\n1/2\n-2/3\n0\n3/7\n3/14\n-2/7\n5/3\n' >"$T/q.mtx"
+"$S" rank --matrix "$T/q.mtx" --format json >"$T/rq.json" || fail "rank --matrix of a rational file"
+/usr/bin/python3 - "$T/rq.json" <<'PY' || fail "rational matrix ranked wrongly"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["rank"] == 2 and a["rows"] == 4 and a["cols"] == 2 and a["certified"], a
+PY
+printf '%%%%MatrixMarket matrix coordinate rational general\n2 2 1\n1 1 5/0\n' >"$T/q0.mtx"
+expect_rc 2 "line 3: entry '5/0' has a zero denominator" -- rank --matrix "$T/q0.mtx"
+# a weights file with two layers and no depth (nor dim, heads): read from the matrices
+cat >"$T/nodepth.json" <<'JSON'
+{"family": "attention", "tokens": 3,
+ "layers": [{"heads": [{"Q": [[1, 0], [0, 1]], "K": [[1, 2], [0, 1]], "V": [[1, "1/2"], [0, 1]], "O": [[1, 0], [0, 3]]}]},
+            {"heads": [{"Q": [[2, 0], [1, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 0], [-1, 1]], "O": [[1, 1], [0, 1]]}]}]}
+JSON
+"$S" expand --weights "$T/nodepth.json" --save-weights "$T/nodepth_full.json" >/dev/null || fail "weights without depth"
+/usr/bin/python3 - "$T/nodepth_full.json" <<'PY' || fail "weights without depth: wrong sizes inferred"
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert (w["depth"], w["dim"], w["heads"], w["tokens"]) == (2, 2, 1, 3) and "head_dim" not in w, w
+PY
 printf '%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n3 1 4\n' >"$T/bad.mtx"
 expect_rc 2 "line 3: index (3, 1)" -- rank --matrix "$T/bad.mtx"
 expect_rc 2 "--save-matrix needs" -- rank --tokens 2 --dim 1 --method evaluation --save-matrix "$T/e.mtx"

@@ -1,5 +1,7 @@
 #include "seprank/error.hpp"
 #include "seprank/matrix_io.hpp"
+#include "seprank/random.hpp"
+#include "seprank/rank.hpp"
 #include "support.hpp"
 
 #include <cstdio>
@@ -103,4 +105,119 @@ TEST_CASE("write_matrix_market writes the whole file or nothing") {
     CHECK_FALSE(std::filesystem::exists(dir / "missing"));
     CHECK_THROWS_AS(read_matrix_market((dir / "none.mtx").string()), invalid_input);
     std::filesystem::remove_all(dir);
+}
+
+// ---------------------------------------------------------------- rational matrices
+
+namespace {
+
+// A random m x n rational matrix B·C with inner dimension r (rank <= r), entries
+// num/den with small numerators and denominators up to 30, about half of them zero.
+QMat random_rational_low_rank(Rng& rng, long m, long n, long r) {
+    auto draw = [&](long rows, long cols) {
+        QMat a(rows, cols);
+        for (long i = 0; i < rows; ++i)
+            for (long j = 0; j < cols; ++j)
+                if (rng.below(2)) a.set(i, j, Rational(Integer(rng.range(-9, 9)), Integer(rng.range(1, 30))));
+        return a;
+    };
+    const QMat b = draw(m, r), c = draw(r, n);
+    QMat a(m, n);
+    fmpq_mat_mul(a.get(), b.get(), c.get());
+    return a;
+}
+
+SparseQMat to_sparse(const QMat& a) {
+    SparseQMat s;
+    s.rows = a.rows();
+    s.cols = a.cols();
+    s.row.resize(static_cast<std::size_t>(a.rows()));
+    for (long i = 0; i < a.rows(); ++i)
+        for (long j = 0; j < a.cols(); ++j)
+            if (Rational v = a.at(i, j); !v.is_zero()) s.row[static_cast<std::size_t>(i)].emplace_back(j, v);
+    return s;
+}
+
+// The slow reference: rank over Q by fmpq_mat_rref on a copy.
+long rank_over_q(const QMat& a) {
+    QMat r = a;
+    return fmpq_mat_rref(r.get(), a.get());
+}
+
+}  // namespace
+
+TEST_CASE("clear_denominators: row i times the lcm of its denominators, the rank over Q kept") {
+    auto rng = seprank_test::rng_for("clear-denominators");
+    INFO("seed " << seprank_test::seed() << " (SEPRANK_SEED overrides)");
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const long m = static_cast<long>(rng.below(7)), n = static_cast<long>(rng.below(7)), r = static_cast<long>(rng.below(5));
+        const QMat a = random_rational_low_rank(rng, m, n, r);
+        const SparseQMat s = to_sparse(a);
+        const SparseZMat b = clear_denominators(s);
+        const ZMat dense = clear_denominators(a);
+        INFO("iteration " << it << ": " << m << " x " << n << ", inner dimension " << r);
+        REQUIRE(b.rows == m);
+        REQUIRE(b.cols == n);
+        CHECK(b.to_dense() == dense);  // the sparse and the dense forms agree
+        for (std::size_t i = 0; i < s.row.size(); ++i) {
+            REQUIRE(b.row[i].size() == s.row[i].size());
+            // Every entry is d_i times A's, for one d_i per row: B_ij / A_ij is the same
+            // integer along the row, and the smallest such (gcd of d_i / den_ij is 1).
+            Integer g(0);
+            for (std::size_t k = 0; k < s.row[i].size(); ++k) {
+                CHECK(b.row[i][k].first == s.row[i][k].first);
+                const Rational ratio = Rational(b.row[i][k].second) / s.row[i][k].second;
+                CHECK(ratio.is_integer());
+                CHECK(ratio == Rational(b.row[i][0].second) / s.row[i][0].second);
+                const Rational cofactor = ratio / Rational(s.row[i][k].second.den());  // d_i / den_ij
+                CHECK(cofactor.is_integer());
+                fmpz_gcd(g.get(), g.get(), fmpq_numref(cofactor.get()));
+            }
+            if (!s.row[i].empty()) CHECK(g.str() == "1");
+        }
+        const long want = rank_over_q(a);
+        CHECK(rank_certified(b).value == want);
+        CHECK(rank_certified(dense).value == want);
+    }
+}
+
+TEST_CASE("rational Matrix Market files: a/b entries, and their errors with the line") {
+    const SparseQMat a = parse_matrix_market_rational(
+        "%%MatrixMarket matrix coordinate rational general\n% c\n2 3 3\n1 1 1/2\n2 3 -4/6\n1 2 +3\n");
+    REQUIRE(a.nnz() == 3);
+    CHECK(a.row[0][0].second.str() == "1/2");
+    CHECK(a.row[0][1].second.str() == "3");
+    CHECK(a.row[1][0].first == 2);
+    CHECK(a.row[1][0].second.str() == "-2/3");
+    const SparseZMat b = clear_denominators(a);
+    CHECK(b.row[0][0].second.str() == "1");  // row 1 times 2
+    CHECK(b.row[0][1].second.str() == "6");
+    CHECK(b.row[1][0].second.str() == "-2");  // row 2 times 3
+    // An array file, and an integer file read as rational.
+    const SparseQMat c = parse_matrix_market_rational("%%MatrixMarket matrix array rational general\n2 1\n0\n7/3\n");
+    CHECK(c.nnz() == 1);
+    CHECK(c.row[1][0].second.str() == "7/3");
+    CHECK(parse_matrix_market_rational("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -5\n").row[0][0].second.str() == "-5");
+
+    auto refuses = [](auto parse, const std::string& text, const std::string& needle) {
+        try {
+            parse(text);
+        } catch (const invalid_input& e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find(needle) != std::string::npos);
+            return;
+        }
+        FAIL("accepted: " << text);
+    };
+    auto rational = [](const std::string& t) { return parse_matrix_market_rational(t, "m"); };
+    auto integer = [](const std::string& t) { return parse_matrix_market(t, "m"); };
+    const std::string head = "%%MatrixMarket matrix coordinate rational general\n2 2 1\n";
+    refuses(rational, head + "1 1 3/0\n", "m, line 3: entry '3/0' has a zero denominator");
+    refuses(rational, head + "1 1 3/-2\n", "line 3: entry '3/-2' is not an integer or a fraction a/b");
+    refuses(rational, head + "1 1 1/2/3\n", "entry '1/2/3'");
+    refuses(rational, head + "1 1 /2\n", "entry '/2'");
+    refuses(rational, head + "1 1 0.5\n", "entry '0.5'");
+    refuses(rational, "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 1/2\n", "field rational takes a/b");
+    refuses(integer, head + "1 1 1/2\n", "read_matrix_market_rational");
+    refuses(rational, "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.5\n", "field 'real'");
 }

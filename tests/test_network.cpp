@@ -106,6 +106,63 @@ TEST_CASE("weights JSON round-trips for every family and option") {
     }
 }
 
+TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given one must agree") {
+    auto rng = seprank_test::rng_for("weights-json-inferred");
+    INFO("seed " << seprank_test::seed() << " (SEPRANK_SEED overrides)");
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 4;
+    lim.min_dim = 1;
+    lim.max_dim = 3;
+    lim.min_depth = 0;
+    lim.max_depth = 2;
+    lim.max_block_degree = lim.max_block_degree_deep = 4;
+    lim.max_width = 3;
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const Network net = random_network(s, rng.next());
+        const nlohmann::json full = nlohmann::json::parse(network_to_json(net));
+        nlohmann::json cut = full;
+        // Everything but family, tokens and the weights; without layers, only depth, and
+        // what the embedding says.
+        if (s.depth > 0)
+            for (const char* key : {"dim", "heads", "head_dim", "block_degree", "width", "widths"}) cut.erase(key);
+        for (const char* key : {"depth", "embed_rank"}) cut.erase(key);
+        if (s.embed_rank > 0) cut.erase("dim");
+        INFO("iteration " << it << ": " << full.dump());
+        const Network back = network_from_json(cut.dump());
+        CHECK(head_dim(back.spec) == head_dim(s));
+        nlohmann::json got = nlohmann::json::parse(network_to_json(back)), want = full;
+        got.erase("head_dim");  // written only when set; the resolved value is checked above
+        want.erase("head_dim");
+        REQUIRE(got == want);
+    }
+    // A size that is given must agree with the matrices; the message names both.
+    const nlohmann::json two = nlohmann::json::parse(network_to_json(random_network(seprank_test::attention_spec(2, 2, 2, 1), 7)));
+    auto refuses = [](nlohmann::json j, const char* key, long v, const std::string& needle) {
+        j[key] = v;
+        try {
+            (void)network_from_json(j.dump());
+            FAIL("accepted " << key << " = " << v);
+        } catch (const invalid_input& e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find(needle) != std::string::npos);
+        }
+    };
+    nlohmann::json no_depth = two;
+    no_depth.erase("depth");
+    CHECK(network_from_json(no_depth.dump()).spec.depth == 2);  // the report of issue 29: two layers, no depth
+    refuses(two, "depth", 1, "$.layers: has 2 layers, but $.depth is 1");
+    refuses(two, "dim", 3, "$.layers[0].heads[0].Q[0]: has 2 entries, expected 3");
+    NetworkSpec h;
+    h.family = Family::hadamard;
+    h.tokens = h.dim = h.block_degree = 2;
+    nlohmann::json had = nlohmann::json::parse(network_to_json(random_network(h, 3)));
+    had.erase("block_degree");
+    CHECK(network_from_json(had.dump()).spec.block_degree == 2);
+    refuses(had, "block_degree", 3, "$.layers[0].W: expected a list of 3 matrices");
+}
+
 TEST_CASE("malformed weights files name the JSON path of the first bad value") {
     Network net = random_network(seprank_test::attention_spec(2, 2, 2, 1), 7);
     const nlohmann::json good = nlohmann::json::parse(network_to_json(net));
@@ -118,8 +175,9 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
         {[](nlohmann::json& j) { j["family"] = "softmax"; }, "$.family"},
         {[](nlohmann::json& j) { j["tokens"] = "four"; }, "$.tokens: expected an integer"},
         {[](nlohmann::json& j) { j["dim"] = 0; }, "$.dim: value 0 below 1"},
-        {[](nlohmann::json& j) { j["heads"] = 3; }, "heads H = 3 does not divide"},
-        {[](nlohmann::json& j) { j["layers"].erase(1); }, "$.layers: has 1 layers, depth is 2"},
+        {[](nlohmann::json& j) { j["heads"] = 3; }, "$.layers[0].heads: expected a list of 3 heads"},
+        {[](nlohmann::json& j) { j["heads"] = 3; j["head_dim"] = 0; }, "$.head_dim: value 0 below 1"},
+        {[](nlohmann::json& j) { j["layers"].erase(1); }, "$.layers: has 1 layers, but $.depth is 2"},
         {[](nlohmann::json& j) { j["layers"][1]["heads"][0].erase("K"); }, "$.layers[1].heads[0]: missing key \"K\""},
         {[](nlohmann::json& j) { j["layers"][0]["heads"][0]["Q"][1] = {1}; }, "$.layers[0].heads[0].Q[1]: has 1 entries, expected 2"},
         {[](nlohmann::json& j) { j["layers"][0]["heads"][0]["V"][0][1] = 1.5; }, "$.layers[0].heads[0].V[0][1]: expected an integer or a \"p/q\" string, got 1.5"},

@@ -28,7 +28,7 @@ struct RankCommand final : Command {
             ->check(CLI::IsMember({"blocks", "pivot-span", "hadamard"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
-        sub->add_option("--matrix", matrix_file, "rank this integer matrix (Matrix Market file, coordinate or array) instead of a network");
+        sub->add_option("--matrix", matrix_file, "rank this matrix over Q (Matrix Market file, coordinate or array, field integer or rational with a/b entries) instead of a network");
         sub->add_option("--save-matrix", save_matrix, "flattening/grid over Q: also write the integer matrix ranked (Matrix Market)");
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
@@ -54,7 +54,8 @@ struct RankCommand final : Command {
         }
         if (!matrix_file.empty()) {
             const auto t0 = std::chrono::steady_clock::now();
-            const seprank::SparseZMat m = seprank::read_matrix_market(matrix_file);
+            // Rational rows are scaled to integer rows first: the same rank (matrix_io.hpp).
+            const seprank::SparseZMat m = seprank::clear_denominators(seprank::read_matrix_market_rational(matrix_file));
             const double read_s = seconds_since(t0);
             seprank::RankOptions opt = so.rank;
             opt.certify = so.certify;

@@ -74,4 +74,11 @@ extern template class Mat<NmodMatTraits>;
 // A mod p (entrywise residues in [0, p)); p >= 2 checked.
 NmodMat reduce_mod(const ZMat& a, std::uint64_t p);
 
+// clear_denominators(A) = D·A with D = diag(d_1..d_m), d_i the lcm of the denominators
+// in row i of A (1 for a zero row): row i times d_i, an integer row. D is invertible
+// over Q, so D·A has the row space, the kernel and the rank of A:
+// rank_Q(clear_denominators(A)) = rank_Q(A). FLINT's fmpq_mat_get_fmpz_mat_rowwise.
+// The sparse form (SparseQMat → SparseZMat) is in matrix_io.hpp.
+ZMat clear_denominators(const QMat& a);
+
 }  // namespace seprank

@@ -1,4 +1,5 @@
-# Type stubs of the seprank package (docs/python.md); docstrings are in __init__.py.
+# Type stubs of the seprank package (docs/python.md): its public surface, __all__ of
+# __init__.py; the docstrings are in the modules _networks.py, _ranks.py, ….
 from fractions import Fraction
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -77,23 +78,26 @@ class Claim:
     statement: str
     def __bool__(self) -> bool: ...
 
-def network(family: str = ..., *, tokens: int = ..., dim: int = ..., depth: int = ...,
-            heads: Optional[int] = ..., head_dim: Optional[int] = ..., block_degree: Optional[int] = ...,
-            width: Optional[int] = ..., widths: Optional[Sequence[int]] = ..., residual: bool = ...,
-            free: bool = ..., embed_rank: int = ..., attention_rank: Optional[int] = ..., position: int = ...,
-            coordinate: int = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
+_OptInt = Optional[int]
+_OptBool = Optional[bool]
+
+def network(family: str = ..., *, tokens: _OptInt = ..., dim: _OptInt = ..., depth: _OptInt = ...,
+            heads: _OptInt = ..., head_dim: _OptInt = ..., block_degree: _OptInt = ...,
+            width: _OptInt = ..., widths: Optional[Sequence[int]] = ..., residual: _OptBool = ...,
+            free: _OptBool = ..., embed_rank: _OptInt = ..., attention_rank: _OptInt = ..., position: _OptInt = ...,
+            coordinate: _OptInt = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
             embedding: Any = ...) -> Network: ...
-def attention(tokens: int = ..., dim: int = ..., heads: int = ..., depth: int = ..., *,
-              head_dim: Optional[int] = ..., residual: bool = ..., embed_rank: int = ...,
-              attention_rank: int = ..., position: int = ..., coordinate: int = ..., seed: int = ...,
+def attention(tokens: _OptInt = ..., dim: _OptInt = ..., heads: _OptInt = ..., depth: _OptInt = ..., *,
+              head_dim: _OptInt = ..., residual: _OptBool = ..., embed_rank: _OptInt = ...,
+              attention_rank: _OptInt = ..., position: _OptInt = ..., coordinate: _OptInt = ..., seed: int = ...,
               weight_range: int = ..., weights: Any = ..., embedding: Any = ...) -> Network: ...
-def hadamard(tokens: int = ..., dim: int = ..., depth: int = ..., block_degree: int = ..., *,
-             width: int = ..., free: bool = ..., residual: bool = ..., embed_rank: int = ...,
-             position: int = ..., coordinate: int = ..., seed: int = ..., weight_range: int = ...,
+def hadamard(tokens: _OptInt = ..., dim: _OptInt = ..., depth: _OptInt = ..., block_degree: _OptInt = ..., *,
+             width: _OptInt = ..., free: _OptBool = ..., residual: _OptBool = ..., embed_rank: _OptInt = ...,
+             position: _OptInt = ..., coordinate: _OptInt = ..., seed: int = ..., weight_range: int = ...,
              weights: Any = ..., embedding: Any = ...) -> Network: ...
-def fc(tokens: int = ..., dim: int = ..., depth: int = ..., block_degree: int = ..., *,
-       widths: Optional[Sequence[int]] = ..., residual: bool = ..., embed_rank: int = ...,
-       coordinate: int = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
+def fc(tokens: _OptInt = ..., dim: _OptInt = ..., depth: _OptInt = ..., block_degree: _OptInt = ..., *,
+       widths: Optional[Sequence[int]] = ..., residual: _OptBool = ..., embed_rank: _OptInt = ...,
+       coordinate: _OptInt = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
        embedding: Any = ...) -> Network: ...
 def from_weights(data: Union[Dict[str, Any], str]) -> Network: ...
 def poly(text: str) -> Polynomial: ...

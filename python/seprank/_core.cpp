@@ -374,10 +374,13 @@ PYBIND11_MODULE(_core, m) {
         a["tokens"] = n;
         return a;
     });
+    // Entries "a" or "a/b" (checked in _boundary.py); ranked over Q as the integer matrix
+    // with each row's denominators cleared (matrix.hpp: the same rank).
     m.def("rank_matrix", [](const std::vector<std::vector<std::string>>& rows, long cols, const py::dict& opts) {
-        ZMat a(static_cast<long>(rows.size()), cols);
+        QMat q(static_cast<long>(rows.size()), cols);
         for (std::size_t i = 0; i < rows.size(); ++i)
-            for (std::size_t j = 0; j < rows[i].size(); ++j) a.set(static_cast<long>(i), static_cast<long>(j), Integer(rows[i][j]));
+            for (std::size_t j = 0; j < rows[i].size(); ++j) q.set(static_cast<long>(i), static_cast<long>(j), Rational(rows[i][j]));
+        const ZMat a = clear_denominators(q);
         RankOptions o;
         o.certify = get_or<std::string>(opts, "field", "Q") == "Q";
         o.seed = get_or<std::uint64_t>(opts, "seed", 1);

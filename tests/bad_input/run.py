@@ -90,6 +90,12 @@ def fixtures():
     w("m_empty.mtx", "")
     w("m_entry_words.mtx", mm + "2 2 1\n1 1\n")
     w("m_bigvalue.mtx", mm + "1 1 1\n1 1 " + "7" * 5000 + "\n")
+    mq = "%%MatrixMarket matrix coordinate rational general\n"
+    w("q_ok.mtx", mq + "2 2 2\n1 1 1/2\n2 2 -3\n")
+    w("q_zero_den.mtx", mq + "2 2 2\n1 1 1/2\n2 2 3/0\n")
+    w("q_neg_den.mtx", mq + "2 2 1\n1 1 1/-2\n")
+    w("q_decimal.mtx", mq + "2 2 1\n1 1 0.5\n")
+    w("q_in_integer.mtx", mm + "2 2 1\n1 1 1/2\n")
     # the current CSV header, read from the tool itself (the column list grows with features)
     first = subprocess.run([S, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--format", "csv"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout

@@ -54,9 +54,19 @@ Parser make(const std::string& name) {
     } else if (name == "matrix") {
         p.seeds = {"%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 1\n2 2 -3\n",
                    "%%MatrixMarket matrix array integer general\n2 1\n5\n0\n",
-                   "%%MatrixMarket matrix coordinate integer general\n% comment\n1 3 1\n1 3 7\n"};
-        p.tokens = {"\n", " ", "%", "1", "2", "0", "-1", "999999999999", "coordinate", "array", "integer", "general", "\r\n", "+3"};
-        p.run = [](const std::string& t) { (void)seprank::parse_matrix_market(t, "fuzz"); };
+                   "%%MatrixMarket matrix coordinate integer general\n% comment\n1 3 1\n1 3 7\n",
+                   "%%MatrixMarket matrix coordinate rational general\n2 2 2\n1 1 1/2\n2 2 -3/4\n"};
+        p.tokens = {"\n", " ", "%", "1", "2", "0", "-1", "999999999999", "coordinate", "array", "integer", "general", "\r\n", "+3",
+                    "rational", "/", "/0", "1/3"};
+        // Both readers on every input: the integer one, then the rational one and the
+        // integer matrix of the same rank.
+        p.run = [](const std::string& t) {
+            try {
+                (void)seprank::parse_matrix_market(t, "fuzz");
+            } catch (const seprank::invalid_input&) {
+            }
+            (void)seprank::clear_denominators(seprank::parse_matrix_market_rational(t, "fuzz"));
+        };
     } else if (name == "partition") {
         p.seeds = {"1,2|3,4", "1..3|4..6", "1,3|2,4", "1|2", "2..4|1"};
         p.tokens = {"|", ",", "..", "1", "2", "3", "7", "0", "-1", " ", "99999999999999999999", "a"};

@@ -36,3 +36,17 @@ def test_walkthrough_runs(tmp_path, monkeypatch, capsys):
     assert namespace["readme"] == readme_excerpt()
     assert ("wrote depth_efficiency_python.png" in out) == (tmp_path / "depth_efficiency_python.png").exists()
     assert "wrote depth_efficiency_python.png" in out or "matplotlib is not installed: plot skipped" in out
+
+
+def test_library_md_example_is_the_compiled_one():
+    # docs/library.md "Reading an answer" shows examples/read_answer.cpp whole; the
+    # consumer suite builds and runs that file and compares it with the CLI
+    # (examples/read_answer.check), so the page shows a program that is known to work.
+    text = (ROOT / "docs" / "library.md").read_text()
+    section = text[text.index('<a id="reading-an-answer"></a>'):]
+    block = re.search(r"^```cpp\n(.*?)^```", section, flags=re.S | re.M).group(1)
+    assert block == (ROOT / "examples" / "read_answer.cpp").read_text()
+    check = (ROOT / "examples" / "read_answer.check").read_text().split()
+    assert check[:2] == ["rank", "--matrix"] and (ROOT / "examples" / check[2]).exists()
+    for name in ("RankKind", "RankAnswer", "Phases", "clear_denominators"):
+        assert f"`{name}" in text, name

@@ -1,0 +1,165 @@
+"""The boundary of the compiled module seprank._core: every argument is checked here,
+once, and turned into the plain values the bindings take.
+
+Exact numbers (an int, or a "p/q" string: what the weights JSON holds), matrices as rows
+of them, the weights dict as JSON values, option names and integers, partitions as
+'A|B' text, integer lists and ε lists. A bad value raises ValueError naming the
+parameter (and the entry: ``weights['layers'][0]['heads'][0]['Q'][1][0]``) and the value.
+"""
+
+from __future__ import annotations
+
+import math as _math
+import numbers as _numbers
+from fractions import Fraction
+from typing import Any, List, Sequence, Union
+
+from . import _core
+
+ResourceLimitError = _core.ResourceLimitError
+version: str = _core.version
+
+FAMILIES = ("attention", "hadamard", "fc")
+
+
+def exact(x: Any, where: str) -> Union[int, str]:
+    """One weight as the weights JSON holds it: an int, or a "p/q" string; exact."""
+    if isinstance(x, bool):
+        raise ValueError(f"{where}: expected a number, got the bool {x!r}")
+    if isinstance(x, _numbers.Integral):
+        v = int(x)
+        return v if -2**63 <= v < 2**63 else str(v)  # JSON numbers beyond 64 bits would be read as doubles
+    if isinstance(x, Fraction):
+        return exact(x.numerator, where) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    if isinstance(x, str):
+        try:
+            q = Fraction(x.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{where}: expected an integer or a 'p/q' string, got {x!r}") from None
+        if "." in x or "e" in x.lower():
+            raise ValueError(f"{where}: decimal strings are not taken ({x!r}); write 'p/q' or pass a Fraction")
+        return exact(q, where)
+    if isinstance(x, _numbers.Real):  # float, numpy floating: the rational it denotes
+        f = float(x)
+        if not _math.isfinite(f):
+            raise ValueError(f"{where}: {x!r} is not a finite number")
+        return exact(Fraction(f), where)
+    raise ValueError(f"{where}: expected an integer, a Fraction, a 'p/q' string or a float, got {type(x).__name__}")
+
+
+def matrix(m: Any, where: str) -> List[List[Union[int, str]]]:
+    """A 2-D matrix (numpy array, nested lists/tuples) as rows of exact entries."""
+    shape = getattr(m, "shape", None)
+    if shape is not None and len(shape) != 2:
+        raise ValueError(f"{where}: expected a 2-D matrix (rows × columns), got an array of shape {tuple(shape)}")
+    if hasattr(m, "tolist"):
+        m = m.tolist()
+    if isinstance(m, (str, bytes)) or not isinstance(m, Sequence):
+        raise ValueError(f"{where}: expected a 2-D matrix (a list of rows), got {type(m).__name__}")
+    rows = []
+    for i, r in enumerate(m):
+        if isinstance(r, (str, bytes)) or not isinstance(r, Sequence):
+            raise ValueError(f"{where}: expected a 2-D matrix, row {i} is {type(r).__name__}, not a list of numbers")
+        rows.append([exact(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)])
+    width = {len(r) for r in rows}
+    if len(width) > 1:
+        raise ValueError(f"{where}: rows of different lengths {sorted(width)}; expected a rectangular matrix")
+    return rows
+
+
+# Keys of the weights JSON whose value is one matrix.
+MATRIX_KEYS = ("Q", "K", "V", "O", "embedding")
+
+
+def weights_json(obj: Any, where: str) -> Any:
+    """A dict/list shaped like the weights JSON with any exact entries → plain JSON values."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            w = f"{where}[{k!r}]"
+            if k in MATRIX_KEYS:
+                out[k] = matrix(v, w)
+            elif k == "W":
+                if hasattr(v, "shape") and len(v.shape) == 3:
+                    v = list(v)
+                if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+                    raise ValueError(f"{w}: expected a list of d matrices W_1..W_d")
+                out[k] = [matrix(m, f"{w}[{i}]") for i, m in enumerate(v)]
+            elif k in ("layers", "heads") and isinstance(v, (list, tuple)):
+                out[k] = [weights_json(x, f"{w}[{i}]") for i, x in enumerate(v)]
+            elif k == "widths":
+                out[k] = [int(x) for x in v]
+            elif hasattr(v, "item"):  # a numpy scalar
+                out[k] = v.item()
+            else:
+                out[k] = v
+        return out
+    raise ValueError(f"{where}: expected a dict shaped like the weights JSON (docs/usage.md §1.5), got {type(obj).__name__}")
+
+
+def to_fraction(x: Union[int, str]) -> Fraction:
+    """An exact entry as exact() gives it (int or "p/q") → Fraction."""
+    return Fraction(x)
+
+
+def integer(v: Any, name: str) -> int:
+    """v as an int; bools and non-integers are refused, naming ``name``."""
+    if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
+        raise ValueError(f"{name}: expected an integer, got {v!r}")
+    return int(v)
+
+
+def partition_text(partition: Any) -> str:
+    """'1,2|3,4', or two iterables of 1-based token positions; '' = balanced."""
+    if partition is None:
+        return ""
+    if isinstance(partition, str):
+        return partition
+    try:
+        a, b = partition
+        return ",".join(str(integer(x, "partition")) for x in a) + "|" + ",".join(str(integer(x, "partition")) for x in b)
+    except (TypeError, ValueError):
+        raise ValueError("partition: expected 'A|B' such as '1,2|3,4', or two iterables of 1-based token "
+                         f"positions such as ([1, 2], [3, 4]); got {partition!r}") from None
+
+
+def choice(value: str, name: str, allowed: Sequence[str]) -> str:
+    """value when it is one of ``allowed``; else ValueError listing them."""
+    if value not in allowed:
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def int_list(v: Any, name: str) -> List[int]:
+    """An int, a sequence of ints, or range text '1..4,6' → a list of ints."""
+    if isinstance(v, str):
+        out: List[int] = []
+        for item in v.split(","):
+            lo, sep, hi = item.partition("..")
+            try:
+                out += list(range(int(lo), int(hi) + 1)) if sep else [int(item)]
+            except ValueError:
+                raise ValueError(f"{name}: expected integers or ranges such as '1..4,6', got {v!r}") from None
+        return out
+    if isinstance(v, _numbers.Integral):
+        return [integer(v, name)]
+    return [integer(x, name) for x in v]
+
+
+def eps_list(eps: Any) -> List[float]:
+    """One ε or a sequence of them, each a finite number >= 0 → a list of floats."""
+    if isinstance(eps, (int, float, _numbers.Real)) and not isinstance(eps, bool):
+        eps = [eps]
+    if isinstance(eps, str):
+        raise ValueError(f"eps: expected a number or a sequence of numbers >= 0, got {eps!r}")
+    out = []
+    try:
+        items = list(eps)
+    except TypeError:
+        raise ValueError(f"eps: expected a number or a sequence of numbers >= 0, got {eps!r}") from None
+    for e in items:
+        if isinstance(e, bool) or not isinstance(e, _numbers.Real) or not _math.isfinite(float(e)) or float(e) < 0:
+            raise ValueError(f"eps: every threshold must be a finite number >= 0, got {e!r}")
+        out.append(float(e))
+    return out
+

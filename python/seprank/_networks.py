@@ -1,0 +1,225 @@
+"""Network specs: the Network type and the functions that build one (random integer
+weights from a seed, or given exact weights), as the CLI's network options do
+(docs/usage.md §1.4, weights JSON §1.5)."""
+
+from __future__ import annotations
+
+import json as _json
+from typing import Any, Dict, Optional, Sequence, Union
+
+from . import _core
+from ._boundary import FAMILIES, MATRIX_KEYS, integer, to_fraction, weights_json
+
+
+class Network:
+    """A network: its description and its exact rational weights.
+
+    Build one with :func:`attention`, :func:`hadamard`, :func:`fc` (random integer
+    weights from a seed, or your own exact weights) or :func:`from_weights`.
+
+    Attributes: ``spec`` (dict of the network options, defaults resolved), ``seed``
+    (the weights' seed, None for given weights). ``degree`` is d^L, ``parameters`` the
+    number of weights, ``weight_degree`` D_L = d·D_{L−1} + m (the degree of f's
+    coefficients in the weights), all exact integers.
+    """
+
+    __slots__ = ("_net", "seed")
+
+    def __init__(self, core: Any, seed: Optional[int] = None) -> None:
+        self._net = core
+        self.seed = seed
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        return self._net.spec
+
+    @property
+    def degree(self) -> int:
+        return int(self._net.output_degree())
+
+    @property
+    def parameters(self) -> int:
+        return int(self._net.parameters())
+
+    @property
+    def weight_degree(self) -> int:
+        return int(self._net.weight_degree())
+
+    def to_json(self, indent: Optional[int] = None) -> str:
+        """The weights JSON (docs/usage.md §1.5): what ``seprank … --weights FILE`` reads."""
+        return self._net.to_json(-1 if indent is None else indent)
+
+    def weights(self, numpy: bool = False) -> Dict[str, Any]:
+        """The weights as a dict shaped like the weights JSON.
+
+        Entries are ``Fraction``s; with ``numpy=True`` every matrix is a numpy array,
+        of dtype int64 when all its entries are integers that fit, else of dtype
+        object holding Fractions. ``from_weights(net.weights())`` is the same network.
+        """
+        data = _json.loads(self.to_json())
+
+        def conv(obj: Any) -> Any:
+            if isinstance(obj, dict):
+                return {k: conv_matrix(v) if k in MATRIX_KEYS else
+                        [conv_matrix(m) for m in v] if k == "W" else conv(v) for k, v in obj.items()}
+            if isinstance(obj, list):
+                return [conv(x) for x in obj]
+            return obj
+
+        def conv_matrix(m: Any) -> Any:
+            rows = [[to_fraction(x) for x in r] for r in m]
+            if not numpy:
+                return rows
+            import numpy as np
+            if all(x.denominator == 1 and -2**63 <= x.numerator < 2**63 for r in rows for x in r):
+                return np.array([[int(x) for x in r] for r in rows], dtype=np.int64).reshape(len(rows), -1)
+            return np.array(rows, dtype=object).reshape(len(rows), -1)
+
+        return conv(data)
+
+    def describe(self) -> str:
+        return self._net.describe()
+
+    def __repr__(self) -> str:
+        origin = f"seed={self.seed}" if self.seed is not None else "given weights"
+        return f"<seprank.Network {self.describe()}, {origin}>"
+
+
+def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
+    if family not in FAMILIES:
+        raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
+    spec: Dict[str, Any] = {"family": family}
+    for k, v in kw.items():
+        if v is None:
+            continue
+        if k == "widths":
+            v = [integer(x, "widths") for x in v]
+        elif isinstance(v, bool):
+            pass
+        else:
+            v = integer(v, k)
+        spec[k] = v
+    return spec
+
+
+def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Optional[int] = None,
+            depth: Optional[int] = None, heads: Optional[int] = None, head_dim: Optional[int] = None,
+            block_degree: Optional[int] = None, width: Optional[int] = None,
+            widths: Optional[Sequence[int]] = None, residual: Optional[bool] = None, free: Optional[bool] = None,
+            embed_rank: Optional[int] = None, attention_rank: Optional[int] = None, position: Optional[int] = None,
+            coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5,
+            weights: Any = None, embedding: Any = None) -> Network:
+    """A network of any family; the options are those of the CLI (docs/usage.md §1.4).
+
+    Without ``weights``: integer weights uniform on [−weight_range, weight_range] drawn
+    from ``seed`` exactly as ``seprank … --seed S --weight-range R`` draws them; an option
+    left at None takes the CLI's default (tokens 4, dim 2, depth 1, heads 1, block degree
+    3, head_dim dx/H, width dx, widths N·dx, no embedding, position and coordinate 1).
+    With ``weights``: either a list of L layer dicts (attention: ``{"heads": [{"Q", "K",
+    "V", "O"}, …]}``; hadamard: ``{"W": [W_1..W_d], "O": O}``; fc: ``{"W": [W_1..W_d]}``)
+    or a whole dict shaped like the weights JSON; matrices may be numpy arrays, nested
+    lists, Fractions or "p/q" strings. ``embedding`` is the dx×r matrix M (x^j = M w^j).
+    Every size the matrices determine and that is not given is read from them (depth =
+    number of layers, dim, heads, head_dim, block_degree, width, widths, embed_rank;
+    docs/usage.md §1.5); tokens cannot be (default 4). An option given here that a
+    weights dict also holds must agree with it, and every given size must agree with
+    the matrices (ValueError naming both values, or the matrix and its expected shape).
+    """
+    spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
+                 block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
+                 embed_rank=embed_rank, attention_rank=attention_rank, position=position,
+                 coordinate=coordinate)
+    if weights is None:
+        if embedding is not None:
+            raise ValueError("embedding: given without weights; pass the layers as weights=… too")
+        return Network(_core.random_network(spec, integer(seed, "seed"), integer(weight_range, "weight_range")), seed)
+    # 0 is the spec's "none" for these (no embedding, no rank cap, the default size);
+    # the weights JSON leaves such keys out.
+    spec = {k: v for k, v in spec.items() if not (k in ("embed_rank", "attention_rank", "width", "head_dim") and v == 0)}
+    if isinstance(weights, dict):
+        data = dict(weights)
+        for k, v in spec.items():
+            held = list(data[k]) if k == "widths" and k in data and not isinstance(data[k], str) else data.get(k)
+            if k in data and held != v:
+                raise ValueError(f"{k}: given as {v!r}, but weights[{k!r}] is {data[k]!r}")
+            data[k] = v
+    else:
+        data = dict(spec, layers=list(weights))
+    data.setdefault("tokens", 4)  # the one size the weights cannot say
+    if embedding is not None:
+        if "embedding" in data:
+            raise ValueError("embedding: given twice, as embedding=… and as weights['embedding']")
+        data["embedding"] = embedding
+    return from_weights(data)
+
+
+def attention(tokens: Optional[int] = None, dim: Optional[int] = None, heads: Optional[int] = None,
+              depth: Optional[int] = None, *, head_dim: Optional[int] = None, residual: Optional[bool] = None,
+              embed_rank: Optional[int] = None, attention_rank: Optional[int] = None, position: Optional[int] = None,
+              coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5, weights: Any = None,
+              embedding: Any = None) -> Network:
+    """Linear (softmax-free) attention, L layers of H heads (Levine et al. 2020, eq. 7.6).
+
+    y^{l+1,i} = Σ_h W^O_h Σ_j <W^Q_h y^{l,i}, W^K_h y^{l,j}> W^V_h y^{l,j}, with
+    W^Q, W^K, W^V ∈ Q^{da×dx} and W^O ∈ Q^{dx×da} (da = head_dim, default dx/H).
+    Output degree 3^L; weight degree D_L = 3·D_{L−1} + 4. ``attention_rank`` k caps
+    rank(W^Qᵀ W^K) (rows k+1..da of W^Q are zero). Defaults (None): tokens 4, dim 2,
+    heads 1, depth 1, or with ``weights`` what the matrices say; see :func:`network`.
+    """
+    return network("attention", tokens=tokens, dim=dim, heads=heads, depth=depth, head_dim=head_dim,
+                   residual=residual, embed_rank=embed_rank, attention_rank=attention_rank,
+                   position=position, coordinate=coordinate, seed=seed, weight_range=weight_range,
+                   weights=weights, embedding=embedding)
+
+
+def hadamard(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[int] = None,
+             block_degree: Optional[int] = None, *, width: Optional[int] = None, free: Optional[bool] = None,
+             residual: Optional[bool] = None, embed_rank: Optional[int] = None, position: Optional[int] = None,
+             coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5, weights: Any = None,
+             embedding: Any = None) -> Network:
+    """Degree-d token-mixing blocks: y^{l+1,i} = W^O Σ_j (W_1 y^{l,i} ⊙ W_2 y^{l,j} ⊙ … ⊙ W_d y^{l,j}).
+
+    W_k ∈ Q^{w×dx} (w = width, default dx), W^O ∈ Q^{dx×w}. ``free``: slots 2..d each sum
+    over their own token. Output degree d^L; weight degree D_L = d·D_{L−1} + d + 1.
+    Defaults (None): tokens 4, dim 2, depth 1, block_degree 3, width dx, or with
+    ``weights`` what the matrices say; see :func:`network`.
+    """
+    return network("hadamard", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree,
+                   width=width, free=free, residual=residual, embed_rank=embed_rank, position=position,
+                   coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
+                   embedding=embedding)
+
+
+def fc(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[int] = None,
+       block_degree: Optional[int] = None, *, widths: Optional[Sequence[int]] = None, residual: Optional[bool] = None,
+       embed_rank: Optional[int] = None, coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5, weights: Any = None,
+       embedding: Any = None) -> Network:
+    """Fully connected polynomial network: v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N).
+
+    W_k ∈ Q^{w_{l+1}×w_l}, w_0 = N·dx, ``widths`` = (w_1..w_L) (default N·dx each).
+    Output degree d^L; weight degree D_L = d·D_{L−1} + d. Defaults (None): tokens 4,
+    dim 2, depth 1, block_degree 3, or with ``weights`` what the matrices say (dim =
+    columns of the first W_1 / tokens); see :func:`network`.
+    """
+    return network("fc", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree, widths=widths,
+                   residual=residual, embed_rank=embed_rank, coordinate=coordinate, seed=seed,
+                   weight_range=weight_range, weights=weights, embedding=embedding)
+
+
+def from_weights(data: Union[Dict[str, Any], str]) -> Network:
+    """A network from exact weights: a dict shaped like the weights JSON (docs/usage.md
+    §1.5; matrices as numpy arrays, lists, Fractions, "p/q" strings or exactly converted
+    floats) or the JSON text itself. Errors name the JSON path of the first bad value."""
+    if isinstance(data, str):
+        text = data
+    else:
+        text = _json.dumps(weights_json(data, "weights"))
+    return Network(_core.network_from_json(text))
+
+
+def check_network(net: Any, name: str) -> None:
+    """ValueError naming ``name`` unless net is a Network."""
+    if not isinstance(net, Network):
+        raise ValueError(f"{name}: expected a seprank.Network (from attention(), hadamard(), fc() or "
+                         f"from_weights()), got {type(net).__name__}")
+

@@ -1,0 +1,106 @@
+"""Polynomials: the exact polynomial type, the parser of polynomial text, and the
+expansion of a network's output f (docs/poly.md, docs/poly_io.md, docs/expand.md)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Dict, Iterator, List, Tuple
+
+from . import _core
+from ._networks import Network, check_network
+
+
+class Polynomial:
+    """An exact polynomial over Q in variables x<j>_<c> (token j, coordinate c).
+
+    ``degree`` (total; −1 for 0), ``terms`` (non-zero terms), ``variables`` (names, in
+    the order of the exponent tuples), ``homogeneous``; iterating gives
+    (exponent tuple, Fraction) pairs in degrevlex order, leading term first; ``str``
+    is the canonical text that :func:`poly` reads back; :meth:`to_sympy` needs SymPy.
+    """
+
+    __slots__ = ("_p",)
+
+    def __init__(self, core: Any) -> None:
+        self._p = core
+
+    @property
+    def degree(self) -> int:
+        return self._p.degree()
+
+    @property
+    def terms(self) -> int:
+        return self._p.terms()
+
+    @property
+    def variables(self) -> List[str]:
+        return self._p.variables()
+
+    @property
+    def homogeneous(self) -> bool:
+        return self._p.is_homogeneous()
+
+    def __len__(self) -> int:
+        return self.terms
+
+    def __iter__(self) -> Iterator[Tuple[Tuple[int, ...], Fraction]]:
+        for k in range(self.terms):
+            exps, num, den = self._p.term(k)
+            yield tuple(exps), Fraction(int(num), int(den))
+
+    def __str__(self) -> str:
+        return str(self._p)
+
+    def __repr__(self) -> str:
+        return f"<seprank.Polynomial degree {self.degree}, {self.terms} terms in {len(self.variables)} variables>"
+
+    def to_dict(self) -> Dict[Tuple[int, ...], Fraction]:
+        """{exponent tuple: coefficient}."""
+        return dict(self)
+
+    def to_sympy(self) -> Any:
+        """The polynomial as a SymPy expression (exact rationals). Needs SymPy."""
+        try:
+            import sympy
+        except ImportError:
+            raise ImportError("to_sympy() needs SymPy (apt-get install python3-sympy)") from None
+        xs = sympy.symbols(self.variables) if self.variables else ()
+        if len(self.variables) == 1:
+            xs = (xs,)
+        expr = sympy.Integer(0)
+        for exps, c in self:
+            term = sympy.Rational(c.numerator, c.denominator)
+            for x, e in zip(xs, exps):
+                if e:
+                    term *= x ** e
+            expr += term
+        return expr
+
+
+def poly(text: str) -> Polynomial:
+    """Parses a polynomial, e.g. ``"3/4*x1_2^3*x2_1 - x1_1 + 2"`` (docs/poly_io.md):
+    + - * /, ^ with integer exponents, parentheses; division by constants only."""
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {type(text).__name__}")
+    return Polynomial(_core.parse_poly(text))
+
+
+def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto", product: str = "auto") -> Polynomial:
+    """The network's output f as an exact polynomial over Q (FLINT's sparse arithmetic).
+
+    Before any product, the size is bounded: at most C(n+D−1, n−1) terms (homogeneous,
+    D = d^L, n input variables); when the estimated memory exceeds ``max_memory`` bytes
+    this raises ResourceLimitError (rank with method='evaluation' never expands).
+    ``variant``: 'auto' (default), 'layered' (the reference, every family) or 'moment'
+    (attention: through the token moment matrix Σ_j x_j x_jᵀ, docs/expand.md); every
+    variant gives the same polynomial. ``product``: how each product is formed, 'auto'
+    (default), 'flint' (FLINT's heap, the reference), 'digits' or 'dense'
+    (docs/poly.md#products); the polynomial is the same, only time and memory differ.
+    An unknown name raises ValueError.
+    """
+    check_network(net, "net")
+    for name, value in (("variant", variant), ("product", product)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return Polynomial(_core.expand(net._net, float(max_memory), variant, product))
+

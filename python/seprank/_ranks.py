@@ -1,0 +1,155 @@
+"""Ranks: the separation rank of a network or polynomial, the rank of a matrix over Q,
+the generic rank of an architecture, and the ε-separation spectrum (docs/theory.md,
+docs/rank.md, docs/generic.md, docs/spectrum.md)."""
+
+from __future__ import annotations
+
+import json as _json
+import numbers as _numbers
+from typing import Any, Optional
+
+from . import _core
+from ._answers import Answer, Spectrum
+from ._boundary import choice, eps_list, exact, integer, matrix, partition_text
+from ._networks import Network, spec_dict
+from ._polynomials import Polynomial
+
+
+def rank(target: Any, partition: Any = None, *, method: str = "flattening", field: str = "Q",
+         seed: Optional[int] = None, templates: Any = 2, max_side: int = 4096, variant: str = "auto",
+         max_memory: float = 4 * 2**30, threads: int = 2) -> Answer:
+    """Separation rank sep_(A,B)(f) of a network or polynomial, or the rank of a matrix.
+
+    ``target``: a Network, a Polynomial (variables x<j>_<c>, split by token j), or a
+    rational matrix (2-D numpy array or nested lists of ints, Fractions, "p/q" strings
+    or exactly converted floats). ``partition``: '1,2|3,4' or two
+    iterables of token positions (default: balanced, 1..⌈N/2⌉ | rest).
+    ``method``:
+
+    * 'flattening' — expand f and rank its coefficient flattening C_(A,B)(f): exactly
+      sep, certified over Q (``field='Q'``) or a modular lower bound (``field='p'``);
+    * 'grid' — the matricization of the grid tensor on ``templates`` (M, or a list of
+      template vectors): rank [[T]] ≤ sep (Claim 7.1), computed exactly;
+    * 'evaluation' — E[s,t] = f(a_s, b_t) mod p grown until its rank stops growing
+      (≤ ``max_side``; ``variant`` 'plain' | 'graded' | 'auto'): a certified lower bound
+      of sep, equal to it except with probability ``failure_bound``; never expands.
+
+    ``seed`` (default: the network's seed, else 1) picks primes, templates and points,
+    as ``--seed`` does in the CLI. A matrix A is ranked as D·A, each row times the lcm
+    d_i of its denominators (D = diag(d_i) is invertible, so rank_Q(D·A) = rank_Q(A)):
+    exactly over Q (certified) or mod one random prime (``field='p'``; a prime dividing
+    some d_i only lowers that reading, which is a lower bound in any case).
+    """
+    choice(field, "field", ("Q", "p"))
+    opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,
+            "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
+            "max_memory": float(max_memory), "threads": integer(threads, "threads")}
+    net_seed = target.seed if isinstance(target, Network) else None
+    opts["seed"] = integer(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
+    if isinstance(target, Network):
+        tv = None
+        if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool):
+            opts["templates"] = int(templates)
+        else:
+            tv = [[str(exact(x, f"templates[{i}][{j}]")) for j, x in enumerate(row)]
+                  for i, row in enumerate(matrix(templates, "templates"))]
+        return Answer(_core.rank_network(target._net, partition_text(partition), opts, tv))
+    if isinstance(target, Polynomial):
+        return Answer(_core.rank_poly(target._p, partition_text(partition), opts))
+    if isinstance(target, str):
+        raise ValueError("target: a string; parse it with seprank.poly(text) first")
+    if partition is not None:
+        raise ValueError("partition: not used when ranking a matrix")
+    rows = matrix(target, "target")  # exact entries: ints and "p/q" strings
+    cols = len(rows[0]) if rows else 0
+    return Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts))
+
+
+def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", method: str = "certified",
+             precision: int = 53, eps: Any = (), eps_absolute: bool = False, max_side: int = 4096,
+             max_memory: float = 4 * 2**30, seed: Optional[int] = None, threads: int = 2) -> Spectrum:
+    """Singular spectrum of the flattening of f in orthonormal bases, and ε-separation ranks.
+
+    ``target``: a Network (its output is expanded) or a Polynomial; ``partition`` as in
+    :func:`rank`. μ is a product measure: ``measure='uniform'`` (every coordinate uniform
+    on [−1, 1]; orthonormal basis: products of normalised Legendre polynomials) or
+    ``'gaussian'`` (standard normal; products of normalised probabilists' Hermite
+    polynomials). Writing f = Σ_{J,L} M[J,L] P_J(x_A) Q_L(x_B) in the orthonormal product
+    bases of the two sides (an exact change of basis over Q), the σ_k are the singular
+    values of M, ‖f‖²_{L2(μ)} = Σ_k σ_k², and the best L2(μ) approximation of f by R
+    separated terms has squared error Σ_{k>R} σ_k² (Eckart–Young), so
+
+        ε-sep(f) = min{ R : Σ_{k>R} σ_k² ≤ ε² }        (ε relative: ε·‖f‖ in place of ε)
+
+    for each ε in ``eps`` (relative to ‖f‖ unless ``eps_absolute``). ε = 0 gives the exact
+    separation rank sep(f). ``method='certified'`` encloses every σ_k in a ball of stated
+    radius (rigorous ball arithmetic at ``precision`` bits on the exact Gram matrix); a
+    threshold the balls cannot decide is reported as a range rank_low..rank_high, never a
+    guess. ``method='fast'`` is floating point at ``precision`` bits, without a bound.
+    Same library call and numbers as ``seprank spectrum --format json``.
+    """
+    opts = {"measure": choice(measure, "measure", ("uniform", "gaussian")),
+            "method": choice(method, "method", ("certified", "fast")),
+            "precision": integer(precision, "precision"), "eps": eps_list(eps),
+            "max_side": integer(max_side, "max_side"), "max_memory": float(max_memory),
+            "threads": integer(threads, "threads")}
+    if not 2 <= opts["precision"] <= 4096:
+        raise ValueError(f"precision: must be in 2..4096 bits, got {precision!r}")
+    if opts["max_side"] < 1:
+        raise ValueError(f"max_side: must be >= 1, got {max_side!r}")
+    if not isinstance(eps_absolute, bool):
+        raise ValueError(f"eps_absolute: expected True or False, got {eps_absolute!r}")
+    opts["eps_absolute"] = eps_absolute
+    net_seed = target.seed if isinstance(target, Network) else None
+    opts["seed"] = integer(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
+    if isinstance(target, Network):
+        text = _core.spectrum_network(target._net, partition_text(partition), opts)
+    elif isinstance(target, Polynomial):
+        text = _core.spectrum_poly(target._p, partition_text(partition), opts)
+    elif isinstance(target, str):
+        raise ValueError("target: a string; parse it with seprank.poly(text) first")
+    else:
+        raise ValueError(f"target: expected a seprank.Network or seprank.Polynomial, got {type(target).__name__}")
+    return Spectrum(_json.loads(text))
+
+
+def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
+                 max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 16,
+                 growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62) -> Answer:
+    """Generic separation rank R* of an architecture, with its failure probability.
+
+    Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
+    prime) and ranks the flattening mod p (``method='flattening'``) or an evaluation
+    matrix ('evaluation'; 'auto' picks flattening when the expansion is small). The
+    maximum is a certified lower bound of R*, equal to it except with probability
+    failure_bound = (m·D/|S|)^T (Schwartz–Zippel; m the matrix side, D the entries'
+    degree in the drawn values). ``net``: a Network (only its architecture is used) or a
+    dict of network options. ``start`` and ``growth``: the evaluation's first side and
+    growth factor. ``store``: a folder for the graded evaluation's work units (created
+    when missing): a run interrupted there resumes from its finished units, and several
+    processes given the same folder share the work (docs/evaluation.md, "Block store").
+    ``prime_bits``: bits of p, 20..62; with at most 52 bits the evaluation can use the AVX-512 IFMA
+    kernel, and the failure bound grows accordingly.
+    """
+    if isinstance(net, Network):
+        spec = net.spec
+    elif isinstance(net, dict):
+        spec = spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
+    else:
+        raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
+    opts = {"trials": integer(trials, "trials"), "seed": integer(seed, "seed"),
+            "method": choice(method, "method", ("auto", "flattening", "evaluation")),
+            "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
+            "threads": integer(threads, "threads"), "start": integer(start, "start"),
+            "prime_bits": integer(prime_bits, "prime_bits")}
+    if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
+        raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
+    if isinstance(growth, bool) or not isinstance(growth, (int, float)):
+        raise ValueError(f"growth: expected a number above 1, got {growth!r}")
+    opts["growth"] = float(growth)
+    if store is not None:
+        if not isinstance(store, str) or not store:
+            raise ValueError(f"store: expected a folder name, got {store!r}")
+        opts["store"] = store
+    return Answer(_core.generic_rank(spec, partition_text(partition), opts))
+

@@ -1,0 +1,125 @@
+"""Tables: sweeps of generic ranks (``seprank table``), degree growth per depth and at a
+fixed parameter budget (``seprank degree``), and the reference claims (``seprank
+verify``); each returns rows or records, as the CLI prints them."""
+
+from __future__ import annotations
+
+import json as _json
+import sys as _sys
+from typing import Any, Dict, Iterable, List, Optional
+
+from . import _core
+from ._answers import Claim
+from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text
+from ._networks import Network, check_network, spec_dict
+
+
+def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float = 256 * 2**20) -> List[Dict[str, Any]]:
+    """Degree growth per depth, measured, as ``seprank degree`` prints it.
+
+    For each L = 1..depth (the first L layers): the degree measured along a random
+    line t ↦ a + t·b mod p (a certified lower bound of deg f, exact when it equals the
+    predicted d^L; a false low reading has probability ≤ d^L/p), the terms of the
+    expansion when it is estimated below ``max_expand_bytes`` (else None),
+    parameters and weight degree D_L.
+    """
+    check_network(net, "net")
+    s = net.seed if seed is None and net.seed is not None else (1 if seed is None else seed)
+    rows = []
+    for L in range(1, net.spec["depth"] + 1):
+        sub = _core.truncate(net._net, L)
+        measured, predicted, false_low = _core.measure_degree(sub, s)
+        terms = None
+        if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
+            terms = _core.expand(sub, 0.0, "auto", "auto").terms()
+        rows.append({"depth": L, "measured": measured, "predicted": int(predicted), "terms": terms,
+                     "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
+                     "false_low_bound": false_low})
+    return rows
+
+
+def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: str = "hadamard",
+           tokens: int = 4, dim: int = 2, heads: Optional[int] = None, width: Optional[int] = None,
+           residual: bool = False, seed: int = 1) -> Dict[str, Any]:
+    """Fixed parameter budget B across block degrees d (``seprank degree --budget``).
+
+    For each d: depth L = ⌊B / P(d)⌋ with P(d) the parameters of one layer, predicted
+    d^L and measured degree, ln(d^L)/B next to h(d) = ln d / d. Returns
+    {"rows": [...], "best_measured_d": d reaching the highest degree, "best_h_d": argmax h}.
+    """
+    spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
+                 residual=residual)
+    rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"),
+                                                         [integer(d, "degrees") for d in degrees], integer(seed, "seed"))
+    for r in rows:
+        for k in ("layer_params", "params_used", "predicted"):
+            r[k] = int(r[k])
+    return {"rows": rows, "best_measured_d": best_measured, "best_h_d": best_h}
+
+
+def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any = None, depth: Any = None,
+          block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
+          partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
+          variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
+          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096) -> Any:
+    """A sweep of generic ranks, one row per configuration (``seprank table``).
+
+    Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
+    product for each family (invalid combinations are left out). With no sweep option,
+    the default table (63 rows, 1–2 minutes). Rows carry the columns of docs/table.md
+    (family … rank, label, method, failure_bound, log3_rank, Levine et al. bounds,
+    status, seconds, peak_mib). Returns a list of dicts, or a pandas DataFrame when
+    pandas is importable (``dataframe=None``) or asked for (``dataframe=True``).
+    ``progress=True`` prints "[k/n] network" lines to stderr.
+    ``eps`` (a number or a list, relative to ‖f‖) adds the ε-rank columns of ``seprank table
+    --eps`` (eps, eps_ranks, eps_certified, eps_reason; docs/table.md) under ``measure``
+    ('uniform' or 'gaussian'), for flattenings of side at most ``eps_max_side``.
+    """
+    custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width)) or residual or budget
+    sweeps = []
+    if custom:
+        sw: Dict[str, Any] = {"residual": bool(residual), "budget": integer(budget, "budget"),
+                              "block_degrees": int_list(block_degree, "block_degree") if block_degree is not None else [2]}
+        if family is not None:
+            fams = family.split(",") if isinstance(family, str) else list(family)
+            sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
+        for key, v in (("tokens", tokens), ("dims", dim), ("heads", heads), ("depths", depth), ("widths", width)):
+            if v is not None:
+                sw[key] = int_list(v, key)
+        sweeps.append(sw)
+    opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": integer(seed, "seed"),
+            "method": choice(method, "method", ("auto", "flattening", "evaluation")),
+            "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
+            "threads": integer(threads, "threads"), "eps": eps_list(eps),
+            "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side")}
+
+    def show(k: int, n: int, what: str) -> None:
+        print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
+
+    texts, _invalid = _core.table(sweeps, opts, show if progress else None)
+    rows = [_json.loads(t) for t in texts]
+    if dataframe is False:
+        return rows
+    try:
+        import pandas
+    except ImportError:
+        if dataframe:
+            raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
+        return rows
+    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"])))
+
+
+def claims() -> Dict[str, str]:
+    """Every claim ``verify`` checks, name → statement, in the order it runs them."""
+    return {n: _core.claim_statement(n) for n in _core.claim_names()}
+
+
+def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
+    """Exact checks of the reference results (``seprank verify``): one Claim each."""
+    if names is None:
+        names = _core.claim_names()
+    elif isinstance(names, str):
+        names = [names]
+    names = list(names)
+    statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
+    return [Claim(*_core.run_claim(n, integer(seed, "seed")), s) for n, s in zip(names, statements)]

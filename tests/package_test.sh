@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs the Python package as a user would (docs/python.md, "Build and import"): pip
+# builds a wheel from a copy of the source tree with meson-python and installs it into a
+# fresh venv made with `/usr/bin/python3 -m venv --system-site-packages` (which sees
+# Debian's numpy and meson-python), offline: --no-index, --no-deps and
+# --no-build-isolation, and pip's configuration and environment are set aside so that
+# nothing is looked up or downloaded. Then, from outside the source tree, the installed
+# package must be the one imported, carry every module of python/seprank/*.py and rank.
+# The wheel compiles the library and the extension again in release mode: minutes, so
+# this runs in its own suite, 'package'.
+#
+# Usage: tests/package_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+
+build=$(cd "$1" && pwd)
+source=$(cd "$2" && pwd)
+work="$build/package-test"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+/usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || fail "python3-venv is missing (scripts/setup.sh installs it)"
+rm -rf "$work"
+mkdir -p "$work/src"
+# The source tree as a user has it: without build folders, VCS data or caches.
+(cd "$source" && tar --exclude=./build --exclude='./build-*' --exclude=./.git --exclude='./.venv*' \
+  --exclude='*/__pycache__' -cf - .) | tar -xf - -C "$work/src"
+
+/usr/bin/python3 -m venv --system-site-packages "$work/venv" || fail "venv creation"
+unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL
+export PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+start=$(date +%s)
+"$work/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir \
+  --config-settings setup-args=-Dpython_only=true "$work/src" >"$work/pip.log" 2>&1 ||
+  { tail -40 "$work/pip.log"; fail "pip install of the source tree"; }
+echo "pip install: $(( $(date +%s) - start )) s"
+
+modules=$(cd "$source/python/seprank" && ls -- *.py *.pyi py.typed | tr '\n' ' ')
+cd "$work"  # not the source tree: the installed package must be the one imported
+env -u PYTHONPATH "$work/venv/bin/python" - "$work/venv" $modules <<'PY' || fail "the installed package"
+import pathlib, sys
+venv, modules = pathlib.Path(sys.argv[1]).resolve(), sys.argv[2:]
+import seprank
+from fractions import Fraction
+where = pathlib.Path(seprank.__file__).resolve().parent
+assert venv in where.parents, f"imported {where}, not the venv's copy"
+missing = [m for m in modules if not (where / m).exists()]
+assert not missing, f"the wheel lacks {missing}"
+assert list(where.glob("_core*.so")), "the wheel lacks the extension"
+a = seprank.rank([[1, Fraction(1, 2)], [2, 1]])
+assert (a.value, a.kind) == (1, "exact"), a
+net = seprank.attention(tokens=3, dim=2, depth=2, seed=7)
+assert seprank.rank(net, "1,2|3").value == 17
+print(f"ok: seprank {seprank.__version__} from {where}: {len(modules)} files, ranks as the build tree does")
+PY

@@ -1,0 +1,89 @@
+# Issue 29, point 6: what a user writing from docs/python.md expects to work does —
+# a rational matrix is ranked over Q, weights say their own sizes — and the public
+# surface keeps its import paths after the package was split into modules.
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import seprank
+
+
+def test_a_rational_matrix_is_ranked_over_q(cli, tmp_path):
+    # Rows 2 and 3 are 1/2 and -2/3 times row 1; row 4 is independent: rank 2.
+    rows = [[1, Fraction(3, 7)], [Fraction(1, 2), Fraction(3, 14)], [Fraction(-2, 3), Fraction(-2, 7)], [0, Fraction(5, 3)]]
+    a = seprank.rank(rows)
+    assert (a.value, a.kind, a.rows, a.cols) == (2, "exact", 4, 2)
+    # the same matrix as "p/q" strings, as a numpy object array, and as exact floats
+    assert seprank.rank([[str(x) for x in r] for r in rows]).value == 2
+    assert seprank.rank(np.array(rows, dtype=object)).value == 2
+    assert seprank.rank(np.array([[0.5, 0.25], [1.0, 0.5]])).value == 1  # 0.5, 0.25 are exact binary fractions
+    assert seprank.rank([[Fraction(1, 3), 0], [0, Fraction(1, 5)]]).value == 2
+    # the CLI reads the same matrix from a Matrix Market file of field rational
+    f = tmp_path / "q.mtx"
+    f.write_text("%%MatrixMarket matrix coordinate rational general\n4 2 7\n"
+                 + "".join(f"{i + 1} {j + 1} {x}\n" for i, r in enumerate(rows) for j, x in enumerate(r) if x))
+    assert cli("rank", "--matrix", f)["rank"] == a.value
+
+
+def test_weights_without_depth_say_their_sizes():
+    q = [[1, 0], [0, 1]]
+    layer = {"heads": [{"Q": q, "K": [[1, 2], [0, 1]], "V": [[1, "1/2"], [0, 1]], "O": [[1, 0], [0, 3]]}]}
+    # The report of issue 29: a dict with two layers and no depth.
+    net = seprank.from_weights({"family": "attention", "tokens": 3, "layers": [layer, layer]})
+    assert (net.spec["depth"], net.spec["dim"], net.spec["heads"]) == (2, 2, 1)
+    # network() and attention() with only the layers: depth and dim from them too
+    net2 = seprank.attention(tokens=3, weights=[layer, layer])
+    assert net2.to_json() == net.to_json()
+    had = seprank.hadamard(tokens=2, weights=[{"W": [np.ones((3, 2), int)] * 4, "O": np.ones((2, 3), int)}] * 2)
+    assert (had.spec["depth"], had.spec["block_degree"], had.spec["width"], had.spec["dim"]) == (2, 4, 3, 2)
+    fc = seprank.fc(tokens=2, weights=[{"W": [np.ones((3, 4), int)] * 2}, {"W": [np.ones((1, 3), int)] * 2}])
+    assert (fc.spec["depth"], fc.spec["block_degree"], fc.spec["widths"], fc.spec["dim"]) == (2, 2, [3, 1], 2)
+    emb = seprank.attention(tokens=2, weights=[layer], embedding=[[1], [2]])
+    assert (emb.spec["embed_rank"], emb.spec["dim"]) == (1, 2)
+
+
+def test_a_given_size_that_disagrees_is_refused():
+    q = [[1, 0], [0, 1]]
+    layer = {"heads": [{"Q": q, "K": q, "V": q, "O": q}]}
+    with pytest.raises(ValueError, match=r"\$\.layers: has 2 layers, but \$\.depth is 1"):
+        seprank.attention(tokens=2, depth=1, weights=[layer, layer])
+    with pytest.raises(ValueError, match=r"depth: given as 3, but weights\['depth'\] is 2"):
+        seprank.network("attention", depth=3, weights={"family": "attention", "tokens": 2, "depth": 2, "layers": [layer] * 2})
+    with pytest.raises(ValueError, match=r"\$\.layers\[0\]\.heads\[0\]\.Q\[0\]: has 2 entries, expected 3"):
+        seprank.attention(tokens=2, dim=3, weights=[layer])
+    with pytest.raises(ValueError, match=r"\$\.layers\[0\]\.W: expected a list of 3 matrices"):
+        seprank.hadamard(tokens=2, block_degree=3, weights=[{"W": [q, q], "O": q}])
+    with pytest.raises(ValueError, match=r'\$: missing key "tokens"'):  # the one size weights cannot say
+        seprank.from_weights({"family": "attention", "layers": [layer]})
+
+
+def test_random_networks_keep_their_defaults():
+    net = seprank.attention()
+    assert {k: net.spec[k] for k in ("tokens", "dim", "depth", "heads")} == {"tokens": 4, "dim": 2, "depth": 1, "heads": 1}
+    assert seprank.hadamard().spec["block_degree"] == 3
+    assert seprank.fc(tokens=2, dim=1).spec["widths"] == [2]
+
+
+def test_import_paths_after_the_split():
+    from seprank import Answer, Network, attention, rank  # noqa: F401  (what users write)
+    assert len(seprank.__all__) == len(set(seprank.__all__))
+    for name in seprank.__all__:
+        obj = getattr(seprank, name)
+        if callable(obj) and name != "ResourceLimitError":
+            assert obj.__module__ == "seprank", (name, obj.__module__)  # help() and repr() say seprank.X
+    assert repr(seprank.Network).startswith("<class 'seprank.Network'")
+
+
+def test_every_module_is_installed():
+    # python/seprank/meson.build lists what the wheel and the build tree carry; a module
+    # left out would import here (the source tree) and be missing once installed.
+    import pathlib
+    import re
+    pkg = pathlib.Path(__file__).resolve().parents[2] / "python" / "seprank"
+    listed = re.search(r"python_sources = \[(.*?)\]", (pkg / "meson.build").read_text(), flags=re.S).group(1)
+    listed = set(re.findall(r"'([^']+)'", listed))
+    on_disk = {p.name for p in pkg.iterdir() if p.suffix in (".py", ".pyi") or p.name == "py.typed"}
+    assert listed == on_disk, (listed ^ on_disk)
+    assert len([m for m in on_disk if m.endswith(".py") and m != "__init__.py"]) >= 4
+    assert len((pkg / "__init__.py").read_text().splitlines()) <= 150
