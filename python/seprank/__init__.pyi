@@ -58,6 +58,8 @@ class Answer:
     converged: bool
     evaluations: int
     block_ranks: List[int]
+    kernel_blocks: List[int]
+    kernel_bits: int
     trials: int
     trial_ranks: List[int]
     degenerate: int
@@ -108,7 +110,7 @@ def budget(budget: int, degrees: Iterable[int] = ..., *, family: str = ..., toke
            seed: int = ...) -> Dict[str, Any]: ...
 def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: str = ...,
          seed: Optional[int] = ..., templates: Any = ..., max_side: int = ..., variant: str = ...,
-         max_memory: float = ..., threads: int = ...) -> Answer: ...
+         max_memory: float = ..., threads: int = ..., certificate: str = ...) -> Answer: ...
 def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
                  threads: int = ..., start: int = ..., growth: float = ..., store: Optional[str] = ...,

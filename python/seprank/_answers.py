@@ -17,15 +17,15 @@ class Answer:
     is larger; 1 when none is known), quantity ('sep' | 'grid' | 'matrix' | 'generic
     sep'), method, variant, field ('Q' | 'Z/p'), rows, cols, prime, primes_used,
     seconds, peak_mib, partition, degree (d^L, int), terms (None when f was not
-    expanded), converged, evaluations, block_ranks, trials, trial_ranks, degenerate,
-    set_size, weight_degree, bound_degree, note, label, certified.
+    expanded), converged, evaluations, block_ranks, kernel_blocks, kernel_bits, trials,
+    trial_ranks, degenerate, set_size, weight_degree, bound_degree, note, label, certified.
     ``to_dict()`` gives the record with the CLI's JSON keys (docs/usage.md §1.8).
     """
 
     _FIELDS = ("value", "kind", "failure_bound", "quantity", "method", "variant", "field", "rows", "cols",
                "prime", "primes_used", "seconds", "peak_mib", "partition", "degree", "terms", "converged",
-               "evaluations", "block_ranks", "trials", "trial_ranks", "degenerate", "set_size",
-               "weight_degree", "bound_degree", "note", "label", "certified")
+               "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials", "trial_ranks",
+               "degenerate", "set_size", "weight_degree", "bound_degree", "note", "label", "certified")
 
     def __init__(self, raw: Dict[str, Any]) -> None:
         object.__setattr__(self, "_record", _json.loads(raw["record"]))

@@ -188,6 +188,8 @@ py::dict answer_to_dict(const RankAnswer& a) {
     d["converged"] = a.converged;
     d["evaluations"] = a.evaluations;
     d["block_ranks"] = a.block_ranks;
+    d["kernel_blocks"] = a.kernel_blocks;
+    d["kernel_bits"] = a.kernel_bits;
     d["trials"] = a.trials;
     d["trial_ranks"] = a.trial_ranks;
     d["degenerate"] = a.degenerate;
@@ -226,6 +228,7 @@ SeparationOptions separation_options(const py::dict& o) {
     const int threads = get_or<int>(o, "threads", 2);
     so.evaluation.threads = threads;
     so.rank.threads = threads;
+    so.rank.certificate = certificate_from_string(get_or<std::string>(o, "certificate", "blocks"));
     return so;
 }
 
@@ -385,6 +388,7 @@ PYBIND11_MODULE(_core, m) {
         o.certify = get_or<std::string>(opts, "field", "Q") == "Q";
         o.seed = get_or<std::uint64_t>(opts, "seed", 1);
         o.threads = get_or<int>(opts, "threads", 2);
+        o.certificate = certificate_from_string(get_or<std::string>(opts, "certificate", "blocks"));
         return answer_to_dict(run_long([&] { return rank_certified(a, o); }));
     });
     // ---- ε-separation spectrum (spectrum.hpp): the record as the CLI's `spectrum --format json`

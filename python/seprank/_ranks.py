@@ -17,7 +17,7 @@ from ._polynomials import Polynomial
 
 def rank(target: Any, partition: Any = None, *, method: str = "flattening", field: str = "Q",
          seed: Optional[int] = None, templates: Any = 2, max_side: int = 4096, variant: str = "auto",
-         max_memory: float = 4 * 2**30, threads: int = 2) -> Answer:
+         max_memory: float = 4 * 2**30, threads: int = 2, certificate: str = "blocks") -> Answer:
     """Separation rank sep_(A,B)(f) of a network or polynomial, or the rank of a matrix.
 
     ``target``: a Network, a Polynomial (variables x<j>_<c>, split by token j), or a
@@ -39,11 +39,15 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     d_i of its denominators (D = diag(d_i) is invertible, so rank_Q(D·A) = rank_Q(A)):
     exactly over Q (certified) or mod one random prime (``field='p'``; a prime dividing
     some d_i only lowers that reading, which is a lower bound in any case).
+    ``certificate`` (field 'Q', a matrix below full rank): 'blocks' (exact kernel vectors
+    per connected block, docs/blocks.md), 'pivot-span' or 'hadamard' (the references),
+    as ``rank --certificate`` in the CLI.
     """
     choice(field, "field", ("Q", "p"))
     opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
-            "max_memory": float(max_memory), "threads": integer(threads, "threads")}
+            "max_memory": float(max_memory), "threads": integer(threads, "threads"),
+            "certificate": choice(certificate, "certificate", ("blocks", "pivot-span", "hadamard"))}
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = integer(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
     if isinstance(target, Network):

@@ -173,7 +173,9 @@ def test_generic_matches_cli(cli):
             c = cli("generic", *args[:-2], "--seed", 4, "--trials", 3, "--method", method)
             a = seprank.generic_rank(seprank.network(family, **kw), trials=3, seed=4, method=method)
             same_answer(a, c)
-            assert a.kind in ("generic", "modular-lower-bound") and len(a.trial_ranks) == 3
+            # exact where a graded trial reached every block cap (docs/generic.md)
+            assert a.kind in ("generic", "modular-lower-bound", "exact") and len(a.trial_ranks) == 3
+            assert (a.kind == "exact") == ("reached its cap" in a.note)
             assert seprank.generic_rank(dict(kw, family=family), trials=3, seed=4, method=method).to_dict()["rank"] == c["rank"]
 
 
@@ -287,3 +289,21 @@ def test_verify_matches_cli(cli):
     out = cli("verify", "--claim", name, "--seed", 2, fmt=None)
     assert out.startswith(("PASS " if r.passed else "FAIL ") + name + ": " + r.detail)
     assert r.passed and bool(r) and r.statement == claims[name]
+
+
+def test_certificates_match_cli(cli):
+    """Every certificate gives the CLI's answer; blocks says which blocks needed a kernel."""
+    net = seprank.attention(tokens=2, dim=3, depth=2, seed=1)
+    ranks = set()
+    for cert in ("blocks", "pivot-span", "hadamard"):
+        c = cli("rank", "--tokens", 2, "--dim", 3, "--depth", 2, "--seed", 1, "--certificate", cert)
+        a = seprank.rank(net, certificate=cert)
+        same_answer(a, c)
+        assert a.certified and a.field == "Q"
+        ranks.add(a.value)
+        if cert == "blocks":
+            assert a.variant == "blocks" and sum(a.block_ranks) == a.value
+            assert a.kernel_blocks == c["kernel_blocks"]
+    assert len(ranks) == 1
+    with pytest.raises(ValueError, match="certificate"):
+        seprank.rank(net, certificate="global")
