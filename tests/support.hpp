@@ -219,6 +219,7 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
 // ---------------------------------------------------------------------------
 // Matrices of known rank.
 #include "seprank/matrix.hpp"
+#include "seprank/rank.hpp"
 
 #include <algorithm>
 
@@ -258,6 +259,15 @@ inline seprank::ZMat random_rank(seprank::Rng& rng, long m, long n, long r, unsi
         }
     }
     return a;
+}
+
+// Options that run one certificate itself: no fraction-free fallback for small matrices.
+inline seprank::RankOptions certificate_options(seprank::Certificate c, std::uint64_t seed) {
+    seprank::RankOptions o;
+    o.seed = seed;
+    o.certificate = c;
+    o.fraction_free_max = 0;
+    return o;
 }
 
 }  // namespace seprank_test

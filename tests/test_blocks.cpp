@@ -22,17 +22,10 @@
 #include <set>
 
 using namespace seprank;
+using seprank_test::certificate_options;
 using seprank_test::random_rank;
 
 namespace {
-
-RankOptions with(Certificate c, std::uint64_t seed) {
-    RankOptions o;
-    o.seed = seed;
-    o.certificate = c;
-    o.fraction_free_max = 0;  // the certificates themselves, no Bareiss fallback
-    return o;
-}
 
 // A block-diagonal matrix of the given block shapes and ranks, then rows and columns
 // shuffled; `planted` gets each block's rows and columns (in the shuffled numbering).
@@ -163,9 +156,9 @@ TEST_CASE("blocks agree with pivot-span and Hadamard on block matrices of chosen
         const Planted p = plant(rng, shapes, bits, static_cast<long>(rng.below(60)), static_cast<long>(rng.below(3)), static_cast<long>(rng.below(3)));
         INFO("iteration " << it << ": " << p.a.rows << "x" << p.a.cols << " planted rank " << p.rank);
         const std::uint64_t s = rng.next();
-        const RankAnswer blk = rank_certified(p.a, with(Certificate::blocks, s));
-        const RankAnswer span = rank_certified(p.a, with(Certificate::pivot_span, s));
-        const RankAnswer had = rank_certified(p.a, with(Certificate::hadamard, s));
+        const RankAnswer blk = rank_certified(p.a, certificate_options(Certificate::blocks, s));
+        const RankAnswer span = rank_certified(p.a, certificate_options(Certificate::pivot_span, s));
+        const RankAnswer had = rank_certified(p.a, certificate_options(Certificate::hadamard, s));
         REQUIRE(blk.certified());
         REQUIRE(blk.value == p.rank);
         REQUIRE(span.value == p.rank);
@@ -203,7 +196,7 @@ TEST_CASE("blocks on products with a large kernel, and on network flattenings") 
     a.cols += 3;
     a.row.push_back({{50, Integer(3)}, {51, Integer(-4)}});
     a.row.push_back({{52, Integer(7)}});
-    const RankAnswer r = rank_certified(a, with(Certificate::blocks, 5));
+    const RankAnswer r = rank_certified(a, certificate_options(Certificate::blocks, 5));
     CHECK(r.certified());
     CHECK(r.value == 10);
     CHECK(r.block_ranks == std::vector<long>{8, 1, 1});
@@ -223,8 +216,8 @@ TEST_CASE("blocks on products with a large kernel, and on network flattenings") 
             const Network net = random_network(seprank_test::attention_spec(n, dx, depth), wseed);
             const SparseZMat c = flatten(expand(net), balanced_partition(n), n);
             INFO("attention N=" << n << " dx=" << dx << " L=" << depth << " weights seed " << wseed);
-            const RankAnswer blk = rank_certified(c, with(Certificate::blocks, wseed));
-            const RankAnswer ref = rank_certified(c, with(Certificate::hadamard, wseed));
+            const RankAnswer blk = rank_certified(c, certificate_options(Certificate::blocks, wseed));
+            const RankAnswer ref = rank_certified(c, certificate_options(Certificate::hadamard, wseed));
             REQUIRE(blk.certified());
             REQUIRE(ref.certified());
             REQUIRE(blk.value == ref.value);
@@ -277,7 +270,7 @@ TEST_CASE("blocks: a kernel past the budget is loud, and cancellation stops the 
         }
     fmpz_mat_mul(a.get(), x.get(), y.get());
     const SparseZMat s = SparseZMat::from_dense(a);
-    RankOptions none = with(Certificate::blocks, 3);
+    RankOptions none = certificate_options(Certificate::blocks, 3);
     none.max_certify_seconds = 0;
     const RankAnswer r = rank_certified(s, none);
     CHECK(r.value == 20);
@@ -286,7 +279,7 @@ TEST_CASE("blocks: a kernel past the budget is loud, and cancellation stops the 
     CHECK(r.failure_bound < 1e-6);
     CHECK(r.note.find("not lifted within the budget") != std::string::npos);
     // with a budget it is exact
-    CHECK(rank_certified(s, with(Certificate::blocks, 3)).certified());
+    CHECK(rank_certified(s, certificate_options(Certificate::blocks, 3)).certified());
 
     // A check that fires at its third poll: the lifting polls once per digit.
     int calls = 0;
@@ -297,7 +290,7 @@ TEST_CASE("blocks: a kernel past the budget is loud, and cancellation stops the 
     CHECK(calls == 3);
     {
         CancelScope scope([] { return true; }, 0);
-        CHECK_THROWS_AS(rank_certified(s, with(Certificate::blocks, 3)), cancelled);
+        CHECK_THROWS_AS(rank_certified(s, certificate_options(Certificate::blocks, 3)), cancelled);
     }
 }
 

@@ -12,19 +12,8 @@
 #include <algorithm>
 
 using namespace seprank;
+using seprank_test::certificate_options;
 using seprank_test::random_rank;
-
-namespace {
-
-RankOptions with(Certificate c, std::uint64_t seed) {
-    RankOptions o;
-    o.seed = seed;
-    o.certificate = c;
-    o.fraction_free_max = 0;  // the certificates themselves, no Bareiss fallback
-    return o;
-}
-
-}  // namespace
 
 TEST_CASE("pivot-span agrees with the Hadamard reference on matrices of chosen rank") {
     auto rng = seprank_test::rng_for("certificate-random-rank");
@@ -40,8 +29,8 @@ TEST_CASE("pivot-span agrees with the Hadamard reference on matrices of chosen r
         const ZMat a = random_rank(rng, m, n, r, bits, ops, it % 5 == 0 ? 40 : 2);
         INFO("iteration " << it << ": " << m << "x" << n << " rank " << r << " bits " << bits << " ops " << ops);
         const std::uint64_t s = rng.next();
-        const RankAnswer span = rank_certified(SparseZMat::from_dense(a), with(Certificate::pivot_span, s));
-        const RankAnswer ref = rank_certified(SparseZMat::from_dense(a), with(Certificate::hadamard, s));
+        const RankAnswer span = rank_certified(SparseZMat::from_dense(a), certificate_options(Certificate::pivot_span, s));
+        const RankAnswer ref = rank_certified(SparseZMat::from_dense(a), certificate_options(Certificate::hadamard, s));
         REQUIRE(ref.certified());
         REQUIRE(ref.value == r);
         REQUIRE(span.certified());
@@ -54,7 +43,7 @@ TEST_CASE("pivot-span agrees with the Hadamard reference on matrices of chosen r
             REQUIRE(span.phases.certificate >= 0);
         }
         // the dense entry point takes the same path after its full-rank check
-        REQUIRE(rank_certified(a, with(Certificate::pivot_span, s)).value == r);
+        REQUIRE(rank_certified(a, certificate_options(Certificate::pivot_span, s)).value == r);
     }
     CHECK(span_used > 100);  // the new variant, not its fallback, decided most of them
     CHECK(span_deficient > 50);
@@ -77,7 +66,7 @@ TEST_CASE("pivot-span on products A·B, dense and sparse, tall and wide") {
         if (k > 0) fmpz_mat_mul(a.get(), x.get(), y.get());
         const long truth = fmpz_mat_rank(a.get());
         INFO("iteration " << it << ": " << m << "x" << n << " inner " << k);
-        const RankAnswer span = rank_certified(SparseZMat::from_dense(a), with(Certificate::pivot_span, rng.next()));
+        const RankAnswer span = rank_certified(SparseZMat::from_dense(a), certificate_options(Certificate::pivot_span, rng.next()));
         REQUIRE(span.certified());
         REQUIRE(span.value == truth);
     }
@@ -96,13 +85,13 @@ TEST_CASE("pivot-span falls back to the reference when the combinations are huge
     for (long i = 0; i < k; ++i)
         for (long j = 0; j < n; ++j) fmpz_set(fmpz_mat_entry(y.get(), i, j), rng.big(20).get());
     fmpz_mat_mul(a.get(), x.get(), y.get());
-    const RankAnswer r = rank_certified(a, with(Certificate::pivot_span, 7));
+    const RankAnswer r = rank_certified(a, certificate_options(Certificate::pivot_span, 7));
     CHECK(r.certified());
     CHECK(r.value == k);
     CHECK(r.variant == "hadamard-multimodular");
     CHECK(r.note.find("pivot-span gave up") != std::string::npos);
     // the budget of primes is respected: no certificate is claimed without one
-    RankOptions none = with(Certificate::pivot_span, 7);
+    RankOptions none = certificate_options(Certificate::pivot_span, 7);
     none.max_primes = 0;
     const RankAnswer u = rank_certified(a, none);
     CHECK(u.value == k);
@@ -153,11 +142,11 @@ TEST_CASE("sparse reduced echelon form equals FLINT's dense rref") {
 
 TEST_CASE("degenerate shapes under both certificates") {
     for (Certificate c : {Certificate::pivot_span, Certificate::hadamard}) {
-        CHECK(rank_certified(ZMat(0, 0), with(c, 1)).value == 0);
-        CHECK(rank_certified(ZMat(0, 7), with(c, 1)).certified());
-        CHECK(rank_certified(ZMat(7, 0), with(c, 1)).value == 0);
-        CHECK(rank_certified(ZMat(5, 4), with(c, 1)).value == 0);
-        CHECK(rank_certified(ZMat::from_rows({{Integer(0), Integer(0), Integer(3)}}), with(c, 1)).value == 1);
+        CHECK(rank_certified(ZMat(0, 0), certificate_options(c, 1)).value == 0);
+        CHECK(rank_certified(ZMat(0, 7), certificate_options(c, 1)).certified());
+        CHECK(rank_certified(ZMat(7, 0), certificate_options(c, 1)).value == 0);
+        CHECK(rank_certified(ZMat(5, 4), certificate_options(c, 1)).value == 0);
+        CHECK(rank_certified(ZMat::from_rows({{Integer(0), Integer(0), Integer(3)}}), certificate_options(c, 1)).value == 1);
         // a column of huge equal entries: rank 1, tall and wide
         ZMat tall(30, 2), wide(2, 30);
         for (long i = 0; i < 30; ++i) {
@@ -166,7 +155,7 @@ TEST_CASE("degenerate shapes under both certificates") {
             fmpz_set(fmpz_mat_entry(wide.get(), 0, i), fmpz_mat_entry(tall.get(), i, 0));
             fmpz_set(fmpz_mat_entry(wide.get(), 1, i), fmpz_mat_entry(tall.get(), i, 1));
         }
-        const RankAnswer t = rank_certified(tall, with(c, 2)), w = rank_certified(wide, with(c, 2));
+        const RankAnswer t = rank_certified(tall, certificate_options(c, 2)), w = rank_certified(wide, certificate_options(c, 2));
         CHECK(t.value == 1);
         CHECK(t.certified());
         CHECK(w.value == 1);
@@ -181,7 +170,7 @@ TEST_CASE("every rank answer carries its phases") {
     auto rng = seprank_test::rng_for("certificate-phases");
     const ZMat a = random_rank(rng, 30, 20, 7, 8, 60);
     for (Certificate c : {Certificate::pivot_span, Certificate::hadamard}) {
-        const RankAnswer r = rank_certified(a, with(c, 3));
+        const RankAnswer r = rank_certified(a, certificate_options(c, 3));
         CHECK(r.phases.rank > 0);
         CHECK(r.phases.certificate > 0);
         CHECK(r.phases.expand == 0);

@@ -8,6 +8,23 @@
 
 using namespace seprank;
 
+namespace {
+
+// Small networks of every family, depth 0..2: the shapes the weights-JSON tests draw.
+seprank_test::SpecLimits json_limits() {
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 1;
+    lim.max_tokens = 4;
+    lim.min_dim = 1;
+    lim.max_dim = 3;
+    lim.min_depth = 0;
+    lim.max_depth = 2;
+    lim.max_block_degree = lim.max_block_degree_deep = 4;
+    lim.max_width = 3;
+    return lim;
+}
+
+}  // namespace
 
 TEST_CASE("validation names the bad value") {
     struct Case {
@@ -73,15 +90,7 @@ TEST_CASE("parameter counts and weight degrees follow the formulas of docs/theor
 TEST_CASE("weights JSON round-trips for every family and option") {
     auto rng = seprank_test::rng_for("weights-json");
     INFO("seed " << seprank_test::seed());
-    seprank_test::SpecLimits lim;
-    lim.min_tokens = 1;
-    lim.max_tokens = 4;
-    lim.min_dim = 1;
-    lim.max_dim = 3;
-    lim.min_depth = 0;
-    lim.max_depth = 2;
-    lim.max_block_degree = lim.max_block_degree_deep = 4;
-    lim.max_width = 3;
+    const seprank_test::SpecLimits lim = json_limits();
     for (int it = 0; it < seprank_test::iterations(200); ++it) {
         const NetworkSpec s = seprank_test::random_spec(rng, lim);
         Network net = random_network(s, rng.next());
@@ -109,15 +118,7 @@ TEST_CASE("weights JSON round-trips for every family and option") {
 TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given one must agree") {
     auto rng = seprank_test::rng_for("weights-json-inferred");
     INFO("seed " << seprank_test::seed() << " (SEPRANK_SEED overrides)");
-    seprank_test::SpecLimits lim;
-    lim.min_tokens = 1;
-    lim.max_tokens = 4;
-    lim.min_dim = 1;
-    lim.max_dim = 3;
-    lim.min_depth = 0;
-    lim.max_depth = 2;
-    lim.max_block_degree = lim.max_block_degree_deep = 4;
-    lim.max_width = 3;
+    const seprank_test::SpecLimits lim = json_limits();
     for (int it = 0; it < seprank_test::iterations(200); ++it) {
         const NetworkSpec s = seprank_test::random_spec(rng, lim);
         const Network net = random_network(s, rng.next());
