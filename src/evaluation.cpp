@@ -229,6 +229,25 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
 
 namespace {
 
+// cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), a = 0..D.
+std::vector<long> caps_of(const Partition& part, long per, const std::vector<int>& parity, long D) {
+    const std::vector<long> count_A = monomial_counts(part.A, per, parity, D);
+    const std::vector<long> count_B = monomial_counts(part.B, per, parity, D);
+    std::vector<long> caps(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) caps[static_cast<std::size_t>(a)] = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
+    return caps;
+}
+
+}  // namespace
+
+std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree) {
+    const Integer dz = output_degree(s);
+    if (!is_homogeneous(s) || !fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > max_degree) return {};
+    return caps_of(part, input_vars_per_token(s), token_parities(s), fmpz_get_si(dz.get()));
+}
+
+namespace {
+
 // What both graded paths share: the checks, the live degrees, the interpolation matrix W
 // and the block caps (docs/evaluation.md).
 struct Graded {
@@ -286,11 +305,7 @@ Graded graded_setup(const Network& net, const Partition& part, const EvaluationO
         if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
         nmod_mat_transpose(g.w.get(), inv.get());
     }
-    const std::vector<long> count_A = monomial_counts(part.A, st.per, parity, D);
-    const std::vector<long> count_B = monomial_counts(part.B, st.per, parity, D);
-    g.caps.resize(static_cast<std::size_t>(D + 1));
-    for (long a = 0; a <= D; ++a)
-        g.caps[static_cast<std::size_t>(a)] = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
+    g.caps = caps_of(part, st.per, parity, D);
     return g;
 }
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 
 namespace seprank {
@@ -48,7 +49,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
     const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
     const double set_size = 2.0 * static_cast<double>(half) + 1.0;  // = p for the default
-    bool at_caps = false;  // some trial reached every block cap (graded evaluation)
+    bool at_caps = false;  // some trial reached every degree block's cap
+    const std::vector<long> caps = flat ? degree_block_caps(spec, part) : std::vector<long>{};
+    long cap_sum = 0;
+    for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
+    if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         const std::uint64_t wseed = rng.next();
@@ -68,6 +73,9 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
             res.phases.matrix += lap();
             r = rank_sparse_modular(c);
             res.phases.rank += lap();
+            // Every degree block at its cap: the draw's rank meets Σ cap_a, a bound for all
+            // weights (evaluation.hpp), as in the graded evaluation below.
+            if (!caps.empty() && r == cap_sum) at_caps = true;
             res.rows = c.rows;
             res.cols = c.cols;
             res.terms = static_cast<long>(f.terms());

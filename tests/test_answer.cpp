@@ -127,7 +127,8 @@ TEST_CASE("answers of every producer carry their kind, shape and timing, and to_
     CHECK(gr.quantity == "grid");
     CHECK(gr.value <= flat.value);
     const RankAnswer gen = generic_rank(s, part);
-    CHECK(gen.kind == RankKind::generic);
+    CHECK(gen.kind == RankKind::exact);  // N=2 dx=2 L=2: every degree block at its cap
+    CHECK(gen.quantity == "generic sep");
     CHECK(gen.trials == 2);
     CHECK(gen.trial_ranks.size() == 2);
     for (const RankAnswer* a : {&flat, &ev, &gr, &gen}) {

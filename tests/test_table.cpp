@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <fstream>
@@ -110,12 +111,20 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is exact (f
         CHECK(at.value == r.value);
         SeparationOptions fo;  // the certified rank of one integer draw agrees
         CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
-        GenericOptions fl = o;  // the flattening method never claims this
+        GenericOptions fl = o;  // the flattening method reaches the same sum of caps
         fl.method = GenericMethod::flattening;
         const RankAnswer f = generic_rank(s, balanced_partition(2), fl);
         CHECK(f.value == r.value);
-        CHECK(f.failure_bound > 0.0);
+        CHECK(f.kind == RankKind::exact);
+        CHECK(f.failure_bound == 0.0);
+        const std::vector<long> caps = degree_block_caps(s, balanced_partition(2));
+        CHECK(std::accumulate(caps.begin(), caps.end(), 0L) == f.value);
     }
+    CHECK(degree_block_caps([] {
+              NetworkSpec res = seprank_test::attention_spec(2, 2, 2);
+              res.residual = true;
+              return res;
+          }(), balanced_partition(2)).empty());  // not homogeneous: no caps
     NetworkSpec s = seprank_test::attention_spec(3, 2, 2);
     GenericOptions o;
     o.method = GenericMethod::evaluation;
@@ -124,6 +133,13 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is exact (f
     CHECK(r.failure_bound > 0.0);
     CHECK(r.kind == RankKind::generic);
     CHECK(r.note.find("reached its cap") == std::string::npos);
+    GenericOptions fl = o;
+    fl.method = GenericMethod::flattening;
+    const RankAnswer f = generic_rank(s, balanced_partition(3), fl);
+    CHECK(f.value == r.value);
+    CHECK(f.kind == RankKind::generic);  // below the sum of its caps: not exact
+    const std::vector<long> caps = degree_block_caps(s, balanced_partition(3));
+    CHECK(std::accumulate(caps.begin(), caps.end(), 0L) > f.value);
 }
 
 TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the rank does not change") {
@@ -163,7 +179,11 @@ TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank"
     CHECK(r.degenerate > 0);
     CHECK(r.value == full.value);  // the maximum, not a degenerate value
     CHECK(r.note.find("degenerate") != std::string::npos);
-    CHECK(r.failure_bound == 1.0);  // |S| = 3 gives no useful bound, and says so
+    // |S| = 3 gives no useful Schwartz–Zippel bound, but the maximum meets the sum of the
+    // degree-block caps, an upper bound for all weights: exact all the same.
+    CHECK(r.kind == RankKind::exact);
+    CHECK(r.failure_bound == 0.0);
+    CHECK(r.note.find("reached its cap") != std::string::npos);
     CHECK(*std::min_element(r.trial_ranks.begin(), r.trial_ranks.end()) < r.value);
 }
 

@@ -84,7 +84,17 @@ bool is_homogeneous(const NetworkSpec& s);
 // every other token, at any depth, with or without residual or embedding.
 std::vector<int> token_parities(const NetworkSpec& s);
 
-// The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound;
+// The degree-block caps of a homogeneous network for a partition (docs/evaluation.md):
+// cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), D = d^L, counting
+// only the monomials of the parities token_parities allows (empty parities: all). The
+// degree-a block of the flattening has at most cap_a rows or columns, for every choice
+// of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
+// Empty when f is not homogeneous or D > max_degree; entries saturate at LONG_MAX/4.
+// Cost O(|tokens|·D²).
+std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096);
+
+// The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
+// (exact when graded and every degree block reached its cap);
 // failure_bound as above when converged, 1 when the rank was still full at max_side;
 // rows = cols = the side (graded: Σ_a k_a); evaluations; block_ranks (graded: rank of
 // f_a for a = 0..D); variant plain | graded; prime; partition; degree d^L.
