@@ -675,7 +675,10 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     }
     res.note = be.note();
     graded_summary(res, blocks, g, opt);
-    res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
+    // Every block at its cap: the rank is exact, whatever the earlier steps added to the
+    // bound while those blocks were still growing.
+    const bool at_caps = res.converged && std::all_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.rank == b.cap; });
+    res.failure_bound = at_caps ? 0.0 : res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
 

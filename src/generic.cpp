@@ -129,7 +129,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     if (!flat) res.note += std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
-    if (res.variant == "graded")
+    if (res.variant.rfind("graded", 0) == 0)
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)
         res.note += "; block store " + opt.store + " not used: it serves the graded evaluation only (this run: " +

@@ -109,6 +109,13 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is exact (f
         const RankAnswer at = evaluation_rank(random_network(s, 9, 1000), balanced_partition(2), eo);
         CHECK(at.kind == RankKind::exact);
         CHECK(at.value == r.value);
+        // from a small first side the blocks reach their caps over several steps: still exact
+        eo.start = 2;
+        eo.growth = 1.5;
+        const RankAnswer grown = evaluation_rank(random_network(s, 9, 1000), balanced_partition(2), eo);
+        CHECK(grown.kind == RankKind::exact);
+        CHECK(grown.failure_bound == 0.0);
+        CHECK(grown.value == r.value);
         SeparationOptions fo;  // the certified rank of one integer draw agrees
         CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
         GenericOptions fl = o;  // the flattening method reaches the same sum of caps
