@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Which tests of suite SUITE (leaving out those also in suite EXCLUDE) can run without the
 targets named by --skip, and the ninja targets (paths relative to BUILD) they need.
-Prints two lines: the targets, then the test names.
+SUITE may name several suites, comma-separated (unit,fuzz). Prints two lines: the
+targets, then the test names.
 
-Usage: test_targets.py BUILD SUITE [EXCLUDE] [--skip TARGET ...]"""
+Usage: test_targets.py BUILD SUITE[,SUITE...] [EXCLUDE] [--skip TARGET ...]"""
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ if "--skip" in args:
     k = args.index("--skip")
     skip = set(args[k + 1:])
     args = args[:k]
-build, suite = args[0], args[1]
+build, suites = args[0], args[1].split(",")
 exclude = args[2] if len(args) > 2 else None
 
 
@@ -33,7 +34,7 @@ rel = lambda f: os.path.relpath(os.path.realpath(f), root)  # noqa: E731
 files = {t["id"]: t["filename"] for t in introspect("--targets")}
 targets, names = set(), []
 for test in introspect("--tests"):
-    if not in_suite(test, suite) or (exclude and in_suite(test, exclude)):
+    if not any(in_suite(test, s) for s in suites) or (exclude and in_suite(test, exclude)):
         continue
     need = {rel(f) for dep in test.get("depends", []) for f in files.get(dep, [])}
     need |= {rel(a) for a in test["cmd"] if os.path.realpath(a).startswith(root + os.sep)}
@@ -42,6 +43,6 @@ for test in introspect("--tests"):
     targets |= need
     names.append(test["name"])
 if not names:
-    sys.exit(f"no tests of suite {suite} in {build}")
+    sys.exit(f"no tests of suite {','.join(suites)} in {build}")
 print(" ".join(sorted(targets)))
 print(" ".join(names))

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
                     count / t2, t1 / t2, a == b ? "yes" : "NO", count / t3, count / t4, batch52.kernel(), t3 / t4, a52 == b52 ? "yes" : "NO");
     }
     std::printf("\n### Dense rank mod p: FFLAS-FFPACK against FLINT nmod_mat_rank (same matrices, one thread)\n\n");
-    std::printf("FFLAS-FFPACK %s.\n\n", fflas_available() ? "built in (-O3 -march=native)" : "NOT built in: the FFLAS column is FLINT");
+    std::printf("FFLAS-FFPACK %s.\n\n", fflas_available() ? "built in (-O3, baseline x86-64)" : "NOT built in: the FFLAS column is FLINT");
     std::printf("| n | rank | p | nmod_mat_rank (s) | rank_modular_fflas (s) | ratio | nmod_mat_rank, 62-bit p (s) | FFLAS vs 62-bit |\n|---|---|---|---|---|---|---|---|\n");
     const std::uint64_t small = 8388593;  // largest prime below 2^23
     for (long n : quick ? std::vector<long>{250, 500} : std::vector<long>{500, 1000, 2000}) {

@@ -1,44 +1,24 @@
 // seprank — singular spectra of flattenings in orthonormal product bases (docs/spectrum.md).
+// spectrum_fast and spectrum_certified, with Eigen's heavy instantiations, live in
+// src/spectrum_fast.cpp and src/spectrum_certified.cpp.
 #include "seprank/spectrum.hpp"
 
 #include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
+#include "spectrum_arb.hpp"
 
-#include <arb.h>
-#include <arb_mat.h>
-#include <boost/multiprecision/mpfr.hpp>
-#include <Eigen/Dense>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <flint/fmpq_mat.h>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 namespace seprank {
-using Mpfr = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<0>, boost::multiprecision::et_off>;
-}
 
-// Eigen's traits for MPFR numbers of run-time precision. (Boost 1.74's own
-// boost/multiprecision/eigen.hpp lacks infinity() and quiet_NaN(), which Eigen 3.4 uses.)
-namespace Eigen {
-template <>
-struct NumTraits<seprank::Mpfr> : GenericNumTraits<seprank::Mpfr> {
-    using Real = seprank::Mpfr;
-    using NonInteger = seprank::Mpfr;
-    using Literal = seprank::Mpfr;
-    using Nested = seprank::Mpfr;
-    enum { IsComplex = 0, IsInteger = 0, IsSigned = 1, RequireInitialization = 1, ReadCost = 1, AddCost = 4, MulCost = 8 };
-    static int digits10() { return static_cast<int>(seprank::Mpfr::default_precision()); }
-    static Real dummy_precision() { return 1000 * epsilon(); }
-};
-}  // namespace Eigen
-
-namespace seprank {
+using namespace spectrum_detail;
 
 std::string to_string(Measure m) { return m == Measure::uniform ? "uniform" : "gaussian"; }
 
@@ -258,263 +238,6 @@ OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& si
     fmpq_clear(row);
     fmpq_clear(t);
     out.norm2 = total;
-    return out;
-}
-
-// ---------------------------------------------------------------------------
-// Floating point: M = D_A^{1/2} K D_B^{1/2} over a scalar type.
-
-namespace {
-
-// Boost 1.74 keeps one process-wide default precision for MPFR numbers: this guard sets
-// it (decimal digits covering `bits`) and holds a mutex while it lives, so concurrent
-// calls of the MPFR paths are serialised instead of racing on it.
-std::mutex& mpfr_mutex() {
-    static std::mutex m;
-    return m;
-}
-struct MpfrPrecision {
-    std::lock_guard<std::mutex> lock;
-    unsigned saved;
-    explicit MpfrPrecision(long bits) : lock(mpfr_mutex()), saved(Mpfr::default_precision()) {
-        Mpfr::default_precision(static_cast<unsigned>(std::ceil(static_cast<double>(bits) * 0.30103)) + 1);
-    }
-    MpfrPrecision(const MpfrPrecision&) = delete;
-    MpfrPrecision& operator=(const MpfrPrecision&) = delete;
-    ~MpfrPrecision() { Mpfr::default_precision(saved); }
-};
-
-template <class S>
-S from_fmpq(const fmpq* q);
-
-template <>
-double from_fmpq<double>(const fmpq* q) {
-    return fmpq_get_d(q);
-}
-
-template <>
-Mpfr from_fmpq<Mpfr>(const fmpq* q) {
-    Mpfr x;
-    fmpq_get_mpfr(x.backend().data(), q, MPFR_RNDN);
-    return x;
-}
-
-template <class S>
-using MatS = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-
-template <class S>
-MatS<S> weighted(const OrthoFlattening& of) {
-    const long ka = of.K.rows(), kb = of.K.cols();
-    std::vector<S> wa, wb;
-    for (const auto& w : of.weight_a) wa.push_back(sqrt(from_fmpq<S>(w.get())));
-    for (const auto& w : of.weight_b) wb.push_back(sqrt(from_fmpq<S>(w.get())));
-    MatS<S> m(ka, kb);
-    for (long i = 0; i < ka; ++i)
-        for (long j = 0; j < kb; ++j)
-            m(i, j) = from_fmpq<S>(fmpq_mat_entry(of.K.get(), i, j)) * wa[static_cast<std::size_t>(i)] * wb[static_cast<std::size_t>(j)];
-    return m;
-}
-
-template <class S>
-double to_double(const S& x) {
-    return static_cast<double>(x);
-}
-
-}  // namespace
-
-std::vector<double> spectrum_fast(const OrthoFlattening& of, long precision) {
-    if (precision < 2 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 2..4096");
-    std::vector<double> out;
-    if (of.K.rows() == 0 || of.K.cols() == 0) return out;
-    if (precision <= 53) {
-        Eigen::BDCSVD<MatS<double>> svd(weighted<double>(of));
-        for (long k = 0; k < svd.singularValues().size(); ++k) out.push_back(svd.singularValues()(k));
-    } else {
-        MpfrPrecision guard(precision);
-        Eigen::JacobiSVD<MatS<Mpfr>> svd(weighted<Mpfr>(of));
-        for (long k = 0; k < svd.singularValues().size(); ++k) out.push_back(to_double(svd.singularValues()(k)));
-    }
-    std::sort(out.begin(), out.end(), std::greater<>());
-    return out;
-}
-
-// ---------------------------------------------------------------------------
-// Certified: Arb balls around S = M Mᵀ, an approximate eigenbasis, Weyl + Ostrowski.
-
-namespace {
-
-struct ArbMat {
-    arb_mat_t m;
-    ArbMat(long r, long c) { arb_mat_init(m, r, c); }
-    ArbMat(const ArbMat&) = delete;
-    ArbMat& operator=(const ArbMat&) = delete;
-    ~ArbMat() { arb_mat_clear(m); }
-};
-
-struct ArbNum {
-    arb_t v;
-    ArbNum() { arb_init(v); }
-    ArbNum(const ArbNum&) = delete;
-    ArbNum& operator=(const ArbNum&) = delete;
-    ~ArbNum() { arb_clear(v); }
-};
-
-struct ArfNum {
-    arf_t v;
-    ArfNum() { arf_init(v); }
-    ArfNum(const ArfNum&) = delete;
-    ArfNum& operator=(const ArfNum&) = delete;
-    ArfNum(ArfNum&& o) noexcept { arf_init(v); arf_swap(v, o.v); }
-    ArfNum& operator=(ArfNum&& o) noexcept { arf_swap(v, o.v); return *this; }
-    ~ArfNum() { arf_clear(v); }
-};
-
-struct MagNum {
-    mag_t v;
-    MagNum() { mag_init(v); }
-    MagNum(const MagNum&) = delete;
-    MagNum& operator=(const MagNum&) = delete;
-    ~MagNum() { mag_clear(v); }
-};
-
-template <class S>
-S mid_of(const arb_struct* x) {
-    if constexpr (std::is_same_v<S, double>) {
-        return arf_get_d(arb_midref(x), ARF_RND_NEAR);
-    } else {
-        S y;
-        arf_get_mpfr(y.backend().data(), arb_midref(x), MPFR_RNDN);
-        return y;
-    }
-}
-
-template <class S>
-MatS<S> mid_matrix(const arb_mat_t a) {
-    MatS<S> m(arb_mat_nrows(a), arb_mat_ncols(a));
-    for (long i = 0; i < arb_mat_nrows(a); ++i)
-        for (long j = 0; j < arb_mat_ncols(a); ++j) m(i, j) = mid_of<S>(arb_mat_entry(a, i, j));
-    return m;
-}
-
-// An approximate eigendecomposition of a symmetric matrix: V (columns, exact in Arb) and Λ.
-template <class S>
-void approx_eigen(const MatS<S>& mid, arb_mat_t v_out, std::vector<ArfNum>& lambda) {
-    const long n = mid.rows();
-    Eigen::SelfAdjointEigenSolver<MatS<S>> es(mid);
-    if (es.info() != Eigen::Success) throw internal_error("spectrum_certified: the approximate eigensolver did not converge");
-    for (long i = 0; i < n; ++i)
-        for (long j = 0; j < n; ++j) {
-            arb_ptr x = arb_mat_entry(v_out, i, j);
-            if constexpr (std::is_same_v<S, double>) arb_set_d(x, es.eigenvectors()(i, j));
-            else arf_set_mpfr(arb_midref(x), es.eigenvectors()(i, j).backend().data()), mag_zero(arb_radref(x));
-        }
-    for (long k = 0; k < n; ++k) {
-        if constexpr (std::is_same_v<S, double>) arf_set_d(lambda[static_cast<std::size_t>(k)].v, es.eigenvalues()(k));
-        else arf_set_mpfr(lambda[static_cast<std::size_t>(k)].v, es.eigenvalues()(k).backend().data());
-    }
-}
-
-// The Gram matrix of the smaller side, S = M Mᵀ (ka ≤ kb) or Mᵀ M, of the midpoints.
-template <class S>
-MatS<S> mid_gram(const arb_mat_t m) {
-    const MatS<S> md = mid_matrix<S>(m);
-    if (md.rows() <= md.cols()) return md * md.transpose();
-    return md.transpose() * md;
-}
-
-}  // namespace
-
-SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision) {
-    if (precision < 2 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 2..4096");
-    SquaredEnclosure out;
-    const long ka = of.K.rows(), kb = of.K.cols();
-    if (ka == 0 || kb == 0) return out;
-    const slong wp = std::max<long>(precision, 53) + 32;
-    // M as balls: K_{J,L}·√h_J·√h_L.
-    ArbMat m(ka, kb);
-    {
-        std::vector<ArbNum> wa(static_cast<std::size_t>(ka)), wb(static_cast<std::size_t>(kb));
-        for (long i = 0; i < ka; ++i) {
-            arb_set_fmpq(wa[static_cast<std::size_t>(i)].v, of.weight_a[static_cast<std::size_t>(i)].get(), wp);
-            arb_sqrt(wa[static_cast<std::size_t>(i)].v, wa[static_cast<std::size_t>(i)].v, wp);
-        }
-        for (long j = 0; j < kb; ++j) {
-            arb_set_fmpq(wb[static_cast<std::size_t>(j)].v, of.weight_b[static_cast<std::size_t>(j)].get(), wp);
-            arb_sqrt(wb[static_cast<std::size_t>(j)].v, wb[static_cast<std::size_t>(j)].v, wp);
-        }
-        for (long i = 0; i < ka; ++i)
-            for (long j = 0; j < kb; ++j) {
-                arb_ptr x = arb_mat_entry(m.m, i, j);
-                arb_set_fmpq(x, fmpq_mat_entry(of.K.get(), i, j), wp);
-                arb_mul(x, x, wa[static_cast<std::size_t>(i)].v, wp);
-                arb_mul(x, x, wb[static_cast<std::size_t>(j)].v, wp);
-            }
-    }
-    // S = M Mᵀ (ka ≤ kb) or Mᵀ M: an approximate eigenbasis of its midpoint matrix.
-    const long n = std::min(ka, kb);
-    ArbMat v(n, n);
-    std::vector<ArfNum> lambda(static_cast<std::size_t>(n));
-    if (precision <= 53) {
-        approx_eigen<double>(mid_gram<double>(m.m), v.m, lambda);
-    } else {
-        MpfrPrecision guard(precision);
-        approx_eigen<Mpfr>(mid_gram<Mpfr>(m.m), v.m, lambda);
-    }
-    // W = Vᵀ S V = X Xᵀ with X = Vᵀ M (or Xᵀ X with X = M V), in balls that contain the
-    // exact values; E = W − Λ, F = Vᵀ V − I.
-    MagNum e, delta;
-    {
-        ArbMat vt(n, n), w(n, n), g(n, n);
-        arb_mat_transpose(vt.m, v.m);
-        if (ka <= kb) {
-            ArbMat x(n, kb), xt(kb, n);
-            arb_mat_mul(x.m, vt.m, m.m, wp);
-            arb_mat_transpose(xt.m, x.m);
-            arb_mat_mul(w.m, x.m, xt.m, wp);
-        } else {
-            ArbMat x(ka, n), xt(n, ka);
-            arb_mat_mul(x.m, m.m, v.m, wp);
-            arb_mat_transpose(xt.m, x.m);
-            arb_mat_mul(w.m, xt.m, x.m, wp);
-        }
-        for (long k = 0; k < n; ++k) {
-            arb_ptr x = arb_mat_entry(w.m, k, k);
-            ArbNum l;
-            arb_set_arf(l.v, lambda[static_cast<std::size_t>(k)].v);
-            arb_sub(x, x, l.v, wp);
-        }
-        arb_mat_bound_frobenius_norm(e.v, w.m);
-        arb_mat_mul(g.m, vt.m, v.m, wp);
-        for (long k = 0; k < n; ++k) arb_sub_ui(arb_mat_entry(g.m, k, k), arb_mat_entry(g.m, k, k), 1, wp);
-        arb_mat_bound_frobenius_norm(delta.v, g.m);
-    }
-    if (mag_cmp_2exp_si(delta.v, -1) >= 0)
-        throw internal_error("spectrum_certified: the approximate eigenbasis is not close to orthogonal (||V^T V - I|| >= 1/2)");
-    std::sort(lambda.begin(), lambda.end(), [](const ArfNum& x, const ArfNum& y) { return arf_cmp(x.v, y.v) > 0; });
-    ArbNum one_plus, d;
-    arb_zero(d.v);
-    arb_add_error_mag(d.v, delta.v);  // [−δ, δ]
-    arb_one(one_plus.v);
-    arb_add_ui(one_plus.v, d.v, 1, wp);   // [1−δ, 1+δ]
-    out.lo.resize(static_cast<std::size_t>(n));
-    out.hi.resize(static_cast<std::size_t>(n));
-    for (long k = 0; k < n; ++k) {
-        // λ_k(W) ∈ [Λ_(k) − e, Λ_(k) + e]; λ_k(S) = λ_k(W)/θ, θ ∈ [1−δ, 1+δ], λ_k(S) ≥ 0.
-        ArbNum w, q;
-        arb_set_arf(w.v, lambda[static_cast<std::size_t>(k)].v);
-        arb_add_error_mag(w.v, e.v);
-        arb_div(q.v, w.v, one_plus.v, wp);
-        ArfNum lo, hi;
-        arb_get_lbound_arf(lo.v, q.v, wp);
-        arb_get_ubound_arf(hi.v, q.v, wp);
-        out.lo[static_cast<std::size_t>(k)] = arf_sgn(lo.v) <= 0 ? 0.0 : arf_get_d(lo.v, ARF_RND_FLOOR);
-        out.hi[static_cast<std::size_t>(k)] = arf_sgn(hi.v) <= 0 ? 0.0 : arf_get_d(hi.v, ARF_RND_CEIL);
-    }
-    // Sorted order of the enclosures is the order of the true values; make both
-    // sequences non-increasing (λ_k ≥ λ_{k+1} lets lo borrow from later ones and hi
-    // from earlier ones).
-    for (long k = n - 2; k >= 0; --k) out.lo[static_cast<std::size_t>(k)] = std::max(out.lo[static_cast<std::size_t>(k)], out.lo[static_cast<std::size_t>(k + 1)]);
-    for (long k = 1; k < n; ++k) out.hi[static_cast<std::size_t>(k)] = std::min(out.hi[static_cast<std::size_t>(k)], out.hi[static_cast<std::size_t>(k - 1)]);
     return out;
 }
 
