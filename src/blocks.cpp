@@ -19,6 +19,7 @@
 #include <sstream>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 namespace seprank {
 
@@ -76,23 +77,39 @@ std::vector<MatrixBlock> connected_blocks(const SparseZMat& a) {
 
 namespace {
 
-// The block b of a sparse matrix (SparseZMat or SparseNmodMat), transposed when `flip`;
-// pos[j] is column j's place in b.cols. Rows of the result keep increasing columns.
-template <class M>
-M oriented_block(const M& a, const MatrixBlock& b, const std::vector<long>& pos, bool flip) {
-    using Index = typename std::remove_cv_t<std::remove_reference_t<decltype(a.row[0][0].first)>>;
-    M out;
+// The block b of a sparse integer matrix, transposed when `flip`, with each value v
+// stored as value(v) (entries whose value is zero left out): Out is SparseZMat (the
+// entries themselves) or SparseNmodMat (their residues). pos[j] is column j's place in
+// b.cols. Rows of the result keep increasing columns.
+template <class Out, class F>
+Out oriented_copy(const SparseZMat& a, const MatrixBlock& b, const std::vector<long>& pos, bool flip, F&& value) {
+    using Index = typename std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Out&>().row[0][0].first)>>;
+    Out out;
     out.rows = static_cast<long>(flip ? b.cols.size() : b.rows.size());
     out.cols = static_cast<long>(flip ? b.rows.size() : b.cols.size());
-    if constexpr (std::is_same_v<M, SparseNmodMat>) out.p = a.p;
     out.row.resize(static_cast<std::size_t>(out.rows));
     for (std::size_t i = 0; i < b.rows.size(); ++i)
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(b.rows[i])]) {
             const long c = pos[static_cast<std::size_t>(j)];
-            if (flip) out.row[static_cast<std::size_t>(c)].emplace_back(static_cast<Index>(i), v);
-            else out.row[i].emplace_back(static_cast<Index>(c), v);
+            if (c < 0) continue;
+            auto x = value(v);
+            if (x == 0) continue;
+            if (flip) out.row[static_cast<std::size_t>(c)].emplace_back(static_cast<Index>(i), std::move(x));
+            else out.row[i].emplace_back(static_cast<Index>(c), std::move(x));
         }
     return out;
+}
+
+// The block's residues mod p, oriented.
+SparseNmodMat oriented_residues(const SparseZMat& a, const MatrixBlock& b, const std::vector<long>& pos, bool flip, std::uint64_t p) {
+    SparseNmodMat m = oriented_copy<SparseNmodMat>(a, b, pos, flip, [p](const Integer& v) { return v.mod(p); });
+    m.p = p;
+    return m;
+}
+
+// The block's integer entries, oriented.
+SparseZMat oriented_integers(const SparseZMat& a, const MatrixBlock& b, const std::vector<long>& pos, bool flip) {
+    return oriented_copy<SparseZMat>(a, b, pos, flip, [](const Integer& v) { return v; });
 }
 
 // pos[j] = the place of column j in its block's column list (−1: in none).
@@ -114,15 +131,7 @@ SparseZMat submatrix(const SparseZMat& a, const MatrixBlock& b) {
     }
     for (std::size_t i = 0; i < b.rows.size(); ++i)
         if (b.rows[i] < 0 || b.rows[i] >= a.rows) throw invalid_input("block row " + std::to_string(b.rows[i]) + " outside 0.." + std::to_string(a.rows - 1));
-    // Entries outside b.cols are dropped (pos −1): filter them first.
-    SparseZMat kept;
-    kept.rows = a.rows;
-    kept.cols = a.cols;
-    kept.row.resize(a.row.size());
-    for (long i : b.rows)
-        for (const auto& e : a.row[static_cast<std::size_t>(i)])
-            if (pos[static_cast<std::size_t>(e.first)] >= 0) kept.row[static_cast<std::size_t>(i)].push_back(e);
-    return oriented_block(kept, b, pos, false);
+    return oriented_integers(a, b, pos, false);  // entries outside b.cols are left out
 }
 
 // ---------------------------------------------------------------- one block's kernel
@@ -384,7 +393,7 @@ KernelProof prove_rank_at_most(const SparseZMat& a, long r, const KernelOptions&
     std::iota(all.cols.begin(), all.cols.end(), 0L);
     const std::vector<long>& pos = all.cols;  // the identity
     const BlockView view{a, all, pos, a.cols > a.rows};
-    const SparseEchelon e = sparse_echelon(oriented_block(reduce_mod(a, p), all, pos, view.flip));
+    const SparseEchelon e = sparse_echelon(oriented_residues(a, all, pos, view.flip, p));
     return prove_view(view, e, r, opt.max_seconds, Clock::now());
 }
 
@@ -399,8 +408,8 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
     res.prime = p;
     res.primes_used = 1;
 
-    // The rank phase: the residues mod p once, then each block oriented to its smaller
-    // side and eliminated mod p. Integer entries are never copied (BlockView).
+    // The rank phase: each block reduced mod p, oriented to its smaller side and
+    // eliminated mod p, in parallel. Integer entries are never copied (BlockView).
     struct Work {
         bool flip = false;
         long side = 0;  // the smaller side
@@ -409,7 +418,6 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
     };
     const std::vector<MatrixBlock> blocks = connected_blocks(input);
     const std::vector<long> pos = column_places(input.cols, blocks);
-    const SparseNmodMat residues = reduce_mod(input, p);
     const std::size_t nb = blocks.size();
     std::vector<Work> work(nb);
     std::vector<std::size_t> order(nb);
@@ -425,7 +433,7 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
                 const MatrixBlock& b = blocks[order[q]];
                 w.flip = b.cols.size() > b.rows.size();
                 w.side = static_cast<long>(std::min(b.rows.size(), b.cols.size()));
-                w.e = sparse_echelon(oriented_block(residues, b, pos, w.flip));
+                w.e = sparse_echelon(oriented_residues(input, b, pos, w.flip, p));
             }
         });
     }
@@ -467,7 +475,7 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
                 if (why.empty()) why = "block " + std::to_string(b) + ": " + w.proof.reason;
                 RankOptions ro = opt;
                 ro.max_certify_seconds = std::max(0.0, opt.max_certify_seconds - seconds_since(t1));
-                const RankAnswer ref = rank_hadamard(oriented_block(input, blocks[b], pos, w.flip), ro);
+                const RankAnswer ref = rank_hadamard(oriented_integers(input, blocks[b], pos, w.flip), ro);
                 rank = ref.value;
                 res.primes_used += ref.primes_used;
                 if (!ref.certified()) bound += ref.failure_bound;

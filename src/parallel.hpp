@@ -5,9 +5,13 @@
 // work(t) itself after its own share, so every tid's share is done exactly once.
 // Workers inherit the caller's cancel scope (cancel.hpp); a cancel seen by any of them is
 // rethrown as `cancelled` on the caller once all are joined.
+// A thread started here ends with flint_cleanup(): FLINT keeps per-thread mpz caches
+// that a thread FLINT did not start must release itself, or they leak.
 #pragma once
 
 #include "seprank/cancel.hpp"
+
+#include <flint/flint.h>
 
 #include <exception>
 #include <mutex>
@@ -35,7 +39,12 @@ void run_parallel(int threads, F&& work) {
     int started = 1;
     for (; started < threads; ++started) {
         try {
-            pool.emplace_back(guarded, started);
+            pool.emplace_back(
+                [&guarded](int tid) {
+                    guarded(tid);
+                    flint_cleanup();
+                },
+                started);
         } catch (const std::system_error&) {
             break;  // no more threads: the caller runs the shares of those that did not start
         }

@@ -12,7 +12,6 @@
 #include <map>
 #include <numeric>
 #include <string>
-#include <thread>
 
 namespace seprank::detail {
 
@@ -333,16 +332,7 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
     std::vector<ZPoly> partial;
     for (int t = 0; t < nt; ++t) partial.emplace_back(ctx);
     std::atomic<std::size_t> next{0};
-    const std::thread::id caller = std::this_thread::get_id();
-    run_parallel(nt, [&](int tid) {
-        // A thread FLINT did not start must free FLINT's per-thread caches before it ends
-        // (flint_cleanup): its mpz blocks are otherwise never released.
-        struct Cleanup {
-            std::thread::id caller;
-            ~Cleanup() {
-                if (std::this_thread::get_id() != caller) flint_cleanup();
-            }
-        } cleanup{caller};
+    run_parallel(nt, [&](int tid) {  // started threads release FLINT's caches (parallel.hpp)
         fmpz_mpoly_struct* out = partial[static_cast<std::size_t>(tid)].get();
         std::vector<Acc2> acc2;
         std::vector<Acc3> acc3;
