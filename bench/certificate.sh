@@ -64,7 +64,7 @@ ratio = rc(q) / max(p["phases"]["rank"], 0.010)
 span = f"{rc(s):.3f} ({s['label']})" if s else "not run"
 if s:
     assert s["rank"] == q["rank"], (s["rank"], q["rank"])
-print(f"| `{c}` | {q['rows']}×{q['cols']} | {q['rank']} | {len(q['block_ranks'])} ({len(q['kernel_blocks'])}) | "
+print(f"| `{c.replace('|', chr(92) + '|')}` | {q['rows']}×{q['cols']} | {q['rank']} | {len(q['block_ranks'])} ({len(q['kernel_blocks'])}) | "
       f"{p['phases']['rank']:.4f} | {q['phases']['rank']:.4f} + {q['phases']['certificate']:.4f} | {ratio:.2f} | "
       f"{q['kernel_bits'] if q['kernel_blocks'] else '-'} | {span} |")
 PY
@@ -131,7 +131,7 @@ d, c = sys.argv[1:]
 r = json.load(open(f"{d}/big.json"))
 wall, kib = open(f"{d}/time").read().split()
 ph = r["phases"]
-print(f"| `{c}` | {r['rows']}×{r['cols']} | {r['rank']} | {r['label']} | {len(r['block_ranks'] or [])} ({len(r['kernel_blocks'] or [])}) | "
+print(f"| `{c.replace('|', chr(92) + '|')}` | {r['rows']}×{r['cols']} | {r['rank']} | {r['label']} | {len(r['block_ranks'] or [])} ({len(r['kernel_blocks'] or [])}) | "
       f"{r['kernel_bits'] if r['kernel_blocks'] else '-'} | {ph['expand']:.1f} / {ph['matrix']:.1f} / {ph['rank']:.2f} / {ph['certificate']:.2f} | "
       f"{float(wall):.1f} | {int(kib) / 1024:.0f} |")
 PY
