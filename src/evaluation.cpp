@@ -77,13 +77,30 @@ struct Setup {
     Rng rng;
 };
 
+}  // namespace
+
+void check_options(const EvaluationOptions& opt) {
+    if (opt.max_side < 1) throw invalid_input("max side " + std::to_string(opt.max_side) + " must be at least 1");
+    if (opt.start < 0 || opt.start > opt.max_side)
+        throw invalid_input("start " + std::to_string(opt.start) + " must satisfy 1 <= start <= max side " + std::to_string(opt.max_side) +
+                            " (0: min(16, max side))");
+    if (!(opt.growth > 1.0) || !std::isfinite(opt.growth)) {
+        char g[32];
+        std::snprintf(g, sizeof g, "%g", opt.growth);
+        throw invalid_input(std::string("growth ") + g + " must be a finite number above 1");
+    }
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    if (opt.max_graded_degree < 0)
+        throw invalid_input("max graded degree " + std::to_string(opt.max_graded_degree) + " must be at least 0");
+}
+
+long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start : std::min(16L, opt.max_side); }
+
+namespace {
+
 Setup setup(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     validate(part, net.spec.tokens);
-    if (!(opt.growth > 1.0) || !std::isfinite(opt.growth))
-        throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must be a finite number above 1");
-    if (opt.start < 1 || opt.max_side < opt.start)
-        throw invalid_input("evaluation: start " + std::to_string(opt.start) + " and max side " + std::to_string(opt.max_side) +
-                            " must satisfy 1 <= start <= max side");
+    check_options(opt);
     Rng rng(opt.seed);
     const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, 62);
     return Setup{p, input_vars_per_token(net.spec), rng};
@@ -182,7 +199,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
     double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
-    for (long k = opt.start;; k = next_side(k, opt)) {
+    for (long k = first_side(opt);; k = next_side(k, opt)) {
         auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
@@ -634,7 +651,7 @@ std::string store_signature(const Network& net, const Partition& part, const Eva
     std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
     return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
-           "; start " + std::to_string(opt.start) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
+           "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
            (g.pi >= 0 ? "1" : "0");
 }
 
@@ -650,7 +667,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     res.variant = g.pi >= 0 ? "graded-parity" : "graded";
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
-    for (long k = opt.start;; k = next_side(k, opt)) {
+    for (long k = first_side(opt);; k = next_side(k, opt)) {
         const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
         ra.extend(rng, g.p, K);

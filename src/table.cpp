@@ -99,6 +99,8 @@ std::vector<SweepOptions> table_preset(const std::string& name) {
 }
 
 SweepPlan plan_sweep(const SweepOptions& s) {
+    check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
+    if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     SweepPlan plan;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);

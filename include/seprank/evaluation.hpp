@@ -53,7 +53,7 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s);  // inva
 struct EvaluationOptions {
     std::uint64_t seed = 1;
     std::uint64_t prime = 0;  // 0: a random 62-bit prime from the seed
-    long start = 16;          // first k
+    long start = 0;           // first k; 0: min(16, max_side)
     long max_side = 4096;     // largest k tried (graded: largest total side, the sum of the block sides)
     double growth = 1.25;     // k grows by this factor (> 1), rounded up to a multiple of 8
     int threads = 2;
@@ -72,6 +72,14 @@ struct EvaluationOptions {
     // (invalid_input). Ignored by the plain variant (its note says so).
     std::string store;
 };
+
+// Checks every value, whatever the variant will be (invalid_input naming the value):
+// max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads >= 1,
+// max_graded_degree >= 0. Called by every evaluation_rank* entry point.
+void check_options(const EvaluationOptions& opt);
+// The first side k: opt.start, or min(16, max_side) when it is 0. Precondition (not
+// checked): check_options(opt) passed.
+long first_side(const EvaluationOptions& opt);
 
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).

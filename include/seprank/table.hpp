@@ -87,6 +87,9 @@ struct SweepPlan {
     std::vector<NetworkSpec> configs;
     long invalid = 0;            // combinations left out (validation failed)
 };
+// Every valid configuration of the sweep, in loop order. Checked first (invalid_input):
+// check_options(s.generic) and budget >= 0; a configuration that fails validate(spec)
+// is counted in `invalid`, not an error.
 SweepPlan plan_sweep(const SweepOptions& s);
 
 // A table row: the Record of table_columns() (columns.hpp) for one configuration.
