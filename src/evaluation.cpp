@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -151,26 +152,28 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
 }
 
 // Evaluates f at `count` points laid out point-major (width() residues each), batched or
-// one point at a time (the reference path).
+// one point at a time (the reference path, which alone builds a second evaluator: the
+// network is checked by batch_'s constructor, and again only then).
 class PointEvaluator {
 public:
-    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p), scalar_(net, p), use_batch_(batch) {}
+    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p) {
+        if (!batch) scalar_.emplace(net, p);
+    }
     std::size_t width() const { return batch_.width(); }
     void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
-        if (use_batch_) return batch_.evaluate(pts, count, out);
-        const NetworkSpec& s = scalar_.spec();
+        if (!scalar_) return batch_.evaluate(pts, count, out);
+        const NetworkSpec& s = scalar_->spec();
         const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
         Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(per));
         for (std::size_t q = 0; q < count; ++q) {
             for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts + q * width() + t * per, per, x[t].begin());
-            out[q] = scalar_(x);
+            out[q] = (*scalar_)(x);
         }
     }
 
 private:
     ModBatchEvaluator batch_;
-    ModEvaluator scalar_;
-    bool use_batch_;
+    std::optional<ModEvaluator> scalar_;  // the reference path only
 };
 
 // Writes side-A values a and side-B values b into the token slots of a flat point.
@@ -743,24 +746,30 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
 
 }  // namespace
 
+// Each entry checks the network first (check_shapes), before anything reads net.spec; the
+// evaluator the run builds (ModBatchEvaluator) checks it once more, as a public class does.
 RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_shapes(net);
     return finish(evaluation_rank_plain_impl(net, part, opt), net, part, t0);
 }
 
 RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_shapes(net);
     return finish(evaluation_rank_graded_impl(net, part, opt), net, part, t0);
 }
 
 RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ValidSpec s = check_shapes(net);
     bool graded = opt.variant == EvaluationVariant::graded;
     if (opt.variant == EvaluationVariant::automatic) {
-        const Integer d = output_degree(net.spec);
-        graded = is_homogeneous(net.spec) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
+        const Integer d = output_degree(s);
+        graded = is_homogeneous(s) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
                  (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 2) < 0);
     }
-    return graded ? evaluation_rank_graded(net, part, opt) : evaluation_rank_plain(net, part, opt);
+    return finish(graded ? evaluation_rank_graded_impl(net, part, opt) : evaluation_rank_plain_impl(net, part, opt), net, part, t0);
 }
 
 }  // namespace seprank

@@ -32,9 +32,9 @@ void check_options(const GenericOptions& opt) {
     check_options(eo);
 }
 
-RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt) {
+RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const GenericOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
-    validate(spec);
+    const NetworkSpec& spec = valid.get();
     validate(part, spec.tokens);
     check_options(opt);
     Rng rng(opt.seed);
@@ -48,7 +48,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
-    if (opt.method == GenericMethod::automatic) flat = estimate_expansion(spec).bytes <= opt.max_expand_bytes;
+    if (opt.method == GenericMethod::automatic) flat = estimate_expansion(valid).bytes <= opt.max_expand_bytes;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
     // Each trial also draws the embedding M (x^j = M w^j): f has degree d^L in M's
@@ -68,7 +68,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         const std::uint64_t wseed = rng.next();
-        const Network net = random_network(spec, wseed, half);  // uniform on Z/p
+        const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
         if (flat) {
             auto tp = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace seprank_cli {
 
@@ -63,7 +64,7 @@ void Notes::emit(json* j) const {
     if (j != nullptr && !lines.empty()) (*j)["notes"] = lines;
 }
 
-seprank::NetworkSpec to_spec(const NetOptions& o) {
+seprank::ValidSpec to_spec(const NetOptions& o) {
     seprank::NetworkSpec s;
     s.family = seprank::family_from_string(o.family);
     s.tokens = o.tokens;
@@ -80,8 +81,7 @@ seprank::NetworkSpec to_spec(const NetOptions& o) {
     s.attention_rank = o.attention_rank;
     s.position = o.position;
     s.coordinate = o.coordinate;
-    seprank::validate(s);
-    return s;
+    return seprank::ValidSpec(std::move(s));  // validates
 }
 
 seprank::Network make_network(const NetOptions& o) {
@@ -93,7 +93,7 @@ seprank::Network make_network(const NetOptions& o) {
 
 json to_nl(const seprank::Record& r) { return json::parse(seprank::to_json(r)); }
 
-json spec_json(const seprank::NetworkSpec& s) {
+json spec_json(const seprank::ValidSpec& s) {
     seprank::RowSource src;
     src.spec = &s;
     return to_nl(seprank::make_record(src, seprank::spec_columns()));

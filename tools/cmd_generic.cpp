@@ -55,9 +55,9 @@ struct GenericCommand final : Command {
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");
         if (!go.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
-        const seprank::NetworkSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::read_network(go.weights_file).spec;
-        const auto part = generic_partition.empty() ? seprank::balanced_partition(spec.tokens)
-                                                    : seprank::parse_partition(generic_partition, spec.tokens);
+        const seprank::ValidSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::check_shapes(seprank::read_network(go.weights_file));
+        const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)
+                                                    : seprank::parse_partition(generic_partition, spec->tokens);
         const auto t0 = std::chrono::steady_clock::now();
         const seprank::RankAnswer r = seprank::generic_rank(spec, part, g);
         const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");

@@ -99,6 +99,8 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
 // Empty when f is not homogeneous or D > max_degree; entries saturate at LONG_MAX/4.
 // Cost O(|tokens|·D²).
+// Preconditions (not checked): a valid spec (a ValidSpec converts; network.hpp) and a
+// partition of its tokens.
 std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096);
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
@@ -106,6 +108,8 @@ std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part,
 // failure_bound as above when converged, 1 when the rank was still full at max_side;
 // rows = cols = the side (graded: Σ_a k_a); evaluations; block_ranks (graded: rank of
 // f_a for a = 0..D); variant plain | graded; prime; partition; degree d^L.
+// Checked (invalid_input): the network first (check_shapes, before any use of net.spec),
+// the partition (validate(part, N)) and check_options(opt).
 RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
 // d^L + 1 < p.

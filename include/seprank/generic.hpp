@@ -69,6 +69,10 @@ void check_options(const GenericOptions& opt);
 // terms (flattening: of f mod p, last trial); trials, trial_ranks, degenerate (trials
 // below the maximum); set_size |S|; weight_degree D_L; bound_degree D; failure_bound
 // (m·D/|S|)^T; partition; degree d^L.
-RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt = {});
+// Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
+// given a bare NetworkSpec (once; the size estimate and every trial's random_network take
+// the ValidSpec unchecked); the partition; check_options(opt). Each trial's network is
+// checked where it enters expand_mod or evaluation_rank (check_shapes), as any network.
+RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {});
 
 }  // namespace seprank
