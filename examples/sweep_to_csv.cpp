@@ -20,7 +20,7 @@ int main() {
         std::ofstream csv("sweep.csv");
         csv << seprank::csv_header() << '\n';
         seprank::Row last;
-        for (const seprank::NetworkSpec& spec : plan.configs) {
+        for (const seprank::ValidSpec& spec : plan.configs) {  // validated by plan_sweep: not checked again
             last = seprank::table_row(spec, sweep);
             csv << seprank::csv_line(last) << '\n';
         }

@@ -45,7 +45,10 @@ Value exact_integer(const std::string& digits) {
 
 Value rounded_or_null(double x, double unit) { return std::isnan(x) ? Value() : Value(round_to(x, unit)); }
 
-TheoremBounds bounds_of(const RowSource& s) { return levine_bounds(s.spec->dim, s.spec->heads, s.spec->depth); }
+TheoremBounds bounds_of(const RowSource& s) {
+    const NetworkSpec& n = *s.spec;
+    return levine_bounds(n.dim, n.heads, n.depth);
+}
 
 Theorem73Scales t73_of(const RowSource& s) { return s.spec ? theorem73_scales(*s.spec) : Theorem73Scales{}; }
 
@@ -135,10 +138,10 @@ std::vector<Column> make_columns() {
          }},
         {"t73_flag", "above-cap when the rank exceeds C(|S|*min{r,dx} + d^L, d^L), an exact consequence (rows with an embedding)",
          [](const RowSource& s) -> Value {
-             if (!s.spec || !s.answer || s.spec->embed_rank < 1) return {};
+             if (!s.spec || !s.answer || s.spec->get().embed_rank < 1) return {};
              const std::string part = !s.answer->partition.empty() ? s.answer->partition : s.partition;
              if (part.empty()) return {};
-             return theorem73_flag(s.answer->value, *s.spec, parse_partition(part, s.spec->tokens));
+             return theorem73_flag(s.answer->value, *s.spec, parse_partition(part, s.spec->get().tokens));
          }},
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
         {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},

@@ -11,7 +11,8 @@
 
 namespace seprank {
 
-void check_measurable(const NetworkSpec& s) {
+void check_measurable(const ValidSpec& valid) {
+    const NetworkSpec& s = valid.get();
     const Integer D = output_degree(s);
     if (!fmpz_fits_si(D.get()) || fmpz_get_si(D.get()) > 1000000)
         throw resource_limit("degree d^L = " + D.str() + " is beyond the measurable range (10^6)");
@@ -29,13 +30,14 @@ void check_measurable(const NetworkSpec& s) {
 
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
     if (p == 0) p = kDefaultPrime;
-    check_measurable(net.spec);
-    const Integer D = output_degree(net.spec);
+    const ModEvaluator f(net, p);  // checks net once (check_shapes)
+    const NetworkSpec& s = f.spec();
+    check_measurable(f.spec());
+    const Integer D = output_degree(s);
     const long deg = fmpz_get_si(D.get());
-    const ModEvaluator f(net, p);
     Rng rng(seed);
-    const long per = input_vars_per_token(net.spec);
-    Point<std::uint64_t> a(static_cast<std::size_t>(net.spec.tokens)), b = a, x = a;
+    const long per = input_vars_per_token(s);
+    Point<std::uint64_t> a(static_cast<std::size_t>(s.tokens)), b = a, x = a;
     for (std::size_t j = 0; j < a.size(); ++j)
         for (long c = 0; c < per; ++c) {
             a[j].push_back(rng.below(p));
@@ -83,10 +85,11 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         s.block_degree = d;
         s.depth = 1;
         s.widths.clear();
-        validate(s);
         BudgetRow row;
         row.block_degree = d;
-        row.layer_params = layer_parameters(s, 0);
+        row.layer_params = layer_parameters(ValidSpec(s), 0);  // one layer, validated
+        // As many layers as the budget buys: counted (any depth), validated by
+        // random_network only where measured.
         row.depth = budget / fmpz_get_si(row.layer_params.get());
         s.depth = row.depth;
         row.total_params = parameter_count(s);

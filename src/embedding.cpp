@@ -42,8 +42,8 @@ double theorem73_ratio(long rank, long scale) {
     return std::log(static_cast<double>(rank)) / std::log(3.0) / static_cast<double>(scale);
 }
 
-Integer embedding_cap(const NetworkSpec& spec, const Partition& part) {
-    validate(spec);
+Integer embedding_cap(const ValidSpec& valid, const Partition& part) {
+    const NetworkSpec& spec = valid.get();
     validate(part, spec.tokens);
     const long m = spec.embed_rank > 0 ? std::min(spec.embed_rank, spec.dim) : spec.dim;
     const Integer D = output_degree(spec);
@@ -63,7 +63,7 @@ Integer embedding_cap(const NetworkSpec& spec, const Partition& part) {
     return best;
 }
 
-std::string theorem73_flag(long rank, const NetworkSpec& spec, const Partition& part) {
+std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part) {
     return Integer(rank) > embedding_cap(spec, part) ? "above-cap" : "";
 }
 

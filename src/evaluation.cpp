@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -77,13 +78,30 @@ struct Setup {
     Rng rng;
 };
 
+}  // namespace
+
+void check_options(const EvaluationOptions& opt) {
+    if (opt.max_side < 1) throw invalid_input("max side " + std::to_string(opt.max_side) + " must be at least 1");
+    if (opt.start < 0 || opt.start > opt.max_side)
+        throw invalid_input("start " + std::to_string(opt.start) + " must satisfy 1 <= start <= max side " + std::to_string(opt.max_side) +
+                            " (0: min(16, max side))");
+    if (!(opt.growth > 1.0) || !std::isfinite(opt.growth)) {
+        char g[32];
+        std::snprintf(g, sizeof g, "%g", opt.growth);
+        throw invalid_input(std::string("growth ") + g + " must be a finite number above 1");
+    }
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    if (opt.max_graded_degree < 0)
+        throw invalid_input("max graded degree " + std::to_string(opt.max_graded_degree) + " must be at least 0");
+}
+
+long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start : std::min(16L, opt.max_side); }
+
+namespace {
+
 Setup setup(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     validate(part, net.spec.tokens);
-    if (!(opt.growth > 1.0) || !std::isfinite(opt.growth))
-        throw invalid_input("evaluation: growth " + std::to_string(opt.growth) + " must be a finite number above 1");
-    if (opt.start < 1 || opt.max_side < opt.start)
-        throw invalid_input("evaluation: start " + std::to_string(opt.start) + " and max side " + std::to_string(opt.max_side) +
-                            " must satisfy 1 <= start <= max side");
+    check_options(opt);
     Rng rng(opt.seed);
     const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, 62);
     return Setup{p, input_vars_per_token(net.spec), rng};
@@ -134,26 +152,28 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
 }
 
 // Evaluates f at `count` points laid out point-major (width() residues each), batched or
-// one point at a time (the reference path).
+// one point at a time (the reference path, which alone builds a second evaluator: the
+// network is checked by batch_'s constructor, and again only then).
 class PointEvaluator {
 public:
-    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p), scalar_(net, p), use_batch_(batch) {}
+    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p) {
+        if (!batch) scalar_.emplace(net, p);
+    }
     std::size_t width() const { return batch_.width(); }
     void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
-        if (use_batch_) return batch_.evaluate(pts, count, out);
-        const NetworkSpec& s = scalar_.spec();
+        if (!scalar_) return batch_.evaluate(pts, count, out);
+        const NetworkSpec& s = scalar_->spec();
         const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
         Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(per));
         for (std::size_t q = 0; q < count; ++q) {
             for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts + q * width() + t * per, per, x[t].begin());
-            out[q] = scalar_(x);
+            out[q] = (*scalar_)(x);
         }
     }
 
 private:
     ModBatchEvaluator batch_;
-    ModEvaluator scalar_;
-    bool use_batch_;
+    std::optional<ModEvaluator> scalar_;  // the reference path only
 };
 
 // Writes side-A values a and side-B values b into the token slots of a flat point.
@@ -182,7 +202,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
     double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
-    for (long k = opt.start;; k = next_side(k, opt)) {
+    for (long k = first_side(opt);; k = next_side(k, opt)) {
         auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
@@ -634,7 +654,7 @@ std::string store_signature(const Network& net, const Partition& part, const Eva
     std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
     return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
-           "; start " + std::to_string(opt.start) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
+           "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
            (g.pi >= 0 ? "1" : "0");
 }
 
@@ -650,7 +670,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     res.variant = g.pi >= 0 ? "graded-parity" : "graded";
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
-    for (long k = opt.start;; k = next_side(k, opt)) {
+    for (long k = first_side(opt);; k = next_side(k, opt)) {
         const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
         ra.extend(rng, g.p, K);
@@ -726,24 +746,30 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
 
 }  // namespace
 
+// Each entry checks the network first (check_shapes), before anything reads net.spec; the
+// evaluator the run builds (ModBatchEvaluator) checks it once more, as a public class does.
 RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_shapes(net);
     return finish(evaluation_rank_plain_impl(net, part, opt), net, part, t0);
 }
 
 RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_shapes(net);
     return finish(evaluation_rank_graded_impl(net, part, opt), net, part, t0);
 }
 
 RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ValidSpec s = check_shapes(net);
     bool graded = opt.variant == EvaluationVariant::graded;
     if (opt.variant == EvaluationVariant::automatic) {
-        const Integer d = output_degree(net.spec);
-        graded = is_homogeneous(net.spec) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
+        const Integer d = output_degree(s);
+        graded = is_homogeneous(s) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
                  (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 2) < 0);
     }
-    return graded ? evaluation_rank_graded(net, part, opt) : evaluation_rank_plain(net, part, opt);
+    return finish(graded ? evaluation_rank_graded_impl(net, part, opt) : evaluation_rank_plain_impl(net, part, opt), net, part, t0);
 }
 
 }  // namespace seprank

@@ -10,13 +10,13 @@
 
 namespace seprank {
 
-Variables network_variables(const NetworkSpec& s) {
-    validate(s);
+Variables network_variables(const ValidSpec& valid) {
+    const NetworkSpec& s = valid.get();
     return Variables::tokens(s.tokens, input_vars_per_token(s), s.embed_rank > 0 ? "w" : "x");
 }
 
-ExpansionEstimate estimate_expansion(const NetworkSpec& s) {
-    validate(s);
+ExpansionEstimate estimate_expansion(const ValidSpec& valid) {
+    const NetworkSpec& s = valid.get();
     const long n = s.tokens * input_vars_per_token(s);
     const Integer D = output_degree(s);
     Integer terms;
@@ -38,7 +38,7 @@ ExpansionEstimate estimate_expansion(const NetworkSpec& s) {
 
 namespace {
 
-void check_estimate(const NetworkSpec& s, const ExpandOptions& opt) {
+void check_estimate(const ValidSpec& s, const ExpandOptions& opt) {
     if (opt.max_memory != 0) check_memory_value(opt.max_memory, "ExpandOptions::max_memory");
     const double limit = opt.max_memory > 0 ? opt.max_memory : default_max_memory();
     const ExpansionEstimate e = estimate_expansion(s);
@@ -218,7 +218,6 @@ typename Ring::E run_moment(const NetworkSpec& s, const NetWeights<typename Ring
 }
 
 void require_moment(const NetworkSpec& s) {
-    validate(s);
     if (s.family != Family::attention)
         throw invalid_input(std::string("expansion variant moment applies to attention only, not ") +
                             to_string(s.family));
@@ -242,8 +241,8 @@ ExpandVariant expand_variant_from_string(const std::string& text) {
     throw invalid_input("expansion variant '" + text + "' is not one of auto, layered, moment");
 }
 
-ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requested) {
-    validate(s);
+ExpandVariant choose_expand_variant(const ValidSpec& valid, ExpandVariant requested) {
+    const NetworkSpec& s = valid.get();
     if (requested != ExpandVariant::automatic) return requested;
     if (s.family != Family::attention || s.depth == 0) return ExpandVariant::layered;
     const long r = moment_rank(s), g = r * (r + 1) / 2;
@@ -260,57 +259,52 @@ ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requeste
 
 namespace {
 
-// The checks every variant over Q runs before any product: shapes, then the size estimate.
-void check_input(const Network& net, const ExpandOptions& opt) {
-    check_shapes(net);
-    check_estimate(net.spec, opt);
+// The variants after check_shapes (s is net.spec, validated), with the checks every
+// variant runs before any product: moment's family, p >= 2 over Z/p, the size estimate.
+QPoly expand_q(const Network& net, const ValidSpec& s, ExpandVariant v, const ExpandOptions& opt) {
+    if (v == ExpandVariant::moment) require_moment(s);
+    check_estimate(s, opt);
+    detail::QPolyRing xring{QContext::make(network_variables(s)), opt.product};
+    if (v != ExpandVariant::moment) return run(s, net.weights, xring);
+    return run_moment(s, net.weights, xring, detail::QPolyRing{QContext::make(moment_variables(s)), opt.product});
 }
 
-// Over Z/p: the same checks with p >= 2 between them, then the weights mod p.
-NetWeights<std::uint64_t> checked_weights_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    check_shapes(net);
+NmodPoly expand_p(const Network& net, const ValidSpec& s, ExpandVariant v, std::uint64_t p, const ExpandOptions& opt) {
+    if (v == ExpandVariant::moment) require_moment(s);
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
-    check_estimate(net.spec, opt);
-    return map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+    check_estimate(s, opt);
+    const auto w = map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); });
+    detail::NmodPolyRing xring{NmodContext::make(network_variables(s), p)};
+    if (v != ExpandVariant::moment) return run(s, w, xring);
+    return run_moment(s, w, xring, detail::NmodPolyRing{NmodContext::make(moment_variables(s), p)});
 }
 
 }  // namespace
 
 QPoly expand_layered(const Network& net, const ExpandOptions& opt) {
-    check_input(net, opt);
-    detail::QPolyRing ring{QContext::make(network_variables(net.spec)), opt.product};
-    return run(net.spec, net.weights, ring);
+    return expand_q(net, check_shapes(net), ExpandVariant::layered, opt);
 }
 
 NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    const auto w = checked_weights_mod(net, p, opt);
-    detail::NmodPolyRing ring{NmodContext::make(network_variables(net.spec), p)};
-    return run(net.spec, w, ring);
+    return expand_p(net, check_shapes(net), ExpandVariant::layered, p, opt);
 }
 
 QPoly expand_moment(const Network& net, const ExpandOptions& opt) {
-    require_moment(net.spec);
-    check_input(net, opt);
-    detail::QPolyRing xring{QContext::make(network_variables(net.spec)), opt.product};
-    return run_moment(net.spec, net.weights, xring,
-                      detail::QPolyRing{QContext::make(moment_variables(net.spec)), opt.product});
+    return expand_q(net, check_shapes(net), ExpandVariant::moment, opt);
 }
 
 NmodPoly expand_mod_moment(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    require_moment(net.spec);
-    const auto w = checked_weights_mod(net, p, opt);
-    detail::NmodPolyRing xring{NmodContext::make(network_variables(net.spec), p)};
-    return run_moment(net.spec, w, xring, detail::NmodPolyRing{NmodContext::make(moment_variables(net.spec), p)});
+    return expand_p(net, check_shapes(net), ExpandVariant::moment, p, opt);
 }
 
 QPoly expand(const Network& net, const ExpandOptions& opt) {
-    return choose_expand_variant(net.spec, opt.variant) == ExpandVariant::moment ? expand_moment(net, opt)
-                                                                                  : expand_layered(net, opt);
+    const ValidSpec s = check_shapes(net);
+    return expand_q(net, s, choose_expand_variant(s, opt.variant), opt);
 }
 
 NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt) {
-    return choose_expand_variant(net.spec, opt.variant) == ExpandVariant::moment ? expand_mod_moment(net, p, opt)
-                                                                                  : expand_mod_layered(net, p, opt);
+    const ValidSpec s = check_shapes(net);
+    return expand_p(net, s, choose_expand_variant(s, opt.variant), p, opt);
 }
 
 }  // namespace seprank

@@ -46,11 +46,9 @@ std::uint64_t checked_modulus(std::uint64_t p) {
 }  // namespace
 
 ModEvaluator::ModEvaluator(const Network& net, std::uint64_t p)
-    : spec_(net.spec),
+    : spec_(check_shapes(net)),
       p_(checked_modulus(p)),
-      w_(map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); })) {
-    check_shapes(net);
-}
+      w_(map_weights<std::uint64_t>(net.weights, [p](const Rational& x) { return x.mod(p); })) {}
 
 std::uint64_t ModEvaluator::operator()(const Point<std::uint64_t>& point) const {
     check_point(spec_, point);

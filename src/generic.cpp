@@ -18,11 +18,25 @@
 
 namespace seprank {
 
-RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt) {
-    const auto t0 = std::chrono::steady_clock::now();
-    validate(spec);
-    validate(part, spec.tokens);
+void check_options(const GenericOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
+    if (opt.prime_bits < 20 || opt.prime_bits > 62)
+        throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
+    if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
+    if (!(opt.max_expand_bytes > 0)) throw invalid_input("max expand bytes " + std::to_string(opt.max_expand_bytes) + " must be positive");
+    EvaluationOptions eo;
+    eo.max_side = opt.max_side;
+    eo.start = opt.start;
+    eo.growth = opt.growth;
+    eo.threads = opt.threads;
+    check_options(eo);
+}
+
+RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const GenericOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const NetworkSpec& spec = valid.get();
+    validate(part, spec.tokens);
+    check_options(opt);
     Rng rng(opt.seed);
     RankAnswer res;
     res.quantity = "generic sep";
@@ -30,13 +44,11 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     res.partition = to_string(part);
     res.degree = output_degree(spec).str();
     res.trials = opt.trials;
-    if (opt.prime_bits < 20 || opt.prime_bits > 62)
-        throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     res.prime = random_prime(rng, static_cast<unsigned>(opt.prime_bits));
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
-    if (opt.method == GenericMethod::automatic) flat = estimate_expansion(spec).bytes <= opt.max_expand_bytes;
+    if (opt.method == GenericMethod::automatic) flat = estimate_expansion(valid).bytes <= opt.max_expand_bytes;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
     // Each trial also draws the embedding M (x^j = M w^j): f has degree d^L in M's
@@ -46,7 +58,6 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     const Integer bdeg = flat ? drawn : drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
-    if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
     const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
     const double set_size = 2.0 * static_cast<double>(half) + 1.0;  // = p for the default
     bool at_caps = false;  // some trial reached every degree block's cap
@@ -57,7 +68,7 @@ RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const Ge
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         const std::uint64_t wseed = rng.next();
-        const Network net = random_network(spec, wseed, half);  // uniform on Z/p
+        const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
         if (flat) {
             auto tp = std::chrono::steady_clock::now();

@@ -51,7 +51,8 @@ Templates read_templates(const std::string& path, long per) {
 }
 
 SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t, long max_entries) {
-    const NetworkSpec& s = net.spec;
+    const ValidSpec valid = check_shapes(net);  // the network once: the evaluations below do not check it
+    const NetworkSpec& s = valid.get();
     validate(part, s.tokens);
     const long m = static_cast<long>(t.size()), per = input_vars_per_token(s);
     if (m < 1) throw invalid_input("grid: no templates");

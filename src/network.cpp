@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace seprank {
 
@@ -156,8 +157,10 @@ Weights empty_weights(const NetworkSpec& s) {
 
 }  // namespace
 
-Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range) {
-    validate(spec);
+ValidSpec::ValidSpec(NetworkSpec s) : s_(std::move(s)) { validate(s_); }
+
+Network random_network(const ValidSpec& valid, std::uint64_t seed, long range) {
+    const NetworkSpec& spec = valid.get();
     if (range < 1) throw invalid_input("weight range " + std::to_string(range) + " must be at least 1");
     Rng rng(seed);
     Network net{spec, empty_weights(spec)};
@@ -177,9 +180,9 @@ Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range) 
     return net;
 }
 
-void check_shapes(const Network& net) {
-    const NetworkSpec& s = net.spec;
-    validate(s);
+ValidSpec check_shapes(const Network& net) {
+    ValidSpec valid(net.spec);  // the spec first: the shapes below are computed from it
+    const NetworkSpec& s = valid.get();
     Weights expected = empty_weights(s);
     auto check = [](const Dense<Rational>& m, long r, long c, const std::string& where) {
         if (m.rows != r || m.cols != c || static_cast<long>(m.a.size()) != r * c)
@@ -198,6 +201,7 @@ void check_shapes(const Network& net) {
     for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
         check(m, slot.rows, slot.cols, detail::slot_path(l, slot));
     });
+    return valid;
 }
 
 // ---------------------------------------------------------------- JSON

@@ -24,6 +24,12 @@ Method method_from_string(const std::string& s) {
     throw invalid_input("unknown method '" + s + "' (expected flattening, grid or evaluation)");
 }
 
+void check_options(const SeparationOptions& opt) {
+    if (opt.templates < 1) throw invalid_input("number of templates M = " + std::to_string(opt.templates) + " must be at least 1");
+    check_options(opt.evaluation);
+    if (opt.rank.threads < 1) throw invalid_input("threads " + std::to_string(opt.rank.threads) + " must be at least 1");
+}
+
 namespace {
 
 RankOptions rank_options(const SeparationOptions& opt) {
@@ -71,6 +77,7 @@ RankAnswer timed(RankAnswer r, std::chrono::steady_clock::time_point t0) {
 
 RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_options(opt);
     if (opt.method != Method::flattening)
         throw invalid_input("method " + to_string(opt.method) + ": a polynomial is ranked by the flattening method only");
     return timed(flattening_answer(f, part, n_tokens, opt), t0);
@@ -78,6 +85,7 @@ RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens,
 
 RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
+    check_options(opt);
     validate(part, net.spec.tokens);
     RankAnswer r;
     switch (opt.method) {

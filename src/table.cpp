@@ -99,6 +99,8 @@ std::vector<SweepOptions> table_preset(const std::string& name) {
 }
 
 SweepPlan plan_sweep(const SweepOptions& s) {
+    check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
+    if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     SweepPlan plan;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
@@ -127,14 +129,12 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                     spec.residual = res;
                                     spec.depth = L < 0 ? 1 : L;
                                     try {
-                                        validate(spec);
-                                        if (L < 0) {
-                                            const long per = fmpz_get_si(layer_parameters(spec, 0).get());
+                                        if (L < 0) {  // depth from the budget: one layer's parameters of the valid L = 1 spec
+                                            const long per = fmpz_get_si(layer_parameters(ValidSpec(spec), 0).get());
                                             spec.depth = s.budget / per;
-                                            validate(spec);
                                         }
                                         if (spec.tokens < 2) throw invalid_input("a partition needs 2 tokens");
-                                        plan.configs.push_back(spec);
+                                        plan.configs.emplace_back(spec);  // validates
                                     } catch (const invalid_input&) {
                                         ++plan.invalid;
                                     }
@@ -160,7 +160,7 @@ std::string eps_text(double e) {
 }
 
 // The ε columns of one row: spectrum() of the network with the sweep's seeded weights.
-void add_eps_columns(Row& r, const NetworkSpec& spec, const Partition& part, const SweepOptions& s, const std::string& skipped) {
+void add_eps_columns(Row& r, const ValidSpec& spec, const Partition& part, const SweepOptions& s, const std::string& skipped) {
     std::string eps, ranks, cert, reason = skipped;
     for (double e : s.eps) eps += (eps.empty() ? "" : " ") + eps_text(e);
     if (reason.empty()) {
@@ -208,7 +208,7 @@ std::string row_key(const Row& row) {
     return k;
 }
 
-std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
+std::string row_key(const ValidSpec& spec, const SweepOptions& s) {
     RowSource src;
     src.spec = &spec;
     src.partition = to_string(row_partition(spec, s));
@@ -220,7 +220,7 @@ std::string row_key(const NetworkSpec& spec, const SweepOptions& s) {
     return row_key(make_record(src, config));
 }
 
-Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
+Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     PeakWindow window;  // peak_mib: the row's own peak (process.hpp)
     const auto t0 = std::chrono::steady_clock::now();
     const Partition part = row_partition(spec, s);
@@ -228,7 +228,7 @@ Row table_row(const NetworkSpec& spec, const SweepOptions& s) {
     src.spec = &spec;
     src.partition = to_string(part);
     RankAnswer res;
-    const long nvars = spec.tokens * input_vars_per_token(spec);
+    const long nvars = spec->tokens * input_vars_per_token(spec);
     if (nvars > s.max_variables) {
         src.status = "skipped";
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);

@@ -237,5 +237,42 @@ assert a == b and len(a) == 2, (a, b)
 PY
 expect_rc 2 "--block-store needs --out" -- table --tokens 2 --dim 1 --depth 1 --block-store
 
+# options the chosen method ignores (issue 29.4): one note line each on stderr, a "notes"
+# list in the JSON record; none when every option given is used
+# expect_note NOTE -- args...: exit 0, NOTE on stderr and in the JSON record's notes
+expect_note() {
+  local note=$1; shift 2
+  "$S" "$@" --format json >"$T/n.json" 2>"$T/n.err" || { fail "'$*': exit $?: $(cat "$T/n.err")"; return; }
+  grep -qF -- "seprank: note: $note" "$T/n.err" || fail "'$*': stderr lacks note '$note': $(cat "$T/n.err")"
+  /usr/bin/python3 -c 'import json, sys; n = json.load(open(sys.argv[1])).get("notes", []); sys.exit(0 if any(sys.argv[2] in x for x in n) else 1)' \
+    "$T/n.json" "$note" || fail "'$*': JSON notes lack '$note': $(cat "$T/n.json")"
+}
+N=(--tokens 2 --dim 1 --depth 1)
+expect_note "--growth 2 is ignored: method flattening" -- generic "${N[@]}" --method flattening --growth 2
+expect_note "--max-side 64 is ignored: method flattening (chosen by --method auto)" -- generic "${N[@]}" --max-side 64
+expect_note "--start 8 is ignored" -- generic "${N[@]}" --method flattening --start 8
+expect_note "--variant plain is ignored" -- generic "${N[@]}" --method flattening --variant plain
+expect_note "--weight-range 3 is ignored: generic draws every weight uniformly from Z/p" -- generic "${N[@]}" --weight-range 3
+expect_note "--store $T/gp is ignored: the plain evaluation keeps no block store" -- generic "${N[@]}" --method evaluation --variant plain --store "$T/gp"
+expect_note "--templates 3 is ignored: method flattening uses no templates" -- rank "${N[@]}" --templates 3
+expect_note "--max-side 9 is ignored: method flattening evaluates nothing" -- rank "${N[@]}" --max-side 9
+expect_note "--variant graded is ignored: method grid evaluates nothing" -- rank "${N[@]}" --method grid --variant graded
+expect_note "--certificate hadamard is ignored: --field p ranks mod p" -- rank "${N[@]}" --field p --certificate hadamard
+expect_note "--certificate pivot-span is ignored: the evaluation ranks mod p" -- rank "${N[@]}" --method evaluation --certificate pivot-span
+expect_note "--field Q is ignored: the evaluation always ranks mod p" -- rank "${N[@]}" --method evaluation --field Q
+expect_note "--templates 2 is ignored: method evaluation uses no templates" -- rank "${N[@]}" --method evaluation --templates 2
+expect_note "--embed-rank 0 is ignored: --poly gives the polynomial" -- rank --poly "x1_1*x2_1" --embed-rank 0
+expect_note "--dim 1 is ignored: --weights gives the network" -- rank --weights "$T/w.json" --dim 1
+expect_note "--partition 1|2 is ignored: --all-balanced" -- rank "${N[@]}" --all-balanced --partition "1|2"
+# every option used: no note, no notes key
+"$S" generic "${N[@]}" --method evaluation --growth 2 --start 8 --max-side 64 --format json >"$T/n.json" 2>"$T/n.err" || fail "generic evaluation run"
+[[ ! -s "$T/n.err" ]] || fail "generic with every option used printed: $(cat "$T/n.err")"
+/usr/bin/python3 -c 'import json, sys; assert "notes" not in json.load(open(sys.argv[1]))' "$T/n.json" || fail "notes key without a note"
+# table: notes on stderr only (its JSON stays an array of rows)
+"$S" table "${N[@]}" --method flattening --max-side 64 --measure gaussian --format json >"$T/n.json" 2>"$T/n.err" || fail "table with ignored options"
+grep -qF "seprank: note: --max-side 64 is ignored: no row used the evaluation (method flattening)" "$T/n.err" || fail "table --max-side note: $(cat "$T/n.err")"
+grep -qF "seprank: note: --measure gaussian is ignored: no --eps columns" "$T/n.err" || fail "table --measure note: $(cat "$T/n.err")"
+/usr/bin/python3 -c 'import json, sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$T/n.json" || fail "table JSON is no longer an array"
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

@@ -1,10 +1,17 @@
+#include "seprank/degree.hpp"
+#include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/generic.hpp"
 #include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/table.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 using namespace seprank;
 
@@ -62,6 +69,75 @@ TEST_CASE("validation names the bad value") {
     NetworkSpec ok = seprank_test::attention_spec(4, 2, 1, 3);
     ok.head_dim = 2;  // explicit da lifts the divisibility requirement
     CHECK_NOTHROW(validate(ok));
+}
+
+// A bare NetworkSpec still converts (existing callers compile), a ValidSpec reads as one,
+// and none exists unvalidated.
+static_assert(std::is_convertible_v<NetworkSpec, ValidSpec>);
+static_assert(std::is_convertible_v<const ValidSpec&, const NetworkSpec&>);
+static_assert(!std::is_default_constructible_v<ValidSpec>);
+
+TEST_CASE("ValidSpec: a spec is validated where it enters, with validate's one message") {
+    const Partition part = balanced_partition(4);
+    std::vector<NetworkSpec> bad(3, seprank_test::attention_spec(4, 2, 1));
+    bad[0].tokens = 0;
+    bad[1].heads = 3;
+    bad[2].embed_rank = 65;
+    for (const NetworkSpec& s : bad) {
+        std::string message;
+        try {
+            validate(s);
+        } catch (const invalid_input& e) {
+            message = e.what();
+        }
+        REQUIRE(!message.empty());
+        INFO("validate: " << message);
+        // Each function taking a ValidSpec, given the bare spec: refused by the conversion,
+        // before its own work, with exactly validate's message (not wrapped, not repeated).
+        const std::vector<std::pair<const char*, std::function<void()>>> calls = {
+            {"ValidSpec", [&] { (void)ValidSpec(s); }},
+            {"random_network", [&] { (void)random_network(s, 1); }},
+            {"generic_rank", [&] { (void)generic_rank(s, part); }},
+            {"estimate_expansion", [&] { (void)estimate_expansion(s); }},
+            {"network_variables", [&] { (void)network_variables(s); }},
+            {"choose_expand_variant", [&] { (void)choose_expand_variant(s); }},
+            {"embedding_cap", [&] { (void)embedding_cap(s, part); }},
+            {"theorem73_flag", [&] { (void)theorem73_flag(1, s, part); }},
+            {"check_measurable", [&] { check_measurable(s); }},
+            {"table_row", [&] { (void)table_row(s, SweepOptions{}); }},
+        };
+        for (const auto& [name, call] : calls) {
+            INFO(name);
+            try {
+                call();
+                FAIL("accepted");
+            } catch (const invalid_input& e) {
+                CHECK(std::string(e.what()) == message);
+            }
+        }
+        // A network holding the spec (edited by hand) is refused where it enters.
+        Network net = random_network(seprank_test::attention_spec(4, 2, 1), 1);
+        net.spec = s;
+        CHECK_THROWS_WITH_AS(check_shapes(net), message.c_str(), invalid_input);
+        CHECK_THROWS_WITH_AS(expand(net), message.c_str(), invalid_input);
+    }
+
+    // A ValidSpec is the spec it was made from, and the functions give the same answers
+    // for it as for the bare spec.
+    NetworkSpec s = seprank_test::attention_spec(4, 2, 2);
+    s.embed_rank = 1;
+    const ValidSpec v = s;
+    CHECK(v.get().tokens == 4);
+    CHECK(v->depth == 2);
+    CHECK(describe(v) == describe(s));
+    CHECK(network_to_json(random_network(v, 7)) == network_to_json(random_network(s, 7)));
+    CHECK(estimate_expansion(v).max_terms == estimate_expansion(s).max_terms);
+    CHECK(embedding_cap(v, part) == embedding_cap(s, part));
+    // check_shapes returns the network's spec, validated; shapes are checked after it.
+    Network net = random_network(v, 7);
+    CHECK(describe(check_shapes(net)) == describe(s));
+    net.weights.layers[0].heads[0].Q.rows = 1;
+    CHECK_THROWS_WITH_AS(check_shapes(net), doctest::Contains("shape 1x2, expected 2x2"), invalid_input);
 }
 
 TEST_CASE("parameter counts and weight degrees follow the formulas of docs/theory.md §1") {

@@ -434,7 +434,7 @@ TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact ra
         CHECK(row.at("eps").str() == "0 0.01 0.3");
         SpectrumOptions opt;
         opt.eps = sw.eps;
-        const SpectrumResult ref = spectrum(random_network(spec, sw.generic.seed), balanced_partition(spec.tokens), opt);
+        const SpectrumResult ref = spectrum(random_network(spec, sw.generic.seed), balanced_partition(spec->tokens), opt);
         std::string ranks, cert;
         for (const auto& e : ref.eps_ranks) {
             ranks += (ranks.empty() ? "" : " ") +

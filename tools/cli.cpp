@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace seprank_cli {
 
@@ -34,7 +35,36 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file (docs/usage.md section 1.5); a regular file or a new name");
 }
 
-seprank::NetworkSpec to_spec(const NetOptions& o) {
+const std::vector<std::string>& network_option_names() {
+    static const std::vector<std::string> names = {"--family", "--tokens", "--dim", "--heads", "--head-dim", "--depth",
+                                                   "--block-degree", "--width", "--widths", "--residual", "--free", "--embed-rank",
+                                                   "--attention-rank", "--position", "--coordinate", "--weight-range"};
+    return names;
+}
+
+void check_network_options(const NetOptions& o) {
+    (void)to_spec(o);
+    if (o.weight_range < 1) throw seprank::invalid_input("--weight-range " + std::to_string(o.weight_range) + ": the weight range must be at least 1");
+}
+
+void Notes::ignored(const CLI::App& sub, const std::vector<std::string>& names, const std::string& reason) {
+    for (const auto& name : names) {
+        const CLI::Option* opt = sub.get_option_no_throw(name);
+        if (opt == nullptr || opt->count() == 0) continue;
+        std::string given = name;
+        if (opt->get_expected_min() != 0)
+            for (const auto& v : opt->results()) given += " " + v;
+        const std::string line = given + " is ignored: " + reason;
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+}
+
+void Notes::emit(json* j) const {
+    for (const auto& l : lines) std::cerr << "seprank: note: " << l << "\n";
+    if (j != nullptr && !lines.empty()) (*j)["notes"] = lines;
+}
+
+seprank::ValidSpec to_spec(const NetOptions& o) {
     seprank::NetworkSpec s;
     s.family = seprank::family_from_string(o.family);
     s.tokens = o.tokens;
@@ -51,8 +81,7 @@ seprank::NetworkSpec to_spec(const NetOptions& o) {
     s.attention_rank = o.attention_rank;
     s.position = o.position;
     s.coordinate = o.coordinate;
-    seprank::validate(s);
-    return s;
+    return seprank::ValidSpec(std::move(s));  // validates
 }
 
 seprank::Network make_network(const NetOptions& o) {
@@ -64,7 +93,7 @@ seprank::Network make_network(const NetOptions& o) {
 
 json to_nl(const seprank::Record& r) { return json::parse(seprank::to_json(r)); }
 
-json spec_json(const seprank::NetworkSpec& s) {
+json spec_json(const seprank::ValidSpec& s) {
     seprank::RowSource src;
     src.spec = &s;
     return to_nl(seprank::make_record(src, seprank::spec_columns()));

@@ -18,6 +18,7 @@
 #endif
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <flint/flint.h>
 #include <fstream>
@@ -80,13 +81,33 @@ std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_spectrum_command();
 
 void add_network_options(CLI::App* app, NetOptions& o);
-seprank::NetworkSpec to_spec(const NetOptions& o);
+// The names of the options add_network_options registers that describe the network
+// (not --seed, --weights, --save-weights): those a --weights file overrides.
+const std::vector<std::string>& network_option_names();
+// Checks the values of the network options (to_spec(o), weight range >= 1)
+// whether or not they are used: with --weights, --poly or --matrix they are ignored,
+// but an invalid value is still refused (invalid_input naming it).
+void check_network_options(const NetOptions& o);
+
+// Options given on the command line that the chosen method ignores. The front end makes
+// these notes, not the library: only it knows which options were given rather than
+// left at their defaults. Each is one line on stderr and, in JSON output, an entry of
+// the record's "notes" list (present only when there is a note).
+struct Notes {
+    std::vector<std::string> lines;
+    // For each of `names` given to `sub`: "--name VALUE is ignored: REASON".
+    void ignored(const CLI::App& sub, const std::vector<std::string>& names, const std::string& reason);
+    // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
+    void emit(json* j) const;
+};
+// The network options as a spec, validated here (invalid_input naming the bad value).
+seprank::ValidSpec to_spec(const NetOptions& o);
 seprank::Network make_network(const NetOptions& o);
 using seprank::describe;
 // A library record as a JSON object (keys sorted, as nlohmann::json keeps them).
 json to_nl(const seprank::Record& r);
 // The configuration columns of a network (seprank::spec_columns()) as JSON.
-json spec_json(const seprank::NetworkSpec& s);
+json spec_json(const seprank::ValidSpec& s);
 // One record as aligned "key  value" lines (text), JSON, or CSV header + row.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
 // Rows as an aligned table (text), JSON array, or CSV.

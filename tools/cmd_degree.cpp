@@ -77,7 +77,7 @@ struct DegreeCommand final : Command {
                 row["seconds"] = std::round(seconds_since(t0) * 1000) / 1000;
                 rows.push_back(row);
             }
-            if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo)) << "\n";
+            if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo).get()) << "\n";
             print_table(rows, format, {"depth", "measured", "predicted", "terms", "parameters", "weight_degree", "seconds"});
         }
         return 0;

@@ -33,8 +33,9 @@ struct ExpandCommand final : Command {
         seprank::ExpandOptions opt;
         opt.variant = seprank::expand_variant_from_string(variant);
         opt.product = seprank::mul_variant_from_string(product);
-        const seprank::ExpandVariant used = seprank::choose_expand_variant(net.spec, opt.variant);
-        const bool over_limit = !(seprank::estimate_expansion(net.spec).bytes <= seprank::default_max_memory());
+        const seprank::ValidSpec spec = seprank::check_shapes(net);
+        const seprank::ExpandVariant used = seprank::choose_expand_variant(spec, opt.variant);
+        const bool over_limit = !(seprank::estimate_expansion(spec).bytes <= seprank::default_max_memory());
         const seprank::QPoly f = [&] {
             try {
                 return seprank::expand(net, opt);
@@ -45,7 +46,7 @@ struct ExpandCommand final : Command {
             }
         }();
         const double secs = seconds_since(t0);
-        json rec = spec_json(net.spec);
+        json rec = spec_json(spec);
         rec["network"] = describe(net.spec);
         rec["degree"] = f.degree();
         rec["predicted_degree"] = exact(seprank::output_degree(net.spec));

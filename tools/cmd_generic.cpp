@@ -8,7 +8,7 @@ namespace {
 struct GenericCommand final : Command {
     NetOptions go;
     std::string generic_method = "auto", generic_partition, generic_variant = "auto";
-    long trials = 2, generic_max_side = 4096, generic_start = 16;
+    long trials = 2, generic_max_side = 4096, generic_start = 0;
     double generic_growth = 1.25;
     int prime_bits = 62;
     std::string generic_store;
@@ -26,7 +26,7 @@ struct GenericCommand final : Command {
         sub->add_option("--max-side", generic_max_side, "evaluation: largest matrix side (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", generic_variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
-        sub->add_option("--start", generic_start, "evaluation: first matrix side k (a side at or above every block cap skips the growth)")->capture_default_str();
+        sub->add_option("--start", generic_start, "evaluation: first matrix side k, 1..max-side (a side at or above every block cap skips the growth); 0: min(16, max-side)")->capture_default_str();
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (with at most 52 bits the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
@@ -37,9 +37,7 @@ struct GenericCommand final : Command {
         const int threads = globals.threads;
         if (!go.save_weights.empty())
             throw seprank::invalid_input("--save-weights: generic draws fresh weights in every trial; save a network with expand or rank");
-        const seprank::NetworkSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::read_network(go.weights_file).spec;
-        const auto part = generic_partition.empty() ? seprank::balanced_partition(spec.tokens)
-                                                    : seprank::parse_partition(generic_partition, spec.tokens);
+        check_network_options(go);
         seprank::GenericOptions g;
         g.trials = trials;
         g.seed = go.seed;
@@ -53,12 +51,25 @@ struct GenericCommand final : Command {
         g.growth = generic_growth;
         g.store = generic_store;
         g.prime_bits = prime_bits;
+        seprank::check_options(g);  // every value, whichever method runs
+        Notes notes;
+        notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");
+        if (!go.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
+        const seprank::ValidSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::check_shapes(seprank::read_network(go.weights_file));
+        const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)
+                                                    : seprank::parse_partition(generic_partition, spec->tokens);
         const auto t0 = std::chrono::steady_clock::now();
         const seprank::RankAnswer r = seprank::generic_rank(spec, part, g);
+        const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");
+        if (r.method == "flattening")
+            notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store"}, chosen + " evaluates nothing");
+        else if (r.variant.rfind("graded", 0) != 0)
+            notes.ignored(*sub, {"--store"}, "the " + r.variant + " evaluation keeps no block store (graded only)");
         json j = spec_json(spec);
         j["network"] = describe(spec);
         j.update(to_nl(seprank::to_record(r)));
         j["seconds"] = std::round(seconds_since(t0) * 1e4) / 1e4;
+        notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(spec) << "\n";
         print_record(j, format, {"partition", "rank", "label", "method", "rows", "cols", "degree", "trials", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds", "note"});
         return 0;

@@ -45,6 +45,33 @@ struct RankCommand final : Command {
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
         so.rank.certificate = seprank::certificate_from_string(certificate);
+        // Every value is checked whichever path and method run; the options a path or
+        // method does not use are noted (cli.hpp, Notes).
+        check_network_options(ro);
+        seprank::check_options(so);
+        if (!rank_poly.empty() && !matrix_file.empty()) throw seprank::invalid_input("--poly and --matrix: give one of them");
+        Notes notes;
+        const std::vector<std::string> grid_only = {"--templates", "--templates-file"}, evaluation_only = {"--max-side", "--variant"};
+        if (!matrix_file.empty()) {
+            notes.ignored(*sub, network_option_names(), "--matrix gives the matrix");
+            notes.ignored(*sub, {"--weights", "--save-weights", "--partition", "--method", "--all-balanced", "--save-matrix"}, "--matrix gives the matrix");
+            notes.ignored(*sub, grid_only, "--matrix gives the matrix");
+            notes.ignored(*sub, evaluation_only, "--matrix gives the matrix");
+        } else if (!rank_poly.empty()) {
+            notes.ignored(*sub, network_option_names(), "--poly gives the polynomial");
+            notes.ignored(*sub, {"--weights", "--save-weights", "--all-balanced"}, "--poly gives the polynomial (one partition)");
+            notes.ignored(*sub, grid_only, "--poly is ranked by the flattening");
+            notes.ignored(*sub, evaluation_only, "--poly is ranked by the flattening");
+        } else {
+            if (!ro.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
+            if (so.method != seprank::Method::grid) notes.ignored(*sub, grid_only, "method " + method + " uses no templates (grid only)");
+            if (so.method != seprank::Method::evaluation) notes.ignored(*sub, evaluation_only, "method " + method + " evaluates nothing");
+            if (so.method == seprank::Method::evaluation)
+                notes.ignored(*sub, {"--field"}, "the evaluation always ranks mod p (a lower bound)");
+            if (all_balanced) notes.ignored(*sub, {"--partition"}, "--all-balanced ranks every balanced partition");
+        }
+        if (!so.certify || (so.method == seprank::Method::evaluation && matrix_file.empty() && rank_poly.empty()))
+            notes.ignored(*sub, {"--certificate"}, so.certify ? "the evaluation ranks mod p (no certificate)" : "--field p ranks mod p (no certificate)");
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
         const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "phases", "note"};
         if (!save_matrix.empty()) {
@@ -65,6 +92,7 @@ struct RankCommand final : Command {
             r.seconds = seconds_since(t0);  // reading the file included
             json j = to_json(r);
             j["matrix"] = matrix_file;
+            notes.emit(format == "json" ? &j : nullptr);
             print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "phases", "note"});
             return 0;
         }
@@ -78,11 +106,12 @@ struct RankCommand final : Command {
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             json j = to_json(seprank::separation_rank(f, part, n, so));
             j["polynomial_terms"] = f.terms();
+            notes.emit(format == "json" ? &j : nullptr);
             print_record(j, format, order);
             return 0;
         }
         if (!templates_file.empty()) {
-            const seprank::NetworkSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::read_network(ro.weights_file).spec;
+            const seprank::ValidSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::check_shapes(seprank::read_network(ro.weights_file));
             so.template_vectors = seprank::read_templates(templates_file, seprank::input_vars_per_token(spec));
         }
         const seprank::Network net = make_network(ro);
@@ -96,8 +125,10 @@ struct RankCommand final : Command {
                 agree = agree && j["rank"].get<long>() == first;
                 rows.push_back(j);
             }
+            json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
+            notes.emit(format == "json" ? &top : nullptr);
             if (format == "json") {
-                std::cout << json({{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}}).dump(2) << "\n";
+                std::cout << top.dump(2) << "\n";
             } else {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
                 print_table(rows, format, {"partition", "method", "rank", "label", "rows", "cols", "seconds"});
@@ -108,6 +139,7 @@ struct RankCommand final : Command {
         const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                  : seprank::parse_partition(partition_text, net.spec.tokens);
         json j = to_json(seprank::separation_rank(net, part, so));
+        notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
         print_record(j, format, order);
         return 0;

@@ -157,6 +157,28 @@ struct TableCommand final : Command {
             ::rmdir((t_out + ".blocks").c_str());
         }
         if (show_progress) std::cerr << "\r\033[K";
+        // Options no row used: a note on stderr each. The JSON output stays an array of
+        // rows (and --out JSON lines one row each), so the notes are not added to it.
+        Notes notes;
+        if (std::none_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("method").str() == "evaluation"; }))
+            notes.ignored(*sub, {"--max-side", "--variant"}, "no row used the evaluation (method " + t_method + ")");
+        if (t_eps.empty()) notes.ignored(*sub, {"--measure"}, "no --eps columns");
+        auto any_family = [&](auto uses) {
+            for (const auto& sw : sweeps)
+                for (auto f : sw.families)
+                    if (uses(seprank::family_info(f))) return true;
+            return false;
+        };
+        using Info = seprank::FamilyInfo;
+        if (!any_family([](const Info& i) { return i.heads; }))
+            notes.ignored(*sub, {"--heads", "--head-dim", "--attention-rank"}, "no family of the sweep has attention heads");
+        if (!any_family([](const Info& i) { return i.width; })) notes.ignored(*sub, {"--width"}, "no family of the sweep has one width (hadamard)");
+        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; })) {
+            notes.ignored(*sub, {"--block-degree"}, "every family of the sweep fixes its block degree");
+            notes.ignored(*sub, {"--budget"}, "the budget sets the depth of families with a free block degree only");
+        }
+        if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
+        notes.emit(nullptr);
         const auto cols = seprank::table_columns(!t_eps.empty());
         if (format == "markdown") {
             std::cout << seprank::markdown_line(cols) << "\n|";

@@ -19,7 +19,7 @@
 namespace seprank {
 
 struct RowSource {
-    const NetworkSpec* spec = nullptr;   // configuration columns (family … params)
+    const ValidSpec* spec = nullptr;     // configuration columns (family … params); validated, as the getters assume
     const RankAnswer* answer = nullptr;  // answer columns
     std::string partition;               // used when no answer carries one
     std::string status, reason;          // table rows: ok | lower-bound | skipped, and why

@@ -31,8 +31,11 @@ struct DegreeMeasurement {
 // Requires d^L ≤ 10^6 (checked, resource_limit).
 // Throws resource_limit unless measure_degree(net with this spec) is within reach: the
 // degree D = d^L at most 10^6 and (D + 2)·(parameters·N + N²·dx·(L+1)) ≤ 2·10^10
-// estimated operations. measure_degree calls it first.
-void check_measurable(const NetworkSpec& s);
+// estimated operations. The spec is validated by the conversion to ValidSpec (once; not
+// again when given one).
+void check_measurable(const ValidSpec& s);
+// Checks net once (check_shapes, as ModEvaluator does), then check_measurable, before any
+// evaluation.
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p = 0);
 
 struct BudgetRow {
@@ -52,6 +55,9 @@ struct BudgetComparison {
     long best_h_d;                 // argmax of h(d) over the integers listed
 };
 
+// Checked (invalid_input): budget >= 1, a family whose block degree is free, and for each
+// d the one-layer spec (base with block degree d, depth 1, widths cleared), validated once;
+// the spec of depth L is validated where it is measured (random_network).
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
 

@@ -32,7 +32,8 @@ struct Theorem73Scales {
     bool lower_applies = false;  // theorem73_lower_applies(L, dx, H, r)
     long s_low = 0;              // L·(m − H); meaningful only when lower_applies
 };
-// The scales of a configuration (all zero/false when !applies). validate(spec) first.
+// The scales of a configuration (all zero/false when !applies). Precondition: a valid
+// spec (not checked; a ValidSpec converts).
 Theorem73Scales theorem73_scales(const NetworkSpec& spec);
 
 // log3(rank) / scale; NaN when rank < 1 or scale ≤ 0 (a ratio to a non-positive scale
@@ -44,14 +45,17 @@ double theorem73_ratio(long rank, long scale);
 // so sep_(A,B) ≤ min over the sides S of C(|S|·m + D, D), the number of monomials of
 // degree ≤ D in |S|·m variables. Exact integer; cost O(|S|·m) big-integer products.
 // Valid for every family, residual or not.
-Integer embedding_cap(const NetworkSpec& spec, const Partition& part);
+// Checked (invalid_input): the spec, by the conversion to ValidSpec when given a bare
+// NetworkSpec (not again when given a ValidSpec); the partition.
+Integer embedding_cap(const ValidSpec& spec, const Partition& part);
 
 // "above-cap" when rank exceeds embedding_cap (an exact consequence broken: a bug, not
-// a constant), "" otherwise.
-std::string theorem73_flag(long rank, const NetworkSpec& spec, const Partition& part);
+// a constant), "" otherwise. Checked as embedding_cap.
+std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part);
 
 // The same layer weights with the embedding removed (spec.embed_rank = 0) or replaced by
 // M (spec.embed_rank = M.cols; invalid_input unless M has dx rows and 1..64 columns).
+// The network is copied, not checked (the copy is checked where it is used).
 Network without_embedding(const Network& net);
 Network with_embedding(const Network& net, const Dense<Rational>& M);
 

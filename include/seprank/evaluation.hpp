@@ -53,7 +53,7 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s);  // inva
 struct EvaluationOptions {
     std::uint64_t seed = 1;
     std::uint64_t prime = 0;  // 0: a random 62-bit prime from the seed
-    long start = 16;          // first k
+    long start = 0;           // first k; 0: min(16, max_side)
     long max_side = 4096;     // largest k tried (graded: largest total side, the sum of the block sides)
     double growth = 1.25;     // k grows by this factor (> 1), rounded up to a multiple of 8
     int threads = 2;
@@ -73,6 +73,14 @@ struct EvaluationOptions {
     std::string store;
 };
 
+// Checks every value, whatever the variant will be (invalid_input naming the value):
+// max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads >= 1,
+// max_graded_degree >= 0. Called by every evaluation_rank* entry point.
+void check_options(const EvaluationOptions& opt);
+// The first side k: opt.start, or min(16, max_side) when it is 0. Precondition (not
+// checked): check_options(opt) passed.
+long first_side(const EvaluationOptions& opt);
+
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).
 bool is_homogeneous(const NetworkSpec& s);
@@ -91,6 +99,8 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
 // Empty when f is not homogeneous or D > max_degree; entries saturate at LONG_MAX/4.
 // Cost O(|tokens|·D²).
+// Preconditions (not checked): a valid spec (a ValidSpec converts; network.hpp) and a
+// partition of its tokens.
 std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096);
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
@@ -98,6 +108,8 @@ std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part,
 // failure_bound as above when converged, 1 when the rank was still full at max_side;
 // rows = cols = the side (graded: Σ_a k_a); evaluations; block_ranks (graded: rank of
 // f_a for a = 0..D); variant plain | graded; prime; partition; degree d^L.
+// Checked (invalid_input): the network first (check_shapes, before any use of net.spec),
+// the partition (validate(part, N)) and check_options(opt).
 RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
 // d^L + 1 < p.

@@ -41,14 +41,19 @@
 
 namespace seprank {
 
-// x1_1..xN_dx, or w1_1..wN_r with an embedding (docs/theory.md §1).
-Variables network_variables(const NetworkSpec& s);
+// Checks. The functions taking `const ValidSpec&` check a bare NetworkSpec once, in the
+// conversion to ValidSpec (network.hpp), and a ValidSpec not at all. Each expand* entry
+// point checks its network once (check_shapes: spec and weight shapes, invalid_input)
+// before any work and passes the validated spec on; then the variant's own checks below.
+
+// x1_1..xN_dx, or w1_1..wN_r with an embedding (docs/theory.md §1). Spec checked as above.
+Variables network_variables(const ValidSpec& s);
 
 struct ExpansionEstimate {
     Integer max_terms;  // upper bound on the terms of f
     double bytes;       // estimated peak memory of the expansion
 };
-ExpansionEstimate estimate_expansion(const NetworkSpec& s);
+ExpansionEstimate estimate_expansion(const ValidSpec& s);
 
 // The former fixed default (4 GiB); the default is now default_max_memory() (limits.hpp).
 inline constexpr double kDefaultMaxMemory = 4.0 * 1024 * 1024 * 1024;
@@ -75,16 +80,18 @@ struct ExpandOptions {
 // monomials of the moment ring (g = r(r+1)/2, D_T = (3^L−1)/2; with a residual, degree
 // ≤ D_T: C(D_T + g, g)), m_x the output bound of estimate_expansion; layered otherwise.
 // Never returns automatic.
-ExpandVariant choose_expand_variant(const NetworkSpec& s, ExpandVariant requested = ExpandVariant::automatic);
+ExpandVariant choose_expand_variant(const ValidSpec& s, ExpandVariant requested = ExpandVariant::automatic);
 
-// The dispatcher: opt.variant, `automatic` resolved by choose_expand_variant. moment on a
-// family other than attention is invalid_input.
+// The dispatcher: opt.variant, `automatic` resolved by choose_expand_variant. Checked, in
+// this order (invalid_input or resource_limit): check_shapes(net); moment on a family
+// other than attention; over Z/p, p >= 2; opt.max_memory and the size estimate.
 QPoly expand(const Network& net, const ExpandOptions& opt = {});
 // Over Z/p (p prime, not checked; p >= 2 checked). domain_error when p divides a
 // weight's denominator.
 NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt = {});
 
-// The variants themselves (opt.variant is ignored). expand_layered is the reference.
+// The variants themselves (opt.variant is ignored), checked as the dispatcher.
+// expand_layered is the reference.
 QPoly expand_layered(const Network& net, const ExpandOptions& opt = {});
 QPoly expand_moment(const Network& net, const ExpandOptions& opt = {});
 NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOptions& opt = {});

@@ -3,8 +3,9 @@
 // A point gives, for every token j = 1..N, the values of that token's variables:
 // x_{j,1..dx}, or w_{j,1..r} with an embedding (then x^j = M w^j). The result is the
 // output coordinate p at position i (docs/theory.md §1) — the polynomial f of expand(), evaluated.
-// Shapes are checked (invalid_input). Cost: O(L·H·N·dx·da) operations per point for
-// attention (associative form), O(L·N·w·dx·d) for hadamard, O(Σ_l d·w_l·w_{l+1}) for fc.
+// Point shapes are checked (invalid_input); which calls check the network, below. Cost:
+// O(L·H·N·dx·da) operations per point for attention (associative form), O(L·N·w·dx·d)
+// for hadamard, O(Σ_l d·w_l·w_{l+1}) for fc.
 #pragma once
 
 #include "seprank/network.hpp"
@@ -18,22 +19,25 @@ namespace seprank {
 template <class T>
 using Point = std::vector<std::vector<T>>;
 
+// One point. The point's shape is checked; the network is not (one call per point, often
+// in a loop): it must come from a factory or have passed check_shapes (network.hpp).
 Rational evaluate(const Network& net, const Point<Rational>& point);
-// Floating point: never exact; for cross-checks only.
+// Floating point: never exact; for cross-checks only. Checks as evaluate.
 double evaluate_double(const Network& net, const Point<double>& point);
 
-// Repeated evaluation mod a prime p: the weights are reduced once. Throws domain_error
-// when p divides a weight's denominator. p must be prime (not checked; p >= 2 checked).
+// Repeated evaluation mod a prime p: the weights are reduced once. The network is checked
+// once, first (check_shapes, invalid_input); p >= 2 checked, p prime not checked. Throws
+// domain_error when p divides a weight's denominator.
 class ModEvaluator {
 public:
     ModEvaluator(const Network& net, std::uint64_t p);
-    // Entries of the point must be < p (they are reduced if not).
+    // Entries of the point must be < p (they are reduced if not); its shape is checked.
     std::uint64_t operator()(const Point<std::uint64_t>& point) const;
     std::uint64_t modulus() const noexcept { return p_; }
-    const NetworkSpec& spec() const noexcept { return spec_; }
+    const ValidSpec& spec() const noexcept { return spec_; }
 
 private:
-    NetworkSpec spec_;
+    ValidSpec spec_;
     std::uint64_t p_;
     NetWeights<std::uint64_t> w_;
 };

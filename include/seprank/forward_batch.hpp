@@ -18,6 +18,7 @@
 // Montgomery arithmetic needs p odd and p < 2^63; for any other modulus (p = 2, or a
 // word-size p ≥ 2^63) the evaluator falls back to ModEvaluator one point at a time, so
 // every prime is accepted. p must be prime (not checked; p >= 2 checked, invalid_input).
+// The network is checked once (check_shapes, by the ModEvaluator inside).
 // Cost: O(L·H·N·dx·da) operations per point, as ModEvaluator, with a smaller constant
 // (bench/RESULTS.md gives the ratio of points per second).
 #pragma once

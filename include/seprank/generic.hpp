@@ -40,7 +40,7 @@ struct GenericOptions {
     GenericMethod method = GenericMethod::automatic;
     double max_expand_bytes = 64.0 * 1024 * 1024;  // automatic: expand when estimated below this
     long max_side = 4096;                          // evaluation: largest k
-    long start = 16;                               // evaluation: first k
+    long start = 0;                                // evaluation: first k; 0: min(16, max_side)
     double growth = 1.25;                          // evaluation: growth factor of k (> 1)
     EvaluationVariant variant = EvaluationVariant::automatic;  // evaluation: plain | graded (auto: graded when f is homogeneous)
     int threads = 2;
@@ -56,6 +56,12 @@ struct GenericOptions {
     int prime_bits = 62;
 };
 
+// Checks every value, whatever the method will be (invalid_input naming the value): the
+// evaluation's max_side, start, growth and threads as check_options(EvaluationOptions),
+// trials >= 1, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
+// generic_rank and plan_sweep; a front end may call it before any other work.
+void check_options(const GenericOptions& opt);
+
 // The answer (answer.hpp): value = max over trials; kind generic when every trial
 // converged (else modular_lower_bound with failure_bound 1: a lower bound only);
 // quantity "generic sep"; method flattening | evaluation (variant modular-sparse, or the
@@ -63,6 +69,10 @@ struct GenericOptions {
 // terms (flattening: of f mod p, last trial); trials, trial_ranks, degenerate (trials
 // below the maximum); set_size |S|; weight_degree D_L; bound_degree D; failure_bound
 // (m·D/|S|)^T; partition; degree d^L.
-RankAnswer generic_rank(const NetworkSpec& spec, const Partition& part, const GenericOptions& opt = {});
+// Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
+// given a bare NetworkSpec (once; the size estimate and every trial's random_network take
+// the ValidSpec unchecked); the partition; check_options(opt). Each trial's network is
+// checked where it enters expand_mod or evaluation_rank (check_shapes), as any network.
+RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {});
 
 }  // namespace seprank

@@ -28,7 +28,9 @@ Templates read_templates(const std::string& path, long per);
 
 inline constexpr long kDefaultMaxGridEntries = 1L << 22;
 
-// The matricization [[T]]_(A,B) of the grid tensor of the network's output.
+// The matricization [[T]]_(A,B) of the grid tensor of the network's output. Checked
+// (invalid_input): the network first (check_shapes), the partition, the templates' lengths;
+// resource_limit when the tensor would exceed max_entries.
 SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t,
                               long max_entries = kDefaultMaxGridEntries);
 

@@ -66,9 +66,13 @@ struct NetworkSpec {
 };
 
 // Checks every field, throwing invalid_input with one message naming the bad value.
+// This defines a valid spec. Library code does not call it on its inputs: a function that
+// needs a checked spec takes a ValidSpec (below), whose construction runs it once.
 void validate(const NetworkSpec& s);
 
-// Resolved sizes (after defaults).
+// Resolved sizes (after defaults). These and the other functions taking a bare
+// `const NetworkSpec&` read the fields only. Precondition (not checked): a valid spec;
+// pass a ValidSpec, or a Network's spec after check_shapes.
 long head_dim(const NetworkSpec& s);
 long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
@@ -140,7 +144,31 @@ NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
     return out;
 }
 
-// A network: its description and its exact weights.
+// A NetworkSpec that passed validate(), so that code given one need not check it again
+// (as a parsed path or config is passed on instead of its text). Constructing one from a
+// NetworkSpec validates it (invalid_input naming the bad value); the constructor is
+// implicit, so a function taking `const ValidSpec&` accepts a bare NetworkSpec and checks
+// it once, at that call, while a ValidSpec (to_spec in the CLI, spec dicts in Python,
+// check_shapes for a Network) is passed on with no check. Read-only: get(), ->, or the
+// conversion to `const NetworkSpec&`; to change a field, copy get(), edit, and convert
+// again (which validates the new spec).
+class ValidSpec {
+public:
+    ValidSpec(NetworkSpec s);  // NOLINT(google-explicit-constructor): the checked conversion, see above
+    const NetworkSpec& get() const noexcept { return s_; }
+    operator const NetworkSpec&() const noexcept { return s_; }  // NOLINT(google-explicit-constructor)
+    const NetworkSpec* operator->() const noexcept { return &s_; }
+
+private:
+    NetworkSpec s_;
+};
+
+// A network: its description and its exact weights. An open aggregate, so its spec and
+// weights are checked where a Network enters the library: its factories (random_network,
+// network_from_json, read_network) make checked networks, and the public functions
+// taking a `const Network&` run check_shapes once on entry and pass the ValidSpec it
+// returns inward. The exceptions say so: evaluate and evaluate_double (forward.hpp),
+// without_embedding and with_embedding (embedding.hpp, which only copy).
 struct Network {
     NetworkSpec spec;
     Weights weights;
@@ -151,12 +179,18 @@ inline constexpr long kDefaultWeightRange = 5;
 
 // Random integer weights, uniform on [-range, range] from seprank::Rng(seed) in a fixed
 // order (layer, head, Q, K, V, O, row-major; embedding first). Low-rank attention keeps
-// rows k+1..da of W^Q at zero. validate(spec) is called; range >= 1 checked.
-Network random_network(const NetworkSpec& spec, std::uint64_t seed, long range = kDefaultWeightRange);
+// rows k+1..da of W^Q at zero. Preconditions: the spec valid (checked by the conversion
+// to ValidSpec when given a bare NetworkSpec; not again when given a ValidSpec); range >= 1
+// (checked).
+Network random_network(const ValidSpec& spec, std::uint64_t seed, long range = kDefaultWeightRange);
 
-// Checks that the weights have the shapes the spec requires (invalid_input naming the
-// first bad matrix).
-void check_shapes(const Network& net);
+// The check of a Network at the library's boundary: validates net.spec (invalid_input
+// naming the bad value) and checks that the weights have the shapes it requires
+// (invalid_input naming the first bad matrix). Returns the spec as a ValidSpec for the
+// code that goes on with the network. The library's functions taking a Network call it
+// on entry; call it yourself on a Network assembled or edited by hand before passing it
+// to one of the exceptions named above.
+ValidSpec check_shapes(const Network& net);
 
 // JSON weights file (docs/theory.md §2.4), as text. Errors (invalid_input) name the JSON path of
 // the first bad value, or the byte offset where the text stops being JSON.

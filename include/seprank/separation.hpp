@@ -40,6 +40,12 @@ struct SeparationOptions {
     std::function<void(const SparseZMat&)> on_matrix;
 };
 
+// Checks every value, whatever the method (invalid_input naming the value): templates
+// M >= 1 (also when template_vectors or another method makes it unused), the evaluation
+// options (check_options(EvaluationOptions)), rank threads >= 1. Called by both
+// separation_rank overloads before any work.
+void check_options(const SeparationOptions& opt);
+
 // The answer (answer.hpp): quantity "sep" for flattening and evaluation, "grid" for the
 // grid method; kind exact only for a certified rank; method flattening | grid |
 // evaluation; variant the rank engine's or evaluation's variant; partition; degree d^L

@@ -84,17 +84,23 @@ std::vector<SweepOptions> table_preset(const std::string& name);
 const std::vector<std::string>& table_preset_names();
 
 struct SweepPlan {
-    std::vector<NetworkSpec> configs;
+    std::vector<ValidSpec> configs;  // validated here, once: rows pass them on unchecked
     long invalid = 0;            // combinations left out (validation failed)
 };
+// Every valid configuration of the sweep, in loop order. Checked first (invalid_input):
+// check_options(s.generic) and budget >= 0; a configuration that fails validate(spec)
+// is counted in `invalid`, not an error.
 SweepPlan plan_sweep(const SweepOptions& s);
 
 // A table row: the Record of table_columns() (columns.hpp) for one configuration.
+// Preconditions: the spec valid (checked by the conversion to ValidSpec when given a bare
+// NetworkSpec; not again for plan_sweep's configs); s.generic and the partition checked
+// as generic_rank checks them.
 using Row = Record;
-Row table_row(const NetworkSpec& spec, const SweepOptions& s);
+Row table_row(const ValidSpec& spec, const SweepOptions& s);
 // The configuration part of a row (for resuming): the columns before `degree`.
 std::string row_key(const Row& row);
-std::string row_key(const NetworkSpec& spec, const SweepOptions& s);
+std::string row_key(const ValidSpec& spec, const SweepOptions& s);
 // The table's column names, in order (each a column of the registry).
 const std::vector<std::string>& table_columns();
 // The ε columns, appended after table_columns() only in sweeps with --eps:
@@ -114,7 +120,7 @@ std::string csv_header();
 std::string csv_header(bool eps);
 
 struct PlannedRow {
-    NetworkSpec spec;
+    ValidSpec spec;  // a bare NetworkSpec is validated when the row is built
     SweepOptions sweep;
 };
 

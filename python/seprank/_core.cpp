@@ -118,7 +118,8 @@ T get_or(const py::dict& d, const char* key, T fallback) {
     return d.contains(key) && !d[key].is_none() ? d[key].cast<T>() : fallback;
 }
 
-NetworkSpec spec_from_dict(const py::dict& d) {
+// The boundary for a spec from Python: validated here, once (invalid_input naming the bad value).
+ValidSpec spec_from_dict(const py::dict& d) {
     NetworkSpec s;
     s.family = family_from_string(get_or<std::string>(d, "family", "attention"));
     s.tokens = get_or<long>(d, "tokens", s.tokens);
@@ -135,8 +136,7 @@ NetworkSpec spec_from_dict(const py::dict& d) {
     s.attention_rank = get_or<long>(d, "attention_rank", s.attention_rank);
     s.position = get_or<long>(d, "position", s.position);
     s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
-    validate(s);
-    return s;
+    return ValidSpec(std::move(s));  // validates
 }
 
 py::dict spec_to_dict(const NetworkSpec& s) {
@@ -404,8 +404,8 @@ PYBIND11_MODULE(_core, m) {
         return to_json(run_long([&] { return spectrum(f, part, n, so); }));
     });
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
-        const NetworkSpec s = spec_from_dict(spec);
-        const Partition part = partition_for(partition, s.tokens);
+        const ValidSpec s = spec_from_dict(spec);
+        const Partition part = partition_for(partition, s->tokens);
         const GenericOptions g = generic_options(opts, GenericOptions{});
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });

@@ -118,7 +118,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
-                 max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 16,
+                 max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
                  growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
@@ -128,8 +128,9 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     maximum is a certified lower bound of R*, equal to it except with probability
     failure_bound = (m·D/|S|)^T (Schwartz–Zippel; m the matrix side, D the entries'
     degree in the drawn values). ``net``: a Network (only its architecture is used) or a
-    dict of network options. ``start`` and ``growth``: the evaluation's first side and
-    growth factor. ``store``: a folder for the graded evaluation's work units (created
+    dict of network options. ``start`` and ``growth``: the evaluation's first side
+    (1..max_side; 0: min(16, max_side)) and growth factor; checked whatever the method.
+    ``store``: a folder for the graded evaluation's work units (created
     when missing): a run interrupted there resumes from its finished units, and several
     processes given the same folder share the work (docs/evaluation.md, "Block store").
     ``prime_bits``: bits of p, 20..62; with at most 52 bits the evaluation can use the AVX-512 IFMA
