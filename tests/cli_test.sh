@@ -274,5 +274,23 @@ grep -qF "seprank: note: --max-side 64 is ignored: no row used the evaluation (m
 grep -qF "seprank: note: --measure gaussian is ignored: no --eps columns" "$T/n.err" || fail "table --measure note: $(cat "$T/n.err")"
 /usr/bin/python3 -c 'import json, sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$T/n.json" || fail "table JSON is no longer an array"
 
+# guess: a formula from a table the tool writes, its prediction recomputed by --check
+# (library generic) on a row it did not see; the refuted conjecture of docs/guess.md.
+"$S" table --family attention --tokens 2 --dim 1..3 --heads 1 --depth 1..3 --format csv >"$T/g.csv" 2>/dev/null || fail "guess table"
+"$S" guess "$T/g.csv" --vars dim,depth --predict dim=2,depth=4 --check --format json >"$T/g.json" || fail "guess run"
+/usr/bin/python3 - "$T/g.json" <<'PY' || fail "guess: $(cat "$T/g.json")"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["found"] and g["kind"] == "conjecture" and g["form"] == "binomial", g
+assert g["fitted"] + g["confirmed"] == g["rows"] == 9 and g["confirmed"] >= 2, g
+p = g["predictions"][0]
+assert p["check"]["verdict"] == "agree" and p["check"]["generic"] == p["value"], p
+PY
+grep -v ",3,0,3," "$T/g.csv" >"$T/g12.csv"
+"$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check >"$T/g12.txt" || fail "guess L=1,2 run"
+grep -q "disagree" "$T/g12.txt" || fail "guess: the L=1,2 conjecture is not refuted by generic: $(cat "$T/g12.txt")"
+"$S" guess "$T/g.csv" --vars dim,depth --max-params 1 >/dev/null 2>"$T/g.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "no guess: no form with at most 1 free parameters" "$T/g.err" || fail "guess without a form: rc $rc, $(cat "$T/g.err")"
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

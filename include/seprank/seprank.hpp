@@ -23,6 +23,7 @@
 #include "seprank/forward_batch.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/grid.hpp"
+#include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"

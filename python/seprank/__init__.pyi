@@ -1,7 +1,8 @@
 # Type stubs of the seprank package (docs/python.md): its public surface, __all__ of
 # __init__.py; the docstrings are in the modules _networks.py, _ranks.py, ….
 from fractions import Fraction
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -160,3 +161,22 @@ def table(*, family: Union[None, str, Sequence[str]] = ..., tokens: _IntList = .
           measure: str = ..., eps_max_side: int = ...) -> Any: ...
 def claims() -> Dict[str, str]: ...
 def verify(names: Union[None, str, Iterable[str]] = ..., *, seed: int = ...) -> List[Claim]: ...
+class Guess:
+    kind: str
+    vars: Tuple[str, ...]
+    found: bool
+    formula: str
+    latex: str
+    form: str
+    params: int
+    fitted: int
+    confirmed: int
+    forms_tried: int
+    forms_refuted: int
+    reason: str
+    rows_fitted: List[Dict[str, int]]
+    rows_confirmed: List[Dict[str, int]]
+    def predict(self, **point: int) -> Union[int, Fraction]: ...
+def guess(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
+          where: Optional[Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
+          max_order: int = ..., max_params: int = ..., min_confirm: int = ...) -> Guess: ...

@@ -410,6 +410,44 @@ PYBIND11_MODULE(_core, m) {
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });
 
+    // ---- guess: rows as (x, value text) pairs; the result keeps the library's Guess for predict()
+    py::class_<Guess>(m, "Guess")
+        .def_readonly("found", &Guess::found)
+        .def_readonly("params", &Guess::params)
+        .def_readonly("fitted", &Guess::fitted)
+        .def_readonly("confirmed", &Guess::confirmed)
+        .def_readonly("tried", &Guess::tried)
+        .def_readonly("refuted", &Guess::refuted)
+        .def_readonly("reason", &Guess::reason)
+        .def("text", [](const Guess& g) { return g.found ? g.formula.text() : std::string(); })
+        .def("latex", [](const Guess& g) { return g.found ? g.formula.latex() : std::string(); })
+        .def("form", [](const Guess& g) { return g.found ? to_string(g.formula.kind) : std::string(); })
+        .def("fit_points", [](const Guess& g) {
+            std::vector<std::vector<long>> out;
+            for (std::size_t i : g.fit_rows) out.push_back(g.rows[i].x);
+            return out;
+        })
+        .def("confirm_points", [](const Guess& g) {
+            std::vector<std::vector<long>> out;
+            for (std::size_t i : g.confirm_rows) out.push_back(g.rows[i].x);
+            return out;
+        })
+        .def("predict", [](const Guess& g, const std::vector<long>& x) { return guess_predict(g, x).str(); });
+    m.def("guess", [](const std::vector<std::pair<std::vector<long>, std::string>>& rows, const std::vector<std::string>& vars,
+                      int max_degree, const std::vector<long>& bases, int max_order, long max_params, long min_confirm) {
+        GuessOptions o;
+        o.vars = vars;
+        o.max_degree = max_degree;
+        o.bases = bases;
+        o.max_order = max_order;
+        o.max_params = max_params;
+        o.min_confirm = min_confirm;
+        std::vector<GuessPoint> pts;
+        for (const auto& [x, v] : rows) pts.push_back(GuessPoint{x, Integer(std::string_view(v))});
+        return guess_formula(pts, o);
+    });
+    m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });
+
     // ---- tables: each sweep a dict of lists (absent: the library's default); none: the default table
     m.def("table", [](const std::vector<py::dict>& sweeps, const py::dict& opts, std::optional<py::function> progress) {
         std::vector<SweepOptions> list;

@@ -114,6 +114,11 @@ def fixtures():
     os.mkfifo(os.path.join(D, "fifo"))
     os.mkdir(os.path.join(D, "adir"))
     w("gp.csv", hdr + "\n")
+    # guess: a small table of n, v = n^2 + 1, and broken ones
+    w("g.csv", "n,v,s\n" + "".join(f"{n},{n * n + 1},x\n" for n in range(8)))
+    w("g_two.csv", "n,v\n1,2\n2,5\n")
+    w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
+    w("g_ragged.csv", "n,v\n1,2,3\n")
 
 
 def run_case(rc_want, frag, args, lineno):

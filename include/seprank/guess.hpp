@@ -1,0 +1,117 @@
+// guess — closed forms fitted exactly to the rows of a rank table, each confirmed on
+// rows it was not fitted to (docs/guess.md).
+//
+// A candidate form has free parameters that enter linearly (once the form is chosen):
+//   polynomial   v = Σ_m a_m x^m over the monomials of total degree ≤ k in the variables;
+//   exp-linear   v = a_0 + Σ_i a_i x_i + b·c^{x_j} (c a small base, x_j one variable);
+//   binomial     v = C(g + x_b, x_b), the number of monomials of degree ≤ g in x_b
+//                variables, g = g(other variables) itself a polynomial or exp-linear form;
+//                each row's g is read back exactly (C(g + x, x) is increasing in g);
+//   C-finite     v(n) = Σ_{i=1..k} c_i v(n − i) in one variable n, constant c_i;
+//   P-recursive  Σ_{i=0..k} p_i(n) v(n − i) = 0 with polynomials p_i of degree ≤ d.
+// The parameters are fitted by exact rational linear algebra (FLINT fmpq_mat) on the
+// fewest rows that determine them (chosen greedily in the order of the rows: smallest
+// variables first), and every other row must then agree exactly: those are the
+// confirmations. Candidates are tried smallest first (free parameters, then the order of
+// the list above); the first with at least `min_confirm` confirmations and no failure
+// wins. A guess is a conjecture, never an exact result: it is labelled so, with its
+// counts. Source: the discipline of Kauers' Guess and FriCAS's guess (exact fitting,
+// prediction of unused data), re-implemented here for the forms above.
+#pragma once
+
+#include "seprank/integer.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seprank {
+
+// One row: the variables' values (in GuessOptions::vars order) and the integer value.
+struct GuessPoint {
+    std::vector<long> x;
+    Integer value;
+};
+
+struct GuessOptions {
+    std::vector<std::string> vars;           // 1..3 names, distinct (checked)
+    int max_degree = 4;                      // polynomials: total degree ≤ this (0..8)
+    std::vector<long> bases = {2, 3, 4, 5};  // exponential bases c (each 2..16)
+    int max_order = 3;                       // recurrences (one variable only): order ≤ this (0..6; 0: none)
+    int max_rec_degree = 2;                  // P-recursive: degree of the p_i ≤ this (0..4)
+    long max_params = 16;                    // candidates with more free parameters are not tried (1..64)
+    long min_confirm = 2;                    // confirmations a guess needs (≥ 1)
+};
+// invalid_input naming the first bad field.
+void check_options(const GuessOptions& opt);
+
+enum class FormKind { polynomial, exp_linear, binomial, c_finite, p_recursive };
+std::string to_string(FormKind k);
+
+// A term of a linear form: Π x_i^{exps_i}, times base^{x_{exp_var}} when exp_var ≥ 0.
+struct GuessTerm {
+    std::vector<int> exps;
+    long base = 0;
+    int exp_var = -1;
+};
+
+struct Formula {
+    FormKind kind = FormKind::polynomial;
+    std::vector<std::string> vars;
+    // polynomial, exp_linear: v = Σ coeffs_t · term_t; binomial: g = Σ coeffs_t · term_t.
+    std::vector<GuessTerm> terms;
+    std::vector<Rational> coeffs;
+    int binom_var = -1;  // binomial: v = C(g + x_b, x_b)
+    // Recurrences in variable rec_var: p_i(n) = Σ_e rec[i][e]·n^e (C-finite: p_0 = −1,
+    // p_i = c_i constants), Σ_{i=0..order} p_i(n)·v(n − i) = 0.
+    int rec_var = -1;
+    int order = 0;
+    std::vector<std::vector<Rational>> rec;
+
+    std::string text() const;   // plain text, e.g. "C((3^depth - 1)/2 + dim, dim)"
+    std::string latex() const;  // the same in LaTeX
+};
+
+struct Guess {
+    bool found = false;
+    Formula formula;
+    long params = 0;     // free parameters fitted (recurrences: also their k initial values)
+    long fitted = 0;     // rows used to fit them
+    long confirmed = 0;  // rows predicted exactly without being used
+    std::vector<std::size_t> fit_rows, confirm_rows;  // indices into rows (below)
+    long tried = 0;      // candidate forms tried
+    long refuted = 0;    // of them, fitted but refuted by a held-out row
+    std::string reason;  // when !found: why
+    std::vector<GuessPoint> rows;  // the input, sorted (smallest variables first), duplicates merged
+};
+
+// The smallest form (above) that fits and is confirmed. Rows: each x of size vars.size();
+// duplicates with the same value merge, with different values are invalid_input; fewer
+// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything). Cost: per candidate, O(rows · params²) rational
+// operations (greedy rank tests) plus a params × params exact solve.
+Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
+
+// The formula's value at x (exact). Linear forms and binomials evaluate directly (a
+// binomial needs g(x) a non-negative integer there); recurrences unroll from the rows
+// along their variable, the other variables as in the rows. invalid_input when x has the
+// wrong size or the form cannot be evaluated there (naming why).
+Rational guess_predict(const Guess& g, const std::vector<long>& x);
+
+// A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
+// (one object per line). invalid_input naming `source` and the line on malformed input.
+std::vector<std::vector<std::pair<std::string, std::string>>> parse_table_cells(const std::string& text, const std::string& source);
+
+// The same, read from a file (a regular file, at most the memory limit; invalid_input
+// naming the path otherwise).
+std::vector<std::vector<std::pair<std::string, std::string>>> read_table_cells(const std::string& path);
+
+// The points of a table: rows whose `where` columns equal the given text (integers
+// compared as integers), their `vars` columns and `value` column as integers.
+// invalid_input naming a missing column or a non-integer cell (with its row number);
+// rows whose value cell is empty (a row not computed) are skipped.
+std::vector<GuessPoint> guess_points(const std::vector<std::vector<std::pair<std::string, std::string>>>& table,
+                                     const std::vector<std::string>& vars, const std::string& value,
+                                     const std::vector<std::pair<std::string, std::string>>& where);
+
+}  // namespace seprank

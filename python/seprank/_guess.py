@@ -1,0 +1,107 @@
+"""Closed forms of a table column (``seprank guess``): fitted exactly on the fewest rows,
+confirmed on the others, always a conjecture (docs/guess.md)."""
+
+from __future__ import annotations
+
+import os as _os
+from fractions import Fraction
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _core
+
+
+def _number(text: str) -> Union[int, Fraction]:
+    v = Fraction(text)
+    return int(v) if v.denominator == 1 else v
+
+
+class Guess:
+    """The result of :func:`guess`. ``found`` says whether a form was confirmed; then
+    ``formula`` (plain text), ``latex``, ``form`` (polynomial, exp-linear, binomial,
+    C-finite, P-recursive), ``params`` (free parameters), ``fitted`` and ``confirmed``
+    (rows used to fit, held-out rows predicted exactly), ``rows_fitted`` and
+    ``rows_confirmed`` (their points), ``kind`` = "conjecture"; otherwise ``reason``.
+    ``predict(**point)`` evaluates the formula exactly (int or Fraction)."""
+
+    kind = "conjecture"
+
+    def __init__(self, core: Any, vars: Sequence[str]) -> None:
+        self._g = core
+        self.vars: Tuple[str, ...] = tuple(vars)
+        self.found: bool = core.found
+        self.formula: str = core.text()
+        self.latex: str = core.latex()
+        self.form: str = core.form()
+        self.params: int = core.params
+        self.fitted: int = core.fitted
+        self.confirmed: int = core.confirmed
+        self.forms_tried: int = core.tried
+        self.forms_refuted: int = core.refuted
+        self.reason: str = core.reason
+        self.rows_fitted: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.fit_points()]
+        self.rows_confirmed: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.confirm_points()]
+
+    def predict(self, **point: int) -> Union[int, Fraction]:
+        """The formula at ``point`` (every variable by name), exactly."""
+        if set(point) != set(self.vars):
+            raise ValueError(f"predict: give exactly the variables {', '.join(self.vars)}, got {', '.join(sorted(point)) or 'none'}")
+        x = []
+        for v in self.vars:
+            value = point[v]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"predict: {v} = {value!r} is not an integer")
+            x.append(value)
+        return _number(self._g.predict(x))
+
+    def __repr__(self) -> str:
+        if not self.found:
+            return f"<seprank.Guess: none ({self.reason})>"
+        return (f"<seprank.Guess {self.formula} ({self.form}, conjecture: {self.params} parameters, "
+                f"fitted on {self.fitted} rows, confirmed on {self.confirmed})>")
+
+
+def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
+          where: Optional[Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5),
+          max_order: int = 3, max_params: int = 16, min_confirm: int = 2) -> Guess:
+    """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
+    ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines) or rows
+    as dicts (``seprank.table`` returns such); ``where`` keeps rows whose columns have
+    these values; rows whose value is None or empty are skipped. Raises ValueError on a
+    missing column, a non-integer cell or too few rows."""
+    if isinstance(vars, str):
+        vars = [v for v in vars.split(",") if v]
+    vars = list(vars)
+    where = dict(where or {})
+    if isinstance(rows, (str, _os.PathLike)):
+        table = [dict(r) for r in _core.read_table_cells(_os.fspath(rows))]
+    else:
+        table = [dict(r) for r in rows]
+    points = []
+    for i, r in enumerate(table):
+        keep = True
+        for k, want in where.items():
+            if k not in r:
+                raise ValueError(f"guess: the table has no column '{k}' (named in where)")
+            keep = keep and str(r[k]) == str(want)
+        if not keep:
+            continue
+        if value not in r:
+            raise ValueError(f"guess: the table has no column '{value}' (the value)")
+        cell = r[value]
+        if cell is None or cell == "":
+            continue
+        x = []
+        for v in vars:
+            if v not in r:
+                raise ValueError(f"guess: the table has no column '{v}' (a variable)")
+            try:
+                x.append(int(str(r[v])))
+            except ValueError:
+                raise ValueError(f"guess: row {i + 1}: {v} = {r[v]!r} is not an integer") from None
+        try:
+            val = int(str(cell))
+        except ValueError:
+            raise ValueError(f"guess: row {i + 1}: {value} = {cell!r} is not an integer") from None
+        points.append((x, str(val)))
+    core = _core.guess(points, vars, max_degree, list(bases), max_order, max_params, min_confirm)
+    return Guess(core, vars)

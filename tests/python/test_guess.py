@@ -1,0 +1,59 @@
+# seprank.guess: the same formula as `seprank guess` on the same table, fitted on rows the
+# package computes itself, its prediction checked against a rank it did not see; the
+# discipline (conjecture, counts) and bad input.
+from fractions import Fraction
+
+import pytest
+
+import seprank
+
+
+@pytest.fixture(scope="module")
+def rows():
+    # attention N=2, H=1: dx = 1, 2, 3 and L = 1..3 (seconds), as the table prints them
+    return seprank.table(family="attention", tokens=2, dim=[1, 2, 3], heads=1, depth=[1, 2, 3])
+
+
+def test_guess_predicts_a_rank_it_did_not_see(rows, tmp_path, cli):
+    g = seprank.guess(rows, vars=["dim", "depth"])
+    assert g.found and g.kind == "conjecture"
+    assert g.form == "binomial" and g.params == 2
+    assert g.fitted + g.confirmed == len(rows) and g.confirmed >= 2
+    # a row nobody fitted: dx = 2, L = 4 (degree 81), computed now
+    computed = seprank.generic_rank(seprank.attention(tokens=2, dim=2, depth=4))
+    assert g.predict(dim=2, depth=4) == computed.value
+    # the CLI on the same rows, written as CSV, finds the same formula and prediction
+    path = tmp_path / "t.json"
+    import json
+    path.write_text(json.dumps(rows))
+    out = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=2,depth=4")
+    assert out["formula"] == g.formula and out["latex"] == g.latex
+    assert out["kind"] == "conjecture" and out["confirmed"] == g.confirmed
+    assert out["predictions"][0]["value"] == computed.value
+    # from the file path too
+    assert seprank.guess(str(path), vars="dim,depth").formula == g.formula
+
+
+def test_polynomial_and_exact_rational_prediction():
+    rows = [{"n": n, "v": n * (n + 1) // 2} for n in range(1, 9)]
+    g = seprank.guess(rows, vars=["n"], value="v")
+    assert g.form == "polynomial" and g.predict(n=100) == 5050
+    half = [{"n": n, "v": n * n} for n in range(0, 8)]
+    gh = seprank.guess(half, vars=["n"], value="v")
+    assert gh.predict(n=-3) == 9
+    assert isinstance(seprank.guess([{"n": n, "v": 3 ** n} for n in range(6)], vars=["n"], value="v").predict(n=-1), Fraction)
+
+
+def test_refusal_and_bad_input():
+    none = seprank.guess([{"n": n, "v": v} for n, v in enumerate([5, 1, 4, 1, 5, 9, 2, 6])], vars=["n"], value="v", max_params=4)
+    assert not none.found and "no form" in none.reason
+    with pytest.raises(ValueError):
+        none.predict(n=3)
+    with pytest.raises(ValueError, match="no column 'depth'"):
+        seprank.guess([{"n": 1, "v": 1}] * 4, vars=["depth"], value="v")
+    with pytest.raises(ValueError, match="not an integer"):
+        seprank.guess([{"n": "x", "v": 1}] * 4, vars=["n"], value="v")
+    with pytest.raises(ValueError, match="too few"):
+        seprank.guess([{"n": 1, "v": 1}, {"n": 2, "v": 2}], vars=["n"], value="v")
+    with pytest.raises(ValueError):
+        seprank.guess([{"n": n, "v": n} for n in range(5)], vars=["n"], value="v", max_degree=99)

@@ -1,0 +1,278 @@
+// seprank guess — the `guess` subcommand: read a table, one library call, format; with
+// --check, each predicted point is also computed by `generic` (docs/guess.md).
+#include "cli.hpp"
+
+#include "seprank/cancel.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/guess.hpp"
+#include "seprank/partition.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace seprank_cli {
+
+namespace {
+
+using Cells = std::vector<std::pair<std::string, std::string>>;
+
+// "a=1,b=2" as (name, text) pairs; invalid_input naming the option on a malformed item.
+Cells parse_assignments(const std::string& text, const std::string& option) {
+    Cells out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw seprank::invalid_input(option + ": '" + item + "' is not name=value");
+        out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    if (out.empty()) throw seprank::invalid_input(option + ": empty");
+    return out;
+}
+
+std::vector<std::string> split_names(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+    return out;
+}
+
+long to_long(const std::string& text, const std::string& what) {
+    try {
+        std::size_t used = 0;
+        const long v = std::stol(text, &used);
+        if (used == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    throw seprank::invalid_input(what + " = '" + text + "' is not an integer");
+}
+
+const std::string* cell(const Cells& row, const std::string& name) {
+    for (const auto& [k, v] : row)
+        if (k == name) return &v;
+    return nullptr;
+}
+
+// The network of a table row (its configuration columns), with the variables replaced.
+seprank::NetworkSpec spec_of_row(const Cells& row, const std::vector<std::string>& vars, const std::vector<long>& x) {
+    seprank::NetworkSpec s;
+    const auto num = [&](const char* name, long& field) {
+        if (const std::string* c = cell(row, name); c && !c->empty()) field = to_long(*c, std::string("--check: column ") + name);
+    };
+    const std::string* fam = cell(row, "family");
+    if (!fam) throw seprank::invalid_input("--check: the table has no column 'family' to build the network from");
+    s.family = seprank::family_from_string(*fam);
+    num("tokens", s.tokens);
+    num("dim", s.dim);
+    long h = 0;
+    num("heads", h);
+    if (h > 0) s.heads = h;
+    // head_dim is a resolved column (dx/H when not given): kept only where it was chosen.
+    long hd = 0;
+    num("head_dim", hd);
+    if (hd > 0 && hd * s.heads != s.dim) s.head_dim = hd;
+    num("depth", s.depth);
+    num("block_degree", s.block_degree);
+    long w = 0;  // width: resolved (dx when not given) as head_dim
+    num("width", w);
+    if (w > 0 && w != s.dim) s.width = w;
+    num("embed_rank", s.embed_rank);
+    num("attention_rank", s.attention_rank);
+    num("position", s.position);
+    num("coordinate", s.coordinate);
+    if (const std::string* r = cell(row, "residual")) s.residual = *r == "true" || *r == "1";
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+        long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
+                    : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width
+                    : vars[i] == "embed_rank" ? &s.embed_rank : nullptr;
+        if (!field) throw seprank::invalid_input("--check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank)");
+        *field = x[i];
+    }
+    return s;
+}
+
+struct GuessCommand final : Command {
+    std::string table, value = "rank", vars_text, where_text, format = "text", bases_text = "2,3,4,5";
+    std::vector<std::string> predict;
+    bool check = false;
+    double check_seconds = 60;
+    long check_trials = 2, check_max_side = 4096;
+    seprank::GuessOptions o;
+
+    void add(CLI::App& app) override {
+        sub = app.add_subcommand("guess",
+            "Closed form of a table column (polynomial, exp-linear, binomial C(g+x,x), C-finite or P-recursive), fitted exactly "
+            "on the fewest rows and confirmed on the others; a conjecture, never exact");
+        sub->add_option("table", table, "table file: CSV with a header (seprank table --format csv), a JSON array of objects or JSON lines")->required();
+        sub->add_option("--value", value, "the column to explain (integers)")->capture_default_str();
+        sub->add_option("--vars", vars_text, "1 to 3 integer columns the value is a function of, e.g. dim,depth")->required();
+        sub->add_option("--where", where_text, "keep rows with these column values, e.g. tokens=2,heads=1");
+        sub->add_option("--predict", predict, "evaluate the formula at a point, e.g. dim=3,depth=5 (repeatable)");
+        sub->add_flag("--check", check, "also compute each predicted point with `generic` (from the first kept row's network) and say agree/disagree");
+        sub->add_option("--check-seconds", check_seconds, "--check: time budget per point in seconds (> 0); a point not done in time is reported unchecked")->capture_default_str();
+        sub->add_option("--check-trials", check_trials, "--check: weight draws per point (as generic --trials)")->capture_default_str();
+        sub->add_option("--check-max-side", check_max_side, "--check: largest evaluation matrix side (as generic --max-side); a rank above it stays a lower bound")->capture_default_str();
+        sub->add_option("--max-degree", o.max_degree, "polynomials: total degree at most this (0..8)")->capture_default_str();
+        sub->add_option("--bases", bases_text, "exponential bases c of c^x, comma-separated (each 2..16; empty: none)")->capture_default_str();
+        sub->add_option("--max-order", o.max_order, "recurrences (one variable): order at most this (0..6)")->capture_default_str();
+        sub->add_option("--max-params", o.max_params, "size bound: forms with more free parameters are not tried (1..64)")->capture_default_str();
+        sub->add_option("--min-confirm", o.min_confirm, "held-out rows a form must predict (>= 1)")->capture_default_str();
+        sub->add_option("--format", format, "text|json")->check(CLI::IsMember({"text", "json"}));
+    }
+
+    int run(const Globals& globals) override {
+        o.vars = split_names(vars_text);
+        o.bases.clear();
+        for (const std::string& b : split_names(bases_text)) o.bases.push_back(to_long(b, "--bases"));
+        seprank::check_options(o);
+        if (!(check_seconds > 0) || !std::isfinite(check_seconds))
+            throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
+        if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
+        {
+            seprank::GenericOptions probe;
+            probe.trials = check_trials;
+            probe.max_side = check_max_side;
+            seprank::check_options(probe);  // --check-max-side, refused if invalid even without --check
+        }
+        Notes notes;
+        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
+        if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
+        const Cells where = where_text.empty() ? Cells{} : parse_assignments(where_text, "--where");
+        std::vector<std::vector<long>> points;
+        for (const std::string& p : predict) {
+            const Cells a = parse_assignments(p, "--predict");
+            std::vector<long> x;
+            for (const std::string& v : o.vars) {
+                const std::string* c = cell(a, v);
+                if (!c) throw seprank::invalid_input("--predict " + p + ": no value for variable '" + v + "'");
+                x.push_back(to_long(*c, "--predict " + v));
+            }
+            if (a.size() != o.vars.size()) throw seprank::invalid_input("--predict " + p + ": names other than the variables " + vars_text);
+            points.push_back(x);
+        }
+        const auto cells = seprank::read_table_cells(table);
+        const std::vector<seprank::GuessPoint> pts = seprank::guess_points(cells, o.vars, value, where);
+        const auto t0 = std::chrono::steady_clock::now();
+        const seprank::Guess g = seprank::guess_formula(pts, o);
+        const double secs = seconds_since(t0);
+
+        const auto point_json = [&](const std::vector<long>& x) {
+            json p = json::object();
+            for (std::size_t i = 0; i < x.size(); ++i) p[o.vars[i]] = x[i];
+            return p;
+        };
+        const auto point_text = [&](const std::vector<long>& x) {
+            std::string s;
+            for (std::size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + o.vars[i] + "=" + std::to_string(x[i]);
+            return s;
+        };
+        json j;
+        j["table"] = table;
+        j["value"] = value;
+        j["vars"] = o.vars;
+        j["rows"] = g.rows.size();
+        j["found"] = g.found;
+        j["seconds"] = std::round(secs * 1e4) / 1e4;
+        j["forms_tried"] = g.tried;
+        j["forms_refuted"] = g.refuted;
+        if (!g.found) {
+            notes.emit(format == "json" ? &j : nullptr);
+            j["reason"] = g.reason;
+            if (format == "json") std::cout << j.dump(2) << "\n";
+            std::cerr << "seprank: no guess: " << g.reason << "\n";
+            return 1;
+        }
+        j["formula"] = g.formula.text();
+        j["latex"] = g.formula.latex();
+        j["form"] = seprank::to_string(g.formula.kind);
+        j["kind"] = "conjecture";
+        j["params"] = g.params;
+        j["fitted"] = g.fitted;
+        j["confirmed"] = g.confirmed;
+        json fit = json::array(), conf = json::array();
+        for (std::size_t i : g.fit_rows) fit.push_back(point_json(g.rows[i].x));
+        for (std::size_t i : g.confirm_rows) conf.push_back(point_json(g.rows[i].x));
+        j["rows_fitted"] = fit;
+        j["rows_confirmed"] = conf;
+        json preds = json::array();
+        std::ostringstream ptext;
+        for (const std::vector<long>& x : points) {
+            json p;
+            p["point"] = point_json(x);
+            std::string shown;
+            try {
+                const seprank::Rational v = seprank::guess_predict(g, x);
+                p["value"] = v.is_integer() ? exact(v.num()) : json(v.str());
+                shown = v.str();
+            } catch (const seprank::invalid_input& e) {
+                p["value"] = nullptr;
+                p["why"] = e.what();
+                shown = std::string("not evaluable: ") + e.what();
+            }
+            std::string checked;
+            if (check && !p["value"].is_null()) {
+                const Cells* tmpl = nullptr;
+                for (const auto& row : cells) {
+                    bool keep = true;
+                    for (const auto& [k, want] : where) keep = keep && cell(row, k) && *cell(row, k) == want;
+                    if (keep) {
+                        tmpl = &row;
+                        break;
+                    }
+                }
+                if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
+                const seprank::ValidSpec spec = spec_of_row(*tmpl, o.vars, x);
+                const std::string* part_text = cell(*tmpl, "partition");
+                const seprank::Partition part = part_text && !part_text->empty() ? seprank::parse_partition(*part_text, spec->tokens)
+                                                                                 : seprank::balanced_partition(spec->tokens);
+                seprank::GenericOptions go;
+                go.trials = check_trials;
+                go.max_side = check_max_side;
+                go.threads = globals.threads;
+                json c;
+                const auto start = std::chrono::steady_clock::now();
+                try {
+                    seprank::CancelScope scope([&] { return seconds_since(start) > check_seconds; });
+                    const seprank::RankAnswer r = seprank::generic_rank(spec, part, go);
+                    const bool lower = r.kind != seprank::RankKind::generic && r.kind != seprank::RankKind::exact;
+                    const bool agree = seprank::Rational(seprank::Integer(r.value)) == seprank::guess_predict(g, x);
+                    c["generic"] = r.value;
+                    c["label"] = seprank::to_record(r).at("label").str();
+                    c["verdict"] = agree ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";
+                    checked = " [generic " + std::to_string(r.value) + ", " + c["label"].get<std::string>() + ": " + c["verdict"].get<std::string>() + "]";
+                } catch (const seprank::cancelled&) {
+                    c["verdict"] = "unchecked (over the budget)";
+                    checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
+                }
+                c["seconds"] = std::round(seconds_since(start) * 1e3) / 1e3;
+                p["check"] = c;
+            }
+            preds.push_back(p);
+            ptext << "predict     " << point_text(x) << ": " << shown << checked << "\n";
+        }
+        if (!points.empty()) j["predictions"] = preds;
+        notes.emit(format == "json" ? &j : nullptr);
+        if (format == "json") {
+            std::cout << j.dump(2) << "\n";
+            return 0;
+        }
+        std::cout << "# guess " << value << " as a function of " << vars_text << " from " << g.rows.size() << " rows of " << table
+                  << (where_text.empty() ? "" : " (where " + where_text + ")") << "\n";
+        std::cout << "formula     " << g.formula.text() << "\n";
+        std::cout << "latex       " << g.formula.latex() << "\n";
+        std::cout << "kind        conjecture (" << seprank::to_string(g.formula.kind) << ", " << g.params << " free parameters, fitted on "
+                  << g.fitted << " rows, confirmed on " << g.confirmed << " held-out rows)\n";
+        std::cout << "fitted      ";
+        for (std::size_t k = 0; k < g.fit_rows.size(); ++k) std::cout << (k ? " " : "") << "(" << point_text(g.rows[g.fit_rows[k]].x) << ")";
+        std::cout << "\n";
+        std::cout << "searched    " << g.tried << " forms, " << g.refuted << " refuted by a held-out row, " << j["seconds"].get<double>() << " s\n";
+        std::cout << ptext.str();
+        return 0;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_guess_command() { return std::make_unique<GuessCommand>(); }
+
+}  // namespace seprank_cli
