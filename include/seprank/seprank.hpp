@@ -22,6 +22,7 @@
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/generic.hpp"
+#include "seprank/dimension.hpp"
 #include "seprank/grid.hpp"
 #include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
