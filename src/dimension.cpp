@@ -35,34 +35,9 @@ void check_options(const DimensionOptions& opt) {
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
 }
 
-namespace {
-
-// Pointers to every weight entry, in random_network's order (embedding first, then per
-// layer: heads Q, K, V, O; W_1..W_d; O).
-std::vector<Rational*> entries(Weights& w) {
-    std::vector<Rational*> out;
-    auto add = [&out](Dense<Rational>& d) {
-        for (auto& x : d.a) out.push_back(&x);
-    };
-    add(w.embedding);
-    for (auto& l : w.layers) {
-        for (auto& h : l.heads) {
-            add(h.Q);
-            add(h.K);
-            add(h.V);
-            add(h.O);
-        }
-        for (auto& m : l.W) add(m);
-        add(l.O);
-    }
-    return out;
-}
-
-}  // namespace
-
 long dimension_parameters(const NetworkSpec& s) {
     Network net = random_network(s, 1, 1);
-    return static_cast<long>(entries(net.weights).size());
+    return static_cast<long>(weight_entries(net.weights).size());
 }
 
 RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& opt) {
@@ -119,7 +94,7 @@ RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& op
     long best = -1;
     for (long tr = 0; tr < opt.trials; ++tr) {
         Network net = opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half);
-        std::vector<Rational*> w = entries(net.weights);
+        std::vector<Rational*> w = weight_entries(net.weights);
         const long P = static_cast<long>(w.size());
         if (P == 0) throw invalid_input("network: it has no parameters");
         const long npts = (P + opt.margin + static_cast<long>(outs.size()) - 1) / static_cast<long>(outs.size());

@@ -620,8 +620,8 @@ Rational guess_predict(const Guess& g, const std::vector<long>& x) {
 
 // ------------------------------------------------------------------ tables
 
-std::vector<std::vector<std::pair<std::string, std::string>>> parse_table_cells(const std::string& text, const std::string& source) {
-    using Row = std::vector<std::pair<std::string, std::string>>;
+std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source) {
+    using Row = TableRow;
     std::vector<Row> out;
     std::size_t start = text.find_first_not_of(" \t\r\n");
     if (start == std::string::npos) return out;
@@ -681,7 +681,7 @@ std::vector<std::vector<std::pair<std::string, std::string>>> parse_table_cells(
     return out;
 }
 
-std::vector<std::vector<std::pair<std::string, std::string>>> read_table_cells(const std::string& path) {
+std::vector<TableRow> read_table_cells(const std::string& path) {
     return parse_table_cells(detail::read_input_file(path, "table"), path);
 }
 
@@ -696,33 +696,36 @@ bool parse_long(const std::string& s, long& v) {
 
 }  // namespace
 
-std::vector<GuessPoint> guess_points(const std::vector<std::vector<std::pair<std::string, std::string>>>& table,
-                                     const std::vector<std::string>& vars, const std::string& value,
+const std::string* table_cell(const TableRow& row, const std::string& name) {
+    for (const auto& [k, v] : row)
+        if (k == name) return &v;
+    return nullptr;
+}
+
+bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where) {
+    bool keep = true;
+    for (const auto& [name, want] : where) {
+        const std::string* got = table_cell(row, name);
+        if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
+        long a = 0, b = 0;
+        keep = keep && (parse_long(*got, a) && parse_long(want, b) ? a == b : *got == want);
+    }
+    return keep;
+}
+
+std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
     std::vector<GuessPoint> out;
-    const auto find = [](const std::vector<std::pair<std::string, std::string>>& row, const std::string& name) -> const std::string* {
-        for (const auto& [k, v] : row)
-            if (k == name) return &v;
-        return nullptr;
-    };
     for (std::size_t r = 0; r < table.size(); ++r) {
-        const auto& row = table[r];
+        const TableRow& row = table[r];
         const std::string at = "row " + std::to_string(r + 1);
-        bool keep = true;
-        for (const auto& [name, want] : where) {
-            const std::string* got = find(row, name);
-            if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
-            long a = 0, b = 0;
-            const bool same = parse_long(*got, a) && parse_long(want, b) ? a == b : *got == want;
-            keep = keep && same;
-        }
-        if (!keep) continue;
-        const std::string* v = find(row, value);
+        if (!row_matches(row, where)) continue;
+        const std::string* v = table_cell(row, value);
         if (!v) throw invalid_input("guess: the table has no column '" + value + "' (the value)");
         if (v->empty()) continue;  // not computed
         GuessPoint p;
         for (const std::string& name : vars) {
-            const std::string* c = find(row, name);
+            const std::string* c = table_cell(row, name);
             if (!c) throw invalid_input("guess: the table has no column '" + name + "' (a variable)");
             long x = 0;
             if (!parse_long(*c, x)) throw invalid_input("guess: " + at + ": " + name + " = '" + *c + "' is not an integer");

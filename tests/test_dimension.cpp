@@ -16,25 +16,9 @@ using namespace seprank;
 
 namespace {
 
-std::vector<Rational*> all_entries(Weights& w) {
-    std::vector<Rational*> out;
-    auto add = [&out](Dense<Rational>& d) {
-        for (auto& x : d.a) out.push_back(&x);
-    };
-    add(w.embedding);
-    for (auto& l : w.layers) {
-        for (auto& h : l.heads) {
-            add(h.Q); add(h.K); add(h.V); add(h.O);
-        }
-        for (auto& m : l.W) add(m);
-        add(l.O);
-    }
-    return out;
-}
-
 // Rank over Q of the Jacobian at net's weights, scalar output, at `points` random points.
 long reference_rank(Network net, Rng& rng, long extra) {
-    std::vector<Rational*> w = all_entries(net.weights);
+    std::vector<Rational*> w = weight_entries(net.weights);
     const long P = static_cast<long>(w.size());
     const long D = static_cast<long>(fmpz_get_si(weight_degree(net.spec).get()));
     const long npts = P + extra;
@@ -110,7 +94,7 @@ TEST_CASE("dimension: zero weights give a Jacobian of rank below the generic one
     Network net = random_network(s, 7, 3);
     DimensionOptions o;
     const RankAnswer g = function_dimension(s, o);
-    for (auto* x : all_entries(net.weights)) *x = Rational(0);
+    for (auto* x : weight_entries(net.weights)) *x = Rational(0);
     o.weights = net.weights;
     const RankAnswer z = function_dimension(s, o);
     Rng rng3(3);

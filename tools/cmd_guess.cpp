@@ -8,13 +8,14 @@
 #include "seprank/partition.hpp"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace seprank_cli {
 
 namespace {
 
-using Cells = std::vector<std::pair<std::string, std::string>>;
+using Cells = seprank::TableRow;
 
 // "a=1,b=2" as (name, text) pairs; invalid_input naming the option on a malformed item.
 Cells parse_assignments(const std::string& text, const std::string& option) {
@@ -47,19 +48,15 @@ long to_long(const std::string& text, const std::string& what) {
     throw seprank::invalid_input(what + " = '" + text + "' is not an integer");
 }
 
-const std::string* cell(const Cells& row, const std::string& name) {
-    for (const auto& [k, v] : row)
-        if (k == name) return &v;
-    return nullptr;
-}
+using seprank::table_cell;
 
 // The network of a table row (its configuration columns), with the variables replaced.
 seprank::NetworkSpec spec_of_row(const Cells& row, const std::vector<std::string>& vars, const std::vector<long>& x) {
     seprank::NetworkSpec s;
     const auto num = [&](const char* name, long& field) {
-        if (const std::string* c = cell(row, name); c && !c->empty()) field = to_long(*c, std::string("--check: column ") + name);
+        if (const std::string* c = table_cell(row, name); c && !c->empty()) field = to_long(*c, std::string("--check: column ") + name);
     };
-    const std::string* fam = cell(row, "family");
+    const std::string* fam = table_cell(row, "family");
     if (!fam) throw seprank::invalid_input("--check: the table has no column 'family' to build the network from");
     s.family = seprank::family_from_string(*fam);
     num("tokens", s.tokens);
@@ -80,7 +77,7 @@ seprank::NetworkSpec spec_of_row(const Cells& row, const std::vector<std::string
     num("attention_rank", s.attention_rank);
     num("position", s.position);
     num("coordinate", s.coordinate);
-    if (const std::string* r = cell(row, "residual")) s.residual = *r == "true" || *r == "1";
+    if (const std::string* r = table_cell(row, "residual")) s.residual = *r == "true" || *r == "1";
     for (std::size_t i = 0; i < vars.size(); ++i) {
         long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
                     : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width
@@ -143,7 +140,7 @@ struct GuessCommand final : Command {
             const Cells a = parse_assignments(p, "--predict");
             std::vector<long> x;
             for (const std::string& v : o.vars) {
-                const std::string* c = cell(a, v);
+                const std::string* c = table_cell(a, v);
                 if (!c) throw seprank::invalid_input("--predict " + p + ": no value for variable '" + v + "'");
                 x.push_back(to_long(*c, "--predict " + v));
             }
@@ -194,35 +191,35 @@ struct GuessCommand final : Command {
         for (std::size_t i : g.confirm_rows) conf.push_back(point_json(g.rows[i].x));
         j["rows_fitted"] = fit;
         j["rows_confirmed"] = conf;
+        // --check builds each point's network from the first row --where keeps.
+        const Cells* tmpl = nullptr;
+        if (check)
+            for (const auto& row : cells)
+                if (seprank::row_matches(row, where)) {
+                    tmpl = &row;
+                    break;
+                }
         json preds = json::array();
         std::ostringstream ptext;
         for (const std::vector<long>& x : points) {
             json p;
             p["point"] = point_json(x);
             std::string shown;
+            std::optional<seprank::Rational> predicted;
             try {
-                const seprank::Rational v = seprank::guess_predict(g, x);
-                p["value"] = v.is_integer() ? exact(v.num()) : json(v.str());
-                shown = v.str();
+                predicted = seprank::guess_predict(g, x);
+                p["value"] = predicted->is_integer() ? exact(predicted->num()) : json(predicted->str());
+                shown = predicted->str();
             } catch (const seprank::invalid_input& e) {
                 p["value"] = nullptr;
                 p["why"] = e.what();
                 shown = std::string("not evaluable: ") + e.what();
             }
             std::string checked;
-            if (check && !p["value"].is_null()) {
-                const Cells* tmpl = nullptr;
-                for (const auto& row : cells) {
-                    bool keep = true;
-                    for (const auto& [k, want] : where) keep = keep && cell(row, k) && *cell(row, k) == want;
-                    if (keep) {
-                        tmpl = &row;
-                        break;
-                    }
-                }
+            if (check && predicted) {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
                 const seprank::ValidSpec spec = spec_of_row(*tmpl, o.vars, x);
-                const std::string* part_text = cell(*tmpl, "partition");
+                const std::string* part_text = table_cell(*tmpl, "partition");
                 const seprank::Partition part = part_text && !part_text->empty() ? seprank::parse_partition(*part_text, spec->tokens)
                                                                                  : seprank::balanced_partition(spec->tokens);
                 seprank::GenericOptions go;
@@ -235,7 +232,7 @@ struct GuessCommand final : Command {
                     seprank::CancelScope scope([&] { return seconds_since(start) > check_seconds; });
                     const seprank::RankAnswer r = seprank::generic_rank(spec, part, go);
                     const bool lower = r.kind != seprank::RankKind::generic && r.kind != seprank::RankKind::exact;
-                    const bool agree = seprank::Rational(seprank::Integer(r.value)) == seprank::guess_predict(g, x);
+                    const bool agree = seprank::Rational(seprank::Integer(r.value)) == *predicted;
                     c["generic"] = r.value;
                     c["label"] = seprank::to_record(r).at("label").str();
                     c["verdict"] = agree ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";

@@ -98,19 +98,29 @@ Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt
 // wrong size or the form cannot be evaluated there (naming why).
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
 
+// One table row as (column, text) cells, in the table's order.
+using TableRow = std::vector<std::pair<std::string, std::string>>;
+
+// The text of column `name` in row (nullptr when the row has no such column).
+const std::string* table_cell(const TableRow& row, const std::string& name);
+
+// Whether row has every (column, value) of `where`: integers compared as integers, other
+// text as text. invalid_input naming a column the row lacks.
+bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where);
+
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
 // (one object per line). invalid_input naming `source` and the line on malformed input.
-std::vector<std::vector<std::pair<std::string, std::string>>> parse_table_cells(const std::string& text, const std::string& source);
+std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source);
 
 // The same, read from a file (a regular file, at most the memory limit; invalid_input
 // naming the path otherwise).
-std::vector<std::vector<std::pair<std::string, std::string>>> read_table_cells(const std::string& path);
+std::vector<TableRow> read_table_cells(const std::string& path);
 
 // The points of a table: rows whose `where` columns equal the given text (integers
 // compared as integers), their `vars` columns and `value` column as integers.
 // invalid_input naming a missing column or a non-integer cell (with its row number);
 // rows whose value cell is empty (a row not computed) are skipped.
-std::vector<GuessPoint> guess_points(const std::vector<std::vector<std::pair<std::string, std::string>>>& table,
+std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where);
 

@@ -163,6 +163,28 @@ private:
     NetworkSpec s_;
 };
 
+// Pointers to every weight entry of w, in the order random_network draws them:
+// the embedding, then per layer each head's Q, K, V, O, the blocks W_1..W_d and O, each
+// matrix row-major. The pointers live as long as w is not resized.
+inline std::vector<Rational*> weight_entries(Weights& w) {
+    std::vector<Rational*> out;
+    const auto add = [&out](Dense<Rational>& d) {
+        for (auto& x : d.a) out.push_back(&x);
+    };
+    add(w.embedding);
+    for (auto& l : w.layers) {
+        for (auto& h : l.heads) {
+            add(h.Q);
+            add(h.K);
+            add(h.V);
+            add(h.O);
+        }
+        for (auto& m : l.W) add(m);
+        add(l.O);
+    }
+    return out;
+}
+
 // A network: its description and its exact weights. An open aggregate, so its spec and
 // weights are checked where a Network enters the library: its factories (random_network,
 // network_from_json, read_network) make checked networks, and the public functions

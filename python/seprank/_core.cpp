@@ -433,8 +433,9 @@ PYBIND11_MODULE(_core, m) {
             return out;
         })
         .def("predict", [](const Guess& g, const std::vector<long>& x) { return guess_predict(g, x).str(); });
-    m.def("guess", [](const std::vector<std::pair<std::vector<long>, std::string>>& rows, const std::vector<std::string>& vars,
-                      int max_degree, const std::vector<long>& bases, int max_order, long max_params, long min_confirm) {
+    m.def("guess", [](const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
+                      const std::vector<std::pair<std::string, std::string>>& where, int max_degree, const std::vector<long>& bases,
+                      int max_order, long max_params, long min_confirm) {
         GuessOptions o;
         o.vars = vars;
         o.max_degree = max_degree;
@@ -442,9 +443,7 @@ PYBIND11_MODULE(_core, m) {
         o.max_order = max_order;
         o.max_params = max_params;
         o.min_confirm = min_confirm;
-        std::vector<GuessPoint> pts;
-        for (const auto& [x, v] : rows) pts.push_back(GuessPoint{x, Integer(std::string_view(v))});
-        return guess_formula(pts, o);
+        return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });
 

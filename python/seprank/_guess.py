@@ -10,6 +10,15 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _core
 
 
+def _text(v: Any) -> str:
+    """A cell as the CLI reads it from a table file: None empty, booleans lower case."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def _number(text: str) -> Union[int, Fraction]:
     v = Fraction(text)
     return int(v) if v.denominator == 1 else v
@@ -71,37 +80,11 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
     if isinstance(vars, str):
         vars = [v for v in vars.split(",") if v]
     vars = list(vars)
-    where = dict(where or {})
     if isinstance(rows, (str, _os.PathLike)):
-        table = [dict(r) for r in _core.read_table_cells(_os.fspath(rows))]
+        table = _core.read_table_cells(_os.fspath(rows))
     else:
-        table = [dict(r) for r in rows]
-    points = []
-    for i, r in enumerate(table):
-        keep = True
-        for k, want in where.items():
-            if k not in r:
-                raise ValueError(f"guess: the table has no column '{k}' (named in where)")
-            keep = keep and str(r[k]) == str(want)
-        if not keep:
-            continue
-        if value not in r:
-            raise ValueError(f"guess: the table has no column '{value}' (the value)")
-        cell = r[value]
-        if cell is None or cell == "":
-            continue
-        x = []
-        for v in vars:
-            if v not in r:
-                raise ValueError(f"guess: the table has no column '{v}' (a variable)")
-            try:
-                x.append(int(str(r[v])))
-            except ValueError:
-                raise ValueError(f"guess: row {i + 1}: {v} = {r[v]!r} is not an integer") from None
-        try:
-            val = int(str(cell))
-        except ValueError:
-            raise ValueError(f"guess: row {i + 1}: {value} = {cell!r} is not an integer") from None
-        points.append((x, str(val)))
-    core = _core.guess(points, vars, max_degree, list(bases), max_order, max_params, min_confirm)
+        table = [[(str(k), _text(v)) for k, v in r.items()] for r in rows]
+    pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
+    # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
+    core = _core.guess(table, vars, value, pairs, max_degree, list(bases), max_order, max_params, min_confirm)
     return Guess(core, vars)
