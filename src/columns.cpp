@@ -86,8 +86,8 @@ std::vector<Column> make_columns() {
         {"certified", "true only for an exact, certified rank over Q", A(a.certified())},
         {"label", "certified | generic lower bound | probabilistic (p <= δ) | lower bound", A(a.label())},
         {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep", A(a.quantity)},
-        {"bound", "how the value relates to sep: sep | generic sep | lower bound of sep (null for a bare matrix)", A(
-             a.quantity == "matrix" ? Value() : Value(!a.certified() ? "lower bound of sep" : a.quantity == "sep" ? "sep" : a.quantity == "generic sep" ? "generic sep" : "lower bound of sep"))},
+        {"bound", "how the value relates to sep: sep | generic sep | lower bound of sep (null for a bare matrix or a dimension)", A(
+             a.quantity == "matrix" || a.quantity == "dimension" ? Value() : Value(!a.certified() ? "lower bound of sep" : a.quantity == "sep" ? "sep" : a.quantity == "generic sep" ? "generic sep" : "lower bound of sep"))},
         {"method", "flattening | grid | evaluation | matrix", A(a.method)},
         {"variant", "the algorithm that produced the value", A(a.variant.empty() ? Value() : Value(a.variant))},
         {"field", "Q | Z/p: where the final rank was computed", A(a.field)},
@@ -107,6 +107,10 @@ std::vector<Column> make_columns() {
         {"weight_degree", "generic: D_L, the degree of f's coefficients in the weights", A(exact_integer(a.weight_degree))},
         {"bound_degree", "generic: D, the degree used in the failure bound", A(exact_integer(a.bound_degree))},
         {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(a.failure_bound, 3))},
+        {"output", "dimension: scalar (the one output coordinate) | all (every token and coordinate)", A(a.output.empty() ? Value() : Value(a.output))},
+        {"parameters", "dimension: the weights the parameter map varies (structural zeros excluded)", A(a.parameters >= 0 ? Value(a.parameters) : Value())},
+        {"expected", "dimension: parameters minus the obvious symmetries, capped by the monomial count (docs/dimension.md)", A(a.expected >= 0 ? Value(a.expected) : Value())},
+        {"defect", "dimension: true when the measured dimension is below expected", A(a.expected >= 0 ? Value(a.value < a.expected) : Value())},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
         {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {
              return has_bounds(s) ? Value(bounds_of(s).theorem) : Value();
@@ -180,8 +184,8 @@ const std::vector<std::string>& answer_columns() {
     static const std::vector<std::string> names = {
         "partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound", "method", "variant",
         "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials",
-        "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds",
-        "phases", "peak_mib", "note"};
+        "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "output", "parameters",
+        "expected", "defect", "seconds", "phases", "peak_mib", "note"};
     return names;
 }
 

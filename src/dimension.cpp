@@ -1,20 +1,29 @@
 // seprank — functional dimension: the generic rank of the parameter map's Jacobian
-// (include/seprank/dimension.hpp, which states the method and the failure bound).
+// (include/seprank/dimension.hpp, which states the method, the variants, the expected
+// count and the failure bound; docs/dimension.md derives the expected count).
 #include "seprank/dimension.hpp"
 
+#include "families.hpp"
+#include "forward_impl.hpp"
+#include "parallel.hpp"
+#include "process.hpp"
 #include "seprank/error.hpp"
-#include "seprank/forward.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
+#include "word_mod.hpp"
 
+#include <flint/fmpz.h>
+#include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -28,31 +37,406 @@ DimensionOutput dimension_output_from_string(const std::string& s) {
     throw invalid_input("output: '" + s + "' is not scalar or all");
 }
 
+std::string to_string(DimensionVariant v) { return v == DimensionVariant::reverse ? "reverse" : "interpolation"; }
+
+DimensionVariant dimension_variant_from_string(const std::string& s) {
+    if (s == "reverse") return DimensionVariant::reverse;
+    if (s == "interpolation") return DimensionVariant::interpolation;
+    throw invalid_input("variant: '" + s + "' is not reverse or interpolation");
+}
+
 void check_options(const DimensionOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials: " + std::to_string(opt.trials) + " is below 1");
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
         throw invalid_input("prime bits: " + std::to_string(opt.prime_bits) + " is outside 20..62");
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
+    if (opt.threads < 1) throw invalid_input("threads: " + std::to_string(opt.threads) + " is below 1");
 }
 
-long dimension_parameters(const NetworkSpec& s) {
+// ------------------------------------------------------------ the varied weights
+
+namespace {
+
+// fn(entry) for every weight entry the parameter map varies, in random_network's order
+// (embedding, then each layer's matrices in file order, row-major), structural zeros
+// skipped.
+template <class T, class Fn>
+void for_each_varied(const NetworkSpec& s, NetWeights<T>& w, Fn&& fn) {
+    for (auto& x : w.embedding.a) fn(x);
+    detail::with_family(s.family, [&](auto fam) {
+        for (long l = 0; l < s.depth; ++l)
+            fam.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
+                for (long i = 0; i < d.rows; ++i)
+                    for (long j = 0; j < d.cols; ++j)
+                        if (!fam.structural_zero(s, m, i, j)) fn(d(i, j));
+            });
+    });
+}
+
+}  // namespace
+
+std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w) {
+    std::vector<Rational*> out;
+    for_each_varied(s.get(), w, [&](Rational& x) { out.push_back(&x); });
+    return out;
+}
+
+long dimension_parameters(const ValidSpec& s) {
     Network net = random_network(s, 1, 1);
-    return static_cast<long>(weight_entries(net.weights).size());
+    return static_cast<long>(dimension_weight_entries(s, net.weights).size());
 }
 
-RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& opt) {
+// ------------------------------------------------------------ expected dimension
+
+namespace {
+
+// Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
+long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
+
+// Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
+// to LONG_MAX.
+long monomials(long n, const Integer& D, bool all_degrees) {
+    if (D >= Integer(1L << 30)) return LONG_MAX;
+    const long d = static_cast<long>(fmpz_get_si(D.get()));
+    const long top = all_degrees ? d + n : d + n - 1;
+    const long k = all_degrees ? n : n - 1;
+    // log C(top, k) first, so that the exact binomial is formed only when it is small.
+    const double lg = std::lgamma(top + 1.0) - std::lgamma(k + 1.0) - std::lgamma(top - k + 1.0);
+    if (lg > 43.0) return LONG_MAX;  // e^43 > 4e18
+    Integer c;
+    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
+    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
+}
+
+long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
+
+}  // namespace
+
+ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput output) {
+    const NetworkSpec& s = valid.get();
+    ExpectedDimension e;
+    e.parameters = dimension_parameters(valid);
+    const bool scalar = output == DimensionOutput::scalar;
+    const long L = s.depth, dx = s.dim, r = s.embed_rank;
+    const long d = block_degree(s);
+    auto loss = [&e](const std::string& what, long v) {
+        if (v != 0) e.losses.push_back({what, v});
+    };
+    // The embedding: without a residual, layer 1 sees only M w, so M is absorbed into it
+    // (r <= dx) or only its row space matters (r > dx, a Grassmannian): dx·min(r, dx).
+    const long n_first = r > 0 ? std::min(r, dx) : dx;
+    if (r > 0 && !s.residual) loss("embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
+    const std::string pre = "layer ";
+    long layer_params_total = 0;
+    for (long l = 0; l < L; ++l) {
+        const bool last = l + 1 == L;
+        const bool scalar_last = last && scalar;
+        const long n_in = l == 0 ? n_first : dx;
+        const std::string at = pre + std::to_string(l + 1) + ": ";
+        long params = 0, eff = 0;
+        std::string how;
+        if (s.family == Family::attention) {
+            const long H = s.heads, da = head_dim(s);
+            const long qr = s.attention_rank > 0 ? s.attention_rank : da;
+            params = H * (qr * dx + 3 * da * dx);
+            const long a = std::min(qr, n_in);
+            const long dimA = low_rank_dim(n_in, n_in, a);
+            long dimB = 0, nB = 0;
+            bool b_full = true;
+            if (scalar_last) {
+                dimB = n_in;  // only row p of W^O W^V is read: a vector in Q^{n_in}
+                nB = n_in;
+            } else {
+                const long b = std::min({da, n_in, dx});
+                dimB = low_rank_dim(dx, n_in, b);
+                nB = dx * n_in;
+                b_full = b == std::min(dx, n_in);
+            }
+            if (H > 1 && a == n_in && b_full) {
+                // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
+                const long n1 = n_in * n_in;
+                eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
+                how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
+            } else {
+                eff = H * (dimA + dimB - 1);
+                how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
+            }
+            if (scalar_last) how += "; rows of W^O other than p never read";
+        } else if (s.family == Family::hadamard) {
+            const long w = block_width(s);
+            const long n_out = scalar_last ? 1 : dx;
+            params = (d + 1) * w * dx;
+            if (d == 1) {
+                const long b = std::min({w, n_in, n_out});
+                eff = low_rank_dim(n_out, n_in, b);
+                how = "a linear layer W^O W_1: GL(w)";
+            } else {
+                eff = w * (d * n_in + n_out - d);
+                how = "per unit the rescaling of its d rows against its W^O column";
+            }
+            if (scalar_last) how += "; rows of W^O other than p never read";
+        } else {  // fc
+            const auto ws = layer_widths(s);
+            const long n_prev = l == 0 && r > 0 ? s.tokens * n_first : ws[static_cast<std::size_t>(l)];
+            const long units = ws[static_cast<std::size_t>(l + 1)];
+            params = d * units * ws[static_cast<std::size_t>(l)];
+            const long used = scalar_last ? 1 : units;
+            if (d == 1) {
+                // Products of matrices: no rescaling is counted (docs/dimension.md).
+                eff = used * n_prev;
+                how = "a linear layer";
+            } else {
+                // A hidden unit's rescaling is undone in the next layer (d free scales);
+                // an output unit or a residual unit keeps the product: d − 1.
+                const long per_unit = !last && !s.residual ? d : d - 1;
+                eff = used * (d * n_prev - per_unit);
+                how = !last && !s.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
+            }
+            if (scalar_last && units > 1) how += "; rows other than p never read";
+        }
+        layer_params_total += params;
+        loss(at + how, params - eff);
+        if (!last && !s.residual && s.family != Family::fc) loss(at + "GL(dx) between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), dx * dx);
+    }
+    if (s.family == Family::fc && d == 1 && !s.residual) {
+        // A linear network: v^L = W^L ⋯ W^1 v^0, a matrix of rank <= the narrowest width
+        // (its row p alone: a linear form). Replaces the per-layer count.
+        const auto ws = layer_widths(s);
+        const long n0 = r > 0 ? s.tokens * n_first : ws[0];
+        const long b = *std::min_element(ws.begin() + 1, ws.end());
+        const long eff = scalar ? n0 : low_rank_dim(ws.back(), n0, std::min(b, n0));
+        e.losses.erase(std::remove_if(e.losses.begin(), e.losses.end(),
+                                      [](const auto& x) { return x.first.rfind("layer ", 0) == 0; }),
+                       e.losses.end());
+        loss("fc linear: a product of matrices, GL(w_l) at each hidden width", layer_params_total - eff);
+    }
+    long total = 0;
+    for (const auto& [what, v] : e.losses) total += v;
+    const long vars = input_vars_per_token(s);
+    const long n = s.tokens * vars;
+    const long outs = scalar ? 1 : (family_info(s.family).per_position ? s.tokens : 1) * output_dim(s);
+    e.ambient = sat_mul(monomials(n, output_degree(s), s.residual), outs);
+    e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
+    return e;
+}
+
+// ------------------------------------------------------------ the Jacobian
+
+namespace {
+
+// A value mod p on the tape: `node` is its tape entry (−1: a constant, no dependence on
+// the weights). The weights are the first P entries.
+struct TapeValue {
+    std::uint64_t v = 0;
+    std::int32_t node = -1;
+};
+
+// One recorded operation: up to three (source entry, partial derivative) edges.
+struct TapeNode {
+    std::int32_t src[3];
+    std::uint64_t c[3];
+};
+
+// Ring policy for detail::Forward that records the pass (reverse-mode differentiation
+// mod p). Weights and elements are both TapeValues; is_zero is always false, since a
+// zero weight still has a derivative.
+struct TapeRing {
+    using E = TapeValue;
+    using W = TapeValue;
+    nmod_t mod;
+    std::vector<TapeNode>* tape;
+
+    E zero() const { return {}; }
+    E constant(long c) const { return {detail::residue_of(c, mod.n), -1}; }
+    bool is_zero(const W&) const { return false; }
+    W weight_zero() const { return {}; }
+
+    // The result node of value v and edges (src_k, c_k), dropping constant sources and
+    // zero partials; one edge of partial 1 is the source itself.
+    E record(std::uint64_t v, std::int32_t s0, std::uint64_t c0, std::int32_t s1, std::uint64_t c1, std::int32_t s2, std::uint64_t c2) const {
+        TapeNode n{{-1, -1, -1}, {0, 0, 0}};
+        int k = 0;
+        auto put = [&](std::int32_t s, std::uint64_t c) {
+            if (s >= 0 && c != 0) {
+                n.src[k] = s;
+                n.c[k] = c;
+                ++k;
+            }
+        };
+        put(s0, c0);
+        put(s1, c1);
+        put(s2, c2);
+        if (k == 0) return {v, -1};
+        if (k == 1 && n.c[0] == 1) return {v, n.src[0]};
+        tape->push_back(n);
+        return {v, static_cast<std::int32_t>(tape->size() - 1)};
+    }
+    E mul(const E& a, const E& b) const { return record(nmod_mul(a.v, b.v, mod), a.node, b.v, b.node, a.v, -1, 0); }
+    void add(E& acc, const E& x) const { acc = record(nmod_add(acc.v, x.v, mod), acc.node, 1, x.node, 1, -1, 0); }
+    // acc + w·x, and the same for weights.
+    E fma(const E& acc, const E& w, const E& x) const {
+        return record(nmod_add(acc.v, nmod_mul(w.v, x.v, mod), mod), acc.node, 1, w.node, x.v, x.node, w.v);
+    }
+    void axpy(E& acc, const W& w, const E& x) const { acc = fma(acc, w, x); }
+    W weight_fma(const W& s, const W& a, const W& b) const { return fma(s, a, b); }
+};
+
+// The outputs a row block covers: (position, coordinate), 1-based.
+std::vector<std::pair<long, long>> output_list(const NetworkSpec& s, DimensionOutput o) {
+    std::vector<std::pair<long, long>> outs;
+    if (o == DimensionOutput::scalar) outs.push_back({s.position, s.coordinate});
+    else
+        for (long i = 1; i <= (family_info(s.family).per_position ? s.tokens : 1); ++i)
+            for (long c = 1; c <= output_dim(s); ++c) outs.push_back({i, c});
+    return outs;
+}
+
+NmodMat jacobian_reverse(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+                         std::uint64_t p, DimensionOutput output, int threads) {
+    const NetworkSpec& spec = valid.get();
+    const auto outs = output_list(spec, output);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    // The weights as tape leaves 0..P−1 (structural zeros stay constants).
+    NetWeights<TapeValue> tw = map_weights<TapeValue>(weights, [p](const Rational& x) { return TapeValue{x.mod(p), -1}; });
+    std::int32_t P = 0;
+    for_each_varied(spec, tw, [&](TapeValue& x) { x.node = P++; });
+    const long rows = static_cast<long>(pts.size() * outs.size());
+    NmodMat J(rows, P, p);
+    const long nt = std::max(1L, std::min<long>(threads, static_cast<long>(pts.size())));
+    detail::run_parallel(static_cast<int>(nt), [&](int tid) {
+        std::vector<TapeNode> tape;
+        std::vector<std::uint64_t> adj;
+        TapeRing ring{mod, &tape};
+        for (std::size_t s = static_cast<std::size_t>(tid); s < pts.size(); s += static_cast<std::size_t>(nt)) {
+            throw_if_cancelled();
+            std::vector<std::vector<TapeValue>> in;
+            for (const auto& tok : pts[s]) {
+                std::vector<TapeValue> v;
+                for (std::uint64_t x : tok) v.push_back({x % p, -1});
+                in.push_back(std::move(v));
+            }
+            for (std::size_t o = 0; o < outs.size(); ++o) {
+                NetworkSpec at = spec;
+                at.position = outs[o].first;
+                at.coordinate = outs[o].second;
+                tape.assign(static_cast<std::size_t>(P), TapeNode{{-1, -1, -1}, {0, 0, 0}});
+                std::pmr::monotonic_buffer_resource arena;
+                const TapeValue y = detail::Forward<TapeRing>(at, tw, ring, &arena).output(in);
+                adj.assign(tape.size(), 0);
+                if (y.node >= 0) adj[static_cast<std::size_t>(y.node)] = 1;
+                for (std::size_t i = tape.size(); i-- > static_cast<std::size_t>(P);) {
+                    const std::uint64_t a = adj[i];
+                    if (a == 0) continue;
+                    const TapeNode& n = tape[i];
+                    for (int k = 0; k < 3 && n.src[k] >= 0; ++k) {
+                        std::uint64_t& t = adj[static_cast<std::size_t>(n.src[k])];
+                        t = nmod_add(t, nmod_mul(a, n.c[k], mod), mod);
+                    }
+                }
+                const long row = static_cast<long>(s * outs.size() + o);
+                for (std::int32_t j = 0; j < P; ++j) J.set(row, j, adj[static_cast<std::size_t>(j)]);
+            }
+        }
+    });
+    return J;
+}
+
+// c_t = l_t'(0) mod p for the Lagrange basis l_t on the nodes 0..D: the derivative at 0
+// of the interpolant through (t, y_t) is Σ_t c_t y_t.
+std::vector<std::uint64_t> derivative_weights(long D, std::uint64_t p) {
+    nmod_t mod;
+    nmod_init(&mod, p);
+    std::vector<std::uint64_t> coef(static_cast<std::size_t>(D + 1), 0);
+    for (long t = 0; t <= D; ++t) {
+        // l_t'(0) = Σ_{m≠t} Π_{k≠t,m} (−k) / Π_{k≠t} (t − k)
+        std::uint64_t den = 1;
+        for (long k = 0; k <= D; ++k)
+            if (k != t) den = nmod_mul(den, detail::residue_of(t - k, p), mod);
+        std::uint64_t num = 0;
+        for (long m = 0; m <= D; ++m) {
+            if (m == t) continue;
+            std::uint64_t prod = 1;
+            for (long k = 0; k <= D; ++k)
+                if (k != t && k != m) prod = nmod_mul(prod, detail::residue_of(-k, p), mod);
+            num = nmod_add(num, prod, mod);
+        }
+        coef[static_cast<std::size_t>(t)] = nmod_mul(num, n_invmod(den, p), mod);
+    }
+    return coef;
+}
+
+NmodMat jacobian_interpolation(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+                               std::uint64_t p, DimensionOutput output) {
+    const NetworkSpec& spec = valid.get();
+    const auto outs = output_list(spec, output);
+    const Integer wdeg = weight_degree(spec);
+    if (wdeg >= Integer(1L << 20)) throw invalid_input("weight degree " + wdeg.str() + " is too large for interpolation");
+    const long D = static_cast<long>(fmpz_get_si(wdeg.get()));
+    const std::vector<std::uint64_t> coef = derivative_weights(D, p);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    Network net{spec, weights};
+    std::vector<Rational*> w = dimension_weight_entries(valid, net.weights);
+    const long P = static_cast<long>(w.size());
+    const long rows = static_cast<long>(pts.size() * outs.size());
+    NmodMat J(rows, P, p);
+    for (long j = 0; j < P; ++j) {
+        throw_if_cancelled();
+        const Rational w0 = *w[static_cast<std::size_t>(j)];
+        for (long t = 0; t <= D; ++t) {
+            *w[static_cast<std::size_t>(j)] = w0 + Rational(t);
+            const std::uint64_t c = coef[static_cast<std::size_t>(t)];
+            for (std::size_t o = 0; o < outs.size(); ++o) {
+                Network v = net;
+                v.spec.position = outs[o].first;
+                v.spec.coordinate = outs[o].second;
+                ModEvaluator ev(v, p);
+                for (std::size_t s = 0; s < pts.size(); ++s) {
+                    const long row = static_cast<long>(s * outs.size() + o);
+                    J.set(row, j, nmod_add(J.at(row, j), nmod_mul(c, ev(pts[s]), mod), mod));
+                }
+            }
+        }
+        *w[static_cast<std::size_t>(j)] = w0;
+    }
+    return J;
+}
+
+}  // namespace
+
+NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint64_t>>& points, std::uint64_t p,
+                           DimensionOutput output, DimensionVariant variant, int threads) {
+    const ValidSpec valid = check_shapes(net);
+    if (p < 3 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not an odd prime");
+    if (threads < 1) throw invalid_input("threads: " + std::to_string(threads) + " is below 1");
+    for (const auto& pt : points) check_point(valid.get(), pt);
+    return variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, points, p, output, threads)
+                                                : jacobian_interpolation(valid, net.weights, points, p, output);
+}
+
+// ------------------------------------------------------------ the dimension
+
+namespace {
+
+RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, DimensionVariant variant) {
     const auto t0 = std::chrono::steady_clock::now();
     const NetworkSpec& spec = valid.get();
     check_options(opt);
     if (opt.weights) check_shapes(Network{spec, *opt.weights});
+    const ExpectedDimension ex = expected_dimension(valid, opt.output);
+    if (ex.parameters == 0) throw invalid_input("network: it has no parameters (depth " + std::to_string(spec.depth) + ", no embedding)");
     Rng rng(opt.seed);
     RankAnswer res;
     res.quantity = "dimension";
     res.method = "jacobian";
-    res.variant = "interpolation";
+    res.variant = to_string(variant);
+    res.output = to_string(opt.output);
     res.field = "Z/p";
     res.degree = output_degree(spec).str();
     res.trials = opt.trials;
+    res.parameters = ex.parameters;
+    res.expected = ex.expected;
     res.prime = random_prime(rng, static_cast<unsigned>(opt.prime_bits));
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
@@ -60,44 +444,15 @@ RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& op
     const Integer bdeg = drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
-    if (wdeg >= Integer(1L << 20)) throw invalid_input("weight degree " + wdeg.str() + " is too large for interpolation");
-    const long D = static_cast<long>(fmpz_get_si(wdeg.get()));
-
-    // Derivative at 0 of the degree-<=D interpolant through (t, y_t), t = 0..D:
-    // c_t = l_t'(0) mod p, with l_t the Lagrange basis on nodes 0..D.
-    std::vector<std::uint64_t> coef(static_cast<std::size_t>(D + 1), 0);
-    for (long t = 0; t <= D; ++t) {
-        // l_t(x) = prod_{k != t} (x - k)/(t - k); l_t'(0) = sum_{m != t} prod_{k != t, m} (-k) / prod_{k != t}(t - k)
-        std::uint64_t den = 1;
-        for (long k = 0; k <= D; ++k)
-            if (k != t) den = n_mulmod2_preinv(den, Integer(t - k).mod(p), p, n_preinvert_limb(p));
-        std::uint64_t num = 0;
-        for (long m = 0; m <= D; ++m) {
-            if (m == t) continue;
-            std::uint64_t prod = 1;
-            for (long k = 0; k <= D; ++k)
-                if (k != t && k != m) prod = n_mulmod2_preinv(prod, Integer(-k).mod(p), p, n_preinvert_limb(p));
-            num = n_addmod(num, prod, p);
-        }
-        coef[static_cast<std::size_t>(t)] = n_mulmod2_preinv(num, n_invmod(den, p), p, n_preinvert_limb(p));
-    }
-
     const long half = static_cast<long>((p - 1) / 2);
     const long N = spec.tokens;
     const long vars = input_vars_per_token(spec);
-    std::vector<std::pair<long, long>> outs;  // (position, coordinate), 1-based
-    if (opt.output == DimensionOutput::scalar) outs.push_back({spec.position, spec.coordinate});
-    else
-        for (long i = 1; i <= N; ++i)
-            for (long c = 1; c <= output_dim(spec); ++c) outs.push_back({i, c});
-
+    const long outs = static_cast<long>(output_list(spec, opt.output).size());
+    const long P = ex.parameters;
+    const long npts = (P + opt.margin + outs - 1) / outs;
     long best = -1;
     for (long tr = 0; tr < opt.trials; ++tr) {
-        Network net = opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half);
-        std::vector<Rational*> w = weight_entries(net.weights);
-        const long P = static_cast<long>(w.size());
-        if (P == 0) throw invalid_input("network: it has no parameters");
-        const long npts = (P + opt.margin + static_cast<long>(outs.size()) - 1) / static_cast<long>(outs.size());
+        const Network net = opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half);
         std::vector<Point<std::uint64_t>> pts;
         for (long s = 0; s < npts; ++s) {
             Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
@@ -105,33 +460,19 @@ RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& op
                 for (auto& x : row) x = rng.below(p);
             pts.push_back(std::move(pt));
         }
-        const long rows = npts * static_cast<long>(outs.size());
-        NmodMat J(rows, P, p);
-        for (long j = 0; j < P; ++j) {
-            const Rational w0 = *w[static_cast<std::size_t>(j)];
-            for (long t = 0; t <= D; ++t) {
-                *w[static_cast<std::size_t>(j)] = w0 + Rational(t);
-                const std::uint64_t c = coef[static_cast<std::size_t>(t)];
-                long r = 0;
-                for (const auto& [pos, cor] : outs) {
-                    Network v = net;
-                    v.spec.position = pos;
-                    v.spec.coordinate = cor;
-                    ModEvaluator ev(v, p);
-                    for (long s = 0; s < npts; ++s, ++r) {
-                        const std::uint64_t y = ev(pts[static_cast<std::size_t>(s)]);
-                        const std::uint64_t old = J.at(r, j);
-                        J.set(r, j, n_addmod(old, n_mulmod2_preinv(c, y, p, n_preinvert_limb(p)), p));
-                    }
-                }
-            }
-            *w[static_cast<std::size_t>(j)] = w0;
-        }
+        const auto tm = std::chrono::steady_clock::now();
+        const NmodMat J = variant == DimensionVariant::reverse
+                              ? jacobian_reverse(valid, net.weights, pts, p, opt.output, opt.threads)
+                              : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
+        const auto tr0 = std::chrono::steady_clock::now();
+        res.phases.matrix += std::chrono::duration<double>(tr0 - tm).count();
         const long rk = rank_modular(J);
+        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
         res.trial_ranks.push_back(rk);
         best = std::max(best, rk);
-        res.rows = rows;
-        res.cols = P;
+        res.rows = J.rows();
+        res.cols = J.cols();
+        res.evaluations += variant == DimensionVariant::reverse ? res.rows : res.rows * P * (fmpz_get_si(wdeg.get()) + 1);
     }
     res.value = best;
     for (long r : res.trial_ranks)
@@ -141,9 +482,26 @@ RankAnswer function_dimension(const ValidSpec& valid, const DimensionOptions& op
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double ratio = m * std::stod(bdeg.str()) / static_cast<double>(p);
     res.failure_bound = std::min(1.0, std::pow(ratio, static_cast<double>(opt.trials)));
-    res.note = "parameters " + std::to_string(res.cols) + (opt.weights ? "; local dimension at the given weights" : "");
+    res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
+               (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
+               (opt.weights ? "; local dimension at the given weights" : "");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.peak_mib = peak_rss_mib();
     return res;
+}
+
+}  // namespace
+
+RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, DimensionVariant::reverse);
+}
+
+RankAnswer dimension_interpolation(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, DimensionVariant::interpolation);
+}
+
+RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, opt.variant);
 }
 
 }  // namespace seprank

@@ -18,7 +18,7 @@ namespace {
 
 // Rank over Q of the Jacobian at net's weights, scalar output, at `points` random points.
 long reference_rank(Network net, Rng& rng, long extra) {
-    std::vector<Rational*> w = weight_entries(net.weights);
+    std::vector<Rational*> w = dimension_weight_entries(net.spec, net.weights);
     const long P = static_cast<long>(w.size());
     const long D = static_cast<long>(fmpz_get_si(weight_degree(net.spec).get()));
     const long npts = P + extra;

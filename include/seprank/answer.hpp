@@ -17,7 +17,8 @@
 //   numerical            floating point; never exact (reserved for float cross-checks).
 // `quantity` says what the value is the rank of: "sep" (the separation rank of f),
 // "grid" (the matricization of a grid tensor: rank [[T]] ≤ sep), "matrix" (a given
-// matrix), or "generic sep".
+// matrix), "generic sep", or "dimension" (the Jacobian of the parameter map,
+// dimension.hpp).
 // Every field has a column of the same name in the registry (columns.hpp); to_json
 // writes them all, in registry order, with null where a field does not apply.
 #pragma once
@@ -83,6 +84,9 @@ struct RankAnswer {
     std::uint64_t set_size = 0;       // generic: |S|, the size of the set weights are drawn from
     std::string weight_degree;        // generic: D_L
     std::string bound_degree;         // generic: D used in the bound
+    std::string output;               // dimension: scalar | all
+    long parameters = -1;             // dimension: the weights varied (-1: not a dimension)
+    long expected = -1;               // dimension: parameters minus the obvious symmetries
     std::string note;                 // one line: how the label was earned
 
     bool certified() const noexcept { return kind == RankKind::exact; }

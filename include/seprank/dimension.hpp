@@ -23,16 +23,38 @@
 // points are random, and the bound is that of the rank at those weights (same formula).
 // Same caveat as generic.hpp: the minor is assumed not identically zero mod p.
 //
-// Cost (this version): params·(D_L+1) weight reductions and rows·params·(D_L+1) forward
-// passes per trial — meant for small networks; a dual-number evaluator is future work.
+// Variants (DimensionOptions::variant), one dispatcher function_dimension:
+//   reverse        (default) one taped forward pass mod p per (point, output coordinate)
+//                  records every product and sum with its two or three partial
+//                  derivatives; one backward sweep gives the whole row ∂F/∂w (x_s)
+//                  exactly mod p. Cost per row O(forward pass); memory one tape (a few
+//                  times the pass's operation count, 40 bytes each). Rows run on
+//                  `threads` threads.
+//   interpolation  the reference: ∂F/∂w_j read off Lagrange interpolation of
+//                  t ↦ F(w + t·e_j; x_s) at t = 0..D_L with the plain mod-p evaluator.
+//                  Cost params·(D_L+1) forward passes per row; small networks only.
+// Both give the same Jacobian entry by entry (tests/test_dimension.cpp).
+//
+// Expected dimension (expected_dimension, docs/dimension.md "Expected"): the parameters
+// minus the obvious symmetries — per attention head GL(da) on (W^Q, W^K) and on
+// (W^V, W^O) and one rescaling between them; per hadamard/fc unit the rescaling of its
+// d rows against its output; GL(dx) between consecutive layers without a residual; rows
+// and columns the output never reads — capped by the number of monomials the output can
+// have. It is an upper bound of the dimension when those symmetries are all; `defect`
+// says the measured rank fell below it (a symmetry or relation beyond the obvious, or a
+// degenerate draw with probability <= failure_bound).
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/forward.hpp"
+#include "seprank/matrix.hpp"
 #include "seprank/network.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace seprank {
 
@@ -40,8 +62,14 @@ enum class DimensionOutput { scalar, all };
 std::string to_string(DimensionOutput o);
 DimensionOutput dimension_output_from_string(const std::string& s);  // invalid_input naming the value
 
+enum class DimensionVariant { reverse, interpolation };
+std::string to_string(DimensionVariant v);
+DimensionVariant dimension_variant_from_string(const std::string& s);  // invalid_input naming the value
+
 struct DimensionOptions {
     DimensionOutput output = DimensionOutput::scalar;
+    DimensionVariant variant = DimensionVariant::reverse;
+    int threads = 2;         // >= 1 (checked); rows of J are split among them
     long trials = 2;         // >= 1 (checked)
     std::uint64_t seed = 1;
     int prime_bits = 62;     // 20..62 (checked)
@@ -53,15 +81,41 @@ struct DimensionOptions {
 // Checks every option (invalid_input naming the value).
 void check_options(const DimensionOptions& opt);
 
-// Number of weight entries the parameter map varies (every entry of every weight matrix,
-// in random_network's order). For low-rank attention the rows kept at zero count too.
-long dimension_parameters(const NetworkSpec& s);
+// Number of weight entries the parameter map varies: every entry of every weight matrix
+// except the structural zeros (low-rank attention's rows k+1..da of W^Q), in
+// random_network's order.
+long dimension_parameters(const ValidSpec& s);
+// Pointers to those entries of w (a network of spec s), in that order: the columns of J.
+std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w);
+
+// The Jacobian J mod p at net's weights (reduced mod p) and the given points: row
+// s·K + o is ∂F_o/∂w (x_s) for the o-th of the K outputs (scalar: K = 1; all: tokens in
+// order, coordinates within), columns as dimension_weight_entries. Checked
+// (invalid_input): net (check_shapes), the points' shapes, p an odd prime, threads >= 1.
+// Either variant; both give the same matrix.
+NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint64_t>>& points, std::uint64_t p,
+                           DimensionOutput output, DimensionVariant variant, int threads = 1);
+
+// The expected dimension and how it was counted (docs/dimension.md, "Expected").
+struct ExpectedDimension {
+    long parameters = 0;  // dimension_parameters
+    long expected = 0;    // min(parameters - Σ losses, ambient)
+    long ambient = 0;     // monomials the output(s) can have (LONG_MAX when larger)
+    // Each reduction and its size, in order: ("layer 2 head 1: GL(da) on W^Q,W^K", 4), ...
+    std::vector<std::pair<std::string, long>> losses;
+};
+// Precondition: a valid spec (checked by the conversion). Cost O(L·H) arithmetic.
+ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output);
 
 // The answer: value = max trial rank; kind generic (failure_bound above); quantity
-// "dimension"; method "jacobian"; variant "interpolation"; field Z/p; prime; rows, cols
-// of J; trials, trial_ranks, degenerate; weight_degree D_L; bound_degree D; note with
-// the parameter count. Checked (invalid_input): the spec; the options; a zero-parameter
-// network; given weights of the wrong shape (via check_shapes).
+// "dimension"; method "jacobian"; variant "reverse" | "interpolation"; output; field Z/p;
+// prime; rows, cols (= parameters) of J; parameters, expected (and the column defect);
+// trials, trial_ranks, degenerate; weight_degree D_L; bound_degree D; evaluations
+// (forward passes); note. Checked (invalid_input): the spec; the options; a
+// zero-parameter network; given weights of the wrong shape (via check_shapes).
 RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt = {});
+// The two variants themselves (same contract; the dispatcher calls one of them).
+RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt);
+RankAnswer dimension_interpolation(const ValidSpec& spec, const DimensionOptions& opt);
 
 }  // namespace seprank

@@ -67,6 +67,10 @@ class Answer:
     set_size: Optional[int]
     weight_degree: Optional[int]
     bound_degree: Optional[int]
+    output: Optional[str]
+    parameters: Optional[int]
+    expected: Optional[int]
+    defect: Optional[bool]
     note: Optional[str]
     label: str
     certified: bool

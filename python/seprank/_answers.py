@@ -18,14 +18,17 @@ class Answer:
     sep'), method, variant, field ('Q' | 'Z/p'), rows, cols, prime, primes_used,
     seconds, peak_mib, partition, degree (d^L, int), terms (None when f was not
     expanded), converged, evaluations, block_ranks, kernel_blocks, kernel_bits, trials,
-    trial_ranks, degenerate, set_size, weight_degree, bound_degree, note, label, certified.
+    trial_ranks, degenerate, set_size, weight_degree, bound_degree, output, parameters,
+    expected, defect (the last four for a functional dimension, None otherwise), note,
+    label, certified.
     ``to_dict()`` gives the record with the CLI's JSON keys (docs/usage.md §1.8).
     """
 
     _FIELDS = ("value", "kind", "failure_bound", "quantity", "method", "variant", "field", "rows", "cols",
                "prime", "primes_used", "seconds", "peak_mib", "partition", "degree", "terms", "converged",
                "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials", "trial_ranks",
-               "degenerate", "set_size", "weight_degree", "bound_degree", "note", "label", "certified")
+               "degenerate", "set_size", "weight_degree", "bound_degree", "output", "parameters", "expected",
+               "defect", "note", "label", "certified")
 
     def __init__(self, raw: Dict[str, Any]) -> None:
         object.__setattr__(self, "_record", _json.loads(raw["record"]))
@@ -37,7 +40,9 @@ class Answer:
                 v = None
             elif k in ("prime", "set_size") and not v:
                 v = None
-            elif k in ("variant", "partition", "note") and v == "":
+            elif k in ("variant", "partition", "note", "output") and v == "":
+                v = None
+            elif k in ("parameters", "expected") and v is not None and v < 0:
                 v = None
             object.__setattr__(self, k, v)
 

@@ -196,6 +196,10 @@ py::dict answer_to_dict(const RankAnswer& a) {
     d["set_size"] = a.set_size;
     d["weight_degree"] = a.weight_degree;
     d["bound_degree"] = a.bound_degree;
+    d["output"] = a.output;
+    d["parameters"] = a.parameters;
+    d["expected"] = a.expected;
+    d["defect"] = a.expected >= 0 ? py::object(py::bool_(a.value < a.expected)) : py::object(py::none());
     d["note"] = a.note;
     d["label"] = a.label();
     d["certified"] = a.certified();
