@@ -127,18 +127,23 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
     const long n_first = r > 0 ? std::min(r, dx) : dx;
     if (r > 0 && !s.residual) loss("embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
     const std::string pre = "layer ";
-    long layer_params_total = 0;
+    // n_in: the dimension of the space layer l's input tokens span (token-wise families:
+    // min(r, dx) after an embedding, then the rank of the previous layer's output map,
+    // which a bottleneck H·da < dx or w < dx makes smaller than dx; with a residual dx).
+    long n_in = n_first;
     for (long l = 0; l < L; ++l) {
         const bool last = l + 1 == L;
         const bool scalar_last = last && scalar;
-        const long n_in = l == 0 ? n_first : dx;
         const std::string at = pre + std::to_string(l + 1) + ": ";
-        long params = 0, eff = 0;
+        long params = 0, eff = 0, n_next = dx;
         std::string how;
         if (s.family == Family::attention) {
             const long H = s.heads, da = head_dim(s);
             const long qr = s.attention_rank > 0 ? s.attention_rank : da;
             params = H * (qr * dx + 3 * da * dx);
+            // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
+            n_next = s.residual ? dx : std::min(dx, H * std::min(da, n_in));
+            const long n_out = last ? dx : n_next;
             const long a = std::min(qr, n_in);
             const long dimA = low_rank_dim(n_in, n_in, a);
             long dimB = 0, nB = 0;
@@ -147,10 +152,10 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
                 dimB = n_in;  // only row p of W^O W^V is read: a vector in Q^{n_in}
                 nB = n_in;
             } else {
-                const long b = std::min({da, n_in, dx});
-                dimB = low_rank_dim(dx, n_in, b);
-                nB = dx * n_in;
-                b_full = b == std::min(dx, n_in);
+                const long b = std::min({da, n_in, n_out});
+                dimB = low_rank_dim(n_out, n_in, b);
+                nB = n_out * n_in;
+                b_full = b == std::min(n_out, n_in);
             }
             if (H > 1 && a == n_in && b_full) {
                 // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
@@ -161,18 +166,33 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
                 eff = H * (dimA + dimB - 1);
                 how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
             }
+            // Σ_j ⟨q_i, k_j⟩ v_j is a tensor in Q^{n_out} ⊗ Q^{n_in} ⊗ Sym²(Q^{n_in}) (y_j twice).
+            const long space = sat_mul(sat_mul(scalar_last ? 1 : n_out, n_in), n_in * (n_in + 1) / 2);
+            if (space < eff) {
+                eff = space;
+                how += "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2";
+            }
             if (scalar_last) how += "; rows of W^O other than p never read";
         } else if (s.family == Family::hadamard) {
             const long w = block_width(s);
-            const long n_out = scalar_last ? 1 : dx;
+            n_next = s.residual ? dx : std::min(dx, w);  // the output lies in image(W^O)
+            const long n_out = scalar_last ? 1 : last ? dx : n_next;
             params = (d + 1) * w * dx;
             if (d == 1) {
                 const long b = std::min({w, n_in, n_out});
                 eff = low_rank_dim(n_out, n_in, b);
                 how = "a linear layer W^O W_1: GL(w)";
+            } else if (d == 2 && scalar_last) {
+                // Σ_a o_a (u_a·y_i)(v_a·Σ_j y_j): a bilinear form of rank <= w, GL(w) on the rows.
+                eff = low_rank_dim(n_in, n_in, std::min(w, n_in));
+                how = "a bilinear form of rank <= w: GL(w) on the rows of W_1, W_2";
             } else {
-                eff = w * (d * n_in + n_out - d);
+                // Each unit: its d rows and W^O column up to d rescalings; all units together
+                // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}).
+                const long sym = monomials(n_in, Integer(d - 1), false);
+                eff = std::min(w * (d * n_in + n_out - d), sat_mul(sat_mul(n_out, n_in), sym));
                 how = "per unit the rescaling of its d rows against its W^O column";
+                if (eff < w * (d * n_in + n_out - d)) how += "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
             }
             if (scalar_last) how += "; rows of W^O other than p never read";
         } else {  // fc
@@ -182,8 +202,7 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
             params = d * units * ws[static_cast<std::size_t>(l)];
             const long used = scalar_last ? 1 : units;
             if (d == 1) {
-                // Products of matrices: no rescaling is counted (docs/dimension.md).
-                eff = used * n_prev;
+                eff = used * n_prev;  // replaced below by the linear network's count
                 how = "a linear layer";
             } else {
                 // A hidden unit's rescaling is undone in the next layer (d free scales);
@@ -194,24 +213,47 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
             }
             if (scalar_last && units > 1) how += "; rows other than p never read";
         }
-        layer_params_total += params;
         loss(at + how, params - eff);
-        if (!last && !s.residual && s.family != Family::fc) loss(at + "GL(dx) between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), dx * dx);
+        // A one-dimensional input: every head or unit returns the same function times its own
+        // vector, so the output spans one dimension.
+        if (n_in == 1 && !s.residual && s.family != Family::fc) n_next = 1;
+        if (!last && !s.residual && s.family != Family::fc)
+            loss(at + "GL(" + std::to_string(n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
+                 n_next * n_next);
+        n_in = n_next;
     }
-    if (s.family == Family::fc && d == 1 && !s.residual) {
-        // A linear network: v^L = W^L ⋯ W^1 v^0, a matrix of rank <= the narrowest width
-        // (its row p alone: a linear form). Replaces the per-layer count.
-        const auto ws = layer_widths(s);
-        const long n0 = r > 0 ? s.tokens * n_first : ws[0];
-        const long b = *std::min_element(ws.begin() + 1, ws.end());
-        const long eff = scalar ? n0 : low_rank_dim(ws.back(), n0, std::min(b, n0));
-        e.losses.erase(std::remove_if(e.losses.begin(), e.losses.end(),
-                                      [](const auto& x) { return x.first.rfind("layer ", 0) == 0; }),
-                       e.losses.end());
-        loss("fc linear: a product of matrices, GL(w_l) at each hidden width", layer_params_total - eff);
+    if (d == 1 && s.family != Family::attention && !s.residual) {
+        // A linear network: fc v^L = W^L ⋯ W^1 M v^0; hadamard y^{L,i} = N^L·B y^{0,i} with
+        // B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M. A matrix of rank <= the narrowest width (its
+        // row p alone: a linear form), whatever the factors: this replaces every count above.
+        const long n0 = s.family == Family::fc ? s.tokens * input_vars_per_token(s) : input_vars_per_token(s);
+        long b = n0, n_out = dx;
+        if (s.family == Family::fc) {
+            const auto ws = layer_widths(s);
+            for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
+            n_out = ws.back();
+        } else {
+            b = std::min({b, block_width(s), dx});
+        }
+        const long eff = scalar ? std::min(b, 1L) * n0 : low_rank_dim(n_out, n0, b);
+        e.losses.clear();
+        loss("a linear network (d = 1): one matrix of rank <= " + std::to_string(b) + ", whatever its factors", e.parameters - eff);
     }
     long total = 0;
     for (const auto& [what, v] : e.losses) total += v;
+    if (s.family == Family::fc && scalar && L >= 2 && d >= 2 && !s.residual) {
+        // The output is a product of d forms of degree d^{L−1}: at most d·(C − 1) + 1
+        // dimensions, C the monomials of that degree.
+        const long n0 = s.tokens * input_vars_per_token(s);  // the forms are in the input variables
+        Integer deg(1);
+        for (long l = 0; l + 1 < L; ++l) deg = deg * Integer(d);
+        const long c = monomials(n0, deg, false);
+        const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
+        if (e.parameters - total > cap) {
+            loss("output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", e.parameters - total - cap);
+            total = e.parameters - cap;
+        }
+    }
     const long vars = input_vars_per_token(s);
     const long n = s.tokens * vars;
     const long outs = scalar ? 1 : (family_info(s.family).per_position ? s.tokens : 1) * output_dim(s);

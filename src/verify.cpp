@@ -1,6 +1,8 @@
 #include "seprank/verify.hpp"
 
+#include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
+#include "seprank/dimension.hpp"
 #include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 #include "seprank/examples.hpp"
@@ -447,6 +449,96 @@ const std::map<std::string, Claim>& claims() {
                  << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
               return result("embedding-wide", pass && cases > 0 && contrast_fails, os.str());
           }}},
+        {"dimension-layer",
+         {"one attention layer, all outputs, N >= 2, da = dx, rank(W^Q^T W^K) <= k: dimension 2dx·k - k^2 + dx^2 - 1 (Henry, Marchetti, Kohn 2025, single layer: "
+          "dim{W^Q^T W^K} + dim{V} - 1); N = 1 falls below it",
+          [](std::uint64_t seed) {
+              std::ostringstream os;
+              bool pass = true;
+              long cases = 0;
+              for (long dx : {1L, 2L, 3L, 4L})
+                  for (long n : {2L, 3L})
+                      for (long k = 1; k <= dx; ++k) {
+                          NetworkSpec s = spec_of(Family::attention, n, dx, 1);
+                          if (k < dx) s.attention_rank = k;
+                          DimensionOptions o;
+                          o.output = DimensionOutput::all;
+                          o.seed = seed + static_cast<std::uint64_t>(cases);
+                          const long got = function_dimension(s, o).value;
+                          const long want = 2 * dx * k - k * k + dx * dx - 1;
+                          ++cases;
+                          if (got != want) {
+                              pass = false;
+                              os << "N=" << n << " dx=" << dx << " k=" << k << ": " << got << " != " << want << "; ";
+                          }
+                      }
+              // contrast: one token, where x^T A x sees only the symmetric part of A
+              DimensionOptions o;
+              o.output = DimensionOutput::all;
+              o.seed = seed;
+              const long one = function_dimension(spec_of(Family::attention, 1, 3, 1), o).value;
+              const bool contrast = one < 2 * 9 - 9 + 9 - 1;
+              os << cases << " layers agree with the formula; contrast: N=1 dx=3 gives " << one << " < 17, the formula "
+                 << (contrast ? "does not apply there, as stated" : "WRONGLY holds");
+              return result("dimension-layer", pass && contrast, os.str());
+          }}},
+        {"dimension-expected",
+         {"deep attention (N >= 2, no residual, no embedding): dimension = parameters minus the obvious symmetries (GL(da) pairs and "
+          "a rescaling per head, GL(dx) between layers, unread rows of the last W^O); the count is never below the measured dimension",
+          [](std::uint64_t seed) {
+              std::ostringstream os;
+              bool pass = true;
+              long cases = 0;
+              const std::vector<std::array<long, 4>> configs = {{2, 2, 1, 2}, {2, 2, 1, 3}, {3, 2, 1, 2}, {2, 3, 1, 2}, {3, 4, 2, 2},
+                                                                {4, 4, 2, 2}, {2, 4, 4, 2}, {3, 3, 1, 3}, {4, 8, 2, 2}};
+              for (const auto& c : configs)
+                  for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+                      NetworkSpec s = spec_of(Family::attention, c[0], c[1], c[3]);
+                      s.heads = c[2];
+                      DimensionOptions o;
+                      o.output = out;
+                      o.seed = seed + static_cast<std::uint64_t>(cases);
+                      const RankAnswer a = function_dimension(s, o);
+                      ++cases;
+                      if (a.value != a.expected) {
+                          pass = false;
+                          os << describe(s) << " " << to_string(out) << ": " << a.value << " != expected " << a.expected << "; ";
+                      }
+                  }
+              // contrast: the bare parameter count is far above the dimension
+              NetworkSpec s = spec_of(Family::attention, 4, 8, 4);
+              s.heads = 2;
+              DimensionOptions o;
+              o.seed = seed;
+              const RankAnswer big = function_dimension(s, o);
+              const bool contrast = big.value == big.expected && big.value < big.parameters;
+              os << cases << " configurations equal their expected count; N=4 dx=8 H=2 L=4: " << big.value << " = expected "
+                 << big.expected << " < " << big.parameters << " parameters";
+              return result("dimension-expected", pass && contrast, os.str());
+          }}},
+        {"dimension-defect",
+         {"a real defect: fc of depth 3 (N=2, dx=2, d=2) has dimension below parameters minus its symmetries; one attention token "
+          "loses exactly the antisymmetric part of W^Q^T W^K, dx(dx-1)/2",
+          [](std::uint64_t seed) {
+              std::ostringstream os;
+              DimensionOptions o;
+              o.seed = seed;
+              const RankAnswer fc = function_dimension(spec_of(Family::fc, 2, 2, 3, 2), o);
+              bool pass = fc.value < fc.expected;
+              os << "fc N=2 dx=2 d=2 L=3: " << fc.value << " < expected " << fc.expected << "; one token:";
+              o.output = DimensionOutput::all;
+              for (long dx : {2L, 3L, 4L}) {
+                  const RankAnswer a = function_dimension(spec_of(Family::attention, 1, dx, 1), o);
+                  const long want = a.expected - dx * (dx - 1) / 2;
+                  pass = pass && a.value == want && a.value < a.expected;
+                  os << " dx=" << dx << ": " << a.value << " = " << a.expected << " - " << dx * (dx - 1) / 2;
+              }
+              // contrast: two tokens close the gap
+              const RankAnswer two = function_dimension(spec_of(Family::attention, 2, 3, 1), o);
+              pass = pass && two.value == two.expected;
+              os << "; contrast N=2 dx=3: " << two.value << " = expected " << two.expected;
+              return result("dimension-defect", pass, os.str());
+          }}},
     };
     return c;
 }
@@ -456,7 +548,8 @@ const std::map<std::string, Claim>& claims() {
 const std::vector<std::string>& claim_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants",
-                                                     "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide"};
+                                                     "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide",
+                                                     "dimension-layer", "dimension-expected", "dimension-defect"};
         for (const auto& c : spectrum_claims()) n.push_back(c.name);  // src/verify_spectrum.cpp
         return n;
     }();

@@ -4,13 +4,17 @@
 // Q, not the mod-p evaluator), ranked over Q with FLINT's fmpq_mat_rref.
 #include "support.hpp"
 
+#include "seprank/columns.hpp"
 #include "seprank/dimension.hpp"
+#include "seprank/expand.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
 
 #include <doctest/doctest.h>
 #include <flint/fmpq_mat.h>
+
+#include <map>
 
 using namespace seprank;
 
@@ -112,4 +116,190 @@ TEST_CASE("dimension: bad options and weights of the wrong shape are invalid_inp
     NetworkSpec t = s; t.dim = 3;
     w.weights = random_network(t, 1, 2).weights;
     CHECK_THROWS_AS(function_dimension(s, w), invalid_input);
+}
+
+namespace {
+
+// A random small spec of any family, with the options the dimension accepts.
+NetworkSpec random_small_spec(Rng& rng) {
+    NetworkSpec s;
+    s.family = all_families()[rng.below(all_families().size())];
+    s.tokens = 1 + static_cast<long>(rng.below(3));
+    s.dim = 1 + static_cast<long>(rng.below(3));
+    s.depth = 1 + static_cast<long>(rng.below(2));
+    s.residual = rng.below(3) == 0;
+    if (rng.below(3) == 0) s.embed_rank = 1 + static_cast<long>(rng.below(3));
+    if (s.family == Family::attention) {
+        if (s.dim % 2 == 0 && rng.below(2) == 0) s.heads = 2;
+        if (rng.below(3) == 0) s.attention_rank = 1;
+    } else {
+        s.block_degree = 1 + static_cast<long>(rng.below(3));
+        if (s.family == Family::hadamard) s.free_slots = rng.below(2) == 0;
+        if (s.family == Family::fc) {
+            s.widths.assign(static_cast<std::size_t>(s.depth), 1 + static_cast<long>(rng.below(3)));
+            if (s.residual) s.widths.assign(static_cast<std::size_t>(s.depth), s.tokens * s.dim);
+        }
+    }
+    return s;
+}
+
+std::vector<Point<std::uint64_t>> random_points(Rng& rng, const NetworkSpec& s, long n, std::uint64_t p) {
+    std::vector<Point<std::uint64_t>> pts;
+    for (long k = 0; k < n; ++k) {
+        Point<std::uint64_t> pt(static_cast<std::size_t>(s.tokens));
+        for (auto& row : pt)
+            for (long c = 0; c < input_vars_per_token(s); ++c) row.push_back(rng.below(p));
+        pts.push_back(std::move(pt));
+    }
+    return pts;
+}
+
+}  // namespace
+
+TEST_CASE("dimension: the reverse (taped) Jacobian equals the interpolation reference entry by entry") {
+    Rng rng = seprank_test::rng_for("dimension-variants");
+    const std::uint64_t p = 4611686018427388039ULL;  // a 62-bit prime
+    long checked = 0;
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const NetworkSpec s = random_small_spec(rng);
+        INFO("seed " << seprank_test::seed() << " case " << it << ": " << describe(s));
+        const Network net = random_network(s, rng.next(), 1000);
+        const auto pts = random_points(rng, s, 3, p);
+        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            const NmodMat rev = dimension_jacobian(net, pts, p, out, DimensionVariant::reverse, 1 + static_cast<int>(it % 2));
+            const NmodMat ref = dimension_jacobian(net, pts, p, out, DimensionVariant::interpolation);
+            CHECK(rev == ref);
+            CHECK(rev.cols() == dimension_parameters(s));
+            ++checked;
+        }
+    }
+    CHECK(checked > 0);
+    // Degenerate: all-zero weights (every derivative of a product of >= 2 weights vanishes
+    // there, which the tape must see although is_zero is never consulted), and one point.
+    NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 2;
+    Network zero = random_network(s, 5, 1);
+    for (auto* x : weight_entries(zero.weights)) *x = Rational(0);
+    const auto pts = random_points(rng, s, 1, p);
+    CHECK(dimension_jacobian(zero, pts, p, DimensionOutput::all, DimensionVariant::reverse) ==
+          dimension_jacobian(zero, pts, p, DimensionOutput::all, DimensionVariant::interpolation));
+    // No points: an empty Jacobian.
+    CHECK(dimension_jacobian(zero, {}, p, DimensionOutput::scalar, DimensionVariant::reverse).rows() == 0);
+}
+
+TEST_CASE("dimension: rank of the coefficient Jacobian over Q (expansion, FLINT) equals the dimension at the same weights") {
+    Rng rng = seprank_test::rng_for("dimension-coefficients");
+    std::vector<NetworkSpec> specs;
+    {
+        NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 1; specs.push_back(s);
+        s.dim = 1; s.depth = 2; specs.push_back(s);
+        NetworkSpec h; h.family = Family::hadamard; h.tokens = 2; h.dim = 2; h.block_degree = 2; h.depth = 1; specs.push_back(h);
+        NetworkSpec f; f.family = Family::fc; f.tokens = 2; f.dim = 1; f.block_degree = 2; f.depth = 2; f.widths = {2, 2}; specs.push_back(f);
+        NetworkSpec e; e.tokens = 2; e.dim = 2; e.embed_rank = 1; e.depth = 1; e.residual = true; specs.push_back(e);
+    }
+    for (const auto& s : specs) {
+        Network net = random_network(s, rng.next(), 1000);
+        std::vector<Rational*> w = dimension_weight_entries(s, net.weights);
+        for (Rational* x : w)
+            if (x->is_zero()) *x = Rational(1);  // no weight at 0: the rank below is then positive
+        const long P = static_cast<long>(w.size());
+        const long D = static_cast<long>(fmpz_get_si(weight_degree(s).get()));
+        // coefficient of each monomial of f(w + t·e_j), t = 0..D, per parameter j
+        std::map<std::vector<std::uint64_t>, std::vector<std::vector<Rational>>> coef;  // monomial -> [j][t]
+        for (long j = 0; j < P; ++j) {
+            const Rational w0 = *w[static_cast<std::size_t>(j)];
+            for (long t = 0; t <= D; ++t) {
+                *w[static_cast<std::size_t>(j)] = w0 + Rational(t);
+                const QPoly f = expand(net);
+                for (std::size_t k = 0; k < f.terms(); ++k) {
+                    auto& slot = coef[f.exponents(k)];
+                    slot.resize(static_cast<std::size_t>(P), std::vector<Rational>(static_cast<std::size_t>(D + 1), Rational(0)));
+                    slot[static_cast<std::size_t>(j)][static_cast<std::size_t>(t)] = f.coeff(k);
+                }
+            }
+            *w[static_cast<std::size_t>(j)] = w0;
+        }
+        QMat J(static_cast<long>(coef.size()), P);
+        long row = 0;
+        for (const auto& [mono, per] : coef) {
+            for (long j = 0; j < P; ++j) {
+                // derivative at 0 of the Newton interpolant through t = 0..D
+                std::vector<Rational> dd = per[static_cast<std::size_t>(j)];
+                for (long k = 1; k <= D; ++k)
+                    for (long t = D; t >= k; --t)
+                        dd[static_cast<std::size_t>(t)] = (dd[static_cast<std::size_t>(t)] - dd[static_cast<std::size_t>(t - 1)]) / Rational(k);
+                Rational der(0), prod(1);
+                for (long k = 1; k <= D; ++k) {
+                    der = der + dd[static_cast<std::size_t>(k)] * prod;
+                    prod = prod * Rational(-k);
+                }
+                J.set(row, j, der);
+            }
+            ++row;
+        }
+        QMat R(J.rows(), P);
+        const long ref = fmpq_mat_rref(R.get(), J.get());
+        DimensionOptions o;
+        o.weights = net.weights;
+        o.seed = rng.next();
+        INFO("seed " << seprank_test::seed() << " " << describe(s));
+        CHECK(function_dimension(s, o).value == ref);
+        CHECK(ref > 0);
+    }
+}
+
+TEST_CASE("dimension: the expected count is never below the measured dimension; plain attention meets it") {
+    Rng rng = seprank_test::rng_for("dimension-expected");
+    long equal = 0, cases = 0;
+    for (int it = 0; it < seprank_test::iterations(80); ++it) {
+        const NetworkSpec s = random_small_spec(rng);
+        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            DimensionOptions o;
+            o.output = out;
+            o.seed = rng.next();
+            const RankAnswer a = function_dimension(s, o);
+            const ExpectedDimension e = expected_dimension(s, out);
+            INFO("seed " << seprank_test::seed() << " " << describe(s) << " " << to_string(out));
+            CHECK(a.value <= a.expected);
+            CHECK(a.expected == e.expected);
+            CHECK(a.parameters == e.parameters);
+            CHECK(a.value <= a.parameters);
+            CHECK(e.expected <= e.ambient);
+            long lost = 0;
+            for (const auto& l : e.losses) lost += l.second;
+            CHECK(e.expected == std::min(e.parameters - lost, e.ambient));
+            ++cases;
+        }
+    }
+    for (long n : {2L, 3L})
+        for (long dx : {1L, 2L, 3L, 4L})
+            for (long L : {1L, 2L, 3L}) {
+                NetworkSpec s; s.tokens = n; s.dim = dx; s.depth = L;
+                for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+                    DimensionOptions o;
+                    o.output = out;
+                    const RankAnswer a = function_dimension(s, o);
+                    INFO(describe(s) << " " << to_string(out));
+                    CHECK(a.value == a.expected);
+                    equal += a.value == a.expected;
+                }
+            }
+    CHECK(cases > 0);
+    CHECK(equal == 48);
+}
+
+TEST_CASE("dimension: a zero-parameter network, bad variant names and bad Jacobian arguments are invalid_input") {
+    NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 0;
+    CHECK_THROWS_AS(function_dimension(s), invalid_input);
+    CHECK_THROWS_AS(dimension_variant_from_string("forward"), invalid_input);
+    DimensionOptions o;
+    o.threads = 0;
+    NetworkSpec t; t.tokens = 2; t.dim = 2;
+    CHECK_THROWS_AS(function_dimension(t, o), invalid_input);
+    const Network net = random_network(t, 1, 2);
+    CHECK_THROWS_AS(dimension_jacobian(net, {}, 15, DimensionOutput::scalar, DimensionVariant::reverse), invalid_input);
+    Point<std::uint64_t> bad(1, std::vector<std::uint64_t>(2, 1));  // one token, the network has two
+    CHECK_THROWS_AS(dimension_jacobian(net, {bad}, 101, DimensionOutput::scalar, DimensionVariant::reverse), invalid_input);
+    // An embedding alone has parameters: depth 0 with r = 1 is a valid (linear) network.
+    NetworkSpec e; e.tokens = 2; e.dim = 2; e.depth = 0; e.embed_rank = 1;
+    CHECK(function_dimension(e).value == 1);
 }
