@@ -274,6 +274,61 @@ grep -qF "seprank: note: --max-side 64 is ignored: no row used the evaluation (m
 grep -qF "seprank: note: --measure gaussian is ignored: no --eps columns" "$T/n.err" || fail "table --measure note: $(cat "$T/n.err")"
 /usr/bin/python3 -c 'import json, sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$T/n.json" || fail "table JSON is no longer an array"
 
+# dimension (issue 30): the rank of the parameter map's Jacobian beside its expected count.
+# Attention N=2 dx=2 H=1 L=1, scalar output: 5 of 16 parameters (SPEC.md), as expected.
+D=(dimension --tokens 2 --dim 2 --depth 1 --seed 3)
+"$S" "${D[@]}" --format json >"$T/dim.json" || fail "dimension run"
+/usr/bin/python3 - "$T/dim.json" <<'PY' || fail "dimension JSON: $(cat "$T/dim.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("rank", "kind", "failure_bound", "parameters", "expected", "defect", "output", "variant", "rows", "cols",
+          "prime", "trial_ranks", "seconds", "peak_mib", "note", "ambient", "losses", "network", "family", "weights"):
+    assert k in r, k
+assert (r["rank"], r["parameters"], r["expected"], r["defect"]) == (5, 16, 5, False), r
+assert r["kind"] == "generic" and r["quantity"] == "dimension" and r["failure_bound"] < 1e-20, r
+assert (r["output"], r["variant"], r["cols"], r["rows"]) == ("scalar", "reverse", 16, 24), r
+assert r["weights"] is None and "notes" not in r, r
+assert r["expected"] == min(r["parameters"] - sum(x["size"] for x in r["losses"]), r["ambient"]), r
+PY
+"$S" "${D[@]}" >"$T/dim.txt" || fail "dimension text"
+grep -q "^rank  *5$" "$T/dim.txt" && grep -q "^expected  *5$" "$T/dim.txt" && grep -q "^  - layer 1: .*: [0-9]" "$T/dim.txt" \
+  && grep -q "^  ambient " "$T/dim.txt" || fail "dimension text lacks the value or the derivation: $(cat "$T/dim.txt")"
+"$S" "${D[@]}" --format csv >"$T/dim.csv" || fail "dimension csv"
+head -1 "$T/dim.csv" | grep -q "^rank,kind,label,output,variant,parameters,expected,defect," || fail "dimension csv header: $(head -1 "$T/dim.csv")"
+[[ $(wc -l <"$T/dim.csv") -eq 2 ]] || fail "dimension csv: not one header and one row"
+# every output: at most the parameters; the interpolation reference gives the same Jacobian rank
+"$S" "${D[@]}" --output all --format json >"$T/dim_all.json" || fail "dimension --output all"
+"$S" "${D[@]}" --output all --variant interpolation --format json >"$T/dim_int.json" || fail "dimension --variant interpolation"
+/usr/bin/python3 - "$T/dim_all.json" "$T/dim_int.json" <<'PY' || fail "dimension --output all / interpolation"
+import json, sys
+a, i = (json.load(open(p)) for p in sys.argv[1:])
+assert a["output"] == "all" and 5 <= a["rank"] <= a["parameters"] == 16 and a["rows"] >= 24, a
+assert i["variant"] == "interpolation" and (i["rank"], i["prime"], i["trial_ranks"]) == (a["rank"], a["prime"], a["trial_ranks"]), (a, i)
+PY
+# local dimension at weights seprank wrote: at most the generic one; 0 at all-zero weights
+"$S" expand --tokens 2 --dim 2 --depth 1 --seed 3 --save-weights "$T/dw.json" >/dev/null || fail "dimension weights file"
+"$S" dimension --weights "$T/dw.json" --format json >"$T/dw_dim.json" || fail "dimension --weights"
+/usr/bin/python3 - "$T/dw.json" "$T/dw0.json" <<'PY' || fail "zero weights file"
+import json, sys
+w = json.load(open(sys.argv[1]))
+for h in w["layers"][0]["heads"]:
+    for m in "QKVO":
+        h[m] = [[0] * len(row) for row in h[m]]
+json.dump(w, open(sys.argv[2], "w"))
+PY
+"$S" dimension --weights "$T/dw0.json" --format json >"$T/dw0_dim.json" || fail "dimension --weights (zero)"
+/usr/bin/python3 - "$T/dw_dim.json" "$T/dw0_dim.json" "$T/dw.json" <<'PY' || fail "dimension --weights: $(cat "$T/dw_dim.json" "$T/dw0_dim.json")"
+import json, sys
+w, z = (json.load(open(p)) for p in sys.argv[1:3])
+assert w["weights"] == sys.argv[3] and "local dimension" in w["note"] and w["rank"] <= 5 and w["parameters"] == 16, w
+assert (z["rank"], z["defect"], z["expected"]) == (0, True, 5), z
+PY
+expect_note "--threads 1 is ignored: the interpolation variant builds the Jacobian on one thread" -- "${D[@]}" --variant interpolation --threads 1
+expect_note "--weight-range 3 is ignored: dimension draws every weight uniformly from Z/p" -- "${D[@]}" --weight-range 3
+expect_note "--dim 1 is ignored: --weights gives the network" -- dimension --weights "$T/dw.json" --dim 1
+expect_rc 2 "it has no parameters" -- dimension --tokens 2 --dim 2 --depth 0
+expect_rc 2 "output: 'both' is not scalar or all" -- "${D[@]}" --output both
+
 # guess: a formula from a table the tool writes, its prediction recomputed by --check
 # (library generic) on a row it did not see; the refuted conjecture of docs/guess.md.
 "$S" table --family attention --tokens 2 --dim 1..3 --heads 1 --depth 1..3 --format csv >"$T/g.csv" 2>/dev/null || fail "guess table"

@@ -64,7 +64,7 @@ class Answer:
         if d["kind"] != "exact":
             parts.append(f"failure_bound={d['failure_bound']:.3g}")
         parts.append(f"method={d['method']!r}")
-        for k in ("partition", "degree", "terms"):
+        for k in ("partition", "degree", "terms", "output", "parameters", "expected"):
             if d.get(k) is not None:
                 parts.append(f"{k}={d[k]!r}")
         parts.append(f"shape={d['rows']}x{d['cols']}")

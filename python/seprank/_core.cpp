@@ -17,6 +17,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <climits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -272,6 +273,20 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     return g;
 }
 
+// The dimension's options (dimension.hpp); the values were range-checked in _dimension.py
+// and are checked again by the library (check_options).
+DimensionOptions dimension_options(const py::dict& o) {
+    DimensionOptions d;
+    d.output = dimension_output_from_string(get_or<std::string>(o, "output", "scalar"));
+    d.variant = dimension_variant_from_string(get_or<std::string>(o, "variant", "reverse"));
+    d.threads = get_or<int>(o, "threads", d.threads);
+    d.trials = get_or<long>(o, "trials", d.trials);
+    d.seed = get_or<std::uint64_t>(o, "seed", d.seed);
+    d.prime_bits = get_or<int>(o, "prime_bits", d.prime_bits);
+    d.margin = get_or<long>(o, "margin", d.margin);
+    return d;
+}
+
 Templates templates_from(const std::vector<std::vector<std::string>>& rows) {
     Templates t;
     for (const auto& r : rows) {
@@ -412,6 +427,24 @@ PYBIND11_MODULE(_core, m) {
         const Partition part = partition_for(partition, s->tokens);
         const GenericOptions g = generic_options(opts, GenericOptions{});
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
+    });
+
+    // ---- functional dimension (dimension.hpp): given weights (a Network) give the local
+    // dimension there; their shapes are checked against the spec by the library.
+    m.def("dimension", [](const py::dict& spec, const py::dict& opts, const Network* weights) {
+        const ValidSpec s = spec_from_dict(spec);
+        DimensionOptions d = dimension_options(opts);
+        if (weights != nullptr) d.weights = weights->weights;
+        return answer_to_dict(run_long([&] { return function_dimension(s, d); }));
+    }, py::arg("spec"), py::arg("opts"), py::arg("weights").none(true));
+    m.def("expected_dimension", [](const py::dict& spec, const std::string& output) {
+        const ExpectedDimension e = expected_dimension(spec_from_dict(spec), dimension_output_from_string(output));
+        py::dict d;
+        d["parameters"] = e.parameters;
+        d["expected"] = e.expected;
+        d["ambient"] = e.ambient == LONG_MAX ? py::object(py::none()) : py::object(py::int_(e.ambient));
+        d["losses"] = e.losses;
+        return d;
     });
 
     // ---- guess: rows as (x, value text) pairs; the result keeps the library's Guess for predict()

@@ -1,0 +1,84 @@
+"""Functional dimension: the generic rank of the Jacobian of an architecture's parameter
+map, and the expected dimension it is compared with (docs/dimension.md); the library's
+function_dimension and expected_dimension, as ``seprank dimension`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from . import _core
+from ._answers import Answer
+from ._boundary import choice, integer
+from ._networks import Network, check_network, spec_dict
+
+OUTPUTS = ("scalar", "all")
+VARIANTS = ("reverse", "interpolation")
+
+
+def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
+    """The spec dict of ``net`` (a Network: its architecture only; a dict of network
+    options), or of ``weights`` when net is None."""
+    if net is None and weights is not None:
+        return weights.spec
+    if isinstance(net, Network):
+        return net.spec
+    if isinstance(net, dict):
+        return spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
+    raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
+
+
+def _within(v: Any, name: str, lo: int, hi: int) -> int:
+    """v as an int in lo..hi (the C++ type's range at most), else ValueError naming v."""
+    v = integer(v, name)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: {v} is outside {lo}..{hi}")
+    return v
+
+
+def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
+              prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None) -> Answer:
+    """Functional dimension of an architecture: the generic rank over Q of the Jacobian
+    J[s, j] = ∂F/∂w_j (w; x_s) of the parameter map w ↦ F(w; ·).
+
+    ``net``: a Network (only its architecture is used, as in :func:`generic_rank`) or a
+    dict of network options. Each of ``trials`` trials draws weights uniformly on Z/p
+    (p a random prime of ``prime_bits`` bits, 20..62) and parameters + ``margin`` input
+    rows, builds J exactly mod p and ranks it; the answer (``kind`` 'generic') is the
+    largest rank, a certified lower bound of the dimension, equal to it except with
+    probability failure_bound = (m·D/p)^T (Schwartz–Zippel). ``output``: 'scalar' (the
+    coordinate at the spec's position and coordinate) or 'all' (every token and
+    coordinate). ``variant``: 'reverse' (one taped forward pass and one backward sweep
+    per row, rows on ``threads`` threads) or 'interpolation' (the reference: each
+    derivative read off Lagrange interpolation; one thread; small networks). The answer
+    also carries ``parameters`` (the weights varied), ``expected`` (parameters minus the
+    obvious symmetries, capped by the monomial count; :func:`expected_dimension` says how
+    it was counted) and ``defect`` (True when the rank is below expected).
+
+    ``weights``: a Network whose exact weights (reduced mod p) are used in every trial —
+    the local dimension there; only the points are random. With ``net`` omitted its
+    architecture is the weights'; with both, the weights must have ``net``'s shapes.
+    ``seed`` picks the prime, weights and points, as ``seprank dimension --seed``: the
+    same arguments give the same numbers as the CLI.
+    """
+    if weights is not None:
+        check_network(weights, "weights")
+    spec = _spec(net, weights)
+    opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
+            "trials": _within(trials, "trials", 1, 2**63 - 1), "seed": _within(seed, "seed", 0, 2**64 - 1),
+            "prime_bits": _within(prime_bits, "prime_bits", 20, 62), "margin": _within(margin, "margin", 0, 2**63 - 1),
+            "threads": _within(threads, "threads", 1, 2**31 - 1)}
+    return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
+
+
+def expected_dimension(net: Any, *, output: str = "scalar") -> Dict[str, Any]:
+    """The expected dimension of an architecture and how it was counted (docs/dimension.md,
+    "Expected"): a dict with ``parameters`` (the weights the parameter map varies),
+    ``losses`` (each obvious symmetry or unread row and its size, as ``(what, size)``
+    pairs, in order), ``ambient`` (the monomials the output can have; None when beyond
+    2^63) and ``expected`` = min(parameters − Σ sizes, ambient). ``net``: a Network (its
+    architecture) or a dict of network options; ``output``: 'scalar' or 'all', as in
+    :func:`dimension`. Exact integer arithmetic, no sampling.
+    """
+    d = _core.expected_dimension(_spec(net, None), choice(output, "output", OUTPUTS))
+    d["losses"] = [tuple(x) for x in d["losses"]]
+    return {k: d[k] for k in ("parameters", "expected", "ambient", "losses")}

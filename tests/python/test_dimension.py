@@ -1,0 +1,122 @@
+# Functional dimension (issue 30): seprank.dimension and seprank.expected_dimension give the
+# numbers `seprank dimension` prints for the same spec and seed, the local dimension at
+# given weights, and bad values are refused naming them. Small networks only: seconds.
+import json
+
+import pytest
+
+import seprank
+from conftest import answer_keys
+
+DIMENSION_KEYS = answer_keys() + ["output", "parameters", "expected", "defect"]
+
+
+def same_dimension(py_answer, cli_json):
+    d = py_answer.to_dict()
+    for k in DIMENSION_KEYS:
+        assert d[k] == cli_json[k], f"{k}: python {d[k]!r} vs CLI {cli_json[k]!r}"
+    assert py_answer.value == cli_json["rank"] and py_answer.kind == "generic" == cli_json["kind"]
+    assert (py_answer.parameters, py_answer.expected, py_answer.defect, py_answer.output) == (
+        cli_json["parameters"], cli_json["expected"], cli_json["defect"], cli_json["output"])
+
+
+CASES = [
+    # (CLI network options, the same as a dict)
+    (["--tokens", 2, "--dim", 2, "--depth", 1], dict(tokens=2, dim=2, depth=1)),
+    (["--family", "hadamard", "--tokens", 2, "--dim", 2, "--depth", 2, "--block-degree", 2],
+     dict(family="hadamard", tokens=2, dim=2, depth=2, block_degree=2)),
+    (["--family", "fc", "--tokens", 2, "--dim", 1, "--depth", 2, "--block-degree", 2, "--residual"],
+     dict(family="fc", tokens=2, dim=1, depth=2, block_degree=2, residual=True)),
+    (["--tokens", 3, "--dim", 2, "--depth", 1, "--position", 2, "--attention-rank", 1],
+     dict(tokens=3, dim=2, depth=1, position=2, attention_rank=1)),
+]
+
+
+@pytest.mark.parametrize("args,spec", CASES)
+@pytest.mark.parametrize("output", ["scalar", "all"])
+def test_dimension_matches_cli(cli, args, spec, output):
+    c = cli("dimension", *args, "--seed", 7, "--trials", 2, "--output", output)
+    a = seprank.dimension(spec, output=output, seed=7, trials=2)
+    same_dimension(a, c)
+    assert a.quantity == "dimension" and a.method == "jacobian" and a.variant == "reverse"
+    assert a.cols == a.parameters and a.rows >= a.parameters + 8 and a.failure_bound < 1e-20
+    assert f"parameters={a.parameters}" in repr(a) and f"output='{output}'" in repr(a)
+    # the expected count and its derivation, as the CLI's JSON gives them
+    e = seprank.expected_dimension(spec, output=output)
+    assert (e["parameters"], e["expected"], e["ambient"]) == (c["parameters"], c["expected"], c["ambient"])
+    assert e["losses"] == [(x["what"], x["size"]) for x in c["losses"]]
+    capped = e["parameters"] - sum(size for _, size in e["losses"])
+    assert e["expected"] == (capped if e["ambient"] is None else min(capped, e["ambient"]))
+    # a Network gives its architecture only, as in generic_rank
+    net = seprank.network(spec.get("family", "attention"), **{k: v for k, v in spec.items() if k != "family"}, seed=99)
+    b = seprank.dimension(net, output=output, seed=7, trials=2)
+    assert all(b.to_dict()[k] == a.to_dict()[k] for k in DIMENSION_KEYS)
+
+
+def test_attention_one_layer_reaches_its_expected_dimension():
+    # SPEC.md: for N=2, dx=2, H=1, L=1 the (scalar) dimension is 5 of 16 parameters.
+    a = seprank.dimension(dict(tokens=2, dim=2, depth=1))
+    assert (a.value, a.parameters, a.expected, a.defect) == (5, 16, 5, False)
+    e = seprank.expected_dimension(dict(tokens=2, dim=2, depth=1))
+    assert e["parameters"] == 16 and e["expected"] == 5 and all(size > 0 for _, size in e["losses"])
+
+
+def test_variants_agree(cli):
+    spec = dict(tokens=2, dim=2, depth=2)
+    r = seprank.dimension(spec, seed=3, trials=1, output="all")
+    i = seprank.dimension(spec, seed=3, trials=1, output="all", variant="interpolation", threads=1)
+    assert (r.value, r.prime, r.rows, r.cols) == (i.value, i.prime, i.rows, i.cols)
+    assert (r.variant, i.variant) == ("reverse", "interpolation")
+    c = cli("dimension", "--tokens", 2, "--dim", 2, "--depth", 2, "--seed", 3, "--trials", 1, "--output", "all",
+            "--variant", "interpolation")
+    same_dimension(i, c)
+
+
+def test_local_dimension_at_given_weights(cli, tmp_path):
+    net = seprank.attention(tokens=2, dim=2, depth=1, seed=3)
+    path = tmp_path / "w.json"
+    path.write_text(net.to_json())
+    c = cli("dimension", "--weights", path, "--seed", 5)
+    a = seprank.dimension(weights=net, seed=5)
+    same_dimension(a, c)
+    assert "local dimension" in a.note and c["weights"] == str(path)
+    assert a.value <= seprank.dimension(net, seed=5).value
+    # the architecture given as well: the same numbers
+    assert seprank.dimension(dict(tokens=2, dim=2, depth=1), weights=net, seed=5).value == a.value
+    # at w = 0 every monomial of F has degree >= 2 in the weights: J = 0, dimension 0
+    data = json.loads(net.to_json())
+    for head in data["layers"][0]["heads"]:
+        for m in ("Q", "K", "V", "O"):
+            head[m] = [[0] * len(row) for row in head[m]]
+    zero = seprank.from_weights(data)
+    z = seprank.dimension(weights=zero)
+    assert (z.value, z.defect, z.expected) == (0, True, 5)
+    path.write_text(zero.to_json())
+    assert cli("dimension", "--weights", path)["rank"] == 0
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), output="vector"), r"output: expected one of 'scalar', 'all', got 'vector'"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), variant="forward"), r"variant: expected one of 'reverse', 'interpolation', got 'forward'"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), trials=0), r"trials: 0 is outside 1\.\."),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=5), r"prime_bits: 5 is outside 20\.\.62"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=2**32 + 40), r"prime_bits: 4294967336 is outside"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), margin=-1), r"margin: -1 is outside 0\.\."),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), threads=0), r"threads: 0 is outside 1\.\."),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), seed=-1), r"seed: -1 is outside 0\.\."),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), trials="2"), r"trials: expected an integer, got '2'"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=0)), r"it has no parameters \(depth 0"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=3, heads=2)), r"heads H = 2 does not divide"),
+    (lambda: seprank.dimension(), r"net: expected a seprank.Network or a dict of network options, got NoneType"),
+    (lambda: seprank.dimension([2, 2]), r"net: expected a seprank.Network or a dict"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), weights={"layers": []}), r"weights: expected a seprank.Network"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=3), weights=seprank.attention(tokens=2, dim=2)),
+     r"layers\[0\]\.heads\[0\]\.Q: shape 2x2, expected 3x3"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=2), weights=seprank.attention(tokens=2, dim=2)),
+     r"weights have 1 layers, depth is 2"),
+    (lambda: seprank.expected_dimension(dict(tokens=2, dim=2), output="both"), r"output: expected one of 'scalar', 'all', got 'both'"),
+    (lambda: seprank.expected_dimension(dict(family="transformer")), r"family: expected one of"),
+])
+def test_bad_input_names_the_value(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
