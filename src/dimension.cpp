@@ -492,9 +492,13 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const long outs = static_cast<long>(output_list(spec, opt.output).size());
     const long P = ex.parameters;
     const long npts = (P + opt.margin + outs - 1) / outs;
-    long best = -1;
+    // Every trial's weights and points are drawn first, in order (the answer does not
+    // depend on the thread count); the trials then run on min(threads, trials) workers,
+    // each building its Jacobians on the threads left over.
+    std::vector<Network> nets;
+    std::vector<std::vector<Point<std::uint64_t>>> trial_pts;
     for (long tr = 0; tr < opt.trials; ++tr) {
-        const Network net = opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half);
+        nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half));
         std::vector<Point<std::uint64_t>> pts;
         for (long s = 0; s < npts; ++s) {
             Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
@@ -502,20 +506,41 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                 for (auto& x : row) x = rng.below(p);
             pts.push_back(std::move(pt));
         }
-        const auto tm = std::chrono::steady_clock::now();
-        const NmodMat J = variant == DimensionVariant::reverse
-                              ? jacobian_reverse(valid, net.weights, pts, p, opt.output, opt.threads)
-                              : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
-        const auto tr0 = std::chrono::steady_clock::now();
-        res.phases.matrix += std::chrono::duration<double>(tr0 - tm).count();
-        const long rk = rank_modular(J);
-        res.phases.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+        trial_pts.push_back(std::move(pts));
+    }
+    const int workers = static_cast<int>(std::min<long>(opt.threads, opt.trials));
+    const int inner = std::max(1, opt.threads / workers);
+    std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0);
+    std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
+    long rows = 0;
+    detail::run_parallel(workers, [&](int w) {
+        for (long tr = w; tr < opt.trials; tr += workers) {
+            const auto tm = std::chrono::steady_clock::now();
+            const auto& net = nets[static_cast<std::size_t>(tr)];
+            const auto& pts = trial_pts[static_cast<std::size_t>(tr)];
+            const NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
+                                                                   : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
+            const auto tr0 = std::chrono::steady_clock::now();
+            // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
+            // elimination (rank.hpp), several times faster than FLINT's at these sizes.
+            ranks[static_cast<std::size_t>(tr)] = p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+            Phases& ph = worker_phases[static_cast<std::size_t>(w)];
+            ph.matrix += std::chrono::duration<double>(tr0 - tm).count();
+            ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+            if (tr == 0) rows = J.rows();
+        }
+    });
+    // The phases of the busiest worker (so that they add up to at most `seconds`).
+    for (const Phases& ph : worker_phases)
+        if (ph.matrix + ph.rank > res.phases.matrix + res.phases.rank) res.phases = ph;
+    long best = -1;
+    for (long rk : ranks) {
         res.trial_ranks.push_back(rk);
         best = std::max(best, rk);
-        res.rows = J.rows();
-        res.cols = J.cols();
-        res.evaluations += variant == DimensionVariant::reverse ? res.rows : res.rows * P * (fmpz_get_si(wdeg.get()) + 1);
     }
+    res.rows = rows;
+    res.cols = P;
+    res.evaluations = opt.trials * (variant == DimensionVariant::reverse ? rows : rows * P * (fmpz_get_si(wdeg.get()) + 1));
     res.value = best;
     for (long r : res.trial_ranks)
         if (r < best) ++res.degenerate;
