@@ -111,6 +111,15 @@ std::vector<Column> make_columns() {
         {"parameters", "dimension: the weights the parameter map varies (structural zeros excluded)", A(a.parameters >= 0 ? Value(a.parameters) : Value())},
         {"expected", "dimension: parameters minus the obvious symmetries, capped by the monomial count (docs/dimension.md)", A(a.expected >= 0 ? Value(a.expected) : Value())},
         {"defect", "dimension: true when the measured dimension is below expected", A(a.expected >= 0 ? Value(a.value < a.expected) : Value())},
+        {"dimension", "functional dimension, scalar output (function_dimension, docs/dimension.md; table --dimension, degree --budget)", [](const RowSource& s) -> Value {
+             return s.dimension ? Value(s.dimension->value) : Value();
+         }},
+        {"dim_expected", "expected dimension beside `dimension`: parameters minus the obvious symmetries, capped by the monomial count", [](const RowSource& s) -> Value {
+             return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->expected) : Value();
+         }},
+        {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
+             return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
+         }},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
         {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {
              return has_bounds(s) ? Value(bounds_of(s).theorem) : Value();

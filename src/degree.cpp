@@ -1,9 +1,13 @@
 #include "seprank/degree.hpp"
 
+#include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
+#include "seprank/table.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -69,6 +73,16 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
 
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed) {
+    return budget_comparison(base, budget, degrees, seed, BudgetOptions{});
+}
+
+BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
+                                   std::uint64_t seed, const BudgetOptions& opt) {
+    if ((opt.dimension || opt.rank) && opt.threads < 1)
+        throw invalid_input("budget comparison: threads " + std::to_string(opt.threads) + " is below 1");
+    if (opt.rank && base.tokens < 2)
+        throw invalid_input("budget comparison: the rank needs a partition, so at least 2 tokens (base.tokens = " +
+                            std::to_string(base.tokens) + ")");
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
     const FamilyInfo& info = family_info(base.family);
     if (info.fixed_block_degree > 0) {
@@ -98,6 +112,21 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         row.log_degree_per_param = static_cast<double>(row.depth) * std::log(static_cast<double>(d)) / static_cast<double>(budget);
         if (fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000)
             row.measured = measure_degree(random_network(s, seed), seed).degree;
+        if ((opt.dimension || opt.rank) && row.depth > 0) {
+            const ValidSpec deep(s);  // the depth-L spec, validated once for both
+            if (opt.dimension) {
+                DimensionOptions o;
+                o.seed = seed;
+                o.threads = opt.threads;
+                row.dimension = function_dimension(deep, o);
+            }
+            if (opt.rank) {
+                GenericOptions g = table_generic_defaults();
+                g.seed = seed;
+                g.threads = opt.threads;
+                row.rank = generic_rank(deep, balanced_partition(s.tokens), g);
+            }
+        }
         const double reached = row.measured >= 0 ? std::log(static_cast<double>(std::max(1L, row.measured)))
                                                  : static_cast<double>(row.depth) * std::log(static_cast<double>(d));
         if (reached > best_log + 1e-12) {

@@ -56,8 +56,10 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const bool ext_png = output.size() > 4 && output.substr(output.size() - 4) == ".png";
     if (!ext_svg && !ext_png) throw invalid_input("plot output '" + output + "' must end in .svg or .png");
     const std::size_t clo = opt.bounds ? column("log3_lower") : 0, cup = opt.bounds ? column("log3_upper") : 0;
+    const bool two = !opt.y2.empty();
+    const std::size_t cy2 = two ? column(opt.y2) : 0;
 
-    // series -> x -> (y, lower, upper)
+    // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
     long lineno = 1;
     while (std::getline(in, line)) {
@@ -70,16 +72,18 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         for (const auto& [c, v] : filters) keep = keep && cells[c] == v;
         if (!keep || !is_number(cells[cx])) continue;
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
-        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : ""};
+        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
     }
     if (data.empty()) throw invalid_input("no rows of '" + csv_path + "' match the filters");
 
     std::ostringstream g;
     g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
     g << "set output " << quote(output) << "\n";
-    g << "set title " << quote(opt.title.empty() ? opt.y + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";
+    const std::string ys = two ? opt.y + " and " + opt.y2 : opt.y;
+    g << "set title " << quote(opt.title.empty() ? ys + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";
     g << "set xlabel " << quote(opt.x) << "\nset ylabel " << quote(opt.y) << "\n";
-    g << "set termoption noenhanced\nset key left top\nset grid\n";
+    if (two) g << "set y2label " << quote(opt.y2 + " (dashed)") << "\nset ytics nomirror\nset y2tics\n";
+    g << "set termoption noenhanced\nset key " << (two ? "below" : "left top") << "\nset grid\n";
     if (opt.logy) g << "set logscale y\n";
     std::vector<std::string> plots;
     int idx = 0;
@@ -89,11 +93,16 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         for (const auto& [x, v] : pts) {
             g << x << " " << (is_number(v[0]) ? v[0] : "NaN");
             if (opt.bounds) g << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (is_number(v[2]) ? v[2] : "NaN");
+            if (two) g << " " << (is_number(v[3]) ? v[3] : "NaN");
             g << "\n";
         }
         g << "EOD\n";
         const std::string label = opt.series + "=" + name;
-        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + std::to_string(idx + 1) + " title " + quote(label));
+        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + std::to_string(idx + 1) + " title " +
+                        quote(two ? label + " " + opt.y : label));
+        if (two)
+            plots.push_back(block + " using 1:" + std::to_string(opt.bounds ? 5 : 3) + " axes x1y2 with linespoints dt 2 lw 1 pt 6 lc " +
+                            std::to_string(idx + 1) + " title " + quote(label + " " + opt.y2));
         if (opt.bounds) {
             plots.push_back(block + " using 1:3 with lines dt 2 lc " + std::to_string(idx + 1) + " title " + quote(label + " lower bound"));
             plots.push_back(block + " using 1:4 with lines dt 3 lc " + std::to_string(idx + 1) + " title " + quote(label + " upper bound"));

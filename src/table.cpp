@@ -6,6 +6,7 @@
 #include "file_io.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/bounds.hpp"
+#include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
 
@@ -40,13 +41,23 @@ const std::vector<std::string>& table_eps_columns() {
     return cols;
 }
 
-std::vector<std::string> table_columns(bool eps) {
-    std::vector<std::string> cols = table_columns();
-    if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
+const std::vector<std::string>& table_dimension_columns() {
+    static const std::vector<std::string> cols = {"dimension", "dim_expected", "dim_defect"};
     return cols;
 }
 
-std::vector<std::string> row_columns(const Row& row) { return table_columns(row.contains("eps_ranks")); }
+std::vector<std::string> table_columns(bool eps, bool dimension) {
+    std::vector<std::string> cols = table_columns();
+    if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
+    if (dimension) cols.insert(cols.end(), table_dimension_columns().begin(), table_dimension_columns().end());
+    return cols;
+}
+
+std::vector<std::string> table_columns(bool eps) { return table_columns(eps, false); }
+
+std::vector<std::string> row_columns(const Row& row) {
+    return table_columns(row.contains("eps_ranks"), row.contains("dimension"));
+}
 
 std::vector<SweepOptions> default_table() {
     SweepOptions att;
@@ -188,6 +199,25 @@ void add_eps_columns(Row& r, const ValidSpec& spec, const Partition& part, const
     r.set("eps_reason", reason);
 }
 
+// The dimension columns of one row (SweepOptions::dimension): function_dimension with the
+// sweep's seed and threads. A resource_limit leaves them null with the message in reason.
+void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
+    DimensionOptions o;
+    o.seed = s.generic.seed;
+    o.threads = s.generic.threads;
+    RowSource src;
+    RankAnswer dim;
+    try {
+        dim = function_dimension(spec, o);
+        src.dimension = &dim;
+    } catch (const resource_limit& e) {
+        const std::string before = r.at("reason").str();
+        r.set("reason", (before.empty() ? "" : before + "; ") + "dimension: " + e.what());
+    }
+    const Record cells = make_record(src, table_dimension_columns());
+    for (const auto& c : table_dimension_columns()) r.set(c, cells.at(c));
+}
+
 // The whole row's time (milliseconds, as tables always had) and the peak resident memory
 // while it ran.
 void stamp(Row& r, std::chrono::steady_clock::time_point t0, PeakWindow& window) {
@@ -234,6 +264,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
         Row r = make_record(src, table_columns());
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
+        if (s.dimension) add_dimension_columns(r, spec, s);
         stamp(r, t0, window);
         return r;
     }
@@ -248,6 +279,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     Row r = make_record(src, table_columns());
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
+    if (s.dimension) add_dimension_columns(r, spec, s);
     stamp(r, t0, window);
     return r;
 }
@@ -256,6 +288,8 @@ std::string csv_header() { return csv_line(table_columns()); }
 
 std::string csv_header(bool eps) { return csv_line(table_columns(eps)); }
 
+std::string csv_header(bool eps, bool dimension) { return csv_line(table_columns(eps, dimension)); }
+
 std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns(row)); }
 
 std::string sweep_signature(const SweepOptions& s) {
@@ -263,12 +297,13 @@ std::string sweep_signature(const SweepOptions& s) {
     std::ostringstream os;
     os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
-       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty()).size();
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension).size();
     if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
         os << " eps=";
         for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
         os << " measure=" << to_string(s.measure) << " eps_max_side=" << s.eps_max_side;
     }
+    if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
     return os.str();
 }
 
@@ -277,9 +312,9 @@ namespace {
 const std::string kCsvSweepPrefix = "# seprank table sweep: ";
 const std::string kJsonSweepKey = "seprank_table_sweep";
 
-std::string sweep_line(const std::string& sweep, bool json_lines, bool eps) {
+std::string sweep_line(const std::string& sweep, bool json_lines, bool eps, bool dimension) {
     if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
-    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps) + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps, dimension) + "\n";
 }
 
 bool is_integer_text(const std::string& t) {
@@ -344,7 +379,8 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         auto cells = parse_csv_line(line);
         if (header.empty()) {
             header = cells;
-            if (header != table_columns() && header != table_columns(true))
+            if (header != table_columns(false, false) && header != table_columns(true, false) &&
+                header != table_columns(false, true) && header != table_columns(true, true))
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
         }
@@ -423,8 +459,9 @@ TableAppender::~TableAppender() {
 void TableAppender::append(const Row& row) {
     std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
-    const bool eps = row.contains("eps_ranks");
-    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps) + "\n") : sweep_line(sweep_, json_, eps)) + line;
+    const bool eps = row.contains("eps_ranks"), dimension = row.contains("dimension");
+    if (needs_header_)
+        line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps, dimension) + "\n") : sweep_line(sweep_, json_, eps, dimension)) + line;
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));

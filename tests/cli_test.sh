@@ -75,6 +75,20 @@ PY
 "$S" expand --tokens 2 --dim 2 --depth 2 --format csv >"$T/e.csv" || fail "csv run"
 head -1 "$T/e.csv" | grep -q "^family,tokens,dim,heads,block_degree,depth" || fail "csv header: $(head -1 "$T/e.csv")"
 "$S" degree --tokens 2 --dim 2 --depth 3 --format json >"$T/d.json" || fail "degree run"
+# degree --budget: each architecture's functional dimension beside the degrees, --rank adds its rank
+"$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24,48 --degrees 2,3 --rank --format json >"$T/db.json" || fail "degree --budget --rank"
+/usr/bin/python3 - "$T/db.json" <<'PY' || fail "degree --budget dimension columns"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [(r["budget"], r["block_degree"], r["depth"]) for r in rows] == [(24, 2, 2), (24, 3, 1), (48, 2, 4), (48, 3, 3)], rows
+for r in rows:
+    assert isinstance(r["dimension"], int) and 1 <= r["dimension"] <= r["params_used"], r
+    assert r["dim_defect"] == (r["dimension"] < r["dim_expected"]), r
+    assert isinstance(r["rank"], int) and r["rank_status"] == "ok" and r["log3_rank"] > 0, r
+PY
+"$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24 --degrees 2,3 | head -1 | grep -q "dimension  dim_expected" || fail "degree --budget text lacks the dimension column"
+expect_rc 2 "--rank: only with --budget" -- degree --family hadamard --rank
+expect_rc 2 "--budget" -- degree --family hadamard --budget 24,-1
 /usr/bin/python3 -c "
 import json,sys; rows=json.load(open('$T/d.json'))
 assert [r['measured'] for r in rows] == [3, 9, 27], rows" || fail "degree table"
@@ -136,6 +150,24 @@ strip = lambda rows: sorted(tuple((k, v) for k, v in r.items() if k not in ("sec
 assert strip(a) == strip(b), (len(a), len(b))
 PY
 expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --format csv --out "$T/o.csv"
+# table --dimension (issue 30): the same rows plus dimension, dim_expected, dim_defect
+"$S" table --tokens 2,3 --dim 1..2 --depth 1..2 --dimension --format csv >"$T/td.csv" 2>/dev/null || fail "table --dimension"
+/usr/bin/python3 - "$T/t.csv" "$T/td.csv" <<'PY' || fail "table --dimension rows"
+import csv, sys
+plain, dim = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+assert len(plain) == len(dim) == 8
+assert list(dim[0])[-3:] == ["dimension", "dim_expected", "dim_defect"], list(dim[0])
+for a, b in zip(plain, dim):
+    assert all(a[k] == b[k] for k in a if k not in ("seconds", "peak_mib")), (a, b)
+    d, e = int(b["dimension"]), int(b["dim_expected"])
+    assert b["dim_defect"] == ("true" if d < e else "false") and 1 <= d <= int(b["params"]), b
+known = {(r["tokens"], r["dim"], r["depth"]): r["dimension"] for r in dim}
+assert known[("2", "2", "2")] == "8" and known[("3", "1", "2")] == "1", known
+PY
+"$S" table --tokens 2 --dim 2 --depth 1 --dimension --format csv --out "$T/od.csv" >/dev/null 2>&1 || fail "table --dimension --out"
+grep -q "dimension=1" "$T/od.csv" || fail "table --dimension: the sweep line lacks dimension=1"
+expect_rc 2 "different sweep" -- table --tokens 2 --dim 2 --depth 1 --format csv --out "$T/od.csv" --resume
+"$S" table --tokens 2 --dim 2 --depth 1 --dimension | grep -q "dim_expected" || fail "table --dimension text lacks the columns"
 expect_rc 2 "--tokens '2..x'" -- table --tokens "2..x"
 # Theorem 7.3 sweeps: --embed-rank with none, the s_up/s_low columns, the preset's guard
 "$S" table --tokens 2 --dim 2 --depth 1..2 --embed-rank none,1..3 --format csv >"$T/e.csv" 2>/dev/null || fail "table --embed-rank"
@@ -161,6 +193,9 @@ if command -v gnuplot >/dev/null; then
   "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --bounds -o "$T/fig.svg" >/dev/null || fail "plot svg"
   grep -q "<svg" "$T/fig.svg" || fail "plot wrote no svg"
   expect_rc 2 "no column 'nope'" -- plot "$T/t.csv" --x nope -o "$T/x.svg"
+  "$S" plot "$T/td.csv" --x depth --y dimension --y2 log3_rank --series dim --where tokens=2 -o "$T/fig2.svg" >/dev/null || fail "plot --y2"
+  grep -q "log3_rank" "$T/fig2.svg" || fail "plot --y2 drew no second curve"
+  expect_rc 2 "no column 'nope'" -- plot "$T/td.csv" --y2 nope -o "$T/x.svg"
   [[ ! -e "$T/x.svg" ]] || fail "failed plot left a file"
 fi
 

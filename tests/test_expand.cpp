@@ -1,4 +1,7 @@
 #include "seprank/degree.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/error.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/forward.hpp"
@@ -195,6 +198,58 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
         CHECK(msg.find("base.family attention fixes the block degree at 3") != std::string::npos);
         CHECK(msg.find("--") == std::string::npos);  // API names, not command-line flags
     }
+}
+
+TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generic rank, of the depth-L network") {
+    NetworkSpec base;
+    base.family = Family::hadamard;
+    base.tokens = 2;
+    base.dim = 2;
+    base.width = 2;
+    base.depth = 1;
+    base.block_degree = 2;
+    BudgetOptions bo;
+    bo.dimension = true;
+    bo.rank = true;
+    // P(d) = (d+1)·w·dx = 4(d+1): B = 10 buys L = 1 at d = 1, 0 layers at d = 3
+    const auto cmp = budget_comparison(base, 10, {1, 3}, 5, bo);
+    REQUIRE(cmp.rows.size() == 2);
+    const BudgetRow& r = cmp.rows[0];
+    REQUIRE(r.depth == 1);
+    REQUIRE(r.dimension);
+    REQUIRE(r.rank);
+    NetworkSpec deep = base;
+    deep.block_degree = 1;
+    DimensionOptions o;
+    o.seed = 5;
+    const RankAnswer dim = function_dimension(deep, o);
+    CHECK(r.dimension->value == dim.value);
+    CHECK(r.dimension->expected == dim.expected);
+    CHECK(r.dimension->value <= 8);  // the parameters of one layer
+    GenericOptions g;
+    g.trials = 1;
+    g.max_side = 8192;
+    g.seed = 5;
+    CHECK(r.rank->value == generic_rank(deep, balanced_partition(2), g).value);
+    // no layer bought: no parameters, so neither is computed (the measurement still is)
+    CHECK(cmp.rows[1].depth == 0);
+    CHECK_FALSE(cmp.rows[1].dimension);
+    CHECK_FALSE(cmp.rows[1].rank);
+    // the plain overload computes neither
+    const auto plain = budget_comparison(base, 10, {1}, 5);
+    CHECK_FALSE(plain.rows[0].dimension);
+    CHECK_FALSE(plain.rows[0].rank);
+    // checked: threads, and a partition for the rank
+    BudgetOptions bad = bo;
+    bad.threads = 0;
+    CHECK_THROWS_AS(budget_comparison(base, 10, {1}, 5, bad), invalid_input);
+    NetworkSpec one = base;
+    one.family = Family::fc;
+    one.tokens = 1;
+    one.width = 0;
+    CHECK_THROWS_AS(budget_comparison(one, 48, {2}, 5, bo), invalid_input);
+    bo.rank = false;
+    CHECK(budget_comparison(one, 48, {2}, 5, bo).rows[0].dimension);
 }
 
 TEST_CASE("expansions estimated over the memory limit are refused before any work") {

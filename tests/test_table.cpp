@@ -1,4 +1,5 @@
 #include "seprank/bounds.hpp"
+#include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/generic.hpp"
@@ -485,4 +486,81 @@ TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact ra
     CHECK(sk.at("status").str() == "skipped");
     CHECK(sk.at("eps_ranks").str().empty());
     CHECK(sk.at("eps_reason").str().find("skipped") != std::string::npos);
+}
+
+TEST_CASE("table --dimension: the columns are function_dimension with the sweep's seed, the rest of the row unchanged") {
+    SweepOptions sw;
+    sw.families = {Family::attention, Family::hadamard};
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2};
+    sw.heads = {1, 2};
+    sw.depths = {1, 2};
+    sw.generic.seed = 11;
+    sw.dimension = true;
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 20);  // attention: dx = 1 has no H = 2
+    SweepOptions plain = sw;
+    plain.dimension = false;
+    long defects = 0;
+    for (const auto& spec : plan) {
+        CAPTURE(describe(spec));
+        const Row row = table_row(spec, sw);
+        DimensionOptions o;
+        o.seed = 11;
+        o.threads = sw.generic.threads;
+        const RankAnswer ref = function_dimension(spec, o);
+        REQUIRE(row.contains("dimension"));
+        CHECK(row.at("dimension").str() == std::to_string(ref.value));
+        CHECK(row.at("dim_expected").str() == std::to_string(ref.expected));
+        CHECK(row.at("dim_expected").str() == std::to_string(expected_dimension(spec, DimensionOutput::scalar).expected));
+        // the defect flag says dimension < expected, read off the row's own cells
+        const long dim = std::stol(row.at("dimension").str()), expected = std::stol(row.at("dim_expected").str());
+        CHECK(row.at("dim_defect").str() == (dim < expected ? "true" : "false"));
+        CHECK(dim <= fmpz_get_si(parameter_count(spec).get()));
+        defects += dim < expected;
+        // the dimension is extra: every other cell is the row without it
+        const Row base = table_row(spec, plain);
+        CHECK_FALSE(base.contains("dimension"));
+        for (const auto& c : table_columns())
+            if (c != "seconds" && c != "peak_mib") CHECK_MESSAGE(row.at(c).str() == base.at(c).str(), c);
+        // CSV round trip through the table file parser, with and without ε columns
+        const TableFile f = parse_table_text(csv_header(false, true) + "\n" + csv_line(row) + "\n", false, "dimension");
+        REQUIRE(f.rows.size() == 1);
+        CHECK(f.rows[0].at("dimension").str() == row.at("dimension").str());
+        CHECK(row_columns(row) == table_columns(false, true));
+    }
+    // measured values: attention N=2 dx=2 L=2 reaches its expected 8 with
+    // one head; with two heads (da = 1) it is 12, below the expected 14: a defect
+    auto row_of = [&](long n, long dx, long h, long L) {
+        for (const auto& spec : plan)
+            if (spec->family == Family::attention && spec->tokens == n && spec->dim == dx && spec->heads == h && spec->depth == L)
+                return table_row(spec, sw);
+        FAIL("no such row");
+        return Row();
+    };
+    const Row one = row_of(2, 2, 1, 2), two = row_of(2, 2, 2, 2);
+    CHECK(one.at("dimension").str() == "8");
+    CHECK(one.at("dim_expected").str() == "8");
+    CHECK(one.at("dim_defect").str() == "false");
+    CHECK(two.at("dimension").str() == "12");
+    CHECK(two.at("dim_expected").str() == "14");
+    CHECK(two.at("dim_defect").str() == "true");
+    CHECK(defects > 0);
+    // the signature holds it, so a resumed file never mixes rows with and without it
+    CHECK(sweep_signature(sw).find("dimension=1") != std::string::npos);
+    CHECK(sweep_signature(plain).find("dimension") == std::string::npos);
+    CHECK(sweep_signature(plain) != sweep_signature(sw));
+    // a skipped row (size budget) still has its dimension: it does not depend on that budget
+    SweepOptions skip = sw;
+    skip.max_variables = 1;
+    const Row sk = table_row(plan[0], skip);
+    CHECK(sk.at("status").str() == "skipped");
+    CHECK(sk.at("dimension").str() == table_row(plan[0], sw).at("dimension").str());
+    // with ε too: ε columns first, then the dimension
+    SweepOptions both = sw;
+    both.eps = {0};
+    const Row be = table_row(plan[0], both);
+    CHECK(row_columns(be) == table_columns(true, true));
+    const TableFile fb = parse_table_text(csv_header(true, true) + "\n" + csv_line(be) + "\n", false, "both");
+    REQUIRE(fb.rows.size() == 1);
 }

@@ -7,46 +7,85 @@ namespace {
 
 struct DegreeCommand final : Command {
     NetOptions dgo;
-    long budget = 0;
+    std::string budget_text = "0";
+    bool with_rank = false;
     std::vector<long> budget_degrees = {1, 2, 3, 4, 5, 6};
     std::string format = "text";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("degree", "Degree growth d^L, measured, per depth; or a fixed-budget comparison across block degrees");
         add_network_options(sub, dgo);
-        sub->add_option("--budget", budget, "parameter budget B: compare block degrees at depth floor(B / params per layer); 0 (default): degree per depth 1..L");
+        sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension; 0 (default): degree per depth 1..L")
+            ->capture_default_str();
         sub->add_option("--degrees", budget_degrees, "block degrees to compare with --budget")->delimiter(',')->capture_default_str();
+        sub->add_flag("--rank", with_rank, "--budget: add each architecture's generic separation rank (balanced partition, the table's settings) and log3_rank");
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
-    int run(const Globals&) override {
+    int run(const Globals& globals) override {
         std::vector<json> rows;
-        if (budget > 0 && !dgo.save_weights.empty())
+        std::vector<long> budgets = seprank::parse_list(budget_text, "--budget");
+        if (budgets == std::vector<long>{0}) budgets.clear();  // 0: no budget
+        for (long b : budgets)
+            if (b < 1) throw seprank::invalid_input("--budget " + budget_text + ": expected positive budgets, or 0 for none");
+        if (!budgets.empty() && !dgo.save_weights.empty())
             throw seprank::invalid_input("--save-weights: --budget compares several networks; save one with degree --depth L");
-        if (budget > 0) {
+        if (budgets.empty() && with_rank) throw seprank::invalid_input("--rank: only with --budget B");
+        if (!budgets.empty()) {
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
                 o.block_degree = 2;
                 return to_spec(o);
             }();
-            const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed);
-            for (const auto& r : cmp.rows) {
-                rows.push_back({{"block_degree", r.block_degree},
+            seprank::BudgetOptions bo;
+            bo.dimension = true;
+            bo.rank = with_rank;
+            bo.threads = globals.threads;
+            std::vector<std::string> summary;
+            for (long budget : budgets) {
+                const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed, bo);
+                long best_dim_d = 0, best_dim = -1, best_rank_d = 0, best_rank = -1;
+                bool all_converged = true;
+                for (const auto& r : cmp.rows) {
+                    json row = {{"budget", budget},
+                                {"block_degree", r.block_degree},
                                 {"layer_params", exact(r.layer_params)},
                                 {"depth", r.depth},
                                 {"params_used", exact(r.total_params)},
                                 {"predicted", exact(r.predicted)},
                                 {"measured", r.measured >= 0 ? json(r.measured) : json("-")},
                                 {"ln_deg_per_param", std::round(r.log_degree_per_param * 1e4) / 1e4},
-                                {"h_d", std::round(r.h * 1e4) / 1e4}});
+                                {"h_d", std::round(r.h * 1e4) / 1e4}};
+                    // Library records read off the column registry: the same names and values as table --dimension.
+                    seprank::RowSource src;
+                    src.dimension = r.dimension ? &*r.dimension : nullptr;
+                    src.answer = r.rank ? &*r.rank : nullptr;
+                    const json cells = to_nl(seprank::make_record(src, {"dimension", "dim_expected", "dim_defect", "rank", "log3_rank"}));
+                    for (const auto& c : {"dimension", "dim_expected", "dim_defect"}) row[c] = cells[c].is_null() ? json("-") : cells[c];
+                    if (with_rank) {
+                        for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c].is_null() ? json("-") : cells[c];
+                        row["rank_status"] = !r.rank ? "-" : r.rank->converged ? "ok" : "lower-bound";
+                    }
+                    if (r.dimension && r.dimension->value > best_dim) best_dim = r.dimension->value, best_dim_d = r.block_degree;
+                    if (r.rank && r.rank->value > best_rank) best_rank = r.rank->value, best_rank_d = r.block_degree;
+                    if (r.rank && !r.rank->converged) all_converged = false;
+                    rows.push_back(row);
+                }
+                summary.push_back("budget " + std::to_string(budget) + ": highest degree reached at d = " + std::to_string(cmp.best_measured_d) +
+                                  "; h(d) = ln d / d peaks (over the listed integers) at d = " + std::to_string(cmp.best_h_d) +
+                                  (best_dim >= 0 ? "; largest dimension at d = " + std::to_string(best_dim_d) : std::string()) +
+                                  (best_rank >= 0 ? "; largest rank at d = " + std::to_string(best_rank_d) +
+                                                        (all_converged ? "" : " (among lower bounds: see rank_status)")
+                                                  : std::string()));
             }
-            print_table(rows, format, {"block_degree", "layer_params", "depth", "params_used", "predicted", "measured", "ln_deg_per_param", "h_d"});
+            std::vector<std::string> shown = {"budget", "block_degree", "layer_params", "depth", "params_used", "predicted", "measured"};
+            if (with_rank) shown.insert(shown.end(), {"rank", "log3_rank", "rank_status"});
+            shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect", "ln_deg_per_param", "h_d"});
+            print_table(rows, format, shown);
             if (format == "text")
-                std::cout << "budget " << budget << ": highest degree reached at d = " << cmp.best_measured_d
-                          << "; h(d) = ln d / d peaks (over the listed integers) at d = " << cmp.best_h_d << "\n";
+                for (const auto& line : summary) std::cout << line << "\n";
         } else {
-            if (budget < 0) throw seprank::invalid_input("--budget " + std::to_string(budget) + ": expected a positive budget, or 0 for none");
             if (dgo.weights_file.empty()) seprank::check_measurable(to_spec(dgo));  // the deepest network first: fail before any work
             if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network
             NetOptions o = dgo;

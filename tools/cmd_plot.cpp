@@ -16,6 +16,7 @@ struct PlotCommand final : Command {
         sub->add_option("-o,--output", plot_out, "figure file, .svg or .png")->required();
         sub->add_option("--x", po.x, "column on the x axis")->capture_default_str();
         sub->add_option("--y", po.y, "column on the y axis")->capture_default_str();
+        sub->add_option("--y2", po.y2, "a second column per series on the right-hand y axis (dashed), e.g. --y dimension --y2 log3_rank");
         sub->add_option("--series", po.series, "one curve per value of this column")->capture_default_str();
         sub->add_option("--where", po.where, "keep rows with column=value (repeatable)");
         sub->add_flag("--bounds", po.bounds, "add the Theorem 7.1/7.2 bound curves (log3_lower, log3_upper)");

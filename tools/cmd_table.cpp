@@ -18,7 +18,7 @@ struct TableCommand final : Command {
     std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform";
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     std::uint64_t t_seed = 1;
-    bool t_residual = false, t_resume = false, t_block_store = false;
+    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false;
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -47,6 +47,7 @@ struct TableCommand final : Command {
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--eps", t_eps, "epsilon-rank columns: relative thresholds E[,E...] (spectrum of the seeded integer-weight network)");
         sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
+        sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect; scalar output, seeded by --seed)");
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
@@ -98,6 +99,7 @@ struct TableCommand final : Command {
             sw.generic.threads = threads;
             sw.eps = parse_eps(t_eps);
             sw.measure = seprank::measure_from_string(t_measure);
+            sw.dimension = t_dimension;
             const auto p = seprank::plan_sweep(sw);
             invalid += p.invalid;
             for (const auto& c : p.configs) plan.push_back({c, sw});
@@ -179,7 +181,7 @@ struct TableCommand final : Command {
         }
         if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
         notes.emit(nullptr);
-        const auto cols = seprank::table_columns(!t_eps.empty());
+        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension);
         if (format == "markdown") {
             std::cout << seprank::markdown_line(cols) << "\n|";
             for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
@@ -190,7 +192,7 @@ struct TableCommand final : Command {
                 std::cout << seprank::markdown_line(cells) << "\n";
             }
         } else if (format == "csv") {
-            std::cout << seprank::csv_header(!t_eps.empty()) << "\n";
+            std::cout << seprank::csv_header(!t_eps.empty(), t_dimension) << "\n";
             for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
         } else if (format == "json") {
             std::cout << seprank::to_json(rows, 2) << "\n";
@@ -204,6 +206,7 @@ struct TableCommand final : Command {
                 shown.insert(std::find(shown.begin(), shown.end(), "status"), {"s_up", "s_low", "ratio_up", "ratio_low", "t73_flag"});
             }
             if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
+            if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
             print_table(plain, "text", shown);
         }
         check_stdout();  // a failed write is the one error line, after no summary

@@ -21,6 +21,7 @@ namespace seprank {
 struct RowSource {
     const ValidSpec* spec = nullptr;     // configuration columns (family … params); validated, as the getters assume
     const RankAnswer* answer = nullptr;  // answer columns
+    const RankAnswer* dimension = nullptr;  // table --dimension: function_dimension's answer (dimension, dim_expected, dim_defect)
     std::string partition;               // used when no answer carries one
     std::string status, reason;          // table rows: ok | lower-bound | skipped, and why
 };

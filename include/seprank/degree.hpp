@@ -12,12 +12,16 @@
 //
 // budget_comparison(spec, B, degrees): for each block degree d, depth L = ⌊B / P(d)⌋
 // with P(d) the parameters of one layer; predicted d^L, measured degree, and the
-// per-parameter growth ln d / P(d) next to the idealised h(d) = ln d / d.
+// per-parameter growth ln d / P(d) next to the idealised h(d) = ln d / d; with
+// BudgetOptions, also each architecture's functional dimension (dimension.hpp) and
+// generic separation rank (generic.hpp).
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/network.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace seprank {
@@ -47,6 +51,22 @@ struct BudgetRow {
     long measured = -1;            // -1 when d^L is beyond the measurable range
     double log_degree_per_param;   // L ln d / B
     double h;                      // ln d / d
+    // BudgetOptions::dimension: function_dimension of the depth-L network (value, expected).
+    std::optional<RankAnswer> dimension;
+    // BudgetOptions::rank: generic_rank of the depth-L network, balanced partition
+    // (value; converged false: a lower bound at the size budget).
+    std::optional<RankAnswer> rank;
+};
+
+struct BudgetOptions {
+    // Each row's functional dimension: function_dimension(spec of depth L) with the default
+    // DimensionOptions (scalar output, 2 trials) except seed (budget_comparison's) and threads.
+    bool dimension = false;
+    // Each row's generic separation rank w.r.t. the balanced partition: generic_rank with
+    // the table's settings (table_generic_defaults: 1 trial, size budget 8192) except seed
+    // and threads. Needs at least 2 tokens (checked).
+    bool rank = false;
+    int threads = 2;  // >= 1 (checked when either is asked for)
 };
 
 struct BudgetComparison {
@@ -57,8 +77,11 @@ struct BudgetComparison {
 
 // Checked (invalid_input): budget >= 1, a family whose block degree is free, and for each
 // d the one-layer spec (base with block degree d, depth 1, widths cleared), validated once;
-// the spec of depth L is validated where it is measured (random_network).
+// the spec of depth L is validated where it is measured (random_network). A row whose
+// budget buys no layer (L = 0: no parameters) gets no dimension or rank.
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
+BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
+                                   std::uint64_t seed, const BudgetOptions& opt);
 
 }  // namespace seprank

@@ -4,7 +4,8 @@
 // matching every `where` filter (column=value), groups them by the series column,
 // and draws y against x per series (sorted by x; non-numeric y cells are skipped).
 // With bounds = true it adds the Levine et al. log3 bounds (columns log3_lower and
-// log3_upper) per series as dashed curves. The gnuplot script gets the data inline, so
+// log3_upper) per series as dashed curves; with y2, a second column per series on the
+// right-hand axis. The gnuplot script gets the data inline, so
 // a figure depends on nothing but the CSV. Output: .svg (svg terminal) or .png (png
 // terminal), written to a temporary file and renamed: nothing half-written.
 #pragma once
@@ -21,6 +22,9 @@ struct PlotOptions {
     std::vector<std::string> where;  // "column=value"
     bool bounds = false;
     bool logy = false;               // logarithmic y axis (e.g. singular values)
+    // A second column drawn per series against the right-hand y axis (dashed, the same
+    // colour as the series' y curve), e.g. log3_rank beside dimension. Empty: none.
+    std::string y2;
     std::string title;
     std::string gnuplot = "gnuplot";
 };

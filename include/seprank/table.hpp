@@ -11,7 +11,8 @@
 // residual, embed_rank, head_dim, attention_rank, position, partition, degree, params, terms, rank, certified, label, method, rows,
 // cols, trials, degenerate, failure_bound, log3_rank, theorem, log3_lower, log3_upper,
 // outside, s_up, s_low, ratio_up, ratio_low, t73_flag (Theorem 7.3, embedding.hpp),
-// status, reason, seconds, peak_mib.
+// status, reason, seconds, peak_mib; then the ε columns (SweepOptions::eps) and the
+// functional dimension (SweepOptions::dimension) when asked for.
 // `certified` is false for every generic row: a generic rank is a certified lower bound
 // plus a probability bound, never an exact certificate. status is ok, lower-bound
 // (evaluation still full rank at max_side) or skipped (with the reason: a size budget).
@@ -61,6 +62,11 @@ struct SweepOptions {
     std::vector<double> eps;
     Measure measure = Measure::uniform;
     long eps_max_side = 4096;    // spectrum's max_side: larger flattenings get an empty cell and eps_reason
+    // Functional dimension (docs/table.md): true adds the columns of table_dimension_columns()
+    // to every row, skipped rows included: function_dimension(spec, o) with the default
+    // DimensionOptions (scalar output, 2 trials, reverse variant) except o.seed =
+    // generic.seed and o.threads = generic.threads (the value does not depend on threads).
+    bool dimension = false;
     // A folder (created when missing) under which each row keeps the block store of its
     // graded evaluation (GenericOptions::store) while it runs: row_store(row). A killed
     // table then resumes a row from its finished units, and MPI ranks (table_mpi) can
@@ -109,8 +115,18 @@ const std::vector<std::string>& table_columns();
 //   eps_certified  per ε, true | false
 //   eps_reason     why the cells are empty (skipped row, flattening too large, ...)
 const std::vector<std::string>& table_eps_columns();
-// table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them.
+// The dimension columns, appended after those (and after the ε columns) only in sweeps
+// with SweepOptions::dimension (each a column of the registry):
+//   dimension     function_dimension's value: the functional dimension, scalar output
+//   dim_expected  expected_dimension's count (parameters minus the obvious symmetries)
+//   dim_defect    dimension < dim_expected
+// A row whose dimension could not be computed (resource_limit) has them null and the
+// message in `reason`.
+const std::vector<std::string>& table_dimension_columns();
+// table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
+// plus table_dimension_columns() when `dimension`.
 std::vector<std::string> table_columns(bool eps);
+std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> row_columns(const Row& row);
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
@@ -118,6 +134,7 @@ std::vector<std::string> row_columns(const Row& row);
 std::string csv_line(const Row& row);
 std::string csv_header();
 std::string csv_header(bool eps);
+std::string csv_header(bool eps, bool dimension);
 
 struct PlannedRow {
     ValidSpec spec;  // a bare NetworkSpec is validated when the row is built
@@ -146,7 +163,8 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
 //   JSON Lines: {"seprank_table_sweep": "<signature>"}, then one object per row.
 // The signature (sweep_signature) holds every option that changes a row's values but
 // is not in the row's key: trials, seed, method, max_side, variant, partition,
-// max_variables and the number of columns. A file from another sweep is refused
+// max_variables and the number of columns (and the ε options, and `dimension=1`, when
+// the sweep has them). A file from another sweep is refused
 // (invalid_input), so a resumed table never mixes rows of different sweeps. Files
 // without a sweep line (older versions) are read by read_table_file but not resumed
 // by TableAppender with a signature.

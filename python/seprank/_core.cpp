@@ -361,9 +361,14 @@ PYBIND11_MODULE(_core, m) {
         return t;
     });
     m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });
-    m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed) {
+    m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed,
+                                  const py::dict& opts) {
         const NetworkSpec base = spec_from_dict(spec);
-        const auto cmp = run_long([&] { return budget_comparison(base, budget, degrees, seed); });
+        BudgetOptions bo;
+        bo.dimension = get_or<bool>(opts, "dimension", false);
+        bo.rank = get_or<bool>(opts, "rank", false);
+        bo.threads = get_or<int>(opts, "threads", bo.threads);
+        const auto cmp = run_long([&] { return budget_comparison(base, budget, degrees, seed, bo); });
         py::list rows;
         for (const auto& r : cmp.rows) {
             py::dict d;
@@ -375,6 +380,16 @@ PYBIND11_MODULE(_core, m) {
             d["measured"] = r.measured >= 0 ? py::object(py::int_(r.measured)) : py::object(py::none());
             d["ln_deg_per_param"] = r.log_degree_per_param;
             d["h_d"] = r.h;
+            if (bo.dimension) {  // the names of table --dimension's columns (columns.cpp)
+                const RankAnswer* a = r.dimension ? &*r.dimension : nullptr;
+                d["dimension"] = a ? py::object(py::int_(a->value)) : py::object(py::none());
+                d["dim_expected"] = a ? py::object(py::int_(a->expected)) : py::object(py::none());
+                d["dim_defect"] = a ? py::object(py::bool_(a->value < a->expected)) : py::object(py::none());
+            }
+            if (bo.rank) {
+                d["rank"] = r.rank ? py::object(py::int_(r.rank->value)) : py::object(py::none());
+                d["rank_converged"] = r.rank ? py::object(py::bool_(r.rank->converged)) : py::object(py::none());
+            }
             rows.append(d);
         }
         return py::make_tuple(rows, cmp.best_measured_d, cmp.best_h_d);
@@ -512,6 +527,7 @@ PYBIND11_MODULE(_core, m) {
             sw.eps = get_or<std::vector<double>>(opts, "eps", {});
             sw.measure = measure_from_string(get_or<std::string>(opts, "measure", "uniform"));
             sw.eps_max_side = get_or<long>(opts, "eps_max_side", sw.eps_max_side);
+            sw.dimension = get_or<bool>(opts, "dimension", false);
             const SweepPlan p = plan_sweep(sw);
             invalid += p.invalid;
             for (const auto& c : p.configs) plan.push_back({c, sw});
@@ -530,7 +546,8 @@ PYBIND11_MODULE(_core, m) {
         });
         return py::make_tuple(rows, invalid);
     });
-    m.def("table_columns", [](bool eps) { return table_columns(eps); }, py::arg("eps") = false);
+    m.def("table_columns", [](bool eps, bool dimension) { return table_columns(eps, dimension); }, py::arg("eps") = false,
+          py::arg("dimension") = false);
 
     // ---- test hook: throws one library error type, so the tests check translate_errors()
     m.def("_raise_library_error", [](const std::string& kind) {

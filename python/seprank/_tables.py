@@ -40,17 +40,26 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
 
 def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: str = "hadamard",
            tokens: int = 4, dim: int = 2, heads: Optional[int] = None, width: Optional[int] = None,
-           residual: bool = False, seed: int = 1) -> Dict[str, Any]:
+           residual: bool = False, seed: int = 1, dimension: bool = True, rank: bool = False,
+           threads: int = 2) -> Dict[str, Any]:
     """Fixed parameter budget B across block degrees d (``seprank degree --budget``).
 
     For each d: depth L = ⌊B / P(d)⌋ with P(d) the parameters of one layer, predicted
     d^L and measured degree, ln(d^L)/B next to h(d) = ln d / d. Returns
     {"rows": [...], "best_measured_d": d reaching the highest degree, "best_h_d": argmax h}.
+    ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
+    dim_expected, dim_defect; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
+    generic separation rank for the balanced partition (rank, rank_converged).
     """
+    for name, v in (("dimension", dimension), ("rank", rank)):
+        if not isinstance(v, bool):
+            raise ValueError(f"{name}: expected True or False, got {v!r}")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
+    opts = {"dimension": dimension, "rank": rank, "threads": integer(threads, "threads")}
     rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"),
-                                                         [integer(d, "degrees") for d in degrees], integer(seed, "seed"))
+                                                         [integer(d, "degrees") for d in degrees], integer(seed, "seed"),
+                                                         opts)
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
             r[k] = int(r[k])
@@ -61,7 +70,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
-          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096) -> Any:
+          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -74,6 +83,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     ``eps`` (a number or a list, relative to ‖f‖) adds the ε-rank columns of ``seprank table
     --eps`` (eps, eps_ranks, eps_certified, eps_reason; docs/table.md) under ``measure``
     ('uniform' or 'gaussian'), for flattenings of side at most ``eps_max_side``.
+    ``dimension=True`` adds the functional dimension of every row (``seprank table
+    --dimension``: columns dimension, dim_expected, dim_defect; scalar output, seeded by
+    ``seed``; docs/table.md).
     """
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width)) or residual or budget
     sweeps = []
@@ -87,11 +99,14 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             if v is not None:
                 sw[key] = int_list(v, key)
         sweeps.append(sw)
+    if not isinstance(dimension, bool):
+        raise ValueError(f"dimension: expected True or False, got {dimension!r}")
     opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": integer(seed, "seed"),
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": integer(threads, "threads"), "eps": eps_list(eps),
-            "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side")}
+            "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
+            "dimension": dimension}
 
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
@@ -106,7 +121,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if dataframe:
             raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
         return rows
-    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"])))
+    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"]))
 
 
 def claims() -> Dict[str, str]:

@@ -257,6 +257,34 @@ def test_table_eps_matches_cli(cli):
         seprank.table(tokens=2, dim=1, depth=1, eps=0.1, measure="cauchy")
 
 
+def test_table_dimension_matches_cli(cli):
+    rows = seprank.table(family="attention,hadamard", tokens=2, dim=[1, 2], depth=[1, 2], seed=4, dimension=True,
+                         dataframe=False)
+    c = cli("table", "--family", "attention,hadamard", "--tokens", 2, "--dim", "1,2", "--depth", "1..2", "--seed", 4,
+            "--dimension")
+    assert len(rows) == len(c) == 8
+    for r, cr in zip(rows, c):
+        assert list(r) == list(cr) and list(r)[-3:] == ["dimension", "dim_expected", "dim_defect"]
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+        assert r["dim_defect"] == (r["dimension"] < r["dim_expected"])
+    with pytest.raises(ValueError, match="dimension"):
+        seprank.table(tokens=2, dim=1, depth=1, dimension=1)
+
+
+def test_budget_dimension_and_rank_match_cli(cli):
+    b = seprank.budget(24, [2, 3], tokens=2, dim=2, width=2, rank=True)
+    cb = cli("degree", "--family", "hadamard", "--tokens", 2, "--dim", 2, "--width", 2, "--budget", 24,
+             "--degrees", "2,3", "--rank")
+    assert len(b["rows"]) == len(cb) == 2
+    for r, cr in zip(b["rows"], cb):
+        for k in ("dimension", "dim_expected", "dim_defect", "rank"):
+            assert r[k] == cr[k], (k, r, cr)
+        assert r["rank_converged"] is (cr["rank_status"] == "ok")
+    assert "dimension" not in seprank.budget(24, [2], tokens=2, dim=2, width=2, dimension=False)["rows"][0]
+
+
 def test_table_dataframe_when_pandas():
     pandas = pytest.importorskip("pandas")
     df = seprank.table(tokens=2, dim=1, depth=[1, 2])
