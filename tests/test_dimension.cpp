@@ -303,3 +303,60 @@ TEST_CASE("dimension: a zero-parameter network, bad variant names and bad Jacobi
     NetworkSpec e; e.tokens = 2; e.dim = 2; e.depth = 0; e.embed_rank = 1;
     CHECK(function_dimension(e).value == 1);
 }
+
+TEST_CASE("dimension: each reverse-mode derivative equals the finite-difference derivative over Q, reduced mod p") {
+    Rng rng = seprank_test::rng_for("dimension-entries");
+    const std::uint64_t p = 1000000007ULL;
+    std::vector<NetworkSpec> specs;
+    {
+        NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 2; specs.push_back(s);
+        NetworkSpec h; h.family = Family::hadamard; h.tokens = 2; h.dim = 2; h.block_degree = 3; h.depth = 1; specs.push_back(h);
+        NetworkSpec f; f.family = Family::fc; f.tokens = 2; f.dim = 1; f.block_degree = 2; f.depth = 2; f.widths = {2, 1}; specs.push_back(f);
+        NetworkSpec e; e.tokens = 2; e.dim = 2; e.embed_rank = 1; e.depth = 1; e.residual = true; specs.push_back(e);
+    }
+    long entries = 0;
+    for (const auto& s : specs) {
+        Network net = random_network(s, rng.next(), 50);
+        std::vector<Point<std::uint64_t>> pts;
+        std::vector<Point<Rational>> qpts;
+        for (int k = 0; k < 3; ++k) {
+            Point<std::uint64_t> pt(static_cast<std::size_t>(s.tokens));
+            Point<Rational> qt(static_cast<std::size_t>(s.tokens));
+            for (long t = 0; t < s.tokens; ++t)
+                for (long c = 0; c < input_vars_per_token(s); ++c) {
+                    const long x = static_cast<long>(rng.below(21)) - 10;
+                    pt[static_cast<std::size_t>(t)].push_back(static_cast<std::uint64_t>((x % static_cast<long>(p) + static_cast<long>(p)) % static_cast<long>(p)));
+                    qt[static_cast<std::size_t>(t)].push_back(Rational(x));
+                }
+            pts.push_back(pt);
+            qpts.push_back(qt);
+        }
+        const NmodMat J = dimension_jacobian(net, pts, p, DimensionOutput::scalar, DimensionVariant::reverse);
+        std::vector<Rational*> w = dimension_weight_entries(s, net.weights);
+        const long D = static_cast<long>(fmpz_get_si(weight_degree(s).get()));
+        for (std::size_t j = 0; j < w.size(); ++j) {
+            const Rational w0 = *w[j];
+            for (std::size_t k = 0; k < qpts.size(); ++k) {
+                // Newton forward differences of t -> F(w + t e_j; x) on t = 0..D, exact over Q
+                std::vector<Rational> dd;
+                for (long t = 0; t <= D; ++t) {
+                    *w[j] = w0 + Rational(t);
+                    dd.push_back(evaluate(net, qpts[k]));
+                }
+                *w[j] = w0;
+                for (long m = 1; m <= D; ++m)
+                    for (long t = D; t >= m; --t)
+                        dd[static_cast<std::size_t>(t)] = (dd[static_cast<std::size_t>(t)] - dd[static_cast<std::size_t>(t - 1)]) / Rational(m);
+                Rational der(0), prod(1);
+                for (long m = 1; m <= D; ++m) {
+                    der = der + dd[static_cast<std::size_t>(m)] * prod;
+                    prod = prod * Rational(-m);
+                }
+                INFO("seed " << seprank_test::seed() << " " << describe(s) << " weight " << j << " point " << k);
+                CHECK(J.at(static_cast<long>(k), static_cast<long>(j)) == der.mod(p));
+                ++entries;
+            }
+        }
+    }
+    CHECK(entries > 100);
+}
