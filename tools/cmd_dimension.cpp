@@ -47,11 +47,11 @@ struct DimensionCommand final : Command {
             "reduced mod p); the file gives the network, overriding the network options");
         sub->add_option("--output", output, "scalar (the one output coordinate at --position, --coordinate) | all (every token and coordinate)")
             ->capture_default_str();
-        sub->add_option("--variant", variant, "reverse (one taped forward pass and one backward sweep per row, rows on --threads) | "
+        sub->add_option("--variant", variant, "reverse (one taped forward pass and one backward sweep per row; trials, then rows, on --threads) | "
                                               "interpolation (the reference: each derivative read off Lagrange interpolation; small networks)")
             ->capture_default_str();
         sub->add_option("--trials", trials, "independent trials T (weights, unless --weights, and points drawn afresh), >= 1")->capture_default_str();
-        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (the failure bound grows as 2^-bits)")->capture_default_str();
+        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (the failure bound grows as 2^-bits; at <= 26 the rank is taken by FFLAS-FFPACK, several times faster)")->capture_default_str();
         sub->add_option("--margin", margin, "input rows beyond the parameter count, >= 0")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
