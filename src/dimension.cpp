@@ -9,6 +9,7 @@
 #include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -509,6 +510,11 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         trial_pts.push_back(std::move(pts));
     }
     const int workers = static_cast<int>(std::min<long>(opt.threads, opt.trials));
+    // Each worker holds one Jacobian (8 bytes an entry) and, ranked by FFLAS, its copy as
+    // doubles: checked before anything that large is allocated (resource_limit).
+    const double rows_d = static_cast<double>(npts) * static_cast<double>(outs);
+    check_memory(16.0 * rows_d * static_cast<double>(P) * workers, default_max_memory(),
+                 "the Jacobian (" + std::to_string(npts * outs) + " x " + std::to_string(P) + ", " + std::to_string(workers) + " at once)");
     const int inner = std::max(1, opt.threads / workers);
     std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0);
     std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));

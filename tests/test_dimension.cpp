@@ -7,6 +7,7 @@
 #include "seprank/columns.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/expand.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
@@ -359,4 +360,14 @@ TEST_CASE("dimension: each reverse-mode derivative equals the finite-difference 
         }
     }
     CHECK(entries > 100);
+}
+
+TEST_CASE("dimension: a Jacobian over the memory limit is refused before it is built") {
+    const double before = default_max_memory();
+    set_default_max_memory(1e6);  // 1 MB: N=4 dx=8 H=2 L=4 needs 1032 x 1024 entries per trial
+    NetworkSpec s; s.tokens = 4; s.dim = 8; s.heads = 2; s.depth = 4;
+    CHECK_THROWS_AS(function_dimension(s), resource_limit);
+    NetworkSpec small; small.tokens = 2; small.dim = 2;
+    CHECK(function_dimension(small).value == 5);  // a small one still fits
+    set_default_max_memory(before);
 }
