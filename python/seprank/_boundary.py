@@ -102,11 +102,34 @@ def to_fraction(x: Union[int, str]) -> Fraction:
     return Fraction(x)
 
 
-def integer(v: Any, name: str) -> int:
-    """v as an int; bools and non-integers are refused, naming ``name``."""
+# The C++ types the bindings take: a Python int outside them would fail in pybind11's
+# cast with a message that names neither the parameter nor the value.
+LONG_MIN, LONG_MAX = -2**63, 2**63 - 1
+INT_MAX = 2**31 - 1
+SEED_MAX = 2**64 - 1
+
+
+def integer(v: Any, name: str, lo: int = LONG_MIN, hi: int = LONG_MAX) -> int:
+    """v as an int in lo..hi (default: a C++ long); bools, non-integers and values out of
+    range are refused, naming ``name`` and the value. The library checks the finer
+    conditions (tokens >= 1, trials >= 1, …) with its own messages."""
     if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
         raise ValueError(f"{name}: expected an integer, got {v!r}")
-    return int(v)
+    v = int(v)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: {v} is outside {lo}..{hi}")
+    return v
+
+
+def seed_value(v: Any, name: str = "seed") -> int:
+    """A seed: an integer in 0..2^64 − 1 (the library's std::uint64_t)."""
+    return integer(v, name, 0, SEED_MAX)
+
+
+def thread_count(v: Any) -> int:
+    """A thread count: an integer in 1..2^31 − 1, checked whether or not the chosen
+    method runs threads (an ignored option is still refused when invalid)."""
+    return integer(v, "threads", 1, INT_MAX)
 
 
 def partition_text(partition: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 
 from . import _core
 from ._answers import Answer
-from ._boundary import choice, integer
+from ._boundary import choice, integer, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 OUTPUTS = ("scalar", "all")
@@ -25,14 +25,6 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
     if isinstance(net, dict):
         return spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
     raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
-
-
-def _within(v: Any, name: str, lo: int, hi: int) -> int:
-    """v as an int in lo..hi (the C++ type's range at most), else ValueError naming v."""
-    v = integer(v, name)
-    if not lo <= v <= hi:
-        raise ValueError(f"{name}: {v} is outside {lo}..{hi}")
-    return v
 
 
 def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
@@ -64,9 +56,9 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         check_network(weights, "weights")
     spec = _spec(net, weights)
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
-            "trials": _within(trials, "trials", 1, 2**63 - 1), "seed": _within(seed, "seed", 0, 2**64 - 1),
-            "prime_bits": _within(prime_bits, "prime_bits", 20, 62), "margin": _within(margin, "margin", 0, 2**63 - 1),
-            "threads": _within(threads, "threads", 1, 2**31 - 1)}
+            "trials": integer(trials, "trials", 1), "seed": seed_value(seed),
+            "prime_bits": integer(prime_bits, "prime_bits", 20, 62), "margin": integer(margin, "margin", 0),
+            "threads": thread_count(threads)}
     return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
 
 

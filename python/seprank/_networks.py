@@ -8,7 +8,7 @@ import json as _json
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, integer, to_fraction, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, integer, seed_value, to_fraction, weights_json
 
 
 class Network:
@@ -132,7 +132,7 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     if weights is None:
         if embedding is not None:
             raise ValueError("embedding: given without weights; pass the layers as weights=… too")
-        return Network(_core.random_network(spec, integer(seed, "seed"), integer(weight_range, "weight_range")), seed)
+        return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
     # 0 is the spec's "none" for these (no embedding, no rank cap, the default size);
     # the weights JSON leaves such keys out.
     spec = {k: v for k, v in spec.items() if not (k in ("embed_rank", "attention_rank", "width", "head_dim") and v == 0)}

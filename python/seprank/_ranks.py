@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, integer, matrix, partition_text
+from ._boundary import choice, eps_list, exact, integer, matrix, partition_text, seed_value, thread_count
 from ._networks import Network, spec_dict
 from ._polynomials import Polynomial
 
@@ -46,10 +46,10 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     choice(field, "field", ("Q", "p"))
     opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
-            "max_memory": float(max_memory), "threads": integer(threads, "threads"),
+            "max_memory": float(max_memory), "threads": thread_count(threads),
             "certificate": choice(certificate, "certificate", ("blocks", "pivot-span", "hadamard"))}
     net_seed = target.seed if isinstance(target, Network) else None
-    opts["seed"] = integer(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
+    opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
     if isinstance(target, Network):
         tv = None
         if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool):
@@ -96,7 +96,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
             "method": choice(method, "method", ("certified", "fast")),
             "precision": integer(precision, "precision"), "eps": eps_list(eps),
             "max_side": integer(max_side, "max_side"), "max_memory": float(max_memory),
-            "threads": integer(threads, "threads")}
+            "threads": thread_count(threads)}
     if not 2 <= opts["precision"] <= 4096:
         raise ValueError(f"precision: must be in 2..4096 bits, got {precision!r}")
     if opts["max_side"] < 1:
@@ -105,7 +105,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
         raise ValueError(f"eps_absolute: expected True or False, got {eps_absolute!r}")
     opts["eps_absolute"] = eps_absolute
     net_seed = target.seed if isinstance(target, Network) else None
-    opts["seed"] = integer(seed if seed is not None else (net_seed if net_seed is not None else 1), "seed")
+    opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
     if isinstance(target, Network):
         text = _core.spectrum_network(target._net, partition_text(partition), opts)
     elif isinstance(target, Polynomial):
@@ -142,10 +142,10 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         spec = spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
     else:
         raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
-    opts = {"trials": integer(trials, "trials"), "seed": integer(seed, "seed"),
+    opts = {"trials": integer(trials, "trials"), "seed": seed_value(seed),
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
-            "threads": integer(threads, "threads"), "start": integer(start, "start"),
+            "threads": thread_count(threads), "start": integer(start, "start"),
             "prime_bits": integer(prime_bits, "prime_bits")}
     if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
         raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text
+from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -24,7 +24,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     parameters and weight degree D_L.
     """
     check_network(net, "net")
-    s = net.seed if seed is None and net.seed is not None else (1 if seed is None else seed)
+    s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
     rows = []
     for L in range(1, net.spec["depth"] + 1):
         sub = _core.truncate(net._net, L)
@@ -56,9 +56,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
             raise ValueError(f"{name}: expected True or False, got {v!r}")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
-    opts = {"dimension": dimension, "rank": rank, "threads": integer(threads, "threads")}
+    opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
     rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"),
-                                                         [integer(d, "degrees") for d in degrees], integer(seed, "seed"),
+                                                         [integer(d, "degrees") for d in degrees], seed_value(seed),
                                                          opts)
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
@@ -101,10 +101,10 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         sweeps.append(sw)
     if not isinstance(dimension, bool):
         raise ValueError(f"dimension: expected True or False, got {dimension!r}")
-    opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": integer(seed, "seed"),
+    opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": seed_value(seed),
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
-            "threads": integer(threads, "threads"), "eps": eps_list(eps),
+            "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension}
 
@@ -137,4 +137,4 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
         names = [names]
     names = list(names)
     statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
-    return [Claim(*_core.run_claim(n, integer(seed, "seed")), s) for n, s in zip(names, statements)]
+    return [Claim(*_core.run_claim(n, seed_value(seed)), s) for n, s in zip(names, statements)]

@@ -108,3 +108,37 @@ def test_default_start_fits_a_small_max_side():
     net = seprank.attention(tokens=2, dim=1)
     assert seprank.generic_rank(net, method="flattening", max_side=8).rank >= 1
     assert seprank.rank(net, method="evaluation", max_side=8).rank >= 1
+
+
+# Integers beyond the C++ types the bindings take (a seed is a std::uint64_t, a thread
+# count an int, the rest longs) are refused at the boundary with a ValueError naming the
+# parameter and the value, on every function, not passed to pybind11's cast (whose error
+# names neither). Thread counts are checked whether or not the method runs threads.
+@pytest.mark.parametrize("call,match", [
+    (lambda net: seprank.generic_rank(net, seed=-1), r"seed: -1 is outside 0\.\.18446744073709551615"),
+    (lambda net: seprank.generic_rank(net, seed=2**64), r"seed: 18446744073709551616 is outside"),
+    (lambda net: seprank.generic_rank(net, trials=10**20), r"trials: 100000000000000000000 is outside"),
+    (lambda net: seprank.generic_rank(net, threads=2**31), r"threads: 2147483648 is outside 1\.\.2147483647"),
+    (lambda net: seprank.rank(net, method="grid", seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.rank(net, threads=0), r"threads: 0 is outside 1\.\."),
+    (lambda net: seprank.spectrum(net, threads=-1), r"threads: -1 is outside 1\.\."),
+    (lambda net: seprank.spectrum(net, seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.table(family="attention", tokens=[2], dim=[1], depth=[1], seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.table(family="attention", tokens=[2], dim=[1], depth=[1], threads=0), r"threads: 0 is outside"),
+    (lambda net: seprank.budget(20, seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.budget(20, threads=-1), r"threads: -1 is outside"),
+    (lambda net: seprank.verify(["dimension-layer"], seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.attention(tokens=2, dim=1, seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.attention(tokens=2**63, dim=1), r"tokens: 9223372036854775808 is outside"),
+    (lambda net: seprank.degree(net, seed=-1), r"seed: -1 is outside"),
+    (lambda net: seprank.dimension(net, seed=2**64), r"seed: 18446744073709551616 is outside"),
+])
+def test_integers_beyond_the_cpp_types_name_the_value(call, match):
+    net = seprank.attention(tokens=2, dim=1)
+    with pytest.raises(ValueError, match=match):
+        call(net)
+
+
+def test_largest_seed_is_taken():
+    net = seprank.attention(tokens=2, dim=1)
+    assert seprank.generic_rank(net, seed=2**64 - 1).rank == seprank.generic_rank(net, seed=0).rank
