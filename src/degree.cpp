@@ -110,9 +110,13 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         row.predicted = output_degree(s);
         row.h = std::log(static_cast<double>(d)) / static_cast<double>(d);
         row.log_degree_per_param = static_cast<double>(row.depth) * std::log(static_cast<double>(d)) / static_cast<double>(budget);
-        if (fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000)
+        const bool buildable = row.depth <= kMaxDepth;
+        if (!buildable)
+            row.note = "depth L = " + std::to_string(row.depth) + " exceeds " + std::to_string(kMaxDepth) +
+                       ", the deepest network built: counted, not measured";
+        if (buildable && fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000)
             row.measured = measure_degree(random_network(s, seed), seed).degree;
-        if ((opt.dimension || opt.rank) && row.depth > 0) {
+        if ((opt.dimension || opt.rank) && row.depth > 0 && buildable) {
             const ValidSpec deep(s);  // the depth-L spec, validated once for both
             if (opt.dimension) {
                 DimensionOptions o;

@@ -74,7 +74,7 @@ void validate(const NetworkSpec& s) {
     require(s.tokens >= 1, "tokens N = " + str(s.tokens) + " must be at least 1");
     require(s.dim >= 1, "dim dx = " + str(s.dim) + " must be at least 1");
     require(s.depth >= 0, "depth L = " + str(s.depth) + " must not be negative");
-    require(s.depth <= 64, "depth L = " + str(s.depth) + " exceeds 64");
+    require(s.depth <= kMaxDepth, "depth L = " + str(s.depth) + " exceeds " + str(kMaxDepth));
     require(s.position >= 1 && s.position <= s.tokens,
             "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");

@@ -252,6 +252,54 @@ TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generi
     CHECK(budget_comparison(one, 48, {2}, 5, bo).rows[0].dimension);
 }
 
+TEST_CASE("budget comparison: a row deeper than kMaxDepth is counted, not built; the others are measured") {
+    NetworkSpec base;
+    base.family = Family::hadamard;
+    base.tokens = 2;
+    base.dim = 2;
+    base.width = 2;
+    base.block_degree = 2;
+    BudgetOptions bo;
+    bo.dimension = true;
+    // P(d) = 4(d+1): B = 8·(kMaxDepth + 1) buys kMaxDepth + 1 layers at d = 1, and
+    // exactly kMaxDepth at d = 1 with one layer's parameters fewer: the edge itself.
+    for (const long extra : {0L, 1L}) {
+        const long budget = 8 * (kMaxDepth + extra);
+        const auto cmp = budget_comparison(base, budget, {1, 3}, 7, bo);
+        REQUIRE(cmp.rows.size() == 2);
+        const BudgetRow& deep = cmp.rows[0];
+        CHECK(deep.depth == kMaxDepth + extra);
+        CHECK(deep.total_params == Integer(8 * (kMaxDepth + extra)));
+        CHECK(deep.predicted == Integer(1));
+        if (extra == 0) {
+            CHECK(deep.note.empty());
+            CHECK(deep.measured == 1);
+            REQUIRE(deep.dimension);
+            CHECK(deep.dimension->value <= 4);  // d = 1: the output is linear in the N·dx = 4 inputs
+        } else {
+            CHECK(deep.note.find("depth L = " + std::to_string(kMaxDepth + 1) + " exceeds " + std::to_string(kMaxDepth)) !=
+                  std::string::npos);
+            CHECK(deep.measured == -1);
+            CHECK_FALSE(deep.dimension);
+            CHECK_FALSE(deep.rank);
+        }
+        // d = 3 at 16 parameters a layer: at most 33 layers, built and measured
+        const BudgetRow& cubic = cmp.rows[1];
+        CHECK(cubic.note.empty());
+        CHECK(cubic.depth == budget / 16);
+        CHECK(cubic.dimension);
+    }
+    // the depth check itself: kMaxDepth is accepted, one more is refused naming the value
+    NetworkSpec s = base;
+    s.depth = kMaxDepth + 1;
+    try {
+        (void)ValidSpec(s);
+        FAIL("depth beyond kMaxDepth accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("depth L = " + std::to_string(kMaxDepth + 1)) != std::string::npos);
+    }
+}
+
 TEST_CASE("expansions estimated over the memory limit are refused before any work") {
     NetworkSpec s;
     s.tokens = 4;

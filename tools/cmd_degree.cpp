@@ -42,7 +42,7 @@ struct DegreeCommand final : Command {
             bo.dimension = true;
             bo.rank = with_rank;
             bo.threads = globals.threads;
-            std::vector<std::string> summary;
+            std::vector<std::string> summary, notes;
             for (long budget : budgets) {
                 const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed, bo);
                 long best_dim_d = 0, best_dim = -1, best_rank_d = 0, best_rank = -1;
@@ -56,7 +56,8 @@ struct DegreeCommand final : Command {
                                 {"predicted", exact(r.predicted)},
                                 {"measured", r.measured >= 0 ? json(r.measured) : json("-")},
                                 {"ln_deg_per_param", std::round(r.log_degree_per_param * 1e4) / 1e4},
-                                {"h_d", std::round(r.h * 1e4) / 1e4}};
+                                {"h_d", std::round(r.h * 1e4) / 1e4},
+                                {"note", r.note}};
                     // Library records read off the column registry: the same names and values as table --dimension.
                     seprank::RowSource src;
                     src.dimension = r.dimension ? &*r.dimension : nullptr;
@@ -71,6 +72,7 @@ struct DegreeCommand final : Command {
                     if (r.rank && r.rank->value > best_rank) best_rank = r.rank->value, best_rank_d = r.block_degree;
                     if (r.rank && !r.rank->converged) all_converged = false;
                     rows.push_back(row);
+                    if (!r.note.empty()) notes.push_back("budget " + std::to_string(budget) + ", d = " + std::to_string(r.block_degree) + ": " + r.note);
                 }
                 summary.push_back("budget " + std::to_string(budget) + ": highest degree reached at d = " + std::to_string(cmp.best_measured_d) +
                                   "; h(d) = ln d / d peaks (over the listed integers) at d = " + std::to_string(cmp.best_h_d) +
@@ -84,7 +86,8 @@ struct DegreeCommand final : Command {
             shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect", "ln_deg_per_param", "h_d"});
             print_table(rows, format, shown);
             if (format == "text")
-                for (const auto& line : summary) std::cout << line << "\n";
+                for (const auto& lines : {notes, summary})
+                    for (const auto& line : lines) std::cout << line << "\n";
         } else {
             if (dgo.weights_file.empty()) seprank::check_measurable(to_spec(dgo));  // the deepest network first: fail before any work
             if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network

@@ -56,6 +56,10 @@ struct BudgetRow {
     // BudgetOptions::rank: generic_rank of the depth-L network, balanced partition
     // (value; converged false: a lower bound at the size budget).
     std::optional<RankAnswer> rank;
+    // Why measured, dimension and rank are absent though asked for; empty otherwise. Set
+    // when the budget buys more than kMaxDepth layers (d = 1, or a large budget): the row
+    // keeps its counts and d^L, and the other rows are measured as usual.
+    std::string note;
 };
 
 struct BudgetOptions {
@@ -78,7 +82,9 @@ struct BudgetComparison {
 // Checked (invalid_input): budget >= 1, a family whose block degree is free, and for each
 // d the one-layer spec (base with block degree d, depth 1, widths cleared), validated once;
 // the spec of depth L is validated where it is measured (random_network). A row whose
-// budget buys no layer (L = 0: no parameters) gets no dimension or rank.
+// budget buys no layer (L = 0: no parameters) gets no dimension or rank; a row whose
+// budget buys more than kMaxDepth layers is counted but not built (measured -1, no
+// dimension or rank, BudgetRow::note says why) instead of failing the comparison.
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,

@@ -47,6 +47,9 @@ const FamilyInfo& family_info(Family f);
 const std::vector<Family>& all_families();
 std::vector<std::string> family_names();
 
+// The deepest network validate() accepts: depth L <= kMaxDepth (checked, invalid_input).
+inline constexpr long kMaxDepth = 64;
+
 struct NetworkSpec {
     Family family = Family::attention;
     long tokens = 4;        // N

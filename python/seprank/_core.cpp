@@ -379,6 +379,7 @@ PYBIND11_MODULE(_core, m) {
             d["predicted"] = r.predicted.str();
             d["measured"] = r.measured >= 0 ? py::object(py::int_(r.measured)) : py::object(py::none());
             d["ln_deg_per_param"] = r.log_degree_per_param;
+            d["note"] = r.note;
             d["h_d"] = r.h;
             if (bo.dimension) {  // the names of table --dimension's columns (columns.cpp)
                 const RankAnswer* a = r.dimension ? &*r.dimension : nullptr;

@@ -49,7 +49,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     {"rows": [...], "best_measured_d": d reaching the highest degree, "best_h_d": argmax h}.
     ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
     dim_expected, dim_defect; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
-    generic separation rank for the balanced partition (rank, rank_converged).
+    generic separation rank for the balanced partition (rank, rank_converged). A row
+    whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
+    ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
     for name, v in (("dimension", dimension), ("rank", rank)):
         if not isinstance(v, bool):

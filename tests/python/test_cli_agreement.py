@@ -285,6 +285,19 @@ def test_budget_dimension_and_rank_match_cli(cli):
     assert "dimension" not in seprank.budget(24, [2], tokens=2, dim=2, width=2, dimension=False)["rows"][0]
 
 
+def test_budget_row_deeper_than_64_layers_is_noted_not_built(cli):
+    # P(d) = (d+1)·w·dx, P(1) = 8: a budget of 8·65 buys 65 layers at d = 1, one more than the deepest
+    # network built; d = 4 (P(d) = (d+1)·w·dx = 20) buys 26 and is measured as usual.
+    b = seprank.budget(8 * 65, [1, 4], tokens=2, dim=2, width=2)
+    cb = cli("degree", "--family", "hadamard", "--tokens", 2, "--dim", 2, "--width", 2, "--budget", 8 * 65,
+             "--degrees", "1,4")
+    deep, built = b["rows"]
+    assert deep["depth"] == 65 and deep["measured"] is None and deep["dimension"] is None
+    assert deep["note"] == cb[0]["note"] and "depth L = 65 exceeds 64" in deep["note"]
+    assert built["note"] == cb[1]["note"] == "" and built["depth"] == 26
+    assert built["dimension"] == cb[1]["dimension"] and built["dimension"] > 0
+
+
 def test_table_dataframe_when_pandas():
     pandas = pytest.importorskip("pandas")
     df = seprank.table(tokens=2, dim=1, depth=[1, 2])
