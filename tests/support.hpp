@@ -168,6 +168,16 @@ inline seprank::NetworkSpec attention_spec(long tokens, long dim, long depth, lo
     return s;
 }
 
+// A hadamard network: N tokens of width dx, L layers of block degree d and width w (0: dx);
+// every other field at its default.
+inline seprank::NetworkSpec hadamard_spec(long tokens, long dim, long depth, long block_degree, long width = 0) {
+    seprank::NetworkSpec s = attention_spec(tokens, dim, depth);
+    s.family = seprank::Family::hadamard;
+    s.block_degree = block_degree;
+    s.width = width;
+    return s;
+}
+
 // A valid random spec of any family (seprank::all_families()), within `lim`.
 inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim) {
     using seprank::Family;

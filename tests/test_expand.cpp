@@ -201,13 +201,7 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
 }
 
 TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generic rank, of the depth-L network") {
-    NetworkSpec base;
-    base.family = Family::hadamard;
-    base.tokens = 2;
-    base.dim = 2;
-    base.width = 2;
-    base.depth = 1;
-    base.block_degree = 2;
+    const NetworkSpec base = seprank_test::hadamard_spec(2, 2, 1, 2, 2);
     BudgetOptions bo;
     bo.dimension = true;
     bo.rank = true;
@@ -253,12 +247,7 @@ TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generi
 }
 
 TEST_CASE("budget comparison: a row deeper than kMaxDepth is counted, not built; the others are measured") {
-    NetworkSpec base;
-    base.family = Family::hadamard;
-    base.tokens = 2;
-    base.dim = 2;
-    base.width = 2;
-    base.block_degree = 2;
+    const NetworkSpec base = seprank_test::hadamard_spec(2, 2, 1, 2, 2);
     BudgetOptions bo;
     bo.dimension = true;
     // P(d) = 4(d+1): B = 8·(kMaxDepth + 1) buys kMaxDepth + 1 layers at d = 1, and
