@@ -370,4 +370,44 @@ TEST_CASE("dimension: a Jacobian over the memory limit is refused before it is b
     NetworkSpec small; small.tokens = 2; small.dim = 2;
     CHECK(function_dimension(small).value == 5);  // a small one still fits
     set_default_max_memory(before);
+    // Sizes whose arithmetic would overflow a long (margin, trials) or whose draws alone are
+    // beyond any memory (dx = 1000: 4·10^6 parameters, as many points of 4000 residues) are
+    // refused by the estimate, before anything is drawn, never answered with rank 0.
+    for (const long big : {LONG_MAX, LONG_MAX - 5, 1L << 40}) {
+        DimensionOptions o;
+        o.margin = big;
+        CHECK_THROWS_AS(function_dimension(small, o), resource_limit);
+        DimensionOptions t;
+        t.trials = big;
+        CHECK_THROWS_AS(function_dimension(small, t), resource_limit);
+    }
+    NetworkSpec wide; wide.tokens = 4; wide.dim = 1000;
+    CHECK_THROWS_AS(function_dimension(wide), resource_limit);
+}
+
+TEST_CASE("expected dimension at depth 0 (the embedding alone): every entry of M, or row p for the scalar output") {
+    for (const Family f : all_families())
+        for (long dx = 1; dx <= 3; ++dx)
+            for (long r = 1; r <= 4; ++r)
+                for (const bool residual : {false, true}) {
+                    NetworkSpec s;
+                    s.family = f;
+                    s.tokens = 2;
+                    s.dim = dx;
+                    s.depth = 0;
+                    s.embed_rank = r;
+                    s.residual = residual;
+                    s.position = family_info(f).per_position ? 2 : 1;  // fc: one output vector
+                    s.coordinate = output_dim(s);                       // the last entry
+                    for (const auto out : {DimensionOutput::scalar, DimensionOutput::all}) {
+                        INFO(describe(s) << " output " << to_string(out));
+                        const ExpectedDimension ex = expected_dimension(ValidSpec(s), out);
+                        CHECK(ex.parameters == dx * r);
+                        CHECK(ex.expected == (out == DimensionOutput::scalar ? r : dx * r));
+                        DimensionOptions o;
+                        o.output = out;
+                        o.seed = seprank_test::seed();
+                        CHECK(function_dimension(s, o).value == ex.expected);  // measured: no defect
+                    }
+                }
 }
