@@ -87,6 +87,9 @@ for r in rows:
     assert isinstance(r["rank"], int) and r["rank_status"] == "ok" and r["log3_rank"] > 0, r
 PY
 "$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24 --degrees 2,3 | head -1 | grep -q "dimension  dim_expected" || fail "degree --budget text lacks the dimension column"
+# --degrees takes ranges as the table's lists do: 1..3,5 is 1,2,3,5
+[ "$("$S" degree --family hadamard --tokens 2 --dim 2 --budget 48 --degrees 1..3,5 --format csv | cut -d, -f2 | tail -n +2 | tr '\n' ' ')" = "1 2 3 5 " ] ||
+  fail "degree --degrees 1..3,5"
 expect_rc 2 "--rank: only with --budget" -- degree --family hadamard --rank
 expect_rc 2 "--budget" -- degree --family hadamard --budget 24,-1
 /usr/bin/python3 -c "

@@ -9,7 +9,7 @@ struct DegreeCommand final : Command {
     NetOptions dgo;
     std::string budget_text = "0";
     bool with_rank = false;
-    std::vector<long> budget_degrees = {1, 2, 3, 4, 5, 6};
+    std::string degrees_text = "1..6";
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -17,7 +17,7 @@ struct DegreeCommand final : Command {
         add_network_options(sub, dgo);
         sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension; 0 (default): degree per depth 1..L")
             ->capture_default_str();
-        sub->add_option("--degrees", budget_degrees, "block degrees to compare with --budget")->delimiter(',')->capture_default_str();
+        sub->add_option("--degrees", degrees_text, "block degrees to compare with --budget: a list and ranges (2,3,4 or 1..6)")->capture_default_str();
         sub->add_flag("--rank", with_rank, "--budget: add each architecture's generic separation rank (balanced partition, the table's settings) and log3_rank");
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
@@ -31,11 +31,15 @@ struct DegreeCommand final : Command {
         if (!budgets.empty() && !dgo.save_weights.empty())
             throw seprank::invalid_input("--save-weights: --budget compares several networks; save one with degree --depth L");
         if (budgets.empty() && with_rank) throw seprank::invalid_input("--rank: only with --budget B");
+        const std::vector<long> budget_degrees = seprank::parse_list(degrees_text, "--degrees");  // checked with or without --budget
         if (!budgets.empty()) {
+            // The comparison varies the block degree: a family that fixes it (attention, d = 3)
+            // is refused by budget_comparison, naming the families that do not.
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
-                o.block_degree = 2;
+                const long fixed = seprank::family_info(seprank::family_from_string(o.family)).fixed_block_degree;
+                o.block_degree = fixed > 0 ? fixed : 2;
                 return to_spec(o);
             }();
             seprank::BudgetOptions bo;

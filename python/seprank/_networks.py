@@ -85,9 +85,18 @@ class Network:
         return f"<seprank.Network {self.describe()}, {origin}>"
 
 
+# The architecture options of network() (and of a dict of network options).
+SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "width", "widths", "residual", "free",
+             "embed_rank", "attention_rank", "position", "coordinate")
+
+
 def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
     if family not in FAMILIES:
         raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
+    unknown = [k for k in kw if k not in SPEC_KEYS]
+    if unknown:  # a misspelt option would otherwise be dropped and its default used
+        raise ValueError(f"network options: unknown {', '.join(map(repr, unknown))}; expected family or one of "
+                         f"{', '.join(SPEC_KEYS)}")
     spec: Dict[str, Any] = {"family": family}
     for k, v in kw.items():
         if v is None:

@@ -116,6 +116,9 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
      r"weights have 1 layers, depth is 2"),
     (lambda: seprank.expected_dimension(dict(tokens=2, dim=2), output="both"), r"output: expected one of 'scalar', 'all', got 'both'"),
     (lambda: seprank.expected_dimension(dict(family="transformer")), r"family: expected one of"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2, detph=3)), r"network options: unknown 'detph'"),
+    (lambda: seprank.expected_dimension(dict(tokens=2, hedas=2)), r"network options: unknown 'hedas'"),
+    (lambda: seprank.generic_rank(dict(tokens=2, dim=2, depht=2)), r"network options: unknown 'depht'"),
 ])
 def test_bad_input_names_the_value(call, match):
     with pytest.raises(ValueError, match=match):
