@@ -87,6 +87,10 @@ for r in rows:
     assert isinstance(r["rank"], int) and r["rank_status"] == "ok" and r["log3_rank"] > 0, r
 PY
 "$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24 --degrees 2,3 | head -1 | grep -q "dimension  dim_expected" || fail "degree --budget text lacks the dimension column"
+# dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
+"$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
+grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"
+grep -q "note: --coordinate 2 is ignored" "$T/dim_notes.txt" || fail "dimension --output all: no note for --coordinate"
 # --degrees takes ranges as the table's lists do: 1..3,5 is 1,2,3,5
 [ "$("$S" degree --family hadamard --tokens 2 --dim 2 --budget 48 --degrees 1..3,5 --format csv | cut -d, -f2 | tail -n +2 | tr '\n' ' ')" = "1 2 3 5 " ] ||
   fail "degree --degrees 1..3,5"

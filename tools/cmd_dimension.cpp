@@ -74,6 +74,8 @@ struct DimensionCommand final : Command {
             notes.ignored(*sub, {"--weight-range"}, "dimension draws every weight uniformly from Z/p");
         else
             notes.ignored(*sub, network_option_names(), "--weights gives the network");
+        if (opt.output == seprank::DimensionOutput::all)  // checked (in range) all the same, by to_spec
+            notes.ignored(*sub, {"--position", "--coordinate"}, "--output all differentiates every token and coordinate");
         if (opt.variant == seprank::DimensionVariant::interpolation)
             notes.ignored(*sub->get_parent(), {"--threads"},
                           "the interpolation variant builds the Jacobian on one thread (only FLINT's elimination of it may use more)");
