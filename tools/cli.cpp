@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cmath>
 #include <cstring>
@@ -29,7 +30,7 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--attention-rank", o.attention_rank, "cap the rank of W^Q^T W^K at k; 0 (default): no cap");
     app->add_option("--position", o.position, "output position i (1-based)")->capture_default_str();
     app->add_option("--coordinate", o.coordinate, "output coordinate p (1-based)")->capture_default_str();
-    app->add_option("--seed", o.seed, "seed of the random integer weights (0..2^64-1)")->check(CLI::NonNegativeNumber)->capture_default_str();
+    app->add_option("--seed", o.seed, "seed of the random integer weights (0..2^64-1)")->check(seed_check())->capture_default_str();
     app->add_option("--weight-range", o.weight_range, "random weights are uniform integers in [-R, R]")->capture_default_str();
     app->add_option("--weights", o.weights_file, "exact weights: a JSON file in the weights format of docs/usage.md section 1.5; overrides the network options");
     app->add_option("--save-weights", o.save_weights, "write the weights used to this JSON file (docs/usage.md section 1.5); a regular file or a new name");
@@ -184,6 +185,20 @@ void check_stdout() {
         throw seprank::resource_limit(std::string("writing standard output failed") + (e ? std::string(": ") + std::strerror(e) : std::string()) +
                                       " (a full disk or a closed pipe); the output is incomplete");
     }
+}
+
+const CLI::Validator& seed_check() {
+    static const CLI::Validator v(
+        [](std::string& text) {
+            std::uint64_t value = 0;
+            const char* b = text.data();
+            const char* e = b + text.size();
+            const auto [p, ec] = std::from_chars(b, e, value);
+            if (text.empty() || ec != std::errc() || p != e) return "'" + text + "' is not an integer in 0..18446744073709551615";
+            return std::string();
+        },
+        "0..2^64-1", "seed");
+    return v;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -115,6 +115,9 @@ void print_record(const json& rec, const std::string& format, const std::vector<
 // Rows as an aligned table (text), JSON array, or CSV.
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);
 double seconds_since(std::chrono::steady_clock::time_point t0);
+// --seed S: the digits of an integer in 0..2^64-1, checked on the text (CLI11 would clamp
+// a larger value to 2^64-1 and print a double range for a negative one).
+const CLI::Validator& seed_check();
 // --eps E[,E...]: finite numbers >= 0 (empty text: none); invalid_input otherwise.
 std::vector<double> parse_eps(const std::string& text);
 // An exact integer in JSON: a number when it fits in 64 bits, its digits as text beyond.

@@ -40,7 +40,7 @@ struct TableCommand final : Command {
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row (at least 1)")->capture_default_str();
-        sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(CLI::NonNegativeNumber)->capture_default_str();
+        sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")

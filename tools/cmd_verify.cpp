@@ -16,7 +16,7 @@ struct VerifyCommand final : Command {
         sub = app.add_subcommand("verify", "Exact checks of the claims of docs/theory.md section 3: one PASS/FAIL line each, exit 1 on any FAIL");
         sub->add_option("--claim", only, "run only this claim (repeatable; see --list)");
         sub->add_flag("--list", list, "list the claims and what each states");
-        sub->add_option("--seed", seed, "seed of the random inputs")->check(CLI::NonNegativeNumber)->capture_default_str();
+        sub->add_option("--seed", seed, "seed of the random inputs")->check(seed_check())->capture_default_str();
         sub->add_option("--format", format, "text|json (json: a list of {claim, pass, detail, seconds})")->check(CLI::IsMember({"text", "json"}));
     }
 
