@@ -112,7 +112,8 @@ long monomials(long n, const Integer& D, bool all_degrees) {
 
 long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
 
-// A count held as a double, written exactly while it is an integer below 2^53.
+// A count held as a double (a row count may exceed a long), written exactly while it is
+// an integer below 2^53.
 std::string fmt_count(double v) {
     if (v < 9007199254740992.0) return std::to_string(static_cast<long long>(v));
     std::ostringstream os;
@@ -519,7 +520,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     check_memory(trials_d * (npts_d * point_bytes + 96.0 * static_cast<double>(P) + 1024.0) +
                      16.0 * rows_d * static_cast<double>(P) * workers,
                  default_max_memory(),
-                 "the dimension's draws and Jacobians (" + fmt_count(trials_d) + " trials of " + fmt_count(rows_d) + " x " +
+                 "the dimension's draws and Jacobians (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " x " +
                      std::to_string(P) + ", " + std::to_string(workers) + " at once)");
     const long npts = static_cast<long>(npts_d);
     // Every trial's weights and points are drawn first, in order (the answer does not

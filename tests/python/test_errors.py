@@ -82,39 +82,12 @@ def test_weight_errors_name_the_matrix_and_shape():
         seprank.attention(tokens=2, dim=2, depth=2, weights=[{"heads": [ok]}])  # one layer for L = 2
 
 
-# Option values are checked by the library whatever the method (issue 29.4): a value the
-# chosen method would not use is still refused, naming it.
-@pytest.mark.parametrize("call,match", [
-    (lambda net: seprank.rank(net, max_side=-5), "max side -5 must be at least 1"),
-    (lambda net: seprank.rank(net, method="grid", max_side=0), "max side 0 must be at least 1"),
-    (lambda net: seprank.rank(net, templates=0), "templates M = 0"),
-    (lambda net: seprank.rank(net, method="evaluation", templates=-2), "templates M = -2"),
-    (lambda net: seprank.generic_rank(net, method="flattening", growth=float("inf")), "growth inf must be a finite number above 1"),
-    (lambda net: seprank.generic_rank(net, method="flattening", growth=1.0), "growth 1 must be"),
-    (lambda net: seprank.generic_rank(net, method="flattening", max_side=-5), "max side -5 must be at least 1"),
-    (lambda net: seprank.generic_rank(net, method="flattening", start=-1), "start -1 must satisfy"),
-    (lambda net: seprank.generic_rank(net, method="flattening", start=5000), "start 5000 must satisfy 1 <= start <= max side 4096"),
-    (lambda net: seprank.generic_rank(net, method="evaluation", start=20, max_side=8), "start 20 must satisfy"),
-    (lambda net: seprank.generic_rank(net, method="flattening", trials=0), "trials T = 0"),
-])
-def test_option_values_checked_whatever_the_method(call, match):
-    net = seprank.attention(tokens=2, dim=1)
-    with pytest.raises(ValueError, match=match):
-        call(net)
-
-
-def test_default_start_fits_a_small_max_side():
-    # start 0 (default): min(16, max_side), so a small max_side alone is valid
-    net = seprank.attention(tokens=2, dim=1)
-    assert seprank.generic_rank(net, method="flattening", max_side=8).rank >= 1
-    assert seprank.rank(net, method="evaluation", max_side=8).rank >= 1
-
-
 # Integers beyond the C++ types the bindings take (a seed is a std::uint64_t, a thread
 # count an int, the rest longs) are refused at the boundary with a ValueError naming the
 # parameter and the value, on every function, not passed to pybind11's cast (whose error
 # names neither). Thread counts are checked whether or not the method runs threads.
-@pytest.mark.parametrize("call,match", [
+# Checked by test_option_values_checked_whatever_the_method.
+BEYOND_CPP_TYPES = [
     (lambda net: seprank.generic_rank(net, seed=-1), r"seed: -1 is outside 0\.\.18446744073709551615"),
     (lambda net: seprank.generic_rank(net, seed=2**64), r"seed: 18446744073709551616 is outside"),
     (lambda net: seprank.generic_rank(net, trials=10**20), r"trials: 100000000000000000000 is outside"),
@@ -132,11 +105,35 @@ def test_default_start_fits_a_small_max_side():
     (lambda net: seprank.attention(tokens=2**63, dim=1), r"tokens: 9223372036854775808 is outside"),
     (lambda net: seprank.degree(net, seed=-1), r"seed: -1 is outside"),
     (lambda net: seprank.dimension(net, seed=2**64), r"seed: 18446744073709551616 is outside"),
-])
-def test_integers_beyond_the_cpp_types_name_the_value(call, match):
+]
+
+
+# Option values are checked by the library whatever the method (issue 29.4): a value the
+# chosen method would not use is still refused, naming it.
+@pytest.mark.parametrize("call,match", [
+    (lambda net: seprank.rank(net, max_side=-5), "max side -5 must be at least 1"),
+    (lambda net: seprank.rank(net, method="grid", max_side=0), "max side 0 must be at least 1"),
+    (lambda net: seprank.rank(net, templates=0), "templates M = 0"),
+    (lambda net: seprank.rank(net, method="evaluation", templates=-2), "templates M = -2"),
+    (lambda net: seprank.generic_rank(net, method="flattening", growth=float("inf")), "growth inf must be a finite number above 1"),
+    (lambda net: seprank.generic_rank(net, method="flattening", growth=1.0), "growth 1 must be"),
+    (lambda net: seprank.generic_rank(net, method="flattening", max_side=-5), "max side -5 must be at least 1"),
+    (lambda net: seprank.generic_rank(net, method="flattening", start=-1), "start -1 must satisfy"),
+    (lambda net: seprank.generic_rank(net, method="flattening", start=5000), "start 5000 must satisfy 1 <= start <= max side 4096"),
+    (lambda net: seprank.generic_rank(net, method="evaluation", start=20, max_side=8), "start 20 must satisfy"),
+    (lambda net: seprank.generic_rank(net, method="flattening", trials=0), "trials T = 0"),
+] + BEYOND_CPP_TYPES)
+def test_option_values_checked_whatever_the_method(call, match):
     net = seprank.attention(tokens=2, dim=1)
     with pytest.raises(ValueError, match=match):
         call(net)
+
+
+def test_default_start_fits_a_small_max_side():
+    # start 0 (default): min(16, max_side), so a small max_side alone is valid
+    net = seprank.attention(tokens=2, dim=1)
+    assert seprank.generic_rank(net, method="flattening", max_side=8).rank >= 1
+    assert seprank.rank(net, method="evaluation", max_side=8).rank >= 1
 
 
 def test_largest_seed_is_taken():
