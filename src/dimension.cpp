@@ -27,6 +27,7 @@
 #include <sstream>
 #include <memory_resource>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace seprank {
@@ -53,6 +54,8 @@ void check_options(const DimensionOptions& opt) {
         throw invalid_input("prime bits: " + std::to_string(opt.prime_bits) + " is outside 20..62");
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
     if (opt.threads < 1) throw invalid_input("threads: " + std::to_string(opt.threads) + " is below 1");
+    if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0)
+        throw invalid_input("max seconds: " + std::to_string(opt.max_seconds) + " is not a finite number >= 0");
 }
 
 // ------------------------------------------------------------ the varied weights
@@ -294,6 +297,47 @@ struct TapeNode {
     std::uint64_t c[3];
 };
 
+// Ring policy for detail::Forward that only counts the operations of a pass (the tape
+// entries a TapeRing pass would record, at most), to estimate the work and the tape's
+// memory before anything is drawn. Past `cap` operations it stops the pass (throws the
+// count reached: the estimate is then at least that).
+struct CountRing {
+    struct E {};
+    using W = E;
+    std::uint64_t* ops;
+    std::uint64_t cap;
+
+    E zero() const { return {}; }
+    E constant(long) const { return {}; }
+    bool is_zero(const W&) const { return false; }
+    W weight_zero() const { return {}; }
+    void tick() const {
+        if (++*ops > cap) throw *ops;
+    }
+    E mul(const E&, const E&) const { return tick(), E{}; }
+    void add(E&, const E&) const { tick(); }
+    void axpy(E&, const W&, const E&) const { tick(); }
+    W weight_fma(const W&, const W&, const W&) const { return tick(), W{}; }
+};
+
+// Operations of one forward pass of `spec` at weights w (output coordinate p of position
+// i), counted by a CountRing; cap + 1 when the pass would exceed cap.
+std::uint64_t pass_operations(const ValidSpec& valid, const Weights& w, std::uint64_t cap) {
+    const NetworkSpec& spec = valid.get();
+    std::uint64_t ops = 0;
+    CountRing ring{&ops, cap};
+    const NetWeights<CountRing::E> cw = map_weights<CountRing::E>(w, [](const Rational&) { return CountRing::E{}; });
+    const std::vector<std::vector<CountRing::E>> in(static_cast<std::size_t>(spec.tokens),
+                                                    std::vector<CountRing::E>(static_cast<std::size_t>(input_vars_per_token(spec))));
+    try {
+        std::pmr::monotonic_buffer_resource arena;
+        (void)detail::Forward<CountRing>(spec, cw, ring, &arena).output(in);
+    } catch (std::uint64_t reached) {
+        return reached;
+    }
+    return ops;
+}
+
 // Ring policy for detail::Forward that records the pass (reverse-mode differentiation
 // mod p). Weights and elements are both TapeValues; is_zero is always false, since a
 // zero weight still has a derivative.
@@ -522,6 +566,33 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                  default_max_memory(),
                  "the dimension's draws and Jacobians (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " x " +
                      std::to_string(P) + ", " + std::to_string(workers) + " at once)");
+    // Work and tape, estimated from one counted pass before anything is drawn: a reverse
+    // row records at most `ops` tape entries (40 bytes each, per worker thread; entries
+    // are indexed by int32) and costs about kNsPerTapeOp ns with its backward sweep (measured on 2 cores: 38 ns at 180k
+    // operations a pass, the tape out of cache; an elimination about kNsPerRankOp ns per
+    // multiply-add); an
+    // interpolation row evaluates the network (D+1)·P times. Rows may grow past the
+    // first draw (points added while the rank grows), so this is a lower estimate.
+    {
+        constexpr double kNsPerTapeOp = 40.0, kNsPerEvalOp = 4.0, kNsPerRankOp = 0.3;
+        constexpr std::uint64_t kTapeMax = (std::uint64_t{1} << 31) - 1;
+        const Weights w = opt.weights ? *opt.weights : random_network(valid, 1, 1).weights;
+        const std::uint64_t ops = pass_operations(valid, w, kTapeMax - static_cast<std::uint64_t>(P));
+        const double ops_d = static_cast<double>(ops);
+        if (variant == DimensionVariant::reverse && ops + static_cast<std::uint64_t>(P) >= kTapeMax)
+            throw resource_limit("the dimension's tape: a forward pass records more than 2^31 operations, over what one tape can index");
+        const double cores = std::max(1.0, std::min<double>(opt.threads, static_cast<double>(std::max(1u, std::thread::hardware_concurrency()))));
+        const double per_row = variant == DimensionVariant::reverse
+                                   ? ops_d * kNsPerTapeOp
+                                   : ops_d * kNsPerEvalOp * static_cast<double>(P) * (std::stod(wdeg.str()) + 1.0);
+        if (variant == DimensionVariant::reverse)
+            check_memory(40.0 * (ops_d + static_cast<double>(P)) * cores, default_max_memory(), "the dimension's tapes (" + fmt_count(ops_d) + " operations a pass)");
+        const double rank_ops = rows_d * static_cast<double>(P) * static_cast<double>(std::min<long>(P, static_cast<long>(rows_d)));
+        const double seconds = (trials_d * rows_d * per_row + trials_d * rank_ops * kNsPerRankOp) * 1e-9 / cores;
+        check_time(seconds, opt.max_seconds > 0 ? opt.max_seconds : default_max_seconds(),
+                   "the dimension (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " rows, " + fmt_count(ops_d) +
+                       " operations a forward pass, " + std::to_string(static_cast<long>(cores)) + " threads)");
+    }
     const long npts = static_cast<long>(npts_d);
     // Every trial's weights and points are drawn first, in order (the answer does not
     // depend on the thread count); the trials then run on min(threads, trials) workers,
@@ -539,27 +610,77 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         }
         trial_pts.push_back(std::move(pts));
     }
+    // The seeds of the points each trial may add (below), drawn after every first draw so
+    // that those, and the answers that need no more points, stay as they were.
+    std::vector<std::uint64_t> more_seed(static_cast<std::size_t>(opt.trials));
+    for (auto& sd : more_seed) sd = rng.next();
     const int inner = std::max(1, opt.threads / workers);
-    std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0);
+    std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0), trial_rows(static_cast<std::size_t>(opt.trials), 0);
+    std::vector<char> growing(static_cast<std::size_t>(opt.trials), 0);
     std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
-    long rows = 0;
+    const double limit = default_max_memory();
     detail::run_parallel(workers, [&](int w) {
+        Phases& ph = worker_phases[static_cast<std::size_t>(w)];
         for (long tr = w; tr < opt.trials; tr += workers) {
-            const auto tm = std::chrono::steady_clock::now();
             const auto& net = nets[static_cast<std::size_t>(tr)];
-            const auto& pts = trial_pts[static_cast<std::size_t>(tr)];
-            const NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
-                                                                   : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
-            const auto tr0 = std::chrono::steady_clock::now();
-            // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
-            // elimination (rank.hpp), several times faster than FLINT's at these sizes.
-            ranks[static_cast<std::size_t>(tr)] = p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
-            Phases& ph = worker_phases[static_cast<std::size_t>(w)];
-            ph.matrix += std::chrono::duration<double>(tr0 - tm).count();
-            ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
-            if (tr == 0) rows = J.rows();
+            auto jacobian = [&](const std::vector<Point<std::uint64_t>>& pts) {
+                const auto tm = std::chrono::steady_clock::now();
+                NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
+                                                                 : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
+                ph.matrix += std::chrono::duration<double>(std::chrono::steady_clock::now() - tm).count();
+                return J;
+            };
+            auto rank_of = [&](const NmodMat& J) {
+                const auto tr0 = std::chrono::steady_clock::now();
+                // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
+                // elimination (rank.hpp), several times faster than FLINT's at these sizes.
+                const long r = p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+                ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+                return r;
+            };
+            NmodMat J = jacobian(trial_pts[static_cast<std::size_t>(tr)]);
+            long rk = rank_of(J);
+            // More points while the rank grows (docs/dimension.md, "Points"): a point gives
+            // K = outs rows, but rows of one point can be dependent whatever the weights (one
+            // point of N = 20 tokens, dx = 4, caps the rank at dx² = 16), so P + margin rows
+            // do not always show the rank. Below the expected count, add points, enough for
+            // margin + the gap in rows, until an addition leaves the rank where it was: the
+            // rank then stopped growing with that many rows to spare.
+            while (rk < ex.expected && rk < P) {
+                const long step = std::max(1L, (opt.margin + (ex.expected - rk) + outs - 1) / outs);
+                const double next_rows = static_cast<double>(J.rows()) + static_cast<double>(step * outs);
+                if (16.0 * next_rows * static_cast<double>(P) * workers > limit) {
+                    growing[static_cast<std::size_t>(tr)] = 1;  // still growing where memory stopped it
+                    break;
+                }
+                Rng more(more_seed[static_cast<std::size_t>(tr)] + static_cast<std::uint64_t>(J.rows()));
+                std::vector<Point<std::uint64_t>> pts;
+                for (long s = 0; s < step; ++s) {
+                    Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
+                    for (auto& row : pt)
+                        for (auto& x : row) x = more.below(p);
+                    pts.push_back(std::move(pt));
+                }
+                const NmodMat extra = jacobian(pts);
+                NmodMat both(J.rows() + extra.rows(), P, p);
+                for (long i = 0; i < J.rows(); ++i)
+                    std::copy(J.get()->rows[i], J.get()->rows[i] + P, both.get()->rows[i]);
+                for (long i = 0; i < extra.rows(); ++i)
+                    std::copy(extra.get()->rows[i], extra.get()->rows[i] + P, both.get()->rows[J.rows() + i]);
+                J = std::move(both);
+                const long grown = rank_of(J);
+                if (grown == rk) break;
+                rk = grown;
+            }
+            ranks[static_cast<std::size_t>(tr)] = rk;
+            trial_rows[static_cast<std::size_t>(tr)] = J.rows();
         }
     });
+    long rows = 0, all_rows = 0;
+    for (long r : trial_rows) {
+        rows = std::max(rows, r);
+        all_rows += r;
+    }
     // The phases of the busiest worker (so that they add up to at most `seconds`).
     for (const Phases& ph : worker_phases)
         if (ph.matrix + ph.rank > res.phases.matrix + res.phases.rank) res.phases = ph;
@@ -570,7 +691,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     }
     res.rows = rows;
     res.cols = P;
-    res.evaluations = opt.trials * (variant == DimensionVariant::reverse ? rows : rows * P * (fmpz_get_si(wdeg.get()) + 1));
+    res.evaluations = variant == DimensionVariant::reverse ? all_rows : all_rows * P * (fmpz_get_si(wdeg.get()) + 1);
     res.value = best;
     for (long r : res.trial_ranks)
         if (r < best) ++res.degenerate;
@@ -579,9 +700,25 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double ratio = m * std::stod(bdeg.str()) / static_cast<double>(p);
     res.failure_bound = std::min(1.0, std::pow(ratio, static_cast<double>(opt.trials)));
-    res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
-               (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
-               (opt.weights ? "; local dimension at the given weights" : "");
+    const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
+    res.converged = !stopped;
+    if (opt.weights) {
+        // The rank at the given weights (mod p, at random points) is a lower bound of the
+        // local dimension there, not a generic value: no expected count is compared with
+        // it (the generic one is for random weights) and no failure bound covers it.
+        res.kind = RankKind::modular_lower_bound;
+        res.failure_bound = 1;
+        res.expected = -1;
+        res.note = "local dimension at the given weights: a lower bound (rank mod p at random points); parameters " +
+                   std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
+    } else {
+        res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
+                   (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "");
+        if (stopped) res.expected = -1;  // no defect is claimed while the rank may still grow
+    }
+    if (stopped)
+        res.note += "; the rank was still growing when the memory limit stopped adding points (" + std::to_string(res.rows) +
+                    " rows): a lower bound, no defect claimed";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();
     return res;

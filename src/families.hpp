@@ -104,7 +104,8 @@ struct Attention {
         require(s.attention_rank >= 0 && s.attention_rank <= head_dim(s),
                 "attention rank k = " + str(s.attention_rank) + " outside 0.." + str(head_dim(s)));
         require(!s.free_slots, "free slots apply to hadamard blocks only");
-        require(s.widths.empty() && s.width == 0, "width applies to hadamard and fc only");
+        require(s.widths.empty(), "widths (a list, one per layer) apply to fc only, not to attention");
+        require(s.width == 0, "width w = " + str(s.width) + " applies to hadamard only, not to attention");
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }

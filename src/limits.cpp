@@ -61,4 +61,39 @@ void check_memory(double estimate_bytes, double limit_bytes, const std::string& 
                              format_bytes(limit_bytes) + " (" + limit_name + ")");
 }
 
+namespace {
+std::atomic<double>& time_slot() {
+    static std::atomic<double> slot{60.0};
+    return slot;
+}
+}  // namespace
+
+double default_max_seconds() { return time_slot().load(); }
+
+void set_default_max_seconds(double seconds, const std::string& what) {
+    if (!std::isfinite(seconds) || seconds <= 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", seconds);
+        throw invalid_input(what + " = " + buf + " must be a positive finite number of seconds");
+    }
+    time_slot().store(seconds);
+}
+
+std::string format_seconds(double s) {
+    char buf[64];
+    if (!std::isfinite(s)) return "an unbounded time";
+    if (s < 90) std::snprintf(buf, sizeof buf, "%.3g s", s);
+    else if (s < 5400) std::snprintf(buf, sizeof buf, "%.3g min", s / 60);
+    else if (s < 2 * 86400) std::snprintf(buf, sizeof buf, "%.3g h", s / 3600);
+    else std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+    return buf;
+}
+
+void check_time(double estimate_seconds, double limit_seconds, const std::string& what, const std::string& limit_name) {
+    if (limit_seconds <= 0) return;
+    if (!(estimate_seconds <= limit_seconds))
+        throw resource_limit(what + ": about " + format_seconds(estimate_seconds) + " estimated, over the limit of " +
+                             format_seconds(limit_seconds) + " (" + limit_name + ")");
+}
+
 }  // namespace seprank

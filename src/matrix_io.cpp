@@ -19,6 +19,14 @@ std::string lower(std::string s) {
     return s;
 }
 
+// A piece of the input quoted in a message: at most 40 characters, then "…" and the
+// length, so that a 50,000-character token never fills the terminal.
+std::string quote(const std::string& text) {
+    constexpr std::size_t kMax = 40;
+    if (text.size() <= kMax) return text;
+    return text.substr(0, kMax) + "… (" + std::to_string(text.size()) + " characters)";
+}
+
 // Reads non-comment, non-blank lines with their 1-based numbers.
 class Lines {
 public:
@@ -52,7 +60,7 @@ long parse_count(const std::string& tok, const Lines& lines, const char* what) {
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != tok.size() || v < 0) lines.fail(std::string(what) + " '" + tok + "' is not a non-negative integer");
+    if (used != tok.size() || v < 0) lines.fail(std::string(what) + " '" + quote(tok) + "' is not a non-negative integer");
     return v;
 }
 
@@ -64,7 +72,7 @@ bool is_decimal(std::string_view s) {
 Integer parse_integer(const std::string& tok, const Lines& lines, const char* hint = "") {
     const std::string_view t(tok);
     const std::size_t start = (t[0] == '-' || t[0] == '+') ? 1 : 0;
-    if (!is_decimal(t.substr(start))) lines.fail("entry '" + tok + "' is not an integer" + hint);
+    if (!is_decimal(t.substr(start))) lines.fail("entry '" + quote(tok) + "' is not an integer" + hint);
     return Integer(t[0] == '+' ? t.substr(1) : t);
 }
 
@@ -74,9 +82,9 @@ Rational parse_rational(const std::string& tok, const Lines& lines) {
     const std::string num = tok.substr(0, slash), den = slash == std::string::npos ? "1" : tok.substr(slash + 1);
     const std::size_t start = (!num.empty() && (num[0] == '-' || num[0] == '+')) ? 1 : 0;
     if (!is_decimal(std::string_view(num).substr(start)) || !is_decimal(den))
-        lines.fail("entry '" + tok + "' is not an integer or a fraction a/b");
+        lines.fail("entry '" + quote(tok) + "' is not an integer or a fraction a/b");
     Integer d{std::string_view(den)};
-    if (d.is_zero()) lines.fail("entry '" + tok + "' has a zero denominator");
+    if (d.is_zero()) lines.fail("entry '" + quote(tok) + "' has a zero denominator");
     return Rational(parse_integer(num, lines), d);
 }
 
@@ -106,7 +114,7 @@ M parse(const std::string& text, const std::string& source) {
     if (!header.empty() && header.back() == '\r') header.pop_back();
     const auto h = split(header);
     if (h.size() != 5 || lower(h[0]) != "%%matrixmarket" || lower(h[1]) != "matrix")
-        throw invalid_input(source + ", line 1: expected '%%MatrixMarket matrix coordinate|array integer|rational general', got '" + header + "'");
+        throw invalid_input(source + ", line 1: expected '%%MatrixMarket matrix coordinate|array integer|rational general', got '" + quote(header) + "'");
     const std::string format = lower(h[2]), field = lower(h[3]), symmetry = lower(h[4]);
     if (format != "coordinate" && format != "array") throw invalid_input(source + ", line 1: format '" + h[2] + "' is not coordinate or array");
     if (field == "rational" && !rational)
@@ -127,7 +135,7 @@ M parse(const std::string& text, const std::string& source) {
     if (!lines.next(line)) lines.fail("missing the size line");
     auto size = split(line);
     const bool coord = format == "coordinate";
-    if (size.size() != (coord ? 3u : 2u)) lines.fail("size line '" + line + "' should hold " + (coord ? "rows cols nnz" : "rows cols"));
+    if (size.size() != (coord ? 3u : 2u)) lines.fail("size line '" + quote(line) + "' should hold " + (coord ? "rows cols nnz" : "rows cols"));
     M a;
     a.rows = parse_count(size[0], lines, "rows");
     a.cols = parse_count(size[1], lines, "cols");
@@ -148,13 +156,13 @@ M parse(const std::string& text, const std::string& source) {
         for (long k = 0; k < nnz; ++k) {
             if (!lines.next(line)) lines.fail("file ends after " + std::to_string(k) + " of " + std::to_string(nnz) + " entries");
             const auto t = split(line);
-            if (t.size() != 3) lines.fail("entry line '" + line + "' should be 'i j value'");
+            if (t.size() != 3) lines.fail("entry line '" + quote(line) + "' should be 'i j value'");
             const long i = parse_count(t[0], lines, "row index"), j = parse_count(t[1], lines, "column index");
             if (i < 1 || i > a.rows || j < 1 || j > a.cols)
-                lines.fail("index (" + t[0] + ", " + t[1] + ") is outside " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
-            auto v = value(t[2]);
-            if (v.is_zero()) continue;
-            a.row[static_cast<std::size_t>(i - 1)].emplace_back(j - 1, std::move(v));
+                lines.fail("index (" + quote(t[0]) + ", " + quote(t[1]) + ") is outside " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+            // Zeros are kept until the duplicate check: "1 1 5" and "1 1 0" name one
+            // entry twice, whatever the values.
+            a.row[static_cast<std::size_t>(i - 1)].emplace_back(j - 1, value(t[2]));
         }
         for (auto& r : a.row) {
             std::sort(r.begin(), r.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -163,18 +171,19 @@ M parse(const std::string& text, const std::string& source) {
                     const long i = &r - a.row.data() + 1;
                     throw invalid_input(source + ": entry (" + std::to_string(i) + ", " + std::to_string(r[q].first + 1) + ") is given twice");
                 }
+            r.erase(std::remove_if(r.begin(), r.end(), [](const auto& e) { return e.second.is_zero(); }), r.end());
         }
-    } else {
+    } else if (a.rows > 0) {  // 0 x n or m x 0: no entries, and no loop over the empty side
         for (long j = 0; j < a.cols; ++j)
             for (long i = 0; i < a.rows; ++i) {
                 if (!lines.next(line)) lines.fail("file ends before entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
                 const auto t = split(line);
-                if (t.size() != 1) lines.fail("array line '" + line + "' should hold one value");
+                if (t.size() != 1) lines.fail("array line '" + quote(line) + "' should hold one value");
                 auto v = value(t[0]);
                 if (!v.is_zero()) a.row[static_cast<std::size_t>(i)].emplace_back(j, std::move(v));
             }
     }
-    if (lines.next(line)) lines.fail("unexpected text after the last entry: '" + line + "'");
+    if (lines.next(line)) lines.fail("unexpected text after the last entry: '" + quote(line) + "'");
     return a;
 }
 
@@ -229,6 +238,8 @@ std::string matrix_market_text(const SparseZMat& a) {
         for (const auto& [j, v] : a.row[i]) out << (i + 1) << ' ' << (j + 1) << ' ' << v.str() << '\n';
     return out.str();
 }
+
+void check_matrix_market_target(const std::string& path) { detail::check_output_target(path, "matrix file"); }
 
 void write_matrix_market(const SparseZMat& a, const std::string& path) {
     detail::write_file_atomically(path, matrix_market_text(a), "matrix file");

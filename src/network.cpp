@@ -339,16 +339,22 @@ nlohmann::json inferred_sizes(const nlohmann::json& j, const FamilyInfo& info) {
 class SpecReader {
 public:
     SpecReader(const nlohmann::json& j, const nlohmann::json& hint) : j_(j), hint_(hint) {}
-    long required_long(const char* key, long lo) { return get_long(member(source(key), "$", key), path(key), lo); }
+    long required_long(const char* key, long lo) {
+        asked_.emplace_back(key);
+        return get_long(member(source(key), "$", key), path(key), lo);
+    }
     void optional_long(const char* key, long& out, long lo) {
+        asked_.emplace_back(key);
         if (source(key).contains(key)) out = get_long(source(key)[key], path(key), lo);
     }
     void optional_bool(const char* key, bool& out) {
+        asked_.emplace_back(key);
         if (!j_.contains(key)) return;
         if (!j_[key].is_boolean()) bad(path(key), "expected true or false, got " + j_[key].dump());
         out = j_[key].get<bool>();
     }
     std::vector<long> required_long_list(const char* key, long lo) {
+        asked_.emplace_back(key);
         const auto& list = member(source(key), "$", key);
         if (!list.is_array()) bad(path(key), std::string("expected a list of ") + key + ", got " + list.dump());
         std::vector<long> out;
@@ -356,12 +362,42 @@ public:
         return out;
     }
 
+    // The top-level keys the family's reader knows (asked for, given or not).
+    const std::vector<std::string>& asked() const { return asked_; }
+
 private:
     const nlohmann::json& source(const char* key) const { return j_.contains(key) || !hint_.contains(key) ? j_ : hint_; }
     static std::string path(const char* key) { return std::string("$.") + key; }
     const nlohmann::json& j_;
     const nlohmann::json& hint_;
+    std::vector<std::string> asked_;
 };
+
+// Refuses a key the format does not know, wherever it is (a misspelt "residul" would
+// otherwise change the network silently). The known keys of an object are those of the
+// same object in `canon`, the canonical form of the network read (what write_network
+// writes), plus `also` at the top level: the keys the spec reader asks for, which the
+// canonical form leaves out at their defaults.
+void check_known_keys(const nlohmann::json& in, const nlohmann::json& canon, const std::string& path,
+                      const std::vector<std::string>& also) {
+    if (in.is_object() && canon.is_object()) {
+        for (auto it = in.begin(); it != in.end(); ++it) {
+            const std::string& key = it.key();
+            if (canon.contains(key)) {
+                check_known_keys(*it, canon[key], path + "." + key, {});
+                continue;
+            }
+            if (std::find(also.begin(), also.end(), key) != also.end()) continue;
+            std::string known;
+            for (auto k = canon.begin(); k != canon.end(); ++k) known += (known.empty() ? "" : ", ") + k.key();
+            for (const auto& k : also)
+                if (!canon.contains(k) && known.find(k) == std::string::npos) known += ", " + k;
+            bad(path + "." + (key.size() > 40 ? key.substr(0, 40) + "…" : key), "unknown key (known here: " + known + ")");
+        }
+    } else if (in.is_array() && canon.is_array() && in.size() == canon.size()) {
+        for (std::size_t k = 0; k < in.size(); ++k) check_known_keys(in[k], canon[k], path + "[" + std::to_string(k) + "]", {});
+    }
+}
 
 class SpecWriter {
 public:
@@ -373,6 +409,8 @@ public:
 private:
     nlohmann::json& j_;
 };
+
+nlohmann::json network_to_json_value(const Network& net);
 
 Network network_from_json_value(const nlohmann::json& j) {
     if (!j.is_object()) bad("$", "expected an object at the top level");
@@ -432,6 +470,9 @@ Network network_from_json_value(const nlohmann::json& j) {
                         "must be 0: " + with_family(s.family, [&](auto family) { return family.structural_zero_reason(s); }));
         out = std::move(m);
     });
+    std::vector<std::string> also = in.asked();
+    also.insert(also.end(), {"family", "tokens", "dim", "depth", "layers", "embed_rank", "embedding"});
+    check_known_keys(j, network_to_json_value(net), "$", also);
     return net;
 }
 
@@ -478,6 +519,8 @@ std::string network_to_json(const Network& net, int indent) { return network_to_
 Network read_network(const std::string& path) {
     return network_from_json_value(detail::read_json_file(path, "weights file"));
 }
+
+void check_network_target(const std::string& path) { detail::check_output_target(path, "weights file"); }
 
 void write_network(const Network& net, const std::string& path) {
     detail::write_file_atomically(path, network_to_json(net) + "\n", "weights file");

@@ -89,7 +89,11 @@ TEST_CASE("dimension: the mod-p Jacobian rank equals the rank over Q at the same
             CHECK(a.value == ref);
             CHECK(a.cols == dimension_parameters(s));
             CHECK(a.value <= a.cols);
-            CHECK(a.kind == RankKind::generic);
+            // At given weights: a lower bound of the local dimension, compared with no
+            // generic count (issue 38).
+            CHECK(a.kind == RankKind::modular_lower_bound);
+            CHECK(a.expected == -1);
+            CHECK(a.label() == "lower bound");
         }
     }
 }
@@ -410,4 +414,47 @@ TEST_CASE("expected dimension at depth 0 (the embedding alone): every entry of M
                         CHECK(function_dimension(s, o).value == ex.expected);  // measured: no defect
                     }
                 }
+}
+
+TEST_CASE("dimension: points are added until the rank stops growing (many outputs per point, few parameters)") {
+    // One point of N tokens gives N·dx rows, but those rows span at most what one input
+    // shows: with N = 20, dx = 4 the first draw (one point) caps the rank at dx² = 16.
+    // The answer must equal the rank with far more points than needed (margin 400).
+    Rng rng = seprank_test::rng_for("dimension-points-grow");
+    INFO("seed " << seprank_test::seed());
+    struct Case { long tokens, dim, depth; DimensionOutput out; };
+    const std::vector<Case> cases = {{20, 4, 1, DimensionOutput::all}, {10, 4, 1, DimensionOutput::all},
+                                     {12, 2, 2, DimensionOutput::all}, {20, 4, 1, DimensionOutput::scalar},
+                                     {30, 1, 1, DimensionOutput::all}};
+    for (const auto& c : cases) {
+        NetworkSpec s;
+        s.tokens = c.tokens;
+        s.dim = c.dim;
+        s.depth = c.depth;
+        DimensionOptions o;
+        o.output = c.out;
+        o.seed = rng.next();
+        const RankAnswer a = function_dimension(s, o);
+        DimensionOptions wide = o;
+        wide.margin = 400;
+        const RankAnswer b = function_dimension(s, wide);
+        INFO("N=" << c.tokens << " dx=" << c.dim << " L=" << c.depth << " output " << to_string(c.out) << ": " << a.value << " vs " << b.value);
+        CHECK(a.value == b.value);
+        CHECK(a.converged);
+        CHECK(a.value <= a.expected);
+        if (c.out == DimensionOutput::all && c.dim == 4) CHECK(a.value > 16);  // past one point's cap, dx² = 16
+    }
+}
+
+TEST_CASE("dimension: a network whose Jacobians would take hours is refused before any work (--max-time)") {
+    NetworkSpec s;
+    s.tokens = 1000;
+    s.dim = 2;
+    s.depth = 60;
+    const double before = default_max_seconds();
+    set_default_max_seconds(5);
+    CHECK_THROWS_AS(function_dimension(s, {}), resource_limit);
+    set_default_max_seconds(before);
+    CHECK_THROWS_AS(set_default_max_seconds(0), invalid_input);
+    CHECK_THROWS_AS(set_default_max_seconds(std::nan("")), invalid_input);
 }

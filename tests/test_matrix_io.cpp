@@ -92,6 +92,26 @@ TEST_CASE("bad Matrix Market input is refused with the line and the value") {
     refuses("%%MatrixMarket matrix array integer general\n2 1\n1\n", "before entry (2, 1)");
 }
 
+TEST_CASE("Matrix Market: a zero named twice is a duplicate; empty sides are not looped over; long entries are cut in messages") {
+    CHECK_THROWS_WITH_AS(parse_matrix_market("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 5\n1 1 0\n", "m"),
+                         doctest::Contains("entry (1, 1) is given twice"), invalid_input);
+    CHECK_THROWS_WITH_AS(parse_matrix_market("%%MatrixMarket matrix coordinate integer general\n2 2 2\n2 1 0\n2 1 0\n", "m"),
+                         doctest::Contains("entry (2, 1) is given twice"), invalid_input);
+    // 0 x 10^12 in array format: no entries, read at once (it looped over the columns).
+    const SparseZMat z = parse_matrix_market("%%MatrixMarket matrix array integer general\n0 1000000000000\n");
+    CHECK(z.rows == 0);
+    CHECK(z.cols == 1000000000000L);
+    CHECK(rank_certified(z).value == 0);
+    try {
+        parse_matrix_market("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 " + std::string(50000, '7') + "x\n", "m");
+        FAIL("accepted a bad entry");
+    } catch (const invalid_input& e) {
+        const std::string msg = e.what();
+        CHECK(msg.size() < 200);
+        CHECK(msg.find("(50001 characters)") != std::string::npos);
+    }
+}
+
 TEST_CASE("write_matrix_market writes the whole file or nothing") {
     auto rng = seprank_test::rng_for("matrix-market-file");
     const auto dir = std::filesystem::temp_directory_path() / ("seprank_mm_" + std::to_string(seprank_test::seed()) + "_" + std::to_string(rng.next() % 100000));

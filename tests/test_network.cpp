@@ -191,6 +191,29 @@ TEST_CASE("weights JSON round-trips for every family and option") {
     }
 }
 
+static Network seprank_test_hadamard() {
+    NetworkSpec s = seprank_test::attention_spec(2, 2, 1);
+    s.family = Family::hadamard;
+    s.block_degree = 2;
+    return random_network(s, 3);
+}
+
+TEST_CASE("weights JSON: every key the reader knows is accepted, with or without its default") {
+    // The optional keys at their defaults (which the writer may leave out) still read.
+    Network net = random_network(seprank_test::attention_spec(2, 2, 2, 1), 7);
+    nlohmann::json j = nlohmann::json::parse(network_to_json(net));
+    j["residual"] = false;
+    j["position"] = 1;
+    j["coordinate"] = 1;
+    CHECK(network_to_json(network_from_json(j.dump())) == network_to_json(net));
+    j["head_dim"] = 2;  // da = dx/H given explicitly: the writer leaves it out, the reader knows it
+    const Network back = network_from_json(j.dump());
+    CHECK(parameter_count(back.spec) == parameter_count(net.spec));
+    nlohmann::json h = nlohmann::json::parse(network_to_json(seprank_test_hadamard()));
+    h["free"] = false;  // hadamard's optional flag at its default
+    CHECK_NOTHROW((void)network_from_json(h.dump()));
+}
+
 TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given one must agree") {
     auto rng = seprank_test::rng_for("weights-json-inferred");
     INFO("seed " << seprank_test::seed() << " (SEPRANK_SEED overrides)");
@@ -263,6 +286,10 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
         {[](nlohmann::json& j) { j["residual"] = "yes"; }, "$.residual: expected true or false"},
         {[](nlohmann::json& j) { j["position"] = 3; }, "position i = 3"},
         {[](nlohmann::json& j) { j = nlohmann::json::array(); }, "$: expected an object"},
+        // unknown keys (issue 36): a typo must not change the network silently
+        {[](nlohmann::json& j) { j["residul"] = true; }, "$.residul: unknown key"},
+        {[](nlohmann::json& j) { j["layers"][1]["head"] = 1; }, "$.layers[1].head: unknown key"},
+        {[](nlohmann::json& j) { j["layers"][0]["heads"][0]["Wq"] = 1; }, "$.layers[0].heads[0].Wq: unknown key"},
     };
     for (const auto& c : cases) {
         nlohmann::json j = good;

@@ -94,6 +94,48 @@ TEST_CASE("degenerate and extreme shapes") {
     CHECK(rank_certified(tall).certified());
 }
 
+TEST_CASE("drop_empty_lines keeps the rank; a huge declared column count costs nothing (issue 36)") {
+    auto rng = seprank_test::rng_for("rank-drop-empty");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const long m = static_cast<long>(rng.below(10)), n = static_cast<long>(rng.below(10)), r = static_cast<long>(rng.below(6));
+        const ZMat a = constructed_rank(rng, m, n, r, 1 + static_cast<unsigned>(rng.below(20)), it % 2 ? 0.3 : 1.0);
+        // Spread the columns over a wide range and add empty rows: the rank is unchanged.
+        SparseZMat s = SparseZMat::from_dense(a);
+        const long stride = 1 + static_cast<long>(rng.below(1000));
+        s.cols = n * stride + static_cast<long>(rng.below(5000));
+        for (auto& row : s.row)
+            for (auto& e : row) e.first *= stride;
+        for (long k = static_cast<long>(rng.below(4)); k > 0; --k) s.row.insert(s.row.begin() + static_cast<long>(rng.below(s.row.size() + 1)), {});
+        s.rows = static_cast<long>(s.row.size());
+        const long ref = rank_fraction_free(a);
+        const SparseZMat d = drop_empty_lines(s);
+        INFO("iteration " << it << ": " << m << "x" << n << " rank " << ref << " stride " << stride);
+        CHECK(d.cols <= static_cast<long>(s.nnz()));
+        CHECK(d.rows <= s.rows);
+        CHECK(rank_certified(d).value == ref);
+        const RankAnswer w = rank_certified(s, RankOptions{rng.next()});
+        CHECK(w.value == ref);
+        CHECK(w.certified());
+        CHECK(w.rows == s.rows);  // the shape as given
+        CHECK(w.cols == s.cols);
+        RankOptions modular{rng.next()};
+        modular.certify = false;
+        CHECK(rank_certified(s, modular).value == ref);
+    }
+    // 1 x 2·10^8 with one entry: rank 1 at once (it took 3.3 GiB).
+    SparseZMat wide;
+    wide.rows = 1;
+    wide.cols = 200000000;
+    wide.row.resize(1);
+    wide.row[0].emplace_back(199999998, Integer(7));
+    const RankAnswer one = rank_certified(wide);
+    CHECK(one.value == 1);
+    CHECK(one.certified());
+    CHECK(one.cols == 200000000);
+    CHECK(one.peak_mib < 1024);
+}
+
 TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     auto rng = seprank_test::rng_for("rank-hadamard");
     INFO("seed " << seprank_test::seed());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -168,11 +169,38 @@ void check_given_options(const CLI::App& app, const CLI::App& sub) {
     for (const CLI::App* a : {&app, &sub})
         for (const CLI::Option* opt : a->get_options()) {
             if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
-            for (const auto& v : opt->results())
+            const std::string type = opt->get_type_name();
+            const bool is_int = type.rfind("INT", 0) == 0, is_uint = type.rfind("UINT", 0) == 0;
+            for (const auto& v : opt->results()) {
                 if (v.empty())
                     throw seprank::invalid_input(opt->get_name() + ": empty value (this option takes " +
                                                  (opt->get_description().empty() ? std::string("a value") : opt->get_description()) + ")");
+                // The parser clamps an integer beyond its type to the type's end: a value
+                // that is out of range is bad input (exit 2), never a clamped number.
+                if (is_int || is_uint) check_integer_range(opt->get_name(), v, is_uint);
+            }
         }
+}
+
+void check_integer_range(const std::string& name, const std::string& text, bool is_unsigned) {
+    std::string_view t(text);
+    if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+    const std::string_view digits = !t.empty() && t.front() == '-' ? t.substr(1) : t;
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return;
+    bool ok = false;
+    if (is_unsigned) {
+        std::uint64_t u = 0;
+        const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), u);
+        ok = ec == std::errc() && p == t.data() + t.size();
+    } else {
+        std::int64_t i = 0;
+        const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+        ok = ec == std::errc() && p == t.data() + t.size();
+    }
+    if (ok) return;
+    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "… (" + std::to_string(text.size()) + " digits)" : text;
+    throw seprank::invalid_input(name + " " + shown + ": out of range (an integer in " +
+                                 (is_unsigned ? std::string("0..18446744073709551615") : std::string("-9223372036854775808..9223372036854775807")) + ")");
 }
 
 void check_stdout() {

@@ -50,13 +50,19 @@ struct NetOptions {
 struct Globals {
     int threads = 2;
     double max_memory_gib = 0;  // 0: not given (seprank::default_max_memory())
+    double max_time_s = 0;      // 0: not given (seprank::default_max_seconds())
 };
 
 // The largest --threads accepted: 16 per hardware thread (at least 64).
 int max_threads();
 // After parsing: every option given to the chosen subcommand with an empty text value
 // ("--poly ''", "--out ''") is bad input; so is a global value out of range.
+// An integer option beyond its type (`--trials 99999999999999999999`) is bad input too:
+// the parser would clamp it.
 void check_given_options(const CLI::App& app, const CLI::App& sub);
+// Throws invalid_input naming the option when `text`, an integer in decimal, does not fit
+// int64 (or uint64 when is_unsigned); other text is left to the parser.
+void check_integer_range(const std::string& name, const std::string& text, bool is_unsigned);
 // Flushes standard output and throws resource_limit when any write to it failed (a
 // full disk, a closed pipe): a failed write never exits 0.
 void check_stdout();

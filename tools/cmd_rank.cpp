@@ -50,6 +50,18 @@ struct RankCommand final : Command {
         check_network_options(ro);
         seprank::check_options(so);
         if (!rank_poly.empty() && !matrix_file.empty()) throw seprank::invalid_input("--poly and --matrix: give one of them");
+        // Values of options the chosen input makes irrelevant are still checked (one rule
+        // for every command: refused if invalid, noted if valid): the partition's syntax
+        // (a partition of 1..n for the n it names), the weights file, the output paths.
+        if (!matrix_file.empty() || !rank_poly.empty()) {
+            if (!matrix_file.empty() && !partition_text.empty()) {
+                const long named = 2 + static_cast<long>(std::count(partition_text.begin(), partition_text.end(), ','));
+                (void)seprank::parse_partition(partition_text, named);
+            }
+            if (!ro.weights_file.empty()) (void)seprank::read_network(ro.weights_file);
+            if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);
+            if (!matrix_file.empty() && !save_matrix.empty()) seprank::check_matrix_market_target(save_matrix);
+        }
         Notes notes;
         const std::vector<std::string> grid_only = {"--templates", "--templates-file"}, evaluation_only = {"--max-side", "--variant"};
         if (!matrix_file.empty()) {
@@ -116,6 +128,7 @@ struct RankCommand final : Command {
         }
         const seprank::Network net = make_network(ro);
         if (all_balanced) {
+            if (!partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
             std::vector<json> rows;
             long first = -1;
             bool agree = true;

@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
                        "memory limit in GiB for every size checked before allocation (expansions, matrices, weights, files); "
                        "default: half of the physical memory or of the address-space limit, here " +
                            seprank::format_bytes(seprank::physical_memory_budget()) + "; must be > 0");
+        app.add_option("--max-time", g.max_time_s,
+                       "time limit in seconds for the work estimated before it starts (dimension's Jacobians, guess's exact "
+                       "evaluations): over it, exit 3 with the estimate; default 60; must be > 0");
         std::vector<std::unique_ptr<Command>> commands;
         for (auto make : {make_poly_command, make_expand_command, make_degree_command, make_rank_command,
                           make_generic_command, make_table_command, make_plot_command, make_verify_command,
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
             seprank::check_memory_value(g.max_memory_gib, "--max-memory (GiB)");
             seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
         }
+        if (app.get_option("--max-time")->count() > 0) seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");
         flint_set_num_threads(g.threads);
         for (auto& c : commands)
             if (*c->sub) {

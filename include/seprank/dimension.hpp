@@ -74,6 +74,9 @@ struct DimensionOptions {
     std::uint64_t seed = 1;
     int prime_bits = 62;     // 20..62 (checked)
     long margin = 8;         // extra rows beyond the parameter count, >= 0 (checked)
+    // Time limit of the work estimate taken before anything is drawn (seconds, finite and
+    // >= 0, checked; 0: default_max_seconds(), limits.hpp): over it, resource_limit.
+    double max_seconds = 0;
     // Given weights (a network of the same spec): the local dimension there. Empty: random.
     std::optional<Weights> weights;
 };

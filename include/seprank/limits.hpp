@@ -31,6 +31,22 @@ void check_memory_value(double bytes, const std::string& what);
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
                   const std::string& limit_name = "max_memory");
 
+// Time: the same rule for work whose size the input controls but whose memory stays small
+// (a Jacobian of many cheap rows, an exact evaluation of a huge closed form): the
+// computation estimates its seconds before it starts and compares them with a limit.
+// default_max_seconds() is that limit: 60 s unless set (CLI: --max-time); estimates
+// are from operation counts at a rate measured on the machine the constants were fitted
+// on (docs/usage.md §1.2), so they are coarse, a factor of a few either way.
+double default_max_seconds();
+// Sets it (seconds; finite and > 0, else invalid_input naming `what`).
+void set_default_max_seconds(double seconds, const std::string& what = "max_time");
+// Throws resource_limit "<what>: about X estimated, over the limit of Y (<limit_name>)"
+// when estimate_seconds > limit_seconds (a NaN estimate too). A limit <= 0: no limit.
+void check_time(double estimate_seconds, double limit_seconds, const std::string& what,
+                const std::string& limit_name = "--max-time");
+// Human form of a duration ("42 s", "3.5 min", "2.1 h", "4.0e+03 days").
+std::string format_seconds(double seconds);
+
 // Human form of a byte count ("1.5 GiB", "12 MiB").
 std::string format_bytes(double bytes);
 

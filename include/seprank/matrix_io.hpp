@@ -31,6 +31,10 @@ namespace seprank {
 SparseZMat read_matrix_market(const std::string& path);
 // Coordinate format, rows in order; written atomically (PATH.tmp, then renamed).
 void write_matrix_market(const SparseZMat& a, const std::string& path);
+// Throws invalid_input unless PATH could be written by write_matrix_market: a regular
+// file or a new name (a directory, device, FIFO or symlink is refused). Checks a path
+// before any work, or when the option naming it is ignored. Writes nothing.
+void check_matrix_market_target(const std::string& path);
 // The same text, for tests and pipes.
 std::string matrix_market_text(const SparseZMat& a);
 SparseZMat parse_matrix_market(const std::string& text, const std::string& source = "matrix");

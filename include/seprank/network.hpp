@@ -225,5 +225,8 @@ std::string network_to_json(const Network& net, int indent = 1);
 Network read_network(const std::string& path);
 // Writes atomically (temporary file + rename): nothing half-written on failure.
 void write_network(const Network& net, const std::string& path);
+// Throws invalid_input unless PATH could be written by write_network (a regular file or
+// a new name). Writes nothing.
+void check_network_target(const std::string& path);
 
 }  // namespace seprank

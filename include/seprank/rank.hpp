@@ -130,6 +130,12 @@ std::uint64_t modular_prime(const RankOptions& opt);
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
 RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 
+// The matrix without its empty rows and columns (columns renumbered in order): the same
+// rank, and a shape bounded by the non-zeros whatever the declared one (a 1 x 2·10^8
+// matrix with one entry becomes 1 x 1). rank_certified(SparseZMat) ranks this form when
+// it is smaller and reports the shape given. Cost O(nnz log nnz).
+SparseZMat drop_empty_lines(const SparseZMat& a);
+
 // log2 of the Hadamard bound on (k)-minors of a (after row/column content removal).
 double log2_hadamard_bound(const SparseZMat& a, long k);
 

@@ -284,6 +284,7 @@ DimensionOptions dimension_options(const py::dict& o) {
     d.seed = get_or<std::uint64_t>(o, "seed", d.seed);
     d.prime_bits = get_or<int>(o, "prime_bits", d.prime_bits);
     d.margin = get_or<long>(o, "margin", d.margin);
+    d.max_seconds = get_or<double>(o, "max_seconds", d.max_seconds);
     return d;
 }
 

@@ -28,7 +28,8 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
 
 
 def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
-              prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None) -> Answer:
+              prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None,
+              max_time: Optional[float] = None) -> Answer:
     """Functional dimension of an architecture: the generic rank over Q of the Jacobian
     J[s, j] = ∂F/∂w_j (w; x_s) of the parameter map w ↦ F(w; ·).
 
@@ -51,6 +52,9 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
     architecture is the weights'; with both, the weights must have ``net``'s shapes.
     ``seed`` picks the prime, weights and points, as ``seprank dimension --seed``: the
     same arguments give the same numbers as the CLI.
+
+    ``max_time``: seconds; the work is estimated before anything is drawn and refused
+    (:class:`ResourceLimitError`) above it. None: the library's default (60 s, ``--max-time``).
     """
     if weights is not None:
         check_network(weights, "weights")
@@ -59,6 +63,10 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
             "trials": integer(trials, "trials", 1), "seed": seed_value(seed),
             "prime_bits": integer(prime_bits, "prime_bits", 20, 62), "margin": integer(margin, "margin", 0),
             "threads": thread_count(threads)}
+    if max_time is not None:
+        if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
+            raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")
+        opts["max_seconds"] = float(max_time)
     return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
 
 

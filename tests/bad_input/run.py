@@ -96,6 +96,13 @@ def fixtures():
     w("q_neg_den.mtx", mq + "2 2 1\n1 1 1/-2\n")
     w("q_decimal.mtx", mq + "2 2 1\n1 1 0.5\n")
     w("q_in_integer.mtx", mm + "2 2 1\n1 1 1/2\n")
+    # issue 36: shapes whose empty side is huge, a zero named twice, a 50,000-character entry
+    w("m_array_0xT.mtx", "%%MatrixMarket matrix array integer general\n0 1000000000000\n")
+    w("m_wide.mtx", mm + "1 200000000 1\n1 199999999 7\n")
+    w("m_dup_zero.mtx", mm + "2 2 2\n1 1 5\n1 1 0\n")
+    w("m_long_entry.mtx", mm + "1 1 1\n1 1 " + "x" * 50000 + "\n")
+    w("w_typo.json", '{' + hd + ',"residul":true,"layers":[{"W":[[[1]],[[2]]],"O":[[1]]}]}')
+    w("w_typo_layer.json", '{' + hd + ',"layers":[{"W":[[[1]],[[2]]],"O":[[1]],"OO":[[1]]}]}')
     # the current CSV header, read from the tool itself (the column list grows with features)
     first = subprocess.run([S, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--format", "csv"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout

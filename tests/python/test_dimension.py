@@ -15,7 +15,8 @@ def same_dimension(py_answer, cli_json):
     d = py_answer.to_dict()
     for k in DIMENSION_KEYS:
         assert d[k] == cli_json[k], f"{k}: python {d[k]!r} vs CLI {cli_json[k]!r}"
-    assert py_answer.value == cli_json["rank"] and py_answer.kind == "generic" == cli_json["kind"]
+    assert py_answer.value == cli_json["rank"] and py_answer.kind == cli_json["kind"]
+    assert py_answer.kind == ("modular-lower-bound" if cli_json["weights"] else "generic")
     assert (py_answer.parameters, py_answer.expected, py_answer.defect, py_answer.output) == (
         cli_json["parameters"], cli_json["expected"], cli_json["defect"], cli_json["output"])
 
@@ -80,6 +81,8 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
     a = seprank.dimension(weights=net, seed=5)
     same_dimension(a, c)
     assert "local dimension" in a.note and c["weights"] == str(path)
+    # a lower bound at given weights: no generic expected count, no defect claimed
+    assert (a.label, a.expected, a.defect) == ("lower bound", None, None)
     assert a.value <= seprank.dimension(net, seed=5).value
     # the architecture given as well: the same numbers
     assert seprank.dimension(dict(tokens=2, dim=2, depth=1), weights=net, seed=5).value == a.value
@@ -90,7 +93,8 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
             head[m] = [[0] * len(row) for row in head[m]]
     zero = seprank.from_weights(data)
     z = seprank.dimension(weights=zero)
-    assert (z.value, z.defect, z.expected) == (0, True, 5)
+    assert (z.value, z.defect, z.expected) == (0, None, None)
+    assert "generic expected 5" in z.note
     path.write_text(zero.to_json())
     assert cli("dimension", "--weights", path)["rank"] == 0
 
@@ -102,6 +106,8 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
     (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=5), r"prime_bits: 5 is outside 20\.\.62"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=2**32 + 40), r"prime_bits: 4294967336 is outside"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), margin=-1), r"margin: -1 is outside 0\.\."),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), max_time=0), r"max_time: 0 is not a finite number of seconds > 0"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), max_time=float("nan")), r"max_time: nan is not a finite"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), threads=0), r"threads: 0 is outside 1\.\."),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), seed=-1), r"seed: -1 is outside 0\.\."),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), trials="2"), r"trials: expected an integer, got '2'"),
@@ -123,3 +129,16 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
 def test_bad_input_names_the_value(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_work_over_the_time_limit_is_refused_before_it_starts():
+    # issue 36: the estimate is taken before anything is drawn (ResourceLimitError, a MemoryError)
+    with pytest.raises(seprank.ResourceLimitError, match=r"estimated, over the limit of 1 s"):
+        seprank.dimension(dict(tokens=1000, dim=2, depth=60), max_time=1)
+
+
+def test_points_are_added_until_the_rank_stops_growing():
+    # issue 36: one point of N = 20 tokens, dx = 4 caps the rank at 16; the dimension is 31
+    a = seprank.dimension(dict(tokens=20, dim=4), output="all")
+    b = seprank.dimension(dict(tokens=20, dim=4), output="all", margin=400)
+    assert a.value == b.value > 16 and a.defect is False
