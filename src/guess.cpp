@@ -687,16 +687,29 @@ namespace {
 // A long text cut for a message: its first 40 characters and "…".
 std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
 
-// |p|(M) for a polynomial p in n, as log2: an upper bound on log2|p(m)| for |m| ≤ M.
-double poly_log2_bound(const std::vector<Rational>& p, const Integer& den, double log2M) {
-    double most = -1e300;
-    for (std::size_t e = 0; e < p.size(); ++e) {
-        if (p[e].is_zero()) continue;
-        // |den·p_e| ≤ 2^(bits(num) + bits(den) − bits(den_e) + 1)
-        const double b = static_cast<double>(fmpz_bits(fmpq_numref(p[e].get())) + fmpz_bits(den.get())) + 1 + static_cast<double>(e) * log2M;
-        most = std::max(most, b);
-    }
-    return most < -1e299 ? 0 : most + std::log2(static_cast<double>(p.size()));
+// log2|z| for an integer z ≠ 0 (any size).
+double log2_abs(const fmpz* z) {
+    slong e = 0;
+    const double m = std::fabs(fmpz_get_d_2exp(&e, z));
+    return std::log2(m) + static_cast<double>(e);
+}
+
+// log2 of Σ_k Σ_e |D·p_{k,e}|·M^e over the polynomials p_k given (an upper bound on
+// log2 Σ_k |D·p_k(m)| for |m| ≤ M); −∞ when they are all zero.
+double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_t from, const Integer& den, double log2M) {
+    std::vector<double> logs;
+    for (std::size_t k = from; k < ps.size(); ++k)
+        for (std::size_t e = 0; e < ps[k].size(); ++e) {
+            const Rational& c = ps[k][e];
+            if (c.is_zero()) continue;
+            logs.push_back(log2_abs(fmpq_numref(c.get())) + log2_abs(den.get()) - log2_abs(fmpq_denref(c.get())) +
+                           static_cast<double>(e) * log2M);
+        }
+    if (logs.empty()) return -std::numeric_limits<double>::infinity();
+    const double top = *std::max_element(logs.begin(), logs.end());
+    double sum = 0;
+    for (double l : logs) sum += std::exp2(l - top);
+    return top + std::log2(sum);
 }
 
 // v(n) from a recurrence, unrolled forward from the last `order` rows before n. The
@@ -733,17 +746,20 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     for (const auto& p : f.rec)
         for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
     const double log2M = std::log2(std::max(std::fabs(static_cast<double>(n)), std::fabs(static_cast<double>(first))) + 2);
-    double sum_log = 0;  // log2 Σ_k |P_k|(M) ≤ max_k + log2(order + 1)
-    for (const auto& p : f.rec) sum_log = std::max(sum_log, poly_log2_bound(p, den, log2M));
-    sum_log += std::log2(static_cast<double>(f.order) + 1);
-    const double beta = sum_log + static_cast<double>(f.order) * poly_log2_bound(f.rec[0], den, log2M);
+    // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
+    // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
+    // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
+    const double lp0 = std::max(0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M));
+    const double beta = std::max(0.0, polys_log2_bound(f.rec, 1, den, log2M)) + static_cast<double>(f.order) * lp0;
     double b0 = 1;
     for (const GuessPoint& p : g.rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
     const double bits = b0 + steps * beta;
+    // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
+    // a canonicalisation; on average half the final size, plus a constant per step.
     const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
     const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(static_cast<long>(steps)) + " steps";
-    check_exact_bits(2 * bits, what);  // numerator and denominator
-    check_exact_work(steps * (bits + 256) * terms, what);
+    check_exact_bits(bits, what);
+    check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
 
     std::vector<Rational> window;  // v(m − order), …, v(m − 1)
     for (long m = start - f.order + 1; m <= start; ++m) window.emplace_back(*v.at(m));
