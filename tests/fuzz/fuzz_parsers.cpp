@@ -146,15 +146,28 @@ Parser make(const std::string& name) {
                 if (!g.found) throw std::runtime_error("guess_predict fuzz: a seed guess was not found");
             return out;
         }();
-        p.run = [](const std::string& t) {
-            for (std::size_t k = 0; k < 2; ++k) {
-                try {
-                    (void)seprank::guess_predict(guesses[k], seprank::parse_point(t, {"dim", "depth"}));
-                } catch (const seprank::invalid_input&) {
-                } catch (const seprank::resource_limit&) {
-                }
+        // Points with a coordinate between 10^4 and 10^9 are only parsed: their values are
+        // legitimate numbers of up to 2^26 bits, slow to compute again and again; smaller
+        // ones are computed, larger ones must be refused at once by the size estimates.
+        const auto mid = [](const std::vector<long>& x) {
+            for (long v : x)
+                if (std::abs(v) > 10000 && std::abs(v) < 1000000000) return true;
+            return false;
+        };
+        p.run = [mid](const std::string& t) {
+            try {  // two variables: the binomial and the exp-linear guess
+                const std::vector<long> x2 = seprank::parse_point(t, {"dim", "depth"});
+                if (!mid(x2))
+                    for (std::size_t k = 0; k < 2; ++k) {
+                        try {
+                            (void)seprank::guess_predict(guesses[k], x2);
+                        } catch (const seprank::resource_limit&) {
+                        }
+                    }
+            } catch (const seprank::invalid_input&) {
             }
-            (void)seprank::guess_predict(guesses[2], seprank::parse_point(t, {"dim"}));
+            const std::vector<long> x1 = seprank::parse_point(t, {"dim"});  // the recurrence
+            if (!mid(x1)) (void)seprank::guess_predict(guesses[2], x1);
         };
     } else {
         throw std::runtime_error("unknown parser '" + name + "' (poly, weights, matrix, partition, table, guess_table, guess_predict)");
