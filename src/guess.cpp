@@ -61,6 +61,9 @@ namespace {
 
 // The total estimated bits of the values a candidate's equations may hold before the
 // candidate is skipped as too large to fit (2^27 bits = 16 MiB).
+// A long text cut for a message: its first 40 characters and "…".
+std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
+
 constexpr double kFitBudgetBits = 134217728.0;
 
 // The memory a table's parse needs per byte of its text, at most: a CSV cell of one
@@ -545,7 +548,7 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
             if (merged.back().value != p.value) {
                 std::string at;
                 for (std::size_t i = 0; i < nv; ++i) at += (i ? "," : "") + opt.vars[i] + "=" + std::to_string(p.x[i]);
-                throw invalid_input("guess: two rows at " + at + " with different values " + merged.back().value.str() + " and " + p.value.str());
+                throw invalid_input("guess: two rows at " + at + " with different values " + cut(merged.back().value.str()) + " and " + cut(p.value.str()));
             }
             continue;
         }
@@ -684,9 +687,6 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
 
 namespace {
 
-// A long text cut for a message: its first 40 characters and "…".
-std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
-
 // log2|z| for an integer z ≠ 0 (any size).
 double log2_abs(const fmpz* z) {
     slong e = 0;
@@ -723,16 +723,17 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     std::map<long, const Integer*> v;
     for (const GuessPoint& p : g.rows) v[p.x[0]] = &p.value;
     if (auto it = v.find(n); it != v.end()) return Rational(*it->second);
-    const long first = v.begin()->first, last = v.rbegin()->first;
+    const long first = v.begin()->first;
     const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
     if (n < first)
         throw invalid_input("guess: " + at + ": the recurrence unrolls forward from the rows, which start at " + name + " = " +
                             std::to_string(first));
     // The `order` consecutive rows to start from: the last ones before n.
     long start = n;
-    for (long m = std::min(n - 1, last); m >= first; --m) {
-        bool ok = true;
-        for (int k = 0; k < f.order && ok; ++k) ok = v.count(m - k) > 0;
+    for (auto it = std::make_reverse_iterator(v.lower_bound(n)); it != v.rend(); ++it) {  // rows below n, largest first
+        const long m = it->first;
+        bool ok = m >= std::numeric_limits<long>::min() + f.order;
+        for (int k = 1; k < f.order && ok; ++k) ok = v.count(m - k) > 0;
         if (ok) {
             start = m;
             break;

@@ -284,6 +284,13 @@ TEST_CASE("recurrences: initial values are part of the formula; unrolling far is
     CHECK(guess_predict(g, {1000}) == Rational(a));
     CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {1000000000000L}); }, "unrolling the recurrence"));
     CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {-5}); }, "start at n = 0"));
+    // A far row (n = 10^12, not consecutive with the others) neither breaks the fit nor makes
+    // the unrolling search a gap of 10^12 values: v(20) unrolls from v(10), v(11).
+    std::vector<GuessPoint> far = fib;
+    far.push_back(GuessPoint{{1000000000000L}, Integer(5)});
+    const Guess gf = guess_formula(far, o);
+    REQUIRE(gf.found);
+    CHECK(guess_predict(gf, {20}) == Rational(Integer(6765)));
 }
 
 TEST_CASE("binomial points outside the domain are invalid_input naming the variable; huge g is computed or refused") {
