@@ -96,14 +96,24 @@ struct Guess {
 
 // The smallest form (above) that fits and is confirmed. Rows: each x of size vars.size();
 // duplicates with the same value merge, with different values are invalid_input; fewer
-// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything). Cost: per candidate, O(rows · params²) rational
-// operations (greedy rank tests) plus a params × params exact solve.
+// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything).
+// Each candidate's equations are computed row by row as the fit reaches them; a candidate
+// whose values at the rows would exceed 2^27 bits in all (estimated before each row, e.g.
+// c^n at n = 10^12) is skipped (Guess::skipped), never computed. Cost: per candidate,
+// O(rows · params²) rational operations (greedy rank tests) plus a params × params exact
+// solve, on numbers of at most 2^27 bits in all.
 Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
 
 // The formula's value at x (exact). Linear forms and binomials evaluate directly (a
-// binomial needs g(x) a non-negative integer there); recurrences unroll from the rows
-// along their variable, the other variables as in the rows. invalid_input when x has the
-// wrong size or the form cannot be evaluated there (naming why).
+// binomial needs x_b ≥ 0 and g(x) a non-negative integer there; C(g + x_b, x_b) is a
+// rising factorial over k!, k = min(g, x_b)); recurrences unroll forward from the last
+// `order` consecutive rows below x, keeping `order` values. The size of the value (and,
+// for recurrences, the work) is estimated before anything is computed (limits.hpp):
+// resource_limit stating the estimate over 2^26 bits or 2^34 bit operations. invalid_input
+// naming the point when x has the wrong size or lies outside the form's domain (a
+// negative x_b, a g that is not a non-negative integer, a recurrence asked below its first
+// row or where its leading coefficient vanishes). Cost: as estimated, at most 2^34 bit
+// operations.
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
 
 // A point as text, "name=value[,name=value…]" (what `seprank guess --predict` takes),
