@@ -645,7 +645,8 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
             const std::size_t k = static_cast<std::size_t>(c.order);
             for (std::size_t i = 0; i + k <= R.size() && form.init.empty(); ++i) {
                 bool consecutive = true;
-                for (std::size_t j = 1; j < k; ++j) consecutive = consecutive && R[i + j].x[0] == R[i].x[0] + static_cast<long>(j);
+                for (std::size_t j = 1; j < k; ++j)  // rows ascend: the unsigned difference is exact
+                    consecutive = consecutive && static_cast<unsigned long>(R[i + j].x[0]) - static_cast<unsigned long>(R[i].x[0]) == j;
                 if (!consecutive) continue;
                 form.init_start = R[i].x[0];
                 for (std::size_t j = 0; j < k; ++j) form.init.push_back(R[i + j].value);
@@ -742,7 +743,8 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     if (start == n)
         throw invalid_input("guess: " + at + ": no " + std::to_string(f.order) + " consecutive rows before " + name + " = " +
                             std::to_string(n) + " to unroll the recurrence from");
-    const double steps = static_cast<double>(n) - static_cast<double>(start);
+    const unsigned long step_count = static_cast<unsigned long>(n) - static_cast<unsigned long>(start);  // n > start: exact
+    const double steps = static_cast<double>(step_count);
     Integer den(1);
     for (const auto& p : f.rec)
         for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
@@ -758,7 +760,7 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
     // a canonicalisation; on average half the final size, plus a constant per step.
     const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
-    const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(static_cast<long>(steps)) + " steps";
+    const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(step_count) + " steps";
     check_exact_bits(bits, what);
     check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
 

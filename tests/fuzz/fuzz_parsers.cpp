@@ -151,7 +151,7 @@ Parser make(const std::string& name) {
         // ones are computed, larger ones must be refused at once by the size estimates.
         const auto mid = [](const std::vector<long>& x) {
             for (long v : x)
-                if (std::abs(v) > 10000 && std::abs(v) < 1000000000) return true;
+                if ((v > 10000 && v < 1000000000) || (v < -10000 && v > -1000000000)) return true;
             return false;
         };
         p.run = [mid](const std::string& t) {
