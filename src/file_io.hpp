@@ -1,7 +1,10 @@
 // Private: the one place where seprank reads input files and writes output files, so
 // that every file follows the same rules (docs/usage.md §1.2):
-//   - input: a directory, a missing or unreadable file is invalid_input naming the file
-//     and its role; a regular file larger than the memory limit is resource_limit.
+//   - input (read_input_file, read_fd): a directory, a missing or unreadable file is
+//     invalid_input naming the file and its role; an input whose parse would need more
+//     than the memory limit (its size times the reader's bytes-per-byte factor) is
+//     resource_limit, found before reading a regular file and while reading anything
+//     else (devices, pipes): the read stops there.
 //   - output (write_file_atomically): the text goes to a fresh temporary file in the
 //     same folder (mkstemp), is flushed to disk, then renamed over PATH (atomic on
 //     POSIX). PATH must be a regular file or not exist: a symlink, FIFO, device or
@@ -16,6 +19,7 @@
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -111,8 +115,14 @@ inline int open_regular_rw(const std::string& path, const std::string& what) {
     return fd;
 }
 
-// Reads everything from fd (from its current offset).
-inline std::string read_fd(int fd, const std::string& path, const std::string& what) {
+// Reads everything from fd (from its current offset), whatever it is (a regular file, a
+// device such as /dev/zero, a pipe). `bytes_per_byte` (≥ 1) is the memory the caller's
+// parse needs per byte of text: reading stops as soon as the bytes read so far, times
+// that, are over default_max_memory() (resource_limit naming the file and the estimate),
+// so an endless input costs at most limit / bytes_per_byte bytes, never the limit itself.
+inline std::string read_fd(int fd, const std::string& path, const std::string& what, double bytes_per_byte = 1.0) {
+    if (!(bytes_per_byte >= 1)) bytes_per_byte = 1;
+    const double limit = default_max_memory();
     std::string out;
     char buf[65536];
     for (;;) {
@@ -122,16 +132,20 @@ inline std::string read_fd(int fd, const std::string& path, const std::string& w
             if (errno == EINTR) continue;
             throw invalid_input("cannot read " + what + " '" + path + "': " + errno_text(errno));
         }
+        // Checked before the append: the text never grows past the estimate's cap.
+        const double have = static_cast<double>(out.size()) + static_cast<double>(n);
+        check_memory(have * bytes_per_byte, limit, "reading " + what + " '" + path + "' (at least " + format_bytes(have) + " of text)");
         out.append(buf, static_cast<std::size_t>(n));
-        check_memory(static_cast<double>(out.size()), default_max_memory(), "reading " + what + " '" + path + "'");
     }
     return out;
 }
 
-// The whole content of an input file. A directory, a missing or unreadable file is
-// invalid_input; a file over the memory limit is resource_limit (checked from its size
-// before reading when it is a regular file).
-inline std::string read_input_file(const std::string& path, const std::string& what) {
+// The whole content of an input file (a regular file, a device or a pipe). A directory, a
+// missing or unreadable file is invalid_input; an input whose text times `bytes_per_byte`
+// (as read_fd) is over the memory limit is resource_limit: checked from its size before
+// reading when it is a regular file, else as it is read, stopping there.
+// Every reader of an input file goes through here (or read_fd) with its own factor.
+inline std::string read_input_file(const std::string& path, const std::string& what, double bytes_per_byte = 1.0) {
     if (path.empty()) throw invalid_input(what + ": empty file name");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw invalid_input("cannot open " + what + " '" + path + "': " + errno_text(errno));
@@ -142,8 +156,9 @@ inline std::string read_input_file(const std::string& path, const std::string& w
     }
     try {
         if (S_ISREG(st.st_mode))
-            check_memory(static_cast<double>(st.st_size), default_max_memory(), "reading " + what + " '" + path + "'");
-        std::string text = read_fd(fd, path, what);
+            check_memory(static_cast<double>(st.st_size) * std::max(1.0, bytes_per_byte), default_max_memory(),
+                         "reading " + what + " '" + path + "' (" + format_bytes(static_cast<double>(st.st_size)) + " of text)");
+        std::string text = read_fd(fd, path, what, bytes_per_byte);
         ::close(fd);
         return text;
     } catch (...) {

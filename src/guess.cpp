@@ -2,14 +2,18 @@
 #include "seprank/guess.hpp"
 
 #include "file_io.hpp"
+#include "json_file.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/record.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <flint/fmpq.h>
 #include <flint/fmpz.h>
 #include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -49,8 +53,42 @@ std::string to_string(FormKind k) {
 namespace {
 
 // ------------------------------------------------------------------ exact pieces
+//
+// Every value computed here is estimated first (bits, with limits.hpp's helpers): the
+// fit skips a candidate whose values would be too large, and guess_predict refuses
+// (resource_limit) a point whose value or work would be, so GMP never sees a number it
+// would abort on.
 
-Rational power(long base, long e) {
+// The total estimated bits of the values a candidate's equations may hold before the
+// candidate is skipped as too large to fit (2^27 bits = 16 MiB).
+// A long text cut for a message: its first 40 characters and "…".
+std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
+
+constexpr double kFitBudgetBits = 134217728.0;
+
+// The memory a table's parse needs per byte of its text, at most: a CSV cell of one
+// character and its comma (2 bytes) becomes a (column, text) pair of two std::strings
+// (64 bytes), a point of a few words follows, and vectors grow by doubling. A table is
+// read only while its text times this fits the memory limit, so /dev/zero or an endless
+// pipe costs limit/64 bytes before the refusal.
+constexpr double kTableBytesPerByte = 64;
+
+double abs_log2(long x) { return std::log2(std::max(1.0, std::fabs(static_cast<double>(x)))); }
+
+// Upper bound on the bits of a term's value at x (numerator or denominator).
+double term_bits(const GuessTerm& t, const std::vector<long>& x) {
+    double b = 1;
+    for (std::size_t i = 0; i < t.exps.size(); ++i) b += t.exps[i] * abs_log2(x[i]);
+    if (t.exp_var >= 0) b += power_bits(static_cast<double>(t.base), std::fabs(static_cast<double>(x[static_cast<std::size_t>(t.exp_var)])));
+    return b;
+}
+
+// Bits of a rational's numerator plus denominator.
+double rational_bits(const Rational& r) {
+    return static_cast<double>(fmpz_bits(fmpq_numref(r.get())) + fmpz_bits(fmpq_denref(r.get())));
+}
+
+Rational power(long base, long e) {  // the caller has estimated |e|·log2(base) bits
     Rational b(base), r;
     fmpq_pow_si(r.get(), b.get(), e);
     return r;
@@ -65,34 +103,56 @@ Rational term_value(const GuessTerm& t, const std::vector<long>& x) {
     return v;
 }
 
+// Upper bound on the bits of Σ c_t·term_t(x).
+double linear_bits(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x) {
+    double most = 0, dens = 0;
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        most = std::max(most, term_bits(terms[t], x) + rational_bits(coeffs[t]));
+        dens += static_cast<double>(fmpz_bits(fmpq_denref(coeffs[t].get())));
+    }
+    return most + dens + std::log2(static_cast<double>(terms.size()) + 1) + 1;
+}
+
 Rational linear_value(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x) {
     Rational s;
     for (std::size_t t = 0; t < terms.size(); ++t) s = s + coeffs[t] * term_value(terms[t], x);
     return s;
 }
 
-Integer binomial(const Integer& top, long k) {  // C(top, k), top ≥ 0 fitting a ulong, k ≥ 0
+// C(n, k) for 0 ≤ k ≤ n < 2^64, computed with k' = min(k, n − k) factors; the caller has
+// estimated its size (binomial_bits).
+Integer binomial_ui(ulong n, ulong k) {
     Integer r;
-    fmpz_bin_uiui(r.get(), fmpz_get_ui(top.get()), static_cast<ulong>(k));
+    fmpz_bin_uiui(r.get(), n, std::min(k, n - k));
     return r;
 }
 
-// The g ≥ 0 with C(g + n, n) = v, if any (n ≥ 1; g < 2^40).
+// The g ≥ 0 with C(g + n, n) = v, if any (n ≥ 1; g < 2^40). A trial g whose C(g + n, n)
+// is certainly longer than v (a lower bound on its bits, k·log2((g + n)/k) with
+// k = min(g, n), exceeds v's bits) is compared without computing it, so every
+// binomial computed has O(bits(v)) bits whatever n is.
 bool inverse_binomial(const Integer& v, long n, Integer& g) {
     if (n < 1 || v < Integer(1)) return false;
+    const double vbits = static_cast<double>(fmpz_bits(v.get()));
+    const auto cmp = [&](long gg) {  // sign of C(gg + n, n) − v
+        if (gg == 0) return v == Integer(1) ? 0 : -1;
+        const double k = static_cast<double>(std::min(gg, n)), top = static_cast<double>(gg) + static_cast<double>(n);
+        if (k * std::log2(top / k) > vbits + 1) return 1;
+        const Integer c = binomial_ui(static_cast<ulong>(gg) + static_cast<ulong>(n), static_cast<ulong>(n));
+        return c < v ? -1 : c == v ? 0 : 1;
+    };
     long lo = 0, hi = 1;
-    const auto at = [&](long gg) { return binomial(Integer(gg + n), n); };
-    while (at(hi) < v) {
+    while (cmp(hi) < 0) {
         if (hi > (1L << 40)) return false;
         lo = hi;
         hi *= 2;
     }
     while (lo < hi) {  // the least g with C(g + n, n) ≥ v
         const long mid = lo + (hi - lo) / 2;
-        if (at(mid) < v) lo = mid + 1;
+        if (cmp(mid) < 0) lo = mid + 1;
         else hi = mid;
     }
-    if (at(lo) != v) return false;
+    if (cmp(lo) != 0) return false;
     g = Integer(lo);
     return true;
 }
@@ -161,39 +221,52 @@ private:
     std::vector<std::size_t> pivot_;
 };
 
-// An exact fit of a linear system, one equation per candidate row (design[i]·c = rhs[i],
-// or = 0 when homogeneous: then c is the kernel vector of a rank n−1 system).
+// An exact fit of a linear system, one equation per candidate row (row_i·c = rhs_i, or = 0
+// when homogeneous: then c is the kernel vector of a rank n−1 system). The equations are
+// computed one at a time, as the fit needs them (most candidates are refuted within a few
+// rows); `at` returns false when equation i would push the estimated size of the system
+// over the fit's budget: the candidate is then left undecided (too_large).
+using EquationAt = std::function<bool(std::size_t i, std::vector<Rational>& row, Rational& rhs)>;
+
 struct Fit {
     bool determined = false;  // enough independent equations
     bool refuted = false;     // a held-out equation disagrees
+    bool too_large = false;   // an equation's values were over the budget: not decided
     std::vector<Rational> coeffs;
     std::vector<std::size_t> fit, confirm;  // equation indices
 };
 
-Fit fit_equations(const std::vector<std::vector<Rational>>& design, const std::vector<Rational>& rhs, std::size_t unknowns,
-                  bool homogeneous) {
+Fit fit_equations(std::size_t count, const EquationAt& at, std::size_t unknowns, bool homogeneous) {
     Fit out;
     const std::size_t need = homogeneous ? unknowns - 1 : unknowns;
     Echelon e(unknowns);
     std::size_t i = 0;
-    for (; i < design.size() && e.rank() < need; ++i) {
-        Rational res;
-        if (e.add(design[i], homogeneous ? Rational(0) : rhs[i], &res)) out.fit.push_back(i);
-        else if (!res.is_zero()) {  // inconsistent before the fit is even determined
-            out.fit.push_back(i);
-            out.refuted = true;
+    std::vector<Rational> row;
+    Rational rhs;
+    for (; i < count && e.rank() < need; ++i) {
+        if (!at(i, row, rhs)) {
+            out.too_large = true;
             return out;
-        } else {
-            out.fit.push_back(i);  // dependent and consistent: used, not held out
+        }
+        Rational res;
+        out.fit.push_back(i);  // independent, or dependent and consistent: used, not held out
+        if (!e.add(row, homogeneous ? Rational(0) : rhs, &res) && !res.is_zero()) {
+            out.refuted = true;  // inconsistent before the fit is even determined
+            return out;
         }
     }
     if (e.rank() < need || (homogeneous && unknowns == 0)) return out;
     out.determined = true;
     out.coeffs = homogeneous ? e.kernel() : e.solution();
-    for (; i < design.size(); ++i) {
+    for (; i < count; ++i) {
+        if (!at(i, row, rhs)) {
+            out.too_large = true;
+            out.determined = false;
+            return out;
+        }
         Rational s;
-        for (std::size_t j = 0; j < unknowns; ++j) s = s + design[i][j] * out.coeffs[j];
-        if (s != (homogeneous ? Rational(0) : rhs[i])) {
+        for (std::size_t j = 0; j < unknowns; ++j) s = s + row[j] * out.coeffs[j];
+        if (s != (homogeneous ? Rational(0) : rhs)) {
             out.refuted = true;
             return out;
         }
@@ -296,45 +369,53 @@ std::vector<Candidate> candidates(std::size_t nv, const GuessOptions& opt) {
     return out;
 }
 
-// Equations of a recurrence: for each row n with n−1..n−order present (one variable).
+// Equations of a recurrence: one for each row n with n−1..n−order present (one variable),
+// built on demand (equation()).
 struct RecSystem {
-    std::vector<std::vector<Rational>> design;
-    std::vector<Rational> rhs;
-    std::vector<std::size_t> row_of;  // the row whose value each equation predicts
+    std::vector<std::size_t> row_of;             // the row whose value each equation predicts
+    std::vector<std::vector<std::size_t>> prev;  // the rows of n−1, …, n−order
 };
 
-RecSystem recurrence_system(const std::vector<GuessPoint>& rows, int order, int degree, bool c_finite) {
+RecSystem recurrence_system(const std::vector<GuessPoint>& rows, int order) {
     std::map<long, std::size_t> at;
     for (std::size_t i = 0; i < rows.size(); ++i) at[rows[i].x[0]] = i;
     RecSystem s;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const long n = rows[i].x[0];
-        std::vector<const Integer*> prev;
+        if (n < std::numeric_limits<long>::min() + order) continue;
+        std::vector<std::size_t> prev;
         for (int k = 1; k <= order; ++k) {
             auto it = at.find(n - k);
             if (it == at.end()) break;
-            prev.push_back(&rows[it->second].value);
+            prev.push_back(it->second);
         }
         if (static_cast<int>(prev.size()) < order) continue;
-        std::vector<Rational> eq;
-        if (c_finite) {  // v(n) = Σ c_k v(n−k)
-            for (const Integer* p : prev) eq.emplace_back(*p);
-            s.rhs.emplace_back(rows[i].value);
-        } else {  // Σ_{k=0..order} Σ_e a_{k,e} n^e v(n−k) = 0
-            for (int k = 0; k <= order; ++k) {
-                const Integer& v = k == 0 ? rows[i].value : *prev[static_cast<std::size_t>(k - 1)];
-                Integer ne(1);
-                for (int e = 0; e <= degree; ++e) {
-                    eq.emplace_back(v * ne);
-                    ne = ne * Integer(n);
-                }
-            }
-            s.rhs.emplace_back(0);
-        }
-        s.design.push_back(std::move(eq));
         s.row_of.push_back(i);
+        s.prev.push_back(std::move(prev));
     }
     return s;
+}
+
+// Equation e of the system: C-finite v(n) = Σ c_k v(n−k), or P-recursive
+// Σ_{k=0..order} Σ_e a_{k,e} n^e v(n−k) = 0.
+void recurrence_equation(const std::vector<GuessPoint>& rows, const RecSystem& s, std::size_t e, int order, int degree, bool c_finite,
+                         std::vector<Rational>& eq, Rational& rhs) {
+    eq.clear();
+    const GuessPoint& r = rows[s.row_of[e]];
+    if (c_finite) {
+        for (std::size_t p : s.prev[e]) eq.emplace_back(rows[p].value);
+        rhs = Rational(r.value);
+        return;
+    }
+    for (int k = 0; k <= order; ++k) {
+        const Integer& v = k == 0 ? r.value : rows[s.prev[e][static_cast<std::size_t>(k - 1)]].value;
+        Integer ne(1);
+        for (int d = 0; d <= degree; ++d) {
+            eq.emplace_back(v * ne);
+            ne = ne * Integer(r.x[0]);
+        }
+    }
+    rhs = Rational(0);
 }
 
 // ------------------------------------------------------------------ printing
@@ -409,6 +490,7 @@ std::string Formula::text() const {
                 os << ")";
             }
             os << " = 0";
+            for (std::size_t k = 0; k < init.size(); ++k) os << ", v(" << init_start + static_cast<long>(k) << ") = " << init[k].str();
             return os.str();
         }
     }
@@ -434,6 +516,7 @@ std::string Formula::latex() const {
                 os << ")";
             }
             os << " = 0";
+            for (std::size_t k = 0; k < init.size(); ++k) os << ",\\ v(" << init_start + static_cast<long>(k) << ") = " << init[k].str();
             return os.str();
         }
     }
@@ -450,7 +533,13 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
         if (p.x.size() != nv)
             throw invalid_input("guess: a row has " + std::to_string(p.x.size()) + " variable values, " + std::to_string(nv) + " expected");
     std::stable_sort(rows.begin(), rows.end(), [](const GuessPoint& a, const GuessPoint& b) {
-        const long sa = std::accumulate(a.x.begin(), a.x.end(), 0L), sb = std::accumulate(b.x.begin(), b.x.end(), 0L);
+        // The sums as doubles: no overflow near 2^63, and (sum, x) is still a fixed key.
+        const auto sum = [](const std::vector<long>& x) {
+            double s = 0;
+            for (long v : x) s += static_cast<double>(v);
+            return s;
+        };
+        const double sa = sum(a.x), sb = sum(b.x);
         return sa != sb ? sa < sb : a.x < b.x;
     });
     std::vector<GuessPoint> merged;
@@ -459,7 +548,7 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
             if (merged.back().value != p.value) {
                 std::string at;
                 for (std::size_t i = 0; i < nv; ++i) at += (i ? "," : "") + opt.vars[i] + "=" + std::to_string(p.x[i]);
-                throw invalid_input("guess: two rows at " + at + " with different values " + merged.back().value.str() + " and " + p.value.str());
+                throw invalid_input("guess: two rows at " + at + " with different values " + cut(merged.back().value.str()) + " and " + cut(p.value.str()));
             }
             continue;
         }
@@ -494,17 +583,23 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
         form.vars = opt.vars;
         std::vector<std::size_t> eq_row;  // the row each equation stands for
         if (c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive) {
-            const RecSystem s = recurrence_system(R, c.order, c.degree, c.kind == FormKind::c_finite);
-            const std::size_t unknowns = c.kind == FormKind::c_finite ? static_cast<std::size_t>(c.order)
-                                                                      : static_cast<std::size_t>((c.order + 1) * (c.degree + 1));
-            if (s.design.size() < unknowns) continue;  // cannot even be determined
+            const bool cf = c.kind == FormKind::c_finite;
+            const RecSystem s = recurrence_system(R, c.order);
+            const std::size_t unknowns = cf ? static_cast<std::size_t>(c.order) : static_cast<std::size_t>((c.order + 1) * (c.degree + 1));
+            if (s.row_of.size() < unknowns) continue;  // cannot even be determined
             ++out.tried;
-            f = fit_equations(s.design, s.rhs, unknowns, c.kind == FormKind::p_recursive);
+            // The values are the rows' own (times n^e): no budget needed.
+            f = fit_equations(s.row_of.size(),
+                              [&](std::size_t e, std::vector<Rational>& row, Rational& rhs) {
+                                  recurrence_equation(R, s, e, c.order, c.degree, cf, row, rhs);
+                                  return true;
+                              },
+                              unknowns, !cf);
             eq_row = s.row_of;
             form.rec_var = 0;
             form.order = c.order;
             if (f.determined && !f.refuted) {
-                if (c.kind == FormKind::c_finite) {
+                if (cf) {
                     form.rec.push_back({Rational(-1)});
                     for (const Rational& ck : f.coeffs) form.rec.push_back({ck});
                 } else {
@@ -518,27 +613,45 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
             const bool binom = c.kind == FormKind::binomial;
             if (binom && g_of[static_cast<std::size_t>(c.binom_var)].empty()) continue;
             ++out.tried;
-            std::vector<std::vector<Rational>> design;
-            for (const GuessPoint& p : R) {
-                std::vector<Rational> row;
-                for (const GuessTerm& t : c.terms) row.push_back(term_value(t, p.x));
-                design.push_back(std::move(row));
-            }
-            std::vector<Rational> rhs;
-            if (binom) rhs = g_of[static_cast<std::size_t>(c.binom_var)];
-            else
-                for (const GuessPoint& p : R) rhs.emplace_back(p.value);
-            f = fit_equations(design, rhs, c.terms.size(), false);
+            const std::vector<Rational>* g_rows = binom ? &g_of[static_cast<std::size_t>(c.binom_var)] : nullptr;
+            double budget = kFitBudgetBits;  // what the equations computed so far hold, at most
+            f = fit_equations(R.size(),
+                              [&](std::size_t i, std::vector<Rational>& row, Rational& rhs) {
+                                  for (const GuessTerm& t : c.terms) budget -= term_bits(t, R[i].x);
+                                  if (!(budget >= 0)) return false;
+                                  row.clear();
+                                  for (const GuessTerm& t : c.terms) row.push_back(term_value(t, R[i].x));
+                                  rhs = g_rows ? (*g_rows)[i] : Rational(R[i].value);
+                                  return true;
+                              },
+                              c.terms.size(), false);
             for (std::size_t i = 0; i < R.size(); ++i) eq_row.push_back(i);
             form.terms = c.terms;
             form.coeffs = f.coeffs;
             form.binom_var = c.binom_var;
+        }
+        if (f.too_large) {
+            --out.tried;
+            ++out.skipped;
+            continue;
         }
         if (f.refuted) {
             ++out.refuted;
             continue;
         }
         if (!f.determined || static_cast<long>(f.confirm.size()) < opt.min_confirm) continue;
+        if (c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive) {
+            // Initial values: the first `order` consecutive rows (one exists: an equation read them).
+            const std::size_t k = static_cast<std::size_t>(c.order);
+            for (std::size_t i = 0; i + k <= R.size() && form.init.empty(); ++i) {
+                bool consecutive = true;
+                for (std::size_t j = 1; j < k; ++j)  // rows ascend: the unsigned difference is exact
+                    consecutive = consecutive && static_cast<unsigned long>(R[i + j].x[0]) - static_cast<unsigned long>(R[i].x[0]) == j;
+                if (!consecutive) continue;
+                form.init_start = R[i].x[0];
+                for (std::size_t j = 0; j < k; ++j) form.init.push_back(R[i + j].value);
+            }
+        }
         out.found = true;
         out.formula = form;
         out.params = c.params;
@@ -561,69 +674,190 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
         return out;
     }
     std::ostringstream why;
-    why << "no form with at most " << opt.max_params << " free parameters fits " << R.size() << " rows and predicts at least "
-        << opt.min_confirm << " held-out row(s) (" << out.tried << " forms tried, " << out.refuted << " refuted by a held-out row; the rest"
-        << " were not over-determined by these rows)";
+    why << "no form with at most " << opt.max_params << (opt.max_params == 1 ? " free parameter fits " : " free parameters fits ") << R.size()
+        << " rows and predicts at least " << opt.min_confirm << (opt.min_confirm == 1 ? " held-out row (" : " held-out rows (") << out.tried
+        << (out.tried == 1 ? " form tried, " : " forms tried, ") << out.refuted << " refuted by a held-out row; the rest"
+        << " were not over-determined by these rows";
+    if (out.skipped > 0)
+        why << "; " << out.skipped << (out.skipped == 1 ? " form" : " forms") << " skipped: their values at these rows are over "
+            << "2^27 bits in all";
+    why << ")";
     out.reason = why.str();
     return out;
 }
+
+namespace {
+
+// log2|z| for an integer z ≠ 0 (any size).
+double log2_abs(const fmpz* z) {
+    slong e = 0;
+    const double m = std::fabs(fmpz_get_d_2exp(&e, z));
+    return std::log2(m) + static_cast<double>(e);
+}
+
+// log2 of Σ_k Σ_e |D·p_{k,e}|·M^e over the polynomials p_k given (an upper bound on
+// log2 Σ_k |D·p_k(m)| for |m| ≤ M); −∞ when they are all zero.
+double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_t from, const Integer& den, double log2M) {
+    std::vector<double> logs;
+    for (std::size_t k = from; k < ps.size(); ++k)
+        for (std::size_t e = 0; e < ps[k].size(); ++e) {
+            const Rational& c = ps[k][e];
+            if (c.is_zero()) continue;
+            logs.push_back(log2_abs(fmpq_numref(c.get())) + log2_abs(den.get()) - log2_abs(fmpq_denref(c.get())) +
+                           static_cast<double>(e) * log2M);
+        }
+    if (logs.empty()) return -std::numeric_limits<double>::infinity();
+    const double top = *std::max_element(logs.begin(), logs.end());
+    double sum = 0;
+    for (double l : logs) sum += std::exp2(l - top);
+    return top + std::log2(sum);
+}
+
+// v(n) from a recurrence, unrolled forward from the last `order` rows before n. The
+// size is estimated first (see docs/guess.md): scaled to integers by the common
+// denominator D of the coefficients (P_k = D·p_k), each step multiplies the numbers'
+// heights by at most Σ_k |P_k|(M) · |P_0|(M)^order (M = max |m|), so v(n) has at most
+// B0 + steps·β bits (B0: the rows' largest value, β the log2 of that factor), and the
+// unrolling costs about steps · bits · terms bit operations. Only `order` values are kept.
+Rational unroll(const Guess& g, long n, const std::string& at) {
+    const Formula& f = g.formula;
+    std::map<long, const Integer*> v;
+    for (const GuessPoint& p : g.rows) v[p.x[0]] = &p.value;
+    if (auto it = v.find(n); it != v.end()) return Rational(*it->second);
+    const long first = v.begin()->first;
+    const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
+    if (n < first)
+        throw invalid_input("guess: " + at + ": the recurrence unrolls forward from the rows, which start at " + name + " = " +
+                            std::to_string(first));
+    // The `order` consecutive rows to start from: the last ones before n.
+    long start = n;
+    for (auto it = std::make_reverse_iterator(v.lower_bound(n)); it != v.rend(); ++it) {  // rows below n, largest first
+        const long m = it->first;
+        bool ok = m >= std::numeric_limits<long>::min() + f.order;
+        for (int k = 1; k < f.order && ok; ++k) ok = v.count(m - k) > 0;
+        if (ok) {
+            start = m;
+            break;
+        }
+    }
+    if (start == n)
+        throw invalid_input("guess: " + at + ": no " + std::to_string(f.order) + " consecutive rows before " + name + " = " +
+                            std::to_string(n) + " to unroll the recurrence from");
+    const unsigned long step_count = static_cast<unsigned long>(n) - static_cast<unsigned long>(start);  // n > start: exact
+    const double steps = static_cast<double>(step_count);
+    Integer den(1);
+    for (const auto& p : f.rec)
+        for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
+    const double log2M = std::log2(std::max(std::fabs(static_cast<double>(n)), std::fabs(static_cast<double>(first))) + 2);
+    // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
+    // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
+    // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
+    const double lp0 = std::max(0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M));
+    const double beta = std::max(0.0, polys_log2_bound(f.rec, 1, den, log2M)) + static_cast<double>(f.order) * lp0;
+    double b0 = 1;
+    for (const GuessPoint& p : g.rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
+    const double bits = b0 + steps * beta;
+    // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
+    // a canonicalisation; on average half the final size, plus a constant per step.
+    const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
+    const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(step_count) + " steps";
+    check_exact_bits(bits, what);
+    check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
+
+    std::vector<Rational> window;  // v(m − order), …, v(m − 1)
+    for (long m = start - f.order + 1; m <= start; ++m) window.emplace_back(*v.at(m));
+    for (long m = start + 1; m <= n; ++m) {
+        if (auto it = v.find(m); it != v.end()) {  // a row: its own value
+            window.erase(window.begin());
+            window.emplace_back(*it->second);
+            continue;
+        }
+        const auto pe = [&](int k) {
+            Rational s, nm(1);
+            for (const Rational& a : f.rec[static_cast<std::size_t>(k)]) {
+                s = s + a * nm;
+                nm = nm * Rational(m);
+            }
+            return s;
+        };
+        Rational acc;
+        for (int k = 1; k <= f.order; ++k) acc = acc + pe(k) * window[static_cast<std::size_t>(f.order - k)];
+        const Rational lead = pe(0);
+        if (lead.is_zero())
+            throw invalid_input("guess: " + at + ": the recurrence's leading coefficient vanishes at " + name + " = " + std::to_string(m) +
+                                ", so v(" + std::to_string(m) + ") is not determined");
+        window.erase(window.begin());
+        window.push_back((Rational(0) - acc) / lead);
+    }
+    return window.back();
+}
+
+}  // namespace
 
 Rational guess_predict(const Guess& g, const std::vector<long>& x) {
     if (!g.found) throw invalid_input("guess: no formula to evaluate (" + g.reason + ")");
     const Formula& f = g.formula;
     if (x.size() != f.vars.size())
         throw invalid_input("guess: a point of " + std::to_string(x.size()) + " values for " + std::to_string(f.vars.size()) + " variables");
+    std::string at;
+    for (std::size_t i = 0; i < x.size(); ++i) at += (i ? "," : "") + f.vars[i] + "=" + std::to_string(x[i]);
     switch (f.kind) {
         case FormKind::polynomial:
-        case FormKind::exp_linear: return linear_value(f.terms, f.coeffs, x);
+        case FormKind::exp_linear:
+            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating " + f.text() + " at " + at);
+            return linear_value(f.terms, f.coeffs, x);
         case FormKind::binomial: {
-            const Rational gv = linear_value(f.terms, f.coeffs, x);
+            const std::string& bname = f.vars[static_cast<std::size_t>(f.binom_var)];
             const long b = x[static_cast<std::size_t>(f.binom_var)];
-            if (!gv.is_integer() || fmpq_sgn(gv.get()) < 0 || b < 0)
-                throw invalid_input("guess: the binomial's g = " + gv.str() + " is not a non-negative integer there");
-            const Integer top = gv.num() + Integer(b);
-            if (!fmpz_fits_si(top.get())) throw invalid_input("guess: the binomial's top " + top.str() + " is too large to evaluate");
-            return Rational(binomial(top, b));
+            if (b < 0)
+                throw invalid_input("guess: " + at + " is outside the formula's domain: C(g + " + bname + ", " + bname + ") needs " + bname +
+                                    " >= 0, not " + bname + " = " + std::to_string(b));
+            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating g at " + at);
+            const Rational gv = linear_value(f.terms, f.coeffs, x);
+            if (!gv.is_integer() || fmpq_sgn(gv.get()) < 0)
+                throw invalid_input("guess: " + at + " is outside the formula's domain: there g = " + linear_text(f.terms, f.coeffs, f.vars, false) +
+                                    " = " + cut(gv.str()) + ", not a non-negative integer");
+            // C(g + b, b) = rising(max + 1, k) / k! with k = min(g, b): about k·log2(e(g + b)/k) bits.
+            const Integer gi = gv.num();
+            const double bd = static_cast<double>(b);
+            const double kd = gi <= Integer(b) ? fmpz_get_d(gi.get()) : bd;
+            const double log2_top = std::max(static_cast<double>(fmpz_bits(gi.get())), std::log2(bd + 1)) + 1;
+            const std::string what = "guess: evaluating " + f.text() + " at " + at;
+            const double bits = binomial_bits(log2_top, kd);
+            check_exact_bits(bits, what);
+            check_exact_work(bits * std::log2(kd + 2) * 4, what);
+            Integer k, top;  // C(g + b, k) with k = min(g, b), top = max(g, b) + 1
+            if (gi <= Integer(b)) {
+                k = gi;
+                top = Integer(b) + Integer(1);
+            } else {
+                k = Integer(b);
+                top = gi + Integer(1);
+            }
+            const ulong ku = fmpz_get_ui(k.get());  // k ≤ b fits, and is small (estimated above)
+            Integer num, fac, r;
+            fmpz_rfac_ui(num.get(), top.get(), ku);
+            fmpz_fac_ui(fac.get(), ku);
+            fmpz_divexact(r.get(), num.get(), fac.get());
+            return Rational(r);
         }
         case FormKind::c_finite:
-        case FormKind::p_recursive: {
-            std::map<long, Rational> v;
-            for (const GuessPoint& p : g.rows) v[p.x[0]] = Rational(p.value);
-            const long n = x[0];
-            if (v.count(n)) return v[n];
-            const long last = v.rbegin()->first;
-            if (n < last) throw invalid_input("guess: the recurrence unrolls forward only; " + std::to_string(n) + " lies inside the rows but is missing");
-            for (long m = last + 1; m <= n; ++m) {
-                const auto pe = [&](int k) {
-                    Rational s, nm(1);
-                    for (const Rational& a : f.rec[static_cast<std::size_t>(k)]) {
-                        s = s + a * nm;
-                        nm = nm * Rational(m);
-                    }
-                    return s;
-                };
-                Rational acc;
-                for (int k = 1; k <= f.order; ++k) {
-                    auto it = v.find(m - k);
-                    if (it == v.end()) throw invalid_input("guess: the recurrence needs v(" + std::to_string(m - k) + "), not in the rows");
-                    acc = acc + pe(k) * it->second;
-                }
-                const Rational lead = pe(0);
-                if (lead.is_zero()) throw invalid_input("guess: the recurrence's leading coefficient vanishes at " + std::to_string(m));
-                v[m] = (Rational(0) - acc) / lead;
-            }
-            return v[n];
-        }
+        case FormKind::p_recursive: return unroll(g, x[0], at);
     }
     return Rational();
 }
 
 // ------------------------------------------------------------------ tables
 
-std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source) {
+std::vector<TableRow> parse_table_cells(const std::string& input, const std::string& source) {
     using Row = TableRow;
     std::vector<Row> out;
-    std::size_t start = text.find_first_not_of(" \t\r\n");
+    // A UTF-8 byte-order mark (some editors and spreadsheets write one) is not part of the
+    // first column's name: skipped.
+    const std::string_view bom = "\xEF\xBB\xBF";
+    const std::string& text = input;
+    const std::size_t skip = std::string_view(text).substr(0, 3) == bom ? 3 : 0;
+    std::size_t start = text.find_first_not_of(" \t\r\n", skip);
     if (start == std::string::npos) return out;
     const auto cell = [](const nlohmann::json& v) -> std::string {
         if (v.is_null()) return "";
@@ -636,28 +870,32 @@ std::vector<TableRow> parse_table_cells(const std::string& text, const std::stri
         for (auto it = o.begin(); it != o.end(); ++it) r.emplace_back(it.key(), cell(it.value()));
         return r;
     };
+    // JSON goes through the reader the weights files use: nesting depth bounded, a number
+    // out of range and a key given twice in one object refused.
     if (text[start] == '[') {
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::exception& e) {
-            throw invalid_input(source + ": not valid JSON (" + e.what() + ")");
-        }
+        const nlohmann::json j = detail::parse_json_text(text.substr(start), source);
+        if (!j.is_array()) throw invalid_input(source + ": not a JSON array of objects");
         for (std::size_t i = 0; i < j.size(); ++i) out.push_back(object_row(j[i], "element " + std::to_string(i + 1)));
         return out;
     }
-    std::istringstream in(text);
+    std::istringstream in(text.substr(skip));
     std::string line;
     long number = 0;
     if (text[start] == '{') {  // JSON lines
+        bool first = true;
         while (std::getline(in, line)) {
             ++number;
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            try {
-                out.push_back(object_row(nlohmann::json::parse(line), "line " + std::to_string(number)));
-            } catch (const nlohmann::json::exception& e) {
-                throw invalid_input(source + ": line " + std::to_string(number) + " is not valid JSON (" + e.what() + ")");
+            const std::string where = "line " + std::to_string(number);
+            const nlohmann::json j = detail::parse_json_text(line, source + ": " + where);
+            // The sweep line `seprank table --format json --out` writes first: skipped, as
+            // the CSV's `#` sweep line.
+            if (first && j.is_object() && j.size() == 1 && j.contains("seprank_table_sweep")) {
+                first = false;
+                continue;
             }
+            first = false;
+            out.push_back(object_row(j, where));
         }
         return out;
     }
@@ -668,6 +906,11 @@ std::vector<TableRow> parse_table_cells(const std::string& text, const std::stri
         if (line.empty() || line[0] == '#') continue;  // comments (a table's sweep line) and blanks
         std::vector<std::string> cells = parse_csv_line(line);
         if (header.empty()) {
+            for (std::size_t i = 0; i < cells.size(); ++i)
+                for (std::size_t j = 0; j < i; ++j)
+                    if (cells[i] == cells[j])
+                        throw invalid_input(source + ": line " + std::to_string(number) + ": column '" + cut(cells[i]) +
+                                            "' appears twice in the header");
             header = std::move(cells);
             continue;
         }
@@ -682,7 +925,7 @@ std::vector<TableRow> parse_table_cells(const std::string& text, const std::stri
 }
 
 std::vector<TableRow> read_table_cells(const std::string& path) {
-    return parse_table_cells(detail::read_input_file(path, "table"), path);
+    return parse_table_cells(detail::read_input_file(path, "table", kTableBytesPerByte), "table '" + path + "'");
 }
 
 namespace {
@@ -694,7 +937,52 @@ bool parse_long(const std::string& s, long& v) {
     return ec == std::errc() && p == e && !s.empty();
 }
 
+// Whether s is an optionally signed run of digits (an integer, whatever its size).
+bool integer_text(const std::string& s) {
+    std::size_t i = !s.empty() && s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
 }  // namespace
+
+std::vector<long> parse_point(const std::string& text, const std::vector<std::string>& vars) {
+    std::string names;
+    for (const std::string& v : vars) names += (names.empty() ? "" : ",") + v;
+    const std::string head = "point '" + cut(text) + "': ";
+    std::vector<std::pair<std::string, std::string>> items;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(pos, comma - pos);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw invalid_input(head + "'" + cut(item) + "' is not name=value");
+        const std::string name = item.substr(0, eq);
+        if (std::find(vars.begin(), vars.end(), name) == vars.end())
+            throw invalid_input(head + "'" + cut(name) + "' is not a variable (the variables: " + names + ")");
+        for (const auto& [k, v] : items)
+            if (k == name) throw invalid_input(head + "'" + name + "' is given twice");
+        items.emplace_back(name, item.substr(eq + 1));
+        pos = comma + 1;
+    }
+    std::vector<long> x;
+    for (const std::string& v : vars) {
+        const auto it = std::find_if(items.begin(), items.end(), [&](const auto& kv) { return kv.first == v; });
+        if (it == items.end()) throw invalid_input(head + "no value for variable '" + v + "'");
+        long value = 0;
+        if (!parse_long(it->second, value)) {
+            if (integer_text(it->second))
+                throw invalid_input(head + v + " = " + cut(it->second) + " is out of range (-2^63..2^63-1)");
+            throw invalid_input(head + v + " = '" + cut(it->second) + "' is not an integer");
+        }
+        x.push_back(value);
+    }
+    return x;
+}
 
 const std::string* table_cell(const TableRow& row, const std::string& name) {
     for (const auto& [k, v] : row)
@@ -715,6 +1003,8 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
 
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
+    for (const std::string& name : vars)
+        if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
     std::vector<GuessPoint> out;
     for (std::size_t r = 0; r < table.size(); ++r) {
         const TableRow& row = table[r];
@@ -728,13 +1018,17 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
             const std::string* c = table_cell(row, name);
             if (!c) throw invalid_input("guess: the table has no column '" + name + "' (a variable)");
             long x = 0;
-            if (!parse_long(*c, x)) throw invalid_input("guess: " + at + ": " + name + " = '" + *c + "' is not an integer");
+            if (!parse_long(*c, x)) {
+                if (integer_text(*c))
+                    throw invalid_input("guess: " + at + ": " + name + " = " + cut(*c) + " is out of range (a variable lies in -2^63..2^63-1)");
+                throw invalid_input("guess: " + at + ": " + name + " = '" + cut(*c) + "' is not an integer");
+            }
             p.x.push_back(x);
         }
         try {
             p.value = Integer(std::string_view(*v));
         } catch (const invalid_input&) {
-            throw invalid_input("guess: " + at + ": " + value + " = '" + *v + "' is not an integer");
+            throw invalid_input("guess: " + at + ": " + value + " = '" + cut(*v) + "' is not an integer");
         }
         out.push_back(std::move(p));
     }

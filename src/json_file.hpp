@@ -62,7 +62,9 @@ inline nlohmann::json parse_json_text(const std::string& text, const std::string
 }
 
 inline nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-    return parse_json_text(read_input_file(path, what), what + " '" + path + "'");
+    // A parsed JSON tree takes up to ~32 bytes a byte of text (a number or an empty
+    // list per 2 bytes, 16 bytes a node and the containers' slack): reading stops there.
+    return parse_json_text(read_input_file(path, what, 32), what + " '" + path + "'");
 }
 
 }  // namespace seprank::detail

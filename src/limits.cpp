@@ -2,6 +2,7 @@
 
 #include "seprank/error.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -94,6 +95,36 @@ void check_time(double estimate_seconds, double limit_seconds, const std::string
     if (!(estimate_seconds <= limit_seconds))
         throw resource_limit(what + ": about " + format_seconds(estimate_seconds) + " estimated, over the limit of " +
                              format_seconds(limit_seconds) + " (" + limit_name + ")");
+}
+
+double power_bits(double base_abs, double exponent) {
+    if (!(base_abs > 1) || !(exponent > 0)) return 0;
+    return exponent * std::log2(base_abs);
+}
+
+double binomial_bits(double log2_n, double k) {
+    if (!(k >= 1)) return 1;
+    return k * (std::max(log2_n - std::log2(k), 0.0) + 1.4426950408889634) + 1;
+}
+
+namespace {
+std::string approx(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, v < 1e6 ? "%.0f" : "%.3g", v);
+    return buf;
+}
+}  // namespace
+
+void check_exact_bits(double bits, const std::string& what, double copies) {
+    if (!(bits <= kMaxExactBits))
+        throw resource_limit(what + ": a number of about " + approx(bits) + " bits estimated, over the limit of 2^26 bits (" +
+                             format_bytes(kMaxExactBits / 8) + ") for an exact value");
+    check_memory(bits / 8 * copies, default_max_memory(), what);
+}
+
+void check_exact_work(double bit_ops, const std::string& what) {
+    if (!(bit_ops <= kMaxExactWork))
+        throw resource_limit(what + ": about " + approx(bit_ops) + " bit operations estimated, over the limit of 2^34");
 }
 
 }  // namespace seprank

@@ -19,6 +19,11 @@ std::string lower(std::string s) {
     return s;
 }
 
+// Memory of a parse per byte of text: the text, its two line streams and, per entry of
+// at least 6 bytes ("i j v\n"), a (column, Integer) pair and its share of a row: about
+// 24 bytes a byte at most. Reading stops there (file_io.hpp), whatever the input is.
+constexpr double kMatrixBytesPerByte = 24;
+
 // A piece of the input quoted in a message: at most 40 characters, then "…" and the
 // length, so that a 50,000-character token never fills the terminal.
 std::string quote(const std::string& text) {
@@ -196,7 +201,7 @@ SparseQMat parse_matrix_market_rational(const std::string& text, const std::stri
 }
 
 SparseQMat read_matrix_market_rational(const std::string& path) {
-    return parse_matrix_market_rational(detail::read_input_file(path, "matrix file"), "matrix file '" + path + "'");
+    return parse_matrix_market_rational(detail::read_input_file(path, "matrix file", kMatrixBytesPerByte), "matrix file '" + path + "'");
 }
 
 std::size_t SparseQMat::nnz() const {
@@ -227,7 +232,7 @@ SparseZMat clear_denominators(const SparseQMat& a) {
 }
 
 SparseZMat read_matrix_market(const std::string& path) {
-    return parse_matrix_market(detail::read_input_file(path, "matrix file"), "matrix file '" + path + "'");
+    return parse_matrix_market(detail::read_input_file(path, "matrix file", kMatrixBytesPerByte), "matrix file '" + path + "'");
 }
 
 std::string matrix_market_text(const SparseZMat& a) {

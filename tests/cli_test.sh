@@ -389,7 +389,23 @@ grep -v ",3,0,3," "$T/g.csv" >"$T/g12.csv"
 "$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check >"$T/g12.txt" || fail "guess L=1,2 run"
 grep -q "disagree" "$T/g12.txt" || fail "guess: the L=1,2 conjecture is not refuted by generic: $(cat "$T/g12.txt")"
 "$S" guess "$T/g.csv" --vars dim,depth --max-params 1 >/dev/null 2>"$T/g.err"; rc=$?
-[[ $rc -eq 1 ]] && grep -q "no guess: no form with at most 1 free parameters" "$T/g.err" || fail "guess without a form: rc $rc, $(cat "$T/g.err")"
+[[ $rc -eq 1 ]] && grep -q "no guess: no form with at most 1 free parameter fits" "$T/g.err" || fail "guess without a form: rc $rc, $(cat "$T/g.err")"
+# ... one line only, even with an option noted as ignored (issue 36).
+"$S" guess "$T/g.csv" --vars dim,depth --max-params 1 --check-seconds 5 >/dev/null 2>"$T/g.err"; rc=$?
+[[ $rc -eq 1 && $(wc -l <"$T/g.err") -eq 1 ]] || fail "guess without a form, an ignored option: rc $rc, not one line: $(cat "$T/g.err")"
+# guess reads the JSON-lines table that `table --format json --out` writes, sweep line
+# and all (issue 38), and finds the same formula as from the CSV.
+"$S" table --family attention --tokens 2 --dim 1..3 --heads 1 --depth 1..3 --format json --out "$T/g.jsonl" >/dev/null 2>&1 || fail "guess: table --out jsonl"
+head -n 1 "$T/g.jsonl" | grep -q '"seprank_table_sweep"' || fail "guess: the jsonl table has no sweep line: $(head -n 1 "$T/g.jsonl")"
+"$S" guess "$T/g.jsonl" --value rank --vars dim,depth --format json >"$T/gj.json" || fail "guess on the jsonl table"
+/usr/bin/python3 - "$T/gj.json" <<'PY' || fail "guess on jsonl: $(cat "$T/gj.json")"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["found"] and g["rows"] == 9 and g["formula"] == "C((3^depth - 1)/2 + dim, dim)", g
+PY
+# A singular count is singular: 1 free parameter (issue 38).
+"$S" guess "$T/g.csv" --vars dim --where depth=1 >"$T/g1.txt" || fail "guess depth=1"
+grep -q "(binomial, 1 free parameter, fitted on 1 row, confirmed on 2 held-out rows)" "$T/g1.txt" || fail "guess: singular counts: $(cat "$T/g1.txt")"
 
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

@@ -205,3 +205,148 @@ TEST_CASE("tables: CSV, JSON array and JSON lines give the same points; bad cell
     CHECK_THROWS_AS(parse_table_cells("a,b\n1,2,3\n", "t"), invalid_input);
     CHECK_THROWS_AS(parse_table_cells("[{\"a\":1},", "t"), invalid_input);
 }
+
+// ---- issue 36 / 38: hostile tables and points (docs/guess.md, "Limits and exit codes")
+
+namespace {
+
+// Whether f throws E with `fragment` in its message.
+template <class E, class F>
+bool throws_with(F&& f, const std::string& fragment) {
+    try {
+        f();
+    } catch (const E& e) {
+        const std::string m = e.what();
+        INFO("message: " << m);
+        CHECK(m.find(fragment) != std::string::npos);
+        return m.find(fragment) != std::string::npos;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("exact sizes are estimated before evaluation: c^n at n = 10^12 is refused, never aborts") {
+    // v = 2^n + 1 on n = 0..7: the exp-linear form a + b·2^n (2 parameters).
+    std::vector<GuessPoint> rows;
+    for (long n = 0; n < 8; ++n) rows.push_back(GuessPoint{{n}, ipow(2, n) + Integer(1)});
+    const Guess g = guess_formula(rows, opts({"n"}));
+    REQUIRE(g.found);
+    CHECK(g.formula.kind == FormKind::exp_linear);
+    CHECK(guess_predict(g, {100}) == Rational(ipow(2, 100) + Integer(1)));
+    CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {1000000000000L}); }, "bits estimated"));
+    CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {-1000000000000L}); }, "bits estimated"));
+    // 2^-3 + 1 is evaluated exactly (a rational).
+    CHECK(guess_predict(g, {-3}) == Rational(Integer(9), Integer(8)));
+}
+
+TEST_CASE("rows near 10^12: the exp-linear candidates are skipped (their values are not computed), the polynomial found") {
+    std::vector<GuessPoint> rows;
+    const long base = 1000000000000L;
+    for (long k = 0; k < 8; ++k) rows.push_back(GuessPoint{{base + k}, Integer(base + k) * Integer(3) + Integer(1)});
+    const Guess g = guess_formula(rows, opts({"n"}));
+    REQUIRE(g.found);
+    CHECK(g.formula.kind == FormKind::polynomial);
+    CHECK(g.skipped == 0);  // the line is found before any exponential candidate (2 parameters, listed first)
+    // v = 2^(n - 10^12) is not a listed form in n: every exponential candidate is skipped,
+    // and the answer says so instead of aborting.
+    std::vector<GuessPoint> ex;
+    for (long k = 0; k < 8; ++k) ex.push_back(GuessPoint{{base + k}, ipow(2, k) * Integer(7) + Integer(k * k * k * k * k)});
+    GuessOptions o = opts({"n"});
+    o.max_order = 0;
+    o.max_degree = 2;
+    const Guess h = guess_formula(ex, o);
+    CHECK_FALSE(h.found);
+    CHECK(h.skipped == 8);  // {1, c^n} and {1, n, c^n} for c = 2..5
+    CHECK(h.reason.find("skipped") != std::string::npos);
+}
+
+TEST_CASE("recurrences: initial values are part of the formula; unrolling far is estimated first") {
+    // Fibonacci from F(0) = 0: found as C-finite, printed with v(0) = 0, v(1) = 1.
+    std::vector<GuessPoint> fib{GuessPoint{{0}, Integer(0)}, GuessPoint{{1}, Integer(1)}};
+    for (long n = 2; n < 12; ++n) fib.push_back(GuessPoint{{n}, fib[static_cast<std::size_t>(n - 1)].value + fib[static_cast<std::size_t>(n - 2)].value});
+    GuessOptions o = opts({"n"});
+    o.bases = {};
+    o.max_degree = 2;
+    const Guess g = guess_formula(fib, o);
+    REQUIRE(g.found);
+    CHECK(g.formula.kind == FormKind::c_finite);
+    REQUIRE(g.formula.init.size() == 2);
+    CHECK(g.formula.init_start == 0);
+    CHECK(g.formula.text().find("v(0) = 0, v(1) = 1") != std::string::npos);
+    // F(1000) by the same recurrence here, against the formula unrolled by guess_predict.
+    Integer a(0), b(1);
+    for (int n = 0; n < 1000; ++n) {
+        Integer c = a + b;
+        a = b;
+        b = c;
+    }
+    CHECK(guess_predict(g, {1000}) == Rational(a));
+    CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {1000000000000L}); }, "unrolling the recurrence"));
+    CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {-5}); }, "start at n = 0"));
+    // A far row (n = 10^12, not consecutive with the others) neither breaks the fit nor makes
+    // the unrolling search a gap of 10^12 values: v(20) unrolls from v(10), v(11).
+    std::vector<GuessPoint> far = fib;
+    far.push_back(GuessPoint{{1000000000000L}, Integer(5)});
+    const Guess gf = guess_formula(far, o);
+    REQUIRE(gf.found);
+    CHECK(guess_predict(gf, {20}) == Rational(Integer(6765)));
+}
+
+TEST_CASE("binomial points outside the domain are invalid_input naming the variable; huge g is computed or refused") {
+    // v = C(2^d - 1 + x, x) on x = 1..3, d = 1..4.
+    std::vector<GuessPoint> rows;
+    for (long x = 1; x <= 3; ++x)
+        for (long d = 1; d <= 4; ++d) rows.push_back(GuessPoint{{x, d}, binom((1L << d) - 1 + x, x)});
+    const Guess g = guess_formula(rows, opts({"x", "d"}));
+    REQUIRE(g.found);
+    REQUIRE(g.formula.kind == FormKind::binomial);
+    CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {-1, 1}); }, "x = -1"));
+    CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {2, -1}); }, "not a non-negative integer"));
+    // d = 2000: g = 2^2000 − 1, C(g + 3, 3) has about 6000 bits: computed, and equal to
+    // (g+1)(g+2)(g+3)/6.
+    const Integer gg = ipow(2, 2000) - Integer(1);
+    Integer want = (gg + Integer(1)) * (gg + Integer(2)) * (gg + Integer(3));
+    fmpz_divexact_ui(want.get(), want.get(), 6);
+    CHECK(guess_predict(g, {3, 2000}) == Rational(want));
+    // d = 10^9: g has 10^9 bits: refused before computing 2^(10^9).
+    CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {3, 1000000000}); }, "bits estimated"));
+    // x = 10^12 with d = 1 (g = 1): C(10^12 + 1, 10^12) = 10^12 + 1, small: computed.
+    CHECK(guess_predict(g, {1000000000000L, 1}) == Rational(Integer(1000000000001L)));
+    // x = 10^12, d = 20: C(2^20 - 1 + 10^12, 2^20 - 1) is about 2^20·30 bits: computed or refused, never aborted.
+    try {
+        (void)guess_predict(g, {1000000000000L, 40});
+    } catch (const resource_limit&) {
+    }
+}
+
+TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, out-of-range variables") {
+    const auto bom = parse_table_cells("\xEF\xBB\xBFn,v\n1,2\n", "t");
+    REQUIRE(bom.size() == 1);
+    CHECK(bom[0][0].first == "n");
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v,v\n1,2,3\n", "t"); }, "column 'v' appears twice"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("{\"n\":0,\"v\":1,\"v\":7}\n", "t"); }, "\"v\" appears twice"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("[{\"n\":0,\"v\":1,\"v\":7}]", "t"); }, "\"v\" appears twice"));
+    // What `seprank table --format json --out` writes first: skipped as the CSV's # line.
+    const auto sweep = parse_table_cells("{\"seprank_table_sweep\":\"trials=1\"}\n{\"n\":1,\"rank\":3}\n", "t");
+    REQUIRE(sweep.size() == 1);
+    CHECK(*table_cell(sweep[0], "rank") == "3");
+    // The same object later in the file is a row (without the columns asked for).
+    const auto later = parse_table_cells("{\"n\":1,\"rank\":3}\n{\"seprank_table_sweep\":\"x\"}\n", "t");
+    CHECK(later.size() == 2);
+    const auto big = parse_table_cells("n,v\n" + std::string(60, '9') + ",1\n", "t");
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(big, {"n"}, "v", {}); }, "out of range"));
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(big, {"n"}, "v", {}); }, std::string(40, '9') + "…"));
+    const auto ok = parse_table_cells("n,v\n1,2\n", "t");
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(ok, {"n", "v"}, "v", {}); }, "also named in --vars"));
+}
+
+TEST_CASE("a long table of n^2 + 1: the exponential candidates are refuted within a few rows, not evaluated on all") {
+    std::vector<GuessPoint> rows;
+    for (long n = 0; n < 20000; ++n) rows.push_back(GuessPoint{{n}, Integer(n) * Integer(n) + Integer(1)});
+    const Guess g = guess_formula(rows, opts({"n"}));
+    REQUIRE(g.found);
+    CHECK(g.formula.kind == FormKind::polynomial);
+    CHECK(g.confirmed == 20000 - 3);
+    CHECK(guess_predict(g, {1000000}) == Rational(Integer(1000000000001L)));
+}

@@ -7,6 +7,8 @@
 #include "seprank/guess.hpp"
 #include "seprank/partition.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -38,15 +40,22 @@ std::vector<std::string> split_names(const std::string& text) {
     return out;
 }
 
+// The text cut for a message: its first 40 characters and "…".
+std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
+
 long to_long(const std::string& text, const std::string& what) {
-    try {
-        std::size_t used = 0;
-        const long v = std::stol(text, &used);
-        if (used == text.size()) return v;
-    } catch (const std::exception&) {
+    long v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (!text.empty() && p == text.data() + text.size()) {
+        if (ec == std::errc()) return v;
+        if (ec == std::errc::result_out_of_range)
+            throw seprank::invalid_input(what + " = " + cut(text) + " is out of range (-2^63..2^63-1)");
     }
-    throw seprank::invalid_input(what + " = '" + text + "' is not an integer");
+    throw seprank::invalid_input(what + " = '" + cut(text) + "' is not an integer");
 }
+
+// "1 row", "2 rows".
+std::string count(long n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 using seprank::table_cell;
 
@@ -137,14 +146,12 @@ struct GuessCommand final : Command {
         const Cells where = where_text.empty() ? Cells{} : parse_assignments(where_text, "--where");
         std::vector<std::vector<long>> points;
         for (const std::string& p : predict) {
-            const Cells a = parse_assignments(p, "--predict");
             std::vector<long> x;
-            for (const std::string& v : o.vars) {
-                const std::string* c = table_cell(a, v);
-                if (!c) throw seprank::invalid_input("--predict " + p + ": no value for variable '" + v + "'");
-                x.push_back(to_long(*c, "--predict " + v));
+            try {
+                x = seprank::parse_point(p, o.vars);
+            } catch (const seprank::invalid_input& e) {
+                throw seprank::invalid_input(std::string("--predict ") + e.what());
             }
-            if (a.size() != o.vars.size()) throw seprank::invalid_input("--predict " + p + ": names other than the variables " + vars_text);
             points.push_back(x);
         }
         const auto cells = seprank::read_table_cells(table);
@@ -172,8 +179,10 @@ struct GuessCommand final : Command {
         j["seconds"] = std::round(secs * 1e4) / 1e4;
         j["forms_tried"] = g.tried;
         j["forms_refuted"] = g.refuted;
+        j["forms_skipped"] = g.skipped;
         if (!g.found) {
-            notes.emit(format == "json" ? &j : nullptr);
+            // One line on stderr: the notes go into the JSON answer only.
+            if (!notes.lines.empty() && format == "json") j["notes"] = notes.lines;
             j["reason"] = g.reason;
             if (format == "json") std::cout << j.dump(2) << "\n";
             std::cerr << "seprank: no guess: " << g.reason << "\n";
@@ -191,6 +200,15 @@ struct GuessCommand final : Command {
         for (std::size_t i : g.confirm_rows) conf.push_back(point_json(g.rows[i].x));
         j["rows_fitted"] = fit;
         j["rows_confirmed"] = conf;
+        if (!g.formula.init.empty()) {  // a recurrence's initial values
+            json init = json::array();
+            for (std::size_t k = 0; k < g.formula.init.size(); ++k) {
+                json p = point_json({g.formula.init_start + static_cast<long>(k)});
+                p["value"] = exact(g.formula.init[k]);
+                init.push_back(p);
+            }
+            j["initial_values"] = init;
+        }
         // --check builds each point's network from the first row --where keeps.
         const Cells* tmpl = nullptr;
         if (check)
@@ -199,24 +217,22 @@ struct GuessCommand final : Command {
                     tmpl = &row;
                     break;
                 }
+        // Every point is evaluated before anything is checked or printed: a point outside
+        // the formula's domain (invalid_input, exit 2) or too large to evaluate
+        // (resource_limit, exit 3) ends the run with its one line.
+        std::vector<seprank::Rational> values;
+        for (const std::vector<long>& x : points) values.push_back(seprank::guess_predict(g, x));
         json preds = json::array();
         std::ostringstream ptext;
-        for (const std::vector<long>& x : points) {
+        for (std::size_t q = 0; q < points.size(); ++q) {
+            const std::vector<long>& x = points[q];
+            const std::optional<seprank::Rational> predicted = values[q];
             json p;
             p["point"] = point_json(x);
-            std::string shown;
-            std::optional<seprank::Rational> predicted;
-            try {
-                predicted = seprank::guess_predict(g, x);
-                p["value"] = predicted->is_integer() ? exact(predicted->num()) : json(predicted->str());
-                shown = predicted->str();
-            } catch (const seprank::invalid_input& e) {
-                p["value"] = nullptr;
-                p["why"] = e.what();
-                shown = std::string("not evaluable: ") + e.what();
-            }
+            p["value"] = predicted->is_integer() ? exact(predicted->num()) : json(predicted->str());
+            const std::string shown = predicted->str();
             std::string checked;
-            if (check && predicted) {
+            if (check) {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
                 const seprank::ValidSpec spec = spec_of_row(*tmpl, o.vars, x);
                 const std::string* part_text = table_cell(*tmpl, "partition");
@@ -257,12 +273,15 @@ struct GuessCommand final : Command {
                   << (where_text.empty() ? "" : " (where " + where_text + ")") << "\n";
         std::cout << "formula     " << g.formula.text() << "\n";
         std::cout << "latex       " << g.formula.latex() << "\n";
-        std::cout << "kind        conjecture (" << seprank::to_string(g.formula.kind) << ", " << g.params << " free parameters, fitted on "
-                  << g.fitted << " rows, confirmed on " << g.confirmed << " held-out rows)\n";
+        std::cout << "kind        conjecture (" << seprank::to_string(g.formula.kind) << ", " << count(g.params, "free parameter", "free parameters")
+                  << ", fitted on " << count(g.fitted, "row", "rows") << ", confirmed on " << count(g.confirmed, "held-out row", "held-out rows")
+                  << ")\n";
         std::cout << "fitted      ";
         for (std::size_t k = 0; k < g.fit_rows.size(); ++k) std::cout << (k ? " " : "") << "(" << point_text(g.rows[g.fit_rows[k]].x) << ")";
         std::cout << "\n";
-        std::cout << "searched    " << g.tried << " forms, " << g.refuted << " refuted by a held-out row, " << j["seconds"].get<double>() << " s\n";
+        std::cout << "searched    " << count(g.tried, "form", "forms") << ", " << g.refuted << " refuted by a held-out row, "
+                  << (g.skipped ? count(g.skipped, "skipped (values too large), ", "skipped (values too large), ") : std::string())
+                  << j["seconds"].get<double>() << " s\n";
         std::cout << ptext.str();
         return 0;
     }

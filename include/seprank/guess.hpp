@@ -68,8 +68,14 @@ struct Formula {
     int rec_var = -1;
     int order = 0;
     std::vector<std::vector<Rational>> rec;
+    // Recurrences: the initial values v(init_start), …, v(init_start + order − 1) (the first
+    // `order` consecutive rows), which with the recurrence determine v forward from there.
+    long init_start = 0;
+    std::vector<Integer> init;
 
-    std::string text() const;   // plain text, e.g. "C((3^depth - 1)/2 + dim, dim)"
+    // Plain text, e.g. "C((3^depth - 1)/2 + dim, dim)"; a recurrence is followed by its
+    // initial values: "(-1)*v(n) + (1)*v(n - 1) + (1)*v(n - 2) = 0, v(0) = 0, v(1) = 1".
+    std::string text() const;
     std::string latex() const;  // the same in LaTeX
 };
 
@@ -82,21 +88,39 @@ struct Guess {
     std::vector<std::size_t> fit_rows, confirm_rows;  // indices into rows (below)
     long tried = 0;      // candidate forms tried
     long refuted = 0;    // of them, fitted but refuted by a held-out row
+    long skipped = 0;    // candidate forms left undecided: their values at the rows would be over
+                         // 2^27 bits in all (e.g. c^n for n near 10^12), so they were not computed
     std::string reason;  // when !found: why
     std::vector<GuessPoint> rows;  // the input, sorted (smallest variables first), duplicates merged
 };
 
 // The smallest form (above) that fits and is confirmed. Rows: each x of size vars.size();
 // duplicates with the same value merge, with different values are invalid_input; fewer
-// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything). Cost: per candidate, O(rows · params²) rational
-// operations (greedy rank tests) plus a params × params exact solve.
+// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything).
+// Each candidate's equations are computed row by row as the fit reaches them; a candidate
+// whose values at the rows would exceed 2^27 bits in all (estimated before each row, e.g.
+// c^n at n = 10^12) is skipped (Guess::skipped), never computed. Cost: per candidate,
+// O(rows · params²) rational operations (greedy rank tests) plus a params × params exact
+// solve, on numbers of at most 2^27 bits in all.
 Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
 
 // The formula's value at x (exact). Linear forms and binomials evaluate directly (a
-// binomial needs g(x) a non-negative integer there); recurrences unroll from the rows
-// along their variable, the other variables as in the rows. invalid_input when x has the
-// wrong size or the form cannot be evaluated there (naming why).
+// binomial needs x_b ≥ 0 and g(x) a non-negative integer there; C(g + x_b, x_b) is a
+// rising factorial over k!, k = min(g, x_b)); recurrences unroll forward from the last
+// `order` consecutive rows below x, keeping `order` values. The size of the value (and,
+// for recurrences, the work) is estimated before anything is computed (limits.hpp):
+// resource_limit stating the estimate over 2^26 bits or 2^34 bit operations. invalid_input
+// naming the point when x has the wrong size or lies outside the form's domain (a
+// negative x_b, a g that is not a non-negative integer, a recurrence asked below its first
+// row or where its leading coefficient vanishes). Cost: as estimated, at most 2^34 bit
+// operations.
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
+
+// A point as text, "name=value[,name=value…]" (what `seprank guess --predict` takes),
+// as values in `vars` order. invalid_input naming the item: not name=value, a name that
+// is not one of vars or given twice, a variable without a value, or a value that is not
+// an integer ('x') or lies outside -2^63..2^63-1 (its first 40 digits shown).
+std::vector<long> parse_point(const std::string& text, const std::vector<std::string>& vars);
 
 // One table row as (column, text) cells, in the table's order.
 using TableRow = std::vector<std::pair<std::string, std::string>>;
@@ -109,17 +133,22 @@ const std::string* table_cell(const TableRow& row, const std::string& name);
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where);
 
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
-// (one object per line). invalid_input naming `source` and the line on malformed input.
+// (one object per line). A leading UTF-8 byte-order mark is skipped, and so are CSV `#`
+// lines and a first JSON line {"seprank_table_sweep": …} (the sweep lines `seprank table`
+// writes). invalid_input naming `source` and the line on malformed input, a header
+// naming a column twice, or a JSON object giving a key twice.
 std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source);
 
-// The same, read from a file (a regular file, at most the memory limit; invalid_input
-// naming the path otherwise).
+// The same, read from a file, a device or a pipe (invalid_input naming the path when it
+// cannot be read); reading stops, with resource_limit, as soon as the text read would
+// need more than the memory limit to parse (64 bytes per byte of text).
 std::vector<TableRow> read_table_cells(const std::string& path);
 
 // The points of a table: rows whose `where` columns equal the given text (integers
 // compared as integers), their `vars` columns and `value` column as integers.
-// invalid_input naming a missing column or a non-integer cell (with its row number);
-// rows whose value cell is empty (a row not computed) are skipped.
+// invalid_input naming a missing column, a non-integer cell or a variable outside the
+// range of long (with its row number), or `value` also in `vars`; rows whose value cell
+// is empty (a row not computed) are skipped.
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where);

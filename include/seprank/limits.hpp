@@ -50,4 +50,33 @@ std::string format_seconds(double seconds);
 // Human form of a byte count ("1.5 GiB", "12 MiB").
 std::string format_bytes(double bytes);
 
+// ---- exact numbers whose size the input controls
+// Before an exact evaluation whose result the input can make arbitrarily large (a power
+// c^n, a binomial C(g + x, x), a recurrence unrolled to n), seprank estimates the bits of
+// the result and the work (bit operations), and refuses with resource_limit when either
+// is over its limit, before any of it is computed: GMP is never asked for a number it
+// would abort on (GMP aborts the process instead of reporting an allocation failure).
+
+// The largest exact number evaluated: 2^26 bits (8 MiB, about 20 million decimal digits).
+// Printing a bigger answer would be unreadable; computing it would take seconds to hours.
+inline constexpr double kMaxExactBits = 67108864.0;
+// The largest work estimate accepted: 2^34 bit operations (a few seconds).
+inline constexpr double kMaxExactWork = 17179869184.0;
+
+// Estimated bits of |b|^e (e ≥ 0): e·log2|b| (0 when |b| ≤ 1).
+double power_bits(double base_abs, double exponent);
+// Estimated bits of C(n, k) from log2(n) and the smaller side k = min(k, n − k) ≥ 0: an
+// upper bound, k·(log2 n − log2 k + log2 e) + 1 (C(n, k) ≤ (e·n/k)^k). Taking log2 n
+// lets n be any size (a number of 10^6 bits has no double).
+double binomial_bits(double log2_n, double k);
+
+// Throws resource_limit "<what>: a number of about B bits estimated, over the limit of
+// 2^26 bits" when bits > kMaxExactBits (or is NaN), and check_memory's message when
+// `copies` numbers of that size (the operands and temporaries of the evaluation) do not
+// fit in default_max_memory(). Cost: O(1).
+void check_exact_bits(double bits, const std::string& what, double copies = 4);
+// Throws resource_limit "<what>: about W bit operations estimated, over the limit of
+// 2^34" when bit_ops > kMaxExactWork (or is NaN). Cost: O(1).
+void check_exact_work(double bit_ops, const std::string& what);
+
 }  // namespace seprank

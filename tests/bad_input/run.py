@@ -126,6 +126,27 @@ def fixtures():
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
     w("g_ragged.csv", "n,v\n1,2,3\n")
+    # guess, issue 36/38: hostile tables (exact sizes, duplicates, marks, sweep lines)
+    import math
+    w("gh_pow.csv", "n,v\n" + "".join(f"{n},{2 ** n + 1}\n" for n in range(8)))
+    w("gh_big_n.csv", "n,v\n" + "".join(f"{10 ** 12 + k},{3 * (10 ** 12 + k) + 1}\n" for k in range(8)))
+    w("gh_big_n_exp.csv", "n,v\n" + "".join(f"{10 ** 12 + k},{7 * 2 ** k + k ** 5}\n" for k in range(8)))
+    fib = [0, 1]
+    while len(fib) < 12:
+        fib.append(fib[-1] + fib[-2])
+    w("gh_fib.csv", "n,v\n" + "".join(f"{n},{f}\n" for n, f in enumerate(fib)))
+    w("gh_square.csv", "n,v\n" + "".join(f"{n},{n * n + 1}\n" for n in range(50000)))
+    w("gh_binom.csv", "dim,depth,rank\n" + "".join(f"{d},{L},{math.comb((3 ** L - 1) // 2 + d, d)}\n"
+                                                    for d in range(1, 4) for L in range(1, 4)))
+    w("gh_dupcol.csv", "n,v,v\n" + "".join(f"{n},{n + 1},{n + 2}\n" for n in range(8)))
+    w("gh_dupkey.jsonl", '{"n":0,"v":1,"v":7}\n{"n":1,"v":2}\n{"n":2,"v":3}\n')
+    w("gh_dupkey.json", '[{"n":0,"v":1},{"n":1,"v":2,"n":5},{"n":2,"v":3}]')
+    w("gh_noise.csv", "n,v\n" + "".join(f"{n},{v}\n" for n, v in enumerate([7, 3, 9, 1, 12, 5, 40, 2])))
+    with open(os.path.join(D, "gh_bom.csv"), "wb") as f:
+        f.write(b"\xef\xbb\xbfn,v\n" + "".join(f"{n},{n * n + 1}\n" for n in range(8)).encode())
+    w("gh_bigvar.csv", "n,v\n1,2\n2,5\n" + "9" * 60 + ",10\n")
+    w("gh_sweep.jsonl", '{"seprank_table_sweep": "trials=1 seed=1"}\n' +
+      "".join(f'{{"dim":{d},"rank":{d + 1},"status":"ok"}}\n' for d in range(1, 6)))
 
 
 def run_case(rc_want, frag, args, lineno):

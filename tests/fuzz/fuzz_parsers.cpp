@@ -1,5 +1,6 @@
 // Mutational fuzz driver for seprank's parsers (no libFuzzer needed). Usage:
 //   fuzz_parsers PARSER [ITERATIONS]     PARSER: poly | weights | matrix | partition | table
+//                                               | guess_table | guess_predict
 // Seeded from SEPRANK_SEED (printed; default: the time). Each iteration mutates an input
 // drawn from a small seed corpus plus the inputs found so far (byte flips, insertions of
 // grammar tokens, deletions, duplications, splices) and feeds it to the parser. A typed
@@ -7,6 +8,7 @@
 // of bad input; anything else — another exception, or a crash caught by the sanitizers
 // this target is built with — prints the input and the seed and fails.
 #include "seprank/error.hpp"
+#include "seprank/guess.hpp"
 #include "seprank/matrix_io.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <flint/fmpz.h>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -87,8 +90,87 @@ Parser make(const std::string& name) {
             (void)seprank::parse_table_text(t, false, "fuzz");
             (void)seprank::parse_table_text(t, true, "fuzz");
         };
+    } else if (name == "guess_table") {
+        // guess's table reader (CSV, JSON array, JSON lines), then the points of n and v,
+        // then a small search on them (few parameters: each input stays cheap).
+        p.seeds = {"n,v\n0,1\n1,2\n2,5\n3,10\n4,17\n", "\xEF\xBB\xBFn,v,s\n1,3,x\n2,5,y\n3,7,z\n4,9,w\n",
+                   "{\"seprank_table_sweep\":\"trials=1\"}\n{\"n\":0,\"v\":1}\n{\"n\":1,\"v\":2}\n{\"n\":2,\"v\":4}\n{\"n\":3,\"v\":8}\n",
+                   "[{\"n\":0,\"v\":\"1\"},{\"n\":1,\"v\":1},{\"n\":2,\"v\":2},{\"n\":3,\"v\":3},{\"n\":4,\"v\":5}]"};
+        p.tokens = {"\n", ",", "\"", "{", "}", "[", "]", ":", "n", "v", "#", "null", "1e400", "-", "99999999999999999999", "1000000000000",
+                    "\xEF\xBB\xBF", "\"v\"", "\"n\"", "-9223372036854775808", "9223372036854775807", "\r\n", "0"};
+        p.run = [](const std::string& t) {
+            const auto cells = seprank::parse_table_cells(t, "fuzz");
+            const auto pts = seprank::guess_points(cells, {"n"}, "v", {});
+            seprank::GuessOptions o;
+            o.vars = {"n"};
+            o.max_params = 4;
+            const seprank::Guess g = seprank::guess_formula(pts, o);
+            if (g.found) (void)seprank::guess_predict(g, {1000000000000L});  // refused (resource_limit) or computed
+        };
+    } else if (name == "guess_predict") {
+        // --predict texts, parsed for (dim, depth) and evaluated by three guesses: a
+        // binomial in both variables, an exp-linear form and a C-finite recurrence.
+        p.seeds = {"dim=3,depth=4", "depth=2,dim=1", "dim=-1,depth=1", "dim=3,depth=100000", "dim=1000000000000,depth=1"};
+        p.tokens = {"=", ",", "dim", "depth", "foo", "-", "0", "1", "9", "99999999999999999999", "1000000000000", "-9223372036854775808",
+                    " ", "+", "1e3", "100000"};
+        static const auto guesses = [] {
+            std::vector<seprank::GuessPoint> binom, ex, fib;
+            for (long d = 1; d <= 3; ++d)
+                for (long depth = 1; depth <= 3; ++depth) {  // C((3^depth - 1)/2 + dim, dim)
+                    long g = 1;
+                    for (long k = 0; k < depth; ++k) g *= 3;
+                    g = (g - 1) / 2;
+                    seprank::Integer c(1);
+                    for (long k = 1; k <= d; ++k) c = c * seprank::Integer(g + k);
+                    long fac = 1;
+                    for (long k = 2; k <= d; ++k) fac *= k;
+                    fmpz_divexact_si(c.get(), c.get(), fac);
+                    binom.push_back({{d, depth}, c});
+                }
+            seprank::Integer a(0), b(1);
+            for (long n = 0; n < 10; ++n) {
+                ex.push_back({{n, 0}, seprank::Integer((1L << n) + 1)});
+                fib.push_back({{n}, a});
+                const seprank::Integer c = a + b;
+                a = b;
+                b = c;
+            }
+            seprank::GuessOptions two, one;
+            two.vars = {"dim", "depth"};
+            one.vars = {"dim"};
+            std::vector<seprank::Guess> out{seprank::guess_formula(binom, two), seprank::guess_formula(ex, two)};
+            one.bases = {};
+            one.max_degree = 1;
+            out.push_back(seprank::guess_formula(fib, one));
+            for (const auto& g : out)
+                if (!g.found) throw std::runtime_error("guess_predict fuzz: a seed guess was not found");
+            return out;
+        }();
+        // Points with a coordinate between 10^4 and 10^9 are only parsed: their values are
+        // legitimate numbers of up to 2^26 bits, slow to compute again and again; smaller
+        // ones are computed, larger ones must be refused at once by the size estimates.
+        const auto mid = [](const std::vector<long>& x) {
+            for (long v : x)
+                if ((v > 10000 && v < 1000000000) || (v < -10000 && v > -1000000000)) return true;
+            return false;
+        };
+        p.run = [mid](const std::string& t) {
+            try {  // two variables: the binomial and the exp-linear guess
+                const std::vector<long> x2 = seprank::parse_point(t, {"dim", "depth"});
+                if (!mid(x2))
+                    for (std::size_t k = 0; k < 2; ++k) {
+                        try {
+                            (void)seprank::guess_predict(guesses[k], x2);
+                        } catch (const seprank::resource_limit&) {
+                        }
+                    }
+            } catch (const seprank::invalid_input&) {
+            }
+            const std::vector<long> x1 = seprank::parse_point(t, {"dim"});  // the recurrence
+            if (!mid(x1)) (void)seprank::guess_predict(guesses[2], x1);
+        };
     } else {
-        throw std::runtime_error("unknown parser '" + name + "' (poly, weights, matrix, partition, table)");
+        throw std::runtime_error("unknown parser '" + name + "' (poly, weights, matrix, partition, table, guess_table, guess_predict)");
     }
     return p;
 }
@@ -136,7 +218,7 @@ std::string mutate(std::string s, const Parser& p, const std::vector<std::string
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::cerr << "usage: fuzz_parsers poly|weights|matrix|partition|table [ITERATIONS]\n";
+        std::cerr << "usage: fuzz_parsers poly|weights|matrix|partition|table|guess_table|guess_predict [ITERATIONS]\n";
         return 2;
     }
     const std::string name = argv[1];
