@@ -520,6 +520,18 @@ NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint
 
 namespace {
 
+// `count` input points of N tokens with `vars` residues each, uniform on Z/p, in order.
+std::vector<Point<std::uint64_t>> draw_points(Rng& rng, long count, long N, long vars, std::uint64_t p) {
+    std::vector<Point<std::uint64_t>> pts;
+    for (long s = 0; s < count; ++s) {
+        Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
+        for (auto& row : pt)
+            for (auto& x : row) x = rng.below(p);
+        pts.push_back(std::move(pt));
+    }
+    return pts;
+}
+
 RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, DimensionVariant variant) {
     const auto t0 = std::chrono::steady_clock::now();
     const NetworkSpec& spec = valid.get();
@@ -601,14 +613,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     std::vector<std::vector<Point<std::uint64_t>>> trial_pts;
     for (long tr = 0; tr < opt.trials; ++tr) {
         nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half));
-        std::vector<Point<std::uint64_t>> pts;
-        for (long s = 0; s < npts; ++s) {
-            Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
-            for (auto& row : pt)
-                for (auto& x : row) x = rng.below(p);
-            pts.push_back(std::move(pt));
-        }
-        trial_pts.push_back(std::move(pts));
+        trial_pts.push_back(draw_points(rng, npts, N, vars, p));
     }
     // The seeds of the points each trial may add (below), drawn after every first draw so
     // that those, and the answers that need no more points, stay as they were.
@@ -654,14 +659,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                     break;
                 }
                 Rng more(more_seed[static_cast<std::size_t>(tr)] + static_cast<std::uint64_t>(J.rows()));
-                std::vector<Point<std::uint64_t>> pts;
-                for (long s = 0; s < step; ++s) {
-                    Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
-                    for (auto& row : pt)
-                        for (auto& x : row) x = more.below(p);
-                    pts.push_back(std::move(pt));
-                }
-                const NmodMat extra = jacobian(pts);
+                const NmodMat extra = jacobian(draw_points(more, step, N, vars, p));
                 NmodMat both(J.rows() + extra.rows(), P, p);
                 for (long i = 0; i < J.rows(); ++i)
                     std::copy(J.get()->rows[i], J.get()->rows[i] + P, both.get()->rows[i]);
