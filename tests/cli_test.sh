@@ -403,6 +403,8 @@ SEPRANK_PROGRESS_DELAY=0 "$S" rank --tokens 2 --dim 2 --depth 3 --certificate ha
 [[ -s "$T/p.err" ]] && fail "progress: --quiet still wrote: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table"
 grep -q '^rows 2/2 (100%)' "$T/p.err" || fail "progress: no rows line from table: $(cat "$T/p.err")"
+SEPRANK_PROGRESS_DELAY=0 "$S" generic --tokens 2 --dim 2 --depth 2 --trials 3 >/dev/null 2>"$T/p.err" || fail "progress: generic"
+grep -q '^trials 0/3 (0%)' "$T/p.err" || fail "progress: no trials line from generic: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" --quiet table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table --quiet"
 grep -q '^rows' "$T/p.err" && fail "progress: table --quiet still reports rows: $(cat "$T/p.err")"
 
