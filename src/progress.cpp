@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace seprank {
 
@@ -17,45 +20,71 @@ const ProgressObserver& current_progress() noexcept { return current ? *current 
 ProgressScope::ProgressScope(ProgressObserver obs) : obs_(std::move(obs)), previous_(current) { current = &obs_; }
 ProgressScope::~ProgressScope() { current = previous_; }
 
+struct ProgressMeter::State {
+    ProgressStyle style;
+    Sink sink;
+    double delay, interval;
+    std::function<Clock::time_point()> now;
+    Clock::time_point start;
+    double last = -1e300;  // when the last text went out
+    std::string last_what;
+    std::uint64_t last_done = 0;
+    bool drawn = false;
+    // The latest report, written or not (the heartbeat repeats it).
+    std::string cur_what, cur_detail;
+    std::uint64_t cur_done = 0, cur_total = 0;
+    bool have = false;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::thread ticker;
+
+    double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start).count(); }
+
+    // Writes the current state; mu held.
+    void emit(double el) {
+        last = el;
+        last_what = cur_what;
+        last_done = cur_done;
+        if (style == ProgressStyle::bar) {
+            sink("\r" + format_bar(cur_what, cur_done, cur_total, cur_detail, el) + "\033[K");
+            drawn = true;
+        } else {
+            sink(format(cur_what, cur_done, cur_total, cur_detail, el) + "\n");
+        }
+    }
+
+    void beat() {
+        const double gap = style == ProgressStyle::bar ? 1.0 : interval;
+        std::unique_lock<std::mutex> lock(mu);
+        while (!cv.wait_for(lock, std::chrono::duration<double>(std::min(gap, 1.0)), [this] { return stop; })) {
+            const double el = seconds(now());
+            const bool ended = cur_total > 0 && cur_done >= cur_total;
+            if (have && !ended && el >= delay && el - last >= gap) emit(el);
+        }
+    }
+};
+
 ProgressMeter::ProgressMeter(ProgressStyle style, Sink sink, double delay, double interval, std::function<Clock::time_point()> now,
                              bool heartbeat)
-    : style_(style), sink_(std::move(sink)), delay_(delay), interval_(interval),
-      now_(now ? std::move(now) : std::function<Clock::time_point()>([] { return Clock::now(); })), start_(now_()) {
-    if (heartbeat && style_ != ProgressStyle::quiet && sink_) ticker_ = std::thread([this] { beat(); });
+    : st_(std::make_unique<State>()) {
+    st_->style = style;
+    st_->sink = std::move(sink);
+    st_->delay = delay;
+    st_->interval = interval;
+    st_->now = now ? std::move(now) : std::function<Clock::time_point()>([] { return Clock::now(); });
+    st_->start = st_->now();
+    if (heartbeat && style != ProgressStyle::quiet && st_->sink) st_->ticker = std::thread([s = st_.get()] { s->beat(); });
 }
 
 ProgressMeter::~ProgressMeter() {
     {
-        std::lock_guard<std::mutex> lock(mu_);
-        stop_ = true;
+        std::lock_guard<std::mutex> lock(st_->mu);
+        st_->stop = true;
     }
-    cv_.notify_all();
-    if (ticker_.joinable()) ticker_.join();
+    st_->cv.notify_all();
+    if (st_->ticker.joinable()) st_->ticker.join();
 }
-
-void ProgressMeter::beat() {
-    const double gap = style_ == ProgressStyle::bar ? 1.0 : interval_;
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::duration<double>(std::min(gap, 1.0)), [this] { return stop_; })) {
-        const double el = seconds(now_());
-        const bool ended = cur_total_ > 0 && cur_done_ >= cur_total_;
-        if (have_ && !ended && el >= delay_ && el - last_ >= gap) emit_locked(el);
-    }
-}
-
-void ProgressMeter::emit_locked(double el) {
-    last_ = el;
-    last_what_ = cur_what_;
-    last_done_ = cur_done_;
-    if (style_ == ProgressStyle::bar) {
-        sink_("\r" + format_bar(cur_what_, cur_done_, cur_total_, cur_detail_, el) + "\033[K");
-        drawn_ = true;
-    } else {
-        sink_(format(cur_what_, cur_done_, cur_total_, cur_detail_, el) + "\n");
-    }
-}
-
-double ProgressMeter::seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start_).count(); }
 
 ProgressObserver ProgressMeter::observer() {
     return [this](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
@@ -90,30 +119,32 @@ std::string ProgressMeter::format_bar(std::string_view what, std::uint64_t done,
 }
 
 void ProgressMeter::report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
-    if (style_ == ProgressStyle::quiet || !sink_) return;
-    const auto t = now_();
-    std::lock_guard<std::mutex> lock(mu_);
+    State& s = *st_;
+    if (s.style == ProgressStyle::quiet || !s.sink) return;
+    const auto t = s.now();
+    std::lock_guard<std::mutex> lock(s.mu);
     // Workers may report out of order: within a phase, keep the furthest point.
-    if (have_ && cur_what_ == what && cur_total_ == total && done < cur_done_) return;
-    cur_what_ = std::string(what);
-    cur_detail_ = std::string(detail);
-    cur_done_ = done;
-    cur_total_ = total;
-    have_ = true;
-    const double el = seconds(t);
-    if (el < delay_) return;
+    if (s.have && s.cur_what == what && s.cur_total == total && done < s.cur_done) return;
+    s.cur_what = std::string(what);
+    s.cur_detail = std::string(detail);
+    s.cur_done = done;
+    s.cur_total = total;
+    s.have = true;
+    const double el = s.seconds(t);
+    if (el < s.delay) return;
     const bool phase_end = total > 0 && done >= total;
-    const double gap = style_ == ProgressStyle::bar ? 0.2 : interval_;
-    if (!phase_end && el - last_ < gap) return;
+    const double gap = s.style == ProgressStyle::bar ? 0.2 : s.interval;
+    if (!phase_end && el - s.last < gap) return;
     // A phase's end is written once (several workers may report it).
-    if (phase_end && last_what_ == what && last_done_ == done) return;
-    emit_locked(el);
+    if (phase_end && s.last_what == what && s.last_done == done) return;
+    s.emit(el);
 }
 
 void ProgressMeter::finish() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (style_ == ProgressStyle::bar && drawn_ && sink_) sink_("\r\033[K");
-    drawn_ = false;
+    State& s = *st_;
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.style == ProgressStyle::bar && s.drawn && s.sink) s.sink("\r\033[K");
+    s.drawn = false;
 }
 
 }  // namespace seprank

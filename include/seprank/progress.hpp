@@ -8,13 +8,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace seprank {
 
@@ -88,26 +86,10 @@ public:
                                   double elapsed, int width = 20);
 
 private:
-    double seconds(Clock::time_point t) const;
-    void emit_locked(double elapsed);  // writes the current state; mu_ held
-    void beat();
-    ProgressStyle style_;
-    Sink sink_;
-    double delay_, interval_;
-    std::function<Clock::time_point()> now_;
-    Clock::time_point start_;
-    double last_ = -1e300;  // when the last text went out
-    std::string last_what_;
-    std::uint64_t last_done_ = 0;
-    bool drawn_ = false;
-    // The latest report, written or not (the heartbeat repeats it).
-    std::string cur_what_, cur_detail_;
-    std::uint64_t cur_done_ = 0, cur_total_ = 0;
-    bool have_ = false;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool stop_ = false;
-    std::thread ticker_;
+    // The state, its lock and the heartbeat thread (src/progress.cpp): kept out of this
+    // header so that it includes no <thread> or <mutex> (the umbrella header's budget).
+    struct State;
+    std::unique_ptr<State> st_;
 };
 
 }  // namespace seprank
