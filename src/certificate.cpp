@@ -1,5 +1,6 @@
 // seprank — sparse row echelon forms mod p and the pivot-span certificate
 // (certificate.hpp; docs/rank.md, "Certificates").
+#include "seprank/progress.hpp"
 #include "parallel.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/certificate.hpp"
@@ -403,7 +404,11 @@ RankAnswer detail::rank_pivot_span(const SparseZMat& input, const RankOptions& o
     for (long batch = 1;; batch *= 2) {
         throw_if_cancelled();  // one poll per round of primes (cancel.hpp)
         // Prove columns in order; stop at the first that needs more primes.
-        while (done < sol.nonpivot.size() && !cancel_requested() && (proven[done] || prove_column(sol, done, first.pivot_cols, wc, acc, max_bits))) proven[done++] = 1;
+        while (done < sol.nonpivot.size() && !cancel_requested() && (proven[done] || prove_column(sol, done, first.pivot_cols, wc, acc, max_bits))) {
+            proven[done++] = 1;
+            report_progress(current_progress(), "certificate columns", done, sol.nonpivot.size());
+        }
+        report_progress(current_progress(), "certificate columns", done, sol.nonpivot.size(), "(" + std::to_string(res.primes_used) + " primes)");
         if (done == sol.nonpivot.size()) {
             set_certified(res, r);
             res.variant = "pivot-span";

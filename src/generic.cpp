@@ -2,6 +2,7 @@
 
 #include "process.hpp"
 #include "seprank/cancel.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
@@ -67,6 +68,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const Gen
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
+        report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;

@@ -1,4 +1,5 @@
 #include "seprank/rank.hpp"
+#include "seprank/progress.hpp"
 
 #include "parallel.hpp"
 
@@ -280,6 +281,24 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.primes_used = 1;
         res.variant = kind;
         res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
+        if (opt.prime == 0 && res.value < full) {
+            // It is below the rank over Q only if p divides a non-zero minor of size
+            // rank_Q ≤ full, of absolute value ≤ H (Hadamard, the full-size bound is the
+            // largest): at most log2 H / 61 of the ~2^55.6 primes in [2^61, 2^62) do, and
+            // p was drawn among them (docs/rank.md). Costs one pass over the entries.
+            const double log2H = log2_hadamard_bound(input, full);
+            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / 61.0)) / std::pow(2.0, 55.6));
+            std::ostringstream os;
+            os.precision(4);
+            os << "; equal to it unless the random 62-bit prime divides a non-zero minor (log2 of the Hadamard bound "
+               << log2H << "): probability <= failure_bound";
+            res.note += os.str();
+        } else if (res.value == full) {
+            set_certified(res, res.value);  // full rank mod p: the rank over Q too
+            res.note = "full rank mod p " + std::to_string(p) + ", hence over Q";
+        } else {
+            res.note += " (a prime given, not drawn: no probability bound, failure_bound 1)";
+        }
         return res;
     }
     res.field = "Q";
@@ -345,10 +364,15 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         // Rank mod `need` further distinct primes, in parallel.
         const std::vector<std::uint64_t> ps = distinct_primes(opt.seed + 1 + static_cast<std::uint64_t>(attempt) * 7919, static_cast<std::size_t>(need));
         std::vector<long> ranks(ps.size(), -1);
-        std::atomic<std::size_t> next{0};
+        std::atomic<std::size_t> next{0}, finished{0};
+        const ProgressObserver& progress = current_progress();  // the caller's, for the workers
+        report_progress(progress, "certificate primes", 0, ps.size());
         auto worker = [&, scope = current_cancel()] {
             CancelScope inherit(scope);  // a cancel (cancel.hpp) stops every worker at its next prime
-            for (std::size_t k; !cancel_requested() && (k = next.fetch_add(1)) < ps.size();) ranks[k] = rank_mod_auto(a, ps[k]);
+            for (std::size_t k; !cancel_requested() && (k = next.fetch_add(1)) < ps.size();) {
+                ranks[k] = rank_mod_auto(a, ps[k]);
+                report_progress(progress, "certificate primes", finished.fetch_add(1) + 1, ps.size());
+            }
         };
         const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
         detail::run_parallel(nt, [&](int) { worker(); });
@@ -364,7 +388,10 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         res.variant = "hadamard-multimodular";
         std::ostringstream os;
         os.precision(4);
-        os << "rank mod " << ps.size() << " primes <= " << r << " with log2(prod p) > log2 H = " << log2H;
+        // primes_used counts every prime ranked (the first one, earlier attempts); the
+        // note names both, so that the two numbers read the same (issue 38).
+        os << "rank mod " << ps.size() << " primes <= " << r << " with log2(prod p) > log2 H = " << log2H << " ("
+           << res.primes_used << " primes in all, the first one included)";
         res.note = os.str();
         return res;
     }

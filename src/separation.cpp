@@ -2,9 +2,11 @@
 
 #include "process.hpp"
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
 #include "seprank/flatten.hpp"
 
 #include <chrono>
+#include <climits>
 
 namespace seprank {
 
@@ -118,7 +120,11 @@ RankAnswer separation_rank(const Network& net, const Partition& part, const Sepa
             r.field = "Z/p";
             r.prime = p;
             r.primes_used = 1;
-            r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep";
+            // failure_bound stays 1 (no bound): f was expanded over Z/p, so its coefficients
+            // over Q, and with them a Hadamard bound on the minors, are never known.
+            r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep; "
+                     "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
+                     "--field Q certifies";
             break;
         }
         case Method::grid: {
@@ -142,6 +148,19 @@ RankAnswer separation_rank(const Network& net, const Partition& part, const Sepa
         }
     }
     r.degree = output_degree(net.spec).str();
+    // A rank of f at these weights below Σ cap_a, the degree-block caps that bound sep(f)
+    // at every weights (evaluation.hpp), says these weights may not be generic: the
+    // answer says so (issue 38). Cost O(N·D²) for D = d^L ≤ 4096, else nothing.
+    if (opt.method != Method::grid) {
+        long cap_sum = 0;
+        const std::vector<long> caps = degree_block_caps(net.spec, part);
+        for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
+        if (!caps.empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
+            r.note += (r.note.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.value) +
+                      " is below the sum of the degree-block caps, " + std::to_string(cap_sum) +
+                      " (a bound at every weights): these weights may not be generic, or the generic rank is below the caps "
+                      "too; seprank generic gives the generic rank";
+    }
     return timed(std::move(r), t0);
 }
 

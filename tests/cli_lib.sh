@@ -12,6 +12,6 @@ expect_rc() {
   [[ $got -eq $rc ]] || { fail "'$*': exit $got, expected $rc; stderr: $(cat "$T/err")"; return; }
   if [[ -n "$mention" ]]; then
     grep -qF -- "$mention" "$T/err" || fail "'$*': stderr lacks '$mention': $(cat "$T/err")"
-    [[ $(wc -l <"$T/err") -le 2 ]] || fail "'$*': more than one error line"
+    [[ $(wc -l <"$T/err") -eq 1 && $(head -c 9 "$T/err") == "seprank: " ]] || fail "'$*': not one error line starting seprank: "
   fi
 }

@@ -385,6 +385,9 @@ assert g["fitted"] + g["confirmed"] == g["rows"] == 9 and g["confirmed"] >= 2, g
 p = g["predictions"][0]
 assert p["check"]["verdict"] == "agree" and p["check"]["generic"] == p["value"], p
 PY
+# --bases "" is the empty list, as the help says ("empty: none"): no exponential form is tried.
+"$S" guess "$T/g.csv" --vars dim,depth --bases "" --format json >"$T/gb.json" 2>"$T/gb.err" || fail "guess --bases '': $(cat "$T/gb.err")"
+/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert g["found"] and g["form"] == "binomial", g' "$T/gb.json" || fail "guess --bases '': $(cat "$T/gb.json")"
 grep -v ",3,0,3," "$T/g.csv" >"$T/g12.csv"
 "$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check >"$T/g12.txt" || fail "guess L=1,2 run"
 grep -q "disagree" "$T/g12.txt" || fail "guess: the L=1,2 conjecture is not refuted by generic: $(cat "$T/g12.txt")"
@@ -406,6 +409,22 @@ PY
 # A singular count is singular: 1 free parameter (issue 38).
 "$S" guess "$T/g.csv" --vars dim --where depth=1 >"$T/g1.txt" || fail "guess depth=1"
 grep -q "(binomial, 1 free parameter, fitted on 1 row, confirmed on 2 held-out rows)" "$T/g1.txt" || fail "guess: singular counts: $(cat "$T/g1.txt")"
+
+# progress (docs/progress.md): on stderr, as lines when stderr is not a terminal, for a
+# certificate and for a table; --quiet silences it; stdout is the answer alone.
+# SEPRANK_PROGRESS_DELAY=0 lifts the one-second quiet start so that a short run shows it.
+SEPRANK_PROGRESS_DELAY=0 "$S" rank --tokens 2 --dim 2 --depth 3 --certificate hadamard --format json >"$T/p.json" 2>"$T/p.err" || fail "progress: rank"
+grep -Eq '^certificate primes [0-9]+/[0-9]+ \([0-9]+%\), [0-9]+ s' "$T/p.err" || fail "progress: no certificate line on stderr: $(cat "$T/p.err")"
+grep -q $'\r' "$T/p.err" && fail "progress: a bar (\\r) although stderr is a file"
+/usr/bin/python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["rank"] == 105 and a["certified"], a' "$T/p.json" || fail "progress: stdout is not the answer alone"
+SEPRANK_PROGRESS_DELAY=0 "$S" rank --tokens 2 --dim 2 --depth 3 --certificate hadamard --quiet >/dev/null 2>"$T/p.err" || fail "progress: rank --quiet"
+[[ -s "$T/p.err" ]] && fail "progress: --quiet still wrote: $(cat "$T/p.err")"
+SEPRANK_PROGRESS_DELAY=0 "$S" table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table"
+grep -q '^rows 2/2 (100%)' "$T/p.err" || fail "progress: no rows line from table: $(cat "$T/p.err")"
+SEPRANK_PROGRESS_DELAY=0 "$S" generic --tokens 2 --dim 2 --depth 2 --trials 3 >/dev/null 2>"$T/p.err" || fail "progress: generic"
+grep -q '^trials 0/3 (0%)' "$T/p.err" || fail "progress: no trials line from generic: $(cat "$T/p.err")"
+SEPRANK_PROGRESS_DELAY=0 "$S" --quiet table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table --quiet"
+grep -q '^rows' "$T/p.err" && fail "progress: table --quiet still reports rows: $(cat "$T/p.err")"
 
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

@@ -4,6 +4,9 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 using namespace seprank;
 
@@ -151,6 +154,15 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     CHECK(r.failure_bound == 0);
     CHECK(r.quantity == "matrix");
     CHECK(r.primes_used > 1);
+    // The note's count of certificate primes plus the first one is primes_used, and it
+    // says so (issue 38: the note said 1334 primes where primes_used said 1335).
+    {
+        INFO(r.note);
+        long in_note = -1;
+        REQUIRE(std::sscanf(r.note.c_str(), "rank mod %ld primes", &in_note) == 1);
+        CHECK(in_note + 1 == r.primes_used);
+        CHECK(r.note.find("(" + std::to_string(r.primes_used) + " primes in all, the first one included)") != std::string::npos);
+    }
     // with no prime budget it must not claim a certificate
     opt.max_primes = 0;
     const RankAnswer u = rank_certified(a, opt);
@@ -161,8 +173,26 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     CHECK(u.kind == RankKind::modular_lower_bound);
     opt.certify = false;
     const RankAnswer l = rank_certified(a, opt);
-    CHECK(l.label() == "lower bound");
     CHECK(l.field == "Z/p");
+    CHECK(l.value == 37);
+    // A random 62-bit prime: the chance it divides a non-zero minor of size rank_Q, at
+    // most log2 H / 61 prime factors among ~2^55.6 primes (issue 38: not a bare 1).
+    const double log2H = log2_hadamard_bound(SparseZMat::from_dense(a), 140);
+    CHECK(l.failure_bound == doctest::Approx(std::ceil(log2H / 61.0) / std::pow(2.0, 55.6)));
+    CHECK(l.failure_bound < 1e-13);
+    CHECK(l.label().find("probabilistic") == 0);
+    CHECK(l.note.find("Hadamard") != std::string::npos);
+    // A prime the caller chose was not drawn: no probability, a plain lower bound.
+    opt.prime = 1000003;
+    const RankAnswer g = rank_certified(a, opt);
+    CHECK(g.label() == "lower bound");
+    CHECK(g.failure_bound == 1);
+    // Full rank mod p is the rank over Q: certified.
+    RankOptions fp;
+    fp.certify = false;
+    const RankAnswer full = rank_certified(constructed_rank(rng, 30, 20, 20, 20), fp);
+    CHECK(full.value == 20);
+    CHECK(full.certified());
 }
 
 TEST_CASE("Hadamard bound is an upper bound on minors" * doctest::test_suite("slow")) {

@@ -1,4 +1,5 @@
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
 #include "seprank/examples.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/poly_io.hpp"
@@ -193,4 +194,31 @@ TEST_CASE("examples: determinant polynomials and binomials") {
     CHECK(binomial(60, 30) == 118264581564861424L);
     CHECK_THROWS_AS(binomial(3, 4), invalid_input);
     CHECK_THROWS_AS(determinant_polynomial(9), invalid_input);
+}
+
+TEST_CASE("a rank below the degree-block caps is noted, one at the caps is not (issue 38)") {
+    // attention N=2 dx=2 L=2 at seed 1: rank 15 (docs/table.md), which is Σ cap_a here:
+    // the caps bound sep at every weights, so that draw is as good as generic.
+    NetworkSpec s;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    const Partition part = balanced_partition(2);
+    long cap_sum = 0;
+    for (long c : degree_block_caps(s, part)) cap_sum += c;
+    Network net = random_network(s, 1);
+    SeparationOptions so;
+    const RankAnswer at = separation_rank(net, part, so);
+    REQUIRE(at.value == cap_sum);
+    CHECK(at.note.find("degree-block caps") == std::string::npos);
+    // All weights 0: f = 0, rank 0 below the caps at weights no one would call generic.
+    for (auto* x : weight_entries(net.weights)) *x = Rational(0);
+    const RankAnswer zero = separation_rank(net, part, so);
+    CHECK(zero.value == 0);
+    INFO(zero.note);
+    CHECK(zero.note.find("rank 0 is below the sum of the degree-block caps, " + std::to_string(cap_sum)) != std::string::npos);
+    CHECK(zero.note.find("seprank generic") != std::string::npos);
+    // The same with the evaluation (a rank mod p at these weights).
+    so.method = Method::evaluation;
+    CHECK(separation_rank(net, part, so).note.find("degree-block caps") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <charconv>
 #include <cstdio>
 #include <cmath>
@@ -169,9 +170,12 @@ void check_given_options(const CLI::App& app, const CLI::App& sub) {
     for (const CLI::App* a : {&app, &sub})
         for (const CLI::Option* opt : a->get_options()) {
             if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+            // A list whose help says "empty: none" (guess --bases) takes "" as the empty list.
+            const bool empty_ok = opt->get_description().find("empty: none") != std::string::npos;
             const std::string type = opt->get_type_name();
             const bool is_int = type.rfind("INT", 0) == 0, is_uint = type.rfind("UINT", 0) == 0;
             for (const auto& v : opt->results()) {
+                if (v.empty() && empty_ok) continue;
                 if (v.empty())
                     throw seprank::invalid_input(opt->get_name() + ": empty value (this option takes " +
                                                  (opt->get_description().empty() ? std::string("a value") : opt->get_description()) + ")");
@@ -201,6 +205,21 @@ void check_integer_range(const std::string& name, const std::string& text, bool 
     const std::string shown = text.size() > 40 ? text.substr(0, 40) + "… (" + std::to_string(text.size()) + " digits)" : text;
     throw seprank::invalid_input(name + " " + shown + ": out of range (an integer in " +
                                  (is_unsigned ? std::string("0..18446744073709551615") : std::string("-9223372036854775808..9223372036854775807")) + ")");
+}
+
+std::unique_ptr<seprank::ProgressMeter> make_progress(const Globals& g) {
+    const auto style = g.quiet                     ? seprank::ProgressStyle::quiet
+                       : isatty(STDERR_FILENO) != 0 ? seprank::ProgressStyle::bar
+                                                    : seprank::ProgressStyle::lines;
+    // SEPRANK_PROGRESS_DELAY (seconds, default 1): the quiet start; tests set 0.
+    double delay = 1.0;
+    if (const char* d = std::getenv("SEPRANK_PROGRESS_DELAY")) {
+        char* end = nullptr;
+        const double v = std::strtod(d, &end);
+        if (end != d && *end == '\0' && v >= 0 && std::isfinite(v)) delay = v;
+    }
+    return std::make_unique<seprank::ProgressMeter>(style, [](const std::string& text) { std::cerr << text << std::flush; }, delay, 5.0,
+                                                    std::function<seprank::ProgressMeter::Clock::time_point()>{}, true);
 }
 
 void check_stdout() {

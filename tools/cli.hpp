@@ -10,6 +10,7 @@
 #include "seprank/matrix_io.hpp"
 #include "seprank/plot.hpp"
 #include "seprank/poly_io.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/columns.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
@@ -51,7 +52,13 @@ struct Globals {
     int threads = 2;
     double max_memory_gib = 0;  // 0: not given (seprank::default_max_memory())
     double max_time_s = 0;      // 0: not given (seprank::default_max_seconds())
+    bool quiet = false;         // --quiet: no progress on stderr (docs/progress.md)
 };
+
+// The progress meter of a long command (docs/progress.md): a bar when stderr is a
+// terminal, one line every 5 s otherwise, nothing with --quiet; text goes to stderr.
+// Nothing shows during the first second. Call finish() before printing the answer.
+std::unique_ptr<seprank::ProgressMeter> make_progress(const Globals& g);
 
 // The largest --threads accepted: 16 per hardware thread (at least 64).
 int max_threads();

@@ -45,6 +45,8 @@ struct RankCommand final : Command {
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
         so.rank.certificate = seprank::certificate_from_string(certificate);
+        const auto meter = make_progress(globals);  // the certificate's progress on stderr (docs/progress.md)
+        const seprank::ProgressScope progress(meter->observer());
         // Every value is checked whichever path and method run; the options a path or
         // method does not use are noted (cli.hpp, Notes).
         check_network_options(ro);
@@ -104,6 +106,7 @@ struct RankCommand final : Command {
             r.seconds = seconds_since(t0);  // reading the file included
             json j = to_json(r);
             j["matrix"] = matrix_file;
+            meter->finish();
             notes.emit(format == "json" ? &j : nullptr);
             print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "phases", "note"});
             return 0;
@@ -118,6 +121,7 @@ struct RankCommand final : Command {
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             json j = to_json(seprank::separation_rank(f, part, n, so));
             j["polynomial_terms"] = f.terms();
+            meter->finish();
             notes.emit(format == "json" ? &j : nullptr);
             print_record(j, format, order);
             return 0;
@@ -139,6 +143,7 @@ struct RankCommand final : Command {
                 rows.push_back(j);
             }
             json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
+            meter->finish();
             notes.emit(format == "json" ? &top : nullptr);
             if (format == "json") {
                 std::cout << top.dump(2) << "\n";
@@ -152,6 +157,7 @@ struct RankCommand final : Command {
         const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                  : seprank::parse_partition(partition_text, net.spec.tokens);
         json j = to_json(seprank::separation_rank(net, part, so));
+        meter->finish();
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
         print_record(j, format, order);

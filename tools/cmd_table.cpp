@@ -130,7 +130,11 @@ struct TableCommand final : Command {
                 for (const auto& r : out->rows()) done[seprank::row_key(r)] = r;
             }
         }
-        const bool show_progress = root && isatty(STDERR_FILENO);
+        // Rows done, the row under way, elapsed and ETA on stderr: a bar on a terminal, a
+        // line every few seconds otherwise, nothing with --quiet (docs/progress.md).
+        Globals shown = globals;
+        shown.quiet = globals.quiet || !root;
+        const auto meter = make_progress(shown);
         const auto t0 = std::chrono::steady_clock::now();
         std::vector<seprank::Row> rows;
         long computed = 0, resumed = 0;
@@ -140,11 +144,7 @@ struct TableCommand final : Command {
             rows.push_back(r);
         };
         const seprank::Progress progress = [&](std::size_t k, const seprank::NetworkSpec& spec) {
-            if (!show_progress) return;
-            const double el = seconds_since(t0);
-            const double eta = computed > 0 ? el / static_cast<double>(computed) * static_cast<double>(plan.size() - k) : 0;
-            std::cerr << "\r[" << k << "/" << plan.size() << "] " << describe(spec) << "  elapsed " << static_cast<long>(el)
-                      << " s, ETA " << static_cast<long>(eta) << " s\033[K" << std::flush;
+            meter->report("rows", k, plan.size(), describe(spec));
         };
 #ifdef SEPRANK_HAVE_MPI
         if (distributed) run_table_mpi(plan, done, emit, progress, t_block_store);
@@ -158,7 +158,8 @@ struct TableCommand final : Command {
             for (const auto& pr : plan) seprank::remove_row_store(pr);
             ::rmdir((t_out + ".blocks").c_str());
         }
-        if (show_progress) std::cerr << "\r\033[K";
+        meter->report("rows", plan.size(), plan.size());
+        meter->finish();
         // Options no row used: a note on stderr each. The JSON output stays an array of
         // rows (and --out JSON lines one row each), so the notes are not added to it.
         Notes notes;

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
         Globals g;
         app.add_option("--threads", g.threads, "threads for FLINT's multiplication and parallel ranks (1.." + std::to_string(max_threads()) + ")")
             ->capture_default_str();
+        app.add_flag("--quiet", g.quiet, "no progress reports on stderr (long commands report every few seconds otherwise)");
         app.add_option("--max-memory", g.max_memory_gib,
                        "memory limit in GiB for every size checked before allocation (expansions, matrices, weights, files); "
                        "default: half of the physical memory or of the address-space limit, here " +
@@ -48,9 +49,14 @@ int main(int argc, char** argv) {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
             // --help and --version exit 0; every other parse error is bad input: exit 2.
-            const int rc = app.exit(e);
-            if (rc == 0) check_stdout();
-            return rc == 0 ? 0 : 2;
+            if (e.get_exit_code() == 0) {
+                app.exit(e);
+                check_stdout();
+                return 0;
+            }
+            // Every other parse error is bad input: one line, prefixed like the others
+            // (docs/usage.md §1.2), naming the option and the value.
+            return report("", e, 2);
         }
         if (g.threads < 1 || g.threads > max_threads())
             throw seprank::invalid_input("--threads " + std::to_string(g.threads) + ": expected 1.." + std::to_string(max_threads()) +

@@ -35,6 +35,7 @@
 #include "seprank/poly.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "seprank/record.hpp"
 #include "seprank/rank.hpp"

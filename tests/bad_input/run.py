@@ -8,8 +8,8 @@ In ARGUMENTS, @D/ is the folder of generated fixtures and @<NAME is replaced by 
 content of fixture NAME. A trailing `>/dev/full` sends standard output to /dev/full.
 Every case runs under prlimit (1 GiB address space, 10 s CPU) and a 20 s wall clock,
 and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insensitive),
-and, when it fails, print exactly one line on stderr (two for option-parser errors,
-whose second line is the --help hint). Then the file-safety checks at the end run.
+and, when it fails, print exactly one line on stderr, starting `seprank: ` (the option
+parser's errors included). Then the file-safety checks at the end run.
 """
 import concurrent.futures, fcntl, os, shlex, stat, subprocess, sys, tempfile
 
@@ -173,9 +173,9 @@ def run_case(rc_want, frag, args, lineno):
         return f"{shown}\n    expected the fragment {frag!r}"
     if rc_want != 0:
         lines = err.rstrip("\n").split("\n")
-        if not (len(lines) == 1 or (len(lines) == 2 and lines[1].startswith("Run with --help"))):
+        if len(lines) != 1:
             return f"{shown}\n    expected one line on stderr"
-        if not lines[0].startswith("seprank: ") and "--help" not in err and not lines[0].startswith("--"):
+        if not lines[0].startswith("seprank: "):
             return f"{shown}\n    the message should start with 'seprank: '"
     return None
 

@@ -1,0 +1,95 @@
+// seprank — progress of long computations (docs/progress.md).
+//
+// The library never prints. A long computation (a certificate's primes, a table's rows,
+// a dimension's Jacobian rows) reports how far it is through a ProgressObserver that the
+// caller supplies, or none. The CLI gives every long command one ProgressMeter: it turns
+// the reports into a bar (a terminal), one line every few seconds (a file or a pipe), or
+// nothing (--quiet), and hands the text to a sink that the CLI writes to stderr.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace seprank {
+
+// One report: `done` of `total` units of the phase `what` ("certificate primes",
+// "rows"); total 0 when unknown. `detail` is optional text about the current unit (the
+// row under way). May be called from any thread; must be cheap for the caller (a meter
+// only compares a clock most of the time).
+using ProgressObserver = std::function<void(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail)>;
+
+// Calls obs when it is set (the library's one-liner for an optional observer).
+inline void report_progress(const ProgressObserver& obs, std::string_view what, std::uint64_t done, std::uint64_t total,
+                            std::string_view detail = {}) {
+    if (obs) obs(what, done, total, detail);
+}
+
+// The observer of the calling thread, installed by a ProgressScope (as cancel.hpp's
+// CancelScope installs a cancel flag): a long computation reports to it without an
+// observer in every options struct. Workers the library starts receive the caller's
+// observer explicitly. An empty function when no scope is active.
+const ProgressObserver& current_progress() noexcept;
+
+// Installs obs for the calling thread until destroyed (then the previous one is back).
+class ProgressScope {
+public:
+    explicit ProgressScope(ProgressObserver obs);
+    ~ProgressScope();
+    ProgressScope(const ProgressScope&) = delete;
+    ProgressScope& operator=(const ProgressScope&) = delete;
+
+private:
+    ProgressObserver obs_;
+    const ProgressObserver* previous_;
+};
+
+enum class ProgressStyle {
+    bar,    // a terminal: one line redrawn in place (\r), cleared by finish()
+    lines,  // a file or pipe: one complete line every `interval` seconds
+    quiet   // nothing
+};
+
+// Turns reports into text for a sink. Nothing is written before `delay` seconds have
+// passed since construction (a command that ends sooner shows nothing); after that, a
+// bar is redrawn at most every 0.2 s and a line written at most every `interval` s, and
+// always when a phase ends (done == total). With `heartbeat` a thread of the meter
+// repeats the last report (its elapsed time and ETA updated) when no report came for a
+// bar's second or a line's interval, so that one long unit (a table row of a minute) still
+// shows the command alive. Thread-safe. Cost per report: one clock read and, when it
+// writes, formatting one line.
+class ProgressMeter {
+public:
+    using Clock = std::chrono::steady_clock;
+    using Sink = std::function<void(const std::string&)>;
+    // now: the clock (tests give a fake one); default steady_clock::now.
+    ProgressMeter(ProgressStyle style, Sink sink, double delay = 1.0, double interval = 5.0,
+                  std::function<Clock::time_point()> now = {}, bool heartbeat = false);
+    ~ProgressMeter();  // stops the heartbeat thread
+    ProgressMeter(const ProgressMeter&) = delete;
+    ProgressMeter& operator=(const ProgressMeter&) = delete;
+    // An observer that forwards to this meter (which must outlive it).
+    ProgressObserver observer();
+    void report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail = {});
+    // Clears a bar that was drawn (bar style); nothing otherwise.
+    void finish();
+    // The text of one report after `elapsed` seconds, without \r or newline:
+    // "rows 3/14 (21%) attention N=2 dx=3 L=3, 12 s, about 45 s left". The ETA appears
+    // once done > 0 and total > 0.
+    static std::string format(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
+                              double elapsed);
+    // The bar form: "[#####.....] " followed by format(...).
+    static std::string format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
+                                  double elapsed, int width = 20);
+
+private:
+    // The state, its lock and the heartbeat thread (src/progress.cpp): kept out of this
+    // header so that it includes no <thread> or <mutex> (the umbrella header's budget).
+    struct State;
+    std::unique_ptr<State> st_;
+};
+
+}  // namespace seprank
