@@ -202,8 +202,10 @@ TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given 
         nlohmann::json cut = full;
         // Everything but family, tokens and the weights; without layers, only depth, and
         // what the embedding says.
+        // (A stack keeps dim: its layers' matrices are read with it.)
         if (s.depth > 0)
-            for (const char* key : {"dim", "heads", "head_dim", "block_degree", "width", "widths"}) cut.erase(key);
+            for (const char* key : {"dim", "heads", "head_dim", "block_degree", "width", "widths"})
+                if (!family_info(s.family).layers || std::string(key) != "dim") cut.erase(key);
         for (const char* key : {"depth", "embed_rank"}) cut.erase(key);
         if (s.embed_rank > 0) cut.erase("dim");
         INFO("iteration " << it << ": " << full.dump());
@@ -359,8 +361,10 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
         NetworkSpec s;
         s.family = f;
         s.block_degree = family_info(f).fixed_block_degree > 0 ? family_info(f).fixed_block_degree : 2;
+        if (family_info(f).layers) s.layers = {AttentionLayer{}};  // one layer, as depth says
+        if (family_info(f).depth_from_widths) s.widths = {1};
         CHECK_NOTHROW(validate(s));
-        CHECK(block_degree(s) == s.block_degree);
+        CHECK(block_degree(s) == (family_info(f).layers ? 0 : s.block_degree));
         CHECK(output_dim(s) >= 1);
     }
     CHECK(family_from_string("attention") == Family::attention);
@@ -376,7 +380,7 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
         (void)family_from_string("softmax");
         FAIL("accepted");
     } catch (const invalid_input& e) {
-        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard or fc)");
+        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard, fc, stack or power)");
     }
     CHECK(to_string(static_cast<Family>(families.size())) == "?");
     NetworkSpec bad;
