@@ -13,7 +13,7 @@
 //   resize, for_each_matrix, structural_zero(_reason)   its matrices, as for families;
 //   sign_equivariant(sp)          whether it keeps each token's sign (docs/evaluation.md);
 //   mixes_tokens(sp)              whether an output token reads other tokens (false: a
-//                                 per-token map, docs/theory.md §8);
+//                                 per-token map, docs/theory.md §3.6);
 //   count(sp, dx, n_in, last, scalar_last)   its share of the expected dimension;
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 // The stack family (struct Stack below) folds these over s.layers; with_kind is the one
