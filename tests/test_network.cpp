@@ -202,10 +202,8 @@ TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given 
         nlohmann::json cut = full;
         // Everything but family, tokens and the weights; without layers, only depth, and
         // what the embedding says.
-        // (A stack keeps dim: its layers' matrices are read with it.)
         if (s.depth > 0)
-            for (const char* key : {"dim", "heads", "head_dim", "block_degree", "width", "widths"})
-                if (!family_info(s.family).layers || std::string(key) != "dim") cut.erase(key);
+            for (const char* key : {"dim", "heads", "head_dim", "block_degree", "width", "widths"}) cut.erase(key);
         for (const char* key : {"depth", "embed_rank"}) cut.erase(key);
         if (s.embed_rank > 0) cut.erase("dim");
         INFO("iteration " << it << ": " << full.dump());
