@@ -208,9 +208,14 @@ std::string describe(const NetworkSpec& s) {
     const FamilyInfo& info = family_info(s.family);
     os << info.name << " N=" << s.tokens << " dx=" << s.dim;
     if (info.heads) os << " H=" << s.heads << " da=" << head_dim(s);
-    if (info.fixed_block_degree == 0) os << " d=" << s.block_degree;
+    if (info.degree_key) os << " d=" << s.block_degree;
     if (info.width) os << " w=" << block_width(s);
     if (info.free_slots) os << (s.free_slots ? " free" : " tied");
+    if (info.depth_from_widths) {
+        os << " widths=";
+        for (std::size_t k = 0; k < s.widths.size(); ++k) os << (k ? "," : "") << s.widths[k];
+    }
+    if (info.layers) os << " layers=" << layers_to_string(s.layers);
     os << " L=" << s.depth;
     if (s.residual) os << " residual";
     if (s.embed_rank > 0) os << " r=" << s.embed_rank;

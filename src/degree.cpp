@@ -85,10 +85,13 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
                             std::to_string(base.tokens) + ")");
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
     const FamilyInfo& info = family_info(base.family);
+    std::string free;  // the uniform families whose block degree is a parameter
+    for (Family f : all_families())
+        if (family_info(f).uniform && family_info(f).fixed_block_degree == 0) free += (free.empty() ? "" : " or ") + to_string(f);
+    if (!info.uniform)
+        throw invalid_input("budget comparison: base.family " + std::string(info.name) +
+                            " is not L copies of one block of degree d, which the comparison varies (use family " + free + ")");
     if (info.fixed_block_degree > 0) {
-        std::string free;  // the families whose block degree is a parameter
-        for (Family f : all_families())
-            if (family_info(f).fixed_block_degree == 0) free += (free.empty() ? "" : " or ") + to_string(f);
         throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
                             std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
     }

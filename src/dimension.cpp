@@ -8,6 +8,7 @@
 #include "parallel.hpp"
 #include "process.hpp"
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
@@ -73,7 +74,7 @@ void for_each_varied(const NetworkSpec& s, NetWeights<T>& w, Fn&& fn) {
             fam.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
                 for (long i = 0; i < d.rows; ++i)
                     for (long j = 0; j < d.cols; ++j)
-                        if (!fam.structural_zero(s, m, i, j)) fn(d(i, j));
+                        if (!fam.structural_zero(s, l, m, i, j)) fn(d(i, j));
             });
     });
 }
@@ -95,25 +96,7 @@ long dimension_parameters(const ValidSpec& s) {
 
 namespace {
 
-// Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
-long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
 
-// Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
-// to LONG_MAX.
-long monomials(long n, const Integer& D, bool all_degrees) {
-    if (D >= Integer(1L << 30)) return LONG_MAX;
-    const long d = static_cast<long>(fmpz_get_si(D.get()));
-    const long top = all_degrees ? d + n : d + n - 1;
-    const long k = all_degrees ? n : n - 1;
-    // log C(top, k) first, so that the exact binomial is formed only when it is small.
-    const double lg = std::lgamma(top + 1.0) - std::lgamma(k + 1.0) - std::lgamma(top - k + 1.0);
-    if (lg > 43.0) return LONG_MAX;  // e^43 > 4e18
-    Integer c;
-    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
-    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
-}
-
-long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
 
 // A count held as a double (a row count may exceed a long), written exactly while it is
 // an integer below 2^53.
@@ -133,149 +116,40 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
     e.parameters = dimension_parameters(valid);
     const bool scalar = output == DimensionOutput::scalar;
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
-    const long d = block_degree(s);
-    auto loss = [&e](const std::string& what, long v) {
-        if (v != 0) e.losses.push_back({what, v});
-    };
-    // The embedding: without a residual, layer 1 sees only M w, so M is absorbed into it
-    // (r <= dx) or only its row space matters (r > dx, a Grassmannian): dx·min(r, dx).
-    const long n_first = r > 0 ? std::min(r, dx) : dx;
-    if (r > 0 && L >= 1 && !s.residual) loss("embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
-    // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
-    // (row p of M w^i) reads r of them.
-    if (r > 0 && L == 0 && scalar) loss("depth 0: rows of M other than p never read", (dx - 1) * r);
-    const std::string pre = "layer ";
-    // n_in: the dimension of the space layer l's input tokens span (token-wise families:
-    // min(r, dx) after an embedding, then the rank of the previous layer's output map,
-    // which a bottleneck H·da < dx or w < dx makes smaller than dx; with a residual dx).
-    long n_in = n_first;
-    for (long l = 0; l < L; ++l) {
-        const bool last = l + 1 == L;
-        const bool scalar_last = last && scalar;
-        const std::string at = pre + std::to_string(l + 1) + ": ";
-        long params = 0, eff = 0, n_next = dx;
-        std::string how;
-        if (s.family == Family::attention) {
-            const long H = s.heads, da = head_dim(s);
-            const long qr = s.attention_rank > 0 ? s.attention_rank : da;
-            params = H * (qr * dx + 3 * da * dx);
-            // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
-            n_next = s.residual ? dx : std::min(dx, H * std::min(da, n_in));
-            const long n_out = last ? dx : n_next;
-            const long a = std::min(qr, n_in);
-            const long dimA = low_rank_dim(n_in, n_in, a);
-            long dimB = 0, nB = 0;
-            bool b_full = true;
-            if (scalar_last) {
-                dimB = n_in;  // only row p of W^O W^V is read: a vector in Q^{n_in}
-                nB = n_in;
-            } else {
-                const long b = std::min({da, n_in, n_out});
-                dimB = low_rank_dim(n_out, n_in, b);
-                nB = n_out * n_in;
-                b_full = b == std::min(n_out, n_in);
-            }
-            if (H > 1 && a == n_in && b_full) {
-                // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
-                const long n1 = n_in * n_in;
-                eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
-                how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
-            } else {
-                eff = H * (dimA + dimB - 1);
-                how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
-            }
-            // Σ_j ⟨q_i, k_j⟩ v_j is a tensor in Q^{n_out} ⊗ Q^{n_in} ⊗ Sym²(Q^{n_in}) (y_j twice).
-            const long space = sat_mul(sat_mul(scalar_last ? 1 : n_out, n_in), n_in * (n_in + 1) / 2);
-            if (space < eff) {
-                eff = space;
-                how += "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2";
-            }
-            if (scalar_last) how += "; rows of W^O other than p never read";
-        } else if (s.family == Family::hadamard) {
-            const long w = block_width(s);
-            n_next = s.residual ? dx : std::min(dx, w);  // the output lies in image(W^O)
-            const long n_out = scalar_last ? 1 : last ? dx : n_next;
-            params = (d + 1) * w * dx;
-            if (d == 1) {
-                const long b = std::min({w, n_in, n_out});
-                eff = low_rank_dim(n_out, n_in, b);
-                how = "a linear layer W^O W_1: GL(w)";
-            } else if (d == 2 && scalar_last) {
-                // Σ_a o_a (u_a·y_i)(v_a·Σ_j y_j): a bilinear form of rank <= w, GL(w) on the rows.
-                eff = low_rank_dim(n_in, n_in, std::min(w, n_in));
-                how = "a bilinear form of rank <= w: GL(w) on the rows of W_1, W_2";
-            } else {
-                // Each unit: its d rows and W^O column up to d rescalings; all units together
-                // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}).
-                const long sym = monomials(n_in, Integer(d - 1), false);
-                eff = std::min(w * (d * n_in + n_out - d), sat_mul(sat_mul(n_out, n_in), sym));
-                how = "per unit the rescaling of its d rows against its W^O column";
-                if (eff < w * (d * n_in + n_out - d)) how += "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
-            }
-            if (scalar_last) how += "; rows of W^O other than p never read";
-        } else {  // fc
-            const auto ws = layer_widths(s);
-            const long n_prev = l == 0 && r > 0 ? s.tokens * n_first : ws[static_cast<std::size_t>(l)];
-            const long units = ws[static_cast<std::size_t>(l + 1)];
-            params = d * units * ws[static_cast<std::size_t>(l)];
-            const long used = scalar_last ? 1 : units;
-            if (d == 1) {
-                eff = used * n_prev;  // replaced below by the linear network's count
-                how = "a linear layer";
-            } else {
-                // A hidden unit's rescaling is undone in the next layer (d free scales);
-                // an output unit or a residual unit keeps the product: d − 1.
-                const long per_unit = !last && !s.residual ? d : d - 1;
-                eff = used * (d * n_prev - per_unit);
-                how = !last && !s.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
-            }
-            if (scalar_last && units > 1) how += "; rows other than p never read";
+    // The sum of the layers' counts (each family's or layer kind's traits, families.hpp and
+    // layers.hpp) less the symmetries at the junctions between layers, then the family's
+    // whole-network corrections; nothing here depends on which family it is.
+    detail::with_family(s.family, [&](auto fam) {
+        // The embedding: when layer 1 reads its input through linear maps only, it sees only
+        // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
+        // Grassmannian): dx·min(r, dx).
+        const long n_first = r > 0 ? std::min(r, dx) : dx;
+        if (r > 0 && L >= 1 && fam.absorbs_input_map(s))
+            detail::add_loss(e.losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
+        // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
+        // (row p of M w^i) reads r of them.
+        if (r > 0 && L == 0 && scalar) detail::add_loss(e.losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
+        // n_in: the dimension of the space layer l's input tokens span (min(r, dx) after an
+        // embedding, then the span of the previous layer's output, which a bottleneck
+        // H·da < dx or w < dx makes smaller than dx; with a residual dx).
+        long n_in = n_first;
+        for (long l = 0; l < L; ++l) {
+            const detail::LayerCount c = fam.expected_layer(s, l, n_in, n_first, scalar);
+            const std::string at = "layer " + std::to_string(l + 1) + ": ";
+            detail::add_loss(e.losses, at + c.how, c.params - c.eff);
+            if (l + 1 < L && fam.junction(s, l))
+                detail::add_loss(e.losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
+                                 c.n_next * c.n_next);
+            n_in = c.n_next;
         }
-        loss(at + how, params - eff);
-        // A one-dimensional input: every head or unit returns the same function times its own
-        // vector, so the output spans one dimension.
-        if (n_in == 1 && !s.residual && s.family != Family::fc) n_next = 1;
-        if (!last && !s.residual && s.family != Family::fc)
-            loss(at + "GL(" + std::to_string(n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
-                 n_next * n_next);
-        n_in = n_next;
-    }
-    if (d == 1 && L >= 1 && s.family != Family::attention && !s.residual) {
-        // A linear network: fc v^L = W^L ⋯ W^1 M v^0; hadamard y^{L,i} = N^L·B y^{0,i} with
-        // B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M. A matrix of rank <= the narrowest width (its
-        // row p alone: a linear form), whatever the factors: this replaces every count above.
-        const long n0 = s.family == Family::fc ? s.tokens * input_vars_per_token(s) : input_vars_per_token(s);
-        long b = n0, n_out = dx;
-        if (s.family == Family::fc) {
-            const auto ws = layer_widths(s);
-            for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
-            n_out = ws.back();
-        } else {
-            b = std::min({b, block_width(s), dx});
-        }
-        const long eff = scalar ? std::min(b, 1L) * n0 : low_rank_dim(n_out, n0, b);
-        e.losses.clear();
-        loss("a linear network (d = 1): one matrix of rank <= " + std::to_string(b) + ", whatever its factors", e.parameters - eff);
-    }
+        fam.adjust_expected(s, scalar, e.parameters, e.losses);
+    });
     long total = 0;
     for (const auto& [what, v] : e.losses) total += v;
-    if (s.family == Family::fc && scalar && L >= 2 && d >= 2 && !s.residual) {
-        // The output is a product of d forms of degree d^{L−1}: at most d·(C − 1) + 1
-        // dimensions, C the monomials of that degree.
-        const long n0 = s.tokens * input_vars_per_token(s);  // the forms are in the input variables
-        Integer deg(1);
-        for (long l = 0; l + 1 < L; ++l) deg = deg * Integer(d);
-        const long c = monomials(n0, deg, false);
-        const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
-        if (e.parameters - total > cap) {
-            loss("output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", e.parameters - total - cap);
-            total = e.parameters - cap;
-        }
-    }
     const long vars = input_vars_per_token(s);
     const long n = s.tokens * vars;
     const long outs = scalar ? 1 : (family_info(s.family).per_position ? s.tokens : 1) * output_dim(s);
-    e.ambient = sat_mul(monomials(n, output_degree(s), s.residual), outs);
+    e.ambient = detail::sat_mul(detail::monomials(n, output_degree(s), !is_homogeneous(s)), outs);
     e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
     return e;
 }

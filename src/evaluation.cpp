@@ -43,7 +43,9 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s) {
     throw invalid_input("evaluation variant '" + s + "' is not one of auto, plain, graded");
 }
 
-bool is_homogeneous(const NetworkSpec& s) { return !s.residual; }
+bool is_homogeneous(const NetworkSpec& s) {
+    return detail::with_family(s.family, [&](auto fam) { return decltype(fam)::homogeneous(s); });
+}
 
 std::vector<int> token_parities(const NetworkSpec& s) {
     if (!detail::with_family(s.family, [&](auto fam) { return decltype(fam)::sign_equivariant(s); })) return {};

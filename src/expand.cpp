@@ -3,6 +3,7 @@
 #include "forward_impl.hpp"
 #include "rings_impl.hpp"
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
 #include "seprank/limits.hpp"
 
 #include <cmath>
@@ -21,9 +22,10 @@ ExpansionEstimate estimate_expansion(const ValidSpec& valid) {
     const Integer D = output_degree(s);
     Integer terms;
     // C(n + D - 1, n - 1) monomials of degree exactly D; C(n + D, n) of degree <= D.
-    Integer top = D + Integer(s.residual ? n : n - 1);
+    const bool all_degrees = !is_homogeneous(s);
+    Integer top = D + Integer(all_degrees ? n : n - 1);
     if (fmpz_fits_si(top.get())) {
-        fmpz_bin_uiui(terms.get(), fmpz_get_ui(top.get()), static_cast<ulong>(s.residual ? n : n - 1));
+        fmpz_bin_uiui(terms.get(), fmpz_get_ui(top.get()), static_cast<ulong>(all_degrees ? n : n - 1));
     } else {
         fmpz_set_ui(terms.get(), 1);
         fmpz_mul_2exp(terms.get(), terms.get(), 4096);  // astronomically large

@@ -5,20 +5,33 @@
 //                                 fields it uses;
 //   validate(s)                   its fields, after the common ones (invalid_input naming the
 //                                 value; ends with check_coordinate);
+//   block_degree(s)               d of its blocks (0 for a stack: no single one);
+//   layer_degree(s, l)            the degree of layer l in its input (the output degree is
+//   layer_weight_increment(s, l)  their product) and m_l of D_l = d_l·D_{l−1} + m_l;
+//   homogeneous(s)                whether the output is homogeneous (no residual mixes degrees);
 //   output_dim(s)                 entries of the output vector (the range of coordinate p);
 //   weight_degree_increment(s)    m, the weight matrices on one path of a block
 //                                 (D_L = d·D_{L−1} + m);
 //   layer_parameters(s, l)        parameters of layer l (0-based);
-//   resize(lw, s)                 the lists (heads, W) of an empty layer;
+//   resize(lw, s, l)              the lists (heads, W) of an empty layer l;
 //   for_each_matrix(s, l, lw, fn) fn(MatrixSlot, Dense&) for every matrix of layer l in file
 //                                 order: random draws, shapes and the JSON layout follow it;
-//   structural_zero(s, m, i, j)   whether entry (i, j) of matrix m is 0 by construction,
-//   structural_zero_reason(s)     and why (random draws keep it 0, files must);
+//   structural_zero(s, l, m, i, j)  whether entry (i, j) of matrix m of layer l is 0 by
+//   structural_zero_reason(s, l)  construction, and why (random draws keep it 0, files must);
 //   sign_equivariant(s)           whether negating one token's inputs negates that token's
 //                                 layer outputs and leaves the others (docs/evaluation.md);
+//   expected_layer(s, l, n_in, n_first, scalar)  layer l's share of the expected dimension
+//                                 (LayerCount: parameters, what is left after its own
+//                                 symmetries, the span n_next of its output tokens);
+//   junction(s, l)                whether GL(n_next) acts between layers l and l+1 (the
+//                                 output map of one against the input maps of the next);
+//   absorbs_input_map(s)          whether layer 1 reads its input through linear maps only
+//                                 (then an embedding M is absorbed into it);
+//   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,
+//                                 product caps) after the per-layer counts;
 //   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
 //   write_fields(out, s)          adapters of network.cpp (block_degree is read and written
-//                                 there when the family leaves it free);
+//                                 there, under info.degree_key, when the family has one);
 //   forward(f, y)                 the pass from the embedded tokens y to the output over any
 //                                 ring policy: f is a detail::Forward (forward_impl.hpp).
 // with_family(f, fn) is the one switch from a Family value to its traits; is_family the
@@ -35,10 +48,15 @@
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 // This header and forward_impl.hpp name their contents in an inline namespace that the
@@ -69,6 +87,120 @@ inline void check_free_block_degree(const NetworkSpec& s) {
     require(s.block_degree <= 64, "block degree d = " + str(s.block_degree) + " exceeds 64");
 }
 
+// ------------------------------------------------------------ expected-dimension helpers
+// (docs/dimension.md derives every count; include/seprank/dimension.hpp states the rule.)
+
+// Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
+inline long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
+
+inline long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
+
+// Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
+// to LONG_MAX.
+inline long monomials(long n, const Integer& D, bool all_degrees) {
+    if (D >= Integer(1L << 30)) return LONG_MAX;
+    const long d = static_cast<long>(fmpz_get_si(D.get()));
+    const long top = all_degrees ? d + n : d + n - 1;
+    const long k = all_degrees ? n : n - 1;
+    // log C(top, k) first, so that the exact binomial is formed only when it is small.
+    const double lg = std::lgamma(top + 1.0) - std::lgamma(k + 1.0) - std::lgamma(top - k + 1.0);
+    if (lg > 43.0) return LONG_MAX;  // e^43 > 4e18
+    Integer c;
+    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
+    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
+}
+
+using Losses = std::vector<std::pair<std::string, long>>;
+inline void add_loss(Losses& losses, const std::string& what, long v) {
+    if (v != 0) losses.push_back({what, v});
+}
+
+// One layer's share of the expected dimension: its parameters, what its own symmetries
+// (and its space) leave of them, and the dimension n_next of the span of its output tokens.
+struct LayerCount {
+    long params = 0, eff = 0, n_next = 0;
+    std::string how;
+};
+
+// A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to
+// n_out outputs (its row p alone: a linear form), whatever the factors; replaces every
+// per-layer count.
+inline void linear_network_count(bool scalar, long parameters, long n0, long b, long n_out, Losses& losses) {
+    const long eff = scalar ? std::min(b, 1L) * n0 : low_rank_dim(n_out, n0, b);
+    losses.clear();
+    add_loss(losses, "a linear network (d = 1): one matrix of rank <= " + std::to_string(b) + ", whatever its factors", parameters - eff);
+}
+
+// An attention layer (H heads of dimension da, query rank qr, score degree sd) reading
+// tokens that span n_in dimensions.
+inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+    LayerCount c;
+    c.params = H * (qr * dx + 3 * da * dx);
+    // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
+    c.n_next = residual ? dx : std::min(dx, H * std::min(da, n_in));
+    const long n_out = last ? dx : c.n_next;
+    const long a = std::min(qr, n_in);
+    const long dimA = low_rank_dim(n_in, n_in, a);  // the score depends on W^Qᵀ W^K only
+    long dimB = 0, nB = 0;
+    bool b_full = true;
+    if (scalar_last) {
+        dimB = n_in;  // only row p of W^O W^V is read: a vector in Q^{n_in}
+        nB = n_in;
+    } else {
+        const long b = std::min({da, n_in, n_out});
+        dimB = low_rank_dim(n_out, n_in, b);
+        nB = n_out * n_in;
+        b_full = b == std::min(n_out, n_in);
+    }
+    if (sd == 1 && H > 1 && a == n_in && b_full) {
+        // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
+        const long n1 = n_in * n_in;
+        c.eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
+        c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
+    } else {
+        c.eff = H * (dimA + dimB - 1);
+        c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
+    }
+    // Σ_j ⟨q_i, k_j⟩^s v_j is a tensor in Q^{n_out} ⊗ Sym^s(Q^{n_in}) ⊗ Sym^{s+1}(Q^{n_in})
+    // (y_i s times, y_j s+1 times); for s = 1: n_out·n_in·n_in(n_in+1)/2.
+    const long space = sat_mul(sat_mul(scalar_last ? 1 : n_out, monomials(n_in, Integer(sd), false)), monomials(n_in, Integer(sd + 1), false));
+    if (space < c.eff) {
+        c.eff = space;
+        c.how += sd == 1 ? "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2" : "; capped by the layer's space n_out·C(n_in+s-1,s)·C(n_in+s,s+1)";
+    }
+    if (scalar_last) c.how += "; rows of W^O other than p never read";
+    // A one-dimensional input: every head returns the same function times its own vector.
+    if (n_in == 1 && !residual) c.n_next = 1;
+    return c;
+}
+
+// A hadamard block of degree d and width w.
+inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+    LayerCount c;
+    c.n_next = residual ? dx : std::min(dx, w);  // the output lies in image(W^O)
+    const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+    c.params = (d + 1) * w * dx;
+    if (d == 1) {
+        const long b = std::min({w, n_in, n_out});
+        c.eff = low_rank_dim(n_out, n_in, b);
+        c.how = "a linear layer W^O W_1: GL(w)";
+    } else if (d == 2 && scalar_last) {
+        // Σ_a o_a (u_a·y_i)(v_a·Σ_j y_j): a bilinear form of rank <= w, GL(w) on the rows.
+        c.eff = low_rank_dim(n_in, n_in, std::min(w, n_in));
+        c.how = "a bilinear form of rank <= w: GL(w) on the rows of W_1, W_2";
+    } else {
+        // Each unit: its d rows and W^O column up to d rescalings; all units together
+        // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}).
+        const long sym = monomials(n_in, Integer(d - 1), false);
+        c.eff = std::min(w * (d * n_in + n_out - d), sat_mul(sat_mul(n_out, n_in), sym));
+        c.how = "per unit the rescaling of its d rows against its W^O column";
+        if (c.eff < w * (d * n_in + n_out - d)) c.how += "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
+    }
+    if (scalar_last) c.how += "; rows of W^O other than p never read";
+    if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension
+    return c;
+}
+
 // One weight matrix of a layer: where it sits in the weights file and its shape.
 // JSON path inside layers[l]: .list[index].key, .list[index] (no key) or .key (no list).
 struct MatrixSlot {
@@ -92,7 +224,9 @@ inline std::string slot_path(long layer, const MatrixSlot& m) {
 // y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}, degree 3.
 struct Attention {
     static constexpr FamilyInfo info{Family::attention, "attention", /*fixed_block_degree=*/3, /*heads=*/true,
-                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true};
+                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/nullptr};
 
     static void validate(const NetworkSpec& s) {
         require(s.heads >= 1, "heads H = " + str(s.heads) + " must be at least 1");
@@ -109,11 +243,23 @@ struct Attention {
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
-    static long weight_degree_increment(const NetworkSpec&) { return 4; }  // W^Q, W^K, W^V, W^O
+    static long block_degree(const NetworkSpec&) { return 3; }
+    static long layer_degree(const NetworkSpec&, long) { return 3; }
+    static long layer_weight_increment(const NetworkSpec&, long) { return 4; }  // W^Q, W^K, W^V, W^O
+    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
     static Integer layer_parameters(const NetworkSpec& s, long) { return Integer(4 * s.dim * head_dim(s) * s.heads); }
 
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
+        const bool last = l + 1 == s.depth;
+        const long da = head_dim(s);
+        return attention_count(s.heads, da, s.attention_rank > 0 ? s.attention_rank : da, 1, s.dim, n_in, last, last && scalar, s.residual);
+    }
+    static bool junction(const NetworkSpec& s, long) { return !s.residual; }
+    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
+    static void adjust_expected(const NetworkSpec&, bool, long, Losses&) {}
+
     template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s) {
+    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
         lw.heads.resize(static_cast<std::size_t>(s.heads));
     }
     template <class LW, class Fn>
@@ -128,10 +274,10 @@ struct Attention {
         }
     }
     // Low-rank attention: rows k+1..da of W^Q are 0, so rank(W^Qᵀ W^K) ≤ k.
-    static bool structural_zero(const NetworkSpec& s, const MatrixSlot& m, long row, long) {
+    static bool structural_zero(const NetworkSpec& s, long, const MatrixSlot& m, long row, long) {
         return s.attention_rank > 0 && row >= s.attention_rank && std::string_view(m.key) == "Q";
     }
-    static std::string structural_zero_reason(const NetworkSpec& s) {
+    static std::string structural_zero_reason(const NetworkSpec& s, long) {
         return "attention rank " + str(s.attention_rank) + " keeps only the first rows of Q";
     }
     // Token-sign equivariance (docs/evaluation.md, "Parity"): negating token k's inputs
@@ -250,7 +396,9 @@ struct Attention {
 // summed over independent tokens (free); degree d, W_k ∈ Q^{w×dx}, W^O ∈ Q^{dx×w}.
 struct Hadamard {
     static constexpr FamilyInfo info{Family::hadamard, "hadamard", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/true, /*widths=*/false, /*free_slots=*/true, /*per_position=*/true};
+                                     /*width=*/true, /*widths=*/false, /*free_slots=*/true, /*per_position=*/true,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/"block_degree"};
 
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
@@ -260,13 +408,29 @@ struct Hadamard {
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
-    static long weight_degree_increment(const NetworkSpec& s) { return s.block_degree + 1; }  // W_1..W_d, W^O
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
+    static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree + 1; }  // W_1..W_d, W^O
+    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
     static Integer layer_parameters(const NetworkSpec& s, long) {
         return Integer((s.block_degree + 1) * block_width(s) * s.dim);
     }
 
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
+        const bool last = l + 1 == s.depth;
+        return hadamard_count(s.block_degree, block_width(s), s.dim, n_in, last, last && scalar, s.residual);
+    }
+    static bool junction(const NetworkSpec& s, long) { return !s.residual; }
+    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
+    // d = 1: y^{L,i} = N^L·B y^{0,i} with B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M.
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        if (s.block_degree != 1 || s.depth < 1 || s.residual) return;
+        const long n0 = input_vars_per_token(s);
+        linear_network_count(scalar, parameters, n0, std::min({n0, block_width(s), s.dim}), s.dim, losses);
+    }
+
     template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s) {
+    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
         lw.W.resize(static_cast<std::size_t>(s.block_degree));
     }
     template <class LW, class Fn>
@@ -276,8 +440,8 @@ struct Hadamard {
             fn(MatrixSlot{"W", "matrices", d, k, nullptr, w, s.dim}, lw.W[static_cast<std::size_t>(k)]);
         fn(MatrixSlot{nullptr, nullptr, 0, 0, "O", s.dim, w}, lw.O);
     }
-    static bool structural_zero(const NetworkSpec&, const MatrixSlot&, long, long) { return false; }
-    static std::string structural_zero_reason(const NetworkSpec&) { return {}; }
+    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
     // Tied slots carry the sign ε_i ε_j^{d−1} = ε_i when d is odd; d = 1 mixes nothing.
     // Free slots (d ≥ 2) and even d mix the tokens' signs.
     static bool sign_equivariant(const NetworkSpec& s) {
@@ -302,13 +466,13 @@ struct Hadamard {
 
     // z = Σ_j ∏_{k≥2} W_k y_j (tied) or ∏_{k≥2} Σ_j W_k y_j (free); all-N vector when d = 1.
     template <class F>
-    static typename F::Vec mix(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
+    static typename F::Vec mix(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
         using Vec = typename F::Vec;
         auto& r = f.ring();
         const std::size_t w = static_cast<std::size_t>(lw.W[0].rows);
         const std::size_t d = lw.W.size();
         if (d == 1) return Vec(w, r.constant(static_cast<long>(y.size())), f.mr());
-        if (f.spec().free_slots) {
+        if (free_slots) {
             Vec z = f.vec();
             for (std::size_t k = 1; k < d; ++k) {
                 Vec sum = f.zeros(w);
@@ -335,11 +499,15 @@ struct Hadamard {
 
     template <class F>
     static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
+        return layer(f, lw, y, f.spec().free_slots);
+    }
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
         using Vec = typename F::Vec;
         auto& r = f.ring();
         const std::size_t n = y.size();
         typename F::VecList out = f.zeros(n, static_cast<std::size_t>(f.spec().dim));
-        const Vec z = mix(f, lw, y);
+        const Vec z = mix(f, lw, y, free_slots);
         for (std::size_t i = 0; i < n; ++i) {
             Vec u1 = f.lin(lw.W[0], y[i]);
             for (std::size_t a = 0; a < u1.size(); ++a) u1[a] = r.mul(u1[a], z[a]);
@@ -351,13 +519,17 @@ struct Hadamard {
     // f = Σ_a O(p,a) (W_1 y_i)_a z_a, residual not included.
     template <class F>
     static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
+        return last_layer(f, lw, y, f.spec().free_slots);
+    }
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
         using E = typename F::E;
         using Vec = typename F::Vec;
         auto& r = f.ring();
         const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
         const long p = f.spec().coordinate - 1;
         E acc = r.zero();
-        const Vec z = mix(f, lw, y);
+        const Vec z = mix(f, lw, y, free_slots);
         const Vec u1 = f.lin(lw.W[0], y[i]);
         for (std::size_t a = 0; a < z.size(); ++a) {
             const auto& o = lw.O(p, static_cast<long>(a));
@@ -375,7 +547,9 @@ struct Hadamard {
 // W_k ∈ Q^{w_{l+1}×w_l}. One output vector: position i is 1.
 struct Fc {
     static constexpr FamilyInfo info{Family::fc, "fc", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false};
+                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/"block_degree"};
 
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
@@ -396,14 +570,67 @@ struct Fc {
         }
     }
     static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
-    static long weight_degree_increment(const NetworkSpec& s) { return s.block_degree; }  // W_1..W_d
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
+    static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree; }  // W_1..W_d
+    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
     static Integer layer_parameters(const NetworkSpec& s, long l) {
         const auto w = layer_widths(s);
         return Integer(s.block_degree) * Integer(w[static_cast<std::size_t>(l + 1)]) * Integer(w[static_cast<std::size_t>(l)]);
     }
 
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long, long n_first, bool scalar) {
+        const bool last = l + 1 == s.depth;
+        const bool scalar_last = last && scalar;
+        const long d = s.block_degree;
+        const auto ws = layer_widths(s);
+        const long n_prev = l == 0 && s.embed_rank > 0 ? s.tokens * n_first : ws[static_cast<std::size_t>(l)];
+        const long units = ws[static_cast<std::size_t>(l + 1)];
+        LayerCount c;
+        c.n_next = s.dim;  // not used: fc layers read the whole previous vector
+        c.params = d * units * ws[static_cast<std::size_t>(l)];
+        const long used = scalar_last ? 1 : units;
+        if (d == 1) {
+            c.eff = used * n_prev;  // replaced in adjust_expected by the linear network's count
+            c.how = "a linear layer";
+        } else {
+            // A hidden unit's rescaling is undone in the next layer (d free scales);
+            // an output unit or a residual unit keeps the product: d − 1.
+            const long per_unit = !last && !s.residual ? d : d - 1;
+            c.eff = used * (d * n_prev - per_unit);
+            c.how = !last && !s.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
+        }
+        if (scalar_last && units > 1) c.how += "; rows other than p never read";
+        return c;
+    }
+    static bool junction(const NetworkSpec&, long) { return false; }
+    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        const long d = s.block_degree, L = s.depth;
+        if (d == 1 && L >= 1 && !s.residual) {
+            // v^L = W^L ⋯ W^1 M v^0.
+            const auto ws = layer_widths(s);
+            long b = s.tokens * input_vars_per_token(s);
+            for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
+            linear_network_count(scalar, parameters, s.tokens * input_vars_per_token(s), b, ws.back(), losses);
+            return;
+        }
+        if (scalar && L >= 2 && d >= 2 && !s.residual) {
+            // The output is a product of d forms of degree d^{L−1}: at most d·(C − 1) + 1
+            // dimensions, C the monomials of that degree.
+            long total = 0;
+            for (const auto& [what, v] : losses) total += v;
+            const long n0 = s.tokens * input_vars_per_token(s);  // the forms are in the input variables
+            Integer deg(1);
+            for (long l = 0; l + 1 < L; ++l) deg = deg * Integer(d);
+            const long c = monomials(n0, deg, false);
+            const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
+            if (parameters - total > cap) add_loss(losses, "output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", parameters - total - cap);
+        }
+    }
+
     template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s) {
+    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
         lw.W.resize(static_cast<std::size_t>(s.block_degree));
     }
     template <class LW, class Fn>
@@ -414,8 +641,8 @@ struct Fc {
             fn(MatrixSlot{"W", "matrices", d, k, nullptr, ws[static_cast<std::size_t>(l + 1)], ws[static_cast<std::size_t>(l)]},
                lw.W[static_cast<std::size_t>(k)]);
     }
-    static bool structural_zero(const NetworkSpec&, const MatrixSlot&, long, long) { return false; }
-    static std::string structural_zero_reason(const NetworkSpec&) { return {}; }
+    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
     // The first layer mixes all tokens' coordinates linearly: no per-token sign structure.
     static bool sign_equivariant(const NetworkSpec&) { return false; }
 
@@ -458,17 +685,143 @@ struct Fc {
     }
 };
 
+// ============================================================ power
+// Kileel–Trager–Bruna: v^0 = (x^1,…,x^N) flattened (d0 = N·dx), v^l = σ(W_l v^{l−1}) for
+// l < h, output W_h v^{h−1}; σ(t) = t^r entrywise, W_l ∈ Q^{d_l×d_{l−1}}. Degree r^{h−1}.
+// r is held in block_degree (JSON key and CLI option "power"); widths d_1..d_h, h = L.
+struct Power {
+    static constexpr FamilyInfo info{Family::power, "power", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
+                                     /*uniform=*/false, /*layers=*/false, /*depth_from_widths=*/true, /*default_tokens=*/1,
+                                     /*degree_key=*/"power"};
+
+    static void validate(const NetworkSpec& s) {
+        require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");
+        require(s.block_degree <= 64, "power r = " + str(s.block_degree) + " exceeds 64");
+        require(!s.widths.empty() || s.depth == 0, "power networks need their widths d1,...,dh (--widths)");
+        require(static_cast<long>(s.widths.size()) == s.depth,
+                "power widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
+        for (long w : s.widths) require(w >= 1, "power width " + str(w) + " must be at least 1");
+        require(s.width == 0, "power takes a widths list, not one width");
+        require(s.attention_rank == 0, "attention rank applies to attention only");
+        require(!s.free_slots, "free slots apply to hadamard blocks only");
+        require(!s.residual, "a residual connection does not apply to power networks (their widths change)");
+        require(s.embed_rank == 0, "an embedding does not apply to power networks (their first layer is already a linear map)");
+        check_coordinate(s, output_dim(s));
+        require(s.position == 1,
+                "position i = " + str(s.position) + ": power has one output vector (choose its entry with coordinate p)");
+    }
+    static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static bool hidden(const NetworkSpec& s, long l) { return l + 1 < s.depth; }
+    // A hidden layer: r·(D + 1) = r·D + r; the last, linear one: D + 1.
+    static long layer_degree(const NetworkSpec& s, long l) { return hidden(s, l) ? s.block_degree : 1; }
+    static long layer_weight_increment(const NetworkSpec& s, long l) { return hidden(s, l) ? s.block_degree : 1; }
+    static bool homogeneous(const NetworkSpec&) { return true; }
+    static Integer layer_parameters(const NetworkSpec& s, long l) {
+        const auto w = layer_widths(s);
+        return Integer(w[static_cast<std::size_t>(l + 1)]) * Integer(w[static_cast<std::size_t>(l)]);
+    }
+
+    // Kileel–Trager–Bruna's count: a hidden unit's row of W_l scaled by λ and its column of
+    // W_{l+1} by λ^{−r} give the same function (one loss per hidden unit); the output
+    // layer keeps all of its entries that are read.
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long, long, bool scalar) {
+        const auto ws = layer_widths(s);
+        const long units = ws[static_cast<std::size_t>(l + 1)], prev = ws[static_cast<std::size_t>(l)];
+        LayerCount c;
+        c.n_next = units;
+        c.params = units * prev;
+        if (hidden(s, l)) {
+            c.eff = units * (prev - 1);
+            c.how = "per hidden unit its row scale, undone (to the power r) in the next layer";
+        } else {
+            c.eff = (scalar ? 1 : units) * prev;
+            c.how = "the linear output layer";
+            if (scalar && units > 1) c.how += "; rows other than p never read";
+        }
+        return c;
+    }
+    static bool junction(const NetworkSpec&, long) { return false; }
+    static bool absorbs_input_map(const NetworkSpec&) { return true; }
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        if (s.block_degree != 1 || s.depth < 1) return;
+        const auto ws = layer_widths(s);  // r = 1: W_h ⋯ W_1, a matrix of rank <= the narrowest width
+        long b = ws[0];
+        for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
+        linear_network_count(scalar, parameters, ws[0], b, ws.back(), losses);
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const NetworkSpec&, long) {
+        lw.W.resize(1);
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
+        const auto ws = layer_widths(s);
+        fn(MatrixSlot{nullptr, nullptr, 0, 0, "W", ws[static_cast<std::size_t>(l + 1)], ws[static_cast<std::size_t>(l)]}, lw.W[0]);
+    }
+    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
+    static bool sign_equivariant(const NetworkSpec&) { return false; }  // the first layer mixes all tokens
+
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.widths = in.required_long_list("widths", 1);
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        out.set("widths", s.widths);
+    }
+
+    template <class F>
+    static typename F::E forward(F& f, typename F::VecList& tokens) {
+        using E = typename F::E;
+        using Vec = typename F::Vec;
+        Vec v = f.vec();
+        for (const auto& t : tokens)
+            for (const auto& x : t) v.push_back(x);
+        const long p = f.spec().coordinate - 1;
+        if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
+        const long r = f.spec().block_degree;
+        for (long l = 0; l < f.spec().depth; ++l) {
+            const auto& W = f.weights().layers[static_cast<std::size_t>(l)].W[0];
+            if (l + 1 == f.spec().depth) return f.dot_row(W, p, v);
+            Vec next = f.vec();
+            for (long a = 0; a < W.rows; ++a) {
+                const E u = f.dot_row(W, a, v);
+                E pw = u;
+                for (long k = 1; k < r; ++k) pw = f.ring().mul(pw, u);
+                next.push_back(std::move(pw));
+            }
+            v = std::move(next);
+        }
+        return f.ring().zero();  // unreachable: depth >= 1 here
+    }
+};
+
+}  // inline namespace SEPRANK_KERNEL_NS
+}  // namespace seprank::detail
+
+// The layer kinds of a stack and the stack family (they use the helpers above).
+#include "layers.hpp"
+
+namespace seprank::detail {
+inline namespace SEPRANK_KERNEL_NS {
+
 // ============================================================ registry
 
-// Calls fn with the traits object of family f (Attention{}, Hadamard{}, Fc{}).
+// Calls fn with the traits object of family f (Attention{}, Hadamard{}, Fc{}, Stack{}, Power{}).
 template <class Fn>
 decltype(auto) with_family(Family f, Fn&& fn) {
     static_assert(Attention::info.family == Family::attention && Hadamard::info.family == Family::hadamard &&
-                  Fc::info.family == Family::fc);
+                  Fc::info.family == Family::fc && Stack::info.family == Family::stack && Power::info.family == Family::power);
     switch (f) {
         case Family::attention: return fn(Attention{});
         case Family::hadamard: return fn(Hadamard{});
         case Family::fc: return fn(Fc{});
+        case Family::stack: return fn(Stack{});
+        case Family::power: return fn(Power{});
     }
     throw internal_error("Family value " + std::to_string(static_cast<int>(f)) + " names no family");
 }
@@ -478,7 +831,9 @@ inline bool is_family(Family f) {
     switch (f) {
         case Family::attention:
         case Family::hadamard:
-        case Family::fc: return true;
+        case Family::fc:
+        case Family::stack:
+        case Family::power: return true;
     }
     return false;
 }

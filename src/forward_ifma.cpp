@@ -15,11 +15,15 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cmath>
 #include <cstddef>
 #include <memory_resource>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 // Only what follows is compiled for AVX-512 IFMA: the forward pass templates (instantiated

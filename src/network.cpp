@@ -8,8 +8,11 @@
 #include "seprank/limits.hpp"
 #include "seprank/random.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -51,12 +54,115 @@ Family family_from_string(const std::string& s) {
 using detail::require;
 using detail::str;
 
+// ---------------------------------------------------------------- layer SPEC
+
+std::vector<std::string> layer_kind_names() {
+    std::vector<std::string> names;
+    detail::for_each_kind([&](auto kind, auto) { names.emplace_back(kind.name); });
+    return names;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t at = text.find(sep, start);
+        out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+        if (at == std::string::npos) return out;
+        start = at + 1;
+    }
+}
+
+// One layer: "kind[:key=value]...[:flag]". A value is a decimal integer, at least 1
+// ("rank" at least 0: no cap); a flag has no value.
+LayerSpec parse_layer(const std::string& text) {
+    const std::vector<std::string> parts = split(text, ':');
+    std::optional<LayerSpec> out;
+    detail::for_each_kind([&](auto kind, auto sp) {
+        if (out || parts[0] != kind.name) return;
+        for (std::size_t k = 1; k < parts.size(); ++k) {
+            const std::string& item = parts[k];
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq);
+            bool known = false;
+            kind.keys(sp, [&](const char* name, auto& field) {
+                if (key != name) return;
+                known = true;
+                using T = std::decay_t<decltype(field)>;
+                if constexpr (std::is_same_v<T, bool>) {
+                    if (eq != std::string::npos)
+                        throw invalid_input("layer '" + text + "': " + key + " is a flag and takes no value (write :" + key + ")");
+                    field = true;
+                } else {
+                    const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+                    long v = 0;
+                    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+                    const long lo = key == "rank" ? 0 : 1;
+                    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < lo)
+                        throw invalid_input("layer '" + text + "': " + key + " = '" + value + "' is not an integer >= " + std::to_string(lo));
+                    field = v;
+                }
+            });
+            if (!known) {
+                std::string keys;
+                kind.keys(sp, [&](const char* name, auto&) { keys += (keys.empty() ? "" : ", ") + std::string(name); });
+                throw invalid_input("layer '" + text + "': unknown key '" + key + "' for " + kind.name + " (expected " + keys + ")");
+            }
+        }
+        out = LayerSpec(sp);
+    });
+    if (!out) throw invalid_input("unknown layer kind '" + parts[0] + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")");
+    return *out;
+}
+
+}  // namespace
+
+std::vector<LayerSpec> parse_layers(const std::string& spec) {
+    if (spec.empty()) throw invalid_input("layers: empty SPEC (expected kind[:key=value]..., comma-separated)");
+    std::vector<LayerSpec> out;
+    for (const std::string& item : split(spec, ',')) {
+        if (item.empty()) throw invalid_input("layers '" + spec + "': an empty layer between commas");
+        out.push_back(parse_layer(item));
+    }
+    return out;
+}
+
+std::string to_string(const LayerSpec& layer) {
+    return detail::with_kind(layer, [](auto kind, auto sp) {
+        std::string out = kind.name;
+        const decltype(sp) def{};
+        auto d = def;
+        std::vector<std::string> defaults;
+        kind.keys(d, [&](const char*, auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, bool>) defaults.push_back(field ? "1" : "0");
+            else defaults.push_back(std::to_string(field));
+        });
+        std::size_t k = 0;
+        kind.keys(sp, [&](const char* name, auto& field) {
+            using T = std::decay_t<decltype(field)>;
+            const std::string v = std::is_same_v<T, bool> ? (field ? "1" : "0") : std::to_string(field);
+            if (v != defaults[k++]) {
+                if constexpr (std::is_same_v<T, bool>) out += std::string(":") + name;
+                else out += std::string(":") + name + "=" + v;
+            }
+        });
+        return out;
+    });
+}
+
+std::string layers_to_string(const std::vector<LayerSpec>& layers) {
+    std::string out;
+    for (const auto& l : layers) out += (out.empty() ? "" : ",") + to_string(l);
+    return out;
+}
+
 long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
 long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
 long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }
 long block_degree(const NetworkSpec& s) {
-    const long fixed = family_info(s.family).fixed_block_degree;
-    return fixed > 0 ? fixed : s.block_degree;
+    return with_family(s.family, [&](auto fam) { return fam.block_degree(s); });
 }
 long output_dim(const NetworkSpec& s) {
     return with_family(s.family, [&](auto fam) { return fam.output_dim(s); });
@@ -94,6 +200,8 @@ void validate(const NetworkSpec& s) {
     size_ok(s.width, "width w");
     size_ok(s.block_degree, "block degree d");
     for (long w : s.widths) size_ok(w, "fc width");
+    require(family_info(s.family).layers || s.layers.empty(),
+            "layers (a list of layer kinds) apply to family stack only, not " + std::string(family_info(s.family).name));
     with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
     Integer params = parameter_count(s);
     const double vars = static_cast<double>(s.tokens) * static_cast<double>(input_vars_per_token(s));
@@ -101,18 +209,23 @@ void validate(const NetworkSpec& s) {
                  default_max_memory(), "network " + describe(s) + " (" + params.str() + " weights)");
 }
 
+long layer_degree(const NetworkSpec& s, long layer) {
+    return with_family(s.family, [&](auto fam) { return fam.layer_degree(s, layer); });
+}
+
+long layer_weight_increment(const NetworkSpec& s, long layer) {
+    return with_family(s.family, [&](auto fam) { return fam.layer_weight_increment(s, layer); });
+}
+
 Integer output_degree(const NetworkSpec& s) {
-    Integer d;
-    fmpz_set_ui(d.get(), static_cast<ulong>(block_degree(s)));
-    fmpz_pow_ui(d.get(), d.get(), static_cast<ulong>(s.depth));
+    Integer d(1);
+    for (long l = 0; l < s.depth; ++l) fmpz_mul_ui(d.get(), d.get(), static_cast<ulong>(layer_degree(s, l)));
     return d;
 }
 
 Integer weight_degree(const NetworkSpec& s) {
-    const long d = block_degree(s);
-    const long m = with_family(s.family, [&](auto fam) { return fam.weight_degree_increment(s); });
     Integer D(0);
-    for (long l = 0; l < s.depth; ++l) D = D * Integer(d) + Integer(m);
+    for (long l = 0; l < s.depth; ++l) D = D * Integer(layer_degree(s, l)) + Integer(layer_weight_increment(s, l));
     return D;
 }
 
@@ -142,15 +255,15 @@ void for_each_matrix(const NetworkSpec& s, Wts& wts, Fn fn) {
     });
 }
 
-bool structural_zero(const NetworkSpec& s, const MatrixSlot& m, long i, long j) {
-    return with_family(s.family, [&](auto fam) { return fam.structural_zero(s, m, i, j); });
+bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
+    return with_family(s.family, [&](auto fam) { return fam.structural_zero(s, l, m, i, j); });
 }
 
 Weights empty_weights(const NetworkSpec& s) {
     Weights w;
     w.layers.resize(static_cast<std::size_t>(s.depth));
     with_family(s.family, [&](auto fam) {
-        for (auto& l : w.layers) fam.resize(l, s);
+        for (long l = 0; l < s.depth; ++l) fam.resize(w.layers[static_cast<std::size_t>(l)], s, l);
     });
     return w;
 }
@@ -170,11 +283,11 @@ Network random_network(const ValidSpec& valid, std::uint64_t seed, long range) {
         return m;
     };
     if (spec.embed_rank > 0) net.weights.embedding = draw(spec.dim, spec.embed_rank);
-    for_each_matrix(spec, net.weights, [&](long, const MatrixSlot& slot, Dense<Rational>& out) {
+    for_each_matrix(spec, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {
         Dense<Rational> m = draw(slot.rows, slot.cols);  // every entry drawn: the stream does not depend on zeros
         for (long i = 0; i < m.rows; ++i)
             for (long j = 0; j < m.cols; ++j)
-                if (structural_zero(spec, slot, i, j)) m(i, j) = Rational(0);
+                if (structural_zero(spec, l, slot, i, j)) m(i, j) = Rational(0);
         out = std::move(m);
     });
     return net;
@@ -314,18 +427,45 @@ nlohmann::json inferred_sizes(const nlohmann::json& j, const FamilyInfo& info) {
         if (da > 0 && dx > 0 && (dx % h != 0 || dx / h != da)) hint["head_dim"] = da;
     }
     const nlohmann::json* w1 = first(at(layer0, "W"));
-    if (info.fixed_block_degree == 0 && rows(at(layer0, "W")) > 0) hint["block_degree"] = rows(at(layer0, "W"));
+    if (info.uniform && info.fixed_block_degree == 0 && rows(at(layer0, "W")) > 0) hint["block_degree"] = rows(at(layer0, "W"));
     if (info.width) {
         if (rows(w1) > 0) hint["width"] = rows(w1);
         if (cols(w1) > 0) hint["dim"] = cols(w1);
     }
-    if (info.widths && layers && layers->is_array()) {
+    if (info.widths && info.uniform && layers && layers->is_array()) {
         std::vector<long> widths;
         for (const auto& layer : *layers)
             if (const long w = rows(first(at(&layer, "W"))); w > 0) widths.push_back(w);
         if (widths.size() == layers->size()) hint["widths"] = widths;
         const long n = given("tokens");
         if (n > 0 && cols(w1) > 0 && cols(w1) % n == 0) hint["dim"] = cols(w1) / n;
+    }
+    if (info.layers && layer0 && layer0->is_object()) {
+        // A stack: every kind's first matrix in file order reads the tokens (Q, W1, W_1), so
+        // its columns are dx.
+        const nlohmann::json* kind = at(layer0, "kind");
+        detail::for_each_kind([&](auto k, auto sp) {
+            if (!kind || !kind->is_string() || kind->get<std::string>() != k.name) return;
+            LayerWeights<Rational> lw;
+            k.resize(lw, sp);
+            std::optional<MatrixSlot> slot;
+            k.for_each_matrix(sp, 1, lw, [&](const MatrixSlot& m, auto&) {
+                if (!slot) slot = m;
+            });
+            if (!slot) return;
+            const nlohmann::json* node = layer0;
+            if (slot->list) node = first(at(node, slot->list));
+            if (slot->key) node = at(node, slot->key);
+            if (cols(node) > 0) hint["dim"] = cols(node);
+        });
+    }
+    if (info.depth_from_widths && layers && layers->is_array()) {  // power: each layer is {"W": W_l}
+        std::vector<long> widths;
+        for (const auto& layer : *layers)
+            if (const long w = rows(at(&layer, "W")); w > 0) widths.push_back(w);
+        if (widths.size() == layers->size()) hint["widths"] = widths;
+        const long n = given("tokens"), c = cols(at(layer0, "W"));
+        if (n > 0 && c > 0 && c % n == 0) hint["dim"] = c / n;
     }
     if (const nlohmann::json* m = at(&j, "embedding")) {
         if (cols(m) > 0) hint["embed_rank"] = cols(m);
@@ -353,6 +493,31 @@ public:
         if (!j_[key].is_boolean()) bad(path(key), "expected true or false, got " + j_[key].dump());
         out = j_[key].get<bool>();
     }
+    // The objects of "layers" (a stack's kinds and their keys); the list itself is checked
+    // again when the matrices are read.
+    long layer_count() const {
+        const auto it = j_.find("layers");
+        return it != j_.end() && it->is_array() ? static_cast<long>(it->size()) : 0L;
+    }
+    std::string layer_string(long l, const char* key) const {
+        const std::string lp = layer_path(l);
+        const auto& v = member(layer(l), lp, key);
+        if (!v.is_string()) bad(lp + "." + key, "expected a string, got " + v.dump());
+        return v.get<std::string>();
+    }
+    // A count whose key names the layer's list of matrices ("heads") is that list's length.
+    void layer_value(long l, const char* key, long& out) const {
+        const auto& node = layer(l);
+        if (!node.contains(key)) return;
+        out = node[key].is_array() ? static_cast<long>(node[key].size()) : get_long(node[key], layer_path(l) + "." + key, 0);
+    }
+    void layer_value(long l, const char* key, bool& out) const {
+        const auto& node = layer(l);
+        if (!node.contains(key)) return;
+        if (!node[key].is_boolean()) bad(layer_path(l) + "." + key, "expected true or false, got " + node[key].dump());
+        out = node[key].get<bool>();
+    }
+    [[noreturn]] void layer_fail(long l, const char* key, const std::string& what) const { bad(layer_path(l) + "." + key, what); }
     std::vector<long> required_long_list(const char* key, long lo) {
         asked_.emplace_back(key);
         const auto& list = member(source(key), "$", key);
@@ -366,6 +531,12 @@ public:
     const std::vector<std::string>& asked() const { return asked_; }
 
 private:
+    static std::string layer_path(long l) { return "$.layers[" + std::to_string(l) + "]"; }
+    const nlohmann::json& layer(long l) const {
+        const auto& node = j_["layers"][static_cast<std::size_t>(l)];
+        if (!node.is_object()) bad(layer_path(l), "expected an object");
+        return node;
+    }
     const nlohmann::json& source(const char* key) const { return j_.contains(key) || !hint_.contains(key) ? j_ : hint_; }
     static std::string path(const char* key) { return std::string("$.") + key; }
     const nlohmann::json& j_;
@@ -405,6 +576,13 @@ public:
     void set(const char* key, long v) { j_[key] = v; }
     void set(const char* key, bool v) { j_[key] = v; }
     void set(const char* key, const std::vector<long>& v) { j_[key] = v; }
+    // Written after the matrices: a key that already holds the layer's list of matrices
+    // (a stack's attention "heads") keeps it, and its length says the count.
+    template <class T>
+    void set_layer(long l, const char* key, const T& v) {
+        auto& node = j_["layers"][static_cast<std::size_t>(l)];
+        if (!node.contains(key)) node[key] = v;
+    }
 
 private:
     nlohmann::json& j_;
@@ -428,7 +606,7 @@ Network network_from_json_value(const nlohmann::json& j) {
     s.dim = in.required_long("dim", 1);
     s.depth = in.required_long("depth", 0);
     with_family(s.family, [&](auto family) {
-        if (family.info.fixed_block_degree == 0) s.block_degree = in.required_long("block_degree", 1);
+        if (family.info.degree_key) s.block_degree = in.required_long(family.info.degree_key, 1);
         family.read_fields(in, s);
     });
     in.optional_bool("residual", s.residual);
@@ -465,9 +643,9 @@ Network network_from_json_value(const nlohmann::json& j) {
         Dense<Rational> m = get_matrix(*node, path, slot.rows, slot.cols);
         for (long i = 0; i < m.rows; ++i)
             for (long q = 0; q < m.cols; ++q)
-                if (!m(i, q).is_zero() && structural_zero(s, slot, i, q))
+                if (!m(i, q).is_zero() && structural_zero(s, l, slot, i, q))
                     bad(path + "[" + std::to_string(i) + "][" + std::to_string(q) + "]",
-                        "must be 0: " + with_family(s.family, [&](auto family) { return family.structural_zero_reason(s); }));
+                        "must be 0: " + with_family(s.family, [&](auto family) { return family.structural_zero_reason(s, l); }));
         out = std::move(m);
     });
     std::vector<std::string> also = in.asked();
@@ -484,9 +662,18 @@ nlohmann::json network_to_json_value(const Network& net) {
     j["tokens"] = s.tokens;
     j["dim"] = s.dim;
     j["depth"] = s.depth;
+    nlohmann::json layers = nlohmann::json::array();
+    for (long l = 0; l < s.depth; ++l) layers.push_back(nlohmann::json::object());
+    j["layers"] = std::move(layers);
+    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
+        nlohmann::json* node = &j["layers"][static_cast<std::size_t>(l)];
+        if (slot.list) node = &(*node)[slot.list][static_cast<std::size_t>(slot.index)];
+        if (slot.key) node = &(*node)[slot.key];
+        *node = matrix_json(m);
+    });
     SpecWriter out(j);
     with_family(s.family, [&](auto family) {
-        if (family.info.fixed_block_degree == 0) out.set("block_degree", s.block_degree);
+        if (family.info.degree_key) out.set(family.info.degree_key, s.block_degree);
         family.write_fields(out, s);
     });
     j["residual"] = s.residual;
@@ -496,15 +683,6 @@ nlohmann::json network_to_json_value(const Network& net) {
         j["embed_rank"] = s.embed_rank;
         j["embedding"] = matrix_json(net.weights.embedding);
     }
-    nlohmann::json layers = nlohmann::json::array();
-    for (long l = 0; l < s.depth; ++l) layers.push_back(nlohmann::json::object());
-    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
-        nlohmann::json* node = &layers[static_cast<std::size_t>(l)];
-        if (slot.list) node = &(*node)[slot.list][static_cast<std::size_t>(slot.index)];
-        if (slot.key) node = &(*node)[slot.key];
-        *node = matrix_json(m);
-    });
-    j["layers"] = std::move(layers);
     return j;
 }
 

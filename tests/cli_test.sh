@@ -426,5 +426,30 @@ grep -q '^trials 0/3 (0%)' "$T/p.err" || fail "progress: no trials line from gen
 SEPRANK_PROGRESS_DELAY=0 "$S" --quiet table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table --quiet"
 grep -q '^rows' "$T/p.err" && fail "progress: table --quiet still reports rows: $(cat "$T/p.err")"
 
+# stacks (--layers, docs/network.md "Stacks"): a one-kind stack is its family (same
+# weights, same polynomial); a weights file carries each layer's kind and reads back.
+"$S" expand --tokens 2 --dim 2 --depth 2 --seed 3 --print --format json >"$T/fam.json" || fail "attention family run"
+"$S" expand --tokens 2 --dim 2 --layers attention --depth 2 --seed 3 --print --save-weights "$T/st.json" --format json >"$T/st.out" || fail "stack run"
+"$S" expand --weights "$T/st.json" --layers attention --depth 2 --print --format json >"$T/st2.out" || fail "stack weights run"
+/usr/bin/python3 - "$T/fam.json" "$T/st.out" "$T/st2.out" "$T/st.json" <<'PY' || fail "one-kind stack differs from its family"
+import json, sys
+a, b, c, w = (json.load(open(p)) for p in sys.argv[1:])
+assert a["polynomial"] == b["polynomial"] == c["polynomial"] and a["terms"] == b["terms"] > 0
+assert w["family"] == "stack" and [l["kind"] for l in w["layers"]] == ["attention", "attention"], w
+PY
+"$S" generic --tokens 2 --dim 3 --layers 'attention,mlp:power=2' --depth 2 --format json >"$T/sg.json" || fail "stack generic run"
+/usr/bin/python3 - "$T/sg.json" <<'PY' || fail "stack generic: $(cat "$T/sg.json")"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert str(g["degree"]) == "36" and g["family"] == "stack" and g["rank"] > 0, g
+PY
+# power networks: the Alexander-Hirschowitz exception (5, 4, 14) is reported defective
+"$S" dimension --family power --dim 5 --widths 14,1 --power 4 --output all --format json >"$T/pw.json" || fail "power dimension run"
+/usr/bin/python3 - "$T/pw.json" <<'PY' || fail "power dimension: $(cat "$T/pw.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rank"] == 69 and d["expected"] == 70 and d["defect"] is True, d
+PY
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

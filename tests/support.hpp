@@ -196,6 +196,7 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
                          ? info.fixed_block_degree
                          : between(lim.min_block_degree, s.depth >= 2 ? lim.max_block_degree_deep : lim.max_block_degree);
     // The family's own fields. No default: -Wswitch names this place when a family is added.
+    bool embeddable = true;
     switch (s.family) {
         case Family::attention: {
             const auto heads = rng.below(4);
@@ -216,8 +217,47 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
             if (lim.max_width > 0 && rng.below(2) == 0)
                 for (long l = 0; l < s.depth; ++l) s.widths.push_back(s.residual ? s.tokens * s.dim : between(1, lim.max_width));
             break;
+        case Family::stack: {
+            // One random layer per depth: each kind with its own fields; a residual per layer.
+            const bool residual = s.residual;
+            s.residual = false;
+            s.block_degree = 3;
+            const long dmax = s.depth >= 2 ? lim.max_block_degree_deep : lim.max_block_degree;
+            for (long l = 0; l < s.depth; ++l) {
+                const bool res = residual && rng.below(2) == 0;
+                const auto kind = rng.below(3);
+                if (kind == 0) {
+                    seprank::AttentionLayer a;
+                    if (rng.below(2) == 0) a.heads = s.dim;  // da = 1
+                    if (s.depth <= 1 && dmax >= 3 && rng.below(2) == 0) a.score_degree = 2;  // degree 5
+                    if (rng.below(3) == 0) a.rank = 1;
+                    a.residual = res;
+                    s.layers.emplace_back(a);
+                } else if (kind == 1) {
+                    seprank::MlpLayer m;
+                    m.power = between(std::max(1L, lim.min_block_degree), std::max(1L, dmax));
+                    if (lim.max_width > 0 && rng.below(2) == 0) m.width = between(1, lim.max_width);
+                    m.residual = res;
+                    s.layers.emplace_back(m);
+                } else {
+                    seprank::HadamardLayer h;
+                    h.degree = between(std::max(1L, lim.min_block_degree), std::max(1L, dmax));
+                    if (lim.max_width > 0 && rng.below(2) == 0) h.width = between(1, lim.max_width);
+                    h.free = rng.below(2) == 1;
+                    h.residual = res;
+                    s.layers.emplace_back(h);
+                }
+            }
+            break;
+        }
+        case Family::power:
+            // Widths d_1..d_h (no defaults), no residual, no embedding; one output vector.
+            s.residual = false;
+            embeddable = false;
+            for (long l = 0; l < s.depth; ++l) s.widths.push_back(between(1, std::max(2L, lim.max_width)));
+            break;
     }
-    if (rng.below(4) == 0) s.embed_rank = between(1, s.dim);
+    if (embeddable && rng.below(4) == 0) s.embed_rank = between(1, s.dim);
     s.coordinate = between(1, seprank::output_dim(s));
     if (info.per_position) s.position = between(1, s.tokens);
     seprank::validate(s);

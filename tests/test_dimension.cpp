@@ -144,6 +144,38 @@ NetworkSpec random_small_spec(Rng& rng) {
             s.widths.assign(static_cast<std::size_t>(s.depth), 1 + static_cast<long>(rng.below(3)));
             if (s.residual) s.widths.assign(static_cast<std::size_t>(s.depth), s.tokens * s.dim);
         }
+        if (s.family == Family::power) {  // no residual, no embedding; widths d_1..d_h
+            s.residual = false;
+            s.embed_rank = 0;
+            for (long l = 0; l < s.depth; ++l) s.widths.push_back(1 + static_cast<long>(rng.below(3)));
+        }
+        if (s.family == Family::stack) {  // one layer of each depth, any kind; residual per layer
+            const bool residual = s.residual;
+            s.residual = false;
+            for (long l = 0; l < s.depth; ++l) {
+                const bool res = residual && rng.below(2) == 0;
+                const auto kind = rng.below(3);
+                if (kind == 0) {
+                    AttentionLayer a;
+                    a.score_degree = 1 + static_cast<long>(rng.below(2));
+                    if (rng.below(3) == 0) a.rank = 1;
+                    a.residual = res;
+                    s.layers.emplace_back(a);
+                } else if (kind == 1) {
+                    MlpLayer m;
+                    m.power = 1 + static_cast<long>(rng.below(3));
+                    if (rng.below(2) == 0) m.width = 1 + static_cast<long>(rng.below(3));
+                    m.residual = res;
+                    s.layers.emplace_back(m);
+                } else {
+                    HadamardLayer h;
+                    h.degree = 1 + static_cast<long>(rng.below(3));
+                    h.free = rng.below(2) == 0;
+                    h.residual = res;
+                    s.layers.emplace_back(h);
+                }
+            }
+        }
     }
     return s;
 }
@@ -394,6 +426,8 @@ TEST_CASE("expected dimension at depth 0 (the embedding alone): every entry of M
         for (long dx = 1; dx <= 3; ++dx)
             for (long r = 1; r <= 4; ++r)
                 for (const bool residual : {false, true}) {
+                    // (a stack's residuals are per layer; power networks take no embedding)
+                    if ((family_info(f).layers && residual) || family_info(f).depth_from_widths) continue;
                     NetworkSpec s;
                     s.family = f;
                     s.tokens = 2;

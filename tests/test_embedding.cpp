@@ -174,9 +174,12 @@ TEST_CASE("the claims' predicates, and sep with an embedding <= without at the s
     for (int it = 0; it < seprank_test::iterations(30); ++it) {
         NetworkSpec s = attention(2 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(3)), 1 + static_cast<long>(rng.below(2)));
         const Family f = all_families()[rng.below(all_families().size())];
+        if (family_info(f).depth_from_widths) continue;  // power networks take no embedding
         s.family = f;
         if (f != Family::attention) s.block_degree = 2;
         if (f == Family::fc) s.widths.assign(static_cast<std::size_t>(s.depth), 3);
+        if (family_info(f).layers)  // a stack: attention, mlp, attention, …
+            for (long l = 0; l < s.depth; ++l) s.layers.push_back(l % 2 == 0 ? LayerSpec(AttentionLayer{}) : LayerSpec(MlpLayer{}));
         s.embed_rank = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.dim + 1)));
         const Network net = random_network(s, rng.next(), 100);
         INFO(to_string(f) << " N=" << s.tokens << " dx=" << s.dim << " L=" << s.depth << " r=" << s.embed_rank << " seed " << seprank_test::seed());

@@ -11,6 +11,8 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <type_traits>
+#include <variant>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -330,8 +332,21 @@ TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^pari
         const Network net = random_network(s, rng.next(), 1000);
         const std::vector<int> par = token_parities(s);
         INFO("iteration " << it << ": " << network_to_json(net, -1));
+        // A stack keeps the signs when every layer does: attention with an odd score degree,
+        // mlp with an odd power, hadamard as its family (docs/theory.md §1.6).
+        bool stack_keeps = true;
+        for (const LayerSpec& layer : s.layers)
+            stack_keeps = stack_keeps && std::visit(
+                                             [](const auto& l) {
+                                                 using L = std::decay_t<decltype(l)>;
+                                                 if constexpr (std::is_same_v<L, AttentionLayer>) return l.score_degree % 2 == 1;
+                                                 else if constexpr (std::is_same_v<L, MlpLayer>) return l.power % 2 == 1;
+                                                 else return l.degree == 1 || (!l.free && l.degree % 2 == 1);
+                                             },
+                                             layer);
         const bool expected = s.family == Family::attention ||
-                              (s.family == Family::hadamard && (s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1)));
+                              (s.family == Family::hadamard && (s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1))) ||
+                              (s.family == Family::stack && stack_keeps);
         CHECK(!par.empty() == expected);
         if (par.empty()) continue;
         REQUIRE(static_cast<long>(par.size()) == s.tokens);

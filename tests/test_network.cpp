@@ -386,8 +386,10 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
         NetworkSpec s;
         s.family = f;
         s.block_degree = family_info(f).fixed_block_degree > 0 ? family_info(f).fixed_block_degree : 2;
+        if (family_info(f).layers) s.layers = {AttentionLayer{}};  // one layer, as depth says
+        if (family_info(f).depth_from_widths) s.widths = {1};
         CHECK_NOTHROW(validate(s));
-        CHECK(block_degree(s) == s.block_degree);
+        CHECK(block_degree(s) == (family_info(f).layers ? 0 : s.block_degree));
         CHECK(output_dim(s) >= 1);
     }
     CHECK(family_from_string("attention") == Family::attention);
@@ -403,7 +405,7 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
         (void)family_from_string("softmax");
         FAIL("accepted");
     } catch (const invalid_input& e) {
-        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard or fc)");
+        CHECK(std::string(e.what()) == "unknown family 'softmax' (expected attention, hadamard, fc, stack or power)");
     }
     CHECK(to_string(static_cast<Family>(families.size())) == "?");
     NetworkSpec bad;

@@ -18,14 +18,19 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     std::string families;
     for (const auto& name : seprank::family_names()) families += (families.empty() ? "" : "|") + name;
     app->add_option("--family", o.family, families)->capture_default_str();
-    app->add_option("--tokens", o.tokens, "number of tokens N")->capture_default_str();
+    app->add_option("--tokens", o.tokens, "number of tokens N (default 4; power: 1, so that --dim is d0)");
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
     app->add_option("--head-dim", o.head_dim, "attention head dimension da; 0 (default): dx/H");
-    app->add_option("--depth", o.depth, "number of layers L")->capture_default_str();
+    app->add_option("--depth", o.depth, "number of layers L (default 1); with --layers, the times the list is repeated; power: the length of --widths");
     app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
     app->add_option("--width", o.width, "hadamard width w; 0 (default): dx");
-    app->add_option("--widths", o.widths, "fc widths w_1..w_L (default N*dx each)")->delimiter(',');
+    app->add_option("--widths", o.widths, "fc widths w_1..w_L (default N*dx each); power widths d1..dh")->delimiter(',');
+    app->add_option("--power", o.power, "power: the activation t^r between layers (default 3)");
+    std::string kinds;
+    for (const auto& k : seprank::layer_kind_names()) kinds += (kinds.empty() ? "" : "|") + k;
+    app->add_option("--layers", o.layers, "a stack: comma-separated layers kind[:key=value]... (" + kinds +
+                                             "; docs/network.md), repeated --depth times");
     app->add_flag("--residual", o.residual, "residual connection y^{l+1} += y^l");
     app->add_flag("--free", o.free_slots, "hadamard: slots 2..d sum over independent tokens");
     app->add_option("--embed-rank", o.embed_rank, "embedding rank r: x^j = M w^j; 0 (default): no embedding");
@@ -41,7 +46,7 @@ void add_network_options(CLI::App* app, NetOptions& o) {
 const std::vector<std::string>& network_option_names() {
     static const std::vector<std::string> names = {"--family", "--tokens", "--dim", "--heads", "--head-dim", "--depth",
                                                    "--block-degree", "--width", "--widths", "--residual", "--free", "--embed-rank",
-                                                   "--attention-rank", "--position", "--coordinate", "--weight-range"};
+                                                   "--attention-rank", "--position", "--coordinate", "--weight-range", "--power", "--layers"};
     return names;
 }
 
@@ -67,15 +72,47 @@ void Notes::emit(json* j) const {
     if (j != nullptr && !lines.empty()) (*j)["notes"] = lines;
 }
 
+namespace {
+
+// --layers SPEC repeated --depth L times.
+std::vector<seprank::LayerSpec> stack_layers(const NetOptions& o) {
+    const std::vector<seprank::LayerSpec> one = seprank::parse_layers(o.layers);
+    const long L = o.depth.value_or(1);
+    if (L < 0) throw seprank::invalid_input("depth L = " + std::to_string(L) + " must not be negative");
+    if (L > seprank::kMaxDepth / static_cast<long>(one.size()))
+        throw seprank::invalid_input("--depth " + std::to_string(L) + " repeats " + std::to_string(one.size()) + " layers: more than " +
+                                     std::to_string(seprank::kMaxDepth) + " layers");
+    std::vector<seprank::LayerSpec> all;
+    for (long r = 0; r < L; ++r) all.insert(all.end(), one.begin(), one.end());
+    return all;
+}
+
+}  // namespace
+
 seprank::ValidSpec to_spec(const NetOptions& o) {
     seprank::NetworkSpec s;
-    s.family = seprank::family_from_string(o.family);
-    s.tokens = o.tokens;
+    const bool stack = !o.layers.empty();
+    // --layers describes a stack: the default family gives way to it; any other is validated
+    // against it (a family other than stack refuses layers).
+    s.family = seprank::family_from_string(stack && o.family == "attention" ? "stack" : o.family);
+    const seprank::FamilyInfo& info = seprank::family_info(s.family);
+    if (info.layers && !stack) throw seprank::invalid_input("family " + std::string(info.name) + " needs its layers: --layers SPEC");
+    s.tokens = o.tokens.value_or(info.default_tokens);
     s.dim = o.dim;
     s.heads = o.heads;
     s.head_dim = o.head_dim;
-    s.depth = o.depth;
-    s.block_degree = o.block_degree.value_or(3);
+    s.depth = o.depth.value_or(info.depth_from_widths && !o.widths.empty() ? static_cast<long>(o.widths.size()) : 1L);
+    if (stack) {
+        s.layers = stack_layers(o);
+        s.depth = static_cast<long>(s.layers.size());
+    }
+    if (o.power) {
+        if (info.degree_key == nullptr || std::string(info.degree_key) != "power")
+            throw seprank::invalid_input("--power " + std::to_string(*o.power) + " applies to family power, not " + info.name +
+                                         " (hadamard and fc take --block-degree)");
+        if (o.block_degree) throw seprank::invalid_input("--power and --block-degree both given: give one");
+    }
+    s.block_degree = o.power ? *o.power : o.block_degree.value_or(3);
     s.width = o.width;
     s.widths = o.widths;
     s.residual = o.residual;
@@ -87,9 +124,20 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     return seprank::ValidSpec(std::move(s));  // validates
 }
 
+seprank::Network read_weights(const NetOptions& o) {
+    seprank::Network net = seprank::read_network(o.weights_file);
+    if (!o.layers.empty()) {
+        const std::string given = seprank::layers_to_string(stack_layers(o));
+        const std::string file = seprank::family_info(net.spec.family).layers ? seprank::layers_to_string(net.spec.layers)
+                                                                               : "none (family " + seprank::to_string(net.spec.family) + ")";
+        if (given != file)
+            throw seprank::invalid_input("--layers '" + given + "' contradicts the layers of the weights file " + o.weights_file + ": " + file);
+    }
+    return net;
+}
+
 seprank::Network make_network(const NetOptions& o) {
-    seprank::Network net = o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range)
-                                                  : seprank::read_network(o.weights_file);
+    seprank::Network net = o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range) : read_weights(o);
     if (!o.save_weights.empty()) seprank::write_network(net, o.save_weights);
     return net;
 }

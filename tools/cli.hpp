@@ -38,8 +38,10 @@ using nlohmann::json;
 
 struct NetOptions {
     std::string family = "attention";
-    long tokens = 4, dim = 2, heads = 1, head_dim = 0, depth = 1, width = 0;
-    std::optional<long> block_degree;
+    std::optional<long> tokens, depth;  // defaults: the family's default_tokens; 1 (power: the widths)
+    long dim = 2, heads = 1, head_dim = 0, width = 0;
+    std::optional<long> block_degree, power;
+    std::string layers;  // --layers SPEC (a stack)
     std::vector<long> widths;
     bool residual = false, free_slots = false;
     long embed_rank = 0, attention_rank = 0, position = 1, coordinate = 1;
@@ -118,6 +120,9 @@ struct Notes {
 // The network options as a spec, validated here (invalid_input naming the bad value).
 seprank::ValidSpec to_spec(const NetOptions& o);
 seprank::Network make_network(const NetOptions& o);
+// The network of o.weights_file; with --layers too, the file's layers must be those SPEC
+// describes (invalid_input naming both otherwise).
+seprank::Network read_weights(const NetOptions& o);
 using seprank::describe;
 // A library record as a JSON object (keys sorted, as nlohmann::json keeps them).
 json to_nl(const seprank::Record& r);

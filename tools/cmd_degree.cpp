@@ -98,13 +98,16 @@ struct DegreeCommand final : Command {
             NetOptions o = dgo;
             // With --weights the file is read once; depth L keeps its first L layers.
             const std::optional<seprank::Network> file_net =
-                o.weights_file.empty() ? std::nullopt : std::optional<seprank::Network>(seprank::read_network(o.weights_file));
-            const long max_depth = file_net ? file_net->spec.depth : o.depth;
+                o.weights_file.empty() ? std::nullopt : std::optional<seprank::Network>(read_weights(o));
+            const long max_depth = file_net ? file_net->spec.depth : o.depth.value_or(1);
             for (long L = 1; L <= max_depth; ++L) {
                 o.depth = L;
                 seprank::Network net = file_net ? *file_net : seprank::random_network(to_spec(o), o.seed, o.weight_range);
-                net.spec.depth = L;
-                net.weights.layers.resize(static_cast<std::size_t>(L));
+                if (file_net) {  // the file's first L layers (--layers: L repetitions of the list, drawn above)
+                    net.spec.depth = L;
+                    net.weights.layers.resize(static_cast<std::size_t>(L));
+                    if (!net.spec.layers.empty()) net.spec.layers.resize(static_cast<std::size_t>(L));
+                }
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto m = seprank::measure_degree(net, o.seed);
                 json row = {{"depth", L},

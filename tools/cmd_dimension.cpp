@@ -80,7 +80,7 @@ struct DimensionCommand final : Command {
             notes.ignored(*sub->get_parent(), {"--threads"},
                           "the interpolation variant builds the Jacobian on one thread (only FLINT's elimination of it may use more)");
         std::optional<seprank::Network> net;
-        if (!no.weights_file.empty()) net = seprank::read_network(no.weights_file);
+        if (!no.weights_file.empty()) net = read_weights(no);
         const seprank::ValidSpec spec = net ? seprank::check_shapes(*net) : to_spec(no);
         if (net) opt.weights = net->weights;
         const auto t0 = std::chrono::steady_clock::now();

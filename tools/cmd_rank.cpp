@@ -127,7 +127,7 @@ struct RankCommand final : Command {
             return 0;
         }
         if (!templates_file.empty()) {
-            const seprank::ValidSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::check_shapes(seprank::read_network(ro.weights_file));
+            const seprank::ValidSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::check_shapes(read_weights(ro));
             so.template_vectors = seprank::read_templates(templates_file, seprank::input_vars_per_token(spec));
         }
         const seprank::Network net = make_network(ro);

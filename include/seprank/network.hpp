@@ -5,6 +5,10 @@
 //   hadamard   y^{l+1,i} = W^O Σ_j (W_1 y^{l,i} ⊙ W_2 y^{l,j} ⊙ … ⊙ W_d y^{l,j}) (tied), or
 //              with slots 2..d summed over independent tokens (free); W_k ∈ Q^{w×dx}.
 //   fc         v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N) flattened.
+//   stack      a list of token layers of the kinds below (LayerSpec), each with its own
+//              sizes and residual flag; the degree is the product of the layers' degrees.
+//   power      Kileel–Trager–Bruna: x ∈ Q^{d0} (the N·dx inputs flattened),
+//              W_h σ(W_{h−1} σ(… σ(W_1 x))), σ(t) = t^r entrywise; degree r^{h−1}.
 // Options: residual y^{l+1} += y^l; output coordinate p of position i; embedding
 // x^j = M w^j with M ∈ Q^{dx×r}; low-rank attention rank(W^Qᵀ W^K) ≤ k (realised by
 // keeping only the first k rows of W^Q non-zero).
@@ -18,13 +22,14 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace seprank {
 
 // The families. Enumerators are numbered 0, 1, … without gaps (all_families() relies on
 // it). Adding one: docs/network.md, "Adding a family".
-enum class Family { attention, hadamard, fc };
+enum class Family { attention, hadamard, fc, stack, power };
 
 std::string to_string(Family f);
 Family family_from_string(const std::string& s);  // invalid_input naming the value
@@ -40,12 +45,60 @@ struct FamilyInfo {
     bool widths;               // uses per-layer widths w_1..w_L (fc)
     bool free_slots;           // uses tied/free slots (hadamard)
     bool per_position;         // one output vector per token position (false: a single vector, i = 1)
+    bool uniform;              // L copies of one degree-d block (the d^L claims and budget comparisons apply)
+    bool layers;               // described by a list of layers (NetworkSpec::layers)
+    bool depth_from_widths;    // L is the length of the widths list (power), not an option of its own
+    long default_tokens;       // N when the command line does not give it (power: 1, so --dim is d0)
+    const char* degree_key;    // JSON key (and CLI word) of block_degree: "block_degree", "power"; nullptr when fixed or unused
 };
 
 const FamilyInfo& family_info(Family f);
 // Every family, in enum order, and their names in the same order.
 const std::vector<Family>& all_families();
 std::vector<std::string> family_names();
+
+// ---------------------------------------------------------------- layer kinds
+// The layers of a stack (family stack, `--layers SPEC`). Each kind's behaviour (forward
+// map, degree, weight degree, parameters, symmetries, parity, names) lives in one traits
+// unit, src/layers.hpp; these are only its fields. Every layer maps N token vectors of
+// width dx to N token vectors of width dx; `residual` adds the layer's input.
+
+// y^i ← Σ_h W^O_h Σ_j ⟨W^Q_h y^i, W^K_h y^j⟩^s W^V_h y^j; W^Q,W^K,W^V ∈ Q^{da×dx}. Degree 2s+1.
+struct AttentionLayer {
+    long heads = 1;         // H
+    long head_dim = 0;      // da; 0 means dx / H
+    long score_degree = 1;  // s
+    long rank = 0;          // k: rows k+1..da of W^Q are 0 (0: no cap)
+    bool residual = false;
+    bool operator==(const AttentionLayer&) const = default;
+};
+// per token y^i ← W2 (W1 y^i)^{⊙r}; W1 ∈ Q^{w×dx}, W2 ∈ Q^{dx×w}. Degree r.
+struct MlpLayer {
+    long power = 2;  // r
+    long width = 0;  // w; 0 means dx
+    bool residual = false;
+    bool operator==(const MlpLayer&) const = default;
+};
+// family 2's block: y^i ← W^O Σ_j (W_1 y^i ⊙ W_2 y^j ⊙ … ⊙ W_d y^j) (or free slots). Degree d.
+struct HadamardLayer {
+    long degree = 3;  // d
+    long width = 0;   // w; 0 means dx
+    bool free = false;
+    bool residual = false;
+    bool operator==(const HadamardLayer&) const = default;
+};
+using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer>;
+
+// SPEC: comma-separated layers, each `kind[:key=value]…[:flag]` (docs/network.md,
+// "Stacks"), e.g. "attention:score-degree=2,mlp:power=2". invalid_input names the bad
+// kind, key or value; an empty SPEC is refused. Values are range-checked by validate.
+std::vector<LayerSpec> parse_layers(const std::string& spec);
+// The canonical text of one layer (keys at their defaults left out) and of a list
+// ("attention,mlp:power=3"); parse_layers(layers_to_string(v)) == v.
+std::string to_string(const LayerSpec& layer);
+std::string layers_to_string(const std::vector<LayerSpec>& layers);
+// The kind names, in variant order ("attention", "mlp", "hadamard").
+std::vector<std::string> layer_kind_names();
 
 // The deepest network validate() accepts: depth L <= kMaxDepth (checked, invalid_input).
 inline constexpr long kMaxDepth = 64;
@@ -66,6 +119,7 @@ struct NetworkSpec {
     long attention_rank = 0;   // k; 0 means no cap
     long position = 1;         // i (1-based)
     long coordinate = 1;       // p (1-based)
+    std::vector<LayerSpec> layers;  // stack: the layers in order, one per depth (size = depth)
 };
 
 // Checks every field, throwing invalid_input with one message naming the bad value.
@@ -80,10 +134,15 @@ long head_dim(const NetworkSpec& s);
 long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
 long input_vars_per_token(const NetworkSpec& s);         // r when embedded, else dx
-long block_degree(const NetworkSpec& s);                 // 3 for attention
+long block_degree(const NetworkSpec& s);                 // 3 for attention; power: r; stack: 0 (no single one)
 long output_dim(const NetworkSpec& s);                   // range of coordinate p: dx, fc w_L
 
-// d^L as an exact integer.
+// Per layer l (0-based): its degree d_l in its input and its weight increment m_l (the
+// weight matrices on one path of it), so that a stack folds: degree ∏ d_l, weight
+// degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold).
+long layer_degree(const NetworkSpec& s, long layer);
+long layer_weight_increment(const NetworkSpec& s, long layer);
+// ∏ d_l (d^L for the uniform families) as an exact integer.
 Integer output_degree(const NetworkSpec& s);
 // Weight degree D_L (see header comment) as an exact integer.
 Integer weight_degree(const NetworkSpec& s);

@@ -137,6 +137,25 @@ ValidSpec spec_from_dict(const py::dict& d) {
     s.attention_rank = get_or<long>(d, "attention_rank", s.attention_rank);
     s.position = get_or<long>(d, "position", s.position);
     s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
+    if (d.contains("power") && !d["power"].is_none()) s.block_degree = d["power"].cast<long>();
+    if (d.contains("layers") && !d["layers"].is_none()) {
+        // A SPEC string, or a list of layer strings; "depth" repeats the list (as --depth).
+        std::vector<LayerSpec> one;
+        if (py::isinstance<py::str>(d["layers"])) {
+            one = parse_layers(d["layers"].cast<std::string>());
+        } else {
+            for (const auto& item : d["layers"].cast<std::vector<std::string>>())
+                for (auto& l : parse_layers(item)) one.push_back(l);
+            if (one.empty()) throw invalid_input("layers: an empty list (expected kind[:key=value]... strings)");
+        }
+        const long repeat = get_or<long>(d, "depth", 1);
+        if (repeat < 0 || repeat > kMaxDepth / static_cast<long>(one.size()))
+            throw invalid_input("depth " + std::to_string(repeat) + " repeating " + std::to_string(one.size()) + " layers: outside 0.." +
+                                std::to_string(kMaxDepth) + " layers");
+        s.layers.clear();
+        for (long r = 0; r < repeat; ++r) s.layers.insert(s.layers.end(), one.begin(), one.end());
+        s.depth = static_cast<long>(s.layers.size());
+    }
     return ValidSpec(std::move(s));  // validates
 }
 
@@ -159,6 +178,8 @@ py::dict spec_to_dict(const NetworkSpec& s) {
         d["widths"] = std::vector<long>(w.begin() + 1, w.end());
     }
     if (info.free_slots) d["free"] = s.free_slots;
+    if (info.layers) d["layers"] = layers_to_string(s.layers);
+    if (info.degree_key != nullptr && std::string(info.degree_key) == "power") d["power"] = s.block_degree;
     d["residual"] = s.residual;
     d["embed_rank"] = s.embed_rank;
     d["position"] = s.position;

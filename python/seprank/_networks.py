@@ -232,3 +232,26 @@ def check_network(net: Any, name: str) -> None:
         raise ValueError(f"{name}: expected a seprank.Network (from attention(), hadamard(), fc() or "
                          f"from_weights()), got {type(net).__name__}")
 
+
+def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union[str, Sequence[str]] = "attention", *,
+          depth: Optional[int] = None, position: Optional[int] = None, coordinate: Optional[int] = None,
+          seed: int = 1, weight_range: int = 5) -> Network:
+    """A stack of token layers of any kinds (docs/network.md, "Stacks"), as ``--layers``.
+
+    ``layers`` is SPEC text (``"attention:score-degree=2,mlp:power=2"``) or a list of
+    layer strings; ``depth`` repeats the list (default once). Kinds:
+    ``attention[:heads=H][:head-dim=da][:score-degree=s][:rank=k][:residual]`` (degree
+    2s+1), ``mlp[:power=r][:width=w][:residual]`` (per token W2 (W1 y)^r, degree r),
+    ``hadamard[:degree=d][:width=w][:free][:residual]``. Integer weights uniform on
+    [−weight_range, weight_range] from ``seed``, as the CLI draws them. Defaults (None):
+    tokens 4, dim 2, position and coordinate 1. Bad SPEC text: ValueError naming it.
+    """
+    if isinstance(layers, str):
+        spec_layers: Any = layers
+    else:
+        spec_layers = [str(x) for x in layers]
+    spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
+    for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
+        if v is not None:
+            spec[k] = integer(v, k)
+    return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)

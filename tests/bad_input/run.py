@@ -57,6 +57,10 @@ def fixtures():
     w("w_family.json", '{"family":"transformer","tokens":2,"dim":1,"depth":0,"layers":[]}')
     w("w_hugedim.json", '{"family":"hadamard","tokens":2,"dim":1000000000,"block_degree":2,"width":1,"depth":1,"layers":[]}')
     w("w_bigdim.json", '{"family":"attention","tokens":4,"dim":100000,"heads":1,"depth":1,"layers":[]}')
+    st = '"family":"stack","tokens":2,"dim":1,"depth":1'
+    w("w_stack.json", '{' + st + ',"layers":[{"kind":"mlp","power":2,"W1":[[1]],"W2":[[3]]}]}')
+    w("w_stack_kind.json", '{' + st + ',"layers":[{"kind":"softmax","W1":[[1]],"W2":[[3]]}]}')
+    w("w_stack_nokind.json", '{' + st + ',"layers":[{"W1":[[1]],"W2":[[3]]}]}')
     w("w_negtokens.json", '{"family":"hadamard","tokens":-2,"dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
     w("w_tokens_str.json", '{"family":"hadamard","tokens":"2","dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
     w("w_depth99.json", '{"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":99,"layers":[]}')

@@ -164,3 +164,18 @@ def test_sizes_inferred_from_the_matrices():
     with pytest.raises(ValueError, match=r"\$\.layers\[0\]\.W\[1\]"):  # W_2 disagrees with W_1
         seprank.hadamard(tokens=2, dim=1, block_degree=2,
                          weights=[{"W": [np.ones((4, 1), int), np.ones((3, 1), int)], "O": np.ones((1, 4), int)}])
+
+
+def test_stack_is_the_clis_layers(cli, tmp_path):
+    # the same SPEC, as one string or a list, draws the CLI's weights; --depth repeats it
+    path = tmp_path / "stack.json"
+    cli("expand", "--tokens", 2, "--dim", 2, "--layers", "attention:score-degree=2,mlp:power=3:width=3", "--depth", 2,
+        "--seed", 5, "--save-weights", path)
+    for layers in ("attention:score-degree=2,mlp:power=3:width=3", ["attention:score-degree=2", "mlp:width=3:power=3"]):
+        net = seprank.stack(2, 2, layers, depth=2, seed=5)
+        assert json.loads(net.to_json()) == json.loads(path.read_text())
+    assert [layer["kind"] for layer in json.loads(path.read_text())["layers"]] == ["attention", "mlp"] * 2
+    with pytest.raises(ValueError, match="unknown layer kind 'softmax'"):
+        seprank.stack(2, 2, "softmax")
+    with pytest.raises(ValueError, match="power = '0'"):
+        seprank.stack(2, 2, "mlp:power=0")

@@ -1,0 +1,466 @@
+// Private: every layer kind of a stack in one place, and the stack family built from them
+// (docs/network.md, "Stacks"; docs/development.md, "Adding a layer kind"). Included by
+// families.hpp only, after the families whose code the kinds reuse.
+//
+// A kind is a struct of static members, its traits, keyed by its field struct S of
+// include/seprank/network.hpp (a LayerSpec alternative):
+//   name                          as in SPEC, JSON "kind" and Python;
+//   keys(sp, fn)                  fn(key, long&) / fn(key, bool&) for every field, in SPEC
+//                                 order (SPEC writes "head-dim", JSON "head_dim");
+//   validate(sp, s, l)            its fields (invalid_input naming the value);
+//   degree(sp), weight_increment(sp)   d_l and m_l (D_l = d_l·D_{l−1} + m_l);
+//   parameters(sp, dx)            its weights;
+//   resize, for_each_matrix, structural_zero(_reason)   its matrices, as for families;
+//   sign_equivariant(sp)          whether it keeps each token's sign (docs/evaluation.md);
+//   mixes_tokens(sp)              whether an output token reads other tokens (false: a
+//                                 per-token map, docs/theory.md §3.6);
+//   count(sp, dx, n_in, last, scalar_last)   its share of the expected dimension;
+//   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
+// The stack family (struct Stack below) folds these over s.layers; with_kind is the one
+// dispatch from a LayerSpec to its traits, for_each_kind the one list of kinds.
+#pragma once
+
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace seprank::detail {
+inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
+
+inline void check_layer_size(long v, long l, const std::string& what, long lo) {
+    require(v >= lo, "layer " + str(l + 1) + ": " + what + " = " + str(v) + " must be at least " + str(lo));
+    require(v <= (1L << 20), "layer " + str(l + 1) + ": " + what + " = " + str(v) + " exceeds the supported maximum " + str(1L << 20));
+}
+
+// ============================================================ attention
+// y^i ← Σ_h W^O_h Σ_j ⟨W^Q_h y^i, W^K_h y^j⟩^s W^V_h y^j. Degree 2s+1; s = 1 runs the
+// attention family's own (associative) code.
+struct AttentionKind {
+    using S = AttentionLayer;
+    static constexpr const char* name = "attention";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("heads", sp.heads);
+        fn("head-dim", sp.head_dim);
+        fn("score-degree", sp.score_degree);
+        fn("rank", sp.rank);
+        fn("residual", sp.residual);
+    }
+    static long head_dim(const S& sp, long dx) { return sp.head_dim > 0 ? sp.head_dim : dx / sp.heads; }
+    static void validate(const S& sp, const NetworkSpec& s, long l) {
+        check_layer_size(sp.heads, l, "heads H", 1);
+        require(sp.head_dim >= 0, "layer " + str(l + 1) + ": head dim da = " + str(sp.head_dim) + " is negative");
+        check_layer_size(sp.head_dim, l, "head dim da", 0);
+        if (sp.head_dim == 0)
+            require(s.dim % sp.heads == 0, "layer " + str(l + 1) + ": heads H = " + str(sp.heads) + " does not divide dim dx = " +
+                                               str(s.dim) + " (give head-dim)");
+        check_layer_size(sp.score_degree, l, "score degree s", 1);
+        require(sp.score_degree <= 32, "layer " + str(l + 1) + ": score degree s = " + str(sp.score_degree) + " exceeds 32");
+        require(sp.rank >= 0 && sp.rank <= head_dim(sp, s.dim),
+                "layer " + str(l + 1) + ": attention rank k = " + str(sp.rank) + " outside 0.." + str(head_dim(sp, s.dim)));
+    }
+    static long degree(const S& sp) { return 2 * sp.score_degree + 1; }
+    // O·(Q y_i · K y_j)^s·V y_j: 1 + s(1 + D) + s(1 + D) + (1 + D) = (2s+1)·D + 2s + 2.
+    static long weight_increment(const S& sp) { return 2 * sp.score_degree + 2; }
+    static Integer parameters(const S& sp, long dx) { return Integer(4 * dx * head_dim(sp, dx) * sp.heads); }
+    static bool sign_equivariant(const S& sp) { return sp.score_degree % 2 == 1; }  // ε_i^s ε_j^{s+1}
+    static bool mixes_tokens(const S&) { return true; }
+    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+        const long da = head_dim(sp, dx);
+        return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, last, scalar_last, sp.residual);
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S& sp) {
+        lw.heads.resize(static_cast<std::size_t>(sp.heads));
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+        const long da = head_dim(sp, dx), H = sp.heads;
+        for (long h = 0; h < H; ++h) {
+            auto& hw = lw.heads[static_cast<std::size_t>(h)];
+            fn(MatrixSlot{"heads", "heads", H, h, "Q", da, dx}, hw.Q);
+            fn(MatrixSlot{"heads", "heads", H, h, "K", da, dx}, hw.K);
+            fn(MatrixSlot{"heads", "heads", H, h, "V", da, dx}, hw.V);
+            fn(MatrixSlot{"heads", "heads", H, h, "O", dx, da}, hw.O);
+        }
+    }
+    static bool structural_zero(const S& sp, const MatrixSlot& m, long row, long) {
+        return sp.rank > 0 && row >= sp.rank && std::string_view(m.key) == "Q";
+    }
+    static std::string structural_zero_reason(const S& sp) {
+        return "attention rank " + str(sp.rank) + " keeps only the first rows of Q";
+    }
+
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        if (sp.score_degree == 1) return Attention::layer(f, lw, y);
+        using E = typename F::E;
+        auto& r = f.ring();
+        const std::size_t n = y.size();
+        const std::size_t dx = static_cast<std::size_t>(f.spec().dim);
+        typename F::VecList out = f.zeros(n, dx);
+        for (const auto& h : lw.heads) {
+            typename F::VecList q = f.list(), k = f.list(), v = f.list();
+            for (const auto& yj : y) {
+                q.push_back(f.lin(h.Q, yj));
+                k.push_back(f.lin(h.K, yj));
+                v.push_back(f.lin(h.V, yj));
+            }
+            const std::size_t da = static_cast<std::size_t>(h.Q.rows);
+            for (std::size_t i = 0; i < n; ++i) {
+                typename F::Vec t = f.zeros(da);  // Σ_j ⟨q_i,k_j⟩^s v_j
+                for (std::size_t j = 0; j < n; ++j) {
+                    const E g = score(f, q[i], k[j], sp.score_degree);
+                    for (std::size_t a = 0; a < da; ++a) r.add(t[a], r.mul(g, v[j][a]));
+                }
+                typename F::Vec o = f.lin(h.O, t);
+                for (std::size_t c = 0; c < dx; ++c) r.add(out[i][c], o[c]);
+            }
+        }
+        return out;
+    }
+    // Coordinate p of position i: Σ_h Σ_j ⟨q_i, k_j⟩^s · (row p of W^O W^V)·y_j.
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        if (sp.score_degree == 1) return Attention::last_layer(f, lw, y);
+        using E = typename F::E;
+        using W = typename F::W;
+        auto& r = f.ring();
+        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
+        const long p = f.spec().coordinate - 1;
+        E acc = r.zero();
+        for (const auto& h : lw.heads) {
+            const typename F::Vec q = f.lin(h.Q, y[i]);
+            Dense<W> ov(1, h.V.cols, W{});
+            for (long c = 0; c < h.V.cols; ++c) {
+                W sum = r.weight_zero();
+                for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));
+                ov(0, c) = sum;
+            }
+            for (const auto& yj : y) {
+                const E g = score(f, q, f.lin(h.K, yj), sp.score_degree);
+                r.add(acc, r.mul(g, f.dot_row(ov, 0, yj)));
+            }
+        }
+        return acc;
+    }
+    template <class F>
+    static typename F::E score(F& f, const typename F::Vec& q, const typename F::Vec& k, long s) {
+        auto& r = f.ring();
+        typename F::E g = r.zero();
+        for (std::size_t a = 0; a < q.size(); ++a) r.add(g, r.mul(q[a], k[a]));
+        typename F::E out = g;
+        for (long e = 1; e < s; ++e) out = r.mul(out, g);
+        return out;
+    }
+};
+
+// ============================================================ mlp
+// Per token y^i ← W2 (W1 y^i)^{⊙r}; W1 ∈ Q^{w×dx}, W2 ∈ Q^{dx×w}. Degree r.
+struct MlpKind {
+    using S = MlpLayer;
+    static constexpr const char* name = "mlp";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("power", sp.power);
+        fn("width", sp.width);
+        fn("residual", sp.residual);
+    }
+    static long width(const S& sp, long dx) { return sp.width > 0 ? sp.width : dx; }
+    static void validate(const S& sp, const NetworkSpec&, long l) {
+        check_layer_size(sp.power, l, "power r", 1);
+        require(sp.power <= 64, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds 64");
+        require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
+        check_layer_size(sp.width, l, "width w", 0);
+    }
+    static long degree(const S& sp) { return sp.power; }
+    static long weight_increment(const S& sp) { return sp.power + 1; }  // W2·(W1 y)^r: 1 + r(1 + D)
+    static Integer parameters(const S& sp, long dx) { return Integer(2 * width(sp, dx) * dx); }
+    static bool sign_equivariant(const S& sp) { return sp.power % 2 == 1; }  // (−u)^r = −u^r for odd r
+    static bool mixes_tokens(const S&) { return false; }
+    // Per hidden unit one rescaling (row of W1 by λ, column of W2 by λ^{−r}); the layer's
+    // space is Q^{n_out} ⊗ Sym^r(Q^{n_in}). r = 1: W2 W1, a matrix of rank <= w.
+    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+        LayerCount c;
+        const long w = width(sp, dx), r = sp.power;
+        c.params = 2 * w * dx;
+        c.n_next = sp.residual ? dx : std::min(dx, w);  // the output lies in image(W2)
+        const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+        if (r == 1) {
+            c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));
+            c.how = "a linear layer W2 W1: GL(w)";
+        } else {
+            const long space = sat_mul(n_out, monomials(n_in, Integer(r), false));
+            c.eff = std::min(w * (n_in + n_out - 1), space);
+            c.how = "per hidden unit one rescaling (row of W1 by t, column of W2 by t^-r)";
+            if (c.eff < w * (n_in + n_out - 1)) c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
+        }
+        if (scalar_last) c.how += "; rows of W2 other than p never read";
+        if (n_in == 1 && !sp.residual) c.n_next = 1;
+        return c;
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S&) {
+        lw.W.resize(1);
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+        const long w = width(sp, dx);
+        fn(MatrixSlot{nullptr, nullptr, 0, 0, "W1", w, dx}, lw.W[0]);
+        fn(MatrixSlot{nullptr, nullptr, 0, 0, "W2", dx, w}, lw.O);
+    }
+    static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const S&) { return {}; }
+
+    template <class F>
+    static typename F::Vec hidden(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::Vec& yi) {
+        auto& r = f.ring();
+        typename F::Vec u = f.lin(lw.W[0], yi);
+        for (auto& x : u) {
+            const typename F::E base = x;
+            for (long e = 1; e < sp.power; ++e) x = r.mul(x, base);
+        }
+        return u;
+    }
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        typename F::VecList out = f.list();
+        for (const auto& yi : y) out.push_back(f.lin(lw.O, hidden(f, lw, sp, yi)));
+        return out;
+    }
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        const typename F::Vec u = hidden(f, lw, sp, y[static_cast<std::size_t>(f.spec().position - 1)]);
+        return f.dot_row(lw.O, f.spec().coordinate - 1, u);
+    }
+};
+
+// ============================================================ hadamard
+// The hadamard family's block, one layer of it (its code).
+struct HadamardKind {
+    using S = HadamardLayer;
+    static constexpr const char* name = "hadamard";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("degree", sp.degree);
+        fn("width", sp.width);
+        fn("free", sp.free);
+        fn("residual", sp.residual);
+    }
+    static long width(const S& sp, long dx) { return sp.width > 0 ? sp.width : dx; }
+    static void validate(const S& sp, const NetworkSpec&, long l) {
+        check_layer_size(sp.degree, l, "block degree d", 1);
+        require(sp.degree <= 64, "layer " + str(l + 1) + ": block degree d = " + str(sp.degree) + " exceeds 64");
+        require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
+        check_layer_size(sp.width, l, "width w", 0);
+    }
+    static long degree(const S& sp) { return sp.degree; }
+    static long weight_increment(const S& sp) { return sp.degree + 1; }
+    static Integer parameters(const S& sp, long dx) { return Integer((sp.degree + 1) * width(sp, dx) * dx); }
+    static bool sign_equivariant(const S& sp) { return sp.degree == 1 || (!sp.free && sp.degree % 2 == 1); }
+    static bool mixes_tokens(const S& sp) { return sp.degree >= 2; }
+    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+        return hadamard_count(sp.degree, width(sp, dx), dx, n_in, last, scalar_last, sp.residual);
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S& sp) {
+        lw.W.resize(static_cast<std::size_t>(sp.degree));
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+        const long w = width(sp, dx), d = sp.degree;
+        for (long k = 0; k < d; ++k) fn(MatrixSlot{"W", "matrices", d, k, nullptr, w, dx}, lw.W[static_cast<std::size_t>(k)]);
+        fn(MatrixSlot{nullptr, nullptr, 0, 0, "O", dx, w}, lw.O);
+    }
+    static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const S&) { return {}; }
+
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        return Hadamard::layer(f, lw, y, sp.free);
+    }
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        return Hadamard::last_layer(f, lw, y, sp.free);
+    }
+};
+
+// ============================================================ registry of kinds
+
+template <class S>
+struct KindOf;
+template <>
+struct KindOf<AttentionLayer> {
+    using type = AttentionKind;
+};
+template <>
+struct KindOf<MlpLayer> {
+    using type = MlpKind;
+};
+template <>
+struct KindOf<HadamardLayer> {
+    using type = HadamardKind;
+};
+
+// fn(Kind{}, spec) with the traits of the layer's kind.
+template <class Fn>
+decltype(auto) with_kind(const LayerSpec& layer, Fn&& fn) {
+    return std::visit([&](const auto& sp) -> decltype(auto) { return fn(typename KindOf<std::decay_t<decltype(sp)>>::type{}, sp); }, layer);
+}
+
+// fn(Kind{}, S{}) for every kind, in variant order (a default S).
+template <class Fn, std::size_t K = 0>
+void for_each_kind(Fn&& fn) {
+    if constexpr (K < std::variant_size_v<LayerSpec>) {
+        using S = std::variant_alternative_t<K, LayerSpec>;
+        fn(typename KindOf<S>::type{}, S{});
+        for_each_kind<Fn&, K + 1>(fn);
+    }
+}
+
+inline bool layer_residual(const LayerSpec& layer) {
+    return std::visit([](const auto& sp) { return sp.residual; }, layer);
+}
+
+// ============================================================ stack
+// y^{l+1} = layer_l(y^l) (+ y^l when layer l is residual); the kinds' traits folded.
+struct Stack {
+    static constexpr FamilyInfo info{Family::stack, "stack", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
+                                     /*uniform=*/false, /*layers=*/true, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/nullptr};
+
+    static const LayerSpec& at(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
+
+    static void validate(const NetworkSpec& s) {
+        require(static_cast<long>(s.layers.size()) == s.depth,
+                "stack has " + str(static_cast<long>(s.layers.size())) + " layers, depth is " + str(s.depth));
+        require(!s.residual, "a stack's residual connections are per layer (write kind:residual in the layers)");
+        require(s.heads == 1 && s.head_dim == 0 && s.attention_rank == 0,
+                "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
+        require(s.width == 0 && s.widths.empty() && !s.free_slots, "widths and free slots of a stack are per layer (mlp:width=w, hadamard:width=w:free)");
+        for (long l = 0; l < s.depth; ++l) with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.validate(sp, s, l); });
+        check_coordinate(s, output_dim(s));
+    }
+    static long output_dim(const NetworkSpec& s) { return s.dim; }
+    static long block_degree(const NetworkSpec&) { return 0; }
+    static long layer_degree(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp); });
+    }
+    static long layer_weight_increment(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.weight_increment(sp); });
+    }
+    static bool homogeneous(const NetworkSpec& s) {
+        for (const auto& layer : s.layers)
+            if (layer_residual(layer)) return false;
+        return true;
+    }
+    static Integer layer_parameters(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, s.dim); });
+    }
+
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
+        const bool last = l + 1 == s.depth;
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, s.dim, n_in, last, last && scalar); });
+    }
+    // Every kind reads its input through linear maps and writes through one (W^O, W2):
+    // GL(n) between two layers unless a residual adds the identity on either side.
+    static bool junction(const NetworkSpec& s, long l) {
+        return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1));
+    }
+    static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
+    static void adjust_expected(const NetworkSpec&, bool, long, Losses&) {}
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long l) {
+        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.resize(lw, sp); });
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
+        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.for_each_matrix(sp, s.dim, lw, fn); });
+    }
+    static bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero(sp, m, i, j); });
+    }
+    static std::string structural_zero_reason(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero_reason(sp); });
+    }
+    static bool sign_equivariant(const NetworkSpec& s) {
+        for (const auto& layer : s.layers)
+            if (!with_kind(layer, [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
+        return true;
+    }
+
+    // JSON: each layer object carries "kind" and its keys (SPEC's, '-' written '_').
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.layers.clear();
+        const long n = in.layer_count();
+        for (long l = 0; l < n; ++l) {
+            const std::string kind = in.layer_string(l, "kind");
+            bool found = false;
+            for_each_kind([&](auto k, auto sp) {
+                if (found || kind != k.name) return;
+                found = true;
+                k.keys(sp, [&](const char* key, auto& field) { in.layer_value(l, json_key(key).c_str(), field); });
+                s.layers.emplace_back(sp);
+            });
+            if (!found) in.layer_fail(l, "kind", "unknown layer kind '" + kind + "' (expected " + kind_list() + ")");
+        }
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, auto sp) {
+                out.set_layer(l, "kind", std::string(kind.name));
+                kind.keys(sp, [&](const char* key, auto& field) { out.set_layer(l, json_key(key).c_str(), field); });
+            });
+    }
+    static std::string json_key(const char* key) {
+        std::string k(key);
+        for (auto& c : k)
+            if (c == '-') c = '_';
+        return k;
+    }
+    static std::string kind_list() {
+        std::vector<std::string> names;
+        for_each_kind([&](auto k, auto) { names.emplace_back(k.name); });
+        std::string out;
+        for (std::size_t k = 0; k < names.size(); ++k) out += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+        return out;
+    }
+
+    template <class F>
+    static typename F::E forward(F& f, typename F::VecList& y) {
+        const NetworkSpec& s = f.spec();
+        const std::size_t i = static_cast<std::size_t>(s.position - 1);
+        const std::size_t p = static_cast<std::size_t>(s.coordinate - 1);
+        if (s.depth == 0) return y[i][p];
+        for (long l = 0; l + 1 < s.depth; ++l) {
+            const auto& lw = f.weights().layers[static_cast<std::size_t>(l)];
+            typename F::VecList out = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.layer(f, lw, sp, y); });
+            if (layer_residual(at(s, l)))
+                for (std::size_t t = 0; t < out.size(); ++t)
+                    for (std::size_t c = 0; c < out[t].size(); ++c) f.ring().add(out[t][c], y[t][c]);
+            y = std::move(out);
+        }
+        const auto& lw = f.weights().layers[static_cast<std::size_t>(s.depth - 1)];
+        typename F::E acc = with_kind(at(s, s.depth - 1), [&](auto kind, const auto& sp) { return kind.last_layer(f, lw, sp, y); });
+        if (layer_residual(at(s, s.depth - 1))) f.ring().add(acc, y[i][p]);
+        return acc;
+    }
+};
+
+}  // inline namespace SEPRANK_KERNEL_NS
+}  // namespace seprank::detail

@@ -1,0 +1,356 @@
+// Stacks of layer kinds (family stack, --layers) and the power family: the SPEC text,
+// each kind's forward maps, composition, the one-kind stacks against their families, and
+// the dimension and separation-rank facts of docs/theory.md §1.6 and §3.6.
+#include "seprank/columns.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/forward.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/poly_io.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace seprank;
+
+namespace {
+
+NetworkSpec stack_spec(long tokens, long dim, const std::string& layers) {
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = tokens;
+    s.dim = dim;
+    s.layers = parse_layers(layers);
+    s.depth = static_cast<long>(s.layers.size());
+    return s;
+}
+
+// One random layer of any kind as SPEC text, with small degrees (a kind's degree <= 3).
+std::string random_layer(Rng& rng, long dim) {
+    const auto pick = [&](long n) { return static_cast<long>(rng.below(static_cast<std::uint64_t>(n))); };
+    std::string t;
+    switch (pick(3)) {
+        case 0:
+            t = "attention";
+            if (pick(2) == 0) t += ":heads=" + std::to_string(dim) + ":head-dim=1";
+            if (pick(3) == 0) t += ":rank=1";
+            break;
+        case 1:
+            t = "mlp:power=" + std::to_string(1 + pick(3));
+            if (pick(2) == 0) t += ":width=" + std::to_string(1 + pick(3));
+            break;
+        default:
+            t = "hadamard:degree=" + std::to_string(1 + pick(3));
+            if (pick(2) == 0) t += ":width=" + std::to_string(1 + pick(2));
+            if (pick(2) == 0) t += ":free";
+            break;
+    }
+    if (pick(3) == 0) t += ":residual";
+    return t;
+}
+
+// A random stack of `layers` layers, output position and coordinate drawn; the total
+// degree is kept <= 27 by capping each layer's degree at 3.
+NetworkSpec random_stack(Rng& rng, long layers, long max_tokens, long max_dim) {
+    const long n = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_tokens)));
+    const long dx = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_dim)));
+    std::string text;
+    for (long l = 0; l < layers; ++l) text += (l ? "," : "") + random_layer(rng, dx);
+    NetworkSpec s = stack_spec(n, dx, text);
+    s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+    s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(dx)));
+    return s;
+}
+
+Point<Rational> random_qpoint(Rng& rng, const NetworkSpec& s) {
+    Point<Rational> x(static_cast<std::size_t>(s.tokens));
+    for (auto& t : x)
+        for (long c = 0; c < input_vars_per_token(s); ++c) t.push_back(Rational(Integer(rng.range(-20, 20)), Integer(1 + rng.range(0, 3))));
+    return x;
+}
+
+// Layers [from, to) of a stack with their weights.
+Network sub_stack(const Network& net, long from, long to) {
+    Network out = net;
+    out.spec.layers.assign(net.spec.layers.begin() + from, net.spec.layers.begin() + to);
+    out.spec.depth = to - from;
+    out.weights.layers.assign(net.weights.layers.begin() + from, net.weights.layers.begin() + to);
+    return out;
+}
+
+std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const invalid_input& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+// Alexander–Hirschowitz: the dimension of the d1-th secant cone of ν_r(P^{d0−1}), the
+// functions x ↦ Σ_{k≤d1} c_k (w_k·x)^r (SPEC.md §1, "Power networks").
+long alexander_hirschowitz(long d0, long r, long d1) {
+    Integer c;
+    fmpz_bin_uiui(c.get(), static_cast<ulong>(d0 + r - 1), static_cast<ulong>(r));
+    const long space = fmpz_get_si(c.get());
+    if (r == 2 && d1 >= 2 && d1 <= d0 - 1) return d0 * d1 - d1 * (d1 - 1) / 2;  // quadrics of rank <= d1
+    const bool exception = (d0 == 3 && r == 4 && d1 == 5) || (d0 == 4 && r == 4 && d1 == 9) || (d0 == 5 && r == 3 && d1 == 7) ||
+                           (d0 == 5 && r == 4 && d1 == 14);
+    return std::min(d0 * d1, space) - (exception ? 1 : 0);
+}
+
+NetworkSpec power_spec(long d0, long r, std::vector<long> widths) {
+    NetworkSpec s;
+    s.family = Family::power;
+    s.tokens = 1;
+    s.dim = d0;
+    s.block_degree = r;
+    s.depth = static_cast<long>(widths.size());
+    s.widths = std::move(widths);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("layers SPEC: the canonical text round-trips; defaults are left out") {
+    CHECK(layers_to_string(parse_layers("attention")) == "attention");
+    CHECK(layers_to_string(parse_layers("mlp:power=2")) == "mlp");  // power 2 is the default
+    CHECK(layers_to_string(parse_layers("hadamard:free:degree=2:residual,mlp:width=4:power=3,attention:score-degree=2:heads=2")) ==
+          "hadamard:degree=2:free:residual,mlp:power=3:width=4,attention:heads=2:score-degree=2");
+    CHECK(std::get<AttentionLayer>(parse_layers("attention:score-degree=3")[0]).score_degree == 3);
+    CHECK(layer_kind_names() == std::vector<std::string>{"attention", "mlp", "hadamard"});
+    auto rng = seprank_test::rng_for("layers-spec-roundtrip");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const NetworkSpec s = random_stack(rng, 1 + static_cast<long>(rng.below(4)), 3, 3);
+        const std::string text = layers_to_string(s.layers);
+        INFO(text);
+        CHECK(parse_layers(text) == s.layers);
+        CHECK(layers_to_string(parse_layers(text)) == text);
+    }
+}
+
+TEST_CASE("layers SPEC: bad text is refused with one message naming it") {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"", "empty SPEC"},
+        {"softmax", "unknown layer kind 'softmax'"},
+        {"mlp:depth=2", "unknown key 'depth' for mlp"},
+        {"attention:score-degree=0", "score-degree = '0'"},
+        {"mlp:power=0", "power = '0'"},
+        {"mlp:width=0", "width = '0'"},
+        {"hadamard:width=0", "width = '0'"},
+        {"mlp:power=x", "power = 'x'"},
+        {"mlp:residual=1", "residual is a flag"},
+        {"attention,,mlp", "an empty layer"},
+    };
+    for (const auto& [text, needle] : cases) {
+        const std::string m = message_of([&] { (void)parse_layers(text); });
+        INFO(text << " -> " << m);
+        CHECK(m.find(needle) != std::string::npos);
+    }
+    // sizes are checked by validate, with the layer's number
+    NetworkSpec s = stack_spec(2, 3, "mlp,attention:heads=2");
+    CHECK(message_of([&] { validate(s); }).find("layer 2: heads H = 2 does not divide dim dx = 3") != std::string::npos);
+    s = stack_spec(2, 2, "attention");
+    s.residual = true;
+    CHECK(message_of([&] { validate(s); }).find("per layer") != std::string::npos);
+    s = stack_spec(2, 2, "attention");
+    s.depth = 2;
+    CHECK(message_of([&] { validate(s); }).find("stack has 1 layers, depth is 2") != std::string::npos);
+    NetworkSpec a;
+    a.layers = parse_layers("mlp");
+    CHECK(message_of([&] { validate(a); }).find("apply to family stack only") != std::string::npos);
+}
+
+TEST_CASE("each layer kind: the mod-p forward is the exact forward reduced mod p; the expansion agrees") {
+    auto rng = seprank_test::rng_for("layers-mod-p");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t p = 1000000007ULL;
+    for (int it = 0; it < seprank_test::iterations(120); ++it) {
+        NetworkSpec s = random_stack(rng, 1 + static_cast<long>(rng.below(2)), 3, 3);
+        if (it % 4 == 0) {  // a score degree above 1 (the kind's own path)
+            s.layers[0] = AttentionLayer{1, 0, 2 + static_cast<long>(rng.below(2)), 0, it % 8 == 0};
+            if (s.depth == 2) s.layers[1] = MlpLayer{1 + static_cast<long>(rng.below(2)), 0, false};
+        }
+        const Network net = random_network(s, rng.next(), 1000);
+        INFO("iteration " << it << ": " << describe(s));
+        const QPoly f = expand(net);
+        CHECK(Integer(f.degree()) <= output_degree(s));
+        if (is_homogeneous(s)) CHECK(f.is_homogeneous());
+        for (int k = 0; k < 2; ++k) {
+            const Point<Rational> x = random_qpoint(rng, s);
+            std::vector<Rational> flat;
+            for (const auto& t : x) flat.insert(flat.end(), t.begin(), t.end());
+            CHECK(f.evaluate(flat) == evaluate(net, x));
+        }
+        Point<std::uint64_t> xp(static_cast<std::size_t>(s.tokens));
+        Point<Rational> xq(static_cast<std::size_t>(s.tokens));
+        for (std::size_t j = 0; j < xp.size(); ++j)
+            for (long c = 0; c < s.dim; ++c) {
+                xp[j].push_back(rng.below(p));
+                xq[j].push_back(Rational(Integer(xp[j].back())));
+            }
+        CHECK(ModEvaluator(net, p)(xp) == evaluate(net, xq).mod(p));
+        auto nctx = std::make_shared<const NmodContext>(f.context()->vars_ptr(), p);
+        CHECK(to_string(expand_mod(net, p)) == to_string(reduce_mod(f, nctx)));
+    }
+}
+
+TEST_CASE("a stack's expansion is the composition of its parts' expansions") {
+    auto rng = seprank_test::rng_for("layers-composition");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(40); ++it) {
+        const long layers = 2 + static_cast<long>(rng.below(2));
+        const NetworkSpec s = random_stack(rng, layers, 2, 2);
+        if (fmpz_cmp_si(output_degree(s).get(), 40) > 0) continue;  // keep the expansions small
+        const Network net = random_network(s, rng.next(), 9);
+        const long cut = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(layers - 1)));
+        INFO("iteration " << it << ": " << describe(s) << ", cut after layer " << cut);
+        const Network head = sub_stack(net, 0, cut), tail = sub_stack(net, cut, layers);
+        // every output entry of the head: the substitution for the tail's variables x_{j,c}
+        // (each moved into the whole network's context, whose variables are the same)
+        const QPoly whole = expand(net);
+        std::vector<QPoly> vars;
+        for (long k = 0; k < s.tokens * s.dim; ++k) vars.push_back(QPoly::variable(whole.context(), static_cast<std::size_t>(k)));
+        std::vector<QPoly> subs;
+        for (long j = 1; j <= s.tokens; ++j)
+            for (long c = 1; c <= s.dim; ++c) {
+                Network h = head;
+                h.spec.position = j;
+                h.spec.coordinate = c;
+                subs.push_back(expand(h).compose(vars, whole.context()));
+            }
+        CHECK(expand(tail).compose(subs, whole.context()) == whole);
+    }
+}
+
+TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, counts and polynomial") {
+    auto rng = seprank_test::rng_for("layers-one-kind");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(40); ++it) {
+        const long n = 1 + static_cast<long>(rng.below(3)), dx = 1 + static_cast<long>(rng.below(3));
+        // L >= 1: at depth 0 a family's flags (residual, free slots) still label the spec, a stack has none
+        const long L = 1 + static_cast<long>(rng.below(2));
+        const bool residual = rng.below(3) == 0;
+        NetworkSpec fam;
+        fam.tokens = n;
+        fam.dim = dx;
+        fam.depth = L;
+        fam.residual = residual;
+        std::string layer;
+        if (it % 2 == 0) {
+            fam.family = Family::attention;
+            fam.heads = rng.below(2) == 0 ? 1 : dx;
+            fam.attention_rank = rng.below(3) == 0 ? 1 : 0;
+            layer = "attention:heads=" + std::to_string(fam.heads) + (fam.attention_rank ? ":rank=1" : "");
+        } else {
+            fam.family = Family::hadamard;
+            fam.block_degree = 1 + static_cast<long>(rng.below(3));
+            fam.width = static_cast<long>(rng.below(3));
+            fam.free_slots = rng.below(2) == 0;
+            layer = "hadamard:degree=" + std::to_string(fam.block_degree) + (fam.width ? ":width=" + std::to_string(fam.width) : "") +
+                    (fam.free_slots ? ":free" : "");
+        }
+        if (residual) layer += ":residual";
+        fam.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+        fam.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(dx)));
+        NetworkSpec st = fam;
+        st.family = Family::stack;
+        st.residual = false;
+        st.heads = 1;
+        st.attention_rank = 0;
+        st.width = 0;
+        st.free_slots = false;
+        st.block_degree = 3;
+        st.layers.assign(static_cast<std::size_t>(L), parse_layers(layer)[0]);
+        INFO("iteration " << it << ": " << describe(fam) << " vs " << describe(st));
+        CHECK(output_degree(st) == output_degree(fam));
+        CHECK(weight_degree(st) == weight_degree(fam));
+        CHECK(parameter_count(st) == parameter_count(fam));
+        CHECK(is_homogeneous(st) == is_homogeneous(fam));
+        CHECK(token_parities(st) == token_parities(fam));
+        for (const auto out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            const ExpectedDimension a = expected_dimension(fam, out), b = expected_dimension(st, out);
+            CHECK(a.parameters == b.parameters);
+            CHECK(a.ambient == b.ambient);
+            if (fam.block_degree != 1) CHECK(a.expected == b.expected);  // (a linear hadamard network is counted as a whole)
+            if (fam.block_degree != 1) CHECK(a.losses.size() == b.losses.size());
+        }
+        const std::uint64_t seed = rng.next();
+        const Network nf = random_network(fam, seed, 7), ns = random_network(st, seed, 7);
+        Weights wf = nf.weights, ws = ns.weights;
+        const auto ef = weight_entries(wf), es = weight_entries(ws);
+        REQUIRE(ef.size() == es.size());
+        for (std::size_t k = 0; k < ef.size(); ++k) CHECK(*ef[k] == *es[k]);
+        CHECK(to_string(expand(nf)) == to_string(expand(ns)));
+        // the weights file says the same matrices; only the description differs
+        const Network back = network_from_json(network_to_json(ns));
+        CHECK(back.spec.layers == st.layers);
+        CHECK(to_string(expand(back)) == to_string(expand(nf)));
+    }
+}
+
+TEST_CASE("power networks: degree r^(h-1), the KTB count, and Alexander-Hirschowitz on (d0, d1, 1)") {
+    const NetworkSpec deep = power_spec(3, 2, {4, 3, 2});
+    CHECK(output_degree(deep) == Integer(4));
+    // D_1 = r·(0 + 1) = 2, D_2 = r·(D_1 + 1) = 6 (hidden layers), D_3 = D_2 + 1 = 7 (linear output)
+    CHECK(weight_degree(deep) == Integer(7));
+    CHECK(parameter_count(deep) == Integer(3 * 4 + 4 * 3 + 3 * 2));
+    // KTB: d_h + Σ (d_{i−1} − 1)·d_i = 2 + 2·4 + 3·3 + 2·2, under the ambient 2·C(3+4−1, 4)
+    CHECK(expected_dimension(deep, DimensionOutput::all).expected == 2 + 2 * 4 + 3 * 3 + 2 * 2);
+    auto rng = seprank_test::rng_for("power-ah");
+    INFO("seed " << seprank_test::seed());
+    struct Case {
+        long d0, r, d1;
+    };
+    for (const Case c : {Case{2, 2, 1}, Case{3, 2, 2}, Case{4, 2, 3}, Case{3, 3, 2}, Case{2, 3, 2}, Case{3, 4, 5}, Case{4, 3, 3},
+                         Case{3, 3, 4}}) {
+        const NetworkSpec s = power_spec(c.d0, c.r, {c.d1, 1});
+        DimensionOptions o;
+        o.output = DimensionOutput::all;
+        o.seed = rng.next();
+        const RankAnswer a = function_dimension(s, o);
+        const ExpectedDimension e = expected_dimension(s, o.output);
+        Integer space;
+        fmpz_bin_uiui(space.get(), static_cast<ulong>(c.d0 + c.r - 1), static_cast<ulong>(c.r));
+        INFO(describe(s) << ": measured " << a.value << ", expected " << e.expected);
+        CHECK(e.expected == std::min(c.d0 * c.d1, fmpz_get_si(space.get())));
+        CHECK(a.value == alexander_hirschowitz(c.d0, c.r, c.d1));
+        const bool defective = alexander_hirschowitz(c.d0, c.r, c.d1) < e.expected;
+        CHECK(defective == ((c.r == 2 && c.d1 >= 2 && c.d1 <= c.d0 - 1) || (c.d0 == 3 && c.r == 4 && c.d1 == 5)));
+    }
+}
+
+TEST_CASE("separation rank at N = 2: per-token layers first keep attention's da + 1; score degree s gives C(da+s-1, s) + 1") {
+    auto rng = seprank_test::rng_for("layers-sep-bounds");
+    INFO("seed " << seprank_test::seed());
+    const Partition part = balanced_partition(2);
+    GenericOptions g;
+    g.seed = rng.next();
+    auto sep = [&](const std::string& layers, long dx) { return generic_rank(stack_spec(2, dx, layers), part, g).value; };
+    for (const long da : {1L, 2L}) {
+        const std::string att = "attention:head-dim=" + std::to_string(da);
+        const long bound = da + 1;
+        CHECK(sep(att, 3) == bound);  // reached by one layer alone
+        CHECK(sep("mlp:power=2," + att, 3) <= bound);
+        CHECK(sep("mlp:power=3:width=4,hadamard:degree=1," + att, 3) <= bound);
+        CHECK(sep("mlp:power=2:residual," + att + ":residual", 3) <= bound);
+        CHECK(sep(att + "," + att, 3) > bound);  // contrast: a mixing layer first raises it
+    }
+    for (const long s : {2L, 3L}) {
+        const long da = 2;
+        const std::string att = "attention:head-dim=2:score-degree=" + std::to_string(s);
+        const long bound = (s == 2 ? 3 : 4) + 1;  // C(da+s-1, s) with da = 2: s + 1
+        CHECK(sep(att, 3) <= bound);
+        CHECK(sep("mlp:power=2," + att, 3) <= bound);
+        CHECK(sep(att, 3) > da + 1);  // contrast: above the s = 1 bound
+        (void)da;
+    }
+}
