@@ -70,14 +70,19 @@ struct AttentionLayer {
     long score_degree = 1;  // s
     long rank = 0;          // k: rows k+1..da of W^Q are 0 (0: no cap)
     bool residual = false;
-    bool operator==(const AttentionLayer&) const = default;
+    // Spelled out (not `= default`): the public headers compile as C++17.
+    bool operator==(const AttentionLayer& o) const {
+        return heads == o.heads && head_dim == o.head_dim && score_degree == o.score_degree && rank == o.rank && residual == o.residual;
+    }
+    bool operator!=(const AttentionLayer& o) const { return !(*this == o); }
 };
 // per token y^i ← W2 (W1 y^i)^{⊙r}; W1 ∈ Q^{w×dx}, W2 ∈ Q^{dx×w}. Degree r.
 struct MlpLayer {
     long power = 2;  // r
     long width = 0;  // w; 0 means dx
     bool residual = false;
-    bool operator==(const MlpLayer&) const = default;
+    bool operator==(const MlpLayer& o) const { return power == o.power && width == o.width && residual == o.residual; }
+    bool operator!=(const MlpLayer& o) const { return !(*this == o); }
 };
 // family 2's block: y^i ← W^O Σ_j (W_1 y^i ⊙ W_2 y^j ⊙ … ⊙ W_d y^j) (or free slots). Degree d.
 struct HadamardLayer {
@@ -85,7 +90,10 @@ struct HadamardLayer {
     long width = 0;   // w; 0 means dx
     bool free = false;
     bool residual = false;
-    bool operator==(const HadamardLayer&) const = default;
+    bool operator==(const HadamardLayer& o) const {
+        return degree == o.degree && width == o.width && free == o.free && residual == o.residual;
+    }
+    bool operator!=(const HadamardLayer& o) const { return !(*this == o); }
 };
 using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer>;
 
