@@ -95,6 +95,11 @@ void check_options(const EvaluationOptions& opt) {
     if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
     if (opt.max_graded_degree < 0)
         throw invalid_input("max graded degree " + std::to_string(opt.max_graded_degree) + " must be at least 0");
+    if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0) {
+        char s[32];
+        std::snprintf(s, sizeof s, "%g", opt.max_seconds);
+        throw invalid_input(std::string("max seconds ") + s + " must be a finite number >= 0 (0: no time budget)");
+    }
 }
 
 long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start : std::min(16L, opt.max_side); }
@@ -188,6 +193,24 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// EvaluationOptions::max_seconds: whether the step at side `next` would end past the
+// budget, predicted from the step at side k that just took `step` seconds (evaluations grow
+// as the square of the side, elimination as its cube: the cube bounds both).
+class StepBudget {
+public:
+    explicit StepBudget(double max_seconds) : max_(max_seconds), start_(std::chrono::steady_clock::now()) {}
+    void step_started() { step_ = std::chrono::steady_clock::now(); }
+    bool stop_before(long k, long next) const {
+        if (max_ <= 0 || k <= 0) return false;
+        const double ratio = static_cast<double>(next) / static_cast<double>(k);
+        return since(start_) + since(step_) * ratio * ratio * ratio > max_;
+    }
+
+private:
+    double max_;
+    std::chrono::steady_clock::time_point start_, step_;
+};
+
 }  // namespace
 
 static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
@@ -204,7 +227,9 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
     double bound = 0;
     NmodMat e(0, 0, p);
     long old = 0;
+    StepBudget budget(opt.max_seconds);
     for (long k = first_side(opt);; k = next_side(k, opt)) {
+        budget.step_started();
         auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
@@ -242,6 +267,10 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition
             break;
         }
         if (k == opt.max_side) break;
+        if (budget.stop_before(k, next_side(k, opt))) {
+            res.out_of_time = true;
+            break;
+        }
     }
     res.note = (opt.batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel); " : std::string("one point at a time; ")) +
                (opt.store.empty() ? "" : "block store not used (plain variant); ");
@@ -672,7 +701,9 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     res.variant = g.pi >= 0 ? "graded-parity" : "graded";
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
+    StepBudget budget(opt.max_seconds);
     for (long k = first_side(opt);; k = next_side(k, opt)) {
+        budget.step_started();
         const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
         ra.extend(rng, g.p, K);
@@ -694,6 +725,10 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
             break;
         }
         if (k == opt.max_side) break;
+        if (budget.stop_before(k, next_side(k, opt))) {
+            res.out_of_time = true;
+            break;
+        }
     }
     res.note = be.note();
     graded_summary(res, blocks, g, opt);
@@ -737,9 +772,10 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
     res.partition = to_string(part);
     res.degree = output_degree(net.spec).str();
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note +
-               (at_caps        ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
-                : res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
-                               : "rank still full at the size limit: a lower bound only");
+               (at_caps         ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
+                : res.converged  ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
+                : res.out_of_time ? "rank still full when the time budget (max_seconds) ran out: a lower bound only"
+                                  : "rank still full at the size limit: a lower bound only");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.phases.matrix = std::max(0.0, res.seconds - res.phases.rank);  // the forward evaluations
     res.peak_mib = peak_rss_mib();

@@ -30,6 +30,7 @@ void check_options(const GenericOptions& opt) {
     eo.start = opt.start;
     eo.growth = opt.growth;
     eo.threads = opt.threads;
+    eo.max_seconds = opt.max_seconds;
     check_options(eo);
 }
 
@@ -101,6 +102,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const Gen
             eo.growth = opt.growth;
             eo.threads = opt.threads;
             eo.variant = opt.variant;
+            if (opt.max_seconds > 0)  // what is left of the call's budget; the first step always runs
+                eo.max_seconds = std::max(1e-9, opt.max_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
@@ -110,6 +113,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const Gen
             res.rows = e.rows;
             res.cols = e.cols;
             res.converged = res.converged && e.converged;
+            res.out_of_time = res.out_of_time || e.out_of_time;
             // Graded, exact: every degree block reached its cap, the number of monomials
             // that bounds its rank for all weights (docs/evaluation.md): the sum of the
             // caps is an upper bound of R* that this trial's lower bound meets.
@@ -147,7 +151,10 @@ RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const Gen
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)
         res.note += "; block store " + opt.store + " not used: it serves the graded evaluation only (this run: " +
                     (flat ? std::string("flattening") : "evaluation, " + res.variant) + ")";
-    if (!res.converged) res.note += "; evaluation matrix still full rank at the size limit (max_side): lower bound only";
+    if (flat && opt.max_seconds > 0) res.note += "; time budget (max_seconds) not used: the flattening is not stopped part-way";
+    if (!res.converged)
+        res.note += res.out_of_time ? "; evaluation stopped by the time budget (max_seconds) while the rank still grew: lower bound only"
+                                    : "; evaluation matrix still full rank at the size limit (max_side): lower bound only";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();
     return res;

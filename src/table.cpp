@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -276,7 +277,13 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     res = generic_rank(spec, part, g);
     src.answer = &res;
     src.status = res.converged ? "ok" : "lower-bound";
-    if (!res.converged) src.reason = "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+    if (!res.converged) {
+        char budget[32];
+        std::snprintf(budget, sizeof budget, "%g", s.generic.max_seconds);
+        src.reason = res.out_of_time ? "evaluation matrix full rank at side " + std::to_string(res.rows) + " when the row's time budget of " +
+                                           budget + " s ran out"
+                                     : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+    }
     Row r = make_record(src, table_columns());
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
     if (s.dimension) add_dimension_columns(r, spec, s);

@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 #include <type_traits>
 #include <variant>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -216,6 +217,44 @@ TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to p
     CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "plain");
     CHECK(evaluation_variant_from_string("graded") == EvaluationVariant::graded);
     CHECK_THROWS_AS(evaluation_variant_from_string("fast"), invalid_input);
+}
+
+TEST_CASE("a time budget ends the growth as an honest lower bound; one not reached changes nothing") {
+    NetworkSpec s;
+    s.tokens = 3;
+    s.dim = 3;
+    s.depth = 2;
+    const Network net = random_network(s, 11);
+    const Partition part = balanced_partition(3);
+    for (EvaluationVariant v : {EvaluationVariant::plain, EvaluationVariant::graded}) {
+        INFO("variant " << to_string(v));
+        EvaluationOptions o;
+        o.variant = v;
+        const RankAnswer full = evaluation_rank(net, part, o);
+        REQUIRE(full.converged);
+        REQUIRE_FALSE(full.out_of_time);
+        REQUIRE(full.rows > first_side(o));  // it needs more than the first step
+        o.max_seconds = 1e6;                  // never reached: the same run
+        const RankAnswer roomy = evaluation_rank(net, part, o);
+        CHECK(roomy.value == full.value);
+        CHECK(roomy.evaluations == full.evaluations);
+        CHECK(roomy.converged);
+        CHECK_FALSE(roomy.out_of_time);
+        o.max_seconds = 1e-9;  // spent at once: the first step runs, the second is not started
+        const RankAnswer cut = evaluation_rank(net, part, o);
+        CHECK(cut.out_of_time);
+        CHECK_FALSE(cut.converged);
+        CHECK(cut.kind == RankKind::modular_lower_bound);
+        CHECK(cut.failure_bound == 1.0);
+        CHECK(cut.value <= full.value);
+        CHECK(cut.evaluations < full.evaluations);
+        CHECK(cut.note.find("time budget") != std::string::npos);
+    }
+    EvaluationOptions bad;
+    for (double x : {-1.0, std::nan(""), HUGE_VAL}) {
+        bad.max_seconds = x;
+        CHECK_THROWS_AS(check_options(bad), invalid_input);
+    }
 }
 
 namespace {

@@ -176,6 +176,33 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
     }
 }
 
+TEST_CASE("a row's time budget: lower-bound with the reason, generic's note; the flattening notes it unused") {
+    const NetworkSpec s = seprank_test::attention_spec(3, 3, 2);  // N = 3, dx = 3, L = 2: several growth steps
+    SweepOptions sw;
+    sw.generic.method = GenericMethod::evaluation;
+    sw.generic.max_seconds = 0;
+    const Row full = table_row(s, sw);
+    REQUIRE(full.at("status").str() == "ok");
+    sw.generic.max_seconds = 1e-9;  // spent at once: one growth step
+    const Row cut = table_row(s, sw);
+    CHECK(cut.at("status").str() == "lower-bound");
+    CHECK(cut.at("reason").str().find("time budget of 1e-09 s") != std::string::npos);
+    CHECK(std::stol(cut.at("rank").str()) < std::stol(full.at("rank").str()));
+    CHECK(cut.at("certified").str() == "false");
+    GenericOptions g = sw.generic;
+    const RankAnswer r = generic_rank(s, balanced_partition(3), g);
+    CHECK(r.out_of_time);
+    CHECK_FALSE(r.converged);
+    CHECK(r.kind == RankKind::modular_lower_bound);
+    CHECK(r.note.find("stopped by the time budget") != std::string::npos);
+    g.method = GenericMethod::flattening;
+    const RankAnswer f = generic_rank(s, balanced_partition(3), g);
+    CHECK(f.converged);
+    CHECK(f.note.find("not stopped part-way") != std::string::npos);
+    g.max_seconds = -2;
+    CHECK_THROWS_WITH_AS(generic_rank(s, balanced_partition(3), g), doctest::Contains("-2"), invalid_input);
+}
+
 TEST_CASE("a degenerate weight draw is caught, not reported as the generic rank") {
     NetworkSpec s = seprank_test::attention_spec(2, 2, 1);
     GenericOptions o;

@@ -72,6 +72,9 @@ struct RankAnswer {
     std::string degree;               // d^L, or the polynomial's degree (exact integer as text)
     long terms = -1;                  // terms of the expanded f (-1: f was not expanded)
     bool converged = true;            // evaluation/generic: the rank stopped growing
+    bool out_of_time = false;         // evaluation/generic: stopped by a time budget (max_seconds)
+                                      // while the rank still grew. Not a column of its own:
+                                      // converged is false then, and the note says why
     long evaluations = 0;             // evaluation: forward passes
     std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
                                       // block certificate: rank of each connected block

@@ -71,11 +71,18 @@ struct EvaluationOptions {
     // points, entries and ranks). A store of another computation is refused
     // (invalid_input). Ignored by the plain variant (its note says so).
     std::string store;
+    // A time budget in seconds from the call's start (0: none). Before each growth step the
+    // run predicts that step's time from the last one (scaled by the cube of the side ratio)
+    // and stops when it would end past the budget: the answer is then a lower bound
+    // (converged false, out_of_time true, its note says so), as at the size limit. The first
+    // step always runs. The value then depends on the machine's speed; without a budget it
+    // does not.
+    double max_seconds = 0;
 };
 
 // Checks every value, whatever the variant will be (invalid_input naming the value):
 // max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads >= 1,
-// max_graded_degree >= 0. Called by every evaluation_rank* entry point.
+// max_graded_degree >= 0, max_seconds finite and >= 0. Called by every evaluation_rank* entry point.
 void check_options(const EvaluationOptions& opt);
 // The first side k: opt.start, or min(16, max_side) when it is 0. Precondition (not
 // checked): check_options(opt) passed.

@@ -54,10 +54,16 @@ struct GenericOptions {
     // failure bound (m·D/p)^T; with at most 52 bits the batched evaluator can use its AVX-512
     // IFMA kernel (forward_batch.hpp), several times faster on processors that have it.
     int prime_bits = 62;
+    // evaluation: a time budget in seconds for the whole call (0: none; finite, >= 0,
+    // checked). Each trial's evaluation gets what is left of it (EvaluationOptions::
+    // max_seconds); a trial stopped by it makes the answer a lower bound (converged false,
+    // out_of_time true). The flattening cannot be stopped part-way: a budget given to a
+    // run that flattens is noted as unused.
+    double max_seconds = 0;
 };
 
 // Checks every value, whatever the method will be (invalid_input naming the value): the
-// evaluation's max_side, start, growth and threads as check_options(EvaluationOptions),
+// evaluation's max_side, start, growth, threads and max_seconds as check_options(EvaluationOptions),
 // trials >= 1, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
 // generic_rank and plan_sweep; a front end may call it before any other work.
 void check_options(const GenericOptions& opt);

@@ -35,12 +35,16 @@
 
 namespace seprank {
 
-// One trial per row and an 8192 evaluation side (graded: sum of the block sides): the
-// default table's size budget (attention N=4, dx=4, L=3 still stops there).
+// One trial per row, an 8192 evaluation side (graded: sum of the block sides) and
+// kTableRowSeconds of evaluation time per row: the default table's budgets. A row stopped
+// by either is a lower bound (status lower-bound, the reason names the budget); the time
+// budget ends attention N=4, dx=4, L=3 (docs/table.md, "Budgets").
+constexpr double kTableRowSeconds = 10;
 inline GenericOptions table_generic_defaults() {
     GenericOptions g;
     g.trials = 1;
     g.max_side = 8192;
+    g.max_seconds = kTableRowSeconds;
     return g;
 }
 
