@@ -43,21 +43,26 @@ std::vector<long> parse_side(const std::string& side, const std::string& whole) 
     return out;
 }
 
-}  // namespace
-
-// The one check of a partition: every ValidPartition is made here.
-ValidPartition::ValidPartition(Partition p, long n) : p_(std::move(p)), n_(n) {
-    const auto bad = [this](const std::string& what) { return invalid_input("partition '" + to_string(p_) + "': " + what); };
-    if (p_.A.empty() || p_.B.empty()) throw bad("both sides must be non-empty");
+// The one check of a partition (messages: partition.hpp), run only by the ValidPartition
+// constructor below. The text of p is built only for a message.
+void validate(const Partition& p, long n) {
+    const auto bad = [&p](const std::string& what) { return invalid_input("partition '" + to_string(p) + "': " + what); };
+    if (p.A.empty() || p.B.empty()) throw bad("both sides must be non-empty");
     check_memory(16.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
     std::vector<int> seen(static_cast<std::size_t>(std::max(n, 0L)) + 1, 0);  // n < 1: every position is out of range
-    for (const auto* side : {&p_.A, &p_.B})
+    for (const auto* side : {&p.A, &p.B})
         for (long j : *side) {
             if (j < 1 || j > n) throw bad("position " + std::to_string(j) + " outside 1.." + std::to_string(n));
             if (seen[static_cast<std::size_t>(j)]++) throw bad("position " + std::to_string(j) + " appears twice");
         }
     for (long j = 1; j <= n; ++j)
         if (!seen[static_cast<std::size_t>(j)]) throw bad("position " + std::to_string(j) + " is on neither side");
+}
+
+}  // namespace
+
+ValidPartition::ValidPartition(Partition p, long n) : p_(std::move(p)), n_(n) {
+    validate(p_, n_);
     std::sort(p_.A.begin(), p_.A.end());
     std::sort(p_.B.begin(), p_.B.end());
 }
