@@ -25,7 +25,7 @@ const char* const kWeights = R"({"family": "attention", "tokens": 3, "dim": 2, "
 int main() {
     try {
         const seprank::Network net = seprank::network_from_json(kWeights);
-        const seprank::Partition part = seprank::balanced_partition(net.spec.tokens);  // 1,2 | 3
+        const seprank::ValidPartition part = seprank::balanced_partition(net.spec.tokens);  // 1,2 | 3, checked once
 
         // Expand f exactly and rank its coefficient flattening over Q, with a certificate.
         const seprank::RankAnswer at_yours = seprank::separation_rank(net, part);

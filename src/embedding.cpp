@@ -42,14 +42,14 @@ double theorem73_ratio(long rank, long scale) {
     return std::log(static_cast<double>(rank)) / std::log(3.0) / static_cast<double>(scale);
 }
 
-Integer embedding_cap(const ValidSpec& valid, const Partition& part) {
+Integer embedding_cap(const ValidSpec& valid, const ValidPartition& part) {
     const NetworkSpec& spec = valid.get();
-    validate(part, spec.tokens);
+    part.check_tokens(spec.tokens);
     const long m = spec.embed_rank > 0 ? std::min(spec.embed_rank, spec.dim) : spec.dim;
     const Integer D = output_degree(spec);
     Integer best;
     bool first = true;
-    for (const long side : {static_cast<long>(part.A.size()), static_cast<long>(part.B.size())}) {
+    for (const long side : {static_cast<long>(part->A.size()), static_cast<long>(part->B.size())}) {
         // C(k + D, k) = prod_{i=1..k} (D + i) / i, each partial product an integer
         const long k = side * m;
         Integer c(1);
@@ -63,7 +63,7 @@ Integer embedding_cap(const ValidSpec& valid, const Partition& part) {
     return best;
 }
 
-std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part) {
+std::string theorem73_flag(long rank, const ValidSpec& spec, const ValidPartition& part) {
     return Integer(rank) > embedding_cap(spec, part) ? "above-cap" : "";
 }
 

@@ -106,8 +106,8 @@ long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start
 
 namespace {
 
-Setup setup(const Network& net, const Partition& part, const EvaluationOptions& opt) {
-    validate(part, net.spec.tokens);
+// The partition was checked against net by the public entry (check_tokens).
+Setup setup(const Network& net, const EvaluationOptions& opt) {
     check_options(opt);
     Rng rng(opt.seed);
     const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, 62);
@@ -213,12 +213,12 @@ private:
 
 }  // namespace
 
-static RankAnswer evaluation_rank_plain_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
-    Setup st = setup(net, part, opt);
+static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
+    Setup st = setup(net, opt);
     const std::uint64_t p = st.p;
     const PointEvaluator f(net, p, opt.batch);
     const std::size_t width = f.width();
-    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
+    SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = p;
@@ -291,7 +291,8 @@ std::vector<long> caps_of(const Partition& part, long per, const std::vector<int
 
 }  // namespace
 
-std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree) {
+std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, long max_degree) {
+    part.check_tokens(s.tokens);
     const Integer dz = output_degree(s);
     if (!is_homogeneous(s) || !fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > max_degree) return {};
     return caps_of(part, input_vars_per_token(s), token_parities(s), fmpz_get_si(dz.get()));
@@ -310,7 +311,7 @@ struct Graded {
     NmodMat w{0, 0, 2};        // (V⁻¹)ᵀ: coefficients (row) = values (row)·W
 };
 
-Graded graded_setup(const Network& net, const Partition& part, const EvaluationOptions& opt, Setup& st) {
+Graded graded_setup(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, Setup& st) {
     const NetworkSpec& s = net.spec;
     if (!is_homogeneous(s)) throw invalid_input("graded evaluation needs a homogeneous network: a residual connection mixes degrees");
     const Integer dz = output_degree(s);
@@ -318,7 +319,7 @@ Graded graded_setup(const Network& net, const Partition& part, const EvaluationO
         throw invalid_input("graded evaluation: degree d^L = " + dz.str() + " exceeds the limit " + std::to_string(opt.max_graded_degree));
     Graded g;
     g.D = fmpz_get_si(dz.get());
-    st = setup(net, part, opt);
+    st = setup(net, opt);
     g.p = st.p;
     const long D = g.D;
     const std::uint64_t p = g.p;
@@ -326,7 +327,7 @@ Graded graded_setup(const Network& net, const Partition& part, const EvaluationO
         throw invalid_input("graded evaluation: modulus p = " + std::to_string(p) + " must exceed d^L + 1 = " + std::to_string(D + 1));
     require_prime(p);
     g.per = st.per;
-    g.nA = static_cast<long>(part.A.size()) * st.per;
+    g.nA = static_cast<long>(part->A.size()) * st.per;
 
     // Parity (docs/evaluation.md): when f is odd in the output token and even in every
     // other one, its degree a in the A-variables has the parity π of the number of
@@ -334,7 +335,7 @@ Graded graded_setup(const Network& net, const Partition& part, const EvaluationO
     const std::vector<int> parity = opt.parity ? token_parities(s) : std::vector<int>{};
     if (!parity.empty()) {
         g.pi = 0;
-        for (long k : part.A) g.pi ^= parity[static_cast<std::size_t>(k - 1)];
+        for (long k : part->A) g.pi ^= parity[static_cast<std::size_t>(k - 1)];
     }
     for (long a = 0; a <= D; ++a)
         if (g.pi < 0 || a % 2 == g.pi) g.live.push_back(a);
@@ -680,7 +681,7 @@ private:
 };
 
 // The store's signature: everything that fixes the points, entries and ranks.
-std::string store_signature(const Network& net, const Partition& part, const EvaluationOptions& opt, const Graded& g) {
+std::string store_signature(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, const Graded& g) {
     char grow[32];
     std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
     return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
@@ -741,12 +742,12 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
 
 }  // namespace
 
-static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     Setup st{0, 0, Rng(0)};
     const Graded g = graded_setup(net, part, opt, st);
     const PointEvaluator f(net, g.p, opt.batch);
     std::vector<Block> blocks = initial_blocks(g);
-    SidePoints ra(part.A.size(), st.per), rb(part.B.size(), st.per);
+    SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     const int nt = std::max(1, opt.threads);
     if (opt.store.empty()) {
         MemoryBackend be(g, f, part, ra, rb, blocks, nt);
@@ -759,7 +760,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const Partitio
 namespace {
 
 // The fields every evaluation answer shares, and its timing.
-RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std::chrono::steady_clock::time_point t0) {
+RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part, std::chrono::steady_clock::time_point t0) {
     res.method = "evaluation";
     res.quantity = "sep";
     res.field = "Z/p";
@@ -786,21 +787,24 @@ RankAnswer finish(RankAnswer res, const Network& net, const Partition& part, std
 
 // Each entry checks the network first (check_shapes), before anything reads net.spec; the
 // evaluator the run builds (ModBatchEvaluator) checks it once more, as a public class does.
-RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     check_shapes(net);
+    part.check_tokens(net.spec.tokens);
     return finish(evaluation_rank_plain_impl(net, part, opt), net, part, t0);
 }
 
-RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+RankAnswer evaluation_rank_graded(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     check_shapes(net);
+    part.check_tokens(net.spec.tokens);
     return finish(evaluation_rank_graded_impl(net, part, opt), net, part, t0);
 }
 
-RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt) {
+RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     const ValidSpec s = check_shapes(net);
+    part.check_tokens(s->tokens);
     bool graded = opt.variant == EvaluationVariant::graded;
     if (opt.variant == EvaluationVariant::automatic) {
         const Integer d = output_degree(s);

@@ -106,11 +106,11 @@ SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side) {
     return m;
 }
 
-SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens) {
+SparseZMat flatten(const QPoly& f, const ValidPartition& part, long n_tokens) {
     return flatten(f, variable_sides(f.context()->vars(), token_sides(part, n_tokens)));
 }
 
-SparseNmodMat flatten(const NmodPoly& f, const Partition& part, long n_tokens) {
+SparseNmodMat flatten(const NmodPoly& f, const ValidPartition& part, long n_tokens) {
     return flatten(f, variable_sides(f.context()->vars(), token_sides(part, n_tokens)));
 }
 

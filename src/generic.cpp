@@ -34,10 +34,10 @@ void check_options(const GenericOptions& opt) {
     check_options(eo);
 }
 
-RankAnswer generic_rank(const ValidSpec& valid, const Partition& part, const GenericOptions& opt) {
+RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     const NetworkSpec& spec = valid.get();
-    validate(part, spec.tokens);
+    part.check_tokens(spec.tokens);
     check_options(opt);
     Rng rng(opt.seed);
     RankAnswer res;

@@ -50,10 +50,10 @@ Templates read_templates(const std::string& path, long per) {
     return t;
 }
 
-SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t, long max_entries) {
+SparseZMat grid_matricization(const Network& net, const ValidPartition& part, const Templates& t, long max_entries) {
     const ValidSpec valid = check_shapes(net);  // the network once: the evaluations below do not check it
     const NetworkSpec& s = valid.get();
-    validate(part, s.tokens);
+    part.check_tokens(s.tokens);
     const long m = static_cast<long>(t.size()), per = input_vars_per_token(s);
     if (m < 1) throw invalid_input("grid: no templates");
     for (const auto& v : t)
@@ -68,7 +68,7 @@ SparseZMat grid_matricization(const Network& net, const Partition& part, const T
         }
         return r;
     };
-    const long rows = power(part.A.size()), cols = power(part.B.size());
+    const long rows = power(part->A.size()), cols = power(part->B.size());
     if (rows > max_entries / cols) throw resource_limit("grid tensor exceeds " + std::to_string(max_entries) + " entries");
     SparseZMat out;
     out.rows = rows;
@@ -79,15 +79,15 @@ SparseZMat grid_matricization(const Network& net, const Partition& part, const T
     for (long r = 0; r < rows; ++r) {
         // digits of r in base M, most significant first, give the templates of a_1, a_2, …
         long rr = r;
-        for (std::size_t k = part.A.size(); k-- > 0;) {
-            x[static_cast<std::size_t>(part.A[k] - 1)] = t[static_cast<std::size_t>(rr % m)];
+        for (std::size_t k = part->A.size(); k-- > 0;) {
+            x[static_cast<std::size_t>(part->A[k] - 1)] = t[static_cast<std::size_t>(rr % m)];
             rr /= m;
         }
         Integer lcm(1);
         for (long c = 0; c < cols; ++c) {
             long cc = c;
-            for (std::size_t k = part.B.size(); k-- > 0;) {
-                x[static_cast<std::size_t>(part.B[k] - 1)] = t[static_cast<std::size_t>(cc % m)];
+            for (std::size_t k = part->B.size(); k-- > 0;) {
+                x[static_cast<std::size_t>(part->B[k] - 1)] = t[static_cast<std::size_t>(cc % m)];
                 cc /= m;
             }
             vals[static_cast<std::size_t>(c)] = evaluate(net, x);

@@ -43,32 +43,41 @@ std::vector<long> parse_side(const std::string& side, const std::string& whole) 
     return out;
 }
 
-}  // namespace
-
+// The one check of a partition (messages: partition.hpp), run only by the ValidPartition
+// constructor below. The text of p is built only for a message.
 void validate(const Partition& p, long n) {
-    const std::string text = to_string(p);
-    if (p.A.empty() || p.B.empty()) throw invalid_input("partition '" + text + "': both sides must be non-empty");
+    const auto bad = [&p](const std::string& what) { return invalid_input("partition '" + to_string(p) + "': " + what); };
+    if (p.A.empty() || p.B.empty()) throw bad("both sides must be non-empty");
     check_memory(16.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
-    std::vector<int> seen(static_cast<std::size_t>(n) + 1, 0);
+    std::vector<int> seen(static_cast<std::size_t>(std::max(n, 0L)) + 1, 0);  // n < 1: every position is out of range
     for (const auto* side : {&p.A, &p.B})
         for (long j : *side) {
-            if (j < 1 || j > n)
-                throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " outside 1.." + std::to_string(n));
-            if (seen[static_cast<std::size_t>(j)]++)
-                throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " appears twice");
+            if (j < 1 || j > n) throw bad("position " + std::to_string(j) + " outside 1.." + std::to_string(n));
+            if (seen[static_cast<std::size_t>(j)]++) throw bad("position " + std::to_string(j) + " appears twice");
         }
     for (long j = 1; j <= n; ++j)
-        if (!seen[static_cast<std::size_t>(j)])
-            throw invalid_input("partition '" + text + "': position " + std::to_string(j) + " is on neither side");
+        if (!seen[static_cast<std::size_t>(j)]) throw bad("position " + std::to_string(j) + " is on neither side");
 }
 
-Partition parse_partition(const std::string& text, long n) {
+}  // namespace
+
+ValidPartition::ValidPartition(Partition p, long n) : p_(std::move(p)), n_(n) {
+    validate(p_, n_);
+    std::sort(p_.A.begin(), p_.A.end());
+    std::sort(p_.B.begin(), p_.B.end());
+}
+
+void ValidPartition::check_tokens(long n_tokens) const {
+    if (n_ != n_tokens)
+        throw invalid_input("partition '" + to_string(p_) + "' covers tokens 1.." + std::to_string(n_) + ", expected 1.." +
+                            std::to_string(n_tokens));
+}
+
+ValidPartition parse_partition(const std::string& text, long n) {
     const std::size_t bar = text.find('|');
     if (bar == std::string::npos || text.find('|', bar + 1) != std::string::npos)
         throw invalid_input("partition '" + text + "': expected exactly one '|', as in 1,2|3,4");
-    Partition p{parse_side(text.substr(0, bar), text), parse_side(text.substr(bar + 1), text)};
-    validate(p, n);
-    return p;
+    return ValidPartition(Partition{parse_side(text.substr(0, bar), text), parse_side(text.substr(bar + 1), text)}, n);
 }
 
 std::string to_string(const Partition& p) {
@@ -79,35 +88,35 @@ std::string to_string(const Partition& p) {
     return s;
 }
 
-Partition balanced_partition(long n) {
+ValidPartition balanced_partition(long n) {
     if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
     check_memory(16.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
     Partition p;
     const long half = (n + 1) / 2;
     for (long j = 1; j <= n; ++j) (j <= half ? p.A : p.B).push_back(j);
-    return p;
+    return ValidPartition(std::move(p), n);
 }
 
-std::vector<Partition> balanced_partitions_with(long n, long position) {
+std::vector<ValidPartition> balanced_partitions_with(long n, long position) {
     if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
     if (position < 1 || position > n) throw invalid_input("position " + std::to_string(position) + " outside 1.." + std::to_string(n));
     if (n > 24) throw invalid_input("too many balanced partitions to list for N = " + std::to_string(n));
     const long half = (n + 1) / 2;
-    std::vector<Partition> out;
+    std::vector<ValidPartition> out;
     for (unsigned long mask = 0; mask < (1UL << n); ++mask) {
         if (!(mask >> (position - 1) & 1UL) || __builtin_popcountl(mask) != half) continue;
         Partition p;
         for (long j = 1; j <= n; ++j) ((mask >> (j - 1) & 1UL) ? p.A : p.B).push_back(j);
-        out.push_back(std::move(p));
+        out.emplace_back(std::move(p), n);
     }
-    std::sort(out.begin(), out.end(), [](const Partition& x, const Partition& y) { return x.A < y.A; });
+    std::sort(out.begin(), out.end(), [](const ValidPartition& x, const ValidPartition& y) { return x->A < y->A; });
     return out;
 }
 
-std::vector<int> token_sides(const Partition& p, long n) {
-    validate(p, n);
+std::vector<int> token_sides(const ValidPartition& p, long n) {
+    p.check_tokens(n);
     std::vector<int> side(static_cast<std::size_t>(n), 0);
-    for (long j : p.B) side[static_cast<std::size_t>(j - 1)] = 1;
+    for (long j : p->B) side[static_cast<std::size_t>(j - 1)] = 1;
     return side;
 }
 

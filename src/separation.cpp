@@ -57,7 +57,7 @@ double lap(std::chrono::steady_clock::time_point& t) {
     return s;
 }
 
-RankAnswer flattening_answer(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
+RankAnswer flattening_answer(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt) {
     auto t = std::chrono::steady_clock::now();
     const SparseZMat c = flatten(f, part, n_tokens);
     const double matrix = lap(t);
@@ -77,7 +77,7 @@ RankAnswer timed(RankAnswer r, std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt) {
+RankAnswer separation_rank(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     check_options(opt);
     if (opt.method != Method::flattening)
@@ -85,10 +85,10 @@ RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens,
     return timed(flattening_answer(f, part, n_tokens, opt), t0);
 }
 
-RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt) {
+RankAnswer separation_rank(const Network& net, const ValidPartition& part, const SeparationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     check_options(opt);
-    validate(part, net.spec.tokens);
+    part.check_tokens(net.spec.tokens);
     RankAnswer r;
     switch (opt.method) {
         case Method::flattening: {

@@ -357,7 +357,7 @@ std::pair<double, double> ball_of_root(double lo, double hi) {
 
 }  // namespace
 
-SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, const SpectrumOptions& opt) {
+SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt) {
     check_options(opt);
     const auto t0 = std::chrono::steady_clock::now();
     const auto sides = variable_sides(f.context()->vars(), token_sides(part, n_tokens));
@@ -424,8 +424,9 @@ SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, co
     return r;
 }
 
-SpectrumResult spectrum(const Network& net, const Partition& part, const SpectrumOptions& opt) {
+SpectrumResult spectrum(const Network& net, const ValidPartition& part, const SpectrumOptions& opt) {
     check_options(opt);
+    part.check_tokens(net.spec.tokens);  // before the expansion
     const auto t0 = std::chrono::steady_clock::now();
     const QPoly f = expand(net, opt.expand);
     SpectrumResult r = spectrum(f, part, net.spec.tokens, opt);

@@ -39,7 +39,7 @@ std::vector<Record> fd_experiment(const EpsExperimentOptions& opt) {
     eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
     std::vector<Record> rows;
     for (long n : {2L, 4L}) {
-        const Partition part = balanced_partition(n);
+        const ValidPartition part = balanced_partition(n);
         for (long d = 2; d <= 6; ++d) {
             Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(100 * n + d));
             std::vector<long> hits(eps.size(), 0), undecided(eps.size(), 0);
@@ -95,7 +95,7 @@ std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt) {
                 s.block_degree = 3;
                 s.free_slots = c.free_slots;
                 if (c.family == Family::hadamard) s.width = 2;
-                const Partition part = balanced_partition(tokens);
+                const ValidPartition part = balanced_partition(tokens);
                 Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(1000 * tokens + 10 * depth + (c.family == Family::attention ? 0 : c.free_slots ? 2 : 1)));
                 std::vector<std::vector<long>> ranks(eps.size());
                 std::vector<long> undecided(eps.size(), 0);

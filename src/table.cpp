@@ -157,7 +157,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
 
 namespace {
 
-Partition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
+ValidPartition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
     return s.partition.empty() ? balanced_partition(spec.tokens) : parse_partition(s.partition, spec.tokens);
 }
 
@@ -172,7 +172,7 @@ std::string eps_text(double e) {
 }
 
 // The ε columns of one row: spectrum() of the network with the sweep's seeded weights.
-void add_eps_columns(Row& r, const ValidSpec& spec, const Partition& part, const SweepOptions& s, const std::string& skipped) {
+void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, const SweepOptions& s, const std::string& skipped) {
     std::string eps, ranks, cert, reason = skipped;
     for (double e : s.eps) eps += (eps.empty() ? "" : " ") + eps_text(e);
     if (reason.empty()) {
@@ -254,7 +254,7 @@ std::string row_key(const ValidSpec& spec, const SweepOptions& s) {
 Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     PeakWindow window;  // peak_mib: the row's own peak (process.hpp)
     const auto t0 = std::chrono::steady_clock::now();
-    const Partition part = row_partition(spec, s);
+    const ValidPartition part = row_partition(spec, s);
     RowSource src;
     src.spec = &spec;
     src.partition = to_string(part);

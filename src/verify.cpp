@@ -118,7 +118,7 @@ Dense<Rational> matrix_of_rank(Rng& rng, long rows, long cols, long rank) {
 }
 
 // Certified sep of a network (flattening over Q); internal_error if not certified.
-long certified_sep(const Network& net, const Partition& part) {
+long certified_sep(const Network& net, const ValidPartition& part) {
     const RankAnswer a = separation_rank(net, part);
     if (!a.certified()) throw internal_error("sep of " + config_name(net.spec) + " not certified");
     return a.value;
@@ -134,7 +134,7 @@ std::string list_text(const std::vector<long>& v) {
 // with a deliberately degenerate dx×cols embedding of rank `rank`, and without one.
 std::pair<long, long> degenerate_embedding_contrast(Rng& rng, long cols, long rank) {
     const Network net = random_network(spec_of(Family::attention, 2, 3, 2), rng.next(), 1000);
-    const Partition part = balanced_partition(2);
+    const ValidPartition part = balanced_partition(2);
     return {certified_sep(with_embedding(net, matrix_of_rank(rng, 3, cols, rank)), part), certified_sep(net, part)};
 }
 
@@ -218,7 +218,7 @@ const std::map<std::string, Claim>& claims() {
                                           1 + static_cast<long>(rng.below(2)), 1 + static_cast<long>(rng.below(2)), 2);
                   if (family_info(s.family).widths) s.widths.assign(static_cast<std::size_t>(s.depth), 3);
                   const Network net = random_network(s, rng.next(), 1000);
-                  const Partition part = balanced_partition(s.tokens);
+                  const ValidPartition part = balanced_partition(s.tokens);
                   SeparationOptions o;
                   o.seed = rng.next();
                   const auto flat = separation_rank(net, part, o);
@@ -354,7 +354,7 @@ const std::map<std::string, Claim>& claims() {
               Rng rng(seed);
               long cases = 0, lower = 0;
               for (const NetworkSpec& base : embedding_configs()) {
-                  const Partition part = balanced_partition(base.tokens);
+                  const ValidPartition part = balanced_partition(base.tokens);
                   for (long r = 1; r <= base.dim + 1; ++r) {
                       NetworkSpec s = base;
                       s.embed_rank = r;
@@ -420,7 +420,7 @@ const std::map<std::string, Claim>& claims() {
               bool pass = true;
               long same_weights = 0;
               for (const NetworkSpec& base : embedding_configs()) {
-                  const Partition part = balanced_partition(base.tokens);
+                  const ValidPartition part = balanced_partition(base.tokens);
                   NetworkSpec s = base;
                   s.embed_rank = base.dim;
                   const long g_full = generic_rank(s, part, embedding_generic(seed)).value;
@@ -449,7 +449,7 @@ const std::map<std::string, Claim>& claims() {
               bool pass = true;
               long cases = 0;
               for (const NetworkSpec& base : embedding_configs()) {
-                  const Partition part = balanced_partition(base.tokens);
+                  const ValidPartition part = balanced_partition(base.tokens);
                   const Network net = random_network(base, rng.next(), 1000);
                   std::vector<long> seps{certified_sep(net, part)};
                   for (long r = base.dim; r <= base.dim + 2; ++r) {
@@ -570,7 +570,7 @@ const std::map<std::string, Claim>& claims() {
               bool pass = true;
               GenericOptions g;
               g.seed = seed;
-              const Partition part = balanced_partition(2);
+              const ValidPartition part = balanced_partition(2);
               auto sep = [&](const std::string& layers) { return generic_rank(stack_of(2, 3, layers), part, g).value; };
               for (long da : {1L, 2L}) {
                   const std::string att = "attention:head-dim=" + std::to_string(da);
@@ -594,7 +594,7 @@ const std::map<std::string, Claim>& claims() {
               bool pass = true;
               GenericOptions g;
               g.seed = seed;
-              const Partition part = balanced_partition(2);
+              const ValidPartition part = balanced_partition(2);
               auto sep = [&](const std::string& layers) { return generic_rank(stack_of(2, 3, layers), part, g).value; };
               for (long da : {1L, 2L})
                   for (long s : {2L, 3L}) {

@@ -41,7 +41,7 @@ ClaimResult eps0_exact(std::uint64_t seed) {
     int cases = 0;
     for (int it = 0; it < 8; ++it) {
         const Network net = small_net(rng, it % 2 ? Family::hadamard : Family::attention);
-        const Partition part = balanced_partition(net.spec.tokens);
+        const ValidPartition part = balanced_partition(net.spec.tokens);
         for (Measure m : {Measure::uniform, Measure::gaussian}) {
             SpectrumOptions so;
             so.measure = m;
@@ -138,7 +138,7 @@ ClaimResult grid_eps(std::uint64_t seed) {
     int cases = 0;
     for (int it = 0; it < 6; ++it) {
         const Network net = small_net(rng, it % 2 ? Family::hadamard : Family::attention);
-        const Partition part = balanced_partition(net.spec.tokens);
+        const ValidPartition part = balanced_partition(net.spec.tokens);
         const long sep = separation_rank(net, part).value;
         const Templates t = random_templates(2 + static_cast<long>(rng.below(3)), input_vars_per_token(net.spec), rng.next());
         const SparseZMat g = grid_matricization(net, part, t);

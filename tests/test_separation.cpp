@@ -38,21 +38,6 @@ seprank_test::SpecLimits small_limits() {
 
 }  // namespace
 
-TEST_CASE("partitions: parsing, validation, balanced lists") {
-    CHECK(to_string(parse_partition("1,2|3,4", 4)) == "1,2|3,4");
-    CHECK(to_string(parse_partition("3,1|4,2", 4)) == "1,3|2,4");
-    CHECK(to_string(parse_partition("1..3|4..6", 6)) == "1,2,3|4,5,6");
-    CHECK(to_string(balanced_partition(5)) == "1,2,3|4,5");
-    for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2"}) {
-        INFO("partition " << std::string(bad));
-        CHECK_THROWS_AS(parse_partition(bad, 4), invalid_input);
-    }
-    const auto all = balanced_partitions_with(4, 1);
-    REQUIRE(all.size() == 3);  // {1,2},{1,3},{1,4}
-    for (const auto& p : all) CHECK(p.A.front() == 1);
-    CHECK(balanced_partitions_with(6, 2).size() == 10);  // C(5,2)
-}
-
 TEST_CASE("known flattening ranks") {
     // Σ_{i≤n} x_i y_i over x|y is n
     for (long n = 1; n <= 6; ++n) {

@@ -236,7 +236,7 @@ struct GuessCommand final : Command {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
                 const seprank::ValidSpec spec = spec_of_row(*tmpl, o.vars, x);
                 const std::string* part_text = table_cell(*tmpl, "partition");
-                const seprank::Partition part = part_text && !part_text->empty() ? seprank::parse_partition(*part_text, spec->tokens)
+                const seprank::ValidPartition part = part_text && !part_text->empty() ? seprank::parse_partition(*part_text, spec->tokens)
                                                                                  : seprank::balanced_partition(spec->tokens);
                 seprank::GenericOptions go;
                 go.trials = check_trials;

@@ -46,12 +46,19 @@ double theorem73_ratio(long rank, long scale);
 // degree ≤ D in |S|·m variables. Exact integer; cost O(|S|·m) big-integer products.
 // Valid for every family, residual or not.
 // Checked (invalid_input): the spec, by the conversion to ValidSpec when given a bare
-// NetworkSpec (not again when given a ValidSpec); the partition.
-Integer embedding_cap(const ValidSpec& spec, const Partition& part);
+// NetworkSpec (not again when given a ValidSpec); the partition's token count against
+// spec.tokens (O(1); a bare Partition is checked in full at the call, partition.hpp).
+Integer embedding_cap(const ValidSpec& spec, const ValidPartition& part);
+inline Integer embedding_cap(const ValidSpec& spec, const Partition& part) {
+    return embedding_cap(spec, ValidPartition(part, spec->tokens));
+}
 
 // "above-cap" when rank exceeds embedding_cap (an exact consequence broken: a bug, not
 // a constant), "" otherwise. Checked as embedding_cap.
-std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part);
+std::string theorem73_flag(long rank, const ValidSpec& spec, const ValidPartition& part);
+inline std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part) {
+    return theorem73_flag(rank, spec, ValidPartition(part, spec->tokens));
+}
 
 // The same layer weights with the embedding removed (spec.embed_rank = 0) or replaced by
 // M (spec.embed_rank = M.cols; invalid_input unless M has dx rows and 1..64 columns).

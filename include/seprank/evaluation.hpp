@@ -106,9 +106,13 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
 // Empty when f is not homogeneous or D > max_degree; entries saturate at LONG_MAX/4.
 // Cost O(|tokens|·D²).
-// Preconditions (not checked): a valid spec (a ValidSpec converts; network.hpp) and a
-// partition of its tokens.
-std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096);
+// Preconditions: a valid spec (not checked; a ValidSpec converts, network.hpp); a
+// partition of its tokens (checked, invalid_input: part.tokens() == s.tokens, O(1); a bare
+// Partition is checked in full at the call, partition.hpp).
+std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, long max_degree = 4096);
+inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096) {
+    return degree_block_caps(s, ValidPartition(part, s.tokens), max_degree);
+}
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
 // (exact when graded and every degree block reached its cap);
@@ -116,11 +120,22 @@ std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part,
 // rows = cols = the side (graded: Σ_a k_a); evaluations; block_ranks (graded: rank of
 // f_a for a = 0..D); variant plain | graded; prime; partition; degree d^L.
 // Checked (invalid_input): the network first (check_shapes, before any use of net.spec),
-// the partition (validate(part, N)) and check_options(opt).
-RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
+// the partition's token count (part.tokens() == N, O(1)) and check_options(opt). Each of
+// the three has an overload for a bare Partition, checked in full against
+// net.spec.tokens at the call (partition.hpp), before the network.
+RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
 // d^L + 1 < p.
-RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
-RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt = {});
+RankAnswer evaluation_rank_graded(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
+RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
+inline RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {}) {
+    return evaluation_rank_plain(net, ValidPartition(part, net.spec.tokens), opt);
+}
+inline RankAnswer evaluation_rank_graded(const Network& net, const Partition& part, const EvaluationOptions& opt = {}) {
+    return evaluation_rank_graded(net, ValidPartition(part, net.spec.tokens), opt);
+}
+inline RankAnswer evaluation_rank(const Network& net, const Partition& part, const EvaluationOptions& opt = {}) {
+    return evaluation_rank(net, ValidPartition(part, net.spec.tokens), opt);
+}
 
 }  // namespace seprank

@@ -29,8 +29,15 @@ SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side);
 std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side);
 
 // The flattening for a token partition: variable x<j>_<c> goes to the side of token j
-// (variable_sides + token_sides; the partition is validated against n_tokens).
-SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens);
-SparseNmodMat flatten(const NmodPoly& f, const Partition& part, long n_tokens);
+// (variable_sides + token_sides: part.tokens() == n_tokens checked, O(1); a bare
+// Partition is checked in full against n_tokens at the call, partition.hpp).
+SparseZMat flatten(const QPoly& f, const ValidPartition& part, long n_tokens);
+SparseNmodMat flatten(const NmodPoly& f, const ValidPartition& part, long n_tokens);
+inline SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens) {
+    return flatten(f, ValidPartition(part, n_tokens), n_tokens);
+}
+inline SparseNmodMat flatten(const NmodPoly& f, const Partition& part, long n_tokens) {
+    return flatten(f, ValidPartition(part, n_tokens), n_tokens);
+}
 
 }  // namespace seprank

@@ -77,8 +77,13 @@ void check_options(const GenericOptions& opt);
 // (m·D/|S|)^T; partition; degree d^L.
 // Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
 // given a bare NetworkSpec (once; the size estimate and every trial's random_network take
-// the ValidSpec unchecked); the partition; check_options(opt). Each trial's network is
-// checked where it enters expand_mod or evaluation_rank (check_shapes), as any network.
-RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {});
+// the ValidSpec unchecked); the partition's token count (part.tokens() == spec.tokens,
+// O(1); a bare Partition is checked in full at the call, partition.hpp); check_options(opt).
+// Each trial's network is checked where it enters expand_mod or evaluation_rank
+// (check_shapes), as any network; the partition is not checked again.
+RankAnswer generic_rank(const ValidSpec& spec, const ValidPartition& part, const GenericOptions& opt = {});
+inline RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {}) {
+    return generic_rank(spec, ValidPartition(part, spec->tokens), opt);
+}
 
 }  // namespace seprank

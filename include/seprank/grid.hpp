@@ -29,9 +29,15 @@ Templates read_templates(const std::string& path, long per);
 inline constexpr long kDefaultMaxGridEntries = 1L << 22;
 
 // The matricization [[T]]_(A,B) of the grid tensor of the network's output. Checked
-// (invalid_input): the network first (check_shapes), the partition, the templates' lengths;
-// resource_limit when the tensor would exceed max_entries.
-SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t,
+// (invalid_input): the network first (check_shapes), the partition's token count
+// (part.tokens() == N, O(1)), the templates' lengths; resource_limit when the tensor
+// would exceed max_entries. A bare Partition is checked in full against net.spec.tokens
+// at the call (partition.hpp), before the network.
+SparseZMat grid_matricization(const Network& net, const ValidPartition& part, const Templates& t,
                               long max_entries = kDefaultMaxGridEntries);
+inline SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t,
+                                     long max_entries = kDefaultMaxGridEntries) {
+    return grid_matricization(net, ValidPartition(part, net.spec.tokens), t, max_entries);
+}
 
 }  // namespace seprank

@@ -50,9 +50,21 @@ void check_options(const SeparationOptions& opt);
 // grid method; kind exact only for a certified rank; method flattening | grid |
 // evaluation; variant the rank engine's or evaluation's variant; partition; degree d^L
 // (or the polynomial's degree); terms when f was expanded.
-RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {});
+// Checked (invalid_input): check_options(opt), then the partition's token count
+// (part.tokens() == net.spec.tokens, O(1)), then the network where the method's path
+// takes it (check_shapes). Each overload below taking a bare Partition checks it in full
+// against the token count at the call (partition.hpp), then goes on as its ValidPartition
+// form.
+RankAnswer separation_rank(const Network& net, const ValidPartition& part, const SeparationOptions& opt = {});
+inline RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {}) {
+    return separation_rank(net, ValidPartition(part, net.spec.tokens), opt);
+}
 // Flattening of a given polynomial; variables are split by their token index
-// (opt.method must be flattening: invalid_input naming the method otherwise).
-RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {});
+// (opt.method must be flattening: invalid_input naming the method otherwise);
+// part.tokens() == n_tokens checked (O(1)).
+RankAnswer separation_rank(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt = {});
+inline RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {}) {
+    return separation_rank(f, ValidPartition(part, n_tokens), n_tokens, opt);
+}
 
 }  // namespace seprank

@@ -37,7 +37,8 @@
 // × (orthogonal basis of a side); the spectrum is O(s³) for s = min(basis sizes), in
 // double (fast) or in Arb ball arithmetic plus one double eigendecomposition (certified).
 // Preconditions checked: ε ≥ 0 and finite, 2 ≤ precision ≤ 4096, basis sizes ≤
-// SpectrumOptions::max_side (resource_limit), partition valid. Thread safety: re-entrant;
+// SpectrumOptions::max_side (resource_limit), the partition's token count (a
+// ValidPartition: O(1); a bare Partition: in full at the call, partition.hpp). Thread safety: re-entrant;
 // the MPFR paths (precision > 53) are serialised by a mutex (Boost keeps one process-wide
 // default MPFR precision).
 #pragma once
@@ -151,9 +152,15 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
 
 // The dispatcher: f's flattening for the token partition (variables split by token
 // index), its exact rank, and the spectrum by opt.method.
-SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, const SpectrumOptions& opt = {});
+SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt = {});
+inline SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, const SpectrumOptions& opt = {}) {
+    return spectrum(f, ValidPartition(part, n_tokens), n_tokens, opt);
+}
 // A network's output f (expanded over Q under opt.expand).
-SpectrumResult spectrum(const Network& net, const Partition& part, const SpectrumOptions& opt = {});
+SpectrumResult spectrum(const Network& net, const ValidPartition& part, const SpectrumOptions& opt = {});
+inline SpectrumResult spectrum(const Network& net, const Partition& part, const SpectrumOptions& opt = {}) {
+    return spectrum(net, ValidPartition(part, net.spec.tokens), opt);
+}
 
 // One JSON object: singular_values, radii, radius (null on the fast path), norm,
 // norm_squared, rank, rank_certified, eps_ranks [{eps, rank | rank_low/rank_high,

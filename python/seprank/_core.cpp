@@ -238,7 +238,7 @@ GenericMethod generic_method_of(const std::string& m) {
     throw invalid_input("method '" + m + "': expected 'auto', 'flattening' or 'evaluation'");
 }
 
-Partition partition_for(const std::string& text, long n_tokens) {
+ValidPartition partition_for(const std::string& text, long n_tokens) {
     return text.empty() ? balanced_partition(n_tokens) : parse_partition(text, n_tokens);
 }
 
@@ -423,13 +423,13 @@ PYBIND11_MODULE(_core, m) {
                              std::optional<std::vector<std::vector<std::string>>> templates) {
         SeparationOptions so = separation_options(opts);
         if (templates) so.template_vectors = templates_from(*templates);
-        const Partition part = partition_for(partition, net.spec.tokens);
+        const ValidPartition part = partition_for(partition, net.spec.tokens);
         return answer_to_dict(run_long([&] { return separation_rank(net, part, so); }));
     });
     m.def("rank_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SeparationOptions so = separation_options(opts);
         const long n = poly_tokens(f);
-        const Partition part = partition_for(partition, n);
+        const ValidPartition part = partition_for(partition, n);
         auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, n, so); }));
         a["tokens"] = n;
         return a;
@@ -451,18 +451,18 @@ PYBIND11_MODULE(_core, m) {
     // ---- ε-separation spectrum (spectrum.hpp): the record as the CLI's `spectrum --format json`
     m.def("spectrum_network", [](const Network& net, const std::string& partition, const py::dict& opts) {
         const SpectrumOptions so = spectrum_options(opts);
-        const Partition part = partition_for(partition, net.spec.tokens);
+        const ValidPartition part = partition_for(partition, net.spec.tokens);
         return to_json(run_long([&] { return spectrum(net, part, so); }));
     });
     m.def("spectrum_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SpectrumOptions so = spectrum_options(opts);
         const long n = poly_tokens(f);
-        const Partition part = partition_for(partition, n);
+        const ValidPartition part = partition_for(partition, n);
         return to_json(run_long([&] { return spectrum(f, part, n, so); }));
     });
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
         const ValidSpec s = spec_from_dict(spec);
-        const Partition part = partition_for(partition, s->tokens);
+        const ValidPartition part = partition_for(partition, s->tokens);
         const GenericOptions g = generic_options(opts, GenericOptions{});
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });
