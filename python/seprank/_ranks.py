@@ -119,7 +119,8 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
-                 growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62) -> Answer:
+                 growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62,
+                 max_seconds: float = 0) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
     Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
@@ -135,6 +136,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     processes given the same folder share the work (docs/evaluation.md, "Block store").
     ``prime_bits``: bits of p, 20..62; with at most 52 bits the evaluation can use the AVX-512 IFMA
     kernel, and the failure bound grows accordingly.
+    ``max_seconds``: a time budget for the evaluation (0: none); a run it stops is a lower
+    bound (``converged`` False, the note says so), as at ``max_side`` (docs/table.md, "Budgets").
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -152,6 +155,9 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     if isinstance(growth, bool) or not isinstance(growth, (int, float)):
         raise ValueError(f"growth: expected a number above 1, got {growth!r}")
     opts["growth"] = float(growth)
+    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) or not 0 <= max_seconds < float("inf"):
+        raise ValueError(f"max_seconds: expected a finite number >= 0 (0: no time budget), got {max_seconds!r}")
+    opts["max_seconds"] = float(max_seconds)
     if store is not None:
         if not isinstance(store, str) or not store:
             raise ValueError(f"store: expected a folder name, got {store!r}")

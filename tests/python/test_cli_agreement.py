@@ -211,6 +211,19 @@ def test_generic_prime_bits_matches_cli(cli):
             seprank.generic_rank(dict(tokens=3, dim=2, depth=2), prime_bits=bad)
 
 
+def test_generic_time_budget_matches_cli(cli):
+    # A budget spent at once: one growth step, a lower bound (not converged), from both.
+    args = ("--tokens", 3, "--dim", 3, "--depth", 2, "--trials", 1, "--method", "evaluation")
+    c = cli("generic", *args, "--max-seconds", "1e-9")
+    a = seprank.generic_rank(dict(tokens=3, dim=3, depth=2), trials=1, method="evaluation", max_seconds=1e-9)
+    assert c["converged"] is False and "time budget" in c["note"]
+    assert a.converged is False and "time budget" in a.note
+    assert a.value < cli("generic", *args)["rank"]
+    for bad in (-1, float("nan"), float("inf"), True, "5"):
+        with pytest.raises(ValueError, match="max_seconds"):
+            seprank.generic_rank(dict(tokens=3, dim=3, depth=2), max_seconds=bad)
+
+
 def test_degree_and_budget_match_cli(cli):
     net = seprank.hadamard(tokens=2, dim=2, depth=3, block_degree=2, seed=6)
     rows = seprank.degree(net)
