@@ -658,11 +658,13 @@ TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and f
             TableAppender out(path, json, sweep_signature(sw), false);
             for (std::size_t k = 0; k < 3; ++k) out.append(rows[k]);
         }
-        TableAppender again(path, json, sweep_signature(more), true);
-        REQUIRE(again.rows().size() == 3);
-        for (std::size_t k = 0; k < 3; ++k) {
-            CHECK(again.rows()[k].at("layers").str() == rows[k].at("layers").str());
-            CHECK(row_key(again.rows()[k]) == row_key(plan.configs[k], more));
+        {
+            TableAppender again(path, json, sweep_signature(more), true);  // more SPECs: the same sweep line
+            REQUIRE(again.rows().size() == 3);
+            for (std::size_t k = 0; k < 3; ++k) {
+                CHECK(again.rows()[k].at("layers").str() == rows[k].at("layers").str());
+                CHECK(row_key(again.rows()[k]) == row_key(plan.configs[k], more));
+            }
         }
         CHECK(throws_with<invalid_input>([&] { TableAppender t(path, json, sweep_signature(plain), true); }, "different sweep"));
         std::remove(path.c_str());
