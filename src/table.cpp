@@ -198,6 +198,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                     // A stack: L copies of its SPEC (depth: the number of layers).
                                     const auto set_copies = [&](long copies) {
                                         if (!info.layers) return;
+                                        if (copies < 0) throw invalid_input("depth L = " + std::to_string(copies) + " must not be negative");
                                         if (!repeat_layers(unit->layers, copies, spec.layers))
                                             throw invalid_input("depth " + std::to_string(copies) + " copies of " + std::to_string(unit->layers.size()) +
                                                                 " layers: more than " + std::to_string(kMaxDepth) + " layers");

@@ -182,10 +182,10 @@ struct TableCommand final : Command {
         if (!any_family([](const Info& i) { return i.heads; }))
             notes.ignored(*sub, {"--heads", "--head-dim", "--attention-rank"}, "no family of the sweep has attention heads");
         if (!any_family([](const Info& i) { return i.width; })) notes.ignored(*sub, {"--width"}, "no family of the sweep has one width (hadamard)");
-        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; })) {
-            notes.ignored(*sub, {"--block-degree"}, "every family of the sweep fixes its block degree");
+        if (!any_family([](const Info& i) { return i.degree_key != nullptr; }))
+            notes.ignored(*sub, {"--block-degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)");
+        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; }))
             notes.ignored(*sub, {"--budget"}, "the budget sets the depth of families with a free block degree only");
-        }
         if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
         if (!any_family([](const Info& i) { return i.layers; })) notes.ignored(*sub, {"--layers"}, "no family of the sweep is described by layers (stack)");
         notes.emit(nullptr);
