@@ -1016,6 +1016,7 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
     while (start <= text.size()) {
         const std::size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty()) throw invalid_input("--where '" + text + "': an empty item between commas");
         if (is_name_start(item)) {
             const std::size_t eq = item.find('=');
             out.emplace_back(item.substr(0, eq), item.substr(eq + 1));

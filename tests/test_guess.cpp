@@ -358,7 +358,7 @@ TEST_CASE("--where: commas inside values (SPECs, partitions); layers compared as
     CHECK(parse_where("layers=attention,mlp:power=2,tokens=2") == Pairs{{"layers", "attention,mlp:power=2"}, {"tokens", "2"}});
     CHECK(parse_where("tokens=2,layers=attention:heads=2,mlp") == Pairs{{"tokens", "2"}, {"layers", "attention:heads=2,mlp"}});
     CHECK(parse_where("partition=1,2|3") == Pairs{{"partition", "1,2|3"}});
-    for (const char* bad : {"", "tokens", "=2", ",tokens=2", "tokens="})
+    for (const char* bad : {"", "tokens", "=2", ",tokens=2", "tokens=", "tokens=2,", "tokens=2,,heads=1"})
         CHECK(throws_with<invalid_input>([&] { (void)parse_where(bad); }, "--where"));
 
     // A table of stacks as `seprank table --layers` writes it: canonical SPEC text in `layers`.

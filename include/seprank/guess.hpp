@@ -140,8 +140,8 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
 // (a name of letters, digits and '_'); any other comma belongs to the value, so values
 // with commas need no quoting: "layers=attention,mlp:power=2,tokens=2" is
 // {layers: "attention,mlp:power=2", tokens: "2"}, "partition=1,2|3" is one pair.
-// invalid_input naming the item: an empty text, or a first item without a name and
-// value.
+// invalid_input naming the item: an empty text or item (",,", a trailing comma), a
+// first item without a name and value, or a name with an empty value.
 std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text);
 
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
