@@ -60,6 +60,8 @@ std::vector<Column> make_columns() {
     return {
         {"network", "one-line description of the network", S(describe(n))},
         {"family", "attention | hadamard | fc", S(to_string(n.family))},
+        {"layers", "a stack's layers, canonical SPEC text of the list --depth repeats (layers_period; empty for other families)",
+         S(family_info(n.family).layers ? layers_to_string(layers_period(n.layers)) : std::string())},
         {"tokens", "N, the number of tokens", S(n.tokens)},
         {"dim", "dx, the token dimension", S(n.dim)},
         {"heads", "H (0 for families without heads)", S(family_info(n.family).heads ? n.heads : 0L)},

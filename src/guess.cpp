@@ -5,9 +5,11 @@
 #include "json_file.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/network.hpp"
 #include "seprank/record.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <flint/fmpq.h>
@@ -990,11 +992,70 @@ const std::string* table_cell(const TableRow& row, const std::string& name) {
     return nullptr;
 }
 
+namespace {
+
+// The table's text of a stack's SPEC (its `layers` column): the canonical shortest list.
+std::string canonical_layers(const std::string& spec) { return layers_to_string(layers_period(parse_layers(spec))); }
+
+bool is_name_start(const std::string& item) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    for (std::size_t k = 0; k < eq; ++k) {
+        const char c = item[k];
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text) {
+    if (text.empty()) throw invalid_input("--where: empty (expected name=value[,name=value...])");
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty()) throw invalid_input("--where '" + text + "': an empty item between commas");
+        if (is_name_start(item)) {
+            const std::size_t eq = item.find('=');
+            out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+        } else if (!out.empty()) {
+            out.back().second += "," + item;  // a comma inside the value (a SPEC, a partition)
+        } else {
+            throw invalid_input("--where: '" + item + "' is not name=value");
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (const auto& [name, value] : out)
+        if (value.empty()) throw invalid_input("--where: '" + name + "=' has no value");
+    return out;
+}
+
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where) {
     bool keep = true;
     for (const auto& [name, want] : where) {
         const std::string* got = table_cell(row, name);
         if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
+        if (name == "layers") {  // a SPEC: compared in the form the table writes
+            std::string canonical;
+            try {
+                canonical = canonical_layers(want);
+            } catch (const invalid_input& e) {
+                throw invalid_input("guess: --where layers='" + want + "' is not a SPEC: " + e.what());
+            }
+            bool same = *got == canonical;
+            if (!same && !got->empty()) {  // a cell not written by seprank table: read it as a SPEC too
+                try {
+                    same = canonical_layers(*got) == canonical;
+                } catch (const invalid_input&) {
+                    same = false;  // a cell that is not a SPEC matches no SPEC
+                }
+            }
+            keep = keep && same;
+            continue;
+        }
         long a = 0, b = 0;
         keep = keep && (parse_long(*got, a) && parse_long(want, b) ? a == b : *got == want);
     }

@@ -158,6 +158,17 @@ std::string layers_to_string(const std::vector<LayerSpec>& layers) {
     return out;
 }
 
+std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers) {
+    const std::size_t n = layers.size();
+    for (std::size_t p = 1; p < n; ++p) {
+        if (n % p != 0) continue;
+        bool repeats = true;
+        for (std::size_t k = p; k < n && repeats; ++k) repeats = layers[k] == layers[k - p];
+        if (repeats) return std::vector<LayerSpec>(layers.begin(), layers.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+    return layers;
+}
+
 long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
 long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
 long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }

@@ -47,17 +47,20 @@ const std::vector<std::string>& table_dimension_columns() {
     return cols;
 }
 
-std::vector<std::string> table_columns(bool eps, bool dimension) {
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) {
     std::vector<std::string> cols = table_columns();
+    if (layers) cols.insert(cols.begin() + 1, "layers");  // after family: it says which stack
     if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
     if (dimension) cols.insert(cols.end(), table_dimension_columns().begin(), table_dimension_columns().end());
     return cols;
 }
 
+std::vector<std::string> table_columns(bool eps, bool dimension) { return table_columns(eps, dimension, false); }
+
 std::vector<std::string> table_columns(bool eps) { return table_columns(eps, false); }
 
 std::vector<std::string> row_columns(const Row& row) {
-    return table_columns(row.contains("eps_ranks"), row.contains("dimension"));
+    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"));
 }
 
 std::vector<SweepOptions> default_table() {
@@ -110,16 +113,69 @@ std::vector<SweepOptions> table_preset(const std::string& name) {
     throw invalid_input("unknown table preset '" + name + "' (the presets are default, theorem7.3)");
 }
 
+std::vector<std::string> split_layers_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t semi = text.find(';', start);
+        const std::string item = text.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+        if (item.empty())
+            throw invalid_input("layers '" + text + "': SPEC " + std::to_string(out.size() + 1) +
+                                " is empty (SPECs are separated by ';', e.g. 'attention;attention,mlp:power=3')");
+        out.push_back(item);
+        if (semi == std::string::npos) return out;
+        start = semi + 1;
+    }
+}
+
+namespace {
+
+// unit repeated `copies` times; false (nothing built) when that exceeds kMaxDepth layers.
+bool repeat_layers(const std::vector<LayerSpec>& unit, long copies, std::vector<LayerSpec>& out) {
+    out.clear();
+    if (copies < 0 || (!unit.empty() && copies > kMaxDepth / static_cast<long>(unit.size()))) return false;
+    for (long c = 0; c < copies; ++c) out.insert(out.end(), unit.begin(), unit.end());
+    return true;
+}
+
+}  // namespace
+
 SweepPlan plan_sweep(const SweepOptions& s) {
     check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
+    // The SPECs, parsed once; each remembers the first reason a configuration refused it.
+    struct Unit {
+        std::string text;
+        std::vector<LayerSpec> layers;
+        long valid = 0;
+        std::string first_failure;
+    };
+    std::vector<Unit> units;
+    for (const std::string& text : s.layers) {
+        try {
+            units.push_back({text, parse_layers(text), 0, ""});
+        } catch (const invalid_input& e) {
+            throw invalid_input("layers SPEC '" + text + "': " + e.what());
+        }
+    }
     SweepPlan plan;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
+        if (info.layers && units.empty())
+            throw invalid_input("family " + std::string(info.name) + " needs its layers: a list of SPECs (table --layers)");
+        Unit none;
+        std::vector<Unit*> unit_list;
+        if (info.layers)
+            for (Unit& u : units) unit_list.push_back(&u);
+        else
+            unit_list.push_back(&none);
+        for (Unit* unit : unit_list)
         for (long n : s.tokens)
             for (long dx : s.dims)
                 for (long h : (info.heads ? s.heads : std::vector<long>{1}))
-                    for (long d : (info.fixed_block_degree > 0 ? std::vector<long>{info.fixed_block_degree} : s.block_degrees))
+                    // block_degree is swept only where the family reads it (degree_key)
+                    for (long d : (info.degree_key != nullptr ? s.block_degrees
+                                   : std::vector<long>{info.fixed_block_degree > 0 ? info.fixed_block_degree : NetworkSpec{}.block_degree}))
                         for (long w : (info.width ? s.widths : std::vector<long>{0}))
                             for (bool res : s.residual)
                                 for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths))
@@ -140,18 +196,34 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                     spec.width = w;
                                     spec.residual = res;
                                     spec.depth = L < 0 ? 1 : L;
+                                    // A stack: L copies of its SPEC (depth: the number of layers).
+                                    const auto set_copies = [&](long copies) {
+                                        if (!info.layers) return;
+                                        if (copies < 0) throw invalid_input("depth L = " + std::to_string(copies) + " must not be negative");
+                                        if (!repeat_layers(unit->layers, copies, spec.layers))
+                                            throw invalid_input("depth " + std::to_string(copies) + " copies of " + std::to_string(unit->layers.size()) +
+                                                                " layers: more than " + std::to_string(kMaxDepth) + " layers");
+                                        spec.depth = static_cast<long>(spec.layers.size());
+                                    };
                                     try {
-                                        if (L < 0) {  // depth from the budget: one layer's parameters of the valid L = 1 spec
-                                            const long per = fmpz_get_si(layer_parameters(ValidSpec(spec), 0).get());
+                                        set_copies(spec.depth);
+                                        if (L < 0) {  // depth from the budget: the parameters of the valid L = 1 spec (one copy of a SPEC)
+                                            const long per = fmpz_get_si(parameter_count(ValidSpec(spec)).get());
                                             spec.depth = s.budget / per;
+                                            set_copies(spec.depth);
                                         }
                                         if (spec.tokens < 2) throw invalid_input("a partition needs 2 tokens");
                                         plan.configs.emplace_back(spec);  // validates
-                                    } catch (const invalid_input&) {
+                                        ++unit->valid;
+                                    } catch (const invalid_input& e) {
                                         ++plan.invalid;
+                                        if (unit->first_failure.empty()) unit->first_failure = e.what();
                                     }
                                 }
     }
+    for (const Unit& u : units)  // a SPEC no configuration accepts is a bad SPEC, not a gap in the sweep
+        if (u.valid == 0 && !u.first_failure.empty())
+            throw invalid_input("layers SPEC '" + u.text + "' is valid in no configuration of the sweep: " + u.first_failure);
     return plan;
 }
 
@@ -231,7 +303,7 @@ void stamp(Row& r, std::chrono::steady_clock::time_point t0, PeakWindow& window)
 
 std::string row_key(const Row& row) {
     std::string k;
-    for (const auto& c : table_columns()) {
+    for (const auto& c : table_columns(false, false, row.contains("layers"))) {
         if (c == "degree") break;
         // CSV rows hold text cells, JSON rows typed ones: compare their text forms.
         k += row.at(c).str() + ";";
@@ -244,7 +316,7 @@ std::string row_key(const ValidSpec& spec, const SweepOptions& s) {
     src.spec = &spec;
     src.partition = to_string(row_partition(spec, s));
     std::vector<std::string> config;
-    for (const auto& c : table_columns()) {
+    for (const auto& c : table_columns(false, false, !s.layers.empty())) {
         if (c == "degree") break;
         config.push_back(c);
     }
@@ -263,7 +335,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (nvars > s.max_variables) {
         src.status = "skipped";
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
-        Row r = make_record(src, table_columns());
+        Row r = make_record(src, table_columns(false, false, !s.layers.empty()));
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
         if (s.dimension) add_dimension_columns(r, spec, s);
         stamp(r, t0, window);
@@ -284,7 +356,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
                                            budget + " s ran out"
                                      : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     }
-    Row r = make_record(src, table_columns());
+    Row r = make_record(src, table_columns(false, false, !s.layers.empty()));
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
     if (s.dimension) add_dimension_columns(r, spec, s);
     stamp(r, t0, window);
@@ -297,6 +369,8 @@ std::string csv_header(bool eps) { return csv_line(table_columns(eps)); }
 
 std::string csv_header(bool eps, bool dimension) { return csv_line(table_columns(eps, dimension)); }
 
+std::string csv_header(bool eps, bool dimension, bool layers) { return csv_line(table_columns(eps, dimension, layers)); }
+
 std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns(row)); }
 
 std::string sweep_signature(const SweepOptions& s) {
@@ -304,13 +378,14 @@ std::string sweep_signature(const SweepOptions& s) {
     std::ostringstream os;
     os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
-       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension).size();
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty()).size();
     if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
         os << " eps=";
         for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
         os << " measure=" << to_string(s.measure) << " eps_max_side=" << s.eps_max_side;
     }
     if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
+    if (!s.layers.empty()) os << " layers=1";  // the column; the SPECs are in the row keys
     return os.str();
 }
 
@@ -319,9 +394,9 @@ namespace {
 const std::string kCsvSweepPrefix = "# seprank table sweep: ";
 const std::string kJsonSweepKey = "seprank_table_sweep";
 
-std::string sweep_line(const std::string& sweep, bool json_lines, bool eps, bool dimension) {
+std::string sweep_line(const std::string& sweep, bool json_lines, bool eps, bool dimension, bool layers) {
     if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
-    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps, dimension) + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps, dimension, layers) + "\n";
 }
 
 bool is_integer_text(const std::string& t) {
@@ -386,8 +461,9 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         auto cells = parse_csv_line(line);
         if (header.empty()) {
             header = cells;
-            if (header != table_columns(false, false) && header != table_columns(true, false) &&
-                header != table_columns(false, true) && header != table_columns(true, true))
+            bool known = false;  // the header of some sweep: with or without each optional group
+            for (int m = 0; m < 8 && !known; ++m) known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0);
+            if (!known)
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
         }
@@ -466,9 +542,10 @@ TableAppender::~TableAppender() {
 void TableAppender::append(const Row& row) {
     std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
-    const bool eps = row.contains("eps_ranks"), dimension = row.contains("dimension");
+    const bool eps = row.contains("eps_ranks"), dimension = row.contains("dimension"), layers = row.contains("layers");
     if (needs_header_)
-        line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps, dimension) + "\n") : sweep_line(sweep_, json_, eps, dimension)) + line;
+        line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps, dimension, layers) + "\n")
+                               : sweep_line(sweep_, json_, eps, dimension, layers)) + line;
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));

@@ -406,6 +406,39 @@ import json, sys
 g = json.load(open(sys.argv[1]))
 assert g["found"] and g["rows"] == 9 and g["formula"] == "C((3^depth - 1)/2 + dim, dim)", g
 PY
+# table sweeps over stacks (issue 37): --layers 'SPEC;SPEC', the layers column in every
+# format (and in none without --layers), resume by SPEC, guess --where layers=SPEC on CSV
+# and JSON lines.
+"$S" table --layers 'attention,mlp:power=2;mlp:power=2,attention' --tokens 2 --dim 1..4 --format csv --out "$T/st.csv" >"$T/st_out.csv" 2>"$T/st.err" || fail "table --layers: $(cat "$T/st.err")"
+/usr/bin/python3 - "$T/st.csv" "$T/st_out.csv" <<'PY' || fail "table --layers csv: $(cat "$T/st_out.csv")"
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].startswith("# seprank table sweep: ") and lines[0].endswith(" layers=1"), lines[0]
+rows = list(csv.DictReader(lines[1:]))
+assert lines[1].split(",")[:3] == ["family", "layers", "tokens"], lines[1]
+assert [r["layers"] for r in rows] == ["attention,mlp"] * 4 + ["mlp,attention"] * 4, rows
+assert all(r["family"] == "stack" and r["depth"] == "2" and r["degree"] == "6" for r in rows), rows
+# the per-token-first stack stays at dx + 1 (docs/theory.md 3.6)
+assert [int(r["rank"]) for r in rows[4:]] == [2, 3, 4, 5], rows
+out = list(csv.DictReader(open(sys.argv[2])))
+strip = lambda rs: [{k: v for k, v in r.items() if k not in ("seconds", "peak_mib")} for r in rs]
+assert strip(out) == strip(rows)
+PY
+"$S" table --layers attention --tokens 2 --dim 1 --quiet 2>/dev/null | head -n 1 | grep -q '^ *family *layers *tokens' || fail "table --layers: no layers column in text"
+"$S" table --layers attention --tokens 2 --dim 1 --format markdown --quiet 2>/dev/null | head -n 1 | grep -q '^| family | layers | tokens |' || fail "table --layers: no layers column in markdown"
+"$S" table --family attention,stack --layers attention --tokens 2 --dim 1 --format json --quiet >"$T/st.json" 2>/dev/null || fail "table --layers json"
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [(x["family"], x["layers"]) for x in r] == [("attention", ""), ("stack", "attention")] and r[0]["rank"] == r[1]["rank"], r' "$T/st.json" || fail "table --layers json: $(cat "$T/st.json")"
+"$S" table --tokens 2 --dim 1 --format csv --quiet 2>/dev/null | head -n 1 | grep -q '^family,tokens,' || fail "table without --layers grew a column"
+# resume: a longer SPEC list reuses the rows of the SPECs already done
+"$S" table --layers 'attention,mlp:power=2;mlp:power=2,attention;mlp:power=3' --tokens 2 --dim 1..4 --format csv --out "$T/st.csv" --resume >/dev/null 2>"$T/st.err" || fail "table --layers --resume: $(cat "$T/st.err")"
+grep -q "4 rows computed, 8 resumed" "$T/st.err" || fail "table --layers --resume: $(cat "$T/st.err")"
+"$S" table --tokens 2 --dim 1..4 --format csv --out "$T/st.csv" --resume >/dev/null 2>"$T/st.err" && fail "a sweep without --layers resumed a file with the layers column"
+grep -q "different sweep" "$T/st.err" || fail "table --resume without --layers: $(cat "$T/st.err")"
+"$S" guess "$T/st.csv" --vars dim --where layers=mlp:power=2,attention --format json >"$T/sg.json" || fail "guess --where layers=SPEC"
+/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert g["found"] and g["rows"] == 4 and g["formula"] == "C(1 + dim, dim)", g' "$T/sg.json" || fail "guess --where layers: $(cat "$T/sg.json")"
+"$S" table --layers 'mlp:power=2,attention' --tokens 2 --dim 1..4 --format json --out "$T/st.jsonl" >/dev/null 2>&1 || fail "table --layers --out jsonl"
+"$S" guess "$T/st.jsonl" --vars dim --where layers=mlp,attention,tokens=2 --predict dim=6 --check --format json >"$T/sg.json" || fail "guess --where layers on json lines"
+/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert g["found"] and g["rows"] == 4 and g["predictions"][0]["value"] == 7 and g["predictions"][0]["check"]["verdict"] == "agree", g' "$T/sg.json" || fail "guess --check on a stack: $(cat "$T/sg.json")"
 # A singular count is singular: 1 free parameter (issue 38).
 "$S" guess "$T/g.csv" --vars dim --where depth=1 >"$T/g1.txt" || fail "guess depth=1"
 grep -q "(binomial, 1 free parameter, fitted on 1 row, confirmed on 2 held-out rows)" "$T/g1.txt" || fail "guess: singular counts: $(cat "$T/g1.txt")"

@@ -2,6 +2,7 @@
 // values and confirmed on held-out rows; predictions against the form itself; refusals
 // (too few rows, no structure), refutation by a held-out row; tables in CSV and JSON.
 #include "seprank/guess.hpp"
+#include "seprank/network.hpp"
 
 #include "seprank/error.hpp"
 #include "support.hpp"
@@ -349,4 +350,36 @@ TEST_CASE("a long table of n^2 + 1: the exponential candidates are refuted withi
     CHECK(g.formula.kind == FormKind::polynomial);
     CHECK(g.confirmed == 20000 - 3);
     CHECK(guess_predict(g, {1000000}) == Rational(Integer(1000000000001L)));
+}
+
+TEST_CASE("--where: commas inside values (SPECs, partitions); layers compared as SPECs") {
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    CHECK(parse_where("tokens=2,heads=1") == Pairs{{"tokens", "2"}, {"heads", "1"}});
+    CHECK(parse_where("layers=attention,mlp:power=2,tokens=2") == Pairs{{"layers", "attention,mlp:power=2"}, {"tokens", "2"}});
+    CHECK(parse_where("tokens=2,layers=attention:heads=2,mlp") == Pairs{{"tokens", "2"}, {"layers", "attention:heads=2,mlp"}});
+    CHECK(parse_where("partition=1,2|3") == Pairs{{"partition", "1,2|3"}});
+    for (const char* bad : {"", "tokens", "=2", ",tokens=2", "tokens=", "tokens=2,", "tokens=2,,heads=1"})
+        CHECK(throws_with<invalid_input>([&] { (void)parse_where(bad); }, "--where"));
+
+    // A table of stacks as `seprank table --layers` writes it: canonical SPEC text in `layers`.
+    const std::string spec = "attention,mlp:power=2";
+    const std::string canonical = layers_to_string(layers_period(parse_layers(spec)));
+    std::string csv = "family,layers,depth,rank\n";
+    csv += "attention,,1,3\n";
+    for (long d = 1; d <= 4; ++d) csv += "stack,\"" + canonical + "\"," + std::to_string(2 * d) + "," + std::to_string(10 * d + 1) + "\n";
+    csv += "stack,attention,1,3\n";
+    const auto cells = parse_table_cells(csv, "t");
+    for (const std::string& want : {spec, canonical, spec + "," + spec}) {  // any text of the same stack
+        const auto pts = guess_points(cells, {"depth"}, "rank", Pairs{{"layers", want}});
+        REQUIRE(pts.size() == 4);
+        CHECK(pts[3].x[0] == 8);
+    }
+    CHECK(guess_points(cells, {"depth"}, "rank", parse_where("layers=attention")).size() == 1);
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(cells, {"depth"}, "rank", Pairs{{"layers", "nosuchkind"}}); },
+                                     "--where layers='nosuchkind' is not a SPEC"));
+    // JSON lines read the same
+    std::string jl = "{\"seprank_table_sweep\":\"x\"}\n";
+    for (long d = 1; d <= 3; ++d)
+        jl += "{\"family\":\"stack\",\"layers\":\"" + canonical + "\",\"depth\":" + std::to_string(2 * d) + ",\"rank\":" + std::to_string(d) + "}\n";
+    CHECK(guess_points(parse_table_cells(jl, "t"), {"depth"}, "rank", parse_where("layers=" + spec)).size() == 3);
 }

@@ -591,3 +591,157 @@ TEST_CASE("table --dimension: the columns are function_dimension with the sweep'
     const TableFile fb = parse_table_text(csv_header(true, true) + "\n" + csv_line(be) + "\n", false, "both");
     REQUIRE(fb.rows.size() == 1);
 }
+
+namespace {
+
+// Whether f throws E with `fragment` in its message.
+template <class E, class F>
+bool throws_with(F&& f, const std::string& fragment) {
+    try {
+        f();
+    } catch (const E& e) {
+        const std::string m = e.what();
+        INFO("message: " << m);
+        return m.find(fragment) != std::string::npos;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and files") {
+    CHECK(split_layers_list("attention") == std::vector<std::string>{"attention"});
+    CHECK(split_layers_list("attention;attention,mlp:power=3") == std::vector<std::string>{"attention", "attention,mlp:power=3"});
+    for (const char* bad : {"", ";attention", "attention;", "attention;;attention"})
+        CHECK(throws_with<invalid_input>([&] { (void)split_layers_list(bad); }, "is empty"));
+
+    // layers_period: the shortest list whose repetition is the stack
+    const auto two = parse_layers("attention,mlp:power=3");
+    std::vector<LayerSpec> four = two;
+    four.insert(four.end(), two.begin(), two.end());
+    CHECK(layers_period(four) == two);
+    CHECK(layers_period(two) == two);
+    CHECK(layers_period({}).empty());
+    CHECK(layers_period(parse_layers("attention,attention,attention")) == parse_layers("attention"));
+
+    SweepOptions sw;
+    sw.families = {family_from_string("stack")};
+    sw.layers = {"attention", "attention,attention", "attention,mlp:power=2"};
+    sw.tokens = {2};
+    sw.dims = {2};
+    sw.depths = {1, 2};
+    sw.block_degrees = {2, 3};  // a stack reads no block degree: no duplicate rows
+    const SweepPlan plan = plan_sweep(sw);
+    REQUIRE(plan.configs.size() == 6);  // 3 SPECs x 2 depths, SPECs outermost
+    CHECK(plan.invalid == 0);
+    const std::vector<long> depths = {1, 2, 2, 4, 2, 4};  // depth: the number of layers, L copies of the SPEC
+    std::vector<Row> rows;
+    for (std::size_t k = 0; k < plan.configs.size(); ++k) {
+        CHECK(plan.configs[k]->depth == depths[k]);
+        rows.push_back(table_row(plan.configs[k], sw));
+        CHECK(rows[k].names() == table_columns(false, false, true));
+        CHECK(row_key(rows[k]) == row_key(plan.configs[k], sw));
+    }
+    CHECK(table_columns(false, false, true)[1] == "layers");
+    CHECK(rows[0].at("layers").str() == "attention");
+    CHECK(rows[2].at("layers").str() == "attention");  // attention,attention at L = 1 is attention at L = 2
+    CHECK(row_key(rows[2]) == row_key(rows[1]));       // the same network, the same key
+    CHECK(rows[2].at("rank").str() == rows[1].at("rank").str());
+    CHECK(rows[4].at("layers").str() == layers_to_string(parse_layers("attention,mlp:power=2")));  // canonical: power 2 is the default
+    CHECK(row_key(rows[4]) != row_key(rows[0]));
+    std::set<std::string> keys;
+    for (const auto& r : rows) keys.insert(row_key(r));
+    CHECK(keys.size() == 5);
+
+    // A one-layer attention stack is the attention family: same rank; attention rows have an empty layers cell.
+    SweepOptions mixed = sw;
+    mixed.families = {Family::attention, family_from_string("stack")};
+    mixed.layers = {"attention"};
+    mixed.depths = {1};
+    const SweepPlan mp = plan_sweep(mixed);
+    REQUIRE(mp.configs.size() == 2);
+    const Row att = table_row(mp.configs[0], mixed), st = table_row(mp.configs[1], mixed);
+    CHECK(att.at("layers").str().empty());
+    CHECK(st.at("layers").str() == "attention");
+    CHECK(att.at("rank").str() == st.at("rank").str());
+    CHECK(row_key(att) != row_key(st));
+
+    // Signatures: the column is marked; the SPECs themselves live in the keys (a resumed sweep may add SPECs).
+    SweepOptions plain = sw;
+    plain.layers.clear();
+    plain.families = {Family::attention};
+    CHECK(sweep_signature(sw) != sweep_signature(plain));
+    CHECK(sweep_signature(sw).find("layers=1") != std::string::npos);
+    CHECK(sweep_signature(plain).find("layers") == std::string::npos);
+    SweepOptions more = sw;
+    more.layers.push_back("mlp:power=3");
+    CHECK(sweep_signature(more) == sweep_signature(sw));
+
+    // Files: CSV and JSON lines read the column back; an older header (no layers) still reads.
+    for (bool json : {false, true}) {
+        const std::string path = json ? "test_table_layers.jsonl" : "test_table_layers.csv";
+        std::remove(path.c_str());
+        {
+            TableAppender out(path, json, sweep_signature(sw), false);
+            for (std::size_t k = 0; k < 3; ++k) out.append(rows[k]);
+        }
+        {
+            TableAppender again(path, json, sweep_signature(more), true);  // more SPECs: the same sweep line
+            REQUIRE(again.rows().size() == 3);
+            for (std::size_t k = 0; k < 3; ++k) {
+                CHECK(again.rows()[k].at("layers").str() == rows[k].at("layers").str());
+                CHECK(row_key(again.rows()[k]) == row_key(plan.configs[k], more));
+            }
+        }
+        CHECK(throws_with<invalid_input>([&] { TableAppender t(path, json, sweep_signature(plain), true); }, "different sweep"));
+        std::remove(path.c_str());
+    }
+    const SweepPlan pp = plan_sweep(plain);
+    const Row old = table_row(pp.configs[0], plain);
+    const TableFile f = parse_table_text(csv_header() + "\n" + csv_line(old) + "\n", false, "old");
+    REQUIRE(f.rows.size() == 1);
+    CHECK(!f.rows[0].contains("layers"));
+    CHECK(row_key(f.rows[0]) == row_key(pp.configs[0], plain));
+}
+
+TEST_CASE("table --layers: a bad SPEC is one invalid_input naming it; a SPEC invalid only at some sizes is counted") {
+    SweepOptions sw;
+    sw.families = {family_from_string("stack")};
+    sw.tokens = {2};
+    sw.dims = {2, 3};
+    sw.layers = {"attention", "nosuchkind"};
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "'nosuchkind'"));
+    sw.layers = {"attention", "mlp:power=0"};
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "layers SPEC 'mlp:power=0'"));
+    sw.layers = {"attention"};
+    sw.residual = {true};  // parses, but no configuration accepts it: a stack's residuals are per layer
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "layers SPEC 'attention' is valid in no configuration"));
+    sw.residual = {false};
+    sw.layers = {"attention:heads=2"};  // H = 2 divides dx = 2, not dx = 3
+    const SweepPlan p = plan_sweep(sw);
+    CHECK(p.configs.size() == 1);
+    CHECK(p.invalid == 1);
+    sw.layers.clear();
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "needs its layers"));
+    // SPECs given to a sweep without stacks are still checked
+    SweepOptions att;
+    att.layers = {"attention:bogus=1"};
+    CHECK_THROWS_AS((void)plan_sweep(att), invalid_input);
+    // A budget buys copies of the SPEC: ⌊B / parameters of one copy⌋
+    SweepOptions b;
+    b.families = {family_from_string("stack")};
+    b.layers = {"attention,mlp:power=2"};
+    b.tokens = {2};
+    b.dims = {2};
+    b.budget = 100;
+    NetworkSpec one;
+    one.family = family_from_string("stack");
+    one.tokens = 2;
+    one.dim = 2;
+    one.layers = parse_layers(b.layers[0]);
+    one.depth = 2;
+    const long per = fmpz_get_si(parameter_count(ValidSpec(one)).get());
+    const SweepPlan bp = plan_sweep(b);
+    REQUIRE(bp.configs.size() == 1);
+    CHECK(bp.configs[0]->depth == 2 * (100 / per));
+}

@@ -19,20 +19,6 @@ namespace {
 
 using Cells = seprank::TableRow;
 
-// "a=1,b=2" as (name, text) pairs; invalid_input naming the option on a malformed item.
-Cells parse_assignments(const std::string& text, const std::string& option) {
-    Cells out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) {
-        const auto eq = item.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-            throw seprank::invalid_input(option + ": '" + item + "' is not name=value");
-        out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    }
-    if (out.empty()) throw seprank::invalid_input(option + ": empty");
-    return out;
-}
-
 std::vector<std::string> split_names(const std::string& text) {
     std::vector<std::string> out;
     std::stringstream ss(text);
@@ -94,6 +80,15 @@ seprank::NetworkSpec spec_of_row(const Cells& row, const std::vector<std::string
         if (!field) throw seprank::invalid_input("--check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank)");
         *field = x[i];
     }
+    // A stack: its `layers` column is the list that depth (the number of layers) repeats.
+    if (const std::string* spec = table_cell(row, "layers"); spec && !spec->empty()) {
+        const std::vector<seprank::LayerSpec> unit = seprank::parse_layers(*spec);
+        const long n = static_cast<long>(unit.size());
+        if (s.depth < 0 || s.depth % n != 0 || s.depth / n > seprank::kMaxDepth)
+            throw seprank::invalid_input("--check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
+                                         " layers '" + *spec + "' (at most " + std::to_string(seprank::kMaxDepth) + " layers)");
+        for (long c = 0; c < s.depth / n; ++c) s.layers.insert(s.layers.end(), unit.begin(), unit.end());
+    }
     return s;
 }
 
@@ -112,7 +107,7 @@ struct GuessCommand final : Command {
         sub->add_option("table", table, "table file: CSV with a header (seprank table --format csv), a JSON array of objects or JSON lines")->required();
         sub->add_option("--value", value, "the column to explain (integers)")->capture_default_str();
         sub->add_option("--vars", vars_text, "1 to 3 integer columns the value is a function of, e.g. dim,depth")->required();
-        sub->add_option("--where", where_text, "keep rows with these column values, e.g. tokens=2,heads=1");
+        sub->add_option("--where", where_text, "keep rows with these column values, e.g. tokens=2,heads=1 (a comma not followed by name= belongs to the value: layers=attention,mlp:power=2)");
         sub->add_option("--predict", predict, "evaluate the formula at a point, e.g. dim=3,depth=5 (repeatable)");
         sub->add_flag("--check", check, "also compute each predicted point with `generic` (from the first kept row's network) and say agree/disagree");
         sub->add_option("--check-seconds", check_seconds, "--check: time budget per point in seconds (> 0); a point not done in time is reported unchecked")->capture_default_str();
@@ -143,7 +138,7 @@ struct GuessCommand final : Command {
         Notes notes;
         if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
-        const Cells where = where_text.empty() ? Cells{} : parse_assignments(where_text, "--where");
+        const Cells where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
         std::vector<std::vector<long>> points;
         for (const std::string& p : predict) {
             std::vector<long> x;

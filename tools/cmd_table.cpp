@@ -15,7 +15,7 @@ std::string none_as_zero(const std::string& text) {
 
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
-    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform";
+    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = seprank::table_generic_defaults().max_seconds;
     std::uint64_t t_seed = 1;
@@ -36,6 +36,8 @@ struct TableCommand final : Command {
         sub->add_option("--head-dim", t_head_dim, "list or range of the head dim da (attention; default dx/H)");
         sub->add_option("--attention-rank", t_att_rank, "list or range of k, the cap on rank(W^Q^T W^K) (attention; 0: none)");
         sub->add_option("--position", t_position, "list or range of the output position i");
+        sub->add_option("--layers", t_layers, "stacks: SPECs separated by ';', e.g. 'attention;attention,mlp:power=3' (each repeated --depth times; "
+                                              "the family is stack unless --family says otherwise)");
         sub->add_option("--preset", t_preset, "a named sweep instead of network options: default | theorem7.3")
             ->check(CLI::IsMember(seprank::table_preset_names()));
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
@@ -63,11 +65,15 @@ struct TableCommand final : Command {
         std::vector<seprank::SweepOptions> sweeps;
         const bool custom = !t_family.empty() || !t_tokens.empty() || !t_dim.empty() || !t_heads.empty() || !t_depth.empty() ||
                             !t_degree.empty() || !t_width.empty() || t_residual || t_budget > 0 || !t_embed.empty() ||
-                            !t_head_dim.empty() || !t_att_rank.empty() || !t_position.empty();
+                            !t_head_dim.empty() || !t_att_rank.empty() || !t_position.empty() || !t_layers.empty();
         if (custom && !t_preset.empty())
             throw seprank::invalid_input("--preset " + t_preset + " takes no network options (it fixes the whole sweep)");
         if (custom) {
             seprank::SweepOptions sw;
+            if (!t_layers.empty()) {
+                sw.layers = seprank::split_layers_list(t_layers);
+                sw.families = {seprank::family_from_string("stack")};  // --layers names stacks, unless --family lists families
+            }
             if (!t_family.empty()) {
                 sw.families.clear();
                 std::stringstream ss(t_family);
@@ -181,13 +187,15 @@ struct TableCommand final : Command {
         if (!any_family([](const Info& i) { return i.heads; }))
             notes.ignored(*sub, {"--heads", "--head-dim", "--attention-rank"}, "no family of the sweep has attention heads");
         if (!any_family([](const Info& i) { return i.width; })) notes.ignored(*sub, {"--width"}, "no family of the sweep has one width (hadamard)");
-        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; })) {
-            notes.ignored(*sub, {"--block-degree"}, "every family of the sweep fixes its block degree");
+        if (!any_family([](const Info& i) { return i.degree_key != nullptr; }))
+            notes.ignored(*sub, {"--block-degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)");
+        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; }))
             notes.ignored(*sub, {"--budget"}, "the budget sets the depth of families with a free block degree only");
-        }
         if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
+        if (!any_family([](const Info& i) { return i.layers; })) notes.ignored(*sub, {"--layers"}, "no family of the sweep is described by layers (stack)");
         notes.emit(nullptr);
-        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension);
+        const bool layers = !t_layers.empty();
+        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers);
         if (format == "markdown") {
             std::cout << seprank::markdown_line(cols) << "\n|";
             for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
@@ -198,7 +206,7 @@ struct TableCommand final : Command {
                 std::cout << seprank::markdown_line(cells) << "\n";
             }
         } else if (format == "csv") {
-            std::cout << seprank::csv_header(!t_eps.empty(), t_dimension) << "\n";
+            std::cout << seprank::csv_header(!t_eps.empty(), t_dimension, layers) << "\n";
             for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
         } else if (format == "json") {
             std::cout << seprank::to_json(rows, 2) << "\n";
@@ -213,6 +221,7 @@ struct TableCommand final : Command {
             }
             if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
             if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
+            if (layers) shown.insert(shown.begin() + 1, "layers");
             print_table(plain, "text", shown);
         }
         check_stdout();  // a failed write is the one error line, after no summary

@@ -128,9 +128,21 @@ using TableRow = std::vector<std::pair<std::string, std::string>>;
 // The text of column `name` in row (nullptr when the row has no such column).
 const std::string* table_cell(const TableRow& row, const std::string& name);
 
-// Whether row has every (column, value) of `where`: integers compared as integers, other
-// text as text. invalid_input naming a column the row lacks.
+// Whether row has every (column, value) of `where`: integers compared as integers, a
+// `layers` value as a stack's SPEC (both sides in the table's canonical form,
+// layers_to_string(layers_period(parse_layers(·))), so "attention,mlp:power=2" matches the
+// cell "attention,mlp"), other text as text. invalid_input naming a column the row lacks,
+// or a `layers` value that is not a SPEC.
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where);
+
+// `seprank guess --where` text: "name=value[,name=value…]" as (name, value) pairs, in
+// order. A comma starts a new pair only where the text after it begins with "name="
+// (a name of letters, digits and '_'); any other comma belongs to the value, so values
+// with commas need no quoting: "layers=attention,mlp:power=2,tokens=2" is
+// {layers: "attention,mlp:power=2", tokens: "2"}, "partition=1,2|3" is one pair.
+// invalid_input naming the item: an empty text or item (",,", a trailing comma), a
+// first item without a name and value, or a name with an empty value.
+std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text);
 
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
 // (one object per line). A leading UTF-8 byte-order mark is skipped, and so are CSV `#`

@@ -107,6 +107,11 @@ std::string to_string(const LayerSpec& layer);
 std::string layers_to_string(const std::vector<LayerSpec>& layers);
 // The kind names, in variant order ("attention", "mlp", "hadamard").
 std::vector<std::string> layer_kind_names();
+// The shortest prefix u of `layers` such that `layers` is u repeated |layers|/|u| times
+// (the whole list when no shorter prefix repeats; {} for {}): the list a stack's
+// `--layers SPEC` names before `--depth` repeats it, in its canonical form (table's
+// `layers` column). Cost: O(|layers|²) comparisons.
+std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers);
 
 // The deepest network validate() accepts: depth L <= kMaxDepth (checked, invalid_input).
 inline constexpr long kMaxDepth = 64;

@@ -7,12 +7,14 @@
 // Each row is a generic rank (generic.hpp) w.r.t. the balanced partition (or a given
 // one), with the Levine et al. bounds for attention rows (bounds.hpp).
 //
-// Row columns (in order): family, tokens, dim, heads, block_degree, width, depth,
+// Row columns (in order): family, [layers,] tokens, dim, heads, block_degree, width, depth,
 // residual, embed_rank, head_dim, attention_rank, position, partition, degree, params, terms, rank, certified, label, method, rows,
 // cols, trials, degenerate, failure_bound, log3_rank, theorem, log3_lower, log3_upper,
 // outside, s_up, s_low, ratio_up, ratio_low, t73_flag (Theorem 7.3, embedding.hpp),
 // status, reason, seconds, peak_mib; then the ε columns (SweepOptions::eps) and the
-// functional dimension (SweepOptions::dimension) when asked for.
+// functional dimension (SweepOptions::dimension) when asked for. `layers` (a stack's
+// SPEC) is there only in sweeps with a SPEC list (SweepOptions::layers), so that the
+// tables of other sweeps keep their columns.
 // `certified` is false for every generic row: a generic rank is a certified lower bound
 // plus a probability bound, never an exact certificate. status is ok, lower-bound
 // (evaluation still full rank at max_side) or skipped (with the reason: a size budget).
@@ -56,6 +58,11 @@ struct SweepOptions {
     std::vector<long> head_dims = {0};        // da (attention); 0: dx / H
     std::vector<long> attention_ranks = {0};  // k (attention); 0: no cap
     std::vector<long> positions = {1};        // output position i (fc: always 1)
+    // SPECs (`--layers`, network.hpp's parse_layers syntax) of the families described by
+    // a list of layers (family stack): each SPEC is the list that the depth L repeats
+    // (L copies of it). Parsed once by plan_sweep. Non-empty adds the `layers` column
+    // to every row (table_columns(eps, dimension, true)), empty for rows of other families.
+    std::vector<std::string> layers;
     long budget = 0;             // > 0: non-attention depth = ⌊budget / params per layer⌋
     std::string partition;       // empty: balanced
     long max_variables = 64;     // size budget: rows with more input variables are skipped
@@ -93,13 +100,24 @@ std::vector<SweepOptions> theorem73_table();
 std::vector<SweepOptions> table_preset(const std::string& name);
 const std::vector<std::string>& table_preset_names();
 
+// `--layers` of `seprank table`: SPECs separated by ';' (a SPEC itself uses ',', ':' and
+// '=', never ';'), e.g. "attention;attention,mlp:power=3". invalid_input naming the text
+// on an empty entry (an empty text, a leading, trailing or doubled ';'). The SPECs
+// themselves are parsed by plan_sweep.
+std::vector<std::string> split_layers_list(const std::string& text);
+
 struct SweepPlan {
     std::vector<ValidSpec> configs;  // validated here, once: rows pass them on unchecked
     long invalid = 0;            // combinations left out (validation failed)
 };
-// Every valid configuration of the sweep, in loop order. Checked first (invalid_input):
-// check_options(s.generic) and budget >= 0; a configuration that fails validate(spec)
-// is counted in `invalid`, not an error.
+// Every valid configuration of the sweep, in loop order (for a family with layers, the
+// SPECs outermost). Checked first (invalid_input): check_options(s.generic), budget >= 0,
+// every SPEC of s.layers (parse_layers; the message names the SPEC) and, when a family
+// of the sweep is described by layers, a non-empty s.layers. A configuration that fails
+// validate(spec) is counted in `invalid`, not an error; but a SPEC for which every
+// configuration fails (mlp:power=0, say) is invalid_input naming it with the first
+// failure. With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
+// copies.
 SweepPlan plan_sweep(const SweepOptions& s);
 
 // A table row: the Record of table_columns() (columns.hpp) for one configuration.
@@ -108,7 +126,8 @@ SweepPlan plan_sweep(const SweepOptions& s);
 // as generic_rank checks them.
 using Row = Record;
 Row table_row(const ValidSpec& spec, const SweepOptions& s);
-// The configuration part of a row (for resuming): the columns before `degree`.
+// The configuration part of a row (for resuming): the columns before `degree` (`layers`
+// among them when the row has it).
 std::string row_key(const Row& row);
 std::string row_key(const ValidSpec& spec, const SweepOptions& s);
 // The table's column names, in order (each a column of the registry).
@@ -128,9 +147,11 @@ const std::vector<std::string>& table_eps_columns();
 // message in `reason`.
 const std::vector<std::string>& table_dimension_columns();
 // table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
-// plus table_dimension_columns() when `dimension`.
+// plus table_dimension_columns() when `dimension`, plus `layers` (right after `family`)
+// when `layers` (a sweep with SPECs).
 std::vector<std::string> table_columns(bool eps);
 std::vector<std::string> table_columns(bool eps, bool dimension);
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
 std::vector<std::string> row_columns(const Row& row);
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
@@ -139,6 +160,7 @@ std::string csv_line(const Row& row);
 std::string csv_header();
 std::string csv_header(bool eps);
 std::string csv_header(bool eps, bool dimension);
+std::string csv_header(bool eps, bool dimension, bool layers);
 
 struct PlannedRow {
     ValidSpec spec;  // a bare NetworkSpec is validated when the row is built
@@ -167,8 +189,9 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
 //   JSON Lines: {"seprank_table_sweep": "<signature>"}, then one object per row.
 // The signature (sweep_signature) holds every option that changes a row's values but
 // is not in the row's key: trials, seed, method, max_side, variant, partition,
-// max_variables and the number of columns (and the ε options, and `dimension=1`, when
-// the sweep has them). A file from another sweep is refused
+// max_variables and the number of columns (and the ε options, `dimension=1` and
+// `layers=1`, when the sweep has them). The SPECs themselves are in each row's key (its
+// `layers` column), as the other swept values are: a resumed sweep may add SPECs. A file from another sweep is refused
 // (invalid_input), so a resumed table never mixes rows of different sweeps. Files
 // without a sweep line (older versions) are read by read_table_file but not resumed
 // by TableAppender with a signature.

@@ -540,6 +540,8 @@ PYBIND11_MODULE(_core, m) {
             sw.widths = get_or(d, "widths", sw.widths);
             sw.residual = {get_or<bool>(d, "residual", false)};
             sw.budget = get_or<long>(d, "budget", 0);
+            sw.layers = get_or(d, "layers", sw.layers);
+            if (d.contains("layers") && !d.contains("families")) sw.families = {family_from_string("stack")};
             list.push_back(sw);
         }
         std::vector<PlannedRow> plan;
@@ -569,8 +571,9 @@ PYBIND11_MODULE(_core, m) {
         });
         return py::make_tuple(rows, invalid);
     });
-    m.def("table_columns", [](bool eps, bool dimension) { return table_columns(eps, dimension); }, py::arg("eps") = false,
-          py::arg("dimension") = false);
+    m.def("table_columns", [](bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers); },
+          py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false);
+    m.def("split_layers_list", [](const std::string& text) { return split_layers_list(text); });
 
     // ---- test hook: throws one library error type, so the tests check translate_errors()
     m.def("_raise_library_error", [](const std::string& kind) {

@@ -72,7 +72,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
-          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False) -> Any:
+          eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
+          layers: Any = None) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -88,18 +89,29 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     ``dimension=True`` adds the functional dimension of every row (``seprank table
     --dimension``: columns dimension, dim_expected, dim_defect; scalar output, seeded by
     ``seed``; docs/table.md).
+    ``layers`` sweeps stacks (``seprank table --layers``): one SPEC, several separated by
+    ';' ('attention;attention,mlp:power=3'), or a list of SPECs; each is repeated ``depth``
+    times, and the family is 'stack' unless ``family`` lists families. The rows then
+    carry a ``layers`` column (the SPEC in canonical form, '' for other families).
     """
-    custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width)) or residual or budget
+    custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
     if custom:
         sw: Dict[str, Any] = {"residual": bool(residual), "budget": integer(budget, "budget"),
                               "block_degrees": int_list(block_degree, "block_degree") if block_degree is not None else [2]}
         if family is not None:
             fams = family.split(",") if isinstance(family, str) else list(family)
-            sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
+            sw["families"] = [choice(f, "family", FAMILIES + ("stack",)) for f in fams]
         for key, v in (("tokens", tokens), ("dims", dim), ("heads", heads), ("depths", depth), ("widths", width)):
             if v is not None:
                 sw[key] = int_list(v, key)
+        if layers is not None:
+            if isinstance(layers, str):
+                sw["layers"] = _core.split_layers_list(layers)
+            elif isinstance(layers, (list, tuple)) and layers and all(isinstance(x, str) for x in layers):
+                sw["layers"] = [t for x in layers for t in _core.split_layers_list(x)]
+            else:
+                raise ValueError(f"layers: expected a SPEC text or a non-empty list of SPEC texts, got {layers!r}")
         sweeps.append(sw)
     if not isinstance(dimension, bool):
         raise ValueError(f"dimension: expected True or False, got {dimension!r}")
@@ -123,7 +135,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if dataframe:
             raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
         return rows
-    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"]))
+    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"], layers is not None))
 
 
 def claims() -> Dict[str, str]:

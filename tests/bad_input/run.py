@@ -151,6 +151,7 @@ def fixtures():
     w("gh_bigvar.csv", "n,v\n1,2\n2,5\n" + "9" * 60 + ",10\n")
     w("gh_sweep.jsonl", '{"seprank_table_sweep": "trials=1 seed=1"}\n' +
       "".join(f'{{"dim":{d},"rank":{d + 1},"status":"ok"}}\n' for d in range(1, 6)))
+    w("gh_stack.csv", "family,layers,depth,rank\n" + "".join(f'stack,"attention,mlp",{2 * d},{d + 1}\n' for d in range(1, 6)))
 
 
 def run_case(rc_want, frag, args, lineno):

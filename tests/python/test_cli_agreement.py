@@ -270,6 +270,30 @@ def test_table_eps_matches_cli(cli):
         seprank.table(tokens=2, dim=1, depth=1, eps=0.1, measure="cauchy")
 
 
+def test_table_layers_matches_cli(cli):
+    # stacks: a ';' list or a Python list of SPECs, the layers column after family (canonical SPEC)
+    rows = seprank.table(layers="attention,mlp:power=2;mlp:power=2,attention", tokens=2, dim=[1, 2, 3], dataframe=False)
+    assert seprank.table(layers=["attention,mlp:power=2", "mlp:power=2,attention"], tokens=2, dim=[1, 2, 3],
+                         dataframe=False)[0]["rank"] == rows[0]["rank"]
+    c = cli("table", "--layers", "attention,mlp:power=2;mlp:power=2,attention", "--tokens", 2, "--dim", "1..3")
+    assert len(rows) == len(c) == 6
+    for r, cr in zip(rows, c):
+        assert list(r) == list(cr) and list(r)[:3] == ["family", "layers", "tokens"]
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+    assert [r["layers"] for r in rows] == ["attention,mlp"] * 3 + ["mlp,attention"] * 3
+    assert [r["rank"] for r in rows[3:]] == [2, 3, 4]  # per-token layers first: dx + 1 (docs/theory.md 3.6)
+    g = seprank.guess(rows, vars=["dim"], where={"layers": "mlp:power=2,attention"})
+    assert g.found and g.formula == "C(1 + dim, dim)"
+    mixed = seprank.table(family="attention,stack", layers="attention", tokens=2, dim=1, dataframe=False)
+    assert [(r["family"], r["layers"]) for r in mixed] == [("attention", ""), ("stack", "attention")]
+    assert seprank.table(tokens=2, dim=1, dataframe=False)[0].keys().isdisjoint({"layers"})
+    for bad, match in (("attention;", "SPEC 2 is empty"), ("softmax", "softmax"), ([], "layers"), (3, "layers")):
+        with pytest.raises(ValueError, match=match):
+            seprank.table(layers=bad, tokens=2, dim=1)
+
+
 def test_table_dimension_matches_cli(cli):
     rows = seprank.table(family="attention,hadamard", tokens=2, dim=[1, 2], depth=[1, 2], seed=4, dimension=True,
                          dataframe=False)
