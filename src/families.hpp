@@ -201,6 +201,16 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, 
     return c;
 }
 
+// The tokens (x^1, …, x^N) as one vector of N·dx entries: the input of the families that
+// read their tokens flattened (fc, power).
+template <class F>
+typename F::Vec flat_tokens(F& f, const typename F::VecList& tokens) {
+    typename F::Vec v = f.vec();
+    for (const auto& t : tokens)
+        for (const auto& x : t) v.push_back(x);
+    return v;
+}
+
 // One weight matrix of a layer: where it sits in the weights file and its shape.
 // JSON path inside layers[l]: .list[index].key, .list[index] (no key) or .key (no list).
 struct MatrixSlot {
@@ -662,9 +672,7 @@ struct Fc {
     static typename F::E forward(F& f, typename F::VecList& tokens) {
         using E = typename F::E;
         using Vec = typename F::Vec;
-        Vec v = f.vec();
-        for (const auto& t : tokens)
-            for (const auto& x : t) v.push_back(x);
+        Vec v = flat_tokens(f, tokens);
         const long p = f.spec().coordinate - 1;
         if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
         for (long l = 0; l < f.spec().depth; ++l) {
@@ -778,9 +786,7 @@ struct Power {
     static typename F::E forward(F& f, typename F::VecList& tokens) {
         using E = typename F::E;
         using Vec = typename F::Vec;
-        Vec v = f.vec();
-        for (const auto& t : tokens)
-            for (const auto& x : t) v.push_back(x);
+        Vec v = flat_tokens(f, tokens);
         const long p = f.spec().coordinate - 1;
         if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
         const long r = f.spec().block_degree;

@@ -1,6 +1,7 @@
 // Progress meter: formatting and throttling only; the caller's sink writes (docs/progress.md).
 #include "seprank/progress.hpp"
 
+#include <chrono>
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -24,8 +25,8 @@ struct ProgressMeter::State {
     ProgressStyle style;
     Sink sink;
     double delay, interval;
-    std::function<Clock::time_point()> now;
-    Clock::time_point start;
+    std::function<double()> now;  // seconds
+    double start = 0;
     double last = -1e300;  // when the last text went out
     std::string last_what;
     std::uint64_t last_done = 0;
@@ -39,7 +40,7 @@ struct ProgressMeter::State {
     bool stop = false;
     std::thread ticker;
 
-    double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start).count(); }
+    double seconds(double t) const { return t - start; }
 
     // Writes the current state; mu held.
     void emit(double el) {
@@ -65,14 +66,16 @@ struct ProgressMeter::State {
     }
 };
 
-ProgressMeter::ProgressMeter(ProgressStyle style, Sink sink, double delay, double interval, std::function<Clock::time_point()> now,
+ProgressMeter::ProgressMeter(ProgressStyle style, Sink sink, double delay, double interval, std::function<double()> now,
                              bool heartbeat)
     : st_(std::make_unique<State>()) {
     st_->style = style;
     st_->sink = std::move(sink);
     st_->delay = delay;
     st_->interval = interval;
-    st_->now = now ? std::move(now) : std::function<Clock::time_point()>([] { return Clock::now(); });
+    st_->now = now ? std::move(now) : std::function<double()>([] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    });
     st_->start = st_->now();
     if (heartbeat && style != ProgressStyle::quiet && st_->sink) st_->ticker = std::thread([s = st_.get()] { s->beat(); });
 }

@@ -77,6 +77,7 @@ std::vector<SweepOptions> default_table() {
     had.widths = {2};
     had.block_degrees = {2, 3, 4};
     had.budget = 48;
+    att.generic.max_seconds = had.generic.max_seconds = kTableRowSeconds;
     return {att, had};
 }
 

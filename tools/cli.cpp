@@ -267,7 +267,7 @@ std::unique_ptr<seprank::ProgressMeter> make_progress(const Globals& g) {
         if (end != d && *end == '\0' && v >= 0 && std::isfinite(v)) delay = v;
     }
     return std::make_unique<seprank::ProgressMeter>(style, [](const std::string& text) { std::cerr << text << std::flush; }, delay, 5.0,
-                                                    std::function<seprank::ProgressMeter::Clock::time_point()>{}, true);
+                                                    std::function<double()>{}, true);
 }
 
 void check_stdout() {

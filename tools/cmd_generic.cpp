@@ -9,7 +9,7 @@ struct GenericCommand final : Command {
     NetOptions go;
     std::string generic_method = "auto", generic_partition, generic_variant = "auto";
     long trials = 2, generic_max_side = 4096, generic_start = 0;
-    double generic_growth = 1.25;
+    double generic_growth = 1.25, generic_max_seconds = 0;
     int prime_bits = 62;
     std::string generic_store;
     std::string format = "text";
@@ -28,6 +28,7 @@ struct GenericCommand final : Command {
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--start", generic_start, "evaluation: first matrix side k, 1..max-side (a side at or above every block cap skips the growth); 0: min(16, max-side)")->capture_default_str();
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
+        sub->add_option("--max-seconds", generic_max_seconds, "evaluation: time budget in seconds (0: none); a run it stops is a lower bound (converged false), and where it stops depends on the machine")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (with at most 52 bits the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
@@ -51,6 +52,7 @@ struct GenericCommand final : Command {
         g.growth = generic_growth;
         g.store = generic_store;
         g.prime_bits = prime_bits;
+        g.max_seconds = generic_max_seconds;
         seprank::check_options(g);  // every value, whichever method runs
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");
@@ -69,7 +71,7 @@ struct GenericCommand final : Command {
         const seprank::RankAnswer& r = *answer;
         const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");
         if (r.method == "flattening")
-            notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store"}, chosen + " evaluates nothing");
+            notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store", "--max-seconds"}, chosen + " evaluates nothing");
         else if (r.variant.rfind("graded", 0) != 0)
             notes.ignored(*sub, {"--store"}, "the " + r.variant + " evaluation keeps no block store (graded only)");
         json j = spec_json(spec);

@@ -17,7 +17,7 @@ struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
     std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
-    double t_row_seconds = seprank::table_generic_defaults().max_seconds;
+    double t_row_seconds = 0;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false;
     std::string format = "text";
@@ -47,8 +47,8 @@ struct TableCommand final : Command {
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--row-seconds", t_row_seconds,
-                        "evaluation: time budget of each row in seconds (0: none); a row stopped by it is a lower bound, and its rank then depends on the machine's speed")
-            ->capture_default_str();
+                        "evaluation: time budget of each row in seconds (0: none); a row stopped by it is a lower bound, and its rank then depends on the machine's speed [default: " +
+                            seprank::format_seconds(seprank::kTableRowSeconds) + " for the default table, none for other sweeps]");
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
             ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--eps", t_eps, "epsilon-rank columns: relative thresholds E[,E...] (spectrum of the seeded integer-weight network)");
@@ -105,7 +105,7 @@ struct TableCommand final : Command {
                               : t_method == "evaluation" ? seprank::GenericMethod::evaluation
                                                          : seprank::GenericMethod::automatic;
             sw.generic.max_side = t_max_side;
-            sw.generic.max_seconds = t_row_seconds;
+            if (sub->count("--row-seconds") > 0) sw.generic.max_seconds = t_row_seconds;  // else the preset's (default table) or none
             sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);
             sw.generic.threads = threads;
             sw.eps = parse_eps(t_eps);

@@ -7,7 +7,6 @@
 // nothing (--quiet), and hands the text to a sink that the CLI writes to stderr.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,11 +62,12 @@ enum class ProgressStyle {
 // writes, formatting one line.
 class ProgressMeter {
 public:
-    using Clock = std::chrono::steady_clock;
     using Sink = std::function<void(const std::string&)>;
-    // now: the clock (tests give a fake one); default steady_clock::now.
+    // now: a monotonic clock in seconds from any origin (tests give a fake one); default
+    // std::chrono::steady_clock. (Seconds as a double keep <chrono> out of this header:
+    // the umbrella header's budget.)
     ProgressMeter(ProgressStyle style, Sink sink, double delay = 1.0, double interval = 5.0,
-                  std::function<Clock::time_point()> now = {}, bool heartbeat = false);
+                  std::function<double()> now = {}, bool heartbeat = false);
     ~ProgressMeter();  // stops the heartbeat thread
     ProgressMeter(const ProgressMeter&) = delete;
     ProgressMeter& operator=(const ProgressMeter&) = delete;

@@ -126,6 +126,13 @@ def seed_value(v: Any, name: str = "seed") -> int:
     return integer(v, name, 0, SEED_MAX)
 
 
+def seconds(v: Any, name: str) -> float:
+    """A time budget: a finite number of seconds >= 0 (0: none)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+        raise ValueError(f"{name}: expected a finite number >= 0 (0: no time budget), got {v!r}")
+    return float(v)
+
+
 def thread_count(v: Any) -> int:
     """A thread count: an integer in 1..2^31 − 1, checked whether or not the chosen
     method runs threads (an ignored option is still refused when invalid)."""

@@ -291,6 +291,7 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.growth = get_or<double>(o, "growth", g.growth);
     g.prime_bits = static_cast<int>(get_or<long>(o, "prime_bits", g.prime_bits));
     g.store = get_or<std::string>(o, "store", g.store);
+    g.max_seconds = get_or<double>(o, "max_seconds", g.max_seconds);
     return g;
 }
 

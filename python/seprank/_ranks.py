@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, integer, matrix, partition_text, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, integer, matrix, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, spec_dict
 from ._polynomials import Polynomial
 
@@ -155,9 +155,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     if isinstance(growth, bool) or not isinstance(growth, (int, float)):
         raise ValueError(f"growth: expected a number above 1, got {growth!r}")
     opts["growth"] = float(growth)
-    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) or not 0 <= max_seconds < float("inf"):
-        raise ValueError(f"max_seconds: expected a finite number >= 0 (0: no time budget), got {max_seconds!r}")
-    opts["max_seconds"] = float(max_seconds)
+    opts["max_seconds"] = seconds(max_seconds, "max_seconds")
     if store is not None:
         if not isinstance(store, str) or not store:
             raise ValueError(f"store: expected a folder name, got {store!r}")

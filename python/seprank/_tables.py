@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text, seed_value, thread_count
+from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -73,7 +73,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
-          layers: Any = None) -> Any:
+          layers: Any = None, row_seconds: Optional[float] = None) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -93,6 +93,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     ';' ('attention;attention,mlp:power=3'), or a list of SPECs; each is repeated ``depth``
     times, and the family is 'stack' unless ``family`` lists families. The rows then
     carry a ``layers`` column (the SPEC in canonical form, '' for other families).
+    ``row_seconds``: each row's evaluation time budget (``seprank table --row-seconds``;
+    0: none; None: 10 s for the default table, none for other sweeps); a row it ends is a
+    lower bound with status 'lower-bound' (docs/table.md, "Budgets").
     """
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
@@ -121,6 +124,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension}
+    if row_seconds is not None:
+        opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)

@@ -270,6 +270,18 @@ def test_table_eps_matches_cli(cli):
         seprank.table(tokens=2, dim=1, depth=1, eps=0.1, measure="cauchy")
 
 
+def test_table_row_seconds_matches_cli(cli):
+    # a row budget spent at once: the row stops after one growth step, as a lower bound
+    args = dict(tokens=3, dim=3, depth=2, method="evaluation", dataframe=False)
+    rows = seprank.table(row_seconds=1e-9, **args)
+    c = cli("table", "--tokens", 3, "--dim", 3, "--depth", 2, "--method", "evaluation", "--row-seconds", "1e-9")
+    assert [r["status"] for r in rows] == [r["status"] for r in c] == ["lower-bound"]
+    assert "time budget of 1e-09 s" in rows[0]["reason"] and rows[0]["reason"] == c[0]["reason"]
+    assert rows[0]["rank"] < seprank.table(**args)[0]["rank"]
+    with pytest.raises(ValueError, match="row_seconds"):
+        seprank.table(row_seconds=-1, **args)
+
+
 def test_table_layers_matches_cli(cli):
     # stacks: a ';' list or a Python list of SPECs, the layers column after family (canonical SPEC)
     rows = seprank.table(layers="attention,mlp:power=2;mlp:power=2,attention", tokens=2, dim=[1, 2, 3], dataframe=False)
