@@ -239,7 +239,7 @@ TEST_CASE("rank_modular_fflas = FLINT's nmod_mat_rank on the same matrices, for 
 TEST_CASE("rank_modular_fflas: the baseline and the x86-64-v3 copies both equal nmod_mat_rank") {
     auto rng = seprank_test::rng_for("rank-fflas-copies");
     const bool v3 = fflas_v3_available();
-    MESSAGE("seed " << seprank_test::seed() << "; FFLAS copy in use: " << fflas_copy_name());
+    MESSAGE("seed " << seprank_test::seed() << "; FFLAS copy in use: " << std::string(fflas_copy_name()));
     if (!v3)
         MESSAGE("x86-64-v3 copy not usable here (built without it or without FFLAS, processor without AVX2/FMA, or "
                 "SEPRANK_SIMD=0): only the baseline copy is checked");
