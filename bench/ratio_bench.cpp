@@ -3,9 +3,10 @@
 //      against ModEvaluator one point at a time, same network, points and prime; and
 //      ModBatchEvaluator at a 52-bit prime (the AVX-512 IFMA kernel where usable)
 //      against ModEvaluator at that prime;
-//   2. dense rank mod p < 2^23: rank_modular_fflas (FFLAS-FFPACK) against FLINT's
+//   2. dense rank mod p < 2^23: rank_modular_fflas (FFLAS-FFPACK; its baseline x86-64
+//      copy and, where the processor runs it, its x86-64-v3 copy) against FLINT's
 //      nmod_mat_rank on the same matrices, plus nmod_mat_rank mod a 62-bit prime.
-// Prints one markdown table per part. Usage: bench_ratio [--quick]
+// Prints one markdown table per part. Usage: bench_ratio [--quick] [--rank-only]
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/network.hpp"
@@ -42,51 +43,60 @@ double best(int reps, F&& fn) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    bool quick = false, rank_only = false;
+    for (int i = 1; i < argc; ++i) {
+        quick = quick || std::strcmp(argv[i], "--quick") == 0;
+        rank_only = rank_only || std::strcmp(argv[i], "--rank-only") == 0;
+    }
     Rng rng(20261123);
-    std::printf("### Forward evaluation: points per second (one thread)\n\n");
-    std::printf("| network | one at a time (points/s) | batched (points/s) | ratio | values equal | 52-bit p: one at a time | 52-bit p: batched, kernel | ratio | values equal |\n"
-                "|---|---|---|---|---|---|---|---|---|\n");
-    struct Cfg { long n, dx, h, L; };
-    for (const Cfg c : {Cfg{3, 4, 1, 3}, Cfg{4, 4, 2, 3}, Cfg{2, 4, 1, 4}, Cfg{4, 2, 1, 3}}) {
-        NetworkSpec s;
-        s.tokens = c.n;
-        s.dim = c.dx;
-        s.heads = c.h;
-        s.depth = c.L;
-        const std::uint64_t p = random_prime(rng, 62);
-        const Network net = random_network(s, rng.next(), static_cast<long>((p - 1) / 2));
-        const ModEvaluator one(net, p);
-        const ModBatchEvaluator batch(net, p);
-        const std::size_t count = quick ? 4000 : 40000, w = batch.width();
-        std::vector<std::uint64_t> pts(count * w), a(count), b(count);
-        for (auto& x : pts) x = rng.below(p);
-        Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(s.dim)));
-        const double t1 = best(3, [&] {
-            for (std::size_t q = 0; q < count; ++q) {
-                for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts.data() + q * w + t * x[t].size(), x[t].size(), x[t].begin());
-                a[q] = one(x);
-            }
-        });
-        const double t2 = best(3, [&] { batch.evaluate(pts.data(), count, b.data()); });
-        // The same network's integer weights mod a 52-bit prime.
-        const std::uint64_t p52 = random_prime(rng, 52);
-        const ModEvaluator one52(net, p52);
-        const ModBatchEvaluator batch52(net, p52);
-        std::vector<std::uint64_t> a52(count), b52(count);
-        const double t3 = best(3, [&] {
-            for (std::size_t q = 0; q < count; ++q) {
-                for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts.data() + q * w + t * x[t].size(), x[t].size(), x[t].begin());
-                a52[q] = one52(x);
-            }
-        });
-        const double t4 = best(3, [&] { batch52.evaluate(pts.data(), count, b52.data()); });
-        std::printf("| attention N=%ld dx=%ld H=%ld L=%ld | %.3g | %.3g | %.2f | %s | %.3g | %.3g, %s | %.2f | %s |\n", c.n, c.dx, c.h, c.L, count / t1,
-                    count / t2, t1 / t2, a == b ? "yes" : "NO", count / t3, count / t4, batch52.kernel(), t3 / t4, a52 == b52 ? "yes" : "NO");
+    if (!rank_only) {
+        std::printf("### Forward evaluation: points per second (one thread)\n\n");
+        std::printf("| network | one at a time (points/s) | batched (points/s) | ratio | values equal | 52-bit p: one at a time | 52-bit p: batched, kernel | ratio | values equal |\n"
+                    "|---|---|---|---|---|---|---|---|---|\n");
+        struct Cfg { long n, dx, h, L; };
+        for (const Cfg c : {Cfg{3, 4, 1, 3}, Cfg{4, 4, 2, 3}, Cfg{2, 4, 1, 4}, Cfg{4, 2, 1, 3}}) {
+            NetworkSpec s;
+            s.tokens = c.n;
+            s.dim = c.dx;
+            s.heads = c.h;
+            s.depth = c.L;
+            const std::uint64_t p = random_prime(rng, 62);
+            const Network net = random_network(s, rng.next(), static_cast<long>((p - 1) / 2));
+            const ModEvaluator one(net, p);
+            const ModBatchEvaluator batch(net, p);
+            const std::size_t count = quick ? 4000 : 40000, w = batch.width();
+            std::vector<std::uint64_t> pts(count * w), a(count), b(count);
+            for (auto& x : pts) x = rng.below(p);
+            Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(static_cast<std::size_t>(s.dim)));
+            const double t1 = best(3, [&] {
+                for (std::size_t q = 0; q < count; ++q) {
+                    for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts.data() + q * w + t * x[t].size(), x[t].size(), x[t].begin());
+                    a[q] = one(x);
+                }
+            });
+            const double t2 = best(3, [&] { batch.evaluate(pts.data(), count, b.data()); });
+            // The same network's integer weights mod a 52-bit prime.
+            const std::uint64_t p52 = random_prime(rng, 52);
+            const ModEvaluator one52(net, p52);
+            const ModBatchEvaluator batch52(net, p52);
+            std::vector<std::uint64_t> a52(count), b52(count);
+            const double t3 = best(3, [&] {
+                for (std::size_t q = 0; q < count; ++q) {
+                    for (std::size_t t = 0; t < x.size(); ++t) std::copy_n(pts.data() + q * w + t * x[t].size(), x[t].size(), x[t].begin());
+                    a52[q] = one52(x);
+                }
+            });
+            const double t4 = best(3, [&] { batch52.evaluate(pts.data(), count, b52.data()); });
+            std::printf("| attention N=%ld dx=%ld H=%ld L=%ld | %.3g | %.3g | %.2f | %s | %.3g | %.3g, %s | %.2f | %s |\n", c.n, c.dx, c.h, c.L, count / t1,
+                        count / t2, t1 / t2, a == b ? "yes" : "NO", count / t3, count / t4, batch52.kernel(), t3 / t4, a52 == b52 ? "yes" : "NO");
+        }
     }
     std::printf("\n### Dense rank mod p: FFLAS-FFPACK against FLINT nmod_mat_rank (same matrices, one thread)\n\n");
-    std::printf("FFLAS-FFPACK %s.\n\n", fflas_available() ? "built in (-O3, baseline x86-64)" : "NOT built in: the FFLAS column is FLINT");
-    std::printf("| n | rank | p | nmod_mat_rank (s) | rank_modular_fflas (s) | ratio | nmod_mat_rank, 62-bit p (s) | FFLAS vs 62-bit |\n|---|---|---|---|---|---|---|---|\n");
+    const bool v3 = fflas_v3_available();
+    std::printf("FFLAS-FFPACK %s; x86-64-v3 copy %s.\n\n", fflas_available() ? "built in (-O3)" : "NOT built in: the FFLAS columns are FLINT",
+                v3 ? "in use" : "not usable here (the v3 column repeats the baseline copy)");
+    std::printf("| n | rank | p | nmod_mat_rank (s) | FFLAS baseline (s) | FFLAS x86-64-v3 (s) | v3 speed-up | ratio | nmod_mat_rank, 62-bit p (s) | FFLAS vs 62-bit |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
     const std::uint64_t small = 8388593;  // largest prime below 2^23
     for (long n : quick ? std::vector<long>{250, 500} : std::vector<long>{500, 1000, 2000}) {
         for (long r : {n, n / 2}) {
@@ -101,7 +111,9 @@ int main(int argc, char** argv) {
                 NmodMat c = m;
                 r1 = nmod_mat_rank(c.get());
             });
-            const double tx = best(2, [&] { r2 = rank_modular_fflas(m); });
+            long r4 = 0;
+            const double tx0 = best(2, [&] { r4 = rank_modular_fflas(m, FflasCopy::baseline); });
+            const double tx = best(2, [&] { r2 = rank_modular_fflas(m, v3 ? FflasCopy::x86_64_v3 : FflasCopy::baseline); });
             const std::uint64_t big = random_prime(rng, 62);
             NmodMat mb(n, n, big);
             for (long i = 0; i < n; ++i)
@@ -111,8 +123,8 @@ int main(int argc, char** argv) {
                 r3 = nmod_mat_rank(c.get());
             });
             (void)r3;
-            std::printf("| %ld | %ld%s | %llu | %.3f | %.3f | %.2f | %.3f | %.2f |\n", n, r1, r1 == r2 ? "" : " MISMATCH", static_cast<unsigned long long>(small), tf, tx,
-                        tf / tx, tb, tb / tx);
+            std::printf("| %ld | %ld%s | %llu | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f |\n", n, r1, r1 == r2 && r1 == r4 ? "" : " MISMATCH",
+                        static_cast<unsigned long long>(small), tf, tx0, tx, tx0 / tx, tf / tx, tb, tb / tx);
         }
     }
     return 0;

@@ -12,14 +12,19 @@ ymm/zmm/mask registers, SSE3/SSSE3/SSE4.x, POPCNT, LZCNT, BMI1/BMI2, ADX, MOVBE,
 PCLMUL, SHA, CMPXCHG16B, RDRAND/RDSEED, PREFETCHW.
 
 Allowed: the members named with --kernel (the dispatched kernels: tests/simd_symbols_test.py
-checks that their shared symbols hold no such code), and in an executable, the functions
-those members define as local symbols (the kernels themselves). `tzcnt` is allowed: GCC
+checks that their shared symbols hold no such code), and in an executable or shared library,
+a function that is a local symbol there and that a kernel member defines as a local symbol
+(the kernels themselves: a global or weak symbol of the same name, the baseline copy of a
+template the x86-64-v3 copy of FFLAS instantiates too, is still checked), and the kernels'
+entry points named with --entry (global; the x86-64-v3 FFLAS entry is compiled for v3
+whole). `tzcnt` is allowed: GCC
 emits `rep bsf` for __builtin_ctz at the baseline, which objdump prints as tzcnt and older
 processors run as bsf (same result for non-zero input, the only one ctz defines).
 --expect-kernel requires a flagged instruction inside the kernel members, so the test
 shows it can see what it looks for (only where the kernel is built).
 
-Usage: baseline_isa_test.py LIBRARY.a [EXECUTABLE ...] [--kernel MEMBER.o ...] [--expect-kernel]
+Usage: baseline_isa_test.py LIBRARY.a [EXECUTABLE_OR_SHARED_LIBRARY ...] [--kernel MEMBER.o ...]
+       [--entry SYMBOL ...] [--expect-kernel]
 """
 import re
 import subprocess
@@ -45,7 +50,7 @@ EXACT = {
 }
 # Families no SSE2 instruction's name begins with.
 PREFIXES = ("pmovsx", "pmovzx", "aes", "sha1", "sha256", "pclmul", "crc32", "pcmpestr", "pcmpistr")
-HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+HEAD = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 MEMBER = re.compile(r"^(\S+):\s+file format ")
 WIDE = re.compile(r"%[yz]mm|%k[0-7]")
 
@@ -59,10 +64,10 @@ def flagged(insn):
 
 
 def scan(path):
-    """Yields (member, function, instruction) for every instruction objdump prints."""
+    """Yields (member, function, address, instruction) for every instruction objdump prints."""
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], check=True, capture_output=True,
                          text=True).stdout
-    member, function = path, None
+    member, function, address = path, None, None
     for line in dis.splitlines():
         m = MEMBER.match(line)
         if m:
@@ -70,13 +75,13 @@ def scan(path):
             continue
         m = HEAD.match(line)
         if m:
-            function = m.group(1)
+            address, function = int(m.group(1), 16), m.group(2)
             continue
         if "\t" not in line or function is None:
             continue
         insn = line.split("\t", 1)[1].strip()
         if insn:
-            yield member, function, insn
+            yield member, function, address, insn
 
 
 def kernel_functions(library, kernels):
@@ -93,12 +98,25 @@ def kernel_functions(library, kernels):
     return names
 
 
+def local_functions(path):
+    """(address, name) of the local text symbols of a linked file."""
+    out = subprocess.run(["nm", "--defined-only", "-P", path], check=True, capture_output=True, text=True).stdout
+    found = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] == "t":
+            found.add((int(parts[2], 16), parts[0]))
+    return found
+
+
 def main(argv):
-    kernels, files, expect_kernel = set(), [], False
+    kernels, entries, files, expect_kernel = set(), set(), [], False
     args = iter(argv)
     for a in args:
         if a == "--kernel":
             kernels.add(next(args))
+        elif a == "--entry":
+            entries.add(next(args))
         elif a == "--expect-kernel":
             expect_kernel = True
         else:
@@ -110,14 +128,16 @@ def main(argv):
     allowed_functions = kernel_functions(library, kernels)
     bad, members, functions, seen_in_kernel = {}, set(), set(), 0
     for path in files:
-        for member, function, insn in scan(path):
+        local = local_functions(path) if path != library else set()
+        for member, function, address, insn in scan(path):
             members.add((path, member))
             functions.add((path, function))
             if not flagged(insn) or insn.split()[0] == "tzcnt":
                 continue
             if path == library and member in kernels:
                 seen_in_kernel += 1
-            elif path != library and function in allowed_functions:
+            elif path != library and (function in entries or
+                                      (function in allowed_functions and (address, function) in local)):
                 continue
             else:
                 bad.setdefault((path, member, function), insn)

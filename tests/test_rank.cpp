@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace seprank;
@@ -232,4 +234,54 @@ TEST_CASE("rank_modular_fflas = FLINT's nmod_mat_rank on the same matrices, for 
     }
     CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, fflas_max_prime + 15 /* 2^26 + 15, prime */)), invalid_input);
     CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 15)), invalid_input);  // composite
+}
+
+TEST_CASE("rank_modular_fflas: the baseline and the x86-64-v3 copies both equal nmod_mat_rank") {
+    auto rng = seprank_test::rng_for("rank-fflas-copies");
+    const bool v3 = fflas_v3_available();
+    MESSAGE("seed " << seprank_test::seed() << "; FFLAS copy in use: " << std::string(fflas_copy_name()));
+    if (!v3)
+        MESSAGE("x86-64-v3 copy not usable here (built without it or without FFLAS, processor without AVX2/FMA, or "
+                "SEPRANK_SIMD=0): only the baseline copy is checked");
+    INFO("seed " << seprank_test::seed());
+    // Primes: tiny, the largest below 2^23 and below 2^26 and their neighbours below, random 2..26-bit.
+    const std::uint64_t fixed[] = {2, 3, 5, 8388593, 67108859, prev_prime(67108859), prev_prime(prev_prime(67108859))};
+    long compared = 0;
+    for (int it = 0; it < seprank_test::iterations(240); ++it) {
+        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
+        long m = 0, n = 0, r = 0;
+        double density = 1.0;
+        switch (it % 8) {
+        case 0: m = 0, n = static_cast<long>(rng.below(4)); break;                       // empty
+        case 1: m = 1, n = 1, r = static_cast<long>(rng.below(2)); break;                // 1x1, zero or not
+        case 2: m = 1 + static_cast<long>(rng.below(30)), n = 1 + static_cast<long>(rng.below(30)); break;  // all zero
+        case 3: m = 200 + static_cast<long>(rng.below(150)), n = 200 + static_cast<long>(rng.below(150)),
+                r = 10 + static_cast<long>(rng.below(150)); break;                       // large, rank-deficient
+        case 4: m = 1 + static_cast<long>(rng.below(40)), n = 1 + static_cast<long>(rng.below(40)), r = std::min(m, n); break;  // full rank
+        default:
+            m = 1 + static_cast<long>(rng.below(40)), n = 1 + static_cast<long>(rng.below(40)), r = static_cast<long>(rng.below(20));
+            density = it % 2 == 0 ? 0.2 : 1.0;
+        }
+        INFO("iteration " << it << ": " << m << "x" << n << " inner " << r << " p = " << p);
+        const NmodMat a = reduce_mod(constructed_rank(rng, m, n, r, 30, density), p);
+        NmodMat copy = a;
+        const long ref = nmod_mat_rank(copy.get());
+        CHECK(ref <= r);
+        CHECK(rank_modular_fflas(a, FflasCopy::baseline) == ref);
+        if (v3) CHECK(rank_modular_fflas(a, FflasCopy::x86_64_v3) == ref);
+        CHECK(rank_modular_fflas(a) == ref);
+        ++compared;
+    }
+    CHECK(compared == seprank_test::iterations(240));
+    if (!v3) CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 5), FflasCopy::x86_64_v3), invalid_input);
+    // SEPRANK_SIMD=0 turns the v3 copy off (the environment is read at each call).
+    const char* old = std::getenv("SEPRANK_SIMD");
+    const std::string saved = old != nullptr ? old : "";
+    setenv("SEPRANK_SIMD", "0", 1);
+    CHECK_FALSE(fflas_v3_available());
+    CHECK(std::string(fflas_copy_name()) == (fflas_available() ? "baseline" : "flint"));
+    CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 5), FflasCopy::x86_64_v3), invalid_input);
+    if (old != nullptr) setenv("SEPRANK_SIMD", saved.c_str(), 1);
+    else unsetenv("SEPRANK_SIMD");
+    CHECK(fflas_v3_available() == v3);
 }

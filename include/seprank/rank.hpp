@@ -83,9 +83,21 @@ long rank_sparse_modular(const SparseNmodMat& a);
 // bound that divides by p: callers account for it (bench/RESULTS.md measures the speed).
 // Without FFLAS-FFPACK at build time (fflas_available() false) it ranks with FLINT's
 // nmod_mat_rank. Cost O(m·n·min(m,n)) through BLAS dgemm; a copy of A as doubles.
+// FFLAS is compiled twice on x86-64 (src/meson.build): for the baseline x86-64 and for
+// x86-64-v3 (AVX2, FMA; about 2.8x faster). The one-argument form runs the v3 copy where
+// fflas_v3_available(), the baseline copy otherwise; the two-argument form picks one
+// (FflasCopy::x86_64_v3 where it is not available: invalid_input, naming why).
 inline constexpr std::uint64_t fflas_max_prime = std::uint64_t{1} << 26;
+enum class FflasCopy { automatic, baseline, x86_64_v3 };
 bool fflas_available() noexcept;
+// Whether the x86-64-v3 copy can run: built in, the processor (and OS) support AVX2 and
+// FMA, and the environment variable SEPRANK_SIMD is not "0" (read at each call). O(1).
+bool fflas_v3_available() noexcept;
+// The copy the one-argument form runs now: "x86-64-v3", "baseline", or "flint" (built
+// without FFLAS-FFPACK). O(1).
+const char* fflas_copy_name() noexcept;
 long rank_modular_fflas(const NmodMat& a);
+long rank_modular_fflas(const NmodMat& a, FflasCopy copy);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
