@@ -55,6 +55,15 @@ NetworkSpec stack_of(long n, long dx, const std::string& layers) {
     return s;
 }
 
+// The generic separation rank, balanced partition, of a stack of 2 tokens of width 3
+// from its layers SPEC, drawn from `seed`: what the stack claims measure.
+struct StackSep {
+    explicit StackSep(std::uint64_t seed) { g.seed = seed; }
+    long operator()(const std::string& layers) const { return generic_rank(stack_of(2, 3, layers), part, g).value; }
+    GenericOptions g;
+    ValidPartition part = balanced_partition(2);
+};
+
 // The families made of L copies of one degree-d block (FamilyInfo::uniform), which the
 // d^L claims and spec_of cover.
 const std::vector<Family>& uniform_families() {
@@ -568,10 +577,7 @@ const std::map<std::string, Claim>& claims() {
           [](std::uint64_t seed) {
               std::ostringstream os;
               bool pass = true;
-              GenericOptions g;
-              g.seed = seed;
-              const ValidPartition part = balanced_partition(2);
-              auto sep = [&](const std::string& layers) { return generic_rank(stack_of(2, 3, layers), part, g).value; };
+              const StackSep sep(seed);
               for (long da : {1L, 2L}) {
                   const std::string att = "attention:head-dim=" + std::to_string(da);
                   for (const std::string& first : {std::string("mlp:power=2,"), std::string("mlp:power=3:width=4:residual,hadamard:degree=1,"),
@@ -592,10 +598,7 @@ const std::map<std::string, Claim>& claims() {
           [](std::uint64_t seed) {
               std::ostringstream os;
               bool pass = true;
-              GenericOptions g;
-              g.seed = seed;
-              const ValidPartition part = balanced_partition(2);
-              auto sep = [&](const std::string& layers) { return generic_rank(stack_of(2, 3, layers), part, g).value; };
+              const StackSep sep(seed);
               for (long da : {1L, 2L})
                   for (long s : {2L, 3L}) {
                       Integer b;
