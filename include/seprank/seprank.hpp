@@ -13,6 +13,7 @@
 #include "seprank/certificate.hpp"
 #include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
+#include "seprank/device.hpp"
 #include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"

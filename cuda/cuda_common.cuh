@@ -1,0 +1,35 @@
+// seprank CUDA plugin (private): what every .cu file of the plugin shares.
+#pragma once
+
+#include "seprank_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdarg>
+#include <cstdio>
+
+#define SR_CUDA_EXPORT __attribute__((visibility("default")))
+
+namespace sr_cuda {
+
+// Fills *st (when not null) and returns code.
+inline int fail(sr_cuda_status* st, int code, const char* fmt, ...) {
+    if (st) {
+        st->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        std::vsnprintf(st->message, sizeof st->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+inline int ok(sr_cuda_status* st) {
+    if (st) {
+        st->code = SR_CUDA_OK;
+        st->message[0] = '\0';
+    }
+    return SR_CUDA_OK;
+}
+
+}  // namespace sr_cuda

@@ -1,0 +1,100 @@
+/* seprank — the CUDA engine's interface (docs/gpu.md).
+ *
+ * The engine is a plugin, libseprank_cuda.so, built from cuda/ by nvcc when the Meson
+ * option `cuda` finds it, and loaded by the library with dlopen(3) only when a device is
+ * asked for (src/device.cpp). This header is the whole contract between the two: C
+ * types only, no FLINT, no C++ library types, so the .cu files never see FLINT and a
+ * library built without CUDA works unchanged. Every entry is extern "C"; the library
+ * resolves them by name and refuses a plugin whose sr_cuda_abi() differs from
+ * SEPRANK_CUDA_ABI.
+ *
+ * Status codes (every entry returns one, and fills `status` when it is not NULL):
+ *   SR_CUDA_OK          done
+ *   SR_CUDA_NO_DEVICE   no usable GPU (no driver, no device, cudaMalloc failed at start)
+ *   SR_CUDA_INVALID     an argument out of range (the message names it)
+ *   SR_CUDA_NO_MEMORY   the work does not fit in the device's free memory: refused
+ *                       before any work starts (the message gives both sizes)
+ *   SR_CUDA_ERROR       a CUDA or cuBLAS call failed part-way (the message names it)
+ */
+#ifndef SEPRANK_CUDA_H
+#define SEPRANK_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SEPRANK_CUDA_ABI 1
+
+enum {
+    SR_CUDA_OK = 0,
+    SR_CUDA_NO_DEVICE = 1,
+    SR_CUDA_INVALID = 2,
+    SR_CUDA_NO_MEMORY = 3,
+    SR_CUDA_ERROR = 4
+};
+
+typedef struct sr_cuda_status {
+    int code;              /* one of SR_CUDA_* */
+    char message[512];     /* empty when code == SR_CUDA_OK */
+    double gpu_seconds;    /* time between the first and last GPU event of the call */
+    double bytes;          /* peak device memory the call allocated */
+} sr_cuda_status;
+
+/* SEPRANK_CUDA_ABI of the plugin. */
+int sr_cuda_abi(void);
+
+/* Number of CUDA devices usable here (0: none). Writes the name of device 0 ("NVIDIA
+ * H200, 139 GiB, sm_90"), or why there is none, into name[0..len). */
+int sr_cuda_probe(char* name, size_t len);
+
+/* The largest prime the blocked elimination accepts (docs/gpu.md, "Primes"). */
+uint64_t sr_cuda_max_prime(void);
+
+/* Rank of the rows x cols matrix a mod p (row-major, entries in [0, p)), by blocked
+ * elimination on the device: src/blocked_rank_impl.hpp is the algorithm, shared with the
+ * CPU reference rank_modular_blocked. p prime, 2 <= p <= sr_cuda_max_prime(). tile: the
+ * panel width (0: the default). Writes the rank into *rank. */
+int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile,
+                 int64_t* rank, sr_cuda_status* status);
+
+/* One instruction of a straight-line program (src/tape_impl.hpp): the forward pass of
+ * a network with its weights built in, recorded once on the host. */
+typedef struct sr_tape_op {
+    uint32_t code;         /* SR_TAPE_* below */
+    uint32_t dst, a, b;    /* slots */
+    uint64_t w;            /* a weight or constant, a residue mod p */
+} sr_tape_op;
+
+enum {
+    SR_TAPE_ZERO = 0,      /* s[dst] = 0 */
+    SR_TAPE_CONST = 1,     /* s[dst] = w */
+    SR_TAPE_INPUT = 2,     /* s[dst] = point[a] */
+    SR_TAPE_MUL = 3,       /* s[dst] = s[a] * s[b] */
+    SR_TAPE_ADD = 4,       /* s[dst] = s[a] + s[b] */
+    SR_TAPE_AXPY = 5,      /* s[dst] = s[a] + w * s[b] */
+    SR_TAPE_SCALE = 6,     /* s[dst] = w * s[a] */
+    SR_TAPE_COPY = 7       /* s[dst] = s[a] */
+};
+
+typedef struct sr_tape {
+    const sr_tape_op* ops;
+    int64_t n_ops;
+    int64_t slots;         /* slots used (each point needs `slots` residues of scratch) */
+    int64_t inputs;        /* coordinates of one point */
+    uint32_t output;       /* the slot holding f(point) at the end */
+    uint64_t p;            /* the modulus the weights were reduced by */
+} sr_tape;
+
+/* out[q] = f(point q) mod tape->p for q < count; point q is
+ * points[q*inputs .. (q+1)*inputs), entries in [0, p). p < 2^62. */
+int sr_cuda_tape_eval(const sr_tape* tape, const uint64_t* points, int64_t count,
+                      uint64_t* out, sr_cuda_status* status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,67 @@
+// seprank — where a computation runs: the CPU, or a CUDA GPU through the plugin.
+//
+// The CUDA engine is a plugin (libseprank_cuda.so, built from cuda/ where nvcc is found;
+// docs/gpu.md). The library never links CUDA: it loads the plugin with dlopen the first
+// time a device is asked about, and only then. A build without the plugin, or a machine
+// without a GPU, answers every question on the CPU exactly as before.
+//
+// Device requests (the --device option of generic, rank, dimension and table):
+//   cpu    the CPU (the default everywhere).
+//   cuda   the GPU; where there is none (no plugin, no driver, no device) the request is
+//          refused (invalid_input, one line saying why: exit 2 in the CLI).
+//   auto   the GPU when there is one, else the CPU, and the answer's note says so.
+// Every answer names the device that computed it (RankAnswer::device, answer.hpp).
+#pragma once
+
+#include "seprank/matrix.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace seprank {
+
+enum class Device { automatic, cpu, cuda };
+// "auto" | "cpu" | "cuda".
+std::string to_string(Device d);
+// The inverse of to_string; anything else: invalid_input naming the value.
+Device device_from_string(const std::string& s);
+
+// What this process can use. Filled on the first call (the plugin is loaded then, once,
+// thread-safe); later calls return the same object. Cost: one dlopen and one CUDA device
+// query on the first call (a fraction of a second where a driver is present), O(1) after.
+struct CudaInfo {
+    bool built = false;          // this build made the plugin (Meson option cuda)
+    bool loaded = false;         // a plugin was found and loaded (path in `plugin`)
+    int devices = 0;             // usable GPUs (0: none)
+    std::string name;            // device 0, e.g. "NVIDIA H200, 140 GiB, sm_90"
+    std::string why;             // one line when devices == 0: why there is none
+    std::string plugin;          // the file loaded
+    std::uint64_t max_prime = 0; // the largest prime the GPU elimination accepts
+};
+// The plugin is looked for, in order, at $SEPRANK_CUDA_PLUGIN (a file), beside the
+// executable or the shared library holding this code and in ../lib and ../lib/seprank
+// from there, in this build tree, and where `meson install` puts it.
+const CudaInfo& cuda_info();
+
+// A request resolved: the device that will compute, its name for the answer ("cpu", or
+// "cuda: NVIDIA H200, ..."), and a note when `auto` fell back to the CPU (else empty).
+struct DeviceChoice {
+    Device device = Device::cpu;
+    std::string name = "cpu";
+    std::string note;
+};
+// cpu: the CPU. cuda: the GPU, or invalid_input("Device cuda: <why>") where there is
+// none. automatic: the GPU where there is one, else the CPU with a note saying why.
+// Cost: cuda_info().
+DeviceChoice choose_device(Device requested);
+
+// Rank of a mod p on the GPU, by the blocked elimination of rank_modular_blocked
+// (rank.hpp), the CPU reference of the same algorithm: the same value as
+// rank_modular(a). tile: the panel width (0: the engine's default).
+// Checked: a GPU (invalid_input as choose_device), 2 <= p <= cuda_info().max_prime
+// (invalid_input naming p), the matrix and its workspace fit in the GPU's free memory
+// (resource_limit naming both sizes, before any work). A CUDA failure part-way:
+// internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, a copy of a.
+long rank_modular_cuda(const NmodMat& a, int tile = 0);
+
+}  // namespace seprank

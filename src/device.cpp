@@ -1,0 +1,171 @@
+#include "seprank/device.hpp"
+
+#include "device_paths.hpp"
+#include "device_plugin.hpp"
+#include "seprank/error.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace seprank {
+
+std::string to_string(Device d) {
+    switch (d) {
+    case Device::automatic: return "auto";
+    case Device::cpu: return "cpu";
+    case Device::cuda: return "cuda";
+    }
+    throw internal_error("to_string(Device): unknown value");
+}
+
+Device device_from_string(const std::string& s) {
+    if (s == "auto") return Device::automatic;
+    if (s == "cpu") return Device::cpu;
+    if (s == "cuda") return Device::cuda;
+    throw invalid_input("device '" + s + "': expected auto, cpu or cuda");
+}
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+// Where the plugin may be, in the order of device.hpp.
+std::vector<std::string> candidates() {
+    std::vector<std::string> out;
+    if (const char* env = std::getenv("SEPRANK_CUDA_PLUGIN"); env && *env) out.emplace_back(env);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cuda_info), &info) && info.dli_fname && *info.dli_fname) {
+        std::string here = info.dli_fname;
+        if (here.find('/') == std::string::npos) {  // the executable found on PATH: /proc knows its file
+            char buf[4096];
+            const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+            if (n > 0) here.assign(buf, static_cast<std::size_t>(n));
+        }
+        const std::string d = dir_of(here);
+        for (const char* rel : {"/", "/../lib/", "/../lib/seprank/"}) out.push_back(d + rel + "libseprank_cuda.so");
+    }
+    out.emplace_back(SEPRANK_CUDA_PLUGIN_BUILD);
+    out.emplace_back(SEPRANK_CUDA_PLUGIN_INSTALL);
+    return out;
+}
+
+struct Loaded {
+    CudaInfo info;
+    detail::CudaPlugin fn;
+};
+
+template <class F>
+bool bind(void* h, const char* name, F& f) {
+    f = reinterpret_cast<F>(dlsym(h, name));
+    return f != nullptr;
+}
+
+Loaded load() {
+    Loaded l;
+    l.info.built = SEPRANK_CUDA_BUILT != 0;
+    std::string tried;
+    void* h = nullptr;
+    for (const auto& c : candidates()) {
+        h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            l.info.plugin = c;
+            break;
+        }
+        // A file that exists but does not load (a missing libcudart, say) is the reason to report.
+        if (const char* e = dlerror(); e && std::string(e).find("No such file") == std::string::npos && tried.empty()) tried = e;
+    }
+    if (!h) {
+        l.info.why = !tried.empty() ? "the CUDA plugin does not load: " + tried
+                     : l.info.built ? "the CUDA plugin libseprank_cuda.so was not found (set SEPRANK_CUDA_PLUGIN to its path)"
+                                    : "this build has no CUDA engine (built without nvcc, or with -Dcuda=disabled)";
+        return l;
+    }
+    auto& f = l.fn;
+    if (!bind(h, "sr_cuda_abi", f.abi) || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
+        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval)) {
+        l.info.why = "the CUDA plugin " + l.info.plugin + " lacks an entry of seprank_cuda.h";
+        return l;
+    }
+    if (f.abi() != SEPRANK_CUDA_ABI) {
+        l.info.why = "the CUDA plugin " + l.info.plugin + " has interface version " + std::to_string(f.abi()) + ", this library " +
+                     std::to_string(SEPRANK_CUDA_ABI);
+        return l;
+    }
+    l.info.loaded = true;
+    char name[256] = {0};
+    l.info.devices = f.probe(name, sizeof name);
+    (l.info.devices > 0 ? l.info.name : l.info.why) = name;
+    if (l.info.devices == 0) l.info.why = "no CUDA device (" + l.info.why + ")";
+    l.info.max_prime = f.max_prime();
+    return l;
+}
+
+const Loaded& loaded() {
+    static const Loaded l = load();
+    return l;
+}
+
+}  // namespace
+
+const CudaInfo& cuda_info() { return loaded().info; }
+
+namespace detail {
+
+const CudaPlugin& cuda_plugin() {
+    const Loaded& l = loaded();
+    if (l.info.devices <= 0) throw invalid_input("Device cuda: " + l.info.why);
+    return l.fn;
+}
+
+void check_cuda(const sr_cuda_status& st, const std::string& what) {
+    const std::string msg = what + ": " + st.message;
+    switch (st.code) {
+    case SR_CUDA_OK: return;
+    case SR_CUDA_INVALID:
+    case SR_CUDA_NO_DEVICE: throw invalid_input(msg);
+    case SR_CUDA_NO_MEMORY: throw resource_limit(msg);
+    default: throw internal_error(msg);
+    }
+}
+
+}  // namespace detail
+
+DeviceChoice choose_device(Device requested) {
+    DeviceChoice c;
+    if (requested == Device::cpu) return c;
+    const CudaInfo& info = cuda_info();
+    if (info.devices > 0) {
+        c.device = Device::cuda;
+        c.name = "cuda: " + info.name;
+        return c;
+    }
+    if (requested == Device::cuda) throw invalid_input("Device cuda: " + info.why);
+    c.note = "device auto: computed on the CPU, " + info.why;
+    return c;
+}
+
+long rank_modular_cuda(const NmodMat& a, int tile) {
+    const detail::CudaPlugin& fn = detail::cuda_plugin();
+    const std::uint64_t p = a.modulus();
+    if (p < 2 || p > cuda_info().max_prime)
+        throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+    if (tile < 0) throw invalid_input("tile " + std::to_string(tile) + ": expected >= 0");
+    const long m = a.rows(), n = a.cols();
+    if (m == 0 || n == 0) return 0;
+    std::vector<std::uint64_t> dense(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
+    for (long i = 0; i < m; ++i)
+        for (long j = 0; j < n; ++j) dense[static_cast<std::size_t>(i * n + j)] = a.get()->rows[i][j];
+    sr_cuda_status st{};
+    std::int64_t r = 0;
+    fn.rank(dense.data(), m, n, p, tile, &r, &st);
+    detail::check_cuda(st, "rank_modular_cuda");
+    return static_cast<long>(r);
+}
+
+}  // namespace seprank
