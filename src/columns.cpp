@@ -160,6 +160,7 @@ std::vector<Column> make_columns() {
          }},
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
         {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},
+        {"device", "the device that computed the value: cpu, or cuda: <GPU name> (docs/gpu.md)", A(a.device)},
         {"seconds", "wall-clock seconds", A(round_to(a.seconds, 1e-4))},
         {"phases", "seconds by phase: expand, matrix, rank, certificate (0: the phase did not happen)", A(Value(Value::NamedReals{
              {"expand", round_to(a.phases.expand, 1e-4)}, {"matrix", round_to(a.phases.matrix, 1e-4)},
@@ -196,7 +197,7 @@ const std::vector<std::string>& answer_columns() {
         "partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound", "method", "variant",
         "field", "rows", "cols", "prime", "primes_used", "converged", "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials",
         "trial_ranks", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "output", "parameters",
-        "expected", "defect", "seconds", "phases", "peak_mib", "note"};
+        "expected", "defect", "device", "seconds", "phases", "peak_mib", "note"};
     return names;
 }
 

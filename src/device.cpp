@@ -3,8 +3,10 @@
 #include "device_paths.hpp"
 #include "device_plugin.hpp"
 #include "seprank/error.hpp"
+#include "seprank/rank.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -135,6 +137,13 @@ void check_cuda(const sr_cuda_status& st, const std::string& what) {
 }
 
 }  // namespace detail
+
+int cuda_prime_bits() {
+    const std::uint64_t m = cuda_info().max_prime;
+    int b = 0;
+    while (b < 63 && (std::uint64_t{1} << (b + 1)) - 1 <= m) ++b;  // every (b)-bit number is below 2^b <= m + 1
+    return b;
+}
 
 DeviceChoice choose_device(Device requested) {
     DeviceChoice c;

@@ -424,7 +424,13 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     res.trials = opt.trials;
     res.parameters = ex.parameters;
     res.expected = ex.expected;
-    res.prime = random_prime(rng, static_cast<unsigned>(opt.prime_bits));
+    // On the GPU the Jacobian's rank is taken there; its prime is at most the largest the
+    // GPU elimination takes (device.hpp). The Jacobian itself is built on the CPU.
+    const DeviceChoice dev = choose_device(opt.device);
+    const bool gpu = dev.device == Device::cuda;
+    const int bits = gpu ? std::min(opt.prime_bits, cuda_prime_bits()) : opt.prime_bits;
+    res.device = dev.name;
+    res.prime = random_prime(rng, static_cast<unsigned>(bits));
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;
@@ -513,7 +519,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                 const auto tr0 = std::chrono::steady_clock::now();
                 // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
                 // elimination (rank.hpp), several times faster than FLINT's at these sizes.
-                const long r = p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+                const long r = gpu ? rank_modular_cuda(J) : p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
                 ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
                 return r;
             };
@@ -588,6 +594,9 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                    (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "");
         if (stopped) res.expected = -1;  // no defect is claimed while the rank may still grow
     }
+    if (gpu) res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
+                         (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "");
+    if (!dev.note.empty()) res.note += "; " + dev.note;
     if (stopped)
         res.note += "; the rank was still growing when the memory limit stopped adding points (" + std::to_string(res.rows) +
                     " rows): a lower bound, no defect claimed";

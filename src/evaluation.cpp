@@ -13,6 +13,7 @@
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
+#include "seprank/tape.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -78,6 +79,7 @@ struct Setup {
     std::uint64_t p;
     long per;
     Rng rng;
+    DeviceChoice dev;
 };
 
 }  // namespace
@@ -109,9 +111,14 @@ namespace {
 // The partition was checked against net by the public entry (check_tokens).
 Setup setup(const Network& net, const EvaluationOptions& opt) {
     check_options(opt);
+    DeviceChoice dev = choose_device(opt.device);
+    const bool gpu = dev.device == Device::cuda;
+    if (gpu && opt.prime > cuda_info().max_prime)
+        throw invalid_input("prime " + std::to_string(opt.prime) + " is above " + std::to_string(cuda_info().max_prime) +
+                            ", the largest prime the GPU elimination takes (docs/gpu.md)");
     Rng rng(opt.seed);
-    const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, 62);
-    return Setup{p, input_vars_per_token(net.spec), rng};
+    const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, gpu ? static_cast<unsigned>(cuda_prime_bits()) : 62U);
+    return Setup{p, input_vars_per_token(net.spec), rng, std::move(dev)};
 }
 
 long next_side(long k, const EvaluationOptions& opt) {
@@ -163,11 +170,23 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
 // network is checked by batch_'s constructor, and again only then).
 class PointEvaluator {
 public:
-    PointEvaluator(const Network& net, std::uint64_t p, bool batch) : batch_(net, p) {
-        if (!batch) scalar_.emplace(net, p);
+    PointEvaluator(const Network& net, std::uint64_t p, bool batch, const DeviceChoice& dev) : batch_(net, p) {
+        if (dev.device == Device::cuda) tape_.emplace(net, p);
+        else if (!batch) scalar_.emplace(net, p);
     }
     std::size_t width() const { return batch_.width(); }
+    // Whether the points go to the GPU (then the callers hand over large batches).
+    bool gpu() const { return tape_.has_value(); }
+    // What evaluates, for the answer's note.
+    std::string describe(bool batch) const {
+        if (tape_)
+            return "evaluation on the GPU (a program of " + std::to_string(tape_->size()) + " instructions in " + std::to_string(tape_->slots()) +
+                   " slots per point); ";
+        return batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(batch_.modulus()) + " kernel); "
+                     : std::string("one point at a time; ");
+    }
     void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
+        if (tape_) return tape_->evaluate_cuda(pts, count, out);
         if (!scalar_) return batch_.evaluate(pts, count, out);
         const NetworkSpec& s = scalar_->spec();
         const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
@@ -181,7 +200,11 @@ public:
 private:
     ModBatchEvaluator batch_;
     std::optional<ModEvaluator> scalar_;  // the reference path only
+    std::optional<Tape> tape_;            // the GPU path only
 };
+
+// Rank mod p on the device the run was given.
+long rank_on(const DeviceChoice& dev, const NmodMat& m) { return dev.device == Device::cuda ? rank_modular_cuda(m) : rank_modular(m); }
 
 // Writes side-A values a and side-B values b into the token slots of a flat point.
 void place_flat(const Partition& part, long per, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* x) {
@@ -216,13 +239,14 @@ private:
 static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     Setup st = setup(net, opt);
     const std::uint64_t p = st.p;
-    const PointEvaluator f(net, p, opt.batch);
+    const PointEvaluator f(net, p, opt.batch, st.dev);
     const std::size_t width = f.width();
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = p;
     res.variant = "plain";
+    res.device = st.dev.name;
     const double D = fmpz_get_d(output_degree(net.spec).get());
     double bound = 0;
     NmodMat e(0, 0, p);
@@ -236,27 +260,38 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         NmodMat next(k, k, p);
         for (long i = 0; i < old; ++i)
             for (long j = 0; j < old; ++j) nmod_mat_entry(next.get(), i, j) = nmod_mat_entry(e.get(), i, j);
-        // New entries: rows >= old (all columns) and columns >= old (old rows), split over
-        // threads by row; one row's new points go to the evaluator together.
-        const int nt = std::max(1, opt.threads);
+        // New entries: rows >= old (all columns) and columns >= old (old rows). On the CPU
+        // split over threads by row, one row's new points to the evaluator together; on the
+        // GPU one thread hands it groups of rows of about 2^20 points (the GPU is the
+        // parallel part).
+        const int nt = f.gpu() ? 1 : std::max(1, opt.threads);
+        const long group_points = f.gpu() ? (1L << 20) : 1;
         parallel(nt, [&](int tid) {
             std::vector<std::uint64_t> pts, vals;
-            for (long i = tid; i < k && !cancel_requested(); i += nt) {
-                const long j0 = i < old ? old : 0;
-                const std::size_t cnt = static_cast<std::size_t>(k - j0);
-                pts.resize(cnt * width);
-                vals.resize(cnt);
-                for (long j = j0; j < k; ++j)
-                    place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + static_cast<std::size_t>(j - j0) * width);
-                f(pts.data(), cnt, vals.data());
-                for (long j = j0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[static_cast<std::size_t>(j - j0)];
+            for (long i0 = tid; i0 < k && !cancel_requested();) {
+                long i1 = i0, cnt = 0;  // rows [i0, i1) with step nt
+                do {
+                    cnt += k - (i1 < old ? old : 0);
+                    i1 += nt;
+                } while (i1 < k && cnt < group_points);
+                pts.resize(static_cast<std::size_t>(cnt) * width);
+                vals.resize(static_cast<std::size_t>(cnt));
+                std::size_t at = 0;
+                for (long i = i0; i < i1; i += nt)
+                    for (long j = i < old ? old : 0; j < k; ++j, ++at)
+                        place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + at * width);
+                f(pts.data(), static_cast<std::size_t>(cnt), vals.data());
+                at = 0;
+                for (long i = i0; i < i1; i += nt)
+                    for (long j = i < old ? old : 0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[at++];
+                i0 = i1;
             }
         });
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
         t0 = std::chrono::steady_clock::now();
-        const long r = rank_modular(e);
+        const long r = rank_on(st.dev, e);
         const double dt = since(t0);
         res.phases.rank += dt;
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
@@ -272,8 +307,8 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
             break;
         }
     }
-    res.note = (opt.batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel); " : std::string("one point at a time; ")) +
-               (opt.store.empty() ? "" : "block store not used (plain variant); ");
+    res.note = f.describe(opt.batch) + (opt.store.empty() ? "" : "block store not used (plain variant); ") +
+               (st.dev.note.empty() ? "" : st.dev.note + "; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
@@ -309,6 +344,7 @@ struct Graded {
     std::vector<long> live;    // the degrees a that can be non-zero, increasing
     std::vector<long> caps;    // cap_a for a = 0..D
     NmodMat w{0, 0, 2};        // (V⁻¹)ᵀ: coefficients (row) = values (row)·W
+    DeviceChoice dev;          // where the evaluations and ranks run
 };
 
 Graded graded_setup(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, Setup& st) {
@@ -321,6 +357,7 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
     g.D = fmpz_get_si(dz.get());
     st = setup(net, opt);
     g.p = st.p;
+    g.dev = st.dev;
     const long D = g.D;
     const std::uint64_t p = g.p;
     if (static_cast<std::uint64_t>(D) + 1 >= p)
@@ -373,7 +410,8 @@ public:
     }
     template <class Put>
     void run(const std::vector<std::uint64_t>& a, const SidePoints& rb, long j0, long j1, Put&& put) {
-        constexpr long chunk = 128;
+        // On the GPU a whole row (up to 2^20 points) per call: the GPU needs large batches.
+        const long chunk = f_.gpu() ? std::max(128L, (1L << 20) / g_.nd) : 128;
         const long nd = g_.nd, nA = g_.nA;
         const std::size_t width = f_.width();
         for (long t = 0; t < nd; ++t)
@@ -450,7 +488,7 @@ bool settle(std::vector<Block*>& open, double& bound, long D, std::uint64_t p) {
     return all;
 }
 
-void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const EvaluationOptions& opt) {
+void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const std::string& how) {
     long max_block_side = 0;
     for (const auto& b : blocks) {
         res.value += b.rank;
@@ -459,10 +497,10 @@ void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Gra
         res.block_ranks.push_back(b.rank);
     }
     res.cols = res.rows;
-    res.note = (opt.batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(g.p) + " kernel); " : std::string("one point at a time; ")) + "graded: sep = sum of the ranks of the " +
+    res.note = how + "graded: sep = sum of the ranks of the " +
                std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
                (g.pi >= 0 ? ", " + std::to_string(g.nd) + " of them of parity " + std::to_string(g.pi) + " (the others vanish by token-sign symmetry)" : "") + "; " +
-               res.note;
+               res.note + (g.dev.note.empty() ? "" : g.dev.note + "; ");
 }
 
 std::vector<Block> initial_blocks(const Graded& g) {
@@ -510,7 +548,7 @@ public:
     void rank(const std::vector<Block*>& open) {
         std::atomic<std::size_t> next{0};
         parallel(nt_, [&](int) {
-            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_modular(open[q]->m);
+            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_on(g_.dev, open[q]->m);
         });
     }
     std::string note() const { return ""; }
@@ -575,7 +613,7 @@ public:
         auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
         auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
         const long count = static_cast<long>(open.size());
-        work_all(count, rank_name, [&](long q) { return std::to_string(rank_modular(read_block(degree(q)))) + "\n"; });
+        work_all(count, rank_name, [&](long q) { return std::to_string(rank_on(g_.dev, read_block(degree(q)))) + "\n"; });
         for (long q = 0; q < count; ++q) {
             Block& b = *open[static_cast<std::size_t>(q)];
             const std::string text = store_.get(rank_name(q));
@@ -695,11 +733,12 @@ std::string store_signature(const Network& net, const ValidPartition& part, cons
 // them; stop when all are final or at the size limit.
 template <class Backend>
 RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vector<Block>& blocks, SidePoints& ra, SidePoints& rb,
-                        Rng& rng, Backend& be) {
+                        Rng& rng, Backend& be, const std::string& how) {
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = g.p;
     res.variant = g.pi >= 0 ? "graded-parity" : "graded";
+    res.device = g.dev.name;
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
     StepBudget budget(opt.max_seconds);
@@ -732,7 +771,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         }
     }
     res.note = be.note();
-    graded_summary(res, blocks, g, opt);
+    graded_summary(res, blocks, g, how);
     // Every block at its cap: the rank is exact, whatever the earlier steps added to the
     // bound while those blocks were still growing.
     const bool at_caps = res.converged && std::all_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.rank == b.cap; });
@@ -743,18 +782,19 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
 }  // namespace
 
 static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
-    Setup st{0, 0, Rng(0)};
+    Setup st{0, 0, Rng(0), DeviceChoice{}};
     const Graded g = graded_setup(net, part, opt, st);
-    const PointEvaluator f(net, g.p, opt.batch);
+    const PointEvaluator f(net, g.p, opt.batch, g.dev);
     std::vector<Block> blocks = initial_blocks(g);
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
-    const int nt = std::max(1, opt.threads);
+    const int nt = f.gpu() ? 1 : std::max(1, opt.threads);  // on the GPU one thread feeds it
+    const std::string how = f.describe(opt.batch);
     if (opt.store.empty()) {
         MemoryBackend be(g, f, part, ra, rb, blocks, nt);
-        return graded_steps(g, opt, blocks, ra, rb, st.rng, be);
+        return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
     StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.store, store_signature(net, part, opt, g));
-    return graded_steps(g, opt, blocks, ra, rb, st.rng, be);
+    return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
 }
 
 namespace {

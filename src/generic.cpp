@@ -39,6 +39,10 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     const NetworkSpec& spec = valid.get();
     part.check_tokens(spec.tokens);
     check_options(opt);
+    const DeviceChoice dev = choose_device(opt.device);
+    const bool gpu = dev.device == Device::cuda;
+    // On the GPU the prime is at most the largest its elimination takes (device.hpp).
+    const int bits = gpu ? std::min(opt.prime_bits, cuda_prime_bits()) : opt.prime_bits;
     Rng rng(opt.seed);
     RankAnswer res;
     res.quantity = "generic sep";
@@ -46,11 +50,13 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     res.partition = to_string(part);
     res.degree = output_degree(spec).str();
     res.trials = opt.trials;
-    res.prime = random_prime(rng, static_cast<unsigned>(opt.prime_bits));
+    res.prime = random_prime(rng, static_cast<unsigned>(bits));
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
-    if (opt.method == GenericMethod::automatic) flat = estimate_expansion(valid).bytes <= opt.max_expand_bytes;
+    // automatic: the flattening when f is small, except on the GPU, which runs the evaluation.
+    if (opt.method == GenericMethod::automatic) flat = !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
+    res.device = flat ? "cpu" : dev.name;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
     // Each trial also draws the embedding M (x^j = M w^j): f has degree d^L in M's
@@ -102,6 +108,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             eo.growth = opt.growth;
             eo.threads = opt.threads;
             eo.variant = opt.variant;
+            eo.device = dev.device;
             if (opt.max_seconds > 0)  // what is left of the call's budget; the first step always runs
                 eo.max_seconds = std::max(1e-9, opt.max_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
@@ -136,14 +143,17 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     res.kind = at_caps ? RankKind::exact : res.converged ? RankKind::generic : RankKind::modular_lower_bound;
     res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(half) + 1 : p;
     res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(half) + ", " + std::to_string(half) + "], ranked mod p = " + std::to_string(p)
-                                     : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(opt.prime_bits) + "-bit prime)") +
+                                     : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(bits) + "-bit prime" +
+                                           (bits < opt.prime_bits ? ", the GPU's largest" : "") + ")") +
                (at_caps ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
                                       "for all weights), so the generic rank equals that upper bound")
                         : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
                               ", T = " + std::to_string(opt.trials) +
                               "; assumes the certifying minor is not identically 0 mod p (negligible for a random " +
-                              std::to_string(opt.prime_bits) + "-bit p)");
-    if (!flat) res.note += std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
+                              std::to_string(bits) + "-bit p)");
+    if (!flat) res.note += gpu ? std::string("; evaluation on the GPU") : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
+    if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
+    if (!dev.note.empty()) res.note += "; " + dev.note;
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
     if (res.variant.rfind("graded", 0) == 0)

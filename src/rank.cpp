@@ -228,6 +228,29 @@ std::uint64_t modular_prime(const RankOptions& opt) {
     return random_prime(rng, 62);
 }
 
+namespace {
+
+// The single modular rank on the GPU (RankOptions::device): its prime, and the rank of
+// the dense copy there.
+std::uint64_t gpu_prime(const RankOptions& opt) {
+    const std::uint64_t m = cuda_info().max_prime;
+    if (opt.prime > m)
+        throw invalid_input("prime " + std::to_string(opt.prime) + " is above " + std::to_string(m) +
+                            ", the largest prime the GPU elimination takes (docs/gpu.md)");
+    if (opt.prime != 0) return opt.prime;
+    Rng rng(opt.seed);
+    return random_prime(rng, static_cast<unsigned>(cuda_prime_bits()));
+}
+
+long rank_mod_gpu(const SparseZMat& a, std::uint64_t p) {
+    NmodMat d(a.rows, a.cols, p);
+    for (long i = 0; i < a.rows; ++i)
+        for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = fmpz_fdiv_ui(v.get(), p);
+    return rank_modular_cuda(d);
+}
+
+}  // namespace
+
 // Marks an answer of the rank engine: the matrix itself is the quantity.
 RankAnswer detail::matrix_answer(long rows, long cols) {
     RankAnswer res;
@@ -272,25 +295,32 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     const bool dense = use_dense(input);
     const std::string kind = dense ? "modular-dense" : "modular-sparse";
     if (!opt.certify) {
-        const std::uint64_t p = modular_prime(opt);
+        const DeviceChoice dev = choose_device(opt.device);
+        const bool gpu = dev.device == Device::cuda;
+        const std::uint64_t p = gpu ? gpu_prime(opt) : modular_prime(opt);
+        const int bits = gpu ? cuda_prime_bits() : 62;
         const auto t0 = std::chrono::steady_clock::now();
-        res.value = rank_mod_auto(input, p);
+        res.value = gpu ? rank_mod_gpu(input, p) : rank_mod_auto(input, p);
         res.phases.rank = detail::seconds_since(t0);
         res.field = "Z/p";
         res.prime = p;
         res.primes_used = 1;
-        res.variant = kind;
+        res.variant = gpu ? "modular-dense" : kind;
+        res.device = dev.name;
         res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
         if (opt.prime == 0 && res.value < full) {
             // It is below the rank over Q only if p divides a non-zero minor of size
             // rank_Q ≤ full, of absolute value ≤ H (Hadamard, the full-size bound is the
-            // largest): at most log2 H / 61 of the ~2^55.6 primes in [2^61, 2^62) do, and
-            // p was drawn among them (docs/rank.md). Costs one pass over the entries.
+            // largest): at most log2 H / (b−1) of the primes of b bits (≈ 2^(b−1) / ((b − ½)
+            // ln 2) of them; b = 62: 2^55.6) do, and p was drawn among them (docs/rank.md).
+            // Costs one pass over the entries.
             const double log2H = log2_hadamard_bound(input, full);
-            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / 61.0)) / std::pow(2.0, 55.6));
+            const double b = bits;
+            const double count = bits == 62 ? std::pow(2.0, 55.6) : std::pow(2.0, b - 1) / ((b - 0.5) * std::log(2.0));
+            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / (b - 1))) / count);
             std::ostringstream os;
             os.precision(4);
-            os << "; equal to it unless the random 62-bit prime divides a non-zero minor (log2 of the Hadamard bound "
+            os << "; equal to it unless the random " << bits << "-bit prime divides a non-zero minor (log2 of the Hadamard bound "
                << log2H << "): probability <= failure_bound";
             res.note += os.str();
         } else if (res.value == full) {
@@ -299,6 +329,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         } else {
             res.note += " (a prime given, not drawn: no probability bound, failure_bound 1)";
         }
+        if (!dev.note.empty()) res.note += "; " + dev.note;
         return res;
     }
     res.field = "Q";

@@ -279,6 +279,7 @@ void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s)
     DimensionOptions o;
     o.seed = s.generic.seed;
     o.threads = s.generic.threads;
+    o.device = s.generic.device;
     RowSource src;
     RankAnswer dim;
     try {
@@ -387,6 +388,8 @@ std::string sweep_signature(const SweepOptions& s) {
     }
     if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
     if (!s.layers.empty()) os << " layers=1";  // the column; the SPECs are in the row keys
+    // Off the CPU the primes are smaller (device.hpp): another sweep. Absent for the CPU.
+    if (g.device != Device::cpu) os << " device=" << to_string(g.device);
     return os.str();
 }
 

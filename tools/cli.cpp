@@ -1,6 +1,7 @@
 // seprank CLI — shared helpers (see cli.hpp).
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <charconv>
@@ -151,7 +152,24 @@ json spec_json(const seprank::ValidSpec& s) {
 }
 
 // Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
-void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order) {
+CLI::Option* add_device_option(CLI::App* sub, std::string& device) {
+    return sub->add_option("--device", device, "auto|cpu|cuda: where the evaluations and eliminations run (docs/gpu.md); cuda where there is no GPU: exit 2, auto: the CPU then, with a note")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+}
+
+seprank::Device device_of(const std::string& device) { return seprank::device_from_string(device); }
+
+void print_record(const json& rec, const std::string& format, const std::vector<std::string>& given) {
+    // An answer computed off the CPU names its device in text and CSV too (before its
+    // timing); JSON always carries every field.
+    std::vector<std::string> order = given;
+    if (rec.contains("device") && rec.at("device").is_string() && rec.at("device").get<std::string>() != "cpu" &&
+        std::find(order.begin(), order.end(), "device") == order.end()) {
+        auto at = std::find(order.begin(), order.end(), "seconds");
+        if (at == order.end()) at = std::find(order.begin(), order.end(), "note");
+        order.insert(at, "device");
+    }
     if (format == "json") {
         std::cout << rec.dump(2) << "\n";
         return;

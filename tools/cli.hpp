@@ -129,6 +129,13 @@ json to_nl(const seprank::Record& r);
 // The configuration columns of a network (seprank::spec_columns()) as JSON.
 json spec_json(const seprank::ValidSpec& s);
 // One record as aligned "key  value" lines (text), JSON, or CSV header + row.
+// --device auto|cpu|cuda (docs/gpu.md) on `sub`, into `device` (default cpu).
+CLI::Option* add_device_option(CLI::App* sub, std::string& device);
+// The text of --device as the library's value (validated by CLI11's list already).
+seprank::Device device_of(const std::string& device);
+
+// As JSON (all fields) or, for text and CSV, the fields of `order`, with `device` added
+// before `seconds` when the record was computed off the CPU.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
 // Rows as an aligned table (text), JSON array, or CSV.
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);

@@ -31,7 +31,7 @@ void print_derivation(const seprank::ExpectedDimension& ex) {
 
 struct DimensionCommand final : Command {
     NetOptions no;
-    std::string output = "scalar", variant = "reverse", format = "text";
+    std::string output = "scalar", variant = "reverse", format = "text", device = "cpu";
     long trials = 2, margin = 8;
     int prime_bits = 62;
 
@@ -53,6 +53,7 @@ struct DimensionCommand final : Command {
         sub->add_option("--trials", trials, "independent trials T (weights, unless --weights, and points drawn afresh), >= 1")->capture_default_str();
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (the failure bound grows as 2^-bits; at <= 26 the rank is taken by FFLAS-FFPACK, several times faster)")->capture_default_str();
         sub->add_option("--margin", margin, "input rows beyond the parameter count, >= 0")->capture_default_str();
+        add_device_option(sub, device);
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -67,6 +68,7 @@ struct DimensionCommand final : Command {
         opt.trials = trials;
         opt.seed = no.seed;
         opt.prime_bits = prime_bits;
+        opt.device = device_of(device);
         opt.margin = margin;
         seprank::check_options(opt);  // every value, whichever variant runs
         Notes notes;

@@ -12,6 +12,7 @@ struct GenericCommand final : Command {
     double generic_growth = 1.25, generic_max_seconds = 0;
     int prime_bits = 62;
     std::string generic_store;
+    std::string device = "cpu";
     std::string format = "text";
 
     void add(CLI::App& app) override {
@@ -31,6 +32,7 @@ struct GenericCommand final : Command {
         sub->add_option("--max-seconds", generic_max_seconds, "evaluation: time budget in seconds (0: none); a run it stops is a lower bound (converged false), and where it stops depends on the machine")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (with at most 52 bits the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
+        add_device_option(sub, device);
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -53,6 +55,7 @@ struct GenericCommand final : Command {
         g.store = generic_store;
         g.prime_bits = prime_bits;
         g.max_seconds = generic_max_seconds;
+        g.device = device_of(device);
         seprank::check_options(g);  // every value, whichever method runs
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");

@@ -8,7 +8,7 @@ namespace {
 struct RankCommand final : Command {
     NetOptions ro;
     std::string partition_text, method = "flattening", field = "Q", templates_file, rank_poly, matrix_file, save_matrix;
-    std::string variant = "auto", certificate = "blocks";
+    std::string variant = "auto", certificate = "blocks", device = "cpu";
     long templates = 2, max_side = 4096;
     bool all_balanced = false;
     std::string format = "text";
@@ -30,6 +30,7 @@ struct RankCommand final : Command {
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--matrix", matrix_file, "rank this matrix over Q (Matrix Market file, coordinate or array, field integer or rational with a/b entries) instead of a network");
         sub->add_option("--save-matrix", save_matrix, "flattening/grid over Q: also write the integer matrix ranked (Matrix Market)");
+        add_device_option(sub, device);
         sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
     }
 
@@ -45,6 +46,7 @@ struct RankCommand final : Command {
         so.evaluation.variant = seprank::evaluation_variant_from_string(variant);
         so.rank.threads = threads;
         so.rank.certificate = seprank::certificate_from_string(certificate);
+        so.evaluation.device = so.rank.device = device_of(device);
         const auto meter = make_progress(globals);  // the certificate's progress on stderr (docs/progress.md)
         const seprank::ProgressScope progress(meter->observer());
         // Every value is checked whichever path and method run; the options a path or
@@ -84,7 +86,10 @@ struct RankCommand final : Command {
                 notes.ignored(*sub, {"--field"}, "the evaluation always ranks mod p (a lower bound)");
             if (all_balanced) notes.ignored(*sub, {"--partition"}, "--all-balanced ranks every balanced partition");
         }
-        if (!so.certify || (so.method == seprank::Method::evaluation && matrix_file.empty() && rank_poly.empty()))
+        const bool evaluates = so.method == seprank::Method::evaluation && matrix_file.empty() && rank_poly.empty();
+        if (so.certify && !evaluates && device != "cpu")
+            notes.ignored(*sub, {"--device"}, "the rank over Q and its certificate run on the CPU (--field p and --method evaluation use the device)");
+        if (!so.certify || evaluates)
             notes.ignored(*sub, {"--certificate"}, so.certify ? "the evaluation ranks mod p (no certificate)" : "--field p ranks mod p (no certificate)");
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
         const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "phases", "note"};

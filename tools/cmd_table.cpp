@@ -21,6 +21,7 @@ struct TableCommand final : Command {
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false;
     std::string format = "text";
+    std::string device = "cpu";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("table", "Sweep of generic ranks; with no network options, the default table");
@@ -57,6 +58,7 @@ struct TableCommand final : Command {
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
+        add_device_option(sub, device);
         sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
     }
 
@@ -97,6 +99,15 @@ struct TableCommand final : Command {
         }
         std::vector<seprank::PlannedRow> plan;
         long invalid = 0;
+        // Resolved once, before any row: cuda without a GPU stops here (exit 2).
+        const seprank::DeviceChoice dev = seprank::choose_device(device_of(device));
+        if (dev.device != seprank::Device::cpu || !dev.note.empty()) {
+            Notes n;
+            n.lines.push_back(dev.note.empty() ? "rows evaluated on " + dev.name + " (primes of at most " +
+                                                     std::to_string(seprank::cuda_prime_bits()) + " bits; the flattening rows on the CPU)"
+                                               : dev.note);
+            n.emit(nullptr);
+        }
         for (auto& sw : sweeps) {
             sw.partition = t_partition;
             sw.generic.trials = t_trials;
@@ -108,6 +119,7 @@ struct TableCommand final : Command {
             if (sub->count("--row-seconds") > 0) sw.generic.max_seconds = t_row_seconds;  // else the preset's (default table) or none
             sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);
             sw.generic.threads = threads;
+            sw.generic.device = dev.device;
             sw.eps = parse_eps(t_eps);
             sw.measure = seprank::measure_from_string(t_measure);
             sw.dimension = t_dimension;

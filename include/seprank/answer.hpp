@@ -62,6 +62,8 @@ struct RankAnswer {
     long rows = 0, cols = 0;          // shape of the matrix ranked (graded evaluation: of the
                                       // block-diagonal matrix, the sum of the block sides)
     std::uint64_t prime = 0;          // the modulus the value was read at (0: none)
+    std::string device = "cpu";       // the device that computed it: "cpu", or "cuda: <GPU name>"
+                                      // (device.hpp; a note says so when `auto` fell back to the CPU)
     long primes_used = 0;             // moduli used in all, certificate included
     double seconds = 0;               // wall-clock time of the call
     double peak_mib = 0;              // peak resident memory of the process after the call, MiB

@@ -13,8 +13,6 @@
 // Every answer names the device that computed it (RankAnswer::device, answer.hpp).
 #pragma once
 
-#include "seprank/matrix.hpp"
-
 #include <cstdint>
 #include <string>
 
@@ -43,6 +41,10 @@ struct CudaInfo {
 // from there, in this build tree, and where `meson install` puts it.
 const CudaInfo& cuda_info();
 
+// The most bits b such that every b-bit prime is at most cuda_info().max_prime (0
+// without a GPU): random primes for the GPU are drawn with this many bits. O(1).
+int cuda_prime_bits();
+
 // A request resolved: the device that will compute, its name for the answer ("cpu", or
 // "cuda: NVIDIA H200, ..."), and a note when `auto` fell back to the CPU (else empty).
 struct DeviceChoice {
@@ -54,14 +56,5 @@ struct DeviceChoice {
 // none. automatic: the GPU where there is one, else the CPU with a note saying why.
 // Cost: cuda_info().
 DeviceChoice choose_device(Device requested);
-
-// Rank of a mod p on the GPU, by the blocked elimination of rank_modular_blocked
-// (rank.hpp), the CPU reference of the same algorithm: the same value as
-// rank_modular(a). tile: the panel width (0: the engine's default).
-// Checked: a GPU (invalid_input as choose_device), 2 <= p <= cuda_info().max_prime
-// (invalid_input naming p), the matrix and its workspace fit in the GPU's free memory
-// (resource_limit naming both sizes, before any work). A CUDA failure part-way:
-// internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, a copy of a.
-long rank_modular_cuda(const NmodMat& a, int tile = 0);
 
 }  // namespace seprank

@@ -46,6 +46,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/device.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/network.hpp"
@@ -79,6 +80,10 @@ struct DimensionOptions {
     double max_seconds = 0;
     // Given weights (a network of the same spec): the local dimension there. Empty: random.
     std::optional<Weights> weights;
+    // Where the Jacobian's rank is taken (device.hpp): cpu, cuda or automatic. On the GPU
+    // the prime has min(prime_bits, cuda_prime_bits()) bits (noted when fewer); the
+    // Jacobian is built on the CPU either way.
+    Device device = Device::cpu;
 };
 
 // Checks every option (invalid_input naming the value).

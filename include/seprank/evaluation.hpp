@@ -37,6 +37,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/device.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -78,6 +79,12 @@ struct EvaluationOptions {
     // step always runs. The value then depends on the machine's speed; without a budget it
     // does not.
     double max_seconds = 0;
+    // Where the forward evaluations and the eliminations run (device.hpp, docs/gpu.md):
+    // cpu (default), cuda (refused where there is no GPU: invalid_input), or automatic. On
+    // the GPU the prime is at most cuda_info().max_prime: a given larger prime is refused
+    // (invalid_input), a drawn one has cuda_prime_bits() bits. The same prime and seed
+    // give the same points, entries and rank on either device.
+    Device device = Device::cpu;
 };
 
 // Checks every value, whatever the variant will be (invalid_input naming the value):

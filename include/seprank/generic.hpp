@@ -22,6 +22,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/device.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -60,6 +61,11 @@ struct GenericOptions {
     // out_of_time true). The flattening cannot be stopped part-way: a budget given to a
     // run that flattens is noted as unused.
     double max_seconds = 0;
+    // Where the evaluation runs (EvaluationOptions::device; device.hpp): cpu, cuda or
+    // automatic. On the GPU the method `automatic` is the evaluation, and the prime has
+    // min(prime_bits, cuda_prime_bits()) bits (the note says when that is fewer). The
+    // flattening always runs on the CPU (noted when a GPU was asked for).
+    Device device = Device::cpu;
 };
 
 // Checks every value, whatever the method will be (invalid_input naming the value): the

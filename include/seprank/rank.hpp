@@ -43,6 +43,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/device.hpp"
 #include "seprank/matrix.hpp"
 
 #include <cstdint>
@@ -100,6 +101,15 @@ long rank_modular_fflas(const NmodMat& a);
 long rank_modular_fflas(const NmodMat& a, FflasCopy copy);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
+// Rank of a mod p on the GPU (device.hpp, docs/gpu.md), by the blocked elimination whose
+// CPU reference is rank_modular_blocked: the same value as rank_modular(a). tile: the
+// panel width (0: the engine's default).
+// Checked: a GPU (invalid_input "Device cuda: ..." where there is none), 2 <= p <=
+// cuda_info().max_prime (invalid_input naming p), the matrix and its workspace fit in the
+// GPU's free memory (resource_limit naming both sizes, before any work). A CUDA failure
+// part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
+long rank_modular_cuda(const NmodMat& a, int tile = 0);
+
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
 //   blocks      (default; blocks.hpp) the matrix split into the connected blocks of its
 //               non-zeros, each ranked mod p on its smaller side and, where it falls
@@ -125,6 +135,11 @@ struct RankOptions {
     int threads = 2;            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
     Certificate certificate = Certificate::blocks;
+    // certify == false: where the modular rank runs (device.hpp). cuda: the dense matrix is
+    // ranked on the GPU mod opt.prime (at most cuda_info().max_prime, else invalid_input) or
+    // a random prime of cuda_prime_bits() bits; the failure bound counts primes of that size.
+    // The certificate (certify == true) runs on the CPU.
+    Device device = Device::cpu;
 };
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random

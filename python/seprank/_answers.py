@@ -15,7 +15,8 @@ class Answer:
     value (also ``rank``), kind ('exact' | 'modular-lower-bound' | 'generic' |
     'numerical'), failure_bound (0 for exact; a bound on the chance that the true value
     is larger; 1 when none is known), quantity ('sep' | 'grid' | 'matrix' | 'generic
-    sep'), method, variant, field ('Q' | 'Z/p'), rows, cols, prime, primes_used,
+    sep'), method, variant, field ('Q' | 'Z/p'), rows, cols, prime, primes_used, device
+    ('cpu', or 'cuda: <GPU name>': what computed it, docs/gpu.md),
     seconds, peak_mib, partition, degree (d^L, int), terms (None when f was not
     expanded), converged, evaluations, block_ranks, kernel_blocks, kernel_bits, trials,
     trial_ranks, degenerate, set_size, weight_degree, bound_degree, output, parameters,
@@ -25,7 +26,7 @@ class Answer:
     """
 
     _FIELDS = ("value", "kind", "failure_bound", "quantity", "method", "variant", "field", "rows", "cols",
-               "prime", "primes_used", "seconds", "peak_mib", "partition", "degree", "terms", "converged",
+               "prime", "primes_used", "device", "seconds", "peak_mib", "partition", "degree", "terms", "converged",
                "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials", "trial_ranks",
                "degenerate", "set_size", "weight_degree", "bound_degree", "output", "parameters", "expected",
                "defect", "note", "label", "certified")

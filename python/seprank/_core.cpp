@@ -202,6 +202,7 @@ py::dict answer_to_dict(const RankAnswer& a) {
     d["cols"] = a.cols;
     d["prime"] = a.prime;
     d["primes_used"] = a.primes_used;
+    d["device"] = a.device;
     d["seconds"] = a.seconds;
     d["peak_mib"] = a.peak_mib;
     d["partition"] = a.partition;
@@ -255,6 +256,7 @@ SeparationOptions separation_options(const py::dict& o) {
     so.evaluation.threads = threads;
     so.rank.threads = threads;
     so.rank.certificate = certificate_from_string(get_or<std::string>(o, "certificate", "blocks"));
+    so.evaluation.device = so.rank.device = device_from_string(get_or<std::string>(o, "device", "cpu"));
     return so;
 }
 
@@ -292,6 +294,7 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.prime_bits = static_cast<int>(get_or<long>(o, "prime_bits", g.prime_bits));
     g.store = get_or<std::string>(o, "store", g.store);
     g.max_seconds = get_or<double>(o, "max_seconds", g.max_seconds);
+    g.device = device_from_string(get_or<std::string>(o, "device", "cpu"));
     return g;
 }
 
@@ -307,6 +310,7 @@ DimensionOptions dimension_options(const py::dict& o) {
     d.prime_bits = get_or<int>(o, "prime_bits", d.prime_bits);
     d.margin = get_or<long>(o, "margin", d.margin);
     d.max_seconds = get_or<double>(o, "max_seconds", d.max_seconds);
+    d.device = device_from_string(get_or<std::string>(o, "device", "cpu"));
     return d;
 }
 
@@ -447,6 +451,7 @@ PYBIND11_MODULE(_core, m) {
         o.seed = get_or<std::uint64_t>(opts, "seed", 1);
         o.threads = get_or<int>(opts, "threads", 2);
         o.certificate = certificate_from_string(get_or<std::string>(opts, "certificate", "blocks"));
+        o.device = device_from_string(get_or<std::string>(opts, "device", "cpu"));
         return answer_to_dict(run_long([&] { return rank_certified(a, o); }));
     });
     // ---- ε-separation spectrum (spectrum.hpp): the record as the CLI's `spectrum --format json`

@@ -29,7 +29,7 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
 
 def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
               prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None,
-              max_time: Optional[float] = None) -> Answer:
+              max_time: Optional[float] = None, device: str = "cpu") -> Answer:
     """Functional dimension of an architecture: the generic rank over Q of the Jacobian
     J[s, j] = ∂F/∂w_j (w; x_s) of the parameter map w ↦ F(w; ·).
 
@@ -55,6 +55,10 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
 
     ``max_time``: seconds; the work is estimated before anything is drawn and refused
     (:class:`ResourceLimitError`) above it. None: the library's default (60 s, ``--max-time``).
+
+    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where J is ranked (it is built on
+    the CPU); on the GPU p has at most the GPU's bits. 'cuda' without a GPU raises
+    ValueError.
     """
     if weights is not None:
         check_network(weights, "weights")
@@ -62,7 +66,7 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
             "trials": integer(trials, "trials", 1), "seed": seed_value(seed),
             "prime_bits": integer(prime_bits, "prime_bits", 20, 62), "margin": integer(margin, "margin", 0),
-            "threads": thread_count(threads)}
+            "threads": thread_count(threads), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if max_time is not None:
         if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
             raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")

@@ -17,7 +17,7 @@ from ._polynomials import Polynomial
 
 def rank(target: Any, partition: Any = None, *, method: str = "flattening", field: str = "Q",
          seed: Optional[int] = None, templates: Any = 2, max_side: int = 4096, variant: str = "auto",
-         max_memory: float = 4 * 2**30, threads: int = 2, certificate: str = "blocks") -> Answer:
+         max_memory: float = 4 * 2**30, threads: int = 2, certificate: str = "blocks", device: str = "cpu") -> Answer:
     """Separation rank sep_(A,B)(f) of a network or polynomial, or the rank of a matrix.
 
     ``target``: a Network, a Polynomial (variables x<j>_<c>, split by token j), or a
@@ -42,12 +42,16 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     ``certificate`` (field 'Q', a matrix below full rank): 'blocks' (exact kernel vectors
     per connected block, docs/blocks.md), 'pivot-span' or 'hadamard' (the references),
     as ``rank --certificate`` in the CLI.
+    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where ``field='p'`` and the
+    evaluation run; 'cuda' without a GPU raises ValueError, 'auto' then computes on the
+    CPU and says so in ``note``. The answer's ``device`` names it.
     """
     choice(field, "field", ("Q", "p"))
     opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "max_memory": float(max_memory), "threads": thread_count(threads),
-            "certificate": choice(certificate, "certificate", ("blocks", "pivot-span", "hadamard"))}
+            "certificate": choice(certificate, "certificate", ("blocks", "pivot-span", "hadamard")),
+            "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
     if isinstance(target, Network):
@@ -120,7 +124,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
                  growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62,
-                 max_seconds: float = 0) -> Answer:
+                 max_seconds: float = 0, device: str = "cpu") -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
     Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
@@ -138,6 +142,9 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     kernel, and the failure bound grows accordingly.
     ``max_seconds``: a time budget for the evaluation (0: none); a run it stops is a lower
     bound (``converged`` False, the note says so), as at ``max_side`` (docs/table.md, "Budgets").
+    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where the evaluation runs; on the
+    GPU 'auto' is the evaluation and p has at most the GPU's bits; 'cuda' without a GPU
+    raises ValueError. The answer's ``device`` names it.
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -149,7 +156,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "start": integer(start, "start"),
-            "prime_bits": integer(prime_bits, "prime_bits")}
+            "prime_bits": integer(prime_bits, "prime_bits"), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
         raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
     if isinstance(growth, bool) or not isinstance(growth, (int, float)):

@@ -73,7 +73,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
-          layers: Any = None, row_seconds: Optional[float] = None) -> Any:
+          layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu") -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -96,6 +96,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     ``row_seconds``: each row's evaluation time budget (``seprank table --row-seconds``;
     0: none; None: 10 s for the default table, none for other sweeps); a row it ends is a
     lower bound with status 'lower-bound' (docs/table.md, "Budgets").
+    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where the rows' evaluations run
+    (``seprank table --device``); 'cuda' without a GPU raises ValueError.
     """
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
@@ -123,7 +125,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
-            "dimension": dimension}
+            "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if row_seconds is not None:
         opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 
