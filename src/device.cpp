@@ -40,7 +40,7 @@ std::string dir_of(const std::string& path) {
 // Where the plugin may be, in the order of device.hpp.
 std::vector<std::string> candidates() {
     std::vector<std::string> out;
-    if (const char* env = std::getenv("SEPRANK_CUDA_PLUGIN"); env && *env) out.emplace_back(env);
+    if (const char* env = std::getenv("SEPRANK_CUDA_PLUGIN"); env && *env) return {env};  // that file only
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&cuda_info), &info) && info.dli_fname && *info.dli_fname) {
         std::string here = info.dli_fname;
@@ -79,8 +79,11 @@ Loaded load() {
             l.info.plugin = c;
             break;
         }
-        // A file that exists but does not load (a missing libcudart, say) is the reason to report.
-        if (const char* e = dlerror(); e && std::string(e).find("No such file") == std::string::npos && tried.empty()) tried = e;
+        // A file that exists but does not load (a missing libcudart, say) is the reason to
+        // report; so is the one file SEPRANK_CUDA_PLUGIN names.
+        const char* e = dlerror();
+        const bool named = std::getenv("SEPRANK_CUDA_PLUGIN") && *std::getenv("SEPRANK_CUDA_PLUGIN");
+        if (e && tried.empty() && (named || std::string(e).find("No such file") == std::string::npos)) tried = e;
     }
     if (!h) {
         l.info.why = !tried.empty() ? "the CUDA plugin does not load: " + tried

@@ -222,16 +222,8 @@ double log2_hadamard_bound(const SparseZMat& a, long k) {
     return std::min(top_k_half_sum(rows, k), top_k_half_sum(cols, k));
 }
 
-std::uint64_t modular_prime(const RankOptions& opt) {
-    if (opt.prime != 0) return opt.prime;
-    Rng rng(opt.seed);
-    return random_prime(rng, 62);
-}
-
 namespace {
 
-// The single modular rank on the GPU (RankOptions::device): its prime, and the rank of
-// the dense copy there.
 std::uint64_t gpu_prime(const RankOptions& opt) {
     const std::uint64_t m = cuda_info().max_prime;
     if (opt.prime > m)
@@ -241,6 +233,28 @@ std::uint64_t gpu_prime(const RankOptions& opt) {
     Rng rng(opt.seed);
     return random_prime(rng, static_cast<unsigned>(cuda_prime_bits()));
 }
+
+}  // namespace
+
+std::uint64_t modular_prime(const RankOptions& opt) {
+    if (choose_device(opt.device).device == Device::cuda) return gpu_prime(opt);
+    if (opt.prime != 0) return opt.prime;
+    Rng rng(opt.seed);
+    return random_prime(rng, 62);
+}
+
+long rank_modular_cuda(const SparseNmodMat& a) {
+    // The GPU ranks a dense copy: refuse one whose residues alone would pass 64 GiB here.
+    if (static_cast<double>(a.rows) * static_cast<double>(a.cols) * 8.0 > 64.0 * (1ULL << 30))
+        throw resource_limit("the " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                             " matrix is too large to copy densely for the GPU (over 64 GiB)");
+    NmodMat d(a.rows, a.cols, a.p);
+    for (long i = 0; i < a.rows; ++i)
+        for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = v;
+    return rank_modular_cuda(d);
+}
+
+namespace {
 
 long rank_mod_gpu(const SparseZMat& a, std::uint64_t p) {
     NmodMat d(a.rows, a.cols, p);
@@ -297,7 +311,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     if (!opt.certify) {
         const DeviceChoice dev = choose_device(opt.device);
         const bool gpu = dev.device == Device::cuda;
-        const std::uint64_t p = gpu ? gpu_prime(opt) : modular_prime(opt);
+        const std::uint64_t p = modular_prime(opt);
         const int bits = gpu ? cuda_prime_bits() : 62;
         const auto t0 = std::chrono::steady_clock::now();
         res.value = gpu ? rank_mod_gpu(input, p) : rank_mod_auto(input, p);

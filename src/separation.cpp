@@ -100,7 +100,9 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
                 r.phases.expand = expand_s;
                 break;
             }
-            // Field p: expand over Z/p directly (no big integers), one modular rank.
+            // Field p: expand over Z/p directly (no big integers), one modular rank, on the
+            // device asked for (the GPU ranks a dense copy).
+            const DeviceChoice dev = choose_device(opt.rank.device);
             const std::uint64_t p = modular_prime(rank_options(opt));
             const NmodPoly f = expand_mod(net, p, opt.expand);
             r.phases.expand = lap(t);
@@ -110,7 +112,8 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             r.quantity = "sep";
             r.partition = to_string(part);
             r.terms = static_cast<long>(f.terms());
-            r.value = rank_sparse_modular(c);
+            r.value = dev.device == Device::cuda ? rank_modular_cuda(c) : rank_sparse_modular(c);
+            r.device = dev.name;
             r.phases.rank = lap(t);
             r.kind = RankKind::modular_lower_bound;
             r.failure_bound = 1;
@@ -124,7 +127,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             // over Q, and with them a Hadamard bound on the minors, are never known.
             r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep; "
                      "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
-                     "--field Q certifies";
+                     "--field Q certifies" + (dev.note.empty() ? std::string() : "; " + dev.note);
             break;
         }
         case Method::grid: {

@@ -484,5 +484,33 @@ d = json.load(open(sys.argv[1]))
 assert d["rank"] == 69 and d["expected"] == 70 and d["defect"] is True, d
 PY
 
+# --device (docs/gpu.md). A plugin that is not there: every device command stops before any
+# work with one line naming why, exit 2; auto falls back to the CPU and says so.
+export SEPRANK_CUDA_PLUGIN="$T/no-such-plugin.so"
+expect_rc 2 "Device cuda: the CUDA plugin does not load" -- generic --tokens 2 --dim 2 --depth 2 --device cuda
+expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
+expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --depth 2 --field p --device cuda
+expect_rc 2 "Device cuda:" -- dimension --tokens 2 --dim 2 --depth 1 --device cuda
+expect_rc 2 "Device cuda:" -- table --tokens 2 --dim 1 --depth 1 --device cuda --out "$T/dev.csv" --format csv
+[[ ! -e "$T/dev.csv" ]] || fail "table --device cuda without a GPU wrote $T/dev.csv"
+expect_rc 2 "--device: gpu not in {auto,cpu,cuda}" -- generic --tokens 2 --dim 2 --device gpu
+"$S" generic --tokens 2 --dim 2 --depth 2 --device auto --format json >"$T/auto.json" 2>"$T/auto.err" || fail "generic --device auto: $(cat "$T/auto.err")"
+"$S" generic --tokens 2 --dim 2 --depth 2 --format json >"$T/cpu.json" || fail "generic on the CPU"
+/usr/bin/python3 - "$T/auto.json" "$T/cpu.json" <<'PY' || fail "generic --device auto without a plugin: $(cat "$T/auto.json")"
+import json, sys
+a, c = (json.load(open(p)) for p in sys.argv[1:])
+assert a["device"] == "cpu" and c["device"] == "cpu", (a["device"], c["device"])
+assert "device auto: computed on the CPU, the CUDA plugin does not load" in a["note"], a["note"]
+assert a["rank"] == c["rank"] and a["prime"] == c["prime"], (a, c)
+PY
+# --device cpu given to a rank over Q (no device work): noted as ignored only when not cpu
+"$S" rank --tokens 2 --dim 2 --device auto >/dev/null 2>"$T/q.err" || fail "rank --device auto over Q"
+grep -qF -- "--device auto is ignored" "$T/q.err" || fail "rank over Q did not note --device: $(cat "$T/q.err")"
+unset SEPRANK_CUDA_PLUGIN
+# The plugin this build made, on a machine without a GPU (CI): one line, exit 2.
+if [[ ! -e /dev/nvidia0 ]]; then
+  expect_rc 2 "Device cuda:" -- generic --tokens 2 --dim 2 --depth 2 --device cuda
+fi
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

@@ -36,7 +36,8 @@ struct CudaInfo {
     std::string plugin;          // the file loaded
     std::uint64_t max_prime = 0; // the largest prime the GPU elimination accepts
 };
-// The plugin is looked for, in order, at $SEPRANK_CUDA_PLUGIN (a file), beside the
+// The plugin is the file $SEPRANK_CUDA_PLUGIN names when that is set (that file only);
+// otherwise it is looked for, in order, beside the
 // executable or the shared library holding this code and in ../lib and ../lib/seprank
 // from there, in this build tree, and where `meson install` puts it.
 const CudaInfo& cuda_info();

@@ -109,6 +109,9 @@ long rank_modular(const SparseZMat& a, std::uint64_t p);
 // GPU's free memory (resource_limit naming both sizes, before any work). A CUDA failure
 // part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
 long rank_modular_cuda(const NmodMat& a, int tile = 0);
+// The same for a sparse matrix, through a dense copy (resource_limit when that copy would
+// pass 64 GiB).
+long rank_modular_cuda(const SparseNmodMat& a);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
 //   blocks      (default; blocks.hpp) the matrix split into the connected blocks of its
@@ -143,7 +146,9 @@ struct RankOptions {
 };
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random
-// 62-bit prime drawn from Rng(opt.seed).
+// 62-bit prime drawn from Rng(opt.seed). When opt.device resolves to the GPU
+// (choose_device): opt.prime if at most cuda_info().max_prime (else invalid_input naming
+// it), or else a random prime of cuda_prime_bits() bits.
 std::uint64_t modular_prime(const RankOptions& opt);
 
 // Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
