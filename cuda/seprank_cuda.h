@@ -89,8 +89,12 @@ typedef struct sr_tape {
     int64_t slots;         /* slots used (each point needs `slots` residues of scratch) */
     int64_t inputs;        /* coordinates of one point */
     uint32_t output;       /* the slot holding f(point) at the end */
+    uint32_t flags;        /* 0, or SR_TAPE_GENERAL: program and slots in global memory
+                              even where constant and shared memory would hold them (tests) */
     uint64_t p;            /* the modulus the weights were reduced by */
 } sr_tape;
+
+#define SR_TAPE_GENERAL 1u
 
 /* out[q] = f(point q) mod tape->p for q < count; point q is
  * points[q*inputs .. (q+1)*inputs), entries any 64-bit values (reduced on the device).

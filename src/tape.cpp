@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -266,8 +268,12 @@ void Tape::evaluate_cuda(const std::uint64_t* points, std::size_t count, std::ui
     if (count == 0) return;
     std::vector<sr_tape_op> ops(ops_.size());
     for (std::size_t k = 0; k < ops_.size(); ++k) ops[k] = sr_tape_op{ops_[k].code, ops_[k].dst, ops_[k].a, ops_[k].b, ops_[k].w};
+    // SEPRANK_CUDA_TAPE=general: the program and slots in global memory (tests reach the
+    // paths that large programs take).
+    const char* env = std::getenv("SEPRANK_CUDA_TAPE");
+    const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
     const sr_tape t{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(slots_),
-                    static_cast<std::int64_t>(inputs_), output_, p_};
+                    static_cast<std::int64_t>(inputs_), output_, flags, p_};
     sr_cuda_status st{};
     const int rc = fn.tape_eval(&t, points, static_cast<std::int64_t>(count), out, &st);
     if (rc != SR_CUDA_OK && st.code == SR_CUDA_OK) st.code = rc;

@@ -9,9 +9,11 @@
 #include "seprank/prime.hpp"
 #include "seprank/tape.hpp"
 #include "support.hpp"
+#include "tape_impl.hpp"  // src/: the arithmetic and the per-point step of the CUDA kernel
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -237,6 +239,57 @@ TEST_CASE("tape: slots are recycled (far fewer than instructions), constants fol
     CHECK_THROWS_AS(ModEvaluator(half, 3), domain_error);
 }
 
+TEST_CASE("tape arithmetic: Montgomery products, sums and conversions = 128-bit reference, up to 2^63") {
+    auto rng = seprank_test::rng_for("tape-mont");
+    INFO("seed " << seprank_test::seed());
+    __extension__ typedef unsigned __int128 u128;
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        const std::uint64_t p = it == 0 ? 3 : it == 1 ? 9223372036854775783ULL : random_prime(rng, 2 + static_cast<unsigned>(rng.below(62)));
+        if (p == 2) continue;
+        const tape::Mont m = tape::make_mont(p);
+        CHECK(m.p * (0 - m.neg_pinv) == 1);  // −neg_pinv is p⁻¹ mod 2^64
+        CHECK(m.r2 == static_cast<std::uint64_t>((static_cast<u128>((0 - p) % p) * ((0 - p) % p)) % p));
+        for (int k = 0; k < 20; ++k) {
+            const std::uint64_t edge[] = {0, 1, p - 1, p / 2, ~0ULL, ~0ULL - 1, rng.next()};
+            const std::uint64_t x = k < 7 ? edge[k] : rng.next(), y = k < 7 ? edge[6 - k] : rng.below(p);
+            const std::uint64_t a = m.to(x), b = m.to(y);
+            REQUIRE(a < p);
+            CHECK(m.from(a) == x % p);
+            CHECK(m.from(m.mul(a, b)) == static_cast<std::uint64_t>(static_cast<u128>(x % p) * (y % p) % p));
+            CHECK(m.from(m.add(a, b)) == static_cast<std::uint64_t>((static_cast<u128>(x % p) + y % p) % p));
+        }
+    }
+}
+
+TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved as on the device = the CPU interpreter") {
+    auto rng = seprank_test::rng_for("tape-step");
+    INFO("seed " << seprank_test::seed());
+    const seprank_test::SpecLimits lim = random_limits();
+    for (int it = 0; it < seprank_test::iterations(40); ++it) {
+        const Network net = random_network(seprank_test::random_spec(rng, lim), rng.next(), 1000);
+        const std::uint64_t p = pick_prime(rng, it);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
+        const Tape t(net, p);
+        const std::size_t count = 1 + rng.below(40);
+        const std::vector<std::uint64_t> flat = random_points(rng, t.inputs(), count, p);
+        std::vector<std::uint64_t> expect(count), got(count);
+        t.evaluate(flat.data(), count, expect.data());
+        // As the kernel: thread q of `count` keeps slot i at scratch[i·count + q].
+        std::vector<std::uint64_t> scratch(t.slots() * count, 0xdeadbeef);
+        const auto run = [&](const auto& ar) {
+            for (std::size_t q = 0; q < count; ++q) {
+                auto slot = [&](std::uint32_t i) -> std::uint64_t& { return scratch[i * count + q]; };
+                auto coord = [&](std::uint32_t c) { return flat[q * t.inputs() + c]; };
+                for (const Tape::Op& op : t.ops()) tape::step(op, ar, slot, coord);
+                got[q] = ar.from(slot(t.output_slot()));
+            }
+        };
+        if (p == 2) run(tape::Two{});
+        else run(tape::make_mont(p));
+        CHECK(got == expect);
+    }
+}
+
 TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no GPU)") {
     auto rng = seprank_test::rng_for("tape-cuda");
     INFO("seed " << seprank_test::seed());
@@ -256,23 +309,37 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
     std::vector<Network> nets;
     for (const NetworkSpec& s : named_specs()) nets.push_back(random_network(s, rng.next(), 1000));
     for (int it = 0; it < 12; ++it) nets.push_back(random_network(seprank_test::random_spec(rng, lim), rng.next(), 100000));
-    // Tapes beyond the plugin's constant-memory program (several thousand instructions).
-    NetworkSpec frontier = seprank_test::attention_spec(4, 4, 3, 2);
-    nets.push_back(random_network(frontier, rng.next(), 5));
-    std::size_t longest = 0;
+    // Programs beyond the plugin's constant memory (2560 instructions; 2738 here), and
+    // slots beyond 256 threads' shared memory (169 here: 128-thread blocks).
+    nets.push_back(random_network(seprank_test::attention_spec(6, 6, 3, 2), rng.next(), 5));
+    nets.push_back(random_network(seprank_test::attention_spec(8, 8, 3, 2), rng.next(), 5));
+    // SEPRANK_CUDA_TAPE=general for the second run of each: program and slots in global
+    // memory; the caller's setting restored.
+    const char* old = std::getenv("SEPRANK_CUDA_TAPE");
+    const std::string saved = old != nullptr ? old : "";
+    std::size_t longest = 0, most_slots = 0;
     int it = 0;
     for (const Network& net : nets) {
         const std::uint64_t p = pick_prime(rng, it++);
         const Tape tape(net, p);
         longest = std::max(longest, tape.size());
+        most_slots = std::max(most_slots, tape.slots());
         for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{777}, std::size_t{100000}}) {
-            INFO(network_to_json(net, -1) << " p = " << p << " count " << count << " size " << tape.size());
+            INFO(network_to_json(net, -1) << " p = " << p << " count " << count << " size " << tape.size() << " slots " << tape.slots());
             const std::vector<std::uint64_t> flat = random_points(rng, tape.inputs(), count, p);
-            std::vector<std::uint64_t> cpu(count, 1), gpu(count, 2);
+            std::vector<std::uint64_t> cpu(count, 1), gpu(count, 2), general(count, 3);
             tape.evaluate(flat.data(), count, cpu.data());
+            ::unsetenv("SEPRANK_CUDA_TAPE");
             tape.evaluate_cuda(flat.data(), count, gpu.data());
+            ::setenv("SEPRANK_CUDA_TAPE", "general", 1);
+            tape.evaluate_cuda(flat.data(), count, general.data());
             CHECK(gpu == cpu);
+            CHECK(general == cpu);
         }
     }
-    MESSAGE("longest tape on the GPU: " << longest << " instructions");
+    if (old != nullptr) ::setenv("SEPRANK_CUDA_TAPE", saved.c_str(), 1);
+    else ::unsetenv("SEPRANK_CUDA_TAPE");
+    MESSAGE("on the GPU: the longest program " << longest << " instructions, the most slots " << most_slots);
+    CHECK(longest > 2560);
+    CHECK(most_slots > 113);
 }
