@@ -104,6 +104,27 @@ typedef struct sr_tape {
 int sr_cuda_tape_eval(const sr_tape* tape, const uint64_t* points, int64_t count,
                       uint64_t* out, sr_cuda_status* status);
 
+/* Points on a grid, formed on the device (the evaluation matrices of docs/evaluation.md):
+ * for i < rows, j < cols, t < nodes, the point whose coordinate c (c < tape->inputs) is
+ *   (t + 1)·a[i*width_a + k]            when k = source[c] < width_a   (side A, scaled),
+ *   b[j*width_b + (k - width_a)]        when width_a <= k < width_a + width_b (side B),
+ * entries any 64-bit values. */
+typedef struct sr_tape_grid {
+    const uint64_t* a;
+    int64_t rows, width_a;
+    const uint64_t* b;
+    int64_t cols, width_b;
+    int64_t nodes;             /* >= 1 */
+    const uint32_t* source;    /* tape->inputs entries */
+} sr_tape_grid;
+
+/* out[(i*cols + j)*nodes + t] = f(point (i, j, t)) mod tape->p: the same values as
+ * sr_cuda_tape_eval on those points, without copying them. Checks as sr_cuda_tape_eval,
+ * and source[c] < width_a + width_b. The rows of side A are processed in chunks sized to
+ * the device's free memory. */
+int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* grid, uint64_t* out,
+                      sr_cuda_status* status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,12 +2,15 @@
 
 #include "device_plugin.hpp"
 #include "forward_impl.hpp"
+#include "seprank/device.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/network.hpp"
 #include "seprank/prime.hpp"
 #include "tape_impl.hpp"
 #include "word_mod.hpp"
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -263,19 +266,100 @@ void Tape::evaluate(const std::uint64_t* points, std::size_t count, std::uint64_
     interpret(ops_, tape::make_mont(p_), slots_, inputs_, output_, points, count, out);
 }
 
+namespace {
+
+// The tape as the plugin takes it (cuda/seprank_cuda.h). SEPRANK_CUDA_TAPE=general puts
+// the program and the slots in global memory (tests reach the paths of large programs).
+struct CudaTape {
+    std::vector<sr_tape_op> ops;
+    sr_tape t{};
+    explicit CudaTape(const Tape& tape) : ops(tape.size()) {
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            const Tape::Op& op = tape.ops()[k];
+            ops[k] = sr_tape_op{op.code, op.dst, op.a, op.b, op.w};
+        }
+        const char* env = std::getenv("SEPRANK_CUDA_TAPE");
+        const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
+        t = sr_tape{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(tape.slots()),
+                    static_cast<std::int64_t>(tape.inputs()), tape.output_slot(), flags, tape.modulus()};
+    }
+    CudaTape(const CudaTape&) = delete;
+    CudaTape& operator=(const CudaTape&) = delete;
+};
+
+}  // namespace
+
+void Tape::check_grid(const TapeGrid& g) const {
+    if (g.source.size() != inputs_)
+        throw invalid_input("tape grid: source has " + std::to_string(g.source.size()) + " entries, the network " + std::to_string(inputs_) +
+                            " inputs");
+    for (std::size_t c = 0; c < g.source.size(); ++c)
+        if (g.source[c] >= g.width_a + g.width_b)
+            throw invalid_input("tape grid: source[" + std::to_string(c) + "] = " + std::to_string(g.source[c]) + " is not below width_a + width_b = " +
+                                std::to_string(g.width_a + g.width_b));
+    if (g.nodes < 1) throw invalid_input("tape grid: nodes = 0, expected at least 1");
+}
+
+void Tape::evaluate_grid(const TapeGrid& g, std::uint64_t* out) const {
+    check_grid(g);
+    // The points of one row i at a time, laid out flat (A side scaled in plain residues).
+    __extension__ typedef unsigned __int128 u128;
+    const std::size_t per_row = g.cols * g.nodes;
+    std::vector<std::uint64_t> pts(per_row * inputs_);
+    for (std::size_t i = 0; i < g.rows; ++i) {
+        for (std::size_t j = 0; j < g.cols; ++j)
+            for (std::size_t t = 0; t < g.nodes; ++t) {
+                std::uint64_t* x = pts.data() + (j * g.nodes + t) * inputs_;
+                for (std::size_t c = 0; c < inputs_; ++c) {
+                    const std::size_t k = g.source[c];
+                    x[c] = k < g.width_a ? static_cast<std::uint64_t>(static_cast<u128>(g.a[i * g.width_a + k] % p_) * ((t + 1) % p_) % p_)
+                                         : g.b[j * g.width_b + (k - g.width_a)];
+                }
+            }
+        evaluate(pts.data(), per_row, out + i * per_row);
+    }
+}
+
+namespace {
+
+// sr_cuda_tape_grid of the loaded plugin: device.cpp's binding when it has one, else
+// looked up in the plugin it loaded (dlopen of a loaded library returns its handle).
+decltype(detail::CudaPlugin::tape_grid) tape_grid_entry(const detail::CudaPlugin& fn) {
+    if (fn.tape_grid != nullptr) return fn.tape_grid;
+    static const auto found = [] {
+        decltype(detail::CudaPlugin::tape_grid) f = nullptr;
+        if (void* h = dlopen(cuda_info().plugin.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+            f = reinterpret_cast<decltype(f)>(dlsym(h, "sr_cuda_tape_grid"));
+            dlclose(h);  // drops the reference just taken; the loader's own keeps it loaded
+        }
+        return f;
+    }();
+    if (found == nullptr) throw invalid_input("Device cuda: the CUDA plugin " + cuda_info().plugin + " lacks sr_cuda_tape_grid");
+    return found;
+}
+
+}  // namespace
+
+void Tape::evaluate_grid_cuda(const TapeGrid& g, std::uint64_t* out) const {
+    const detail::CudaPlugin& fn = detail::cuda_plugin();
+    check_grid(g);
+    if (g.rows == 0 || g.cols == 0) return;
+    const auto entry = tape_grid_entry(fn);
+    const CudaTape ct(*this);
+    const sr_tape_grid grid{g.a, static_cast<std::int64_t>(g.rows), static_cast<std::int64_t>(g.width_a), g.b, static_cast<std::int64_t>(g.cols),
+                            static_cast<std::int64_t>(g.width_b), static_cast<std::int64_t>(g.nodes), g.source.data()};
+    sr_cuda_status st{};
+    const int rc = entry(&ct.t, &grid, out, &st);
+    if (rc != SR_CUDA_OK && st.code == SR_CUDA_OK) st.code = rc;
+    detail::check_cuda(st, "Tape::evaluate_grid_cuda");
+}
+
 void Tape::evaluate_cuda(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     if (count == 0) return;
-    std::vector<sr_tape_op> ops(ops_.size());
-    for (std::size_t k = 0; k < ops_.size(); ++k) ops[k] = sr_tape_op{ops_[k].code, ops_[k].dst, ops_[k].a, ops_[k].b, ops_[k].w};
-    // SEPRANK_CUDA_TAPE=general: the program and slots in global memory (tests reach the
-    // paths that large programs take).
-    const char* env = std::getenv("SEPRANK_CUDA_TAPE");
-    const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
-    const sr_tape t{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(slots_),
-                    static_cast<std::int64_t>(inputs_), output_, flags, p_};
+    const CudaTape ct(*this);
     sr_cuda_status st{};
-    const int rc = fn.tape_eval(&t, points, static_cast<std::int64_t>(count), out, &st);
+    const int rc = fn.tape_eval(&ct.t, points, static_cast<std::int64_t>(count), out, &st);
     if (rc != SR_CUDA_OK && st.code == SR_CUDA_OK) st.code = rc;
     detail::check_cuda(st, "Tape::evaluate_cuda");
 }

@@ -77,6 +77,8 @@ struct Mont {
     SR_TAPE_HD std::uint64_t to(std::uint64_t x) const { return mul(x, r2); }
     // Out of Montgomery form: the residue in [0, p).
     SR_TAPE_HD std::uint64_t from(std::uint64_t x) const { return redc(0, x); }
+    // The factor c with mul(x, c) = λ·x in Montgomery form for any 64-bit x: λ·R² mod p.
+    std::uint64_t input_scale(std::uint64_t lambda) const { return mul(to(lambda), r2); }
 };
 
 // Arithmetic mod 2.
@@ -85,6 +87,7 @@ struct Two {
     SR_TAPE_HD std::uint64_t add(std::uint64_t a, std::uint64_t b) const { return a ^ b; }
     SR_TAPE_HD std::uint64_t to(std::uint64_t x) const { return x & 1u; }
     SR_TAPE_HD std::uint64_t from(std::uint64_t x) const { return x; }
+    std::uint64_t input_scale(std::uint64_t lambda) const { return lambda & 1u; }
 };
 
 // Host set-up of Mont for an odd p < 2^63 (unchecked precondition).
@@ -108,13 +111,14 @@ inline Mont make_mont(std::uint64_t p) {
 }
 
 // One instruction for one point: s(i) is the point's slot i (a reference), x(i) its
-// coordinate i. Used by the CUDA kernel (one thread per point).
+// coordinate i already in the tape's form (ar.to of the raw value, or ar.mul of it with an
+// input_scale). Used by the CUDA kernel (one thread per point).
 template <class Ar, class Op, class Slots, class Point>
 SR_TAPE_HD void step(const Op& op, const Ar& ar, Slots&& s, Point&& x) {
     switch (op.code) {
         case op_zero: s(op.dst) = 0; break;
         case op_const: s(op.dst) = op.w; break;
-        case op_input: s(op.dst) = ar.to(x(op.a)); break;
+        case op_input: s(op.dst) = x(op.a); break;
         case op_mul: s(op.dst) = ar.mul(s(op.a), s(op.b)); break;
         case op_add: s(op.dst) = ar.add(s(op.a), s(op.b)); break;
         case op_axpy: {

@@ -156,6 +156,52 @@ std::string message_of(const std::function<void()>& f) {
     return "(accepted)";
 }
 
+// A random grid for the network: the tokens split at random into sides A and B (each
+// token's variables contiguous on its side, as the evaluation matrices place them).
+struct GridData {
+    std::vector<std::uint64_t> a, b;
+    TapeGrid grid;
+};
+GridData random_grid(Rng& rng, const NetworkSpec& s, std::uint64_t p, std::size_t rows, std::size_t cols, std::size_t nodes) {
+    const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
+    GridData d;
+    std::vector<int> side(static_cast<std::size_t>(s.tokens));
+    std::size_t na = 0, nb = 0;
+    for (auto& x : side) {
+        x = static_cast<int>(rng.below(2));
+        (x == 0 ? na : nb) += per;
+    }
+    d.grid.width_a = na;
+    d.grid.width_b = nb;
+    std::size_t ka = 0, kb = 0;
+    for (std::size_t t = 0; t < side.size(); ++t)
+        for (std::size_t c = 0; c < per; ++c) d.grid.source.push_back(static_cast<std::uint32_t>(side[t] == 0 ? ka++ : na + kb++));
+    const bool wide = rng.below(3) == 0;
+    d.a.resize(rows * na);
+    d.b.resize(cols * nb);
+    for (auto& v : d.a) v = wide ? rng.next() : rng.below(p);
+    for (auto& v : d.b) v = wide ? rng.next() : rng.below(p);
+    d.grid.a = d.a.data();
+    d.grid.b = d.b.data();
+    d.grid.rows = rows;
+    d.grid.cols = cols;
+    d.grid.nodes = nodes;
+    return d;
+}
+
+// Point (i, j, t) of a grid, by plain arithmetic: (t + 1)·a mod p on side A.
+Point<std::uint64_t> grid_point(const NetworkSpec& s, const TapeGrid& g, std::size_t i, std::size_t j, std::size_t t, std::uint64_t p) {
+    __extension__ typedef unsigned __int128 u128;
+    const std::size_t per = static_cast<std::size_t>(input_vars_per_token(s));
+    Point<std::uint64_t> x(static_cast<std::size_t>(s.tokens), std::vector<std::uint64_t>(per));
+    for (std::size_t c = 0; c < g.source.size(); ++c) {
+        const std::size_t k = g.source[c];
+        x[c / per][c % per] = k < g.width_a ? static_cast<std::uint64_t>(static_cast<u128>(g.a[i * g.width_a + k] % p) * (t + 1) % p)
+                                            : g.b[j * g.width_b + k - g.width_a] % p;
+    }
+    return x;
+}
+
 }  // namespace
 
 TEST_CASE("tape = ModBatchEvaluator = ModEvaluator on every named family and option, every kind of prime") {
@@ -279,7 +325,7 @@ TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved a
         const auto run = [&](const auto& ar) {
             for (std::size_t q = 0; q < count; ++q) {
                 auto slot = [&](std::uint32_t i) -> std::uint64_t& { return scratch[i * count + q]; };
-                auto coord = [&](std::uint32_t c) { return flat[q * t.inputs() + c]; };
+                auto coord = [&](std::uint32_t c) { return ar.to(flat[q * t.inputs() + c]); };
                 for (const Tape::Op& op : t.ops()) tape::step(op, ar, slot, coord);
                 got[q] = ar.from(slot(t.output_slot()));
             }
@@ -288,6 +334,58 @@ TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved a
         else run(tape::make_mont(p));
         CHECK(got == expect);
     }
+}
+
+TEST_CASE("tape grid: the points formed from the rows of both sides = ModEvaluator; the kernel's way of forming them too") {
+    auto rng = seprank_test::rng_for("tape-grid");
+    INFO("seed " << seprank_test::seed());
+    const seprank_test::SpecLimits lim = random_limits();
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const Network net = random_network(s, rng.next(), 1000);
+        const std::uint64_t p = pick_prime(rng, it);
+        const Tape tape(net, p);
+        const std::size_t rows = rng.below(4), cols = rng.below(5), nodes = 1 + rng.below(4);
+        const GridData d = random_grid(rng, s, p, rows, cols, nodes);
+        const TapeGrid& g = d.grid;
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p << " grid " << rows << "x" << cols << "x" << nodes);
+        std::vector<std::uint64_t> out(rows * cols * nodes, 5);
+        tape.evaluate_grid(g, out.data());
+        const ModEvaluator ref(net, p);
+        // The kernel forms side A as mul(raw, input_scale(t + 1)) and side B as to(raw).
+        std::vector<std::uint64_t> scratch(tape.slots());
+        const auto kernel_way = [&](const auto& ar, std::size_t i, std::size_t j, std::size_t t) {
+            auto slot = [&](std::uint32_t k) -> std::uint64_t& { return scratch[k]; };
+            const std::uint64_t sc = ar.input_scale(t + 1);
+            auto coord = [&](std::uint32_t c) {
+                const std::size_t k = g.source[c];
+                return k < g.width_a ? ar.mul(g.a[i * g.width_a + k], sc) : ar.to(g.b[j * g.width_b + k - g.width_a]);
+            };
+            for (const Tape::Op& op : tape.ops()) tape::step(op, ar, slot, coord);
+            return ar.from(slot(tape.output_slot()));
+        };
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j)
+                for (std::size_t t = 0; t < nodes; ++t) {
+                    const std::uint64_t v = out[(i * cols + j) * nodes + t];
+                    CHECK(v == ref(grid_point(s, g, i, j, t, p)));
+                    CHECK(v == (p == 2 ? kernel_way(tape::Two{}, i, j, t) : kernel_way(tape::make_mont(p), i, j, t)));
+                }
+    }
+    // Checks: the source map's length and range, nodes >= 1.
+    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 1, 5);
+    const Tape tape(net, 7);
+    GridData d = random_grid(rng, net.spec, 7, 1, 1, 1);
+    std::vector<std::uint64_t> out(1);
+    TapeGrid bad = d.grid;
+    bad.source.pop_back();
+    CHECK(message_of([&] { tape.evaluate_grid(bad, out.data()); }).find("source has 3 entries") != std::string::npos);
+    bad = d.grid;
+    bad.source[1] = 4;
+    CHECK(message_of([&] { tape.evaluate_grid(bad, out.data()); }).find("source[1] = 4") != std::string::npos);
+    bad = d.grid;
+    bad.nodes = 0;
+    CHECK(message_of([&] { tape.evaluate_grid(bad, out.data()); }).find("nodes = 0") != std::string::npos);
 }
 
 TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no GPU)") {
@@ -302,6 +400,9 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
         CHECK(m.rfind("Device cuda:", 0) == 0);
         const std::string m0 = message_of([&] { t.evaluate_cuda(pts.data(), 0, out.data()); });
         CHECK(m0.rfind("Device cuda:", 0) == 0);
+        const GridData d = random_grid(rng, small.spec, 7, 2, 2, 2);
+        std::vector<std::uint64_t> gout(8);
+        CHECK(message_of([&] { t.evaluate_grid_cuda(d.grid, gout.data()); }).rfind("Device cuda:", 0) == 0);
         return;
     }
     MESSAGE("CUDA device: " << cuda_info().name);
@@ -333,6 +434,20 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
             tape.evaluate_cuda(flat.data(), count, gpu.data());
             ::setenv("SEPRANK_CUDA_TAPE", "general", 1);
             tape.evaluate_cuda(flat.data(), count, general.data());
+            CHECK(gpu == cpu);
+            CHECK(general == cpu);
+        }
+        // A grid of about 100000 points formed on the device, and a 1×1×1 one.
+        for (std::size_t rows : {std::size_t{1}, std::size_t{37}}) {
+            const std::size_t cols = rows == 1 ? 1 : 541, nodes = rows == 1 ? 1 : 1 + rng.below(5);
+            const GridData d = random_grid(rng, net.spec, p, rows, cols, nodes);
+            INFO(network_to_json(net, -1) << " p = " << p << " grid " << rows << "x" << cols << "x" << nodes);
+            std::vector<std::uint64_t> cpu(rows * cols * nodes, 1), gpu(cpu.size(), 2), general(cpu.size(), 3);
+            tape.evaluate_grid(d.grid, cpu.data());
+            ::unsetenv("SEPRANK_CUDA_TAPE");
+            tape.evaluate_grid_cuda(d.grid, gpu.data());
+            ::setenv("SEPRANK_CUDA_TAPE", "general", 1);
+            tape.evaluate_grid_cuda(d.grid, general.data());
             CHECK(gpu == cpu);
             CHECK(general == cpu);
         }

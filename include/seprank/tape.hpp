@@ -24,6 +24,21 @@ namespace seprank {
 
 struct Network;
 
+// Points on a grid (the evaluation matrices of docs/evaluation.md, formed where they are
+// evaluated): for i < rows, j < cols, t < nodes, the point whose coordinate c is
+//   (t + 1)·a[i·width_a + k]          when k = source[c] < width_a (side A, scaled by t + 1),
+//   b[j·width_b + (k − width_a)]      when width_a <= k < width_a + width_b (side B).
+// source has Tape::inputs() entries; entries of a and b need not be reduced. The value of
+// point (i, j, t) goes to out[(i·cols + j)·nodes + t].
+struct TapeGrid {
+    const std::uint64_t* a = nullptr;
+    std::size_t rows = 0, width_a = 0;
+    const std::uint64_t* b = nullptr;
+    std::size_t cols = 0, width_b = 0;
+    std::size_t nodes = 1;
+    std::vector<std::uint32_t> source;
+};
+
 class Tape {
 public:
     // One instruction (the layout of sr_tape_op, cuda/seprank_cuda.h): code is one of the
@@ -69,7 +84,17 @@ public:
     // Cost: as evaluate on the GPU, plus copying the points in and the values out.
     void evaluate_cuda(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const;
 
+    // f at every point of the grid (TapeGrid above), out[(i·cols + j)·nodes + t]: the same
+    // values as evaluate on those points laid out flat. Checked: source has inputs()
+    // entries, each below width_a + width_b, nodes >= 1 (invalid_input naming the value).
+    // Cost: as evaluate on rows·cols·nodes points, plus forming them.
+    void evaluate_grid(const TapeGrid& grid, std::uint64_t* out) const;
+    // The same on the GPU; only the rows of a and b go to the device, the points are formed
+    // there. Checks and errors as evaluate_cuda and evaluate_grid.
+    void evaluate_grid_cuda(const TapeGrid& grid, std::uint64_t* out) const;
+
 private:
+    void check_grid(const TapeGrid& grid) const;
     std::vector<Op> ops_;
     std::size_t slots_ = 0;
     std::size_t inputs_ = 0;
