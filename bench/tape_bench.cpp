@@ -1,7 +1,9 @@
 // The forward tape (tape.hpp) measured: for each network, its length, slots, opcode
 // counts and bytes per point, and points per second of Tape::evaluate (CPU, one thread)
 // against ModBatchEvaluator (one thread) on the same points mod the default prime, and of
-// Tape::evaluate_cuda where a GPU is present (its values checked against the CPU's).
+// Tape::evaluate_cuda where a GPU is present (its values checked against the CPU's), and of
+// Tape::evaluate_grid_cuda on a grid of as many points (the first half of the tokens on
+// side A, the rest on side B, one node), whose points are formed on the device.
 // Prints a markdown table. Usage: bench_tape [points] (default 20000; the GPU gets 50×).
 #include "seprank/device.hpp"
 #include "seprank/forward_batch.hpp"
@@ -71,8 +73,8 @@ int main(int argc, char** argv) {
     std::printf("p = %llu, %zu points on the CPU%s\n\n", static_cast<unsigned long long>(p), count,
                 gpu ? (", " + std::to_string(50 * count) + " on the GPU (" + cuda_info().name + ")").c_str() : "");
     std::printf("| network | ops | slots | MUL | AXPY | bytes/point | tape CPU pts/s | batch pts/s (%s) | ratio |%s\n",
-                ModBatchEvaluator::kernel_for(p), gpu ? " GPU pts/s | GPU = CPU |" : "");
-    std::printf("|---|---|---|---|---|---|---|---|---|%s\n", gpu ? "---|---|" : "");
+                ModBatchEvaluator::kernel_for(p), gpu ? " GPU pts/s | GPU = CPU | GPU grid pts/s | grid = CPU |" : "");
+    std::printf("|---|---|---|---|---|---|---|---|---|%s\n", gpu ? "---|---|---|---|" : "");
     for (const Row& r : rows) {
         const Network net = random_network(r.spec, 1, 5);
         const Tape tape(net, p);
@@ -96,8 +98,23 @@ int main(int argc, char** argv) {
             tape.evaluate_cuda(pts.data(), n_gpu, g.data());  // warm-up (context, program copy)
             const double tg = best(3, [&] { tape.evaluate_cuda(pts.data(), n_gpu, g.data()); });
             tape.evaluate(pts.data(), n_gpu, c.data());
-            std::printf(" %.3g | %s |", n_gpu / tg, g == c ? "yes" : "NO");
-            if (g != c) {
+            // The grid: rows × cols = n_gpu points, sides split by token.
+            const std::size_t per = tape.inputs() / static_cast<std::size_t>(r.spec.tokens);
+            const std::size_t na = per * static_cast<std::size_t>((r.spec.tokens + 1) / 2), nb = tape.inputs() - na;
+            TapeGrid grid;
+            grid.rows = 50;
+            grid.cols = n_gpu / grid.rows;
+            grid.width_a = na;
+            grid.width_b = nb;
+            for (std::uint32_t k = 0; k < tape.inputs(); ++k) grid.source.push_back(k);
+            grid.a = pts.data();
+            grid.b = pts.data() + grid.rows * na;
+            const std::size_t n_grid = grid.rows * grid.cols;
+            std::vector<std::uint64_t> gg(n_grid), gc(n_grid);
+            const double tgg = best(3, [&] { tape.evaluate_grid_cuda(grid, gg.data()); });
+            tape.evaluate_grid(grid, gc.data());
+            std::printf(" %.3g | %s | %.3g | %s |", n_gpu / tg, g == c ? "yes" : "NO", n_grid / tgg, gg == gc ? "yes" : "NO");
+            if (g != c || gg != gc) {
                 std::printf("\n");
                 std::fprintf(stderr, "%s: GPU and CPU differ\n", r.name);
                 return 1;
