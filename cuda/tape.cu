@@ -7,9 +7,10 @@
 // memory when it fits (kConstOps instructions: each read is a broadcast of one address to
 // the warp), else in global memory (the same single address per warp, served by L1).
 // A thread's slots live in shared memory when a block's fit (slot i of thread t at
-// sh[i·blockDim + t]: a warp's accesses to one slot are conflict-free); the block is
-// 256 threads, halved down to 32 until slots·block·8 bytes fit the opt-in shared memory
-// of a block (227 KiB on sm_90: up to 113 slots at 256 threads, 908 at 32). Otherwise
+// sh[i·blockDim + t]: a warp's accesses to one slot are conflict-free); the block size
+// (256, 128, 64 or 32 threads) is the one that keeps the most threads resident per SM
+// with slots·block·8 bytes per block within the opt-in shared memory of a block (227 KiB
+// on sm_90: up to 113 slots at 256 threads, 908 at 32). Otherwise
 // (or with SR_TAPE_GENERAL) they live in global memory, interleaved the same way over
 // all launched threads (scratch[i·threads + t], coalesced). Either way the grid is sized
 // to what the GPU holds at once and strides over the points, so scratch never grows
@@ -238,11 +239,13 @@ cudaError_t dispatch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op
 // Evaluates job.units units (job.points_per_unit() points each, > 0) into out.
 template <class Ar, class Job>
 int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
-    int dev = 0, sms = 0, per_sm = 0, shared_optin = 0;
+    int dev = 0, sms = 0, per_sm = 0, shared_optin = 0, shared_sm = 0, reserved = 0;
     SR_TRY(cudaGetDevice(&dev));
     SR_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     SR_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     SR_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    SR_TRY(cudaDeviceGetAttribute(&shared_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    SR_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
     size_t free_b = 0, total_b = 0;
     SR_TRY(cudaMemGetInfo(&free_b, &total_b));
 
@@ -251,8 +254,21 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     Plan plan;
     plan.in_constant = !general && t->n_ops <= kConstOps;
     plan.ops_bytes = plan.in_constant ? 0 : static_cast<uint64_t>(t->n_ops) * sizeof(sr_tape_op);
-    while (plan.block > 32 && slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) > static_cast<uint64_t>(shared_optin)) plan.block /= 2;
-    plan.shared = !general && slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) <= static_cast<uint64_t>(shared_optin);
+    // Slots in shared memory: the block size (256, 128, 64 or 32) that keeps the most
+    // threads resident on an SM, the larger block on a tie; none when even 32 threads'
+    // slots exceed a block's shared memory.
+    int64_t best_resident = 0;
+    for (int b = kBlock; b >= 32 && !general; b /= 2) {
+        const uint64_t bytes = slots * sizeof(uint64_t) * static_cast<uint64_t>(b);
+        if (bytes > static_cast<uint64_t>(shared_optin)) continue;
+        const int64_t by_shared = static_cast<int64_t>(static_cast<uint64_t>(shared_sm) / (bytes + static_cast<uint64_t>(reserved)));
+        const int64_t blocks_sm = std::min<int64_t>({by_shared, 32, std::max(per_sm, b) / b});
+        if (blocks_sm * b > best_resident) {
+            best_resident = blocks_sm * b;
+            plan.block = b;
+        }
+    }
+    plan.shared = best_resident > 0;
     if (!plan.shared) plan.block = kBlock;
     plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
     auto round_up = [&](int64_t n) { return (n + plan.block - 1) / plan.block * plan.block; };

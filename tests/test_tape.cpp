@@ -411,7 +411,7 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
     for (const NetworkSpec& s : named_specs()) nets.push_back(random_network(s, rng.next(), 1000));
     for (int it = 0; it < 12; ++it) nets.push_back(random_network(seprank_test::random_spec(rng, lim), rng.next(), 100000));
     // Programs beyond the plugin's constant memory (2560 instructions; 2738 here), and
-    // slots beyond 256 threads' shared memory (169 here: 128-thread blocks).
+    // slots beyond 256 threads' shared memory (169 here: smaller blocks).
     nets.push_back(random_network(seprank_test::attention_spec(6, 6, 3, 2), rng.next(), 5));
     nets.push_back(random_network(seprank_test::attention_spec(8, 8, 3, 2), rng.next(), 5));
     // SEPRANK_CUDA_TAPE=general for the second run of each: program and slots in global
