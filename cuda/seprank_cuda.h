@@ -60,23 +60,27 @@ uint64_t sr_cuda_max_prime(void);
 int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile,
                  int64_t* rank, sr_cuda_status* status);
 
-/* One instruction of a straight-line program (src/tape_impl.hpp): the forward pass of
- * a network with its weights built in, recorded once on the host. */
+/* One instruction of a straight-line program (include/seprank/tape.hpp, src/tape_impl.hpp):
+ * the forward pass of a network with its weights built in, recorded once on the host.
+ * Residues (slots and w) are held in the tape's form: Montgomery form x·2^64 mod p for
+ * odd p, plain {0, 1} for p = 2. Operands are read before dst is written (dst may equal
+ * a or b). */
 typedef struct sr_tape_op {
     uint32_t code;         /* SR_TAPE_* below */
-    uint32_t dst, a, b;    /* slots */
-    uint64_t w;            /* a weight or constant, a residue mod p */
+    uint32_t dst, a, b;    /* slots (INPUT: a is the coordinate of the point) */
+    uint64_t w;            /* a weight or constant, a residue mod p in the tape's form */
 } sr_tape_op;
 
 enum {
     SR_TAPE_ZERO = 0,      /* s[dst] = 0 */
     SR_TAPE_CONST = 1,     /* s[dst] = w */
-    SR_TAPE_INPUT = 2,     /* s[dst] = point[a] */
+    SR_TAPE_INPUT = 2,     /* s[dst] = point[a], converted to the tape's form */
     SR_TAPE_MUL = 3,       /* s[dst] = s[a] * s[b] */
     SR_TAPE_ADD = 4,       /* s[dst] = s[a] + s[b] */
     SR_TAPE_AXPY = 5,      /* s[dst] = s[a] + w * s[b] */
     SR_TAPE_SCALE = 6,     /* s[dst] = w * s[a] */
-    SR_TAPE_COPY = 7       /* s[dst] = s[a] */
+    SR_TAPE_COPY = 7,      /* s[dst] = s[a] */
+    SR_TAPE_ADDC = 8       /* s[dst] = s[a] + w */
 };
 
 typedef struct sr_tape {
@@ -85,13 +89,41 @@ typedef struct sr_tape {
     int64_t slots;         /* slots used (each point needs `slots` residues of scratch) */
     int64_t inputs;        /* coordinates of one point */
     uint32_t output;       /* the slot holding f(point) at the end */
+    uint32_t flags;        /* 0, or SR_TAPE_GENERAL: program and slots in global memory
+                              even where constant and shared memory would hold them (tests) */
     uint64_t p;            /* the modulus the weights were reduced by */
 } sr_tape;
 
+#define SR_TAPE_GENERAL 1u
+
 /* out[q] = f(point q) mod tape->p for q < count; point q is
- * points[q*inputs .. (q+1)*inputs), entries in [0, p). p < 2^62. */
+ * points[q*inputs .. (q+1)*inputs), entries any 64-bit values (reduced on the device).
+ * p prime, p = 2 or odd p < 2^63. Every op is checked on the host first (opcode, slots
+ * below tape->slots, INPUT coordinates below inputs): SR_CUDA_INVALID naming the first
+ * bad one. The points are processed in chunks sized to the device's free memory. */
 int sr_cuda_tape_eval(const sr_tape* tape, const uint64_t* points, int64_t count,
                       uint64_t* out, sr_cuda_status* status);
+
+/* Points on a grid, formed on the device (the evaluation matrices of docs/evaluation.md):
+ * for i < rows, j < cols, t < nodes, the point whose coordinate c (c < tape->inputs) is
+ *   (t + 1)·a[i*width_a + k]            when k = source[c] < width_a   (side A, scaled),
+ *   b[j*width_b + (k - width_a)]        when width_a <= k < width_a + width_b (side B),
+ * entries any 64-bit values. */
+typedef struct sr_tape_grid {
+    const uint64_t* a;
+    int64_t rows, width_a;
+    const uint64_t* b;
+    int64_t cols, width_b;
+    int64_t nodes;             /* >= 1 */
+    const uint32_t* source;    /* tape->inputs entries */
+} sr_tape_grid;
+
+/* out[(i*cols + j)*nodes + t] = f(point (i, j, t)) mod tape->p: the same values as
+ * sr_cuda_tape_eval on those points, without copying them. Checks as sr_cuda_tape_eval,
+ * and source[c] < width_a + width_b. The rows of side A are processed in chunks sized to
+ * the device's free memory. */
+int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* grid, uint64_t* out,
+                      sr_cuda_status* status);
 
 #ifdef __cplusplus
 }

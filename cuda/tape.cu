@@ -1,6 +1,402 @@
-// seprank CUDA plugin: batched forward evaluation (placeholder until the kernels land).
+// seprank CUDA plugin: batched forward evaluation of a recorded tape
+// (include/seprank/tape.hpp, docs/tape.md).
+//
+// One thread per point runs the whole program; every thread of a warp executes the same
+// instruction at the same time (the program is straight-line, the opcode uniform), so
+// there is no divergence but at the tail of the points. The program sits in constant
+// memory when it fits (kConstOps instructions: each read is a broadcast of one address to
+// the warp), else in global memory (the same single address per warp, served by L1).
+// A thread's slots live in shared memory when a block's fit (slot i of thread t at
+// sh[i·blockDim + t]: a warp's accesses to one slot are conflict-free); the block size
+// (256, 128, 64 or 32 threads) is the one that keeps the most threads resident per SM
+// with slots·block·8 bytes per block within the opt-in shared memory of a block (227 KiB
+// on sm_90: up to 113 slots at 256 threads, 908 at 32). Otherwise
+// (or with SR_TAPE_GENERAL) they live in global memory, interleaved the same way over
+// all launched threads (scratch[i·threads + t], coalesced). Either way the grid is sized
+// to what the GPU holds at once and strides over the points, so scratch never grows
+// with the number of points. The points are copied in chunks sized to the free device
+// memory; a grid's points (sr_cuda_tape_grid) are formed on the device from its rows, so
+// only the rows go in. The arithmetic of each instruction is src/tape_impl.hpp's, shared
+// with the CPU interpreter.
 #include "cuda_common.cuh"
+#include "tape_impl.hpp"
 
-extern "C" SR_CUDA_EXPORT int sr_cuda_tape_eval(const sr_tape*, const uint64_t*, int64_t, uint64_t*, sr_cuda_status* st) {
-    return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_tape_eval: not built yet");
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+constexpr int kConstOps = 2560;  // 2560 · 24 bytes = 60 KiB of the 64 KiB constant bank
+constexpr int kBlock = 256;      // threads per block (at most)
+
+__constant__ sr_tape_op c_ops[kConstOps];
+
+// Device memory freed on every path out.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() {
+        if (ptr) cudaFree(ptr);
+    }
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr);
+    }
+};
+
+struct Event {
+    cudaEvent_t e = nullptr;
+    Event() = default;
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() {
+        if (e) cudaEventDestroy(e);
+    }
+};
+
+// Point q of a chunk, as the coordinate accessor of seprank::tape::step (values in the
+// tape's form). Flat: point q is points[q·inputs ..).
+struct FlatSource {
+    const uint64_t* points;
+    int64_t inputs;
+    template <class Ar>
+    __device__ auto at(int64_t q, const Ar& ar) const {
+        const uint64_t* x = points + q * inputs;
+        return [x, ar](uint32_t c) -> uint64_t { return ar.to(x[c]); };
+    }
+};
+
+// Grid: q = (i·cols + j)·nodes + t; side A scaled by t + 1 through scales[t] (input_scale),
+// side B as is. The branch on source[c] is uniform across the warp (c is).
+struct GridSource {
+    const uint64_t* a;
+    const uint64_t* b;
+    const uint32_t* source;
+    const uint64_t* scales;
+    int64_t width_a, width_b, cols, nodes;
+    template <class Ar>
+    __device__ auto at(int64_t q, const Ar& ar) const {
+        const int64_t t = q % nodes, r = q / nodes, j = r % cols, i = r / cols;
+        const uint64_t* ai = a + i * width_a;
+        const uint64_t* bj = b + j * width_b;
+        const uint64_t sc = scales[t];
+        const uint32_t* src = source;
+        const int64_t wa = width_a;
+        return [ai, bj, sc, src, wa, ar](uint32_t c) -> uint64_t {
+            const int64_t k = src[c];
+            return k < wa ? ar.mul(ai[k], sc) : ar.to(bj[k - wa]);
+        };
+    }
+};
+
+template <class Ar, bool InConstant, bool SlotsShared, class Source>
+__global__ void __launch_bounds__(kBlock) tape_kernel(const sr_tape_op* __restrict__ ops, int64_t n_ops, Ar ar, Source src, int64_t count,
+                                                      uint64_t* __restrict__ scratch, uint32_t output, uint64_t* __restrict__ out) {
+    extern __shared__ uint64_t shared_slots[];
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    uint64_t* const s = SlotsShared ? shared_slots + threadIdx.x : scratch + tid;
+    const int64_t step = SlotsShared ? static_cast<int64_t>(blockDim.x) : stride;
+    auto slot = [s, step](uint32_t i) -> uint64_t& { return s[static_cast<int64_t>(i) * step]; };
+    for (int64_t q = tid; q < count; q += stride) {
+        const auto coord = src.at(q, ar);
+        for (int64_t k = 0; k < n_ops; ++k) {
+            const sr_tape_op op = InConstant ? c_ops[k] : ops[k];
+            seprank::tape::step(op, ar, slot, coord);
+        }
+        out[q] = ar.from(slot(output));
+    }
+}
+
+bool reads_a(uint32_t code) { return code != SR_TAPE_ZERO && code != SR_TAPE_CONST && code != SR_TAPE_INPUT; }
+bool reads_b(uint32_t code) { return code == SR_TAPE_MUL || code == SR_TAPE_ADD || code == SR_TAPE_AXPY; }
+
+// The checks of the header comment, before anything touches the device. `who` names the entry.
+int check_tape(const char* who, const sr_tape* t, sr_cuda_status* st) {
+    using sr_cuda::fail;
+    if (t == nullptr) return fail(st, SR_CUDA_INVALID, "%s: tape is NULL", who);
+    const uint64_t p = t->p;
+    if (!(p == 2 || (p % 2 == 1 && p >= 3 && p < (uint64_t{1} << 63))))
+        return fail(st, SR_CUDA_INVALID, "%s: modulus p = %llu: expected 2 or an odd prime below 2^63", who, static_cast<unsigned long long>(p));
+    if (t->n_ops < 1 || t->ops == nullptr) return fail(st, SR_CUDA_INVALID, "%s: empty program (%lld ops)", who, static_cast<long long>(t->n_ops));
+    if (t->slots < 1 || t->slots > INT64_C(0xffffffff)) return fail(st, SR_CUDA_INVALID, "%s: slots = %lld", who, static_cast<long long>(t->slots));
+    if (t->inputs < 0 || t->inputs > INT64_C(0xffffffff)) return fail(st, SR_CUDA_INVALID, "%s: inputs = %lld", who, static_cast<long long>(t->inputs));
+    const uint64_t slots = static_cast<uint64_t>(t->slots);
+    if (t->output >= slots) return fail(st, SR_CUDA_INVALID, "%s: output slot %u >= slots %lld", who, t->output, static_cast<long long>(t->slots));
+    for (int64_t k = 0; k < t->n_ops; ++k) {
+        const sr_tape_op& op = t->ops[k];
+        const bool bad = op.code > SR_TAPE_ADDC || op.dst >= slots || (op.code == SR_TAPE_INPUT && static_cast<int64_t>(op.a) >= t->inputs) ||
+                         (reads_a(op.code) && op.a >= slots) || (reads_b(op.code) && op.b >= slots);
+        if (bad)
+            return fail(st, SR_CUDA_INVALID, "%s: op %lld (code %u, dst %u, a %u, b %u) out of range (slots %lld, inputs %lld)", who,
+                        static_cast<long long>(k), op.code, op.dst, op.a, op.b, static_cast<long long>(t->slots), static_cast<long long>(t->inputs));
+    }
+    return SR_CUDA_OK;
+}
+
+#define SR_TRY(call)                                                                                                   \
+    do {                                                                                                               \
+        const cudaError_t e_ = (call);                                                                                 \
+        if (e_ != cudaSuccess) return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: %s: %s", job.who, #call, cudaGetErrorString(e_)); \
+    } while (0)
+
+// What sr_cuda_tape_eval evaluates: `units` points, each its coordinates in and its value out.
+struct FlatJob {
+    const char* who = "sr_cuda_tape_eval";
+    const uint64_t* points;
+    int64_t inputs, units;
+    int64_t points_per_unit() const { return 1; }
+    uint64_t in_bytes_per_unit() const { return static_cast<uint64_t>(inputs) * sizeof(uint64_t); }
+    uint64_t fixed_bytes() const { return 0; }
+    template <class Ar>
+    int setup(const Ar&, sr_cuda_status*) { return SR_CUDA_OK; }
+    int upload(int64_t u0, int64_t n, void* d_in, sr_cuda_status* st) {
+        const FlatJob& job = *this;
+        SR_TRY(cudaMemcpy(d_in, points + u0 * inputs, static_cast<size_t>(n * inputs) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        return SR_CUDA_OK;
+    }
+    FlatSource source(const void* d_in) const { return FlatSource{static_cast<const uint64_t*>(d_in), inputs}; }
+};
+
+// What sr_cuda_tape_grid evaluates: units are the rows of side A, each cols·nodes points;
+// side B, the source map and the scales stay on the device for the whole call.
+struct GridJob {
+    const char* who = "sr_cuda_tape_grid";
+    const sr_tape_grid* g;
+    int64_t inputs, units;
+    DeviceBuffer d_b, d_source, d_scales;
+    int64_t points_per_unit() const { return g->cols * g->nodes; }
+    uint64_t in_bytes_per_unit() const { return static_cast<uint64_t>(g->width_a) * sizeof(uint64_t); }
+    uint64_t b_bytes() const { return std::max<uint64_t>(static_cast<uint64_t>(g->cols * g->width_b) * sizeof(uint64_t), 8); }
+    uint64_t fixed_bytes() const {
+        return b_bytes() + static_cast<uint64_t>(std::max<int64_t>(inputs, 1)) * sizeof(uint32_t) + static_cast<uint64_t>(g->nodes) * sizeof(uint64_t);
+    }
+    template <class Ar>
+    int setup(const Ar& ar, sr_cuda_status* st) {
+        const GridJob& job = *this;
+        SR_TRY(cudaMalloc(&d_b.ptr, b_bytes()));
+        SR_TRY(cudaMalloc(&d_source.ptr, static_cast<size_t>(std::max<int64_t>(inputs, 1)) * sizeof(uint32_t)));
+        SR_TRY(cudaMalloc(&d_scales.ptr, static_cast<size_t>(g->nodes) * sizeof(uint64_t)));
+        if (g->cols * g->width_b > 0)
+            SR_TRY(cudaMemcpy(d_b.ptr, g->b, static_cast<size_t>(g->cols * g->width_b) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        if (inputs > 0) SR_TRY(cudaMemcpy(d_source.ptr, g->source, static_cast<size_t>(inputs) * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        std::vector<uint64_t> scales(static_cast<size_t>(g->nodes));
+        for (int64_t t = 0; t < g->nodes; ++t) scales[static_cast<size_t>(t)] = ar.input_scale(static_cast<uint64_t>(t + 1));
+        SR_TRY(cudaMemcpy(d_scales.ptr, scales.data(), scales.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        return SR_CUDA_OK;
+    }
+    int upload(int64_t u0, int64_t n, void* d_in, sr_cuda_status* st) {
+        const GridJob& job = *this;
+        if (g->width_a > 0)
+            SR_TRY(cudaMemcpy(d_in, g->a + u0 * g->width_a, static_cast<size_t>(n * g->width_a) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        return SR_CUDA_OK;
+    }
+    GridSource source(const void* d_in) const {
+        return GridSource{static_cast<const uint64_t*>(d_in), d_b.as<uint64_t>(), d_source.as<uint32_t>(), d_scales.as<uint64_t>(),
+                          g->width_a, g->width_b, g->cols, g->nodes};
+    }
+};
+
+// Where the program and the slots live, and the launch shape.
+struct Plan {
+    bool in_constant = false, shared = false;
+    int block = kBlock;           // threads per block
+    int64_t threads = 0;          // the most threads launched at once (grid · block)
+    uint64_t ops_bytes = 0;       // program in global memory
+    uint64_t shared_bytes = 0;    // slots of one block in shared memory
+    uint64_t scratch_bytes = 0;   // slots in global memory
+};
+
+template <class Ar, bool InConstant, bool SlotsShared, class Source>
+cudaError_t launch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* d_ops, Source src, int64_t n, uint64_t* d_scratch,
+                   uint64_t* d_out) {
+    auto kernel = tape_kernel<Ar, InConstant, SlotsShared, Source>;
+    if (SlotsShared) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.shared_bytes));
+        if (e != cudaSuccess) return e;
+    }
+    const int64_t blocks = std::min<int64_t>((n + plan.block - 1) / plan.block, plan.threads / plan.block);
+    kernel<<<static_cast<unsigned>(blocks), plan.block, SlotsShared ? plan.shared_bytes : 0>>>(d_ops, t->n_ops, ar, src, n, d_scratch,
+                                                                                          t->output, d_out);
+    return cudaGetLastError();
+}
+
+template <class Ar, class Source>
+cudaError_t dispatch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* d_ops, Source src, int64_t n, uint64_t* d_scratch,
+                     uint64_t* d_out) {
+    if (plan.in_constant) {
+        if (plan.shared) return launch<Ar, true, true>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+        return launch<Ar, true, false>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+    }
+    if (plan.shared) return launch<Ar, false, true>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+    return launch<Ar, false, false>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+}
+
+// Evaluates job.units units (job.points_per_unit() points each, > 0) into out.
+template <class Ar, class Job>
+int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
+    int dev = 0, sms = 0, per_sm = 0, shared_optin = 0, shared_sm = 0, reserved = 0;
+    SR_TRY(cudaGetDevice(&dev));
+    SR_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SR_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    SR_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    SR_TRY(cudaDeviceGetAttribute(&shared_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    SR_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    size_t free_b = 0, total_b = 0;
+    SR_TRY(cudaMemGetInfo(&free_b, &total_b));
+
+    const bool general = (t->flags & SR_TAPE_GENERAL) != 0;
+    const uint64_t slots = static_cast<uint64_t>(t->slots);
+    Plan plan;
+    plan.in_constant = !general && t->n_ops <= kConstOps;
+    plan.ops_bytes = plan.in_constant ? 0 : static_cast<uint64_t>(t->n_ops) * sizeof(sr_tape_op);
+    // Slots in shared memory: the block size (256, 128, 64 or 32) that keeps the most
+    // threads resident on an SM, the larger block on a tie; none when even 32 threads'
+    // slots exceed a block's shared memory.
+    int64_t best_resident = 0;
+    for (int b = kBlock; b >= 32 && !general; b /= 2) {
+        const uint64_t bytes = slots * sizeof(uint64_t) * static_cast<uint64_t>(b);
+        if (bytes > static_cast<uint64_t>(shared_optin)) continue;
+        const int64_t by_shared = static_cast<int64_t>(static_cast<uint64_t>(shared_sm) / (bytes + static_cast<uint64_t>(reserved)));
+        const int64_t blocks_sm = std::min<int64_t>({by_shared, 32, std::max(per_sm, b) / b});
+        if (blocks_sm * b > best_resident) {
+            best_resident = blocks_sm * b;
+            plan.block = b;
+        }
+    }
+    plan.shared = best_resident > 0;
+    if (!plan.shared) plan.block = kBlock;
+    plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
+    auto round_up = [&](int64_t n) { return (n + plan.block - 1) / plan.block * plan.block; };
+
+    const int64_t ppu = job.points_per_unit();
+    const int64_t count = job.units * ppu;  // points in all
+    // Threads: as many as the GPU holds at once (fewer for few points); with global
+    // slots, halved while their scratch and the units to feed them do not fit.
+    plan.threads = std::min<int64_t>(round_up(count), static_cast<int64_t>(std::max(sms, 1)) * std::max(per_sm, kBlock));
+    const uint64_t per_unit = job.in_bytes_per_unit() + static_cast<uint64_t>(ppu) * sizeof(uint64_t);  // its input and its values
+    const uint64_t per_thread = plan.shared ? 0 : slots * sizeof(uint64_t);
+    const uint64_t usable = free_b / 8 * 7;  // the rest for the runtime and other users
+    auto min_units = [&](int64_t th) { return std::min<int64_t>(job.units, std::max<int64_t>(1, (th + ppu - 1) / ppu)); };
+    auto need = [&](int64_t th) {
+        return plan.ops_bytes + job.fixed_bytes() + per_thread * static_cast<uint64_t>(th) + per_unit * static_cast<uint64_t>(min_units(th));
+    };
+    while (plan.threads > plan.block && need(plan.threads) > usable) plan.threads = round_up(plan.threads / 2);
+    if (need(plan.threads) > usable)
+        return sr_cuda::fail(st, SR_CUDA_NO_MEMORY,
+                             "%s: needs %llu bytes of device memory (program %llu, fixed %llu, %llu slots x %lld threads, %lld units x %llu), "
+                             "%llu free",
+                             job.who, static_cast<unsigned long long>(need(plan.threads)), static_cast<unsigned long long>(plan.ops_bytes),
+                             static_cast<unsigned long long>(job.fixed_bytes()), static_cast<unsigned long long>(per_thread / sizeof(uint64_t)),
+                             static_cast<long long>(plan.threads), static_cast<long long>(min_units(plan.threads)),
+                             static_cast<unsigned long long>(per_unit), static_cast<unsigned long long>(free_b));
+    plan.scratch_bytes = per_thread * static_cast<uint64_t>(plan.threads);
+    // Units per chunk: what the rest of the budget holds, at most 1 GiB of them.
+    const uint64_t room = std::min<uint64_t>(usable - plan.ops_bytes - job.fixed_bytes() - plan.scratch_bytes, uint64_t{1} << 30);
+    const int64_t chunk = std::min<int64_t>(job.units, std::max<int64_t>(min_units(plan.threads), static_cast<int64_t>(room / per_unit)));
+
+    DeviceBuffer d_ops, d_scratch, d_in, d_out;
+    if (!plan.in_constant) SR_TRY(cudaMalloc(&d_ops.ptr, plan.ops_bytes));
+    if (!plan.shared) SR_TRY(cudaMalloc(&d_scratch.ptr, plan.scratch_bytes));
+    const uint64_t in_bytes = std::max<uint64_t>(static_cast<uint64_t>(chunk) * job.in_bytes_per_unit(), 8);
+    const uint64_t out_bytes = static_cast<uint64_t>(chunk * ppu) * sizeof(uint64_t);
+    SR_TRY(cudaMalloc(&d_in.ptr, in_bytes));
+    SR_TRY(cudaMalloc(&d_out.ptr, out_bytes));
+    if (st) st->bytes = static_cast<double>(plan.ops_bytes + job.fixed_bytes() + plan.scratch_bytes + in_bytes + out_bytes);
+
+    Event start, stop;
+    SR_TRY(cudaEventCreate(&start.e));
+    SR_TRY(cudaEventCreate(&stop.e));
+    SR_TRY(cudaEventRecord(start.e));
+    const int ready = job.setup(ar, st);
+    if (ready != SR_CUDA_OK) return ready;
+    const size_t program_bytes = static_cast<size_t>(t->n_ops) * sizeof(sr_tape_op);
+    if (plan.in_constant) SR_TRY(cudaMemcpyToSymbol(c_ops, t->ops, program_bytes));
+    else SR_TRY(cudaMemcpy(d_ops.ptr, t->ops, program_bytes, cudaMemcpyHostToDevice));
+    for (int64_t u0 = 0; u0 < job.units; u0 += chunk) {
+        const int64_t nu = std::min(chunk, job.units - u0);
+        const int up = job.upload(u0, nu, d_in.ptr, st);
+        if (up != SR_CUDA_OK) return up;
+        const int64_t n = nu * ppu;
+        const cudaError_t e = dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), job.source(d_in.ptr), n, d_scratch.as<uint64_t>(), d_out.as<uint64_t>());
+        if (e != cudaSuccess)
+            return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: kernel launch (%d threads per block, %llu bytes of shared slots): %s", job.who, plan.block,
+                                 static_cast<unsigned long long>(plan.shared_bytes), cudaGetErrorString(e));
+        SR_TRY(cudaMemcpy(out + u0 * ppu, d_out.ptr, static_cast<size_t>(n) * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    }
+    SR_TRY(cudaEventRecord(stop.e));
+    SR_TRY(cudaEventSynchronize(stop.e));
+    float ms = 0;
+    SR_TRY(cudaEventElapsedTime(&ms, start.e, stop.e));
+    if (st) st->gpu_seconds = ms / 1000.0;
+    return sr_cuda::ok(st);
+}
+
+int no_device(const char* who, sr_cuda_status* st) {
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0)
+        return sr_cuda::fail(st, SR_CUDA_NO_DEVICE, "%s: %s", who, e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    return SR_CUDA_OK;
+}
+
+// c_ops is one per process: one evaluation at a time.
+std::mutex busy;
+
+template <class Job>
+int run_any(const sr_tape* tape, Job& job, uint64_t* out, sr_cuda_status* st) {
+    const std::lock_guard<std::mutex> lock(busy);
+    if (tape->p == 2) return run(tape, seprank::tape::Two{}, job, out, st);
+    return run(tape, seprank::tape::make_mont(tape->p), job, out, st);
+}
+
+void clear(sr_cuda_status* st) {
+    if (st) {
+        st->gpu_seconds = 0;
+        st->bytes = 0;
+    }
+}
+
+}  // namespace
+
+extern "C" SR_CUDA_EXPORT int sr_cuda_tape_eval(const sr_tape* tape, const uint64_t* points, int64_t count, uint64_t* out,
+                                                sr_cuda_status* st) {
+    const char* who = "sr_cuda_tape_eval";
+    clear(st);
+    const int bad = check_tape(who, tape, st);
+    if (bad != SR_CUDA_OK) return bad;
+    if (count < 0) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: count %lld < 0", who, static_cast<long long>(count));
+    if (count > 0 && (points == nullptr || out == nullptr)) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: points or out is NULL", who);
+    if (count == 0) return sr_cuda::ok(st);
+    const int none = no_device(who, st);
+    if (none != SR_CUDA_OK) return none;
+    FlatJob job{who, points, tape->inputs, count};
+    return run_any(tape, job, out, st);
+}
+
+extern "C" SR_CUDA_EXPORT int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* g, uint64_t* out, sr_cuda_status* st) {
+    const char* who = "sr_cuda_tape_grid";
+    clear(st);
+    const int bad = check_tape(who, tape, st);
+    if (bad != SR_CUDA_OK) return bad;
+    if (g == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: grid is NULL", who);
+    if (g->rows < 0 || g->cols < 0 || g->width_a < 0 || g->width_b < 0 || g->nodes < 1)
+        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: rows %lld, cols %lld, widths %lld and %lld, nodes %lld", who, static_cast<long long>(g->rows),
+                             static_cast<long long>(g->cols), static_cast<long long>(g->width_a), static_cast<long long>(g->width_b),
+                             static_cast<long long>(g->nodes));
+    if (g->rows == 0 || g->cols == 0) return sr_cuda::ok(st);
+    if (out == nullptr || (tape->inputs > 0 && g->source == nullptr) || (g->width_a > 0 && g->a == nullptr) || (g->width_b > 0 && g->b == nullptr))
+        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: a, b, source or out is NULL", who);
+    for (int64_t c = 0; c < tape->inputs; ++c)
+        if (static_cast<int64_t>(g->source[c]) >= g->width_a + g->width_b)
+            return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: source[%lld] = %u is not below width_a + width_b = %lld", who, static_cast<long long>(c),
+                                 g->source[c], static_cast<long long>(g->width_a + g->width_b));
+    const int none = no_device(who, st);
+    if (none != SR_CUDA_OK) return none;
+    GridJob job{who, g, tape->inputs, g->rows, {}, {}, {}};
+    return run_any(tape, job, out, st);
 }

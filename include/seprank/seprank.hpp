@@ -43,4 +43,5 @@
 #include "seprank/separation.hpp"
 #include "seprank/spectrum.hpp"
 #include "seprank/table.hpp"
+#include "seprank/tape.hpp"
 #include "seprank/verify.hpp"
