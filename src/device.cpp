@@ -93,7 +93,7 @@ Loaded load() {
     }
     auto& f = l.fn;
     if (!bind(h, "sr_cuda_abi", f.abi) || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
-        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval)) {
+        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid)) {
         l.info.why = "the CUDA plugin " + l.info.plugin + " lacks an entry of seprank_cuda.h";
         return l;
     }

@@ -14,7 +14,7 @@ struct CudaPlugin {
     uint64_t (*max_prime)(void) = nullptr;
     int (*rank)(const uint64_t*, int64_t, int64_t, uint64_t, int, int64_t*, sr_cuda_status*) = nullptr;
     int (*tape_eval)(const sr_tape*, const uint64_t*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
-    int (*tape_grid)(const sr_tape*, const sr_tape_grid*, uint64_t*, sr_cuda_status*) = nullptr;  // bound by tape.cpp when device.cpp does not
+    int (*tape_grid)(const sr_tape*, const sr_tape_grid*, uint64_t*, sr_cuda_status*) = nullptr;
 };
 
 // The plugin's entries when cuda_info().devices > 0; otherwise invalid_input naming why

@@ -185,6 +185,31 @@ public:
         return batch ? std::string("batched evaluation (") + ModBatchEvaluator::kernel_for(batch_.modulus()) + " kernel); "
                      : std::string("one point at a time; ");
     }
+    // GPU only: f at the points of one row a (side A, scaled by t + 1 for node t < nodes)
+    // against the B-side points rb[j0..j1): out[(j − j0)·nodes + t].
+    void grid_row(const Partition& part, long per, const std::uint64_t* a, const SidePoints& rb, long j0, long j1, long nodes,
+                  std::uint64_t* out) const {
+        TapeGrid g;
+        const std::size_t wa = part.A.size() * static_cast<std::size_t>(per), wb = part.B.size() * static_cast<std::size_t>(per);
+        std::vector<std::uint64_t> b(static_cast<std::size_t>(j1 - j0) * wb);
+        for (long j = j0; j < j1; ++j) std::copy_n(rb[j].data(), wb, b.data() + static_cast<std::size_t>(j - j0) * wb);
+        g.a = a;
+        g.rows = 1;
+        g.width_a = wa;
+        g.b = b.data();
+        g.cols = static_cast<std::size_t>(j1 - j0);
+        g.width_b = wb;
+        g.nodes = static_cast<std::size_t>(nodes);
+        // Flat coordinate (token k − 1)·per + c takes side A's entry or side B's (place_flat).
+        g.source.resize(width());
+        for (std::size_t k = 0; k < part.A.size(); ++k)
+            for (long c = 0; c < per; ++c)
+                g.source[static_cast<std::size_t>((part.A[k] - 1) * per + c)] = static_cast<std::uint32_t>(static_cast<long>(k) * per + c);
+        for (std::size_t k = 0; k < part.B.size(); ++k)
+            for (long c = 0; c < per; ++c)
+                g.source[static_cast<std::size_t>((part.B[k] - 1) * per + c)] = static_cast<std::uint32_t>(wa + k * static_cast<std::size_t>(per) + static_cast<std::size_t>(c));
+        tape_->evaluate_grid_cuda(g, out);
+    }
     void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
         if (tape_) return tape_->evaluate_cuda(pts, count, out);
         if (!scalar_) return batch_.evaluate(pts, count, out);
@@ -260,31 +285,26 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         NmodMat next(k, k, p);
         for (long i = 0; i < old; ++i)
             for (long j = 0; j < old; ++j) nmod_mat_entry(next.get(), i, j) = nmod_mat_entry(e.get(), i, j);
-        // New entries: rows >= old (all columns) and columns >= old (old rows). On the CPU
-        // split over threads by row, one row's new points to the evaluator together; on the
-        // GPU one thread hands it groups of rows of about 2^20 points (the GPU is the
-        // parallel part).
+        // New entries: rows >= old (all columns) and columns >= old (old rows), split over
+        // threads by row; one row's new points go to the evaluator together. On the GPU one
+        // thread hands it each row as a grid (the row's A-side point against the B-side
+        // points): the GPU is the parallel part.
         const int nt = f.gpu() ? 1 : std::max(1, opt.threads);
-        const long group_points = f.gpu() ? (1L << 20) : 1;
         parallel(nt, [&](int tid) {
             std::vector<std::uint64_t> pts, vals;
-            for (long i0 = tid; i0 < k && !cancel_requested();) {
-                long i1 = i0, cnt = 0;  // rows [i0, i1) with step nt
-                do {
-                    cnt += k - (i1 < old ? old : 0);
-                    i1 += nt;
-                } while (i1 < k && cnt < group_points);
-                pts.resize(static_cast<std::size_t>(cnt) * width);
-                vals.resize(static_cast<std::size_t>(cnt));
-                std::size_t at = 0;
-                for (long i = i0; i < i1; i += nt)
-                    for (long j = i < old ? old : 0; j < k; ++j, ++at)
-                        place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + at * width);
-                f(pts.data(), static_cast<std::size_t>(cnt), vals.data());
-                at = 0;
-                for (long i = i0; i < i1; i += nt)
-                    for (long j = i < old ? old : 0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[at++];
-                i0 = i1;
+            for (long i = tid; i < k && !cancel_requested(); i += nt) {
+                const long j0 = i < old ? old : 0;
+                const std::size_t cnt = static_cast<std::size_t>(k - j0);
+                vals.resize(cnt);
+                if (f.gpu()) {
+                    f.grid_row(part, st.per, ra[i].data(), rb, j0, k, 1, vals.data());
+                } else {
+                    pts.resize(cnt * width);
+                    for (long j = j0; j < k; ++j)
+                        place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + static_cast<std::size_t>(j - j0) * width);
+                    f(pts.data(), cnt, vals.data());
+                }
+                for (long j = j0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[static_cast<std::size_t>(j - j0)];
             }
         });
         res.evaluations += k * k - old * old;
@@ -410,25 +430,37 @@ public:
     }
     template <class Put>
     void run(const std::vector<std::uint64_t>& a, const SidePoints& rb, long j0, long j1, Put&& put) {
-        // On the GPU a whole row (up to 2^20 points) per call: the GPU needs large batches.
-        const long chunk = f_.gpu() ? std::max(128L, (1L << 20) / g_.nd) : 128;
+        constexpr long chunk = 128;
         const long nd = g_.nd, nA = g_.nA;
         const std::size_t width = f_.width();
-        for (long t = 0; t < nd; ++t)
-            for (long c = 0; c < nA; ++c)
-                scaled_[static_cast<std::size_t>(t * nA + c)] = nmod_mul(a[static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod_);
+        // On the GPU the whole row at once: only a and the B-side points go there, the nd
+        // scaled points of each pair are formed on the device (Tape::evaluate_grid_cuda).
+        if (f_.gpu()) {
+            out_.resize(static_cast<std::size_t>((j1 - j0) * nd));
+            f_.grid_row(part_, g_.per, a.data(), rb, j0, j1, nd, out_.data());
+        } else {
+            for (long t = 0; t < nd; ++t)
+                for (long c = 0; c < nA; ++c)
+                    scaled_[static_cast<std::size_t>(t * nA + c)] = nmod_mul(a[static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod_);
+        }
         for (long c0 = j0; c0 < j1; c0 += chunk) {
             const long c1 = std::min(j1, c0 + chunk);
             const std::size_t cnt = static_cast<std::size_t>((c1 - c0) * nd);
-            pts_.resize(cnt * width);
-            out_.resize(cnt);
-            for (long j = c0; j < c1; ++j)
-                for (long t = 0; t < nd; ++t)
-                    place_flat(part_, g_.per, scaled_.data() + t * nA, rb[j].data(), pts_.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
-            f_(pts_.data(), cnt, out_.data());
+            const std::uint64_t* vals_at = nullptr;
+            if (f_.gpu()) {
+                vals_at = out_.data() + static_cast<std::size_t>((c0 - j0) * nd);
+            } else {
+                pts_.resize(cnt * width);
+                out_.resize(cnt);
+                for (long j = c0; j < c1; ++j)
+                    for (long t = 0; t < nd; ++t)
+                        place_flat(part_, g_.per, scaled_.data() + t * nA, rb[j].data(), pts_.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
+                f_(pts_.data(), cnt, out_.data());
+                vals_at = out_.data();
+            }
             NmodMat vals(c1 - c0, nd, g_.p), coef(c1 - c0, nd, g_.p);
             for (long j = c0; j < c1; ++j)
-                for (long t = 0; t < nd; ++t) nmod_mat_entry(vals.get(), j - c0, t) = out_[static_cast<std::size_t>((j - c0) * nd + t)];
+                for (long t = 0; t < nd; ++t) nmod_mat_entry(vals.get(), j - c0, t) = vals_at[static_cast<std::size_t>((j - c0) * nd + t)];
             nmod_mat_mul(coef.get(), vals.get(), g_.w.get());
             for (long c = 0; c < nd; ++c)
                 for (long j = c0; j < c1; ++j) put(c, j, nmod_mat_entry(coef.get(), j - c0, c));

@@ -10,7 +10,6 @@
 #include "tape_impl.hpp"
 #include "word_mod.hpp"
 
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -320,31 +319,11 @@ void Tape::evaluate_grid(const TapeGrid& g, std::uint64_t* out) const {
     }
 }
 
-namespace {
-
-// sr_cuda_tape_grid of the loaded plugin: device.cpp's binding when it has one, else
-// looked up in the plugin it loaded (dlopen of a loaded library returns its handle).
-decltype(detail::CudaPlugin::tape_grid) tape_grid_entry(const detail::CudaPlugin& fn) {
-    if (fn.tape_grid != nullptr) return fn.tape_grid;
-    static const auto found = [] {
-        decltype(detail::CudaPlugin::tape_grid) f = nullptr;
-        if (void* h = dlopen(cuda_info().plugin.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
-            f = reinterpret_cast<decltype(f)>(dlsym(h, "sr_cuda_tape_grid"));
-            dlclose(h);  // drops the reference just taken; the loader's own keeps it loaded
-        }
-        return f;
-    }();
-    if (found == nullptr) throw invalid_input("Device cuda: the CUDA plugin " + cuda_info().plugin + " lacks sr_cuda_tape_grid");
-    return found;
-}
-
-}  // namespace
-
 void Tape::evaluate_grid_cuda(const TapeGrid& g, std::uint64_t* out) const {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     check_grid(g);
     if (g.rows == 0 || g.cols == 0) return;
-    const auto entry = tape_grid_entry(fn);
+    const auto entry = fn.tape_grid;
     const CudaTape ct(*this);
     const sr_tape_grid grid{g.a, static_cast<std::int64_t>(g.rows), static_cast<std::int64_t>(g.width_a), g.b, static_cast<std::int64_t>(g.cols),
                             static_cast<std::int64_t>(g.width_b), static_cast<std::int64_t>(g.nodes), g.source.data()};
