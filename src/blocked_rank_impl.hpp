@@ -103,22 +103,23 @@ SR_BLOCKED_HD inline double reduce(double x, double p, double pinv) {
 
 SR_BLOCKED_HD inline double mul(double a, double b, double p, double pinv) { return reduce(a * b, p, pinv); }
 
-// The centred inverse of a non-zero centred residue, by the extended Euclidean algorithm.
+// The centred inverse of a non-zero centred residue, by the extended Euclidean algorithm
+// on 32-bit integers (p < 2^26: every remainder and coefficient stays below p).
 SR_BLOCKED_HD inline double inverse(double a, std::uint64_t p) {
-    const std::int64_t pi = static_cast<std::int64_t>(p);
-    std::int64_t x = static_cast<std::int64_t>(a) % pi;
+    const std::int32_t pi = static_cast<std::int32_t>(p);
+    std::int32_t x = static_cast<std::int32_t>(a) % pi;
     if (x < 0) x += pi;
-    std::int64_t r0 = pi, r1 = x, s0 = 0, s1 = 1;
+    std::int32_t r0 = pi, r1 = x, s0 = 0, s1 = 1;
     while (r1 != 0) {
-        const std::int64_t q = r0 / r1;
-        const std::int64_t r2 = r0 - q * r1;
+        const std::int32_t q = r0 / r1;
+        const std::int32_t r2 = r0 - q * r1;
         r0 = r1;
         r1 = r2;
-        const std::int64_t s2 = s0 - q * s1;
+        const std::int32_t s2 = s0 - q * s1;
         s0 = s1;
         s1 = s2;
     }
-    std::int64_t inv = s0 % pi;
+    std::int32_t inv = s0 % pi;
     if (inv < 0) inv += pi;
     if (inv > pi / 2) inv -= pi;
     return static_cast<double>(inv);

@@ -124,4 +124,45 @@ inline seprank::NmodMat planted(seprank::Rng& rng, Planted k, long m, long n, lo
     }
 }
 
+// An m x n matrix of rank min(m - d, n) except with chance below 2/p: uniform entries,
+// then d rows (drawn at random) overwritten by combinations of 2 or 3 of the other rows.
+// O(m n) draws: cheap even at 32768 x 32768, where a product of factors is not. p < 2^32.
+inline void plant_dependent_rows(seprank::Rng& rng, std::uint64_t* a, long m, long n, long d, std::uint64_t p) {
+    for (long e = 0; e < m * n; ++e) a[e] = uniform(rng, p);
+    if (d <= 0 || d >= m) return;
+    std::vector<char> dead(static_cast<std::size_t>(m), 0);
+    for (long k = 0; k < d;) {
+        const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m)));
+        if (!dead[static_cast<std::size_t>(i)]) dead[static_cast<std::size_t>(i)] = 1, ++k;
+    }
+    const auto live = [&]() {
+        for (;;) {
+            const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m)));
+            if (!dead[static_cast<std::size_t>(i)]) return i;
+        }
+    };
+    for (long i = 0; i < m; ++i) {
+        if (!dead[static_cast<std::size_t>(i)]) continue;
+        const int terms = 2 + static_cast<int>(rng.below(2));
+        std::vector<std::uint64_t> row(static_cast<std::size_t>(n), 0);
+        for (int t = 0; t < terms; ++t) {
+            const long s = live();
+            const std::uint64_t c = nonzero(rng, p);
+            for (long j = 0; j < n; ++j)
+                row[static_cast<std::size_t>(j)] = static_cast<std::uint64_t>(
+                    (row[static_cast<std::size_t>(j)] + c * a[s * n + j] % p) % p);
+        }
+        std::copy(row.begin(), row.end(), a + i * n);
+    }
+}
+
+inline seprank::NmodMat dependent_rows_matrix(seprank::Rng& rng, long m, long n, long d, std::uint64_t p) {
+    std::vector<std::uint64_t> dense(static_cast<std::size_t>(m * n));
+    plant_dependent_rows(rng, dense.data(), m, n, d, p);
+    seprank::NmodMat a(m, n, p);
+    for (long i = 0; i < m; ++i)
+        for (long j = 0; j < n; ++j) a.get()->rows[i][j] = dense[static_cast<std::size_t>(i * n + j)];
+    return a;
+}
+
 }  // namespace seprank_test
