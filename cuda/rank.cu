@@ -272,26 +272,33 @@ public:
     }
 
     void multipliers(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, bool first) {
-        const std::int64_t rows = m_ - r - k;
-        // Column-major view: M^T (k x rows) = X[k0..k1, :]^T (k x kc) * G21[:, k0..k1]^T (kc x rows).
-        gemm(k, rows, k1 - k0, 1.0, b_.x + k0 * k, k, b_.g + k * k + k0, k, first ? 0.0 : 1.0, b_.mm, k);
-        reduce(b_.mm, k, rows, k);
+        gemm(blk::multipliers_gemm(m_, r, k, k0, k1, first));
+        reduce(b_.mm, k, m_ - r - k, k);
     }
 
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
-        const std::int64_t rows = m_ - r - k;
-        double* a22 = b_.a + (r + k) * n_ + d0;
-        // Column-major view: A22^T (d x rows) -= U^T (d x kc) * M[:, k0..k1]^T (kc x rows).
-        gemm(d1 - d0, rows, k1 - k0, -1.0, b_.a + (r + k0) * n_ + d0, n_, b_.mm + k0, k, 1.0, a22, n_);
-        reduce(a22, n_, rows, d1 - d0);
+        gemm(blk::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
+        reduce(b_.a + (r + k) * n_ + d0, n_, m_ - r - k, d1 - d0);
     }
 
 private:
-    void gemm(std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a, std::int64_t lda, const double* b,
-              std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
-        check_blas("cublasDgemm", cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-                                              &alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), &beta, c,
-                                              static_cast<int>(ldc)));
+    double* buffer(blk::Buf b) const {
+        switch (b) {
+        case blk::Buf::a: return b_.a;
+        case blk::Buf::g: return b_.g;
+        case blk::Buf::m: return b_.mm;
+        case blk::Buf::x: return b_.x;
+        }
+        return nullptr;
+    }
+
+    // The descriptions of blocked_rank_impl.hpp are column-major, as cuBLAS is.
+    void gemm(const blk::Gemm& d) {
+        const double alpha = d.alpha, beta = d.beta;
+        check_blas("cublasDgemm",
+                   cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(d.rows), static_cast<int>(d.cols), static_cast<int>(d.inner),
+                               &alpha, buffer(d.a) + d.a_off, static_cast<int>(d.lda), buffer(d.b) + d.b_off, static_cast<int>(d.ldb),
+                               &beta, buffer(d.c) + d.c_off, static_cast<int>(d.ldc)));
     }
 
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {

@@ -151,6 +151,37 @@ inline std::int64_t workspace_doubles(std::int64_t m, std::int64_t n, int tile) 
     return 2 * m * t + t * t;
 }
 
+// The two products of a panel update as column-major GEMMs C = alpha A B + beta C without
+// transposes (cuBLAS's convention): a row-major matrix with leading dimension ld is, read
+// column-major, its transpose with the same ld. Both backends execute these descriptions,
+// so the CPU tests check the very arguments the GPU passes to cublasDgemm.
+enum class Buf { a, g, m, x };  // the matrix A and the workspaces G, M, X of Backend below
+struct Gemm {
+    std::int64_t rows, cols, inner;  // C is rows x cols, A rows x inner, B inner x cols
+    double alpha, beta;              // alpha in {1, -1}, beta in {0, 1}
+    Buf a;
+    std::int64_t a_off, lda;
+    Buf b;
+    std::int64_t b_off, ldb;
+    Buf c;
+    std::int64_t c_off, ldc;
+};
+
+// M (row-major (m-r-k) x k, ld k) (first ? = : +=) G[k.., k0..k1) X[k0..k1, ..): read
+// column-major, M^T (k x rows) = X[k0..k1, :]^T (k x kc, at X + k0 k) times
+// G21[:, k0..k1]^T (kc x rows, at G + k k + k0), every ld k.
+inline Gemm multipliers_gemm(std::int64_t m, std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, bool first) {
+    return Gemm{k, m - r - k, k1 - k0, 1.0, first ? 0.0 : 1.0, Buf::x, k0 * k, k, Buf::g, k * k + k0, k, Buf::m, 0, k};
+}
+
+// A[r+k.., d0..d1) -= M[.., k0..k1) A[r+k0..r+k1, d0..d1): read column-major,
+// A22^T (d x rows, ld n) -= U^T (d x kc, at A + (r+k0) n + d0, ld n) times
+// M[:, k0..k1]^T (kc x rows, at M + k0, ld k).
+inline Gemm update_gemm(std::int64_t m, std::int64_t n, std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0,
+                        std::int64_t d1) {
+    return Gemm{d1 - d0, m - r - k, k1 - k0, -1.0, 1.0, Buf::a, (r + k0) * n + d0, n, Buf::m, k0, k, Buf::a, (r + k) * n + d0, n};
+}
+
 // Backend (a class with these members; rows and columns index the m x n matrix A, ld n):
 //   void factor_leaf(int64 r, int64 b0, int64 b1, int64* piv)
 //        the leaf step above on active rows [r, m), columns [b0, b1) (b1 - b0 <= kLeaf);
@@ -163,11 +194,10 @@ inline std::int64_t workspace_doubles(std::int64_t m, std::int64_t n, int tile) 
 //        X (row-major k x k) = the inverse mod p of the unit lower triangular matrix whose
 //        strictly lower part is that of G's first k rows (centred; X's upper part 0).
 //   void multipliers(int64 r, int64 k, int64 k0, int64 k1, bool first)
-//        M (row-major (m-r-k) x k) (first ? = : +=) G[k.., k0..k1) X[k0..k1, 0..k),
-//        exact (k1 - k0 <= max_inner(p)), then every entry of M reduced.
+//        executes multipliers_gemm(m, r, k, k0, k1, first) (exact: k1 - k0 <= max_inner(p)),
+//        then reduces every entry of M.
 //   void update(int64 r, int64 k, int64 k0, int64 k1, int64 d0, int64 d1)
-//        A[r+k.., d0..d1) -= M[.., k0..k1) A[r+k0..r+k1, d0..d1), exact, then that block
-//        of A reduced.
+//        executes update_gemm(m, n, r, k, k0, k1, d0, d1), then reduces that block of A.
 template <class Backend>
 class Driver {
 public:

@@ -20,8 +20,8 @@ static_assert(blocked_max_prime == blocked::kMaxPrime, "rank.hpp and blocked_ran
 
 namespace {
 
-using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Block = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
+using ColBlock = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+using ConstColBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
 // The backend of blocked::Driver on host memory (the operations are documented there).
 class CpuBackend {
@@ -92,25 +92,41 @@ public:
     }
 
     void multipliers(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, bool first) {
-        const std::int64_t rows = m_ - r - k;
-        Block m(mm_.data(), rows, k, Eigen::OuterStride<>(k));
-        const Block g21(g_.data() + k * k, rows, k, Eigen::OuterStride<>(k));
-        const Block x(x_.data(), k, k, Eigen::OuterStride<>(k));
-        if (first) m.noalias() = g21.middleCols(k0, k1 - k0) * x.middleRows(k0, k1 - k0);
-        else m.noalias() += g21.middleCols(k0, k1 - k0) * x.middleRows(k0, k1 - k0);
-        reduce_block(mm_.data(), rows, k, k);
+        run(blocked::multipliers_gemm(m_, r, k, k0, k1, first));
+        reduce_block(mm_.data(), m_ - r - k, k, k);
     }
 
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
-        const std::int64_t rows = m_ - r - k;
-        Block a22(row(r + k) + d0, rows, d1 - d0, Eigen::OuterStride<>(n_));
-        const Block u(row(r + k0) + d0, k1 - k0, d1 - d0, Eigen::OuterStride<>(n_));
-        const Block m(mm_.data(), rows, k, Eigen::OuterStride<>(k));
-        a22.noalias() -= m.middleCols(k0, k1 - k0) * u;
-        reduce_block(row(r + k) + d0, rows, d1 - d0, n_);
+        run(blocked::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
+        reduce_block(row(r + k) + d0, m_ - r - k, d1 - d0, n_);
     }
 
 private:
+    double* buffer(blocked::Buf b) {
+        switch (b) {
+        case blocked::Buf::a: return a_.data();
+        case blocked::Buf::g: return g_.data();
+        case blocked::Buf::m: return mm_.data();
+        case blocked::Buf::x: return x_.data();
+        }
+        return nullptr;
+    }
+
+    // The column-major GEMM that cuBLAS runs on the GPU, here through Eigen.
+    void run(const blocked::Gemm& d) {
+        ColBlock c(buffer(d.c) + d.c_off, d.rows, d.cols, Eigen::OuterStride<>(d.ldc));
+        const ConstColBlock a(buffer(d.a) + d.a_off, d.rows, d.inner, Eigen::OuterStride<>(d.lda));
+        const ConstColBlock b(buffer(d.b) + d.b_off, d.inner, d.cols, Eigen::OuterStride<>(d.ldb));
+        if (d.beta == 0) {
+            c.noalias() = a * b;
+            if (d.alpha < 0) c = -c;
+        } else if (d.alpha > 0) {
+            c.noalias() += a * b;
+        } else {
+            c.noalias() -= a * b;
+        }
+    }
+
     void reduce_block(double* a, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
         for (std::int64_t i = 0; i < rows; ++i)
             for (std::int64_t j = 0; j < cols; ++j) a[i * ld + j] = blocked::reduce(a[i * ld + j], pd_, pinv_);
