@@ -3,10 +3,10 @@
 // the CPU reference rank_modular_blocked; this file is its GPU backend:
 //   - the matrix lives in device memory as row-major doubles holding centred residues;
 //   - factor_leaf: ONE cooperative kernel per leaf of <= 32 columns. Each warp owns rows
-//     (row i, i + warps, ...), lane c holds column c of a row. Per column: the pivot found
-//     in the previous phase (an atomicMin of row indices) is read, every active row of the
-//     warp is eliminated, and the same pass searches the next column's pivot; one grid-wide
-//     sync per column, no host round trip inside the leaf;
+//     (row i, i + warps, ...), held in registers, lane c holding column c. Per column: the
+//     pivot found in the previous phase (an atomicMin of row indices) is read, every active
+//     row of the warp is eliminated, and the same pass searches the next column's pivot; one
+//     grid-wide sync per column, no host round trip inside the leaf;
 //   - swap_rows: one kernel per leaf, a thread per column applies the leaf's transpositions;
 //   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm (FP64 tensor cores on
 //     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
@@ -97,22 +97,47 @@ constexpr int kLeafThreads = 256;  // 8 warps per block of the leaf kernel
 constexpr int kNone = 0x7f7f7f7f;   // the slots' "no pivot" (cudaMemset with 0x7f)
 
 // The leaf step of blocked_rank_impl.hpp on active rows [r, m), columns [b0, b0 + t),
-// t <= 32. slots[j] ends as the pivot row of column j relative to r (kNone: none);
-// flags[i] == leaf_id marks row i as a pivot of this leaf. Launched cooperatively.
-__global__ void __launch_bounds__(kLeafThreads) leaf_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
+// t <= 32, launched cooperatively. Warp w owns rows w, w + warps, ...; lane c holds
+// column c of a row. The first kRegRows rows of a warp stay in registers for the whole
+// leaf, and every update is also stored (write-through), so the row that becomes a pivot
+// can be read from memory by all warps in the next phase; rows beyond kRegRows * warps
+// (very tall matrices) are read from memory in each phase and marked in flags (flags[i]
+// == leaf_id: a pivot of this leaf). Phase j: the pivot of column j (the atomicMin of the
+// previous phase) eliminates every active row, and the same pass offers the updated rows
+// as pivots of column j + 1; one grid-wide sync per column. slots[j] ends as the pivot row
+// of column j relative to r (kNone: none).
+// 16 rows in registers (126 registers a thread, 2 blocks of 8 warps per multiprocessor, no
+// spills with nvcc 13.0 for sm_90): 132 multiprocessors (H100 SXM, H200) hold 33792 rows,
+// so a 32768-row matrix never touches memory in a leaf but for the pivot row and the
+// write-through stores.
+constexpr int kRegRows = 16;
+
+__global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
                                                             std::int64_t b0, int t, double p, double pinv,
                                                             std::uint64_t pu, int* slots, int* flags, int leaf_id) {
     cg::grid_group grid = cg::this_grid();
     const unsigned full = 0xffffffffu;
     const int lane = static_cast<int>(threadIdx.x & 31u);
+    const bool mine = lane < t;
     const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
     const std::int64_t rows = m - r;
+    const std::int64_t spill = warp + kRegRows * warps;  // the first row of this warp kept in memory
     double* base = a + r * ld + b0;
+    double x[kRegRows];
+    bool active[kRegRows];
     // Column 0's pivot: the first row with a non-zero entry (no row is a pivot yet).
-    for (std::int64_t i = warp; i < rows; i += warps) {
-        const double x = lane < t ? __ldcg(base + i * ld + lane) : 0.0;
-        const double v = __shfl_sync(full, x, 0);
+#pragma unroll
+    for (int u = 0; u < kRegRows; ++u) {
+        const std::int64_t i = warp + u * warps;
+        active[u] = i < rows;
+        x[u] = active[u] && mine ? __ldcg(base + i * ld + lane) : 0.0;
+        const double v = __shfl_sync(full, x[u], 0);
+        if (active[u] && lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
+    }
+    for (std::int64_t i = spill; i < rows; i += warps) {
+        const double y = mine ? __ldcg(base + i * ld + lane) : 0.0;
+        const double v = __shfl_sync(full, y, 0);
         if (lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
     }
     grid.sync();
@@ -121,28 +146,50 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_kernel(double* a, std::int6
         const bool has = q != kNone;
         double pr = 0.0, inv = 0.0;
         if (has) {
-            pr = lane < t ? __ldcg(base + static_cast<std::int64_t>(q) * ld + lane) : 0.0;
+            pr = mine ? __ldcg(base + static_cast<std::int64_t>(q) * ld + lane) : 0.0;
             inv = blk::inverse(__shfl_sync(full, pr, j), pu);
         }
-        for (std::int64_t i = warp; i < rows; i += warps) {
+#pragma unroll
+        for (int u = 0; u < kRegRows; ++u) {
+            if (!active[u]) continue;
+            const std::int64_t i = warp + u * warps;
+            if (has && i == q) {  // the pivot row leaves the active set
+                active[u] = false;
+                continue;
+            }
+            if (has) {
+                const double aij = __shfl_sync(full, x[u], j);
+                if (aij != 0.0) {
+                    const double l = blk::mul(aij, inv, p, pinv);
+                    if (lane == j) x[u] = l;
+                    else if (lane > j) x[u] = blk::reduce(x[u] - l * pr, p, pinv);
+                    if (lane >= j && mine) base[i * ld + lane] = x[u];
+                }
+            }
+            if (j + 1 < t) {  // the next column's pivot search, on the updated row
+                const double v = __shfl_sync(full, x[u], j + 1);
+                if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
+            }
+        }
+        for (std::int64_t i = spill; i < rows; i += warps) {
             if (__ldcg(flags + r + i) == leaf_id) continue;  // a pivot of an earlier column
             if (has && i == q) {
                 if (lane == 0) flags[r + i] = leaf_id;
                 continue;
             }
             double* row = base + i * ld;
-            double x = lane < t ? __ldcg(row + lane) : 0.0;
+            double y = mine ? __ldcg(row + lane) : 0.0;
             if (has) {
-                const double aij = __shfl_sync(full, x, j);
+                const double aij = __shfl_sync(full, y, j);
                 if (aij != 0.0) {
                     const double l = blk::mul(aij, inv, p, pinv);
-                    if (lane == j) x = l;
-                    else if (lane > j) x = blk::reduce(x - l * pr, p, pinv);
-                    if (lane >= j && lane < t) row[lane] = x;
+                    if (lane == j) y = l;
+                    else if (lane > j) y = blk::reduce(y - l * pr, p, pinv);
+                    if (lane >= j && mine) row[lane] = y;
                 }
             }
-            if (j + 1 < t) {  // the next column's pivot search, on the updated row
-                const double v = __shfl_sync(full, x, j + 1);
+            if (j + 1 < t) {
+                const double v = __shfl_sync(full, y, j + 1);
                 if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
             }
         }
