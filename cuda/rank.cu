@@ -325,8 +325,9 @@ public:
 
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
         gemm(blk::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
-        reduce(b_.a + (r + k) * n_ + d0, n_, m_ - r - k, d1 - d0);
     }
+
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce(b_.a + r0 * n_ + c0, n_, r1 - r0, c1 - c0); }
 
 private:
     double* buffer(blk::Buf b) const {

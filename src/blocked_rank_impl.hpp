@@ -43,7 +43,13 @@
 //                   diagonal), the rows below have theirs in the same columns (L21).
 //                   gather: G = A[r.., cols]; invert: X = L11^-1; M = L21 X (chunks of
 //                   at most K inner columns, reduced after each); then
-//                   A[r+k.., d0..d1) -= M A[r..r+k, d0..d1) (chunks, reduced after each).
+//                   A[r+k.., d0..d1) -= M A[r..r+k, d0..d1) (chunks of at most K).
+//                   Inside a panel each chunk is followed by a reduction. Right of the
+//                   panel the reduction is lazy: the driver counts the products an entry
+//                   may hold (at most K) and reduces the block only before one more chunk
+//                   would exceed K; the next panel's columns and the pivot rows are
+//                   reduced before they are read. For p < 2^23 and tile 256, the columns
+//                   right of a panel are reduced after every second panel.
 //                   Since the pivot rows are never used again, their right part need not
 //                   be solved (U12 = L11^-1 A12 is folded into M): the non-pivot rows get
 //                   A22 - L21 L11^-1 A12, the Schur complement of the eliminated block.
@@ -197,7 +203,10 @@ inline Gemm update_gemm(std::int64_t m, std::int64_t n, std::int64_t r, std::int
 //        executes multipliers_gemm(m, r, k, k0, k1, first) (exact: k1 - k0 <= max_inner(p)),
 //        then reduces every entry of M.
 //   void update(int64 r, int64 k, int64 k0, int64 k1, int64 d0, int64 d1)
-//        executes update_gemm(m, n, r, k, k0, k1, d0, d1), then reduces that block of A.
+//        executes update_gemm(m, n, r, k, k0, k1, d0, d1) (exact: the driver keeps every
+//        entry of the block and every partial sum within h + K h^2).
+//   void reduce_rows(int64 r0, int64 r1, int64 c0, int64 c1)
+//        brings A[r0..r1, c0..c1) to (-p/2, p/2].
 template <class Backend>
 class Driver {
 public:
@@ -212,6 +221,7 @@ public:
         for (std::int64_t c0 = 0; c0 < n_ && r < m_; c0 += tile_) {
             const std::int64_t c1 = std::min(c0 + tile_, n_), r0 = r;
             panel_cols.clear();
+            if (extra_ > 0) be_.reduce_rows(r, m_, c0, c1);  // the leaves read reduced entries
             for (std::int64_t b0 = c0; b0 < c1 && r < m_; b0 += kLeaf) {
                 const std::int64_t b1 = std::min<std::int64_t>(b0 + kLeaf, c1);
                 be_.factor_leaf(r, b0, b1, piv.data());
@@ -226,11 +236,11 @@ public:
                 if (k == 0) continue;
                 transpositions(r, to);
                 be_.swap_rows(r, to.data(), k, c0);
-                eliminate_right(r, leaf_cols, b1, c1);
+                eliminate_right(r, leaf_cols, b1, c1, false);
                 r += k;
                 panel_cols.insert(panel_cols.end(), leaf_cols.begin(), leaf_cols.end());
             }
-            eliminate_right(r0, panel_cols, c1, n_);
+            eliminate_right(r0, panel_cols, c1, n_, true);
         }
         return r;
     }
@@ -249,16 +259,31 @@ public:
 
 private:
     // The pivot rows [r, r + cols.size()) with multipliers in cols eliminate the rows
-    // below them on columns [d0, d1).
-    void eliminate_right(std::int64_t r, const std::vector<std::int64_t>& cols, std::int64_t d0, std::int64_t d1) {
+    // below them on columns [d0, d1). lazy (the columns right of a panel): the block is
+    // reduced only when the next product could leave the exact range (extra_ counts the
+    // products of size <= h^2 its entries may hold); otherwise after each chunk.
+    void eliminate_right(std::int64_t r, const std::vector<std::int64_t>& cols, std::int64_t d0, std::int64_t d1, bool lazy) {
         const std::int64_t k = static_cast<std::int64_t>(cols.size());
         if (k == 0 || d0 >= d1 || r + k >= m_) return;
         be_.gather(r, cols.data(), k);
         be_.invert(k);
         for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) be_.multipliers(r, k, k0, std::min(k, k0 + kmax_), k0 == 0);
-        for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) be_.update(r, k, k0, std::min(k, k0 + kmax_), d0, d1);
+        if (lazy && extra_ > 0) be_.reduce_rows(r, r + k, d0, d1);  // the pivot rows enter a GEMM
+        for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) {
+            const std::int64_t k1 = std::min(k, k0 + kmax_);
+            if (lazy && extra_ + (k1 - k0) > kmax_) {
+                be_.reduce_rows(r + k, m_, d0, d1);
+                extra_ = 0;
+            }
+            be_.update(r, k, k0, k1, d0, d1);
+            if (lazy) extra_ += k1 - k0;
+            else be_.reduce_rows(r + k, m_, d0, d1);
+        }
     }
 
+    // Products of size <= h^2 that the entries right of the current panel may hold
+    // unreduced (their bound is h + extra_ h^2 <= h + K h^2).
+    std::int64_t extra_ = 0;
     Backend& be_;
     std::int64_t m_, n_, kmax_, tile_;
 };

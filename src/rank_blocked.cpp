@@ -98,8 +98,9 @@ public:
 
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
         run(blocked::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
-        reduce_block(row(r + k) + d0, m_ - r - k, d1 - d0, n_);
     }
+
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce_block(row(r0) + c0, r1 - r0, c1 - c0, n_); }
 
 private:
     double* buffer(blocked::Buf b) {

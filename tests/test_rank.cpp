@@ -389,3 +389,86 @@ TEST_CASE("rank_modular_blocked refuses a composite or too large prime and a neg
                          doctest::Contains("67108879"), invalid_input);
     CHECK_THROWS_WITH_AS(rank_modular_blocked(a, -1), doctest::Contains("tile -1"), invalid_input);
 }
+
+namespace {
+
+// A backend of blocked::Driver that does no arithmetic: for every entry of A it counts the
+// products of size <= h^2 that the entry may hold since its last reduction, and checks the
+// driver's exactness invariants whatever the pivots: the leaves, the gathered multipliers
+// and the pivot rows entering a GEMM are reduced, no chunk is wider than K, and no entry
+// ever holds more than K products (|x| <= h + K h^2 < 2^53). Its pivots are drawn at random.
+struct BoundBackend {
+    long m, n, K;
+    seprank::Rng rng;
+    std::vector<long> units;
+    long violations = 0, pivots = 0, reductions = 0;
+
+    BoundBackend(long m_, long n_, long k_, std::uint64_t seed) : m(m_), n(n_), K(k_), rng(seed), units(static_cast<std::size_t>(m_ * n_), 0) {}
+    long& u(long i, long j) { return units[static_cast<std::size_t>(i * n + j)]; }
+    void require_reduced(long r0, long r1, long c0, long c1) {
+        for (long i = r0; i < r1; ++i)
+            for (long j = c0; j < c1; ++j) violations += u(i, j) != 0;
+    }
+    void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
+        require_reduced(r, m, b0, b1);
+        std::vector<char> used(static_cast<std::size_t>(m - r), 0);
+        long left = m - r;
+        for (std::int64_t j = 0; j < b1 - b0; ++j) {
+            piv[j] = -1;
+            if (left == 0 || rng.below(4) == 0) continue;
+            long i = 0;
+            do i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m - r)));
+            while (used[static_cast<std::size_t>(i)]);
+            used[static_cast<std::size_t>(i)] = 1;
+            --left;
+            piv[j] = r + i;
+            ++pivots;
+        }
+    }
+    void swap_rows(std::int64_t r, const std::int64_t* to, std::int64_t k, std::int64_t c0) {
+        for (std::int64_t i = 0; i < k; ++i) {
+            violations += to[i] < r + i;
+            for (long j = c0; j < n; ++j) std::swap(u(r + i, j), u(to[i], j));
+        }
+    }
+    void gather(std::int64_t r, const std::int64_t* cols, std::int64_t k) {
+        for (long i = r; i < m; ++i)
+            for (std::int64_t c = 0; c < k; ++c) violations += u(i, cols[c]) != 0;
+    }
+    void invert(std::int64_t) {}
+    void multipliers(std::int64_t, std::int64_t, std::int64_t k0, std::int64_t k1, bool) { violations += k1 - k0 > K; }
+    void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
+        violations += k1 - k0 > K;
+        require_reduced(r + k0, r + k1, d0, d1);  // the pivot rows, an operand
+        for (long i = r + k; i < m; ++i)
+            for (long j = d0; j < d1; ++j) {
+                u(i, j) += k1 - k0;
+                violations += u(i, j) > K;
+            }
+    }
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+        ++reductions;
+        for (long i = r0; i < r1; ++i)
+            for (long j = c0; j < c1; ++j) u(i, j) = 0;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("blocked driver: every GEMM stays exact and every entry read is reduced, whatever the pivots") {
+    auto rng = seprank_test::rng_for("rank-blocked-bounds");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t primes[] = {3, 65521, 8388593, 33554393 /* largest below 2^25: K = 32 */, blocked_max_prime};
+    const int tiles[] = {0, 1, 5, 32, 40, 64, 100, 256, 300};
+    for (int it = 0; it < seprank_test::iterations(150); ++it) {
+        const std::uint64_t p = primes[rng.below(std::size(primes))];
+        const int tile = tiles[rng.below(std::size(tiles))];
+        const long m = static_cast<long>(rng.below(700)), n = static_cast<long>(rng.below(700));
+        INFO("iteration " << it << ": " << m << "x" << n << " p = " << p << " tile " << tile);
+        BoundBackend be(m, n, static_cast<long>(blocked::max_inner(p)), rng.next());
+        const long r = static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
+        CHECK(be.violations == 0);
+        CHECK(r == be.pivots);
+        CHECK(r <= std::min(m, n));
+    }
+}
