@@ -1,8 +1,475 @@
-// seprank CUDA plugin: rank mod p by blocked elimination (placeholder until the kernels land).
+// seprank CUDA plugin: rank mod p by blocked elimination (sr_cuda_rank). The algorithm,
+// its pivot rule, tiling and delayed reduction are src/blocked_rank_impl.hpp, shared with
+// the CPU reference rank_modular_blocked; this file is its GPU backend:
+//   - the matrix lives in device memory as row-major doubles holding centred residues;
+//   - factor_leaf: ONE cooperative kernel per leaf of <= 32 columns. Each warp owns rows
+//     (row i, i + warps, ...), held in registers, lane c holding column c. Per column: the
+//     pivot found in the previous phase (an atomicMin of row indices) is read, every active
+//     row of the warp is eliminated, and the same pass searches the next column's pivot; one
+//     grid-wide sync per column, no host round trip inside the leaf;
+//   - swap_rows: one kernel per leaf, a thread per column applies the leaf's transpositions;
+//   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm (FP64 tensor cores on
+//     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
+//     kernel; L11^-1 by one small kernel (a thread per column, forward substitution).
+// Every CUDA and cuBLAS failure becomes SR_CUDA_ERROR naming the call; all device memory
+// is owned by RAII objects, so it is freed on every path.
 #include "cuda_common.cuh"
 
-extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return 0; }
+#include "blocked_rank_impl.hpp"
 
-extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t*, int64_t, int64_t, uint64_t, int, int64_t*, sr_cuda_status* st) {
-    return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_rank: not built yet");
+#include <cooperative_groups.h>
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace cg = cooperative_groups;
+namespace blk = seprank::blocked;
+
+namespace sr_cuda {
+namespace {
+
+struct Failure {
+    int code;
+    std::string message;
+};
+
+void check(const char* call, cudaError_t e) {
+    if (e != cudaSuccess) throw Failure{SR_CUDA_ERROR, std::string(call) + " failed: " + cudaGetErrorString(e)};
+}
+
+void check_blas(const char* call, cublasStatus_t s) {
+    if (s != CUBLAS_STATUS_SUCCESS) throw Failure{SR_CUDA_ERROR, std::string(call) + " failed: " + cublasGetStatusString(s)};
+}
+
+template <class T>
+class DeviceArray {
+public:
+    explicit DeviceArray(std::size_t count) {
+        if (count == 0) count = 1;
+        void* q = nullptr;
+        check("cudaMalloc", cudaMalloc(&q, count * sizeof(T)));
+        p_ = static_cast<T*>(q);
+    }
+    ~DeviceArray() {
+        if (p_) cudaFree(p_);
+    }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    T* get() const { return p_; }
+
+private:
+    T* p_ = nullptr;
+};
+
+class Blas {
+public:
+    Blas() { check_blas("cublasCreate", cublasCreate(&h_)); }
+    ~Blas() {
+        if (h_) cublasDestroy(h_);
+    }
+    Blas(const Blas&) = delete;
+    Blas& operator=(const Blas&) = delete;
+    cublasHandle_t get() const { return h_; }
+
+private:
+    cublasHandle_t h_ = nullptr;
+};
+
+class Event {
+public:
+    Event() { check("cudaEventCreate", cudaEventCreate(&e_)); }
+    ~Event() {
+        if (e_) cudaEventDestroy(e_);
+    }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return e_; }
+
+private:
+    cudaEvent_t e_ = nullptr;
+};
+
+constexpr int kLeafThreads = 256;  // 8 warps per block of the leaf kernel
+constexpr int kNone = 0x7f7f7f7f;   // the slots' "no pivot" (cudaMemset with 0x7f)
+
+// The leaf step of blocked_rank_impl.hpp on active rows [r, m), columns [b0, b0 + t),
+// t <= 32, launched cooperatively. Warp w owns rows w, w + warps, ...; lane c holds
+// column c of a row. The first kRegRows rows of a warp stay in registers for the whole
+// leaf, and every update is also stored (write-through), so the row that becomes a pivot
+// can be read from memory by all warps in the next phase; rows beyond kRegRows * warps
+// (very tall matrices) are read from memory in each phase and marked in flags (flags[i]
+// == leaf_id: a pivot of this leaf). Phase j: the pivot of column j (the atomicMin of the
+// previous phase) eliminates every active row, and the same pass offers the updated rows
+// as pivots of column j + 1; one grid-wide sync per column. slots[j] ends as the pivot row
+// of column j relative to r (kNone: none).
+// 16 rows in registers (126 registers a thread, 2 blocks of 8 warps per multiprocessor, no
+// spills with nvcc 13.0 for sm_90): 132 multiprocessors (H100 SXM, H200) hold 33792 rows,
+// so a 32768-row matrix never touches memory in a leaf but for the pivot row and the
+// write-through stores.
+constexpr int kRegRows = 16;
+
+__global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
+                                                            std::int64_t b0, int t, double p, double pinv,
+                                                            std::uint64_t pu, int* slots, int* flags, int leaf_id) {
+    cg::grid_group grid = cg::this_grid();
+    const unsigned full = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const bool mine = lane < t;
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    const std::int64_t rows = m - r;
+    const std::int64_t spill = warp + kRegRows * warps;  // the first row of this warp kept in memory
+    double* base = a + r * ld + b0;
+    double x[kRegRows];
+    bool active[kRegRows];
+    // Column 0's pivot: the first row with a non-zero entry (no row is a pivot yet).
+#pragma unroll
+    for (int u = 0; u < kRegRows; ++u) {
+        const std::int64_t i = warp + u * warps;
+        active[u] = i < rows;
+        x[u] = active[u] && mine ? __ldcg(base + i * ld + lane) : 0.0;
+        const double v = __shfl_sync(full, x[u], 0);
+        if (active[u] && lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
+    }
+    for (std::int64_t i = spill; i < rows; i += warps) {
+        const double y = mine ? __ldcg(base + i * ld + lane) : 0.0;
+        const double v = __shfl_sync(full, y, 0);
+        if (lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
+    }
+    grid.sync();
+    for (int j = 0; j < t; ++j) {
+        const int q = __ldcg(slots + j);
+        const bool has = q != kNone;
+        double pr = 0.0, inv = 0.0;
+        if (has) {
+            pr = mine ? __ldcg(base + static_cast<std::int64_t>(q) * ld + lane) : 0.0;
+            inv = blk::inverse(__shfl_sync(full, pr, j), pu);
+        }
+#pragma unroll
+        for (int u = 0; u < kRegRows; ++u) {
+            if (!active[u]) continue;
+            const std::int64_t i = warp + u * warps;
+            if (has && i == q) {  // the pivot row leaves the active set
+                active[u] = false;
+                continue;
+            }
+            if (has) {
+                const double aij = __shfl_sync(full, x[u], j);
+                if (aij != 0.0) {
+                    const double l = blk::mul(aij, inv, p, pinv);
+                    if (lane == j) x[u] = l;
+                    else if (lane > j) x[u] = blk::reduce(x[u] - l * pr, p, pinv);
+                    if (lane >= j && mine) base[i * ld + lane] = x[u];
+                }
+            }
+            if (j + 1 < t) {  // the next column's pivot search, on the updated row
+                const double v = __shfl_sync(full, x[u], j + 1);
+                if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
+            }
+        }
+        for (std::int64_t i = spill; i < rows; i += warps) {
+            if (__ldcg(flags + r + i) == leaf_id) continue;  // a pivot of an earlier column
+            if (has && i == q) {
+                if (lane == 0) flags[r + i] = leaf_id;
+                continue;
+            }
+            double* row = base + i * ld;
+            double y = mine ? __ldcg(row + lane) : 0.0;
+            if (has) {
+                const double aij = __shfl_sync(full, y, j);
+                if (aij != 0.0) {
+                    const double l = blk::mul(aij, inv, p, pinv);
+                    if (lane == j) y = l;
+                    else if (lane > j) y = blk::reduce(y - l * pr, p, pinv);
+                    if (lane >= j && mine) row[lane] = y;
+                }
+            }
+            if (j + 1 < t) {
+                const double v = __shfl_sync(full, y, j + 1);
+                if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
+            }
+        }
+        grid.sync();
+    }
+}
+
+struct Swaps {
+    std::int64_t to[blk::kLeaf];
+};
+
+// For i = 0..k-1 in order: swap rows r+i and s.to[i] on columns [c0, n).
+__global__ void swap_kernel(double* a, std::int64_t ld, std::int64_t r, Swaps s, int k, std::int64_t c0, std::int64_t n) {
+    for (std::int64_t c = c0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n;
+         c += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        for (int i = 0; i < k; ++i) {
+            const std::int64_t u = r + i, v = s.to[i];
+            if (u == v) continue;
+            const double x = a[u * ld + c];
+            a[u * ld + c] = a[v * ld + c];
+            a[v * ld + c] = x;
+        }
+}
+
+// g (rows x k, row-major) = a[r + i][cols[c]].
+__global__ void gather_kernel(const double* a, std::int64_t ld, std::int64_t r, std::int64_t rows, const std::int64_t* cols,
+                              std::int64_t k, double* g) {
+    const std::int64_t total = rows * k;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t i = e / k, c = e - i * k;
+        g[e] = a[(r + i) * ld + cols[c]];
+    }
+}
+
+// x (k x k, row-major) = the inverse of the unit lower triangular matrix whose strictly
+// lower part is g's (first k rows, ld k): a thread per column, forward substitution,
+// reduced every kmax terms.
+__global__ void invert_kernel(const double* g, std::int64_t k, double* x, double p, double pinv, std::int64_t kmax) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    for (std::int64_t i = 0; i < k; ++i) {
+        if (i <= c) {
+            x[i * k + c] = i == c ? 1.0 : 0.0;
+            continue;
+        }
+        double s = 0.0;
+        std::int64_t terms = 0;
+        for (std::int64_t j = c; j < i; ++j) {
+            s += g[i * k + j] * x[j * k + c];
+            if (++terms == kmax) {
+                s = blk::reduce(s, p, pinv);
+                terms = 0;
+            }
+        }
+        x[i * k + c] = blk::reduce(-s, p, pinv);
+    }
+}
+
+// Every entry of the rows x cols block at a (leading dimension ld) brought to (-p/2, p/2].
+__global__ void reduce_kernel(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols, double p, double pinv) {
+    for (std::int64_t i = blockIdx.y; i < rows; i += gridDim.y)
+        for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+             j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+            a[i * ld + j] = blk::reduce(a[i * ld + j], p, pinv);
+}
+
+unsigned blocks_for(std::int64_t work, int threads, std::int64_t cap = 65535) {
+    return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(cap, (work + threads - 1) / threads)));
+}
+
+// The backend of blk::Driver on device memory (the operations are documented there).
+class GpuBackend {
+public:
+    struct Buffers {
+        double* a;
+        double* g;
+        double* mm;
+        double* x;
+        int* slots;
+        int* flags;
+        std::int64_t* cols;
+    };
+
+    GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks)
+        : b_(b), m_(m), n_(n), pu_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)), kmax_(blk::max_inner(p)),
+          h_(h), leaf_blocks_(leaf_blocks) {}
+
+    void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
+        int t = static_cast<int>(b1 - b0);
+        ++leaf_id_;
+        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, sizeof(int) * blk::kLeaf));
+        std::int64_t ld = n_, rr = r, m = m_, c = b0;
+        double p = pd_, pinv = pinv_;
+        std::uint64_t pu = pu_;
+        int* slots = b_.slots;
+        int* flags = b_.flags;
+        double* a = b_.a;
+        int id = leaf_id_;
+        void* args[] = {&a, &ld, &rr, &m, &c, &t, &p, &pinv, &pu, &slots, &flags, &id};
+        const std::int64_t warps_per_block = kLeafThreads / 32;
+        const unsigned blocks = static_cast<unsigned>(
+            std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + warps_per_block - 1) / warps_per_block)));
+        check("cudaLaunchCooperativeKernel (leaf_kernel)",
+              cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&leaf_kernel), dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
+        int host[blk::kLeaf];
+        check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, sizeof(int) * static_cast<std::size_t>(t), cudaMemcpyDeviceToHost));
+        for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
+    }
+
+    void swap_rows(std::int64_t r, const std::int64_t* to, std::int64_t k, std::int64_t c0) {
+        Swaps s{};
+        for (std::int64_t i = 0; i < k; ++i) s.to[i] = to[i];
+        swap_kernel<<<blocks_for(n_ - c0, 256), 256>>>(b_.a, n_, r, s, static_cast<int>(k), c0, n_);
+        check("swap_kernel launch", cudaGetLastError());
+    }
+
+    void gather(std::int64_t r, const std::int64_t* cols, std::int64_t k) {
+        check("cudaMemcpy (pivot columns)", cudaMemcpy(b_.cols, cols, sizeof(std::int64_t) * static_cast<std::size_t>(k), cudaMemcpyHostToDevice));
+        gather_kernel<<<blocks_for((m_ - r) * k, 256), 256>>>(b_.a, n_, r, m_ - r, b_.cols, k, b_.g);
+        check("gather_kernel launch", cudaGetLastError());
+    }
+
+    void invert(std::int64_t k) {
+        invert_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+        check("invert_kernel launch", cudaGetLastError());
+    }
+
+    void multipliers(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, bool first) {
+        gemm(blk::multipliers_gemm(m_, r, k, k0, k1, first));
+        reduce(b_.mm, k, m_ - r - k, k);
+    }
+
+    void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
+        gemm(blk::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
+    }
+
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce(b_.a + r0 * n_ + c0, n_, r1 - r0, c1 - c0); }
+
+private:
+    double* buffer(blk::Buf b) const {
+        switch (b) {
+        case blk::Buf::a: return b_.a;
+        case blk::Buf::g: return b_.g;
+        case blk::Buf::m: return b_.mm;
+        case blk::Buf::x: return b_.x;
+        }
+        return nullptr;
+    }
+
+    // The descriptions of blocked_rank_impl.hpp are column-major, as cuBLAS is.
+    void gemm(const blk::Gemm& d) {
+        const double alpha = d.alpha, beta = d.beta;
+        check_blas("cublasDgemm",
+                   cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(d.rows), static_cast<int>(d.cols), static_cast<int>(d.inner),
+                               &alpha, buffer(d.a) + d.a_off, static_cast<int>(d.lda), buffer(d.b) + d.b_off, static_cast<int>(d.ldb),
+                               &beta, buffer(d.c) + d.c_off, static_cast<int>(d.ldc)));
+    }
+
+    void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+        const dim3 grid(blocks_for(cols, 256, 64), static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 65535))));
+        reduce_kernel<<<grid, 256>>>(a, ld, rows, cols, pd_, pinv_);
+        check("reduce_kernel launch", cudaGetLastError());
+    }
+
+    Buffers b_;
+    std::int64_t m_, n_;
+    std::uint64_t pu_;
+    double pd_, pinv_;
+    std::int64_t kmax_;
+    cublasHandle_t h_;
+    int leaf_blocks_;
+    int leaf_id_ = 0;
+};
+
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+// cuBLAS's own workspace and the CUDA context's allocations: kept free besides our arrays.
+constexpr double kReserveBytes = 256.0 * 1024 * 1024;
+
+int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank,
+                   sr_cuda_status* st) {
+    int count = 0;
+    const cudaError_t probe = cudaGetDeviceCount(&count);
+    if (probe != cudaSuccess || count == 0)
+        return fail(st, SR_CUDA_NO_DEVICE, "no CUDA device (%s)", probe != cudaSuccess ? cudaGetErrorString(probe) : "none found");
+    int coop = 0;
+    check("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));
+    if (!coop) return fail(st, SR_CUDA_NO_DEVICE, "device 0 cannot launch cooperative kernels");
+    std::size_t free_b = 0, total_b = 0;
+    check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
+    const std::int64_t t = blk::effective_tile(tile, n);
+    const double matrix_b = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+    const double work_b = 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) + 4.0 * static_cast<double>(m) +
+                          8.0 * static_cast<double>(t) + 4.0 * blk::kLeaf;
+    if (matrix_b + work_b + kReserveBytes > static_cast<double>(free_b))
+        return fail(st, SR_CUDA_NO_MEMORY,
+                    "a %lld x %lld matrix needs %.1f MiB on the device (matrix %.1f MiB + workspace %.1f MiB + %.0f MiB reserve); "
+                    "%.1f MiB are free",
+                    static_cast<long long>(m), static_cast<long long>(n), mib(matrix_b + work_b + kReserveBytes), mib(matrix_b),
+                    mib(work_b), mib(kReserveBytes), mib(static_cast<double>(free_b)));
+    if (st) st->bytes = matrix_b + work_b;
+
+    int sms = 0, per_sm = 0;
+    check("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    check("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(&leaf_kernel), kLeafThreads, 0));
+    if (per_sm < 1) return fail(st, SR_CUDA_ERROR, "the leaf kernel cannot be resident on a multiprocessor");
+
+    DeviceArray<double> a(static_cast<std::size_t>(m * n)), g(static_cast<std::size_t>(m * t)), mm(static_cast<std::size_t>(m * t)),
+        x(static_cast<std::size_t>(t * t));
+    DeviceArray<int> slots(blk::kLeaf), flags(static_cast<std::size_t>(m));
+    DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
+    Blas blas;
+    check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
+    Event start, stop;
+    check("cudaEventRecord", cudaEventRecord(start.get()));
+    check("cudaMemset (row flags)", cudaMemset(flags.get(), 0, sizeof(int) * static_cast<std::size_t>(m)));
+
+    // Upload as centred doubles, through a host buffer of at most 2^23 entries.
+    {
+        const std::int64_t total = m * n, chunk = std::min<std::int64_t>(total, std::int64_t{1} << 23);
+        std::vector<double> stage(static_cast<std::size_t>(chunk));
+        for (std::int64_t off = 0; off < total; off += chunk) {
+            const std::int64_t len = std::min(chunk, total - off);
+            for (std::int64_t e = 0; e < len; ++e) {
+                const std::uint64_t v = in[off + e];
+                if (v >= p) return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + e),
+                                        static_cast<unsigned long long>(v), static_cast<unsigned long long>(p));
+                stage[static_cast<std::size_t>(e)] = blk::centred(v, p);
+            }
+            check("cudaMemcpy (matrix upload)", cudaMemcpy(a.get() + off, stage.data(), sizeof(double) * static_cast<std::size_t>(len),
+                                                           cudaMemcpyHostToDevice));
+        }
+    }
+
+    GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
+                  per_sm * sms);
+    const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
+    check("cudaEventRecord", cudaEventRecord(stop.get()));
+    check("cudaEventSynchronize", cudaEventSynchronize(stop.get()));
+    check("kernels", cudaGetLastError());
+    float ms = 0;
+    check("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (st) st->gpu_seconds = ms / 1000.0;
+    *rank = r;
+    return ok(st);
+}
+
+}  // namespace
+}  // namespace sr_cuda
+
+extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxPrime; }
+
+extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile, int64_t* rank,
+                                           sr_cuda_status* st) {
+    using sr_cuda::fail;
+    if (st) {
+        st->gpu_seconds = 0;
+        st->bytes = 0;
+    }
+    if (!rank) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null rank pointer");
+    if (!blk::accepted_prime(p))
+        return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
+                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxPrime));
+    if (tile < 0) return fail(st, SR_CUDA_INVALID, "tile %d: expected >= 0", tile);
+    // cuBLAS takes 32-bit dimensions, and the pivot slots hold row indices below 0x7f7f7f7f.
+    if (rows < 0 || cols < 0 || rows >= 0x7f000000LL || cols >= 0x7f000000LL)
+        return fail(st, SR_CUDA_INVALID, "shape %lld x %lld: each side must be in [0, 2^31 - 2^24)", static_cast<long long>(rows),
+                    static_cast<long long>(cols));
+    *rank = 0;
+    if (rows == 0 || cols == 0) return sr_cuda::ok(st);
+    if (!a) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null matrix");
+    try {
+        return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st);
+    } catch (const sr_cuda::Failure& f) {
+        return fail(st, f.code, "%s", f.message.c_str());
+    } catch (const std::bad_alloc&) {
+        return fail(st, SR_CUDA_NO_MEMORY, "sr_cuda_rank: out of host memory for the upload buffer");
+    } catch (...) {
+        return fail(st, SR_CUDA_ERROR, "sr_cuda_rank: unexpected exception");
+    }
 }

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -145,7 +146,9 @@ int cuda_prime_bits() {
     const std::uint64_t m = cuda_info().max_prime;
     int b = 0;
     while (b < 63 && (std::uint64_t{1} << (b + 1)) - 1 <= m) ++b;  // every (b)-bit number is below 2^b <= m + 1
-    return b;
+    // At most 23 bits: then one exact FP64 product holds a whole 256-column panel update
+    // (K >= 512, blocked_rank_impl.hpp); a larger prime splits it into chunks.
+    return std::min(b, kCudaDrawnBits);
 }
 
 DeviceChoice choose_device(Device requested) {

@@ -1,7 +1,9 @@
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
+#include "blocked_cases.hpp"
 #include "support.hpp"
+#include "../src/blocked_rank_impl.hpp"
 
 #include <doctest/doctest.h>
 #include <cmath>
@@ -284,4 +286,189 @@ TEST_CASE("rank_modular_fflas: the baseline and the x86-64-v3 copies both equal 
     if (old != nullptr) setenv("SEPRANK_SIMD", saved.c_str(), 1);
     else unsetenv("SEPRANK_SIMD");
     CHECK(fflas_v3_available() == v3);
+}
+
+TEST_CASE("rank_modular_blocked = nmod_mat_rank: planted ranks, every tile, non-generic rank profiles") {
+    auto rng = seprank_test::rng_for("rank-blocked");
+    MESSAGE("seed " << seprank_test::seed());
+    INFO("seed " << seprank_test::seed());
+    // Primes: 2, 3, small, the largest below 2^23 (one GEMM per 256-wide panel) and below
+    // 2^26 (K = 8: every panel update in chunks), random ones of 2..26 bits.
+    const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, prev_prime(8388593), blocked_max_prime, prev_prime(blocked_max_prime)};
+    const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
+    long compared = 0, deficient = 0, chunked = 0;
+    for (int it = 0; it < seprank_test::iterations(400); ++it) {
+        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
+        const auto kind = static_cast<seprank_test::Planted>(it % static_cast<int>(seprank_test::Planted::count));
+        const int tile = tiles[rng.below(std::size(tiles))];
+        long m = 0, n = 0;
+        switch ((it / 9) % 6) {
+        case 0: m = 1, n = static_cast<long>(rng.below(70)); break;     // 1 x n (0 included)
+        case 1: m = static_cast<long>(rng.below(70)), n = 1; break;     // n x 1
+        case 2: m = 0, n = static_cast<long>(rng.below(5)); break;      // 0 x n
+        case 3:                                                          // above the default tile, not a multiple of it
+            m = 257 + static_cast<long>(rng.below(140)), n = 257 + static_cast<long>(rng.below(140)); break;
+        default: m = 1 + static_cast<long>(rng.below(90)), n = 1 + static_cast<long>(rng.below(90));
+        }
+        // Tiles 1..3 cost O(m n^2) here: keep their matrices small.
+        const int t = (m > 120 || n > 120) && tile > 0 && tile < 8 ? 8 : tile;
+        const long r = static_cast<long>(rng.below(static_cast<std::uint64_t>(std::min(m, n) + 2)));
+        const NmodMat a = seprank_test::planted(rng, kind, m, n, r, p);
+        INFO("iteration " << it << ": " << seprank_test::name(kind) << " " << m << "x" << n << " inner " << r << " p = " << p
+                          << " tile " << t);
+        const long ref = rank_modular(a);
+        CHECK(rank_modular_blocked(a, t) == ref);
+        ++compared;
+        deficient += ref < std::min(m, n);
+        chunked += blocked::max_inner(p) < std::min<long>(blocked::effective_tile(t, n), ref);
+        if (kind == seprank_test::Planted::antidiagonal || kind == seprank_test::Planted::permutation)
+            CHECK(ref == (kind == seprank_test::Planted::antidiagonal ? std::min(m, n) : std::min({r, m, n})));
+        if (kind == seprank_test::Planted::zero) CHECK(ref == 0);
+    }
+    CHECK(compared >= 200);
+    CHECK(deficient > compared / 4);  // the rank-deficient path is well exercised
+    CHECK(chunked > 0);               // and so are panels wider than one exact GEMM
+}
+
+TEST_CASE("rank_modular_blocked: a 600 x 700 planted rank across several panels, and every leading minor zero") {
+    auto rng = seprank_test::rng_for("rank-blocked-large");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t p = 8388593;
+    // rank 500 over 3 panels of the default tile: panels with fewer pivots than columns
+    NmodMat a = seprank_test::product(rng, 600, 700, 500, p);
+    CHECK(rank_modular_blocked(a) == rank_modular(a));
+    CHECK(rank_modular(a) == 500);  // a random product has full inner rank except with chance < 2/p
+    // the same after zeroing the first 300 columns: the first panel has no pivot at all
+    for (long i = 0; i < 600; ++i)
+        for (long j = 0; j < 300; ++j) a.set(i, j, 0);
+    const long ref = rank_modular(a);
+    CHECK(ref == 400);  // 400 random columns of a rank-500 product: full column rank except with chance < 2/p
+    CHECK(rank_modular_blocked(a) == ref);
+    CHECK(rank_modular_blocked(a, 64) == ref);
+    // antidiagonal 300 x 300: each leading k x k minor (k < 300) vanishes, rank 300
+    NmodMat d = seprank_test::planted(rng, seprank_test::Planted::antidiagonal, 300, 300, 0, p);
+    CHECK(rank_modular_blocked(d) == 300);
+    CHECK(rank_modular_blocked(d, 7) == 300);
+}
+
+TEST_CASE("blocked elimination: the exact inner dimension and the centred reduction") {
+    // K h^2 + h + 2p <= 2^53 < (K+1) h^2 + h + 2p, h = floor(p/2), as the header defines K.
+    for (const std::uint64_t p : std::initializer_list<std::uint64_t>{3, 5, 65521, 8388593, blocked_max_prime}) {
+        const std::uint64_t h = p / 2, k = static_cast<std::uint64_t>(blocked::max_inner(p));
+        INFO("p = " << p << " K = " << k);
+        CHECK(k * h * h + h + 2 * p <= (1ULL << 53));
+        if (k < (1ULL << 30)) CHECK((k + 1) * h * h + h + 2 * p > (1ULL << 53));
+        // the extreme sum K h^2 + h, of either sign, reduces to its residue
+        const double x = static_cast<double>(k * h * h + h);
+        const double pd = static_cast<double>(p), pinv = 1.0 / pd;
+        const auto residue = static_cast<std::int64_t>((k % p) * ((h * h) % p) % p + h) % static_cast<std::int64_t>(p);
+        const double want = residue > static_cast<std::int64_t>(h) ? static_cast<double>(residue - static_cast<std::int64_t>(p)) : static_cast<double>(residue);
+        CHECK(blocked::reduce(x, pd, pinv) == want);
+        CHECK(blocked::reduce(-x, pd, pinv) == -want);  // odd p: the range [-h, h] is symmetric
+        const double a = blocked::centred(p - 1, p);
+        CHECK(a == -1);
+        CHECK(blocked::mul(a, blocked::inverse(a, p), pd, pinv) == 1);
+    }
+    CHECK(blocked::max_inner(8388593) >= 512);  // a 256-wide panel is one GEMM for p < 2^23
+    CHECK(blocked::max_inner(blocked_max_prime) == 8);
+    CHECK(blocked::reduce(1, 2, 0.5) == 1);    // p = 2: residues {0, 1}
+    CHECK(blocked::reduce(-1, 2, 0.5) == 1);
+    CHECK(blocked::reduce(-4, 2, 0.5) == 0);
+    CHECK(blocked::accepted_prime(blocked_max_prime));
+    CHECK(!blocked::accepted_prime(blocked_max_prime + 2));  // 2^26 - 3: above the limit
+    CHECK(!blocked::accepted_prime(65535));
+    CHECK(prev_prime(1ULL << 26) == blocked_max_prime);
+}
+
+TEST_CASE("rank_modular_blocked refuses a composite or too large prime and a negative tile") {
+    NmodMat a = NmodMat::from_rows({{1, 2}, {3, 4}}, 7);
+    CHECK(rank_modular_blocked(a) == 2);
+    CHECK_THROWS_AS(rank_modular_blocked(NmodMat(2, 2, 65535), 0), invalid_input);
+    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, 2147483647), 0), doctest::Contains("2147483647"), invalid_input);
+    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, 67108879 /* the first prime above 2^26 */), 0),
+                         doctest::Contains("67108879"), invalid_input);
+    CHECK_THROWS_WITH_AS(rank_modular_blocked(a, -1), doctest::Contains("tile -1"), invalid_input);
+}
+
+namespace {
+
+// A backend of blocked::Driver that does no arithmetic: for every entry of A it counts the
+// products of size <= h^2 that the entry may hold since its last reduction, and checks the
+// driver's exactness invariants whatever the pivots: the leaves, the gathered multipliers
+// and the pivot rows entering a GEMM are reduced, no chunk is wider than K, and no entry
+// ever holds more than K products (|x| <= h + K h^2 < 2^53). Its pivots are drawn at random.
+struct BoundBackend {
+    long m, n, K;
+    seprank::Rng rng;
+    std::vector<long> units;
+    long violations = 0, pivots = 0, reductions = 0;
+
+    BoundBackend(long m_, long n_, long k_, std::uint64_t seed) : m(m_), n(n_), K(k_), rng(seed), units(static_cast<std::size_t>(m_ * n_), 0) {}
+    long& u(long i, long j) { return units[static_cast<std::size_t>(i * n + j)]; }
+    void require_reduced(long r0, long r1, long c0, long c1) {
+        for (long i = r0; i < r1; ++i)
+            for (long j = c0; j < c1; ++j) violations += u(i, j) != 0;
+    }
+    void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
+        require_reduced(r, m, b0, b1);
+        std::vector<char> used(static_cast<std::size_t>(m - r), 0);
+        long left = m - r;
+        for (std::int64_t j = 0; j < b1 - b0; ++j) {
+            piv[j] = -1;
+            if (left == 0 || rng.below(4) == 0) continue;
+            long i = 0;
+            do i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m - r)));
+            while (used[static_cast<std::size_t>(i)]);
+            used[static_cast<std::size_t>(i)] = 1;
+            --left;
+            piv[j] = r + i;
+            ++pivots;
+        }
+    }
+    void swap_rows(std::int64_t r, const std::int64_t* to, std::int64_t k, std::int64_t c0) {
+        for (std::int64_t i = 0; i < k; ++i) {
+            violations += to[i] < r + i;
+            for (long j = c0; j < n; ++j) std::swap(u(r + i, j), u(to[i], j));
+        }
+    }
+    void gather(std::int64_t r, const std::int64_t* cols, std::int64_t k) {
+        for (long i = r; i < m; ++i)
+            for (std::int64_t c = 0; c < k; ++c) violations += u(i, cols[c]) != 0;
+    }
+    void invert(std::int64_t) {}
+    void multipliers(std::int64_t, std::int64_t, std::int64_t k0, std::int64_t k1, bool) { violations += k1 - k0 > K; }
+    void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
+        violations += k1 - k0 > K;
+        require_reduced(r + k0, r + k1, d0, d1);  // the pivot rows, an operand
+        for (long i = r + k; i < m; ++i)
+            for (long j = d0; j < d1; ++j) {
+                u(i, j) += k1 - k0;
+                violations += u(i, j) > K;
+            }
+    }
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+        ++reductions;
+        for (long i = r0; i < r1; ++i)
+            for (long j = c0; j < c1; ++j) u(i, j) = 0;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("blocked driver: every GEMM stays exact and every entry read is reduced, whatever the pivots") {
+    auto rng = seprank_test::rng_for("rank-blocked-bounds");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t primes[] = {3, 65521, 8388593, 33554393 /* largest below 2^25: K = 32 */, blocked_max_prime};
+    const int tiles[] = {0, 1, 5, 32, 40, 64, 100, 256, 300};
+    for (int it = 0; it < seprank_test::iterations(150); ++it) {
+        const std::uint64_t p = primes[rng.below(std::size(primes))];
+        const int tile = tiles[rng.below(std::size(tiles))];
+        const long m = static_cast<long>(rng.below(700)), n = static_cast<long>(rng.below(700));
+        INFO("iteration " << it << ": " << m << "x" << n << " p = " << p << " tile " << tile);
+        BoundBackend be(m, n, static_cast<long>(blocked::max_inner(p)), rng.next());
+        const long r = static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
+        CHECK(be.violations == 0);
+        CHECK(r == be.pivots);
+        CHECK(r <= std::min(m, n));
+    }
 }

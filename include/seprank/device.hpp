@@ -42,8 +42,11 @@ struct CudaInfo {
 // from there, in this build tree, and where `meson install` puts it.
 const CudaInfo& cuda_info();
 
-// The most bits b such that every b-bit prime is at most cuda_info().max_prime (0
-// without a GPU): random primes for the GPU are drawn with this many bits. O(1).
+// Bits of the primes drawn for the GPU: kCudaDrawnBits (23: one exact FP64 product per
+// 256-column panel update, docs/gpu.md "Primes"), fewer when cuda_info().max_prime is
+// smaller (0 without a GPU). A prime given explicitly may be up to cuda_info().max_prime.
+// O(1).
+inline constexpr int kCudaDrawnBits = 23;
 int cuda_prime_bits();
 
 // A request resolved: the device that will compute, its name for the answer ("cpu", or

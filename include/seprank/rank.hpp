@@ -101,6 +101,22 @@ long rank_modular_fflas(const NmodMat& a);
 long rank_modular_fflas(const NmodMat& a, FflasCopy copy);
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
+// rank_modular_blocked(A, tile): rank of A mod p by right-looking blocked elimination on
+// centred residues held in doubles, with exact delayed reduction: the CPU reference of the
+// CUDA engine's elimination (rank_modular_cuda below), which runs the same steps
+// (src/blocked_rank_impl.hpp): panels of `tile` columns (0: 256), each factored in leaves
+// of 32 columns (pivot: the first active row with a non-zero entry; a column without one
+// is skipped), trailing updates as double GEMMs (Eigen here) whose inner dimension is at
+// most K = floor((2^53 - 2p - h) / h^2), h = floor(p/2), so every sum is an exact integer,
+// with a reduction between chunks of K. The same value as rank_modular(A) for any rank
+// profile. Preconditions (checked, invalid_input naming the value): p prime and
+// p <= blocked_max_prime (the largest prime below 2^26; K >= 512 for p < 2^23, K = 8 at
+// the limit); tile >= 0. Cost O(m·n·min(m,n)) flops, (2/3)n^3 for a square matrix, through
+// Eigen's GEMM (no faster than nmod_mat_rank: it is a reference); memory 8·m·n bytes plus
+// 16·m·tile + 8·tile^2.
+inline constexpr std::uint64_t blocked_max_prime = 67108859;
+long rank_modular_blocked(const NmodMat& a, int tile = 0);
+
 // Rank of a mod p on the GPU (device.hpp, docs/gpu.md), by the blocked elimination whose
 // CPU reference is rank_modular_blocked: the same value as rank_modular(a). tile: the
 // panel width (0: the engine's default).

@@ -1,0 +1,168 @@
+// Matrices mod p for the tests of the blocked elimination (rank_modular_blocked in
+// test_rank.cpp, rank_modular_cuda in test_device.cpp): planted ranks and rank profiles
+// that are not generic. Each kind is built so that its rank mod p is known or bounded,
+// and the tests compare with FLINT's nmod_mat_rank (rank_modular) in any case.
+#pragma once
+
+#include "seprank/matrix.hpp"
+#include "seprank/random.hpp"
+
+#include <flint/nmod_mat.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank_test {
+
+enum class Planted {
+    random,          // uniform entries: full rank except with chance about 1/p
+    product,         // (m x r)(r x n) of uniform factors: rank <= r
+    zero,            // rank 0
+    leading_zero,    // a product whose first z columns are zero
+    dependent_rows,  // a product whose first rows are combinations of later ones
+    antidiagonal,    // a permuted identity on the antidiagonal: every leading minor below the full one vanishes
+    permutation,     // a random partial permutation matrix times a random scalar per entry
+    sparse,          // a product with factors of density about 5 %
+    no_leading_minor,// rows shifted: row i holds a random vector in columns > i only below a zero first column
+    count
+};
+
+inline const char* name(Planted k) {
+    switch (k) {
+    case Planted::random: return "random";
+    case Planted::product: return "product";
+    case Planted::zero: return "zero";
+    case Planted::leading_zero: return "leading-zero-columns";
+    case Planted::dependent_rows: return "dependent-leading-rows";
+    case Planted::antidiagonal: return "antidiagonal";
+    case Planted::permutation: return "partial-permutation";
+    case Planted::sparse: return "sparse";
+    case Planted::no_leading_minor: return "no-leading-minor";
+    default: return "?";
+    }
+}
+
+inline std::uint64_t uniform(seprank::Rng& rng, std::uint64_t p) { return rng.below(p); }
+inline std::uint64_t nonzero(seprank::Rng& rng, std::uint64_t p) { return 1 + rng.below(p - 1); }
+
+// (m x r)(r x n) with entries non-zero with chance `density`.
+inline seprank::NmodMat product(seprank::Rng& rng, long m, long n, long r, std::uint64_t p, double density = 1.0) {
+    seprank::NmodMat a(m, r, p), b(r, n, p), c(m, n, p);
+    const auto draw = [&](seprank::NmodMat& x) {
+        for (long i = 0; i < x.rows(); ++i)
+            for (long j = 0; j < x.cols(); ++j)
+                if (density >= 1.0 || rng.below(1000) < density * 1000) x.set(i, j, uniform(rng, p));
+    };
+    draw(a);
+    draw(b);
+    if (m > 0 && n > 0 && r > 0) nmod_mat_mul(c.get(), a.get(), b.get());
+    return c;
+}
+
+// An m x n matrix of kind k mod p; r is the inner dimension of the products (rank <= r).
+inline seprank::NmodMat planted(seprank::Rng& rng, Planted k, long m, long n, long r, std::uint64_t p) {
+    using seprank::NmodMat;
+    switch (k) {
+    case Planted::random: {
+        NmodMat a(m, n, p);
+        for (long i = 0; i < m; ++i)
+            for (long j = 0; j < n; ++j) a.set(i, j, uniform(rng, p));
+        return a;
+    }
+    case Planted::product: return product(rng, m, n, r, p);
+    case Planted::zero: return NmodMat(m, n, p);
+    case Planted::leading_zero: {
+        NmodMat a = product(rng, m, n, r, p);
+        const long z = n == 0 ? 0 : static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+        for (long i = 0; i < m; ++i)
+            for (long j = 0; j < z; ++j) a.set(i, j, 0);
+        return a;
+    }
+    case Planted::dependent_rows: {
+        // rows [0, d) are combinations of rows [d, m): the first d rows are dependent on the rest
+        NmodMat a = product(rng, m, n, r, p);
+        const long d = m / 2;
+        for (long i = 0; i < d && m - d > 0; ++i) {
+            const long s1 = d + static_cast<long>(rng.below(static_cast<std::uint64_t>(m - d)));
+            const long s2 = d + static_cast<long>(rng.below(static_cast<std::uint64_t>(m - d)));
+            const std::uint64_t c1 = uniform(rng, p), c2 = uniform(rng, p);
+            for (long j = 0; j < n; ++j)
+                a.set(i, j, (nmod_add(nmod_mul(c1, a.at(s1, j), a.get()->mod), nmod_mul(c2, a.at(s2, j), a.get()->mod), a.get()->mod)));
+        }
+        return a;
+    }
+    case Planted::antidiagonal: {
+        NmodMat a(m, n, p);
+        for (long i = 0; i < std::min(m, n); ++i) a.set(i, n - 1 - i, nonzero(rng, p));
+        return a;
+    }
+    case Planted::permutation: {
+        // r entries at distinct rows and columns, both drawn at random: rank min(r, m, n)
+        NmodMat a(m, n, p);
+        std::vector<long> rows(static_cast<std::size_t>(m)), cols(static_cast<std::size_t>(n));
+        for (long i = 0; i < m; ++i) rows[static_cast<std::size_t>(i)] = i;
+        for (long j = 0; j < n; ++j) cols[static_cast<std::size_t>(j)] = j;
+        for (long i = m - 1; i > 0; --i) std::swap(rows[static_cast<std::size_t>(i)], rows[rng.below(static_cast<std::uint64_t>(i + 1))]);
+        for (long j = n - 1; j > 0; --j) std::swap(cols[static_cast<std::size_t>(j)], cols[rng.below(static_cast<std::uint64_t>(j + 1))]);
+        for (long t = 0; t < std::min({r, m, n}); ++t)
+            a.set(rows[static_cast<std::size_t>(t)], cols[static_cast<std::size_t>(t)], nonzero(rng, p));
+        return a;
+    }
+    case Planted::sparse: return product(rng, m, n, r, p, 0.05);
+    case Planted::no_leading_minor: {
+        // column 0 is zero, and row i is zero in columns <= i: every leading k x k minor
+        // (k >= 1) has a zero first column, so no pivot sits on the diagonal.
+        NmodMat a(m, n, p);
+        for (long i = 0; i < m; ++i)
+            for (long j = i + 1; j < n; ++j)
+                if (rng.below(4) != 0) a.set(i, j, uniform(rng, p));
+        return a;
+    }
+    default: return NmodMat(m, n, p);
+    }
+}
+
+// An m x n matrix of rank min(m - d, n) except with chance below 2/p: uniform entries,
+// then d rows (drawn at random) overwritten by combinations of 2 or 3 of the other rows.
+// O(m n) draws: cheap even at 32768 x 32768, where a product of factors is not. p < 2^32.
+inline void plant_dependent_rows(seprank::Rng& rng, std::uint64_t* a, long m, long n, long d, std::uint64_t p) {
+    for (long e = 0; e < m * n; ++e) a[e] = uniform(rng, p);
+    if (d <= 0 || d >= m) return;
+    std::vector<char> dead(static_cast<std::size_t>(m), 0);
+    for (long k = 0; k < d;) {
+        const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m)));
+        if (!dead[static_cast<std::size_t>(i)]) dead[static_cast<std::size_t>(i)] = 1, ++k;
+    }
+    const auto live = [&]() {
+        for (;;) {
+            const long i = static_cast<long>(rng.below(static_cast<std::uint64_t>(m)));
+            if (!dead[static_cast<std::size_t>(i)]) return i;
+        }
+    };
+    for (long i = 0; i < m; ++i) {
+        if (!dead[static_cast<std::size_t>(i)]) continue;
+        const int terms = 2 + static_cast<int>(rng.below(2));
+        std::vector<std::uint64_t> row(static_cast<std::size_t>(n), 0);
+        for (int t = 0; t < terms; ++t) {
+            const long s = live();
+            const std::uint64_t c = nonzero(rng, p);
+            for (long j = 0; j < n; ++j)
+                row[static_cast<std::size_t>(j)] = static_cast<std::uint64_t>(
+                    (row[static_cast<std::size_t>(j)] + c * a[s * n + j] % p) % p);
+        }
+        std::copy(row.begin(), row.end(), a + i * n);
+    }
+}
+
+inline seprank::NmodMat dependent_rows_matrix(seprank::Rng& rng, long m, long n, long d, std::uint64_t p) {
+    std::vector<std::uint64_t> dense(static_cast<std::size_t>(m * n));
+    plant_dependent_rows(rng, dense.data(), m, n, d, p);
+    seprank::NmodMat a(m, n, p);
+    for (long i = 0; i < m; ++i)
+        for (long j = 0; j < n; ++j) a.get()->rows[i][j] = dense[static_cast<std::size_t>(i * n + j)];
+    return a;
+}
+
+}  // namespace seprank_test

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `--device cuda` end to end through the plugin's stand-in (tests/cuda_emulator.cpp, loaded
+# through SEPRANK_CUDA_PLUGIN, set by meson): every command that takes --device gives the
+# same values as the CPU with the same prime, names its device, and several processes
+# share one block store. Usage: device_emulated_test.sh PATH/TO/seprank
+set -u
+S="$1"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/cli_lib.sh"
+[[ -n "${SEPRANK_CUDA_PLUGIN:-}" && -e "$SEPRANK_CUDA_PLUGIN" ]] || { echo "SEPRANK_CUDA_PLUGIN must name the emulated plugin"; exit 1; }
+
+# compare FILE_GPU FILE_CPU KEYS...: equal values under KEYS, GPU named, CPU on the CPU.
+compare() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+g, c = (json.load(open(p)) for p in sys.argv[1:3])
+assert g["device"].startswith("cuda: emulated"), g["device"]
+assert c["device"] == "cpu", c["device"]
+for k in sys.argv[3:]:
+    assert g[k] == c[k], (k, g[k], c[k])
+PY
+}
+
+# generic, graded evaluation (homogeneous): 23-bit primes on the GPU, the CPU given the same bits
+"$S" generic --tokens 3 --dim 2 --depth 2 --device cuda --format json >"$T/g.json" 2>"$T/g.err" || fail "generic --device cuda: $(cat "$T/g.err")"
+"$S" generic --tokens 3 --dim 2 --depth 2 --method evaluation --prime-bits 23 --format json >"$T/c.json" || fail "generic cpu"
+compare "$T/g.json" "$T/c.json" rank prime trial_ranks method variant rows evaluations failure_bound || fail "generic graded: GPU and CPU differ: $(cat "$T/g.json")"
+grep -q '"note": ".*evaluation on the GPU' "$T/g.json" || fail "generic --device cuda: the note does not say where it ran"
+# generic, plain evaluation (a residual connection mixes degrees)
+"$S" generic --tokens 2 --dim 2 --depth 2 --residual --device cuda --format json >"$T/g2.json" 2>"$T/g2.err" || fail "generic residual --device cuda: $(cat "$T/g2.err")"
+"$S" generic --tokens 2 --dim 2 --depth 2 --residual --method evaluation --prime-bits 23 --format json >"$T/c2.json" || fail "generic residual cpu"
+compare "$T/g2.json" "$T/c2.json" rank prime trial_ranks variant rows || fail "generic plain: GPU and CPU differ"
+# a --prime-bits above the GPU's is lowered, and the note says so
+"$S" generic --tokens 2 --dim 2 --depth 2 --device cuda --prime-bits 40 --format json >"$T/g3.json" || fail "generic --prime-bits 40 on the GPU"
+grep -q "random 23-bit prime, the GPU's largest" "$T/g3.json" || fail "lowered prime bits not noted: $(cat "$T/g3.json")"
+# the text form names the device
+"$S" generic --tokens 2 --dim 2 --depth 2 --device cuda >"$T/g.txt" || fail "generic text"
+grep -q "^device  *cuda: emulated" "$T/g.txt" || fail "text output lacks the device line: $(cat "$T/g.txt")"
+# hadamard and fc through the tape
+for fam in "--family hadamard --block-degree 3" "--family fc --block-degree 2"; do
+  # shellcheck disable=SC2086
+  "$S" generic --tokens 2 --dim 2 --depth 2 $fam --device cuda --format json >"$T/f.json" || fail "generic $fam on the GPU"
+  # shellcheck disable=SC2086
+  "$S" generic --tokens 2 --dim 2 --depth 2 $fam --method evaluation --prime-bits 23 --format json >"$T/fc.json" || fail "generic $fam cpu"
+  compare "$T/f.json" "$T/fc.json" rank prime trial_ranks || fail "generic $fam: GPU and CPU differ"
+done
+
+# rank --method evaluation and --field p; dimension
+"$S" rank --tokens 3 --dim 2 --depth 2 --method evaluation --device cuda --format json >"$T/re.json" || fail "rank evaluation on the GPU"
+"$S" rank --tokens 3 --dim 2 --depth 2 --format json >"$T/rq.json" || fail "rank over Q"
+/usr/bin/python3 - "$T/re.json" "$T/rq.json" <<'PY' || fail "rank --method evaluation on the GPU: $(cat "$T/re.json")"
+import json, sys
+g, q = (json.load(open(p)) for p in sys.argv[1:])
+assert g["device"].startswith("cuda: emulated") and g["prime"] < 2**23 and g["rank"] == q["rank"], (g, q["rank"])
+PY
+"$S" rank --tokens 3 --dim 2 --depth 2 --field p --device cuda --format json >"$T/rp.json" || fail "rank --field p on the GPU"
+/usr/bin/python3 - "$T/rp.json" "$T/rq.json" <<'PY' || fail "rank --field p on the GPU: $(cat "$T/rp.json")"
+import json, sys
+g, q = (json.load(open(p)) for p in sys.argv[1:])
+assert g["device"].startswith("cuda: emulated") and g["prime"] < 2**23 and g["rank"] == q["rank"], (g, q["rank"])
+PY
+printf '%%%%MatrixMarket matrix array integer general\n3 3\n1\n2\n3\n2\n4\n6\n0\n1\n5\n' >"$T/m.mtx"
+"$S" rank --matrix "$T/m.mtx" --field p --device cuda --format json >"$T/rm.json" || fail "rank --matrix --field p on the GPU"
+grep -q '"rank": 2' "$T/rm.json" || fail "rank of the 3x3 matrix on the GPU: $(cat "$T/rm.json")"
+"$S" dimension --tokens 2 --dim 2 --depth 2 --device cuda --format json >"$T/d.json" || fail "dimension on the GPU"
+"$S" dimension --tokens 2 --dim 2 --depth 2 --prime-bits 23 --format json >"$T/dc.json" || fail "dimension cpu"
+compare "$T/d.json" "$T/dc.json" rank prime trial_ranks parameters expected || fail "dimension: GPU and CPU differ"
+
+# two processes share one graded run through a block store; both print the in-memory answer
+args=(generic --family attention --tokens 3 --dim 2 --depth 3 --device cuda --trials 1 --format json)
+"$S" "${args[@]}" >"$T/mem.json" || fail "store reference run"
+"$S" "${args[@]}" --store "$T/store" >"$T/s1.json" 2>"$T/s1.err" &
+p1=$!
+"$S" "${args[@]}" --store "$T/store" >"$T/s2.json" 2>"$T/s2.err"
+wait $p1 || fail "first store process: $(cat "$T/s1.err")"
+for f in s1 s2; do
+  /usr/bin/python3 - "$T/$f.json" "$T/mem.json" <<'PY' || fail "store process $f differs from the in-memory run"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("rank", "prime", "block_ranks", "rows", "device"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PY
+done
+
+# table: rows on the device, the same ranks as the CPU table with the same primes' bits
+"$S" table --tokens 2 --dim 1..2 --depth 1..2 --device cuda --format csv >"$T/t.csv" 2>"$T/t.err" || fail "table on the GPU: $(cat "$T/t.err")"
+grep -q "rows evaluated on cuda: emulated" "$T/t.err" || fail "table --device cuda: no note naming the device: $(cat "$T/t.err")"
+"$S" table --tokens 2 --dim 1..2 --depth 1..2 --format csv >"$T/tc.csv" 2>/dev/null || fail "table on the CPU"
+/usr/bin/python3 - "$T/t.csv" "$T/tc.csv" <<'PY' || fail "table --device cuda ranks differ from the CPU table"
+import csv, sys
+g, c = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+assert len(g) == len(c) == 4, (len(g), len(c))
+for x, y in zip(g, c):
+    assert x["rank"] == y["rank"], (x, y)
+PY
+
+if [[ $fails -gt 0 ]]; then echo "$fails emulated-device check(s) failed"; exit 1; fi
+echo "all emulated-device checks passed"
