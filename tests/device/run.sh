@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The GPU machine's one call (docs/gpu.md, "Measured"; issue 35): the device tests, then the
+# benchmarks of the CUDA engine against the CPU of the same machine, within a time budget.
+#
+# Here (after `meson compile -C build`):
+#   tests/device/run.sh pack [BUILD_DIR]
+#     ../shared/device/kit.sh (the tool, its libraries and the plugin) plus the stripped
+#     test and bench programs in .device/extra.
+# There (device tool, carry [".device"]):
+#   tar xJf .device/kit.tar.xz -C /tmp && . /tmp/kit/env.sh && tests/device/run.sh run [SECONDS]
+#     writes under $OUT (default ./gpu-out): summary.txt (one line per step, with its exit
+#     code and seconds) and one log per step. SECONDS (default 480) bounds the whole run:
+#     a step whose cap would pass it is skipped and says so.
+set -uo pipefail
+mode=${1:-}
+case "$mode" in
+pack)
+    build=${2:-build}
+    ../shared/device/kit.sh "$build" || exit 2
+    mkdir -p .device/extra
+    for f in tests/test_device tests/test_tape tests/test_rank bench/bench_gpu_rank bench/bench_tape; do
+        [ -x "$build/$f" ] || { echo "run.sh: no $build/$f; build first" >&2; exit 2; }
+        cp "$build/$f" .device/extra/ && strip .device/extra/"$(basename "$f")"
+    done
+    echo "run.sh: $(du -sh .device | cut -f1) in .device"
+    exit 0
+    ;;
+run) ;;
+*)
+    echo "usage: tests/device/run.sh pack [BUILD_DIR] | run [SECONDS]" >&2
+    exit 2
+    ;;
+esac
+
+budget=${2:-480}
+out=${OUT:-./gpu-out}
+mkdir -p "$out"
+bin=.device/extra
+export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-/tmp/kit/lib/libseprank_cuda.so}
+export SEPRANK_SEED=${SEPRANK_SEED:-20261126}
+threads=$(nproc)
+start=$SECONDS
+
+# step NAME CAP COMMAND...: runs COMMAND with a time cap into $out/NAME.log, unless the cap
+# would pass the budget; one summary line either way.
+step() {
+    local name=$1 cap=$2
+    shift 2
+    if (( SECONDS - start + cap > budget )); then
+        echo "$name: skipped (cap ${cap} s, $((budget - SECONDS + start)) s left)" | tee -a "$out/summary.txt"
+        return
+    fi
+    local t0=$SECONDS
+    timeout "$cap" "$@" >"$out/$name.log" 2>&1
+    echo "$name: exit $? in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+}
+
+nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv >"$out/nvidia-smi.txt" 2>&1
+seprank generic --tokens 2 --dim 2 --depth 2 --device cuda >"$out/probe.log" 2>&1
+echo "probe: exit $? ($(grep -m1 '^device' "$out/probe.log"))" | tee -a "$out/summary.txt"
+
+# 1. The device tests: GPU = CPU reference on random networks of every family (flat and
+#    grid evaluation) and on planted and non-generic matrices.
+step test_device 90 "$bin/test_device"
+step test_tape 90 "$bin/test_tape"
+
+# 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
+step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+
+# 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
+#    H=1, graded, the side fixed by --start = --max-side.
+for dev in cuda cpu; do
+    step "step_${dev}" 120 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
+        --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json
+done
+
+# 4. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU.
+for dev in cuda cpu; do
+    step "dimension_${dev}" 90 seprank dimension --family attention --tokens 4 --dim 16 --heads 4 --depth 2 \
+        --output all --device "$dev" --threads "$threads" --format json
+done
+
+# 5. The frontier rows, converged if they can be (H=1, then H=2), each with what is left.
+for h in 1 2; do
+    left=$((budget - SECONDS + start - 10))
+    (( left > 30 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
+    step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
+        --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json
+done
+
+# 6. The default table, GPU then CPU (target >= 10x), if time is left.
+step table_cuda 90 seprank table --device cuda --threads "$threads" --format csv
+step table_cpu 120 seprank table --threads "$threads" --format csv
+
+grep -h -E '"(rank|seconds|phases|rows|converged|failure_bound|block_ranks|device)"' "$out"/step_*.log "$out"/dimension_*.log \
+    "$out"/frontier_*.log >>"$out/summary.txt" 2>/dev/null
+echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
