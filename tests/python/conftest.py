@@ -40,4 +40,4 @@ def answer_keys():
     return ["partition", "degree", "terms", "rank", "kind", "certified", "label", "quantity", "bound",
             "method", "variant", "field", "rows", "cols", "prime", "primes_used", "converged",
             "evaluations", "block_ranks", "trials", "trial_ranks", "degenerate", "set_size",
-            "weight_degree", "bound_degree", "failure_bound", "note"]
+            "weight_degree", "bound_degree", "failure_bound", "device", "note"]

@@ -397,3 +397,25 @@ def test_certificates_match_cli(cli):
     assert len(ranks) == 1
     with pytest.raises(ValueError, match="certificate"):
         seprank.rank(net, certificate="global")
+
+
+def test_device_option_matches_cli(cli):
+    # Without a GPU (CI): cuda is refused with the CLI's line, auto computes on the CPU and
+    # says so; every answer names its device (docs/gpu.md).
+    net = dict(tokens=2, dim=2, depth=2)
+    a = seprank.generic_rank(net, device="auto")
+    c = cli("generic", "--tokens", 2, "--dim", 2, "--depth", 2, "--device", "auto")
+    assert a.device == c["device"]
+    assert a.to_dict()["device"] == a.device
+    if a.device == "cpu":
+        assert "device auto: computed on the CPU" in a.note and "device auto: computed on the CPU" in c["note"]
+        with pytest.raises(ValueError, match="^Device cuda: "):
+            seprank.generic_rank(net, device="cuda")
+        with pytest.raises(ValueError, match="^Device cuda: "):
+            seprank.dimension(net, device="cuda")
+        with pytest.raises(ValueError, match="^Device cuda: "):
+            seprank.rank(seprank.attention(**net), field="p", device="cuda")
+    assert a.value == seprank.generic_rank(net).value
+    for fn in (lambda d: seprank.generic_rank(net, device=d), lambda d: seprank.table(tokens=2, dim=1, depth=1, device=d)):
+        with pytest.raises(ValueError, match="device"):
+            fn("gpu")
