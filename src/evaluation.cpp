@@ -286,10 +286,9 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         for (long i = 0; i < old; ++i)
             for (long j = 0; j < old; ++j) nmod_mat_entry(next.get(), i, j) = nmod_mat_entry(e.get(), i, j);
         // New entries: rows >= old (all columns) and columns >= old (old rows), split over
-        // threads by row; one row's new points go to the evaluator together. On the GPU one
-        // thread hands it each row as a grid (the row's A-side point against the B-side
-        // points): the GPU is the parallel part.
-        const int nt = f.gpu() ? 1 : std::max(1, opt.threads);
+        // threads by row; one row's new points go to the evaluator together (on the GPU as a
+        // grid: the row's A-side point against the B-side points, the points formed there).
+        const int nt = std::max(1, opt.threads);
         parallel(nt, [&](int tid) {
             std::vector<std::uint64_t> pts, vals;
             for (long i = tid; i < k && !cancel_requested(); i += nt) {
@@ -577,9 +576,10 @@ public:
             }
         });
     }
+    // On the GPU one block at a time (each takes the device's memory), largest first.
     void rank(const std::vector<Block*>& open) {
         std::atomic<std::size_t> next{0};
-        parallel(nt_, [&](int) {
+        parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_on(g_.dev, open[q]->m);
         });
     }
@@ -645,7 +645,9 @@ public:
         auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
         auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
         const long count = static_cast<long>(open.size());
-        work_all(count, rank_name, [&](long q) { return std::to_string(rank_on(g_.dev, read_block(degree(q)))) + "\n"; });
+        // On the GPU this process ranks one block at a time (each takes the device's memory).
+        work_all(count, rank_name, [&](long q) { return std::to_string(rank_on(g_.dev, read_block(degree(q)))) + "\n"; },
+                 g_.dev.device == Device::cuda ? 1 : nt_);
         for (long q = 0; q < count; ++q) {
             Block& b = *open[static_cast<std::size_t>(q)];
             const std::string text = store_.get(rank_name(q));
@@ -712,12 +714,16 @@ private:
     // exactly one claimant among all processes; waits for units others hold.
     template <class Name, class Compute>
     void work_all(long count, Name&& unit_name, Compute&& compute) {
+        work_all(count, unit_name, compute, nt_);
+    }
+    template <class Name, class Compute>
+    void work_all(long count, Name&& unit_name, Compute&& compute, int nt) {
         units_total_ += count;
-        parallel(nt_, [&](int tid) {
+        parallel(nt, [&](int tid) {
             for (;;) {
                 bool pending = false;
                 for (long u0 = 0; u0 < count && !cancel_requested(); ++u0) {
-                    const long u = (u0 + tid * count / nt_) % count;  // threads start apart
+                    const long u = (u0 + tid * count / nt) % count;  // threads start apart
                     const std::string name = unit_name(u);
                     if (store_.done(name)) continue;
                     auto claim = store_.claim(name);
@@ -819,7 +825,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
     const PointEvaluator f(net, g.p, opt.batch, g.dev);
     std::vector<Block> blocks = initial_blocks(g);
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
-    const int nt = f.gpu() ? 1 : std::max(1, opt.threads);  // on the GPU one thread feeds it
+    const int nt = std::max(1, opt.threads);
     const std::string how = f.describe(opt.batch);
     if (opt.store.empty()) {
         MemoryBackend be(g, f, part, ra, rb, blocks, nt);
