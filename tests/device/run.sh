@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU machine's one call (docs/gpu.md, "Measured"; issue 35): the device tests, then the
-# benchmarks of the CUDA engine against the CPU of the same machine, within a time budget.
+# The GPU machine's one call (docs/gpu.md, "Measured"; issue 35): a capped smoke test (exit 1
+# and the benchmarks skipped where it fails), the device tests, then the benchmarks of the
+# CUDA engine against the CPU of the same machine, within a time budget.
 #
 # Here (after `meson compile -C build`):
 #   tests/device/run.sh pack [BUILD_DIR]
@@ -56,8 +57,28 @@ step() {
 }
 
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv >"$out/nvidia-smi.txt" 2>&1
-seprank generic --tokens 2 --dim 2 --depth 2 --device cuda >"$out/probe.log" 2>&1
-echo "probe: exit $? ($(grep -m1 '^device' "$out/probe.log"))" | tee -a "$out/summary.txt"
+
+# 0. Smoke test, capped so that a hung kernel cannot eat the session: a small network by
+#    evaluation on the GPU (the grid kernel of the tape and the blocked rank with its
+#    cooperative leaf kernel), against the CPU. Where it fails, only the device tests run
+#    (short caps, for their messages) and the benchmarks are skipped.
+probe() {
+    timeout "$1" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device "$2" >"$out/probe_$2.log" 2>&1
+}
+probe 60 cuda
+probe_exit=$?
+probe 30 cpu
+rank_of() { awk '$1 == "rank" { print $2; exit }' "$out/probe_$1.log"; }
+gpu_rank=$(rank_of cuda)
+cpu_rank=$(rank_of cpu)
+echo "probe: exit $probe_exit, rank $gpu_rank (cpu: $cpu_rank) ($(grep -m1 '^device' "$out/probe_cuda.log"))" | tee -a "$out/summary.txt"
+if [[ $probe_exit -ne 0 || -z $gpu_rank || $gpu_rank != "$cpu_rank" ]]; then
+    echo "probe: FAILED; the device tests only" | tee -a "$out/summary.txt"
+    step test_device 60 "$bin/test_device"
+    step test_tape 60 "$bin/test_tape" -tc='tape on the GPU*'
+    echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
+    exit 1
+fi
 
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
 #    grid evaluation) and on planted and non-generic matrices.
