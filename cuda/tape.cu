@@ -23,7 +23,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace {
@@ -347,11 +349,19 @@ int no_device(const char* who, sr_cuda_status* st) {
 // c_ops is one per process: one evaluation at a time.
 std::mutex busy;
 
+// No exception leaves the plugin (a C interface): host allocations (the scales of a grid)
+// and the lock become status codes, as in sr_cuda_rank.
 template <class Job>
 int run_any(const sr_tape* tape, Job& job, uint64_t* out, sr_cuda_status* st) {
-    const std::lock_guard<std::mutex> lock(busy);
-    if (tape->p == 2) return run(tape, seprank::tape::Two{}, job, out, st);
-    return run(tape, seprank::tape::make_mont(tape->p), job, out, st);
+    try {
+        const std::lock_guard<std::mutex> lock(busy);
+        if (tape->p == 2) return run(tape, seprank::tape::Two{}, job, out, st);
+        return run(tape, seprank::tape::make_mont(tape->p), job, out, st);
+    } catch (const std::bad_alloc&) {
+        return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", job.who);
+    } catch (const std::exception& e) {
+        return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: %s", job.who, e.what());
+    }
 }
 
 void clear(sr_cuda_status* st) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU machine's one call (docs/gpu.md, "Measured"; issue 35): the device tests, then the
-# benchmarks of the CUDA engine against the CPU of the same machine, within a time budget.
+# The GPU machine's one call (docs/gpu.md, "Measured"; issue 35): a capped smoke test (exit 1
+# and the benchmarks skipped where it fails), the device tests, then the benchmarks of the
+# CUDA engine against the CPU of the same machine, within a time budget.
 #
 # Here (after `meson compile -C build`):
 #   tests/device/run.sh pack [BUILD_DIR]
@@ -9,7 +10,8 @@
 # There (device tool, carry [".device"]):
 #   tar xJf .device/kit.tar.xz -C /tmp && . /tmp/kit/env.sh && tests/device/run.sh run [SECONDS]
 #     writes under $OUT (default ./gpu-out): summary.txt (one line per step, with its exit
-#     code and seconds) and one log per step. SECONDS (default 480) bounds the whole run:
+#     code and seconds), nvidia-smi.txt and logs.tar.gz (one log per step). SECONDS
+#     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so.
 set -uo pipefail
 mode=${1:-}
@@ -35,13 +37,19 @@ esac
 budget=${2:-480}
 out=${OUT:-./gpu-out}
 mkdir -p "$out"
+# The device tool brings back at most 8 files from $OUT: the step logs are written to a
+# temporary folder and packed into $out/logs.tar.gz after every step (the last pack
+# survives a kill); summary.txt and nvidia-smi.txt stay beside it.
+logs=$(mktemp -d)
+pack() { tar czf "$out/logs.tar.gz.tmp" -C "$logs" . && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"; }
+trap 'pack; rm -rf "$logs"' EXIT
 bin=.device/extra
 export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-/tmp/kit/lib/libseprank_cuda.so}
 export SEPRANK_SEED=${SEPRANK_SEED:-20261126}
 threads=$(nproc)
 start=$SECONDS
 
-# step NAME CAP COMMAND...: runs COMMAND with a time cap into $out/NAME.log, unless the cap
+# step NAME CAP COMMAND...: runs COMMAND with a time cap into $logs/NAME.log, unless the cap
 # would pass the budget; one summary line either way.
 step() {
     local name=$1 cap=$2
@@ -51,13 +59,40 @@ step() {
         return
     fi
     local t0=$SECONDS
-    timeout "$cap" "$@" >"$out/$name.log" 2>&1
+    timeout "$cap" "$@" >"$logs/$name.log" 2>&1
     echo "$name: exit $? in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+    pack
 }
 
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv >"$out/nvidia-smi.txt" 2>&1
-seprank generic --tokens 2 --dim 2 --depth 2 --device cuda >"$out/probe.log" 2>&1
-echo "probe: exit $? ($(grep -m1 '^device' "$out/probe.log"))" | tee -a "$out/summary.txt"
+
+# 0. Smoke test, capped so that a hung kernel cannot eat the session: a small network by
+#    evaluation on the GPU (the grid kernel of the tape and the blocked rank with its
+#    cooperative leaf kernel), against the CPU. Where it fails, only the device tests run
+#    (short caps, for their messages) and the benchmarks are skipped.
+probe() {
+    timeout "$1" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device "$2" >"$logs/probe_$2.log" 2>&1
+}
+probe 60 cuda
+probe_exit=$?
+probe 30 cpu
+rank_of() { awk '$1 == "rank" { print $2; exit }' "$logs/probe_$1.log"; }
+gpu_rank=$(rank_of cuda)
+cpu_rank=$(rank_of cpu)
+echo "probe: exit $probe_exit, rank $gpu_rank (cpu: $cpu_rank) ($(grep -m1 '^device' "$logs/probe_cuda.log"))" | tee -a "$out/summary.txt"
+if [[ $probe_exit -ne 0 || -z $gpu_rank || $gpu_rank != "$cpu_rank" ]]; then
+    echo "probe: FAILED; the device tests only" | tee -a "$out/summary.txt"
+    step test_device 60 "$bin/test_device"
+    step test_tape 60 "$bin/test_tape" -tc='tape on the GPU*'
+    # Out-of-bounds accesses and bad syncs of the probe's kernels (works on Firecracker
+    # machines; gVisor refuses the device at once).
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in memcheck synccheck; do
+        step "sanitizer_$tool" 90 "$sanitizer" --tool "$tool" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
+    done
+    echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
+    exit 1
+fi
 
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
 #    grid evaluation) and on planted and non-generic matrices.
@@ -92,6 +127,6 @@ done
 step table_cuda 90 seprank table --device cuda --threads "$threads" --format csv
 step table_cpu 120 seprank table --threads "$threads" --format csv
 
-grep -h -E '"(rank|seconds|phases|rows|converged|failure_bound|block_ranks|device)"' "$out"/step_*.log "$out"/dimension_*.log \
-    "$out"/frontier_*.log >>"$out/summary.txt" 2>/dev/null
+grep -h -E '"(rank|seconds|phases|rows|converged|failure_bound|block_ranks|device)"' "$logs"/step_*.log "$logs"/dimension_*.log \
+    "$logs"/frontier_*.log >>"$out/summary.txt" 2>/dev/null
 echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
