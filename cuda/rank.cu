@@ -22,7 +22,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -403,7 +405,10 @@ int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std:
         x(static_cast<std::size_t>(t * t));
     DeviceArray<int> slots(blk::kLeaf), flags(static_cast<std::size_t>(m));
     DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
-    Blas blas;
+    // One cuBLAS handle per process, made on the first rank (creating one per call costs
+    // more than a small rank) and kept to the end; the calls are serialised (sr_cuda_rank).
+    static Blas* const shared_blas = new Blas();
+    Blas& blas = *shared_blas;
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
     Event start, stop;
     check("cudaEventRecord", cudaEventRecord(start.get()));
@@ -464,11 +469,17 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
     if (rows == 0 || cols == 0) return sr_cuda::ok(st);
     if (!a) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null matrix");
     try {
+        // One rank at a time per process: each sizes its work to the device's free memory,
+        // which a concurrent one would change under it, and they share one cuBLAS handle.
+        static std::mutex busy;
+        const std::lock_guard<std::mutex> lock(busy);
         return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st);
     } catch (const sr_cuda::Failure& f) {
         return fail(st, f.code, "%s", f.message.c_str());
     } catch (const std::bad_alloc&) {
         return fail(st, SR_CUDA_NO_MEMORY, "sr_cuda_rank: out of host memory for the upload buffer");
+    } catch (const std::system_error& e) {
+        return fail(st, SR_CUDA_ERROR, "sr_cuda_rank: %s", e.what());
     } catch (...) {
         return fail(st, SR_CUDA_ERROR, "sr_cuda_rank: unexpected exception");
     }

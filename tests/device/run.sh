@@ -46,6 +46,11 @@ trap 'pack; rm -rf "$logs"' EXIT
 bin=.device/extra
 export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-/tmp/kit/lib/libseprank_cuda.so}
 export SEPRANK_SEED=${SEPRANK_SEED:-20261126}
+# The plugin's run path names /usr/local/cuda/lib64; elsewhere, find the toolkit's cuBLAS.
+if [[ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas.so.13 '; then
+    d=$(find /usr /opt -name 'libcublas.so.13' 2>/dev/null | head -1)
+    [[ -n $d ]] && export LD_LIBRARY_PATH=$(dirname "$d")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 threads=$(nproc)
 start=$SECONDS
 
