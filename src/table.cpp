@@ -47,11 +47,14 @@ const std::vector<std::string>& table_dimension_columns() {
     return cols;
 }
 
-std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) {
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers, false); }
+
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device) {
     std::vector<std::string> cols = table_columns();
     if (layers) cols.insert(cols.begin() + 1, "layers");  // after family: it says which stack
     if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
     if (dimension) cols.insert(cols.end(), table_dimension_columns().begin(), table_dimension_columns().end());
+    if (device) cols.push_back("device");
     return cols;
 }
 
@@ -60,7 +63,7 @@ std::vector<std::string> table_columns(bool eps, bool dimension) { return table_
 std::vector<std::string> table_columns(bool eps) { return table_columns(eps, false); }
 
 std::vector<std::string> row_columns(const Row& row) {
-    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"));
+    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"));
 }
 
 std::vector<SweepOptions> default_table() {
@@ -337,7 +340,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (nvars > s.max_variables) {
         src.status = "skipped";
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
-        Row r = make_record(src, table_columns(false, false, !s.layers.empty()));
+        Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
         if (s.dimension) add_dimension_columns(r, spec, s);
         stamp(r, t0, window);
@@ -358,7 +361,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
                                            budget + " s ran out"
                                      : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     }
-    Row r = make_record(src, table_columns(false, false, !s.layers.empty()));
+    Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
     if (s.dimension) add_dimension_columns(r, spec, s);
     stamp(r, t0, window);
@@ -380,7 +383,7 @@ std::string sweep_signature(const SweepOptions& s) {
     std::ostringstream os;
     os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
-       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty()).size();
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty(), g.device != Device::cpu).size();
     if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
         os << " eps=";
         for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
@@ -398,9 +401,9 @@ namespace {
 const std::string kCsvSweepPrefix = "# seprank table sweep: ";
 const std::string kJsonSweepKey = "seprank_table_sweep";
 
-std::string sweep_line(const std::string& sweep, bool json_lines, bool eps, bool dimension, bool layers) {
+std::string sweep_line(const std::string& sweep, bool json_lines, const std::string& header) {
     if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
-    return kCsvSweepPrefix + sweep + "\n" + csv_header(eps, dimension, layers) + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + header + "\n";
 }
 
 bool is_integer_text(const std::string& t) {
@@ -466,7 +469,8 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         if (header.empty()) {
             header = cells;
             bool known = false;  // the header of some sweep: with or without each optional group
-            for (int m = 0; m < 8 && !known; ++m) known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0);
+            for (int m = 0; m < 16 && !known; ++m)
+                known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0);
             if (!known)
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
@@ -546,10 +550,8 @@ TableAppender::~TableAppender() {
 void TableAppender::append(const Row& row) {
     std::string line = json_ ? to_json(row) : csv_line(row);
     line += '\n';
-    const bool eps = row.contains("eps_ranks"), dimension = row.contains("dimension"), layers = row.contains("layers");
-    if (needs_header_)
-        line = (sweep_.empty() ? (json_ ? std::string() : csv_header(eps, dimension, layers) + "\n")
-                               : sweep_line(sweep_, json_, eps, dimension, layers)) + line;
+    const std::string header = seprank::csv_line(row_columns(row));  // the columns this row has
+    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : header + "\n") : sweep_line(sweep_, json_, header)) + line;
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));

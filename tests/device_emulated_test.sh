@@ -86,14 +86,20 @@ done
 
 # table: rows on the device, the same ranks as the CPU table with the same primes' bits
 "$S" table --tokens 2 --dim 1..2 --depth 1..2 --device cuda --format csv >"$T/t.csv" 2>"$T/t.err" || fail "table on the GPU: $(cat "$T/t.err")"
+# a resumed GPU sweep keeps its device column (the file's header is one the reader knows)
+"$S" table --tokens 2 --dim 1 --depth 1..2 --device cuda --format csv --out "$T/t.out" 2>/dev/null || fail "table --device cuda --out"
+"$S" table --tokens 2 --dim 1..2 --depth 1..2 --device cuda --format csv --out "$T/t.out" --resume 2>"$T/r.err" >/dev/null || fail "table --device cuda --resume: $(cat "$T/r.err")"
+grep -q "2 resumed" "$T/r.err" || fail "the GPU sweep did not resume its 2 rows: $(cat "$T/r.err")"
 grep -q "rows evaluated on cuda: emulated" "$T/t.err" || fail "table --device cuda: no note naming the device: $(cat "$T/t.err")"
 "$S" table --tokens 2 --dim 1..2 --depth 1..2 --format csv >"$T/tc.csv" 2>/dev/null || fail "table on the CPU"
 /usr/bin/python3 - "$T/t.csv" "$T/tc.csv" <<'PY' || fail "table --device cuda ranks differ from the CPU table"
 import csv, sys
 g, c = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
 assert len(g) == len(c) == 4, (len(g), len(c))
+assert "device" not in c[0], "a CPU sweep has no device column"
 for x, y in zip(g, c):
     assert x["rank"] == y["rank"], (x, y)
+    assert x["device"].startswith("cuda: emulated"), x["device"]
 PY
 
 if [[ $fails -gt 0 ]]; then echo "$fails emulated-device check(s) failed"; exit 1; fi

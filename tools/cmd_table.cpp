@@ -207,7 +207,7 @@ struct TableCommand final : Command {
         if (!any_family([](const Info& i) { return i.layers; })) notes.ignored(*sub, {"--layers"}, "no family of the sweep is described by layers (stack)");
         notes.emit(nullptr);
         const bool layers = !t_layers.empty();
-        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers);
+        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);
         if (format == "markdown") {
             std::cout << seprank::markdown_line(cols) << "\n|";
             for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
@@ -218,7 +218,7 @@ struct TableCommand final : Command {
                 std::cout << seprank::markdown_line(cells) << "\n";
             }
         } else if (format == "csv") {
-            std::cout << seprank::csv_header(!t_eps.empty(), t_dimension, layers) << "\n";
+            std::cout << seprank::csv_line(cols) << "\n";
             for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
         } else if (format == "json") {
             std::cout << seprank::to_json(rows, 2) << "\n";
@@ -234,6 +234,7 @@ struct TableCommand final : Command {
             if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
             if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
             if (layers) shown.insert(shown.begin() + 1, "layers");
+            if (dev.device != seprank::Device::cpu) shown.push_back("device");
             print_table(plain, "text", shown);
         }
         check_stdout();  // a failed write is the one error line, after no summary

@@ -150,10 +150,12 @@ const std::vector<std::string>& table_eps_columns();
 const std::vector<std::string>& table_dimension_columns();
 // table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
 // plus table_dimension_columns() when `dimension`, plus `layers` (right after `family`)
-// when `layers` (a sweep with SPECs).
+// when `layers` (a sweep with SPECs), plus `device` (last: cpu, or cuda: <GPU name>) when
+// `device` (a sweep run with GenericOptions::device other than cpu; device.hpp).
 std::vector<std::string> table_columns(bool eps);
 std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device);
 std::vector<std::string> row_columns(const Row& row);
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
