@@ -23,6 +23,8 @@
 
 #include <flint/nmod_mat.h>
 
+#include "timing.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,7 +38,7 @@ using namespace seprank;
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using seprank_bench::now;
 
 // The planted matrix, row-major, entries in [0, p): rank n - d except with chance < 2/p.
 std::vector<std::uint64_t> plant(long n, long d, std::uint64_t p, std::uint64_t seed, unsigned threads) {

@@ -16,6 +16,8 @@
 
 #include <flint/nmod_mat.h>
 
+#include "timing.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,19 +28,8 @@ using namespace seprank;
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// Best of `reps` runs of fn(), seconds.
-template <class F>
-double best(int reps, F&& fn) {
-    double b = 1e300;
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = now();
-        fn();
-        b = std::min(b, now() - t0);
-    }
-    return b;
-}
+using seprank_bench::best;
+using seprank_bench::now;
 
 }  // namespace
 

@@ -12,6 +12,8 @@
 #include "seprank/random.hpp"
 #include "seprank/tape.hpp"
 
+#include "timing.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,18 +25,8 @@ using namespace seprank;
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-template <class F>
-double best(int reps, F&& fn) {
-    double b = 1e300;
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = now();
-        fn();
-        b = std::min(b, now() - t0);
-    }
-    return b;
-}
+using seprank_bench::best;
+using seprank_bench::now;
 
 struct Row {
     const char* name;

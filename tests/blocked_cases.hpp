@@ -5,7 +5,9 @@
 #pragma once
 
 #include "seprank/matrix.hpp"
+#include "seprank/prime.hpp"
 #include "seprank/random.hpp"
+#include "seprank/rank.hpp"
 
 #include <flint/nmod_mat.h>
 
@@ -163,6 +165,41 @@ inline seprank::NmodMat dependent_rows_matrix(seprank::Rng& rng, long m, long n,
     for (long i = 0; i < m; ++i)
         for (long j = 0; j < n; ++j) a.get()->rows[i][j] = dense[static_cast<std::size_t>(i * n + j)];
     return a;
+}
+
+// One random case of the blocked elimination's comparisons, for iteration `it`. The prime:
+// every third a random one of 2..26 bits, else 2, 3, small, the largest below 2^23 (one GEMM
+// per 256-wide panel) or below 2^26 (K = 8: every panel update in chunks) and their
+// neighbours. The kind cycles through Planted; the tile is drawn from 0 (default) and
+// 1..100. The shape cycles through 1 x n (0 included), n x 1, 0 x n, above the default tile
+// and not a multiple of it (257 + up to `wide`), and small; r, the inner rank to plant, is
+// in 0..min(m, n) + 1.
+struct BlockedCase {
+    std::uint64_t p = 2;
+    Planted kind = Planted::random;
+    int tile = 0;
+    long m = 0, n = 0, r = 0;
+};
+inline BlockedCase blocked_case(seprank::Rng& rng, int it, long wide) {
+    static const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, seprank::prev_prime(8388593), seprank::blocked_max_prime,
+                                          seprank::prev_prime(seprank::blocked_max_prime)};
+    static const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
+    BlockedCase c;
+    c.p = it % 3 == 0 ? seprank::random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
+    c.kind = static_cast<Planted>(it % static_cast<int>(Planted::count));
+    c.tile = tiles[rng.below(std::size(tiles))];
+    switch ((it / 9) % 6) {
+    case 0: c.m = 1, c.n = static_cast<long>(rng.below(70)); break;
+    case 1: c.m = static_cast<long>(rng.below(70)), c.n = 1; break;
+    case 2: c.m = 0, c.n = static_cast<long>(rng.below(5)); break;
+    case 3:
+        c.m = 257 + static_cast<long>(rng.below(static_cast<std::uint64_t>(wide)));
+        c.n = 257 + static_cast<long>(rng.below(static_cast<std::uint64_t>(wide)));
+        break;
+    default: c.m = 1 + static_cast<long>(rng.below(90)), c.n = 1 + static_cast<long>(rng.below(90));
+    }
+    c.r = static_cast<long>(rng.below(static_cast<std::uint64_t>(std::min(c.m, c.n) + 2)));
+    return c;
 }
 
 }  // namespace seprank_test

@@ -1,10 +1,12 @@
 // Shared helpers for the test suites: the seed and a simple reference polynomial.
 #pragma once
 
+#include "seprank/error.hpp"
 #include "seprank/random.hpp"
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 namespace seprank_test {
@@ -27,6 +29,16 @@ inline seprank::Rng rng_for(const std::string& test_name) {
 inline int iterations(int base) {
     const char* m = std::getenv("SEPRANK_TEST_MULTIPLIER");
     return m ? base * std::max(1, std::atoi(m)) : base;
+}
+
+// The message of the invalid_input that f throws; "(accepted)" when it throws none.
+inline std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const seprank::invalid_input& e) {
+        return e.what();
+    }
+    return "(accepted)";
 }
 
 }  // namespace seprank_test
@@ -261,6 +273,18 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
     s.coordinate = between(1, seprank::output_dim(s));
     if (info.per_position) s.position = between(1, s.tokens);
     seprank::validate(s);
+    return s;
+}
+
+// A stack (family stack) of `tokens` tokens of width `dim` whose layers are the SPEC
+// `layers` (network.hpp's parse_layers syntax), one copy: depth = its number of layers.
+inline seprank::NetworkSpec stack_spec(long tokens, long dim, const std::string& layers) {
+    seprank::NetworkSpec s;
+    s.family = seprank::Family::stack;
+    s.tokens = tokens;
+    s.dim = dim;
+    s.layers = seprank::parse_layers(layers);
+    s.depth = static_cast<long>(s.layers.size());
     return s;
 }
 

@@ -56,22 +56,13 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
     auto rng = seprank_test::rng_for("device-rank");
     MESSAGE("seed " << seprank_test::seed() << ", device " << cuda_info().name);
     INFO("seed " << seprank_test::seed());
-    const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, prev_prime(8388593), blocked_max_prime, prev_prime(blocked_max_prime)};
-    const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
     long compared = 0;
     for (int it = 0; it < seprank_test::iterations(300); ++it) {
-        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
-        const auto kind = static_cast<seprank_test::Planted>(it % static_cast<int>(seprank_test::Planted::count));
-        const int tile = tiles[rng.below(std::size(tiles))];
-        long m = 0, n = 0;
-        switch ((it / 9) % 6) {
-        case 0: m = 1, n = static_cast<long>(rng.below(70)); break;
-        case 1: m = static_cast<long>(rng.below(70)), n = 1; break;
-        case 2: m = 0, n = static_cast<long>(rng.below(5)); break;
-        case 3: m = 257 + static_cast<long>(rng.below(300)), n = 257 + static_cast<long>(rng.below(300)); break;
-        default: m = 1 + static_cast<long>(rng.below(90)), n = 1 + static_cast<long>(rng.below(90));
-        }
-        const long r = static_cast<long>(rng.below(static_cast<std::uint64_t>(std::min(m, n) + 2)));
+        const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 300);
+        const std::uint64_t p = c.p;
+        const auto kind = c.kind;
+        const int tile = c.tile;
+        const long m = c.m, n = c.n, r = c.r;
         const NmodMat a = seprank_test::planted(rng, kind, m, n, r, p);
         INFO("iteration " << it << ": " << seprank_test::name(kind) << " " << m << "x" << n << " inner " << r << " p = " << p
                           << " tile " << tile);

@@ -22,15 +22,7 @@ using namespace seprank;
 
 namespace {
 
-NetworkSpec stack_spec(long tokens, long dim, const std::string& layers) {
-    NetworkSpec s;
-    s.family = Family::stack;
-    s.tokens = tokens;
-    s.dim = dim;
-    s.layers = parse_layers(layers);
-    s.depth = static_cast<long>(s.layers.size());
-    return s;
-}
+using seprank_test::stack_spec;
 
 // One random layer of any kind as SPEC text, with small degrees (a kind's degree <= 3).
 std::string random_layer(Rng& rng, long dim) {
@@ -85,14 +77,7 @@ Network sub_stack(const Network& net, long from, long to) {
     return out;
 }
 
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const invalid_input& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using seprank_test::message_of;
 
 // Alexander–Hirschowitz: the dimension of the d1-th secant cone of ν_r(P^{d0−1}), the
 // functions x ↦ Σ_{k≤d1} c_k (w_k·x)^r (SPEC.md §1, "Power networks").

@@ -22,15 +22,7 @@ using namespace seprank;
 
 namespace {
 
-// The message of the invalid_input that f throws; "(accepted)" when it throws none.
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const invalid_input& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using seprank_test::message_of;
 
 }  // namespace
 

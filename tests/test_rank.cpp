@@ -292,27 +292,14 @@ TEST_CASE("rank_modular_blocked = nmod_mat_rank: planted ranks, every tile, non-
     auto rng = seprank_test::rng_for("rank-blocked");
     MESSAGE("seed " << seprank_test::seed());
     INFO("seed " << seprank_test::seed());
-    // Primes: 2, 3, small, the largest below 2^23 (one GEMM per 256-wide panel) and below
-    // 2^26 (K = 8: every panel update in chunks), random ones of 2..26 bits.
-    const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, prev_prime(8388593), blocked_max_prime, prev_prime(blocked_max_prime)};
-    const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
     long compared = 0, deficient = 0, chunked = 0;
     for (int it = 0; it < seprank_test::iterations(400); ++it) {
-        const std::uint64_t p = it % 3 == 0 ? random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
-        const auto kind = static_cast<seprank_test::Planted>(it % static_cast<int>(seprank_test::Planted::count));
-        const int tile = tiles[rng.below(std::size(tiles))];
-        long m = 0, n = 0;
-        switch ((it / 9) % 6) {
-        case 0: m = 1, n = static_cast<long>(rng.below(70)); break;     // 1 x n (0 included)
-        case 1: m = static_cast<long>(rng.below(70)), n = 1; break;     // n x 1
-        case 2: m = 0, n = static_cast<long>(rng.below(5)); break;      // 0 x n
-        case 3:                                                          // above the default tile, not a multiple of it
-            m = 257 + static_cast<long>(rng.below(140)), n = 257 + static_cast<long>(rng.below(140)); break;
-        default: m = 1 + static_cast<long>(rng.below(90)), n = 1 + static_cast<long>(rng.below(90));
-        }
+        const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 140);
+        const std::uint64_t p = c.p;
+        const auto kind = c.kind;
+        const long m = c.m, n = c.n, r = c.r;
         // Tiles 1..3 cost O(m n^2) here: keep their matrices small.
-        const int t = (m > 120 || n > 120) && tile > 0 && tile < 8 ? 8 : tile;
-        const long r = static_cast<long>(rng.below(static_cast<std::uint64_t>(std::min(m, n) + 2)));
+        const int t = (m > 120 || n > 120) && c.tile > 0 && c.tile < 8 ? 8 : c.tile;
         const NmodMat a = seprank_test::planted(rng, kind, m, n, r, p);
         INFO("iteration " << it << ": " << seprank_test::name(kind) << " " << m << "x" << n << " inner " << r << " p = " << p
                           << " tile " << t);

@@ -83,15 +83,7 @@ void compare_cpu(const Network& net, std::uint64_t p, std::size_t count, Rng& rn
     for (std::size_t q = 0; q < std::min<std::size_t>(count, 3); ++q) CHECK(got[q] == scalar(point_at(net.spec, flat, q, p)));
 }
 
-NetworkSpec stack_spec(long tokens, long dim, const std::string& layers) {
-    NetworkSpec s;
-    s.family = Family::stack;
-    s.tokens = tokens;
-    s.dim = dim;
-    s.layers = parse_layers(layers);
-    s.depth = static_cast<long>(s.layers.size());
-    return s;
-}
+using seprank_test::stack_spec;
 
 // Named specs covering each family and option at least once.
 std::vector<NetworkSpec> named_specs() {
@@ -147,14 +139,7 @@ seprank_test::SpecLimits random_limits() {
     return lim;
 }
 
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const invalid_input& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using seprank_test::message_of;
 
 // A random grid for the network: the tokens split at random into sides A and B (each
 // token's variables contiguous on its side, as the evaluation matrices place them).
