@@ -38,10 +38,16 @@ std::string dir_of(const std::string& path) {
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
+// The file SEPRANK_CUDA_PLUGIN names, or null when it is unset or empty.
+const char* plugin_named() {
+    const char* env = std::getenv("SEPRANK_CUDA_PLUGIN");
+    return env && *env ? env : nullptr;
+}
+
 // Where the plugin may be, in the order of device.hpp.
 std::vector<std::string> candidates() {
     std::vector<std::string> out;
-    if (const char* env = std::getenv("SEPRANK_CUDA_PLUGIN"); env && *env) return {env};  // that file only
+    if (const char* env = plugin_named()) return {env};  // that file only
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&cuda_info), &info) && info.dli_fname && *info.dli_fname) {
         std::string here = info.dli_fname;
@@ -83,8 +89,7 @@ Loaded load() {
         // A file that exists but does not load (a missing libcudart, say) is the reason to
         // report; so is the one file SEPRANK_CUDA_PLUGIN names.
         const char* e = dlerror();
-        const bool named = std::getenv("SEPRANK_CUDA_PLUGIN") && *std::getenv("SEPRANK_CUDA_PLUGIN");
-        if (e && tried.empty() && (named || std::string(e).find("No such file") == std::string::npos)) tried = e;
+        if (e && tried.empty() && (plugin_named() || std::string(e).find("No such file") == std::string::npos)) tried = e;
     }
     if (!h) {
         l.info.why = !tried.empty() ? "the CUDA plugin does not load: " + tried
@@ -149,6 +154,17 @@ int cuda_prime_bits() {
     // At most 23 bits: then one exact FP64 product holds a whole 256-column panel update
     // (K >= 512, blocked_rank_impl.hpp); a larger prime splits it into chunks.
     return std::min(b, kCudaDrawnBits);
+}
+
+int drawn_prime_bits(const DeviceChoice& dev, int requested) {
+    return dev.device == Device::cuda ? std::min(requested, cuda_prime_bits()) : requested;
+}
+
+std::uint64_t check_device_prime(const DeviceChoice& dev, std::uint64_t p) {
+    if (dev.device == Device::cuda && p > cuda_info().max_prime)
+        throw invalid_input("prime " + std::to_string(p) + " is above " + std::to_string(cuda_info().max_prime) +
+                            ", the largest prime the GPU elimination takes (docs/gpu.md)");
+    return p;
 }
 
 DeviceChoice choose_device(Device requested) {

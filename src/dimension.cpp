@@ -428,7 +428,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     // GPU elimination takes (device.hpp). The Jacobian itself is built on the CPU.
     const DeviceChoice dev = choose_device(opt.device);
     const bool gpu = dev.device == Device::cuda;
-    const int bits = gpu ? std::min(opt.prime_bits, cuda_prime_bits()) : opt.prime_bits;
+    const int bits = drawn_prime_bits(dev, opt.prime_bits);
     res.device = dev.name;
     res.prime = random_prime(rng, static_cast<unsigned>(bits));
     const std::uint64_t p = res.prime;

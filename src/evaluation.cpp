@@ -112,12 +112,8 @@ namespace {
 Setup setup(const Network& net, const EvaluationOptions& opt) {
     check_options(opt);
     DeviceChoice dev = choose_device(opt.device);
-    const bool gpu = dev.device == Device::cuda;
-    if (gpu && opt.prime > cuda_info().max_prime)
-        throw invalid_input("prime " + std::to_string(opt.prime) + " is above " + std::to_string(cuda_info().max_prime) +
-                            ", the largest prime the GPU elimination takes (docs/gpu.md)");
     Rng rng(opt.seed);
-    const std::uint64_t p = opt.prime != 0 ? opt.prime : random_prime(rng, gpu ? static_cast<unsigned>(cuda_prime_bits()) : 62U);
+    const std::uint64_t p = opt.prime != 0 ? check_device_prime(dev, opt.prime) : random_prime(rng, static_cast<unsigned>(drawn_prime_bits(dev, 62)));
     return Setup{p, input_vars_per_token(net.spec), rng, std::move(dev)};
 }
 

@@ -41,8 +41,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     check_options(opt);
     const DeviceChoice dev = choose_device(opt.device);
     const bool gpu = dev.device == Device::cuda;
-    // On the GPU the prime is at most the largest its elimination takes (device.hpp).
-    const int bits = gpu ? std::min(opt.prime_bits, cuda_prime_bits()) : opt.prime_bits;
+    const int bits = drawn_prime_bits(dev, opt.prime_bits);  // fewer on the GPU (device.hpp)
     Rng rng(opt.seed);
     RankAnswer res;
     res.quantity = "generic sep";

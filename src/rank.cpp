@@ -222,25 +222,11 @@ double log2_hadamard_bound(const SparseZMat& a, long k) {
     return std::min(top_k_half_sum(rows, k), top_k_half_sum(cols, k));
 }
 
-namespace {
-
-std::uint64_t gpu_prime(const RankOptions& opt) {
-    const std::uint64_t m = cuda_info().max_prime;
-    if (opt.prime > m)
-        throw invalid_input("prime " + std::to_string(opt.prime) + " is above " + std::to_string(m) +
-                            ", the largest prime the GPU elimination takes (docs/gpu.md)");
-    if (opt.prime != 0) return opt.prime;
-    Rng rng(opt.seed);
-    return random_prime(rng, static_cast<unsigned>(cuda_prime_bits()));
-}
-
-}  // namespace
-
 std::uint64_t modular_prime(const RankOptions& opt) {
-    if (choose_device(opt.device).device == Device::cuda) return gpu_prime(opt);
-    if (opt.prime != 0) return opt.prime;
+    const DeviceChoice dev = choose_device(opt.device);
+    if (opt.prime != 0) return check_device_prime(dev, opt.prime);
     Rng rng(opt.seed);
-    return random_prime(rng, 62);
+    return random_prime(rng, static_cast<unsigned>(drawn_prime_bits(dev, 62)));
 }
 
 long rank_modular_cuda(const SparseNmodMat& a) {
@@ -312,7 +298,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         const DeviceChoice dev = choose_device(opt.device);
         const bool gpu = dev.device == Device::cuda;
         const std::uint64_t p = modular_prime(opt);
-        const int bits = gpu ? cuda_prime_bits() : 62;
+        const int bits = drawn_prime_bits(dev, 62);
         const auto t0 = std::chrono::steady_clock::now();
         res.value = gpu ? rank_mod_gpu(input, p) : rank_mod_auto(input, p);
         res.phases.rank = detail::seconds_since(t0);

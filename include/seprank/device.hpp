@@ -61,4 +61,11 @@ struct DeviceChoice {
 // Cost: cuda_info().
 DeviceChoice choose_device(Device requested);
 
+// The bits of a prime drawn for a computation on `dev` that asks for `requested` bits:
+// `requested` on the CPU, at most cuda_prime_bits() on the GPU. O(1).
+int drawn_prime_bits(const DeviceChoice& dev, int requested);
+// A prime given for a computation on `dev`, returned as it is; on the GPU one above
+// cuda_info().max_prime is refused (invalid_input naming it). O(1).
+std::uint64_t check_device_prime(const DeviceChoice& dev, std::uint64_t p);
+
 }  // namespace seprank
