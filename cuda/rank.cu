@@ -8,7 +8,7 @@
 //     row of the warp is eliminated, and the same pass searches the next column's pivot; one
 //     grid-wide sync per column, no host round trip inside the leaf;
 //   - swap_rows: one kernel per leaf, a thread per column applies the leaf's transpositions;
-//   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm (FP64 tensor cores on
+//   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm_64 (FP64 tensor cores on
 //     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
 //     kernel; L11^-1 by one small kernel (a thread per column, forward substitution).
 // Every CUDA and cuBLAS failure becomes SR_CUDA_ERROR naming the call; all device memory
@@ -16,6 +16,7 @@
 #include "cuda_common.cuh"
 
 #include "blocked_rank_impl.hpp"
+#include "rank_device.cuh"
 
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
@@ -345,10 +346,10 @@ private:
     // The descriptions of blocked_rank_impl.hpp are column-major, as cuBLAS is.
     void gemm(const blk::Gemm& d) {
         const double alpha = d.alpha, beta = d.beta;
-        check_blas("cublasDgemm",
-                   cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(d.rows), static_cast<int>(d.cols), static_cast<int>(d.inner),
-                               &alpha, buffer(d.a) + d.a_off, static_cast<int>(d.lda), buffer(d.b) + d.b_off, static_cast<int>(d.ldb),
-                               &beta, buffer(d.c) + d.c_off, static_cast<int>(d.ldc)));
+        // The 64-bit interface: sizes and leading dimensions as they are, whatever the matrix.
+        check_blas("cublasDgemm_64",
+                   cublasDgemm_64(h_, CUBLAS_OP_N, CUBLAS_OP_N, d.rows, d.cols, d.inner, &alpha, buffer(d.a) + d.a_off, d.lda,
+                                  buffer(d.b) + d.b_off, d.ldb, &beta, buffer(d.c) + d.c_off, d.ldc));
     }
 
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
@@ -372,8 +373,10 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 // cuBLAS's own workspace and the CUDA context's allocations: kept free besides our arrays.
 constexpr double kReserveBytes = 256.0 * 1024 * 1024;
 
-int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank,
-                   sr_cuda_status* st) {
+// Rank mod p of an m x n matrix that fill(a) writes into the device array a (m n centred
+// doubles, row-major) as the first timed step; fill returns a status code.
+template <class Fill>
+int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank, sr_cuda_status* st) {
     int count = 0;
     const cudaError_t probe = cudaGetDeviceCount(&count);
     if (probe != cudaSuccess || count == 0)
@@ -385,8 +388,7 @@ int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std:
     check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
     const std::int64_t t = blk::effective_tile(tile, n);
     const double matrix_b = 8.0 * static_cast<double>(m) * static_cast<double>(n);
-    const double work_b = 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) + 4.0 * static_cast<double>(m) +
-                          8.0 * static_cast<double>(t) + 4.0 * blk::kLeaf;
+    const double work_b = rank_bytes(m, n, tile) - matrix_b - kReserveBytes;
     if (matrix_b + work_b + kReserveBytes > static_cast<double>(free_b))
         return fail(st, SR_CUDA_NO_MEMORY,
                     "a %lld x %lld matrix needs %.1f MiB on the device (matrix %.1f MiB + workspace %.1f MiB + %.0f MiB reserve); "
@@ -414,22 +416,8 @@ int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std:
     check("cudaEventRecord", cudaEventRecord(start.get()));
     check("cudaMemset (row flags)", cudaMemset(flags.get(), 0, sizeof(int) * static_cast<std::size_t>(m)));
 
-    // Upload as centred doubles, through a host buffer of at most 2^23 entries.
-    {
-        const std::int64_t total = m * n, chunk = std::min<std::int64_t>(total, std::int64_t{1} << 23);
-        std::vector<double> stage(static_cast<std::size_t>(chunk));
-        for (std::int64_t off = 0; off < total; off += chunk) {
-            const std::int64_t len = std::min(chunk, total - off);
-            for (std::int64_t e = 0; e < len; ++e) {
-                const std::uint64_t v = in[off + e];
-                if (v >= p) return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + e),
-                                        static_cast<unsigned long long>(v), static_cast<unsigned long long>(p));
-                stage[static_cast<std::size_t>(e)] = blk::centred(v, p);
-            }
-            check("cudaMemcpy (matrix upload)", cudaMemcpy(a.get() + off, stage.data(), sizeof(double) * static_cast<std::size_t>(len),
-                                                           cudaMemcpyHostToDevice));
-        }
-    }
+    const int filled = fill(a.get());
+    if (filled != SR_CUDA_OK) return filled;
 
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
                   per_sm * sms);
@@ -444,7 +432,73 @@ int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std:
     return ok(st);
 }
 
+// The host matrix `in` (residues mod p), uploaded as centred doubles through a host buffer
+// of at most 2^23 entries.
+int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank,
+                   sr_cuda_status* st) {
+    auto upload = [&](double* a) -> int {
+        const std::int64_t total = m * n, chunk = std::min<std::int64_t>(total, std::int64_t{1} << 23);
+        std::vector<double> stage(static_cast<std::size_t>(chunk));
+        for (std::int64_t off = 0; off < total; off += chunk) {
+            const std::int64_t len = std::min(chunk, total - off);
+            for (std::int64_t e = 0; e < len; ++e) {
+                const std::uint64_t v = in[off + e];
+                if (v >= p) return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + e),
+                                        static_cast<unsigned long long>(v), static_cast<unsigned long long>(p));
+                stage[static_cast<std::size_t>(e)] = blk::centred(v, p);
+            }
+            check("cudaMemcpy (matrix upload)", cudaMemcpy(a + off, stage.data(), sizeof(double) * static_cast<std::size_t>(len),
+                                                           cudaMemcpyHostToDevice));
+        }
+        return SR_CUDA_OK;
+    };
+    return rank_with(upload, m, n, p, tile, rank, st);
+}
+
+// a[e] = the centred double of the residue block[e], e < count.
+__global__ void centre_kernel(const std::uint32_t* block, std::int64_t count, std::uint64_t p, double* a) {
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < count;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        a[e] = blk::centred(block[e], p);
+}
+
+// One rank at a time per process: each sizes its work to the device's free memory, which a
+// concurrent one would change under it, and they share one cuBLAS handle.
+std::mutex& rank_lock() {
+    static std::mutex busy;
+    return busy;
+}
+
 }  // namespace
+
+double rank_bytes(std::int64_t m, std::int64_t n, int tile) {
+    const std::int64_t t = blk::effective_tile(tile, n);
+    return 8.0 * static_cast<double>(m) * static_cast<double>(n) + 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) +
+           4.0 * static_cast<double>(m) + 8.0 * static_cast<double>(t) + 4.0 * blk::kLeaf + kReserveBytes;
+}
+
+int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {
+    *rank = 0;
+    if (n == 0) return ok(st);
+    try {
+        const std::lock_guard<std::mutex> lock(rank_lock());
+        auto convert = [&](double* a) -> int {
+            centre_kernel<<<blocks_for(n * n, 256, 8192), 256>>>(block, n * n, p, a);
+            check("centre_kernel launch", cudaGetLastError());
+            return SR_CUDA_OK;
+        };
+        return rank_with(convert, n, n, p, 0, rank, st);
+    } catch (const Failure& f) {
+        return fail(st, f.code, "%s", f.message.c_str());
+    } catch (const std::bad_alloc&) {
+        return fail(st, SR_CUDA_NO_MEMORY, "rank of a device block: out of host memory");
+    } catch (const std::system_error& e) {
+        return fail(st, SR_CUDA_ERROR, "rank of a device block: %s", e.what());
+    } catch (...) {
+        return fail(st, SR_CUDA_ERROR, "rank of a device block: unexpected exception");
+    }
+}
+
 }  // namespace sr_cuda
 
 extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxPrime; }
@@ -461,7 +515,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
         return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
                     static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxPrime));
     if (tile < 0) return fail(st, SR_CUDA_INVALID, "tile %d: expected >= 0", tile);
-    // cuBLAS takes 32-bit dimensions, and the pivot slots hold row indices below 0x7f7f7f7f.
+    // The pivot slots hold row indices below 0x7f7f7f7f (the GEMMs take 64-bit sizes).
     if (rows < 0 || cols < 0 || rows >= 0x7f000000LL || cols >= 0x7f000000LL)
         return fail(st, SR_CUDA_INVALID, "shape %lld x %lld: each side must be in [0, 2^31 - 2^24)", static_cast<long long>(rows),
                     static_cast<long long>(cols));
@@ -469,10 +523,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
     if (rows == 0 || cols == 0) return sr_cuda::ok(st);
     if (!a) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null matrix");
     try {
-        // One rank at a time per process: each sizes its work to the device's free memory,
-        // which a concurrent one would change under it, and they share one cuBLAS handle.
-        static std::mutex busy;
-        const std::lock_guard<std::mutex> lock(busy);
+        const std::lock_guard<std::mutex> lock(sr_cuda::rank_lock());
         return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st);
     } catch (const sr_cuda::Failure& f) {
         return fail(st, f.code, "%s", f.message.c_str());

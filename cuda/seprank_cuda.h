@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SEPRANK_CUDA_ABI 1
+#define SEPRANK_CUDA_ABI 2
 
 enum {
     SR_CUDA_OK = 0,
@@ -124,6 +124,48 @@ typedef struct sr_tape_grid {
  * the device's free memory. */
 int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* grid, uint64_t* out,
                       sr_cuda_status* status);
+
+/* A graded evaluation kept in device memory (docs/gpu.md, "Degree blocks in device
+ * memory"; src/graded_impl.hpp is the algorithm, shared with the CPU stand-in). The
+ * session holds one square block per live degree c < nodes as 32-bit residues; each step
+ * evaluates the new pairs on the device (the grid of sr_cuda_tape_grid), splits each pair's
+ * nodes values into its coefficients (coefficient c = sum_t value_t * w[t*nodes + c] mod p)
+ * and writes them into the blocks, so no entry crosses the bus; the ranks are taken there
+ * too. One session's calls must not overlap; sessions and the other entries may. */
+typedef struct sr_graded sr_graded;
+
+typedef struct sr_graded_setup {
+    const sr_tape* tape;       /* copied by sr_cuda_graded_open; p = tape->p < 2^26 */
+    int64_t nodes;             /* nd, 1 <= nd <= 4096: forward passes per pair, and blocks */
+    const uint64_t* w;         /* nd x nd, row-major, residues mod p */
+    int64_t width_a, width_b;  /* residues per point of side A, of side B */
+    const uint32_t* source;    /* tape->inputs entries, as sr_tape_grid's */
+} sr_graded_setup;
+
+/* Checks the setup (as sr_cuda_tape_grid checks a tape and a grid), copies it and opens a
+ * session with every block empty. *out is NULL unless SR_CUDA_OK. */
+int sr_cuda_graded_open(const sr_graded_setup* setup, sr_graded** out, sr_cuda_status* status);
+
+/* One step to side k: a holds the points of rows [0, k) (k * width_a residues), b those of
+ * columns [0, k) (k * width_b), the first ones those of the earlier steps; side[c] is block
+ * c's side after the step (the rules of graded::Sides::check: a block keeps its side, grows
+ * from the last step's side, or closes with 0). Evaluates the pairs of [0, k)^2 that no
+ * earlier step did into every block. SR_CUDA_NO_MEMORY when the blocks at their new sides,
+ * the step's work and the rank of the largest block would not fit the free device memory:
+ * then nothing has changed, and the caller may stop there. status->bytes: the session's
+ * device memory after the step. */
+int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int64_t k, const int64_t* side,
+                        sr_cuda_status* status);
+
+/* Rank mod p of block c at its current side, by the elimination of sr_cuda_rank on a copy
+ * made on the device (the block is kept). */
+int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cuda_status* status);
+
+/* Block c copied out: side * side residues, row-major (tests). */
+int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* status);
+
+/* Frees the session and its device memory (NULL: nothing). */
+void sr_cuda_graded_close(sr_graded* g);
 
 #ifdef __cplusplus
 }

@@ -98,14 +98,18 @@ Loaded load() {
         return l;
     }
     auto& f = l.fn;
-    if (!bind(h, "sr_cuda_abi", f.abi) || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
-        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid)) {
-        l.info.why = "the CUDA plugin " + l.info.plugin + " lacks an entry of seprank_cuda.h";
-        return l;
-    }
-    if (f.abi() != SEPRANK_CUDA_ABI) {
+    // The version first: an older plugin lacks the newer entries, and its version says why.
+    if (bind(h, "sr_cuda_abi", f.abi) && f.abi() != SEPRANK_CUDA_ABI) {
         l.info.why = "the CUDA plugin " + l.info.plugin + " has interface version " + std::to_string(f.abi()) + ", this library " +
                      std::to_string(SEPRANK_CUDA_ABI);
+        return l;
+    }
+    if (!f.abi || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
+        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid) ||
+        !bind(h, "sr_cuda_graded_open", f.graded_open) || !bind(h, "sr_cuda_graded_step", f.graded_step) ||
+        !bind(h, "sr_cuda_graded_rank", f.graded_rank) || !bind(h, "sr_cuda_graded_block", f.graded_block) ||
+        !bind(h, "sr_cuda_graded_close", f.graded_close)) {
+        l.info.why = "the CUDA plugin " + l.info.plugin + " lacks an entry of seprank_cuda.h";
         return l;
     }
     l.info.loaded = true;

@@ -1,10 +1,12 @@
 // seprank (internal) — the loaded CUDA plugin's entries (cuda/seprank_cuda.h), for the
-// modules that run work on the GPU (device.cpp, tape.cpp).
+// modules that run work on the GPU (device.cpp, tape.cpp, graded_device.cpp).
 #pragma once
 
 #include "../cuda/seprank_cuda.h"
+#include "seprank/tape.hpp"
 
 #include <string>
+#include <vector>
 
 namespace seprank::detail {
 
@@ -15,6 +17,22 @@ struct CudaPlugin {
     int (*rank)(const uint64_t*, int64_t, int64_t, uint64_t, int, int64_t*, sr_cuda_status*) = nullptr;
     int (*tape_eval)(const sr_tape*, const uint64_t*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
     int (*tape_grid)(const sr_tape*, const sr_tape_grid*, uint64_t*, sr_cuda_status*) = nullptr;
+    int (*graded_open)(const sr_graded_setup*, sr_graded**, sr_cuda_status*) = nullptr;
+    int (*graded_step)(sr_graded*, const uint64_t*, const uint64_t*, int64_t, const int64_t*, sr_cuda_status*) = nullptr;
+    int (*graded_rank)(sr_graded*, int64_t, int64_t*, sr_cuda_status*) = nullptr;
+    int (*graded_block)(const sr_graded*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
+    void (*graded_close)(sr_graded*) = nullptr;
+};
+
+// A tape as the plugin takes it (sr_tape over its own copy of the program). The
+// environment variable SEPRANK_CUDA_TAPE=general puts the program and the slots in global
+// memory (tests reach the paths of large programs). Defined in tape.cpp.
+struct CudaTape {
+    std::vector<sr_tape_op> ops;
+    sr_tape t{};
+    explicit CudaTape(const Tape& tape);
+    CudaTape(const CudaTape&) = delete;
+    CudaTape& operator=(const CudaTape&) = delete;
 };
 
 // The plugin's entries when cuda_info().devices > 0; otherwise invalid_input naming why

@@ -7,6 +7,7 @@
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "families.hpp"
+#include "graded_device.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/matrix.hpp"
@@ -161,6 +162,21 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
     return acc;
 }
 
+// The grid's coordinate map (TapeGrid::source): flat coordinate (token k − 1)·per + c takes
+// side A's entry k·per + c, or side B's, after side A's |A|·per (as place_flat lays points).
+std::vector<std::uint32_t> grid_source(const Partition& part, long per, std::size_t width) {
+    std::vector<std::uint32_t> source(width);
+    const std::size_t wa = part.A.size() * static_cast<std::size_t>(per);
+    for (std::size_t k = 0; k < part.A.size(); ++k)
+        for (long c = 0; c < per; ++c)
+            source[static_cast<std::size_t>((part.A[k] - 1) * per + c)] = static_cast<std::uint32_t>(static_cast<long>(k) * per + c);
+    for (std::size_t k = 0; k < part.B.size(); ++k)
+        for (long c = 0; c < per; ++c)
+            source[static_cast<std::size_t>((part.B[k] - 1) * per + c)] =
+                static_cast<std::uint32_t>(wa + k * static_cast<std::size_t>(per) + static_cast<std::size_t>(c));
+    return source;
+}
+
 // Evaluates f at `count` points laid out point-major (width() residues each), batched or
 // one point at a time (the reference path, which alone builds a second evaluator: the
 // network is checked by batch_'s constructor, and again only then).
@@ -196,16 +212,11 @@ public:
         g.cols = static_cast<std::size_t>(j1 - j0);
         g.width_b = wb;
         g.nodes = static_cast<std::size_t>(nodes);
-        // Flat coordinate (token k − 1)·per + c takes side A's entry or side B's (place_flat).
-        g.source.resize(width());
-        for (std::size_t k = 0; k < part.A.size(); ++k)
-            for (long c = 0; c < per; ++c)
-                g.source[static_cast<std::size_t>((part.A[k] - 1) * per + c)] = static_cast<std::uint32_t>(static_cast<long>(k) * per + c);
-        for (std::size_t k = 0; k < part.B.size(); ++k)
-            for (long c = 0; c < per; ++c)
-                g.source[static_cast<std::size_t>((part.B[k] - 1) * per + c)] = static_cast<std::uint32_t>(wa + k * static_cast<std::size_t>(per) + static_cast<std::size_t>(c));
+        g.source = grid_source(part, per, width());
         tape_->evaluate_grid_cuda(g, out);
     }
+    // The recorded forward pass, on the GPU path only (else null).
+    const Tape* tape() const { return tape_ ? &*tape_ : nullptr; }
     void operator()(const std::uint64_t* pts, std::size_t count, std::uint64_t* out) const {
         if (tape_) return tape_->evaluate_cuda(pts, count, out);
         if (!scalar_) return batch_.evaluate(pts, count, out);
@@ -551,7 +562,8 @@ public:
         : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads) {}
 
     // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
-    void evaluate(long K, long old) {
+    // Returns whether the step was taken (always, in host memory).
+    bool evaluate(long K, long old) {
         for (auto& b : blocks_) {
             const long had = nmod_mat_nrows(b.m.get());
             if (b.done || b.side == had) continue;
@@ -571,6 +583,7 @@ public:
                 });
             }
         });
+        return true;
     }
     // On the GPU one block at a time (each takes the device's memory), largest first.
     void rank(const std::vector<Block*>& open) {
@@ -602,7 +615,7 @@ public:
                  std::vector<Block>& blocks, int threads, const std::string& dir, const std::string& signature)
         : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), store_(dir, signature) {}
 
-    void evaluate(long K, long old) {
+    bool evaluate(long K, long old) {
         Step s;
         s.K = K;
         s.old = old;
@@ -634,6 +647,7 @@ public:
             }
             return bytes;
         });
+        return true;
     }
 
     void rank(const std::vector<Block*>& open) {
@@ -752,6 +766,65 @@ private:
     std::atomic<long> units_here_{0}, units_total_{0};
 };
 
+// The graded steps with the degree blocks in device memory (graded_device.hpp): the GPU
+// path without a block store. A step sends the points of rows and columns [0, K) and the
+// blocks' sides; the device evaluates the new pairs, splits them by degree into the blocks
+// and ranks them there, so only points go up and only ranks come back. Block::m stays
+// empty. When the device's memory cannot hold a step, the growth stops at the last one.
+class DeviceBackend {
+public:
+    DeviceBackend(const Graded& g, const Tape& tape, const Partition& part, const SidePoints& ra, const SidePoints& rb,
+                  std::vector<Block>& blocks)
+        : g_(g), ra_(ra), rb_(rb), blocks_(blocks), wa_(part.A.size() * static_cast<std::size_t>(g.per)),
+          wb_(part.B.size() * static_cast<std::size_t>(g.per)), session_(tape, g.w, grid_source(part, g.per, tape.inputs()), wa_, wb_) {}
+
+    bool evaluate(long K, long) {
+        std::vector<std::uint64_t> a(static_cast<std::size_t>(K) * wa_), b(static_cast<std::size_t>(K) * wb_);
+        for (long i = 0; i < K; ++i) {
+            std::copy_n(ra_[i].data(), wa_, a.data() + static_cast<std::size_t>(i) * wa_);
+            std::copy_n(rb_[i].data(), wb_, b.data() + static_cast<std::size_t>(i) * wb_);
+        }
+        std::vector<long> side(static_cast<std::size_t>(g_.nd));
+        for (long c = 0; c < g_.nd; ++c) {
+            const Block& blk = blocks_[static_cast<std::size_t>(g_.live[static_cast<std::size_t>(c)])];
+            side[static_cast<std::size_t>(c)] = blk.done ? 0 : blk.side;
+        }
+        std::string why;
+        if (!session_.step(a, b, K, side, why)) {
+            stop_ = "growth stopped before side " + std::to_string(K) + " by the device's memory (" + why + "); ";
+            return false;
+        }
+        peak_ = std::max(peak_, session_.device_bytes());
+        return true;
+    }
+
+    // One block at a time, largest first (each rank takes a copy of its block there).
+    void rank(const std::vector<Block*>& open) {
+        for (Block* b : open) {
+            if (cancel_requested()) return;
+            const long a = static_cast<long>(b - blocks_.data());
+            const long c = static_cast<long>(std::lower_bound(g_.live.begin(), g_.live.end(), a) - g_.live.begin());
+            b->rank = session_.rank(c);
+        }
+    }
+
+    std::string note() const {
+        char s[160];
+        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.1f MiB there; %.2f s of device time); ",
+                      peak_ / (1024.0 * 1024.0), session_.gpu_seconds());
+        return s + stop_;
+    }
+
+private:
+    const Graded& g_;
+    const SidePoints &ra_, &rb_;
+    std::vector<Block>& blocks_;
+    std::size_t wa_, wb_;
+    detail::GradedSession session_;
+    double peak_ = 0;
+    std::string stop_;
+};
+
 // The store's signature: everything that fixes the points, entries and ranks.
 std::string store_signature(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, const Graded& g) {
     char grow[32];
@@ -782,9 +855,14 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         if (K == 0) break;
         ra.extend(rng, g.p, K);
         rb.extend(rng, g.p, K);
+        std::vector<long> before(blocks.size());
+        for (std::size_t a = 0; a < blocks.size(); ++a) before[a] = blocks[a].side;
         for (auto& b : blocks)
             if (!b.done) b.side = std::min(k, b.cap);
-        be.evaluate(K, old);
+        if (!be.evaluate(K, old)) {  // the device's memory cannot hold this step: the last one stands
+            for (std::size_t a = 0; a < blocks.size(); ++a) blocks[a].side = before[a];
+            break;
+        }
         res.evaluations += (K * K - old * old) * g.nd;
         old = K;
         const auto t0 = std::chrono::steady_clock::now();
@@ -823,6 +901,10 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     const int nt = std::max(1, opt.threads);
     const std::string how = f.describe(opt.batch);
+    if (opt.store.empty() && f.tape() != nullptr) {
+        DeviceBackend be(g, *f.tape(), part, ra, rb, blocks);
+        return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
+    }
     if (opt.store.empty()) {
         MemoryBackend be(g, f, part, ra, rb, blocks, nt);
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);

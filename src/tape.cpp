@@ -265,28 +265,16 @@ void Tape::evaluate(const std::uint64_t* points, std::size_t count, std::uint64_
     interpret(ops_, tape::make_mont(p_), slots_, inputs_, output_, points, count, out);
 }
 
-namespace {
-
-// The tape as the plugin takes it (cuda/seprank_cuda.h). SEPRANK_CUDA_TAPE=general puts
-// the program and the slots in global memory (tests reach the paths of large programs).
-struct CudaTape {
-    std::vector<sr_tape_op> ops;
-    sr_tape t{};
-    explicit CudaTape(const Tape& tape) : ops(tape.size()) {
-        for (std::size_t k = 0; k < ops.size(); ++k) {
-            const Tape::Op& op = tape.ops()[k];
-            ops[k] = sr_tape_op{op.code, op.dst, op.a, op.b, op.w};
-        }
-        const char* env = std::getenv("SEPRANK_CUDA_TAPE");
-        const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
-        t = sr_tape{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(tape.slots()),
-                    static_cast<std::int64_t>(tape.inputs()), tape.output_slot(), flags, tape.modulus()};
+detail::CudaTape::CudaTape(const Tape& tape) : ops(tape.size()) {
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        const Tape::Op& op = tape.ops()[k];
+        ops[k] = sr_tape_op{op.code, op.dst, op.a, op.b, op.w};
     }
-    CudaTape(const CudaTape&) = delete;
-    CudaTape& operator=(const CudaTape&) = delete;
-};
-
-}  // namespace
+    const char* env = std::getenv("SEPRANK_CUDA_TAPE");
+    const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
+    t = sr_tape{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(tape.slots()),
+                static_cast<std::int64_t>(tape.inputs()), tape.output_slot(), flags, tape.modulus()};
+}
 
 void Tape::check_grid(const TapeGrid& g) const {
     if (g.source.size() != inputs_)
@@ -324,7 +312,7 @@ void Tape::evaluate_grid_cuda(const TapeGrid& g, std::uint64_t* out) const {
     check_grid(g);
     if (g.rows == 0 || g.cols == 0) return;
     const auto entry = fn.tape_grid;
-    const CudaTape ct(*this);
+    const detail::CudaTape ct(*this);
     const sr_tape_grid grid{g.a, static_cast<std::int64_t>(g.rows), static_cast<std::int64_t>(g.width_a), g.b, static_cast<std::int64_t>(g.cols),
                             static_cast<std::int64_t>(g.width_b), static_cast<std::int64_t>(g.nodes), g.source.data()};
     sr_cuda_status st{};
@@ -336,7 +324,7 @@ void Tape::evaluate_grid_cuda(const TapeGrid& g, std::uint64_t* out) const {
 void Tape::evaluate_cuda(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     if (count == 0) return;
-    const CudaTape ct(*this);
+    const detail::CudaTape ct(*this);
     sr_cuda_status st{};
     const int rc = fn.tape_eval(&ct.t, points, static_cast<std::int64_t>(count), out, &st);
     if (rc != SR_CUDA_OK && st.code == SR_CUDA_OK) st.code = rc;

@@ -2,11 +2,16 @@
 // "Identical answers"). It exports the interface of cuda/seprank_cuda.h and computes each
 // entry with the CPU references of the GPU's algorithms: sr_cuda_rank with
 // rank_modular_blocked (the same driver as cuda/rank.cu), the tape entries with the
-// instruction step of src/tape_impl.hpp (the one the CUDA kernel runs). Loaded through
+// instruction step of src/tape_impl.hpp (the one the CUDA kernel runs), the graded session
+// with src/graded_impl.hpp (the pairs, the degree split and the rules cuda/graded.cu runs),
+// its blocks in host memory. SEPRANK_EMULATED_DEVICE_MIB sets the device memory it
+// pretends to have (the blocks at their sides after a step; default: unlimited), so the
+// tests reach the answer of a step that does not fit. Loaded through
 // SEPRANK_CUDA_PLUGIN, it lets the tests run `--device cuda` end to end: the loader, the
 // dispatch, the primes, the grid layout the library hands over, the answers, several
 // processes sharing a block store. It is never installed.
 #include "../cuda/seprank_cuda.h"
+#include "graded_impl.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/rank.hpp"
 #include "tape_impl.hpp"
@@ -14,7 +19,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <string>
 #include <vector>
 
 #define SR_EXPORT extern "C" __attribute__((visibility("default")))
@@ -106,3 +113,100 @@ SR_EXPORT int sr_cuda_tape_grid(const sr_tape* t, const sr_tape_grid* g, uint64_
         };
     }, st);
 }
+
+// The graded session: the same checks, sides and values as cuda/graded.cu, in host memory.
+struct sr_graded {
+    std::vector<sr_tape_op> ops;
+    sr_tape tape{};
+    std::int64_t nd = 0, width_a = 0, width_b = 0;
+    std::vector<std::uint32_t> source;
+    std::vector<std::uint64_t> w;
+    seprank::graded::Sides sides;
+    std::vector<std::vector<std::uint32_t>> blocks;
+};
+
+SR_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_cuda_status* st) {
+    if (out == nullptr) return fail(st, SR_CUDA_INVALID, "emulated graded open: out is NULL");
+    *out = nullptr;
+    if (s == nullptr || s->tape == nullptr || s->tape->ops == nullptr || s->w == nullptr)
+        return fail(st, SR_CUDA_INVALID, "emulated graded open: setup, tape or w is NULL");
+    if (s->nodes < 1 || s->nodes > seprank::graded::kMaxNodes || s->tape->p >= seprank::graded::kPrimeLimit)
+        return fail(st, SR_CUDA_INVALID, "emulated graded open: nodes or p out of range");
+    auto* g = new sr_graded();
+    g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
+    g->tape = *s->tape;
+    g->tape.ops = g->ops.data();
+    g->nd = s->nodes;
+    g->width_a = s->width_a;
+    g->width_b = s->width_b;
+    g->source.assign(s->source, s->source + s->tape->inputs);
+    g->w.assign(s->w, s->w + s->nodes * s->nodes);
+    g->sides = seprank::graded::Sides(s->nodes);
+    g->blocks.resize(static_cast<std::size_t>(s->nodes));
+    *out = g;
+    return ok(st);
+}
+
+SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int64_t k, const int64_t* side, sr_cuda_status* st) {
+    namespace gr = seprank::graded;
+    if (g == nullptr || side == nullptr) return fail(st, SR_CUDA_INVALID, "emulated graded step: session or side is NULL");
+    std::string why;
+    if (!g->sides.check(k, side, why)) return fail(st, SR_CUDA_INVALID, ("sr_cuda_graded_step: " + why).c_str());
+    const std::size_t nd = static_cast<std::size_t>(g->nd);
+    const double after = gr::Sides::bytes(side, nd);
+    if (const char* lim = std::getenv("SEPRANK_EMULATED_DEVICE_MIB"); lim && *lim && after > std::atof(lim) * 1024 * 1024) {
+        const std::string msg = "sr_cuda_graded_step: side " + std::to_string(k) + " needs " + std::to_string(after / 1048576) +
+                                " MiB of blocks, the emulated device has " + lim + " MiB";
+        return fail(st, SR_CUDA_NO_MEMORY, msg.c_str());
+    }
+    for (std::size_t c = 0; c < nd; ++c) {  // grow (old entries to the top-left corner) and close
+        const std::int64_t s = side[c], prev = g->sides.side[c];
+        if (s == prev) continue;
+        std::vector<std::uint32_t> fresh(static_cast<std::size_t>(s * s), 0);
+        for (std::int64_t i = 0; i < std::min(prev, s); ++i)
+            std::copy_n(g->blocks[c].data() + i * prev, std::min(prev, s), fresh.data() + i * s);
+        g->blocks[c] = std::move(fresh);
+    }
+    const std::int64_t old = g->sides.k;
+    g->sides.apply(k, side);
+    gr::Rect rects[2];
+    const int nr = gr::new_pairs(k, old, rects);
+    std::vector<std::uint64_t> vals;
+    for (int q = 0; q < nr; ++q) {
+        const gr::Rect& r = rects[q];
+        const std::int64_t cols = r.c1 - r.c0;
+        for (std::int64_t i = r.r0; i < r.r1; ++i) {  // one row of pairs at a time, as a grid of one row
+            const std::vector<std::uint32_t>& src = g->source;
+            sr_tape_grid grid{a + i * g->width_a, 1, g->width_a, b + r.c0 * g->width_b, cols, g->width_b, g->nd, src.data()};
+            vals.resize(static_cast<std::size_t>(cols * g->nd));
+            const int rc = sr_cuda_tape_grid(&g->tape, &grid, vals.data(), st);
+            if (rc != SR_CUDA_OK) return rc;
+            for (std::int64_t j = r.c0; j < r.c1; ++j)
+                for (std::size_t c = 0; c < nd; ++c) {
+                    const std::int64_t s = g->sides.side[c];
+                    if (i < s && j < s)
+                        g->blocks[c][static_cast<std::size_t>(i * s + j)] =
+                            static_cast<std::uint32_t>(gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
+                                                                       static_cast<std::int64_t>(c), g->tape.p));
+                }
+        }
+    }
+    ok(st);
+    if (st) st->bytes = after;
+    return SR_CUDA_OK;
+}
+
+SR_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cuda_status* st) {
+    if (g == nullptr || rank == nullptr || c < 0 || c >= g->nd) return fail(st, SR_CUDA_INVALID, "emulated graded rank: bad arguments");
+    const std::int64_t s = g->sides.side[static_cast<std::size_t>(c)];
+    std::vector<std::uint64_t> wide(g->blocks[static_cast<std::size_t>(c)].begin(), g->blocks[static_cast<std::size_t>(c)].end());
+    return sr_cuda_rank(wide.data(), s, s, g->tape.p, 0, rank, st);
+}
+
+SR_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {
+    if (g == nullptr || c < 0 || c >= g->nd) return fail(st, SR_CUDA_INVALID, "emulated graded block: bad arguments");
+    std::copy(g->blocks[static_cast<std::size_t>(c)].begin(), g->blocks[static_cast<std::size_t>(c)].end(), out);
+    return ok(st);
+}
+
+SR_EXPORT void sr_cuda_graded_close(sr_graded* g) { delete g; }

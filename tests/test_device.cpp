@@ -1,12 +1,19 @@
 // The CUDA engine's rank (rank_modular_cuda, device.hpp) against FLINT's, on the matrices
-// that test the CPU reference of the same algorithm (rank_modular_blocked, test_rank.cpp).
+// that test the CPU reference of the same algorithm (rank_modular_blocked, test_rank.cpp);
+// its graded session (graded_device.hpp) against the degree split of the CPU tape's values,
+// and the graded evaluation on the device against the one on the CPU.
 // Where no GPU is usable (CI, this build without the plugin) the request must be refused
 // with one line starting "Device cuda:", and that is what is checked.
 #include "seprank/device.hpp"
 #include "../cuda/seprank_cuda.h"
+#include "graded_device.hpp"  // src/: the session's library side
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
+#include "seprank/tape.hpp"
 #include "blocked_cases.hpp"
 #include "support.hpp"
 
@@ -15,6 +22,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <numeric>
 #include <string>
 
 using namespace seprank;
@@ -135,4 +144,207 @@ TEST_CASE("the plugin's sr_cuda_rank checks its arguments before it needs a devi
         CHECK(st.message[0] != '\0');
     }
     dlclose(h);
+}
+
+namespace {
+
+// A random homogeneous-or-not network small enough for many steps, its tape mod p.
+seprank_test::SpecLimits small_limits() {
+    seprank_test::SpecLimits lim;
+    lim.max_tokens = 4;
+    lim.max_dim = 2;
+    lim.max_depth = 2;
+    lim.max_inputs_deep = 6;
+    return lim;
+}
+
+// Coefficient c of pair (i, j): Σ_t f(t·a_i, b_j)·W[t][c] mod p, from the CPU tape's grid.
+struct Reference {
+    std::vector<std::uint64_t> vals;  // (i·k + j)·nd + t
+    long k, nd;
+    std::uint64_t coef(const NmodMat& w, long i, long j, long c, std::uint64_t p) const {
+        __extension__ typedef unsigned __int128 u128;
+        u128 s = 0;
+        for (long t = 0; t < nd; ++t) s += static_cast<u128>(vals[static_cast<std::size_t>((i * k + j) * nd + t)]) * w.get()->rows[t][c];
+        return static_cast<std::uint64_t>(s % p);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("graded session: every block = the degree split of the CPU tape's values, step by step; its rank = FLINT's") {
+    if (!have_gpu()) {
+        MESSAGE("no CUDA device: the graded session is not compared (" << cuda_info().why << ")");
+        const Network net = random_network(seprank_test::attention_spec(2, 1, 1), 1);
+        const Tape tape(net, 8388593);
+        CHECK_THROWS_AS(detail::GradedSession(tape, NmodMat(1, 1, 8388593), std::vector<std::uint32_t>(tape.inputs(), 0), tape.inputs(), 0),
+                        invalid_input);
+        return;
+    }
+    auto rng = seprank_test::rng_for("device-graded-session");
+    MESSAGE("seed " << seprank_test::seed() << ", device " << cuda_info().name);
+    INFO("seed " << seprank_test::seed());
+    long blocks_compared = 0;
+    for (int it = 0; it < seprank_test::iterations(30); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, small_limits());
+        const Network net = random_network(s, rng.next(), 1000);
+        const std::uint64_t p = it % 5 == 0 ? 3 : random_prime(rng, 5 + static_cast<unsigned>(rng.below(19)));
+        const Tape tape(net, p);
+        const std::size_t width = tape.inputs();
+        const std::size_t wa = static_cast<std::size_t>(rng.below(width + 1)), wb = width - wa;
+        std::vector<std::uint32_t> source(width);
+        std::iota(source.begin(), source.end(), 0u);
+        for (std::size_t q = width; q > 1; --q) std::swap(source[q - 1], source[rng.below(q)]);
+        const long nd = 1 + static_cast<long>(rng.below(5));
+        NmodMat w(nd, nd, p);
+        for (long t = 0; t < nd; ++t)
+            for (long c = 0; c < nd; ++c) w.get()->rows[t][c] = rng.below(p);
+        std::vector<long> cap(static_cast<std::size_t>(nd));
+        for (auto& x : cap) x = static_cast<long>(rng.below(14));  // 0: never opens
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << ", p = " << p << ", widths " << wa << " + " << wb << ", nodes " << nd);
+
+        const long kmax = 13;
+        std::vector<std::uint64_t> ra(static_cast<std::size_t>(kmax) * wa), rb(static_cast<std::size_t>(kmax) * wb);
+        for (auto& v : ra) v = rng.below(p);
+        for (auto& v : rb) v = rng.below(p);
+        TapeGrid g;
+        g.a = ra.data();
+        g.rows = static_cast<std::size_t>(kmax);
+        g.width_a = wa;
+        g.b = rb.data();
+        g.cols = static_cast<std::size_t>(kmax);
+        g.width_b = wb;
+        g.nodes = static_cast<std::size_t>(nd);
+        g.source = source;
+        Reference ref{std::vector<std::uint64_t>(static_cast<std::size_t>(kmax * kmax * nd)), kmax, nd};
+        tape.evaluate_grid(g, ref.vals.data());
+
+        detail::GradedSession session(tape, w, source, wa, wb);
+        std::vector<long> side(static_cast<std::size_t>(nd), 0);
+        std::vector<char> done(static_cast<std::size_t>(nd), 0);
+        for (long k : {0L, 4L, 4L, 9L, 13L}) {
+            // The host's rule: an open block's side is min(k, cap); a finished one closes.
+            for (long c = 0; c < nd; ++c) {
+                auto& x = side[static_cast<std::size_t>(c)];
+                if (done[static_cast<std::size_t>(c)]) x = 0;
+                else x = std::min(k, cap[static_cast<std::size_t>(c)]);
+            }
+            const std::vector<std::uint64_t> a(ra.begin(), ra.begin() + static_cast<long>(wa) * k);
+            const std::vector<std::uint64_t> b(rb.begin(), rb.begin() + static_cast<long>(wb) * k);
+            std::string why;
+            REQUIRE(session.step(a, b, k, side, why));
+            for (long c = 0; c < nd; ++c) {
+                const long sc = side[static_cast<std::size_t>(c)];
+                if (sc == 0) continue;
+                const std::vector<std::uint64_t> got = session.block(c, sc);
+                NmodMat m(sc, sc, p);
+                bool same = true;
+                for (long i = 0; i < sc; ++i)
+                    for (long j = 0; j < sc; ++j) {
+                        const std::uint64_t v = ref.coef(w, i, j, c, p);
+                        m.get()->rows[i][j] = v;
+                        same = same && got[static_cast<std::size_t>(i * sc + j)] == v;
+                    }
+                INFO("step to side " << k << ", block " << c << " of side " << sc);
+                CHECK(same);
+                CHECK(session.rank(c) == rank_modular(m));
+                ++blocks_compared;
+                if (rng.below(4) == 0) done[static_cast<std::size_t>(c)] = 1;
+            }
+        }
+        // The rules of a step: a smaller side, a reopened or shrunk block, a block that grows
+        // from a side other than the last step's.
+        std::vector<std::uint64_t> a(ra.begin(), ra.end()), b(rb.begin(), rb.end());
+        std::string why;
+        CHECK_THROWS_WITH_AS((void)session.step(a, b, 12, side, why), doctest::Contains("side 12"), invalid_input);
+        for (long c = 0; c < nd; ++c)  // the finished blocks close (a step that evaluates nothing)
+            if (done[static_cast<std::size_t>(c)]) side[static_cast<std::size_t>(c)] = 0;
+        REQUIRE(session.step(a, b, 13, side, why));
+        std::vector<long> bad = side;
+        bool tried = false;
+        for (long c = 0; c < nd && !tried; ++c)
+            if (done[static_cast<std::size_t>(c)] && cap[static_cast<std::size_t>(c)] > 0) {
+                bad[static_cast<std::size_t>(c)] = 1;
+                CHECK_THROWS_WITH_AS((void)session.step(a, b, 13, bad, why), doctest::Contains("reopens a closed block"), invalid_input);
+                tried = true;
+            }
+    }
+    CHECK(blocks_compared >= 40);
+}
+
+TEST_CASE("graded session: a step the device's memory cannot hold is refused before anything changes (emulated device)") {
+    if (!have_gpu() || cuda_info().name.find("emulated") == std::string::npos) {
+        MESSAGE("not the emulated device: its memory limit is not set here");
+        CHECK(true);
+        return;
+    }
+    const std::uint64_t p = 8388593;
+    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 7);
+    const Tape tape(net, p);
+    const std::vector<std::uint32_t> source = {0, 1, 2, 3};
+    NmodMat w(2, 2, p);
+    w.get()->rows[0][0] = w.get()->rows[1][1] = 1;
+    detail::GradedSession session(tape, w, source, 2, 2);
+    std::vector<std::uint64_t> a(40), b(40);
+    for (std::size_t q = 0; q < a.size(); ++q) a[q] = b[q] = (q * 7919) % p;
+    std::string why;
+    REQUIRE(session.step(std::vector<std::uint64_t>(a.begin(), a.begin() + 10), std::vector<std::uint64_t>(b.begin(), b.begin() + 10), 5, {5, 5},
+                         why));
+    const auto before = session.block(0, 5);
+    ::setenv("SEPRANK_EMULATED_DEVICE_MIB", "0.0001", 1);  // 104 bytes: two 20 x 20 blocks do not fit
+    CHECK_FALSE(session.step(a, b, 20, {20, 20}, why));
+    ::unsetenv("SEPRANK_EMULATED_DEVICE_MIB");
+    CHECK(why.find("needs") != std::string::npos);
+    CHECK(session.block(0, 5) == before);  // nothing changed: the same step is taken again
+    CHECK(session.step(a, b, 20, {20, 20}, why));
+    CHECK(session.block(0, 20).size() == 400);
+}
+
+TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives the same blocks, ranks and bound") {
+    auto rng = seprank_test::rng_for("device-graded-evaluation");
+    INFO("seed " << seprank_test::seed());
+    if (!have_gpu()) {
+        EvaluationOptions o;
+        o.device = Device::cuda;
+        const Network net = random_network(seprank_test::attention_spec(2, 1, 1), 1);
+        CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
+        return;
+    }
+    seprank_test::SpecLimits lim = small_limits();
+    lim.residual = false;
+    long compared = 0;
+    for (int it = 0; it < seprank_test::iterations(40) && compared < seprank_test::iterations(25); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        if (!is_homogeneous(s) || s.tokens < 2) continue;
+        const Network net = random_network(s, rng.next(), 1000);
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.prime = random_prime(rng, 20 + static_cast<unsigned>(rng.below(4)));
+        o.variant = EvaluationVariant::graded;
+        o.max_side = 8 + static_cast<long>(rng.below(200));  // some runs end at the size limit
+        o.parity = rng.below(2) == 0;
+        const ValidPartition part = balanced_partition(s.tokens);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << ", p = " << o.prime << ", max side " << o.max_side << ", parity " << o.parity);
+        RankAnswer cpu, gpu;
+        try {
+            cpu = evaluation_rank_graded(net, part, o);
+        } catch (const invalid_input& e) {  // a degree too high for the prime, say: the device must refuse it too
+            o.device = Device::cuda;
+            CHECK_THROWS_AS(evaluation_rank_graded(net, part, o), invalid_input);
+            continue;
+        }
+        o.device = Device::cuda;
+        gpu = evaluation_rank_graded(net, part, o);
+        CHECK(gpu.value == cpu.value);
+        CHECK(gpu.block_ranks == cpu.block_ranks);
+        CHECK(gpu.rows == cpu.rows);
+        CHECK(gpu.evaluations == cpu.evaluations);
+        CHECK(gpu.converged == cpu.converged);
+        CHECK(gpu.failure_bound == cpu.failure_bound);
+        CHECK(gpu.kind == cpu.kind);
+        CHECK(gpu.device.rfind("cuda: ", 0) == 0);
+        CHECK(gpu.note.find("degree blocks kept in device memory") != std::string::npos);
+        ++compared;
+    }
+    CHECK(compared >= 10);
 }

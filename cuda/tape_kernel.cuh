@@ -1,0 +1,206 @@
+// seprank CUDA plugin (private): the forward-evaluation kernel of a recorded tape and its
+// launch plan, shared by tape.cu (sr_cuda_tape_eval, sr_cuda_tape_grid) and graded.cu (the
+// graded session). The header comment of tape.cu describes the kernel. Everything is in an
+// unnamed namespace: each .cu file has its own constant-memory program (c_ops).
+#pragma once
+
+#include "cuda_common.cuh"
+#include "tape_impl.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace {
+
+constexpr int kConstOps = 2560;  // 2560 · 24 bytes = 60 KiB of the 64 KiB constant bank
+constexpr int kBlock = 256;      // threads per block (at most)
+
+__constant__ sr_tape_op c_ops[kConstOps];
+
+// Device memory freed on every path out.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() {
+        if (ptr) cudaFree(ptr);
+    }
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr);
+    }
+};
+
+struct Event {
+    cudaEvent_t e = nullptr;
+    Event() = default;
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() {
+        if (e) cudaEventDestroy(e);
+    }
+};
+
+// Point q of a chunk, as the coordinate accessor of seprank::tape::step (values in the
+// tape's form). Flat: point q is points[q·inputs ..).
+struct FlatSource {
+    const uint64_t* points;
+    int64_t inputs;
+    template <class Ar>
+    __device__ auto at(int64_t q, const Ar& ar) const {
+        const uint64_t* x = points + q * inputs;
+        return [x, ar](uint32_t c) -> uint64_t { return ar.to(x[c]); };
+    }
+};
+
+// Grid: q = (i·cols + j)·nodes + t; side A scaled by t + 1 through scales[t] (input_scale),
+// side B as is. The branch on source[c] is uniform across the warp (c is).
+struct GridSource {
+    const uint64_t* a;
+    const uint64_t* b;
+    const uint32_t* source;
+    const uint64_t* scales;
+    int64_t width_a, width_b, cols, nodes;
+    template <class Ar>
+    __device__ auto at(int64_t q, const Ar& ar) const {
+        const int64_t t = q % nodes, r = q / nodes, j = r % cols, i = r / cols;
+        const uint64_t* ai = a + i * width_a;
+        const uint64_t* bj = b + j * width_b;
+        const uint64_t sc = scales[t];
+        const uint32_t* src = source;
+        const int64_t wa = width_a;
+        return [ai, bj, sc, src, wa, ar](uint32_t c) -> uint64_t {
+            const int64_t k = src[c];
+            return k < wa ? ar.mul(ai[k], sc) : ar.to(bj[k - wa]);
+        };
+    }
+};
+
+template <class Ar, bool InConstant, bool SlotsShared, class Source>
+__global__ void __launch_bounds__(kBlock) tape_kernel(const sr_tape_op* __restrict__ ops, int64_t n_ops, Ar ar, Source src, int64_t count,
+                                                      uint64_t* __restrict__ scratch, uint32_t output, uint64_t* __restrict__ out) {
+    extern __shared__ uint64_t shared_slots[];
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    uint64_t* const s = SlotsShared ? shared_slots + threadIdx.x : scratch + tid;
+    const int64_t step = SlotsShared ? static_cast<int64_t>(blockDim.x) : stride;
+    auto slot = [s, step](uint32_t i) -> uint64_t& { return s[static_cast<int64_t>(i) * step]; };
+    for (int64_t q = tid; q < count; q += stride) {
+        const auto coord = src.at(q, ar);
+        for (int64_t k = 0; k < n_ops; ++k) {
+            const sr_tape_op op = InConstant ? c_ops[k] : ops[k];
+            seprank::tape::step(op, ar, slot, coord);
+        }
+        out[q] = ar.from(slot(output));
+    }
+}
+
+bool reads_a(uint32_t code) { return code != SR_TAPE_ZERO && code != SR_TAPE_CONST && code != SR_TAPE_INPUT; }
+bool reads_b(uint32_t code) { return code == SR_TAPE_MUL || code == SR_TAPE_ADD || code == SR_TAPE_AXPY; }
+
+// The checks of the header comment, before anything touches the device. `who` names the entry.
+int check_tape(const char* who, const sr_tape* t, sr_cuda_status* st) {
+    using sr_cuda::fail;
+    if (t == nullptr) return fail(st, SR_CUDA_INVALID, "%s: tape is NULL", who);
+    const uint64_t p = t->p;
+    if (!(p == 2 || (p % 2 == 1 && p >= 3 && p < (uint64_t{1} << 63))))
+        return fail(st, SR_CUDA_INVALID, "%s: modulus p = %llu: expected 2 or an odd prime below 2^63", who, static_cast<unsigned long long>(p));
+    if (t->n_ops < 1 || t->ops == nullptr) return fail(st, SR_CUDA_INVALID, "%s: empty program (%lld ops)", who, static_cast<long long>(t->n_ops));
+    if (t->slots < 1 || t->slots > INT64_C(0xffffffff)) return fail(st, SR_CUDA_INVALID, "%s: slots = %lld", who, static_cast<long long>(t->slots));
+    if (t->inputs < 0 || t->inputs > INT64_C(0xffffffff)) return fail(st, SR_CUDA_INVALID, "%s: inputs = %lld", who, static_cast<long long>(t->inputs));
+    const uint64_t slots = static_cast<uint64_t>(t->slots);
+    if (t->output >= slots) return fail(st, SR_CUDA_INVALID, "%s: output slot %u >= slots %lld", who, t->output, static_cast<long long>(t->slots));
+    for (int64_t k = 0; k < t->n_ops; ++k) {
+        const sr_tape_op& op = t->ops[k];
+        const bool bad = op.code > SR_TAPE_ADDC || op.dst >= slots || (op.code == SR_TAPE_INPUT && static_cast<int64_t>(op.a) >= t->inputs) ||
+                         (reads_a(op.code) && op.a >= slots) || (reads_b(op.code) && op.b >= slots);
+        if (bad)
+            return fail(st, SR_CUDA_INVALID, "%s: op %lld (code %u, dst %u, a %u, b %u) out of range (slots %lld, inputs %lld)", who,
+                        static_cast<long long>(k), op.code, op.dst, op.a, op.b, static_cast<long long>(t->slots), static_cast<long long>(t->inputs));
+    }
+    return SR_CUDA_OK;
+}
+
+// Where the program and the slots live, and the launch shape.
+struct Plan {
+    bool in_constant = false, shared = false;
+    int block = kBlock;           // threads per block
+    int64_t threads = 0;          // the most threads launched at once (grid · block)
+    uint64_t ops_bytes = 0;       // program in global memory
+    uint64_t shared_bytes = 0;    // slots of one block in shared memory
+    uint64_t scratch_bytes = 0;   // slots in global memory
+};
+
+template <class Ar, bool InConstant, bool SlotsShared, class Source>
+cudaError_t launch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* d_ops, Source src, int64_t n, uint64_t* d_scratch,
+                   uint64_t* d_out) {
+    auto kernel = tape_kernel<Ar, InConstant, SlotsShared, Source>;
+    if (SlotsShared) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.shared_bytes));
+        if (e != cudaSuccess) return e;
+    }
+    const int64_t blocks = std::min<int64_t>((n + plan.block - 1) / plan.block, plan.threads / plan.block);
+    kernel<<<static_cast<unsigned>(blocks), plan.block, SlotsShared ? plan.shared_bytes : 0>>>(d_ops, t->n_ops, ar, src, n, d_scratch,
+                                                                                          t->output, d_out);
+    return cudaGetLastError();
+}
+
+template <class Ar, class Source>
+cudaError_t dispatch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* d_ops, Source src, int64_t n, uint64_t* d_scratch,
+                     uint64_t* d_out) {
+    if (plan.in_constant) {
+        if (plan.shared) return launch<Ar, true, true>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+        return launch<Ar, true, false>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+    }
+    if (plan.shared) return launch<Ar, false, true>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+    return launch<Ar, false, false>(plan, t, ar, d_ops, src, n, d_scratch, d_out);
+}
+
+// The device's sizes that a plan depends on.
+struct DeviceShape {
+    int sms = 0, per_sm = 0, shared_optin = 0, shared_sm = 0, reserved = 0;
+};
+
+inline cudaError_t device_shape(DeviceShape& d) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.shared_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    return e;
+}
+
+// Where the program and the slots of tape t live and the block size (Plan's first fields;
+// threads and scratch are the caller's, who knows its memory).
+inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
+    const int sms = d.sms, per_sm = d.per_sm, shared_optin = d.shared_optin, shared_sm = d.shared_sm, reserved = d.reserved;
+    (void)sms;
+    const bool general = (t->flags & SR_TAPE_GENERAL) != 0;
+    const uint64_t slots = static_cast<uint64_t>(t->slots);
+    Plan plan;
+    plan.in_constant = !general && t->n_ops <= kConstOps;
+    plan.ops_bytes = plan.in_constant ? 0 : static_cast<uint64_t>(t->n_ops) * sizeof(sr_tape_op);
+    // Slots in shared memory: the block size (256, 128, 64 or 32) that keeps the most
+    // threads resident on an SM, the larger block on a tie; none when even 32 threads'
+    // slots exceed a block's shared memory.
+    int64_t best_resident = 0;
+    for (int b = kBlock; b >= 32 && !general; b /= 2) {
+        const uint64_t bytes = slots * sizeof(uint64_t) * static_cast<uint64_t>(b);
+        if (bytes > static_cast<uint64_t>(shared_optin)) continue;
+        const int64_t by_shared = static_cast<int64_t>(static_cast<uint64_t>(shared_sm) / (bytes + static_cast<uint64_t>(reserved)));
+        const int64_t blocks_sm = std::min<int64_t>({by_shared, 32, std::max(per_sm, b) / b});
+        if (blocks_sm * b > best_resident) {
+            best_resident = blocks_sm * b;
+            plan.block = b;
+        }
+    }
+    plan.shared = best_resident > 0;
+    if (!plan.shared) plan.block = kBlock;
+    plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
+    return plan;
+}
+
+}  // namespace
