@@ -810,7 +810,7 @@ public:
 
     std::string note() const {
         char s[160];
-        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.1f MiB there; %.2f s of device time); ",
+        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.4g MiB there; %.3g s of device time); ",
                       peak_ / (1024.0 * 1024.0), session_.gpu_seconds());
         return s + stop_;
     }

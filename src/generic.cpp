@@ -72,6 +72,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     long cap_sum = 0;
     for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
+    std::string gpu_note;  // the GPU run's own note, of the trial with the largest rank
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
@@ -125,6 +126,12 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             // caps is an upper bound of R* that this trial's lower bound meets.
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
+            // The ranks of the degree blocks and, on the GPU, the evaluation's note (device
+            // memory, where the growth stopped), of the trial with the largest rank.
+            if (res.trial_ranks.empty() || r > *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end())) {
+                res.block_ranks = e.block_ranks;
+                if (gpu) gpu_note = e.note;
+            }
         }
         res.trial_ranks.push_back(r);
     }
@@ -150,7 +157,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                               ", T = " + std::to_string(opt.trials) +
                               "; assumes the certifying minor is not identically 0 mod p (negligible for a random " +
                               std::to_string(bits) + "-bit p)");
-    if (!flat) res.note += gpu ? std::string("; evaluation on the GPU") : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
+    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
+                               : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;
     if (res.degenerate > 0)

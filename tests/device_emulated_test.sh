@@ -68,6 +68,20 @@ grep -q '"rank": 2' "$T/rm.json" || fail "rank of the 3x3 matrix on the GPU: $(c
 "$S" dimension --tokens 2 --dim 2 --depth 2 --prime-bits 23 --format json >"$T/dc.json" || fail "dimension cpu"
 compare "$T/d.json" "$T/dc.json" rank prime trial_ranks parameters expected || fail "dimension: GPU and CPU differ"
 
+# the degree blocks stay in device memory; a step the device cannot hold ends the growth
+# (a lower bound, exit 0), and the answer says so and keeps the block ranks reached
+"$S" generic --tokens 4 --dim 3 --depth 2 --device cuda --trials 1 --format json >"$T/big.json" || fail "generic N=4 on the GPU"
+SEPRANK_EMULATED_DEVICE_MIB=0.004 "$S" generic --tokens 4 --dim 3 --depth 2 --device cuda --trials 1 --format json >"$T/oom.json" 2>"$T/oom.err" ||
+  fail "a step beyond the device's memory is not a clean stop: $(cat "$T/oom.err")"
+/usr/bin/python3 - "$T/oom.json" "$T/big.json" <<'PY' || fail "the stop by device memory is not reported: $(cat "$T/oom.json")"
+import json, sys
+o, b = (json.load(open(p)) for p in sys.argv[1:])
+assert "degree blocks kept in device memory" in b["note"] and b["converged"], b["note"]
+assert "by the device's memory" in o["note"] and not o["converged"] and o["failure_bound"] == 1, o
+assert o["label"] == "lower bound" and 0 < o["rank"] < b["rank"], (o["rank"], b["rank"])
+assert sum(o["block_ranks"]) == o["rank"] and sum(b["block_ranks"]) == b["rank"]
+PY
+
 # two processes share one graded run through a block store; both print the in-memory answer
 args=(generic --family attention --tokens 3 --dim 2 --depth 3 --device cuda --trials 1 --format json)
 "$S" "${args[@]}" >"$T/mem.json" || fail "store reference run"

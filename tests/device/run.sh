@@ -42,7 +42,7 @@ mkdir -p "$out"
 # survives a kill); summary.txt and nvidia-smi.txt stay beside it.
 logs=$(mktemp -d)
 pack() { tar czf "$out/logs.tar.gz.tmp" -C "$logs" . && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"; }
-trap 'pack; rm -rf "$logs"' EXIT
+trap 'pack; rm -rf "$logs" "${stores:-}"' EXIT
 bin=.device/extra
 export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-/tmp/kit/lib/libseprank_cuda.so}
 export SEPRANK_SEED=${SEPRANK_SEED:-20261126}
@@ -72,20 +72,33 @@ step() {
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv >"$out/nvidia-smi.txt" 2>&1
 
 # 0. Smoke test, capped so that a hung kernel cannot eat the session: a small network by
-#    evaluation on the GPU (the grid kernel of the tape and the blocked rank with its
-#    cooperative leaf kernel), against the CPU. Where it fails, only the device tests run
-#    (short caps, for their messages) and the benchmarks are skipped.
-probe() {
-    timeout "$1" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device "$2" >"$logs/probe_$2.log" 2>&1
+#    evaluation on the GPU, against the CPU, twice: with the degree blocks kept in device
+#    memory (the graded session: tape kernel, degree split, blocked rank with its
+#    cooperative leaf kernel), and with a block store (the host path: the tape's grid
+#    kernel and the blocked rank of uploaded blocks). Where the session fails and the host
+#    path works, the benchmarks run the graded steps through a block store; where both
+#    fail, only the device tests run (short caps, for their messages).
+stores=$(mktemp -d)
+probe() {  # probe NAME SECONDS DEVICE [OPTIONS...]
+    local name=$1 cap=$2 dev=$3
+    shift 3
+    timeout "$cap" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device "$dev" "$@" >"$logs/probe_$name.log" 2>&1
 }
-probe 60 cuda
-probe_exit=$?
-probe 30 cpu
+probe session 60 cuda
+session_exit=$?
+probe host 60 cuda --store "$stores/probe"
+host_exit=$?
+probe cpu 30 cpu
 rank_of() { awk '$1 == "rank" { print $2; exit }' "$logs/probe_$1.log"; }
-gpu_rank=$(rank_of cuda)
 cpu_rank=$(rank_of cpu)
-echo "probe: exit $probe_exit, rank $gpu_rank (cpu: $cpu_rank) ($(grep -m1 '^device' "$logs/probe_cuda.log"))" | tee -a "$out/summary.txt"
-if [[ $probe_exit -ne 0 || -z $gpu_rank || $gpu_rank != "$cpu_rank" ]]; then
+session_ok=0; host_ok=0
+[[ $session_exit -eq 0 && -n $cpu_rank && $(rank_of session) == "$cpu_rank" ]] && session_ok=1
+[[ $host_exit -eq 0 && -n $cpu_rank && $(rank_of host) == "$cpu_rank" ]] && host_ok=1
+echo "probe: session exit $session_exit rank $(rank_of session), host path exit $host_exit rank $(rank_of host), cpu rank $cpu_rank" \
+    "($(grep -m1 '^device' "$logs/probe_session.log"))" | tee -a "$out/summary.txt"
+# store_for NAME: the options that route a graded GPU run through the host path, if needed.
+store_for() { (( session_ok )) || echo "--store $stores/$1"; }
+if (( ! session_ok && ! host_ok )); then
     echo "probe: FAILED; the device tests only" | tee -a "$out/summary.txt"
     step test_device 60 "$bin/test_device"
     step test_tape 60 "$bin/test_tape" -tc='tape on the GPU*'
@@ -97,6 +110,11 @@ if [[ $probe_exit -ne 0 || -z $gpu_rank || $gpu_rank != "$cpu_rank" ]]; then
     done
     echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
     exit 1
+fi
+if (( ! session_ok )); then
+    echo "probe: the graded session FAILED, the host path works: graded GPU runs go through a block store" | tee -a "$out/summary.txt"
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    step sanitizer_session 90 "$sanitizer" --tool memcheck seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
 fi
 
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
@@ -110,8 +128,10 @@ step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
 # 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
 #    H=1, graded, the side fixed by --start = --max-side.
 for dev in cuda cpu; do
+    # shellcheck disable=SC2046
     step "step_${dev}" 120 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
-        --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json
+        --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json \
+        $([[ $dev == cuda ]] && store_for "step")
 done
 
 # 4. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU.
@@ -124,8 +144,9 @@ done
 for h in 1 2; do
     left=$((budget - SECONDS + start - 10))
     (( left > 30 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
+    # shellcheck disable=SC2046
     step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
-        --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json
+        --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json $(store_for "frontier_h$h")
 done
 
 # 6. The default table, GPU then CPU (target >= 10x), if time is left.
