@@ -10,7 +10,8 @@
 //   2. grows the blocks that grow (a new array, the old entries copied into its top-left
 //      corner, the old array freed: one block at a time, so the peak is the blocks plus the
 //      largest new one) and frees the blocks that close;
-//   3. uploads the points of rows and columns [0, k) and evaluates the new pairs
+//   3. uploads the points of rows and columns [0, k) (reduced mod p where the program runs
+//      in 32-bit words, as in tape.cu) and evaluates the new pairs
 //      (graded::new_pairs) a chunk of rows at a time: the tape kernel of tape_kernel.cuh
 //      writes the chunk's values (nd per pair) into a device buffer, then split_kernel turns
 //      each pair's values into its nd coefficients and stores them in the blocks.
@@ -39,6 +40,7 @@ struct sr_graded {
     std::vector<std::uint64_t> w;
     gr::Sides sides;
     std::vector<std::uint32_t*> blocks;  // device arrays, side² entries each (null: empty)
+    bool narrow = false;                 // the program in Mont32's form (runs_narrow), points reduced
 
     sr_graded() = default;
     sr_graded(const sr_graded&) = delete;
@@ -182,8 +184,9 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     SR_GTRY(cudaMalloc(&d_w.ptr, n * n * 8));
     SR_GTRY(cudaMalloc(&d_ptrs.ptr, n * sizeof(std::uint32_t*)));
     SR_GTRY(cudaMalloc(&d_sides.ptr, n * 8));
-    if (k * wa > 0) SR_GTRY(cudaMemcpy(d_a.ptr, a, static_cast<std::size_t>(k * wa) * 8, cudaMemcpyHostToDevice));
-    if (k * wb > 0) SR_GTRY(cudaMemcpy(d_b.ptr, b, static_cast<std::size_t>(k * wb) * 8, cudaMemcpyHostToDevice));
+    const std::uint64_t reduce = g->narrow ? t->p : 0;
+    SR_GTRY(upload_values(d_a.ptr, a, static_cast<std::size_t>(k * wa), reduce));
+    SR_GTRY(upload_values(d_b.ptr, b, static_cast<std::size_t>(k * wb), reduce));
     if (t->inputs > 0) SR_GTRY(cudaMemcpy(d_source.ptr, g->source.data(), static_cast<std::size_t>(t->inputs) * 4, cudaMemcpyHostToDevice));
     std::vector<std::uint64_t> scales(n);
     for (std::size_t q = 0; q < n; ++q) scales[q] = ar.input_scale(static_cast<std::uint64_t>(q + 1));
@@ -294,7 +297,13 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     if (none != SR_CUDA_OK) return none;
     try {
         sr_graded* g = new sr_graded();
-        g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
+        g->narrow = runs_narrow(s->tape);
+        if (g->narrow) {
+            const NarrowTape narrow(*s->tape);
+            g->ops = narrow.ops;
+        } else {
+            g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
+        }
         g->tape = *s->tape;
         g->tape.ops = g->ops.data();
         g->nd = nd;
@@ -323,6 +332,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* 
             return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: a or b is NULL", who);
         const std::lock_guard<std::mutex> lock(step_lock());
         if (g->tape.p == 2) return step_with(g, seprank::tape::Two{}, a, b, k, side, st);
+        if (g->narrow) return step_with(g, seprank::tape::make_mont32(g->tape.p), a, b, k, side, st);
         return step_with(g, seprank::tape::make_mont(g->tape.p), a, b, k, side, st);
     } catch (const std::bad_alloc&) {
         return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", who);

@@ -90,11 +90,16 @@ typedef struct sr_tape {
     int64_t inputs;        /* coordinates of one point */
     uint32_t output;       /* the slot holding f(point) at the end */
     uint32_t flags;        /* 0, or SR_TAPE_GENERAL: program and slots in global memory
-                              even where constant and shared memory would hold them (tests) */
+                              even where constant and shared memory would hold them (tests);
+                              or'ed with SR_TAPE_WIDE (below) */
     uint64_t p;            /* the modulus the weights were reduced by */
 } sr_tape;
 
 #define SR_TAPE_GENERAL 1u
+/* flags: SR_TAPE_WIDE runs the 64-bit Montgomery arithmetic even for an odd p < 2^31, where
+ * the plugin otherwise converts the program to 32-bit words (src/tape_impl.hpp, Mont32):
+ * the same values either way (tests, benchmarks). */
+#define SR_TAPE_WIDE 2u
 
 /* out[q] = f(point q) mod tape->p for q < count; point q is
  * points[q*inputs .. (q+1)*inputs), entries any 64-bit values (reduced on the device).

@@ -17,7 +17,9 @@
 // with the number of points. The points are copied in chunks sized to the free device
 // memory; a grid's points (sr_cuda_tape_grid) are formed on the device from its rows, so
 // only the rows go in. The arithmetic of each instruction is src/tape_impl.hpp's, shared
-// with the CPU interpreter.
+// with the CPU interpreter: for an odd p < 2^31 in 32-bit words (Mont32: the program's
+// constants converted and the points reduced mod p on the host, NarrowTape and
+// upload_values), else in 64-bit words as recorded (SR_TAPE_WIDE forces the latter).
 #include "tape_kernel.cuh"
 
 #include <algorithm>
@@ -40,6 +42,7 @@ struct FlatJob {
     const char* who = "sr_cuda_tape_eval";
     const uint64_t* points;
     int64_t inputs, units;
+    uint64_t reduce = 0;  // p when the points go up reduced mod p (Mont32), else 0
     int64_t points_per_unit() const { return 1; }
     uint64_t in_bytes_per_unit() const { return static_cast<uint64_t>(inputs) * sizeof(uint64_t); }
     uint64_t fixed_bytes() const { return 0; }
@@ -47,7 +50,7 @@ struct FlatJob {
     int setup(const Ar&, sr_cuda_status*) { return SR_CUDA_OK; }
     int upload(int64_t u0, int64_t n, void* d_in, sr_cuda_status* st) {
         const FlatJob& job = *this;
-        SR_TRY(cudaMemcpy(d_in, points + u0 * inputs, static_cast<size_t>(n * inputs) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        SR_TRY(upload_values(d_in, points + u0 * inputs, static_cast<size_t>(n * inputs), reduce));
         return SR_CUDA_OK;
     }
     FlatSource source(const void* d_in) const { return FlatSource{static_cast<const uint64_t*>(d_in), inputs}; }
@@ -60,6 +63,7 @@ struct GridJob {
     const sr_tape_grid* g;
     int64_t inputs, units;
     DeviceBuffer d_b, d_source, d_scales;
+    uint64_t reduce = 0;  // p when the rows go up reduced mod p (Mont32), else 0
     int64_t points_per_unit() const { return g->cols * g->nodes; }
     uint64_t in_bytes_per_unit() const { return static_cast<uint64_t>(g->width_a) * sizeof(uint64_t); }
     uint64_t b_bytes() const { return std::max<uint64_t>(static_cast<uint64_t>(g->cols * g->width_b) * sizeof(uint64_t), 8); }
@@ -73,7 +77,7 @@ struct GridJob {
         SR_TRY(cudaMalloc(&d_source.ptr, static_cast<size_t>(std::max<int64_t>(inputs, 1)) * sizeof(uint32_t)));
         SR_TRY(cudaMalloc(&d_scales.ptr, static_cast<size_t>(g->nodes) * sizeof(uint64_t)));
         if (g->cols * g->width_b > 0)
-            SR_TRY(cudaMemcpy(d_b.ptr, g->b, static_cast<size_t>(g->cols * g->width_b) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+            SR_TRY(upload_values(d_b.ptr, g->b, static_cast<size_t>(g->cols * g->width_b), reduce));
         if (inputs > 0) SR_TRY(cudaMemcpy(d_source.ptr, g->source, static_cast<size_t>(inputs) * sizeof(uint32_t), cudaMemcpyHostToDevice));
         std::vector<uint64_t> scales(static_cast<size_t>(g->nodes));
         for (int64_t t = 0; t < g->nodes; ++t) scales[static_cast<size_t>(t)] = ar.input_scale(static_cast<uint64_t>(t + 1));
@@ -83,7 +87,7 @@ struct GridJob {
     int upload(int64_t u0, int64_t n, void* d_in, sr_cuda_status* st) {
         const GridJob& job = *this;
         if (g->width_a > 0)
-            SR_TRY(cudaMemcpy(d_in, g->a + u0 * g->width_a, static_cast<size_t>(n * g->width_a) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+            SR_TRY(upload_values(d_in, g->a + u0 * g->width_a, static_cast<size_t>(n * g->width_a), reduce));
         return SR_CUDA_OK;
     }
     GridSource source(const void* d_in) const {
@@ -185,6 +189,11 @@ int run_any(const sr_tape* tape, Job& job, uint64_t* out, sr_cuda_status* st) {
     try {
         const std::lock_guard<std::mutex> lock(busy);
         if (tape->p == 2) return run(tape, seprank::tape::Two{}, job, out, st);
+        if (runs_narrow(tape)) {  // 32-bit words: the constants converted, the points reduced
+            const NarrowTape narrow(*tape);
+            job.reduce = tape->p;
+            return run(&narrow.t, seprank::tape::make_mont32(tape->p), job, out, st);
+        }
         return run(tape, seprank::tape::make_mont(tape->p), job, out, st);
     } catch (const std::bad_alloc&) {
         return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", job.who);
@@ -213,7 +222,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_tape_eval(const sr_tape* tape, const uint6
     if (count == 0) return sr_cuda::ok(st);
     const int none = no_device(who, st);
     if (none != SR_CUDA_OK) return none;
-    FlatJob job{who, points, tape->inputs, count};
+    FlatJob job{who, points, tape->inputs, count, 0};
     return run_any(tape, job, out, st);
 }
 
@@ -236,6 +245,6 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_tape_grid(const sr_tape* tape, const sr_ta
                                  g->source[c], static_cast<long long>(g->width_a + g->width_b));
     const int none = no_device(who, st);
     if (none != SR_CUDA_OK) return none;
-    GridJob job{who, g, tape->inputs, g->rows, {}, {}, {}};
+    GridJob job{who, g, tape->inputs, g->rows, {}, {}, {}, 0};
     return run_any(tape, job, out, st);
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -201,6 +202,32 @@ inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
     if (!plan.shared) plan.block = kBlock;
     plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
     return plan;
+}
+
+// Whether the kernel runs tape t in 32-bit words (tape_impl.hpp, Mont32).
+inline bool runs_narrow(const sr_tape* t) { return seprank::tape::narrow_prime(t->p) && (t->flags & SR_TAPE_WIDE) == 0; }
+
+// Tape t with its constants in Mont32's form (the instructions that read w), for an odd
+// p < 2^31. Host memory; t.ops points into ops.
+struct NarrowTape {
+    std::vector<sr_tape_op> ops;
+    sr_tape t{};
+    explicit NarrowTape(const sr_tape& src) : ops(src.ops, src.ops + src.n_ops), t(src) {
+        seprank::tape::narrow_program(ops.data(), ops.size(), seprank::tape::make_mont32(src.p));
+        t.ops = ops.data();
+    }
+    NarrowTape(const NarrowTape&) = delete;
+    NarrowTape& operator=(const NarrowTape&) = delete;
+};
+
+// Copies n values to the device, reduced mod p first when p != 0 (Mont32 takes coordinates
+// below 2^32: the plugin reduces them on the host).
+inline cudaError_t upload_values(void* dst, const uint64_t* src, size_t n, uint64_t p) {
+    if (n == 0) return cudaSuccess;
+    if (p == 0) return cudaMemcpy(dst, src, n * sizeof(uint64_t), cudaMemcpyHostToDevice);
+    std::vector<uint64_t> r(src, src + n);
+    for (uint64_t& v : r) v %= p;
+    return cudaMemcpy(dst, r.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice);
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ struct CudaPlugin {
 };
 
 // A tape as the plugin takes it (sr_tape over its own copy of the program). The
-// environment variable SEPRANK_CUDA_TAPE=general puts the program and the slots in global
-// memory (tests reach the paths of large programs). Defined in tape.cpp.
+// environment variable SEPRANK_CUDA_TAPE names flags: "general" puts the program and the
+// slots in global memory (tests reach the paths of large programs), "wide" keeps 64-bit
+// words for primes below 2^31 (SR_TAPE_WIDE); "general,wide" both. Defined in tape.cpp.
 struct CudaTape {
     std::vector<sr_tape_op> ops;
     sr_tape t{};

@@ -271,7 +271,9 @@ detail::CudaTape::CudaTape(const Tape& tape) : ops(tape.size()) {
         ops[k] = sr_tape_op{op.code, op.dst, op.a, op.b, op.w};
     }
     const char* env = std::getenv("SEPRANK_CUDA_TAPE");
-    const std::uint32_t flags = env != nullptr && std::strcmp(env, "general") == 0 ? SR_TAPE_GENERAL : 0u;
+    // SEPRANK_CUDA_TAPE lists "general" and/or "wide" (SR_TAPE_WIDE: 64-bit words for every p).
+    const std::uint32_t flags = (env != nullptr && std::strstr(env, "general") != nullptr ? SR_TAPE_GENERAL : 0u) |
+                                (env != nullptr && std::strstr(env, "wide") != nullptr ? SR_TAPE_WIDE : 0u);
     t = sr_tape{ops.data(), static_cast<std::int64_t>(ops.size()), static_cast<std::int64_t>(tape.slots()),
                 static_cast<std::int64_t>(tape.inputs()), tape.output_slot(), flags, tape.modulus()};
 }

@@ -6,10 +6,15 @@
 // __host__ __device__; the one primitive that differs, the high word of a 64×64-bit
 // product, is __umul64hi on the device and unsigned __int128 on the host (the same value).
 //
-// Residues are held in one of two forms, chosen by the modulus:
-//   Mont  p odd, 3 <= p < 2^63: Montgomery form x·2^64 mod p in [0, p); a product is
-//         three word multiplications (REDC), no division.
-//   Two   p = 2: x in {0, 1}; product a AND b, sum a XOR b.
+// Residues are held in one of these forms, chosen by the modulus:
+//   Mont    p odd, 3 <= p < 2^63: Montgomery form x·2^64 mod p in [0, p); a product is
+//           three word multiplications (REDC), no division. The tape is recorded in it.
+//   Mont32  p odd, 3 <= p < 2^31: Montgomery form x·2^32 mod p; a product is one 32×32→64-bit
+//           multiplication and a 32-bit REDC, several times cheaper than Mont's 64-bit words
+//           on a GPU (which has no 64-bit multiplier). The GPU runs a tape in it for such
+//           primes: narrow() converts a recorded tape's constants (w·2^-32 mod p, one REDC),
+//           and the coordinates must be below 2^32 (the plugin reduces the points mod p).
+//   Two     p = 2: x in {0, 1}; product a AND b, sum a XOR b.
 // Instruction semantics (opcodes SR_TAPE_* of cuda/seprank_cuda.h; w is in the form above):
 //   ZERO  s[dst] = 0                 CONST s[dst] = w
 //   INPUT s[dst] = to(point[a])      MUL   s[dst] = s[a]·s[b]
@@ -80,6 +85,59 @@ struct Mont {
     // The factor c with mul(x, c) = λ·x in Montgomery form for any 64-bit x: λ·R² mod p.
     std::uint64_t input_scale(std::uint64_t lambda) const { return mul(to(lambda), r2); }
 };
+
+// Montgomery arithmetic mod an odd p < 2^31 with R = 2^32. Residues in [0, p) are held in
+// 64-bit words (the slots' type) but every product fits one 32×32→64-bit multiplication.
+struct Mont32 {
+    std::uint64_t p = 0;
+    std::uint32_t neg_pinv = 0;  // −p⁻¹ mod 2^32
+    std::uint64_t r2 = 0;        // R² mod p
+
+    // REDC of t < p·2^32: t·2^-32 mod p in [0, p). m = t·(−p⁻¹) mod 2^32 makes t + m·p
+    // divisible by 2^32; t + m·p < 2^63 + 2^63 does not overflow, and the quotient is < 2p.
+    SR_TAPE_HD std::uint64_t redc(std::uint64_t t) const {
+        const std::uint32_t m = static_cast<std::uint32_t>(t) * neg_pinv;
+        const std::uint64_t u = (t + static_cast<std::uint64_t>(m) * p) >> 32;
+        return u >= p ? u - p : u;
+    }
+    // a·b·2^-32 mod p for a, b < 2^32 with a·b < p·2^32 (true when one is below p).
+    SR_TAPE_HD std::uint64_t mul(std::uint64_t a, std::uint64_t b) const { return redc(a * b); }
+    SR_TAPE_HD std::uint64_t add(std::uint64_t a, std::uint64_t b) const {
+        const std::uint64_t s = a + b;
+        return s >= p ? s - p : s;
+    }
+    // x < 2^32 (reduced or not) into Montgomery form.
+    SR_TAPE_HD std::uint64_t to(std::uint64_t x) const { return mul(x, r2); }
+    SR_TAPE_HD std::uint64_t from(std::uint64_t x) const { return redc(x); }
+    // The factor c with mul(x, c) = λ·x in Montgomery form for any x < 2^32: λ·R² mod p.
+    std::uint64_t input_scale(std::uint64_t lambda) const { return mul(to(lambda % p), r2); }
+    // A constant of a recorded tape (Mont form, w = x·2^64 mod p < p) in this form: x·2^32
+    // mod p = w·2^-32 mod p, one REDC.
+    std::uint64_t narrow(std::uint64_t w) const { return redc(w); }
+};
+
+// Host set-up of Mont32 for an odd p < 2^31 (unchecked precondition).
+inline Mont32 make_mont32(std::uint64_t p) {
+    Mont32 m;
+    m.p = p;
+    std::uint32_t inv = static_cast<std::uint32_t>(p);  // Newton, as make_mont
+    for (int i = 0; i < 4; ++i) inv *= 2u - static_cast<std::uint32_t>(p) * inv;
+    m.neg_pinv = 0u - inv;
+    const std::uint64_t r1 = (std::uint64_t{1} << 32) % p;  // 2^32 mod p
+    m.r2 = r1 * r1 % p;                                      // r1 < 2^31: the square fits
+    return m;
+}
+
+// Whether the GPU runs a tape mod p in Mont32: odd p below 2^31.
+inline bool narrow_prime(std::uint64_t p) { return p % 2 == 1 && p >= 3 && p < (std::uint64_t{1} << 31); }
+
+// A recorded program (Mont form) converted to Mont32's form in place: the constants of the
+// instructions that read w (CONST, AXPY, SCALE, ADDC). Op: any type with code and w.
+template <class Op>
+inline void narrow_program(Op* ops, std::size_t n, const Mont32& m) {
+    for (std::size_t k = 0; k < n; ++k)
+        if (ops[k].code == op_const || ops[k].code == op_axpy || ops[k].code == op_scale || ops[k].code == op_addc) ops[k].w = m.narrow(ops[k].w);
+}
 
 // Arithmetic mod 2.
 struct Two {

@@ -46,21 +46,42 @@ int ok(sr_cuda_status* st) {
     return SR_CUDA_OK;
 }
 
-// f at count points; coord(q, ar) gives point q's coordinate reader (tape form).
+// Whether the plugin runs t in 32-bit words (cuda/tape_kernel.cuh, runs_narrow).
+bool narrow(const sr_tape* t) { return seprank::tape::narrow_prime(t->p) && (t->flags & SR_TAPE_WIDE) == 0; }
+
+// Values as the plugin uploads them: reduced mod p in 32-bit words (else as they are).
+std::vector<std::uint64_t> uploaded(const sr_tape* t, const std::uint64_t* v, std::size_t n) {
+    std::vector<std::uint64_t> r(v, v + n);
+    if (narrow(t))
+        for (auto& x : r) x %= t->p;
+    return r;
+}
+
+// f at count points; coord(q, ar) gives point q's coordinate reader (tape form), over
+// values already uploaded(). As the plugin: Mont32 with the program narrowed for an odd
+// p < 2^31 (unless SR_TAPE_WIDE), else the recorded form.
 template <class Coord>
 int run(const sr_tape* t, std::int64_t count, std::uint64_t* out, Coord&& coord, sr_cuda_status* st) {
     if (t == nullptr || t->ops == nullptr || t->slots < 1) return fail(st, SR_CUDA_INVALID, "emulated tape: empty program");
     std::vector<std::uint64_t> slots(static_cast<std::size_t>(t->slots));
     auto slot = [&slots](std::uint32_t i) -> std::uint64_t& { return slots[i]; };
+    std::vector<sr_tape_op> ops(t->ops, t->ops + t->n_ops);
     auto go = [&](const auto& ar) {
         for (std::int64_t q = 0; q < count; ++q) {
             auto x = coord(q, ar);
-            for (std::int64_t k = 0; k < t->n_ops; ++k) seprank::tape::step(t->ops[k], ar, slot, x);
+            for (std::int64_t k = 0; k < t->n_ops; ++k) seprank::tape::step(ops[static_cast<std::size_t>(k)], ar, slot, x);
             out[q] = ar.from(slot(t->output));
         }
     };
-    if (t->p == 2) go(seprank::tape::Two{});
-    else go(seprank::tape::make_mont(t->p));
+    if (t->p == 2) {
+        go(seprank::tape::Two{});
+    } else if (narrow(t)) {
+        const seprank::tape::Mont32 m = seprank::tape::make_mont32(t->p);
+        seprank::tape::narrow_program(ops.data(), ops.size(), m);
+        go(m);
+    } else {
+        go(seprank::tape::make_mont(t->p));
+    }
     return ok(st);
 }
 
@@ -94,18 +115,22 @@ SR_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64
 }
 
 SR_EXPORT int sr_cuda_tape_eval(const sr_tape* t, const uint64_t* points, int64_t count, uint64_t* out, sr_cuda_status* st) {
+    if (t == nullptr) return fail(st, SR_CUDA_INVALID, "emulated tape: NULL");
+    const std::vector<std::uint64_t> pts = uploaded(t, points, static_cast<std::size_t>(count * t->inputs));
     return run(t, count, out, [&](std::int64_t q, const auto& ar) {
-        const std::uint64_t* x = points + q * t->inputs;
+        const std::uint64_t* x = pts.data() + q * t->inputs;
         return [x, &ar](std::uint32_t c) { return ar.to(x[c]); };
     }, st);
 }
 
 SR_EXPORT int sr_cuda_tape_grid(const sr_tape* t, const sr_tape_grid* g, uint64_t* out, sr_cuda_status* st) {
-    if (g == nullptr || g->nodes < 1) return fail(st, SR_CUDA_INVALID, "emulated tape grid: nodes < 1");
+    if (t == nullptr || g == nullptr || g->nodes < 1) return fail(st, SR_CUDA_INVALID, "emulated tape grid: nodes < 1");
+    const std::vector<std::uint64_t> a = uploaded(t, g->a, static_cast<std::size_t>(g->rows * g->width_a));
+    const std::vector<std::uint64_t> b = uploaded(t, g->b, static_cast<std::size_t>(g->cols * g->width_b));
     return run(t, g->rows * g->cols * g->nodes, out, [&](std::int64_t q, const auto& ar) {
         const std::int64_t node = q % g->nodes, r = q / g->nodes, j = r % g->cols, i = r / g->cols;
-        const std::uint64_t* ai = g->a + i * g->width_a;
-        const std::uint64_t* bj = g->b + j * g->width_b;
+        const std::uint64_t* ai = a.data() + i * g->width_a;
+        const std::uint64_t* bj = b.data() + j * g->width_b;
         const std::uint64_t sc = ar.input_scale(static_cast<std::uint64_t>(node + 1));
         return [ai, bj, sc, g, &ar](std::uint32_t c) {
             const std::int64_t k = g->source[c];

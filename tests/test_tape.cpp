@@ -292,6 +292,39 @@ TEST_CASE("tape arithmetic: Montgomery products, sums and conversions = 128-bit 
     }
 }
 
+TEST_CASE("tape arithmetic in 32-bit words (Mont32, the GPU's for p < 2^31) = 128-bit reference; narrowed constants") {
+    auto rng = seprank_test::rng_for("tape-mont32");
+    INFO("seed " << seprank_test::seed());
+    __extension__ typedef unsigned __int128 u128;
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        const std::uint64_t p = it == 0 ? 3 : it == 1 ? 2147483647ULL /* 2^31 - 1 */ : random_prime(rng, 2 + static_cast<unsigned>(rng.below(30)));
+        if (p == 2) {
+            CHECK_FALSE(tape::narrow_prime(p));
+            continue;
+        }
+        INFO("p = " << p);
+        REQUIRE(tape::narrow_prime(p));
+        const tape::Mont32 m = tape::make_mont32(p);
+        const tape::Mont w = tape::make_mont(p);
+        CHECK(static_cast<std::uint32_t>(p * (0u - m.neg_pinv)) == 1u);  // −neg_pinv is p⁻¹ mod 2^32
+        CHECK(m.r2 == static_cast<std::uint64_t>((static_cast<u128>(1) << 64) % p));
+        for (int k = 0; k < 20; ++k) {
+            const std::uint64_t edge[] = {0, 1, p - 1, p / 2, 0xffffffffULL, 0xfffffffeULL, rng.below(std::uint64_t{1} << 32)};
+            const std::uint64_t x = k < 7 ? edge[k] : rng.below(std::uint64_t{1} << 32), y = k < 7 ? edge[6 - k] : rng.below(p);
+            const std::uint64_t a = m.to(x), b = m.to(y);
+            REQUIRE(a < p);
+            CHECK(m.from(a) == x % p);
+            CHECK(m.from(m.mul(a, b)) == static_cast<std::uint64_t>(static_cast<u128>(x % p) * (y % p) % p));
+            CHECK(m.from(m.add(a, b)) == (x % p + y % p) % p);
+            // A recorded constant (64-bit Montgomery form) narrowed is the same residue.
+            CHECK(m.from(m.narrow(w.to(x))) == x % p);
+            const std::uint64_t lambda = 1 + rng.below(4096);
+            CHECK(m.from(m.mul(x, m.input_scale(lambda))) == static_cast<std::uint64_t>(static_cast<u128>(x % p) * (lambda % p) % p));
+        }
+    }
+    CHECK_FALSE(tape::narrow_prime(2147483659ULL));  // the next prime is above 2^31: 64-bit words
+}
+
 TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved as on the device = the CPU interpreter") {
     auto rng = seprank_test::rng_for("tape-step");
     INFO("seed " << seprank_test::seed());
@@ -318,6 +351,20 @@ TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved a
         if (p == 2) run(tape::Two{});
         else run(tape::make_mont(p));
         CHECK(got == expect);
+        if (!tape::narrow_prime(p)) continue;
+        // In 32-bit words, as the GPU runs it for p < 2^31: the program narrowed, the
+        // points reduced mod p first.
+        std::vector<Tape::Op> ops(t.ops().begin(), t.ops().end());
+        const tape::Mont32 m = tape::make_mont32(p);
+        tape::narrow_program(ops.data(), ops.size(), m);
+        std::vector<std::uint64_t> narrow(count, 0);
+        for (std::size_t q = 0; q < count; ++q) {
+            auto slot = [&](std::uint32_t i) -> std::uint64_t& { return scratch[i * count + q]; };
+            auto coord = [&](std::uint32_t c) { return m.to(flat[q * t.inputs() + c] % p); };
+            for (const Tape::Op& op : ops) tape::step(op, m, slot, coord);
+            narrow[q] = m.from(slot(t.output_slot()));
+        }
+        CHECK(narrow == expect);
     }
 }
 
@@ -402,7 +449,8 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
     nets.push_back(random_network(seprank_test::attention_spec(6, 6, 3, 2), rng.next(), 5));
     nets.push_back(random_network(seprank_test::attention_spec(8, 8, 3, 2), rng.next(), 5));
     // SEPRANK_CUDA_TAPE=general for the second run of each: program and slots in global
-    // memory; the caller's setting restored.
+    // memory; "wide" for the third: 64-bit words where p < 2^31 would run in 32-bit ones;
+    // the caller's setting restored.
     const char* old = std::getenv("SEPRANK_CUDA_TAPE");
     const std::string saved = old != nullptr ? old : "";
     std::size_t longest = 0, most_slots = 0;
@@ -415,28 +463,34 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
         for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{777}, big}) {
             INFO(network_to_json(net, -1) << " p = " << p << " count " << count << " size " << tape.size() << " slots " << tape.slots());
             const std::vector<std::uint64_t> flat = random_points(rng, tape.inputs(), count, p);
-            std::vector<std::uint64_t> cpu(count, 1), gpu(count, 2), general(count, 3);
+            std::vector<std::uint64_t> cpu(count, 1), gpu(count, 2), general(count, 3), wide(count, 4);
             tape.evaluate(flat.data(), count, cpu.data());
             ::unsetenv("SEPRANK_CUDA_TAPE");
             tape.evaluate_cuda(flat.data(), count, gpu.data());
             ::setenv("SEPRANK_CUDA_TAPE", "general", 1);
             tape.evaluate_cuda(flat.data(), count, general.data());
+            ::setenv("SEPRANK_CUDA_TAPE", "wide", 1);  // 64-bit words even for p < 2^31
+            tape.evaluate_cuda(flat.data(), count, wide.data());
             CHECK(gpu == cpu);
             CHECK(general == cpu);
+            CHECK(wide == cpu);
         }
         // A grid of about 100000 points formed on the device, and a 1×1×1 one.
         for (std::size_t rows : {std::size_t{1}, std::size_t{37}}) {
             const std::size_t cols = rows == 1 ? 1 : 541, nodes = rows == 1 ? 1 : 1 + rng.below(5);
             const GridData d = random_grid(rng, net.spec, p, rows, cols, nodes);
             INFO(network_to_json(net, -1) << " p = " << p << " grid " << rows << "x" << cols << "x" << nodes);
-            std::vector<std::uint64_t> cpu(rows * cols * nodes, 1), gpu(cpu.size(), 2), general(cpu.size(), 3);
+            std::vector<std::uint64_t> cpu(rows * cols * nodes, 1), gpu(cpu.size(), 2), general(cpu.size(), 3), wide(cpu.size(), 4);
             tape.evaluate_grid(d.grid, cpu.data());
             ::unsetenv("SEPRANK_CUDA_TAPE");
             tape.evaluate_grid_cuda(d.grid, gpu.data());
-            ::setenv("SEPRANK_CUDA_TAPE", "general", 1);
+            ::setenv("SEPRANK_CUDA_TAPE", "general,wide", 1);
             tape.evaluate_grid_cuda(d.grid, general.data());
+            ::setenv("SEPRANK_CUDA_TAPE", "wide", 1);
+            tape.evaluate_grid_cuda(d.grid, wide.data());
             CHECK(gpu == cpu);
             CHECK(general == cpu);
+            CHECK(wide == cpu);
         }
     }
     if (old != nullptr) ::setenv("SEPRANK_CUDA_TAPE", saved.c_str(), 1);
