@@ -4,6 +4,8 @@
 // Tape::evaluate_cuda where a GPU is present (its values checked against the CPU's), and of
 // Tape::evaluate_grid_cuda on a grid of as many points (the first half of the tokens on
 // side A, the rest on side B, one node), whose points are formed on the device.
+// The GPU runs at the GPU's own kind of prime (23 bits: 32-bit words, docs/tape.md), and
+// again in 64-bit words at that prime (SEPRANK_CUDA_TAPE=wide), to measure the narrowing.
 // Prints a markdown table. Usage: bench_tape [points] (default 20000; the GPU gets 50×).
 #include "seprank/device.hpp"
 #include "seprank/forward_batch.hpp"
@@ -64,9 +66,11 @@ int main(int argc, char** argv) {
     const std::uint64_t p = kDefaultPrime;
     std::printf("p = %llu, %zu points on the CPU%s\n\n", static_cast<unsigned long long>(p), count,
                 gpu ? (", " + std::to_string(50 * count) + " on the GPU (" + cuda_info().name + ")").c_str() : "");
+    const std::uint64_t pg = prev_prime(std::uint64_t{1} << 23);  // a GPU prime (23 bits)
+    if (gpu) std::printf("GPU columns at p = %llu (32-bit words; wide: 64-bit words)\n\n", static_cast<unsigned long long>(pg));
     std::printf("| network | ops | slots | MUL | AXPY | bytes/point | tape CPU pts/s | batch pts/s (%s) | ratio |%s\n",
-                ModBatchEvaluator::kernel_for(p), gpu ? " GPU pts/s | GPU = CPU | GPU grid pts/s | grid = CPU |" : "");
-    std::printf("|---|---|---|---|---|---|---|---|---|%s\n", gpu ? "---|---|---|---|" : "");
+                ModBatchEvaluator::kernel_for(p), gpu ? " GPU pts/s | GPU wide pts/s | GPU = CPU | GPU grid pts/s | grid = CPU |" : "");
+    std::printf("|---|---|---|---|---|---|---|---|---|%s\n", gpu ? "---|---|---|---|---|" : "");
     for (const Row& r : rows) {
         const Network net = random_network(r.spec, 1, 5);
         const Tape tape(net, p);
@@ -86,9 +90,14 @@ int main(int argc, char** argv) {
         std::printf("| %s | %zu | %zu | %zu | %zu | %zu | %.3g | %.3g | %.2f |", r.name, tape.size(), tape.slots(), h[3], h[5],
                     8 * (tape.slots() + tape.inputs() + 1), count / ta, count / tb, tb / ta);
         if (gpu) {
-            std::vector<std::uint64_t> g(n_gpu), c(n_gpu);
+            const Tape tape(net, pg);  // the GPU's prime from here on
+            for (auto& v : pts) v %= pg;
+            std::vector<std::uint64_t> g(n_gpu), c(n_gpu), w(n_gpu);
             tape.evaluate_cuda(pts.data(), n_gpu, g.data());  // warm-up (context, program copy)
             const double tg = best(3, [&] { tape.evaluate_cuda(pts.data(), n_gpu, g.data()); });
+            ::setenv("SEPRANK_CUDA_TAPE", "wide", 1);
+            const double tw = best(3, [&] { tape.evaluate_cuda(pts.data(), n_gpu, w.data()); });
+            ::unsetenv("SEPRANK_CUDA_TAPE");
             tape.evaluate(pts.data(), n_gpu, c.data());
             // The grid: rows × cols = n_gpu points, sides split by token.
             const std::size_t per = tape.inputs() / static_cast<std::size_t>(r.spec.tokens);
@@ -105,8 +114,9 @@ int main(int argc, char** argv) {
             std::vector<std::uint64_t> gg(n_grid), gc(n_grid);
             const double tgg = best(3, [&] { tape.evaluate_grid_cuda(grid, gg.data()); });
             tape.evaluate_grid(grid, gc.data());
-            std::printf(" %.3g | %s | %.3g | %s |", n_gpu / tg, g == c ? "yes" : "NO", n_grid / tgg, gg == gc ? "yes" : "NO");
-            if (g != c || gg != gc) {
+            std::printf(" %.3g | %.3g | %s | %.3g | %s |", n_gpu / tg, n_gpu / tw, g == c && w == c ? "yes" : "NO", n_grid / tgg,
+                        gg == gc ? "yes" : "NO");
+            if (g != c || w != c || gg != gc) {
                 std::printf("\n");
                 std::fprintf(stderr, "%s: GPU and CPU differ\n", r.name);
                 return 1;

@@ -125,6 +125,9 @@ step test_tape 90 "$bin/test_tape"
 # 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
 step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
 
+# 2b. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
+step bench_tape 60 "$bin/bench_tape" 20000
+
 # 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
 #    H=1, graded, the side fixed by --start = --max-side.
 for dev in cuda cpu; do
