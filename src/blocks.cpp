@@ -478,6 +478,7 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
                 const RankAnswer ref = rank_hadamard(oriented_integers(input, blocks[b], pos, w.flip), ro);
                 rank = ref.value;
                 res.primes_used += ref.primes_used;
+                if (ref.device != "cpu") res.device = ref.device;  // its modular ranks ran on the GPU
                 if (!ref.certified()) bound += ref.failure_bound;
             }
         }
@@ -496,7 +497,8 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
             os << "each kernel lifted p-adically (at most " << digits << " digits of a " << KernelLift::kLiftBits
                << "-bit prime) and checked exactly (entries up to " << bits << " bits)";
         } else {
-            os << unproven << " kernel(s) not proven (" << why << "), given to the Hadamard reference";
+            os << unproven << " kernel(s) not proven (" << why << "), given to the Hadamard reference"
+               << (res.device != "cpu" ? " (its modular ranks on the GPU)" : "");
         }
     }
     res.note = os.str();

@@ -168,14 +168,19 @@ double top_k_half_sum(std::vector<double> log2sq, long k) {
 
 }  // namespace
 
-std::vector<std::uint64_t> detail::distinct_primes(std::uint64_t seed, std::size_t count) {
+std::vector<std::uint64_t> detail::distinct_primes(std::uint64_t seed, std::size_t count, unsigned bits) {
     Rng rng(seed ^ 0x5eb7a4c0ffee1234ULL);
     std::vector<std::uint64_t> ps;
     while (ps.size() < count) {
-        const std::uint64_t p = random_prime(rng, 62);
+        const std::uint64_t p = random_prime(rng, bits);
         if (std::find(ps.begin(), ps.end(), p) == ps.end()) ps.push_back(p);
     }
     return ps;
+}
+
+double detail::primes_of_bits(unsigned bits) {
+    const double b = bits;
+    return bits == 62 ? std::pow(2.0, 55.6) : std::pow(2.0, b - 1) / ((b - 0.5) * std::log(2.0));
 }
 
 bool detail::use_dense(const SparseZMat& a) {
@@ -288,6 +293,8 @@ namespace {
 // The dispatcher: one modular rank (field p), the trivial cases, then the certificate
 // chosen by opt.certificate.
 RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) {
+    // The device first: cuda where there is none is refused before any work.
+    const DeviceChoice dev = choose_device(opt.device);
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.rows = input.rows;
     res.cols = input.cols;
@@ -295,7 +302,6 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     const bool dense = use_dense(input);
     const std::string kind = dense ? "modular-dense" : "modular-sparse";
     if (!opt.certify) {
-        const DeviceChoice dev = choose_device(opt.device);
         const bool gpu = dev.device == Device::cuda;
         const std::uint64_t p = modular_prime(opt);
         const int bits = drawn_prime_bits(dev, 62);
@@ -316,8 +322,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
             // Costs one pass over the entries.
             const double log2H = log2_hadamard_bound(input, full);
             const double b = bits;
-            const double count = bits == 62 ? std::pow(2.0, 55.6) : std::pow(2.0, b - 1) / ((b - 0.5) * std::log(2.0));
-            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / (b - 1))) / count);
+            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / (b - 1))) / detail::primes_of_bits(static_cast<unsigned>(bits)));
             std::ostringstream os;
             os.precision(4);
             os << "; equal to it unless the random " << bits << "-bit prime divides a non-zero minor (log2 of the Hadamard bound "
@@ -339,12 +344,15 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.note = "zero matrix";
         return res;
     }
-    switch (opt.certificate) {
-        case Certificate::hadamard: return detail::rank_hadamard(input, opt);
-        case Certificate::pivot_span: return detail::rank_pivot_span(input, opt);
-        case Certificate::blocks: break;
-    }
-    return detail::rank_blocks(input, opt);
+    RankAnswer out = opt.certificate == Certificate::hadamard     ? detail::rank_hadamard(input, opt)
+                     : opt.certificate == Certificate::pivot_span ? detail::rank_pivot_span(input, opt)
+                                                                  : detail::rank_blocks(input, opt);
+    // The GPU takes the Hadamard reference's modular ranks (hadamard_body), wherever the
+    // certificate reaches it; otherwise nothing ran there, and the note says so.
+    if (dev.device == Device::cuda && out.device == "cpu")
+        out.note += "; nothing ran on the GPU: the certificate needed no multimodular ranks";
+    if (!dev.note.empty()) out.note += "; " + dev.note;
+    return out;
 }
 
 // The Hadamard reference; phases.rank is the first modular rank.
@@ -353,11 +361,23 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.field = "Q";
     const long full = std::min(input.rows, input.cols);
-    const std::string kind = use_dense(input) ? "modular-dense" : "modular-sparse";
+    // On the GPU (opt.device, docs/gpu.md) when a dense copy fits 4 GiB here: every modular
+    // rank there, mod distinct primes of cuda_prime_bits() bits (more of them for the same
+    // bound: each is above 2^(b−1)); one at a time (they share the device).
+    const DeviceChoice dev = choose_device(opt.device);
+    const double cells = static_cast<double>(input.rows) * static_cast<double>(input.cols);
+    const bool gpu = dev.device == Device::cuda && cells * 8.0 <= 4.0 * (1ULL << 30);
+    const unsigned bits = gpu ? static_cast<unsigned>(cuda_prime_bits()) : 62u;
+    auto rank_p = [gpu](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p) : rank_mod_auto(m, p); };
+    const std::string kind = gpu ? "modular-dense" : use_dense(input) ? "modular-dense" : "modular-sparse";
+    const std::string where = gpu ? "; its modular ranks ran on the GPU, mod " + std::to_string(bits) + "-bit primes"
+                              : dev.device == Device::cuda ? "; too large to copy densely for the GPU (over 4 GiB): ranked on the CPU"
+                                                           : "";
+    res.device = gpu ? dev.name : "cpu";
     // (1)-(2): one modular rank of the matrix as given; full rank is then proven.
-    const std::vector<std::uint64_t> first = distinct_primes(opt.seed, 1);
+    const std::vector<std::uint64_t> first = distinct_primes(opt.seed, 1, bits);
     const auto t0 = std::chrono::steady_clock::now();
-    long r = rank_mod_auto(input, first[0]);
+    long r = rank_p(input, first[0]);
     const double per_prime = seconds_since(t0);
     res.phases.rank = per_prime;
     res.prime = first[0];
@@ -365,7 +385,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     if (r == full) {
         set_certified(res, r);
         res.variant = kind;
-        res.note = "full rank mod p " + std::to_string(first[0]) + ", hence over Q";
+        res.note = "full rank mod p " + std::to_string(first[0]) + ", hence over Q" + where;
         return res;
     }
     // (3): the certificate works on the content-free matrix (same rank over Q).
@@ -373,8 +393,8 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     for (int attempt = 0; attempt < 8; ++attempt) {
         throw_if_cancelled();
         const double log2H = log2_hadamard_bound(a, r + 1);
-        const long need = static_cast<long>(std::ceil((log2H + 2.0) / 61.0));
-        const double est_seconds = static_cast<double>(need) * per_prime / std::max(1, opt.threads);
+        const long need = static_cast<long>(std::ceil((log2H + 2.0) / (bits - 1.0)));
+        const double est_seconds = static_cast<double>(need) * per_prime / (gpu ? 1 : std::max(1, opt.threads));
         if (need > opt.max_primes || est_seconds > opt.max_certify_seconds) {
             if (a.rows <= opt.fraction_free_max && a.cols <= opt.fraction_free_max) {
                 set_certified(res, rank_fraction_free(a.to_dense()));
@@ -384,16 +404,17 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
             }
             res.value = r;
             res.variant = kind;
-            res.failure_bound = std::min(1.0, (log2H / 61.0) / std::pow(2.0, 55.6));
+            res.failure_bound = std::min(1.0, (log2H / (bits - 1.0)) / detail::primes_of_bits(bits));
             std::ostringstream os;
             os.precision(3);
-            os << "rank mod a random 62-bit prime; a certificate would need " << need << " primes, about " << est_seconds
-               << " s (budget " << opt.max_primes << " primes, " << opt.max_certify_seconds << " s)";
+            os << "rank mod a random " << bits << "-bit prime; a certificate would need " << need << " primes, about " << est_seconds
+               << " s (budget " << opt.max_primes << " primes, " << opt.max_certify_seconds << " s)" << where;
             res.note = os.str();
             return res;
         }
         // Rank mod `need` further distinct primes, in parallel.
-        const std::vector<std::uint64_t> ps = distinct_primes(opt.seed + 1 + static_cast<std::uint64_t>(attempt) * 7919, static_cast<std::size_t>(need));
+        const std::vector<std::uint64_t> ps =
+            distinct_primes(opt.seed + 1 + static_cast<std::uint64_t>(attempt) * 7919, static_cast<std::size_t>(need), bits);
         std::vector<long> ranks(ps.size(), -1);
         std::atomic<std::size_t> next{0}, finished{0};
         const ProgressObserver& progress = current_progress();  // the caller's, for the workers
@@ -401,11 +422,11 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         auto worker = [&, scope = current_cancel()] {
             CancelScope inherit(scope);  // a cancel (cancel.hpp) stops every worker at its next prime
             for (std::size_t k; !cancel_requested() && (k = next.fetch_add(1)) < ps.size();) {
-                ranks[k] = rank_mod_auto(a, ps[k]);
+                ranks[k] = rank_p(a, ps[k]);
                 report_progress(progress, "certificate primes", finished.fetch_add(1) + 1, ps.size());
             }
         };
-        const int nt = std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
+        const int nt = gpu ? 1 : std::max(1, std::min<int>(opt.threads, static_cast<int>(ps.size())));
         detail::run_parallel(nt, [&](int) { worker(); });
         throw_if_cancelled();
         res.primes_used += static_cast<long>(ps.size());
@@ -422,7 +443,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         // primes_used counts every prime ranked (the first one, earlier attempts); the
         // note names both, so that the two numbers read the same (issue 38).
         os << "rank mod " << ps.size() << " primes <= " << r << " with log2(prod p) > log2 H = " << log2H << " ("
-           << res.primes_used << " primes in all, the first one included)";
+           << res.primes_used << " primes in all, the first one included)" << where;
         res.note = os.str();
         return res;
     }
@@ -450,6 +471,7 @@ RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
     // the price is a higher chance (≤ n/2^29) that the rank drops mod p, and then the
     // general path below runs, which is still correct.
     const long full = std::min(a.rows(), a.cols());
+    (void)choose_device(opt.device);  // cuda where there is none: refused before any work
     if (opt.certify && full > 0) {
         Rng rng(opt.seed ^ 0x3017ULL);
         const std::uint64_t p = random_prime(rng, 30);

@@ -10,9 +10,11 @@
 
 namespace seprank::detail {
 
-// `count` distinct random 62-bit primes; the same seed gives the same sequence, and a
-// longer request extends a shorter one.
-std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count);
+// `count` distinct random primes of `bits` bits; the same seed and bits give the same
+// sequence, and a longer request extends a shorter one.
+std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count, unsigned bits = 62);
+// How many primes of `bits` bits there are, about (2^55.6 for 62; 2^(b−1)/((b − ½) ln 2)).
+double primes_of_bits(unsigned bits);
 // Dense FLINT elimination pays off: nnz > 15% of m·n and the dense matrix fits in 1 GiB.
 bool use_dense(const SparseZMat& a);
 // An answer of the rank engine about a bare matrix (quantity and method "matrix").

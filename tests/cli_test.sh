@@ -503,9 +503,13 @@ assert a["device"] == "cpu" and c["device"] == "cpu", (a["device"], c["device"])
 assert "device auto: computed on the CPU, the CUDA plugin does not load" in a["note"], a["note"]
 assert a["rank"] == c["rank"] and a["prime"] == c["prime"], (a, c)
 PY
-# --device cpu given to a rank over Q (no device work): noted as ignored only when not cpu
-"$S" rank --tokens 2 --dim 2 --device auto >/dev/null 2>"$T/q.err" || fail "rank --device auto over Q"
-grep -qF -- "--device auto is ignored" "$T/q.err" || fail "rank over Q did not note --device: $(cat "$T/q.err")"
+# A rank over Q takes --device (its Hadamard reference ranks there): cuda without a GPU is
+# refused before any work, auto falls back and says so
+expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --device cuda
+expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --certificate hadamard --device cuda
+"$S" rank --tokens 2 --dim 2 --device auto --format json >"$T/q.json" 2>"$T/q.err" || fail "rank --device auto over Q"
+grep -qF "device auto: computed on the CPU" "$T/q.json" || fail "rank over Q did not note the fallback: $(cat "$T/q.json")"
+if grep -qF -- "--device auto is ignored" "$T/q.err"; then fail "rank over Q called --device ignored"; fi
 unset SEPRANK_CUDA_PLUGIN
 # The plugin this build made, on a machine without a GPU (CI): one line, exit 2.
 if [[ ! -e /dev/nvidia0 ]]; then

@@ -64,6 +64,25 @@ PY
 printf '%%%%MatrixMarket matrix array integer general\n3 3\n1\n2\n3\n2\n4\n6\n0\n1\n5\n' >"$T/m.mtx"
 "$S" rank --matrix "$T/m.mtx" --field p --device cuda --format json >"$T/rm.json" || fail "rank --matrix --field p on the GPU"
 grep -q '"rank": 2' "$T/rm.json" || fail "rank of the 3x3 matrix on the GPU: $(cat "$T/rm.json")"
+# rank over Q: the Hadamard reference's modular ranks on the device, the same certified rank
+# (the 3x3 matrix is deficient, so the reference runs; the network's flattening may be full)
+for src in "--matrix $T/m.mtx" "--tokens 3 --dim 2 --depth 2"; do
+  # shellcheck disable=SC2086
+  "$S" rank $src --certificate hadamard --device cuda --format json >"$T/qh.json" 2>"$T/qh.err" || fail "rank $src over Q on the GPU: $(cat "$T/qh.err")"
+  # shellcheck disable=SC2086
+  "$S" rank $src --certificate hadamard --format json >"$T/qc.json" || fail "rank $src over Q on the CPU"
+  /usr/bin/python3 - "$T/qh.json" "$T/qc.json" "$src" <<'PY' || fail "rank $src --certificate hadamard on the GPU: $(cat "$T/qh.json")"
+import json, sys
+g, c = (json.load(open(p)) for p in sys.argv[1:3])
+assert g["rank"] == c["rank"] and g["label"] == c["label"] == "certified", (g["rank"], c["rank"], g["label"])
+assert g["device"].startswith("cuda: emulated"), g["device"]
+if sys.argv[3].startswith("--matrix"):
+    assert g["variant"] == "hadamard-multimodular" and "on the GPU, mod 23-bit primes" in g["note"], g
+    assert g["primes_used"] >= c["primes_used"], (g["primes_used"], c["primes_used"])
+PY
+done
+"$S" rank --matrix "$T/m.mtx" --device cuda --format json >"$T/qb.json" || fail "rank --matrix over Q (blocks) on the GPU"
+grep -q '"rank": 2' "$T/qb.json" || fail "rank over Q of the 3x3 matrix on the GPU: $(cat "$T/qb.json")"
 "$S" dimension --tokens 2 --dim 2 --depth 2 --device cuda --format json >"$T/d.json" || fail "dimension on the GPU"
 "$S" dimension --tokens 2 --dim 2 --depth 2 --prime-bits 23 --format json >"$T/dc.json" || fail "dimension cpu"
 compare "$T/d.json" "$T/dc.json" rank prime trial_ranks parameters expected || fail "dimension: GPU and CPU differ"

@@ -87,8 +87,6 @@ struct RankCommand final : Command {
             if (all_balanced) notes.ignored(*sub, {"--partition"}, "--all-balanced ranks every balanced partition");
         }
         const bool evaluates = so.method == seprank::Method::evaluation && matrix_file.empty() && rank_poly.empty();
-        if (so.certify && !evaluates && device != "cpu")
-            notes.ignored(*sub, {"--device"}, "the rank over Q and its certificate run on the CPU (--field p and --method evaluation use the device)");
         if (!so.certify || evaluates)
             notes.ignored(*sub, {"--certificate"}, so.certify ? "the evaluation ranks mod p (no certificate)" : "--field p ranks mod p (no certificate)");
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };

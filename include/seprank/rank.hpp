@@ -154,10 +154,13 @@ struct RankOptions {
     int threads = 2;            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
     Certificate certificate = Certificate::blocks;
-    // certify == false: where the modular rank runs (device.hpp). cuda: the dense matrix is
-    // ranked on the GPU mod opt.prime (at most cuda_info().max_prime, else invalid_input) or
-    // a random prime of cuda_prime_bits() bits; the failure bound counts primes of that size.
-    // The certificate (certify == true) runs on the CPU.
+    // Where the modular ranks run (device.hpp; cuda where there is none: invalid_input before
+    // any work). certify == false: cuda ranks the dense matrix on the GPU mod opt.prime (at
+    // most cuda_info().max_prime, else invalid_input) or a random prime of cuda_prime_bits()
+    // bits; the failure bound counts primes of that size. certify == true: the Hadamard
+    // reference (Certificate::hadamard, and the fallback of the other two) ranks on the GPU,
+    // mod distinct primes of cuda_prime_bits() bits, every matrix whose dense copy fits 4 GiB;
+    // the echelon forms and kernels of the blocks and pivot-span certificates stay on the CPU.
     Device device = Device::cpu;
 };
 
