@@ -128,7 +128,9 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                          4.0 * static_cast<double>(std::max<std::int64_t>(t->inputs, 1)) + 8.0 * static_cast<double>(nd);
     const double row_bytes = 8.0 * static_cast<double>(std::max<std::int64_t>(k, 1)) * static_cast<double>(nd);
     const double rank_need = largest_side > 0 ? sr_cuda::rank_bytes(largest_side, largest_side, 0) : 0.0;
-    const double grow_peak = std::max(held, after) + largest_new + kReserve;  // one block grows at a time
+    // The closing blocks are freed first, then one block grows at a time (its old array
+    // freed after the copy): the blocks never pass `after` then, plus the new array.
+    const double grow_peak = std::max(held, after + largest_new) + kReserve;
     const double eval_min = after + fixed + row_bytes + kReserve;
     const double rank_peak = after + rank_need;
     if (grow_peak > avail || eval_min > avail || rank_peak > avail)
@@ -140,16 +142,20 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     const double room = std::min(kChunkBytes, avail - after - fixed - kReserve);
     const std::int64_t chunk_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / row_bytes));
 
-    // 2. Grow and close the blocks (the checks are done: from here a failure is an error).
+    // 2. Close, then grow the blocks (the checks are done: from here a failure is an error).
+    // Every closing block goes before any grows, so a block closing after one that grows
+    // (in block order) never holds its memory beside the grown ones (grow_peak).
+    for (std::size_t c = 0; c < n; ++c) {
+        std::uint32_t*& blk = g->blocks[c];
+        if (side[c] == 0 && blk) {
+            cudaFree(blk);
+            blk = nullptr;
+        }
+    }
     for (std::size_t c = 0; c < n; ++c) {
         const std::int64_t s = side[c], prev = g->sides.side[c];
         std::uint32_t*& blk = g->blocks[c];
-        if (s == 0) {
-            if (blk) cudaFree(blk);
-            blk = nullptr;
-            continue;
-        }
-        if (s == prev) continue;
+        if (s == 0 || s == prev) continue;
         void* fresh = nullptr;
         const std::size_t bytes = 4 * static_cast<std::size_t>(s) * static_cast<std::size_t>(s);
         SR_GTRY(cudaMalloc(&fresh, bytes));
