@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -319,7 +320,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     const int none = no_device(st, who);
     if (none != SR_CUDA_OK) return none;
     try {
-        sr_graded* g = new sr_graded();
+        std::unique_ptr<sr_graded> g(new sr_graded());  // not leaked when a copy below throws
         g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
         g->tape = *s->tape;
         g->tape.ops = g->ops.data();
@@ -330,7 +331,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
         g->w.assign(s->w, s->w + nd * nd);
         g->sides = gr::Sides(nd);
         g->blocks.assign(static_cast<std::size_t>(nd), nullptr);
-        *out = g;
+        *out = g.release();
         return sr_cuda::ok(st);
     } catch (const std::bad_alloc&) {
         return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", who);
