@@ -23,7 +23,9 @@
 #include "tape_kernel.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -93,6 +95,22 @@ struct DeviceMem {  // freed on every path out
 
 constexpr double kReserve = 256.0 * 1024 * 1024;  // kept free for the runtime and cuBLAS
 constexpr double kChunkBytes = 1024.0 * 1024 * 1024;  // values of one chunk, at most
+// cudaMalloc hands out large arrays in pages of 2 MiB, so a block of b bytes takes up to b
+// rounded up to that from the free memory (small ones share pages: counted as they are).
+constexpr double kPage = 2.0 * 1024 * 1024;
+// What may leave the free memory between a step's check and the ranks it promises, besides
+// the blocks: the module of this file (loaded by the step's first launch), the cuBLAS
+// handle and the kernels the first rank loads (that rank's check is made before them, the
+// next rank of a block as large after them), pages of small blocks. Kept in hand so that
+// the rank's own check in rank.cu, made later with the free memory of then, passes
+// whenever the step was accepted: a refused rank is a hard error after the step's work,
+// a refused step only stops the growth.
+constexpr double kSlack = 256.0 * 1024 * 1024;
+
+double block_bytes(std::int64_t side) {
+    const double b = 4.0 * static_cast<double>(side) * static_cast<double>(side);
+    return b < kPage / 2 ? b : std::ceil(b / kPage) * kPage;
+}
 
 double mib(double b) { return b / (1024.0 * 1024.0); }
 
@@ -114,13 +132,16 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     Plan plan = slot_plan(t, d);
     plan.threads = static_cast<std::int64_t>(std::max(d.sms, 1)) * std::max(d.per_sm, kBlock) / plan.block * plan.block;
 
-    // 1. Memory: what the session holds now, after the step, and the step's peaks.
+    // 1. Memory: what the session holds now, after the step, and the step's peaks. The
+    // blocks are counted at their pages (block_bytes): `avail` may then count a small block
+    // that shares a page as freed, which kSlack covers.
     const std::size_t n = static_cast<std::size_t>(nd);
-    const double held = gr::Sides::bytes(g->sides.side.data(), n), after = gr::Sides::bytes(side, n);
-    double largest_new = 0;
+    double held = 0, after = 0, largest_new = 0;
     std::int64_t largest_side = 0;
     for (std::size_t c = 0; c < n; ++c) {
-        if (side[c] > g->sides.side[c]) largest_new = std::max(largest_new, 4.0 * static_cast<double>(side[c]) * static_cast<double>(side[c]));
+        held += block_bytes(g->sides.side[c]);
+        after += block_bytes(side[c]);
+        if (side[c] > g->sides.side[c]) largest_new = std::max(largest_new, block_bytes(side[c]));
         largest_side = std::max(largest_side, side[c]);
     }
     const double avail = static_cast<double>(free_b) + held;
@@ -130,9 +151,11 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                          4.0 * static_cast<double>(std::max<std::int64_t>(t->inputs, 1)) + 8.0 * static_cast<double>(nd);
     const double row_bytes = 8.0 * static_cast<double>(std::max<std::int64_t>(k, 1)) * static_cast<double>(nd);
     const double rank_need = largest_side > 0 ? sr_cuda::rank_bytes(largest_side, largest_side, 0) : 0.0;
-    const double grow_peak = std::max(held, after) + largest_new + kReserve;  // one block grows at a time
+    // The closing blocks are freed first, then one block grows at a time (its old array
+    // freed after the copy): the blocks never pass `after` then, plus the new array.
+    const double grow_peak = std::max(held, after + largest_new) + kReserve;
     const double eval_min = after + fixed + row_bytes + kReserve;
-    const double rank_peak = after + rank_need;
+    const double rank_peak = after + rank_need + kSlack;
     if (grow_peak > avail || eval_min > avail || rank_peak > avail)
         return sr_cuda::fail(st, SR_CUDA_NO_MEMORY,
                              "sr_cuda_graded_step: side %lld needs %.1f MiB of device memory (blocks %.1f MiB, evaluation %.1f MiB, rank of the "
@@ -142,16 +165,20 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     const double room = std::min(kChunkBytes, avail - after - fixed - kReserve);
     const std::int64_t chunk_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / row_bytes));
 
-    // 2. Grow and close the blocks (the checks are done: from here a failure is an error).
+    // 2. Close, then grow the blocks (the checks are done: from here a failure is an error).
+    // Every closing block goes before any grows, so a block closing after one that grows
+    // (in block order) never holds its memory beside the grown ones (grow_peak).
+    for (std::size_t c = 0; c < n; ++c) {
+        std::uint32_t*& blk = g->blocks[c];
+        if (side[c] == 0 && blk) {
+            cudaFree(blk);
+            blk = nullptr;
+        }
+    }
     for (std::size_t c = 0; c < n; ++c) {
         const std::int64_t s = side[c], prev = g->sides.side[c];
         std::uint32_t*& blk = g->blocks[c];
-        if (s == 0) {
-            if (blk) cudaFree(blk);
-            blk = nullptr;
-            continue;
-        }
-        if (s == prev) continue;
+        if (s == 0 || s == prev) continue;
         void* fresh = nullptr;
         const std::size_t bytes = 4 * static_cast<std::size_t>(s) * static_cast<std::size_t>(s);
         SR_GTRY(cudaMalloc(&fresh, bytes));
@@ -296,7 +323,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     const int none = no_device(st, who);
     if (none != SR_CUDA_OK) return none;
     try {
-        sr_graded* g = new sr_graded();
+        std::unique_ptr<sr_graded> g(new sr_graded());  // not leaked when a copy below throws
         g->narrow = runs_narrow(s->tape);
         if (g->narrow) {
             const NarrowTape narrow(*s->tape);
@@ -313,7 +340,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
         g->w.assign(s->w, s->w + nd * nd);
         g->sides = gr::Sides(nd);
         g->blocks.assign(static_cast<std::size_t>(nd), nullptr);
-        *out = g;
+        *out = g.release();
         return sr_cuda::ok(st);
     } catch (const std::bad_alloc&) {
         return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", who);

@@ -373,6 +373,15 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 // cuBLAS's own workspace and the CUDA context's allocations: kept free besides our arrays.
 constexpr double kReserveBytes = 256.0 * 1024 * 1024;
 
+// One cuBLAS handle per process, made on the first rank (creating one per call costs more
+// than a small rank) and kept to the end; the calls are serialised (rank_lock). Outside
+// rank_with: a static there would be one per instantiation (a second handle, and its
+// workspace, for the ranks of the graded session's blocks).
+Blas& shared_blas() {
+    static Blas* const blas = new Blas();
+    return *blas;
+}
+
 // Rank mod p of an m x n matrix that fill(a) writes into the device array a (m n centred
 // doubles, row-major) as the first timed step; fill returns a status code.
 template <class Fill>
@@ -407,10 +416,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
         x(static_cast<std::size_t>(t * t));
     DeviceArray<int> slots(blk::kLeaf), flags(static_cast<std::size_t>(m));
     DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
-    // One cuBLAS handle per process, made on the first rank (creating one per call costs
-    // more than a small rank) and kept to the end; the calls are serialised (sr_cuda_rank).
-    static Blas* const shared_blas = new Blas();
-    Blas& blas = *shared_blas;
+    Blas& blas = shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
     Event start, stop;
     check("cudaEventRecord", cudaEventRecord(start.get()));

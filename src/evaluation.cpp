@@ -778,7 +778,9 @@ public:
         : g_(g), ra_(ra), rb_(rb), blocks_(blocks), wa_(part.A.size() * static_cast<std::size_t>(g.per)),
           wb_(part.B.size() * static_cast<std::size_t>(g.per)), session_(tape, g.w, grid_source(part, g.per, tape.inputs()), wa_, wb_) {}
 
-    bool evaluate(long K, long) {
+    // A first step that does not fit is resource_limit: nothing was computed, so there is
+    // no last step to stand at (a rank of 0 with converged = false would be no answer).
+    bool evaluate(long K, long old) {
         std::vector<std::uint64_t> a(static_cast<std::size_t>(K) * wa_), b(static_cast<std::size_t>(K) * wb_);
         for (long i = 0; i < K; ++i) {
             std::copy_n(ra_[i].data(), wa_, a.data() + static_cast<std::size_t>(i) * wa_);
@@ -791,6 +793,7 @@ public:
         }
         std::string why;
         if (!session_.step(a, b, K, side, why)) {
+            if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit the device's memory (" + why + ")");
             stop_ = "growth stopped before side " + std::to_string(K) + " by the device's memory (" + why + "); ";
             return false;
         }

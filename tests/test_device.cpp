@@ -348,3 +348,52 @@ TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives th
     }
     CHECK(compared >= 10);
 }
+
+TEST_CASE("graded evaluation on the device: a first step the memory cannot hold is resource_limit; a later one stops the growth (emulated device)") {
+    if (!have_gpu() || cuda_info().name.find("emulated") == std::string::npos) {
+        MESSAGE("not the emulated device: its memory limit is not set here");
+        CHECK(true);
+        return;
+    }
+    const NetworkSpec s = seprank_test::attention_spec(2, 3, 2);
+    const Network net = random_network(s, 11, 1000);
+    const ValidPartition part = balanced_partition(2);
+    EvaluationOptions o;
+    o.prime = 8388593;
+    o.seed = 5;
+    o.variant = EvaluationVariant::graded;
+    o.start = 4;
+    o.device = Device::cuda;
+    const RankAnswer full = evaluation_rank_graded(net, part, o);
+    // The emulated device holds the blocks only (4·side² bytes each). The first step puts
+    // every block of cap > 0 at side min(4, cap). A run with the same seed takes the same
+    // first step; a block whose final rank passes 4 had rank 4 < cap there, so it grows to
+    // a side >= 5 in the second step.
+    const std::vector<long> caps = degree_block_caps(s, part);
+    REQUIRE(caps.size() == full.block_ranks.size());
+    double first = 0, second_at_least = 0;
+    long first_sides = 0;
+    for (std::size_t a = 0; a < caps.size(); ++a) {
+        const double s1 = static_cast<double>(std::min(4L, caps[a])), s2 = static_cast<double>(std::min(5L, caps[a]));
+        first += 4.0 * s1 * s1;
+        first_sides += std::min(4L, caps[a]);
+        if (full.block_ranks[a] > 4) second_at_least += 4.0 * s2 * s2;
+    }
+    INFO("blocks of the first step: " << first << " bytes, of the second at least " << second_at_least << "; answer " << full.value << ", "
+                                      << full.note);
+    REQUIRE(second_at_least > first + 1);  // so the second step cannot fit where the first just does
+    char lim[64];
+    std::snprintf(lim, sizeof lim, "%.12g", (first - 1) / 1048576.0);
+    ::setenv("SEPRANK_EMULATED_DEVICE_MIB", lim, 1);
+    CHECK_THROWS_WITH_AS(evaluation_rank_graded(net, part, o), doctest::Contains("first step"), resource_limit);
+    std::snprintf(lim, sizeof lim, "%.12g", (first + 1) / 1048576.0);
+    ::setenv("SEPRANK_EMULATED_DEVICE_MIB", lim, 1);
+    RankAnswer capped;
+    CHECK_NOTHROW(capped = evaluation_rank_graded(net, part, o));
+    ::unsetenv("SEPRANK_EMULATED_DEVICE_MIB");
+    CHECK_FALSE(capped.converged);
+    CHECK(capped.failure_bound == 1.0);
+    CHECK(capped.rows == first_sides);  // the first step's blocks stand
+    CHECK(capped.value <= full.value);
+    CHECK(capped.note.find("growth stopped before side") != std::string::npos);
+}
