@@ -131,6 +131,7 @@ struct Plan {
     uint64_t ops_bytes = 0;       // program in global memory
     uint64_t shared_bytes = 0;    // slots of one block in shared memory
     uint64_t scratch_bytes = 0;   // slots in global memory
+    int sms = 0;                  // multiprocessors (slot_plan)
 };
 
 template <class Ar, bool InConstant, bool SlotsShared, class Source>
@@ -141,7 +142,17 @@ cudaError_t launch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* 
         const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.shared_bytes));
         if (e != cudaSuccess) return e;
     }
-    const int64_t blocks = std::min<int64_t>((n + plan.block - 1) / plan.block, plan.threads / plan.block);
+    // At most what the GPU holds at once (one wave of the grid-stride loop): plan.threads,
+    // and the blocks that shared memory and registers let reside on every multiprocessor
+    // (more would leave a partial last wave of equal-work blocks).
+    int64_t cap = plan.threads / plan.block;
+    int resident = 0;
+    if (plan.sms > 0 &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, plan.block, SlotsShared ? static_cast<size_t>(plan.shared_bytes) : 0) ==
+            cudaSuccess &&
+        resident > 0)
+        cap = std::min<int64_t>(cap, static_cast<int64_t>(resident) * plan.sms);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((n + plan.block - 1) / plan.block, cap));
     kernel<<<static_cast<unsigned>(blocks), plan.block, SlotsShared ? plan.shared_bytes : 0>>>(d_ops, t->n_ops, ar, src, n, d_scratch,
                                                                                           t->output, d_out);
     return cudaGetLastError();
@@ -201,6 +212,7 @@ inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
     plan.shared = best_resident > 0;
     if (!plan.shared) plan.block = kBlock;
     plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
+    plan.sms = d.sms;
     return plan;
 }
 
