@@ -12,7 +12,10 @@
 #     writes under $OUT (default ./gpu-out): summary.txt (one line per step, with its exit
 #     code and seconds), nvidia-smi.txt and logs.tar.gz (one log per step). SECONDS
 #     (default 480) bounds the whole run:
-#     a step whose cap would pass it is skipped and says so.
+#     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
+#     groups after the smoke test, in this order: tests, rank, tape, step, dimension, table,
+#     frontier; e.g. a second call `STEPS=frontier tests/device/run.sh run 540` gives the
+#     frontier rows (H=1 and H=2, half the time each) the whole call.
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
@@ -53,6 +56,10 @@ if [[ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]] && ! ldconfig -p 2>/dev/null
 fi
 threads=$(nproc)
 start=$SECONDS
+
+steps=${STEPS:-all}
+# wanted GROUP: whether STEPS selects the group.
+wanted() { [[ $steps == all || ",$steps," == *",$1,"* ]]; }
 
 # step NAME CAP COMMAND...: runs COMMAND with a time cap into $logs/NAME.log, unless the cap
 # would pass the budget; one summary line either way.
@@ -118,44 +125,76 @@ if (( ! session_ok )); then
 fi
 
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
-#    grid evaluation) and on planted and non-generic matrices.
-step test_device 90 "$bin/test_device"
-step test_tape 90 "$bin/test_tape"
+#    grid evaluation, the graded session) and on planted and non-generic matrices.
+if wanted tests; then
+    step test_device 90 "$bin/test_device"
+    step test_tape 90 "$bin/test_tape"
+fi
 
 # 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
-step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+if wanted rank; then
+    step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+fi
 
 # 2b. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
-step bench_tape 60 "$bin/bench_tape" 20000
+if wanted tape; then
+    step bench_tape 60 "$bin/bench_tape" 20000
+fi
 
 # 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
 #    H=1, graded, the side fixed by --start = --max-side.
-for dev in cuda cpu; do
-    # shellcheck disable=SC2046
-    step "step_${dev}" 120 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
-        --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json \
-        $([[ $dev == cuda ]] && store_for "step")
-done
+if wanted step; then
+    for dev in cuda cpu; do
+        # shellcheck disable=SC2046
+        step "step_${dev}" 120 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
+            --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json \
+            $([[ $dev == cuda ]] && store_for "step")
+    done
+fi
 
 # 4. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU.
-for dev in cuda cpu; do
-    step "dimension_${dev}" 90 seprank dimension --family attention --tokens 4 --dim 16 --heads 4 --depth 2 \
-        --output all --device "$dev" --threads "$threads" --format json
-done
+if wanted dimension; then
+    for dev in cuda cpu; do
+        step "dimension_${dev}" 90 seprank dimension --family attention --tokens 4 --dim 16 --heads 4 --depth 2 \
+            --output all --device "$dev" --threads "$threads" --format json
+    done
+fi
 
-# 5. The frontier rows, converged if they can be (H=1, then H=2), each with what is left.
-for h in 1 2; do
-    left=$((budget - SECONDS + start - 10))
-    (( left > 30 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
-    # shellcheck disable=SC2046
-    step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
-        --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json $(store_for "frontier_h$h")
-done
+# 5. The default table, GPU then CPU (target >= 10x).
+if wanted table; then
+    step table_cuda 90 seprank table --device cuda --threads "$threads" --format csv
+    step table_cpu 120 seprank table --threads "$threads" --format csv
+fi
 
-# 6. The default table, GPU then CPU (target >= 10x), if time is left.
-step table_cuda 90 seprank table --device cuda --threads "$threads" --format csv
-step table_cpu 120 seprank table --threads "$threads" --format csv
+# 6. The frontier rows, converged if they can be: H=1 then H=2, half of what is left each
+#    (H=2 gets what H=1 did not use).
+if wanted frontier; then
+    for h in 1 2; do
+        left=$((budget - SECONDS + start - 10))
+        (( h == 1 )) && left=$((left / 2))
+        (( left > 30 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
+        # shellcheck disable=SC2046
+        step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
+            --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json $(store_for "frontier_h$h")
+    done
+fi
 
-grep -h -E '"(rank|seconds|phases|rows|converged|failure_bound|block_ranks|device)"' "$logs"/step_*.log "$logs"/dimension_*.log \
-    "$logs"/frontier_*.log >>"$out/summary.txt" 2>/dev/null
+# One line per JSON answer: the numbers the docs' "Measured" table needs.
+if command -v python3 >/dev/null; then
+    python3 - "$logs" >>"$out/summary.txt" 2>&1 <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.log"))):
+    try:
+        text = open(f).read()
+        d = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    except (ValueError, OSError):
+        continue
+    keep = {k: d.get(k) for k in ("rank", "label", "rows", "converged", "failure_bound", "block_ranks", "prime", "seconds",
+                                   "phases", "peak_mib", "device") if k in d}
+    print(os.path.basename(f), json.dumps(keep))
+    print("  note:", d.get("note", "")[:1500])
+PY
+else
+    grep -h -E '"(rank|seconds|phases|rows|converged|failure_bound|device)"' "$logs"/*.log >>"$out/summary.txt" 2>/dev/null
+fi
 echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
