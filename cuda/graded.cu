@@ -302,9 +302,10 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     const int bad = check_tape(who, s->tape, st);
     if (bad != SR_CUDA_OK) return bad;
     const std::uint64_t p = s->tape->p;
-    if (!seprank::blocked::accepted_prime(p))
-        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: p = %llu: the session takes primes 2 <= p <= %llu", who, static_cast<unsigned long long>(p),
-                             static_cast<unsigned long long>(seprank::blocked::kMaxPrime));
+    // 32-bit storage, and primes the elimination takes (its ranks).
+    if (p >= gr::kPrimeLimit || !seprank::blocked::accepted_prime(p))
+        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: p = %llu: the session takes primes below 2^31 that the elimination takes (up to %llu)",
+                             who, static_cast<unsigned long long>(p), static_cast<unsigned long long>(std::min<std::uint64_t>(gr::kPrimeLimit - 1, seprank::blocked::kMaxPrime)));
     if (s->nodes < 1 || s->nodes > gr::kMaxNodes)
         return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: nodes = %lld: expected 1 to %lld", who, static_cast<long long>(s->nodes),
                              static_cast<long long>(gr::kMaxNodes));

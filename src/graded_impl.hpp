@@ -29,10 +29,12 @@
 
 namespace seprank::graded {
 
-// Nodes (blocks) at most: nd products below 2^52 sum below 2^64 (coefficient()).
+// Nodes (blocks) at most (the forward passes of a pair, and the blocks).
 inline constexpr std::int64_t kMaxNodes = 4096;
-// Primes below this: residues fit 32-bit storage and a product of two is below 2^52.
-inline constexpr std::uint64_t kPrimeLimit = std::uint64_t{1} << 26;
+// Primes below this: residues fit 32-bit storage, a product of two is below 2^62, and the
+// tape runs in 32-bit words (tape_impl.hpp, Mont32). A block's rank needs the elimination
+// to take the prime too (blocked_rank_impl.hpp).
+inline constexpr std::uint64_t kPrimeLimit = std::uint64_t{1} << 31;
 // The largest side of a block (the elimination's row indices and cuBLAS's 32-bit sizes).
 inline constexpr std::int64_t kMaxSide = 0x7f000000LL;
 
@@ -52,12 +54,21 @@ inline int new_pairs(std::int64_t k, std::int64_t old, Rect out[2]) {
 }
 
 // Coefficient c of a pair from its nd values v[0..nd): Σ_t v[t]·w[t·nd + c] mod p. v and w
-// are residues below p < kPrimeLimit and nd <= kMaxNodes, so the sum is exact in 64 bits.
-// Cost O(nd).
+// are residues below p < kPrimeLimit: each product is below 2^62, so a sum of a residue and
+// three products stays below 2^64; it is reduced after every third term (p < 2^26, products
+// below 2^52: once, at the end). Cost O(nd).
 SR_GRADED_HD inline std::uint64_t coefficient(const std::uint64_t* v, std::int64_t nd, const std::uint64_t* w, std::int64_t c,
                                               std::uint64_t p) {
+    const std::int64_t run = p < (std::uint64_t{1} << 26) ? kMaxNodes : 3;  // products summed between reductions
     std::uint64_t s = 0;
-    for (std::int64_t t = 0; t < nd; ++t) s += v[t] * w[t * nd + c];
+    std::int64_t since = 0;
+    for (std::int64_t t = 0; t < nd; ++t) {
+        s += v[t] * w[t * nd + c];
+        if (++since == run) {
+            s %= p;
+            since = 0;
+        }
+    }
     return s % p;
 }
 

@@ -7,6 +7,7 @@
 #include "seprank/device.hpp"
 #include "../cuda/seprank_cuda.h"
 #include "graded_device.hpp"  // src/: the session's library side
+#include "graded_impl.hpp"    // src/: the session's algorithm (FLINT-free)
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
@@ -171,6 +172,28 @@ struct Reference {
 };
 
 }  // namespace
+
+TEST_CASE("graded session: the degree split of a pair = 128-bit reference, primes below 2^31, up to 4096 nodes") {
+    auto rng = seprank_test::rng_for("graded-coefficient");
+    INFO("seed " << seprank_test::seed());
+    __extension__ typedef unsigned __int128 u128;
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const std::uint64_t p = it == 0 ? 2147483647ULL : it == 1 ? 2 : random_prime(rng, 2 + static_cast<unsigned>(rng.below(30)));
+        REQUIRE(p < graded::kPrimeLimit);
+        const std::int64_t nd = it < 4 ? graded::kMaxNodes : 1 + static_cast<std::int64_t>(rng.below(it % 3 == 0 ? 4096 : 40));
+        std::vector<std::uint64_t> v(static_cast<std::size_t>(nd)), w(static_cast<std::size_t>(nd * nd));
+        const bool top = rng.below(2) == 0;  // every residue p − 1: the largest sums
+        for (auto& x : v) x = top ? p - 1 : rng.below(p);
+        for (auto& x : w) x = top ? p - 1 : rng.below(p);
+        for (int k = 0; k < 3; ++k) {
+            const std::int64_t c = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(nd)));
+            u128 ref = 0;
+            for (std::int64_t t = 0; t < nd; ++t) ref += static_cast<u128>(v[static_cast<std::size_t>(t)]) * w[static_cast<std::size_t>(t * nd + c)];
+            INFO("p = " << p << ", nodes " << nd << ", c = " << c);
+            CHECK(graded::coefficient(v.data(), nd, w.data(), c, p) == static_cast<std::uint64_t>(ref % p));
+        }
+    }
+}
 
 TEST_CASE("graded session: every block = the degree split of the CPU tape's values, step by step; its rank = FLINT's") {
     if (!have_gpu()) {
