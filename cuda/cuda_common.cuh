@@ -24,6 +24,24 @@ inline int fail(sr_cuda_status* st, int code, const char* fmt, ...) {
     return code;
 }
 
+// A status made fresh for an entry: OK, no message, no time or memory yet.
+inline void clear(sr_cuda_status* st) {
+    if (st) {
+        st->code = SR_CUDA_OK;
+        st->message[0] = '\0';
+        st->gpu_seconds = 0;
+        st->bytes = 0;
+    }
+}
+
+// SR_CUDA_NO_DEVICE naming `who` and why, when no CUDA device is usable; else SR_CUDA_OK.
+inline int no_device(sr_cuda_status* st, const char* who) {
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0) return fail(st, SR_CUDA_NO_DEVICE, "%s: %s", who, e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    return SR_CUDA_OK;
+}
+
 inline int ok(sr_cuda_status* st) {
     if (st) {
         st->code = SR_CUDA_OK;

@@ -73,20 +73,6 @@ __global__ void split_kernel(const std::uint64_t* __restrict__ vals, std::int64_
     }
 }
 
-struct DeviceMem {  // freed on every path out
-    void* ptr = nullptr;
-    DeviceMem() = default;
-    DeviceMem(const DeviceMem&) = delete;
-    DeviceMem& operator=(const DeviceMem&) = delete;
-    ~DeviceMem() {
-        if (ptr) cudaFree(ptr);
-    }
-    template <class T>
-    T* as() const {
-        return static_cast<T*>(ptr);
-    }
-};
-
 #define SR_GTRY(call)                                                                                              \
     do {                                                                                                           \
         const cudaError_t e_ = (call);                                                                             \
@@ -203,7 +189,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     if (nr == 0) return sr_cuda::ok(st);
 
     // 3. The points, the tables and the program; then the pairs, chunk by chunk.
-    DeviceMem d_a, d_b, d_source, d_scales, d_w, d_ptrs, d_sides, d_ops, d_scratch, d_vals;
+    DeviceBuffer d_a, d_b, d_source, d_scales, d_w, d_ptrs, d_sides, d_ops, d_scratch, d_vals;
     SR_GTRY(cudaMalloc(&d_a.ptr, static_cast<std::size_t>(std::max<std::int64_t>(k * wa, 1)) * 8));
     SR_GTRY(cudaMalloc(&d_b.ptr, static_cast<std::size_t>(std::max<std::int64_t>(k * wb, 1)) * 8));
     SR_GTRY(cudaMalloc(&d_source.ptr, static_cast<std::size_t>(std::max<std::int64_t>(t->inputs, 1)) * 4));
@@ -274,28 +260,11 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     return sr_cuda::ok(st);
 }
 
-int no_device(sr_cuda_status* st, const char* who) {
-    int devices = 0;
-    const cudaError_t e = cudaGetDeviceCount(&devices);
-    if (e != cudaSuccess || devices == 0)
-        return sr_cuda::fail(st, SR_CUDA_NO_DEVICE, "%s: %s", who, e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
-    return SR_CUDA_OK;
-}
-
-void clear(sr_cuda_status* st) {
-    if (st) {
-        st->code = SR_CUDA_OK;
-        st->message[0] = '\0';
-        st->gpu_seconds = 0;
-        st->bytes = 0;
-    }
-}
-
 }  // namespace
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_cuda_status* st) {
     const char* who = "sr_cuda_graded_open";
-    clear(st);
+    sr_cuda::clear(st);
     if (out == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: out is NULL", who);
     *out = nullptr;
     if (s == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: setup is NULL", who);
@@ -321,7 +290,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
         if (static_cast<std::int64_t>(s->source[c]) >= s->width_a + s->width_b)
             return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: source[%lld] = %u is not below width_a + width_b = %lld", who, static_cast<long long>(c),
                                  s->source[c], static_cast<long long>(s->width_a + s->width_b));
-    const int none = no_device(st, who);
+    const int none = sr_cuda::no_device(st, who);
     if (none != SR_CUDA_OK) return none;
     try {
         std::unique_ptr<sr_graded> g(new sr_graded());  // not leaked when a copy below throws
@@ -351,7 +320,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
 extern "C" SR_CUDA_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int64_t k, const int64_t* side,
                                                   sr_cuda_status* st) {
     const char* who = "sr_cuda_graded_step";
-    clear(st);
+    sr_cuda::clear(st);
     if (g == nullptr || side == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: session or side is NULL", who);
     std::string why;
     try {
@@ -370,7 +339,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* 
 }
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cuda_status* st) {
-    clear(st);
+    sr_cuda::clear(st);
     if (g == nullptr || rank == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_rank: session or rank is NULL");
     if (c < 0 || c >= g->nd)
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_rank: block %lld: expected 0 to %lld", static_cast<long long>(c),
@@ -382,7 +351,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64
 }
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {
-    clear(st);
+    sr_cuda::clear(st);
     if (g == nullptr || (out == nullptr && c >= 0 && c < g->nd && g->sides.side[static_cast<std::size_t>(c)] > 0))
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_block: session or out is NULL");
     if (c < 0 || c >= g->nd)

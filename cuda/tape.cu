@@ -171,14 +171,6 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     return sr_cuda::ok(st);
 }
 
-int no_device(const char* who, sr_cuda_status* st) {
-    int devices = 0;
-    const cudaError_t e = cudaGetDeviceCount(&devices);
-    if (e != cudaSuccess || devices == 0)
-        return sr_cuda::fail(st, SR_CUDA_NO_DEVICE, "%s: %s", who, e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
-    return SR_CUDA_OK;
-}
-
 // c_ops is one per process: one evaluation at a time.
 std::mutex busy;
 
@@ -202,25 +194,18 @@ int run_any(const sr_tape* tape, Job& job, uint64_t* out, sr_cuda_status* st) {
     }
 }
 
-void clear(sr_cuda_status* st) {
-    if (st) {
-        st->gpu_seconds = 0;
-        st->bytes = 0;
-    }
-}
-
 }  // namespace
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_tape_eval(const sr_tape* tape, const uint64_t* points, int64_t count, uint64_t* out,
                                                 sr_cuda_status* st) {
     const char* who = "sr_cuda_tape_eval";
-    clear(st);
+    sr_cuda::clear(st);
     const int bad = check_tape(who, tape, st);
     if (bad != SR_CUDA_OK) return bad;
     if (count < 0) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: count %lld < 0", who, static_cast<long long>(count));
     if (count > 0 && (points == nullptr || out == nullptr)) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: points or out is NULL", who);
     if (count == 0) return sr_cuda::ok(st);
-    const int none = no_device(who, st);
+    const int none = sr_cuda::no_device(st, who);
     if (none != SR_CUDA_OK) return none;
     FlatJob job{who, points, tape->inputs, count, 0};
     return run_any(tape, job, out, st);
@@ -228,7 +213,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_tape_eval(const sr_tape* tape, const uint6
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* g, uint64_t* out, sr_cuda_status* st) {
     const char* who = "sr_cuda_tape_grid";
-    clear(st);
+    sr_cuda::clear(st);
     const int bad = check_tape(who, tape, st);
     if (bad != SR_CUDA_OK) return bad;
     if (g == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: grid is NULL", who);
@@ -243,7 +228,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_tape_grid(const sr_tape* tape, const sr_ta
         if (static_cast<int64_t>(g->source[c]) >= g->width_a + g->width_b)
             return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: source[%lld] = %u is not below width_a + width_b = %lld", who, static_cast<long long>(c),
                                  g->source[c], static_cast<long long>(g->width_a + g->width_b));
-    const int none = no_device(who, st);
+    const int none = sr_cuda::no_device(st, who);
     if (none != SR_CUDA_OK) return none;
     GridJob job{who, g, tape->inputs, g->rows, {}, {}, {}, 0};
     return run_any(tape, job, out, st);
