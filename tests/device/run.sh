@@ -124,6 +124,10 @@ step test_tape 90 "$bin/test_tape"
 
 # 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
 step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+# 2b. The same planted side mod the two-limb prime 2^46 - 21 (four limb GEMMs per product,
+#     docs/gpu.md "Primes and the failure bound"), FLINT and the blocked CPU reference at
+#     2048 for scale: the measurement that decides between the two prime choices.
+step rank_32768_two_limb 120 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
 
 # 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
 #    H=1, graded, the side fixed by --start = --max-side.
