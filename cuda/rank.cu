@@ -375,7 +375,8 @@ public:
                           static_cast<long long>(m), static_cast<long long>(n), need / 1048576.0, static_cast<double>(free_b) / 1048576.0);
             throw Failure{SR_CUDA_NO_MEMORY, msg};
         }
-        limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(2 * na + 2 * nb + 3 * np));
+        limb_doubles_ = 2 * na + 2 * nb + 3 * np;
+        limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(limb_doubles_));
         double* q = limbs_->get();
         for (double** slot : {&a1_, &a0_}) *slot = q, q += na;
         for (double** slot : {&b1_, &b0_}) *slot = q, q += nb;
@@ -387,6 +388,9 @@ public:
         if (per_sm < 1) throw Failure{SR_CUDA_ERROR, "the two-limb leaf kernel cannot be resident on a multiprocessor"};
         leaf_blocks_ = std::min(leaf_blocks_, per_sm * sms);
     }
+
+    // Device bytes of the two-limb mode's buffers (0 in the small-prime mode).
+    double extra_bytes() const { return wide_ ? 8.0 * static_cast<double>(limb_doubles_) : 0.0; }
 
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         int t = static_cast<int>(b1 - b0);
@@ -503,6 +507,7 @@ private:
     // Two-limb mode: 2^46 mod p and the limb buffers (one allocation).
     bool wide_;
     std::int64_t c46_ = 0;
+    std::int64_t limb_doubles_ = 0;
     std::unique_ptr<DeviceArray<double>> limbs_;
     double *a1_ = nullptr, *a0_ = nullptr, *b1_ = nullptr, *b0_ = nullptr, *p2_ = nullptr, *p1_ = nullptr, *p0_ = nullptr;
 };
@@ -560,6 +565,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
 
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
                   per_sm * sms, tile);
+    if (st) st->bytes += be.extra_bytes();
     const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
     check("cudaEventRecord", cudaEventRecord(stop.get()));
     check("cudaEventSynchronize", cudaEventSynchronize(stop.get()));
