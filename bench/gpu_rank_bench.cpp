@@ -3,13 +3,19 @@
 // machine. Issue 35's target: n = 32768 in at most 1 s on one H100/H200.
 //
 // Usage:
-//   bench_gpu_rank [--n N] [--deficiency D] [--cpu-n M] [--tile T] [--prime P] [--seed S] [--threads K]
+//   bench_gpu_rank [--n N] [--deficiency D] [--cpu-n M] [--tile T] [--prime P | --prime-bits B]
+//                  [--seed S] [--threads K]
 //     N  side of the GPU matrix (default 32768)
 //     D  planted deficiency: rank N - D (default 100)
-//     M  side of the CPU comparison (default 4096; 0 skips it): rank_modular_fflas and the
-//        GPU on the same planted M x M, and the CPU time scaled by (N/M)^3
+//     M  side of the CPU comparison (default 4096; 0 skips it): the CPU and the GPU on the
+//        same planted M x M, and the CPU time scaled by (N/M)^3. The CPU is
+//        rank_modular_fflas for p < 2^26, FLINT's nmod_mat_rank (rank_modular) above, and
+//        for p > 2^26 also the blocked elimination's CPU reference (rank_modular_blocked)
 //     T  panel width (default 0: the engine's 256)
-//     P  prime, at most 67108859 (default 8388593, the largest below 2^23)
+//     P  prime, at most 2^46 - 21 (default 8388593, the largest below 2^23); above 2^26 the
+//        elimination takes its two-limb mode (4 limb GEMMs per product, docs/rank.md)
+//     B  23: P = 8388593 (one GEMM per product); 46: P = 2^46 - 21 (the two-limb mode);
+//        both: the two in turn, each section opened by its "prime:" line
 //     S  seed of the matrix (default 1); K threads build it (default: the cores)
 // Planting costs O(N^2), not a product of factors: uniform entries, then D rows, drawn at
 // random, overwritten by combinations of 2 or 3 of the other rows. The rank is N - D except
@@ -67,7 +73,9 @@ std::vector<std::uint64_t> plant(long n, long d, std::uint64_t p, std::uint64_t 
             do s = static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(n)));
             while (dead[s]);
             const std::uint64_t c = 1 + rng.below(p - 1);
-            for (long j = 0; j < n; ++j) row[static_cast<std::size_t>(j)] = (row[static_cast<std::size_t>(j)] + c * a[s * n + j] % p) % p;
+            __extension__ typedef unsigned __int128 u128;
+            for (long j = 0; j < n; ++j)
+                row[static_cast<std::size_t>(j)] = static_cast<std::uint64_t>((row[static_cast<std::size_t>(j)] + static_cast<u128>(c) * a[s * n + j] % p) % p);
         }
         std::copy(row.begin(), row.end(), a.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * n));
     }
@@ -94,36 +102,13 @@ GpuRun gpu_rank(const std::vector<std::uint64_t>& a, long n, std::uint64_t p, in
     return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    long n = 32768, d = 100, cpu_n = 4096;
-    int tile = 0;
-    std::uint64_t p = 8388593, seed = 1;
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string k = argv[i];
-        const char* v = argv[i + 1];
-        if (k == "--n") n = std::atol(v);
-        else if (k == "--deficiency") d = std::atol(v);
-        else if (k == "--cpu-n") cpu_n = std::atol(v);
-        else if (k == "--tile") tile = std::atoi(v);
-        else if (k == "--prime") p = std::strtoull(v, nullptr, 10);
-        else if (k == "--seed") seed = std::strtoull(v, nullptr, 10);
-        else if (k == "--threads") threads = static_cast<unsigned>(std::max(1, std::atoi(v)));
-        else {
-            std::fprintf(stderr, "bench_gpu_rank: unknown option %s (see the top of bench/gpu_rank_bench.cpp)\n", k.c_str());
-            return 2;
-        }
-    }
-    if (n < 1 || d < 0 || d >= n || cpu_n < 0) {
-        std::fprintf(stderr, "bench_gpu_rank: need 0 <= deficiency < n and cpu-n >= 0\n");
-        return 2;
-    }
+// One prime's section: the GPU at n, then the CPU and the GPU at cpu_n. Returns 1 on a
+// rank that differs from the planted one.
+int run_prime(long n, long d, long cpu_n, int tile, std::uint64_t p, std::uint64_t seed, unsigned threads) {
     int status = 0;
     const CudaInfo& info = cuda_info();
-    std::printf("device: %s\n", info.devices > 0 ? info.name.c_str() : ("none (" + info.why + ")").c_str());
-    std::printf("prime: %llu\ntile: %d\n", static_cast<unsigned long long>(p), tile);
+    const bool two_limb = p > (std::uint64_t{1} << 26);
+    std::printf("prime: %llu\nmode: %s\ntile: %d\n", static_cast<unsigned long long>(p), two_limb ? "two-limb" : "one product", tile);
     if (info.devices > 0) {
         const double t0 = now();
         const std::vector<std::uint64_t> a = plant(n, d, p, seed, threads);
@@ -144,15 +129,26 @@ int main(int argc, char** argv) {
         NmodMat m(cpu_n, cpu_n, p);
         for (long i = 0; i < cpu_n; ++i) std::memcpy(m.get()->rows[i], a.data() + static_cast<std::size_t>(i) * cpu_n, sizeof(std::uint64_t) * cpu_n);
         const double t0 = now();
-        const long rc = rank_modular_fflas(m);
+        const long rc = p < fflas_max_prime ? rank_modular_fflas(m) : rank_modular(m);
         const double cpu_s = now() - t0;
-        std::printf("cpu_n: %ld\ncpu_rank: %ld\ncpu_seconds: %.3f (rank_modular_fflas, %s)\ncpu_seconds_scaled_to_n: %.1f\n", cpu_n, rc,
-                    cpu_s, fflas_copy_name(), cpu_s * (static_cast<double>(n) / cpu_n) * (static_cast<double>(n) / cpu_n) *
-                                                  (static_cast<double>(n) / cpu_n));
+        const double scale = (static_cast<double>(n) / cpu_n) * (static_cast<double>(n) / cpu_n) * (static_cast<double>(n) / cpu_n);
+        std::printf("cpu_n: %ld\ncpu_rank: %ld\ncpu_seconds: %.3f (%s)\ncpu_seconds_scaled_to_n: %.1f\n", cpu_n, rc, cpu_s,
+                    p < fflas_max_prime ? (std::string("rank_modular_fflas, ") + fflas_copy_name()).c_str() : "rank_modular, FLINT nmod_mat_rank",
+                    cpu_s * scale);
         if (rc != cpu_n - dc) {
             std::printf("MISMATCH: cpu rank %ld, planted %ld\n", rc, cpu_n - dc);
             status = 1;
         }
+        if (two_limb) {  // the CPU reference of the GPU's algorithm, same steps
+            const double t1 = now();
+            const long rb = rank_modular_blocked(m, tile);
+            std::printf("cpu_blocked_seconds: %.3f (rank_modular_blocked, two-limb mode, one thread)\n", now() - t1);
+            if (rb != rc) {
+                std::printf("MISMATCH: cpu blocked rank %ld, FLINT %ld\n", rb, rc);
+                status = 1;
+            }
+        }
+        std::fflush(stdout);
         if (info.devices > 0) {
             const GpuRun g = gpu_rank(a, cpu_n, p, tile);
             std::printf("gpu_seconds_at_cpu_n: %.3f\ngpu_wall_seconds_at_cpu_n: %.3f\nspeedup_at_cpu_n: %.1f\n", g.gpu_s, g.wall_s,
@@ -163,5 +159,55 @@ int main(int argc, char** argv) {
             }
         }
     }
+    std::fflush(stdout);
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    long n = 32768, d = 100, cpu_n = 4096;
+    int tile = 0;
+    std::vector<std::uint64_t> primes = {8388593};
+    std::uint64_t seed = 1;
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string k = argv[i];
+        const char* v = argv[i + 1];
+        if (k == "--n") n = std::atol(v);
+        else if (k == "--deficiency") d = std::atol(v);
+        else if (k == "--cpu-n") cpu_n = std::atol(v);
+        else if (k == "--tile") tile = std::atoi(v);
+        else if (k == "--prime") primes = {std::strtoull(v, nullptr, 10)};
+        else if (k == "--prime-bits") {
+            const std::string b = v;
+            if (b == "23") primes = {8388593};
+            else if (b == "46") primes = {blocked_max_prime};
+            else if (b == "both") primes = {8388593, blocked_max_prime};
+            else {
+                std::fprintf(stderr, "bench_gpu_rank: --prime-bits %s: expected 23, 46 or both\n", v);
+                return 2;
+            }
+        } else if (k == "--seed") seed = std::strtoull(v, nullptr, 10);
+        else if (k == "--threads") threads = static_cast<unsigned>(std::max(1, std::atoi(v)));
+        else {
+            std::fprintf(stderr, "bench_gpu_rank: unknown option %s (see the top of bench/gpu_rank_bench.cpp)\n", k.c_str());
+            return 2;
+        }
+    }
+    if (n < 1 || d < 0 || d >= n || cpu_n < 0) {
+        std::fprintf(stderr, "bench_gpu_rank: need 0 <= deficiency < n and cpu-n >= 0\n");
+        return 2;
+    }
+    for (const std::uint64_t p : primes)
+        if (p < 3 || p > blocked_max_prime) {
+            std::fprintf(stderr, "bench_gpu_rank: prime %llu: expected 3 <= p <= %llu\n", static_cast<unsigned long long>(p),
+                         static_cast<unsigned long long>(blocked_max_prime));
+            return 2;
+        }
+    const CudaInfo& info = cuda_info();
+    std::printf("device: %s\n", info.devices > 0 ? info.name.c_str() : ("none (" + info.why + ")").c_str());
+    int status = 0;
+    for (const std::uint64_t p : primes) status |= run_prime(n, d, cpu_n, tile, p, seed, threads);
     return status;
 }

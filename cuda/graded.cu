@@ -136,7 +136,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                          8.0 * static_cast<double>(nd) * static_cast<double>(nd) + 16.0 * static_cast<double>(nd) +
                          4.0 * static_cast<double>(std::max<std::int64_t>(t->inputs, 1)) + 8.0 * static_cast<double>(nd);
     const double row_bytes = 8.0 * static_cast<double>(std::max<std::int64_t>(k, 1)) * static_cast<double>(nd);
-    const double rank_need = largest_side > 0 ? sr_cuda::rank_bytes(largest_side, largest_side, 0) : 0.0;
+    const double rank_need = largest_side > 0 ? sr_cuda::rank_bytes(largest_side, largest_side, 0, t->p) : 0.0;
     // The closing blocks are freed first, then one block grows at a time (its old array
     // freed after the copy): the blocks never pass `after` then, plus the new array.
     const double grow_peak = std::max(held, after + largest_new) + kReserve;
@@ -271,10 +271,9 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     const int bad = check_tape(who, s->tape, st);
     if (bad != SR_CUDA_OK) return bad;
     const std::uint64_t p = s->tape->p;
-    // 32-bit storage, and primes the elimination takes (its ranks).
-    if (p >= gr::kPrimeLimit || !seprank::blocked::accepted_prime(p))
-        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: p = %llu: the session takes primes below 2^31 that the elimination takes (up to %llu)",
-                             who, static_cast<unsigned long long>(p), static_cast<unsigned long long>(std::min<std::uint64_t>(gr::kPrimeLimit - 1, seprank::blocked::kMaxPrime)));
+    // 32-bit storage, and a prime the elimination takes (its ranks; above 2^26 in two limbs).
+    if (p >= gr::kPrimeLimit || !seprank::blocked::accepted_rank_prime(p))
+        return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: p = %llu: the session takes primes below 2^31", who, static_cast<unsigned long long>(p));
     if (s->nodes < 1 || s->nodes > gr::kMaxNodes)
         return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: nodes = %lld: expected 1 to %lld", who, static_cast<long long>(s->nodes),
                              static_cast<long long>(gr::kMaxNodes));

@@ -11,6 +11,9 @@
 //   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm_64 (FP64 tensor cores on
 //     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
 //     kernel; L11^-1 by one small kernel (a thread per column, forward substitution).
+//   - the two-limb mode (2^26 < p < 2^46, blocked_rank_impl.hpp): the same leaf kernel with
+//     exact 64-bit scalar operations (leaf_kernel_wide), and every product as split_kernel,
+//     four cublasDgemm_64 on the limbs, combine_kernel; its limb buffers are GpuBackend's.
 // Every CUDA and cuBLAS failure becomes SR_CUDA_ERROR naming the call; all device memory
 // is owned by RAII objects, so it is freed on every path.
 #include "cuda_common.cuh"
@@ -23,6 +26,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -115,9 +120,24 @@ constexpr int kNone = 0x7f7f7f7f;   // the slots' "no pivot" (cudaMemset with 0x
 // write-through stores.
 constexpr int kRegRows = 16;
 
-__global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
-                                                            std::int64_t b0, int t, double p, double pinv,
-                                                            std::uint64_t pu, int* slots, int* flags, int leaf_id) {
+// The leaf's scalar operations in either mode (Wide: the two-limb mode's exact 64-bit
+// operations, blocked_rank_impl.hpp).
+template <bool Wide>
+__device__ __forceinline__ double leaf_mul(double a, double b, double p, double pinv) {
+    return Wide ? blk::wide_mul(a, b, p, pinv) : blk::mul(a, b, p, pinv);
+}
+template <bool Wide>
+__device__ __forceinline__ double leaf_submul(double x, double l, double y, double p, double pinv) {
+    return Wide ? blk::wide_submul(x, l, y, p, pinv) : blk::reduce(x - l * y, p, pinv);
+}
+template <bool Wide>
+__device__ __forceinline__ double leaf_inverse(double a, std::uint64_t p) {
+    return Wide ? blk::wide_inverse(a, p) : blk::inverse(a, p);
+}
+
+template <bool Wide>
+__device__ __forceinline__ void leaf_body(double* a, std::int64_t ld, std::int64_t r, std::int64_t m, std::int64_t b0, int t, double p,
+                                          double pinv, std::uint64_t pu, int* slots, int* flags, int leaf_id) {
     cg::grid_group grid = cg::this_grid();
     const unsigned full = 0xffffffffu;
     const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -150,7 +170,7 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::i
         double pr = 0.0, inv = 0.0;
         if (has) {
             pr = mine ? __ldcg(base + static_cast<std::int64_t>(q) * ld + lane) : 0.0;
-            inv = blk::inverse(__shfl_sync(full, pr, j), pu);
+            inv = leaf_inverse<Wide>(__shfl_sync(full, pr, j), pu);
         }
 #pragma unroll
         for (int u = 0; u < kRegRows; ++u) {
@@ -163,9 +183,9 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::i
             if (has) {
                 const double aij = __shfl_sync(full, x[u], j);
                 if (aij != 0.0) {
-                    const double l = blk::mul(aij, inv, p, pinv);
+                    const double l = leaf_mul<Wide>(aij, inv, p, pinv);
                     if (lane == j) x[u] = l;
-                    else if (lane > j) x[u] = blk::reduce(x[u] - l * pr, p, pinv);
+                    else if (lane > j) x[u] = leaf_submul<Wide>(x[u], l, pr, p, pinv);
                     if (lane >= j && mine) base[i * ld + lane] = x[u];
                 }
             }
@@ -185,9 +205,9 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::i
             if (has) {
                 const double aij = __shfl_sync(full, y, j);
                 if (aij != 0.0) {
-                    const double l = blk::mul(aij, inv, p, pinv);
+                    const double l = leaf_mul<Wide>(aij, inv, p, pinv);
                     if (lane == j) y = l;
-                    else if (lane > j) y = blk::reduce(y - l * pr, p, pinv);
+                    else if (lane > j) y = leaf_submul<Wide>(y, l, pr, p, pinv);
                     if (lane >= j && mine) row[lane] = y;
                 }
             }
@@ -198,6 +218,20 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::i
         }
         grid.sync();
     }
+}
+
+__global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
+                                                            std::int64_t b0, int t, double p, double pinv,
+                                                            std::uint64_t pu, int* slots, int* flags, int leaf_id) {
+    leaf_body<false>(a, ld, r, m, b0, t, p, pinv, pu, slots, flags, leaf_id);
+}
+
+// The same leaf in the two-limb mode (p > kMaxPrime): the same register budget, so the same
+// number of resident blocks (checked by GpuBackend before the cooperative launch).
+__global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel_wide(double* a, std::int64_t ld, std::int64_t r, std::int64_t m,
+                                                                 std::int64_t b0, int t, double p, double pinv,
+                                                                 std::uint64_t pu, int* slots, int* flags, int leaf_id) {
+    leaf_body<true>(a, ld, r, m, b0, t, p, pinv, pu, slots, flags, leaf_id);
 }
 
 struct Swaps {
@@ -260,6 +294,52 @@ __global__ void reduce_kernel(double* a, std::int64_t ld, std::int64_t rows, std
             a[i * ld + j] = blk::reduce(a[i * ld + j], p, pinv);
 }
 
+// Two-limb mode: invert_kernel with exact 64-bit products, the running sum kept centred.
+__global__ void invert_wide_kernel(const double* g, std::int64_t k, double* x, double p, double pinv) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    const std::int64_t pi = static_cast<std::int64_t>(p), h = pi / 2;
+    for (std::int64_t i = 0; i < k; ++i) {
+        if (i <= c) {
+            x[i * k + c] = i == c ? 1.0 : 0.0;
+            continue;
+        }
+        std::int64_t s = 0;
+        for (std::int64_t j = c; j < i; ++j) {
+            s += blk::wide_mul_i(static_cast<std::int64_t>(g[i * k + j]), static_cast<std::int64_t>(x[j * k + c]), pi, pinv);
+            if (s > h) s -= pi;
+            else if (s < -h) s += pi;
+        }
+        x[i * k + c] = static_cast<double>(-s);
+    }
+}
+
+// Two-limb mode: the column-major rows x cols block at in (leading dimension ld) into its
+// limbs hi = rint(x / 2^23), lo = x - hi 2^23, contiguous column-major (ld rows).
+__global__ void split_kernel(const double* in, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* hi, double* lo) {
+    const std::int64_t total = rows * cols;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t j = e / rows, i = e - j * rows;
+        const double x = in[j * ld + i], x1 = blk::limb_hi(x);
+        hi[e] = x1;
+        lo[e] = x - x1 * blk::kLimb;
+    }
+}
+
+// Two-limb mode: c (column-major rows x cols, ld ldc) = beta c + alpha (p2 2^46 + p1 2^23 +
+// p0) mod p, centred; p2, p1, p0 column-major with ld rows (blk::wide_combine).
+__global__ void combine_kernel(double* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, const double* p2, const double* p1,
+                               const double* p0, double alpha, double beta, std::int64_t p, double pinv, std::int64_t c46) {
+    const std::int64_t total = rows * cols;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t j = e / rows, i = e - j * rows;
+        double& out = c[j * ldc + i];
+        out = blk::wide_combine(out, p2[e], p1[e], p0[e], alpha, beta, p, pinv, c46);
+    }
+}
+
 unsigned blocks_for(std::int64_t work, int threads, std::int64_t cap = 65535) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(cap, (work + threads - 1) / threads)));
 }
@@ -277,9 +357,39 @@ public:
         std::int64_t* cols;
     };
 
-    GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks)
+    // tile: the driver's (the two-limb mode's buffers are sized from it). In that mode the
+    // limb buffers are allocated here, after a check of the free memory (SR_CUDA_NO_MEMORY),
+    // and the leaf's grid is capped by its own kernel's occupancy.
+    GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks, int tile = 0)
         : b_(b), m_(m), n_(n), pu_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)), kmax_(blk::max_inner(p)),
-          h_(h), leaf_blocks_(leaf_blocks) {}
+          h_(h), leaf_blocks_(leaf_blocks), wide_(blk::wide_mode(p)) {
+        if (!wide_) return;
+        c46_ = blk::wide_c46(p);
+        const std::int64_t na = blk::wide_a_doubles(m, n, tile), nb = blk::wide_b_doubles(m, n, tile), np = blk::wide_p_doubles(m, n, tile);
+        const double need = 8.0 * static_cast<double>(blk::wide_workspace_doubles(m, n, tile, p));
+        std::size_t free_b = 0, total_b = 0;
+        check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
+        if (need + kWideReserveBytes > static_cast<double>(free_b)) {
+            char msg[256];
+            std::snprintf(msg, sizeof msg, "the two-limb elimination of a %lld x %lld matrix needs %.1f MiB more on the device; %.1f MiB are free",
+                          static_cast<long long>(m), static_cast<long long>(n), need / 1048576.0, static_cast<double>(free_b) / 1048576.0);
+            throw Failure{SR_CUDA_NO_MEMORY, msg};
+        }
+        limb_doubles_ = 2 * na + 2 * nb + 3 * np;
+        limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(limb_doubles_));
+        double* q = limbs_->get();
+        for (double** slot : {&a1_, &a0_}) *slot = q, q += na;
+        for (double** slot : {&b1_, &b0_}) *slot = q, q += nb;
+        for (double** slot : {&p2_, &p1_, &p0_}) *slot = q, q += np;
+        int sms = 0, per_sm = 0;
+        check("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        check("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(&leaf_kernel_wide), kLeafThreads, 0));
+        if (per_sm < 1) throw Failure{SR_CUDA_ERROR, "the two-limb leaf kernel cannot be resident on a multiprocessor"};
+        leaf_blocks_ = std::min(leaf_blocks_, per_sm * sms);
+    }
+
+    // Device bytes of the two-limb mode's buffers (0 in the small-prime mode).
 
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         int t = static_cast<int>(b1 - b0);
@@ -296,8 +406,8 @@ public:
         const std::int64_t warps_per_block = kLeafThreads / 32;
         const unsigned blocks = static_cast<unsigned>(
             std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + warps_per_block - 1) / warps_per_block)));
-        check("cudaLaunchCooperativeKernel (leaf_kernel)",
-              cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&leaf_kernel), dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
+        const void* kernel = wide_ ? reinterpret_cast<const void*>(&leaf_kernel_wide) : reinterpret_cast<const void*>(&leaf_kernel);
+        check("cudaLaunchCooperativeKernel (leaf_kernel)", cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
         int host[blk::kLeaf];
         check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, sizeof(int) * static_cast<std::size_t>(t), cudaMemcpyDeviceToHost));
         for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
@@ -317,6 +427,11 @@ public:
     }
 
     void invert(std::int64_t k) {
+        if (wide_) {
+            invert_wide_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_);
+            check("invert_wide_kernel launch", cudaGetLastError());
+            return;
+        }
         invert_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
         check("invert_kernel launch", cudaGetLastError());
     }
@@ -332,15 +447,9 @@ public:
 
     void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce(b_.a + r0 * n_ + c0, n_, r1 - r0, c1 - c0); }
 
-private:
-    double* buffer(blk::Buf b) const {
-        switch (b) {
-        case blk::Buf::a: return b_.a;
-        case blk::Buf::g: return b_.g;
-        case blk::Buf::m: return b_.mm;
-        case blk::Buf::x: return b_.x;
-        }
-        return nullptr;
+    void split(blk::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
+        split_kernel<<<blocks_for(rows * cols, 256, 8192), 256>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_);
+        check("split_kernel launch", cudaGetLastError());
     }
 
     // The descriptions of blocked_rank_impl.hpp are column-major, as cuBLAS is.
@@ -350,6 +459,34 @@ private:
         check_blas("cublasDgemm_64",
                    cublasDgemm_64(h_, CUBLAS_OP_N, CUBLAS_OP_N, d.rows, d.cols, d.inner, &alpha, buffer(d.a) + d.a_off, d.lda,
                                   buffer(d.b) + d.b_off, d.ldb, &beta, buffer(d.c) + d.c_off, d.ldc));
+    }
+
+    void combine(const blk::Gemm& d) {
+        combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p2_, p1_, p0_, d.alpha,
+                                                                      d.beta, static_cast<std::int64_t>(pu_), pinv_, c46_);
+        check("combine_kernel launch", cudaGetLastError());
+    }
+
+private:
+    // Free device memory kept besides the two-limb buffers (cuBLAS's workspace grows with
+    // the GEMMs' sizes).
+    static constexpr double kWideReserveBytes = 128.0 * 1024 * 1024;
+
+    double* buffer(blk::Buf b) const {
+        switch (b) {
+        case blk::Buf::a: return b_.a;
+        case blk::Buf::g: return b_.g;
+        case blk::Buf::m: return b_.mm;
+        case blk::Buf::x: return b_.x;
+        case blk::Buf::a1: return a1_;
+        case blk::Buf::a0: return a0_;
+        case blk::Buf::b1: return b1_;
+        case blk::Buf::b0: return b0_;
+        case blk::Buf::p2: return p2_;
+        case blk::Buf::p1: return p1_;
+        case blk::Buf::p0: return p0_;
+        }
+        return nullptr;
     }
 
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
@@ -366,6 +503,12 @@ private:
     cublasHandle_t h_;
     int leaf_blocks_;
     int leaf_id_ = 0;
+    // Two-limb mode: 2^46 mod p and the limb buffers (one allocation).
+    bool wide_;
+    std::int64_t c46_ = 0;
+    std::int64_t limb_doubles_ = 0;
+    std::unique_ptr<DeviceArray<double>> limbs_;
+    double *a1_ = nullptr, *a0_ = nullptr, *b1_ = nullptr, *b0_ = nullptr, *p2_ = nullptr, *p1_ = nullptr, *p0_ = nullptr;
 };
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
@@ -397,7 +540,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
     const std::int64_t t = blk::effective_tile(tile, n);
     const double matrix_b = 8.0 * static_cast<double>(m) * static_cast<double>(n);
-    const double work_b = rank_bytes(m, n, tile) - matrix_b - kReserveBytes;
+    const double work_b = rank_bytes(m, n, tile, p) - matrix_b - kReserveBytes;  // the limb buffers included
     if (matrix_b + work_b + kReserveBytes > static_cast<double>(free_b))
         return fail(st, SR_CUDA_NO_MEMORY,
                     "a %lld x %lld matrix needs %.1f MiB on the device (matrix %.1f MiB + workspace %.1f MiB + %.0f MiB reserve); "
@@ -426,7 +569,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     if (filled != SR_CUDA_OK) return filled;
 
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
-                  per_sm * sms);
+                  per_sm * sms, tile);
     const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
     check("cudaEventRecord", cudaEventRecord(stop.get()));
     check("cudaEventSynchronize", cudaEventSynchronize(stop.get()));
@@ -477,10 +620,11 @@ std::mutex& rank_lock() {
 
 }  // namespace
 
-double rank_bytes(std::int64_t m, std::int64_t n, int tile) {
+double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
     const std::int64_t t = blk::effective_tile(tile, n);
     return 8.0 * static_cast<double>(m) * static_cast<double>(n) + 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) +
-           4.0 * static_cast<double>(m) + 8.0 * static_cast<double>(t) + 4.0 * blk::kLeaf + kReserveBytes;
+           8.0 * static_cast<double>(blk::wide_workspace_doubles(m, n, tile, p)) + 4.0 * static_cast<double>(m) + 8.0 * static_cast<double>(t) +
+           4.0 * blk::kLeaf + kReserveBytes;
 }
 
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {
@@ -507,7 +651,7 @@ int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t 
 
 }  // namespace sr_cuda
 
-extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxPrime; }
+extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxWidePrime; }
 
 extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile, int64_t* rank,
                                            sr_cuda_status* st) {
@@ -517,9 +661,9 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
         st->bytes = 0;
     }
     if (!rank) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null rank pointer");
-    if (!blk::accepted_prime(p))
+    if (!blk::accepted_rank_prime(p))
         return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
-                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxPrime));
+                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxWidePrime));
     if (tile < 0) return fail(st, SR_CUDA_INVALID, "tile %d: expected >= 0", tile);
     // The pivot slots hold row indices below 0x7f7f7f7f (the GEMMs take 64-bit sizes).
     if (rows < 0 || cols < 0 || rows >= 0x7f000000LL || cols >= 0x7f000000LL)

@@ -22,6 +22,34 @@
 // GEMM; at the largest accepted prime (kMaxPrime, just below 2^26) K = 8, and a wider
 // product is split by the driver into chunks of K columns with a reduction after each.
 //
+// Two-limb mode (p > kMaxPrime, up to kMaxWidePrime = 2^46 - 21, the largest prime below
+// 2^46). Entries are still centred residues held exactly in doubles (|x| <= h < 2^45), but
+// a product of two no longer fits 53 bits, so:
+//   - scalar operations (leaf elimination, inverse, the invert step, the combine below) use
+//     exact 64-bit integer arithmetic: wide_mul computes a*b - q*p in 64-bit wrap-around
+//     arithmetic with q = rint(a*b/p) estimated in doubles (error < 2^-7, so q is within
+//     one of the nearest quotient and |a*b - q*p| < p, which 64 bits hold exactly);
+//     wide_reduce does the same for an int64 |x| <= 2^62; the inverse is the extended
+//     Euclidean algorithm on int64 (every remainder and coefficient is below p);
+//   - every product C (+)= alpha A B (the multipliers and the trailing updates, the same
+//     descriptions as above) becomes limb products: each operand entry is split as
+//     x = x1 2^23 + x0 with x1 = rint(x / 2^23), so |x0|, |x1| <= 2^22 (|x| < 2^45) and a
+//     limb product is at most 2^44 in size. The backend forms P2 = A1 B1, P1 = A1 B0 + A0 B1
+//     and P0 = A0 B0 by four double GEMMs of inner dimension at most kWideInner = 256:
+//     every partial sum is an integer of size <= 2 * 256 * 2^44 = 2^53, exact in any
+//     order. combine then reduces C = beta C + alpha (P2 2^46 + P1 2^23 + P0) mod p into
+//     (-p/2, p/2] in 64-bit integers (each P_i < 2^53 is an exact int64; wide_reduce of
+//     each, wide_mul by 2^46 mod p and by 2^23, a sum below 4p, one more wide_reduce).
+//     So every entry is reduced after every product: no lazy reduction in this mode.
+//   - a trailing update is split by columns into slabs of at most wide_slab() columns (8
+//     panels), so the three product buffers take 3 m slab doubles (not 3 m n); the limbs
+//     of M are split once per chunk and serve every slab.
+// Cost: 4 GEMMs of the same shape per product instead of 1, i.e. about (8/3) n^3 flops for
+// a square matrix, plus the splits and combines (memory-bound, O(m n) per panel).
+// Why 2^46: it is the largest bound for which two 23-bit limbs of a centred entry stay
+// within 2^22, so the middle sum P1 of a 256-wide chunk (2 * 256 products) is exact; a
+// larger p would need narrower chunks (more combines) or a third limb (9 products).
+//
 // Algorithm. Row-major m x n matrix A; r = number of pivots found (rows [0, r) are the
 // pivot rows, done; rows [r, m) are active). Columns go in panels of `tile` columns,
 // each panel in leaves of kLeaf (32) columns (fewer at a panel's end):
@@ -50,6 +78,8 @@
 //                   would exceed K; the next panel's columns and the pivot rows are
 //                   reduced before they are read. For p < 2^23 and tile 256, the columns
 //                   right of a panel are reduced after every second panel.
+//                   Two-limb mode: chunks of at most kWideInner, each product through
+//                   split / gemm / combine (above), so everything is reduced at once.
 //                   Since the pivot rows are never used again, their right part need not
 //                   be solved (U12 = L11^-1 A12 is folded into M): the non-pivot rows get
 //                   A22 - L21 L11^-1 A12, the Schur complement of the eliminated block.
@@ -81,12 +111,25 @@ inline constexpr int kDefaultTile = 256;
 // Width of a leaf: the unblocked part. The GPU gives each column of a leaf to one lane of
 // a warp, so it is at most 32.
 inline constexpr int kLeaf = 32;
-// The largest prime accepted: the largest prime below 2^26 (K = max_inner(p) >= 8 and every
+// The largest prime of the small-prime mode (one double per product): the largest prime below 2^26 (K = max_inner(p) >= 8 and every
 // product of two entries below 2^50).
 inline constexpr std::uint64_t kMaxPrime = 67108859;
+// The largest prime of the two-limb mode: the largest prime below 2^46 (2^46 - 21; header
+// comment). Primes in (kMaxPrime, kMaxWidePrime] take that mode.
+inline constexpr std::uint64_t kMaxWidePrime = 70368744177643;
+// Two-limb mode: the largest inner dimension of one limb GEMM (2 * 256 * 2^44 = 2^53), the
+// limb base 2^23, and the width of the slabs a trailing update is split into, in panels.
+inline constexpr std::int64_t kWideInner = 256;
+inline constexpr double kLimb = 8388608.0;  // 2^23
+inline constexpr std::int64_t kWideSlabPanels = 8;
 
-// K: the largest inner dimension of an exact product (header comment), at most 2^30.
+// Whether p takes the two-limb mode.
+SR_BLOCKED_HD inline bool wide_mode(std::uint64_t p) { return p > kMaxPrime; }
+
+// K: the largest inner dimension of an exact product (header comment), at most 2^30; in
+// the two-limb mode (p > kMaxPrime), kWideInner, the inner dimension of a limb GEMM.
 SR_BLOCKED_HD inline std::int64_t max_inner(std::uint64_t p) {
+    if (p > kMaxPrime) return kWideInner;
     const std::uint64_t h = p / 2;
     const std::uint64_t lim = (std::uint64_t{1} << 53) - 2 * p - h;
     const std::uint64_t k = lim / (h * h);
@@ -131,16 +174,131 @@ SR_BLOCKED_HD inline double inverse(double a, std::uint64_t p) {
     return static_cast<double>(inv);
 }
 
+// Two-limb mode (kMaxPrime < p <= kMaxWidePrime, odd; header comment). x (|x| <= 2^62)
+// brought to [-h, h], h = (p-1)/2. q = rint(x / p) through doubles has an error below
+// 2^-15 (|x / p| < 2^36), so |x - q p| < p/2 + 1 and one correction suffices; q p is exact
+// in 64 bits (|q p| <= |x| + p).
+SR_BLOCKED_HD inline std::int64_t wide_reduce(std::int64_t x, std::int64_t p, double pinv) {
+    const std::int64_t q = static_cast<std::int64_t>(rint(static_cast<double>(x) * pinv));
+    std::int64_t r = x - q * p;
+    const std::int64_t h = p / 2;
+    if (r > h) r -= p;
+    else if (r < -h) r += p;
+    return r;
+}
+
+// a b mod p, centred, for centred a, b (|a|, |b| <= h < 2^45). q = rint(a b / p) through
+// doubles: three roundings of relative size <= 2^-53 on a value below p/4 < 2^44, so an
+// error below 2^-7 and |a b - q p| < p (1/2 + 2^-7); that difference is computed exactly
+// in 64-bit wrap-around arithmetic (the true value fits), then one correction.
+SR_BLOCKED_HD inline std::int64_t wide_mul_i(std::int64_t a, std::int64_t b, std::int64_t p, double pinv) {
+    const double q = rint(static_cast<double>(a) * static_cast<double>(b) * pinv);
+    const std::uint64_t d = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b) -
+                            static_cast<std::uint64_t>(static_cast<std::int64_t>(q)) * static_cast<std::uint64_t>(p);
+    std::int64_t r = static_cast<std::int64_t>(d);
+    const std::int64_t h = p / 2;
+    if (r > h) r -= p;
+    else if (r < -h) r += p;
+    return r;
+}
+
+SR_BLOCKED_HD inline double wide_mul(double a, double b, double p, double pinv) {
+    return static_cast<double>(wide_mul_i(static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), static_cast<std::int64_t>(p), pinv));
+}
+
+// x - l y mod p, centred, for centred x, l, y: the leaf's elimination step.
+SR_BLOCKED_HD inline double wide_submul(double x, double l, double y, double p, double pinv) {
+    const std::int64_t pi = static_cast<std::int64_t>(p), h = pi / 2;
+    std::int64_t r = static_cast<std::int64_t>(x) - wide_mul_i(static_cast<std::int64_t>(l), static_cast<std::int64_t>(y), pi, pinv);
+    if (r > h) r -= pi;
+    else if (r < -h) r += pi;
+    return static_cast<double>(r);
+}
+
+// The centred inverse of a non-zero centred residue mod p < 2^63, by the extended
+// Euclidean algorithm on 64-bit integers (remainders and coefficients stay below p).
+SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) {
+    const std::int64_t pi = static_cast<std::int64_t>(p);
+    std::int64_t x = static_cast<std::int64_t>(a) % pi;
+    if (x < 0) x += pi;
+    std::int64_t r0 = pi, r1 = x, s0 = 0, s1 = 1;
+    while (r1 != 0) {
+        const std::int64_t q = r0 / r1;
+        const std::int64_t r2 = r0 - q * r1;
+        r0 = r1;
+        r1 = r2;
+        const std::int64_t s2 = s0 - q * s1;
+        s0 = s1;
+        s1 = s2;
+    }
+    std::int64_t inv = s0 % pi;
+    if (inv < 0) inv += pi;
+    if (inv > pi / 2) inv -= pi;
+    return static_cast<double>(inv);
+}
+
+// The high limb of a centred entry (|x| < 2^45): rint(x / 2^23), |x1| <= 2^22; the low
+// limb x - x1 2^23 is in [-2^22, 2^22]. Both exact (scaling by 2^23 is exact).
+SR_BLOCKED_HD inline double limb_hi(double x) { return rint(x * (1.0 / kLimb)); }
+
+// The combine of one entry: beta c + alpha (p2 2^46 + p1 2^23 + p0) mod p, centred.
+// c centred, p2, p1, p0 integers of size <= 2^53 held in doubles; c46 = 2^46 mod p,
+// centred. Every step is an exact 64-bit operation (wide_reduce, wide_mul_i).
+SR_BLOCKED_HD inline double wide_combine(double c, double p2, double p1, double p0, double alpha, double beta, std::int64_t p, double pinv,
+                                         std::int64_t c46) {
+    const std::int64_t t2 = wide_mul_i(wide_reduce(static_cast<std::int64_t>(p2), p, pinv), c46, p, pinv);
+    const std::int64_t t1 = wide_mul_i(wide_reduce(static_cast<std::int64_t>(p1), p, pinv), static_cast<std::int64_t>(kLimb), p, pinv);
+    const std::int64_t t0 = wide_reduce(static_cast<std::int64_t>(p0), p, pinv);
+    std::int64_t s = t2 + t1 + t0;  // |s| <= 3h
+    if (alpha < 0) s = -s;
+    if (beta != 0) s += static_cast<std::int64_t>(c);
+    return static_cast<double>(wide_reduce(s, p, pinv));
+}
+
+// 2^46 mod p, centred (p odd, kMaxPrime < p <= kMaxWidePrime).
+inline std::int64_t wide_c46(std::uint64_t p) {
+    const std::uint64_t r = (std::uint64_t{1} << 46) % p;
+    return r > p / 2 ? static_cast<std::int64_t>(r) - static_cast<std::int64_t>(p) : static_cast<std::int64_t>(r);
+}
+
 // The centred representative of v in [0, p).
 SR_BLOCKED_HD inline double centred(std::uint64_t v, std::uint64_t p) {
     return v > p / 2 ? -static_cast<double>(p - v) : static_cast<double>(v);
 }
 
 // Whether 2 <= p <= kMaxPrime and p is prime (trial division: p < 2^26). O(sqrt p).
+// The limit of the small-prime mode alone (the graded device session's).
 inline bool accepted_prime(std::uint64_t p) {
     if (p < 2 || p > kMaxPrime) return false;
     for (std::uint64_t d = 2; d * d <= p; ++d)
         if (p % d == 0) return false;
+    return true;
+}
+
+// Whether p is a prime the blocked elimination takes in either mode: 2 <= p <=
+// kMaxWidePrime. Above kMaxPrime: Miller-Rabin with the bases 2..17, deterministic below
+// 3.4e14 > 2^46 (Jaeschke). O(log p) 128-bit products.
+inline bool accepted_rank_prime(std::uint64_t p) {
+    if (p <= kMaxPrime) return accepted_prime(p);
+    if (p > kMaxWidePrime || p % 2 == 0) return false;
+    __extension__ typedef unsigned __int128 u128;
+    const auto mulm = [p](std::uint64_t a, std::uint64_t b) { return static_cast<std::uint64_t>(static_cast<u128>(a) * b % p); };
+    std::uint64_t d = p - 1;
+    int s = 0;
+    while (d % 2 == 0) d /= 2, ++s;
+    for (const std::uint64_t a : {2u, 3u, 5u, 7u, 11u, 13u, 17u}) {
+        if (p % a == 0) return false;
+        std::uint64_t x = 1, b = a, e = d;
+        for (; e > 0; e >>= 1, b = mulm(b, b))
+            if (e & 1) x = mulm(x, b);
+        if (x == 1 || x == p - 1) continue;
+        bool witness = true;
+        for (int i = 1; i < s && witness; ++i) {
+            x = mulm(x, x);
+            if (x == p - 1) witness = false;
+        }
+        if (witness) return false;
+    }
     return true;
 }
 
@@ -157,11 +315,35 @@ inline std::int64_t workspace_doubles(std::int64_t m, std::int64_t n, int tile) 
     return 2 * m * t + t * t;
 }
 
+// Two-limb mode: the widest slab of columns of a trailing update, kWideSlabPanels panels
+// (2048 columns at the default tile: the product buffers take 3 x 2048 m doubles, and each
+// limb GEMM is still 2048 x rows x 256), never more than n; never less than the panel
+// (the multipliers' product, k <= tile rows, uses the same buffers). Small tiles give
+// narrow slabs, so the tests cross slab boundaries on small matrices.
+inline std::int64_t wide_slab(std::int64_t n, int tile) {
+    const std::int64_t t = effective_tile(tile, n);
+    return std::max<std::int64_t>(t, std::min<std::int64_t>(kWideSlabPanels * t, n));
+}
+// The limb buffers' sizes (doubles): A1, A0 (slab x inner each, inner = min(kWideInner,
+// tile)), B1, B0 (inner x m each), P2, P1, P0 (slab x m each).
+inline std::int64_t wide_a_doubles(std::int64_t, std::int64_t n, int tile) {
+    return wide_slab(n, tile) * std::min(kWideInner, effective_tile(tile, n));
+}
+inline std::int64_t wide_b_doubles(std::int64_t m, std::int64_t n, int tile) { return std::min(kWideInner, effective_tile(tile, n)) * m; }
+inline std::int64_t wide_p_doubles(std::int64_t m, std::int64_t n, int tile) { return wide_slab(n, tile) * m; }
+// Doubles of workspace the two-limb mode needs besides workspace_doubles (0 for p <= kMaxPrime).
+inline std::int64_t wide_workspace_doubles(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
+    if (!wide_mode(p)) return 0;
+    return 2 * wide_a_doubles(m, n, tile) + 2 * wide_b_doubles(m, n, tile) + 3 * wide_p_doubles(m, n, tile);
+}
+
 // The two products of a panel update as column-major GEMMs C = alpha A B + beta C without
 // transposes (cuBLAS's convention): a row-major matrix with leading dimension ld is, read
 // column-major, its transpose with the same ld. Both backends execute these descriptions,
 // so the CPU tests check the very arguments the GPU passes to cublasDgemm.
-enum class Buf { a, g, m, x };  // the matrix A and the workspaces G, M, X of Backend below
+// The matrix A, the workspaces G, M, X of Backend below, and the two-limb mode's limb
+// buffers A1, A0, B1, B0 and products P2, P1, P0.
+enum class Buf { a, g, m, x, a1, a0, b1, b0, p2, p1, p0 };
 struct Gemm {
     std::int64_t rows, cols, inner;  // C is rows x cols, A rows x inner, B inner x cols
     double alpha, beta;              // alpha in {1, -1}, beta in {0, 1}
@@ -188,6 +370,20 @@ inline Gemm update_gemm(std::int64_t m, std::int64_t n, std::int64_t r, std::int
     return Gemm{d1 - d0, m - r - k, k1 - k0, -1.0, 1.0, Buf::a, (r + k0) * n + d0, n, Buf::m, k0, k, Buf::a, (r + k) * n + d0, n};
 }
 
+// Two-limb mode: the four limb GEMMs of a product d (column-major, C rows x cols): A1, A0
+// (rows x inner, ld rows), B1, B0 (inner x cols, ld inner) into P2, P1, P0 (rows x cols,
+// ld rows): P2 = A1 B1, P1 = A1 B0, P1 += A0 B1, P0 = A0 B0.
+struct LimbGemms {
+    Gemm g[4];
+};
+inline LimbGemms limb_gemms(const Gemm& d) {
+    const std::int64_t r = d.rows, c = d.cols, k = d.inner;
+    return LimbGemms{{Gemm{r, c, k, 1.0, 0.0, Buf::a1, 0, r, Buf::b1, 0, k, Buf::p2, 0, r},
+                      Gemm{r, c, k, 1.0, 0.0, Buf::a1, 0, r, Buf::b0, 0, k, Buf::p1, 0, r},
+                      Gemm{r, c, k, 1.0, 1.0, Buf::a0, 0, r, Buf::b1, 0, k, Buf::p1, 0, r},
+                      Gemm{r, c, k, 1.0, 0.0, Buf::a0, 0, r, Buf::b0, 0, k, Buf::p0, 0, r}}};
+}
+
 // Backend (a class with these members; rows and columns index the m x n matrix A, ld n):
 //   void factor_leaf(int64 r, int64 b0, int64 b1, int64* piv)
 //        the leaf step above on active rows [r, m), columns [b0, b1) (b1 - b0 <= kLeaf);
@@ -207,11 +403,23 @@ inline Gemm update_gemm(std::int64_t m, std::int64_t n, std::int64_t r, std::int
 //        entry of the block and every partial sum within h + K h^2).
 //   void reduce_rows(int64 r0, int64 r1, int64 c0, int64 c1)
 //        brings A[r0..r1, c0..c1) to (-p/2, p/2].
+// Two-limb mode (p > kMaxPrime): factor_leaf, invert and the reductions use the wide_*
+// scalar operations above, multipliers, update and reduce_rows are not called, and three
+// more carry out every product:
+//   void split(Buf src, int64 off, int64 ld, int64 rows, int64 cols, bool a_side)
+//        the column-major rows x cols block at src + off (leading dimension ld) into its
+//        limbs, contiguous column-major (ld rows): A1 and A0 (a_side) or B1 and B0.
+//   void gemm(const Gemm& d)
+//        executes a description (limb_gemms(): on the limb buffers, exact).
+//   void combine(const Gemm& d)
+//        C of d (rows x cols at c_off, ldc) = beta C + alpha (P2 2^46 + P1 2^23 + P0)
+//        mod p, centred (wide_combine), P_i read column-major with ld rows.
 template <class Backend>
 class Driver {
 public:
     Driver(Backend& be, std::int64_t m, std::int64_t n, std::uint64_t p, int tile)
-        : be_(be), m_(m), n_(n), kmax_(max_inner(p)), tile_(effective_tile(tile, n)) {}
+        : be_(be), m_(m), n_(n), kmax_(max_inner(p)), tile_(effective_tile(tile, n)), wide_(wide_mode(p)),
+          slab_(wide_slab(n, tile)) {}
 
     // The rank; A is overwritten.
     std::int64_t run() {
@@ -267,6 +475,10 @@ private:
         if (k == 0 || d0 >= d1 || r + k >= m_) return;
         be_.gather(r, cols.data(), k);
         be_.invert(k);
+        if (wide_) {
+            eliminate_right_wide(r, k, d0, d1);
+            return;
+        }
         for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) be_.multipliers(r, k, k0, std::min(k, k0 + kmax_), k0 == 0);
         if (lazy && extra_ > 0) be_.reduce_rows(r, r + k, d0, d1);  // the pivot rows enter a GEMM
         for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) {
@@ -281,11 +493,35 @@ private:
         }
     }
 
+    // Two-limb mode: M = L21 X in chunks of kmax_ = kWideInner, then the update in chunks,
+    // each chunk's M limbs split once and used by every slab of at most slab_ columns.
+    void eliminate_right_wide(std::int64_t r, std::int64_t k, std::int64_t d0, std::int64_t d1) {
+        for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) product(multipliers_gemm(m_, r, k, k0, std::min(k, k0 + kmax_), k0 == 0), true);
+        for (std::int64_t k0 = 0; k0 < k; k0 += kmax_) {
+            const std::int64_t k1 = std::min(k, k0 + kmax_);
+            for (std::int64_t e0 = d0; e0 < d1; e0 += slab_) {
+                const Gemm d = update_gemm(m_, n_, r, k, k0, k1, e0, std::min(d1, e0 + slab_));
+                product(d, e0 == d0);
+            }
+        }
+    }
+
+    // One product d of the two-limb mode: split (B only when split_b), four limb GEMMs, combine.
+    void product(const Gemm& d, bool split_b) {
+        be_.split(d.a, d.a_off, d.lda, d.rows, d.inner, true);
+        if (split_b) be_.split(d.b, d.b_off, d.ldb, d.inner, d.cols, false);
+        const LimbGemms l = limb_gemms(d);
+        for (const Gemm& g : l.g) be_.gemm(g);
+        be_.combine(d);
+    }
+
     // Products of size <= h^2 that the entries right of the current panel may hold
     // unreduced (their bound is h + extra_ h^2 <= h + K h^2).
     std::int64_t extra_ = 0;
     Backend& be_;
     std::int64_t m_, n_, kmax_, tile_;
+    bool wide_;
+    std::int64_t slab_;
 };
 
 template <class Backend>

@@ -8,6 +8,7 @@
 #include "seprank/error.hpp"
 #include "families.hpp"
 #include "graded_device.hpp"
+#include "graded_impl.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/matrix.hpp"
@@ -904,7 +905,9 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     const int nt = std::max(1, opt.threads);
     const std::string how = f.describe(opt.batch);
-    if (opt.store.empty() && f.tape() != nullptr) {
+    // The device session stores 32-bit residues: a larger prime (the two-limb GPU
+    // elimination's, given with --prime) takes the host path.
+    if (opt.store.empty() && f.tape() != nullptr && g.p < graded::kPrimeLimit) {
         DeviceBackend be(g, *f.tape(), part, ra, rb, blocks);
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }

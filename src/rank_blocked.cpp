@@ -1,7 +1,9 @@
 // rank_modular_blocked: the CPU backend of the blocked elimination of
 // src/blocked_rank_impl.hpp (the reference of the CUDA engine's sr_cuda_rank). The GEMMs
-// are Eigen's on doubles, exact because every partial sum is an integer below 2^53.
+// are Eigen's on doubles, exact because every partial sum is an integer below 2^53 (in the
+// two-limb mode, p > 2^26: the four limb GEMMs of each product, then an exact combine).
 #include "blocked_rank_impl.hpp"
+#include "rank_blocked.hpp"
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
@@ -16,7 +18,7 @@
 
 namespace seprank {
 
-static_assert(blocked_max_prime == blocked::kMaxPrime, "rank.hpp and blocked_rank_impl.hpp name the same limit");
+static_assert(blocked_max_prime == blocked::kMaxWidePrime, "rank.hpp and blocked_rank_impl.hpp name the same limit");
 
 namespace {
 
@@ -28,12 +30,22 @@ class CpuBackend {
 public:
     CpuBackend(std::int64_t m, std::int64_t n, std::uint64_t p, int tile)
         : m_(m), n_(n), p_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)),
-          kmax_(blocked::max_inner(p)), a_(static_cast<std::size_t>(m * n)) {
+          kmax_(blocked::max_inner(p)), wide_(blocked::wide_mode(p)), c46_(wide_ ? blocked::wide_c46(p) : 0),
+          a_(static_cast<std::size_t>(m * n)) {
         const std::int64_t t = blocked::effective_tile(tile, n);
         g_.resize(static_cast<std::size_t>(m * t));
         mm_.resize(static_cast<std::size_t>(m * t));
         x_.resize(static_cast<std::size_t>(t * t));
+        if (wide_) {
+            for (auto* v : {&a1_, &a0_}) v->resize(static_cast<std::size_t>(blocked::wide_a_doubles(m, n, tile)));
+            for (auto* v : {&b1_, &b0_}) v->resize(static_cast<std::size_t>(blocked::wide_b_doubles(m, n, tile)));
+            for (auto* v : {&p2_, &p1_, &p0_}) v->resize(static_cast<std::size_t>(blocked::wide_p_doubles(m, n, tile)));
+        }
     }
+
+    // Test hook: a combine that adds `e` to every entry it writes (a deliberately broken
+    // step, for the test that the comparisons with FLINT would catch one).
+    void break_combine(double e) { combine_error_ = e; }
 
     double* row(std::int64_t i) { return a_.data() + i * n_; }
 
@@ -48,10 +60,16 @@ public:
             if (q < 0) continue;
             done[static_cast<std::size_t>(q - r)] = 1;
             const double* pr = row(q) + b0;
-            const double inv = blocked::inverse(pr[j], p_);
+            const double inv = wide_ ? blocked::wide_inverse(pr[j], p_) : blocked::inverse(pr[j], p_);
             for (std::int64_t i = r; i < m_; ++i) {
                 double* x = row(i) + b0;
                 if (done[static_cast<std::size_t>(i - r)] || x[j] == 0) continue;
+                if (wide_) {
+                    const double l = blocked::wide_mul(x[j], inv, pd_, pinv_);
+                    x[j] = l;
+                    for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::wide_submul(x[c], l, pr[c], pd_, pinv_);
+                    continue;
+                }
                 const double l = blocked::mul(x[j], inv, pd_, pinv_);
                 x[j] = l;
                 for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::reduce(x[c] - l * pr[c], pd_, pinv_);
@@ -70,6 +88,10 @@ public:
     }
 
     void invert(std::int64_t k) {
+        if (wide_) {
+            invert_wide(k);
+            return;
+        }
         // Column c of X solves L x = e_c by forward substitution, reduced every kmax terms.
         for (std::int64_t c = 0; c < k; ++c)
             for (std::int64_t i = 0; i < k; ++i) {
@@ -102,13 +124,67 @@ public:
 
     void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce_block(row(r0) + c0, r1 - r0, c1 - c0, n_); }
 
+    void split(blocked::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
+        const double* in = buffer(src) + off;
+        double* hi = a_side ? a1_.data() : b1_.data();
+        double* lo = a_side ? a0_.data() : b0_.data();
+        for (std::int64_t j = 0; j < cols; ++j)
+            for (std::int64_t i = 0; i < rows; ++i) {
+                const double x = in[j * ld + i], x1 = blocked::limb_hi(x);
+                hi[j * rows + i] = x1;
+                lo[j * rows + i] = x - x1 * blocked::kLimb;
+            }
+    }
+
+    void gemm(const blocked::Gemm& d) { run(d); }
+
+    void combine(const blocked::Gemm& d) {
+        double* c = buffer(d.c) + d.c_off;
+        const std::int64_t pi = static_cast<std::int64_t>(p_);
+        for (std::int64_t j = 0; j < d.cols; ++j)
+            for (std::int64_t i = 0; i < d.rows; ++i) {
+                const std::size_t e = static_cast<std::size_t>(j * d.rows + i);
+                double& out = c[j * d.ldc + i];
+                out = blocked::wide_combine(out, p2_[e], p1_[e], p0_[e], d.alpha, d.beta, pi, pinv_, c46_) + combine_error_;
+            }
+    }
+
 private:
+    // Two-limb invert: the forward substitution of invert with exact 64-bit products,
+    // the running sum kept centred after each term.
+    void invert_wide(std::int64_t k) {
+        const std::int64_t pi = static_cast<std::int64_t>(p_), h = pi / 2;
+        for (std::int64_t c = 0; c < k; ++c)
+            for (std::int64_t i = 0; i < k; ++i) {
+                double& out = x_[static_cast<std::size_t>(i * k + c)];
+                if (i <= c) {
+                    out = i == c ? 1 : 0;
+                    continue;
+                }
+                std::int64_t s = 0;
+                for (std::int64_t j = c; j < i; ++j) {
+                    s += blocked::wide_mul_i(static_cast<std::int64_t>(g_[static_cast<std::size_t>(i * k + j)]),
+                                             static_cast<std::int64_t>(x_[static_cast<std::size_t>(j * k + c)]), pi, pinv_);
+                    if (s > h) s -= pi;
+                    else if (s < -h) s += pi;
+                }
+                out = static_cast<double>(-s);
+            }
+    }
+
     double* buffer(blocked::Buf b) {
         switch (b) {
         case blocked::Buf::a: return a_.data();
         case blocked::Buf::g: return g_.data();
         case blocked::Buf::m: return mm_.data();
         case blocked::Buf::x: return x_.data();
+        case blocked::Buf::a1: return a1_.data();
+        case blocked::Buf::a0: return a0_.data();
+        case blocked::Buf::b1: return b1_.data();
+        case blocked::Buf::b0: return b0_.data();
+        case blocked::Buf::p2: return p2_.data();
+        case blocked::Buf::p1: return p1_.data();
+        case blocked::Buf::p0: return p0_.data();
         }
         return nullptr;
     }
@@ -137,12 +213,15 @@ private:
     std::uint64_t p_;
     double pd_, pinv_;
     std::int64_t kmax_;
-    std::vector<double> a_, g_, mm_, x_;
+    bool wide_;
+    std::int64_t c46_;
+    double combine_error_ = 0;
+    std::vector<double> a_, g_, mm_, x_, a1_, a0_, b1_, b0_, p2_, p1_, p0_;
 };
 
 }  // namespace
 
-long rank_modular_blocked(const NmodMat& a, int tile) {
+long blocked::rank_with_combine_error(const NmodMat& a, int tile, double combine_error) {
     const std::uint64_t p = a.modulus();
     if (p > blocked_max_prime)
         throw invalid_input("prime " + std::to_string(p) + ": the blocked elimination takes primes up to " +
@@ -152,6 +231,7 @@ long rank_modular_blocked(const NmodMat& a, int tile) {
     const long m = a.rows(), n = a.cols();
     if (m == 0 || n == 0) return 0;
     CpuBackend be(m, n, p, tile);
+    be.break_combine(combine_error);
     for (long i = 0; i < m; ++i) {
         double* out = be.row(i);
         const mp_limb_t* in = a.get()->rows[i];
@@ -159,5 +239,7 @@ long rank_modular_blocked(const NmodMat& a, int tile) {
     }
     return static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
 }
+
+long rank_modular_blocked(const NmodMat& a, int tile) { return blocked::rank_with_combine_error(a, tile, 0.0); }
 
 }  // namespace seprank

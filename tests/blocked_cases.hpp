@@ -128,7 +128,7 @@ inline seprank::NmodMat planted(seprank::Rng& rng, Planted k, long m, long n, lo
 
 // An m x n matrix of rank min(m - d, n) except with chance below 2/p: uniform entries,
 // then d rows (drawn at random) overwritten by combinations of 2 or 3 of the other rows.
-// O(m n) draws: cheap even at 32768 x 32768, where a product of factors is not. p < 2^32.
+// O(m n) draws: cheap even at 32768 x 32768, where a product of factors is not. p < 2^63.
 inline void plant_dependent_rows(seprank::Rng& rng, std::uint64_t* a, long m, long n, long d, std::uint64_t p) {
     for (long e = 0; e < m * n; ++e) a[e] = uniform(rng, p);
     if (d <= 0 || d >= m) return;
@@ -147,12 +147,13 @@ inline void plant_dependent_rows(seprank::Rng& rng, std::uint64_t* a, long m, lo
         if (!dead[static_cast<std::size_t>(i)]) continue;
         const int terms = 2 + static_cast<int>(rng.below(2));
         std::vector<std::uint64_t> row(static_cast<std::size_t>(n), 0);
+        __extension__ typedef unsigned __int128 u128;
         for (int t = 0; t < terms; ++t) {
             const long s = live();
             const std::uint64_t c = nonzero(rng, p);
             for (long j = 0; j < n; ++j)
                 row[static_cast<std::size_t>(j)] = static_cast<std::uint64_t>(
-                    (row[static_cast<std::size_t>(j)] + c * a[s * n + j] % p) % p);
+                    (row[static_cast<std::size_t>(j)] + static_cast<u128>(c) * a[s * n + j] % p) % p);
         }
         std::copy(row.begin(), row.end(), a + i * n);
     }
@@ -167,10 +168,16 @@ inline seprank::NmodMat dependent_rows_matrix(seprank::Rng& rng, long m, long n,
     return a;
 }
 
-// One random case of the blocked elimination's comparisons, for iteration `it`. The prime:
-// every third a random one of 2..26 bits, else 2, 3, small, the largest below 2^23 (one GEMM
-// per 256-wide panel) or below 2^26 (K = 8: every panel update in chunks) and their
-// neighbours. The kind cycles through Planted; the tile is drawn from 0 (default) and
+// The primes of blocked_case: any (both modes), small (p <= 2^26: one double per product)
+// or two-limb (2^26 < p < 2^46: four limb GEMMs per product, src/blocked_rank_impl.hpp).
+enum class Primes { any, small, two_limb };
+
+// One random case of the blocked elimination's comparisons, for iteration `it`. The prime,
+// small: every third a random one of 2..26 bits, else 2, 3, small, the largest below 2^23
+// (one GEMM per 256-wide panel) or below 2^26 (K = 8: every panel update in chunks) and
+// their neighbours; two-limb: every third a random one of 27..46 bits, else the first
+// primes above 2^26, one near 2^36 and 2^40, the largest below 2^46 (the limit) and its
+// neighbour; any: every fourth case two-limb, the others small. The kind cycles through Planted; the tile is drawn from 0 (default) and
 // 1..100. The shape cycles through 1 x n (0 included), n x 1, 0 x n, above the default tile
 // and not a multiple of it (257 + up to `wide`), and small; r, the inner rank to plant, is
 // in 0..min(m, n) + 1.
@@ -180,12 +187,19 @@ struct BlockedCase {
     int tile = 0;
     long m = 0, n = 0, r = 0;
 };
-inline BlockedCase blocked_case(seprank::Rng& rng, int it, long wide) {
-    static const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, seprank::prev_prime(8388593), seprank::blocked_max_prime,
-                                          seprank::prev_prime(seprank::blocked_max_prime)};
+inline BlockedCase blocked_case(seprank::Rng& rng, int it, long wide, Primes primes = Primes::any) {
+    static const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, seprank::prev_prime(8388593), 67108859 /* below 2^26 */,
+                                          seprank::prev_prime(67108859)};
+    static const std::uint64_t fixed_wide[] = {67108879 /* the first prime above 2^26 */, 67108913 /* the next */,
+                                               68719476767 /* the first above 2^36 */, 1099511627689 /* the last below 2^40 */,
+                                               seprank::blocked_max_prime /* below 2^46 */, seprank::prev_prime(seprank::blocked_max_prime)};
     static const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
     BlockedCase c;
-    c.p = it % 3 == 0 ? seprank::random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
+    const bool two_limb = primes == Primes::two_limb || (primes == Primes::any && it % 4 == 3);
+    if (two_limb)
+        c.p = it % 3 == 0 ? seprank::random_prime(rng, 27 + static_cast<unsigned>(rng.below(20))) : fixed_wide[rng.below(std::size(fixed_wide))];
+    else
+        c.p = it % 3 == 0 ? seprank::random_prime(rng, 2 + static_cast<unsigned>(rng.below(25))) : fixed[rng.below(std::size(fixed))];
     c.kind = static_cast<Planted>(it % static_cast<int>(Planted::count));
     c.tile = tiles[rng.below(std::size(tiles))];
     switch ((it / 9) % 6) {

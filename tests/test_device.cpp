@@ -66,8 +66,9 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
     auto rng = seprank_test::rng_for("device-rank");
     MESSAGE("seed " << seprank_test::seed() << ", device " << cuda_info().name);
     INFO("seed " << seprank_test::seed());
-    long compared = 0;
+    long compared = 0, two_limb = 0;
     for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        // every fourth case a prime of the two-limb mode (2^26 < p < 2^46)
         const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 300);
         const std::uint64_t p = c.p;
         const auto kind = c.kind;
@@ -80,8 +81,10 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
         CHECK(rank_modular_cuda(a, tile) == ref);
         CHECK(rank_modular_blocked(a, tile) == ref);
         ++compared;
+        two_limb += p > 67108859;
     }
     CHECK(compared >= 200);
+    CHECK(two_limb >= compared / 5);
 }
 
 TEST_CASE("rank_modular_cuda on a planted 4096 x 4096 and a 1000 x 3000, and its refusals") {
@@ -106,8 +109,23 @@ TEST_CASE("rank_modular_cuda on a planted 4096 x 4096 and a 1000 x 3000, and its
         CHECK(rank_modular_cuda(a, 64) == ref);
     }
     CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 65535)), doctest::Contains("65535"), invalid_input);  // composite
-    CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 67108879)), doctest::Contains("67108879"), invalid_input);  // too large
+    CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 70368744177679)), doctest::Contains("70368744177679"), invalid_input);  // above 2^46
     CHECK_THROWS_AS(rank_modular_cuda(NmodMat(2, 2, 7), -1), invalid_input);
+    // the two-limb mode at the limit: 2^46 - 21, on a planted 2000 x 2000 of rank 1900 (600 x 600 of
+    // rank 500 on the emulated device, whose elimination is the CPU reference) and a 700 x 2500
+    // (several slabs of 2048 columns)
+    {
+        const std::uint64_t q = blocked_max_prime;
+        const long side = cuda_info().name.find("emulated") != std::string::npos ? 600 : 2000;
+        const NmodMat a = seprank_test::dependent_rows_matrix(rng, side, side, 100, q);
+        const long ref = rank_modular(a);
+        CHECK(ref == side - 100);  // except with chance below 2/q
+        CHECK(rank_modular_cuda(a) == ref);
+        const NmodMat b = seprank_test::product(rng, 700, 2500, 650, q);
+        CHECK(rank_modular_cuda(b) == 650);
+        CHECK(rank_modular_cuda(b, 32) == 650);
+        CHECK(rank_modular_blocked(b, 32) == 650);
+    }
 }
 
 TEST_CASE("the plugin's sr_cuda_rank checks its arguments before it needs a device") {
@@ -128,7 +146,9 @@ TEST_CASE("the plugin's sr_cuda_rank checks its arguments before it needs a devi
     sr_cuda_status st{};
     CHECK(rank(a, 2, 2, 65535, 0, &r, &st) == SR_CUDA_INVALID);  // composite
     CHECK(std::string(st.message).find("65535") != std::string::npos);
-    CHECK(rank(a, 2, 2, blocked_max_prime + 20 /* 2^26 + 15, prime */, 0, &r, &st) == SR_CUDA_INVALID);
+    CHECK(rank(a, 2, 2, 70368744177679 /* the first prime above 2^46 */, 0, &r, &st) == SR_CUDA_INVALID);
+    CHECK(std::string(st.message).find("70368744177679") != std::string::npos);
+    CHECK(rank(a, 2, 2, blocked_max_prime - 2 /* 2^46 - 23, composite */, 0, &r, &st) == SR_CUDA_INVALID);
     CHECK(rank(a, 2, 2, 7, -3, &r, &st) == SR_CUDA_INVALID);
     CHECK(std::string(st.message).find("tile -3") != std::string::npos);
     CHECK(rank(a, 0, 5, 7, 0, &r, &st) == SR_CUDA_OK);  // empty: rank 0 without a device
@@ -211,7 +231,8 @@ TEST_CASE("graded session: every block = the degree split of the CPU tape's valu
     for (int it = 0; it < seprank_test::iterations(30); ++it) {
         const NetworkSpec s = seprank_test::random_spec(rng, small_limits());
         const Network net = random_network(s, rng.next(), 1000);
-        const std::uint64_t p = it % 5 == 0 ? 3 : random_prime(rng, 5 + static_cast<unsigned>(rng.below(19)));
+        // Up to 31 bits: above 2^26 the blocks' ranks take the elimination's two-limb mode.
+        const std::uint64_t p = it % 5 == 0 ? 3 : random_prime(rng, 5 + static_cast<unsigned>(rng.below(27)));
         const Tape tape(net, p);
         const std::size_t width = tape.inputs();
         const std::size_t wa = static_cast<std::size_t>(rng.below(width + 1)), wb = width - wa;
@@ -342,7 +363,7 @@ TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives th
         const Network net = random_network(s, rng.next(), 1000);
         EvaluationOptions o;
         o.seed = rng.next();
-        o.prime = random_prime(rng, 20 + static_cast<unsigned>(rng.below(4)));
+        o.prime = random_prime(rng, 20 + static_cast<unsigned>(rng.below(12)));  // 20 to 31 bits: the session's range
         o.variant = EvaluationVariant::graded;
         o.max_side = 8 + static_cast<long>(rng.below(200));  // some runs end at the size limit
         o.parity = rng.below(2) == 0;
@@ -419,4 +440,32 @@ TEST_CASE("graded evaluation on the device: a first step the memory cannot hold 
     CHECK(capped.rows == first_sides);  // the first step's blocks stand
     CHECK(capped.value <= full.value);
     CHECK(capped.note.find("growth stopped before side") != std::string::npos);
+}
+
+TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the host, the same answer as the CPU") {
+    const Network net = random_network(seprank_test::attention_spec(3, 2, 2), 7);
+    const ValidPartition part = balanced_partition(3);
+    EvaluationOptions o;
+    o.seed = 11;
+    o.prime = 1099511627689;  // the largest prime below 2^40
+    o.variant = EvaluationVariant::graded;
+    if (!have_gpu()) {
+        o.device = Device::cuda;
+        CHECK_THROWS_AS(evaluation_rank_graded(net, part, o), invalid_input);
+        return;
+    }
+    CHECK(cuda_info().max_prime == blocked_max_prime);  // 2^46 - 21: given primes up to there
+    CHECK(cuda_prime_bits() == kCudaDrawnBits);         // drawn ones keep 23 bits (docs/gpu.md "Primes")
+    const RankAnswer cpu = evaluation_rank_graded(net, part, o);
+    o.device = Device::cuda;
+    const RankAnswer gpu = evaluation_rank_graded(net, part, o);
+    CHECK(gpu.value == cpu.value);
+    CHECK(gpu.block_ranks == cpu.block_ranks);
+    CHECK(gpu.rows == cpu.rows);
+    CHECK(gpu.failure_bound == cpu.failure_bound);
+    CHECK(gpu.device.rfind("cuda: ", 0) == 0);
+    // the device session holds 32-bit residues: this prime keeps the blocks on the host
+    CHECK(gpu.note.find("degree blocks kept in device memory") == std::string::npos);
+    o.prime = 70368744177679;  // the first prime above 2^46: above the GPU's largest
+    CHECK_THROWS_WITH_AS(evaluation_rank_graded(net, part, o), doctest::Contains("70368744177679"), invalid_input);
 }

@@ -4,6 +4,9 @@
 #include "blocked_cases.hpp"
 #include "support.hpp"
 #include "../src/blocked_rank_impl.hpp"
+#include "../src/rank_blocked.hpp"
+
+#include <flint/ulong_extras.h>
 
 #include <doctest/doctest.h>
 #include <cmath>
@@ -340,7 +343,7 @@ TEST_CASE("rank_modular_blocked: a 600 x 700 planted rank across several panels,
 
 TEST_CASE("blocked elimination: the exact inner dimension and the centred reduction") {
     // K h^2 + h + 2p <= 2^53 < (K+1) h^2 + h + 2p, h = floor(p/2), as the header defines K.
-    for (const std::uint64_t p : std::initializer_list<std::uint64_t>{3, 5, 65521, 8388593, blocked_max_prime}) {
+    for (const std::uint64_t p : std::initializer_list<std::uint64_t>{3, 5, 65521, 8388593, blocked::kMaxPrime}) {
         const std::uint64_t h = p / 2, k = static_cast<std::uint64_t>(blocked::max_inner(p));
         INFO("p = " << p << " K = " << k);
         CHECK(k * h * h + h + 2 * p <= (1ULL << 53));
@@ -357,23 +360,26 @@ TEST_CASE("blocked elimination: the exact inner dimension and the centred reduct
         CHECK(blocked::mul(a, blocked::inverse(a, p), pd, pinv) == 1);
     }
     CHECK(blocked::max_inner(8388593) >= 512);  // a 256-wide panel is one GEMM for p < 2^23
-    CHECK(blocked::max_inner(blocked_max_prime) == 8);
+    CHECK(blocked::max_inner(blocked::kMaxPrime) == 8);
     CHECK(blocked::reduce(1, 2, 0.5) == 1);    // p = 2: residues {0, 1}
     CHECK(blocked::reduce(-1, 2, 0.5) == 1);
     CHECK(blocked::reduce(-4, 2, 0.5) == 0);
-    CHECK(blocked::accepted_prime(blocked_max_prime));
-    CHECK(!blocked::accepted_prime(blocked_max_prime + 2));  // 2^26 - 3: above the limit
+    CHECK(blocked::accepted_prime(blocked::kMaxPrime));
+    CHECK(!blocked::accepted_prime(blocked::kMaxPrime + 2));  // 2^26 - 3: above the limit
     CHECK(!blocked::accepted_prime(65535));
-    CHECK(prev_prime(1ULL << 26) == blocked_max_prime);
+    CHECK(prev_prime(1ULL << 26) == blocked::kMaxPrime);
 }
 
 TEST_CASE("rank_modular_blocked refuses a composite or too large prime and a negative tile") {
     NmodMat a = NmodMat::from_rows({{1, 2}, {3, 4}}, 7);
     CHECK(rank_modular_blocked(a) == 2);
     CHECK_THROWS_AS(rank_modular_blocked(NmodMat(2, 2, 65535), 0), invalid_input);
-    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, 2147483647), 0), doctest::Contains("2147483647"), invalid_input);
-    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, 67108879 /* the first prime above 2^26 */), 0),
-                         doctest::Contains("67108879"), invalid_input);
+    CHECK(rank_modular_blocked(NmodMat::from_rows({{1, 2}, {3, 4}}, 2147483647 /* 2^31 - 1: two-limb mode */)) == 2);
+    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, 70368744177679 /* the first prime above 2^46 */), 0),
+                         doctest::Contains("70368744177679"), invalid_input);
+    CHECK_THROWS_WITH_AS(rank_modular_blocked(NmodMat(2, 2, blocked_max_prime - 2 /* 2^46 - 23 = 7 x 13 x 41 x 18860558611 */), 0),
+                         doctest::Contains("70368744177641"), invalid_input);
+    CHECK(rank_modular_blocked(NmodMat::from_rows({{1, 2}, {2, 4}}, 67108879 /* the first prime above 2^26 */)) == 1);
     CHECK_THROWS_WITH_AS(rank_modular_blocked(a, -1), doctest::Contains("tile -1"), invalid_input);
 }
 
@@ -384,13 +390,49 @@ namespace {
 // driver's exactness invariants whatever the pivots: the leaves, the gathered multipliers
 // and the pivot rows entering a GEMM are reduced, no chunk is wider than K, and no entry
 // ever holds more than K products (|x| <= h + K h^2 < 2^53). Its pivots are drawn at random.
+// Two-limb mode (wide): no multipliers, update or reduce_rows; every product is split
+// (its operands of A reduced), limb GEMMs of inner dimension <= kWideInner within the limb
+// buffers' sizes, and a combine that reads reduced entries of A and leaves them reduced.
 struct BoundBackend {
     long m, n, K;
     seprank::Rng rng;
     std::vector<long> units;
     long violations = 0, pivots = 0, reductions = 0;
+    bool wide = false;
+    long a_cap = 0, b_cap = 0, p_cap = 0, combines = 0;
 
     BoundBackend(long m_, long n_, long k_, std::uint64_t seed) : m(m_), n(n_), K(k_), rng(seed), units(static_cast<std::size_t>(m_ * n_), 0) {}
+    BoundBackend(long m_, long n_, std::uint64_t p, int tile, std::uint64_t seed) : BoundBackend(m_, n_, blocked::max_inner(p), seed) {
+        wide = blocked::wide_mode(p);
+        a_cap = blocked::wide_a_doubles(m, n, tile);
+        b_cap = blocked::wide_b_doubles(m, n, tile);
+        p_cap = blocked::wide_p_doubles(m, n, tile);
+    }
+    // The entries of A in a column-major rows x cols view at off (leading dimension ld).
+    template <class F>
+    void each_of_a(std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, F&& f) {
+        for (std::int64_t j = 0; j < cols; ++j)
+            for (std::int64_t i = 0; i < rows; ++i) {
+                const std::int64_t e = off + j * ld + i;
+                f(u(static_cast<long>(e / n), static_cast<long>(e % n)));
+            }
+    }
+    void split(blocked::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
+        violations += !wide;
+        violations += rows * cols > (a_side ? a_cap : b_cap);
+        if (src == blocked::Buf::a) each_of_a(off, ld, rows, cols, [&](long& x) { violations += x != 0; });
+    }
+    void gemm(const blocked::Gemm& d) {
+        violations += !wide;
+        violations += d.inner > blocked::kWideInner;
+        violations += d.rows * d.inner > a_cap || d.inner * d.cols > b_cap || d.rows * d.cols > p_cap;
+    }
+    void combine(const blocked::Gemm& d) {
+        violations += !wide;
+        violations += d.rows * d.cols > p_cap;
+        ++combines;
+        if (d.c == blocked::Buf::a) each_of_a(d.c_off, d.ldc, d.rows, d.cols, [&](long& x) { violations += x != 0; });
+    }
     long& u(long i, long j) { return units[static_cast<std::size_t>(i * n + j)]; }
     void require_reduced(long r0, long r1, long c0, long c1) {
         for (long i = r0; i < r1; ++i)
@@ -423,9 +465,9 @@ struct BoundBackend {
             for (std::int64_t c = 0; c < k; ++c) violations += u(i, cols[c]) != 0;
     }
     void invert(std::int64_t) {}
-    void multipliers(std::int64_t, std::int64_t, std::int64_t k0, std::int64_t k1, bool) { violations += k1 - k0 > K; }
+    void multipliers(std::int64_t, std::int64_t, std::int64_t k0, std::int64_t k1, bool) { violations += k1 - k0 > K || wide; }
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
-        violations += k1 - k0 > K;
+        violations += k1 - k0 > K || wide;
         require_reduced(r + k0, r + k1, d0, d1);  // the pivot rows, an operand
         for (long i = r + k; i < m; ++i)
             for (long j = d0; j < d1; ++j) {
@@ -435,6 +477,7 @@ struct BoundBackend {
     }
     void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
         ++reductions;
+        violations += wide;
         for (long i = r0; i < r1; ++i)
             for (long j = c0; j < c1; ++j) u(i, j) = 0;
     }
@@ -445,17 +488,182 @@ struct BoundBackend {
 TEST_CASE("blocked driver: every GEMM stays exact and every entry read is reduced, whatever the pivots") {
     auto rng = seprank_test::rng_for("rank-blocked-bounds");
     INFO("seed " << seprank_test::seed());
-    const std::uint64_t primes[] = {3, 65521, 8388593, 33554393 /* largest below 2^25: K = 32 */, blocked_max_prime};
+    const std::uint64_t primes[] = {3, 65521, 8388593, 33554393 /* largest below 2^25: K = 32 */, blocked::kMaxPrime,
+                                    67108879 /* two limbs */, blocked_max_prime};
     const int tiles[] = {0, 1, 5, 32, 40, 64, 100, 256, 300};
+    long wide_runs = 0, wide_combines = 0;
     for (int it = 0; it < seprank_test::iterations(150); ++it) {
         const std::uint64_t p = primes[rng.below(std::size(primes))];
         const int tile = tiles[rng.below(std::size(tiles))];
         const long m = static_cast<long>(rng.below(700)), n = static_cast<long>(rng.below(700));
         INFO("iteration " << it << ": " << m << "x" << n << " p = " << p << " tile " << tile);
-        BoundBackend be(m, n, static_cast<long>(blocked::max_inner(p)), rng.next());
+        BoundBackend be(m, n, p, tile, rng.next());
         const long r = static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
         CHECK(be.violations == 0);
         CHECK(r == be.pivots);
         CHECK(r <= std::min(m, n));
+        wide_runs += be.wide;
+        wide_combines += be.combines;
     }
+    CHECK(wide_runs > 0);
+    CHECK(wide_combines > 0);
+}
+
+TEST_CASE("two-limb scalars: products, reductions, inverses, limbs and the combine against 128-bit integers") {
+    auto rng = seprank_test::rng_for("rank-blocked-wide-scalars");
+    INFO("seed " << seprank_test::seed());
+    __extension__ typedef __int128 i128;
+    // centred residue of a 128-bit integer
+    const auto centre = [](i128 x, std::uint64_t p) {
+        const i128 pi = static_cast<i128>(p);
+        i128 r = x % pi;
+        if (r < 0) r += pi;
+        if (r > pi / 2) r -= pi;
+        return static_cast<std::int64_t>(r);
+    };
+    const std::uint64_t primes[] = {blocked::kMaxPrime + 20 /* 2^26 + 15 */, 68719476767, blocked_max_prime};
+    for (const std::uint64_t p : primes) {
+        INFO("p = " << p);
+        const std::int64_t h = static_cast<std::int64_t>(p / 2), pi = static_cast<std::int64_t>(p);
+        const double pd = static_cast<double>(p), pinv = 1.0 / pd;
+        const std::int64_t c46 = blocked::wide_c46(p);
+        CHECK(c46 == centre(static_cast<i128>(1) << 46, p));
+        // the extremes first, then random residues
+        std::vector<std::int64_t> xs = {0, 1, -1, h, -h, h - 1, -(h - 1), 1 << 22, -(1 << 22)};
+        for (int i = 0; i < 200; ++i) xs.push_back(static_cast<std::int64_t>(rng.below(p)) - h);
+        long bad = 0;
+        for (const std::int64_t a : xs)
+            for (const std::int64_t b : {xs[3], xs[4], xs[(static_cast<std::size_t>(a) * 7 + 3) % xs.size()], std::int64_t{2}}) {
+                bad += blocked::wide_mul_i(a, b, pi, pinv) != centre(static_cast<i128>(a) * b, p);
+                bad += blocked::wide_submul(static_cast<double>(b), static_cast<double>(a), static_cast<double>(b), pd, pinv) !=
+                       static_cast<double>(centre(static_cast<i128>(b) - static_cast<i128>(a) * b, p));
+            }
+        CHECK(bad == 0);
+        // wide_reduce over its whole range |x| <= 2^62
+        for (const std::int64_t x : {std::int64_t{1} << 62, -(std::int64_t{1} << 62), (std::int64_t{1} << 53), -(std::int64_t{1} << 53),
+                                     static_cast<std::int64_t>(rng.next() >> 2), -static_cast<std::int64_t>(rng.next() >> 2), h + 1, -h - 1})
+            CHECK(blocked::wide_reduce(x, pi, pinv) == centre(x, p));
+        // inverses
+        for (std::size_t i = 0; i < 20; ++i) {
+            const std::int64_t a = xs[i] == 0 ? 5 : xs[i];
+            CHECK(blocked::wide_mul(static_cast<double>(a), blocked::wide_inverse(static_cast<double>(a), p), pd, pinv) == 1);
+        }
+        // limbs: |x1|, |x0| <= 2^22 and x = x1 2^23 + x0 at the extremes of the range
+        for (const std::int64_t x : xs) {
+            const double xd = static_cast<double>(x), x1 = blocked::limb_hi(xd), x0 = xd - x1 * blocked::kLimb;
+            bad += std::fabs(x1) > 4194304.0 || std::fabs(x0) > 4194304.0 || x1 * blocked::kLimb + x0 != xd;
+        }
+        CHECK(bad == 0);
+        // the combine at the extreme product sums (|P| = 2^53) and at random ones, both signs of alpha, beta 0 and 1
+        const double big = 9007199254740992.0;  // 2^53
+        for (int i = 0; i < 200; ++i) {
+            // i < 8: every sign pattern of (+-2^53, +-2^53, +-2^53); then uniform in [-2^52, 2^52)
+            const auto draw = [&](int bit) {
+                return i < 8 ? ((i >> bit) & 1 ? big : -big) : static_cast<double>(static_cast<std::int64_t>(rng.next() >> 11) - (std::int64_t{1} << 52));
+            };
+            const double p2 = draw(0), p1 = draw(1), p0 = draw(2);
+            const std::int64_t c = xs[static_cast<std::size_t>(i) % xs.size()];
+            const double alpha = i % 2 ? 1.0 : -1.0, beta = i % 3 ? 1.0 : 0.0;
+            const i128 sum = static_cast<i128>(static_cast<std::int64_t>(p2)) * (static_cast<i128>(1) << 46) +
+                             static_cast<i128>(static_cast<std::int64_t>(p1)) * (1 << 23) + static_cast<std::int64_t>(p0);
+            const i128 want = (beta != 0 ? c : 0) + (alpha < 0 ? -sum : sum);
+            bad += blocked::wide_combine(static_cast<double>(c), p2, p1, p0, alpha, beta, pi, pinv, c46) != static_cast<double>(centre(want, p));
+        }
+        CHECK(bad == 0);
+    }
+    CHECK(blocked::max_inner(blocked_max_prime) == blocked::kWideInner);
+    CHECK(2 * blocked::kWideInner * (std::int64_t{1} << 44) == (std::int64_t{1} << 53));  // the middle limb sum is exact
+}
+
+TEST_CASE("accepted_rank_prime: both modes' primes, up to 2^46 - 21, against FLINT") {
+    auto rng = seprank_test::rng_for("rank-blocked-wide-primes");
+    INFO("seed " << seprank_test::seed());
+    CHECK(blocked::accepted_rank_prime(blocked_max_prime));
+    CHECK(prev_prime(1ULL << 46) == blocked_max_prime);
+    CHECK(!blocked::accepted_rank_prime(70368744177679));  // the first prime above 2^46
+    CHECK(blocked::accepted_rank_prime(67108879));        // the first above 2^26
+    CHECK(blocked::accepted_rank_prime(blocked::kMaxPrime));
+    CHECK(!blocked::accepted_rank_prime(1));
+    CHECK(!blocked::accepted_rank_prime(3215031751));     // strong pseudoprime to the bases 2, 3, 5, 7
+    CHECK(!blocked::accepted_rank_prime(3474749660383));  // strong pseudoprime to the bases 2 .. 13
+    long bad = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const std::uint64_t x = (std::uint64_t{1} << 26) + rng.below(blocked_max_prime - (std::uint64_t{1} << 26));
+        bad += blocked::accepted_rank_prime(x) != (n_is_prime(x) != 0);
+    }
+    CHECK(bad == 0);
+}
+
+TEST_CASE("rank_modular_blocked, two-limb mode (2^26 < p < 2^46) = nmod_mat_rank: planted ranks, every tile, non-generic profiles") {
+    auto rng = seprank_test::rng_for("rank-blocked-wide");
+    MESSAGE("seed " << seprank_test::seed());
+    INFO("seed " << seprank_test::seed());
+    long compared = 0, deficient = 0, slabs = 0;
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 140, seprank_test::Primes::two_limb);
+        const std::uint64_t p = c.p;
+        REQUIRE(blocked::wide_mode(p));
+        const long m = c.m, n = c.n, r = c.r;
+        const int t = (m > 120 || n > 120) && c.tile > 0 && c.tile < 8 ? 8 : c.tile;
+        const NmodMat a = seprank_test::planted(rng, c.kind, m, n, r, p);
+        INFO("iteration " << it << ": " << seprank_test::name(c.kind) << " " << m << "x" << n << " inner " << r << " p = " << p << " tile " << t);
+        const long ref = rank_modular(a);
+        CHECK(rank_modular_blocked(a, t) == ref);
+        ++compared;
+        deficient += ref < std::min(m, n);
+        slabs += n > blocked::wide_slab(n, t) && ref > 0;
+        if (c.kind == seprank_test::Planted::antidiagonal || c.kind == seprank_test::Planted::permutation)
+            CHECK(ref == (c.kind == seprank_test::Planted::antidiagonal ? std::min(m, n) : std::min({r, m, n})));
+        if (c.kind == seprank_test::Planted::zero) CHECK(ref == 0);
+    }
+    CHECK(compared >= 200);
+    CHECK(deficient > compared / 4);
+    CHECK(slabs > 0);  // updates split into several slabs
+    // a panel wider than one limb GEMM (chunks of 256), and a trailing update in slabs at the default tile
+    const std::uint64_t p = blocked_max_prime;
+    const NmodMat a = seprank_test::product(rng, 300, 700, 290, p);
+    CHECK(rank_modular(a) == 290);  // full inner rank except with chance < 2/p
+    CHECK(rank_modular_blocked(a, 600) == 290);
+    CHECK(rank_modular_blocked(a, 40) == 290);
+}
+
+TEST_CASE("rank_modular_blocked, two-limb mode: 600 x 700 across panels, zero leading panel, no leading minor") {
+    auto rng = seprank_test::rng_for("rank-blocked-wide-large");
+    INFO("seed " << seprank_test::seed());
+    for (const std::uint64_t p : {std::uint64_t{67108879}, std::uint64_t{1099511627689}, blocked_max_prime}) {
+        INFO("p = " << p);
+        NmodMat a = seprank_test::product(rng, 600, 700, 500, p);
+        CHECK(rank_modular(a) == 500);  // except with chance < 2/p
+        CHECK(rank_modular_blocked(a) == 500);
+        for (long i = 0; i < 600; ++i)
+            for (long j = 0; j < 300; ++j) a.set(i, j, 0);
+        const long ref = rank_modular(a);
+        CHECK(ref == 400);
+        CHECK(rank_modular_blocked(a) == ref);
+        CHECK(rank_modular_blocked(a, 64) == ref);
+        const NmodMat d = seprank_test::planted(rng, seprank_test::Planted::antidiagonal, 300, 300, 0, p);
+        CHECK(rank_modular_blocked(d, 7) == 300);
+        const NmodMat z = seprank_test::planted(rng, seprank_test::Planted::no_leading_minor, 200, 260, 0, p);
+        CHECK(rank_modular_blocked(z, 16) == rank_modular(z));
+    }
+}
+
+TEST_CASE("two-limb mode: a broken combine is caught by the comparison with FLINT") {
+    auto rng = seprank_test::rng_for("rank-blocked-wide-broken");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t p = blocked_max_prime;
+    long caught = 0, runs = 0;
+    for (int it = 0; it < 20; ++it) {
+        const long n = 40 + static_cast<long>(rng.below(60)), r = n / 2;
+        const NmodMat a = seprank_test::product(rng, n, n, r, p);
+        const long ref = rank_modular(a);
+        CHECK(blocked::rank_with_combine_error(a, 8, 0.0) == ref);  // the hook itself changes nothing
+        // an error of one unit in every combined entry (as a lost carry of P0 would make)
+        caught += blocked::rank_with_combine_error(a, 8, 1.0) != ref;
+        ++runs;
+    }
+    CHECK(caught == runs);  // the broken combine fills the planted deficiency every time
+    // the small-prime mode has no combine: the hook cannot change it
+    const NmodMat s = seprank_test::product(rng, 50, 50, 25, 8388593);
+    CHECK(blocked::rank_with_combine_error(s, 8, 1.0) == rank_modular(s));
 }

@@ -134,6 +134,10 @@ fi
 # 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
 if wanted rank; then
     step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+    # The same planted side mod the two-limb prime 2^46 - 21 (four limb GEMMs per product,
+    # docs/gpu.md "Primes and the failure bound"), FLINT and the blocked CPU reference at
+    # 2048 for scale: the measurement that decides between the two prime choices.
+    step rank_32768_two_limb 120 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
 fi
 
 # 2b. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
