@@ -155,8 +155,8 @@ int cuda_prime_bits() {
     const std::uint64_t m = cuda_info().max_prime;
     int b = 0;
     while (b < 63 && (std::uint64_t{1} << (b + 1)) - 1 <= m) ++b;  // every (b)-bit number is below 2^b <= m + 1
-    // At most 23 bits: then one exact FP64 product holds a whole 256-column panel update
-    // (K >= 512, blocked_rank_impl.hpp); a larger prime splits it into chunks.
+    // At most 31 bits: the graded session stores 32-bit residues and the tape runs in 32-bit
+    // words below 2^31; the elimination takes these primes in two limbs (blocked_rank_impl.hpp).
     return std::min(b, kCudaDrawnBits);
 }
 

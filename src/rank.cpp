@@ -362,12 +362,13 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     res.field = "Q";
     const long full = std::min(input.rows, input.cols);
     // On the GPU (opt.device, docs/gpu.md) when a dense copy fits 4 GiB here: every modular
-    // rank there, mod distinct primes of cuda_prime_bits() bits (more of them for the same
-    // bound: each is above 2^(b−1)); one at a time (they share the device).
+    // rank there, mod distinct primes of kCudaOneLimbBits bits (one-limb eliminations: more
+    // primes for the same bound, each above 2^(b−1), but a quarter of the products each; the
+    // certificate is exact whatever their size); one at a time (they share the device).
     const DeviceChoice dev = choose_device(opt.device);
     const double cells = static_cast<double>(input.rows) * static_cast<double>(input.cols);
     const bool gpu = dev.device == Device::cuda && cells * 8.0 <= 4.0 * (1ULL << 30);
-    const unsigned bits = gpu ? static_cast<unsigned>(cuda_prime_bits()) : 62u;
+    const unsigned bits = gpu ? static_cast<unsigned>(std::min(cuda_prime_bits(), kCudaOneLimbBits)) : 62u;
     auto rank_p = [gpu](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p) : rank_mod_auto(m, p); };
     const std::string kind = gpu ? "modular-dense" : use_dense(input) ? "modular-dense" : "modular-sparse";
     const std::string where = gpu ? "; its modular ranks ran on the GPU, mod " + std::to_string(bits) + "-bit primes"

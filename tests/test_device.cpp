@@ -455,7 +455,7 @@ TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the
         return;
     }
     CHECK(cuda_info().max_prime == blocked_max_prime);  // 2^46 - 21: given primes up to there
-    CHECK(cuda_prime_bits() == kCudaDrawnBits);         // drawn ones keep 23 bits (docs/gpu.md "Primes")
+    CHECK(cuda_prime_bits() == kCudaDrawnBits);         // drawn ones have 31 bits (docs/gpu.md "Primes")
     const RankAnswer cpu = evaluation_rank_graded(net, part, o);
     o.device = Device::cuda;
     const RankAnswer gpu = evaluation_rank_graded(net, part, o);

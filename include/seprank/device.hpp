@@ -42,11 +42,16 @@ struct CudaInfo {
 // from there, in this build tree, and where `meson install` puts it.
 const CudaInfo& cuda_info();
 
-// Bits of the primes drawn for the GPU: kCudaDrawnBits (23: one exact FP64 product per
-// 256-column panel update, docs/gpu.md "Primes"), fewer when cuda_info().max_prime is
-// smaller (0 without a GPU). A prime given explicitly may be up to cuda_info().max_prime.
-// O(1).
-inline constexpr int kCudaDrawnBits = 23;
+// Bits of the primes drawn for the GPU: kCudaDrawnBits (31: the largest that the graded
+// session's 32-bit blocks and the tape's 32-bit words take; the elimination runs them in
+// two limbs, about 4x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times
+// smaller per trial: docs/gpu.md "Primes"), fewer when cuda_info().max_prime is smaller (0
+// without a GPU). A prime given explicitly may be up to cuda_info().max_prime. O(1).
+inline constexpr int kCudaDrawnBits = 31;
+// The most bits whose primes the GPU elimination runs in one limb (one exact FP64 product
+// per 256-column panel update): asked for with --prime-bits 23, and drawn where only
+// exactness matters (the Hadamard reference of a rank over Q).
+inline constexpr int kCudaOneLimbBits = 23;
 int cuda_prime_bits();
 
 // A request resolved: the device that will compute, its name for the answer ("cpu", or

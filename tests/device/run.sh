@@ -93,6 +93,8 @@ probe() {  # probe NAME SECONDS DEVICE [OPTIONS...]
 }
 probe session 60 cuda
 session_exit=$?
+probe one_limb 60 cuda --prime-bits 23
+one_limb_exit=$?
 probe host 60 cuda --store "$stores/probe"
 host_exit=$?
 probe cpu 30 cpu
@@ -101,10 +103,21 @@ cpu_rank=$(rank_of cpu)
 session_ok=0; host_ok=0
 [[ $session_exit -eq 0 && -n $cpu_rank && $(rank_of session) == "$cpu_rank" ]] && session_ok=1
 [[ $host_exit -eq 0 && -n $cpu_rank && $(rank_of host) == "$cpu_rank" ]] && host_ok=1
-echo "probe: session exit $session_exit rank $(rank_of session), host path exit $host_exit rank $(rank_of host), cpu rank $cpu_rank" \
+# The drawn 31-bit primes run two-limb eliminations; 23-bit ones, one limb. Where only the
+# latter works, every graded GPU run below asks for 23 bits.
+one_limb_ok=0
+[[ $one_limb_exit -eq 0 && -n $cpu_rank && $(rank_of one_limb) == "$cpu_rank" ]] && one_limb_ok=1
+bits_opt=""
+if (( ! session_ok && one_limb_ok )); then
+    session_ok=1
+    bits_opt="--prime-bits 23"
+    echo "probe: the two-limb eliminations FAILED, one limb works: graded GPU runs use --prime-bits 23" | tee -a "$out/summary.txt"
+fi
+echo "probe: session exit $session_exit rank $(rank_of session), one limb exit $one_limb_exit rank $(rank_of one_limb)," \
+    "host path exit $host_exit rank $(rank_of host), cpu rank $cpu_rank" \
     "($(grep -m1 '^device' "$logs/probe_session.log"))" | tee -a "$out/summary.txt"
 # store_for NAME: the options that route a graded GPU run through the host path, if needed.
-store_for() { (( session_ok )) || echo "--store $stores/$1"; }
+store_for() { echo "$bits_opt"; (( session_ok )) || echo "--store $stores/$1"; }
 if (( ! session_ok && ! host_ok )); then
     echo "probe: FAILED; the device tests only" | tee -a "$out/summary.txt"
     step test_device 60 "$bin/test_device"
