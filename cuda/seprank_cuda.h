@@ -140,7 +140,7 @@ int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* grid, uint64_t* o
 typedef struct sr_graded sr_graded;
 
 typedef struct sr_graded_setup {
-    const sr_tape* tape;       /* copied by sr_cuda_graded_open; p = tape->p < 2^26 */
+    const sr_tape* tape;       /* copied by sr_cuda_graded_open; p = tape->p < 2^31 */
     int64_t nodes;             /* nd, 1 <= nd <= 4096: forward passes per pair, and blocks */
     const uint64_t* w;         /* nd x nd, row-major, residues mod p */
     int64_t width_a, width_b;  /* residues per point of side A, of side B */

@@ -18,7 +18,7 @@ namespace seprank::detail {
 class GradedSession {
 public:
     // Opens a session for the network recorded in `tape` (its modulus p < graded::kPrimeLimit
-    // = 2^26: the blocks hold 32-bit residues; a larger prime takes the host path), w the
+    // < 2^31: the blocks hold 32-bit residues; a larger prime takes the host path), w the
     // nd x nd degree split (coefficient c of a pair = Σ_t value_t w[t][c]),
     // source/width_a/width_b the grid's coordinate map (TapeGrid). Every block is empty.
     // Throws as check_cuda (invalid_input, resource_limit, internal_error). Cost O(nd² + tape).

@@ -349,7 +349,8 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
                                                                   : detail::rank_blocks(input, opt);
     // The GPU takes the Hadamard reference's modular ranks (hadamard_body), wherever the
     // certificate reaches it; otherwise nothing ran there, and the note says so.
-    if (dev.device == Device::cuda && out.device == "cpu")
+    // (Unless the reference ran on the CPU for a reason its note gives.)
+    if (dev.device == Device::cuda && out.device == "cpu" && out.note.find("on the CPU") == std::string::npos)
         out.note += "; nothing ran on the GPU: the certificate needed no multimodular ranks";
     if (!dev.note.empty()) out.note += "; " + dev.note;
     return out;
@@ -396,6 +397,18 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         const double log2H = log2_hadamard_bound(a, r + 1);
         const long need = static_cast<long>(std::ceil((log2H + 2.0) / (bits - 1.0)));
         const double est_seconds = static_cast<double>(need) * per_prime / (gpu ? 1 : std::max(1, opt.threads));
+        if (gpu && (need > opt.max_primes || est_seconds > opt.max_certify_seconds)) {
+            // 23-bit primes on the GPU: about 2.8 times as many as 62-bit ones, one at a time.
+            // Past the budget, the CPU's reference instead (62-bit primes over threads, and
+            // its bound if it gives up too), rather than a bound from one 23-bit prime.
+            RankOptions cpu = opt;
+            cpu.device = Device::cpu;
+            RankAnswer out = hadamard_body(input, cpu);
+            out.primes_used += res.primes_used;
+            out.note += "; on the CPU: the GPU would need " + std::to_string(need) + " primes of " + std::to_string(bits) +
+                        " bits, past the budget";
+            return out;
+        }
         if (need > opt.max_primes || est_seconds > opt.max_certify_seconds) {
             if (a.rows <= opt.fraction_free_max && a.cols <= opt.fraction_free_max) {
                 set_certified(res, rank_fraction_free(a.to_dense()));
@@ -472,7 +485,7 @@ RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
     // the price is a higher chance (≤ n/2^29) that the rank drops mod p, and then the
     // general path below runs, which is still correct.
     const long full = std::min(a.rows(), a.cols());
-    (void)choose_device(opt.device);  // cuda where there is none: refused before any work
+    const DeviceChoice dev = choose_device(opt.device);  // cuda where there is none: refused before any work
     if (opt.certify && full > 0) {
         Rng rng(opt.seed ^ 0x3017ULL);
         const std::uint64_t p = random_prime(rng, 30);
@@ -485,7 +498,7 @@ RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
             res.prime = p;
             res.primes_used = 1;
             res.variant = "modular-dense";
-            res.note = "full rank mod p " + std::to_string(p) + ", hence over Q";
+            res.note = "full rank mod p " + std::to_string(p) + ", hence over Q" + (dev.note.empty() ? "" : "; " + dev.note);
             return res;
         }
     }

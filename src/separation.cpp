@@ -89,9 +89,10 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     const auto t0 = std::chrono::steady_clock::now();
     check_options(opt);
     part.check_tokens(net.spec.tokens);
-    // A rank over Q may use the device (its Hadamard reference, docs/gpu.md): cuda where
-    // there is none is refused here, before the expansion.
-    if (opt.certify && opt.method != Method::evaluation) (void)choose_device(opt.rank.device);
+    // The flattening and grid ranks may use the device (field p; over Q, the Hadamard
+    // reference, docs/gpu.md): cuda where there is none is refused here, before the expansion
+    // or the grid (the evaluation refuses it in its own set-up).
+    if (opt.method != Method::evaluation) (void)choose_device(opt.rank.device);
     RankAnswer r;
     switch (opt.method) {
         case Method::flattening: {

@@ -11,6 +11,7 @@
 // dispatch, the primes, the grid layout the library hands over, the answers, several
 // processes sharing a block store. It is never installed.
 #include "../cuda/seprank_cuda.h"
+#include "blocked_rank_impl.hpp"
 #include "graded_impl.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/rank.hpp"
@@ -97,6 +98,14 @@ SR_EXPORT int sr_cuda_probe(char* name, size_t len) {
 SR_EXPORT uint64_t sr_cuda_max_prime(void) { return seprank::blocked_max_prime; }
 
 SR_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile, int64_t* rank, sr_cuda_status* st) {
+    // The plugin's checks: the prime, and every entry a residue.
+    if (!seprank::blocked::accepted_rank_prime(p)) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "prime %llu: not one the blocked elimination takes", static_cast<unsigned long long>(p));
+        return fail(st, SR_CUDA_INVALID, msg);
+    }
+    for (int64_t e = 0; e < rows * cols; ++e)
+        if (a[e] >= p) return fail(st, SR_CUDA_INVALID, "emulated rank: an entry is not a residue mod p");
     try {
         seprank::NmodMat m(rows, cols, p);
         for (int64_t i = 0; i < rows; ++i)
@@ -155,8 +164,14 @@ SR_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_
     *out = nullptr;
     if (s == nullptr || s->tape == nullptr || s->tape->ops == nullptr || s->w == nullptr)
         return fail(st, SR_CUDA_INVALID, "emulated graded open: setup, tape or w is NULL");
-    if (s->nodes < 1 || s->nodes > seprank::graded::kMaxNodes || s->tape->p >= seprank::graded::kPrimeLimit)
+    // The plugin's checks (cuda/graded.cu): nodes, the prime, W's residues, the source map.
+    const std::uint64_t p = s->tape->p;
+    if (s->nodes < 1 || s->nodes > seprank::graded::kMaxNodes || p >= seprank::graded::kPrimeLimit || !seprank::blocked::accepted_rank_prime(p))
         return fail(st, SR_CUDA_INVALID, "emulated graded open: nodes or p out of range");
+    for (int64_t e = 0; e < s->nodes * s->nodes; ++e)
+        if (s->w[e] >= p) return fail(st, SR_CUDA_INVALID, "emulated graded open: w not reduced mod p");
+    for (int64_t c = 0; c < s->tape->inputs; ++c)
+        if (static_cast<int64_t>(s->source[c]) >= s->width_a + s->width_b) return fail(st, SR_CUDA_INVALID, "emulated graded open: source out of range");
     auto* g = new sr_graded();
     g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
     g->tape = *s->tape;

@@ -42,9 +42,10 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     ``certificate`` (field 'Q', a matrix below full rank): 'blocks' (exact kernel vectors
     per connected block, docs/blocks.md), 'pivot-span' or 'hadamard' (the references),
     as ``rank --certificate`` in the CLI.
-    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where ``field='p'`` and the
-    evaluation run; 'cuda' without a GPU raises ValueError, 'auto' then computes on the
-    CPU and says so in ``note``. The answer's ``device`` names it.
+    ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where ``field='p'``, the evaluation
+    and, for ``field='Q'``, the Hadamard reference's modular ranks run; 'cuda' without a GPU
+    raises ValueError, 'auto' then computes on the CPU and says so in ``note``. The
+    answer's ``device`` names it.
     """
     choice(field, "field", ("Q", "p"))
     opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,

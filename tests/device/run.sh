@@ -13,9 +13,12 @@
 #     code and seconds), nvidia-smi.txt and logs.tar.gz (one log per step). SECONDS
 #     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
-#     groups after the smoke test, in this order: tests, rank, tape, step, dimension, table,
-#     frontier; e.g. a second call `STEPS=frontier tests/device/run.sh run 540` gives the
-#     frontier rows (H=1 and H=2, half the time each) the whole call.
+#     groups after the smoke test, in this order: tests, frontier, rank, step, dimension,
+#     tape, table. FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share.
+#     The device lends 15 minutes in all, starts included: one call `run 540` (with
+#     timeout_s 600) leaves a few minutes for the start and a short second call, e.g.
+#     `STEPS=frontier FRONTIER_SECONDS=200 tests/device/run.sh run 220` if the first
+#     call's frontier rows did not converge.
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
@@ -79,12 +82,11 @@ step() {
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv >"$out/nvidia-smi.txt" 2>&1
 
 # 0. Smoke test, capped so that a hung kernel cannot eat the session: a small network by
-#    evaluation on the GPU, against the CPU, twice: with the degree blocks kept in device
-#    memory (the graded session: tape kernel, degree split, blocked rank with its
-#    cooperative leaf kernel), and with a block store (the host path: the tape's grid
-#    kernel and the blocked rank of uploaded blocks). Where the session fails and the host
-#    path works, the benchmarks run the graded steps through a block store; where both
-#    fail, only the device tests run (short caps, for their messages).
+#    evaluation on the GPU against the CPU with the same prime bits (so the same prime and
+#    draws, hence the same rank), three ways: the graded session (blocks in device memory)
+#    with the drawn 31-bit prime (two-limb eliminations), the same with --prime-bits 23
+#    (one limb), and the host path (a block store). The runs below use what works; where
+#    nothing does, only the device tests and the sanitizers run (for their messages).
 stores=$(mktemp -d)
 probe() {  # probe NAME SECONDS DEVICE [OPTIONS...]
     local name=$1 cap=$2 dev=$3
@@ -93,107 +95,103 @@ probe() {  # probe NAME SECONDS DEVICE [OPTIONS...]
 }
 probe session 60 cuda
 session_exit=$?
-probe one_limb 60 cuda --prime-bits 23
+probe one_limb 45 cuda --prime-bits 23
 one_limb_exit=$?
-probe host 60 cuda --store "$stores/probe"
+probe host 45 cuda --store "$stores/probe"
 host_exit=$?
-probe cpu 30 cpu
+probe cpu31 30 cpu --prime-bits 31
+probe cpu23 30 cpu --prime-bits 23
 rank_of() { awk '$1 == "rank" { print $2; exit }' "$logs/probe_$1.log"; }
-cpu_rank=$(rank_of cpu)
-session_ok=0; host_ok=0
-[[ $session_exit -eq 0 && -n $cpu_rank && $(rank_of session) == "$cpu_rank" ]] && session_ok=1
-[[ $host_exit -eq 0 && -n $cpu_rank && $(rank_of host) == "$cpu_rank" ]] && host_ok=1
-# The drawn 31-bit primes run two-limb eliminations; 23-bit ones, one limb. Where only the
-# latter works, every graded GPU run below asks for 23 bits.
-one_limb_ok=0
-[[ $one_limb_exit -eq 0 && -n $cpu_rank && $(rank_of one_limb) == "$cpu_rank" ]] && one_limb_ok=1
-bits_opt=""
-if (( ! session_ok && one_limb_ok )); then
-    session_ok=1
-    bits_opt="--prime-bits 23"
-    echo "probe: the two-limb eliminations FAILED, one limb works: graded GPU runs use --prime-bits 23" | tee -a "$out/summary.txt"
-fi
+same() { [[ $1 -eq 0 && -n $(rank_of "$2") && $(rank_of "$2") == "$(rank_of "$3")" ]]; }
+session_ok=0; one_limb_ok=0; host_ok=0
+same "$session_exit" session cpu31 && session_ok=1
+same "$one_limb_exit" one_limb cpu23 && one_limb_ok=1
+same "$host_exit" host cpu31 && host_ok=1
 echo "probe: session exit $session_exit rank $(rank_of session), one limb exit $one_limb_exit rank $(rank_of one_limb)," \
-    "host path exit $host_exit rank $(rank_of host), cpu rank $cpu_rank" \
+    "host path exit $host_exit rank $(rank_of host); cpu ranks $(rank_of cpu31) (31 bits), $(rank_of cpu23) (23 bits)" \
     "($(grep -m1 '^device' "$logs/probe_session.log"))" | tee -a "$out/summary.txt"
-# store_for NAME: the options that route a graded GPU run through the host path, if needed.
-store_for() { echo "$bits_opt"; (( session_ok )) || echo "--store $stores/$1"; }
-if (( ! session_ok && ! host_ok )); then
-    echo "probe: FAILED; the device tests only" | tee -a "$out/summary.txt"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+# GPU runs below: bits_opt (--prime-bits 23 where only one limb works) and, where the session
+# fails, a block store (store_for NAME).
+bits_opt=""
+(( ! session_ok && one_limb_ok )) && bits_opt="--prime-bits 23"
+store_for() { (( session_ok || one_limb_ok )) || echo "--store $stores/$1"; }
+if (( ! session_ok && ! one_limb_ok && ! host_ok )); then
+    echo "probe: FAILED; the device tests and the sanitizers only" | tee -a "$out/summary.txt"
     step test_device 60 "$bin/test_device"
     step test_tape 60 "$bin/test_tape" -tc='tape on the GPU*'
     # Out-of-bounds accesses and bad syncs of the probe's kernels (works on Firecracker
     # machines; gVisor refuses the device at once).
-    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck synccheck; do
         step "sanitizer_$tool" 90 "$sanitizer" --tool "$tool" seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
     done
     echo "total: $((SECONDS - start)) s" | tee -a "$out/summary.txt"
     exit 1
 fi
-if (( ! session_ok )); then
-    echo "probe: the graded session FAILED, the host path works: graded GPU runs go through a block store" | tee -a "$out/summary.txt"
-    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    step sanitizer_session 90 "$sanitizer" --tool memcheck seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
+if (( ! session_ok )); then  # the failing path, under the sanitizer, for its message
+    echo "probe: the 31-bit session FAILED; GPU runs use ${bits_opt:-a block store}" | tee -a "$out/summary.txt"
+    step sanitizer_session 60 "$sanitizer" --tool memcheck seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
 fi
 
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
 #    grid evaluation, the graded session) and on planted and non-generic matrices.
 if wanted tests; then
     step test_device 90 "$bin/test_device"
-    step test_tape 90 "$bin/test_tape"
+    step test_tape 60 "$bin/test_tape"
 fi
 
-# 2. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale.
+# 2. The frontier rows (the headline: converged generic ranks), H=1 then H=2, within
+#    FRONTIER_SECONDS in all (default: 40% of the budget); H=2 gets what H=1 leaves. Each
+#    run stops itself (--max-seconds) 45 s before its cap, so its answer is never lost.
+if wanted frontier; then
+    frontier_end=$((SECONDS + ${FRONTIER_SECONDS:-$((budget * 2 / 5))}))
+    for h in 1 2; do
+        left=$((frontier_end - SECONDS))
+        (( h == 1 )) && left=$((left / 2))
+        (( left > 75 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
+        # shellcheck disable=SC2046,SC2086
+        step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
+            --device cuda --max-side 400000 --max-seconds "$((left - 45))" --threads "$threads" --format json $bits_opt $(store_for "frontier_h$h")
+    done
+fi
+
+# 3. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale;
+#    then mod the two-limb prime 2^46 - 21 (the same path as the drawn 31-bit primes), FLINT
+#    and the blocked CPU reference at 2048 for scale: the measurement behind the prime choice.
 if wanted rank; then
-    step rank_32768 150 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
-    # The same planted side mod the two-limb prime 2^46 - 21 (four limb GEMMs per product,
-    # docs/gpu.md "Primes and the failure bound"), FLINT and the blocked CPU reference at
-    # 2048 for scale: the measurement that decides between the two prime choices.
-    step rank_32768_two_limb 120 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
+    step rank_32768 120 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+    step rank_32768_two_limb 90 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
 fi
 
-# 2b. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
-if wanted tape; then
-    step bench_tape 60 "$bin/bench_tape" 20000
-fi
-
-# 3. One frontier step at equal side, GPU and CPU (target >= 100x): attention N=4 dx=4 L=3
-#    H=1, graded, the side fixed by --start = --max-side.
+# 4. One frontier step at equal side, GPU and CPU with the same prime bits (target >= 100x):
+#    attention N=4 dx=4 L=3 H=1, graded, the side fixed by --start = --max-side.
 if wanted step; then
     for dev in cuda cpu; do
-        # shellcheck disable=SC2046
-        step "step_${dev}" 120 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
+        # shellcheck disable=SC2046,SC2086
+        step "step_${dev}" 90 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
             --method evaluation --start 2048 --max-side 2048 --device "$dev" --threads "$threads" --format json \
-            $([[ $dev == cuda ]] && store_for "step")
+            --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $([[ $dev == cuda ]] && store_for "step")
     done
 fi
 
-# 4. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU.
+# 5. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU
+#    with the same prime bits.
 if wanted dimension; then
     for dev in cuda cpu; do
-        step "dimension_${dev}" 90 seprank dimension --family attention --tokens 4 --dim 16 --heads 4 --depth 2 \
-            --output all --device "$dev" --threads "$threads" --format json
+        step "dimension_${dev}" 60 seprank dimension --family attention --tokens 4 --dim 16 --heads 4 --depth 2 \
+            --output all --device "$dev" --threads "$threads" --format json --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)"
     done
 fi
 
-# 5. The default table, GPU then CPU (target >= 10x).
+# 6. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
+if wanted tape; then
+    step bench_tape 45 "$bin/bench_tape" 20000
+fi
+
+# 7. The default table, GPU then CPU (target >= 10x; the CPU draws 62-bit primes here).
 if wanted table; then
-    step table_cuda 90 seprank table --device cuda --threads "$threads" --format csv
-    step table_cpu 120 seprank table --threads "$threads" --format csv
-fi
-
-# 6. The frontier rows, converged if they can be: H=1 then H=2, half of what is left each
-#    (H=2 gets what H=1 did not use).
-if wanted frontier; then
-    for h in 1 2; do
-        left=$((budget - SECONDS + start - 10))
-        (( h == 1 )) && left=$((left / 2))
-        (( left > 30 )) || { echo "frontier_h$h: skipped (no time left)" | tee -a "$out/summary.txt"; continue; }
-        # shellcheck disable=SC2046
-        step "frontier_h$h" "$left" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --heads "$h" --trials 1 \
-            --device cuda --max-side 400000 --max-seconds "$((left - 15))" --threads "$threads" --format json $(store_for "frontier_h$h")
-    done
+    step table_cuda 60 seprank table --device cuda --threads "$threads" --format csv
+    step table_cpu 90 seprank table --threads "$threads" --format csv
 fi
 
 # One line per JSON answer: the numbers the docs' "Measured" table needs.
