@@ -234,11 +234,19 @@ std::uint64_t modular_prime(const RankOptions& opt) {
     return random_prime(rng, static_cast<unsigned>(drawn_prime_bits(dev, 62)));
 }
 
-long rank_modular_cuda(const SparseNmodMat& a) {
-    // The GPU ranks a dense copy: refuse one whose residues alone would pass 64 GiB here.
-    if (static_cast<double>(a.rows) * static_cast<double>(a.cols) * 8.0 > 64.0 * (1ULL << 30))
-        throw resource_limit("the " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+namespace {
+
+// The GPU ranks a dense copy: refuse one whose residues alone would pass 64 GiB here.
+void check_dense_copy(long rows, long cols) {
+    if (static_cast<double>(rows) * static_cast<double>(cols) * 8.0 > 64.0 * (1ULL << 30))
+        throw resource_limit("the " + std::to_string(rows) + " x " + std::to_string(cols) +
                              " matrix is too large to copy densely for the GPU (over 64 GiB)");
+}
+
+}  // namespace
+
+long rank_modular_cuda(const SparseNmodMat& a) {
+    check_dense_copy(a.rows, a.cols);
     NmodMat d(a.rows, a.cols, a.p);
     for (long i = 0; i < a.rows; ++i)
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = v;
@@ -247,7 +255,9 @@ long rank_modular_cuda(const SparseNmodMat& a) {
 
 namespace {
 
+// An integer matrix ranked mod p on the GPU (a dense copy of its residues).
 long rank_mod_gpu(const SparseZMat& a, std::uint64_t p) {
+    check_dense_copy(a.rows, a.cols);
     NmodMat d(a.rows, a.cols, p);
     for (long i = 0; i < a.rows; ++i)
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = fmpz_fdiv_ui(v.get(), p);
