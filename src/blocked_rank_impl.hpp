@@ -152,27 +152,31 @@ SR_BLOCKED_HD inline double reduce(double x, double p, double pinv) {
 
 SR_BLOCKED_HD inline double mul(double a, double b, double p, double pinv) { return reduce(a * b, p, pinv); }
 
-// The centred inverse of a non-zero centred residue, by the extended Euclidean algorithm
-// on 32-bit integers (p < 2^26: every remainder and coefficient stays below p).
-SR_BLOCKED_HD inline double inverse(double a, std::uint64_t p) {
-    const std::int32_t pi = static_cast<std::int32_t>(p);
-    std::int32_t x = static_cast<std::int32_t>(a) % pi;
+// The centred inverse of a non-zero centred residue mod p, by the extended Euclidean
+// algorithm on the signed integers Int (every remainder and coefficient stays below p).
+template <class Int>
+SR_BLOCKED_HD inline double euclid_inverse(double a, std::uint64_t p) {
+    const Int pi = static_cast<Int>(p);
+    Int x = static_cast<Int>(a) % pi;
     if (x < 0) x += pi;
-    std::int32_t r0 = pi, r1 = x, s0 = 0, s1 = 1;
+    Int r0 = pi, r1 = x, s0 = 0, s1 = 1;
     while (r1 != 0) {
-        const std::int32_t q = r0 / r1;
-        const std::int32_t r2 = r0 - q * r1;
+        const Int q = r0 / r1;
+        const Int r2 = r0 - q * r1;
         r0 = r1;
         r1 = r2;
-        const std::int32_t s2 = s0 - q * s1;
+        const Int s2 = s0 - q * s1;
         s0 = s1;
         s1 = s2;
     }
-    std::int32_t inv = s0 % pi;
+    Int inv = s0 % pi;
     if (inv < 0) inv += pi;
     if (inv > pi / 2) inv -= pi;
     return static_cast<double>(inv);
 }
+
+// On 32-bit integers (p < 2^26).
+SR_BLOCKED_HD inline double inverse(double a, std::uint64_t p) { return euclid_inverse<std::int32_t>(a, p); }
 
 // Two-limb mode (kMaxPrime < p <= kMaxWidePrime, odd; header comment). x (|x| <= 2^62)
 // brought to [-h, h], h = (p-1)/2. q = rint(x / p) through doubles has an error below
@@ -215,27 +219,8 @@ SR_BLOCKED_HD inline double wide_submul(double x, double l, double y, double p, 
     return static_cast<double>(r);
 }
 
-// The centred inverse of a non-zero centred residue mod p < 2^63, by the extended
-// Euclidean algorithm on 64-bit integers (remainders and coefficients stay below p).
-SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) {
-    const std::int64_t pi = static_cast<std::int64_t>(p);
-    std::int64_t x = static_cast<std::int64_t>(a) % pi;
-    if (x < 0) x += pi;
-    std::int64_t r0 = pi, r1 = x, s0 = 0, s1 = 1;
-    while (r1 != 0) {
-        const std::int64_t q = r0 / r1;
-        const std::int64_t r2 = r0 - q * r1;
-        r0 = r1;
-        r1 = r2;
-        const std::int64_t s2 = s0 - q * s1;
-        s0 = s1;
-        s1 = s2;
-    }
-    std::int64_t inv = s0 % pi;
-    if (inv < 0) inv += pi;
-    if (inv > pi / 2) inv -= pi;
-    return static_cast<double>(inv);
-}
+// The centred inverse mod p < 2^63, on 64-bit integers (the two-limb mode).
+SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) { return euclid_inverse<std::int64_t>(a, p); }
 
 // The high limb of a centred entry (|x| < 2^45): rint(x / 2^23), |x1| <= 2^22; the low
 // limb x - x1 2^23 is in [-2^22, 2^22]. Both exact (scaling by 2^23 is exact).
