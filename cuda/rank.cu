@@ -517,7 +517,7 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 constexpr double kReserveBytes = 256.0 * 1024 * 1024;
 
 // One cuBLAS handle per process, made on the first rank (creating one per call costs more
-// than a small rank) and kept to the end; the calls are serialised (rank_lock). Outside
+// than a small rank) and kept to the end; the calls are serialised (locked_rank). Outside
 // rank_with: a static there would be one per instantiation (a second handle, and its
 // workspace, for the ranks of the graded session's blocks).
 Blas& shared_blas() {
@@ -612,10 +612,23 @@ __global__ void centre_kernel(const std::uint32_t* block, std::int64_t count, st
 }
 
 // One rank at a time per process: each sizes its work to the device's free memory, which a
-// concurrent one would change under it, and they share one cuBLAS handle.
-std::mutex& rank_lock() {
+// concurrent one would change under it, and they share one cuBLAS handle. work() runs under
+// that lock, and no exception leaves it (a C interface): each becomes a status naming `who`.
+template <class Work>
+int locked_rank(const char* who, sr_cuda_status* st, Work&& work) {
     static std::mutex busy;
-    return busy;
+    try {
+        const std::lock_guard<std::mutex> lock(busy);
+        return work();
+    } catch (const Failure& f) {
+        return fail(st, f.code, "%s", f.message.c_str());
+    } catch (const std::bad_alloc&) {
+        return fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", who);
+    } catch (const std::system_error& e) {
+        return fail(st, SR_CUDA_ERROR, "%s: %s", who, e.what());
+    } catch (...) {
+        return fail(st, SR_CUDA_ERROR, "%s: unexpected exception", who);
+    }
 }
 
 }  // namespace
@@ -630,23 +643,14 @@ double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {
     *rank = 0;
     if (n == 0) return ok(st);
-    try {
-        const std::lock_guard<std::mutex> lock(rank_lock());
+    return locked_rank("rank of a device block", st, [&] {
         auto convert = [&](double* a) -> int {
             centre_kernel<<<blocks_for(n * n, 256, 8192), 256>>>(block, n * n, p, a);
             check("centre_kernel launch", cudaGetLastError());
             return SR_CUDA_OK;
         };
         return rank_with(convert, n, n, p, 0, rank, st);
-    } catch (const Failure& f) {
-        return fail(st, f.code, "%s", f.message.c_str());
-    } catch (const std::bad_alloc&) {
-        return fail(st, SR_CUDA_NO_MEMORY, "rank of a device block: out of host memory");
-    } catch (const std::system_error& e) {
-        return fail(st, SR_CUDA_ERROR, "rank of a device block: %s", e.what());
-    } catch (...) {
-        return fail(st, SR_CUDA_ERROR, "rank of a device block: unexpected exception");
-    }
+    });
 }
 
 }  // namespace sr_cuda
@@ -672,16 +676,5 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
     *rank = 0;
     if (rows == 0 || cols == 0) return sr_cuda::ok(st);
     if (!a) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null matrix");
-    try {
-        const std::lock_guard<std::mutex> lock(sr_cuda::rank_lock());
-        return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st);
-    } catch (const sr_cuda::Failure& f) {
-        return fail(st, f.code, "%s", f.message.c_str());
-    } catch (const std::bad_alloc&) {
-        return fail(st, SR_CUDA_NO_MEMORY, "sr_cuda_rank: out of host memory for the upload buffer");
-    } catch (const std::system_error& e) {
-        return fail(st, SR_CUDA_ERROR, "sr_cuda_rank: %s", e.what());
-    } catch (...) {
-        return fail(st, SR_CUDA_ERROR, "sr_cuda_rank: unexpected exception");
-    }
+    return sr_cuda::locked_rank("sr_cuda_rank", st, [&] { return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st); });
 }

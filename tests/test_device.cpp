@@ -32,6 +32,8 @@ using namespace seprank;
 namespace {
 
 bool have_gpu() { return cuda_info().devices > 0; }
+// The plugin's CPU stand-in (tests/cuda_emulator.cpp), whose memory a test may set.
+bool emulated_device() { return have_gpu() && cuda_info().name.find("emulated") != std::string::npos; }
 
 }  // namespace
 
@@ -318,7 +320,7 @@ TEST_CASE("graded session: every block = the degree split of the CPU tape's valu
 }
 
 TEST_CASE("graded session: a step the device's memory cannot hold is refused before anything changes (emulated device)") {
-    if (!have_gpu() || cuda_info().name.find("emulated") == std::string::npos) {
+    if (!emulated_device()) {
         MESSAGE("not the emulated device: its memory limit is not set here");
         CHECK(true);
         return;
@@ -395,7 +397,7 @@ TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives th
 }
 
 TEST_CASE("graded evaluation on the device: a first step the memory cannot hold is resource_limit; a later one stops the growth (emulated device)") {
-    if (!have_gpu() || cuda_info().name.find("emulated") == std::string::npos) {
+    if (!emulated_device()) {
         MESSAGE("not the emulated device: its memory limit is not set here");
         CHECK(true);
         return;
