@@ -178,9 +178,9 @@ std::vector<std::uint64_t> detail::distinct_primes(std::uint64_t seed, std::size
     return ps;
 }
 
-double detail::primes_of_bits(unsigned bits) {
-    const double b = bits;
-    return bits == 62 ? std::pow(2.0, 55.6) : std::pow(2.0, b - 1) / ((b - 0.5) * std::log(2.0));
+double detail::prime_divisor_bound(double log2H, unsigned bits) {
+    const double divisors = std::max(1.0, std::ceil(log2H / (static_cast<double>(bits) - 1.0)));
+    return std::min(1.0, divisors / prime_count_lower_bound(bits));
 }
 
 bool detail::use_dense(const SparseZMat& a) {
@@ -327,12 +327,9 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         if (opt.prime == 0 && res.value < full) {
             // It is below the rank over Q only if p divides a non-zero minor of size
             // rank_Q ≤ full, of absolute value ≤ H (Hadamard, the full-size bound is the
-            // largest): at most log2 H / (b−1) of the primes of b bits (≈ 2^(b−1) / ((b − ½)
-            // ln 2) of them; b = 62: 2^55.6) do, and p was drawn among them (docs/rank.md).
-            // Costs one pass over the entries.
+            // largest; docs/rank.md). Costs one pass over the entries.
             const double log2H = log2_hadamard_bound(input, full);
-            const double b = bits;
-            res.failure_bound = std::min(1.0, std::max(1.0, std::ceil(log2H / (b - 1))) / detail::primes_of_bits(static_cast<unsigned>(bits)));
+            res.failure_bound = detail::prime_divisor_bound(log2H, static_cast<unsigned>(bits));
             std::ostringstream os;
             os.precision(4);
             os << "; equal to it unless the random " << bits << "-bit prime divides a non-zero minor (log2 of the Hadamard bound "
@@ -428,7 +425,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
             }
             res.value = r;
             res.variant = kind;
-            res.failure_bound = std::min(1.0, (log2H / (bits - 1.0)) / detail::primes_of_bits(bits));
+            res.failure_bound = detail::prime_divisor_bound(log2H, bits);
             std::ostringstream os;
             os.precision(3);
             os << "rank mod a random " << bits << "-bit prime; a certificate would need " << need << " primes, about " << est_seconds

@@ -13,8 +13,11 @@ namespace seprank::detail {
 // `count` distinct random primes of `bits` bits; the same seed and bits give the same
 // sequence, and a longer request extends a shorter one.
 std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count, unsigned bits = 62);
-// How many primes of `bits` bits there are, about (2^55.6 for 62; 2^(b−1)/((b − ½) ln 2)).
-double primes_of_bits(unsigned bits);
+// The probability that a prime drawn uniformly among those of `bits` bits (random_prime)
+// divides a given non-zero integer of absolute value ≤ 2^log2H, bounded: such an integer
+// has at most ⌈log2H / (bits − 1)⌉ of them as factors (at least one counted), out of
+// prime_count_lower_bound(bits) or more (2^55.58 for 62 bits). At most 1.
+double prime_divisor_bound(double log2H, unsigned bits);
 // Dense FLINT elimination pays off: nnz > 15% of m·n and the dense matrix fits in 1 GiB.
 bool use_dense(const SparseZMat& a);
 // An answer of the rank engine about a bare matrix (quantity and method "matrix").

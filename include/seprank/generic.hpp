@@ -16,7 +16,7 @@
 // R* is unknown but at most the matrix's smaller side m, so T independent trials give
 //   failure_bound = (m·D/|S|)^T ≥ Pr[R* > reported rank].
 // Caveat, stated in the output: working mod p assumes that minor is not identically
-// zero mod p; with p drawn at random among ~2^55.6 62-bit primes this fails only if p
+// zero mod p; with p drawn uniformly among > 2^55.58 62-bit primes this fails only if p
 // divides the minor's integer content, which has at most (its bit size)/61 such factors.
 // Trials below the maximum are reported as degenerate draws, never as the result.
 #pragma once

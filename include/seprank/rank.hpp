@@ -35,9 +35,10 @@
 //                                back to fraction-free when the matrix is small, else it
 //                                reports the modular lower bound uncertified with the
 //                                chance that it is below the rank over Q: the non-zero
-//                                minor has at most log2(H)/61 prime factors above 2^61, out
-//                                of ~2^55.6 primes in [2^61, 2^62): failure_bound =
-//                                (log2 H / 61) / 2^55.6 for the random prime used.
+//                                minor has at most ⌈log2(H)/61⌉ prime factors above 2^61,
+//                                out of more than 2^55.58 primes in [2^61, 2^62), the random
+//                                prime drawn uniformly among them: failure_bound =
+//                                ⌈log2 H / 61⌉ / 2^55.58.
 // Preconditions: p prime for modular variants (checked: a composite modulus would reach
 // FLINT's abort on a non-invertible pivot); shapes checked.
 #pragma once
