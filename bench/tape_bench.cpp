@@ -47,6 +47,7 @@ NetworkSpec attention(long n, long dx, long h, long l) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it ends: a run stopped by a time cap keeps the rows done
     const std::size_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20000;
     NetworkSpec had = attention(4, 4, 1, 3);
     had.family = Family::hadamard;
