@@ -16,8 +16,21 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 
 namespace seprank {
+
+namespace {
+
+// How many primes of `bits` bits there are at least (prime_count_lower_bound), printed:
+// a drawn prime is any given one of them with probability at most 1 / that.
+std::string per_factor(int bits) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));
+    return s;
+}
+
+}  // namespace
 
 void check_options(const GenericOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
@@ -155,8 +168,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                                       "for all weights), so the generic rank equals that upper bound")
                         : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
                               ", T = " + std::to_string(opt.trials) +
-                              "; assumes the certifying minor is not identically 0 mod p (negligible for a random " +
-                              std::to_string(bits) + "-bit p)");
+                              "; assumes the certifying minor is not identically 0 mod p (which needs p to divide its integer content: "
+                              "at most one chance in " + per_factor(bits) + " per " + std::to_string(bits) + "-bit prime factor of that content)");
     if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";

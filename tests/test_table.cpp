@@ -5,6 +5,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/plot.hpp"
+#include "seprank/prime.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
 #include "support.hpp"
@@ -167,6 +168,10 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
         CHECK(r.failure_bound > r62.failure_bound);
         const bool ifma = bits <= 52 && ModBatchEvaluator::simd_available();
         CHECK((r.note.find("avx512-ifma kernel") != std::string::npos) == ifma);
+        // The caveat outside the bound counts the primes of the drawn size.
+        char count[32];
+        std::snprintf(count, sizeof count, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));
+        CHECK(r.note.find(std::string("one chance in ") + count + " per " + std::to_string(bits) + "-bit prime factor") != std::string::npos);
     }
     CHECK(r62.note.find("montgomery kernel") != std::string::npos);
     for (int bad : {19, 63, 0, -1}) {
