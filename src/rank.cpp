@@ -425,7 +425,11 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
             }
             res.value = r;
             res.variant = kind;
-            res.failure_bound = detail::prime_divisor_bound(log2H, bits);
+            // r is a rank mod p of the input (or, after a raise, of `a`, whose minors divide
+            // the input's): it is below the rank over Q only if p divides a non-zero
+            // (r+1)-minor of the input, bounded by the input's Hadamard bound — the content
+            // removed from `a` may hold prime factors of b bits too.
+            res.failure_bound = detail::prime_divisor_bound(log2_hadamard_bound(input, r + 1), bits);
             std::ostringstream os;
             os.precision(3);
             os << "rank mod a random " << bits << "-bit prime; a certificate would need " << need << " primes, about " << est_seconds

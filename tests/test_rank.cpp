@@ -178,6 +178,20 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     CHECK(u.failure_bound > 0);
     CHECK(u.label().find("probabilistic") == 0);
     CHECK(u.kind == RankKind::modular_lower_bound);
+    {
+        // Its bound counts the prime factors of the input's (r+1)-minors: a row content
+        // (here 2^200 on every row) is removed before the certificate, yet a b-bit prime in
+        // it would lower the rank mod p all the same. Bounded over the content-free matrix,
+        // it would not grow.
+        ZMat big = a;
+        for (long i = 0; i < big.rows(); ++i)
+            for (long j = 0; j < big.cols(); ++j) fmpz_mul_2exp(fmpz_mat_entry(big.get(), i, j), fmpz_mat_entry(big.get(), i, j), 200);
+        const RankAnswer ub = rank_certified(big, opt);
+        CHECK(ub.value == 37);
+        const double log2H = log2_hadamard_bound(SparseZMat::from_dense(big), 38);
+        CHECK(ub.failure_bound == doctest::Approx(std::ceil(log2H / 61.0) / prime_count_lower_bound(62)));
+        CHECK(ub.failure_bound > u.failure_bound);
+    }
     opt.certify = false;
     const RankAnswer l = rank_certified(a, opt);
     CHECK(l.field == "Z/p");

@@ -20,7 +20,7 @@ std::uint64_t random_prime(Rng& rng, unsigned bits);
 
 // A proven lower bound on the number of primes with exactly `bits` bits (2..64, checked):
 // counted below 20 bits, Dusart's bounds on pi(x) above (within 3% of the count from 20
-// bits, 1% from 30). The failure bounds of a random prime divide by it. Cost O(2^bits)
+// bits, about 1% from 30). The failure bounds of a random prime divide by it. Cost O(2^bits)
 // primality tests below 20 bits, O(1) above.
 double prime_count_lower_bound(unsigned bits);
 
