@@ -4,8 +4,9 @@
 // Tape::evaluate_cuda where a GPU is present (its values checked against the CPU's), and of
 // Tape::evaluate_grid_cuda on a grid of as many points (the first half of the tokens on
 // side A, the rest on side B, one node), whose points are formed on the device.
-// The GPU runs at the GPU's own kind of prime (23 bits: 32-bit words, docs/tape.md), and
-// again in 64-bit words at that prime (SEPRANK_CUDA_TAPE=wide), to measure the narrowing.
+// The GPU runs at a prime of the size it draws (kCudaDrawnBits = 31 bits: 32-bit words,
+// docs/tape.md), and again in 64-bit words at that prime (SEPRANK_CUDA_TAPE=wide), to
+// measure the narrowing.
 // Prints a markdown table. Usage: bench_tape [points] (default 20000; the GPU gets 50×).
 #include "seprank/device.hpp"
 #include "seprank/forward_batch.hpp"
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     const std::uint64_t p = kDefaultPrime;
     std::printf("p = %llu, %zu points on the CPU%s\n\n", static_cast<unsigned long long>(p), count,
                 gpu ? (", " + std::to_string(50 * count) + " on the GPU (" + cuda_info().name + ")").c_str() : "");
-    const std::uint64_t pg = prev_prime(std::uint64_t{1} << 23);  // a GPU prime (23 bits)
+    const std::uint64_t pg = prev_prime(std::uint64_t{1} << kCudaDrawnBits);  // a prime of the GPU's drawn size
     if (gpu) std::printf("GPU columns at p = %llu (32-bit words; wide: 64-bit words)\n\n", static_cast<unsigned long long>(pg));
     std::printf("| network | ops | slots | MUL | AXPY | bytes/point | tape CPU pts/s | batch pts/s (%s) | ratio |%s\n",
                 ModBatchEvaluator::kernel_for(p), gpu ? " GPU pts/s | GPU wide pts/s | GPU = CPU | GPU grid pts/s | grid = CPU |" : "");

@@ -294,12 +294,8 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
     try {
         std::unique_ptr<sr_graded> g(new sr_graded());  // not leaked when a copy below throws
         g->narrow = runs_narrow(s->tape);
-        if (g->narrow) {
-            const NarrowTape narrow(*s->tape);
-            g->ops = narrow.ops;
-        } else {
-            g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
-        }
+        g->ops.assign(s->tape->ops, s->tape->ops + s->tape->n_ops);
+        if (g->narrow) seprank::tape::narrow_program(g->ops.data(), g->ops.size(), seprank::tape::make_mont32(p));  // as NarrowTape
         g->tape = *s->tape;
         g->tape.ops = g->ops.data();
         g->nd = nd;

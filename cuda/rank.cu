@@ -389,8 +389,6 @@ public:
         leaf_blocks_ = std::min(leaf_blocks_, per_sm * sms);
     }
 
-    // Device bytes of the two-limb mode's buffers (0 in the small-prime mode).
-
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         int t = static_cast<int>(b1 - b0);
         ++leaf_id_;
