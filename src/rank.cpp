@@ -389,7 +389,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     long r = rank_p(input, first[0]);
     const double per_prime = seconds_since(t0);
     res.phases.rank = per_prime;
-    res.prime = first[0];
+    res.prime = first[0];  // always the prime whose rank is r (a raise below names its own)
     res.primes_used = 1;
     if (r == full) {
         set_certified(res, r);
@@ -455,9 +455,10 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
         detail::run_parallel(nt, [&](int) { worker(); });
         throw_if_cancelled();
         res.primes_used += static_cast<long>(ps.size());
-        const long top = *std::max_element(ranks.begin(), ranks.end());
-        if (top > r) {  // a higher rank seen: raise the lower bound and prove again
-            r = top;
+        const auto top = std::max_element(ranks.begin(), ranks.end());
+        if (*top > r) {  // a higher rank seen: raise the lower bound and prove again
+            r = *top;
+            res.prime = ps[static_cast<std::size_t>(top - ranks.begin())];
             if (r == full) break;
             continue;
         }
@@ -475,7 +476,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     if (r == full) set_certified(res, r);
     else res.value = r;
     res.variant = kind;
-    res.note = res.certified() ? "full rank mod p, hence over Q" : "no certificate reached";
+    res.note = res.certified() ? "full rank mod p " + std::to_string(res.prime) + ", hence over Q" + where : "no certificate reached";
     return res;
 }
 

@@ -5,7 +5,9 @@
 #include "support.hpp"
 #include "../src/blocked_rank_impl.hpp"
 #include "../src/rank_blocked.hpp"
+#include "../src/rank_internal.hpp"
 
+#include <flint/fmpz_lll.h>
 #include <flint/ulong_extras.h>
 
 #include <doctest/doctest.h>
@@ -214,6 +216,84 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     const RankAnswer full = rank_certified(constructed_rank(rng, 30, 20, 20, 20), fp);
     CHECK(full.value == 20);
     CHECK(full.certified());
+}
+
+TEST_CASE("the Hadamard reference names the prime its rank came from, after a raise too") {
+    // Rows w1, w2, w1 + w2 of the lattice {w : w ≡ λ·(1, c2, c3) mod p1}, p1 the reference's
+    // first prime: any two are dependent mod p1 (rank 1 there), independent over Q (rank
+    // 2), and LLL keeps them short (entries near p1^(2/3) ≈ 2^41), so the 2-minors need 2
+    // certificate primes of 62 bits and the 3-minors 3.
+    auto rng = seprank_test::rng_for("rank-hadamard-raise");
+    INFO("seed " << seprank_test::seed());
+    RankOptions opt;
+    opt.seed = rng.next();
+    opt.certificate = Certificate::hadamard;
+    opt.fraction_free_max = 0;
+    const std::uint64_t p1 = detail::distinct_primes(opt.seed, 1)[0];
+    // Drawn until no row or column has a content (the certificate divides contents out,
+    // which would shrink its bounds below those checked here) and the bounds fall as said
+    // (a rare short lattice basis gives 3-minors that 2 primes certify).
+    auto content_free = [](const ZMat& m) {
+        Integer g;
+        for (long i = 0; i < m.rows(); ++i) {
+            fmpz_zero(g.get());
+            for (long j = 0; j < m.cols(); ++j) fmpz_gcd(g.get(), g.get(), fmpz_mat_entry(m.get(), i, j));
+            if (!fmpz_is_one(g.get())) return false;
+        }
+        for (long j = 0; j < m.cols(); ++j) {
+            fmpz_zero(g.get());
+            for (long i = 0; i < m.rows(); ++i) fmpz_gcd(g.get(), g.get(), fmpz_mat_entry(m.get(), i, j));
+            if (!fmpz_is_one(g.get())) return false;
+        }
+        return true;
+    };
+    ZMat a(3, 3);
+    for (int tries = 0;; ++tries) {
+        REQUIRE(tries < 200);
+        ZMat lat(3, 3);
+        fmpz_one(fmpz_mat_entry(lat.get(), 0, 0));
+        fmpz_set_ui(fmpz_mat_entry(lat.get(), 0, 1), rng.next() % p1);
+        fmpz_set_ui(fmpz_mat_entry(lat.get(), 0, 2), rng.next() % p1);
+        fmpz_set_ui(fmpz_mat_entry(lat.get(), 1, 1), p1);
+        fmpz_set_ui(fmpz_mat_entry(lat.get(), 2, 2), p1);
+        fmpz_lll_t fl;
+        fmpz_lll_context_init_default(fl);
+        fmpz_lll(lat.get(), nullptr, fl);
+        for (long j = 0; j < 3; ++j) {
+            fmpz_set(fmpz_mat_entry(a.get(), 0, j), fmpz_mat_entry(lat.get(), 0, j));
+            fmpz_set(fmpz_mat_entry(a.get(), 1, j), fmpz_mat_entry(lat.get(), 1, j));
+            fmpz_add(fmpz_mat_entry(a.get(), 2, j), fmpz_mat_entry(lat.get(), 0, j), fmpz_mat_entry(lat.get(), 1, j));
+        }
+        const SparseZMat sa = SparseZMat::from_dense(a);
+        if (content_free(a) && log2_hadamard_bound(sa, 2) + 2 <= 2 * 61.0 && log2_hadamard_bound(sa, 3) + 2 > 2 * 61.0) break;
+    }
+    const SparseZMat sa = SparseZMat::from_dense(a);
+    REQUIRE(rank_modular(a, p1) == 1);
+    REQUIRE(log2_hadamard_bound(sa, 2) + 2 <= 2 * 61.0);
+    REQUIRE(log2_hadamard_bound(sa, 3) + 2 > 2 * 61.0);
+    // Two primes allowed: the first attempt raises the rank to 2 from another prime, and the
+    // 3-minors' certificate is past the budget: the answer is that prime's rank.
+    opt.max_primes = 2;
+    const RankAnswer r = rank_certified(a, opt);
+    INFO(r.note);
+    CHECK(r.value == 2);
+    CHECK_FALSE(r.certified());
+    CHECK(r.primes_used == 3);
+    CHECK(r.prime != p1);
+    CHECK(rank_modular(a, r.prime) == r.value);
+    // The 2 x 3 matrix of its first two rows (sparse: the dense entry's own full-rank test
+    // at a 30-bit prime would answer first): the raise reaches full rank, proven by the
+    // prime that showed it, and the note names that one.
+    ZMat b(2, 3);
+    for (long i = 0; i < 2; ++i)
+        for (long j = 0; j < 3; ++j) fmpz_set(fmpz_mat_entry(b.get(), i, j), fmpz_mat_entry(a.get(), i, j));
+    const RankAnswer f = rank_certified(SparseZMat::from_dense(b), opt);
+    INFO(f.note);
+    CHECK(f.value == 2);
+    CHECK(f.certified());
+    CHECK(f.prime != p1);
+    CHECK(rank_modular(b, f.prime) == 2);
+    CHECK(f.note.find(std::to_string(f.prime)) != std::string::npos);
 }
 
 TEST_CASE("Hadamard bound is an upper bound on minors" * doctest::test_suite("slow")) {
