@@ -794,8 +794,9 @@ public:
         }
         std::string why;
         if (!session_.step(a, b, K, side, why)) {
-            if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit the device's memory (" + why + ")");
-            stop_ = "growth stopped before side " + std::to_string(K) + " by the device's memory (" + why + "); ";
+            // `why` is the plugin's: the device's memory, or (rarely) the host's for a step's buffers.
+            if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit in memory (" + why + ")");
+            stop_ = "growth stopped before side " + std::to_string(K) + " for lack of memory (" + why + "); ";
             return false;
         }
         peak_ = std::max(peak_, session_.device_bytes());
