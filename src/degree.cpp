@@ -76,6 +76,10 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     return budget_comparison(base, budget, degrees, seed, BudgetOptions{});
 }
 
+namespace {
+constexpr double kMaxPredictedBits = 131072;  // 2^17: the largest predicted d^L of a budget row
+}  // namespace
+
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed, const BudgetOptions& opt) {
     if ((opt.dimension || opt.rank) && opt.threads < 1)
@@ -94,6 +98,20 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     if (info.fixed_block_degree > 0) {
         throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
                             std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
+    }
+    // The predicted d^L of every row first: beyond 2^17 bits (about 39,000 digits) it is
+    // refused before any row is built (computing and printing it grows without use).
+    for (long d : degrees) {
+        NetworkSpec s = base;
+        s.block_degree = d;
+        s.depth = 1;
+        s.widths.clear();
+        const long depth = budget / fmpz_get_si(layer_parameters(ValidSpec(s), 0).get());
+        const double bits = static_cast<double>(depth) * std::log2(static_cast<double>(d));
+        if (bits > kMaxPredictedBits)
+            throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
+                                 std::to_string(d) + ": d^L would have about " + std::to_string(static_cast<long>(bits * 0.30103) + 1) +
+                                 " digits, more than the " + std::to_string(static_cast<long>(kMaxPredictedBits * 0.30103)) + " shown at most");
     }
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;

@@ -33,6 +33,13 @@ namespace seprank::detail {
 
 inline std::string errno_text(int e) { return std::strerror(e); }
 
+// The memory a table's parse (guess, plot) needs per byte of its text, at most: a CSV
+// cell of one character and its comma (2 bytes) becomes a (column, text) pair of two
+// std::strings (64 bytes), a point of a few words follows, and vectors grow by doubling.
+// A table is read only while its text times this fits the memory limit, so /dev/zero or
+// an endless pipe costs limit/64 bytes before the refusal.
+constexpr double kTableBytesPerByte = 64;
+
 // What kind of thing is at PATH (without following a symlink), in words.
 inline const char* file_kind(const struct stat& st) {
     if (S_ISLNK(st.st_mode)) return "a symbolic link";

@@ -17,6 +17,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <sys/stat.h>
 
 namespace seprank {
 
@@ -34,10 +35,17 @@ std::string per_factor(int bits) {
 
 void check_options(const GenericOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
+    // Each trial is a whole computation and the bound falls as its T-th power: a thousand
+    // is far past any use, and a larger count is a typo that would run for hours.
+    if (opt.trials > 1000) throw invalid_input("trials T = " + std::to_string(opt.trials) + " exceeds 1000 (each trial is a whole run)");
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
         throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
     if (!(opt.max_expand_bytes > 0)) throw invalid_input("max expand bytes " + std::to_string(opt.max_expand_bytes) + " must be positive");
+    // The store's folder, checked whether or not the method will use it (created later).
+    struct stat st {};
+    if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+        throw invalid_input("store '" + opt.store + "' exists and is not a directory");
     EvaluationOptions eo;
     eo.max_side = opt.max_side;
     eo.start = opt.start;

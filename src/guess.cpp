@@ -68,12 +68,6 @@ std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 
 
 constexpr double kFitBudgetBits = 134217728.0;
 
-// The memory a table's parse needs per byte of its text, at most: a CSV cell of one
-// character and its comma (2 bytes) becomes a (column, text) pair of two std::strings
-// (64 bytes), a point of a few words follows, and vectors grow by doubling. A table is
-// read only while its text times this fits the memory limit, so /dev/zero or an endless
-// pipe costs limit/64 bytes before the refusal.
-constexpr double kTableBytesPerByte = 64;
 
 double abs_log2(long x) { return std::log2(std::max(1.0, std::fabs(static_cast<double>(x)))); }
 
@@ -927,7 +921,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
 }
 
 std::vector<TableRow> read_table_cells(const std::string& path) {
-    return parse_table_cells(detail::read_input_file(path, "table", kTableBytesPerByte), "table '" + path + "'");
+    return parse_table_cells(detail::read_input_file(path, "table", detail::kTableBytesPerByte), "table '" + path + "'");
 }
 
 namespace {

@@ -213,6 +213,11 @@ void validate(const NetworkSpec& s) {
     for (long w : s.widths) size_ok(w, "fc width");
     require(family_info(s.family).layers || s.layers.empty(),
             "layers (a list of layer kinds) apply to family stack only, not " + std::string(family_info(s.family).name));
+    // Heads belong to attention (a stack's attention layers carry their own: Stack::validate).
+    if (!family_info(s.family).heads && !family_info(s.family).layers) {
+        require(s.heads == 1, "heads H = " + str(s.heads) + " given to " + family_info(s.family).name + ": heads apply to attention only");
+        require(s.head_dim == 0, "head dim da = " + str(s.head_dim) + " given to " + family_info(s.family).name + ": heads apply to attention only");
+    }
     with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
     Integer params = parameter_count(s);
     const double vars = static_cast<double>(s.tokens) * static_cast<double>(input_vars_per_token(s));

@@ -34,12 +34,20 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
-    std::istringstream in(detail::read_input_file(csv_path, "table"));
+    std::istringstream in(detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte));
     std::string line;
+    long lineno = 0;
     // A table file written by table --out starts with a "# seprank table sweep" line.
-    while (std::getline(in, line) && !line.empty() && line[0] == '#') {}
+    while (std::getline(in, line) && (++lineno, !line.empty()) && line[0] == '#') {}
     if (line.empty()) throw invalid_input("table '" + csv_path + "' is empty");
-    const auto header = parse_csv_line(line);
+    auto cells_of = [&](const std::string& l) {  // a CSV error names the file and line
+        try {
+            return parse_csv_line(l);
+        } catch (const invalid_input& e) {
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": " + e.what());
+        }
+    };
+    const auto header = cells_of(line);
     auto column = [&](const std::string& name) {
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");
@@ -61,11 +69,10 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 
     // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    long lineno = 1;
     while (std::getline(in, line)) {
         ++lineno;
         if (line.empty()) continue;
-        const auto cells = parse_csv_line(line);
+        const auto cells = cells_of(line);
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         bool keep = true;

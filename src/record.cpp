@@ -251,7 +251,17 @@ std::vector<std::string> parse_csv_line(const std::string& line) {
             cells.back() += c;
         }
     }
-    if (quoted) throw invalid_input("CSV line with an unterminated quote: " + line);
+    if (quoted) {
+        // The line's start, printable: a binary file must not reach the terminal raw.
+        std::string shown;
+        for (std::size_t i = 0; i < line.size() && i < 40; ++i) {
+            const unsigned char c = static_cast<unsigned char>(line[i]);
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            shown += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : std::string(hex);
+        }
+        throw invalid_input("CSV line with an unterminated quote: " + shown + (line.size() > 40 ? "..." : ""));
+    }
     return cells;
 }
 

@@ -265,7 +265,7 @@ expect_rc 2 "finite number above 1" -- "${G[@]}" --growth inf
 "$S" generic --tokens 2 --dim 2 --depth 2 --trials 1 --method flattening --store "$T/gf" --format json >"$T/gf.json" || fail "generic --store with flattening"
 grep -q "block store $T/gf not used" "$T/gf.json" || fail "generic --store with flattening does not say the store was not used"
 : >"$T/afile"
-expect_rc 2 "Not a directory" -- "${G[@]}" --store "$T/afile"
+expect_rc 2 "exists and is not a directory" -- "${G[@]}" --store "$T/afile"
 # table --block-store: same rows as without, and the units are gone afterwards
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv --out "$T/tb.csv" --block-store >/dev/null || fail "table --block-store"
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv >"$T/tn.csv" || fail "table in memory"

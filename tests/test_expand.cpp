@@ -197,6 +197,21 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
     base.family = Family::attention;
     base.block_degree = 3;
     CHECK_THROWS_AS(budget_comparison(base, 48, {2}, 1), invalid_input);
+    {
+        // A budget whose predicted d^L passes 2^17 bits is refused before any row is built,
+        // naming the degree; one just below it is counted (not built: beyond depth 64).
+        NetworkSpec h;
+        h.family = Family::hadamard;
+        h.tokens = 2;
+        h.dim = 1;
+        h.width = 1;
+        h.block_degree = 2;  // 3 parameters a layer at d = 2
+        CHECK_THROWS_WITH_AS((void)budget_comparison(h, 3 * 131073, {1, 2}, 1), doctest::Contains("block degree d = 2"), resource_limit);
+        const auto ok = budget_comparison(h, 3 * 131072, {2}, 1);
+        REQUIRE(ok.rows.size() == 1);
+        CHECK(ok.rows[0].depth == 131072);
+        CHECK(ok.rows[0].measured < 0);
+    }
     try {
         (void)budget_comparison(base, 48, {2}, 1);
     } catch (const invalid_input& e) {

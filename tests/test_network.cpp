@@ -57,6 +57,11 @@ TEST_CASE("validation names the bad value") {
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {2}; }, "widths list has 1 entries");
     add([](NetworkSpec& s) { s.family = Family::fc; s.widths = {3, 3}; s.residual = true; }, "residual fc needs equal widths");
     add([](NetworkSpec& s) { s.family = Family::fc; s.position = 2; }, "position i = 2: fc has one output vector (choose its entry with coordinate p)");
+    // Heads belong to attention: any other value elsewhere is refused (it was ignored).
+    add([](NetworkSpec& s) { s.family = Family::hadamard; s.heads = 2; }, "heads H = 2 given to hadamard: heads apply to attention only");
+    add([](NetworkSpec& s) { s.family = Family::hadamard; s.heads = 0; }, "heads H = 0 given to hadamard");
+    add([](NetworkSpec& s) { s.family = Family::fc; s.head_dim = 1; }, "head dim da = 1 given to fc");
+    add([](NetworkSpec& s) { s.family = Family::power; s.widths = {2}; s.heads = 3; }, "heads H = 3 given to power");
     for (const auto& c : cases) {
         INFO("expect: " << std::string(c.mention));
         try {

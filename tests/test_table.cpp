@@ -250,6 +250,40 @@ TEST_CASE("sweep lists, plans and CSV round-trip") {
     CHECK(parse_csv_line("a,\"b,c\",\"d\"\"e\"") == std::vector<std::string>{"a", "b,c", "d\"e"});
 }
 
+TEST_CASE("a sweep value no configuration takes is refused by name; trials and the store are checked up front") {
+    auto refused = [](auto edit, const std::string& fragment) {
+        SweepOptions sw;
+        sw.tokens = {2};
+        sw.dims = {1};
+        edit(sw);
+        INFO("expect: " << fragment);
+        CHECK_THROWS_WITH_AS((void)plan_sweep(sw), doctest::Contains(fragment.c_str()), invalid_input);
+    };
+    refused([](SweepOptions& s) { s.tokens = {2, 1}; }, "sweep tokens N = 1");
+    refused([](SweepOptions& s) { s.dims = {0}; }, "sweep dim dx = 0");
+    refused([](SweepOptions& s) { s.heads = {1, 0}; }, "sweep heads H = 0");
+    // refused even where no family of the sweep reads it
+    refused([](SweepOptions& s) { s.families = {Family::hadamard}; s.heads = {-1}; }, "sweep heads H = -1");
+    refused([](SweepOptions& s) { s.depths = {65}; }, "sweep depth L = 65");
+    refused([](SweepOptions& s) { s.block_degrees = {0}; }, "sweep block degree d = 0");
+    refused([](SweepOptions& s) { s.widths = {-1}; }, "sweep width w = -1");
+    refused([](SweepOptions& s) { s.embed_ranks = {65}; }, "sweep embedding rank r = 65");
+    refused([](SweepOptions& s) { s.head_dims = {-3}; }, "sweep head dim da = -3");
+    refused([](SweepOptions& s) { s.attention_ranks = {-1}; }, "sweep attention rank k = -1");
+    refused([](SweepOptions& s) { s.positions = {0}; }, "sweep position i = 0");
+    refused([](SweepOptions& s) { s.generic.trials = 1001; }, "trials T = 1001 exceeds 1000");
+    refused([](SweepOptions& s) { s.generic.store = "/dev/null"; }, "store '/dev/null' exists and is not a directory");
+    // the edges are accepted
+    SweepOptions ok;
+    ok.tokens = {2};
+    ok.dims = {1};
+    ok.depths = {0, 64};
+    ok.block_degrees = {1, 64};
+    ok.embed_ranks = {0, 64};
+    ok.generic.trials = 1000;
+    CHECK_NOTHROW((void)plan_sweep(ok));
+}
+
 TEST_CASE("peak_mib of a row is the peak while the row ran, not the process's peak") {
     SweepOptions sw;
     sw.tokens = {2};

@@ -106,6 +106,9 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     if (stack) {
         s.layers = stack_layers(o);
         s.depth = static_cast<long>(s.layers.size());
+        if (o.block_degree)
+            throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
+                                         " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, attention:score-degree=s)");
     }
     if (o.power) {
         if (info.degree_key == nullptr || std::string(info.degree_key) != "power")

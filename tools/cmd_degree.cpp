@@ -32,14 +32,30 @@ struct DegreeCommand final : Command {
             throw seprank::invalid_input("--save-weights: --budget compares several networks; save one with degree --depth L");
         if (budgets.empty() && with_rank) throw seprank::invalid_input("--rank: only with --budget B");
         const std::vector<long> budget_degrees = seprank::parse_list(degrees_text, "--degrees");  // checked with or without --budget
+        for (long d : budget_degrees)
+            if (d < 1 || d > 64) throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1..64");
+        check_network_options(dgo);  // every network option's value, used or not
+        Notes notes_ignored;
+        if (!budgets.empty()) {
+            notes_ignored.ignored(*sub, {"--depth"}, "the budget sets each network's depth");
+            notes_ignored.ignored(*sub, {"--block-degree", "--power"}, "--budget compares the block degrees of --degrees");
+        } else {
+            notes_ignored.ignored(*sub, {"--degrees"}, "the block degrees to compare apply to --budget");
+        }
+        if (!budgets.empty() && !dgo.weights_file.empty())
+            throw seprank::invalid_input("--weights " + dgo.weights_file + ": --budget draws its own networks, one per block degree");
+        if (!dgo.weights_file.empty()) notes_ignored.ignored(*sub, network_option_names(), "--weights gives the network");
+        notes_ignored.emit(nullptr);
         if (!budgets.empty()) {
             // The comparison varies the block degree: a family that fixes it (attention, d = 3)
             // is refused by budget_comparison, naming the families that do not.
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
-                const long fixed = seprank::family_info(seprank::family_from_string(o.family)).fixed_block_degree;
-                o.block_degree = fixed > 0 ? fixed : 2;
+                const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(o.family));
+                if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
+                if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;
+                else if (info.degree_key != nullptr) o.block_degree = 2;
                 return to_spec(o);
             }();
             seprank::BudgetOptions bo;

@@ -28,6 +28,12 @@ struct ExpandCommand final : Command {
     }
 
     int run(const Globals&) override {
+        check_network_options(eo);  // every network option's value, used or not
+        Notes notes;
+        if (!eo.weights_file.empty()) {
+            notes.ignored(*sub, network_option_names(), "--weights gives the network");
+            notes.ignored(*sub, {"--seed"}, "--weights gives the weights (the seed draws random ones)");
+        }
         const seprank::Network net = make_network(eo);
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
@@ -65,6 +71,7 @@ struct ExpandCommand final : Command {
             rec["polynomial"] = seprank::to_string(f);
             order.push_back("polynomial");
         }
+        notes.emit(&rec);
         print_record(rec, format, order);
         return 0;
     }

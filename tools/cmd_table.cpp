@@ -43,7 +43,7 @@ struct TableCommand final : Command {
             ->check(CLI::IsMember(seprank::table_preset_names()));
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
-        sub->add_option("--trials", t_trials, "weight draws per row (at least 1)")->capture_default_str();
+        sub->add_option("--trials", t_trials, "weight draws per row (1..1000)")->capture_default_str();
         sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
@@ -225,7 +225,7 @@ struct TableCommand final : Command {
         } else {
             std::vector<json> plain;
             for (const auto& r : rows) plain.push_back(to_nl(r));
-            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
+            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "certified", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
                 shown.insert(std::find(shown.begin(), shown.end(), "partition"), "embed_rank");

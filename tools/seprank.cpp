@@ -6,6 +6,7 @@
 #include "cli.hpp"
 
 #include <csignal>
+#include <cstdio>
 
 namespace {
 
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
         app.add_option("--max-memory", g.max_memory_gib,
                        "memory limit in GiB for every size checked before allocation (expansions, matrices, weights, files); "
                        "default: half of the physical memory or of the address-space limit, here " +
-                           seprank::format_bytes(seprank::physical_memory_budget()) + "; must be > 0");
+                           seprank::format_bytes(seprank::physical_memory_budget()) + "; from 1/1024 (1 MiB) to 1048576 (1 PiB)");
         app.add_option("--max-time", g.max_time_s,
                        "time limit in seconds for the work estimated before it starts (dimension's Jacobians, guess's exact "
                        "evaluations): over it, exit 3 with the estimate; default 60; must be > 0");
@@ -62,7 +63,12 @@ int main(int argc, char** argv) {
             throw seprank::invalid_input("--threads " + std::to_string(g.threads) + ": expected 1.." + std::to_string(max_threads()) +
                                          " (16 per hardware thread)");
         if (app.get_option("--max-memory")->count() > 0) {
-            seprank::check_memory_value(g.max_memory_gib, "--max-memory (GiB)");
+            // In GiB, named as given: 1 MiB to 1 PiB (outside, a typo; 1e300 would overflow to inf bytes).
+            if (!(g.max_memory_gib >= 1.0 / 1024 && g.max_memory_gib <= 1048576.0)) {
+                char given[64];
+                std::snprintf(given, sizeof given, "%g", g.max_memory_gib);
+                throw seprank::invalid_input(std::string("--max-memory ") + given + ": expected a number of GiB from 0.0009765625 (1 MiB) to 1048576 (1 PiB)");
+            }
             seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
         }
         if (app.get_option("--max-time")->count() > 0) seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");

@@ -70,7 +70,7 @@ struct GenericOptions {
 
 // Checks every value, whatever the method will be (invalid_input naming the value): the
 // evaluation's max_side, start, growth, threads and max_seconds as check_options(EvaluationOptions),
-// trials >= 1, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
+// 1 <= trials <= 1000, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
 // generic_rank and plan_sweep; a front end may call it before any other work.
 void check_options(const GenericOptions& opt);
 

@@ -56,7 +56,7 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.poly("x1_1 +* 2"), "position"),
     (lambda: seprank.poly(3), "text: expected a string"),
     (lambda: seprank.table(tokens="2..x"), "tokens: expected integers or ranges"),
-    (lambda: seprank.table(tokens=1), "no valid configuration"),
+    (lambda: seprank.table(tokens=1), "sweep tokens N = 1"),
     (lambda: seprank.verify("no-such-claim"), "no-such-claim"),
     (lambda: seprank.hadamard(embedding=[[1]]), "embedding: given without weights"),
 ])
