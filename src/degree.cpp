@@ -99,14 +99,17 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
                             std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
     }
-    // The predicted d^L of every row first: beyond 2^17 bits (about 39,000 digits) it is
-    // refused before any row is built (computing and printing it grows without use).
-    for (long d : degrees) {
+    auto one_layer = [&base](long d) {  // the block of degree d, depth 1
         NetworkSpec s = base;
         s.block_degree = d;
         s.depth = 1;
         s.widths.clear();
-        const long depth = budget / fmpz_get_si(layer_parameters(ValidSpec(s), 0).get());
+        return s;
+    };
+    // The predicted d^L of every row first: beyond 2^17 bits (about 39,000 digits) it is
+    // refused before any row is built (computing and printing it grows without use).
+    for (long d : degrees) {
+        const long depth = budget / fmpz_get_si(layer_parameters(ValidSpec(one_layer(d)), 0).get());
         const double bits = static_cast<double>(depth) * std::log2(static_cast<double>(d));
         if (bits > kMaxPredictedBits)
             throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
@@ -116,10 +119,7 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;
     for (long d : degrees) {
-        NetworkSpec s = base;
-        s.block_degree = d;
-        s.depth = 1;
-        s.widths.clear();
+        NetworkSpec s = one_layer(d);
         BudgetRow row;
         row.block_degree = d;
         row.layer_params = layer_parameters(ValidSpec(s), 0);  // one layer, validated
