@@ -192,6 +192,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     if (flat && opt.max_seconds > 0) res.note += "; time budget (max_seconds) not used: the flattening is not stopped part-way";
     if (!res.converged)
         res.note += res.out_of_time ? "; evaluation stopped by the time budget (max_seconds) while the rank still grew: lower bound only"
+                    : res.rows == 0 ? "; the size limit (max_side " + std::to_string(opt.max_side) +
+                                          ") leaves no room for one row per degree block: nothing evaluated, lower bound only"
                                     : "; evaluation matrix still full rank at the size limit (max_side): lower bound only";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();
