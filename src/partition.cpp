@@ -14,7 +14,7 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
         if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos ||
             t.find_first_of("0123456789") == std::string::npos)  // "-" alone (found by the fuzzer)
             throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
-        if (t.size() > 12) throw invalid_input(option + " '" + text + "': '" + t + "' is too large (at most 12 characters)");
+        if (t.size() > 12) throw invalid_input(option + " '" + text + "': '" + t + "' is too long (at most 12 characters)");
         return std::stol(t);
     };
     std::size_t start = 0;

@@ -233,7 +233,6 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                             spec.depth = s.budget / per;
                                             set_copies(spec.depth);
                                         }
-                                        if (spec.tokens < 2) throw invalid_input("a partition needs 2 tokens");
                                         plan.configs.emplace_back(spec);  // validates
                                         ++unit->valid;
                                     } catch (const invalid_input& e) {

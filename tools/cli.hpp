@@ -99,11 +99,16 @@ std::unique_ptr<Command> make_dimension_command();
 
 void add_network_options(CLI::App* app, NetOptions& o);
 // The names of the options add_network_options registers that describe the network
-// (not --seed, --weights, --save-weights): those a --weights file overrides.
+// (not --seed, --weights, --save-weights): those a --weights file overrides. --layers is
+// not among them: with --weights it is compared with the file's layers (read_weights).
 const std::vector<std::string>& network_option_names();
-// Checks the values of the network options (to_spec(o), weight range >= 1)
-// whether or not they are used: with --weights, --poly or --matrix they are ignored,
-// but an invalid value is still refused (invalid_input naming it).
+// Checks the values of the network options whether or not they are used (invalid_input
+// naming the first bad one), and weight range >= 1. Used (`used`): the network they
+// describe, to_spec(o), with every rule between them. Ignored (--weights, --poly,
+// --matrix): each value alone in its option's range, the family and layers parsed — how
+// they combine is moot, so `--weights F --family power` passes without --widths.
+// The one-argument form: used unless a weights file is given.
+void check_network_options(const NetOptions& o, bool used);
 void check_network_options(const NetOptions& o);
 
 // Options given on the command line that the chosen method ignores. The front end makes

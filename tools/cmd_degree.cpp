@@ -45,7 +45,6 @@ struct DegreeCommand final : Command {
         if (!budgets.empty() && !dgo.weights_file.empty())
             throw seprank::invalid_input("--weights " + dgo.weights_file + ": --budget draws its own networks, one per block degree");
         if (!dgo.weights_file.empty()) notes_ignored.ignored(*sub, network_option_names(), "--weights gives the network");
-        notes_ignored.emit(nullptr);
         if (!budgets.empty()) {
             // The comparison varies the block degree: a family that fixes it (attention, d = 3)
             // is refused by budget_comparison, naming the families that do not.
@@ -54,6 +53,7 @@ struct DegreeCommand final : Command {
                 o.depth = 1;
                 const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(o.family));
                 if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
+                o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
                 if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;
                 else if (info.degree_key != nullptr) o.block_degree = 2;
                 return to_spec(o);
@@ -104,6 +104,7 @@ struct DegreeCommand final : Command {
             std::vector<std::string> shown = {"budget", "block_degree", "layer_params", "depth", "params_used", "predicted", "measured"};
             if (with_rank) shown.insert(shown.end(), {"rank", "log3_rank", "rank_status"});
             shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect", "ln_deg_per_param", "h_d"});
+            notes_ignored.emit(nullptr);  // after every check and row: an error is the one line
             print_table(rows, format, shown);
             if (format == "text")
                 for (const auto& lines : {notes, summary})
@@ -143,6 +144,7 @@ struct DegreeCommand final : Command {
                 rows.push_back(row);
             }
             if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo).get()) << "\n";
+            notes_ignored.emit(nullptr);  // after every check and row: an error is the one line
             print_table(rows, format, {"depth", "measured", "predicted", "terms", "parameters", "weight_degree", "seconds"});
         }
         return 0;

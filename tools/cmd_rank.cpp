@@ -51,7 +51,7 @@ struct RankCommand final : Command {
         const seprank::ProgressScope progress(meter->observer());
         // Every value is checked whichever path and method run; the options a path or
         // method does not use are noted (cli.hpp, Notes).
-        check_network_options(ro);
+        check_network_options(ro, ro.weights_file.empty() && matrix_file.empty() && rank_poly.empty());
         seprank::check_options(so);
         if (!rank_poly.empty() && !matrix_file.empty()) throw seprank::invalid_input("--poly and --matrix: give one of them");
         // Values of options the chosen input makes irrelevant are still checked (one rule
@@ -70,11 +70,13 @@ struct RankCommand final : Command {
         const std::vector<std::string> grid_only = {"--templates", "--templates-file"}, evaluation_only = {"--max-side", "--variant"};
         if (!matrix_file.empty()) {
             notes.ignored(*sub, network_option_names(), "--matrix gives the matrix");
+            notes.ignored(*sub, {"--layers"}, "--matrix gives the matrix");
             notes.ignored(*sub, {"--weights", "--save-weights", "--partition", "--method", "--all-balanced", "--save-matrix"}, "--matrix gives the matrix");
             notes.ignored(*sub, grid_only, "--matrix gives the matrix");
             notes.ignored(*sub, evaluation_only, "--matrix gives the matrix");
         } else if (!rank_poly.empty()) {
             notes.ignored(*sub, network_option_names(), "--poly gives the polynomial");
+            notes.ignored(*sub, {"--layers"}, "--poly gives the polynomial");
             notes.ignored(*sub, {"--weights", "--save-weights", "--all-balanced"}, "--poly gives the polynomial (one partition)");
             notes.ignored(*sub, grid_only, "--poly is ranked by the flattening");
             notes.ignored(*sub, evaluation_only, "--poly is ranked by the flattening");

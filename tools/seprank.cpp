@@ -65,9 +65,8 @@ int main(int argc, char** argv) {
         if (app.get_option("--max-memory")->count() > 0) {
             // In GiB, named as given: 1 MiB to 1 PiB (outside, a typo; 1e300 would overflow to inf bytes).
             if (!(g.max_memory_gib >= 1.0 / 1024 && g.max_memory_gib <= 1048576.0)) {
-                char given[64];
-                std::snprintf(given, sizeof given, "%g", g.max_memory_gib);
-                throw seprank::invalid_input(std::string("--max-memory ") + given + ": expected a number of GiB from 0.0009765625 (1 MiB) to 1048576 (1 PiB)");
+                const std::string given = app.get_option("--max-memory")->results().back();  // as typed
+                throw seprank::invalid_input("--max-memory " + given + ": expected a number of GiB from 0.0009765625 (1 MiB) to 1048576 (1 PiB)");
             }
             seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
         }

@@ -85,6 +85,7 @@ struct BudgetComparison {
 // budget buys no layer (L = 0: no parameters) gets no dimension or rank; a row whose
 // budget buys more than kMaxDepth layers is counted but not built (measured -1, no
 // dimension or rank, BudgetRow::note says why) instead of failing the comparison.
+// resource_limit before any row when a degree's predicted d^L would pass 2^17 bits.
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,

@@ -113,8 +113,11 @@ struct SweepPlan {
     long invalid = 0;            // combinations left out (validation failed)
 };
 // Every valid configuration of the sweep, in loop order (for a family with layers, the
-// SPECs outermost). Checked first (invalid_input): check_options(s.generic), budget >= 0,
-// every SPEC of s.layers (parse_layers; the message names the SPEC) and, when a family
+// SPECs outermost). Checked first (invalid_input): check_options(s.generic) (trials
+// 1..1000, a store that is a directory or absent, ...), budget >= 0, each listed value in
+// the range some configuration can take (tokens 2..2^20, dims and heads 1..2^20, depths
+// 0..64, block degrees 1..64, embed ranks 0..64, widths, head dims and attention ranks
+// >= 0, positions >= 1: the message names the value), every SPEC of s.layers (parse_layers; the message names the SPEC) and, when a family
 // of the sweep is described by layers, a non-empty s.layers. A configuration that fails
 // validate(spec) is counted in `invalid`, not an error; but a SPEC for which every
 // configuration fails (mlp:power=0, say) is invalid_input naming it with the first

@@ -126,6 +126,7 @@ def fixtures():
     os.mkdir(os.path.join(D, "adir"))
     w("gp.csv", hdr + "\n")
     w("badquote.csv", hdr + "\n\x01ab\x7f\"unterminated\n")  # a binary line: shown escaped, with file and line
+    w("badquote2.csv", "# seprank table sweep: a comment line first\n" + hdr + "\n\"x\n")  # lines count from the file's first
     # guess: a small table of n, v = n^2 + 1, and broken ones
     w("g.csv", "n,v,s\n" + "".join(f"{n},{n * n + 1},x\n" for n in range(8)))
     w("g_two.csv", "n,v\n1,2\n2,5\n")
