@@ -148,13 +148,20 @@ ValidSpec spec_from_dict(const py::dict& d) {
                 for (auto& l : parse_layers(item)) one.push_back(l);
             if (one.empty()) throw invalid_input("layers: an empty list (expected kind[:key=value]... strings)");
         }
-        const long repeat = get_or<long>(d, "depth", 1);
+        // "repeat" (spec_to_dict writes 1: its "layers" are every layer) counts the copies
+        // instead of "depth", which must then be the number of layers; without it "depth"
+        // repeats the list, as --depth does.
+        const bool has_repeat = d.contains("repeat") && !d["repeat"].is_none();
+        const long repeat = has_repeat ? d["repeat"].cast<long>() : get_or<long>(d, "depth", 1);
         if (repeat < 0 || repeat > kMaxDepth / static_cast<long>(one.size()))
             throw invalid_input("depth " + std::to_string(repeat) + " repeating " + std::to_string(one.size()) + " layers: outside 0.." +
                                 std::to_string(kMaxDepth) + " layers");
         s.layers.clear();
         for (long r = 0; r < repeat; ++r) s.layers.insert(s.layers.end(), one.begin(), one.end());
         s.depth = static_cast<long>(s.layers.size());
+        if (has_repeat && d.contains("depth") && !d["depth"].is_none() && d["depth"].cast<long>() != s.depth)
+            throw invalid_input("depth " + std::to_string(d["depth"].cast<long>()) + ": repeat " + std::to_string(repeat) + " of " +
+                                std::to_string(one.size()) + " layers makes " + std::to_string(s.depth));
     }
     return ValidSpec(std::move(s));  // validates
 }
@@ -178,7 +185,10 @@ py::dict spec_to_dict(const NetworkSpec& s) {
         d["widths"] = std::vector<long>(w.begin() + 1, w.end());
     }
     if (info.free_slots) d["free"] = s.free_slots;
-    if (info.layers) d["layers"] = layers_to_string(s.layers);
+    if (info.layers) {
+        d["layers"] = layers_to_string(s.layers);  // every layer: "depth" is their number,
+        d["repeat"] = 1;                           // so spec_from_dict must not repeat them again
+    }
     if (info.degree_key != nullptr && std::string(info.degree_key) == "power") d["power"] = s.block_degree;
     d["residual"] = s.residual;
     d["embed_rank"] = s.embed_rank;

@@ -179,3 +179,14 @@ def test_stack_is_the_clis_layers(cli, tmp_path):
         seprank.stack(2, 2, "softmax")
     with pytest.raises(ValueError, match="power = '0'"):
         seprank.stack(2, 2, "mlp:power=0")
+
+
+def test_stack_spec_round_trips():
+    # A stack's spec lists every layer and says repeat=1: functions that take the spec
+    # back (generic_rank, dimension) rank this network, not depth more copies of it
+    # (they ranked 16 layers for these 4: degree 6^8 instead of 6^2).
+    n = seprank.stack(2, 1, "attention,mlp:power=2", depth=2)
+    assert n.spec["depth"] == 4 and n.spec["repeat"] == 1
+    assert n.spec["layers"].count("attention") == 2
+    assert int(seprank.generic_rank(n, trials=1).degree) == 36
+    assert int(seprank.dimension(n).degree) == 36
