@@ -84,7 +84,7 @@ inline void check_coordinate(const NetworkSpec& s, long out_dim) {
 
 inline void check_free_block_degree(const NetworkSpec& s) {
     require(s.block_degree >= 1, "block degree d = " + str(s.block_degree) + " must be at least 1");
-    require(s.block_degree <= 64, "block degree d = " + str(s.block_degree) + " exceeds 64");
+    require(s.block_degree <= kMaxBlockDegree, "block degree d = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
 }
 
 // ------------------------------------------------------------ expected-dimension helpers
@@ -705,7 +705,7 @@ struct Power {
 
     static void validate(const NetworkSpec& s) {
         require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");
-        require(s.block_degree <= 64, "power r = " + str(s.block_degree) + " exceeds 64");
+        require(s.block_degree <= kMaxBlockDegree, "power r = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
         require(!s.widths.empty() || s.depth == 0, "power networks need their widths d1,...,dh (--widths)");
         require(static_cast<long>(s.widths.size()) == s.depth,
                 "power widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));

@@ -34,7 +34,7 @@ inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
 
 inline void check_layer_size(long v, long l, const std::string& what, long lo) {
     require(v >= lo, "layer " + str(l + 1) + ": " + what + " = " + str(v) + " must be at least " + str(lo));
-    require(v <= (1L << 20), "layer " + str(l + 1) + ": " + what + " = " + str(v) + " exceeds the supported maximum " + str(1L << 20));
+    require(v <= kMaxSize, "layer " + str(l + 1) + ": " + what + " = " + str(v) + " exceeds the supported maximum " + str(kMaxSize));
 }
 
 // ============================================================ attention
@@ -177,7 +177,7 @@ struct MlpKind {
     static long width(const S& sp, long dx) { return sp.width > 0 ? sp.width : dx; }
     static void validate(const S& sp, const NetworkSpec&, long l) {
         check_layer_size(sp.power, l, "power r", 1);
-        require(sp.power <= 64, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds 64");
+        require(sp.power <= kMaxBlockDegree, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds " + str(kMaxBlockDegree));
         require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
         check_layer_size(sp.width, l, "width w", 0);
     }
@@ -260,7 +260,7 @@ struct HadamardKind {
     static long width(const S& sp, long dx) { return sp.width > 0 ? sp.width : dx; }
     static void validate(const S& sp, const NetworkSpec&, long l) {
         check_layer_size(sp.degree, l, "block degree d", 1);
-        require(sp.degree <= 64, "layer " + str(l + 1) + ": block degree d = " + str(sp.degree) + " exceeds 64");
+        require(sp.degree <= kMaxBlockDegree, "layer " + str(l + 1) + ": block degree d = " + str(sp.degree) + " exceeds " + str(kMaxBlockDegree));
         require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
         check_layer_size(sp.width, l, "width w", 0);
     }

@@ -196,11 +196,10 @@ void validate(const NetworkSpec& s) {
             "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
     // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).
-    require(s.embed_rank <= 64, "embedding rank r = " + str(s.embed_rank) + " exceeds 64");
+    require(s.embed_rank <= kMaxEmbedRank, "embedding rank r = " + str(s.embed_rank) + " exceeds " + str(kMaxEmbedRank));
     // Every size is capped so that products of three of them fit in a long, then the
     // memory of the weights and of the variable table is estimated before any of it is
     // allocated (docs/usage.md §1.2).
-    constexpr long kMaxSize = 1L << 20;
     auto size_ok = [&](long v, const std::string& name) {
         require(v <= kMaxSize, name + " = " + str(v) + " exceeds the supported maximum " + str(kMaxSize));
     };

@@ -149,19 +149,19 @@ SweepPlan plan_sweep(const SweepOptions& s) {
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     // A value no configuration could take is refused by name, whether or not a family of
     // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
-    constexpr long kMaxSize = 1L << 20;
     auto each = [](const std::vector<long>& values, const std::string& name, long lo, long hi, const std::string& why) {
         for (long v : values)
             if (v < lo || v > hi) throw invalid_input("sweep " + name + " = " + std::to_string(v) + ": " + why);
     };
-    each(s.tokens, "tokens N", 2, kMaxSize, "a row needs 2.." + std::to_string(kMaxSize) + " tokens (a partition has two sides)");
-    each(s.dims, "dim dx", 1, kMaxSize, "expected 1.." + std::to_string(kMaxSize));
-    each(s.heads, "heads H", 1, kMaxSize, "expected 1.." + std::to_string(kMaxSize));
+    const std::string size = std::to_string(kMaxSize), degree = std::to_string(kMaxBlockDegree), embed = std::to_string(kMaxEmbedRank);
+    each(s.tokens, "tokens N", 2, kMaxSize, "a row needs 2.." + size + " tokens (a partition has two sides)");
+    each(s.dims, "dim dx", 1, kMaxSize, "expected 1.." + size);
+    each(s.heads, "heads H", 1, kMaxSize, "expected 1.." + size);
     each(s.depths, "depth L", 0, kMaxDepth, "expected 0.." + std::to_string(kMaxDepth));
-    each(s.block_degrees, "block degree d", 1, 64, "expected 1..64");
-    each(s.widths, "width w", 0, kMaxSize, "expected 0.." + std::to_string(kMaxSize) + " (0: dx)");
-    each(s.embed_ranks, "embedding rank r", 0, 64, "expected 0..64 (0: no embedding)");
-    each(s.head_dims, "head dim da", 0, kMaxSize, "expected 0.." + std::to_string(kMaxSize) + " (0: dx/H)");
+    each(s.block_degrees, "block degree d", 1, kMaxBlockDegree, "expected 1.." + degree);
+    each(s.widths, "width w", 0, kMaxSize, "expected 0.." + size + " (0: dx)");
+    each(s.embed_ranks, "embedding rank r", 0, kMaxEmbedRank, "expected 0.." + embed + " (0: no embedding)");
+    each(s.head_dims, "head dim da", 0, kMaxSize, "expected 0.." + size + " (0: dx/H)");
     each(s.attention_ranks, "attention rank k", 0, kMaxSize, "expected 0..da (0: no cap)");
     each(s.positions, "position i", 1, kMaxSize, "expected 1..N");
     // The SPECs, parsed once; each remembers the first reason a configuration refused it.

@@ -59,7 +59,7 @@ void check_network_options(const NetOptions& o, bool used) {
     } else {
         // Ignored (the network comes from elsewhere): each value alone must be one the
         // option can take; how they combine is moot (--family power alone is fine).
-        constexpr long kMax = 1L << 20;
+        using seprank::kMaxBlockDegree, seprank::kMaxEmbedRank, seprank::kMaxSize;
         auto in = [](const char* name, long v, long lo, long hi) {
             if (v < lo || v > hi)
                 throw seprank::invalid_input(std::string(name) + " " + std::to_string(v) + ": expected " + std::to_string(lo) + ".." +
@@ -67,19 +67,19 @@ void check_network_options(const NetOptions& o, bool used) {
         };
         (void)seprank::family_from_string(o.family);
         if (!o.layers.empty()) (void)seprank::parse_layers(o.layers);
-        if (o.tokens) in("--tokens", *o.tokens, 1, kMax);
-        in("--dim", o.dim, 1, kMax);
-        in("--heads", o.heads, 1, kMax);
-        in("--head-dim", o.head_dim, 0, kMax);
+        if (o.tokens) in("--tokens", *o.tokens, 1, kMaxSize);
+        in("--dim", o.dim, 1, kMaxSize);
+        in("--heads", o.heads, 1, kMaxSize);
+        in("--head-dim", o.head_dim, 0, kMaxSize);
         if (o.depth) in("--depth", *o.depth, 0, seprank::kMaxDepth);
-        if (o.block_degree) in("--block-degree", *o.block_degree, 1, 64);
-        if (o.power) in("--power", *o.power, 1, 64);
-        in("--width", o.width, 0, kMax);
-        for (long w : o.widths) in("--widths", w, 1, kMax);
-        in("--embed-rank", o.embed_rank, 0, 64);
-        in("--attention-rank", o.attention_rank, 0, kMax);
-        in("--position", o.position, 1, kMax);
-        in("--coordinate", o.coordinate, 1, kMax);
+        if (o.block_degree) in("--block-degree", *o.block_degree, 1, kMaxBlockDegree);
+        if (o.power) in("--power", *o.power, 1, kMaxBlockDegree);
+        in("--width", o.width, 0, kMaxSize);
+        for (long w : o.widths) in("--widths", w, 1, kMaxSize);
+        in("--embed-rank", o.embed_rank, 0, kMaxEmbedRank);
+        in("--attention-rank", o.attention_rank, 0, kMaxSize);
+        in("--position", o.position, 1, kMaxSize);
+        in("--coordinate", o.coordinate, 1, kMaxSize);
     }
     if (o.weight_range < 1) throw seprank::invalid_input("--weight-range " + std::to_string(o.weight_range) + ": the weight range must be at least 1");
 }

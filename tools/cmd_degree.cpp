@@ -33,7 +33,9 @@ struct DegreeCommand final : Command {
         if (budgets.empty() && with_rank) throw seprank::invalid_input("--rank: only with --budget B");
         const std::vector<long> budget_degrees = seprank::parse_list(degrees_text, "--degrees");  // checked with or without --budget
         for (long d : budget_degrees)
-            if (d < 1 || d > 64) throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1..64");
+            if (d < 1 || d > seprank::kMaxBlockDegree)
+                throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1.." +
+                                             std::to_string(seprank::kMaxBlockDegree));
         check_network_options(dgo);  // every network option's value, used or not
         Notes notes_ignored;
         if (!budgets.empty()) {

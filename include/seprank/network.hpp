@@ -115,6 +115,13 @@ std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers);
 
 // The deepest network validate() accepts: depth L <= kMaxDepth (checked, invalid_input).
 inline constexpr long kMaxDepth = 64;
+// The other limits validate() checks (invalid_input above them; docs/usage.md §1.2): every
+// size (N, dx, H, da, w, each fc width, a layer's sizes) at most kMaxSize, so that products
+// of three fit in a long; a block degree or power at most kMaxBlockDegree; an embedding
+// rank at most kMaxEmbedRank.
+inline constexpr long kMaxSize = 1L << 20;
+inline constexpr long kMaxBlockDegree = 64;
+inline constexpr long kMaxEmbedRank = 64;
 
 struct NetworkSpec {
     Family family = Family::attention;
