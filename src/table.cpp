@@ -182,6 +182,10 @@ SweepPlan plan_sweep(const SweepOptions& s) {
     SweepPlan plan;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
+        // A family no configuration accepts (power without its widths, attention whose
+        // every H fails to divide every dx) is refused with its first reason, not left out.
+        long family_valid = 0;
+        std::string family_failure;
         if (info.layers && units.empty())
             throw invalid_input("family " + std::string(info.name) + " needs its layers: a list of SPECs (table --layers)");
         Unit none;
@@ -235,11 +239,15 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                         }
                                         plan.configs.emplace_back(spec);  // validates
                                         ++unit->valid;
+                                        ++family_valid;
                                     } catch (const invalid_input& e) {
                                         ++plan.invalid;
                                         if (unit->first_failure.empty()) unit->first_failure = e.what();
+                                        if (family_failure.empty()) family_failure = e.what();
                                     }
                                 }
+        if (family_valid == 0 && !info.layers && !family_failure.empty())
+            throw invalid_input("family " + std::string(info.name) + " is valid in no configuration of the sweep: " + family_failure);
     }
     for (const Unit& u : units)  // a SPEC no configuration accepts is a bad SPEC, not a gap in the sweep
         if (u.valid == 0 && !u.first_failure.empty())

@@ -744,6 +744,23 @@ TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and f
     CHECK(row_key(f.rows[0]) == row_key(pp.configs[0], plain));
 }
 
+TEST_CASE("a family that no configuration of the sweep accepts is one invalid_input naming it; one some accept is counted") {
+    SweepOptions sw;
+    sw.families = {Family::attention, Family::hadamard};
+    sw.tokens = {2};
+    sw.dims = {2, 3};
+    sw.depths = {1};
+    sw.heads = {2};  // divides dx = 2, not dx = 3: attention is left out at dx = 3 only
+    const SweepPlan p = plan_sweep(sw);
+    CHECK(p.invalid == 1);
+    CHECK(p.configs.size() == 3);
+    sw.dims = {3};  // no dx that H = 2 divides: attention has no row
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "family attention is valid in no configuration of the sweep: heads H = 2"));
+    sw.families = {family_from_string("power")};  // a sweep gives no widths d1..dh
+    sw.dims = {2};
+    CHECK(throws_with<invalid_input>([&] { (void)plan_sweep(sw); }, "family power is valid in no configuration"));
+}
+
 TEST_CASE("table --layers: a bad SPEC is one invalid_input naming it; a SPEC invalid only at some sizes is counted") {
     SweepOptions sw;
     sw.families = {family_from_string("stack")};

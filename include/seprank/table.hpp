@@ -121,7 +121,8 @@ struct SweepPlan {
 // of the sweep is described by layers, a non-empty s.layers. A configuration that fails
 // validate(spec) is counted in `invalid`, not an error; but a SPEC for which every
 // configuration fails (mlp:power=0, say) is invalid_input naming it with the first
-// failure. With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
+// failure, and so is a family for which every configuration fails (power, whose widths a
+// sweep does not give; attention where no H divides a dx). With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
 // copies.
 SweepPlan plan_sweep(const SweepOptions& s);
 

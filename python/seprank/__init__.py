@@ -35,7 +35,7 @@ from __future__ import annotations
 # The modules, by what they serve (each has its own docstring):
 #   _boundary     checks every argument once and converts it for the compiled module
 #                 _core (exact numbers, matrices, weights, options, partitions)
-#   _networks     Network, network(), attention(), hadamard(), fc(), stack(), from_weights()
+#   _networks     Network, network(), attention(), hadamard(), fc(), stack(), power(), from_weights()
 #   _polynomials  Polynomial, poly(), expand()
 #   _answers      Answer, EpsRank, Spectrum, Claim: the read-only results
 #   _ranks        rank(), generic_rank(), spectrum()
@@ -46,7 +46,7 @@ from __future__ import annotations
 # import paths to use; the modules' names may change.
 from ._answers import Answer, Claim, EpsRank, Spectrum
 from ._boundary import ResourceLimitError, version as _version
-from ._networks import Network, attention, fc, from_weights, hadamard, network, stack
+from ._networks import Network, attention, fc, from_weights, hadamard, network, power, stack
 from ._polynomials import Polynomial, expand, poly
 from ._guess import Guess, guess
 from ._dimension import dimension, expected_dimension
@@ -55,7 +55,7 @@ from ._tables import budget, claims, degree, table, verify
 
 __all__ = [
     "Answer", "Network", "Polynomial", "ResourceLimitError", "Claim",
-    "attention", "hadamard", "fc", "stack", "network", "from_weights", "poly", "expand",
+    "attention", "hadamard", "fc", "stack", "power", "network", "from_weights", "poly", "expand",
     "degree", "budget", "rank", "generic_rank", "spectrum", "Spectrum", "EpsRank", "table", "verify", "claims",
     "guess", "Guess", "dimension", "expected_dimension",
     "__version__",

@@ -19,7 +19,7 @@ from . import _core
 ResourceLimitError = _core.ResourceLimitError
 version: str = _core.version
 
-FAMILIES = ("attention", "hadamard", "fc")
+FAMILIES = tuple(_core.family_names())  # the library's families, as the CLI's --family
 
 
 def exact(x: Any, where: str) -> Union[int, str]:
@@ -67,8 +67,24 @@ def matrix(m: Any, where: str) -> List[List[Union[int, str]]]:
     return rows
 
 
-# Keys of the weights JSON whose value is one matrix.
-MATRIX_KEYS = ("Q", "K", "V", "O", "embedding")
+# Keys of the weights JSON whose value is one matrix (W1, W2: a stack's mlp layer).
+MATRIX_KEYS = ("Q", "K", "V", "O", "embedding", "W1", "W2")
+
+
+def _one_matrix(v: Any) -> bool:
+    """Whether a "W" value is one matrix (a power network's layer) rather than the list
+    W_1..W_d of a hadamard or fc layer: a 2-D array, or rows whose entries are numbers."""
+    if hasattr(v, "shape"):
+        return len(v.shape) == 2
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence) or not v:
+        return False
+    row = v[0]
+    if hasattr(row, "shape"):
+        return len(row.shape) == 1
+    if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or not row:
+        return False
+    first = row[0]
+    return isinstance(first, (str, bytes)) or not (isinstance(first, Sequence) or hasattr(first, "shape"))
 
 
 def weights_json(obj: Any, where: str) -> Any:
@@ -78,6 +94,8 @@ def weights_json(obj: Any, where: str) -> Any:
         for k, v in obj.items():
             w = f"{where}[{k!r}]"
             if k in MATRIX_KEYS:
+                out[k] = matrix(v, w)
+            elif k == "W" and _one_matrix(v):
                 out[k] = matrix(v, w)
             elif k == "W":
                 if hasattr(v, "shape") and len(v.shape) == 3:

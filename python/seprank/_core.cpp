@@ -123,7 +123,8 @@ T get_or(const py::dict& d, const char* key, T fallback) {
 ValidSpec spec_from_dict(const py::dict& d) {
     NetworkSpec s;
     s.family = family_from_string(get_or<std::string>(d, "family", "attention"));
-    s.tokens = get_or<long>(d, "tokens", s.tokens);
+    const FamilyInfo& info = family_info(s.family);
+    s.tokens = get_or<long>(d, "tokens", info.default_tokens);  // the CLI's defaults (power: 1)
     s.dim = get_or<long>(d, "dim", s.dim);
     s.heads = get_or<long>(d, "heads", s.heads);
     s.head_dim = get_or<long>(d, "head_dim", s.head_dim);
@@ -137,8 +138,30 @@ ValidSpec spec_from_dict(const py::dict& d) {
     s.attention_rank = get_or<long>(d, "attention_rank", s.attention_rank);
     s.position = get_or<long>(d, "position", s.position);
     s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
-    if (d.contains("power") && !d["power"].is_none()) s.block_degree = d["power"].cast<long>();
-    if (d.contains("layers") && !d["layers"].is_none()) {
+    if (info.depth_from_widths && !s.widths.empty() && (!d.contains("depth") || d["depth"].is_none()))
+        s.depth = static_cast<long>(s.widths.size());  // the CLI's default depth (power: one layer a width)
+    // The degree's key is the family's (as the CLI's --block-degree / --power): "power"
+    // for family power (block_degree beside it must agree: spec_to_dict writes both), and
+    // neither for a stack, whose layers set their own degrees.
+    const bool has_power = d.contains("power") && !d["power"].is_none();
+    const bool has_block = d.contains("block_degree") && !d["block_degree"].is_none();
+    const bool power_family = info.degree_key != nullptr && std::string(info.degree_key) == "power";
+    if (has_power) {
+        const long r = d["power"].cast<long>();
+        if (!power_family)
+            throw invalid_input("power " + std::to_string(r) + " applies to family power, not " + info.name +
+                                " (hadamard and fc take block_degree)");
+        if (has_block && s.block_degree != r)
+            throw invalid_input("power " + std::to_string(r) + " and block_degree " + std::to_string(s.block_degree) +
+                                " both given: give one");
+        s.block_degree = r;
+    }
+    const bool has_layers = d.contains("layers") && !d["layers"].is_none();
+    if (has_layers && has_block)
+        throw invalid_input("block_degree " + std::to_string(s.block_degree) +
+                            " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, "
+                            "attention:score-degree=s)");
+    if (has_layers) {
         // A SPEC string, or a list of layer strings; "depth" repeats the list (as --depth).
         std::vector<LayerSpec> one;
         if (py::isinstance<py::str>(d["layers"])) {
@@ -173,7 +196,7 @@ py::dict spec_to_dict(const NetworkSpec& s) {
     d["tokens"] = s.tokens;
     d["dim"] = s.dim;
     d["depth"] = s.depth;
-    d["block_degree"] = block_degree(s);
+    if (!info.layers) d["block_degree"] = block_degree(s);  // a stack's layers carry their degrees
     if (info.heads) {
         d["heads"] = s.heads;
         d["head_dim"] = head_dim(s);
@@ -360,6 +383,14 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("network_from_json", [](const std::string& text) { return network_from_json(text); });
     m.def("describe_spec", [](const py::dict& spec) { return describe(spec_from_dict(spec)); });
+    m.def("family_names", [] { return family_names(); });
+    m.def("family_traits", [](const std::string& family) {  // what the Python boundary needs of a family
+        const FamilyInfo& info = family_info(family_from_string(family));
+        py::dict t;
+        t["default_tokens"] = info.default_tokens;
+        t["degree_key"] = info.degree_key != nullptr ? py::object(py::str(info.degree_key)) : py::object(py::none());
+        return t;
+    });
 
     // ---- polynomials
     py::class_<QPoly>(m, "Poly")

@@ -87,7 +87,7 @@ class Network:
 
 # The architecture options of network() (and of a dict of network options).
 SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "width", "widths", "residual", "free",
-             "embed_rank", "attention_rank", "position", "coordinate")
+             "embed_rank", "attention_rank", "position", "coordinate", "power", "layers", "repeat")
 
 
 def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
@@ -103,6 +103,13 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
             continue
         if k == "widths":
             v = [integer(x, "widths") for x in v]
+        elif k == "layers":  # SPEC text or a list of layer strings (family stack)
+            if isinstance(v, str):
+                pass
+            elif isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+                v = list(v)
+            else:
+                raise ValueError(f"layers: expected a SPEC text or a list of layer strings, got {v!r}")
         elif isinstance(v, bool):
             pass
         else:
@@ -122,8 +129,10 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
 
     Without ``weights``: integer weights uniform on [−weight_range, weight_range] drawn
     from ``seed`` exactly as ``seprank … --seed S --weight-range R`` draws them; an option
-    left at None takes the CLI's default (tokens 4, dim 2, depth 1, heads 1, block degree
-    3, head_dim dx/H, width dx, widths N·dx, no embedding, position and coordinate 1).
+    left at None takes the CLI's default (tokens 4 — power: 1 —, dim 2, depth 1 — power:
+    the number of widths —, heads 1, block degree 3, head_dim dx/H, width dx, widths N·dx,
+    no embedding, position and coordinate 1). ``family`` is one of attention, hadamard,
+    fc, power (a stack: :func:`stack`).
     With ``weights``: either a list of L layer dicts (attention: ``{"heads": [{"Q", "K",
     "V", "O"}, …]}``; hadamard: ``{"W": [W_1..W_d], "O": O}``; fc: ``{"W": [W_1..W_d]}``)
     or a whole dict shaped like the weights JSON; matrices may be numpy arrays, nested
@@ -134,6 +143,8 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     weights dict also holds must agree with it, and every given size must agree with
     the matrices (ValueError naming both values, or the matrix and its expected shape).
     """
+    if family == "stack":
+        raise ValueError("family: 'stack' is built from its layers: use seprank.stack(tokens, dim, layers)")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                  block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                  embed_rank=embed_rank, attention_rank=attention_rank, position=position,
@@ -145,6 +156,9 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     # 0 is the spec's "none" for these (no embedding, no rank cap, the default size);
     # the weights JSON leaves such keys out.
     spec = {k: v for k, v in spec.items() if not (k in ("embed_rank", "attention_rank", "width", "head_dim") and v == 0)}
+    traits = _core.family_traits(family)
+    if "block_degree" in spec and traits["degree_key"] not in (None, "block_degree"):
+        spec[traits["degree_key"]] = spec.pop("block_degree")  # the JSON's name of the degree (power: "power")
     if isinstance(weights, dict):
         data = dict(weights)
         for k, v in spec.items():
@@ -154,7 +168,7 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
             data[k] = v
     else:
         data = dict(spec, layers=list(weights))
-    data.setdefault("tokens", 4)  # the one size the weights cannot say
+    data.setdefault("tokens", traits["default_tokens"])  # the one size the weights cannot say
     if embedding is not None:
         if "embedding" in data:
             raise ValueError("embedding: given twice, as embedding=… and as weights['embedding']")
@@ -213,6 +227,21 @@ def fc(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[
     return network("fc", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree, widths=widths,
                    residual=residual, embed_rank=embed_rank, coordinate=coordinate, seed=seed,
                    weight_range=weight_range, weights=weights, embedding=embedding)
+
+
+def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, power: Optional[int] = None, *,
+          tokens: Optional[int] = None, coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5,
+          weights: Any = None) -> Network:
+    """Kileel–Trager–Bruna's power network, as ``--family power`` (docs/network.md).
+
+    p(x) = W_h σ(W_{h−1} σ(… σ(W_1 x))), σ(t) = t^r entrywise, x ∈ Q^{d0} the N·dx token
+    variables flattened, W_l ∈ Q^{d_l×d_{l−1}}, ``widths`` = (d_1..d_h) (required without
+    ``weights``; the depth is their number), ``power`` = r (default 3). Output degree
+    r^{h−1}; no residual, no embedding. Defaults (None): tokens 1 (so ``dim`` is d0),
+    dim 2; with ``weights`` (layers ``{"W": W_l}``) what the matrices say.
+    """
+    return network("power", tokens=tokens, dim=dim, widths=widths, block_degree=power, coordinate=coordinate,
+                   seed=seed, weight_range=weight_range, weights=weights)
 
 
 def from_weights(data: Union[Dict[str, Any], str]) -> Network:

@@ -106,7 +106,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
                               "block_degrees": int_list(block_degree, "block_degree") if block_degree is not None else [2]}
         if family is not None:
             fams = family.split(",") if isinstance(family, str) else list(family)
-            sw["families"] = [choice(f, "family", FAMILIES + ("stack",)) for f in fams]
+            sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
         for key, v in (("tokens", tokens), ("dims", dim), ("heads", heads), ("depths", depth), ("widths", width)):
             if v is not None:
                 sw[key] = int_list(v, key)

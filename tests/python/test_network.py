@@ -175,6 +175,13 @@ def test_stack_is_the_clis_layers(cli, tmp_path):
         net = seprank.stack(2, 2, layers, depth=2, seed=5)
         assert json.loads(net.to_json()) == json.loads(path.read_text())
     assert [layer["kind"] for layer in json.loads(path.read_text())["layers"]] == ["attention", "mlp"] * 2
+    # an mlp layer's W1 and W2 are matrices: numpy arrays and Fractions are taken there too
+    data = json.loads(path.read_text())
+    for layer in data["layers"]:
+        if layer["kind"] == "mlp":
+            layer["W1"] = np.array(layer["W1"], dtype=np.int64)
+            layer["W2"] = [[Fraction(x) for x in row] for row in layer["W2"]]
+    assert seprank.from_weights(data).to_json() == net.to_json()
     with pytest.raises(ValueError, match="unknown layer kind 'softmax'"):
         seprank.stack(2, 2, "softmax")
     with pytest.raises(ValueError, match="power = '0'"):
@@ -190,3 +197,38 @@ def test_stack_spec_round_trips():
     assert n.spec["layers"].count("attention") == 2
     assert int(seprank.generic_rank(n, trials=1).degree) == 36
     assert int(seprank.dimension(n).degree) == 36
+
+
+def test_spec_dicts_of_stacks_and_power_networks():
+    # net.spec is a dict of network options: given back as a dict it names the same
+    # network (a stack's layers and repeat, a power network's power), and the degree keys
+    # follow the CLI: block_degree beside layers, or power for another family, is refused.
+    s = seprank.stack(2, 1, "attention,mlp:power=2", depth=2)
+    assert "block_degree" not in s.spec
+    assert int(seprank.generic_rank(dict(s.spec), trials=1).degree) == 36
+    p = seprank.power(2, [3, 1], 2)
+    assert p.spec["power"] == 2 and p.spec["tokens"] == 1 and p.spec["depth"] == 2  # the CLI's defaults
+    assert int(seprank.dimension(dict(p.spec)).degree) == 2
+    with pytest.raises(ValueError, match="block_degree 3 applies to hadamard and fc"):
+        seprank.generic_rank(dict(s.spec, block_degree=3))
+    with pytest.raises(ValueError, match="power 2 applies to family power, not hadamard"):
+        seprank.generic_rank({"family": "hadamard", "power": 2})
+    with pytest.raises(ValueError, match="power 3 and block_degree 2 both given"):
+        seprank.generic_rank(dict(p.spec, power=3))
+    with pytest.raises(ValueError, match="layers: expected a SPEC text"):
+        seprank.generic_rank({"family": "stack", "layers": 3})
+
+
+def test_power_networks_are_the_clis(cli, tmp_path):
+    # seprank.power draws the CLI's weights (--family power) and gets its numbers.
+    p = seprank.power(3, [4, 2], 2, seed=5)
+    out = tmp_path / "w.json"
+    cli("expand", "--family", "power", "--dim", 3, "--widths", "4,2", "--power", 2, "--seed", 5,
+        "--save-weights", out)
+    assert json.loads(p.to_json()) == json.loads(out.read_text())
+    assert seprank.from_weights(out.read_text()).to_json() == p.to_json()
+    assert seprank.power(weights=json.loads(out.read_text())["layers"], power=2).to_json() == p.to_json()
+    c = cli("dimension", "--family", "power", "--dim", 3, "--widths", "4,2", "--power", 2)
+    assert int(seprank.dimension(p).rank) == int(c["rank"]) == 6  # every quadratic form in 3 variables
+    with pytest.raises(ValueError, match="use seprank.stack"):
+        seprank.network("stack")
