@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/resource.h>
 #include <nlohmann/json.hpp>
@@ -579,6 +580,17 @@ void TableAppender::append(const Row& row) {
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
+}
+
+ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
+    ResumeSet out;
+    for (const Row& r : file_rows)
+        if (!out.rows.insert_or_assign(row_key(r), r).second) ++out.duplicates;
+    std::set<std::string> planned;
+    for (const PlannedRow& pr : plan) planned.insert(row_key(pr.spec, pr.sweep));
+    for (const auto& [key, row] : out.rows)
+        if (planned.count(key) == 0) ++out.outside;
+    return out;
 }
 
 std::string row_store(const PlannedRow& row) {

@@ -163,6 +163,13 @@ strip = lambda rows: sorted(tuple((k, v) for k, v in r.items() if k not in ("sec
 assert strip(a) == strip(b), (len(a), len(b))
 PY
 expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --format csv --out "$T/o.csv"
+# resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
+cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
+"$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"
+grep -q "0 rows computed, 4 resumed" "$T/dup.err" || fail "narrower resume counts: $(cat "$T/dup.err")"
+grep -q "note: 1 row(s) of .*dup.csv repeat an earlier row's configuration" "$T/dup.err" || fail "duplicate row not noted: $(cat "$T/dup.err")"
+grep -q "note: 4 row(s) of .*dup.csv are outside this sweep" "$T/dup.err" || fail "rows outside the sweep not noted: $(cat "$T/dup.err")"
+[[ $(grep -c '^attention,3,' "$T/dup.out") -eq 4 ]] || fail "narrower resume shows other rows: $(cat "$T/dup.out")"
 # table --dimension (issue 30): the same rows plus dimension, dim_expected, dim_defect
 "$S" table --tokens 2,3 --dim 1..2 --depth 1..2 --dimension --format csv >"$T/td.csv" 2>/dev/null || fail "table --dimension"
 /usr/bin/python3 - "$T/t.csv" "$T/td.csv" <<'PY' || fail "table --dimension rows"

@@ -342,6 +342,28 @@ TEST_CASE("resume after a simulated kill loses and duplicates no row") {
     std::remove(path.c_str());
 }
 
+TEST_CASE("resume_set: the file's rows by key, repeated keys and keys outside the plan counted") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1};
+    sw.depths = {1};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 2);
+    std::vector<PlannedRow> planned;
+    for (const auto& spec : plan) planned.push_back({spec, sw});
+    CHECK(resume_set({}, planned).rows.empty());
+    const Row a = table_row(plan[0], sw), b = table_row(plan[1], sw);
+    ResumeSet r = resume_set({a, b, a}, planned);
+    CHECK(r.rows.size() == 2);
+    CHECK(r.duplicates == 1);
+    CHECK(r.outside == 0);
+    r = resume_set({a, b}, {planned[0]});  // the sweep narrowed to N = 2: b's row stays out
+    CHECK(r.rows.size() == 2);
+    CHECK(r.duplicates == 0);
+    CHECK(r.outside == 1);
+    CHECK(r.rows.count(row_key(plan[1], sw)) == 1);
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {

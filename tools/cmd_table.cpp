@@ -144,15 +144,16 @@ struct TableCommand final : Command {
         const bool distributed = false, root = true;
 #endif
         const bool jsonl = format == "json";
-        std::map<std::string, seprank::Row> done;
+        seprank::ResumeSet resume;
         std::unique_ptr<seprank::TableAppender> out;
         if (root) {
             if (!t_out.empty()) {
                 // Locks the file, reads its rows, refuses another sweep's file (docs/usage.md §1.7).
                 out = std::make_unique<seprank::TableAppender>(t_out, jsonl, seprank::sweep_signature(plan.front().sweep), t_resume);
-                for (const auto& r : out->rows()) done[seprank::row_key(r)] = r;
+                resume = seprank::resume_set(out->rows(), plan);
             }
         }
+        const std::map<std::string, seprank::Row>& done = resume.rows;
         // Rows done, the row under way, elapsed and ETA on stderr: a bar on a terminal, a
         // line every few seconds otherwise, nothing with --quiet (docs/progress.md).
         Globals shown = globals;
@@ -205,6 +206,12 @@ struct TableCommand final : Command {
             notes.ignored(*sub, {"--budget"}, "the budget sets the depth of families with a free block degree only");
         if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
         if (!any_family([](const Info& i) { return i.layers; })) notes.ignored(*sub, {"--layers"}, "no family of the sweep is described by layers (stack)");
+        if (resume.duplicates > 0)
+            notes.lines.push_back(std::to_string(resume.duplicates) + " row(s) of " + t_out +
+                                  " repeat an earlier row's configuration: the last of each was reused");
+        if (resume.outside > 0)
+            notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
+                                  " are outside this sweep: kept in the file, not shown");
         notes.emit(nullptr);
         const bool layers = !t_layers.empty();
         const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);

@@ -187,6 +187,17 @@ std::string row_store(const PlannedRow& row);
 // could not be removed.
 bool remove_row_store(const PlannedRow& row) noexcept;
 
+// The rows of a table file that a run of `plan` may reuse, by row_key (the `done` of
+// run_table). A key that several rows of the file share keeps its last row and counts in
+// `duplicates`; `outside` counts the keys no planned row has (they stay in the file and
+// are not shown). Cost: O((file rows + plan) · log) key comparisons.
+struct ResumeSet {
+    std::map<std::string, Row> rows;
+    long duplicates = 0;
+    long outside = 0;
+};
+ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
+
 // Serial engine: computes every planned row whose key is not in `done`; with a block
 // store, removes each row's store after emitting the row.
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
