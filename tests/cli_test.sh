@@ -254,7 +254,7 @@ printf '%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n3 1 4\n' >"$T
 expect_rc 2 "line 3: index (3, 1)" -- rank --matrix "$T/bad.mtx"
 expect_rc 2 "--save-matrix needs" -- rank --tokens 2 --dim 1 --method evaluation --save-matrix "$T/e.mtx"
 [[ ! -e "$T/e.mtx" ]] || fail "refused --save-matrix left a file"
-expect_rc 2 "--variant: fast not in" -- rank --tokens 2 --dim 1 --method evaluation --variant fast
+expect_rc 2 "--variant: 'fast' is not one of auto, plain, graded" -- rank --tokens 2 --dim 1 --method evaluation --variant fast
 
 # block stores (docs/evaluation.md "Block store"): a killed run resumes from its units, two
 # processes share one store, and both give the in-memory answer
@@ -506,7 +506,7 @@ expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --depth 2 --field p --devi
 expect_rc 2 "Device cuda:" -- dimension --tokens 2 --dim 2 --depth 1 --device cuda
 expect_rc 2 "Device cuda:" -- table --tokens 2 --dim 1 --depth 1 --device cuda --out "$T/dev.csv" --format csv
 [[ ! -e "$T/dev.csv" ]] || fail "table --device cuda without a GPU wrote $T/dev.csv"
-expect_rc 2 "--device: gpu not in {auto,cpu,cuda}" -- generic --tokens 2 --dim 2 --device gpu
+expect_rc 2 "--device: 'gpu' is not one of auto, cpu, cuda" -- generic --tokens 2 --dim 2 --device gpu
 "$S" generic --tokens 2 --dim 2 --depth 2 --device auto --format json >"$T/auto.json" 2>"$T/auto.err" || fail "generic --device auto: $(cat "$T/auto.err")"
 "$S" generic --tokens 2 --dim 2 --depth 2 --format json >"$T/cpu.json" || fail "generic on the CPU"
 /usr/bin/python3 - "$T/auto.json" "$T/cpu.json" <<'PY' || fail "generic --device auto without a plugin: $(cat "$T/auto.json")"

@@ -183,9 +183,24 @@ json spec_json(const seprank::ValidSpec& s) {
 }
 
 // Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
+CLI::Validator one_of(std::vector<std::string> names) {
+    std::string braced = "{", listed;
+    for (const auto& n : names) {
+        braced += (braced.size() > 1 ? "," : "") + n;
+        listed += (listed.empty() ? "" : ", ") + n;
+    }
+    braced += "}";
+    return CLI::Validator(
+        [names = std::move(names), listed](std::string& v) -> std::string {
+            if (std::find(names.begin(), names.end(), v) != names.end()) return "";
+            return "'" + v + "' is not one of " + listed;
+        },
+        braced);
+}
+
 CLI::Option* add_device_option(CLI::App* sub, std::string& device) {
     return sub->add_option("--device", device, "auto|cpu|cuda: where the evaluations and eliminations run (docs/gpu.md); cuda where there is no GPU: exit 2, auto: the CPU then, with a note")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->check(one_of({"auto", "cpu", "cuda"}))
         ->capture_default_str();
 }
 

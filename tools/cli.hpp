@@ -136,6 +136,9 @@ json spec_json(const seprank::ValidSpec& s);
 // One record as aligned "key  value" lines (text), JSON, or CSV header + row.
 // --device auto|cpu|cuda (docs/gpu.md) on `sub`, into `device` (default cpu).
 CLI::Option* add_device_option(CLI::App* sub, std::string& device);
+// A check that the value is one of `names` (help shows {a,b,...}, as CLI::IsMember's);
+// a bad value reads "--opt: 'VALUE' is not one of a, b, ..." (the empty value quoted).
+CLI::Validator one_of(std::vector<std::string> names);
 // The text of --device as the library's value (validated by CLI11's list already).
 seprank::Device device_of(const std::string& device);
 

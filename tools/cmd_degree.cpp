@@ -19,7 +19,7 @@ struct DegreeCommand final : Command {
             ->capture_default_str();
         sub->add_option("--degrees", degrees_text, "block degrees to compare with --budget: a list and ranges (2,3,4 or 1..6)")->capture_default_str();
         sub->add_flag("--rank", with_rank, "--budget: add each architecture's generic separation rank (balanced partition, the table's settings) and log3_rank");
-        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
     int run(const Globals& globals) override {

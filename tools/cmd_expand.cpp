@@ -18,7 +18,7 @@ struct ExpandCommand final : Command {
         sub = app.add_subcommand("expand", "Expand the network output into an exact polynomial");
         add_network_options(sub, eo);
         sub->add_flag("--print", print_poly, "print the polynomial itself");
-        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
         sub->add_option("--variant", variant,
                         "auto|layered|moment: layer by layer (every family), or through the token moment "
                         "matrix (attention; docs/expand.md)");

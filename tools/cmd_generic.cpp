@@ -23,17 +23,17 @@ struct GenericCommand final : Command {
         sub->add_option("--trials", trials, "independent weight draws T")->capture_default_str();
         sub->add_option("--partition", generic_partition, "token partition A|B (default balanced)");
         sub->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")
-            ->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
+            ->check(one_of({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", generic_max_side, "evaluation: largest matrix side (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", generic_variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
-            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+            ->check(one_of({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--start", generic_start, "evaluation: first matrix side k, 1..max-side (a side at or above every block cap skips the growth); 0: min(16, max-side)")->capture_default_str();
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
         sub->add_option("--max-seconds", generic_max_seconds, "evaluation: time budget in seconds (0: none); a run it stops is a lower bound (converged false), and where it stops depends on the machine")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (with at most 52 bits the evaluation can use the AVX-512 IFMA kernel; the failure bound grows as 2^-bits)")->capture_default_str();
         add_device_option(sub, device);
-        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
     int run(const Globals& globals) override {

@@ -118,7 +118,7 @@ struct GuessCommand final : Command {
         sub->add_option("--max-order", o.max_order, "recurrences (one variable): order at most this (0..6)")->capture_default_str();
         sub->add_option("--max-params", o.max_params, "size bound: forms with more free parameters are not tried (1..64)")->capture_default_str();
         sub->add_option("--min-confirm", o.min_confirm, "held-out rows a form must predict (>= 1)")->capture_default_str();
-        sub->add_option("--format", format, "text|json")->check(CLI::IsMember({"text", "json"}));
+        sub->add_option("--format", format, "text|json")->check(one_of({"text", "json"}));
     }
 
     int run(const Globals& globals) override {

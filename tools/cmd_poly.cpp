@@ -12,7 +12,7 @@ struct PolyCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("poly", "Parse a polynomial; print its canonical form, degree and term count");
         sub->add_option("text", poly_text, "the polynomial, e.g. \"3/4*x1_2^3*x2_1 - x1_1 + 2\"")->required();
-        sub->add_option("--format", format, "text|json")->check(CLI::IsMember({"text", "json"}));
+        sub->add_option("--format", format, "text|json")->check(one_of({"text", "json"}));
     }
 
     int run(const Globals&) override {

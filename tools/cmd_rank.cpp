@@ -17,21 +17,21 @@ struct RankCommand final : Command {
         sub = app.add_subcommand("rank", "Separation rank w.r.t. a token partition: flattening (exact), grid tensor or black-box evaluation");
         add_network_options(sub, ro);
         sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
-        sub->add_option("--method", method, "flattening|grid|evaluation")->check(CLI::IsMember({"flattening", "grid", "evaluation"}))->capture_default_str();
-        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound)")->check(CLI::IsMember({"Q", "p"}))->capture_default_str();
+        sub->add_option("--method", method, "flattening|grid|evaluation")->check(one_of({"flattening", "grid", "evaluation"}))->capture_default_str();
+        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound)")->check(one_of({"Q", "p"}))->capture_default_str();
         sub->add_option("--templates", templates, "grid: number M of random integer template vectors")->capture_default_str();
         sub->add_option("--templates-file", templates_file, "grid: JSON list of template vectors");
         sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();
         sub->add_option("--variant", variant, "evaluation: auto|plain|graded (graded splits a homogeneous f by degree on side A; auto: graded when f is homogeneous)")
-            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+            ->check(one_of({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--certificate", certificate, "field Q, rank below full: blocks (exact kernel vectors per connected block, on its smaller side), pivot-span (non-pivot columns of the whole matrix proven to be combinations of the pivot columns) or hadamard (multimodular reference)")
-            ->check(CLI::IsMember({"blocks", "pivot-span", "hadamard"}))->capture_default_str();
+            ->check(one_of({"blocks", "pivot-span", "hadamard"}))->capture_default_str();
         sub->add_flag("--all-balanced", all_balanced, "every balanced partition with the output position on side A, and whether they agree (Prop. 7.1)");
         sub->add_option("--poly", rank_poly, "rank this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--matrix", matrix_file, "rank this matrix over Q (Matrix Market file, coordinate or array, field integer or rational with a/b entries) instead of a network");
         sub->add_option("--save-matrix", save_matrix, "flattening/grid over Q: also write the integer matrix ranked (Matrix Market)");
         add_device_option(sub, device);
-        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
     int run(const Globals& globals) override {

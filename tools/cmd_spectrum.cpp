@@ -24,18 +24,18 @@ struct SpectrumCommand final : Command {
         sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
         sub->add_option("--poly", poly_text, "this polynomial instead of a network (variables x<j>_<c>, split by token j)");
         sub->add_option("--measure", measure, "uniform (every coordinate uniform on [-1,1]) or gaussian (standard normal)")
-            ->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
+            ->check(one_of({"uniform", "gaussian"}))->capture_default_str();
         sub->add_option("--method", method, "certified (Arb balls around every singular value) or fast (floating point, no bound)")
-            ->check(CLI::IsMember({"certified", "fast"}))->capture_default_str();
+            ->check(one_of({"certified", "fast"}))->capture_default_str();
         sub->add_option("--precision", precision, "bits of the floating-point part (53: double; more: MPFR)")->capture_default_str();
         sub->add_option("--eps", eps_text, "thresholds E[,E...] for epsilon-separation ranks (relative to ||f|| unless --eps-absolute)");
         sub->add_flag("--eps-absolute", eps_absolute, "--eps values are absolute L2 distances, not relative to ||f||");
         sub->add_option("--max-side", max_side, "largest orthogonal basis of one side")->capture_default_str();
         sub->add_option("--max-memory", max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
         sub->add_option("--experiment", experiment, "run the seed's experiment instead: fd (random members of F_d) or blocks (attention vs hadamard at equal budget)")
-            ->check(CLI::IsMember({"fd", "blocks"}));
+            ->check(one_of({"fd", "blocks"}));
         sub->add_option("--trials", trials, "--experiment: random draws per configuration")->capture_default_str();
-        sub->add_option("--format", format, "text|json|csv")->check(CLI::IsMember({"text", "json", "csv"}));
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
     int run(const Globals& globals) override {

@@ -40,26 +40,26 @@ struct TableCommand final : Command {
         sub->add_option("--layers", t_layers, "stacks: SPECs separated by ';', e.g. 'attention;attention,mlp:power=3' (each repeated --depth times; "
                                               "the family is stack unless --family says otherwise)");
         sub->add_option("--preset", t_preset, "a named sweep instead of network options: default | theorem7.3")
-            ->check(CLI::IsMember(seprank::table_preset_names()));
+            ->check(one_of(seprank::table_preset_names()));
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row (1..1000)")->capture_default_str();
         sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
-        sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(CLI::IsMember({"auto", "flattening", "evaluation"}))->capture_default_str();
+        sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(one_of({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--row-seconds", t_row_seconds,
                         "evaluation: time budget of each row in seconds (0: none); a row stopped by it is a lower bound, and its rank then depends on the machine's speed [default: " +
                             seprank::format_seconds(seprank::kTableRowSeconds) + " for the default table, none for other sweeps]");
         sub->add_option("--variant", t_variant, "evaluation: auto|plain|graded (auto: graded when f is homogeneous)")
-            ->check(CLI::IsMember({"auto", "plain", "graded"}))->capture_default_str();
+            ->check(one_of({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--eps", t_eps, "epsilon-rank columns: relative thresholds E[,E...] (spectrum of the seeded integer-weight network)");
-        sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(CLI::IsMember({"uniform", "gaussian"}))->capture_default_str();
+        sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(one_of({"uniform", "gaussian"}))->capture_default_str();
         sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect; scalar output, seeded by --seed)");
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
         add_device_option(sub, device);
-        sub->add_option("--format", format, "text|csv|json|markdown")->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+        sub->add_option("--format", format, "text|csv|json|markdown")->check(one_of({"text", "csv", "json", "markdown"}));
     }
 
     int run(const Globals& globals) override {

@@ -17,7 +17,7 @@ struct VerifyCommand final : Command {
         sub->add_option("--claim", only, "run only this claim (repeatable; see --list)");
         sub->add_flag("--list", list, "list the claims and what each states");
         sub->add_option("--seed", seed, "seed of the random inputs")->check(seed_check())->capture_default_str();
-        sub->add_option("--format", format, "text|json (json: a list of {claim, pass, detail, seconds})")->check(CLI::IsMember({"text", "json"}));
+        sub->add_option("--format", format, "text|json (json: a list of {claim, pass, detail, seconds})")->check(one_of({"text", "json"}));
     }
 
     int run(const Globals&) override {
