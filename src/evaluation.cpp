@@ -353,10 +353,12 @@ std::vector<long> caps_of(const Partition& part, long per, const std::vector<int
 
 }  // namespace
 
-std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, long max_degree) {
+std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work) {
     part.check_tokens(s.tokens);
     const Integer dz = output_degree(s);
-    if (!is_homogeneous(s) || !fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > max_degree) return {};
+    if (!is_homogeneous(s) || !fmpz_fits_si(dz.get())) return {};
+    const double d1 = static_cast<double>(fmpz_get_si(dz.get())) + 1.0;
+    if (static_cast<double>(s.tokens) * d1 * d1 / 2.0 > max_work) return {};
     return caps_of(part, input_vars_per_token(s), token_parities(s), fmpz_get_si(dz.get()));
 }
 

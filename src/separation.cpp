@@ -157,7 +157,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     r.degree = output_degree(net.spec).str();
     // A rank of f at these weights below Σ cap_a, the degree-block caps that bound sep(f)
     // at every weights (evaluation.hpp), says these weights may not be generic: the
-    // answer says so (issue 38). Cost O(N·D²) for D = d^L ≤ 4096, else nothing.
+    // answer says so (issue 38). Cost O(N·D²), D = d^L, within degree_block_caps' limit (2^31 steps), else nothing.
     if (opt.method != Method::grid) {
         long cap_sum = 0;
         const std::vector<long> caps = degree_block_caps(net.spec, part);

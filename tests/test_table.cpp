@@ -129,6 +129,18 @@ TEST_CASE("generic rank: a graded trial that reaches every block cap is exact (f
         const std::vector<long> caps = degree_block_caps(s, balanced_partition(2));
         CHECK(std::accumulate(caps.begin(), caps.end(), 0L) == f.value);
     }
+    {  // degree 3^8 = 6561 (above the old limit of 4096): caps counted, the flattening exact
+        const NetworkSpec deep = seprank_test::attention_spec(2, 1, 8);
+        const std::vector<long> caps = degree_block_caps(deep, balanced_partition(2));
+        REQUIRE(caps.size() == 6562);
+        CHECK(degree_block_caps(deep, balanced_partition(2), 1e7).empty());  // past max_work: not counted
+        GenericOptions fl;
+        fl.method = GenericMethod::flattening;
+        fl.trials = 1;
+        const RankAnswer f = generic_rank(deep, balanced_partition(2), fl);
+        CHECK(f.value == std::accumulate(caps.begin(), caps.end(), 0L));
+        CHECK(f.kind == RankKind::exact);
+    }
     CHECK(degree_block_caps([] {
               NetworkSpec res = seprank_test::attention_spec(2, 2, 2);
               res.residual = true;

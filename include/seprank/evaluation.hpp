@@ -112,14 +112,16 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // only the monomials of the parities token_parities allows (empty parities: all). The
 // degree-a block of the flattening has at most cap_a rows or columns, for every choice
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
-// Empty when f is not homogeneous or D > max_degree; entries saturate at LONG_MAX/4.
-// Cost O(|tokens|·D²).
+// Empty when f is not homogeneous or the count would cost more than max_work steps
+// (|tokens|·(D+1)²/2 > max_work: the default, 2^31, is a second or two, D up to about
+// 46,000 at N = 2); entries saturate at LONG_MAX/4. Cost O(|tokens|·D²), memory O(D).
 // Preconditions: a valid spec (not checked; a ValidSpec converts, network.hpp); a
 // partition of its tokens (checked, invalid_input: part.tokens() == s.tokens, O(1); a bare
 // Partition is checked in full at the call, partition.hpp).
-std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, long max_degree = 4096);
-inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, long max_degree = 4096) {
-    return degree_block_caps(s, ValidPartition(part, s.tokens), max_degree);
+inline constexpr double kCapsMaxWork = 2147483648.0;
+std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work = kCapsMaxWork);
+inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, double max_work = kCapsMaxWork) {
+    return degree_block_caps(s, ValidPartition(part, s.tokens), max_work);
 }
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
