@@ -21,7 +21,9 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     line t ↦ a + t·b mod p (a certified lower bound of deg f, exact when it equals the
     predicted d^L; a false low reading has probability ≤ d^L/p), the terms of the
     expansion when it is estimated below ``max_expand_bytes`` (else None),
-    parameters and weight degree D_L.
+    parameters and weight degree D_L. For a stack, L counts layers (its first L layers),
+    as ``seprank degree --weights`` on ``net.to_json()``; ``seprank degree --layers SPEC
+    --depth R`` instead gives one row per repetition of SPEC, each with fresh weights.
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
