@@ -86,6 +86,7 @@ class Network:
 
 
 # The architecture options of network() (and of a dict of network options).
+FLAG_KEYS = ("residual", "free")
 SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "width", "widths", "residual", "free",
              "embed_rank", "attention_rank", "position", "coordinate")
 
@@ -103,9 +104,11 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
             continue
         if k == "widths":
             v = [integer(x, "widths") for x in v]
-        elif isinstance(v, bool):
-            pass
-        else:
+        elif k in FLAG_KEYS:  # a flag is True or False (2 or "no" is not silently a flag)
+            if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", None) == "b"):  # or a numpy bool
+                raise ValueError(f"{k}: expected True or False, got {v!r}")
+            v = bool(v)
+        else:  # a size: an int, never a bool (tokens=True is not N = 1)
             v = integer(v, k)
         spec[k] = v
     return spec

@@ -59,6 +59,12 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.table(tokens=1), "sweep tokens N = 1"),
     (lambda: seprank.verify("no-such-claim"), "no-such-claim"),
     (lambda: seprank.hadamard(embedding=[[1]]), "embedding: given without weights"),
+    # a flag is True or False, a size never a bool (tokens=True was N = 1, residual=2 was True)
+    (lambda: seprank.attention(tokens=True), "tokens: expected an integer, got True"),
+    (lambda: seprank.hadamard(tokens=2, depth=False), "depth: expected an integer, got False"),
+    (lambda: seprank.hadamard(tokens=2, residual=2), "residual: expected True or False, got 2"),
+    (lambda: seprank.hadamard(tokens=2, free="no"), "free: expected True or False, got 'no'"),
+    (lambda: seprank.generic_rank(dict(tokens=2, residual="yes")), "residual: expected True or False"),
 ])
 def test_bad_arguments_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
