@@ -31,18 +31,25 @@ class Network:
 
     @property
     def spec(self) -> Dict[str, Any]:
+        """The network options as a dict, every default resolved (a stack: ``layers``
+        lists every layer, ``depth`` is their number, ``repeat`` 1)."""
         return self._net.spec
 
     @property
     def degree(self) -> int:
+        """The degree of f in the inputs, from the spec alone: d^L, for a stack the
+        product of its layers' degrees: an upper bound of deg f (docs/degree.md)."""
         return int(self._net.output_degree())
 
     @property
     def parameters(self) -> int:
+        """The number of weights (entries of every weight matrix), from the spec."""
         return int(self._net.parameters())
 
     @property
     def weight_degree(self) -> int:
+        """D_L, the degree of f's coefficients as polynomials in the weights (D_L =
+        d·D_{L−1} + m), from the spec."""
         return int(self._net.weight_degree())
 
     def to_json(self, indent: Optional[int] = None) -> str:
@@ -78,6 +85,8 @@ class Network:
         return conv(data)
 
     def describe(self) -> str:
+        """One line naming the architecture, as the CLI's text output heads it
+        (``attention N=3 dx=2 H=1 da=2 L=2 (i=1, p=1)``)."""
         return self._net.describe()
 
     def __repr__(self) -> str:

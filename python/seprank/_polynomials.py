@@ -26,18 +26,22 @@ class Polynomial:
 
     @property
     def degree(self) -> int:
+        """The total degree; −1 for the zero polynomial."""
         return self._p.degree()
 
     @property
     def terms(self) -> int:
+        """The number of non-zero terms."""
         return self._p.terms()
 
     @property
     def variables(self) -> List[str]:
+        """The variable names, in the order of the exponent tuples of iteration."""
         return self._p.variables()
 
     @property
     def homogeneous(self) -> bool:
+        """Whether every term has the same total degree (True for 0)."""
         return self._p.is_homogeneous()
 
     def __len__(self) -> int:
