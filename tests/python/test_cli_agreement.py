@@ -179,6 +179,17 @@ def test_generic_matches_cli(cli):
             assert seprank.generic_rank(dict(kw, family=family), trials=3, seed=4, method=method).to_dict()["rank"] == c["rank"]
 
 
+
+def test_generic_and_dimension_seed_is_not_the_networks(cli):
+    # docs/python.md, "Differences from the CLI": generic_rank and dimension read only the
+    # architecture; their seed defaults to 1 whatever the network's seed, unlike rank.
+    net = seprank.attention(tokens=3, depth=2, seed=5)
+    base = ["--tokens", 3, "--depth", 2]
+    assert seprank.generic_rank(net).prime == cli("generic", *base)["prime"]
+    assert seprank.generic_rank(net, seed=5).prime == cli("generic", *base, "--seed", 5)["prime"]
+    assert seprank.dimension(net).prime == cli("dimension", *base)["prime"]
+    assert seprank.rank(net, field="p").prime == cli("rank", *base, "--seed", 5, "--field", "p")["prime"]
+
 def test_generic_block_store_matches_cli(cli, tmp_path):
     args = ("--tokens", 2, "--dim", 3, "--depth", 3, "--trials", 2, "--method", "evaluation", "--max-side", 20000)
     mem = seprank.generic_rank(dict(tokens=2, dim=3, depth=3), trials=2, method="evaluation", max_side=20000)
