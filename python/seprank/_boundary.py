@@ -133,6 +133,14 @@ def seconds(v: Any, name: str) -> float:
     return float(v)
 
 
+def memory_bytes(v: Any) -> float:
+    """``max_memory``: a number of bytes (the library checks that it is finite and > 0;
+    0 is its default, half of the physical memory)."""
+    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
+        raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
+    return float(v)
+
+
 def thread_count(v: Any) -> int:
     """A thread count: an integer in 1..2^31 − 1, checked whether or not the chosen
     method runs threads (an ignored option is still refused when invalid)."""

@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Tuple
 
 from . import _core
+from ._boundary import memory_bytes
 from ._networks import Network, check_network
 
 
@@ -106,5 +107,5 @@ def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto"
     for name, value in (("variant", variant), ("product", product)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-    return Polynomial(_core.expand(net._net, float(max_memory), variant, product))
+    return Polynomial(_core.expand(net._net, memory_bytes(max_memory), variant, product))
 
