@@ -1,5 +1,7 @@
 # Every error type: bad arguments → ValueError naming the parameter (and the expected
 # shape), size limits → seprank.ResourceLimitError (a MemoryError), bugs → RuntimeError.
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -48,6 +50,8 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.rank([[1, 2], [3]]), "rectangular"),
     (lambda: seprank.rank([[1, "3/0"]]), r"target\[0\]\[1\]: expected an integer or a 'p/q' string, got '3/0'"),
     (lambda: seprank.rank([[1, float("nan")]]), r"target\[0\]\[1\]: nan is not a finite number"),
+    (lambda: seprank.rank([[1, 10**5000]]), r"target\[0\]\[1\]: an integer of 16610 bits has more decimal digits"),
+    (lambda: seprank.rank([[1, Fraction(1, 10**5000)]]), r"target\[0\]\[1\]: an integer of 16610 bits"),
     (lambda: seprank.rank(seprank.poly("x1_1*x1_2")), "at least 2 tokens"),
     (lambda: seprank.rank(seprank.poly("x1_1*x2_1"), method="grid"), "flattening"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2), trials=0), "trials T = 0"),
