@@ -158,6 +158,12 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
         names = _core.claim_names()
     elif isinstance(names, str):
         names = [names]
-    names = list(names)
+    try:
+        names = list(names)
+    except TypeError:
+        raise ValueError(f"names: expected a claim name or a list of names (seprank.claims()), got {names!r}") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise ValueError(f"names: expected claim names (strings), got {n!r}")
     statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
     return [Claim(*_core.run_claim(n, seed_value(seed)), s) for n, s in zip(names, statements)]

@@ -62,6 +62,8 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.table(tokens="2..x"), "tokens: expected integers or ranges"),
     (lambda: seprank.table(tokens=1), "sweep tokens N = 1"),
     (lambda: seprank.verify("no-such-claim"), "no-such-claim"),
+    (lambda: seprank.verify(3), "names: expected a claim name or a list of names .* got 3"),
+    (lambda: seprank.verify(["degree", 7]), "names: expected claim names .* got 7"),
     (lambda: seprank.hadamard(embedding=[[1]]), "embedding: given without weights"),
     # a flag is True or False, a size never a bool (tokens=True was N = 1, residual=2 was True)
     (lambda: seprank.attention(tokens=True), "tokens: expected an integer, got True"),
