@@ -297,12 +297,21 @@ Network random_network(const ValidSpec& spec, std::uint64_t seed, long range = k
 ValidSpec check_shapes(const Network& net);
 
 // JSON weights file (docs/theory.md §2.4), as text. Errors (invalid_input) name the JSON path of
-// the first bad value, or the byte offset where the text stops being JSON.
+// the first bad value, or the byte offset where the text stops being JSON. The network is
+// checked as check_shapes does (spec and shapes). Cost O(length of the text) to parse, plus
+// the exact rationals it holds.
 Network network_from_json(const std::string& text);
-// indent: spaces per level (1, as write_network writes files), or -1 for one line.
+// The weights file's JSON for net (check_shapes first, invalid_input). indent: spaces per
+// level (1, as write_network writes files), or -1 for one line. Cost O(weights · digits).
 std::string network_to_json(const Network& net, int indent = 1);
+// network_from_json of the file at path: invalid_input naming the path when it cannot be
+// opened or is a directory; resource_limit before reading when 32 bytes per byte of text
+// (the parsed tree) would pass default_max_memory() (limits.hpp). Cost as network_from_json.
 Network read_network(const std::string& path);
-// Writes atomically (temporary file + rename): nothing half-written on failure.
+// Writes network_to_json(net) atomically (temporary file + rename): nothing half-written
+// on failure (invalid_input naming the path when it cannot be opened, resource_limit when
+// the write fails). Cost as
+// network_to_json, plus the write.
 void write_network(const Network& net, const std::string& path);
 // Throws invalid_input unless PATH could be written by write_network (a regular file or
 // a new name). Writes nothing.
