@@ -143,13 +143,15 @@ struct NetworkSpec {
 };
 
 // Checks every field, throwing invalid_input with one message naming the bad value.
-// This defines a valid spec. Library code does not call it on its inputs: a function that
+// This defines a valid spec. O(depth) (a stack's layers, fc's widths). Library code does not call it on its inputs: a function that
 // needs a checked spec takes a ValidSpec (below), whose construction runs it once.
 void validate(const NetworkSpec& s);
 
 // Resolved sizes (after defaults). These and the other functions taking a bare
 // `const NetworkSpec&` read the fields only. Precondition (not checked): a valid spec;
-// pass a ValidSpec, or a Network's spec after check_shapes.
+// pass a ValidSpec, or a Network's spec after check_shapes. O(1) each (layer_widths and,
+// below, the folds over the layers: O(depth) operations, on exact integers for those
+// returning an Integer).
 long head_dim(const NetworkSpec& s);
 long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
@@ -159,14 +161,16 @@ long output_dim(const NetworkSpec& s);                   // range of coordinate 
 
 // Per layer l (0-based): its degree d_l in its input and its weight increment m_l (the
 // weight matrices on one path of it), so that a stack folds: degree ∏ d_l, weight
-// degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold).
+// degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold). Precondition
+// (not checked): 0 <= layer < depth.
 long layer_degree(const NetworkSpec& s, long layer);
 long layer_weight_increment(const NetworkSpec& s, long layer);
 // ∏ d_l (d^L for the uniform families) as an exact integer.
 Integer output_degree(const NetworkSpec& s);
 // Weight degree D_L (see header comment) as an exact integer.
 Integer weight_degree(const NetworkSpec& s);
-// Parameters in one layer l (0-based) and in the whole network.
+// Parameters in one layer l (0-based; 0 <= l < depth, not checked) and in the whole
+// network.
 Integer layer_parameters(const NetworkSpec& s, long layer);
 Integer parameter_count(const NetworkSpec& s);
 
