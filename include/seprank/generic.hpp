@@ -87,7 +87,7 @@ void check_options(const GenericOptions& opt);
 // O(1); a bare Partition is checked in full at the call, partition.hpp); check_options(opt).
 // Each trial's network is checked where it enters expand_mod or evaluation_rank
 // (check_shapes), as any network; the partition is not checked again.
-// Cost: T trials, each a random_network mod p and then, by method (automatic: flattening
+// Cost: T trials, each a draw of the weights and then, by method (automatic: flattening
 // when estimate_expansion(spec).bytes <= max_expand_bytes), expand_mod, flatten and a
 // sparse rank mod p (rank.hpp), or evaluation_rank (evaluation.hpp: about (g·R)² forward
 // evaluations and (g·R)³ elimination for rank R, growth g); trials one after another,
