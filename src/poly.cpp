@@ -1,9 +1,13 @@
 #include "seprank/poly.hpp"
 
 #include "poly_mul.hpp"
+#include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <string>
 
 namespace seprank {
 
@@ -96,6 +100,12 @@ struct Ops<QTraits> {
     static void neg(P* r, const P* a, const C* c) { fmpq_mpoly_neg(r, a, c); }
     static void scalar_mul(P* r, const Rational& v, const C* c) { fmpq_mpoly_scalar_mul_fmpq(r, r, v.get(), c); }
     static bool pow(P* r, const P* a, ulong e, const C* c) { return fmpq_mpoly_pow_ui(r, a, e, c) != 0; }
+    // Bits of the largest coefficient, as content·(primitive integer part) (FLINT's form).
+    static double coeff_bits(const P* a, const C*) {
+        return static_cast<double>(FLINT_ABS(fmpz_mpoly_max_bits(a->zpoly)) + fmpz_bits(fmpq_numref(a->content)) +
+                                   fmpz_bits(fmpq_denref(a->content)));
+    }
+    static constexpr bool exact_coefficients = true;
     static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
         return fmpq_mpoly_compose_fmpq_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
     }
@@ -145,6 +155,8 @@ struct Ops<NmodTraits> {
     static void neg(P* r, const P* a, const C* c) { nmod_mpoly_neg(r, a, c); }
     static void scalar_mul(P* r, std::uint64_t v, const C* c) { nmod_mpoly_scalar_mul_ui(r, r, v, c); }
     static bool pow(P* r, const P* a, ulong e, const C* c) { return nmod_mpoly_pow_ui(r, a, e, c) != 0; }
+    static double coeff_bits(const P*, const C*) { return 0; }
+    static constexpr bool exact_coefficients = false;  // one word each
     static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
         return nmod_mpoly_compose_nmod_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
     }
@@ -398,6 +410,27 @@ Poly<T> Poly<T>::mul(const Poly& o, MulVariant v, MulStats* stats) const {
 
 template <class T>
 Poly<T> Poly<T>::pow(std::uint64_t e) const {
+    // The size of the result, bounded before FLINT is asked for it (FLINT and GMP abort the
+    // process when an allocation fails): at most min(C(t+e−1, t−1), C(n+e·deg, n)) terms
+    // (products of e of the t terms; monomials of degree <= e·deg in n variables), each
+    // with packed exponents and, over Q, a coefficient of at most e·(bits + log2 t) bits
+    // (a product of e coefficients times a multinomial coefficient <= t^e).
+    const std::size_t t = terms();
+    if (t > 0 && e > 1) {
+        const double ed = static_cast<double>(e), td = static_cast<double>(t);
+        const double n = static_cast<double>(ctx_->nvars()), deg = static_cast<double>(degree());
+        const auto log2_binomial = [](double a, double b) {  // log2 C(a + b, b)
+            return (std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1)) / std::log(2.0);
+        };
+        const double log2_terms = t == 1 ? 0.0 : std::min(log2_binomial(ed, td - 1), log2_binomial(ed * deg, n));
+        const double exp_bits = std::max(8.0, std::ceil(std::log2(ed * deg + 1.0)) + 1.0);
+        const double coeff_bits = Ops<T>::exact_coefficients ? ed * (Ops<T>::coeff_bits(p_, ctx_->get()) + std::log2(td)) : 0.0;
+        const std::string what = "power with exponent " + std::to_string(e) + " of a polynomial of " + std::to_string(t) + " terms";
+        if (coeff_bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold
+            throw resource_limit(what + ": coefficients of up to about " + format_bytes(coeff_bits / 8) + " each");
+        const double per_term = 8.0 * std::ceil(n * exp_bits / 64.0) + 40.0 + coeff_bits / 8.0;
+        check_memory(std::exp2(log2_terms) * per_term, default_max_memory(), what);
+    }
     Poly r(ctx_);
     if (!Ops<T>::pow(r.p_, p_, e, ctx_->get()))
         throw resource_limit("power with exponent " + std::to_string(e) + " could not be computed");

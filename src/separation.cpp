@@ -4,6 +4,7 @@
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/flatten.hpp"
+#include "seprank/limits.hpp"
 
 #include <chrono>
 #include <climits>
@@ -29,6 +30,8 @@ Method method_from_string(const std::string& s) {
 void check_options(const SeparationOptions& opt) {
     if (opt.templates < 1) throw invalid_input("number of templates M = " + std::to_string(opt.templates) + " must be at least 1");
     check_options(opt.evaluation);
+    // Checked whatever the method (the evaluation and grid methods never expand f); 0: the default.
+    if (opt.expand.max_memory != 0) check_memory_value(opt.expand.max_memory, "ExpandOptions::max_memory");
     if (opt.rank.threads < 1) throw invalid_input("threads " + std::to_string(opt.rank.threads) + " must be at least 1");
 }
 

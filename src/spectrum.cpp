@@ -6,6 +6,7 @@
 #include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
+#include "seprank/limits.hpp"
 #include "spectrum_arb.hpp"
 
 #include <algorithm>
@@ -322,6 +323,8 @@ void check_options(const SpectrumOptions& opt) {
         throw invalid_input("SpectrumOptions::precision " + std::to_string(opt.precision) + " must be in 2..4096");
     for (double e : opt.eps)
         if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + std::to_string(e) + " must be finite and >= 0");
+    // Checked for a polynomial too, which is not expanded; 0: the default.
+    if (opt.expand.max_memory != 0) check_memory_value(opt.expand.max_memory, "ExpandOptions::max_memory");
 }
 
 // σ ∈ [√lo, √hi] as midpoint and radius (rounded outward).

@@ -22,6 +22,11 @@
 #      seprank::seprank_static (tests/consumer/CMakeLists.txt, CMAKE_PREFIX_PATH into the
 #      stage). Shared binaries must load the staged libseprank.so, static ones none.
 #   4. Each binary's output is compared with the CLI (tests/example_check.py).
+#   5. The C++ of docs/library.md, against the staged installation (pkg-config, C++17):
+#      each ```cpp block holding `int main` is built and run as it is; the other blocks
+#      (fragments) are built and run together, each in its own scope of one main() that
+#      first defines what they use: `my_spec` (a NetworkSpec, N = 3) and `net` (a
+#      Network drawn from it). A block that does not build or run is a failure.
 set -euo pipefail
 
 build=$(cd "$1" && pwd)
@@ -147,3 +152,34 @@ for entry in "${binaries[@]}"; do
     fail "$binary disagrees with the CLI (above)"
 done
 echo "ok: ${#binaries[@]} example binaries agree with the CLI"
+
+# ---- 5. the C++ shown in docs/library.md
+docs_out="$work/library-md"
+mkdir -p "$docs_out"
+"$python" - "$source/docs/library.md" "$docs_out" <<'EOF'
+import pathlib, re, sys
+page, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+blocks = re.findall(r"^[ \t]*```cpp\n(.*?)^[ \t]*```", page.read_text(), flags=re.S | re.M)
+programs = [b for b in blocks if "int main" in b]
+fragments = [b for b in blocks if "int main" not in b]
+for k, b in enumerate(programs, 1):
+    (out / f"program{k}.cpp").write_text(b)
+scopes = "".join("    {\n" + b + "    }\n" for b in fragments)
+(out / "fragments.cpp").write_text(
+    "#include <seprank/seprank.hpp>\n\nint main() {\n"
+    "    seprank::NetworkSpec my_spec;\n    my_spec.tokens = 3;\n"
+    "    const seprank::Network net = seprank::random_network(my_spec, 1);\n"
+    "    (void)net;\n" + scopes + "}\n")
+print(f"docs/library.md: {len(programs)} program(s), {len(fragments)} fragment(s)")
+if not programs:
+    sys.exit("docs/library.md: no ```cpp block with int main")
+EOF
+for program in "$docs_out"/*.cpp; do
+  name=$(basename "$program" .cpp)
+  g++ -std=c++17 "${cxxflags[@]}" "${pc_cflags[@]}" "$program" -o "$docs_out/$name" "${pc_libs[@]}" \
+    >"$docs_out/$name.log" 2>&1 || { cat "$docs_out/$name.log"; fail "docs/library.md: $name.cpp does not build (above)"; }
+  status=0
+  "$docs_out/$name" >"$docs_out/$name.out" 2>&1 || status=$?
+  [[ $status -eq 0 ]] || { cat "$docs_out/$name.out"; fail "docs/library.md: $name exited with status $status"; }
+done
+echo "ok: the C++ of docs/library.md builds and runs against the installation"

@@ -146,6 +146,26 @@ TEST_CASE("misuse is reported, never aborts") {
     CHECK_THROWS_AS(reduce_mod(a, nctx), invalid_input);  // different variable names
 }
 
+TEST_CASE("a power too large to hold is refused before FLINT is called") {
+    // (x1 + x2 + x3 + x4)^e has C(e + 3, 3) terms: for e = 3000, 4.5·10^9 terms with
+    // coefficients up to 4^3000 — FLINT and GMP used to abort the process on it.
+    auto ctx = qctx(4);
+    QPoly sum(ctx);
+    for (std::size_t v = 0; v < 4; ++v) sum += QPoly::variable(ctx, v);
+    CHECK_THROWS_AS(sum.pow(3000), resource_limit);
+    auto nctx = std::make_shared<const NmodContext>(ctx->vars_ptr(), 1000003);
+    CHECK_THROWS_AS(reduce_mod(sum, nctx).pow(100000), resource_limit);  // 1.7·10^14 terms of one word
+    // a single term: only its coefficient grows, (2·x1)^e = 2^e·x1^e
+    const QPoly two_x = QPoly::variable(ctx, 0) * Rational(2);
+    CHECK_THROWS_AS(two_x.pow(std::uint64_t{1} << 40), resource_limit);  // 2^40 bits
+    const QPoly p = two_x.pow(64);
+    CHECK(p.terms() == 1);
+    CHECK(p.coeff(0) == Rational(Integer(std::string_view("18446744073709551616"))));  // 2^64
+    // small powers still run: (x1 + x2 + x3 + x4)^3 has C(6, 3) = 20 terms
+    CHECK(sum.pow(3).terms() == 20);
+    CHECK(sum.pow(0).terms() == 1);
+}
+
 TEST_CASE("moves keep the context and leave a zero polynomial") {
     auto ctx = qctx(2);
     QPoly a = QPoly::variable(ctx, 1) * Rational(3);

@@ -7,6 +7,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <cmath>
 #include <numeric>
 
 using namespace seprank;
@@ -161,6 +162,13 @@ TEST_CASE("bad requests are refused with a clear error") {
     g.method = Method::grid;
     g.template_vectors = wrong;
     CHECK_THROWS_AS(separation_rank(net, parse_partition("1|2,3", 3), g), invalid_input);
+    // an expansion limit the evaluation method ignores is still checked (0 is the default)
+    for (double bad : {-1.0, std::nan("")}) {
+        SeparationOptions e;
+        e.method = Method::evaluation;
+        e.expand.max_memory = bad;
+        CHECK_THROWS_AS(separation_rank(net, parse_partition("1|2,3", 3), e), invalid_input);
+    }
     auto ctx = QContext::make(Variables({"a", "b"}));
     const QPoly f = parse_poly("a*b", ctx);
     CHECK_THROWS_AS(separation_rank(f, parse_partition("1|2", 2), 2), invalid_input);  // no token indices

@@ -374,6 +374,11 @@ TEST_CASE("options are checked") {
     so.eps = {-0.1};
     CHECK_THROWS_AS(spectrum(f, balanced_partition(2), 2, so), invalid_input);
     so.eps = {};
+    // a polynomial is not expanded, yet an invalid expansion limit is refused (0 is the default)
+    so.expand.max_memory = -1;
+    CHECK_THROWS_AS(spectrum(f, balanced_partition(2), 2, so), invalid_input);
+    so.expand.max_memory = 0;
+    CHECK(spectrum(f, balanced_partition(2), 2, so).rank == 1);
     so.max_side = 1;
     CHECK_THROWS_AS(spectrum(poly_of("x1_1^3*x2_1"), balanced_partition(2), 2, so), resource_limit);
     CHECK(spectrum_method_from_string("fast") == SpectrumMethod::fast);

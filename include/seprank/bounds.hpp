@@ -23,9 +23,14 @@ struct TheoremBounds {
     double upper = 0;      // log3; NaN when undefined
 };
 
+// The bounds above for width dx = dim, H = heads, depth L = depth: theorem "7.1" when
+// L < log3 dx, "7.2" when L > log3 dx (each up to 1e-12), "" between (both sides NaN).
+// Checked: dim >= 1, heads >= 1, depth >= 0 (invalid_input naming the three). O(1).
 TheoremBounds levine_bounds(long dim, long heads, long depth);
 
-// "below", "above" or "" (inside, or no bound).
+// "below" or "above" when log3_rank lies outside b by more than 1e-9 (a NaN side does
+// not count), "" when inside, when no theorem applies or log3_rank is NaN. No
+// preconditions. O(1).
 std::string outside_bounds(double log3_rank, const TheoremBounds& b);
 
 }  // namespace seprank

@@ -86,21 +86,26 @@ struct DimensionOptions {
     Device device = Device::cpu;
 };
 
-// Checks every option (invalid_input naming the value).
+// Checks every option (invalid_input naming the value): the ranges stated in
+// DimensionOptions. O(1).
 void check_options(const DimensionOptions& opt);
 
 // Number of weight entries the parameter map varies: every entry of every weight matrix
 // except the structural zeros (low-rank attention's rows k+1..da of W^Q), in
-// random_network's order.
+// random_network's order. Precondition: the spec, checked by the conversion. Cost: one
+// random_network of s and a pass over its weights, O(parameters).
 long dimension_parameters(const ValidSpec& s);
 // Pointers to those entries of w (a network of spec s), in that order: the columns of J.
+// Precondition (not checked): w has the shapes of s (check_shapes). O(parameters).
 std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w);
 
 // The Jacobian J mod p at net's weights (reduced mod p) and the given points: row
 // s·K + o is ∂F_o/∂w (x_s) for the o-th of the K outputs (scalar: K = 1; all: tokens in
 // order, coordinates within), columns as dimension_weight_entries. Checked
 // (invalid_input): net (check_shapes), the points' shapes, p an odd prime, threads >= 1.
-// Either variant; both give the same matrix.
+// Either variant; both give the same matrix. Cost per row as the variant (above): one
+// taped forward pass and backward sweep (reverse), params·(D_L+1) forward passes
+// (interpolation); memory rows × params words.
 NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint64_t>>& points, std::uint64_t p,
                            DimensionOutput output, DimensionVariant variant, int threads = 1);
 
@@ -120,7 +125,12 @@ ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output)
 // prime; rows, cols (= parameters) of J; parameters, expected (and the column defect);
 // trials, trial_ranks, degenerate; weight_degree D_L; bound_degree D; evaluations
 // (forward passes); note. Checked (invalid_input): the spec; the options; a
-// zero-parameter network; given weights of the wrong shape (via check_shapes).
+// zero-parameter network; given weights of the wrong shape (via check_shapes). Before
+// anything is drawn, memory (draws and Jacobians over default_max_memory()) and work
+// (estimated from one counted pass, over opt.max_seconds) are checked: resource_limit.
+// Cost per trial: the Jacobian's rows (parameters + margin, more while its rank grows
+// below the expected count, as long as the matrix fits default_max_memory()) at the
+// variant's per-row cost, and the rank of J mod p, O(rows·params·min(rows, params)).
 RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt = {});
 // The two variants themselves (same contract; the dispatcher calls one of them).
 RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt);

@@ -135,8 +135,11 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
 // net.spec.tokens at the call (partition.hpp), before the network.
 RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
-// d^L + 1 < p.
+// d^L + 1 < p. Cost as at the top (k_max²·(D+1) evaluations, Σ_a k_a³ elimination).
 RankAnswer evaluation_rank_graded(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
+// The dispatcher: opt.variant plain or graded runs that variant; automatic runs graded when
+// f is homogeneous, d^L <= opt.max_graded_degree and (given a prime) d^L < p − 2, plain
+// otherwise. Checked and costed as the variant it runs.
 RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 inline RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {}) {
     return evaluation_rank_plain(net, ValidPartition(part, net.spec.tokens), opt);

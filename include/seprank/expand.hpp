@@ -53,6 +53,12 @@ struct ExpansionEstimate {
     Integer max_terms;  // upper bound on the terms of f
     double bytes;       // estimated peak memory of the expansion
 };
+// An upper bound on the terms of f from the spec alone: every monomial of degree D = d^L
+// in the n input variables (C(n+D−1, n−1); of degree <= D, C(n+D, n), when f is not
+// homogeneous; 2^4096 when n + D overflows a long), and the bytes an expansion of that
+// many terms would take at its peak (4 × terms × (packed exponents + 40 bytes); the
+// size check of expand). Preconditions: the spec, checked as above. Cost: the binomial,
+// O(n) products of integers of O(n·log D) bits.
 ExpansionEstimate estimate_expansion(const ValidSpec& s);
 
 // The former fixed default (4 GiB); the default is now default_max_memory() (limits.hpp).

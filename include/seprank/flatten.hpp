@@ -18,19 +18,25 @@
 
 namespace seprank {
 
-// side[v] = 0 puts variable v on side A, 1 on side B. side.size() == nvars checked.
+// C_(A,B)(f) for sides given per variable: side[v] = 0 puts variable v on side A, any
+// other value on side B. Checked: side.size() == nvars (invalid_input); an exponent
+// beyond 64 bits is resource_limit. Cost O(terms · nvars) with hashing, plus sorting
+// each row; memory one entry per term.
 SparseZMat flatten(const QPoly& f, const std::vector<int>& side);
 
-// The same flattening over Z/p: residues of f's coefficients (f from expand_mod).
+// The same flattening over Z/p: residues of f's coefficients (f from expand_mod), at
+// the same cost; checked as above.
 SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side);
 
 // Variable sides from token positions: variable v with token(v) = j goes to side
-// token_side[j-1]. Every variable must carry a token index (invalid_input naming it).
+// token_side[j-1]. Every variable must carry a token index j in 1..token_side.size()
+// (invalid_input naming the variable). O(nvars).
 std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side);
 
 // The flattening for a token partition: variable x<j>_<c> goes to the side of token j
 // (variable_sides + token_sides: part.tokens() == n_tokens checked, O(1); a bare
-// Partition is checked in full against n_tokens at the call, partition.hpp).
+// Partition is checked in full against n_tokens at the call, partition.hpp). Every
+// variable needs a token index in 1..n_tokens (invalid_input). Cost as above, plus O(N).
 SparseZMat flatten(const QPoly& f, const ValidPartition& part, long n_tokens);
 SparseNmodMat flatten(const NmodPoly& f, const ValidPartition& part, long n_tokens);
 inline SparseZMat flatten(const QPoly& f, const Partition& part, long n_tokens) {

@@ -19,10 +19,13 @@ namespace seprank {
 template <class T>
 using Point = std::vector<std::vector<T>>;
 
-// One point. The point's shape is checked; the network is not (one call per point, often
-// in a loop): it must come from a factory or have passed check_shapes (network.hpp).
+// f(point) exactly over Q. The point's shape is checked; the network is not (one call per
+// point, often in a loop): it must come from a factory or have passed check_shapes
+// (network.hpp). Cost: the operation count at the top, on rationals whose size grows
+// with the depth.
 Rational evaluate(const Network& net, const Point<Rational>& point);
-// Floating point: never exact; for cross-checks only. Checks as evaluate.
+// Floating point: never exact; for cross-checks only. Checks and cost (in doubles) as
+// evaluate.
 double evaluate_double(const Network& net, const Point<double>& point);
 
 // Repeated evaluation mod a prime p: the weights are reduced once. The network is checked
@@ -43,7 +46,8 @@ private:
 };
 
 // Number of variables per token (dx, or r with an embedding) and the check that a
-// point has the shape N × that (invalid_input otherwise).
+// point has the shape N × that (invalid_input otherwise). Precondition: a valid spec
+// (not checked). O(N).
 template <class T>
 void check_point(const NetworkSpec& s, const Point<T>& point);
 

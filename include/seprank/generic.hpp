@@ -71,7 +71,7 @@ struct GenericOptions {
 // Checks every value, whatever the method will be (invalid_input naming the value): the
 // evaluation's max_side, start, growth, threads and max_seconds as check_options(EvaluationOptions),
 // 1 <= trials <= 1000, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
-// generic_rank and plan_sweep; a front end may call it before any other work.
+// generic_rank and plan_sweep; a front end may call it before any other work. O(1).
 void check_options(const GenericOptions& opt);
 
 // The answer (answer.hpp): value = max over trials; kind generic when every trial
@@ -87,6 +87,11 @@ void check_options(const GenericOptions& opt);
 // O(1); a bare Partition is checked in full at the call, partition.hpp); check_options(opt).
 // Each trial's network is checked where it enters expand_mod or evaluation_rank
 // (check_shapes), as any network; the partition is not checked again.
+// Cost: T trials, each a draw of the weights and then, by method (automatic: flattening
+// when estimate_expansion(spec).bytes <= max_expand_bytes), expand_mod, flatten and a
+// sparse rank mod p (rank.hpp), or evaluation_rank (evaluation.hpp: about (g·R)² forward
+// evaluations and (g·R)³ elimination for rank R, growth g); trials one after another,
+// each evaluation on `threads` threads.
 RankAnswer generic_rank(const ValidSpec& spec, const ValidPartition& part, const GenericOptions& opt = {});
 inline RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {}) {
     return generic_rank(spec, ValidPartition(part, spec->tokens), opt);

@@ -22,8 +22,12 @@ namespace seprank {
 using Templates = std::vector<std::vector<Rational>>;
 
 // M templates with `per` integer entries uniform on [-range, range] from Rng(seed).
+// Checked: m >= 1 and range >= 1 (invalid_input), 48·m·per bytes within
+// default_max_memory() (resource_limit); per is not (per <= 0: empty vectors). O(m·per).
 Templates random_templates(long m, long per, std::uint64_t seed, long range = 10);
-// JSON: a list of vectors of integers or "p/q" strings, e.g. [[1,0],[0,"1/2"]].
+// JSON: a list of vectors of integers or "p/q" strings, e.g. [[1,0],[0,"1/2"]]. Checked
+// (invalid_input naming the JSON path): a non-empty list, each vector of `per` exact
+// values; the file as read_network reads one (limits.hpp). Linear in the file size.
 Templates read_templates(const std::string& path, long per);
 
 inline constexpr long kDefaultMaxGridEntries = 1L << 22;
@@ -32,7 +36,8 @@ inline constexpr long kDefaultMaxGridEntries = 1L << 22;
 // (invalid_input): the network first (check_shapes), the partition's token count
 // (part.tokens() == N, O(1)), the templates' lengths; resource_limit when the tensor
 // would exceed max_entries. A bare Partition is checked in full against net.spec.tokens
-// at the call (partition.hpp), before the network.
+// at the call (partition.hpp), before the network. Cost: M^N exact evaluations (forward.hpp),
+// rationals throughout, and the lcm of each row's denominators.
 SparseZMat grid_matricization(const Network& net, const ValidPartition& part, const Templates& t,
                               long max_entries = kDefaultMaxGridEntries);
 inline SparseZMat grid_matricization(const Network& net, const Partition& part, const Templates& t,

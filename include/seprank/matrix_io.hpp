@@ -15,7 +15,10 @@
 // offending text: another header or field (real, complex, pattern, symmetric …), a
 // missing or malformed size line, indices out of range, a duplicate coordinate, a count
 // that does not match, a malformed value, a zero denominator, or trailing junk.
-// Zero entries are dropped. Cost: linear in the file size.
+// Zero entries are dropped. Cost: linear in the file size. Sizes are checked before
+// allocation: the text read, and the matrix its size line declares, against
+// default_max_memory() (limits.hpp; resource_limit naming both sizes). Writing: no
+// preconditions on the matrix; linear in nnz and its digits.
 #pragma once
 
 #include "seprank/integer.hpp"

@@ -143,13 +143,15 @@ struct NetworkSpec {
 };
 
 // Checks every field, throwing invalid_input with one message naming the bad value.
-// This defines a valid spec. Library code does not call it on its inputs: a function that
+// This defines a valid spec. O(depth) (a stack's layers, fc's widths). Library code does not call it on its inputs: a function that
 // needs a checked spec takes a ValidSpec (below), whose construction runs it once.
 void validate(const NetworkSpec& s);
 
 // Resolved sizes (after defaults). These and the other functions taking a bare
 // `const NetworkSpec&` read the fields only. Precondition (not checked): a valid spec;
-// pass a ValidSpec, or a Network's spec after check_shapes.
+// pass a ValidSpec, or a Network's spec after check_shapes. O(1) each (layer_widths and,
+// below, the folds over the layers: O(depth) operations, on exact integers for those
+// returning an Integer).
 long head_dim(const NetworkSpec& s);
 long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
@@ -159,14 +161,16 @@ long output_dim(const NetworkSpec& s);                   // range of coordinate 
 
 // Per layer l (0-based): its degree d_l in its input and its weight increment m_l (the
 // weight matrices on one path of it), so that a stack folds: degree ∏ d_l, weight
-// degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold).
+// degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold). Precondition
+// (not checked): 0 <= layer < depth.
 long layer_degree(const NetworkSpec& s, long layer);
 long layer_weight_increment(const NetworkSpec& s, long layer);
 // ∏ d_l (d^L for the uniform families) as an exact integer.
 Integer output_degree(const NetworkSpec& s);
 // Weight degree D_L (see header comment) as an exact integer.
 Integer weight_degree(const NetworkSpec& s);
-// Parameters in one layer l (0-based) and in the whole network.
+// Parameters in one layer l (0-based; 0 <= l < depth, not checked) and in the whole
+// network.
 Integer layer_parameters(const NetworkSpec& s, long layer);
 Integer parameter_count(const NetworkSpec& s);
 
@@ -297,12 +301,21 @@ Network random_network(const ValidSpec& spec, std::uint64_t seed, long range = k
 ValidSpec check_shapes(const Network& net);
 
 // JSON weights file (docs/theory.md §2.4), as text. Errors (invalid_input) name the JSON path of
-// the first bad value, or the byte offset where the text stops being JSON.
+// the first bad value, or the byte offset where the text stops being JSON. The network is
+// checked as check_shapes does (spec and shapes). Cost O(length of the text) to parse, plus
+// the exact rationals it holds.
 Network network_from_json(const std::string& text);
-// indent: spaces per level (1, as write_network writes files), or -1 for one line.
+// The weights file's JSON for net (check_shapes first, invalid_input). indent: spaces per
+// level (1, as write_network writes files), or -1 for one line. Cost O(weights · digits).
 std::string network_to_json(const Network& net, int indent = 1);
+// network_from_json of the file at path: invalid_input naming the path when it cannot be
+// opened or is a directory; resource_limit before reading when 32 bytes per byte of text
+// (the parsed tree) would pass default_max_memory() (limits.hpp). Cost as network_from_json.
 Network read_network(const std::string& path);
-// Writes atomically (temporary file + rename): nothing half-written on failure.
+// Writes network_to_json(net) atomically (temporary file + rename): nothing half-written
+// on failure (invalid_input naming the path when it cannot be opened, resource_limit when
+// the write fails). Cost as
+// network_to_json, plus the write.
 void write_network(const Network& net, const std::string& path);
 // Throws invalid_input unless PATH could be written by write_network (a regular file or
 // a new name). Writes nothing.

@@ -58,6 +58,7 @@ private:
 
 // Parses the text form (sides sorted) and checks it against n_tokens: invalid_input naming
 // the bad item (no single '|', a side that is not a list, then the checks above).
+// O(len(text) + N log N).
 ValidPartition parse_partition(const std::string& text, long n_tokens);
 // 1..⌈N/2⌉ | ⌈N/2⌉+1..N. N >= 2 checked (invalid_input). O(N).
 ValidPartition balanced_partition(long n_tokens);

@@ -163,6 +163,12 @@ public:
     Poly& operator-=(const Poly& o);
     Poly& operator*=(const Poly& o);
     Poly& operator*=(const Coeff& c);
+    // this^e (pow(0) is 1). Before FLINT is called, the result's size is bounded: at most
+    // min(C(t+e−1, t−1), C(n+e·deg, n)) terms for t terms in n variables, over Q with
+    // coefficients of at most e·(bits + log2 t) bits; over default_max_memory() (limits.hpp),
+    // or a coefficient over 2^36 bits, is resource_limit, as are exponents that do not fit.
+    // Cost: FLINT's powering (repeated multiplication or the multinomial expansion, its own
+    // choice), at least proportional to the result's terms.
     Poly pow(std::uint64_t e) const;
     friend Poly operator+(Poly a, const Poly& b) { a += b; return a; }
     friend Poly operator-(Poly a, const Poly& b) { a -= b; return a; }

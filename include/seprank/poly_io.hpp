@@ -39,15 +39,24 @@ struct ParseLimits {
     std::uint64_t max_terms = 10'000'000;
 };
 
+// The polynomial `text` denotes, in the variables of ctx (the grammar above).
+// Preconditions (checked): ctx not null; every identifier a variable of ctx; the
+// limits above (invalid_input, or resource_limit for a result over max_terms; errors
+// name the 1-based position and the token). Cost: one pass over the text (recursion depth
+// at most max_depth) plus FLINT's arithmetic on the intermediate polynomials, whose terms
+// the limits bound before each product or power is formed.
 QPoly parse_poly(std::string_view text, const std::shared_ptr<const QContext>& ctx, const ParseLimits& limits = {});
 
 // The variables a text uses: every identifier in it, deduplicated, ordered by
 // (token, coordinate, name) so that x2_1 < x10_1 and token variables come grouped.
-// Does not validate the rest of the text (parse_poly does).
+// Does not validate the rest of the text (parse_poly does): no preconditions.
+// O(len · log len) (a scan, then sorting the names).
 Variables variables_in(std::string_view text);
 
+// The canonical text of f (above); no preconditions; O(terms · nvars) plus the digits
+// of the coefficients.
 std::string to_string(const QPoly& f);
-// Coefficients are printed as their representatives in [0, p).
+// Coefficients are printed as their representatives in [0, p). Cost as above.
 std::string to_string(const NmodPoly& f);
 
 }  // namespace seprank

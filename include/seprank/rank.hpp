@@ -71,11 +71,23 @@ struct SparseNmodMat {
     std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> row;
 };
 
+// The residues of a's entries in [0, p), zeros dropped (rows keep their order). p >= 2
+// checked (invalid_input); not that it is prime. O(nnz) word divisions of the entries.
 SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p);
 
+// The rank of A over Q by Bareiss fraction-free elimination (the exact reference, no
+// prime involved). No preconditions (any shape, 0 rows or columns: 0). Cost O(m·n·r)
+// exact operations on entries that grow to about r times the bits of A's largest entry
+// (Hadamard): polynomial but slow; rank_certified is the fast route.
 long rank_fraction_free(const ZMat& a);
+// The rank of A mod p: a certified lower bound of rank_Q(A). p prime (checked:
+// invalid_input, BPSW: O(log p) multiplications). Dense: a reduced copy (O(m·n)) and
+// FLINT's nmod_mat_rank, O(m·n·min(m, n)) word operations (BLAS-like blocking). Sparse:
+// reduce_mod then rank_sparse_modular, at its cost.
 long rank_modular(const ZMat& a, std::uint64_t p);
 long rank_modular(const NmodMat& a);
+// The rank of a sparse matrix mod a.p (a.p prime, checked as above): incremental sparse
+// echelon, shortest rows first, cost O(m·n + m·r·ℓ) as in the list above.
 long rank_sparse_modular(const SparseNmodMat& a);
 
 // rank_modular_fflas(A): rank of A mod p by FFLAS-FFPACK's BLAS-backed PLUQ elimination
@@ -191,7 +203,11 @@ RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 // it is smaller and reports the shape given. Cost O(nnz log nnz).
 SparseZMat drop_empty_lines(const SparseZMat& a);
 
-// log2 of the Hadamard bound on (k)-minors of a (after row/column content removal).
+// log2 of the Hadamard bound on the k×k minors of a as given: half the sum of the k
+// largest log2 squared row norms, or of column norms, whichever is smaller (a zero line
+// counts 0; k beyond the lines: all of them). rank_certified applies it after removing
+// row and column contents. No preconditions (k <= 0: 0). Cost O(nnz) multiplications of
+// entries plus sorting the m + n norms.
 double log2_hadamard_bound(const SparseZMat& a, long k);
 
 }  // namespace seprank

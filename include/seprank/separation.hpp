@@ -42,8 +42,9 @@ struct SeparationOptions {
 
 // Checks every value, whatever the method (invalid_input naming the value): templates
 // M >= 1 (also when template_vectors or another method makes it unused), the evaluation
-// options (check_options(EvaluationOptions)), rank threads >= 1. Called by both
-// separation_rank overloads before any work.
+// options (check_options(EvaluationOptions)), expand.max_memory (0, or finite and > 0,
+// also where nothing is expanded), rank threads >= 1. Called by both separation_rank
+// overloads before any work. O(1).
 void check_options(const SeparationOptions& opt);
 
 // The answer (answer.hpp): quantity "sep" for flattening and evaluation, "grid" for the
@@ -54,14 +55,18 @@ void check_options(const SeparationOptions& opt);
 // (part.tokens() == net.spec.tokens, O(1)), then the network where the method's path
 // takes it (check_shapes). Each overload below taking a bare Partition checks it in full
 // against the token count at the call (partition.hpp), then goes on as its ValidPartition
-// form.
+// form. Cost by method: flattening, expand (expand.hpp: its size check before any work;
+// time and memory follow the terms of f), flatten (O(terms·nvars)) and rank_certified of
+// the flattening (one modular rank when certify is false); grid, grid_matricization
+// (M^N exact evaluations) and rank_certified of the M^|A| × M^|B| matrix; evaluation,
+// evaluation_rank (evaluation.hpp).
 RankAnswer separation_rank(const Network& net, const ValidPartition& part, const SeparationOptions& opt = {});
 inline RankAnswer separation_rank(const Network& net, const Partition& part, const SeparationOptions& opt = {}) {
     return separation_rank(net, ValidPartition(part, net.spec.tokens), opt);
 }
 // Flattening of a given polynomial; variables are split by their token index
 // (opt.method must be flattening: invalid_input naming the method otherwise);
-// part.tokens() == n_tokens checked (O(1)).
+// part.tokens() == n_tokens checked (O(1)). Cost: flatten and rank_certified as above.
 RankAnswer separation_rank(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt = {});
 inline RankAnswer separation_rank(const QPoly& f, const Partition& part, long n_tokens, const SeparationOptions& opt = {}) {
     return separation_rank(f, ValidPartition(part, n_tokens), n_tokens, opt);

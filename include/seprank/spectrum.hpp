@@ -65,12 +65,14 @@ std::string to_string(Measure m);
 Measure measure_from_string(const std::string& s);
 
 // One-dimensional facts, exact (used by the change of basis, and by tests as references).
+// No preconditions; each is exact and its cost grows with k (or j, max_degree) only.
 // E[x^k] under the measure: uniform on [−1, 1]: 1/(k+1) for even k, 0 for odd; Gaussian:
-// (k−1)!! for even k, 0 for odd.
+// (k−1)!! for even k, 0 for odd. O(k) big-integer products.
 Rational moment(Measure m, unsigned k);
-// ‖p_j‖² = E[p_j²]: 1/(2j+1) (Legendre), j! (Hermite).
+// ‖p_j‖² = E[p_j²]: 1/(2j+1) (Legendre), j! (Hermite). O(j) big-integer products.
 Rational basis_norm2(Measure m, unsigned j);
-// a[k][j] for 0 ≤ j ≤ k ≤ max_degree: x^k = Σ_j a[k][j] p_j(x).
+// a[k][j] for 0 ≤ j ≤ k ≤ max_degree: x^k = Σ_j a[k][j] p_j(x) (the three-term
+// recurrence). O(max_degree²) rational operations.
 std::vector<std::vector<Rational>> monomial_to_basis(Measure m, unsigned max_degree);
 
 // The flattening of f in the orthogonal (unnormalised) product bases of the two sides.
@@ -82,8 +84,14 @@ struct OrthoFlattening {
     long flattening_rows = 0, flattening_cols = 0;  // shape of the coefficient flattening C
 };
 
-// side[v] = 0 (A) or 1 (B) per variable (size checked). max_side bounds both basis sizes
-// (resource_limit when exceeded; ≤ 0: no bound).
+// The exact change of basis K = T_Aᵀ C T_B of f's coefficient flattening C (m_A × m_B
+// monomials) into the product bases (k_A × k_B elements: every multi-index below a
+// monomial of the side), with their squared norms and ‖f‖². side[v] = 0 (A) or 1 (B)
+// per variable (size checked, invalid_input). max_side bounds both basis sizes
+// (resource_limit when exceeded, before the dense matrices are allocated; ≤ 0: no bound,
+// and then nothing bounds their memory). An exponent above 100000 is resource_limit.
+// Cost: dense exact products, O(m_A·m_B·k_B + k_A·m_A·k_B) rational operations; memory
+// the dense m_A × m_B, m_A × k_B and k_A × k_B rational matrices.
 OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);
 
 enum class SpectrumMethod { certified, fast };
@@ -131,7 +139,10 @@ struct SpectrumResult {
     std::string note;
 };
 
-// Singular values (descending, all min(basis sizes)) of M in floating point.
+// Singular values (descending, all min(basis sizes)) of M = diag(√‖P_J‖²)·K·diag(√‖P_L‖²)
+// in floating point, without error bounds: Eigen's BDCSVD in double (precision <= 53)
+// or Jacobi SVD in MPFR at `precision` bits. precision in 2..4096 checked (invalid_input).
+// Cost O(k_A·k_B·min(k_A, k_B)) floating-point operations (much more in MPFR).
 std::vector<double> spectrum_fast(const OrthoFlattening& of, long precision = 53);
 
 // Enclosures [lo_k, hi_k] of σ_k², descending, all min(basis sizes) of them (the exact
@@ -139,6 +150,12 @@ std::vector<double> spectrum_fast(const OrthoFlattening& of, long precision = 53
 struct SquaredEnclosure {
     std::vector<double> lo, hi;  // rigorous: lo_k ≤ σ_k² ≤ hi_k
 };
+// Method: M in Arb balls, an approximate eigenbasis V of the midpoint of M Mᵀ (or Mᵀ M;
+// Eigen in double, or MPFR above 53 bits), then Weyl and Ostrowski bounds from the
+// residuals of Vᵀ(M Mᵀ)V and Vᵀ V (docs/spectrum.md). precision in 2..4096 checked
+// (invalid_input); internal_error if V is not close to orthogonal. Cost: two ball
+// matrix products, O(k_A·k_B·min(k_A, k_B)) at precision + 32 bits, plus the
+// O(min(k_A, k_B)³) eigensolve.
 SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision = 53);
 
 // ε-ranks from enclosures of σ_k² (lo == hi for exact values) and the exact ‖f‖²:
@@ -146,17 +163,23 @@ SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision = 
 // bounded both by the sum of the tail and by ‖f‖² minus the head (sums in Arb balls);
 // certified = `certified` and rank_low == rank_high. ε = 0 with exact_rank ≥ 0 gives
 // exact_rank (certified = `certified`); exact_rank < 0: unknown, ε = 0 is treated like
-// any other threshold. ε must be finite and ≥ 0 (invalid_input).
+// any other threshold. ε must be finite and ≥ 0, and s2.lo, s2.hi of one length
+// (invalid_input). Cost O(n) ball additions for the prefix sums plus O(n) per threshold.
 std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2, const std::vector<double>& eps,
                                bool absolute, bool certified, long exact_rank = -1);
 
 // The dispatcher: f's flattening for the token partition (variables split by token
-// index), its exact rank, and the spectrum by opt.method.
+// index), its exact rank, and the spectrum by opt.method. Checked (invalid_input) on
+// entry, whatever the method: opt.precision in 2..4096, every ε finite and >= 0,
+// opt.expand.max_memory (0 or finite > 0); part.tokens() == n_tokens (O(1)); every
+// variable with a token index. Cost: flatten, rank_certified of C (rank.hpp),
+// orthogonal_flattening and spectrum_certified or spectrum_fast, as above.
 SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt = {});
 inline SpectrumResult spectrum(const QPoly& f, const Partition& part, long n_tokens, const SpectrumOptions& opt = {}) {
     return spectrum(f, ValidPartition(part, n_tokens), n_tokens, opt);
 }
-// A network's output f (expanded over Q under opt.expand).
+// A network's output f (expanded over Q under opt.expand: expand.hpp, its size check and
+// cost first), then as above; checked as above and with check_shapes(net).
 SpectrumResult spectrum(const Network& net, const ValidPartition& part, const SpectrumOptions& opt = {});
 inline SpectrumResult spectrum(const Network& net, const Partition& part, const SpectrumOptions& opt = {}) {
     return spectrum(net, ValidPartition(part, net.spec.tokens), opt);
@@ -186,9 +209,14 @@ struct EpsExperimentOptions {
     std::vector<double> eps = {0.01, 0.1, 0.3};
     Measure measure = Measure::uniform;
 };
+// Checked (invalid_input): trials >= 1, kind fd or blocks, every ε as in eps_ranks.
+// Cost: trials × configurations certified spectra of small flattenings (fd: 2 × 5
+// configurations of at most 6 terms; blocks: 12, of networks of at most 3 tokens and 2
+// layers).
 std::vector<Record> eps_experiment(const EpsExperimentOptions& opt);
 
-// 95% Wilson score interval of `hits` successes in `n` trials (n ≥ 1).
+// 95% Wilson score interval of `hits` successes in `n` trials (n ≥ 1, 0 ≤ hits ≤ n:
+// invalid_input otherwise). O(1).
 std::pair<double, double> wilson_interval(long hits, long n);
 
 }  // namespace seprank

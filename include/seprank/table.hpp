@@ -133,7 +133,7 @@ SweepPlan plan_sweep(const SweepOptions& s);
 using Row = Record;
 Row table_row(const ValidSpec& spec, const SweepOptions& s);
 // The configuration part of a row (for resuming): the columns before `degree` (`layers`
-// among them when the row has it).
+// among them when the row has it). No preconditions; O(columns).
 std::string row_key(const Row& row);
 std::string row_key(const ValidSpec& spec, const SweepOptions& s);
 // The table's column names, in order (each a column of the registry).
@@ -199,7 +199,10 @@ struct ResumeSet {
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
 
 // Serial engine: computes every planned row whose key is not in `done`; with a block
-// store, removes each row's store after emitting the row.
+// store, removes each row's store after emitting the row. Preconditions: plan from
+// plan_sweep (its rows are not checked again); emit and progress callable (progress may
+// be empty). Cost: one table_row per row not done (a generic_rank each, with the ε and
+// dimension columns when the sweep has them), in order; polls cancel.hpp between rows.
 void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
                const Progress& progress);
 
@@ -228,7 +231,8 @@ struct TableFile {
 TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source);
 
 // Rows already in a file, in order ({} when it does not exist); a torn last line is cut
-// off the file so that appending continues cleanly.
+// off the file so that appending continues cleanly. Errors as parse_table_text, and
+// invalid_input naming the path when it cannot be read. Linear in the file size.
 std::vector<Row> read_table_file(const std::string& path, bool json_lines);
 
 // The writer of a table file. It opens PATH (a regular file or a new one; never a

@@ -52,6 +52,7 @@ class Answer:
 
     @property
     def rank(self) -> int:
+        """The same as ``value`` (the name of the CLI's JSON key)."""
         return self.value  # type: ignore[attr-defined,no-any-return]
 
     def to_dict(self) -> Dict[str, Any]:

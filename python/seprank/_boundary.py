@@ -22,15 +22,25 @@ version: str = _core.version
 FAMILIES = tuple(_core.family_names())  # the library's families, as the CLI's --family
 
 
+def _decimal(v: int, where: str) -> str:
+    """v as decimal text; Python refuses ints of more than sys.get_int_max_str_digits()
+    digits (4300 by default) with a message naming neither the entry nor the limit."""
+    try:
+        return str(v)
+    except ValueError:
+        raise ValueError(f"{where}: an integer of {v.bit_length()} bits has more decimal digits than Python converts "
+                         f"to text (sys.set_int_max_str_digits raises the limit)") from None
+
+
 def exact(x: Any, where: str) -> Union[int, str]:
     """One weight as the weights JSON holds it: an int, or a "p/q" string; exact."""
     if isinstance(x, bool):
         raise ValueError(f"{where}: expected a number, got the bool {x!r}")
     if isinstance(x, _numbers.Integral):
         v = int(x)
-        return v if -2**63 <= v < 2**63 else str(v)  # JSON numbers beyond 64 bits would be read as doubles
+        return v if -2**63 <= v < 2**63 else _decimal(v, where)  # JSON numbers beyond 64 bits would be read as doubles
     if isinstance(x, Fraction):
-        return exact(x.numerator, where) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+        return exact(x.numerator, where) if x.denominator == 1 else f"{_decimal(x.numerator, where)}/{_decimal(x.denominator, where)}"
     if isinstance(x, str):
         try:
             q = Fraction(x.strip())
@@ -148,6 +158,14 @@ def seconds(v: Any, name: str) -> float:
     """A time budget: a finite number of seconds >= 0 (0: none)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
         raise ValueError(f"{name}: expected a finite number >= 0 (0: no time budget), got {v!r}")
+    return float(v)
+
+
+def memory_bytes(v: Any) -> float:
+    """``max_memory``: a number of bytes (the library checks that it is finite and > 0;
+    0 is its default, half of the physical memory)."""
+    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
+        raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
     return float(v)
 
 

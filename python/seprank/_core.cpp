@@ -423,9 +423,10 @@ PYBIND11_MODULE(_core, m) {
     m.def("truncate", [](const Network& net, long depth) {
         if (depth < 1 || depth > net.spec.depth)
             throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(net.spec.depth));
-        Network t = net;
+        Network t = net;  // its first `depth` layers (a stack keeps the first `depth` of its layer list)
         t.spec.depth = depth;
         t.weights.layers.resize(static_cast<std::size_t>(depth));
+        if (!t.spec.layers.empty()) t.spec.layers.resize(static_cast<std::size_t>(depth));
         return t;
     });
     m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });

@@ -19,6 +19,25 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+def _records(frame: Any) -> List[Dict[str, Any]]:
+    """A pandas DataFrame's rows as dicts, cells as table() made them: a missing value
+    (NaN, None) None, and an integer a column of floats holds (pandas turns an int column
+    with a missing value into floats) an int again."""
+    out = []
+    for r in frame.to_dict(orient="records"):
+        row = {}
+        for k, v in r.items():
+            if hasattr(v, "item") and not isinstance(v, (list, tuple, str)):  # a numpy scalar
+                v = v.item()
+            if isinstance(v, float) and v != v:
+                v = None
+            elif isinstance(v, float) and v.is_integer():
+                v = int(v)
+            row[k] = v
+        out.append(row)
+    return out
+
+
 def _number(text: str) -> Union[int, Fraction]:
     v = Fraction(text)
     return int(v) if v.denominator == 1 else v
@@ -73,17 +92,23 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
           where: Optional[Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5),
           max_order: int = 3, max_params: int = 16, min_confirm: int = 2) -> Guess:
     """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
-    ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines) or rows
-    as dicts (``seprank.table`` returns such); ``where`` keeps rows whose columns have
-    these values; rows whose value is None or empty are skipped. Raises ValueError on a
-    missing column, a non-integer cell or too few rows."""
+    ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines), rows as
+    dicts or a pandas DataFrame (``seprank.table`` returns either); ``where`` keeps rows
+    whose columns have these values; rows whose value is None, NaN or empty are skipped.
+    Raises ValueError on a missing column, a non-integer cell or too few rows."""
     if isinstance(vars, str):
         vars = [v for v in vars.split(",") if v]
     vars = list(vars)
     if isinstance(rows, (str, _os.PathLike)):
         table = _core.read_table_cells(_os.fspath(rows))
     else:
-        table = [[(str(k), _text(v)) for k, v in r.items()] for r in rows]
+        if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame (table()'s when pandas is installed)
+            rows = _records(rows)
+        table = []
+        for i, r in enumerate(rows):
+            if not isinstance(r, Mapping):
+                raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
+            table.append([(str(k), _text(v)) for k, v in r.items()])
     pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     core = _core.guess(table, vars, value, pairs, max_degree, list(bases), max_order, max_params, min_confirm)

@@ -31,18 +31,25 @@ class Network:
 
     @property
     def spec(self) -> Dict[str, Any]:
+        """The network options as a dict, every default resolved (a stack: ``layers``
+        lists every layer, ``depth`` is their number, ``repeat`` 1)."""
         return self._net.spec
 
     @property
     def degree(self) -> int:
+        """The degree of f in the inputs, from the spec alone: d^L, for a stack the
+        product of its layers' degrees: an upper bound of deg f (docs/degree.md)."""
         return int(self._net.output_degree())
 
     @property
     def parameters(self) -> int:
+        """The number of weights (entries of every weight matrix), from the spec."""
         return int(self._net.parameters())
 
     @property
     def weight_degree(self) -> int:
+        """D_L, the degree of f's coefficients as polynomials in the weights (D_L =
+        d·D_{L−1} + m), from the spec."""
         return int(self._net.weight_degree())
 
     def to_json(self, indent: Optional[int] = None) -> str:
@@ -78,6 +85,8 @@ class Network:
         return conv(data)
 
     def describe(self) -> str:
+        """One line naming the architecture, as the CLI's text output heads it
+        (``attention N=3 dx=2 H=1 da=2 L=2 (i=1, p=1)``)."""
         return self._net.describe()
 
     def __repr__(self) -> str:
@@ -86,6 +95,7 @@ class Network:
 
 
 # The architecture options of network() (and of a dict of network options).
+FLAG_KEYS = ("residual", "free")
 SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "width", "widths", "residual", "free",
              "embed_rank", "attention_rank", "position", "coordinate", "power", "layers", "repeat")
 
@@ -110,9 +120,11 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
                 v = list(v)
             else:
                 raise ValueError(f"layers: expected a SPEC text or a list of layer strings, got {v!r}")
-        elif isinstance(v, bool):
-            pass
-        else:
+        elif k in FLAG_KEYS:  # a flag is True or False (2 or "no" is not silently a flag)
+            if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", None) == "b"):  # or a numpy bool
+                raise ValueError(f"{k}: expected True or False, got {v!r}")
+            v = bool(v)
+        else:  # a size: an int, never a bool (tokens=True is not N = 1)
             v = integer(v, k)
         spec[k] = v
     return spec

@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Tuple
 
 from . import _core
+from ._boundary import memory_bytes
 from ._networks import Network, check_network
 
 
@@ -26,18 +27,22 @@ class Polynomial:
 
     @property
     def degree(self) -> int:
+        """The total degree; −1 for the zero polynomial."""
         return self._p.degree()
 
     @property
     def terms(self) -> int:
+        """The number of non-zero terms."""
         return self._p.terms()
 
     @property
     def variables(self) -> List[str]:
+        """The variable names, in the order of the exponent tuples of iteration."""
         return self._p.variables()
 
     @property
     def homogeneous(self) -> bool:
+        """Whether every term has the same total degree (True for 0)."""
         return self._p.is_homogeneous()
 
     def __len__(self) -> int:
@@ -102,5 +107,5 @@ def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto"
     for name, value in (("variant", variant), ("product", product)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-    return Polynomial(_core.expand(net._net, float(max_memory), variant, product))
+    return Polynomial(_core.expand(net._net, memory_bytes(max_memory), variant, product))
 

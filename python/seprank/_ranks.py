@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, integer, matrix, partition_text, seconds, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, spec_dict
 from ._polynomials import Polynomial
 
@@ -50,7 +50,7 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     choice(field, "field", ("Q", "p"))
     opts = {"method": choice(method, "method", ("flattening", "grid", "evaluation")), "field": field,
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
-            "max_memory": float(max_memory), "threads": thread_count(threads),
+            "max_memory": memory_bytes(max_memory), "threads": thread_count(threads),
             "certificate": choice(certificate, "certificate", ("blocks", "pivot-span", "hadamard")),
             "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     net_seed = target.seed if isinstance(target, Network) else None
@@ -100,7 +100,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
     opts = {"measure": choice(measure, "measure", ("uniform", "gaussian")),
             "method": choice(method, "method", ("certified", "fast")),
             "precision": integer(precision, "precision"), "eps": eps_list(eps),
-            "max_side": integer(max_side, "max_side"), "max_memory": float(max_memory),
+            "max_side": integer(max_side, "max_side"), "max_memory": memory_bytes(max_memory),
             "threads": thread_count(threads)}
     if not 2 <= opts["precision"] <= 4096:
         raise ValueError(f"precision: must be in 2..4096 bits, got {precision!r}")

@@ -21,7 +21,9 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     line t ↦ a + t·b mod p (a certified lower bound of deg f, exact when it equals the
     predicted d^L; a false low reading has probability ≤ d^L/p), the terms of the
     expansion when it is estimated below ``max_expand_bytes`` (else None),
-    parameters and weight degree D_L.
+    parameters and weight degree D_L. For a stack, L counts layers (its first L layers),
+    as ``seprank degree --weights`` on ``net.to_json()``; ``seprank degree --layers SPEC
+    --depth R`` instead gives one row per repetition of SPEC, each with fresh weights.
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
@@ -156,6 +158,12 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
         names = _core.claim_names()
     elif isinstance(names, str):
         names = [names]
-    names = list(names)
+    try:
+        names = list(names)
+    except TypeError:
+        raise ValueError(f"names: expected a claim name or a list of names (seprank.claims()), got {names!r}") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise ValueError(f"names: expected claim names (strings), got {n!r}")
     statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
     return [Claim(*_core.run_claim(n, seed_value(seed)), s) for n, s in zip(names, statements)]

@@ -179,6 +179,17 @@ def test_generic_matches_cli(cli):
             assert seprank.generic_rank(dict(kw, family=family), trials=3, seed=4, method=method).to_dict()["rank"] == c["rank"]
 
 
+
+def test_generic_and_dimension_seed_is_not_the_networks(cli):
+    # docs/python.md, "Differences from the CLI": generic_rank and dimension read only the
+    # architecture; their seed defaults to 1 whatever the network's seed, unlike rank.
+    net = seprank.attention(tokens=3, depth=2, seed=5)
+    base = ["--tokens", 3, "--depth", 2]
+    assert seprank.generic_rank(net).prime == cli("generic", *base)["prime"]
+    assert seprank.generic_rank(net, seed=5).prime == cli("generic", *base, "--seed", 5)["prime"]
+    assert seprank.dimension(net).prime == cli("dimension", *base)["prime"]
+    assert seprank.rank(net, field="p").prime == cli("rank", *base, "--seed", 5, "--field", "p")["prime"]
+
 def test_generic_block_store_matches_cli(cli, tmp_path):
     args = ("--tokens", 2, "--dim", 3, "--depth", 3, "--trials", 2, "--method", "evaluation", "--max-side", 20000)
     mem = seprank.generic_rank(dict(tokens=2, dim=3, depth=3), trials=2, method="evaluation", max_side=20000)
@@ -240,6 +251,23 @@ def test_degree_and_budget_match_cli(cli):
     assert [r["measured"] for r in b["rows"]] == [r["measured"] for r in cb]
     assert [r["predicted"] for r in b["rows"]] == [int(r["predicted"]) for r in cb]
 
+
+
+def test_degree_of_a_stack_matches_cli_weights(cli, tmp_path):
+    # A stack's rows are its first L layers, L = 1..(number of layers), as `seprank degree
+    # --weights` reads them from its JSON (degree raised "stack has 4 layers, depth is 1").
+    net = seprank.stack(2, 2, "attention:score-degree=2,mlp:power=2", depth=2, seed=5)
+    path = tmp_path / "stack.json"
+    path.write_text(net.to_json())
+    rows = seprank.degree(net)
+    c = cli("degree", "--weights", path, "--seed", 5)
+    assert len(rows) == len(c) == 4
+    for r, cr in zip(rows, c):
+        assert r["depth"] == cr["depth"] and r["measured"] == cr["measured"]
+        assert r["predicted"] == int(cr["predicted"]) and r["terms"] == cr["terms"]
+        assert r["parameters"] == int(cr["parameters"]) and r["weight_degree"] == int(cr["weight_degree"])
+    # the last row is the whole network: the degree its spec states (attention score degree 2 -> 5, mlp power 2)
+    assert rows[-1]["predicted"] == net.degree == (5 * 2) ** 2
 
 def test_table_matches_cli(cli):
     rows = seprank.table(family="attention,hadamard", tokens="2..3", dim=[1, 2], depth=[1, 2], trials=2,

@@ -1,5 +1,7 @@
 # Every error type: bad arguments → ValueError naming the parameter (and the expected
 # shape), size limits → seprank.ResourceLimitError (a MemoryError), bugs → RuntimeError.
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -48,6 +50,8 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.rank([[1, 2], [3]]), "rectangular"),
     (lambda: seprank.rank([[1, "3/0"]]), r"target\[0\]\[1\]: expected an integer or a 'p/q' string, got '3/0'"),
     (lambda: seprank.rank([[1, float("nan")]]), r"target\[0\]\[1\]: nan is not a finite number"),
+    (lambda: seprank.rank([[1, 10**5000]]), r"target\[0\]\[1\]: an integer of 16610 bits has more decimal digits"),
+    (lambda: seprank.rank([[1, Fraction(1, 10**5000)]]), r"target\[0\]\[1\]: an integer of 16610 bits"),
     (lambda: seprank.rank(seprank.poly("x1_1*x1_2")), "at least 2 tokens"),
     (lambda: seprank.rank(seprank.poly("x1_1*x2_1"), method="grid"), "flattening"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2), trials=0), "trials T = 0"),
@@ -58,7 +62,15 @@ def test_resource_limit_before_any_work():
     (lambda: seprank.table(tokens="2..x"), "tokens: expected integers or ranges"),
     (lambda: seprank.table(tokens=1), "sweep tokens N = 1"),
     (lambda: seprank.verify("no-such-claim"), "no-such-claim"),
+    (lambda: seprank.verify(3), "names: expected a claim name or a list of names .* got 3"),
+    (lambda: seprank.verify(["degree", 7]), "names: expected claim names .* got 7"),
     (lambda: seprank.hadamard(embedding=[[1]]), "embedding: given without weights"),
+    # a flag is True or False, a size never a bool (tokens=True was N = 1, residual=2 was True)
+    (lambda: seprank.attention(tokens=True), "tokens: expected an integer, got True"),
+    (lambda: seprank.hadamard(tokens=2, depth=False), "depth: expected an integer, got False"),
+    (lambda: seprank.hadamard(tokens=2, residual=2), "residual: expected True or False, got 2"),
+    (lambda: seprank.hadamard(tokens=2, free="no"), "free: expected True or False, got 'no'"),
+    (lambda: seprank.generic_rank(dict(tokens=2, residual="yes")), "residual: expected True or False"),
 ])
 def test_bad_arguments_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
@@ -122,6 +134,10 @@ BEYOND_CPP_TYPES = [
     (lambda net: seprank.generic_rank(net, method="flattening", start=5000), "start 5000 must satisfy 1 <= start <= max side 4096"),
     (lambda net: seprank.generic_rank(net, method="evaluation", start=20, max_side=8), "start 20 must satisfy"),
     (lambda net: seprank.generic_rank(net, method="flattening", trials=0), "trials T = 0"),
+    (lambda net: seprank.rank(net, method="evaluation", max_memory=-1), "max_memory = -1 must be a positive"),
+    (lambda net: seprank.spectrum(seprank.poly("x1_1*x2_1"), max_memory=float("nan")), "max_memory = nan must be"),
+    (lambda net: seprank.rank(net, max_memory="4G"), "max_memory: expected a number of bytes, got '4G'"),
+    (lambda net: seprank.expand(net, max_memory=None), "max_memory: expected a number of bytes, got None"),
 ] + BEYOND_CPP_TYPES)
 def test_option_values_checked_whatever_the_method(call, match):
     net = seprank.attention(tokens=2, dim=1)

@@ -57,3 +57,40 @@ def test_refusal_and_bad_input():
         seprank.guess([{"n": 1, "v": 1}, {"n": 2, "v": 2}], vars=["n"], value="v")
     with pytest.raises(ValueError):
         seprank.guess([{"n": n, "v": n} for n in range(5)], vars=["n"], value="v", max_degree=99)
+
+
+class _Frame:
+    """The part of a pandas DataFrame guess reads (to_dict(orient="records"), columns), with
+    what pandas does to a table: an int column with a missing value holds floats and NaN."""
+
+    def __init__(self, rows):
+        self.columns = list(rows[0])
+        self._rows = [{k: (float("nan") if v is None else float(v) if k == "v" else v) for k, v in r.items()}
+                      for r in rows]
+
+    def to_dict(self, orient):
+        assert orient == "records"
+        return [dict(r) for r in self._rows]
+
+
+def test_rows_as_a_dataframe():
+    # table() returns a DataFrame where pandas is installed, and docs/python.md passes it
+    # to guess: its rows were read as column names ('str' object has no attribute 'items').
+    rows = [{"n": n, "v": n * (n + 1) // 2} for n in range(1, 9)] + [{"n": 9, "v": None}]
+    g = seprank.guess(rows, vars=["n"], value="v")
+    framed = seprank.guess(_Frame(rows), vars=["n"], value="v")
+    assert (framed.formula, framed.fitted, framed.confirmed) == (g.formula, g.fitted, g.confirmed)
+    assert framed.predict(n=100) == 5050
+
+
+def test_rows_as_a_pandas_dataframe():
+    rows = [{"n": n, "v": n * (n + 1) // 2} for n in range(1, 9)] + [{"n": 9, "v": None}]
+    g = seprank.guess(rows, vars=["n"], value="v")
+    pandas = pytest.importorskip("pandas")
+    real = seprank.guess(pandas.DataFrame(rows), vars=["n"], value="v")
+    assert (real.formula, real.fitted, real.confirmed) == (g.formula, g.fitted, g.confirmed)
+
+
+def test_rows_that_are_not_dicts():
+    with pytest.raises(ValueError, match=r"rows\[0\]: expected a dict of column values .* got 1"):
+        seprank.guess([1, 2, 3], vars=["n"])

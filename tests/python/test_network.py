@@ -148,6 +148,11 @@ def test_stub_lists_the_public_api():
         obj = getattr(seprank, name)
         if callable(obj) and name != "ResourceLimitError":
             assert obj.__doc__ and len(obj.__doc__) > 40, f"{name} has no docstring"
+        # and every public method and property of the public classes (help(net.degree))
+        if isinstance(obj, type) and name != "ResourceLimitError":
+            for member, value in vars(obj).items():
+                if not member.startswith("_") and (callable(value) or isinstance(value, property)):
+                    assert (value.__doc__ or "").strip(), f"{name}.{member} has no docstring"
 
 
 def test_sizes_inferred_from_the_matrices():
