@@ -33,6 +33,19 @@ std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& t
     return side;
 }
 
+long token_count(const Variables& vars) {
+    long n = 0;
+    for (std::size_t v = 0; v < vars.size(); ++v) {
+        const long t = vars.token(v);
+        if (t < 1) throw invalid_input("variable '" + vars.name(v) + "' has no token index (expected a name like x<j>_<c>, j >= 1)");
+        n = std::max(n, t);
+    }
+    if (n < 2)
+        throw invalid_input("its variables name " + std::to_string(n) + " token" + (n == 1 ? "" : "s") +
+                            "; a partition needs at least 2 tokens (names x<j>_<c>, j = the token)");
+    return n;
+}
+
 namespace {
 
 struct Cell {

@@ -148,6 +148,17 @@ TEST_CASE("Prop. 7.1: attention's rank is the same on every balanced partition (
     }
 }
 
+TEST_CASE("token_count: the largest token a polynomial's variables name; a name without one is refused by name") {
+    auto count = [](const std::string& text) { return token_count(QContext::make(variables_in(text))->vars()); };
+    CHECK(count("x1_1*x3_2 + x2_1") == 3);
+    CHECK(count("x1_1*x2_1") == 2);
+    CHECK(seprank_test::message_of([&] { (void)count("x0_1*x1_1"); }).find("variable 'x0_1' has no token index") == 0);
+    CHECK(seprank_test::message_of([&] { (void)count("x1_1*x2_1 + y"); }).find("variable 'y' has no token index") == 0);
+    CHECK(count("x2_1^2") == 2);  // the largest index: token 1 is there, without variables
+    CHECK(seprank_test::message_of([&] { (void)count("7"); }).find("its variables name 0 tokens;") == 0);
+    CHECK(seprank_test::message_of([&] { (void)count("x1_1^2"); }).find("its variables name 1 token;") == 0);
+}
+
 TEST_CASE("bad requests are refused with a clear error") {
     NetworkSpec s;
     s.tokens = 3;

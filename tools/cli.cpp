@@ -183,6 +183,14 @@ json spec_json(const seprank::ValidSpec& s) {
 }
 
 // Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
+long poly_token_count(const seprank::Variables& vars) {
+    try {
+        return seprank::token_count(vars);
+    } catch (const seprank::invalid_input& e) {
+        throw seprank::invalid_input(std::string("--poly: ") + e.what());
+    }
+}
+
 CLI::Validator one_of(std::vector<std::string> names) {
     std::string braced = "{", listed;
     for (const auto& n : names) {

@@ -9,6 +9,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/matrix_io.hpp"
 #include "seprank/plot.hpp"
+#include "seprank/flatten.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/columns.hpp"
@@ -125,6 +126,8 @@ struct Notes {
 // The network options as a spec, validated here (invalid_input naming the bad value).
 seprank::ValidSpec to_spec(const NetOptions& o);
 seprank::Network make_network(const NetOptions& o);
+// seprank::token_count of --poly's variables, its message prefixed with "--poly: ".
+long poly_token_count(const seprank::Variables& vars);
 // The network of o.weights_file; with --layers too, the file's layers must be those SPEC
 // describes (invalid_input naming both otherwise).
 seprank::Network read_weights(const NetOptions& o);

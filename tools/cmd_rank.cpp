@@ -120,9 +120,7 @@ struct RankCommand final : Command {
             if (so.method != seprank::Method::flattening) throw seprank::invalid_input("--poly is ranked by --method flattening only");
             auto ctx = seprank::QContext::make(seprank::variables_in(rank_poly));
             const seprank::QPoly f = seprank::parse_poly(rank_poly, ctx);
-            long n = 0;
-            for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
-            if (n < 2) throw seprank::invalid_input("--poly: the polynomial must use variables of at least 2 tokens (names x<j>_<c>)");
+            const long n = poly_token_count(ctx->vars());
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             json j = to_json(seprank::separation_rank(f, part, n, so));
             j["polynomial_terms"] = f.terms();

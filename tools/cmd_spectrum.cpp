@@ -68,9 +68,7 @@ struct SpectrumCommand final : Command {
         if (!poly_text.empty()) {
             auto ctx = seprank::QContext::make(seprank::variables_in(poly_text));
             const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
-            long n = 0;
-            for (std::size_t v = 0; v < ctx->vars().size(); ++v) n = std::max(n, ctx->vars().token(v));
-            if (n < 2) throw seprank::invalid_input("--poly: the polynomial must use variables of at least 2 tokens (names x<j>_<c>)");
+            const long n = poly_token_count(ctx->vars());
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             r = seprank::spectrum(f, part, n, so);
         } else {

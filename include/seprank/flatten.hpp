@@ -33,6 +33,11 @@ SparseNmodMat flatten(const NmodPoly& f, const std::vector<int>& side);
 // (invalid_input naming the variable). O(nvars).
 std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side);
 
+// The number of tokens a polynomial's variables name: the largest token index j of its
+// x<j>_<c>, to partition. invalid_input naming the first variable without a token index
+// (x0_1, y), or when that number is below 2 (a partition has two sides). O(nvars).
+long token_count(const Variables& vars);
+
 // The flattening for a token partition: variable x<j>_<c> goes to the side of token j
 // (variable_sides + token_sides: part.tokens() == n_tokens checked, O(1); a bare
 // Partition is checked in full against n_tokens at the call, partition.hpp). Every

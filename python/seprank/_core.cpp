@@ -309,10 +309,11 @@ SpectrumOptions spectrum_options(const py::dict& o) {
 
 // The number of tokens a polynomial's variables name (x<j>_<c>: the largest j), at least 2.
 long poly_tokens(const QPoly& f) {
-    long n = 0;
-    for (std::size_t v = 0; v < f.context()->vars().size(); ++v) n = std::max(n, f.context()->vars().token(v));
-    if (n < 2) throw invalid_input("polynomial: its variables must name at least 2 tokens (x<j>_<c>, j = token)");
-    return n;
+    try {
+        return token_count(f.context()->vars());
+    } catch (const invalid_input& e) {
+        throw invalid_input(std::string("polynomial: ") + e.what());
+    }
 }
 
 GenericOptions generic_options(const py::dict& o, GenericOptions g) {
