@@ -182,7 +182,6 @@ json spec_json(const seprank::ValidSpec& s) {
     return to_nl(seprank::make_record(src, seprank::spec_columns()));
 }
 
-// Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
 long poly_token_count(const seprank::Variables& vars) {
     try {
         return seprank::token_count(vars);
@@ -214,6 +213,7 @@ CLI::Option* add_device_option(CLI::App* sub, std::string& device) {
 
 seprank::Device device_of(const std::string& device) { return seprank::device_from_string(device); }
 
+// Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& given) {
     // An answer computed off the CPU names its device in text and CSV too (before its
     // timing); JSON always carries every field.

@@ -136,16 +136,16 @@ using seprank::describe;
 json to_nl(const seprank::Record& r);
 // The configuration columns of a network (seprank::spec_columns()) as JSON.
 json spec_json(const seprank::ValidSpec& s);
-// One record as aligned "key  value" lines (text), JSON, or CSV header + row.
 // --device auto|cpu|cuda (docs/gpu.md) on `sub`, into `device` (default cpu).
 CLI::Option* add_device_option(CLI::App* sub, std::string& device);
 // A check that the value is one of `names` (help shows {a,b,...}, as CLI::IsMember's);
 // a bad value reads "--opt: 'VALUE' is not one of a, b, ..." (the empty value quoted).
 CLI::Validator one_of(std::vector<std::string> names);
-// The text of --device as the library's value (validated by CLI11's list already).
+// The text of --device as the library's value (validated by one_of already).
 seprank::Device device_of(const std::string& device);
 
-// As JSON (all fields) or, for text and CSV, the fields of `order`, with `device` added
+// One record as JSON (all fields) or, as aligned "key  value" lines (text) and as CSV
+// header + row, the fields of `order`, with `device` added
 // before `seconds` when the record was computed off the CPU.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
 // Rows as an aligned table (text), JSON array, or CSV.
