@@ -1,5 +1,6 @@
 #include "seprank/forward_batch.hpp"
 
+#include "forward_avx2.hpp"
 #include "forward_ifma.hpp"
 #include "forward_impl.hpp"
 #include "seprank/error.hpp"
@@ -103,20 +104,50 @@ struct LaneRing {
     W weight_fma(W s, W a, W b) const { return m.add(s, m.mul(a, b)); }
 };
 
-// Whether the AVX-512 IFMA kernel may run: built in, the processor (and the OS, which
-// libgcc's check includes) supports it, and SEPRANK_SIMD is not "0".
-bool ifma_usable() {
+// Which vector kernels SEPRANK_SIMD allows (read each time: a test may switch it): "0"
+// none (the scalar Montgomery lanes), "avx2" the AVX2/FMA kernel only (to test it on a
+// processor that also has IFMA), anything else or unset every kernel.
+enum class SimdSetting { none, avx2, all };
+SimdSetting simd_setting() {
+    const char* env = std::getenv("SEPRANK_SIMD");
+    if (env == nullptr) return SimdSetting::all;
+    if (std::strcmp(env, "0") == 0) return SimdSetting::none;
+    if (std::strcmp(env, "avx2") == 0) return SimdSetting::avx2;
+    return SimdSetting::all;
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Whether the processor (and the OS, which libgcc's check includes) has the instructions.
+bool cpu_has_ifma() {
     static const bool cpu = [] {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512ifma");
     }();
-    const char* env = std::getenv("SEPRANK_SIMD");  // read each time: a test may switch it
-    return cpu && detail::ifma_built() && !(env != nullptr && std::strcmp(env, "0") == 0);
-#else
-    return false;
-#endif
+    return cpu;
 }
+bool cpu_has_avx2() {
+    static const bool cpu = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return cpu;
+}
+#else
+bool cpu_has_ifma() { return false; }
+bool cpu_has_avx2() { return false; }
+#endif
+
+// Whether the AVX-512 IFMA kernel may run: built in, the processor supports it, and
+// SEPRANK_SIMD allows it.
+bool ifma_usable() { return detail::ifma_built() && cpu_has_ifma() && simd_setting() == SimdSetting::all; }
+// The same for the AVX2/FMA kernel.
+bool avx2_usable() { return detail::avx2_built() && cpu_has_avx2() && simd_setting() != SimdSetting::none; }
+
+bool ifma_prime(std::uint64_t p) { return p % 2 == 1 && p >= 3 && p < (std::uint64_t{1} << 52); }
+bool avx2_prime(std::uint64_t p) { return p % 2 == 1 && p >= 3 && p < detail::kAvx2ModulusLimit; }
+
+constexpr const char* kIfmaName = "avx512-ifma";
+constexpr const char* kAvx2Name = "avx2-fma";
 
 std::uint64_t checked_modulus(std::uint64_t p) {
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
@@ -129,7 +160,8 @@ struct ModBatchEvaluator::Impl {
     NetworkSpec spec;
     LaneRing ring;
     NetWeights<std::uint64_t> w;  // Montgomery form
-    std::unique_ptr<detail::SimdEvaluator> simd;  // the IFMA kernel, when usable for p
+    std::unique_ptr<detail::SimdEvaluator> simd;  // a vector kernel, when one is usable for p
+    const char* simd_name = nullptr;               // its kernel() name
 };
 
 ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
@@ -140,8 +172,15 @@ ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
         const Montgomery m(p);
         impl_ = std::make_unique<Impl>(Impl{net.spec, LaneRing{m},
                                             map_weights<std::uint64_t>(net.weights, [&m](const Rational& x) { return m.to(x.mod(m.p)); }),
-                                            nullptr});
-        if (p >= 3 && p < (std::uint64_t{1} << 52) && ifma_usable()) impl_->simd = detail::make_ifma_evaluator(net, p, width_);
+                                            nullptr, nullptr});
+        // The fastest kernel that takes p: IFMA (R = 2^52), then AVX2/FMA (doubles).
+        if (ifma_prime(p) && ifma_usable()) {
+            impl_->simd = detail::make_ifma_evaluator(net, p, width_);
+            impl_->simd_name = kIfmaName;
+        } else if (avx2_prime(p) && avx2_usable()) {
+            impl_->simd = detail::make_avx2_evaluator(net, p, width_);
+            impl_->simd_name = kAvx2Name;
+        }
     }
 }
 
@@ -183,14 +222,15 @@ void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count,
 
 const char* ModBatchEvaluator::kernel() const noexcept {
     if (!impl_) return "one point";
-    return impl_->simd ? "avx512-ifma" : "montgomery";
+    return impl_->simd ? impl_->simd_name : "montgomery";
 }
 
 bool ModBatchEvaluator::simd_available() noexcept { return ifma_usable(); }
 
 const char* ModBatchEvaluator::kernel_for(std::uint64_t p) noexcept {
     if (p % 2 == 0 || p >= (std::uint64_t{1} << 63)) return "one point";
-    return p >= 3 && p < (std::uint64_t{1} << 52) && ifma_usable() ? "avx512-ifma" : "montgomery";
+    if (ifma_prime(p) && ifma_usable()) return kIfmaName;
+    return avx2_prime(p) && avx2_usable() ? kAvx2Name : "montgomery";
 }
 
 std::uint64_t ModBatchEvaluator::operator()(const Point<std::uint64_t>& point) const {

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <thread>
 #include <unistd.h>
 
@@ -309,49 +311,98 @@ TEST_CASE("batched evaluation = ModEvaluator, point by point, on every family an
     CHECK_THROWS_AS(ModBatchEvaluator(net, 7)(Point<std::uint64_t>(1, std::vector<std::uint64_t>(2))), invalid_input);
 }
 
-// The AVX-512 IFMA kernel (R = 2^52, 16 points per pass) against the scalar Montgomery
-// lanes (SEPRANK_SIMD=0) on the same points: primes from 3 to the largest below 2^52,
-// entries up to 2^64 − 1, counts that leave idle lanes. On a processor without IFMA both
-// evaluators are the Montgomery lanes and the test says so.
-TEST_CASE("IFMA kernel = Montgomery lanes, on every family, for primes below 2^52") {
+namespace {
+
+// SEPRANK_SIMD set to `value` (nullptr: unset) while the guard lives, the caller's
+// setting restored after.
+class SimdEnv {
+public:
+    explicit SimdEnv(const char* value) {
+        if (const char* old = std::getenv("SEPRANK_SIMD")) old_ = old;
+        if (value != nullptr) ::setenv("SEPRANK_SIMD", value, 1);
+        else ::unsetenv("SEPRANK_SIMD");
+    }
+    ~SimdEnv() {
+        if (old_) ::setenv("SEPRANK_SIMD", old_->c_str(), 1);
+        else ::unsetenv("SEPRANK_SIMD");
+    }
+    SimdEnv(const SimdEnv&) = delete;
+    SimdEnv& operator=(const SimdEnv&) = delete;
+
+private:
+    std::optional<std::string> old_;
+};
+
+ModBatchEvaluator with_simd(const char* value, const Network& net, std::uint64_t p) {
+    const SimdEnv env(value);
+    return ModBatchEvaluator(net, p);
+}
+
+}  // namespace
+
+// The vector kernels against the scalar Montgomery lanes (SEPRANK_SIMD=0) on the same
+// points: the AVX-512 IFMA kernel (R = 2^52) where the processor has it, and the AVX2/FMA
+// kernel (doubles, p < 2^50; SEPRANK_SIMD=avx2 selects it on an IFMA processor too), 16
+// points per pass each. Primes from 3 to the largest below 2^52 (the edges of both
+// kernels), entries up to 2^64 − 1 and the residues p − 1, p − 2, (p − 1)/2 whose products
+// are the largest, counts that leave idle lanes. Where a kernel is not usable (build,
+// processor) the test says so and compares the lanes with themselves.
+TEST_CASE("vector kernels = Montgomery lanes, on every family, for primes below 2^52") {
     auto rng = seprank_test::rng_for("ifma-vs-montgomery");
     INFO("seed " << seprank_test::seed());
-    const bool simd = ModBatchEvaluator::simd_available();
-    if (!simd) MESSAGE("AVX-512 IFMA not usable here (build, processor or SEPRANK_SIMD): comparing Montgomery with itself");
+    const bool ifma = ModBatchEvaluator::simd_available();
+    const bool avx2 = [] {
+        const SimdEnv env("avx2");
+        return std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma";
+    }();
+    if (!ifma) MESSAGE("AVX-512 IFMA not usable here (build, processor or SEPRANK_SIMD)");
+    if (!avx2) MESSAGE("AVX2/FMA not usable here (build or processor): comparing Montgomery with itself below 2^50");
     seprank_test::SpecLimits lim;
     lim.max_tokens = 4;
     lim.max_dim = 4;
-    const std::uint64_t edge[] = {3, 5, 65537, 4503599627370449ULL /* largest prime < 2^52 */, 2251799813685119ULL /* largest < 2^51 */};
-    long compared = 0;
+    const std::uint64_t edge[] = {3,
+                                  5,
+                                  65537,
+                                  4503599627370449ULL /* largest prime < 2^52 */,
+                                  2251799813685119ULL /* largest < 2^51 */,
+                                  1125899906842597ULL /* largest < 2^50 */,
+                                  562949953421231ULL /* largest < 2^49 */};
+    long compared = 0, compared_avx2 = 0;
     for (int it = 0; it < seprank_test::iterations(80); ++it) {
         const NetworkSpec s = seprank_test::random_spec(rng, lim);
         const Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000000)));
         const std::uint64_t p = it % 2 == 0 ? edge[rng.below(std::size(edge))] : random_prime(rng, 2 + static_cast<unsigned>(rng.below(51)));
         if (p == 2) continue;
         INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p);
-        ModBatchEvaluator fast(net, p);
-        ModBatchEvaluator lanes = [&] {  // SEPRANK_SIMD=0 for this one, the caller's setting restored
-            const char* old = std::getenv("SEPRANK_SIMD");
-            const std::string saved = old != nullptr ? old : "";
-            ::setenv("SEPRANK_SIMD", "0", 1);
-            ModBatchEvaluator e(net, p);
-            if (old != nullptr) ::setenv("SEPRANK_SIMD", saved.c_str(), 1);
-            else ::unsetenv("SEPRANK_SIMD");
-            return e;
-        }();
+        const ModBatchEvaluator fast(net, p);
+        const ModBatchEvaluator lanes = with_simd("0", net, p);
+        const ModBatchEvaluator forced = with_simd("avx2", net, p);
+        const bool below50 = p < (std::uint64_t{1} << 50);
         CHECK(std::string(lanes.kernel()) == "montgomery");
-        CHECK(std::string(fast.kernel()) == (simd ? "avx512-ifma" : "montgomery"));
+        CHECK(std::string(fast.kernel()) == ModBatchEvaluator::kernel_for(p));
+        CHECK(std::string(fast.kernel()) == (ifma ? "avx512-ifma" : avx2 && below50 ? "avx2-fma" : "montgomery"));
+        CHECK(std::string(forced.kernel()) == (avx2 && below50 ? "avx2-fma" : "montgomery"));
         const std::size_t count = rng.below(40);  // 0, partial and whole passes of 16
         std::vector<std::uint64_t> flat(count * fast.width());
-        for (auto& v : flat) v = rng.below(4) == 0 ? ~0ULL - rng.below(3) : rng.below(rng.below(2) == 0 ? p : ~0ULL);
-        std::vector<std::uint64_t> a(count, 1), b(count, 2);
+        for (auto& v : flat) {
+            const std::uint64_t kind = rng.below(6);
+            v = kind == 0   ? ~0ULL - rng.below(3)
+                : kind == 1 ? p - 1 - rng.below(2)
+                : kind == 2 ? (p - 1) / 2
+                            : rng.below(rng.below(2) == 0 ? p : ~0ULL);
+        }
+        std::vector<std::uint64_t> a(count, 1), b(count, 2), c(count, 3);
         fast.evaluate(flat.data(), count, a.data());
         lanes.evaluate(flat.data(), count, b.data());
+        forced.evaluate(flat.data(), count, c.data());
         CHECK(a == b);
+        CHECK(c == b);
         for (std::size_t q = 0; q < count; ++q) CHECK(a[q] < p);
         ++compared;
+        if (std::string(forced.kernel()) == "avx2-fma") ++compared_avx2;
     }
     CHECK(compared > 0);
+    if (avx2) CHECK(compared_avx2 > 0);
 }
 
 TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^parity") {

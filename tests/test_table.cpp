@@ -169,7 +169,7 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
     wide.method = GenericMethod::evaluation;
     wide.trials = 1;
     const RankAnswer r62 = generic_rank(s, balanced_partition(3), wide);
-    for (int bits : {20, 36, 51, 52}) {
+    for (int bits : {20, 36, 50, 51, 52}) {
         GenericOptions o = wide;
         o.prime_bits = bits;
         const RankAnswer r = generic_rank(s, balanced_partition(3), o);
@@ -178,8 +178,12 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
         CHECK(r.prime < (std::uint64_t{1} << bits));
         CHECK(r.value == r62.value);
         CHECK(r.failure_bound > r62.failure_bound);
+        // The kernel the note names: IFMA where usable, else AVX2/FMA below 2^50 where usable.
         const bool ifma = bits <= 52 && ModBatchEvaluator::simd_available();
         CHECK((r.note.find("avx512-ifma kernel") != std::string::npos) == ifma);
+        CHECK(r.note.find(std::string(ModBatchEvaluator::kernel_for(r.prime)) + " kernel") != std::string::npos);
+        if (!ifma && bits <= 50) CHECK((r.note.find("avx2-fma kernel") != std::string::npos) == (std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma"));
+        if (bits > 50 && !ifma) CHECK(r.note.find("montgomery kernel") != std::string::npos);
         // The caveat outside the bound counts the primes of the drawn size.
         char count[32];
         std::snprintf(count, sizeof count, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));

@@ -9,11 +9,14 @@
 // the bookkeeping of the pass (dispatch, temporary vectors) is paid once per `lanes`
 // points instead of once per point.
 //
-// Kernels (kernel()): for an odd p < 2^52 on a processor with AVX-512 IFMA, when the
-// build has the kernel (Meson option simd) and the environment variable SEPRANK_SIMD is
-// not "0", 16 points per pass in 512-bit registers, Montgomery form with R = 2^52, a
-// product in four 52-bit multiply-adds and a compare for 8 points ("avx512-ifma"); otherwise
-// 8 scalar Montgomery lanes ("montgomery"). All kernels give the same values.
+// Kernels (kernel()), the first that applies: for an odd p < 2^52 on a processor with
+// AVX-512 IFMA, 16 points per pass in 512-bit registers, Montgomery form with R = 2^52, a
+// product in four 52-bit multiply-adds and a compare for 8 points ("avx512-ifma"); for an
+// odd p < 2^50 on a processor with AVX2 and FMA, 16 points per pass in 256-bit registers,
+// residues as doubles, a product in six floating-point operations for 4 points
+// ("avx2-fma"); otherwise 8 scalar Montgomery lanes ("montgomery"). The vector kernels
+// need the build to have them (Meson option simd); the environment variable SEPRANK_SIMD
+// set to "0" turns both off, "avx2" the IFMA one only. All kernels give the same values.
 //
 // Montgomery arithmetic needs p odd and p < 2^63; for any other modulus (p = 2, or a
 // word-size p ≥ 2^63) the evaluator falls back to ModEvaluator one point at a time, so
@@ -55,10 +58,11 @@ public:
     std::uint64_t modulus() const noexcept { return p_; }
     // Whether the Montgomery lanes are used (false: the one-point fallback).
     bool batched() const noexcept { return impl_ != nullptr; }
-    // Which kernel evaluates: "avx512-ifma", "montgomery" or "one point".
+    // Which kernel evaluates: "avx512-ifma", "avx2-fma", "montgomery" or "one point".
     const char* kernel() const noexcept;
     // Whether the AVX-512 IFMA kernel can run here (build, processor, SEPRANK_SIMD); it
-    // is then used for every odd p with 3 <= p < 2^52.
+    // is then used for every odd p with 3 <= p < 2^52. (Whether the AVX2/FMA kernel can:
+    // kernel_for(3) == "avx2-fma" where IFMA cannot.)
     static bool simd_available() noexcept;
     // The kernel an evaluator mod p would use here (as kernel() of ModBatchEvaluator(net, p)).
     static const char* kernel_for(std::uint64_t p) noexcept;

@@ -209,7 +209,7 @@ def test_generic_block_store_matches_cli(cli, tmp_path):
 
 
 def test_generic_prime_bits_matches_cli(cli):
-    # A 40-bit prime (the AVX-512 IFMA kernel where the processor has it): same prime,
+    # A 40-bit prime (a vector kernel where the processor has one): same prime,
     # rank and bound from Python and the CLI, the same rank as with the default 62 bits.
     args = ("--tokens", 3, "--dim", 2, "--depth", 2, "--trials", 1, "--method", "evaluation")
     c = cli("generic", *args, "--prime-bits", 40)
