@@ -10,6 +10,7 @@
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -590,6 +591,34 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
     for (const PlannedRow& pr : plan) planned.insert(row_key(pr.spec, pr.sweep));
     for (const auto& [key, row] : out.rows)
         if (planned.count(key) == 0) ++out.outside;
+    return out;
+}
+
+std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>& sweeps, const std::vector<Row>& rows) {
+    std::vector<UnusedOptions> out;
+    if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("method").str() == "evaluation"; })) {
+        const GenericMethod m = sweeps.empty() ? GenericMethod::automatic : sweeps.front().generic.method;
+        const char* method = m == GenericMethod::flattening ? "flattening" : m == GenericMethod::evaluation ? "evaluation" : "auto";
+        out.push_back({{"max_side", "variant", "row_seconds"}, std::string("no row used the evaluation (method ") + method + ")"});
+    }
+    if (std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) { return s.eps.empty(); }))
+        out.push_back({{"measure"}, "no --eps columns"});
+    auto any_family = [&](auto uses) {
+        for (const SweepOptions& sw : sweeps)
+            for (Family f : sw.families)
+                if (uses(family_info(f))) return true;
+        return false;
+    };
+    if (!any_family([](const FamilyInfo& i) { return i.heads; }))
+        out.push_back({{"heads", "head_dim", "attention_rank"}, "no family of the sweep has attention heads"});
+    if (!any_family([](const FamilyInfo& i) { return i.width; })) out.push_back({{"width"}, "no family of the sweep has one width (hadamard)"});
+    if (!any_family([](const FamilyInfo& i) { return i.degree_key != nullptr; }))
+        out.push_back({{"block_degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)"});
+    if (!any_family([](const FamilyInfo& i) { return i.fixed_block_degree == 0; }))
+        out.push_back({{"budget"}, "the budget sets the depth of families with a free block degree only"});
+    if (!any_family([](const FamilyInfo& i) { return i.per_position; })) out.push_back({{"position"}, "no family of the sweep has positions"});
+    if (!any_family([](const FamilyInfo& i) { return i.layers; }))
+        out.push_back({{"layers"}, "no family of the sweep is described by layers (stack)"});
     return out;
 }
 

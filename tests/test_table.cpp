@@ -358,6 +358,35 @@ TEST_CASE("resume after a simulated kill loses and duplicates no row") {
     std::remove(path.c_str());
 }
 
+TEST_CASE("unused_table_options: the options no row or family of the run used, with the reasons") {
+    auto names = [](const std::vector<UnusedOptions>& u) {
+        std::vector<std::string> all;
+        for (const UnusedOptions& x : u) all.insert(all.end(), x.names.begin(), x.names.end());
+        return all;
+    };
+    auto has = [](const std::vector<std::string>& v, const std::string& n) { return std::find(v.begin(), v.end(), n) != v.end(); };
+    SweepOptions att;  // attention only, no ε columns
+    Row flat, eval;
+    flat.set("method", "flattening");
+    eval.set("method", "evaluation");
+    std::vector<std::string> u = names(unused_table_options({att}, {flat}));
+    for (const char* n : {"max_side", "variant", "row_seconds", "measure", "width", "block_degree", "budget", "layers"}) CHECK(has(u, n));
+    for (const char* n : {"heads", "head_dim", "attention_rank", "position"}) CHECK(!has(u, n));
+    CHECK(unused_table_options({att}, {flat}).front().reason == "no row used the evaluation (method auto)");
+    // A row by evaluation uses max_side; ε columns use measure; hadamard has a width, a
+    // free block degree and a budget, but no heads; a stack has layers.
+    SweepOptions mixed = att;
+    mixed.families = {Family::hadamard, Family::stack};
+    mixed.eps = {0.1};
+    mixed.generic.method = GenericMethod::flattening;
+    u = names(unused_table_options({mixed}, {flat, eval}));
+    for (const char* n : {"max_side", "measure", "width", "block_degree", "budget", "layers"}) CHECK(!has(u, n));
+    CHECK(has(u, "heads"));
+    CHECK(names(unused_table_options({mixed}, {flat})).front() == "max_side");
+    CHECK(unused_table_options({mixed}, {flat}).front().reason == "no row used the evaluation (method flattening)");
+    CHECK(has(names(unused_table_options({}, {})), "max_side"));  // no sweep, no row: nothing used
+}
+
 TEST_CASE("resume_set: the file's rows by key, repeated keys and keys outside the plan counted") {
     SweepOptions sw;
     sw.tokens = {2, 3};

@@ -187,25 +187,14 @@ struct TableCommand final : Command {
         // Options no row used: a note on stderr each. The JSON output stays an array of
         // rows (and --out JSON lines one row each), so the notes are not added to it.
         Notes notes;
-        if (std::none_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("method").str() == "evaluation"; }))
-            notes.ignored(*sub, {"--max-side", "--variant", "--row-seconds"}, "no row used the evaluation (method " + t_method + ")");
-        if (t_eps.empty()) notes.ignored(*sub, {"--measure"}, "no --eps columns");
-        auto any_family = [&](auto uses) {
-            for (const auto& sw : sweeps)
-                for (auto f : sw.families)
-                    if (uses(seprank::family_info(f))) return true;
-            return false;
-        };
-        using Info = seprank::FamilyInfo;
-        if (!any_family([](const Info& i) { return i.heads; }))
-            notes.ignored(*sub, {"--heads", "--head-dim", "--attention-rank"}, "no family of the sweep has attention heads");
-        if (!any_family([](const Info& i) { return i.width; })) notes.ignored(*sub, {"--width"}, "no family of the sweep has one width (hadamard)");
-        if (!any_family([](const Info& i) { return i.degree_key != nullptr; }))
-            notes.ignored(*sub, {"--block-degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)");
-        if (!any_family([](const Info& i) { return i.fixed_block_degree == 0; }))
-            notes.ignored(*sub, {"--budget"}, "the budget sets the depth of families with a free block degree only");
-        if (!any_family([](const Info& i) { return i.per_position; })) notes.ignored(*sub, {"--position"}, "no family of the sweep has positions");
-        if (!any_family([](const Info& i) { return i.layers; })) notes.ignored(*sub, {"--layers"}, "no family of the sweep is described by layers (stack)");
+        for (const seprank::UnusedOptions& u : seprank::unused_table_options(sweeps, rows)) {
+            std::vector<std::string> flags;
+            for (std::string n : u.names) {
+                std::replace(n.begin(), n.end(), '_', '-');
+                flags.push_back("--" + n);
+            }
+            notes.ignored(*sub, flags, u.reason);
+        }
         if (resume.duplicates > 0)
             notes.lines.push_back(std::to_string(resume.duplicates) + " row(s) of " + t_out +
                                   " repeat an earlier row's configuration: the last of each was reused");

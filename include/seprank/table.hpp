@@ -198,6 +198,20 @@ struct ResumeSet {
 };
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
 
+// Options of a table run that none of its rows used, and why; `names` as the library
+// spells them (snake case: "max_side", "block_degree"). The CLI prints a note for each
+// name given on its command line ("--max-side 4096 is ignored: REASON"), Python a warning
+// for each keyword it was given.
+struct UnusedOptions {
+    std::vector<std::string> names;
+    std::string reason;
+};
+// The options a run of `sweeps` that produced `rows` did not use: the evaluation's
+// (max_side, variant, row_seconds) when no row used the evaluation; measure without ε
+// columns; the options of heads, widths, block degrees, budgets, positions and layers
+// when no family of the sweeps has them. Cost: one pass over rows and the sweeps' families.
+std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>& sweeps, const std::vector<Row>& rows);
+
 // Serial engine: computes every planned row whose key is not in `done`; with a block
 // store, removes each row's store after emitting the row. Preconditions: plan from
 // plan_sweep (its rows are not checked again); emit and progress callable (progress may

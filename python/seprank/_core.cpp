@@ -608,9 +608,13 @@ PYBIND11_MODULE(_core, m) {
         }
         if (plan.empty()) throw invalid_input("table: the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
         std::vector<std::string> rows;
+        std::vector<Row> done;
         const std::size_t total = plan.size();
         run_long([&] {
-            run_table(plan, {}, [&](const Row& r, bool) { rows.push_back(to_json(r)); },
+            run_table(plan, {}, [&](const Row& r, bool) {
+                          rows.push_back(to_json(r));
+                          done.push_back(r);
+                      },
                       [&](std::size_t k, const NetworkSpec& s) {
                           if (!progress) return;
                           py::gil_scoped_acquire gil;
@@ -618,7 +622,10 @@ PYBIND11_MODULE(_core, m) {
                       });
             return 0;
         });
-        return py::make_tuple(rows, invalid);
+        // The options no row used, (names, reason) each: table() warns about those given.
+        py::list unused;
+        for (const UnusedOptions& u : unused_table_options(list, done)) unused.append(py::make_tuple(u.names, u.reason));
+        return py::make_tuple(rows, invalid, unused);
     });
     m.def("table_columns", [](bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers); },
           py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false);

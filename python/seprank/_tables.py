@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json as _json
 import sys as _sys
+import warnings as _warnings
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import _core
@@ -134,7 +135,17 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
 
-    texts, _invalid = _core.table(sweeps, opts, show if progress else None)
+    texts, _invalid, unused = _core.table(sweeps, opts, show if progress else None)
+    # An option no row used gets a warning, as the CLI's note (only the keywords given).
+    given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
+             "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,
+             "block_degree": block_degree is not None, "budget": bool(budget), "layers": layers is not None}
+    values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "heads": heads,
+              "width": width, "block_degree": block_degree, "budget": budget, "layers": layers}
+    for names, reason in unused:
+        for name in names:
+            if given.get(name):
+                _warnings.warn(f"{name}={values[name]!r} is ignored: {reason}", stacklevel=2)
     rows = [_json.loads(t) for t in texts]
     if dataframe is False:
         return rows

@@ -2,6 +2,8 @@
 # field, partition form), degrees, term counts, failure bounds, table rows, verify.
 import itertools
 import random
+import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -332,6 +334,26 @@ def test_table_layers_matches_cli(cli):
     for bad, match in (("attention;", "SPEC 2 is empty"), ("softmax", "softmax"), ([], "layers"), (3, "layers")):
         with pytest.raises(ValueError, match=match):
             seprank.table(layers=bad, tokens=2, dim=1)
+
+
+def test_table_unused_options_warn_as_cli_notes(cli_path):
+    # An option no row uses: a warning naming it and the CLI's reason; none for the options used.
+    args = ["--tokens", "2", "--dim", "1", "--depth", "1", "--method", "flattening", "--block-degree", "3",
+            "--max-side", "64"]
+    out = subprocess.run([cli_path, "table", *args], capture_output=True, text=True, timeout=300, check=True)
+    notes = out.stderr.splitlines()
+    with pytest.warns(UserWarning) as caught:
+        seprank.table(tokens=2, dim=1, depth=1, method="flattening", block_degree=3, max_side=64, dataframe=False)
+    said = sorted(str(w.message) for w in caught)
+    assert said == ["block_degree=3 is ignored: no family of the sweep has a free block degree (attention fixes it, "
+                    "a stack's layers set theirs)",
+                    "max_side=64 is ignored: no row used the evaluation (method flattening)"], said
+    for text in said:  # the CLI's note says the same of --block-degree 3 and --max-side 64
+        flag = "--" + text.split("=")[0].replace("_", "-") + " " + text.split("=")[1].split(" ")[0]
+        assert any(flag + " is ignored: " + text.split(" is ignored: ")[1] in n for n in notes), (flag, notes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing unused: no warning
+        seprank.table(family="hadamard", tokens=2, dim=1, depth=1, block_degree=3, dataframe=False)
 
 
 def test_table_dimension_matches_cli(cli):
