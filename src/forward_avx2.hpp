@@ -7,7 +7,9 @@
 // q = round(h·(1/p)) within 0.875 of a·b/p, r = h − q·p exact by one fused
 // negative multiply-add, then r + l and one conditional +p (docs/forward_batch.md gives
 // the error analysis). The scalar Montgomery lanes spend three 64×64→128-bit
-// multiplications per point instead. Needs 3 <= p < 2^50, p odd.
+// multiplications per point instead. Needs 3 <= p < 2^50, p odd, and the floating-point
+// rounding mode the process starts with (to nearest): the error bound of the quotient
+// assumes it, and nothing in the library or its dependencies changes it.
 //
 // forward_avx2.cpp is compiled with the library's plain flags; its kernel alone is
 // compiled for AVX2 and FMA (`#pragma GCC target`, after the shared headers), and it must
