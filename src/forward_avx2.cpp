@@ -66,8 +66,8 @@ struct Avx2Ring {
           C32(_mm256_set1_pd(static_cast<double>((std::uint64_t{1} << 32) % modulus))) {}
 
     // a·b mod p in [0, p) for integers 0 <= a < 2^50, 0 <= b < p < 2^50 (so a·b < 2^100 and
-    // a·b/p < 2^50). h = fl(a·b) is an integer (a multiple of its ulp, at most 2^48) and
-    // l = a·b − h is exact (|l| <= 2^47, the fused multiply-subtract's one rounding is of
+    // a·b/p < 2^50). h = fl(a·b) is an integer (a multiple of its ulp, at most 2^47) and
+    // l = a·b − h is exact (|l| <= 2^46, the fused multiply-subtract's one rounding is of
     // an exact value). q = round(fl(h·fl(1/p))) differs from a·b/p by at most 0.5 +
     // 2^50·3·2^-53 ≈ 0.875, so h − q·p is an integer below 2^51 in magnitude and the
     // fused multiply-add computes it exactly; r = a·b − q·p lies in (−p, p), and one

@@ -355,6 +355,8 @@ TEST_CASE("vector kernels = Montgomery lanes, on every family, for primes below 
         const SimdEnv env("avx2");
         return std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma";
     }();
+    // Whether the caller's SEPRANK_SIMD leaves the AVX2/FMA kernel on for `fast` ("0": off).
+    const bool avx2_default = std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma";
     if (!ifma) MESSAGE("AVX-512 IFMA not usable here (build, processor or SEPRANK_SIMD)");
     if (!avx2) MESSAGE("AVX2/FMA not usable here (build or processor): comparing Montgomery with itself below 2^50");
     seprank_test::SpecLimits lim;
@@ -380,7 +382,7 @@ TEST_CASE("vector kernels = Montgomery lanes, on every family, for primes below 
         const bool below50 = p < (std::uint64_t{1} << 50);
         CHECK(std::string(lanes.kernel()) == "montgomery");
         CHECK(std::string(fast.kernel()) == ModBatchEvaluator::kernel_for(p));
-        CHECK(std::string(fast.kernel()) == (ifma ? "avx512-ifma" : avx2 && below50 ? "avx2-fma" : "montgomery"));
+        CHECK(std::string(fast.kernel()) == (ifma ? "avx512-ifma" : avx2_default && below50 ? "avx2-fma" : "montgomery"));
         CHECK(std::string(forced.kernel()) == (avx2 && below50 ? "avx2-fma" : "montgomery"));
         const std::size_t count = rng.below(40);  // 0, partial and whole passes of 16
         std::vector<std::uint64_t> flat(count * fast.width());

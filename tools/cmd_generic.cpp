@@ -31,7 +31,7 @@ struct GenericCommand final : Command {
         sub->add_option("--growth", generic_growth, "evaluation: factor by which k grows while the rank is full (> 1)")->capture_default_str();
         sub->add_option("--max-seconds", generic_max_seconds, "evaluation: time budget in seconds (0: none); a run it stops is a lower bound (converged false), and where it stops depends on the machine")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
-        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (at most 50 bits: the evaluation runs on the AVX2/FMA or AVX-512 IFMA kernel where the processor has it, about 3x faster; the failure bound grows as 2^-bits)")->capture_default_str();
+        sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (at most 52 bits: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits)")->capture_default_str();
         add_device_option(sub, device);
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }

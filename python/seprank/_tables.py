@@ -145,7 +145,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     for names, reason in unused:
         for name in names:
             if given.get(name):
-                _warnings.warn(f"{name}={values[name]!r} is ignored: {reason}", stacklevel=2)
+                v = values[name]  # as the CLI writes it: a list comma-separated
+                shown = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+                _warnings.warn(f"{name}={shown} is ignored: {reason}", stacklevel=2)
     rows = [_json.loads(t) for t in texts]
     if dataframe is False:
         return rows
