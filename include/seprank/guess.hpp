@@ -115,7 +115,7 @@ Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt
 // naming the point when x has the wrong size or lies outside the form's domain (a
 // negative x_b, a g that is not a non-negative integer, a recurrence asked below its first
 // row or where its leading coefficient vanishes). Cost: as estimated, at most 2^34 bit
-// operations. Precondition: g.found (a formula to evaluate).
+// operations. g.found is checked (invalid_input when there is no formula).
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
 
 // A point as text, "name=value[,name=value…]" (what `seprank guess --predict` takes),
@@ -154,7 +154,7 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
 // lines and a first JSON line {"seprank_table_sweep": …} (the sweep lines `seprank table`
 // writes). invalid_input naming `source` and the line on malformed input, a header
 // naming a column twice, or a JSON object giving a key twice. Cost: one pass over the
-// text; memory the cells (a JSON parse takes up to ~64 bytes per byte of text).
+// text; memory the cells (and, for JSON, the parsed document).
 std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source);
 
 // The same, read from a file, a device or a pipe (invalid_input naming the path when it
