@@ -48,7 +48,7 @@ const std::vector<std::string>& answer_columns();
 const std::vector<std::string>& spec_columns();
 
 // One line describing a network, e.g. "attention N=4 dx=2 H=1 da=2 L=2 (i=1, p=1)".
-// `s` must be a valid spec (head_dim/block_width are read off it). O(depth).
+// `s` must be a valid spec (head_dim/block_width are read off it). Linear in the text.
 std::string describe(const NetworkSpec& s);
 
 }  // namespace seprank
