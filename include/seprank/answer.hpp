@@ -45,7 +45,8 @@ enum class RankKind { exact, modular_lower_bound, generic, numerical };
 struct Phases {
     double expand = 0, matrix = 0, rank = 0, certificate = 0;
 };
-// "exact", "modular-lower-bound", "generic", "numerical".
+// "exact", "modular-lower-bound", "generic", "numerical" ("?" outside the enum).
+// Never throws on a value. O(1).
 std::string to_string(RankKind k);
 
 struct RankAnswer {
@@ -94,16 +95,19 @@ struct RankAnswer {
     long expected = -1;               // dimension: parameters minus the obvious symmetries
     std::string note;                 // one line: how the label was earned
 
+    // kind == exact. O(1).
     bool certified() const noexcept { return kind == RankKind::exact; }
     // One short label: "certified" (exact), "generic lower bound" (generic),
     // "probabilistic (p <= δ)" (modular lower bound with δ < 1), "lower bound" (δ = 1),
-    // "numerical".
+    // "numerical". δ printed with 3 significant digits. O(1).
     std::string label() const;
 };
 
-// Every field as a Record (the registry's answer columns, in order).
+// Every field as a Record (the registry's answer columns, in order). No precondition.
+// O(columns + size of the vector fields).
 Record to_record(const RankAnswer& a);
-// to_json(to_record(a)): one JSON object.
+// to_json(to_record(a)): one JSON object (indent < 0: one line). Cost: to_record plus
+// linear in the text.
 std::string to_json(const RankAnswer& a, int indent = -1);
 
 }  // namespace seprank

@@ -45,15 +45,19 @@ struct SparseEchelon {
 };
 
 // Forward elimination (cost as rank_sparse_modular). stop_at_full: stop once
-// rank = min(rows, cols). Precondition: a.p prime (checked).
+// rank = min(rows, cols). Precondition: a.p prime (checked: invalid_input). Memory:
+// the pivot rows with their fill.
 SparseEchelon sparse_echelon(const SparseNmodMat& a, bool stop_at_full = true);
 
 // Back substitution in place: afterwards the pivot rows are the non-zero rows of the
 // reduced row echelon form (each pivot column is a unit vector). Pivots are treated by
 // decreasing leading column with a dense accumulator: O(Σ_k (span of row k) + fill).
+// Precondition: `e` as returned by sparse_echelon (not checked). Memory: O(cols) more.
 void reduce_echelon(SparseEchelon& e);
 
-// The same for a dense matrix, by FLINT's nmod_mat_rref (reduced on return).
+// The same for a dense matrix, by FLINT's nmod_mat_rref (reduced on return); a.p prime
+// (checked: invalid_input). pivot_rows is left empty. Cost: one copy of `a` and one
+// nmod_mat_rref of an m×n matrix, O(m·n·min(m, n)).
 SparseEchelon dense_reduced_echelon(const NmodMat& a);
 
 }  // namespace seprank

@@ -32,19 +32,23 @@ struct Column {
     Value (*get)(const RowSource&);
 };
 
-// Every column, in canonical order.
+// Every column, in canonical order. Built once; O(1) after.
 const std::vector<Column>& columns();
-// The column called `name`; invalid_input naming it when there is none.
+// The column called `name`; invalid_input naming it when there is none. Linear
+// search: O(number of columns).
 const Column& column(const std::string& name);
-// The record of the listed columns (each checked to exist) read off `src`.
+// The record of the listed columns (each checked to exist: invalid_input) read off
+// `src`; `src.spec`, when set, must be validated. O(names × columns) lookups plus
+// the getters (the bound columns evaluate the theorem bounds of the spec).
 Record make_record(const RowSource& src, const std::vector<std::string>& names);
-// The columns of a RankAnswer (to_record / to_json), in registry order.
+// The columns of a RankAnswer (to_record / to_json), in registry order. O(1).
 const std::vector<std::string>& answer_columns();
 // The columns that describe a network configuration (family, tokens, dim, heads,
-// block_degree, width, depth, residual).
+// block_degree, width, depth, residual). O(1).
 const std::vector<std::string>& spec_columns();
 
 // One line describing a network, e.g. "attention N=4 dx=2 H=1 da=2 L=2 (i=1, p=1)".
+// `s` must be a valid spec (head_dim/block_width are read off it). Linear in the text.
 std::string describe(const NetworkSpec& s);
 
 }  // namespace seprank

@@ -19,9 +19,10 @@
 namespace seprank {
 
 enum class Device { automatic, cpu, cuda };
-// "auto" | "cpu" | "cuda".
+// "auto" | "cpu" | "cuda"; internal_error for a value outside the enum. O(1).
 std::string to_string(Device d);
-// The inverse of to_string; anything else: invalid_input naming the value.
+// The inverse of to_string (exact, case-sensitive); anything else: invalid_input naming
+// the value. O(1).
 Device device_from_string(const std::string& s);
 
 // What this process can use. Filled on the first call (the plugin is loaded then, once,
@@ -46,7 +47,8 @@ const CudaInfo& cuda_info();
 // session's 32-bit blocks and the tape's 32-bit words take; the elimination runs them in
 // two limbs, about 4x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times
 // smaller per trial: docs/gpu.md "Primes"), fewer when cuda_info().max_prime is smaller (0
-// without a GPU). A prime given explicitly may be up to cuda_info().max_prime. O(1).
+// without a GPU). A prime given explicitly may be up to cuda_info().max_prime. Never
+// throws. Cost: cuda_info() (the plugin is loaded on the first call), O(1) after.
 inline constexpr int kCudaDrawnBits = 31;
 // The most bits whose primes the GPU elimination runs in one limb (one exact FP64 product
 // per 256-column panel update): asked for with --prime-bits 23, and drawn where only
@@ -67,7 +69,8 @@ struct DeviceChoice {
 DeviceChoice choose_device(Device requested);
 
 // The bits of a prime drawn for a computation on `dev` that asks for `requested` bits:
-// `requested` on the CPU, at most cuda_prime_bits() on the GPU. O(1).
+// `requested` on the CPU, at most cuda_prime_bits() on the GPU; not range-checked. O(1)
+// after cuda_info().
 int drawn_prime_bits(const DeviceChoice& dev, int requested);
 // A prime given for a computation on `dev`, returned as it is; on the GPU one above
 // cuda_info().max_prime is refused (invalid_input naming it). O(1).

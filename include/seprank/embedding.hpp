@@ -33,11 +33,12 @@ struct Theorem73Scales {
     long s_low = 0;              // L·(m − H); meaningful only when lower_applies
 };
 // The scales of a configuration (all zero/false when !applies). Precondition: a valid
-// spec (not checked; a ValidSpec converts).
+// spec (not checked; a ValidSpec converts; an applicable spec with dx, H < 1 throws
+// invalid_input from theorem73_lower_applies). Cost O(L).
 Theorem73Scales theorem73_scales(const NetworkSpec& spec);
 
 // log3(rank) / scale; NaN when rank < 1 or scale ≤ 0 (a ratio to a non-positive scale
-// says nothing). The theorem says these stay bounded as L grows at fixed r.
+// says nothing). The theorem says these stay bounded as L grows at fixed r. O(1).
 double theorem73_ratio(long rank, long scale);
 
 // The exact count behind the upper bound: f(M w) depends on each token only through
@@ -54,7 +55,7 @@ inline Integer embedding_cap(const ValidSpec& spec, const Partition& part) {
 }
 
 // "above-cap" when rank exceeds embedding_cap (an exact consequence broken: a bug, not
-// a constant), "" otherwise. Checked as embedding_cap.
+// a constant), "" otherwise. Checked as embedding_cap; cost: one embedding_cap.
 std::string theorem73_flag(long rank, const ValidSpec& spec, const ValidPartition& part);
 inline std::string theorem73_flag(long rank, const ValidSpec& spec, const Partition& part) {
     return theorem73_flag(rank, spec, ValidPartition(part, spec->tokens));
@@ -62,16 +63,19 @@ inline std::string theorem73_flag(long rank, const ValidSpec& spec, const Partit
 
 // The same layer weights with the embedding removed (spec.embed_rank = 0) or replaced by
 // M (spec.embed_rank = M.cols; invalid_input unless M has dx rows and 1..64 columns).
-// The network is copied, not checked (the copy is checked where it is used).
+// The network is copied, not checked (the copy is checked where it is used). Cost:
+// one copy of the weights (and of M).
 Network without_embedding(const Network& net);
 Network with_embedding(const Network& net, const Dense<Rational>& M);
 
-// Rank of M over Q (exact, fraction-free elimination of the scaled-to-integers matrix).
+// Rank of M over Q: one FLINT fmpq_mat_rref of the dx×r matrix (exact). No size check:
+// meant for the small matrices of the verify claims. Cost O(dx·r·min(dx, r)) exact ops.
 long embedding_matrix_rank(const Dense<Rational>& M);
 
 // The predicates the verify claims apply (kept apart so that their contrasts are fed to
 // the very same test): sep with ≤ sep without; a ≤ b ≤ … ; all values equal.
 inline bool never_raises(long sep_without, long sep_with) { return sep_with <= sep_without; }
+// Each O(1) / O(size of values); never throw.
 bool non_decreasing(const std::vector<long>& values);
 bool all_equal(const std::vector<long>& values);
 

@@ -39,7 +39,11 @@ class ModBatchEvaluator {
 public:
     static constexpr int lanes = 8;  // points per pass
 
+    // Prepares the evaluator mod p: invalid_input for p < 2 or a network whose shapes
+    // do not check (by ModEvaluator); p prime is not checked. Cost: the weights reduced
+    // mod p (and to Montgomery form) once, O(number of weights) time and memory.
     ModBatchEvaluator(const Network& net, std::uint64_t p);
+    // Destructor and moves: O(1).
     ~ModBatchEvaluator();
     ModBatchEvaluator(ModBatchEvaluator&&) noexcept;
     ModBatchEvaluator& operator=(ModBatchEvaluator&&) noexcept;
@@ -50,21 +54,26 @@ public:
     // points[q·width() .. (q+1)·width()): token 1's variables, then token 2's, …
     // (width() = N·input_vars_per_token). Entries need not be reduced. Thread-safe:
     // concurrent calls on one evaluator are allowed (no shared mutable state).
+    // Preconditions (not checked): points holds count·width() words, out count words.
+    // Cost O(count·L·H·N·dx·da) operations, scratch of one pass of `lanes` points.
     void evaluate(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const;
     // One point, as a Point (shape checked, invalid_input): the same value as ModEvaluator.
+    // Cost: one evaluate() of a single point plus a copy of it.
     std::uint64_t operator()(const Point<std::uint64_t>& point) const;
 
+    // Accessors, O(1): point width in words, modulus p.
     std::size_t width() const noexcept { return width_; }
     std::uint64_t modulus() const noexcept { return p_; }
     // Whether the Montgomery lanes are used (false: the one-point fallback).
     bool batched() const noexcept { return impl_ != nullptr; }
-    // Which kernel evaluates: "avx512-ifma", "avx2-fma", "montgomery" or "one point".
+    // Which kernel evaluates: "avx512-ifma", "avx2-fma", "montgomery" or "one point". O(1).
     const char* kernel() const noexcept;
     // Whether the AVX-512 IFMA kernel can run here (build, processor, SEPRANK_SIMD); it
     // is then used for every odd p with 3 <= p < 2^52. (Whether the AVX2/FMA kernel can:
-    // kernel_for(3) == "avx2-fma" where IFMA cannot.)
+    // kernel_for(3) == "avx2-fma" where IFMA cannot.) O(1) after the first CPU query.
     static bool simd_available() noexcept;
     // The kernel an evaluator mod p would use here (as kernel() of ModBatchEvaluator(net, p)).
+    // Any p accepted (no check). O(1) after the first CPU query.
     static const char* kernel_for(std::uint64_t p) noexcept;
 
 private:

@@ -43,10 +43,11 @@ struct GuessOptions {
     long max_params = 16;                    // candidates with more free parameters are not tried (1..64)
     long min_confirm = 2;                    // confirmations a guess needs (≥ 1)
 };
-// invalid_input naming the first bad field.
+// invalid_input naming the first bad field (the ranges above; names non-empty). O(1).
 void check_options(const GuessOptions& opt);
 
 enum class FormKind { polynomial, exp_linear, binomial, c_finite, p_recursive };
+// "polynomial", "exp-linear", "binomial", "C-finite", "P-recursive". O(1).
 std::string to_string(FormKind k);
 
 // A term of a linear form: Π x_i^{exps_i}, times base^{x_{exp_var}} when exp_var ≥ 0.
@@ -76,7 +77,7 @@ struct Formula {
     // Plain text, e.g. "C((3^depth - 1)/2 + dim, dim)"; a recurrence is followed by its
     // initial values: "(-1)*v(n) + (1)*v(n - 1) + (1)*v(n - 2) = 0, v(0) = 0, v(1) = 1".
     std::string text() const;
-    std::string latex() const;  // the same in LaTeX
+    std::string latex() const;  // the same in LaTeX. Both: no precondition, linear in the output
 };
 
 struct Guess {
@@ -96,7 +97,8 @@ struct Guess {
 
 // The smallest form (above) that fits and is confirmed. Rows: each x of size vars.size();
 // duplicates with the same value merge, with different values are invalid_input; fewer
-// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything).
+// than 1 + min_confirm distinct rows is invalid_input (too few to confirm anything);
+// opt is checked first (check_options).
 // Each candidate's equations are computed row by row as the fit reaches them; a candidate
 // whose values at the rows would exceed 2^27 bits in all (estimated before each row, e.g.
 // c^n at n = 10^12) is skipped (Guess::skipped), never computed. Cost: per candidate,
@@ -113,26 +115,29 @@ Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt
 // naming the point when x has the wrong size or lies outside the form's domain (a
 // negative x_b, a g that is not a non-negative integer, a recurrence asked below its first
 // row or where its leading coefficient vanishes). Cost: as estimated, at most 2^34 bit
-// operations.
+// operations. g.found is checked (invalid_input when there is no formula).
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
 
 // A point as text, "name=value[,name=value…]" (what `seprank guess --predict` takes),
 // as values in `vars` order. invalid_input naming the item: not name=value, a name that
 // is not one of vars or given twice, a variable without a value, or a value that is not
-// an integer ('x') or lies outside -2^63..2^63-1 (its first 40 digits shown).
+// an integer ('x') or lies outside -2^63..2^63-1 (its first 40 digits shown). Linear in
+// the text (times vars.size() for the name look-ups).
 std::vector<long> parse_point(const std::string& text, const std::vector<std::string>& vars);
 
 // One table row as (column, text) cells, in the table's order.
 using TableRow = std::vector<std::pair<std::string, std::string>>;
 
-// The text of column `name` in row (nullptr when the row has no such column).
+// The text of column `name` in row (nullptr when the row has no such column). Never
+// throws. Linear search: O(columns).
 const std::string* table_cell(const TableRow& row, const std::string& name);
 
 // Whether row has every (column, value) of `where`: integers compared as integers, a
 // `layers` value as a stack's SPEC (both sides in the table's canonical form,
 // layers_to_string(layers_period(parse_layers(·))), so "attention,mlp:power=2" matches the
 // cell "attention,mlp"), other text as text. invalid_input naming a column the row lacks,
-// or a `layers` value that is not a SPEC.
+// or a `layers` value that is not a SPEC. Cost O(|where|·columns), plus one SPEC parse per
+// `layers` item.
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where);
 
 // `seprank guess --where` text: "name=value[,name=value…]" as (name, value) pairs, in
@@ -141,26 +146,29 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
 // with commas need no quoting: "layers=attention,mlp:power=2,tokens=2" is
 // {layers: "attention,mlp:power=2", tokens: "2"}, "partition=1,2|3" is one pair.
 // invalid_input naming the item: an empty text or item (",,", a trailing comma), a
-// first item without a name and value, or a name with an empty value.
+// first item without a name and value, or a name with an empty value. Linear in the text.
 std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text);
 
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines
 // (one object per line). A leading UTF-8 byte-order mark is skipped, and so are CSV `#`
 // lines and a first JSON line {"seprank_table_sweep": …} (the sweep lines `seprank table`
 // writes). invalid_input naming `source` and the line on malformed input, a header
-// naming a column twice, or a JSON object giving a key twice.
+// naming a column twice, or a JSON object giving a key twice. Cost: one pass over the
+// text; memory the cells (and, for JSON, the parsed document).
 std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source);
 
 // The same, read from a file, a device or a pipe (invalid_input naming the path when it
 // cannot be read); reading stops, with resource_limit, as soon as the text read would
-// need more than the memory limit to parse (64 bytes per byte of text).
+// need more than the memory limit to parse (64 bytes per byte of text). Cost: reading
+// the file plus parse_table_cells.
 std::vector<TableRow> read_table_cells(const std::string& path);
 
 // The points of a table: rows whose `where` columns equal the given text (integers
 // compared as integers), their `vars` columns and `value` column as integers.
 // invalid_input naming a missing column, a non-integer cell or a variable outside the
 // range of long (with its row number), or `value` also in `vars`; rows whose value cell
-// is empty (a row not computed) are skipped.
+// is empty (a row not computed) are skipped. Cost O(rows·(|vars| + |where| + 1)·columns)
+// look-ups, plus parsing the integers.
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where);

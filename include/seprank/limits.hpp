@@ -16,18 +16,20 @@
 
 namespace seprank {
 
-// The process-wide memory limit in bytes (see above).
+// The process-wide memory limit in bytes (see above). O(1) (while unset, each call
+// asks physical_memory_budget()).
 double default_max_memory();
-// Sets it (bytes; finite and > 0, else invalid_input naming `what`).
+// Sets it (bytes; finite and > 0, else invalid_input naming `what`). O(1).
 void set_default_max_memory(double bytes, const std::string& what = "max_memory");
-// Half of min(physical memory, RLIMIT_AS): the built-in default.
+// Half of min(physical memory, RLIMIT_AS): the built-in default (8 GiB assumed when
+// sysconf cannot tell). Never throws. O(1): two sysconf and one getrlimit call.
 double physical_memory_budget();
 
-// Throws invalid_input unless `bytes` is finite and > 0; `what` names the parameter.
+// Throws invalid_input unless `bytes` is finite and > 0; `what` names the parameter. O(1).
 void check_memory_value(double bytes, const std::string& what);
 
 // Throws resource_limit "<what>: about X GiB estimated, over the limit of Y GiB
-// (<limit_name>)" when estimate_bytes > limit_bytes. A limit <= 0 means no limit.
+// (<limit_name>)" when estimate_bytes > limit_bytes. A limit <= 0 means no limit. O(1).
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
                   const std::string& limit_name = "max_memory");
 
@@ -37,17 +39,19 @@ void check_memory(double estimate_bytes, double limit_bytes, const std::string& 
 // default_max_seconds() is that limit: 60 s unless set (CLI: --max-time); estimates
 // are from operation counts at a rate measured on the machine the constants were fitted
 // on (docs/usage.md §1.2), so they are coarse, a factor of a few either way.
+// O(1).
 double default_max_seconds();
-// Sets it (seconds; finite and > 0, else invalid_input naming `what`).
+// Sets it (seconds; finite and > 0, else invalid_input naming `what`). O(1).
 void set_default_max_seconds(double seconds, const std::string& what = "max_time");
 // Throws resource_limit "<what>: about X estimated, over the limit of Y (<limit_name>)"
-// when estimate_seconds > limit_seconds (a NaN estimate too). A limit <= 0: no limit.
+// when estimate_seconds > limit_seconds (a NaN estimate too). A limit <= 0: no limit. O(1).
 void check_time(double estimate_seconds, double limit_seconds, const std::string& what,
                 const std::string& limit_name = "--max-time");
-// Human form of a duration ("42 s", "3.5 min", "2.1 h", "4.0e+03 days").
+// Human form of a duration ("42 s", "3.5 min", "2.1 h", "4.0e+03 days"). Never throws
+// on a value. O(1).
 std::string format_seconds(double seconds);
 
-// Human form of a byte count ("1.5 GiB", "12 MiB").
+// Human form of a byte count ("1.5 GiB", "12 MiB"). O(1).
 std::string format_bytes(double bytes);
 
 // ---- exact numbers whose size the input controls
@@ -63,11 +67,11 @@ inline constexpr double kMaxExactBits = 67108864.0;
 // The largest work estimate accepted: 2^34 bit operations (a few seconds).
 inline constexpr double kMaxExactWork = 17179869184.0;
 
-// Estimated bits of |b|^e (e ≥ 0): e·log2|b| (0 when |b| ≤ 1).
+// Estimated bits of |b|^e: e·log2|b| (0 when |b| ≤ 1 or e ≤ 0, NaN too). O(1).
 double power_bits(double base_abs, double exponent);
 // Estimated bits of C(n, k) from log2(n) and the smaller side k = min(k, n − k) ≥ 0: an
 // upper bound, k·(log2 n − log2 k + log2 e) + 1 (C(n, k) ≤ (e·n/k)^k). Taking log2 n
-// lets n be any size (a number of 10^6 bits has no double).
+// lets n be any size (a number of 10^6 bits has no double). 1 when k < 1. O(1).
 double binomial_bits(double log2_n, double k);
 
 // Throws resource_limit "<what>: a number of about B bits estimated, over the limit of

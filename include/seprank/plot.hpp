@@ -30,9 +30,12 @@ struct PlotOptions {
 };
 
 // The gnuplot script (for inspection and tests); throws invalid_input naming a bad
-// column, filter or file.
+// column, filter, file, output extension (.svg/.png), malformed line or an empty
+// selection. Cost: one pass over the CSV; the script holds the selected rows.
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
-// Runs gnuplot; throws resource_limit when gnuplot is missing or fails.
+// Runs gnuplot on plot_script's script and renames the figure into `output`. Throws
+// what plot_script throws, invalid_input when the output cannot be written or moved,
+// resource_limit when gnuplot is missing or fails. Cost: plot_script plus one gnuplot run.
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
 
 }  // namespace seprank

@@ -21,7 +21,8 @@ namespace seprank {
 // only compares a clock most of the time).
 using ProgressObserver = std::function<void(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail)>;
 
-// Calls obs when it is set (the library's one-liner for an optional observer).
+// Calls obs when it is set (the library's one-liner for an optional observer). Cost:
+// one test, plus the observer's.
 inline void report_progress(const ProgressObserver& obs, std::string_view what, std::uint64_t done, std::uint64_t total,
                             std::string_view detail = {}) {
     if (obs) obs(what, done, total, detail);
@@ -30,10 +31,11 @@ inline void report_progress(const ProgressObserver& obs, std::string_view what, 
 // The observer of the calling thread, installed by a ProgressScope (as cancel.hpp's
 // CancelScope installs a cancel flag): a long computation reports to it without an
 // observer in every options struct. Workers the library starts receive the caller's
-// observer explicitly. An empty function when no scope is active.
+// observer explicitly. An empty function when no scope is active. O(1).
 const ProgressObserver& current_progress() noexcept;
 
 // Installs obs for the calling thread until destroyed (then the previous one is back).
+// obs may be empty (reports are then dropped). O(1) each way.
 class ProgressScope {
 public:
     explicit ProgressScope(ProgressObserver obs);
@@ -68,20 +70,25 @@ public:
     // the umbrella header's budget.)
     ProgressMeter(ProgressStyle style, Sink sink, double delay = 1.0, double interval = 5.0,
                   std::function<double()> now = {}, bool heartbeat = false);
-    ~ProgressMeter();  // stops the heartbeat thread
+    // Starts the heartbeat thread when asked for (not for quiet or an empty sink); no
+    // check on delay/interval. O(1).
+    ~ProgressMeter();  // stops and joins the heartbeat thread
     ProgressMeter(const ProgressMeter&) = delete;
     ProgressMeter& operator=(const ProgressMeter&) = delete;
-    // An observer that forwards to this meter (which must outlive it).
+    // An observer that forwards to this meter (which must outlive it). O(1).
     ProgressObserver observer();
+    // One report (as ProgressObserver): kept as the latest state, written per the rules
+    // above; an older `done` of the same phase is ignored. Takes the meter's lock.
     void report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail = {});
-    // Clears a bar that was drawn (bar style); nothing otherwise.
+    // Clears a bar that was drawn (bar style); nothing otherwise. O(1).
     void finish();
     // The text of one report after `elapsed` seconds, without \r or newline:
     // "rows 3/14 (21%) attention N=2 dx=3 L=3, 12 s, about 45 s left". The ETA appears
-    // once done > 0 and total > 0.
+    // once done > 0 and total > 0, until done reaches total. O(length of the text).
     static std::string format(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
                               double elapsed);
-    // The bar form: "[#####.....] " followed by format(...).
+    // The bar form: "[#####.....] " followed by format(...); width >= 0 assumed (not
+    // checked). O(width + length of the text).
     static std::string format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
                                   double elapsed, int width = 20);
 

@@ -20,29 +20,34 @@ class Integer;
 
 class Rng {
 public:
+    // Seeds the four state words from splitmix64(seed). O(1).
     explicit Rng(std::uint64_t seed) noexcept;
 
-    // Next raw 64-bit output of xoshiro256**.
+    // Next raw 64-bit output of xoshiro256**. O(1).
     std::uint64_t next() noexcept;
     // Uniform in [0, n); n >= 1 is checked (throws invalid_input for n == 0).
+    // Expected < 2 draws.
     std::uint64_t below(std::uint64_t n);
-    // Uniform in the closed range [lo, hi]; lo <= hi is checked.
+    // Uniform in the closed range [lo, hi]; lo <= hi is checked (invalid_input).
+    // Expected < 2 draws.
     std::int64_t range(std::int64_t lo, std::int64_t hi);
     // Uniform integer in [-2^bits + 1, 2^bits - 1] (bits <= 4096, checked), built from
-    // 64-bit limbs; used for huge-coefficient tests.
+    // 64-bit limbs; used for huge-coefficient tests. Throws invalid_input for
+    // bits > 4096. O(bits/64) draws and limbs.
     Integer big(unsigned bits);
     // Derive an independent stream (for sub-tasks, e.g. trial t of a sweep): the
-    // child's seed is splitmix64 of this stream's next output mixed with `salt`.
+    // child's seed is splitmix64 of this stream's next output mixed with `salt`. O(1).
     Rng split(std::uint64_t salt) noexcept;
 
 private:
     std::uint64_t s_[4];
 };
 
-// splitmix64 step: advances *state and returns the mixed output.
+// splitmix64 step: advances `state` and returns the mixed output. O(1).
 std::uint64_t splitmix64(std::uint64_t& state) noexcept;
 
-// SEPRANK_SEED when set (decimal; invalid text throws invalid_input), else `fallback`.
+// SEPRANK_SEED when set and non-empty (decimal; a value that is negative or over 64
+// bits throws invalid_input), else `fallback`. Does not print. O(length of the value).
 std::uint64_t seed_from_env(std::uint64_t fallback);
 
 }  // namespace seprank

@@ -28,6 +28,7 @@ public:
     enum class Type { null, boolean, integer, real, text, integer_list, named_reals };
     using NamedReals = std::vector<std::pair<std::string, double>>;
 
+    // Constructors and accessors below are O(1) but for the copies of texts and lists.
     Value() = default;  // null
     Value(bool b) : type_(Type::boolean), i_(b ? 1 : 0) {}                      // NOLINT: implicit
     Value(int v) : type_(Type::integer), i_(v) {}                                 // NOLINT
@@ -40,7 +41,8 @@ public:
     Value(const char* s) : type_(Type::text), s_(s) {}                            // NOLINT
     Value(std::vector<long> list) : type_(Type::integer_list), list_(std::move(list)) {}  // NOLINT
     Value(NamedReals fields) : type_(Type::named_reals), fields_(std::move(fields)) {}  // NOLINT
-    // A real printed with `digits` significant digits ("%.<digits>g"); 1 <= digits <= 17.
+    // A real printed with `digits` significant digits ("%.<digits>g"); 1 <= digits <= 17
+    // (checked: invalid_input). O(1).
     static Value real(double v, int digits);
 
     Type type() const noexcept { return type_; }
@@ -53,9 +55,13 @@ public:
     const std::vector<long>& as_integer_list() const;
     const NamedReals& as_named_reals() const;
 
+    // The text and JSON forms above. str() never throws; json() throws nlohmann's
+    // type_error on text that is not valid UTF-8. Linear in the output.
     std::string str() const;
     std::string json() const;
 
+    // Same type and value (integers compared by their text, NaN equals NaN; the digits
+    // of Value::real are ignored). Linear in texts and lists.
     friend bool operator==(const Value& a, const Value& b);
     friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 
@@ -75,7 +81,8 @@ class Record {
 public:
     using Cell = std::pair<std::string, Value>;
 
-    // Sets `name` (replacing its value in place, or appending it at the end).
+    // Sets `name` (replacing its value in place, or appending it at the end). Linear
+    // search: O(size()), as contains() and at().
     void set(const std::string& name, Value v);
     bool contains(const std::string& name) const noexcept;
     // The value of `name`; invalid_input naming it when absent.
@@ -84,6 +91,7 @@ public:
     bool empty() const noexcept { return cells_.empty(); }
     std::vector<Cell>::const_iterator begin() const noexcept { return cells_.begin(); }
     std::vector<Cell>::const_iterator end() const noexcept { return cells_.end(); }
+    // size/empty/begin/end O(1); names() O(size()) copies; == compares cell by cell.
     std::vector<std::string> names() const;
 
     friend bool operator==(const Record& a, const Record& b) { return a.cells_ == b.cells_; }
@@ -93,20 +101,22 @@ private:
 };
 
 // One JSON object, keys in record order; indent < 0: one line, else pretty-printed.
+// Throws as Value::json on text that is not valid UTF-8. Linear in the output (both).
 std::string to_json(const Record& r, int indent = -1);
 // A JSON array of objects.
 std::string to_json(const std::vector<Record>& rows, int indent = -1);
 // Parses one JSON object whose values are null, booleans, numbers, strings, arrays of
 // integers or objects of numbers (named reals); invalid_input (naming `source` and the
-// problem) otherwise.
+// problem) otherwise, or when the text is not valid JSON. Linear in the text.
 Record record_from_json(const std::string& text, const std::string& source = "JSON");
 
-// CSV (RFC 4180): a cell with ',', '"', CR or LF is quoted, quotes doubled.
+// CSV (RFC 4180): a cell with ',', '"', CR or LF is quoted, quotes doubled. These and
+// markdown_line never throw and are linear in the text.
 std::string csv_cell(const std::string& text);
 std::string csv_line(const std::vector<std::string>& cells);
 // The cells of `names` in `r` (missing names give an empty cell).
 std::string csv_line(const Record& r, const std::vector<std::string>& names);
-// Inverse of csv_line on one line; invalid_input on an unterminated quote.
+// Inverse of csv_line on one line; invalid_input on an unterminated quote. Linear.
 std::vector<std::string> parse_csv_line(const std::string& line);
 
 // One markdown table row "| a | b |"; '|' in a cell is escaped as "\|", newlines as spaces.

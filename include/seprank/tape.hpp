@@ -52,11 +52,12 @@ public:
     // Records the forward pass of net mod p. Checks: the network (check_shapes,
     // invalid_input naming the bad value); p prime with 2 <= p < 2^63 (invalid_input
     // naming p). Throws domain_error when p divides a weight's denominator (as
-    // ModEvaluator). Cost: one forward pass over the tracing ring, O(size()) memory and
+    // ModEvaluator); resource_limit when the pass has more than 2^32 values. Cost: one
+    // forward pass over the tracing ring, O(size()) memory and
     // time for the passes over the program (dead code, scheduling, slots).
     Tape(const Network& net, std::uint64_t p);
 
-    // Instructions of the program.
+    // Accessors, O(1). Instructions of the program.
     std::size_t size() const noexcept { return ops_.size(); }
     // Scratch residues one point needs while the program runs (>= 1).
     std::size_t slots() const noexcept { return slots_; }
@@ -66,7 +67,7 @@ public:
     // The program, for inspection (and the CUDA engine); output_slot() holds f at the end.
     const std::vector<Op>& ops() const noexcept { return ops_; }
     std::uint32_t output_slot() const noexcept { return output_; }
-    // Instructions of each opcode (index = opcode), for reports.
+    // Instructions of each opcode (index = opcode), for reports. O(size()).
     std::vector<std::size_t> histogram() const;
 
     // out[q] = f(point q) mod p for q < count; point q is points[q·inputs() ..
@@ -74,7 +75,8 @@ public:
     // variables, then token 2's, ...); entries need not be reduced. The same values as
     // ModBatchEvaluator. Thread-safe (no shared mutable state). Cost: size() word
     // instructions per point (a product: three word multiplications), points taken 64 at a
-    // time with 64·slots() residues of scratch.
+    // time with 64·slots() residues of scratch. Preconditions (not checked): points holds
+    // count·inputs() words, out count words.
     void evaluate(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const;
 
     // The same values, computed on the GPU by the CUDA plugin (one thread per point;
@@ -82,15 +84,18 @@ public:
     // as choose_device), the work fits the GPU's free memory (resource_limit naming the
     // sizes, before any work). A CUDA failure part-way: internal_error naming the call.
     // Cost: as evaluate on the GPU, plus copying the points in and the values out.
+    // Buffers as for evaluate (not checked).
     void evaluate_cuda(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const;
 
     // f at every point of the grid (TapeGrid above), out[(i·cols + j)·nodes + t]: the same
     // values as evaluate on those points laid out flat. Checked: source has inputs()
     // entries, each below width_a + width_b, nodes >= 1 (invalid_input naming the value).
-    // Cost: as evaluate on rows·cols·nodes points, plus forming them.
+    // Cost: as evaluate on rows·cols·nodes points, plus forming them. Not checked: a and b
+    // hold rows·width_a and cols·width_b words, out rows·cols·nodes.
     void evaluate_grid(const TapeGrid& grid, std::uint64_t* out) const;
     // The same on the GPU; only the rows of a and b go to the device, the points are formed
-    // there. Checks and errors as evaluate_cuda and evaluate_grid.
+    // there. Checks and errors as evaluate_cuda and evaluate_grid. Cost: as evaluate_cuda
+    // on rows·cols·nodes points, copying in only the rows of a and b.
     void evaluate_grid_cuda(const TapeGrid& grid, std::uint64_t* out) const;
 
 private:

@@ -19,12 +19,14 @@ struct ClaimResult {
     std::string detail;
 };
 
-// Names in the order `seprank verify` runs them.
+// Names in the order `seprank verify` runs them. Built once; O(1) after.
 const std::vector<std::string>& claim_names();
-// One-line statement of a claim (for --list).
+// One-line statement of a claim (for --list); invalid_input for an unknown name.
+// O(number of claims).
 std::string claim_statement(const std::string& name);
 // Runs one claim; invalid_input for an unknown name. Never throws on a failed check:
-// a failure is a result.
+// a failure is a result (an exception inside the check becomes a FAIL with its
+// message). Cost: that of the claim's exact computations, on its fixed small sizes.
 ClaimResult run_claim(const std::string& name, std::uint64_t seed);
 
 }  // namespace seprank
