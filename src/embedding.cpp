@@ -1,6 +1,7 @@
 #include "seprank/embedding.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 
 #include <algorithm>
@@ -50,8 +51,13 @@ Integer embedding_cap(const ValidSpec& valid, const ValidPartition& part) {
     Integer best;
     bool first = true;
     for (const long side : {static_cast<long>(part->A.size()), static_cast<long>(part->B.size())}) {
-        // C(k + D, k) = prod_{i=1..k} (D + i) / i, each partial product an integer
+        // C(k + D, k) = prod_{i=1..k} (D + i) / i, each partial product an integer; its
+        // size is bounded first (GMP aborts the process when an allocation fails).
         const long k = side * m;
+        const double d_bits = static_cast<double>(fmpz_bits(D.get()));
+        const double small = d_bits < 53 ? std::min(static_cast<double>(k), fmpz_get_d(D.get())) : static_cast<double>(k);
+        check_exact_bits(binomial_bits(std::max(d_bits, std::log2(static_cast<double>(k) + 1.0)) + 1.0, small),
+                         "embedding cap C(" + std::to_string(k) + " + D, D) with D of " + std::to_string(static_cast<long>(d_bits)) + " bits");
         Integer c(1);
         for (long i = 1; i <= k; ++i) {
             c = c * (D + Integer(i));

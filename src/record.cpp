@@ -10,6 +10,10 @@ namespace seprank {
 
 namespace {
 
+// Text that is not valid UTF-8 (a path in a note, say) is written with U+FFFD for each bad
+// byte instead of throwing nlohmann's type_error.
+constexpr auto kBadUtf8 = nlohmann::ordered_json::error_handler_t::replace;
+
 const char* type_name(Value::Type t) {
     switch (t) {
         case Value::Type::null: return "null";
@@ -146,7 +150,7 @@ std::string Value::str() const {
     return "";
 }
 
-std::string Value::json() const { return to_nl(*this).dump(); }
+std::string Value::json() const { return to_nl(*this).dump(-1, ' ', false, kBadUtf8); }
 
 bool operator==(const Value& a, const Value& b) {
     if (a.type_ != b.type_) return false;
@@ -189,12 +193,12 @@ std::vector<std::string> Record::names() const {
     return n;
 }
 
-std::string to_json(const Record& r, int indent) { return to_nl(r).dump(indent); }
+std::string to_json(const Record& r, int indent) { return to_nl(r).dump(indent, ' ', false, kBadUtf8); }
 
 std::string to_json(const std::vector<Record>& rows, int indent) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const auto& r : rows) a.push_back(to_nl(r));
-    return a.dump(indent);
+    return a.dump(indent, ' ', false, kBadUtf8);
 }
 
 Record record_from_json(const std::string& text, const std::string& source) {

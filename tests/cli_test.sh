@@ -304,6 +304,13 @@ expect_note() {
 }
 N=(--tokens 2 --dim 1 --depth 1)
 expect_note "--growth 2 is ignored: method flattening" -- generic "${N[@]}" --method flattening --growth 2
+# A path that is not valid UTF-8 in a note: the bytes as given on stderr, JSON with U+FFFD
+# for the bad byte (it exited 1 on nlohmann's type_error before).
+"$S" generic "${N[@]}" --method flattening --store "$T/x"$'\xff'"y" --format json >"$T/u.json" 2>"$T/u.err" \
+  || fail "invalid UTF-8 path: exit $?: $(cat -v "$T/u.err")"
+grep -qaF -- "--store $T/x"$'\xff'"y is ignored" "$T/u.err" || fail "invalid UTF-8 path: stderr lacks the note: $(cat -v "$T/u.err")"
+/usr/bin/python3 -c 'import json, sys; n = json.load(open(sys.argv[1], encoding="utf-8"))["notes"]; sys.exit(0 if any("x\ufffdy is ignored" in x for x in n) else 1)' \
+  "$T/u.json" || fail "invalid UTF-8 path: JSON notes lack U+FFFD: $(cat -v "$T/u.json")"
 expect_note "--max-side 64 is ignored: method flattening (chosen by --method auto)" -- generic "${N[@]}" --max-side 64
 expect_note "--start 8 is ignored" -- generic "${N[@]}" --method flattening --start 8
 expect_note "--variant plain is ignored" -- generic "${N[@]}" --method flattening --variant plain

@@ -111,6 +111,12 @@ TEST_CASE("embedding cap: monomials of degree <= d^L in |S|·min{r, dx} variable
     CHECK(embedding_cap(attention(3, 3, 1, 1, 1), balanced_partition(3)) == Integer(4));
     // r > dx counts dx variables per token; no embedding counts dx too
     CHECK(embedding_cap(attention(2, 2, 2, 1, 5), balanced_partition(2)) == embedding_cap(attention(2, 2, 2), balanced_partition(2)));
+    // Deep and narrow: C(1 + 3^64, 1) = 3^64 + 1, exact. Deep and wide: C(2^20 + 3^64, 2^20)
+    // has about 8.7·10^7 bits, over the exact-number limit: refused before it is formed.
+    Integer three_pow(1);
+    for (long l = 0; l < kMaxDepth; ++l) three_pow = three_pow * Integer(3);
+    CHECK(embedding_cap(attention(2, 1, kMaxDepth), balanced_partition(2)) == three_pow + Integer(1));
+    CHECK_THROWS_AS(embedding_cap(attention(2, kMaxSize, kMaxDepth), balanced_partition(2)), resource_limit);
     Rng rng = seprank_test::rng_for("t73 cap");
     for (int it = 0; it < seprank_test::iterations(40); ++it) {
         const long n = 2 + static_cast<long>(rng.below(3)), dx = 1 + static_cast<long>(rng.below(3));

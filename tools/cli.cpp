@@ -225,12 +225,12 @@ void print_record(const json& rec, const std::string& format, const std::vector<
         order.insert(at, "device");
     }
     if (format == "json") {
-        std::cout << rec.dump(2) << "\n";
+        std::cout << json_text(rec, 2) << "\n";
         return;
     }
     auto cell = [&](const std::string& k) {
         const json& v = rec.at(k);
-        return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump();
+        return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : json_text(v);
     };
     if (format == "csv") {
         for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
@@ -252,10 +252,10 @@ void print_record(const json& rec, const std::string& format, const std::vector<
 
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order) {
     if (format == "json") {
-        std::cout << json(rows).dump(2) << "\n";
+        std::cout << json_text(json(rows), 2) << "\n";
         return;
     }
-    auto cell = [](const json& v) { return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump(); };
+    auto cell = [](const json& v) { return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : json_text(v); };
     if (format == "csv") {
         for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
         std::cout << "\n";

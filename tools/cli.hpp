@@ -37,6 +37,10 @@ namespace seprank_cli {
 
 using nlohmann::json;
 
+// j as JSON text; a string that is not valid UTF-8 (a path given on the command line, in a
+// note) gets U+FFFD for each bad byte instead of nlohmann's type_error (exit 1).
+inline std::string json_text(const json& j, int indent = -1) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
 struct NetOptions {
     std::string family = "attention";
     std::optional<long> tokens, depth;  // defaults: the family's default_tokens; 1 (power: the widths)

@@ -179,7 +179,7 @@ struct GuessCommand final : Command {
             // One line on stderr: the notes go into the JSON answer only.
             if (!notes.lines.empty() && format == "json") j["notes"] = notes.lines;
             j["reason"] = g.reason;
-            if (format == "json") std::cout << j.dump(2) << "\n";
+            if (format == "json") std::cout << json_text(j, 2) << "\n";
             std::cerr << "seprank: no guess: " << g.reason << "\n";
             return 1;
         }
@@ -261,7 +261,7 @@ struct GuessCommand final : Command {
         if (!points.empty()) j["predictions"] = preds;
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "json") {
-            std::cout << j.dump(2) << "\n";
+            std::cout << json_text(j, 2) << "\n";
             return 0;
         }
         std::cout << "# guess " << value << " as a function of " << vars_text << " from " << g.rows.size() << " rows of " << table

@@ -27,7 +27,7 @@ struct PlotCommand final : Command {
 
     int run(const Globals&) override {
         seprank::plot_table(plot_csv, plot_out, po);
-        if (format == "json") std::cout << json({{"wrote", plot_out}}).dump() << "\n";
+        if (format == "json") std::cout << json_text(json({{"wrote", plot_out}})) << "\n";
         else std::cout << "wrote " << plot_out << "\n";
         return 0;
     }

@@ -149,7 +149,7 @@ struct RankCommand final : Command {
             meter->finish();
             notes.emit(format == "json" ? &top : nullptr);
             if (format == "json") {
-                std::cout << top.dump(2) << "\n";
+                std::cout << json_text(top, 2) << "\n";
             } else {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
                 print_table(rows, format, {"partition", "method", "rank", "label", "rows", "cols", "seconds"});

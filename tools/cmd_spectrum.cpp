@@ -81,7 +81,7 @@ struct SpectrumCommand final : Command {
         json j = json::parse(seprank::to_json(r));
         if (!network.empty()) j["network"] = network;
         if (format == "json") {
-            std::cout << j.dump(2) << "\n";
+            std::cout << json_text(j, 2) << "\n";
             return 0;
         }
         if (format == "csv") {

@@ -27,7 +27,7 @@ struct VerifyCommand final : Command {
                 if (format == "json") claims.push_back({{"claim", n}, {"statement", seprank::claim_statement(n)}});
                 else std::cout << n << ": " << seprank::claim_statement(n) << "\n";
             }
-            if (format == "json") std::cout << claims.dump(2) << "\n";
+            if (format == "json") std::cout << json_text(claims, 2) << "\n";
             return 0;
         }
         const std::vector<std::string> names = only.empty() ? seprank::claim_names() : only;
@@ -44,7 +44,7 @@ struct VerifyCommand final : Command {
                 std::cout << (r.pass ? "PASS " : "FAIL ") << r.name << ": " << r.detail << " (" << secs << " s)" << std::endl;
             failed += !r.pass;
         }
-        if (format == "json") std::cout << results.dump(2) << "\n";
+        if (format == "json") std::cout << json_text(results, 2) << "\n";
         return failed == 0 ? 0 : 1;
     }
 };

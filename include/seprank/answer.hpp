@@ -53,7 +53,7 @@ struct RankAnswer {
     long value = 0;                   // the rank
     RankKind kind = RankKind::modular_lower_bound;
     double failure_bound = 1;         // see above: 0 for exact, 1 when no bound is known
-    std::string quantity = "sep";     // sep | grid | matrix | generic sep
+    std::string quantity = "sep";     // sep | grid | matrix | generic sep | dimension
     std::string method;               // flattening | grid | evaluation | matrix
     std::string variant;              // the algorithm that produced the value: blocks, pivot-span,
                                       // fraction-free, modular-dense, modular-sparse,

@@ -49,6 +49,8 @@ double theorem73_ratio(long rank, long scale);
 // Checked (invalid_input): the spec, by the conversion to ValidSpec when given a bare
 // NetworkSpec (not again when given a ValidSpec); the partition's token count against
 // spec.tokens (O(1); a bare Partition is checked in full at the call, partition.hpp).
+// resource_limit (check_exact_bits, limits.hpp) when a side's count would pass the
+// exact-number limit, before it is formed.
 Integer embedding_cap(const ValidSpec& spec, const ValidPartition& part);
 inline Integer embedding_cap(const ValidSpec& spec, const Partition& part) {
     return embedding_cap(spec, ValidPartition(part, spec->tokens));

@@ -47,7 +47,7 @@ void set_default_max_seconds(double seconds, const std::string& what = "max_time
 // when estimate_seconds > limit_seconds (a NaN estimate too). A limit <= 0: no limit. O(1).
 void check_time(double estimate_seconds, double limit_seconds, const std::string& what,
                 const std::string& limit_name = "--max-time");
-// Human form of a duration ("42 s", "3.5 min", "2.1 h", "4.0e+03 days"). Never throws
+// Human form of a duration ("42 s", "3.5 min", "2.1 h", "4e+03 days"). Never throws
 // on a value. O(1).
 std::string format_seconds(double seconds);
 

@@ -8,7 +8,7 @@
 // which is exactly uniform on [0, n). Expected draws < 2.
 //
 // Seeds: every seeded operation takes an explicit seed. Tests read it through
-// seed_from_env(), which honours SEPRANK_SEED (a decimal uint64) and prints it.
+// seed_from_env(), which honours SEPRANK_SEED (a decimal uint64); the tests print it.
 #pragma once
 
 #include <cstdint>

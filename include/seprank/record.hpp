@@ -55,8 +55,8 @@ public:
     const std::vector<long>& as_integer_list() const;
     const NamedReals& as_named_reals() const;
 
-    // The text and JSON forms above. str() never throws; json() throws nlohmann's
-    // type_error on text that is not valid UTF-8. Linear in the output.
+    // The text and JSON forms above. Neither throws: json() writes each byte of text that
+    // is not valid UTF-8 as U+FFFD. Linear in the output.
     std::string str() const;
     std::string json() const;
 
@@ -101,7 +101,7 @@ private:
 };
 
 // One JSON object, keys in record order; indent < 0: one line, else pretty-printed.
-// Throws as Value::json on text that is not valid UTF-8. Linear in the output (both).
+// Text that is not valid UTF-8 is written as Value::json does. Linear in the output (both).
 std::string to_json(const Record& r, int indent = -1);
 // A JSON array of objects.
 std::string to_json(const std::vector<Record>& rows, int indent = -1);
