@@ -146,8 +146,12 @@ bool avx2_usable() { return detail::avx2_built() && cpu_has_avx2() && simd_setti
 bool ifma_prime(std::uint64_t p) { return p % 2 == 1 && p >= 3 && p < (std::uint64_t{1} << 52); }
 bool avx2_prime(std::uint64_t p) { return p % 2 == 1 && p >= 3 && p < detail::kAvx2ModulusLimit; }
 
+// The kernels' names (kernel(), kernel_for); the constructor compares kernel_for's
+// answer with these pointers.
 constexpr const char* kIfmaName = "avx512-ifma";
 constexpr const char* kAvx2Name = "avx2-fma";
+constexpr const char* kLanesName = "montgomery";
+constexpr const char* kOnePointName = "one point";
 
 std::uint64_t checked_modulus(std::uint64_t p) {
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
@@ -168,19 +172,15 @@ ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
     : p_(checked_modulus(p)),
       width_(static_cast<std::size_t>(net.spec.tokens * input_vars_per_token(net.spec))),
       scalar_(net, p) {
-    if (p % 2 == 1 && p < (std::uint64_t{1} << 63)) {
+    const char* kernel = kernel_for(p);  // the one selection rule
+    if (kernel != kOnePointName) {
         const Montgomery m(p);
         impl_ = std::make_unique<Impl>(Impl{net.spec, LaneRing{m},
                                             map_weights<std::uint64_t>(net.weights, [&m](const Rational& x) { return m.to(x.mod(m.p)); }),
                                             nullptr, nullptr});
-        // The fastest kernel that takes p: IFMA (R = 2^52), then AVX2/FMA (doubles).
-        if (ifma_prime(p) && ifma_usable()) {
-            impl_->simd = detail::make_ifma_evaluator(net, p, width_);
-            impl_->simd_name = kIfmaName;
-        } else if (avx2_prime(p) && avx2_usable()) {
-            impl_->simd = detail::make_avx2_evaluator(net, p, width_);
-            impl_->simd_name = kAvx2Name;
-        }
+        if (kernel == kIfmaName) impl_->simd = detail::make_ifma_evaluator(net, p, width_);
+        if (kernel == kAvx2Name) impl_->simd = detail::make_avx2_evaluator(net, p, width_);
+        if (impl_->simd) impl_->simd_name = kernel;
     }
 }
 
@@ -221,16 +221,18 @@ void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count,
 }
 
 const char* ModBatchEvaluator::kernel() const noexcept {
-    if (!impl_) return "one point";
-    return impl_->simd ? impl_->simd_name : "montgomery";
+    if (!impl_) return kOnePointName;
+    return impl_->simd ? impl_->simd_name : kLanesName;
 }
 
 bool ModBatchEvaluator::simd_available() noexcept { return ifma_usable(); }
 
 const char* ModBatchEvaluator::kernel_for(std::uint64_t p) noexcept {
-    if (p % 2 == 0 || p >= (std::uint64_t{1} << 63)) return "one point";
+    // Montgomery lanes need p odd and below 2^63; of the vector kernels that take p, the
+    // fastest: IFMA (R = 2^52), then AVX2/FMA (doubles).
+    if (p % 2 == 0 || p >= (std::uint64_t{1} << 63)) return kOnePointName;
     if (ifma_prime(p) && ifma_usable()) return kIfmaName;
-    return avx2_prime(p) && avx2_usable() ? kAvx2Name : "montgomery";
+    return avx2_prime(p) && avx2_usable() ? kAvx2Name : kLanesName;
 }
 
 std::uint64_t ModBatchEvaluator::operator()(const Point<std::uint64_t>& point) const {

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -313,28 +312,8 @@ TEST_CASE("batched evaluation = ModEvaluator, point by point, on every family an
 
 namespace {
 
-// SEPRANK_SIMD set to `value` (nullptr: unset) while the guard lives, the caller's
-// setting restored after.
-class SimdEnv {
-public:
-    explicit SimdEnv(const char* value) {
-        if (const char* old = std::getenv("SEPRANK_SIMD")) old_ = old;
-        if (value != nullptr) ::setenv("SEPRANK_SIMD", value, 1);
-        else ::unsetenv("SEPRANK_SIMD");
-    }
-    ~SimdEnv() {
-        if (old_) ::setenv("SEPRANK_SIMD", old_->c_str(), 1);
-        else ::unsetenv("SEPRANK_SIMD");
-    }
-    SimdEnv(const SimdEnv&) = delete;
-    SimdEnv& operator=(const SimdEnv&) = delete;
-
-private:
-    std::optional<std::string> old_;
-};
-
 ModBatchEvaluator with_simd(const char* value, const Network& net, std::uint64_t p) {
-    const SimdEnv env(value);
+    const seprank_test::EnvVar env("SEPRANK_SIMD", value);
     return ModBatchEvaluator(net, p);
 }
 
@@ -352,7 +331,7 @@ TEST_CASE("vector kernels = Montgomery lanes, on every family, for primes below 
     INFO("seed " << seprank_test::seed());
     const bool ifma = ModBatchEvaluator::simd_available();
     const bool avx2 = [] {
-        const SimdEnv env("avx2");
+        const seprank_test::EnvVar env("SEPRANK_SIMD", "avx2");
         return std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma";
     }();
     // Whether the caller's SEPRANK_SIMD leaves the AVX2/FMA kernel on for `fast` ("0": off).

@@ -373,15 +373,12 @@ TEST_CASE("rank_modular_fflas: the baseline and the x86-64-v3 copies both equal 
     }
     CHECK(compared == seprank_test::iterations(240));
     if (!v3) CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 5), FflasCopy::x86_64_v3), invalid_input);
-    // SEPRANK_SIMD=0 turns the v3 copy off (the environment is read at each call).
-    const char* old = std::getenv("SEPRANK_SIMD");
-    const std::string saved = old != nullptr ? old : "";
-    setenv("SEPRANK_SIMD", "0", 1);
-    CHECK_FALSE(fflas_v3_available());
-    CHECK(std::string(fflas_copy_name()) == (fflas_available() ? "baseline" : "flint"));
-    CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 5), FflasCopy::x86_64_v3), invalid_input);
-    if (old != nullptr) setenv("SEPRANK_SIMD", saved.c_str(), 1);
-    else unsetenv("SEPRANK_SIMD");
+    {  // SEPRANK_SIMD=0 turns the v3 copy off (the environment is read at each call).
+        const seprank_test::EnvVar env("SEPRANK_SIMD", "0");
+        CHECK_FALSE(fflas_v3_available());
+        CHECK(std::string(fflas_copy_name()) == (fflas_available() ? "baseline" : "flint"));
+        CHECK_THROWS_AS(rank_modular_fflas(NmodMat(2, 2, 5), FflasCopy::x86_64_v3), invalid_input);
+    }
     CHECK(fflas_v3_available() == v3);
 }
 
