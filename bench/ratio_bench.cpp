@@ -7,7 +7,9 @@
 //      copy and, where the processor runs it, its x86-64-v3 copy) against FLINT's
 //      nmod_mat_rank on the same matrices, plus nmod_mat_rank mod a 62-bit prime.
 // Prints one markdown table per part. Usage: bench_ratio [--quick] [--rank-only]
+#include "seprank/evaluation.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/network.hpp"
 #include "seprank/prime.hpp"
@@ -31,15 +33,57 @@ namespace {
 using seprank_bench::best;
 using seprank_bench::now;
 
+void run_parts_1_2(Rng& rng, bool quick, bool rank_only);
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false, rank_only = false;
+    bool quick = false, rank_only = false, growth_only = false;
     for (int i = 1; i < argc; ++i) {
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
         rank_only = rank_only || std::strcmp(argv[i], "--rank-only") == 0;
+        growth_only = growth_only || std::strcmp(argv[i], "--growth-only") == 0;
     }
     Rng rng(20261123);
+    if (!growth_only) run_parts_1_2(rng, quick, rank_only);
+    if (!rank_only) {
+        std::printf("\n### Graded evaluation rank: bordered elimination against every step from scratch (one thread, 50-bit p)\n\n");
+        std::printf("| network | rank | largest block rank | total side | elimination, scratch (s) | elimination, bordered (s) | ratio | run, scratch (s) | run, bordered (s) | answers equal |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|\n");
+        struct Cfg { long n, dx, L; };
+        for (const Cfg c : quick ? std::vector<Cfg>{{3, 4, 3}} : std::vector<Cfg>{{3, 4, 3}, {2, 3, 4}, {2, 4, 3}}) {
+            NetworkSpec s;
+            s.tokens = c.n;
+            s.dim = c.dx;
+            s.depth = c.L;
+            const Network net = random_network(s, rng.next(), 1000);
+            const Partition part = balanced_partition(c.n);
+            EvaluationOptions o;
+            o.seed = rng.next();
+            o.prime = random_prime(rng, 50);
+            o.threads = 1;
+            o.max_side = 100000;
+            o.bordered = false;
+            auto t0 = now();
+            const RankAnswer ref = evaluation_rank(net, part, o);
+            const double t_ref = now() - t0;
+            o.bordered = true;
+            t0 = now();
+            const RankAnswer fast = evaluation_rank(net, part, o);
+            const double t_fast = now() - t0;
+            long largest = 0;
+            for (std::size_t a = 0; a < ref.block_ranks.size(); ++a) largest = std::max(largest, ref.block_ranks[a]);
+            const bool equal = fast.value == ref.value && fast.block_ranks == ref.block_ranks && fast.converged == ref.converged;
+            std::printf("| attention N=%ld dx=%ld L=%ld | %ld | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", c.n, c.dx, c.L, ref.value, largest, ref.rows,
+                        ref.phases.rank, fast.phases.rank, ref.phases.rank / fast.phases.rank, t_ref, t_fast, equal ? "yes" : "NO");
+        }
+    }
+    return 0;
+}
+
+namespace {
+
+void run_parts_1_2(Rng& rng, bool quick, bool rank_only) {
     if (!rank_only) {
         std::printf("### Forward evaluation: points per second (one thread)\n\n");
         std::printf("| network | one at a time (points/s) | batched (points/s) | ratio | values equal | 50-bit p: one at a time | 50-bit p: batched, kernel | ratio | values equal |\n"
@@ -118,5 +162,6 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(small), tf, tx0, tx, tx0 / tx, tf / tx, tb, tb / tx);
         }
     }
-    return 0;
 }
+
+}  // namespace

@@ -9,6 +9,7 @@
 #include "families.hpp"
 #include "graded_device.hpp"
 #include "graded_impl.hpp"
+#include "rank_bordered.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/matrix.hpp"
@@ -283,6 +284,8 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     const double D = fmpz_get_d(output_degree(net.spec).get());
     double bound = 0;
     NmodMat e(0, 0, p);
+    detail::BorderedLU lu;  // opt.bordered on the CPU: e holds the LU of its leading part between steps
+    const bool bordered = opt.bordered && st.dev.device != Device::cuda;
     long old = 0;
     StepBudget budget(opt.max_seconds);
     for (long k = first_side(opt);; k = next_side(k, opt)) {
@@ -318,7 +321,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         e = std::move(next);
         old = k;
         t0 = std::chrono::steady_clock::now();
-        const long r = rank_on(st.dev, e);
+        const long r = bordered ? lu.rank(e) : rank_on(st.dev, e);
         const double dt = since(t0);
         res.phases.rank += dt;
         bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
@@ -488,6 +491,7 @@ struct Block {
     long cap = 0, side = 0, rank = 0;
     bool done = false;
     NmodMat m{0, 0, 2};
+    detail::BorderedLU lu;  // opt.bordered: m holds the LU of its leading part between steps
 };
 
 // The growth schedule both graded paths follow: the next side k, or nothing (stop).
@@ -557,12 +561,13 @@ std::vector<Block> initial_blocks(const Graded& g) {
 
 // Where the graded steps keep entries and ranks: in memory (the reference) — every open
 // block's matrix grows in place, the new pairs are evaluated by row over threads, the open
-// blocks are ranked over threads.
+// blocks are ranked over threads (bordered: each block's new rows and columns only, its
+// matrix holding the LU of the last step's side).
 class MemoryBackend {
 public:
     MemoryBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
-                  std::vector<Block>& blocks, int threads)
-        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads) {}
+                  std::vector<Block>& blocks, int threads, bool bordered)
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered && g.dev.device != Device::cuda) {}
 
     // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
     // Returns whether the step was taken (always, in host memory).
@@ -592,7 +597,8 @@ public:
     void rank(const std::vector<Block*>& open) {
         std::atomic<std::size_t> next{0};
         parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
-            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();) open[q]->rank = rank_on(g_.dev, open[q]->m);
+            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();)
+                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m);
         });
     }
     std::string note() const { return ""; }
@@ -604,6 +610,7 @@ private:
     const SidePoints &ra_, &rb_;
     std::vector<Block>& blocks_;
     int nt_;
+    bool bordered_;
 };
 
 // The graded steps through a block store (docs/evaluation.md, "Block store"): every
@@ -915,7 +922,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
     if (opt.store.empty()) {
-        MemoryBackend be(g, f, part, ra, rb, blocks, nt);
+        MemoryBackend be(g, f, part, ra, rb, blocks, nt, opt.bordered);
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
     StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.store, store_signature(net, part, opt, g));

@@ -5,6 +5,7 @@
 #include "support.hpp"
 #include "../src/blocked_rank_impl.hpp"
 #include "../src/rank_blocked.hpp"
+#include "../src/rank_bordered.hpp"
 #include "../src/rank_internal.hpp"
 
 #include <flint/fmpz_lll.h>
@@ -757,4 +758,118 @@ TEST_CASE("two-limb mode: a broken combine is caught by the comparison with FLIN
     // the small-prime mode has no combine: the hook cannot change it
     const NmodMat s = seprank_test::product(rng, 50, 50, 25, 8388593);
     CHECK(blocked::rank_with_combine_error(s, 8, 1.0) == rank_modular(s));
+}
+
+namespace {
+
+// The packed LU that BorderedLU left in lu (side n) times itself, against the matrix's rows
+// in the order of the permutation: P·X = L·U.
+bool lu_reproduces(const NmodMat& lu, const std::vector<slong>& perm, const NmodMat& x, long n) {
+    const std::uint64_t p = lu.modulus();
+    NmodMat l(n, n, p), u(n, n, p), prod(n, n, p);
+    for (long i = 0; i < n; ++i)
+        for (long j = 0; j < n; ++j) {
+            const std::uint64_t v = nmod_mat_entry(lu.get(), i, j);
+            if (j < i) nmod_mat_entry(l.get(), i, j) = v;
+            else nmod_mat_entry(u.get(), i, j) = v;
+        }
+    for (long i = 0; i < n; ++i) nmod_mat_entry(l.get(), i, i) = 1;
+    nmod_mat_mul(prod.get(), l.get(), u.get());
+    for (long i = 0; i < n; ++i)
+        for (long j = 0; j < n; ++j)
+            if (nmod_mat_entry(prod.get(), i, j) != nmod_mat_entry(x.get(), perm[static_cast<std::size_t>(i)], j)) return false;
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("BorderedLU = nmod_mat_rank step by step: planted ranks, pivots off the diagonal, every growth") {
+    auto rng = seprank_test::rng_for("rank-bordered");
+    MESSAGE("seed " << seprank_test::seed());
+    INFO("seed " << seprank_test::seed());
+    long steps = 0, deficient = 0, reproduced = 0, pivoted = 0;
+    const std::uint64_t primes[] = {2, 3, 65537, (std::uint64_t{1} << 31) - 1, 695821997775791ULL, prev_prime(std::uint64_t{1} << 62)};
+    for (int it = 0; it < seprank_test::iterations(300); ++it) {
+        const std::uint64_t p = primes[rng.below(6)];
+        const long n = 1 + static_cast<long>(rng.below(it % 10 == 0 ? 160 : 40));
+        // The growth: by 1, by a factor about 1.25, or the whole matrix at once.
+        const int how = static_cast<int>(rng.below(3));
+        std::vector<long> sides;
+        for (long k = 0; k < n;) {
+            k = how == 0 ? k + 1 : how == 1 ? std::min(n, std::max(k + 1, k + k / 4 + static_cast<long>(rng.below(4)))) : n;
+            sides.push_back(k);
+        }
+        const long kinds = static_cast<long>(seprank_test::Planted::count);
+        const long kind = static_cast<long>(rng.below(static_cast<std::uint64_t>(kinds + 2)));
+        NmodMat x(n, n, p);
+        if (kind == kinds) {
+            // Full rank generically, with a zero diagonal: every step's pivots leave it.
+            for (long i = 0; i < n; ++i)
+                for (long j = 0; j < n; ++j) x.set(i, j, i == j ? 0 : rng.below(p));
+        } else if (kind == kinds + 1) {
+            // Block upper triangular along the growth, each step's diagonal block a scaled
+            // antidiagonal: full rank at every step, S = D, and S's LU must pivot.
+            long lo = 0;
+            for (const long hi : sides) {
+                for (long i = lo; i < hi; ++i) {
+                    x.set(i, lo + hi - 1 - i, seprank_test::nonzero(rng, p));
+                    for (long j = hi; j < n; ++j) x.set(i, j, rng.below(p));
+                }
+                lo = hi;
+            }
+        } else {
+            x = seprank_test::planted(rng, static_cast<seprank_test::Planted>(kind), n, n, static_cast<long>(rng.below(static_cast<std::uint64_t>(n) + 1)), p);
+        }
+        INFO("iteration " << it << ": kind " << kind << ", n = " << n << ", p = " << p << ", growth " << how);
+        detail::BorderedLU lu;
+        NmodMat cur(0, 0, p);
+        long old = 0;
+        for (const long k : sides) {
+            NmodMat grown(k, k, p);
+            for (long i = 0; i < old; ++i)
+                for (long j = 0; j < old; ++j) nmod_mat_entry(grown.get(), i, j) = nmod_mat_entry(cur.get(), i, j);
+            for (long i = 0; i < k; ++i)
+                for (long j = i < old ? old : 0; j < k; ++j) nmod_mat_entry(grown.get(), i, j) = x.at(i, j);
+            NmodMat lead(k, k, p);
+            for (long i = 0; i < k; ++i)
+                for (long j = 0; j < k; ++j) nmod_mat_entry(lead.get(), i, j) = x.at(i, j);
+            const long r = lu.rank(grown);
+            CHECK(r == rank_modular(lead));
+            ++steps;
+            if (r < k) {
+                CHECK(lu.factored() == -1);
+                CHECK_THROWS_AS(lu.rank(grown), std::logic_error);
+                ++deficient;
+                break;
+            }
+            CHECK(lu.factored() == k);
+            if (lu_reproduces(grown, lu.permutation(), x, k)) ++reproduced;
+            else FAIL_CHECK("P·X != L·U at side " << k);
+            for (long i = old; i < k; ++i) pivoted += old > 0 && lu.permutation()[static_cast<std::size_t>(i)] != i;
+            cur = std::move(grown);
+            old = k;
+        }
+    }
+    CHECK(steps >= 600);
+    CHECK(deficient >= 100);
+    CHECK(reproduced >= 300);
+    CHECK(pivoted > 0);  // pivots in a border's LU (S), not only in the first step's
+}
+
+TEST_CASE("BorderedLU: a side that did not grow, a 0 x 0 matrix, and misuse") {
+    const std::uint64_t p = 65537;
+    detail::BorderedLU lu;
+    NmodMat e(0, 0, p);
+    CHECK(lu.rank(e) == 0);
+    CHECK(lu.factored() == 0);
+    NmodMat a = NmodMat::from_rows({{0, 1}, {1, 0}}, p);
+    CHECK(lu.rank(a) == 2);
+    CHECK(lu.rank(a) == 2);  // nothing new: the same rank
+    NmodMat smaller(1, 1, p);
+    CHECK_THROWS_AS(lu.rank(smaller), std::logic_error);
+    NmodMat wide(2, 3, p);
+    CHECK_THROWS_AS(lu.rank(wide), std::logic_error);
+    detail::BorderedLU composite;
+    NmodMat c(2, 2, 65536);
+    CHECK_THROWS_AS(composite.rank(c), invalid_input);
 }

@@ -64,6 +64,11 @@ struct EvaluationOptions {
     long max_graded_degree = 2048;
     bool parity = true;  // graded: skip the degree blocks that token-sign symmetry makes zero (token_parities)
     bool batch = true;   // evaluate many points per pass (ModBatchEvaluator); false: one at a time (reference)
+    // CPU, in memory: each growth step eliminates only the new rows and columns, bordering the
+    // last step's LU (docs/rank.md, "Bordered variant"): about half the elimination work of a
+    // run. false: every step's matrix is ranked from scratch (nmod_mat_rank, the reference).
+    // The ranks are the same. Not used on the GPU or with a block store (ranked from scratch).
+    bool bordered = true;
     // graded: a block store directory (created when missing, with its parent if needed).
     // Empty (default): everything in memory. Otherwise every step's work is cut into
     // units kept as files there (evaluation tiles, then one rank per open block), so a
