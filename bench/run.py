@@ -306,10 +306,11 @@ def main():
                               capture_output=True, text=True,
                               env=dict(os.environ, OPENBLAS_NUM_THREADS="1")).stdout
     lines += ["", "## Frontier ratios (bench/ratio_bench.cpp, one process)", "",
-              "Batched forward evaluation against one point at a time, and FFLAS-FFPACK's dense rank",
-              "against FLINT's `nmod_mat_rank` on the same matrices (best of 2-3 runs each).", "", ratio_md]
+              "Batched forward evaluation against one point at a time, FFLAS-FFPACK's dense rank",
+              "against FLINT's `nmod_mat_rank` on the same matrices (best of 2-3 runs each), and the",
+              "bordered elimination of graded runs against every step ranked from scratch.", "", ratio_md]
     if "NO |" in ratio_md or "MISMATCH" in ratio_md:
-        notes.append("bench_ratio: a batched value or an FFLAS rank disagreed with the reference")
+        notes.append("bench_ratio: a batched value, an FFLAS rank or a bordered run disagreed with the reference")
 
     # ------------------------------------------------------------ write
     out = ["# seprank against SymPy, Singular, numpy and raw FLINT", "",
