@@ -78,6 +78,8 @@ void BlockStore::put(const std::string& name, const std::string& bytes) const {
 
 std::string BlockStore::get(const std::string& name) const { return read_input_file(dir_ + "/" + name, "block store unit"); }
 
+void BlockStore::remove(const std::string& name) const noexcept { ::unlink((dir_ + "/" + name).c_str()); }
+
 bool remove_block_store(const std::string& dir) noexcept {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return errno == ENOENT;

@@ -13,6 +13,8 @@
 //   - put(name, bytes): written to a temporary file in DIR, fsync'ed, renamed to
 //     DIR/name (atomic), so a unit file is either complete or absent.
 //   - get(name): the whole file (invalid_input when missing or unreadable).
+//   - remove(name): unlinks a unit no process needs any more (a bordered elimination's
+//     LU of two steps ago, evaluation.cpp).
 #pragma once
 
 #include <cstddef>
@@ -44,6 +46,8 @@ public:
     std::string get(const std::string& name) const;
     // `bytes` bytes of DIR/name from `offset` (invalid_input when the file is shorter).
     std::string get_range(const std::string& name, std::size_t offset, std::size_t bytes) const;
+    // Removes DIR/name when it is there (a unit no one needs any more); no error otherwise.
+    void remove(const std::string& name) const noexcept;
 
 private:
     std::string dir_;

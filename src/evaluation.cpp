@@ -617,13 +617,18 @@ private:
 // step's work is cut into units that any process sharing the store may claim: evaluation
 // tiles (a range of rows of the step's new pairs, all open blocks at once; file
 // e<step>_<tile>) and, once every tile of the step is there, one rank per open block
-// (file r<step>_<a>). A block's matrix is read back from the tiles of all steps so far
-// (only its own sections). Block matrices (Block::m) stay empty.
+// (file r<step>_<a>). Bordered (the default on the CPU), a rank unit that finds the rank
+// full and below the cap also leaves the block's LU (file l<step>_<a>), and the next
+// step's unit reads it and only that step's sections of the block; otherwise a block's
+// matrix is read back from the tiles of all steps so far (only its own sections). The LUs
+// of two steps ago, and the last of a block that settled, are removed. Block matrices
+// (Block::m) stay empty.
 class StoreBackend {
 public:
     StoreBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
-                 std::vector<Block>& blocks, int threads, const std::string& dir, const std::string& signature)
-        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), store_(dir, signature) {}
+                 std::vector<Block>& blocks, int threads, bool bordered, const std::string& dir, const std::string& signature)
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered && g.dev.device != Device::cuda),
+          store_(dir, signature) {}
 
     bool evaluate(long K, long old) {
         Step s;
@@ -665,8 +670,11 @@ public:
         auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
         auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
         const long count = static_cast<long>(open.size());
+        // Every rank unit of the last step is done, so no one needs the LUs of two steps ago.
+        if (si >= 2)
+            for (std::size_t a = 0; a < blocks_.size(); ++a) store_.remove(lu_name(si - 2, a));
         // On the GPU this process ranks one block at a time (each takes the device's memory).
-        work_all(count, rank_name, [&](long q) { return std::to_string(rank_on(g_.dev, read_block(degree(q)))) + "\n"; },
+        work_all(count, rank_name, [&](long q) { return std::to_string(rank_block(degree(q), si)) + "\n"; },
                  g_.dev.device == Device::cuda ? 1 : nt_);
         for (long q = 0; q < count; ++q) {
             Block& b = *open[static_cast<std::size_t>(q)];
@@ -675,6 +683,8 @@ public:
             b.rank = std::strtol(text.c_str(), &endp, 10);
             if (endp == text.c_str() || b.rank < 0 || b.rank > b.side)
                 throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged");
+            // A block that settles here is never bordered again: its last LU can go.
+            if (si >= 1 && (b.rank < b.side || b.rank == b.cap)) store_.remove(lu_name(si - 1, degree(q)));
         }
     }
 
@@ -690,6 +700,11 @@ private:
     };
 
     static std::string tile_name(std::size_t step, long t) { return "e" + std::to_string(step) + "_" + std::to_string(t); }
+    // The LU a bordered rank unit of block a left at step s, when its rank was full and
+    // below the cap (the next step borders it): bytes k, p, the k row indices of the
+    // permutation, then the packed LU's k² entries by row, each a little-endian 64-bit word
+    // (this machine's order: a store is shared by processes of one kind of machine).
+    static std::string lu_name(long step, std::size_t a) { return "l" + std::to_string(step) + "_" + std::to_string(a); }
 
     // Entries of a block of side `side` in tile t of step s: rows [t·R, …) ∩ [0, side), each
     // with the columns [j0(i), side), j0(i) = old when i < old (the new columns of an old
@@ -701,11 +716,81 @@ private:
         return n;
     }
 
-    // Block a at the current step, from its sections of every tile so far.
-    NmodMat read_block(std::size_t a) const {
+    // Block a's rank at step si (the current one). Bordered: from the LU its unit left at
+    // step si − 1 when the store has it, only step si's sections read; else the whole block
+    // from every step's sections (the first step, a store written without bordering, or
+    // bordered off or on the GPU: ranked from scratch there).
+    long rank_block(std::size_t a, long si) const {
         const long side = steps_.back().side[a];
         NmodMat m(side, side, g_.p);
-        for (std::size_t sj = 0; sj < steps_.size(); ++sj) {
+        if (!bordered_) {
+            read_sections(a, 0, m);
+            return rank_on(g_.dev, m);
+        }
+        detail::BorderedLU lu;
+        const bool resumed = si > 0 && load_lu(si - 1, a, m, lu);
+        read_sections(a, resumed ? static_cast<std::size_t>(si) : 0, m);
+        const long r = lu.rank(m);
+        if (r == side && side < blocks_[a].cap) store_.put(lu_name(si, a), lu_bytes(m, lu));
+        return r;
+    }
+
+    std::string lu_bytes(const NmodMat& m, const detail::BorderedLU& lu) const {
+        const long k = lu.factored();
+        std::string out;
+        out.reserve(8 * static_cast<std::size_t>(2 + k + k * k));
+        const auto word = [&](std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        word(static_cast<std::uint64_t>(k));
+        word(g_.p);
+        for (const slong i : lu.permutation()) word(static_cast<std::uint64_t>(i));
+        for (long i = 0; i < k; ++i)
+            for (long j = 0; j < k; ++j) word(nmod_mat_entry(m.get(), i, j));
+        return out;
+    }
+
+    // Puts the LU of block a at step sp (when the store has it) in m's leading block and its
+    // permutation in lu; false when it is not there or not of the side step sp + 1 borders.
+    bool load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedLU& lu) const {
+        const std::string name = lu_name(sp, a);
+        if (!store_.done(name)) return false;
+        const long k = steps_[static_cast<std::size_t>(sp)].side[a];
+        if (k != steps_.back().old || k >= m.rows()) return false;
+        const std::string bytes = store_.get(name);
+        const auto damaged = [&](const std::string& why) {
+            return invalid_input("block store '" + store_.dir() + "': unit " + name + " is damaged (" + why + ")");
+        };
+        const std::size_t ku = static_cast<std::size_t>(k);
+        if (bytes.size() != 8 * (2 + ku + ku * ku)) throw damaged("size");
+        const auto word = [&](std::size_t at) {
+            std::uint64_t v;
+            std::memcpy(&v, bytes.data() + 8 * at, sizeof v);
+            return v;
+        };
+        if (word(0) != ku || word(1) != g_.p) throw damaged("side or prime");
+        std::vector<slong> perm(ku);
+        for (std::size_t i = 0; i < ku; ++i) {
+            const std::uint64_t v = word(2 + i);
+            if (v >= ku) throw damaged("permutation");
+            perm[i] = static_cast<slong>(v);
+        }
+        try {
+            lu = detail::BorderedLU(std::move(perm));
+        } catch (const std::logic_error&) {
+            throw damaged("permutation");
+        }
+        for (long i = 0; i < k; ++i)
+            for (long j = 0; j < k; ++j) {
+                const std::uint64_t v = word(2 + ku + static_cast<std::size_t>(i) * ku + static_cast<std::size_t>(j));
+                if (v >= g_.p) throw damaged("an entry not reduced mod p");
+                nmod_mat_entry(m.get(), i, j) = v;
+            }
+        return true;
+    }
+
+    // Writes block a's entries from the sections of steps [from, current] into m (its
+    // side: the current one).
+    void read_sections(std::size_t a, std::size_t from, NmodMat& m) const {
+        for (std::size_t sj = from; sj < steps_.size(); ++sj) {
             const Step& s = steps_[sj];
             for (long t = 0; t < s.tiles; ++t) {
                 std::size_t offset = 0;
@@ -727,7 +812,6 @@ private:
                     }
             }
         }
-        return m;
     }
 
     // Runs compute(u) for every unit not yet in the store, over threads, each unit by
@@ -771,6 +855,7 @@ private:
     const SidePoints &ra_, &rb_;
     std::vector<Block>& blocks_;
     int nt_;
+    bool bordered_;
     detail::BlockStore store_;
     std::vector<Step> steps_;
     std::atomic<long> units_here_{0}, units_total_{0};
@@ -925,7 +1010,7 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
         MemoryBackend be(g, f, part, ra, rb, blocks, nt, opt.bordered);
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
-    StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.store, store_signature(net, part, opt, g));
+    StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.bordered, opt.store, store_signature(net, part, opt, g));
     return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
 }
 

@@ -4,6 +4,7 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace seprank::detail {
 
@@ -24,6 +25,14 @@ private:
 };
 
 }  // namespace
+
+BorderedLU::BorderedLU(std::vector<slong> perm) : k_(static_cast<long>(perm.size())), perm_(std::move(perm)) {
+    std::vector<char> seen(perm_.size(), 0);
+    for (const slong i : perm_) {
+        if (i < 0 || i >= k_ || seen[static_cast<std::size_t>(i)]) throw std::logic_error("BorderedLU: not a permutation");
+        seen[static_cast<std::size_t>(i)] = 1;
+    }
+}
 
 long BorderedLU::rank(NmodMat& m) {
     if (k_ < 0) throw std::logic_error("BorderedLU::rank: the matrix had a rank below its side at the last call");

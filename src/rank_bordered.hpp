@@ -23,6 +23,12 @@ namespace seprank::detail {
 
 class BorderedLU {
 public:
+    BorderedLU() = default;
+    // The state a former object had with factored() = perm.size() >= 0 and this
+    // permutation, for a matrix that holds that object's LU (a block store keeps both,
+    // evaluation.cpp). Precondition: perm is a permutation of 0..size−1, checked
+    // (std::logic_error); that the matrix holds the matching LU is the caller's.
+    explicit BorderedLU(std::vector<slong> perm);
     // The rank of m (n×n, n >= factored(), modulus prime), whose leading
     // factored()×factored() block holds what the last call left there and whose other
     // entries are the matrix's own, rows in their original order (as the caller wrote

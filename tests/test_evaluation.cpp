@@ -18,6 +18,9 @@
 #include <cstdlib>
 #include <numeric>
 #include <array>
+#include <fstream>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -607,6 +610,101 @@ TEST_CASE("graded evaluation through a block store = in memory, after an interru
         CHECK(store_units(r1.note).first + store_units(r2.note).first == y1);  // no unit twice
     }
     CHECK(interrupted > 0);  // the interruption really happened in some iterations
+}
+
+namespace {
+
+// The names of the files in dir that start with `prefix`.
+std::set<std::string> store_files(const std::string& dir, const std::string& prefix) {
+    std::set<std::string> out;
+    if (!std::filesystem::exists(dir)) return out;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind(prefix, 0) == 0 && n.find(".lock") == std::string::npos) out.insert(n);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("block store, bordered: the LU units are read, a damaged one is refused, a missing one is recomputed, none is left") {
+    auto rng = seprank_test::rng_for("graded-block-store-bordered");
+    MESSAGE("seed " << seprank_test::seed());
+    INFO("seed " << seprank_test::seed());
+    int damaged = 0, converged_clean = 0;
+    for (int it = 0; it < seprank_test::iterations(12); ++it) {
+        const auto [s, net, part] = random_case(rng, false);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::graded;
+        o.threads = 1 + static_cast<int>(rng.below(2));
+        o.start = 1 + static_cast<long>(rng.below(8));
+        o.growth = 1.25;
+        o.bordered = false;
+        const RankAnswer ref = evaluation_rank(net, part, o);  // in memory, every step from scratch
+        o.bordered = true;
+        TempDir dir;
+        // A store written without bordering has no LU units; resumed with bordering, the same answer.
+        o.store = dir.path + "/plain";
+        o.bordered = false;
+        const RankAnswer unbordered = evaluation_rank(net, part, o);
+        CHECK(same_answer(unbordered, ref));
+        CHECK(store_files(o.store, "l").empty());
+        o.bordered = true;
+        CHECK(same_answer(evaluation_rank(net, part, o), ref));
+        // A whole bordered run: the same answer, and once converged no LU unit is left.
+        o.store = dir.path + "/whole";
+        const RankAnswer whole = evaluation_rank(net, part, o);
+        CHECK(same_answer(whole, ref));
+        if (whole.converged) {
+            CHECK(store_files(o.store, "l").empty());
+            ++converged_clean;
+        }
+        // One store advanced by runs interrupted after one more poll each time (a poll per
+        // unit, done or not), until it holds the LU of a block at step t whose rank unit at
+        // step t + 1 is still to come: damaged, it is refused (so it is read); removed, the
+        // block is read from every step's tiles and the answer is the same.
+        o.store = dir.path + "/cut";
+        for (int limit = 1; limit < 2000; ++limit) {
+            int polls = 0;
+            bool finished = false;
+            {
+                CancelScope scope([&] { return ++polls > limit; }, 0.0);
+                try {
+                    evaluation_rank(net, part, o);
+                    finished = true;
+                } catch (const cancelled&) {
+                }
+            }
+            std::string victim;
+            for (const std::string& l : store_files(o.store, "l")) {
+                const auto us = l.find('_');
+                const long t = std::stol(l.substr(1, us - 1));
+                if (store_files(o.store, "r" + std::to_string(t + 1) + l.substr(us)).empty()) victim = l;
+            }
+            if (victim.empty()) {
+                if (finished) break;
+                continue;
+            }
+            INFO("LU unit " << victim << " after a run of " << limit << " polls");
+            const std::string path = o.store + "/" + victim;
+            {
+                std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+                f.seekp(-8, std::ios::end);  // the last entry of the LU: no residue is all ones
+                const std::uint64_t bad = ~std::uint64_t{0};
+                f.write(reinterpret_cast<const char*>(&bad), sizeof bad);
+            }
+            const std::string msg = seprank_test::message_of([&] { evaluation_rank(net, part, o); });
+            CHECK(msg.find("unit " + victim + " is damaged") != std::string::npos);
+            std::filesystem::remove(path);
+            CHECK(same_answer(evaluation_rank(net, part, o), ref));
+            ++damaged;
+            break;
+        }
+    }
+    CHECK(damaged > 0);
+    CHECK(converged_clean > 0);
 }
 
 TEST_CASE("a block store refuses another computation and damaged units") {

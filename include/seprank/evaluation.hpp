@@ -67,7 +67,9 @@ struct EvaluationOptions {
     // CPU, in memory: each growth step eliminates only the new rows and columns, bordering the
     // last step's LU (docs/rank.md, "Bordered variant"): about half the elimination work of a
     // run. false: every step's matrix is ranked from scratch (nmod_mat_rank, the reference).
-    // The ranks are the same. Not used on the GPU or with a block store (ranked from scratch).
+    // The ranks are the same. With a block store each LU is kept there as a unit for the
+    // next step (docs/evaluation.md, "Block store"). Not used on the GPU (ranked from
+    // scratch there).
     bool bordered = true;
     // graded: a block store directory (created when missing, with its parent if needed).
     // Empty (default): everything in memory. Otherwise every step's work is cut into
