@@ -873,3 +873,36 @@ TEST_CASE("BorderedLU: a side that did not grow, a 0 x 0 matrix, and misuse") {
     NmodMat c(2, 2, 65536);
     CHECK_THROWS_AS(composite.rank(c), invalid_input);
 }
+
+TEST_CASE("BorderedLU resumed from a kept permutation = the object that made it; a non-permutation is refused") {
+    auto rng = seprank_test::rng_for("rank-bordered-resume");
+    INFO("seed " << seprank_test::seed());
+    const std::uint64_t p = 1000003;
+    for (int it = 0; it < seprank_test::iterations(50); ++it) {
+        const long k = 1 + static_cast<long>(rng.below(30)), n = k + 1 + static_cast<long>(rng.below(30));
+        NmodMat x(n, n, p);
+        for (long i = 0; i < n; ++i)
+            for (long j = 0; j < n; ++j) x.set(i, j, rng.below(4) == 0 ? 0 : rng.below(p));  // zeros: pivoting
+        NmodMat lead(k, k, p);
+        for (long i = 0; i < k; ++i)
+            for (long j = 0; j < k; ++j) lead.set(i, j, x.at(i, j));
+        detail::BorderedLU first;
+        if (first.rank(lead) < k) continue;
+        detail::BorderedLU resumed(first.permutation());
+        CHECK(resumed.factored() == k);
+        NmodMat grown(n, n, p);
+        for (long i = 0; i < n; ++i)
+            for (long j = 0; j < n; ++j) grown.set(i, j, i < k && j < k ? lead.at(i, j) : x.at(i, j));
+        NmodMat copy = grown;
+        const long r = resumed.rank(grown);
+        CHECK(r == first.rank(copy));
+        CHECK(r == rank_modular(x));
+        if (r == n) {
+            CHECK(resumed.rank(grown) == n);  // the side did not grow: the same rank
+            CHECK(grown == copy);             // the same LU as the object that made the permutation
+        }
+    }
+    CHECK_THROWS_AS(detail::BorderedLU(std::vector<slong>{0, 0}), std::logic_error);
+    CHECK_THROWS_AS(detail::BorderedLU(std::vector<slong>{1, 2}), std::logic_error);
+    CHECK(detail::BorderedLU(std::vector<slong>{}).factored() == 0);
+}
