@@ -10,7 +10,9 @@
 // rank E_k = sep unless the points were unlucky. Growth g keeps the last k below g·sep,
 // so the evaluations (the dominant cost up to sides of several thousand) stay below
 // g²·sep² and all eliminations together below g³/(g³−1)·(g·sep)³: 1.56·sep² and
-// 3.9·sep³ for g = 1.25 (1.5: 2.25·sep² and 4.8·sep³).
+// 3.9·sep³ for g = 1.25 (1.5: 2.25·sep² and 4.8·sep³) when every step is ranked from
+// scratch; bordered (EvaluationOptions::bordered, the default) each step eliminates only
+// its new rows and columns, about 0.44 of that (src/rank_bordered.hpp).
 // Cost: k² forward evaluations (O(L·H·N·dx·da) each) + ranks of k×k dense matrices.
 //
 // evaluation_rank_graded (homogeneous f only: no residual connection, see
