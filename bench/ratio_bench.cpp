@@ -5,8 +5,12 @@
 //      against ModEvaluator at that prime;
 //   2. dense rank mod p < 2^23: rank_modular_fflas (FFLAS-FFPACK; its baseline x86-64
 //      copy and, where the processor runs it, its x86-64-v3 copy) against FLINT's
-//      nmod_mat_rank on the same matrices, plus nmod_mat_rank mod a 62-bit prime.
-// Prints one markdown table per part. Usage: bench_ratio [--quick] [--rank-only]
+//      nmod_mat_rank on the same matrices, plus nmod_mat_rank mod a 62-bit prime;
+//   3. the elimination phase of a graded evaluation rank, bordered (each growth step
+//      eliminates only its new rows and columns) against every step ranked from scratch,
+//      same network, points and 50-bit prime, one thread.
+// Prints one markdown table per part. Usage: bench_ratio [--quick] [--rank-only | --growth-only]
+// (--rank-only: part 2 only; --growth-only: part 3 only).
 #include "seprank/evaluation.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/partition.hpp"

@@ -80,6 +80,12 @@ std::string BlockStore::get(const std::string& name) const { return read_input_f
 
 void BlockStore::remove(const std::string& name) const noexcept { ::unlink((dir_ + "/" + name).c_str()); }
 
+std::size_t BlockStore::size(const std::string& name) const {
+    struct stat st {};
+    if (::stat((dir_ + "/" + name).c_str(), &st) != 0) throw invalid_input("cannot read block store unit '" + dir_ + "/" + name + "': " + errno_text(errno));
+    return static_cast<std::size_t>(st.st_size);
+}
+
 bool remove_block_store(const std::string& dir) noexcept {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return errno == ENOENT;

@@ -17,9 +17,12 @@
 //     LU of two steps ago, evaluation.cpp).
 #pragma once
 
+#include "file_io.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace seprank::detail {
 
@@ -43,6 +46,13 @@ public:
     };
     std::optional<Claim> claim(const std::string& name) const;
     void put(const std::string& name, const std::string& bytes) const;
+    // put, the bytes written piece by piece by write(fd) (with write_all, file_io.hpp).
+    template <class Write>
+    void put_with(const std::string& name, Write&& write) const {
+        write_file_atomically_with(dir_ + "/" + name, std::forward<Write>(write), "block store unit");
+    }
+    // The size in bytes of DIR/name (invalid_input when it cannot be read).
+    std::size_t size(const std::string& name) const;
     std::string get(const std::string& name) const;
     // `bytes` bytes of DIR/name from `offset` (invalid_input when the file is shorter).
     std::string get_range(const std::string& name, std::size_t offset, std::size_t bytes) const;

@@ -731,59 +731,74 @@ private:
         const bool resumed = si > 0 && load_lu(si - 1, a, m, lu);
         read_sections(a, resumed ? static_cast<std::size_t>(si) : 0, m);
         const long r = lu.rank(m);
-        if (r == side && side < blocks_[a].cap) store_.put(lu_name(si, a), lu_bytes(m, lu));
+        if (r == side && side < blocks_[a].cap) put_lu(lu_name(si, a), m, lu);
         return r;
     }
 
-    std::string lu_bytes(const NmodMat& m, const detail::BorderedLU& lu) const {
+    // Writes the unit row by row (never a second copy of the matrix in memory).
+    void put_lu(const std::string& name, const NmodMat& m, const detail::BorderedLU& lu) const {
         const long k = lu.factored();
-        std::string out;
-        out.reserve(8 * static_cast<std::size_t>(2 + k + k * k));
-        const auto word = [&](std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
-        word(static_cast<std::uint64_t>(k));
-        word(g_.p);
-        for (const slong i : lu.permutation()) word(static_cast<std::uint64_t>(i));
-        for (long i = 0; i < k; ++i)
-            for (long j = 0; j < k; ++j) word(nmod_mat_entry(m.get(), i, j));
-        return out;
+        store_.put_with(name, [&](int fd) {
+            std::vector<std::uint64_t> row;
+            row.push_back(static_cast<std::uint64_t>(k));
+            row.push_back(g_.p);
+            for (const slong i : lu.permutation()) row.push_back(static_cast<std::uint64_t>(i));
+            const auto flush = [&] {
+                detail::write_all(fd, std::string(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(std::uint64_t)), store_.dir() + "/" + name);
+                row.clear();
+            };
+            flush();
+            for (long i = 0; i < k; ++i) {
+                for (long j = 0; j < k; ++j) row.push_back(nmod_mat_entry(m.get(), i, j));
+                flush();
+            }
+        });
     }
 
     // Puts the LU of block a at step sp (when the store has it) in m's leading block and its
     // permutation in lu; false when it is not there or not of the side step sp + 1 borders.
+    // Read in pieces of about 1 MiB; every word is checked (a damaged unit is refused: a zero
+    // on U's diagonal would otherwise reach FLINT's division).
     bool load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedLU& lu) const {
         const std::string name = lu_name(sp, a);
         if (!store_.done(name)) return false;
         const long k = steps_[static_cast<std::size_t>(sp)].side[a];
         if (k != steps_.back().old || k >= m.rows()) return false;
-        const std::string bytes = store_.get(name);
         const auto damaged = [&](const std::string& why) {
             return invalid_input("block store '" + store_.dir() + "': unit " + name + " is damaged (" + why + ")");
         };
         const std::size_t ku = static_cast<std::size_t>(k);
-        if (bytes.size() != 8 * (2 + ku + ku * ku)) throw damaged("size");
-        const auto word = [&](std::size_t at) {
-            std::uint64_t v;
-            std::memcpy(&v, bytes.data() + 8 * at, sizeof v);
+        if (store_.size(name) != 8 * (2 + ku + ku * ku)) throw damaged("size");
+        const auto words = [&](std::size_t at, std::size_t count) {
+            const std::string bytes = store_.get_range(name, 8 * at, 8 * count);
+            std::vector<std::uint64_t> v(count);
+            std::memcpy(v.data(), bytes.data(), 8 * count);
             return v;
         };
-        if (word(0) != ku || word(1) != g_.p) throw damaged("side or prime");
+        const std::vector<std::uint64_t> head = words(0, 2 + ku);
+        if (head[0] != ku || head[1] != g_.p) throw damaged("side or prime");
         std::vector<slong> perm(ku);
         for (std::size_t i = 0; i < ku; ++i) {
-            const std::uint64_t v = word(2 + i);
-            if (v >= ku) throw damaged("permutation");
-            perm[i] = static_cast<slong>(v);
+            if (head[2 + i] >= ku) throw damaged("permutation");
+            perm[i] = static_cast<slong>(head[2 + i]);
         }
         try {
             lu = detail::BorderedLU(std::move(perm));
         } catch (const std::logic_error&) {
             throw damaged("permutation");
         }
-        for (long i = 0; i < k; ++i)
-            for (long j = 0; j < k; ++j) {
-                const std::uint64_t v = word(2 + ku + static_cast<std::size_t>(i) * ku + static_cast<std::size_t>(j));
-                if (v >= g_.p) throw damaged("an entry not reduced mod p");
-                nmod_mat_entry(m.get(), i, j) = v;
-            }
+        const long rows_per_piece = std::max(1L, (1L << 17) / k);
+        for (long i0 = 0; i0 < k; i0 += rows_per_piece) {
+            const long i1 = std::min(k, i0 + rows_per_piece);
+            const std::vector<std::uint64_t> v = words(2 + ku + static_cast<std::size_t>(i0) * ku, static_cast<std::size_t>(i1 - i0) * ku);
+            for (long i = i0; i < i1; ++i)
+                for (long j = 0; j < k; ++j) {
+                    const std::uint64_t x = v[static_cast<std::size_t>(i - i0) * ku + static_cast<std::size_t>(j)];
+                    if (x >= g_.p) throw damaged("an entry not reduced mod p");
+                    if (i == j && x == 0) throw damaged("a zero on U's diagonal");
+                    nmod_mat_entry(m.get(), i, j) = x;
+                }
+        }
         return true;
     }
 

@@ -75,7 +75,17 @@ inline void write_all(int fd, const std::string& text, const std::string& path) 
     }
 }
 
+// write_file_atomically with the contents produced piece by piece: write(fd) writes them
+// (with write_all) to the temporary file, so a large unit never sits whole in memory.
+template <class Write>
+void write_file_atomically_with(const std::string& path, Write&& write, const std::string& what);
+
 inline void write_file_atomically(const std::string& path, const std::string& text, const std::string& what) {
+    write_file_atomically_with(path, [&](int fd) { write_all(fd, text, path); }, what);
+}
+
+template <class Write>
+void write_file_atomically_with(const std::string& path, Write&& write, const std::string& what) {
     check_output_target(path, what);
     const std::size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -85,7 +95,7 @@ inline void write_file_atomically(const std::string& path, const std::string& te
     const int fd = ::mkstemp(tmp.data());
     if (fd < 0) throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
     try {
-        write_all(fd, text, path);
+        write(fd);
         if (::fsync(fd) != 0 && errno != EINVAL) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
         ::fchmod(fd, 0644);
         if (::close(fd) != 0) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));

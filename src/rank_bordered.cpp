@@ -63,7 +63,7 @@ long BorderedLU::rank(NmodMat& m) {
     // C' = C·U⁻¹ = ((Uᵀ)⁻¹·Cᵀ)ᵀ, Uᵀ lower triangular with a non-zero diagonal (M has full rank).
     NmodMat cp(s, k, p);
     {
-        NmodMat ct(k, s, p), x(k, s, p);
+        NmodMat ct(k, s, p);
         for (long i = 0; i < s; ++i)
             for (long j = 0; j < k; ++j) nmod_mat_entry(ct.get(), j, i) = nmod_mat_entry(a, k + i, j);
         NmodMat ut(k, k, p);
@@ -71,8 +71,8 @@ long BorderedLU::rank(NmodMat& m) {
             Window l(a, 0, 0, k, k);
             nmod_mat_transpose(ut.get(), l.get());
         }
-        nmod_mat_solve_tril(x.get(), ut.get(), ct.get(), 0);
-        nmod_mat_transpose(cp.get(), x.get());
+        nmod_mat_solve_tril(ct.get(), ut.get(), ct.get(), 0);  // in place: FLINT allows X = B
+        nmod_mat_transpose(cp.get(), ct.get());
     }
     // S = D − C'·B', and its rank.
     NmodMat sm(s, s, p);

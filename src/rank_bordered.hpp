@@ -36,8 +36,10 @@ public:
     // (rows permuted) and factored() becomes n: the matrix may be bordered again and
     // ranked by the next call. Otherwise m's entries are left unspecified and factored()
     // becomes −1: a further call throws std::logic_error, as does a non-square m or one
-    // smaller than factored(). Cost: as at the top, m = n − factored(); memory one
-    // factored()² temporary (the transpose of U) besides O(n·m).
+    // smaller than factored(). FLINT's LU permutes m's row pointers, not its rows: after a
+    // call read m only through nmod_mat_entry or its rows[] (as every caller does), never
+    // its storage as one row-major block. Cost: as at the top, m = n − factored(); memory
+    // k² + 3·k·m + m² words of temporaries (Uᵀ, B', C' and Cᵀ, S), k = factored().
     long rank(NmodMat& m);
     // The side of the factored leading block: 0 before the first call, −1 after a rank
     // below the side.

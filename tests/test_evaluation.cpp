@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <numeric>
 #include <array>
+#include <iterator>
+#include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <set>
@@ -663,8 +665,9 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
         }
         // One store advanced by runs interrupted after one more poll each time (a poll per
         // unit, done or not), until it holds the LU of a block at step t whose rank unit at
-        // step t + 1 is still to come: damaged, it is refused (so it is read); removed, the
-        // block is read from every step's tiles and the answer is the same.
+        // step t + 1 is still to come: removed (in a copy), the block is read from every
+        // step's tiles and the answer is the same; damaged, it is refused (so it is read);
+        // intact, the run goes on from it to the same answer.
         o.store = dir.path + "/cut";
         for (int limit = 1; limit < 2000; ++limit) {
             int polls = 0;
@@ -689,15 +692,35 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
             }
             INFO("LU unit " << victim << " after a run of " << limit << " polls");
             const std::string path = o.store + "/" + victim;
+            // One word damaged at a time (the side, the prime, a permutation entry, U's first
+            // pivot, the last entry), and the file cut short: each is refused, naming the unit.
+            std::string good;
             {
-                std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-                f.seekp(-8, std::ios::end);  // the last entry of the LU: no residue is all ones
-                const std::uint64_t bad = ~std::uint64_t{0};
-                f.write(reinterpret_cast<const char*>(&bad), sizeof bad);
+                std::ifstream f(path, std::ios::binary);
+                good.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
             }
-            const std::string msg = seprank_test::message_of([&] { evaluation_rank(net, part, o); });
-            CHECK(msg.find("unit " + victim + " is damaged") != std::string::npos);
-            std::filesystem::remove(path);
+            {  // A copy of the store without that unit: the block is read from every step's tiles.
+                EvaluationOptions oc = o;
+                oc.store = o.store + "-copy";
+                std::filesystem::copy(o.store, oc.store, std::filesystem::copy_options::recursive);
+                std::filesystem::remove(oc.store + "/" + victim);
+                CHECK(same_answer(evaluation_rank(net, part, oc), ref));
+            }
+            const std::size_t k = static_cast<std::size_t>(std::sqrt(static_cast<double>(good.size() / 8)));
+            REQUIRE(good.size() >= 24);
+            const std::size_t first_entry = good.size() / 8 - k * k;
+            const std::vector<std::pair<std::size_t, std::uint64_t>> hits = {
+                {0, 0}, {1, 3}, {2, static_cast<std::uint64_t>(k)}, {first_entry, 0}, {good.size() / 8 - 1, ~std::uint64_t{0}}};
+            for (const auto& [word, value] : hits) {
+                std::string bad = good;
+                std::memcpy(bad.data() + 8 * word, &value, 8);
+                std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+                const std::string msg = seprank_test::message_of([&] { evaluation_rank(net, part, o); });
+                CHECK_MESSAGE(msg.find("unit " + victim + " is damaged") != std::string::npos, "word " << word << ": " << msg);
+            }
+            std::ofstream(path, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() - 8);
+            CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("unit " + victim + " is damaged (size)") != std::string::npos);
+            std::ofstream(path, std::ios::binary | std::ios::trunc) << good;  // intact: read, and the same answer
             CHECK(same_answer(evaluation_rank(net, part, o), ref));
             ++damaged;
             break;

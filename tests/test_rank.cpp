@@ -800,7 +800,7 @@ TEST_CASE("BorderedLU = nmod_mat_rank step by step: planted ranks, pivots off th
             sides.push_back(k);
         }
         const long kinds = static_cast<long>(seprank_test::Planted::count);
-        const long kind = static_cast<long>(rng.below(static_cast<std::uint64_t>(kinds + 2)));
+        const long kind = static_cast<long>(rng.below(static_cast<std::uint64_t>(kinds + 4)));
         NmodMat x(n, n, p);
         if (kind == kinds) {
             // Full rank generically, with a zero diagonal: every step's pivots leave it.
@@ -815,6 +815,25 @@ TEST_CASE("BorderedLU = nmod_mat_rank step by step: planted ranks, pivots off th
                     x.set(i, lo + hi - 1 - i, seprank_test::nonzero(rng, p));
                     for (long j = hi; j < n; ++j) x.set(i, j, rng.below(p));
                 }
+                lo = hi;
+            }
+        } else if (kind == kinds + 2 || kind == kinds + 3) {
+            // Each step's diagonal block a scaled random cycle (no permutation its own
+            // inverse), with random entries right of it (B; C = 0) or below it (C; B = 0):
+            // full rank at every step, and S = D (or D after a zero update) must pivot.
+            long lo = 0;
+            for (const long hi : sides) {
+                std::vector<long> order;
+                for (long i = lo; i < hi; ++i) order.push_back(i);
+                for (long i = static_cast<long>(order.size()) - 1; i > 0; --i)
+                    std::swap(order[static_cast<std::size_t>(i)], order[rng.below(static_cast<std::uint64_t>(i + 1))]);
+                for (std::size_t c = 0; c < order.size(); ++c)
+                    x.set(order[c], order[(c + 1) % order.size()], seprank_test::nonzero(rng, p));
+                for (long i = lo; i < hi; ++i)
+                    for (long j = hi; j < n; ++j) {
+                        if (kind == kinds + 2) x.set(i, j, rng.below(p));
+                        else x.set(j, i, rng.below(p));
+                    }
                 lo = hi;
             }
         } else {

@@ -12,7 +12,7 @@
 // g²·sep² and all eliminations together below g³/(g³−1)·(g·sep)³: 1.56·sep² and
 // 3.9·sep³ for g = 1.25 (1.5: 2.25·sep² and 4.8·sep³) when every step is ranked from
 // scratch; bordered (EvaluationOptions::bordered, the default) each step eliminates only
-// its new rows and columns, about 0.44 of that (src/rank_bordered.hpp).
+// its new rows and columns, about half of that (src/rank_bordered.hpp).
 // Cost: k² forward evaluations (O(L·H·N·dx·da) each) + ranks of k×k dense matrices.
 //
 // evaluation_rank_graded (homogeneous f only: no residual connection, see
