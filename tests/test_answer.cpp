@@ -8,6 +8,7 @@
 #include "seprank/separation.hpp"
 #include "support.hpp"
 
+#include <climits>
 #include <doctest/doctest.h>
 #include <set>
 
@@ -28,6 +29,30 @@ TEST_CASE("values print as text and as JSON") {
     CHECK(Value(std::vector<long>{1, 2, 3}).str() == "[1,2,3]");
     CHECK_THROWS_AS(Value(3L).as_text(), invalid_input);
     CHECK_THROWS_AS(Value::real(1.0, 0), invalid_input);
+}
+
+TEST_CASE("as_integer: an unsigned value above LONG_MAX is refused, not wrapped to a negative long") {
+    const unsigned long top = static_cast<unsigned long>(LONG_MAX);
+    // the largest unsigned values that fit are returned exactly
+    CHECK(Value(top).as_integer() == LONG_MAX);
+    CHECK(Value(static_cast<unsigned long long>(top)).as_integer() == LONG_MAX);
+    CHECK(Value(0UL).as_integer() == 0);
+    // one above, and the largest 64-bit value: invalid_input naming the value
+    CHECK_THROWS_WITH_AS(Value(top + 1).as_integer(),
+                         "value 9223372036854775808 is above 9223372036854775807, expected an integer that fits a long",
+                         invalid_input);
+    CHECK_THROWS_WITH_AS(Value(static_cast<unsigned long long>(ULLONG_MAX)).as_integer(),
+                         doctest::Contains("value 18446744073709551615 is above"), invalid_input);
+    // its other forms stay exact
+    CHECK(Value(top + 1).str() == "9223372036854775808");
+    CHECK(Value(top + 1).as_real() == 9223372036854775808.0);
+    // a signed long is unaffected, LONG_MIN included
+    CHECK(Value(LONG_MIN).as_integer() == LONG_MIN);
+    CHECK(Value(static_cast<long long>(LONG_MAX)).as_integer() == LONG_MAX);
+    // read back from JSON: a number above LONG_MAX is unsigned there
+    const Record r = record_from_json("{\"p\": 9223372036854775809}");
+    CHECK_THROWS_AS(r.at("p").as_integer(), invalid_input);
+    CHECK(r.at("p").str() == "9223372036854775809");
 }
 
 TEST_CASE("records round-trip through JSON in order; CSV and markdown escape their separators") {
