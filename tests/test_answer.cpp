@@ -1,6 +1,7 @@
 // Records, the column registry and the answer type: every output format agrees.
 #include "seprank/answer.hpp"
 #include "seprank/columns.hpp"
+#include "seprank/device.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/rank.hpp"
@@ -123,6 +124,18 @@ TEST_CASE("labels say what each kind of answer is") {
     a.failure_bound = 2.5e-12;
     CHECK(a.label() == "probabilistic (p <= 2.5e-12)");
     CHECK(to_string(RankKind::modular_lower_bound) == "modular-lower-bound");
+}
+
+TEST_CASE("to_string(RankKind) and label() refuse a value outside the enum (internal_error, as to_string(Device))") {
+    CHECK(to_string(RankKind::exact) == "exact");
+    CHECK(to_string(RankKind::generic) == "generic");
+    CHECK(to_string(RankKind::numerical) == "numerical");
+    const auto bad = static_cast<RankKind>(17);
+    CHECK_THROWS_WITH_AS(to_string(bad), "to_string(RankKind): unknown value 17", internal_error);
+    RankAnswer a;
+    a.kind = bad;
+    CHECK_THROWS_AS(a.label(), internal_error);
+    CHECK_THROWS_AS(to_string(static_cast<Device>(17)), internal_error);  // the rule followed
 }
 
 TEST_CASE("answers of every producer carry their kind, shape and timing, and to_json has every column") {
