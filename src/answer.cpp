@@ -1,6 +1,7 @@
 #include "seprank/answer.hpp"
 
 #include "seprank/columns.hpp"
+#include "seprank/error.hpp"
 
 #include <cstdio>
 
@@ -13,7 +14,7 @@ std::string to_string(RankKind k) {
         case RankKind::generic: return "generic";
         case RankKind::numerical: return "numerical";
     }
-    return "?";
+    throw internal_error("to_string(RankKind): unknown value " + std::to_string(static_cast<int>(k)));
 }
 
 std::string RankAnswer::label() const {
@@ -28,7 +29,7 @@ std::string RankAnswer::label() const {
             return buf;
         }
     }
-    return "?";
+    throw internal_error("RankAnswer::label: unknown kind " + std::to_string(static_cast<int>(kind)));
 }
 
 Record to_record(const RankAnswer& a) {

@@ -91,6 +91,31 @@ Network with_embedding(const Network& net, const Dense<Rational>& M) {
 }
 
 long embedding_matrix_rank(const Dense<Rational>& M) {
+    if (M.rows < 0 || M.cols < 0 || static_cast<double>(M.a.size()) != static_cast<double>(M.rows) * static_cast<double>(M.cols))
+        throw invalid_input("embedding_matrix_rank: shape " + std::to_string(M.rows) + "x" + std::to_string(M.cols) + " with " +
+                            std::to_string(M.a.size()) + " entries");
+    // The size of the elimination, bounded before FLINT is called (FLINT and GMP abort the
+    // process when an allocation fails). A row over its common denominator has integer
+    // entries of at most b = num_bits + cols·den_bits bits; every number of a fraction-free
+    // or rational elimination is a minor of order <= r = min(rows, cols), or a quotient of
+    // two: by Hadamard's bound at most 2·r·(b + log2(r)/2 + 1) bits for a numerator and a
+    // denominator together. rows·cols such entries in the working copy and the result,
+    // beside the input: check_exact_bits (limits.hpp) with 2·rows·cols copies.
+    const long r = std::min(M.rows, M.cols);
+    if (r > 0) {
+        double num_bits = 0, den_bits = 0;
+        for (const Rational& x : M.a) {
+            num_bits = std::max(num_bits, static_cast<double>(fmpz_bits(fmpq_numref(x.get()))));
+            den_bits = std::max(den_bits, static_cast<double>(fmpz_bits(fmpq_denref(x.get()))));
+        }
+        const double rd = static_cast<double>(r), b = num_bits + static_cast<double>(M.cols) * den_bits;
+        const double bits = 2.0 * rd * (b + 0.5 * std::log2(rd) + 1.0);
+        check_exact_bits(bits,
+                         "embedding_matrix_rank: rref of a " + std::to_string(M.rows) + "x" + std::to_string(M.cols) +
+                             " matrix with numerators of up to " + std::to_string(static_cast<long>(num_bits)) +
+                             " bits and denominators of up to " + std::to_string(static_cast<long>(den_bits)) + " bits",
+                         2.0 * static_cast<double>(M.rows) * static_cast<double>(M.cols));
+    }
     QMat q(M.rows, M.cols);
     for (long i = 0; i < M.rows; ++i)
         for (long j = 0; j < M.cols; ++j) q.set(i, j, M(i, j));

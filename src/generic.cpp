@@ -21,6 +21,22 @@
 
 namespace seprank {
 
+std::string to_string(GenericMethod m) {
+    switch (m) {
+        case GenericMethod::automatic: return "auto";
+        case GenericMethod::flattening: return "flattening";
+        case GenericMethod::evaluation: return "evaluation";
+    }
+    throw internal_error("to_string(GenericMethod): unknown value " + std::to_string(static_cast<int>(m)));
+}
+
+GenericMethod generic_method_from_string(const std::string& s) {
+    if (s == "auto") return GenericMethod::automatic;
+    if (s == "flattening") return GenericMethod::flattening;
+    if (s == "evaluation") return GenericMethod::evaluation;
+    throw invalid_input("generic method '" + s + "' is not one of auto, flattening, evaluation");
+}
+
 namespace {
 
 // How many primes of `bits` bits there are at least (prime_count_lower_bound), printed:

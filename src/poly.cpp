@@ -106,6 +106,11 @@ struct Ops<QTraits> {
                                    fmpz_bits(fmpq_denref(a->content)));
     }
     static constexpr bool exact_coefficients = true;
+    // Bits of the largest coefficient of the primitive integer part (the content is one
+    // number per polynomial, not one per term). O(terms).
+    static double term_coeff_bits(const P* a) { return static_cast<double>(FLINT_ABS(fmpz_mpoly_max_bits(a->zpoly))); }
+    // Bits per field of the packed exponents. O(1).
+    static double exp_bits(const P* a) { return static_cast<double>(a->zpoly->bits); }
     static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
         return fmpq_mpoly_compose_fmpq_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
     }
@@ -157,6 +162,8 @@ struct Ops<NmodTraits> {
     static bool pow(P* r, const P* a, ulong e, const C* c) { return nmod_mpoly_pow_ui(r, a, e, c) != 0; }
     static double coeff_bits(const P*, const C*) { return 0; }
     static constexpr bool exact_coefficients = false;  // one word each
+    static double term_coeff_bits(const P*) { return 0; }
+    static double exp_bits(const P* a) { return static_cast<double>(a->bits); }
     static bool compose(P* r, const P* a, P* const* subs, const C* ca, const C* cr) {
         return nmod_mpoly_compose_nmod_mpoly(r, a, const_cast<P* const*>(subs), ca, cr) != 0;
     }
@@ -387,9 +394,59 @@ MulVariant mul_variant_from_string(const std::string& text) {
     throw invalid_input("product variant '" + text + "' is not one of auto, flint, digits, dense");
 }
 
+namespace {
+
+// log2 C(a + b, b), for reals a, b >= 0. O(1).
+double log2_binomial(double a, double b) {
+    return (std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1)) / std::log(2.0);
+}
+
+// The size of a·b, bounded before any product is formed (FLINT and GMP abort the process
+// when an allocation fails): at most t_a·t_b terms (pairs of terms) and at most
+// C(n + deg a + deg b, n) (monomials of that degree or less in n variables); each term holds
+// a packed exponent (n fields of at most max(bits_a, bits_b) + 1 bits) and a coefficient
+// of one word or, over Q, of at most cbits_a + cbits_b + log2 min(t_a, t_b) bits (a sum of
+// min(t_a, t_b) products of primitive parts), an mpz beyond 62 bits. Over
+// default_max_memory() (when over 16 MiB), or a coefficient over 2^36 bits, is resource_limit.
+// Cost: O(1) over Z/p; over Q a scan of both coefficient lists, O(t_a + t_b), next to the
+// t_a·t_b term products of the product itself; the degrees (a scan of the exponents) only
+// when the first bound, t_a·t_b terms, is over the limit.
+template <class T>
+void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b, const typename Ops<T>::C* c,
+                        std::size_t nvars) {
+    const slong ta = Ops<T>::length(a, c), tb = Ops<T>::length(b, c);
+    if (ta == 0 || tb == 0) return;
+    const double n = static_cast<double>(nvars);
+    const double fields = std::max(Ops<T>::exp_bits(a), Ops<T>::exp_bits(b)) + 1.0;
+    double per_term = 8.0 * std::max(1.0, std::ceil(n * fields / 64.0)) + 8.0;  // exponent words, one coefficient word
+    const auto what = [&] { return "product of polynomials of " + std::to_string(ta) + " and " + std::to_string(tb) + " terms"; };
+    if constexpr (Ops<T>::exact_coefficients) {
+        const double bits = Ops<T>::term_coeff_bits(a) + Ops<T>::term_coeff_bits(b) +
+                            std::log2(static_cast<double>(std::min(ta, tb)));
+        if (bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold (as in pow)
+            throw resource_limit(what() + ": coefficients of up to about " + format_bytes(bits / 8) + " each");
+        if (bits > FLINT_BITS - 2) per_term += 24.0 + std::ceil(bits / 64.0) * 8.0;  // an mpz: header and limbs
+    }
+    double terms = static_cast<double>(ta) * static_cast<double>(tb);
+    // Up to 16 MiB a product is not compared with the limit: none of interest is that
+    // small, and default_max_memory() costs system calls while it is unset (limits.hpp),
+    // which the many small products of an expansion should not pay.
+    if (terms * per_term <= 16.0 * 1024 * 1024) return;
+    const double limit = default_max_memory();
+    if (terms * per_term <= limit) return;
+    if (Ops<T>::degree_fits(a, c) && Ops<T>::degree_fits(b, c)) {
+        const double d = static_cast<double>(Ops<T>::degree(a, c)) + static_cast<double>(Ops<T>::degree(b, c));
+        terms = std::min(terms, std::exp2(log2_binomial(d, n)));
+    }
+    check_memory(terms * per_term, limit, what());
+}
+
+}  // namespace
+
 template <class T>
 Poly<T> Poly<T>::mul(const Poly& o, MulVariant v, MulStats* stats) const {
     require_same(o, "*");
+    check_product_size<T>(p_, o.p_, ctx_->get(), ctx_->nvars());
     Poly r(ctx_);
     if constexpr (std::is_same_v<T, QTraits>) {
         if (v != MulVariant::flint && !is_zero() && !o.is_zero()) {
@@ -419,9 +476,6 @@ Poly<T> Poly<T>::pow(std::uint64_t e) const {
     if (t > 0 && e > 1) {
         const double ed = static_cast<double>(e), td = static_cast<double>(t);
         const double n = static_cast<double>(ctx_->nvars()), deg = static_cast<double>(degree());
-        const auto log2_binomial = [](double a, double b) {  // log2 C(a + b, b)
-            return (std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1)) / std::log(2.0);
-        };
         const double log2_terms = t == 1 ? 0.0 : std::min(log2_binomial(ed, td - 1), log2_binomial(ed * deg, n));
         const double exp_bits = std::max(8.0, std::ceil(std::log2(ed * deg + 1.0)) + 1.0);
         const double coeff_bits = Ops<T>::exact_coefficients ? ed * (Ops<T>::coeff_bits(p_, ctx_->get()) + std::log2(td)) : 0.0;

@@ -2,7 +2,9 @@
 
 #include "seprank/error.hpp"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -109,6 +111,9 @@ bool Value::as_bool() const {
 }
 long Value::as_integer() const {
     if (type_ != Type::integer) wrong_type(type_, "an integer");
+    if (unsigned_ && u_ > static_cast<std::uint64_t>(LONG_MAX))
+        throw invalid_input("value " + std::to_string(u_) + " is above " + std::to_string(LONG_MAX) +
+                            ", expected an integer that fits a long");
     return i_;
 }
 double Value::as_real() const {

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <flint/fmpq_mat.h>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -129,12 +131,44 @@ void for_each_basis(const Multi& u, F f) {
     }
 }
 
-void fill_basis(Side& s, long max_side, const char* name) {
-    for (const auto& u : s.monomials) for_each_basis(u, [&](const Multi& j) { s.basis_index.try_emplace(j, 0); });
-    if (max_side > 0 && static_cast<long>(s.basis_index.size()) > max_side)
-        throw resource_limit(std::string("spectrum: the orthogonal basis of side ") + name + " has " +
-                             std::to_string(s.basis_index.size()) + " elements, over SpectrumOptions::max_side = " +
-                             std::to_string(max_side));
+// A count of basis elements as text: its digits, or 3 significant digits beyond 10^15.
+std::string count_text(double k) {
+    if (k < 1e15) return std::to_string(static_cast<long long>(k));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", k);
+    return buf;
+}
+
+// Bytes of orthogonal_flattening's dense matrices and bases, for m_A × m_B monomials and
+// bases of k_A, k_B elements (multi-indices of len_A, len_B entries): C (m_A × m_B), T_A
+// and T_Aᵀ (m_A × k_A each), T_B (m_B × k_B), Y (m_A × k_B) and K (k_A × k_B), 16 bytes an
+// entry (an fmpq of two word-size fmpz, the least one takes), and per basis element a map
+// node, two copies of its multi-index and its weight (about 160 + 12·len bytes). O(1).
+double ortho_bytes(double ma, double mb, double ka, double kb, double la, double lb) {
+    const double matrices = 16.0 * (ma * mb + 2 * ma * ka + mb * kb + ma * kb + ka * kb);
+    return matrices + ka * (160.0 + 12.0 * la) + kb * (160.0 + 12.0 * lb);
+}
+
+// The side's basis: every multi-index below one of its monomials (for_each_basis), in
+// order. Bounded as it grows, before the elements of each monomial are enumerated (a
+// monomial u alone brings Π_c (⌊u_c/2⌋ + 1) of them) and after: more than max_side (when
+// > 0) elements, or bytes(k) over default_max_memory() for k elements, is resource_limit
+// naming the size. bytes(k): ortho_bytes with this side's basis of k elements.
+void fill_basis(Side& s, long max_side, const char* name, const std::function<double(double)>& bytes) {
+    const double limit = default_max_memory();
+    const auto check = [&](double k) {
+        const std::string what = std::string("spectrum: the orthogonal basis of side ") + name + " has at least " + count_text(k) + " elements";
+        if (max_side > 0 && k > static_cast<double>(max_side))
+            throw resource_limit(what + ", over SpectrumOptions::max_side = " + std::to_string(max_side));
+        check_memory(bytes(k), limit, what);
+    };
+    for (const auto& u : s.monomials) {
+        double own = 1;
+        for (unsigned e : u) own *= static_cast<double>(e / 2) + 1.0;
+        check(std::max(own, static_cast<double>(s.basis_index.size())));
+        for_each_basis(u, [&](const Multi& j) { s.basis_index.try_emplace(j, 0); });
+        check(static_cast<double>(s.basis_index.size()));
+    }
     long k = 0;
     for (auto& [j, idx] : s.basis_index) {
         idx = k++;
@@ -197,8 +231,14 @@ OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& si
     OrthoFlattening out;
     out.flattening_rows = static_cast<long>(sa.monomials.size());
     out.flattening_cols = static_cast<long>(sb.monomials.size());
-    fill_basis(sa, max_side, "A");
-    fill_basis(sb, max_side, "B");
+    // Bounded before the bases are enumerated past the limits and before any dense matrix
+    // is allocated (fill_basis): side A with side B's basis at its least, k_B = m_B.
+    const double ma_d = static_cast<double>(out.flattening_rows), mb_d = static_cast<double>(out.flattening_cols);
+    double la = 0, lb = 0;
+    for (int sd : side) (sd == 0 ? la : lb) += 1;
+    fill_basis(sa, max_side, "A", [&](double k) { return ortho_bytes(ma_d, mb_d, k, mb_d, la, lb); });
+    const double ka_d = static_cast<double>(sa.basis.size());
+    fill_basis(sb, max_side, "B", [&](double k) { return ortho_bytes(ma_d, mb_d, ka_d, k, la, lb); });
     const auto a = monomial_to_basis(m, max_deg);
     std::vector<Rational> h;
     for (unsigned j = 0; j <= max_deg; ++j) h.push_back(basis_norm2(m, j));

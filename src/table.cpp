@@ -598,8 +598,7 @@ std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>&
     std::vector<UnusedOptions> out;
     if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("method").str() == "evaluation"; })) {
         const GenericMethod m = sweeps.empty() ? GenericMethod::automatic : sweeps.front().generic.method;
-        const char* method = m == GenericMethod::flattening ? "flattening" : m == GenericMethod::evaluation ? "evaluation" : "auto";
-        out.push_back({{"max_side", "variant", "row_seconds"}, std::string("no row used the evaluation (method ") + method + ")"});
+        out.push_back({{"max_side", "variant", "row_seconds"}, "no row used the evaluation (method " + to_string(m) + ")"});
     }
     if (std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) { return s.eps.empty(); }))
         out.push_back({{"measure"}, "no --eps columns"});

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/random.hpp"
 
 #include <cstdint>
@@ -61,6 +62,19 @@ public:
 private:
     std::string name_;
     std::optional<std::string> old_;
+};
+
+// default_max_memory() (limits.hpp) set to `bytes` while the guard lives, the caller's
+// value restored after (tests of a size check at a limit smaller than the machine's).
+class MaxMemory {
+public:
+    explicit MaxMemory(double bytes) : old_(seprank::default_max_memory()) { seprank::set_default_max_memory(bytes); }
+    ~MaxMemory() { seprank::set_default_max_memory(old_); }
+    MaxMemory(const MaxMemory&) = delete;
+    MaxMemory& operator=(const MaxMemory&) = delete;
+
+private:
+    double old_;
 };
 
 }  // namespace seprank_test

@@ -1,6 +1,7 @@
 // Records, the column registry and the answer type: every output format agrees.
 #include "seprank/answer.hpp"
 #include "seprank/columns.hpp"
+#include "seprank/device.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/rank.hpp"
@@ -8,6 +9,7 @@
 #include "seprank/separation.hpp"
 #include "support.hpp"
 
+#include <climits>
 #include <doctest/doctest.h>
 #include <set>
 
@@ -28,6 +30,30 @@ TEST_CASE("values print as text and as JSON") {
     CHECK(Value(std::vector<long>{1, 2, 3}).str() == "[1,2,3]");
     CHECK_THROWS_AS(Value(3L).as_text(), invalid_input);
     CHECK_THROWS_AS(Value::real(1.0, 0), invalid_input);
+}
+
+TEST_CASE("as_integer: an unsigned value above LONG_MAX is refused, not wrapped to a negative long") {
+    const unsigned long top = static_cast<unsigned long>(LONG_MAX);
+    // the largest unsigned values that fit are returned exactly
+    CHECK(Value(top).as_integer() == LONG_MAX);
+    CHECK(Value(static_cast<unsigned long long>(top)).as_integer() == LONG_MAX);
+    CHECK(Value(0UL).as_integer() == 0);
+    // one above, and the largest 64-bit value: invalid_input naming the value
+    CHECK_THROWS_WITH_AS(Value(top + 1).as_integer(),
+                         "value 9223372036854775808 is above 9223372036854775807, expected an integer that fits a long",
+                         invalid_input);
+    CHECK_THROWS_WITH_AS(Value(static_cast<unsigned long long>(ULLONG_MAX)).as_integer(),
+                         doctest::Contains("value 18446744073709551615 is above"), invalid_input);
+    // its other forms stay exact
+    CHECK(Value(top + 1).str() == "9223372036854775808");
+    CHECK(Value(top + 1).as_real() == 9223372036854775808.0);
+    // a signed long is unaffected, LONG_MIN included
+    CHECK(Value(LONG_MIN).as_integer() == LONG_MIN);
+    CHECK(Value(static_cast<long long>(LONG_MAX)).as_integer() == LONG_MAX);
+    // read back from JSON: a number above LONG_MAX is unsigned there
+    const Record r = record_from_json("{\"p\": 9223372036854775809}");
+    CHECK_THROWS_AS(r.at("p").as_integer(), invalid_input);
+    CHECK(r.at("p").str() == "9223372036854775809");
 }
 
 TEST_CASE("records round-trip through JSON in order; CSV and markdown escape their separators") {
@@ -98,6 +124,18 @@ TEST_CASE("labels say what each kind of answer is") {
     a.failure_bound = 2.5e-12;
     CHECK(a.label() == "probabilistic (p <= 2.5e-12)");
     CHECK(to_string(RankKind::modular_lower_bound) == "modular-lower-bound");
+}
+
+TEST_CASE("to_string(RankKind) and label() refuse a value outside the enum (internal_error, as to_string(Device))") {
+    CHECK(to_string(RankKind::exact) == "exact");
+    CHECK(to_string(RankKind::generic) == "generic");
+    CHECK(to_string(RankKind::numerical) == "numerical");
+    const auto bad = static_cast<RankKind>(17);
+    CHECK_THROWS_WITH_AS(to_string(bad), "to_string(RankKind): unknown value 17", internal_error);
+    RankAnswer a;
+    a.kind = bad;
+    CHECK_THROWS_AS(a.label(), internal_error);
+    CHECK_THROWS_AS(to_string(static_cast<Device>(17)), internal_error);  // the rule followed
 }
 
 TEST_CASE("answers of every producer carry their kind, shape and timing, and to_json has every column") {

@@ -165,6 +165,32 @@ TEST_CASE("network edits: without_embedding, with_embedding, the rank of M") {
     CHECK(embedding_matrix_rank(Dense<Rational>(2, 2, Rational(0))) == 0);
 }
 
+TEST_CASE("embedding_matrix_rank bounds the elimination before FLINT is called") {
+    // The Cauchy matrix C[i][j] = 1/(x_i + y_j), x_i = 2^29 + 50·i, y_j = j: the x_i are
+    // distinct and so are the y_j, so every square block of it is invertible.
+    auto cauchy = [](long n) {
+        Dense<Rational> c(n, n, Rational(0));
+        for (long i = 0; i < n; ++i)
+            for (long j = 0; j < n; ++j) c(i, j) = Rational(Integer(1), Integer((1L << 29) + 50 * i + j));
+        return c;
+    };
+    CHECK(embedding_matrix_rank(cauchy(4)) == 4);
+    // n = 50: denominators of 30 bits, a row over its common denominator b = 1 + 50·30 = 1501
+    // bits, numbers of up to 2·50·(1501 + log2(50)/2 + 1) ≈ 1.5·10^5 bits, 2·2500 of them:
+    // about 94 MB, over a 1 MiB limit — refused before the elimination
+    const Dense<Rational> big = cauchy(50);
+    {
+        const seprank_test::MaxMemory small(1024.0 * 1024.0);
+        CHECK_THROWS_WITH_AS(embedding_matrix_rank(big), doctest::Contains("rref of a 50x50 matrix with numerators of up to 1 bits and denominators of up to 30 bits"),
+                             resource_limit);
+        CHECK(embedding_matrix_rank(cauchy(4)) == 4);  // 984-bit bound, 32 copies: about 4 KB
+    }
+    // a shape that its entries do not fill is refused, not read past its end
+    Dense<Rational> torn(3, 3, Rational(1));
+    torn.a.resize(4);
+    CHECK_THROWS_AS(embedding_matrix_rank(torn), invalid_input);
+}
+
 TEST_CASE("the claims' predicates, and sep with an embedding <= without at the same weights (every family)") {
     CHECK(never_raises(3, 3));
     CHECK(never_raises(3, 2));

@@ -1,8 +1,10 @@
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/poly.hpp"
 #include "support.hpp"
 
 #include <array>
+#include <cmath>
 #include <set>
 #include <doctest/doctest.h>
 
@@ -164,6 +166,56 @@ TEST_CASE("a power too large to hold is refused before FLINT is called") {
     // small powers still run: (x1 + x2 + x3 + x4)^3 has C(6, 3) = 20 terms
     CHECK(sum.pow(3).terms() == 20);
     CHECK(sum.pow(0).terms() == 1);
+}
+
+TEST_CASE("a product too large to hold is refused before FLINT is called; a product whose terms collide is not") {
+    // a = Σ_{i<t} v0^i, b = Σ_{j<t} v1^j: a·b has exactly t² distinct terms v0^i·v1^j, each
+    // holding at least one exponent word and one coefficient word (16 bytes). With
+    // t² > default_max_memory()/16 the product cannot fit: it must be refused, in O(t).
+    const double limit = default_max_memory();
+    const auto t = static_cast<std::uint64_t>(std::ceil(std::sqrt(limit / 16.0))) + 1;
+    INFO("default_max_memory " << limit << ", t = " << t);
+    auto ctx = qctx(2);
+    // Σ_{i<n} (c + i)·v_var^i in ctx (distinct coefficients: c + i are coprime, so the
+    // content is 1 and each term keeps its own coefficient)
+    auto sum_of_powers = [](const std::shared_ptr<const QContext>& in, std::size_t var, std::uint64_t n, const Integer& c) {
+        std::vector<Rational> cs;
+        std::vector<std::vector<std::uint64_t>> es(n, std::vector<std::uint64_t>(in->nvars(), 0));
+        for (std::uint64_t i = 0; i < n; ++i) {
+            cs.emplace_back(c + Integer(static_cast<long>(i)));
+            es[i][var] = i;
+        }
+        return QPoly::from_terms(in, cs, es);
+    };
+    const Integer one(1);
+    const QPoly a = sum_of_powers(ctx, 0, t, one), b = sum_of_powers(ctx, 1, t, one);
+    CHECK_THROWS_WITH_AS(a.mul(b), doctest::Contains("product of polynomials of"), resource_limit);
+    for (MulVariant v : {MulVariant::flint, MulVariant::digits, MulVariant::dense})
+        CHECK_THROWS_AS(a.mul(b, v), resource_limit);
+    CHECK_THROWS_AS(QPoly(a) *= b, resource_limit);
+    auto nctx = std::make_shared<const NmodContext>(ctx->vars_ptr(), 1000003);
+    CHECK_THROWS_AS(reduce_mod(a, nctx) * reduce_mod(b, nctx), resource_limit);
+    {
+        // 1 MiB: 2000·2000 pairs of terms (4·10^6 · 16 bytes) are over it, but a2·a2 in one
+        // variable has at most 3999 monomials (64 KB): the monomial bound lets it run
+        const seprank_test::MaxMemory small(1024.0 * 1024.0);
+        const QPoly a2 = sum_of_powers(qctx(1), 0, 2000, one);
+        const QPoly sq = a2 * a2;
+        CHECK(sq.terms() == 3999);
+        // coefficients: 128 terms of 2^16 bits times 128 more (inputs of 2 MiB) give 16384
+        // terms of about 2^17 bits, 256 MiB: over 64 MiB
+        const seprank_test::MaxMemory limit64(64.0 * 1024 * 1024);
+        Integer big;
+        fmpz_one_2exp(big.get(), 1 << 16);
+        const QPoly c = sum_of_powers(ctx, 0, 128, big), d = sum_of_powers(ctx, 1, 128, big);
+        CHECK_THROWS_AS(c * d, resource_limit);
+        // 8 × 8 terms of the same coefficients, about 1 MiB, run
+        const QPoly e = sum_of_powers(ctx, 0, 8, big) * sum_of_powers(ctx, 1, 8, big);
+        CHECK(e.terms() == 64);
+    }
+    // the limit is restored, and small products run as before
+    CHECK(default_max_memory() == limit);
+    CHECK((sum_of_powers(ctx, 0, 3, one) * sum_of_powers(ctx, 1, 3, one)).terms() == 9);
 }
 
 TEST_CASE("moves keep the context and leave a zero polynomial") {

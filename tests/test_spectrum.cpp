@@ -365,6 +365,40 @@ TEST_CASE("networks: spectrum of a small attention stack, certified vs fast, ran
     }
 }
 
+TEST_CASE("orthogonal_flattening bounds its bases and dense matrices before building them, max_side <= 0 included") {
+    auto sides_of = [](const QPoly& f) {  // token 1: side A, token 2: side B
+        std::vector<int> side;
+        for (std::size_t v = 0; v < f.context()->nvars(); ++v) side.push_back(f.context()->vars().token(v) == 1 ? 0 : 1);
+        return side;
+    };
+    // the monomial x1_1^a·x1_2^a·x1_3^a alone brings Π_c (a/2 + 1) = 50001^3 basis elements
+    // to side A for a = 100000: refused before one is enumerated, whatever max_side
+    const QPoly f = poly_of("x1_1^100000*x1_2^100000*x1_3^100000*x2_1");
+    for (long max_side : {0L, -1L})
+        CHECK_THROWS_WITH_AS(orthogonal_flattening(f, sides_of(f), Measure::uniform, max_side),
+                             doctest::Contains("the orthogonal basis of side A has at least 125007500150001 elements: about"), resource_limit);
+    CHECK_THROWS_WITH_AS(orthogonal_flattening(f, sides_of(f), Measure::uniform, 4096),
+                         doctest::Contains("has at least 125007500150001 elements, over SpectrumOptions::max_side = 4096"), resource_limit);
+    // x1_1^200·x1_2^200: 101² = 10201 basis elements on side A, about 2.4 MB of bases and
+    // matrices (ortho_bytes): over a 1 MiB limit, without max_side to stop it
+    const QPoly g = poly_of("x1_1^200*x1_2^200*x2_1");
+    {
+        const seprank_test::MaxMemory small(1024.0 * 1024.0);
+        CHECK_THROWS_WITH_AS(orthogonal_flattening(g, sides_of(g), Measure::uniform, 0),
+                             doctest::Contains("side A has at least 10201 elements"), resource_limit);
+    }
+    const auto og = orthogonal_flattening(g, sides_of(g), Measure::uniform, 0);
+    CHECK(og.K.rows() == 10201);
+    CHECK(og.K.cols() == 1);  // x2_1: the one J <= 1 of its parity, J = 1
+    // below every limit, max_side 0 gives what a bound does
+    const QPoly h = poly_of("x1_1^3*x2_1 + x1_2*x2_2^2 + 1");
+    const auto h0 = orthogonal_flattening(h, sides_of(h), Measure::gaussian, 0);
+    const auto h1 = orthogonal_flattening(h, sides_of(h), Measure::gaussian, 4096);
+    CHECK(h0.norm2 == h1.norm2);
+    CHECK(h0.basis_a == h1.basis_a);
+    CHECK(h0.basis_b == h1.basis_b);
+}
+
 TEST_CASE("options are checked") {
     const QPoly f = poly_of("x1_1*x2_1");
     SpectrumOptions so;

@@ -266,6 +266,20 @@ TEST_CASE("sweep lists, plans and CSV round-trip") {
     CHECK(parse_csv_line("a,\"b,c\",\"d\"\"e\"") == std::vector<std::string>{"a", "b,c", "d\"e"});
 }
 
+TEST_CASE("generic method names: to_string and generic_method_from_string are inverse; others are refused by name") {
+    for (GenericMethod m : {GenericMethod::automatic, GenericMethod::flattening, GenericMethod::evaluation})
+        CHECK(generic_method_from_string(to_string(m)) == m);
+    // the names of the CLI's --method and the Python `method` key
+    CHECK(to_string(GenericMethod::automatic) == "auto");
+    CHECK(to_string(GenericMethod::flattening) == "flattening");
+    CHECK(to_string(GenericMethod::evaluation) == "evaluation");
+    CHECK_THROWS_WITH_AS(generic_method_from_string("magic"), "generic method 'magic' is not one of auto, flattening, evaluation",
+                         invalid_input);
+    CHECK_THROWS_AS(generic_method_from_string("Auto"), invalid_input);  // no case folding
+    CHECK_THROWS_AS(generic_method_from_string(""), invalid_input);
+    CHECK_THROWS_AS(to_string(static_cast<GenericMethod>(7)), internal_error);
+}
+
 TEST_CASE("a sweep value no configuration takes is refused by name; trials and the store are checked up front") {
     auto refused = [](auto edit, const std::string& fragment) {
         SweepOptions sw;

@@ -44,9 +44,7 @@ struct GenericCommand final : Command {
         seprank::GenericOptions g;
         g.trials = trials;
         g.seed = go.seed;
-        g.method = generic_method == "flattening" ? seprank::GenericMethod::flattening
-                 : generic_method == "evaluation" ? seprank::GenericMethod::evaluation
-                                                  : seprank::GenericMethod::automatic;
+        g.method = seprank::generic_method_from_string(generic_method);
         g.max_side = generic_max_side;
         g.variant = seprank::evaluation_variant_from_string(generic_variant);
         g.threads = threads;

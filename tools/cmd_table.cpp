@@ -112,9 +112,7 @@ struct TableCommand final : Command {
             sw.partition = t_partition;
             sw.generic.trials = t_trials;
             sw.generic.seed = t_seed;
-            sw.generic.method = t_method == "flattening" ? seprank::GenericMethod::flattening
-                              : t_method == "evaluation" ? seprank::GenericMethod::evaluation
-                                                         : seprank::GenericMethod::automatic;
+            sw.generic.method = seprank::generic_method_from_string(t_method);
             sw.generic.max_side = t_max_side;
             if (sub->count("--row-seconds") > 0) sw.generic.max_seconds = t_row_seconds;  // else the preset's (default table) or none
             sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);

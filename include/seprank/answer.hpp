@@ -45,8 +45,8 @@ enum class RankKind { exact, modular_lower_bound, generic, numerical };
 struct Phases {
     double expand = 0, matrix = 0, rank = 0, certificate = 0;
 };
-// "exact", "modular-lower-bound", "generic", "numerical" ("?" outside the enum).
-// Never throws on a value. O(1).
+// "exact", "modular-lower-bound", "generic", "numerical"; internal_error for a value
+// outside the enum (as to_string(Device)). O(1).
 std::string to_string(RankKind k);
 
 struct RankAnswer {
@@ -99,7 +99,8 @@ struct RankAnswer {
     bool certified() const noexcept { return kind == RankKind::exact; }
     // One short label: "certified" (exact), "generic lower bound" (generic),
     // "probabilistic (p <= δ)" (modular lower bound with δ < 1), "lower bound" (δ = 1),
-    // "numerical". δ printed with 3 significant digits. O(1).
+    // "numerical". δ printed with 3 significant digits. internal_error for a kind outside
+    // the enum. O(1).
     std::string label() const;
 };
 

@@ -70,8 +70,13 @@ inline std::string theorem73_flag(long rank, const ValidSpec& spec, const Partit
 Network without_embedding(const Network& net);
 Network with_embedding(const Network& net, const Dense<Rational>& M);
 
-// Rank of M over Q: one FLINT fmpq_mat_rref of the dx×r matrix (exact). No size check:
-// meant for the small matrices of the verify claims. Cost O(dx·r·min(dx, r)) exact ops.
+// Rank of M over Q: one FLINT fmpq_mat_rref of the dx×r matrix (exact); meant for the
+// small matrices of the verify claims. Checked: the shape (a.size() == rows·cols,
+// invalid_input); before the elimination, its numbers' size — every one at most
+// 2·k·(b + log2(k)/2 + 1) bits for k = min(rows, cols) and b = (numerator bits) +
+// cols·(denominator bits) (Hadamard), rows·cols of them twice — by check_exact_bits
+// (limits.hpp): resource_limit over 2^26 bits or over default_max_memory(). Cost: a scan of
+// the entries, then O(rows·cols·k) exact ops.
 long embedding_matrix_rank(const Dense<Rational>& M);
 
 // The predicates the verify claims apply (kept apart so that their contrasts are fed to

@@ -34,6 +34,14 @@
 namespace seprank {
 
 enum class GenericMethod { automatic, flattening, evaluation };
+// The method's name, as the CLI's --method and the Python `method` key spell it: "auto",
+// "flattening" or "evaluation". Precondition: m is one of the enumerators (an out-of-range
+// value is internal_error). O(1).
+std::string to_string(GenericMethod m);
+// The inverse of to_string(GenericMethod): "auto", "flattening" or "evaluation";
+// invalid_input naming the value for any other text ("generic method 'x' is not one of
+// auto, flattening, evaluation"). O(|s|).
+GenericMethod generic_method_from_string(const std::string& s);
 
 struct GenericOptions {
     long trials = 2;

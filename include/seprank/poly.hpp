@@ -178,8 +178,14 @@ public:
     friend bool operator==(const Poly& a, const Poly& b) { return a.equals(b); }
     Poly mul(const Poly& o) const { return mul(o, MulVariant::automatic); }
     // this·o by variant v (MulVariant above; same context checked). Over Q the result is
-    // FLINT's canonical form whatever v is. Cost: dense's arrays add up to 1 GiB of memory;
-    // a dense product polls cancel.hpp (throws cancelled). stats, when given, is added to.
+    // FLINT's canonical form whatever v is. Before any product is formed, its size is
+    // bounded: at most min(t·t', C(n + deg + deg', n)) terms, each with packed exponents
+    // and, over Q, a coefficient of at most bits + bits' + log2 min(t, t') bits; over
+    // default_max_memory() (limits.hpp; estimates up to 16 MiB are not compared), or a
+    // coefficient over 2^36 bits, is resource_limit.
+    // Cost: the bound is O(1) over Z/p and O(t + t') over Q (a scan of the coefficients);
+    // dense's arrays add up to 1 GiB of memory; a dense product polls cancel.hpp (throws
+    // cancelled). stats, when given, is added to.
     Poly mul(const Poly& o, MulVariant v, MulStats* stats = nullptr) const;
     // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
     // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==

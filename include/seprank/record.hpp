@@ -49,6 +49,9 @@ public:
     bool is_null() const noexcept { return type_ == Type::null; }
     // Accessors; each throws invalid_input when the value has another type.
     bool as_bool() const;
+    // The integer as a long; an unsigned value above LONG_MAX (made from an unsigned long
+    // or unsigned long long, or read from JSON) does not fit one: invalid_input naming it,
+    // never a wrapped-around negative number (as_real and str() give such a value exactly).
     long as_integer() const;
     double as_real() const;  // integers convert
     const std::string& as_text() const;

@@ -88,8 +88,11 @@ struct OrthoFlattening {
 // monomials) into the product bases (k_A × k_B elements: every multi-index below a
 // monomial of the side), with their squared norms and ‖f‖². side[v] = 0 (A) or 1 (B)
 // per variable (size checked, invalid_input). max_side bounds both basis sizes
-// (resource_limit when exceeded, before the dense matrices are allocated; ≤ 0: no bound,
-// and then nothing bounds their memory). An exponent above 100000 is resource_limit.
+// (resource_limit when exceeded; ≤ 0: no bound on the count). Whatever max_side, the
+// memory of the bases and of the dense matrices (16 bytes an entry at least) is estimated
+// as the bases grow, before a monomial's basis elements are enumerated, and over
+// default_max_memory() (limits.hpp) is resource_limit naming the basis size; both checks
+// come before the dense matrices are allocated. An exponent above 100000 is resource_limit.
 // Cost: dense exact products, O(m_A·m_B·k_B + k_A·m_A·k_B) rational operations; memory
 // the dense m_A × m_B, m_A × k_B and k_A × k_B rational matrices.
 OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);

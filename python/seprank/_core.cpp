@@ -265,12 +265,6 @@ py::dict answer_to_dict(const RankAnswer& a) {
 
 EvaluationVariant variant_of(const std::string& v) { return evaluation_variant_from_string(v); }
 
-GenericMethod generic_method_of(const std::string& m) {
-    if (m == "auto") return GenericMethod::automatic;
-    if (m == "flattening") return GenericMethod::flattening;
-    if (m == "evaluation") return GenericMethod::evaluation;
-    throw invalid_input("method '" + m + "': expected 'auto', 'flattening' or 'evaluation'");
-}
 
 ValidPartition partition_for(const std::string& text, long n_tokens) {
     return text.empty() ? balanced_partition(n_tokens) : parse_partition(text, n_tokens);
@@ -319,7 +313,7 @@ long poly_tokens(const QPoly& f) {
 GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.trials = get_or<long>(o, "trials", g.trials);
     g.seed = get_or<std::uint64_t>(o, "seed", g.seed);
-    g.method = generic_method_of(get_or<std::string>(o, "method", "auto"));
+    g.method = generic_method_from_string(get_or<std::string>(o, "method", "auto"));
     g.max_side = get_or<long>(o, "max_side", g.max_side);
     g.variant = variant_of(get_or<std::string>(o, "variant", "auto"));
     g.threads = get_or<int>(o, "threads", g.threads);
