@@ -238,6 +238,10 @@ private:
 };
 
 // Rank mod p on the device the run was given.
+// Whether the growth steps' ranks are bordered (rank_bordered.hpp): asked for, and on the
+// CPU (the GPU ranks each step from scratch on the device).
+bool use_bordered(const EvaluationOptions& opt, const DeviceChoice& dev) { return opt.bordered && dev.device != Device::cuda; }
+
 long rank_on(const DeviceChoice& dev, const NmodMat& m) { return dev.device == Device::cuda ? rank_modular_cuda(m) : rank_modular(m); }
 
 // Writes side-A values a and side-B values b into the token slots of a flat point.
@@ -285,7 +289,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     double bound = 0;
     NmodMat e(0, 0, p);
     detail::BorderedLU lu;  // opt.bordered on the CPU: e holds the LU of its leading part between steps
-    const bool bordered = opt.bordered && st.dev.device != Device::cuda;
+    const bool bordered = use_bordered(opt, st.dev);
     long old = 0;
     StepBudget budget(opt.max_seconds);
     for (long k = first_side(opt);; k = next_side(k, opt)) {
@@ -567,7 +571,7 @@ class MemoryBackend {
 public:
     MemoryBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
                   std::vector<Block>& blocks, int threads, bool bordered)
-        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered && g.dev.device != Device::cuda) {}
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered) {}
 
     // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
     // Returns whether the step was taken (always, in host memory).
@@ -627,7 +631,7 @@ class StoreBackend {
 public:
     StoreBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
                  std::vector<Block>& blocks, int threads, bool bordered, const std::string& dir, const std::string& signature)
-        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered && g.dev.device != Device::cuda),
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered),
           store_(dir, signature) {}
 
     bool evaluate(long K, long old) {
@@ -739,19 +743,13 @@ private:
     void put_lu(const std::string& name, const NmodMat& m, const detail::BorderedLU& lu) const {
         const long k = lu.factored();
         store_.put_with(name, [&](int fd) {
-            std::vector<std::uint64_t> row;
-            row.push_back(static_cast<std::uint64_t>(k));
-            row.push_back(g_.p);
-            for (const slong i : lu.permutation()) row.push_back(static_cast<std::uint64_t>(i));
-            const auto flush = [&] {
-                detail::write_all(fd, std::string(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(std::uint64_t)), store_.dir() + "/" + name);
-                row.clear();
-            };
-            flush();
-            for (long i = 0; i < k; ++i) {
-                for (long j = 0; j < k; ++j) row.push_back(nmod_mat_entry(m.get(), i, j));
-                flush();
-            }
+            const std::string path = store_.dir() + "/" + name;
+            std::vector<std::uint64_t> head{static_cast<std::uint64_t>(k), g_.p};
+            for (const slong i : lu.permutation()) head.push_back(static_cast<std::uint64_t>(i));
+            detail::write_all(fd, head.data(), head.size() * sizeof(std::uint64_t), path);
+            // Row i of the packed LU is m's row i through its row pointer (FLINT's LU permutes
+            // the pointers), contiguous there.
+            for (long i = 0; i < k; ++i) detail::write_all(fd, m.get()->rows[i], static_cast<std::size_t>(k) * sizeof(std::uint64_t), path);
         });
     }
 
@@ -1022,10 +1020,10 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
     if (opt.store.empty()) {
-        MemoryBackend be(g, f, part, ra, rb, blocks, nt, opt.bordered);
+        MemoryBackend be(g, f, part, ra, rb, blocks, nt, use_bordered(opt, g.dev));
         return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
     }
-    StoreBackend be(g, f, part, ra, rb, blocks, nt, opt.bordered, opt.store, store_signature(net, part, opt, g));
+    StoreBackend be(g, f, part, ra, rb, blocks, nt, use_bordered(opt, g.dev), opt.store, store_signature(net, part, opt, g));
     return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
 }
 

@@ -63,10 +63,13 @@ inline void check_output_target(const std::string& path, const std::string& what
                             ": refusing to replace it (expected a regular file or a new name)");
 }
 
-inline void write_all(int fd, const std::string& text, const std::string& path) {
+// Writes `size` bytes from `data` to fd, through short writes and EINTR (resource_limit
+// naming path on failure).
+inline void write_all(int fd, const void* data, std::size_t size, const std::string& path) {
+    const char* bytes = static_cast<const char*>(data);
     std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    while (done < size) {
+        const ssize_t n = ::write(fd, bytes + done, size - done);
         if (n < 0) {
             if (errno == EINTR) continue;
             throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
@@ -74,6 +77,8 @@ inline void write_all(int fd, const std::string& text, const std::string& path) 
         done += static_cast<std::size_t>(n);
     }
 }
+
+inline void write_all(int fd, const std::string& text, const std::string& path) { write_all(fd, text.data(), text.size(), path); }
 
 // write_file_atomically with the contents produced piece by piece: write(fd) writes them
 // (with write_all) to the temporary file, so a large unit never sits whole in memory.
