@@ -33,7 +33,13 @@
 
 namespace seprank {
 
-std::string to_string(DimensionOutput o) { return o == DimensionOutput::scalar ? "scalar" : "all"; }
+std::string to_string(DimensionOutput o) {
+    switch (o) {
+        case DimensionOutput::scalar: return "scalar";
+        case DimensionOutput::all: return "all";
+    }
+    throw internal_error("to_string(DimensionOutput): unknown value " + std::to_string(static_cast<int>(o)));
+}
 
 DimensionOutput dimension_output_from_string(const std::string& s) {
     if (s == "scalar") return DimensionOutput::scalar;
@@ -41,7 +47,13 @@ DimensionOutput dimension_output_from_string(const std::string& s) {
     throw invalid_input("output: '" + s + "' is not scalar or all");
 }
 
-std::string to_string(DimensionVariant v) { return v == DimensionVariant::reverse ? "reverse" : "interpolation"; }
+std::string to_string(DimensionVariant v) {
+    switch (v) {
+        case DimensionVariant::reverse: return "reverse";
+        case DimensionVariant::interpolation: return "interpolation";
+    }
+    throw internal_error("to_string(DimensionVariant): unknown value " + std::to_string(static_cast<int>(v)));
+}
 
 DimensionVariant dimension_variant_from_string(const std::string& s) {
     if (s == "reverse") return DimensionVariant::reverse;

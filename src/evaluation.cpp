@@ -37,7 +37,7 @@ std::string to_string(EvaluationVariant v) {
         case EvaluationVariant::plain: return "plain";
         case EvaluationVariant::graded: return "graded";
     }
-    return "?";
+    throw internal_error("to_string(EvaluationVariant): unknown value " + std::to_string(static_cast<int>(v)));
 }
 
 EvaluationVariant evaluation_variant_from_string(const std::string& s) {

@@ -233,7 +233,7 @@ std::string to_string(ExpandVariant v) {
         case ExpandVariant::layered: return "layered";
         case ExpandVariant::moment: return "moment";
     }
-    return "?";
+    throw internal_error("to_string(ExpandVariant): unknown value " + std::to_string(static_cast<int>(v)));
 }
 
 ExpandVariant expand_variant_from_string(const std::string& text) {

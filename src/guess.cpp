@@ -49,7 +49,7 @@ std::string to_string(FormKind k) {
         case FormKind::c_finite: return "C-finite";
         case FormKind::p_recursive: return "P-recursive";
     }
-    return "?";
+    throw internal_error("to_string(FormKind): unknown value " + std::to_string(static_cast<int>(k)));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "seprank/limits.hpp"
 
+#include "limits_internal.hpp"
 #include "seprank/error.hpp"
 
 #include <algorithm>
@@ -27,6 +28,8 @@ std::atomic<double>& limit_slot() {
     return slot;
 }
 }  // namespace
+
+double detail::set_max_memory() { return limit_slot().load(); }
 
 double default_max_memory() {
     const double v = limit_slot().load();

@@ -39,7 +39,10 @@ std::vector<std::string> family_names() {
     return names;
 }
 
-std::string to_string(Family f) { return detail::is_family(f) ? family_info(f).name : "?"; }
+std::string to_string(Family f) {
+    if (!detail::is_family(f)) throw internal_error("to_string(Family): unknown value " + std::to_string(static_cast<int>(f)));
+    return family_info(f).name;
+}
 
 Family family_from_string(const std::string& s) {
     for (Family f : all_families())

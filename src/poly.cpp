@@ -1,5 +1,6 @@
 #include "seprank/poly.hpp"
 
+#include "limits_internal.hpp"
 #include "poly_mul.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
@@ -383,7 +384,7 @@ std::string to_string(MulVariant v) {
         case MulVariant::digits: return "digits";
         case MulVariant::dense: return "dense";
     }
-    return "?";
+    throw internal_error("to_string(MulVariant): unknown value " + std::to_string(static_cast<int>(v)));
 }
 
 MulVariant mul_variant_from_string(const std::string& text) {
@@ -407,7 +408,7 @@ double log2_binomial(double a, double b) {
 // a packed exponent (n fields of at most max(bits_a, bits_b) + 1 bits) and a coefficient
 // of one word or, over Q, of at most cbits_a + cbits_b + log2 min(t_a, t_b) bits (a sum of
 // min(t_a, t_b) products of primitive parts), an mpz beyond 62 bits. Over
-// default_max_memory() (when over 16 MiB), or a coefficient over 2^36 bits, is resource_limit.
+// default_max_memory(), or a coefficient over 2^36 bits, is resource_limit.
 // Cost: O(1) over Z/p; over Q a scan of both coefficient lists, O(t_a + t_b), next to the
 // t_a·t_b term products of the product itself; the degrees (a scan of the exponents) only
 // when the first bound, t_a·t_b terms, is over the limit.
@@ -428,10 +429,11 @@ void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b
         if (bits > FLINT_BITS - 2) per_term += 24.0 + std::ceil(bits / 64.0) * 8.0;  // an mpz: header and limbs
     }
     double terms = static_cast<double>(ta) * static_cast<double>(tb);
-    // Up to 16 MiB a product is not compared with the limit: none of interest is that
-    // small, and default_max_memory() costs system calls while it is unset (limits.hpp),
-    // which the many small products of an expansion should not pay.
-    if (terms * per_term <= 16.0 * 1024 * 1024) return;
+    // Up to 16 MiB a product is compared only with a limit the caller set: the built-in
+    // one is larger than that, and default_max_memory() costs system calls while it is
+    // unset (limits.hpp), which the many small products of an expansion should not pay.
+    const double set = detail::set_max_memory();
+    if (terms * per_term <= 16.0 * 1024 * 1024 && (set <= 0 || terms * per_term <= set)) return;
     const double limit = default_max_memory();
     if (terms * per_term <= limit) return;
     if (Ops<T>::degree_fits(a, c) && Ops<T>::degree_fits(b, c)) {

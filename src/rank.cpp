@@ -288,7 +288,7 @@ std::string to_string(Certificate c) {
         case Certificate::pivot_span: return "pivot-span";
         case Certificate::hadamard: return "hadamard";
     }
-    return "?";
+    throw internal_error("to_string(Certificate): unknown value " + std::to_string(static_cast<int>(c)));
 }
 
 Certificate certificate_from_string(const std::string& s) {

@@ -26,7 +26,7 @@ const char* type_name(Value::Type t) {
         case Value::Type::integer_list: return "a list of integers";
         case Value::Type::named_reals: return "named reals";
     }
-    return "?";
+    throw internal_error("type_name(Value::Type): unknown value " + std::to_string(static_cast<int>(t)));
 }
 
 [[noreturn]] void wrong_type(Value::Type have, const char* want) {

@@ -17,7 +17,7 @@ std::string to_string(Method m) {
         case Method::grid: return "grid";
         case Method::evaluation: return "evaluation";
     }
-    return "?";
+    throw internal_error("to_string(Method): unknown value " + std::to_string(static_cast<int>(m)));
 }
 
 Method method_from_string(const std::string& s) {

@@ -23,7 +23,13 @@ namespace seprank {
 
 using namespace spectrum_detail;
 
-std::string to_string(Measure m) { return m == Measure::uniform ? "uniform" : "gaussian"; }
+std::string to_string(Measure m) {
+    switch (m) {
+        case Measure::uniform: return "uniform";
+        case Measure::gaussian: return "gaussian";
+    }
+    throw internal_error("to_string(Measure): unknown value " + std::to_string(static_cast<int>(m)));
+}
 
 Measure measure_from_string(const std::string& s) {
     if (s == "uniform") return Measure::uniform;
@@ -31,7 +37,13 @@ Measure measure_from_string(const std::string& s) {
     throw invalid_input("unknown measure '" + s + "' (expected uniform or gaussian)");
 }
 
-std::string to_string(SpectrumMethod m) { return m == SpectrumMethod::certified ? "certified" : "fast"; }
+std::string to_string(SpectrumMethod m) {
+    switch (m) {
+        case SpectrumMethod::certified: return "certified";
+        case SpectrumMethod::fast: return "fast";
+    }
+    throw internal_error("to_string(SpectrumMethod): unknown value " + std::to_string(static_cast<int>(m)));
+}
 
 SpectrumMethod spectrum_method_from_string(const std::string& s) {
     if (s == "certified") return SpectrumMethod::certified;

@@ -10,6 +10,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <set>
 
 using namespace seprank;
 
@@ -466,4 +467,16 @@ TEST_CASE("Poly::compose substitutes polynomials for variables") {
     CHECK_THROWS_AS(a.compose({x, a}, dst), invalid_input);                       // a sub in another context
     auto n7 = NmodContext::make(Variables({"u"}), 7), n11 = NmodContext::make(Variables({"x"}), 11);
     CHECK_THROWS_AS(NmodPoly::variable(n7, 0).compose({NmodPoly::variable(n11, 0)}, n11), invalid_input);  // moduli differ
+}
+
+TEST_CASE("to_string(ExpandVariant) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (ExpandVariant v : {ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(expand_variant_from_string(name) == v);
+    }
+    CHECK(names.size() == 3);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<ExpandVariant>(3)), "to_string(ExpandVariant): unknown value 3", internal_error);
 }

@@ -8,6 +8,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <set>
 
 #include <flint/fmpz.h>
 
@@ -382,4 +383,15 @@ TEST_CASE("--where: commas inside values (SPECs, partitions); layers compared as
     for (long d = 1; d <= 3; ++d)
         jl += "{\"family\":\"stack\",\"layers\":\"" + canonical + "\",\"depth\":" + std::to_string(2 * d) + ",\"rank\":" + std::to_string(d) + "}\n";
     CHECK(guess_points(parse_table_cells(jl, "t"), {"depth"}, "rank", parse_where("layers=" + spec)).size() == 3);
+}
+
+TEST_CASE("to_string(FormKind) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (FormKind v : {FormKind::polynomial, FormKind::exp_linear, FormKind::binomial, FormKind::c_finite, FormKind::p_recursive}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+    }
+    CHECK(names.size() == 5);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<FormKind>(5)), "to_string(FormKind): unknown value 5", internal_error);
 }

@@ -213,6 +213,16 @@ TEST_CASE("a product too large to hold is refused before FLINT is called; a prod
         const QPoly e = sum_of_powers(ctx, 0, 8, big) * sum_of_powers(ctx, 1, 8, big);
         CHECK(e.terms() == 64);
     }
+    {
+        // a limit the caller set below 16 MiB holds for small products too: 600 × 600
+        // distinct terms (3.6·10^5 of at least 16 bytes, about 5.5 MiB) are over 1 MiB, over
+        // Q and mod p; 200 × 200 (0.6 MiB) run
+        const seprank_test::MaxMemory small(1024.0 * 1024.0);
+        const QPoly f = sum_of_powers(ctx, 0, 600, one), g = sum_of_powers(ctx, 1, 600, one);
+        CHECK_THROWS_WITH_AS(f * g, doctest::Contains("product of polynomials of 600 and 600 terms"), resource_limit);
+        CHECK_THROWS_AS(reduce_mod(f, nctx) * reduce_mod(g, nctx), resource_limit);
+        CHECK((sum_of_powers(ctx, 0, 200, one) * sum_of_powers(ctx, 1, 200, one)).terms() == 40000);
+    }
     // the limit is restored, and small products run as before
     CHECK(default_max_memory() == limit);
     CHECK((sum_of_powers(ctx, 0, 3, one) * sum_of_powers(ctx, 1, 3, one)).terms() == 9);
@@ -497,4 +507,16 @@ TEST_CASE("product variants on products of powers of linear forms (auto takes th
 TEST_CASE("product variant names round-trip; bad names are refused") {
     for (MulVariant v : kAllMul) REQUIRE(mul_variant_from_string(to_string(v)) == v);
     REQUIRE_THROWS_AS(mul_variant_from_string("heap"), invalid_input);
+}
+
+TEST_CASE("to_string(MulVariant) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (MulVariant v : {MulVariant::automatic, MulVariant::flint, MulVariant::digits, MulVariant::dense}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(mul_variant_from_string(name) == v);
+    }
+    CHECK(names.size() == 4);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<MulVariant>(4)), "to_string(MulVariant): unknown value 4", internal_error);
 }

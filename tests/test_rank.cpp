@@ -12,6 +12,7 @@
 #include <flint/ulong_extras.h>
 
 #include <doctest/doctest.h>
+#include <set>
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
@@ -924,4 +925,16 @@ TEST_CASE("BorderedLU resumed from a kept permutation = the object that made it;
     CHECK_THROWS_AS(detail::BorderedLU(std::vector<slong>{0, 0}), std::logic_error);
     CHECK_THROWS_AS(detail::BorderedLU(std::vector<slong>{1, 2}), std::logic_error);
     CHECK(detail::BorderedLU(std::vector<slong>{}).factored() == 0);
+}
+
+TEST_CASE("to_string(Certificate) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (Certificate v : {Certificate::blocks, Certificate::pivot_span, Certificate::hadamard}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(certificate_from_string(name) == v);
+    }
+    CHECK(names.size() == 3);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<Certificate>(3)), "to_string(Certificate): unknown value 3", internal_error);
 }

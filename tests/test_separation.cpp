@@ -7,6 +7,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <set>
 #include <cmath>
 #include <numeric>
 
@@ -225,4 +226,16 @@ TEST_CASE("a rank below the degree-block caps is noted, one at the caps is not (
     // The same with the evaluation (a rank mod p at these weights).
     so.method = Method::evaluation;
     CHECK(separation_rank(net, part, so).note.find("degree-block caps") != std::string::npos);
+}
+
+TEST_CASE("to_string(Method) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (Method v : {Method::flattening, Method::grid, Method::evaluation}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(method_from_string(name) == v);
+    }
+    CHECK(names.size() == 3);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<Method>(3)), "to_string(Method): unknown value 3", internal_error);
 }

@@ -13,6 +13,7 @@
 #include <acb.h>
 #include <arb_fmpz_poly.h>
 #include <doctest/doctest.h>
+#include <set>
 #include <flint/fmpq_mat.h>
 #include <flint/fmpq_poly.h>
 #include <map>
@@ -417,4 +418,28 @@ TEST_CASE("options are checked") {
     CHECK_THROWS_AS(spectrum(poly_of("x1_1^3*x2_1"), balanced_partition(2), 2, so), resource_limit);
     CHECK(spectrum_method_from_string("fast") == SpectrumMethod::fast);
     CHECK_THROWS_AS(spectrum_method_from_string("slow"), invalid_input);
+}
+
+TEST_CASE("to_string(Measure) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (Measure v : {Measure::uniform, Measure::gaussian}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(measure_from_string(name) == v);
+    }
+    CHECK(names.size() == 2);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<Measure>(2)), "to_string(Measure): unknown value 2", internal_error);
+}
+
+TEST_CASE("to_string(SpectrumMethod) names every value once and refuses one outside the enum (internal_error)") {
+    std::set<std::string> names;
+    for (SpectrumMethod v : {SpectrumMethod::certified, SpectrumMethod::fast}) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        CHECK(spectrum_method_from_string(name) == v);
+    }
+    CHECK(names.size() == 2);
+    CHECK_THROWS_WITH_AS(to_string(static_cast<SpectrumMethod>(2)), "to_string(SpectrumMethod): unknown value 2", internal_error);
 }

@@ -181,8 +181,8 @@ public:
     // FLINT's canonical form whatever v is. Before any product is formed, its size is
     // bounded: at most min(t·t', C(n + deg + deg', n)) terms, each with packed exponents
     // and, over Q, a coefficient of at most bits + bits' + log2 min(t, t') bits; over
-    // default_max_memory() (limits.hpp; estimates up to 16 MiB are not compared), or a
-    // coefficient over 2^36 bits, is resource_limit.
+    // default_max_memory() (limits.hpp; an estimate up to 16 MiB only with a limit set by
+    // set_default_max_memory()), or a coefficient over 2^36 bits, is resource_limit.
     // Cost: the bound is O(1) over Z/p and O(t + t') over Q (a scan of the coefficients);
     // dense's arrays add up to 1 GiB of memory; a dense product polls cancel.hpp (throws
     // cancelled). stats, when given, is added to.
