@@ -399,7 +399,7 @@ KernelProof prove_rank_at_most(const SparseZMat& a, long r, const KernelOptions&
 
 // ---------------------------------------------------------------- the dispatcher variant
 
-RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) {
+RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace) {
     const auto t0 = Clock::now();
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.field = "Q";
@@ -460,6 +460,8 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
     long deficiency = 0, bits = 0, digits = 0, unproven = 0, largest_side = 0;
     double bound = 0;
     std::string why;
+    DeviceTrace own;
+    DeviceTrace& ref_trace = trace ? *trace : own;
     for (std::size_t b = 0; b < nb; ++b) {
         Work& w = work[b];
         largest_side = std::max(largest_side, w.side);
@@ -475,7 +477,7 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
                 if (why.empty()) why = "block " + std::to_string(b) + ": " + w.proof.reason;
                 RankOptions ro = opt;
                 ro.max_certify_seconds = std::max(0.0, opt.max_certify_seconds - seconds_since(t1));
-                const RankAnswer ref = rank_hadamard(oriented_integers(input, blocks[b], pos, w.flip), ro);
+                const RankAnswer ref = rank_hadamard(oriented_integers(input, blocks[b], pos, w.flip), ro, &ref_trace);
                 rank = ref.value;
                 res.primes_used += ref.primes_used;
                 if (ref.device != "cpu") res.device = ref.device;  // its modular ranks ran on the GPU
@@ -498,7 +500,8 @@ RankAnswer detail::rank_blocks(const SparseZMat& input, const RankOptions& opt) 
                << "-bit prime) and checked exactly (entries up to " << bits << " bits)";
         } else {
             os << unproven << " kernel(s) not proven (" << why << "), given to the Hadamard reference"
-               << (res.device != "cpu" ? " (its modular ranks on the GPU)" : "");
+               << (res.device != "cpu" ? " (its modular ranks on the GPU)" : "")
+               << (ref_trace.cpu_reason.empty() ? "" : " (on the CPU: " + ref_trace.cpu_reason + ")");
         }
     }
     res.note = os.str();

@@ -342,7 +342,7 @@ std::vector<SparseEchelon> echelons(const SparseZMat& w, const std::vector<std::
 
 }  // namespace
 
-RankAnswer detail::rank_pivot_span(const SparseZMat& input, const RankOptions& opt) {
+RankAnswer detail::rank_pivot_span(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace) {
     const auto t0 = std::chrono::steady_clock::now();
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.field = "Q";
@@ -433,7 +433,7 @@ RankAnswer detail::rank_pivot_span(const SparseZMat& input, const RankOptions& o
     }
     // Too large to reconstruct within the budget (or p_1 unlucky): the reference.
     const long spent = res.primes_used;
-    RankAnswer ref = rank_hadamard(input, opt);
+    RankAnswer ref = rank_hadamard(input, opt, trace);
     ref.primes_used += spent;
     ref.phases.rank = res.phases.rank;
     ref.phases.certificate = seconds_since(t1);

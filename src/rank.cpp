@@ -351,20 +351,21 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.note = "zero matrix";
         return res;
     }
-    RankAnswer out = opt.certificate == Certificate::hadamard     ? detail::rank_hadamard(input, opt)
-                     : opt.certificate == Certificate::pivot_span ? detail::rank_pivot_span(input, opt)
-                                                                  : detail::rank_blocks(input, opt);
+    detail::DeviceTrace trace;
+    RankAnswer out = opt.certificate == Certificate::hadamard     ? detail::rank_hadamard(input, opt, &trace)
+                     : opt.certificate == Certificate::pivot_span ? detail::rank_pivot_span(input, opt, &trace)
+                                                                  : detail::rank_blocks(input, opt, &trace);
     // The GPU takes the Hadamard reference's modular ranks (hadamard_body), wherever the
-    // certificate reaches it; otherwise nothing ran there, and the note says so.
-    // (Unless the reference ran on the CPU for a reason its note gives.)
-    if (dev.device == Device::cuda && out.device == "cpu" && out.note.find("on the CPU") == std::string::npos)
+    // certificate reaches it; otherwise nothing ran there, and the note says so. (When
+    // the reference ran on the CPU for a reason, the certificate's note gives it.)
+    if (dev.device == Device::cuda && !trace.gpu && trace.cpu_reason.empty())
         out.note += "; nothing ran on the GPU: the certificate needed no multimodular ranks";
     if (!dev.note.empty()) out.note += "; " + dev.note;
     return out;
 }
 
 // The Hadamard reference; phases.rank is the first modular rank.
-RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
+RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt, detail::DeviceTrace* trace) {
     using detail::seconds_since;
     RankAnswer res = matrix_answer(input.rows, input.cols);
     res.field = "Q";
@@ -379,14 +380,17 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
     const unsigned bits = gpu ? static_cast<unsigned>(std::min(cuda_prime_bits(), kCudaOneLimbBits)) : 62u;
     auto rank_p = [gpu](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p) : rank_mod_auto(m, p); };
     const std::string kind = gpu ? "modular-dense" : use_dense(input) ? "modular-dense" : "modular-sparse";
+    const std::string too_large = "too large to copy densely for the GPU (over 4 GiB)";
     const std::string where = gpu ? "; its modular ranks ran on the GPU, mod " + std::to_string(bits) + "-bit primes"
-                              : dev.device == Device::cuda ? "; too large to copy densely for the GPU (over 4 GiB): ranked on the CPU"
+                              : dev.device == Device::cuda ? "; " + too_large + ": ranked on the CPU"
                                                            : "";
+    if (trace && dev.device == Device::cuda && !gpu) trace->cpu_reason = too_large;
     res.device = gpu ? dev.name : "cpu";
     // (1)-(2): one modular rank of the matrix as given; full rank is then proven.
     const std::vector<std::uint64_t> first = distinct_primes(opt.seed, 1, bits);
     const auto t0 = std::chrono::steady_clock::now();
     long r = rank_p(input, first[0]);
+    if (trace && gpu) trace->gpu = true;
     const double per_prime = seconds_since(t0);
     res.phases.rank = per_prime;
     res.prime = first[0];  // always the prime whose rank is r (a raise below names its own)
@@ -410,10 +414,12 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
             // its bound if it gives up too), rather than a bound from one 23-bit prime.
             RankOptions cpu = opt;
             cpu.device = Device::cpu;
-            RankAnswer out = hadamard_body(input, cpu);
+            RankAnswer out = hadamard_body(input, cpu, nullptr);
             out.primes_used += res.primes_used;
-            out.note += "; on the CPU: the GPU would need " + std::to_string(need) + " primes of " + std::to_string(bits) +
-                        " bits, past the budget";
+            const std::string why = "the GPU would need " + std::to_string(need) + " primes of " + std::to_string(bits) +
+                                    " bits, past the budget";
+            out.note += "; on the CPU: " + why;
+            if (trace) trace->cpu_reason = why;
             return out;
         }
         if (need > opt.max_primes || est_seconds > opt.max_certify_seconds) {
@@ -482,9 +488,9 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt) {
 
 }  // namespace
 
-RankAnswer detail::rank_hadamard(const SparseZMat& input, const RankOptions& opt) {
+RankAnswer detail::rank_hadamard(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace) {
     const auto t0 = std::chrono::steady_clock::now();
-    RankAnswer res = hadamard_body(input, opt);
+    RankAnswer res = hadamard_body(input, opt, trace);
     res.phases.certificate = std::max(0.0, seconds_since(t0) - res.phases.rank);
     return res;
 }
@@ -510,7 +516,9 @@ RankAnswer rank_certified_dense(const ZMat& a, const RankOptions& opt) {
             res.prime = p;
             res.primes_used = 1;
             res.variant = "modular-dense";
-            res.note = "full rank mod p " + std::to_string(p) + ", hence over Q" + (dev.note.empty() ? "" : "; " + dev.note);
+            res.note = "full rank mod p " + std::to_string(p) + ", hence over Q";
+            if (dev.device == Device::cuda) res.note += "; nothing ran on the GPU: one modular rank on the CPU proved full rank";
+            if (!dev.note.empty()) res.note += "; " + dev.note;
             return res;
         }
     }

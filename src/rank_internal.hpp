@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace seprank::detail {
@@ -23,12 +24,19 @@ bool use_dense(const SparseZMat& a);
 // An answer of the rank engine about a bare matrix (quantity and method "matrix").
 RankAnswer matrix_answer(long rows, long cols);
 void set_certified(RankAnswer& res, long r);
-// The Hadamard multimodular reference (rank.hpp, steps (1)-(4)); input not trivial.
-RankAnswer rank_hadamard(const SparseZMat& input, const RankOptions& opt);
+// Where the Hadamard reference's modular ranks ran when RankOptions::device asked for the
+// GPU: the certificates pass it down, and the dispatcher reads it instead of their notes.
+struct DeviceTrace {
+    bool gpu = false;         // at least one modular rank ran on the GPU
+    std::string cpu_reason;   // non-empty: some ran on the CPU instead, for this reason
+};
+// The Hadamard multimodular reference (rank.hpp, steps (1)-(4)); input not trivial. With
+// a trace, records in it where its modular ranks ran.
+RankAnswer rank_hadamard(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace = nullptr);
 // The pivot-span certificate (certificate.hpp); input not trivial, opt.certify.
-RankAnswer rank_pivot_span(const SparseZMat& input, const RankOptions& opt);
+RankAnswer rank_pivot_span(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace = nullptr);
 // The block certificate (blocks.hpp); input not trivial, opt.certify.
-RankAnswer rank_blocks(const SparseZMat& input, const RankOptions& opt);
+RankAnswer rank_blocks(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace = nullptr);
 // aᵀ (rows sorted by column: each row's entries stay in increasing order).
 SparseZMat transpose(const SparseZMat& a);
 

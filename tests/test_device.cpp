@@ -472,3 +472,63 @@ TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the
     o.prime = 70368744177679;  // the first prime above 2^46: above the GPU's largest
     CHECK_THROWS_WITH_AS(evaluation_rank_graded(net, part, o), doctest::Contains("70368744177679"), invalid_input);
 }
+
+TEST_CASE("rank over Q with device cuda: the answer says where the certificate's modular ranks ran") {
+    if (!have_gpu()) {
+        MESSAGE("no GPU here: the refusal is checked by the first test case");
+        return;
+    }
+    auto rng = seprank_test::rng_for("device-certificate-where");
+    INFO("seed " << seprank_test::seed());
+    const auto has = [](const RankAnswer& r, const char* text) { return r.note.find(text) != std::string::npos; };
+    // (a) Every block of full rank: the blocks certificate needs no multimodular rank.
+    {
+        const SparseZMat a = SparseZMat::from_dense(seprank_test::random_rank(rng, 12, 12, 12, 8, 40));
+        RankOptions o = seprank_test::certificate_options(Certificate::blocks, 3);
+        o.device = Device::cuda;
+        const RankAnswer r = rank_certified(a, o);
+        CHECK(r.value == 12);
+        CHECK(r.certified());
+        CHECK(r.device == "cpu");
+        CHECK(has(r, "nothing ran on the GPU"));
+        // the dense entry point proves full rank by one modular rank on the CPU
+        const RankAnswer d = rank_certified(seprank_test::random_rank(rng, 12, 12, 12, 8, 40), o);
+        CHECK(d.value == 12);
+        CHECK(d.certified());
+        CHECK(d.device == "cpu");
+        CHECK(has(d, "nothing ran on the GPU"));
+    }
+    // (b) The Hadamard certificate of a deficient matrix: its modular ranks on the GPU.
+    {
+        const SparseZMat a = SparseZMat::from_dense(seprank_test::random_rank(rng, 30, 30, 17, 8, 60));
+        RankOptions o = seprank_test::certificate_options(Certificate::hadamard, 3);
+        o.device = Device::cuda;
+        const RankAnswer r = rank_certified(a, o);
+        CHECK(r.value == 17);
+        CHECK(r.certified());
+        CHECK(r.device != "cpu");
+        CHECK(has(r, "ran on the GPU"));
+        CHECK_FALSE(has(r, "nothing ran on the GPU"));
+    }
+    // (c) A block whose kernel is not lifted within the budget goes to the Hadamard
+    // reference, whose first rank runs on the GPU and the rest, past the budget, on the
+    // CPU: the note gives that reason and does not claim that nothing ran on the GPU.
+    {
+        ZMat x(40, 20), y(20, 40), a(40, 40);
+        for (long i = 0; i < 40; ++i)
+            for (long j = 0; j < 20; ++j) {
+                fmpz_set(fmpz_mat_entry(x.get(), i, j), rng.big(200).get());
+                fmpz_set(fmpz_mat_entry(y.get(), j, i), rng.big(200).get());
+            }
+        fmpz_mat_mul(a.get(), x.get(), y.get());
+        RankOptions o = seprank_test::certificate_options(Certificate::blocks, 3);
+        o.device = Device::cuda;
+        o.max_certify_seconds = 0;
+        const RankAnswer r = rank_certified(SparseZMat::from_dense(a), o);
+        CHECK(r.value == 20);
+        CHECK_FALSE(r.certified());
+        CHECK(has(r, "given to the Hadamard reference"));
+        CHECK(has(r, "on the CPU: the GPU would need"));
+        CHECK_FALSE(has(r, "nothing ran on the GPU"));
+    }
+}
