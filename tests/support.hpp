@@ -381,3 +381,44 @@ inline seprank::RankOptions certificate_options(seprank::Certificate c, std::uin
 }
 
 }  // namespace seprank_test
+
+// Enum names: every enum's to_string (docs/library.md, "Errors").
+#include <doctest/doctest.h>
+
+#include <set>
+#include <type_traits>
+
+namespace seprank_test {
+
+// to_string names each of `values` (every enumerator of E, numbered 0, 1, … in order)
+// with a distinct non-empty text that `parse` maps back (pass nullptr where E has no
+// parser), and refuses the value just past them with internal_error naming it:
+// "to_string(<type>): unknown value <n>".
+template <class E, class Parse>
+void check_enum_names(const std::vector<E>& values, const std::string& type, Parse parse) {
+    std::set<std::string> names;
+    for (E v : values) {
+        const std::string name = to_string(v);
+        CHECK_FALSE(name.empty());
+        names.insert(name);
+        if constexpr (!std::is_same_v<Parse, std::nullptr_t>) CHECK(parse(name) == v);
+    }
+    CHECK(names.size() == values.size());
+    const auto past = static_cast<int>(values.size());
+    CHECK_THROWS_WITH_AS(to_string(static_cast<E>(past)), ("to_string(" + type + "): unknown value " + std::to_string(past)).c_str(),
+                         seprank::internal_error);
+}
+
+// A rows×cols integer matrix of rank r (almost surely) whose entries are sums of r products
+// of random `bits`-bit integers: kernels of many p-adic digits, for certificate budgets.
+inline seprank::ZMat product_of_big_factors(seprank::Rng& rng, long rows, long cols, long r, unsigned bits) {
+    seprank::ZMat x(rows, r), y(r, cols), a(rows, cols);
+    for (long i = 0; i < rows; ++i)
+        for (long k = 0; k < r; ++k) fmpz_set(fmpz_mat_entry(x.get(), i, k), rng.big(bits).get());
+    for (long k = 0; k < r; ++k)
+        for (long j = 0; j < cols; ++j) fmpz_set(fmpz_mat_entry(y.get(), k, j), rng.big(bits).get());
+    fmpz_mat_mul(a.get(), x.get(), y.get());
+    return a;
+}
+
+}  // namespace seprank_test

@@ -262,14 +262,7 @@ TEST_CASE("blocks: a kernel past the budget is loud, and cancellation stops the 
     auto rng = seprank_test::rng_for("blocks-budget");
     INFO("seed " << seprank_test::seed());
     // Rank 20 of 40×40 with 200-bit factors: the kernel needs many p-adic digits.
-    ZMat x(40, 20), y(20, 40), a(40, 40);
-    for (long i = 0; i < 40; ++i)
-        for (long j = 0; j < 20; ++j) {
-            fmpz_set(fmpz_mat_entry(x.get(), i, j), rng.big(200).get());
-            fmpz_set(fmpz_mat_entry(y.get(), j, i), rng.big(200).get());
-        }
-    fmpz_mat_mul(a.get(), x.get(), y.get());
-    const SparseZMat s = SparseZMat::from_dense(a);
+    const SparseZMat s = SparseZMat::from_dense(seprank_test::product_of_big_factors(rng, 40, 40, 20, 200));
     RankOptions none = certificate_options(Certificate::blocks, 3);
     none.max_certify_seconds = 0;
     const RankAnswer r = rank_certified(s, none);

@@ -514,13 +514,7 @@ TEST_CASE("rank over Q with device cuda: the answer says where the certificate's
     // reference, whose first rank runs on the GPU and the rest, past the budget, on the
     // CPU: the note gives that reason and does not claim that nothing ran on the GPU.
     {
-        ZMat x(40, 20), y(20, 40), a(40, 40);
-        for (long i = 0; i < 40; ++i)
-            for (long j = 0; j < 20; ++j) {
-                fmpz_set(fmpz_mat_entry(x.get(), i, j), rng.big(200).get());
-                fmpz_set(fmpz_mat_entry(y.get(), j, i), rng.big(200).get());
-            }
-        fmpz_mat_mul(a.get(), x.get(), y.get());
+        const ZMat a = seprank_test::product_of_big_factors(rng, 40, 40, 20, 200);
         RankOptions o = seprank_test::certificate_options(Certificate::blocks, 3);
         o.device = Device::cuda;
         o.max_certify_seconds = 0;

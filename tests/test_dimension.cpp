@@ -495,25 +495,9 @@ TEST_CASE("dimension: a network whose Jacobians would take hours is refused befo
 }
 
 TEST_CASE("to_string(DimensionOutput) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (DimensionOutput v : {DimensionOutput::scalar, DimensionOutput::all}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(dimension_output_from_string(name) == v);
-    }
-    CHECK(names.size() == 2);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<DimensionOutput>(2)), "to_string(DimensionOutput): unknown value 2", internal_error);
+    seprank_test::check_enum_names<DimensionOutput>({DimensionOutput::scalar, DimensionOutput::all}, "DimensionOutput", dimension_output_from_string);
 }
 
 TEST_CASE("to_string(DimensionVariant) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (DimensionVariant v : {DimensionVariant::reverse, DimensionVariant::interpolation}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(dimension_variant_from_string(name) == v);
-    }
-    CHECK(names.size() == 2);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<DimensionVariant>(2)), "to_string(DimensionVariant): unknown value 2", internal_error);
+    seprank_test::check_enum_names<DimensionVariant>({DimensionVariant::reverse, DimensionVariant::interpolation}, "DimensionVariant", dimension_variant_from_string);
 }

@@ -752,13 +752,5 @@ TEST_CASE("a block store refuses another computation and damaged units") {
 }
 
 TEST_CASE("to_string(EvaluationVariant) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (EvaluationVariant v : {EvaluationVariant::automatic, EvaluationVariant::plain, EvaluationVariant::graded}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(evaluation_variant_from_string(name) == v);
-    }
-    CHECK(names.size() == 3);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<EvaluationVariant>(3)), "to_string(EvaluationVariant): unknown value 3", internal_error);
+    seprank_test::check_enum_names<EvaluationVariant>({EvaluationVariant::automatic, EvaluationVariant::plain, EvaluationVariant::graded}, "EvaluationVariant", evaluation_variant_from_string);
 }

@@ -470,13 +470,5 @@ TEST_CASE("Poly::compose substitutes polynomials for variables") {
 }
 
 TEST_CASE("to_string(ExpandVariant) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (ExpandVariant v : {ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(expand_variant_from_string(name) == v);
-    }
-    CHECK(names.size() == 3);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<ExpandVariant>(3)), "to_string(ExpandVariant): unknown value 3", internal_error);
+    seprank_test::check_enum_names<ExpandVariant>({ExpandVariant::automatic, ExpandVariant::layered, ExpandVariant::moment}, "ExpandVariant", expand_variant_from_string);
 }

@@ -386,12 +386,5 @@ TEST_CASE("--where: commas inside values (SPECs, partitions); layers compared as
 }
 
 TEST_CASE("to_string(FormKind) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (FormKind v : {FormKind::polynomial, FormKind::exp_linear, FormKind::binomial, FormKind::c_finite, FormKind::p_recursive}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-    }
-    CHECK(names.size() == 5);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<FormKind>(5)), "to_string(FormKind): unknown value 5", internal_error);
+    seprank_test::check_enum_names<FormKind>({FormKind::polynomial, FormKind::exp_linear, FormKind::binomial, FormKind::c_finite, FormKind::p_recursive}, "FormKind", nullptr);
 }

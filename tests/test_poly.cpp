@@ -510,13 +510,5 @@ TEST_CASE("product variant names round-trip; bad names are refused") {
 }
 
 TEST_CASE("to_string(MulVariant) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (MulVariant v : {MulVariant::automatic, MulVariant::flint, MulVariant::digits, MulVariant::dense}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(mul_variant_from_string(name) == v);
-    }
-    CHECK(names.size() == 4);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<MulVariant>(4)), "to_string(MulVariant): unknown value 4", internal_error);
+    seprank_test::check_enum_names<MulVariant>({MulVariant::automatic, MulVariant::flint, MulVariant::digits, MulVariant::dense}, "MulVariant", mul_variant_from_string);
 }

@@ -928,13 +928,5 @@ TEST_CASE("BorderedLU resumed from a kept permutation = the object that made it;
 }
 
 TEST_CASE("to_string(Certificate) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (Certificate v : {Certificate::blocks, Certificate::pivot_span, Certificate::hadamard}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(certificate_from_string(name) == v);
-    }
-    CHECK(names.size() == 3);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<Certificate>(3)), "to_string(Certificate): unknown value 3", internal_error);
+    seprank_test::check_enum_names<Certificate>({Certificate::blocks, Certificate::pivot_span, Certificate::hadamard}, "Certificate", certificate_from_string);
 }

@@ -229,13 +229,5 @@ TEST_CASE("a rank below the degree-block caps is noted, one at the caps is not (
 }
 
 TEST_CASE("to_string(Method) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (Method v : {Method::flattening, Method::grid, Method::evaluation}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(method_from_string(name) == v);
-    }
-    CHECK(names.size() == 3);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<Method>(3)), "to_string(Method): unknown value 3", internal_error);
+    seprank_test::check_enum_names<Method>({Method::flattening, Method::grid, Method::evaluation}, "Method", method_from_string);
 }

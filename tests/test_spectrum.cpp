@@ -421,25 +421,9 @@ TEST_CASE("options are checked") {
 }
 
 TEST_CASE("to_string(Measure) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (Measure v : {Measure::uniform, Measure::gaussian}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(measure_from_string(name) == v);
-    }
-    CHECK(names.size() == 2);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<Measure>(2)), "to_string(Measure): unknown value 2", internal_error);
+    seprank_test::check_enum_names<Measure>({Measure::uniform, Measure::gaussian}, "Measure", measure_from_string);
 }
 
 TEST_CASE("to_string(SpectrumMethod) names every value once and refuses one outside the enum (internal_error)") {
-    std::set<std::string> names;
-    for (SpectrumMethod v : {SpectrumMethod::certified, SpectrumMethod::fast}) {
-        const std::string name = to_string(v);
-        CHECK_FALSE(name.empty());
-        names.insert(name);
-        CHECK(spectrum_method_from_string(name) == v);
-    }
-    CHECK(names.size() == 2);
-    CHECK_THROWS_WITH_AS(to_string(static_cast<SpectrumMethod>(2)), "to_string(SpectrumMethod): unknown value 2", internal_error);
+    seprank_test::check_enum_names<SpectrumMethod>({SpectrumMethod::certified, SpectrumMethod::fast}, "SpectrumMethod", spectrum_method_from_string);
 }
