@@ -443,6 +443,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const int bits = drawn_prime_bits(dev, opt.prime_bits);
     res.device = dev.name;
     res.prime = random_prime(rng, static_cast<unsigned>(bits));
+    res.primes_used = 1;  // every trial ranks mod this one prime
     const std::uint64_t p = res.prime;
     const Integer wdeg = weight_degree(spec);
     const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;

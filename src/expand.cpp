@@ -1,5 +1,7 @@
 #include "seprank/expand.hpp"
 
+#include "expand_internal.hpp"
+
 #include "forward_impl.hpp"
 #include "rings_impl.hpp"
 #include "seprank/error.hpp"
@@ -38,9 +40,7 @@ ExpansionEstimate estimate_expansion(const ValidSpec& valid) {
     return {terms, 4.0 * fmpz_get_d(terms.get()) * per_term};
 }
 
-namespace {
-
-void check_estimate(const ValidSpec& s, const ExpandOptions& opt) {
+void detail::check_expansion_estimate(const ValidSpec& s, const ExpandOptions& opt, const std::string& remedy) {
     if (opt.max_memory != 0) check_memory_value(opt.max_memory, "ExpandOptions::max_memory");
     const double limit = opt.max_memory > 0 ? opt.max_memory : default_max_memory();
     const ExpansionEstimate e = estimate_expansion(s);
@@ -48,10 +48,15 @@ void check_estimate(const ValidSpec& s, const ExpandOptions& opt) {
         std::ostringstream msg;
         msg.precision(3);
         msg << "expansion refused: up to " << e.max_terms.str() << " terms, about " << e.bytes / (1024.0 * 1024 * 1024)
-            << " GiB estimated, over the limit of " << limit / (1024.0 * 1024 * 1024)
-            << " GiB (ExpandOptions::max_memory); use the evaluation method (Method::evaluation), which never expands";
+            << " GiB estimated, over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB (ExpandOptions::max_memory); " << remedy;
         throw resource_limit(msg.str());
     }
+}
+
+namespace {
+
+void check_estimate(const ValidSpec& s, const ExpandOptions& opt) {
+    detail::check_expansion_estimate(s, opt, "use the evaluation method (Method::evaluation), which never expands");
 }
 
 template <class Ring>

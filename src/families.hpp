@@ -248,7 +248,7 @@ struct Attention {
         require(s.attention_rank >= 0 && s.attention_rank <= head_dim(s),
                 "attention rank k = " + str(s.attention_rank) + " outside 0.." + str(head_dim(s)));
         require(!s.free_slots, "free slots apply to hadamard blocks only");
-        require(s.widths.empty(), "widths (a list, one per layer) apply to fc only, not to attention");
+        require(s.widths.empty(), "widths (a list, one per layer) apply to fc and power, not to attention");
         require(s.width == 0, "width w = " + str(s.width) + " applies to hadamard only, not to attention");
         check_coordinate(s, output_dim(s));
     }
@@ -413,7 +413,7 @@ struct Hadamard {
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
         require(s.width >= 0, "width w = " + str(s.width) + " is negative");
-        require(s.widths.empty(), "widths (a list) apply to fc; hadamard takes one width");
+        require(s.widths.empty(), "widths (a list) apply to fc and power; hadamard takes one width");
         require(s.attention_rank == 0, "attention rank applies to attention only");
         check_coordinate(s, output_dim(s));
     }

@@ -190,10 +190,13 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                                            (bits < opt.prime_bits ? ", the GPU's largest" : "") + ")") +
                (at_caps ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
                                       "for all weights), so the generic rank equals that upper bound")
-                        : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
-                              ", T = " + std::to_string(opt.trials) +
-                              "; assumes the certifying minor is not identically 0 mod p (which needs p to divide its integer content: "
-                              "at most one chance in " + per_factor(bits) + " per " + std::to_string(bits) + "-bit prime factor of that content)");
+                        : !res.converged
+                            ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
+                                          "this lower bound")
+                            : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
+                                  ", T = " + std::to_string(opt.trials) +
+                                  "; assumes the certifying minor is not identically 0 mod p (which needs p to divide its integer content: "
+                                  "at most one chance in " + per_factor(bits) + " per " + std::to_string(bits) + "-bit prime factor of that content)");
     if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";

@@ -706,6 +706,20 @@ nlohmann::json network_to_json_value(const Network& net) {
 
 }  // namespace
 
+Network first_layers(const Network& net, long depth) {
+    const ValidSpec whole = check_shapes(net);
+    if (depth < 1 || depth > whole->depth)
+        throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(whole->depth) + " (the network's layers)");
+    Network t = net;
+    const auto keep = static_cast<std::size_t>(depth);
+    t.spec.depth = depth;
+    t.weights.layers.resize(keep);
+    if (!t.spec.layers.empty()) t.spec.layers.resize(keep);
+    if (!t.spec.widths.empty()) t.spec.widths.resize(keep);
+    check_shapes(t);
+    return t;
+}
+
 Network network_from_json(const std::string& text) {
     return network_from_json_value(detail::parse_json_text(text, "weights JSON"));
 }

@@ -1,4 +1,6 @@
 #include "seprank/rank.hpp"
+
+#include "seprank/blocks.hpp"
 #include "seprank/progress.hpp"
 
 #include "parallel.hpp"
@@ -324,7 +326,19 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.variant = gpu ? "modular-dense" : kind;
         res.device = dev.name;
         res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
-        if (opt.prime == 0 && res.value < full) {
+        // Over Q the rank is at most the sum, over the connected blocks of the non-zeros,
+        // of each block's smaller side (blocks.hpp): a rank mod p that meets it is exact.
+        long block_sides = full;
+        if (res.value < full) {
+            block_sides = 0;
+            for (const MatrixBlock& b : connected_blocks(input))
+                block_sides += static_cast<long>(std::min(b.rows.size(), b.cols.size()));
+        }
+        if (res.value < full && res.value == block_sides) {
+            set_certified(res, res.value);
+            res.note = "rank mod p " + std::to_string(p) + " = the sum of the smaller sides of the matrix's " +
+                       "connected blocks, an upper bound over Q: exact";
+        } else if (opt.prime == 0 && res.value < full) {
             // It is below the rank over Q only if p divides a non-zero minor of size
             // rank_Q ≤ full, of absolute value ≤ H (Hadamard, the full-size bound is the
             // largest; docs/rank.md). Costs one pass over the entries.

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <climits>
+#include <numeric>
 
 namespace seprank {
 
@@ -134,7 +135,17 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             // over Q, and with them a Hadamard bound on the minors, are never known.
             r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep; "
                      "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
-                     "--field Q certifies" + (dev.note.empty() ? std::string() : "; " + dev.note);
+                     "--field Q certifies";
+            // The degree-block caps bound sep over Q for every choice of weights
+            // (evaluation.hpp): a rank mod p that reaches their sum is sep itself.
+            if (const std::vector<long> caps = degree_block_caps(net.spec, part);
+                !caps.empty() && r.value == std::accumulate(caps.begin(), caps.end(), 0L)) {
+                r.kind = RankKind::exact;
+                r.failure_bound = 0;
+                r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
+                         "the degree-block caps (their numbers of monomials), which it reaches: exact";
+            }
+            if (!dev.note.empty()) r.note += "; " + dev.note;
             break;
         }
         case Method::grid: {

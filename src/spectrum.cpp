@@ -3,6 +3,7 @@
 // src/spectrum_fast.cpp and src/spectrum_certified.cpp.
 #include "seprank/spectrum.hpp"
 
+#include "expand_internal.hpp"
 #include "process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
@@ -482,6 +483,9 @@ SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_token
 SpectrumResult spectrum(const Network& net, const ValidPartition& part, const SpectrumOptions& opt) {
     check_options(opt);
     part.check_tokens(net.spec.tokens);  // before the expansion
+    // The singular values are those of f's coefficient flattening: no method avoids expanding f.
+    detail::check_expansion_estimate(check_shapes(net), opt.expand,
+                                     "the spectrum needs f expanded (its coefficient flattening), whatever SpectrumOptions::method");
     const auto t0 = std::chrono::steady_clock::now();
     const QPoly f = expand(net, opt.expand);
     SpectrumResult r = spectrum(f, part, net.spec.tokens, opt);

@@ -154,8 +154,11 @@ GenericOptions embedding_generic(std::uint64_t seed) {
     return g;
 }
 
-const std::map<std::string, Claim>& claims() {
-    static const std::map<std::string, Claim> c = {
+// The claims in the order --list and a plain `verify` give them (before the spectrum
+// claims of verify_spectrum.cpp); claim_names() is read from here, so a claim added here
+// is listed and run.
+const std::vector<std::pair<std::string, Claim>>& claims() {
+    static const std::vector<std::pair<std::string, Claim>> c = {
         {"degree",
          {"the output of a depth-L stack of degree-d blocks has degree d^L (attention, hadamard tied/free, fc)",
           [](std::uint64_t seed) {
@@ -662,9 +665,8 @@ const std::map<std::string, Claim>& claims() {
 
 const std::vector<std::string>& claim_names() {
     static const std::vector<std::string> names = [] {
-        std::vector<std::string> n = {"degree", "budget", "claim7.1", "claim7.2", "prop7.1", "small-facts", "known-values", "rank-variants",
-                                                     "embedding-no-raise", "embedding-monotone", "embedding-full-rank", "embedding-wide",
-                                                     "dimension-layer", "dimension-expected", "dimension-defect"};
+        std::vector<std::string> n;
+        for (const auto& c : claims()) n.push_back(c.first);
         for (const auto& c : spectrum_claims()) n.push_back(c.name);  // src/verify_spectrum.cpp
         return n;
     }();
@@ -672,6 +674,12 @@ const std::vector<std::string>& claim_names() {
 }
 
 namespace {
+
+// The claim of that name in claims(), or null.
+const Claim* find_claim(const std::string& name) {
+    const auto it = std::find_if(claims().begin(), claims().end(), [&](const auto& c) { return c.first == name; });
+    return it == claims().end() ? nullptr : &it->second;
+}
 
 [[noreturn]] void unknown_claim(const std::string& name) {
     std::string known;
@@ -684,18 +692,18 @@ namespace {
 std::string claim_statement(const std::string& name) {
     for (const auto& c : spectrum_claims())
         if (c.name == name) return c.statement;
-    const auto it = claims().find(name);
-    if (it == claims().end()) unknown_claim(name);
-    return it->second.statement;
+    const Claim* c = find_claim(name);
+    if (!c) unknown_claim(name);
+    return c->statement;
 }
 
 ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
     const auto sc = std::find_if(spectrum_claims().begin(), spectrum_claims().end(), [&](const SpectrumClaim& c) { return c.name == name; });
-    const auto it = claims().find(name);
-    if (it == claims().end() && sc == spectrum_claims().end()) unknown_claim(name);
+    const Claim* c = find_claim(name);
+    if (!c && sc == spectrum_claims().end()) unknown_claim(name);
     try {
         if (sc != spectrum_claims().end()) return sc->run(seed);
-        return it->second.run(seed);
+        return c->run(seed);
     } catch (const std::exception& e) {
         return result(name, false, std::string("error: ") + e.what());
     }

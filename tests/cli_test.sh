@@ -87,13 +87,46 @@ for r in rows:
     assert isinstance(r["rank"], int) and r["rank_status"] == "ok" and r["log3_rank"] > 0, r
 PY
 "$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24 --degrees 2,3 | head -1 | grep -q "dimension  dim_expected" || fail "degree --budget text lacks the dimension column"
+# degree per depth of networks with a widths list: depth L keeps the first L widths
+"$S" degree --family power --dim 3 --widths 3,3,1 --power 2 --format json >"$T/dpow.json" || fail "degree of a power network"
+"$S" degree --family fc --tokens 2 --widths 3,4 --block-degree 2 --depth 2 --format json >"$T/dfc.json" || fail "degree of fc with --widths"
+/usr/bin/python3 - "$T/dpow.json" "$T/dfc.json" <<'PY' || fail "degree per depth with --widths"
+import json, sys
+pw, fc = (json.load(open(p)) for p in sys.argv[1:3])
+pw = pw if isinstance(pw, list) else pw["rows"]
+fc = fc if isinstance(fc, list) else fc["rows"]
+assert [r["depth"] for r in pw] == [1, 2, 3] and [r["measured"] for r in pw] == [1, 2, 4], pw   # r^(L-1), r = 2
+assert [r["depth"] for r in fc] == [1, 2] and [r["measured"] for r in fc] == [2, 4], fc
+PY
+# a stack's depth is its number of layers in degree as in table: two copies of a 2-layer list
+"$S" degree --layers 'attention,mlp:power=3' --tokens 2 --depth 2 --format json >"$T/dstack.json" || fail "degree --layers"
+/usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); o=o if isinstance(o,list) else o["rows"]; assert [r["depth"] for r in o]==[2,4] and [r["predicted"] for r in o] in ([9,81],["9","81"]), o' "$T/dstack.json" || fail "degree --layers: depth is not the layers"
+# bad input writes nothing: a partition refused after the network is drawn leaves no weights file
+for cmd in rank spectrum; do
+  expect_rc 2 "appears twice" -- $cmd --tokens 3 --partition '1|1' --save-weights "$T/bad_$cmd.json"
+  [[ ! -e "$T/bad_$cmd.json" ]] || fail "$cmd: --save-weights written before the partition was refused"
+done
+expect_rc 2 "at least 2 tokens" -- rank --family power --dim 4 --widths 3,2 --save-weights "$T/bad_power.json"
+[[ ! -e "$T/bad_power.json" ]] || fail "rank --family power: --save-weights written before the partition was refused"
+# --layers is a stack: with no --family, or --family stack; another family given is refused, attention too
+expect_rc 2 "stack only, not attention" -- rank --family attention --layers hadamard --tokens 2 --dim 2
+expect_rc 2 "stack only, not hadamard" -- rank --family hadamard --layers attention --tokens 2 --dim 2
+"$S" rank --layers hadamard --tokens 2 --dim 2 | grep -q "^# stack" || fail "rank --layers without --family is not a stack"
+# spectrum: the global --max-memory bounds its expansion, which no method avoids; --eps-absolute alone is noted
+expect_rc 3 "[here: --max-memory]" -- --max-memory 0.001 spectrum --tokens 3 --dim 3 --depth 2
+grep -q "whatever SpectrumOptions::method" "$T/err" || fail "spectrum over the limit: $(cat "$T/err")"
+expect_rc 3 "[here: --max-memory, or --method evaluation]" -- rank --tokens 4 --dim 3 --depth 3 --max-memory 0.001
+"$S" spectrum --tokens 2 --eps-absolute --format json 2>"$T/epsabs.err" >"$T/epsabs.json" || fail "spectrum --eps-absolute"
+grep -q "note: --eps-absolute is ignored: no --eps" "$T/epsabs.err" || fail "spectrum --eps-absolute without --eps: no note"
+grep -q '"notes"' "$T/epsabs.json" || fail "spectrum --eps-absolute without --eps: no notes in JSON"
+"$S" generic --help | grep -q "save-weights.*refused here" || fail "generic --help offers --save-weights"
 # dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
 "$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"
 grep -q "note: --coordinate 2 is ignored" "$T/dim_notes.txt" || fail "dimension --output all: no note for --coordinate"
 # a size limit below one row per degree block evaluates nothing, and the note says so (not "full rank")
 "$S" generic --tokens 2 --dim 1 --method evaluation --max-side 1 --format json >"$T/ms1.json" || fail "generic --max-side 1"
-/usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["rank"] == 0 and o["label"] == "lower bound" and "nothing evaluated" in o["note"] and "still full rank" not in o["note"], o["note"]' "$T/ms1.json" ||
+/usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["rank"] == 0 and o["label"] == "lower bound" and "nothing evaluated" in o["note"] and "still full rank" not in o["note"], o["note"]; assert o["failure_bound"] == 1 and "failure_bound 1: not converged" in o["note"] and "(m*D/|S|)" not in o["note"], o["note"]' "$T/ms1.json" ||
   fail "generic --max-side 1: $(cat "$T/ms1.json")"
 # the text table says which ranks are certified
 "$S" table --tokens 2 --dim 1 --depth 1 | head -1 | grep -q " certified " || fail "table text lacks the certified column"
@@ -207,6 +240,13 @@ expect_rc 2 "--preset theorem7.3 takes no network options" -- table --preset the
 expect_rc 2 "--preset" -- table --preset nope
 expect_rc 2 "--embed-rank" -- table --embed-rank "none,x"
 "$S" verify --list | grep -q "^embedding-wide: " || fail "verify --list lacks the embedding claims"
+# every claim docs/verify.md tabulates is listed (so a plain `verify` runs it)
+"$S" verify --list >"$T/claims.txt" || fail "verify --list"
+docs_verify="$(dirname "$0")/../docs/verify.md"
+for c in $(grep -o '^| `[a-z0-9.-]*` |' "$docs_verify" | tr -d '|` '); do
+  grep -q "^$c: " "$T/claims.txt" || fail "verify --list lacks the claim $c of docs/verify.md"
+done
+[[ $(grep -c '^| `[a-z0-9.-]*` |' "$docs_verify") -ge 10 ]] || fail "docs/verify.md: its claim tables were not found"
 
 # plot (gnuplot-nox is installed by the set-up)
 if command -v gnuplot >/dev/null; then

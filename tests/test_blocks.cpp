@@ -303,3 +303,29 @@ TEST_CASE("blocks: a block-structured Matrix Market file") {
     CHECK(r.block_ranks.size() >= 4);     // planted blocks may split further, never merge
     CHECK(r.kernel_blocks.size() >= 1);   // the rank-2 8×8 block at least is deficient
 }
+
+TEST_CASE("a rank mod p that meets the sum of the connected blocks' smaller sides is exact") {
+    auto rng = seprank_test::rng_for("blocks-field-p");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < 20; ++it) {
+        CAPTURE(it);
+        // dense blocks (many operations), each of full rank on its smaller side or one short
+        const bool short_one = it % 2 == 1;
+        const Planted p = plant(rng, {{5, 7, short_one ? 4 : 5}, {6, 4, 4}, {3, 3, 3}}, 8, 400, 2, 1);
+        RankOptions o;
+        o.certify = false;
+        o.seed = static_cast<std::uint64_t>(it) + 1;
+        if (it % 4 >= 2) o.prime = 4611686018427387847ULL;  // a prime given, not drawn
+        const RankAnswer r = rank_certified(p.a, o);
+        CHECK(r.value == p.rank);
+        CHECK(r.value < std::min(p.a.rows, p.a.cols));
+        if (short_one) {
+            CHECK_FALSE(r.certified());  // 11 < 12: the blocks' sides do not bound it
+            CHECK(r.note.find("connected blocks") == std::string::npos);
+        } else {
+            CHECK(r.certified());
+            CHECK(r.failure_bound == 0);
+            CHECK(r.note.find("connected blocks") != std::string::npos);
+        }
+    }
+}

@@ -110,6 +110,9 @@ TEST_CASE("dimension: zero weights give a Jacobian of rank below the generic one
     Rng rng3(3);
     CHECK(z.value == reference_rank(net, rng3, 4));
     CHECK(z.value < g.value);
+    CHECK(z.primes_used == 1);  // one prime, every trial ranked mod it
+    CHECK(g.primes_used == 1);
+    CHECK(g.prime > 0);
 }
 
 TEST_CASE("dimension: bad options and weights of the wrong shape are invalid_input") {

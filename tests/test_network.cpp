@@ -417,3 +417,41 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
     bad.family = static_cast<Family>(families.size());
     CHECK_THROWS_AS(validate(bad), invalid_input);
 }
+
+TEST_CASE("first_layers keeps the first L layers of every family, their widths and weights") {
+    const auto spec = [](Family f) {
+        NetworkSpec s;
+        s.family = f;
+        s.tokens = 2;
+        s.dim = 2;
+        s.depth = 3;
+        if (f == Family::fc) s.widths = {3, 5, 2};
+        if (f == Family::power) {
+            s.tokens = 1;
+            s.widths = {3, 4, 1};
+            s.block_degree = 2;
+        }
+        if (f == Family::stack) s.layers = parse_layers("attention,mlp:power=2,hadamard:degree=2");
+        return s;
+    };
+    for (Family f : all_families()) {
+        CAPTURE(to_string(f));
+        const Network net = random_network(spec(f), 7);
+        for (long L = 1; L <= 3; ++L) {
+            CAPTURE(L);
+            const Network t = first_layers(net, L);
+            CHECK(t.spec.depth == L);
+            CHECK(t.weights.layers.size() == static_cast<std::size_t>(L));
+            if (!net.spec.widths.empty()) CHECK(t.spec.widths == std::vector<long>(net.spec.widths.begin(), net.spec.widths.begin() + L));
+            if (!net.spec.layers.empty()) CHECK(t.spec.layers.size() == static_cast<std::size_t>(L));
+            CHECK_NOTHROW(check_shapes(t));
+            // the weights of the layers kept are the network's own
+            Network cut = net;
+            cut.weights.layers.resize(static_cast<std::size_t>(L));
+            CHECK(network_to_json(Network{t.spec, cut.weights}, -1) == network_to_json(t, -1));
+        }
+        CHECK(network_to_json(first_layers(net, 3), -1) == network_to_json(net, -1));
+        CHECK_THROWS_WITH_AS(first_layers(net, 0), "depth 0: expected 1..3 (the network's layers)", invalid_input);
+        CHECK_THROWS_AS(first_layers(net, 4), invalid_input);
+    }
+}

@@ -99,10 +99,17 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
         REQUIRE(ev.converged);
         REQUIRE(ev.value == flat.value);
         REQUIRE(ev.failure_bound < 1e-9);
-        // the field-p flattening is a lower bound, equal here
+        // the field-p flattening is a lower bound, equal here; exact exactly when it
+        // reaches the degree-block caps (an upper bound over Q for every weight)
         SeparationOptions po = fo;
         po.certify = false;
-        REQUIRE(separation_rank(net, part, po).value == flat.value);
+        const auto modp = separation_rank(net, part, po);
+        REQUIRE(modp.value == flat.value);
+        const std::vector<long> caps = degree_block_caps(s, part);
+        const bool at_caps = !caps.empty() && modp.value == std::accumulate(caps.begin(), caps.end(), 0L);
+        CHECK(modp.certified() == at_caps);
+        CHECK(modp.failure_bound == (at_caps ? 0.0 : 1.0));
+        CHECK((modp.note.find("which it reaches: exact") != std::string::npos) == at_caps);
     }
 }
 

@@ -18,7 +18,7 @@ namespace seprank_cli {
 void add_network_options(CLI::App* app, NetOptions& o) {
     std::string families;
     for (const auto& name : seprank::family_names()) families += (families.empty() ? "" : "|") + name;
-    app->add_option("--family", o.family, families)->capture_default_str();
+    app->add_option("--family", o.family, families + " (default attention; stack with --layers)");
     app->add_option("--tokens", o.tokens, "number of tokens N (default 4; power: 1, so that --dim is d0)");
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
@@ -65,7 +65,7 @@ void check_network_options(const NetOptions& o, bool used) {
                 throw seprank::invalid_input(std::string(name) + " " + std::to_string(v) + ": expected " + std::to_string(lo) + ".." +
                                              std::to_string(hi));
         };
-        (void)seprank::family_from_string(o.family);
+        if (!o.family.empty()) (void)seprank::family_from_string(o.family);
         if (!o.layers.empty()) (void)seprank::parse_layers(o.layers);
         if (o.tokens) in("--tokens", *o.tokens, 1, kMaxSize);
         in("--dim", o.dim, 1, kMaxSize);
@@ -118,12 +118,14 @@ std::vector<seprank::LayerSpec> stack_layers(const NetOptions& o) {
 
 }  // namespace
 
+std::string family_name(const NetOptions& o) { return !o.family.empty() ? o.family : !o.layers.empty() ? "stack" : "attention"; }
+
 seprank::ValidSpec to_spec(const NetOptions& o) {
     seprank::NetworkSpec s;
     const bool stack = !o.layers.empty();
-    // --layers describes a stack: the default family gives way to it; any other is validated
-    // against it (a family other than stack refuses layers).
-    s.family = seprank::family_from_string(stack && o.family == "attention" ? "stack" : o.family);
+    // --layers describes a stack: with no --family it is one; a family given is validated
+    // against it (a family other than stack refuses layers, attention too).
+    s.family = seprank::family_from_string(family_name(o));
     const seprank::FamilyInfo& info = seprank::family_info(s.family);
     if (info.layers && !stack) throw seprank::invalid_input("family " + std::string(info.name) + " needs its layers: --layers SPEC");
     s.tokens = o.tokens.value_or(info.default_tokens);

@@ -42,7 +42,7 @@ using nlohmann::json;
 inline std::string json_text(const json& j, int indent = -1) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 struct NetOptions {
-    std::string family = "attention";
+    std::string family;  // as given; empty: not given (family_name says which)
     std::optional<long> tokens, depth;  // defaults: the family's default_tokens; 1 (power: the widths)
     long dim = 2, heads = 1, head_dim = 0, width = 0;
     std::optional<long> block_degree, power;
@@ -128,6 +128,8 @@ struct Notes {
     void emit(json* j) const;
 };
 // The network options as a spec, validated here (invalid_input naming the bad value).
+// The family o names: --family as given, else stack when --layers is given, else attention.
+std::string family_name(const NetOptions& o);
 seprank::ValidSpec to_spec(const NetOptions& o);
 seprank::Network make_network(const NetOptions& o);
 // seprank::token_count of --poly's variables, its message prefixed with "--poly: ".

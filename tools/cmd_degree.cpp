@@ -53,7 +53,7 @@ struct DegreeCommand final : Command {
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
-                const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(o.family));
+                const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(family_name(o)));
                 if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
                 if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;
@@ -118,18 +118,18 @@ struct DegreeCommand final : Command {
             // With --weights the file is read once; depth L keeps its first L layers.
             const std::optional<seprank::Network> file_net =
                 o.weights_file.empty() ? std::nullopt : std::optional<seprank::Network>(read_weights(o));
-            const long max_depth = file_net ? file_net->spec.depth : o.depth.value_or(1);
+            // the rows: the file's layers; a stack's copies of --layers; else the depth (power: the length of --widths)
+            const long max_depth = file_net ? file_net->spec.depth : !dgo.layers.empty() ? dgo.depth.value_or(1) : to_spec(dgo)->depth;
             for (long L = 1; L <= max_depth; ++L) {
                 o.depth = L;
-                seprank::Network net = file_net ? *file_net : seprank::random_network(to_spec(o), o.seed, o.weight_range);
-                if (file_net) {  // the file's first L layers (--layers: L repetitions of the list, drawn above)
-                    net.spec.depth = L;
-                    net.weights.layers.resize(static_cast<std::size_t>(L));
-                    if (!net.spec.layers.empty()) net.spec.layers.resize(static_cast<std::size_t>(L));
-                }
+                if (!o.widths.empty())  // fc, power: the widths of the first L layers
+                    o.widths.assign(dgo.widths.begin(), dgo.widths.begin() + L);
+                // the file's first L layers; else drawn (--layers: L repetitions of the list)
+                const seprank::Network net = file_net ? seprank::first_layers(*file_net, L)
+                                                      : seprank::random_network(to_spec(o), o.seed, o.weight_range);
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto m = seprank::measure_degree(net, o.seed);
-                json row = {{"depth", L},
+                json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list
                             {"measured", m.degree},
                             {"predicted", exact(m.predicted)},
                             {"parameters", exact(seprank::parameter_count(net.spec))},

@@ -41,6 +41,7 @@ struct DimensionCommand final : Command {
             "mod a random prime, maximum over T trials with failure_bound = (m*D/p)^T (Schwartz-Zippel); beside it the "
             "expected dimension (parameters minus the obvious symmetries) and whether the rank falls below it (defect)");
         add_network_options(sub, no);
+        sub->get_option("--save-weights")->description("refused here: dimension draws its weights mod p in every trial (save a network with expand or rank)");
         sub->get_option("--seed")->description("seed of the prime, the weights drawn uniformly from Z/p and the input points (0..2^64-1)");
         sub->get_option("--weights")->description(
             "local dimension at these exact weights (a JSON file in the weights format of docs/usage.md section 1.5, "

@@ -60,7 +60,7 @@ struct ExpandCommand final : Command {
         rec["parameters"] = exact(seprank::parameter_count(net.spec));
         rec["weight_degree"] = exact(seprank::weight_degree(net.spec));
         rec["homogeneous"] = f.is_homogeneous();
-        rec["seconds"] = secs;
+        rec["seconds"] = std::round(secs * 1e4) / 1e4;  // as dimension
         rec["variant"] = seprank::to_string(used);
         rec["product"] = seprank::to_string(opt.product);
         rusage ru{};

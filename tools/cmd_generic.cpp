@@ -20,6 +20,7 @@ struct GenericCommand final : Command {
             "Generic rank: maximum over T random weight draws (uniform on Z/p), with failure_bound = (m*D/p)^T "
             "bounding the chance that the generic rank is larger (Schwartz-Zippel; m the matrix side, D the entries' degree)");
         add_network_options(sub, go);
+        sub->get_option("--save-weights")->description("refused here: generic draws fresh weights in every trial (save a network with expand or rank)");
         sub->add_option("--trials", trials, "independent weight draws T")->capture_default_str();
         sub->add_option("--partition", generic_partition, "token partition A|B (default balanced)");
         sub->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")

@@ -94,8 +94,10 @@ struct RankCommand final : Command {
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
         const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "phases", "note"};
         if (!save_matrix.empty()) {
-            if (so.method == seprank::Method::evaluation || !so.certify)
+            if (so.method == seprank::Method::evaluation)
                 throw seprank::invalid_input("--save-matrix needs --method flattening or grid with --field Q (evaluation never builds the matrix)");
+            if (!so.certify)
+                throw seprank::invalid_input("--save-matrix needs --field Q (with --field p the integer matrix is not built)");
             so.on_matrix = [path = save_matrix](const seprank::SparseZMat& m) { seprank::write_matrix_market(m, path); };
         }
         if (!matrix_file.empty()) {
@@ -133,14 +135,31 @@ struct RankCommand final : Command {
             const seprank::ValidSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::check_shapes(read_weights(ro));
             so.template_vectors = seprank::read_templates(templates_file, seprank::input_vars_per_token(spec));
         }
-        const seprank::Network net = make_network(ro);
+        // The network, then its partition checked, then --save-weights: bad input writes nothing.
+        NetOptions drawn = ro;
+        drawn.save_weights.clear();
+        const seprank::Network net = make_network(drawn);
+        const std::optional<seprank::ValidPartition> given_part =
+            all_balanced ? std::nullopt
+                         : std::optional<seprank::ValidPartition>(partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
+                                                                                         : seprank::parse_partition(partition_text, net.spec.tokens));
+        if (all_balanced && !partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
+        if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
+        const auto rank_of = [&](const seprank::ValidPartition& part) {
+            try {
+                return to_json(seprank::separation_rank(net, part, so));
+            } catch (const seprank::resource_limit& e) {
+                if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
+                // the library names ExpandOptions::max_memory and Method::evaluation; add the flags
+                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory, or --method evaluation]");
+            }
+        };
         if (all_balanced) {
-            if (!partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
             std::vector<json> rows;
             long first = -1;
             bool agree = true;
             for (const auto& part : seprank::balanced_partitions_with(net.spec.tokens, net.spec.position)) {
-                json j = to_json(seprank::separation_rank(net, part, so));
+                json j = rank_of(part);
                 if (first < 0) first = j["rank"].get<long>();  // NOLINT
                 agree = agree && j["rank"].get<long>() == first;
                 rows.push_back(j);
@@ -157,9 +176,7 @@ struct RankCommand final : Command {
             }
             return 0;
         }
-        const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
-                                                 : seprank::parse_partition(partition_text, net.spec.tokens);
-        json j = to_json(seprank::separation_rank(net, part, so));
+        json j = rank_of(*given_part);
         meter->finish();
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";

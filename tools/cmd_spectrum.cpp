@@ -16,7 +16,6 @@ struct SpectrumCommand final : Command {
     long precision = 53, max_side = 4096, trials = 100;
     std::string experiment;
     bool eps_absolute = false;
-    double max_memory_gib = seprank::kDefaultMaxMemory / (1024.0 * 1024 * 1024);
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("spectrum", "Singular values of a flattening in orthonormal Legendre/Hermite product bases, and epsilon-separation ranks");
@@ -31,7 +30,6 @@ struct SpectrumCommand final : Command {
         sub->add_option("--eps", eps_text, "thresholds E[,E...] for epsilon-separation ranks (relative to ||f|| unless --eps-absolute)");
         sub->add_flag("--eps-absolute", eps_absolute, "--eps values are absolute L2 distances, not relative to ||f||");
         sub->add_option("--max-side", max_side, "largest orthogonal basis of one side")->capture_default_str();
-        sub->add_option("--max-memory", max_memory_gib, "refuse expansions estimated above this many GiB")->capture_default_str();
         sub->add_option("--experiment", experiment, "run the seed's experiment instead: fd (random members of F_d) or blocks (attention vs hadamard at equal budget)")
             ->check(one_of({"fd", "blocks"}));
         sub->add_option("--trials", trials, "--experiment: random draws per configuration")->capture_default_str();
@@ -46,8 +44,10 @@ struct SpectrumCommand final : Command {
         so.precision = precision;
         so.eps = parse_eps(eps_text);
         so.eps_absolute = eps_absolute;
+        Notes notes;
+        if (so.eps.empty() && eps_absolute) notes.lines.push_back("--eps-absolute is ignored: no --eps thresholds were given");
         so.max_side = max_side;
-        so.expand.max_memory = max_memory_gib * 1024.0 * 1024 * 1024;
+        // so.expand.max_memory stays 0: the global --max-memory (default_max_memory()), as for expand
         so.rank.threads = globals.threads;
         so.rank.seed = ro.seed;
         if (!experiment.empty()) {
@@ -72,14 +72,24 @@ struct SpectrumCommand final : Command {
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             r = seprank::spectrum(f, part, n, so);
         } else {
-            const seprank::Network net = make_network(ro);
+            // the network, then its partition checked, then --save-weights: bad input writes nothing
+            NetOptions drawn = ro;
+            drawn.save_weights.clear();
+            const seprank::Network net = make_network(drawn);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
+            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
             network = describe(net.spec);
-            r = seprank::spectrum(net, part, so);
+            try {
+                r = seprank::spectrum(net, part, so);
+            } catch (const seprank::resource_limit& e) {
+                if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
+                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory]");  // the library names the API's option
+            }
         }
         json j = json::parse(seprank::to_json(r));
         if (!network.empty()) j["network"] = network;
+        notes.emit(format == "json" ? &j : nullptr);
         if (format == "json") {
             std::cout << json_text(j, 2) << "\n";
             return 0;

@@ -127,7 +127,7 @@ struct TableCommand final : Command {
         }
         if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
         if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
-        if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format csv or json");
+        if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format text or csv (the file is CSV) or json");
         if (t_block_store && t_out.empty()) throw seprank::invalid_input("--block-store needs --out FILE (the units go to FILE.blocks/)");
         if (t_block_store)
             for (auto& pr : plan) pr.sweep.block_store = t_out + ".blocks";

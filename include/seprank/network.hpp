@@ -292,6 +292,14 @@ inline constexpr long kDefaultWeightRange = 5;
 // (checked).
 Network random_network(const ValidSpec& spec, std::uint64_t seed, long range = kDefaultWeightRange);
 
+// The network of net's first `depth` layers with their weights: the spec's depth, a
+// stack's layer list and the widths of fc and power cut to them; the embedding and the
+// output position and coordinate kept (degree per depth, docs/degree.md). Checks net
+// (check_shapes), 1 <= depth <= net.spec.depth (invalid_input naming depth), and the
+// result (invalid_input, e.g. when the output coordinate does not fit a narrower last
+// layer). Cost: a copy of those layers' weights.
+Network first_layers(const Network& net, long depth);
+
 // The check of a Network at the library's boundary: validates net.spec (invalid_input
 // naming the bad value) and checks that the weights have the shapes it requires
 // (invalid_input naming the first bad matrix). Returns the spec as a ValidSpec for the

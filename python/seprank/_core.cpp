@@ -122,7 +122,7 @@ T get_or(const py::dict& d, const char* key, T fallback) {
 // The boundary for a spec from Python: validated here, once (invalid_input naming the bad value).
 ValidSpec spec_from_dict(const py::dict& d) {
     NetworkSpec s;
-    s.family = family_from_string(get_or<std::string>(d, "family", "attention"));
+    s.family = family_from_string(get_or<std::string>(d, "family", d.contains("layers") ? "stack" : "attention"));  // the CLI's default
     const FamilyInfo& info = family_info(s.family);
     s.tokens = get_or<long>(d, "tokens", info.default_tokens);  // the CLI's defaults (power: 1)
     s.dim = get_or<long>(d, "dim", s.dim);
@@ -415,15 +415,7 @@ PYBIND11_MODULE(_core, m) {
         const auto d = run_long([&] { return measure_degree(net, seed); });
         return py::make_tuple(d.degree, d.predicted.str(), d.false_low_bound);
     });
-    m.def("truncate", [](const Network& net, long depth) {
-        if (depth < 1 || depth > net.spec.depth)
-            throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(net.spec.depth));
-        Network t = net;  // its first `depth` layers (a stack keeps the first `depth` of its layer list)
-        t.spec.depth = depth;
-        t.weights.layers.resize(static_cast<std::size_t>(depth));
-        if (!t.spec.layers.empty()) t.spec.layers.resize(static_cast<std::size_t>(depth));
-        return t;
-    });
+    m.def("truncate", [](const Network& net, long depth) { return first_layers(net, depth); });
     m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });
     m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed,
                                   const py::dict& opts) {

@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional
 from . import _core
 from ._answers import Answer
 from ._boundary import choice, integer, seed_value, thread_count
-from ._networks import Network, check_network, spec_dict
+from ._networks import Network, check_network, spec_of_options
 
 OUTPUTS = ("scalar", "all")
 VARIANTS = ("reverse", "interpolation")
@@ -23,7 +23,7 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
     if isinstance(net, Network):
         return net.spec
     if isinstance(net, dict):
-        return spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
+        return spec_of_options(net)
     raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
 
 

@@ -130,6 +130,13 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
     return spec
 
 
+def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
+    """The spec dict of a dict of network options: the CLI's defaults, so the family is
+    ``options["family"]``, else stack when ``layers`` is given, else attention."""
+    family = options.get("family", "stack" if "layers" in options else "attention")
+    return spec_dict(family, **{k: v for k, v in options.items() if k != "family"})
+
+
 def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Optional[int] = None,
             depth: Optional[int] = None, heads: Optional[int] = None, head_dim: Optional[int] = None,
             block_degree: Optional[int] = None, width: Optional[int] = None,

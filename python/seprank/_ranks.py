@@ -11,7 +11,7 @@ from typing import Any, Optional
 from . import _core
 from ._answers import Answer, Spectrum
 from ._boundary import choice, eps_list, exact, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
-from ._networks import Network, spec_dict
+from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
 
@@ -150,7 +150,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     if isinstance(net, Network):
         spec = net.spec
     elif isinstance(net, dict):
-        spec = spec_dict(net.get("family", "attention"), **{k: v for k, v in net.items() if k != "family"})
+        spec = spec_of_options(net)
     else:
         raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
     opts = {"trials": integer(trials, "trials"), "seed": seed_value(seed),

@@ -24,7 +24,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     expansion when it is estimated below ``max_expand_bytes`` (else None),
     parameters and weight degree D_L. For a stack, L counts layers (its first L layers),
     as ``seprank degree --weights`` on ``net.to_json()``; ``seprank degree --layers SPEC
-    --depth R`` instead gives one row per repetition of SPEC, each with fresh weights.
+    --depth R`` instead gives one row per repetition of SPEC, each with fresh weights
+    (its ``depth`` the layers: copies × the SPEC's length, as everywhere).
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))

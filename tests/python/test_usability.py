@@ -87,3 +87,27 @@ def test_every_module_is_installed():
     assert listed == on_disk, (listed ^ on_disk)
     assert len([m for m in on_disk if m.endswith(".py") and m != "__init__.py"]) >= 4
     assert len((pkg / "__init__.py").read_text().splitlines()) <= 150
+
+
+def test_a_dict_with_layers_is_a_stack_as_on_the_cli(cli):
+    # The CLI's defaults: --layers without --family is a stack; a family given beside
+    # layers must be stack (attention is refused too, as on the CLI).
+    d = dict(layers="attention,mlp", tokens=2, dim=2)
+    net = seprank.stack(tokens=2, dim=2, layers="attention,mlp")
+    assert seprank.expected_dimension(d) == seprank.expected_dimension(net)
+    a, b = seprank.dimension(d, seed=3), seprank.dimension(net, seed=3)
+    assert (a.value, a.kind) == (b.value, b.kind)
+    assert a.value == cli("dimension", "--layers", "attention,mlp", "--tokens", 2, "--dim", 2, "--seed", 3)["rank"]
+    assert seprank.generic_rank(d, seed=3).value == seprank.generic_rank(net, seed=3).value
+    for family in ("attention", "hadamard"):
+        with pytest.raises(ValueError, match=f"stack only, not {family}"):
+            seprank.dimension(dict(d, family=family))
+
+
+def test_degree_per_depth_of_a_widths_list(cli):
+    # depth L keeps the first L layers and their widths, as `seprank degree` does
+    rows = seprank.degree(seprank.power(dim=3, widths=[3, 3, 1], power=2))
+    assert [r["measured"] for r in rows] == [1, 2, 4]
+    out = cli("degree", "--family", "power", "--dim", 3, "--widths", "3,3,1", "--power", 2)
+    out = out if isinstance(out, list) else out["rows"]
+    assert [int(r["predicted"]) for r in out] == [r["predicted"] for r in rows]
