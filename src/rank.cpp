@@ -374,6 +374,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     // the reference ran on the CPU for a reason, the certificate's note gives it.)
     if (dev.device == Device::cuda && !trace.gpu && trace.cpu_reason.empty())
         out.note += "; nothing ran on the GPU: the certificate needed no multimodular ranks";
+    if (trace.gpu) out.device = dev.name;  // some of its ranks ran there (the rest, if any, on the CPU, as the note says)
     if (!dev.note.empty()) out.note += "; " + dev.note;
     return out;
 }

@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <climits>
-#include <numeric>
 
 namespace seprank {
 
@@ -59,6 +58,13 @@ double lap(std::chrono::steady_clock::time_point& t) {
     const double s = std::chrono::duration<double>(now - t).count();
     t = now;
     return s;
+}
+
+// Σ caps, saturating at LONG_MAX/4 as each cap does (degree_block_caps): never equal to a rank then.
+long saturated_sum(const std::vector<long>& caps) {
+    long sum = 0;
+    for (long c : caps) sum = c >= LONG_MAX / 4 || sum >= LONG_MAX / 4 ? LONG_MAX / 4 : sum + c;
+    return sum;
 }
 
 RankAnswer flattening_answer(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt) {
@@ -139,7 +145,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             // The degree-block caps bound sep over Q for every choice of weights
             // (evaluation.hpp): a rank mod p that reaches their sum is sep itself.
             if (const std::vector<long> caps = degree_block_caps(net.spec, part);
-                !caps.empty() && r.value == std::accumulate(caps.begin(), caps.end(), 0L)) {
+                !caps.empty() && r.value == saturated_sum(caps)) {
                 r.kind = RankKind::exact;
                 r.failure_bound = 0;
                 r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
@@ -173,9 +179,8 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     // at every weights (evaluation.hpp), says these weights may not be generic: the
     // answer says so (issue 38). Cost O(N·D²), D = d^L, within degree_block_caps' limit (2^31 steps), else nothing.
     if (opt.method != Method::grid) {
-        long cap_sum = 0;
         const std::vector<long> caps = degree_block_caps(net.spec, part);
-        for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
+        const long cap_sum = saturated_sum(caps);
         if (!caps.empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
             r.note += (r.note.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.value) +
                       " is below the sum of the degree-block caps, " + std::to_string(cap_sum) +

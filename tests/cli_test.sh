@@ -98,6 +98,10 @@ fc = fc if isinstance(fc, list) else fc["rows"]
 assert [r["depth"] for r in pw] == [1, 2, 3] and [r["measured"] for r in pw] == [1, 2, 4], pw   # r^(L-1), r = 2
 assert [r["depth"] for r in fc] == [1, 2] and [r["measured"] for r in fc] == [2, 4], fc
 PY
+# a depth whose first layers are no network (coordinate 2 beyond a first layer of width 1) is skipped, noted
+"$S" degree --family power --dim 2 --widths 1,3 --coordinate 2 --format json 2>"$T/dskip.err" >"$T/dskip.json" || fail "degree: coordinate beyond an earlier width"
+grep -q "note: depth 1 has no row" "$T/dskip.err" || fail "degree: the skipped depth is not noted"
+/usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); o=o if isinstance(o,list) else o["rows"]; assert [r["depth"] for r in o]==[2], o' "$T/dskip.json" || fail "degree: rows of a skipped depth"
 # a stack's depth is its number of layers in degree as in table: two copies of a 2-layer list
 "$S" degree --layers 'attention,mlp:power=3' --tokens 2 --depth 2 --format json >"$T/dstack.json" || fail "degree --layers"
 /usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); o=o if isinstance(o,list) else o["rows"]; assert [r["depth"] for r in o]==[2,4] and [r["predicted"] for r in o] in ([9,81],["9","81"]), o' "$T/dstack.json" || fail "degree --layers: depth is not the layers"
@@ -108,6 +112,9 @@ for cmd in rank spectrum; do
 done
 expect_rc 2 "at least 2 tokens" -- rank --family power --dim 4 --widths 3,2 --save-weights "$T/bad_power.json"
 [[ ! -e "$T/bad_power.json" ]] || fail "rank --family power: --save-weights written before the partition was refused"
+expect_rc 2 "" -- rank --tokens 3 --method evaluation --variant graded --residual --save-weights "$T/bad_variant.json"
+[[ ! -e "$T/bad_variant.json" ]] || fail "rank: --save-weights written before the library refused the variant"
+"$S" rank --tokens 2 --save-weights "$T/good.json" >/dev/null && [[ -s "$T/good.json" ]] || fail "rank --save-weights: nothing written on success"
 # --layers is a stack: with no --family, or --family stack; another family given is refused, attention too
 expect_rc 2 "stack only, not attention" -- rank --family attention --layers hadamard --tokens 2 --dim 2
 expect_rc 2 "stack only, not hadamard" -- rank --family hadamard --layers attention --tokens 2 --dim 2

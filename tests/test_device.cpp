@@ -524,5 +524,6 @@ TEST_CASE("rank over Q with device cuda: the answer says where the certificate's
         CHECK(has(r, "given to the Hadamard reference"));
         CHECK(has(r, "on the CPU: the GPU would need"));
         CHECK_FALSE(has(r, "nothing ran on the GPU"));
+        CHECK(r.device != "cpu");  // its first modular rank ran on the GPU
     }
 }

@@ -125,8 +125,15 @@ struct DegreeCommand final : Command {
                 if (!o.widths.empty())  // fc, power: the widths of the first L layers
                     o.widths.assign(dgo.widths.begin(), dgo.widths.begin() + L);
                 // the file's first L layers; else drawn (--layers: L repetitions of the list)
-                const seprank::Network net = file_net ? seprank::first_layers(*file_net, L)
-                                                      : seprank::random_network(to_spec(o), o.seed, o.weight_range);
+                seprank::Network net;
+                try {
+                    net = file_net ? seprank::first_layers(*file_net, L) : seprank::random_network(to_spec(o), o.seed, o.weight_range);
+                } catch (const seprank::invalid_input& e) {
+                    if (L == max_depth) throw;  // the network itself
+                    // e.g. the output coordinate beyond a narrower earlier layer (fc, power)
+                    notes_ignored.lines.push_back("depth " + std::to_string(L) + " has no row: its first layers are no network (" + e.what() + ")");
+                    continue;
+                }
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto m = seprank::measure_degree(net, o.seed);
                 json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list

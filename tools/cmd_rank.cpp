@@ -18,7 +18,7 @@ struct RankCommand final : Command {
         add_network_options(sub, ro);
         sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
         sub->add_option("--method", method, "flattening|grid|evaluation")->check(one_of({"flattening", "grid", "evaluation"}))->capture_default_str();
-        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound)")->check(one_of({"Q", "p"}))->capture_default_str();
+        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound, exact where it meets an upper bound)")->check(one_of({"Q", "p"}))->capture_default_str();
         sub->add_option("--templates", templates, "grid: number M of random integer template vectors")->capture_default_str();
         sub->add_option("--templates-file", templates_file, "grid: JSON list of template vectors");
         sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();
@@ -135,7 +135,8 @@ struct RankCommand final : Command {
             const seprank::ValidSpec spec = ro.weights_file.empty() ? to_spec(ro) : seprank::check_shapes(read_weights(ro));
             so.template_vectors = seprank::read_templates(templates_file, seprank::input_vars_per_token(spec));
         }
-        // The network, then its partition checked, then --save-weights: bad input writes nothing.
+        // --save-weights is written once the rank is computed: bad input (a partition, a
+        // device, a variant refused by the library) writes nothing.
         NetOptions drawn = ro;
         drawn.save_weights.clear();
         const seprank::Network net = make_network(drawn);
@@ -144,7 +145,9 @@ struct RankCommand final : Command {
                          : std::optional<seprank::ValidPartition>(partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                                                          : seprank::parse_partition(partition_text, net.spec.tokens));
         if (all_balanced && !partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
-        if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
+        const auto save = [&] {
+            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
+        };
         const auto rank_of = [&](const seprank::ValidPartition& part) {
             try {
                 return to_json(seprank::separation_rank(net, part, so));
@@ -164,6 +167,7 @@ struct RankCommand final : Command {
                 agree = agree && j["rank"].get<long>() == first;
                 rows.push_back(j);
             }
+            save();
             json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
             meter->finish();
             notes.emit(format == "json" ? &top : nullptr);
@@ -177,6 +181,7 @@ struct RankCommand final : Command {
             return 0;
         }
         json j = rank_of(*given_part);
+        save();
         meter->finish();
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";

@@ -58,6 +58,8 @@ struct SpectrumCommand final : Command {
             eo.measure = so.measure;
             if (!eps_text.empty()) eo.eps = so.eps;
             const auto rows = seprank::eps_experiment(eo);
+            if (eps_absolute) notes.lines = {"--eps-absolute is ignored: --experiment's thresholds are relative to ||f||"};
+            notes.emit(nullptr);  // stderr: the rows are a table
             std::vector<json> out;
             for (const auto& rec : rows) out.push_back(to_nl(rec));
             print_table(out, format, rows.empty() ? std::vector<std::string>{} : rows.front().names());
@@ -72,13 +74,12 @@ struct SpectrumCommand final : Command {
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
             r = seprank::spectrum(f, part, n, so);
         } else {
-            // the network, then its partition checked, then --save-weights: bad input writes nothing
+            // --save-weights once the spectrum is computed: bad input writes nothing
             NetOptions drawn = ro;
             drawn.save_weights.clear();
             const seprank::Network net = make_network(drawn);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
-            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
             network = describe(net.spec);
             try {
                 r = seprank::spectrum(net, part, so);
@@ -86,6 +87,7 @@ struct SpectrumCommand final : Command {
                 if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
                 throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory]");  // the library names the API's option
             }
+            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
         }
         json j = json::parse(seprank::to_json(r));
         if (!network.empty()) j["network"] = network;

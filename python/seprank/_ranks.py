@@ -27,7 +27,8 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     ``method``:
 
     * 'flattening' — expand f and rank its coefficient flattening C_(A,B)(f): exactly
-      sep, certified over Q (``field='Q'``) or a modular lower bound (``field='p'``);
+      sep, certified over Q (``field='Q'``) or a modular lower bound (``field='p'``; certified
+      when it reaches the sum of the degree-block caps);
     * 'grid' — the matricization of the grid tensor on ``templates`` (M, or a list of
       template vectors): rank [[T]] ≤ sep (Claim 7.1), computed exactly;
     * 'evaluation' — E[s,t] = f(a_s, b_t) mod p grown until its rank stops growing

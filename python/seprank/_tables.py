@@ -25,13 +25,18 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     parameters and weight degree D_L. For a stack, L counts layers (its first L layers),
     as ``seprank degree --weights`` on ``net.to_json()``; ``seprank degree --layers SPEC
     --depth R`` instead gives one row per repetition of SPEC, each with fresh weights
-    (its ``depth`` the layers: copies × the SPEC's length, as everywhere).
+    (its ``depth`` the layers: copies × the SPEC's length, as everywhere). A depth whose
+    first layers are no network (the output coordinate beyond that layer's width, fc or
+    power) has no row, as the CLI notes.
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
     rows = []
     for L in range(1, net.spec["depth"] + 1):
-        sub = _core.truncate(net._net, L)
+        try:
+            sub = _core.truncate(net._net, L)
+        except ValueError:  # its first L layers are no network (the coordinate beyond a narrower layer)
+            continue
         measured, predicted, false_low = _core.measure_degree(sub, s)
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
