@@ -328,13 +328,12 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         res.note = "rank mod p " + std::to_string(p) + ": a certified lower bound of the rank over Q";
         // Over Q the rank is at most the sum, over the connected blocks of the non-zeros,
         // of each block's smaller side (blocks.hpp): a rank mod p that meets it is exact.
-        long block_sides = full;
-        if (res.value < full) {
-            block_sides = 0;
-            for (const MatrixBlock& b : connected_blocks(input))
-                block_sides += static_cast<long>(std::min(b.rows.size(), b.cols.size()));
-        }
-        if (res.value < full && res.value == block_sides) {
+        const auto block_sides = [&input] {
+            long sum = 0;
+            for (const MatrixBlock& b : connected_blocks(input)) sum += static_cast<long>(std::min(b.rows.size(), b.cols.size()));
+            return sum;
+        };
+        if (res.value < full && res.value == block_sides()) {
             set_certified(res, res.value);
             res.note = "rank mod p " + std::to_string(p) + " = the sum of the smaller sides of the matrix's " +
                        "connected blocks, an upper bound over Q: exact";

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <climits>
+#include <optional>
 
 namespace seprank {
 
@@ -103,6 +104,14 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     // reference, docs/gpu.md): cuda where there is none is refused here, before the expansion
     // or the grid (the evaluation refuses it in its own set-up).
     if (opt.method != Method::evaluation) (void)choose_device(opt.rank.device);
+    // The degree-block caps bound sep(f) at every weights (evaluation.hpp). Counted once,
+    // when first asked for: cost O(N·D²), D = d^L, within degree_block_caps' limit (2^31
+    // steps), else empty.
+    std::optional<std::vector<long>> caps_memo;
+    const auto caps = [&]() -> const std::vector<long>& {
+        if (!caps_memo) caps_memo = degree_block_caps(net.spec, part);
+        return *caps_memo;
+    };
     RankAnswer r;
     switch (opt.method) {
         case Method::flattening: {
@@ -142,10 +151,8 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep; "
                      "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
                      "--field Q certifies";
-            // The degree-block caps bound sep over Q for every choice of weights
-            // (evaluation.hpp): a rank mod p that reaches their sum is sep itself.
-            if (const std::vector<long> caps = degree_block_caps(net.spec, part);
-                !caps.empty() && r.value == saturated_sum(caps)) {
+            // a rank mod p that reaches the caps' sum is sep itself
+            if (!caps().empty() && r.value == saturated_sum(caps())) {
                 r.kind = RankKind::exact;
                 r.failure_bound = 0;
                 r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
@@ -175,13 +182,11 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
         }
     }
     r.degree = output_degree(net.spec).str();
-    // A rank of f at these weights below Σ cap_a, the degree-block caps that bound sep(f)
-    // at every weights (evaluation.hpp), says these weights may not be generic: the
-    // answer says so (issue 38). Cost O(N·D²), D = d^L, within degree_block_caps' limit (2^31 steps), else nothing.
+    // A rank of f at these weights below Σ cap_a says these weights may not be generic:
+    // the answer says so (issue 38).
     if (opt.method != Method::grid) {
-        const std::vector<long> caps = degree_block_caps(net.spec, part);
-        const long cap_sum = saturated_sum(caps);
-        if (!caps.empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
+        const long cap_sum = saturated_sum(caps());
+        if (!caps().empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
             r.note += (r.note.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.value) +
                       " is below the sum of the degree-block caps, " + std::to_string(cap_sum) +
                       " (a bound at every weights): these weights may not be generic, or the generic rank is below the caps "

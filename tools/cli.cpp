@@ -170,9 +170,17 @@ seprank::Network read_weights(const NetOptions& o) {
     return net;
 }
 
-seprank::Network make_network(const NetOptions& o) {
-    seprank::Network net = o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range) : read_weights(o);
+seprank::Network build_network(const NetOptions& o) {
+    return o.weights_file.empty() ? seprank::random_network(to_spec(o), o.seed, o.weight_range) : read_weights(o);
+}
+
+void save_weights(const NetOptions& o, const seprank::Network& net) {
     if (!o.save_weights.empty()) seprank::write_network(net, o.save_weights);
+}
+
+seprank::Network make_network(const NetOptions& o) {
+    seprank::Network net = build_network(o);
+    save_weights(o, net);
     return net;
 }
 

@@ -131,7 +131,24 @@ struct Notes {
 // The family o names: --family as given, else stack when --layers is given, else attention.
 std::string family_name(const NetOptions& o);
 seprank::ValidSpec to_spec(const NetOptions& o);
+// The network o describes: drawn, or read from --weights; nothing written.
+seprank::Network build_network(const NetOptions& o);
+// Writes net to --save-weights when given (atomically, network.hpp).
+void save_weights(const NetOptions& o, const seprank::Network& net);
+// build_network, then save_weights at once (commands whose later failures keep the file).
 seprank::Network make_network(const NetOptions& o);
+// fn(); an expansion refused by its size estimate (a resource_limit whose message starts
+// "expansion refused" and names the library's options) is rethrown with the command
+// line's ways out appended: " [here: FLAGS]".
+template <class F>
+auto with_expansion_flags(const std::string& flags, F&& fn) -> decltype(fn()) {
+    try {
+        return fn();
+    } catch (const seprank::resource_limit& e) {
+        if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
+        throw seprank::resource_limit(std::string(e.what()) + " [here: " + flags + "]");
+    }
+}
 // seprank::token_count of --poly's variables, its message prefixed with "--poly: ".
 long poly_token_count(const seprank::Variables& vars);
 // The network of o.weights_file; with --layers too, the file's layers must be those SPEC

@@ -41,16 +41,7 @@ struct ExpandCommand final : Command {
         opt.product = seprank::mul_variant_from_string(product);
         const seprank::ValidSpec spec = seprank::check_shapes(net);
         const seprank::ExpandVariant used = seprank::choose_expand_variant(spec, opt.variant);
-        const bool over_limit = !(seprank::estimate_expansion(spec).bytes <= seprank::default_max_memory());
-        const seprank::QPoly f = [&] {
-            try {
-                return seprank::expand(net, opt);
-            } catch (const seprank::resource_limit& e) {
-                if (!over_limit) throw;
-                // the library names ExpandOptions::max_memory and Method::evaluation; add the flags
-                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory, or rank --method evaluation]");
-            }
-        }();
+        const seprank::QPoly f = with_expansion_flags("--max-memory, or rank --method evaluation", [&] { return seprank::expand(net, opt); });
         const double secs = seconds_since(t0);
         json rec = spec_json(spec);
         rec["network"] = describe(net.spec);

@@ -137,27 +137,12 @@ struct RankCommand final : Command {
         }
         // --save-weights is written once the rank is computed: bad input (a partition, a
         // device, a variant refused by the library) writes nothing.
-        NetOptions drawn = ro;
-        drawn.save_weights.clear();
-        const seprank::Network net = make_network(drawn);
-        const std::optional<seprank::ValidPartition> given_part =
-            all_balanced ? std::nullopt
-                         : std::optional<seprank::ValidPartition>(partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
-                                                                                         : seprank::parse_partition(partition_text, net.spec.tokens));
-        if (all_balanced && !partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
-        const auto save = [&] {
-            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
-        };
+        const seprank::Network net = build_network(ro);
         const auto rank_of = [&](const seprank::ValidPartition& part) {
-            try {
-                return to_json(seprank::separation_rank(net, part, so));
-            } catch (const seprank::resource_limit& e) {
-                if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
-                // the library names ExpandOptions::max_memory and Method::evaluation; add the flags
-                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory, or --method evaluation]");
-            }
+            return with_expansion_flags("--max-memory, or --method evaluation", [&] { return to_json(seprank::separation_rank(net, part, so)); });
         };
         if (all_balanced) {
+            if (!partition_text.empty()) (void)seprank::parse_partition(partition_text, net.spec.tokens);  // ignored, still checked
             std::vector<json> rows;
             long first = -1;
             bool agree = true;
@@ -167,7 +152,7 @@ struct RankCommand final : Command {
                 agree = agree && j["rank"].get<long>() == first;
                 rows.push_back(j);
             }
-            save();
+            save_weights(ro, net);
             json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
             meter->finish();
             notes.emit(format == "json" ? &top : nullptr);
@@ -180,8 +165,10 @@ struct RankCommand final : Command {
             }
             return 0;
         }
-        json j = rank_of(*given_part);
-        save();
+        const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
+                                                 : seprank::parse_partition(partition_text, net.spec.tokens);
+        json j = rank_of(part);
+        save_weights(ro, net);
         meter->finish();
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(net.spec) << "\n";

@@ -75,19 +75,12 @@ struct SpectrumCommand final : Command {
             r = seprank::spectrum(f, part, n, so);
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing
-            NetOptions drawn = ro;
-            drawn.save_weights.clear();
-            const seprank::Network net = make_network(drawn);
+            const seprank::Network net = build_network(ro);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
             network = describe(net.spec);
-            try {
-                r = seprank::spectrum(net, part, so);
-            } catch (const seprank::resource_limit& e) {
-                if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
-                throw seprank::resource_limit(std::string(e.what()) + " [here: --max-memory]");  // the library names the API's option
-            }
-            if (!ro.save_weights.empty()) seprank::write_network(net, ro.save_weights);
+            r = with_expansion_flags("--max-memory", [&] { return seprank::spectrum(net, part, so); });
+            save_weights(ro, net);
         }
         json j = json::parse(seprank::to_json(r));
         if (!network.empty()) j["network"] = network;
