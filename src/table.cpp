@@ -181,6 +181,21 @@ SweepPlan plan_sweep(const SweepOptions& s) {
             throw invalid_input("layers SPEC '" + text + "': " + e.what());
         }
     }
+    // A --partition that fits no token count of the sweep is a bad partition (refused with
+    // the first reason); one that fits some leaves the other token counts' rows out.
+    if (!s.partition.empty()) {
+        std::string first;
+        bool fits = false;
+        for (long n : s.tokens) {
+            try {
+                parse_partition(s.partition, n);
+                fits = true;
+            } catch (const invalid_input& e) {
+                if (first.empty()) first = e.what();
+            }
+        }
+        if (!fits && !first.empty()) throw invalid_input(first + " — it fits no token count of the sweep");
+    }
     SweepPlan plan;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
@@ -239,6 +254,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                             spec.depth = s.budget / per;
                                             set_copies(spec.depth);
                                         }
+                                        if (!s.partition.empty()) parse_partition(s.partition, spec.tokens);
                                         plan.configs.emplace_back(spec);  // validates
                                         ++unit->valid;
                                         ++family_valid;

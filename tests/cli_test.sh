@@ -203,6 +203,11 @@ strip = lambda rows: sorted(tuple((k, v) for k, v in r.items() if k not in ("sec
 assert strip(a) == strip(b), (len(a), len(b))
 PY
 expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --format csv --out "$T/o.csv"
+# a --partition leaves out the N it does not fit; one that fits no N is refused
+"$S" table --tokens 2,3 --dim 1 --depth 1 --partition '1|2' --format csv >"$T/tp.csv" 2>"$T/tp.err" || fail "table --partition fitting N=2 only: $(cat "$T/tp.err")"
+[[ $(grep -c '^attention,2,' "$T/tp.csv") -eq 1 && $(grep -c '^attention,3,' "$T/tp.csv") -eq 0 ]] || fail "table --partition rows: $(cat "$T/tp.csv")"
+grep -q "1 invalid combinations left out" "$T/tp.err" || fail "table --partition count: $(cat "$T/tp.err")"
+expect_rc 2 "fits no token count of the sweep" -- table --tokens 3,4 --dim 1 --depth 1 --partition '1|2'
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

@@ -314,6 +314,25 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     CHECK_NOTHROW((void)plan_sweep(ok));
 }
 
+TEST_CASE("a --partition leaves out the token counts it does not fit, and is refused when it fits none") {
+    SweepOptions sw;
+    sw.tokens = {2, 3, 4};
+    sw.dims = {1};
+    sw.depths = {1};
+    sw.partition = "1|2,3";  // fits N = 3 only
+    const SweepPlan plan = plan_sweep(sw);
+    REQUIRE(plan.configs.size() == 1);
+    CHECK(plan.configs[0]->tokens == 3);
+    CHECK(plan.invalid == 2);
+    CHECK(table_row(plan.configs[0], sw).at("partition").str() == "1|2,3");
+    sw.tokens = {2, 4};
+    CHECK_THROWS_WITH_AS((void)plan_sweep(sw), doctest::Contains("it fits no token count of the sweep"), invalid_input);
+    sw.partition = "1|x";  // a syntax error fits no N either
+    CHECK_THROWS_WITH_AS((void)plan_sweep(sw), doctest::Contains("partition '1|x'"), invalid_input);
+    sw.partition.clear();  // balanced: every N
+    CHECK(plan_sweep(sw).configs.size() == 2);
+}
+
 TEST_CASE("peak_mib of a row is the peak while the row ran, not the process's peak") {
     SweepOptions sw;
     sw.tokens = {2};

@@ -119,7 +119,8 @@ struct SweepPlan {
 // 0..64, block degrees 1..64, embed ranks 0..64, widths, head dims and attention ranks
 // >= 0, positions >= 1: the message names the value), every SPEC of s.layers (parse_layers; the message names the SPEC) and, when a family
 // of the sweep is described by layers, a non-empty s.layers. A configuration that fails
-// validate(spec) is counted in `invalid`, not an error; but a SPEC for which every
+// validate(spec), or whose token count s.partition does not fit, is counted in `invalid`,
+// not an error; but a partition that fits no token count of the sweep, a SPEC for which every
 // configuration fails (mlp:power=0, say) is invalid_input naming it with the first
 // failure, and so is a family for which every configuration fails (power, whose widths a
 // sweep does not give; attention where no H divides a dx). With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
