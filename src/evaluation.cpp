@@ -14,6 +14,7 @@
 #include "seprank/forward_batch.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "seprank/tape.hpp"
@@ -272,6 +273,16 @@ private:
     std::chrono::steady_clock::time_point start_, step_;
 };
 
+// Progress of the growth (progress.hpp): phase "evaluation side", the side k of the step
+// under way (no total: the growth stops when the rank does, which is not known ahead),
+// what the step is doing, and the rank the last step found. The CLI meter's heartbeat
+// repeats it while one step runs long. O(1) plus the observer's cost.
+void report_step(long k, long max_side, const std::string& doing, long last_rank, long last_side) {
+    std::string detail = "(at most " + std::to_string(max_side) + "): " + doing;
+    if (last_side > 0) detail += "; rank " + std::to_string(last_rank) + " at side " + std::to_string(last_side);
+    report_progress(current_progress(), "evaluation side", static_cast<std::uint64_t>(k), 0, detail);
+}
+
 }  // namespace
 
 static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
@@ -294,6 +305,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     StepBudget budget(opt.max_seconds);
     for (long k = first_side(opt);; k = next_side(k, opt)) {
         budget.step_started();
+        report_step(k, opt.max_side, "evaluating", res.value, old);
         auto t0 = std::chrono::steady_clock::now();
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
@@ -324,6 +336,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         res.evaluations += k * k - old * old;
         e = std::move(next);
         old = k;
+        report_step(k, opt.max_side, "ranking", res.value, res.rows);
         t0 = std::chrono::steady_clock::now();
         const long r = bordered ? lu.rank(e) : rank_on(st.dev, e);
         const double dt = since(t0);
@@ -969,8 +982,13 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         rb.extend(rng, g.p, K);
         std::vector<long> before(blocks.size());
         for (std::size_t a = 0; a < blocks.size(); ++a) before[a] = blocks[a].side;
+        long last_side = 0, last_rank = 0;  // the step before, over all blocks
+        for (const auto& b : blocks) last_side += b.side, last_rank += b.rank;
         for (auto& b : blocks)
             if (!b.done) b.side = std::min(k, b.cap);
+        long side = 0;
+        for (const auto& b : blocks) side += b.side;
+        report_step(side, opt.max_side, "evaluating", last_rank, last_side);
         if (!be.evaluate(K, old)) {  // the device's memory cannot hold this step: the last one stands
             for (std::size_t a = 0; a < blocks.size(); ++a) blocks[a].side = before[a];
             break;
@@ -982,6 +1000,8 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         for (auto& b : blocks)
             if (!b.done) open.push_back(&b);
         std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+        report_step(side, opt.max_side, "ranking " + std::to_string(open.size()) + (open.size() == 1 ? " block" : " blocks"),
+                    last_rank, last_side);
         be.rank(open);
         res.phases.rank += since(t0);
         if (settle(open, bound, g.D, g.p)) {

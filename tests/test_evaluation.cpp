@@ -7,6 +7,7 @@
 #include "seprank/flatten.hpp"
 #include "seprank/forward_batch.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
 #include "support.hpp"
 
@@ -262,6 +263,47 @@ TEST_CASE("a time budget ends the growth as an honest lower bound; one not reach
         bad.max_seconds = x;
         CHECK_THROWS_AS(check_options(bad), invalid_input);
     }
+}
+
+TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {
+    NetworkSpec s;
+    s.tokens = 3;
+    s.dim = 3;
+    s.depth = 2;
+    const Network net = random_network(s, 11);
+    for (EvaluationVariant v : {EvaluationVariant::plain, EvaluationVariant::graded}) {
+        INFO("variant " << to_string(v));
+        struct Report {
+            std::uint64_t side;
+            std::string detail;
+        };
+        std::vector<Report> seen;
+        EvaluationOptions o;
+        o.variant = v;
+        RankAnswer r;
+        {
+            const ProgressScope scope([&seen](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
+                CHECK(what == "evaluation side");
+                CHECK(total == 0);  // the end is not known ahead
+                seen.push_back({done, std::string(detail)});
+            });
+            r = evaluation_rank(net, balanced_partition(3), o);
+        }
+        REQUIRE(r.converged);
+        REQUIRE(seen.size() >= 4);  // at least two steps, two reports each
+        REQUIRE(seen.size() % 2 == 0);
+        for (std::size_t i = 0; i < seen.size(); i += 2) {
+            CHECK(seen[i].side == seen[i + 1].side);
+            CHECK(seen[i].detail.find(": evaluating") != std::string::npos);
+            CHECK(seen[i + 1].detail.find(": ranking") != std::string::npos);
+            if (i > 0) CHECK(seen[i].side > seen[i - 1].side);
+        }
+        CHECK(seen.front().detail.find("rank") == seen.front().detail.find("ranking"));  // no step before the first
+        CHECK(seen.back().side == static_cast<std::uint64_t>(r.rows));  // the last step is the answer's side
+        CHECK(seen[2].detail.find("; rank ") != std::string::npos);  // the first step's rank, in the second's report
+    }
+    // No observer: nothing to report to, the same answer.
+    CHECK(evaluation_rank(net, balanced_partition(3)).value == evaluation_rank(net, balanced_partition(3)).value);
 }
 
 namespace {
