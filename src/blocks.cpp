@@ -51,6 +51,7 @@ struct Components {
 }  // namespace
 
 std::vector<MatrixBlock> connected_blocks(const SparseZMat& a) {
+    check_matrix(a);
     const long m = a.rows;
     Components uf(m + a.cols);
     for (long i = 0; i < m; ++i)
@@ -123,6 +124,7 @@ std::vector<long> column_places(long cols, const std::vector<MatrixBlock>& block
 }  // namespace
 
 SparseZMat submatrix(const SparseZMat& a, const MatrixBlock& b) {
+    check_matrix(a);
     std::vector<long> pos(static_cast<std::size_t>(a.cols), -1);
     for (std::size_t t = 0; t < b.cols.size(); ++t) {
         if (b.cols[t] < 0 || b.cols[t] >= a.cols || (t > 0 && b.cols[t] <= b.cols[t - 1]))
@@ -382,6 +384,7 @@ KernelProof prove_view(const BlockView& m, const SparseEchelon& e, long r, doubl
 }  // namespace
 
 KernelProof prove_rank_at_most(const SparseZMat& a, long r, const KernelOptions& opt) {
+    check_matrix(a);
     if (r < 0) throw invalid_input("claimed rank r = " + std::to_string(r) + " is negative");
     std::uint64_t p = opt.p;
     if (p == 0) p = detail::distinct_primes(opt.seed, 1)[0];

@@ -1,5 +1,8 @@
 #include "seprank/matrix.hpp"
 
+#include "limits_internal.hpp"
+#include "seprank/limits.hpp"
+
 #include <algorithm>
 #include <flint/fmpz_vec.h>
 #include <string>
@@ -8,9 +11,19 @@ namespace seprank {
 
 namespace {
 
-void check_shape(long r, long c) {
+// The shape, and the storage FLINT is about to allocate: FLINT aborts the process when an
+// allocation fails, so a matrix over the memory limit (limits.hpp) is refused here with
+// resource_limit. Below 16 MiB only the limit a caller set is compared (one atomic load):
+// the built-in one is always larger, and hot paths build many small matrices.
+void check_shape(long r, long c, double entry_bytes) {
     if (r < 0 || c < 0)
         throw invalid_input("matrix shape " + std::to_string(r) + "x" + std::to_string(c) + " is negative");
+    const double bytes = static_cast<double>(r) * static_cast<double>(c) * entry_bytes + 8.0 * static_cast<double>(r);
+    if (bytes < 16.0 * 1024 * 1024) {
+        const double set = detail::set_max_memory();
+        if (set <= 0 || bytes <= set) return;
+    }
+    check_memory(bytes, default_max_memory(), "a " + std::to_string(r) + "x" + std::to_string(c) + " matrix");
 }
 
 template <class T>
@@ -19,6 +32,7 @@ struct MatOps;
 template <>
 struct MatOps<ZMatTraits> {
     using M = fmpz_mat_struct;
+    static constexpr double entry_bytes = sizeof(fmpz);
     static void init(M* m, long r, long c, std::uint64_t p) {
         if (p != 0) throw invalid_input("a matrix over Z takes no modulus (got " + std::to_string(p) + ")");
         fmpz_mat_init(m, r, c);
@@ -35,6 +49,7 @@ struct MatOps<ZMatTraits> {
 template <>
 struct MatOps<QMatTraits> {
     using M = fmpq_mat_struct;
+    static constexpr double entry_bytes = sizeof(fmpq);
     static void init(M* m, long r, long c, std::uint64_t p) {
         if (p != 0) throw invalid_input("a matrix over Q takes no modulus (got " + std::to_string(p) + ")");
         fmpq_mat_init(m, r, c);
@@ -51,6 +66,7 @@ struct MatOps<QMatTraits> {
 template <>
 struct MatOps<NmodMatTraits> {
     using M = nmod_mat_struct;
+    static constexpr double entry_bytes = sizeof(mp_limb_t);
     static void init(M* m, long r, long c, std::uint64_t p) {
         if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
         nmod_mat_init(m, r, c, p);
@@ -68,7 +84,7 @@ struct MatOps<NmodMatTraits> {
 
 template <class T>
 Mat<T>::Mat(long rows, long cols, std::uint64_t modulus) {
-    check_shape(rows, cols);
+    check_shape(rows, cols, MatOps<T>::entry_bytes);
     MatOps<T>::init(m_, rows, cols, modulus);
 }
 

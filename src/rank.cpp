@@ -54,8 +54,47 @@ SparseZMat SparseZMat::from_dense(const ZMat& a) {
     return s;
 }
 
+namespace {
+
+// The shape and the rows' lists (check_matrix): Entry is Integer or std::uint64_t; `ok`
+// judges a value, `bad` names what is wrong with one.
+template <class Rows, class Ok>
+void check_rows(long rows, long cols, const Rows& row, const char* kind, Ok ok, const char* bad) {
+    if (rows < 0 || cols < 0)
+        throw invalid_input(std::string(kind) + " shape " + std::to_string(rows) + "x" + std::to_string(cols) + " is negative");
+    if (static_cast<long>(row.size()) != rows)
+        throw invalid_input(std::string(kind) + " declares " + std::to_string(rows) + " rows but holds " + std::to_string(row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) {
+        long last = -1;
+        for (const auto& [j, v] : row[i]) {
+            const long c = static_cast<long>(j);
+            const std::string where = std::string(kind) + " row " + std::to_string(i) + ", column " + std::to_string(c);
+            if (c < 0 || c >= cols) throw invalid_input(where + ": outside 0.." + std::to_string(cols - 1));
+            if (c <= last) throw invalid_input(where + ": columns must increase within a row (after " + std::to_string(last) + ")");
+            if (!ok(v)) throw invalid_input(where + ": " + bad);
+            last = c;
+        }
+    }
+}
+
+}  // namespace
+
+void check_matrix(const SparseZMat& a) {
+    check_rows(a.rows, a.cols, a.row, "sparse matrix", [](const Integer& v) { return !fmpz_is_zero(v.get()); },
+               "a stored zero (store non-zeros only)");
+}
+
+void check_matrix(const SparseNmodMat& a) {
+    if (a.p < 2) throw invalid_input("modulus p = " + std::to_string(a.p) + " must be at least 2");
+    if (a.cols > (long{1} << 32)) throw invalid_input("sparse matrix mod p: " + std::to_string(a.cols) + " columns, more than 2^32");
+    const std::uint64_t p = a.p;
+    check_rows(a.rows, a.cols, a.row, "sparse matrix mod p", [p](std::uint64_t v) { return v != 0 && v < p; },
+               "not a non-zero residue below p");
+}
+
 SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p) {
     if (p < 2) throw invalid_input("modulus p = " + std::to_string(p) + " must be at least 2");
+    check_matrix(a);
     SparseNmodMat r;
     r.rows = a.rows;
     r.cols = a.cols;
@@ -121,7 +160,10 @@ long rank_modular(const NmodMat& a) {
 
 long rank_modular(const ZMat& a, std::uint64_t p) { return rank_modular(reduce_mod(a, p)); }
 
-long rank_sparse_modular(const SparseNmodMat& a) { return sparse_echelon(a).rank; }
+long rank_sparse_modular(const SparseNmodMat& a) {
+    check_matrix(a);
+    return sparse_echelon(a).rank;
+}
 
 long rank_modular(const SparseZMat& a, std::uint64_t p) { return rank_sparse_modular(reduce_mod(a, p)); }
 
@@ -572,7 +614,21 @@ SparseZMat drop_empty_lines(const SparseZMat& a) {
     return b;
 }
 
+void check_options(const RankOptions& opt) {
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    if (opt.max_primes < 0) throw invalid_input("max_primes " + std::to_string(opt.max_primes) + " is negative");
+    if (!(opt.max_certify_seconds >= 0) || !std::isfinite(opt.max_certify_seconds))
+        throw invalid_input("max_certify_seconds " + std::to_string(opt.max_certify_seconds) + " must be a finite number >= 0");
+    if (opt.fraction_free_max < 0) throw invalid_input("fraction_free_max " + std::to_string(opt.fraction_free_max) + " is negative");
+    if (opt.certificate != Certificate::blocks && opt.certificate != Certificate::pivot_span && opt.certificate != Certificate::hadamard)
+        throw invalid_input("certificate " + std::to_string(static_cast<int>(opt.certificate)) + " is not a Certificate value");
+    if (opt.device != Device::cpu && opt.device != Device::cuda && opt.device != Device::automatic)
+        throw invalid_input("device " + std::to_string(static_cast<int>(opt.device)) + " is not a Device value");
+}
+
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt) {
+    check_options(opt);
+    check_matrix(a);
     // Some of the engine's costs (column tables, 32-bit column indices mod p) follow the
     // declared column count: where it dwarfs the non-zeros and rows (mostly empty
     // columns), rank the matrix without its empty rows and columns, and report the
@@ -585,6 +641,9 @@ RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt) {
     res.cols = a.cols;
     return res;
 }
-RankAnswer rank_certified(const ZMat& a, const RankOptions& opt) { return timed(a, opt, rank_certified_dense); }
+RankAnswer rank_certified(const ZMat& a, const RankOptions& opt) {
+    check_options(opt);
+    return timed(a, opt, rank_certified_dense);
+}
 
 }  // namespace seprank

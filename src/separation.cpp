@@ -33,7 +33,7 @@ void check_options(const SeparationOptions& opt) {
     check_options(opt.evaluation);
     // Checked whatever the method (the evaluation and grid methods never expand f); 0: the default.
     if (opt.expand.max_memory != 0) check_memory_value(opt.expand.max_memory, "ExpandOptions::max_memory");
-    if (opt.rank.threads < 1) throw invalid_input("threads " + std::to_string(opt.rank.threads) + " must be at least 1");
+    check_options(opt.rank);  // rank.hpp: threads, budgets, certificate, device
 }
 
 namespace {

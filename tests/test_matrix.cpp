@@ -1,4 +1,5 @@
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "support.hpp"
 
@@ -47,6 +48,22 @@ TEST_CASE("shapes, indices and moduli are checked") {
     ZMat empty(0, 5);
     CHECK(empty.rows() == 0);
     CHECK(empty.cols() == 5);
+}
+
+TEST_CASE("a matrix over the memory limit is refused before FLINT allocates it (resource_limit, naming the shape)") {
+    const double before = default_max_memory();
+    CHECK_THROWS_WITH_AS(ZMat(1L << 40, 1L << 40), doctest::Contains("a 1099511627776x1099511627776 matrix"), resource_limit);
+    CHECK_THROWS_AS(NmodMat(1L << 40, 1L << 30, 7), resource_limit);
+    CHECK_THROWS_AS(QMat(1L << 35, 1L << 35), resource_limit);
+    set_default_max_memory(1 << 20);  // 1 MiB set by the caller: compared below 16 MiB too
+    CHECK_THROWS_AS(ZMat(400, 400), resource_limit);    // 1.2 MiB
+    CHECK_THROWS_AS(NmodMat(400, 400, 7), resource_limit);
+    CHECK_NOTHROW(ZMat(300, 300));                      // 0.7 MiB
+    CHECK_NOTHROW(QMat(200, 200));                      // 0.6 MiB at 16 bytes an entry
+    CHECK_THROWS_AS(QMat(300, 300), resource_limit);    // 1.4 MiB
+    set_default_max_memory(before);
+    CHECK_NOTHROW(ZMat(400, 400));
+    CHECK(ZMat(0, 1L << 40).cols() == (1L << 40));  // no entries, no storage: accepted
 }
 
 TEST_CASE("QMat and NmodMat values, moves") {

@@ -1,4 +1,5 @@
 #include "seprank/error.hpp"
+#include "seprank/blocks.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
 #include "blocked_cases.hpp"
@@ -106,6 +107,73 @@ TEST_CASE("degenerate and extreme shapes") {
     CHECK(rank_certified(tall).value == 1);
     CHECK(rank_certified(wide).value == 1);
     CHECK(rank_certified(tall).certified());
+}
+
+TEST_CASE("a hand-built sparse matrix is checked before any elimination; so are the options (invalid_input naming the value)") {
+    auto refused = [](const SparseZMat& a, const std::string& fragment) {
+        INFO("expect: " << fragment);
+        CHECK_THROWS_WITH_AS(check_matrix(a), doctest::Contains(fragment.c_str()), invalid_input);
+        CHECK_THROWS_WITH_AS((void)rank_certified(a), doctest::Contains(fragment.c_str()), invalid_input);
+        CHECK_THROWS_AS((void)rank_modular(a, 101), invalid_input);
+        CHECK_THROWS_AS((void)reduce_mod(a, 101), invalid_input);
+        CHECK_THROWS_AS((void)connected_blocks(a), invalid_input);
+        CHECK_THROWS_AS((void)prove_rank_at_most(a, 1), invalid_input);
+    };
+    SparseZMat a;
+    a.rows = 2;
+    a.cols = 2;
+    a.row = {{{0, Integer(1)}, {1, Integer(2)}}, {{1, Integer(3)}}};
+    CHECK_NOTHROW(check_matrix(a));
+    CHECK(rank_certified(a).value == 2);
+    SparseZMat b = a;
+    b.row[0][1].first = 5;
+    refused(b, "row 0, column 5: outside 0..1");
+    b = a;
+    b.row[1][0].first = -1;
+    refused(b, "row 1, column -1");
+    b = a;
+    b.rows = 3;
+    refused(b, "declares 3 rows but holds 2");
+    b = a;
+    b.row[0] = {{1, Integer(1)}, {0, Integer(1)}};
+    refused(b, "columns must increase");
+    b = a;
+    b.row[0] = {{0, Integer(1)}, {0, Integer(1)}};
+    refused(b, "columns must increase");
+    b = a;
+    b.row[1][0].second = Integer(0);
+    refused(b, "a stored zero");
+    b = a;
+    b.cols = -1;
+    refused(b, "is negative");
+    // mod p
+    SparseNmodMat m = reduce_mod(a, 7);
+    CHECK(rank_sparse_modular(m) == 2);
+    m.row[0][0].second = 7;
+    CHECK_THROWS_WITH_AS((void)rank_sparse_modular(m), doctest::Contains("not a non-zero residue below p"), invalid_input);
+    m = reduce_mod(a, 7);
+    m.row[1][0].first = 2;
+    CHECK_THROWS_WITH_AS((void)rank_sparse_modular(m), doctest::Contains("outside 0..1"), invalid_input);
+    // options, whatever the method
+    auto bad_option = [&a](auto edit, const std::string& fragment) {
+        RankOptions o;
+        edit(o);
+        INFO("expect: " << fragment);
+        CHECK_THROWS_WITH_AS((void)rank_certified(a, o), doctest::Contains(fragment.c_str()), invalid_input);
+        CHECK_THROWS_WITH_AS((void)rank_certified(a.to_dense(), o), doctest::Contains(fragment.c_str()), invalid_input);
+    };
+    bad_option([](RankOptions& o) { o.threads = -3; }, "threads -3");
+    bad_option([](RankOptions& o) { o.max_primes = -1; }, "max_primes -1");
+    bad_option([](RankOptions& o) { o.max_certify_seconds = std::nan(""); }, "max_certify_seconds");
+    bad_option([](RankOptions& o) { o.max_certify_seconds = -1; }, "max_certify_seconds");
+    bad_option([](RankOptions& o) { o.fraction_free_max = -1; }, "fraction_free_max -1");
+    bad_option([](RankOptions& o) { o.certificate = static_cast<Certificate>(7); }, "certificate 7");
+    bad_option([](RankOptions& o) { o.device = static_cast<Device>(9); }, "device 9");
+    RankOptions zero;  // the budgets' edges are values, not errors
+    zero.max_primes = 0;
+    zero.max_certify_seconds = 0;
+    zero.fraction_free_max = 0;
+    CHECK(rank_certified(a, zero).value == 2);
 }
 
 TEST_CASE("drop_empty_lines keeps the rank; a huge declared column count costs nothing (issue 36)") {

@@ -46,13 +46,13 @@ struct MatrixBlock {
 
 // The connected components of the row–column graph of the non-zeros, ordered by their
 // first row. Every non-zero lies in exactly one block; zero rows and columns in none.
-// No precondition beyond a well-formed matrix. Cost O(nnz·α + rows + cols) time,
+// Checked: check_matrix(a) (rank.hpp). Cost O(nnz·α + rows + cols) time,
 // O(rows + cols) memory.
 std::vector<MatrixBlock> connected_blocks(const SparseZMat& a);
 
 // a[b.rows, b.cols], indices renumbered 0.. in the order of b (precondition: b is a
 // block of a, or at least every non-zero of a's rows b.rows lies in columns b.cols; not
-// checked beyond the indices: invalid_input for a row outside a, or columns not
+// checked beyond check_matrix(a) and the indices: invalid_input for a row outside a, or columns not
 // increasing inside a; entries outside b.cols are dropped). Cost O(cols + Σ_{i∈b.rows}
 // nnz of row i), memory the copy.
 SparseZMat submatrix(const SparseZMat& a, const MatrixBlock& b);
@@ -76,8 +76,8 @@ struct KernelOptions {
 // Proves rank_Q(a) ≤ r by n − r exact kernel vectors on a's smaller side (above). A claim
 // r below rank_Q(a) is always rejected (proven = false, with the reason): the exact check
 // cannot pass. r ≥ rank mod p proves the modular rank itself. Polls cancellation once per
-// digit (cancel.hpp). Preconditions: r ≥ 0 and opt.p prime when given (checked:
-// invalid_input). Cost: one sparse elimination mod p of a, then the lifting of the
+// digit (cancel.hpp). Preconditions: check_matrix(a), r ≥ 0 and opt.p prime when given
+// (checked: invalid_input). Cost: one sparse elimination mod p of a, then the lifting of the
 // header's cost paragraph, within opt.max_seconds.
 KernelProof prove_rank_at_most(const SparseZMat& a, long r, const KernelOptions& opt = {});
 

@@ -38,7 +38,10 @@ class Mat {
 public:
     using Entry = typename T::entry_type;
 
-    // rows, cols >= 0 checked; modulus only (and then required, >= 2) for NmodMat.
+    // rows, cols >= 0 checked; modulus only (and then required, >= 2) for NmodMat. The
+    // storage (8 bytes an entry, 16 for QMat, plus 8 a row) is checked against
+    // default_max_memory() (limits.hpp): resource_limit naming the shape, before FLINT
+    // allocates (it would abort the process on failure). O(rows·cols) to zero the entries.
     Mat(long rows, long cols, std::uint64_t modulus = 0);
     static Mat from_rows(const std::vector<std::vector<Entry>>& rows, std::uint64_t modulus = 0);
     Mat(const Mat& o);

@@ -71,8 +71,18 @@ struct SparseNmodMat {
     std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> row;
 };
 
+// Checks a matrix built by hand (the library's own are well-formed): rows, cols >= 0, one
+// list per row, each row's columns in [0, cols) and increasing, every stored value
+// non-zero (mod p: a residue in [1, p), p >= 2, at most 2^32 columns). invalid_input naming
+// the first bad row and column. Every function below that takes a sparse matrix calls it
+// (rank_certified, rank_modular, reduce_mod, rank_sparse_modular, and blocks.hpp's).
+// Cost O(rows + nnz).
+void check_matrix(const SparseZMat& a);
+void check_matrix(const SparseNmodMat& a);
+
 // The residues of a's entries in [0, p), zeros dropped (rows keep their order). p >= 2
-// checked (invalid_input); not that it is prime. O(nnz) word divisions of the entries.
+// checked (invalid_input); not that it is prime; check_matrix(a). O(nnz) word divisions of
+// the entries.
 SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p);
 
 // The rank of A over Q by Bareiss fraction-free elimination (the exact reference, no
@@ -86,8 +96,8 @@ long rank_fraction_free(const ZMat& a);
 // reduce_mod then rank_sparse_modular, at its cost.
 long rank_modular(const ZMat& a, std::uint64_t p);
 long rank_modular(const NmodMat& a);
-// The rank of a sparse matrix mod a.p (a.p prime, checked as above): incremental sparse
-// echelon, shortest rows first, cost O(m·n + m·r·ℓ) as in the list above.
+// The rank of a sparse matrix mod a.p (check_matrix(a); a.p prime is not checked here):
+// incremental sparse echelon, shortest rows first, cost O(m·n + m·r·ℓ) as in the list above.
 long rank_sparse_modular(const SparseNmodMat& a);
 
 // rank_modular_fflas(A): rank of A mod p by FFLAS-FFPACK's BLAS-backed PLUQ elimination
@@ -179,6 +189,11 @@ struct RankOptions {
     // the echelon forms and kernels of the blocks and pivot-span certificates stay on the CPU.
     Device device = Device::cpu;
 };
+// Checks every field whatever the method (invalid_input naming it): threads >= 1,
+// max_primes >= 0, max_certify_seconds finite and >= 0, fraction_free_max >= 0,
+// certificate and device values of their enums. rank_certified and separation_rank call
+// it. O(1).
+void check_options(const RankOptions& opt);
 
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random
 // 62-bit prime drawn from Rng(opt.seed). When opt.device resolves to the GPU
@@ -190,8 +205,10 @@ std::uint64_t modular_prime(const RankOptions& opt);
 // dense matrix fits in 1 GiB), then certification as described above. The answer has
 // quantity "matrix", method "matrix", variant = the elimination that decided it
 // (trivial, modular-dense, modular-sparse, hadamard-multimodular, fraction-free), kind
-// exact when certified, else modular_lower_bound with the failure bound of (4) (1 for
-// certify == false: no bound on how far below the rank over Q a single prime may be).
+// exact when certified, else modular_lower_bound with the failure bound of (4) (with
+// certify == false, the chance that one random prime of its size divides a non-zero
+// minor of the rank's size; 1 when opt.prime was given, as it was not drawn).
+// Checked first: check_options(opt); a sparse matrix, check_matrix(a).
 // The pivot-span certificate reports variant "pivot-span". phases.rank is the first
 // modular elimination, phases.certificate the rest (answer.hpp).
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
