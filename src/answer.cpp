@@ -3,7 +3,12 @@
 #include "seprank/columns.hpp"
 #include "seprank/error.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 
 namespace seprank {
 
@@ -25,11 +30,33 @@ std::string RankAnswer::label() const {
         case RankKind::modular_lower_bound: {
             if (failure_bound >= 1) return "lower bound";
             char buf[64];
-            std::snprintf(buf, sizeof buf, "probabilistic (p <= %.3g)", failure_bound);
+            std::snprintf(buf, sizeof buf, "probabilistic (p <= %.3g)", bound_up(failure_bound, 3));
             return buf;
         }
     }
     throw internal_error("RankAnswer::label: unknown kind " + std::to_string(static_cast<int>(kind)));
+}
+
+double bound_up(double x, int digits) {
+    if (!(x > 0) || !std::isfinite(x)) return x;
+    digits = std::clamp(digits, 1, 17);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, x);
+    double y = std::strtod(buf, nullptr);
+    if (y < x) {  // rounded down: one unit up in the last digit kept
+        const char* e = std::strchr(buf, 'e');
+        const int exp10 = e != nullptr ? std::atoi(e + 1) : 0;
+        std::snprintf(buf, sizeof buf, "%.*e", digits - 1, y + std::pow(10.0, exp10 - (digits - 1)));
+        y = std::strtod(buf, nullptr);
+    }
+    return y;
+}
+
+double trials_bound(double per, long trials) {
+    if (!(per > 0)) return 0.0;
+    if (per >= 1 || trials <= 0) return 1.0;
+    const double b = std::pow(per, static_cast<double>(trials));
+    return b > 0 ? b : std::numeric_limits<double>::denorm_min();
 }
 
 Record to_record(const RankAnswer& a) {

@@ -108,7 +108,7 @@ std::vector<Column> make_columns() {
         {"set_size", "generic: |S|, the size of the set the weights are drawn from", A(a.set_size ? Value(a.set_size) : Value())},
         {"weight_degree", "generic: D_L, the degree of f's coefficients in the weights", A(exact_integer(a.weight_degree))},
         {"bound_degree", "generic: D, the degree used in the failure bound", A(exact_integer(a.bound_degree))},
-        {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(a.failure_bound, 3))},
+        {"failure_bound", "bound on the chance that the true value is larger (0: exact; 1: none known)", A(Value::real(bound_up(a.failure_bound, 3), 3))},
         {"output", "dimension: scalar (the one output coordinate) | all (every token and coordinate)", A(a.output.empty() ? Value() : Value(a.output))},
         {"parameters", "dimension: the weights the parameter map varies (structural zeros excluded)", A(a.parameters >= 0 ? Value(a.parameters) : Value())},
         {"expected", "dimension: parameters minus the obvious symmetries, capped by the monomial count (docs/dimension.md)", A(a.expected >= 0 ? Value(a.expected) : Value())},

@@ -590,7 +590,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     res.set_size = p;
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double ratio = m * std::stod(bdeg.str()) / static_cast<double>(p);
-    res.failure_bound = std::min(1.0, std::pow(ratio, static_cast<double>(opt.trials)));
+    res.failure_bound = trials_bound(ratio, opt.trials);
     const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
     res.converged = !stopped;
     if (opt.weights) {

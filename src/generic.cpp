@@ -179,7 +179,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     const double per = m * fmpz_get_d(bdeg.get()) / set_size;
     res.converged = res.converged || at_caps;
     res.failure_bound = at_caps         ? 0.0
-                        : res.converged ? std::min(1.0, std::pow(std::min(1.0, per), static_cast<double>(opt.trials)))
+                        : res.converged ? trials_bound(per, opt.trials)
                                         : 1.0;
     // Every degree block of a trial at its cap: the trial's integer network has sep = the
     // sum of the caps exactly, and no weights give more, so R* is that sum: exact.

@@ -60,9 +60,17 @@ std::string format_bytes(double bytes) {
 
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& limit_name) {
     if (limit_bytes <= 0) return;
-    if (!(estimate_bytes <= limit_bytes))  // NaN estimates are refused too
-        throw resource_limit(what + ": about " + format_bytes(estimate_bytes) + " estimated, over the limit of " +
-                             format_bytes(limit_bytes) + " (" + limit_name + ")");
+    if (!(estimate_bytes <= limit_bytes)) {  // NaN estimates are refused too
+        std::string est = format_bytes(estimate_bytes), lim = format_bytes(limit_bytes);
+        if (est == lim) {  // equal when rounded: the bytes say which is larger
+            char a[64], b[64];
+            std::snprintf(a, sizeof a, " (%.0f bytes)", estimate_bytes);
+            std::snprintf(b, sizeof b, " (%.0f bytes)", limit_bytes);
+            est += a;
+            lim += b;
+        }
+        throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
+    }
 }
 
 namespace {
@@ -95,9 +103,17 @@ std::string format_seconds(double s) {
 
 void check_time(double estimate_seconds, double limit_seconds, const std::string& what, const std::string& limit_name) {
     if (limit_seconds <= 0) return;
-    if (!(estimate_seconds <= limit_seconds))
-        throw resource_limit(what + ": about " + format_seconds(estimate_seconds) + " estimated, over the limit of " +
-                             format_seconds(limit_seconds) + " (" + limit_name + ")");
+    if (!(estimate_seconds <= limit_seconds)) {
+        std::string est = format_seconds(estimate_seconds), lim = format_seconds(limit_seconds);
+        if (est == lim) {  // equal when rounded: more digits say which is larger
+            char a[64], b[64];
+            std::snprintf(a, sizeof a, " (%.6g s)", estimate_seconds);
+            std::snprintf(b, sizeof b, " (%.6g s)", limit_seconds);
+            est += a;
+            lim += b;
+        }
+        throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
+    }
 }
 
 double power_bits(double base_abs, double exponent) {

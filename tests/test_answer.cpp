@@ -10,6 +10,10 @@
 #include "support.hpp"
 
 #include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <doctest/doctest.h>
 #include <set>
 
@@ -123,7 +127,35 @@ TEST_CASE("labels say what each kind of answer is") {
     CHECK(a.label() == "lower bound");
     a.failure_bound = 2.5e-12;
     CHECK(a.label() == "probabilistic (p <= 2.5e-12)");
+    a.failure_bound = 1.7321244060435726e-18;  // printed rounded up, never below the bound
+    CHECK(a.label() == "probabilistic (p <= 1.74e-18)");
+    CHECK(to_record(a).at("failure_bound").str() == "1.74e-18");
     CHECK(to_string(RankKind::modular_lower_bound) == "modular-lower-bound");
+}
+
+TEST_CASE("bound_up rounds a bound up to its printed digits; trials_bound never underflows to 0") {
+    auto rng = seprank_test::rng_for("bound-up");
+    for (int k = 0; k < 2000; ++k) {
+        const double x = std::ldexp(static_cast<double>(rng.below(1u << 30) + 1), -static_cast<int>(rng.below(1100)));
+        for (int d : {1, 3, 6}) {
+            const double y = bound_up(x, d);
+            INFO("x = " << x << ", digits " << d);
+            CHECK(y >= x);
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.*g", d, y);
+            CHECK(std::strtod(buf, nullptr) >= x);  // the printed text too
+            CHECK(y <= x * (1 + 2 * std::pow(10.0, 1 - d)) + 1e-320);  // and not much above it
+        }
+    }
+    CHECK(bound_up(0.0, 3) == 0.0);
+    CHECK(bound_up(1.0, 3) == 1.0);
+    CHECK(bound_up(2.5e-12, 3) == 2.5e-12);
+    CHECK(bound_up(9.999e-5, 3) == doctest::Approx(1e-4));
+    CHECK(trials_bound(0.5, 3) == 0.125);
+    CHECK(trials_bound(0.0, 3) == 0.0);
+    CHECK(trials_bound(2.0, 3) == 1.0);
+    CHECK(trials_bound(1e-20, 30) > 0.0);  // 1e-600 underflows: the smallest double instead
+    CHECK(trials_bound(1e-20, 30) == std::numeric_limits<double>::denorm_min());
 }
 
 TEST_CASE("to_string(RankKind) and label() refuse a value outside the enum (internal_error, as to_string(Device))") {

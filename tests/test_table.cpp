@@ -73,6 +73,14 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
         SeparationOptions fo;
         CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
     }
+    {  // many trials: (m·D/p)^T underflows a double; the bound stays positive (0 means exact)
+        GenericOptions o;
+        o.trials = 30;
+        const RankAnswer r = generic_rank(s, balanced_partition(2), o);
+        CHECK(r.kind == RankKind::generic);
+        CHECK(r.failure_bound > 0.0);
+        CHECK(to_record(r).at("failure_bound").as_real() > 0.0);
+    }
     // evaluation: D = D_L + d^L
     GenericOptions e;
     e.method = GenericMethod::evaluation;

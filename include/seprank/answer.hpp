@@ -99,10 +99,20 @@ struct RankAnswer {
     bool certified() const noexcept { return kind == RankKind::exact; }
     // One short label: "certified" (exact), "generic lower bound" (generic),
     // "probabilistic (p <= δ)" (modular lower bound with δ < 1), "lower bound" (δ = 1),
-    // "numerical". δ printed with 3 significant digits. internal_error for a kind outside
-    // the enum. O(1).
+    // "numerical". δ printed with 3 significant digits, rounded up (bound_up). internal_error
+    // for a kind outside the enum. O(1).
     std::string label() const;
 };
+
+// A probability bound as printed: the smallest number of `digits` significant decimal
+// digits that is >= x (1.7321e-18 → 1.74e-18 at 3 digits), so a printed bound never
+// claims less than the one computed. x <= 0 or not finite: x. digits 1..17 (not checked;
+// clamped). O(1).
+double bound_up(double x, int digits);
+// min(1, per^trials), the bound of `trials` independent draws that each fail with
+// probability at most per (Schwartz–Zippel); never 0 when per > 0 (the smallest positive
+// double instead of an underflow, as 0 means exact). per <= 0: 0. O(1).
+double trials_bound(double per, long trials);
 
 // Every field as a Record (the registry's answer columns, in order). No precondition.
 // O(columns + size of the vector fields).

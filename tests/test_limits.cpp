@@ -1,0 +1,46 @@
+// Resource limits (limits.hpp): the memory and time checks and their messages.
+#include "seprank/error.hpp"
+#include "seprank/limits.hpp"
+
+#include <doctest/doctest.h>
+#include <cmath>
+#include <string>
+
+using namespace seprank;
+
+TEST_CASE("check_memory and check_time refuse above the limit, with both sizes; equal when rounded, the exact ones too") {
+    CHECK_NOTHROW(check_memory(100, 100, "x"));
+    CHECK_NOTHROW(check_memory(1e30, 0, "x"));  // a limit <= 0: none
+    CHECK_THROWS_WITH_AS(check_memory(3.0 * (1 << 30), 2.0 * (1 << 30), "the thing"),
+                         "the thing: about 3 GiB estimated, over the limit of 2 GiB (max_memory)", resource_limit);
+    CHECK_THROWS_AS(check_memory(std::nan(""), 1e9, "x"), resource_limit);
+    // 11.8 GiB against 11.8 GiB would read as no reason at all: the bytes are added
+    const double lim = 11.8 * (1 << 30), est = lim * 1.001;
+    REQUIRE(format_bytes(est) == format_bytes(lim));
+    try {
+        check_memory(est, lim, "sweep");
+        FAIL("not refused");
+    } catch (const resource_limit& e) {
+        const std::string m = e.what();
+        CHECK(m.find("bytes) estimated, over the limit of 11.8 GiB (") != std::string::npos);
+        CHECK(m.find(std::to_string(static_cast<long long>(std::llround(est)))) != std::string::npos);
+    }
+    CHECK_THROWS_WITH_AS(check_time(120, 60, "work"), "work: about 2 min estimated, over the limit of 60 s (--max-time)", resource_limit);
+    try {
+        check_time(60.04, 60, "work", "max_time");
+        FAIL("not refused");
+    } catch (const resource_limit& e) {
+        CHECK(std::string(e.what()) == "work: about 60 s (60.04 s) estimated, over the limit of 60 s (60 s) (max_time)");
+    }
+}
+
+TEST_CASE("the default memory limit: set, checked, and read back") {
+    const double before = default_max_memory();
+    CHECK(before > 0);
+    CHECK(physical_memory_budget() > 0);
+    set_default_max_memory(123456789.0);
+    CHECK(default_max_memory() == 123456789.0);
+    for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) CHECK_THROWS_AS(set_default_max_memory(bad), invalid_input);
+    CHECK(default_max_memory() == 123456789.0);  // a refused value changes nothing
+    set_default_max_memory(before);
+}
