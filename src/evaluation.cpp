@@ -7,6 +7,7 @@
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "families.hpp"
+#include "forward_impl.hpp"
 #include "graded_device.hpp"
 #include "graded_impl.hpp"
 #include "rank_bordered.hpp"
@@ -18,6 +19,7 @@
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "seprank/tape.hpp"
+#include "rank_internal.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -112,14 +114,92 @@ long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start
 
 namespace {
 
-// The partition was checked against net by the public entry (check_tokens).
+// Whether p divides the numerator or the denominator of a non-zero weight of net: a prime
+// that makes a given weight vanish mod p, or cannot reduce it, is no prime to rank f with.
+// O(weights) word divisions.
+bool prime_meets_a_weight(const Network& net, std::uint64_t p) {
+    bool hit = false;
+    (void)map_weights<char>(net.weights, [&](const Rational& x) {
+        if (!hit && !x.is_zero())
+            hit = fmpz_fdiv_ui(fmpq_numref(x.get()), p) == 0 || fmpz_fdiv_ui(fmpq_denref(x.get()), p) == 0;
+        return char{0};
+    });
+    return hit;
+}
+
+// The partition was checked against net by the public entry (check_tokens). A drawn prime
+// is drawn again (from the same stream) while it divides a non-zero weight's numerator or
+// denominator; a given one is taken as it is.
 Setup setup(const Network& net, const EvaluationOptions& opt) {
     check_options(opt);
     DeviceChoice dev = choose_device(opt.device);
     Rng rng(opt.seed);
-    const std::uint64_t p = opt.prime != 0 ? check_device_prime(dev, opt.prime) : random_prime(rng, static_cast<unsigned>(drawn_prime_bits(dev, 62)));
+    std::uint64_t p = 0;
+    if (opt.prime != 0) {
+        p = check_device_prime(dev, opt.prime);
+    } else {
+        const unsigned bits = static_cast<unsigned>(drawn_prime_bits(dev, 62));
+        do p = random_prime(rng, bits);
+        while (prime_meets_a_weight(net, p));
+    }
     return Setup{p, input_vars_per_token(net.spec), rng, std::move(dev)};
 }
+
+// Log-domain majorant ring (forward_impl.hpp): an element is log2 of a non-negative real,
+// -inf for 0; a weight is log2 of its absolute value. Run over it at the all-ones point,
+// the forward pass gives log2 of an upper bound of the sum of the absolute values of f's
+// coefficients: ||g + h||_1 <= ||g||_1 + ||h||_1 and ||g·h||_1 <= ||g||_1·||h||_1 at every
+// step of the straight-line program, and no family subtracts or divides.
+struct LogAbsRing {
+    using E = double;
+    using W = double;
+    static double plus(double a, double b) {
+        if (a == -HUGE_VAL) return b;
+        if (b == -HUGE_VAL) return a;
+        const double hi = std::max(a, b), lo = std::min(a, b);
+        return hi + std::log2(1.0 + std::exp2(lo - hi));
+    }
+    E zero() const { return -HUGE_VAL; }
+    E constant(long c) const { return c == 0 ? -HUGE_VAL : std::log2(std::fabs(static_cast<double>(c))); }
+    E mul(E a, E b) const { return a + b; }
+    void add(E& acc, E x) const { acc = plus(acc, x); }
+    void axpy(E& acc, W w, E x) const { acc = plus(acc, w + x); }
+    bool is_zero(W w) const { return w == -HUGE_VAL; }
+    W weight_zero() const { return -HUGE_VAL; }
+    W weight_fma(W s, W a, W b) const { return plus(s, a + b); }
+};
+
+double log2_abs(const fmpz_t x) {
+    if (fmpz_is_zero(x)) return -HUGE_VAL;
+    slong e = 0;
+    const double m = fmpz_get_d_2exp(&e, x);  // |m| in [0.5, 1)
+    return std::log2(std::fabs(m)) + static_cast<double>(e);
+}
+
+}  // namespace
+
+double log2_coefficient_bound(const Network& net) {
+    check_shapes(net);
+    // Λ = lcm(denominators)^{D_w}: a coefficient of f is a sum of products of at most D_w
+    // weights (the weight degree, plus d^L for the embedding) times integers.
+    Integer lcm(1);
+    const NetWeights<double> w = map_weights<double>(net.weights, [&lcm](const Rational& x) {
+        fmpz_lcm(lcm.get(), lcm.get(), fmpq_denref(x.get()));
+        return x.is_zero() ? -HUGE_VAL : log2_abs(fmpq_numref(x.get())) - log2_abs(fmpq_denref(x.get()));
+    });
+    double dw = fmpz_get_d(weight_degree(net.spec).get());
+    if (net.spec.embed_rank > 0) dw += fmpz_get_d(output_degree(net.spec).get());
+    LogAbsRing ring;
+    detail::Forward<LogAbsRing> f(net.spec, w, ring);
+    const long per = input_vars_per_token(net.spec);
+    const std::vector<std::vector<double>> ones(static_cast<std::size_t>(net.spec.tokens), std::vector<double>(static_cast<std::size_t>(per), 0.0));
+    const double norm = f.output(ones);  // log2 ||f||_1 (bound); -inf when f's program is 0
+    const double bits = (fmpz_is_one(lcm.get()) ? 0.0 : dw * log2_abs(lcm.get())) + std::max(0.0, norm);
+    // A margin for the rounding of the log-domain sums (relative 2^-40 per step at most).
+    return bits * (1.0 + 1e-6) + 1.0;
+}
+
+namespace {
 
 long next_side(long k, const EvaluationOptions& opt) {
     if (static_cast<double>(k) * opt.growth >= static_cast<double>(opt.max_side)) return opt.max_side;  // no cast past long
@@ -1049,8 +1129,47 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
 
 namespace {
 
+// log2 C(n + k, k), the number of monomials of degree <= n in k variables.
+double log2_monomials(double n, double k) {
+    return (std::lgamma(n + k + 1) - std::lgamma(n + 1) - std::lgamma(k + 1)) / std::log(2.0);
+}
+
+// The chance that the prime, drawn from the seed among those of its bit length and
+// redrawn while it meets a weight (setup), divides a non-zero minor of the coefficient
+// flattening of the size of its rank: such a minor is a product of one minor per degree
+// block (homogeneous f: at most cap_a rows, the caps counted within a tenth of a second)
+// or else of at most min(#A-, #B-monomials of degree <= D) rows, each entry at most
+// 2^log2_coefficient_bound (Hadamard). Divided by the chance that a prime of that size
+// meets no weight (the redraw conditions on it). 1 for a prime given, not drawn.
+double prime_term(const Network& net, const ValidPartition& part, std::uint64_t p, bool drawn) {
+    if (!drawn) return 1.0;
+    const double entry = log2_coefficient_bound(net);
+    const std::vector<long> caps = is_homogeneous(net.spec) ? degree_block_caps(net.spec, part, 1e8) : std::vector<long>{};
+    double log2H = 0;
+    const auto minor = [&](double n) {
+        if (n > 0) log2H += n * (entry + 0.5 * std::log2(n));
+    };
+    if (!caps.empty()) {
+        for (long c : caps) minor(static_cast<double>(c));
+    } else {
+        const double D = fmpz_get_d(output_degree(net.spec).get()), per = static_cast<double>(input_vars_per_token(net.spec));
+        const double a = log2_monomials(D, per * static_cast<double>(part->A.size())), b = log2_monomials(D, per * static_cast<double>(part->B.size()));
+        minor(std::exp2(std::min(a, b)));  // inf when astronomically many: the bound is then 1
+    }
+    const unsigned bits = static_cast<unsigned>(64 - __builtin_clzll(p));
+    double weights = 0;  // log2 of the product of every non-zero weight's numerator and denominator
+    (void)map_weights<char>(net.weights, [&weights](const Rational& x) {
+        if (!x.is_zero()) weights += std::max(0.0, log2_abs(fmpq_numref(x.get()))) + std::max(0.0, log2_abs(fmpq_denref(x.get())));
+        return char{0};
+    });
+    const double met = weights > 0 ? detail::prime_divisor_bound(weights, bits) : 0.0;
+    if (!std::isfinite(log2H) || met >= 1) return 1.0;
+    return std::min(1.0, detail::prime_divisor_bound(log2H, bits) / (1.0 - met));
+}
+
 // The fields every evaluation answer shares, and its timing.
-RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part, std::chrono::steady_clock::time_point t0) {
+RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part, const EvaluationOptions& opt,
+                  std::chrono::steady_clock::time_point t0) {
     res.method = "evaluation";
     res.quantity = "sep";
     res.field = "Z/p";
@@ -1059,12 +1178,21 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     // V_A C_a V_Bᵀ), so sep = Σ cap_a exactly at these weights.
     const bool at_caps = res.variant.rfind("graded", 0) == 0 && res.converged && res.failure_bound == 0.0;
     res.kind = at_caps ? RankKind::exact : RankKind::modular_lower_bound;
+    // Converged below the caps: the points' bound, plus the chance that p divides a non-zero
+    // minor of the coefficient flattening (then even rank mod p of C is below sep).
+    std::string prime_note;
+    if (!at_caps && res.converged) {
+        const double t = prime_term(net, part, res.prime, opt.prime == 0);
+        res.failure_bound = std::min(1.0, res.failure_bound + t);
+        prime_note = opt.prime != 0 ? "; the prime was given, not drawn: no bound on its dividing a minor of f's coefficients, so failure_bound 1"
+                                    : "; failure_bound includes the chance that the prime, drawn from the seed, divides a non-zero minor of f's coefficient flattening";
+    }
     res.primes_used = 1;
     res.partition = to_string(part);
     res.degree = output_degree(net.spec).str();
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note +
                (at_caps         ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
-                : res.converged  ? "rank stopped growing below the side; equals sep except with probability <= failure_bound"
+                : res.converged  ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
                 : res.out_of_time ? "rank still full when the time budget (max_seconds) ran out: a lower bound only"
                                   : "rank still full at the size limit: a lower bound only");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -1081,14 +1209,14 @@ RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part,
     const auto t0 = std::chrono::steady_clock::now();
     check_shapes(net);
     part.check_tokens(net.spec.tokens);
-    return finish(evaluation_rank_plain_impl(net, part, opt), net, part, t0);
+    return finish(evaluation_rank_plain_impl(net, part, opt), net, part, opt, t0);
 }
 
 RankAnswer evaluation_rank_graded(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     check_shapes(net);
     part.check_tokens(net.spec.tokens);
-    return finish(evaluation_rank_graded_impl(net, part, opt), net, part, t0);
+    return finish(evaluation_rank_graded_impl(net, part, opt), net, part, opt, t0);
 }
 
 RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
@@ -1101,7 +1229,7 @@ RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const
         graded = is_homogeneous(s) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
                  (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 2) < 0);
     }
-    return finish(graded ? evaluation_rank_graded_impl(net, part, opt) : evaluation_rank_plain_impl(net, part, opt), net, part, t0);
+    return finish(graded ? evaluation_rank_graded_impl(net, part, opt) : evaluation_rank_plain_impl(net, part, opt), net, part, opt, t0);
 }
 
 }  // namespace seprank

@@ -1,6 +1,7 @@
 // Black-box evaluation ranks: the graded variant against the plain reference, and the
 // graded block ranks against flattenings of the bihomogeneous parts of the expansion.
 #include "seprank/cancel.hpp"
+#include "seprank/columns.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
@@ -9,6 +10,7 @@
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
+#include "seprank/separation.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -263,6 +265,63 @@ TEST_CASE("a time budget ends the growth as an honest lower bound; one not reach
         bad.max_seconds = x;
         CHECK_THROWS_AS(check_options(bad), invalid_input);
     }
+}
+
+TEST_CASE("log2_coefficient_bound bounds every entry of the integer coefficient flattening, rational weights included") {
+    auto rng = seprank_test::rng_for("coefficient-bound");
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_depth = 2;
+    lim.max_inputs_deep = 4;
+    int checked = 0;
+    for (int k = 0; k < 60; ++k) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(40)));
+        if (rng.below(2) == 0)  // rational weights: a few denominators
+            net.weights = map_weights<Rational>(net.weights, [&rng](const Rational& x) {
+                return rng.below(3) == 0 ? Rational(x.num(), Integer(static_cast<long>(1 + rng.below(12)))) : x;
+            });
+        INFO("spec " << describe(s) << ", case " << k);
+        const double bound = log2_coefficient_bound(net);
+        CHECK(bound >= 1.0);
+        const SparseZMat c = flatten(expand(net), balanced_partition(s.tokens), s.tokens);
+        double largest = 0;
+        for (const auto& row : c.row)
+            for (const auto& e : row) largest = std::max(largest, static_cast<double>(fmpz_bits(e.second.get())));
+        CHECK(largest <= bound);
+        checked += c.nnz() > 0;
+    }
+    CHECK(checked > 30);
+}
+
+TEST_CASE("a drawn prime that divides a given weight is drawn again; the bound counts the prime; a given prime gets none") {
+    NetworkSpec s = seprank_test::attention_spec(2, 1, 1);
+    Network net = random_network(s, 3);
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::plain;  // converges below the side: a probabilistic answer
+    const RankAnswer first = evaluation_rank(net, balanced_partition(2), o);
+    const std::uint64_t p = first.prime;
+    REQUIRE(first.converged);
+    CHECK(first.failure_bound > 0);
+    CHECK(first.failure_bound < 1e-12);
+    CHECK(first.note.find("divides a non-zero minor of f's coefficient flattening") != std::string::npos);
+    // Q = p: every product through Q vanishes mod p, and f with it
+    net.weights.layers[0].heads[0].Q = Dense<Rational>(1, 1, Rational(Integer(std::to_string(p))));
+    const long exact = separation_rank(net, balanced_partition(2)).value;
+    REQUIRE(exact > 0);
+    const RankAnswer again = evaluation_rank(net, balanced_partition(2), o);
+    CHECK(again.prime != p);
+    CHECK(again.value == exact);
+    o.variant = EvaluationVariant::graded;
+    CHECK(evaluation_rank(net, balanced_partition(2), o).value == exact);
+    // a prime given is taken as it is, and no bound covers it
+    o.variant = EvaluationVariant::plain;
+    o.prime = 1000003;
+    const RankAnswer given = evaluation_rank(random_network(s, 3), balanced_partition(2), o);
+    CHECK(given.prime == 1000003);
+    CHECK(given.failure_bound == 1.0);
+    CHECK(given.label() == "lower bound");
+    CHECK(given.note.find("the prime was given, not drawn") != std::string::npos);
 }
 
 TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {

@@ -105,6 +105,17 @@ void check_options(const EvaluationOptions& opt);
 // checked): check_options(opt) passed.
 long first_side(const EvaluationOptions& opt);
 
+// log2 of a bound on the absolute values of the integer matrix Λ·C, where C is the
+// coefficient flattening of f (any partition) and Λ = lcm(weight denominators)^{D_w}, D_w
+// the weight degree (plus d^L with an embedding): Λ·C is an integer matrix with the rank of
+// C, and each entry is at most Λ·||f||_1, ||f||_1 (the sum of the absolute values of f's
+// coefficients) bounded by one forward pass in the log domain at the all-ones point with
+// every weight replaced by its absolute value. With it the evaluation method bounds the
+// chance that its random prime divides a non-zero minor of C (docs/evaluation.md,
+// "Labels"). Checked: check_shapes(net). Cost: one forward pass in doubles, O(weights)
+// lcm steps on the denominators.
+double log2_coefficient_bound(const Network& net);
+
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).
 bool is_homogeneous(const NetworkSpec& s);
