@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json as _json
 import numbers as _numbers
+from collections.abc import Sequence
 from typing import Any, Optional
 
 from . import _core
@@ -70,6 +71,18 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
         raise ValueError("target: a string; parse it with seprank.poly(text) first")
     if partition is not None:
         raise ValueError("partition: not used when ranking a matrix")
+    # Refused before any entry is converted: the entries as Python objects and text (about
+    # 200 bytes each here) and the library's matrices (48 bytes each, as a matrix file's).
+    shape = getattr(target, "shape", None)
+    if shape is not None and len(shape) == 2:
+        r, c = int(shape[0]), int(shape[1])
+    elif isinstance(target, Sequence) and not isinstance(target, (str, bytes)):
+        r = len(target)
+        first = target[0] if r else None
+        c = len(first) if isinstance(first, Sequence) and not isinstance(first, (str, bytes)) else 0
+    else:
+        r = c = 0
+    _core.check_memory(24.0 * r + 248.0 * r * c, opts["max_memory"], f"target: a {r} x {c} matrix", "max_memory")
     rows = matrix(target, "target")  # exact entries: ints and "p/q" strings
     cols = len(rows[0]) if rows else 0
     return Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts))

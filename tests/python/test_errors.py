@@ -37,6 +37,18 @@ def test_resource_limit_before_any_work():
         seprank.poly("(x1_1 + x2_1)^100000")
 
 
+def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
+    import time
+    t0 = time.monotonic()
+    with pytest.raises(seprank.ResourceLimitError, match=r"target: a 4000 x 4000 matrix: about .* \(max_memory\)"):
+        seprank.rank(np.zeros((4000, 4000), np.int8), max_memory=1e6)
+    with pytest.raises(seprank.ResourceLimitError, match=r"target: a 300 x 300 matrix"):
+        seprank.rank([[1] * 300] * 300, max_memory=1e6)
+    assert time.monotonic() - t0 < 2  # nothing converted (the 4000 x 4000 one took 24 s before)
+    assert seprank.rank([[1] * 30] * 30, max_memory=1e6).value == 1  # a small one fits
+    assert seprank.rank(np.eye(5, dtype=np.int64), max_memory=1e6).value == 5
+
+
 @pytest.mark.parametrize("call,match", [
     (lambda: seprank.attention(tokens=2, dim=3, heads=2), "heads H = 2 does not divide"),
     (lambda: seprank.attention(tokens="4"), "tokens: expected an integer"),
