@@ -31,7 +31,11 @@ TEST_CASE("partitions: parsing, validation, balanced lists") {
     CHECK(to_string(parse_partition("3,1|4,2", 4)) == "1,3|2,4");
     CHECK(to_string(parse_partition("1..3|4..6", 6)) == "1,2,3|4,5,6");
     CHECK(to_string(balanced_partition(5)) == "1,2,3|4,5");
-    for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2"}) {
+    // blanks around numbers, as a reader writes them
+    CHECK(to_string(parse_partition(" 1, 2 | 3,4 ", 4)) == "1,2|3,4");
+    CHECK(to_string(parse_partition("1 .. 2|\t3 ..4", 4)) == "1,2|3,4");
+    CHECK(parse_list(" 1 .. 3 , 6", "--dim") == std::vector<long>{1, 2, 3, 6});
+    for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2", "1 2|3,4", " |1,2,3,4", "1, |2,3,4"}) {
         INFO("partition " << std::string(bad));
         CHECK_THROWS_AS(parse_partition(bad, 4), invalid_input);
     }

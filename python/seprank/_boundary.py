@@ -198,15 +198,8 @@ def choice(value: str, name: str, allowed: Sequence[str]) -> str:
 
 def int_list(v: Any, name: str) -> List[int]:
     """An int, a sequence of ints, or range text '1..4,6' → a list of ints."""
-    if isinstance(v, str):
-        out: List[int] = []
-        for item in v.split(","):
-            lo, sep, hi = item.partition("..")
-            try:
-                out += list(range(int(lo), int(hi) + 1)) if sep else [int(item)]
-            except ValueError:
-                raise ValueError(f"{name}: expected integers or ranges such as '1..4,6', got {v!r}") from None
-        return out
+    if isinstance(v, str):  # the CLI's parser: the same lists and messages ('3..1' is an empty range)
+        return list(_core.parse_list(v, name))
     if isinstance(v, _numbers.Integral):
         return [integer(v, name)]
     return [integer(x, name) for x in v]

@@ -366,6 +366,8 @@ PYBIND11_MODULE(_core, m) {
     m.attr("version") = version_string();
     // The library's memory check (limits.hpp) for sizes the Python layer controls, e.g. a
     // matrix before its entries are converted: resource_limit → ResourceLimitError.
+    // The CLI's lists ("1..4,6"): the same values and the same messages.
+    m.def("parse_list", [](const std::string& text, const std::string& option) { return parse_list(text, option); });
     m.def("check_memory", [](double estimate, double limit, const std::string& what, const std::string& limit_name) {
         check_memory(estimate, limit > 0 ? limit : default_max_memory(), what, limit_name);
     });

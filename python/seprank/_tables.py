@@ -116,9 +116,10 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if family is not None:
             fams = family.split(",") if isinstance(family, str) else list(family)
             sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
-        for key, v in (("tokens", tokens), ("dims", dim), ("heads", heads), ("depths", depth), ("widths", width)):
+        for key, name, v in (("tokens", "tokens", tokens), ("dims", "dim", dim), ("heads", "heads", heads),
+                             ("depths", "depth", depth), ("widths", "width", width)):
             if v is not None:
-                sw[key] = int_list(v, key)
+                sw[key] = int_list(v, name)
         if layers is not None:
             if isinstance(layers, str):
                 sw["layers"] = _core.split_layers_list(layers)
@@ -141,7 +142,10 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
 
-    texts, _invalid, unused = _core.table(sweeps, opts, show if progress else None)
+    texts, invalid, unused = _core.table(sweeps, opts, show if progress else None)
+    if invalid:  # as the CLI's summary line on stderr
+        _warnings.warn(f"{invalid} invalid combinations left out (H not dividing dx, a partition that does not fit N, ...)",
+                       stacklevel=2)
     # An option no row used gets a warning, as the CLI's note (only the keywords given).
     given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
              "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,

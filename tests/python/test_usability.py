@@ -111,3 +111,23 @@ def test_degree_per_depth_of_a_widths_list(cli):
     out = cli("degree", "--family", "power", "--dim", 3, "--widths", "3,3,1", "--power", 2)
     out = out if isinstance(out, list) else out["rows"]
     assert [int(r["predicted"]) for r in out] == [r["predicted"] for r in rows]
+
+
+def test_table_warns_of_the_combinations_it_leaves_out_as_the_cli_says_on_stderr(cli_path):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = seprank.table(family="attention", tokens=2, dim="1..3", heads=2, depth=1, dataframe=False)
+    assert len(rows) == 1  # H=2 divides dx=2 only
+    said = [str(w.message) for w in caught if "invalid combinations left out" in str(w.message)]
+    assert said and said[0].startswith("2 invalid combinations left out"), [str(w.message) for w in caught]
+    import subprocess
+    out = subprocess.run([cli_path, "table", "--family", "attention", "--tokens", "2", "--dim", "1..3", "--heads", "2",
+                          "--depth", "1", "--format", "csv"], capture_output=True, text=True, timeout=60)
+    assert "2 invalid combinations left out" in out.stderr
+
+
+def test_partitions_and_lists_may_hold_blanks():
+    net = seprank.attention(tokens=4, dim=1, depth=1)
+    assert seprank.rank(net, " 1, 2 | 3,4 ").partition == "1,2|3,4"
+    assert [r["dim"] for r in seprank.table(tokens=2, dim=" 1 .. 2 ", depth=1, dataframe=False)] == [1, 2]
