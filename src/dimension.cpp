@@ -62,11 +62,11 @@ DimensionVariant dimension_variant_from_string(const std::string& s) {
 }
 
 void check_options(const DimensionOptions& opt) {
-    if (opt.trials < 1) throw invalid_input("trials: " + std::to_string(opt.trials) + " is below 1");
+    if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
-        throw invalid_input("prime bits: " + std::to_string(opt.prime_bits) + " is outside 20..62");
+        throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
-    if (opt.threads < 1) throw invalid_input("threads: " + std::to_string(opt.threads) + " is below 1");
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
     if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0)
         throw invalid_input("max seconds: " + std::to_string(opt.max_seconds) + " is not a finite number >= 0");
 }
@@ -496,7 +496,8 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         const double seconds = (trials_d * rows_d * per_row + trials_d * rank_ops * kNsPerRankOp) * 1e-9 / cores;
         check_time(seconds, opt.max_seconds > 0 ? opt.max_seconds : default_max_seconds(),
                    "the dimension (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " rows, " + fmt_count(ops_d) +
-                       " operations a forward pass, " + std::to_string(static_cast<long>(cores)) + " threads)");
+                       " operations a forward pass, " + std::to_string(static_cast<long>(cores)) + " threads)",
+                   opt.max_seconds > 0 ? "max_seconds" : "--max-time");
     }
     const long npts = static_cast<long>(npts_d);
     // Every trial's weights and points are drawn first, in order (the answer does not

@@ -307,8 +307,8 @@ void check_given_options(const CLI::App& app, const CLI::App& sub) {
             for (const auto& v : opt->results()) {
                 if (v.empty() && empty_ok) continue;
                 if (v.empty())
-                    throw seprank::invalid_input(opt->get_name() + ": empty value (this option takes " +
-                                                 (opt->get_description().empty() ? std::string("a value") : opt->get_description()) + ")");
+                    throw seprank::invalid_input(opt->get_name() + ": empty value" +
+                                                 (opt->get_description().empty() ? std::string() : " (" + opt->get_name() + ": " + opt->get_description() + ")"));
                 // The parser clamps an integer beyond its type to the type's end: a value
                 // that is out of range is bad input (exit 2), never a clamped number.
                 if (is_int || is_uint) check_integer_range(opt->get_name(), v, is_uint);

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 
 from . import _core
 from ._answers import Answer
-from ._boundary import choice, integer, seed_value, thread_count
+from ._boundary import INT_MAX, ResourceLimitError, choice, integer, seed_value, thread_count
 from ._networks import Network, check_network, spec_of_options
 
 OUTPUTS = ("scalar", "all")
@@ -64,14 +64,20 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         check_network(weights, "weights")
     spec = _spec(net, weights)
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
-            "trials": integer(trials, "trials", 1), "seed": seed_value(seed),
-            "prime_bits": integer(prime_bits, "prime_bits", 20, 62), "margin": integer(margin, "margin", 0),
+            "trials": integer(trials, "trials"), "seed": seed_value(seed),  # the library's ranges and messages, as the CLI's
+            "prime_bits": integer(prime_bits, "prime_bits", -INT_MAX - 1, INT_MAX), "margin": integer(margin, "margin", 0),
             "threads": thread_count(threads), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if max_time is not None:
         if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
             raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")
         opts["max_seconds"] = float(max_time)
-    return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
+    try:
+        return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
+    except ResourceLimitError as e:  # the time limit by this function's keyword, not the CLI's flag
+        text = str(e)
+        if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
+            raise ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
+        raise
 
 
 def expected_dimension(net: Any, *, output: str = "scalar") -> Dict[str, Any]:

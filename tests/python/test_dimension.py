@@ -102,8 +102,8 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
 @pytest.mark.parametrize("call,match", [
     (lambda: seprank.dimension(dict(tokens=2, dim=2), output="vector"), r"output: expected one of 'scalar', 'all', got 'vector'"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), variant="forward"), r"variant: expected one of 'reverse', 'interpolation', got 'forward'"),
-    (lambda: seprank.dimension(dict(tokens=2, dim=2), trials=0), r"trials: 0 is outside 1\.\."),
-    (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=5), r"prime_bits: 5 is outside 20\.\.62"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), trials=0), r"trials T = 0 must be at least 1"),
+    (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=5), r"prime bits = 5 outside 20\.\.62"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), prime_bits=2**32 + 40), r"prime_bits: 4294967336 is outside"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), margin=-1), r"margin: -1 is outside 0\.\."),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), max_time=0), r"max_time: 0 is not a finite number of seconds > 0"),
@@ -133,8 +133,8 @@ def test_bad_input_names_the_value(call, match):
 
 def test_work_over_the_time_limit_is_refused_before_it_starts():
     # issue 36: the estimate is taken before anything is drawn (ResourceLimitError, a MemoryError)
-    with pytest.raises(seprank.ResourceLimitError, match=r"estimated, over the limit of 1 s"):
-        seprank.dimension(dict(tokens=1000, dim=2, depth=60), max_time=1)
+    with pytest.raises(seprank.ResourceLimitError, match=r"estimated, over the limit of 1 s \(max_time\)$"):
+        seprank.dimension(dict(tokens=1000, dim=2, depth=60), max_time=1)  # named by this function's keyword
 
 
 def test_points_are_added_until_the_rank_stops_growing():
