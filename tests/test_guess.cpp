@@ -4,6 +4,7 @@
 #include "seprank/guess.hpp"
 #include "seprank/network.hpp"
 
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "support.hpp"
 
@@ -383,6 +384,54 @@ TEST_CASE("--where: commas inside values (SPECs, partitions); layers compared as
     for (long d = 1; d <= 3; ++d)
         jl += "{\"family\":\"stack\",\"layers\":\"" + canonical + "\",\"depth\":" + std::to_string(2 * d) + ",\"rank\":" + std::to_string(d) + "}\n";
     CHECK(guess_points(parse_table_cells(jl, "t"), {"depth"}, "rank", parse_where("layers=" + spec)).size() == 3);
+}
+
+TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, disagrees or runs out of time") {
+    const TableRow row = {{"family", "attention"}, {"tokens", "2"}, {"dim", "2"}, {"heads", "1"}, {"head_dim", "2"},
+                          {"depth", "2"}, {"width", "0"}, {"residual", "false"}, {"partition", "1|2"}, {"rank", "15"}};
+    const NetworkSpec s = spec_of_row(row, {"dim", "depth"}, {3, 1});
+    CHECK(s.family == Family::attention);
+    CHECK(s.tokens == 2);
+    CHECK(s.dim == 3);
+    CHECK(s.depth == 1);
+    CHECK(s.head_dim == 0);  // the resolved dx/H of the row is not carried to another dx
+    // generic at dx = 2, L = 3 is C(13 + 2, 2) = 105 (docs/guess.md)
+    const PredictionCheck yes = check_prediction(row, {"depth"}, {3}, Rational(105));
+    CHECK(yes.done);
+    CHECK(yes.verdict == "agree");
+    CHECK(yes.generic == 105);
+    CHECK(yes.label == "certified");
+    const PredictionCheck no = check_prediction(row, {"depth"}, {3}, Rational(104));
+    CHECK(no.verdict == "disagree");
+    CHECK(no.generic == 105);
+    CheckOptions quick;
+    quick.seconds = 1e-3;
+    const PredictionCheck late = check_prediction(row, {"dim", "depth"}, {3, 5}, Rational(1), quick);
+    CHECK_FALSE(late.done);
+    CHECK(late.verdict == "unchecked (over the budget)");
+    // the caller's own cancellation is passed on, not turned into a verdict
+    {
+        const CancelScope stop([] { return true; });
+        CHECK_THROWS_AS((void)check_prediction(row, {"dim", "depth"}, {3, 5}, Rational(1)), cancelled);
+    }
+    // a stack: depth counts layers, whole copies of the row's SPEC
+    TableRow stack = {{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "2"}};
+    CHECK(spec_of_row(stack, {"depth"}, {4}).layers.size() == 4);
+    CHECK_THROWS_WITH_AS((void)spec_of_row(stack, {"depth"}, {3}), doctest::Contains("not a number of copies"), invalid_input);
+    // bad rows and options
+    CHECK_THROWS_WITH_AS((void)spec_of_row({{"tokens", "2"}}, {}, {}), doctest::Contains("no column 'family'"), invalid_input);
+    CHECK_THROWS_WITH_AS((void)spec_of_row(row, {"rank"}, {3}), doctest::Contains("variable 'rank' is not a network size"), invalid_input);
+    CHECK_THROWS_WITH_AS((void)spec_of_row({{"family", "attention"}, {"dim", "x"}}, {}, {}), doctest::Contains("check: column dim = 'x'"),
+                         invalid_input);
+    CheckOptions bad;
+    bad.seconds = 0;
+    CHECK_THROWS_AS(check_options(bad), invalid_input);
+    bad = CheckOptions{};
+    bad.trials = 1001;
+    CHECK_THROWS_AS(check_options(bad), invalid_input);
+    bad = CheckOptions{};
+    bad.max_side = 0;
+    CHECK_THROWS_AS((void)check_prediction(row, {"depth"}, {3}, Rational(105), bad), invalid_input);
 }
 
 TEST_CASE("to_string(FormKind) names every value once and refuses one outside the enum (internal_error)") {

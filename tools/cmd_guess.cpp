@@ -1,5 +1,6 @@
 // seprank guess — the `guess` subcommand: read a table, one library call, format; with
-// --check, each predicted point is also computed by `generic` (docs/guess.md).
+// --check, each predicted point is also computed by `generic` (check_prediction,
+// docs/guess.md).
 #include "cli.hpp"
 
 #include "seprank/cancel.hpp"
@@ -45,53 +46,6 @@ std::string count(long n, const char* one, const char* many) { return std::to_st
 
 using seprank::table_cell;
 
-// The network of a table row (its configuration columns), with the variables replaced.
-seprank::NetworkSpec spec_of_row(const Cells& row, const std::vector<std::string>& vars, const std::vector<long>& x) {
-    seprank::NetworkSpec s;
-    const auto num = [&](const char* name, long& field) {
-        if (const std::string* c = table_cell(row, name); c && !c->empty()) field = to_long(*c, std::string("--check: column ") + name);
-    };
-    const std::string* fam = table_cell(row, "family");
-    if (!fam) throw seprank::invalid_input("--check: the table has no column 'family' to build the network from");
-    s.family = seprank::family_from_string(*fam);
-    num("tokens", s.tokens);
-    num("dim", s.dim);
-    long h = 0;
-    num("heads", h);
-    if (h > 0) s.heads = h;
-    // head_dim is a resolved column (dx/H when not given): kept only where it was chosen.
-    long hd = 0;
-    num("head_dim", hd);
-    if (hd > 0 && hd * s.heads != s.dim) s.head_dim = hd;
-    num("depth", s.depth);
-    num("block_degree", s.block_degree);
-    long w = 0;  // width: resolved (dx when not given) as head_dim
-    num("width", w);
-    if (w > 0 && w != s.dim) s.width = w;
-    num("embed_rank", s.embed_rank);
-    num("attention_rank", s.attention_rank);
-    num("position", s.position);
-    num("coordinate", s.coordinate);
-    if (const std::string* r = table_cell(row, "residual")) s.residual = *r == "true" || *r == "1";
-    for (std::size_t i = 0; i < vars.size(); ++i) {
-        long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
-                    : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width
-                    : vars[i] == "embed_rank" ? &s.embed_rank : nullptr;
-        if (!field) throw seprank::invalid_input("--check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank)");
-        *field = x[i];
-    }
-    // A stack: its `layers` column is the list that depth (the number of layers) repeats.
-    if (const std::string* spec = table_cell(row, "layers"); spec && !spec->empty()) {
-        const std::vector<seprank::LayerSpec> unit = seprank::parse_layers(*spec);
-        const long n = static_cast<long>(unit.size());
-        if (s.depth < 0 || s.depth % n != 0 || s.depth / n > seprank::kMaxDepth)
-            throw seprank::invalid_input("--check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
-                                         " layers '" + *spec + "' (at most " + std::to_string(seprank::kMaxDepth) + " layers)");
-        for (long c = 0; c < s.depth / n; ++c) s.layers.insert(s.layers.end(), unit.begin(), unit.end());
-    }
-    return s;
-}
-
 struct GuessCommand final : Command {
     std::string table, value = "rank", vars_text, where_text, format = "text", bases_text = "2,3,4,5";
     std::vector<std::string> predict;
@@ -129,12 +83,12 @@ struct GuessCommand final : Command {
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
             throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
-        {
-            seprank::GenericOptions probe;
-            probe.trials = check_trials;
-            probe.max_side = check_max_side;
-            seprank::check_options(probe);  // --check-max-side, refused if invalid even without --check
-        }
+        seprank::CheckOptions check_opts;
+        check_opts.seconds = check_seconds;
+        check_opts.trials = check_trials;
+        check_opts.max_side = check_max_side;
+        check_opts.threads = globals.threads;
+        seprank::check_options(check_opts);  // --check-max-side, refused if invalid even without --check
         Notes notes;
         if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
@@ -229,30 +183,23 @@ struct GuessCommand final : Command {
             std::string checked;
             if (check) {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
-                const seprank::ValidSpec spec = spec_of_row(*tmpl, o.vars, x);
-                const std::string* part_text = table_cell(*tmpl, "partition");
-                const seprank::ValidPartition part = part_text && !part_text->empty() ? seprank::parse_partition(*part_text, spec->tokens)
-                                                                                 : seprank::balanced_partition(spec->tokens);
-                seprank::GenericOptions go;
-                go.trials = check_trials;
-                go.max_side = check_max_side;
-                go.threads = globals.threads;
-                json c;
-                const auto start = std::chrono::steady_clock::now();
+                seprank::PredictionCheck r;
                 try {
-                    seprank::CancelScope scope([&] { return seconds_since(start) > check_seconds; });
-                    const seprank::RankAnswer r = seprank::generic_rank(spec, part, go);
-                    const bool lower = r.kind != seprank::RankKind::generic && r.kind != seprank::RankKind::exact;
-                    const bool agree = seprank::Rational(seprank::Integer(r.value)) == *predicted;
-                    c["generic"] = r.value;
-                    c["label"] = seprank::to_record(r).at("label").str();
-                    c["verdict"] = agree ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";
-                    checked = " [generic " + std::to_string(r.value) + ", " + c["label"].get<std::string>() + ": " + c["verdict"].get<std::string>() + "]";
-                } catch (const seprank::cancelled&) {
-                    c["verdict"] = "unchecked (over the budget)";
+                    r = seprank::check_prediction(*tmpl, o.vars, x, *predicted, check_opts);
+                } catch (const seprank::invalid_input& e) {  // the library's "check: ..." as the flag
+                    const std::string m = e.what();
+                    throw seprank::invalid_input(m.rfind("check: ", 0) == 0 ? "--" + m : m);
+                }
+                json c;
+                if (r.done) {
+                    c["generic"] = r.generic;
+                    c["label"] = r.label;
+                    checked = " [generic " + std::to_string(r.generic) + ", " + r.label + ": " + r.verdict + "]";
+                } else {
                     checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
                 }
-                c["seconds"] = std::round(seconds_since(start) * 1e3) / 1e3;
+                c["verdict"] = r.verdict;
+                c["seconds"] = std::round(r.seconds * 1e3) / 1e3;
                 p["check"] = c;
             }
             preds.push_back(p);

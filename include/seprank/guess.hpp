@@ -20,6 +20,7 @@
 #pragma once
 
 #include "seprank/integer.hpp"
+#include "seprank/network.hpp"
 
 #include <cstddef>
 #include <string>
@@ -172,5 +173,46 @@ std::vector<TableRow> read_table_cells(const std::string& path);
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where);
+
+// ---- checking a prediction (seprank guess --check; Python Guess.check)
+
+// The network a table row describes: its configuration columns (family, tokens, dim,
+// heads, head_dim and width where they differ from their resolved defaults, depth,
+// block_degree, embed_rank, attention_rank, position, coordinate, residual, and a stack's
+// `layers`, repeated depth / |layers| times), then each variable vars[i] set to x[i].
+// invalid_input naming the item: no `family` column, a cell that is not an integer, a
+// variable that is not a network size (tokens, dim, heads, depth, block_degree, width,
+// embed_rank), a stack depth that is not a whole number of copies of its layers (or more
+// than kMaxDepth layers); the spec itself is validated by the caller (ValidSpec). O(columns).
+NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x);
+
+struct CheckOptions {
+    double seconds = 60;   // time budget of the generic run (> 0): past it, unchecked
+    long trials = 2;       // generic's weight draws (1..1000)
+    long max_side = 4096;  // generic's largest evaluation side (as GenericOptions::max_side)
+    int threads = 2;
+};
+// Checks every field (invalid_input naming it): seconds finite and > 0, trials 1..1000,
+// max_side and threads as check_options(GenericOptions). O(1).
+void check_options(const CheckOptions& opt);
+
+struct PredictionCheck {
+    // "agree", "disagree", "unchecked (generic gave a lower bound)" or
+    // "unchecked (over the budget)".
+    std::string verdict;
+    bool done = false;     // generic finished within the budget
+    long generic = 0;      // its rank (when done)
+    std::string label;     // its label (when done), RankAnswer::label()
+    double seconds = 0;    // the time generic took
+};
+// Computes the generic rank of the network that `row` describes with vars = x
+// (spec_of_row; the row's partition, or the balanced one), with opt's trials and max side,
+// and compares it with `predicted`: agree when equal; disagree when it differs and the rank
+// is generic or exact; unchecked when generic gave only a lower bound or did not finish in
+// opt.seconds (cancelled through cancel.hpp's scope, nothing left running). Checked first:
+// check_options(opt), the spec (validate) and the partition, invalid_input naming the value.
+// Cost: one generic_rank, at most about opt.seconds.
+PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,
+                                 const Rational& predicted, const CheckOptions& opt = {});
 
 }  // namespace seprank

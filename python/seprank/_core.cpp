@@ -563,6 +563,32 @@ PYBIND11_MODULE(_core, m) {
         return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });
+    // Guess.check: the generic rank at a predicted point, from the first row `where` keeps
+    // (check_prediction, as `seprank guess --check`).
+    m.def("check_prediction", [](const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                                 const std::vector<std::string>& vars, const std::vector<long>& x, const std::string& predicted,
+                                 double seconds, long trials, long max_side, int threads) {
+        CheckOptions o;
+        o.seconds = seconds;
+        o.trials = trials;
+        o.max_side = max_side;
+        o.threads = threads;
+        check_options(o);
+        const TableRow* row = nullptr;
+        for (const TableRow& r : table)
+            if (row_matches(r, where)) {
+                row = &r;
+                break;
+            }
+        if (row == nullptr) throw invalid_input("check: no row of the table matches `where`");
+        const PredictionCheck c = run_long([&] { return check_prediction(*row, vars, x, Rational(predicted), o); });
+        py::dict d;
+        d["verdict"] = c.verdict;
+        d["generic"] = c.done ? py::object(py::int_(c.generic)) : py::object(py::none());
+        d["label"] = c.done ? py::object(py::str(c.label)) : py::object(py::none());
+        d["seconds"] = c.seconds;
+        return d;
+    });
 
     // ---- tables: each sweep a dict of lists (absent: the library's default); none: the default table
     m.def("table", [](const std::vector<py::dict>& sweeps, const py::dict& opts, std::optional<py::function> progress) {

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
+from ._boundary import integer, thread_count
 
 
 def _text(v: Any) -> str:
@@ -53,8 +54,10 @@ class Guess:
 
     kind = "conjecture"
 
-    def __init__(self, core: Any, vars: Sequence[str]) -> None:
+    def __init__(self, core: Any, vars: Sequence[str], table: Any = None, where: Any = None) -> None:
         self._g = core
+        self._table = table if table is not None else []
+        self._where = where if where is not None else []
         self.vars: Tuple[str, ...] = tuple(vars)
         self.found: bool = core.found
         self.formula: str = core.text()
@@ -80,6 +83,21 @@ class Guess:
                 raise ValueError(f"predict: {v} = {value!r} is not an integer")
             x.append(value)
         return _number(self._g.predict(x))
+
+    def check(self, *, seconds: float = 60, trials: int = 2, max_side: int = 4096, threads: int = 2,
+              **point: int) -> Dict[str, Any]:
+        """The prediction at ``point`` recomputed with ``generic_rank`` (``seprank guess
+        --check``): the network of the first row ``where`` kept, its variables set to the
+        point. Returns ``point``, ``value`` (predicted), ``generic`` and ``label`` (None when
+        not finished), ``verdict`` ('agree', 'disagree', 'unchecked (generic gave a lower
+        bound)' or 'unchecked (over the budget)': ``seconds`` bounds the run) and ``seconds``."""
+        value = self.predict(**point)
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise ValueError(f"seconds: expected a number of seconds > 0, got {seconds!r}")
+        x = [point[v] for v in self.vars]
+        c = _core.check_prediction(self._table, self._where, list(self.vars), x, str(value), float(seconds),
+                                   integer(trials, "trials"), integer(max_side, "max_side"), thread_count(threads))
+        return {"point": {v: point[v] for v in self.vars}, "value": value, **c}
 
     def __repr__(self) -> str:
         if not self.found:
@@ -112,4 +130,4 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
     pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     core = _core.guess(table, vars, value, pairs, max_degree, list(bases), max_order, max_params, min_confirm)
-    return Guess(core, vars)
+    return Guess(core, vars, table, pairs)

@@ -34,6 +34,34 @@ def test_guess_predicts_a_rank_it_did_not_see(rows, tmp_path, cli):
     assert seprank.guess(str(path), vars="dim,depth").formula == g.formula
 
 
+def test_check_recomputes_a_prediction_as_the_cli_does(rows, tmp_path, cli):
+    g = seprank.guess(rows, vars=["dim", "depth"])
+    c = g.check(dim=2, depth=4)
+    assert c["point"] == {"dim": 2, "depth": 4} and c["value"] == 861
+    assert c["verdict"] == "agree" and c["generic"] == 861 and c["label"] == "certified"
+    path = tmp_path / "t.json"
+    import json
+    path.write_text(json.dumps(rows if isinstance(rows, list) else rows.to_dict("records")))
+    out = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=2,depth=4", "--check")
+    assert out["predictions"][0]["check"]["verdict"] == c["verdict"]
+    assert out["predictions"][0]["check"]["generic"] == c["generic"]
+    # a budget too small for the point: unchecked, nothing left running
+    late = g.check(dim=3, depth=5, seconds=0.05)
+    assert late["verdict"] == "unchecked (over the budget)" and late["generic"] is None
+    # a wrong formula is refuted: the fitted one from L = 1, 2 alone at dx = 3, L = 3
+    few = [r for r in (rows if isinstance(rows, list) else rows.to_dict("records")) if r["depth"] <= 2]
+    g12 = seprank.guess(few, vars=["dim", "depth"], min_confirm=1)
+    assert g12.found and g12.predict(dim=3, depth=3) != 560  # C(3L - 2 + dx, dx): 120
+    refuted = g12.check(dim=3, depth=3)
+    assert refuted["verdict"] == "disagree" and refuted["generic"] == 560
+    for bad, match in [(lambda: g.check(dim=2), "give exactly the variables"),
+                       (lambda: g.check(dim=2, depth=4, seconds=0), "check seconds"),
+                       (lambda: g.check(dim=2, depth=4, trials=0), "check trials 0"),
+                       (lambda: g.check(dim=2, depth=4, seconds="1"), "seconds: expected a number")]:
+        with pytest.raises(ValueError, match=match):
+            bad()
+
+
 def test_polynomial_and_exact_rational_prediction():
     rows = [{"n": n, "v": n * (n + 1) // 2} for n in range(1, 9)]
     g = seprank.guess(rows, vars=["n"], value="v")
