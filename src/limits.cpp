@@ -58,19 +58,29 @@ std::string format_bytes(double bytes) {
     return buf;
 }
 
+namespace {
+
+// The refusal "<what>: about E estimated, over the limit of L (<limit_name>)", E and L in
+// `human` form; where they read the same when rounded, each is followed by its exact value
+// in `exact_format` (a printf format of one double), which says which is larger.
+[[noreturn]] void refuse(double estimate, double limit, std::string (*human)(double), const char* exact_format, const std::string& what,
+                         const std::string& limit_name) {
+    std::string est = human(estimate), lim = human(limit);
+    if (est == lim) {
+        char a[64], b[64];
+        std::snprintf(a, sizeof a, exact_format, estimate);
+        std::snprintf(b, sizeof b, exact_format, limit);
+        est += a;
+        lim += b;
+    }
+    throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
+}
+
+}  // namespace
+
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& limit_name) {
     if (limit_bytes <= 0) return;
-    if (!(estimate_bytes <= limit_bytes)) {  // NaN estimates are refused too
-        std::string est = format_bytes(estimate_bytes), lim = format_bytes(limit_bytes);
-        if (est == lim) {  // equal when rounded: the bytes say which is larger
-            char a[64], b[64];
-            std::snprintf(a, sizeof a, " (%.0f bytes)", estimate_bytes);
-            std::snprintf(b, sizeof b, " (%.0f bytes)", limit_bytes);
-            est += a;
-            lim += b;
-        }
-        throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
-    }
+    if (!(estimate_bytes <= limit_bytes)) refuse(estimate_bytes, limit_bytes, format_bytes, " (%.0f bytes)", what, limit_name);  // NaN too
 }
 
 namespace {
@@ -103,17 +113,7 @@ std::string format_seconds(double s) {
 
 void check_time(double estimate_seconds, double limit_seconds, const std::string& what, const std::string& limit_name) {
     if (limit_seconds <= 0) return;
-    if (!(estimate_seconds <= limit_seconds)) {
-        std::string est = format_seconds(estimate_seconds), lim = format_seconds(limit_seconds);
-        if (est == lim) {  // equal when rounded: more digits say which is larger
-            char a[64], b[64];
-            std::snprintf(a, sizeof a, " (%.6g s)", estimate_seconds);
-            std::snprintf(b, sizeof b, " (%.6g s)", limit_seconds);
-            est += a;
-            lim += b;
-        }
-        throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
-    }
+    if (!(estimate_seconds <= limit_seconds)) refuse(estimate_seconds, limit_seconds, format_seconds, " (%.6g s)", what, limit_name);
 }
 
 double power_bits(double base_abs, double exponent) {
