@@ -7,6 +7,7 @@
 #include "forward_impl.hpp"
 #include "parallel.hpp"
 #include "process.hpp"
+#include "rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/integer.hpp"
@@ -591,7 +592,23 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     res.set_size = p;
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double ratio = m * std::stod(bdeg.str()) / static_cast<double>(p);
-    res.failure_bound = trials_bound(ratio, opt.trials);
+    // The certifying minor must not vanish identically mod p (generic.cpp): its entries are
+    // derivatives ∂f_o/∂w_k, whose coefficients' absolute sum is at most D_w times f_o's
+    // (an exponent of w_k is at most D_w), so its content has at most
+    // m·(log2 m + log2 D_w + log2 F) bits, F the largest sum over the outputs read.
+    double content = 0, content_bits = 0;
+    if (m > 0) {
+        double f_bits = 0;
+        for (const auto& [pos, coord] : output_list(spec, opt.output)) {
+            NetworkSpec o = spec;
+            o.position = pos;
+            o.coordinate = coord;
+            f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
+        }
+        content_bits = m * (std::log2(m) + std::log2(std::max(1.0, std::stod(wdeg.str()))) + f_bits);
+        content = detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits));
+    }
+    res.failure_bound = std::min(1.0, trials_bound(ratio, opt.trials) + content);
     const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
     res.converged = !stopped;
     if (opt.weights) {
@@ -604,8 +621,12 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         res.note = "local dimension at the given weights: a lower bound (rank mod p at random points); parameters " +
                    std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
     } else {
+        char c[96];
+        std::snprintf(c, sizeof c, "%.3g of it for the prime dividing the certifying minor's content (at most %.3g bits)", bound_up(content, 3),
+                      bound_up(content_bits, 3));
         res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
-                   (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "");
+                   (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
+                   "; failure_bound = (m*D/p)^T + " + c;
         if (stopped) res.expected = -1;  // no defect is claimed while the rank may still grow
     }
     if (gpu) res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +

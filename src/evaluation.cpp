@@ -1127,6 +1127,13 @@ static RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPar
     return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
 }
 
+double log2_structure_bound(const ValidSpec& spec, long weight_abs) {
+    Network unit = random_network(spec, 1, 1);
+    const Rational w{Integer(weight_abs)};
+    unit.weights = map_weights<Rational>(unit.weights, [&w](const Rational&) { return w; });
+    return log2_coefficient_bound(unit);
+}
+
 namespace {
 
 // log2 C(n + k, k), the number of monomials of degree <= n in k variables.

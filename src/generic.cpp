@@ -1,6 +1,7 @@
 #include "seprank/generic.hpp"
 
 #include "process.hpp"
+#include "rank_internal.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/error.hpp"
@@ -41,6 +42,13 @@ namespace {
 
 // How many primes of `bits` bits there are at least (prime_count_lower_bound), printed:
 // a drawn prime is any given one of them with probability at most 1 / that.
+// A bound or a bit count in a note: 3 significant digits, rounded up (bound_up).
+std::string bound_text(double x) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.3g", bound_up(x, 3));
+    return s;
+}
+
 std::string per_factor(int bits) {
     char s[32];
     std::snprintf(s, sizeof s, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));
@@ -178,8 +186,19 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     const double m = static_cast<double>(std::min(res.rows, res.cols));
     const double per = m * fmpz_get_d(bdeg.get()) / set_size;
     res.converged = res.converged || at_caps;
+    // The certifying minor, a polynomial in the drawn weights and points with integer
+    // coefficients, must not vanish identically mod p: p must not divide its content. Its
+    // coefficients' absolute sum is at most m!·F^m (each entry, a coefficient of f or a value
+    // of f or of one of its degree blocks, has at most f's sum F), so the content has at most
+    // m·(log2 m + log2 F) bits, and the random prime divides it with probability at most
+    // prime_divisor_bound of that (once for all trials: they share p).
+    double content = 0, content_bits = 0;
+    if (res.converged && !at_caps && m > 0) {
+        content_bits = m * (std::log2(m) + log2_structure_bound(valid, opt.weight_range > 0 ? half : 1));
+        content = detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits));
+    }
     res.failure_bound = at_caps         ? 0.0
-                        : res.converged ? trials_bound(per, opt.trials)
+                        : res.converged ? std::min(1.0, trials_bound(per, opt.trials) + content)
                                         : 1.0;
     // Every degree block of a trial at its cap: the trial's integer network has sep = the
     // sum of the caps exactly, and no weights give more, so R* is that sum: exact.
@@ -193,10 +212,11 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                         : !res.converged
                             ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
                                           "this lower bound")
-                            : "; failure_bound = (m*D/|S|)^T with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
-                                  ", T = " + std::to_string(opt.trials) +
-                                  "; assumes the certifying minor is not identically 0 mod p (which needs p to divide its integer content: "
-                                  "at most one chance in " + per_factor(bits) + " per " + std::to_string(bits) + "-bit prime factor of that content)");
+                            : "; failure_bound = (m*D/|S|)^T + c with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
+                                  ", T = " + std::to_string(opt.trials) + ", and c = " + bound_text(content) +
+                                  " the chance that the random prime divides the integer content of the certifying minor (at most " +
+                                  bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
+                                  "-bit prime factor), which would make it vanish identically mod p");
     if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";

@@ -264,7 +264,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const auto low = separation_rank(net, balanced_partition(3));
               const auto gen = separation_rank(random_network(s, seed + 1, 1000), balanced_partition(3));
               std::ostringstream os;
-              os << "12 draws over Z/p all gave " << r.value << " (failure_bound " << r.failure_bound << "); certified rank at a random integer point "
+              os << "12 draws over Z/p all gave " << r.value << " (failure_bound " << bound_up(r.failure_bound, 5) << "); certified rank at a random integer point "
                  << gen.value << ", at a point with rank-1 W^V " << low.value;
               return result("claim7.2", all_equal && gen.value == r.value && low.certified() && low.value < r.value, os.str());
           }}},
@@ -420,7 +420,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const Network degenerate = with_embedding(random_network(s, rng.next(), 1000), matrix_of_rank(rng, 3, 3, 1));
               seq.push_back(certified_sep(degenerate, balanced_partition(2)));
               const bool contrast_fails = !non_decreasing(seq);
-              os << "largest failure_bound " << worst << "; contrast: rank-1 M at r=3 gives " << list_text(seq) << ", check "
+              os << "largest failure_bound " << bound_up(worst, 5) << "; contrast: rank-1 M at r=3 gives " << list_text(seq) << ", check "
                  << (contrast_fails ? "rejects it" : "does NOT reject it");
               return result("embedding-monotone", pass && contrast_fails, os.str());
           }}},

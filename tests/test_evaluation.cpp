@@ -294,6 +294,31 @@ TEST_CASE("log2_coefficient_bound bounds every entry of the integer coefficient 
     CHECK(checked > 30);
 }
 
+TEST_CASE("log2_structure_bound: the coefficient sum of f at weights of absolute value <= h, for every such network") {
+    auto rng = seprank_test::rng_for("structure-bound");
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_inputs_deep = 4;
+    for (int k = 0; k < 40; ++k) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const long h = 1 + static_cast<long>(rng.below(6));
+        INFO("spec " << describe(s) << ", h = " << h);
+        const double bound = log2_structure_bound(ValidSpec(s), h);
+        // any weights within h: their coefficient bound is at most the structure's
+        const Network net = random_network(ValidSpec(s), rng.next(), h);
+        CHECK(log2_coefficient_bound(net) <= bound);
+        // every weight exactly h: the sum of |coefficients| of the expansion itself
+        Network all_h = net;
+        all_h.weights = map_weights<Rational>(net.weights, [h](const Rational&) { return Rational(Integer(h)); });
+        const QPoly f = expand(all_h);
+        const SparseZMat c = flatten(f, balanced_partition(s.tokens), s.tokens);
+        double l1 = 0;
+        for (const auto& row : c.row)
+            for (const auto& e : row) l1 += std::fabs(fmpz_get_d(e.second.get()));
+        if (l1 > 0) CHECK(std::log2(l1) <= bound);
+    }
+}
+
 TEST_CASE("a drawn prime that divides a given weight is drawn again; the bound counts the prime; a given prime gets none") {
     NetworkSpec s = seprank_test::attention_spec(2, 1, 1);
     Network net = random_network(s, 3);

@@ -79,6 +79,12 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
         const RankAnswer r = generic_rank(seprank_test::attention_spec(3, 2, 2), balanced_partition(3), o);  // below its caps
         CHECK(r.kind == RankKind::generic);
         CHECK(r.failure_bound > 0.0);
+        // what is left is c, the chance that p divides the certifying minor's content
+        const double m = static_cast<double>(std::min(r.rows, r.cols));
+        const double bits = m * (std::log2(m) + log2_structure_bound(ValidSpec(seprank_test::attention_spec(3, 2, 2)), 1));
+        const double c = std::ceil(bits / 61.0) / prime_count_lower_bound(62);
+        CHECK(r.failure_bound == doctest::Approx(c).epsilon(1e-6));
+        CHECK(r.note.find("and c = ") != std::string::npos);
         CHECK(to_record(r).at("failure_bound").as_real() > 0.0);
     }
     // evaluation: D = D_L + d^L

@@ -115,6 +115,13 @@ long first_side(const EvaluationOptions& opt);
 // "Labels"). Checked: check_shapes(net). Cost: one forward pass in doubles, O(weights)
 // lcm steps on the denominators.
 double log2_coefficient_bound(const Network& net);
+// The same for f as a polynomial in its weights and inputs together, every weight a
+// variable (weight_abs 1) or an integer of absolute value at most weight_abs (>= 1, not
+// checked): log2_coefficient_bound of the network of that shape with every weight, the
+// structural zeros included (which can only raise it), equal to weight_abs. generic and
+// dimension bound with it the chance that their random prime divides the content of the
+// certifying minor. Cost: one random_network and one log-domain forward pass.
+double log2_structure_bound(const ValidSpec& spec, long weight_abs);
 
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).

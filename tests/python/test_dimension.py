@@ -40,7 +40,7 @@ def test_dimension_matches_cli(cli, args, spec, output):
     a = seprank.dimension(spec, output=output, seed=7, trials=2)
     same_dimension(a, c)
     assert a.quantity == "dimension" and a.method == "jacobian" and a.variant == "reverse"
-    assert a.cols == a.parameters and a.rows >= a.parameters + 8 and a.failure_bound < 1e-20
+    assert a.cols == a.parameters and a.rows >= a.parameters + 8 and 0 < a.failure_bound < 1e-12
     assert f"parameters={a.parameters}" in repr(a) and f"output='{output}'" in repr(a)
     # the expected count and its derivation, as the CLI's JSON gives them
     e = seprank.expected_dimension(spec, output=output)
