@@ -56,7 +56,7 @@ double trials_bound(double per, long trials) {
     if (!(per > 0)) return 0.0;
     if (per >= 1 || trials <= 0) return 1.0;
     const double b = std::pow(per, static_cast<double>(trials));
-    return b > 0 ? b : std::numeric_limits<double>::denorm_min();
+    return b >= std::numeric_limits<double>::min() ? b : std::numeric_limits<double>::min();  // 2.23e-308, a normal double
 }
 
 Record to_record(const RankAnswer& a) {

@@ -13,6 +13,7 @@
 #include "rank_bordered.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/forward_batch.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
@@ -133,7 +134,10 @@ bool prime_meets_a_weight(const Network& net, std::uint64_t p) {
 Setup setup(const Network& net, const EvaluationOptions& opt) {
     check_options(opt);
     DeviceChoice dev = choose_device(opt.device);
-    Rng rng(opt.seed);
+    // A stream of its own: random_network(spec, seed) draws the weights from Rng(seed), and
+    // the bounds need the prime and the points independent of them (the CLI passes one
+    // --seed to both).
+    Rng rng(opt.seed ^ 0x6576616c706f696eULL);
     std::uint64_t p = 0;
     if (opt.prime != 0) {
         p = check_device_prime(dev, opt.prime);
@@ -357,6 +361,17 @@ private:
 // under way (no total: the growth stops when the rank does, which is not known ahead),
 // what the step is doing, and the rank the last step found. The CLI meter's heartbeat
 // repeats it while one step runs long. O(1) plus the observer's cost.
+// Whether the next step's matrices (`need` bytes besides the `held` ones) fit the memory
+// limit (limits.hpp); when not, and a step was done, the growth stops there as a lower
+// bound, with this note, rather than losing the steps done to a refusal. The first step is
+// left to the allocation's own refusal (resource_limit, exit 3: nothing was computed).
+std::string memory_stop(long K, double held, double need) {
+    const double limit = default_max_memory();
+    if (held + need <= limit) return "";
+    return "growth stopped before side " + std::to_string(K) + " for lack of memory (its matrices about " + format_bytes(held + need) +
+           ", over the limit of " + format_bytes(limit) + ": --max-memory); ";
+}
+
 void report_step(long k, long max_side, const std::string& doing, long last_rank, long last_side) {
     std::string detail = "(at most " + std::to_string(max_side) + "): " + doing;
     if (last_side > 0) detail += "; rank " + std::to_string(last_rank) + " at side " + std::to_string(last_side);
@@ -383,10 +398,19 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     const bool bordered = use_bordered(opt, st.dev);
     long old = 0;
     StepBudget budget(opt.max_seconds);
+    std::string memory_note;  // the growth stopped for lack of memory (memory_stop)
     for (long k = first_side(opt);; k = next_side(k, opt)) {
         budget.step_started();
         report_step(k, opt.max_side, "evaluating", res.value, old);
         auto t0 = std::chrono::steady_clock::now();
+        if (old > 0) {
+            const std::string stop = memory_stop(k, 8.0 * static_cast<double>(old) * static_cast<double>(old),
+                                                 8.0 * static_cast<double>(k) * static_cast<double>(k + 1));
+            if (!stop.empty()) {
+                memory_note = stop;
+                break;
+            }
+        }
         ra.extend(st.rng, p, k);
         rb.extend(st.rng, p, k);
         NmodMat next(k, k, p);
@@ -435,7 +459,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         }
     }
     res.note = f.describe(opt.batch) + (opt.store.empty() ? "" : "block store not used (plain variant); ") +
-               (st.dev.note.empty() ? "" : st.dev.note + "; ");
+               (st.dev.note.empty() ? "" : st.dev.note + "; ") + memory_note;
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
@@ -667,8 +691,19 @@ public:
         : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered) {}
 
     // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
-    // Returns whether the step was taken (always, in host memory).
+    // Returns whether the step was taken: false when its matrices would pass the memory
+    // limit (memory_stop; nothing changed, the last step stands).
     bool evaluate(long K, long old) {
+        if (old > 0) {  // the grown blocks must fit beside the ones held
+            double held = 0, need = 0;
+            for (const auto& b : blocks_) {
+                const double had = static_cast<double>(nmod_mat_nrows(b.m.get()));
+                held += 8.0 * had * had;
+                if (!b.done && b.side > had) need += 8.0 * static_cast<double>(b.side) * static_cast<double>(b.side + 1);
+            }
+            stop_ = memory_stop(K, held, need);
+            if (!stop_.empty()) return false;
+        }
         for (auto& b : blocks_) {
             const long had = nmod_mat_nrows(b.m.get());
             if (b.done || b.side == had) continue;
@@ -698,7 +733,7 @@ public:
                 open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m);
         });
     }
-    std::string note() const { return ""; }
+    std::string note() const { return stop_; }
 
 private:
     const Graded& g_;
@@ -708,6 +743,7 @@ private:
     std::vector<Block>& blocks_;
     int nt_;
     bool bordered_;
+    std::string stop_;  // memory_stop's note when the growth stopped for lack of memory
 };
 
 // The graded steps through a block store (docs/evaluation.md, "Block store"): every
@@ -1201,6 +1237,7 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
                (at_caps         ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
                 : res.converged  ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
                 : res.out_of_time ? "rank still full when the time budget (max_seconds) ran out: a lower bound only"
+                                  : res.note.find("for lack of memory") != std::string::npos ? "rank still full where memory stopped the growth: a lower bound only"
                                   : "rank still full at the size limit: a lower bound only");
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.phases.matrix = std::max(0.0, res.seconds - res.phases.rank);  // the forward evaluations

@@ -18,6 +18,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sys/stat.h>
 
 namespace seprank {
@@ -50,8 +51,14 @@ std::string bound_text(double x) {
 }
 
 std::string per_factor(int bits) {
+    // rounded down: the count of primes is a lower bound, the chance it gives an upper one
+    const double n = prime_count_lower_bound(static_cast<unsigned>(bits));
     char s[32];
-    std::snprintf(s, sizeof s, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));
+    std::snprintf(s, sizeof s, "%.2e", n);
+    if (std::strtod(s, nullptr) > n) {
+        const double unit = std::pow(10.0, std::floor(std::log10(n)) - 2);
+        std::snprintf(s, sizeof s, "%.2e", std::strtod(s, nullptr) - unit);
+    }
     return s;
 }
 

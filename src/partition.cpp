@@ -12,7 +12,7 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
     std::vector<long> out;
     auto num = [&](std::string t) {
         // Blanks around a number are allowed (' 1, 2 | 3 '), as a reader would write them.
-        const std::size_t b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+        const std::size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
         t = b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
         if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos ||
             t.find_first_of("0123456789") == std::string::npos)  // "-" alone (found by the fuzzer)

@@ -68,10 +68,11 @@ void check_rows(long rows, long cols, const Rows& row, const char* kind, Ok ok, 
         long last = -1;
         for (const auto& [j, v] : row[i]) {
             const long c = static_cast<long>(j);
-            const std::string where = std::string(kind) + " row " + std::to_string(i) + ", column " + std::to_string(c);
-            if (c < 0 || c >= cols) throw invalid_input(where + ": outside 0.." + std::to_string(cols - 1));
-            if (c <= last) throw invalid_input(where + ": columns must increase within a row (after " + std::to_string(last) + ")");
-            if (!ok(v)) throw invalid_input(where + ": " + bad);
+            // The message is built only for a bad entry: the check is a few comparisons each.
+            const auto where = [&] { return std::string(kind) + " row " + std::to_string(i) + ", column " + std::to_string(c); };
+            if (c < 0 || c >= cols) throw invalid_input(where() + ": outside 0.." + std::to_string(cols - 1));
+            if (c <= last) throw invalid_input(where() + ": columns must increase within a row (after " + std::to_string(last) + ")");
+            if (!ok(v)) throw invalid_input(where() + ": " + bad);
             last = c;
         }
     }

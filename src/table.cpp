@@ -254,8 +254,9 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                             spec.depth = s.budget / per;
                                             set_copies(spec.depth);
                                         }
+                                        ValidSpec valid(spec);  // validates first: a bad spec is named as such
                                         if (!s.partition.empty()) parse_partition(s.partition, spec.tokens);
-                                        plan.configs.emplace_back(spec);  // validates
+                                        plan.configs.push_back(std::move(valid));
                                         ++unit->valid;
                                         ++family_valid;
                                     } catch (const invalid_input& e) {

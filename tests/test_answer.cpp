@@ -154,8 +154,12 @@ TEST_CASE("bound_up rounds a bound up to its printed digits; trials_bound never 
     CHECK(trials_bound(0.5, 3) == 0.125);
     CHECK(trials_bound(0.0, 3) == 0.0);
     CHECK(trials_bound(2.0, 3) == 1.0);
-    CHECK(trials_bound(1e-20, 30) > 0.0);  // 1e-600 underflows: the smallest double instead
-    CHECK(trials_bound(1e-20, 30) == std::numeric_limits<double>::denorm_min());
+    CHECK(trials_bound(1e-20, 30) > 0.0);  // 1e-600 underflows: the smallest normal double instead
+    CHECK(trials_bound(1e-20, 30) == std::numeric_limits<double>::min());
+    CHECK(trials_bound(1e-160, 2) == std::numeric_limits<double>::min());  // 1e-320 would be subnormal
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", bound_up(trials_bound(1e-20, 30), 3));
+    CHECK(std::strtod(buf, nullptr) >= std::numeric_limits<double>::min());
 }
 
 TEST_CASE("to_string(RankKind) and label() refuse a value outside the enum (internal_error, as to_string(Device))") {

@@ -7,6 +7,7 @@
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/forward_batch.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
@@ -284,6 +285,27 @@ TEST_CASE("log2_coefficient_bound bounds every entry of the integer coefficient 
         INFO("spec " << describe(s) << ", case " << k);
         const double bound = log2_coefficient_bound(net);
         CHECK(bound >= 1.0);
+        // Λ = lcm(denominators)^{D_w} makes every coefficient an integer (D_w not too small),
+        // and Λ·||f||_1 <= 2^bound
+        Integer lcm(1);
+        (void)map_weights<char>(net.weights, [&lcm](const Rational& x) {
+            fmpz_lcm(lcm.get(), lcm.get(), fmpq_denref(x.get()));
+            return char{0};
+        });
+        const long dw = fmpz_get_si(weight_degree(s).get()) + (s.embed_rank > 0 ? fmpz_get_si(output_degree(s).get()) : 0);
+        Integer lambda(1);
+        fmpz_pow_ui(lambda.get(), lcm.get(), static_cast<ulong>(dw));
+        const QPoly f = expand(net);
+        double l1 = 0;
+        for (std::size_t t = 0; t < f.terms(); ++t) {
+            fmpq_t scaled;
+            fmpq_init(scaled);
+            fmpq_mul_fmpz(scaled, f.coeff(t).get(), lambda.get());
+            CHECK(fmpz_is_one(fmpq_denref(scaled)));
+            l1 += std::fabs(fmpq_get_d(scaled));
+            fmpq_clear(scaled);
+        }
+        if (l1 > 0) CHECK(std::log2(l1) <= bound);
         const SparseZMat c = flatten(expand(net), balanced_partition(s.tokens), s.tokens);
         double largest = 0;
         for (const auto& row : c.row)
@@ -347,6 +369,38 @@ TEST_CASE("a drawn prime that divides a given weight is drawn again; the bound c
     CHECK(given.failure_bound == 1.0);
     CHECK(given.label() == "lower bound");
     CHECK(given.note.find("the prime was given, not drawn") != std::string::npos);
+}
+
+TEST_CASE("a growth step over the memory limit stops the growth as a lower bound, keeping the steps done") {
+    NetworkSpec s;
+    s.family = Family::fc;
+    s.tokens = 2;
+    s.dim = 6;
+    s.depth = 2;
+    s.block_degree = 3;
+    s.widths = {40, 40};
+    const double before = default_max_memory();
+    for (EvaluationVariant v : {EvaluationVariant::plain, EvaluationVariant::graded}) {
+        INFO("variant " << to_string(v));
+        // plain: fc, a 2048-side matrix; graded: attention N=2 dx=4 L=3, blocks of sides up to hundreds
+        const Network net = v == EvaluationVariant::plain ? random_network(s, 1) : random_network(seprank_test::attention_spec(2, 4, 3), 1);
+        EvaluationOptions o;
+        o.variant = v;
+        o.max_side = 4096;
+        const RankAnswer roomy = evaluation_rank(net, balanced_partition(2), o);
+        set_default_max_memory(1 << 20);
+        RankAnswer tight;
+        CHECK_NOTHROW(tight = evaluation_rank(net, balanced_partition(2), o));
+        set_default_max_memory(before);
+        REQUIRE(tight.note.find("for lack of memory") != std::string::npos);
+        CHECK_FALSE(tight.converged);
+        CHECK(tight.kind == RankKind::modular_lower_bound);
+        CHECK(tight.failure_bound == 1.0);
+        CHECK(tight.value > 0);
+        CHECK(tight.value < roomy.value);
+        CHECK(tight.note.find("--max-memory") != std::string::npos);
+        CHECK(tight.note.find("where memory stopped the growth") != std::string::npos);
+    }
 }
 
 TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {

@@ -34,6 +34,7 @@ TEST_CASE("partitions: parsing, validation, balanced lists") {
     // blanks around numbers, as a reader writes them
     CHECK(to_string(parse_partition(" 1, 2 | 3,4 ", 4)) == "1,2|3,4");
     CHECK(to_string(parse_partition("1 .. 2|\t3 ..4", 4)) == "1,2|3,4");
+    CHECK(to_string(parse_partition("1,2\n|3,4\r\n", 4)) == "1,2|3,4");  // a line break, as from a file
     CHECK(parse_list(" 1 .. 3 , 6", "--dim") == std::vector<long>{1, 2, 3, 6});
     for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2", "1 2|3,4", " |1,2,3,4", "1, |2,3,4"}) {
         INFO("partition " << std::string(bad));

@@ -198,11 +198,15 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
         CHECK(r.note.find(std::string(ModBatchEvaluator::kernel_for(r.prime)) + " kernel") != std::string::npos);
         if (!ifma && bits <= 50) CHECK((r.note.find("avx2-fma kernel") != std::string::npos) == (std::string(ModBatchEvaluator::kernel_for(3)) == "avx2-fma"));
         if (bits > 50 && !ifma) CHECK(r.note.find("montgomery kernel") != std::string::npos);
-        // The caveat outside the bound counts the primes of the drawn size.
-        char count[32];
-        std::snprintf(count, sizeof count, "%.3g", prime_count_lower_bound(static_cast<unsigned>(bits)));
-        CHECK(r.note.find(std::string("one chance in ") + count + " per " + std::to_string(bits) + "-bit prime factor") != std::string::npos);
-        if (bits == 20) CHECK(r.note.find("one chance in 3.77e+04 per 20-bit prime factor") != std::string::npos);  // 37,686 by Dusart
+        // c counts the primes of the drawn size, printed rounded down (a chance never understated).
+        const std::size_t at = r.note.find("one chance in ");
+        REQUIRE(at != std::string::npos);
+        const double printed = std::strtod(r.note.c_str() + at + 14, nullptr);
+        const double count = prime_count_lower_bound(static_cast<unsigned>(bits));
+        CHECK(printed <= count);
+        CHECK(printed > count * 0.99);
+        CHECK(r.note.find(" per " + std::to_string(bits) + "-bit prime factor") != std::string::npos);
+        if (bits == 20) CHECK(r.note.find("one chance in 3.76e+04 per 20-bit prime factor") != std::string::npos);  // 37,686 by Dusart
     }
     CHECK(r62.note.find("montgomery kernel") != std::string::npos);
     for (int bad : {19, 63, 0, -1}) {
@@ -343,6 +347,18 @@ TEST_CASE("a --partition leaves out the token counts it does not fit, and is ref
     CHECK_THROWS_WITH_AS((void)plan_sweep(sw), doctest::Contains("it fits no token count of the sweep"), invalid_input);
     sw.partition = "1|x";  // a syntax error fits no N either
     CHECK_THROWS_WITH_AS((void)plan_sweep(sw), doctest::Contains("partition '1|x'"), invalid_input);
+    // a spec that fails everywhere is named for its own reason, not the partition's
+    SweepOptions bad = sw;
+    bad.tokens = {2, 4};
+    bad.dims = {3};
+    bad.heads = {2};
+    bad.partition = "1,2|3,4";
+    CHECK_THROWS_WITH_AS((void)plan_sweep(bad), doctest::Contains("family attention is valid in no configuration"), invalid_input);
+    try {
+        (void)plan_sweep(bad);
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("partition") == std::string::npos);
+    }
     sw.partition.clear();  // balanced: every N
     CHECK(plan_sweep(sw).configs.size() == 2);
 }

@@ -110,8 +110,9 @@ struct RankAnswer {
 // clamped). O(1).
 double bound_up(double x, int digits);
 // min(1, per^trials), the bound of `trials` independent draws that each fail with
-// probability at most per (Schwartz–Zippel); never 0 when per > 0 (the smallest positive
-// double instead of an underflow, as 0 means exact). per <= 0: 0. O(1).
+// probability at most per (Schwartz–Zippel); never 0 when per > 0: below the smallest
+// normal double, 2.23e-308, that double instead (an underflow would read as 0, exact; a
+// subnormal prints below its value). per <= 0: 0. O(1).
 double trials_bound(double per, long trials);
 
 // Every field as a Record (the registry's answer columns, in order). No precondition.

@@ -8,6 +8,8 @@ import json as _json
 from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
+from . import _core
+
 
 class Answer:
     """One rank, with what it is: the fields of the library's RankAnswer.
@@ -64,7 +66,7 @@ class Answer:
         d = self.__dict__
         parts = [f"{d['value']}", f"kind={d['kind']!r}"]
         if d["kind"] != "exact":
-            parts.append(f"failure_bound={d['failure_bound']:.3g}")
+            parts.append(f"failure_bound={_core.bound_up(d['failure_bound'], 3):.3g}")  # rounded up, as the CLI
         parts.append(f"method={d['method']!r}")
         for k in ("partition", "degree", "terms", "output", "parameters", "expected"):
             if d.get(k) is not None:
