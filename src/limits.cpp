@@ -61,17 +61,20 @@ std::string format_bytes(double bytes) {
 namespace {
 
 // The refusal "<what>: about E estimated, over the limit of L (<limit_name>)", E and L in
-// `human` form; where they read the same when rounded, each is followed by its exact value
-// in `exact_format` (a printf format of one double), which says which is larger.
-[[noreturn]] void refuse(double estimate, double limit, std::string (*human)(double), const char* exact_format, const std::string& what,
-                         const std::string& limit_name) {
+// human form (bytes or seconds); where they read the same when rounded, each is followed by
+// its exact value, which says which is larger.
+[[noreturn]] void refuse(double estimate, double limit, bool bytes, const std::string& what, const std::string& limit_name) {
+    const auto human = [bytes](double x) { return bytes ? format_bytes(x) : format_seconds(x); };
+    const auto exact = [bytes](double x) {
+        char buf[64];
+        if (bytes) std::snprintf(buf, sizeof buf, " (%.0f bytes)", x);
+        else std::snprintf(buf, sizeof buf, " (%.6g s)", x);
+        return std::string(buf);
+    };
     std::string est = human(estimate), lim = human(limit);
     if (est == lim) {
-        char a[64], b[64];
-        std::snprintf(a, sizeof a, exact_format, estimate);
-        std::snprintf(b, sizeof b, exact_format, limit);
-        est += a;
-        lim += b;
+        est += exact(estimate);
+        lim += exact(limit);
     }
     throw resource_limit(what + ": about " + est + " estimated, over the limit of " + lim + " (" + limit_name + ")");
 }
@@ -80,7 +83,7 @@ namespace {
 
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& limit_name) {
     if (limit_bytes <= 0) return;
-    if (!(estimate_bytes <= limit_bytes)) refuse(estimate_bytes, limit_bytes, format_bytes, " (%.0f bytes)", what, limit_name);  // NaN too
+    if (!(estimate_bytes <= limit_bytes)) refuse(estimate_bytes, limit_bytes, true, what, limit_name);  // NaN too
 }
 
 namespace {
@@ -113,7 +116,7 @@ std::string format_seconds(double s) {
 
 void check_time(double estimate_seconds, double limit_seconds, const std::string& what, const std::string& limit_name) {
     if (limit_seconds <= 0) return;
-    if (!(estimate_seconds <= limit_seconds)) refuse(estimate_seconds, limit_seconds, format_seconds, " (%.6g s)", what, limit_name);
+    if (!(estimate_seconds <= limit_seconds)) refuse(estimate_seconds, limit_seconds, false, what, limit_name);
 }
 
 double power_bits(double base_abs, double exponent) {
