@@ -3,10 +3,7 @@
 // docs/guess.md).
 #include "cli.hpp"
 
-#include "seprank/cancel.hpp"
-#include "seprank/generic.hpp"
 #include "seprank/guess.hpp"
-#include "seprank/partition.hpp"
 
 #include <algorithm>
 #include <charconv>
