@@ -59,6 +59,16 @@ double trials_bound(double per, long trials) {
     return b >= std::numeric_limits<double>::min() ? b : std::numeric_limits<double>::min();  // 2.23e-308, a normal double
 }
 
+double independent_bound(const std::vector<double>& per) {
+    double b = 1.0;
+    for (double x : per) {
+        if (!(x > 0)) return 0.0;
+        b *= std::min(1.0, x);
+        b = std::max(b, std::numeric_limits<double>::min());  // no underflow to 0 or a subnormal
+    }
+    return b;
+}
+
 Record to_record(const RankAnswer& a) {
     RowSource src;
     src.answer = &a;

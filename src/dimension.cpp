@@ -443,15 +443,15 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const bool gpu = dev.device == Device::cuda;
     const int bits = drawn_prime_bits(dev, opt.prime_bits);
     res.device = dev.name;
-    res.prime = random_prime(rng, static_cast<unsigned>(bits));
-    res.primes_used = 1;  // every trial ranks mod this one prime
-    const std::uint64_t p = res.prime;
+    // Each trial draws its own prime (the first before anything else, so that one trial
+    // draws as it always did): the trials are independent in the prime as well, and the
+    // chance that a prime divides the certifying minor's content falls with T too.
+    std::vector<std::uint64_t> primes{random_prime(rng, static_cast<unsigned>(bits))};
     const Integer wdeg = weight_degree(spec);
     const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;
     const Integer bdeg = drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
-    const long half = static_cast<long>((p - 1) / 2);
     const long N = spec.tokens;
     const long vars = input_vars_per_token(spec);
     const long outs = static_cast<long>(output_list(spec, opt.output).size());
@@ -507,7 +507,9 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     std::vector<Network> nets;
     std::vector<std::vector<Point<std::uint64_t>>> trial_pts;
     for (long tr = 0; tr < opt.trials; ++tr) {
-        nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), half));
+        if (tr > 0) primes.push_back(random_prime(rng, static_cast<unsigned>(bits)));
+        const std::uint64_t p = primes.back();
+        nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), static_cast<long>((p - 1) / 2)));
         trial_pts.push_back(draw_points(rng, npts, N, vars, p));
     }
     // The seeds of the points each trial may add (below), drawn after every first draw so
@@ -523,6 +525,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         Phases& ph = worker_phases[static_cast<std::size_t>(w)];
         for (long tr = w; tr < opt.trials; tr += workers) {
             const auto& net = nets[static_cast<std::size_t>(tr)];
+            const std::uint64_t p = primes[static_cast<std::size_t>(tr)];
             auto jacobian = [&](const std::vector<Point<std::uint64_t>>& pts) {
                 const auto tm = std::chrono::steady_clock::now();
                 NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
@@ -578,9 +581,10 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     for (const Phases& ph : worker_phases)
         if (ph.matrix + ph.rank > res.phases.matrix + res.phases.rank) res.phases = ph;
     long best = -1;
-    for (long rk : ranks) {
-        res.trial_ranks.push_back(rk);
-        best = std::max(best, rk);
+    std::size_t best_trial = 0;
+    for (std::size_t tr = 0; tr < ranks.size(); ++tr) {
+        res.trial_ranks.push_back(ranks[tr]);
+        if (ranks[tr] > best) best = ranks[tr], best_trial = tr;
     }
     res.rows = rows;
     res.cols = P;
@@ -589,26 +593,42 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     for (long r : res.trial_ranks)
         if (r < best) ++res.degenerate;
     res.kind = RankKind::generic;
-    res.set_size = p;
-    const double m = static_cast<double>(std::min(res.rows, res.cols));
-    const double ratio = m * std::stod(bdeg.str()) / static_cast<double>(p);
-    // The certifying minor must not vanish identically mod p (generic.cpp): its entries are
-    // derivatives ∂f_o/∂w_k, whose coefficients' absolute sum is at most D_w times f_o's
-    // (an exponent of w_k is at most D_w), so its content has at most
-    // m·(log2 m + log2 D_w + log2 F) bits, F the largest sum over the outputs read.
-    double content = 0, content_bits = 0;
-    if (m > 0) {
-        double f_bits = 0;
-        for (const auto& [pos, coord] : output_list(spec, opt.output)) {
-            NetworkSpec o = spec;
-            o.position = pos;
-            o.coordinate = coord;
-            f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
-        }
-        content_bits = m * (std::log2(m) + std::log2(std::max(1.0, std::stod(wdeg.str()))) + f_bits);
-        content = detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits));
+    // The trial that gave the value names the prime; primes_used counts the distinct ones.
+    res.prime = primes[best_trial];
+    res.set_size = res.prime;
+    {
+        std::vector<std::uint64_t> distinct = primes;
+        std::sort(distinct.begin(), distinct.end());
+        res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
     }
-    res.failure_bound = std::min(1.0, trials_bound(ratio, opt.trials) + content);
+    // A trial lands below the rank when its certifying minor vanishes at the draw
+    // (Schwartz–Zippel: m·D/p, m = min(its rows, P)) or vanishes identically mod its prime
+    // (generic.cpp): its entries are derivatives ∂f_o/∂w_k, whose coefficients' absolute sum
+    // is at most D_w times f_o's (an exponent of w_k is at most D_w), so its content has at
+    // most m·(log2 m + log2 D_w + log2 F) bits, F the largest sum over the outputs read, and
+    // the prime divides it with probability at most c = prime_divisor_bound of that. The
+    // trials draw primes, weights and points independently: the bound is the product of
+    // their (m·D/p + c).
+    double f_bits = 0;
+    for (const auto& [pos, coord] : output_list(spec, opt.output)) {
+        NetworkSpec o = spec;
+        o.position = pos;
+        o.coordinate = coord;
+        f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
+    }
+    const double log2_dw = std::log2(std::max(1.0, std::stod(wdeg.str())));
+    const auto content_bits_of = [&](double mt) { return mt > 0 ? mt * (std::log2(mt) + log2_dw + f_bits) : 0.0; };
+    const auto content_of = [&](double mt) {
+        return mt > 0 ? detail::prime_divisor_bound(content_bits_of(mt), static_cast<unsigned>(bits)) : 0.0;
+    };
+    std::vector<double> per_trial;
+    for (std::size_t tr = 0; tr < primes.size(); ++tr) {
+        const double mt = static_cast<double>(std::min(trial_rows[tr], P));
+        per_trial.push_back(mt * std::stod(bdeg.str()) / static_cast<double>(primes[tr]) + content_of(mt));
+    }
+    const double m = static_cast<double>(std::min(trial_rows[best_trial], P));
+    const double content_bits = content_bits_of(m), content = content_of(m);
+    res.failure_bound = independent_bound(per_trial);
     const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
     res.converged = !stopped;
     if (opt.weights) {
@@ -621,12 +641,13 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         res.note = "local dimension at the given weights: a lower bound (rank mod p at random points); parameters " +
                    std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
     } else {
-        char c[96];
-        std::snprintf(c, sizeof c, "%.3g of it for the prime dividing the certifying minor's content (at most %.3g bits)", bound_up(content, 3),
-                      bound_up(content_bits, 3));
+        char c[160];
+        std::snprintf(c, sizeof c, "m = %ld, c = %.3g (its prime dividing the certifying minor's content, at most %.3g bits)",
+                      static_cast<long>(m), bound_up(content, 3), bound_up(content_bits, 3));
         res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
                    (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
-                   "; failure_bound = (m*D/p)^T + " + c;
+                   "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
+                   " trials (each its own prime p) of m*D/p + c; for the trial that gave the rank " + c;
         if (stopped) res.expected = -1;  // no defect is claimed while the rank may still grow
     }
     if (gpu) res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +

@@ -101,8 +101,10 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     res.partition = to_string(part);
     res.degree = output_degree(spec).str();
     res.trials = opt.trials;
-    res.prime = random_prime(rng, static_cast<unsigned>(bits));
-    const std::uint64_t p = res.prime;
+    // Each trial draws its own prime (the first before anything else, so that one trial
+    // draws as it always did): the trials are then independent in the prime as well, and
+    // the chance c that a prime divides the certifying minor's content falls with T too.
+    std::uint64_t p = random_prime(rng, static_cast<unsigned>(bits));
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
     // automatic: the flattening when f is small, except on the GPU, which runs the evaluation.
@@ -117,17 +119,21 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     const Integer bdeg = flat ? drawn : drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
-    const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
-    const double set_size = 2.0 * static_cast<double>(half) + 1.0;  // = p for the default
     bool at_caps = false;  // some trial reached every degree block's cap
     const std::vector<long> caps = flat ? degree_block_caps(spec, part) : std::vector<long>{};
     long cap_sum = 0;
     for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
     std::string gpu_note;  // the GPU run's own note, of the trial with the largest rank
+    // Per trial: its prime, its matrix's smaller side m (the certifying minor's size at most).
+    std::vector<std::uint64_t> primes;
+    std::vector<double> sides;
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
+        if (t > 0) p = random_prime(rng, static_cast<unsigned>(bits));
+        primes.push_back(p);
+        const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
@@ -186,46 +192,61 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             }
         }
         res.trial_ranks.push_back(r);
+        sides.push_back(static_cast<double>(std::min(res.rows, res.cols)));
     }
-    res.primes_used = 1;
     res.value = *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end());
     for (long r : res.trial_ranks) res.degenerate += r < res.value;
-    const double m = static_cast<double>(std::min(res.rows, res.cols));
-    const double per = m * fmpz_get_d(bdeg.get()) / set_size;
+    // The trial that gave the value names the prime (and |S|, the note's m and c).
+    const std::size_t best = static_cast<std::size_t>(std::max_element(res.trial_ranks.begin(), res.trial_ranks.end()) - res.trial_ranks.begin());
+    res.prime = primes[best];
+    std::vector<std::uint64_t> distinct = primes;
+    std::sort(distinct.begin(), distinct.end());
+    res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    const auto set_size_of = [&](std::uint64_t q) {  // |S|: the weight range's 2R+1, else q
+        return opt.weight_range > 0 ? 2.0 * static_cast<double>(opt.weight_range) + 1.0 : static_cast<double>(q);
+    };
     res.converged = res.converged || at_caps;
-    // The certifying minor, a polynomial in the drawn weights and points with integer
-    // coefficients, must not vanish identically mod p: p must not divide its content. Its
+    // A trial lands below R* when its certifying minor, a polynomial in the drawn weights
+    // and points with integer coefficients, vanishes at the draw (Schwartz–Zippel: m·D/|S|)
+    // or vanishes identically mod its prime: the prime divides the minor's content. Its
     // coefficients' absolute sum is at most m!·F^m (each entry, a coefficient of f or a value
     // of f or of one of its degree blocks, has at most f's sum F), so the content has at most
-    // m·(log2 m + log2 F) bits, and the random prime divides it with probability at most
-    // prime_divisor_bound of that (once for all trials: they share p).
-    double content = 0, content_bits = 0;
-    if (res.converged && !at_caps && m > 0) {
-        content_bits = m * (std::log2(m) + log2_structure_bound(valid, opt.weight_range > 0 ? half : 1));
-        content = detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits));
-    }
-    res.failure_bound = at_caps         ? 0.0
-                        : res.converged ? std::min(1.0, trials_bound(per, opt.trials) + content)
-                                        : 1.0;
+    // m·(log2 m + log2 F) bits, and a random prime divides it with probability at most c =
+    // prime_divisor_bound of that. The trials draw their primes, weights and points
+    // independently, so all of them land below R* with probability at most the product of
+    // their (m·D/|S| + c).
+    const double log2F = res.converged && !at_caps ? log2_structure_bound(valid, opt.weight_range > 0 ? opt.weight_range : 1) : 0.0;
+    const auto content_bits_of = [&](double m) { return m > 0 ? m * (std::log2(m) + log2F) : 0.0; };
+    std::vector<double> per_trial;
+    for (std::size_t t = 0; t < primes.size(); ++t)
+        per_trial.push_back(sides[t] * fmpz_get_d(bdeg.get()) / set_size_of(primes[t]) +
+                            detail::prime_divisor_bound(content_bits_of(sides[t]), static_cast<unsigned>(bits)));
+    const double m = sides[best];
+    const double content_bits = res.converged && !at_caps ? content_bits_of(m) : 0.0;
+    const double content = content_bits > 0 ? detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits)) : 0.0;
+    res.failure_bound = at_caps ? 0.0 : res.converged ? independent_bound(per_trial) : 1.0;
     // Every degree block of a trial at its cap: the trial's integer network has sep = the
     // sum of the caps exactly, and no weights give more, so R* is that sum: exact.
     res.kind = at_caps ? RankKind::exact : res.converged ? RankKind::generic : RankKind::modular_lower_bound;
-    res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(half) + 1 : p;
-    res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(half) + ", " + std::to_string(half) + "], ranked mod p = " + std::to_string(p)
-                                     : "weights uniform on Z/p, p = " + std::to_string(p) + " (random " + std::to_string(bits) + "-bit prime" +
-                                           (bits < opt.prime_bits ? ", the GPU's largest" : "") + ")") +
+    res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(opt.weight_range) + 1 : res.prime;
+    const std::string own = opt.trials > 1 ? ", of the trial that gave the rank; every trial draws its own" : "";
+    res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(opt.weight_range) + ", " + std::to_string(opt.weight_range) +
+                                           "], ranked mod p = " + std::to_string(res.prime) + (own.empty() ? "" : " (the prime" + own + ")")
+                                     : "weights uniform on Z/p, p = " + std::to_string(res.prime) + " (random " + std::to_string(bits) + "-bit prime" +
+                                           (bits < opt.prime_bits ? ", the GPU's largest" : "") + own + ")") +
                (at_caps ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
                                       "for all weights), so the generic rank equals that upper bound")
                         : !res.converged
                             ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
                                           "this lower bound")
-                            : "; failure_bound = (m*D/|S|)^T + c with m = " + std::to_string(static_cast<long>(m)) + ", D = " + res.bound_degree +
-                                  ", T = " + std::to_string(opt.trials) + ", and c = " + bound_text(content) +
-                                  " the chance that the random prime divides the integer content of the certifying minor (at most " +
+                            : "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
+                                  " trials (each its own prime) of m*D/|S| + c, with D = " + res.bound_degree + " and, for the trial that gave the rank, m = " +
+                                  std::to_string(static_cast<long>(m)) + " and c = " + bound_text(content) +
+                                  " the chance that its random prime divides the integer content of the certifying minor (at most " +
                                   bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
                                   "-bit prime factor), which would make it vanish identically mod p");
     if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
-                               : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(p) + " kernel)";
+                               : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(res.prime) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;
     if (res.degenerate > 0)

@@ -264,7 +264,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const auto low = separation_rank(net, balanced_partition(3));
               const auto gen = separation_rank(random_network(s, seed + 1, 1000), balanced_partition(3));
               std::ostringstream os;
-              os << "12 draws over Z/p all gave " << r.value << " (failure_bound " << bound_up(r.failure_bound, 5) << "); certified rank at a random integer point "
+              os << "12 draws over Z/p (each its own prime) all gave " << r.value << " (failure_bound " << bound_up(r.failure_bound, 5) << "); certified rank at a random integer point "
                  << gen.value << ", at a point with rank-1 W^V " << low.value;
               return result("claim7.2", all_equal && gen.value == r.value && low.certified() && low.value < r.value, os.str());
           }}},

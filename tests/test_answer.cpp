@@ -157,6 +157,13 @@ TEST_CASE("bound_up rounds a bound up to its printed digits; trials_bound never 
     CHECK(trials_bound(1e-20, 30) > 0.0);  // 1e-600 underflows: the smallest normal double instead
     CHECK(trials_bound(1e-20, 30) == std::numeric_limits<double>::min());
     CHECK(trials_bound(1e-160, 2) == std::numeric_limits<double>::min());  // 1e-320 would be subnormal
+    // independent draws with their own bounds: the product, each factor at most 1
+    CHECK(independent_bound({}) == 1.0);
+    CHECK(independent_bound({0.5, 0.25}) == 0.125);
+    CHECK(independent_bound({2.0, 0.25}) == 0.25);
+    CHECK(independent_bound({0.5, 0.0}) == 0.0);
+    CHECK(independent_bound(std::vector<double>(30, 1e-20)) == std::numeric_limits<double>::min());
+    CHECK(independent_bound({1e-300, 1e-300, 0.5}) == std::numeric_limits<double>::min());  // never subnormal
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", bound_up(trials_bound(1e-20, 30), 3));
     CHECK(std::strtod(buf, nullptr) >= std::numeric_limits<double>::min());

@@ -110,9 +110,28 @@ TEST_CASE("dimension: zero weights give a Jacobian of rank below the generic one
     Rng rng3(3);
     CHECK(z.value == reference_rank(net, rng3, 4));
     CHECK(z.value < g.value);
-    CHECK(z.primes_used == 1);  // one prime, every trial ranked mod it
-    CHECK(g.primes_used == 1);
+    // Each trial draws its own prime (two 62-bit draws coincide with chance < 2^-55).
+    CHECK(z.primes_used == o.trials);
+    CHECK(g.primes_used == o.trials);
     CHECK(g.prime > 0);
+}
+
+TEST_CASE("dimension: every trial draws its own prime, so its content term falls with T too") {
+    NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 2;
+    DimensionOptions o;
+    o.prime_bits = 24;  // c, the chance that a prime divides the minor's content, is large here
+    o.trials = 1;
+    const RankAnswer one = function_dimension(s, o);
+    o.trials = 3;
+    const RankAnswer three = function_dimension(s, o);
+    REQUIRE(one.value == three.value);
+    CHECK(three.primes_used == 3);
+    CHECK(three.trial_ranks[0] == one.value);  // trial 0 draws as a one-trial run does
+    // T = 1 is m·D/p + c; T independent trials multiply: far below one trial's bound (the
+    // old shared prime kept c, about 1e-2 here, whatever T).
+    CHECK(one.failure_bound > 1e-6);
+    CHECK(three.failure_bound < one.failure_bound * one.failure_bound);
+    CHECK(three.note.find("T = 3 trials (each its own prime p)") != std::string::npos);
 }
 
 TEST_CASE("dimension: bad options and weights of the wrong shape are invalid_input") {

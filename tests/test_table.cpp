@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -54,24 +55,41 @@ TEST_CASE("Levine et al. bounds against hand-computed values") {
     CHECK(outside_bounds(1.0, levine_bounds(4, 1, 1)) == "");
 }
 
-TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the flattening") {
+TEST_CASE("generic rank: failure_bound = the product of the trials' m·D/|S| + c, and agreement with the flattening") {
     NetworkSpec s = seprank_test::attention_spec(2, 2, 2);
-    for (long trials : {1L, 2L, 3L}) {
+    {  // N = 2: every degree block reaches its cap, so the rank is exact (bound 0)
+        const RankAnswer r = generic_rank(s, balanced_partition(2));
+        CHECK(r.kind == RankKind::exact);
+        CHECK(r.failure_bound == 0.0);
+    }
+    const NetworkSpec s3 = seprank_test::attention_spec(3, 2, 2);
+    for (long trials : {1L, 2L, 3L}) {  // N = 3: below its caps
         GenericOptions o;
         o.trials = trials;
         o.seed = 5;
-        const RankAnswer r = generic_rank(s, balanced_partition(2), o);
+        const RankAnswer r = generic_rank(s3, balanced_partition(3), o);
         REQUIRE(r.method == "flattening");
+        REQUIRE(r.kind == RankKind::generic);
         CHECK(r.weight_degree == "16");  // 2(3^2 - 1)
         CHECK(r.bound_degree == "16");
         CHECK(r.set_size == r.prime);
+        CHECK(r.primes_used == trials);  // each trial draws its own 62-bit prime
         const double m = static_cast<double>(std::min(r.rows, r.cols));
-        CHECK(r.failure_bound == doctest::Approx(std::pow(m * 16.0 / static_cast<double>(r.prime), static_cast<double>(trials))));
+        // c: the chance that a 62-bit prime divides the content of an m×m minor of f's coefficients
+        const double bits = m * (std::log2(m) + log2_structure_bound(ValidSpec(s3), 1));
+        const double c = std::ceil(bits / 61.0) / prime_count_lower_bound(62);
+        const double T = static_cast<double>(trials);
+        if (trials == 1) {  // relative, not doctest's default absolute floor of ~1e-5
+            CHECK(r.failure_bound == doctest::Approx(m * 16.0 / static_cast<double>(r.prime) + c).scale(0));
+        } else {  // the other trials' primes lie in [2^61, 2^62)
+            CHECK(r.failure_bound <= std::pow(m * 16.0 / std::ldexp(1.0, 61) + c, T) * (1 + 1e-12));
+            CHECK(r.failure_bound >= std::pow(m * 16.0 / std::ldexp(1.0, 62) + c, T) * (1 - 1e-12));
+        }
         CHECK(static_cast<long>(r.trial_ranks.size()) == trials);
         CHECK(r.degenerate == 0);
         // the certified flattening rank of one random integer draw matches
         SeparationOptions fo;
-        CHECK(separation_rank(random_network(s, 9, 1000), balanced_partition(2), fo).value == r.value);
+        CHECK(separation_rank(random_network(s3, 9, 1000), balanced_partition(3), fo).value == r.value);
     }
     {  // many trials: (m·D/p)^T underflows a double; the bound stays positive (0 means exact)
         GenericOptions o;
@@ -79,12 +97,11 @@ TEST_CASE("generic rank: failure_bound = (m·D/|S|)^T and agreement with the fla
         const RankAnswer r = generic_rank(seprank_test::attention_spec(3, 2, 2), balanced_partition(3), o);  // below its caps
         CHECK(r.kind == RankKind::generic);
         CHECK(r.failure_bound > 0.0);
-        // what is left is c, the chance that p divides the certifying minor's content
-        const double m = static_cast<double>(std::min(r.rows, r.cols));
-        const double bits = m * (std::log2(m) + log2_structure_bound(ValidSpec(seprank_test::attention_spec(3, 2, 2)), 1));
-        const double c = std::ceil(bits / 61.0) / prime_count_lower_bound(62);
-        CHECK(r.failure_bound == doctest::Approx(c).epsilon(1e-6));
-        CHECK(r.note.find("and c = ") != std::string::npos);
+        // each trial draws its own prime, so c falls with T as well: the floor is what is left
+        CHECK(r.failure_bound == std::numeric_limits<double>::min());
+        CHECK(r.primes_used == 30);
+        CHECK(r.note.find(" and c = ") != std::string::npos);
+        CHECK(r.note.find("T = 30 trials (each its own prime)") != std::string::npos);
         CHECK(to_record(r).at("failure_bound").as_real() > 0.0);
     }
     // evaluation: D = D_L + d^L
@@ -209,6 +226,18 @@ TEST_CASE("generic rank: prime_bits sets the size of p, the bound follows, the r
         if (bits == 20) CHECK(r.note.find("one chance in 3.76e+04 per 20-bit prime factor") != std::string::npos);  // 37,686 by Dusart
     }
     CHECK(r62.note.find("montgomery kernel") != std::string::npos);
+    {  // 24 bits, a GPU-sized prime: c is large, and only a prime per trial lowers it with T
+        GenericOptions o = wide;
+        o.prime_bits = 24;
+        const RankAnswer one = generic_rank(s, balanced_partition(3), o);
+        o.trials = 3;
+        const RankAnswer three = generic_rank(s, balanced_partition(3), o);
+        CHECK(three.trial_ranks[0] == one.value);  // trial 0 draws as a one-trial run
+        CHECK(three.value == one.value);
+        CHECK(three.primes_used == 3);
+        CHECK(one.failure_bound > 5e-5);  // mostly c
+        CHECK(three.failure_bound < one.failure_bound * one.failure_bound);
+    }
     for (int bad : {19, 63, 0, -1}) {
         GenericOptions o = wide;
         o.prime_bits = bad;

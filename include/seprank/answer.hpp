@@ -114,6 +114,11 @@ double bound_up(double x, int digits);
 // normal double, 2.23e-308, that double instead (an underflow would read as 0, exact; a
 // subnormal prints below its value). per <= 0: 0. O(1).
 double trials_bound(double per, long trials);
+// The product of min(1, per_i): the bound of independent draws that fail with probabilities
+// at most per_i each (each trial with its own prime, weights and points). Empty: 1. Some
+// per_i <= 0: 0. Never 0 otherwise: floored at the smallest normal double as trials_bound.
+// O(size).
+double independent_bound(const std::vector<double>& per);
 
 // Every field as a Record (the registry's answer columns, in order). No precondition.
 // O(columns + size of the vector fields).

@@ -19,9 +19,11 @@
 // (plus d^L more with an embedding, whose matrix M is drawn with the weights). A trial
 // lands below the generic rank R* only if an R*×R* minor of J, a non-zero polynomial of
 // degree <= R*·D, vanishes: probability <= R*·D/p <= m·D/p with m = min(rows, params).
-// T independent trials give failure_bound = (m·D/p)^T. With given weights only the
-// points are random, and the bound is that of the rank at those weights (same formula).
-// Same caveat as generic.hpp: the minor is assumed not identically zero mod p.
+// Or it vanishes identically mod the trial's prime: probability <= c, the chance that a
+// random prime divides the minor's integer content (generic.hpp; m·(log2 m + log2 D_w +
+// log2 F) bits). Each trial draws its own prime, weights and points, so T trials give
+// failure_bound = Π_t (m_t·D/p_t + c_t). With given weights the answer is a lower bound
+// of the local dimension there, failure_bound 1.
 //
 // Variants (DimensionOptions::variant), one dispatcher function_dimension:
 //   reverse        (default) one taped forward pass mod p per (point, output coordinate)
@@ -122,7 +124,8 @@ ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output)
 
 // The answer: value = max trial rank; kind generic (failure_bound above); quantity
 // "dimension"; method "jacobian"; variant "reverse" | "interpolation"; output; field Z/p;
-// prime; rows, cols (= parameters) of J; parameters, expected (and the column defect);
+// prime (of the trial that gave the value), primes_used (distinct primes over the
+// trials); rows, cols (= parameters) of J; parameters, expected (and the column defect);
 // trials, trial_ranks, degenerate; weight_degree D_L; bound_degree D; evaluations
 // (forward passes); note. Checked (invalid_input): the spec; the options; a
 // zero-parameter network; given weights of the wrong shape (via check_shapes). Before

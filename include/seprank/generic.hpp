@@ -2,7 +2,7 @@
 //
 // The rank of a matricization at almost every weight point equals its maximum R*
 // over weights (Claim 7.2). Each trial draws every weight uniformly from S = Z/p
-// (|S| = p, a random 62-bit prime fixed per run: integer weights uniform on
+// (|S| = p, a random 62-bit prime drawn by the trial: integer weights uniform on
 // [-(p-1)/2, (p-1)/2]) and ranks the matrix mod p:
 //   flattening  C_(A,B)(f mod p) from expand_mod — entries are polynomials of degree
 //               D = D_L (the weight degree) in the weights;
@@ -13,11 +13,12 @@
 // A trial's rank is a certified lower bound of R* (specialising and reducing mod p
 // never raise a rank). A trial lands below R* only if an R*×R* minor that is a non-zero
 // polynomial of degree ≤ R*·D vanishes: probability ≤ R*·D/|S| (Schwartz–Zippel).
-// R* is unknown but at most the matrix's smaller side m, so T independent trials give
-//   failure_bound = (m·D/|S|)^T ≥ Pr[R* > reported rank].
-// Caveat, stated in the output: working mod p assumes that minor is not identically
-// zero mod p; with p drawn uniformly among > 2^55.58 62-bit primes this fails only if p
-// divides the minor's integer content, which has at most (its bit size)/61 such factors.
+// Mod p the minor may also vanish identically: p divides its integer content, which has
+// at most m·(log2 m + log2 F) bits (F: f's coefficient sum, log2_structure_bound), so a
+// prime drawn uniformly among the > 2^55.58 62-bit ones does with probability at most c
+// = ⌈bits/61⌉ / that count. R* is unknown but at most the matrix's smaller side m; every
+// trial draws its own prime, weights and points, so T trials give
+//   failure_bound = Π_t (m_t·D/|S_t| + c_t) ≥ Pr[R* > reported rank].
 // Trials below the maximum are reported as degenerate draws, never as the result.
 #pragma once
 
@@ -85,10 +86,11 @@ void check_options(const GenericOptions& opt);
 // The answer (answer.hpp): value = max over trials; kind generic when every trial
 // converged (else modular_lower_bound with failure_bound 1: a lower bound only);
 // quantity "generic sep"; method flattening | evaluation (variant modular-sparse, or the
-// evaluation's plain | graded); field Z/p; prime; rows, cols of the (last) matrix;
+// evaluation's plain | graded); field Z/p; prime (of the trial that gave the value);
+// primes_used (distinct primes over the trials); rows, cols of the (last) matrix;
 // terms (flattening: of f mod p, last trial); trials, trial_ranks, degenerate (trials
-// below the maximum); set_size |S|; weight_degree D_L; bound_degree D; failure_bound
-// (m·D/|S|)^T; partition; degree d^L.
+// below the maximum); set_size |S| (of that trial); weight_degree D_L; bound_degree D;
+// failure_bound Π_t (m_t·D/|S_t| + c_t) (0 when exact); partition; degree d^L.
 // Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
 // given a bare NetworkSpec (once; the size estimate and every trial's random_network take
 // the ValidSpec unchecked); the partition's token count (part.tokens() == spec.tokens,
