@@ -4,9 +4,9 @@
 #include "cli.hpp"
 
 #include "seprank/guess.hpp"
+#include "seprank/partition.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -22,20 +22,6 @@ std::vector<std::string> split_names(const std::string& text) {
     std::stringstream ss(text);
     for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
     return out;
-}
-
-// The text cut for a message: its first 40 characters and "…".
-std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
-
-long to_long(const std::string& text, const std::string& what) {
-    long v = 0;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (!text.empty() && p == text.data() + text.size()) {
-        if (ec == std::errc()) return v;
-        if (ec == std::errc::result_out_of_range)
-            throw seprank::invalid_input(what + " = " + cut(text) + " is out of range (-2^63..2^63-1)");
-    }
-    throw seprank::invalid_input(what + " = '" + cut(text) + "' is not an integer");
 }
 
 // "1 row", "2 rows".
@@ -74,8 +60,7 @@ struct GuessCommand final : Command {
 
     int run(const Globals& globals) override {
         o.vars = split_names(vars_text);
-        o.bases.clear();
-        for (const std::string& b : split_names(bases_text)) o.bases.push_back(to_long(b, "--bases"));
+        o.bases = bases_text.empty() ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");  // "" : none
         seprank::check_options(o);
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
             throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
