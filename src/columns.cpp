@@ -102,7 +102,7 @@ std::vector<Column> make_columns() {
         {"block_ranks", "graded evaluation: rank of each degree block; block certificate: rank of each connected block", A(a.block_ranks.empty() ? Value() : Value(a.block_ranks))},
         {"kernel_blocks", "block certificate: the blocks (0-based, into block_ranks) below their smaller side, proven by exact kernel vectors", A(a.variant == "blocks" ? Value(a.kernel_blocks) : Value())},
         {"kernel_bits", "block certificate: the largest numerator or denominator of those kernel vectors, bits", A(a.variant == "blocks" && !a.kernel_blocks.empty() ? Value(a.kernel_bits) : Value())},
-        {"trials", "generic: weight draws T", A(a.trials > 0 ? Value(a.trials) : Value())},
+        {"trials", "generic: weight draws run (fewer than asked once the kind is settled: exact, or not converged)", A(a.trials > 0 ? Value(a.trials) : Value())},
         {"trial_ranks", "generic: the rank of each draw", A(a.trial_ranks.empty() ? Value() : Value(a.trial_ranks))},
         {"degenerate", "generic: draws below the maximum", A(a.trials > 0 ? Value(a.degenerate) : Value())},
         {"set_size", "generic: |S|, the size of the set the weights are drawn from", A(a.set_size ? Value(a.set_size) : Value())},

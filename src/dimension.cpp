@@ -519,6 +519,9 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const int inner = std::max(1, opt.threads / workers);
     std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0), trial_rows(static_cast<std::size_t>(opt.trials), 0);
     std::vector<char> growing(static_cast<std::size_t>(opt.trials), 0);
+    // Per trial: the sizes of the minors its bound counts, min(rank + 1, rows, P) at each
+    // rank it took (the first draw's, then one per addition of points), summed.
+    std::vector<double> minors(static_cast<std::size_t>(opt.trials), 0.0);
     std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
     const double limit = default_max_memory();
     detail::run_parallel(workers, [&](int w) {
@@ -539,6 +542,8 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                 // elimination (rank.hpp), several times faster than FLINT's at these sizes.
                 const long r = gpu ? rank_modular_cuda(J) : p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
                 ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+                // the minor of the rank found plus one (or of the matrix's side) joins the trial's sum
+                minors[static_cast<std::size_t>(tr)] += static_cast<double>(std::min({r + 1, J.rows(), P}));
                 return r;
             };
             NmodMat J = jacobian(trial_pts[static_cast<std::size_t>(tr)]);
@@ -601,14 +606,15 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         std::sort(distinct.begin(), distinct.end());
         res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
     }
-    // A trial lands below the rank when its certifying minor vanishes at the draw
-    // (Schwartz–Zippel: m·D/p, m = min(its rows, P)) or vanishes identically mod its prime
-    // (generic.cpp): its entries are derivatives ∂f_o/∂w_k, whose coefficients' absolute sum
-    // is at most D_w times f_o's (an exponent of w_k is at most D_w), so its content has at
-    // most m·(log2 m + log2 D_w + log2 F) bits, F the largest sum over the outputs read, and
-    // the prime divides it with probability at most c = prime_divisor_bound of that. The
-    // trials draw primes, weights and points independently: the bound is the product of
-    // their (m·D/p + c).
+    // The answer v (the largest trial rank) is below the generic rank R* only if every trial
+    // stayed at most v. A trial with rank v did so when, at one of the ranks it took, the
+    // minor of size ρ = min(rank + 1, rows, P) vanished at the draw (Schwartz–Zippel: Σρ·D/p,
+    // the trial's `minors`), or vanished identically mod its prime (generic.cpp): an entry
+    // ∂f_o/∂w_k has a coefficient sum at most D_w times f_o's (an exponent of w_k is at most
+    // D_w), so those minors' contents have at most Σρ·(log2(v+1) + log2 D_w + log2 F) bits,
+    // F the largest sum over the outputs read, and the prime divides one with probability at
+    // most c = prime_divisor_bound of that. A trial below v counts 1. The trials draw primes,
+    // weights and points independently: the bound is the product of their terms.
     double f_bits = 0;
     for (const auto& [pos, coord] : output_list(spec, opt.output)) {
         NetworkSpec o = spec;
@@ -617,17 +623,16 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
     }
     const double log2_dw = std::log2(std::max(1.0, std::stod(wdeg.str())));
-    const auto content_bits_of = [&](double mt) { return mt > 0 ? mt * (std::log2(mt) + log2_dw + f_bits) : 0.0; };
-    const auto content_of = [&](double mt) {
-        return mt > 0 ? detail::prime_divisor_bound(content_bits_of(mt), static_cast<unsigned>(bits)) : 0.0;
+    const double v1 = static_cast<double>(best) + 1.0;
+    const auto content_bits_of = [&](double rho) { return rho * (std::log2(v1) + log2_dw + f_bits); };
+    const auto content_of = [&](double rho) {
+        return rho > 0 ? detail::prime_divisor_bound(content_bits_of(rho), static_cast<unsigned>(bits)) : 0.0;
     };
     std::vector<double> per_trial;
-    for (std::size_t tr = 0; tr < primes.size(); ++tr) {
-        const double mt = static_cast<double>(std::min(trial_rows[tr], P));
-        per_trial.push_back(mt * std::stod(bdeg.str()) / static_cast<double>(primes[tr]) + content_of(mt));
-    }
-    const double m = static_cast<double>(std::min(trial_rows[best_trial], P));
-    const double content_bits = content_bits_of(m), content = content_of(m);
+    for (std::size_t tr = 0; tr < primes.size(); ++tr)
+        per_trial.push_back(ranks[tr] < best ? 1.0 : minors[tr] * std::stod(bdeg.str()) / static_cast<double>(primes[tr]) + content_of(minors[tr]));
+    const double rho = minors[best_trial];
+    const double content_bits = content_bits_of(rho), content = content_of(rho);
     res.failure_bound = independent_bound(per_trial);
     const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
     res.converged = !stopped;
@@ -642,13 +647,18 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                    std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
     } else {
         char c[160];
-        std::snprintf(c, sizeof c, "m = %ld, c = %.3g (its prime dividing the certifying minor's content, at most %.3g bits)",
-                      static_cast<long>(m), bound_up(content, 3), bound_up(content_bits, 3));
+        std::snprintf(c, sizeof c, "s = %ld (the ranks it took plus one, summed), c = %.3g (its prime dividing one of those minors' contents, at most %.3g bits)",
+                      static_cast<long>(rho), bound_up(content, 3), bound_up(content_bits, 3));
         res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
                    (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
-                   "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
-                   " trials (each its own prime p) of m*D/p + c; for the trial that gave the rank " + c;
-        if (stopped) res.expected = -1;  // no defect is claimed while the rank may still grow
+                   (stopped ? std::string("; failure_bound 1: a trial's rank was still growing (below), so no chance is bounded")
+                            : "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
+                                  " trials (each its own prime p) of s*D/p + c (1 for a trial below the maximum); for the trial that gave the rank " + c);
+        if (stopped) {  // the rows may not show the rank yet: a lower bound, no defect claimed
+            res.expected = -1;
+            res.kind = RankKind::modular_lower_bound;
+            res.failure_bound = 1;
+        }
     }
     if (gpu) res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
                          (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "");

@@ -445,7 +445,8 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         const long r = bordered ? lu.rank(e) : rank_on(st.dev, e);
         const double dt = since(t0);
         res.phases.rank += dt;
-        bound += static_cast<double>(std::min(r + 1, k)) * D / static_cast<double>(p);
+        res.minor_sum += static_cast<double>(std::min(r + 1, k));
+        bound = res.minor_sum * D / static_cast<double>(p);
         res.value = r;
         res.rows = res.cols = k;
         if (r < k) {
@@ -638,14 +639,15 @@ long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOp
 }
 
 // After the ranks of a step: a block is final when its rank reached its cap (certain) or
-// stayed below its side (probabilistic: adds to `bound`). Returns whether all are final.
-bool settle(std::vector<Block*>& open, double& bound, long D, std::uint64_t p) {
+// stayed below its side (probabilistic: its minor size min(rank + 1, side) adds to
+// `minor_sum`, which the failure bound multiplies by D/p). Returns whether all are final.
+bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     bool all = true;
     for (Block* b : open) {
         if (b->rank == b->cap) {
             b->done = true;  // the most it can be: certain
         } else {
-            bound += static_cast<double>(std::min(b->rank + 1, b->side)) * static_cast<double>(D) / static_cast<double>(p);
+            minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
             b->done = b->rank < b->side;
         }
         if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
@@ -1120,7 +1122,9 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
                     last_rank, last_side);
         be.rank(open);
         res.phases.rank += since(t0);
-        if (settle(open, bound, g.D, g.p)) {
+        const bool all = settle(open, res.minor_sum, g.p);
+        bound = res.minor_sum * static_cast<double>(g.D) / static_cast<double>(g.p);
+        if (all) {
             res.converged = true;
             break;
         }

@@ -125,9 +125,14 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
     std::string gpu_note;  // the GPU run's own note, of the trial with the largest rank
-    // Per trial: its prime, its matrix's smaller side m (the certifying minor's size at most).
+    // Per trial: its prime, and the minors its bound counts (the evaluation's minor_sum, the
+    // sizes of the minors summed over its growth steps; 0 for the flattening: one minor of
+    // the value's size plus one, counted below).
     std::vector<std::uint64_t> primes;
-    std::vector<double> sides;
+    std::vector<double> minors;
+    std::vector<char> converged;  // per trial: its rank stopped growing (the flattening's always)
+    std::string stopped_early;  // why trials after the last one run were not run
+    std::string memory_reason;  // a trial's growth stopped for lack of memory: the evaluation's words
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
@@ -137,6 +142,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
+        double last_minors = 0;
+        bool trial_converged = true;  // the flattening always is
         if (flat) {
             auto tp = std::chrono::steady_clock::now();
             auto lap = [&tp] {
@@ -172,13 +179,17 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
+            last_minors = e.minor_sum;
             res.phases.matrix += e.phases.matrix;
             res.phases.rank += e.phases.rank;
             res.evaluations += e.evaluations;
             res.rows = e.rows;
             res.cols = e.cols;
-            res.converged = res.converged && e.converged;
-            res.out_of_time = res.out_of_time || e.out_of_time;
+            trial_converged = e.converged;
+            res.out_of_time = res.out_of_time || e.out_of_time;  // kept below only when the answer did not converge
+            // A growth that memory stopped names the side and the limit in its note (memory_stop).
+            if (const std::size_t at = e.note.find("growth stopped before side"); !e.converged && at != std::string::npos && memory_reason.empty())
+                memory_reason = e.note.substr(at, e.note.find("; ", at) == std::string::npos ? std::string::npos : e.note.find("; ", at) - at);
             // Graded, exact: every degree block reached its cap, the number of monomials
             // that bounds its rank for all weights (docs/evaluation.md): the sum of the
             // caps is an upper bound of R* that this trial's lower bound meets.
@@ -192,44 +203,74 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             }
         }
         res.trial_ranks.push_back(r);
-        sides.push_back(static_cast<double>(std::min(res.rows, res.cols)));
+        minors.push_back(flat ? 0.0 : last_minors);
+        converged.push_back(trial_converged ? 1 : 0);
+        // No later trial can change the answer: every degree block at its cap (exact, the
+        // largest rank any weights give), or a trial that did not converge (the next ones
+        // would stop at the same size or memory limit, or with less of the time budget).
+        if (t + 1 < opt.trials && (at_caps || !trial_converged)) {
+            stopped_early = at_caps ? "the rank is exact: no draw can exceed it"
+                                    : "trial " + std::to_string(t + 1) + " did not converge; the next ones would stop at the same limit";
+            break;
+        }
+    }
+    const long run = static_cast<long>(res.trial_ranks.size());
+    if (run < opt.trials) {
+        stopped_early = "; " + std::to_string(run) + " of the " + std::to_string(opt.trials) + " trials run (" + stopped_early + ")";
+        res.trials = run;
     }
     res.value = *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end());
     for (long r : res.trial_ranks) res.degenerate += r < res.value;
-    // The trial that gave the value names the prime (and |S|, the note's m and c).
-    const std::size_t best = static_cast<std::size_t>(std::max_element(res.trial_ranks.begin(), res.trial_ranks.end()) - res.trial_ranks.begin());
+    // The trial that gave the value, a converged one where there is one, names the prime (and
+    // |S|, the note's s and c). The answer converged when that trial did: a trial that did
+    // not (the time budget ended it while it grew) only fails to lower the bound.
+    std::size_t best = res.trial_ranks.size();
+    for (std::size_t t = 0; t < res.trial_ranks.size(); ++t)
+        if (res.trial_ranks[t] == res.value && (best == res.trial_ranks.size() || (converged[t] && !converged[best]))) best = t;
     res.prime = primes[best];
     std::vector<std::uint64_t> distinct = primes;
     std::sort(distinct.begin(), distinct.end());
     res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-    const auto set_size_of = [&](std::uint64_t q) {  // |S|: the weight range's 2R+1, else q
-        return opt.weight_range > 0 ? 2.0 * static_cast<double>(opt.weight_range) + 1.0 : static_cast<double>(q);
+    const auto set_size_of = [&](std::uint64_t q) {  // |S|: the weight range's 2R+1 (the points' q if smaller), else q
+        return opt.weight_range > 0 ? std::min(2.0 * static_cast<double>(opt.weight_range) + 1.0, static_cast<double>(q)) : static_cast<double>(q);
     };
-    res.converged = res.converged || at_caps;
-    // A trial lands below R* when its certifying minor, a polynomial in the drawn weights
-    // and points with integer coefficients, vanishes at the draw (Schwartz–Zippel: m·D/|S|)
-    // or vanishes identically mod its prime: the prime divides the minor's content. Its
-    // coefficients' absolute sum is at most m!·F^m (each entry, a coefficient of f or a value
-    // of f or of one of its degree blocks, has at most f's sum F), so the content has at most
-    // m·(log2 m + log2 F) bits, and a random prime divides it with probability at most c =
-    // prime_divisor_bound of that. The trials draw their primes, weights and points
-    // independently, so all of them land below R* with probability at most the product of
-    // their (m·D/|S| + c).
+    res.converged = at_caps || converged[best];
+    if (res.converged) res.out_of_time = false;
+    // The answer v (the largest trial rank) is below R* only if every trial's rank is at
+    // most v while some (v+1)×(v+1) minor of the matrix, a non-zero polynomial in the drawn
+    // weights and points with integer coefficients, is not zero. A trial with rank v:
+    //   flattening: that minor vanishes at the draw (Schwartz–Zippel: (v+1)·D/|S|);
+    //   evaluation: at one of its growth steps the minor of size ρ = min(rank + 1, side)
+    //     vanishes (Σρ = the evaluation's minor_sum, times D/|S|; a step before the last was
+    //     full rank, so the run would have gone on);
+    // or a minor counted there vanishes identically mod the trial's prime: the prime divides
+    // its content. A minor of size ρ has coefficients whose absolute sum is at most ρ!·F^ρ
+    // (each entry, a coefficient of f or a value of f or of one of its degree blocks, has at
+    // most f's sum F), so the contents have at most Σρ·(log2(v+1) + log2 F) bits in all, and
+    // a random prime divides one with probability at most c = prime_divisor_bound of that.
+    // A trial below v counts 1 (it already fell short), and so does one that did not
+    // converge (its growth stopped while the rank grew). The trials draw their primes,
+    // weights and points independently: the bound is the product of the trials' terms. It
+    // grows with v, so a bound read at the observed v holds as a bound on falling short
+    // (Pr[v < R* and bound ≤ δ] ≤ δ for every δ).
+    const double v1 = static_cast<double>(res.value) + 1.0;
     const double log2F = res.converged && !at_caps ? log2_structure_bound(valid, opt.weight_range > 0 ? opt.weight_range : 1) : 0.0;
-    const auto content_bits_of = [&](double m) { return m > 0 ? m * (std::log2(m) + log2F) : 0.0; };
+    const auto minors_of = [&](std::size_t t) { return flat ? v1 : minors[t]; };
+    const auto content_bits_of = [&](double rho) { return rho * (std::log2(v1) + log2F); };
     std::vector<double> per_trial;
     for (std::size_t t = 0; t < primes.size(); ++t)
-        per_trial.push_back(sides[t] * fmpz_get_d(bdeg.get()) / set_size_of(primes[t]) +
-                            detail::prime_divisor_bound(content_bits_of(sides[t]), static_cast<unsigned>(bits)));
-    const double m = sides[best];
-    const double content_bits = res.converged && !at_caps ? content_bits_of(m) : 0.0;
+        per_trial.push_back(res.trial_ranks[t] < res.value || !converged[t] ? 1.0
+                                                           : minors_of(t) * fmpz_get_d(bdeg.get()) / set_size_of(primes[t]) +
+                                                                 detail::prime_divisor_bound(content_bits_of(minors_of(t)), static_cast<unsigned>(bits)));
+    const double rho = minors_of(best);
+    const double content_bits = res.converged && !at_caps ? content_bits_of(rho) : 0.0;
     const double content = content_bits > 0 ? detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits)) : 0.0;
     res.failure_bound = at_caps ? 0.0 : res.converged ? independent_bound(per_trial) : 1.0;
     // Every degree block of a trial at its cap: the trial's integer network has sep = the
     // sum of the caps exactly, and no weights give more, so R* is that sum: exact.
     res.kind = at_caps ? RankKind::exact : res.converged ? RankKind::generic : RankKind::modular_lower_bound;
     res.set_size = opt.weight_range > 0 ? 2 * static_cast<std::uint64_t>(opt.weight_range) + 1 : res.prime;
-    const std::string own = opt.trials > 1 ? ", of the trial that gave the rank; every trial draws its own" : "";
+    const std::string own = res.trials > 1 ? ", of the trial that gave the rank; every trial draws its own" : "";
     res.note = (opt.weight_range > 0 ? "weights uniform on [-" + std::to_string(opt.weight_range) + ", " + std::to_string(opt.weight_range) +
                                            "], ranked mod p = " + std::to_string(res.prime) + (own.empty() ? "" : " (the prime" + own + ")")
                                      : "weights uniform on Z/p, p = " + std::to_string(res.prime) + " (random " + std::to_string(bits) + "-bit prime" +
@@ -239,16 +280,20 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                         : !res.converged
                             ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
                                           "this lower bound")
-                            : "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
-                                  " trials (each its own prime) of m*D/|S| + c, with D = " + res.bound_degree + " and, for the trial that gave the rank, m = " +
-                                  std::to_string(static_cast<long>(m)) + " and c = " + bound_text(content) +
-                                  " the chance that its random prime divides the integer content of the certifying minor (at most " +
+                            : "; failure_bound = the product over the T = " + std::to_string(res.trials) +
+                                  " trials (each its own prime) of s*D/|S| + c (1 for a trial below the maximum), with D = " + res.bound_degree +
+                                  " and, for the trial that gave the rank, s = " + std::to_string(static_cast<long>(rho)) +
+                                  (flat ? std::string(" (the rank plus one: the size of the minor that would show a larger rank)")
+                                        : std::string(" (the sizes of the minors that stopped each growth step, rank plus one or the side, summed)")) +
+                                  " and c = " + bound_text(content) +
+                                  " the chance that its random prime divides the integer content of one of those minors (at most " +
                                   bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
                                   "-bit prime factor), which would make it vanish identically mod p");
     if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(res.prime) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;
+    res.note += stopped_early;
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
     if (res.variant.rfind("graded", 0) == 0)
@@ -259,6 +304,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     if (flat && opt.max_seconds > 0) res.note += "; time budget (max_seconds) not used: the flattening is not stopped part-way";
     if (!res.converged)
         res.note += res.out_of_time ? "; evaluation stopped by the time budget (max_seconds) while the rank still grew: lower bound only"
+                    : !memory_reason.empty() ? "; evaluation " + memory_reason + " while the rank still grew: lower bound only"
                     : res.rows == 0 ? "; the size limit (max_side " + std::to_string(opt.max_side) +
                                           ") leaves no room for one row per degree block: nothing evaluated, lower bound only"
                                     : "; evaluation matrix still full rank at the size limit (max_side): lower bound only";

@@ -6,29 +6,63 @@
 #include "seprank/table.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace seprank {
 
 namespace {
 
+// A finite number ("nan" and "inf" are not: gnuplot could not place them).
 bool is_number(const std::string& s) {
     if (s.empty()) return false;
     char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size();
+    const double v = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && std::isfinite(v);
 }
 
+// A gnuplot string literal. Single-quoted: gnuplot substitutes no `backquoted` command and
+// reads no escape there; a single quote is doubled, and a control character (a line break
+// would end the command and start another, e.g. a `!` shell escape) becomes a space.
 std::string quote(const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    return q + "\"";
+    std::string q = "'";
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        q += c == '\'' ? std::string("''") : u < 0x20 || u == 0x7f ? std::string(" ") : std::string(1, c);
+    }
+    return q + "'";
+}
+
+// Runs `program script` without a shell (nothing in either is interpreted), its output
+// and errors into `log`; returns the exit status (-1: it could not be started).
+int run_gnuplot(const std::string& program, const std::string& script, const std::string& log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char> prog(program.begin(), program.end()), path(script.begin(), script.end());
+    prog.push_back('\0');
+    path.push_back('\0');
+    char* argv[] = {prog.data(), path.data(), nullptr};
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, prog.data(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
@@ -38,7 +72,13 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     std::string line;
     long lineno = 0;
     // A table file written by table --out starts with a "# seprank table sweep" line.
-    while (std::getline(in, line) && (++lineno, !line.empty()) && line[0] == '#') {}
+    const auto next_line = [&] {  // a CRLF file's lines lose their CR
+        if (!std::getline(in, line)) return false;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        ++lineno;
+        return true;
+    };
+    while (next_line() && !line.empty() && line[0] == '#') {}
     if (line.empty()) throw invalid_input("table '" + csv_path + "' is empty");
     auto cells_of = [&](const std::string& l) {  // a CSV error names the file and line
         try {
@@ -69,8 +109,8 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 
     // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    while (std::getline(in, line)) {
-        ++lineno;
+    long numeric_y = 0;
+    while (next_line()) {
         if (line.empty()) continue;
         const auto cells = cells_of(line);
         if (cells.size() != header.size())
@@ -80,8 +120,12 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (!keep || !is_number(cells[cx])) continue;
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
+        numeric_y += is_number(cells[cy]);
     }
-    if (data.empty()) throw invalid_input("no rows of '" + csv_path + "' match the filters");
+    if (data.empty())
+        throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a number in column '" + opt.x + "'"
+                                            : "no rows of '" + csv_path + "' match the filters with a number in column '" + opt.x + "'");
+    if (numeric_y == 0) throw invalid_input("column '" + opt.y + "' of '" + csv_path + "' has no number in the rows plotted");
 
     std::ostringstream g;
     g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
@@ -123,6 +167,8 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 }
 
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
+    for (char c : output)  // gnuplot's `set output` line could not hold it
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw invalid_input("plot output '" + output + "' contains a control character");
     detail::check_output_target(output, "figure");
     const std::size_t slash = output.rfind('/');
     const std::string dir = slash == std::string::npos ? std::string() : output.substr(0, slash + 1);
@@ -139,20 +185,21 @@ void plot_table(const std::string& csv_path, const std::string& output, const Pl
         if (!s) throw invalid_input("cannot write next to '" + output + "'");
         s << script;
     }
-    const std::string cmd = opt.gnuplot + " " + quote(script_path) + " 2>&1";
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (!pipe) {
-        std::remove(script_path.c_str());
-        throw resource_limit("cannot start gnuplot");
-    }
+    const std::string log_path = stem + ".log";
+    const int status = run_gnuplot(opt.gnuplot, script_path, log_path);
     std::string out;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-    const int status = ::pclose(pipe);
+    {
+        std::ifstream lf(log_path);
+        std::ostringstream ss;
+        ss << lf.rdbuf();
+        out = ss.str();
+    }
     std::remove(script_path.c_str());
+    std::remove(log_path.c_str());
     if (status != 0 || !std::ifstream(tmp_out)) {
         std::remove(tmp_out.c_str());
-        throw resource_limit("gnuplot failed (install gnuplot-nox): " + out);
+        throw resource_limit(status == -1 ? "cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox)"
+                                          : "gnuplot failed (install gnuplot-nox): " + out);
     }
     try {
         detail::check_output_target(output, "figure");  // it may have changed meanwhile

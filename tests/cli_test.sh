@@ -188,7 +188,12 @@ expect_rc 2 "--method" -- rank --method svd
 /usr/bin/python3 -c "
 import json; r=json.load(open('$T/g.json'))
 for k in ('rank','certified','rows','cols','method','degree','trials','failure_bound','set_size','weight_degree'): assert k in r, k
-assert r['trials'] == 2 and r['failure_bound'] < 1e-20 and r['rank'] == 15, r" || fail "generic JSON"
+assert r['trials'] == 1 and r['trial_ranks'] == [15] and r['failure_bound'] == 0 and r['rank'] == 15, r  # exact: the second trial is not run
+assert '1 of the 2 trials run' in r['note'], r['note']" || fail "generic JSON"
+"$S" generic --tokens 3 --dim 2 --depth 2 --trials 2 --format json >"$T/g3.json" || fail "generic run N=3"
+/usr/bin/python3 -c "
+import json; r=json.load(open('$T/g3.json'))
+assert r['trials'] == 2 and len(r['trial_ranks']) == 2 and 0 < r['failure_bound'] < 1e-20 and r['rank'] == 17 and r['primes_used'] == 2, r" || fail "generic JSON N=3"
 "$S" table --tokens 2,3 --dim 1..2 --depth 1..2 --format csv >"$T/t.csv" 2>"$T/t.err" || fail "table run"
 head -1 "$T/t.csv" | grep -q "^family,tokens,dim,heads,block_degree,width,depth,residual,embed_rank,head_dim,attention_rank,position,partition,degree,params,terms,rank,certified" || fail "table header"
 [[ $(wc -l <"$T/t.csv") -eq 9 ]] || fail "table rows: $(wc -l <"$T/t.csv")"
@@ -269,6 +274,20 @@ if command -v gnuplot >/dev/null; then
   grep -q "log3_rank" "$T/fig2.svg" || fail "plot --y2 drew no second curve"
   expect_rc 2 "no column 'nope'" -- plot "$T/td.csv" --y2 nope -o "$T/x.svg"
   [[ ! -e "$T/x.svg" ]] || fail "failed plot left a file"
+  # Nothing in a path, a title or a table cell runs a command: gnuplot runs without a shell
+  # and gets single-quoted strings (no `backquote` substitution); a line break is refused.
+  mkdir -p "$T/inj"
+  printf 'n,s,v\n1,`touch %s/inj/CELL`,2\n2,`touch %s/inj/CELL`,3\n' "$T" "$T" >"$T/inj/t.csv"
+  (Sa=$(realpath "$S") && cd "$T/inj" && "$Sa" plot t.csv --x n --y v --series s --title "a \`touch $T/inj/TITLE\`" -o 'y$(touch PATH).svg' >/dev/null) ||
+    fail "plot with shell and gnuplot metacharacters"
+  [[ ! -e "$T/inj/CELL" && ! -e "$T/inj/TITLE" && ! -e "$T/inj/PATH" ]] || fail "plot ran a command from its input: $(ls "$T/inj")"
+  grep -q "touch $T/inj/CELL" "$T/inj/y\$(touch PATH).svg" || fail "plot lost the cell's text"
+  expect_rc 2 "contains a control character" -- plot "$T/inj/t.csv" --x n --y v --series s -o "$T/inj/a
+b.svg"
+  expect_rc 2 "column 's' of" -- plot "$T/inj/t.csv" --x n --y s --series s -o "$T/inj/c.svg"
+  [[ $(ls -A "$T/inj" | wc -l) -eq 2 ]] || fail "plot left files: $(ls -A "$T/inj")"
+  printf 'n,s,v\r\n1,a,2\r\n2,a,3\r\n' >"$T/inj/crlf.csv"
+  "$S" plot "$T/inj/crlf.csv" --x n --y v --series s -o "$T/inj/crlf.svg" >/dev/null || fail "plot of a CRLF table"
 fi
 
 # matrices: --save-matrix writes the flattening, --matrix ranks it to the same value

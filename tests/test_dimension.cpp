@@ -116,6 +116,30 @@ TEST_CASE("dimension: zero weights give a Jacobian of rank below the generic one
     CHECK(g.prime > 0);
 }
 
+TEST_CASE("dimension: a trial whose rank memory stopped growing makes the answer a lower bound (failure_bound 1)") {
+    // N = 20, dx = 7, every output: one point's rows cap the rank below the expected count,
+    // so points are added; a 1 MiB limit stops that while the rank still grows.
+    NetworkSpec s; s.tokens = 20; s.dim = 7; s.depth = 1;
+    DimensionOptions o;
+    o.output = DimensionOutput::all;
+    o.threads = 1;
+    RankAnswer r;
+    {
+        const seprank_test::MaxMemory tight(1 << 20);
+        r = function_dimension(s, o);
+    }
+    const RankAnswer roomy = function_dimension(s, o);
+    CHECK_FALSE(r.converged);
+    CHECK(r.value < roomy.value);
+    CHECK(r.kind == RankKind::modular_lower_bound);  // it read "generic lower bound" with a bound of 1e-30
+    CHECK(r.failure_bound == 1.0);
+    CHECK(r.expected == -1);
+    CHECK(r.note.find("memory limit stopped adding points") != std::string::npos);
+    CHECK(roomy.converged);
+    CHECK(roomy.kind == RankKind::generic);
+    CHECK(roomy.failure_bound < 1e-20);
+}
+
 TEST_CASE("dimension: every trial draws its own prime, so its content term falls with T too") {
     NetworkSpec s; s.tokens = 2; s.dim = 2; s.depth = 2;
     DimensionOptions o;

@@ -230,6 +230,34 @@ TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to p
     CHECK_THROWS_AS(evaluation_variant_from_string("fast"), invalid_input);
 }
 
+TEST_CASE("minor_sum: the minors the bound counts, a full-rank step's side and the last step's rank plus one") {
+    // attention N=3 dx=2 L=2: rank 17 (1,2|3), f of degree 9.
+    const Network net = random_network(seprank_test::attention_spec(3, 2, 2), 4);
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::plain;
+    o.start = 64;
+    o.max_side = 64;
+    const RankAnswer one = evaluation_rank(net, balanced_partition(3), o);  // one step, side 64
+    REQUIRE(one.value == 17);
+    CHECK(one.minor_sum == 18.0);
+    o.start = 8;
+    o.growth = 2;
+    const RankAnswer grown = evaluation_rank(net, balanced_partition(3), o);  // 8, 16 full; 32 rank 17
+    REQUIRE(grown.value == 17);
+    CHECK(grown.minor_sum == 8.0 + 16.0 + 18.0);
+    // the bound is minor_sum·D/p (D = 9) plus the prime's term
+    CHECK(grown.failure_bound >= grown.minor_sum * 9.0 / static_cast<double>(grown.prime));
+    // graded: each block below its cap adds its own; a block at its cap adds nothing
+    o.variant = EvaluationVariant::graded;
+    const RankAnswer g = evaluation_rank(net, balanced_partition(3), o);
+    REQUIRE(g.value == 17);
+    long below_cap = 0;
+    const std::vector<long> caps = degree_block_caps(net.spec, balanced_partition(3));
+    for (std::size_t a = 0; a < g.block_ranks.size() && a < caps.size(); ++a) below_cap += g.block_ranks[a] < caps[a];
+    CHECK(g.minor_sum >= static_cast<double>(below_cap));
+    CHECK(g.minor_sum > 0.0);
+}
+
 TEST_CASE("a time budget ends the growth as an honest lower bound; one not reached changes nothing") {
     NetworkSpec s;
     s.tokens = 3;

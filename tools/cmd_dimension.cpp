@@ -38,7 +38,8 @@ struct DimensionCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("dimension",
             "Functional dimension: the generic rank of the Jacobian of the parameter map w -> F(w; .) at random points, "
-            "mod a random prime, maximum over T trials with failure_bound = (m*D/p)^T (Schwartz-Zippel); beside it the "
+            "mod a random prime per trial, maximum over T trials with failure_bound the product over the trials of s*D/p + c "
+            "(Schwartz-Zippel, s the sizes of the minors that would show a larger rank; c: the prime dividing their contents); beside it the "
             "expected dimension (parameters minus the obvious symmetries) and whether the rank falls below it (defect)");
         add_network_options(sub, no);
         sub->get_option("--save-weights")->description("refused here: dimension draws its weights mod p in every trial (save a network with expand or rank)");

@@ -34,7 +34,9 @@ struct ExpandCommand final : Command {
             notes.ignored(*sub, network_option_names(), "--weights gives the network");
             notes.ignored(*sub, {"--seed"}, "--weights gives the weights (the seed draws random ones)");
         }
-        const seprank::Network net = make_network(eo);
+        // --save-weights is written once f is expanded: a refused expansion leaves no file.
+        if (!eo.save_weights.empty()) seprank::check_network_target(eo.save_weights);
+        const seprank::Network net = build_network(eo);
         const auto t0 = std::chrono::steady_clock::now();
         seprank::ExpandOptions opt;
         opt.variant = seprank::expand_variant_from_string(variant);
@@ -43,6 +45,7 @@ struct ExpandCommand final : Command {
         const seprank::ExpandVariant used = seprank::choose_expand_variant(spec, opt.variant);
         const seprank::QPoly f = with_expansion_flags("--max-memory, or rank --method evaluation", [&] { return seprank::expand(net, opt); });
         const double secs = seconds_since(t0);
+        save_weights(eo, net);
         json rec = spec_json(spec);
         rec["network"] = describe(net.spec);
         rec["degree"] = f.degree();

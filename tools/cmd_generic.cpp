@@ -17,8 +17,9 @@ struct GenericCommand final : Command {
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("generic",
-            "Generic rank: maximum over T random weight draws (uniform on Z/p), with failure_bound = (m*D/p)^T "
-            "bounding the chance that the generic rank is larger (Schwartz-Zippel; m the matrix side, D the entries' degree)");
+            "Generic rank: maximum over T random weight draws (uniform on Z/p, each trial its own prime p), with failure_bound, "
+            "the product over the trials of s*D/p + c, bounding the chance that the generic rank is larger (Schwartz-Zippel: s the "
+            "sizes of the minors that would show a larger rank, D the entries' degree; c: the prime dividing their contents)");
         add_network_options(sub, go);
         sub->get_option("--save-weights")->description("refused here: generic draws fresh weights in every trial (save a network with expand or rank)");
         sub->add_option("--trials", trials, "independent weight draws T")->capture_default_str();

@@ -79,6 +79,11 @@ struct RankAnswer {
                                       // while the rank still grew. Not a column of its own:
                                       // converged is false then, and the note says why
     long evaluations = 0;             // evaluation: forward passes
+    double minor_sum = 0;             // evaluation: Σ over the growth steps (graded: and the blocks
+                                      // below their caps) of the minor size ρ = min(rank + 1, side)
+                                      // whose vanishing the bound counts: failure_bound is
+                                      // minor_sum·D/p (D = d^L) before the prime's term; generic
+                                      // uses it with its own D. Not a column of its own
     std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
                                       // block certificate: rank of each connected block
     std::vector<long> kernel_blocks;  // block certificate: the blocks (indices into block_ranks)

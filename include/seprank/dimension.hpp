@@ -18,12 +18,14 @@
 // degree <= D - 1 < D in the drawn weights and points together, where D = D_L + d^L
 // (plus d^L more with an embedding, whose matrix M is drawn with the weights). A trial
 // lands below the generic rank R* only if an R*×R* minor of J, a non-zero polynomial of
-// degree <= R*·D, vanishes: probability <= R*·D/p <= m·D/p with m = min(rows, params).
+// degree <= R*·D, vanishes. R* is unknown; if it exceeds the answer v, a trial stays at v
+// only if, at one of the ranks it took, the minor of size ρ = min(rank + 1, rows, params)
+// vanished: probability <= s·D/p, s the sum of those ρ.
 // Or it vanishes identically mod the trial's prime: probability <= c, the chance that a
 // random prime divides the minor's integer content (generic.hpp; m·(log2 m + log2 D_w +
 // log2 F) bits). Each trial draws its own prime, weights and points, so T trials give
-// failure_bound = Π_t (m_t·D/p_t + c_t). With given weights the answer is a lower bound
-// of the local dimension there, failure_bound 1.
+// failure_bound = Π_t (s_t·D/p_t + c_t), a trial below v counting 1. A trial whose rank
+// memory stopped growing, or given weights: a lower bound (modular_lower_bound), 1.
 //
 // Variants (DimensionOptions::variant), one dispatcher function_dimension:
 //   reverse        (default) one taped forward pass mod p per (point, output coordinate)

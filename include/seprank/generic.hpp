@@ -14,11 +14,15 @@
 // never raise a rank). A trial lands below R* only if an R*×R* minor that is a non-zero
 // polynomial of degree ≤ R*·D vanishes: probability ≤ R*·D/|S| (Schwartz–Zippel).
 // Mod p the minor may also vanish identically: p divides its integer content, which has
-// at most m·(log2 m + log2 F) bits (F: f's coefficient sum, log2_structure_bound), so a
-// prime drawn uniformly among the > 2^55.58 62-bit ones does with probability at most c
-// = ⌈bits/61⌉ / that count. R* is unknown but at most the matrix's smaller side m; every
-// trial draws its own prime, weights and points, so T trials give
-//   failure_bound = Π_t (m_t·D/|S_t| + c_t) ≥ Pr[R* > reported rank].
+// at most ρ·(log2 ρ + log2 F) bits for a minor of size ρ (F: f's coefficient sum,
+// log2_structure_bound), so a prime drawn uniformly among the > 2^55.58 62-bit ones does
+// with probability at most c = ⌈bits/61⌉ / that count. R* is unknown; if it exceeds the
+// answer v, a trial stays at v only if a minor of size v+1 vanishes (flattening: s = v+1)
+// or, for the evaluation, one of the minors its growth steps count (s = minor_sum, each
+// min(rank+1, side)); a trial below v counts 1. Every trial draws its own prime, weights
+// and points, so T trials give
+//   failure_bound = Π_t (s_t·D/|S_t| + c_t) ≥ Pr[R* > v] (read at the observed v: the
+//   bound grows with v).
 // Trials below the maximum are reported as degenerate draws, never as the result.
 #pragma once
 
@@ -61,7 +65,7 @@ struct GenericOptions {
     // when missing; trial t keeps its units in STORE/trial<t>. Empty: in memory.
     std::string store;
     // Bits of the random prime p, 20..62 (checked, invalid_input). A smaller p raises the
-    // failure bound (m·D/p)^T; with at most 52 bits the batched evaluator can use its AVX-512
+    // failure bound (each trial's s·D/p); with at most 52 bits the batched evaluator can use its AVX-512
     // IFMA kernel (forward_batch.hpp), several times faster on processors that have it.
     int prime_bits = 62;
     // evaluation: a time budget in seconds for the whole call (0: none; finite, >= 0,
@@ -88,9 +92,11 @@ void check_options(const GenericOptions& opt);
 // quantity "generic sep"; method flattening | evaluation (variant modular-sparse, or the
 // evaluation's plain | graded); field Z/p; prime (of the trial that gave the value);
 // primes_used (distinct primes over the trials); rows, cols of the (last) matrix;
-// terms (flattening: of f mod p, last trial); trials, trial_ranks, degenerate (trials
+// terms (flattening: of f mod p, last trial); trials (run: the trials stop after one
+// that is exact, at every degree block's cap, or that did not converge, since no later
+// trial changes the kind then; the note says so), trial_ranks, degenerate (trials
 // below the maximum); set_size |S| (of that trial); weight_degree D_L; bound_degree D;
-// failure_bound Π_t (m_t·D/|S_t| + c_t) (0 when exact); partition; degree d^L.
+// failure_bound Π_t (s_t·D/|S_t| + c_t) (0 when exact); partition; degree d^L.
 // Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
 // given a bare NetworkSpec (once; the size estimate and every trial's random_network take
 // the ValidSpec unchecked); the partition's token count (part.tokens() == spec.tokens,

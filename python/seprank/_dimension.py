@@ -39,8 +39,8 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
     rows, builds J exactly mod p and ranks it; the answer (``kind`` 'generic') is the
     largest rank, a certified lower bound of the dimension, equal to it except with
     probability failure_bound, the product over the trials (each its own prime) of
-    m·D/p + c (Schwartz–Zippel, and c for the prime dividing the certifying minor's
-    content; docs/dimension.md). ``output``: 'scalar' (the
+    s·D/p + c (Schwartz–Zippel over the minors s that would show a larger rank, and c for
+    the prime dividing their contents; docs/dimension.md). ``output``: 'scalar' (the
     coordinate at the spec's position and coordinate) or 'all' (every token and
     coordinate). ``variant``: 'reverse' (one taped forward pass and one backward sweep
     per row, rows on ``threads`` threads) or 'interpolation' (the reference: each

@@ -146,9 +146,10 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     prime of its own) and ranks the flattening mod p (``method='flattening'``) or an evaluation
     matrix ('evaluation'; 'auto' picks flattening when the expansion is small). The
     maximum is a certified lower bound of R*, equal to it except with probability
-    failure_bound = the product over the trials of m·D/|S| + c (Schwartz–Zippel; m the
-    matrix side, D the entries' degree in the drawn values; c the chance that the trial's
-    prime divides the certifying minor's content, docs/generic.md). ``net``: a Network (only its architecture is used) or a
+    failure_bound = the product over the trials of s·D/|S| + c (Schwartz–Zippel; s the
+    sizes of the minors that would show a larger rank, D the entries' degree in the drawn
+    values; c the chance that the trial's prime divides one of those minors' contents,
+    docs/generic.md). ``net``: a Network (only its architecture is used) or a
     dict of network options. ``start`` and ``growth``: the evaluation's first side
     (1..max_side; 0: min(16, max_side)) and growth factor; checked whatever the method.
     ``store``: a folder for the graded evaluation's work units (created
