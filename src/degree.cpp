@@ -135,8 +135,13 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         if (!buildable)
             row.note = "depth L = " + std::to_string(row.depth) + " exceeds " + std::to_string(kMaxDepth) +
                        ", the deepest network built: counted, not measured";
-        if (buildable && fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000)
+        const bool small = fmpz_fits_si(row.predicted.get()) && fmpz_get_si(row.predicted.get()) <= 20000;
+        if (buildable && !small)
+            row.note = "predicted degree d^L above 20000, the largest measured along a line: not measured, the prediction counts";
+        if (buildable && small) {
             row.measured = measure_degree(random_network(s, seed), seed).degree;
+            if (row.measured < 0) row.note = "the drawn network's output is the zero polynomial (no degree): not measured";
+        }
         if ((opt.dimension || opt.rank) && row.depth > 0 && buildable) {
             const ValidSpec deep(s);  // the depth-L spec, validated once for both
             if (opt.dimension) {

@@ -372,8 +372,8 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
 namespace {
 
 void check_options(const SpectrumOptions& opt) {
-    if (opt.precision < 2 || opt.precision > 4096)
-        throw invalid_input("SpectrumOptions::precision " + std::to_string(opt.precision) + " must be in 2..4096");
+    if (opt.precision < 53 || opt.precision > 4096)
+        throw invalid_input("SpectrumOptions::precision " + std::to_string(opt.precision) + " must be in 53..4096 (53: double; more: MPFR)");
     for (double e : opt.eps)
         if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + std::to_string(e) + " must be finite and >= 0");
     // Checked for a polynomial too, which is not expanded; 0: the default.

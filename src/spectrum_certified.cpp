@@ -68,7 +68,7 @@ MatS<S> mid_gram(const arb_mat_t m) {
 }  // namespace
 
 SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision) {
-    if (precision < 2 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 2..4096");
+    if (precision < 53 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 53..4096 (53: double; more: MPFR)");
     SquaredEnclosure out;
     const long ka = of.K.rows(), kb = of.K.cols();
     if (ka == 0 || kb == 0) return out;

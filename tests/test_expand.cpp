@@ -268,6 +268,19 @@ TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generi
     CHECK(budget_comparison(one, 48, {2}, 5, bo).rows[0].dimension);
 }
 
+TEST_CASE("budget comparison: a row left unmeasured says why (degree past 20000, or a zero output)") {
+    // hadamard N=2 dx=1: a block's output cancels, f = 0 at every depth
+    const auto zero = budget_comparison(seprank_test::hadamard_spec(2, 1, 1, 2), 10, {4}, 1);
+    REQUIRE(zero.rows.size() == 1);
+    CHECK(zero.rows[0].measured == -1);
+    CHECK(zero.rows[0].note.find("zero polynomial") != std::string::npos);
+    // hadamard N=2 dx=2 w=2, B = 500, d = 2: 41 layers, 2^41 past the line measurement
+    const auto big = budget_comparison(seprank_test::hadamard_spec(2, 2, 1, 2, 2), 500, {2}, 1);
+    REQUIRE(big.rows.size() == 1);
+    CHECK(big.rows[0].measured == -1);
+    CHECK(big.rows[0].note.find("above 20000") != std::string::npos);
+}
+
 TEST_CASE("budget comparison: a row deeper than kMaxDepth is counted, not built; the others are measured") {
     const NetworkSpec base = seprank_test::hadamard_spec(2, 2, 1, 2, 2);
     BudgetOptions bo;
@@ -294,9 +307,11 @@ TEST_CASE("budget comparison: a row deeper than kMaxDepth is counted, not built;
             CHECK_FALSE(deep.dimension);
             CHECK_FALSE(deep.rank);
         }
-        // d = 3 at 16 parameters a layer: at most 33 layers, built and measured
+        // d = 3 at 16 parameters a layer: at most 33 layers, built; 3^L is past the degrees
+        // measured along a line (20000), and the note says so
         const BudgetRow& cubic = cmp.rows[1];
-        CHECK(cubic.note.empty());
+        CHECK(cubic.note.find("above 20000") != std::string::npos);
+        CHECK(cubic.measured == -1);
         CHECK(cubic.depth == budget / 16);
         CHECK(cubic.dimension);
     }

@@ -41,6 +41,7 @@ struct DegreeCommand final : Command {
         if (!budgets.empty()) {
             notes_ignored.ignored(*sub, {"--depth"}, "the budget sets each network's depth");
             notes_ignored.ignored(*sub, {"--block-degree", "--power"}, "--budget compares the block degrees of --degrees");
+            notes_ignored.ignored(*sub, {"--weight-range"}, "--budget draws every network's weights in the default range");
         } else {
             notes_ignored.ignored(*sub, {"--degrees"}, "the block degrees to compare apply to --budget");
         }

@@ -40,12 +40,35 @@ struct SpectrumCommand final : Command {
         seprank::SpectrumOptions so;
         so.measure = seprank::measure_from_string(measure);
         so.method = seprank::spectrum_method_from_string(method);
-        if (precision < 2 || precision > 4096) throw seprank::invalid_input("--precision " + std::to_string(precision) + " must be in 2..4096");
+        // Below 53 bits the computation would still run in doubles: refused, not relabelled.
+        if (precision < 53 || precision > 4096)
+            throw seprank::invalid_input("--precision " + std::to_string(precision) + " must be in 53..4096 (53: double; more: MPFR)");
+        if (trials < 1 || trials > 1000000)
+            throw seprank::invalid_input("--trials " + std::to_string(trials) + " outside 1..1000000 (random draws per configuration)");
+        // Every option's value is checked whether or not this input uses it; one it ignores is noted.
+        check_network_options(ro, poly_text.empty() && experiment.empty() && ro.weights_file.empty());
+        if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);
+        if (!ro.weights_file.empty() && (!poly_text.empty() || !experiment.empty())) (void)seprank::read_network(ro.weights_file);
         so.precision = precision;
         so.eps = parse_eps(eps_text);
         so.eps_absolute = eps_absolute;
         Notes notes;
         if (so.eps.empty() && eps_absolute) notes.lines.push_back("--eps-absolute is ignored: no --eps thresholds were given");
+        if (!experiment.empty()) {
+            const std::string why = "--experiment draws its own polynomials and networks";
+            notes.ignored(*sub, network_option_names(), why);
+            notes.ignored(*sub, {"--layers", "--weights", "--save-weights", "--poly", "--partition", "--method", "--precision", "--max-side"}, why);
+        } else {
+            notes.ignored(*sub, {"--trials"}, "it counts --experiment's draws");
+            if (!poly_text.empty()) {
+                notes.ignored(*sub, network_option_names(), "--poly gives the polynomial");
+                notes.ignored(*sub, {"--layers", "--weights", "--save-weights"}, "--poly gives the polynomial");
+            } else if (!ro.weights_file.empty()) {
+                notes.ignored(*sub, network_option_names(), "--weights gives the network");
+                notes.ignored(*sub, {"--seed"}, "--weights gives the weights (the seed draws random ones)");
+            }
+            if (format == "csv" && !so.eps.empty()) notes.lines.push_back("--eps ranks are not in the csv format (the singular values are): use --format json or text");
+        }
         so.max_side = max_side;
         // so.expand.max_memory stays 0: the global --max-memory (default_max_memory()), as for expand
         so.rank.threads = globals.threads;

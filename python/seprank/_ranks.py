@@ -116,8 +116,8 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
             "precision": integer(precision, "precision"), "eps": eps_list(eps),
             "max_side": integer(max_side, "max_side"), "max_memory": memory_bytes(max_memory),
             "threads": thread_count(threads)}
-    if not 2 <= opts["precision"] <= 4096:
-        raise ValueError(f"precision: must be in 2..4096 bits, got {precision!r}")
+    if not 53 <= opts["precision"] <= 4096:
+        raise ValueError(f"precision: must be in 53..4096 bits (53: double; more: MPFR), got {precision!r}")
     if opts["max_side"] < 1:
         raise ValueError(f"max_side: must be >= 1, got {max_side!r}")
     if not isinstance(eps_absolute, bool):

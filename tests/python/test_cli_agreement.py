@@ -397,7 +397,7 @@ def test_budget_row_deeper_than_64_layers_is_noted_not_built(cli):
     deep, built = b["rows"]
     assert deep["depth"] == 65 and deep["measured"] is None and deep["dimension"] is None
     assert deep["note"] == cb[0]["note"] and "depth L = 65 exceeds 64" in deep["note"]
-    assert built["note"] == cb[1]["note"] == "" and built["depth"] == 26
+    assert built["note"] == cb[1]["note"] and "above 20000" in built["note"] and built["depth"] == 26  # 4^26: not measured
     assert built["dimension"] == cb[1]["dimension"] and built["dimension"] > 0
 
 
