@@ -22,6 +22,10 @@ struct VerifyCommand final : Command {
 
     int run(const Globals&) override {
         if (list) {
+            for (const auto& n : only) (void)seprank::claim_statement(n);  // checked though unused
+            Notes notes;
+            notes.ignored(*sub, {"--claim", "--seed"}, "--list lists every claim and runs none");
+            notes.emit(nullptr);
             json claims = json::array();
             for (const auto& n : seprank::claim_names()) {
                 if (format == "json") claims.push_back({{"claim", n}, {"statement", seprank::claim_statement(n)}});
