@@ -81,7 +81,7 @@ class Guess:
             value = point[v]
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"predict: {v} = {value!r} is not an integer")
-            x.append(value)
+            x.append(integer(value, f"predict: {v}"))  # within a C++ long
         return _number(self._g.predict(x))
 
     def check(self, *, seconds: float = 60, trials: int = 2, max_side: int = 4096, threads: int = 2,
@@ -129,5 +129,8 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
             table.append([(str(k), _text(v)) for k, v in r.items()])
     pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
-    core = _core.guess(table, vars, value, pairs, max_degree, list(bases), max_order, max_params, min_confirm)
+    if isinstance(bases, str):  # "2,3", as the CLI's --bases
+        bases = _core.parse_list(bases, "bases") if bases.strip() else []
+    core = _core.guess(table, vars, value, pairs, integer(max_degree, "max_degree"), [integer(b, "bases") for b in bases],
+                       integer(max_order, "max_order"), integer(max_params, "max_params"), integer(min_confirm, "min_confirm"))
     return Guess(core, vars, table, pairs)

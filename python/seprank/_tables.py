@@ -68,9 +68,10 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
-    rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"),
-                                                         [integer(d, "degrees") for d in degrees], seed_value(seed),
-                                                         opts)
+    degree_list = [integer(d, "degrees") for d in degrees]
+    if not degree_list:
+        raise ValueError("degrees: empty, give at least one block degree")
+    rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"), degree_list, seed_value(seed), opts)
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
             r[k] = int(r[k])

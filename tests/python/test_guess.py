@@ -2,10 +2,13 @@
 # package computes itself, its prediction checked against a rank it did not see; the
 # discipline (conjecture, counts) and bad input.
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 import seprank
+
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +125,19 @@ def test_rows_as_a_pandas_dataframe():
 def test_rows_that_are_not_dicts():
     with pytest.raises(ValueError, match=r"rows\[0\]: expected a dict of column values .* got 1"):
         seprank.guess([1, 2, 3], vars=["n"])
+
+
+def test_out_of_range_and_text_arguments_are_value_errors():
+    # a hunt found pybind's raw TypeError for these; each is now one ValueError naming the value
+    g = seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2})
+    with pytest.raises(ValueError, match="predict: dim"):
+        g.predict(dim=10**30, depth=2)
+    with pytest.raises(ValueError, match="'x' is not an integer"):
+        seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2}, bases="2,x")
+    as_text = seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2}, bases="2,3")
+    assert as_text.formula == seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2},
+                                            bases=[2, 3]).formula
+    with pytest.raises(ValueError, match="max_degree"):
+        seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], max_degree=2**70)
+    with pytest.raises(ValueError, match="degrees: empty"):
+        seprank.budget(24, [])
