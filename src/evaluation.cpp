@@ -639,15 +639,17 @@ long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOp
 }
 
 // After the ranks of a step: a block is final when its rank reached its cap (certain) or
-// stayed below its side (probabilistic: its minor size min(rank + 1, side) adds to
-// `minor_sum`, which the failure bound multiplies by D/p). Returns whether all are final.
+// stayed below its side. Every block ranked adds its minor size min(rank + 1, side) to
+// `minor_sum`, which the failure bound multiplies by D/p: a block at its cap too (its
+// side), since whether it reached the cap was itself a draw that could have fallen short.
+// Returns whether all are final.
 bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     bool all = true;
     for (Block* b : open) {
+        minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
         if (b->rank == b->cap) {
             b->done = true;  // the most it can be: certain
         } else {
-            minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
             b->done = b->rank < b->side;
         }
         if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage

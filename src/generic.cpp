@@ -124,7 +124,14 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     long cap_sum = 0;
     for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
-    std::string gpu_note;  // the GPU run's own note, of the trial with the largest rank
+    // Per trial, for the one that gives the answer: its shape, terms, block ranks and, on the
+    // GPU, the evaluation's note (device memory, where the growth stopped).
+    struct Shape {
+        long rows = 0, cols = 0, terms = -1;
+        std::vector<long> block_ranks;
+        std::string gpu_note;
+    };
+    std::vector<Shape> shapes;
     // Per trial: its prime, and the minors its bound counts (the evaluation's minor_sum, the
     // sizes of the minors summed over its growth steps; 0 for the flattening: one minor of
     // the value's size plus one, counted below).
@@ -142,6 +149,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
+        Shape shape;
         double last_minors = 0;
         bool trial_converged = true;  // the flattening always is
         if (flat) {
@@ -161,9 +169,9 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             // Every degree block at its cap: the draw's rank meets Σ cap_a, a bound for all
             // weights (evaluation.hpp), as in the graded evaluation below.
             if (!caps.empty() && r == cap_sum) at_caps = true;
-            res.rows = c.rows;
-            res.cols = c.cols;
-            res.terms = static_cast<long>(f.terms());
+            shape.rows = c.rows;
+            shape.cols = c.cols;
+            shape.terms = static_cast<long>(f.terms());
         } else {
             EvaluationOptions eo;
             eo.seed = rng.next();
@@ -183,8 +191,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             res.phases.matrix += e.phases.matrix;
             res.phases.rank += e.phases.rank;
             res.evaluations += e.evaluations;
-            res.rows = e.rows;
-            res.cols = e.cols;
+            shape.rows = e.rows;
+            shape.cols = e.cols;
             trial_converged = e.converged;
             res.out_of_time = res.out_of_time || e.out_of_time;  // kept below only when the answer did not converge
             // A growth that memory stopped names the side and the limit in its note (memory_stop).
@@ -195,14 +203,13 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             // caps is an upper bound of R* that this trial's lower bound meets.
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
-            // The ranks of the degree blocks and, on the GPU, the evaluation's note (device
-            // memory, where the growth stopped), of the trial with the largest rank.
-            if (res.trial_ranks.empty() || r > *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end())) {
-                res.block_ranks = e.block_ranks;
-                if (gpu) gpu_note = e.note;
-            }
+            shape.block_ranks = e.block_ranks;
+            // The evaluation's own note, less its word on the bound: it was given the prime, so
+            // it bounds nothing (1); the bound here is generic's.
+            if (gpu) shape.gpu_note = e.note.substr(0, e.note.find("; the prime was given"));
         }
         res.trial_ranks.push_back(r);
+        shapes.push_back(std::move(shape));
         minors.push_back(flat ? 0.0 : last_minors);
         converged.push_back(trial_converged ? 1 : 0);
         // No later trial can change the answer: every degree block at its cap (exact, the
@@ -220,7 +227,11 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         res.trials = run;
     }
     res.value = *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end());
-    for (long r : res.trial_ranks) res.degenerate += r < res.value;
+    long unfinished = 0;  // trials that did not converge (the time budget ended them), not degenerate draws
+    for (std::size_t t = 0; t < res.trial_ranks.size(); ++t) {
+        if (!converged[t]) ++unfinished;
+        else res.degenerate += res.trial_ranks[t] < res.value;
+    }
     // The trial that gave the value, a converged one where there is one, names the prime (and
     // |S|, the note's s and c). The answer converged when that trial did: a trial that did
     // not (the time budget ended it while it grew) only fails to lower the bound.
@@ -228,11 +239,20 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     for (std::size_t t = 0; t < res.trial_ranks.size(); ++t)
         if (res.trial_ranks[t] == res.value && (best == res.trial_ranks.size() || (converged[t] && !converged[best]))) best = t;
     res.prime = primes[best];
+    res.rows = shapes[best].rows;
+    res.cols = shapes[best].cols;
+    res.terms = shapes[best].terms;
+    res.block_ranks = shapes[best].block_ranks;
     std::vector<std::uint64_t> distinct = primes;
     std::sort(distinct.begin(), distinct.end());
     res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-    const auto set_size_of = [&](std::uint64_t q) {  // |S|: the weight range's 2R+1 (the points' q if smaller), else q
-        return opt.weight_range > 0 ? std::min(2.0 * static_cast<double>(opt.weight_range) + 1.0, static_cast<double>(q)) : static_cast<double>(q);
+    // |S| for Schwartz–Zippel, one over the largest chance of a residue: q for the points
+    // (uniform mod q) and the default weights; 2R+1 for weights uniform on [-R, R], and
+    // (2R+1)/⌈(2R+1)/q⌉ when 2R+1 > q (mod q some residues are then more likely).
+    const auto set_size_of = [&](std::uint64_t q) {
+        if (opt.weight_range <= 0) return static_cast<double>(q);
+        const double n = 2.0 * static_cast<double>(opt.weight_range) + 1.0;
+        return std::min(n / std::ceil(n / static_cast<double>(q)), static_cast<double>(q));
     };
     res.converged = at_caps || converged[best];
     if (res.converged) res.out_of_time = false;
@@ -289,13 +309,15 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                                   " the chance that its random prime divides the integer content of one of those minors (at most " +
                                   bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
                                   "-bit prime factor), which would make it vanish identically mod p");
-    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial with the largest rank: " + gpu_note + ")"
+    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial that gave the rank: " + shapes[best].gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(res.prime) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;
     res.note += stopped_early;
     if (res.degenerate > 0)
         res.note += "; " + std::to_string(res.degenerate) + " degenerate draw(s) below the maximum";
+    if (unfinished > 0 && res.converged)
+        res.note += "; " + std::to_string(unfinished) + " later trial(s) stopped before converging (the time budget), counted 1 in the bound";
     if (res.variant.rfind("graded", 0) == 0)
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)

@@ -198,7 +198,7 @@ void plot_table(const std::string& csv_path, const std::string& output, const Pl
     std::remove(log_path.c_str());
     if (status != 0 || !std::ifstream(tmp_out)) {
         std::remove(tmp_out.c_str());
-        throw resource_limit(status == -1 ? "cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox)"
+        throw resource_limit(status == -1 ? "cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox), or write its log next to '" + output + "'"
                                           : "gnuplot failed (install gnuplot-nox): " + out);
     }
     try {

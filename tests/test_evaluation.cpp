@@ -256,6 +256,14 @@ TEST_CASE("minor_sum: the minors the bound counts, a full-rank step's side and t
     for (std::size_t a = 0; a < g.block_ranks.size() && a < caps.size(); ++a) below_cap += g.block_ranks[a] < caps[a];
     CHECK(g.minor_sum >= static_cast<double>(below_cap));
     CHECK(g.minor_sum > 0.0);
+    // a block at its cap counts its side too (reaching the cap was a draw): N=2 dx=2 L=2
+    // has every block at its cap in one step of side 64, so the sum is the rank itself
+    const Network at_caps = random_network(seprank_test::attention_spec(2, 2, 2), 4);
+    o.start = 64;
+    const RankAnswer e = evaluation_rank(at_caps, balanced_partition(2), o);
+    REQUIRE(e.kind == RankKind::exact);
+    CHECK(e.minor_sum == static_cast<double>(e.value));
+    CHECK(e.failure_bound == 0.0);  // exact all the same
 }
 
 TEST_CASE("a time budget ends the growth as an honest lower bound; one not reached changes nothing") {

@@ -60,7 +60,8 @@ struct GuessCommand final : Command {
 
     int run(const Globals& globals) override {
         o.vars = split_names(vars_text);
-        o.bases = bases_text.empty() ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");  // "" : none
+        const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)
+        o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
         seprank::check_options(o);
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
             throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");

@@ -80,7 +80,7 @@ struct RankAnswer {
                                       // converged is false then, and the note says why
     long evaluations = 0;             // evaluation: forward passes
     double minor_sum = 0;             // evaluation: Σ over the growth steps (graded: and the blocks
-                                      // below their caps) of the minor size ρ = min(rank + 1, side)
+                                      // ranked, a block at its cap too) of the minor size ρ = min(rank + 1, side)
                                       // whose vanishing the bound counts: failure_bound is
                                       // minor_sum·D/p (D = d^L) before the prime's term; generic
                                       // uses it with its own D. Not a column of its own

@@ -87,15 +87,15 @@ struct GenericOptions {
 // generic_rank and plan_sweep; a front end may call it before any other work. O(1).
 void check_options(const GenericOptions& opt);
 
-// The answer (answer.hpp): value = max over trials; kind generic when every trial
-// converged (else modular_lower_bound with failure_bound 1: a lower bound only);
-// quantity "generic sep"; method flattening | evaluation (variant modular-sparse, or the
-// evaluation's plain | graded); field Z/p; prime (of the trial that gave the value);
-// primes_used (distinct primes over the trials); rows, cols of the (last) matrix;
-// terms (flattening: of f mod p, last trial); trials (run: the trials stop after one
-// that is exact, at every degree block's cap, or that did not converge, since no later
-// trial changes the kind then; the note says so), trial_ranks, degenerate (trials
-// below the maximum); set_size |S| (of that trial); weight_degree D_L; bound_degree D;
+// The answer (answer.hpp): value = max over trials; kind generic when the trial that
+// gave it converged (a converged one where several tie; else modular_lower_bound with
+// failure_bound 1: a lower bound only); quantity "generic sep"; method flattening |
+// evaluation (variant modular-sparse, or the evaluation's plain | graded); field Z/p;
+// prime, rows, cols, terms (flattening: of f mod p), block_ranks: of the trial that gave
+// the value; primes_used (distinct primes over the trials); trials (run: the trials stop
+// after one that is exact, at every degree block's cap, or that did not converge, since
+// no later trial changes the answer then; the note says so), trial_ranks, degenerate
+// (trials below the maximum); set_size |S| (of that trial); weight_degree D_L; bound_degree D;
 // failure_bound Π_t (s_t·D/|S_t| + c_t) (0 when exact); partition; degree d^L.
 // Checked (invalid_input), before any draw: the spec, by the conversion to ValidSpec when
 // given a bare NetworkSpec (once; the size estimate and every trial's random_network take
