@@ -601,11 +601,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     // The trial that gave the value names the prime; primes_used counts the distinct ones.
     res.prime = primes[best_trial];
     res.set_size = res.prime;
-    {
-        std::vector<std::uint64_t> distinct = primes;
-        std::sort(distinct.begin(), distinct.end());
-        res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-    }
+    res.primes_used = detail::distinct_count(primes);
     // The answer v (the largest trial rank) is below the generic rank R* only if every trial
     // stayed at most v. A trial with rank v did so when, at one of the ranks it took, the
     // minor of size ρ = min(rank + 1, rows, P) vanished at the draw (Schwartz–Zippel: Σρ·D/p,
@@ -628,9 +624,10 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     const auto content_of = [&](double rho) {
         return rho > 0 ? detail::prime_divisor_bound(content_bits_of(rho), static_cast<unsigned>(bits)) : 0.0;
     };
+    const double D = fmpz_get_d(bdeg.get());
     std::vector<double> per_trial;
     for (std::size_t tr = 0; tr < primes.size(); ++tr)
-        per_trial.push_back(ranks[tr] < best ? 1.0 : minors[tr] * std::stod(bdeg.str()) / static_cast<double>(primes[tr]) + content_of(minors[tr]));
+        per_trial.push_back(ranks[tr] < best ? 1.0 : minors[tr] * D / static_cast<double>(primes[tr]) + content_of(minors[tr]));
     const double rho = minors[best_trial];
     const double content_bits = content_bits_of(rho), content = content_of(rho);
     res.failure_bound = independent_bound(per_trial);

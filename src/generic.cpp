@@ -124,34 +124,28 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     long cap_sum = 0;
     for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
-    // Per trial, for the one that gives the answer: its shape, terms, block ranks and, on the
-    // GPU, the evaluation's note (device memory, where the growth stopped).
-    struct Shape {
+    // What the answer and its bound need of each trial (res.trial_ranks holds its rank).
+    struct Trial {
+        std::uint64_t prime = 0;
+        bool converged = true;  // its rank stopped growing (the flattening's always)
+        double minors = 0;      // evaluation: its minor_sum (the flattening's one minor, v + 1, is counted below)
         long rows = 0, cols = 0, terms = -1;
         std::vector<long> block_ranks;
-        std::string gpu_note;
+        std::string gpu_note;  // on the GPU, the evaluation's note (device memory, where the growth stopped)
     };
-    std::vector<Shape> shapes;
-    // Per trial: its prime, and the minors its bound counts (the evaluation's minor_sum, the
-    // sizes of the minors summed over its growth steps; 0 for the flattening: one minor of
-    // the value's size plus one, counted below).
-    std::vector<std::uint64_t> primes;
-    std::vector<double> minors;
-    std::vector<char> converged;  // per trial: its rank stopped growing (the flattening's always)
+    std::vector<Trial> trials;
     std::string stopped_early;  // why trials after the last one run were not run
     std::string memory_reason;  // a trial's growth stopped for lack of memory: the evaluation's words
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
         if (t > 0) p = random_prime(rng, static_cast<unsigned>(bits));
-        primes.push_back(p);
+        Trial trial;
+        trial.prime = p;
         const long half = opt.weight_range > 0 ? opt.weight_range : static_cast<long>((p - 1) / 2);
         const std::uint64_t wseed = rng.next();
         const Network net = random_network(valid, wseed, half);  // uniform on Z/p
         long r = 0;
-        Shape shape;
-        double last_minors = 0;
-        bool trial_converged = true;  // the flattening always is
         if (flat) {
             auto tp = std::chrono::steady_clock::now();
             auto lap = [&tp] {
@@ -169,9 +163,9 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             // Every degree block at its cap: the draw's rank meets Σ cap_a, a bound for all
             // weights (evaluation.hpp), as in the graded evaluation below.
             if (!caps.empty() && r == cap_sum) at_caps = true;
-            shape.rows = c.rows;
-            shape.cols = c.cols;
-            shape.terms = static_cast<long>(f.terms());
+            trial.rows = c.rows;
+            trial.cols = c.cols;
+            trial.terms = static_cast<long>(f.terms());
         } else {
             EvaluationOptions eo;
             eo.seed = rng.next();
@@ -187,13 +181,13 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
             const RankAnswer e = evaluation_rank(net, part, eo);
             r = e.value;
-            last_minors = e.minor_sum;
+            trial.minors = e.minor_sum;
             res.phases.matrix += e.phases.matrix;
             res.phases.rank += e.phases.rank;
             res.evaluations += e.evaluations;
-            shape.rows = e.rows;
-            shape.cols = e.cols;
-            trial_converged = e.converged;
+            trial.rows = e.rows;
+            trial.cols = e.cols;
+            trial.converged = e.converged;
             res.out_of_time = res.out_of_time || e.out_of_time;  // kept below only when the answer did not converge
             // A growth that memory stopped names the side and the limit in its note (memory_stop).
             if (const std::size_t at = e.note.find("growth stopped before side"); !e.converged && at != std::string::npos && memory_reason.empty())
@@ -203,15 +197,14 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             // caps is an upper bound of R* that this trial's lower bound meets.
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
-            shape.block_ranks = e.block_ranks;
+            trial.block_ranks = e.block_ranks;
             // The evaluation's own note, less its word on the bound: it was given the prime, so
             // it bounds nothing (1); the bound here is generic's.
-            if (gpu) shape.gpu_note = e.note.substr(0, e.note.find("; the prime was given"));
+            if (gpu) trial.gpu_note = e.note.substr(0, e.note.find("; the prime was given"));
         }
         res.trial_ranks.push_back(r);
-        shapes.push_back(std::move(shape));
-        minors.push_back(flat ? 0.0 : last_minors);
-        converged.push_back(trial_converged ? 1 : 0);
+        const bool trial_converged = trial.converged;
+        trials.push_back(std::move(trial));
         // No later trial can change the answer: every degree block at its cap (exact, the
         // largest rank any weights give), or a trial that did not converge (the next ones
         // would stop at the same size or memory limit, or with less of the time budget).
@@ -228,24 +221,25 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     }
     res.value = *std::max_element(res.trial_ranks.begin(), res.trial_ranks.end());
     long unfinished = 0;  // trials that did not converge (the time budget ended them), not degenerate draws
-    for (std::size_t t = 0; t < res.trial_ranks.size(); ++t) {
-        if (!converged[t]) ++unfinished;
+    for (std::size_t t = 0; t < trials.size(); ++t) {
+        if (!trials[t].converged) ++unfinished;
         else res.degenerate += res.trial_ranks[t] < res.value;
     }
     // The trial that gave the value, a converged one where there is one, names the prime (and
     // |S|, the note's s and c). The answer converged when that trial did: a trial that did
     // not (the time budget ended it while it grew) only fails to lower the bound.
-    std::size_t best = res.trial_ranks.size();
-    for (std::size_t t = 0; t < res.trial_ranks.size(); ++t)
-        if (res.trial_ranks[t] == res.value && (best == res.trial_ranks.size() || (converged[t] && !converged[best]))) best = t;
-    res.prime = primes[best];
-    res.rows = shapes[best].rows;
-    res.cols = shapes[best].cols;
-    res.terms = shapes[best].terms;
-    res.block_ranks = shapes[best].block_ranks;
-    std::vector<std::uint64_t> distinct = primes;
-    std::sort(distinct.begin(), distinct.end());
-    res.primes_used = static_cast<long>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    std::size_t best = trials.size();
+    for (std::size_t t = 0; t < trials.size(); ++t)
+        if (res.trial_ranks[t] == res.value && (best == trials.size() || (trials[t].converged && !trials[best].converged))) best = t;
+    const Trial& chosen = trials[best];
+    res.prime = chosen.prime;
+    res.rows = chosen.rows;
+    res.cols = chosen.cols;
+    res.terms = chosen.terms;
+    res.block_ranks = chosen.block_ranks;
+    std::vector<std::uint64_t> primes;
+    for (const Trial& t : trials) primes.push_back(t.prime);
+    res.primes_used = detail::distinct_count(primes);
     // |S| for Schwartz–Zippel, one over the largest chance of a residue: q for the points
     // (uniform mod q) and the default weights; 2R+1 for weights uniform on [-R, R], and
     // (2R+1)/⌈(2R+1)/q⌉ when 2R+1 > q (mod q some residues are then more likely).
@@ -254,7 +248,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         const double n = 2.0 * static_cast<double>(opt.weight_range) + 1.0;
         return std::min(n / std::ceil(n / static_cast<double>(q)), static_cast<double>(q));
     };
-    res.converged = at_caps || converged[best];
+    res.converged = at_caps || chosen.converged;
     if (res.converged) res.out_of_time = false;
     // The answer v (the largest trial rank) is below R* only if every trial's rank is at
     // most v while some (v+1)×(v+1) minor of the matrix, a non-zero polynomial in the drawn
@@ -275,16 +269,17 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     // (Pr[v < R* and bound ≤ δ] ≤ δ for every δ).
     const double v1 = static_cast<double>(res.value) + 1.0;
     const double log2F = res.converged && !at_caps ? log2_structure_bound(valid, opt.weight_range > 0 ? opt.weight_range : 1) : 0.0;
-    const auto minors_of = [&](std::size_t t) { return flat ? v1 : minors[t]; };
+    const auto minors_of = [&](const Trial& t) { return flat ? v1 : t.minors; };
     const auto content_bits_of = [&](double rho) { return rho * (std::log2(v1) + log2F); };
+    const auto content_of = [&](double rho) { return detail::prime_divisor_bound(content_bits_of(rho), static_cast<unsigned>(bits)); };
     std::vector<double> per_trial;
-    for (std::size_t t = 0; t < primes.size(); ++t)
-        per_trial.push_back(res.trial_ranks[t] < res.value || !converged[t] ? 1.0
-                                                           : minors_of(t) * fmpz_get_d(bdeg.get()) / set_size_of(primes[t]) +
-                                                                 detail::prime_divisor_bound(content_bits_of(minors_of(t)), static_cast<unsigned>(bits)));
-    const double rho = minors_of(best);
+    for (std::size_t t = 0; t < trials.size(); ++t)
+        per_trial.push_back(res.trial_ranks[t] < res.value || !trials[t].converged
+                                ? 1.0
+                                : minors_of(trials[t]) * fmpz_get_d(bdeg.get()) / set_size_of(trials[t].prime) + content_of(minors_of(trials[t])));
+    const double rho = minors_of(chosen);
     const double content_bits = res.converged && !at_caps ? content_bits_of(rho) : 0.0;
-    const double content = content_bits > 0 ? detail::prime_divisor_bound(content_bits, static_cast<unsigned>(bits)) : 0.0;
+    const double content = content_bits > 0 ? content_of(rho) : 0.0;
     res.failure_bound = at_caps ? 0.0 : res.converged ? independent_bound(per_trial) : 1.0;
     // Every degree block of a trial at its cap: the trial's integer network has sep = the
     // sum of the caps exactly, and no weights give more, so R* is that sum: exact.
@@ -309,7 +304,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                                   " the chance that its random prime divides the integer content of one of those minors (at most " +
                                   bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
                                   "-bit prime factor), which would make it vanish identically mod p");
-    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial that gave the rank: " + shapes[best].gpu_note + ")"
+    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial that gave the rank: " + chosen.gpu_note + ")"
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(res.prime) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;

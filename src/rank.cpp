@@ -228,6 +228,11 @@ double detail::prime_divisor_bound(double log2H, unsigned bits) {
     return std::min(1.0, divisors / prime_count_lower_bound(bits));
 }
 
+long detail::distinct_count(std::vector<std::uint64_t> primes) {
+    std::sort(primes.begin(), primes.end());
+    return static_cast<long>(std::unique(primes.begin(), primes.end()) - primes.begin());
+}
+
 bool detail::use_dense(const SparseZMat& a) {
     const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
     return cells > 0 && static_cast<double>(a.nnz()) > 0.15 * cells && cells * 8.0 < 1024.0 * 1024 * 1024;

@@ -19,6 +19,9 @@ std::vector<std::uint64_t> distinct_primes(std::uint64_t seed, std::size_t count
 // has at most ⌈log2H / (bits − 1)⌉ of them as factors (at least one counted), out of
 // prime_count_lower_bound(bits) or more (2^55.58 for 62 bits). At most 1.
 double prime_divisor_bound(double log2H, unsigned bits);
+// The number of distinct values among `primes` (the moduli of several trials, whose draws
+// may repeat). O(n log n).
+long distinct_count(std::vector<std::uint64_t> primes);
 // Dense FLINT elimination pays off: nnz > 15% of m·n and the dense matrix fits in 1 GiB.
 bool use_dense(const SparseZMat& a);
 // An answer of the rank engine about a bare matrix (quantity and method "matrix").

@@ -364,12 +364,12 @@ PYBIND11_MODULE(_core, m) {
     m.attr("ResourceLimitError") = py::reinterpret_borrow<py::object>(resource_limit_error);
     translate_errors();
     m.attr("version") = version_string();
-    // The library's memory check (limits.hpp) for sizes the Python layer controls, e.g. a
-    // matrix before its entries are converted: resource_limit → ResourceLimitError.
     // A bound as printed, rounded up (answer.hpp), for the Python reprs.
     m.def("bound_up", [](double x, int digits) { return bound_up(x, digits); });
     // The CLI's lists ("1..4,6"): the same values and the same messages.
     m.def("parse_list", [](const std::string& text, const std::string& option) { return parse_list(text, option); });
+    // The library's memory check (limits.hpp) for sizes the Python layer controls, e.g. a
+    // matrix before its entries are converted: resource_limit → ResourceLimitError.
     m.def("check_memory", [](double estimate, double limit, const std::string& what, const std::string& limit_name) {
         check_memory(estimate, limit > 0 ? limit : default_max_memory(), what, limit_name);
     });
