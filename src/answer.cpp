@@ -22,6 +22,16 @@ std::string to_string(RankKind k) {
     throw internal_error("to_string(RankKind): unknown value " + std::to_string(static_cast<int>(k)));
 }
 
+std::string to_string(GrowthStop s) {
+    switch (s) {
+        case GrowthStop::none: return "none";
+        case GrowthStop::size_limit: return "size limit";
+        case GrowthStop::time_budget: return "time budget";
+        case GrowthStop::memory: return "memory";
+    }
+    throw internal_error("to_string(GrowthStop): unknown value " + std::to_string(static_cast<int>(s)));
+}
+
 std::string RankAnswer::label() const {
     switch (kind) {
         case RankKind::exact: return "certified";

@@ -369,7 +369,7 @@ std::string memory_stop(long K, double held, double need) {
     const double limit = default_max_memory();
     if (held + need <= limit) return "";
     return "growth stopped before side " + std::to_string(K) + " for lack of memory (its matrices about " + format_bytes(held + need) +
-           ", over the limit of " + format_bytes(limit) + ": --max-memory); ";
+           ", over the limit of " + format_bytes(limit) + ": --max-memory)";
 }
 
 void report_step(long k, long max_side, const std::string& doing, long last_rank, long last_side) {
@@ -398,7 +398,6 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     const bool bordered = use_bordered(opt, st.dev);
     long old = 0;
     StepBudget budget(opt.max_seconds);
-    std::string memory_note;  // the growth stopped for lack of memory (memory_stop)
     for (long k = first_side(opt);; k = next_side(k, opt)) {
         budget.step_started();
         report_step(k, opt.max_side, "evaluating", res.value, old);
@@ -407,7 +406,8 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
             const std::string stop = memory_stop(k, 8.0 * static_cast<double>(old) * static_cast<double>(old),
                                                  8.0 * static_cast<double>(k) * static_cast<double>(k + 1));
             if (!stop.empty()) {
-                memory_note = stop;
+                res.stop = GrowthStop::memory;
+                res.stop_detail = stop;
                 break;
             }
         }
@@ -455,12 +455,12 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         }
         if (k == opt.max_side) break;
         if (budget.stop_before(k, next_side(k, opt))) {
-            res.out_of_time = true;
+            res.stop = GrowthStop::time_budget;
             break;
         }
     }
     res.note = f.describe(opt.batch) + (opt.store.empty() ? "" : "block store not used (plain variant); ") +
-               (st.dev.note.empty() ? "" : st.dev.note + "; ") + memory_note;
+               (st.dev.note.empty() ? "" : st.dev.note + "; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;
 }
@@ -706,7 +706,7 @@ public:
                 if (!b.done && b.side > had) need += 8.0 * static_cast<double>(b.side) * static_cast<double>(b.side + 1);
             }
             stop_ = memory_stop(K, held, need);
-            if (!stop_.empty()) return false;
+            if (!stop_.empty()) return false;  // graded_steps reads stop()
         }
         for (auto& b : blocks_) {
             const long had = nmod_mat_nrows(b.m.get());
@@ -737,7 +737,8 @@ public:
                 open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m);
         });
     }
-    std::string note() const { return stop_; }
+    std::string note() const { return ""; }
+    std::string stop() const { return stop_; }  // why evaluate() returned false
 
 private:
     const Graded& g_;
@@ -829,6 +830,7 @@ public:
         return "block store " + store_.dir() + ": " + std::to_string(units_here_.load()) + " of " + std::to_string(units_total_.load()) +
                " units computed by this process (the others were already there or done by another); ";
     }
+    std::string stop() const { return ""; }  // evaluate() always takes the step
 
 private:
     struct Step {
@@ -1036,7 +1038,7 @@ public:
         if (!session_.step(a, b, K, side, why)) {
             // `why` is the plugin's: the device's memory, or (rarely) the host's for a step's buffers.
             if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit in memory (" + why + ")");
-            stop_ = "growth stopped before side " + std::to_string(K) + " for lack of memory (" + why + "); ";
+            stop_ = "growth stopped before side " + std::to_string(K) + " for lack of memory (" + why + ")";
             return false;
         }
         peak_ = std::max(peak_, session_.device_bytes());
@@ -1057,8 +1059,9 @@ public:
         char s[160];
         std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.4g MiB there; %.3g s of device time); ",
                       peak_ / (1024.0 * 1024.0), session_.gpu_seconds());
-        return s + stop_;
+        return s;
     }
+    std::string stop() const { return stop_; }  // why evaluate() returned false
 
 private:
     const Graded& g_;
@@ -1109,8 +1112,10 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         long side = 0;
         for (const auto& b : blocks) side += b.side;
         report_step(side, opt.max_side, "evaluating", last_rank, last_side);
-        if (!be.evaluate(K, old)) {  // the device's memory cannot hold this step: the last one stands
+        if (!be.evaluate(K, old)) {  // the memory cannot hold this step: the last one stands
             for (std::size_t a = 0; a < blocks.size(); ++a) blocks[a].side = before[a];
+            res.stop = GrowthStop::memory;
+            res.stop_detail = be.stop();
             break;
         }
         res.evaluations += (K * K - old * old) * g.nd;
@@ -1132,7 +1137,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         }
         if (k == opt.max_side) break;
         if (budget.stop_before(k, next_side(k, opt))) {
-            res.out_of_time = true;
+            res.stop = GrowthStop::time_budget;
             break;
         }
     }
@@ -1239,12 +1244,21 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     res.primes_used = 1;
     res.partition = to_string(part);
     res.degree = output_degree(net.spec).str();
-    res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note +
-               (at_caps         ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
-                : res.converged  ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
-                : res.out_of_time ? "rank still full when the time budget (max_seconds) ran out: a lower bound only"
-                                  : res.note.find("for lack of memory") != std::string::npos ? "rank still full where memory stopped the growth: a lower bound only"
-                                  : "rank still full at the size limit: a lower bound only");
+    // What ended a growth that did not converge: the loops name the time budget and memory.
+    if (res.converged) res.stop = GrowthStop::none, res.stop_detail.clear();
+    else if (res.stop == GrowthStop::none) res.stop = GrowthStop::size_limit;
+    res.engine_note = res.note.size() >= 2 && res.note.compare(res.note.size() - 2, 2, "; ") == 0 ? res.note.substr(0, res.note.size() - 2) : res.note;
+    const char* ended = nullptr;
+    switch (res.stop) {
+        case GrowthStop::none: break;
+        case GrowthStop::time_budget: ended = "rank still full when the time budget (max_seconds) ran out: a lower bound only"; break;
+        case GrowthStop::memory: ended = "rank still full where memory stopped the growth: a lower bound only"; break;
+        case GrowthStop::size_limit: ended = "rank still full at the size limit: a lower bound only"; break;
+    }
+    res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note + (res.stop_detail.empty() ? "" : res.stop_detail + "; ") +
+               (at_caps        ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
+                : res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
+                                : ended);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.phases.matrix = std::max(0.0, res.seconds - res.phases.rank);  // the forward evaluations
     res.peak_mib = peak_rss_mib();

@@ -131,11 +131,12 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         double minors = 0;      // evaluation: its minor_sum (the flattening's one minor, v + 1, is counted below)
         long rows = 0, cols = 0, terms = -1;
         std::vector<long> block_ranks;
-        std::string gpu_note;  // on the GPU, the evaluation's note (device memory, where the growth stopped)
+        GrowthStop stop = GrowthStop::none;  // evaluation: what ended a growth that did not converge
+        std::string stop_detail;             // and where (memory)
+        std::string gpu_note;  // on the GPU, the evaluation's engine_note (device memory and time)
     };
     std::vector<Trial> trials;
     std::string stopped_early;  // why trials after the last one run were not run
-    std::string memory_reason;  // a trial's growth stopped for lack of memory: the evaluation's words
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
         report_progress(current_progress(), "trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(opt.trials));  // progress.hpp
@@ -188,19 +189,18 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
             trial.rows = e.rows;
             trial.cols = e.cols;
             trial.converged = e.converged;
-            res.out_of_time = res.out_of_time || e.out_of_time;  // kept below only when the answer did not converge
-            // A growth that memory stopped names the side and the limit in its note (memory_stop).
-            if (const std::size_t at = e.note.find("growth stopped before side"); !e.converged && at != std::string::npos && memory_reason.empty())
-                memory_reason = e.note.substr(at, e.note.find("; ", at) == std::string::npos ? std::string::npos : e.note.find("; ", at) - at);
+            trial.stop = e.stop;
+            trial.stop_detail = e.stop_detail;
             // Graded, exact: every degree block reached its cap, the number of monomials
             // that bounds its rank for all weights (docs/evaluation.md): the sum of the
             // caps is an upper bound of R* that this trial's lower bound meets.
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
             trial.block_ranks = e.block_ranks;
-            // The evaluation's own note, less its word on the bound: it was given the prime, so
-            // it bounds nothing (1); the bound here is generic's.
-            if (gpu) trial.gpu_note = e.note.substr(0, e.note.find("; the prime was given"));
+            // How the evaluation held its matrices (device memory, time there); its word on the
+            // bound is left out: it was given the prime, so it bounds nothing (1), and the
+            // bound here is generic's.
+            if (gpu) trial.gpu_note = e.engine_note;
         }
         res.trial_ranks.push_back(r);
         const bool trial_converged = trial.converged;
@@ -249,7 +249,10 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
         return std::min(n / std::ceil(n / static_cast<double>(q)), static_cast<double>(q));
     };
     res.converged = at_caps || chosen.converged;
-    if (res.converged) res.out_of_time = false;
+    // Not converged: the chosen trial did not, nor did any other (a converged one with the
+    // same rank would have been chosen), and it says what stopped it.
+    res.stop = res.converged ? GrowthStop::none : chosen.stop;
+    res.stop_detail = res.converged ? std::string() : chosen.stop_detail;
     // The answer v (the largest trial rank) is below R* only if every trial's rank is at
     // most v while some (v+1)×(v+1) minor of the matrix, a non-zero polynomial in the drawn
     // weights and points with integer coefficients, is not zero. A trial with rank v:
@@ -320,8 +323,8 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                     (flat ? std::string("flattening") : "evaluation, " + res.variant) + ")";
     if (flat && opt.max_seconds > 0) res.note += "; time budget (max_seconds) not used: the flattening is not stopped part-way";
     if (!res.converged)
-        res.note += res.out_of_time ? "; evaluation stopped by the time budget (max_seconds) while the rank still grew: lower bound only"
-                    : !memory_reason.empty() ? "; evaluation " + memory_reason + " while the rank still grew: lower bound only"
+        res.note += res.stop == GrowthStop::time_budget ? "; evaluation stopped by the time budget (max_seconds) while the rank still grew: lower bound only"
+                    : res.stop == GrowthStop::memory ? "; evaluation " + res.stop_detail + " while the rank still grew: lower bound only"
                     : res.rows == 0 ? "; the size limit (max_side " + std::to_string(opt.max_side) +
                                           ") leaves no room for one row per degree block: nothing evaluated, lower bound only"
                                     : "; evaluation matrix still full rank at the size limit (max_side): lower bound only";

@@ -400,9 +400,10 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (!res.converged) {
         char budget[32];
         std::snprintf(budget, sizeof budget, "%g", s.generic.max_seconds);
-        src.reason = res.out_of_time ? "evaluation matrix full rank at side " + std::to_string(res.rows) + " when the row's time budget of " +
-                                           budget + " s ran out"
-                                     : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+        src.reason = res.stop == GrowthStop::time_budget ? "evaluation matrix full rank at side " + std::to_string(res.rows) +
+                                                               " when the row's time budget of " + budget + " s ran out"
+                     : res.stop == GrowthStop::memory ? "evaluation matrix full rank at side " + std::to_string(res.rows) + "; " + res.stop_detail
+                                                      : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     }
     Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
@@ -421,10 +422,16 @@ std::string csv_header(bool eps, bool dimension, bool layers) { return csv_line(
 
 std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns(row)); }
 
+// The version of the rows' numbers: raised whenever the same options give other values,
+// labels or bounds (a new failure bound, say), so that a table file written before is not
+// resumed with rows computed the old way. 2: per-trial primes and the bound over every
+// growth step (v0.x files had no version).
+constexpr int kResultsVersion = 2;
+
 std::string sweep_signature(const SweepOptions& s) {
     const GenericOptions& g = s.generic;
     std::ostringstream os;
-    os << "trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
+    os << "results=" << kResultsVersion << " trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
        << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty(), g.device != Device::cpu).size();
     if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
@@ -565,6 +572,11 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
         if (!text.empty() && !resume)
             throw invalid_input("table file '" + path + "' exists and is not empty: add --resume, or remove it");
         TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
+        if (!text.empty() && !sweep.empty() && f.sweep != sweep && !f.sweep.empty() && sweep.rfind("results=", 0) == 0 &&
+            f.sweep.substr(0, f.sweep.find(' ')) != sweep.substr(0, sweep.find(' ')))
+            throw invalid_input("table file '" + path + "' was written by another version of seprank, whose rows hold other values or bounds (" +
+                                (f.sweep.rfind("results=", 0) == 0 ? f.sweep.substr(0, f.sweep.find(' ')) : std::string("no results version")) +
+                                "; this one: " + sweep.substr(0, sweep.find(' ')) + "): its rows cannot be reused; use another file");
         if (!text.empty() && !sweep.empty() && f.sweep != sweep)
             throw invalid_input("table file '" + path + "' was written by a different sweep (" +
                                 (f.sweep.empty() ? std::string("no sweep line") : f.sweep) + "; this sweep: " + sweep +

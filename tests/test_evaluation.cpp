@@ -7,6 +7,7 @@
 #include "seprank/expand.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/forward_batch.hpp"
+#include "seprank/generic.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
@@ -279,17 +280,18 @@ TEST_CASE("a time budget ends the growth as an honest lower bound; one not reach
         o.variant = v;
         const RankAnswer full = evaluation_rank(net, part, o);
         REQUIRE(full.converged);
-        REQUIRE_FALSE(full.out_of_time);
+        REQUIRE(full.stop == GrowthStop::none);
         REQUIRE(full.rows > first_side(o));  // it needs more than the first step
         o.max_seconds = 1e6;                  // never reached: the same run
         const RankAnswer roomy = evaluation_rank(net, part, o);
         CHECK(roomy.value == full.value);
         CHECK(roomy.evaluations == full.evaluations);
         CHECK(roomy.converged);
-        CHECK_FALSE(roomy.out_of_time);
+        CHECK(roomy.stop == GrowthStop::none);
         o.max_seconds = 1e-9;  // spent at once: the first step runs, the second is not started
         const RankAnswer cut = evaluation_rank(net, part, o);
-        CHECK(cut.out_of_time);
+        CHECK(cut.stop == GrowthStop::time_budget);
+        CHECK(cut.stop_detail.empty());
         CHECK_FALSE(cut.converged);
         CHECK(cut.kind == RankKind::modular_lower_bound);
         CHECK(cut.failure_bound == 1.0);
@@ -436,7 +438,35 @@ TEST_CASE("a growth step over the memory limit stops the growth as a lower bound
         CHECK(tight.value < roomy.value);
         CHECK(tight.note.find("--max-memory") != std::string::npos);
         CHECK(tight.note.find("where memory stopped the growth") != std::string::npos);
+        // the stop, structured: what and where, the note's words
+        CHECK(tight.stop == GrowthStop::memory);
+        CHECK(tight.stop_detail.rfind("growth stopped before side ", 0) == 0);
+        CHECK(tight.note.find(tight.stop_detail) != std::string::npos);
+        CHECK(tight.engine_note.find("lack of memory") == std::string::npos);  // how, not why it stopped
+        CHECK(roomy.stop == GrowthStop::none);
+        CHECK(roomy.stop_detail.empty());
+        // generic over the same growth: the stop comes through, named, not parsed from text
+        GenericOptions g;
+        g.method = GenericMethod::evaluation;
+        g.variant = v;
+        g.max_side = 4096;
+        const NetworkSpec gs = v == EvaluationVariant::plain ? s : seprank_test::attention_spec(2, 4, 3);
+        set_default_max_memory(1 << 20);
+        RankAnswer gen;
+        CHECK_NOTHROW(gen = generic_rank(gs, balanced_partition(2), g));
+        set_default_max_memory(before);
+        CHECK_FALSE(gen.converged);
+        CHECK(gen.stop == GrowthStop::memory);
+        CHECK(gen.note.find("evaluation " + gen.stop_detail + " while the rank still grew") != std::string::npos);
     }
+    // the size limit: a stop of its own
+    EvaluationOptions o;
+    o.max_side = 8;
+    const RankAnswer small = evaluation_rank(random_network(seprank_test::attention_spec(2, 4, 3), 1), balanced_partition(2), o);
+    CHECK_FALSE(small.converged);
+    CHECK(small.stop == GrowthStop::size_limit);
+    CHECK(to_string(small.stop) == "size limit");
+    CHECK_THROWS_AS(to_string(static_cast<GrowthStop>(9)), internal_error);
 }
 
 TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {

@@ -317,7 +317,7 @@ TEST_CASE("a row's time budget: lower-bound with the reason, generic's note; the
     CHECK(cut.at("certified").str() == "false");
     GenericOptions g = sw.generic;
     const RankAnswer r = generic_rank(s, balanced_partition(3), g);
-    CHECK(r.out_of_time);
+    CHECK(r.stop == GrowthStop::time_budget);
     CHECK_FALSE(r.converged);
     CHECK(r.kind == RankKind::modular_lower_bound);
     CHECK(r.note.find("stopped by the time budget") != std::string::npos);
@@ -696,6 +696,22 @@ TEST_CASE("table files: sweep line, lock, another sweep's file, malformed rows w
         CHECK(std::string(e.what()).find("different sweep") != std::string::npos);
     }
     CHECK_THROWS_AS(TableAppender(path, false, sig, false), invalid_input);  // not empty, no resume
+    // A file of another results version (or of none: before versions) is refused as such,
+    // whatever its other options: its rows hold other bounds.
+    REQUIRE(sig.rfind("results=", 0) == 0);
+    const std::string rest = sig.substr(sig.find(' ') + 1);
+    const std::string row_text = csv_header() + "\n" + csv_line(table_row(plan[0], sw)) + "\n";
+    for (const std::string& old_sweep : {rest, "results=1 " + rest}) {
+        std::remove(path.c_str());
+        std::ofstream(path) << "# seprank table sweep: " << old_sweep << "\n" << row_text;
+        try {
+            TableAppender old(path, false, sig, true);
+            FAIL("a file of another results version was accepted: " << old_sweep);
+        } catch (const invalid_input& e) {
+            CHECK(std::string(e.what()).find("another version of seprank") != std::string::npos);
+        }
+        CHECK(read_table_file(path, false).size() == 1);  // still readable (guess, plot)
+    }
     std::remove(path.c_str());
     {  // a writer that never writes a row leaves no file
         TableAppender unused(path, false, sig, false);

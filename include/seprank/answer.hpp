@@ -33,6 +33,13 @@ namespace seprank {
 
 enum class RankKind { exact, modular_lower_bound, generic, numerical };
 
+// What ended a growth (evaluation, generic) whose rank had not stopped growing: none when
+// it converged; the size limit (max_side); the time budget (max_seconds); memory (the next
+// step's matrices would pass the memory limit, limits.hpp, or the device's memory).
+enum class GrowthStop { none, size_limit, time_budget, memory };
+// "none", "size limit", "time budget", "memory"; internal_error outside the enum. O(1).
+std::string to_string(GrowthStop s);
+
 // Wall-clock seconds spent in each phase of a rank computation (0 where a phase does
 // not happen):
 //   expand       expanding f (flattening), over Z or Z/p
@@ -75,9 +82,13 @@ struct RankAnswer {
     std::string degree;               // d^L, or the polynomial's degree (exact integer as text)
     long terms = -1;                  // terms of the expanded f (-1: f was not expanded)
     bool converged = true;            // evaluation/generic: the rank stopped growing
-    bool out_of_time = false;         // evaluation/generic: stopped by a time budget (max_seconds)
-                                      // while the rank still grew. Not a column of its own:
-                                      // converged is false then, and the note says why
+    GrowthStop stop = GrowthStop::none;  // evaluation/generic: what ended the growth while the
+                                      // rank still grew (none when converged). Not a column
+                                      // of its own: converged is false then, and the note says why
+    std::string stop_detail;          // stop == memory: where and why ("growth stopped before side
+                                      // K for lack of memory (…)"); empty otherwise
+    std::string engine_note;          // evaluation: how its matrices were computed and held (kernel,
+                                      // degree blocks, block store, device memory), the start of its note
     long evaluations = 0;             // evaluation: forward passes
     double minor_sum = 0;             // evaluation: Σ over the growth steps (graded: and the blocks
                                       // ranked, a block at its cap too) of the minor size ρ = min(rank + 1, side)

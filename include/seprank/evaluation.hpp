@@ -85,7 +85,7 @@ struct EvaluationOptions {
     // A time budget in seconds from the call's start (0: none). Before each growth step the
     // run predicts that step's time from the last one (scaled by the cube of the side ratio)
     // and stops when it would end past the budget: the answer is then a lower bound
-    // (converged false, out_of_time true, its note says so), as at the size limit. The first
+    // (converged false, stop GrowthStop::time_budget, its note says so), as at the size limit. The first
     // step always runs. The value then depends on the machine's speed; without a budget it
     // does not.
     double max_seconds = 0;

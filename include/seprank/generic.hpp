@@ -71,7 +71,7 @@ struct GenericOptions {
     // evaluation: a time budget in seconds for the whole call (0: none; finite, >= 0,
     // checked). Each trial's evaluation gets what is left of it (EvaluationOptions::
     // max_seconds); a trial stopped by it makes the answer a lower bound (converged false,
-    // out_of_time true). The flattening cannot be stopped part-way: a budget given to a
+    // stop GrowthStop::time_budget). The flattening cannot be stopped part-way: a budget given to a
     // run that flattens is noted as unused.
     double max_seconds = 0;
     // Where the evaluation runs (EvaluationOptions::device; device.hpp): cpu, cuda or

@@ -224,12 +224,14 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
 // Table files (table --out): CSV or JSON Lines, one complete line per row.
 //   CSV:        "# seprank table sweep: <signature>", the header line, one line per row.
 //   JSON Lines: {"seprank_table_sweep": "<signature>"}, then one object per row.
-// The signature (sweep_signature) holds every option that changes a row's values but
-// is not in the row's key: trials, seed, method, max_side, variant, partition,
+// The signature (sweep_signature) begins with `results=N`, the version of the rows'
+// numbers (raised when the same options give other values or bounds), and holds every
+// option that changes a row's values but is not in the row's key: trials, seed, method, max_side, variant, partition,
 // max_variables and the number of columns (and the ε options, `dimension=1` and
 // `layers=1`, when the sweep has them). The SPECs themselves are in each row's key (its
 // `layers` column), as the other swept values are: a resumed sweep may add SPECs. A file from another sweep is refused
-// (invalid_input), so a resumed table never mixes rows of different sweeps. Files
+// (invalid_input), so a resumed table never mixes rows of different sweeps or of
+// different versions (the message says which). Files
 // without a sweep line (older versions) are read by read_table_file but not resumed
 // by TableAppender with a signature.
 std::string sweep_signature(const SweepOptions& s);

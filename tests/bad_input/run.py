@@ -114,6 +114,7 @@ def fixtures():
     w("t_badheader.csv", "family,tokens\n")
     w("t_nosweep.csv", hdr + "\n")
     w("t_othersweep.csv", "# seprank table sweep: trials=1 seed=2 method=0 max_side=4096 variant=0 partition=balanced max_variables=64 columns=30\n" + hdr + "\n")
+    w("t_othersweep2.csv", "# seprank table sweep: results=2 trials=1 seed=2 method=0 max_side=4096 variant=0 partition=balanced max_variables=64 columns=30\n" + hdr + "\n")
     w("t_comment.csv", "# something else\n" + hdr + "\n")
     w("t_badjson.jsonl", "{bad\n")
     w("t_sweepjson_other.jsonl", '{"seprank_table_sweep":"trials=9"}\n')
