@@ -430,7 +430,7 @@ SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_token
     r.basis_rows = of.K.rows();
     r.basis_cols = of.K.cols();
     r.partition = to_string(part);
-    r.degree = std::to_string(std::max<long>(f.degree(), 0));
+    r.degree = f.degree();
     r.terms = static_cast<long>(f.terms());
     r.rank = ra.value;
     r.rank_certified = ra.certified();

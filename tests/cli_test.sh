@@ -607,5 +607,31 @@ if [[ ! -e /dev/nvidia0 ]]; then
   expect_rc 2 "Device cuda:" -- generic --tokens 2 --dim 2 --depth 2 --device cuda
 fi
 
+# Missing values: null in JSON, an empty cell in CSV, "-" in text (degree); cells with commas
+# quoted in every CSV (rank --all-balanced's partitions); spectrum's degree a number
+"$S" degree --tokens 2 --dim 2 --depth 5 --format json >"$T/dn.json" || fail "degree json"
+"$S" degree --tokens 2 --dim 2 --depth 5 --format csv >"$T/dn.csv" || fail "degree csv"
+"$S" degree --tokens 2 --dim 2 --depth 5 >"$T/dn.txt" || fail "degree text"
+"$S" degree --family hadamard --tokens 2 --dim 2 --budget 1000 --degrees 1,30 --format json >"$T/db.json" || fail "degree budget json"
+"$S" rank --all-balanced --tokens 4 --depth 2 --format csv >"$T/ab.csv" || fail "rank --all-balanced csv"
+"$S" spectrum --tokens 2 --dim 2 --depth 2 --format json >"$T/sp.json" || fail "spectrum json"
+/usr/bin/python3 - "$T" <<'PY' || fail "missing values, CSV quoting or JSON types"
+import csv, json, sys
+t = sys.argv[1]
+d = json.load(open(f"{t}/dn.json"))
+assert d[4]["terms"] is None and d[3]["terms"] == 47642, d  # depth 5: not expanded
+rows = list(csv.DictReader(open(f"{t}/dn.csv")))
+assert rows[4]["terms"] == "" and rows[3]["terms"] == "47642", rows
+text = open(f"{t}/dn.txt").read().splitlines()
+assert text[-1].split()[3] == "-", text[-1]
+b = json.load(open(f"{t}/db.json"))
+assert b[0]["measured"] is None and b[0]["dimension"] is None and b[1]["dimension"] == 480, b
+assert all(v != "-" for r in b for v in r.values()), b
+ab = list(csv.reader(open(f"{t}/ab.csv")))
+assert all(len(r) == len(ab[0]) for r in ab) and [r[0] for r in ab[1:]] == ["1,2|3,4", "1,3|2,4", "1,4|2,3"], ab
+sp = json.load(open(f"{t}/sp.json"))
+assert sp["degree"] == 9 and isinstance(sp["degree"], int), sp["degree"]
+PY
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

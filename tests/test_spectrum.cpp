@@ -248,6 +248,9 @@ TEST_CASE("known spectra: sum of n products, a single product, a monomial") {
     const auto z = spectrum(poly_of("x1_1 - x1_1 + 0*x2_1"), balanced_partition(2), 2, {});
     CHECK(z.rank == 0);
     CHECK(z.singular_values.empty());
+    CHECK(z.degree == -1);  // as expand's degree of the zero polynomial
+    CHECK(spectrum(poly_of("3 + 0*x2_1"), balanced_partition(2), 2, {}).degree == 0);
+    CHECK(spectrum(poly_of("x1_1^2*x2_1 + 0*x2_1"), balanced_partition(2), 2, {}).degree == 3);
 }
 
 TEST_CASE("eps ranks: 0 is the exact rank, monotone in eps, brackets the reference, never a guess") {

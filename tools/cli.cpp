@@ -1,6 +1,8 @@
 // seprank CLI — shared helpers (see cli.hpp).
 #include "cli.hpp"
 
+#include "seprank/record.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -243,48 +245,41 @@ void print_record(const json& rec, const std::string& format, const std::vector<
         return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : json_text(v);
     };
     if (format == "csv") {
-        for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
-        std::cout << "\n";
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            std::string c = cell(order[i]);
-            if (c.find_first_of(",\"\n") != std::string::npos) {
-                std::string q = "\"";
-                for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-                c = q + "\"";
-            }
-            std::cout << (i ? "," : "") << c;
-        }
-        std::cout << "\n";
+        std::cout << seprank::csv_line(order) << "\n";
+        std::vector<std::string> cells;
+        for (const auto& k : order) cells.push_back(cell(k));
+        std::cout << seprank::csv_line(cells) << "\n";
         return;
     }
     for (const auto& k : order) std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ') << cell(k) << "\n";
 }
 
-void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order) {
+void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order, const std::string& missing) {
     if (format == "json") {
         std::cout << json_text(json(rows), 2) << "\n";
         return;
     }
     auto cell = [](const json& v) { return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : json_text(v); };
     if (format == "csv") {
-        for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << order[i];
-        std::cout << "\n";
+        std::cout << seprank::csv_line(order) << "\n";
         for (const auto& r : rows) {
-            for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "," : "") << cell(r.at(order[i]));
-            std::cout << "\n";
+            std::vector<std::string> cells;
+            for (const auto& k : order) cells.push_back(cell(r.at(k)));
+            std::cout << seprank::csv_line(cells) << "\n";
         }
         return;
     }
+    const auto text = [&](const json& v) { return v.is_null() ? missing : cell(v); };
     std::vector<std::size_t> w(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
         w[i] = order[i].size();
-        for (const auto& r : rows) w[i] = std::max(w[i], cell(r.at(order[i])).size());
+        for (const auto& r : rows) w[i] = std::max(w[i], text(r.at(order[i])).size());
     }
     for (std::size_t i = 0; i < order.size(); ++i) std::cout << (i ? "  " : "") << std::string(w[i] - order[i].size(), ' ') << order[i];
     std::cout << "\n";
     for (const auto& r : rows) {
         for (std::size_t i = 0; i < order.size(); ++i) {
-            const std::string c = cell(r.at(order[i]));
+            const std::string c = text(r.at(order[i]));
             std::cout << (i ? "  " : "") << std::string(w[i] - c.size(), ' ') << c;
         }
         std::cout << "\n";

@@ -171,8 +171,10 @@ seprank::Device device_of(const std::string& device);
 // header + row, the fields of `order`, with `device` added
 // before `seconds` when the record was computed off the CPU.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
-// Rows as an aligned table (text), JSON array, or CSV.
-void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order);
+// Rows as an aligned table (text), JSON array, or CSV. A null cell is null in JSON, empty
+// in CSV and `missing` in text.
+void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order,
+                 const std::string& missing = "");
 double seconds_since(std::chrono::steady_clock::time_point t0);
 // --seed S: the digits of an integer in 0..2^64-1, checked on the text (CLI11 would clamp
 // a larger value to 2^64-1 and print a double range for a negative one).

@@ -77,7 +77,7 @@ struct DegreeCommand final : Command {
                                 {"depth", r.depth},
                                 {"params_used", exact(r.total_params)},
                                 {"predicted", exact(r.predicted)},
-                                {"measured", r.measured >= 0 ? json(r.measured) : json("-")},
+                                {"measured", r.measured >= 0 ? json(r.measured) : json()},
                                 {"ln_deg_per_param", std::round(r.log_degree_per_param * 1e4) / 1e4},
                                 {"h_d", std::round(r.h * 1e4) / 1e4},
                                 {"note", r.note}};
@@ -86,10 +86,10 @@ struct DegreeCommand final : Command {
                     src.dimension = r.dimension ? &*r.dimension : nullptr;
                     src.answer = r.rank ? &*r.rank : nullptr;
                     const json cells = to_nl(seprank::make_record(src, {"dimension", "dim_expected", "dim_defect", "rank", "log3_rank"}));
-                    for (const auto& c : {"dimension", "dim_expected", "dim_defect"}) row[c] = cells[c].is_null() ? json("-") : cells[c];
+                    for (const auto& c : {"dimension", "dim_expected", "dim_defect"}) row[c] = cells[c];  // null: not measured
                     if (with_rank) {
-                        for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c].is_null() ? json("-") : cells[c];
-                        row["rank_status"] = !r.rank ? "-" : r.rank->converged ? "ok" : "lower-bound";
+                        for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c];
+                        row["rank_status"] = !r.rank ? json() : json(r.rank->converged ? "ok" : "lower-bound");
                     }
                     if (r.dimension && r.dimension->value > best_dim) best_dim = r.dimension->value, best_dim_d = r.block_degree;
                     if (r.rank && r.rank->value > best_rank) best_rank = r.rank->value, best_rank_d = r.block_degree;
@@ -108,7 +108,7 @@ struct DegreeCommand final : Command {
             if (with_rank) shown.insert(shown.end(), {"rank", "log3_rank", "rank_status"});
             shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect", "ln_deg_per_param", "h_d"});
             notes_ignored.emit(nullptr);  // after every check and row: an error is the one line
-            print_table(rows, format, shown);
+            print_table(rows, format, shown, "-");
             if (format == "text")
                 for (const auto& lines : {notes, summary})
                     for (const auto& line : lines) std::cout << line << "\n";
@@ -148,14 +148,14 @@ struct DegreeCommand final : Command {
                     row["terms"] = f.terms();
                     if (f.degree() != m.degree) row["measured"] = std::to_string(m.degree) + "!=" + std::to_string(f.degree());
                 } else {
-                    row["terms"] = "-";
+                    row["terms"] = json();  // not expanded (over the memory estimate)
                 }
                 row["seconds"] = std::round(seconds_since(t0) * 1000) / 1000;
                 rows.push_back(row);
             }
             if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo).get()) << "\n";
             notes_ignored.emit(nullptr);  // after every check and row: an error is the one line
-            print_table(rows, format, {"depth", "measured", "predicted", "terms", "parameters", "weight_degree", "seconds"});
+            print_table(rows, format, {"depth", "measured", "predicted", "terms", "parameters", "weight_degree", "seconds"}, "-");
         }
         return 0;
     }

@@ -136,7 +136,8 @@ struct SpectrumResult {
     long precision = 53;
     long rows = 0, cols = 0;              // coefficient flattening C
     long basis_rows = 0, basis_cols = 0;  // M (orthogonal bases of A and B)
-    std::string partition, degree;
+    std::string partition;
+    long degree = -1;                     // of f; -1 for the zero polynomial (as expand)
     long terms = -1;
     double seconds = 0;
     std::string note;
