@@ -50,17 +50,26 @@ inline const char* file_kind(const struct stat& st) {
     return "not a regular file";
 }
 
-// Throws unless PATH does not exist or is a regular file (symlinks are not followed).
+// Throws unless PATH does not exist or is a regular file (symlinks are not followed), in
+// a directory that exists and can be written (the file is written beside itself and
+// renamed): a run checks its output paths before its work, so a bad one costs nothing.
 inline void check_output_target(const std::string& path, const std::string& what) {
     if (path.empty()) throw invalid_input(what + ": empty file name");
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return;
-        throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
-    }
-    if (!S_ISREG(st.st_mode))
+        if (errno != ENOENT) throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
+    } else if (!S_ISREG(st.st_mode)) {
         throw invalid_input(what + " '" + path + "' is " + file_kind(st) +
                             ": refusing to replace it (expected a regular file or a new name)");
+    }
+    const std::size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) != 0)
+        throw invalid_input("cannot write " + what + " '" + path + "': its directory '" + dir + "': " + errno_text(errno));
+    if (!S_ISDIR(ds.st_mode)) throw invalid_input("cannot write " + what + " '" + path + "': '" + dir + "' is not a directory");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw invalid_input("cannot write " + what + " '" + path + "': its directory '" + dir + "': " + errno_text(errno));
 }
 
 // Writes `size` bytes from `data` to fd, through short writes and EINTR (resource_limit

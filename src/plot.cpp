@@ -103,13 +103,16 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     const bool ext_png = output.size() > 4 && output.substr(output.size() - 4) == ".png";
     if (!ext_svg && !ext_png) throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    // The bounds are log3 of ranks: on the y axis of log3_rank only, not beside raw ranks.
+    if (opt.bounds && opt.y != "log3_rank")
+        throw invalid_input("--bounds draws log3_lower and log3_upper, bounds on log3 of the rank: plot them with y log3_rank, not '" + opt.y + "'");
     const std::size_t clo = opt.bounds ? column("log3_lower") : 0, cup = opt.bounds ? column("log3_upper") : 0;
     const bool two = !opt.y2.empty();
     const std::size_t cy2 = two ? column(opt.y2) : 0;
 
     // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    long numeric_y = 0;
+    long numeric_y = 0, positive_y = 0;
     while (next_line()) {
         if (line.empty()) continue;
         const auto cells = cells_of(line);
@@ -121,11 +124,14 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
         numeric_y += is_number(cells[cy]);
+        positive_y += is_number(cells[cy]) && std::stod(cells[cy]) > 0;
     }
     if (data.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a number in column '" + opt.x + "'"
                                             : "no rows of '" + csv_path + "' match the filters with a number in column '" + opt.x + "'");
     if (numeric_y == 0) throw invalid_input("column '" + opt.y + "' of '" + csv_path + "' has no number in the rows plotted");
+    if (opt.logy && positive_y == 0)
+        throw invalid_input("--logy: column '" + opt.y + "' of '" + csv_path + "' has no positive number in the rows plotted");
 
     std::ostringstream g;
     g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";

@@ -607,6 +607,29 @@ TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     none.where = {"tokens=9"};
     CHECK_THROWS_AS(plot_script(path, "fig.svg", none), invalid_input);
     CHECK_THROWS_AS(plot_script("missing.csv", "fig.svg", o), invalid_input);
+    // the bounds are log3 of ranks: beside log3_rank only, named when refused
+    PlotOptions raw = o;
+    raw.y = "rank";
+    try {
+        (void)plot_script(path, "fig.svg", raw);
+        FAIL("--bounds beside raw ranks was accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("not 'rank'") != std::string::npos);
+    }
+    raw.bounds = false;
+    CHECK_NOTHROW((void)plot_script(path, "fig.svg", raw));
+    // a log scale needs a positive value: no draw here is degenerate (the column is all 0)
+    PlotOptions lg;
+    lg.y = "degenerate";
+    lg.logy = true;
+    try {
+        (void)plot_script(path, "fig.svg", lg);
+        FAIL("--logy without a positive value was accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("no positive number") != std::string::npos);
+    }
+    lg.y = "rank";
+    CHECK(plot_script(path, "fig.svg", lg).find("set logscale y") != std::string::npos);
     std::remove(path.c_str());
 }
 

@@ -63,9 +63,10 @@ struct RankCommand final : Command {
                 (void)seprank::parse_partition(partition_text, named);
             }
             if (!ro.weights_file.empty()) (void)seprank::read_network(ro.weights_file);
-            if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);
-            if (!matrix_file.empty() && !save_matrix.empty()) seprank::check_matrix_market_target(save_matrix);
         }
+        // The output paths, before any work: a bad one costs nothing.
+        if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);
+        if (!save_matrix.empty()) seprank::check_matrix_market_target(save_matrix);
         Notes notes;
         const std::vector<std::string> grid_only = {"--templates", "--templates-file"}, evaluation_only = {"--max-side", "--variant"};
         if (!matrix_file.empty()) {

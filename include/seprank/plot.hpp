@@ -4,7 +4,8 @@
 // matching every `where` filter (column=value), groups them by the series column,
 // and draws y against x per series (sorted by x; non-numeric y cells are skipped).
 // With bounds = true it adds the Levine et al. log3 bounds (columns log3_lower and
-// log3_upper) per series as dashed curves; with y2, a second column per series on the
+// log3_upper) per series as dashed curves (y must be log3_rank, their scale; invalid_input
+// otherwise); logy needs a positive y value among the rows drawn; with y2, a second column per series on the
 // right-hand axis. The gnuplot script gets the data inline, so
 // a figure depends on nothing but the CSV. Output: .svg (svg terminal) or .png (png
 // terminal), written to a temporary file and renamed: nothing half-written.
