@@ -123,8 +123,8 @@ std::vector<Column> make_columns() {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
-        {"theorem", "attention: Levine et al. theorem in force (7.1, 7.2 or empty)", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? Value(bounds_of(s).theorem) : Value();
+        {"theorem", "attention: Levine et al. theorem in force (\"7.1\", \"7.2\"; null: none)", [](const RowSource& s) -> Value {
+             return has_bounds(s) && !bounds_of(s).theorem.empty() ? Value(bounds_of(s).theorem) : Value();
          }},
         {"log3_lower", "attention: the theorem's lower bound on log3 sep", [](const RowSource& s) -> Value {
              return has_bounds(s) ? rounded_or_null(bounds_of(s).lower, 1e-4) : Value();
@@ -132,8 +132,9 @@ std::vector<Column> make_columns() {
         {"log3_upper", "attention: the theorem's upper bound on log3 sep", [](const RowSource& s) -> Value {
              return has_bounds(s) ? rounded_or_null(bounds_of(s).upper, 1e-4) : Value();
          }},
-        {"outside", "below | above when the measured value falls outside the bounds", [](const RowSource& s) -> Value {
-             return has_bounds(s) ? Value(outside_bounds(log3_rank(*s.answer), bounds_of(s))) : Value();
+        {"outside", "below | above when the measured value falls outside the bounds (null: inside)", [](const RowSource& s) -> Value {
+             const std::string o = has_bounds(s) ? outside_bounds(log3_rank(*s.answer), bounds_of(s)) : std::string();
+             return o.empty() ? Value() : Value(o);
          }},
         {"s_up", "Theorem 7.3: L*min{r, dx} (attention rows with an embedding)", [](const RowSource& s) -> Value {
              const Theorem73Scales t = t73_of(s);
@@ -159,7 +160,9 @@ std::vector<Column> make_columns() {
              return theorem73_flag(s.answer->value, *s.spec, parse_partition(part, s.spec->get().tokens));
          }},
         {"status", "table: ok | lower-bound | skipped", [](const RowSource& s) -> Value { return s.status.empty() ? Value() : Value(s.status); }},
-        {"reason", "table: why a row is skipped or only a lower bound", [](const RowSource& s) -> Value { return s.reason; }},
+        {"reason", "table: why a row is skipped or only a lower bound (null: neither)", [](const RowSource& s) -> Value {
+             return s.reason.empty() ? Value() : Value(s.reason);
+         }},
         {"device", "the device that computed the value: cpu, or cuda: <GPU name> (docs/gpu.md)", A(a.device)},
         {"seconds", "wall-clock seconds", A(round_to(a.seconds, 1e-4))},
         {"phases", "seconds by phase: expand, matrix, rank, certificate (0: the phase did not happen)", A(Value(Value::NamedReals{

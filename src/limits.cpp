@@ -95,6 +95,20 @@ std::atomic<double>& time_slot() {
 
 double default_max_seconds() { return time_slot().load(); }
 
+namespace {
+std::atomic<int>& threads_slot() {
+    static std::atomic<int> slot{2};
+    return slot;
+}
+}  // namespace
+
+int default_threads() { return threads_slot().load(); }
+
+void set_default_threads(int threads, const std::string& what) {
+    if (threads < 1 || threads > 4096) throw invalid_input(what + " = " + std::to_string(threads) + " must be in 1..4096");
+    threads_slot().store(threads);
+}
+
 void set_default_max_seconds(double seconds, const std::string& what) {
     if (!std::isfinite(seconds) || seconds <= 0) {
         char buf[64];

@@ -291,7 +291,10 @@ std::string eps_text(double e) {
 }
 
 // The ε columns of one row: spectrum() of the network with the sweep's seeded weights.
-void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, const SweepOptions& s, const std::string& skipped) {
+// row_rank: the row's generic rank (-1: none); a seed network below it is named in
+// eps_reason, so that ε-ranks under the row's rank do not read as a contradiction.
+void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, const SweepOptions& s, const std::string& skipped,
+                     long row_rank) {
     std::string eps, ranks, cert, reason = skipped;
     for (double e : s.eps) eps += (eps.empty() ? "" : " ") + eps_text(e);
     if (reason.empty()) {
@@ -307,6 +310,10 @@ void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, 
                 ranks += (ranks.empty() ? "" : " ") + one;
                 cert += (cert.empty() ? "" : " ") + std::string(er.certified ? "true" : "false");
             }
+            if (row_rank >= 0 && sr.rank < row_rank)
+                reason = "the seed's integer network (--seed " + std::to_string(s.generic.seed) + ") has separation rank " + std::to_string(sr.rank) +
+                         ", below the row's generic rank " + std::to_string(row_rank) + ": a degenerate draw" +
+                         (sr.rank == 0 ? " (its f is 0)" : "") + "; the ε-ranks are its own";
         } catch (const resource_limit& e) {
             ranks.clear();
             cert.clear();
@@ -316,7 +323,7 @@ void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, 
     r.set("eps", eps);
     r.set("eps_ranks", ranks);
     r.set("eps_certified", cert);
-    r.set("eps_reason", reason);
+    r.set("eps_reason", reason.empty() ? Value() : Value(reason));  // null: nothing to say
 }
 
 // The dimension columns of one row (SweepOptions::dimension): function_dimension with the
@@ -384,7 +391,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         src.status = "skipped";
         src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
         Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
-        if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason);
+        if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason, -1);
         if (s.dimension) add_dimension_columns(r, spec, s);
         stamp(r, t0, window);
         return r;
@@ -406,7 +413,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
                                                       : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
     }
     Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
-    if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "");
+    if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "", res.value);
     if (s.dimension) add_dimension_columns(r, spec, s);
     stamp(r, t0, window);
     return r;

@@ -1,6 +1,9 @@
 // Resource limits (limits.hpp): the memory and time checks and their messages.
+#include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
+#include "seprank/generic.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/rank.hpp"
 
 #include <doctest/doctest.h>
 #include <cmath>
@@ -43,4 +46,27 @@ TEST_CASE("the default memory limit: set, checked, and read back") {
     for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) CHECK_THROWS_AS(set_default_max_memory(bad), invalid_input);
     CHECK(default_max_memory() == 123456789.0);  // a refused value changes nothing
     set_default_max_memory(before);
+}
+
+TEST_CASE("the default threads: every options struct starts at it; set, checked, read back") {
+    const int before = default_threads();
+    CHECK(before == 2);  // the documented start (nothing in this test binary sets it before)
+    set_default_threads(1);
+    CHECK(default_threads() == 1);
+    CHECK(GenericOptions{}.threads == 1);
+    CHECK(EvaluationOptions{}.threads == 1);
+    CHECK(DimensionOptions{}.threads == 1);
+    CHECK(RankOptions{}.threads == 1);
+    set_default_threads(7);
+    CHECK(GenericOptions{}.threads == 7);
+    for (int bad : {0, -1, 4097}) {
+        try {
+            set_default_threads(bad, "--threads");
+            FAIL("threads " << bad << " accepted");
+        } catch (const invalid_input& e) {
+            CHECK(std::string(e.what()).find("--threads = " + std::to_string(bad)) != std::string::npos);
+        }
+    }
+    CHECK(default_threads() == 7);  // a refused value changes nothing
+    set_default_threads(before);
 }

@@ -771,6 +771,7 @@ TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact ra
     sw.eps = {0, 0.01, 0.3};
     const auto plan = plan_sweep(sw).configs;
     REQUIRE(plan.size() == 8);
+    long degenerate = 0;  // rows whose seed network falls below the generic rank
     for (const auto& spec : plan) {
         CAPTURE(describe(spec));
         const Row row = table_row(spec, sw);
@@ -787,7 +788,11 @@ TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact ra
         }
         CHECK(row.at("eps_ranks").str() == ranks);
         CHECK(row.at("eps_certified").str() == cert);
-        CHECK(row.at("eps_reason").str().empty());
+        // a seed network below the row's generic rank is named beside its ε-ranks
+        const bool below = ref.rank < std::stol(row.at("rank").str());
+        degenerate += below;
+        CHECK(row.at("eps_reason").str().empty() == !below);
+        if (below) CHECK(row.at("eps_reason").str().find("a degenerate draw") != std::string::npos);
         // ε = 0 is the exact separation rank of the seeded network, certified
         REQUIRE(ref.rank_certified);
         CHECK(ref.eps_ranks[0].certified);
@@ -799,6 +804,7 @@ TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact ra
         REQUIRE(f.rows.size() == 1);
         CHECK(f.rows[0].at("eps_ranks").str() == ranks);
     }
+    CHECK(degenerate >= 1);  // N = 2, dx = 1, L = 2 at seed 1: f is 0
     // without ε the columns and the signature are unchanged
     SweepOptions plain = sw;
     plain.eps.clear();

@@ -315,7 +315,9 @@ void check_integer_range(const std::string& name, const std::string& text, bool 
     std::string_view t(text);
     if (!t.empty() && t.front() == '+') t.remove_prefix(1);
     const std::string_view digits = !t.empty() && t.front() == '-' ? t.substr(1) : t;
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return;
+    // The parser also reads 0x.., 0o.., 0b..: integers here are decimal, one way to write each.
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw seprank::invalid_input(name + " '" + text + "': expected a decimal integer");
     bool ok = false;
     if (is_unsigned) {
         std::uint64_t u = 0;

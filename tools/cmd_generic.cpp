@@ -83,7 +83,7 @@ struct GenericCommand final : Command {
         j["seconds"] = std::round(seconds_since(t0) * 1e4) / 1e4;
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(spec) << "\n";
-        print_record(j, format, {"partition", "rank", "label", "method", "rows", "cols", "degree", "trials", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds", "note"});
+        print_record(j, format, {"partition", "rank", "label", "method", "rows", "cols", "degree", "trials", "degenerate", "set_size", "weight_degree", "bound_degree", "failure_bound", "seconds", "peak_mib", "note"});
         return 0;
     }
 };

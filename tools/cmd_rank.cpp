@@ -93,7 +93,7 @@ struct RankCommand final : Command {
         if (!so.certify || evaluates)
             notes.ignored(*sub, {"--certificate"}, so.certify ? "the evaluation ranks mod p (no certificate)" : "--field p ranks mod p (no certificate)");
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
-        const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "phases", "note"};
+        const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "peak_mib", "phases", "note"};
         if (!save_matrix.empty()) {
             if (so.method == seprank::Method::evaluation)
                 throw seprank::invalid_input("--save-matrix needs --method flattening or grid with --field Q (evaluation never builds the matrix)");
@@ -116,7 +116,7 @@ struct RankCommand final : Command {
             j["matrix"] = matrix_file;
             meter->finish();
             notes.emit(format == "json" ? &j : nullptr);
-            print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "phases", "note"});
+            print_record(j, format, {"matrix", "variant", "rank", "label", "field", "rows", "cols", "seconds", "peak_mib", "phases", "note"});
             return 0;
         }
         if (!rank_poly.empty()) {
@@ -161,7 +161,7 @@ struct RankCommand final : Command {
                 std::cout << json_text(top, 2) << "\n";
             } else {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
-                print_table(rows, format, {"partition", "method", "rank", "label", "rows", "cols", "seconds"});
+                print_table(rows, format, {"partition", "method", "rank", "label", "rows", "cols", "seconds", "peak_mib"});
                 if (format == "text") std::cout << "all balanced partitions agree: " << (agree ? "yes" : "no") << "\n";
             }
             return 0;

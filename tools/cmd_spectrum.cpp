@@ -45,6 +45,8 @@ struct SpectrumCommand final : Command {
             throw seprank::invalid_input("--precision " + std::to_string(precision) + " must be in 53..4096 (53: double; more: MPFR)");
         if (trials < 1 || trials > 1000000)
             throw seprank::invalid_input("--trials " + std::to_string(trials) + " outside 1..1000000 (random draws per configuration)");
+        if (max_side < 1)
+            throw seprank::invalid_input("--max-side " + std::to_string(max_side) + ": expected >= 1 (the largest orthogonal basis of one side)");
         // Every option's value is checked whether or not this input uses it; one it ignores is noted.
         check_network_options(ro, poly_text.empty() && experiment.empty() && ro.weights_file.empty());
         if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);

@@ -10,6 +10,41 @@
 
 namespace {
 
+// The parser's message, with the words it leaves out: the unknown command's name, and
+// the values of an option given more than once.
+std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv, const CLI::App& app) {
+    const std::string what = e.what();
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && what.find("subcommand is required") != std::string::npos) {
+        // The first word that is no option nor a global option's value names the command.
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--threads" || a == "--max-memory" || a == "--max-time") {
+                ++i;
+                continue;
+            }
+            if (a.empty() || a[0] == '-') continue;
+            std::string names;
+            for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+                names += (names.empty() ? "" : ", ") + s->get_name();
+            return "unknown command '" + a + "' (the commands: " + names + ")";
+        }
+        return what;
+    }
+    const std::size_t at = what.find(": At Most 1 required but received ");
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && at != std::string::npos) {
+        const std::string name = what.substr(0, at);
+        std::string given;
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == name && i + 1 < argc) given += (given.empty() ? "" : ", ") + std::string(argv[++i]);
+            else if (a.rfind(name + "=", 0) == 0) given += (given.empty() ? "" : ", ") + a.substr(name.size() + 1);
+        }
+        return name + " given more than once" + (given.empty() ? std::string() : " (" + given + ")") +
+               ": give it once (a global option goes before or after the command, not both)";
+    }
+    return what;
+}
+
 int report(const char* prefix, const std::exception& e, int code) {
     std::string msg = e.what();
     for (char& c : msg)
@@ -57,7 +92,7 @@ int main(int argc, char** argv) {
             }
             // Every other parse error is bad input: one line, prefixed like the others
             // (docs/usage.md §1.2), naming the option and the value.
-            return report("", e, 2);
+            return report("", std::runtime_error(parse_error_text(e, argc, argv, app)), 2);
         }
         if (g.threads < 1 || g.threads > max_threads())
             throw seprank::invalid_input("--threads " + std::to_string(g.threads) + ": expected 1.." + std::to_string(max_threads()) +
@@ -72,6 +107,7 @@ int main(int argc, char** argv) {
         }
         if (app.get_option("--max-time")->count() > 0) seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");
         flint_set_num_threads(g.threads);
+        seprank::set_default_threads(g.threads, "--threads");  // every computation started inside a command too (limits.hpp)
         for (auto& c : commands)
             if (*c->sub) {
                 check_given_options(app, *c->sub);

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 
 #include <cstdint>
@@ -70,7 +71,7 @@ struct BudgetOptions {
     // the table's settings (table_generic_defaults: 1 trial, size budget 8192) except seed
     // and threads. Needs at least 2 tokens (checked).
     bool rank = false;
-    int threads = 2;  // >= 1 (checked when either is asked for)
+    int threads = default_threads();  // >= 1 (checked when either is asked for)
 };
 
 struct BudgetComparison {

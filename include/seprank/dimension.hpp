@@ -52,6 +52,7 @@
 #include "seprank/answer.hpp"
 #include "seprank/device.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/network.hpp"
 
@@ -74,7 +75,7 @@ DimensionVariant dimension_variant_from_string(const std::string& s);  // invali
 struct DimensionOptions {
     DimensionOutput output = DimensionOutput::scalar;
     DimensionVariant variant = DimensionVariant::reverse;
-    int threads = 2;         // >= 1 (checked); rows of J are split among them
+    int threads = default_threads();         // >= 1 (checked); rows of J are split among them
     long trials = 2;         // >= 1 (checked)
     std::uint64_t seed = 1;
     int prime_bits = 62;     // 20..62 (checked)

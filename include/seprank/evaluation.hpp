@@ -41,6 +41,7 @@
 
 #include "seprank/answer.hpp"
 #include "seprank/device.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -60,7 +61,7 @@ struct EvaluationOptions {
     long start = 0;           // first k; 0: min(16, max_side)
     long max_side = 4096;     // largest k tried (graded: largest total side, the sum of the block sides)
     double growth = 1.25;     // k grows by this factor (> 1), rounded up to a multiple of 8
-    int threads = 2;
+    int threads = default_threads();
     // automatic: graded when f is homogeneous and D + 1 <= max_graded_degree + 1, else plain.
     EvaluationVariant variant = EvaluationVariant::automatic;
     long max_graded_degree = 2048;

@@ -29,6 +29,7 @@
 #include "seprank/answer.hpp"
 #include "seprank/device.hpp"
 #include "seprank/evaluation.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -57,7 +58,7 @@ struct GenericOptions {
     long start = 0;                                // evaluation: first k; 0: min(16, max_side)
     double growth = 1.25;                          // evaluation: growth factor of k (> 1)
     EvaluationVariant variant = EvaluationVariant::automatic;  // evaluation: plain | graded (auto: graded when f is homogeneous)
-    int threads = 2;
+    int threads = default_threads();
     // 0: weights uniform on Z/p (|S| = p). R > 0: integers uniform on [-R, R]
     // (|S| = 2R+1) — small sets make degenerate draws likely; for demonstrations.
     long weight_range = 0;

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "seprank/integer.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 
 #include <cstddef>
@@ -190,7 +191,7 @@ struct CheckOptions {
     double seconds = 60;   // time budget of the generic run (> 0): past it, unchecked
     long trials = 2;       // generic's weight draws (1..1000)
     long max_side = 4096;  // generic's largest evaluation side (as GenericOptions::max_side)
-    int threads = 2;
+    int threads = default_threads();
 };
 // Checks every field (invalid_input naming it): seconds finite and > 0, trials 1..1000,
 // max_side and threads as check_options(GenericOptions). O(1).

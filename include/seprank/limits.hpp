@@ -33,6 +33,16 @@ void check_memory_value(double bytes, const std::string& what);
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
                   const std::string& limit_name = "max_memory");
 
+// Threads: the number a computation's options ask for where the caller sets none. The
+// `threads` member of GenericOptions, EvaluationOptions, DimensionOptions, RankOptions,
+// BudgetOptions and GuessOptions starts at default_threads(), so that a caller (the CLI's
+// --threads) bounds every computation, those a computation starts inside itself
+// included (verify's claims, a table row's columns). 2 unless set. Read atomically; set
+// it before the computations it should govern. O(1).
+int default_threads();
+// Sets it: 1..4096, else invalid_input naming `what`. O(1).
+void set_default_threads(int threads, const std::string& what = "threads");
+
 // Time: the same rule for work whose size the input controls but whose memory stays small
 // (a Jacobian of many cheap rows, an exact evaluation of a huge closed form): the
 // computation estimates its seconds before it starts and compares them with a limit.

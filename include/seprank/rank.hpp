@@ -45,6 +45,7 @@
 
 #include "seprank/answer.hpp"
 #include "seprank/device.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 
 #include <cstdint>
@@ -177,7 +178,7 @@ struct RankOptions {
     long max_primes = 20000;    // budget of primes for the Hadamard certificate
     double max_certify_seconds = 60;  // budget of time for it, estimated from the first modular rank
     long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
-    int threads = 2;            // primes are ranked in parallel
+    int threads = default_threads();            // primes are ranked in parallel
     std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
     Certificate certificate = Certificate::blocks;
     // Where the modular ranks run (device.hpp; cuda where there is none: invalid_input before

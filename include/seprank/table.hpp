@@ -143,7 +143,8 @@ const std::vector<std::string>& table_columns();
 //   eps            the ε list, space-separated (%g)
 //   eps_ranks      per ε, the certified ε-rank, or "low..high" when undecided (empty: none)
 //   eps_certified  per ε, true | false
-//   eps_reason     why the cells are empty (skipped row, flattening too large, ...)
+//   eps_reason     why the cells are empty (skipped row, flattening too large, ...), or
+//                  beside them: the seed's network is a degenerate draw, its rank below the row's
 const std::vector<std::string>& table_eps_columns();
 // The dimension columns, appended after those (and after the ε columns) only in sweeps
 // with SweepOptions::dimension (each a column of the registry):
