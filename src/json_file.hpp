@@ -7,15 +7,65 @@
 #include "file_io.hpp"
 #include "seprank/error.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace seprank::detail {
 
 inline constexpr int kMaxJsonDepth = 256;
 
-inline nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+// TEXT with every integer literal that fits no 64-bit integer (signed or unsigned) put in
+// quotes: the parser would read it as a double and lose its digits, while a string of
+// digits is an exact integer to every reader here (weights, tables). Strings, fractions
+// and exponents are left as they are. Linear in the text.
+inline std::string quote_big_integers(const std::string& text) {
+    std::string out;
+    bool in_string = false, escaped = false, changed = false;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            out += c;
+            ++i;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        if (c != '-' && (c < '0' || c > '9')) {
+            out += c;
+            ++i;
+            continue;
+        }
+        std::size_t j = i + 1;  // the number token: its characters up to the next delimiter
+        while (j < text.size() && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.' || text[j] == 'e' || text[j] == 'E' ||
+                                   text[j] == '+' || text[j] == '-'))
+            ++j;
+        const std::string_view tok(text.data() + i, j - i);
+        const std::size_t sign = tok[0] == '-' ? 1 : 0;
+        const std::string_view digits = tok.substr(sign);
+        bool big = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos && (digits[0] != '0' || digits.size() == 1);
+        if (big) {
+            std::uint64_t u = 0;
+            std::int64_t s = 0;
+            big = sign ? std::from_chars(tok.data(), tok.data() + tok.size(), s).ec == std::errc::result_out_of_range
+                       : std::from_chars(tok.data(), tok.data() + tok.size(), u).ec == std::errc::result_out_of_range;
+        }
+        if (big) out += '"', changed = true;
+        out.append(tok);
+        if (big) out += '"';
+        i = j;
+    }
+    return changed ? out : text;
+}
+
+inline nlohmann::json parse_json_text(const std::string& text_in, const std::string& source) {
+    const std::string text = quote_big_integers(text_in);
     // Nesting depth is checked first (cheaply, outside strings) so that no recursive
     // code ever sees a deeply nested document.
     int depth = 0;

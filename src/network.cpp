@@ -9,7 +9,6 @@
 #include "seprank/random.hpp"
 
 #include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -371,10 +370,6 @@ Rational get_rational(const nlohmann::json& j, const std::string& path) {
             bad(path, e.what());
         }
     }
-    // A JSON integer beyond 64 bits reaches here as a float, its digits lost: say how to keep them.
-    if (j.is_number_float() && std::isfinite(j.get<double>()) && std::fabs(j.get<double>()) >= 9.2e18 &&
-        std::floor(j.get<double>()) == j.get<double>())
-        bad(path, "an integer beyond 64 bits (read as " + j.dump() + ", its digits lost): write it as a string of its digits, e.g. \"18446744073709551616\"");
     bad(path, "expected an integer or a \"p/q\" string, got " + j.dump());
 }
 

@@ -1,5 +1,6 @@
 #include "seprank/record.hpp"
 
+#include "json_file.hpp"
 #include "seprank/error.hpp"
 
 #include <climits>
@@ -209,7 +210,7 @@ std::string to_json(const std::vector<Record>& rows, int indent) {
 Record record_from_json(const std::string& text, const std::string& source) {
     nlohmann::ordered_json j;
     try {
-        j = nlohmann::ordered_json::parse(text);
+        j = nlohmann::ordered_json::parse(detail::quote_big_integers(text));  // beyond 64 bits: digits kept, as text
     } catch (const nlohmann::json::exception& e) {
         throw invalid_input(source + " is not valid JSON: " + e.what());
     }

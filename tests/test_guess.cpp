@@ -337,6 +337,14 @@ TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, 
     // The same object later in the file is a row (without the columns asked for).
     const auto later = parse_table_cells("{\"n\":1,\"rank\":3}\n{\"seprank_table_sweep\":\"x\"}\n", "t");
     CHECK(later.size() == 2);
+    // A JSON integer beyond 64 bits keeps its digits (the parser alone made a double of it).
+    const std::string digits = "123456789012345678901234567890";
+    for (const std::string& text : {"{\"n\":1,\"rank\":" + digits + "}\n", "[{\"n\":1,\"rank\":-" + digits + "}]"}) {
+        const auto rows = parse_table_cells(text, "t");
+        REQUIRE(rows.size() == 1);
+        CHECK(table_cell(rows[0], "rank")->find(digits) != std::string::npos);
+        CHECK(guess_points(rows, {"n"}, "rank", {}).at(0).value.str().find(digits) != std::string::npos);
+    }
     const auto big = parse_table_cells("n,v\n" + std::string(60, '9') + ",1\n", "t");
     CHECK(throws_with<invalid_input>([&] { (void)guess_points(big, {"n"}, "v", {}); }, "out of range"));
     CHECK(throws_with<invalid_input>([&] { (void)guess_points(big, {"n"}, "v", {}); }, std::string(40, '9') + "…"));

@@ -196,6 +196,30 @@ TEST_CASE("weights JSON round-trips for every family and option") {
     }
 }
 
+TEST_CASE("weights JSON: integer literals of any length are exact; strings, fractions and exponents untouched") {
+    const std::string head = R"({"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":1,"layers":[{"W":[[[)";
+    const auto first_weight = [&](const std::string& literal) {
+        return network_from_json(head + literal + R"(]],[[2]]],"O":[[1]]}]})").weights.layers[0].W[0].a[0].str();
+    };
+    for (const std::string& digits : {std::string("9223372036854775807"), std::string("9223372036854775808"), std::string("18446744073709551615"),
+                                      std::string("18446744073709551616"), std::string(400, '9')}) {
+        CAPTURE(digits.size());
+        CHECK(first_weight(digits) == digits);
+        CHECK(first_weight("-" + digits) == "-" + digits);
+    }
+    CHECK(first_weight("-9223372036854775808") == "-9223372036854775808");
+    CHECK(first_weight("-9223372036854775809") == "-9223372036854775809");
+    CHECK(first_weight("\"123456789012345678901234567890/11\"") == "123456789012345678901234567890/11");
+    CHECK_THROWS_AS(first_weight("1.5"), invalid_input);                       // a float stays a float
+    CHECK_THROWS_AS(first_weight("123456789012345678901234567890.5"), invalid_input);
+    CHECK_THROWS_AS(first_weight("1e400"), invalid_input);                     // out of range, with the hint
+    CHECK_THROWS_AS(first_weight("1e123456789012345678901234567890"), invalid_input);  // an exponent's digits are no integer
+    CHECK_THROWS_AS(first_weight("0123456789012345678901234567890"), invalid_input);   // a leading zero is no JSON number
+    // digits inside a string (a key, a family name) are left alone
+    CHECK_THROWS_WITH_AS(network_from_json(R"({"family":"x12345678901234567890123","tokens":2})"),
+                         doctest::Contains("x12345678901234567890123"), invalid_input);
+}
+
 static Network seprank_test_hadamard() {
     NetworkSpec s = seprank_test::attention_spec(2, 2, 1);
     s.family = Family::hadamard;

@@ -36,6 +36,11 @@ struct DegreeCommand final : Command {
             if (d < 1 || d > seprank::kMaxBlockDegree)
                 throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1.." +
                                              std::to_string(seprank::kMaxBlockDegree));
+        if (!budgets.empty() && dgo.widths.size() > 1) {  // before the check, which would name a depth not given
+            std::string list;
+            for (long w : dgo.widths) list += (list.empty() ? "" : ",") + std::to_string(w);
+            throw seprank::invalid_input("--widths " + list + ": --budget chooses each network's depth, so it takes one width for every layer (--widths W)");
+        }
         check_network_options(dgo);  // every network option's value, used or not
         Notes notes_ignored;
         if (!budgets.empty()) {
