@@ -14,6 +14,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "word_mod.hpp"
@@ -23,6 +24,7 @@
 #include <flint/ulong_extras.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -524,12 +526,21 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     std::vector<double> minors(static_cast<std::size_t>(opt.trials), 0.0);
     std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
     const double limit = default_max_memory();
+    // Progress (progress.hpp), from the workers: phase "dimension trials", the trials done of
+    // T, and what one under way does (the observer is the caller's, taken on this thread).
+    const ProgressObserver& progress = current_progress();
+    std::atomic<long> trials_done{0};
+    const auto report = [&](long tr, const std::string& doing) {
+        report_progress(progress, "dimension trials", static_cast<std::uint64_t>(trials_done.load()), static_cast<std::uint64_t>(opt.trials),
+                        "trial " + std::to_string(tr + 1) + ": " + doing);
+    };
     detail::run_parallel(workers, [&](int w) {
         Phases& ph = worker_phases[static_cast<std::size_t>(w)];
         for (long tr = w; tr < opt.trials; tr += workers) {
             const auto& net = nets[static_cast<std::size_t>(tr)];
             const std::uint64_t p = primes[static_cast<std::size_t>(tr)];
             auto jacobian = [&](const std::vector<Point<std::uint64_t>>& pts) {
+                report(tr, "the Jacobian of " + std::to_string(static_cast<long>(pts.size()) * outs) + " rows x " + std::to_string(P) + " parameters");
                 const auto tm = std::chrono::steady_clock::now();
                 NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
                                                                  : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
@@ -537,6 +548,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                 return J;
             };
             auto rank_of = [&](const NmodMat& J) {
+                report(tr, "ranking " + std::to_string(J.rows()) + " x " + std::to_string(P));
                 const auto tr0 = std::chrono::steady_clock::now();
                 // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
                 // elimination (rank.hpp), several times faster than FLINT's at these sizes.
@@ -575,6 +587,8 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
             }
             ranks[static_cast<std::size_t>(tr)] = rk;
             trial_rows[static_cast<std::size_t>(tr)] = J.rows();
+            ++trials_done;
+            report(tr, "rank " + std::to_string(rk));
         }
     });
     long rows = 0, all_rows = 0;

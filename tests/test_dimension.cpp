@@ -11,12 +11,14 @@
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/matrix.hpp"
+#include "seprank/progress.hpp"
 
 #include <doctest/doctest.h>
 #include <set>
 #include <flint/fmpq_mat.h>
 
 #include <map>
+#include <mutex>
 
 using namespace seprank;
 
@@ -546,4 +548,41 @@ TEST_CASE("to_string(DimensionOutput) names every value once and refuses one out
 
 TEST_CASE("to_string(DimensionVariant) names every value once and refuses one outside the enum (internal_error)") {
     seprank_test::check_enum_names<DimensionVariant>({DimensionVariant::reverse, DimensionVariant::interpolation}, "DimensionVariant", dimension_variant_from_string);
+}
+
+TEST_CASE("dimension reports its trials to the caller's progress observer, from its worker threads") {
+    struct Report {
+        std::uint64_t done, total;
+        std::string detail;
+    };
+    std::vector<Report> seen;
+    std::mutex m;
+    DimensionOptions o;
+    o.trials = 3;
+    o.threads = 2;  // two workers: the reports come from threads other than the caller's
+    RankAnswer r;
+    {
+        const ProgressScope scope([&](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
+            const std::lock_guard<std::mutex> lock(m);
+            CHECK(what == "dimension trials");
+            seen.push_back({done, total, std::string(detail)});
+        });
+        r = function_dimension(seprank_test::attention_spec(2, 2, 2), o);
+    }
+    REQUIRE_FALSE(seen.empty());
+    for (const Report& x : seen) CHECK(x.total == 3);
+    long ends = 0, jacobians = 0, ranks = 0;
+    std::uint64_t most = 0;
+    for (const Report& x : seen) {
+        most = std::max(most, x.done);
+        ends += x.detail.find(": rank ") != std::string::npos;
+        jacobians += x.detail.find("the Jacobian of") != std::string::npos;
+        ranks += x.detail.find("ranking ") != std::string::npos;
+    }
+    CHECK(most == 3);  // every trial reported its end
+    CHECK(ends == 3);
+    CHECK(jacobians >= 3);
+    CHECK(ranks >= 3);
+    // without an observer nothing changes
+    CHECK(function_dimension(seprank_test::attention_spec(2, 2, 2), o).value == r.value);
 }

@@ -88,7 +88,14 @@ struct DimensionCommand final : Command {
         const seprank::ValidSpec spec = net ? seprank::check_shapes(*net) : to_spec(no);
         if (net) opt.weights = net->weights;
         const auto t0 = std::chrono::steady_clock::now();
-        const seprank::RankAnswer r = seprank::function_dimension(spec, opt);
+        const auto meter = make_progress(globals);  // trials, Jacobians and ranks on stderr (docs/progress.md)
+        std::optional<seprank::RankAnswer> answer;
+        {
+            const seprank::ProgressScope progress(meter->observer());
+            answer = seprank::function_dimension(spec, opt);
+        }
+        meter->finish();
+        const seprank::RankAnswer& r = *answer;
         const seprank::ExpectedDimension ex = seprank::expected_dimension(spec, opt.output);
         json j = spec_json(spec);
         j["network"] = describe(spec);
