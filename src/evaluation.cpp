@@ -365,10 +365,10 @@ private:
 // limit (limits.hpp); when not, and a step was done, the growth stops there as a lower
 // bound, with this note, rather than losing the steps done to a refusal. The first step is
 // left to the allocation's own refusal (resource_limit, exit 3: nothing was computed).
-std::string memory_stop(long K, double held, double need) {
+std::string memory_stop(long K, double held, double need, const char* side = "side") {
     const double limit = default_max_memory();
     if (held + need <= limit) return "";
-    return "growth stopped before side " + std::to_string(K) + " for lack of memory (its matrices about " + format_bytes(held + need) +
+    return std::string("growth stopped before ") + side + " " + std::to_string(K) + " for lack of memory (its matrices about " + format_bytes(held + need) +
            ", over the limit of " + format_bytes(limit) + ": --max-memory)";
 }
 
@@ -705,7 +705,7 @@ public:
                 held += 8.0 * had * had;
                 if (!b.done && b.side > had) need += 8.0 * static_cast<double>(b.side) * static_cast<double>(b.side + 1);
             }
-            stop_ = memory_stop(K, held, need);
+            stop_ = memory_stop(K, held, need, "block side");
             if (!stop_.empty()) return false;  // graded_steps reads stop()
         }
         for (auto& b : blocks_) {
@@ -1038,7 +1038,7 @@ public:
         if (!session_.step(a, b, K, side, why)) {
             // `why` is the plugin's: the device's memory, or (rarely) the host's for a step's buffers.
             if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit in memory (" + why + ")");
-            stop_ = "growth stopped before side " + std::to_string(K) + " for lack of memory (" + why + ")";
+            stop_ = "growth stopped before block side " + std::to_string(K) + " for lack of memory (" + why + ")";
             return false;
         }
         peak_ = std::max(peak_, session_.device_bytes());

@@ -307,7 +307,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
                                   " the chance that its random prime divides the integer content of one of those minors (at most " +
                                   bound_text(content_bits) + " bits: one chance in " + per_factor(bits) + " per " + std::to_string(bits) +
                                   "-bit prime factor), which would make it vanish identically mod p");
-    if (!flat) res.note += gpu ? "; evaluation on the GPU (the trial that gave the rank: " + chosen.gpu_note + ")"
+    if (!flat) res.note += gpu ? "; the trial that gave the rank: " + chosen.gpu_note
                                : std::string("; batched evaluation (") + ModBatchEvaluator::kernel_for(res.prime) + " kernel)";
     if (flat && gpu) res.note += "; device " + dev.name + " not used: the flattening runs on the CPU";
     if (!dev.note.empty()) res.note += "; " + dev.note;

@@ -1,7 +1,8 @@
 // Private: reading JSON text or a JSON file with one clear error. Any failure of the
-// JSON library (a syntax error, a number out of range such as 1e400 or a 400-digit
-// integer literal, nesting deeper than kMaxJsonDepth) becomes invalid_input naming the
-// source; `what` names the file's role ("weights file", "templates file").
+// JSON library (a syntax error, a number out of range such as 1e400, nesting deeper than
+// kMaxJsonDepth) becomes invalid_input naming the source; `what` names the file's role
+// ("weights file", "templates file"). Integer literals of any length are exact
+// (quote_big_integers).
 #pragma once
 
 #include "file_io.hpp"
@@ -103,8 +104,18 @@ inline nlohmann::json parse_json_text(const std::string& text_in, const std::str
         return j;
     } catch (const nlohmann::json::out_of_range& e) {
         throw invalid_input(source + ": a number is out of range (" + std::string(e.what()) +
-                            "); write big integers and fractions as strings, e.g. \"123456789012345678901234567890\"");
+                            "); write it as an integer's digits or a \"p/q\" string, e.g. 123456789012345678901234567890 or \"1/3\"");
     } catch (const nlohmann::json::parse_error& e) {
+        // Where the text as given fails (the quotes added above shift the positions after them).
+        if (text.size() != text_in.size()) {
+            try {
+                const nlohmann::json again = nlohmann::json::parse(text_in);  // throws where the text as given fails
+                (void)again;
+            } catch (const nlohmann::json::parse_error& given) {
+                throw invalid_input(source + " is not valid JSON at byte " + std::to_string(given.byte) + ": " + given.what());
+            } catch (const nlohmann::json::exception&) {
+            }
+        }
         throw invalid_input(source + " is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw invalid_input(source + " is not valid JSON: " + e.what());

@@ -351,6 +351,10 @@ const nlohmann::json& member(const nlohmann::json& j, const std::string& path, c
 }
 
 long get_long(const nlohmann::json& j, const std::string& path, long lo) {
+    // An integer literal beyond 64 bits arrives as its digits (quote_big_integers).
+    if (j.is_string() && !j.get_ref<const std::string&>().empty() &&
+        j.get_ref<const std::string&>().find_first_not_of("-0123456789") == std::string::npos)
+        bad(path, "integer " + j.get<std::string>().substr(0, 40) + " out of range (a size or count fits 64 bits)");
     if (!j.is_number_integer()) bad(path, "expected an integer, got " + j.dump());
     const long v = j.get<long>();
     if (v < lo) bad(path, "value " + std::to_string(v) + " below " + std::to_string(lo));

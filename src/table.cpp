@@ -407,10 +407,11 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (!res.converged) {
         char budget[32];
         std::snprintf(budget, sizeof budget, "%g", s.generic.max_seconds);
-        src.reason = res.stop == GrowthStop::time_budget ? "evaluation matrix full rank at side " + std::to_string(res.rows) +
-                                                               " when the row's time budget of " + budget + " s ran out"
-                     : res.stop == GrowthStop::memory ? "evaluation matrix full rank at side " + std::to_string(res.rows) + "; " + res.stop_detail
-                                                      : "evaluation matrix full rank at max side " + std::to_string(s.generic.max_side);
+        // The rank still grew at the last step (full rank; graded: some block full).
+        const std::string at = "rank " + std::to_string(res.value) + " at side " + std::to_string(res.rows) + ", still growing";
+        src.reason = res.stop == GrowthStop::time_budget ? at + " when the row's time budget of " + budget + " s ran out"
+                     : res.stop == GrowthStop::memory ? at + " where memory stopped it (" + res.stop_detail + ")"
+                                                      : at + " at the size limit (max side " + std::to_string(s.generic.max_side) + ")";
     }
     Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "", res.value);

@@ -100,7 +100,7 @@ SEPRANK_EMULATED_DEVICE_MIB=0.004 "$S" generic --tokens 4 --dim 3 --depth 2 --de
 import json, sys
 o, b = (json.load(open(p)) for p in sys.argv[1:])
 assert "degree blocks kept in device memory" in b["note"] and b["converged"], b["note"]
-assert "growth stopped before side" in o["note"] and "for lack of memory" in o["note"] and "MiB of blocks, the emulated device has" in o["note"] and not o["converged"] and o["failure_bound"] == 1, o
+assert "growth stopped before block side" in o["note"] and "for lack of memory" in o["note"] and "MiB of blocks, the emulated device has" in o["note"] and not o["converged"] and o["failure_bound"] == 1, o
 assert o["label"] == "lower bound" and 0 < o["rank"] < b["rank"], (o["rank"], b["rank"])
 assert sum(o["block_ranks"]) == o["rank"] and sum(b["block_ranks"]) == b["rank"]
 PY

@@ -442,7 +442,9 @@ TEST_CASE("graded evaluation on the device: a first step the memory cannot hold 
     CHECK(capped.failure_bound == 1.0);
     CHECK(capped.rows == first_sides);  // the first step's blocks stand
     CHECK(capped.value <= full.value);
-    CHECK(capped.note.find("growth stopped before side") != std::string::npos);
+    CHECK(capped.note.find("growth stopped before block side") != std::string::npos);
+    CHECK(capped.stop == GrowthStop::memory);
+    CHECK(capped.note.find(capped.stop_detail) != std::string::npos);
 }
 
 TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the host, the same answer as the CPU") {

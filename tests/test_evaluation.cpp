@@ -440,7 +440,7 @@ TEST_CASE("a growth step over the memory limit stops the growth as a lower bound
         CHECK(tight.note.find("where memory stopped the growth") != std::string::npos);
         // the stop, structured: what and where, the note's words
         CHECK(tight.stop == GrowthStop::memory);
-        CHECK(tight.stop_detail.rfind("growth stopped before side ", 0) == 0);
+        CHECK(tight.stop_detail.rfind(v == EvaluationVariant::plain ? "growth stopped before side " : "growth stopped before block side ", 0) == 0);
         CHECK(tight.note.find(tight.stop_detail) != std::string::npos);
         CHECK(tight.engine_note.find("lack of memory") == std::string::npos);  // how, not why it stopped
         CHECK(roomy.stop == GrowthStop::none);

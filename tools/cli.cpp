@@ -316,8 +316,10 @@ void check_integer_range(const std::string& name, const std::string& text, bool 
     if (!t.empty() && t.front() == '+') t.remove_prefix(1);
     const std::string_view digits = !t.empty() && t.front() == '-' ? t.substr(1) : t;
     // The parser also reads 0x.., 0o.., 0b..: integers here are decimal, one way to write each.
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        throw seprank::invalid_input(name + " '" + text + "': expected a decimal integer");
+    // A leading zero (010) is octal to the parser: refused too.
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        (digits.size() > 1 && digits[0] == '0'))
+        throw seprank::invalid_input(name + " '" + text + "': expected a decimal integer (no leading zero)");
     bool ok = false;
     if (is_unsigned) {
         std::uint64_t u = 0;

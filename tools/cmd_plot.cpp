@@ -19,7 +19,7 @@ struct PlotCommand final : Command {
         sub->add_option("--y2", po.y2, "a second column per series on the right-hand y axis (dashed), e.g. --y dimension --y2 log3_rank");
         sub->add_option("--series", po.series, "one curve per value of this column")->capture_default_str();
         sub->add_option("--where", po.where, "keep rows with column=value (repeatable)");
-        sub->add_flag("--bounds", po.bounds, "add the Theorem 7.1/7.2 bound curves (log3_lower, log3_upper)");
+        sub->add_flag("--bounds", po.bounds, "add the Theorem 7.1/7.2 bound curves (log3_lower, log3_upper; with --y log3_rank only, their scale)");
         sub->add_option("--title", po.title, "figure title");
         sub->add_option("--format", format, "text|json (what is printed after writing the figure)")->check(one_of({"text", "json"}));
         sub->add_flag("--logy", po.logy, "logarithmic y axis (e.g. singular values from spectrum --format csv)");

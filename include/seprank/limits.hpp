@@ -35,7 +35,7 @@ void check_memory(double estimate_bytes, double limit_bytes, const std::string& 
 
 // Threads: the number a computation's options ask for where the caller sets none. The
 // `threads` member of GenericOptions, EvaluationOptions, DimensionOptions, RankOptions,
-// BudgetOptions and GuessOptions starts at default_threads(), so that a caller (the CLI's
+// BudgetOptions and CheckOptions (guess.hpp) starts at default_threads(), so that a caller (the CLI's
 // --threads) bounds every computation, those a computation starts inside itself
 // included (verify's claims, a table row's columns). 2 unless set. Read atomically; set
 // it before the computations it should govern. O(1).

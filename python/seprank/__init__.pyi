@@ -153,7 +153,7 @@ class Spectrum:
     basis_rows: int
     basis_cols: int
     partition: str
-    degree: str
+    degree: int
     terms: Optional[int]
     seconds: float
     note: str
