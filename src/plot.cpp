@@ -80,6 +80,8 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     };
     while (next_line() && !line.empty() && line[0] == '#') {}
     if (line.empty()) throw invalid_input("table '" + csv_path + "' is empty");
+    if (const std::size_t at = line.find_first_not_of(" \t"); at != std::string::npos && (line[at] == '[' || line[at] == '{'))
+        throw invalid_input("table '" + csv_path + "' is JSON: plot reads CSV tables (seprank table --format csv, or --out FILE.csv)");
     auto cells_of = [&](const std::string& l) {  // a CSV error names the file and line
         try {
             return parse_csv_line(l);
