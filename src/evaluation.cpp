@@ -429,10 +429,17 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
                 if (f.gpu()) {
                     f.grid_row(part, st.per, ra[i].data(), rb, j0, k, 1, vals.data());
                 } else {
-                    pts.resize(cnt * width);
-                    for (long j = j0; j < k; ++j)
-                        place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + static_cast<std::size_t>(j - j0) * width);
-                    f(pts.data(), cnt, vals.data());
+                    // In chunks, polling cancel.hpp between them: one pass of a deep, wide
+                    // network can take milliseconds, a row thousands of them.
+                    constexpr long chunk = 128;
+                    pts.resize(static_cast<std::size_t>(std::min<long>(chunk, k - j0)) * width);
+                    for (long c0 = j0; c0 < k; c0 += chunk) {
+                        if (cancel_requested()) return;  // parallel() rethrows it on the caller
+                        const long c1 = std::min(k, c0 + chunk);
+                        for (long j = c0; j < c1; ++j)
+                            place_flat(part, st.per, ra[i].data(), rb[j].data(), pts.data() + static_cast<std::size_t>(j - c0) * width);
+                        f(pts.data(), static_cast<std::size_t>(c1 - c0), vals.data() + (c0 - j0));
+                    }
                 }
                 for (long j = j0; j < k; ++j) nmod_mat_entry(next.get(), i, j) = vals[static_cast<std::size_t>(j - j0)];
             }
@@ -578,6 +585,7 @@ public:
                     scaled_[static_cast<std::size_t>(t * nA + c)] = nmod_mul(a[static_cast<std::size_t>(c)], static_cast<std::uint64_t>(t + 1), mod_);
         }
         for (long c0 = j0; c0 < j1; c0 += chunk) {
+            if (cancel_requested()) return;  // the caller's parallel() rethrows it (cancel.hpp)
             const long c1 = std::min(j1, c0 + chunk);
             const std::size_t cnt = static_cast<std::size_t>((c1 - c0) * nd);
             const std::uint64_t* vals_at = nullptr;
@@ -793,6 +801,7 @@ public:
                     if (i < cur.side[a] && j < cur.side[a]) buf[a].push_back(v);
                 });
             }
+            throw_if_cancelled();  // a row cut short by a cancel is no tile (nothing is stored)
             std::string bytes;
             for (std::size_t a = 0; a < blocks_.size(); ++a) {
                 if (buf[a].size() != section(cur, t, cur.side[a])) throw std::logic_error("block store: tile section size");

@@ -3,6 +3,7 @@
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/rank.hpp"
 
 #include <doctest/doctest.h>
@@ -69,4 +70,19 @@ TEST_CASE("the default threads: every options struct starts at it; set, checked,
     }
     CHECK(default_threads() == 7);  // a refused value changes nothing
     set_default_threads(before);
+}
+
+TEST_CASE("error messages show control bytes as \\xHH: a NUL does not end them, an escape does not reach the terminal") {
+    const std::string given = std::string("a") + '\0' + "b\x1b[31m\tc\nd\x7f";
+    CHECK(std::string(invalid_input("value '" + given + "'").what()) == "value 'a\\x00b\\x1b[31m\tc\nd\\x7f'");
+    CHECK(std::string(domain_error(given).what()) == std::string(resource_limit(given).what()));
+    CHECK(std::string(internal_error(given).what()).find("\\x00b") != std::string::npos);
+    CHECK(std::string(invalid_input("plain text, é").what()) == "plain text, é");  // UTF-8 untouched
+    // through a parser: the value after the NUL is named
+    try {
+        (void)parse_list(std::string("1,2") + '\0' + "x", "--tokens");
+        FAIL("accepted");
+    } catch (const invalid_input& e) {
+        CHECK(std::string(e.what()).find("\\x00x") != std::string::npos);
+    }
 }

@@ -12,28 +12,54 @@
 //                   input). Exit code 1.
 // Every message names the offending value and the API parameter it was given as (e.g.
 // "EvaluationOptions::max_side"), never a command-line flag: the CLI adds its flags.
-// No library function prints or exits.
+// No library function prints or exits. A message quotes input as given, so each
+// constructor writes its control bytes (but tab and line feed) as \xHH: a NUL would end
+// what() before the value it names, an escape sequence would reach the terminal.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
 namespace seprank {
 
+namespace detail {
+// `message` with every byte below 0x20 (but '\t' and '\n') and 0x7f as \xHH. Linear.
+inline std::string printable(const std::string& message) {
+    std::string out;
+    out.reserve(message.size());
+    for (const char ch : message) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+}  // namespace detail
+
 struct invalid_input : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+    explicit invalid_input(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
+    explicit invalid_input(const char* message) : invalid_input(std::string(message)) {}
 };
 
 struct domain_error : std::domain_error {
-    using std::domain_error::domain_error;
+    explicit domain_error(const std::string& message) : std::domain_error(detail::printable(message)) {}
+    explicit domain_error(const char* message) : domain_error(std::string(message)) {}
 };
 
 struct resource_limit : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit resource_limit(const std::string& message) : std::runtime_error(detail::printable(message)) {}
+    explicit resource_limit(const char* message) : resource_limit(std::string(message)) {}
 };
 
 struct internal_error : std::logic_error {
-    using std::logic_error::logic_error;
+    explicit internal_error(const std::string& message) : std::logic_error(detail::printable(message)) {}
+    explicit internal_error(const char* message) : internal_error(std::string(message)) {}
 };
 
 }  // namespace seprank

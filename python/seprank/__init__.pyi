@@ -94,7 +94,8 @@ def network(family: str = ..., *, tokens: _OptInt = ..., dim: _OptInt = ..., dep
             width: _OptInt = ..., widths: Optional[Sequence[int]] = ..., residual: _OptBool = ...,
             free: _OptBool = ..., embed_rank: _OptInt = ..., attention_rank: _OptInt = ..., position: _OptInt = ...,
             coordinate: _OptInt = ..., seed: int = ..., weight_range: int = ..., weights: Any = ...,
-            embedding: Any = ...) -> Network: ...
+            embedding: Any = ..., power: _OptInt = ..., layers: Any = ...,
+            repeat: Any = ...) -> Network: ...
 def attention(tokens: _OptInt = ..., dim: _OptInt = ..., heads: _OptInt = ..., depth: _OptInt = ..., *,
               head_dim: _OptInt = ..., residual: _OptBool = ..., embed_rank: _OptInt = ...,
               attention_rank: _OptInt = ..., position: _OptInt = ..., coordinate: _OptInt = ..., seed: int = ...,

@@ -143,7 +143,8 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
             widths: Optional[Sequence[int]] = None, residual: Optional[bool] = None, free: Optional[bool] = None,
             embed_rank: Optional[int] = None, attention_rank: Optional[int] = None, position: Optional[int] = None,
             coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5,
-            weights: Any = None, embedding: Any = None) -> Network:
+            weights: Any = None, embedding: Any = None, power: Optional[int] = None,
+            layers: Any = None, repeat: Any = None) -> Network:
     """A network of any family; the options are those of the CLI (docs/usage.md §1.4).
 
     Without ``weights``: integer weights uniform on [−weight_range, weight_range] drawn
@@ -151,7 +152,8 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     left at None takes the CLI's default (tokens 4 — power: 1 —, dim 2, depth 1 — power:
     the number of widths —, heads 1, block degree 3, head_dim dx/H, width dx, widths N·dx,
     no embedding, position and coordinate 1). ``family`` is one of attention, hadamard,
-    fc, power (a stack: :func:`stack`).
+    fc, power (a stack: :func:`stack`); a power network's degree is ``power`` (or
+    ``block_degree``), so that ``network(**net.spec)`` draws the same architecture again.
     With ``weights``: either a list of L layer dicts (attention: ``{"heads": [{"Q", "K",
     "V", "O"}, …]}``; hadamard: ``{"W": [W_1..W_d], "O": O}``; fc: ``{"W": [W_1..W_d]}``)
     or a whole dict shaped like the weights JSON; matrices may be numpy arrays, nested
@@ -162,8 +164,14 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     weights dict also holds must agree with it, and every given size must agree with
     the matrices (ValueError naming both values, or the matrix and its expected shape).
     """
-    if family == "stack":
+    if family == "stack" or layers is not None or repeat is not None:
         raise ValueError("family: 'stack' is built from its layers: use seprank.stack(tokens, dim, layers)")
+    if power is not None:  # a power network's degree under its own name (net.spec holds both)
+        if family != "power":
+            raise ValueError(f"power: only for family power (family is {family!r}; its degree is block_degree)")
+        if block_degree is not None and block_degree != power:
+            raise ValueError(f"power = {power!r} and block_degree = {block_degree!r}: the same degree given twice, differently")
+        block_degree = power
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                  block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                  embed_rank=embed_rank, attention_rank=attention_rank, position=position,

@@ -222,6 +222,16 @@ def test_spec_dicts_of_stacks_and_power_networks():
         seprank.generic_rank(dict(p.spec, power=3))
     with pytest.raises(ValueError, match="layers: expected a SPEC text"):
         seprank.generic_rank({"family": "stack", "layers": 3})
+    # network(**net.spec) draws the same architecture again; a stack's spec is refused
+    # with the way to build one (a ValueError, not a TypeError about the keyword)
+    again = seprank.network(**p.spec)
+    assert again.spec == p.spec and again.to_json() == p.to_json()
+    with pytest.raises(ValueError, match="use seprank.stack"):
+        seprank.network(**s.spec)
+    with pytest.raises(ValueError, match="power: only for family power"):
+        seprank.network("hadamard", power=2)
+    with pytest.raises(ValueError, match="the same degree given twice"):
+        seprank.network("power", widths=[3, 1], power=2, block_degree=3)
 
 
 def test_power_networks_are_the_clis(cli, tmp_path):
