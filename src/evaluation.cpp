@@ -571,8 +571,10 @@ public:
     }
     template <class Put>
     void run(const std::vector<std::uint64_t>& a, const SidePoints& rb, long j0, long j1, Put&& put) {
-        constexpr long chunk = 128;
         const long nd = g_.nd, nA = g_.nA;
+        // Columns per chunk: about 1024 forward passes (nd a column) between two polls of
+        // cancel.hpp, 128 columns at most (the frontier's 14 live blocks: 73).
+        const long chunk = std::clamp(1024 / std::max(1L, nd), 1L, 128L);
         const std::size_t width = f_.width();
         // On the GPU the whole row at once: only a and the B-side points go there, the nd
         // scaled points of each pair are formed on the device (Tape::evaluate_grid_cuda).
@@ -597,7 +599,12 @@ public:
                 for (long j = c0; j < c1; ++j)
                     for (long t = 0; t < nd; ++t)
                         place_flat(part_, g_.per, scaled_.data() + t * nA, rb[j].data(), pts_.data() + static_cast<std::size_t>((j - c0) * nd + t) * width);
-                f_(pts_.data(), cnt, out_.data());
+                // 128 passes a call, polling between: one pass of a deep, wide network can
+                // take milliseconds.
+                for (std::size_t s0 = 0; s0 < cnt; s0 += 128) {
+                    if (s0 > 0 && cancel_requested()) return;
+                    f_(pts_.data() + s0 * width, std::min<std::size_t>(128, cnt - s0), out_.data() + s0);
+                }
                 vals_at = out_.data();
             }
             NmodMat vals(c1 - c0, nd, g_.p), coef(c1 - c0, nd, g_.p);
