@@ -12,7 +12,6 @@
 #include "seprank/record.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
 #include <cctype>
 #include <charconv>
@@ -69,22 +68,8 @@ namespace {
 // The total estimated bits of the values a candidate's equations may hold before the
 // candidate is skipped as too large to fit (2^27 bits = 16 MiB).
 // A long text cut for a message: its first 40 characters and "…".
-// A cell as a message shows it: at most 40 bytes, a control byte (a NUL would end the
-// message) as \xHH.
-std::string cut(const std::string& t) {
-    std::string out;
-    for (std::size_t i = 0; i < t.size() && i < 40; ++i) {
-        const unsigned char c = static_cast<unsigned char>(t[i]);
-        if (c < 0x20 || c == 0x7f) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
-        } else {
-            out += t[i];
-        }
-    }
-    return t.size() <= 40 ? out : out + "…";
-}
+// (Control bytes in it are written \xHH by the error types themselves, error.hpp.)
+std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
 
 constexpr double kFitBudgetBits = 134217728.0;
 
