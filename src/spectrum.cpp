@@ -8,6 +8,7 @@
 #include "seprank/error.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/progress.hpp"
 #include "spectrum_arb.hpp"
 
 #include <algorithm>
@@ -411,14 +412,25 @@ std::pair<double, double> ball_of_root(double lo, double hi) {
     return {m, rad};
 }
 
-}  // namespace
+// One step of a spectrum (progress.hpp): phase "spectrum step", the step's number and no
+// total (the steps take very different times, so no ETA), "of <total>: <what>".
+void report_step(std::uint64_t step, std::uint64_t total, const std::string& what) {
+    report_progress(current_progress(), "spectrum step", step, 0, "of " + std::to_string(total) + ": " + what);
+}
 
-SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt) {
-    check_options(opt);
+// The spectrum of f, reporting its steps first..first+2 of `total`: the orthogonal
+// flattening, the exact rank, the singular values.
+SpectrumResult spectrum_steps(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt,
+                              std::uint64_t first, std::uint64_t total) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto sides = variable_sides(f.context()->vars(), token_sides(part, n_tokens));
+    report_step(first, total, "the flattening in orthonormal bases");
     const OrthoFlattening of = orthogonal_flattening(f, sides, opt.measure, opt.max_side);
+    report_step(first + 1, total, "the exact rank of the coefficient flattening");
     const RankAnswer ra = rank_certified(flatten(f, sides), opt.rank);
+    report_step(first + 2, total,
+                "singular values of " + std::to_string(of.K.rows()) + " x " + std::to_string(of.K.cols()) +
+                        (opt.method == SpectrumMethod::certified ? " (Arb balls)" : " (floating point)"));
 
     SpectrumResult r;
     r.measure = opt.measure;
@@ -480,6 +492,13 @@ SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_token
     return r;
 }
 
+}  // namespace
+
+SpectrumResult spectrum(const QPoly& f, const ValidPartition& part, long n_tokens, const SpectrumOptions& opt) {
+    check_options(opt);
+    return spectrum_steps(f, part, n_tokens, opt, 1, 3);
+}
+
 SpectrumResult spectrum(const Network& net, const ValidPartition& part, const SpectrumOptions& opt) {
     check_options(opt);
     part.check_tokens(net.spec.tokens);  // before the expansion
@@ -487,8 +506,9 @@ SpectrumResult spectrum(const Network& net, const ValidPartition& part, const Sp
     detail::check_expansion_estimate(check_shapes(net), opt.expand,
                                      "the spectrum needs f expanded (its coefficient flattening), whatever SpectrumOptions::method");
     const auto t0 = std::chrono::steady_clock::now();
+    report_step(1, 4, "expanding f");
     const QPoly f = expand(net, opt.expand);
-    SpectrumResult r = spectrum(f, part, net.spec.tokens, opt);
+    SpectrumResult r = spectrum_steps(f, part, net.spec.tokens, opt, 2, 4);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
 }

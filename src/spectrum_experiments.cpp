@@ -1,6 +1,8 @@
 // seprank — the seed's ε-separation-rank experiments (docs/spectrum.md, "Experiments").
+#include "seprank/columns.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "seprank/spectrum.hpp"
 
@@ -20,6 +22,15 @@ std::pair<double, double> wilson_interval(long hits, long n) {
 
 namespace {
 
+// The experiments' progress (progress.hpp, phase "experiment draws"): one unit a draw, to
+// the caller's observer; the spectra they compute report nothing (eps_experiment silences them).
+struct Draws {
+    ProgressObserver outer;
+    std::uint64_t total = 0, done = 0;
+    void next(const std::string& what) { report_progress(outer, "experiment draws", done++, total, what); }
+    void finish() { report_progress(outer, "experiment draws", total, total, "done"); }
+};
+
 QPoly random_fd(Rng& rng, long n, long d) {
     auto ctx = QContext::make(Variables::tokens(n, 1));
     std::vector<Rational> c;
@@ -35,7 +46,7 @@ QPoly random_fd(Rng& rng, long n, long d) {
     return QPoly::from_terms(ctx, c, e);
 }
 
-std::vector<Record> fd_experiment(const EpsExperimentOptions& opt) {
+std::vector<Record> fd_experiment(const EpsExperimentOptions& opt, Draws& draws) {
     std::vector<double> eps = {0};
     eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
     std::vector<Record> rows;
@@ -45,6 +56,7 @@ std::vector<Record> fd_experiment(const EpsExperimentOptions& opt) {
             Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(100 * n + d));
             std::vector<long> hits(eps.size(), 0), undecided(eps.size(), 0);
             for (long t = 0; t < opt.trials; ++t) {
+                draws.next("F_d with " + std::to_string(n) + " variables, d = " + std::to_string(d));
                 SpectrumOptions so;
                 so.measure = opt.measure;
                 so.eps = eps;
@@ -77,7 +89,7 @@ std::vector<Record> fd_experiment(const EpsExperimentOptions& opt) {
     return rows;
 }
 
-std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt) {
+std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt, Draws& draws) {
     std::vector<double> eps = {0};
     eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
     struct Config {
@@ -101,6 +113,7 @@ std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt) {
                 std::vector<std::vector<long>> ranks(eps.size());
                 std::vector<long> undecided(eps.size(), 0);
                 for (long t = 0; t < opt.trials; ++t) {
+                    draws.next(describe(s));
                     SpectrumOptions so;
                     so.measure = opt.measure;
                     so.eps = eps;
@@ -144,7 +157,12 @@ std::vector<Record> eps_experiment(const EpsExperimentOptions& opt) {
     const double per_trial = opt.kind == "fd" ? 1.5e-3 : 9.5e-2;
     check_time(static_cast<double>(opt.trials) * per_trial, default_max_seconds(),
                "the " + opt.kind + " experiment (" + std::to_string(opt.trials) + " trials per configuration)");
-    return opt.kind == "fd" ? fd_experiment(opt) : blocks_experiment(opt);
+    // Configurations: fd 2 sizes x 5 degrees, blocks 2 token counts x 2 depths x 3 kinds.
+    Draws draws{current_progress(), static_cast<std::uint64_t>(opt.trials) * (opt.kind == "fd" ? 10 : 12)};
+    const ProgressScope silent{ProgressObserver{}};
+    auto rows = opt.kind == "fd" ? fd_experiment(opt, draws) : blocks_experiment(opt, draws);
+    draws.finish();
+    return rows;
 }
 
 }  // namespace seprank

@@ -6,6 +6,7 @@
 #include "seprank/flatten.hpp"
 #include "seprank/network.hpp"
 #include "seprank/poly_io.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/spectrum.hpp"
 #include "support.hpp"
@@ -367,6 +368,72 @@ TEST_CASE("networks: spectrum of a small attention stack, certified vs fast, ran
             CHECK(std::abs(fa.singular_values[k] - r.singular_values[k]) <= r.radii[k] + 1e-11 * r.singular_values[0]);
         CHECK(to_json(fa).find("\"radius\":null") != std::string::npos);
     }
+}
+
+TEST_CASE("progress: a spectrum reports its steps in order; the experiments report their draws, not their spectra") {
+    struct Report {
+        std::string what;
+        std::uint64_t done, total;
+        std::string detail;
+    };
+    std::vector<Report> seen;
+    const ProgressObserver obs = [&](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
+        seen.push_back({std::string(what), done, total, std::string(detail)});
+    };
+    NetworkSpec spec;
+    spec.tokens = 2;
+    spec.dim = 2;
+    spec.depth = 1;
+    SpectrumResult r;
+    {
+        const ProgressScope scope(obs);
+        r = spectrum(random_network(spec, 3), balanced_partition(2), SpectrumOptions{});
+    }
+    std::vector<std::uint64_t> steps;
+    for (const Report& x : seen)
+        if (x.what == "spectrum step") {
+            CHECK(x.total == 0);  // uneven steps: no total, hence no ETA
+            CHECK(x.detail.rfind("of 4: ", 0) == 0);
+            steps.push_back(x.done);
+        }
+    CHECK(steps == std::vector<std::uint64_t>{1, 2, 3, 4});
+    CHECK(seen.back().detail.find("singular values of " + std::to_string(r.basis_rows) + " x ") != std::string::npos);
+
+    // A polynomial given: three steps, numbered 1..3 of 3.
+    seen.clear();
+    {
+        const ProgressScope scope(obs);
+        auto ctx = QContext::make(variables_in("x1_1*x2_1 + x1_1^2"));
+        spectrum(parse_poly("x1_1*x2_1 + x1_1^2", ctx), balanced_partition(2), 2, SpectrumOptions{});
+    }
+    REQUIRE(seen.size() == 3);
+    for (std::uint64_t k = 0; k < 3; ++k) {
+        CHECK(seen[k].done == k + 1);
+        CHECK(seen[k].detail.rfind("of 3: ", 0) == 0);
+    }
+
+    // fd: 10 configurations, 2 draws each: 0..19 then the end, and no spectrum's steps.
+    seen.clear();
+    EpsExperimentOptions eo;
+    eo.kind = "fd";
+    eo.trials = 2;
+    std::vector<Record> rows;
+    {
+        const ProgressScope scope(obs);
+        rows = eps_experiment(eo);
+    }
+    CHECK(rows.size() == 10 * (1 + eo.eps.size()));  // a row per configuration and threshold (0 first)
+    REQUIRE(seen.size() == 21);
+    for (std::size_t k = 0; k < seen.size(); ++k) {
+        CHECK(seen[k].what == "experiment draws");
+        CHECK(seen[k].done == k);
+        CHECK(seen[k].total == 20);
+    }
+    CHECK(seen.back().detail == "done");
+    // Without an observer the rows are the same.
+    const auto again = eps_experiment(eo);
+    REQUIRE(again.size() == rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) CHECK(again[k] == rows[k]);
 }
 
 TEST_CASE("orthogonal_flattening bounds its bases and dense matrices before building them, max_side <= 0 included") {

@@ -82,7 +82,13 @@ struct SpectrumCommand final : Command {
             eo.seed = ro.seed;
             eo.measure = so.measure;
             if (!eps_text.empty()) eo.eps = so.eps;
-            const auto rows = seprank::eps_experiment(eo);
+            const auto meter = make_progress(globals);  // draws on stderr (docs/progress.md)
+            std::vector<seprank::Record> rows;
+            {
+                const seprank::ProgressScope progress(meter->observer());
+                rows = seprank::eps_experiment(eo);
+            }
+            meter->finish();
             if (eps_absolute) notes.lines = {"--eps-absolute is ignored: --experiment's thresholds are relative to ||f||"};
             notes.emit(nullptr);  // stderr: the rows are a table
             std::vector<json> out;
@@ -97,14 +103,24 @@ struct SpectrumCommand final : Command {
             const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
             const long n = poly_token_count(ctx->vars());
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
-            r = seprank::spectrum(f, part, n, so);
+            const auto meter = make_progress(globals);  // steps on stderr (docs/progress.md)
+            {
+                const seprank::ProgressScope progress(meter->observer());
+                r = seprank::spectrum(f, part, n, so);
+            }
+            meter->finish();
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing
             const seprank::Network net = build_network(ro);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
             network = describe(net.spec);
-            r = with_expansion_flags("--max-memory", [&] { return seprank::spectrum(net, part, so); });
+            const auto meter = make_progress(globals);
+            {
+                const seprank::ProgressScope progress(meter->observer());
+                r = with_expansion_flags("--max-memory", [&] { return seprank::spectrum(net, part, so); });
+            }
+            meter->finish();
             save_weights(ro, net);
         }
         json j = json::parse(seprank::to_json(r));
