@@ -59,7 +59,7 @@ Theorem73Scales t73_of(const RowSource& s) { return s.spec ? theorem73_scales(*s
 std::vector<Column> make_columns() {
     return {
         {"network", "one-line description of the network", S(describe(n))},
-        {"family", "attention | hadamard | fc", S(to_string(n.family))},
+        {"family", "attention | hadamard | fc | stack | power", S(to_string(n.family))},
         {"layers", "a stack's layers, canonical SPEC text of the list --depth repeats (layers_period; empty for other families)",
          S(family_info(n.family).layers ? layers_to_string(layers_period(n.layers)) : std::string())},
         {"tokens", "N, the number of tokens", S(n.tokens)},
@@ -87,7 +87,7 @@ std::vector<Column> make_columns() {
         {"kind", "exact | modular-lower-bound | generic | numerical", A(to_string(a.kind))},
         {"certified", "true only for an exact, certified rank over Q", A(a.certified())},
         {"label", "certified | generic lower bound | probabilistic (p <= δ) | lower bound", A(a.label())},
-        {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep", A(a.quantity)},
+        {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep | dimension", A(a.quantity)},
         {"bound", "how the value relates to sep: sep | generic sep | lower bound of sep (null for a bare matrix or a dimension)", A(
              a.quantity == "matrix" || a.quantity == "dimension" ? Value() : Value(!a.certified() ? "lower bound of sep" : a.quantity == "sep" ? "sep" : a.quantity == "generic sep" ? "generic sep" : "lower bound of sep"))},
         {"method", "flattening | grid | evaluation | matrix", A(a.method)},
@@ -122,6 +122,13 @@ std::vector<Column> make_columns() {
         {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
+        // The ε columns of table --eps (table.hpp): the table fills them from the seed
+        // network's spectrum, so a record made here has them null.
+        {"eps", "table --eps: the thresholds, relative to ||f||, space-separated", [](const RowSource&) -> Value { return Value(); }},
+        {"eps_ranks", "table --eps: per threshold, the certified eps-separation rank, or low..high when undecided", [](const RowSource&) -> Value { return Value(); }},
+        {"eps_certified", "table --eps: per threshold, true | false", [](const RowSource&) -> Value { return Value(); }},
+        {"eps_reason", "table --eps: why the eps cells are empty, or that the seed network is a degenerate draw (null: nothing to say)",
+         [](const RowSource&) -> Value { return Value(); }},
         {"log3_rank", "log3 of the rank, to 4 decimals", A(rounded_or_null(log3_rank(a), 1e-4))},
         {"theorem", "attention: Levine et al. theorem in force (\"7.1\", \"7.2\"; null: none)", [](const RowSource& s) -> Value {
              return has_bounds(s) && !bounds_of(s).theorem.empty() ? Value(bounds_of(s).theorem) : Value();

@@ -64,6 +64,12 @@ std::vector<std::string> table_columns(bool eps, bool dimension) { return table_
 
 std::vector<std::string> table_columns(bool eps) { return table_columns(eps, false); }
 
+std::vector<Column> table_column_meanings() {
+    std::vector<Column> out;
+    for (const std::string& name : table_columns(true, true, true, true)) out.push_back(column(name));
+    return out;
+}
+
 std::vector<std::string> row_columns(const Row& row) {
     return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"));
 }

@@ -1084,3 +1084,22 @@ TEST_CASE("table --layers: a bad SPEC is one invalid_input naming it; a SPEC inv
     REQUIRE(bp.configs.size() == 1);
     CHECK(bp.configs[0]->depth == 2 * (100 / per));
 }
+
+TEST_CASE("table_column_meanings: every column a row can have, in CSV order, each with a meaning") {
+    const auto all = table_columns(true, true, true, true);
+    const auto meanings = table_column_meanings();
+    REQUIRE(meanings.size() == all.size());
+    std::set<std::string> names;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        CHECK(meanings[k].name == all[k]);
+        CHECK_FALSE(meanings[k].help.empty());
+        names.insert(meanings[k].name);
+    }
+    CHECK(names.size() == all.size());  // no column twice
+    // Every column of the base table is among them, and the ε columns too.
+    for (const auto& c : table_columns()) CHECK(names.count(c) == 1);
+    for (const auto& c : table_eps_columns()) CHECK(names.count(c) == 1);
+    // The registry's ε columns are null off a RowSource: the table fills them.
+    const Record r = make_record(RowSource{}, table_eps_columns());
+    for (const auto& cell : r) CHECK(cell.second.is_null());
+}

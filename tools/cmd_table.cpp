@@ -1,6 +1,8 @@
 // seprank table — the `table` subcommand: options, one library call, formatting.
 #include "cli.hpp"
 
+#include <iomanip>
+
 namespace seprank_cli {
 
 namespace {
@@ -13,13 +15,38 @@ std::string none_as_zero(const std::string& text) {
     return out;
 }
 
+// Rows in `format`: markdown, CSV (header `cols`), a JSON array, or aligned text of the
+// columns `shown`.
+void print_rows(const std::vector<seprank::Record>& rows, const std::vector<std::string>& cols, const std::string& format,
+                const std::vector<std::string>& shown) {
+    if (format == "markdown") {
+        std::cout << seprank::markdown_line(cols) << "\n|";
+        for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
+        std::cout << "\n";
+        for (const auto& r : rows) {
+            std::vector<std::string> cells;
+            for (const auto& c : cols) cells.push_back(r.at(c).str());
+            std::cout << seprank::markdown_line(cells) << "\n";
+        }
+    } else if (format == "csv") {
+        std::cout << seprank::csv_line(cols) << "\n";
+        for (const auto& r : rows) std::cout << seprank::csv_line(r, cols) << "\n";
+    } else if (format == "json") {
+        std::cout << seprank::to_json(rows, 2) << "\n";
+    } else {
+        std::vector<json> plain;
+        for (const auto& r : rows) plain.push_back(to_nl(r));
+        print_table(plain, "text", shown);
+    }
+}
+
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
     std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = 0;
     std::uint64_t t_seed = 1;
-    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false;
+    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_columns = false;
     std::string format = "text";
     std::string device = "cpu";
 
@@ -59,10 +86,12 @@ struct TableCommand final : Command {
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
         add_device_option(sub, device);
+        sub->add_flag("--columns", t_columns, "print the name and meaning of every column a row can have, in CSV order, and compute nothing");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(one_of({"text", "csv", "json", "markdown"}));
     }
 
     int run(const Globals& globals) override {
+        if (t_columns) return print_columns();
         const int threads = globals.threads;
         std::vector<seprank::SweepOptions> sweeps;
         const bool custom = !t_family.empty() || !t_tokens.empty() || !t_dim.empty() || !t_heads.empty() || !t_depth.empty() ||
@@ -202,23 +231,7 @@ struct TableCommand final : Command {
         notes.emit(nullptr);
         const bool layers = !t_layers.empty();
         const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);
-        if (format == "markdown") {
-            std::cout << seprank::markdown_line(cols) << "\n|";
-            for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
-            std::cout << "\n";
-            for (const auto& r : rows) {
-                std::vector<std::string> cells;
-                for (const auto& c : cols) cells.push_back(r.at(c).str());
-                std::cout << seprank::markdown_line(cells) << "\n";
-            }
-        } else if (format == "csv") {
-            std::cout << seprank::csv_line(cols) << "\n";
-            for (const auto& r : rows) std::cout << seprank::csv_line(r) << "\n";
-        } else if (format == "json") {
-            std::cout << seprank::to_json(rows, 2) << "\n";
-        } else {
-            std::vector<json> plain;
-            for (const auto& r : rows) plain.push_back(to_nl(r));
+        {
             std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "certified", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
@@ -229,11 +242,37 @@ struct TableCommand final : Command {
             if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
             if (layers) shown.insert(shown.begin() + 1, "layers");
             if (dev.device != seprank::Device::cpu) shown.push_back("device");
-            print_table(plain, "text", shown);
+            print_rows(rows, cols, format, shown);
         }
         check_stdout();  // a failed write is the one error line, after no summary
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
+        return 0;
+    }
+
+    // --columns: the registry's meaning of every column. It computes nothing, so an option
+    // beside it (other than --format) is refused, naming it.
+    int print_columns() const {
+        for (const CLI::Option* o : sub->get_options())
+            if (o->count() > 0 && o->get_name() != "--columns" && o->get_name() != "--format")
+                throw seprank::invalid_input("--columns takes no other option than --format (it lists the columns and computes nothing): " +
+                                             o->get_name() + " given");
+        std::vector<seprank::Record> rows;
+        for (const seprank::Column& c : seprank::table_column_meanings()) {
+            seprank::Record r;
+            r.set("column", c.name);
+            r.set("meaning", c.help);
+            rows.push_back(r);
+        }
+        if (format == "text") {  // left-aligned: the meanings are sentences
+            std::size_t width = 0;
+            for (const auto& r : rows) width = std::max(width, r.at("column").str().size());
+            for (const auto& r : rows)
+                std::cout << std::left << std::setw(static_cast<int>(width) + 2) << r.at("column").str() << r.at("meaning").str() << "\n";
+        } else {
+            print_rows(rows, {"column", "meaning"}, format, {});
+        }
+        check_stdout();
         return 0;
     }
 };

@@ -1,4 +1,4 @@
-// seprank — functional dimension of a network family (issue 30, first part).
+// seprank — functional dimension of a network family (docs/dimension.md).
 //
 // Definition. Let F(w; x) be the network's output (a polynomial in the weights w and the
 // inputs x; docs/theory.md §1). The functional dimension is the generic rank over Q of
@@ -9,10 +9,13 @@
 //
 // Method. Each trial draws a prime p (prime_bits), weights uniform on Z/p (or uses the
 // given weights, reduced mod p: the local dimension there), and rows >= parameters + a
-// margin of random input points uniform on Z/p. A derivative ∂F/∂w_j at x_s is exact
-// mod p: t ↦ F(w + t·e_j; x_s) is a polynomial of degree <= D_L (the weight degree) in
-// t, so it is evaluated (ModEvaluator) at t = 0..D_L and its derivative at 0 is read off
-// Lagrange interpolation mod p. The rank of J mod p is a lower bound of the generic rank.
+// margin of random input points uniform on Z/p. Every derivative ∂F/∂w_j at x_s is exact
+// mod p, in one of two variants (DimensionVariant): reverse (the default) runs the
+// forward pass once per point on a tape and sweeps it backwards, giving the whole row of
+// J; interpolation (the reference) evaluates t ↦ F(w + t·e_j; x_s), a polynomial of
+// degree <= D_L (the weight degree) in t, at t = 0..D_L (ModEvaluator) and reads its
+// derivative at 0 off Lagrange interpolation mod p. The rank of J mod p is a lower bound
+// of the generic rank.
 //
 // Failure bound (Schwartz–Zippel, as generic_rank). An entry of J is a polynomial of
 // degree <= D - 1 < D in the drawn weights and points together, where D = D_L + d^L

@@ -91,7 +91,7 @@ void check_options(const GenericOptions& opt);
 // The answer (answer.hpp): value = max over trials; kind generic when the trial that
 // gave it converged (a converged one where several tie; else modular_lower_bound with
 // failure_bound 1: a lower bound only); quantity "generic sep"; method flattening |
-// evaluation (variant modular-sparse, or the evaluation's plain | graded); field Z/p;
+// evaluation (variant modular-sparse, or the evaluation's plain | graded | graded-parity); field Z/p;
 // prime, rows, cols, terms (flattening: of f mod p), block_ranks: of the trial that gave
 // the value; primes_used (distinct primes over the trials); trials (run: the trials stop
 // after one that is exact, at every degree block's cap, or that did not converge, since

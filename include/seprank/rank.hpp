@@ -204,13 +204,14 @@ std::uint64_t modular_prime(const RankOptions& opt);
 
 // Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
 // dense matrix fits in 1 GiB), then certification as described above. The answer has
-// quantity "matrix", method "matrix", variant = the elimination that decided it
-// (trivial, modular-dense, modular-sparse, hadamard-multimodular, fraction-free), kind
+// quantity "matrix", method "matrix", variant = what decided it (trivial, modular-dense,
+// modular-sparse, blocks, pivot-span, hadamard-multimodular, fraction-free), kind
 // exact when certified, else modular_lower_bound with the failure bound of (4) (with
 // certify == false, the chance that one random prime of its size divides a non-zero
 // minor of the rank's size; 1 when opt.prime was given, as it was not drawn).
 // Checked first: check_options(opt); a sparse matrix, check_matrix(a).
-// The pivot-span certificate reports variant "pivot-span". phases.rank is the first
+// The blocks certificate (the default) reports variant "blocks", the pivot-span one
+// "pivot-span", when it proved the value. phases.rank is the first
 // modular elimination, phases.certificate the rest (answer.hpp).
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
 RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});

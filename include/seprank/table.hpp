@@ -163,6 +163,10 @@ std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device);
 std::vector<std::string> row_columns(const Row& row);
+// Every column a table row can have, in CSV order (table_columns(true, true, true, true)),
+// each with its meaning from the registry (columns.hpp): what `seprank table --columns`
+// prints. O(columns²).
+std::vector<Column> table_column_meanings();
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
 // CSV quoting; parse_csv_line is its inverse), and the header line.
