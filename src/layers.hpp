@@ -66,6 +66,8 @@ struct AttentionKind {
                 "layer " + str(l + 1) + ": attention rank k = " + str(sp.rank) + " outside 0.." + str(head_dim(sp, s.dim)));
     }
     static long degree(const S& sp) { return 2 * sp.score_degree + 1; }
+    // The most dimensions its output (less a residual) can span: the heads' H·da.
+    static long bottleneck(const S& sp, long dx) { return sp.heads * head_dim(sp, dx); }
     // O·(Q y_i · K y_j)^s·V y_j: 1 + s(1 + D) + s(1 + D) + (1 + D) = (2s+1)·D + 2s + 2.
     static long weight_increment(const S& sp) { return 2 * sp.score_degree + 2; }
     static Integer parameters(const S& sp, long dx) { return Integer(4 * dx * head_dim(sp, dx) * sp.heads); }
@@ -182,6 +184,7 @@ struct MlpKind {
         check_layer_size(sp.width, l, "width w", 0);
     }
     static long degree(const S& sp) { return sp.power; }
+    static long bottleneck(const S& sp, long dx) { return width(sp, dx); }  // image(W2)
     static long weight_increment(const S& sp) { return sp.power + 1; }  // W2·(W1 y)^r: 1 + r(1 + D)
     static Integer parameters(const S& sp, long dx) { return Integer(2 * width(sp, dx) * dx); }
     static bool sign_equivariant(const S& sp) { return sp.power % 2 == 1; }  // (−u)^r = −u^r for odd r
@@ -265,6 +268,7 @@ struct HadamardKind {
         check_layer_size(sp.width, l, "width w", 0);
     }
     static long degree(const S& sp) { return sp.degree; }
+    static long bottleneck(const S& sp, long dx) { return width(sp, dx); }  // image(W^O)
     static long weight_increment(const S& sp) { return sp.degree + 1; }
     static Integer parameters(const S& sp, long dx) { return Integer((sp.degree + 1) * width(sp, dx) * dx); }
     static bool sign_equivariant(const S& sp) { return sp.degree == 1 || (!sp.free && sp.degree % 2 == 1); }
@@ -370,9 +374,13 @@ struct Stack {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, s.dim); });
     }
 
+    // A layer whose next layer is residual is read whole, as the last one is: the next
+    // layer adds its output back as it is (in Q^dx, not in coordinates of its image), so
+    // no GL(n_next) at the junction absorbs where that image lies.
     static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
         const bool last = l + 1 == s.depth;
-        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, s.dim, n_in, last, last && scalar); });
+        const bool whole = last || layer_residual(at(s, l + 1));
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, s.dim, n_in, whole, last && scalar); });
     }
     // Every kind reads its input through linear maps and writes through one (W^O, W2):
     // GL(n) between two layers unless a residual adds the identity on either side.
@@ -380,7 +388,20 @@ struct Stack {
         return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1));
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
-    static void adjust_expected(const NetworkSpec&, bool, long, Losses&) {}
+    // Every layer of degree 1 without residual: y^{L,i} = B y^{0,i} with B the product of
+    // the layers' matrices (and M), one matrix of rank <= the narrowest of them, whatever
+    // its factors (as for the linear networks of the other families).
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        if (s.depth < 1) return;
+        const long n0 = input_vars_per_token(s);
+        long b = std::min(n0, s.dim);
+        for (long l = 0; l < s.depth; ++l) {
+            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1 && !sp.residual; });
+            if (!linear) return;
+            b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, s.dim); }));
+        }
+        linear_network_count(scalar, parameters, n0, b, s.dim, losses);
+    }
 
     template <class T>
     static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long l) {

@@ -265,8 +265,8 @@ TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, 
             const ExpectedDimension a = expected_dimension(fam, out), b = expected_dimension(st, out);
             CHECK(a.parameters == b.parameters);
             CHECK(a.ambient == b.ambient);
-            if (fam.block_degree != 1) CHECK(a.expected == b.expected);  // (a linear hadamard network is counted as a whole)
-            if (fam.block_degree != 1) CHECK(a.losses.size() == b.losses.size());
+            CHECK(a.expected == b.expected);  // a linear one (d = 1) as one matrix in both
+            CHECK(a.losses.size() == b.losses.size());
         }
         const std::uint64_t seed = rng.next();
         const Network nf = random_network(fam, seed, 7), ns = random_network(st, seed, 7);
