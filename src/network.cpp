@@ -8,6 +8,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/random.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -79,16 +80,20 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 // One layer: "kind[:key=value]...[:flag]". A value is a decimal integer, at least 1
-// ("rank" at least 0: no cap); a flag has no value.
+// ("rank" at least 0: no cap); a flag has no value; a key given twice is refused.
 LayerSpec parse_layer(const std::string& text) {
     const std::vector<std::string> parts = split(text, ':');
     std::optional<LayerSpec> out;
     detail::for_each_kind([&](auto kind, auto sp) {
         if (out || parts[0] != kind.name) return;
+        std::vector<std::string> seen;
         for (std::size_t k = 1; k < parts.size(); ++k) {
             const std::string& item = parts[k];
             const std::size_t eq = item.find('=');
             const std::string key = item.substr(0, eq);
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+                throw invalid_input("layer '" + text + "': " + key + " is given twice");
+            seen.push_back(key);
             bool known = false;
             kind.keys(sp, [&](const char* name, auto& field) {
                 if (key != name) return;

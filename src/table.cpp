@@ -203,6 +203,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
         if (!fits && !first.empty()) throw invalid_input(first + " — it fits no token count of the sweep");
     }
     SweepPlan plan;
+    std::set<std::string> keys;  // row_key of every planned configuration
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
         // A family no configuration accepts (power without its widths, attention whose
@@ -262,9 +263,10 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                         }
                                         ValidSpec valid(spec);  // validates first: a bad spec is named as such
                                         if (!s.partition.empty()) parse_partition(s.partition, spec.tokens);
-                                        plan.configs.push_back(std::move(valid));
                                         ++unit->valid;
                                         ++family_valid;
+                                        if (keys.insert(row_key(valid, s)).second) plan.configs.push_back(std::move(valid));
+                                        else ++plan.duplicates;
                                     } catch (const invalid_input& e) {
                                         ++plan.invalid;
                                         if (unit->first_failure.empty()) unit->first_failure = e.what();

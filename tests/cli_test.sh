@@ -269,6 +269,10 @@ done
 if command -v gnuplot >/dev/null; then
   "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --bounds -o "$T/fig.svg" >/dev/null || fail "plot svg"
   grep -q "<svg" "$T/fig.svg" || fail "plot wrote no svg"
+  # --where pairs comma-separated, as guess --where, or the option repeated: the same figure
+  "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2,family=attention -o "$T/w1.svg" >/dev/null || fail "plot --where a=1,b=2"
+  "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --where family=attention -o "$T/w2.svg" >/dev/null || fail "plot --where twice"
+  cmp -s "$T/w1.svg" "$T/w2.svg" || fail "plot --where tokens=2,family=attention differs from the option given twice"
   expect_rc 2 "no column 'nope'" -- plot "$T/t.csv" --x nope -o "$T/x.svg"
   "$S" plot "$T/td.csv" --x depth --y dimension --y2 log3_rank --series dim --where tokens=2 -o "$T/fig2.svg" >/dev/null || fail "plot --y2"
   grep -q "log3_rank" "$T/fig2.svg" || fail "plot --y2 drew no second curve"
@@ -606,6 +610,10 @@ expect_rc 2 "Device cuda:" -- rank --tokens 2 --dim 2 --certificate hadamard --d
 "$S" rank --tokens 2 --dim 2 --device auto --format json >"$T/q.json" 2>"$T/q.err" || fail "rank --device auto over Q"
 grep -qF "device auto: computed on the CPU" "$T/q.json" || fail "rank over Q did not note the fallback: $(cat "$T/q.json")"
 if grep -qF -- "--device auto is ignored" "$T/q.err"; then fail "rank over Q called --device ignored"; fi
+# --all-balanced's table has no note column: the fallback is said once on stderr
+"$S" rank --tokens 4 --dim 1 --all-balanced --device auto --format csv >"$T/ab.csv" 2>"$T/ab.err" || fail "rank --all-balanced --device auto"
+grep -qF "device auto: computed on the CPU" "$T/ab.err" || fail "rank --all-balanced --device auto said nothing of the fallback: $(cat "$T/ab.err")"
+head -1 "$T/ab.csv" | grep -q device && fail "rank --all-balanced on the CPU has a device column: $(head -1 "$T/ab.csv")"
 unset SEPRANK_CUDA_PLUGIN
 # The plugin this build made, on a machine without a GPU (CI): one line, exit 2.
 if [[ ! -e /dev/nvidia0 ]]; then

@@ -439,6 +439,30 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     CHECK_NOTHROW((void)plan_sweep(ok));
 }
 
+TEST_CASE("plan_sweep plans a configuration once: a value listed twice, a SPEC that repeats another's period") {
+    SweepOptions sw;
+    sw.tokens = {2, 3, 2};
+    sw.dims = {1};
+    sw.depths = {1, 1};
+    SweepPlan plan = plan_sweep(sw);
+    CHECK(plan.configs.size() == 2);
+    CHECK(plan.duplicates == 4);  // (2,1) thrice more, (3,1) once more
+    CHECK(plan.invalid == 0);
+    sw = SweepOptions{};
+    sw.families = {Family::stack};
+    sw.layers = {"attention,attention", "attention"};
+    sw.tokens = {2};
+    sw.dims = {2};
+    sw.depths = {1, 2};
+    plan = plan_sweep(sw);
+    // attention,attention at L = 1 is attention at L = 2: 3 rows, not 4
+    REQUIRE(plan.configs.size() == 3);
+    CHECK(plan.duplicates == 1);
+    std::set<std::string> keys;
+    for (const ValidSpec& v : plan.configs) keys.insert(row_key(v, sw));
+    CHECK(keys.size() == 3);
+}
+
 TEST_CASE("a --partition leaves out the token counts it does not fit, and is refused when it fits none") {
     SweepOptions sw;
     sw.tokens = {2, 3, 4};
@@ -954,9 +978,12 @@ TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and f
     sw.depths = {1, 2};
     sw.block_degrees = {2, 3};  // a stack reads no block degree: no duplicate rows
     const SweepPlan plan = plan_sweep(sw);
-    REQUIRE(plan.configs.size() == 6);  // 3 SPECs x 2 depths, SPECs outermost
+    // 3 SPECs x 2 depths, SPECs outermost, less one: attention,attention at L = 1 is
+    // attention at L = 2, the same network and row key, planned once
+    REQUIRE(plan.configs.size() == 5);
     CHECK(plan.invalid == 0);
-    const std::vector<long> depths = {1, 2, 2, 4, 2, 4};  // depth: the number of layers, L copies of the SPEC
+    CHECK(plan.duplicates == 1);
+    const std::vector<long> depths = {1, 2, 4, 2, 4};  // depth: the number of layers, L copies of the SPEC
     std::vector<Row> rows;
     for (std::size_t k = 0; k < plan.configs.size(); ++k) {
         CHECK(plan.configs[k]->depth == depths[k]);
@@ -966,11 +993,9 @@ TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and f
     }
     CHECK(table_columns(false, false, true)[1] == "layers");
     CHECK(rows[0].at("layers").str() == "attention");
-    CHECK(rows[2].at("layers").str() == "attention");  // attention,attention at L = 1 is attention at L = 2
-    CHECK(row_key(rows[2]) == row_key(rows[1]));       // the same network, the same key
-    CHECK(rows[2].at("rank").str() == rows[1].at("rank").str());
-    CHECK(rows[4].at("layers").str() == layers_to_string(parse_layers("attention,mlp:power=2")));  // canonical: power 2 is the default
-    CHECK(row_key(rows[4]) != row_key(rows[0]));
+    CHECK(rows[2].at("layers").str() == "attention");  // attention,attention at L = 2: attention x 4, canonical
+    CHECK(rows[3].at("layers").str() == layers_to_string(parse_layers("attention,mlp:power=2")));  // canonical: power 2 is the default
+    CHECK(row_key(rows[3]) != row_key(rows[0]));
     std::set<std::string> keys;
     for (const auto& r : rows) keys.insert(row_key(r));
     CHECK(keys.size() == 5);

@@ -42,6 +42,7 @@ struct DimensionCommand final : Command {
             "(Schwartz-Zippel, s the sizes of the minors that would show a larger rank; c: the prime dividing their contents); beside it the "
             "expected dimension (parameters minus the obvious symmetries) and whether the rank falls below it (defect)");
         add_network_options(sub, no);
+        sub->get_option("--weight-range")->description("ignored here (noted if given): dimension draws every weight uniformly from Z/p");
         sub->get_option("--save-weights")->description("refused here: dimension draws its weights mod p in every trial (save a network with expand or rank)");
         sub->get_option("--seed")->description("seed of the prime, the weights drawn uniformly from Z/p and the input points (0..2^64-1)");
         sub->get_option("--weights")->description(

@@ -21,6 +21,7 @@ struct GenericCommand final : Command {
             "the product over the trials of s*D/p + c, bounding the chance that the generic rank is larger (Schwartz-Zippel: s the "
             "sizes of the minors that would show a larger rank, D the entries' degree; c: the prime dividing their contents)");
         add_network_options(sub, go);
+        sub->get_option("--weight-range")->description("ignored here (noted if given): generic draws every weight uniformly from Z/p");
         sub->get_option("--save-weights")->description("refused here: generic draws fresh weights in every trial (save a network with expand or rank)");
         sub->add_option("--trials", trials, "independent weight draws T")->capture_default_str();
         sub->add_option("--partition", generic_partition, "token partition A|B (default balanced)");

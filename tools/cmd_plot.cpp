@@ -1,5 +1,6 @@
 // seprank plot — the `plot` subcommand: options, one library call, formatting.
 #include "cli.hpp"
+#include "seprank/guess.hpp"
 
 namespace seprank_cli {
 
@@ -18,7 +19,7 @@ struct PlotCommand final : Command {
         sub->add_option("--y", po.y, "column on the y axis")->capture_default_str();
         sub->add_option("--y2", po.y2, "a second column per series on the right-hand y axis (dashed), e.g. --y dimension --y2 log3_rank");
         sub->add_option("--series", po.series, "one curve per value of this column")->capture_default_str();
-        sub->add_option("--where", po.where, "keep rows with column=value (repeatable)");
+        sub->add_option("--where", po.where, "keep rows with column=value; several pairs comma-separated as guess --where (tokens=2,heads=1), or the option repeated");
         sub->add_flag("--bounds", po.bounds, "add the Theorem 7.1/7.2 bound curves (log3_lower, log3_upper; with --y log3_rank only, their scale)");
         sub->add_option("--title", po.title, "figure title");
         sub->add_option("--format", format, "text|json (what is printed after writing the figure)")->check(one_of({"text", "json"}));
@@ -26,6 +27,10 @@ struct PlotCommand final : Command {
     }
 
     int run(const Globals&) override {
+        std::vector<std::string> where;  // one column=value each, split as guess --where
+        for (const std::string& text : po.where)
+            for (const auto& [column, value] : seprank::parse_where(text)) where.push_back(column + "=" + value);
+        po.where = where;
         seprank::plot_table(plot_csv, plot_out, po);
         if (format == "json") std::cout << json_text(json({{"wrote", plot_out}})) << "\n";
         else std::cout << "wrote " << plot_out << "\n";

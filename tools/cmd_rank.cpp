@@ -156,12 +156,21 @@ struct RankCommand final : Command {
             save_weights(ro, net);
             json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
             meter->finish();
+            // The table has no note column: --device auto's fallback goes to stderr once (JSON:
+            // each answer's note says it), and a device other than the CPU gets its column.
+            std::vector<std::string> order = {"partition", "method", "rank", "label", "rows", "cols", "seconds", "peak_mib"};
+            if (so.rank.device == seprank::Device::automatic && format != "json") {
+                const seprank::DeviceChoice dev = seprank::choose_device(seprank::Device::automatic);
+                if (!dev.note.empty()) notes.lines.push_back(dev.note);
+            }
+            if (std::any_of(rows.begin(), rows.end(), [](const json& r) { return r.value("device", "cpu") != "cpu"; }))
+                order.insert(order.end() - 2, "device");
             notes.emit(format == "json" ? &top : nullptr);
             if (format == "json") {
                 std::cout << json_text(top, 2) << "\n";
             } else {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
-                print_table(rows, format, {"partition", "method", "rank", "label", "rows", "cols", "seconds", "peak_mib"});
+                print_table(rows, format, order);
                 if (format == "text") std::cout << "all balanced partitions agree: " << (agree ? "yes" : "no") << "\n";
             }
             return 0;

@@ -127,7 +127,7 @@ struct TableCommand final : Command {
             sweeps = seprank::table_preset(t_preset.empty() ? "default" : t_preset);
         }
         std::vector<seprank::PlannedRow> plan;
-        long invalid = 0;
+        long invalid = 0, duplicates = 0;
         // Resolved once, before any row: cuda without a GPU stops here (exit 2).
         const seprank::DeviceChoice dev = seprank::choose_device(device_of(device));
         if (dev.device != seprank::Device::cpu || !dev.note.empty()) {
@@ -152,6 +152,7 @@ struct TableCommand final : Command {
             sw.dimension = t_dimension;
             const auto p = seprank::plan_sweep(sw);
             invalid += p.invalid;
+            duplicates += p.duplicates;
             for (const auto& c : p.configs) plan.push_back({c, sw});
         }
         if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
@@ -246,7 +247,9 @@ struct TableCommand final : Command {
         }
         check_stdout();  // a failed write is the one error line, after no summary
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
-                  << " invalid combinations left out, " << std::round(seconds_since(t0) * 10) / 10 << " s\n";
+                  << " invalid combinations left out, "
+                  << (duplicates > 0 ? std::to_string(duplicates) + " duplicate configurations planned once, " : std::string())
+                  << std::round(seconds_since(t0) * 10) / 10 << " s\n";
         return 0;
     }
 

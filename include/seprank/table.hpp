@@ -111,6 +111,9 @@ std::vector<std::string> split_layers_list(const std::string& text);
 struct SweepPlan {
     std::vector<ValidSpec> configs;  // validated here, once: rows pass them on unchecked
     long invalid = 0;            // combinations left out (validation failed)
+    long duplicates = 0;         // configurations left out as the same row as an earlier one
+                                 // (the same row_key: 'attention,attention' at depth 1 and
+                                 // 'attention' at depth 2, a value listed twice)
 };
 // Every valid configuration of the sweep, in loop order (for a family with layers, the
 // SPECs outermost). Checked first (invalid_input): check_options(s.generic) (trials
@@ -124,7 +127,8 @@ struct SweepPlan {
 // configuration fails (mlp:power=0, say) is invalid_input naming it with the first
 // failure, and so is a family for which every configuration fails (power, whose widths a
 // sweep does not give; attention where no H divides a dx). With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
-// copies.
+// copies. A configuration whose row_key equals an earlier one's is planned once (counted
+// in `duplicates`).
 SweepPlan plan_sweep(const SweepOptions& s);
 
 // A table row: the Record of table_columns() (columns.hpp) for one configuration.

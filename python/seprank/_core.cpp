@@ -615,16 +615,21 @@ PYBIND11_MODULE(_core, m) {
             list.push_back(sw);
         }
         std::vector<PlannedRow> plan;
-        long invalid = 0;
+        long invalid = 0, duplicates = 0;
+        // The device, resolved once before any row as the CLI does: cuda without a GPU
+        // raises here; auto becomes the GPU or the CPU (with the note, which table() warns).
+        const DeviceChoice dev = choose_device(device_from_string(get_or<std::string>(opts, "device", "cpu")));
         for (auto& sw : list) {
             sw.partition = get_or<std::string>(opts, "partition", "");
             sw.generic = generic_options(opts, sw.generic);
+            sw.generic.device = dev.device;
             sw.eps = get_or<std::vector<double>>(opts, "eps", {});
             sw.measure = measure_from_string(get_or<std::string>(opts, "measure", "uniform"));
             sw.eps_max_side = get_or<long>(opts, "eps_max_side", sw.eps_max_side);
             sw.dimension = get_or<bool>(opts, "dimension", false);
             const SweepPlan p = plan_sweep(sw);
             invalid += p.invalid;
+            duplicates += p.duplicates;
             for (const auto& c : p.configs) plan.push_back({c, sw});
         }
         if (plan.empty()) throw invalid_input("table: the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
@@ -646,10 +651,10 @@ PYBIND11_MODULE(_core, m) {
         // The options no row used, (names, reason) each: table() warns about those given.
         py::list unused;
         for (const UnusedOptions& u : unused_table_options(list, done)) unused.append(py::make_tuple(u.names, u.reason));
-        return py::make_tuple(rows, invalid, unused);
+        return py::make_tuple(rows, invalid, unused, dev.note, dev.device != Device::cpu, duplicates);
     });
-    m.def("table_columns", [](bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers); },
-          py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false);
+    m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device) { return table_columns(eps, dimension, layers, device); },
+          py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false, py::arg("device") = false);
     m.def("split_layers_list", [](const std::string& text) { return split_layers_list(text); });
 
     // ---- test hook: throws one library error type, so the tests check translate_errors()

@@ -107,7 +107,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     0: none; None: 10 s for the default table, none for other sweeps); a row it ends is a
     lower bound with status 'lower-bound' (docs/table.md, "Budgets").
     ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where the rows' evaluations run
-    (``seprank table --device``); 'cuda' without a GPU raises ValueError.
+    (``seprank table --device``); 'cuda' without a GPU raises ValueError; 'auto' without
+    one runs on the CPU and warns why (UserWarning), and its rows are those of 'cpu' (no
+    ``device`` column, which only a sweep on the GPU has).
     """
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
@@ -143,10 +145,15 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
 
-    texts, invalid, unused = _core.table(sweeps, opts, show if progress else None)
+    texts, invalid, unused, device_note, off_cpu, duplicates = _core.table(sweeps, opts, show if progress else None)
+    if device_note:  # device='auto' without a GPU: the rows ran on the CPU (the CLI's note)
+        _warnings.warn(device_note, stacklevel=2)
     if invalid:  # as the CLI's summary line on stderr
         _warnings.warn(f"{invalid} invalid combinations left out (H not dividing dx, a partition that does not fit N, ...)",
                        stacklevel=2)
+    if duplicates:  # as the CLI's summary line
+        _warnings.warn(f"{duplicates} duplicate configurations planned once (the same network twice, e.g. "
+                       "'attention,attention' at depth 1 and 'attention' at depth 2)", stacklevel=2)
     # An option no row used gets a warning, as the CLI's note (only the keywords given).
     given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
              "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,
@@ -168,7 +175,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if dataframe:
             raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
         return rows
-    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"], layers is not None))
+    return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"], layers is not None, off_cpu))
 
 
 def claims() -> Dict[str, str]:

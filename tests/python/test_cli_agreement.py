@@ -338,6 +338,13 @@ def test_table_layers_matches_cli(cli):
     for bad, match in (("attention;", "SPEC 2 is empty"), ("softmax", "softmax"), ([], "layers"), (3, "layers")):
         with pytest.raises(ValueError, match=match):
             seprank.table(layers=bad, tokens=2, dim=1)
+    # The same network twice (attention,attention at depth 1 is attention at depth 2): one row, a
+    # warning as the CLI's summary line
+    with pytest.warns(UserWarning, match="1 duplicate configurations planned once"):
+        once = seprank.table(layers="attention,attention;attention", tokens=2, dim=1, depth=[1, 2], dataframe=False)
+    c = cli("table", "--layers", "attention,attention;attention", "--tokens", 2, "--dim", 1, "--depth", "1,2")
+    assert len(once) == len(c) == 3
+    assert len({(r["layers"], r["depth"]) for r in once}) == 3
 
 
 def test_table_unused_options_warn_as_cli_notes(cli_path):
@@ -470,6 +477,13 @@ def test_device_option_matches_cli(cli):
         with pytest.raises(ValueError, match="^Device cuda: "):
             seprank.rank(seprank.attention(**net), field="p", device="cuda")
     assert a.value == seprank.generic_rank(net).value
+    # table(device='auto') resolves the device once, as the CLI: without a GPU its rows are the
+    # CPU's (no device column) and a warning says why
+    if a.device == "cpu":
+        with pytest.warns(UserWarning, match="device auto: computed on the CPU"):
+            rows = seprank.table(tokens=2, dim=1, depth=1, device="auto", dataframe=False)
+        assert "device" not in rows[0]
+        assert list(rows[0]) == list(cli("table", "--tokens", 2, "--dim", 1, "--depth", 1, "--device", "auto")[0])
     for fn in (lambda d: seprank.generic_rank(net, device=d), lambda d: seprank.table(tokens=2, dim=1, depth=1, device=d)):
         with pytest.raises(ValueError, match="device"):
             fn("gpu")
