@@ -471,7 +471,8 @@ expect_rc 2 "output: 'both' is not scalar or all" -- "${D[@]}" --output both
 # guess: a formula from a table the tool writes, its prediction recomputed by --check
 # (library generic) on a row it did not see; the refuted conjecture of docs/guess.md.
 "$S" table --family attention --tokens 2 --dim 1..3 --heads 1 --depth 1..3 --format csv >"$T/g.csv" 2>/dev/null || fail "guess table"
-"$S" guess "$T/g.csv" --vars dim,depth --predict dim=2,depth=4 --check --format json >"$T/g.json" || fail "guess run"
+SEPRANK_PROGRESS_DELAY=0 "$S" guess "$T/g.csv" --vars dim,depth --predict dim=2,depth=4 --check --format json >"$T/g.json" 2>"$T/g.err" || fail "guess run"
+grep -q '^guess checks 0/1 (0%) generic at dim=2,depth=4' "$T/g.err" || fail "guess --check reported no progress: $(cat "$T/g.err")"
 /usr/bin/python3 - "$T/g.json" <<'PY' || fail "guess: $(cat "$T/g.json")"
 import json, sys
 g = json.load(open(sys.argv[1]))

@@ -156,6 +156,10 @@ struct GuessCommand final : Command {
         for (const std::vector<long>& x : points) values.push_back(seprank::guess_predict(g, x));
         json preds = json::array();
         std::ostringstream ptext;
+        // --check: each point's generic run reports on stderr (docs/progress.md), under the
+        // phase "guess checks" (points checked of all).
+        const auto meter = make_progress(globals);
+        const seprank::ProgressScope progress(check ? meter->observer() : seprank::ProgressObserver{});
         for (std::size_t q = 0; q < points.size(); ++q) {
             const std::vector<long>& x = points[q];
             const std::optional<seprank::Rational> predicted = values[q];
@@ -167,6 +171,7 @@ struct GuessCommand final : Command {
             if (check) {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
                 seprank::PredictionCheck r;
+                seprank::report_progress(seprank::current_progress(), "guess checks", q, points.size(), "generic at " + point_text(x));
                 try {
                     r = seprank::check_prediction(*tmpl, o.vars, x, *predicted, check_opts);
                 } catch (const seprank::invalid_input& e) {  // the library's "check: ..." as the flag
@@ -188,6 +193,8 @@ struct GuessCommand final : Command {
             preds.push_back(p);
             ptext << "predict     " << point_text(x) << ": " << shown << checked << "\n";
         }
+        if (check) seprank::report_progress(seprank::current_progress(), "guess checks", points.size(), points.size(), "done");
+        meter->finish();
         if (!points.empty()) j["predictions"] = preds;
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "json") {
