@@ -256,6 +256,7 @@ long rank_mod_auto(const SparseZMat& a, std::uint64_t p) {
 }  // namespace
 
 double log2_hadamard_bound(const SparseZMat& a, long k) {
+    check_matrix(a);  // public: a column out of range would index past the column sums
     std::vector<double> rows, cols(static_cast<std::size_t>(a.cols), 0.0);
     std::vector<Integer> colsq(static_cast<std::size_t>(a.cols), Integer(0));
     fmpz_t s;
@@ -296,6 +297,7 @@ void check_dense_copy(long rows, long cols) {
 }  // namespace
 
 long rank_modular_cuda(const SparseNmodMat& a) {
+    check_matrix(a);  // the dense copy below writes at every stored column
     check_dense_copy(a.rows, a.cols);
     NmodMat d(a.rows, a.cols, a.p);
     for (long i = 0; i < a.rows; ++i)
@@ -599,6 +601,7 @@ RankAnswer timed(const M& a, const RankOptions& opt, RankAnswer (*f)(const M&, c
 }  // namespace
 
 SparseZMat drop_empty_lines(const SparseZMat& a) {
+    check_matrix(a);
     std::vector<long> used;
     long nonempty = 0;
     for (const auto& r : a.row) {

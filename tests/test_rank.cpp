@@ -118,6 +118,20 @@ TEST_CASE("a hand-built sparse matrix is checked before any elimination; so are 
         CHECK_THROWS_AS((void)reduce_mod(a, 101), invalid_input);
         CHECK_THROWS_AS((void)connected_blocks(a), invalid_input);
         CHECK_THROWS_AS((void)prove_rank_at_most(a, 1), invalid_input);
+        CHECK_THROWS_WITH_AS((void)drop_empty_lines(a), doctest::Contains(fragment.c_str()), invalid_input);
+        CHECK_THROWS_WITH_AS((void)log2_hadamard_bound(a, 1), doctest::Contains(fragment.c_str()), invalid_input);
+        if (fragment.find("outside") != std::string::npos) {  // a column out of range: the GPU rank's sparse
+                                                             // form refuses it before asking for a device
+            SparseNmodMat m;
+            m.rows = a.rows;
+            m.cols = a.cols;
+            m.p = 101;
+            for (const auto& r : a.row) {
+                m.row.emplace_back();
+                for (const auto& [j, v] : r) m.row.back().push_back({static_cast<std::uint32_t>(j), 1});
+            }
+            CHECK_THROWS_WITH_AS((void)rank_modular_cuda(m), doctest::Contains("outside"), invalid_input);
+        }
     };
     SparseZMat a;
     a.rows = 2;

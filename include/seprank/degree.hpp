@@ -37,10 +37,17 @@ struct DegreeMeasurement {
 // Throws resource_limit unless measure_degree(net with this spec) is within reach: the
 // degree D = d^L at most 10^6 and (D + 2)·(parameters·N + N²·dx·(L+1)) ≤ 2·10^10
 // estimated operations. The spec is validated by the conversion to ValidSpec (once; not
-// again when given one).
+// again when given one). Cost: output_degree and parameter_count, O(depth) (fc, power:
+// O(depth²)).
 void check_measurable(const ValidSpec& s);
-// Checks net once (check_shapes, as ModEvaluator does), then check_measurable, before any
-// evaluation.
+// The degree of f measured along one random line (header; points from Rng(seed)), with
+// d^L and the chance D/p of a false low reading. Checks net once (check_shapes, as
+// ModEvaluator does), then check_measurable, before any evaluation. p = 0: kDefaultPrime;
+// otherwise p must be a prime above D + 1 (p >= 2 checked, the rest not: the points t =
+// 0..D+1 must be distinct mod p). domain_error when f along the line has degree above d^L
+// (a bug), or when p divides a weight's denominator. measured -1: f vanishes on the line.
+// Cost: ModEvaluator's setup, D + 2 forward evaluations mod p (the cost of forward.hpp each)
+// and one interpolation of degree D, at most O(D²).
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p = 0);
 
 struct BudgetRow {
@@ -87,6 +94,10 @@ struct BudgetComparison {
 // budget buys more than kMaxDepth layers is counted but not built (measured -1, no
 // dimension or rank, BudgetRow::note says why) instead of failing the comparison.
 // resource_limit before any row when a degree's predicted d^L would pass 2^17 bits.
+// One row per entry of degrees (header paragraph); the first overload is opt = {}. Cost:
+// dominated by each measured row's measure_degree (rows with d^L <= 20000 only: at most
+// 20002 forward passes each) and, with opt, each row's function_dimension and generic_rank
+// (dimension.hpp, generic.hpp); the counts themselves are O(depth) exact products per row.
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,

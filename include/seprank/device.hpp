@@ -37,23 +37,26 @@ struct CudaInfo {
     std::string plugin;          // the file loaded
     std::uint64_t max_prime = 0; // the largest prime the GPU elimination accepts
 };
-// The plugin is the file $SEPRANK_CUDA_PLUGIN names when that is set (that file only);
-// otherwise it is looked for, in order, beside the
+// This process's CudaInfo (above). The plugin is the file $SEPRANK_CUDA_PLUGIN names when
+// that is set (that file only); otherwise it is looked for, in order, beside the
 // executable or the shared library holding this code and in ../lib and ../lib/seprank
-// from there, in this build tree, and where `meson install` puts it.
+// from there, in this build tree, and where `meson install` puts it. A plugin that is
+// missing, does not load or finds no device is reported in `why`, not thrown. Cost: as
+// CudaInfo says, one dlopen and device query on the first call, O(1) after.
 const CudaInfo& cuda_info();
 
-// Bits of the primes drawn for the GPU: kCudaDrawnBits (31: the largest that the graded
-// session's 32-bit blocks and the tape's 32-bit words take; the elimination runs them in
-// two limbs, about 4x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times
-// smaller per trial: docs/gpu.md "Primes"), fewer when cuda_info().max_prime is smaller (0
-// without a GPU). A prime given explicitly may be up to cuda_info().max_prime. Never
-// throws. Cost: cuda_info() (the plugin is loaded on the first call), O(1) after.
+// The most bits of the primes drawn for the GPU: 31, the largest that the graded session's
+// 32-bit blocks and the tape's 32-bit words take; the elimination runs them in two limbs,
+// about 4x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times smaller per
+// trial (docs/gpu.md "Primes").
 inline constexpr int kCudaDrawnBits = 31;
 // The most bits whose primes the GPU elimination runs in one limb (one exact FP64 product
 // per 256-column panel update): asked for with --prime-bits 23, and drawn where only
 // exactness matters (the Hadamard reference of a rank over Q).
 inline constexpr int kCudaOneLimbBits = 23;
+// Bits of the primes drawn for the GPU: kCudaDrawnBits, fewer when cuda_info().max_prime is
+// smaller (0 without a GPU). A prime given explicitly may be up to cuda_info().max_prime.
+// Never throws. Cost: cuda_info() (the plugin is loaded on the first call), O(1) after.
 int cuda_prime_bits();
 
 // A request resolved: the device that will compute, its name for the answer ("cpu", or

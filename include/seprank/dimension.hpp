@@ -68,10 +68,12 @@
 namespace seprank {
 
 enum class DimensionOutput { scalar, all };
+// "scalar" | "all" (internal_error outside the enum) and the inverse (exact). O(1).
 std::string to_string(DimensionOutput o);
 DimensionOutput dimension_output_from_string(const std::string& s);  // invalid_input naming the value
 
 enum class DimensionVariant { reverse, interpolation };
+// "reverse" | "interpolation" (internal_error outside the enum) and the inverse (exact). O(1).
 std::string to_string(DimensionVariant v);
 DimensionVariant dimension_variant_from_string(const std::string& s);  // invalid_input naming the value
 
@@ -141,7 +143,8 @@ ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output)
 // below the expected count, as long as the matrix fits default_max_memory()) at the
 // variant's per-row cost, and the rank of J mod p, O(rows·params·min(rows, params)).
 RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt = {});
-// The two variants themselves (same contract; the dispatcher calls one of them).
+// The two variants themselves (same contract, checks and cost as function_dimension with
+// that variant; opt.variant is ignored; the dispatcher calls one of them).
 RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt);
 RankAnswer dimension_interpolation(const ValidSpec& spec, const DimensionOptions& opt);
 

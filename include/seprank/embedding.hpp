@@ -80,9 +80,10 @@ Network with_embedding(const Network& net, const Dense<Rational>& M);
 long embedding_matrix_rank(const Dense<Rational>& M);
 
 // The predicates the verify claims apply (kept apart so that their contrasts are fed to
-// the very same test): sep with ≤ sep without; a ≤ b ≤ … ; all values equal.
+// the very same test): sep with ≤ sep without; a ≤ b ≤ … ; all values equal (true for
+// an empty list or one value). No preconditions; never throw. never_raises O(1), the
+// others O(size of values).
 inline bool never_raises(long sep_without, long sep_with) { return sep_with <= sep_without; }
-// Each O(1) / O(size of values); never throw.
 bool non_decreasing(const std::vector<long>& values);
 bool all_equal(const std::vector<long>& values);
 

@@ -1,6 +1,6 @@
 // seprank — error hierarchy.
 //
-// Three kinds of failure, each deriving from a standard exception so that callers
+// Four kinds of failure, each deriving from a standard exception so that callers
 // who do not know seprank can still catch them:
 //   invalid_input   bad user input (a malformed polynomial, a bad option value,
 //                   a weights file of the wrong shape). The CLI exits with code 2.
@@ -42,6 +42,8 @@ inline std::string printable(const std::string& message) {
 }
 }  // namespace detail
 
+// Each type's constructors take the message as a string or a C string (not null) and
+// store detail::printable(message): linear in its length.
 struct invalid_input : std::invalid_argument {
     explicit invalid_input(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
     explicit invalid_input(const char* message) : invalid_input(std::string(message)) {}

@@ -52,6 +52,7 @@
 namespace seprank {
 
 enum class EvaluationVariant { automatic, plain, graded };
+// "auto" | "plain" | "graded" (internal_error outside the enum) and the inverse (exact). O(1).
 std::string to_string(EvaluationVariant v);
 EvaluationVariant evaluation_variant_from_string(const std::string& s);  // invalid_input naming the value
 
@@ -100,10 +101,11 @@ struct EvaluationOptions {
 
 // Checks every value, whatever the variant will be (invalid_input naming the value):
 // max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads >= 1,
-// max_graded_degree >= 0, max_seconds finite and >= 0. Called by every evaluation_rank* entry point.
+// max_graded_degree >= 0, max_seconds finite and >= 0. Called by every evaluation_rank* entry
+// point. O(1).
 void check_options(const EvaluationOptions& opt);
 // The first side k: opt.start, or min(16, max_side) when it is 0. Precondition (not
-// checked): check_options(opt) passed.
+// checked): check_options(opt) passed. O(1).
 long first_side(const EvaluationOptions& opt);
 
 // log2 of a bound on the absolute values of the integer matrix Λ·C, where C is the
@@ -126,15 +128,19 @@ double log2_structure_bound(const ValidSpec& spec, long weight_abs);
 
 // Whether f is homogeneous in its input variables (of degree d^L): true for every family
 // without a residual connection (each block is a product of linear maps, no constants).
+// Precondition: a valid spec (not checked). O(1), a stack O(depth).
 bool is_homogeneous(const NetworkSpec& s);
 
 // Token-sign symmetry (docs/evaluation.md, "Parity"): entry k−1 is 1 when f is odd in
 // token k's variables (f(…, −x_k, …) = −f), 0 when even; empty when the family's layers
 // do not keep each token's sign (fc, hadamard with free slots or an even block degree).
 // For attention and tied odd-degree hadamard f is odd in the output token i and even in
-// every other token, at any depth, with or without residual or embedding.
+// every other token, at any depth, with or without residual or embedding. Precondition:
+// a valid spec (not checked). O(N), a stack O(N + depth).
 std::vector<int> token_parities(const NetworkSpec& s);
 
+// The default max_work of degree_block_caps: 2^31 steps.
+inline constexpr double kCapsMaxWork = 2147483648.0;
 // The degree-block caps of a homogeneous network for a partition (docs/evaluation.md):
 // cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), D = d^L, counting
 // only the monomials of the parities token_parities allows (empty parities: all). The
@@ -146,7 +152,6 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // Preconditions: a valid spec (not checked; a ValidSpec converts, network.hpp); a
 // partition of its tokens (checked, invalid_input: part.tokens() == s.tokens, O(1); a bare
 // Partition is checked in full at the call, partition.hpp).
-inline constexpr double kCapsMaxWork = 2147483648.0;
 std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work = kCapsMaxWork);
 inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition& part, double max_work = kCapsMaxWork) {
     return degree_block_caps(s, ValidPartition(part, s.tokens), max_work);
@@ -161,6 +166,8 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
 // the partition's token count (part.tokens() == N, O(1)) and check_options(opt). Each of
 // the three has an overload for a bare Partition, checked in full against
 // net.spec.tokens at the call (partition.hpp), before the network.
+// Cost as at the top: k² forward evaluations for the last side k, and the eliminations
+// (bordered: about half of ranking every step from scratch).
 RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 // Precondition (checked, invalid_input): is_homogeneous(net.spec), d^L <= max_graded_degree,
 // d^L + 1 < p. Cost as at the top (k_max²·(D+1) evaluations, Σ_a k_a³ elimination).

@@ -28,8 +28,8 @@
 //            polynomial as layered (tested), much less work when N·dx variables carry
 //            far more monomials than the moment ring (N ≥ dx): attention N=4 dx=2 L=3,
 //            687,208 terms, 4.2 s → under 1 s (bench/EXPAND.md).
-//   automatic  moment for attention when 4 · (moment-ring monomials) ≤ (output
-//            monomials), layered otherwise (choose_expand_variant).
+//   automatic  moment for attention when 16 · r · (moment-ring monomials per entry) ≤
+//            (output monomials), layered otherwise (choose_expand_variant).
 #pragma once
 
 #include "seprank/network.hpp"
@@ -47,6 +47,7 @@ namespace seprank {
 // before any work and passes the validated spec on; then the variant's own checks below.
 
 // x1_1..xN_dx, or w1_1..wN_r with an embedding (docs/theory.md §1). Spec checked as above.
+// O(N·dx) (or N·r) names.
 Variables network_variables(const ValidSpec& s);
 
 struct ExpansionEstimate {
@@ -65,8 +66,8 @@ ExpansionEstimate estimate_expansion(const ValidSpec& s);
 inline constexpr double kDefaultMaxMemory = 4.0 * 1024 * 1024 * 1024;
 
 enum class ExpandVariant { automatic, layered, moment };
-// "auto", "layered", "moment" (as EvaluationVariant and Method name theirs);
-// expand_variant_from_string throws invalid_input naming the text.
+// "auto", "layered", "moment" (as EvaluationVariant and Method name theirs; internal_error
+// outside the enum); expand_variant_from_string throws invalid_input naming the text. O(1).
 std::string to_string(ExpandVariant v);
 ExpandVariant expand_variant_from_string(const std::string& text);
 
@@ -85,19 +86,28 @@ struct ExpandOptions {
 // resolves to moment for attention when 16·m_G ≤ m_x, m_G = r·C(D_T + g − 1, g − 1)
 // monomials of the moment ring (g = r(r+1)/2, D_T = (3^L−1)/2; with a residual, degree
 // ≤ D_T: C(D_T + g, g)), m_x the output bound of estimate_expansion; layered otherwise.
-// Never returns automatic.
+// Never returns automatic; depth 0 gives layered. Spec checked as above. O(1) (the counts
+// compared as logarithms in doubles).
 ExpandVariant choose_expand_variant(const ValidSpec& s, ExpandVariant requested = ExpandVariant::automatic);
 
 // The dispatcher: opt.variant, `automatic` resolved by choose_expand_variant. Checked, in
 // this order (invalid_input or resource_limit): check_shapes(net); moment on a family
 // other than attention; over Z/p, p >= 2; opt.max_memory and the size estimate.
+// Cost: data-dependent, dominated by the polynomial products of the variant's pass (the
+// forward pass's operation count, forward.hpp, with polynomials as scalars; each product
+// about the product of its operands' term counts), up to estimate_expansion's max_terms
+// per polynomial; memory bounded by its bytes, checked before the first product.
 QPoly expand(const Network& net, const ExpandOptions& opt = {});
 // Over Z/p (p prime, not checked; p >= 2 checked). domain_error when p divides a
-// weight's denominator.
+// weight's denominator. Cost as expand, on words mod p, plus the reduction of the weights
+// (O(parameters)).
 NmodPoly expand_mod(const Network& net, std::uint64_t p, const ExpandOptions& opt = {});
 
 // The variants themselves (opt.variant is ignored), checked as the dispatcher.
-// expand_layered is the reference.
+// expand_layered is the reference. Cost as expand / expand_mod: layered forms every
+// product of the forward pass in the N·dx input variables; moment forms them in the small
+// moment ring (at most r·C(D_T + g − 1, g − 1) terms, header) and pays one composition
+// into the input variables at the end.
 QPoly expand_layered(const Network& net, const ExpandOptions& opt = {});
 QPoly expand_moment(const Network& net, const ExpandOptions& opt = {});
 NmodPoly expand_mod_layered(const Network& net, std::uint64_t p, const ExpandOptions& opt = {});

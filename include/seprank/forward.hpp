@@ -33,9 +33,12 @@ double evaluate_double(const Network& net, const Point<double>& point);
 // domain_error when p divides a weight's denominator.
 class ModEvaluator {
 public:
+    // Cost: check_shapes, then one reduction mod p of every weight, O(parameters) residues.
     ModEvaluator(const Network& net, std::uint64_t p);
-    // Entries of the point must be < p (they are reduced if not); its shape is checked.
+    // f(point) mod p. Entries of the point must be < p (they are reduced if not, on a copy);
+    // its shape is checked. Cost: the operation count at the top, in words mod p.
     std::uint64_t operator()(const Point<std::uint64_t>& point) const;
+    // The modulus p and the checked spec. O(1).
     std::uint64_t modulus() const noexcept { return p_; }
     const ValidSpec& spec() const noexcept { return spec_; }
 

@@ -15,7 +15,8 @@
 // offending text: another header or field (real, complex, pattern, symmetric …), a
 // missing or malformed size line, indices out of range, a duplicate coordinate, a count
 // that does not match, a malformed value, a zero denominator, or trailing junk.
-// Zero entries are dropped. Cost: linear in the file size. Sizes are checked before
+// Zero entries are dropped. Cost: linear in the file size, plus sorting each row's
+// coordinate entries (O(nnz·log nnz) at most). Sizes are checked before
 // allocation: the text read, and the matrix its size line declares, against
 // default_max_memory() (limits.hpp; resource_limit naming both sizes). Writing: no
 // preconditions on the matrix; linear in nnz and its digits.
@@ -31,14 +32,22 @@
 namespace seprank {
 
 // Field integer only (a rational file is refused, naming read_matrix_market_rational).
+// invalid_input naming the path when it cannot be opened or read (a directory, a missing
+// file); the checks and cost above, plus reading the file.
 SparseZMat read_matrix_market(const std::string& path);
-// Coordinate format, rows in order; written atomically (PATH.tmp, then renamed).
+// Coordinate format, rows in order; written atomically (a temporary file beside PATH,
+// then renamed): nothing half-written on failure. The target is checked as
+// check_matrix_market_target (invalid_input); a failed write is resource_limit. Cost as
+// above, plus the write.
 void write_matrix_market(const SparseZMat& a, const std::string& path);
 // Throws invalid_input unless PATH could be written by write_matrix_market: a regular
 // file or a new name (a directory, device, FIFO or symlink is refused). Checks a path
-// before any work, or when the option naming it is ignored. Writes nothing.
+// before any work, or when the option naming it is ignored. Writes nothing. O(1): a few
+// stat calls.
 void check_matrix_market_target(const std::string& path);
-// The same text, for tests and pipes.
+// The same text, for tests and pipes: matrix_market_text writes what write_matrix_market
+// writes (no precondition; linear in nnz and its digits); parse_matrix_market reads what
+// read_matrix_market reads, its errors naming `source`, with the checks and cost above.
 std::string matrix_market_text(const SparseZMat& a);
 SparseZMat parse_matrix_market(const std::string& text, const std::string& source = "matrix");
 
@@ -47,10 +56,13 @@ SparseZMat parse_matrix_market(const std::string& text, const std::string& sourc
 struct SparseQMat {
     long rows = 0, cols = 0;
     std::vector<std::vector<std::pair<long, Rational>>> row;
+    // The stored entries, Σ row sizes. O(rows).
     std::size_t nnz() const;
 };
 
 // Field integer or rational: the matrix over Q (an integer file gives denominators 1).
+// From a file or from text (errors naming `source`), as the integer readers: the same
+// checks, the same cost, plus reducing each a/b.
 SparseQMat read_matrix_market_rational(const std::string& path);
 SparseQMat parse_matrix_market_rational(const std::string& text, const std::string& source = "matrix");
 

@@ -31,6 +31,9 @@ namespace seprank {
 // it). Adding one: docs/network.md, "Adding a family".
 enum class Family { attention, hadamard, fc, stack, power };
 
+// The family's name ("attention", "hadamard", "fc", "stack", "power"; FamilyInfo::name),
+// internal_error for a value outside the enum; family_from_string is its inverse (exact,
+// case-sensitive). O(1) (a handful of families).
 std::string to_string(Family f);
 Family family_from_string(const std::string& s);  // invalid_input naming the value
 
@@ -52,8 +55,10 @@ struct FamilyInfo {
     const char* degree_key;    // JSON key (and CLI word) of block_degree: "block_degree", "power"; nullptr when fixed or unused
 };
 
+// The static FamilyInfo of f; internal_error for a value outside the enum. O(1).
 const FamilyInfo& family_info(Family f);
-// Every family, in enum order, and their names in the same order.
+// Every family, in enum order, and their names in the same order. No precondition. O(1)
+// (all_families: a static list, built once; family_names copies the few names).
 const std::vector<Family>& all_families();
 std::vector<std::string> family_names();
 
@@ -70,7 +75,8 @@ struct AttentionLayer {
     long score_degree = 1;  // s
     long rank = 0;          // k: rows k+1..da of W^Q are 0 (0: no cap)
     bool residual = false;
-    // Spelled out (not `= default`): the public headers compile as C++17.
+    // Field-wise equality, O(1). Spelled out (not `= default`): the public headers compile
+    // as C++17.
     bool operator==(const AttentionLayer& o) const {
         return heads == o.heads && head_dim == o.head_dim && score_degree == o.score_degree && rank == o.rank && residual == o.residual;
     }
@@ -81,6 +87,7 @@ struct MlpLayer {
     long power = 2;  // r
     long width = 0;  // w; 0 means dx
     bool residual = false;
+    // Field-wise equality, O(1).
     bool operator==(const MlpLayer& o) const { return power == o.power && width == o.width && residual == o.residual; }
     bool operator!=(const MlpLayer& o) const { return !(*this == o); }
 };
@@ -90,6 +97,7 @@ struct HadamardLayer {
     long width = 0;   // w; 0 means dx
     bool free = false;
     bool residual = false;
+    // Field-wise equality, O(1).
     bool operator==(const HadamardLayer& o) const {
         return degree == o.degree && width == o.width && free == o.free && residual == o.residual;
     }
@@ -100,12 +108,14 @@ using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer>;
 // SPEC: comma-separated layers, each `kind[:key=value]…[:flag]` (docs/network.md,
 // "Stacks"), e.g. "attention:score-degree=2,mlp:power=2". invalid_input names the bad
 // kind, key or value; an empty SPEC is refused. Values are range-checked by validate.
+// O(length of SPEC).
 std::vector<LayerSpec> parse_layers(const std::string& spec);
 // The canonical text of one layer (keys at their defaults left out) and of a list
-// ("attention,mlp:power=3"); parse_layers(layers_to_string(v)) == v.
+// ("attention,mlp:power=3"); parse_layers(layers_to_string(v)) == v. No precondition (any
+// field values are printed as they are). O(1) per layer (its few keys).
 std::string to_string(const LayerSpec& layer);
 std::string layers_to_string(const std::vector<LayerSpec>& layers);
-// The kind names, in variant order ("attention", "mlp", "hadamard").
+// The kind names, in variant order ("attention", "mlp", "hadamard"). O(1).
 std::vector<std::string> layer_kind_names();
 // The shortest prefix u of `layers` such that `layers` is u repeated |layers|/|u| times
 // (the whole list when no shorter prefix repeats; {} for {}): the list a stack's
@@ -142,8 +152,10 @@ struct NetworkSpec {
     std::vector<LayerSpec> layers;  // stack: the layers in order, one per depth (size = depth)
 };
 
-// Checks every field, throwing invalid_input with one message naming the bad value.
-// This defines a valid spec. O(depth) (a stack's layers, fc's widths). Library code does not call it on its inputs: a function that
+// Checks every field, throwing invalid_input with one message naming the bad value, and
+// resource_limit when the weights and variables would pass default_max_memory() (limits.hpp).
+// This defines a valid spec. O(depth) (a stack's layers, fc's widths; fc and power O(depth²)
+// through parameter_count). Library code does not call it on its inputs: a function that
 // needs a checked spec takes a ValidSpec (below), whose construction runs it once.
 void validate(const NetworkSpec& s);
 
@@ -162,21 +174,25 @@ long output_dim(const NetworkSpec& s);                   // range of coordinate 
 // Per layer l (0-based): its degree d_l in its input and its weight increment m_l (the
 // weight matrices on one path of it), so that a stack folds: degree ∏ d_l, weight
 // degree D_l = d_l·D_{l−1} + m_l, D_0 = 0 (every family is such a fold). Precondition
-// (not checked): 0 <= layer < depth.
+// (not checked): 0 <= layer < depth. O(1) each.
 long layer_degree(const NetworkSpec& s, long layer);
 long layer_weight_increment(const NetworkSpec& s, long layer);
-// ∏ d_l (d^L for the uniform families) as an exact integer.
+// ∏ d_l (d^L for the uniform families) as an exact integer. O(depth) exact products (the
+// result has about L·log2 d bits).
 Integer output_degree(const NetworkSpec& s);
-// Weight degree D_L (see header comment) as an exact integer.
+// Weight degree D_L (see header comment) as an exact integer. O(depth) exact products and
+// sums.
 Integer weight_degree(const NetworkSpec& s);
 // Parameters in one layer l (0-based; 0 <= l < depth, not checked) and in the whole
-// network.
+// network. layer_parameters O(1), but O(depth) for fc and power (they list the widths);
+// parameter_count O(depth) exact sums (fc, power: O(depth²)).
 Integer layer_parameters(const NetworkSpec& s, long layer);
 Integer parameter_count(const NetworkSpec& s);
 
 // ---------------------------------------------------------------- weights
 
-// A small dense row-major matrix of weights.
+// A small dense row-major matrix of weights. Construction O(rows·cols) (r·c must fit in a
+// size_t; not checked); element access O(1), indices not checked.
 template <class T>
 struct Dense {
     long rows = 0, cols = 0;
@@ -207,7 +223,8 @@ struct NetWeights {
 
 using Weights = NetWeights<Rational>;
 
-// Converts every weight with f (e.g. to residues mod p or doubles).
+// Converts every weight with f (e.g. to residues mod p or doubles), keeping the shapes. No
+// precondition beyond f's own (its exceptions pass through). O(weights) calls of f.
 template <class To, class From, class F>
 NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
     auto md = [&](const Dense<From>& d) {
@@ -237,7 +254,8 @@ NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
 // it once, at that call, while a ValidSpec (to_spec in the CLI, spec dicts in Python,
 // check_shapes for a Network) is passed on with no check. Read-only: get(), ->, or the
 // conversion to `const NetworkSpec&`; to change a field, copy get(), edit, and convert
-// again (which validates the new spec).
+// again (which validates the new spec). Construction: validate's cost, O(depth), plus the
+// copy; the accessors O(1).
 class ValidSpec {
 public:
     ValidSpec(NetworkSpec s);  // NOLINT(google-explicit-constructor): the checked conversion, see above
@@ -251,7 +269,7 @@ private:
 
 // Pointers to every weight entry of w, in the order random_network draws them:
 // the embedding, then per layer each head's Q, K, V, O, the blocks W_1..W_d and O, each
-// matrix row-major. The pointers live as long as w is not resized.
+// matrix row-major. The pointers live as long as w is not resized. O(weights).
 inline std::vector<Rational*> weight_entries(Weights& w) {
     std::vector<Rational*> out;
     const auto add = [&out](Dense<Rational>& d) {
@@ -289,7 +307,7 @@ inline constexpr long kDefaultWeightRange = 5;
 // order (layer, head, Q, K, V, O, row-major; embedding first). Low-rank attention keeps
 // rows k+1..da of W^Q at zero. Preconditions: the spec valid (checked by the conversion
 // to ValidSpec when given a bare NetworkSpec; not again when given a ValidSpec); range >= 1
-// (checked).
+// (checked, invalid_input). Cost O(parameters): every entry is drawn, structural zeros too.
 Network random_network(const ValidSpec& spec, std::uint64_t seed, long range = kDefaultWeightRange);
 
 // The network of net's first `depth` layers with their weights: the spec's depth, a
@@ -305,7 +323,8 @@ Network first_layers(const Network& net, long depth);
 // (invalid_input naming the first bad matrix). Returns the spec as a ValidSpec for the
 // code that goes on with the network. The library's functions taking a Network call it
 // on entry; call it yourself on a Network assembled or edited by hand before passing it
-// to one of the exceptions named above.
+// to one of the exceptions named above. Cost: validate's, plus O(depth + number of weight
+// matrices): the shapes are compared, the entries are not read.
 ValidSpec check_shapes(const Network& net);
 
 // JSON weights file (docs/theory.md §2.4), as text. Errors (invalid_input) name the JSON path of
@@ -326,7 +345,8 @@ Network read_network(const std::string& path);
 // network_to_json, plus the write.
 void write_network(const Network& net, const std::string& path);
 // Throws invalid_input unless PATH could be written by write_network (a regular file or
-// a new name). Writes nothing.
+// a new name, in an existing, writable directory; an empty path is refused). Writes
+// nothing. O(1): two stat calls and an access check.
 void check_network_target(const std::string& path);
 
 }  // namespace seprank

@@ -20,8 +20,9 @@ namespace seprank {
 
 // "2,3", "1..4", "1..3,6": integers and inclusive ranges, in the order given, blanks
 // around each number allowed; invalid_input naming `option` and the bad item (an empty
-// range '3..1', one of more than 10,001 values, a number of more than 12 characters). Used for partition sides and for
-// the sweep lists of `seprank table`.
+// range '3..1', one of more than 10,001 values, a number of more than 12 characters). Used
+// for partition sides and for the sweep lists of `seprank table`. O(length of the text +
+// values listed), a range contributing its values.
 std::vector<long> parse_list(const std::string& text, const std::string& option);
 
 // Unchecked: any two lists. A ValidPartition's sides are sorted.
@@ -30,6 +31,7 @@ struct Partition {
 };
 
 // "1,2|3,4": side A, '|', side B, in the order stored (no check; for messages and answers).
+// O(|A| + |B|).
 std::string to_string(const Partition& p);
 
 // A Partition of the tokens 1..N that passed the check: both sides non-empty, every
@@ -44,6 +46,7 @@ public:
     // the memory budget (limits.hpp). Then sorts both sides. Cost O(N + |A| log |A| +
     // |B| log |B|).
     ValidPartition(Partition p, long n_tokens);
+    // Read access and N. O(1).
     const Partition& get() const noexcept { return p_; }
     operator const Partition&() const noexcept { return p_; }  // NOLINT(google-explicit-constructor): read access, as ValidSpec
     const Partition* operator->() const noexcept { return &p_; }

@@ -37,16 +37,21 @@ namespace seprank {
 
 class Variables {
 public:
-    // Names must be identifiers [A-Za-z_][A-Za-z0-9_]* and pairwise distinct (checked).
+    // Names must be identifiers [A-Za-z_][A-Za-z0-9_]* and pairwise distinct (checked,
+    // invalid_input naming the name). Cost: one sort of the n names, O(n log n) comparisons.
     explicit Variables(std::vector<std::string> names);
-    // x1_1, x1_2, ..., x1_dx, x2_1, ..., xN_dx (token-major). N, dx >= 0 checked.
+    // x1_1, x1_2, ..., x1_dx, x2_1, ..., xN_dx (token-major). N, dx >= 0 checked. Cost as
+    // the constructor, n = N·dx.
     static Variables tokens(long n_tokens, long dim, const std::string& prefix = "x");
 
+    // The number of names, name i (std::out_of_range unless i < size()), all of them. O(1).
     std::size_t size() const noexcept { return names_.size(); }
     const std::string& name(std::size_t i) const { return names_.at(i); }
     const std::vector<std::string>& names() const noexcept { return names_; }
+    // The index of `name`, nullopt when there is none. O(log n) comparisons.
     std::optional<std::size_t> find(std::string_view name) const;
-    // Token index j of a name "<letters>j_c", 0 when the name is not of that form.
+    // Token index j (coord: c) of a name "<letters>j_c", 0 when the name is not of that
+    // form; std::out_of_range unless i < size(). O(1) (read when constructed).
     long token(std::size_t i) const { return token_.at(i); }
     long coord(std::size_t i) const { return coord_.at(i); }
 
@@ -74,6 +79,8 @@ template <class T>
 class Context {
 public:
     // Over Q: Context<QTraits>(vars). Over Z/p: Context<NmodTraits>(vars, p), p >= 2 checked.
+    // invalid_input for null vars or a modulus given over Q. O(nvars) (FLINT's context).
+    // make() builds one behind a shared_ptr, the way polynomials hold it.
     explicit Context(std::shared_ptr<const Variables> vars, std::uint64_t modulus = 0);
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
@@ -83,11 +90,12 @@ public:
         return std::make_shared<const Context>(std::make_shared<const Variables>(std::move(vars)), modulus);
     }
 
+    // The FLINT context, the variables, their count. O(1).
     const typename T::ctx_struct* get() const noexcept { return ctx_; }
     const Variables& vars() const noexcept { return *vars_; }
     std::shared_ptr<const Variables> vars_ptr() const noexcept { return vars_; }
     std::size_t nvars() const noexcept { return vars_->size(); }
-    // p for Z/p, 0 for Q.
+    // p for Z/p, 0 for Q. O(1).
     std::uint64_t modulus() const noexcept { return modulus_; }
 
 private:
@@ -119,6 +127,8 @@ struct MulStats {
     long dense = 0;
     long heap = 0;
 };
+// "auto", "flint", "digits", "dense" (internal_error outside the enum) and the inverse
+// (exact). O(1).
 std::string to_string(MulVariant v);
 MulVariant mul_variant_from_string(const std::string& text);  // invalid_input on other names
 
@@ -128,37 +138,55 @@ public:
     using ContextPtr = std::shared_ptr<const Context<T>>;
     using Coeff = typename T::coeff_type;
 
+    // Costs below in t, t' the operands' terms and n the variables. A null ctx is
+    // invalid_input. The zero polynomial O(1); a constant (Z/p: c reduced mod p) O(size of
+    // c); a variable O(n).
     explicit Poly(ContextPtr ctx);                      // zero
     static Poly constant(ContextPtr ctx, const Coeff& c);
     static Poly variable(ContextPtr ctx, std::size_t var);  // var < nvars checked
+    // Deep copies O(t·(n + coefficient size)) (in the same context); moves O(1).
     Poly(const Poly& o);
     Poly(Poly&& o) noexcept;
     Poly& operator=(const Poly& o);
     Poly& operator=(Poly&& o) noexcept;
     ~Poly();
 
+    // The FLINT polynomial (keep it in this context, canonical) and the context. O(1).
     typename T::poly_struct* get() noexcept { return p_; }
     const typename T::poly_struct* get() const noexcept { return p_; }
     const ContextPtr& context() const noexcept { return ctx_; }
 
+    // O(1).
     bool is_zero() const noexcept;
-    // Number of terms with a non-zero coefficient.
+    // Number of terms with a non-zero coefficient. O(1).
     std::size_t terms() const noexcept;
     // Total degree; -1 for the zero polynomial. Throws resource_limit if it does not fit a long.
+    // O(t·n) at most (FLINT's scan of the exponents).
     long degree() const;
     // True when every term has the same total degree (the zero polynomial is homogeneous).
+    // Compares the first and last terms (degrevlex): O(n); resource_limit as exponents().
     bool is_homogeneous() const;
-    // Coefficient and exponent vector of term k < terms() (checked), in the
-    // context's order (degrevlex, leading term first).
+    // Coefficient and exponent vector of term k < terms() (checked, invalid_input), in the
+    // context's order (degrevlex, leading term first). coeff O(size of the coefficient);
+    // exponents O(n), resource_limit when an exponent does not fit 64 bits.
     Coeff coeff(std::size_t k) const;
     std::vector<std::uint64_t> exponents(std::size_t k) const;
-    // Builds the polynomial Σ coeffs[k]·x^exps[k]; repeated monomials are added up.
+    // Builds the polynomial Σ coeffs[k]·x^exps[k]; repeated monomials are added up (Z/p:
+    // coefficients reduced mod p). invalid_input unless coeffs and exps have one size and
+    // every exponent vector n entries. Cost: t pushes of O(n) each, then one sort of the
+    // terms, O(t log t) monomial comparisons, and the combination of like terms.
     static Poly from_terms(ContextPtr ctx, const std::vector<Coeff>& coeffs,
                            const std::vector<std::vector<std::uint64_t>>& exps);
 
-    // f(point): point.size() == nvars checked.
+    // f(point): point.size() == nvars checked (invalid_input). Over Q exact, resource_limit
+    // when FLINT cannot take the exponents; cost data-dependent: powers of the coordinates up
+    // to the degrees and one product per term, on rationals that grow with them. Over Z/p
+    // O(t·n) word operations plus the powers.
     Coeff evaluate(const std::vector<Coeff>& point) const;
 
+    // Same context checked (invalid_input). + and − merge the terms, O(t + t') monomial
+    // comparisons plus the coefficient additions; *= of a polynomial is mul(o) (below);
+    // *= of a scalar (Z/p: reduced mod p) O(t) at most.
     Poly& operator+=(const Poly& o);
     Poly& operator-=(const Poly& o);
     Poly& operator*=(const Poly& o);
@@ -170,6 +198,8 @@ public:
     // Cost: FLINT's powering (repeated multiplication or the multinomial expansion, its own
     // choice), at least proportional to the result's terms.
     Poly pow(std::uint64_t e) const;
+    // The compound operations above on a copy (checks and cost theirs, plus the copy);
+    // negation O(t); == is equals and mul(o) is mul(o, automatic) (below).
     friend Poly operator+(Poly a, const Poly& b) { a += b; return a; }
     friend Poly operator-(Poly a, const Poly& b) { a -= b; return a; }
     friend Poly operator*(const Poly& a, const Poly& b) { return a.mul(b); }
@@ -185,7 +215,9 @@ public:
     // set_default_max_memory()), or a coefficient over 2^36 bits, is resource_limit.
     // Cost: the bound is O(1) over Z/p and O(t + t') over Q (a scan of the coefficients);
     // dense's arrays add up to 1 GiB of memory; a dense product polls cancel.hpp (throws
-    // cancelled). stats, when given, is added to.
+    // cancelled). stats, when given, is added to. The product itself: about t·t' term
+    // products, O(t·t'·log min(t, t')) monomial operations on FLINT's heap (dense: array
+    // accumulation instead of the heap), on coefficients of the size bounded above.
     Poly mul(const Poly& o, MulVariant v, MulStats* stats = nullptr) const;
     // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
     // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==
@@ -195,7 +227,7 @@ public:
     // product of the substituted powers, so it pays when f has few terms and the subs are
     // short (expand.hpp, variant moment).
     Poly compose(const std::vector<Poly>& subs, const ContextPtr& target) const;
-    // Same context and same polynomial.
+    // Same context and same polynomial. No precondition. O(t) term comparisons.
     bool equals(const Poly& o) const;
 
 private:
@@ -216,7 +248,9 @@ extern template class Poly<NmodTraits>;
 
 // The image of f in (Z/p)[vars] (same Variables). Throws domain_error when p divides
 // the denominator of a coefficient. The NmodContext must be built on f's Variables
-// (checked by name equality).
+// (checked by name equality; invalid_input, as for a null ctx); resource_limit when an
+// exponent does not fit 64 bits. Cost O(t·(n + coefficient size)): one reduction and one
+// push per term, no sort.
 NmodPoly reduce_mod(const QPoly& f, const std::shared_ptr<const NmodContext>& ctx);
 
 }  // namespace seprank

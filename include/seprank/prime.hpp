@@ -10,7 +10,8 @@ namespace seprank {
 
 class Rng;
 
-// Largest prime < n; n >= 3 checked (invalid_input).
+// Largest prime < n; n >= 3 checked (invalid_input). Cost: one primality test per
+// candidate below n, about ln n of them on average (the prime gap).
 std::uint64_t prev_prime(std::uint64_t n);
 
 // A prime with exactly `bits` bits (2 <= bits <= 64, checked), uniform among them: odd
@@ -26,6 +27,7 @@ double prime_count_lower_bound(unsigned bits);
 
 // Throws invalid_input naming p unless p is prime (BPSW, a proof below 2^64). FLINT's
 // eliminations mod n invert pivots and abort on a non-invertible one: call this first.
+// One primality test, O(1) on a word.
 void require_prime(std::uint64_t p);
 
 // The largest prime below 2^62: the default modulus for black-box ranks (products of

@@ -60,8 +60,13 @@ namespace seprank {
 struct SparseZMat {
     long rows = 0, cols = 0;
     std::vector<std::vector<std::pair<long, Integer>>> row;
+    // The stored entries, Σ row sizes. O(rows).
     std::size_t nnz() const;
+    // The dense copy. Precondition (not checked): well-formed (check_matrix below); the
+    // shape is checked as ZMat's constructor (resource_limit). O(rows·cols + nnz) entry
+    // copies.
     ZMat to_dense() const;
+    // The non-zeros of a, by rows. No precondition. O(rows·cols) entry tests plus the copies.
     static SparseZMat from_dense(const ZMat& a);
 };
 
@@ -76,7 +81,8 @@ struct SparseNmodMat {
 // list per row, each row's columns in [0, cols) and increasing, every stored value
 // non-zero (mod p: a residue in [1, p), p >= 2, at most 2^32 columns). invalid_input naming
 // the first bad row and column. Every function below that takes a sparse matrix calls it
-// (rank_certified, rank_modular, reduce_mod, rank_sparse_modular, and blocks.hpp's).
+// (rank_certified, rank_modular, rank_modular_cuda, reduce_mod, rank_sparse_modular,
+// drop_empty_lines, log2_hadamard_bound, and blocks.hpp's).
 // Cost O(rows + nnz).
 void check_matrix(const SparseZMat& a);
 void check_matrix(const SparseNmodMat& a);
@@ -97,7 +103,8 @@ long rank_fraction_free(const ZMat& a);
 // reduce_mod then rank_sparse_modular, at its cost.
 long rank_modular(const ZMat& a, std::uint64_t p);
 long rank_modular(const NmodMat& a);
-// The rank of a sparse matrix mod a.p (check_matrix(a); a.p prime is not checked here):
+// The rank of a sparse matrix mod a.p (check_matrix(a); a.p prime, checked by
+// sparse_echelon: invalid_input):
 // incremental sparse echelon, shortest rows first, cost O(m·n + m·r·ℓ) as in the list above.
 long rank_sparse_modular(const SparseNmodMat& a);
 
@@ -114,6 +121,7 @@ long rank_sparse_modular(const SparseNmodMat& a);
 // (FflasCopy::x86_64_v3 where it is not available: invalid_input, naming why).
 inline constexpr std::uint64_t fflas_max_prime = std::uint64_t{1} << 26;
 enum class FflasCopy { automatic, baseline, x86_64_v3 };
+// Whether this build has FFLAS-FFPACK. O(1).
 bool fflas_available() noexcept;
 // Whether the x86-64-v3 copy can run: built in, the processor (and OS) support AVX2 and
 // FMA, and the environment variable SEPRANK_SIMD is not "0" (read at each call). O(1).
@@ -121,8 +129,11 @@ bool fflas_v3_available() noexcept;
 // The copy the one-argument form runs now: "x86-64-v3", "baseline", or "flint" (built
 // without FFLAS-FFPACK). O(1).
 const char* fflas_copy_name() noexcept;
+// rank_modular_fflas as described above fflas_max_prime (checks and cost there).
 long rank_modular_fflas(const NmodMat& a);
 long rank_modular_fflas(const NmodMat& a, FflasCopy copy);
+// rank_modular (above) of a sparse matrix: reduce_mod (check_matrix(a), p >= 2) and
+// rank_sparse_modular (p prime checked), whose cost it has.
 long rank_modular(const SparseZMat& a, std::uint64_t p);
 
 // rank_modular_blocked(A, tile): rank of A mod p by right-looking blocked elimination on
@@ -153,7 +164,8 @@ long rank_modular_blocked(const NmodMat& a, int tile = 0);
 // part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
 long rank_modular_cuda(const NmodMat& a, int tile = 0);
 // The same for a sparse matrix, through a dense copy (resource_limit when that copy would
-// pass 64 GiB).
+// pass 64 GiB). check_matrix(a) first (invalid_input). Cost: the copy, O(m·n), then as
+// above.
 long rank_modular_cuda(const SparseNmodMat& a);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
@@ -168,7 +180,8 @@ long rank_modular_cuda(const SparseNmodMat& a);
 //               they are huge. The global reference of blocks.
 //   hadamard    the multimodular Hadamard certificate of steps (3)-(4): the reference.
 enum class Certificate { blocks, pivot_span, hadamard };
-// "blocks" | "pivot-span" | "hadamard".
+// "blocks" | "pivot-span" | "hadamard" (internal_error outside the enum) and the inverse
+// (exact; invalid_input naming any other text). O(1).
 std::string to_string(Certificate c);
 Certificate certificate_from_string(const std::string& s);
 
@@ -199,7 +212,9 @@ void check_options(const RankOptions& opt);
 // The modulus of a single modular rank (certify == false): opt.prime, or else a random
 // 62-bit prime drawn from Rng(opt.seed). When opt.device resolves to the GPU
 // (choose_device): opt.prime if at most cuda_info().max_prime (else invalid_input naming
-// it), or else a random prime of cuda_prime_bits() bits.
+// it), or else a random prime of cuda_prime_bits() bits. invalid_input where opt.device is
+// cuda and there is no GPU. Cost: choose_device (cuda_info()), then random_prime's, about
+// (bits·ln 2)/2 primality tests expected.
 std::uint64_t modular_prime(const RankOptions& opt);
 
 // Dispatcher: sparse or dense by density (dense FLINT when nnz > 15% of m·n and the
@@ -213,20 +228,30 @@ std::uint64_t modular_prime(const RankOptions& opt);
 // The blocks certificate (the default) reports variant "blocks", the pivot-span one
 // "pivot-span", when it proved the value. phases.rank is the first
 // modular elimination, phases.certificate the rest (answer.hpp).
+// Cost: check_matrix, O(rows + nnz); one modular rank (sparse O(m·n + m·r·ℓ), dense
+// O(m·n·min(m, n)); the ZMat form first tries a 30-bit prime), which ends it at full rank
+// or with certify == false. Otherwise the certificate, data-dependent: blocks (blocks.hpp:
+// one sparse elimination per block, and a deficient block's kernel lifting), pivot-span
+// (certificate.hpp: one sparse elimination per prime, as many as the bits of the
+// combinations need), hadamard: about log2 H / 61 more modular ranks on `threads` threads
+// (within max_primes and max_certify_seconds; redone after a raise, at most 8 rounds), and
+// as the fallback Bareiss, O(m·n·r) exact operations, up to fraction_free_max rows and
+// columns. A matrix with far more columns than entries is ranked after drop_empty_lines.
 RankAnswer rank_certified(const SparseZMat& a, const RankOptions& opt = {});
 RankAnswer rank_certified(const ZMat& a, const RankOptions& opt = {});
 
 // The matrix without its empty rows and columns (columns renumbered in order): the same
 // rank, and a shape bounded by the non-zeros whatever the declared one (a 1 x 2·10^8
 // matrix with one entry becomes 1 x 1). rank_certified(SparseZMat) ranks this form when
-// it is smaller and reports the shape given. Cost O(nnz log nnz).
+// it is smaller and reports the shape given. check_matrix(a) first (invalid_input); rows
+// without entries are dropped, the others keep their order. Cost O(nnz log nnz).
 SparseZMat drop_empty_lines(const SparseZMat& a);
 
 // log2 of the Hadamard bound on the k×k minors of a as given: half the sum of the k
 // largest log2 squared row norms, or of column norms, whichever is smaller (a zero line
 // counts 0; k beyond the lines: all of them). rank_certified applies it after removing
-// row and column contents. No preconditions (k <= 0: 0). Cost O(nnz) multiplications of
-// entries plus sorting the m + n norms.
+// row and column contents. check_matrix(a) first (invalid_input); k <= 0: 0. Cost O(nnz)
+// multiplications of entries plus sorting the m + n norms.
 double log2_hadamard_bound(const SparseZMat& a, long k);
 
 }  // namespace seprank

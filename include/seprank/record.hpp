@@ -106,7 +106,7 @@ private:
 // One JSON object, keys in record order; indent < 0: one line, else pretty-printed.
 // Text that is not valid UTF-8 is written as Value::json does. Linear in the output (both).
 std::string to_json(const Record& r, int indent = -1);
-// A JSON array of objects.
+// A JSON array of objects (each as above). Linear in the output.
 std::string to_json(const std::vector<Record>& rows, int indent = -1);
 // Parses one JSON object whose values are null, booleans, numbers, strings, arrays of
 // integers or objects of numbers (named reals); invalid_input (naming `source` and the
@@ -117,7 +117,8 @@ Record record_from_json(const std::string& text, const std::string& source = "JS
 // markdown_line never throw and are linear in the text.
 std::string csv_cell(const std::string& text);
 std::string csv_line(const std::vector<std::string>& cells);
-// The cells of `names` in `r` (missing names give an empty cell).
+// The cells of `names` in `r` (missing names give an empty cell). Never throws.
+// O(|names|·size()) look-ups, plus the text.
 std::string csv_line(const Record& r, const std::vector<std::string>& names);
 // Inverse of csv_line on one line; invalid_input on an unterminated quote. Linear.
 std::vector<std::string> parse_csv_line(const std::string& line);

@@ -23,6 +23,8 @@
 namespace seprank {
 
 enum class Method { flattening, grid, evaluation };
+// "flattening" | "grid" | "evaluation" (internal_error outside the enum) and the inverse
+// (exact; invalid_input naming any other text). O(1).
 std::string to_string(Method m);
 Method method_from_string(const std::string& s);
 

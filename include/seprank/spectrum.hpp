@@ -59,9 +59,9 @@
 namespace seprank {
 
 enum class Measure { uniform, gaussian };
-// "uniform", "gaussian".
+// "uniform", "gaussian" (internal_error outside the enum). O(1).
 std::string to_string(Measure m);
-// invalid_input naming the text otherwise.
+// The inverse (exact); invalid_input naming the text otherwise. O(1).
 Measure measure_from_string(const std::string& s);
 
 // One-dimensional facts, exact (used by the change of basis, and by tests as references).
@@ -98,7 +98,8 @@ struct OrthoFlattening {
 OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);
 
 enum class SpectrumMethod { certified, fast };
-// "certified", "fast".
+// "certified", "fast" (internal_error outside the enum) and the inverse (exact;
+// invalid_input naming any other text). O(1).
 std::string to_string(SpectrumMethod m);
 SpectrumMethod spectrum_method_from_string(const std::string& s);
 
@@ -117,6 +118,7 @@ struct EpsRank {
     double eps = 0;
     long rank_low = 0, rank_high = 0;  // ε-sep ∈ [rank_low, rank_high]
     bool certified = false;            // rank_low == rank_high, proven (certified method)
+    // rank_low == rank_high. O(1).
     bool decided() const noexcept { return rank_low == rank_high; }
 };
 
@@ -192,7 +194,8 @@ inline SpectrumResult spectrum(const Network& net, const Partition& part, const 
 // One JSON object: singular_values, radii, radius (null on the fast path), norm,
 // norm_squared, rank, rank_certified, eps_ranks [{eps, rank | rank_low/rank_high,
 // certified}], eps_absolute, certified, measure, method, precision, rows, cols,
-// basis_rows, basis_cols, partition, degree, terms, seconds, note.
+// basis_rows, basis_cols, partition, degree, terms, seconds, note. indent < 0: one line.
+// No precondition. Linear in the output.
 std::string to_json(const SpectrumResult& r, int indent = -1);
 
 // The seed's experiments (docs/theory.md §2.7, data/eps_fd.csv, data/eps_blocks.csv).

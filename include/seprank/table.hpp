@@ -42,7 +42,7 @@ namespace seprank {
 // (default_table) also gives each row kTableRowSeconds of evaluation time
 // (GenericOptions::max_seconds): it ends attention N=4, dx=4, L=3. A row stopped by either
 // budget is a lower bound (status lower-bound, the reason names the budget; docs/table.md,
-// "Budgets").
+// "Budgets"). table_generic_defaults: those GenericOptions (the rest at their defaults). O(1).
 constexpr double kTableRowSeconds = 10;
 inline GenericOptions table_generic_defaults() {
     GenericOptions g;
@@ -90,22 +90,24 @@ struct SweepOptions {
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
 // d=2..4 (N=2..4, dx=2, w=2) at the budget of attention dx=2, L=3 (48 parameters);
-// kTableRowSeconds of evaluation per row.
+// kTableRowSeconds of evaluation per row. O(1) (a fixed list).
 std::vector<SweepOptions> default_table();
 
 // The Theorem 7.3 sweep behind data/embedding_rank.csv and its two plots (docs/embedding.md):
 // attention with embedding ranks r = none, 1..dx+1 over depth (dx = 3, N = 2, 3; L = 1..3,
 // and L = 4 for r = 1, 2) and over width (dx = 1..6 at L = 2 with N = 2, 3; dx = 1..3 at
-// L = 3), and more heads (H = 3 at dx = 3; H = 2 at dx = 4, L ≤ 2). About 30 s on 2 cores.
+// L = 3), and more heads (H = 3 at dx = 3; H = 2 at dx = 4, L ≤ 2). About 30 s on 2 cores
+// to run; building the list O(1).
 std::vector<SweepOptions> theorem73_table();
 // A named preset: "default" (default_table) or "theorem7.3"; invalid_input naming others.
+// table_preset_names: those names, in that order. O(1) each.
 std::vector<SweepOptions> table_preset(const std::string& name);
 const std::vector<std::string>& table_preset_names();
 
 // `--layers` of `seprank table`: SPECs separated by ';' (a SPEC itself uses ',', ':' and
 // '=', never ';'), e.g. "attention;attention,mlp:power=3". invalid_input naming the text
 // on an empty entry (an empty text, a leading, trailing or doubled ';'). The SPECs
-// themselves are parsed by plan_sweep.
+// themselves are parsed by plan_sweep. Linear in the text.
 std::vector<std::string> split_layers_list(const std::string& text);
 
 struct SweepPlan {
@@ -128,20 +130,30 @@ struct SweepPlan {
 // failure, and so is a family for which every configuration fails (power, whose widths a
 // sweep does not give; attention where no H divides a dx). With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
 // copies. A configuration whose row_key equals an earlier one's is planned once (counted
-// in `duplicates`).
+// in `duplicates`). Only invalid_input counts a configuration out: a resource_limit of
+// validate (the weights over default_max_memory()) ends the plan. Cost: per configuration
+// (the product of the list sizes a family reads, times its SPECs) one validate, O(depth),
+// and one row_key, O(log) set look-up; nothing is computed.
 SweepPlan plan_sweep(const SweepOptions& s);
 
 // A table row: the Record of table_columns() (columns.hpp) for one configuration.
 // Preconditions: the spec valid (checked by the conversion to ValidSpec when given a bare
 // NetworkSpec; not again for plan_sweep's configs); s.generic and the partition checked
-// as generic_rank checks them.
+// as generic_rank checks them (invalid_input also when s.partition does not fit the spec).
+// Cost: a skipped row (over max_variables) O(columns²) record work; otherwise one
+// generic_rank of the spec (generic.hpp), plus spectrum() of its network when s.eps is
+// non-empty and function_dimension when s.dimension (a skipped row computes its dimension
+// too).
 using Row = Record;
 Row table_row(const ValidSpec& spec, const SweepOptions& s);
 // The configuration part of a row (for resuming): the columns before `degree` (`layers`
-// among them when the row has it). No preconditions; O(columns).
+// among them when the row has it). invalid_input naming a configuration column the row
+// lacks. O(columns²): each cell found by linear search (record.hpp). The second form: the
+// key table_row(spec, s) will have (invalid_input when s.partition does not fit the spec),
+// at the cost of making those cells, O(N + columns²).
 std::string row_key(const Row& row);
 std::string row_key(const ValidSpec& spec, const SweepOptions& s);
-// The table's column names, in order (each a column of the registry).
+// The table's column names, in order (each a column of the registry). O(1).
 const std::vector<std::string>& table_columns();
 // The ε columns, appended after table_columns() only in sweeps with --eps:
 //   eps            the ε list, space-separated (%g)
@@ -149,6 +161,7 @@ const std::vector<std::string>& table_columns();
 //   eps_certified  per ε, true | false
 //   eps_reason     why the cells are empty (skipped row, flattening too large, ...), or
 //                  beside them: the seed's network is a degenerate draw, its rank below the row's
+// O(1).
 const std::vector<std::string>& table_eps_columns();
 // The dimension columns, appended after those (and after the ε columns) only in sweeps
 // with SweepOptions::dimension (each a column of the registry):
@@ -156,12 +169,14 @@ const std::vector<std::string>& table_eps_columns();
 //   dim_expected  expected_dimension's count (parameters minus the obvious symmetries)
 //   dim_defect    dimension < dim_expected
 // A row whose dimension could not be computed (resource_limit) has them null and the
-// message in `reason`.
+// message in `reason`. O(1).
 const std::vector<std::string>& table_dimension_columns();
 // table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
 // plus table_dimension_columns() when `dimension`, plus `layers` (right after `family`)
 // when `layers` (a sweep with SPECs), plus `device` (last: cpu, or cuda: <GPU name>) when
-// `device` (a sweep run with GenericOptions::device other than cpu; device.hpp).
+// `device` (a sweep run with GenericOptions::device other than cpu; device.hpp). row_columns:
+// the list with the groups `row` has (the cells eps_ranks, dimension, layers, device).
+// O(columns) each (row_columns: O(columns) look-ups of O(size()) each).
 std::vector<std::string> table_columns(bool eps);
 std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
@@ -173,7 +188,8 @@ std::vector<std::string> row_columns(const Row& row);
 std::vector<Column> table_column_meanings();
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
-// CSV quoting; parse_csv_line is its inverse), and the header line.
+// CSV quoting; parse_csv_line is its inverse), and the header line. No precondition (a
+// missing cell is empty). csv_line O(columns²) look-ups plus the text; csv_header O(columns).
 std::string csv_line(const Row& row);
 std::string csv_header();
 std::string csv_header(bool eps);
@@ -191,10 +207,11 @@ using EmitRow = std::function<void(const Row&, bool fresh)>;
 using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>;
 
 // The block store folder of a planned row: block_store/<16 hex digits of its key and
-// sweep signature>, or "" when the sweep has no block_store.
+// sweep signature>, or "" when the sweep has no block_store. Cost: row_key and
+// sweep_signature; touches no file.
 std::string row_store(const PlannedRow& row);
 // Removes row_store(row) and everything in it (nothing when ""); false when something
-// could not be removed.
+// could not be removed. Never throws. Cost: one unlink per file of the store.
 bool remove_row_store(const PlannedRow& row) noexcept;
 
 // The rows of a table file that a run of `plan` may reuse, by row_key (the `done` of
@@ -242,7 +259,7 @@ void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, 
 // (invalid_input), so a resumed table never mixes rows of different sweeps or of
 // different versions (the message says which). Files
 // without a sweep line (older versions) are read by read_table_file but not resumed
-// by TableAppender with a signature.
+// by TableAppender with a signature. No precondition. O(|s.eps|).
 std::string sweep_signature(const SweepOptions& s);
 
 struct TableFile {
@@ -253,7 +270,8 @@ struct TableFile {
 // Parses a table file's text. Every complete line must be a well-formed row (the key
 // columns integers, rank an integer or empty, status ok|lower-bound|skipped, a known
 // family): otherwise invalid_input naming `source` and the line number. A torn last
-// line (no newline: the writer was killed mid-row) is ignored.
+// line (no newline: the writer was killed mid-row) is ignored. Cost: linear in the text,
+// plus O(columns²) look-ups per row for its checks.
 TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source);
 
 // Rows already in a file, in order ({} when it does not exist); a torn last line is cut
@@ -272,13 +290,23 @@ std::vector<Row> read_table_file(const std::string& path, bool json_lines);
 // is removed when it is destroyed.
 class TableAppender {
 public:
+    // invalid_input: PATH not a regular file or new name, locked by another writer, a
+    // non-empty file without `resume`, rows of another sweep or results version, or as
+    // parse_table_text; resource_limit when a torn last line cannot be cut. Cost: reading
+    // and parsing the file (parse_table_text).
     TableAppender(const std::string& path, bool json_lines, const std::string& sweep, bool resume);
-    // No signature, resume allowed (the behaviour of earlier versions).
+    // No signature, resume allowed (the behaviour of earlier versions). Errors and cost as
+    // above.
     TableAppender(const std::string& path, bool json_lines);
     TableAppender(const TableAppender&) = delete;
     TableAppender& operator=(const TableAppender&) = delete;
+    // Releases the lock (closes the file); removes a file it created and left empty. O(1).
     ~TableAppender();
+    // Writes the row (JSON or CSV by the row's columns; the sweep line and header before
+    // the first row), then fsync(2). resource_limit when the write or the sync fails. Cost:
+    // the row's text, O(columns²) look-ups, and one write and sync.
     void append(const Row& row);
+    // The rows the file held when opened (not those appended since). O(1).
     const std::vector<Row>& rows() const noexcept { return rows_; }
 
 private:
