@@ -177,7 +177,9 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
 // A hadamard block of degree d and width w.
 inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, bool scalar_last, bool residual) {
     LayerCount c;
-    c.n_next = residual ? dx : std::min(dx, w);  // the output lies in image(W^O)
+    // The output lies in image(W^O); a linear block (d = 1) maps the n_in-dimensional span of
+    // its input onto at most n_in dimensions.
+    c.n_next = residual ? dx : std::min({dx, w, d == 1 ? n_in : dx});
     const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
     c.params = (d + 1) * w * dx;
     if (d == 1) {

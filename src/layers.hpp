@@ -195,7 +195,9 @@ struct MlpKind {
         LayerCount c;
         const long w = width(sp, dx), r = sp.power;
         c.params = 2 * w * dx;
-        c.n_next = sp.residual ? dx : std::min(dx, w);  // the output lies in image(W2)
+        // The output lies in image(W2); a linear layer (r = 1) maps the n_in-dimensional span
+        // of its input onto at most n_in dimensions.
+        c.n_next = sp.residual ? dx : std::min({dx, w, r == 1 ? n_in : dx});
         const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
         if (r == 1) {
             c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));

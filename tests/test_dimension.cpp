@@ -433,6 +433,50 @@ TEST_CASE("dimension: a stack's narrow layer read whole by a residual layer afte
                 }
     CHECK(cases == 120);
     MESSAGE("the count met exactly in " << met << " of " << cases);
+
+    // Two linear layers in a row, then a nonlinear one: the second maps the span of its input
+    // onto no more dimensions than it has (a hunt found expected 2 below the measured 3 for
+    // mlp:power=1:width=2, mlp:power=1, mlp:power=2:width=1 at N = 1, dx = 3).
+    long linear_cases = 0;
+    for (long w1 : {1L, 2L, 3L})
+        for (long w2 : {1L, 2L, 3L})
+            for (bool hadamard_second : {false, true})
+                for (long n : {1L, 2L})
+                    for (long r : {0L, 2L}) {
+                        MlpLayer a;
+                        a.power = 1;
+                        a.width = w1;
+                        LayerSpec b;
+                        if (hadamard_second) {
+                            HadamardLayer h;
+                            h.degree = 1;
+                            h.width = w2;
+                            b = h;
+                        } else {
+                            MlpLayer m;
+                            m.power = 1;
+                            m.width = w2;
+                            b = m;
+                        }
+                        MlpLayer c;
+                        c.width = 1 + (w1 + w2) % 2;
+                        NetworkSpec s;
+                        s.family = Family::stack;
+                        s.tokens = n;
+                        s.dim = 3;
+                        s.depth = 3;
+                        s.embed_rank = r;
+                        s.layers = {a, b, c};
+                        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+                            DimensionOptions o;
+                            o.output = out;
+                            const RankAnswer ans = function_dimension(s, o);
+                            INFO(describe(s) << " " << to_string(out));
+                            CHECK(ans.value <= ans.expected);
+                            ++linear_cases;
+                        }
+                    }
+    CHECK(linear_cases == 144);
 }
 
 TEST_CASE("dimension: a zero-parameter network, bad variant names and bad Jacobian arguments are invalid_input") {
