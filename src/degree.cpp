@@ -39,6 +39,12 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
     check_measurable(f.spec());
     const Integer D = output_degree(s);
     const long deg = fmpz_get_si(D.get());
+    // The interpolation divides by differences of the points t = 0..D+1 and by pivots: a
+    // prime above D + 1, or FLINT would abort on a non-invertible residue.
+    require_prime(p);
+    if (p <= static_cast<std::uint64_t>(deg) + 1)
+        throw invalid_input("degree measurement mod p = " + std::to_string(p) + ": p must exceed d^L + 1 = " + std::to_string(deg + 1) +
+                            " (the points t = 0..d^L+1 must be distinct mod p)");
     Rng rng(seed);
     const long per = input_vars_per_token(s);
     Point<std::uint64_t> a(static_cast<std::size_t>(s.tokens)), b = a, x = a;

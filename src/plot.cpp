@@ -3,6 +3,7 @@
 #include "file_io.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/guess.hpp"
 #include "seprank/table.hpp"
 
 #include <algorithm>
@@ -96,11 +97,14 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         return static_cast<std::size_t>(it - header.begin());
     };
     const std::size_t cx = column(opt.x), cy = column(opt.y), cs = column(opt.series);
-    std::vector<std::pair<std::size_t, std::string>> filters;
+    // The filters match as guess --where does (row_matches, guess.hpp): integers as
+    // integers, a stack's layers by their canonical SPEC.
+    std::vector<std::pair<std::string, std::string>> filters;
     for (const auto& w : opt.where) {
         const std::size_t eq = w.find('=');
         if (eq == std::string::npos) throw invalid_input("where filter '" + w + "': expected column=value");
-        filters.emplace_back(column(w.substr(0, eq)), w.substr(eq + 1));
+        (void)column(w.substr(0, eq));  // a column the table lacks is named here
+        filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     const bool ext_png = output.size() > 4 && output.substr(output.size() - 4) == ".png";
@@ -120,9 +124,9 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         const auto cells = cells_of(line);
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
-        bool keep = true;
-        for (const auto& [c, v] : filters) keep = keep && cells[c] == v;
-        if (!keep || !is_number(cells[cx])) continue;
+        TableRow row;
+        for (std::size_t c = 0; c < header.size(); ++c) row.emplace_back(header[c], cells[c]);
+        if (!row_matches(row, filters) || !is_number(cells[cx])) continue;
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
         numeric_y += is_number(cells[cy]);

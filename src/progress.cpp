@@ -114,9 +114,8 @@ std::string ProgressMeter::format(std::string_view what, std::uint64_t done, std
 
 std::string ProgressMeter::format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
                                       double elapsed, int width) {
-    const int filled = total > 0 ? static_cast<int>(static_cast<double>(width) * static_cast<double>(std::min(done, total)) /
-                                                    static_cast<double>(total))
-                                 : 0;
+    if (total == 0) return format(what, done, total, detail, elapsed);  // no total: a bar would never fill
+    const int filled = static_cast<int>(static_cast<double>(width) * static_cast<double>(std::min(done, total)) / static_cast<double>(total));
     return "[" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.') +
            "] " + format(what, done, total, detail, elapsed);
 }

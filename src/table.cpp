@@ -660,6 +660,12 @@ std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>&
         out.push_back({{"block_degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)"});
     if (!any_family([](const FamilyInfo& i) { return i.fixed_block_degree == 0; }))
         out.push_back({{"budget"}, "the budget sets the depth of families with a free block degree only"});
+    // With a budget, a family with a free block degree takes its depth from it: when every
+    // sweep has one and no family of them fixes its block degree, no row read --depth.
+    const bool budget_sets_every_depth = !sweeps.empty() && std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) {
+        return s.budget > 0 && std::all_of(s.families.begin(), s.families.end(), [](Family f) { return family_info(f).fixed_block_degree == 0; });
+    });
+    if (budget_sets_every_depth) out.push_back({{"depth"}, "the budget sets every row's depth"});
     if (!any_family([](const FamilyInfo& i) { return i.per_position; })) out.push_back({{"position"}, "no family of the sweep has positions"});
     if (!any_family([](const FamilyInfo& i) { return i.layers; }))
         out.push_back({{"layers"}, "no family of the sweep is described by layers (stack)"});

@@ -176,6 +176,11 @@ TEST_CASE("measured degree along a line equals the expanded degree and d^L") {
     deep.dim = 2;
     deep.depth = 5;
     CHECK(measure_degree(random_network(deep, 3), 4).degree == 243);
+    // A prime given: above d^L + 1, and prime (FLINT would abort dividing by a repeated
+    // point or a zero divisor); the same degree at any such prime.
+    CHECK(measure_degree(random_network(deep, 3), 4, 251).degree == 243);
+    CHECK(seprank_test::message_of([&] { (void)measure_degree(random_network(deep, 3), 4, 241); }).find("must exceed d^L + 1 = 244") != std::string::npos);
+    CHECK(seprank_test::message_of([&] { (void)measure_degree(random_network(deep, 3), 4, 1000); }).find("1000") != std::string::npos);
 }
 
 TEST_CASE("budget comparison: depth from the budget, degree measured") {

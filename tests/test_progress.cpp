@@ -29,7 +29,7 @@ TEST_CASE("format: counts, percentage, detail, elapsed and the time left") {
     CHECK(ProgressMeter::format("primes", 10, 10, "", 7.9) == "primes 10/10 (100%), 7 s");      // none when done
     CHECK(ProgressMeter::format("evaluations", 42, 0, "", 3.0) == "evaluations 42, 3 s");       // total unknown
     CHECK(ProgressMeter::format_bar("rows", 5, 10, "", 1.0, 10) == "[#####.....] rows 5/10 (50%), 1 s, about 1 s left");
-    CHECK(ProgressMeter::format_bar("rows", 0, 0, "", 1.0, 4) == "[....] rows 0, 1 s");
+    CHECK(ProgressMeter::format_bar("rows", 0, 0, "", 1.0, 4) == "rows 0, 1 s");  // no total: no bar that never fills
 }
 
 TEST_CASE("lines: nothing before the delay, then at most one line per interval, and each phase end") {

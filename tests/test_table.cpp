@@ -579,6 +579,18 @@ TEST_CASE("unused_table_options: the options no row or family of the run used, w
     CHECK(names(unused_table_options({mixed}, {flat})).front() == "max_side");
     CHECK(unused_table_options({mixed}, {flat}).front().reason == "no row used the evaluation (method flattening)");
     CHECK(has(names(unused_table_options({}, {})), "max_side"));  // no sweep, no row: nothing used
+    CHECK(!has(u, "depth"));
+    // A budget sets the depth of a family with a free block degree: a sweep of such families
+    // only reads no depth; one with attention (its block degree fixed) still does.
+    SweepOptions budgeted = mixed;
+    budgeted.families = {Family::hadamard};
+    budgeted.budget = 20;
+    CHECK(has(names(unused_table_options({budgeted}, {flat})), "depth"));
+    budgeted.families = {Family::hadamard, Family::attention};
+    CHECK(!has(names(unused_table_options({budgeted}, {flat})), "depth"));
+    budgeted.budget = 0;
+    budgeted.families = {Family::hadamard};
+    CHECK(!has(names(unused_table_options({budgeted}, {flat})), "depth"));
 }
 
 TEST_CASE("resume_set: the file's rows by key, repeated keys and keys outside the plan counted") {

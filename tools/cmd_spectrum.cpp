@@ -57,6 +57,17 @@ struct SpectrumCommand final : Command {
         Notes notes;
         if (so.eps.empty() && eps_absolute) notes.lines.push_back("--eps-absolute is ignored: no --eps thresholds were given");
         if (!experiment.empty()) {
+            // Ignored, still checked: the polynomial parses; the partition is one of as many
+            // tokens as its largest position (it must name every position up to it).
+            if (!poly_text.empty()) (void)seprank::parse_poly(poly_text, seprank::QContext::make(seprank::variables_in(poly_text)));
+            if (!partition_text.empty()) {
+                long n = 0, v = 0;
+                for (char ch : partition_text) {
+                    v = std::isdigit(static_cast<unsigned char>(ch)) ? std::min(v * 10 + (ch - '0'), 1L << 40) : 0;
+                    n = std::max(n, v);
+                }
+                (void)seprank::parse_partition(partition_text, std::max(2L, std::min(n, 1L << 20)));
+            }
             const std::string why = "--experiment draws its own polynomials and networks";
             notes.ignored(*sub, network_option_names(), why);
             notes.ignored(*sub, {"--layers", "--weights", "--save-weights", "--poly", "--partition", "--method", "--precision", "--max-side"}, why);

@@ -39,8 +39,10 @@ std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv, co
             if (a == name && i + 1 < argc) given += (given.empty() ? "" : ", ") + std::string(argv[++i]);
             else if (a.rfind(name + "=", 0) == 0) given += (given.empty() ? "" : ", ") + a.substr(name.size() + 1);
         }
-        return name + " given more than once" + (given.empty() ? std::string() : " (" + given + ")") +
-               ": give it once (a global option goes before or after the command, not both)";
+        // Only the global options may stand on either side of the command: say so for them.
+        const bool global = app.get_option_no_throw(name) != nullptr;
+        return name + " given more than once" + (given.empty() ? std::string() : " (" + given + ")") + ": give it once" +
+               (global ? " (a global option goes before or after the command, not both)" : "");
     }
     return what;
 }

@@ -1,7 +1,8 @@
 // seprank — plots of rank tables through gnuplot (Debian gnuplot-nox).
 //
 // plot_table reads a table CSV (seprank table --format csv / --out), keeps the rows
-// matching every `where` filter (column=value), groups them by the series column,
+// matching every `where` filter (column=value, matched as guess.hpp's row_matches: integers
+// as integers, a stack's layers by their canonical SPEC), groups them by the series column,
 // and draws y against x per series (sorted by x; non-numeric y cells are skipped).
 // With bounds = true it adds the Levine et al. log3 bounds (columns log3_lower and
 // log3_upper) per series as dashed curves (y must be log3_rank, their scale; invalid_input

@@ -88,8 +88,9 @@ public:
     // once done > 0 and total > 0, until done reaches total. O(length of the text).
     static std::string format(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
                               double elapsed);
-    // The bar form: "[#####.....] " followed by format(...); width >= 0 assumed (not
-    // checked). O(width + length of the text).
+    // The bar form: "[#####.....] " followed by format(...), or format(...) alone when total
+    // is 0 (unknown: a bar would never fill); width >= 0 assumed (not checked). O(width +
+    // length of the text).
     static std::string format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
                                   double elapsed, int width = 20);
 

@@ -236,7 +236,8 @@ struct UnusedOptions {
 // The options a run of `sweeps` that produced `rows` did not use: the evaluation's
 // (max_side, variant, row_seconds) when no row used the evaluation; measure without ε
 // columns; the options of heads, widths, block degrees, budgets, positions and layers
-// when no family of the sweeps has them. Cost: one pass over rows and the sweeps' families.
+// when no family of the sweeps has them; depth when every sweep's budget sets every row's
+// depth. Cost: one pass over rows and the sweeps' families.
 std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>& sweeps, const std::vector<Row>& rows);
 
 // Serial engine: computes every planned row whose key is not in `done`; with a block

@@ -152,14 +152,15 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         _warnings.warn(f"{invalid} invalid combinations left out (H not dividing dx, a partition that does not fit N, ...)",
                        stacklevel=2)
     if duplicates:  # as the CLI's summary line
-        _warnings.warn(f"{duplicates} duplicate configurations planned once (the same network twice, e.g. "
-                       "'attention,attention' at depth 1 and 'attention' at depth 2)", stacklevel=2)
+        _warnings.warn(f"{duplicates} duplicate configurations planned once (the same row as an earlier one: "
+                       "a value listed twice, or a SPEC that repeats another at another depth)", stacklevel=2)
     # An option no row used gets a warning, as the CLI's note (only the keywords given).
     given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
              "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,
-             "block_degree": block_degree is not None, "budget": bool(budget), "layers": layers is not None}
+             "block_degree": block_degree is not None, "budget": bool(budget), "layers": layers is not None,
+             "depth": depth is not None}
     values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "heads": heads,
-              "width": width, "block_degree": block_degree, "budget": budget, "layers": layers}
+              "width": width, "block_degree": block_degree, "budget": budget, "layers": layers, "depth": depth}
     for names, reason in unused:
         for name in names:
             if given.get(name):
