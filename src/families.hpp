@@ -177,9 +177,10 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
 // A hadamard block of degree d and width w.
 inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, bool scalar_last, bool residual) {
     LayerCount c;
-    // The output lies in image(W^O); a linear block (d = 1) maps the n_in-dimensional span of
-    // its input onto at most n_in dimensions.
-    c.n_next = residual ? dx : std::min({dx, w, d == 1 ? n_in : dx});
+    // The output lies in image(W^O) and in the image of Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (y_i
+    // once, the token sums d − 1 times): at most n_in·C(n_in + d − 2, d − 1) dimensions (n_in
+    // for a linear block).
+    c.n_next = residual ? dx : std::min({dx, w, sat_mul(n_in, monomials(n_in, Integer(d - 1), false))});
     const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
     c.params = (d + 1) * w * dx;
     if (d == 1) {

@@ -195,9 +195,10 @@ struct MlpKind {
         LayerCount c;
         const long w = width(sp, dx), r = sp.power;
         c.params = 2 * w * dx;
-        // The output lies in image(W2); a linear layer (r = 1) maps the n_in-dimensional span
-        // of its input onto at most n_in dimensions.
-        c.n_next = sp.residual ? dx : std::min({dx, w, r == 1 ? n_in : dx});
+        // The output lies in image(W2) and, token by token, is a linear image of the degree-r
+        // forms of its n_in-dimensional input: at most C(n_in + r − 1, r) dimensions (n_in for
+        // a linear layer).
+        c.n_next = sp.residual ? dx : std::min({dx, w, monomials(n_in, Integer(r), false)});
         const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
         if (r == 1) {
             c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));

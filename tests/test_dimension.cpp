@@ -483,6 +483,44 @@ TEST_CASE("dimension: a stack's narrow layer read whole by a residual layer afte
                         linear_cases += 2;
                     }
     CHECK(linear_cases == 144);
+
+    // A per-token power layer spans at most the degree-r forms of its input, C(n_in + r − 1, r)
+    // dimensions, whatever its width: the junction after a wide layer fed by a narrow input
+    // (or an embedding) is that small (a review found expected 0 below the measured 3 for
+    // mlp:power=2, mlp:power=2:width=1 at N = 1, dx = 4, r = 2).
+    long power_cases = 0;
+    for (long w0 : {0L, 1L, 2L})  // 0: no narrow layer in front
+        for (long r : {2L, 3L})
+            for (long embed : {0L, 2L})
+                for (bool hadamard_middle : {false, true}) {
+                    NetworkSpec s;
+                    s.family = Family::stack;
+                    s.tokens = hadamard_middle ? 2 : 1;
+                    s.dim = 4;
+                    s.embed_rank = embed;
+                    if (w0 > 0) {
+                        MlpLayer front;
+                        front.power = 1;
+                        front.width = w0;
+                        s.layers.emplace_back(front);
+                    }
+                    if (hadamard_middle) {
+                        HadamardLayer h;
+                        h.degree = r;
+                        s.layers.emplace_back(h);
+                    } else {
+                        MlpLayer m;
+                        m.power = r;
+                        s.layers.emplace_back(m);
+                    }
+                    MlpLayer last;
+                    last.width = 1;
+                    s.layers.emplace_back(last);
+                    s.depth = static_cast<long>(s.layers.size());
+                    (void)check_count_is_upper_bound(s);
+                    power_cases += 2;
+                }
+    CHECK(power_cases == 48);
 }
 
 TEST_CASE("dimension: a zero-parameter network, bad variant names and bad Jacobian arguments are invalid_input") {
