@@ -34,17 +34,19 @@ void check_measurable(const ValidSpec& valid) {
 
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
     if (p == 0) p = kDefaultPrime;
-    const ModEvaluator f(net, p);  // checks net once (check_shapes)
-    const NetworkSpec& s = f.spec();
-    check_measurable(f.spec());
-    const Integer D = output_degree(s);
+    const ValidSpec valid = check_shapes(net);
+    check_measurable(valid);
+    const Integer D = output_degree(valid);
     const long deg = fmpz_get_si(D.get());
     // The interpolation divides by differences of the points t = 0..D+1 and by pivots: a
-    // prime above D + 1, or FLINT would abort on a non-invertible residue.
+    // prime above D + 1, or FLINT would abort on a non-invertible residue. Checked before
+    // the weights are reduced mod p (a composite p may divide a denominator).
     require_prime(p);
     if (p <= static_cast<std::uint64_t>(deg) + 1)
         throw invalid_input("degree measurement mod p = " + std::to_string(p) + ": p must exceed d^L + 1 = " + std::to_string(deg + 1) +
                             " (the points t = 0..d^L+1 must be distinct mod p)");
+    const ModEvaluator f(net, p);
+    const NetworkSpec& s = f.spec();
     Rng rng(seed);
     const long per = input_vars_per_token(s);
     Point<std::uint64_t> a(static_cast<std::size_t>(s.tokens)), b = a, x = a;

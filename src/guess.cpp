@@ -1037,7 +1037,7 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
     for (const auto& [name, want] : where) {
         const std::string* got = table_cell(row, name);
         if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
-        if (name == "layers") {  // a SPEC: compared in the form the table writes
+        if (name == "layers" && !want.empty()) {  // a SPEC: compared in the form the table writes (empty: as text)
             std::string canonical;
             try {
                 canonical = canonical_layers(want);

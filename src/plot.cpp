@@ -104,6 +104,13 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         const std::size_t eq = w.find('=');
         if (eq == std::string::npos) throw invalid_input("where filter '" + w + "': expected column=value");
         (void)column(w.substr(0, eq));  // a column the table lacks is named here
+        if (w.substr(0, eq) == "layers" && eq + 1 < w.size()) {  // a SPEC, checked before any row
+            try {
+                (void)parse_layers(w.substr(eq + 1));
+            } catch (const invalid_input& e) {
+                throw invalid_input("where filter '" + w + "': not a SPEC: " + e.what());
+            }
+        }
         filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
@@ -126,7 +133,15 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         TableRow row;
         for (std::size_t c = 0; c < header.size(); ++c) row.emplace_back(header[c], cells[c]);
-        if (!row_matches(row, filters) || !is_number(cells[cx])) continue;
+        bool keep = false;
+        try {
+            keep = row_matches(row, filters);
+        } catch (const invalid_input& e) {  // its messages speak of guess's --where
+            std::string m = e.what();
+            if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
+            throw invalid_input("plot: " + m);
+        }
+        if (!keep || !is_number(cells[cx])) continue;
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
         numeric_y += is_number(cells[cy]);

@@ -276,6 +276,8 @@ if command -v gnuplot >/dev/null; then
   # ... matched as guess matches: a stack's SPEC in any spelling, integers as integers
   "$S" table --layers 'attention,mlp:power=2;attention' --tokens 2 --dim 1 --depth 1,2 --format csv >"$T/sl.csv" 2>/dev/null || fail "stack table for plot"
   "$S" plot "$T/sl.csv" --x depth --y rank --series layers --where 'layers=attention,mlp:power=2,tokens=02' -o "$T/sl.svg" >/dev/null || fail "plot --where layers=SPEC,tokens=02"
+  "$S" plot "$T/sl.csv" --x depth --y rank --series layers --where outside= -o "$T/sl.svg" >/dev/null || fail "plot --where outside= (an empty value: the rows inside the bounds)"
+  expect_rc 2 "where filter 'layers=bogus': not a SPEC" -- plot "$T/sl.csv" --x depth --y rank --series layers --where layers=bogus -o "$T/sl.svg"
   expect_rc 2 "no column 'nope'" -- plot "$T/t.csv" --x nope -o "$T/x.svg"
   "$S" plot "$T/td.csv" --x depth --y dimension --y2 log3_rank --series dim --where tokens=2 -o "$T/fig2.svg" >/dev/null || fail "plot --y2"
   grep -q "log3_rank" "$T/fig2.svg" || fail "plot --y2 drew no second curve"

@@ -28,8 +28,15 @@ struct PlotCommand final : Command {
 
     int run(const Globals&) override {
         std::vector<std::string> where;  // one column=value each, split as guess --where
-        for (const std::string& text : po.where)
+        for (const std::string& text : po.where) {
+            // One pair as given, an empty value included (outside= keeps the rows inside the
+            // bounds); several split as guess --where, which takes no empty value.
+            if (std::count(text.begin(), text.end(), '=') <= 1) {
+                where.push_back(text);
+                continue;
+            }
             for (const auto& [column, value] : seprank::parse_where(text)) where.push_back(column + "=" + value);
+        }
         po.where = where;
         seprank::plot_table(plot_csv, plot_out, po);
         if (format == "json") std::cout << json_text(json({{"wrote", plot_out}})) << "\n";

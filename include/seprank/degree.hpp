@@ -41,10 +41,10 @@ struct DegreeMeasurement {
 // O(depth²)).
 void check_measurable(const ValidSpec& s);
 // The degree of f measured along one random line (header; points from Rng(seed)), with
-// d^L and the chance D/p of a false low reading. Checks net once (check_shapes, as
-// ModEvaluator does), then check_measurable, before any evaluation. p = 0: kDefaultPrime;
-// otherwise p must be a prime above D + 1 (the points t = 0..D+1 distinct mod p), or
-// invalid_input naming it. domain_error when f along the line has degree above d^L
+// d^L and the chance D/p of a false low reading. Checks net (check_shapes), then
+// check_measurable, then p, before any evaluation. p = 0: kDefaultPrime; otherwise p must
+// be a prime above D + 1 (the points t = 0..D+1 distinct mod p), or invalid_input naming
+// it. domain_error when f along the line has degree above d^L
 // (a bug), or when p divides a weight's denominator. measured -1: f vanishes on the line.
 // Cost: ModEvaluator's setup, D + 2 forward evaluations mod p (the cost of forward.hpp each)
 // and one interpolation of degree D, at most O(D²).
