@@ -633,11 +633,24 @@ PYBIND11_MODULE(_core, m) {
             for (const auto& c : p.configs) plan.push_back({c, sw});
         }
         if (plan.empty()) throw invalid_input("table: the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        // A table file (seprank table --out/--resume): locked, its rows read, another sweep's
+        // file refused, before any row; each fresh row appended as it completes.
+        const std::string out_path = get_or<std::string>(opts, "out", "");
+        const bool resume = get_or<bool>(opts, "resume", false);
+        std::unique_ptr<TableAppender> out;
+        ResumeSet from_file;
+        if (!out_path.empty()) {
+            out = std::make_unique<TableAppender>(out_path, get_or<bool>(opts, "out_json", false), sweep_signature(plan.front().sweep), resume);
+            from_file = resume_set(out->rows(), plan);
+        }
         std::vector<std::string> rows;
         std::vector<Row> done;
+        long computed = 0, resumed = 0;
         const std::size_t total = plan.size();
         run_long([&] {
-            run_table(plan, {}, [&](const Row& r, bool) {
+            run_table(plan, from_file.rows, [&](const Row& r, bool fresh) {
+                          if (fresh && out) out->append(r);
+                          (fresh ? computed : resumed)++;
                           rows.push_back(to_json(r));
                           done.push_back(r);
                       },
@@ -651,7 +664,18 @@ PYBIND11_MODULE(_core, m) {
         // The options no row used, (names, reason) each: table() warns about those given.
         py::list unused;
         for (const UnusedOptions& u : unused_table_options(list, done)) unused.append(py::make_tuple(u.names, u.reason));
-        return py::make_tuple(rows, invalid, unused, dev.note, dev.device != Device::cpu, duplicates);
+        py::dict result;
+        result["rows"] = rows;
+        result["invalid"] = invalid;
+        result["unused"] = unused;
+        result["device_note"] = dev.note;
+        result["off_cpu"] = dev.device != Device::cpu;
+        result["duplicates"] = duplicates;
+        result["computed"] = computed;
+        result["resumed"] = resumed;
+        result["file_duplicates"] = from_file.duplicates;
+        result["file_outside"] = from_file.outside;
+        return result;
     });
     m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device) { return table_columns(eps, dimension, layers, device); },
           py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false, py::arg("device") = false);

@@ -5,9 +5,10 @@ verify``); each returns rows or records, as the CLI prints them."""
 from __future__ import annotations
 
 import json as _json
+import os as _os
 import sys as _sys
 import warnings as _warnings
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
@@ -78,12 +79,39 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     return {"rows": rows, "best_measured_d": best_measured, "best_h_d": best_h}
 
 
+# The text and boolean columns of a table row (docs/table.md); every other column is a
+# number or null. A row resumed from a CSV file holds text cells: typed back to these.
+_TEXT_COLUMNS = frozenset({"family", "layers", "partition", "label", "method", "theorem", "outside", "t73_flag", "status",
+                           "reason", "eps", "eps_ranks", "eps_certified", "eps_reason", "device"})
+_BOOL_COLUMNS = frozenset({"residual", "certified", "dim_defect"})
+
+
+def _typed_csv_row(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A row read back from a CSV table file, with the JSON types of a computed row."""
+    out: Dict[str, Any] = {}
+    for key, cell in row.items():
+        if not isinstance(cell, str) or key in _TEXT_COLUMNS:
+            out[key] = None if cell == "" and key not in ("layers",) else cell
+        elif cell == "":
+            out[key] = None
+        elif key in _BOOL_COLUMNS:
+            out[key] = cell == "true"
+        else:
+            try:
+                v = int(cell)
+                out[key] = v if -2**63 <= v < 2**64 else cell  # beyond 64 bits: digits as text, as JSON rows
+            except ValueError:
+                out[key] = float(cell)
+    return out
+
+
 def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any = None, depth: Any = None,
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
-          layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu") -> Any:
+          layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu",
+          out: Optional[Union[str, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv") -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -110,7 +138,16 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     (``seprank table --device``); 'cuda' without a GPU raises ValueError; 'auto' without
     one runs on the CPU and warns why (UserWarning), and its rows are those of 'cpu' (no
     ``device`` column, which only a sweep on the GPU has).
+    ``out`` (a path): the table file of ``seprank table --out`` — each row appended as it
+    completes, CSV or JSON lines by ``out_format`` ('csv' | 'json'), the file locked while
+    the sweep runs. A file that exists and is not empty is refused unless ``resume=True``
+    (``--resume``): then its rows are reused (the file must have been written by the same
+    sweep options; another sweep's file raises ValueError) and only the missing rows are
+    computed. The CLI and Python read and write the same files.
     """
+    if resume and out is None:
+        raise ValueError("resume=True needs out=PATH (the table file to resume)")
+    out_format = choice(out_format, "out_format", ("csv", "json"))
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
     if custom:
@@ -138,14 +175,23 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
-            "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda"))}
+            "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda")),
+            "out": "" if out is None else _os.fspath(out), "resume": bool(resume), "out_json": out_format == "json"}
     if row_seconds is not None:
         opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 
     def show(k: int, n: int, what: str) -> None:
         print(f"[{k + 1}/{n}] {what}", file=_sys.stderr, flush=True)
 
-    texts, invalid, unused, device_note, off_cpu, duplicates = _core.table(sweeps, opts, show if progress else None)
+    result = _core.table(sweeps, opts, show if progress else None)
+    texts, invalid, unused, device_note = result["rows"], result["invalid"], result["unused"], result["device_note"]
+    off_cpu, duplicates = result["off_cpu"], result["duplicates"]
+    if result["file_duplicates"]:  # as the CLI's notes about a resumed file
+        _warnings.warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
+                       "was reused", stacklevel=2)
+    if result["file_outside"]:
+        _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
+                       stacklevel=2)
     if device_note:  # device='auto' without a GPU: the rows ran on the CPU (the CLI's note)
         _warnings.warn(device_note, stacklevel=2)
     if invalid:  # as the CLI's summary line on stderr
@@ -168,6 +214,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
                 shown = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
                 _warnings.warn(f"{name}={shown} is ignored: {reason}", stacklevel=2)
     rows = [_json.loads(t) for t in texts]
+    if out is not None and resume and out_format == "csv":  # rows reused from a CSV file hold text cells
+        rows = [_typed_csv_row(r) if isinstance(r.get("tokens"), str) else r for r in rows]
     if dataframe is False:
         return rows
     try:

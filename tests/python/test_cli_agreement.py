@@ -1,6 +1,8 @@
 # The package and the CLI give the same numbers on the same inputs: ranks (every method,
 # field, partition form), degrees, term counts, failure bounds, table rows, verify.
+import csv
 import itertools
+import json
 import random
 import subprocess
 import warnings
@@ -345,6 +347,47 @@ def test_table_layers_matches_cli(cli):
     c = cli("table", "--layers", "attention,attention;attention", "--tokens", 2, "--dim", 1, "--depth", "1,2")
     assert len(once) == len(c) == 3
     assert len({(r["layers"], r["depth"]) for r in once}) == 3
+
+
+def test_table_files_shared_with_cli(cli_path, tmp_path):
+    # out= writes the CLI's --out file (CSV or JSON lines); resume=True reuses its rows; the
+    # CLI resumes a file Python wrote, and another sweep's file is refused by both.
+    sweep = ["--tokens", "2", "--dim", "1..2", "--depth", "1..2"]
+    py_csv = tmp_path / "py.csv"
+    rows = seprank.table(tokens=2, dim="1..2", depth="1..2", out=py_csv, dataframe=False)
+    lines = py_csv.read_text().splitlines()
+    assert lines[0].startswith("# seprank table sweep: results=") and len(lines) == 2 + len(rows) == 6
+    cli_csv = tmp_path / "cli.csv"
+    subprocess.run([cli_path, "table", *sweep, "--out", str(cli_csv), "--format", "csv"], check=True, capture_output=True)
+    assert cli_csv.read_text().splitlines()[:2] == lines[:2]  # the same sweep line and header
+    # the CLI resumes Python's file: every row reused, nothing appended
+    out = subprocess.run([cli_path, "table", *sweep, "--out", str(py_csv), "--resume", "--format", "csv"],
+                         check=True, capture_output=True, text=True)
+    assert "0 rows computed, 4 resumed" in out.stderr
+    assert [int(r["rank"]) for r in csv.DictReader(out.stdout.splitlines())] == [r["rank"] for r in rows]
+    assert len(py_csv.read_text().splitlines()) == 6
+    # Python resumes the CLI's file with one more depth: three rows computed and appended
+    in_file = list(csv.DictReader(line for line in cli_csv.read_text().splitlines() if not line.startswith("#")))
+    more = seprank.table(tokens=2, dim="1..2", depth="1..3", out=cli_csv, resume=True, dataframe=False)
+    assert len(more) == 6 and len(cli_csv.read_text().splitlines()) == 8
+    reused = [r for r in more if r["depth"] < 3]
+    assert [r["seconds"] for r in reused] == [float(f["seconds"]) for f in in_file]  # reused, not recomputed
+    # typed as computed rows (the CSV cells are text): equal to Python's own rows but for the timings
+    timing = ("seconds", "peak_mib")
+    assert [{k: v for k, v in r.items() if k not in timing} for r in reused] == \
+        [{k: v for k, v in r.items() if k not in timing} for r in rows]
+    # JSON lines, then the refusals: an existing file without resume, another sweep's file
+    jl = tmp_path / "t.jsonl"
+    seprank.table(tokens=2, dim=1, depth=1, out=jl, out_format="json", dataframe=False)
+    assert json.loads(jl.read_text().splitlines()[0])["seprank_table_sweep"].startswith("results=")
+    with pytest.raises(ValueError, match="not empty|exists"):
+        seprank.table(tokens=2, dim=1, depth=1, out=jl, out_format="json")
+    with pytest.raises(ValueError, match="another sweep|seed"):
+        seprank.table(tokens=2, dim=1, depth=1, out=jl, out_format="json", resume=True, seed=7)
+    with pytest.raises(ValueError, match="resume=True needs out"):
+        seprank.table(tokens=2, dim=1, depth=1, resume=True)
+    with pytest.raises(ValueError, match="out_format"):
+        seprank.table(tokens=2, dim=1, depth=1, out=tmp_path / "x.csv", out_format="xml")
 
 
 def test_table_unused_options_warn_as_cli_notes(cli_path):
