@@ -435,11 +435,12 @@ struct Hadamard {
     }
     static bool junction(const NetworkSpec& s, long) { return !s.residual; }
     static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
-    // d = 1: y^{L,i} = N^L·B y^{0,i} with B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M.
+    // d = 1: y^{L,i} = N^L·B y^{0,i} with B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M (with a residual,
+    // B = Π (I + N·W^O_l W_1,l) M: still one matrix, of rank <= min(n0, dx)).
     static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
-        if (s.block_degree != 1 || s.depth < 1 || s.residual) return;
+        if (s.block_degree != 1 || s.depth < 1) return;
         const long n0 = input_vars_per_token(s);
-        linear_network_count(scalar, parameters, n0, std::min({n0, block_width(s), s.dim}), s.dim, losses);
+        linear_network_count(scalar, parameters, n0, s.residual ? std::min(n0, s.dim) : std::min({n0, block_width(s), s.dim}), s.dim, losses);
     }
 
     template <class T>

@@ -391,17 +391,19 @@ struct Stack {
         return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1));
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
-    // Every layer of degree 1 without residual: y^{L,i} = B y^{0,i} with B the product of
-    // the layers' matrices (and M), one matrix of rank <= the narrowest of them, whatever
-    // its factors (as for the linear networks of the other families).
+    // Every layer of degree 1: y^{L,i} = B y^{0,i} with B the product of the layers' matrices
+    // (I + W2·W1 for a residual one) and M, one matrix of rank <= the narrowest of the
+    // layers without residual (and min(n0, dx)), whatever its factors (as for the linear
+    // networks of the other families).
     static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
         if (s.depth < 1) return;
         const long n0 = input_vars_per_token(s);
         long b = std::min(n0, s.dim);
         for (long l = 0; l < s.depth; ++l) {
-            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1 && !sp.residual; });
+            // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
+            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1; });
             if (!linear) return;
-            b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, s.dim); }));
+            if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, s.dim); }));
         }
         linear_network_count(scalar, parameters, n0, b, s.dim, losses);
     }
