@@ -4,6 +4,7 @@
 #include "seprank/record.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <charconv>
@@ -334,6 +335,15 @@ void check_integer_range(const std::string& name, const std::string& text, bool 
     const std::string shown = text.size() > 40 ? text.substr(0, 40) + "… (" + std::to_string(text.size()) + " digits)" : text;
     throw seprank::invalid_input(name + " " + shown + ": out of range (an integer in " +
                                  (is_unsigned ? std::string("0..18446744073709551615") : std::string("-9223372036854775808..9223372036854775807")) + ")");
+}
+
+void check_ignored_partition(const std::string& text) {
+    long n = 0, v = 0;  // the largest position named (digits capped: a huge one is refused below)
+    for (char ch : text) {
+        v = std::isdigit(static_cast<unsigned char>(ch)) ? std::min(v * 10 + (ch - '0'), 1L << 40) : 0;
+        n = std::max(n, v);
+    }
+    (void)seprank::parse_partition(text, std::max(2L, std::min(n, 1L << 20)));
 }
 
 std::unique_ptr<seprank::ProgressMeter> make_progress(const Globals& g) {

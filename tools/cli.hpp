@@ -66,6 +66,24 @@ struct Globals {
 // terminal, one line every 5 s otherwise, nothing with --quiet; text goes to stderr.
 // Nothing shows during the first second. Call finish() before printing the answer.
 std::unique_ptr<seprank::ProgressMeter> make_progress(const Globals& g);
+// fn() with the command's progress meter installed for this thread (ProgressScope); the
+// meter is finished (a bar cleared) before fn's value is returned, so the answer can be
+// printed next.
+template <class F>
+auto with_progress(const Globals& g, F&& fn) -> decltype(fn()) {
+    const auto meter = make_progress(g);
+    std::optional<decltype(fn())> out;
+    {
+        const seprank::ProgressScope scope(meter->observer());
+        out.emplace(fn());
+    }
+    meter->finish();
+    return std::move(*out);
+}
+
+// A --partition that the chosen input ignores, still checked (refused if invalid): as a
+// partition of 1..n for the largest position n it names. invalid_input as parse_partition.
+void check_ignored_partition(const std::string& text);
 
 // The largest --threads accepted: 16 per hardware thread (at least 64).
 int max_threads();

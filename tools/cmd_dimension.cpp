@@ -89,14 +89,8 @@ struct DimensionCommand final : Command {
         const seprank::ValidSpec spec = net ? seprank::check_shapes(*net) : to_spec(no);
         if (net) opt.weights = net->weights;
         const auto t0 = std::chrono::steady_clock::now();
-        const auto meter = make_progress(globals);  // trials, Jacobians and ranks on stderr (docs/progress.md)
-        std::optional<seprank::RankAnswer> answer;
-        {
-            const seprank::ProgressScope progress(meter->observer());
-            answer = seprank::function_dimension(spec, opt);
-        }
-        meter->finish();
-        const seprank::RankAnswer& r = *answer;
+        // trials, Jacobians and ranks on stderr (docs/progress.md)
+        const seprank::RankAnswer r = with_progress(globals, [&] { return seprank::function_dimension(spec, opt); });
         const seprank::ExpectedDimension ex = seprank::expected_dimension(spec, opt.output);
         json j = spec_json(spec);
         j["network"] = describe(spec);

@@ -65,14 +65,8 @@ struct GenericCommand final : Command {
         const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)
                                                     : seprank::parse_partition(generic_partition, spec->tokens);
         const auto t0 = std::chrono::steady_clock::now();
-        const auto meter = make_progress(globals);  // trials and certificates on stderr (docs/progress.md)
-        std::optional<seprank::RankAnswer> answer;
-        {
-            const seprank::ProgressScope progress(meter->observer());
-            answer = seprank::generic_rank(spec, part, g);
-        }
-        meter->finish();
-        const seprank::RankAnswer& r = *answer;
+        // trials and certificates on stderr (docs/progress.md)
+        const seprank::RankAnswer r = with_progress(globals, [&] { return seprank::generic_rank(spec, part, g); });
         const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");
         if (r.method == "flattening")
             notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store", "--max-seconds"}, chosen + " evaluates nothing");

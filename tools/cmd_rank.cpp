@@ -58,10 +58,7 @@ struct RankCommand final : Command {
         // for every command: refused if invalid, noted if valid): the partition's syntax
         // (a partition of 1..n for the n it names), the weights file, the output paths.
         if (!matrix_file.empty() || !rank_poly.empty()) {
-            if (!matrix_file.empty() && !partition_text.empty()) {
-                const long named = 2 + static_cast<long>(std::count(partition_text.begin(), partition_text.end(), ','));
-                (void)seprank::parse_partition(partition_text, named);
-            }
+            if (!matrix_file.empty() && !partition_text.empty()) check_ignored_partition(partition_text);
             if (!ro.weights_file.empty()) (void)seprank::read_network(ro.weights_file);
         }
         // The output paths, before any work: a bad one costs nothing.

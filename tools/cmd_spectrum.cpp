@@ -57,17 +57,9 @@ struct SpectrumCommand final : Command {
         Notes notes;
         if (so.eps.empty() && eps_absolute) notes.lines.push_back("--eps-absolute is ignored: no --eps thresholds were given");
         if (!experiment.empty()) {
-            // Ignored, still checked: the polynomial parses; the partition is one of as many
-            // tokens as its largest position (it must name every position up to it).
+            // Ignored, still checked: the polynomial parses, the partition is one.
             if (!poly_text.empty()) (void)seprank::parse_poly(poly_text, seprank::QContext::make(seprank::variables_in(poly_text)));
-            if (!partition_text.empty()) {
-                long n = 0, v = 0;
-                for (char ch : partition_text) {
-                    v = std::isdigit(static_cast<unsigned char>(ch)) ? std::min(v * 10 + (ch - '0'), 1L << 40) : 0;
-                    n = std::max(n, v);
-                }
-                (void)seprank::parse_partition(partition_text, std::max(2L, std::min(n, 1L << 20)));
-            }
+            if (!partition_text.empty()) check_ignored_partition(partition_text);
             const std::string why = "--experiment draws its own polynomials and networks";
             notes.ignored(*sub, network_option_names(), why);
             notes.ignored(*sub, {"--layers", "--weights", "--save-weights", "--poly", "--partition", "--method", "--precision", "--max-side"}, why);
@@ -93,13 +85,8 @@ struct SpectrumCommand final : Command {
             eo.seed = ro.seed;
             eo.measure = so.measure;
             if (!eps_text.empty()) eo.eps = so.eps;
-            const auto meter = make_progress(globals);  // draws on stderr (docs/progress.md)
-            std::vector<seprank::Record> rows;
-            {
-                const seprank::ProgressScope progress(meter->observer());
-                rows = seprank::eps_experiment(eo);
-            }
-            meter->finish();
+            // draws on stderr (docs/progress.md)
+            const std::vector<seprank::Record> rows = with_progress(globals, [&] { return seprank::eps_experiment(eo); });
             if (eps_absolute) notes.lines = {"--eps-absolute is ignored: --experiment's thresholds are relative to ||f||"};
             notes.emit(nullptr);  // stderr: the rows are a table
             std::vector<json> out;
@@ -114,24 +101,14 @@ struct SpectrumCommand final : Command {
             const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
             const long n = poly_token_count(ctx->vars());
             const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
-            const auto meter = make_progress(globals);  // steps on stderr (docs/progress.md)
-            {
-                const seprank::ProgressScope progress(meter->observer());
-                r = seprank::spectrum(f, part, n, so);
-            }
-            meter->finish();
+            r = with_progress(globals, [&] { return seprank::spectrum(f, part, n, so); });  // steps on stderr (docs/progress.md)
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing
             const seprank::Network net = build_network(ro);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
             network = describe(net.spec);
-            const auto meter = make_progress(globals);
-            {
-                const seprank::ProgressScope progress(meter->observer());
-                r = with_expansion_flags("--max-memory", [&] { return seprank::spectrum(net, part, so); });
-            }
-            meter->finish();
+            r = with_progress(globals, [&] { return with_expansion_flags("--max-memory", [&] { return seprank::spectrum(net, part, so); }); });
             save_weights(ro, net);
         }
         json j = json::parse(seprank::to_json(r));
