@@ -123,6 +123,8 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const bool two = !opt.y2.empty();
     const std::size_t cy2 = two ? column(opt.y2) : 0;
 
+    TableRow row;  // the line under way as (column, cell) pairs, for row_matches: names set once
+    for (const std::string& name : header) row.emplace_back(name, std::string());
     // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
     long numeric_y = 0, positive_y = 0;
@@ -131,8 +133,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         const auto cells = cells_of(line);
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
-        TableRow row;
-        for (std::size_t c = 0; c < header.size(); ++c) row.emplace_back(header[c], cells[c]);
+        for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
         bool keep = false;
         try {
             keep = row_matches(row, filters);
