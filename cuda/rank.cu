@@ -25,8 +25,10 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -119,6 +121,8 @@ constexpr int kNone = 0x7f7f7f7f;   // the slots' "no pivot" (cudaMemset with 0x
 // so a 32768-row matrix never touches memory in a leaf but for the pivot row and the
 // write-through stores.
 constexpr int kRegRows = 16;
+// The rows a warp of the leaf is given when the matrix is short enough (factor_leaf).
+constexpr int kLeafRowsPerWarp = 8;
 
 // The leaf's scalar operations in either mode (Wide: the two-limb mode's exact 64-bit
 // operations, blocked_rank_impl.hpp).
@@ -147,24 +151,43 @@ __device__ __forceinline__ void leaf_body(double* a, std::int64_t ld, std::int64
     const std::int64_t rows = m - r;
     const std::int64_t spill = warp + kRegRows * warps;  // the first row of this warp kept in memory
     double* base = a + r * ld + b0;
+    // The block's least candidate pivot row of each column (shared atomics), offered to
+    // slots[] by one global atomicMin per block and column: 264 on a 132-multiprocessor
+    // device, where one per row (a same-address atomic each) cost tens of microseconds per
+    // column on tall matrices.
+    __shared__ int block_cand[blk::kLeaf];
+    if (threadIdx.x < blk::kLeaf) block_cand[threadIdx.x] = kNone;
+    __syncthreads();
+    // offer(c, cand): the warp's least candidate for column c joins the block's, and the
+    // block's joins slots[c] (a block barrier inside: every thread of the block calls it).
+    auto offer = [&](int c, int warp_cand) {
+        if (lane == 0 && warp_cand != kNone) atomicMin(&block_cand[c], warp_cand);
+        __syncthreads();
+        if (threadIdx.x == 0 && block_cand[c] != kNone) atomicMin(&slots[c], block_cand[c]);
+    };
     double x[kRegRows];
-    bool active[kRegRows];
-    // Column 0's pivot: the first row with a non-zero entry (no row is a pivot yet).
+    unsigned active = 0;  // bit u: register row u is active (one register, not kRegRows)
+    // Column 0's pivot: the first row with a non-zero entry (no row is a pivot yet). A warp
+    // visits its rows in increasing order, so its first candidate is its least: one atomicMin
+    // per warp and column (cand is the same in every lane: v is broadcast), then one per block.
+    int cand = kNone;
 #pragma unroll
     for (int u = 0; u < kRegRows; ++u) {
         const std::int64_t i = warp + u * warps;
-        active[u] = i < rows;
-        x[u] = active[u] && mine ? __ldcg(base + i * ld + lane) : 0.0;
+        if (i < rows) active |= 1u << u;
+        x[u] = i < rows && mine ? __ldcg(base + i * ld + lane) : 0.0;
         const double v = __shfl_sync(full, x[u], 0);
-        if (active[u] && lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
+        if (i < rows && v != 0.0 && cand == kNone) cand = static_cast<int>(i);
     }
-    for (std::int64_t i = spill; i < rows; i += warps) {
+    for (std::int64_t i = spill; i < rows && cand == kNone; i += warps) {
         const double y = mine ? __ldcg(base + i * ld + lane) : 0.0;
         const double v = __shfl_sync(full, y, 0);
-        if (lane == 0 && v != 0.0) atomicMin(&slots[0], static_cast<int>(i));
+        if (v != 0.0) cand = static_cast<int>(i);
     }
+    offer(0, cand);
     grid.sync();
     for (int j = 0; j < t; ++j) {
+        cand = kNone;  // the warp's least candidate pivot for column j + 1
         const int q = __ldcg(slots + j);
         const bool has = q != kNone;
         double pr = 0.0, inv = 0.0;
@@ -174,10 +197,10 @@ __device__ __forceinline__ void leaf_body(double* a, std::int64_t ld, std::int64
         }
 #pragma unroll
         for (int u = 0; u < kRegRows; ++u) {
-            if (!active[u]) continue;
+            if (!(active & (1u << u))) continue;
             const std::int64_t i = warp + u * warps;
             if (has && i == q) {  // the pivot row leaves the active set
-                active[u] = false;
+                active &= ~(1u << u);
                 continue;
             }
             if (has) {
@@ -191,7 +214,7 @@ __device__ __forceinline__ void leaf_body(double* a, std::int64_t ld, std::int64
             }
             if (j + 1 < t) {  // the next column's pivot search, on the updated row
                 const double v = __shfl_sync(full, x[u], j + 1);
-                if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
+                if (v != 0.0 && cand == kNone) cand = static_cast<int>(i);
             }
         }
         for (std::int64_t i = spill; i < rows; i += warps) {
@@ -213,9 +236,10 @@ __device__ __forceinline__ void leaf_body(double* a, std::int64_t ld, std::int64
             }
             if (j + 1 < t) {
                 const double v = __shfl_sync(full, y, j + 1);
-                if (lane == 0 && v != 0.0) atomicMin(&slots[j + 1], static_cast<int>(i));
+                if (v != 0.0 && cand == kNone) cand = static_cast<int>(i);
             }
         }
+        if (j + 1 < t) offer(j + 1, cand);
         grid.sync();
     }
 }
@@ -286,12 +310,81 @@ __global__ void invert_kernel(const double* g, std::int64_t k, double* x, double
     }
 }
 
-// Every entry of the rows x cols block at a (leading dimension ld) brought to (-p/2, p/2].
+// invert_kernel's X (both modes), a warp per column c: rows i = c+1..k-1 in order, the
+// lanes splitting the sum over j < i (lane l takes j = c + l, c + l + 32, ...; the small-prime
+// mode reduces a lane's sum every kmax terms and before the warp sum, the two-limb mode keeps
+// it centred after every term), the column kept in shared memory (k doubles per warp). The
+// thread-per-column kernel is a chain of k^2/2 dependent steps per thread on 2 blocks: 2.5 ms
+// for k = 256 on an H200, 0.36 s of a 32768^2 rank.
+constexpr int kInvertWarps = 8;
+template <bool Wide>
+__global__ void invert_warp_kernel(const double* g, std::int64_t k, double* x, double p, double pinv, std::int64_t kmax) {
+    extern __shared__ double column_store[];
+    const int lane = static_cast<int>(threadIdx.x & 31u), w = static_cast<int>(threadIdx.x >> 5);
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * kInvertWarps + w;
+    if (c >= k) return;
+    double* col = column_store + static_cast<std::int64_t>(w) * k;
+    for (std::int64_t i = lane; i <= c; i += 32) {
+        const double v = i == c ? 1.0 : 0.0;
+        col[i] = v;
+        x[i * k + c] = v;
+    }
+    __syncwarp();
+    const std::int64_t pi = static_cast<std::int64_t>(p);
+    for (std::int64_t i = c + 1; i < k; ++i) {
+        const double* gi = g + i * k;
+        double v;
+        if (Wide) {
+            std::int64_t s = 0;
+            const std::int64_t h = pi / 2;
+            for (std::int64_t j = c + lane; j < i; j += 32) {
+                s += blk::wide_mul_i(static_cast<std::int64_t>(gi[j]), static_cast<std::int64_t>(col[j]), pi, pinv);
+                if (s > h) s -= pi;
+                else if (s < -h) s += pi;
+            }
+            for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);  // |sum| <= 32 h < 2^50
+            v = static_cast<double>(-blk::wide_reduce(s, pi, pinv));
+        } else {
+            double s = 0.0;
+            std::int64_t terms = 0;
+            for (std::int64_t j = c + lane; j < i; j += 32) {
+                s += gi[j] * col[j];
+                if (++terms == kmax) {
+                    s = blk::reduce(s, p, pinv);
+                    terms = 0;
+                }
+            }
+            s = blk::reduce(s, p, pinv);
+            for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);  // |sum| <= 32 h
+            v = blk::reduce(-s, p, pinv);
+        }
+        if (lane == 0) {
+            col[i] = v;
+            x[i * k + c] = v;
+        }
+        __syncwarp();
+    }
+}
+
+// Every entry of the rows x cols block at a (leading dimension ld) brought to (-p/2, p/2]:
+// a warp per row (rows strided over the grid's warps), its lanes over the row's columns,
+// four loads in flight per lane. (A block per row and 64 column chunks made 2 million
+// blocks of 512 entries for a 32768^2 matrix: half the memory bandwidth.)
 __global__ void reduce_kernel(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols, double p, double pinv) {
-    for (std::int64_t i = blockIdx.y; i < rows; i += gridDim.y)
-        for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
-             j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-            a[i * ld + j] = blk::reduce(a[i * ld + j], p, pinv);
+    const std::int64_t lane = threadIdx.x & 31u;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::int64_t i = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < rows; i += warps) {
+        double* row = a + i * ld;
+        std::int64_t j = lane;
+        for (; j + 96 < cols; j += 128) {
+            const double v0 = row[j], v1 = row[j + 32], v2 = row[j + 64], v3 = row[j + 96];
+            row[j] = blk::reduce(v0, p, pinv);
+            row[j + 32] = blk::reduce(v1, p, pinv);
+            row[j + 64] = blk::reduce(v2, p, pinv);
+            row[j + 96] = blk::reduce(v3, p, pinv);
+        }
+        for (; j < cols; j += 32) row[j] = blk::reduce(row[j], p, pinv);
+    }
 }
 
 // Two-limb mode: invert_kernel with exact 64-bit products, the running sum kept centred.
@@ -344,6 +437,53 @@ unsigned blocks_for(std::int64_t work, int threads, std::int64_t cap = 65535) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(cap, (work + threads - 1) / threads)));
 }
 
+// SEPRANK_CUDA_PROFILE set (any value): every backend operation of an elimination is
+// synchronised and timed on the host, and rank_with prints one line on stderr per matrix
+// with the seconds and calls of each kind of operation. A diagnosis aid (bench/GPU.md): the
+// synchronisations slow the run itself.
+bool profiling() {
+    static const bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
+    return on;
+}
+
+enum Op { kLeafOp, kSwapOp, kGatherOp, kInvertOp, kMultipliersOp, kUpdateOp, kReduceOp, kSplitOp, kGemmOp, kCombineOp, kOps };
+
+struct Profile {
+    double seconds[kOps] = {};
+    long calls[kOps] = {};
+
+    void print(std::int64_t m, std::int64_t n) const {
+        static const char* const names[kOps] = {"leaf", "swap", "gather", "invert", "multipliers", "update", "reduce", "split", "gemm", "combine"};
+        std::fprintf(stderr, "cuda profile %lld x %lld:", static_cast<long long>(m), static_cast<long long>(n));
+        for (int o = 0; o < kOps; ++o)
+            if (calls[o]) std::fprintf(stderr, " %s %.4f s/%ld", names[o], seconds[o], calls[o]);
+        std::fprintf(stderr, "\n");
+    }
+};
+
+// Times one operation into a Profile (nothing when not profiling).
+class OpTimer {
+public:
+    OpTimer(Profile* prof, Op op) : prof_(profiling() ? prof : nullptr), op_(op) {
+        if (!prof_) return;
+        check("cudaDeviceSynchronize (profile)", cudaDeviceSynchronize());
+        t0_ = std::chrono::steady_clock::now();
+    }
+    ~OpTimer() {
+        if (!prof_) return;
+        cudaDeviceSynchronize();
+        prof_->seconds[op_] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+        ++prof_->calls[op_];
+    }
+    OpTimer(const OpTimer&) = delete;
+    OpTimer& operator=(const OpTimer&) = delete;
+
+private:
+    Profile* prof_;
+    Op op_;
+    std::chrono::steady_clock::time_point t0_;
+};
+
 // The backend of blk::Driver on device memory (the operations are documented there).
 class GpuBackend {
 public:
@@ -390,6 +530,7 @@ public:
     }
 
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
+        const OpTimer timer(&profile_, kLeafOp);
         int t = static_cast<int>(b1 - b0);
         ++leaf_id_;
         check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, sizeof(int) * blk::kLeaf));
@@ -401,9 +542,12 @@ public:
         double* a = b_.a;
         int id = leaf_id_;
         void* args[] = {&a, &ld, &rr, &m, &c, &t, &p, &pinv, &pu, &slots, &flags, &id};
-        const std::int64_t warps_per_block = kLeafThreads / 32;
+        // kLeafRowsPerWarp active rows per warp, up to every resident block (kRegRows rows
+        // each): a grid sync costs more the more blocks it waits for, and a phase's work per
+        // row is small, so a short matrix gets few blocks (2191 rows: 35, not 264).
+        const std::int64_t rows_per_block = (kLeafThreads / 32) * kLeafRowsPerWarp;
         const unsigned blocks = static_cast<unsigned>(
-            std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + warps_per_block - 1) / warps_per_block)));
+            std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + rows_per_block - 1) / rows_per_block)));
         const void* kernel = wide_ ? reinterpret_cast<const void*>(&leaf_kernel_wide) : reinterpret_cast<const void*>(&leaf_kernel);
         check("cudaLaunchCooperativeKernel (leaf_kernel)", cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
         int host[blk::kLeaf];
@@ -412,6 +556,7 @@ public:
     }
 
     void swap_rows(std::int64_t r, const std::int64_t* to, std::int64_t k, std::int64_t c0) {
+        const OpTimer timer(&profile_, kSwapOp);
         Swaps s{};
         for (std::int64_t i = 0; i < k; ++i) s.to[i] = to[i];
         swap_kernel<<<blocks_for(n_ - c0, 256), 256>>>(b_.a, n_, r, s, static_cast<int>(k), c0, n_);
@@ -419,12 +564,22 @@ public:
     }
 
     void gather(std::int64_t r, const std::int64_t* cols, std::int64_t k) {
+        const OpTimer timer(&profile_, kGatherOp);
         check("cudaMemcpy (pivot columns)", cudaMemcpy(b_.cols, cols, sizeof(std::int64_t) * static_cast<std::size_t>(k), cudaMemcpyHostToDevice));
         gather_kernel<<<blocks_for((m_ - r) * k, 256), 256>>>(b_.a, n_, r, m_ - r, b_.cols, k, b_.g);
         check("gather_kernel launch", cudaGetLastError());
     }
 
     void invert(std::int64_t k) {
+        const OpTimer timer(&profile_, kInvertOp);
+        const std::size_t shared = sizeof(double) * static_cast<std::size_t>(kInvertWarps) * static_cast<std::size_t>(k);
+        if (shared <= 48 * 1024) {  // k <= 768: the warp kernel without a shared-memory opt-in
+            const unsigned blocks = static_cast<unsigned>((k + kInvertWarps - 1) / kInvertWarps);
+            if (wide_) invert_warp_kernel<true><<<blocks, 32 * kInvertWarps, shared>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+            else invert_warp_kernel<false><<<blocks, 32 * kInvertWarps, shared>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+            check("invert_warp_kernel launch", cudaGetLastError());
+            return;
+        }
         if (wide_) {
             invert_wide_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_);
             check("invert_wide_kernel launch", cudaGetLastError());
@@ -435,23 +590,34 @@ public:
     }
 
     void multipliers(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, bool first) {
-        gemm(blk::multipliers_gemm(m_, r, k, k0, k1, first));
+        const OpTimer timer(&profile_, kMultipliersOp);
+        blas_gemm(blk::multipliers_gemm(m_, r, k, k0, k1, first));
         reduce(b_.mm, k, m_ - r - k, k);
     }
 
     void update(std::int64_t r, std::int64_t k, std::int64_t k0, std::int64_t k1, std::int64_t d0, std::int64_t d1) {
-        gemm(blk::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
+        const OpTimer timer(&profile_, kUpdateOp);
+        blas_gemm(blk::update_gemm(m_, n_, r, k, k0, k1, d0, d1));
     }
 
-    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) { reduce(b_.a + r0 * n_ + c0, n_, r1 - r0, c1 - c0); }
+    void reduce_rows(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+        const OpTimer timer(&profile_, kReduceOp);
+        reduce(b_.a + r0 * n_ + c0, n_, r1 - r0, c1 - c0);
+    }
 
     void split(blk::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
+        const OpTimer timer(&profile_, kSplitOp);
         split_kernel<<<blocks_for(rows * cols, 256, 8192), 256>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_);
         check("split_kernel launch", cudaGetLastError());
     }
 
     // The descriptions of blocked_rank_impl.hpp are column-major, as cuBLAS is.
     void gemm(const blk::Gemm& d) {
+        const OpTimer timer(&profile_, kGemmOp);
+        blas_gemm(d);
+    }
+
+    void blas_gemm(const blk::Gemm& d) {
         const double alpha = d.alpha, beta = d.beta;
         // The 64-bit interface: sizes and leading dimensions as they are, whatever the matrix.
         check_blas("cublasDgemm_64",
@@ -460,6 +626,7 @@ public:
     }
 
     void combine(const blk::Gemm& d) {
+        const OpTimer timer(&profile_, kCombineOp);
         combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p2_, p1_, p0_, d.alpha,
                                                                       d.beta, static_cast<std::int64_t>(pu_), pinv_, c46_);
         check("combine_kernel launch", cudaGetLastError());
@@ -487,9 +654,12 @@ private:
         return nullptr;
     }
 
+public:
+    const Profile& profile() const { return profile_; }
+
+private:
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
-        const dim3 grid(blocks_for(cols, 256, 64), static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 65535))));
-        reduce_kernel<<<grid, 256>>>(a, ld, rows, cols, pd_, pinv_);
+        reduce_kernel<<<blocks_for(rows * 32, 256, 4096), 256>>>(a, ld, rows, cols, pd_, pinv_);
         check("reduce_kernel launch", cudaGetLastError());
     }
 
@@ -506,6 +676,7 @@ private:
     std::int64_t c46_ = 0;
     std::int64_t limb_doubles_ = 0;
     std::unique_ptr<DeviceArray<double>> limbs_;
+    Profile profile_;
     double *a1_ = nullptr, *a0_ = nullptr, *b1_ = nullptr, *b0_ = nullptr, *p2_ = nullptr, *p1_ = nullptr, *p0_ = nullptr;
 };
 
@@ -524,7 +695,7 @@ Blas& shared_blas() {
 }
 
 // Rank mod p of an m x n matrix that fill(a) writes into the device array a (m n centred
-// doubles, row-major) as the first timed step; fill returns a status code.
+// doubles, row-major); fill returns a status code. st->gpu_seconds: the elimination alone.
 template <class Fill>
 int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank, sr_cuda_status* st) {
     int count = 0;
@@ -560,15 +731,17 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     Blas& blas = shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
     Event start, stop;
-    check("cudaEventRecord", cudaEventRecord(start.get()));
     check("cudaMemset (row flags)", cudaMemset(flags.get(), 0, sizeof(int) * static_cast<std::size_t>(m)));
 
     const int filled = fill(a.get());
     if (filled != SR_CUDA_OK) return filled;
+    // Timed from here: the elimination, not the upload (whose time the caller's wall clock has).
+    check("cudaEventRecord", cudaEventRecord(start.get()));
 
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
                   per_sm * sms, tile);
     const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
+    if (profiling()) be.profile().print(m, n);
     check("cudaEventRecord", cudaEventRecord(stop.get()));
     check("cudaEventSynchronize", cudaEventSynchronize(stop.get()));
     check("kernels", cudaGetLastError());

@@ -39,7 +39,7 @@ enum {
 typedef struct sr_cuda_status {
     int code;              /* one of SR_CUDA_* */
     char message[512];     /* empty when code == SR_CUDA_OK */
-    double gpu_seconds;    /* time between the first and last GPU event of the call */
+    double gpu_seconds;    /* GPU time of the call's work (a rank: its elimination, after the upload) */
     double bytes;          /* peak device memory the call allocated */
 } sr_cuda_status;
 

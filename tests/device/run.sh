@@ -5,8 +5,8 @@
 #
 # Here (after `meson compile -C build`):
 #   tests/device/run.sh pack [BUILD_DIR]
-#     ../shared/device/kit.sh (the tool, its libraries and the plugin) plus the stripped
-#     test and bench programs in .device/extra.
+#     ../shared/device/kit.sh (the tool and its libraries) plus the stripped test and bench
+#     programs and build/cuda's plugin (which run uses) in .device/extra.
 # There (device tool, carry [".device"]):
 #   tar xJf .device/kit.tar.xz -C /tmp && . /tmp/kit/env.sh && tests/device/run.sh run [SECONDS]
 #     writes under $OUT (default ./gpu-out): summary.txt (one line per step, with its exit
@@ -29,9 +29,9 @@ pack)
     build=${2:-build}
     ../shared/device/kit.sh "$build" || exit 2
     mkdir -p .device/extra
-    for f in tests/test_device tests/test_tape tests/test_rank bench/bench_gpu_rank bench/bench_tape; do
-        [ -x "$build/$f" ] || { echo "run.sh: no $build/$f; build first" >&2; exit 2; }
-        cp "$build/$f" .device/extra/ && strip .device/extra/"$(basename "$f")"
+    for f in tests/test_device tests/test_tape tests/test_rank bench/bench_gpu_rank bench/bench_tape cuda/libseprank_cuda.so; do
+        [ -e "$build/$f" ] || { echo "run.sh: no $build/$f; build first" >&2; exit 2; }
+        cp "$build/$f" .device/extra/ && strip --strip-unneeded .device/extra/"$(basename "$f")"
     done
     echo "run.sh: $(du -sh .device | cut -f1) in .device"
     exit 0
@@ -53,7 +53,10 @@ logs=$(mktemp -d)
 pack() { tar czf "$out/logs.tar.gz.tmp" -C "$logs" . && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"; }
 trap 'pack; rm -rf "$logs" "${stores:-}"' EXIT
 bin=.device/extra
-export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-/tmp/kit/lib/libseprank_cuda.so}
+# The plugin of this build: kit.sh copies every lib*.so* under the build folder into one
+# folder, so an older copy staged by the install tests (consumer-test/, headers-test/) can
+# stand in for build/cuda's there; pack copies build/cuda's into .device/extra.
+export SEPRANK_CUDA_PLUGIN=${SEPRANK_CUDA_PLUGIN:-$PWD/$bin/libseprank_cuda.so}
 export SEPRANK_SEED=${SEPRANK_SEED:-20261126}
 # The plugin's run path names /usr/local/cuda/lib64; elsewhere, find the toolkit's cuBLAS.
 if [[ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas.so.13 '; then
@@ -164,6 +167,8 @@ fi
 if wanted rank; then
     step rank_32768 120 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
     step rank_32768_two_limb 90 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
+    # Where the time goes: every operation synchronised and timed (slower; its own line).
+    step rank_32768_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 32768 --cpu-n 0
 fi
 
 # 4. One frontier step at equal side, GPU and CPU with the same prime bits (target >= 100x):
