@@ -14,7 +14,7 @@
 #     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
 #     groups after the smoke test, in this order: tests, frontier, rank, step, dimension,
-#     tape, table. FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share;
+#     tape, share, table. FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share;
 #     FRONTIER_TRIALS (default 3) their trials: each draws its own 31-bit prime, so the
 #     failure bound falls from about 2e-2 (one) to 5e-4 (two) and 1e-5 (three); a trial the
 #     time ends counts 1 and keeps the earlier trials' answer (docs/gpu.md).
@@ -198,7 +198,13 @@ if wanted tape; then
     step bench_tape 60 "$bin/bench_tape" 20000
 fi
 
-# 7. The default table, GPU then CPU (target >= 10x; the CPU draws 62-bit primes here).
+# 7. Two processes on one GPU sharing one graded run through a block store (share.sh: both
+#    print the in-memory run's answer).
+if wanted share; then
+    step share 120 tests/device/share.sh seprank
+fi
+
+# 8. The default table, GPU then CPU (target >= 10x; the CPU draws 62-bit primes here).
 if wanted table; then
     step table_cuda 60 seprank table --device cuda --threads "$threads" --format csv
     step table_cpu 90 seprank table --threads "$threads" --format csv
