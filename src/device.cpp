@@ -185,13 +185,14 @@ DeviceChoice choose_device(Device requested) {
     return c;
 }
 
-long rank_modular_cuda(const NmodMat& a, int tile) {
+long rank_modular_cuda(const NmodMat& a, int tile, double* gpu_seconds) {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     const std::uint64_t p = a.modulus();
     if (p < 2 || p > cuda_info().max_prime)
         throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
     if (tile < 0) throw invalid_input("tile " + std::to_string(tile) + ": expected >= 0");
     const long m = a.rows(), n = a.cols();
+    if (gpu_seconds) *gpu_seconds = 0;
     if (m == 0 || n == 0) return 0;
     std::vector<std::uint64_t> dense(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
     for (long i = 0; i < m; ++i)
@@ -200,6 +201,7 @@ long rank_modular_cuda(const NmodMat& a, int tile) {
     std::int64_t r = 0;
     fn.rank(dense.data(), m, n, p, tile, &r, &st);
     detail::check_cuda(st, "rank_modular_cuda");
+    if (gpu_seconds) *gpu_seconds = st.gpu_seconds;
     return static_cast<long>(r);
 }
 

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <memory_resource>
 #include <string>
@@ -524,6 +525,8 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     // Per trial: the sizes of the minors its bound counts, min(rank + 1, rows, P) at each
     // rank it took (the first draw's, then one per addition of points), summed.
     std::vector<double> minors(static_cast<std::size_t>(opt.trials), 0.0);
+    // Per trial, on the GPU: the device time of its eliminations (the note sums them).
+    std::vector<double> device_seconds(static_cast<std::size_t>(opt.trials), 0.0);
     std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
     const double limit = default_max_memory();
     // Progress (progress.hpp), from the workers: phase "dimension trials", the trials done of
@@ -552,7 +555,9 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
                 const auto tr0 = std::chrono::steady_clock::now();
                 // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
                 // elimination (rank.hpp), several times faster than FLINT's at these sizes.
-                const long r = gpu ? rank_modular_cuda(J) : p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+                double secs = 0;
+                const long r = gpu ? rank_modular_cuda(J, 0, &secs) : p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+                device_seconds[static_cast<std::size_t>(tr)] += secs;
                 ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
                 // the minor of the rank found plus one (or of the matrix's side) joins the trial's sum
                 minors[static_cast<std::size_t>(tr)] += static_cast<double>(std::min({r + 1, J.rows(), P}));
@@ -671,8 +676,15 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
             res.failure_bound = 1;
         }
     }
-    if (gpu) res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
-                         (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "");
+    if (gpu) {
+        double secs = 0;
+        for (double x : device_seconds) secs += x;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g", secs);
+        res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
+                    (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "") +
+                    " (eliminations: " + buf + " s of device time)";
+    }
     if (!dev.note.empty()) res.note += "; " + dev.note;
     if (stopped)
         res.note += "; the rank was still growing when the memory limit stopped adding points (" + std::to_string(res.rows) +

@@ -90,6 +90,9 @@ grep -q '"rank": 2' "$T/qb.json" || fail "rank over Q of the 3x3 matrix on the G
 "$S" dimension --tokens 2 --dim 2 --depth 2 --device cuda --format json >"$T/d.json" || fail "dimension on the GPU"
 "$S" dimension --tokens 2 --dim 2 --depth 2 --prime-bits 31 --format json >"$T/dc.json" || fail "dimension cpu"
 compare "$T/d.json" "$T/dc.json" rank prime trial_ranks parameters expected || fail "dimension: GPU and CPU differ"
+# the note gives the eliminations' device time (the GPU part of the run)
+grep -Eq '\(eliminations: [0-9.e+-]+ s of device time\)' "$T/d.json" || fail "dimension on the GPU: no device time in the note"
+grep -q 'of device time' "$T/dc.json" && fail "dimension on the CPU: a device time in the note"
 
 # the degree blocks stay in device memory; a step the device cannot hold ends the growth
 # (a lower bound, exit 0), and the answer says so and keeps the block ranks reached

@@ -162,7 +162,8 @@ long rank_modular_blocked(const NmodMat& a, int tile = 0);
 // cuda_info().max_prime (invalid_input naming p), the matrix and its workspace fit in the
 // GPU's free memory (resource_limit naming both sizes, before any work). A CUDA failure
 // part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
-long rank_modular_cuda(const NmodMat& a, int tile = 0);
+// gpu_seconds (optional): set to the device time of the elimination (the upload excluded).
+long rank_modular_cuda(const NmodMat& a, int tile = 0, double* gpu_seconds = nullptr);
 // The same for a sparse matrix, through a dense copy (resource_limit when that copy would
 // pass 64 GiB). check_matrix(a) first (invalid_input). Cost: the copy, O(m·n), then as
 // above.
