@@ -34,6 +34,7 @@
 #include <new>
 #include <system_error>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cg = cooperative_groups;
@@ -752,22 +753,75 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     return ok(st);
 }
 
-// The host matrix `in` (residues mod p), uploaded as centred doubles through a host buffer
-// of at most 2^23 entries.
+// A host staging buffer of `count` doubles: page-locked where cudaHostAlloc gives one (the
+// copy then runs at the bus's speed, not through the driver's own staging), else ordinary.
+class Staging {
+public:
+    explicit Staging(std::size_t count) {
+        void* q = nullptr;
+        if (cudaHostAlloc(&q, count * sizeof(double), cudaHostAllocDefault) == cudaSuccess) {
+            p_ = static_cast<double*>(q);
+            pinned_ = true;
+        } else {
+            cudaGetLastError();  // not sticky: clear it and stage in ordinary memory
+            heap_.resize(count);
+            p_ = heap_.data();
+        }
+    }
+    ~Staging() {
+        if (pinned_) cudaFreeHost(p_);
+    }
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
+    double* get() const { return p_; }
+
+private:
+    double* p_ = nullptr;
+    bool pinned_ = false;
+    std::vector<double> heap_;
+};
+
+// stage[e] = the centred double of in[e], e < len, on `workers` threads (each a contiguous
+// range); the index of the first entry that is not a residue mod p, or -1 (then stage is
+// partly written).
+std::int64_t centre_on_host(const std::uint64_t* in, std::int64_t len, std::uint64_t p, double* stage, unsigned workers) {
+    std::vector<std::int64_t> first_bad(workers, -1);
+    auto part = [&](unsigned w) {
+        const std::int64_t lo = len * w / workers, hi = len * (w + 1) / workers;
+        for (std::int64_t e = lo; e < hi; ++e) {
+            const std::uint64_t v = in[e];
+            if (v >= p) {
+                first_bad[w] = e;
+                return;
+            }
+            stage[e] = blk::centred(v, p);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(part, w);
+    part(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::int64_t b : first_bad)  // ranges in order: the first found is the least
+        if (b >= 0) return b;
+    return -1;
+}
+
+// The host matrix `in` (residues mod p), uploaded as centred doubles through a staging
+// buffer of at most 2^23 entries, converted on up to 16 host threads (a 32768² matrix took
+// 7.6 s on one thread through ordinary memory, 7 times its elimination on an H200).
 int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank,
                    sr_cuda_status* st) {
     auto upload = [&](double* a) -> int {
         const std::int64_t total = m * n, chunk = std::min<std::int64_t>(total, std::int64_t{1} << 23);
-        std::vector<double> stage(static_cast<std::size_t>(chunk));
+        const unsigned workers = total < (std::int64_t{1} << 20) ? 1u : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        const Staging stage(static_cast<std::size_t>(chunk));
         for (std::int64_t off = 0; off < total; off += chunk) {
             const std::int64_t len = std::min(chunk, total - off);
-            for (std::int64_t e = 0; e < len; ++e) {
-                const std::uint64_t v = in[off + e];
-                if (v >= p) return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + e),
-                                        static_cast<unsigned long long>(v), static_cast<unsigned long long>(p));
-                stage[static_cast<std::size_t>(e)] = blk::centred(v, p);
-            }
-            check("cudaMemcpy (matrix upload)", cudaMemcpy(a + off, stage.data(), sizeof(double) * static_cast<std::size_t>(len),
+            const std::int64_t bad = centre_on_host(in + off, len, p, stage.get(), workers);
+            if (bad >= 0)
+                return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + bad),
+                            static_cast<unsigned long long>(in[off + bad]), static_cast<unsigned long long>(p));
+            check("cudaMemcpy (matrix upload)", cudaMemcpy(a + off, stage.get(), sizeof(double) * static_cast<std::size_t>(len),
                                                            cudaMemcpyHostToDevice));
         }
         return SR_CUDA_OK;

@@ -194,12 +194,23 @@ long rank_modular_cuda(const NmodMat& a, int tile, double* gpu_seconds) {
     const long m = a.rows(), n = a.cols();
     if (gpu_seconds) *gpu_seconds = 0;
     if (m == 0 || n == 0) return 0;
-    std::vector<std::uint64_t> dense(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
-    for (long i = 0; i < m; ++i)
-        for (long j = 0; j < n; ++j) dense[static_cast<std::size_t>(i * n + j)] = a.get()->rows[i][j];
+    // The plugin reads one row-major array: FLINT's own entries where its rows lie in order
+    // in them (a matrix of its own, as NmodMat's are), else a copy (no 8 GiB copy of a
+    // 32768² matrix on the way to the GPU).
+    static_assert(sizeof(mp_limb_t) == sizeof(std::uint64_t), "FLINT limbs are 64-bit words");
+    const mp_limb_t* entries = a.get()->entries;
+    bool in_order = entries != nullptr;
+    for (long i = 0; i < m && in_order; ++i) in_order = a.get()->rows[i] == entries + static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
+    std::vector<std::uint64_t> dense;
+    if (!in_order) {
+        dense.resize(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
+        for (long i = 0; i < m; ++i)
+            for (long j = 0; j < n; ++j) dense[static_cast<std::size_t>(i * n + j)] = a.get()->rows[i][j];
+    }
+    const std::uint64_t* data = in_order ? reinterpret_cast<const std::uint64_t*>(entries) : dense.data();
     sr_cuda_status st{};
     std::int64_t r = 0;
-    fn.rank(dense.data(), m, n, p, tile, &r, &st);
+    fn.rank(data, m, n, p, tile, &r, &st);
     detail::check_cuda(st, "rank_modular_cuda");
     if (gpu_seconds) *gpu_seconds = st.gpu_seconds;
     return static_cast<long>(r);
