@@ -797,8 +797,16 @@ std::int64_t centre_on_host(const std::uint64_t* in, std::int64_t len, std::uint
             stage[e] = blk::centred(v, p);
         }
     };
+    // A thread that cannot be started leaves its part to this one: no exception may leave
+    // while threads run (a std::thread destroyed unjoined ends the process).
     std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(part, w);
+    pool.reserve(workers);
+    unsigned started = 1;
+    try {
+        for (; started < workers; ++started) pool.emplace_back(part, started);
+    } catch (const std::system_error&) {
+    }
+    for (unsigned w = started; w < workers; ++w) part(w);
     part(0);
     for (std::thread& t : pool) t.join();
     for (const std::int64_t b : first_bad)  // ranges in order: the first found is the least
