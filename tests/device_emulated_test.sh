@@ -92,6 +92,7 @@ grep -q '"rank": 2' "$T/qb.json" || fail "rank over Q of the 3x3 matrix on the G
 compare "$T/d.json" "$T/dc.json" rank prime trial_ranks parameters expected || fail "dimension: GPU and CPU differ"
 # the note gives the eliminations' device time (the GPU part of the run)
 grep -Eq '\(eliminations: [0-9.e+-]+ s of device time\)' "$T/d.json" || fail "dimension on the GPU: no device time in the note"
+grep -q 'eliminations: 0 s of device time' "$T/d.json" && fail "dimension on the GPU: the device time reads 0"
 grep -q 'of device time' "$T/dc.json" && fail "dimension on the CPU: a device time in the note"
 
 # the degree blocks stay in device memory; a step the device cannot hold ends the growth
