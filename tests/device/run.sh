@@ -18,10 +18,9 @@
 #     FRONTIER_TRIALS (default 3) their trials: each draws its own 31-bit prime, so the
 #     failure bound falls from about 2e-2 (one) to 5e-4 (two) and 1e-5 (three); a trial the
 #     time ends counts 1 and keeps the earlier trials' answer (docs/gpu.md).
-#     The device lends 15 minutes in all, starts included: one call `run 540` (with
-#     timeout_s 600) leaves a few minutes for the start and a short second call, e.g.
-#     `STEPS=frontier FRONTIER_SECONDS=200 tests/device/run.sh run 220` if the first
-#     call's frontier rows did not converge.
+#     The device lends 15 minutes in all, starts included (about 40 s each). On an H200 a
+#     whole run took 152-173 s (bench/GPU.md), so `run 400` (timeout_s 440) leaves room for
+#     a second call after a change, e.g. `STEPS=tests,rank ... run 200`.
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
