@@ -4,13 +4,14 @@
 //   - the matrix lives in device memory as row-major doubles holding centred residues;
 //   - factor_leaf: ONE cooperative kernel per leaf of <= 32 columns. Each warp owns rows
 //     (row i, i + warps, ...), held in registers, lane c holding column c. Per column: the
-//     pivot found in the previous phase (an atomicMin of row indices) is read, every active
-//     row of the warp is eliminated, and the same pass searches the next column's pivot; one
-//     grid-wide sync per column, no host round trip inside the leaf;
+//     pivot found in the previous phase (the least candidate row, one atomicMin per block)
+//     is read, every active row of the warp is eliminated, and the same pass searches the
+//     next column's pivot; one grid-wide sync per column, no host round trip inside the leaf;
 //   - swap_rows: one kernel per leaf, a thread per column applies the leaf's transpositions;
 //   - the products M = L21 L11^-1 and A22 -= M A12: cublasDgemm_64 (FP64 tensor cores on
 //     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
-//     kernel; L11^-1 by one small kernel (a thread per column, forward substitution).
+//     kernel (a warp per row); L11^-1 by a warp per column (forward substitution, the
+//     lanes splitting each row's sum; a thread per column above 768 columns).
 //   - the two-limb mode (2^26 < p < 2^46, blocked_rank_impl.hpp): the same leaf kernel with
 //     exact 64-bit scalar operations (leaf_kernel_wide), and every product as split_kernel,
 //     four cublasDgemm_64 on the limbs, combine_kernel; its limb buffers are GpuBackend's.
