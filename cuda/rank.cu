@@ -782,39 +782,6 @@ private:
     std::vector<double> heap_;
 };
 
-// stage[e] = the centred double of in[e], e < len, on `workers` threads (each a contiguous
-// range); the index of the first entry that is not a residue mod p, or -1 (then stage is
-// partly written).
-std::int64_t centre_on_host(const std::uint64_t* in, std::int64_t len, std::uint64_t p, double* stage, unsigned workers) {
-    std::vector<std::int64_t> first_bad(workers, -1);
-    auto part = [&](unsigned w) {
-        const std::int64_t lo = len * w / workers, hi = len * (w + 1) / workers;
-        for (std::int64_t e = lo; e < hi; ++e) {
-            const std::uint64_t v = in[e];
-            if (v >= p) {
-                first_bad[w] = e;
-                return;
-            }
-            stage[e] = blk::centred(v, p);
-        }
-    };
-    // A thread that cannot be started leaves its part to this one: no exception may leave
-    // while threads run (a std::thread destroyed unjoined ends the process).
-    std::vector<std::thread> pool;
-    pool.reserve(workers);
-    unsigned started = 1;
-    try {
-        for (; started < workers; ++started) pool.emplace_back(part, started);
-    } catch (const std::system_error&) {
-    }
-    for (unsigned w = started; w < workers; ++w) part(w);
-    part(0);
-    for (std::thread& t : pool) t.join();
-    for (const std::int64_t b : first_bad)  // ranges in order: the first found is the least
-        if (b >= 0) return b;
-    return -1;
-}
-
 // The host matrix `in` (residues mod p), uploaded as centred doubles through a staging
 // buffer of at most 2^23 entries, converted on up to 16 host threads (a 32768² matrix took
 // 7.6 s on one thread through ordinary memory, 7 times its elimination on an H200).
@@ -826,7 +793,7 @@ int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std:
         const Staging stage(static_cast<std::size_t>(chunk));
         for (std::int64_t off = 0; off < total; off += chunk) {
             const std::int64_t len = std::min(chunk, total - off);
-            const std::int64_t bad = centre_on_host(in + off, len, p, stage.get(), workers);
+            const std::int64_t bad = blk::centre_on_host(in + off, len, p, stage.get(), workers);
             if (bad >= 0)
                 return fail(st, SR_CUDA_INVALID, "entry %lld is %llu, not a residue mod %llu", static_cast<long long>(off + bad),
                             static_cast<unsigned long long>(in[off + bad]), static_cast<unsigned long long>(p));

@@ -95,6 +95,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -249,6 +251,41 @@ inline std::int64_t wide_c46(std::uint64_t p) {
 // The centred representative of v in [0, p).
 SR_BLOCKED_HD inline double centred(std::uint64_t v, std::uint64_t p) {
     return v > p / 2 ? -static_cast<double>(p - v) : static_cast<double>(v);
+}
+
+// stage[e] = centred(in[e], p) for e < len, on `workers` threads (0 counts as 1), each a
+// contiguous range; the index of the first entry that is not a residue mod p, or -1 (then
+// stage is partly written). A thread that cannot be started leaves its range to the
+// calling one, so no exception leaves while threads run (an unjoined std::thread ends the
+// process). Host only: the GPU's upload (cuda/rank.cu) and its emulation (the tests).
+// Precondition: len * workers < 2^63. Cost O(len) over the threads.
+inline std::int64_t centre_on_host(const std::uint64_t* in, std::int64_t len, std::uint64_t p, double* stage, unsigned workers) {
+    if (workers == 0) workers = 1;
+    std::vector<std::int64_t> first_bad(workers, -1);
+    auto part = [&](unsigned w) {
+        const std::int64_t lo = len * w / workers, hi = len * (w + 1) / workers;
+        for (std::int64_t e = lo; e < hi; ++e) {
+            const std::uint64_t v = in[e];
+            if (v >= p) {
+                first_bad[w] = e;
+                return;
+            }
+            stage[e] = centred(v, p);
+        }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers);
+    unsigned started = 1;
+    try {
+        for (; started < workers; ++started) pool.emplace_back(part, started);
+    } catch (const std::system_error&) {
+    }
+    for (unsigned w = started; w < workers; ++w) part(w);
+    part(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::int64_t b : first_bad)  // ranges in order: the first found is the least
+        if (b >= 0) return b;
+    return -1;
 }
 
 // Whether 2 <= p <= kMaxPrime and p is prime (trial division: p < 2^26). O(sqrt p).

@@ -104,9 +104,11 @@ SR_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64
         std::snprintf(msg, sizeof msg, "prime %llu: not one the blocked elimination takes", static_cast<unsigned long long>(p));
         return fail(st, SR_CUDA_INVALID, msg);
     }
-    for (int64_t e = 0; e < rows * cols; ++e)
-        if (a[e] >= p) return fail(st, SR_CUDA_INVALID, "emulated rank: an entry is not a residue mod p");
     try {
+        // The plugin's upload: centred doubles on threads, the first entry not a residue refused.
+        std::vector<double> stage(static_cast<std::size_t>(rows * cols));
+        if (seprank::blocked::centre_on_host(a, rows * cols, p, stage.data(), 4) >= 0)
+            return fail(st, SR_CUDA_INVALID, "emulated rank: an entry is not a residue mod p");
         seprank::NmodMat m(rows, cols, p);
         for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j) m.get()->rows[i][j] = a[i * cols + j];

@@ -545,6 +545,41 @@ TEST_CASE("blocked elimination: the exact inner dimension and the centred reduct
     CHECK(prev_prime(1ULL << 26) == blocked::kMaxPrime);
 }
 
+TEST_CASE("centre_on_host (the GPU's upload) = centred() entry by entry; the first non-residue, whatever the threads") {
+    seprank::Rng rng = seprank_test::rng_for("centre_on_host");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const std::uint64_t p = it % 5 == 0 ? 2 : it % 5 == 1 ? blocked::kMaxWidePrime : rng.below(1ULL << 40) + 3;
+        const std::int64_t len = it % 7 == 0 ? 0 : static_cast<std::int64_t>(rng.below(3000));
+        const unsigned workers = static_cast<unsigned>(rng.below(18));  // 0 counts as 1; more than entries too
+        std::vector<std::uint64_t> in(static_cast<std::size_t>(len));
+        for (auto& v : in) v = rng.below(p);
+        if (len > 0 && p > 2) {  // the extremes of the range
+            in[0] = p - 1;
+            in[static_cast<std::size_t>(len - 1)] = p / 2;
+        }
+        // 0, 1 or 3 entries that are not residues (p, p + something, 2^64 - 1)
+        std::int64_t want = -1;
+        const int bad = len == 0 ? 0 : static_cast<int>(rng.below(3)) == 2 ? 3 : static_cast<int>(rng.below(2));
+        for (int b = 0; b < bad; ++b) {
+            const auto at = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(len)));
+            in[static_cast<std::size_t>(at)] = b == 0 ? p : b == 1 ? p + rng.below(1000) : ~std::uint64_t{0};
+            want = want < 0 ? at : std::min(want, at);
+        }
+        std::vector<double> stage(static_cast<std::size_t>(len), 0.5);
+        INFO("p " << p << " len " << len << " workers " << workers << " bad " << bad);
+        REQUIRE(blocked::centre_on_host(in.data(), len, p, stage.data(), workers) == want);
+        if (want < 0)
+            for (std::int64_t e = 0; e < len; ++e) {
+                const std::uint64_t v = in[static_cast<std::size_t>(e)];
+                const double x = stage[static_cast<std::size_t>(e)];
+                REQUIRE(x == blocked::centred(v, p));
+                REQUIRE(std::abs(x) <= static_cast<double>(p / 2));
+                REQUIRE(static_cast<std::uint64_t>(x < 0 ? static_cast<double>(p) + x : x) == v);
+            }
+    }
+}
+
 TEST_CASE("rank_modular_blocked refuses a composite or too large prime and a negative tile") {
     NmodMat a = NmodMat::from_rows({{1, 2}, {3, 4}}, 7);
     CHECK(rank_modular_blocked(a) == 2);
