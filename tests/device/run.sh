@@ -168,6 +168,7 @@ if wanted rank; then
     step rank_32768_two_limb 90 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
     # Where the time goes: every operation synchronised and timed (slower; its own line).
     step rank_32768_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 32768 --cpu-n 0
+    step rank_16384_two_limb_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 46 --cpu-n 0
 fi
 
 # 4. One frontier step at equal side, GPU and CPU with the same prime bits (target >= 100x):
@@ -181,6 +182,14 @@ if wanted step; then
             --method evaluation --start 16384 --max-side 16384 --device "$dev" --threads "$threads" --format json \
             --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $([[ $dev == cuda ]] && store_for "step")
     done
+fi
+
+# 4b. The same step on the GPU with every elimination profiled (one line per degree block).
+if wanted step; then
+    # shellcheck disable=SC2046,SC2086
+    step step_cuda_profile 60 env SEPRANK_CUDA_PROFILE=1 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
+        --method evaluation --start 16384 --max-side 16384 --device cuda --threads "$threads" --format json \
+        --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $(store_for "step_profile")
 fi
 
 # 5. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU
