@@ -634,6 +634,9 @@ public:
         check("combine_kernel launch", cudaGetLastError());
     }
 
+    // The operations' times and counts so far (filled only when profiling()).
+    const Profile& profile() const { return profile_; }
+
 private:
     // Free device memory kept besides the two-limb buffers (cuBLAS's workspace grows with
     // the GEMMs' sizes).
@@ -656,10 +659,6 @@ private:
         return nullptr;
     }
 
-public:
-    const Profile& profile() const { return profile_; }
-
-private:
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
         reduce_kernel<<<blocks_for(rows * 32, 256, 4096), 256>>>(a, ld, rows, cols, pd_, pinv_);
         check("reduce_kernel launch", cudaGetLastError());
