@@ -175,21 +175,20 @@ fi
 #    attention N=4 dx=4 L=3 H=1, graded, the side (the evaluation matrix's rows, the sum of
 #    the 14 live blocks' sides) fixed by --start = --max-side at 16384, near the 19,013 the
 #    CPU reached in the issue (at 2048 the blocks have sides of 199 and the CPU needs 1 s).
-if wanted step; then
-    for dev in cuda cpu; do
-        # shellcheck disable=SC2046,SC2086
-        step "step_${dev}" 90 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
-            --method evaluation --start 16384 --max-side 16384 --device "$dev" --threads "$threads" --format json \
-            --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $([[ $dev == cuda ]] && store_for "step")
-    done
-fi
-
-# 4b. The same step on the GPU with every elimination profiled (one line per degree block).
-if wanted step; then
+#    Then the same step on the GPU with every elimination profiled (a line per degree block).
+# frontier_step NAME DEVICE [VAR=VALUE...]: that step on DEVICE, with the environment given.
+frontier_step() {
+    local name=$1 dev=$2
+    shift 2
     # shellcheck disable=SC2046,SC2086
-    step step_cuda_profile 60 env SEPRANK_CUDA_PROFILE=1 seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
-        --method evaluation --start 16384 --max-side 16384 --device cuda --threads "$threads" --format json \
-        --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $(store_for "step_profile")
+    step "$name" 90 env "$@" seprank generic --family attention --tokens 4 --dim 4 --depth 3 --trials 1 \
+        --method evaluation --start 16384 --max-side 16384 --device "$dev" --threads "$threads" --format json \
+        --prime-bits "$([[ -n $bits_opt ]] && echo 23 || echo 31)" $([[ $dev == cuda ]] && store_for "$name")
+}
+if wanted step; then
+    frontier_step step_cuda cuda
+    frontier_step step_cpu cpu
+    frontier_step step_cuda_profile cuda SEPRANK_CUDA_PROFILE=1
 fi
 
 # 5. dimension at P = 2048 (attention dx=16, H=4, L=2: 2 x 4 x 16^2 weights), GPU and CPU
