@@ -316,8 +316,9 @@ __global__ void invert_kernel(const double* g, std::int64_t k, double* x, double
 // lanes splitting the sum over j < i (lane l takes j = c + l, c + l + 32, ...; the small-prime
 // mode reduces a lane's sum every kmax terms and before the warp sum, the two-limb mode keeps
 // it centred after every term), the column kept in shared memory (k doubles per warp). The
-// thread-per-column kernel is a chain of k^2/2 dependent steps per thread on 2 blocks: 2.5 ms
-// for k = 256 on an H200, 0.36 s of a 32768^2 rank.
+// thread-per-column kernels (kept for k > 768, whose columns pass 48 KiB of shared memory)
+// are a chain of k^2/2 dependent steps per thread on 2 blocks: about 2.7 ms for k = 256 on
+// an H200, 0.36 s of a 1.32 s 32768^2 rank.
 constexpr int kInvertWarps = 8;
 template <bool Wide>
 __global__ void invert_warp_kernel(const double* g, std::int64_t k, double* x, double p, double pinv, std::int64_t kmax) {
