@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seprank needs, only those missing; idempotent.
 # Runs apt-get as root, through sudo otherwise. Prints nothing when all is present.
+# ccache is optional for the build; meson uses it when present, and rebuilds of the same
+# sources (CI's clones, the package test's second build of the library) then take seconds.
 # Usage: scripts/setup.sh [EXTRA-PACKAGE...]   (bench/setup.sh adds the peer tools)
 set -euo pipefail
 
 packages=(g++ meson ninja-build pkg-config cmake libflint-dev libflint-arb-dev libgmp-dev libmpfr-dev
   libboost-dev libeigen3-dev libcli11-dev doctest-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin gnuplot-nox fflas-ffpack libgivaro-dev libopenblas-dev
-  python3-dev pybind11-dev python3-mesonpy python3-numpy python3-pytest python3-venv "$@")
+  python3-dev pybind11-dev python3-mesonpy python3-numpy python3-pytest python3-venv ccache "$@")
 
 missing=()
 for p in "${packages[@]}"; do

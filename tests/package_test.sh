@@ -42,7 +42,10 @@ python_only = true
 simd = 'disabled'
 fflas = 'disabled'
 INI
+# builddir: a folder of the build tree rather than a temporary one, so that a compiler
+# cache (.ci/run) sees the same relative paths from one clone to the next.
 "$work/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir \
+  --config-settings builddir="$work/build" \
   --config-settings setup-args=--native-file="$work/options.ini" "$work/src" >"$work/pip.log" 2>&1 ||
   { tail -40 "$work/pip.log"; fail "pip install of the source tree"; }
 echo "pip install: $(( $(date +%s) - start )) s"
