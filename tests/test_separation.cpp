@@ -195,13 +195,19 @@ TEST_CASE("bad requests are refused with a clear error") {
 
 TEST_CASE("examples: determinant polynomials and binomials") {
     long fact = 1;
-    for (long n = 1; n <= 6; ++n) {
+    for (long n = 1; n <= 8; ++n) {
         fact *= n;
         const QPoly det = determinant_polynomial(n);
         CHECK(static_cast<long>(det.terms()) == fact);
         CHECK(det.degree() == n);
         CHECK(det.is_homogeneous());
     }
+    // Signs: the Leibniz expansion written out for n = 2 and n = 3.
+    const QPoly d2 = determinant_polynomial(2);
+    CHECK(d2 == parse_poly("x1_1*x2_2 - x1_2*x2_1", d2.context()));
+    const QPoly d3 = determinant_polynomial(3);
+    CHECK(d3 == parse_poly("x1_1*x2_2*x3_3 - x1_1*x2_3*x3_2 - x1_2*x2_1*x3_3 + x1_2*x2_3*x3_1"
+                           " + x1_3*x2_1*x3_2 - x1_3*x2_2*x3_1", d3.context()));
     CHECK(binomial(6, 3) == 20);
     CHECK(binomial(60, 30) == 118264581564861424L);
     CHECK_THROWS_AS(binomial(3, 4), invalid_input);

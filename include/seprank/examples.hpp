@@ -8,8 +8,8 @@ namespace seprank {
 // det of the n×n matrix of variables x<i>_<j> (token i = row i), by the Leibniz
 // formula: n! terms. With rows split k | n−k its separation rank is C(n, k) (Laplace
 // expansion along the first k rows). 1 <= n <= 8 checked (invalid_input).
-// Cost: n! terms of n factors, each added to the running sum (linear in its length:
-// O((n!)²) monomial steps in the worst case); n! terms of memory.
+// Cost: the n! terms built at once (QPoly::from_terms): O(n!·n²) to write them and one
+// sort, O(n!·log n!) monomial comparisons; O(n!·n²) words of memory.
 QPoly determinant_polynomial(long n);
 
 // C(n, k) for 0 <= k <= n <= 60 (checked: invalid_input). O(k).
