@@ -679,11 +679,9 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     if (gpu) {
         double secs = 0;
         for (double x : device_seconds) secs += x;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3g", secs);
         res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
                     (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "") +
-                    " (eliminations: " + buf + " s of device time)";
+                    " (eliminations: " + detail::device_time(secs) + ")";
     }
     if (!dev.note.empty()) res.note += "; " + dev.note;
     if (stopped)

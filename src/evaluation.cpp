@@ -327,7 +327,14 @@ private:
 // CPU (the GPU ranks each step from scratch on the device).
 bool use_bordered(const EvaluationOptions& opt, const DeviceChoice& dev) { return opt.bordered && dev.device != Device::cuda; }
 
-long rank_on(const DeviceChoice& dev, const NmodMat& m) { return dev.device == Device::cuda ? rank_modular_cuda(m) : rank_modular(m); }
+// On the GPU the elimination's device time is added to *gpu_seconds when given.
+long rank_on(const DeviceChoice& dev, const NmodMat& m, double* gpu_seconds = nullptr) {
+    if (dev.device != Device::cuda) return rank_modular(m);
+    double s = 0;
+    const long r = rank_modular_cuda(m, 0, &s);
+    if (gpu_seconds) *gpu_seconds += s;
+    return r;
+}
 
 // Writes side-A values a and side-B values b into the token slots of a flat point.
 void place_flat(const Partition& part, long per, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* x) {
@@ -392,7 +399,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
     res.variant = "plain";
     res.device = st.dev.name;
     const double D = fmpz_get_d(output_degree(net.spec).get());
-    double bound = 0;
+    double bound = 0, device_s = 0;  // device_s: the GPU's eliminations
     NmodMat e(0, 0, p);
     detail::BorderedLU lu;  // opt.bordered on the CPU: e holds the LU of its leading part between steps
     const bool bordered = use_bordered(opt, st.dev);
@@ -449,7 +456,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         old = k;
         report_step(k, opt.max_side, "ranking", res.value, res.rows);
         t0 = std::chrono::steady_clock::now();
-        const long r = bordered ? lu.rank(e) : rank_on(st.dev, e);
+        const long r = bordered ? lu.rank(e) : rank_on(st.dev, e, &device_s);
         const double dt = since(t0);
         res.phases.rank += dt;
         res.minor_sum += static_cast<double>(std::min(r + 1, k));
@@ -467,6 +474,7 @@ static RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPart
         }
     }
     res.note = f.describe(opt.batch) + (opt.store.empty() ? "" : "block store not used (plain variant); ") +
+               (st.dev.device == Device::cuda ? "eliminations on the GPU (" + detail::device_time(device_s) + "); " : "") +
                (st.dev.note.empty() ? "" : st.dev.note + "; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;
     return res;

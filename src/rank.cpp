@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
@@ -296,24 +297,34 @@ void check_dense_copy(long rows, long cols) {
 
 }  // namespace
 
-long rank_modular_cuda(const SparseNmodMat& a) {
+long rank_modular_cuda(const SparseNmodMat& a, double* gpu_seconds) {
     check_matrix(a);  // the dense copy below writes at every stored column
     check_dense_copy(a.rows, a.cols);
     NmodMat d(a.rows, a.cols, a.p);
     for (long i = 0; i < a.rows; ++i)
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = v;
-    return rank_modular_cuda(d);
+    return rank_modular_cuda(d, 0, gpu_seconds);
+}
+
+std::string detail::device_time(double seconds) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3g s of device time", seconds);
+    return buf;
 }
 
 namespace {
 
-// An integer matrix ranked mod p on the GPU (a dense copy of its residues).
-long rank_mod_gpu(const SparseZMat& a, std::uint64_t p) {
+// An integer matrix ranked mod p on the GPU (a dense copy of its residues); the
+// elimination's device time is added to *gpu_seconds.
+long rank_mod_gpu(const SparseZMat& a, std::uint64_t p, double* gpu_seconds) {
     check_dense_copy(a.rows, a.cols);
     NmodMat d(a.rows, a.cols, p);
     for (long i = 0; i < a.rows; ++i)
         for (const auto& [j, v] : a.row[static_cast<std::size_t>(i)]) nmod_mat_entry(d.get(), i, j) = fmpz_fdiv_ui(v.get(), p);
-    return rank_modular_cuda(d);
+    double s = 0;
+    const long r = rank_modular_cuda(d, 0, &s);
+    *gpu_seconds += s;
+    return r;
 }
 
 }  // namespace
@@ -368,7 +379,8 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         const std::uint64_t p = modular_prime(opt);
         const int bits = drawn_prime_bits(dev, 62);
         const auto t0 = std::chrono::steady_clock::now();
-        res.value = gpu ? rank_mod_gpu(input, p) : rank_mod_auto(input, p);
+        double device_s = 0;
+        res.value = gpu ? rank_mod_gpu(input, p, &device_s) : rank_mod_auto(input, p);
         res.phases.rank = detail::seconds_since(t0);
         res.field = "Z/p";
         res.prime = p;
@@ -404,6 +416,7 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
         } else {
             res.note += " (a prime given, not drawn: no probability bound, failure_bound 1)";
         }
+        if (gpu) res.note += "; ranked on the GPU (" + detail::device_time(device_s) + ")";
         if (!dev.note.empty()) res.note += "; " + dev.note;
         return res;
     }
@@ -423,7 +436,10 @@ RankAnswer rank_certified_impl(const SparseZMat& input, const RankOptions& opt) 
     // the reference ran on the CPU for a reason, the certificate's note gives it.)
     if (dev.device == Device::cuda && !trace.gpu && trace.cpu_reason.empty())
         out.note += "; nothing ran on the GPU: the certificate needed no multimodular ranks";
-    if (trace.gpu) out.device = dev.name;  // some of its ranks ran there (the rest, if any, on the CPU, as the note says)
+    if (trace.gpu) {  // some of its ranks ran there (the rest, if any, on the CPU, as the note says)
+        out.device = dev.name;
+        out.note += "; the modular ranks on the GPU took " + detail::device_time(trace.gpu_seconds);
+    }
     if (!dev.note.empty()) out.note += "; " + dev.note;
     return out;
 }
@@ -442,7 +458,16 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt, detail
     const double cells = static_cast<double>(input.rows) * static_cast<double>(input.cols);
     const bool gpu = dev.device == Device::cuda && cells * 8.0 <= 4.0 * (1ULL << 30);
     const unsigned bits = gpu ? static_cast<unsigned>(std::min(cuda_prime_bits(), kCudaOneLimbBits)) : 62u;
-    auto rank_p = [gpu](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p) : rank_mod_auto(m, p); };
+    // On the GPU one rank at a time (below), so one sum of device time serves.
+    double device_s = 0;
+    auto rank_p = [gpu, &device_s](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p, &device_s) : rank_mod_auto(m, p); };
+    struct AddTime {  // on every way out: the trace gets this body's device time
+        detail::DeviceTrace* t;
+        const double& s;
+        ~AddTime() {
+            if (t) t->gpu_seconds += s;
+        }
+    } add_time{trace, device_s};
     const std::string kind = gpu ? "modular-dense" : use_dense(input) ? "modular-dense" : "modular-sparse";
     const std::string too_large = "too large to copy densely for the GPU (over 4 GiB)";
     const std::string where = gpu ? "; its modular ranks ran on the GPU, mod " + std::to_string(bits) + "-bit primes"

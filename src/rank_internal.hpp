@@ -31,6 +31,7 @@ void set_certified(RankAnswer& res, long r);
 // GPU: the certificates pass it down, and the dispatcher reads it instead of their notes.
 struct DeviceTrace {
     bool gpu = false;         // at least one modular rank ran on the GPU
+    double gpu_seconds = 0;   // their device time (rank_modular_cuda's, uploads excluded)
     std::string cpu_reason;   // non-empty: some ran on the CPU instead, for this reason
 };
 // The Hadamard multimodular reference (rank.hpp, steps (1)-(4)); input not trivial. With
@@ -42,6 +43,10 @@ RankAnswer rank_pivot_span(const SparseZMat& input, const RankOptions& opt, Devi
 RankAnswer rank_blocks(const SparseZMat& input, const RankOptions& opt, DeviceTrace* trace = nullptr);
 // aᵀ (rows sorted by column: each row's entries stay in increasing order).
 SparseZMat transpose(const SparseZMat& a);
+
+// "<s> s of device time" (3 significant digits): how the answers' notes give the time
+// their eliminations took on the GPU. O(1).
+std::string device_time(double seconds);
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,7 @@
 #include "seprank/separation.hpp"
 
 #include "process.hpp"
+#include "rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/flatten.hpp"
@@ -135,7 +136,8 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             r.quantity = "sep";
             r.partition = to_string(part);
             r.terms = static_cast<long>(f.terms());
-            r.value = dev.device == Device::cuda ? rank_modular_cuda(c) : rank_sparse_modular(c);
+            double device_s = 0;
+            r.value = dev.device == Device::cuda ? rank_modular_cuda(c, &device_s) : rank_sparse_modular(c);
             r.device = dev.name;
             r.phases.rank = lap(t);
             r.kind = RankKind::modular_lower_bound;
@@ -158,6 +160,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
                 r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
                          "the degree-block caps (their numbers of monomials), which it reaches: exact";
             }
+            if (dev.device == Device::cuda) r.note += "; ranked on the GPU (" + detail::device_time(device_s) + ")";
             if (!dev.note.empty()) r.note += "; " + dev.note;
             break;
         }

@@ -68,6 +68,15 @@ PY
 printf '%%%%MatrixMarket matrix array integer general\n3 3\n1\n2\n3\n2\n4\n6\n0\n1\n5\n' >"$T/m.mtx"
 "$S" rank --matrix "$T/m.mtx" --field p --device cuda --format json >"$T/rm.json" || fail "rank --matrix --field p on the GPU"
 grep -q '"rank": 2' "$T/rm.json" || fail "rank of the 3x3 matrix on the GPU: $(cat "$T/rm.json")"
+# every answer whose eliminations ran on the GPU gives their device time in its note
+dt='[0-9.e+-]+ s of device time'
+for j in rp rm; do
+  grep -Eq "ranked on the GPU \($dt\)" "$T/$j.json" || fail "rank --field p on the GPU: no device time in the note: $(cat "$T/$j.json")"
+done
+"$S" rank --tokens 3 --dim 2 --depth 2 --method evaluation --variant plain --device cuda --format json >"$T/rv.json" || fail "plain evaluation on the GPU"
+grep -Eq "eliminations on the GPU \($dt\)" "$T/rv.json" || fail "plain evaluation on the GPU: no device time in the note: $(cat "$T/rv.json")"
+"$S" rank --tokens 3 --dim 2 --depth 2 --method evaluation --variant plain --format json >"$T/rvc.json" || fail "plain evaluation on the CPU"
+grep -q 'of device time' "$T/rvc.json" "$T/rq.json" && fail "an answer computed on the CPU gives a device time"
 # rank over Q: the Hadamard reference's modular ranks on the device, the same certified rank
 # (the 3x3 matrix is deficient, so the reference runs; the network's flattening may be full)
 for src in "--matrix $T/m.mtx" "--tokens 3 --dim 2 --depth 2"; do
@@ -76,13 +85,15 @@ for src in "--matrix $T/m.mtx" "--tokens 3 --dim 2 --depth 2"; do
   # shellcheck disable=SC2086
   "$S" rank $src --certificate hadamard --format json >"$T/qc.json" || fail "rank $src over Q on the CPU"
   /usr/bin/python3 - "$T/qh.json" "$T/qc.json" "$src" <<'PY' || fail "rank $src --certificate hadamard on the GPU: $(cat "$T/qh.json")"
-import json, sys
+import json, re, sys
 g, c = (json.load(open(p)) for p in sys.argv[1:3])
 assert g["rank"] == c["rank"] and g["label"] == c["label"] == "certified", (g["rank"], c["rank"], g["label"])
 assert g["device"].startswith("cuda: emulated"), g["device"]
 if sys.argv[3].startswith("--matrix"):
     assert g["variant"] == "hadamard-multimodular" and "on the GPU, mod 23-bit primes" in g["note"], g
     assert g["primes_used"] >= c["primes_used"], (g["primes_used"], c["primes_used"])
+assert re.search(r"the modular ranks on the GPU took [0-9.e+-]+ s of device time", g["note"]), g["note"]
+assert "device time" not in c["note"], c["note"]
 PY
 done
 "$S" rank --matrix "$T/m.mtx" --device cuda --format json >"$T/qb.json" || fail "rank --matrix over Q (blocks) on the GPU"

@@ -166,8 +166,8 @@ long rank_modular_blocked(const NmodMat& a, int tile = 0);
 long rank_modular_cuda(const NmodMat& a, int tile = 0, double* gpu_seconds = nullptr);
 // The same for a sparse matrix, through a dense copy (resource_limit when that copy would
 // pass 64 GiB). check_matrix(a) first (invalid_input). Cost: the copy, O(m·n), then as
-// above.
-long rank_modular_cuda(const SparseNmodMat& a);
+// above; gpu_seconds as above.
+long rank_modular_cuda(const SparseNmodMat& a, double* gpu_seconds = nullptr);
 
 // The certificate of rank_Q ≤ r when the first prime does not show full rank:
 //   blocks      (default; blocks.hpp) the matrix split into the connected blocks of its
