@@ -628,6 +628,19 @@ void TableAppender::append(const Row& row) {
     if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
 }
 
+TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
+    TablePlan plan;
+    for (const SweepOptions& sw : sweeps) {
+        const SweepPlan p = plan_sweep(sw);
+        plan.invalid += p.invalid;
+        plan.duplicates += p.duplicates;
+        for (const ValidSpec& c : p.configs) plan.rows.push_back({c, sw});
+    }
+    if (plan.rows.empty())
+        throw invalid_input("the sweep has no valid configuration (" + std::to_string(plan.invalid) + " left out as invalid)");
+    return plan;
+}
+
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
     ResumeSet out;
     for (const Row& r : file_rows)

@@ -463,6 +463,38 @@ TEST_CASE("plan_sweep plans a configuration once: a value listed twice, a SPEC t
     CHECK(keys.size() == 3);
 }
 
+TEST_CASE("plan_table: the sweeps' plans in order, their counts summed; no valid configuration is refused") {
+    // The default table's sweeps, and a sweep with invalid and duplicate configurations.
+    std::vector<SweepOptions> sweeps = default_table();
+    SweepOptions odd;
+    odd.tokens = {2, 2};
+    odd.dims = {1, 2};
+    odd.heads = {2};  // H = 2 divides dx = 2 only
+    odd.depths = {1};
+    sweeps.push_back(odd);
+    const TablePlan plan = plan_table(sweeps);
+    std::size_t at = 0;
+    long invalid = 0, duplicates = 0;
+    for (const SweepOptions& sw : sweeps) {
+        const SweepPlan p = plan_sweep(sw);
+        invalid += p.invalid;
+        duplicates += p.duplicates;
+        for (const ValidSpec& c : p.configs) {
+            REQUIRE(at < plan.rows.size());
+            CHECK(row_key(plan.rows[at].spec, plan.rows[at].sweep) == row_key(c, sw));
+            CHECK(sweep_signature(plan.rows[at].sweep) == sweep_signature(sw));
+            ++at;
+        }
+    }
+    CHECK(at == plan.rows.size());
+    CHECK(plan.rows.size() == 64);  // the 63 rows, and attention N=2 dx=2 H=2 L=1
+    CHECK(plan.invalid == invalid);
+    CHECK(plan.invalid >= 1);       // dx = 1 with H = 2
+    CHECK(plan.duplicates == duplicates);
+    CHECK(plan.duplicates >= 1);    // tokens 2 listed twice
+    CHECK_THROWS_WITH_AS((void)plan_table({}), doctest::Contains("no valid configuration (0 left out"), invalid_input);
+}
+
 TEST_CASE("a --partition leaves out the token counts it does not fit, and is refused when it fits none") {
     SweepOptions sw;
     sw.tokens = {2, 3, 4};

@@ -126,8 +126,6 @@ struct TableCommand final : Command {
         } else {
             sweeps = seprank::table_preset(t_preset.empty() ? "default" : t_preset);
         }
-        std::vector<seprank::PlannedRow> plan;
-        long invalid = 0, duplicates = 0;
         // Resolved once, before any row: cuda without a GPU stops here (exit 2).
         const seprank::DeviceChoice dev = seprank::choose_device(device_of(device));
         if (dev.device != seprank::Device::cpu || !dev.note.empty()) {
@@ -150,12 +148,10 @@ struct TableCommand final : Command {
             sw.eps = parse_eps(t_eps);
             sw.measure = seprank::measure_from_string(t_measure);
             sw.dimension = t_dimension;
-            const auto p = seprank::plan_sweep(sw);
-            invalid += p.invalid;
-            duplicates += p.duplicates;
-            for (const auto& c : p.configs) plan.push_back({c, sw});
         }
-        if (plan.empty()) throw seprank::invalid_input("the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        seprank::TablePlan planned = seprank::plan_table(sweeps);
+        std::vector<seprank::PlannedRow>& plan = planned.rows;
+        const long invalid = planned.invalid, duplicates = planned.duplicates;
         if (t_resume && t_out.empty()) throw seprank::invalid_input("--resume needs --out FILE");
         if (!t_out.empty() && format == "markdown") throw seprank::invalid_input("--out writes csv or json lines: use --format text or csv (the file is CSV) or json");
         if (t_block_store && t_out.empty()) throw seprank::invalid_input("--block-store needs --out FILE (the units go to FILE.blocks/)");

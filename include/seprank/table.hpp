@@ -201,6 +201,19 @@ struct PlannedRow {
     SweepOptions sweep;
 };
 
+// The rows of a table of several sweeps (a preset has several; the CLI and Python give
+// one), in order: plan_sweep of each (its checks: invalid_input naming the value), every
+// configuration paired with its sweep, the counts summed (duplicates within a sweep; two
+// sweeps may plan one row twice). invalid_input, with the count left out, when no sweep
+// has a valid configuration. Cost: plan_sweep of each sweep, and one copy of a sweep's
+// options per row.
+struct TablePlan {
+    std::vector<PlannedRow> rows;
+    long invalid = 0;     // combinations left out, over every sweep
+    long duplicates = 0;  // configurations planned once within their sweep
+};
+TablePlan plan_table(const std::vector<SweepOptions>& sweeps);
+
 // Callbacks of a table run: emit(row, fresh) is called once per planned row, in plan
 // order (fresh = computed now, not resumed); progress(index, spec) before computing.
 using EmitRow = std::function<void(const Row&, bool fresh)>;

@@ -614,8 +614,6 @@ PYBIND11_MODULE(_core, m) {
             if (d.contains("layers") && !d.contains("families")) sw.families = {family_from_string("stack")};
             list.push_back(sw);
         }
-        std::vector<PlannedRow> plan;
-        long invalid = 0, duplicates = 0;
         // The device, resolved once before any row as the CLI does: cuda without a GPU
         // raises here; auto becomes the GPU or the CPU (with the note, which table() warns).
         const DeviceChoice dev = choose_device(device_from_string(get_or<std::string>(opts, "device", "cpu")));
@@ -627,12 +625,10 @@ PYBIND11_MODULE(_core, m) {
             sw.measure = measure_from_string(get_or<std::string>(opts, "measure", "uniform"));
             sw.eps_max_side = get_or<long>(opts, "eps_max_side", sw.eps_max_side);
             sw.dimension = get_or<bool>(opts, "dimension", false);
-            const SweepPlan p = plan_sweep(sw);
-            invalid += p.invalid;
-            duplicates += p.duplicates;
-            for (const auto& c : p.configs) plan.push_back({c, sw});
         }
-        if (plan.empty()) throw invalid_input("table: the sweep has no valid configuration (" + std::to_string(invalid) + " left out as invalid)");
+        TablePlan planned = plan_table(list);
+        std::vector<PlannedRow>& plan = planned.rows;
+        const long invalid = planned.invalid, duplicates = planned.duplicates;
         // A table file (seprank table --out/--resume): locked, its rows read, another sweep's
         // file refused, before any row; each fresh row appended as it completes.
         const std::string out_path = get_or<std::string>(opts, "out", "");
