@@ -757,10 +757,12 @@ public:
         std::atomic<std::size_t> next{0};
         parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();)
-                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m);
+                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m, &device_s_);
         });
     }
-    std::string note() const { return ""; }
+    std::string note() const {
+        return g_.dev.device == Device::cuda ? "eliminations on the GPU (" + detail::device_time(device_s_) + "); " : "";
+    }
     std::string stop() const { return stop_; }  // why evaluate() returned false
 
 private:
@@ -771,7 +773,8 @@ private:
     std::vector<Block>& blocks_;
     int nt_;
     bool bordered_;
-    std::string stop_;  // memory_stop's note when the growth stopped for lack of memory
+    std::string stop_;      // memory_stop's note when the growth stopped for lack of memory
+    double device_s_ = 0;   // the GPU's eliminations (one block at a time there)
 };
 
 // The graded steps through a block store (docs/evaluation.md, "Block store"): every
@@ -852,7 +855,9 @@ public:
 
     std::string note() const {
         return "block store " + store_.dir() + ": " + std::to_string(units_here_.load()) + " of " + std::to_string(units_total_.load()) +
-               " units computed by this process (the others were already there or done by another); ";
+               " units computed by this process (the others were already there or done by another); " +
+               (g_.dev.device == Device::cuda ? "this process's eliminations on the GPU: " + detail::device_time(device_s_.load()) + "; "
+                                              : std::string());
     }
     std::string stop() const { return ""; }  // evaluate() always takes the step
 
@@ -888,7 +893,10 @@ private:
         NmodMat m(side, side, g_.p);
         if (!bordered_) {
             read_sections(a, 0, m);
-            return rank_on(g_.dev, m);
+            double s = 0;
+            const long r = rank_on(g_.dev, m, &s);
+            device_s_.fetch_add(s);
+            return r;
         }
         detail::BorderedLU lu;
         const bool resumed = si > 0 && load_lu(si - 1, a, m, lu);
@@ -1031,6 +1039,7 @@ private:
     detail::BlockStore store_;
     std::vector<Step> steps_;
     std::atomic<long> units_here_{0}, units_total_{0};
+    mutable std::atomic<double> device_s_{0};  // the GPU's eliminations of the rank units this process computed
 };
 
 // The graded steps with the degree blocks in device memory (graded_device.hpp): the GPU

@@ -77,6 +77,11 @@ done
 grep -Eq "eliminations on the GPU \($dt\)" "$T/rv.json" || fail "plain evaluation on the GPU: no device time in the note: $(cat "$T/rv.json")"
 "$S" rank --tokens 3 --dim 2 --depth 2 --method evaluation --variant plain --format json >"$T/rvc.json" || fail "plain evaluation on the CPU"
 grep -q 'of device time' "$T/rvc.json" "$T/rq.json" && fail "an answer computed on the CPU gives a device time"
+# a graded run through a block store: this process's eliminations
+"$S" generic --tokens 3 --dim 2 --depth 2 --device cuda --store "$T/dt-store" --format json >"$T/gs.json" || fail "generic --store on the GPU"
+grep -Eq "this process's eliminations on the GPU: $dt" "$T/gs.json" || fail "generic --store on the GPU: no device time in the note: $(cat "$T/gs.json")"
+# the emulated device's times are real (microseconds), never a sum that stayed 0
+grep -q '[^0-9.]0 s of device time' "$T/rp.json" "$T/rm.json" "$T/rv.json" "$T/gs.json" && fail "a device time reads 0"
 # rank over Q: the Hadamard reference's modular ranks on the device, the same certified rank
 # (the 3x3 matrix is deficient, so the reference runs; the network's flattening may be full)
 for src in "--matrix $T/m.mtx" "--tokens 3 --dim 2 --depth 2"; do
@@ -92,7 +97,8 @@ assert g["device"].startswith("cuda: emulated"), g["device"]
 if sys.argv[3].startswith("--matrix"):
     assert g["variant"] == "hadamard-multimodular" and "on the GPU, mod 23-bit primes" in g["note"], g
     assert g["primes_used"] >= c["primes_used"], (g["primes_used"], c["primes_used"])
-assert re.search(r"the modular ranks on the GPU took [0-9.e+-]+ s of device time", g["note"]), g["note"]
+m = re.search(r"the modular ranks on the GPU took ([0-9.e+-]+) s of device time", g["note"])
+assert m and float(m.group(1)) > 0, g["note"]
 assert "device time" not in c["note"], c["note"]
 PY
 done

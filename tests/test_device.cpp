@@ -447,6 +447,20 @@ TEST_CASE("graded evaluation on the device: a first step the memory cannot hold 
     CHECK(capped.note.find(capped.stop_detail) != std::string::npos);
 }
 
+namespace {
+// The seconds a note gives right after `prefix` ("... <prefix>X s of device time"), -1 when
+// the note has no such text.
+double device_seconds(const std::string& note, const std::string& prefix) {
+    const std::size_t at = note.find(prefix);
+    if (at == std::string::npos) return -1;
+    const std::string rest = note.substr(at + prefix.size());
+    std::size_t used = 0;
+    const double s = std::stod(rest, &used);
+    const std::string unit = " s of device time";
+    return rest.compare(used, unit.size(), unit) == 0 ? s : -1;
+}
+}  // namespace
+
 TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the host, the same answer as the CPU") {
     const Network net = random_network(seprank_test::attention_spec(3, 2, 2), 7);
     const ValidPartition part = balanced_partition(3);
@@ -471,6 +485,10 @@ TEST_CASE("a given two-limb prime (2^26 < p < 2^46) on the device: blocks on the
     CHECK(gpu.device.rfind("cuda: ", 0) == 0);
     // the device session holds 32-bit residues: this prime keeps the blocks on the host
     CHECK(gpu.note.find("degree blocks kept in device memory") == std::string::npos);
+    // ... and gives the device time of their eliminations, none on the CPU
+    INFO(gpu.note);
+    CHECK(device_seconds(gpu.note, "eliminations on the GPU (") > 0);
+    CHECK(cpu.note.find("device time") == std::string::npos);
     o.prime = 70368744177679;  // the first prime above 2^46: above the GPU's largest
     CHECK_THROWS_WITH_AS(evaluation_rank_graded(net, part, o), doctest::Contains("70368744177679"), invalid_input);
 }
@@ -511,6 +529,7 @@ TEST_CASE("rank over Q with device cuda: the answer says where the certificate's
         CHECK(r.device != "cpu");
         CHECK(has(r, "ran on the GPU"));
         CHECK_FALSE(has(r, "nothing ran on the GPU"));
+        CHECK(device_seconds(r.note, "the modular ranks on the GPU took ") > 0);
     }
     // (c) A block whose kernel is not lifted within the budget goes to the Hadamard
     // reference, whose first rank runs on the GPU and the rest, past the budget, on the
@@ -527,5 +546,27 @@ TEST_CASE("rank over Q with device cuda: the answer says where the certificate's
         CHECK(has(r, "on the CPU: the GPU would need"));
         CHECK_FALSE(has(r, "nothing ran on the GPU"));
         CHECK(r.device != "cpu");  // its first modular rank ran on the GPU
+        CHECK(device_seconds(r.note, "the modular ranks on the GPU took ") > 0);
+    }
+    // (d) Two deficient blocks, each given to the Hadamard reference (no time to lift
+    // their kernels), each reference's first rank on the GPU: the note gives the device
+    // time of both together, once.
+    {
+        const ZMat b1 = seprank_test::product_of_big_factors(rng, 24, 24, 12, 200);
+        const ZMat b2 = seprank_test::product_of_big_factors(rng, 20, 20, 9, 200);
+        ZMat a(44, 44);
+        for (long i = 0; i < 24; ++i)
+            for (long j = 0; j < 24; ++j) a.set(i, j, b1.at(i, j));
+        for (long i = 0; i < 20; ++i)
+            for (long j = 0; j < 20; ++j) a.set(24 + i, 24 + j, b2.at(i, j));
+        RankOptions o = seprank_test::certificate_options(Certificate::blocks, 3);
+        o.device = Device::cuda;
+        o.max_certify_seconds = 0;
+        const RankAnswer r = rank_certified(SparseZMat::from_dense(a), o);
+        INFO(r.note);
+        CHECK(r.value == 21);
+        CHECK(r.device != "cpu");
+        CHECK(device_seconds(r.note, "the modular ranks on the GPU took ") > 0);
+        CHECK(r.note.find("device time") == r.note.rfind("device time"));
     }
 }

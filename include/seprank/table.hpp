@@ -204,8 +204,8 @@ struct PlannedRow {
 // The rows of a table of several sweeps (a preset has several; the CLI and Python give
 // one), in order: plan_sweep of each (its checks: invalid_input naming the value), every
 // configuration paired with its sweep, the counts summed (duplicates within a sweep; two
-// sweeps may plan one row twice). invalid_input, with the count left out, when no sweep
-// has a valid configuration. Cost: plan_sweep of each sweep, and one copy of a sweep's
+// sweeps may plan one row twice). invalid_input, naming how many combinations were left
+// out as invalid, when no sweep has a valid configuration. Cost: plan_sweep of each sweep, and one copy of a sweep's
 // options per row.
 struct TablePlan {
     std::vector<PlannedRow> rows;
