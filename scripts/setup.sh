@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seprank needs, only those missing; idempotent.
 # Runs apt-get as root, through sudo otherwise. Prints nothing when all is present.
-# ccache is optional for the build; meson uses it when present, and rebuilds of the same
-# sources (CI's clones, the package test's second build of the library) then take seconds.
+# ccache is optional for the build; meson uses it when present, and a rebuild of the same
+# sources with the same options (a fresh clone of CI, the package test's build of the
+# library in the next run) then takes seconds.
 # Usage: scripts/setup.sh [EXTRA-PACKAGE...]   (bench/setup.sh adds the peer tools)
 set -euo pipefail
 

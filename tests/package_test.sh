@@ -42,8 +42,9 @@ python_only = true
 simd = 'disabled'
 fflas = 'disabled'
 INI
-# builddir: a folder of the build tree rather than a temporary one, so that a compiler
-# cache (.ci/run) sees the same relative paths from one clone to the next.
+# builddir: a fixed folder of the build tree instead of one that meson-python names at
+# random, so the build's paths never depend on that name (a compiler cache, .ci/run,
+# then finds the objects of the last run's build whatever the clone's folder).
 "$work/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir \
   --config-settings builddir="$work/build" \
   --config-settings setup-args=--native-file="$work/options.ini" "$work/src" >"$work/pip.log" 2>&1 ||
