@@ -271,6 +271,11 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                         ++plan.invalid;
                                         if (unit->first_failure.empty()) unit->first_failure = e.what();
                                         if (family_failure.empty()) family_failure = e.what();
+                                    } catch (const resource_limit& e) {  // a valid network, too large to build here
+                                        ++unit->valid;  // valid: neither its SPEC nor its family is at fault
+                                        ++family_valid;
+                                        ++plan.too_large;
+                                        if (plan.first_too_large.empty()) plan.first_too_large = e.what();
                                     }
                                 }
         if (family_valid == 0 && !info.layers && !family_failure.empty())
@@ -634,8 +639,13 @@ TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
         const SweepPlan p = plan_sweep(sw);
         plan.invalid += p.invalid;
         plan.duplicates += p.duplicates;
+        plan.too_large += p.too_large;
+        if (plan.first_too_large.empty()) plan.first_too_large = p.first_too_large;
         for (const ValidSpec& c : p.configs) plan.rows.push_back({c, sw});
     }
+    if (plan.rows.empty() && plan.too_large > 0)
+        throw resource_limit("every configuration of the sweep is too large to build (" + std::to_string(plan.too_large) +
+                             "; the first: " + plan.first_too_large + ")");
     if (plan.rows.empty())
         throw invalid_input("the sweep has no valid configuration (" + std::to_string(plan.invalid) + " left out as invalid)");
     return plan;

@@ -213,6 +213,13 @@ expect_rc 2 "exists and is not empty" -- table --tokens 2 --dim 1 --depth 1 --fo
 [[ $(grep -c '^attention,2,' "$T/tp.csv") -eq 1 && $(grep -c '^attention,3,' "$T/tp.csv") -eq 0 ]] || fail "table --partition rows: $(cat "$T/tp.csv")"
 grep -q "1 invalid combinations left out" "$T/tp.err" || fail "table --partition count: $(cat "$T/tp.err")"
 expect_rc 2 "fits no token count of the sweep" -- table --tokens 3,4 --dim 1 --depth 1 --partition '1|2'
+# a configuration too large to build is left out, said, and the rest of the sweep runs;
+# a sweep of only such configurations is refused as too large (exit 3)
+"$S" table --tokens 2 --dim 1,1048576 --depth 1 --format csv >"$T/tl.csv" 2>"$T/tl.err" || fail "table with a too-large configuration: $(cat "$T/tl.err")"
+[[ $(grep -c '^attention,2,1,' "$T/tl.csv") -eq 1 && $(wc -l <"$T/tl.csv") -eq 2 ]] || fail "table too-large rows: $(cat "$T/tl.csv")"
+grep -q "1 configuration(s) too large to build left out (the first: network attention N=2 dx=1048576" "$T/tl.err" || fail "table too-large note: $(cat "$T/tl.err")"
+grep -q "1 too large to build left out" "$T/tl.err" || fail "table too-large count: $(cat "$T/tl.err")"
+expect_rc 3 "every configuration of the sweep is too large to build" -- table --tokens 2 --dim 1048576 --depth 1
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

@@ -495,6 +495,37 @@ TEST_CASE("plan_table: the sweeps' plans in order, their counts summed; no valid
     CHECK_THROWS_WITH_AS((void)plan_table({}), doctest::Contains("no valid configuration (0 left out"), invalid_input);
 }
 
+TEST_CASE("a configuration too large to build is left out with its reason; a sweep of only those is resource_limit") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {2, 1048576};  // 2^20: valid, but its weights pass any memory limit
+    sw.depths = {1};
+    const SweepPlan plan = plan_sweep(sw);
+    CHECK(plan.configs.size() == 2);
+    CHECK(plan.too_large == 2);
+    CHECK(plan.invalid == 0);
+    CHECK(plan.first_too_large.find("dx=1048576") != std::string::npos);
+    CHECK(plan.first_too_large.find("max_memory") != std::string::npos);
+    for (const ValidSpec& v : plan.configs) CHECK(v->dim == 2);
+    const TablePlan t = plan_table({sw});
+    CHECK(t.rows.size() == 2);
+    CHECK(t.too_large == 2);
+    CHECK(t.first_too_large == plan.first_too_large);
+    // Only too-large configurations: the sweep is refused as too large, naming the first.
+    sw.dims = {1048576};
+    CHECK_THROWS_WITH_AS((void)plan_table({sw}), doctest::Contains("every configuration of the sweep is too large to build (2;"),
+                         resource_limit);
+    // A family whose other configurations are invalid is not "valid in no configuration":
+    // H = 2 fails dx = 1, and dx = 2^20 is valid but too large.
+    sw.dims = {1, 1048576};
+    sw.heads = {2};
+    const SweepPlan mixed = plan_sweep(sw);
+    CHECK(mixed.configs.empty());
+    CHECK(mixed.invalid == 2);
+    CHECK(mixed.too_large == 2);
+    CHECK_THROWS_AS((void)plan_table({sw}), resource_limit);
+}
+
 TEST_CASE("a --partition leaves out the token counts it does not fit, and is refused when it fits none") {
     SweepOptions sw;
     sw.tokens = {2, 3, 4};

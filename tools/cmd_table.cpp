@@ -222,6 +222,9 @@ struct TableCommand final : Command {
         if (resume.duplicates > 0)
             notes.lines.push_back(std::to_string(resume.duplicates) + " row(s) of " + t_out +
                                   " repeat an earlier row's configuration: the last of each was reused");
+        if (planned.too_large > 0)
+            notes.lines.push_back(std::to_string(planned.too_large) + " configuration(s) too large to build left out (the first: " +
+                                  planned.first_too_large + ")");
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");
@@ -245,6 +248,7 @@ struct TableCommand final : Command {
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out, "
                   << (duplicates > 0 ? std::to_string(duplicates) + " duplicate configurations planned once, " : std::string())
+                  << (planned.too_large > 0 ? std::to_string(planned.too_large) + " too large to build left out, " : std::string())
                   << std::round(seconds_since(t0) * 10) / 10 << " s\n";
         return 0;
     }

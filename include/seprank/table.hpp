@@ -116,6 +116,8 @@ struct SweepPlan {
     long duplicates = 0;         // configurations left out as the same row as an earlier one
                                  // (the same row_key: 'attention,attention' at depth 1 and
                                  // 'attention' at depth 2, a value listed twice)
+    long too_large = 0;          // configurations left out as too large to build (validate's
+    std::string first_too_large; // resource_limit: the weights over default_max_memory()), the first's reason
 };
 // Every valid configuration of the sweep, in loop order (for a family with layers, the
 // SPECs outermost). Checked first (invalid_input): check_options(s.generic) (trials
@@ -130,8 +132,9 @@ struct SweepPlan {
 // failure, and so is a family for which every configuration fails (power, whose widths a
 // sweep does not give; attention where no H divides a dx). With a budget, a stack takes ⌊budget / parameters of one copy of its SPEC⌋
 // copies. A configuration whose row_key equals an earlier one's is planned once (counted
-// in `duplicates`). Only invalid_input counts a configuration out: a resource_limit of
-// validate (the weights over default_max_memory()) ends the plan. Cost: per configuration
+// in `duplicates`). A configuration too large to build (validate's resource_limit: its
+// weights over default_max_memory()) is left out too, counted in `too_large` with the first
+// one's reason, so the rest of the sweep still runs. Cost: per configuration
 // (the product of the list sizes a family reads, times its SPECs) one validate, O(depth),
 // and one row_key, O(log) set look-up; nothing is computed.
 SweepPlan plan_sweep(const SweepOptions& s);
@@ -204,13 +207,16 @@ struct PlannedRow {
 // The rows of a table of several sweeps (a preset has several; the CLI and Python give
 // one), in order: plan_sweep of each (its checks: invalid_input naming the value), every
 // configuration paired with its sweep, the counts summed (duplicates within a sweep; two
-// sweeps may plan one row twice). invalid_input, naming how many combinations were left
-// out as invalid, when no sweep has a valid configuration. Cost: plan_sweep of each sweep, and one copy of a sweep's
-// options per row.
+// sweeps may plan one row twice). When no sweep has a configuration to run:
+// resource_limit with the first too-large one's reason when some were too large to build,
+// else invalid_input naming how many combinations were left out as invalid. Cost:
+// plan_sweep of each sweep, and one copy of a sweep's options per row.
 struct TablePlan {
     std::vector<PlannedRow> rows;
     long invalid = 0;     // combinations left out, over every sweep
     long duplicates = 0;  // configurations planned once within their sweep
+    long too_large = 0;   // configurations left out as too large to build, over every sweep
+    std::string first_too_large;  // the first one's reason ("" when none)
 };
 TablePlan plan_table(const std::vector<SweepOptions>& sweeps);
 

@@ -667,6 +667,8 @@ PYBIND11_MODULE(_core, m) {
         result["device_note"] = dev.note;
         result["off_cpu"] = dev.device != Device::cpu;
         result["duplicates"] = duplicates;
+        result["too_large"] = planned.too_large;
+        result["first_too_large"] = planned.first_too_large;
         result["computed"] = computed;
         result["resumed"] = resumed;
         result["file_duplicates"] = from_file.duplicates;

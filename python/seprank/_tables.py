@@ -120,7 +120,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     (family … rank, label, method, failure_bound, log3_rank, Levine et al. bounds,
     status, seconds, peak_mib). Returns a list of dicts, or a pandas DataFrame when
     pandas is importable (``dataframe=None``) or asked for (``dataframe=True``).
-    ``progress=True`` prints "[k/n] network" lines to stderr.
+    ``progress=True`` prints "[k/n] network" lines to stderr. Configurations too large to
+    build are left out with a UserWarning (the CLI's note); a sweep of only those raises
+    ResourceLimitError.
     ``eps`` (a number or a list, relative to ‖f‖) adds the ε-rank columns of ``seprank table
     --eps`` (eps, eps_ranks, eps_certified, eps_reason; docs/table.md) under ``measure``
     ('uniform' or 'gaussian'), for flattenings of side at most ``eps_max_side``.
@@ -197,6 +199,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     if invalid:  # as the CLI's summary line on stderr
         _warnings.warn(f"{invalid} invalid combinations left out (H not dividing dx, a partition that does not fit N, ...)",
                        stacklevel=2)
+    if result["too_large"]:  # as the CLI's note
+        _warnings.warn(f"{result['too_large']} configuration(s) too large to build left out (the first: "
+                       f"{result['first_too_large']})", stacklevel=2)
     if duplicates:  # as the CLI's summary line
         _warnings.warn(f"{duplicates} duplicate configurations planned once (the same row as an earlier one: "
                        "a value listed twice, or a SPEC that repeats another at another depth)", stacklevel=2)
