@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <sys/resource.h>
@@ -203,7 +204,8 @@ SweepPlan plan_sweep(const SweepOptions& s) {
         if (!fits && !first.empty()) throw invalid_input(first + " — it fits no token count of the sweep");
     }
     SweepPlan plan;
-    std::set<std::string> keys;  // row_key of every planned configuration
+    std::set<std::string> keys;        // row_key of every planned configuration
+    std::set<std::string> large_keys;  // describe() and partition of every one too large to build
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
         // A family no configuration accepts (power without its widths, attention whose
@@ -254,28 +256,45 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                                                 " layers: more than " + std::to_string(kMaxDepth) + " layers");
                                         spec.depth = static_cast<long>(spec.layers.size());
                                     };
+                                    // validate's resource_limit (the weights over the memory
+                                    // limit) is its last check: a spec it stops is valid otherwise.
                                     try {
                                         set_copies(spec.depth);
                                         if (L < 0) {  // depth from the budget: the parameters of the valid L = 1 spec (one copy of a SPEC)
-                                            const long per = fmpz_get_si(parameter_count(ValidSpec(spec)).get());
+                                            try {
+                                                (void)ValidSpec(spec);
+                                            } catch (const resource_limit&) {  // only counted, never built: its size does not matter
+                                            }
+                                            const long per = fmpz_get_si(parameter_count(spec).get());
                                             spec.depth = s.budget / per;
                                             set_copies(spec.depth);
                                         }
-                                        ValidSpec valid(spec);  // validates first: a bad spec is named as such
+                                        std::optional<ValidSpec> valid;
+                                        std::string too_large;
+                                        try {
+                                            valid.emplace(spec);  // validates first: a bad spec is named as such
+                                        } catch (const resource_limit& e) {
+                                            too_large = e.what();
+                                        }
                                         if (!s.partition.empty()) parse_partition(s.partition, spec.tokens);
-                                        ++unit->valid;
+                                        ++unit->valid;  // a valid network (too large or not): neither its SPEC nor its family is at fault
                                         ++family_valid;
-                                        if (keys.insert(row_key(valid, s)).second) plan.configs.push_back(std::move(valid));
-                                        else ++plan.duplicates;
+                                        if (!too_large.empty()) {  // left out, counted once per network and partition
+                                            if (!large_keys.insert(describe(spec) + " " + s.partition).second) {
+                                                ++plan.duplicates;
+                                            } else {
+                                                ++plan.too_large;
+                                                if (plan.first_too_large.empty()) plan.first_too_large = too_large;
+                                            }
+                                        } else if (keys.insert(row_key(*valid, s)).second) {
+                                            plan.configs.push_back(std::move(*valid));
+                                        } else {
+                                            ++plan.duplicates;
+                                        }
                                     } catch (const invalid_input& e) {
                                         ++plan.invalid;
                                         if (unit->first_failure.empty()) unit->first_failure = e.what();
                                         if (family_failure.empty()) family_failure = e.what();
-                                    } catch (const resource_limit& e) {  // a valid network, too large to build here
-                                        ++unit->valid;  // valid: neither its SPEC nor its family is at fault
-                                        ++family_valid;
-                                        ++plan.too_large;
-                                        if (plan.first_too_large.empty()) plan.first_too_large = e.what();
                                     }
                                 }
         if (family_valid == 0 && !info.layers && !family_failure.empty())
@@ -644,7 +663,7 @@ TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
         for (const ValidSpec& c : p.configs) plan.rows.push_back({c, sw});
     }
     if (plan.rows.empty() && plan.too_large > 0)
-        throw resource_limit("every configuration of the sweep is too large to build (" + std::to_string(plan.too_large) +
+        throw resource_limit("every valid configuration of the sweep is too large to build (" + std::to_string(plan.too_large) +
                              "; the first: " + plan.first_too_large + ")");
     if (plan.rows.empty())
         throw invalid_input("the sweep has no valid configuration (" + std::to_string(plan.invalid) + " left out as invalid)");

@@ -219,7 +219,10 @@ expect_rc 2 "fits no token count of the sweep" -- table --tokens 3,4 --dim 1 --d
 [[ $(grep -c '^attention,2,1,' "$T/tl.csv") -eq 1 && $(wc -l <"$T/tl.csv") -eq 2 ]] || fail "table too-large rows: $(cat "$T/tl.csv")"
 grep -q "1 configuration(s) too large to build left out (the first: network attention N=2 dx=1048576" "$T/tl.err" || fail "table too-large note: $(cat "$T/tl.err")"
 grep -q "1 too large to build left out" "$T/tl.err" || fail "table too-large count: $(cat "$T/tl.err")"
-expect_rc 3 "every configuration of the sweep is too large to build" -- table --tokens 2 --dim 1048576 --depth 1
+expect_rc 3 "every valid configuration of the sweep is too large to build" -- table --tokens 2 --dim 1048576 --depth 1
+# the limit is --max-memory's (1 MiB: dx = 200 needs about 1.2 MiB of weights)
+"$S" --max-memory 0.0009765625 table --tokens 2 --dim 1,200 --depth 1 --format csv >"$T/tm.csv" 2>"$T/tm.err" || fail "table under --max-memory: $(cat "$T/tm.err")"
+[[ $(wc -l <"$T/tm.csv") -eq 2 ]] && grep -q "1 too large to build left out" "$T/tm.err" || fail "table under --max-memory: $(cat "$T/tm.csv" "$T/tm.err")"
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

@@ -32,3 +32,12 @@ for other in rows[1:]:
     assert strip(other) == base, "MPI output differs from the serial run"
 print(f"MPI output equals serial ({len(base)} rows)")
 PY
+[[ $? -eq 0 ]] || exit 1
+# ranks whose memory limits differ plan different rows (dx = 200 is too large under 1 MiB
+# only): refused on every rank, nothing mixed up
+if "$MPIRUN" --oversubscribe -n 1 "$S" --max-memory 0.0009765625 table --tokens 2 --dim 1,200 --depth 1 --format csv : \
+     -n 1 "$S" table --tokens 2 --dim 1,200 --depth 1 --format csv >"$T/mixed.csv" 2>"$T/mixed.err"; then
+  echo "ranks with different plans were not refused: $(cat "$T/mixed.csv")"; exit 1
+fi
+grep -q "the MPI ranks planned different rows (1 here, 1 to 2 over the ranks)" "$T/mixed.err" ||
+  { echo "different plans: no reason given:"; cat "$T/mixed.err"; exit 1; }

@@ -498,11 +498,12 @@ TEST_CASE("plan_table: the sweeps' plans in order, their counts summed; no valid
 TEST_CASE("a configuration too large to build is left out with its reason; a sweep of only those is resource_limit") {
     SweepOptions sw;
     sw.tokens = {2, 3};
-    sw.dims = {2, 1048576};  // 2^20: valid, but its weights pass any memory limit
+    sw.dims = {2, 1048576, 1048576};  // 2^20: valid, but its weights need about 2e5 GiB; listed twice
     sw.depths = {1};
     const SweepPlan plan = plan_sweep(sw);
     CHECK(plan.configs.size() == 2);
-    CHECK(plan.too_large == 2);
+    CHECK(plan.too_large == 2);   // N = 2 and 3, each once
+    CHECK(plan.duplicates == 2);  // the second 2^20
     CHECK(plan.invalid == 0);
     CHECK(plan.first_too_large.find("dx=1048576") != std::string::npos);
     CHECK(plan.first_too_large.find("max_memory") != std::string::npos);
@@ -513,8 +514,31 @@ TEST_CASE("a configuration too large to build is left out with its reason; a swe
     CHECK(t.first_too_large == plan.first_too_large);
     // Only too-large configurations: the sweep is refused as too large, naming the first.
     sw.dims = {1048576};
-    CHECK_THROWS_WITH_AS((void)plan_table({sw}), doctest::Contains("every configuration of the sweep is too large to build (2;"),
+    CHECK_THROWS_WITH_AS((void)plan_table({sw}), doctest::Contains("every valid configuration of the sweep is too large to build (2;"),
                          resource_limit);
+    // With a budget: the depth comes from one layer's parameters, whatever that layer's
+    // size; a budget that leaves depth 0 is a row even where one layer is too large.
+    SweepOptions b;
+    b.families = {Family::hadamard};
+    b.tokens = {2};
+    b.dims = {2, 1048576};
+    b.budget = 1;
+    const SweepPlan budget = plan_sweep(b);
+    CHECK(budget.configs.size() == 2);
+    CHECK(budget.too_large == 0);
+    for (const ValidSpec& v : budget.configs) CHECK(v->depth == 0);
+    // A stack's SPEC whose only configurations are too large is not a bad SPEC, and the
+    // same network at two depths ('attention,attention' at 1 is 'attention' at 2) counts once.
+    SweepOptions st;
+    st.families = {Family::stack};
+    st.layers = {"attention,attention", "attention"};
+    st.tokens = {2};
+    st.dims = {1048576};
+    st.depths = {1, 2};
+    const SweepPlan stacks = plan_sweep(st);
+    CHECK(stacks.configs.empty());
+    CHECK(stacks.too_large == 3);
+    CHECK(stacks.duplicates == 1);
     // A family whose other configurations are invalid is not "valid in no configuration":
     // H = 2 fails dx = 1, and dx = 2^20 is valid but too large.
     sw.dims = {1, 1048576};

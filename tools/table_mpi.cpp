@@ -2,6 +2,7 @@
 
 #include "seprank/error.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 // The C API only: OpenMPI's deprecated C++ bindings do not compile warning-free.
 #define OMPI_SKIP_MPICXX 1
@@ -46,6 +47,21 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
     int rank = 0, size = 1;
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+
+    // Every rank planned the sweep itself, and rows travel by their index in the plan: the
+    // plans must be one. They differ where the memory limit does (half of each node's
+    // memory unless --max-memory is given), since a configuration too large to build on one
+    // node is left out there only. Compared by row count and a hash of the row keys.
+    std::uint64_t sig[2] = {static_cast<std::uint64_t>(plan.size()), 14695981039346656037ULL};
+    for (const PlannedRow& pr : plan)
+        for (const char ch : row_key(pr.spec, pr.sweep) + "\n") sig[1] = (sig[1] ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+    std::uint64_t lo[2], hi[2];
+    check(MPI_Allreduce(sig, lo, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    check(MPI_Allreduce(sig, hi, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    if (lo[0] != hi[0] || lo[1] != hi[1])
+        throw resource_limit("the MPI ranks planned different rows (" + std::to_string(plan.size()) + " here, " + std::to_string(lo[0]) +
+                             " to " + std::to_string(hi[0]) + " over the ranks): a configuration too large to build on some nodes only? "
+                             "give every rank the same --max-memory");
 
     // Broadcast the finished rows (as JSON lines) from rank 0.
     std::string blob;

@@ -340,14 +340,14 @@ def test_table_layers_matches_cli(cli):
     for bad, match in (("attention;", "SPEC 2 is empty"), ("softmax", "softmax"), ([], "layers"), (3, "layers")):
         with pytest.raises(ValueError, match=match):
             seprank.table(layers=bad, tokens=2, dim=1)
-    # The same network twice (attention,attention at depth 1 is attention at depth 2): one row, a
-    # warning as the CLI's summary line
     # A configuration too large to build: left out with a warning, as the CLI's note
     with pytest.warns(UserWarning, match=r"1 configuration\(s\) too large to build left out \(the first: network attention N=2 dx=1048576"):
         small = seprank.table(tokens=2, dim=[1, 1048576], depth=1, dataframe=False)
     assert [r["dim"] for r in small] == [1]
-    with pytest.raises(MemoryError, match="every configuration of the sweep is too large to build"):
+    with pytest.raises(MemoryError, match="every valid configuration of the sweep is too large to build"):
         seprank.table(tokens=2, dim=1048576, depth=1)
+    # The same network twice (attention,attention at depth 1 is attention at depth 2): one row, a
+    # warning as the CLI's summary line
     with pytest.warns(UserWarning, match="1 duplicate configurations planned once"):
         once = seprank.table(layers="attention,attention;attention", tokens=2, dim=1, depth=[1, 2], dataframe=False)
     c = cli("table", "--layers", "attention,attention;attention", "--tokens", 2, "--dim", 1, "--depth", "1,2")
