@@ -28,8 +28,11 @@ using seprank::Row;
 // (OMPI_COMM_WORLD_SIZE > 1); MPI is then initialised on first use.
 bool mpi_requested();
 int mpi_rank();
-// Distributed engine; must be called by every rank with the same plan. `done` matters
-// on rank 0 only. Finalises MPI before returning.
+// Distributed engine; must be called by every rank with the same plan: checked first
+// (the row count and a hash of the row keys, two all-reduces), resource_limit on every rank
+// where the plans differ (nodes with different memory limits leave out different
+// configurations as too large). `done` matters on rank 0 only. Finalises MPI before
+// returning.
 // shared (table --block-store): instead of dealing whole rows, every rank computes every
 // row still to do, in plan order, through the row's block store (table.hpp row_store),
 // so the ranks share each row's evaluation tiles and block ranks; rows without a graded
