@@ -458,16 +458,10 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt, detail
     const double cells = static_cast<double>(input.rows) * static_cast<double>(input.cols);
     const bool gpu = dev.device == Device::cuda && cells * 8.0 <= 4.0 * (1ULL << 30);
     const unsigned bits = gpu ? static_cast<unsigned>(std::min(cuda_prime_bits(), kCudaOneLimbBits)) : 62u;
-    // On the GPU one rank at a time (below), so one sum of device time serves.
-    double device_s = 0;
-    auto rank_p = [gpu, &device_s](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p, &device_s) : rank_mod_auto(m, p); };
-    struct AddTime {  // on every way out: the trace gets this body's device time
-        detail::DeviceTrace* t;
-        const double& s;
-        ~AddTime() {
-            if (t) t->gpu_seconds += s;
-        }
-    } add_time{trace, device_s};
+    // The GPU's device time goes straight to the trace (one rank at a time there, below).
+    double untraced = 0;
+    double* device_s = trace ? &trace->gpu_seconds : &untraced;
+    auto rank_p = [gpu, device_s](const SparseZMat& m, std::uint64_t p) { return gpu ? rank_mod_gpu(m, p, device_s) : rank_mod_auto(m, p); };
     const std::string kind = gpu ? "modular-dense" : use_dense(input) ? "modular-dense" : "modular-sparse";
     const std::string too_large = "too large to copy densely for the GPU (over 4 GiB)";
     const std::string where = gpu ? "; its modular ranks ran on the GPU, mod " + std::to_string(bits) + "-bit primes"
