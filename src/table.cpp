@@ -670,6 +670,12 @@ TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
     return plan;
 }
 
+std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan) {
+    std::string keys;
+    for (const PlannedRow& pr : plan) keys += row_key(pr.spec, pr.sweep) + "\n";
+    return std::stoull(detail::fnv1a_hex(keys), nullptr, 16);
+}
+
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
     ResumeSet out;
     for (const Row& r : file_rows)

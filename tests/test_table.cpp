@@ -550,6 +550,19 @@ TEST_CASE("a configuration too large to build is left out with its reason; a swe
     CHECK_THROWS_AS((void)plan_table({sw}), resource_limit);
 }
 
+TEST_CASE("plan_fingerprint: equal for equal plans, different for another row set or order") {
+    std::vector<SweepOptions> sweeps = default_table();
+    const TablePlan a = plan_table(sweeps), b = plan_table(sweeps);
+    CHECK(plan_fingerprint(a.rows) == plan_fingerprint(b.rows));
+    std::vector<PlannedRow> fewer = a.rows;
+    fewer.pop_back();
+    CHECK(plan_fingerprint(fewer) != plan_fingerprint(a.rows));
+    std::vector<PlannedRow> swapped = a.rows;
+    std::swap(swapped[0], swapped[1]);
+    CHECK(plan_fingerprint(swapped) != plan_fingerprint(a.rows));
+    CHECK(plan_fingerprint({}) == 14695981039346656037ULL);  // FNV-1a's offset basis: no byte hashed
+}
+
 TEST_CASE("a --partition leaves out the token counts it does not fit, and is refused when it fits none") {
     SweepOptions sw;
     sw.tokens = {2, 3, 4};

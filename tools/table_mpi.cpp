@@ -52,9 +52,7 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
     // plans must be one. They differ where the memory limit does (half of each node's
     // memory unless --max-memory is given), since a configuration too large to build on one
     // node is left out there only. Compared by row count and a hash of the row keys.
-    std::uint64_t sig[2] = {static_cast<std::uint64_t>(plan.size()), 14695981039346656037ULL};
-    for (const PlannedRow& pr : plan)
-        for (const char ch : row_key(pr.spec, pr.sweep) + "\n") sig[1] = (sig[1] ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+    std::uint64_t sig[2] = {static_cast<std::uint64_t>(plan.size()), seprank::plan_fingerprint(plan)};
     std::uint64_t lo[2], hi[2];
     check(MPI_Allreduce(sig, lo, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
     check(MPI_Allreduce(sig, hi, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");

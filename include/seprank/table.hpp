@@ -30,6 +30,7 @@
 #include "seprank/record.hpp"
 #include "seprank/spectrum.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -219,6 +220,11 @@ struct TablePlan {
     std::string first_too_large;  // the first one's reason ("" when none)
 };
 TablePlan plan_table(const std::vector<SweepOptions>& sweeps);
+
+// A fingerprint of a plan: FNV-1a (64 bits) of its row keys, each followed by a newline;
+// plans with the same rows in the same order have the same one (MPI ranks compare theirs
+// before they deal rows by index). No precondition. Cost: one row_key per row.
+std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan);
 
 // Callbacks of a table run: emit(row, fresh) is called once per planned row, in plan
 // order (fresh = computed now, not resumed); progress(index, spec) before computing.
