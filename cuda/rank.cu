@@ -2,7 +2,13 @@
 // its pivot rule, tiling and delayed reduction are src/blocked_rank_impl.hpp, shared with
 // the CPU reference rank_modular_blocked; this file is its GPU backend:
 //   - the matrix lives in device memory as row-major doubles holding centred residues;
-//   - factor_leaf: ONE cooperative kernel per leaf of <= 32 columns. Each warp owns rows
+//   - factor_leaf: the leaf in two phases (blocked_rank_impl.hpp): leaf_top_kernel, one
+//     block that scans for the top (the first 64 active rows non-zero in the leaf) and runs
+//     the leaf step on it in shared memory, one block barrier per column; then
+//     leaf_rest_kernel, a warp per row below, each eliminated on its own with the top's
+//     pivots. Where a row below would have been a pivot (the phases then differ from the
+//     one-phase step), the columns are restored and leaf_kernel runs: ONE cooperative
+//     kernel per leaf of <= 32 columns. Each warp owns rows
 //     (row i, i + warps, ...), held in registers, lane c holding column c. Per column: the
 //     pivot found in the previous phase (the least candidate row, one atomicMin per block)
 //     is read, every active row of the warp is eliminated, and the same pass searches the
@@ -260,6 +266,182 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel_wide(double* a, s
     leaf_body<true>(a, ld, r, m, b0, t, p, pinv, pu, slots, flags, leaf_id);
 }
 
+// The first phase of a leaf (blocked_rank_impl.hpp), one block of kLeafThreads: the scan
+// for the top (the first kLeafTop active rows non-zero in the leaf's columns; each warp
+// tests 32 consecutive rows per round, lane c reading column c, every row read copied to
+// backup: row i - r at backup[(i - r) t ..)), then the leaf step on the top alone with its
+// rows in shared memory: warp w owns slots w, w + 8, ..., lane c column c; one block
+// barrier per column. Leaves slots[j] (the pivot of column j relative to r, or kNone) and
+// slots[kLeaf + 1] = e - r (where the rows below start); the top's rows are written back.
+constexpr int kLeafWarps = kLeafThreads / 32;
+template <bool Wide>
+__global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m, std::int64_t b0,
+                                                                int t, double p, double pinv, std::uint64_t pu, int* slots, double* backup) {
+    __shared__ double top[blk::kLeafTop][blk::kLeaf];
+    __shared__ int row_of[blk::kLeafTop];  // slot s: its row relative to r (increasing in s)
+    __shared__ unsigned masks[kLeafWarps];
+    __shared__ int cand[blk::kLeaf];  // column j: the least slot offered as its pivot
+    __shared__ int found;
+    __shared__ std::int64_t end;
+    const unsigned full = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    const bool mine = lane < t;
+    const std::int64_t rows = m - r;
+    double* base = a + r * ld + b0;
+    if (threadIdx.x == 0) found = 0, end = rows;
+    if (threadIdx.x < blk::kLeaf) cand[threadIdx.x] = kNone;
+    __syncthreads();
+    for (std::int64_t s0 = 0; s0 < rows; s0 += 32 * kLeafWarps) {
+        unsigned mask = 0;
+#pragma unroll 8
+        for (int k = 0; k < 32; ++k) {
+            const std::int64_t i = s0 + warp * 32 + k;
+            const double v = i < rows && mine ? __ldcg(base + i * ld + lane) : 0.0;
+            if (i < rows && mine) backup[i * t + lane] = v;
+            if (__any_sync(full, v != 0.0)) mask |= 1u << k;
+        }
+        if (lane == 0) masks[warp] = mask;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int f = found;
+            for (int w = 0; w < kLeafWarps && f < blk::kLeafTop; ++w)
+                for (unsigned mk = masks[w]; mk != 0 && f < blk::kLeafTop; mk &= mk - 1)
+                    row_of[f++] = static_cast<int>(s0 + w * 32 + (__ffs(static_cast<int>(mk)) - 1));
+            if (f == blk::kLeafTop) end = row_of[f - 1] + 1;
+            found = f;
+        }
+        __syncthreads();
+        if (found == blk::kLeafTop) break;
+    }
+    const int nt = found;
+    constexpr int kSlots = blk::kLeafTop / kLeafWarps;  // 8 slots a warp
+    unsigned active = 0;
+#pragma unroll
+    for (int u = 0; u < kSlots; ++u) {
+        const int s = warp + u * kLeafWarps;
+        if (s < nt) {
+            active |= 1u << u;
+            top[s][lane] = mine ? __ldcg(base + static_cast<std::int64_t>(row_of[s]) * ld + lane) : 0.0;
+        }
+    }
+    __syncwarp();
+    // Column 0's pivot: lane 0 offers the warp's first slot non-zero there.
+    if (lane == 0)
+        for (int u = 0; u < kSlots; ++u)
+            if ((active >> u & 1u) && top[warp + u * kLeafWarps][0] != 0.0) {
+                atomicMin(&cand[0], warp + u * kLeafWarps);
+                break;
+            }
+    __syncthreads();
+    for (int j = 0; j < t; ++j) {
+        const int q = cand[j];
+        if (q != kNone) {
+            const double pr = top[q][lane];
+            const double inv = leaf_inverse<Wide>(top[q][j], pu);
+            double l[kSlots];
+#pragma unroll
+            for (int u = 0; u < kSlots; ++u) {
+                const int s = warp + u * kLeafWarps;
+                if (s == q) active &= ~(1u << u);
+                l[u] = (active >> u & 1u) ? top[s][j] : 0.0;  // read by every lane before lane j writes the multiplier
+            }
+            __syncwarp();
+#pragma unroll
+            for (int u = 0; u < kSlots; ++u) {
+                if (l[u] == 0.0) continue;
+                const int s = warp + u * kLeafWarps;
+                const double lu = leaf_mul<Wide>(l[u], inv, p, pinv);
+                if (lane == j) top[s][j] = lu;
+                else if (lane > j && mine) top[s][lane] = leaf_submul<Wide>(top[s][lane], lu, pr, p, pinv);
+            }
+        }
+        // Column j + 1's pivot: lane j + 1 holds the updated column and offers its first slot.
+        if (j + 1 < t && lane == j + 1)
+            for (int u = 0; u < kSlots; ++u)
+                if ((active >> u & 1u) && top[warp + u * kLeafWarps][j + 1] != 0.0) {
+                    atomicMin(&cand[j + 1], warp + u * kLeafWarps);
+                    break;
+                }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int u = 0; u < kSlots; ++u) {
+        const int s = warp + u * kLeafWarps;
+        if (s < nt && mine) base[static_cast<std::int64_t>(row_of[s]) * ld + lane] = top[s][lane];
+    }
+    if (threadIdx.x < blk::kLeaf) slots[threadIdx.x] = static_cast<int>(threadIdx.x) < t && cand[threadIdx.x] != kNone ? row_of[cand[threadIdx.x]] : kNone;
+    if (threadIdx.x == 0) slots[blk::kLeaf + 1] = static_cast<int>(end);
+}
+
+// The second phase: rows [e, m) (e - r in slots[kLeaf + 1]), a warp per row (lane c:
+// column c), each eliminated on its own with the pivots that the first phase left in slots
+// (rows relative to r, below e; their rows are final) and copied to backup first (row
+// i - r at backup[(i - r) t ..)). A row non-zero, at column j's turn, in a column without a pivot sets
+// slots[kLeaf] = 1: the two phases differ from the one-phase step, which the host then
+// runs on the restored columns (blocked_rank_impl.hpp). The pivot rows and their inverses
+// are read once per block into shared memory.
+template <bool Wide>
+__global__ void __launch_bounds__(kLeafThreads) leaf_rest_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m, std::int64_t b0,
+                                                                 int t, double p, double pinv, std::uint64_t pu, int* slots, double* backup) {
+    __shared__ double pivot_row[blk::kLeaf][blk::kLeaf];
+    __shared__ double pivot_inv[blk::kLeaf];
+    __shared__ unsigned has_pivot;
+    const unsigned full = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const bool mine = lane < t;
+    double* base = a + r * ld + b0;
+    for (int e = static_cast<int>(threadIdx.x); e < blk::kLeaf * blk::kLeaf; e += static_cast<int>(blockDim.x)) {
+        const int j = e / blk::kLeaf, c = e % blk::kLeaf;
+        const int q = j < t ? __ldcg(slots + j) : kNone;
+        pivot_row[j][c] = q != kNone && c < t ? __ldcg(base + static_cast<std::int64_t>(q) * ld + c) : 0.0;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const int j = lane;
+        const bool has = j < t && __ldcg(slots + j) != kNone;
+        pivot_inv[j] = has ? leaf_inverse<Wide>(pivot_row[j][j], pu) : 0.0;
+        const unsigned mask = __ballot_sync(full, has);
+        if (lane == 0) has_pivot = mask;
+    }
+    __syncthreads();
+    const unsigned pivots = has_pivot;
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    bool differs = false;
+    const std::int64_t first = __ldcg(slots + blk::kLeaf + 1);
+    for (std::int64_t i = first + warp; i < m - r; i += warps) {
+        double* row = base + i * ld;
+        double x = mine ? __ldcg(row + lane) : 0.0;
+        if (mine) backup[i * t + lane] = x;
+        bool changed = false;
+        for (int j = 0; j < t; ++j) {
+            const double aij = __shfl_sync(full, x, j);
+            if (aij == 0.0) continue;
+            if (!((pivots >> j) & 1u)) {  // this row would have been column j's pivot
+                differs = true;
+                continue;
+            }
+            const double l = leaf_mul<Wide>(aij, pivot_inv[j], p, pinv);
+            if (lane == j) x = l;
+            else if (lane > j) x = leaf_submul<Wide>(x, l, pivot_row[j][lane], p, pinv);
+            changed = true;
+        }
+        if (changed && mine) row[lane] = x;
+    }
+    if (differs && lane == 0) slots[blk::kLeaf] = 1;
+}
+
+// The leaf's columns [b0, b0 + t) of rows [r, r + rows) back from backup (the two phases
+// differed from the one-phase step).
+__global__ void restore_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t rows, std::int64_t b0, int t, const double* backup) {
+    const std::int64_t total = rows * t;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t i = e / t, c = e - i * t;
+        a[(r + i) * ld + b0 + c] = backup[e];
+    }
+}
+
 struct Swaps {
     std::int64_t to[blk::kLeaf];
 };
@@ -454,13 +636,14 @@ enum Op { kLeafOp, kSwapOp, kGatherOp, kInvertOp, kMultipliersOp, kUpdateOp, kRe
 struct Profile {
     double seconds[kOps] = {};
     long calls[kOps] = {};
+    long splits = 0, fallbacks = 0;  // leaves in two phases, and those run again in one
 
     void print(std::int64_t m, std::int64_t n) const {
         static const char* const names[kOps] = {"leaf", "swap", "gather", "invert", "multipliers", "update", "reduce", "split", "gemm", "combine"};
         std::fprintf(stderr, "cuda profile %lld x %lld:", static_cast<long long>(m), static_cast<long long>(n));
         for (int o = 0; o < kOps; ++o)
             if (calls[o]) std::fprintf(stderr, " %s %.4f s/%ld", names[o], seconds[o], calls[o]);
-        std::fprintf(stderr, "\n");
+        std::fprintf(stderr, " (leaves in two phases %ld, again in one %ld)\n", splits, fallbacks);
     }
 };
 
@@ -532,11 +715,37 @@ public:
         leaf_blocks_ = std::min(leaf_blocks_, per_sm * sms);
     }
 
+    // The leaf step (blocked_rank_impl.hpp): leaf_top_kernel (the scan and the top, the
+    // copy in G), then, where more than kLeafTop rows are active, leaf_rest_kernel on the
+    // rows below; where the phases differed from the one-phase step, the columns restored
+    // from G and one cooperative leaf_kernel.
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         const OpTimer timer(&profile_, kLeafOp);
         int t = static_cast<int>(b1 - b0);
+        int host[blk::kLeaf + 2];
+        const std::size_t slot_bytes = sizeof(int) * (blk::kLeaf + 2);
+        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes));
+        if (wide_) leaf_top_kernel<true><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+        else leaf_top_kernel<false><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+        check("leaf_top_kernel launch", cudaGetLastError());
+        const std::int64_t below = m_ - r - blk::kLeafTop;  // at most this many rows below the top
+        if (below > 0) {
+            const unsigned blocks = blocks_for(below, kLeafThreads / 32, 4 * static_cast<std::int64_t>(leaf_blocks_));
+            if (wide_) leaf_rest_kernel<true><<<blocks, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+            else leaf_rest_kernel<false><<<blocks, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+            check("leaf_rest_kernel launch", cudaGetLastError());
+        }
+        check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, slot_bytes, cudaMemcpyDeviceToHost));
+        if (host[blk::kLeaf + 1] < m_ - r) ++profile_.splits;
+        if (host[blk::kLeaf] == kNone) {
+            for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
+            return;
+        }
+        ++profile_.fallbacks;
+        restore_kernel<<<blocks_for((m_ - r) * t, 256), 256>>>(b_.a, n_, r, m_ - r, b0, t, b_.g);
+        check("restore_kernel launch", cudaGetLastError());
         ++leaf_id_;
-        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, sizeof(int) * blk::kLeaf));
+        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes));
         std::int64_t ld = n_, rr = r, m = m_, c = b0;
         double p = pd_, pinv = pinv_;
         std::uint64_t pu = pu_;
@@ -553,7 +762,6 @@ public:
             std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + rows_per_block - 1) / rows_per_block)));
         const void* kernel = wide_ ? reinterpret_cast<const void*>(&leaf_kernel_wide) : reinterpret_cast<const void*>(&leaf_kernel);
         check("cudaLaunchCooperativeKernel (leaf_kernel)", cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
-        int host[blk::kLeaf];
         check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, sizeof(int) * static_cast<std::size_t>(t), cudaMemcpyDeviceToHost));
         for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
     }
@@ -728,7 +936,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
 
     DeviceArray<double> a(static_cast<std::size_t>(m * n)), g(static_cast<std::size_t>(m * t)), mm(static_cast<std::size_t>(m * t)),
         x(static_cast<std::size_t>(t * t));
-    DeviceArray<int> slots(blk::kLeaf), flags(static_cast<std::size_t>(m));
+    DeviceArray<int> slots(blk::kLeaf + 2), flags(static_cast<std::size_t>(m));  // slots[kLeaf], [kLeaf + 1]: factor_leaf's
     DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
     Blas& blas = shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));

@@ -59,6 +59,22 @@
 //                   active set; every other active row i gets l = A[i][j] / A[piv][j],
 //                   stores l in A[i][j] and subtracts l * (pivot row) on columns (j, b1).
 //                   Rows are not moved during the leaf.
+//                   Two phases (both backends). The top: the first kLeafTop active rows
+//                   that are non-zero in the leaf's columns (all of them if fewer), found
+//                   by a scan in row order that ends at row e (after the last one taken,
+//                   or m). The rows skipped are zero in the leaf: they never change and are
+//                   never pivots (dependent rows, once eliminated, stay among the first
+//                   active rows; without the skip they would fill the top). First the step
+//                   above on the top alone, then each row of [e, m) eliminated on its own
+//                   with the pivots found there (no search). That is the same computation
+//                   unless a row below is non-zero, at column j's turn, in a column j where
+//                   the top found no pivot (the pivot is the least active row with a
+//                   non-zero, and every row above e is in the top or zero); the rows below
+//                   check exactly that, and then the leaf's columns are restored from a
+//                   copy taken before (in G, which holds (m - r) x (b1 - b0) doubles and is
+//                   free during a leaf) and the one-phase step runs. Why: on the GPU the
+//                   one-phase step needs a grid-wide barrier per column; the top is one
+//                   block (its rows in shared memory), and the rows below are independent.
 //                   swap_rows: the driver turns the pivot rows into transpositions that
 //                   bring them, in order, to rows r, r+1, ...; they are applied to whole
 //                   rows, columns [panel start, n) (columns left of the panel are dead).
@@ -113,6 +129,9 @@ inline constexpr int kDefaultTile = 256;
 // Width of a leaf: the unblocked part. The GPU gives each column of a leaf to one lane of
 // a warp, so it is at most 32.
 inline constexpr int kLeaf = 32;
+// The active rows of a leaf's first phase (the leaf step above; one block of the GPU's leaf
+// kernel: 8 warps of 8 rows). Generic matrices find every pivot there.
+inline constexpr std::int64_t kLeafTop = 64;
 // The largest prime of the small-prime mode (one double per product): the largest prime below 2^26 (K = max_inner(p) >= 8 and every
 // product of two entries below 2^50).
 inline constexpr std::uint64_t kMaxPrime = 67108859;
@@ -221,8 +240,12 @@ SR_BLOCKED_HD inline double wide_submul(double x, double l, double y, double p, 
     return static_cast<double>(r);
 }
 
-// The centred inverse mod p < 2^63, on 64-bit integers (the two-limb mode).
-SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) { return euclid_inverse<std::int64_t>(a, p); }
+// The centred inverse mod p < 2^63 (the two-limb mode): on 32-bit integers below 2^31 (every
+// remainder and coefficient is below p; a 64-bit division costs several times a 32-bit one
+// on a GPU, and the leaf waits for one inverse per column), else on 64-bit integers.
+SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) {
+    return p < (std::uint64_t{1} << 31) ? euclid_inverse<std::int32_t>(a, p) : euclid_inverse<std::int64_t>(a, p);
+}
 
 // The high limb of a centred entry (|x| < 2^45): rint(x / 2^23), |x1| <= 2^22; the low
 // limb x - x1 2^23 is in [-2^22, 2^22]. Both exact (scaling by 2^23 is exact).
@@ -408,7 +431,8 @@ inline LimbGemms limb_gemms(const Gemm& d) {
 
 // Backend (a class with these members; rows and columns index the m x n matrix A, ld n):
 //   void factor_leaf(int64 r, int64 b0, int64 b1, int64* piv)
-//        the leaf step above on active rows [r, m), columns [b0, b1) (b1 - b0 <= kLeaf);
+//        the leaf step above on active rows [r, m), columns [b0, b1) (b1 - b0 <= kLeaf),
+//        in two phases (G may be overwritten);
 //        piv[j] = the pivot row of column b0 + j, or -1.
 //   void swap_rows(int64 r, const int64* to, int64 k, int64 c0)
 //        for i = 0..k-1 in order: swap rows r+i and to[i] (to[i] >= r+i) on columns [c0, n).

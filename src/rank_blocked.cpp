@@ -46,35 +46,81 @@ public:
     // Test hook: a combine that adds `e` to every entry it writes (a deliberately broken
     // step, for the test that the comparisons with FLINT would catch one).
     void break_combine(double e) { combine_error_ = e; }
+    const blocked::LeafStats& stats() const { return stats_; }
 
     double* row(std::int64_t i) { return a_.data() + i * n_; }
 
+    // The leaf step (blocked_rank_impl.hpp), in two phases: the top (the first kLeafTop
+    // active rows non-zero in the leaf, up to row e) alone, then the rows [e, m) with the
+    // top's pivots; where a row below would have been a pivot, the columns are restored
+    // from G and the one-phase step runs (counted in stats_).
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         const std::int64_t t = b1 - b0;
-        std::vector<char> done(static_cast<std::size_t>(m_ - r), 0);
-        for (std::int64_t j = 0; j < t; ++j) {
-            std::int64_t q = -1;
-            for (std::int64_t i = r; i < m_ && q < 0; ++i)
-                if (!done[static_cast<std::size_t>(i - r)] && row(i)[b0 + j] != 0) q = i;
-            piv[j] = q;
-            if (q < 0) continue;
-            done[static_cast<std::size_t>(q - r)] = 1;
-            const double* pr = row(q) + b0;
-            const double inv = wide_ ? blocked::wide_inverse(pr[j], p_) : blocked::inverse(pr[j], p_);
-            for (std::int64_t i = r; i < m_; ++i) {
-                double* x = row(i) + b0;
-                if (done[static_cast<std::size_t>(i - r)] || x[j] == 0) continue;
-                if (wide_) {
-                    const double l = blocked::wide_mul(x[j], inv, pd_, pinv_);
-                    x[j] = l;
-                    for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::wide_submul(x[c], l, pr[c], pd_, pinv_);
-                    continue;
+        for (std::int64_t i = r; i < m_; ++i) std::copy(row(i) + b0, row(i) + b1, g_.data() + (i - r) * t);
+        std::vector<std::int64_t> top;
+        std::int64_t e = m_;
+        for (std::int64_t i = r; i < m_ && e == m_; ++i)
+            if (std::any_of(row(i) + b0, row(i) + b1, [](double v) { return v != 0; })) {
+                top.push_back(i);
+                if (static_cast<std::int64_t>(top.size()) == blocked::kLeafTop) e = i + 1;
+            }
+        leaf_rows(top, b0, t, piv);
+        if (e == m_) return;
+        ++stats_.splits;
+        std::vector<double> inv(static_cast<std::size_t>(t), 0.0);
+        for (std::int64_t j = 0; j < t; ++j)
+            if (piv[j] >= 0) inv[static_cast<std::size_t>(j)] = inverse(row(piv[j])[b0 + j]);
+        for (std::int64_t i = e; i < m_; ++i) {
+            double* x = row(i) + b0;
+            for (std::int64_t j = 0; j < t; ++j) {
+                if (x[j] == 0) continue;
+                if (piv[j] < 0) {  // row i would be column j's pivot: one phase after all
+                    ++stats_.fallbacks;
+                    for (std::int64_t k = r; k < m_; ++k) std::copy_n(g_.data() + (k - r) * t, t, row(k) + b0);
+                    std::vector<std::int64_t> all(static_cast<std::size_t>(m_ - r));
+                    for (std::int64_t k = r; k < m_; ++k) all[static_cast<std::size_t>(k - r)] = k;
+                    leaf_rows(all, b0, t, piv);
+                    return;
                 }
-                const double l = blocked::mul(x[j], inv, pd_, pinv_);
-                x[j] = l;
-                for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::reduce(x[c] - l * pr[c], pd_, pinv_);
+                eliminate(x, j, t, row(piv[j]) + b0, inv[static_cast<std::size_t>(j)]);
             }
         }
+    }
+
+    // The leaf step on the rows `rows` alone (increasing).
+    void leaf_rows(const std::vector<std::int64_t>& rows, std::int64_t b0, std::int64_t t, std::int64_t* piv) {
+        std::vector<char> done(rows.size(), 0);
+        for (std::int64_t j = 0; j < t; ++j) {
+            std::size_t at = rows.size();
+            for (std::size_t s = 0; s < rows.size() && at == rows.size(); ++s)
+                if (!done[s] && row(rows[s])[b0 + j] != 0) at = s;
+            piv[j] = at == rows.size() ? -1 : rows[at];
+            if (piv[j] < 0) continue;
+            done[at] = 1;
+            const double* pr = row(piv[j]) + b0;
+            const double inv = inverse(pr[j]);
+            for (std::size_t s = 0; s < rows.size(); ++s) {
+                double* x = row(rows[s]) + b0;
+                if (done[s] || x[j] == 0) continue;
+                eliminate(x, j, t, pr, inv);
+            }
+        }
+    }
+
+    double inverse(double a) const { return wide_ ? blocked::wide_inverse(a, p_) : blocked::inverse(a, p_); }
+
+    // Row x (leaf columns, x[j] != 0) eliminated by the pivot row pr of column j, whose
+    // entry there has inverse inv: x[j] becomes the multiplier l, x[c] -= l pr[c] for c > j.
+    void eliminate(double* x, std::int64_t j, std::int64_t t, const double* pr, double inv) const {
+        if (wide_) {
+            const double l = blocked::wide_mul(x[j], inv, pd_, pinv_);
+            x[j] = l;
+            for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::wide_submul(x[c], l, pr[c], pd_, pinv_);
+            return;
+        }
+        const double l = blocked::mul(x[j], inv, pd_, pinv_);
+        x[j] = l;
+        for (std::int64_t c = j + 1; c < t; ++c) x[c] = blocked::reduce(x[c] - l * pr[c], pd_, pinv_);
     }
 
     void swap_rows(std::int64_t r, const std::int64_t* to, std::int64_t k, std::int64_t c0) {
@@ -216,12 +262,13 @@ private:
     bool wide_;
     std::int64_t c46_;
     double combine_error_ = 0;
+    blocked::LeafStats stats_;
     std::vector<double> a_, g_, mm_, x_, a1_, a0_, b1_, b0_, p2_, p1_, p0_;
 };
 
 }  // namespace
 
-long blocked::rank_with_combine_error(const NmodMat& a, int tile, double combine_error) {
+long blocked::rank_with_combine_error(const NmodMat& a, int tile, double combine_error, LeafStats* stats) {
     const std::uint64_t p = a.modulus();
     if (p > blocked_max_prime)
         throw invalid_input("prime " + std::to_string(p) + ": the blocked elimination takes primes up to " +
@@ -237,7 +284,9 @@ long blocked::rank_with_combine_error(const NmodMat& a, int tile, double combine
         const mp_limb_t* in = a.get()->rows[i];
         for (long j = 0; j < n; ++j) out[j] = blocked::centred(in[j], p);
     }
-    return static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
+    const long rank = static_cast<long>(blocked::blocked_rank(be, m, n, p, tile));
+    if (stats) *stats = be.stats();
+    return rank;
 }
 
 long rank_modular_blocked(const NmodMat& a, int tile) { return blocked::rank_with_combine_error(a, tile, 0.0); }

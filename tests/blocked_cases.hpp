@@ -168,6 +168,23 @@ inline seprank::NmodMat dependent_rows_matrix(seprank::Rng& rng, long m, long n,
     return a;
 }
 
+// A matrix whose first leaf cannot find its pivots in the top (blocked_rank_impl.hpp, the
+// leaf step): m x n (m > 2 kLeafTop, n > kLeaf); rows [0, 2 kLeafTop) random in column 0 and
+// beyond the first leaf, zero in its other columns (the top's 64 rows give column 0 its
+// pivot and nothing else), the rows after them random. Full rank min(m, n) except with
+// chance below m n / p (for p large). With zero_top, rows [0, zero_top) are zero instead
+// (the top's scan skips them; no leaf needs to run again).
+inline seprank::NmodMat leaf_fallback_matrix(seprank::Rng& rng, long m, long n, std::uint64_t p, long zero_top = 0) {
+    seprank::NmodMat a(m, n, p);
+    const long narrow = 2 * 64;
+    for (long i = 0; i < m; ++i)
+        for (long j = 0; j < n; ++j) {
+            const bool zero = i < zero_top || (zero_top == 0 && i < narrow && j > 0 && j < 32);
+            a.get()->rows[i][j] = zero ? 0 : rng.below(p);
+        }
+    return a;
+}
+
 // The primes of blocked_case: any (both modes), small (p <= 2^26: one double per product)
 // or two-limb (2^26 < p < 2^46: four limb GEMMs per product, src/blocked_rank_impl.hpp).
 enum class Primes { any, small, two_limb };

@@ -110,6 +110,18 @@ TEST_CASE("rank_modular_cuda on a planted 4096 x 4096 and a 1000 x 3000, and its
         CHECK(rank_modular_cuda(a) == ref);
         CHECK(rank_modular_cuda(a, 64) == ref);
     }
+    // the leaf's two phases (blocked_rank_impl.hpp): a first leaf whose top holds only column
+    // 0's pivot (run again in one phase), and zero rows first that the top's scan skips (a
+    // tall one: the scan crosses 16 rounds of 256 rows), in both modes
+    for (const std::uint64_t q : {p, std::uint64_t{1080880789}}) {
+        INFO("p = " << q);
+        const NmodMat f = seprank_test::leaf_fallback_matrix(rng, 300, 200, q);
+        CHECK(rank_modular_cuda(f) == rank_modular(f));
+        CHECK(rank_modular_cuda(f, 32) == rank_modular(f));
+        const NmodMat z = seprank_test::leaf_fallback_matrix(rng, 4500, 120, q, 4000);
+        CHECK(rank_modular(z) == 120);
+        CHECK(rank_modular_cuda(z) == 120);
+    }
     CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 65535)), doctest::Contains("65535"), invalid_input);  // composite
     CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 70368744177679)), doctest::Contains("70368744177679"), invalid_input);  // above 2^46
     CHECK_THROWS_AS(rank_modular_cuda(NmodMat(2, 2, 7), -1), invalid_input);

@@ -471,6 +471,7 @@ TEST_CASE("rank_modular_blocked = nmod_mat_rank: planted ranks, every tile, non-
     MESSAGE("seed " << seprank_test::seed());
     INFO("seed " << seprank_test::seed());
     long compared = 0, deficient = 0, chunked = 0;
+    blocked::LeafStats leaves;  // summed over the matrices
     for (int it = 0; it < seprank_test::iterations(400); ++it) {
         const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 140);
         const std::uint64_t p = c.p;
@@ -482,7 +483,10 @@ TEST_CASE("rank_modular_blocked = nmod_mat_rank: planted ranks, every tile, non-
         INFO("iteration " << it << ": " << seprank_test::name(kind) << " " << m << "x" << n << " inner " << r << " p = " << p
                           << " tile " << t);
         const long ref = rank_modular(a);
-        CHECK(rank_modular_blocked(a, t) == ref);
+        blocked::LeafStats st;
+        CHECK(blocked::rank_with_combine_error(a, t, 0.0, &st) == ref);
+        leaves.splits += st.splits;
+        leaves.fallbacks += st.fallbacks;
         ++compared;
         deficient += ref < std::min(m, n);
         chunked += blocked::max_inner(p) < std::min<long>(blocked::effective_tile(t, n), ref);
@@ -493,6 +497,38 @@ TEST_CASE("rank_modular_blocked = nmod_mat_rank: planted ranks, every tile, non-
     CHECK(compared >= 200);
     CHECK(deficient > compared / 4);  // the rank-deficient path is well exercised
     CHECK(chunked > 0);               // and so are panels wider than one exact GEMM
+    // leaves in two phases (more than kLeafTop active rows), and some of them (a row below
+    // the top holding a pivot: the antidiagonal, permutations) run again in one
+    MESSAGE("leaves in two phases: " << leaves.splits << ", of them run again in one: " << leaves.fallbacks);
+    CHECK(leaves.splits > 100);
+    CHECK(leaves.fallbacks < leaves.splits);
+}
+
+TEST_CASE("rank_modular_blocked: a leaf's two phases, rows zero in the leaf skipped, and a leaf run again in one phase") {
+    auto rng = seprank_test::rng_for("rank-blocked-leaf");
+    INFO("seed " << seprank_test::seed());
+    static_assert(blocked::kLeafTop == 64, "leaf_fallback_matrix's shape assumes the top's 64 rows");
+    for (const std::uint64_t p : {std::uint64_t{8388593}, std::uint64_t{1080880789}, blocked_max_prime}) {
+        INFO("p = " << p);
+        // the top's 64 rows give column 0 its pivot and no other: the first leaf runs again in one
+        // phase (once: every later leaf finds its pivots in its top), for any tile of at least 32
+        const NmodMat a = seprank_test::leaf_fallback_matrix(rng, 300, 200, p);
+        const long ref = rank_modular(a);
+        CHECK(ref == 200);  // except with chance below 300 * 200 / p
+        for (const int tile : {0, 32, 100}) {
+            blocked::LeafStats st;
+            CHECK(blocked::rank_with_combine_error(a, tile, 0.0, &st) == ref);
+            CHECK(st.fallbacks == 1);
+            CHECK(st.splits >= 1);
+        }
+        // 250 zero rows first: the scans skip them, every top is full, nothing runs again
+        const NmodMat z = seprank_test::leaf_fallback_matrix(rng, 600, 200, p, 250);
+        blocked::LeafStats st;
+        CHECK(blocked::rank_with_combine_error(z, 0, 0.0, &st) == rank_modular(z));
+        CHECK(rank_modular(z) == 200);
+        CHECK(st.fallbacks == 0);
+        CHECK(st.splits == 7);  // ceil(200 / 32) leaves, each with rows below its top
+    }
 }
 
 TEST_CASE("rank_modular_blocked: a 600 x 700 planted rank across several panels, and every leading minor zero") {
@@ -731,7 +767,8 @@ TEST_CASE("two-limb scalars: products, reductions, inverses, limbs and the combi
         if (r > pi / 2) r -= pi;
         return static_cast<std::int64_t>(r);
     };
-    const std::uint64_t primes[] = {blocked::kMaxPrime + 20 /* 2^26 + 15 */, 68719476767, blocked_max_prime};
+    // 2^31 - 1 and 2^31 + 11: the largest inverse on 32-bit integers and the first on 64-bit
+    const std::uint64_t primes[] = {blocked::kMaxPrime + 20 /* 2^26 + 15 */, 1080880789, 2147483647, 2147483659, 68719476767, blocked_max_prime};
     for (const std::uint64_t p : primes) {
         INFO("p = " << p);
         const std::int64_t h = static_cast<std::int64_t>(p / 2), pi = static_cast<std::int64_t>(p);
@@ -809,6 +846,7 @@ TEST_CASE("rank_modular_blocked, two-limb mode (2^26 < p < 2^46) = nmod_mat_rank
     MESSAGE("seed " << seprank_test::seed());
     INFO("seed " << seprank_test::seed());
     long compared = 0, deficient = 0, slabs = 0;
+    blocked::LeafStats leaves;
     for (int it = 0; it < seprank_test::iterations(300); ++it) {
         const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it, 140, seprank_test::Primes::two_limb);
         const std::uint64_t p = c.p;
@@ -818,7 +856,10 @@ TEST_CASE("rank_modular_blocked, two-limb mode (2^26 < p < 2^46) = nmod_mat_rank
         const NmodMat a = seprank_test::planted(rng, c.kind, m, n, r, p);
         INFO("iteration " << it << ": " << seprank_test::name(c.kind) << " " << m << "x" << n << " inner " << r << " p = " << p << " tile " << t);
         const long ref = rank_modular(a);
-        CHECK(rank_modular_blocked(a, t) == ref);
+        blocked::LeafStats st;
+        CHECK(blocked::rank_with_combine_error(a, t, 0.0, &st) == ref);
+        leaves.splits += st.splits;
+        leaves.fallbacks += st.fallbacks;
         ++compared;
         deficient += ref < std::min(m, n);
         slabs += n > blocked::wide_slab(n, t) && ref > 0;
@@ -829,6 +870,8 @@ TEST_CASE("rank_modular_blocked, two-limb mode (2^26 < p < 2^46) = nmod_mat_rank
     CHECK(compared >= 200);
     CHECK(deficient > compared / 4);
     CHECK(slabs > 0);  // updates split into several slabs
+    MESSAGE("leaves in two phases: " << leaves.splits << ", of them run again in one: " << leaves.fallbacks);
+    CHECK(leaves.splits > 100);  // leaves in two phases, in this mode's arithmetic too
     // a panel wider than one limb GEMM (chunks of 256), and a trailing update in slabs at the default tile
     const std::uint64_t p = blocked_max_prime;
     const NmodMat a = seprank_test::product(rng, 300, 700, 290, p);
