@@ -18,15 +18,19 @@
 // memory; a grid's points (sr_cuda_tape_grid) are formed on the device from its rows, so
 // only the rows go in. The arithmetic of each instruction is src/tape_impl.hpp's, shared
 // with the CPU interpreter: for an odd p < 2^31 in 32-bit words (Mont32: the program's
-// constants converted and the points reduced mod p on the host, NarrowTape and
+// constants converted on the host and the points reduced mod p on the device, NarrowTape and
 // upload_values), else in 64-bit words as recorded (SR_TAPE_WIDE forces the latter).
 #include "tape_kernel.cuh"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -96,6 +100,29 @@ struct GridJob {
     }
 };
 
+// SEPRANK_CUDA_PROFILE set: the host time of each phase of run(), synchronised at each lap
+// (a diagnosis aid; bench/GPU.md).
+struct TapeProfile {
+    enum Phase { kSetup, kUpload, kKernel, kDownload, kPhases };
+    bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
+    double seconds[kPhases] = {};
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void lap(Phase ph) {
+        if (!on) return;
+        cudaDeviceSynchronize();
+        const auto now = std::chrono::steady_clock::now();
+        seconds[ph] += std::chrono::duration<double>(now - last).count();
+        last = now;
+    }
+    void print(const char* who, int64_t points, int bits, int block, bool shared) const {
+        if (!on) return;
+        std::fprintf(stderr, "cuda tape profile %s: %lld points in %d-bit words (%d threads a block, slots in %s memory): setup %.4f s, upload %.4f s, "
+                     "kernel %.4f s, download %.4f s\n",
+                     who, static_cast<long long>(points), bits, block, shared ? "shared" : "global", seconds[kSetup], seconds[kUpload],
+                     seconds[kKernel], seconds[kDownload]);
+    }
+};
+
 // Evaluates job.units units (job.points_per_unit() points each, > 0) into out.
 template <class Ar, class Job>
 int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
@@ -147,22 +174,30 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     SR_TRY(cudaEventCreate(&start.e));
     SR_TRY(cudaEventCreate(&stop.e));
     SR_TRY(cudaEventRecord(start.e));
+    // SEPRANK_CUDA_PROFILE (as rank.cu): each phase synchronised and timed on the host, one
+    // line per call on stderr.
+    TapeProfile prof;
     const int ready = job.setup(ar, st);
     if (ready != SR_CUDA_OK) return ready;
     const size_t program_bytes = static_cast<size_t>(t->n_ops) * sizeof(sr_tape_op);
     if (plan.in_constant) SR_TRY(cudaMemcpyToSymbol(c_ops, t->ops, program_bytes));
     else SR_TRY(cudaMemcpy(d_ops.ptr, t->ops, program_bytes, cudaMemcpyHostToDevice));
+    prof.lap(TapeProfile::kSetup);
     for (int64_t u0 = 0; u0 < job.units; u0 += chunk) {
         const int64_t nu = std::min(chunk, job.units - u0);
         const int up = job.upload(u0, nu, d_in.ptr, st);
         if (up != SR_CUDA_OK) return up;
+        prof.lap(TapeProfile::kUpload);
         const int64_t n = nu * ppu;
         const cudaError_t e = dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), job.source(d_in.ptr), n, d_scratch.as<uint64_t>(), d_out.as<uint64_t>());
         if (e != cudaSuccess)
             return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: kernel launch (%d threads per block, %llu bytes of shared slots): %s", job.who, plan.block,
                                  static_cast<unsigned long long>(plan.shared_bytes), cudaGetErrorString(e));
+        prof.lap(TapeProfile::kKernel);
         SR_TRY(cudaMemcpy(out + u0 * ppu, d_out.ptr, static_cast<size_t>(n) * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+        prof.lap(TapeProfile::kDownload);
     }
+    prof.print(job.who, count, std::is_same<Ar, seprank::tape::Mont32>::value ? 32 : 64, plan.block, plan.shared);
     SR_TRY(cudaEventRecord(stop.e));
     SR_TRY(cudaEventSynchronize(stop.e));
     float ms = 0;

@@ -19,7 +19,7 @@
 #     failure bound falls from about 2e-2 (one) to 5e-4 (two) and 1e-5 (three); a trial the
 #     time ends counts 1 and keeps the earlier trials' answer (docs/gpu.md).
 #     The device lends 15 minutes in all, starts included (about 40 s each). On an H200 a
-#     whole run took 152-173 s (bench/GPU.md), so `run 400` (timeout_s 440) leaves room for
+#     whole run took 139-182 s (bench/GPU.md), so `run 400` (timeout_s 440) leaves room for
 #     a second call after a change, e.g. `STEPS=tests,rank ... run 200`.
 set -uo pipefail
 mode=${1:-}
@@ -203,6 +203,9 @@ fi
 # 6. Forward passes per second: CPU interpreter, GPU in 32-bit and in 64-bit words, grid.
 if wanted tape; then
     step bench_tape 60 "$bin/bench_tape" 20000
+    # Each evaluation's phases (setup, upload, kernel, download) on stderr: where the flat
+    # evaluation in 32-bit words loses to the one in 64-bit words (bench/GPU.md).
+    step bench_tape_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_tape" 20000
 fi
 
 # 7. Two processes on one GPU sharing one graded run through a block store (share.sh: both
