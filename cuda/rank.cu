@@ -18,8 +18,9 @@
 //     Hopper; exact, the sums being integers below 2^53), each followed by a reduction
 //     kernel (a warp per row); L11^-1 by a warp per column (forward substitution, the
 //     lanes splitting each row's sum; a thread per column above 768 columns).
-//   - the two-limb mode (2^26 < p < 2^46, blocked_rank_impl.hpp): the same leaf kernel with
-//     exact 64-bit scalar operations (leaf_kernel_wide), and every product as split_kernel,
+//   - the two-limb mode (2^26 < p < 2^46, blocked_rank_impl.hpp): the same leaf kernels with
+//     exact 64-bit scalar operations (leaf_top_kernel<true>, leaf_rest_kernel<true>, and
+//     leaf_kernel_wide where the phases differ), and every product as split_kernel,
 //     four cublasDgemm_64 on the limbs, combine_kernel; its limb buffers are GpuBackend's.
 // Every CUDA and cuBLAS failure becomes SR_CUDA_ERROR naming the call; all device memory
 // is owned by RAII objects, so it is freed on every path.
@@ -1046,7 +1047,7 @@ double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
     const std::int64_t t = blk::effective_tile(tile, n);
     return 8.0 * static_cast<double>(m) * static_cast<double>(n) + 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) +
            8.0 * static_cast<double>(blk::wide_workspace_doubles(m, n, tile, p)) + 4.0 * static_cast<double>(m) + 8.0 * static_cast<double>(t) +
-           4.0 * blk::kLeaf + kReserveBytes;
+           4.0 * (blk::kLeaf + 2) + kReserveBytes;
 }
 
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {

@@ -30,7 +30,8 @@
 //     arithmetic with q = rint(a*b/p) estimated in doubles (error < 2^-7, so q is within
 //     one of the nearest quotient and |a*b - q*p| < p, which 64 bits hold exactly);
 //     wide_reduce does the same for an int64 |x| <= 2^62; the inverse is the extended
-//     Euclidean algorithm on int64 (every remainder and coefficient is below p);
+//     Euclidean algorithm on int32 below 2^31, else on int64 (every remainder and
+//     coefficient is below p);
 //   - every product C (+)= alpha A B (the multipliers and the trailing updates, the same
 //     descriptions as above) becomes limb products: each operand entry is split as
 //     x = x1 2^23 + x0 with x1 = rint(x / 2^23), so |x0|, |x1| <= 2^22 (|x| < 2^45) and a
