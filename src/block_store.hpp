@@ -20,6 +20,7 @@
 #include "file_io.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,7 +73,9 @@ bool remove_block_store(const std::string& dir) noexcept;
 // cannot, or when DIR is not a directory.
 void ensure_directory(const std::string& dir, const std::string& what);
 
-// FNV-1a, 64 bits, as 16 hex digits: names stores and fingerprints weights.
+// FNV-1a, 64 bits: fingerprints table plans. O(text length).
+std::uint64_t fnv1a(const std::string& text);
+// The same as 16 hex digits: names stores and fingerprints weights.
 std::string fnv1a_hex(const std::string& text);
 
 }  // namespace seprank::detail

@@ -673,7 +673,7 @@ TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
 std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan) {
     std::string keys;
     for (const PlannedRow& pr : plan) keys += row_key(pr.spec, pr.sweep) + "\n";
-    return std::stoull(detail::fnv1a_hex(keys), nullptr, 16);
+    return detail::fnv1a(keys);
 }
 
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
