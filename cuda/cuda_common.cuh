@@ -7,10 +7,20 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 
 #define SR_CUDA_EXPORT __attribute__((visibility("default")))
 
 namespace sr_cuda {
+
+// SEPRANK_CUDA_PROFILE set (any value): the plugin synchronises after every operation it
+// times and prints one line on stderr per matrix ranked (rank.cu: the seconds and calls of
+// each kind of elimination step) and per tape evaluation (tape.cu: setup, upload, kernel,
+// download). A diagnosis aid (bench/GPU.md): the synchronisations slow the run itself.
+inline bool profiling() {
+    static const bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
+    return on;
+}
 
 // Fills *st (when not null) and returns code.
 inline int fail(sr_cuda_status* st, int code, const char* fmt, ...) {

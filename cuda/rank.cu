@@ -114,6 +114,11 @@ private:
 
 constexpr int kLeafThreads = 256;  // 8 warps per block of the leaf kernel
 constexpr int kNone = 0x7f7f7f7f;   // the slots' "no pivot" (cudaMemset with 0x7f)
+// The leaf's slots (ints in device memory, set to kNone before each leaf): [0, kLeaf) the
+// pivot of each column relative to r; kSlotDiffers set by leaf_rest_kernel where the two
+// phases differ from the one-phase step; kSlotBelow = e - r, where the rows below the top
+// start (leaf_top_kernel).
+constexpr int kSlotDiffers = blk::kLeaf, kSlotBelow = blk::kLeaf + 1, kSlotCount = blk::kLeaf + 2;
 
 // The leaf step of blocked_rank_impl.hpp on active rows [r, m), columns [b0, b0 + t),
 // t <= 32, launched cooperatively. Warp w owns rows w, w + warps, ...; lane c holds
@@ -273,7 +278,7 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel_wide(double* a, s
 // backup: row i - r at backup[(i - r) t ..)), then the leaf step on the top alone with its
 // rows in shared memory: warp w owns slots w, w + 8, ..., lane c column c; one block
 // barrier per column. Leaves slots[j] (the pivot of column j relative to r, or kNone) and
-// slots[kLeaf + 1] = e - r (where the rows below start); the top's rows are written back.
+// slots[kSlotBelow] = e - r (where the rows below start); the top's rows are written back.
 constexpr int kLeafWarps = kLeafThreads / 32;
 template <bool Wide>
 __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m, std::int64_t b0,
@@ -325,14 +330,17 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::
             top[s][lane] = mine ? __ldcg(base + static_cast<std::int64_t>(row_of[s]) * ld + lane) : 0.0;
         }
     }
-    __syncwarp();
-    // Column 0's pivot: lane 0 offers the warp's first slot non-zero there.
-    if (lane == 0)
+    // offer(c): the warp's first active slot non-zero in column c becomes a candidate for
+    // its pivot (called by lane c, whose column it reads).
+    auto offer = [&](int c) {
         for (int u = 0; u < kSlots; ++u)
-            if ((active >> u & 1u) && top[warp + u * kLeafWarps][0] != 0.0) {
-                atomicMin(&cand[0], warp + u * kLeafWarps);
+            if ((active >> u & 1u) && top[warp + u * kLeafWarps][c] != 0.0) {
+                atomicMin(&cand[c], warp + u * kLeafWarps);
                 break;
             }
+    };
+    __syncwarp();
+    if (lane == 0) offer(0);  // column 0's pivot: the slots as loaded
     __syncthreads();
     for (int j = 0; j < t; ++j) {
         const int q = cand[j];
@@ -356,13 +364,7 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::
                 else if (lane > j && mine) top[s][lane] = leaf_submul<Wide>(top[s][lane], lu, pr, p, pinv);
             }
         }
-        // Column j + 1's pivot: lane j + 1 holds the updated column and offers its first slot.
-        if (j + 1 < t && lane == j + 1)
-            for (int u = 0; u < kSlots; ++u)
-                if ((active >> u & 1u) && top[warp + u * kLeafWarps][j + 1] != 0.0) {
-                    atomicMin(&cand[j + 1], warp + u * kLeafWarps);
-                    break;
-                }
+        if (j + 1 < t && lane == j + 1) offer(j + 1);  // column j + 1's pivot, on the column lane j + 1 updated
         __syncthreads();
     }
 #pragma unroll
@@ -371,14 +373,14 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::
         if (s < nt && mine) base[static_cast<std::int64_t>(row_of[s]) * ld + lane] = top[s][lane];
     }
     if (threadIdx.x < blk::kLeaf) slots[threadIdx.x] = static_cast<int>(threadIdx.x) < t && cand[threadIdx.x] != kNone ? row_of[cand[threadIdx.x]] : kNone;
-    if (threadIdx.x == 0) slots[blk::kLeaf + 1] = static_cast<int>(end);
+    if (threadIdx.x == 0) slots[kSlotBelow] = static_cast<int>(end);
 }
 
-// The second phase: rows [e, m) (e - r in slots[kLeaf + 1]), a warp per row (lane c:
+// The second phase: rows [e, m) (e - r in slots[kSlotBelow]), a warp per row (lane c:
 // column c), each eliminated on its own with the pivots that the first phase left in slots
 // (rows relative to r, below e; their rows are final) and copied to backup first (row
 // i - r at backup[(i - r) t ..)). A row non-zero, at column j's turn, in a column without a pivot sets
-// slots[kLeaf] = 1: the two phases differ from the one-phase step, which the host then
+// slots[kSlotDiffers] = 1: the two phases differ from the one-phase step, which the host then
 // runs on the restored columns (blocked_rank_impl.hpp). The pivot rows and their inverses
 // are read once per block into shared memory.
 template <bool Wide>
@@ -409,7 +411,7 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_rest_kernel(double* a, std:
     const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
     bool differs = false;
-    const std::int64_t first = __ldcg(slots + blk::kLeaf + 1);
+    const std::int64_t first = __ldcg(slots + kSlotBelow);
     for (std::int64_t i = first + warp; i < m - r; i += warps) {
         double* row = base + i * ld;
         double x = mine ? __ldcg(row + lane) : 0.0;
@@ -429,7 +431,7 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_rest_kernel(double* a, std:
         }
         if (changed && mine) row[lane] = x;
     }
-    if (differs && lane == 0) slots[blk::kLeaf] = 1;
+    if (differs && lane == 0) slots[kSlotDiffers] = 1;
 }
 
 // The leaf's columns [b0, b0 + t) of rows [r, r + rows) back from backup (the two phases
@@ -623,15 +625,6 @@ unsigned blocks_for(std::int64_t work, int threads, std::int64_t cap = 65535) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(cap, (work + threads - 1) / threads)));
 }
 
-// SEPRANK_CUDA_PROFILE set (any value): every backend operation of an elimination is
-// synchronised and timed on the host, and rank_with prints one line on stderr per matrix
-// with the seconds and calls of each kind of operation. A diagnosis aid (bench/GPU.md): the
-// synchronisations slow the run itself.
-bool profiling() {
-    static const bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
-    return on;
-}
-
 enum Op { kLeafOp, kSwapOp, kGatherOp, kInvertOp, kMultipliersOp, kUpdateOp, kReduceOp, kSplitOp, kGemmOp, kCombineOp, kOps };
 
 struct Profile {
@@ -723,8 +716,8 @@ public:
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         const OpTimer timer(&profile_, kLeafOp);
         int t = static_cast<int>(b1 - b0);
-        int host[blk::kLeaf + 2];
-        const std::size_t slot_bytes = sizeof(int) * (blk::kLeaf + 2);
+        int host[kSlotCount];
+        const std::size_t slot_bytes = sizeof(int) * kSlotCount;
         check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes));
         if (wide_) leaf_top_kernel<true><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
         else leaf_top_kernel<false><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
@@ -737,8 +730,8 @@ public:
             check("leaf_rest_kernel launch", cudaGetLastError());
         }
         check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, slot_bytes, cudaMemcpyDeviceToHost));
-        if (host[blk::kLeaf + 1] < m_ - r) ++profile_.splits;
-        if (host[blk::kLeaf] == kNone) {
+        if (host[kSlotBelow] < m_ - r) ++profile_.splits;
+        if (host[kSlotDiffers] == kNone) {
             for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
             return;
         }
@@ -937,7 +930,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
 
     DeviceArray<double> a(static_cast<std::size_t>(m * n)), g(static_cast<std::size_t>(m * t)), mm(static_cast<std::size_t>(m * t)),
         x(static_cast<std::size_t>(t * t));
-    DeviceArray<int> slots(blk::kLeaf + 2), flags(static_cast<std::size_t>(m));  // slots[kLeaf], [kLeaf + 1]: factor_leaf's
+    DeviceArray<int> slots(kSlotCount), flags(static_cast<std::size_t>(m));
     DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
     Blas& blas = shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
@@ -1047,7 +1040,7 @@ double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
     const std::int64_t t = blk::effective_tile(tile, n);
     return 8.0 * static_cast<double>(m) * static_cast<double>(n) + 8.0 * static_cast<double>(blk::workspace_doubles(m, n, tile)) +
            8.0 * static_cast<double>(blk::wide_workspace_doubles(m, n, tile, p)) + 4.0 * static_cast<double>(m) + 8.0 * static_cast<double>(t) +
-           4.0 * (blk::kLeaf + 2) + kReserveBytes;
+           4.0 * kSlotCount + kReserveBytes;
 }
 
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {

@@ -100,11 +100,10 @@ struct GridJob {
     }
 };
 
-// SEPRANK_CUDA_PROFILE set: the host time of each phase of run(), synchronised at each lap
-// (a diagnosis aid; bench/GPU.md).
+// sr_cuda::profiling(): the host time of each phase of run(), synchronised at each lap.
 struct TapeProfile {
     enum Phase { kSetup, kUpload, kKernel, kDownload, kPhases };
-    bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
+    bool on = sr_cuda::profiling();
     double seconds[kPhases] = {};
     std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
     void lap(Phase ph) {
@@ -174,9 +173,7 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     SR_TRY(cudaEventCreate(&start.e));
     SR_TRY(cudaEventCreate(&stop.e));
     SR_TRY(cudaEventRecord(start.e));
-    // SEPRANK_CUDA_PROFILE (as rank.cu): each phase synchronised and timed on the host, one
-    // line per call on stderr.
-    TapeProfile prof;
+    TapeProfile prof;  // one line on stderr when profiling
     const int ready = job.setup(ar, st);
     if (ready != SR_CUDA_OK) return ready;
     const size_t program_bytes = static_cast<size_t>(t->n_ops) * sizeof(sr_tape_op);
