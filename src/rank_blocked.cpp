@@ -13,6 +13,7 @@
 #include <flint/nmod_mat.h>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,6 @@ public:
     // from G and the one-phase step runs (counted in stats_).
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         const std::int64_t t = b1 - b0;
-        for (std::int64_t i = r; i < m_; ++i) std::copy(row(i) + b0, row(i) + b1, g_.data() + (i - r) * t);
         std::vector<std::int64_t> top;
         std::int64_t e = m_;
         for (std::int64_t i = r; i < m_ && e == m_; ++i)
@@ -64,9 +64,13 @@ public:
                 top.push_back(i);
                 if (static_cast<std::int64_t>(top.size()) == blocked::kLeafTop) e = i + 1;
             }
-        leaf_rows(top, b0, t, piv);
-        if (e == m_) return;
+        if (e == m_) {  // no row below the top: one phase
+            leaf_rows(top, b0, t, piv);
+            return;
+        }
         ++stats_.splits;
+        for (std::int64_t i = r; i < m_; ++i) std::copy(row(i) + b0, row(i) + b1, g_.data() + (i - r) * t);  // the copy to restore
+        leaf_rows(top, b0, t, piv);
         std::vector<double> inv(static_cast<std::size_t>(t), 0.0);
         for (std::int64_t j = 0; j < t; ++j)
             if (piv[j] >= 0) inv[static_cast<std::size_t>(j)] = inverse(row(piv[j])[b0 + j]);
@@ -78,7 +82,7 @@ public:
                     ++stats_.fallbacks;
                     for (std::int64_t k = r; k < m_; ++k) std::copy_n(g_.data() + (k - r) * t, t, row(k) + b0);
                     std::vector<std::int64_t> all(static_cast<std::size_t>(m_ - r));
-                    for (std::int64_t k = r; k < m_; ++k) all[static_cast<std::size_t>(k - r)] = k;
+                    std::iota(all.begin(), all.end(), r);
                     leaf_rows(all, b0, t, piv);
                     return;
                 }
