@@ -2,6 +2,7 @@
 #include "seprank/guess.hpp"
 
 #include "file_io.hpp"
+#include "guess_internal.hpp"
 #include "json_file.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -23,6 +24,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 namespace seprank {
@@ -43,6 +45,9 @@ void check_options(const GuessOptions& opt) {
         throw invalid_input("guess: max recurrence degree " + std::to_string(opt.max_rec_degree) + " outside 0..4");
     if (opt.max_params < 1 || opt.max_params > 64) throw invalid_input("guess: max params " + std::to_string(opt.max_params) + " outside 1..64");
     if (opt.min_confirm < 1) throw invalid_input("guess: min confirmations " + std::to_string(opt.min_confirm) + " must be at least 1");
+    if (opt.max_exps < 1 || opt.max_exps > 4) throw invalid_input("guess: max exponentials " + std::to_string(opt.max_exps) + " outside 1..4");
+    if (opt.max_exceptions < 0)
+        throw invalid_input("guess: max exceptions " + std::to_string(opt.max_exceptions) + " must be at least 0");
 }
 
 std::string to_string(FormKind k) {
@@ -50,11 +55,15 @@ std::string to_string(FormKind k) {
         case FormKind::polynomial: return "polynomial";
         case FormKind::exp_linear: return "exp-linear";
         case FormKind::binomial: return "binomial";
+        case FormKind::exp_sum: return "exp-sum";
+        case FormKind::hypergeometric: return "hypergeometric";
         case FormKind::c_finite: return "C-finite";
         case FormKind::p_recursive: return "P-recursive";
     }
     throw internal_error("to_string(FormKind): unknown value " + std::to_string(static_cast<int>(k)));
 }
+
+using namespace guess_detail;
 
 namespace {
 
@@ -64,61 +73,6 @@ namespace {
 // fit skips a candidate whose values would be too large, and guess_predict refuses
 // (resource_limit) a point whose value or work would be, so GMP never sees a number it
 // would abort on.
-
-// The total estimated bits of the values a candidate's equations may hold before the
-// candidate is skipped as too large to fit (2^27 bits = 16 MiB).
-// A long text cut for a message: its first 40 characters and "…".
-// (Control bytes in it are written \xHH by the error types themselves, error.hpp.)
-std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
-
-constexpr double kFitBudgetBits = 134217728.0;
-
-
-double abs_log2(long x) { return std::log2(std::max(1.0, std::fabs(static_cast<double>(x)))); }
-
-// Upper bound on the bits of a term's value at x (numerator or denominator).
-double term_bits(const GuessTerm& t, const std::vector<long>& x) {
-    double b = 1;
-    for (std::size_t i = 0; i < t.exps.size(); ++i) b += t.exps[i] * abs_log2(x[i]);
-    if (t.exp_var >= 0) b += power_bits(static_cast<double>(t.base), std::fabs(static_cast<double>(x[static_cast<std::size_t>(t.exp_var)])));
-    return b;
-}
-
-// Bits of a rational's numerator plus denominator.
-double rational_bits(const Rational& r) {
-    return static_cast<double>(fmpz_bits(fmpq_numref(r.get())) + fmpz_bits(fmpq_denref(r.get())));
-}
-
-Rational power(long base, long e) {  // the caller has estimated |e|·log2(base) bits
-    Rational b(base), r;
-    fmpq_pow_si(r.get(), b.get(), e);
-    return r;
-}
-
-Rational term_value(const GuessTerm& t, const std::vector<long>& x) {
-    Integer m(1);
-    for (std::size_t i = 0; i < t.exps.size(); ++i)
-        for (int e = 0; e < t.exps[i]; ++e) m = m * Integer(x[i]);
-    Rational v(m);
-    if (t.exp_var >= 0) v = v * power(t.base, x[static_cast<std::size_t>(t.exp_var)]);
-    return v;
-}
-
-// Upper bound on the bits of Σ c_t·term_t(x).
-double linear_bits(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x) {
-    double most = 0, dens = 0;
-    for (std::size_t t = 0; t < terms.size(); ++t) {
-        most = std::max(most, term_bits(terms[t], x) + rational_bits(coeffs[t]));
-        dens += static_cast<double>(fmpz_bits(fmpq_denref(coeffs[t].get())));
-    }
-    return most + dens + std::log2(static_cast<double>(terms.size()) + 1) + 1;
-}
-
-Rational linear_value(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x) {
-    Rational s;
-    for (std::size_t t = 0; t < terms.size(); ++t) s = s + coeffs[t] * term_value(terms[t], x);
-    return s;
-}
 
 // C(n, k) for 0 ≤ k ≤ n < 2^64, computed with k' = min(k, n − k) factors; the caller has
 // estimated its size (binomial_bits).
@@ -158,121 +112,84 @@ bool inverse_binomial(const Integer& v, long n, Integer& g) {
     return true;
 }
 
-// A reduced row echelon form over Q, grown one row at a time, each row carrying a
-// right-hand side. add(row, rhs) reduces the row by the basis: a non-zero remainder joins
-// the basis (true), a zero one leaves the basis as it was (false; its rhs remainder is
-// then the row's disagreement with the span: zero iff consistent).
-class Echelon {
-public:
-    explicit Echelon(std::size_t cols) : n_(cols) {}
-    std::size_t rank() const { return rows_.size(); }
-
-    // Returns true when the row was independent; `residual` gets the rhs remainder.
-    bool add(std::vector<Rational> row, Rational rhs, Rational* residual = nullptr) {
-        for (std::size_t r = 0; r < rows_.size(); ++r) {
-            const std::size_t c = pivot_[r];
-            if (row[c].is_zero()) continue;
-            const Rational f = row[c];
-            for (std::size_t j = 0; j < n_; ++j)
-                if (!rows_[r][j].is_zero()) row[j] = row[j] - f * rows_[r][j];
-            rhs = rhs - f * rhs_[r];
-        }
-        std::size_t c = 0;
-        while (c < n_ && row[c].is_zero()) ++c;
-        if (c == n_) {
-            if (residual) *residual = rhs;
-            return false;
-        }
-        const Rational inv = Rational(1) / row[c];
-        for (std::size_t j = 0; j < n_; ++j) row[j] = row[j] * inv;
-        rhs = rhs * inv;
-        for (std::size_t r = 0; r < rows_.size(); ++r) {  // keep the form reduced
-            if (rows_[r][c].is_zero()) continue;
-            const Rational f = rows_[r][c];
-            for (std::size_t j = 0; j < n_; ++j) rows_[r][j] = rows_[r][j] - f * row[j];
-            rhs_[r] = rhs_[r] - f * rhs;
-        }
-        rows_.push_back(std::move(row));
-        rhs_.push_back(rhs);
-        pivot_.push_back(c);
-        return true;
-    }
-    // Full rank: the solution x (x[pivot_r] = rhs_r).
-    std::vector<Rational> solution() const {
-        std::vector<Rational> x(n_);
-        for (std::size_t r = 0; r < rows_.size(); ++r) x[pivot_[r]] = rhs_[r];
-        return x;
-    }
-    // Rank n − 1: the kernel vector with 1 at the free column.
-    std::vector<Rational> kernel() const {
-        std::vector<bool> is_pivot(n_, false);
-        for (std::size_t c : pivot_) is_pivot[c] = true;
-        std::size_t f = 0;
-        while (f < n_ && is_pivot[f]) ++f;
-        std::vector<Rational> x(n_);
-        x[f] = Rational(1);
-        for (std::size_t r = 0; r < rows_.size(); ++r) x[pivot_[r]] = Rational(0) - rows_[r][f];
-        return x;
-    }
-
-private:
-    std::size_t n_;
-    std::vector<std::vector<Rational>> rows_;
-    std::vector<Rational> rhs_;
-    std::vector<std::size_t> pivot_;
-};
-
 // An exact fit of a linear system, one equation per candidate row (row_i·c = rhs_i, or = 0
 // when homogeneous: then c is the kernel vector of a rank n−1 system). The equations are
 // computed one at a time, as the fit needs them (most candidates are refuted within a few
-// rows); `at` returns false when equation i would push the estimated size of the system
-// over the fit's budget: the candidate is then left undecided (too_large).
-using EquationAt = std::function<bool(std::size_t i, std::vector<Rational>& row, Rational& rhs)>;
+// rows); `at` returns too_large when equation i would push the estimated size of the
+// system over the fit's budget (the candidate is then left undecided), and miss when row i
+// cannot be written in the form whatever the parameters (a binomial's value that is not
+// C(g + x_b, x_b) for any integer g).
+enum class Eq { ok, too_large, miss };
+using EquationAt = std::function<Eq(std::size_t i, std::vector<Rational>& row, Rational& rhs)>;
 
 struct Fit {
     bool determined = false;  // enough independent equations
-    bool refuted = false;     // a held-out equation disagrees
+    bool refuted = false;     // more than max_misses equations disagree
     bool too_large = false;   // an equation's values were over the budget: not decided
     std::vector<Rational> coeffs;
-    std::vector<std::size_t> fit, confirm;  // equation indices
+    std::vector<std::size_t> fit, confirm, miss;  // equation indices
 };
 
-Fit fit_equations(std::size_t count, const EquationAt& at, std::size_t unknowns, bool homogeneous) {
+// The greedy fit: equations in order, each that adds an independent one (or agrees with
+// those before) is used, until the unknowns are determined; every other equation is held
+// out and must agree. Up to max_misses equations may disagree (a dependent equation
+// inconsistent with those before it counts as one: the solution cannot satisfy it), and
+// equation leave_out is held out even where the fit would have used it (the retry of a
+// fit refuted because one of its own rows is wrong).
+Fit fit_equations(std::size_t count, const EquationAt& at, std::size_t unknowns, bool homogeneous, long max_misses = 0,
+                  std::size_t leave_out = std::numeric_limits<std::size_t>::max()) {
     Fit out;
     const std::size_t need = homogeneous ? unknowns - 1 : unknowns;
     Echelon e(unknowns);
+    std::vector<std::size_t> held;  // left out while fitting: checked with the solution
+    const auto miss = [&](std::size_t i) {
+        out.miss.push_back(i);
+        out.refuted = static_cast<long>(out.miss.size()) > max_misses;
+        return !out.refuted;
+    };
     std::size_t i = 0;
     std::vector<Rational> row;
     Rational rhs;
     for (; i < count && e.rank() < need; ++i) {
-        if (!at(i, row, rhs)) {
+        if (i == leave_out) {
+            held.push_back(i);
+            continue;
+        }
+        const Eq s = at(i, row, rhs);
+        if (s == Eq::too_large) {
             out.too_large = true;
             return out;
         }
         Rational res;
-        out.fit.push_back(i);  // independent, or dependent and consistent: used, not held out
-        if (!e.add(row, homogeneous ? Rational(0) : rhs, &res) && !res.is_zero()) {
-            out.refuted = true;  // inconsistent before the fit is even determined
-            return out;
+        if (s == Eq::miss || (!e.add(row, homogeneous ? Rational(0) : rhs, &res) && !res.is_zero())) {
+            if (!miss(i)) return out;  // inconsistent before the fit is even determined
+            continue;
         }
+        out.fit.push_back(i);  // independent, or dependent and consistent: used, not held out
     }
     if (e.rank() < need || (homogeneous && unknowns == 0)) return out;
     out.determined = true;
     out.coeffs = homogeneous ? e.kernel() : e.solution();
-    for (; i < count; ++i) {
-        if (!at(i, row, rhs)) {
+    const auto check = [&](std::size_t j) {  // false: stop
+        const Eq s = at(j, row, rhs);
+        if (s == Eq::too_large) {
             out.too_large = true;
             out.determined = false;
-            return out;
+            return false;
         }
-        Rational s;
-        for (std::size_t j = 0; j < unknowns; ++j) s = s + row[j] * out.coeffs[j];
-        if (s != (homogeneous ? Rational(0) : rhs)) {
-            out.refuted = true;
-            return out;
-        }
-        out.confirm.push_back(i);
-    }
+        if (s == Eq::miss) return miss(j);
+        Rational sum;
+        for (std::size_t k = 0; k < unknowns; ++k) sum = sum + row[k] * out.coeffs[k];
+        if (sum != (homogeneous ? Rational(0) : rhs)) return miss(j);
+        out.confirm.push_back(j);
+        return true;
+    };
+    for (std::size_t j : held)
+        if (!check(j)) return out;
+    for (; i < count; ++i)
+        if (!check(i)) return out;
+    std::sort(out.confirm.begin(), out.confirm.end());
+    std::sort(out.miss.begin(), out.miss.end());
     return out;
 }
 
@@ -305,12 +222,13 @@ struct Candidate {
     FormKind kind;
     long params;
     std::vector<GuessTerm> terms;  // linear forms (of v, or of g for binomials)
+    FormKind terms_kind = FormKind::polynomial;  // the linear form's own kind (a binomial's g's)
     int binom_var = -1;
-    int order = 0, degree = 0;  // recurrences
+    int order = 0, degree = 0;  // recurrences; hypergeometric terms: degree
 };
 
 // The linear term sets over the allowed variables: polynomials of degree 0..max, then
-// exp-linear ones {1, c^{x_j}} and {1, x_i…, c^{x_j}}.
+// exp-linear ones {1, c^{x_j}} and {1, x_i…, c^{x_j}}, then the exp-sums in each x_j.
 std::vector<std::pair<FormKind, std::vector<GuessTerm>>> linear_sets(std::size_t nv, const std::vector<bool>& allowed,
                                                                     const GuessOptions& opt) {
     std::vector<std::pair<FormKind, std::vector<GuessTerm>>> out;
@@ -333,24 +251,36 @@ std::vector<std::pair<FormKind, std::vector<GuessTerm>>> linear_sets(std::size_t
             if (ts.size() > 2) out.emplace_back(FormKind::exp_linear, ts);
         }
     }
+    for (std::size_t j = 0; j < nv; ++j) {
+        if (!allowed[j]) continue;
+        std::vector<std::vector<GuessTerm>> sets;
+        exp_sum_sets(nv, j, opt, sets);
+        for (auto& ts : sets) out.emplace_back(FormKind::exp_sum, std::move(ts));
+    }
     return out;
 }
 
 std::vector<Candidate> candidates(std::size_t nv, const GuessOptions& opt) {
     std::vector<Candidate> out;
     const std::vector<bool> all(nv, true);
-    for (auto& [k, ts] : linear_sets(nv, all, opt)) out.push_back(Candidate{k, static_cast<long>(ts.size()), ts});
+    for (auto& [k, ts] : linear_sets(nv, all, opt)) out.push_back(Candidate{k, static_cast<long>(ts.size()), ts, k});
     for (std::size_t b = 0; b < nv; ++b) {
         std::vector<bool> others(nv, true);
         others[b] = false;
         for (auto& [k, ts] : linear_sets(nv, others, opt)) {
-            (void)k;
-            Candidate c{FormKind::binomial, static_cast<long>(ts.size()), ts};
+            Candidate c{FormKind::binomial, static_cast<long>(ts.size()), ts, k};
             c.binom_var = static_cast<int>(b);
             out.push_back(c);
         }
     }
     if (nv == 1) {
+        // Hypergeometric terms of degree d (first-order recurrences solved: none when
+        // max_order is 0): d + 1 numerator coefficients and the constant.
+        for (int d = 0; d <= (opt.max_order >= 1 ? opt.max_rec_degree : -1); ++d) {
+            Candidate h{FormKind::hypergeometric, d + 2L, {}};
+            h.degree = d;
+            out.push_back(h);
+        }
         for (int k = 1; k <= opt.max_order; ++k) {
             Candidate c{FormKind::c_finite, 2L * k, {}};
             c.order = k;
@@ -421,53 +351,21 @@ void recurrence_equation(const std::vector<GuessPoint>& rows, const RecSystem& s
 
 // ------------------------------------------------------------------ printing
 
-
-// Σ c_t·term_t over a common denominator: "(3^depth - 1)/2"; largest terms first.
-std::string linear_text(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<std::string>& vars,
-                        bool latex) {
-    Integer den(1);
-    for (const Rational& c : coeffs) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
+// A recurrence Σ p_k(n)·v(n − k) = 0 with its initial values.
+std::string recurrence_text(const Formula& f, bool latex) {
+    const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
+    const std::string n = latex ? "\\mathrm{" + name + "}" : name;
     std::ostringstream os;
-    bool first = true;
-    for (std::size_t k = terms.size(); k-- > 0;) {
-        const Rational c = coeffs[k] * Rational(den);
-        if (c.is_zero()) continue;
-        const GuessTerm& t = terms[k];
-        std::string body;
-        for (std::size_t i = 0; i < t.exps.size(); ++i) {
-            if (t.exps[i] == 0) continue;
-            const std::string v = latex ? "\\mathrm{" + vars[i] + "}" : vars[i];
-            if (!body.empty()) body += latex ? " " : "*";
-            body += v;
-            if (t.exps[i] > 1) body += latex ? "^{" + std::to_string(t.exps[i]) + "}" : "^" + std::to_string(t.exps[i]);
-        }
-        if (t.exp_var >= 0) {
-            const std::string v = latex ? "\\mathrm{" + vars[static_cast<std::size_t>(t.exp_var)] + "}" : vars[static_cast<std::size_t>(t.exp_var)];
-            if (!body.empty()) body += latex ? " " : "*";
-            body += std::to_string(t.base) + (latex ? "^{" + v + "}" : "^" + v);
-        }
-        const int sign = fmpq_sgn(c.get());
-        Rational a = c;
-        if (sign < 0) a = Rational(0) - c;
-        std::string mag = a.str();
-        std::string piece = body.empty() ? mag : (mag == "1" ? body : mag + (latex ? " " : "*") + body);
-        if (first) os << (sign < 0 ? "-" : "") << piece;
-        else os << (sign < 0 ? " - " : " + ") << piece;
-        first = false;
+    for (int k = 0; k <= f.order; ++k) {
+        if (k) os << " + ";
+        const std::string p = poly_in_n(f.rec[static_cast<std::size_t>(k)], name, latex);
+        os << (latex ? "\\left(" + p + "\\right) v(" : "(" + p + ")*v(") << n;
+        if (k) os << " - " << k;
+        os << ")";
     }
-    if (first) os << "0";
-    std::string s = os.str();
-    if (den != Integer(1)) {
-        if (latex) s = "\\frac{" + s + "}{" + den.str() + "}";
-        else s = "(" + s + ")/" + den.str();
-    }
-    return s;
-}
-
-std::string poly_in_n(const std::vector<Rational>& p, const std::string& n, bool latex) {
-    std::vector<GuessTerm> ts;
-    for (std::size_t e = 0; e < p.size(); ++e) ts.push_back(GuessTerm{{static_cast<int>(e)}, 0, -1});
-    return linear_text(ts, p, {n}, latex);
+    os << " = 0";
+    for (std::size_t k = 0; k < f.init.size(); ++k) os << (latex ? ",\\ v(" : ", v(") << f.init_start + static_cast<long>(k) << ") = " << f.init[k].str();
+    return os.str();
 }
 
 }  // namespace
@@ -475,25 +373,15 @@ std::string poly_in_n(const std::vector<Rational>& p, const std::string& n, bool
 std::string Formula::text() const {
     switch (kind) {
         case FormKind::polynomial:
-        case FormKind::exp_linear: return linear_text(terms, coeffs, vars, false);
+        case FormKind::exp_linear:
+        case FormKind::exp_sum: return linear_text(terms, coeffs, vars, false, terms_kind == FormKind::exp_sum);
         case FormKind::binomial: {
             const std::string& b = vars[static_cast<std::size_t>(binom_var)];
-            return "C(" + linear_text(terms, coeffs, vars, false) + " + " + b + ", " + b + ")";
+            return "C(" + linear_text(terms, coeffs, vars, false, terms_kind == FormKind::exp_sum) + " + " + b + ", " + b + ")";
         }
+        case FormKind::hypergeometric: return hyper_text(*this, false);
         case FormKind::c_finite:
-        case FormKind::p_recursive: {
-            const std::string& n = vars[static_cast<std::size_t>(rec_var)];
-            std::ostringstream os;
-            for (int k = 0; k <= order; ++k) {
-                if (k) os << " + ";
-                os << "(" << poly_in_n(rec[static_cast<std::size_t>(k)], n, false) << ")*v(" << n;
-                if (k) os << " - " << k;
-                os << ")";
-            }
-            os << " = 0";
-            for (std::size_t k = 0; k < init.size(); ++k) os << ", v(" << init_start + static_cast<long>(k) << ") = " << init[k].str();
-            return os.str();
-        }
+        case FormKind::p_recursive: return recurrence_text(*this, false);
     }
     return "";
 }
@@ -501,28 +389,258 @@ std::string Formula::text() const {
 std::string Formula::latex() const {
     switch (kind) {
         case FormKind::polynomial:
-        case FormKind::exp_linear: return linear_text(terms, coeffs, vars, true);
+        case FormKind::exp_linear:
+        case FormKind::exp_sum: return linear_text(terms, coeffs, vars, true, terms_kind == FormKind::exp_sum);
         case FormKind::binomial: {
             const std::string b = "\\mathrm{" + vars[static_cast<std::size_t>(binom_var)] + "}";
-            return "\\binom{" + linear_text(terms, coeffs, vars, true) + " + " + b + "}{" + b + "}";
+            return "\\binom{" + linear_text(terms, coeffs, vars, true, terms_kind == FormKind::exp_sum) + " + " + b + "}{" + b + "}";
         }
+        case FormKind::hypergeometric: return hyper_text(*this, true);
         case FormKind::c_finite:
-        case FormKind::p_recursive: {
-            const std::string n = "\\mathrm{" + vars[static_cast<std::size_t>(rec_var)] + "}";
-            std::ostringstream os;
-            for (int k = 0; k <= order; ++k) {
-                if (k) os << " + ";
-                os << "\\left(" << poly_in_n(rec[static_cast<std::size_t>(k)], vars[static_cast<std::size_t>(rec_var)], true) << "\\right) v(" << n;
-                if (k) os << " - " << k;
-                os << ")";
-            }
-            os << " = 0";
-            for (std::size_t k = 0; k < init.size(); ++k) os << ",\\ v(" << init_start + static_cast<long>(k) << ") = " << init[k].str();
-            return os.str();
-        }
+        case FormKind::p_recursive: return recurrence_text(*this, true);
     }
     return "";
 }
+
+std::string Formula::recurrence() const {
+    const bool rec = kind == FormKind::c_finite || kind == FormKind::p_recursive || kind == FormKind::hypergeometric;
+    return rec ? recurrence_text(*this, false) : std::string();
+}
+
+namespace {
+
+// ------------------------------------------------------------------ the search
+
+// A form the search accepted: its formula, free parameters and rows.
+struct Accepted {
+    Formula form;
+    long params = 0;
+    std::vector<std::size_t> fit_rows, confirm_rows, miss_rows;  // indices into the rows
+};
+
+// What a search counts: forms tried, refuted by a row, skipped as too large, and those the
+// rows could not over-determine (for the reason's "what would help"); and the estimated
+// bits of values the whole search may still compute (unbounded but for the search for a
+// near miss, a hint that must not cost more than the answer).
+struct Counts {
+    long tried = 0, refuted = 0, skipped = 0, undetermined = 0;
+    double bits_left = std::numeric_limits<double>::infinity();
+};
+
+// The near-miss search's bound on the bits it computes in all: 2^24 (a table of small
+// rows never reaches it; rows at n = 50,000 make every exponential 10^5 bits long).
+constexpr double kNearMissBits = 16777216.0;
+
+// The rows, the options and what every candidate shares: the candidates in order and the
+// binomial read-backs (per variable b, each row's g with C(g + x_b, x_b) = v, if any).
+struct Search {
+    const std::vector<GuessPoint>& rows;
+    const GuessOptions& opt;
+    std::vector<Candidate> cands;
+    std::vector<std::vector<std::optional<Rational>>> g_of;
+    std::vector<long> g_missing;  // per variable: rows without a g
+};
+
+// Forms whose every row is predicted on its own may name exceptions; a recurrence's or
+// hypergeometric term's rows enter several equations (and its predictions), so not those.
+bool takes_exceptions(FormKind k) {
+    return k == FormKind::polynomial || k == FormKind::exp_linear || k == FormKind::exp_sum || k == FormKind::binomial;
+}
+
+std::optional<Accepted> try_recurrence(const Search& s, const Candidate& c, Counts& n) {
+    const std::vector<GuessPoint>& R = s.rows;
+    const bool cf = c.kind == FormKind::c_finite;
+    const RecSystem sys = recurrence_system(R, c.order);
+    const std::size_t unknowns = cf ? static_cast<std::size_t>(c.order) : static_cast<std::size_t>((c.order + 1) * (c.degree + 1));
+    if (sys.row_of.size() < unknowns) {  // cannot even be determined
+        ++n.undetermined;
+        return std::nullopt;
+    }
+    ++n.tried;
+    // The values are the rows' own (times n^e): no budget needed.
+    const Fit f = fit_equations(sys.row_of.size(),
+                                [&](std::size_t e, std::vector<Rational>& row, Rational& rhs) {
+                                    recurrence_equation(R, sys, e, c.order, c.degree, cf, row, rhs);
+                                    return Eq::ok;
+                                },
+                                unknowns, !cf);
+    if (f.refuted) {
+        ++n.refuted;
+        return std::nullopt;
+    }
+    if (!f.determined || static_cast<long>(f.confirm.size()) < s.opt.min_confirm) {
+        ++n.undetermined;
+        return std::nullopt;
+    }
+    Accepted a;
+    Formula& form = a.form;
+    form.kind = c.kind;
+    form.vars = s.opt.vars;
+    form.rec_var = 0;
+    form.order = c.order;
+    if (cf) {
+        form.rec.push_back({Rational(-1)});
+        for (const Rational& ck : f.coeffs) form.rec.push_back({ck});
+    } else {
+        const std::size_t d1 = static_cast<std::size_t>(c.degree + 1);
+        for (int k = 0; k <= c.order; ++k)
+            form.rec.emplace_back(f.coeffs.begin() + static_cast<long>(k * d1), f.coeffs.begin() + static_cast<long>((k + 1) * d1));
+        if (std::all_of(form.rec[0].begin(), form.rec[0].end(), [](const Rational& r) { return r.is_zero(); })) return std::nullopt;
+    }
+    // Initial values: the first `order` consecutive rows (one exists: an equation read them).
+    const std::size_t k = static_cast<std::size_t>(c.order);
+    for (std::size_t i = 0; i + k <= R.size() && form.init.empty(); ++i) {
+        bool consecutive = true;
+        for (std::size_t j = 1; j < k; ++j)  // rows ascend: the unsigned difference is exact
+            consecutive = consecutive && static_cast<unsigned long>(R[i + j].x[0]) - static_cast<unsigned long>(R[i].x[0]) == j;
+        if (!consecutive) continue;
+        form.init_start = R[i].x[0];
+        for (std::size_t j = 0; j < k; ++j) form.init.push_back(R[i + j].value);
+    }
+    a.params = c.params;
+    for (std::size_t e : f.fit) {
+        a.fit_rows.push_back(sys.row_of[e]);
+        for (std::size_t p : sys.prev[e]) a.fit_rows.push_back(p);  // and the rows it reads
+    }
+    std::sort(a.fit_rows.begin(), a.fit_rows.end());
+    a.fit_rows.erase(std::unique(a.fit_rows.begin(), a.fit_rows.end()), a.fit_rows.end());
+    for (std::size_t e : f.confirm) a.confirm_rows.push_back(sys.row_of[e]);
+    return a;
+}
+
+// A polynomial, exp-linear, exp-sum or binomial form, up to max_exc rows missed: the
+// greedy fit, and when it is refuted (or misses too many rows), the fit again with each of
+// its own rows left out in turn, keeping the one that misses fewest.
+std::optional<Accepted> try_linear(const Search& s, const Candidate& c, long max_exc, Counts& n) {
+    const std::vector<GuessPoint>& R = s.rows;
+    const bool binom = c.kind == FormKind::binomial;
+    const std::size_t b = binom ? static_cast<std::size_t>(c.binom_var) : 0;
+    if (binom && s.g_missing[b] > max_exc) return std::nullopt;  // too many rows are no binomial of this shape
+    // P parameters take P rows: fewer than min_confirm left can never confirm it. Not
+    // fitted (the smallest answer has at most rows − min_confirm parameters, so no form
+    // tried before one is left out; a table with a row at n = 10^6 fitted 500 exponential
+    // forms in vain).
+    if (static_cast<long>(R.size()) - c.params < s.opt.min_confirm) {
+        ++n.undetermined;
+        return std::nullopt;
+    }
+    ++n.tried;
+    const std::vector<std::optional<Rational>>* g_rows = binom ? &s.g_of[b] : nullptr;
+    const auto fit = [&](std::size_t leave_out) {
+        double budget = kFitBudgetBits;  // what the equations computed so far hold, at most
+        return fit_equations(R.size(),
+                             [&](std::size_t i, std::vector<Rational>& row, Rational& rhs) {
+                                 double bits = 0;
+                                 for (const GuessTerm& t : c.terms) bits += term_bits(t, R[i].x);
+                                 budget -= bits;
+                                 n.bits_left -= bits;
+                                 if (!(budget >= 0) || !(n.bits_left >= 0)) return Eq::too_large;
+                                 if (g_rows && !(*g_rows)[i]) return Eq::miss;
+                                 row.clear();
+                                 for (const GuessTerm& t : c.terms) row.push_back(term_value(t, R[i].x));
+                                 rhs = g_rows ? *(*g_rows)[i] : Rational(R[i].value);
+                                 return Eq::ok;
+                             },
+                             c.terms.size(), false, max_exc, leave_out);
+    };
+    const auto accepted = [&](const Fit& f) {
+        return f.determined && !f.refuted && static_cast<long>(f.confirm.size()) >= s.opt.min_confirm && f.confirm.size() > f.miss.size();
+    };
+    Fit f = fit(std::numeric_limits<std::size_t>::max());
+    if (max_exc > 0 && !f.too_large && !accepted(f)) {
+        std::optional<Fit> best;
+        for (std::size_t i : std::vector<std::size_t>(f.fit)) {
+            Fit g = fit(i);
+            if (accepted(g) && (!best || g.miss.size() < best->miss.size())) best = std::move(g);
+        }
+        if (best) f = std::move(*best);
+    }
+    if (f.too_large) {
+        --n.tried;
+        ++n.skipped;
+        return std::nullopt;
+    }
+    if (!accepted(f)) {
+        if (f.refuted || !f.miss.empty()) ++n.refuted;
+        else ++n.undetermined;
+        return std::nullopt;
+    }
+    Accepted a;
+    a.form.kind = c.kind;
+    a.form.vars = s.opt.vars;
+    a.form.terms = c.terms;
+    a.form.coeffs = f.coeffs;
+    a.form.terms_kind = c.terms_kind;
+    a.form.binom_var = c.binom_var;
+    a.params = c.params;
+    a.fit_rows = f.fit;
+    a.confirm_rows = f.confirm;
+    a.miss_rows = f.miss;
+    return a;
+}
+
+std::optional<Accepted> try_hypergeometric(const Search& s, const Candidate& c, Counts& n) {
+    HyperFit h = fit_hypergeometric(s.rows, s.opt.vars, c.degree, s.opt.min_confirm);
+    if (!h.tried) {
+        ++n.undetermined;
+        return std::nullopt;
+    }
+    if (h.too_large) {
+        ++n.skipped;
+        return std::nullopt;
+    }
+    ++n.tried;
+    if (h.found) return Accepted{std::move(h.form), c.params, std::move(h.fit_rows), std::move(h.confirm_rows), {}};
+    if (h.refuted) ++n.refuted;
+    else ++n.undetermined;
+    return std::nullopt;
+}
+
+// The first candidate accepted, smallest first: one with exceptions only when no exact form
+// of as many parameters or fewer follows it (exceptions_only: the forms that take them).
+std::optional<Accepted> run_search(const Search& s, long max_exc, Counts& n, bool exceptions_only) {
+    std::optional<Accepted> pending;
+    for (const Candidate& c : s.cands) {
+        if (c.params > s.opt.max_params || !(n.bits_left >= 0)) break;
+        if (pending && c.params > pending->params) break;
+        if (exceptions_only && !takes_exceptions(c.kind)) continue;
+        std::optional<Accepted> a = c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive ? try_recurrence(s, c, n)
+                                    : c.kind == FormKind::hypergeometric                            ? try_hypergeometric(s, c, n)
+                                                                                                     : try_linear(s, c, max_exc, n);
+        if (!a) continue;
+        if (a->miss_rows.empty()) return a;
+        if (!pending) pending = std::move(a);
+    }
+    return pending;
+}
+
+std::string point_text(const std::vector<std::string>& vars, const std::vector<long>& x) {
+    std::string at;
+    for (std::size_t i = 0; i < x.size(); ++i) at += (i ? "," : "") + vars[i] + "=" + std::to_string(x[i]);
+    return at;
+}
+
+Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<long>& x, const std::string& at);
+
+// The formula's value at each row it missed (defined = false where it has none).
+std::vector<GuessException> exceptions_of(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<std::size_t>& miss) {
+    std::vector<GuessException> out;
+    for (std::size_t i : miss) {
+        GuessException e;
+        e.row = i;
+        try {
+            e.value = evaluate(f, rows, rows[i].x, point_text(f.vars, rows[i].x));
+        } catch (const invalid_input&) {
+            e.defined = false;
+        } catch (const resource_limit&) {
+            e.defined = false;
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace
 
 Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& opt) {
     check_options(opt);
@@ -546,11 +664,9 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
     std::vector<GuessPoint> merged;
     for (GuessPoint& p : rows) {
         if (!merged.empty() && merged.back().x == p.x) {
-            if (merged.back().value != p.value) {
-                std::string at;
-                for (std::size_t i = 0; i < nv; ++i) at += (i ? "," : "") + opt.vars[i] + "=" + std::to_string(p.x[i]);
-                throw invalid_input("guess: two rows at " + at + " with different values " + cut(merged.back().value.str()) + " and " + cut(p.value.str()));
-            }
+            if (merged.back().value != p.value)
+                throw invalid_input("guess: two rows at " + point_text(opt.vars, p.x) + " with different values " + cut(merged.back().value.str()) +
+                                    " and " + cut(p.value.str()));
             continue;
         }
         merged.push_back(std::move(p));
@@ -561,115 +677,34 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
     out.rows = merged;
     const std::vector<GuessPoint>& R = out.rows;
 
-    // Binomial read-backs: g per row for each variable b (empty when some row has none).
-    std::vector<std::vector<Rational>> g_of(nv);
-    for (std::size_t b = 0; b < nv; ++b) {
-        std::vector<Rational> gs;
+    Search s{R, opt, candidates(nv, opt), std::vector<std::vector<std::optional<Rational>>>(nv), std::vector<long>(nv, 0)};
+    // Binomial read-backs: g per row for each variable b. More rows without one than
+    // exceptions allowed (2 when none are: the search for a near miss) rule the form out;
+    // the search never asks for them then.
+    const long g_limit = std::max(opt.max_exceptions, 2L);
+    for (std::size_t b = 0; b < nv; ++b)
         for (const GuessPoint& p : R) {
             Integer g;
-            if (!inverse_binomial(p.value, p.x[b], g)) {
-                gs.clear();
-                break;
+            if (s.g_missing[b] > g_limit || !inverse_binomial(p.value, p.x[b], g)) {
+                ++s.g_missing[b];
+                s.g_of[b].emplace_back();
+            } else {
+                s.g_of[b].emplace_back(Rational(g));
             }
-            gs.emplace_back(g);
         }
-        g_of[b] = gs;
-    }
 
-    for (const Candidate& c : candidates(nv, opt)) {
-        if (c.params > opt.max_params) break;
-        Fit f;
-        Formula form;
-        form.kind = c.kind;
-        form.vars = opt.vars;
-        std::vector<std::size_t> eq_row;  // the row each equation stands for
-        if (c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive) {
-            const bool cf = c.kind == FormKind::c_finite;
-            const RecSystem s = recurrence_system(R, c.order);
-            const std::size_t unknowns = cf ? static_cast<std::size_t>(c.order) : static_cast<std::size_t>((c.order + 1) * (c.degree + 1));
-            if (s.row_of.size() < unknowns) continue;  // cannot even be determined
-            ++out.tried;
-            // The values are the rows' own (times n^e): no budget needed.
-            f = fit_equations(s.row_of.size(),
-                              [&](std::size_t e, std::vector<Rational>& row, Rational& rhs) {
-                                  recurrence_equation(R, s, e, c.order, c.degree, cf, row, rhs);
-                                  return true;
-                              },
-                              unknowns, !cf);
-            eq_row = s.row_of;
-            form.rec_var = 0;
-            form.order = c.order;
-            if (f.determined && !f.refuted) {
-                if (cf) {
-                    form.rec.push_back({Rational(-1)});
-                    for (const Rational& ck : f.coeffs) form.rec.push_back({ck});
-                } else {
-                    const std::size_t d1 = static_cast<std::size_t>(c.degree + 1);
-                    for (int k = 0; k <= c.order; ++k)
-                        form.rec.emplace_back(f.coeffs.begin() + static_cast<long>(k * d1), f.coeffs.begin() + static_cast<long>((k + 1) * d1));
-                    if (std::all_of(form.rec[0].begin(), form.rec[0].end(), [](const Rational& r) { return r.is_zero(); })) continue;
-                }
-            }
-        } else {
-            const bool binom = c.kind == FormKind::binomial;
-            if (binom && g_of[static_cast<std::size_t>(c.binom_var)].empty()) continue;
-            ++out.tried;
-            const std::vector<Rational>* g_rows = binom ? &g_of[static_cast<std::size_t>(c.binom_var)] : nullptr;
-            double budget = kFitBudgetBits;  // what the equations computed so far hold, at most
-            f = fit_equations(R.size(),
-                              [&](std::size_t i, std::vector<Rational>& row, Rational& rhs) {
-                                  for (const GuessTerm& t : c.terms) budget -= term_bits(t, R[i].x);
-                                  if (!(budget >= 0)) return false;
-                                  row.clear();
-                                  for (const GuessTerm& t : c.terms) row.push_back(term_value(t, R[i].x));
-                                  rhs = g_rows ? (*g_rows)[i] : Rational(R[i].value);
-                                  return true;
-                              },
-                              c.terms.size(), false);
-            for (std::size_t i = 0; i < R.size(); ++i) eq_row.push_back(i);
-            form.terms = c.terms;
-            form.coeffs = f.coeffs;
-            form.binom_var = c.binom_var;
-        }
-        if (f.too_large) {
-            --out.tried;
-            ++out.skipped;
-            continue;
-        }
-        if (f.refuted) {
-            ++out.refuted;
-            continue;
-        }
-        if (!f.determined || static_cast<long>(f.confirm.size()) < opt.min_confirm) continue;
-        if (c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive) {
-            // Initial values: the first `order` consecutive rows (one exists: an equation read them).
-            const std::size_t k = static_cast<std::size_t>(c.order);
-            for (std::size_t i = 0; i + k <= R.size() && form.init.empty(); ++i) {
-                bool consecutive = true;
-                for (std::size_t j = 1; j < k; ++j)  // rows ascend: the unsigned difference is exact
-                    consecutive = consecutive && static_cast<unsigned long>(R[i + j].x[0]) - static_cast<unsigned long>(R[i].x[0]) == j;
-                if (!consecutive) continue;
-                form.init_start = R[i].x[0];
-                for (std::size_t j = 0; j < k; ++j) form.init.push_back(R[i + j].value);
-            }
-        }
+    Counts n;
+    std::optional<Accepted> a = run_search(s, opt.max_exceptions, n, false);
+    out.tried = n.tried;
+    out.refuted = n.refuted;
+    out.skipped = n.skipped;
+    if (a) {
         out.found = true;
-        out.formula = form;
-        out.params = c.params;
-        std::vector<std::size_t> used;
-        for (std::size_t e : f.fit) {
-            used.push_back(eq_row[e]);
-            if (c.kind == FormKind::c_finite || c.kind == FormKind::p_recursive)  // and the rows it reads
-                for (int k = 1; k <= c.order; ++k) {
-                    const long n = R[eq_row[e]].x[0] - k;
-                    for (std::size_t i = 0; i < R.size(); ++i)
-                        if (R[i].x[0] == n) used.push_back(i);
-                }
-        }
-        std::sort(used.begin(), used.end());
-        used.erase(std::unique(used.begin(), used.end()), used.end());
-        out.fit_rows = used;
-        for (std::size_t e : f.confirm) out.confirm_rows.push_back(eq_row[e]);
+        out.formula = a->form;
+        out.params = a->params;
+        out.fit_rows = a->fit_rows;
+        out.confirm_rows = a->confirm_rows;
+        out.exceptions = exceptions_of(a->form, R, a->miss_rows);
         out.fitted = static_cast<long>(out.fit_rows.size());
         out.confirmed = static_cast<long>(out.confirm_rows.size());
         return out;
@@ -683,6 +718,22 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
         why << "; " << out.skipped << (out.skipped == 1 ? " form" : " forms") << " skipped: their values at these rows are over "
             << "2^27 bits in all";
     why << ")";
+    bool near_miss = false;
+    if (opt.max_exceptions == 0) {  // a form refuted by only one or two rows: name it
+        Counts ignored;
+        ignored.bits_left = kNearMissBits;
+        if (const std::optional<Accepted> near = run_search(s, 2, ignored, true)) {
+            const std::size_t m = near->miss_rows.size();
+            why << "; " << near->form.text() << " (" << to_string(near->form.kind) << ", " << near->params
+                << (near->params == 1 ? " free parameter" : " free parameters") << ") fits every row but " << m << ":";
+            for (const GuessException& e : exceptions_of(near->form, R, near->miss_rows))
+                why << " (" << point_text(opt.vars, R[e.row].x) << ": table " << cut(R[e.row].value.str()) << ", formula "
+                    << (e.defined ? cut(e.value.str()) : std::string("undefined")) << ")";
+            why << "; --max-exceptions " << m << " accepts it";
+            near_miss = true;
+        }
+    }
+    if (n.undetermined > 0 && !near_miss) why << "; " << rows_help(R, opt);  // (a near miss: rows are not what is missing)
     out.reason = why.str();
     return out;
 }
@@ -720,10 +771,9 @@ double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_
 // heights by at most Σ_k |P_k|(M) · |P_0|(M)^order (M = max |m|), so v(n) has at most
 // B0 + steps·β bits (B0: the rows' largest value, β the log2 of that factor), and the
 // unrolling costs about steps · bits · terms bit operations. Only `order` values are kept.
-Rational unroll(const Guess& g, long n, const std::string& at) {
-    const Formula& f = g.formula;
+Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, const std::string& at) {
     std::map<long, const Integer*> v;
-    for (const GuessPoint& p : g.rows) v[p.x[0]] = &p.value;
+    for (const GuessPoint& p : rows) v[p.x[0]] = &p.value;
     if (auto it = v.find(n); it != v.end()) return Rational(*it->second);
     const long first = v.begin()->first;
     const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
@@ -756,7 +806,7 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     const double lp0 = std::max(0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M));
     const double beta = std::max(0.0, polys_log2_bound(f.rec, 1, den, log2M)) + static_cast<double>(f.order) * lp0;
     double b0 = 1;
-    for (const GuessPoint& p : g.rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
+    for (const GuessPoint& p : rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
     const double bits = b0 + steps * beta;
     // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
     // a canonicalisation; on average half the final size, plus a constant per step.
@@ -793,6 +843,60 @@ Rational unroll(const Guess& g, long n, const std::string& at) {
     return window.back();
 }
 
+// C(g(x) + x_b, x_b) for a binomial form: x_b ≥ 0 and g(x) a non-negative integer (else
+// invalid_input naming `at`), the size estimated first.
+Rational binomial_value(const Formula& f, const std::vector<long>& x, const std::string& at) {
+    const std::string& bname = f.vars[static_cast<std::size_t>(f.binom_var)];
+    const long b = x[static_cast<std::size_t>(f.binom_var)];
+    if (b < 0)
+        throw invalid_input("guess: " + at + " is outside the formula's domain: C(g + " + bname + ", " + bname + ") needs " + bname +
+                            " >= 0, not " + bname + " = " + std::to_string(b));
+    check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating g at " + at);
+    const Rational gv = linear_value(f.terms, f.coeffs, x);
+    if (!gv.is_integer() || fmpq_sgn(gv.get()) < 0)
+        throw invalid_input("guess: " + at + " is outside the formula's domain: there g = " +
+                            linear_text(f.terms, f.coeffs, f.vars, false, f.terms_kind == FormKind::exp_sum) + " = " + cut(gv.str()) +
+                            ", not a non-negative integer");
+    // C(g + b, b) = rising(max + 1, k) / k! with k = min(g, b): about k·log2(e(g + b)/k) bits.
+    const Integer gi = gv.num();
+    const double bd = static_cast<double>(b);
+    const double kd = gi <= Integer(b) ? fmpz_get_d(gi.get()) : bd;
+    const double log2_top = std::max(static_cast<double>(fmpz_bits(gi.get())), std::log2(bd + 1)) + 1;
+    const std::string what = "guess: evaluating " + f.text() + " at " + at;
+    const double bits = binomial_bits(log2_top, kd);
+    check_exact_bits(bits, what);
+    check_exact_work(bits * std::log2(kd + 2) * 4, what);
+    Integer k, top;  // C(g + b, k) with k = min(g, b), top = max(g, b) + 1
+    if (gi <= Integer(b)) {
+        k = gi;
+        top = Integer(b) + Integer(1);
+    } else {
+        k = Integer(b);
+        top = gi + Integer(1);
+    }
+    const ulong ku = fmpz_get_ui(k.get());  // k ≤ b fits, and is small (estimated above)
+    Integer num, fac, r;
+    fmpz_rfac_ui(num.get(), top.get(), ku);
+    fmpz_fac_ui(fac.get(), ku);
+    fmpz_divexact(r.get(), num.get(), fac.get());
+    return Rational(r);
+}
+
+Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<long>& x, const std::string& at) {
+    switch (f.kind) {
+        case FormKind::polynomial:
+        case FormKind::exp_linear:
+        case FormKind::exp_sum:
+            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating " + f.text() + " at " + at);
+            return linear_value(f.terms, f.coeffs, x);
+        case FormKind::binomial: return binomial_value(f, x, at);
+        case FormKind::hypergeometric: return hyper_value(f, x[0], at);
+        case FormKind::c_finite:
+        case FormKind::p_recursive: return unroll(f, rows, x[0], at);
+    }
+    return Rational();
+}
+
 }  // namespace
 
 Rational guess_predict(const Guess& g, const std::vector<long>& x) {
@@ -800,52 +904,7 @@ Rational guess_predict(const Guess& g, const std::vector<long>& x) {
     const Formula& f = g.formula;
     if (x.size() != f.vars.size())
         throw invalid_input("guess: a point of " + std::to_string(x.size()) + " values for " + std::to_string(f.vars.size()) + " variables");
-    std::string at;
-    for (std::size_t i = 0; i < x.size(); ++i) at += (i ? "," : "") + f.vars[i] + "=" + std::to_string(x[i]);
-    switch (f.kind) {
-        case FormKind::polynomial:
-        case FormKind::exp_linear:
-            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating " + f.text() + " at " + at);
-            return linear_value(f.terms, f.coeffs, x);
-        case FormKind::binomial: {
-            const std::string& bname = f.vars[static_cast<std::size_t>(f.binom_var)];
-            const long b = x[static_cast<std::size_t>(f.binom_var)];
-            if (b < 0)
-                throw invalid_input("guess: " + at + " is outside the formula's domain: C(g + " + bname + ", " + bname + ") needs " + bname +
-                                    " >= 0, not " + bname + " = " + std::to_string(b));
-            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating g at " + at);
-            const Rational gv = linear_value(f.terms, f.coeffs, x);
-            if (!gv.is_integer() || fmpq_sgn(gv.get()) < 0)
-                throw invalid_input("guess: " + at + " is outside the formula's domain: there g = " + linear_text(f.terms, f.coeffs, f.vars, false) +
-                                    " = " + cut(gv.str()) + ", not a non-negative integer");
-            // C(g + b, b) = rising(max + 1, k) / k! with k = min(g, b): about k·log2(e(g + b)/k) bits.
-            const Integer gi = gv.num();
-            const double bd = static_cast<double>(b);
-            const double kd = gi <= Integer(b) ? fmpz_get_d(gi.get()) : bd;
-            const double log2_top = std::max(static_cast<double>(fmpz_bits(gi.get())), std::log2(bd + 1)) + 1;
-            const std::string what = "guess: evaluating " + f.text() + " at " + at;
-            const double bits = binomial_bits(log2_top, kd);
-            check_exact_bits(bits, what);
-            check_exact_work(bits * std::log2(kd + 2) * 4, what);
-            Integer k, top;  // C(g + b, k) with k = min(g, b), top = max(g, b) + 1
-            if (gi <= Integer(b)) {
-                k = gi;
-                top = Integer(b) + Integer(1);
-            } else {
-                k = Integer(b);
-                top = gi + Integer(1);
-            }
-            const ulong ku = fmpz_get_ui(k.get());  // k ≤ b fits, and is small (estimated above)
-            Integer num, fac, r;
-            fmpz_rfac_ui(num.get(), top.get(), ku);
-            fmpz_fac_ui(fac.get(), ku);
-            fmpz_divexact(r.get(), num.get(), fac.get());
-            return Rational(r);
-        }
-        case FormKind::c_finite:
-        case FormKind::p_recursive: return unroll(g, x[0], at);
-    }
-    return Rational();
+    return evaluate(f, g.rows, x, point_text(f.vars, x));
 }
 
 // ------------------------------------------------------------------ tables
@@ -1175,11 +1234,18 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
     const ValidSpec spec = spec_of_row(row, vars, x);
     const std::string* part_text = table_cell(row, "partition");
     const ValidPartition part = part_text && !part_text->empty() ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
+    PredictionCheck c;
+    // The rank generic finds is at most its evaluation side: a prediction above max_side
+    // could only come back as a lower bound, so generic is not run for it.
+    if (fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
+        c.verdict = "unchecked (prediction above --check-max-side " + std::to_string(opt.max_side) + ")";
+        c.above_side = true;
+        return c;
+    }
     GenericOptions go;
     go.trials = opt.trials;
     go.max_side = opt.max_side;
     go.threads = opt.threads;
-    PredictionCheck c;
     const auto start = std::chrono::steady_clock::now();
     const auto since = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     // The budget's scope replaces the caller's for the run, so it also asks the caller's

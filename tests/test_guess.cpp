@@ -9,6 +9,8 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <chrono>
+#include <cstdlib>
 #include <set>
 
 #include <flint/fmpz.h>
@@ -258,9 +260,15 @@ TEST_CASE("rows near 10^12: the exp-linear candidates are skipped (their values 
     GuessOptions o = opts({"n"});
     o.max_order = 0;
     o.max_degree = 2;
+    o.bases = {2, 3, 4, 5};
+    o.max_exps = 1;  // no exp-sums: each of them would be skipped too
     const Guess h = guess_formula(ex, o);
     CHECK_FALSE(h.found);
     CHECK(h.skipped == 8);  // {1, c^n} and {1, n, c^n} for c = 2..5
+    o.max_exps = 3;  // and with them: every exp-sum in n is skipped, none computed
+    const Guess all = guess_formula(ex, o);
+    CHECK_FALSE(all.found);
+    CHECK(all.skipped > 8);
     CHECK(h.reason.find("skipped") != std::string::npos);
 }
 
@@ -443,5 +451,332 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
 }
 
 TEST_CASE("to_string(FormKind) names every value once and refuses one outside the enum (internal_error)") {
-    seprank_test::check_enum_names<FormKind>({FormKind::polynomial, FormKind::exp_linear, FormKind::binomial, FormKind::c_finite, FormKind::p_recursive}, "FormKind", nullptr);
+    seprank_test::check_enum_names<FormKind>({FormKind::polynomial, FormKind::exp_linear, FormKind::binomial, FormKind::exp_sum,
+                                              FormKind::hypergeometric, FormKind::c_finite, FormKind::p_recursive},
+                                             "FormKind", nullptr);
+}
+
+// ---- issue 57: exp-sums, hypergeometric terms, exceptions, what a failed search needs,
+// --check's skip above the evaluation side
+
+namespace {
+
+long nonzero(Rng& rng, long half) {  // a random integer in -half..half other than 0
+    const long v = static_cast<long>(rng.below(static_cast<std::uint64_t>(2 * half))) - half;
+    return v >= 0 ? v + 1 : v;
+}
+
+}  // namespace
+
+TEST_CASE("exp-sums: random sums of 2 or 3 exponentials, constant or linear coefficients, are recovered and predict unseen rows") {
+    Rng rng = seprank_test::rng_for("guess exp-sum");
+    for (int it = 0; it < seprank_test::iterations(20); ++it) {
+        const long c1 = 2 + static_cast<long>(rng.below(8));  // bases 2..9, distinct
+        long c2 = 2 + static_cast<long>(rng.below(8));
+        while (c2 == c1) c2 = 2 + static_cast<long>(rng.below(8));
+        const bool linear = rng.below(2) == 1;
+        const long a = nonzero(rng, 4), b = nonzero(rng, 4), e = nonzero(rng, 3), f = static_cast<long>(rng.below(5)) - 2;
+        // constant: a·c1^n + b·c2^n + e; linear: (a + b·n)·c1^n + e + f·n (b, e ≠ 0: no smaller form)
+        const auto value = [&](long n) {
+            return linear ? (Integer(a) + Integer(b) * Integer(n)) * ipow(c1, n) + Integer(e) + Integer(f) * Integer(n)
+                          : Integer(a) * ipow(c1, n) + Integer(b) * ipow(c2, n) + Integer(e);
+        };
+        std::vector<GuessPoint> rows;
+        for (long n = 0; n < 9; ++n) rows.push_back(GuessPoint{{n}, value(n)});
+        const Guess g = guess_formula(rows, opts({"n"}));
+        INFO("seed " << seprank_test::seed() << " iteration " << it << (linear ? " linear" : " constant") << " c1=" << c1 << " c2=" << c2
+                     << " a=" << a << " b=" << b << " e=" << e << " f=" << f);
+        REQUIRE(g.found);
+        CHECK(g.formula.kind == FormKind::exp_sum);
+        CHECK(g.params == (linear ? 4 : 3));
+        CHECK(g.confirmed == 9 - g.params);
+        for (long n = 9; n < 14; ++n) CHECK(guess_predict(g, {n}) == Rational(value(n)));
+        CHECK(guess_predict(g, {-2}) == Rational(linear ? Rational(Integer(a) - Integer(2 * b)) / Rational(ipow(c1, 2)) + Rational(e - 2 * f)
+                                                        : Rational(a) / Rational(ipow(c1, 2)) + Rational(b) / Rational(ipow(c2, 2)) + Rational(e)));
+    }
+    // In one variable of two: v(dim, depth) = 3^depth + 2^depth − 1, whatever dim.
+    std::vector<GuessPoint> two;
+    for (long dim = 1; dim <= 3; ++dim)
+        for (long depth = 1; depth <= 3; ++depth) two.push_back(GuessPoint{{dim, depth}, ipow(3, depth) + ipow(2, depth) - Integer(1)});
+    const Guess g2 = guess_formula(two, opts({"dim", "depth"}));
+    REQUIRE(g2.found);
+    CHECK(g2.formula.kind == FormKind::exp_sum);
+    CHECK(g2.formula.text() == "3^depth + 2^depth - 1");
+    CHECK(guess_predict(g2, {7, 10}) == Rational(ipow(3, 10) + ipow(2, 10) - Integer(1)));
+    // --max-exps 1: no exp-sums.
+    GuessOptions none = opts({"dim", "depth"});
+    none.max_exps = 1;
+    const Guess g1 = guess_formula(two, none);
+    CHECK((!g1.found || g1.formula.kind != FormKind::exp_sum));
+}
+
+TEST_CASE("exp-sums print an integer constant after the fraction (the attention s = 2, 3 tables); other forms print as before") {
+    // attention with score degree s = 2 and 3, N = 2, dx = 1, L = 1..6 (docs/guess.md)
+    std::vector<GuessPoint> s2, s3;
+    for (long L = 1; L <= 6; ++L) {
+        Integer v2 = ipow(5, L) - ipow(2, L), v3 = ipow(7, L) - ipow(3, L);
+        fmpz_divexact_ui(v2.get(), v2.get(), 3);
+        fmpz_divexact_ui(v3.get(), v3.get(), 4);
+        s2.push_back(GuessPoint{{L}, v2 + Integer(1)});
+        s3.push_back(GuessPoint{{L}, v3 + Integer(1)});
+    }
+    CHECK(small(s2[5].value) == 5188);  // the table's value at L = 6
+    const Guess g2 = guess_formula(s2, opts({"depth"}));
+    REQUIRE(g2.found);
+    CHECK(g2.formula.kind == FormKind::exp_sum);
+    CHECK(g2.formula.text() == "(5^depth - 2^depth)/3 + 1");
+    CHECK(g2.formula.latex() == "\\frac{5^{\\mathrm{depth}} - 2^{\\mathrm{depth}}}{3} + 1");
+    CHECK((g2.params == 3 && g2.fitted == 3 && g2.confirmed == 3));
+    CHECK(guess_predict(g2, {7}) == Rational(Integer(26000)));  // (5^7 − 2^7)/3 + 1
+    const Guess g3 = guess_formula(s3, opts({"depth"}));
+    REQUIRE(g3.found);
+    CHECK(g3.formula.text() == "(7^depth - 3^depth)/4 + 1");
+    // A negative integer constant; a constant that is not an integer stays in the fraction.
+    std::vector<GuessPoint> neg, half;
+    for (long n = 0; n < 8; ++n) {
+        Integer v = ipow(5, n) - ipow(2, n);
+        fmpz_divexact_ui(v.get(), v.get(), 3);
+        neg.push_back(GuessPoint{{n}, v - Integer(2)});
+        Integer w = ipow(3, n) + Integer(1);
+        fmpz_divexact_ui(w.get(), w.get(), 2);
+        half.push_back(GuessPoint{{n}, w + ipow(5, n)});
+    }
+    CHECK(guess_formula(neg, opts({"n"})).formula.text() == "(5^n - 2^n)/3 - 2");
+    CHECK(guess_formula(half, opts({"n"})).formula.text() == "(2*5^n + 3^n + 1)/2");
+    // Forms printed before are printed the same.
+    std::vector<GuessPoint> el, poly;
+    for (long n = 0; n < 8; ++n) {
+        Integer w = ipow(3, n) - Integer(1);
+        fmpz_divexact_ui(w.get(), w.get(), 2);
+        el.push_back(GuessPoint{{n}, w});
+        poly.push_back(GuessPoint{{n}, Integer(n * (n + 1) / 2 + 1)});
+    }
+    const Guess ge = guess_formula(el, opts({"n"}));
+    CHECK(ge.formula.kind == FormKind::exp_linear);
+    CHECK(ge.formula.text() == "(3^n - 1)/2");
+    CHECK(guess_formula(poly, opts({"n"})).formula.text() == "(n^2 + n + 2)/2");
+}
+
+TEST_CASE("hypergeometric terms: the block ranks 3, 18, 60, 150, 315, 588 are C(n + 1, 2)·C(n + 2, 2)") {
+    const long ranks[] = {3, 18, 60, 150, 315, 588};
+    std::vector<GuessPoint> rows;
+    for (long n = 1; n <= 6; ++n) rows.push_back(GuessPoint{{n}, Integer(ranks[n - 1])});
+    const Guess g = guess_formula(rows, opts({"n"}));
+    REQUIRE(g.found);
+    CHECK(g.formula.kind == FormKind::hypergeometric);
+    CHECK(g.formula.text() == "C(n + 1, 2)*C(n + 2, 2)");
+    CHECK(g.formula.latex() == "\\binom{\\mathrm{n} + 1}{2} \\binom{\\mathrm{n} + 2}{2}");
+    CHECK(g.formula.recurrence() == "(n^2 - n)*v(n) + (-n^2 - 3*n - 2)*v(n - 1) = 0, v(1) = 3");
+    CHECK((g.params == 4 && g.fitted == 4 && g.confirmed == 2));
+    for (long n = 7; n <= 30; ++n) CHECK(guess_predict(g, {n}) == Rational(binom(n + 1, 2) * binom(n + 2, 2)));
+    // Far away only two short rising factorials are computed.
+    const Integer big(1000000000000L);
+    Integer want = (big + Integer(1)) * big * (big + Integer(2)) * (big + Integer(1));
+    fmpz_divexact_ui(want.get(), want.get(), 4);
+    CHECK(guess_predict(g, {1000000000000L}) == Rational(want));
+    // The factorial form needs n − 1 ≥ 0.
+    CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {0}); }, "outside the formula's domain"));
+    // Five rows fit it but confirm only one: not over-determined.
+    rows.pop_back();
+    const Guess five = guess_formula(rows, opts({"n"}));
+    CHECK_FALSE(five.found);
+    // max_order 0 turns hypergeometric terms off with the recurrences.
+    GuessOptions off = opts({"n"});
+    off.max_order = 0;
+    rows.push_back(GuessPoint{{6}, Integer(588)});
+    CHECK_FALSE(guess_formula(rows, off).found);
+}
+
+TEST_CASE("random hypergeometric terms K·q^n·Π C(n + b, k) are recovered and predicted exactly") {
+    Rng rng = seprank_test::rng_for("guess hypergeometric");
+    for (int it = 0; it < seprank_test::iterations(20); ++it) {
+        const long qs[] = {1, 2, 3, -2};
+        const long q = qs[rng.below(4)], K = 1 + static_cast<long>(rng.below(3));
+        const int factors = 1 + static_cast<int>(rng.below(2));
+        std::vector<std::pair<long, long>> bk;  // C(n + b, k), k ≥ 1, b − k ≥ −1 (defined from n = 1)
+        for (int i = 0; i < factors; ++i) {
+            const long k = 1 + static_cast<long>(rng.below(3));
+            bk.emplace_back(k - 1 + static_cast<long>(rng.below(3)), k);
+        }
+        const auto value = [&](long n) {
+            Integer v = Integer(K) * ipow(std::labs(q), n);
+            if (q < 0 && n % 2 != 0) v = Integer(0) - v;
+            for (const auto& [b, k] : bk) v = v * binom(n + b, k);
+            return v;
+        };
+        std::vector<GuessPoint> rows;
+        for (long n = 1; n <= 9; ++n) rows.push_back(GuessPoint{{n}, value(n)});
+        const Guess g = guess_formula(rows, opts({"n"}));
+        INFO("seed " << seprank_test::seed() << " iteration " << it << " q=" << q << " K=" << K << " first C(n + " << bk[0].first << ", "
+                     << bk[0].second << ")");
+        REQUIRE(g.found);
+        for (long n = 10; n <= 14; ++n) CHECK(guess_predict(g, {n}) == Rational(value(n)));
+        if (g.formula.kind == FormKind::hypergeometric) CHECK(g.formula.recurrence().find("v(1) = ") != std::string::npos);
+    }
+    // n! and 2^n/(n + 1): factorials where no binomial pairs up.
+    std::vector<GuessPoint> fact;
+    Integer f(1);
+    for (long n = 1; n <= 8; ++n) {
+        f = f * Integer(n);
+        fact.push_back(GuessPoint{{n}, f});
+    }
+    const Guess gf = guess_formula(fact, opts({"n"}));
+    REQUIRE(gf.found);
+    CHECK(gf.formula.kind == FormKind::hypergeometric);
+    CHECK(gf.formula.text() == "n!");
+    CHECK(guess_predict(gf, {20}) == Rational(Integer(2432902008176640000L)));
+    CHECK(throws_with<resource_limit>([&] { (void)guess_predict(gf, {1000000000000L}); }, "bits estimated"));
+}
+
+TEST_CASE("exceptions: planted wrong rows, held out or fitted, are named; without them the reason points at --max-exceptions") {
+    Rng rng = seprank_test::rng_for("guess exceptions");
+    for (int it = 0; it < seprank_test::iterations(20); ++it) {
+        // v = a n^2 + b n + c on n = 0..11; one wrong row among the three the greedy fit
+        // takes (or none) and one among the held-out ones (or none), at least one in all.
+        const long a = nonzero(rng, 3), b = static_cast<long>(rng.below(7)) - 3, c = static_cast<long>(rng.below(7)) - 3;
+        const auto value = [&](long n) { return Integer(a * n * n + b * n + c); };
+        std::vector<GuessPoint> rows;
+        for (long n = 0; n < 12; ++n) rows.push_back(GuessPoint{{n}, value(n)});
+        std::vector<long> wrong;
+        // (Held out beyond row 3: with a fitted row left out the fit takes rows up to 3, and one
+        // row left out at a time cannot get past two wrong rows among them.)
+        const long fitted_bad = static_cast<long>(rng.below(4)) - 1, held_bad = 4 + static_cast<long>(rng.below(8));
+        if (fitted_bad >= 0) wrong.push_back(fitted_bad);
+        if (fitted_bad < 0 || rng.below(2) == 1) wrong.push_back(held_bad);
+        for (long n : wrong) rows[static_cast<std::size_t>(n)].value = rows[static_cast<std::size_t>(n)].value + Integer(nonzero(rng, 50));
+        INFO("seed " << seprank_test::seed() << " iteration " << it << " a=" << a << " b=" << b << " c=" << c << " wrong rows "
+                     << wrong.size() << ": " << wrong[0]);
+        GuessOptions o = opts({"n"});
+        o.max_order = 0;  // recurrences cannot name exceptions
+        const Guess strict = guess_formula(rows, o);
+        if (!strict.found) CHECK(strict.reason.find("--max-exceptions " + std::to_string(wrong.size())) != std::string::npos);
+        o.max_exceptions = 2;
+        const Guess g = guess_formula(rows, o);
+        REQUIRE(g.found);
+        CHECK(g.formula.kind == FormKind::polynomial);
+        REQUIRE(g.exceptions.size() == wrong.size());
+        for (std::size_t k = 0; k < wrong.size(); ++k) {
+            const GuessException& e = g.exceptions[k];
+            CHECK(g.rows[e.row].x[0] == wrong[k]);
+            CHECK(e.defined);
+            CHECK(e.value == Rational(value(wrong[k])));
+        }
+        CHECK(g.fitted + g.confirmed + static_cast<long>(g.exceptions.size()) == 12);
+        for (long n = 12; n < 15; ++n) CHECK(guess_predict(g, {n}) == Rational(value(n)));
+    }
+    // A binomial table with one row that is no binomial coefficient (a lower bound 555 for
+    // the 560 at dx = 3, L = 3): ruled out exactly, named as the exception with max 1.
+    std::vector<GuessPoint> rows;
+    for (long dim = 1; dim <= 4; ++dim)
+        for (long depth = 1; depth <= 3; ++depth) rows.push_back(GuessPoint{{dim, depth}, binom((small(ipow(3, depth)) - 1) / 2 + dim, dim)});
+    const Guess exact = guess_formula(rows, opts({"dim", "depth"}));
+    for (GuessPoint& p : rows)
+        if (p.x == std::vector<long>{3, 3}) p.value = Integer(555);
+    const Guess strict = guess_formula(rows, opts({"dim", "depth"}));
+    CHECK_FALSE(strict.found);
+    INFO(strict.reason);
+    CHECK(strict.reason.find("C((3^depth - 1)/2 + dim, dim) (binomial, 2 free parameters) fits every row but 1: (dim=3,depth=3: table 555, "
+                             "formula 560); --max-exceptions 1 accepts it") != std::string::npos);
+    GuessOptions one = opts({"dim", "depth"});
+    one.max_exceptions = 1;
+    const Guess g = guess_formula(rows, one);
+    REQUIRE(g.found);
+    CHECK(g.formula.text() == exact.formula.text());
+    REQUIRE(g.exceptions.size() == 1);
+    CHECK(g.rows[g.exceptions[0].row].x == std::vector<long>{3, 3});
+    CHECK(g.exceptions[0].value == Rational(560));
+    // Exact rows: the same answer as without exceptions, none named.
+    rows.clear();
+    for (long dim = 1; dim <= 4; ++dim)
+        for (long depth = 1; depth <= 3; ++depth) rows.push_back(GuessPoint{{dim, depth}, binom((small(ipow(3, depth)) - 1) / 2 + dim, dim)});
+    const Guess same = guess_formula(rows, one);
+    CHECK(same.formula.text() == exact.formula.text());
+    CHECK(same.exceptions.empty());
+    // Smallest first: a constant with one exception (1 parameter) before any exact form.
+    std::vector<GuessPoint> flat;
+    for (long n = 0; n < 8; ++n) flat.push_back(GuessPoint{{n}, Integer(n == 3 ? 9 : 5)});
+    GuessOptions one_n = opts({"n"});
+    one_n.max_exceptions = 1;
+    const Guess c = guess_formula(flat, one_n);
+    REQUIRE(c.found);
+    CHECK(c.formula.text() == "5");
+    CHECK(c.params == 1);
+    REQUIRE(c.exceptions.size() == 1);
+    CHECK(c.rows[c.exceptions[0].row].x[0] == 3);
+    // A form may not miss as many rows as it confirms: 3 rows, one wrong, min_confirm 1.
+    GuessOptions loose = opts({"n"});
+    loose.min_confirm = 1;
+    loose.max_exceptions = 1;
+    const Guess tie = guess_formula({GuessPoint{{0}, Integer(5)}, GuessPoint{{1}, Integer(5)}, GuessPoint{{2}, Integer(6)}}, loose);
+    CHECK((!tie.found || tie.exceptions.empty()));
+}
+
+TEST_CASE("a failed search says what would help: the variable with the fewest distinct values, the longest run") {
+    Rng rng = seprank_test::rng_for("guess help");
+    std::vector<GuessPoint> rows;
+    for (long dim = 1; dim <= 4; ++dim)
+        for (long depth = 1; depth <= 2; ++depth) rows.push_back(GuessPoint{{dim, depth}, Integer(static_cast<long>(rng.below(1000000)) + 7)});
+    const Guess g = guess_formula(rows, opts({"dim", "depth"}));
+    REQUIRE_FALSE(g.found);
+    INFO(g.reason);
+    CHECK(g.reason.find("what would help: rows at more values of depth: depth has 2 distinct values (dim 4)") != std::string::npos);
+    CHECK(g.reason.find("needs at least P + 2 of them") != std::string::npos);
+    CHECK(g.reason.find("over-determine no form in depth") != std::string::npos);
+    std::vector<GuessPoint> one;
+    for (long n : {1, 2, 3, 5, 6}) one.push_back(GuessPoint{{n}, Integer(static_cast<long>(rng.below(1000000)) + 7)});
+    const Guess h = guess_formula(one, opts({"n"}));
+    REQUIRE_FALSE(h.found);
+    INFO(h.reason);
+    CHECK(h.reason.find("n has 5 distinct values") != std::string::npos);
+    CHECK(h.reason.find("forms in n of at most 3 parameters") != std::string::npos);
+    CHECK(h.reason.find("the longest run here is 3") != std::string::npos);
+}
+
+TEST_CASE("check_prediction: a prediction above max_side is unchecked at once, generic is not run") {
+    const TableRow row = {{"family", "attention"}, {"tokens", "2"}, {"dim", "1"}, {"heads", "1"}, {"depth", "1"}, {"rank", "2"}};
+    // C((3^6 − 1)/2 + 3, 3) = 8,171,255 at dx = 3, L = 6 (docs/guess.md): generic would run for minutes.
+    const auto start = std::chrono::steady_clock::now();
+    const PredictionCheck c = check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8171255));
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5);
+    CHECK_FALSE(c.done);
+    CHECK(c.above_side);
+    CHECK(c.verdict == "unchecked (prediction above --check-max-side 4096)");
+    CheckOptions wide;
+    wide.max_side = 8000000;
+    wide.seconds = 1e-3;  // under the side now: generic runs, and runs out of time
+    CHECK(check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8000000), wide).verdict == "unchecked (over the budget)");
+    // At the side itself generic runs: dx = 1, L = 2 has rank 5, not 4096.
+    const PredictionCheck at = check_prediction(row, {"dim", "depth"}, {1, 2}, Rational(4096));
+    CHECK(at.done);
+    CHECK(at.verdict == "disagree");
+    // Bad options are still refused first.
+    CheckOptions bad;
+    bad.trials = 0;
+    CHECK_THROWS_AS((void)check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8171255), bad), invalid_input);
+}
+
+TEST_CASE("bad input: max_exps outside 1..4, max_exceptions below 0") {
+    const std::vector<GuessPoint> rows{GuessPoint{{1}, Integer(1)}, GuessPoint{{2}, Integer(4)}, GuessPoint{{3}, Integer(9)}};
+    GuessOptions o = opts({"n"});
+    for (int bad : {0, 5}) {
+        o.max_exps = bad;
+        CHECK(throws_with<invalid_input>([&] { (void)guess_formula(rows, o); }, "max exponentials " + std::to_string(bad) + " outside 1..4"));
+    }
+    o = opts({"n"});
+    o.max_exceptions = -1;
+    CHECK(throws_with<invalid_input>([&] { (void)guess_formula(rows, o); }, "max exceptions -1 must be at least 0"));
+}
+
+TEST_CASE("forms with more parameters than rows − min_confirm are never fitted (a row at n = 10^6 made 500 of them slow)") {
+    const std::vector<GuessPoint> rows{GuessPoint{{1}, Integer(3)}, GuessPoint{{2}, Integer(5)}, GuessPoint{{3}, Integer(7)},
+                                       GuessPoint{{1000004}, Integer(9)}};
+    GuessOptions o = opts({"n"});
+    o.max_params = 4;
+    const Guess g = guess_formula(rows, o);
+    CHECK_FALSE(g.found);
+    o.max_params = 2;  // the same forms tried: those of 3 and 4 parameters were passed over
+    const Guess two = guess_formula(rows, o);
+    CHECK(g.tried == two.tried);
+    CHECK(g.refuted == two.refuted);
+    CHECK(g.reason.find("over-determine forms in n of at most 2 parameters") != std::string::npos);
 }

@@ -30,7 +30,7 @@ std::string count(long n, const char* one, const char* many) { return std::to_st
 using seprank::table_cell;
 
 struct GuessCommand final : Command {
-    std::string table, value = "rank", vars_text, where_text, format = "text", bases_text = "2,3,4,5";
+    std::string table, value = "rank", vars_text, where_text, format = "text", bases_text = "2..9";
     std::vector<std::string> predict;
     bool check = false;
     double check_seconds = 60;
@@ -39,8 +39,8 @@ struct GuessCommand final : Command {
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("guess",
-            "Closed form of a table column (polynomial, exp-linear, binomial C(g+x,x), C-finite or P-recursive), fitted exactly "
-            "on the fewest rows and confirmed on the others; a conjecture, never exact");
+            "Closed form of a table column (polynomial, exp-linear, binomial C(g+x,x), exp-sum, hypergeometric, C-finite or "
+            "P-recursive), fitted exactly on the fewest rows and confirmed on the others; a conjecture, never exact");
         sub->add_option("table", table, "table file: CSV with a header (seprank table --format csv), a JSON array of objects or JSON lines")->required();
         sub->add_option("--value", value, "the column to explain (integers)")->capture_default_str();
         sub->add_option("--vars", vars_text, "1 to 3 integer columns the value is a function of, e.g. dim,depth")->required();
@@ -49,12 +49,14 @@ struct GuessCommand final : Command {
         sub->add_flag("--check", check, "also compute each predicted point with `generic` (from the first kept row's network) and say agree/disagree");
         sub->add_option("--check-seconds", check_seconds, "--check: time budget per point in seconds (> 0); a point not done in time is reported unchecked")->capture_default_str();
         sub->add_option("--check-trials", check_trials, "--check: weight draws per point (as generic --trials)")->capture_default_str();
-        sub->add_option("--check-max-side", check_max_side, "--check: largest evaluation matrix side (as generic --max-side); a rank above it stays a lower bound")->capture_default_str();
+        sub->add_option("--check-max-side", check_max_side, "--check: largest evaluation matrix side (as generic --max-side); a prediction above it is not computed (unchecked)")->capture_default_str();
         sub->add_option("--max-degree", o.max_degree, "polynomials: total degree at most this (0..8)")->capture_default_str();
-        sub->add_option("--bases", bases_text, "exponential bases c of c^x, comma-separated (each 2..16; empty: none)")->capture_default_str();
+        sub->add_option("--bases", bases_text, "exponential bases c of c^x, e.g. 2,3 or 2..9 (each 2..16; empty: none)")->capture_default_str();
+        sub->add_option("--max-exps", o.max_exps, "exp-sums: at most this many exponentials c^x, the constant counted as 1^x (1..4; 1: none)")->capture_default_str();
         sub->add_option("--max-order", o.max_order, "recurrences (one variable): order at most this (0..6)")->capture_default_str();
         sub->add_option("--max-params", o.max_params, "size bound: forms with more free parameters are not tried (1..64)")->capture_default_str();
         sub->add_option("--min-confirm", o.min_confirm, "held-out rows a form must predict (>= 1)")->capture_default_str();
+        sub->add_option("--max-exceptions", o.max_exceptions, "rows a polynomial, exp-linear, exp-sum or binomial form may miss, each named (>= 0); it must still be confirmed on more rows than it misses")->capture_default_str();
         sub->add_option("--format", format, "text|json")->check(one_of({"text", "json"}));
     }
 
@@ -132,6 +134,18 @@ struct GuessCommand final : Command {
         for (std::size_t i : g.confirm_rows) conf.push_back(point_json(g.rows[i].x));
         j["rows_fitted"] = fit;
         j["rows_confirmed"] = conf;
+        if (o.max_exceptions > 0) {
+            json exc = json::array();
+            for (const seprank::GuessException& e : g.exceptions) {
+                json p = json::object();
+                p["point"] = point_json(g.rows[e.row].x);
+                p["value"] = exact(g.rows[e.row].value);
+                p["formula"] = !e.defined ? json(nullptr) : e.value.is_integer() ? exact(e.value.num()) : json(e.value.str());
+                exc.push_back(p);
+            }
+            j["exceptions"] = exc;
+        }
+        if (g.formula.kind == seprank::FormKind::hypergeometric) j["recurrence"] = g.formula.recurrence();
         if (!g.formula.init.empty()) {  // a recurrence's initial values
             json init = json::array();
             for (std::size_t k = 0; k < g.formula.init.size(); ++k) {
@@ -183,6 +197,8 @@ struct GuessCommand final : Command {
                     c["generic"] = r.generic;
                     c["label"] = r.label;
                     checked = " [generic " + std::to_string(r.generic) + ", " + r.label + ": " + r.verdict + "]";
+                } else if (r.above_side) {
+                    checked = " [" + r.verdict + "]";
                 } else {
                     checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
                 }
@@ -205,12 +221,19 @@ struct GuessCommand final : Command {
                   << (where_text.empty() ? "" : " (where " + where_text + ")") << "\n";
         std::cout << "formula     " << g.formula.text() << "\n";
         std::cout << "latex       " << g.formula.latex() << "\n";
+        if (g.formula.kind == seprank::FormKind::hypergeometric) std::cout << "recurrence  " << g.formula.recurrence() << "\n";
         std::cout << "kind        conjecture (" << seprank::to_string(g.formula.kind) << ", " << count(g.params, "free parameter", "free parameters")
                   << ", fitted on " << count(g.fitted, "row", "rows") << ", confirmed on " << count(g.confirmed, "held-out row", "held-out rows")
-                  << ")\n";
+                  << (g.exceptions.empty() ? std::string() : ", " + count(static_cast<long>(g.exceptions.size()), "exception", "exceptions")) << ")\n";
         std::cout << "fitted      ";
         for (std::size_t k = 0; k < g.fit_rows.size(); ++k) std::cout << (k ? " " : "") << "(" << point_text(g.rows[g.fit_rows[k]].x) << ")";
         std::cout << "\n";
+        if (o.max_exceptions > 0) {
+            std::cout << "exceptions  " << g.exceptions.size() << "\n";
+            for (const seprank::GuessException& e : g.exceptions)
+                std::cout << "exception   " << point_text(g.rows[e.row].x) << ": table " << g.rows[e.row].value.str() << ", formula "
+                          << (e.defined ? e.value.str() : std::string("undefined")) << "\n";
+        }
         std::cout << "searched    " << count(g.tried, "form", "forms") << ", " << g.refuted << " refuted by a held-out row, "
                   << (g.skipped ? count(g.skipped, "skipped (values too large), ", "skipped (values too large), ") : std::string())
                   << j["seconds"].get<double>() << " s\n";

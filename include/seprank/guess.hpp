@@ -2,21 +2,36 @@
 // rows it was not fitted to (docs/guess.md).
 //
 // A candidate form has free parameters that enter linearly (once the form is chosen):
-//   polynomial   v = Σ_m a_m x^m over the monomials of total degree ≤ k in the variables;
-//   exp-linear   v = a_0 + Σ_i a_i x_i + b·c^{x_j} (c a small base, x_j one variable);
-//   binomial     v = C(g + x_b, x_b), the number of monomials of degree ≤ g in x_b
-//                variables, g = g(other variables) itself a polynomial or exp-linear form;
-//                each row's g is read back exactly (C(g + x, x) is increasing in g);
-//   C-finite     v(n) = Σ_{i=1..k} c_i v(n − i) in one variable n, constant c_i;
-//   P-recursive  Σ_{i=0..k} p_i(n) v(n − i) = 0 with polynomials p_i of degree ≤ d.
-// The parameters are fitted by exact rational linear algebra (FLINT fmpq_mat) on the
-// fewest rows that determine them (chosen greedily in the order of the rows: smallest
-// variables first), and every other row must then agree exactly: those are the
-// confirmations. Candidates are tried smallest first (free parameters, then the order of
-// the list above); the first with at least `min_confirm` confirmations and no failure
-// wins. A guess is a conjecture, never an exact result: it is labelled so, with its
-// counts. Source: the discipline of Kauers' Guess and FriCAS's guess (exact fitting,
-// prediction of unused data), re-implemented here for the forms above.
+//   polynomial     v = Σ_m a_m x^m over the monomials of total degree ≤ k in the variables;
+//   exp-linear     v = a_0 + Σ_i a_i x_i + b·c^{x_j} (c a small base, x_j one variable);
+//   binomial       v = C(g + x_b, x_b), the number of monomials of degree ≤ g in x_b
+//                  variables, g = g(other variables) itself a polynomial, exp-linear or
+//                  exp-sum form; each row's g is read back exactly (C(g + x, x) is
+//                  increasing in g);
+//   exp-sum        v = Σ_{c ∈ S} p_c(x_j)·c^{x_j}, 2 ≤ |S| ≤ max_exps bases from {1} ∪ bases
+//                  (1^{x_j} is the constant), the p_c all constants or all of degree ≤ 1
+//                  in x_j: the C-finite sequences whose characteristic roots are listed
+//                  bases, printed closed ("(5^depth - 2^depth)/3 + 1");
+//   hypergeometric v(n) = K·q^n·Π_j (n + b_j)! / Π_i (n + a_i)! in one variable n: the
+//                  first-order recurrence Π(n + a_i)·v(n) = q·Π(n + b_j)·v(n − 1) solved,
+//                  integer shifts a_i, b_j ≥ −n_0 (n_0 the first row), d = max(#a, #b) ≤
+//                  max_rec_degree (none when max_order = 0), no row's value 0; the a_i
+//                  searched in −n_0..−n_0 + 10, q·Π(n + b_j) fitted (d + 1 parameters) and
+//                  K (1 more): d + 2 parameters; printed with binomials
+//                  ("C(n + 1, 2)*C(n + 2, 2)");
+//   C-finite       v(n) = Σ_{i=1..k} c_i v(n − i) in one variable n, constant c_i;
+//   P-recursive    Σ_{i=0..k} p_i(n) v(n − i) = 0 with polynomials p_i of degree ≤ d.
+// The parameters are fitted by exact rational linear algebra on the fewest rows that
+// determine them (chosen greedily in the order of the rows: smallest variables first),
+// and every other row must then agree exactly: those are the confirmations. Candidates
+// are tried smallest first (free parameters, then the order of the list above); the first
+// with at least `min_confirm` confirmations and no failure wins. With max_exceptions E > 0
+// a polynomial, exp-linear, exp-sum or binomial form may miss up to E rows (named in the
+// answer), if it is confirmed on at least min_confirm rows and on more rows than it
+// misses, and no exact form of as many parameters or fewer exists. A guess is a
+// conjecture, never an exact result: it is labelled so, with its counts. Source: the
+// discipline of Kauers' Guess and FriCAS's guess (exact fitting, prediction of unused
+// data), re-implemented here for the forms above.
 #pragma once
 
 #include "seprank/integer.hpp"
@@ -39,17 +54,22 @@ struct GuessPoint {
 struct GuessOptions {
     std::vector<std::string> vars;           // 1..3 names, distinct (checked)
     int max_degree = 4;                      // polynomials: total degree ≤ this (0..8)
-    std::vector<long> bases = {2, 3, 4, 5};  // exponential bases c (each 2..16)
+    std::vector<long> bases = {2, 3, 4, 5, 6, 7, 8, 9};  // exponential bases c (each 2..16)
+    int max_exps = 3;                        // exp-sum: at most this many exponentials, the constant
+                                             // counted as 1^{x_j} (1..4; 1: no exp-sum forms)
     int max_order = 3;                       // recurrences (one variable only): order ≤ this (0..6; 0: none)
     int max_rec_degree = 2;                  // P-recursive: degree of the p_i ≤ this (0..4)
     long max_params = 16;                    // candidates with more free parameters are not tried (1..64)
     long min_confirm = 2;                    // confirmations a guess needs (≥ 1)
+    long max_exceptions = 0;                 // rows a form may miss (≥ 0; 0: every row must agree)
 };
 // invalid_input naming the first bad field (the ranges above; names non-empty). O(1).
 void check_options(const GuessOptions& opt);
 
-enum class FormKind { polynomial, exp_linear, binomial, c_finite, p_recursive };
-// "polynomial", "exp-linear", "binomial", "C-finite", "P-recursive". O(1).
+// In the order candidates of equal size are tried.
+enum class FormKind { polynomial, exp_linear, binomial, exp_sum, hypergeometric, c_finite, p_recursive };
+// "polynomial", "exp-linear", "binomial", "exp-sum", "hypergeometric", "C-finite",
+// "P-recursive". O(1).
 std::string to_string(FormKind k);
 
 // A term of a linear form: Π x_i^{exps_i}, times base^{x_{exp_var}} when exp_var ≥ 0.
@@ -62,10 +82,18 @@ struct GuessTerm {
 struct Formula {
     FormKind kind = FormKind::polynomial;
     std::vector<std::string> vars;
-    // polynomial, exp_linear: v = Σ coeffs_t · term_t; binomial: g = Σ coeffs_t · term_t.
+    // polynomial, exp_linear, exp_sum: v = Σ coeffs_t · term_t; binomial: g = Σ coeffs_t · term_t.
     std::vector<GuessTerm> terms;
     std::vector<Rational> coeffs;
+    // The kind of that linear form (polynomial, exp_linear or exp_sum; a binomial's g's).
+    // An exp-sum's integer constant is printed outside the fraction: "(5^n - 2^n)/3 + 1".
+    FormKind terms_kind = FormKind::polynomial;
     int binom_var = -1;  // binomial: v = C(g + x_b, x_b)
+    // hypergeometric in rec_var = n: v(n) = hyper_const · hyper_ratio^n · Π_j (n + hyper_num[j])! /
+    // Π_i (n + hyper_den[i])! (shifts ascending, no shift in both), defined where every
+    // n + shift ≥ 0; rec, order = 1 and init hold the first-order recurrence it satisfies.
+    Rational hyper_const, hyper_ratio;
+    std::vector<long> hyper_num, hyper_den;
     // Recurrences in variable rec_var: p_i(n) = Σ_e rec[i][e]·n^e (C-finite: p_0 = −1,
     // p_i = c_i constants), Σ_{i=0..order} p_i(n)·v(n − i) = 0.
     int rec_var = -1;
@@ -77,9 +105,23 @@ struct Formula {
     std::vector<Integer> init;
 
     // Plain text, e.g. "C((3^depth - 1)/2 + dim, dim)"; a recurrence is followed by its
-    // initial values: "(-1)*v(n) + (1)*v(n - 1) + (1)*v(n - 2) = 0, v(0) = 0, v(1) = 1".
+    // initial values: "(-1)*v(n) + (1)*v(n - 1) + (1)*v(n - 2) = 0, v(0) = 0, v(1) = 1";
+    // a hypergeometric term in closed form, "C(n + 1, 2)*C(n + 2, 2)".
     std::string text() const;
     std::string latex() const;  // the same in LaTeX. Both: no precondition, linear in the output
+    // A recurrence (C-finite, P-recursive) as text(); a hypergeometric term's first-order
+    // recurrence with its initial value, "(n^2 - n)*v(n) + (-n^2 - 3*n - 2)*v(n - 1) = 0,
+    // v(1) = 3"; "" for the other kinds. Linear in the output.
+    std::string recurrence() const;
+};
+
+// A row a form was accepted without (GuessOptions::max_exceptions): the row, and the
+// formula's value there (defined = false when the formula has none there: a binomial's g
+// that is not a non-negative integer, or a value too large to compute).
+struct GuessException {
+    std::size_t row = 0;  // index into Guess::rows
+    bool defined = true;
+    Rational value;
 };
 
 struct Guess {
@@ -89,11 +131,14 @@ struct Guess {
     long fitted = 0;     // rows used to fit them
     long confirmed = 0;  // rows predicted exactly without being used
     std::vector<std::size_t> fit_rows, confirm_rows;  // indices into rows (below)
+    std::vector<GuessException> exceptions;           // rows missed (max_exceptions > 0), by row
     long tried = 0;      // candidate forms tried
     long refuted = 0;    // of them, fitted but refuted by a held-out row
     long skipped = 0;    // candidate forms left undecided: their values at the rows would be over
                          // 2^27 bits in all (e.g. c^n for n near 10^12), so they were not computed
-    std::string reason;  // when !found: why
+    std::string reason;  // when !found: why, and what would help: a form refuted by only 1 or 2
+                         // rows (and the --max-exceptions that accepts it), or else the
+                         // variable with the fewest distinct values
     std::vector<GuessPoint> rows;  // the input, sorted (smallest variables first), duplicates merged
 };
 
@@ -103,21 +148,30 @@ struct Guess {
 // opt is checked first (check_options).
 // Each candidate's equations are computed row by row as the fit reaches them; a candidate
 // whose values at the rows would exceed 2^27 bits in all (estimated before each row, e.g.
-// c^n at n = 10^12) is skipped (Guess::skipped), never computed. Cost: per candidate,
-// O(rows · params²) rational operations (greedy rank tests) plus a params × params exact
-// solve, on numbers of at most 2^27 bits in all.
+// c^n at n = 10^12) is skipped (Guess::skipped), never computed. With max_exceptions E > 0
+// a fit that misses more than E rows is fitted again with each of its own rows left out
+// (one at a time); the rows missed are Guess::exceptions. When nothing is found with
+// E = 0, the search runs again with E = 2 over the forms that take exceptions (computing
+// at most 2^24 bits of values in all), to name a near miss in the reason. A linear or
+// binomial form of more than rows − min_confirm parameters is never fitted. Cost: per candidate, O(rows · params²) rational operations
+// (greedy rank tests) plus a params × params exact solve, on numbers of at most 2^27 bits
+// in all, times params + 1 fits with exceptions; the candidates: O(max_degree^vars)
+// polynomials, O(vars · |bases|^max_exps) exp-sums (with binomials: times vars),
+// hypergeometric terms up to C(11 + d, d) shift sets of degree d each.
 Guess guess_formula(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
 
 // The formula's value at x (exact). Linear forms and binomials evaluate directly (a
 // binomial needs x_b ≥ 0 and g(x) a non-negative integer there; C(g + x_b, x_b) is a
-// rising factorial over k!, k = min(g, x_b)); recurrences unroll forward from the last
-// `order` consecutive rows below x, keeping `order` values. The size of the value (and,
-// for recurrences, the work) is estimated before anything is computed (limits.hpp):
-// resource_limit stating the estimate over 2^26 bits or 2^34 bit operations. invalid_input
-// naming the point when x has the wrong size or lies outside the form's domain (a
-// negative x_b, a g that is not a non-negative integer, a recurrence asked below its first
-// row or where its leading coefficient vanishes). Cost: as estimated, at most 2^34 bit
-// operations. g.found is checked (invalid_input when there is no formula).
+// rising factorial over k!, k = min(g, x_b)); a hypergeometric term as rising factorials
+// of its paired shifts and factorials of the others; recurrences unroll forward from the
+// last `order` consecutive rows below x, keeping `order` values. The size of the value
+// (and, for recurrences and hypergeometric terms, the work) is estimated before anything
+// is computed (limits.hpp): resource_limit stating the estimate over 2^26 bits or 2^34 bit
+// operations. invalid_input naming the point when x has the wrong size or lies outside the
+// form's domain (a negative x_b, a g that is not a non-negative integer, a recurrence asked
+// below its first row or where its leading coefficient vanishes, a hypergeometric term
+// where some n + shift < 0). Cost: as estimated, at most 2^34 bit operations. g.found is
+// checked (invalid_input when there is no formula).
 Rational guess_predict(const Guess& g, const std::vector<long>& x);
 
 // A point as text, "name=value[,name=value…]" (what `seprank guess --predict` takes),
@@ -198,10 +252,11 @@ struct CheckOptions {
 void check_options(const CheckOptions& opt);
 
 struct PredictionCheck {
-    // "agree", "disagree", "unchecked (generic gave a lower bound)" or
-    // "unchecked (over the budget)".
+    // "agree", "disagree", "unchecked (generic gave a lower bound)",
+    // "unchecked (over the budget)" or "unchecked (prediction above --check-max-side N)".
     std::string verdict;
     bool done = false;     // generic finished within the budget
+    bool above_side = false;  // the prediction is above max_side: generic was not run
     long generic = 0;      // its rank (when done)
     std::string label;     // its label (when done), RankAnswer::label()
     double seconds = 0;    // the time generic took
@@ -210,9 +265,12 @@ struct PredictionCheck {
 // (spec_of_row; the row's partition, or the balanced one), with opt's trials and max side,
 // and compares it with `predicted`: agree when equal; disagree when it differs and the rank
 // is generic or exact; unchecked when generic gave only a lower bound or did not finish in
-// opt.seconds (cancelled through cancel.hpp's scope, nothing left running). Checked first:
+// opt.seconds (cancelled through cancel.hpp's scope, nothing left running). A prediction
+// above opt.max_side is unchecked at once, generic not run: the rank it finds is at most
+// its evaluation side, so it could only give a lower bound there (a true rank below the
+// side, which would refute the prediction, is not looked for). Checked first:
 // check_options(opt), the spec (validate) and the partition, invalid_input naming the value.
-// Cost: one generic_rank, at most about opt.seconds.
+// Cost: one generic_rank, at most about opt.seconds; O(1) past max_side.
 PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,
                                  const Rational& predicted, const CheckOptions& opt = {});
 

@@ -190,12 +190,15 @@ class Guess:
     reason: str
     rows_fitted: List[Dict[str, int]]
     rows_confirmed: List[Dict[str, int]]
+    recurrence: str
+    exceptions: List[Dict[str, Any]]
     def predict(self, **point: int) -> Union[int, Fraction]: ...
     def check(self, *, seconds: float = ..., trials: int = ..., max_side: int = ..., threads: int = ...,
               **point: int) -> Dict[str, Any]: ...
 def guess(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
           where: Optional[Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
-          max_order: int = ..., max_params: int = ..., min_confirm: int = ...) -> Guess: ...
+          max_order: int = ..., max_params: int = ..., min_confirm: int = ..., max_exps: int = ...,
+          max_exceptions: int = ...) -> Guess: ...
 def dimension(net: Union[None, Network, Dict[str, Any]] = ..., *, output: str = ..., variant: str = ...,
               trials: int = ..., seed: int = ..., prime_bits: int = ..., margin: int = ..., threads: int = ...,
               weights: Optional[Network] = ..., max_time: Optional[float] = ..., device: str = ...) -> Answer: ...

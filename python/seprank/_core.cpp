@@ -20,6 +20,7 @@
 #include <climits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -541,6 +542,14 @@ PYBIND11_MODULE(_core, m) {
         .def("text", [](const Guess& g) { return g.found ? g.formula.text() : std::string(); })
         .def("latex", [](const Guess& g) { return g.found ? g.formula.latex() : std::string(); })
         .def("form", [](const Guess& g) { return g.found ? to_string(g.formula.kind) : std::string(); })
+        .def("recurrence", [](const Guess& g) { return g.found ? g.formula.recurrence() : std::string(); })
+        // each missed row: (point, table value, formula value or None), values as text
+        .def("exception_rows", [](const Guess& g) {
+            std::vector<std::tuple<std::vector<long>, std::string, std::optional<std::string>>> out;
+            for (const GuessException& e : g.exceptions)
+                out.emplace_back(g.rows[e.row].x, g.rows[e.row].value.str(), e.defined ? std::optional<std::string>(e.value.str()) : std::nullopt);
+            return out;
+        })
         .def("fit_points", [](const Guess& g) {
             std::vector<std::vector<long>> out;
             for (std::size_t i : g.fit_rows) out.push_back(g.rows[i].x);
@@ -554,7 +563,7 @@ PYBIND11_MODULE(_core, m) {
         .def("predict", [](const Guess& g, const std::vector<long>& x) { return guess_predict(g, x).str(); });
     m.def("guess", [](const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                       const std::vector<std::pair<std::string, std::string>>& where, int max_degree, const std::vector<long>& bases,
-                      int max_order, long max_params, long min_confirm) {
+                      int max_order, long max_params, long min_confirm, int max_exps, long max_exceptions) {
         GuessOptions o;
         o.vars = vars;
         o.max_degree = max_degree;
@@ -562,6 +571,8 @@ PYBIND11_MODULE(_core, m) {
         o.max_order = max_order;
         o.max_params = max_params;
         o.min_confirm = min_confirm;
+        o.max_exps = max_exps;
+        o.max_exceptions = max_exceptions;
         return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });

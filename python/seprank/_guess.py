@@ -47,9 +47,12 @@ def _number(text: str) -> Union[int, Fraction]:
 class Guess:
     """The result of :func:`guess`. ``found`` says whether a form was confirmed; then
     ``formula`` (plain text), ``latex``, ``form`` (polynomial, exp-linear, binomial,
-    C-finite, P-recursive), ``params`` (free parameters), ``fitted`` and ``confirmed``
-    (rows used to fit, held-out rows predicted exactly), ``rows_fitted`` and
-    ``rows_confirmed`` (their points), ``kind`` = "conjecture"; otherwise ``reason``.
+    exp-sum, hypergeometric, C-finite, P-recursive), ``params`` (free parameters),
+    ``fitted`` and ``confirmed`` (rows used to fit, held-out rows predicted exactly),
+    ``rows_fitted`` and ``rows_confirmed`` (their points), ``exceptions`` (rows the form
+    misses, with ``max_exceptions``: ``point``, ``value`` the table's, ``formula`` the
+    form's or None), ``recurrence`` (a hypergeometric term's first-order recurrence, a
+    recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``reason``.
     ``predict(**point)`` evaluates the formula exactly (int or Fraction)."""
 
     kind = "conjecture"
@@ -71,6 +74,10 @@ class Guess:
         self.reason: str = core.reason
         self.rows_fitted: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.fit_points()]
         self.rows_confirmed: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.confirm_points()]
+        self.recurrence: str = core.recurrence()
+        self.exceptions: List[Dict[str, Any]] = [
+            {"point": dict(zip(self.vars, x)), "value": int(v), "formula": None if f is None else _number(f)}
+            for x, v, f in core.exception_rows()]
 
     def predict(self, **point: int) -> Union[int, Fraction]:
         """The formula at ``point`` (every variable by name), exactly."""
@@ -90,7 +97,9 @@ class Guess:
         --check``): the network of the first row ``where`` kept, its variables set to the
         point. Returns ``point``, ``value`` (predicted), ``generic`` and ``label`` (None when
         not finished), ``verdict`` ('agree', 'disagree', 'unchecked (generic gave a lower
-        bound)' or 'unchecked (over the budget)': ``seconds`` bounds the run) and ``seconds``."""
+        bound)', 'unchecked (over the budget)': ``seconds`` bounds the run, or 'unchecked
+        (prediction above --check-max-side N)': a prediction above ``max_side``, which
+        generic's rank cannot exceed, is not computed) and ``seconds``."""
         value = self.predict(**point)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise ValueError(f"seconds: expected a number of seconds > 0, got {seconds!r}")
@@ -102,18 +111,23 @@ class Guess:
     def __repr__(self) -> str:
         if not self.found:
             return f"<seprank.Guess: none ({self.reason})>"
+        missed = f", {len(self.exceptions)} exceptions" if self.exceptions else ""
         return (f"<seprank.Guess {self.formula} ({self.form}, conjecture: {self.params} parameters, "
-                f"fitted on {self.fitted} rows, confirmed on {self.confirmed})>")
+                f"fitted on {self.fitted} rows, confirmed on {self.confirmed}{missed})>")
 
 
 def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
-          where: Optional[Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5),
-          max_order: int = 3, max_params: int = 16, min_confirm: int = 2) -> Guess:
+          where: Optional[Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5, 6, 7, 8, 9),
+          max_order: int = 3, max_params: int = 16, min_confirm: int = 2, max_exps: int = 3,
+          max_exceptions: int = 0) -> Guess:
     """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
     ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines), rows as
     dicts or a pandas DataFrame (``seprank.table`` returns either); ``where`` keeps rows
     whose columns have these values; rows whose value is None, NaN or empty are skipped.
-    Raises ValueError on a missing column, a non-integer cell or too few rows."""
+    ``max_exps`` bounds the exponentials of an exp-sum (1..4, 1: none); with
+    ``max_exceptions`` E > 0 a polynomial, exp-linear, exp-sum or binomial form may miss up
+    to E rows (``Guess.exceptions``). Raises ValueError on a missing column, a non-integer
+    cell, too few rows or an option out of range."""
     if isinstance(vars, str):
         vars = [v for v in vars.split(",") if v]
     vars = list(vars)
@@ -132,5 +146,6 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
     if isinstance(bases, str):  # "2,3", as the CLI's --bases
         bases = _core.parse_list(bases, "bases") if bases.strip() else []
     core = _core.guess(table, vars, value, pairs, integer(max_degree, "max_degree"), [integer(b, "bases") for b in bases],
-                       integer(max_order, "max_order"), integer(max_params, "max_params"), integer(min_confirm, "min_confirm"))
+                       integer(max_order, "max_order"), integer(max_params, "max_params"), integer(min_confirm, "min_confirm"),
+                       integer(max_exps, "max_exps", -2**31, 2**31 - 1), integer(max_exceptions, "max_exceptions"))
     return Guess(core, vars, table, pairs)

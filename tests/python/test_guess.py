@@ -48,8 +48,9 @@ def test_check_recomputes_a_prediction_as_the_cli_does(rows, tmp_path, cli):
     out = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=2,depth=4", "--check")
     assert out["predictions"][0]["check"]["verdict"] == c["verdict"]
     assert out["predictions"][0]["check"]["generic"] == c["generic"]
-    # a budget too small for the point: unchecked, nothing left running
-    late = g.check(dim=3, depth=5, seconds=0.05)
+    # a budget too small for the point: unchecked, nothing left running (the side raised
+    # above the prediction, 317,750, which would otherwise be unchecked at once)
+    late = g.check(dim=3, depth=5, seconds=0.05, max_side=400000)
     assert late["verdict"] == "unchecked (over the budget)" and late["generic"] is None
     # a wrong formula is refuted: the fitted one from L = 1, 2 alone at dx = 3, L = 3
     few = [r for r in (rows if isinstance(rows, list) else rows.to_dict("records")) if r["depth"] <= 2]
@@ -141,3 +142,73 @@ def test_out_of_range_and_text_arguments_are_value_errors():
         seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], max_degree=2**70)
     with pytest.raises(ValueError, match="degrees: empty"):
         seprank.budget(24, [])
+
+
+# ---- issue 57: exp-sums, hypergeometric terms, named exceptions, --check's skip
+
+def _s2_rows():
+    # attention with score degree 2, N=2, dx=1, L=1..6 (docs/guess.md): (5^L - 2^L)/3 + 1
+    return [{"depth": L, "rank": (5 ** L - 2 ** L) // 3 + 1} for L in range(1, 7)]
+
+
+def test_exp_sum_closed_form_as_the_cli_prints_it(tmp_path, cli):
+    g = seprank.guess(_s2_rows(), vars=["depth"])
+    assert g.found and g.form == "exp-sum" and g.params == 3
+    assert g.formula == "(5^depth - 2^depth)/3 + 1" and g.exceptions == [] and g.recurrence == ""
+    assert g.predict(depth=7) == (5 ** 7 - 2 ** 7) // 3 + 1
+    path = tmp_path / "s2.csv"
+    path.write_text("depth,rank\n" + "".join(f"{r['depth']},{r['rank']}\n" for r in _s2_rows()))
+    out = cli("guess", path, "--vars", "depth")
+    assert out["formula"] == g.formula and out["form"] == "exp-sum" and "exceptions" not in out
+    # --max-exps 1 (max_exps=1): no exp-sums, and nothing else fits these six rows
+    assert not seprank.guess(_s2_rows(), vars=["depth"], max_exps=1).found
+
+
+def test_hypergeometric_term_printed_closed():
+    rows = [{"n": n, "v": v} for n, v in enumerate([3, 18, 60, 150, 315, 588], start=1)]
+    g = seprank.guess(rows, vars=["n"], value="v")
+    assert g.form == "hypergeometric" and g.formula == "C(n + 1, 2)*C(n + 2, 2)"
+    assert g.recurrence == "(n^2 - n)*v(n) + (-n^2 - 3*n - 2)*v(n - 1) = 0, v(1) = 3"
+    assert (g.params, g.fitted, g.confirmed) == (4, 4, 2)
+    assert g.predict(n=7) == 28 * 36
+    with pytest.raises(ValueError, match="outside the formula's domain"):
+        g.predict(n=0)
+
+
+def test_exceptions_are_named_as_the_cli_names_them(tmp_path, cli):
+    rows = _s2_rows() + [{"depth": L, "rank": (5 ** L - 2 ** L) // 3 + 1} for L in range(7, 10)]
+    rows[7]["rank"] -= 5  # a lower-bound row at L = 8
+    strict = seprank.guess(rows, vars=["depth"])
+    assert not strict.found and "--max-exceptions 1 accepts it" in strict.reason
+    g = seprank.guess(rows, vars=["depth"], max_exceptions=1)
+    assert g.found and g.formula == "(5^depth - 2^depth)/3 + 1"
+    right = (5 ** 8 - 2 ** 8) // 3 + 1
+    assert g.exceptions == [{"point": {"depth": 8}, "value": right - 5, "formula": right}]
+    assert g.fitted + g.confirmed + 1 == len(rows)
+    path = tmp_path / "s2x.csv"
+    path.write_text("depth,rank\n" + "".join(f"{r['depth']},{r['rank']}\n" for r in rows))
+    out = cli("guess", path, "--vars", "depth", "--max-exceptions", "1")
+    assert out["exceptions"] == [{"point": {"depth": 8}, "value": right - 5, "formula": right}]
+    assert out["formula"] == g.formula and out["confirmed"] == g.confirmed
+    text = cli("guess", path, "--vars", "depth", "--max-exceptions", "1", fmt="text")
+    assert "exceptions  1\n" in text and f"exception   depth=8: table {right - 5}, formula {right}\n" in text
+    for bad, match in [(lambda: seprank.guess(rows, vars=["depth"], max_exceptions=-1), "max exceptions -1"),
+                       (lambda: seprank.guess(rows, vars=["depth"], max_exps=0), "max exponentials 0 outside 1..4"),
+                       (lambda: seprank.guess(rows, vars=["depth"], max_exps=2 ** 40), "max_exps")]:
+        with pytest.raises(ValueError, match=match):
+            bad()
+
+
+def test_check_skips_a_prediction_above_the_side(rows, tmp_path, cli):
+    g = seprank.guess(rows, vars=["dim", "depth"])
+    assert g.predict(dim=3, depth=6) == 8171255
+    c = g.check(dim=3, depth=6)  # generic could only give a lower bound: not run
+    assert c["verdict"] == "unchecked (prediction above --check-max-side 4096)" and c["generic"] is None
+    assert c["seconds"] < 1
+    import json
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(rows if isinstance(rows, list) else rows.to_dict("records")))
+    out = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=3,depth=6", "--check")
+    assert out["predictions"][0]["check"]["verdict"] == c["verdict"] and "generic" not in out["predictions"][0]["check"]
+    text = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=3,depth=6", "--check", "--check-max-side", "100", fmt="text")
+    assert "predict     dim=3,depth=6: 8171255 [unchecked (prediction above --check-max-side 100)]\n" in text

@@ -1,0 +1,155 @@
+// Private to guess.cpp and guess_forms.cpp: the pieces the guesser's forms share — the
+// values and sizes of linear terms, their printing, the incremental echelon form the
+// fits grow, the exp-sum term sets and the hypergeometric terms (guess.hpp,
+// docs/guess.md).
+#pragma once
+
+#include "seprank/guess.hpp"
+#include "seprank/integer.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seprank::guess_detail {
+
+// The total estimated bits of the values a candidate's equations may hold before the
+// candidate is skipped as too large to fit (2^27 bits = 16 MiB).
+constexpr double kFitBudgetBits = 134217728.0;
+
+// A long text cut for a message: its first 40 characters and "…". (Control bytes in it
+// are written \xHH by the error types themselves, error.hpp.)
+std::string cut(const std::string& t);
+
+// Upper bound on the bits of a term's value at x (numerator or denominator). O(|x|).
+double term_bits(const GuessTerm& t, const std::vector<long>& x);
+// The term's value at x; the caller has estimated its size (term_bits).
+Rational term_value(const GuessTerm& t, const std::vector<long>& x);
+// Upper bound on the bits of Σ c_t·term_t(x), and the value (estimated first by the caller).
+double linear_bits(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x);
+Rational linear_value(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<long>& x);
+
+// Σ c_t·term_t over a common denominator, largest terms first: "(3^depth - 1)/2". With
+// constant_outside (exp-sums), an integer constant term is written after the fraction
+// of the others: "(5^depth - 2^depth)/3 + 1". Linear in the output.
+std::string linear_text(const std::vector<GuessTerm>& terms, const std::vector<Rational>& coeffs, const std::vector<std::string>& vars,
+                        bool latex, bool constant_outside = false);
+// Σ_e p[e]·n^e as linear_text prints it.
+std::string poly_in_n(const std::vector<Rational>& p, const std::string& n, bool latex);
+
+// The exp-sum term sets in variable j (of nv), appended to out in the order they are
+// tried: coefficient degree 0 then 1; k = 2..opt.max_exps exponentials; the k-subsets S
+// of {1} ∪ opt.bases in lexicographic order (1 first); for each c ∈ S (ascending) the
+// terms x_j^e·c^{x_j}, e = 0..degree (c = 1: the monomials). {1, c} with constant
+// coefficients is the exp-linear form a + b·c^{x_j}, left out. O(number of terms made).
+void exp_sum_sets(std::size_t nv, std::size_t j, const GuessOptions& opt, std::vector<std::vector<GuessTerm>>& out);
+
+// A reduced row echelon form over Q, grown one row at a time, each row carrying a
+// right-hand side. add(row, rhs) reduces the row by the basis: a non-zero remainder joins
+// the basis (true), a zero one leaves the basis as it was (false; its rhs remainder is
+// then the row's disagreement with the span: zero iff consistent). O(rank · columns)
+// rational operations per add.
+class Echelon {
+public:
+    explicit Echelon(std::size_t cols) : n_(cols) {}
+    std::size_t rank() const { return rows_.size(); }
+
+    // Returns true when the row was independent; `residual` gets the rhs remainder.
+    bool add(std::vector<Rational> row, Rational rhs, Rational* residual = nullptr) {
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            const std::size_t c = pivot_[r];
+            if (row[c].is_zero()) continue;
+            const Rational f = row[c];
+            for (std::size_t j = 0; j < n_; ++j)
+                if (!rows_[r][j].is_zero()) row[j] = row[j] - f * rows_[r][j];
+            rhs = rhs - f * rhs_[r];
+        }
+        std::size_t c = 0;
+        while (c < n_ && row[c].is_zero()) ++c;
+        if (c == n_) {
+            if (residual) *residual = rhs;
+            return false;
+        }
+        const Rational inv = Rational(1) / row[c];
+        for (std::size_t j = 0; j < n_; ++j) row[j] = row[j] * inv;
+        rhs = rhs * inv;
+        for (std::size_t r = 0; r < rows_.size(); ++r) {  // keep the form reduced
+            if (rows_[r][c].is_zero()) continue;
+            const Rational f = rows_[r][c];
+            for (std::size_t j = 0; j < n_; ++j) rows_[r][j] = rows_[r][j] - f * row[j];
+            rhs_[r] = rhs_[r] - f * rhs;
+        }
+        rows_.push_back(std::move(row));
+        rhs_.push_back(rhs);
+        pivot_.push_back(c);
+        return true;
+    }
+    // Full rank: the solution x (x[pivot_r] = rhs_r).
+    std::vector<Rational> solution() const {
+        std::vector<Rational> x(n_);
+        for (std::size_t r = 0; r < rows_.size(); ++r) x[pivot_[r]] = rhs_[r];
+        return x;
+    }
+    // Rank n − 1: the kernel vector with 1 at the free column.
+    std::vector<Rational> kernel() const {
+        std::vector<bool> is_pivot(n_, false);
+        for (std::size_t c : pivot_) is_pivot[c] = true;
+        std::size_t f = 0;
+        while (f < n_ && is_pivot[f]) ++f;
+        std::vector<Rational> x(n_);
+        x[f] = Rational(1);
+        for (std::size_t r = 0; r < rows_.size(); ++r) x[pivot_[r]] = Rational(0) - rows_[r][f];
+        return x;
+    }
+
+private:
+    std::size_t n_;
+    std::vector<std::vector<Rational>> rows_;
+    std::vector<Rational> rhs_;
+    std::vector<std::size_t> pivot_;
+};
+
+// ---- hypergeometric terms (one variable n; guess.hpp)
+
+// The shifts a of the denominator factors (n + a) are searched in −n_0 .. −n_0 + this
+// (n_0 the first row's n).
+constexpr long kHyperShiftWindow = 10;
+
+struct HyperFit {
+    bool tried = false;      // the form applies: one variable, no zero value, enough consecutive
+                             // rows to fit it and min_confirm more
+    bool found = false;      // fitted and confirmed on at least min_confirm held-out rows
+    bool refuted = false;    // some shift set was fitted and then refuted by a row
+    bool too_large = false;  // a value to compare was over the fit budget: undecided
+    Formula form;
+    std::vector<std::size_t> fit_rows, confirm_rows;
+};
+
+// The hypergeometric term of degree d (max(#num, #den) = d exactly) that fits rows, if
+// any: rows sorted ascending in their one variable (guess_formula's order), vars its
+// name. For each denominator shift multiset a (|a| ≤ d, each in −n_0..−n_0 + 10, in
+// order of size, then lexicographic) the numerator q·Π(n + b_j) is fitted on the first
+// d + 1 ratios v(n)/v(n − 1) of consecutive rows, checked on the other ratios, required
+// to split into integer shifts b_j ≥ −n_0 sharing none with a; K is read from the first
+// fitted row and every other row must equal the closed form. Cost: per shift set, a
+// (d + 1)² solve and one check per row; at most C(11 + d, d) shift sets.
+HyperFit fit_hypergeometric(const std::vector<GuessPoint>& rows, const std::vector<std::string>& vars, int d, long min_confirm);
+
+// The closed form's text (guess.hpp's Formula::text for hypergeometric terms): numerator
+// shifts paired with denominator ones into binomials C(n + b, b − a) where b > a, the
+// rest as factorials, the constant and q^n in front: "C(n + 1, 2)*C(n + 2, 2)",
+// "3*2^n*n!/(n + 2)!". Linear in the output.
+std::string hyper_text(const Formula& f, bool latex);
+
+// The term's value at n, exactly. invalid_input (naming `at`) when some n + shift < 0;
+// its size and work are estimated first (check_exact_bits, check_exact_work).
+Rational hyper_value(const Formula& f, long n, const std::string& at);
+
+// For a failed search's reason: "what would help: …" — the variable with the fewest
+// distinct values, how many a form of P parameters in it needs (P + min_confirm), and for
+// one variable the longest run of consecutive values (what recurrences need). O(rows·vars
+// log rows).
+std::string rows_help(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
+
+}  // namespace seprank::guess_detail
