@@ -122,6 +122,18 @@ std::vector<Column> make_columns() {
         {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
+        // The block columns of table --blocks (table_blocks.hpp): the table fills them from
+        // the configuration's answer and its degree blocks, so a record made here has them null.
+        {"block", "table --blocks: the block, the degree a of f_a in the variables of side A", [](const RowSource&) -> Value { return Value(); }},
+        {"blocks", "table --blocks: how many block rows the configuration has", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_a", "table --blocks: the block's rows, the number of A-monomials of degree a (parity-reduced as the rank is)", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_b", "table --blocks: the block's columns, the number of B-monomials of degree D - a (parity-reduced as the rank is)", [](const RowSource&) -> Value { return Value(); }},
+        {"at_cap", "table --blocks: true when the block's rank is min(cap_a, cap_b), its generic rank exactly", [](const RowSource&) -> Value { return Value(); }},
+        {"total", "table --blocks: the configuration's rank, the sum of its blocks' ranks", [](const RowSource&) -> Value { return Value(); }},
+        {"block_list", "table --blocks, inside a run: the configuration's blocks (a)", [](const RowSource&) -> Value { return Value(); }},
+        {"block_rank_list", "table --blocks, inside a run: the rank of each of those blocks", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_a_list", "table --blocks, inside a run: cap_a of each of those blocks", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_b_list", "table --blocks, inside a run: cap_b of each of those blocks", [](const RowSource&) -> Value { return Value(); }},
         // The ε columns of table --eps (table.hpp): the table fills them from the seed
         // network's spectrum, so a record made here has them null.
         {"eps", "table --eps: the thresholds, relative to ||f||, space-separated", [](const RowSource&) -> Value { return Value(); }},

@@ -494,12 +494,26 @@ std::vector<long> caps_of(const Partition& part, long per, const std::vector<int
 }  // namespace
 
 std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work) {
+    const DegreeBlockSides sides = degree_block_sides(s, part, max_work);
+    std::vector<long> caps(sides.a_side.size());
+    for (std::size_t a = 0; a < caps.size(); ++a) caps[a] = std::min(sides.a_side[a], sides.b_side[a]);
+    return caps;
+}
+
+DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work) {
     part.check_tokens(s.tokens);
     const Integer dz = output_degree(s);
     if (!is_homogeneous(s) || !fmpz_fits_si(dz.get())) return {};
     const double d1 = static_cast<double>(fmpz_get_si(dz.get())) + 1.0;
     if (static_cast<double>(s.tokens) * d1 * d1 / 2.0 > max_work) return {};
-    return caps_of(part, input_vars_per_token(s), token_parities(s), fmpz_get_si(dz.get()));
+    const long D = fmpz_get_si(dz.get()), per = input_vars_per_token(s);
+    const std::vector<int> parity = token_parities(s);
+    DegreeBlockSides out;
+    out.a_side = monomial_counts(part->A, per, parity, D);
+    const std::vector<long> count_B = monomial_counts(part->B, per, parity, D);
+    out.b_side.resize(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
+    return out;
 }
 
 namespace {

@@ -66,6 +66,91 @@ int run_gnuplot(const std::string& program, const std::string& script, const std
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// The configuration columns that name a block profile's curve, in table order.
+const char* const kConfigColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
+                                      "embed_rank", "head_dim", "attention_rank", "position", "partition"};
+
+template <class NextLine, class CellsOf>
+std::string block_profile_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt,
+                                 const std::vector<std::string>& header, TableRow& row,
+                                 const std::vector<std::pair<std::string, std::string>>& filters, NextLine& next_line, CellsOf& cells_of,
+                                 std::string& line, long& lineno) {
+    const auto at = [&](const char* name) { return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin()); };
+    const std::size_t cb = at("block"), cr = at("rank"), ca = at("cap_a"), cc = at("cap_b");
+    const std::size_t cst = at("status");
+    std::vector<std::vector<std::string>> kept;
+    while (next_line()) {
+        if (line.empty()) continue;
+        auto cells = cells_of(line);
+        if (cells.size() != header.size())
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
+        for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
+        bool keep = false;
+        try {
+            keep = row_matches(row, filters);
+        } catch (const invalid_input& e) {
+            std::string m = e.what();
+            if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
+            throw invalid_input("plot: " + m);
+        }
+        if (keep && is_number(cells[cb])) kept.push_back(std::move(cells));
+    }
+    if (kept.empty())
+        throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a block (every configuration skipped)"
+                                            : "no rows of '" + csv_path + "' match the filters with a block");
+    // A curve per configuration, named by the configuration columns that vary.
+    std::vector<std::size_t> naming;
+    for (const char* c : kConfigColumns) {
+        const std::size_t k = at(c);
+        if (k == header.size()) continue;
+        if (std::any_of(kept.begin(), kept.end(), [&](const auto& r) { return r[k] != kept.front()[k]; })) naming.push_back(k);
+    }
+    if (naming.empty())
+        for (const char* c : {"tokens", "dim", "heads", "depth"})
+            if (at(c) < header.size()) naming.push_back(at(c));
+    // label -> block -> (rank, cap, ok)
+    std::map<std::string, std::map<double, std::vector<std::string>>> data;
+    for (const auto& r : kept) {
+        std::string label;
+        for (std::size_t k : naming) label += (label.empty() ? "" : " ") + header[k] + "=" + r[k];
+        const std::string cap = is_number(r[ca]) && is_number(r[cc]) ? (std::stod(r[ca]) < std::stod(r[cc]) ? r[ca] : r[cc]) : "";
+        const bool ok = cst == header.size() || r[cst] == "ok";
+        data[label][std::stod(r[cb])] = {r[cr], cap, ok ? "1" : "0"};
+    }
+    const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
+    std::ostringstream g;
+    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << "set output " << quote(output) << "\n";
+    g << "set title " << quote(opt.title.empty() ? "block ranks (solid) and caps (dashed) vs block" : opt.title) << "\n";
+    g << "set xlabel 'block (degree in the variables of side A)'\nset ylabel 'rank of the block'\n";
+    double max_block = 0;  // integer ticks, about a dozen
+    for (const auto& [name, pts] : data) max_block = std::max(max_block, pts.rbegin()->first);
+    g << "set termoption noenhanced\nset key left top\nset grid\nset xtics " << std::max(1L, static_cast<long>(std::ceil(max_block / 12))) << "\n";
+    if (opt.logy) g << "set logscale y\n";
+    std::vector<std::string> plots;
+    int idx = 0;
+    for (const auto& [name, pts] : data) {
+        const std::string block = "$b" + std::to_string(idx);
+        bool lower = false;
+        g << block << " << EOD\n";
+        for (const auto& [x, v] : pts) {
+            const bool ok = v[2] == "1" && is_number(v[0]);
+            lower = lower || (v[2] != "1" && is_number(v[0]));
+            g << x << " " << (ok ? v[0] : "NaN") << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (!ok && is_number(v[0]) ? v[0] : "NaN") << "\n";
+        }
+        g << "EOD\n";
+        const std::string c = std::to_string(idx + 1);
+        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + c + " title " + quote(name + " rank"));
+        plots.push_back(block + " using 1:3 with lines dt 2 lc " + c + " title " + quote(name + " cap"));
+        if (lower) plots.push_back(block + " using 1:4 with points pt 8 ps 1.5 lc " + c + " title " + quote(name + " lower bound (not converged)"));
+        ++idx;
+    }
+    g << "plot ";
+    for (std::size_t k = 0; k < plots.size(); ++k) g << (k ? ", \\\n     " : "") << plots[k];
+    g << "\n";
+    return g.str();
+}
+
 }  // namespace
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
@@ -96,7 +181,15 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");
         return static_cast<std::size_t>(it - header.begin());
     };
-    const std::size_t cx = column(opt.x), cy = column(opt.y), cs = column(opt.series);
+    if (opt.blocks) {
+        for (const char* c : {"block", "blocks", "cap_a", "cap_b"})
+            if (std::find(header.begin(), header.end(), c) == header.end())
+                throw invalid_input("plot --blocks reads a block table (seprank table --blocks): '" + csv_path + "' has no column '" + c + "'");
+        if (opt.bounds) throw invalid_input("plot --blocks draws block ranks and caps: --bounds (the theorem bounds on a total) does not apply");
+        if (!opt.y2.empty()) throw invalid_input("plot --blocks draws block ranks and caps: --y2 does not apply");
+    }
+    const std::size_t cx = column(opt.blocks ? "block" : opt.x), cy = column(opt.blocks ? "rank" : opt.y),
+                      cs = column(opt.blocks ? "family" : opt.series);
     // The filters match as guess --where does (row_matches, guess.hpp): integers as
     // integers, a stack's layers by their canonical SPEC.
     std::vector<std::pair<std::string, std::string>> filters;
@@ -125,6 +218,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 
     TableRow row;  // the line under way as (column, cell) pairs, for row_matches: names set once
     for (const std::string& name : header) row.emplace_back(name, std::string());
+    if (opt.blocks) return block_profile_script(csv_path, output, opt, header, row, filters, next_line, cells_of, line, lineno);
     // series -> x -> (y, lower, upper, y2)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
     long numeric_y = 0, positive_y = 0;

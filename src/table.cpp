@@ -9,6 +9,7 @@
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
+#include "seprank/table_blocks.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -68,10 +69,12 @@ std::vector<std::string> table_columns(bool eps) { return table_columns(eps, fal
 std::vector<Column> table_column_meanings() {
     std::vector<Column> out;
     for (const std::string& name : table_columns(true, true, true, true)) out.push_back(column(name));
+    for (const char* name : {"block", "blocks", "cap_a", "cap_b", "at_cap", "total"}) out.push_back(column(name));  // --blocks
     return out;
 }
 
 std::vector<std::string> row_columns(const Row& row) {
+    if (is_block_row(row)) return table_block_columns(row.contains("layers"), row.contains("device"));
     return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"));
 }
 
@@ -155,6 +158,10 @@ bool repeat_layers(const std::vector<LayerSpec>& unit, long copies, std::vector<
 
 SweepPlan plan_sweep(const SweepOptions& s) {
     check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
+    if (s.blocks && s.generic.method == GenericMethod::flattening)
+        throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): method flattening cannot give them");
+    if (s.blocks && s.generic.variant == EvaluationVariant::plain)
+        throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): variant plain cannot give them");
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     // A value no configuration could take is refused by name, whether or not a family of
     // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
@@ -419,16 +426,32 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     src.partition = to_string(part);
     RankAnswer res;
     const long nvars = spec->tokens * input_vars_per_token(spec);
-    if (nvars > s.max_variables) {
+    // A block table: the blocks' sides, and why a configuration has no blocks.
+    DegreeBlockSides sides;
+    std::string no_blocks;
+    if (s.blocks && nvars <= s.max_variables) {
+        sides = degree_block_sides(spec, part);
+        const Integer dz = output_degree(spec);
+        if (!is_homogeneous(spec)) no_blocks = "no degree blocks: f is not homogeneous (a residual connection mixes degrees)";
+        else if (sides.a_side.empty() || dz > Integer(EvaluationOptions{}.max_graded_degree))
+            no_blocks = "no degree blocks: degree " + dz.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree);
+    }
+    if (nvars > s.max_variables || !no_blocks.empty()) {
         src.status = "skipped";
-        src.reason = std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
+        src.reason = !no_blocks.empty() ? no_blocks
+                                        : std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
         Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
+        if (s.blocks) detail::set_block_lists(r, {}, {});
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason, -1);
         if (s.dimension) add_dimension_columns(r, spec, s);
         stamp(r, t0, window);
         return r;
     }
     GenericOptions g = s.generic;
+    if (s.blocks) {  // the degree blocks are the graded evaluation's (plan_sweep refused the others)
+        g.method = GenericMethod::evaluation;
+        g.variant = EvaluationVariant::graded;
+    }
     if (!s.block_store.empty()) {
         detail::ensure_directory(s.block_store, "table block store");
         g.store = row_store(PlannedRow{spec, s});
@@ -446,6 +469,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
                                                       : at + " at the size limit (max side " + std::to_string(s.generic.max_side) + ")";
     }
     Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
+    if (s.blocks) detail::set_block_lists(r, res.block_ranks, sides);
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "", res.value);
     if (s.dimension) add_dimension_columns(r, spec, s);
     stamp(r, t0, window);
@@ -481,6 +505,7 @@ std::string sweep_signature(const SweepOptions& s) {
     }
     if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
     if (!s.layers.empty()) os << " layers=1";  // the column; the SPECs are in the row keys
+    if (s.blocks) os << " blocks=1";  // one row per block
     // Off the CPU the primes are smaller (device.hpp): another sweep. Absent for the CPU.
     if (g.device != Device::cpu) os << " device=" << to_string(g.device);
     return os.str();
@@ -506,8 +531,15 @@ bool is_integer_text(const std::string& t) {
 
 // A resumed row is reused as it stands, so its configuration and rank must be well formed.
 void check_row(const Row& r, const std::string& where) {
-    for (const auto& c : table_columns())
+    const bool block = r.contains("block");  // a block table's row (table_blocks.hpp)
+    for (const auto& c : block ? table_block_columns(false, false) : table_columns())
         if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
+    if (block)
+        for (const char* c : {"blocks", "total"}) {
+            const std::string v = r.at(c).str();
+            if ((!v.empty() || c[1] == 'l') && !is_integer_text(v))  // blocks is never empty, total is for a skipped configuration
+                throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v + "' is not an integer");
+        }
     for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth"}) {
         const std::string v = r.at(c).str();
         if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v + "' is not an integer");
@@ -561,6 +593,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
             bool known = false;  // the header of some sweep: with or without each optional group
             for (int m = 0; m < 16 && !known; ++m)
                 known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0);
+            for (int m = 0; m < 4 && !known; ++m) known = header == table_block_columns((m & 1) != 0, (m & 2) != 0);
             if (!known)
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
             continue;
@@ -617,7 +650,13 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
             throw invalid_input("table file '" + path + "' was written by another version of seprank, whose rows hold other values or bounds (" +
                                 (f.sweep.rfind("results=", 0) == 0 ? f.sweep.substr(0, f.sweep.find(' ')) : std::string("no results version")) +
                                 "; this one: " + sweep.substr(0, sweep.find(' ')) + "): its rows cannot be reused; use another file");
-        if (!text.empty() && !sweep.empty() && f.sweep != sweep)
+        // The max side may change on resume (resume_set computes the rows it stopped again).
+        const auto without_side = [](std::string sig) {
+            const std::size_t at = sig.find(" max_side=");
+            if (at != std::string::npos) sig.erase(at, sig.find(' ', at + 1) - at);
+            return sig;
+        };
+        if (!text.empty() && !sweep.empty() && without_side(f.sweep) != without_side(sweep))
             throw invalid_input("table file '" + path + "' was written by a different sweep (" +
                                 (f.sweep.empty() ? std::string("no sweep line") : f.sweep) + "; this sweep: " + sweep +
                                 "): its rows cannot be reused; use another file");
@@ -643,9 +682,11 @@ TableAppender::~TableAppender() {
 }
 
 void TableAppender::append(const Row& row) {
-    std::string line = json_ ? to_json(row) : csv_line(row);
-    line += '\n';
-    const std::string header = seprank::csv_line(row_columns(row));  // the columns this row has
+    // A configuration of a block sweep goes out as its block rows, in one write.
+    const std::vector<Row> lines = is_block_config_row(row) ? block_rows(row) : std::vector<Row>{row};
+    std::string line;
+    for (const Row& r : lines) line += (json_ ? to_json(r) : csv_line(r)) + '\n';
+    const std::string header = seprank::csv_line(row_columns(lines.front()));  // the columns this row has
     if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : header + "\n") : sweep_line(sweep_, json_, header)) + line;
     detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
     needs_header_ = false;
@@ -676,14 +717,55 @@ std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan) {
     return detail::fnv1a(keys);
 }
 
+namespace {
+
+// The max side a lower-bound row stopped at, read off its reason ("… at the size limit
+// (max side M)"); 0 when it stopped for another reason (time, memory) or is not one.
+long size_limit_of(const Row& r) {
+    if (r.at("status").str() != "lower-bound") return 0;
+    const std::string reason = r.at("reason").str(), mark = "at the size limit (max side ";
+    const std::size_t at = reason.rfind(mark);
+    if (at == std::string::npos) return 0;
+    return std::strtol(reason.c_str() + at + mark.size(), nullptr, 10);
+}
+
+}  // namespace
+
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
     ResumeSet out;
-    for (const Row& r : file_rows)
+    // Block rows (table_blocks.hpp) are grouped by configuration, the last row of each
+    // block kept; a configuration counts as done only with all its blocks.
+    std::map<std::string, std::map<std::string, Row>> groups;
+    std::map<std::string, const Row*> last;  // each configuration's last block row in the file
+    for (const Row& r : file_rows) {
+        if (is_block_row(r)) {
+            const std::string key = row_key(r);
+            if (!groups[key].insert_or_assign(r.at("block").str(), r).second) ++out.duplicates;
+            last[key] = &r;
+            continue;
+        }
         if (!out.rows.insert_or_assign(row_key(r), r).second) ++out.duplicates;
-    std::set<std::string> planned;
-    for (const PlannedRow& pr : plan) planned.insert(row_key(pr.spec, pr.sweep));
-    for (const auto& [key, row] : out.rows)
-        if (planned.count(key) == 0) ++out.outside;
+    }
+    for (auto& [key, blocks] : groups) {
+        std::vector<Row> rows;
+        const std::string total = last[key]->at("total").str(), count = last[key]->at("blocks").str();
+        for (auto& [b, r] : blocks)  // the rows of the last computation of the configuration
+            if (r.at("total").str() == total && r.at("blocks").str() == count) rows.push_back(r);
+        if (std::to_string(rows.size()) == count) out.rows.insert_or_assign(key, fold_block_rows(rows));
+    }
+    std::map<std::string, long> max_side;  // the planned max side of each key
+    for (const PlannedRow& pr : plan) max_side.emplace(row_key(pr.spec, pr.sweep), pr.sweep.generic.max_side);
+    for (auto it = out.rows.begin(); it != out.rows.end();) {
+        const auto planned = max_side.find(it->first);
+        if (planned == max_side.end()) {
+            ++out.outside;
+        } else if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
+            ++out.recompute;  // a larger side may get further: computed again, the new row appended
+            it = out.rows.erase(it);
+            continue;
+        }
+        ++it;
+    }
     return out;
 }
 

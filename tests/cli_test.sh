@@ -662,5 +662,64 @@ sp = json.load(open(f"{t}/sp.json"))
 assert sp["degree"] == 9 and isinstance(sp["degree"], int), sp["degree"]
 PY
 
+# Block tables (docs/table_blocks.md): one row per block, the same blocks in every format,
+# resumed by configuration from a CSV or JSON-lines file, plotted as a profile.
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --format csv >"$T/bk.csv" 2>/dev/null || fail "table --blocks csv"
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --format json >"$T/bk.json" 2>/dev/null || fail "table --blocks json"
+"$S" table --tokens 2,4 --dim 1,2 --depth 2 --format csv >"$T/bt.csv" 2>/dev/null || fail "table without --blocks"
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --out "$T/bk_out.csv" >/dev/null 2>&1 || fail "table --blocks --out"
+/usr/bin/python3 - "$T" <<'PY'  # a cut file: the first configuration's block rows and a torn one; the rest recomputed
+import csv, sys
+t = sys.argv[1]
+lines = open(f"{t}/bk_out.csv").read().splitlines(True)
+first = next(csv.DictReader(lines[1:]))
+open(f"{t}/bk_cut.csv", "w").write("".join(lines[:2 + int(first["blocks"])]) + lines[2 + int(first["blocks"])][:20])
+PY
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --format csv --out "$T/bk_cut.csv" --resume >"$T/bk_res.csv" 2>"$T/bk_res.err" || fail "table --blocks --resume"
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --format json --out "$T/bk_out.jsonl" >/dev/null 2>&1 || fail "table --blocks --out jsonl"
+"$S" table --blocks --tokens 2,4 --dim 1,2 --depth 2 --format csv --out "$T/bk_out.jsonl" --resume >/dev/null 2>&1 &&
+  fail "a JSON-lines block file resumed as CSV"
+/usr/bin/python3 - "$T" <<'PY' || fail "table --blocks rows"
+import csv, json, sys
+t = sys.argv[1]
+blocks = list(csv.DictReader(open(f"{t}/bk.csv")))
+plain = list(csv.DictReader(open(f"{t}/bt.csv")))
+js = json.load(open(f"{t}/bk.json"))
+assert [r["rank"] for r in blocks] == [str(r["rank"]) for r in js], (blocks, js)
+for p in plain:  # each configuration's blocks sum to its rank, and each is within its caps
+    mine = [b for b in blocks if (b["tokens"], b["dim"]) == (p["tokens"], p["dim"])]
+    assert mine and all(int(b["blocks"]) == len(mine) for b in mine), mine
+    assert sum(int(b["rank"]) for b in mine) == int(p["rank"]) == int(mine[0]["total"]), (p, mine)
+    assert all(int(b["rank"]) <= min(int(b["cap_a"]), int(b["cap_b"])) for b in mine), mine
+    assert all((b["at_cap"] == "true") == (int(b["rank"]) == min(int(b["cap_a"]), int(b["cap_b"]))) for b in mine), mine
+    assert all(b["status"] == "ok" for b in mine), mine
+res = list(csv.DictReader(open(f"{t}/bk_res.csv")))
+key = lambda r: [(r["tokens"], r["dim"], r["block"], r["rank"], r["cap_a"], r["cap_b"], r["status"]) for r in r]
+assert key(res) == key(blocks), (res, blocks)
+assert "resumed" in open(f"{t}/bk_res.err").read()
+lines = [json.loads(l) for l in open(f"{t}/bk_out.jsonl")][1:]
+assert [l["rank"] for l in lines] == [r["rank"] for r in js], lines
+PY
+grep -q "3 rows computed, 1 resumed" "$T/bk_res.err" || fail "table --blocks --resume: $(cat "$T/bk_res.err")"
+expect_rc 2 "method flattening cannot give them" -- table --blocks --tokens 2 --method flattening
+expect_rc 2 "variant plain cannot give them" -- table --blocks --tokens 2 --variant plain
+"$S" table --blocks --tokens 2 --dim 1 --depth 2 --residual --format csv 2>/dev/null | grep -q "skipped.*not homogeneous" ||
+  fail "table --blocks on a residual network: no skipped row saying why"
+# A side limit that stops a configuration: its blocks below their cap are lower bounds.
+"$S" table --blocks --tokens 4 --dim 2 --depth 2 --max-side 16 --format csv >"$T/bk_lb.csv" 2>/dev/null || fail "table --blocks --max-side 16"
+grep -q ",lower-bound," "$T/bk_lb.csv" || fail "table --blocks --max-side 16 has no lower-bound block"
+# --resume with a larger --max-side computes the stopped rows again (and keeps the rest).
+"$S" table --tokens 2,4 --dim 2 --depth 2 --method evaluation --max-side 16 --format csv --out "$T/ms.csv" >/dev/null 2>&1 || fail "table --max-side 16 --out"
+"$S" table --tokens 2,4 --dim 2 --depth 2 --method evaluation --max-side 4096 --format csv --out "$T/ms.csv" --resume >"$T/ms2.csv" 2>"$T/ms.err" || fail "table --resume with another --max-side"
+grep -q "computed again at 4096" "$T/ms.err" || fail "resume at a larger max side: no note ($(cat "$T/ms.err"))"
+grep -q "lower-bound" "$T/ms2.csv" && fail "resume at a larger max side still shows a lower bound"
+if command -v gnuplot >/dev/null; then
+  "$S" plot "$T/bk_lb.csv" --blocks -o "$T/bk.svg" >/dev/null || fail "plot --blocks"
+  grep -q "lower bound (not converged)" "$T/bk.svg" || fail "plot --blocks did not mark the lower-bound blocks"
+  expect_rc 2 "--x does not apply" -- plot "$T/bk.csv" --blocks --x depth -o "$T/x.svg"
+  expect_rc 2 "has no column 'block'" -- plot "$T/bt.csv" --blocks -o "$T/x.svg"
+  [[ ! -e "$T/x.svg" ]] || fail "failed plot --blocks left a file"
+fi
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

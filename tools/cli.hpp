@@ -15,6 +15,7 @@
 #include "seprank/columns.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
+#include "seprank/table_blocks.hpp"
 #ifdef SEPRANK_HAVE_MPI
 #include "table_mpi.hpp"
 #endif

@@ -24,6 +24,7 @@ struct PlotCommand final : Command {
         sub->add_option("--title", po.title, "figure title");
         sub->add_option("--format", format, "text|json (what is printed after writing the figure)")->check(one_of({"text", "json"}));
         sub->add_flag("--logy", po.logy, "logarithmic y axis (e.g. singular values from spectrum --format csv)");
+        sub->add_flag("--blocks", po.blocks, "a block profile of a block table (seprank table --blocks): rank and cap against the block, one curve per configuration; lower-bound blocks marked, not drawn as values");
     }
 
     int run(const Globals&) override {
@@ -38,6 +39,11 @@ struct PlotCommand final : Command {
             for (const auto& [column, value] : seprank::parse_where(text)) where.push_back(column + "=" + value);
         }
         po.where = where;
+        if (po.blocks)  // the profile fixes its axes and curves
+            for (const char* o : {"--x", "--y", "--series", "--y2", "--bounds"})
+                if (sub->count(o) > 0)
+                    throw seprank::invalid_input(std::string("plot --blocks draws rank and cap against the block, one curve per configuration: ") + o +
+                                                 " does not apply");
         seprank::plot_table(plot_csv, plot_out, po);
         if (format == "json") std::cout << json_text(json({{"wrote", plot_out}})) << "\n";
         else std::cout << "wrote " << plot_out << "\n";

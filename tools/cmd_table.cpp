@@ -46,7 +46,7 @@ struct TableCommand final : Command {
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = 0;
     std::uint64_t t_seed = 1;
-    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_columns = false;
+    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_columns = false, t_blocks = false;
     std::string format = "text";
     std::string device = "cpu";
 
@@ -85,6 +85,8 @@ struct TableCommand final : Command {
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
+        sub->add_flag("--blocks", t_blocks, "one row per configuration and degree block (block, rank, cap_a, cap_b, at_cap, status, total; "
+                                            "the graded evaluation computes every row; docs/table_blocks.md)");
         add_device_option(sub, device);
         sub->add_flag("--columns", t_columns, "print the name and meaning of every column a row can have, in CSV order, and compute nothing");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(one_of({"text", "csv", "json", "markdown"}));
@@ -148,6 +150,7 @@ struct TableCommand final : Command {
             sw.eps = parse_eps(t_eps);
             sw.measure = seprank::measure_from_string(t_measure);
             sw.dimension = t_dimension;
+            sw.blocks = t_blocks;
         }
         seprank::TablePlan planned = seprank::plan_table(sweeps);
         std::vector<seprank::PlannedRow>& plan = planned.rows;
@@ -225,13 +228,23 @@ struct TableCommand final : Command {
         if (planned.too_large > 0)
             notes.lines.push_back(std::to_string(planned.too_large) + " configuration(s) too large to build left out (the first: " +
                                   planned.first_too_large + ")");
+        if (resume.recompute > 0)
+            notes.lines.push_back(std::to_string(resume.recompute) + " lower-bound row(s) of " + t_out +
+                                  " stopped at a smaller max side: computed again at " + std::to_string(t_max_side) + ", the new rows appended");
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");
         notes.emit(nullptr);
         const bool layers = !t_layers.empty();
-        const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);
-        {
+        if (t_blocks) {  // one row per block (table_blocks.hpp); ε and dimension columns stay in the configuration
+            std::vector<seprank::Row> blocks;
+            for (const seprank::Row& r : rows)
+                for (seprank::Row& b : seprank::block_rows(r)) blocks.push_back(std::move(b));
+            std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "depth", "partition", "degree", "block", "rank", "cap_a", "cap_b", "at_cap", "status", "total"};
+            if (layers) shown.insert(shown.begin() + 1, "layers");
+            print_rows(blocks, seprank::table_block_columns(layers, dev.device != seprank::Device::cpu), format, shown);
+        } else {
+            const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);
             std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "certified", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {

@@ -157,6 +157,17 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
     return degree_block_caps(s, ValidPartition(part, s.tokens), max_work);
 }
 
+// The two sides of every degree block, of which degree_block_caps takes the smaller:
+// a_side[a] = #A-monomials of degree a and b_side[a] = #B-monomials of degree D − a,
+// a = 0..D, counting only the monomials of the parities token_parities allows (a block
+// whose parity vanishes has 0 on both sides). The degree-a block of the flattening is a
+// a_side[a] × b_side[a] matrix (`seprank table --blocks` prints both as cap_a, cap_b).
+// Empty, preconditions, checks and cost as degree_block_caps.
+struct DegreeBlockSides {
+    std::vector<long> a_side, b_side;
+};
+DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work = kCapsMaxWork);
+
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound
 // (exact when graded and every degree block reached its cap);
 // failure_bound as above when converged, 1 when the rank was still full at max_side;

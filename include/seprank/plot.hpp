@@ -29,6 +29,14 @@ struct PlotOptions {
     std::string y2;
     std::string title;
     std::string gnuplot = "gnuplot";
+    // A block profile of a block table (seprank table --blocks, table_blocks.hpp): per
+    // configuration (the key columns that differ among the rows kept name it), the block
+    // ranks against the block (solid), and the block's cap min(cap_a, cap_b) (dashed). A
+    // block whose status is not ok (a lower bound: the evaluation stopped before it
+    // converged) is never drawn as a value: it is left off the curve and marked by an open
+    // triangle at its lower bound. x, y, series, bounds and y2 do not apply (bounds and
+    // y2 are invalid_input; the CLI refuses the others beside it).
+    bool blocks = false;
 };
 
 // The gnuplot script (for inspection and tests); throws invalid_input naming a bad

@@ -43,5 +43,6 @@
 #include "seprank/separation.hpp"
 #include "seprank/spectrum.hpp"
 #include "seprank/table.hpp"
+#include "seprank/table_blocks.hpp"
 #include "seprank/tape.hpp"
 #include "seprank/verify.hpp"

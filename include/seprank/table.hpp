@@ -87,6 +87,11 @@ struct SweepOptions {
     // emitted. Empty (default): rows are computed in memory. Not part of the signature:
     // it changes no value.
     std::string block_store;
+    // A block table (table_blocks.hpp): each row is computed by the graded evaluation
+    // (generic.method evaluation, variant graded; a sweep asking for flattening or plain is
+    // invalid_input in plan_sweep) and carries its degree blocks, which the writers and
+    // block_rows turn into one row per block. Part of the signature (`blocks=1`).
+    bool blocks = false;
 };
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
@@ -185,10 +190,12 @@ std::vector<std::string> table_columns(bool eps);
 std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device);
+// row_columns of a block row (table_blocks.hpp's is_block_row): table_block_columns.
 std::vector<std::string> row_columns(const Row& row);
 // Every column a table row can have, in CSV order (table_columns(true, true, true, true)),
-// each with its meaning from the registry (columns.hpp): what `seprank table --columns`
-// prints. O(columns²).
+// then the columns a block table adds (block, blocks, cap_a, cap_b, at_cap, total;
+// table_blocks.hpp), each with its meaning from the registry (columns.hpp): what `seprank
+// table --columns` prints. O(columns²).
 std::vector<Column> table_column_meanings();
 
 // One CSV line (no newline) of the row's cells in table_columns() order (record.hpp's
@@ -247,6 +254,7 @@ struct ResumeSet {
     std::map<std::string, Row> rows;
     long duplicates = 0;
     long outside = 0;
+    long recompute = 0;  // lower-bound rows left out of `rows` to compute again at a larger max side
 };
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
 

@@ -636,6 +636,7 @@ PYBIND11_MODULE(_core, m) {
             sw.measure = measure_from_string(get_or<std::string>(opts, "measure", "uniform"));
             sw.eps_max_side = get_or<long>(opts, "eps_max_side", sw.eps_max_side);
             sw.dimension = get_or<bool>(opts, "dimension", false);
+            sw.blocks = get_or<bool>(opts, "blocks", false);
         }
         TablePlan planned = plan_table(list);
         std::vector<PlannedRow>& plan = planned.rows;
@@ -658,7 +659,10 @@ PYBIND11_MODULE(_core, m) {
             run_table(plan, from_file.rows, [&](const Row& r, bool fresh) {
                           if (fresh && out) out->append(r);
                           (fresh ? computed : resumed)++;
-                          rows.push_back(to_json(r));
+                          if (is_block_config_row(r))  // a block sweep: one row per block
+                              for (const Row& b : block_rows(r)) rows.push_back(to_json(b));
+                          else
+                              rows.push_back(to_json(r));
                           done.push_back(r);
                       },
                       [&](std::size_t k, const NetworkSpec& s) {
@@ -684,10 +688,13 @@ PYBIND11_MODULE(_core, m) {
         result["resumed"] = resumed;
         result["file_duplicates"] = from_file.duplicates;
         result["file_outside"] = from_file.outside;
+        result["file_recompute"] = from_file.recompute;
         return result;
     });
     m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device) { return table_columns(eps, dimension, layers, device); },
           py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false, py::arg("device") = false);
+    m.def("table_block_columns", [](bool layers, bool device) { return table_block_columns(layers, device); },
+          py::arg("layers") = false, py::arg("device") = false);
     m.def("split_layers_list", [](const std::string& text) { return split_layers_list(text); });
 
     // ---- test hook: throws one library error type, so the tests check translate_errors()

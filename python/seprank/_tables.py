@@ -83,7 +83,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
 # number or null. A row resumed from a CSV file holds text cells: typed back to these.
 _TEXT_COLUMNS = frozenset({"family", "layers", "partition", "label", "method", "theorem", "outside", "t73_flag", "status",
                            "reason", "eps", "eps_ranks", "eps_certified", "eps_reason", "device"})
-_BOOL_COLUMNS = frozenset({"residual", "certified", "dim_defect"})
+_BOOL_COLUMNS = frozenset({"residual", "certified", "dim_defect", "at_cap"})
 
 
 def _typed_csv_row(row: Dict[str, Any]) -> Dict[str, Any]:
@@ -111,7 +111,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
           layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu",
-          out: Optional[Union[str, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv") -> Any:
+          out: Optional[Union[str, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv",
+          blocks: bool = False) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
@@ -145,7 +146,14 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     the sweep runs. A file that exists and is not empty is refused unless ``resume=True``
     (``--resume``): then its rows are reused (the file must have been written by the same
     sweep options; another sweep's file raises ValueError) and only the missing rows are
-    computed. The CLI and Python read and write the same files.
+    computed. The CLI and Python read and write the same files. ``max_side`` may differ
+    from the file's: lower-bound rows it stopped at a smaller side are computed again
+    (a UserWarning counts them).
+    ``blocks=True`` (``seprank table --blocks``, docs/table_blocks.md): one row per
+    configuration and degree block, with the columns block, blocks, rank (of the block),
+    cap_a, cap_b, at_cap, status (per block: lower-bound below its cap when the
+    configuration's evaluation stopped early) and total; every row is computed by the
+    graded evaluation (method 'flattening' and variant 'plain' raise ValueError).
     """
     if resume and out is None:
         raise ValueError("resume=True needs out=PATH (the table file to resume)")
@@ -172,13 +180,16 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         sweeps.append(sw)
     if not isinstance(dimension, bool):
         raise ValueError(f"dimension: expected True or False, got {dimension!r}")
+    if not isinstance(blocks, bool):
+        raise ValueError(f"blocks: expected True or False, got {blocks!r}")
     opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": seed_value(seed),
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda")),
-            "out": "" if out is None else _os.fspath(out), "resume": bool(resume), "out_json": out_format == "json"}
+            "out": "" if out is None else _os.fspath(out), "resume": bool(resume), "out_json": out_format == "json",
+            "blocks": blocks}
     if row_seconds is not None:
         opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 
@@ -191,6 +202,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     if result["file_duplicates"]:  # as the CLI's notes about a resumed file
         _warnings.warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
                        "was reused", stacklevel=2)
+    if result["file_recompute"]:
+        _warnings.warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
+                       f"again at {max_side}, the new rows appended", stacklevel=2)
     if result["file_outside"]:
         _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
                        stacklevel=2)
@@ -229,6 +243,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         if dataframe:
             raise ImportError("table(dataframe=True) needs pandas (apt-get install python3-pandas)") from None
         return rows
+    if blocks:
+        return pandas.DataFrame(rows, columns=_core.table_block_columns(layers is not None, off_cpu))
     return pandas.DataFrame(rows, columns=_core.table_columns(bool(opts["eps"]), opts["dimension"], layers is not None, off_cpu))
 
 

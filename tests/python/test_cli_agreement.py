@@ -396,6 +396,32 @@ def test_table_files_shared_with_cli(cli_path, tmp_path):
         seprank.table(tokens=2, dim=1, depth=1, out=tmp_path / "x.csv", out_format="xml")
 
 
+def test_table_blocks_matches_cli(cli, cli_path, tmp_path):
+    # blocks=True: the CLI's --blocks rows (one per configuration and block), the same
+    # columns in the same order; resumed from a CSV file with the JSON types of computed rows.
+    rows = seprank.table(tokens=[3, 4], dim=[1, 2], depth=2, blocks=True, dataframe=False)
+    c = cli("table", "--blocks", "--tokens", "3,4", "--dim", "1,2", "--depth", 2)
+    assert len(rows) == len(c) > 4
+    for r, cr in zip(rows, c):
+        assert list(r) == list(cr) == seprank._core.table_block_columns()
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+    for total in {(r["tokens"], r["dim"], r["total"]) for r in rows}:
+        assert sum(r["rank"] for r in rows if (r["tokens"], r["dim"]) == total[:2]) == total[2]
+    path = tmp_path / "b.csv"
+    seprank.table(tokens=[3, 4], dim=[1, 2], depth=2, blocks=True, out=path, dataframe=False)
+    again = seprank.table(tokens=[3, 4], dim=[1, 2], depth=2, blocks=True, out=path, resume=True, dataframe=False)
+    timing = ("seconds", "peak_mib")
+    assert [{k: v for k, v in r.items() if k not in timing} for r in again] == \
+        [{k: v for k, v in r.items() if k not in timing} for r in rows]
+    assert isinstance(again[0]["at_cap"], bool) and isinstance(again[0]["rank"], int)
+    with pytest.raises(ValueError, match="method flattening"):
+        seprank.table(tokens=2, blocks=True, method="flattening")
+    with pytest.raises(ValueError, match="blocks: expected True or False"):
+        seprank.table(tokens=2, blocks=1)
+
+
 def test_table_unused_options_warn_as_cli_notes(cli_path):
     # An option no row uses: a warning naming it and the CLI's reason; none for the options used.
     args = ["--tokens", "2", "--dim", "1", "--depth", "1", "--method", "flattening", "--block-degree", "3",

@@ -1,0 +1,74 @@
+// seprank — block tables: one row per configuration and degree block (docs/table_blocks.md).
+//
+// A homogeneous network's output f of degree D splits into blocks f_a, a = 0..D, by its
+// degree a in the variables of side A of the partition. Its flattening is block diagonal:
+// the rank is Σ_a rank(f_a), and block a is an cap_a × cap_b matrix, cap_a the number of
+// A-monomials of degree a and cap_b that of B-monomials of degree D − a (both counted
+// with the token parities the network keeps, evaluation.hpp's degree_block_sides). The
+// graded evaluation ranks each block on its own (RankAnswer::block_ranks), so a table
+// can carry the block profile that a total hides.
+//
+// A block table (`seprank table --blocks`, SweepOptions::blocks) computes each
+// configuration as any table does (one generic_rank, forced to the graded evaluation) and
+// writes one row per block whose two sides are both non-zero (blocks that vanish by
+// parity, or whose side is empty, are left out). Block row columns, in order:
+//   the configuration's key columns (family, [layers,] tokens … partition), degree,
+//   block (the A-degree a), blocks (how many block rows the configuration has), rank
+//   (of f_a), cap_a, cap_b, at_cap (rank = min(cap_a, cap_b): the block's generic rank
+//   exactly), status (ok | lower-bound | skipped), total (the configuration's rank),
+//   label and failure_bound (of the configuration's answer), method, reason, seconds,
+//   peak_mib (of the configuration), [device].
+// status is per block: a configuration whose evaluation stopped at its side limit or time
+// budget (a lower-bound row of a plain table) marks every block below its cap
+// lower-bound — those values are lower bounds, never plotted or fitted as values — and
+// its blocks at their cap ok. A configuration that has no blocks (not homogeneous: a
+// residual connection; or skipped for its size) gives one row with an empty block,
+// status skipped and the reason.
+//
+// Inside a run a configuration's row (table_row) carries its blocks as lists (the columns
+// block_list, block_rank_list, cap_a_list, cap_b_list); block_rows expands it and
+// fold_block_rows folds a file's block rows back into it, so that --resume and MPI treat
+// a configuration as one unit: a configuration is reused only when all its block rows
+// are in the file.
+#pragma once
+
+#include "seprank/evaluation.hpp"
+#include "seprank/record.hpp"
+
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+using Row = Record;
+
+// The columns of a block row, in order (each a column of the registry, columns.hpp).
+// O(columns).
+std::vector<std::string> table_block_columns(bool layers, bool device);
+
+// Whether `row` is a configuration row of a block sweep (has the list columns), or a
+// block row (has `block` and `blocks`). O(columns) each.
+bool is_block_config_row(const Row& row);
+bool is_block_row(const Row& row);
+
+// The block rows of a configuration row of a block sweep (table_row with s.blocks), in
+// increasing block order; one skipped row when it has no block. invalid_input when the
+// row lacks the list columns or they differ in length. O(blocks · columns).
+std::vector<Row> block_rows(const Row& config_row);
+
+// The configuration row whose block_rows are `rows` (the block rows of one configuration,
+// in any order, one per block; the configuration's columns are read off the first):
+// invalid_input when rows is empty, a row is not a block row, or their configurations,
+// totals or counts differ. fold_block_rows(block_rows(r)) has the same block_rows as r.
+// O(rows · columns).
+Row fold_block_rows(const std::vector<Row>& rows);
+
+namespace detail {
+// table_row's part: sets the four list columns of a configuration row from the graded
+// evaluation's block ranks (indexed by a = 0..D; missing entries read 0) and the block
+// sides, keeping the blocks whose two sides are non-zero. Empty sides: empty lists (a
+// configuration without blocks). O(D).
+void set_block_lists(Row& r, const std::vector<long>& block_ranks, const DegreeBlockSides& sides);
+}  // namespace detail
+
+}  // namespace seprank

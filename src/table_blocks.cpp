@@ -1,0 +1,187 @@
+// Block tables: a configuration's degree blocks as rows (table_blocks.hpp,
+// docs/table_blocks.md).
+#include "seprank/table_blocks.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/table.hpp"
+
+#include <algorithm>
+
+namespace seprank {
+
+namespace {
+
+// The lists a configuration row of a block sweep carries (detail::set_block_lists).
+const char* const kLists[] = {"block_list", "block_rank_list", "cap_a_list", "cap_b_list"};
+
+// The configuration's own columns that each of its block rows repeats.
+const char* const kConfigCells[] = {"label", "failure_bound", "method", "seconds", "peak_mib"};
+
+std::vector<std::string> key_columns(bool layers) {
+    std::vector<std::string> out;
+    for (const std::string& c : table_columns(false, false, layers)) {
+        if (c == "degree") break;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<long> list_of(const Row& r, const char* name) {
+    const Value& v = r.at(name);
+    if (v.is_null()) return {};
+    if (v.type() == Value::Type::integer_list) return v.as_integer_list();
+    // A configuration row read back from a CSV file holds "[1,2,3]" as text.
+    const std::string t = v.str();
+    if (t.size() < 2 || t.front() != '[' || t.back() != ']') throw invalid_input(std::string("block table: column '") + name + "' = '" + t + "' is not a list");
+    std::vector<long> out;
+    std::size_t pos = 1;
+    while (pos < t.size() - 1) {
+        const std::size_t comma = std::min(t.find(',', pos), t.size() - 1);
+        try {
+            std::size_t used = 0;
+            out.push_back(std::stol(t.substr(pos, comma - pos), &used));
+            if (used != comma - pos) throw invalid_input("");
+        } catch (const std::exception&) {
+            throw invalid_input(std::string("block table: column '") + name + "' = '" + t + "' is not a list of integers");
+        }
+        pos = comma + 1;
+    }
+    return out;
+}
+
+long long_cell(const Row& r, const char* name) {
+    const Value& v = r.at(name);
+    if (v.type() == Value::Type::integer) return v.as_integer();
+    try {
+        std::size_t used = 0;
+        const std::string t = v.str();
+        const long x = std::stol(t, &used);
+        if (used == t.size()) return x;
+    } catch (const std::exception&) {
+    }
+    throw invalid_input(std::string("block table: column '") + name + "' = '" + v.str() + "' is not an integer");
+}
+
+}  // namespace
+
+std::vector<std::string> table_block_columns(bool layers, bool device) {
+    std::vector<std::string> cols = key_columns(layers);
+    for (const char* c : {"degree", "block", "blocks", "rank", "cap_a", "cap_b", "at_cap", "status", "total", "label", "failure_bound", "method",
+                          "reason", "seconds", "peak_mib"})
+        cols.emplace_back(c);
+    if (device) cols.emplace_back("device");
+    return cols;
+}
+
+bool is_block_config_row(const Row& row) {
+    return std::all_of(std::begin(kLists), std::end(kLists), [&](const char* c) { return row.contains(c); });
+}
+
+bool is_block_row(const Row& row) { return row.contains("block") && row.contains("blocks") && row.contains("total"); }
+
+namespace detail {
+
+void set_block_lists(Row& r, const std::vector<long>& block_ranks, const DegreeBlockSides& sides) {
+    std::vector<long> blocks, ranks, ca, cb;
+    for (std::size_t a = 0; a < sides.a_side.size(); ++a) {
+        if (sides.a_side[a] == 0 || sides.b_side[a] == 0) continue;  // an empty block: rank 0 for every weight
+        blocks.push_back(static_cast<long>(a));
+        ranks.push_back(a < block_ranks.size() ? block_ranks[a] : 0);
+        ca.push_back(sides.a_side[a]);
+        cb.push_back(sides.b_side[a]);
+    }
+    r.set("block_list", blocks);
+    r.set("block_rank_list", ranks);
+    r.set("cap_a_list", ca);
+    r.set("cap_b_list", cb);
+}
+
+}  // namespace detail
+
+std::vector<Row> block_rows(const Row& config_row) {
+    if (!is_block_config_row(config_row)) throw invalid_input("block table: the row has no block lists (not a row of a --blocks sweep)");
+    const std::vector<long> blocks = list_of(config_row, "block_list"), ranks = list_of(config_row, "block_rank_list"),
+                            ca = list_of(config_row, "cap_a_list"), cb = list_of(config_row, "cap_b_list");
+    if (ranks.size() != blocks.size() || ca.size() != blocks.size() || cb.size() != blocks.size())
+        throw invalid_input("block table: the block lists of a row differ in length");
+    const bool layers = config_row.contains("layers"), device = config_row.contains("device");
+    const std::string status = config_row.at("status").str();
+    Row base;
+    for (const std::string& c : key_columns(layers)) base.set(c, config_row.at(c));
+    base.set("degree", config_row.at("degree"));
+    std::vector<Row> out;
+    const std::size_t n = std::max<std::size_t>(blocks.size(), 1);
+    for (std::size_t k = 0; k < n; ++k) {
+        Row r = base;
+        const bool has = k < blocks.size();
+        const bool at_cap = has && ranks[k] == std::min(ca[k], cb[k]);
+        r.set("block", has ? Value(blocks[k]) : Value());
+        r.set("blocks", static_cast<long>(n));
+        r.set("rank", has ? Value(ranks[k]) : Value());
+        r.set("cap_a", has ? Value(ca[k]) : Value());
+        r.set("cap_b", has ? Value(cb[k]) : Value());
+        r.set("at_cap", has ? Value(at_cap) : Value());
+        // A block at its cap is exact whatever stopped the evaluation; the others share
+        // the configuration's status (a lower bound when it stopped before converging).
+        r.set("status", !has ? Value("skipped") : at_cap ? Value("ok") : Value(status));
+        r.set("total", config_row.at("rank"));
+        for (const char* c : kConfigCells) r.set(c, config_row.at(c));
+        r.set("reason", !has || (!at_cap && status != "ok") ? config_row.at("reason") : Value());
+        // The reason sits after method: keep the order of table_block_columns.
+        Row ordered;
+        for (const std::string& c : table_block_columns(layers, false)) ordered.set(c, r.at(c));
+        if (device) ordered.set("device", config_row.at("device"));
+        out.push_back(std::move(ordered));
+    }
+    return out;
+}
+
+Row fold_block_rows(const std::vector<Row>& rows) {
+    if (rows.empty()) throw invalid_input("block table: no block rows to fold");
+    for (const Row& r : rows)
+        if (!is_block_row(r)) throw invalid_input("block table: a row without the columns block, blocks and total");
+    const Row& first = rows.front();
+    const bool layers = first.contains("layers");
+    const std::string key = row_key(first);
+    const long n = long_cell(first, "blocks");
+    if (n != static_cast<long>(rows.size()))
+        throw invalid_input("block table: " + std::to_string(rows.size()) + " block rows of a configuration that has " + std::to_string(n));
+    std::vector<const Row*> sorted;
+    for (const Row& r : rows) {
+        if (row_key(r) != key || r.at("total").str() != first.at("total").str() || long_cell(r, "blocks") != n)
+            throw invalid_input("block table: the block rows folded together belong to different configurations");
+        sorted.push_back(&r);
+    }
+    const auto block_of = [](const Row* r) { return r->at("block").str().empty() ? -1L : long_cell(*r, "block"); };
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const Row* a, const Row* b) { return block_of(a) < block_of(b); });
+    Row out;
+    for (const std::string& c : key_columns(layers)) out.set(c, first.at(c));
+    out.set("degree", first.at("degree"));
+    out.set("rank", first.at("total"));
+    for (const char* c : kConfigCells) out.set(c, first.at(c));
+    // The configuration's status: skipped without blocks, lower-bound when a block is one.
+    std::string status = "ok";
+    Value reason;
+    std::vector<long> blocks, ranks, ca, cb;
+    for (const Row* r : sorted) {
+        const std::string s = r->at("status").str();
+        if (s == "skipped") status = "skipped";
+        else if (s == "lower-bound" && status == "ok") status = "lower-bound";
+        if (reason.is_null() && !r->at("reason").str().empty()) reason = r->at("reason");
+        if (block_of(r) < 0) continue;
+        blocks.push_back(block_of(r));
+        ranks.push_back(long_cell(*r, "rank"));
+        ca.push_back(long_cell(*r, "cap_a"));
+        cb.push_back(long_cell(*r, "cap_b"));
+    }
+    out.set("status", status);
+    out.set("reason", reason);
+    if (first.contains("device")) out.set("device", first.at("device"));
+    out.set("block_list", blocks);
+    out.set("block_rank_list", ranks);
+    out.set("cap_a_list", ca);
+    out.set("cap_b_list", cb);
+    return out;
+}
+
+}  // namespace seprank

@@ -1,0 +1,277 @@
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/table.hpp"
+#include "seprank/table_blocks.hpp"
+#include "support.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+using namespace seprank;
+using namespace seprank_test;
+
+namespace {
+
+SweepOptions block_sweep() {
+    SweepOptions sw;
+    sw.families = {Family::attention};
+    sw.tokens = {2, 3, 4};
+    sw.dims = {1, 2};
+    sw.depths = {1, 2};
+    sw.blocks = true;
+    sw.generic.seed = seed();
+    return sw;
+}
+
+// Whether f throws E with `fragment` in its message.
+template <class E, class F>
+bool throws_with(F&& f, const std::string& fragment) {
+    try {
+        f();
+    } catch (const E& e) {
+        const std::string m = e.what();
+        INFO("message: " << m);
+        return m.find(fragment) != std::string::npos;
+    }
+    return false;
+}
+
+long cell(const Row& r, const char* name) { return std::stol(r.at(name).str()); }
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("block rows: the answer's block ranks, the sides of degree_block_sides, summing to the total") {
+    INFO("seed " << seed());
+    const SweepOptions sw = block_sweep();
+    const SweepPlan plan = plan_sweep(sw);
+    REQUIRE(plan.configs.size() == 12);
+    for (const ValidSpec& spec : plan.configs) {
+        INFO(describe(spec));
+        const Row r = table_row(spec, sw);
+        REQUIRE(is_block_config_row(r));
+        CHECK(r.at("method").str() == "evaluation");
+        // The same draw (the sweep's seed) through generic_rank: its block ranks, block by block.
+        GenericOptions g = sw.generic;
+        g.method = GenericMethod::evaluation;
+        g.variant = EvaluationVariant::graded;
+        const ValidPartition part = balanced_partition(spec->tokens);
+        const RankAnswer ans = generic_rank(spec, part, g);
+        const DegreeBlockSides sides = degree_block_sides(spec, part);
+        const std::vector<long> caps = degree_block_caps(spec, part);
+        const std::vector<Row> rows = block_rows(r);
+        REQUIRE(!rows.empty());
+        long sum = 0;
+        std::vector<long> seen;
+        for (const Row& b : rows) {
+            CHECK(is_block_row(b));
+            CHECK(b.names() == table_block_columns(false, false));
+            const long a = cell(b, "block"), rank = cell(b, "rank");
+            seen.push_back(a);
+            REQUIRE(a >= 0);
+            REQUIRE(a < static_cast<long>(sides.a_side.size()));
+            CHECK(cell(b, "cap_a") == sides.a_side[static_cast<std::size_t>(a)]);
+            CHECK(cell(b, "cap_b") == sides.b_side[static_cast<std::size_t>(a)]);
+            CHECK(std::min(cell(b, "cap_a"), cell(b, "cap_b")) == caps[static_cast<std::size_t>(a)]);
+            CHECK(rank == ans.block_ranks[static_cast<std::size_t>(a)]);
+            CHECK(rank <= caps[static_cast<std::size_t>(a)]);
+            CHECK((b.at("at_cap").str() == "true") == (rank == caps[static_cast<std::size_t>(a)]));
+            CHECK(cell(b, "blocks") == static_cast<long>(rows.size()));
+            CHECK(cell(b, "total") == ans.value);
+            CHECK(b.at("status").str() == "ok");
+            sum += rank;
+        }
+        CHECK(std::is_sorted(seen.begin(), seen.end()));
+        CHECK(sum == ans.value);
+        // Every block left out is empty on a side (parity or no monomial): rank 0 always.
+        for (std::size_t a = 0; a < caps.size(); ++a)
+            if (std::find(seen.begin(), seen.end(), static_cast<long>(a)) == seen.end()) {
+                CHECK(caps[a] == 0);
+                CHECK(ans.block_ranks[a] == 0);
+            }
+        // Folding the block rows gives back the configuration's blocks.
+        std::vector<Row> shuffled = rows;
+        std::reverse(shuffled.begin(), shuffled.end());
+        const Row folded = fold_block_rows(shuffled);
+        CHECK(block_rows(folded) == rows);
+        CHECK(folded.at("rank").str() == r.at("rank").str());
+        CHECK(row_key(folded) == row_key(r));
+    }
+}
+
+TEST_CASE("block degree sides: the two sides' monomial counts, parity-reduced, against a count by hand") {
+    // attention N = 2, dx = 1, L = 1: f = x1·(…) of degree 3, odd in token 1 (the output) and
+    // even in token 2; partition 1|2: a = 1 (x1·x2²) and a = 3 (x1³), one monomial a side each.
+    const ValidSpec spec(attention_spec(2, 1, 1));
+    const DegreeBlockSides s = degree_block_sides(spec, balanced_partition(2));
+    CHECK(s.a_side == std::vector<long>{0, 1, 0, 1});
+    CHECK(s.b_side == std::vector<long>{0, 1, 0, 1});
+    // dx = 2: a = 1: 2 A-monomials (x1_1, x1_2) against 3 B-monomials of degree 2; a = 3: 4 against 1.
+    const ValidSpec spec2(attention_spec(2, 2, 1));
+    const DegreeBlockSides s2 = degree_block_sides(spec2, balanced_partition(2));
+    CHECK(s2.a_side == std::vector<long>{0, 2, 0, 4});
+    CHECK(s2.b_side == std::vector<long>{0, 3, 0, 1});
+    // Not homogeneous: no blocks.
+    NetworkSpec res = attention_spec(2, 1, 2);
+    res.residual = true;
+    CHECK(degree_block_sides(ValidSpec(res), balanced_partition(2)).a_side.empty());
+}
+
+TEST_CASE("block table: no blocks, lower bounds, refused methods") {
+    INFO("seed " << seed());
+    SweepOptions sw = block_sweep();
+    sw.tokens = {2};
+    sw.dims = {1};
+    sw.depths = {2};
+    sw.residual = {true};
+    const SweepPlan plan = plan_sweep(sw);
+    REQUIRE(plan.configs.size() == 1);
+    const std::vector<Row> rows = block_rows(table_row(plan.configs[0], sw));
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].at("status").str() == "skipped");
+    CHECK(rows[0].at("block").is_null());
+    CHECK(rows[0].at("reason").str().find("not homogeneous") != std::string::npos);
+    CHECK(fold_block_rows(rows).at("status").str() == "skipped");
+
+    // A side limit below the rank: the configuration is a lower bound; its blocks below
+    // their cap are lower bounds, those at their cap are ok (exact whatever stopped it).
+    SweepOptions small = block_sweep();
+    small.tokens = {4};
+    small.dims = {2};
+    small.depths = {2};
+    small.generic.max_side = 16;
+    const SweepPlan sp = plan_sweep(small);
+    const Row r = table_row(sp.configs[0], small);
+    REQUIRE(r.at("status").str() == "lower-bound");
+    long lower = 0;
+    for (const Row& b : block_rows(r)) {
+        const bool at_cap = b.at("at_cap").str() == "true";
+        CHECK(b.at("status").str() == (at_cap ? "ok" : "lower-bound"));
+        CHECK(b.at("reason").str().empty() == at_cap);
+        lower += !at_cap;
+    }
+    CHECK(lower > 0);
+    CHECK(fold_block_rows(block_rows(r)).at("status").str() == "lower-bound");
+
+    SweepOptions flat = block_sweep();
+    flat.generic.method = GenericMethod::flattening;
+    CHECK(throws_with<invalid_input>([&] { plan_sweep(flat); }, "method flattening"));
+    SweepOptions plain = block_sweep();
+    plain.generic.variant = EvaluationVariant::plain;
+    CHECK(throws_with<invalid_input>([&] { plan_sweep(plain); }, "variant plain"));
+    CHECK(sweep_signature(block_sweep()).find(" blocks=1") != std::string::npos);
+    CHECK(throws_with<invalid_input>([&] { fold_block_rows({}); }, "no block rows"));
+    CHECK(throws_with<invalid_input>([&] { block_rows(Row{}); }, "no block lists"));
+}
+
+TEST_CASE("block table files: one line per block, resumed by configuration, in CSV and JSON lines") {
+    INFO("seed " << seed());
+    SweepOptions sw = block_sweep();
+    sw.tokens = {2, 4};
+    sw.dims = {1};
+    const TablePlan tp = plan_table({sw});
+    std::vector<Row> rows;
+    run_table(tp.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    REQUIRE(rows.size() == 4);
+    for (bool json : {false, true}) {
+        const std::string path = json ? "test_table_blocks.jsonl" : "test_table_blocks.csv";
+        std::remove(path.c_str());
+        std::size_t lines = 0;
+        {
+            TableAppender out(path, json, sweep_signature(sw), false);
+            for (const Row& r : rows) {
+                out.append(r);
+                lines += block_rows(r).size();
+            }
+        }
+        const std::string text = read_text(path);
+        CHECK(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) == lines + (json ? 1 : 2));
+        {
+            TableAppender again(path, json, sweep_signature(sw), true);
+            REQUIRE(again.rows().size() == lines);
+            const ResumeSet rs = resume_set(again.rows(), tp.rows);
+            CHECK(rs.rows.size() == 4);
+            CHECK(rs.duplicates == 0);
+            std::vector<Row> resumed;
+            run_table(tp.rows, rs.rows, [&](const Row& r, bool fresh) {
+                CHECK(!fresh);
+                resumed.push_back(r);
+            }, nullptr);
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                const std::vector<Row> a = block_rows(rows[k]), b = block_rows(resumed[k]);
+                REQUIRE(a.size() == b.size());
+                for (std::size_t i = 0; i < a.size(); ++i)  // CSV cells come back as text: compare the text forms
+                    for (const auto& [name, v] : a[i]) CHECK(v.str() == b[i].at(name).str());
+            }
+        }
+        // A configuration with a block row missing (a kill between its lines cannot leave
+        // one, but a hand-edited file can) is computed again.
+        {
+            std::string cut = text.substr(0, text.size() - 1);
+            cut = cut.substr(0, cut.rfind('\n') + 1);
+            std::ofstream(path, std::ios::trunc) << cut;
+            TableAppender again(path, json, sweep_signature(sw), true);
+            const ResumeSet rs = resume_set(again.rows(), tp.rows);
+            CHECK(rs.rows.size() == 3);
+        }
+        std::remove(path.c_str());
+    }
+}
+
+TEST_CASE("resume with a larger max side computes the rows its size limit stopped again") {
+    INFO("seed " << seed());
+    SweepOptions sw;
+    sw.families = {Family::attention};
+    sw.tokens = {2, 4};
+    sw.dims = {2};
+    sw.depths = {2};
+    sw.generic.seed = seed();
+    sw.generic.max_side = 16;
+    sw.generic.method = GenericMethod::evaluation;  // the flattening has no side limit
+    const TablePlan small = plan_table({sw});
+    std::vector<Row> rows;
+    run_table(small.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    REQUIRE(rows.size() == 2);
+    const long stopped = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.at("status").str() == "lower-bound"; });
+    REQUIRE(stopped >= 1);
+    const std::size_t k = rows[0].at("status").str() == "lower-bound" ? 0 : 1;
+    const std::string path = "test_table_blocks_side.csv";
+    std::remove(path.c_str());
+    {
+        TableAppender out(path, false, sweep_signature(sw), false);
+        for (const Row& r : rows) out.append(r);
+    }
+    SweepOptions larger = sw;
+    larger.generic.max_side = 4096;
+    const TablePlan big = plan_table({larger});
+    {
+        TableAppender again(path, false, sweep_signature(larger), true);  // another max side: accepted
+        const ResumeSet rs = resume_set(again.rows(), big.rows);
+        CHECK(rs.recompute == stopped);
+        CHECK(static_cast<long>(rs.rows.size()) == 2 - stopped);
+        // The same max side reuses every row.
+        CHECK(resume_set(again.rows(), small.rows).recompute == 0);
+        again.append(table_row(big.rows[k].spec, larger));
+    }
+    {
+        TableAppender again(path, false, sweep_signature(larger), true);
+        const ResumeSet rs = resume_set(again.rows(), big.rows);
+        CHECK(rs.duplicates == 1);  // the new row replaced the stopped one
+        CHECK(rs.rows.at(row_key(big.rows[k].spec, larger)).at("status").str() == "ok");
+    }
+    SweepOptions other = sw;
+    other.generic.seed = seed() + 1;
+    CHECK(throws_with<invalid_input>([&] { TableAppender t(path, false, sweep_signature(other), true); }, "different sweep"));
+    std::remove(path.c_str());
+}
