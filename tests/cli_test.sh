@@ -721,5 +721,35 @@ if command -v gnuplot >/dev/null; then
   [[ ! -e "$T/x.svg" ]] || fail "failed plot --blocks left a file"
 fi
 
+# guess --blocks (docs/guess_blocks.md): the N = 4 law from the stored block table, its
+# prediction against the frontier rows, JSON and text the same law, refusals.
+D="$(dirname "$0")/../data"
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=4,depth=3 --against "$D/blocks_attention_n4_frontier.csv" \
+  --format json >"$T/gb.json" 2>/dev/null || fail "guess --blocks json"
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth >"$T/gb.txt" 2>/dev/null || fail "guess --blocks text"
+/usr/bin/python3 - "$T" <<'PY' || fail "guess --blocks answers"
+import json, sys
+t = sys.argv[1]
+j = json.load(open(f"{t}/gb.json"))
+assert j["found"] and j["kind"] == "conjecture" and j["held_out"] == "dim=3,depth=3" and j["confirmed"] == 14, j
+assert j["law"] in open(f"{t}/gb.txt").read()
+p = j["predictions"][0]
+assert p["total"] == 20940 and sum(b["predicted"] for b in p["blocks"]) == 20940 and len(p["blocks"]) == 14, p
+h1 = [a for a in j["against"] if a["configuration"].endswith("heads=1")][0]
+assert h1["computed_total"] == 20936 and h1["law_with_exceptions"] == 20936 and h1["agree"] == 13, h1
+assert [(e["block"], e["rank"], e["law"]) for e in h1["exceptions"]] == [(13, 7256, 7260)], h1
+PY
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=3,depth=4 --check >"$T/gbc.txt" 2>/dev/null ||
+  fail "guess --blocks --check above the max side"
+grep -q "unchecked: the predicted total is above --check-max-side 4096" "$T/gbc.txt" || fail "guess --blocks --check computed a point above its max side"
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --max-forms 1 --max-exceptions 0 >/dev/null 2>"$T/gbn.err" && fail "a one-form law found"
+grep -q "no guess: no law of at most 1 forms" "$T/gbn.err" || fail "guess --blocks without a law: $(cat "$T/gbn.err")"
+expect_rc 2 "no column 'block'" -- guess "$T/bt.csv" --blocks --vars dim,depth
+expect_rc 2 "max forms 0" -- guess "$D/blocks_attention_n4.csv" --blocks --vars dim --max-forms 0
+expect_rc 2 "'block' is a block column" -- guess "$D/blocks_attention_n4.csv" --blocks --vars block
+expect_rc 2 "--value total does not apply" -- guess "$D/blocks_attention_n4.csv" --blocks --vars dim --value total
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --bases 2 2>&1 >/dev/null | grep -q "note: --bases 2 is ignored" ||
+  fail "guess --blocks: --bases not noted as ignored"
+
 if [[ $fails -gt 0 ]]; then echo "$fails CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

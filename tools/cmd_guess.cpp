@@ -2,6 +2,7 @@
 // --check, each predicted point is also computed by `generic` (check_prediction,
 // docs/guess.md).
 #include "cli.hpp"
+#include "guess_blocks_cli.hpp"
 
 #include "seprank/guess.hpp"
 #include "seprank/partition.hpp"
@@ -36,6 +37,9 @@ struct GuessCommand final : Command {
     double check_seconds = 60;
     long check_trials = 2, check_max_side = 4096;
     seprank::GuessOptions o;
+    bool blocks = false;
+    int max_forms = 3;
+    std::vector<std::string> against;
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("guess",
@@ -56,11 +60,16 @@ struct GuessCommand final : Command {
         sub->add_option("--max-order", o.max_order, "recurrences (one variable): order at most this (0..6)")->capture_default_str();
         sub->add_option("--max-params", o.max_params, "size bound: forms with more free parameters are not tried (1..64)")->capture_default_str();
         sub->add_option("--min-confirm", o.min_confirm, "held-out rows a form must predict (>= 1)")->capture_default_str();
-        sub->add_option("--max-exceptions", o.max_exceptions, "rows a polynomial, exp-linear, exp-sum or binomial form may miss, each named (>= 0); it must still be confirmed on more rows than it misses")->capture_default_str();
+        sub->add_option("--max-exceptions", o.max_exceptions, "rows a polynomial, exp-linear, exp-sum or binomial form may miss, each named (>= 0); it must still be confirmed on more rows than it misses (--blocks: rows the law may miss, 0..64, default 2)")->capture_default_str();
+        sub->add_flag("--blocks", blocks, "a block table (seprank table --blocks): a law of the block ranks, min(cap_a, cap_b, F_1, ...) with each F a "
+                                          "product of binomials in the variables and the block's index (docs/guess_blocks.md)");
+        sub->add_option("--max-forms", max_forms, "--blocks: forms in the law beside the cap (1..4)")->capture_default_str();
+        sub->add_option("--against", against, "--blocks: compare the law with the rows of another block table, block by block (repeatable)");
         sub->add_option("--format", format, "text|json")->check(one_of({"text", "json"}));
     }
 
     int run(const Globals& globals) override {
+        if (blocks) return run_blocks(globals);
         o.vars = split_names(vars_text);
         const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)
         o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
@@ -77,6 +86,7 @@ struct GuessCommand final : Command {
         Notes notes;
         if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
+        notes.ignored(*sub, {"--max-forms", "--against"}, "they apply to --blocks");
         const Cells where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
         std::vector<std::vector<long>> points;
         for (const std::string& p : predict) {
@@ -239,6 +249,36 @@ struct GuessCommand final : Command {
                   << j["seconds"].get<double>() << " s\n";
         std::cout << ptext.str();
         return 0;
+    }
+
+    // --blocks: a law of a block table's ranks (guess_blocks_cli.cpp).
+    int run_blocks(const Globals& globals) {
+        GuessBlocksRequest rq;
+        rq.table = table;
+        rq.vars = split_names(vars_text);
+        rq.where_text = where_text;
+        rq.where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
+        rq.format = format;
+        rq.predict = predict;
+        rq.against = against;
+        rq.max_forms = max_forms;
+        rq.max_exceptions = sub->count("--max-exceptions") > 0 ? o.max_exceptions : 2;  // a block law's default
+        rq.do_check = check;
+        if (!(check_seconds > 0) || !std::isfinite(check_seconds))
+            throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
+        if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
+        rq.check.seconds = check_seconds;
+        rq.check.trials = check_trials;
+        rq.check.max_side = check_max_side;
+        rq.check.threads = globals.threads;
+        seprank::check_options(rq.check);
+        Notes notes;
+        if (value != "rank") throw seprank::invalid_input("--blocks explains the block ranks (the column rank): --value " + value + " does not apply");
+        notes.ignored(*sub, {"--max-degree", "--bases", "--max-exps", "--max-order", "--max-params", "--min-confirm"},
+                      "--blocks searches products of binomials, not these forms");
+        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
+        if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
+        return run_guess_blocks(rq, notes);
     }
 };
 

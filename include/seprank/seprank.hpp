@@ -26,6 +26,7 @@
 #include "seprank/dimension.hpp"
 #include "seprank/grid.hpp"
 #include "seprank/guess.hpp"
+#include "seprank/guess_blocks.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"

@@ -1,0 +1,151 @@
+// guess_blocks — a law for the degree blocks of a block table (seprank guess --blocks,
+// docs/guess_blocks.md).
+//
+// A block table (table_blocks.hpp) gives, per configuration and degree block a, the
+// block's rank and its caps. Every block's rank is at most cap = min(cap_a, cap_b), and
+// the profiles seen in practice rise from the first block, peak, and fall to the last:
+// each side follows its own closed form until the other, or the cap, is smaller. The law
+// searched for is therefore
+//     rank(x, a) = min(cap_a, cap_b, F_1, …, F_m)        (m ≤ max_forms, default 3)
+// with each F_i a term in the configuration's variables x (vars) and one block index:
+//     k = (a − a_first)/step   counted from the configuration's first block, or
+//     j = (a_last − a)/step    counted from its last,
+// (step = the distance between the configuration's blocks: 2 where a parity vanishes).
+// The terms are products of binomials with integer-linear arguments — hypergeometric
+// terms in several variables —
+//     C(i + Σ β_v·v + γ, Σ δ_v·v + ε)                 (one factor),
+//     the product of two such factors,
+//     C(C(i + Σ β_v·v + γ, Σ δ_v·v + ε) + ζ, 2)       (a binomial of a binomial),
+//     α·i + Σ β_v·v + γ                                (a line),
+// with i the index (k or j), β_v, δ_v ∈ {0, 1} with at most one variable in each
+// argument, γ ∈ −2..2, ε ∈ −1..2, ζ ∈ {0, 1}, α ∈ 1..4 and, in lines, β_v ∈ −2..2,
+// γ ∈ −4..4. No coefficient is fitted: a term either gives a row's rank or does not, so
+// each row is a check. With two variables that is 35,460 terms (2·(900 + 180 + 360 +
+// 16,290)), with three 113,640.
+//
+// The discipline of guess.hpp: the law is chosen on the fit rows only — every row but
+// those of the held-out configurations (the configurations with the largest sum of the
+// variables) — and then must give the held-out rows; the law is a conjecture, labelled
+// so with its counts. Forms are chosen greedily (each the term that explains most fit
+// rows not yet explained, ties to the simpler term), while a form adds a row. A row the
+// law misses is an exception, listed with both values; at most max_exceptions of the
+// fit rows may be (beyond that there is no law), and the held-out rows the law misses
+// are exceptions too, counted apart (they refute it unless the caller accepts them).
+// Rows whose status is not ok (lower bounds) are never fitted: they are counted apart.
+#pragma once
+
+#include "seprank/guess.hpp"
+#include "seprank/integer.hpp"
+
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct BlockLawOptions {
+    std::vector<std::string> vars;  // the configuration's variables, 0..3 (checked: distinct, not block columns)
+    int max_forms = 3;              // forms in the minimum beside the cap (1..4)
+    long max_exceptions = 2;        // fit rows the law may miss (0..64)
+};
+// invalid_input naming the first bad field. O(1).
+void check_options(const BlockLawOptions& opt);
+
+// One term of the law (see the top). kind: 'b' one binomial, 'p' a product of two,
+// 'n' a binomial of a binomial, 'l' a line. index: 0 for k, 1 for j.
+struct BlockTerm {
+    char kind = 'b';
+    int index = 0;
+    // factor f: top = index + Σ top[v]·x_v + top0 (a line: alpha·index + Σ top[v]·x_v + top0),
+    // bottom = Σ bottom[v]·x_v + bottom0.
+    struct Factor {
+        std::vector<long> top, bottom;
+        long top0 = 0, bottom0 = 0;
+    };
+    std::vector<Factor> factors;  // 1 ('b', 'n', 'l') or 2 ('p')
+    long alpha = 1;               // a line's slope in the index
+    long outer_add = 0;           // 'n': C(C(…) + outer_add, 2)
+    // The term's value, saturating at 2^62 (a value that large explains no rank); false
+    // when an argument leaves the domain (a negative top or bottom). No allocation.
+    bool value(const std::vector<long>& x, long k, long j, long& out) const;
+    // Plain text over the variable names, e.g. "C(k + dim, dim - 1)*C(k + dim - 1, dim - 1)".
+    std::string text(const std::vector<std::string>& vars) const;
+};
+
+// One block row as the law sees it.
+struct BlockPoint {
+    std::vector<long> x;   // the variables
+    long block = 0, k = 0, j = 0;
+    long cap_a = 0, cap_b = 0, rank = 0;
+    bool held_out = false;
+};
+
+struct BlockException {
+    std::size_t row = 0;    // index into BlockLaw::rows
+    long law = 0;           // what the law gives (the rank of the row is rows[row].rank)
+};
+
+struct BlockLaw {
+    bool found = false;
+    std::vector<std::string> vars;
+    std::vector<BlockTerm> forms;    // the minimum's terms, beside the cap
+    std::vector<BlockPoint> rows;    // the ok rows, configurations in table order
+    long fitted = 0, confirmed = 0;  // fit rows given exactly; held-out rows given exactly
+    long at_cap = 0;                 // rows (fit and held out) whose law value is the cap
+    std::vector<BlockException> exceptions;           // fit rows missed
+    std::vector<BlockException> held_out_exceptions;  // held-out rows missed
+    long not_ok = 0;                 // rows left out as lower bounds (status not ok) or without a block
+    long tried = 0;                  // terms evaluated
+    std::string held_out;            // the held-out configurations, e.g. "dim=3,depth=3"
+    std::string reason;              // when !found: why
+    // "min(cap_a, cap_b, C(…), C(…)) with k = …, j = …" — the law in one line.
+    std::string text() const;
+};
+
+// The law of the block rows of `table` kept by `where` (guess.hpp's row_matches), over
+// opt.vars. Checked: opt (check_options), the table's block columns (block, blocks,
+// rank, cap_a, cap_b, status: invalid_input naming a missing one), integer cells, at
+// least two configurations (one to fit, one held out; invalid_input otherwise).
+// Cost: about 10^4 terms evaluated on every row, then a greedy pass of max_forms over
+// them: O(terms · rows) word operations (a 500-row table: well under a second).
+BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                         const BlockLawOptions& opt);
+
+// The law's blocks at a new point: the network of the first row `where` keeps, with the
+// variables set to x (spec_of_row), its degree blocks (degree_block_sides, the table's
+// partition or the balanced one) and the law at each. invalid_input when the law was not
+// found, the point has the wrong size, or the network has no blocks (not homogeneous).
+// Cost: the network's validation and O(D) per term.
+struct BlockPrediction {
+    long block = 0, k = 0, j = 0, cap_a = 0, cap_b = 0, predicted = 0;
+};
+std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
+                                            const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x);
+
+// Compares the law's prediction at x with computed block ranks (a generic answer's
+// block_ranks, indexed by a = 0..D): the blocks that differ, each with both values.
+struct BlockCheck {
+    long predicted_total = 0, computed_total = 0;
+    std::vector<std::pair<BlockPrediction, long>> differ;  // (prediction, computed rank)
+};
+BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const std::vector<long>& block_ranks);
+
+// The law against the block rows of another table (kept by `where`; computed rows the
+// law did not see): per configuration, the rows it gives exactly and those it does not,
+// each with both values, and the totals: the law's, the computed one, and the law's with
+// its misses replaced by the computed ranks (the computed total when every block of the
+// configuration is in the table and ok: the exceptions are all the law lacks).
+// invalid_input as guess_block_law's reading, or when the law was not found.
+// Cost: one pass over the table.
+struct LawComparison {
+    std::string name;                 // the configuration, e.g. "dim=4,depth=3"
+    long rows = 0, agree = 0;         // its ok block rows, those the law gives exactly
+    long lower_bounds = 0;            // its rows that are not ok (compared with nothing)
+    long law_total = 0;               // Σ law over every block row of it
+    long computed_total = 0;          // Σ rank over its ok rows
+    long law_with_exceptions = 0;     // law_total with each miss replaced by the computed rank
+    std::vector<std::pair<BlockPoint, long>> differ;  // (the row, the law's value)
+};
+std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
+                                       const std::vector<std::pair<std::string, std::string>>& where);
+
+}  // namespace seprank

@@ -1,0 +1,483 @@
+// guess_blocks — the law of a block table's degree blocks (guess_blocks.hpp,
+// docs/guess_blocks.md).
+#include "seprank/guess_blocks.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+namespace seprank {
+
+namespace {
+
+constexpr long kHuge = 1L << 62;  // saturation: a value this large explains no rank
+
+// C(n, r) for 0 ≤ r, saturating at kHuge; n < r gives 0; false when n < 0 or r < 0.
+bool binom(long n, long r, long& out) {
+    if (n < 0 || r < 0) return false;
+    if (r > n) {
+        out = 0;
+        return true;
+    }
+    r = std::min(r, n - r);
+    long v = 1;
+    for (long i = 1; i <= r; ++i) {
+        long t = 0;  // v·(n − r + i)/i is exact (a binomial at every step); past kHuge it saturates
+        if (__builtin_mul_overflow(v, n - r + i, &t) || t / i >= kHuge) {
+            out = kHuge;
+            return true;
+        }
+        v = t / i;
+    }
+    out = v;
+    return true;
+}
+
+long dot(const std::vector<long>& c, const std::vector<long>& x) {
+    long s = 0;
+    for (std::size_t v = 0; v < c.size(); ++v) s += c[v] * x[v];
+    return s;
+}
+
+// "k + dim - 1", "2*j - depth + 3", "dim - 1", "0".
+std::string linear(const std::string& index, long alpha, const std::vector<long>& c, long c0, const std::vector<std::string>& vars) {
+    std::string s;
+    const auto term = [&](long coef, const std::string& name) {
+        if (coef == 0) return;
+        const long mag = coef < 0 ? -coef : coef;
+        const std::string body = (mag == 1 ? std::string() : std::to_string(mag) + "*") + name;
+        s += s.empty() ? (coef < 0 ? "-" + body : body) : (coef < 0 ? " - " + body : " + " + body);
+    };
+    if (!index.empty()) term(alpha, index);
+    for (std::size_t v = 0; v < c.size(); ++v) term(c[v], vars[v]);
+    if (c0 != 0 || s.empty()) {
+        const long mag = c0 < 0 ? -c0 : c0;
+        s += s.empty() ? std::to_string(c0) : (c0 < 0 ? " - " : " + ") + std::to_string(mag);
+    }
+    return s;
+}
+
+long cell_of(const TableRow& row, const char* name, std::size_t lineno) {
+    const std::string* c = table_cell(row, name);
+    if (!c) throw invalid_input(std::string("guess --blocks: the table has no column '") + name + "' (a block table: seprank table --blocks)");
+    try {
+        std::size_t used = 0;
+        const long v = std::stol(*c, &used);
+        if (used == c->size()) return v;
+    } catch (const std::exception&) {
+    }
+    throw invalid_input("guess --blocks: row " + std::to_string(lineno) + ": column '" + name + "' = '" + c->substr(0, 40) + "' is not an integer");
+}
+
+const char* const kKeyColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
+                                   "embed_rank", "head_dim", "attention_rank", "position", "partition"};
+
+// Every term of the search (guess_blocks.hpp), simplest first: lines, single binomials,
+// binomials of binomials, products of two.
+std::vector<BlockTerm> all_terms(std::size_t nv) {
+    std::vector<std::vector<long>> bits = {std::vector<long>(nv, 0)};  // 0, or one variable with coefficient 1
+    for (std::size_t v = 0; v < nv; ++v) {
+        bits.emplace_back(nv, 0);
+        bits.back()[v] = 1;
+    }
+    std::vector<std::vector<long>> small;  // every vector in −2..2
+    std::size_t count = 1;
+    for (std::size_t v = 0; v < nv; ++v) count *= 5;
+    for (std::size_t m = 0; m < count; ++m) {
+        std::vector<long> b(nv);
+        std::size_t r = m;
+        for (std::size_t v = 0; v < nv; ++v, r /= 5) b[v] = static_cast<long>(r % 5) - 2;
+        small.push_back(b);
+    }
+    std::vector<BlockTerm::Factor> plain;
+    for (const auto& bt : bits)
+        for (long g = -2; g <= 2; ++g)
+            for (const auto& bb : bits)
+                for (long e = -1; e <= 2; ++e) plain.push_back({bt, bb, g, e});
+    std::vector<BlockTerm> out;
+    for (int index = 0; index < 2; ++index) {
+        for (long a = 1; a <= 4; ++a)
+            for (const auto& c : small)
+                for (long g = -4; g <= 4; ++g) {
+                    BlockTerm t;
+                    t.kind = 'l';
+                    t.index = index;
+                    t.alpha = a;
+                    t.factors = {{c, std::vector<long>(nv, 0), g, 0}};
+                    out.push_back(t);
+                }
+        for (const auto& f : plain) {
+            BlockTerm t;
+            t.kind = 'b';
+            t.index = index;
+            t.factors = {f};
+            out.push_back(t);
+        }
+        for (long z = 0; z <= 1; ++z)
+            for (const auto& f : plain) {
+                BlockTerm t;
+                t.kind = 'n';
+                t.index = index;
+                t.factors = {f};
+                t.outer_add = z;
+                out.push_back(t);
+            }
+        for (std::size_t p = 0; p < plain.size(); ++p)
+            for (std::size_t q = p; q < plain.size(); ++q) {
+                BlockTerm t;
+                t.kind = 'p';
+                t.index = index;
+                t.factors = {plain[p], plain[q]};
+                out.push_back(t);
+            }
+    }
+    return out;
+}
+
+}  // namespace
+
+void check_options(const BlockLawOptions& opt) {
+    if (opt.vars.size() > 3) throw invalid_input("guess --blocks: " + std::to_string(opt.vars.size()) + " variables (at most 3)");
+    for (std::size_t i = 0; i < opt.vars.size(); ++i) {
+        if (opt.vars[i].empty()) throw invalid_input("guess --blocks: an empty variable name");
+        for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "total", "k", "j"})
+            if (opt.vars[i] == c) throw invalid_input("guess --blocks: '" + opt.vars[i] + "' is a block column or index, not a configuration variable");
+        for (std::size_t k = 0; k < i; ++k)
+            if (opt.vars[k] == opt.vars[i]) throw invalid_input("guess --blocks: variable '" + opt.vars[i] + "' given twice");
+    }
+    if (opt.max_forms < 1 || opt.max_forms > 4) throw invalid_input("guess --blocks: max forms " + std::to_string(opt.max_forms) + " (1..4)");
+    if (opt.max_exceptions < 0 || opt.max_exceptions > 64)
+        throw invalid_input("guess --blocks: max exceptions " + std::to_string(opt.max_exceptions) + " (0..64)");
+}
+
+bool BlockTerm::value(const std::vector<long>& x, long k, long j, long& out) const {
+    const long i = index == 0 ? k : j;
+    if (kind == 'l') {
+        out = alpha * i + dot(factors[0].top, x) + factors[0].top0;
+        return true;
+    }
+    long v = 1;
+    for (const Factor& f : factors) {
+        long b = 0;
+        if (!binom(i + dot(f.top, x) + f.top0, dot(f.bottom, x) + f.bottom0, b)) return false;
+        if (kind == 'n' && !binom(b >= kHuge ? kHuge : b + outer_add, 2, b)) return false;
+        long p = 0;
+        v = __builtin_mul_overflow(v, b, &p) || p >= kHuge ? kHuge : p;
+    }
+    out = v;
+    return true;
+}
+
+std::string BlockTerm::text(const std::vector<std::string>& vars) const {
+    const std::string i = index == 0 ? "k" : "j";
+    if (kind == 'l') return linear(i, alpha, factors[0].top, factors[0].top0, vars);
+    std::string s;
+    for (const Factor& f : factors) {
+        std::string b = "C(" + linear(i, 1, f.top, f.top0, vars) + ", " + linear("", 0, f.bottom, f.bottom0, vars) + ")";
+        if (kind == 'n') b = "C(" + b + (outer_add ? " + " + std::to_string(outer_add) : std::string()) + ", 2)";
+        s += (s.empty() ? "" : "*") + b;
+    }
+    return s;
+}
+
+std::string BlockLaw::text() const {
+    std::string s = "min(cap_a, cap_b";
+    for (const BlockTerm& t : forms) s += ", " + t.text(vars);
+    s += ")";
+    const bool k = std::any_of(forms.begin(), forms.end(), [](const BlockTerm& t) { return t.index == 0; });
+    const bool j = std::any_of(forms.begin(), forms.end(), [](const BlockTerm& t) { return t.index == 1; });
+    if (k || j) s += ", where ";
+    if (k) s += "k = (block - first block)/step";
+    if (k && j) s += " and ";
+    if (j) s += "j = (last block - block)/step";
+    return s;
+}
+
+namespace {
+
+// The index columns of each configuration's rows: first and last block and the step
+// between blocks, over every block row of the configuration (lower bounds included).
+struct Span {
+    long first = 0, last = 0, step = 0;
+};
+
+long law_value(const std::vector<BlockTerm>& forms, const BlockPoint& p) {
+    long v = std::min(p.cap_a, p.cap_b);
+    for (const BlockTerm& t : forms) {
+        long f = 0;
+        if (t.value(p.x, p.k, p.j, f)) v = std::min(v, f);
+    }
+    return v;
+}
+
+}  // namespace
+
+namespace {
+
+struct Kept {
+    std::string config, name;  // the key columns' text; "dim=3,depth=3"
+    BlockPoint p;
+    bool ok = false;
+    std::size_t index = 0;     // the row in the table
+};
+
+// The block rows of `table` kept by `where`, with their indices k and j (from the first
+// and last block of their configuration, lower-bound rows included), in table order.
+// `not_ok` counts rows without a block. `order`: the configurations, first seen first.
+std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                               const std::vector<std::string>& vars, long& not_ok, std::vector<std::string>& order) {
+    std::map<std::string, Span> spans;
+    std::vector<Kept> kept;
+    if (table.empty()) throw invalid_input("guess --blocks: the table has no rows");
+    for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "status"})  // a table's rows share its columns
+        if (!table_cell(table.front(), c)) throw invalid_input(std::string("guess --blocks: the table has no column '") + c + "' (a block table: seprank table --blocks)");
+    for (std::size_t r = 0; r < table.size(); ++r) {
+        const TableRow& row = table[r];
+        if (!row_matches(row, where)) continue;
+        const std::string* b = table_cell(row, "block");
+        if (!b) throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + " has no column 'block'");
+        if (b->empty()) {
+            ++not_ok;
+            continue;
+        }
+        Kept k;
+        k.index = r;
+        for (const char* c : kKeyColumns)
+            if (const std::string* v = table_cell(row, c)) k.config += *v + ";";
+        k.ok = *table_cell(row, "status") == "ok";
+        k.p.block = cell_of(row, "block", r + 1);
+        k.p.cap_a = cell_of(row, "cap_a", r + 1);
+        k.p.cap_b = cell_of(row, "cap_b", r + 1);
+        k.p.rank = k.ok ? cell_of(row, "rank", r + 1) : 0;
+        for (const std::string& v : vars) {
+            if (!table_cell(row, v.c_str())) throw invalid_input("guess --blocks: the table has no column '" + v + "'");
+            k.p.x.push_back(cell_of(row, v.c_str(), r + 1));
+            k.name += (k.name.empty() ? "" : ",") + v + "=" + std::to_string(k.p.x.back());
+        }
+        auto [it, fresh] = spans.emplace(k.config, Span{k.p.block, k.p.block, 0});
+        if (fresh) order.push_back(k.config);
+        Span& s = it->second;
+        const long lo = std::min(s.first, k.p.block), hi = std::max(s.last, k.p.block);
+        s.step = std::gcd(std::gcd(s.step, k.p.block - s.first), hi - lo);
+        s.first = lo;
+        s.last = hi;
+        kept.push_back(std::move(k));
+    }
+    for (Kept& k : kept) {
+        const Span& s = spans[k.config];
+        const long step = s.step > 0 ? s.step : 1;
+        k.p.k = (k.p.block - s.first) / step;
+        k.p.j = (s.last - k.p.block) / step;
+    }
+    return kept;
+}
+
+}  // namespace
+
+BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                         const BlockLawOptions& opt) {
+    check_options(opt);
+    BlockLaw law;
+    law.vars = opt.vars;
+    const std::size_t nv = opt.vars.size();
+    std::vector<std::string> order;
+    std::vector<Kept> kept = block_points(table, where, opt.vars, law.not_ok, order);
+    if (order.size() < 2 && kept.size() < 6)
+        throw invalid_input("guess --blocks: " + std::to_string(kept.size()) + " block rows of " + std::to_string(order.size()) +
+                            " configuration(s): too few to fit a law and confirm it");
+    // Held out: the configurations with the largest sum of the variables (with one
+    // configuration, every third block).
+    std::map<std::string, long> sums;
+    for (const Kept& k : kept) sums[k.config] = std::accumulate(k.p.x.begin(), k.p.x.end(), 0L);
+    long top = 0;
+    for (const auto& [c, s] : sums) top = std::max(top, s);
+    const bool one = order.size() < 2 || std::all_of(sums.begin(), sums.end(), [&](const auto& cs) { return cs.second == top; });
+    std::size_t n_ok = 0;
+    for (Kept& k : kept) {
+        if (!k.ok) {
+            ++law.not_ok;
+            continue;
+        }
+        k.p.held_out = one ? (n_ok % 3 == 2) : sums[k.config] == top;
+        ++n_ok;
+        law.rows.push_back(k.p);
+    }
+    if (one) law.held_out = "every third block row";
+    else {
+        std::set<std::string> names;
+        for (const Kept& k : kept)
+            if (sums[k.config] == top) names.insert(k.name.empty() ? "the last configuration" : k.name);
+        for (const std::string& n : names) law.held_out += (law.held_out.empty() ? "" : "; ") + n;
+    }
+    std::vector<std::size_t> fit;
+    for (std::size_t r = 0; r < law.rows.size(); ++r)
+        if (!law.rows[r].held_out) fit.push_back(r);
+    if (fit.size() < 2 || fit.size() == law.rows.size())
+        throw invalid_input("guess --blocks: " + std::to_string(fit.size()) + " fit rows and " + std::to_string(law.rows.size() - fit.size()) +
+                            " held-out rows with status ok: too few to fit a law and confirm it");
+
+    // The greedy choice of forms on the fit rows.
+    std::vector<char> explained(law.rows.size(), 0);
+    for (std::size_t r : fit) explained[r] = law.rows[r].rank == std::min(law.rows[r].cap_a, law.rows[r].cap_b);
+    const std::vector<BlockTerm> terms = all_terms(nv);
+    law.tried = static_cast<long>(terms.size());
+    std::vector<char> violated(law.rows.size(), 0);  // fit rows a chosen form is below
+    for (int m = 0; m < opt.max_forms; ++m) {
+        long best_gain = 1;  // a form must give at least 2 fit rows not yet given
+        std::size_t best = terms.size();
+        for (std::size_t t = 0; t < terms.size(); ++t) {
+            long gain = 0, below = 0;
+            for (std::size_t q = 0; q < fit.size(); ++q) {
+                const BlockPoint& p = law.rows[fit[q]];
+                long v = 0;
+                if (!terms[t].value(p.x, p.k, p.j, v)) {
+                    below = opt.max_exceptions + 1;  // outside its domain on a fit row: not a law here
+                    break;
+                }
+                if (v < p.rank && !violated[fit[q]] && ++below > opt.max_exceptions) break;
+                if (v == p.rank && !explained[fit[q]]) ++gain;
+            }
+            long already = 0;
+            for (std::size_t r : fit) already += violated[r];
+            if (below + already > opt.max_exceptions) continue;
+            // A term below a rank contradicts the law (every form is at least the rank):
+            // each such row costs more than a row given gains.
+            if (gain - 3 * below > best_gain) {
+                best_gain = gain - 3 * below;
+                best = t;
+            }
+        }
+        if (best == terms.size()) break;
+        law.forms.push_back(terms[best]);
+        for (std::size_t r : fit) {
+            const BlockPoint& p = law.rows[r];
+            long v = 0;
+            terms[best].value(p.x, p.k, p.j, v);
+            if (v == p.rank) explained[r] = 1;
+            if (v < p.rank) violated[r] = 1;
+        }
+    }
+    // The law on every row.
+    for (std::size_t r = 0; r < law.rows.size(); ++r) {
+        const BlockPoint& p = law.rows[r];
+        const long v = law_value(law.forms, p);
+        if (v == std::min(p.cap_a, p.cap_b) && v == p.rank) ++law.at_cap;
+        if (v == p.rank) (p.held_out ? law.confirmed : law.fitted)++;
+        else (p.held_out ? law.held_out_exceptions : law.exceptions).push_back({r, v});
+    }
+    const long misses = static_cast<long>(law.exceptions.size() + law.held_out_exceptions.size());
+    if (misses > opt.max_exceptions) {
+        std::ostringstream why;
+        why << "no law of at most " << opt.max_forms << " forms beside the cap gives the rows within " << opt.max_exceptions
+            << " exception(s): the best (" << law.text() << ") misses " << law.exceptions.size() << " of " << fit.size() << " fit rows and "
+            << law.held_out_exceptions.size() << " of " << law.rows.size() - fit.size() << " held-out rows";
+        law.reason = why.str();
+        return law;
+    }
+    if (law.confirmed < 2) {
+        law.reason = "the law gives only " + std::to_string(law.confirmed) + " held-out row(s) (at least 2 needed)";
+        return law;
+    }
+    law.found = true;
+    return law;
+}
+
+std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
+                                            const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x) {
+    if (!law.found) throw invalid_input("guess --blocks: no law to predict with");
+    if (x.size() != law.vars.size())
+        throw invalid_input("guess --blocks: " + std::to_string(x.size()) + " values for " + std::to_string(law.vars.size()) + " variables");
+    const TableRow* row = nullptr;
+    for (const TableRow& r : table)
+        if (row_matches(r, where)) {
+            row = &r;
+            break;
+        }
+    if (!row) throw invalid_input("guess --blocks: no row of the table matches `where`");
+    const ValidSpec spec(spec_of_row(*row, law.vars, x));
+    const std::string* part_text = table_cell(*row, "partition");
+    ValidPartition part = balanced_partition(spec->tokens);
+    if (part_text && !part_text->empty()) {
+        try {
+            part = parse_partition(*part_text, spec->tokens);
+        } catch (const invalid_input&) {  // another token count: the balanced partition
+        }
+    }
+    const DegreeBlockSides sides = degree_block_sides(spec, part);
+    if (sides.a_side.empty()) throw invalid_input("guess --blocks: the network at this point has no degree blocks (not homogeneous, or too large)");
+    std::vector<long> live;
+    for (std::size_t a = 0; a < sides.a_side.size(); ++a)
+        if (sides.a_side[a] > 0 && sides.b_side[a] > 0) live.push_back(static_cast<long>(a));
+    if (live.empty()) throw invalid_input("guess --blocks: the network at this point has no non-empty block");
+    long step = 0;
+    for (long a : live) step = std::gcd(step, a - live.front());
+    if (step == 0) step = 1;
+    std::vector<BlockPrediction> out;
+    for (long a : live) {
+        BlockPoint p;
+        p.x = x;
+        p.block = a;
+        p.k = (a - live.front()) / step;
+        p.j = (live.back() - a) / step;
+        p.cap_a = sides.a_side[static_cast<std::size_t>(a)];
+        p.cap_b = sides.b_side[static_cast<std::size_t>(a)];
+        out.push_back({a, p.k, p.j, p.cap_a, p.cap_b, law_value(law.forms, p)});
+    }
+    return out;
+}
+
+BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const std::vector<long>& block_ranks) {
+    BlockCheck c;
+    for (long r : block_ranks) c.computed_total += r;
+    for (const BlockPrediction& p : predicted) {
+        c.predicted_total += p.predicted;
+        const long got = p.block < static_cast<long>(block_ranks.size()) ? block_ranks[static_cast<std::size_t>(p.block)] : 0;
+        if (got != p.predicted) c.differ.emplace_back(p, got);
+    }
+    return c;
+}
+
+std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
+                                       const std::vector<std::pair<std::string, std::string>>& where) {
+    if (!law.found) throw invalid_input("guess --blocks: no law to compare");
+    long not_ok = 0;
+    std::vector<std::string> order;
+    const std::vector<Kept> kept = block_points(table, where, law.vars, not_ok, order);
+    std::vector<LawComparison> out;
+    std::map<std::string, std::size_t> at;
+    for (const std::string& c : order) {
+        at[c] = out.size();
+        out.emplace_back();
+    }
+    for (const Kept& k : kept) {
+        LawComparison& c = out[at[k.config]];
+        c.name = k.name;
+        for (const char* col : {"tokens", "heads"})  // the sizes a law's variables may leave out
+            if (std::find(law.vars.begin(), law.vars.end(), col) == law.vars.end())
+                if (const std::string* v = table_cell(table[k.index], col)) c.name += (c.name.empty() ? "" : ",") + std::string(col) + "=" + *v;
+        const long v = law_value(law.forms, k.p);
+        c.law_total += v;
+        if (!k.ok) {
+            ++c.lower_bounds;
+            continue;
+        }
+        ++c.rows;
+        c.computed_total += k.p.rank;
+        if (v == k.p.rank) ++c.agree;
+        else c.differ.push_back({k.p, v});
+    }
+    for (LawComparison& c : out) {
+        c.law_with_exceptions = c.law_total;
+        for (const auto& [p, v] : c.differ) c.law_with_exceptions += p.rank - v;
+    }
+    return out;
+}
+
+}  // namespace seprank

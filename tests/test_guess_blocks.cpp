@@ -1,0 +1,289 @@
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/guess_blocks.hpp"
+#include "seprank/table.hpp"
+#include "seprank/table_blocks.hpp"
+#include "support.hpp"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+
+using namespace seprank;
+using namespace seprank_test;
+
+namespace {
+
+// Whether f throws E with `fragment` in its message.
+template <class E, class F>
+bool throws_with(F&& f, const std::string& fragment) {
+    try {
+        f();
+    } catch (const E& e) {
+        const std::string m = e.what();
+        INFO("message: " << m);
+        return m.find(fragment) != std::string::npos;
+    }
+    return false;
+}
+
+long choose(long n, long r) {
+    if (r < 0 || n < 0) return -1;
+    if (r > n) return 0;
+    long v = 1;
+    for (long i = 1; i <= r; ++i) v = v * (n - r + i) / i;
+    return v;
+}
+
+// A block table as text cells, one configuration per (dim, depth): blocks a = 1, 3, …, D
+// (D = 2·depth + 1 odd blocks, the parity of attention), caps (cap_a, cap_b) and ranks
+// given by `rank(dim, depth, a, k, j, cap)`.
+template <class Rank>
+std::vector<TableRow> synthetic(const std::vector<std::pair<long, long>>& configs, Rng& rng, Rank rank) {
+    std::vector<TableRow> out;
+    for (const auto& [dim, depth] : configs) {
+        const long n = depth + 3;  // blocks
+        for (long k = 0; k < n; ++k) {
+            const long a = 2 * k + 1, j = n - 1 - k;
+            const long cap_a = 1 + static_cast<long>(rng.below(1000)), cap_b = 1 + static_cast<long>(rng.below(1000));
+            const long r = std::min({cap_a, cap_b, rank(dim, depth, k, j)});
+            out.push_back({{"family", "attention"}, {"tokens", "4"}, {"dim", std::to_string(dim)}, {"depth", std::to_string(depth)},
+                           {"partition", "1,2|3,4"}, {"block", std::to_string(a)}, {"blocks", std::to_string(n)},
+                           {"rank", std::to_string(r)}, {"cap_a", std::to_string(cap_a)}, {"cap_b", std::to_string(cap_b)},
+                           {"status", "ok"}});
+        }
+    }
+    return out;
+}
+
+std::vector<std::pair<long, long>> grid(long dims, long depths) {
+    std::vector<std::pair<long, long>> g;
+    for (long d = 1; d <= dims; ++d)
+        for (long l = 1; l <= depths; ++l) g.emplace_back(d, l);
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on the held-out configuration") {
+    INFO("seed " << seed());
+    Rng rng = rng_for("block law planted");
+    // The attention N = 4 law (docs/guess_blocks.md), planted on random caps.
+    const auto law = [](long dim, long, long k, long j) {
+        return std::min(choose(k + dim - 1, dim - 1) * choose(k + dim, dim - 1), choose(choose(j + dim - 1, dim - 1) + 1, 2));
+    };
+    const std::vector<TableRow> t = synthetic(grid(3, 3), rng, law);
+    BlockLawOptions o;
+    o.vars = {"dim", "depth"};
+    const BlockLaw g = guess_block_law(t, {}, o);
+    INFO(g.text() << " / " << g.reason);
+    REQUIRE(g.found);
+    CHECK(g.held_out == "dim=3,depth=3");
+    CHECK(g.exceptions.empty());
+    CHECK(g.held_out_exceptions.empty());
+    CHECK(g.fitted + g.confirmed == static_cast<long>(g.rows.size()));
+    CHECK(g.confirmed == 6);  // the held-out configuration's blocks
+    // Whatever terms were chosen, they give every row (the law is determined by the rows).
+    for (const BlockPoint& p : g.rows) {
+        long v = std::min(p.cap_a, p.cap_b);
+        for (const BlockTerm& term : g.forms) {
+            long f = 0;
+            if (term.value(p.x, p.k, p.j, f)) v = std::min(v, f);
+        }
+        CHECK(v == p.rank);
+    }
+    // A point it never saw: the law's value at each block agrees with the planted one
+    // wherever the cap does not decide (checked through compare_law on a fresh table).
+    const std::vector<TableRow> fresh = synthetic({{4, 3}, {2, 5}}, rng, law);
+    for (const LawComparison& c : compare_law(g, fresh, {})) {
+        INFO(c.name);
+        CHECK(c.differ.empty());
+        CHECK(c.law_total == c.computed_total);
+        CHECK(c.law_with_exceptions == c.computed_total);
+    }
+}
+
+TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too many misses is no law") {
+    INFO("seed " << seed());
+    Rng rng = rng_for("block law exceptions");
+    const auto law = [](long dim, long depth, long k, long j) { return std::min(2 * k + dim + 1, 3 * j + depth); };
+    std::vector<TableRow> t = synthetic(grid(3, 3), rng, law);
+    // One fit row off by a little (a held-out one stays exact); a lower-bound row far off.
+    std::size_t planted = 0;
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        const std::string& rank = t[r][7].second;
+        const std::string cap = std::to_string(std::min(std::stol(t[r][8].second), std::stol(t[r][9].second)));
+        if (rank != cap && t[r][2].second == "2" && planted == 0) {
+            t[r][7].second = std::to_string(std::stol(rank) - 1);
+            planted = r;
+        }
+    }
+    REQUIRE(planted > 0);
+    t[1][10].second = "lower-bound";
+    t[1][7].second = "1";
+    BlockLawOptions o;
+    o.vars = {"dim", "depth"};
+    const BlockLaw g = guess_block_law(t, {}, o);
+    INFO(g.text() << " / " << g.reason);
+    REQUIRE(g.found);
+    CHECK(g.not_ok == 1);
+    REQUIRE(g.exceptions.size() == 1);
+    const BlockPoint& e = g.rows[g.exceptions[0].row];
+    CHECK(e.rank + 1 == g.exceptions[0].law);
+    CHECK(e.x[0] == 2);
+    // No exception allowed: no law, and the reason says how many rows the best one misses.
+    o.max_exceptions = 0;
+    const BlockLaw none = guess_block_law(t, {}, o);
+    CHECK_FALSE(none.found);
+    CHECK(none.reason.find("misses 1 of") != std::string::npos);
+}
+
+namespace {
+
+// The block table of attention N = 4 (balanced partition) over dims x depths, as text cells.
+std::vector<TableRow> computed_n4(std::vector<long> dims, std::vector<long> depths) {
+    SweepOptions sw;
+    sw.families = {Family::attention};
+    sw.tokens = {4};
+    sw.dims = std::move(dims);
+    sw.depths = std::move(depths);
+    sw.blocks = true;
+    sw.generic.seed = seed();
+    std::vector<TableRow> cells;
+    run_table(plan_table({sw}).rows, {}, [&](const Row& r, bool) {
+        for (const Row& b : block_rows(r)) {
+            TableRow row;
+            for (const auto& [name, v] : b) row.emplace_back(name, v.str());
+            cells.push_back(row);
+        }
+    }, nullptr);
+    return cells;
+}
+
+// The attention N = 4 law of docs/conjectures.md, built by hand.
+BlockLaw n4_law() {
+    BlockLaw law;
+    law.found = true;
+    law.vars = {"dim", "depth"};
+    BlockTerm head;
+    head.kind = 'p';
+    head.index = 0;
+    head.factors = {{{1, 0}, {1, 0}, -1, -1}, {{1, 0}, {1, 0}, 0, -1}};
+    BlockTerm tail;
+    tail.kind = 'n';
+    tail.index = 1;
+    tail.outer_add = 1;
+    tail.factors = {{{1, 0}, {1, 0}, -1, -1}};
+    law.forms = {tail, head};
+    return law;
+}
+
+}  // namespace
+
+TEST_CASE("the attention N = 4 block law on computed block tables; predictions against generic's blocks") {
+    INFO("seed " << seed());
+    const std::vector<TableRow> cells = computed_n4({1, 2, 3}, {1, 2});
+    const BlockLaw law = n4_law();
+    CHECK(law.text() == "min(cap_a, cap_b, C(C(j + dim - 1, dim - 1) + 1, 2), C(k + dim - 1, dim - 1)*C(k + dim, dim - 1)), "
+                        "where k = (block - first block)/step and j = (last block - block)/step");
+    for (const LawComparison& c : compare_law(law, cells, {})) {
+        INFO(c.name);
+        CHECK(c.differ.empty());
+        CHECK(c.rows == c.agree);
+        CHECK(c.law_total == c.computed_total);
+    }
+    // The law's blocks at a new point: the caps are degree_block_sides', the indices run
+    // from the first and the last block.
+    const std::vector<BlockPrediction> pred = predict_blocks(law, cells, {}, {2, 3});
+    const ValidSpec spec(attention_spec(4, 2, 3));
+    const DegreeBlockSides sides = degree_block_sides(spec, balanced_partition(4));
+    REQUIRE(pred.size() == 14);
+    for (const BlockPrediction& p : pred) {
+        CHECK(p.cap_a == sides.a_side[static_cast<std::size_t>(p.block)]);
+        CHECK(p.cap_b == sides.b_side[static_cast<std::size_t>(p.block)]);
+        CHECK(p.predicted <= std::min(p.cap_a, p.cap_b));
+        CHECK(p.k + p.j == 13);
+    }
+    CHECK(pred.front().block == 1);
+    CHECK(pred.back().block == 27);
+    // generic's block ranks there (the graded evaluation, the sweep's seed).
+    GenericOptions g;
+    g.seed = seed();
+    g.trials = 1;
+    g.method = GenericMethod::evaluation;
+    g.variant = EvaluationVariant::graded;
+    const RankAnswer ans = generic_rank(spec, balanced_partition(4), g);
+    const BlockCheck c = compare_blocks(pred, ans.block_ranks);
+    CHECK(c.computed_total == ans.value);
+    CHECK(c.differ.empty());
+    CHECK(c.predicted_total == ans.value);
+    std::vector<long> off = ans.block_ranks;
+    off[static_cast<std::size_t>(pred[1].block)] += 1;
+    const BlockCheck d = compare_blocks(pred, off);
+    REQUIRE(d.differ.size() == 1);
+    CHECK(d.differ[0].second == d.differ[0].first.predicted + 1);
+}
+
+TEST_SUITE("slow") {
+TEST_CASE("guess_block_law finds the attention N = 4 law from dx = 1..3, L = 1..3 and predicts dx = 4, L = 3") {
+    INFO("seed " << seed());
+    const std::vector<TableRow> cells = computed_n4({1, 2, 3}, {1, 2, 3});
+    BlockLawOptions o;
+    o.vars = {"dim", "depth"};
+    const BlockLaw g = guess_block_law(cells, {}, o);
+    INFO(g.text() << " / " << g.reason);
+    REQUIRE(g.found);
+    CHECK(g.text() == n4_law().text());
+    CHECK(g.held_out == "dim=3,depth=3");
+    CHECK(g.confirmed == 14);
+    CHECK(g.exceptions.empty());
+    // dx = 4, L = 3: the law's total is 20,940; the H200's converged row (20,936) differs in
+    // the middle block alone (7,260 against 7,256: data/blocks_attention_n4_frontier.csv).
+    long total = 0;
+    for (const BlockPrediction& p : predict_blocks(g, cells, {}, {4, 3})) total += p.predicted;
+    CHECK(total == 20940);
+}
+}
+
+TEST_CASE("guess_block_law: the options and the table are checked") {
+    BlockLawOptions o;
+    o.vars = {"dim", "dim"};
+    CHECK(throws_with<invalid_input>([&] { check_options(o); }, "given twice"));
+    o.vars = {"block"};
+    CHECK(throws_with<invalid_input>([&] { check_options(o); }, "block column"));
+    o.vars = {"dim"};
+    o.max_forms = 0;
+    CHECK(throws_with<invalid_input>([&] { check_options(o); }, "max forms"));
+    o.max_forms = 3;
+    o.max_exceptions = -1;
+    CHECK(throws_with<invalid_input>([&] { check_options(o); }, "max exceptions"));
+    o.max_exceptions = 2;
+    const std::vector<TableRow> plain = {{{"family", "attention"}, {"dim", "1"}, {"rank", "2"}}};
+    CHECK(throws_with<invalid_input>([&] { guess_block_law(plain, {}, o); }, "no column 'block'"));
+    Rng rng = rng_for("block law small");
+    const std::vector<TableRow> one = synthetic({{1, 1}}, rng, [](long, long, long k, long) { return k + 1; });
+    CHECK(throws_with<invalid_input>([&] { guess_block_law(one, {}, o); }, "too few"));
+    BlockLaw none;
+    CHECK(throws_with<invalid_input>([&] { predict_blocks(none, one, {}, {1}); }, "no law"));
+    // Terms: values, domains, text.
+    BlockTerm t;
+    t.kind = 'p';
+    t.index = 0;
+    t.factors = {{{1}, {1}, -1, -1}, {{1}, {1}, 0, -1}};  // C(k + dim - 1, dim - 1)*C(k + dim, dim - 1)
+    long v = 0;
+    REQUIRE(t.value({3}, 6, 0, v));
+    CHECK(v == choose(8, 2) * choose(9, 2));
+    CHECK(t.text({"dim"}) == "C(k + dim - 1, dim - 1)*C(k + dim, dim - 1)");
+    CHECK_FALSE(t.value({0}, 0, 0, v));  // a negative bottom: outside the domain
+    BlockTerm n;
+    n.kind = 'n';
+    n.index = 1;
+    n.outer_add = 1;
+    n.factors = {{{1}, {1}, -1, -1}};
+    REQUIRE(n.value({4}, 0, 6, v));
+    CHECK(v == choose(choose(9, 3) + 1, 2));
+    CHECK(n.text({"dim"}) == "C(C(j + dim - 1, dim - 1) + 1, 2)");
+    BlockTerm huge = t;
+    REQUIRE(huge.value({60}, 200, 0, v));
+    CHECK(v == (1L << 62));  // saturated, never wrapped
+}

@@ -1,0 +1,223 @@
+// seprank guess --blocks — a law for a block table's degree blocks (guess_blocks.hpp,
+// docs/guess_blocks.md): read the table, one library call, format; --predict, --check
+// (generic's graded evaluation at the point, block by block) and --against (the rows of
+// another block table).
+#include "guess_blocks_cli.hpp"
+
+#include "seprank/generic.hpp"
+#include "seprank/guess_blocks.hpp"
+#include "seprank/partition.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace seprank_cli {
+
+namespace {
+
+std::string blocks_text(const std::vector<seprank::BlockPrediction>& pred) {
+    std::string s;
+    for (const auto& p : pred) s += (s.empty() ? "" : " ") + std::to_string(p.block) + ":" + std::to_string(p.predicted);
+    return s;
+}
+
+// The generic graded evaluation at x, block by block against the law's prediction.
+json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, const std::vector<seprank::TableRow>& cells,
+                 const std::vector<long>& x, const std::vector<seprank::BlockPrediction>& pred, long total, std::string& shown) {
+    json c;
+    if (total > rq.check.max_side) {  // the rank cannot pass the evaluation's side: only a lower bound could come back
+        c["verdict"] = "unchecked (prediction above --check-max-side " + std::to_string(rq.check.max_side) + ")";
+        shown = " [unchecked: the predicted total is above --check-max-side " + std::to_string(rq.check.max_side) + "]";
+        return c;
+    }
+    const seprank::TableRow* row = nullptr;
+    for (const auto& r : cells)
+        if (seprank::row_matches(r, rq.where)) {
+            row = &r;
+            break;
+        }
+    const seprank::ValidSpec spec(seprank::spec_of_row(*row, law.vars, x));
+    seprank::ValidPartition part = seprank::balanced_partition(spec->tokens);
+    if (const std::string* t = seprank::table_cell(*row, "partition"); t && !t->empty()) {
+        try {
+            part = seprank::parse_partition(*t, spec->tokens);
+        } catch (const seprank::invalid_input&) {
+        }
+    }
+    seprank::GenericOptions g;
+    g.trials = rq.check.trials;
+    g.max_side = rq.check.max_side;
+    g.threads = rq.check.threads;
+    g.method = seprank::GenericMethod::evaluation;
+    g.variant = seprank::EvaluationVariant::graded;
+    g.max_seconds = rq.check.seconds;
+    const auto t0 = std::chrono::steady_clock::now();
+    const seprank::RankAnswer a = seprank::generic_rank(spec, part, g);
+    c["seconds"] = std::round(seconds_since(t0) * 1e3) / 1e3;
+    c["generic"] = a.value;
+    c["label"] = a.label();
+    if (!a.converged) {
+        c["verdict"] = "unchecked (generic gave a lower bound)";
+        shown = " [unchecked: generic gave the lower bound " + std::to_string(a.value) + "]";
+        return c;
+    }
+    const seprank::BlockCheck bc = seprank::compare_blocks(pred, a.block_ranks);
+    json differ = json::array();
+    std::string d;
+    for (const auto& [p, got] : bc.differ) {
+        differ.push_back({{"block", p.block}, {"predicted", p.predicted}, {"generic", got}});
+        d += "; block " + std::to_string(p.block) + ": predicted " + std::to_string(p.predicted) + ", generic " + std::to_string(got);
+    }
+    c["differ"] = differ;
+    c["verdict"] = bc.differ.empty() ? "agree" : "disagree";
+    shown = " [generic " + std::to_string(a.value) + ", " + a.label() + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
+    return c;
+}
+
+}  // namespace
+
+int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
+    seprank::BlockLawOptions o;
+    o.vars = rq.vars;
+    o.max_forms = rq.max_forms;
+    o.max_exceptions = rq.max_exceptions;
+    seprank::check_options(o);
+    std::vector<std::vector<long>> points;
+    for (const std::string& p : rq.predict) {
+        try {
+            points.push_back(seprank::parse_point(p, o.vars));
+        } catch (const seprank::invalid_input& e) {
+            throw seprank::invalid_input(std::string("--predict ") + e.what());
+        }
+    }
+    std::vector<std::vector<seprank::TableRow>> against;
+    for (const std::string& f : rq.against) against.push_back(seprank::read_table_cells(f));  // read (and refused) before the search
+    const auto cells = seprank::read_table_cells(rq.table);
+    const auto t0 = std::chrono::steady_clock::now();
+    const seprank::BlockLaw law = seprank::guess_block_law(cells, rq.where, o);
+    const double secs = seconds_since(t0);
+    const auto point_text = [&](const std::vector<long>& x) {
+        std::string s;
+        for (std::size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + o.vars[i] + "=" + std::to_string(x[i]);
+        return s;
+    };
+    const auto point_json = [&](const std::vector<long>& x) {
+        json p = json::object();
+        for (std::size_t i = 0; i < x.size(); ++i) p[o.vars[i]] = x[i];
+        return p;
+    };
+    const auto row_json = [&](const seprank::BlockPoint& p, long law_value) {
+        json r = point_json(p.x);
+        r["block"] = p.block;
+        r["rank"] = p.rank;
+        r["law"] = law_value;
+        return r;
+    };
+    json j;
+    j["table"] = rq.table;
+    j["vars"] = o.vars;
+    j["rows"] = law.rows.size();
+    j["rows_not_ok"] = law.not_ok;
+    j["found"] = law.found;
+    j["terms_tried"] = law.tried;
+    j["seconds"] = std::round(secs * 1e4) / 1e4;
+    json exc = json::array(), hexc = json::array();
+    for (const auto& e : law.exceptions) exc.push_back(row_json(law.rows[e.row], e.law));
+    for (const auto& e : law.held_out_exceptions) hexc.push_back(row_json(law.rows[e.row], e.law));
+    if (!law.found) {
+        if (!notes.lines.empty() && rq.format == "json") j["notes"] = notes.lines;
+        j["reason"] = law.reason;
+        j["best"] = law.text();
+        j["exceptions"] = exc;
+        j["held_out_exceptions"] = hexc;
+        if (rq.format == "json") std::cout << json_text(j, 2) << "\n";
+        std::cerr << "seprank: no guess: " << law.reason << "\n";
+        return 1;
+    }
+    j["law"] = law.text();
+    json forms = json::array();
+    for (const auto& t : law.forms) forms.push_back(t.text(o.vars));
+    j["forms"] = forms;
+    j["kind"] = "conjecture";
+    j["fitted"] = law.fitted;
+    j["confirmed"] = law.confirmed;
+    j["held_out"] = law.held_out;
+    j["at_cap"] = law.at_cap;
+    j["exceptions"] = exc;
+    j["held_out_exceptions"] = hexc;
+    std::ostringstream extra;
+    json preds = json::array();
+    for (const std::vector<long>& x : points) {
+        const auto pred = seprank::predict_blocks(law, cells, rq.where, x);
+        long total = 0;
+        json blocks = json::array();
+        for (const auto& p : pred) {
+            total += p.predicted;
+            blocks.push_back({{"block", p.block}, {"k", p.k}, {"j", p.j}, {"cap_a", p.cap_a}, {"cap_b", p.cap_b}, {"predicted", p.predicted}});
+        }
+        json pj;
+        pj["point"] = point_json(x);
+        pj["total"] = total;
+        pj["blocks"] = blocks;
+        std::string shown;
+        if (rq.do_check) pj["check"] = check_point(rq, law, cells, x, pred, total, shown);
+        preds.push_back(pj);
+        extra << "predict     " << point_text(x) << ": total " << total << shown << "\n"
+              << "            blocks " << blocks_text(pred) << "\n";
+    }
+    if (!points.empty()) j["predictions"] = preds;
+    json ag = json::array();
+    for (std::size_t f = 0; f < against.size(); ++f) {
+        for (const auto& c : seprank::compare_law(law, against[f], rq.where)) {
+            json cj;
+            cj["table"] = rq.against[f];
+            cj["configuration"] = c.name;
+            cj["rows"] = c.rows;
+            cj["agree"] = c.agree;
+            cj["lower_bounds"] = c.lower_bounds;
+            json d = json::array();
+            std::string dt;
+            for (const auto& [p, v] : c.differ) {
+                d.push_back(row_json(p, v));
+                dt += "; block " + std::to_string(p.block) + ": law " + std::to_string(v) + ", computed " + std::to_string(p.rank);
+            }
+            cj["exceptions"] = d;
+            cj["law_total"] = c.law_total;
+            cj["computed_total"] = c.computed_total;
+            cj["law_with_exceptions"] = c.law_with_exceptions;
+            ag.push_back(cj);
+            extra << "against     " << rq.against[f] << " " << c.name << ": " << c.agree << " of " << c.rows << " blocks agree"
+                  << (c.lower_bounds ? " (" + std::to_string(c.lower_bounds) + " lower-bound blocks not compared)" : std::string()) << dt
+                  << "; totals: law " << c.law_total << ", computed " << c.computed_total << ", law with its exceptions "
+                  << c.law_with_exceptions << "\n";
+        }
+    }
+    if (!against.empty()) j["against"] = ag;
+    notes.emit(rq.format == "json" ? &j : nullptr);
+    if (rq.format == "json") {
+        std::cout << json_text(j, 2) << "\n";
+        return 0;
+    }
+    std::string vars;
+    for (const auto& v : o.vars) vars += (vars.empty() ? "" : ",") + v;
+    std::cout << "# guess --blocks: a law of the block ranks in " << (vars.empty() ? std::string("the block") : vars + " and the block") << ", from "
+              << law.rows.size() << " ok block rows of " << rq.table << (rq.where_text.empty() ? "" : " (where " + rq.where_text + ")")
+              << (law.not_ok ? ", " + std::to_string(law.not_ok) + " rows left out (lower bounds or no block)" : std::string()) << "\n";
+    std::cout << "law         " << law.text() << "\n";
+    std::cout << "kind        conjecture (block law: " << law.forms.size() << (law.forms.size() == 1 ? " form" : " forms")
+              << " beside the cap, chosen on " << law.fitted + static_cast<long>(law.exceptions.size()) << " rows, confirmed on "
+              << law.confirmed << " held-out rows: " << law.held_out << ")\n";
+    std::cout << "at cap      " << law.at_cap << " rows\n";
+    std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";
+    for (const auto& e : law.exceptions)
+        std::cout << "            " << point_text(law.rows[e.row].x) << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
+                  << ", law " << e.law << "\n";
+    for (const auto& e : law.held_out_exceptions)
+        std::cout << "            " << point_text(law.rows[e.row].x) << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
+                  << ", law " << e.law << " (held out)\n";
+    std::cout << "searched    " << law.tried << " terms, " << j["seconds"].get<double>() << " s\n";
+    std::cout << extra.str();
+    return 0;
+}
+
+}  // namespace seprank_cli
