@@ -14,6 +14,7 @@
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "seprank/separation.hpp"
+#include "verify_conjectures.hpp"
 #include "verify_spectrum.hpp"
 
 #include <algorithm>
@@ -663,11 +664,25 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
 
 }  // namespace
 
+namespace {
+
+// The claims kept beside this file: the spectrum claims, then the conjectures' samples.
+const std::vector<SpectrumClaim>& extra_claims() {
+    static const std::vector<SpectrumClaim> all = [] {
+        std::vector<SpectrumClaim> v = spectrum_claims();
+        v.insert(v.end(), conjecture_claims().begin(), conjecture_claims().end());
+        return v;
+    }();
+    return all;
+}
+
+}  // namespace
+
 const std::vector<std::string>& claim_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n;
         for (const auto& c : claims()) n.push_back(c.first);
-        for (const auto& c : spectrum_claims()) n.push_back(c.name);  // src/verify_spectrum.cpp
+        for (const auto& c : extra_claims()) n.push_back(c.name);  // src/verify_spectrum.cpp, src/verify_conjectures.cpp
         return n;
     }();
     return names;
@@ -690,7 +705,7 @@ const Claim* find_claim(const std::string& name) {
 }  // namespace
 
 std::string claim_statement(const std::string& name) {
-    for (const auto& c : spectrum_claims())
+    for (const auto& c : extra_claims())
         if (c.name == name) return c.statement;
     const Claim* c = find_claim(name);
     if (!c) unknown_claim(name);
@@ -698,11 +713,11 @@ std::string claim_statement(const std::string& name) {
 }
 
 ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
-    const auto sc = std::find_if(spectrum_claims().begin(), spectrum_claims().end(), [&](const SpectrumClaim& c) { return c.name == name; });
+    const auto sc = std::find_if(extra_claims().begin(), extra_claims().end(), [&](const SpectrumClaim& c) { return c.name == name; });
     const Claim* c = find_claim(name);
-    if (!c && sc == spectrum_claims().end()) unknown_claim(name);
+    if (!c && sc == extra_claims().end()) unknown_claim(name);
     try {
-        if (sc != spectrum_claims().end()) return sc->run(seed);
+        if (sc != extra_claims().end()) return sc->run(seed);
         return c->run(seed);
     } catch (const std::exception& e) {
         return result(name, false, std::string("error: ") + e.what());
