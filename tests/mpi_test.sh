@@ -33,6 +33,16 @@ for other in rows[1:]:
 print(f"MPI output equals serial ({len(base)} rows)")
 PY
 [[ $? -eq 0 ]] || exit 1
+# a block table (docs/table_blocks.md): the same block rows on stdout and in the --out file
+bargs=(table --blocks --tokens 2..4 --dim 1..2 --depth 1..2 --format csv)
+"$S" "${bargs[@]}" >"$T/bserial.csv" 2>/dev/null || { echo "serial block run failed"; exit 1; }
+"$MPIRUN" --oversubscribe -n 2 "$S" "${bargs[@]}" --out "$T/bout.csv" >"$T/bmpi.csv" 2>>"$T/mpi.err" || { echo "mpirun --blocks failed"; cat "$T/mpi.err"; exit 1; }
+/usr/bin/python3 - "$T/bserial.csv" "$T/bmpi.csv" "$T/bout.csv" <<'PY' || { echo "mpirun --blocks rows differ from the serial run"; exit 1; }
+import csv, sys
+rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p in sys.argv[1:]]
+strip = lambda rs: [tuple((k, v) for k, v in r.items() if k not in ("seconds", "peak_mib")) for r in rs]
+assert len(rows[0]) > 12 and "block" in rows[0][0] and all(strip(r) == strip(rows[0]) for r in rows[1:])
+PY
 # ranks whose memory limits differ plan different rows (dx = 200 is too large under 1 MiB
 # only): refused on every rank, nothing mixed up
 if "$MPIRUN" --oversubscribe -n 1 "$S" --max-memory 0.0009765625 table --tokens 2 --dim 1,200 --depth 1 --format csv : \
