@@ -66,6 +66,18 @@ int run_gnuplot(const std::string& program, const std::string& script, const std
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// row_matches (guess.hpp) for a plot's filters: its messages speak of guess's --where, so
+// they are rephrased for plot.
+bool plot_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& filters) {
+    try {
+        return row_matches(row, filters);
+    } catch (const invalid_input& e) {
+        std::string m = e.what();
+        if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
+        throw invalid_input("plot: " + m);
+    }
+}
+
 // The configuration columns that name a block profile's curve, in table order.
 const char* const kConfigColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
                                       "embed_rank", "head_dim", "attention_rank", "position", "partition"};
@@ -85,15 +97,7 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
-        bool keep = false;
-        try {
-            keep = row_matches(row, filters);
-        } catch (const invalid_input& e) {
-            std::string m = e.what();
-            if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
-            throw invalid_input("plot: " + m);
-        }
-        if (keep && is_number(cells[cb])) kept.push_back(std::move(cells));
+        if (plot_matches(row, filters) && is_number(cells[cb])) kept.push_back(std::move(cells));
     }
     if (kept.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a block (every configuration skipped)"
@@ -228,15 +232,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
-        bool keep = false;
-        try {
-            keep = row_matches(row, filters);
-        } catch (const invalid_input& e) {  // its messages speak of guess's --where
-            std::string m = e.what();
-            if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
-            throw invalid_input("plot: " + m);
-        }
-        if (!keep || !is_number(cells[cx])) continue;
+        if (!plot_matches(row, filters) || !is_number(cells[cx])) continue;
         auto& slot = data[cells[cs]][std::stod(cells[cx])];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
         numeric_y += is_number(cells[cy]);

@@ -390,6 +390,21 @@ inline seprank::RankOptions certificate_options(seprank::Certificate c, std::uin
 
 namespace seprank_test {
 
+// Whether f throws E with `fragment` in its message; a message without it fails a CHECK
+// that shows the message.
+template <class E, class F>
+bool throws_with(F&& f, const std::string& fragment) {
+    try {
+        f();
+    } catch (const E& e) {
+        const std::string m = e.what();
+        INFO("message: " << m);
+        CHECK(m.find(fragment) != std::string::npos);
+        return m.find(fragment) != std::string::npos;
+    }
+    return false;
+}
+
 // to_string names each of `values` (every enumerator of E, numbered 0, 1, … in order)
 // with a distinct non-empty text that `parse` maps back (pass nullptr where E has no
 // parser), and refuses the value just past them with internal_error naming it:

@@ -16,6 +16,7 @@
 #include <flint/fmpz.h>
 
 using namespace seprank;
+using seprank_test::throws_with;
 
 namespace {
 
@@ -212,24 +213,6 @@ TEST_CASE("tables: CSV, JSON array and JSON lines give the same points; bad cell
 }
 
 // ---- issue 36 / 38: hostile tables and points (docs/guess.md, "Limits and exit codes")
-
-namespace {
-
-// Whether f throws E with `fragment` in its message.
-template <class E, class F>
-bool throws_with(F&& f, const std::string& fragment) {
-    try {
-        f();
-    } catch (const E& e) {
-        const std::string m = e.what();
-        INFO("message: " << m);
-        CHECK(m.find(fragment) != std::string::npos);
-        return m.find(fragment) != std::string::npos;
-    }
-    return false;
-}
-
-}  // namespace
 
 TEST_CASE("exact sizes are estimated before evaluation: c^n at n = 10^12 is refused, never aborts") {
     // v = 2^n + 1 on n = 0..7: the exp-linear form a + b·2^n (2 parameters).

@@ -14,19 +14,6 @@ using namespace seprank_test;
 
 namespace {
 
-// Whether f throws E with `fragment` in its message.
-template <class E, class F>
-bool throws_with(F&& f, const std::string& fragment) {
-    try {
-        f();
-    } catch (const E& e) {
-        const std::string m = e.what();
-        INFO("message: " << m);
-        return m.find(fragment) != std::string::npos;
-    }
-    return false;
-}
-
 long choose(long n, long r) {
     if (r < 0 || n < 0) return -1;
     if (r > n) return 0;

@@ -23,6 +23,7 @@
 #include <cstring>
 
 using namespace seprank;
+using seprank_test::throws_with;
 
 TEST_CASE("Levine et al. bounds against hand-computed values") {
     // dx=4, H=1, L=1 (1 < log3 4): Theorem 7.1
@@ -1049,23 +1050,6 @@ TEST_CASE("table --dimension: the columns are function_dimension with the sweep'
     const TableFile fb = parse_table_text(csv_header(true, true) + "\n" + csv_line(be) + "\n", false, "both");
     REQUIRE(fb.rows.size() == 1);
 }
-
-namespace {
-
-// Whether f throws E with `fragment` in its message.
-template <class E, class F>
-bool throws_with(F&& f, const std::string& fragment) {
-    try {
-        f();
-    } catch (const E& e) {
-        const std::string m = e.what();
-        INFO("message: " << m);
-        return m.find(fragment) != std::string::npos;
-    }
-    return false;
-}
-
-}  // namespace
 
 TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and files") {
     CHECK(split_layers_list("attention") == std::vector<std::string>{"attention"});

@@ -28,19 +28,6 @@ SweepOptions block_sweep() {
     return sw;
 }
 
-// Whether f throws E with `fragment` in its message.
-template <class E, class F>
-bool throws_with(F&& f, const std::string& fragment) {
-    try {
-        f();
-    } catch (const E& e) {
-        const std::string m = e.what();
-        INFO("message: " << m);
-        return m.find(fragment) != std::string::npos;
-    }
-    return false;
-}
-
 long cell(const Row& r, const char* name) { return std::stol(r.at(name).str()); }
 
 std::string read_text(const std::string& path) {
