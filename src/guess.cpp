@@ -22,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -909,6 +910,104 @@ Rational guess_predict(const Guess& g, const std::vector<long>& x) {
 
 // ------------------------------------------------------------------ tables
 
+namespace {
+
+// A JSON table's rows straight from the parser's events, without a tree (a tree of
+// 250,000 rows took longer to build and free than the rest of guess): the objects of a
+// top-level array (`array`), or one object (a JSON line). A row's cells are its keys in
+// the table's order with their values as text: a string as it is, null as "", numbers
+// and booleans as JSON writes them; a value that is itself an object or a list is built
+// as a tree and written back as JSON text. The checks (nesting, a key twice in one
+// object, numbers out of range) are sax_parse_json_text's.
+class TableRowsSax {
+  public:
+    TableRowsSax(std::vector<TableRow>& out, std::string what, bool array) : out_(out), what_(std::move(what)), array_(array) {}
+
+    bool null() { return nested_depth_ > 0 ? nested_->null() : cell(std::string()); }
+    bool boolean(bool v) { return nested_depth_ > 0 ? nested_->boolean(v) : cell(v ? "true" : "false"); }
+    bool number_integer(nlohmann::json::number_integer_t v) {
+        return nested_depth_ > 0 ? nested_->number_integer(v) : cell(std::to_string(v));
+    }
+    bool number_unsigned(nlohmann::json::number_unsigned_t v) {
+        return nested_depth_ > 0 ? nested_->number_unsigned(v) : cell(std::to_string(v));
+    }
+    bool number_float(nlohmann::json::number_float_t v, const nlohmann::json::string_t& t) {
+        return nested_depth_ > 0 ? nested_->number_float(v, t) : cell(nlohmann::json(v).dump());  // as the tree wrote it: 2.0
+    }
+    bool string(nlohmann::json::string_t& v) { return nested_depth_ > 0 ? nested_->string(v) : cell(std::move(v)); }
+    bool binary(nlohmann::json::binary_t& v) { return nested_depth_ > 0 ? nested_->binary(v) : cell(std::string()); }
+    bool key(nlohmann::json::string_t& k) {
+        if (nested_depth_ > 0) return nested_->key(k);
+        key_ = k;
+        return true;
+    }
+    bool start_object(std::size_t n) {
+        if (nested_depth_ > 0 || level_ == row_level()) return start_nested(n, true);
+        if (level_ != row_level() - 1) not_object();
+        ++level_;
+        out_.emplace_back();
+        if (out_.size() > 1) out_.back().reserve(out_[out_.size() - 2].size());  // rows mostly have the same columns
+        return true;
+    }
+    bool end_object() {
+        if (nested_depth_ > 0) return end_nested(true);
+        --level_;
+        return true;
+    }
+    bool start_array(std::size_t n) {
+        if (nested_depth_ > 0 || level_ == row_level()) return start_nested(n, false);
+        if (!array_ || level_ != 0) not_object();
+        ++level_;
+        return true;
+    }
+    bool end_array() {
+        if (nested_depth_ > 0) return end_nested(false);
+        --level_;
+        return true;
+    }
+    template <class Exception>
+    bool parse_error(std::size_t, const std::string&, const Exception& e) {
+        throw e;
+    }
+
+  private:
+    int row_level() const { return array_ ? 2 : 1; }  // the containers open inside a row
+    [[noreturn]] void not_object() const {
+        throw invalid_input(what_ + (array_ ? ": element " + std::to_string(out_.size() + 1) : std::string()) + " is not a JSON object");
+    }
+    bool cell(std::string v) {
+        if (level_ != row_level()) not_object();
+        out_.back().emplace_back(key_, std::move(v));
+        return true;
+    }
+    bool start_nested(std::size_t n, bool object) {
+        if (nested_depth_++ == 0) {
+            nested_value_ = nlohmann::json();
+            nested_ = std::make_unique<nlohmann::detail::json_sax_dom_parser<nlohmann::json>>(nested_value_);
+        }
+        return object ? nested_->start_object(n) : nested_->start_array(n);
+    }
+    bool end_nested(bool object) {
+        const bool ok = object ? nested_->end_object() : nested_->end_array();
+        if (--nested_depth_ == 0) {
+            nested_.reset();
+            out_.back().emplace_back(key_, nested_value_.dump());
+        }
+        return ok;
+    }
+
+    std::vector<TableRow>& out_;
+    std::string what_;  // "table 'PATH'" or "table 'PATH': line N"
+    bool array_;
+    int level_ = 0;     // containers open, outside a nested value
+    std::string key_;   // the row's key being read
+    int nested_depth_ = 0;
+    nlohmann::json nested_value_;
+    std::unique_ptr<nlohmann::detail::json_sax_dom_parser<nlohmann::json>> nested_;
+};
+
+}  // namespace
+
 std::vector<TableRow> parse_table_cells(const std::string& input, const std::string& source) {
     using Row = TableRow;
     std::vector<Row> out;
@@ -919,46 +1018,36 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     const std::size_t skip = std::string_view(text).substr(0, 3) == bom ? 3 : 0;
     std::size_t start = text.find_first_not_of(" \t\r\n", skip);
     if (start == std::string::npos) return out;
-    const auto cell = [](const nlohmann::json& v) -> std::string {
-        if (v.is_null()) return "";
-        if (v.is_string()) return v.get<std::string>();
-        return v.dump();
-    };
-    const auto object_row = [&](const nlohmann::json& o, const std::string& where) {
-        if (!o.is_object()) throw invalid_input(source + ": " + where + " is not a JSON object");
-        Row r;
-        for (auto it = o.begin(); it != o.end(); ++it) r.emplace_back(it.key(), cell(it.value()));
-        return r;
-    };
-    // JSON goes through the reader the weights files use: nesting depth bounded, a number
-    // out of range and a key given twice in one object refused.
+    // JSON goes through the checks the weights files get (json_file.hpp): nesting depth
+    // bounded, a number out of range and a key given twice in one object refused.
     if (text[start] == '[') {
-        const nlohmann::json j = detail::parse_json_text(text.substr(start), source);
-        if (!j.is_array()) throw invalid_input(source + ": not a JSON array of objects");
-        for (std::size_t i = 0; i < j.size(); ++i) out.push_back(object_row(j[i], "element " + std::to_string(i + 1)));
+        TableRowsSax rows(out, source, true);
+        detail::sax_parse_json_text(std::string_view(text).substr(start), source, rows);
+        return out;
+    }
+    if (text[start] == '{') {  // JSON lines
+        bool first = true;
+        long number = 0;
+        for (std::size_t at = skip; at < text.size();) {
+            std::size_t end = text.find('\n', at);
+            if (end == std::string::npos) end = text.size();
+            const std::string_view line(text.data() + at, end - at);
+            at = end + 1;
+            ++number;
+            if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+            const std::string where = source + ": line " + std::to_string(number);
+            TableRowsSax row(out, where, false);
+            detail::sax_parse_json_text(line, where, row);
+            // The sweep line `seprank table --format json --out` writes first: skipped, as
+            // the CSV's `#` sweep line.
+            if (first && out.back().size() == 1 && out.back()[0].first == "seprank_table_sweep") out.pop_back();
+            first = false;
+        }
         return out;
     }
     std::istringstream in(text.substr(skip));
     std::string line;
     long number = 0;
-    if (text[start] == '{') {  // JSON lines
-        bool first = true;
-        while (std::getline(in, line)) {
-            ++number;
-            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            const std::string where = "line " + std::to_string(number);
-            const nlohmann::json j = detail::parse_json_text(line, source + ": " + where);
-            // The sweep line `seprank table --format json --out` writes first: skipped, as
-            // the CSV's `#` sweep line.
-            if (first && j.is_object() && j.size() == 1 && j.contains("seprank_table_sweep")) {
-                first = false;
-                continue;
-            }
-            first = false;
-            out.push_back(object_row(j, where));
-        }
-        return out;
-    }
     std::vector<std::string> header;
     while (std::getline(in, line)) {
         ++number;
@@ -978,7 +1067,8 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
             throw invalid_input(source + ": line " + std::to_string(number) + " has " + std::to_string(cells.size()) + " cells, the header " +
                                 std::to_string(header.size()));
         Row r;
-        for (std::size_t i = 0; i < cells.size(); ++i) r.emplace_back(header[i], cells[i]);
+        r.reserve(cells.size());
+        for (std::size_t i = 0; i < cells.size(); ++i) r.emplace_back(header[i], std::move(cells[i]));
         out.push_back(std::move(r));
     }
     return out;

@@ -334,6 +334,28 @@ TEST_CASE("malformed weights files name the JSON path of the first bad value") {
     }
 }
 
+TEST_CASE("weights JSON: a list of more than kMaxDepth layers is refused as it is read; long lists are read in one pass") {
+    // Issue 58: a file of 1,000,000 empty layers (3 MiB) was still parsing at 25 s; now
+    // its 65th layer stops the read, whatever else the file lacks.
+    std::string layers;
+    for (long i = 0; i < 1000000; ++i) layers += i ? ",{}" : "{}";
+    for (const char* family : {"stack", "attention", "power"}) {
+        const std::string text = std::string(R"({"family":")") + family + R"(","tokens":2,"layers":[)" + layers + "]}";
+        CHECK(seprank_test::message_of([&] { (void)network_from_json(text); }) == "weights JSON $.layers: more than 64 layers; a network has at most 64");
+    }
+    // 64 layers are not refused for their number (here: for what they lack).
+    const std::string sixty_four = R"({"family":"stack","tokens":2,"dim":1,"layers":[)" + layers.substr(0, 64 * 3 - 1) + "]}";
+    CHECK(seprank_test::message_of([&] { (void)network_from_json(sixty_four); }).find("more than 64") == std::string::npos);
+    // A list of layers deeper in the file is not the top-level one.
+    CHECK(seprank_test::message_of([&] { (void)network_from_json(R"({"family":"stack","tokens":2,"x":{"layers":[)" + layers + "]}}"); })
+              .find("more than 64") == std::string::npos);
+    // 200,000 heads, the last with a key twice: read in one pass, the key named.
+    std::string heads;
+    for (long i = 0; i < 200000; ++i) heads += "{},";
+    CHECK(seprank_test::message_of([&] { (void)network_from_json(R"({"family":"attention","tokens":2,"layers":[{"heads":[)" + heads + R"({"Q":1,"Q":2}]}]})"); }) ==
+          "weights JSON: key \"Q\" appears twice in one object");
+}
+
 TEST_CASE("low-rank attention keeps rows of W^Q beyond k at zero") {
     NetworkSpec s = seprank_test::attention_spec(3, 3, 2, 1);
     s.attention_rank = 1;

@@ -209,8 +209,10 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
 // (one object per line). A leading UTF-8 byte-order mark is skipped, and so are CSV `#`
 // lines and a first JSON line {"seprank_table_sweep": …} (the sweep lines `seprank table`
 // writes). invalid_input naming `source` and the line on malformed input, a header
-// naming a column twice, or a JSON object giving a key twice. Cost: one pass over the
-// text; memory the cells (and, for JSON, the parsed document).
+// naming a column twice, or a JSON object giving a key twice. A JSON row's cells are its
+// keys in the table's order (as a CSV row's); a value is its text: a string as it is,
+// null as "", anything else as JSON writes it. Cost: one pass over the text, linear in
+// it; memory the cells (JSON is read into them without a document tree).
 std::vector<TableRow> parse_table_cells(const std::string& text, const std::string& source);
 
 // The same, read from a file, a device or a pipe (invalid_input naming the path when it

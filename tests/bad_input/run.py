@@ -67,6 +67,7 @@ def fixtures():
     w("w_depth99.json", '{"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":99,"layers":[]}')
     w("w_bom.json", "\ufeff{}")
     w("w_nul.json", "{\0}")
+    w("w_million_layers.json", '{"family":"stack","tokens":2,"layers":[' + ",".join(["{}"] * 1000000) + "]}")
     w("w_dupkey.json", '{' + hd + ',"layers":[{"W":[[[1]],[[2]]],"O":[[1]]}],"tokens":3}')
     w("t_templates_bad.json", "[[1,2],[3]]")
     w("t_templates_float.json", "[[1.5]]")
@@ -149,6 +150,10 @@ def fixtures():
     w("gh_dupcol.csv", "n,v,v\n" + "".join(f"{n},{n + 1},{n + 2}\n" for n in range(8)))
     w("gh_dupkey.jsonl", '{"n":0,"v":1,"v":7}\n{"n":1,"v":2}\n{"n":2,"v":3}\n')
     w("gh_dupkey.json", '[{"n":0,"v":1},{"n":1,"v":2,"n":5},{"n":2,"v":3}]')
+    # Issue 58: JSON reads are linear; quadratic, these took minutes (past the 10 s CPU cap).
+    w("gh_many_dupkey.json", "[" + ",".join('{"n":%d,"v":%d%s}' % (n, n + 1, ',"v":0' if n == 200000 else "")
+                                            for n in range(250000)) + "]")
+    w("gh_many.json", "[" + ",".join('{"n":%d,"v":%d}' % (n, n * n + 1) for n in range(250000)) + "]")
     w("gh_noise.csv", "n,v\n" + "".join(f"{n},{v}\n" for n, v in enumerate([7, 3, 9, 1, 12, 5, 40, 2])))
     with open(os.path.join(D, "gh_bom.csv"), "wb") as f:
         f.write(b"\xef\xbb\xbfn,v\n" + "".join(f"{n},{n * n + 1}\n" for n in range(8)).encode())
