@@ -217,7 +217,9 @@ void validate(const NetworkSpec& s) {
     size_ok(s.head_dim, "head dim da");
     size_ok(s.width, "width w");
     size_ok(s.block_degree, "block degree d");
-    for (long w : s.widths) size_ok(w, "fc width");
+    // A widths entry is named by its family (fc width, power width) where the family takes widths.
+    const std::string width_name = family_info(s.family).widths ? std::string(family_info(s.family).name) + " width" : "widths entry";
+    for (long w : s.widths) size_ok(w, width_name);
     require(family_info(s.family).layers || s.layers.empty(),
             "layers (a list of layer kinds) apply to family stack only, not " + std::string(family_info(s.family).name));
     // Heads belong to attention (a stack's attention layers carry their own: Stack::validate).

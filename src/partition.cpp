@@ -25,6 +25,15 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
         std::size_t comma = text.find(',', start);
         if (comma == std::string::npos) comma = text.size();
         const std::string item = text.substr(start, comma - start);
+        // An empty item ("2,,1", ",2", "2,") is refused, never dropped: for a list of
+        // widths a dropped item changes the architecture.
+        if (item.find_first_not_of(" \t\r\n") == std::string::npos) {
+            const char* where = text.find_first_not_of(" \t\r\n") == std::string::npos ? "an empty list"
+                                : start == 0                                              ? "an empty item before the first comma"
+                                : comma == text.size()                                    ? "an empty item after the last comma"
+                                                                                          : "an empty item between two commas";
+            throw invalid_input(option + " '" + text + "': " + where);
+        }
         const std::size_t dots = item.find("..");
         if (dots == std::string::npos) {
             out.push_back(num(item));

@@ -36,6 +36,13 @@ TEST_CASE("partitions: parsing, validation, balanced lists") {
     CHECK(to_string(parse_partition("1 .. 2|\t3 ..4", 4)) == "1,2|3,4");
     CHECK(to_string(parse_partition("1,2\n|3,4\r\n", 4)) == "1,2|3,4");  // a line break, as from a file
     CHECK(parse_list(" 1 .. 3 , 6", "--dim") == std::vector<long>{1, 2, 3, 6});
+    // An empty item is refused by name, never dropped (issue 58: --widths 2,,1 built 2,1).
+    CHECK(seprank_test::message_of([] { (void)parse_list("2,,1", "--widths"); }) == "--widths '2,,1': an empty item between two commas");
+    CHECK(seprank_test::message_of([] { (void)parse_list(",2,1", "--widths"); }) == "--widths ',2,1': an empty item before the first comma");
+    CHECK(seprank_test::message_of([] { (void)parse_list("2,1,", "--widths"); }) == "--widths '2,1,': an empty item after the last comma");
+    CHECK(seprank_test::message_of([] { (void)parse_list("2, ,1", "--widths"); }) == "--widths '2, ,1': an empty item between two commas");
+    CHECK(seprank_test::message_of([] { (void)parse_list(" ", "--widths"); }) == "--widths ' ': an empty list");
+    CHECK(seprank_test::message_of([] { (void)parse_list(",", "--dim"); }) == "--dim ',': an empty item before the first comma");
     for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2", "1 2|3,4", " |1,2,3,4", "1, |2,3,4"}) {
         INFO("partition " << std::string(bad));
         CHECK_THROWS_AS(parse_partition(bad, 4), invalid_input);

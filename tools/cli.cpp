@@ -29,7 +29,11 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--depth", o.depth, "number of layers L (default 1); with --layers, the times the list is repeated; power: the length of --widths");
     app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
     app->add_option("--width", o.width, "hadamard width w; 0 (default): dx");
-    app->add_option("--widths", o.widths, "fc widths w_1..w_L (default N*dx each); power widths d1..dh")->delimiter(',');
+    // Read as one text and split by parse_list, which refuses an empty item ("2,,1", a
+    // comma at either end): a list CLI11 splits drops them, changing the architecture.
+    app->add_option_function<std::string>(
+        "--widths", [&o](const std::string& text) { o.widths = seprank::parse_list(text, "--widths"); },
+        "fc widths w_1..w_L (default N*dx each); power widths d1..dh");
     app->add_option("--power", o.power, "power: the activation t^r between layers (default 3)");
     std::string kinds;
     for (const auto& k : seprank::layer_kind_names()) kinds += (kinds.empty() ? "" : "|") + k;
@@ -143,8 +147,12 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
             throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
                                          " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, attention:score-degree=s)");
     }
+    const bool power_family = info.degree_key != nullptr && std::string(info.degree_key) == "power";
+    if (power_family && o.block_degree && !o.power)  // another family's option (docs/usage.md §1.4), not an alias
+        throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
+                                     " applies to hadamard and fc; a power network's degree is --power r");
     if (o.power) {
-        if (info.degree_key == nullptr || std::string(info.degree_key) != "power")
+        if (!power_family)
             throw seprank::invalid_input("--power " + std::to_string(*o.power) + " applies to family power, not " + info.name +
                                          " (hadamard and fc take --block-degree)");
         if (o.block_degree) throw seprank::invalid_input("--power and --block-degree both given: give one");

@@ -62,7 +62,9 @@ struct DegreeCommand final : Command {
                 const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(family_name(o)));
                 if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
+                o.block_degree.reset();
                 if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;
+                else if (info.degree_key != nullptr && std::string(info.degree_key) == "power") o.power = 2;
                 else if (info.degree_key != nullptr) o.block_degree = 2;
                 return to_spec(o);
             }();

@@ -20,8 +20,9 @@ namespace seprank {
 
 // "2,3", "1..4", "1..3,6": integers and inclusive ranges, in the order given, blanks
 // around each number allowed; invalid_input naming `option` and the bad item (an empty
-// range '3..1', one of more than 10,001 values, a number of more than 12 characters). Used
-// for partition sides and for the sweep lists of `seprank table`. O(length of the text +
+// item — "2,,1", a comma at either end — an empty range '3..1', one of more than 10,001
+// values, a number of more than 12 characters). Used for partition sides, the sweep lists
+// of `seprank table` and `--widths`. O(length of the text +
 // values listed), a range contributing its values.
 std::vector<long> parse_list(const std::string& text, const std::string& option);
 
