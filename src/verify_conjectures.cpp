@@ -80,6 +80,7 @@ const std::vector<SpectrumClaim>& make() {
          "recomputed with generic at (dx, L) = (2, 3), (1, 4), (3, 2)",
          [](std::uint64_t seed) {
              std::ostringstream os;
+             os << "partition 1|2, generic against the form C((3^L - 1)/2 + dx, dx): ";
              bool pass = true;
              for (const auto& [dx, L] : {std::pair{2L, 3L}, {1L, 4L}, {3L, 2L}})
                  pass = compare(os, "attention N=2 dx=" + std::to_string(dx) + " L=" + std::to_string(L), generic_of(attention(2, dx, L), seed),
@@ -92,6 +93,7 @@ const std::vector<SpectrumClaim>& make() {
          "block with generic's graded evaluation at (dx, L) = (2, 2), (3, 2), (2, 3), (1, 4)",
          [](std::uint64_t seed) {
              std::ostringstream os;
+             os << "partition 1,2|3,4, generic's block ranks against the law: ";
              bool pass = true;
              for (const auto& [dx, L] : {std::pair{2L, 2L}, {3L, 2L}, {2L, 3L}, {1L, 4L}}) {
                  const NetworkSpec s = attention(4, dx, L);
@@ -119,6 +121,7 @@ const std::vector<SpectrumClaim>& make() {
          "(5^L - 2^L)/3 + 1 for s = 2 and (7^L - 3^L)/4 + 1 for s = 3; recomputed with generic at L = 1..3",
          [](std::uint64_t seed) {
              std::ostringstream os;
+             os << "attention:score-degree=s N=2 dx=1 H=1, partition 1|2, generic against the forms: ";
              bool pass = true;
              for (long L = 1; L <= 3; ++L) {
                  pass = compare(os, "s=2 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=2", L), seed),
@@ -133,6 +136,7 @@ const std::vector<SpectrumClaim>& make() {
          "is (6^c - 2^c)/2 + 1; recomputed with generic at c = 1..4",
          [](std::uint64_t seed) {
              std::ostringstream os;
+             os << "N=2 dx=1, partition 1|2, generic against the form (6^c - 2^c)/2 + 1: ";
              bool pass = true;
              for (long c = 1; c <= 4; ++c)
                  pass = compare(os, "attention,mlp:power=2 x" + std::to_string(c), generic_of(stack(2, 1, "attention,mlp:power=2", c), seed),

@@ -274,6 +274,15 @@ for c in $(grep -o '^| `[a-z0-9.-]*` |' "$docs_verify" | tr -d '|` '); do
   grep -q "^$c: " "$T/claims.txt" || fail "verify --list lacks the claim $c of docs/verify.md"
 done
 [[ $(grep -c '^| `[a-z0-9.-]*` |' "$docs_verify") -ge 10 ]] || fail "docs/verify.md: its claim tables were not found"
+# issue 58: a PASS line says what it computed, on which network, against what; tuples in
+# one order, (d0, r, d1), in --list and in the line; no stray "; " before the time
+"$S" verify --claim claim7.2 --claim prop7.1 --claim stack-per-token-first --claim power-alexander-hirschowitz >"$T/vlines.txt" || fail "verify lines"
+grep -q "^PASS claim7.2: attention N=3 dx=2 L=2 H=1, partition 1,2|3: generic rank over 12 draws" "$T/vlines.txt" || fail "claim7.2 names no network"
+grep -q "^PASS prop7.1: attention N=5 dx=2 L=2 H=1: rank by evaluation on its 6 balanced partitions" "$T/vlines.txt" || fail "prop7.1 names no dx, L"
+grep -q "^PASS stack-per-token-first: generic sep of the stack at N=2 dx=3, partition 1|2, against da + 1: .*[0-9] ([0-9.]* s)$" "$T/vlines.txt" ||
+  fail "stack-per-token-first: no network, or a stray '; ' at the end"
+grep -q "exception (d0,r,d1): .*(5,4,14): 69 < 70; 17 networks, 7 defective" "$T/vlines.txt" || fail "power-alexander-hirschowitz misses (5,4,14)"
+grep -q "^power-alexander-hirschowitz: .*written (d0, r, d1)" "$T/claims.txt" || fail "verify --list: the power tuples' order"
 
 # plot (gnuplot-nox is installed by the set-up)
 if command -v gnuplot >/dev/null; then
