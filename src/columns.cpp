@@ -67,7 +67,7 @@ std::vector<Column> make_columns() {
         {"heads", "H (0 for families without heads)", S(family_info(n.family).heads ? n.heads : 0L)},
         {"block_degree", "d, the degree of one block (3 for attention)", S(block_degree(n))},
         {"width", "w of a hadamard block (0 for other families)", S(family_info(n.family).width ? block_width(n) : 0L)},
-        {"depth", "L, the number of layers", S(n.depth)},
+        {"depth", "L, the number of layers; a stack: all its layers, the SPEC's length times the copies --depth asked for ('attention,mlp' at --depth 2: 4)", S(n.depth)},
         {"residual", "whether y^{l+1} += y^l", S(n.residual)},
         {"embed_rank", "r of the embedding x^j = M w^j (0: no embedding)", S(n.embed_rank)},
         {"head_dim", "da, the attention head dimension (0 for families without heads)", S(family_info(n.family).heads ? head_dim(n) : 0L)},

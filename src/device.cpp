@@ -75,6 +75,18 @@ bool bind(void* h, const char* name, F& f) {
     return f != nullptr;
 }
 
+// Why the plugin found no device, in words a user can act on. The CUDA runtime answers
+// "CUDA driver version is insufficient for CUDA runtime version" also where there is no
+// driver at all (a machine without an NVIDIA GPU): the driver's library is looked for
+// first, and its absence is said as such.
+std::string no_device_reason(const std::string& runtime) {
+    if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+        dlclose(driver);
+        return "no CUDA device (" + runtime + ")";
+    }
+    return "no NVIDIA GPU driver was found (libcuda.so.1 does not load), so there is no GPU to run on; use --device cpu or auto";
+}
+
 Loaded load() {
     Loaded l;
     l.info.built = SEPRANK_CUDA_BUILT != 0;
@@ -116,7 +128,7 @@ Loaded load() {
     char name[256] = {0};
     l.info.devices = f.probe(name, sizeof name);
     (l.info.devices > 0 ? l.info.name : l.info.why) = name;
-    if (l.info.devices == 0) l.info.why = "no CUDA device (" + l.info.why + ")";
+    if (l.info.devices == 0) l.info.why = no_device_reason(l.info.why);
     l.info.max_prime = f.max_prime();
     return l;
 }

@@ -1298,7 +1298,7 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     const char* ended = nullptr;
     switch (res.stop) {
         case GrowthStop::none: break;
-        case GrowthStop::time_budget: ended = "rank still full when the time budget (max_seconds) ran out: a lower bound only"; break;
+        case GrowthStop::time_budget: ended = "rank still full when the time budget (max_seconds) stopped the growth before a step predicted to end past it: a lower bound only"; break;
         case GrowthStop::memory: ended = "rank still full where memory stopped the growth: a lower bound only"; break;
         case GrowthStop::size_limit: ended = "rank still full at the size limit: a lower bound only"; break;
     }

@@ -460,11 +460,20 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     src.answer = &res;
     src.status = res.converged ? "ok" : "lower-bound";
     if (!res.converged) {
-        char budget[32];
+        char budget[32], ran[32];
         std::snprintf(budget, sizeof budget, "%g", s.generic.max_seconds);
+        std::snprintf(ran, sizeof ran, res.seconds >= 10 ? "%.0f" : "%.2g", res.seconds);
         // The rank still grew at the last step (full rank; graded: some block full).
         const std::string at = "rank " + std::to_string(res.value) + " at side " + std::to_string(res.rows) + ", still growing";
-        src.reason = res.stop == GrowthStop::time_budget ? at + " when the row's time budget of " + budget + " s ran out"
+        // The budget stops a row before a step predicted to end past it: the time it ran is
+        // said, below the budget then (past it only when the first step, which always runs,
+        // took longer).
+        const std::string timed = res.seconds < s.generic.max_seconds
+                                      ? "; stopped at " + std::string(ran) + " s of the row's time budget of " + budget +
+                                            " s, the next step predicted to end past it"
+                                      : "; stopped at " + std::string(ran) + " s, past the row's time budget of " + budget +
+                                            " s (the first step always runs)";
+        src.reason = res.stop == GrowthStop::time_budget ? at + timed
                      : res.stop == GrowthStop::memory ? at + " where memory stopped it (" + res.stop_detail + ")"
                                                       : at + " at the size limit (max side " + std::to_string(s.generic.max_side) + ")";
     }

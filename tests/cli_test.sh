@@ -643,6 +643,10 @@ unset SEPRANK_CUDA_PLUGIN
 # The plugin this build made, on a machine without a GPU (CI): one line, exit 2.
 if [[ ! -e /dev/nvidia0 ]]; then
   expect_rc 2 "Device cuda:" -- generic --tokens 2 --dim 2 --depth 2 --device cuda
+  # no driver at all: said as such, not as the runtime's "driver version is insufficient"
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    expect_rc 2 "Device cuda: no NVIDIA GPU driver was found" -- generic --tokens 2 --dim 2 --depth 2 --device cuda
+  fi
 fi
 
 # Missing values: null in JSON, an empty cell in CSV, "-" in text (degree); cells with commas

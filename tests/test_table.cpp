@@ -314,6 +314,10 @@ TEST_CASE("a row's time budget: lower-bound with the reason, generic's note; the
     const Row cut = table_row(s, sw);
     CHECK(cut.at("status").str() == "lower-bound");
     CHECK(cut.at("reason").str().find("time budget of 1e-09 s") != std::string::npos);
+    // The time it ran, not "ran out" (issue 58): here past the budget, the first step always running.
+    CHECK(cut.at("reason").str().find("; stopped at ") != std::string::npos);
+    CHECK(cut.at("reason").str().find(" s, past the row's time budget of 1e-09 s (the first step always runs)") != std::string::npos);
+    CHECK(cut.at("reason").str().find("ran out") == std::string::npos);
     CHECK(std::stol(cut.at("rank").str()) < std::stol(full.at("rank").str()));
     CHECK(cut.at("certified").str() == "false");
     GenericOptions g = sw.generic;

@@ -56,7 +56,7 @@ struct TableCommand final : Command {
         sub->add_option("--tokens", t_tokens, "list or range, e.g. 2,3 or 2..4");
         sub->add_option("--dim", t_dim, "list or range of dx");
         sub->add_option("--heads", t_heads, "list or range of H");
-        sub->add_option("--depth", t_depth, "list or range of L");
+        sub->add_option("--depth", t_depth, "list or range of L; with --layers, the copies of each SPEC (the depth column then counts all layers)");
         sub->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc)");
         sub->add_option("--width", t_width, "list or range of w (hadamard)");
         sub->add_flag("--residual", t_residual, "residual networks");

@@ -5,6 +5,7 @@
 // ignored so that a closed pipe is a detected write error.
 #include "cli.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -83,6 +84,20 @@ int main(int argc, char** argv) {
             commands.push_back(make());
             commands.back()->add(app);
         }
+        // The commands that run on the CPU only take --device too, hidden, so that one given
+        // it answers that it runs on the CPU (one line, exit 2) rather than with the parser's
+        // "arguments were not expected".
+        std::string takers;
+        for (const auto& c : commands)
+            if (c->sub->get_option_no_throw("--device") != nullptr) takers += (takers.empty() ? "" : ", ") + c->sub->get_name();
+        std::vector<std::string> cpu_only;
+        std::string cpu_only_device;  // what one of them was given
+        for (const auto& c : commands)
+            if (c->sub->get_option_no_throw("--device") == nullptr) {
+                // hidden: CLI11 names a hidden option "" in its errors, so it takes any count of values
+                c->sub->add_option("--device", cpu_only_device)->group("")->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+                cpu_only.push_back(c->sub->get_name());
+            }
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
@@ -112,6 +127,9 @@ int main(int argc, char** argv) {
         seprank::set_default_threads(g.threads, "--threads");  // every computation started inside a command too (limits.hpp)
         for (auto& c : commands)
             if (*c->sub) {
+                if (std::find(cpu_only.begin(), cpu_only.end(), c->sub->get_name()) != cpu_only.end() && c->sub->get_option("--device")->count() > 0)
+                    throw seprank::invalid_input("--device" + (cpu_only_device.empty() ? "" : " " + cpu_only_device) + ": " + c->sub->get_name() +
+                                                 " runs on the CPU; --device applies to " + takers);
                 check_given_options(app, *c->sub);
                 const int rc = c->run(g);
                 check_stdout();
