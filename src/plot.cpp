@@ -223,9 +223,16 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     TableRow row;  // the line under way as (column, cell) pairs, for row_matches: names set once
     for (const std::string& name : header) row.emplace_back(name, std::string());
     if (opt.blocks) return block_profile_script(csv_path, output, opt, header, row, filters, next_line, cells_of, line, lineno);
-    // series -> x -> (y, lower, upper, y2)
+    // A row whose rank is a lower bound (status lower-bound: the growth stopped before the
+    // rank did) is drawn apart from the exact ones, an open marker off the curve, when y is
+    // its rank or log3 of it.
+    const auto status_at = std::find(header.begin(), header.end(), "status");
+    const bool mark_lower = status_at != header.end() && (opt.y == "rank" || opt.y == "log3_rank");
+    const std::size_t cst = static_cast<std::size_t>(status_at - header.begin());
+    // series -> x -> (y, lower, upper, y2, "1" when y is a lower bound)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    long numeric_y = 0, positive_y = 0;
+    long numeric_y = 0, positive_y = 0, numeric_bounds = 0;
+    bool integer_x = true;
     while (next_line()) {
         if (line.empty()) continue;
         const auto cells = cells_of(line);
@@ -233,8 +240,12 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
         if (!plot_matches(row, filters) || !is_number(cells[cx])) continue;
-        auto& slot = data[cells[cs]][std::stod(cells[cx])];
-        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : ""};
+        const double xv = std::stod(cells[cx]);
+        integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
+        auto& slot = data[cells[cs]][xv];
+        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
+                mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
+        numeric_bounds += opt.bounds && (is_number(cells[clo]) || is_number(cells[cup]));
         numeric_y += is_number(cells[cy]);
         positive_y += is_number(cells[cy]) && std::stod(cells[cy]) > 0;
     }
@@ -244,6 +255,9 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     if (numeric_y == 0) throw invalid_input("column '" + opt.y + "' of '" + csv_path + "' has no number in the rows plotted");
     if (opt.logy && positive_y == 0)
         throw invalid_input("--logy: column '" + opt.y + "' of '" + csv_path + "' has no positive number in the rows plotted");
+    if (opt.bounds && numeric_bounds == 0)  // a legend of bound curves with nothing drawn
+        throw invalid_input("--bounds: columns 'log3_lower' and 'log3_upper' of '" + csv_path +
+                            "' have no number in the rows plotted (no theorem bound applies to them)");
 
     std::ostringstream g;
     g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
@@ -253,16 +267,37 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     g << "set xlabel " << quote(opt.x) << "\nset ylabel " << quote(opt.y) << "\n";
     if (two) g << "set y2label " << quote(opt.y2 + " (dashed)") << "\nset ytics nomirror\nset y2tics\n";
     g << "set termoption noenhanced\nset key " << (two ? "below" : "left top") << "\nset grid\n";
+    if (integer_x) {  // depths, dims, tokens: ticks on integers only (about a dozen), never at 1.5
+        double lo = 0, hi = 0;
+        bool first = true;
+        for (const auto& [name, pts] : data) {
+            lo = first ? pts.begin()->first : std::min(lo, pts.begin()->first);
+            hi = first ? pts.rbegin()->first : std::max(hi, pts.rbegin()->first);
+            first = false;
+        }
+        g << "set xtics " << std::max(1L, static_cast<long>(std::ceil((hi - lo) / 12))) << "\nset mxtics 1\n";
+        // A little room at either end, so that a marker there stays inside the frame (one x:
+        // a unit each side, where gnuplot would widen the range by fractions).
+        const double pad = hi == lo ? 1 : std::max(0.2, (hi - lo) * 0.03);
+        g << "set xrange [" << lo - pad << ":" << hi + pad << "]\n";
+    }
     if (opt.logy) g << "set logscale y\n";
     std::vector<std::string> plots;
     int idx = 0;
+    // The data columns: x, y on the curve (NaN where a lower bound), the bounds, y2, and
+    // y where it is a lower bound (NaN elsewhere).
+    const int lower_col = 3 + (opt.bounds ? 2 : 0) + (two ? 1 : 0);
     for (const auto& [name, pts] : data) {
         const std::string block = "$s" + std::to_string(idx);
+        bool lower = false;
         g << block << " << EOD\n";
         for (const auto& [x, v] : pts) {
-            g << x << " " << (is_number(v[0]) ? v[0] : "NaN");
+            const bool is_lower = v[4] == "1" && is_number(v[0]);
+            lower = lower || is_lower;
+            g << x << " " << (is_number(v[0]) && !is_lower ? v[0] : "NaN");
             if (opt.bounds) g << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (is_number(v[2]) ? v[2] : "NaN");
             if (two) g << " " << (is_number(v[3]) ? v[3] : "NaN");
+            g << " " << (is_lower ? v[0] : "NaN");
             g << "\n";
         }
         g << "EOD\n";
@@ -276,6 +311,9 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
             plots.push_back(block + " using 1:3 with lines dt 2 lc " + std::to_string(idx + 1) + " title " + quote(label + " lower bound"));
             plots.push_back(block + " using 1:4 with lines dt 3 lc " + std::to_string(idx + 1) + " title " + quote(label + " upper bound"));
         }
+        if (lower)
+            plots.push_back(block + " using 1:" + std::to_string(lower_col) + " with points pt 6 ps 1.5 lc " + std::to_string(idx + 1) +
+                            " title " + quote(label + " " + opt.y + " a lower bound (not converged)"));
         ++idx;
     }
     g << "plot ";

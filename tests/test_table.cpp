@@ -774,6 +774,56 @@ TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     std::remove(path.c_str());
 }
 
+TEST_CASE("plot script: lower-bound rows apart from the curve, --bounds on rows without bounds refused, integer x ticks") {
+    // Issue 58: lower bounds were drawn as exact ranks, --bounds drew a legend and no curve,
+    // and depth ticks fell at 1.5.
+    const std::string path = "test_plot_lower.csv";
+    {
+        std::ofstream f(path);
+        f << "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
+             "attention,3,4,1,5,1.465,,,ok\nattention,3,4,2,70,3.8671,,9.5,ok\nattention,3,4,3,3583,7.4463,,,lower-bound\n"
+             "hadamard,3,4,1,4,1.2619,,,ok\nhadamard,3,4,2,8,1.8928,,,ok\n";
+    }
+    PlotOptions o;
+    o.x = "depth";
+    o.y = "log3_rank";
+    o.series = "family";
+    const std::string g = plot_script(path, "fig.svg", o);
+    // the lower bound: NaN on the curve (column 2), its value in the marker column (3)
+    CHECK(g.find("\n3 NaN 7.4463\n") != std::string::npos);
+    CHECK(g.find("\n2 3.8671 NaN\n") != std::string::npos);
+    CHECK(g.find("$s0 using 1:3 with points pt 6 ps 1.5 lc 1 title 'family=attention log3_rank a lower bound (not converged)'") != std::string::npos);
+    CHECK(g.find("$s1 using 1:3 with points") == std::string::npos);  // hadamard: no lower bound, no marker
+    CHECK(g.find("set xtics 1\n") != std::string::npos);
+    // with the bounds, the marker column comes after them
+    o.bounds = true;
+    const std::string gb = plot_script(path, "fig.svg", o);
+    CHECK(gb.find("\n3 NaN NaN NaN 7.4463\n") != std::string::npos);
+    CHECK(gb.find("$s0 using 1:5 with points pt 6") != std::string::npos);
+    // a y that is not a rank is not a bound: drawn as it is
+    PlotOptions plain;
+    plain.x = "depth";
+    plain.y = "dim";
+    plain.series = "family";
+    CHECK(plot_script(path, "fig.svg", plain).find("a lower bound") == std::string::npos);
+    // --bounds on rows that have none: refused by name
+    o.where = {"family=hadamard"};
+    CHECK(seprank_test::message_of([&] { (void)plot_script(path, "fig.svg", o); }) ==
+          "--bounds: columns 'log3_lower' and 'log3_upper' of 'test_plot_lower.csv' have no number in the rows plotted (no theorem bound "
+          "applies to them)");
+    // an x that is not whole gets gnuplot's own ticks
+    {
+        std::ofstream f(path);
+        f << "eps,rank,family\n0.5,3,a\n1,2,a\n";
+    }
+    PlotOptions e;
+    e.x = "eps";
+    e.y = "rank";
+    e.series = "family";
+    CHECK(plot_script(path, "fig.svg", e).find("set xtics") == std::string::npos);
+    std::remove(path.c_str());
+}
+
 TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theorem 7.3 columns") {
     SweepOptions sw;
     sw.tokens = {2, 3};
