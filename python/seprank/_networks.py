@@ -289,25 +289,61 @@ def check_network(net: Any, name: str) -> None:
                          f"from_weights()), got {type(net).__name__}")
 
 
-def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union[str, Sequence[str]] = "attention", *,
+def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union[str, Sequence[str], None] = None, *,
           depth: Optional[int] = None, position: Optional[int] = None, coordinate: Optional[int] = None,
-          seed: int = 1, weight_range: int = 5) -> Network:
+          seed: int = 1, weight_range: int = 5, weights: Any = None) -> Network:
     """A stack of token layers of any kinds (docs/network.md, "Stacks"), as ``--layers``.
 
     ``layers`` is SPEC text (``"attention:score-degree=2,mlp:power=2"``) or a list of
     layer strings; ``depth`` repeats the list (default once). Kinds:
     ``attention[:heads=H][:head-dim=da][:score-degree=s][:rank=k][:residual]`` (degree
     2s+1), ``mlp[:power=r][:width=w][:residual]`` (per token W2 (W1 y)^r, degree r),
-    ``hadamard[:degree=d][:width=w][:free][:residual]``. Integer weights uniform on
-    [−weight_range, weight_range] from ``seed``, as the CLI draws them. Defaults (None):
-    tokens 4, dim 2, position and coordinate 1. Bad SPEC text: ValueError naming it.
+    ``hadamard[:degree=d][:width=w][:free][:residual]``. Without ``weights``: integer
+    weights uniform on [−weight_range, weight_range] from ``seed``, as the CLI draws them;
+    defaults (None): tokens 4, dim 2, layers "attention", position and coordinate 1. Bad
+    SPEC text: ValueError naming it.
+
+    With ``weights`` (as :func:`attention` takes them): a list of layer dicts, each with
+    its ``"kind"``, its keys (``score_degree``, ``head_dim``, ``power``, …: the SPEC's
+    words with ``_``) and its matrices (attention ``heads`` [{Q, K, V, O}], mlp ``W1``,
+    ``W2``, hadamard ``W`` [W_1..W_d], ``O``), or a whole dict shaped like the weights
+    JSON (``net.weights()``). dim is read from the first matrix, tokens must be given
+    (default 4). ``layers`` (repeated ``depth`` times), when given, must be the weights'
+    layers: ValueError naming both otherwise, as ``--layers`` beside ``--weights`` does.
     """
-    if isinstance(layers, str):
-        spec_layers: Any = layers
+    if weights is None:
+        if layers is None:
+            layers = "attention"
+        if isinstance(layers, str):
+            spec_layers: Any = layers
+        else:
+            spec_layers = [str(x) for x in layers]
+        spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
+        for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
+            if v is not None:
+                spec[k] = integer(v, k)
+        return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
+    if depth is not None and layers is None:
+        raise ValueError("depth: the copies of layers; with weights the layers come from them: give layers=… too, or neither")
+    if isinstance(weights, dict):
+        data = dict(weights)
+        if data.get("family", "stack") != "stack":
+            raise ValueError(f"weights['family'] is {data['family']!r}: stack() builds family stack "
+                             f"(seprank.from_weights or seprank.{data['family']}(weights=…) build the others)")
     else:
-        spec_layers = [str(x) for x in layers]
-    spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
-    for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
+        data = {"layers": list(weights)}
+    data["family"] = "stack"
+    for k, v in (("tokens", tokens), ("dim", dim), ("position", position), ("coordinate", coordinate)):
         if v is not None:
-            spec[k] = integer(v, k)
-    return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
+            v = integer(v, k)
+            if k in data and data[k] != v:
+                raise ValueError(f"{k}: given as {v!r}, but weights[{k!r}] is {data[k]!r}")
+            data[k] = v
+    data.setdefault("tokens", _core.family_traits("stack")["default_tokens"])  # the one size the weights cannot say
+    net = from_weights(data)
+    if layers is not None:
+        # The SPEC repeated depth times, in the canonical form both networks' specs write.
+        want = stack(tokens=net.spec["tokens"], dim=net.spec["dim"], layers=layers, depth=depth).spec["layers"]
+        if want != net.spec["layers"]:
+            raise ValueError(f"layers: given as {want!r}, but the weights' layers are {net.spec['layers']!r}")
+    return net

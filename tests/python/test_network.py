@@ -193,6 +193,35 @@ def test_stack_is_the_clis_layers(cli, tmp_path):
         seprank.stack(2, 2, "mlp:power=0")
 
 
+def test_stack_takes_weights_as_attention_does(cli, tmp_path):
+    # issue 58: stack() took no weights=; a user had to build the JSON-shaped dict and call
+    # from_weights. Per layer or as a whole dict, the CLI's file comes back exactly.
+    path = tmp_path / "stack.json"
+    cli("expand", "--tokens", 2, "--dim", 2, "--layers", "attention,mlp:power=2", "--depth", 2, "--seed", 3,
+        "--save-weights", path)
+    data = json.loads(path.read_text())
+    layers = data["layers"]
+    for layer in layers:
+        if layer["kind"] == "mlp":
+            layer["W1"] = np.array(layer["W1"], dtype=np.int64)  # matrices as numpy arrays, too
+    mine = seprank.stack(tokens=2, weights=layers)
+    assert json.loads(mine.to_json()) == json.loads(path.read_text())
+    assert mine.spec["layers"] == "attention,mlp,attention,mlp" and mine.spec["dim"] == 2
+    assert seprank.stack(weights=json.loads(path.read_text())).to_json() == mine.to_json()  # the whole dict
+    assert seprank.stack(2, 2, "attention,mlp:power=2", depth=2, weights=layers).to_json() == mine.to_json()
+    assert seprank.stack(2, 2, "attention,mlp:power=2", depth=2, seed=3).to_json() == mine.to_json()  # the CLI's draw
+    with pytest.raises(ValueError, match=r"layers: given as 'attention,attention', but the weights' layers are 'attention,mlp,attention,mlp'"):
+        seprank.stack(2, 2, "attention", depth=2, weights=layers)
+    with pytest.raises(ValueError, match="depth: the copies of layers"):
+        seprank.stack(2, depth=2, weights=layers)
+    with pytest.raises(ValueError, match=r"tokens: given as 3, but weights\['tokens'\] is 2"):
+        seprank.stack(3, weights=json.loads(path.read_text()))
+    with pytest.raises(ValueError, match="stack\\(\\) builds family stack"):
+        seprank.stack(weights=json.loads(seprank.attention(2, 2).to_json()))
+    with pytest.raises(ValueError, match=r"\$\.layers\[0\]: missing key \"kind\""):
+        seprank.stack(2, 2, weights=[{"heads": []}])
+
+
 def test_stack_spec_round_trips():
     # A stack's spec lists every layer and says repeat=1: functions that take the spec
     # back (generic_rank, dimension) rank this network, not depth more copies of it
