@@ -9,6 +9,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=se
 args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..2 --block-degree 2 --format csv)
 "$S" "${args[@]}" >"$T/serial.csv" 2>/dev/null || { echo "serial run failed"; exit 1; }
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" >"$T/mpi.csv" 2>"$T/mpi.err" || { echo "mpirun failed:"; cat "$T/mpi.err"; exit 1; }
+# the summary says how many ranks ran (issue 58), and how they split the rows
+grep -q "^seprank table: 16 rows computed, .* s on 2 MPI ranks (each row on one rank)$" "$T/mpi.err" ||
+  { echo "the MPI summary does not say how many ranks ran:"; cat "$T/mpi.err"; exit 1; }
 # and with --out: the file must equal the serial rows as well
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --out "$T/out.csv" >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --out failed"; exit 1; }
 # and with --block-store (every row by graded evaluation, so each goes through its store):
@@ -16,6 +19,8 @@ args=(table --family attention,hadamard --tokens 2..3 --dim 1..2 --depth 1..2 --
 "$S" "${args[@]}" --method evaluation --variant graded >"$T/serial_eval.csv" 2>/dev/null || { echo "serial evaluation run failed"; exit 1; }
 "$MPIRUN" --oversubscribe -n 2 "$S" "${args[@]}" --method evaluation --variant graded --out "$T/shared.csv" --block-store >/dev/null 2>>"$T/mpi.err" || { echo "mpirun --block-store failed"; cat "$T/mpi.err"; exit 1; }
 [[ ! -e "$T/shared.csv.blocks" ]] || { echo "mpirun --block-store left its units"; exit 1; }
+grep -q "on 2 MPI ranks (sharing each row through its block store)$" "$T/mpi.err" ||
+  { echo "the --block-store MPI summary does not say how the ranks worked:"; cat "$T/mpi.err"; exit 1; }
 /usr/bin/python3 - "$T/serial_eval.csv" "$T/shared.csv" <<'PY' || { echo "mpirun --block-store rows differ from the serial evaluation"; exit 1; }
 import csv, sys
 rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p in sys.argv[1:]]

@@ -163,12 +163,14 @@ struct TableCommand final : Command {
 #ifdef SEPRANK_HAVE_MPI
         const bool distributed = mpi_requested();
         const bool root = !distributed || mpi_rank() == 0;
+        const int ranks = distributed ? mpi_size() : 1;
         if (distributed) {
             flint_set_num_threads(1);  // one rank per core
             for (auto& pr : plan) pr.sweep.generic.threads = 1;
         }
 #else
         const bool distributed = false, root = true;
+        const int ranks = 1;
 #endif
         const bool jsonl = format == "json";
         seprank::ResumeSet resume;
@@ -262,7 +264,11 @@ struct TableCommand final : Command {
                   << " invalid combinations left out, "
                   << (duplicates > 0 ? std::to_string(duplicates) + " duplicate configurations planned once, " : std::string())
                   << (planned.too_large > 0 ? std::to_string(planned.too_large) + " too large to build left out, " : std::string())
-                  << std::round(seconds_since(t0) * 10) / 10 << " s\n";
+                  << std::round(seconds_since(t0) * 10) / 10 << " s"
+                  << (ranks > 1 ? " on " + std::to_string(ranks) + " MPI ranks" +
+                                      (t_block_store ? " (sharing each row through its block store)" : " (each row on one rank)")
+                                : std::string())
+                  << "\n";
         return 0;
     }
 

@@ -41,6 +41,13 @@ int mpi_rank() {
     return r;
 }
 
+int mpi_size() {
+    ensure_init();
+    int n = 1;
+    check(MPI_Comm_size(MPI_COMM_WORLD, &n), "MPI_Comm_size");
+    return n;
+}
+
 void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done_on_root, const EmitRow& emit,
                    const Progress& progress, bool shared) {
     ensure_init();

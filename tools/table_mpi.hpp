@@ -28,6 +28,8 @@ using seprank::Row;
 // (OMPI_COMM_WORLD_SIZE > 1); MPI is then initialised on first use.
 bool mpi_requested();
 int mpi_rank();
+// The number of ranks (MPI_COMM_WORLD's size), for the summary line.
+int mpi_size();
 // Distributed engine; must be called by every rank with the same plan: checked first
 // (the row count and a hash of the row keys, two all-reduces), resource_limit on every rank
 // where the plans differ (nodes with different memory limits leave out different
