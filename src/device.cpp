@@ -106,6 +106,8 @@ Loaded load() {
     if (!h) {
         l.info.why = !tried.empty() ? "the CUDA plugin does not load: " + tried
                      : l.info.built ? "the CUDA plugin libseprank_cuda.so was not found (set SEPRANK_CUDA_PLUGIN to its path)"
+                     : SEPRANK_CUDA_WHEEL ? "this wheel carries no CUDA plugin: set SEPRANK_CUDA_PLUGIN to the "
+                                            "cuda/libseprank_cuda.so of a full build (docs/python.md)"
                                     : "this build has no CUDA engine (built without nvcc, or with -Dcuda=disabled)";
         return l;
     }

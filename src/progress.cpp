@@ -34,6 +34,7 @@ struct ProgressMeter::State {
     // The latest report, written or not (the heartbeat repeats it).
     std::string cur_what, cur_detail;
     std::uint64_t cur_done = 0, cur_total = 0;
+    bool cur_even = true;
     bool have = false;
     std::mutex mu;
     std::condition_variable cv;
@@ -48,10 +49,10 @@ struct ProgressMeter::State {
         last_what = cur_what;
         last_done = cur_done;
         if (style == ProgressStyle::bar) {
-            sink("\r" + format_bar(cur_what, cur_done, cur_total, cur_detail, el) + "\033[K");
+            sink("\r" + format_bar(cur_what, cur_done, cur_total, cur_detail, el, 20, cur_even) + "\033[K");
             drawn = true;
         } else {
-            sink(format(cur_what, cur_done, cur_total, cur_detail, el) + "\n");
+            sink(format(cur_what, cur_done, cur_total, cur_detail, el, cur_even) + "\n");
         }
     }
 
@@ -96,7 +97,7 @@ ProgressObserver ProgressMeter::observer() {
 }
 
 std::string ProgressMeter::format(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
-                                  double elapsed) {
+                                  double elapsed, bool even) {
     std::ostringstream os;
     os << what << " " << done;
     if (total > 0) {
@@ -105,7 +106,7 @@ std::string ProgressMeter::format(std::string_view what, std::uint64_t done, std
     }
     if (!detail.empty()) os << " " << detail;
     os << ", " << static_cast<long>(elapsed) << " s";
-    if (total > 0 && done > 0 && done < total) {
+    if (even && total > 0 && done > 0 && done < total) {
         const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
         os << ", about " << static_cast<long>(std::ceil(left)) << " s left";
     }
@@ -113,14 +114,15 @@ std::string ProgressMeter::format(std::string_view what, std::uint64_t done, std
 }
 
 std::string ProgressMeter::format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
-                                      double elapsed, int width) {
-    if (total == 0) return format(what, done, total, detail, elapsed);  // no total: a bar would never fill
+                                      double elapsed, int width, bool even) {
+    if (total == 0) return format(what, done, total, detail, elapsed, even);  // no total: a bar would never fill
     const int filled = static_cast<int>(static_cast<double>(width) * static_cast<double>(std::min(done, total)) / static_cast<double>(total));
     return "[" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.') +
-           "] " + format(what, done, total, detail, elapsed);
+           "] " + format(what, done, total, detail, elapsed, even);
 }
 
-void ProgressMeter::report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail) {
+void ProgressMeter::report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
+                           bool even) {
     State& s = *st_;
     if (s.style == ProgressStyle::quiet || !s.sink) return;
     const auto t = s.now();
@@ -131,6 +133,7 @@ void ProgressMeter::report(std::string_view what, std::uint64_t done, std::uint6
     s.cur_detail = std::string(detail);
     s.cur_done = done;
     s.cur_total = total;
+    s.cur_even = even;
     s.have = true;
     const double el = s.seconds(t);
     if (el < s.delay) return;

@@ -574,6 +574,7 @@ SEPRANK_PROGRESS_DELAY=0 "$S" rank --tokens 2 --dim 2 --depth 3 --certificate ha
 [[ -s "$T/p.err" ]] && fail "progress: --quiet still wrote: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table"
 grep -q '^rows 2/2 (100%)' "$T/p.err" || fail "progress: no rows line from table: $(cat "$T/p.err")"
+grep -Eq 'about [0-9]+ s left' "$T/p.err" && fail "progress: table rows (of growing cost) guessed a time left: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" spectrum --tokens 2 --dim 2 >/dev/null 2>"$T/p.err" || fail "progress: spectrum"
 grep -q '^spectrum step 1 of 4: expanding f, 0 s' "$T/p.err" || fail "progress: no step lines from spectrum: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" spectrum --experiment fd --trials 2 >/dev/null 2>"$T/p.err" || fail "progress: spectrum --experiment"

@@ -45,15 +45,17 @@ INI
 # builddir: a fixed folder of the build tree instead of one that meson-python names at
 # random, so the build's paths never depend on that name (a compiler cache, .ci/run,
 # then finds the objects of the last run's build whatever the clone's folder).
-"$work/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir \
+"$work/venv/bin/python" -m pip install -v --no-build-isolation --no-deps --no-index --no-cache-dir \
   --config-settings builddir="$work/build" \
   --config-settings setup-args=--native-file="$work/options.ini" "$work/src" >"$work/pip.log" 2>&1 ||
   { tail -40 "$work/pip.log"; fail "pip install of the source tree"; }
 echo "pip install: $(( $(date +%s) - start )) s"
+# -v shows the build's progress (docs/python.md): ninja's numbered steps are in the log.
+grep -Eq '^ *\[[0-9]+/[0-9]+\] ' "$work/pip.log" || fail "pip install -v showed no build steps: $(tail -5 "$work/pip.log")"
 
 modules=$(cd "$source/python/seprank" && ls -- *.py *.pyi py.typed | tr '\n' ' ')
 cd "$work"  # not the source tree: the installed package must be the one imported
-env -u PYTHONPATH "$work/venv/bin/python" - "$work/venv" $modules <<'PY' || fail "the installed package"
+env -u PYTHONPATH -u SEPRANK_CUDA_PLUGIN "$work/venv/bin/python" - "$work/venv" $modules <<'PY' || fail "the installed package"
 import pathlib, sys
 venv, modules = pathlib.Path(sys.argv[1]).resolve(), sys.argv[2:]
 import seprank
@@ -67,5 +69,11 @@ a = seprank.rank([[1, Fraction(1, 2)], [2, 1]])
 assert (a.value, a.kind) == (1, "exact"), a
 net = seprank.attention(tokens=3, dim=2, depth=2, seed=7)
 assert seprank.rank(net, "1,2|3").value == 17
+# The wheel carries no CUDA plugin, and says so (docs/python.md, "A GPU from a wheel").
+try:
+    seprank.generic_rank(net, "1,2|3", trials=1, device="cuda")
+    raise AssertionError("device='cuda' ran from a wheel without the plugin")
+except Exception as e:  # the library's device error, whatever its Python class
+    assert "this wheel carries no CUDA plugin" in str(e), e
 print(f"ok: seprank {seprank.__version__} from {where}: {len(modules)} files, ranks as the build tree does")
 PY

@@ -29,6 +29,9 @@ TEST_CASE("format: counts, percentage, detail, elapsed and the time left") {
     CHECK(ProgressMeter::format("primes", 10, 10, "", 7.9) == "primes 10/10 (100%), 7 s");      // none when done
     CHECK(ProgressMeter::format("evaluations", 42, 0, "", 3.0) == "evaluations 42, 3 s");       // total unknown
     CHECK(ProgressMeter::format_bar("rows", 5, 10, "", 1.0, 10) == "[#####.....] rows 5/10 (50%), 1 s, about 1 s left");
+    // Units of uneven cost (a table's rows): no time left, bar or line.
+    CHECK(ProgressMeter::format("rows", 5, 6, "attention N=4", 6.0, false) == "rows 5/6 (83%) attention N=4, 6 s");
+    CHECK(ProgressMeter::format_bar("rows", 5, 10, "", 1.0, 10, false) == "[#####.....] rows 5/10 (50%), 1 s");
     CHECK(ProgressMeter::format_bar("rows", 0, 0, "", 1.0, 4) == "rows 0, 1 s");  // no total: no bar that never fills
 }
 
@@ -55,8 +58,13 @@ TEST_CASE("lines: nothing before the delay, then at most one line per interval, 
     m.report("rows", 10, 10);
     REQUIRE(out.size() == 3);
     CHECK(out[2].rfind("rows 10/10 (100%)", 0) == 0);
+    // An uneven phase (report's `even` false) is written the same, without a time left.
+    clock.advance(6.0);
+    m.report("table rows", 1, 4, "", false);
+    REQUIRE(out.size() == 4);
+    CHECK(out[3] == "table rows 1/4 (25%), 13 s\n");
     m.finish();  // lines style: nothing to clear
-    CHECK(out.size() == 3);
+    CHECK(out.size() == 4);
 }
 
 TEST_CASE("bar: redrawn in place with \\r, cleared by finish; quiet writes nothing") {

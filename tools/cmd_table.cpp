@@ -183,7 +183,7 @@ struct TableCommand final : Command {
             }
         }
         const std::map<std::string, seprank::Row>& done = resume.rows;
-        // Rows done, the row under way, elapsed and ETA on stderr: a bar on a terminal, a
+        // Rows done, the row under way, elapsed (no ETA: rows grow in cost) on stderr: a bar on a terminal, a
         // line every few seconds otherwise, nothing with --quiet (docs/progress.md).
         Globals shown = globals;
         shown.quiet = globals.quiet || !root;
@@ -197,7 +197,8 @@ struct TableCommand final : Command {
             rows.push_back(r);
         };
         const seprank::Progress progress = [&](std::size_t k, const seprank::NetworkSpec& spec) {
-            meter->report("rows", k, plan.size(), describe(spec));
+            // Rows grow in cost (each deeper or wider than the last): no time left is guessed.
+            meter->report("rows", k, plan.size(), describe(spec), false);
         };
 #ifdef SEPRANK_HAVE_MPI
         if (distributed) run_table_mpi(plan, done, emit, progress, t_block_store);
@@ -211,7 +212,7 @@ struct TableCommand final : Command {
             for (const auto& pr : plan) seprank::remove_row_store(pr);
             ::rmdir((t_out + ".blocks").c_str());
         }
-        meter->report("rows", plan.size(), plan.size());
+        meter->report("rows", plan.size(), plan.size(), {}, false);
         meter->finish();
         // Options no row used: a note on stderr each. The JSON output stays an array of
         // rows (and --out JSON lines one row each), so the notes are not added to it.

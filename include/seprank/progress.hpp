@@ -78,21 +78,26 @@ public:
     // An observer that forwards to this meter (which must outlive it). O(1).
     ProgressObserver observer();
     // One report (as ProgressObserver): kept as the latest state, written per the rules
-    // above; an older `done` of the same phase is ignored. Takes the meter's lock. Cost as
-    // the class comment: one clock read, formatting and one sink call when it writes.
-    void report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail = {});
+    // above; an older `done` of the same phase is ignored. `even`: the phase's units cost
+    // about the same, so a time left is guessed from the rate so far; false for units that
+    // grow (a table's rows, each deeper or wider than the last), where no time left is
+    // printed. Takes the meter's lock. Cost as the class comment: one clock read,
+    // formatting and one sink call when it writes.
+    void report(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail = {},
+                bool even = true);
     // Clears a bar that was drawn (bar style); nothing otherwise. O(1).
     void finish();
     // The text of one report after `elapsed` seconds, without \r or newline:
-    // "rows 3/14 (21%) attention N=2 dx=3 L=3, 12 s, about 45 s left". The ETA appears
-    // once done > 0 and total > 0, until done reaches total. O(length of the text).
+    // "trials 3/14 (21%), 12 s, about 45 s left". The ETA appears once done > 0 and
+    // total > 0, until done reaches total, and only for `even` units (see report).
+    // O(length of the text).
     static std::string format(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
-                              double elapsed);
+                              double elapsed, bool even = true);
     // The bar form: "[#####.....] " followed by format(...), or format(...) alone when total
     // is 0 (unknown: a bar would never fill); width >= 0 assumed (not checked). O(width +
     // length of the text).
     static std::string format_bar(std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view detail,
-                                  double elapsed, int width = 20);
+                                  double elapsed, int width = 20, bool even = true);
 
 private:
     // The state, its lock and the heartbeat thread (src/progress.cpp): kept out of this

@@ -156,6 +156,9 @@ ValidSpec spec_from_dict(const py::dict& d) {
             throw invalid_input("power " + std::to_string(r) + " and block_degree " + std::to_string(s.block_degree) +
                                 " both given: give one");
         s.block_degree = r;
+    } else if (power_family && has_block) {  // as the CLI's --block-degree: another family's option, not an alias
+        throw invalid_input("block_degree " + std::to_string(s.block_degree) +
+                            " applies to hadamard and fc; a power network's degree is power=r");
     }
     const bool has_layers = d.contains("layers") && !d["layers"].is_none();
     if (has_layers && has_block)

@@ -172,10 +172,15 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
         if block_degree is not None and block_degree != power:
             raise ValueError(f"power = {power!r} and block_degree = {block_degree!r}: the same degree given twice, differently")
         block_degree = power
+    elif family == "power" and block_degree is not None:  # as the CLI: another family's option, not an alias
+        raise ValueError(f"block_degree = {block_degree!r} applies to hadamard and fc; a power network's degree is power=r")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                  block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                  embed_rank=embed_rank, attention_rank=attention_rank, position=position,
                  coordinate=coordinate)
+    traits = _core.family_traits(family)
+    if "block_degree" in spec and traits["degree_key"] not in (None, "block_degree"):
+        spec[traits["degree_key"]] = spec.pop("block_degree")  # the degree's own name (power: "power")
     if weights is None:
         if embedding is not None:
             raise ValueError("embedding: given without weights; pass the layers as weights=… too")
@@ -183,9 +188,6 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     # 0 is the spec's "none" for these (no embedding, no rank cap, the default size);
     # the weights JSON leaves such keys out.
     spec = {k: v for k, v in spec.items() if not (k in ("embed_rank", "attention_rank", "width", "head_dim") and v == 0)}
-    traits = _core.family_traits(family)
-    if "block_degree" in spec and traits["degree_key"] not in (None, "block_degree"):
-        spec[traits["degree_key"]] = spec.pop("block_degree")  # the JSON's name of the degree (power: "power")
     if isinstance(weights, dict):
         data = dict(weights)
         for k, v in spec.items():
@@ -267,7 +269,7 @@ def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, pow
     r^{h−1}; no residual, no embedding. Defaults (None): tokens 1 (so ``dim`` is d0),
     dim 2; with ``weights`` (layers ``{"W": W_l}``) what the matrices say.
     """
-    return network("power", tokens=tokens, dim=dim, widths=widths, block_degree=power, coordinate=coordinate,
+    return network("power", tokens=tokens, dim=dim, widths=widths, power=power, coordinate=coordinate,
                    seed=seed, weight_range=weight_range, weights=weights)
 
 

@@ -261,6 +261,11 @@ def test_spec_dicts_of_stacks_and_power_networks():
         seprank.network("hadamard", power=2)
     with pytest.raises(ValueError, match="the same degree given twice"):
         seprank.network("power", widths=[3, 1], power=2, block_degree=3)
+    # block_degree alone is not a power network's degree, as the CLI's --block-degree
+    with pytest.raises(ValueError, match="block_degree = 2 applies to hadamard and fc; a power network's degree is power=r"):
+        seprank.network("power", widths=[3, 1], block_degree=2)
+    with pytest.raises(ValueError, match="block_degree 2 applies to hadamard and fc"):
+        seprank.generic_rank({"family": "power", "widths": [3, 1], "block_degree": 2})
 
 
 def test_power_networks_are_the_clis(cli, tmp_path):
