@@ -4,6 +4,12 @@
 #   make bench install the peer tools too, build everything, compare (writes bench/RESULTS.md, ~30 min)
 BUILD ?= build
 MESON_OPTS ?=
+# The compiler cache (installed by scripts/setup.sh, used by meson when present) hashes
+# paths relative to this clone and leaves the working folder out: a clone anywhere on the
+# machine, and the package test's wheel built from a copy of the sources, reuse the
+# objects of a build of the same sources (docs/development.md, "Compiler cache").
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
 
 .PHONY: run test build build-cli setup clean bench
 

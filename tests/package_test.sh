@@ -6,9 +6,12 @@
 # --no-build-isolation, and pip's configuration and environment are set aside so that
 # nothing is looked up or downloaded. Then, from outside the source tree, the installed
 # package must be the one imported, carry every module of python/seprank/*.py and rank.
-# The wheel compiles the library and the extension again (python_only builds nothing
-# else); unoptimised (buildtype plain) and without the optional kernels, to keep it short:
-# what is tested is the packaging, not the speed. A user's wheel is built in release mode.
+# The wheel is built with the options users pass (-Dpython_only=true: the library and the
+# extension alone) and with the build's compile flags (the project's defaults are a
+# wheel's: -O2, no debug information), from a copy whose build folder sits where the
+# build's does, beside src/: the compile commands are then the build's, and the compiler
+# cache serves every object but device.cpp's (it holds the build folder's path) from the
+# build's. The test prints how many compilations came from the cache.
 #
 # Usage: tests/package_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -30,26 +33,23 @@ mkdir -p "$work/src"
 unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL
 export PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 start=$(date +%s)
-# One meson machine file carries the options: pip 23.0 keeps only the last of repeated
-# --config-settings keys. python_only is what users pass (docs/python.md); the rest keeps
-# the test short.
-cat >"$work/options.ini" <<'INI'
-[built-in options]
-buildtype = 'plain'
-
-[project options]
-python_only = true
-simd = 'disabled'
-fflas = 'disabled'
-INI
-# builddir: a fixed folder of the build tree instead of one that meson-python names at
-# random, so the build's paths never depend on that name (a compiler cache, .ci/run,
-# then finds the objects of the last run's build whatever the clone's folder).
+# builddir: src/build, as build/ beside the sources (the compile commands name ../src/…
+# and ../include as the build's do), instead of a folder meson-python names at random.
+# The cache's base is the copy, as the build's is its clone; each compilation's result
+# (hit or miss) goes to a log of this run alone.
+export CCACHE_BASEDIR="$work/src" CCACHE_NOHASHDIR=1 CCACHE_STATSLOG="$work/ccache.log"
 "$work/venv/bin/python" -m pip install -v --no-build-isolation --no-deps --no-index --no-cache-dir \
-  --config-settings builddir="$work/build" \
-  --config-settings setup-args=--native-file="$work/options.ini" "$work/src" >"$work/pip.log" 2>&1 ||
+  --config-settings builddir="$work/src/build" \
+  --config-settings setup-args=-Dpython_only=true "$work/src" >"$work/pip.log" 2>&1 ||
   { tail -40 "$work/pip.log"; fail "pip install of the source tree"; }
-echo "pip install: $(( $(date +%s) - start )) s"
+unset CCACHE_STATSLOG
+cached=""
+if [[ -s "$work/ccache.log" ]]; then  # one line per result: direct_cache_hit, preprocessed_cache_hit, cache_miss, ...
+  hits=$(grep -cxE '(direct|preprocessed)_cache_hit' "$work/ccache.log" || true)
+  misses=$(grep -cx 'cache_miss' "$work/ccache.log" || true)
+  cached=", $hits of $((hits + misses)) compilations from the compiler cache"
+fi
+echo "pip install: $(( $(date +%s) - start )) s$cached"
 # -v shows the build's progress (docs/python.md): ninja's numbered steps are in the log.
 grep -Eq '^ *\[[0-9]+/[0-9]+\] ' "$work/pip.log" || fail "pip install -v showed no build steps: $(tail -5 "$work/pip.log")"
 
