@@ -19,12 +19,13 @@ double round_to(double x, double unit) {
     return std::round(x * inv) / inv;
 }
 
-// Theorems 7.1/7.2 are about plain attention: no residual, no embedding below dx
-// (r >= dx changes nothing, Theorem 7.3), no attention-rank cap, da = dx/H.
+// Theorems 7.1/7.2 are about plain attention (FamilyInfo::levine_theorems): no residual,
+// no embedding below dx (r >= dx changes nothing, Theorem 7.3), no attention-rank cap,
+// da = dx/H.
 bool has_bounds(const RowSource& s) {
     if (!s.spec || !s.answer) return false;
     const NetworkSpec& n = *s.spec;
-    return n.family == Family::attention && !n.residual && (n.embed_rank == 0 || n.embed_rank >= n.dim) &&
+    return family_info(n.family).levine_theorems && !n.residual && (n.embed_rank == 0 || n.embed_rank >= n.dim) &&
            n.attention_rank == 0 && head_dim(n) * n.heads == n.dim;
 }
 

@@ -29,7 +29,7 @@ bool theorem73_lower_applies(long depth, long dim, long heads, long embed_rank) 
 
 Theorem73Scales theorem73_scales(const NetworkSpec& spec) {
     Theorem73Scales t;
-    if (spec.family != Family::attention || spec.residual || spec.embed_rank < 1) return t;
+    if (!family_info(spec.family).levine_theorems || spec.residual || spec.embed_rank < 1) return t;
     t.applies = true;
     t.m = std::min(spec.embed_rank, spec.dim);
     t.s_up = spec.depth * t.m;

@@ -224,10 +224,18 @@ typename Ring::E run_moment(const NetworkSpec& s, const NetWeights<typename Ring
     return fg.compose(subs, xring.ctx);
 }
 
+// The families the moment pass computes (FamilyInfo::moment_expansion), named for the
+// refusal: "attention".
+std::string moment_families() {
+    std::string names;
+    for (Family f : all_families())
+        if (family_info(f).moment_expansion) names += (names.empty() ? "" : ", ") + to_string(f);
+    return names;
+}
+
 void require_moment(const NetworkSpec& s) {
-    if (s.family != Family::attention)
-        throw invalid_input(std::string("expansion variant moment applies to attention only, not ") +
-                            to_string(s.family));
+    if (!family_info(s.family).moment_expansion)
+        throw invalid_input("expansion variant moment applies to " + moment_families() + " only, not " + to_string(s.family));
 }
 
 }  // namespace
@@ -251,7 +259,7 @@ ExpandVariant expand_variant_from_string(const std::string& text) {
 ExpandVariant choose_expand_variant(const ValidSpec& valid, ExpandVariant requested) {
     const NetworkSpec& s = valid.get();
     if (requested != ExpandVariant::automatic) return requested;
-    if (s.family != Family::attention || s.depth == 0) return ExpandVariant::layered;
+    if (!family_info(s.family).moment_expansion || s.depth == 0) return ExpandVariant::layered;
     const long r = moment_rank(s), g = r * (r + 1) / 2;
     // D_T = (3^L − 1)/2; beyond a few dozen layers both counts are astronomical and the
     // expansion is refused anyway: compare in doubles via lgamma.

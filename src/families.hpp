@@ -2,7 +2,8 @@
 //
 // A family is a struct of static members, its traits:
 //   info                          FamilyInfo (public): name, fixed block degree, the spec
-//                                 fields it uses;
+//                                 fields it uses, the theorems (levine_theorems) and expand
+//                                 variants (moment_expansion) that apply to it;
 //   validate(s)                   its fields, after the common ones (invalid_input naming the
 //                                 value; ends with check_coordinate);
 //   block_degree(s)               d of its blocks (0 for a stack: no single one);
@@ -239,7 +240,8 @@ struct Attention {
     static constexpr FamilyInfo info{Family::attention, "attention", /*fixed_block_degree=*/3, /*heads=*/true,
                                      /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
                                      /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/nullptr};
+                                     /*degree_key=*/nullptr, /*levine_theorems=*/true,
+                                     /*moment_expansion=*/true};
 
     static void validate(const NetworkSpec& s) {
         require(s.heads >= 1, "heads H = " + str(s.heads) + " must be at least 1");
@@ -411,7 +413,8 @@ struct Hadamard {
     static constexpr FamilyInfo info{Family::hadamard, "hadamard", /*fixed_block_degree=*/0, /*heads=*/false,
                                      /*width=*/true, /*widths=*/false, /*free_slots=*/true, /*per_position=*/true,
                                      /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/"block_degree"};
+                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
 
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
@@ -563,7 +566,8 @@ struct Fc {
     static constexpr FamilyInfo info{Family::fc, "fc", /*fixed_block_degree=*/0, /*heads=*/false,
                                      /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
                                      /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/"block_degree"};
+                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
 
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
@@ -705,7 +709,8 @@ struct Power {
     static constexpr FamilyInfo info{Family::power, "power", /*fixed_block_degree=*/0, /*heads=*/false,
                                      /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
                                      /*uniform=*/false, /*layers=*/false, /*depth_from_widths=*/true, /*default_tokens=*/1,
-                                     /*degree_key=*/"power"};
+                                     /*degree_key=*/"power", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
 
     static void validate(const NetworkSpec& s) {
         require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");

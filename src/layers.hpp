@@ -346,7 +346,8 @@ struct Stack {
     static constexpr FamilyInfo info{Family::stack, "stack", /*fixed_block_degree=*/0, /*heads=*/false,
                                      /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
                                      /*uniform=*/false, /*layers=*/true, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/nullptr};
+                                     /*degree_key=*/nullptr, /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
 
     static const LayerSpec& at(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
 

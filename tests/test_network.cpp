@@ -1,3 +1,4 @@
+#include "seprank/columns.hpp"
 #include "seprank/degree.hpp"
 #include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
@@ -5,6 +6,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "seprank/poly_io.hpp"
 #include "seprank/table.hpp"
 #include "support.hpp"
 
@@ -462,6 +464,51 @@ TEST_CASE("the family table: names, lookups and the fields each family uses") {
     NetworkSpec bad;
     bad.family = static_cast<Family>(families.size());
     CHECK_THROWS_AS(validate(bad), invalid_input);
+}
+
+TEST_CASE("the family table: the theorems and expansion variants that apply to each family") {
+    // Levine et al.'s Theorems 7.1-7.3 and expand's moment pass are about attention alone.
+    struct Want {
+        const char* name;
+        bool levine_theorems, moment_expansion;
+    };
+    const std::vector<Want> wants = {{"attention", true, true}, {"hadamard", false, false}, {"fc", false, false},
+                                     {"stack", false, false}, {"power", false, false}};
+    REQUIRE(wants.size() == all_families().size());
+    for (const Want& w : wants) {
+        const Family f = family_from_string(w.name);
+        const FamilyInfo& info = family_info(f);
+        INFO(w.name);
+        CHECK(info.levine_theorems == w.levine_theorems);
+        CHECK(info.moment_expansion == w.moment_expansion);
+        // What reads them: one plain layer, N = 2, dx = 2 (so da·H = dx and L = 1 > log3 dx).
+        NetworkSpec s;
+        s.family = f;
+        s.tokens = 2;
+        s.block_degree = info.fixed_block_degree > 0 ? info.fixed_block_degree : 2;
+        if (info.layers) s.layers = {AttentionLayer{}};
+        if (info.depth_from_widths) s.widths = {1};
+        const ValidSpec vs(s);
+        RankAnswer a;
+        a.value = 9;
+        const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}}, {"theorem"});
+        CHECK(r.at("theorem").json() == (w.levine_theorems ? "\"7.2\"" : "null"));
+        NetworkSpec e = s;  // the same with an embedding of rank 1, where the family takes one
+        e.embed_rank = 1;
+        if (!info.depth_from_widths) CHECK(theorem73_scales(ValidSpec(e)).applies == w.levine_theorems);
+        const Network net = random_network(vs, 7);
+        if (w.moment_expansion) {
+            CHECK(to_string(expand_moment(net)) == to_string(expand_layered(net)));
+        } else {
+            CHECK(choose_expand_variant(vs) == ExpandVariant::layered);
+            try {
+                (void)expand_moment(net);
+                FAIL("moment accepted");
+            } catch (const invalid_input& ex) {
+                CHECK(std::string(ex.what()) == std::string("expansion variant moment applies to attention only, not ") + w.name);
+            }
+        }
+    }
 }
 
 TEST_CASE("first_layers keeps the first L layers of every family, their widths and weights") {

@@ -15,7 +15,7 @@
 // Two variants behind one dispatcher (docs/expand.md):
 //   layered  the reference: the forward pass of forward_impl.hpp with polynomials as its
 //            scalars, every family.
-//   moment   attention only. Linear attention sees the tokens only through their moment
+//   moment   attention only (FamilyInfo::moment_expansion). Linear attention sees the tokens only through their moment
 //            matrix: with G = Σ_j w_j w_jᵀ (r×r, r = dx or the embedding rank),
 //            y^{l,j} = T_l w_j for a dx×r matrix T_l of polynomials in the entries of G:
 //              T_0 = E (the embedding, or I),

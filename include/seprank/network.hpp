@@ -53,6 +53,10 @@ struct FamilyInfo {
     bool depth_from_widths;    // L is the length of the widths list (power), not an option of its own
     long default_tokens;       // N when the command line does not give it (power: 1, so --dim is d0)
     const char* degree_key;    // JSON key (and CLI word) of block_degree: "block_degree", "power"; nullptr when fixed or unused
+    bool levine_theorems;      // Levine et al.'s Theorems 7.1-7.3 are stated for it (attention): the bounds columns and
+                               // Theorem 7.3's scales apply to its networks without residual (embedding.hpp, columns.hpp)
+    bool moment_expansion;     // expand's moment variant computes it: every layer acts on the tokens through their Gram
+                               // matrix (attention; docs/expand.md)
 };
 
 // The static FamilyInfo of f; internal_error for a value outside the enum. O(1).
