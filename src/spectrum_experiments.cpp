@@ -93,23 +93,27 @@ std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt, Draws& dr
     std::vector<double> eps = {0};
     eps.insert(eps.end(), opt.eps.begin(), opt.eps.end());
     struct Config {
-        Family family;
+        const char* family;
         bool free_slots;
     };
+    // A configuration's index k in this list is the last digit of its random stream,
+    // 1000·N + 10·L + k; its row's family is its name, with "-free" for free slots.
+    const std::vector<Config> configs = {{"attention", false}, {"hadamard", false}, {"hadamard", true}};
     std::vector<Record> rows;
     for (long tokens : {2L, 3L})
         for (long depth : {1L, 2L})
-            for (const Config& c : {Config{Family::attention, false}, Config{Family::hadamard, false}, Config{Family::hadamard, true}}) {
+            for (std::size_t k = 0; k < configs.size(); ++k) {
+                const Config& c = configs[k];
                 NetworkSpec s;
-                s.family = c.family;
+                s.family = family_from_string(c.family);
                 s.tokens = tokens;
                 s.dim = 2;
                 s.depth = depth;
                 s.block_degree = 3;
                 s.free_slots = c.free_slots;
-                if (c.family == Family::hadamard) s.width = 2;
+                if (family_info(s.family).width) s.width = 2;
                 const ValidPartition part = balanced_partition(tokens);
-                Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(1000 * tokens + 10 * depth + (c.family == Family::attention ? 0 : c.free_slots ? 2 : 1)));
+                Rng rng = Rng(opt.seed).split(static_cast<std::uint64_t>(1000 * tokens + 10 * depth + static_cast<long>(k)));
                 std::vector<std::vector<long>> ranks(eps.size());
                 std::vector<long> undecided(eps.size(), 0);
                 for (long t = 0; t < opt.trials; ++t) {
@@ -123,7 +127,7 @@ std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt, Draws& dr
                         ranks[i].push_back(r.eps_ranks[i].rank_low);
                     }
                 }
-                const long params = c.family == Family::attention ? 4 * 2 * 2 * depth : (3 + 1) * 2 * 2 * depth;
+                const long params = fmpz_get_si(parameter_count(s).get());  // attention 4·dx·da·L, hadamard (d+1)·w·dx·L
                 for (std::size_t i = 0; i < eps.size(); ++i) {
                     double mean = 0;
                     for (long v : ranks[i]) mean += static_cast<double>(v);
@@ -131,7 +135,7 @@ std::vector<Record> blocks_experiment(const EpsExperimentOptions& opt, Draws& dr
                     Record rec;
                     rec.set("experiment", "blocks");
                     rec.set("measure", to_string(opt.measure));
-                    rec.set("family", c.family == Family::attention ? "attention" : c.free_slots ? "hadamard-free" : "hadamard");
+                    rec.set("family", to_string(s.family) + (c.free_slots ? "-free" : ""));
                     rec.set("tokens", tokens);
                     rec.set("depth", depth);
                     rec.set("params", params);
