@@ -80,13 +80,13 @@ std::vector<std::string> row_columns(const Row& row) {
 
 std::vector<SweepOptions> default_table() {
     SweepOptions att;
-    att.families = {Family::attention};
+    att.families = {family_from_string("attention")};
     att.tokens = {2, 3, 4};
     att.dims = {1, 2, 3, 4};
     att.heads = {1, 2};
     att.depths = {1, 2, 3};
     SweepOptions had;
-    had.families = {Family::hadamard};
+    had.families = {family_from_string("hadamard")};
     had.tokens = {2, 3, 4};
     had.dims = {2};
     had.widths = {2};
@@ -100,7 +100,7 @@ std::vector<SweepOptions> theorem73_table() {
     // attention sweeps over (N, dx, H, r, L); r = 0 is no embedding
     auto sweep = [](std::vector<long> n, std::vector<long> dx, long h, std::vector<long> r, std::vector<long> L) {
         SweepOptions s;
-        s.families = {Family::attention};
+        s.families = {family_from_string("attention")};
         s.tokens = std::move(n);
         s.dims = std::move(dx);
         s.heads = {h};

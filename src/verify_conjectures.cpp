@@ -34,7 +34,7 @@ long power(long b, long e) {
 
 NetworkSpec attention(long n, long dx, long depth) {
     NetworkSpec s;
-    s.family = Family::attention;
+    s.family = family_from_string("attention");
     s.tokens = n;
     s.dim = dx;
     s.depth = depth;
@@ -43,7 +43,7 @@ NetworkSpec attention(long n, long dx, long depth) {
 
 NetworkSpec stack(long n, long dx, const std::string& unit, long copies) {
     NetworkSpec s;
-    s.family = Family::stack;
+    s.family = family_from_string("stack");
     s.tokens = n;
     s.dim = dx;
     for (long c = 0; c < copies; ++c) {
