@@ -14,7 +14,7 @@
 //     DIR/name (atomic), so a unit file is either complete or absent.
 //   - get(name): the whole file (invalid_input when missing or unreadable).
 //   - remove(name): unlinks a unit no process needs any more (a bordered elimination's
-//     LU of two steps ago, evaluation.cpp).
+//     LU of two steps ago, evaluation_store.cpp).
 #pragma once
 
 #include "file_io.hpp"

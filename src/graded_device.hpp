@@ -1,7 +1,7 @@
 // seprank (internal) — the degree blocks of a graded evaluation kept in device memory: the
 // library's side of the CUDA plugin's graded session (cuda/seprank_cuda.h, sr_cuda_graded_*;
 // the algorithm is src/graded_impl.hpp; docs/gpu.md, "Degree blocks in device memory").
-// The graded evaluation (evaluation.cpp) uses it on the GPU when no block store is given.
+// The graded evaluation (evaluation_graded.cpp) uses it on the GPU when no block store is given.
 #pragma once
 
 #include "seprank/matrix.hpp"

@@ -11,7 +11,7 @@
 // points of sr_tape_grid), and writes coefficient c of the pair into block c when i and j
 // are below that block's side:
 //     coefficient_c(i, j) = Σ_t f(t·a_i, b_j) · w[t·nd + c]  mod p,
-// w = (V⁻¹)ᵀ, the degree split of the CPU path (src/evaluation.cpp, RowEvaluator).
+// w = (V⁻¹)ᵀ, the degree split of the CPU path (src/evaluation_internal.hpp, RowEvaluator).
 //
 // FLINT-free C++17, compiled by g++ and by nvcc (coefficient() is __host__ __device__
 // there).

@@ -1,7 +1,7 @@
 // seprank (internal) — the rank mod p of a square matrix that grows by bordering, one
 // elimination of the new rows and columns per step (docs/rank.md, "Bordered variant").
 //
-// The evaluation ranks (evaluation.cpp) grow their k×k matrix to k'×k' and go on only
+// The evaluation ranks (src/evaluation_*.cpp) grow their k×k matrix to k'×k' and go on only
 // while it has full rank. With P·M = L·U kept from the last step (M the k×k matrix, full
 // rank), the bordered matrix M' = [[M, B], [C, D]] has
 //     rank M' = k + rank S,   S = D − C·M⁻¹·B = D − (C·U⁻¹)·(L⁻¹·P·B),
@@ -26,7 +26,7 @@ public:
     BorderedLU() = default;
     // The state a former object had with factored() = perm.size() >= 0 and this
     // permutation, for a matrix that holds that object's LU (a block store keeps both,
-    // evaluation.cpp). Precondition: perm is a permutation of 0..size−1, checked
+    // evaluation_store.cpp). Precondition: perm is a permutation of 0..size−1, checked
     // (std::logic_error); that the matrix holds the matching LU is the caller's.
     explicit BorderedLU(std::vector<slong> perm);
     // The rank of m (n×n, n >= factored(), modulus prime), whose leading
