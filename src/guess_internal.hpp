@@ -1,13 +1,16 @@
-// Private to guess.cpp and guess_forms.cpp: the pieces the guesser's forms share — the
-// values and sizes of linear terms, their printing, the incremental echelon form the
-// fits grow, the exp-sum term sets and the hypergeometric terms (guess.hpp,
-// docs/guess.md).
+// Private to the guess sources (guess.cpp, guess_fit.cpp, guess_forms.cpp,
+// guess_predict.cpp, guess_read.cpp): the pieces the guesser's forms share — the values
+// and sizes of linear terms, their printing, the incremental echelon form the fits grow,
+// the exp-sum term sets, the hypergeometric terms, the fit and its candidates, and a
+// formula's value at a point (guess.hpp, docs/guess.md).
 #pragma once
 
 #include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
 
 #include <cstddef>
+#include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,5 +154,80 @@ Rational hyper_value(const Formula& f, long n, const std::string& at);
 // one variable the longest run of consecutive values (what recurrences need). O(rows·vars
 // log rows).
 std::string rows_help(const std::vector<GuessPoint>& rows, const GuessOptions& opt);
+
+// ---- the fit and its candidates (guess_fit.cpp)
+
+// The g ≥ 0 with C(g + n, n) = v, if any (n ≥ 1; g < 2^40). A trial g whose C(g + n, n)
+// is certainly longer than v (a lower bound on its bits, k·log2((g + n)/k) with
+// k = min(g, n), exceeds v's bits) is compared without computing it, so every
+// binomial computed has O(bits(v)) bits whatever n is.
+bool inverse_binomial(const Integer& v, long n, Integer& g);
+
+// An exact fit of a linear system, one equation per candidate row (row_i·c = rhs_i, or = 0
+// when homogeneous: then c is the kernel vector of a rank n−1 system). The equations are
+// computed one at a time, as the fit needs them (most candidates are refuted within a few
+// rows); `at` returns too_large when equation i would push the estimated size of the
+// system over the fit's budget (the candidate is then left undecided), and miss when row i
+// cannot be written in the form whatever the parameters (a binomial's value that is not
+// C(g + x_b, x_b) for any integer g).
+enum class Eq { ok, too_large, miss };
+using EquationAt = std::function<Eq(std::size_t i, std::vector<Rational>& row, Rational& rhs)>;
+
+struct Fit {
+    bool determined = false;  // enough independent equations
+    bool refuted = false;     // more than max_misses equations disagree
+    bool too_large = false;   // an equation's values were over the budget: not decided
+    std::vector<Rational> coeffs;
+    std::vector<std::size_t> fit, confirm, miss;  // equation indices
+};
+
+// The greedy fit: equations in order, each that adds an independent one (or agrees with
+// those before) is used, until the unknowns are determined; every other equation is held
+// out and must agree. Up to max_misses equations may disagree (a dependent equation
+// inconsistent with those before it counts as one: the solution cannot satisfy it), and
+// equation leave_out is held out even where the fit would have used it (the retry of a
+// fit refuted because one of its own rows is wrong).
+Fit fit_equations(std::size_t count, const EquationAt& at, std::size_t unknowns, bool homogeneous, long max_misses = 0,
+                  std::size_t leave_out = std::numeric_limits<std::size_t>::max());
+
+struct Candidate {
+    FormKind kind;
+    long params;
+    std::vector<GuessTerm> terms;  // linear forms (of v, or of g for binomials)
+    FormKind terms_kind = FormKind::polynomial;  // the linear form's own kind (a binomial's g's)
+    int binom_var = -1;
+    int order = 0, degree = 0;  // recurrences; hypergeometric terms: degree
+};
+
+// Every candidate form in nv variables, fewest parameters first (then by kind): the linear
+// term sets (polynomials, exp-linear, exp-sums), the binomials C(g + x_b, x_b) with g such a
+// set in the other variables, and for one variable the hypergeometric terms and the
+// recurrences (C-finite, P-recursive).
+std::vector<Candidate> candidates(std::size_t nv, const GuessOptions& opt);
+
+// Equations of a recurrence: one for each row n with n−1..n−order present (one variable),
+// built on demand (equation()).
+struct RecSystem {
+    std::vector<std::size_t> row_of;             // the row whose value each equation predicts
+    std::vector<std::vector<std::size_t>> prev;  // the rows of n−1, …, n−order
+};
+
+// The system of a recurrence of this order over the rows (one variable).
+RecSystem recurrence_system(const std::vector<GuessPoint>& rows, int order);
+
+// Equation e of the system: C-finite v(n) = Σ c_k v(n−k), or P-recursive
+// Σ_{k=0..order} Σ_e a_{k,e} n^e v(n−k) = 0.
+void recurrence_equation(const std::vector<GuessPoint>& rows, const RecSystem& s, std::size_t e, int order, int degree, bool c_finite,
+                         std::vector<Rational>& eq, Rational& rhs);
+
+// ---- a formula's value (guess_predict.cpp)
+
+// "n=3,d=2": the point x in the variables vars, for messages.
+std::string point_text(const std::vector<std::string>& vars, const std::vector<long>& x);
+
+// The formula's value at x, exactly (rows: the table, which a recurrence unrolls from);
+// invalid_input naming `at` outside its domain, resource_limit when the value or its work
+// would be too large (estimated first, check_exact_bits and check_exact_work).
+Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<long>& x, const std::string& at);
 
 }  // namespace seprank::guess_detail

@@ -1,0 +1,139 @@
+// guess — checking a prediction: the network of a table row at a point, and generic's rank
+// there within a time budget (spec_of_row, check_prediction; guess.hpp, docs/guess.md).
+#include "seprank/guess.hpp"
+
+#include "seprank/cancel.hpp"
+#include "seprank/error.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <flint/fmpq.h>
+
+namespace seprank {
+
+
+namespace {
+
+long cell_long(const std::string& text, const std::string& what) {
+    long v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (!text.empty() && p == text.data() + text.size()) {
+        if (ec == std::errc()) return v;
+        if (ec == std::errc::result_out_of_range)
+            throw invalid_input(what + " = " + text.substr(0, 40) + " is out of range (-2^63..2^63-1)");
+    }
+    throw invalid_input(what + " = '" + text.substr(0, 40) + "' is not an integer");
+}
+
+}  // namespace
+
+NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x) {
+    if (x.size() != vars.size())
+        throw invalid_input("check: " + std::to_string(x.size()) + " values for " + std::to_string(vars.size()) + " variables");
+    NetworkSpec s;
+    const auto num = [&](const char* name, long& field) {
+        if (const std::string* c = table_cell(row, name); c && !c->empty()) field = cell_long(*c, std::string("check: column ") + name);
+    };
+    const std::string* fam = table_cell(row, "family");
+    if (!fam) throw invalid_input("check: the table has no column 'family' to build the network from");
+    s.family = family_from_string(*fam);
+    num("tokens", s.tokens);
+    num("dim", s.dim);
+    long h = 0;
+    num("heads", h);
+    if (h > 0) s.heads = h;
+    // head_dim is a resolved column (dx/H when not given): kept only where it was chosen.
+    long hd = 0;
+    num("head_dim", hd);
+    if (hd > 0 && hd * s.heads != s.dim) s.head_dim = hd;
+    num("depth", s.depth);
+    num("block_degree", s.block_degree);
+    long w = 0;  // width: resolved (dx when not given) as head_dim
+    num("width", w);
+    if (w > 0 && w != s.dim) s.width = w;
+    num("embed_rank", s.embed_rank);
+    num("attention_rank", s.attention_rank);
+    num("position", s.position);
+    num("coordinate", s.coordinate);
+    if (const std::string* r = table_cell(row, "residual")) s.residual = *r == "true" || *r == "1" || *r == "True";
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+        long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
+                    : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width
+                    : vars[i] == "embed_rank" ? &s.embed_rank : nullptr;
+        if (!field) throw invalid_input("check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank)");
+        *field = x[i];
+    }
+    // A stack: its `layers` column is the list that depth (the number of layers) repeats.
+    if (const std::string* spec = table_cell(row, "layers"); spec && !spec->empty()) {
+        const std::vector<LayerSpec> unit = parse_layers(*spec);
+        const long n = static_cast<long>(unit.size());
+        if (s.depth < 0 || s.depth % n != 0 || s.depth / n > kMaxDepth)
+            throw invalid_input("check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
+                                " layers '" + *spec + "' (at most " + std::to_string(kMaxDepth) + " layers)");
+        for (long c = 0; c < s.depth / n; ++c) s.layers.insert(s.layers.end(), unit.begin(), unit.end());
+    }
+    return s;
+}
+
+void check_options(const CheckOptions& opt) {
+    if (!(opt.seconds > 0) || !std::isfinite(opt.seconds))
+        throw invalid_input("check seconds " + std::to_string(opt.seconds) + " must be a finite number > 0");
+    if (opt.trials < 1 || opt.trials > 1000) throw invalid_input("check trials " + std::to_string(opt.trials) + " outside 1..1000");
+    GenericOptions g;
+    g.trials = opt.trials;
+    g.max_side = opt.max_side;
+    g.threads = opt.threads;
+    check_options(g);
+}
+
+PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,
+                                 const Rational& predicted, const CheckOptions& opt) {
+    check_options(opt);
+    const ValidSpec spec = spec_of_row(row, vars, x);
+    const std::string* part_text = table_cell(row, "partition");
+    const ValidPartition part = part_text && !part_text->empty() ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
+    PredictionCheck c;
+    // The rank generic finds is at most its evaluation side: a prediction above max_side
+    // could only come back as a lower bound, so generic is not run for it.
+    if (fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
+        c.verdict = "unchecked (prediction above --check-max-side " + std::to_string(opt.max_side) + ")";
+        c.above_side = true;
+        return c;
+    }
+    GenericOptions go;
+    go.trials = opt.trials;
+    go.max_side = opt.max_side;
+    go.threads = opt.threads;
+    const auto start = std::chrono::steady_clock::now();
+    const auto since = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    // The budget's scope replaces the caller's for the run, so it also asks the caller's
+    // (Ctrl-C in the CLI or Python): that one's cancellation is passed on, not a verdict.
+    const CancelHandle outer = current_cancel();
+    bool outer_cancelled = false;
+    try {
+        const CancelScope scope([&] {
+            if (outer) {
+                const CancelScope caller(outer);
+                if (cancel_requested()) outer_cancelled = true;
+            }
+            return outer_cancelled || since() > opt.seconds;
+        });
+        const RankAnswer r = generic_rank(spec, part, go);
+        const bool lower = r.kind != RankKind::generic && r.kind != RankKind::exact;
+        c.done = true;
+        c.generic = r.value;
+        c.label = r.label();
+        c.verdict = Rational(Integer(r.value)) == predicted ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";
+    } catch (const cancelled&) {
+        if (outer_cancelled) throw;
+        c.verdict = "unchecked (over the budget)";
+    }
+    c.seconds = since();
+    return c;
+}
+
+}  // namespace seprank

@@ -1,0 +1,265 @@
+// guess — a found formula: its text (plain, LaTeX, recurrence) and its exact value at a
+// point, sizes estimated first (guess_predict; guess.hpp, docs/guess.md).
+#include "seprank/guess.hpp"
+
+#include "guess_internal.hpp"
+#include "seprank/error.hpp"
+#include "seprank/limits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <flint/fmpq.h>
+#include <flint/fmpz.h>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace seprank {
+
+using namespace guess_detail;
+
+namespace {
+
+// ------------------------------------------------------------------ printing
+
+// A recurrence Σ p_k(n)·v(n − k) = 0 with its initial values.
+std::string recurrence_text(const Formula& f, bool latex) {
+    const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
+    const std::string n = latex ? "\\mathrm{" + name + "}" : name;
+    std::ostringstream os;
+    for (int k = 0; k <= f.order; ++k) {
+        if (k) os << " + ";
+        const std::string p = poly_in_n(f.rec[static_cast<std::size_t>(k)], name, latex);
+        os << (latex ? "\\left(" + p + "\\right) v(" : "(" + p + ")*v(") << n;
+        if (k) os << " - " << k;
+        os << ")";
+    }
+    os << " = 0";
+    for (std::size_t k = 0; k < f.init.size(); ++k) os << (latex ? ",\\ v(" : ", v(") << f.init_start + static_cast<long>(k) << ") = " << f.init[k].str();
+    return os.str();
+}
+
+}  // namespace
+
+std::string Formula::text() const {
+    switch (kind) {
+        case FormKind::polynomial:
+        case FormKind::exp_linear:
+        case FormKind::exp_sum: return linear_text(terms, coeffs, vars, false, terms_kind == FormKind::exp_sum);
+        case FormKind::binomial: {
+            const std::string& b = vars[static_cast<std::size_t>(binom_var)];
+            return "C(" + linear_text(terms, coeffs, vars, false, terms_kind == FormKind::exp_sum) + " + " + b + ", " + b + ")";
+        }
+        case FormKind::hypergeometric: return hyper_text(*this, false);
+        case FormKind::c_finite:
+        case FormKind::p_recursive: return recurrence_text(*this, false);
+    }
+    return "";
+}
+
+std::string Formula::latex() const {
+    switch (kind) {
+        case FormKind::polynomial:
+        case FormKind::exp_linear:
+        case FormKind::exp_sum: return linear_text(terms, coeffs, vars, true, terms_kind == FormKind::exp_sum);
+        case FormKind::binomial: {
+            const std::string b = "\\mathrm{" + vars[static_cast<std::size_t>(binom_var)] + "}";
+            return "\\binom{" + linear_text(terms, coeffs, vars, true, terms_kind == FormKind::exp_sum) + " + " + b + "}{" + b + "}";
+        }
+        case FormKind::hypergeometric: return hyper_text(*this, true);
+        case FormKind::c_finite:
+        case FormKind::p_recursive: return recurrence_text(*this, true);
+    }
+    return "";
+}
+
+std::string Formula::recurrence() const {
+    const bool rec = kind == FormKind::c_finite || kind == FormKind::p_recursive || kind == FormKind::hypergeometric;
+    return rec ? recurrence_text(*this, false) : std::string();
+}
+
+namespace guess_detail {
+
+std::string point_text(const std::vector<std::string>& vars, const std::vector<long>& x) {
+    std::string at;
+    for (std::size_t i = 0; i < x.size(); ++i) at += (i ? "," : "") + vars[i] + "=" + std::to_string(x[i]);
+    return at;
+}
+
+}  // namespace guess_detail
+
+namespace {
+
+// log2|z| for an integer z ≠ 0 (any size).
+double log2_abs(const fmpz* z) {
+    slong e = 0;
+    const double m = std::fabs(fmpz_get_d_2exp(&e, z));
+    return std::log2(m) + static_cast<double>(e);
+}
+
+// log2 of Σ_k Σ_e |D·p_{k,e}|·M^e over the polynomials p_k given (an upper bound on
+// log2 Σ_k |D·p_k(m)| for |m| ≤ M); −∞ when they are all zero.
+double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_t from, const Integer& den, double log2M) {
+    std::vector<double> logs;
+    for (std::size_t k = from; k < ps.size(); ++k)
+        for (std::size_t e = 0; e < ps[k].size(); ++e) {
+            const Rational& c = ps[k][e];
+            if (c.is_zero()) continue;
+            logs.push_back(log2_abs(fmpq_numref(c.get())) + log2_abs(den.get()) - log2_abs(fmpq_denref(c.get())) +
+                           static_cast<double>(e) * log2M);
+        }
+    if (logs.empty()) return -std::numeric_limits<double>::infinity();
+    const double top = *std::max_element(logs.begin(), logs.end());
+    double sum = 0;
+    for (double l : logs) sum += std::exp2(l - top);
+    return top + std::log2(sum);
+}
+
+// v(n) from a recurrence, unrolled forward from the last `order` rows before n. The
+// size is estimated first (see docs/guess.md): scaled to integers by the common
+// denominator D of the coefficients (P_k = D·p_k), each step multiplies the numbers'
+// heights by at most Σ_k |P_k|(M) · |P_0|(M)^order (M = max |m|), so v(n) has at most
+// B0 + steps·β bits (B0: the rows' largest value, β the log2 of that factor), and the
+// unrolling costs about steps · bits · terms bit operations. Only `order` values are kept.
+Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, const std::string& at) {
+    std::map<long, const Integer*> v;
+    for (const GuessPoint& p : rows) v[p.x[0]] = &p.value;
+    if (auto it = v.find(n); it != v.end()) return Rational(*it->second);
+    const long first = v.begin()->first;
+    const std::string& name = f.vars[static_cast<std::size_t>(f.rec_var)];
+    if (n < first)
+        throw invalid_input("guess: " + at + ": the recurrence unrolls forward from the rows, which start at " + name + " = " +
+                            std::to_string(first));
+    // The `order` consecutive rows to start from: the last ones before n.
+    long start = n;
+    for (auto it = std::make_reverse_iterator(v.lower_bound(n)); it != v.rend(); ++it) {  // rows below n, largest first
+        const long m = it->first;
+        bool ok = m >= std::numeric_limits<long>::min() + f.order;
+        for (int k = 1; k < f.order && ok; ++k) ok = v.count(m - k) > 0;
+        if (ok) {
+            start = m;
+            break;
+        }
+    }
+    if (start == n)
+        throw invalid_input("guess: " + at + ": no " + std::to_string(f.order) + " consecutive rows before " + name + " = " +
+                            std::to_string(n) + " to unroll the recurrence from");
+    const unsigned long step_count = static_cast<unsigned long>(n) - static_cast<unsigned long>(start);  // n > start: exact
+    const double steps = static_cast<double>(step_count);
+    Integer den(1);
+    for (const auto& p : f.rec)
+        for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
+    const double log2M = std::log2(std::max(std::fabs(static_cast<double>(n)), std::fabs(static_cast<double>(first))) + 2);
+    // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
+    // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
+    // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
+    const double lp0 = std::max(0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M));
+    const double beta = std::max(0.0, polys_log2_bound(f.rec, 1, den, log2M)) + static_cast<double>(f.order) * lp0;
+    double b0 = 1;
+    for (const GuessPoint& p : rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
+    const double bits = b0 + steps * beta;
+    // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
+    // a canonicalisation; on average half the final size, plus a constant per step.
+    const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
+    const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(step_count) + " steps";
+    check_exact_bits(bits, what);
+    check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
+
+    std::vector<Rational> window;  // v(m − order), …, v(m − 1)
+    for (long m = start - f.order + 1; m <= start; ++m) window.emplace_back(*v.at(m));
+    for (long m = start + 1; m <= n; ++m) {
+        if (auto it = v.find(m); it != v.end()) {  // a row: its own value
+            window.erase(window.begin());
+            window.emplace_back(*it->second);
+            continue;
+        }
+        const auto pe = [&](int k) {
+            Rational s, nm(1);
+            for (const Rational& a : f.rec[static_cast<std::size_t>(k)]) {
+                s = s + a * nm;
+                nm = nm * Rational(m);
+            }
+            return s;
+        };
+        Rational acc;
+        for (int k = 1; k <= f.order; ++k) acc = acc + pe(k) * window[static_cast<std::size_t>(f.order - k)];
+        const Rational lead = pe(0);
+        if (lead.is_zero())
+            throw invalid_input("guess: " + at + ": the recurrence's leading coefficient vanishes at " + name + " = " + std::to_string(m) +
+                                ", so v(" + std::to_string(m) + ") is not determined");
+        window.erase(window.begin());
+        window.push_back((Rational(0) - acc) / lead);
+    }
+    return window.back();
+}
+
+// C(g(x) + x_b, x_b) for a binomial form: x_b ≥ 0 and g(x) a non-negative integer (else
+// invalid_input naming `at`), the size estimated first.
+Rational binomial_value(const Formula& f, const std::vector<long>& x, const std::string& at) {
+    const std::string& bname = f.vars[static_cast<std::size_t>(f.binom_var)];
+    const long b = x[static_cast<std::size_t>(f.binom_var)];
+    if (b < 0)
+        throw invalid_input("guess: " + at + " is outside the formula's domain: C(g + " + bname + ", " + bname + ") needs " + bname +
+                            " >= 0, not " + bname + " = " + std::to_string(b));
+    check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating g at " + at);
+    const Rational gv = linear_value(f.terms, f.coeffs, x);
+    if (!gv.is_integer() || fmpq_sgn(gv.get()) < 0)
+        throw invalid_input("guess: " + at + " is outside the formula's domain: there g = " +
+                            linear_text(f.terms, f.coeffs, f.vars, false, f.terms_kind == FormKind::exp_sum) + " = " + cut(gv.str()) +
+                            ", not a non-negative integer");
+    // C(g + b, b) = rising(max + 1, k) / k! with k = min(g, b): about k·log2(e(g + b)/k) bits.
+    const Integer gi = gv.num();
+    const double bd = static_cast<double>(b);
+    const double kd = gi <= Integer(b) ? fmpz_get_d(gi.get()) : bd;
+    const double log2_top = std::max(static_cast<double>(fmpz_bits(gi.get())), std::log2(bd + 1)) + 1;
+    const std::string what = "guess: evaluating " + f.text() + " at " + at;
+    const double bits = binomial_bits(log2_top, kd);
+    check_exact_bits(bits, what);
+    check_exact_work(bits * std::log2(kd + 2) * 4, what);
+    Integer k, top;  // C(g + b, k) with k = min(g, b), top = max(g, b) + 1
+    if (gi <= Integer(b)) {
+        k = gi;
+        top = Integer(b) + Integer(1);
+    } else {
+        k = Integer(b);
+        top = gi + Integer(1);
+    }
+    const ulong ku = fmpz_get_ui(k.get());  // k ≤ b fits, and is small (estimated above)
+    Integer num, fac, r;
+    fmpz_rfac_ui(num.get(), top.get(), ku);
+    fmpz_fac_ui(fac.get(), ku);
+    fmpz_divexact(r.get(), num.get(), fac.get());
+    return Rational(r);
+}
+
+}  // namespace
+
+namespace guess_detail {
+
+Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<long>& x, const std::string& at) {
+    switch (f.kind) {
+        case FormKind::polynomial:
+        case FormKind::exp_linear:
+        case FormKind::exp_sum:
+            check_exact_bits(linear_bits(f.terms, f.coeffs, x), "guess: evaluating " + f.text() + " at " + at);
+            return linear_value(f.terms, f.coeffs, x);
+        case FormKind::binomial: return binomial_value(f, x, at);
+        case FormKind::hypergeometric: return hyper_value(f, x[0], at);
+        case FormKind::c_finite:
+        case FormKind::p_recursive: return unroll(f, rows, x[0], at);
+    }
+    return Rational();
+}
+
+}  // namespace guess_detail
+
+Rational guess_predict(const Guess& g, const std::vector<long>& x) {
+    if (!g.found) throw invalid_input("guess: no formula to evaluate (" + g.reason + ")");
+    const Formula& f = g.formula;
+    if (x.size() != f.vars.size())
+        throw invalid_input("guess: a point of " + std::to_string(x.size()) + " values for " + std::to_string(f.vars.size()) + " variables");
+    return evaluate(f, g.rows, x, point_text(f.vars, x));
+}
+
+}  // namespace seprank
