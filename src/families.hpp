@@ -31,7 +31,7 @@
 //   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,
 //                                 product caps) after the per-layer counts;
 //   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
-//   write_fields(out, s)          adapters of network.cpp (block_degree is read and written
+//   write_fields(out, s)          adapters of network_json.cpp (block_degree is read and written
 //                                 there, under info.degree_key, when the family has one);
 //   forward(f, y)                 the pass from the embedded tokens y to the output over any
 //                                 ring policy: f is a detail::Forward (forward_impl.hpp).

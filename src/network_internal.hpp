@@ -1,0 +1,31 @@
+// seprank (internal) — what network.cpp and network_json.cpp share: a network's weight
+// matrices in file order, their structural zeros, and weights of a spec's shapes
+// (families.hpp; docs/network.md).
+#pragma once
+
+#include "families.hpp"
+#include "seprank/network.hpp"
+
+namespace seprank::network_detail {
+
+using detail::MatrixSlot;
+using detail::with_family;
+
+// fn(layer, slot, matrix) for every weight matrix but the embedding, in file order.
+template <class Wts, class Fn>
+void for_each_matrix(const NetworkSpec& s, Wts& wts, Fn fn) {
+    with_family(s.family, [&](auto fam) {
+        for (long l = 0; l < s.depth; ++l)
+            fam.for_each_matrix(s, l, wts.layers[static_cast<std::size_t>(l)],
+                                [&](const MatrixSlot& m, auto& matrix) { fn(l, m, matrix); });
+    });
+}
+
+// Whether entry (i, j) of layer l's matrix `m` is zero by the family's structure.
+bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j);
+
+// Weights for s with each layer's lists (heads, W) sized and every matrix still empty, to
+// be filled through for_each_matrix (no embedding). O(depth·heads).
+Weights empty_weights(const NetworkSpec& s);
+
+}  // namespace seprank::network_detail
