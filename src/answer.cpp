@@ -1,6 +1,5 @@
 #include "seprank/answer.hpp"
 
-#include "seprank/columns.hpp"
 #include "seprank/error.hpp"
 
 #include <algorithm>
@@ -78,13 +77,5 @@ double independent_bound(const std::vector<double>& per) {
     }
     return b;
 }
-
-Record to_record(const RankAnswer& a) {
-    RowSource src;
-    src.answer = &a;
-    return make_record(src, answer_columns());
-}
-
-std::string to_json(const RankAnswer& a, int indent) { return to_json(to_record(a), indent); }
 
 }  // namespace seprank

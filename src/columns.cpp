@@ -250,4 +250,14 @@ std::string describe(const NetworkSpec& s) {
     return os.str();
 }
 
+// An answer as a record of its columns (answer.hpp): here, beside the columns it is made
+// of, so that answer.cpp stays below them.
+Record to_record(const RankAnswer& a) {
+    RowSource src;
+    src.answer = &a;
+    return make_record(src, answer_columns());
+}
+
+std::string to_json(const RankAnswer& a, int indent) { return to_json(to_record(a), indent); }
+
 }  // namespace seprank

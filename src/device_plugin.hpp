@@ -1,9 +1,9 @@
 // seprank (internal) — the loaded CUDA plugin's entries (cuda/seprank_cuda.h), for the
-// modules that run work on the GPU (device.cpp, tape.cpp, graded_device.cpp).
+// modules that run work on the GPU (device.cpp, tape.cpp, graded_device.cpp). A tape as
+// the plugin takes it is cuda_tape.hpp.
 #pragma once
 
 #include "../cuda/seprank_cuda.h"
-#include "seprank/tape.hpp"
 
 #include <string>
 #include <vector>
@@ -22,18 +22,6 @@ struct CudaPlugin {
     int (*graded_rank)(sr_graded*, int64_t, int64_t*, sr_cuda_status*) = nullptr;
     int (*graded_block)(const sr_graded*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
     void (*graded_close)(sr_graded*) = nullptr;
-};
-
-// A tape as the plugin takes it (sr_tape over its own copy of the program). The
-// environment variable SEPRANK_CUDA_TAPE names flags: "general" puts the program and the
-// slots in global memory (tests reach the paths of large programs), "wide" keeps 64-bit
-// words for primes below 2^31 (SR_TAPE_WIDE); "general,wide" both. Defined in tape.cpp.
-struct CudaTape {
-    std::vector<sr_tape_op> ops;
-    sr_tape t{};
-    explicit CudaTape(const Tape& tape);
-    CudaTape(const CudaTape&) = delete;
-    CudaTape& operator=(const CudaTape&) = delete;
 };
 
 // The plugin's entries when cuda_info().devices > 0; otherwise invalid_input naming why

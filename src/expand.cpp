@@ -5,7 +5,6 @@
 #include "forward_impl.hpp"
 #include "rings_impl.hpp"
 #include "seprank/error.hpp"
-#include "seprank/evaluation.hpp"
 #include "seprank/limits.hpp"
 
 #include <cmath>

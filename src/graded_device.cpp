@@ -1,6 +1,7 @@
 // seprank — the graded evaluation's blocks in device memory (graded_device.hpp).
 #include "graded_device.hpp"
 
+#include "cuda_tape.hpp"
 #include "device_plugin.hpp"
 #include "seprank/error.hpp"
 

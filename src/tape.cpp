@@ -1,5 +1,6 @@
 #include "seprank/tape.hpp"
 
+#include "cuda_tape.hpp"
 #include "device_plugin.hpp"
 #include "forward_impl.hpp"
 #include "seprank/device.hpp"
