@@ -22,7 +22,7 @@
 // with chance below 2/P (the N - D other rows are uniform), and the bench checks it.
 // Without a GPU (cuda_info().devices == 0) it says why and runs the CPU part only.
 // Output: one "key: value" line per measure; exit 1 when a rank differs from the planted one.
-#include "../src/device_plugin.hpp"
+#include "../src/algebra/device_plugin.hpp"
 #include "seprank/device.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"

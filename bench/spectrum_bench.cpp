@@ -4,7 +4,7 @@
 // uniform measure gives. Prints one JSON line. Usage: bench_spectrum n r [R] [precision]
 #include "seprank/random.hpp"
 #include "seprank/spectrum.hpp"
-#include "../src/process.hpp"
+#include "../src/base/process.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // seprank CUDA plugin: the graded evaluation kept in device memory (sr_cuda_graded_*;
-// docs/gpu.md, "Degree blocks in device memory"). src/graded_impl.hpp is the algorithm
+// docs/gpu.md, "Degree blocks in device memory"). src/rank/graded_impl.hpp is the algorithm
 // (the pairs of a step, the degree split, the rules of a step), shared with the CPU
 // stand-in of tests/cuda_emulator.cpp.
 //
@@ -17,8 +17,8 @@
 //      each pair's values into its nd coefficients and stores them in the blocks.
 // Nothing but the points goes up, nothing but a rank comes back. A rank runs the elimination
 // of rank.cu on a centred copy of the block (rank_device_block).
-#include "blocked_rank_impl.hpp"
-#include "graded_impl.hpp"
+#include "algebra/blocked_rank_impl.hpp"
+#include "rank/graded_impl.hpp"
 #include "rank_device.cuh"
 #include "tape_kernel.cuh"
 

@@ -1,5 +1,5 @@
 // seprank CUDA plugin: rank mod p by blocked elimination (sr_cuda_rank). The algorithm,
-// its pivot rule, tiling and delayed reduction are src/blocked_rank_impl.hpp, shared with
+// its pivot rule, tiling and delayed reduction are src/algebra/blocked_rank_impl.hpp, shared with
 // the CPU reference rank_modular_blocked; this file is its GPU backend:
 //   - the matrix lives in device memory as row-major doubles holding centred residues;
 //   - factor_leaf: the leaf in two phases (blocked_rank_impl.hpp): leaf_top_kernel, one
@@ -26,7 +26,7 @@
 // is owned by RAII objects, so it is freed on every path.
 #include "cuda_common.cuh"
 
-#include "blocked_rank_impl.hpp"
+#include "algebra/blocked_rank_impl.hpp"
 #include "rank_device.cuh"
 
 #include <cooperative_groups.h>

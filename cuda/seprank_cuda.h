@@ -2,7 +2,7 @@
  *
  * The engine is a plugin, libseprank_cuda.so, built from cuda/ by nvcc when the Meson
  * option `cuda` finds it, and loaded by the library with dlopen(3) only when a device is
- * asked for (src/device.cpp). This header is the whole contract between the two: C
+ * asked for (src/algebra/device.cpp). This header is the whole contract between the two: C
  * types only, no FLINT, no C++ library types, so the .cu files never see FLINT and a
  * library built without CUDA works unchanged. Every entry is extern "C"; the library
  * resolves them by name and refuses a plugin whose sr_cuda_abi() differs from
@@ -54,13 +54,13 @@ int sr_cuda_probe(char* name, size_t len);
 uint64_t sr_cuda_max_prime(void);
 
 /* Rank of the rows x cols matrix a mod p (row-major, entries in [0, p)), by blocked
- * elimination on the device: src/blocked_rank_impl.hpp is the algorithm, shared with the
+ * elimination on the device: src/algebra/blocked_rank_impl.hpp is the algorithm, shared with the
  * CPU reference rank_modular_blocked. p prime, 2 <= p <= sr_cuda_max_prime(). tile: the
  * panel width (0: the default). Writes the rank into *rank. */
 int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile,
                  int64_t* rank, sr_cuda_status* status);
 
-/* One instruction of a straight-line program (include/seprank/tape.hpp, src/tape_impl.hpp):
+/* One instruction of a straight-line program (include/seprank/tape.hpp, src/network/tape_impl.hpp):
  * the forward pass of a network with its weights built in, recorded once on the host.
  * Residues (slots and w) are held in the tape's form: Montgomery form x·2^64 mod p for
  * odd p, plain {0, 1} for p = 2. Operands are read before dst is written (dst may equal
@@ -97,7 +97,7 @@ typedef struct sr_tape {
 
 #define SR_TAPE_GENERAL 1u
 /* flags: SR_TAPE_WIDE runs the 64-bit Montgomery arithmetic even for an odd p < 2^31, where
- * the plugin otherwise converts the program to 32-bit words (src/tape_impl.hpp, Mont32):
+ * the plugin otherwise converts the program to 32-bit words (src/network/tape_impl.hpp, Mont32):
  * the same values either way (tests, benchmarks). */
 #define SR_TAPE_WIDE 2u
 
@@ -131,7 +131,7 @@ int sr_cuda_tape_grid(const sr_tape* tape, const sr_tape_grid* grid, uint64_t* o
                       sr_cuda_status* status);
 
 /* A graded evaluation kept in device memory (docs/gpu.md, "Degree blocks in device
- * memory"; src/graded_impl.hpp is the algorithm, shared with the CPU stand-in). The
+ * memory"; src/rank/graded_impl.hpp is the algorithm, shared with the CPU stand-in). The
  * session holds one square block per live degree c < nodes as 32-bit residues; each step
  * evaluates the new pairs on the device (the grid of sr_cuda_tape_grid), splits each pair's
  * nodes values into its coefficients (coefficient c = sum_t value_t * w[t*nodes + c] mod p)

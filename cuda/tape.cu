@@ -16,7 +16,7 @@
 // to what the GPU holds at once and strides over the points, so scratch never grows
 // with the number of points. The points are copied in chunks sized to the free device
 // memory; a grid's points (sr_cuda_tape_grid) are formed on the device from its rows, so
-// only the rows go in. The arithmetic of each instruction is src/tape_impl.hpp's, shared
+// only the rows go in. The arithmetic of each instruction is src/network/tape_impl.hpp's, shared
 // with the CPU interpreter: for an odd p < 2^31 in 32-bit words (Mont32: the program's
 // constants converted on the host and the points reduced mod p on the device, NarrowTape and
 // upload_values), else in 64-bit words as recorded (SR_TAPE_WIDE forces the latter).

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "cuda_common.cuh"
-#include "tape_impl.hpp"
+#include "network/tape_impl.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -5,7 +5,7 @@ The library and the executable must run on any x86-64 processor (a wheel, a Debi
 package, a library built on one machine and used on another): no file is compiled with
 -march=native or -m<extension>, and code for newer instructions lives only in a kernel
 the library enters after checking the processor (the AVX-512 IFMA kernel of
-src/forward_ifma.cpp, src/meson.build). This test disassembles the static library, member
+src/network/forward_ifma.cpp, src/meson.build). This test disassembles the static library, member
 by member, and the executables given (objdump -d), and fails on any instruction of an
 extension beyond the x86-64 baseline (SSE2): VEX/EVEX (AVX, AVX2, FMA, AVX-512, F16C),
 ymm/zmm/mask registers, SSE3/SSSE3/SSE4.x, POPCNT, LZCNT, BMI1/BMI2, ADX, MOVBE, AES,

@@ -2,8 +2,8 @@
 // "Identical answers"). It exports the interface of cuda/seprank_cuda.h and computes each
 // entry with the CPU references of the GPU's algorithms: sr_cuda_rank with
 // rank_modular_blocked (the same driver as cuda/rank.cu), the tape entries with the
-// instruction step of src/tape_impl.hpp (the one the CUDA kernel runs), the graded session
-// with src/graded_impl.hpp (the pairs, the degree split and the rules cuda/graded.cu runs),
+// instruction step of src/network/tape_impl.hpp (the one the CUDA kernel runs), the graded session
+// with src/rank/graded_impl.hpp (the pairs, the degree split and the rules cuda/graded.cu runs),
 // its blocks in host memory. SEPRANK_EMULATED_DEVICE_MIB sets the device memory it
 // pretends to have (the blocks at their sides after a step; default: unlimited), so the
 // tests reach the answer of a step that does not fit. Loaded through
@@ -11,11 +11,11 @@
 // dispatch, the primes, the grid layout the library hands over, the answers, several
 // processes sharing a block store. It is never installed.
 #include "../cuda/seprank_cuda.h"
-#include "blocked_rank_impl.hpp"
-#include "graded_impl.hpp"
+#include "algebra/blocked_rank_impl.hpp"
+#include "rank/graded_impl.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/rank.hpp"
-#include "tape_impl.hpp"
+#include "network/tape_impl.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -4,9 +4,9 @@
 Two objects hold code for instructions beyond the x86-64 baseline, entered only after the
 library has checked the processor (src/meson.build):
 
-- src/forward_ifma.cpp compiles its kernel for AVX-512 F/VL/IFMA (#pragma GCC target after
+- src/network/forward_ifma.cpp compiles its kernel for AVX-512 F/VL/IFMA (#pragma GCC target after
   the shared headers); its two entry points are ifma_built and make_ifma_evaluator.
-- src/rank_fflas.cpp is compiled a second time with -march=x86-64-v3; after a partial link
+- src/algebra/rank_fflas.cpp is compiled a second time with -march=x86-64-v3; after a partial link
   and objcopy -G only its entry seprank_fflas_rank_x86_64_v3 stays global.
 
 Inline functions of common headers that such an object uses (std::string members, FFLAS

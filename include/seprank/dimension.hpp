@@ -40,7 +40,7 @@
 //   interpolation  the reference: ∂F/∂w_j read off Lagrange interpolation of
 //                  t ↦ F(w + t·e_j; x_s) at t = 0..D_L with the plain mod-p evaluator.
 //                  Cost params·(D_L+1) forward passes per row; small networks only.
-// Both give the same Jacobian entry by entry (tests/test_dimension.cpp).
+// Both give the same Jacobian entry by entry (tests/analysis/test_dimension.cpp).
 //
 // Expected dimension (expected_dimension, docs/dimension.md "Expected"): the parameters
 // minus the obvious symmetries — per attention head GL(da) on (W^Q, W^K) and on

@@ -12,7 +12,7 @@
 // g²·sep² and all eliminations together below g³/(g³−1)·(g·sep)³: 1.56·sep² and
 // 3.9·sep³ for g = 1.25 (1.5: 2.25·sep² and 4.8·sep³) when every step is ranked from
 // scratch; bordered (EvaluationOptions::bordered, the default) each step eliminates only
-// its new rows and columns, about half of that (src/rank_bordered.hpp).
+// its new rows and columns, about half of that (src/algebra/rank_bordered.hpp).
 // Cost: k² forward evaluations (O(L·H·N·dx·da) each) + ranks of k×k dense matrices.
 //
 // evaluation_rank_graded (homogeneous f only: no residual connection, see
@@ -126,10 +126,7 @@ double log2_coefficient_bound(const Network& net);
 // certifying minor. Cost: one random_network and one log-domain forward pass.
 double log2_structure_bound(const ValidSpec& spec, long weight_abs);
 
-// Whether f is homogeneous in its input variables (of degree d^L): true for every family
-// without a residual connection (each block is a product of linear maps, no constants).
-// Precondition: a valid spec (not checked). O(1), a stack O(depth).
-bool is_homogeneous(const NetworkSpec& s);
+// is_homogeneous(spec), whether f is homogeneous, is declared in network.hpp (included above).
 
 // Token-sign symmetry (docs/evaluation.md, "Parity"): entry k−1 is 1 when f is odd in
 // token k's variables (f(…, −x_k, …) = −f), 0 when even; empty when the family's layers

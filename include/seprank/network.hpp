@@ -69,7 +69,7 @@ std::vector<std::string> family_names();
 // ---------------------------------------------------------------- layer kinds
 // The layers of a stack (family stack, `--layers SPEC`). Each kind's behaviour (forward
 // map, degree, weight degree, parameters, symmetries, parity, names) lives in one traits
-// unit, src/layers.hpp; these are only its fields. Every layer maps N token vectors of
+// unit, src/network/layers.hpp; these are only its fields. Every layer maps N token vectors of
 // width dx to N token vectors of width dx; `residual` adds the layer's input.
 
 // y^i ← Σ_h W^O_h Σ_j ⟨W^Q_h y^i, W^K_h y^j⟩^s W^V_h y^j; W^Q,W^K,W^V ∈ Q^{da×dx}. Degree 2s+1.
@@ -352,5 +352,10 @@ void write_network(const Network& net, const std::string& path);
 // a new name, in an existing, writable directory; an empty path is refused). Writes
 // nothing. O(1): two stat calls and an access check.
 void check_network_target(const std::string& path);
+
+// Whether f is homogeneous in its input variables (of degree d^L): true for every family
+// without a residual connection (each block is a product of linear maps, no constants).
+// Precondition: a valid spec (not checked). O(1), a stack O(depth).
+bool is_homogeneous(const NetworkSpec& s);
 
 }  // namespace seprank

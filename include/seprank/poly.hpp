@@ -119,7 +119,7 @@ private:
 //   automatic digits, and dense where its cost rule prefers it: ≥ 2^22 term products, no
 //             more array entries than term products, ≥ 64 term products per pair of
 //             parts (and the limits of dense); else the heap.
-// Every variant gives the same polynomial (tests/test_poly.cpp checks them against flint).
+// Every variant gives the same polynomial (tests/algebra/test_poly.cpp checks them against flint).
 enum class MulVariant { automatic, flint, digits, dense };
 // Which method formed the products of one or more mul calls: word-size (digit) products
 // by dense accumulation, and products by FLINT's heap (every product of flint and Z/p).

@@ -100,7 +100,7 @@ public:
                                   double elapsed, int width = 20, bool even = true);
 
 private:
-    // The state, its lock and the heartbeat thread (src/progress.cpp): kept out of this
+    // The state, its lock and the heartbeat thread (src/base/progress.cpp): kept out of this
     // header so that it includes no <thread> or <mutex> (the umbrella header's budget).
     struct State;
     std::unique_ptr<State> st_;

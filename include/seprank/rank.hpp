@@ -139,7 +139,7 @@ long rank_modular(const SparseZMat& a, std::uint64_t p);
 // rank_modular_blocked(A, tile): rank of A mod p by right-looking blocked elimination on
 // centred residues held in doubles, with exact delayed reduction: the CPU reference of the
 // CUDA engine's elimination (rank_modular_cuda below), which runs the same steps
-// (src/blocked_rank_impl.hpp): panels of `tile` columns (0: 256), each factored in leaves
+// (src/algebra/blocked_rank_impl.hpp): panels of `tile` columns (0: 256), each factored in leaves
 // of 32 columns (pivot: the first active row with a non-zero entry; a column without one
 // is skipped), trailing updates as double GEMMs (Eigen here) whose inner dimension is at
 // most K = floor((2^53 - 2p - h) / h^2), h = floor(p/2), so every sum is an exact integer,

@@ -42,7 +42,7 @@ struct TapeGrid {
 class Tape {
 public:
     // One instruction (the layout of sr_tape_op, cuda/seprank_cuda.h): code is one of the
-    // opcodes of src/tape_impl.hpp, dst/a/b slots (a: the coordinate for INPUT), w a
+    // opcodes of src/network/tape_impl.hpp, dst/a/b slots (a: the coordinate for INPUT), w a
     // constant in the tape's internal form (Montgomery form x·2^64 mod p for odd p).
     struct Op {
         std::uint32_t code = 0, dst = 0, a = 0, b = 0;

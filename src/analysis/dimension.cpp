@@ -1,0 +1,709 @@
+// seprank — functional dimension: the generic rank of the parameter map's Jacobian
+// (include/seprank/dimension.hpp, which states the method, the variants, the expected
+// count and the failure bound; docs/dimension.md derives the expected count).
+#include "seprank/dimension.hpp"
+
+#include "network/families.hpp"
+#include "network/forward_impl.hpp"
+#include "base/parallel.hpp"
+#include "base/process.hpp"
+#include "algebra/rank_internal.hpp"
+#include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/limits.hpp"
+#include "seprank/matrix.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
+#include "seprank/random.hpp"
+#include "seprank/rank.hpp"
+#include "base/word_mod.hpp"
+
+#include <flint/fmpz.h>
+#include <flint/nmod_vec.h>
+#include <flint/ulong_extras.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <memory_resource>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace seprank {
+
+std::string to_string(DimensionOutput o) {
+    switch (o) {
+        case DimensionOutput::scalar: return "scalar";
+        case DimensionOutput::all: return "all";
+    }
+    throw internal_error("to_string(DimensionOutput): unknown value " + std::to_string(static_cast<int>(o)));
+}
+
+DimensionOutput dimension_output_from_string(const std::string& s) {
+    if (s == "scalar") return DimensionOutput::scalar;
+    if (s == "all") return DimensionOutput::all;
+    throw invalid_input("output: '" + s + "' is not scalar or all");
+}
+
+std::string to_string(DimensionVariant v) {
+    switch (v) {
+        case DimensionVariant::reverse: return "reverse";
+        case DimensionVariant::interpolation: return "interpolation";
+    }
+    throw internal_error("to_string(DimensionVariant): unknown value " + std::to_string(static_cast<int>(v)));
+}
+
+DimensionVariant dimension_variant_from_string(const std::string& s) {
+    if (s == "reverse") return DimensionVariant::reverse;
+    if (s == "interpolation") return DimensionVariant::interpolation;
+    throw invalid_input("variant: '" + s + "' is not reverse or interpolation");
+}
+
+void check_options(const DimensionOptions& opt) {
+    if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
+    if (opt.prime_bits < 20 || opt.prime_bits > 62)
+        throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
+    if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0)
+        throw invalid_input("max seconds: " + std::to_string(opt.max_seconds) + " is not a finite number >= 0");
+}
+
+// ------------------------------------------------------------ the varied weights
+
+namespace {
+
+// fn(entry) for every weight entry the parameter map varies, in random_network's order
+// (embedding, then each layer's matrices in file order, row-major), structural zeros
+// skipped.
+template <class T, class Fn>
+void for_each_varied(const NetworkSpec& s, NetWeights<T>& w, Fn&& fn) {
+    for (auto& x : w.embedding.a) fn(x);
+    detail::with_family(s.family, [&](auto fam) {
+        for (long l = 0; l < s.depth; ++l)
+            fam.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
+                for (long i = 0; i < d.rows; ++i)
+                    for (long j = 0; j < d.cols; ++j)
+                        if (!fam.structural_zero(s, l, m, i, j)) fn(d(i, j));
+            });
+    });
+}
+
+}  // namespace
+
+std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w) {
+    std::vector<Rational*> out;
+    for_each_varied(s.get(), w, [&](Rational& x) { out.push_back(&x); });
+    return out;
+}
+
+long dimension_parameters(const ValidSpec& s) {
+    Network net = random_network(s, 1, 1);
+    return static_cast<long>(dimension_weight_entries(s, net.weights).size());
+}
+
+// ------------------------------------------------------------ expected dimension
+
+namespace {
+
+
+
+// A count held as a double (a row count may exceed a long), written exactly while it is
+// an integer below 2^53.
+std::string fmt_count(double v) {
+    if (v < 9007199254740992.0) return std::to_string(static_cast<long long>(v));
+    std::ostringstream os;
+    os.precision(3);
+    os << v;
+    return os.str();
+}
+
+}  // namespace
+
+ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput output) {
+    const NetworkSpec& s = valid.get();
+    ExpectedDimension e;
+    e.parameters = dimension_parameters(valid);
+    const bool scalar = output == DimensionOutput::scalar;
+    const long L = s.depth, dx = s.dim, r = s.embed_rank;
+    // The sum of the layers' counts (each family's or layer kind's traits, families.hpp and
+    // layers.hpp) less the symmetries at the junctions between layers, then the family's
+    // whole-network corrections; nothing here depends on which family it is.
+    detail::with_family(s.family, [&](auto fam) {
+        // The embedding: when layer 1 reads its input through linear maps only, it sees only
+        // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
+        // Grassmannian): dx·min(r, dx).
+        const long n_first = r > 0 ? std::min(r, dx) : dx;
+        if (r > 0 && L >= 1 && fam.absorbs_input_map(s))
+            detail::add_loss(e.losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
+        // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
+        // (row p of M w^i) reads r of them.
+        if (r > 0 && L == 0 && scalar) detail::add_loss(e.losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
+        // n_in: the dimension of the space layer l's input tokens span (min(r, dx) after an
+        // embedding, then the span of the previous layer's output, which a bottleneck
+        // H·da < dx or w < dx makes smaller than dx; with a residual dx).
+        long n_in = n_first;
+        for (long l = 0; l < L; ++l) {
+            const detail::LayerCount c = fam.expected_layer(s, l, n_in, n_first, scalar);
+            const std::string at = "layer " + std::to_string(l + 1) + ": ";
+            detail::add_loss(e.losses, at + c.how, c.params - c.eff);
+            if (l + 1 < L && fam.junction(s, l))
+                detail::add_loss(e.losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
+                                 c.n_next * c.n_next);
+            n_in = c.n_next;
+        }
+        fam.adjust_expected(s, scalar, e.parameters, e.losses);
+    });
+    long total = 0;
+    for (const auto& [what, v] : e.losses) total += v;
+    const long vars = input_vars_per_token(s);
+    const long n = s.tokens * vars;
+    const long outs = scalar ? 1 : (family_info(s.family).per_position ? s.tokens : 1) * output_dim(s);
+    e.ambient = detail::sat_mul(detail::monomials(n, output_degree(s), !is_homogeneous(s)), outs);
+    e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
+    return e;
+}
+
+// ------------------------------------------------------------ the Jacobian
+
+namespace {
+
+// A value mod p on the tape: `node` is its tape entry (−1: a constant, no dependence on
+// the weights). The weights are the first P entries.
+struct TapeValue {
+    std::uint64_t v = 0;
+    std::int32_t node = -1;
+};
+
+// One recorded operation: up to three (source entry, partial derivative) edges.
+struct TapeNode {
+    std::int32_t src[3];
+    std::uint64_t c[3];
+};
+
+// Ring policy for detail::Forward that only counts the operations of a pass (the tape
+// entries a TapeRing pass would record, at most), to estimate the work and the tape's
+// memory before anything is drawn. Past `cap` operations it stops the pass (throws the
+// count reached: the estimate is then at least that).
+struct CountRing {
+    struct E {};
+    using W = E;
+    std::uint64_t* ops;
+    std::uint64_t cap;
+
+    E zero() const { return {}; }
+    E constant(long) const { return {}; }
+    bool is_zero(const W&) const { return false; }
+    W weight_zero() const { return {}; }
+    void tick() const {
+        if (++*ops > cap) throw *ops;
+    }
+    E mul(const E&, const E&) const { return tick(), E{}; }
+    void add(E&, const E&) const { tick(); }
+    void axpy(E&, const W&, const E&) const { tick(); }
+    W weight_fma(const W&, const W&, const W&) const { return tick(), W{}; }
+};
+
+// Operations of one forward pass of `spec` at weights w (output coordinate p of position
+// i), counted by a CountRing; cap + 1 when the pass would exceed cap.
+std::uint64_t pass_operations(const ValidSpec& valid, const Weights& w, std::uint64_t cap) {
+    const NetworkSpec& spec = valid.get();
+    std::uint64_t ops = 0;
+    CountRing ring{&ops, cap};
+    const NetWeights<CountRing::E> cw = map_weights<CountRing::E>(w, [](const Rational&) { return CountRing::E{}; });
+    const std::vector<std::vector<CountRing::E>> in(static_cast<std::size_t>(spec.tokens),
+                                                    std::vector<CountRing::E>(static_cast<std::size_t>(input_vars_per_token(spec))));
+    try {
+        std::pmr::monotonic_buffer_resource arena;
+        (void)detail::Forward<CountRing>(spec, cw, ring, &arena).output(in);
+    } catch (std::uint64_t reached) {
+        return reached;
+    }
+    return ops;
+}
+
+// Ring policy for detail::Forward that records the pass (reverse-mode differentiation
+// mod p). Weights and elements are both TapeValues; is_zero is always false, since a
+// zero weight still has a derivative.
+struct TapeRing {
+    using E = TapeValue;
+    using W = TapeValue;
+    nmod_t mod;
+    std::vector<TapeNode>* tape;
+
+    E zero() const { return {}; }
+    E constant(long c) const { return {detail::residue_of(c, mod.n), -1}; }
+    bool is_zero(const W&) const { return false; }
+    W weight_zero() const { return {}; }
+
+    // The result node of value v and edges (src_k, c_k), dropping constant sources and
+    // zero partials; one edge of partial 1 is the source itself.
+    E record(std::uint64_t v, std::int32_t s0, std::uint64_t c0, std::int32_t s1, std::uint64_t c1, std::int32_t s2, std::uint64_t c2) const {
+        TapeNode n{{-1, -1, -1}, {0, 0, 0}};
+        int k = 0;
+        auto put = [&](std::int32_t s, std::uint64_t c) {
+            if (s >= 0 && c != 0) {
+                n.src[k] = s;
+                n.c[k] = c;
+                ++k;
+            }
+        };
+        put(s0, c0);
+        put(s1, c1);
+        put(s2, c2);
+        if (k == 0) return {v, -1};
+        if (k == 1 && n.c[0] == 1) return {v, n.src[0]};
+        tape->push_back(n);
+        return {v, static_cast<std::int32_t>(tape->size() - 1)};
+    }
+    E mul(const E& a, const E& b) const { return record(nmod_mul(a.v, b.v, mod), a.node, b.v, b.node, a.v, -1, 0); }
+    void add(E& acc, const E& x) const { acc = record(nmod_add(acc.v, x.v, mod), acc.node, 1, x.node, 1, -1, 0); }
+    // acc + w·x, and the same for weights.
+    E fma(const E& acc, const E& w, const E& x) const {
+        return record(nmod_add(acc.v, nmod_mul(w.v, x.v, mod), mod), acc.node, 1, w.node, x.v, x.node, w.v);
+    }
+    void axpy(E& acc, const W& w, const E& x) const { acc = fma(acc, w, x); }
+    W weight_fma(const W& s, const W& a, const W& b) const { return fma(s, a, b); }
+};
+
+// The outputs a row block covers: (position, coordinate), 1-based.
+std::vector<std::pair<long, long>> output_list(const NetworkSpec& s, DimensionOutput o) {
+    std::vector<std::pair<long, long>> outs;
+    if (o == DimensionOutput::scalar) outs.push_back({s.position, s.coordinate});
+    else
+        for (long i = 1; i <= (family_info(s.family).per_position ? s.tokens : 1); ++i)
+            for (long c = 1; c <= output_dim(s); ++c) outs.push_back({i, c});
+    return outs;
+}
+
+NmodMat jacobian_reverse(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+                         std::uint64_t p, DimensionOutput output, int threads) {
+    const NetworkSpec& spec = valid.get();
+    const auto outs = output_list(spec, output);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    // The weights as tape leaves 0..P−1 (structural zeros stay constants).
+    NetWeights<TapeValue> tw = map_weights<TapeValue>(weights, [p](const Rational& x) { return TapeValue{x.mod(p), -1}; });
+    std::int32_t P = 0;
+    for_each_varied(spec, tw, [&](TapeValue& x) { x.node = P++; });
+    const long rows = static_cast<long>(pts.size() * outs.size());
+    NmodMat J(rows, P, p);
+    const long nt = std::max(1L, std::min<long>(threads, static_cast<long>(pts.size())));
+    detail::run_parallel(static_cast<int>(nt), [&](int tid) {
+        std::vector<TapeNode> tape;
+        std::vector<std::uint64_t> adj;
+        TapeRing ring{mod, &tape};
+        for (std::size_t s = static_cast<std::size_t>(tid); s < pts.size(); s += static_cast<std::size_t>(nt)) {
+            throw_if_cancelled();
+            std::vector<std::vector<TapeValue>> in;
+            for (const auto& tok : pts[s]) {
+                std::vector<TapeValue> v;
+                for (std::uint64_t x : tok) v.push_back({x % p, -1});
+                in.push_back(std::move(v));
+            }
+            for (std::size_t o = 0; o < outs.size(); ++o) {
+                NetworkSpec at = spec;
+                at.position = outs[o].first;
+                at.coordinate = outs[o].second;
+                tape.assign(static_cast<std::size_t>(P), TapeNode{{-1, -1, -1}, {0, 0, 0}});
+                std::pmr::monotonic_buffer_resource arena;
+                const TapeValue y = detail::Forward<TapeRing>(at, tw, ring, &arena).output(in);
+                adj.assign(tape.size(), 0);
+                if (y.node >= 0) adj[static_cast<std::size_t>(y.node)] = 1;
+                for (std::size_t i = tape.size(); i-- > static_cast<std::size_t>(P);) {
+                    const std::uint64_t a = adj[i];
+                    if (a == 0) continue;
+                    const TapeNode& n = tape[i];
+                    for (int k = 0; k < 3 && n.src[k] >= 0; ++k) {
+                        std::uint64_t& t = adj[static_cast<std::size_t>(n.src[k])];
+                        t = nmod_add(t, nmod_mul(a, n.c[k], mod), mod);
+                    }
+                }
+                const long row = static_cast<long>(s * outs.size() + o);
+                for (std::int32_t j = 0; j < P; ++j) J.set(row, j, adj[static_cast<std::size_t>(j)]);
+            }
+        }
+    });
+    return J;
+}
+
+// c_t = l_t'(0) mod p for the Lagrange basis l_t on the nodes 0..D: the derivative at 0
+// of the interpolant through (t, y_t) is Σ_t c_t y_t.
+std::vector<std::uint64_t> derivative_weights(long D, std::uint64_t p) {
+    nmod_t mod;
+    nmod_init(&mod, p);
+    std::vector<std::uint64_t> coef(static_cast<std::size_t>(D + 1), 0);
+    for (long t = 0; t <= D; ++t) {
+        // l_t'(0) = Σ_{m≠t} Π_{k≠t,m} (−k) / Π_{k≠t} (t − k)
+        std::uint64_t den = 1;
+        for (long k = 0; k <= D; ++k)
+            if (k != t) den = nmod_mul(den, detail::residue_of(t - k, p), mod);
+        std::uint64_t num = 0;
+        for (long m = 0; m <= D; ++m) {
+            if (m == t) continue;
+            std::uint64_t prod = 1;
+            for (long k = 0; k <= D; ++k)
+                if (k != t && k != m) prod = nmod_mul(prod, detail::residue_of(-k, p), mod);
+            num = nmod_add(num, prod, mod);
+        }
+        coef[static_cast<std::size_t>(t)] = nmod_mul(num, n_invmod(den, p), mod);
+    }
+    return coef;
+}
+
+NmodMat jacobian_interpolation(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+                               std::uint64_t p, DimensionOutput output) {
+    const NetworkSpec& spec = valid.get();
+    const auto outs = output_list(spec, output);
+    const Integer wdeg = weight_degree(spec);
+    if (wdeg >= Integer(1L << 20)) throw invalid_input("weight degree " + wdeg.str() + " is too large for interpolation");
+    const long D = static_cast<long>(fmpz_get_si(wdeg.get()));
+    const std::vector<std::uint64_t> coef = derivative_weights(D, p);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    Network net{spec, weights};
+    std::vector<Rational*> w = dimension_weight_entries(valid, net.weights);
+    const long P = static_cast<long>(w.size());
+    const long rows = static_cast<long>(pts.size() * outs.size());
+    NmodMat J(rows, P, p);
+    for (long j = 0; j < P; ++j) {
+        throw_if_cancelled();
+        const Rational w0 = *w[static_cast<std::size_t>(j)];
+        for (long t = 0; t <= D; ++t) {
+            *w[static_cast<std::size_t>(j)] = w0 + Rational(t);
+            const std::uint64_t c = coef[static_cast<std::size_t>(t)];
+            for (std::size_t o = 0; o < outs.size(); ++o) {
+                Network v = net;
+                v.spec.position = outs[o].first;
+                v.spec.coordinate = outs[o].second;
+                ModEvaluator ev(v, p);
+                for (std::size_t s = 0; s < pts.size(); ++s) {
+                    const long row = static_cast<long>(s * outs.size() + o);
+                    J.set(row, j, nmod_add(J.at(row, j), nmod_mul(c, ev(pts[s]), mod), mod));
+                }
+            }
+        }
+        *w[static_cast<std::size_t>(j)] = w0;
+    }
+    return J;
+}
+
+}  // namespace
+
+NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint64_t>>& points, std::uint64_t p,
+                           DimensionOutput output, DimensionVariant variant, int threads) {
+    const ValidSpec valid = check_shapes(net);
+    if (p < 3 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not an odd prime");
+    if (threads < 1) throw invalid_input("threads: " + std::to_string(threads) + " is below 1");
+    for (const auto& pt : points) check_point(valid.get(), pt);
+    return variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, points, p, output, threads)
+                                                : jacobian_interpolation(valid, net.weights, points, p, output);
+}
+
+// ------------------------------------------------------------ the dimension
+
+namespace {
+
+// `count` input points of N tokens with `vars` residues each, uniform on Z/p, in order.
+std::vector<Point<std::uint64_t>> draw_points(Rng& rng, long count, long N, long vars, std::uint64_t p) {
+    std::vector<Point<std::uint64_t>> pts;
+    for (long s = 0; s < count; ++s) {
+        Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
+        for (auto& row : pt)
+            for (auto& x : row) x = rng.below(p);
+        pts.push_back(std::move(pt));
+    }
+    return pts;
+}
+
+RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, DimensionVariant variant) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const NetworkSpec& spec = valid.get();
+    check_options(opt);
+    if (opt.weights) check_shapes(Network{spec, *opt.weights});
+    const ExpectedDimension ex = expected_dimension(valid, opt.output);
+    if (ex.parameters == 0) throw invalid_input("network: it has no parameters (depth " + std::to_string(spec.depth) + ", no embedding)");
+    Rng rng(opt.seed);
+    RankAnswer res;
+    res.quantity = "dimension";
+    res.method = "jacobian";
+    res.variant = to_string(variant);
+    res.output = to_string(opt.output);
+    res.field = "Z/p";
+    res.degree = output_degree(spec).str();
+    res.trials = opt.trials;
+    res.parameters = ex.parameters;
+    res.expected = ex.expected;
+    // On the GPU the Jacobian's rank is taken there; its prime is at most the largest the
+    // GPU elimination takes (device.hpp). The Jacobian itself is built on the CPU.
+    const DeviceChoice dev = choose_device(opt.device);
+    const bool gpu = dev.device == Device::cuda;
+    const int bits = drawn_prime_bits(dev, opt.prime_bits);
+    res.device = dev.name;
+    // Each trial draws its own prime (the first before anything else, so that one trial
+    // draws as it always did): the trials are independent in the prime as well, and the
+    // chance that a prime divides the certifying minor's content falls with T too.
+    std::vector<std::uint64_t> primes{random_prime(rng, static_cast<unsigned>(bits))};
+    const Integer wdeg = weight_degree(spec);
+    const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;
+    const Integer bdeg = drawn + output_degree(spec);
+    res.weight_degree = wdeg.str();
+    res.bound_degree = bdeg.str();
+    const long N = spec.tokens;
+    const long vars = input_vars_per_token(spec);
+    const long outs = static_cast<long>(output_list(spec, opt.output).size());
+    const long P = ex.parameters;
+    // Memory, estimated in doubles (no size here can overflow it) and checked before
+    // anything is drawn (resource_limit): every trial's network (an fmpz and its share of
+    // the matrices and allocations, ~96 bytes a parameter, 1 KiB fixed) and points (N
+    // vectors of `vars` residues each, with the allocator's overhead), drawn first; and per
+    // worker one Jacobian (8 bytes an entry) with, ranked by FFLAS, its copy as doubles.
+    // (Measured: 10^6 trials of the default network, 8.8 GiB estimated, 6.9 GiB peak.)
+    const int workers = static_cast<int>(std::min<long>(opt.threads, opt.trials));
+    const double npts_d = std::ceil((static_cast<double>(P) + static_cast<double>(opt.margin)) / static_cast<double>(outs));
+    const double rows_d = npts_d * static_cast<double>(outs);
+    const double point_bytes = 32.0 + static_cast<double>(N) * (48.0 + 8.0 * static_cast<double>(vars));
+    const double trials_d = static_cast<double>(opt.trials);
+    check_memory(trials_d * (npts_d * point_bytes + 96.0 * static_cast<double>(P) + 1024.0) +
+                     16.0 * rows_d * static_cast<double>(P) * workers,
+                 default_max_memory(),
+                 "the dimension's draws and Jacobians (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " x " +
+                     std::to_string(P) + ", " + std::to_string(workers) + " at once)");
+    // Work and tape, estimated from one counted pass before anything is drawn: a reverse
+    // row records at most `ops` tape entries (40 bytes each, per worker thread; entries
+    // are indexed by int32) and costs about kNsPerTapeOp ns with its backward sweep (measured on 2 cores: 38 ns at 180k
+    // operations a pass, the tape out of cache; an elimination about kNsPerRankOp ns per
+    // multiply-add); an
+    // interpolation row evaluates the network (D+1)·P times. Rows may grow past the
+    // first draw (points added while the rank grows), so this is a lower estimate.
+    {
+        constexpr double kNsPerTapeOp = 40.0, kNsPerEvalOp = 4.0, kNsPerRankOp = 0.3;
+        constexpr std::uint64_t kTapeMax = (std::uint64_t{1} << 31) - 1;
+        const Weights w = opt.weights ? *opt.weights : random_network(valid, 1, 1).weights;
+        const std::uint64_t ops = pass_operations(valid, w, kTapeMax - static_cast<std::uint64_t>(P));
+        const double ops_d = static_cast<double>(ops);
+        if (variant == DimensionVariant::reverse && ops + static_cast<std::uint64_t>(P) >= kTapeMax)
+            throw resource_limit("the dimension's tape: a forward pass records more than 2^31 operations, over what one tape can index");
+        const double cores = std::max(1.0, std::min<double>(opt.threads, static_cast<double>(std::max(1u, std::thread::hardware_concurrency()))));
+        const double per_row = variant == DimensionVariant::reverse
+                                   ? ops_d * kNsPerTapeOp
+                                   : ops_d * kNsPerEvalOp * static_cast<double>(P) * (std::stod(wdeg.str()) + 1.0);
+        if (variant == DimensionVariant::reverse)
+            check_memory(40.0 * (ops_d + static_cast<double>(P)) * cores, default_max_memory(), "the dimension's tapes (" + fmt_count(ops_d) + " operations a pass)");
+        const double rank_ops = rows_d * static_cast<double>(P) * static_cast<double>(std::min<long>(P, static_cast<long>(rows_d)));
+        const double seconds = (trials_d * rows_d * per_row + trials_d * rank_ops * kNsPerRankOp) * 1e-9 / cores;
+        check_time(seconds, opt.max_seconds > 0 ? opt.max_seconds : default_max_seconds(),
+                   "the dimension (" + std::to_string(opt.trials) + " trials of " + fmt_count(rows_d) + " rows, " + fmt_count(ops_d) +
+                       " operations a forward pass, " + std::to_string(static_cast<long>(cores)) + " threads)",
+                   opt.max_seconds > 0 ? "max_seconds" : "--max-time");
+    }
+    const long npts = static_cast<long>(npts_d);
+    // Every trial's weights and points are drawn first, in order (the answer does not
+    // depend on the thread count); the trials then run on min(threads, trials) workers,
+    // each building its Jacobians on the threads left over.
+    std::vector<Network> nets;
+    std::vector<std::vector<Point<std::uint64_t>>> trial_pts;
+    for (long tr = 0; tr < opt.trials; ++tr) {
+        if (tr > 0) primes.push_back(random_prime(rng, static_cast<unsigned>(bits)));
+        const std::uint64_t p = primes.back();
+        nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), static_cast<long>((p - 1) / 2)));
+        trial_pts.push_back(draw_points(rng, npts, N, vars, p));
+    }
+    // The seeds of the points each trial may add (below), drawn after every first draw so
+    // that those, and the answers that need no more points, stay as they were.
+    std::vector<std::uint64_t> more_seed(static_cast<std::size_t>(opt.trials));
+    for (auto& sd : more_seed) sd = rng.next();
+    const int inner = std::max(1, opt.threads / workers);
+    std::vector<long> ranks(static_cast<std::size_t>(opt.trials), 0), trial_rows(static_cast<std::size_t>(opt.trials), 0);
+    std::vector<char> growing(static_cast<std::size_t>(opt.trials), 0);
+    // Per trial: the sizes of the minors its bound counts, min(rank + 1, rows, P) at each
+    // rank it took (the first draw's, then one per addition of points), summed.
+    std::vector<double> minors(static_cast<std::size_t>(opt.trials), 0.0);
+    // Per trial, on the GPU: the device time of its eliminations (the note sums them).
+    std::vector<double> device_seconds(static_cast<std::size_t>(opt.trials), 0.0);
+    std::vector<Phases> worker_phases(static_cast<std::size_t>(workers));
+    const double limit = default_max_memory();
+    // Progress (progress.hpp), from the workers: phase "dimension trials", the trials done of
+    // T, and what one under way does (the observer is the caller's, taken on this thread).
+    const ProgressObserver& progress = current_progress();
+    std::atomic<long> trials_done{0};
+    const auto report = [&](long tr, const std::string& doing) {
+        report_progress(progress, "dimension trials", static_cast<std::uint64_t>(trials_done.load()), static_cast<std::uint64_t>(opt.trials),
+                        "trial " + std::to_string(tr + 1) + ": " + doing);
+    };
+    detail::run_parallel(workers, [&](int w) {
+        Phases& ph = worker_phases[static_cast<std::size_t>(w)];
+        for (long tr = w; tr < opt.trials; tr += workers) {
+            const auto& net = nets[static_cast<std::size_t>(tr)];
+            const std::uint64_t p = primes[static_cast<std::size_t>(tr)];
+            auto jacobian = [&](const std::vector<Point<std::uint64_t>>& pts) {
+                report(tr, "the Jacobian of " + std::to_string(static_cast<long>(pts.size()) * outs) + " rows x " + std::to_string(P) + " parameters");
+                const auto tm = std::chrono::steady_clock::now();
+                NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
+                                                                 : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
+                ph.matrix += std::chrono::duration<double>(std::chrono::steady_clock::now() - tm).count();
+                return J;
+            };
+            auto rank_of = [&](const NmodMat& J) {
+                report(tr, "ranking " + std::to_string(J.rows()) + " x " + std::to_string(P));
+                const auto tr0 = std::chrono::steady_clock::now();
+                // A prime below 2^26 (--prime-bits <= 26) is ranked by FFLAS-FFPACK's BLAS-backed
+                // elimination (rank.hpp), several times faster than FLINT's at these sizes.
+                double secs = 0;
+                const long r = gpu ? rank_modular_cuda(J, 0, &secs) : p < fflas_max_prime && fflas_available() ? rank_modular_fflas(J) : rank_modular(J);
+                device_seconds[static_cast<std::size_t>(tr)] += secs;
+                ph.rank += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+                // the minor of the rank found plus one (or of the matrix's side) joins the trial's sum
+                minors[static_cast<std::size_t>(tr)] += static_cast<double>(std::min({r + 1, J.rows(), P}));
+                return r;
+            };
+            NmodMat J = jacobian(trial_pts[static_cast<std::size_t>(tr)]);
+            long rk = rank_of(J);
+            // More points while the rank grows (docs/dimension.md, "Points"): a point gives
+            // K = outs rows, but rows of one point can be dependent whatever the weights (one
+            // point of N = 20 tokens, dx = 4, caps the rank at dx² = 16), so P + margin rows
+            // do not always show the rank. Below the expected count, add points, enough for
+            // margin + the gap in rows, until an addition leaves the rank where it was: the
+            // rank then stopped growing with that many rows to spare.
+            while (rk < ex.expected && rk < P) {
+                const long step = std::max(1L, (opt.margin + (ex.expected - rk) + outs - 1) / outs);
+                const double next_rows = static_cast<double>(J.rows()) + static_cast<double>(step * outs);
+                if (16.0 * next_rows * static_cast<double>(P) * workers > limit) {
+                    growing[static_cast<std::size_t>(tr)] = 1;  // still growing where memory stopped it
+                    break;
+                }
+                Rng more(more_seed[static_cast<std::size_t>(tr)] + static_cast<std::uint64_t>(J.rows()));
+                const NmodMat extra = jacobian(draw_points(more, step, N, vars, p));
+                NmodMat both(J.rows() + extra.rows(), P, p);
+                for (long i = 0; i < J.rows(); ++i)
+                    std::copy(J.get()->rows[i], J.get()->rows[i] + P, both.get()->rows[i]);
+                for (long i = 0; i < extra.rows(); ++i)
+                    std::copy(extra.get()->rows[i], extra.get()->rows[i] + P, both.get()->rows[J.rows() + i]);
+                J = std::move(both);
+                const long grown = rank_of(J);
+                if (grown == rk) break;
+                rk = grown;
+            }
+            ranks[static_cast<std::size_t>(tr)] = rk;
+            trial_rows[static_cast<std::size_t>(tr)] = J.rows();
+            ++trials_done;
+            report(tr, "rank " + std::to_string(rk));
+        }
+    });
+    long rows = 0, all_rows = 0;
+    for (long r : trial_rows) {
+        rows = std::max(rows, r);
+        all_rows += r;
+    }
+    // The phases of the busiest worker (so that they add up to at most `seconds`).
+    for (const Phases& ph : worker_phases)
+        if (ph.matrix + ph.rank > res.phases.matrix + res.phases.rank) res.phases = ph;
+    long best = -1;
+    std::size_t best_trial = 0;
+    for (std::size_t tr = 0; tr < ranks.size(); ++tr) {
+        res.trial_ranks.push_back(ranks[tr]);
+        if (ranks[tr] > best) best = ranks[tr], best_trial = tr;
+    }
+    res.rows = rows;
+    res.cols = P;
+    res.evaluations = variant == DimensionVariant::reverse ? all_rows : all_rows * P * (fmpz_get_si(wdeg.get()) + 1);
+    res.value = best;
+    for (long r : res.trial_ranks)
+        if (r < best) ++res.degenerate;
+    res.kind = RankKind::generic;
+    // The trial that gave the value names the prime; primes_used counts the distinct ones.
+    res.prime = primes[best_trial];
+    res.set_size = res.prime;
+    res.primes_used = detail::distinct_count(primes);
+    // The answer v (the largest trial rank) is below the generic rank R* only if every trial
+    // stayed at most v. A trial with rank v did so when, at one of the ranks it took, the
+    // minor of size ρ = min(rank + 1, rows, P) vanished at the draw (Schwartz–Zippel: Σρ·D/p,
+    // the trial's `minors`), or vanished identically mod its prime (generic.cpp): an entry
+    // ∂f_o/∂w_k has a coefficient sum at most D_w times f_o's (an exponent of w_k is at most
+    // D_w), so those minors' contents have at most Σρ·(log2(v+1) + log2 D_w + log2 F) bits,
+    // F the largest sum over the outputs read, and the prime divides one with probability at
+    // most c = prime_divisor_bound of that. A trial below v counts 1. The trials draw primes,
+    // weights and points independently: the bound is the product of their terms.
+    double f_bits = 0;
+    for (const auto& [pos, coord] : output_list(spec, opt.output)) {
+        NetworkSpec o = spec;
+        o.position = pos;
+        o.coordinate = coord;
+        f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
+    }
+    const double log2_dw = std::log2(std::max(1.0, std::stod(wdeg.str())));
+    const double v1 = static_cast<double>(best) + 1.0;
+    const auto content_bits_of = [&](double rho) { return rho * (std::log2(v1) + log2_dw + f_bits); };
+    const auto content_of = [&](double rho) {
+        return rho > 0 ? detail::prime_divisor_bound(content_bits_of(rho), static_cast<unsigned>(bits)) : 0.0;
+    };
+    const double D = fmpz_get_d(bdeg.get());
+    std::vector<double> per_trial;
+    for (std::size_t tr = 0; tr < primes.size(); ++tr)
+        per_trial.push_back(ranks[tr] < best ? 1.0 : minors[tr] * D / static_cast<double>(primes[tr]) + content_of(minors[tr]));
+    const double rho = minors[best_trial];
+    const double content_bits = content_bits_of(rho), content = content_of(rho);
+    res.failure_bound = independent_bound(per_trial);
+    const bool stopped = std::any_of(growing.begin(), growing.end(), [](char g) { return g != 0; });
+    res.converged = !stopped;
+    if (opt.weights) {
+        // The rank at the given weights (mod p, at random points) is a lower bound of the
+        // local dimension there, not a generic value: no expected count is compared with
+        // it (the generic one is for random weights) and no failure bound covers it.
+        res.kind = RankKind::modular_lower_bound;
+        res.failure_bound = 1;
+        res.expected = -1;
+        res.note = "local dimension at the given weights: a lower bound (rank mod p at random points); parameters " +
+                   std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
+    } else {
+        char c[160];
+        std::snprintf(c, sizeof c, "s = %ld (the ranks it took plus one, summed), c = %.3g (its prime dividing one of those minors' contents, at most %.3g bits)",
+                      static_cast<long>(rho), bound_up(content, 3), bound_up(content_bits, 3));
+        res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
+                   (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
+                   (stopped ? std::string("; failure_bound 1: a trial's rank was still growing (below), so no chance is bounded")
+                            : "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
+                                  " trials (each its own prime p) of s*D/p + c (1 for a trial below the maximum); for the trial that gave the rank " + c);
+        if (stopped) {  // the rows may not show the rank yet: a lower bound, no defect claimed
+            res.expected = -1;
+            res.kind = RankKind::modular_lower_bound;
+            res.failure_bound = 1;
+        }
+    }
+    if (gpu) {
+        double secs = 0;
+        for (double x : device_seconds) secs += x;
+        res.note += "; Jacobian ranked on the GPU, mod a random " + std::to_string(bits) + "-bit prime" +
+                    (bits < opt.prime_bits ? " (the GPU's largest; prime_bits " + std::to_string(opt.prime_bits) + " lowered)" : "") +
+                    " (eliminations: " + detail::device_time(secs) + ")";
+    }
+    if (!dev.note.empty()) res.note += "; " + dev.note;
+    if (stopped)
+        res.note += "; the rank was still growing when the memory limit stopped adding points (" + std::to_string(res.rows) +
+                    " rows): a lower bound, no defect claimed";
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.peak_mib = peak_rss_mib();
+    return res;
+}
+
+}  // namespace
+
+RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, DimensionVariant::reverse);
+}
+
+RankAnswer dimension_interpolation(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, DimensionVariant::interpolation);
+}
+
+RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt) {
+    return dimension_with(spec, opt, opt.variant);
+}
+
+}  // namespace seprank

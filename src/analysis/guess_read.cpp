@@ -1,0 +1,358 @@
+// guess — the tables guess reads: CSV, JSON and JSON lines as cells, the --where filter and
+// --predict points, and the rows as points (guess.hpp, docs/guess.md).
+#include "seprank/guess.hpp"
+
+#include "base/file_io.hpp"
+#include "guess_internal.hpp"
+#include "base/json_file.hpp"
+#include "seprank/error.hpp"
+#include "seprank/network.hpp"
+#include "seprank/record.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
+
+namespace seprank {
+
+using namespace guess_detail;
+
+namespace {
+
+// A JSON table's rows straight from the parser's events, without a tree (a tree of
+// 250,000 rows took longer to build and free than the rest of guess): the objects of a
+// top-level array (`array`), or one object (a JSON line). A row's cells are its keys in
+// the table's order with their values as text: a string as it is, null as "", numbers
+// and booleans as JSON writes them; a value that is itself an object or a list is built
+// as a tree and written back as JSON text. The checks (nesting, a key twice in one
+// object, numbers out of range) are sax_parse_json_text's.
+class TableRowsSax {
+  public:
+    TableRowsSax(std::vector<TableRow>& out, std::string what, bool array) : out_(out), what_(std::move(what)), array_(array) {}
+
+    bool null() { return nested_depth_ > 0 ? nested_->null() : cell(std::string()); }
+    bool boolean(bool v) { return nested_depth_ > 0 ? nested_->boolean(v) : cell(v ? "true" : "false"); }
+    bool number_integer(nlohmann::json::number_integer_t v) {
+        return nested_depth_ > 0 ? nested_->number_integer(v) : cell(std::to_string(v));
+    }
+    bool number_unsigned(nlohmann::json::number_unsigned_t v) {
+        return nested_depth_ > 0 ? nested_->number_unsigned(v) : cell(std::to_string(v));
+    }
+    bool number_float(nlohmann::json::number_float_t v, const nlohmann::json::string_t& t) {
+        return nested_depth_ > 0 ? nested_->number_float(v, t) : cell(nlohmann::json(v).dump());  // as the tree wrote it: 2.0
+    }
+    bool string(nlohmann::json::string_t& v) { return nested_depth_ > 0 ? nested_->string(v) : cell(std::move(v)); }
+    bool binary(nlohmann::json::binary_t& v) { return nested_depth_ > 0 ? nested_->binary(v) : cell(std::string()); }
+    bool key(nlohmann::json::string_t& k) {
+        if (nested_depth_ > 0) return nested_->key(k);
+        key_ = k;
+        return true;
+    }
+    bool start_object(std::size_t n) {
+        if (nested_depth_ > 0 || level_ == row_level()) return start_nested(n, true);
+        if (level_ != row_level() - 1) not_object();
+        ++level_;
+        out_.emplace_back();
+        if (out_.size() > 1) out_.back().reserve(out_[out_.size() - 2].size());  // rows mostly have the same columns
+        return true;
+    }
+    bool end_object() {
+        if (nested_depth_ > 0) return end_nested(true);
+        --level_;
+        return true;
+    }
+    bool start_array(std::size_t n) {
+        if (nested_depth_ > 0 || level_ == row_level()) return start_nested(n, false);
+        if (!array_ || level_ != 0) not_object();
+        ++level_;
+        return true;
+    }
+    bool end_array() {
+        if (nested_depth_ > 0) return end_nested(false);
+        --level_;
+        return true;
+    }
+    template <class Exception>
+    bool parse_error(std::size_t, const std::string&, const Exception& e) {
+        throw e;
+    }
+
+  private:
+    int row_level() const { return array_ ? 2 : 1; }  // the containers open inside a row
+    [[noreturn]] void not_object() const {
+        throw invalid_input(what_ + (array_ ? ": element " + std::to_string(out_.size() + 1) : std::string()) + " is not a JSON object");
+    }
+    bool cell(std::string v) {
+        if (level_ != row_level()) not_object();
+        out_.back().emplace_back(key_, std::move(v));
+        return true;
+    }
+    bool start_nested(std::size_t n, bool object) {
+        if (nested_depth_++ == 0) {
+            nested_value_ = nlohmann::json();
+            nested_ = std::make_unique<nlohmann::detail::json_sax_dom_parser<nlohmann::json>>(nested_value_);
+        }
+        return object ? nested_->start_object(n) : nested_->start_array(n);
+    }
+    bool end_nested(bool object) {
+        const bool ok = object ? nested_->end_object() : nested_->end_array();
+        if (--nested_depth_ == 0) {
+            nested_.reset();
+            out_.back().emplace_back(key_, nested_value_.dump());
+        }
+        return ok;
+    }
+
+    std::vector<TableRow>& out_;
+    std::string what_;  // "table 'PATH'" or "table 'PATH': line N"
+    bool array_;
+    int level_ = 0;     // containers open, outside a nested value
+    std::string key_;   // the row's key being read
+    int nested_depth_ = 0;
+    nlohmann::json nested_value_;
+    std::unique_ptr<nlohmann::detail::json_sax_dom_parser<nlohmann::json>> nested_;
+};
+
+}  // namespace
+
+std::vector<TableRow> parse_table_cells(const std::string& input, const std::string& source) {
+    using Row = TableRow;
+    std::vector<Row> out;
+    // A UTF-8 byte-order mark (some editors and spreadsheets write one) is not part of the
+    // first column's name: skipped.
+    const std::string_view bom = "\xEF\xBB\xBF";
+    const std::string& text = input;
+    const std::size_t skip = std::string_view(text).substr(0, 3) == bom ? 3 : 0;
+    std::size_t start = text.find_first_not_of(" \t\r\n", skip);
+    if (start == std::string::npos) return out;
+    // JSON goes through the checks the weights files get (json_file.hpp): nesting depth
+    // bounded, a number out of range and a key given twice in one object refused.
+    if (text[start] == '[') {
+        TableRowsSax rows(out, source, true);
+        detail::sax_parse_json_text(std::string_view(text).substr(start), source, rows);
+        return out;
+    }
+    if (text[start] == '{') {  // JSON lines
+        bool first = true;
+        long number = 0;
+        for (std::size_t at = skip; at < text.size();) {
+            std::size_t end = text.find('\n', at);
+            if (end == std::string::npos) end = text.size();
+            const std::string_view line(text.data() + at, end - at);
+            at = end + 1;
+            ++number;
+            if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+            const std::string where = source + ": line " + std::to_string(number);
+            TableRowsSax row(out, where, false);
+            detail::sax_parse_json_text(line, where, row);
+            // The sweep line `seprank table --format json --out` writes first: skipped, as
+            // the CSV's `#` sweep line.
+            if (first && out.back().size() == 1 && out.back()[0].first == "seprank_table_sweep") out.pop_back();
+            first = false;
+        }
+        return out;
+    }
+    std::istringstream in(text.substr(skip));
+    std::string line;
+    long number = 0;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+        ++number;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;  // comments (a table's sweep line) and blanks
+        std::vector<std::string> cells = parse_csv_line(line);
+        if (header.empty()) {
+            for (std::size_t i = 0; i < cells.size(); ++i)
+                for (std::size_t j = 0; j < i; ++j)
+                    if (cells[i] == cells[j])
+                        throw invalid_input(source + ": line " + std::to_string(number) + ": column '" + cut(cells[i]) +
+                                            "' appears twice in the header");
+            header = std::move(cells);
+            continue;
+        }
+        if (cells.size() != header.size())
+            throw invalid_input(source + ": line " + std::to_string(number) + " has " + std::to_string(cells.size()) + " cells, the header " +
+                                std::to_string(header.size()));
+        Row r;
+        r.reserve(cells.size());
+        for (std::size_t i = 0; i < cells.size(); ++i) r.emplace_back(header[i], std::move(cells[i]));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::vector<TableRow> read_table_cells(const std::string& path) {
+    return parse_table_cells(detail::read_input_file(path, "table", detail::kTableBytesPerByte), "table '" + path + "'");
+}
+
+namespace {
+
+bool parse_long(const std::string& s, long& v) {
+    const char* b = s.data();
+    const char* e = b + s.size();
+    auto [p, ec] = std::from_chars(b, e, v);
+    return ec == std::errc() && p == e && !s.empty();
+}
+
+// Whether s is an optionally signed run of digits (an integer, whatever its size).
+bool integer_text(const std::string& s) {
+    std::size_t i = !s.empty() && s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+}  // namespace
+
+std::vector<long> parse_point(const std::string& text, const std::vector<std::string>& vars) {
+    std::string names;
+    for (const std::string& v : vars) names += (names.empty() ? "" : ",") + v;
+    const std::string head = "point '" + cut(text) + "': ";
+    std::vector<std::pair<std::string, std::string>> items;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(pos, comma - pos);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw invalid_input(head + "'" + cut(item) + "' is not name=value");
+        const std::string name = item.substr(0, eq);
+        if (std::find(vars.begin(), vars.end(), name) == vars.end())
+            throw invalid_input(head + "'" + cut(name) + "' is not a variable (the variables: " + names + ")");
+        for (const auto& [k, v] : items)
+            if (k == name) throw invalid_input(head + "'" + name + "' is given twice");
+        items.emplace_back(name, item.substr(eq + 1));
+        pos = comma + 1;
+    }
+    std::vector<long> x;
+    for (const std::string& v : vars) {
+        const auto it = std::find_if(items.begin(), items.end(), [&](const auto& kv) { return kv.first == v; });
+        if (it == items.end()) throw invalid_input(head + "no value for variable '" + v + "'");
+        long value = 0;
+        if (!parse_long(it->second, value)) {
+            if (integer_text(it->second))
+                throw invalid_input(head + v + " = " + cut(it->second) + " is out of range (-2^63..2^63-1)");
+            throw invalid_input(head + v + " = '" + cut(it->second) + "' is not an integer");
+        }
+        x.push_back(value);
+    }
+    return x;
+}
+
+const std::string* table_cell(const TableRow& row, const std::string& name) {
+    for (const auto& [k, v] : row)
+        if (k == name) return &v;
+    return nullptr;
+}
+
+namespace {
+
+// The table's text of a stack's SPEC (its `layers` column): the canonical shortest list.
+std::string canonical_layers(const std::string& spec) { return layers_to_string(layers_period(parse_layers(spec))); }
+
+bool is_name_start(const std::string& item) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    for (std::size_t k = 0; k < eq; ++k) {
+        const char c = item[k];
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text) {
+    if (text.empty()) throw invalid_input("--where: empty (expected name=value[,name=value...])");
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty()) throw invalid_input("--where '" + text + "': an empty item between commas");
+        if (is_name_start(item)) {
+            const std::size_t eq = item.find('=');
+            out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+        } else if (!out.empty()) {
+            out.back().second += "," + item;  // a comma inside the value (a SPEC, a partition)
+        } else {
+            throw invalid_input("--where: '" + item + "' is not name=value");
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (const auto& [name, value] : out)
+        if (value.empty()) throw invalid_input("--where: '" + name + "=' has no value");
+    return out;
+}
+
+bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where) {
+    bool keep = true;
+    for (const auto& [name, want] : where) {
+        const std::string* got = table_cell(row, name);
+        if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
+        if (name == "layers" && !want.empty()) {  // a SPEC: compared in the form the table writes (empty: as text)
+            std::string canonical;
+            try {
+                canonical = canonical_layers(want);
+            } catch (const invalid_input& e) {
+                throw invalid_input("guess: --where layers='" + want + "' is not a SPEC: " + e.what());
+            }
+            bool same = *got == canonical;
+            if (!same && !got->empty()) {  // a cell not written by seprank table: read it as a SPEC too
+                try {
+                    same = canonical_layers(*got) == canonical;
+                } catch (const invalid_input&) {
+                    same = false;  // a cell that is not a SPEC matches no SPEC
+                }
+            }
+            keep = keep && same;
+            continue;
+        }
+        long a = 0, b = 0;
+        keep = keep && (parse_long(*got, a) && parse_long(want, b) ? a == b : *got == want);
+    }
+    return keep;
+}
+
+std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
+                                     const std::vector<std::pair<std::string, std::string>>& where) {
+    for (const std::string& name : vars)
+        if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
+    std::vector<GuessPoint> out;
+    for (std::size_t r = 0; r < table.size(); ++r) {
+        const TableRow& row = table[r];
+        const std::string at = "row " + std::to_string(r + 1);
+        if (!row_matches(row, where)) continue;
+        const std::string* v = table_cell(row, value);
+        if (!v) throw invalid_input("guess: the table has no column '" + value + "' (the value)");
+        if (v->empty()) continue;  // not computed
+        GuessPoint p;
+        for (const std::string& name : vars) {
+            const std::string* c = table_cell(row, name);
+            if (!c) throw invalid_input("guess: the table has no column '" + name + "' (a variable)");
+            long x = 0;
+            if (!parse_long(*c, x)) {
+                if (integer_text(*c))
+                    throw invalid_input("guess: " + at + ": " + name + " = " + cut(*c) + " is out of range (a variable lies in -2^63..2^63-1)");
+                throw invalid_input("guess: " + at + ": " + name + " = '" + cut(*c) + "' is not an integer");
+            }
+            p.x.push_back(x);
+        }
+        try {
+            p.value = Integer(std::string_view(*v));
+        } catch (const invalid_input&) {
+            throw invalid_input("guess: " + at + ": " + value + " = '" + cut(*v) + "' is not an integer");
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+}  // namespace seprank

@@ -1,0 +1,352 @@
+// seprank — networks: families and layer kinds by name, layer SPECs, sizes and degrees, the
+// spec's checks, random weights and the weights' shapes (network.hpp; docs/network.md).
+#include "seprank/network.hpp"
+
+#include "families.hpp"
+#include "network_internal.hpp"
+#include "seprank/columns.hpp"
+#include "seprank/error.hpp"
+#include "seprank/limits.hpp"
+#include "seprank/random.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace seprank {
+
+using detail::with_family;
+using namespace network_detail;
+
+const FamilyInfo& family_info(Family f) {
+    return with_family(f, [](auto fam) -> const FamilyInfo& { return decltype(fam)::info; });
+}
+
+const std::vector<Family>& all_families() {
+    static const std::vector<Family> families = [] {
+        std::vector<Family> out;
+        for (int k = 0; detail::is_family(static_cast<Family>(k)); ++k) out.push_back(static_cast<Family>(k));
+        return out;
+    }();
+    return families;
+}
+
+std::vector<std::string> family_names() {
+    std::vector<std::string> names;
+    for (Family f : all_families()) names.emplace_back(family_info(f).name);
+    return names;
+}
+
+std::string to_string(Family f) {
+    if (!detail::is_family(f)) throw internal_error("to_string(Family): unknown value " + std::to_string(static_cast<int>(f)));
+    return family_info(f).name;
+}
+
+Family family_from_string(const std::string& s) {
+    for (Family f : all_families())
+        if (s == family_info(f).name) return f;
+    const auto names = family_names();
+    std::string expected;
+    for (std::size_t k = 0; k < names.size(); ++k)
+        expected += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+    throw invalid_input("unknown family '" + s + "' (expected " + expected + ")");
+}
+
+using detail::require;
+using detail::str;
+
+// ---------------------------------------------------------------- layer SPEC
+
+std::vector<std::string> layer_kind_names() {
+    std::vector<std::string> names;
+    detail::for_each_kind([&](auto kind, auto) { names.emplace_back(kind.name); });
+    return names;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t at = text.find(sep, start);
+        out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+        if (at == std::string::npos) return out;
+        start = at + 1;
+    }
+}
+
+// One layer: "kind[:key=value]...[:flag]". A value is a decimal integer, at least 1
+// ("rank" at least 0: no cap); a flag has no value; a key given twice is refused.
+LayerSpec parse_layer(const std::string& text) {
+    const std::vector<std::string> parts = split(text, ':');
+    std::optional<LayerSpec> out;
+    detail::for_each_kind([&](auto kind, auto sp) {
+        if (out || parts[0] != kind.name) return;
+        std::vector<std::string> seen;
+        for (std::size_t k = 1; k < parts.size(); ++k) {
+            const std::string& item = parts[k];
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq);
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+                throw invalid_input("layer '" + text + "': " + key + " is given twice");
+            seen.push_back(key);
+            bool known = false;
+            kind.keys(sp, [&](const char* name, auto& field) {
+                if (key != name) return;
+                known = true;
+                using T = std::decay_t<decltype(field)>;
+                if constexpr (std::is_same_v<T, bool>) {
+                    if (eq != std::string::npos)
+                        throw invalid_input("layer '" + text + "': " + key + " is a flag and takes no value (write :" + key + ")");
+                    field = true;
+                } else {
+                    const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+                    long v = 0;
+                    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+                    const long lo = key == "rank" ? 0 : 1;
+                    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < lo)
+                        throw invalid_input("layer '" + text + "': " + key + " = '" + value + "' is not an integer >= " + std::to_string(lo));
+                    field = v;
+                }
+            });
+            if (!known) {
+                std::string keys;
+                kind.keys(sp, [&](const char* name, auto&) { keys += (keys.empty() ? "" : ", ") + std::string(name); });
+                throw invalid_input("layer '" + text + "': unknown key '" + key + "' for " + kind.name + " (expected " + keys + ")");
+            }
+        }
+        out = LayerSpec(sp);
+    });
+    if (!out) throw invalid_input("unknown layer kind '" + parts[0] + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")");
+    return *out;
+}
+
+}  // namespace
+
+std::vector<LayerSpec> parse_layers(const std::string& spec) {
+    if (spec.empty()) throw invalid_input("layers: empty SPEC (expected kind[:key=value]..., comma-separated)");
+    std::vector<LayerSpec> out;
+    for (const std::string& item : split(spec, ',')) {
+        if (item.empty()) throw invalid_input("layers '" + spec + "': an empty layer between commas");
+        out.push_back(parse_layer(item));
+    }
+    return out;
+}
+
+std::string to_string(const LayerSpec& layer) {
+    return detail::with_kind(layer, [](auto kind, auto sp) {
+        std::string out = kind.name;
+        const decltype(sp) def{};
+        auto d = def;
+        std::vector<std::string> defaults;
+        kind.keys(d, [&](const char*, auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, bool>) defaults.push_back(field ? "1" : "0");
+            else defaults.push_back(std::to_string(field));
+        });
+        std::size_t k = 0;
+        kind.keys(sp, [&](const char* name, auto& field) {
+            using T = std::decay_t<decltype(field)>;
+            const std::string v = std::is_same_v<T, bool> ? (field ? "1" : "0") : std::to_string(field);
+            if (v != defaults[k++]) {
+                if constexpr (std::is_same_v<T, bool>) out += std::string(":") + name;
+                else out += std::string(":") + name + "=" + v;
+            }
+        });
+        return out;
+    });
+}
+
+std::string layers_to_string(const std::vector<LayerSpec>& layers) {
+    std::string out;
+    for (const auto& l : layers) out += (out.empty() ? "" : ",") + to_string(l);
+    return out;
+}
+
+std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers) {
+    const std::size_t n = layers.size();
+    for (std::size_t p = 1; p < n; ++p) {
+        if (n % p != 0) continue;
+        bool repeats = true;
+        for (std::size_t k = p; k < n && repeats; ++k) repeats = layers[k] == layers[k - p];
+        if (repeats) return std::vector<LayerSpec>(layers.begin(), layers.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+    return layers;
+}
+
+long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
+long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
+long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }
+long block_degree(const NetworkSpec& s) {
+    return with_family(s.family, [&](auto fam) { return fam.block_degree(s); });
+}
+long output_dim(const NetworkSpec& s) {
+    return with_family(s.family, [&](auto fam) { return fam.output_dim(s); });
+}
+
+std::vector<long> layer_widths(const NetworkSpec& s) {
+    std::vector<long> w{s.tokens * s.dim};
+    for (long l = 0; l < s.depth; ++l)
+        w.push_back(s.widths.empty() ? s.tokens * s.dim : s.widths[static_cast<std::size_t>(l)]);
+    return w;
+}
+
+void validate(const NetworkSpec& s) {
+    require(detail::is_family(s.family), "family value " + str(static_cast<long>(s.family)) + " names no family");
+    require(s.tokens >= 1, "tokens N = " + str(s.tokens) + " must be at least 1");
+    require(s.dim >= 1, "dim dx = " + str(s.dim) + " must be at least 1");
+    require(s.depth >= 0, "depth L = " + str(s.depth) + " must not be negative");
+    require(s.depth <= kMaxDepth, "depth L = " + str(s.depth) + " exceeds " + str(kMaxDepth));
+    require(s.position >= 1 && s.position <= s.tokens,
+            "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
+    require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
+    // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).
+    require(s.embed_rank <= kMaxEmbedRank, "embedding rank r = " + str(s.embed_rank) + " exceeds " + str(kMaxEmbedRank));
+    // Every size is capped so that products of three of them fit in a long, then the
+    // memory of the weights and of the variable table is estimated before any of it is
+    // allocated (docs/usage.md §1.2).
+    auto size_ok = [&](long v, const std::string& name) {
+        require(v <= kMaxSize, name + " = " + str(v) + " exceeds the supported maximum " + str(kMaxSize));
+    };
+    size_ok(s.tokens, "tokens N");
+    size_ok(s.dim, "dim dx");
+    size_ok(s.heads, "heads H");
+    size_ok(s.head_dim, "head dim da");
+    size_ok(s.width, "width w");
+    size_ok(s.block_degree, "block degree d");
+    // A widths entry is named by its family (fc width, power width) where the family takes widths.
+    const std::string width_name = family_info(s.family).widths ? std::string(family_info(s.family).name) + " width" : "widths entry";
+    for (long w : s.widths) size_ok(w, width_name);
+    require(family_info(s.family).layers || s.layers.empty(),
+            "layers (a list of layer kinds) apply to family stack only, not " + std::string(family_info(s.family).name));
+    // Heads belong to attention (a stack's attention layers carry their own: Stack::validate).
+    if (!family_info(s.family).heads && !family_info(s.family).layers) {
+        require(s.heads == 1, "heads H = " + str(s.heads) + " given to " + family_info(s.family).name + ": heads apply to attention only");
+        require(s.head_dim == 0, "head dim da = " + str(s.head_dim) + " given to " + family_info(s.family).name + ": heads apply to attention only");
+    }
+    with_family(s.family, [&](auto fam) { fam.validate(s); });  // its fields, then the coordinate p
+    Integer params = parameter_count(s);
+    const double vars = static_cast<double>(s.tokens) * static_cast<double>(input_vars_per_token(s));
+    check_memory(48.0 * fmpz_get_d(params.get()) + 64.0 * vars + 48.0 * static_cast<double>(s.dim) * static_cast<double>(s.embed_rank),
+                 default_max_memory(), "network " + describe(s) + " (" + params.str() + " weights)");
+}
+
+long layer_degree(const NetworkSpec& s, long layer) {
+    return with_family(s.family, [&](auto fam) { return fam.layer_degree(s, layer); });
+}
+
+long layer_weight_increment(const NetworkSpec& s, long layer) {
+    return with_family(s.family, [&](auto fam) { return fam.layer_weight_increment(s, layer); });
+}
+
+Integer output_degree(const NetworkSpec& s) {
+    Integer d(1);
+    for (long l = 0; l < s.depth; ++l) fmpz_mul_ui(d.get(), d.get(), static_cast<ulong>(layer_degree(s, l)));
+    return d;
+}
+
+Integer weight_degree(const NetworkSpec& s) {
+    Integer D(0);
+    for (long l = 0; l < s.depth; ++l) D = D * Integer(layer_degree(s, l)) + Integer(layer_weight_increment(s, l));
+    return D;
+}
+
+Integer layer_parameters(const NetworkSpec& s, long layer) {
+    return with_family(s.family, [&](auto fam) { return fam.layer_parameters(s, layer); });
+}
+
+Integer parameter_count(const NetworkSpec& s) {
+    Integer total(0);
+    for (long l = 0; l < s.depth; ++l) total = total + layer_parameters(s, l);
+    return total;
+}
+
+// ---------------------------------------------------------------- random weights
+
+namespace network_detail {
+
+bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
+    return with_family(s.family, [&](auto fam) { return fam.structural_zero(s, l, m, i, j); });
+}
+
+Weights empty_weights(const NetworkSpec& s) {
+    Weights w;
+    w.layers.resize(static_cast<std::size_t>(s.depth));
+    with_family(s.family, [&](auto fam) {
+        for (long l = 0; l < s.depth; ++l) fam.resize(w.layers[static_cast<std::size_t>(l)], s, l);
+    });
+    return w;
+}
+
+}  // namespace network_detail
+
+ValidSpec::ValidSpec(NetworkSpec s) : s_(std::move(s)) { validate(s_); }
+
+Network random_network(const ValidSpec& valid, std::uint64_t seed, long range) {
+    const NetworkSpec& spec = valid.get();
+    if (range < 1) throw invalid_input("weight range " + std::to_string(range) + " must be at least 1");
+    Rng rng(seed);
+    Network net{spec, empty_weights(spec)};
+    auto draw = [&](long r, long c) {
+        Dense<Rational> m(r, c, Rational(0));
+        for (auto& x : m.a) x = Rational(rng.range(-range, range));
+        return m;
+    };
+    if (spec.embed_rank > 0) net.weights.embedding = draw(spec.dim, spec.embed_rank);
+    for_each_matrix(spec, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {
+        Dense<Rational> m = draw(slot.rows, slot.cols);  // every entry drawn: the stream does not depend on zeros
+        for (long i = 0; i < m.rows; ++i)
+            for (long j = 0; j < m.cols; ++j)
+                if (structural_zero(spec, l, slot, i, j)) m(i, j) = Rational(0);
+        out = std::move(m);
+    });
+    return net;
+}
+
+ValidSpec check_shapes(const Network& net) {
+    ValidSpec valid(net.spec);  // the spec first: the shapes below are computed from it
+    const NetworkSpec& s = valid.get();
+    Weights expected = empty_weights(s);
+    auto check = [](const Dense<Rational>& m, long r, long c, const std::string& where) {
+        if (m.rows != r || m.cols != c || static_cast<long>(m.a.size()) != r * c)
+            throw invalid_input(where + ": shape " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                                ", expected " + std::to_string(r) + "x" + std::to_string(c));
+    };
+    if (net.weights.layers.size() != expected.layers.size())
+        throw invalid_input("weights have " + std::to_string(net.weights.layers.size()) + " layers, depth is " +
+                            std::to_string(s.depth));
+    if (s.embed_rank > 0) check(net.weights.embedding, s.dim, s.embed_rank, "embedding");
+    for (std::size_t l = 0; l < expected.layers.size(); ++l) {
+        const auto& have = net.weights.layers[l];
+        if (have.heads.size() != expected.layers[l].heads.size() || have.W.size() != expected.layers[l].W.size())
+            throw invalid_input("layer " + std::to_string(l) + ": wrong number of heads or slots");
+    }
+    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
+        check(m, slot.rows, slot.cols, detail::slot_path(l, slot));
+    });
+    return valid;
+}
+
+Network first_layers(const Network& net, long depth) {
+    const ValidSpec whole = check_shapes(net);
+    if (depth < 1 || depth > whole->depth)
+        throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(whole->depth) + " (the network's layers)");
+    Network t = net;
+    const auto keep = static_cast<std::size_t>(depth);
+    t.spec.depth = depth;
+    t.weights.layers.resize(keep);
+    if (!t.spec.layers.empty()) t.spec.layers.resize(keep);
+    if (!t.spec.widths.empty()) t.spec.widths.resize(keep);
+    check_shapes(t);
+    return t;
+}
+
+bool is_homogeneous(const NetworkSpec& s) {
+    return detail::with_family(s.family, [&](auto fam) { return decltype(fam)::homogeneous(s); });
+}
+
+}  // namespace seprank

@@ -1,0 +1,139 @@
+#include "block_store.hpp"
+
+#include "base/file_io.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <dirent.h>
+#include <sys/file.h>
+
+namespace seprank::detail {
+
+void ensure_directory(const std::string& dir, const std::string& what) {
+    if (dir.empty()) throw invalid_input(what + ": empty directory name");
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        throw invalid_input(what + " '" + dir + "': cannot create it: " + errno_text(errno));
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw invalid_input(what + " '" + dir + "' is not a directory");
+}
+
+BlockStore::BlockStore(const std::string& dir, const std::string& signature) : dir_(dir) {
+    while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+    // The folder of the whole run (generic's STORE, whose trial<t> this is) may be missing too.
+    if (const auto slash = dir_.rfind('/'); slash != std::string::npos && slash > 0 && ::access(dir_.substr(0, slash).c_str(), F_OK) != 0)
+        ensure_directory(dir_.substr(0, slash), "block store");
+    ensure_directory(dir_, "block store");
+    // The first process writes meta; every other one (or a resumed run) must match it.
+    const std::string meta = dir_ + "/meta";
+    const int fd = ::open((dir_ + "/meta.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) throw invalid_input("block store '" + dir + "': cannot open its lock: " + errno_text(errno));
+    while (::flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            const int e = errno;
+            ::close(fd);
+            throw invalid_input("block store '" + dir + "': cannot lock it: " + errno_text(e));
+        }
+    }
+    try {
+        if (::access(meta.c_str(), F_OK) == 0) {
+            const std::string have = read_input_file(meta, "block store meta");
+            if (have != signature + "\n")
+                throw invalid_input("block store '" + dir + "' belongs to another computation (its meta is '" +
+                                    have.substr(0, have.find('\n')) + "'): use another directory or remove it");
+        } else {
+            write_file_atomically(meta, signature + "\n", "block store meta");
+        }
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);  // releases the lock
+}
+
+bool BlockStore::done(const std::string& name) const { return ::access((dir_ + "/" + name).c_str(), F_OK) == 0; }
+
+BlockStore::Claim::~Claim() {
+    if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+std::optional<BlockStore::Claim> BlockStore::claim(const std::string& name) const {
+    if (done(name)) return std::nullopt;
+    const std::string lock = dir_ + "/" + name + ".lock";
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) throw invalid_input("block store: cannot open '" + lock + "': " + errno_text(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        ::close(fd);
+        if (e == EWOULDBLOCK || e == EINTR) return std::nullopt;
+        throw invalid_input("block store: cannot lock '" + lock + "': " + errno_text(e));
+    }
+    Claim c(fd);
+    if (done(name)) return std::nullopt;  // finished by the previous holder meanwhile
+    return c;
+}
+
+void BlockStore::put(const std::string& name, const std::string& bytes) const {
+    write_file_atomically(dir_ + "/" + name, bytes, "block store unit");
+}
+
+std::string BlockStore::get(const std::string& name) const { return read_input_file(dir_ + "/" + name, "block store unit"); }
+
+void BlockStore::remove(const std::string& name) const noexcept { ::unlink((dir_ + "/" + name).c_str()); }
+
+std::size_t BlockStore::size(const std::string& name) const {
+    struct stat st {};
+    if (::stat((dir_ + "/" + name).c_str(), &st) != 0) throw invalid_input("cannot read block store unit '" + dir_ + "/" + name + "': " + errno_text(errno));
+    return static_cast<std::size_t>(st.st_size);
+}
+
+bool remove_block_store(const std::string& dir) noexcept {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return errno == ENOENT;
+    bool ok = true;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name, path = dir + "/" + n;
+        if (n == "." || n == "..") continue;
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) ok = remove_block_store(path) && ok;  // a trial's store
+        else ok = ::unlink(path.c_str()) == 0 && ok;
+    }
+    ::closedir(d);
+    return ::rmdir(dir.c_str()) == 0 && ok;
+}
+
+std::string BlockStore::get_range(const std::string& name, std::size_t offset, std::size_t bytes) const {
+    const std::string path = dir_ + "/" + name;
+    std::string out(bytes, '\0');  // before open: a failed allocation leaks no descriptor
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw invalid_input("cannot open block store unit '" + path + "': " + errno_text(errno));
+    std::size_t done = 0;
+    while (done < bytes) {
+        const ssize_t n = ::pread(fd, out.data() + done, bytes - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int e = n < 0 ? errno : 0;
+            ::close(fd);
+            throw invalid_input("block store unit '" + path + "' is shorter than expected" + (e ? ": " + errno_text(e) : std::string()));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return out;
+}
+
+std::uint64_t fnv1a(const std::string& text) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+std::string fnv1a_hex(const std::string& text) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
+    return buf;
+}
+
+}  // namespace seprank::detail

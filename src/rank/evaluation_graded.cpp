@@ -1,0 +1,450 @@
+// seprank — the graded evaluation: degree blocks, their caps, and the steps that grow them in
+// memory or in device memory (the block store's backend: evaluation_store.cpp; docs/evaluation.md).
+#include "evaluation_internal.hpp"
+
+#include "graded_device.hpp"
+#include "graded_impl.hpp"
+#include "algebra/rank_internal.hpp"
+#include "seprank/error.hpp"
+#include "seprank/prime.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <string>
+
+namespace seprank {
+
+using namespace evaluation_detail;
+
+namespace {
+
+// count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
+// (`per` variables each) whose degree in token k has the parity parity[k−1] (any degree
+// when parity is empty), saturated at LONG_MAX/4. One token: C(e+per−1, per−1) for the
+// allowed e; several: the convolution of their series.
+std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, const std::vector<int>& parity, long D) {
+    const long cap = LONG_MAX / 4;
+    const std::size_t n = static_cast<std::size_t>(D + 1);
+    std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
+    for (long e = 0; e <= D; ++e) {
+        long c = 1;  // C(e+i, i) for i = 0..per−1
+        for (long i = 1; i < per && c < cap; ++i) c = c > cap / (e + i) ? cap : c * (e + i) / i;
+        one[static_cast<std::size_t>(e)] = c;
+    }
+    std::vector<long> acc(n, 0);
+    acc[0] = 1;
+    for (long k : tokens) {
+        const int par = parity.empty() ? -1 : parity[static_cast<std::size_t>(k - 1)];
+        std::vector<long> next(n, 0);
+        for (std::size_t e = 0; e < n; ++e) {
+            if (acc[e] == 0) continue;
+            for (std::size_t f = 0; e + f < n; ++f) {
+                if (par >= 0 && static_cast<int>(f % 2) != par) continue;
+                const long x = acc[e], y = one[f];
+                const long prod = x > cap / y ? cap : x * y;
+                next[e + f] = std::min(cap, next[e + f] + prod);
+            }
+        }
+        acc = std::move(next);
+    }
+    return acc;
+}
+
+// cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), a = 0..D.
+std::vector<long> caps_of(const Partition& part, long per, const std::vector<int>& parity, long D) {
+    const std::vector<long> count_A = monomial_counts(part.A, per, parity, D);
+    const std::vector<long> count_B = monomial_counts(part.B, per, parity, D);
+    std::vector<long> caps(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) caps[static_cast<std::size_t>(a)] = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
+    return caps;
+}
+
+}  // namespace
+
+std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work) {
+    const DegreeBlockSides sides = degree_block_sides(s, part, max_work);
+    std::vector<long> caps(sides.a_side.size());
+    for (std::size_t a = 0; a < caps.size(); ++a) caps[a] = std::min(sides.a_side[a], sides.b_side[a]);
+    return caps;
+}
+
+DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work) {
+    part.check_tokens(s.tokens);
+    const Integer dz = output_degree(s);
+    if (!is_homogeneous(s) || !fmpz_fits_si(dz.get())) return {};
+    const double d1 = static_cast<double>(fmpz_get_si(dz.get())) + 1.0;
+    if (static_cast<double>(s.tokens) * d1 * d1 / 2.0 > max_work) return {};
+    const long D = fmpz_get_si(dz.get()), per = input_vars_per_token(s);
+    const std::vector<int> parity = token_parities(s);
+    DegreeBlockSides out;
+    out.a_side = monomial_counts(part->A, per, parity, D);
+    const std::vector<long> count_B = monomial_counts(part->B, per, parity, D);
+    out.b_side.resize(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
+    return out;
+}
+
+namespace {
+
+Graded graded_setup(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, Setup& st) {
+    const NetworkSpec& s = net.spec;
+    if (!is_homogeneous(s)) throw invalid_input("graded evaluation needs a homogeneous network: a residual connection mixes degrees");
+    const Integer dz = output_degree(s);
+    if (!fmpz_fits_si(dz.get()) || fmpz_get_si(dz.get()) > opt.max_graded_degree)
+        throw invalid_input("graded evaluation: degree d^L = " + dz.str() + " exceeds the limit " + std::to_string(opt.max_graded_degree));
+    Graded g;
+    g.D = fmpz_get_si(dz.get());
+    st = setup(net, opt);
+    g.p = st.p;
+    g.dev = st.dev;
+    const long D = g.D;
+    const std::uint64_t p = g.p;
+    if (static_cast<std::uint64_t>(D) + 1 >= p)
+        throw invalid_input("graded evaluation: modulus p = " + std::to_string(p) + " must exceed d^L + 1 = " + std::to_string(D + 1));
+    require_prime(p);
+    g.per = st.per;
+    g.nA = static_cast<long>(part->A.size()) * st.per;
+
+    // Parity (docs/evaluation.md): when f is odd in the output token and even in every
+    // other one, its degree a in the A-variables has the parity π of the number of
+    // output tokens on side A, and every block f_a with a ≢ π vanishes identically.
+    const std::vector<int> parity = opt.parity ? token_parities(s) : std::vector<int>{};
+    if (!parity.empty()) {
+        g.pi = 0;
+        for (long k : part->A) g.pi ^= parity[static_cast<std::size_t>(k - 1)];
+    }
+    for (long a = 0; a <= D; ++a)
+        if (g.pi < 0 || a % 2 == g.pi) g.live.push_back(a);
+    g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
+    const long nd = g.nd;
+
+    // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
+    // with V[j][c] = t_j^{live[c]} (with parity, t_j^π times a Vandermonde matrix in the
+    // distinct t_j², invertible as p > D + 1). W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
+    g.w = NmodMat(nd, nd, p);
+    {
+        NmodMat v(nd, nd, p);
+        nmod_t mod;
+        nmod_init(&mod, p);
+        for (long j = 0; j < nd; ++j)
+            for (long c = 0; c < nd; ++c)
+                nmod_mat_entry(v.get(), j, c) = n_powmod2_ui_preinv(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(g.live[static_cast<std::size_t>(c)]), mod.n, mod.ninv);
+        NmodMat inv(nd, nd, p);
+        if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
+        nmod_mat_transpose(g.w.get(), inv.get());
+    }
+    g.caps = caps_of(part, st.per, parity, D);
+    return g;
+}
+
+// The growth schedule both graded paths follow: the next side k, or nothing (stop).
+// max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as it
+// bounds the one matrix of the plain variant: the first step shrinks to fit, a later step
+// that would pass it stops the growth (not converged). Returns K, the largest open side
+// (0: stop).
+long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOptions& opt) {
+    auto total_side = [&](long kk) {
+        long t = 0;
+        for (const auto& b : blocks) t += b.done ? b.side : std::min(kk, b.cap);
+        return t;
+    };
+    if (total_side(k) > opt.max_side) {
+        if (old > 0) return 0;
+        while (k > 1 && total_side(k) > opt.max_side) --k;
+        if (total_side(k) > opt.max_side) return 0;
+    }
+    long K = 0;
+    for (const auto& b : blocks)
+        if (!b.done) K = std::max(K, std::min(k, b.cap));
+    return K;
+}
+
+// After the ranks of a step: a block is final when its rank reached its cap (certain) or
+// stayed below its side. Every block ranked adds its minor size min(rank + 1, side) to
+// `minor_sum`, which the failure bound multiplies by D/p: a block at its cap too (its
+// side), since whether it reached the cap was itself a draw that could have fallen short.
+// Returns whether all are final.
+bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
+    bool all = true;
+    for (Block* b : open) {
+        minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
+        if (b->rank == b->cap) {
+            b->done = true;  // the most it can be: certain
+        } else {
+            b->done = b->rank < b->side;
+        }
+        if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
+        all = all && b->done;
+    }
+    return all;
+}
+
+void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const std::string& how) {
+    long max_block_side = 0;
+    for (const auto& b : blocks) {
+        res.value += b.rank;
+        res.rows += b.side;
+        max_block_side = std::max(max_block_side, b.side);
+        res.block_ranks.push_back(b.rank);
+    }
+    res.cols = res.rows;
+    res.note = how + "graded: sep = sum of the ranks of the " +
+               std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
+               (g.pi >= 0 ? ", " + std::to_string(g.nd) + " of them of parity " + std::to_string(g.pi) + " (the others vanish by token-sign symmetry)" : "") + "; " +
+               res.note + (g.dev.note.empty() ? "" : g.dev.note + "; ");
+}
+
+std::vector<Block> initial_blocks(const Graded& g) {
+    std::vector<Block> blocks(static_cast<std::size_t>(g.D + 1));
+    for (long a = 0; a <= g.D; ++a) {
+        Block& b = blocks[static_cast<std::size_t>(a)];
+        b.cap = g.caps[static_cast<std::size_t>(a)];
+        b.done = b.cap == 0;  // with parity, every a ≢ π lands here: no monomial of that degree is allowed
+        b.m = NmodMat(0, 0, g.p);
+    }
+    return blocks;
+}
+
+// Where the graded steps keep entries and ranks: in memory (the reference) — every open
+// block's matrix grows in place, the new pairs are evaluated by row over threads, the open
+// blocks are ranked over threads (bordered: each block's new rows and columns only, its
+// matrix holding the LU of the last step's side).
+class MemoryBackend {
+public:
+    MemoryBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
+                  std::vector<Block>& blocks, int threads, bool bordered)
+        : g_(g), f_(f), part_(part), ra_(ra), rb_(rb), blocks_(blocks), nt_(threads), bordered_(bordered) {}
+
+    // The open blocks' sides are already set to this step's; the pairs in [0, old)² are in them.
+    // Returns whether the step was taken: false when its matrices would pass the memory
+    // limit (memory_stop; nothing changed, the last step stands).
+    bool evaluate(long K, long old) {
+        if (old > 0) {  // the grown blocks must fit beside the ones held
+            double held = 0, need = 0;
+            for (const auto& b : blocks_) {
+                const double had = static_cast<double>(nmod_mat_nrows(b.m.get()));
+                held += 8.0 * had * had;
+                if (!b.done && b.side > had) need += 8.0 * static_cast<double>(b.side) * static_cast<double>(b.side + 1);
+            }
+            stop_ = memory_stop(K, held, need, "block side");
+            if (!stop_.empty()) return false;  // graded_steps reads stop()
+        }
+        for (auto& b : blocks_) {
+            const long had = nmod_mat_nrows(b.m.get());
+            if (b.done || b.side == had) continue;
+            NmodMat grown(b.side, b.side, g_.p);
+            for (long i = 0; i < had; ++i)
+                for (long j = 0; j < had; ++j) nmod_mat_entry(grown.get(), i, j) = nmod_mat_entry(b.m.get(), i, j);
+            b.m = std::move(grown);
+        }
+        parallel(nt_, [&](int tid) {
+            RowEvaluator row(g_, f_, part_);
+            for (long i = tid; i < K && !cancel_requested(); i += nt_) {
+                const long j0 = i < old ? old : 0;
+                if (j0 >= K) continue;
+                row.run(ra_[i], rb_, j0, K, [&](long c, long j, std::uint64_t v) {
+                    Block& b = blocks_[static_cast<std::size_t>(g_.live[static_cast<std::size_t>(c)])];
+                    if (!b.done && i < b.side && j < b.side) nmod_mat_entry(b.m.get(), i, j) = v;
+                });
+            }
+        });
+        return true;
+    }
+    // On the GPU one block at a time (each takes the device's memory), largest first.
+    void rank(const std::vector<Block*>& open) {
+        std::atomic<std::size_t> next{0};
+        parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
+            for (std::size_t q; !cancel_requested() && (q = next++) < open.size();)
+                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m, &device_s_);
+        });
+    }
+    std::string note() const {
+        return g_.dev.device == Device::cuda ? "eliminations on the GPU (" + detail::device_time(device_s_) + "); " : "";
+    }
+    std::string stop() const { return stop_; }  // why evaluate() returned false
+
+private:
+    const Graded& g_;
+    const PointEvaluator& f_;
+    const Partition& part_;
+    const SidePoints &ra_, &rb_;
+    std::vector<Block>& blocks_;
+    int nt_;
+    bool bordered_;
+    std::string stop_;      // memory_stop's note when the growth stopped for lack of memory
+    double device_s_ = 0;   // the GPU's eliminations (one block at a time there)
+};
+
+// The graded steps with the degree blocks in device memory (graded_device.hpp): the GPU
+// path without a block store. A step sends the points of rows and columns [0, K) and the
+// blocks' sides; the device evaluates the new pairs, splits them by degree into the blocks
+// and ranks them there, so only points go up and only ranks come back. Block::m stays
+// empty. When the device's memory cannot hold a step, the growth stops at the last one.
+class DeviceBackend {
+public:
+    DeviceBackend(const Graded& g, const Tape& tape, const Partition& part, const SidePoints& ra, const SidePoints& rb,
+                  std::vector<Block>& blocks)
+        : g_(g), ra_(ra), rb_(rb), blocks_(blocks), wa_(part.A.size() * static_cast<std::size_t>(g.per)),
+          wb_(part.B.size() * static_cast<std::size_t>(g.per)), session_(tape, g.w, grid_source(part, g.per, tape.inputs()), wa_, wb_) {}
+
+    // A first step that does not fit is resource_limit: nothing was computed, so there is
+    // no last step to stand at (a rank of 0 with converged = false would be no answer).
+    bool evaluate(long K, long old) {
+        std::vector<std::uint64_t> a(static_cast<std::size_t>(K) * wa_), b(static_cast<std::size_t>(K) * wb_);
+        for (long i = 0; i < K; ++i) {
+            std::copy_n(ra_[i].data(), wa_, a.data() + static_cast<std::size_t>(i) * wa_);
+            std::copy_n(rb_[i].data(), wb_, b.data() + static_cast<std::size_t>(i) * wb_);
+        }
+        std::vector<long> side(static_cast<std::size_t>(g_.nd));
+        for (long c = 0; c < g_.nd; ++c) {
+            const Block& blk = blocks_[static_cast<std::size_t>(g_.live[static_cast<std::size_t>(c)])];
+            side[static_cast<std::size_t>(c)] = blk.done ? 0 : blk.side;
+        }
+        std::string why;
+        if (!session_.step(a, b, K, side, why)) {
+            // `why` is the plugin's: the device's memory, or (rarely) the host's for a step's buffers.
+            if (old == 0) throw resource_limit("graded evaluation: the first step, side " + std::to_string(K) + ", does not fit in memory (" + why + ")");
+            stop_ = "growth stopped before block side " + std::to_string(K) + " for lack of memory (" + why + ")";
+            return false;
+        }
+        peak_ = std::max(peak_, session_.device_bytes());
+        return true;
+    }
+
+    // One block at a time, largest first (each rank takes a copy of its block there).
+    void rank(const std::vector<Block*>& open) {
+        for (Block* b : open) {
+            if (cancel_requested()) return;
+            const long a = static_cast<long>(b - blocks_.data());
+            const long c = static_cast<long>(std::lower_bound(g_.live.begin(), g_.live.end(), a) - g_.live.begin());
+            b->rank = session_.rank(c);
+        }
+    }
+
+    std::string note() const {
+        char s[160];
+        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.4g MiB there; %.3g s of device time); ",
+                      peak_ / (1024.0 * 1024.0), session_.gpu_seconds());
+        return s;
+    }
+    std::string stop() const { return stop_; }  // why evaluate() returned false
+
+private:
+    const Graded& g_;
+    const SidePoints &ra_, &rb_;
+    std::vector<Block>& blocks_;
+    std::size_t wa_, wb_;
+    detail::GradedSession session_;
+    double peak_ = 0;
+    std::string stop_;
+};
+
+// The store's signature: everything that fixes the points, entries and ranks.
+std::string store_signature(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, const Graded& g) {
+    char grow[32];
+    std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
+    return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
+           "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
+           "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
+           (g.pi >= 0 ? "1" : "0");
+}
+
+// The steps of the graded variant, wherever `be` keeps the entries: grow k, evaluate the
+// new pairs of [0, K)² into the open blocks, rank the open blocks (largest first), settle
+// them; stop when all are final or at the size limit.
+template <class Backend>
+RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vector<Block>& blocks, SidePoints& ra, SidePoints& rb,
+                        Rng& rng, Backend& be, const std::string& how) {
+    RankAnswer res;
+    res.converged = false;  // until the rank stops growing
+    res.prime = g.p;
+    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
+    res.device = g.dev.name;
+    double bound = 0;
+    long old = 0;  // every pair in [0, old)² has been evaluated into each open block
+    StepBudget budget(opt.max_seconds);
+    for (long k = first_side(opt);; k = next_side(k, opt)) {
+        budget.step_started();
+        const long K = step_side(blocks, k, old, opt);
+        if (K == 0) break;
+        ra.extend(rng, g.p, K);
+        rb.extend(rng, g.p, K);
+        std::vector<long> before(blocks.size());
+        for (std::size_t a = 0; a < blocks.size(); ++a) before[a] = blocks[a].side;
+        long last_side = 0, last_rank = 0;  // the step before, over all blocks
+        for (const auto& b : blocks) last_side += b.side, last_rank += b.rank;
+        for (auto& b : blocks)
+            if (!b.done) b.side = std::min(k, b.cap);
+        long side = 0;
+        for (const auto& b : blocks) side += b.side;
+        report_step(side, opt.max_side, "evaluating", last_rank, last_side);
+        if (!be.evaluate(K, old)) {  // the memory cannot hold this step: the last one stands
+            for (std::size_t a = 0; a < blocks.size(); ++a) blocks[a].side = before[a];
+            res.stop = GrowthStop::memory;
+            res.stop_detail = be.stop();
+            break;
+        }
+        res.evaluations += (K * K - old * old) * g.nd;
+        old = K;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<Block*> open;
+        for (auto& b : blocks)
+            if (!b.done) open.push_back(&b);
+        std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+        report_step(side, opt.max_side, "ranking " + std::to_string(open.size()) + (open.size() == 1 ? " block" : " blocks"),
+                    last_rank, last_side);
+        be.rank(open);
+        res.phases.rank += since(t0);
+        const bool all = settle(open, res.minor_sum, g.p);
+        bound = res.minor_sum * static_cast<double>(g.D) / static_cast<double>(g.p);
+        if (all) {
+            res.converged = true;
+            break;
+        }
+        if (k == opt.max_side) break;
+        if (budget.stop_before(k, next_side(k, opt))) {
+            res.stop = GrowthStop::time_budget;
+            break;
+        }
+    }
+    res.note = be.note();
+    graded_summary(res, blocks, g, how);
+    // Every block at its cap: the rank is exact, whatever the earlier steps added to the
+    // bound while those blocks were still growing.
+    const bool at_caps = res.converged && std::all_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.rank == b.cap; });
+    res.failure_bound = at_caps ? 0.0 : res.converged ? std::min(1.0, bound) : 1.0;
+    return res;
+}
+
+}  // namespace
+
+namespace evaluation_detail {
+
+RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPartition& part, const EvaluationOptions& opt) {
+    Setup st{0, 0, Rng(0), DeviceChoice{}};
+    const Graded g = graded_setup(net, part, opt, st);
+    const PointEvaluator f(net, g.p, opt.batch, g.dev);
+    std::vector<Block> blocks = initial_blocks(g);
+    SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
+    const int nt = std::max(1, opt.threads);
+    const std::string how = f.describe(opt.batch);
+    // The device session stores 32-bit residues: a larger prime (the two-limb GPU
+    // elimination's, given with --prime) takes the host path.
+    if (opt.store.empty() && f.tape() != nullptr && g.p < graded::kPrimeLimit) {
+        DeviceBackend be(g, *f.tape(), part, ra, rb, blocks);
+        return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
+    }
+    if (opt.store.empty()) {
+        MemoryBackend be(g, f, part, ra, rb, blocks, nt, use_bordered(opt, g.dev));
+        return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
+    }
+    StoreBackend be(g, f, part, ra, rb, blocks, nt, use_bordered(opt, g.dev), opt.store, store_signature(net, part, opt, g));
+    return graded_steps(g, opt, blocks, ra, rb, st.rng, be, how);
+}
+
+}  // namespace evaluation_detail
+
+}  // namespace seprank

@@ -1,0 +1,131 @@
+// seprank (internal) — the graded evaluation kept in device memory (docs/gpu.md, "Degree
+// blocks in device memory"): what the CUDA plugin's session (cuda/graded.cu) and its CPU
+// stand-in (tests/cuda_emulator.cpp) share, so both run the same steps on the same values:
+// the pairs a step evaluates, the degree split of a pair's values, the checks of a step and
+// the bookkeeping of the blocks' sides.
+//
+// The session holds one square matrix per degree block c < nd (the live degrees of
+// docs/evaluation.md's graded variant), entries stored as 32-bit residues mod p, row-major,
+// leading dimension = the block's side. A step at side k evaluates every pair (i, j) of
+// [0, k)² not evaluated before, at nd nodes t = 1..nd (side A scaled by t, the tape's grid
+// points of sr_tape_grid), and writes coefficient c of the pair into block c when i and j
+// are below that block's side:
+//     coefficient_c(i, j) = Σ_t f(t·a_i, b_j) · w[t·nd + c]  mod p,
+// w = (V⁻¹)ᵀ, the degree split of the CPU path (src/rank/evaluation_internal.hpp, RowEvaluator).
+//
+// FLINT-free C++17, compiled by g++ and by nvcc (coefficient() is __host__ __device__
+// there).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define SR_GRADED_HD __host__ __device__
+#else
+#define SR_GRADED_HD
+#endif
+
+namespace seprank::graded {
+
+// Nodes (blocks) at most (the forward passes of a pair, and the blocks).
+inline constexpr std::int64_t kMaxNodes = 4096;
+// Primes below this: residues fit 32-bit storage, a product of two is below 2^62, and the
+// tape runs in 32-bit words (tape_impl.hpp, Mont32). A block's rank needs the elimination
+// to take the prime too (blocked_rank_impl.hpp).
+inline constexpr std::uint64_t kPrimeLimit = std::uint64_t{1} << 31;
+// The largest side of a block (the elimination's row indices and cuBLAS's 32-bit sizes).
+inline constexpr std::int64_t kMaxSide = 0x7f000000LL;
+
+// A rectangle of pairs: rows [r0, r1) × columns [c0, c1).
+struct Rect {
+    std::int64_t r0, r1, c0, c1;
+};
+
+// The pairs of [0, k)² not both below old, as at most two rectangles, row-major order:
+// rows [0, old) × columns [old, k), then rows [old, k) × columns [0, k). Returns how many
+// (empty ones are left out). Precondition 0 <= old <= k.
+inline int new_pairs(std::int64_t k, std::int64_t old, Rect out[2]) {
+    int n = 0;
+    if (old > 0 && k > old) out[n++] = Rect{0, old, old, k};
+    if (k > old) out[n++] = Rect{old, k, 0, k};
+    return n;
+}
+
+// Coefficient c of a pair from its nd values v[0..nd): Σ_t v[t]·w[t·nd + c] mod p. v and w
+// are residues below p < kPrimeLimit: each product is below 2^62, so a sum of a residue and
+// three products stays below 2^64; it is reduced after every third term (p < 2^26, products
+// below 2^52: once, at the end). Cost O(nd).
+SR_GRADED_HD inline std::uint64_t coefficient(const std::uint64_t* v, std::int64_t nd, const std::uint64_t* w, std::int64_t c,
+                                              std::uint64_t p) {
+    const std::int64_t run = p < (std::uint64_t{1} << 26) ? kMaxNodes : 3;  // products summed between reductions
+    std::uint64_t s = 0;
+    std::int64_t since = 0;
+    for (std::int64_t t = 0; t < nd; ++t) {
+        s += v[t] * w[t * nd + c];
+        if (++since == run) {
+            s %= p;
+            since = 0;
+        }
+    }
+    return s % p;
+}
+
+// The blocks' sides between steps. A block is open (side > 0), not yet open (side 0, never
+// opened) or closed (its side went to 0 after being open: its storage is freed and it never
+// opens again).
+struct Sides {
+    std::int64_t k = 0;                // the side of the last step (0 before the first)
+    std::vector<std::int64_t> side;    // per block
+    std::vector<char> closed;          // per block
+
+    explicit Sides(std::int64_t nd = 0) : side(static_cast<std::size_t>(nd), 0), closed(static_cast<std::size_t>(nd), 0) {}
+
+    // Whether a step to side k with the blocks' new sides next[0..nd) is allowed; else
+    // `why` says which value breaks which rule:
+    //   k >= the last step's side and k <= kMaxSide;
+    //   0 <= next[c] <= k; a closed block stays 0;
+    //   an open block keeps its side, or grows from the last step's side (its entries
+    //   [0, side)² then are exactly the pairs evaluated so far), or closes (0);
+    //   a block opens only at the first step.
+    // So the pairs a block lacks are always among new_pairs(k, last k). Cost O(nd).
+    bool check(std::int64_t k_next, const std::int64_t* next, std::string& why) const {
+        if (k_next < k || k_next > kMaxSide) {
+            why = "side " + std::to_string(k_next) + ": expected the last step's side " + std::to_string(k) + " or more, at most " +
+                  std::to_string(kMaxSide);
+            return false;
+        }
+        for (std::size_t c = 0; c < side.size(); ++c) {
+            const std::int64_t s = next[c], prev = side[c];
+            std::string bad;
+            if (s < 0 || s > k_next) bad = "is not in [0, " + std::to_string(k_next) + "]";
+            else if (closed[c] && s != 0) bad = "reopens a closed block";
+            else if (s != 0 && s != prev && prev != k) bad = "grows a block whose side " + std::to_string(prev) + " is not the last step's side";
+            else if (s != 0 && s < prev) bad = "shrinks the block from " + std::to_string(prev);
+            if (!bad.empty()) {
+                why = "block " + std::to_string(c) + ": side " + std::to_string(s) + " " + bad;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Records a checked step.
+    void apply(std::int64_t k_next, const std::int64_t* next) {
+        for (std::size_t c = 0; c < side.size(); ++c) {
+            if (side[c] > 0 && next[c] == 0) closed[c] = 1;
+            side[c] = next[c];
+        }
+        k = k_next;
+    }
+
+    // Bytes of the blocks' storage at the given sides (4 per entry).
+    static double bytes(const std::int64_t* s, std::size_t nd) {
+        double b = 0;
+        for (std::size_t c = 0; c < nd; ++c) b += 4.0 * static_cast<double>(s[c]) * static_cast<double>(s[c]);
+        return b;
+    }
+};
+
+}  // namespace seprank::graded

@@ -1,0 +1,372 @@
+#include "seprank/plot.hpp"
+
+#include "base/file_io.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/guess.hpp"
+#include "seprank/table.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace seprank {
+
+namespace {
+
+// A finite number ("nan" and "inf" are not: gnuplot could not place them).
+bool is_number(const std::string& s) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+// A gnuplot string literal. Single-quoted: gnuplot substitutes no `backquoted` command and
+// reads no escape there; a single quote is doubled, and a control character (a line break
+// would end the command and start another, e.g. a `!` shell escape) becomes a space.
+std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        q += c == '\'' ? std::string("''") : u < 0x20 || u == 0x7f ? std::string(" ") : std::string(1, c);
+    }
+    return q + "'";
+}
+
+// Runs `program script` without a shell (nothing in either is interpreted), its output
+// and errors into `log`; returns the exit status (-1: it could not be started).
+int run_gnuplot(const std::string& program, const std::string& script, const std::string& log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char> prog(program.begin(), program.end()), path(script.begin(), script.end());
+    prog.push_back('\0');
+    path.push_back('\0');
+    char* argv[] = {prog.data(), path.data(), nullptr};
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, prog.data(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// row_matches (guess.hpp) for a plot's filters: its messages speak of guess's --where, so
+// they are rephrased for plot.
+bool plot_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& filters) {
+    try {
+        return row_matches(row, filters);
+    } catch (const invalid_input& e) {
+        std::string m = e.what();
+        if (m.rfind("guess: ", 0) == 0) m = m.substr(7);
+        throw invalid_input("plot: " + m);
+    }
+}
+
+// The configuration columns that name a block profile's curve, in table order.
+const char* const kConfigColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
+                                      "embed_rank", "head_dim", "attention_rank", "position", "partition"};
+
+template <class NextLine, class CellsOf>
+std::string block_profile_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt,
+                                 const std::vector<std::string>& header, TableRow& row,
+                                 const std::vector<std::pair<std::string, std::string>>& filters, NextLine& next_line, CellsOf& cells_of,
+                                 std::string& line, long& lineno) {
+    const auto at = [&](const char* name) { return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin()); };
+    const std::size_t cb = at("block"), cr = at("rank"), ca = at("cap_a"), cc = at("cap_b");
+    const std::size_t cst = at("status");
+    std::vector<std::vector<std::string>> kept;
+    while (next_line()) {
+        if (line.empty()) continue;
+        auto cells = cells_of(line);
+        if (cells.size() != header.size())
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
+        for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
+        if (plot_matches(row, filters) && is_number(cells[cb])) kept.push_back(std::move(cells));
+    }
+    if (kept.empty())
+        throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a block (every configuration skipped)"
+                                            : "no rows of '" + csv_path + "' match the filters with a block");
+    // A curve per configuration, named by the configuration columns that vary.
+    std::vector<std::size_t> naming;
+    for (const char* c : kConfigColumns) {
+        const std::size_t k = at(c);
+        if (k == header.size()) continue;
+        if (std::any_of(kept.begin(), kept.end(), [&](const auto& r) { return r[k] != kept.front()[k]; })) naming.push_back(k);
+    }
+    if (naming.empty())
+        for (const char* c : {"tokens", "dim", "heads", "depth"})
+            if (at(c) < header.size()) naming.push_back(at(c));
+    // label -> block -> (rank, cap, ok)
+    std::map<std::string, std::map<double, std::vector<std::string>>> data;
+    for (const auto& r : kept) {
+        std::string label;
+        for (std::size_t k : naming) label += (label.empty() ? "" : " ") + header[k] + "=" + r[k];
+        const std::string cap = is_number(r[ca]) && is_number(r[cc]) ? (std::stod(r[ca]) < std::stod(r[cc]) ? r[ca] : r[cc]) : "";
+        const bool ok = cst == header.size() || r[cst] == "ok";
+        data[label][std::stod(r[cb])] = {r[cr], cap, ok ? "1" : "0"};
+    }
+    const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
+    std::ostringstream g;
+    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << "set output " << quote(output) << "\n";
+    g << "set title " << quote(opt.title.empty() ? "block ranks (solid) and caps (dashed) vs block" : opt.title) << "\n";
+    g << "set xlabel 'block (degree in the variables of side A)'\nset ylabel 'rank of the block'\n";
+    double max_block = 0;  // integer ticks, about a dozen
+    for (const auto& [name, pts] : data) max_block = std::max(max_block, pts.rbegin()->first);
+    g << "set termoption noenhanced\nset key left top\nset grid\nset xtics " << std::max(1L, static_cast<long>(std::ceil(max_block / 12))) << "\n";
+    if (opt.logy) g << "set logscale y\n";
+    std::vector<std::string> plots;
+    int idx = 0;
+    for (const auto& [name, pts] : data) {
+        const std::string block = "$b" + std::to_string(idx);
+        bool lower = false;
+        g << block << " << EOD\n";
+        for (const auto& [x, v] : pts) {
+            const bool ok = v[2] == "1" && is_number(v[0]);
+            lower = lower || (v[2] != "1" && is_number(v[0]));
+            g << x << " " << (ok ? v[0] : "NaN") << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (!ok && is_number(v[0]) ? v[0] : "NaN") << "\n";
+        }
+        g << "EOD\n";
+        const std::string c = std::to_string(idx + 1);
+        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + c + " title " + quote(name + " rank"));
+        plots.push_back(block + " using 1:3 with lines dt 2 lc " + c + " title " + quote(name + " cap"));
+        if (lower) plots.push_back(block + " using 1:4 with points pt 8 ps 1.5 lc " + c + " title " + quote(name + " lower bound (not converged)"));
+        ++idx;
+    }
+    g << "plot ";
+    for (std::size_t k = 0; k < plots.size(); ++k) g << (k ? ", \\\n     " : "") << plots[k];
+    g << "\n";
+    return g.str();
+}
+
+}  // namespace
+
+std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
+    std::istringstream in(detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte));
+    std::string line;
+    long lineno = 0;
+    // A table file written by table --out starts with a "# seprank table sweep" line.
+    const auto next_line = [&] {  // a CRLF file's lines lose their CR
+        if (!std::getline(in, line)) return false;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        ++lineno;
+        return true;
+    };
+    while (next_line() && !line.empty() && line[0] == '#') {}
+    if (line.empty()) throw invalid_input("table '" + csv_path + "' is empty");
+    if (const std::size_t at = line.find_first_not_of(" \t"); at != std::string::npos && (line[at] == '[' || line[at] == '{'))
+        throw invalid_input("table '" + csv_path + "' is JSON: plot reads CSV tables (seprank table --format csv, or --out FILE.csv)");
+    auto cells_of = [&](const std::string& l) {  // a CSV error names the file and line
+        try {
+            return parse_csv_line(l);
+        } catch (const invalid_input& e) {
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": " + e.what());
+        }
+    };
+    const auto header = cells_of(line);
+    auto column = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");
+        return static_cast<std::size_t>(it - header.begin());
+    };
+    if (opt.blocks) {
+        for (const char* c : {"block", "blocks", "cap_a", "cap_b"})
+            if (std::find(header.begin(), header.end(), c) == header.end())
+                throw invalid_input("plot --blocks reads a block table (seprank table --blocks): '" + csv_path + "' has no column '" + c + "'");
+        if (opt.bounds) throw invalid_input("plot --blocks draws block ranks and caps: --bounds (the theorem bounds on a total) does not apply");
+        if (!opt.y2.empty()) throw invalid_input("plot --blocks draws block ranks and caps: --y2 does not apply");
+    }
+    const std::size_t cx = column(opt.blocks ? "block" : opt.x), cy = column(opt.blocks ? "rank" : opt.y),
+                      cs = column(opt.blocks ? "family" : opt.series);
+    // The filters match as guess --where does (row_matches, guess.hpp): integers as
+    // integers, a stack's layers by their canonical SPEC.
+    std::vector<std::pair<std::string, std::string>> filters;
+    for (const auto& w : opt.where) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos) throw invalid_input("where filter '" + w + "': expected column=value");
+        (void)column(w.substr(0, eq));  // a column the table lacks is named here
+        if (w.substr(0, eq) == "layers" && eq + 1 < w.size()) {  // a SPEC, checked before any row
+            try {
+                (void)parse_layers(w.substr(eq + 1));
+            } catch (const invalid_input& e) {
+                throw invalid_input("where filter '" + w + "': not a SPEC: " + e.what());
+            }
+        }
+        filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    }
+    const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
+    const bool ext_png = output.size() > 4 && output.substr(output.size() - 4) == ".png";
+    if (!ext_svg && !ext_png) throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    // The bounds are log3 of ranks: on the y axis of log3_rank only, not beside raw ranks.
+    if (opt.bounds && opt.y != "log3_rank")
+        throw invalid_input("--bounds draws log3_lower and log3_upper, bounds on log3 of the rank: plot them with y log3_rank, not '" + opt.y + "'");
+    const std::size_t clo = opt.bounds ? column("log3_lower") : 0, cup = opt.bounds ? column("log3_upper") : 0;
+    const bool two = !opt.y2.empty();
+    const std::size_t cy2 = two ? column(opt.y2) : 0;
+
+    TableRow row;  // the line under way as (column, cell) pairs, for row_matches: names set once
+    for (const std::string& name : header) row.emplace_back(name, std::string());
+    if (opt.blocks) return block_profile_script(csv_path, output, opt, header, row, filters, next_line, cells_of, line, lineno);
+    // A row whose rank is a lower bound (status lower-bound: the growth stopped before the
+    // rank did) is drawn apart from the exact ones, an open marker off the curve, when y is
+    // its rank or log3 of it.
+    const auto status_at = std::find(header.begin(), header.end(), "status");
+    const bool mark_lower = status_at != header.end() && (opt.y == "rank" || opt.y == "log3_rank");
+    const std::size_t cst = static_cast<std::size_t>(status_at - header.begin());
+    // series -> x -> (y, lower, upper, y2, "1" when y is a lower bound)
+    std::map<std::string, std::map<double, std::vector<std::string>>> data;
+    long numeric_y = 0, positive_y = 0, numeric_bounds = 0;
+    bool integer_x = true;
+    while (next_line()) {
+        if (line.empty()) continue;
+        const auto cells = cells_of(line);
+        if (cells.size() != header.size())
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
+        for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
+        if (!plot_matches(row, filters) || !is_number(cells[cx])) continue;
+        const double xv = std::stod(cells[cx]);
+        integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
+        auto& slot = data[cells[cs]][xv];
+        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
+                mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
+        numeric_bounds += opt.bounds && (is_number(cells[clo]) || is_number(cells[cup]));
+        numeric_y += is_number(cells[cy]);
+        positive_y += is_number(cells[cy]) && std::stod(cells[cy]) > 0;
+    }
+    if (data.empty())
+        throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a number in column '" + opt.x + "'"
+                                            : "no rows of '" + csv_path + "' match the filters with a number in column '" + opt.x + "'");
+    if (numeric_y == 0) throw invalid_input("column '" + opt.y + "' of '" + csv_path + "' has no number in the rows plotted");
+    if (opt.logy && positive_y == 0)
+        throw invalid_input("--logy: column '" + opt.y + "' of '" + csv_path + "' has no positive number in the rows plotted");
+    if (opt.bounds && numeric_bounds == 0)  // a legend of bound curves with nothing drawn
+        throw invalid_input("--bounds: columns 'log3_lower' and 'log3_upper' of '" + csv_path +
+                            "' have no number in the rows plotted (no theorem bound applies to them)");
+
+    std::ostringstream g;
+    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << "set output " << quote(output) << "\n";
+    const std::string ys = two ? opt.y + " and " + opt.y2 : opt.y;
+    g << "set title " << quote(opt.title.empty() ? ys + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";
+    g << "set xlabel " << quote(opt.x) << "\nset ylabel " << quote(opt.y) << "\n";
+    if (two) g << "set y2label " << quote(opt.y2 + " (dashed)") << "\nset ytics nomirror\nset y2tics\n";
+    g << "set termoption noenhanced\nset key " << (two ? "below" : "left top") << "\nset grid\n";
+    if (integer_x) {  // depths, dims, tokens: ticks on integers only (about a dozen), never at 1.5
+        double lo = 0, hi = 0;
+        bool first = true;
+        for (const auto& [name, pts] : data) {
+            lo = first ? pts.begin()->first : std::min(lo, pts.begin()->first);
+            hi = first ? pts.rbegin()->first : std::max(hi, pts.rbegin()->first);
+            first = false;
+        }
+        g << "set xtics " << std::max(1L, static_cast<long>(std::ceil((hi - lo) / 12))) << "\nset mxtics 1\n";
+        // A little room at either end, so that a marker there stays inside the frame (one x:
+        // a unit each side, where gnuplot would widen the range by fractions).
+        const double pad = hi == lo ? 1 : std::max(0.2, (hi - lo) * 0.03);
+        g << "set xrange [" << lo - pad << ":" << hi + pad << "]\n";
+    }
+    if (opt.logy) g << "set logscale y\n";
+    std::vector<std::string> plots;
+    int idx = 0;
+    // The data columns: x, y on the curve (NaN where a lower bound), the bounds, y2, and
+    // y where it is a lower bound (NaN elsewhere).
+    const int lower_col = 3 + (opt.bounds ? 2 : 0) + (two ? 1 : 0);
+    for (const auto& [name, pts] : data) {
+        const std::string block = "$s" + std::to_string(idx);
+        bool lower = false;
+        g << block << " << EOD\n";
+        for (const auto& [x, v] : pts) {
+            const bool is_lower = v[4] == "1" && is_number(v[0]);
+            lower = lower || is_lower;
+            g << x << " " << (is_number(v[0]) && !is_lower ? v[0] : "NaN");
+            if (opt.bounds) g << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (is_number(v[2]) ? v[2] : "NaN");
+            if (two) g << " " << (is_number(v[3]) ? v[3] : "NaN");
+            g << " " << (is_lower ? v[0] : "NaN");
+            g << "\n";
+        }
+        g << "EOD\n";
+        const std::string label = opt.series + "=" + name;
+        plots.push_back(block + " using 1:2 with linespoints lw 2 lc " + std::to_string(idx + 1) + " title " +
+                        quote(two ? label + " " + opt.y : label));
+        if (two)
+            plots.push_back(block + " using 1:" + std::to_string(opt.bounds ? 5 : 3) + " axes x1y2 with linespoints dt 2 lw 1 pt 6 lc " +
+                            std::to_string(idx + 1) + " title " + quote(label + " " + opt.y2));
+        if (opt.bounds) {
+            plots.push_back(block + " using 1:3 with lines dt 2 lc " + std::to_string(idx + 1) + " title " + quote(label + " lower bound"));
+            plots.push_back(block + " using 1:4 with lines dt 3 lc " + std::to_string(idx + 1) + " title " + quote(label + " upper bound"));
+        }
+        if (lower)
+            plots.push_back(block + " using 1:" + std::to_string(lower_col) + " with points pt 6 ps 1.5 lc " + std::to_string(idx + 1) +
+                            " title " + quote(label + " " + opt.y + " a lower bound (not converged)"));
+        ++idx;
+    }
+    g << "plot ";
+    for (std::size_t k = 0; k < plots.size(); ++k) g << (k ? ", \\\n     " : "") << plots[k];
+    g << "\n";
+    return g.str();
+}
+
+void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
+    for (char c : output)  // gnuplot's `set output` line could not hold it
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw invalid_input("plot output '" + output + "' contains a control character");
+    detail::check_output_target(output, "figure");
+    const std::size_t slash = output.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : output.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
+    const std::string stem = dir + "." + base + ".tmp" + std::to_string(::getpid());
+    const std::string ext = output.size() >= 4 ? output.substr(output.size() - 4) : std::string();
+    if (output.size() <= 4 || (ext != ".svg" && ext != ".png"))
+        throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    const std::string tmp_out = stem + ext;
+    const std::string script = plot_script(csv_path, tmp_out, opt);  // checks the extension first
+    const std::string script_path = stem + ".gp";
+    {
+        std::ofstream s(script_path);
+        if (!s) throw invalid_input("cannot write next to '" + output + "'");
+        s << script;
+    }
+    const std::string log_path = stem + ".log";
+    const int status = run_gnuplot(opt.gnuplot, script_path, log_path);
+    std::string out;
+    {
+        std::ifstream lf(log_path);
+        std::ostringstream ss;
+        ss << lf.rdbuf();
+        out = ss.str();
+    }
+    std::remove(script_path.c_str());
+    std::remove(log_path.c_str());
+    if (status != 0 || !std::ifstream(tmp_out)) {
+        std::remove(tmp_out.c_str());
+        throw resource_limit(status == -1 ? "cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox), or write its log next to '" + output + "'"
+                                          : "gnuplot failed (install gnuplot-nox): " + out);
+    }
+    try {
+        detail::check_output_target(output, "figure");  // it may have changed meanwhile
+    } catch (...) {
+        std::remove(tmp_out.c_str());
+        throw;
+    }
+    if (std::rename(tmp_out.c_str(), output.c_str()) != 0) {
+        std::remove(tmp_out.c_str());
+        throw invalid_input("cannot move the figure into '" + output + "'");
+    }
+}
+
+}  // namespace seprank

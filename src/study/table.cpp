@@ -1,0 +1,660 @@
+#include "seprank/table.hpp"
+
+#include "rank/block_store.hpp"
+
+#include "base/process.hpp"
+#include "base/file_io.hpp"
+#include "seprank/cancel.hpp"
+#include "seprank/bounds.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/error.hpp"
+#include "seprank/partition.hpp"
+#include "seprank/table_blocks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <sys/resource.h>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace seprank {
+
+const std::vector<std::string>& table_columns() {
+    static const std::vector<std::string> cols = {
+        "family", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual", "embed_rank", "head_dim",
+        "attention_rank", "position", "partition", "degree",
+        "params", "terms", "rank", "certified", "label", "method", "rows", "cols", "trials", "degenerate",
+        "failure_bound", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "s_up", "s_low", "ratio_up",
+        "ratio_low", "t73_flag", "status", "reason", "seconds",
+        "peak_mib"};
+    return cols;
+}
+
+const std::vector<std::string>& table_eps_columns() {
+    static const std::vector<std::string> cols = {"eps", "eps_ranks", "eps_certified", "eps_reason"};
+    return cols;
+}
+
+const std::vector<std::string>& table_dimension_columns() {
+    static const std::vector<std::string> cols = {"dimension", "dim_expected", "dim_defect"};
+    return cols;
+}
+
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers, false); }
+
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device) {
+    std::vector<std::string> cols = table_columns();
+    if (layers) cols.insert(cols.begin() + 1, "layers");  // after family: it says which stack
+    if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
+    if (dimension) cols.insert(cols.end(), table_dimension_columns().begin(), table_dimension_columns().end());
+    if (device) cols.push_back("device");
+    return cols;
+}
+
+std::vector<std::string> table_columns(bool eps, bool dimension) { return table_columns(eps, dimension, false); }
+
+std::vector<std::string> table_columns(bool eps) { return table_columns(eps, false); }
+
+std::vector<Column> table_column_meanings() {
+    std::vector<Column> out;
+    for (const std::string& name : table_columns(true, true, true, true)) out.push_back(column(name));
+    for (const char* name : {"block", "blocks", "cap_a", "cap_b", "at_cap", "total"}) out.push_back(column(name));  // --blocks
+    return out;
+}
+
+std::vector<std::string> row_columns(const Row& row) {
+    if (is_block_row(row)) return table_block_columns(row.contains("layers"), row.contains("device"));
+    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"));
+}
+
+std::vector<SweepOptions> default_table() {
+    SweepOptions att;
+    att.families = {family_from_string("attention")};
+    att.tokens = {2, 3, 4};
+    att.dims = {1, 2, 3, 4};
+    att.heads = {1, 2};
+    att.depths = {1, 2, 3};
+    SweepOptions had;
+    had.families = {family_from_string("hadamard")};
+    had.tokens = {2, 3, 4};
+    had.dims = {2};
+    had.widths = {2};
+    had.block_degrees = {2, 3, 4};
+    had.budget = 48;
+    att.generic.max_seconds = had.generic.max_seconds = kTableRowSeconds;
+    return {att, had};
+}
+
+std::vector<SweepOptions> theorem73_table() {
+    // attention sweeps over (N, dx, H, r, L); r = 0 is no embedding
+    auto sweep = [](std::vector<long> n, std::vector<long> dx, long h, std::vector<long> r, std::vector<long> L) {
+        SweepOptions s;
+        s.families = {family_from_string("attention")};
+        s.tokens = std::move(n);
+        s.dims = std::move(dx);
+        s.heads = {h};
+        s.embed_ranks = std::move(r);
+        s.depths = std::move(L);
+        return s;
+    };
+    return {
+        sweep({2, 3}, {3}, 1, {0, 1, 2, 3, 4}, {1, 2, 3}),      // log3 rank vs depth, one curve per r, dx = 3
+        sweep({2}, {3}, 1, {1, 2}, {4}),                        // deeper where the rank stays small
+        sweep({2, 3}, {1, 2, 3, 4, 5, 6}, 1, {0, 1, 2, 3}, {2}),  // log3 rank vs dx, one curve per r, L = 2
+        sweep({2}, {1, 2, 3}, 1, {0, 1, 2, 3}, {3}),            // and at L = 3
+        sweep({2}, {3}, 3, {0, 1, 2, 3, 4}, {1, 2, 3}),         // H = 3 (da = 1): H < r only for r = 4
+        sweep({2}, {4}, 2, {0, 1, 2, 3, 4, 5}, {1, 2}),         // H = 2 (da = 2); dx = 4 at L = 3 costs minutes
+    };
+}
+
+const std::vector<std::string>& table_preset_names() {
+    static const std::vector<std::string> names = {"default", "theorem7.3"};
+    return names;
+}
+
+std::vector<SweepOptions> table_preset(const std::string& name) {
+    if (name == "default") return default_table();
+    if (name == "theorem7.3") return theorem73_table();
+    throw invalid_input("unknown table preset '" + name + "' (the presets are default, theorem7.3)");
+}
+
+std::vector<std::string> split_layers_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t semi = text.find(';', start);
+        const std::string item = text.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+        if (item.empty())
+            throw invalid_input("layers '" + text + "': SPEC " + std::to_string(out.size() + 1) +
+                                " is empty (SPECs are separated by ';', e.g. 'attention;attention,mlp:power=3')");
+        out.push_back(item);
+        if (semi == std::string::npos) return out;
+        start = semi + 1;
+    }
+}
+
+namespace {
+
+// unit repeated `copies` times; false (nothing built) when that exceeds kMaxDepth layers.
+bool repeat_layers(const std::vector<LayerSpec>& unit, long copies, std::vector<LayerSpec>& out) {
+    out.clear();
+    if (copies < 0 || (!unit.empty() && copies > kMaxDepth / static_cast<long>(unit.size()))) return false;
+    for (long c = 0; c < copies; ++c) out.insert(out.end(), unit.begin(), unit.end());
+    return true;
+}
+
+}  // namespace
+
+SweepPlan plan_sweep(const SweepOptions& s) {
+    check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
+    if (s.blocks && s.generic.method == GenericMethod::flattening)
+        throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): method flattening cannot give them");
+    if (s.blocks && s.generic.variant == EvaluationVariant::plain)
+        throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): variant plain cannot give them");
+    if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
+    // A value no configuration could take is refused by name, whether or not a family of
+    // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
+    auto each = [](const std::vector<long>& values, const std::string& name, long lo, long hi, const std::string& why) {
+        for (long v : values)
+            if (v < lo || v > hi) throw invalid_input("sweep " + name + " = " + std::to_string(v) + ": " + why);
+    };
+    const std::string size = std::to_string(kMaxSize), degree = std::to_string(kMaxBlockDegree), embed = std::to_string(kMaxEmbedRank);
+    each(s.tokens, "tokens N", 2, kMaxSize, "a row needs 2.." + size + " tokens (a partition has two sides)");
+    each(s.dims, "dim dx", 1, kMaxSize, "expected 1.." + size);
+    each(s.heads, "heads H", 1, kMaxSize, "expected 1.." + size);
+    each(s.depths, "depth L", 0, kMaxDepth, "expected 0.." + std::to_string(kMaxDepth));
+    each(s.block_degrees, "block degree d", 1, kMaxBlockDegree, "expected 1.." + degree);
+    each(s.widths, "width w", 0, kMaxSize, "expected 0.." + size + " (0: dx)");
+    each(s.embed_ranks, "embedding rank r", 0, kMaxEmbedRank, "expected 0.." + embed + " (0: no embedding)");
+    each(s.head_dims, "head dim da", 0, kMaxSize, "expected 0.." + size + " (0: dx/H)");
+    each(s.attention_ranks, "attention rank k", 0, kMaxSize, "expected 0..da (0: no cap)");
+    each(s.positions, "position i", 1, kMaxSize, "expected 1..N");
+    // The SPECs, parsed once; each remembers the first reason a configuration refused it.
+    struct Unit {
+        std::string text;
+        std::vector<LayerSpec> layers;
+        long valid = 0;
+        std::string first_failure;
+    };
+    std::vector<Unit> units;
+    for (const std::string& text : s.layers) {
+        try {
+            units.push_back({text, parse_layers(text), 0, ""});
+        } catch (const invalid_input& e) {
+            throw invalid_input("layers SPEC '" + text + "': " + e.what());
+        }
+    }
+    // A --partition that fits no token count of the sweep is a bad partition (refused with
+    // the first reason); one that fits some leaves the other token counts' rows out.
+    if (!s.partition.empty()) {
+        std::string first;
+        bool fits = false;
+        for (long n : s.tokens) {
+            try {
+                parse_partition(s.partition, n);
+                fits = true;
+            } catch (const invalid_input& e) {
+                if (first.empty()) first = e.what();
+            }
+        }
+        if (!fits && !first.empty()) throw invalid_input(first + " — it fits no token count of the sweep");
+    }
+    SweepPlan plan;
+    std::set<std::string> keys;        // row_key of every planned configuration
+    std::set<std::string> large_keys;  // describe() and partition of every one too large to build
+    for (Family f : s.families) {
+        const FamilyInfo& info = family_info(f);
+        // A family no configuration accepts (power without its widths, attention whose
+        // every H fails to divide every dx) is refused with its first reason, not left out.
+        long family_valid = 0;
+        std::string family_failure;
+        if (info.layers && units.empty())
+            throw invalid_input("family " + std::string(info.name) + " needs its layers: a list of SPECs (table --layers)");
+        Unit none;
+        std::vector<Unit*> unit_list;
+        if (info.layers)
+            for (Unit& u : units) unit_list.push_back(&u);
+        else
+            unit_list.push_back(&none);
+        for (Unit* unit : unit_list)
+        for (long n : s.tokens)
+            for (long dx : s.dims)
+                for (long h : (info.heads ? s.heads : std::vector<long>{1}))
+                    // block_degree is swept only where the family reads it (degree_key)
+                    for (long d : (info.degree_key != nullptr ? s.block_degrees
+                                   : std::vector<long>{info.fixed_block_degree > 0 ? info.fixed_block_degree : NetworkSpec{}.block_degree}))
+                        for (long w : (info.width ? s.widths : std::vector<long>{0}))
+                            for (bool res : s.residual)
+                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths))
+                                for (long r : s.embed_ranks)
+                                for (long da : (info.heads ? s.head_dims : std::vector<long>{0}))
+                                for (long k : (info.heads ? s.attention_ranks : std::vector<long>{0}))
+                                for (long pos : (info.per_position ? s.positions : std::vector<long>{1})) {
+                                    NetworkSpec spec;
+                                    spec.embed_rank = r;
+                                    spec.head_dim = da;
+                                    spec.attention_rank = k;
+                                    spec.position = pos;
+                                    spec.family = f;
+                                    spec.tokens = n;
+                                    spec.dim = dx;
+                                    spec.heads = h;
+                                    spec.block_degree = d;
+                                    spec.width = w;
+                                    spec.residual = res;
+                                    spec.depth = L < 0 ? 1 : L;
+                                    // A stack: L copies of its SPEC (depth: the number of layers).
+                                    const auto set_copies = [&](long copies) {
+                                        if (!info.layers) return;
+                                        if (copies < 0) throw invalid_input("depth L = " + std::to_string(copies) + " must not be negative");
+                                        if (!repeat_layers(unit->layers, copies, spec.layers))
+                                            throw invalid_input("depth " + std::to_string(copies) + " copies of " + std::to_string(unit->layers.size()) +
+                                                                " layers: more than " + std::to_string(kMaxDepth) + " layers");
+                                        spec.depth = static_cast<long>(spec.layers.size());
+                                    };
+                                    // validate's resource_limit (the weights over the memory
+                                    // limit) is its last check: a spec it stops is valid otherwise.
+                                    try {
+                                        set_copies(spec.depth);
+                                        if (L < 0) {  // depth from the budget: the parameters of the valid L = 1 spec (one copy of a SPEC)
+                                            try {
+                                                (void)ValidSpec(spec);
+                                            } catch (const resource_limit&) {  // only counted, never built: its size does not matter
+                                            }
+                                            const long per = fmpz_get_si(parameter_count(spec).get());
+                                            spec.depth = s.budget / per;
+                                            set_copies(spec.depth);
+                                        }
+                                        std::optional<ValidSpec> valid;
+                                        std::string too_large;
+                                        try {
+                                            valid.emplace(spec);  // validates first: a bad spec is named as such
+                                        } catch (const resource_limit& e) {
+                                            too_large = e.what();
+                                        }
+                                        if (!s.partition.empty()) parse_partition(s.partition, spec.tokens);
+                                        ++unit->valid;  // a valid network (too large or not): neither its SPEC nor its family is at fault
+                                        ++family_valid;
+                                        if (!too_large.empty()) {  // left out, counted once per network and partition
+                                            if (!large_keys.insert(describe(spec) + " " + s.partition).second) {
+                                                ++plan.duplicates;
+                                            } else {
+                                                ++plan.too_large;
+                                                if (plan.first_too_large.empty()) plan.first_too_large = too_large;
+                                            }
+                                        } else if (keys.insert(row_key(*valid, s)).second) {
+                                            plan.configs.push_back(std::move(*valid));
+                                        } else {
+                                            ++plan.duplicates;
+                                        }
+                                    } catch (const invalid_input& e) {
+                                        ++plan.invalid;
+                                        if (unit->first_failure.empty()) unit->first_failure = e.what();
+                                        if (family_failure.empty()) family_failure = e.what();
+                                    }
+                                }
+        if (family_valid == 0 && !info.layers && !family_failure.empty())
+            throw invalid_input("family " + std::string(info.name) + " is valid in no configuration of the sweep: " + family_failure);
+    }
+    for (const Unit& u : units)  // a SPEC no configuration accepts is a bad SPEC, not a gap in the sweep
+        if (u.valid == 0 && !u.first_failure.empty())
+            throw invalid_input("layers SPEC '" + u.text + "' is valid in no configuration of the sweep: " + u.first_failure);
+    return plan;
+}
+
+namespace {
+
+ValidPartition row_partition(const NetworkSpec& spec, const SweepOptions& s) {
+    return s.partition.empty() ? balanced_partition(spec.tokens) : parse_partition(s.partition, spec.tokens);
+}
+
+}  // namespace
+
+namespace {
+
+std::string eps_text(double e) {
+    std::ostringstream os;
+    os << e;
+    return os.str();
+}
+
+// The ε columns of one row: spectrum() of the network with the sweep's seeded weights.
+// row_rank: the row's generic rank (-1: none); a seed network below it is named in
+// eps_reason, so that ε-ranks under the row's rank do not read as a contradiction.
+void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, const SweepOptions& s, const std::string& skipped,
+                     long row_rank) {
+    std::string eps, ranks, cert, reason = skipped;
+    for (double e : s.eps) eps += (eps.empty() ? "" : " ") + eps_text(e);
+    if (reason.empty()) {
+        try {
+            SpectrumOptions opt;
+            opt.measure = s.measure;
+            opt.eps = s.eps;
+            opt.max_side = s.eps_max_side;
+            const SpectrumResult sr = spectrum(random_network(spec, s.generic.seed), part, opt);
+            for (const EpsRank& er : sr.eps_ranks) {
+                const std::string one = er.decided() ? std::to_string(er.rank_low)
+                                                     : std::to_string(er.rank_low) + ".." + std::to_string(er.rank_high);
+                ranks += (ranks.empty() ? "" : " ") + one;
+                cert += (cert.empty() ? "" : " ") + std::string(er.certified ? "true" : "false");
+            }
+            if (row_rank >= 0 && sr.rank < row_rank)
+                reason = "the seed's integer network (--seed " + std::to_string(s.generic.seed) + ") has separation rank " + std::to_string(sr.rank) +
+                         ", below the row's generic rank " + std::to_string(row_rank) + ": a degenerate draw" +
+                         (sr.rank == 0 ? " (its f is 0)" : "") + "; the ε-ranks are its own";
+        } catch (const resource_limit& e) {
+            ranks.clear();
+            cert.clear();
+            reason = e.what();
+        }
+    }
+    r.set("eps", eps);
+    r.set("eps_ranks", ranks);
+    r.set("eps_certified", cert);
+    r.set("eps_reason", reason.empty() ? Value() : Value(reason));  // null: nothing to say
+}
+
+// The dimension columns of one row (SweepOptions::dimension): function_dimension with the
+// sweep's seed and threads. A resource_limit leaves them null with the message in reason.
+void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
+    DimensionOptions o;
+    o.seed = s.generic.seed;
+    o.threads = s.generic.threads;
+    o.device = s.generic.device;
+    RowSource src;
+    RankAnswer dim;
+    try {
+        dim = function_dimension(spec, o);
+        src.dimension = &dim;
+    } catch (const resource_limit& e) {
+        const std::string before = r.at("reason").str();
+        r.set("reason", (before.empty() ? "" : before + "; ") + "dimension: " + e.what());
+    }
+    const Record cells = make_record(src, table_dimension_columns());
+    for (const auto& c : table_dimension_columns()) r.set(c, cells.at(c));
+}
+
+// The whole row's time (milliseconds, as tables always had) and the peak resident memory
+// while it ran.
+void stamp(Row& r, std::chrono::steady_clock::time_point t0, PeakWindow& window) {
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.set("seconds", std::round(sec * 1000.0) / 1000.0);
+    r.set("peak_mib", std::round(window.peak_mib() * 10.0) / 10.0);
+}
+
+}  // namespace
+
+std::string row_key(const Row& row) {
+    std::string k;
+    for (const auto& c : table_columns(false, false, row.contains("layers"))) {
+        if (c == "degree") break;
+        // CSV rows hold text cells, JSON rows typed ones: compare their text forms.
+        k += row.at(c).str() + ";";
+    }
+    return k;
+}
+
+std::string row_key(const ValidSpec& spec, const SweepOptions& s) {
+    RowSource src;
+    src.spec = &spec;
+    src.partition = to_string(row_partition(spec, s));
+    std::vector<std::string> config;
+    for (const auto& c : table_columns(false, false, !s.layers.empty())) {
+        if (c == "degree") break;
+        config.push_back(c);
+    }
+    return row_key(make_record(src, config));
+}
+
+Row table_row(const ValidSpec& spec, const SweepOptions& s) {
+    PeakWindow window;  // peak_mib: the row's own peak (process.hpp)
+    const auto t0 = std::chrono::steady_clock::now();
+    const ValidPartition part = row_partition(spec, s);
+    RowSource src;
+    src.spec = &spec;
+    src.partition = to_string(part);
+    RankAnswer res;
+    const long nvars = spec->tokens * input_vars_per_token(spec);
+    // A block table: the blocks' sides, and why a configuration has no blocks.
+    DegreeBlockSides sides;
+    std::string no_blocks;
+    if (s.blocks && nvars <= s.max_variables) {
+        sides = degree_block_sides(spec, part);
+        const Integer dz = output_degree(spec);
+        if (!is_homogeneous(spec)) no_blocks = "no degree blocks: f is not homogeneous (a residual connection mixes degrees)";
+        else if (sides.a_side.empty() || dz > Integer(EvaluationOptions{}.max_graded_degree))
+            no_blocks = "no degree blocks: degree " + dz.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree);
+    }
+    if (nvars > s.max_variables || !no_blocks.empty()) {
+        src.status = "skipped";
+        src.reason = !no_blocks.empty() ? no_blocks
+                                        : std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
+        Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
+        if (s.blocks) detail::set_block_lists(r, {}, {});
+        if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason, -1);
+        if (s.dimension) add_dimension_columns(r, spec, s);
+        stamp(r, t0, window);
+        return r;
+    }
+    GenericOptions g = s.generic;
+    if (s.blocks) {  // the degree blocks are the graded evaluation's (plan_sweep refused the others)
+        g.method = GenericMethod::evaluation;
+        g.variant = EvaluationVariant::graded;
+    }
+    if (!s.block_store.empty()) {
+        detail::ensure_directory(s.block_store, "table block store");
+        g.store = row_store(PlannedRow{spec, s});
+    }
+    res = generic_rank(spec, part, g);
+    src.answer = &res;
+    src.status = res.converged ? "ok" : "lower-bound";
+    if (!res.converged) {
+        char budget[32], ran[32];
+        std::snprintf(budget, sizeof budget, "%g", s.generic.max_seconds);
+        std::snprintf(ran, sizeof ran, res.seconds >= 10 ? "%.0f" : "%.2g", res.seconds);
+        // The rank still grew at the last step (full rank; graded: some block full).
+        const std::string at = "rank " + std::to_string(res.value) + " at side " + std::to_string(res.rows) + ", still growing";
+        // The budget stops a row before a step predicted to end past it: the time it ran is
+        // said, below the budget then (past it only when the first step, which always runs,
+        // took longer).
+        const std::string timed = res.seconds < s.generic.max_seconds
+                                      ? "; stopped at " + std::string(ran) + " s of the row's time budget of " + budget +
+                                            " s, the next step predicted to end past it"
+                                      : "; stopped at " + std::string(ran) + " s, past the row's time budget of " + budget +
+                                            " s (the first step always runs)";
+        src.reason = res.stop == GrowthStop::time_budget ? at + timed
+                     : res.stop == GrowthStop::memory ? at + " where memory stopped it (" + res.stop_detail + ")"
+                                                      : at + " at the size limit (max side " + std::to_string(s.generic.max_side) + ")";
+    }
+    Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
+    if (s.blocks) detail::set_block_lists(r, res.block_ranks, sides);
+    if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "", res.value);
+    if (s.dimension) add_dimension_columns(r, spec, s);
+    stamp(r, t0, window);
+    return r;
+}
+
+std::string csv_header() { return csv_line(table_columns()); }
+
+std::string csv_header(bool eps) { return csv_line(table_columns(eps)); }
+
+std::string csv_header(bool eps, bool dimension) { return csv_line(table_columns(eps, dimension)); }
+
+std::string csv_header(bool eps, bool dimension, bool layers) { return csv_line(table_columns(eps, dimension, layers)); }
+
+std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns(row)); }
+
+// The version of the rows' numbers: raised whenever the same options give other values,
+// labels or bounds (a new failure bound, say), so that a table file written before is not
+// resumed with rows computed the old way. 2: per-trial primes and the bound over every
+// growth step (v0.x files had no version).
+constexpr int kResultsVersion = 2;
+
+std::string sweep_signature(const SweepOptions& s) {
+    const GenericOptions& g = s.generic;
+    std::ostringstream os;
+    os << "results=" << kResultsVersion << " trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
+       << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty(), g.device != Device::cpu).size();
+    if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
+        os << " eps=";
+        for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
+        os << " measure=" << to_string(s.measure) << " eps_max_side=" << s.eps_max_side;
+    }
+    if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
+    if (!s.layers.empty()) os << " layers=1";  // the column; the SPECs are in the row keys
+    if (s.blocks) os << " blocks=1";  // one row per block
+    // Off the CPU the primes are smaller (device.hpp): another sweep. Absent for the CPU.
+    if (g.device != Device::cpu) os << " device=" << to_string(g.device);
+    return os.str();
+}
+
+TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
+    TablePlan plan;
+    for (const SweepOptions& sw : sweeps) {
+        const SweepPlan p = plan_sweep(sw);
+        plan.invalid += p.invalid;
+        plan.duplicates += p.duplicates;
+        plan.too_large += p.too_large;
+        if (plan.first_too_large.empty()) plan.first_too_large = p.first_too_large;
+        for (const ValidSpec& c : p.configs) plan.rows.push_back({c, sw});
+    }
+    if (plan.rows.empty() && plan.too_large > 0)
+        throw resource_limit("every valid configuration of the sweep is too large to build (" + std::to_string(plan.too_large) +
+                             "; the first: " + plan.first_too_large + ")");
+    if (plan.rows.empty())
+        throw invalid_input("the sweep has no valid configuration (" + std::to_string(plan.invalid) + " left out as invalid)");
+    return plan;
+}
+
+std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan) {
+    std::string keys;
+    for (const PlannedRow& pr : plan) keys += row_key(pr.spec, pr.sweep) + "\n";
+    return detail::fnv1a(keys);
+}
+
+namespace {
+
+// The max side a lower-bound row stopped at, read off its reason ("… at the size limit
+// (max side M)"); 0 when it stopped for another reason (time, memory) or is not one.
+long size_limit_of(const Row& r) {
+    if (r.at("status").str() != "lower-bound") return 0;
+    const std::string reason = r.at("reason").str(), mark = "at the size limit (max side ";
+    const std::size_t at = reason.rfind(mark);
+    if (at == std::string::npos) return 0;
+    return std::strtol(reason.c_str() + at + mark.size(), nullptr, 10);
+}
+
+}  // namespace
+
+ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
+    ResumeSet out;
+    // Block rows (table_blocks.hpp) are grouped by configuration, the last row of each
+    // block kept; a configuration counts as done only with all its blocks.
+    std::map<std::string, std::map<std::string, Row>> groups;
+    std::map<std::string, const Row*> last;  // each configuration's last block row in the file
+    for (const Row& r : file_rows) {
+        if (is_block_row(r)) {
+            const std::string key = row_key(r);
+            if (!groups[key].insert_or_assign(r.at("block").str(), r).second) ++out.duplicates;
+            last[key] = &r;
+            continue;
+        }
+        if (!out.rows.insert_or_assign(row_key(r), r).second) ++out.duplicates;
+    }
+    for (auto& [key, blocks] : groups) {
+        std::vector<Row> rows;
+        const std::string total = last[key]->at("total").str(), count = last[key]->at("blocks").str();
+        for (auto& [b, r] : blocks)  // the rows of the last computation of the configuration
+            if (r.at("total").str() == total && r.at("blocks").str() == count) rows.push_back(r);
+        if (std::to_string(rows.size()) == count) out.rows.insert_or_assign(key, fold_block_rows(rows));
+    }
+    std::map<std::string, long> max_side;  // the planned max side of each key
+    for (const PlannedRow& pr : plan) max_side.emplace(row_key(pr.spec, pr.sweep), pr.sweep.generic.max_side);
+    for (auto it = out.rows.begin(); it != out.rows.end();) {
+        const auto planned = max_side.find(it->first);
+        if (planned == max_side.end()) {
+            ++out.outside;
+        } else if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
+            ++out.recompute;  // a larger side may get further: computed again, the new row appended
+            it = out.rows.erase(it);
+            continue;
+        }
+        ++it;
+    }
+    return out;
+}
+
+std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>& sweeps, const std::vector<Row>& rows) {
+    std::vector<UnusedOptions> out;
+    if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("method").str() == "evaluation"; })) {
+        const GenericMethod m = sweeps.empty() ? GenericMethod::automatic : sweeps.front().generic.method;
+        out.push_back({{"max_side", "variant", "row_seconds"}, "no row used the evaluation (method " + to_string(m) + ")"});
+    }
+    if (std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) { return s.eps.empty(); }))
+        out.push_back({{"measure"}, "no --eps columns"});
+    auto any_family = [&](auto uses) {
+        for (const SweepOptions& sw : sweeps)
+            for (Family f : sw.families)
+                if (uses(family_info(f))) return true;
+        return false;
+    };
+    if (!any_family([](const FamilyInfo& i) { return i.heads; }))
+        out.push_back({{"heads", "head_dim", "attention_rank"}, "no family of the sweep has attention heads"});
+    if (!any_family([](const FamilyInfo& i) { return i.width; })) out.push_back({{"width"}, "no family of the sweep has one width (hadamard)"});
+    if (!any_family([](const FamilyInfo& i) { return i.degree_key != nullptr; }))
+        out.push_back({{"block_degree"}, "no family of the sweep has a free block degree (attention fixes it, a stack's layers set theirs)"});
+    if (!any_family([](const FamilyInfo& i) { return i.fixed_block_degree == 0; }))
+        out.push_back({{"budget"}, "the budget sets the depth of families with a free block degree only"});
+    // With a budget, a family with a free block degree takes its depth from it: when every
+    // sweep has one and no family of them fixes its block degree, no row read --depth.
+    const bool budget_sets_every_depth = !sweeps.empty() && std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) {
+        return s.budget > 0 && std::all_of(s.families.begin(), s.families.end(), [](Family f) { return family_info(f).fixed_block_degree == 0; });
+    });
+    if (budget_sets_every_depth) out.push_back({{"depth"}, "the budget sets every row's depth"});
+    if (!any_family([](const FamilyInfo& i) { return i.per_position; })) out.push_back({{"position"}, "no family of the sweep has positions"});
+    if (!any_family([](const FamilyInfo& i) { return i.layers; }))
+        out.push_back({{"layers"}, "no family of the sweep is described by layers (stack)"});
+    return out;
+}
+
+std::string row_store(const PlannedRow& row) {
+    if (row.sweep.block_store.empty()) return "";
+    return row.sweep.block_store + "/" + detail::fnv1a_hex(row_key(row.spec, row.sweep) + "\n" + sweep_signature(row.sweep));
+}
+
+bool remove_row_store(const PlannedRow& row) noexcept {
+    try {
+        const std::string dir = row_store(row);
+        return dir.empty() || detail::remove_block_store(dir);
+    } catch (...) {
+        return false;
+    }
+}
+
+void run_table(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
+               const Progress& progress) {
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+        if (auto it = done.find(row_key(plan[k].spec, plan[k].sweep)); it != done.end()) {
+            emit(it->second, false);
+            continue;
+        }
+        throw_if_cancelled();
+        if (progress) progress(k, plan[k].spec);
+        emit(table_row(plan[k].spec, plan[k].sweep), true);
+        remove_row_store(plan[k]);  // the row is out: its units are no longer needed
+    }
+}
+
+}  // namespace seprank

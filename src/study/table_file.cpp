@@ -1,0 +1,203 @@
+// seprank — the table file: its sweep line and header, rows read back and checked (a torn
+// last line repaired), rows appended under a lock (table.hpp; docs/table.md).
+#include "seprank/table.hpp"
+
+#include "base/file_io.hpp"
+#include "seprank/error.hpp"
+#include "seprank/table_blocks.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace seprank {
+
+namespace {
+
+const std::string kCsvSweepPrefix = "# seprank table sweep: ";
+const std::string kJsonSweepKey = "seprank_table_sweep";
+
+std::string sweep_line(const std::string& sweep, bool json_lines, const std::string& header) {
+    if (json_lines) return nlohmann::json({{kJsonSweepKey, sweep}}).dump() + "\n";
+    return kCsvSweepPrefix + sweep + "\n" + header + "\n";
+}
+
+bool is_integer_text(const std::string& t) {
+    std::size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+    if (i == t.size()) return false;
+    for (; i < t.size(); ++i)
+        if (t[i] < '0' || t[i] > '9') return false;
+    return true;
+}
+
+// A resumed row is reused as it stands, so its configuration and rank must be well formed.
+void check_row(const Row& r, const std::string& where) {
+    const bool block = r.contains("block");  // a block table's row (table_blocks.hpp)
+    for (const auto& c : block ? table_block_columns(false, false) : table_columns())
+        if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
+    if (block)
+        for (const char* c : {"blocks", "total"}) {
+            const std::string v = r.at(c).str();
+            if ((!v.empty() || c[1] == 'l') && !is_integer_text(v))  // blocks is never empty, total is for a skipped configuration
+                throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v + "' is not an integer");
+        }
+    for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth"}) {
+        const std::string v = r.at(c).str();
+        if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v + "' is not an integer");
+    }
+    const std::string rank = r.at("rank").str(), status = r.at("status").str();
+    if (!rank.empty() && !is_integer_text(rank)) throw invalid_input(where + ": column 'rank' = '" + rank + "' is not an integer");
+    if (status != "ok" && status != "lower-bound" && status != "skipped")
+        throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
+    if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
+    family_from_string(r.at("family").str());
+}
+
+}  // namespace
+
+TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source) {
+    TableFile out;
+    std::size_t pos = 0;
+    long lineno = 0;
+    std::vector<std::string> header;
+    while (pos < text.size()) {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) break;  // a torn last line (no newline) is not a row
+        std::string line = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        ++lineno;
+        const std::string where = source + " line " + std::to_string(lineno);
+        if (line.empty()) continue;
+        if (lineno == 1) {
+            if (json_lines && line.find(kJsonSweepKey) != std::string::npos) {
+                const Record meta = record_from_json(line, where);
+                if (!meta.contains(kJsonSweepKey) || meta.at(kJsonSweepKey).type() != Value::Type::text)
+                    throw invalid_input(where + ": malformed sweep line");
+                out.sweep = meta.at(kJsonSweepKey).as_text();
+                continue;
+            }
+            if (!json_lines && line.rfind(kCsvSweepPrefix, 0) == 0) {
+                out.sweep = line.substr(kCsvSweepPrefix.size());
+                continue;
+            }
+            if (!json_lines && line.rfind("#", 0) == 0) throw invalid_input(where + ": not a seprank sweep line: " + line.substr(0, 80));
+        }
+        if (json_lines) {
+            Row r = record_from_json(line, where);
+            check_row(r, where);
+            out.rows.push_back(std::move(r));
+            continue;
+        }
+        auto cells = parse_csv_line(line);
+        if (header.empty()) {
+            header = cells;
+            bool known = false;  // the header of some sweep: with or without each optional group
+            for (int m = 0; m < 16 && !known; ++m)
+                known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0);
+            for (int m = 0; m < 4 && !known; ++m) known = header == table_block_columns((m & 1) != 0, (m & 2) != 0);
+            if (!known)
+                throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");
+            continue;
+        }
+        if (cells.size() != header.size())
+            throw invalid_input(where + " has " + std::to_string(cells.size()) + " cells, expected " + std::to_string(header.size()));
+        Row r;
+        for (std::size_t k = 0; k < cells.size(); ++k) r.set(header[k], cells[k]);
+        check_row(r, where);
+        out.rows.push_back(std::move(r));
+    }
+    out.complete_bytes = pos;
+    return out;
+}
+
+std::vector<Row> read_table_file(const std::string& path, bool json_lines) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return {};
+    const int fd = detail::open_regular_rw(path, "table file");
+    std::string text;
+    try {
+        text = detail::read_fd(fd, path, "table file");
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
+    if (f.complete_bytes < text.size() && ::ftruncate(fd, static_cast<off_t>(f.complete_bytes)) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(e));
+    }
+    ::close(fd);
+    return std::move(f.rows);
+}
+
+TableAppender::TableAppender(const std::string& path, bool json_lines) : TableAppender(path, json_lines, std::string(), true) {}
+
+TableAppender::TableAppender(const std::string& path, bool json_lines, const std::string& sweep, bool resume)
+    : json_(json_lines), path_(path), sweep_(sweep) {
+    struct stat before {};
+    const bool existed = ::lstat(path.c_str(), &before) == 0;
+    fd_ = detail::open_regular_rw(path, "table file");
+    try {
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+            throw invalid_input("table file '" + path + "' is locked by another seprank table run; wait for it to finish or use another file");
+        const std::string text = detail::read_fd(fd_, path, "table file");
+        created_ = !existed || text.empty();
+        if (!text.empty() && !resume)
+            throw invalid_input("table file '" + path + "' exists and is not empty: add --resume, or remove it");
+        TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
+        if (!text.empty() && !sweep.empty() && f.sweep != sweep && !f.sweep.empty() && sweep.rfind("results=", 0) == 0 &&
+            f.sweep.substr(0, f.sweep.find(' ')) != sweep.substr(0, sweep.find(' ')))
+            throw invalid_input("table file '" + path + "' was written by another version of seprank, whose rows hold other values or bounds (" +
+                                (f.sweep.rfind("results=", 0) == 0 ? f.sweep.substr(0, f.sweep.find(' ')) : std::string("no results version")) +
+                                "; this one: " + sweep.substr(0, sweep.find(' ')) + "): its rows cannot be reused; use another file");
+        // The max side may change on resume (resume_set computes the rows it stopped again).
+        const auto without_side = [](std::string sig) {
+            const std::size_t at = sig.find(" max_side=");
+            if (at != std::string::npos) sig.erase(at, sig.find(' ', at + 1) - at);
+            return sig;
+        };
+        if (!text.empty() && !sweep.empty() && without_side(f.sweep) != without_side(sweep))
+            throw invalid_input("table file '" + path + "' was written by a different sweep (" +
+                                (f.sweep.empty() ? std::string("no sweep line") : f.sweep) + "; this sweep: " + sweep +
+                                "): its rows cannot be reused; use another file");
+        if (f.complete_bytes < text.size() && ::ftruncate(fd_, static_cast<off_t>(f.complete_bytes)) != 0)
+            throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(errno));
+        rows_ = std::move(f.rows);
+        needs_header_ = text.empty() || f.complete_bytes == 0;
+    } catch (...) {
+        ::close(fd_);
+        fd_ = -1;
+        throw;
+    }
+}
+
+TableAppender::~TableAppender() {
+    if (fd_ < 0) return;
+    // A file this run created and never wrote a row into is removed: no empty leftovers.
+    if (created_ && needs_header_) {
+        struct stat st {};
+        if (::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
+    }
+    ::close(fd_);
+}
+
+void TableAppender::append(const Row& row) {
+    // A configuration of a block sweep goes out as its block rows, in one write.
+    const std::vector<Row> lines = is_block_config_row(row) ? block_rows(row) : std::vector<Row>{row};
+    std::string line;
+    for (const Row& r : lines) line += (json_ ? to_json(r) : csv_line(r)) + '\n';
+    const std::string header = seprank::csv_line(row_columns(lines.front()));  // the columns this row has
+    if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : header + "\n") : sweep_line(sweep_, json_, header)) + line;
+    detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
+    needs_header_ = false;
+    if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
+}
+
+}  // namespace seprank

@@ -1,0 +1,20 @@
+// seprank (internal) — the `verify` claims about singular spectra and ε-separation ranks
+// (docs/theory.md §2.7), kept beside src/study/verify.cpp, which lists them after its own.
+#pragma once
+
+#include "seprank/verify.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct SpectrumClaim {
+    std::string name, statement;
+    ClaimResult (*run)(std::uint64_t seed);
+};
+
+const std::vector<SpectrumClaim>& spectrum_claims();
+
+}  // namespace seprank
