@@ -127,6 +127,11 @@ expect_rc 3 "[here: --max-memory, or --method evaluation]" -- rank --tokens 4 --
 grep -q "note: --eps-absolute is ignored: no --eps" "$T/epsabs.err" || fail "spectrum --eps-absolute without --eps: no note"
 grep -q '"notes"' "$T/epsabs.json" || fail "spectrum --eps-absolute without --eps: no notes in JSON"
 "$S" generic --help | grep -q "save-weights.*refused here" || fail "generic --help offers --save-weights"
+# conv layers (issue 60): Shahverdi-Marchetti-Kohn's filters (2,2), r = 2, last layer linear,
+# one output from N = 3 tokens: an image of dimension 3; a filter longer than its input is refused
+"$S" dimension --layers 'conv,conv:power=1' --tokens 3 --dim 1 | grep -q "^rank *3$" || fail "dimension of conv (2,2) is not 3"
+"$S" dimension --layers 'conv:filter=4' --tokens 3 --dim 1 2>"$T/conv_err.txt" >/dev/null && fail "a conv filter longer than its input accepted"
+grep -q "filter size k = 4 exceeds the 3 tokens it reads" "$T/conv_err.txt" || fail "conv filter error message"
 # dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
 "$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"

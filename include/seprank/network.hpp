@@ -70,7 +70,8 @@ std::vector<std::string> family_names();
 // The layers of a stack (family stack, `--layers SPEC`). Each kind's behaviour (forward
 // map, degree, weight degree, parameters, symmetries, parity, names) lives in one traits
 // unit, src/network/layers.hpp; these are only its fields. Every layer maps N token vectors of
-// width dx to N token vectors of width dx; `residual` adds the layer's input.
+// width dx to N token vectors of width dx (conv: to ⌊(N − k)/s⌋ + 1 of them); `residual`
+// adds the layer's input.
 
 // y^i ← Σ_h W^O_h Σ_j ⟨W^Q_h y^i, W^K_h y^j⟩^s W^V_h y^j; W^Q,W^K,W^V ∈ Q^{da×dx}. Degree 2s+1.
 struct AttentionLayer {
@@ -107,7 +108,22 @@ struct HadamardLayer {
     }
     bool operator!=(const HadamardLayer& o) const { return !(*this == o); }
 };
-using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer>;
+// 1-D convolution along the token axis, then t ↦ t^r entrywise (Shahverdi–Marchetti–Kohn):
+// y'^i ← (Σ_{j=1..k} W_j y^{(i−1)s+j})^{⊙r}, W_j ∈ Q^{dx×dx} (dx = 1: one channel, the
+// filter (w_1..w_k)); N tokens become ⌊(N − k)/s⌋ + 1. Degree r (power=1: a linear
+// convolution, the paper's last layer). No residual (the token count changes).
+struct ConvLayer {
+    long filter = 2;  // k
+    long stride = 1;  // s
+    long power = 2;   // r
+    bool residual = false;  // always false: not a key of the kind
+    // Field-wise equality, O(1).
+    bool operator==(const ConvLayer& o) const {
+        return filter == o.filter && stride == o.stride && power == o.power && residual == o.residual;
+    }
+    bool operator!=(const ConvLayer& o) const { return !(*this == o); }
+};
+using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer, ConvLayer>;
 
 // SPEC: comma-separated layers, each `kind[:key=value]…[:flag]` (docs/network.md,
 // "Stacks"), e.g. "attention:score-degree=2,mlp:power=2". invalid_input names the bad
@@ -119,7 +135,7 @@ std::vector<LayerSpec> parse_layers(const std::string& spec);
 // field values are printed as they are). O(1) per layer (its few keys).
 std::string to_string(const LayerSpec& layer);
 std::string layers_to_string(const std::vector<LayerSpec>& layers);
-// The kind names, in variant order ("attention", "mlp", "hadamard"). O(1).
+// The kind names, in variant order ("attention", "mlp", "hadamard", "conv"). O(1).
 std::vector<std::string> layer_kind_names();
 // The shortest prefix u of `layers` such that `layers` is u repeated |layers|/|u| times
 // (the whole list when no shorter prefix repeats; {} for {}): the list a stack's
@@ -174,6 +190,7 @@ std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1
 long input_vars_per_token(const NetworkSpec& s);         // r when embedded, else dx
 long block_degree(const NetworkSpec& s);                 // 3 for attention; power: r; stack: 0 (no single one)
 long output_dim(const NetworkSpec& s);                   // range of coordinate p: dx, fc w_L
+long output_positions(const NetworkSpec& s);             // range of position i: N; fc, power 1; conv layers fewer
 
 // Per layer l (0-based): its degree d_l in its input and its weight increment m_l (the
 // weight matrices on one path of it), so that a stack folds: degree ∏ d_l, weight

@@ -164,7 +164,7 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
     for (const auto& [what, v] : e.losses) total += v;
     const long vars = input_vars_per_token(s);
     const long n = s.tokens * vars;
-    const long outs = scalar ? 1 : (family_info(s.family).per_position ? s.tokens : 1) * output_dim(s);
+    const long outs = scalar ? 1 : output_positions(s) * output_dim(s);
     e.ambient = detail::sat_mul(detail::monomials(n, output_degree(s), !is_homogeneous(s)), outs);
     e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
     return e;
@@ -277,7 +277,7 @@ std::vector<std::pair<long, long>> output_list(const NetworkSpec& s, DimensionOu
     std::vector<std::pair<long, long>> outs;
     if (o == DimensionOutput::scalar) outs.push_back({s.position, s.coordinate});
     else
-        for (long i = 1; i <= (family_info(s.family).per_position ? s.tokens : 1); ++i)
+        for (long i = 1; i <= output_positions(s); ++i)
             for (long c = 1; c <= output_dim(s); ++c) outs.push_back({i, c});
     return outs;
 }

@@ -11,6 +11,8 @@
 //   layer_weight_increment(s, l)  their product) and m_l of D_l = d_l·D_{l−1} + m_l;
 //   homogeneous(s)                whether the output is homogeneous (no residual mixes degrees);
 //   output_dim(s)                 entries of the output vector (the range of coordinate p);
+//   output_positions(s)           output vectors (the range of position i: N, or 1 for
+//                                 one output vector; a stack with conv layers: fewer);
 //   weight_degree_increment(s)    m, the weight matrices on one path of a block
 //                                 (D_L = d·D_{L−1} + m);
 //   layer_parameters(s, l)        parameters of layer l (0-based);
@@ -258,6 +260,7 @@ struct Attention {
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
+    static long output_positions(const NetworkSpec& s) { return s.tokens; }
     static long block_degree(const NetworkSpec&) { return 3; }
     static long layer_degree(const NetworkSpec&, long) { return 3; }
     static long layer_weight_increment(const NetworkSpec&, long) { return 4; }  // W^Q, W^K, W^V, W^O
@@ -424,6 +427,7 @@ struct Hadamard {
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
+    static long output_positions(const NetworkSpec& s) { return s.tokens; }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
     static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
     static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree + 1; }  // W_1..W_d, W^O
@@ -588,6 +592,7 @@ struct Fc {
         }
     }
     static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
+    static long output_positions(const NetworkSpec&) { return 1; }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
     static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
     static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree; }  // W_1..W_d
@@ -729,6 +734,7 @@ struct Power {
                 "position i = " + str(s.position) + ": power has one output vector (choose its entry with coordinate p)");
     }
     static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
+    static long output_positions(const NetworkSpec&) { return 1; }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
     static bool hidden(const NetworkSpec& s, long l) { return l + 1 < s.depth; }
     // A hidden layer: r·(D + 1) = r·D + r; the last, linear one: D + 1.

@@ -14,6 +14,10 @@
 //   sign_equivariant(sp)          whether it keeps each token's sign (docs/evaluation.md);
 //   mixes_tokens(sp)              whether an output token reads other tokens (false: a
 //                                 per-token map, docs/theory.md §3.6);
+//   tokens_out(sp, n, l)          the tokens it writes from n (n for a per-position map;
+//                                 invalid_input when it cannot read n tokens);
+//   linear_output(sp)             whether it writes through a linear map (then GL(n) acts
+//                                 at its junction with a next layer, which reads linearly);
 //   count(sp, dx, n_in, last, scalar_last)   its share of the expected dimension;
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 // The stack family (struct Stack below) folds these over s.layers; with_kind is the one
@@ -73,6 +77,8 @@ struct AttentionKind {
     static Integer parameters(const S& sp, long dx) { return Integer(4 * dx * head_dim(sp, dx) * sp.heads); }
     static bool sign_equivariant(const S& sp) { return sp.score_degree % 2 == 1; }  // ε_i^s ε_j^{s+1}
     static bool mixes_tokens(const S&) { return true; }
+    static long tokens_out(const S&, long n, long) { return n; }
+    static bool linear_output(const S&) { return true; }  // W^O
     static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
         const long da = head_dim(sp, dx);
         return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, last, scalar_last, sp.residual);
@@ -189,6 +195,8 @@ struct MlpKind {
     static Integer parameters(const S& sp, long dx) { return Integer(2 * width(sp, dx) * dx); }
     static bool sign_equivariant(const S& sp) { return sp.power % 2 == 1; }  // (−u)^r = −u^r for odd r
     static bool mixes_tokens(const S&) { return false; }
+    static long tokens_out(const S&, long n, long) { return n; }
+    static bool linear_output(const S&) { return true; }  // W2
     // Per hidden unit one rescaling (row of W1 by λ, column of W2 by λ^{−r}); the layer's
     // space is Q^{n_out} ⊗ Sym^r(Q^{n_in}). r = 1: W2 W1, a matrix of rank <= w.
     static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
@@ -276,6 +284,8 @@ struct HadamardKind {
     static Integer parameters(const S& sp, long dx) { return Integer((sp.degree + 1) * width(sp, dx) * dx); }
     static bool sign_equivariant(const S& sp) { return sp.degree == 1 || (!sp.free && sp.degree % 2 == 1); }
     static bool mixes_tokens(const S& sp) { return sp.degree >= 2; }
+    static long tokens_out(const S&, long n, long) { return n; }
+    static bool linear_output(const S&) { return true; }  // W^O
     static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
         return hadamard_count(sp.degree, width(sp, dx), dx, n_in, last, scalar_last, sp.residual);
     }
@@ -303,6 +313,112 @@ struct HadamardKind {
     }
 };
 
+// ============================================================ conv
+// 1-D convolution along the token axis with a power activation (Shahverdi–Marchetti–Kohn,
+// AISTATS 2025): output token i (0-based) is
+//     y'^i = (Σ_{j<k} W_j y^{i·s+j})^{⊙r},  W_j ∈ Q^{dx×dx},  i < ⌊(N − k)/s⌋ + 1;
+// dx = 1 is their single channel (the filter w = (W_0..W_{k−1}) ∈ Q^k), dx > 1 a
+// convolution with dx input and dx output channels. Degree r. Their networks end with a
+// linear convolution (α_L ∘ σ ∘ … ∘ σ ∘ α_1; their degree formula gives the last filter no
+// factor r): write the last layer `conv:power=1`.
+struct ConvKind {
+    using S = ConvLayer;
+    static constexpr const char* name = "conv";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("filter", sp.filter);
+        fn("stride", sp.stride);
+        fn("power", sp.power);
+    }
+    static void validate(const S& sp, const NetworkSpec&, long l) {
+        check_layer_size(sp.filter, l, "filter size k", 1);
+        check_layer_size(sp.stride, l, "stride s", 1);
+        check_layer_size(sp.power, l, "power r", 1);
+        require(sp.power <= kMaxBlockDegree, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds " + str(kMaxBlockDegree));
+        require(!sp.residual, "layer " + str(l + 1) + ": conv changes the token count and has no residual");
+    }
+    static long tokens_out(const S& sp, long n, long l) {
+        require(sp.filter <= n, "layer " + str(l + 1) + ": filter size k = " + str(sp.filter) + " exceeds the " + str(n) +
+                                    " tokens it reads");
+        return (n - sp.filter) / sp.stride + 1;
+    }
+    static long degree(const S& sp) { return sp.power; }
+    static long bottleneck(const S&, long dx) { return dx; }
+    static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
+    static Integer parameters(const S& sp, long dx) { return Integer(sp.filter) * Integer(dx) * Integer(dx); }
+    // Output token i reads tokens i·s..i·s+k−1: not a token's own map (false is always safe).
+    static bool sign_equivariant(const S&) { return false; }
+    static bool mixes_tokens(const S& sp) { return sp.filter > 1 || sp.stride > 1; }
+    static bool linear_output(const S& sp) { return sp.power == 1; }  // else t^r entrywise
+    // The k matrices read an n_in-dimensional span and write n_out coordinates (row p only
+    // for a scalar last layer): k·n_in·n_out. Before a next layer (which reads linearly),
+    // r > 1 leaves a torus: output channel c rescaled by t (row c of every W_j), its power
+    // t^r undone by the next layer's input maps: n_out (for dx = 1 the paper's count
+    // |k| − L + 1); r = 1 writes linearly, and the junction's GL(n_next) acts instead.
+    // A conservative count: no cap by the layer's space.
+    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+        LayerCount c;
+        const long k = sp.filter;
+        c.params = k * dx * dx;
+        c.n_next = sp.power == 1 ? std::min(dx, sat_mul(k, n_in)) : dx;
+        const long n_out = scalar_last ? 1 : dx;
+        c.eff = k * std::min(n_in, dx) * n_out;
+        c.how = "a convolution reading a " + std::to_string(std::min(n_in, dx)) + "-dimensional span";
+        if (scalar_last) c.how += "; rows of W_j other than p never read";
+        if (!last && sp.power > 1) {
+            c.eff -= n_out;
+            c.how += "; per output channel one rescaling (row c of every W_j by t, the next layer's reading of it by t^-r)";
+        }
+        return c;
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S& sp) {
+        lw.W.resize(static_cast<std::size_t>(sp.filter));
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+        for (long j = 0; j < sp.filter; ++j) fn(MatrixSlot{"W", "matrices", sp.filter, j, nullptr, dx, dx}, lw.W[static_cast<std::size_t>(j)]);
+    }
+    static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static std::string structural_zero_reason(const S&) { return {}; }
+
+    template <class F>
+    static typename F::E power(F& f, const typename F::E& x, long r) {
+        typename F::E out = x;
+        for (long e = 1; e < r; ++e) out = f.ring().mul(out, x);
+        return out;
+    }
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        auto& r = f.ring();
+        const std::size_t k = static_cast<std::size_t>(sp.filter), s = static_cast<std::size_t>(sp.stride);
+        const std::size_t n_out = (y.size() - k) / s + 1;
+        typename F::VecList out = f.list();
+        for (std::size_t i = 0; i < n_out; ++i) {
+            typename F::Vec u = f.lin(lw.W[0], y[i * s]);
+            for (std::size_t j = 1; j < k; ++j) {
+                const typename F::Vec t = f.lin(lw.W[j], y[i * s + j]);
+                for (std::size_t c = 0; c < u.size(); ++c) r.add(u[c], t[c]);
+            }
+            for (auto& x : u) x = power(f, x, sp.power);
+            out.push_back(std::move(u));
+        }
+        return out;
+    }
+    // Coordinate p of output token i: (Σ_j row p of W_j · y^{i·s+j})^r.
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        auto& r = f.ring();
+        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1), s = static_cast<std::size_t>(sp.stride);
+        const long p = f.spec().coordinate - 1;
+        typename F::E u = r.zero();
+        for (std::size_t j = 0; j < static_cast<std::size_t>(sp.filter); ++j) r.add(u, f.dot_row(lw.W[j], p, y[i * s + j]));
+        return power(f, u, sp.power);
+    }
+};
+
 // ============================================================ registry of kinds
 
 template <class S>
@@ -318,6 +434,10 @@ struct KindOf<MlpLayer> {
 template <>
 struct KindOf<HadamardLayer> {
     using type = HadamardKind;
+};
+template <>
+struct KindOf<ConvLayer> {
+    using type = ConvKind;
 };
 
 // fn(Kind{}, spec) with the traits of the layer's kind.
@@ -359,9 +479,17 @@ struct Stack {
                 "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
         require(s.width == 0 && s.widths.empty() && !s.free_slots, "widths and free slots of a stack are per layer (mlp:width=w, hadamard:width=w:free)");
         for (long l = 0; l < s.depth; ++l) with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.validate(sp, s, l); });
+        const long n = output_positions(s);  // refuses a layer that cannot read its tokens
+        require(s.position <= n, "position i = " + str(s.position) + " outside 1.." + str(n) + " (the tokens the last layer writes)");
         check_coordinate(s, output_dim(s));
     }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
+    // The tokens each layer writes, folded from N.
+    static long output_positions(const NetworkSpec& s) {
+        long n = s.tokens;
+        for (long l = 0; l < s.depth; ++l) n = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.tokens_out(sp, n, l); });
+        return n;
+    }
     static long block_degree(const NetworkSpec&) { return 0; }
     static long layer_degree(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp); });
@@ -386,23 +514,26 @@ struct Stack {
         const bool whole = last || layer_residual(at(s, l + 1));
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, s.dim, n_in, whole, last && scalar); });
     }
-    // Every kind reads its input through linear maps and writes through one (W^O, W2):
-    // GL(n) between two layers unless a residual adds the identity on either side.
+    // Every kind reads its input through linear maps, and most write through one (W^O, W2):
+    // GL(n) between two layers unless a residual adds the identity on either side or layer
+    // l writes through a nonlinear map (conv's t^r: its count takes the torus left).
     static bool junction(const NetworkSpec& s, long l) {
-        return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1));
+        return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) &&
+               with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
-    // Every layer of degree 1: y^{L,i} = B y^{0,i} with B the product of the layers' matrices
-    // (I + W2·W1 for a residual one) and M, one matrix of rank <= the narrowest of the
-    // layers without residual (and min(n0, dx)), whatever its factors (as for the linear
-    // networks of the other families).
+    // Every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
+    // layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the
+    // narrowest of the layers without residual (and min(n0, dx)), whatever its factors (as
+    // for the linear networks of the other families). A linear layer that mixes tokens (a
+    // conv filter) keeps the per-layer counts.
     static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
         if (s.depth < 1) return;
         const long n0 = input_vars_per_token(s);
         long b = std::min(n0, s.dim);
         for (long l = 0; l < s.depth; ++l) {
             // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
-            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1; });
+            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1 && !kind.mixes_tokens(sp); });
             if (!linear) return;
             if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, s.dim); }));
         }

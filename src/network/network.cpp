@@ -188,6 +188,10 @@ long output_dim(const NetworkSpec& s) {
     return with_family(s.family, [&](auto fam) { return fam.output_dim(s); });
 }
 
+long output_positions(const NetworkSpec& s) {
+    return with_family(s.family, [&](auto fam) { return fam.output_positions(s); });
+}
+
 std::vector<long> layer_widths(const NetworkSpec& s) {
     std::vector<long> w{s.tokens * s.dim};
     for (long l = 0; l < s.depth; ++l)

@@ -24,11 +24,12 @@ namespace {
 
 using seprank_test::stack_spec;
 
-// One random layer of any kind as SPEC text, with small degrees (a kind's degree <= 3).
-std::string random_layer(Rng& rng, long dim) {
+// One random layer of any kind as SPEC text, with small degrees (a kind's degree <= 3);
+// `tokens` (what it reads) becomes what it writes.
+std::string random_layer(Rng& rng, long dim, long& tokens) {
     const auto pick = [&](long n) { return static_cast<long>(rng.below(static_cast<std::uint64_t>(n))); };
     std::string t;
-    switch (pick(3)) {
+    switch (pick(4)) {
         case 0:
             t = "attention";
             if (pick(2) == 0) t += ":heads=" + std::to_string(dim) + ":head-dim=1";
@@ -38,11 +39,17 @@ std::string random_layer(Rng& rng, long dim) {
             t = "mlp:power=" + std::to_string(1 + pick(3));
             if (pick(2) == 0) t += ":width=" + std::to_string(1 + pick(3));
             break;
-        default:
+        case 2:
             t = "hadamard:degree=" + std::to_string(1 + pick(3));
             if (pick(2) == 0) t += ":width=" + std::to_string(1 + pick(2));
             if (pick(2) == 0) t += ":free";
             break;
+        default: {  // conv: no residual (it changes the token count)
+            const long k = 1 + pick(std::min(2L, tokens)), s = 1 + pick(2);
+            t = "conv:filter=" + std::to_string(k) + ":stride=" + std::to_string(s) + ":power=" + std::to_string(1 + pick(3));
+            tokens = (tokens - k) / s + 1;
+            return t;
+        }
     }
     if (pick(3) == 0) t += ":residual";
     return t;
@@ -54,9 +61,10 @@ NetworkSpec random_stack(Rng& rng, long layers, long max_tokens, long max_dim) {
     const long n = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_tokens)));
     const long dx = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_dim)));
     std::string text;
-    for (long l = 0; l < layers; ++l) text += (l ? "," : "") + random_layer(rng, dx);
+    long tokens = n;
+    for (long l = 0; l < layers; ++l) text += (l ? "," : "") + random_layer(rng, dx, tokens);
     NetworkSpec s = stack_spec(n, dx, text);
-    s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+    s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(tokens)));
     s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(dx)));
     return s;
 }
@@ -68,9 +76,13 @@ Point<Rational> random_qpoint(Rng& rng, const NetworkSpec& s) {
     return x;
 }
 
-// Layers [from, to) of a stack with their weights.
+// Layers [from, to) of a stack with their weights, reading the tokens layers [0, from) write.
 Network sub_stack(const Network& net, long from, long to) {
     Network out = net;
+    NetworkSpec before = net.spec;
+    before.layers.resize(static_cast<std::size_t>(from));
+    before.depth = from;
+    out.spec.tokens = output_positions(before);
     out.spec.layers.assign(net.spec.layers.begin() + from, net.spec.layers.begin() + to);
     out.spec.depth = to - from;
     out.weights.layers.assign(net.weights.layers.begin() + from, net.weights.layers.begin() + to);
@@ -110,7 +122,8 @@ TEST_CASE("layers SPEC: the canonical text round-trips; defaults are left out") 
     CHECK(layers_to_string(parse_layers("hadamard:free:degree=2:residual,mlp:width=4:power=3,attention:score-degree=2:heads=2")) ==
           "hadamard:degree=2:free:residual,mlp:power=3:width=4,attention:heads=2:score-degree=2");
     CHECK(std::get<AttentionLayer>(parse_layers("attention:score-degree=3")[0]).score_degree == 3);
-    CHECK(layer_kind_names() == std::vector<std::string>{"attention", "mlp", "hadamard"});
+    CHECK(layer_kind_names() == std::vector<std::string>{"attention", "mlp", "hadamard", "conv"});
+    CHECK(layers_to_string(parse_layers("conv:power=1:filter=3,conv:stride=1")) == "conv:filter=3:power=1,conv");
     auto rng = seprank_test::rng_for("layers-spec-roundtrip");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(200); ++it) {
@@ -132,6 +145,9 @@ TEST_CASE("layers SPEC: bad text is refused with one message naming it") {
         {"mlp:width=0", "width = '0'"},
         {"hadamard:width=0", "width = '0'"},
         {"mlp:power=x", "power = 'x'"},
+        {"conv:filter=0", "filter = '0'"},
+        {"conv:stride=0", "stride = '0'"},
+        {"conv:residual", "unknown key 'residual' for conv"},
         {"mlp:residual=1", "residual is a flag"},
         {"attention,,mlp", "an empty layer"},
     };
@@ -205,7 +221,7 @@ TEST_CASE("a stack's expansion is the composition of its parts' expansions") {
         std::vector<QPoly> vars;
         for (long k = 0; k < s.tokens * s.dim; ++k) vars.push_back(QPoly::variable(whole.context(), static_cast<std::size_t>(k)));
         std::vector<QPoly> subs;
-        for (long j = 1; j <= s.tokens; ++j)
+        for (long j = 1; j <= tail.spec.tokens; ++j)
             for (long c = 1; c <= s.dim; ++c) {
                 Network h = head;
                 h.spec.position = j;
@@ -338,4 +354,73 @@ TEST_CASE("separation rank at N = 2: per-token layers first keep attention's da 
         CHECK(sep(att, 3) > da + 1);  // contrast: above the s = 1 bound
         (void)da;
     }
+}
+
+TEST_CASE("conv layers: the hand-computed expansion, degree, tokens, parameters, and Shahverdi-Marchetti-Kohn's dimension |k| - L + 1") {
+    // One layer, one channel, filter (2, -3), r = 2, on 3 tokens: 2 outputs.
+    NetworkSpec s = stack_spec(3, 1, "conv:filter=2:power=2");
+    CHECK(output_positions(s) == 2);
+    Network net = random_network(s, 1, 9);
+    net.weights.layers[0].W[0](0, 0) = Rational(Integer(2));
+    net.weights.layers[0].W[1](0, 0) = Rational(Integer(-3));
+    QPoly f = expand(net);
+    CHECK(f == parse_poly("4*x1_1^2 - 12*x1_1*x2_1 + 9*x2_1^2", f.context()));
+    net.spec.position = 2;
+    f = expand(net);
+    CHECK(f == parse_poly("4*x2_1^2 - 12*x2_1*x3_1 + 9*x3_1^2", f.context()));
+    // stride 2, two channels, a linear layer: y'^i = W_0 y^{2i-1} + W_1 y^{2i} (1-based), coordinate 2.
+    s = stack_spec(4, 2, "conv:filter=2:stride=2:power=1");
+    CHECK(output_positions(s) == 2);
+    s.position = 2;
+    s.coordinate = 2;
+    net = random_network(s, 1, 9);
+    long v = 1;
+    for (auto& m : net.weights.layers[0].W)
+        for (long a = 0; a < 2; ++a)
+            for (long b = 0; b < 2; ++b) m(a, b) = Rational(Integer(v++));
+    f = expand(net);  // row 2 of W_0 = (3, 4) on token 3, row 2 of W_1 = (7, 8) on token 4
+    CHECK(f == parse_poly("3*x3_1 + 4*x3_2 + 7*x4_1 + 8*x4_2", f.context()));
+
+    // degree r^(layers with activation), tokens ⌊(N − k)/s⌋ + 1, parameters Σ k·dx²
+    CHECK(output_degree(stack_spec(5, 1, "conv:power=3,conv:power=3,conv:power=1")) == Integer(9));
+    CHECK(output_degree(stack_spec(5, 1, "conv,conv,conv")) == Integer(8));
+    CHECK(output_positions(stack_spec(7, 1, "conv:filter=3")) == 5);
+    CHECK(output_positions(stack_spec(7, 1, "conv:filter=3:stride=2")) == 3);
+    CHECK(output_positions(stack_spec(7, 1, "conv:filter=3,conv:filter=2")) == 4);
+    CHECK(parameter_count(stack_spec(5, 2, "conv:filter=3,conv:filter=2:power=1")) == Integer(3 * 4 + 2 * 4));
+    CHECK(parameter_count(stack_spec(3, 1, "conv,conv:power=1")) == Integer(4));
+
+    // The paper's single-channel stride-1 networks (last layer linear) read one output from
+    // N = Σ k_l − L + 1 tokens: filters (2,2) on N = 3 give dimension 3, (2,2,2) on N = 4
+    // give 4 (Singular's elimination agrees); a power on the last layer too keeps them.
+    auto rng = seprank_test::rng_for("conv-dimension");
+    INFO("seed " << seprank_test::seed());
+    struct Case {
+        long tokens;
+        std::string layers;
+        long dim;
+    };
+    for (const Case& c : {Case{3, "conv,conv:power=1", 3}, Case{4, "conv,conv,conv:power=1", 4}, Case{3, "conv,conv", 3},
+                          Case{4, "conv,conv,conv", 4}, Case{5, "conv:filter=3,conv:filter=2,conv:filter=2:power=1", 5},
+                          Case{4, "conv:filter=2:power=3,conv:filter=3:power=1", 4}}) {
+        const NetworkSpec cs = stack_spec(c.tokens, 1, c.layers);
+        INFO(c.layers << " on " << c.tokens << " tokens");
+        CHECK(output_positions(cs) == 1);
+        DimensionOptions o;
+        o.seed = rng.next();
+        CHECK(function_dimension(cs, o).value == c.dim);
+        CHECK(expected_dimension(cs, DimensionOutput::scalar).expected == c.dim);
+    }
+
+    // a filter longer than what it reads, or of size 0, is refused naming the value
+    std::string m = message_of([&] { validate(stack_spec(3, 1, "conv:filter=4")); });
+    CHECK(m == "layer 1: filter size k = 4 exceeds the 3 tokens it reads");
+    m = message_of([&] { validate(stack_spec(3, 1, "conv:filter=2,conv:filter=3")); });
+    CHECK(m == "layer 2: filter size k = 3 exceeds the 2 tokens it reads");
+    m = message_of([&] { (void)parse_layers("conv:filter=0"); });
+    CHECK(m.find("filter = '0'") != std::string::npos);
+    CHECK(m.find('\n') == std::string::npos);
+    NetworkSpec bad = stack_spec(3, 1, "conv:filter=2");
+    bad.position = 3;
+    CHECK(message_of([&] { validate(bad); }) == "position i = 3 outside 1..2 (the tokens the last layer writes)");
 }

@@ -656,7 +656,7 @@ TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^pari
         const std::vector<int> par = token_parities(s);
         INFO("iteration " << it << ": " << network_to_json(net, -1));
         // A stack keeps the signs when every layer does: attention with an odd score degree,
-        // mlp with an odd power, hadamard as its family (docs/theory.md §1.6).
+        // mlp with an odd power, hadamard as its family, conv never (docs/theory.md §1.6).
         bool stack_keeps = true;
         for (const LayerSpec& layer : s.layers)
             stack_keeps = stack_keeps && std::visit(
@@ -664,7 +664,8 @@ TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^pari
                                                  using L = std::decay_t<decltype(l)>;
                                                  if constexpr (std::is_same_v<L, AttentionLayer>) return l.score_degree % 2 == 1;
                                                  else if constexpr (std::is_same_v<L, MlpLayer>) return l.power % 2 == 1;
-                                                 else return l.degree == 1 || (!l.free && l.degree % 2 == 1);
+                                                 else if constexpr (std::is_same_v<L, HadamardLayer>) return l.degree == 1 || (!l.free && l.degree % 2 == 1);
+                                                 else return false;
                                              },
                                              layer);
         const bool expected = s.family == Family::attention ||
