@@ -1,6 +1,6 @@
 // seprank — singular spectra of flattenings in orthonormal product bases (docs/spectrum.md).
 // spectrum_fast and spectrum_certified, with Eigen's heavy instantiations, live in
-// src/analysis/spectrum_fast.cpp and src/spectrum_certified.cpp.
+// src/analysis/spectrum_fast.cpp and src/analysis/spectrum_certified.cpp.
 #include "seprank/spectrum.hpp"
 
 #include "network/expand_internal.hpp"
