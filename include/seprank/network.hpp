@@ -172,6 +172,20 @@ struct NetworkSpec {
     std::vector<LayerSpec> layers;  // stack: the layers in order, one per depth (size = depth)
 };
 
+// A family written as the stack it is shorthand for: attention is L copies of
+// `attention:heads=H:head-dim=da:rank=k[:residual]`, hadamard L copies of
+// `hadamard:degree=d:width=w[:free][:residual]`, a stack its own layers. fc and power read
+// their tokens flattened and are not stacks of layer kinds: {} for them. The stack computes
+// the same network (degrees, draws, weights file matrices, forward map). Precondition: a
+// valid spec (not checked). O(depth).
+std::vector<LayerSpec> stack_layers(const NetworkSpec& s);
+// The other way: a stack of depth >= 1 whose layers are all one family's block, written as
+// that family (same N, dx, embedding, i and p), so that it carries what the family carries
+// (Levine et al.'s theorem columns, heads, width, block degree); any other spec as it is.
+// stack_layers(family_form(s)) == stack_layers(s). Precondition: a valid spec (not
+// checked). O(depth).
+NetworkSpec family_form(const NetworkSpec& s);
+
 // Checks every field, throwing invalid_input with one message naming the bad value, and
 // resource_limit when the weights and variables would pass default_max_memory() (limits.hpp).
 // This defines a valid spec. O(depth) (a stack's layers, fc's widths; fc and power O(depth²)

@@ -85,12 +85,12 @@ namespace {
 template <class T, class Fn>
 void for_each_varied(const NetworkSpec& s, NetWeights<T>& w, Fn&& fn) {
     for (auto& x : w.embedding.a) fn(x);
-    detail::with_family(s.family, [&](auto fam) {
+    detail::with_network(s, [&](auto net) {
         for (long l = 0; l < s.depth; ++l)
-            fam.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
+            net.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
                 for (long i = 0; i < d.rows; ++i)
                     for (long j = 0; j < d.cols; ++j)
-                        if (!fam.structural_zero(s, l, m, i, j)) fn(d(i, j));
+                        if (!net.structural_zero(s, l, m, i, j)) fn(d(i, j));
             });
     });
 }
@@ -132,15 +132,15 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
     e.parameters = dimension_parameters(valid);
     const bool scalar = output == DimensionOutput::scalar;
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
-    // The sum of the layers' counts (each family's or layer kind's traits, families.hpp and
-    // layers.hpp) less the symmetries at the junctions between layers, then the family's
+    // The sum of the layers' counts (each layer kind's traits, layers.hpp, or fc's and
+    // power's, families.hpp) less the symmetries at the junctions between layers, then the
     // whole-network corrections; nothing here depends on which family it is.
-    detail::with_family(s.family, [&](auto fam) {
+    detail::with_network(s, [&](auto net) {
         // The embedding: when layer 1 reads its input through linear maps only, it sees only
         // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
         // Grassmannian): dx·min(r, dx).
         const long n_first = r > 0 ? std::min(r, dx) : dx;
-        if (r > 0 && L >= 1 && fam.absorbs_input_map(s))
+        if (r > 0 && L >= 1 && net.absorbs_input_map(s))
             detail::add_loss(e.losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
         // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
         // (row p of M w^i) reads r of them.
@@ -150,15 +150,15 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
         // H·da < dx or w < dx makes smaller than dx; with a residual dx).
         long n_in = n_first;
         for (long l = 0; l < L; ++l) {
-            const detail::LayerCount c = fam.expected_layer(s, l, n_in, n_first, scalar);
+            const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
             const std::string at = "layer " + std::to_string(l + 1) + ": ";
             detail::add_loss(e.losses, at + c.how, c.params - c.eff);
-            if (l + 1 < L && fam.junction(s, l))
+            if (l + 1 < L && net.junction(s, l))
                 detail::add_loss(e.losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
                                  c.n_next * c.n_next);
             n_in = c.n_next;
         }
-        fam.adjust_expected(s, scalar, e.parameters, e.losses);
+        net.adjust_expected(s, scalar, e.parameters, e.losses);
     });
     long total = 0;
     for (const auto& [what, v] : e.losses) total += v;

@@ -21,10 +21,10 @@ double round_to(double x, double unit) {
 
 // Theorems 7.1/7.2 are about plain attention (FamilyInfo::levine_theorems): no residual,
 // no embedding below dx (r >= dx changes nothing, Theorem 7.3), no attention-rank cap,
-// da = dx/H.
+// da = dx/H. A stack of L plain attention layers is attention (family_form).
 bool has_bounds(const RowSource& s) {
     if (!s.spec || !s.answer) return false;
-    const NetworkSpec& n = *s.spec;
+    const NetworkSpec n = family_form(*s.spec);
     return family_info(n.family).levine_theorems && !n.residual && (n.embed_rank == 0 || n.embed_rank >= n.dim) &&
            n.attention_rank == 0 && head_dim(n) * n.heads == n.dim;
 }
@@ -47,7 +47,7 @@ Value exact_integer(const std::string& digits) {
 Value rounded_or_null(double x, double unit) { return std::isnan(x) ? Value() : Value(round_to(x, unit)); }
 
 TheoremBounds bounds_of(const RowSource& s) {
-    const NetworkSpec& n = *s.spec;
+    const NetworkSpec n = family_form(*s.spec);
     return levine_bounds(n.dim, n.heads, n.depth);
 }
 
@@ -56,6 +56,8 @@ Theorem73Scales t73_of(const RowSource& s) { return s.spec ? theorem73_scales(*s
 // Getters: `A` reads the answer, `S` the spec; both give null without their source.
 #define A(expr) [](const RowSource& s) -> Value { if (!s.answer) return {}; const RankAnswer& a = *s.answer; (void)a; return (expr); }
 #define S(expr) [](const RowSource& s) -> Value { if (!s.spec) return {}; const NetworkSpec& n = *s.spec; (void)n; return (expr); }
+// `F` reads the spec in its family form: a one-kind stack carries its family's heads, width, degree.
+#define F(expr) [](const RowSource& s) -> Value { if (!s.spec) return {}; const NetworkSpec n = family_form(*s.spec); return (expr); }
 
 std::vector<Column> make_columns() {
     return {
@@ -65,14 +67,14 @@ std::vector<Column> make_columns() {
          S(family_info(n.family).layers ? layers_to_string(layers_period(n.layers)) : std::string())},
         {"tokens", "N, the number of tokens", S(n.tokens)},
         {"dim", "dx, the token dimension", S(n.dim)},
-        {"heads", "H (0 for families without heads)", S(family_info(n.family).heads ? n.heads : 0L)},
-        {"block_degree", "d, the degree of one block (3 for attention)", S(block_degree(n))},
-        {"width", "w of a hadamard block (0 for other families)", S(family_info(n.family).width ? block_width(n) : 0L)},
+        {"heads", "H (0 for families without heads; a stack of one attention layer repeated: its H)", F(family_info(n.family).heads ? n.heads : 0L)},
+        {"block_degree", "d, the degree of one block (3 for attention; 0 for a stack of several kinds)", F(block_degree(n))},
+        {"width", "w of a hadamard block (0 for other families)", F(family_info(n.family).width ? block_width(n) : 0L)},
         {"depth", "L, the number of layers; a stack: all its layers, the SPEC's length times the copies --depth asked for ('attention,mlp' at --depth 2: 4)", S(n.depth)},
-        {"residual", "whether y^{l+1} += y^l", S(n.residual)},
+        {"residual", "whether y^{l+1} += y^l (a stack: whether its one repeated layer is residual)", F(n.residual)},
         {"embed_rank", "r of the embedding x^j = M w^j (0: no embedding)", S(n.embed_rank)},
-        {"head_dim", "da, the attention head dimension (0 for families without heads)", S(family_info(n.family).heads ? head_dim(n) : 0L)},
-        {"attention_rank", "k, the cap on rank(W^Q^T W^K) (0: no cap)", S(n.attention_rank)},
+        {"head_dim", "da, the attention head dimension (0 for families without heads)", F(family_info(n.family).heads ? head_dim(n) : 0L)},
+        {"attention_rank", "k, the cap on rank(W^Q^T W^K) (0: no cap)", F(n.attention_rank)},
         {"position", "i, the output position", S(n.position)},
         {"partition", "the token partition A|B", [](const RowSource& s) -> Value {
              if (s.answer && !s.answer->partition.empty()) return s.answer->partition;
@@ -195,6 +197,7 @@ std::vector<Column> make_columns() {
 
 #undef A
 #undef S
+#undef F
 
 }  // namespace
 

@@ -27,7 +27,8 @@ bool theorem73_lower_applies(long depth, long dim, long heads, long embed_rank) 
     return above && heads < embed_rank;
 }
 
-Theorem73Scales theorem73_scales(const NetworkSpec& spec) {
+Theorem73Scales theorem73_scales(const NetworkSpec& given) {
+    const NetworkSpec spec = family_form(given);  // a one-kind attention stack is attention
     Theorem73Scales t;
     if (!family_info(spec.family).levine_theorems || spec.residual || spec.embed_rank < 1) return t;
     t.applies = true;

@@ -1,20 +1,28 @@
 // Private: every network family in one place (docs/network.md, "Adding a family").
 //
-// A family is a struct of static members, its traits:
+// A family is a struct of static members, its traits: what it is and how it is written.
 //   info                          FamilyInfo (public): name, fixed block degree, the spec
 //                                 fields it uses, the theorems (levine_theorems) and expand
 //                                 variants (moment_expansion) that apply to it;
+//   Network                       the traits that compute its networks (below);
 //   validate(s)                   its fields, after the common ones (invalid_input naming the
 //                                 value; ends with check_coordinate);
 //   block_degree(s)               d of its blocks (0 for a stack: no single one);
+//   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
+//   write_fields(out, s)          adapters of network_json.cpp (block_degree is read and written
+//                                 there, under info.degree_key, when the family has one);
+//   layer(s, l), of_layer(k, s)   a family that is shorthand for a stack: its layer l as a
+//                                 layer kind, and whether a kind is its block (filling s's
+//                                 fields from it). attention, hadamard and stack have them;
+//                                 their Network is Stack (layers.hpp), which folds the kinds.
+// fc and power read their tokens flattened, as one vector of N·dx entries, and are their
+// own Network. A Network's traits:
 //   layer_degree(s, l)            the degree of layer l in its input (the output degree is
 //   layer_weight_increment(s, l)  their product) and m_l of D_l = d_l·D_{l−1} + m_l;
 //   homogeneous(s)                whether the output is homogeneous (no residual mixes degrees);
 //   output_dim(s)                 entries of the output vector (the range of coordinate p);
 //   output_positions(s)           output vectors (the range of position i: N, or 1 for
 //                                 one output vector; a stack with conv layers: fewer);
-//   weight_degree_increment(s)    m, the weight matrices on one path of a block
-//                                 (D_L = d·D_{L−1} + m);
 //   layer_parameters(s, l)        parameters of layer l (0-based);
 //   resize(lw, s, l)              the lists (heads, W) of an empty layer l;
 //   for_each_matrix(s, l, lw, fn) fn(MatrixSlot, Dense&) for every matrix of layer l in file
@@ -32,15 +40,13 @@
 //                                 (then an embedding M is absorbed into it);
 //   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,
 //                                 product caps) after the per-layer counts;
-//   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
-//   write_fields(out, s)          adapters of network_json.cpp (block_degree is read and written
-//                                 there, under info.degree_key, when the family has one);
 //   forward(f, y)                 the pass from the embedded tokens y to the output over any
 //                                 ring policy: f is a detail::Forward (forward_impl.hpp).
-// with_family(f, fn) is the one switch from a Family value to its traits; is_family the
-// one that lists them. Both have no default, so -Wswitch names them when the enum grows.
+// with_family(f, fn) is the one switch from a Family value to its traits, with_network(s,
+// fn) the one to its Network; is_family lists them. The switches have no default, so
+// -Wswitch names them when the enum grows.
 //
-// The forward steps are the hot loop of black-box evaluation: one with_family per pass,
+// The forward steps are the hot loop of black-box evaluation: one with_network per pass,
 // then plain static calls; no virtual call or std::function per operation.
 #pragma once
 
@@ -236,333 +242,6 @@ inline std::string slot_path(long layer, const MatrixSlot& m) {
     return p;
 }
 
-// ============================================================ attention
-// y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}, degree 3.
-struct Attention {
-    static constexpr FamilyInfo info{Family::attention, "attention", /*fixed_block_degree=*/3, /*heads=*/true,
-                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
-                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/nullptr, /*levine_theorems=*/true,
-                                     /*moment_expansion=*/true};
-
-    static void validate(const NetworkSpec& s) {
-        require(s.heads >= 1, "heads H = " + str(s.heads) + " must be at least 1");
-        require(s.head_dim >= 0, "head dim da = " + str(s.head_dim) + " is negative");
-        if (s.head_dim == 0)
-            require(s.dim % s.heads == 0, "heads H = " + str(s.heads) + " does not divide dim dx = " + str(s.dim) +
-                                              " (give the head dim explicitly)");
-        require(s.block_degree == 3, "block degree d = " + str(s.block_degree) + " is not 3 for attention");
-        require(s.attention_rank >= 0 && s.attention_rank <= head_dim(s),
-                "attention rank k = " + str(s.attention_rank) + " outside 0.." + str(head_dim(s)));
-        require(!s.free_slots, "free slots apply to hadamard blocks only");
-        require(s.widths.empty(), "widths (a list, one per layer) apply to fc and power, not to attention");
-        require(s.width == 0, "width w = " + str(s.width) + " applies to hadamard only, not to attention");
-        check_coordinate(s, output_dim(s));
-    }
-    static long output_dim(const NetworkSpec& s) { return s.dim; }
-    static long output_positions(const NetworkSpec& s) { return s.tokens; }
-    static long block_degree(const NetworkSpec&) { return 3; }
-    static long layer_degree(const NetworkSpec&, long) { return 3; }
-    static long layer_weight_increment(const NetworkSpec&, long) { return 4; }  // W^Q, W^K, W^V, W^O
-    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
-    static Integer layer_parameters(const NetworkSpec& s, long) { return Integer(4 * s.dim * head_dim(s) * s.heads); }
-
-    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
-        const bool last = l + 1 == s.depth;
-        const long da = head_dim(s);
-        return attention_count(s.heads, da, s.attention_rank > 0 ? s.attention_rank : da, 1, s.dim, n_in, last, last && scalar, s.residual);
-    }
-    static bool junction(const NetworkSpec& s, long) { return !s.residual; }
-    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
-    static void adjust_expected(const NetworkSpec&, bool, long, Losses&) {}
-
-    template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
-        lw.heads.resize(static_cast<std::size_t>(s.heads));
-    }
-    template <class LW, class Fn>
-    static void for_each_matrix(const NetworkSpec& s, long, LW& lw, Fn&& fn) {
-        const long da = head_dim(s), dx = s.dim, H = s.heads;
-        for (long h = 0; h < H; ++h) {
-            auto& hw = lw.heads[static_cast<std::size_t>(h)];
-            fn(MatrixSlot{"heads", "heads", H, h, "Q", da, dx}, hw.Q);
-            fn(MatrixSlot{"heads", "heads", H, h, "K", da, dx}, hw.K);
-            fn(MatrixSlot{"heads", "heads", H, h, "V", da, dx}, hw.V);
-            fn(MatrixSlot{"heads", "heads", H, h, "O", dx, da}, hw.O);
-        }
-    }
-    // Low-rank attention: rows k+1..da of W^Q are 0, so rank(W^Qᵀ W^K) ≤ k.
-    static bool structural_zero(const NetworkSpec& s, long, const MatrixSlot& m, long row, long) {
-        return s.attention_rank > 0 && row >= s.attention_rank && std::string_view(m.key) == "Q";
-    }
-    static std::string structural_zero_reason(const NetworkSpec& s, long) {
-        return "attention rank " + str(s.attention_rank) + " keeps only the first rows of Q";
-    }
-    // Token-sign equivariance (docs/evaluation.md, "Parity"): negating token k's inputs
-    // negates y^{l,k} and leaves every other y^{l,j}: ⟨q_i,k_j⟩ v_j carries sign ε_i ε_j².
-    static bool sign_equivariant(const NetworkSpec&) { return true; }
-
-    template <class In>
-    static void read_fields(In& in, NetworkSpec& s) {
-        s.heads = in.required_long("heads", 1);
-        in.optional_long("head_dim", s.head_dim, 1);
-        in.optional_long("attention_rank", s.attention_rank, 0);
-    }
-    template <class Out>
-    static void write_fields(Out& out, const NetworkSpec& s) {
-        out.set("heads", s.heads);
-        if (s.head_dim > 0) out.set("head_dim", s.head_dim);
-        if (s.attention_rank > 0) out.set("attention_rank", s.attention_rank);
-    }
-
-    template <class F>
-    static typename F::E forward(F& f, typename F::VecList& y) {
-        return f.template token_stack<Attention>(y);
-    }
-
-    // One layer, residual not included. Linear attention is evaluated associatively
-    // (docs/theory.md §4): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N.
-    template <class F>
-    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
-        using Vec = typename F::Vec;
-        using VecList = typename F::VecList;
-        auto& r = f.ring();
-        const std::size_t n = y.size();
-        const std::size_t dx = static_cast<std::size_t>(f.spec().dim);
-        VecList out = f.zeros(n, dx);
-        for (const auto& h : lw.heads) {
-            VecList q = f.list(), k = f.list(), v = f.list();
-            for (const auto& yj : y) {
-                q.push_back(f.lin(h.Q, yj));
-                k.push_back(f.lin(h.K, yj));
-                v.push_back(f.lin(h.V, yj));
-            }
-            const std::size_t da = static_cast<std::size_t>(h.Q.rows);
-            VecList t = f.zeros(n, da);  // t_i = Σ_j ⟨q_i,k_j⟩ v_j
-            if (da <= n) {
-                // S = Σ_j v_j k_jᵀ (da×da), then t_i = S q_i: 2·N·da² products.
-                VecList S = f.zeros(da, da);
-                for (std::size_t j = 0; j < n; ++j)
-                    for (std::size_t a = 0; a < da; ++a)
-                        for (std::size_t b = 0; b < da; ++b) r.add(S[a][b], r.mul(v[j][a], k[j][b]));
-                for (std::size_t i = 0; i < n; ++i)
-                    for (std::size_t a = 0; a < da; ++a)
-                        for (std::size_t b = 0; b < da; ++b) r.add(t[i][a], r.mul(S[a][b], q[i][b]));
-            } else {
-                // Direct: 2·N²·da products.
-                for (std::size_t i = 0; i < n; ++i)
-                    for (std::size_t j = 0; j < n; ++j) {
-                        typename F::E g = r.zero();
-                        for (std::size_t a = 0; a < da; ++a) r.add(g, r.mul(q[i][a], k[j][a]));
-                        for (std::size_t a = 0; a < da; ++a) r.add(t[i][a], r.mul(g, v[j][a]));
-                    }
-            }
-            for (std::size_t i = 0; i < n; ++i) {
-                Vec o = f.lin(h.O, t[i]);
-                for (std::size_t c = 0; c < dx; ++c) r.add(out[i][c], o[c]);
-            }
-        }
-        return out;
-    }
-
-    // Coordinate p of position i of the last layer, residual not included:
-    // f = ⟨q_i, Σ_j s_j k_j⟩ with s_j = (row p of W^O W^V) · y_j: N·da + da products per head,
-    // or f = Σ_j s_j ⟨k_j, q_i⟩ when N < da: N·da + N.
-    template <class F>
-    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
-        using E = typename F::E;
-        using W = typename F::W;
-        using Vec = typename F::Vec;
-        auto& r = f.ring();
-        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
-        const long p = f.spec().coordinate - 1;
-        E acc = r.zero();
-        for (const auto& h : lw.heads) {
-            const Vec q = f.lin(h.Q, y[i]);
-            const std::size_t da = q.size();
-            Dense<W> ov(1, h.V.cols, W{});
-            for (long c = 0; c < h.V.cols; ++c) {
-                W sum = r.weight_zero();
-                for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));
-                ov(0, c) = sum;
-            }
-            if (y.size() < da) {
-                // Fewer tokens than head coordinates: f = Σ_j s_j ⟨k_j, q⟩, N·da + N products
-                // (the last N are the large ones when expanding: degree 3^{L−1} × 2·3^{L−1}).
-                for (const auto& yj : y) {
-                    const Vec kj = f.lin(h.K, yj);
-                    E t = r.zero();
-                    for (std::size_t a = 0; a < da; ++a) r.add(t, r.mul(kj[a], q[a]));
-                    r.add(acc, r.mul(f.dot_row(ov, 0, yj), t));
-                }
-                continue;
-            }
-            Vec z = f.zeros(da);
-            for (const auto& yj : y) {
-                const E sj = f.dot_row(ov, 0, yj);
-                const Vec kj = f.lin(h.K, yj);
-                for (std::size_t a = 0; a < da; ++a) r.add(z[a], r.mul(sj, kj[a]));
-            }
-            for (std::size_t a = 0; a < da; ++a) r.add(acc, r.mul(q[a], z[a]));
-        }
-        return acc;
-    }
-};
-
-// ============================================================ hadamard
-// y^{l+1,i} = W^O Σ_j (W_1 y^{l,i} ⊙ W_2 y^{l,j} ⊙ … ⊙ W_d y^{l,j}) (tied), or slots 2..d
-// summed over independent tokens (free); degree d, W_k ∈ Q^{w×dx}, W^O ∈ Q^{dx×w}.
-struct Hadamard {
-    static constexpr FamilyInfo info{Family::hadamard, "hadamard", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/true, /*widths=*/false, /*free_slots=*/true, /*per_position=*/true,
-                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
-                                     /*moment_expansion=*/false};
-
-    static void validate(const NetworkSpec& s) {
-        check_free_block_degree(s);
-        require(s.width >= 0, "width w = " + str(s.width) + " is negative");
-        require(s.widths.empty(), "widths (a list) apply to fc and power; hadamard takes one width");
-        require(s.attention_rank == 0, "attention rank applies to attention only");
-        check_coordinate(s, output_dim(s));
-    }
-    static long output_dim(const NetworkSpec& s) { return s.dim; }
-    static long output_positions(const NetworkSpec& s) { return s.tokens; }
-    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
-    static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
-    static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree + 1; }  // W_1..W_d, W^O
-    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
-    static Integer layer_parameters(const NetworkSpec& s, long) {
-        return Integer((s.block_degree + 1) * block_width(s) * s.dim);
-    }
-
-    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
-        const bool last = l + 1 == s.depth;
-        return hadamard_count(s.block_degree, block_width(s), s.dim, n_in, last, last && scalar, s.residual);
-    }
-    static bool junction(const NetworkSpec& s, long) { return !s.residual; }
-    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
-    // d = 1: y^{L,i} = N^L·B y^{0,i} with B = W^O_L W_1,L ⋯ W^O_1 W_1,1 M (with a residual,
-    // B = Π (I + N·W^O_l W_1,l) M: still one matrix, of rank <= min(n0, dx)).
-    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
-        if (s.block_degree != 1 || s.depth < 1) return;
-        const long n0 = input_vars_per_token(s);
-        linear_network_count(scalar, parameters, n0, s.residual ? std::min(n0, s.dim) : std::min({n0, block_width(s), s.dim}), s.dim, losses);
-    }
-
-    template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
-        lw.W.resize(static_cast<std::size_t>(s.block_degree));
-    }
-    template <class LW, class Fn>
-    static void for_each_matrix(const NetworkSpec& s, long, LW& lw, Fn&& fn) {
-        const long w = block_width(s), d = s.block_degree;
-        for (long k = 0; k < d; ++k)
-            fn(MatrixSlot{"W", "matrices", d, k, nullptr, w, s.dim}, lw.W[static_cast<std::size_t>(k)]);
-        fn(MatrixSlot{nullptr, nullptr, 0, 0, "O", s.dim, w}, lw.O);
-    }
-    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
-    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
-    // Tied slots carry the sign ε_i ε_j^{d−1} = ε_i when d is odd; d = 1 mixes nothing.
-    // Free slots (d ≥ 2) and even d mix the tokens' signs.
-    static bool sign_equivariant(const NetworkSpec& s) {
-        return s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1);
-    }
-
-    template <class In>
-    static void read_fields(In& in, NetworkSpec& s) {
-        s.width = in.required_long("width", 1);
-        in.optional_bool("free", s.free_slots);
-    }
-    template <class Out>
-    static void write_fields(Out& out, const NetworkSpec& s) {
-        out.set("width", block_width(s));
-        out.set("free", s.free_slots);
-    }
-
-    template <class F>
-    static typename F::E forward(F& f, typename F::VecList& y) {
-        return f.template token_stack<Hadamard>(y);
-    }
-
-    // z = Σ_j ∏_{k≥2} W_k y_j (tied) or ∏_{k≥2} Σ_j W_k y_j (free); all-N vector when d = 1.
-    template <class F>
-    static typename F::Vec mix(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
-        using Vec = typename F::Vec;
-        auto& r = f.ring();
-        const std::size_t w = static_cast<std::size_t>(lw.W[0].rows);
-        const std::size_t d = lw.W.size();
-        if (d == 1) return Vec(w, r.constant(static_cast<long>(y.size())), f.mr());
-        if (free_slots) {
-            Vec z = f.vec();
-            for (std::size_t k = 1; k < d; ++k) {
-                Vec sum = f.zeros(w);
-                for (const auto& yj : y) {
-                    Vec u = f.lin(lw.W[k], yj);
-                    for (std::size_t a = 0; a < w; ++a) r.add(sum[a], u[a]);
-                }
-                if (k == 1) z = std::move(sum);
-                else for (std::size_t a = 0; a < w; ++a) z[a] = r.mul(z[a], sum[a]);
-            }
-            return z;
-        }
-        Vec z = f.zeros(w);
-        for (const auto& yj : y) {
-            Vec prod = f.lin(lw.W[1], yj);
-            for (std::size_t k = 2; k < d; ++k) {
-                Vec u = f.lin(lw.W[k], yj);
-                for (std::size_t a = 0; a < w; ++a) prod[a] = r.mul(prod[a], u[a]);
-            }
-            for (std::size_t a = 0; a < w; ++a) r.add(z[a], prod[a]);
-        }
-        return z;
-    }
-
-    template <class F>
-    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
-        return layer(f, lw, y, f.spec().free_slots);
-    }
-    template <class F>
-    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
-        using Vec = typename F::Vec;
-        auto& r = f.ring();
-        const std::size_t n = y.size();
-        typename F::VecList out = f.zeros(n, static_cast<std::size_t>(f.spec().dim));
-        const Vec z = mix(f, lw, y, free_slots);
-        for (std::size_t i = 0; i < n; ++i) {
-            Vec u1 = f.lin(lw.W[0], y[i]);
-            for (std::size_t a = 0; a < u1.size(); ++a) u1[a] = r.mul(u1[a], z[a]);
-            out[i] = f.lin(lw.O, u1);
-        }
-        return out;
-    }
-
-    // f = Σ_a O(p,a) (W_1 y_i)_a z_a, residual not included.
-    template <class F>
-    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
-        return last_layer(f, lw, y, f.spec().free_slots);
-    }
-    template <class F>
-    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
-        using E = typename F::E;
-        using Vec = typename F::Vec;
-        auto& r = f.ring();
-        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
-        const long p = f.spec().coordinate - 1;
-        E acc = r.zero();
-        const Vec z = mix(f, lw, y, free_slots);
-        const Vec u1 = f.lin(lw.W[0], y[i]);
-        for (std::size_t a = 0; a < z.size(); ++a) {
-            const auto& o = lw.O(p, static_cast<long>(a));
-            if (r.is_zero(o)) continue;
-            E t = r.zero();
-            r.axpy(t, o, u1[a]);
-            r.add(acc, r.mul(t, z[a]));
-        }
-        return acc;
-    }
-};
-
 // ============================================================ fc
 // v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N) flattened; degree d,
 // W_k ∈ Q^{w_{l+1}×w_l}. One output vector: position i is 1.
@@ -572,6 +251,7 @@ struct Fc {
                                      /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
                                      /*degree_key=*/"block_degree", /*levine_theorems=*/false,
                                      /*moment_expansion=*/false};
+    using Network = Fc;  // its own: it reads the tokens flattened
 
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
@@ -717,6 +397,8 @@ struct Power {
                                      /*degree_key=*/"power", /*levine_theorems=*/false,
                                      /*moment_expansion=*/false};
 
+    using Network = Power;  // its own: it reads the tokens flattened
+
     static void validate(const NetworkSpec& s) {
         require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");
         require(s.block_degree <= kMaxBlockDegree, "power r = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
@@ -824,28 +506,204 @@ struct Power {
 }  // inline namespace SEPRANK_KERNEL_NS
 }  // namespace seprank::detail
 
-// The layer kinds of a stack and the stack family (they use the helpers above).
+// The layer kinds and the Stack traits that fold them (they use the helpers above).
 #include "layers.hpp"
 
 namespace seprank::detail {
 inline namespace SEPRANK_KERNEL_NS {
 
+// ============================================================ attention
+// Shorthand for L copies of `attention:heads=H:head-dim=da:rank=k[:residual]` (score degree
+// 1): y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}, degree 3.
+struct Attention {
+    static constexpr FamilyInfo info{Family::attention, "attention", /*fixed_block_degree=*/3, /*heads=*/true,
+                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/nullptr, /*levine_theorems=*/true,
+                                     /*moment_expansion=*/true};
+    using Network = Stack;
+
+    static void validate(const NetworkSpec& s) {
+        require(s.heads >= 1, "heads H = " + str(s.heads) + " must be at least 1");
+        require(s.head_dim >= 0, "head dim da = " + str(s.head_dim) + " is negative");
+        if (s.head_dim == 0)
+            require(s.dim % s.heads == 0, "heads H = " + str(s.heads) + " does not divide dim dx = " + str(s.dim) +
+                                              " (give the head dim explicitly)");
+        require(s.block_degree == 3, "block degree d = " + str(s.block_degree) + " is not 3 for attention");
+        require(s.attention_rank >= 0 && s.attention_rank <= head_dim(s),
+                "attention rank k = " + str(s.attention_rank) + " outside 0.." + str(head_dim(s)));
+        require(!s.free_slots, "free slots apply to hadamard blocks only");
+        require(s.widths.empty(), "widths (a list, one per layer) apply to fc and power, not to attention");
+        require(s.width == 0, "width w = " + str(s.width) + " applies to hadamard only, not to attention");
+        check_coordinate(s, s.dim);
+    }
+    static long block_degree(const NetworkSpec&) { return 3; }
+    static LayerSpec layer(const NetworkSpec& s, long) {
+        AttentionLayer a;
+        a.heads = s.heads;
+        a.head_dim = s.head_dim;
+        a.rank = s.attention_rank;
+        a.residual = s.residual;
+        return a;
+    }
+    // Whether `layer` is this family's block; then its fields go into s.
+    static bool of_layer(const LayerSpec& layer, NetworkSpec& s) {
+        const auto* a = std::get_if<AttentionLayer>(&layer);
+        if (!a || a->score_degree != 1) return false;
+        s.heads = a->heads;
+        s.head_dim = a->head_dim;
+        s.attention_rank = a->rank;
+        s.residual = a->residual;
+        s.block_degree = 3;
+        return true;
+    }
+
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.heads = in.required_long("heads", 1);
+        in.optional_long("head_dim", s.head_dim, 1);
+        in.optional_long("attention_rank", s.attention_rank, 0);
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        out.set("heads", s.heads);
+        if (s.head_dim > 0) out.set("head_dim", s.head_dim);
+        if (s.attention_rank > 0) out.set("attention_rank", s.attention_rank);
+    }
+};
+
+// ============================================================ hadamard
+// Shorthand for L copies of `hadamard:degree=d:width=w[:free][:residual]`:
+// y^{l+1,i} = W^O Σ_j (W_1 y^{l,i} ⊙ W_2 y^{l,j} ⊙ … ⊙ W_d y^{l,j}) (tied), or slots 2..d
+// summed over independent tokens (free); degree d, W_k ∈ Q^{w×dx}, W^O ∈ Q^{dx×w}.
+struct Hadamard {
+    static constexpr FamilyInfo info{Family::hadamard, "hadamard", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/true, /*widths=*/false, /*free_slots=*/true, /*per_position=*/true,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
+    using Network = Stack;
+
+    static void validate(const NetworkSpec& s) {
+        check_free_block_degree(s);
+        require(s.width >= 0, "width w = " + str(s.width) + " is negative");
+        require(s.widths.empty(), "widths (a list) apply to fc and power; hadamard takes one width");
+        require(s.attention_rank == 0, "attention rank applies to attention only");
+        check_coordinate(s, s.dim);
+    }
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static LayerSpec layer(const NetworkSpec& s, long) {
+        HadamardLayer h;
+        h.degree = s.block_degree;
+        h.width = s.width;
+        h.free = s.free_slots;
+        h.residual = s.residual;
+        return h;
+    }
+    static bool of_layer(const LayerSpec& layer, NetworkSpec& s) {
+        const auto* h = std::get_if<HadamardLayer>(&layer);
+        if (!h) return false;
+        s.block_degree = h->degree;
+        s.width = h->width;
+        s.free_slots = h->free;
+        s.residual = h->residual;
+        return true;
+    }
+
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.width = in.required_long("width", 1);
+        in.optional_bool("free", s.free_slots);
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        out.set("width", block_width(s));
+        out.set("free", s.free_slots);
+    }
+};
+
+// ============================================================ stack
+// A list of layers of the kinds in layers.hpp, each with its own sizes (NetworkSpec::layers).
+struct StackFamily {
+    static constexpr FamilyInfo info{Family::stack, "stack", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
+                                     /*uniform=*/false, /*layers=*/true, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/nullptr, /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
+    using Network = Stack;
+
+    static void validate(const NetworkSpec& s) {
+        require(static_cast<long>(s.layers.size()) == s.depth,
+                "stack has " + str(static_cast<long>(s.layers.size())) + " layers, depth is " + str(s.depth));
+        require(!s.residual, "a stack's residual connections are per layer (write kind:residual in the layers)");
+        require(s.heads == 1 && s.head_dim == 0 && s.attention_rank == 0,
+                "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
+        require(s.width == 0 && s.widths.empty() && !s.free_slots, "widths and free slots of a stack are per layer (mlp:width=w, hadamard:width=w:free)");
+        for (long l = 0; l < s.depth; ++l) with_kind(layer(s, l), [&](auto kind, const auto& sp) { kind.validate(sp, s, l); });
+        const long n = Stack::output_positions(s);  // refuses a layer that cannot read its tokens
+        require(s.position <= n, "position i = " + str(s.position) + " outside 1.." + str(n) + " (the tokens the last layer writes)");
+        check_coordinate(s, Stack::output_dim(s));
+    }
+    static long block_degree(const NetworkSpec&) { return 0; }  // no single one
+    static LayerSpec layer(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
+
+    // JSON: each layer object carries "kind" and its keys (SPEC's, '-' written '_').
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.layers.clear();
+        const long n = in.layer_count();
+        for (long l = 0; l < n; ++l) {
+            const std::string kind = in.layer_string(l, "kind");
+            bool found = false;
+            for_each_kind([&](auto k, auto sp) {
+                if (found || kind != k.name) return;
+                found = true;
+                k.keys(sp, [&](const char* key, auto& field) { in.layer_value(l, Stack::json_key(key).c_str(), field); });
+                s.layers.emplace_back(sp);
+            });
+            if (!found) in.layer_fail(l, "kind", "unknown layer kind '" + kind + "' (expected " + Stack::kind_list() + ")");
+        }
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(layer(s, l), [&](auto kind, auto sp) {
+                out.set_layer(l, "kind", std::string(kind.name));
+                kind.keys(sp, [&](const char* key, auto& field) { out.set_layer(l, Stack::json_key(key).c_str(), field); });
+            });
+    }
+};
+
 // ============================================================ registry
 
-// Calls fn with the traits object of family f (Attention{}, Hadamard{}, Fc{}, Stack{}, Power{}).
+// Calls fn with the traits object of family f (Attention{}, Hadamard{}, Fc{}, StackFamily{},
+// Power{}): what the family is (info, block_degree), its fields (validate, read_fields,
+// write_fields) and, for the families that are shorthand for a stack, layer(s, l).
 template <class Fn>
 decltype(auto) with_family(Family f, Fn&& fn) {
     static_assert(Attention::info.family == Family::attention && Hadamard::info.family == Family::hadamard &&
-                  Fc::info.family == Family::fc && Stack::info.family == Family::stack && Power::info.family == Family::power);
+                  Fc::info.family == Family::fc && StackFamily::info.family == Family::stack && Power::info.family == Family::power);
     switch (f) {
         case Family::attention: return fn(Attention{});
         case Family::hadamard: return fn(Hadamard{});
         case Family::fc: return fn(Fc{});
-        case Family::stack: return fn(Stack{});
+        case Family::stack: return fn(StackFamily{});
         case Family::power: return fn(Power{});
     }
     throw internal_error("Family value " + std::to_string(static_cast<int>(f)) + " names no family");
 }
+
+// Calls fn with the traits that compute s's network (Stack{} for attention, hadamard and
+// stack, whose layers are kinds; Fc{} and Power{}, which read their tokens flattened):
+// degrees, parameters, matrices, counts, symmetries, the forward map.
+template <class Fn>
+decltype(auto) with_network(const NetworkSpec& s, Fn&& fn) {
+    return with_family(s.family, [&](auto fam) -> decltype(auto) { return fn(typename decltype(fam)::Network{}); });
+}
+
+// Whether family F is shorthand for a stack of layer kinds (it has layer(s, l)).
+template <class F>
+inline constexpr bool is_stack_family = requires(const NetworkSpec& s) { F::layer(s, 0L); };
 
 // Whether f is one of the enumerators (all_families() lists 0, 1, … while this holds).
 inline bool is_family(Family f) {

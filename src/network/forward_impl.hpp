@@ -8,7 +8,7 @@
 //   void axpy(acc, w, x) acc += w·x
 //   bool is_zero(w)      weight is zero (its terms are skipped)
 //   W weight_zero(), W weight_fma(s, a, b) = s + a·b   arithmetic on weights
-// The steps of each family are in families.hpp. Only the output coordinate p of position
+// The steps of each layer kind are in layers.hpp (fc and power: families.hpp). Only the output coordinate p of position
 // i is formed at the last layer, and linear attention is evaluated associatively
 // (docs/theory.md §4): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N, so no product is
 // formed twice.
@@ -25,9 +25,9 @@
 namespace seprank::detail {
 inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
 
-// The pass over ring R. Each family's steps live with its traits in families.hpp; they
-// use the public members below (spec, weights, ring, lin, dot_row, the vector makers, and
-// token_stack for families whose layers map N token vectors to N token vectors).
+// The pass over ring R. Each layer kind's steps live with its traits in layers.hpp (fc's
+// and power's in families.hpp); they use the public members below (spec, weights, ring,
+// lin, dot_row and the vector makers).
 template <class R>
 class Forward {
 public:
@@ -52,7 +52,7 @@ public:
             y.push_back(s_.embed_rank > 0 ? lin(w_.embedding, v) : std::move(v));
         }
         // One dispatch per pass; the family's steps are then direct calls.
-        return with_family(s_.family, [&](auto family) -> E { return decltype(family)::forward(*this, y); });
+        return with_network(s_, [&](auto net) -> E { return decltype(net)::forward(*this, y); });
     }
 
     const NetworkSpec& spec() const { return s_; }
@@ -78,25 +78,6 @@ public:
         E acc = r_.zero();
         for (long c = 0; c < m.cols; ++c)
             if (!r_.is_zero(m(a, c))) r_.axpy(acc, m(a, c), x[static_cast<std::size_t>(c)]);
-        return acc;
-    }
-
-    // Layers of a token-wise family: y^{l+1} = Fam::layer(y^l) (+ y^l with a residual) for
-    // l < L−1, then coordinate p of position i of the last layer, Fam::last_layer (+ y_i,p).
-    template <class Fam>
-    E token_stack(VecList& y) {
-        const std::size_t i = static_cast<std::size_t>(s_.position - 1);
-        const std::size_t p = static_cast<std::size_t>(s_.coordinate - 1);
-        if (s_.depth == 0) return y[i][p];
-        for (long l = 0; l + 1 < s_.depth; ++l) {
-            VecList out = Fam::layer(*this, w_.layers[static_cast<std::size_t>(l)], y);
-            if (s_.residual)
-                for (std::size_t t = 0; t < out.size(); ++t)
-                    for (std::size_t c = 0; c < out[t].size(); ++c) r_.add(out[t][c], y[t][c]);
-            y = std::move(out);
-        }
-        E acc = Fam::last_layer(*this, w_.layers[static_cast<std::size_t>(s_.depth - 1)], y);
-        if (s_.residual) r_.add(acc, y[i][p]);
         return acc;
     }
 

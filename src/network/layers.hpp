@@ -1,6 +1,7 @@
-// Private: every layer kind of a stack in one place, and the stack family built from them
+// Private: every layer kind of a stack in one place, and the Stack traits that fold them
 // (docs/network.md, "Stacks"; docs/development.md, "Adding a layer kind"). Included by
-// families.hpp only, after the families whose code the kinds reuse.
+// families.hpp only, after its helpers; attention, hadamard and stack networks all run
+// through Stack.
 //
 // A kind is a struct of static members, its traits, keyed by its field struct S of
 // include/seprank/network.hpp (a LayerSpec alternative):
@@ -20,8 +21,9 @@
 //                                 at its junction with a next layer, which reads linearly);
 //   count(sp, dx, n_in, last, scalar_last)   its share of the expected dimension;
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
-// The stack family (struct Stack below) folds these over s.layers; with_kind is the one
-// dispatch from a LayerSpec to its traits, for_each_kind the one list of kinds.
+// Stack (below) folds these over a network's layers (family_layer: a stack's own, or the
+// blocks of the family it is written as); with_kind is the one dispatch from a LayerSpec to
+// its traits, for_each_kind the one list of kinds.
 #pragma once
 
 #include "seprank/error.hpp"
@@ -34,6 +36,13 @@
 #include <vector>
 
 namespace seprank::detail {
+
+// Layer l of s as a kind: a stack's own, or the block of the family s is written as (its
+// family's `layer`). Precondition: s's family is a stack of kinds (attention, hadamard,
+// stack; internal_error for fc and power), 0 <= l < depth. O(1). Defined once, in
+// network.cpp: plain x86-64 code outside the kernel namespaces, which only call it.
+LayerSpec family_layer(const NetworkSpec& s, long l);
+
 inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
 
 inline void check_layer_size(long v, long l, const std::string& what, long lo) {
@@ -108,7 +117,7 @@ struct AttentionKind {
 
     template <class F>
     static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
-        if (sp.score_degree == 1) return Attention::layer(f, lw, y);
+        if (sp.score_degree == 1) return linear_layer(f, lw, y);
         using E = typename F::E;
         auto& r = f.ring();
         const std::size_t n = y.size();
@@ -137,7 +146,7 @@ struct AttentionKind {
     // Coordinate p of position i: Σ_h Σ_j ⟨q_i, k_j⟩^s · (row p of W^O W^V)·y_j.
     template <class F>
     static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
-        if (sp.score_degree == 1) return Attention::last_layer(f, lw, y);
+        if (sp.score_degree == 1) return linear_last_layer(f, lw, y);
         using E = typename F::E;
         using W = typename F::W;
         auto& r = f.ring();
@@ -156,6 +165,93 @@ struct AttentionKind {
                 const E g = score(f, q, f.lin(h.K, yj), sp.score_degree);
                 r.add(acc, r.mul(g, f.dot_row(ov, 0, yj)));
             }
+        }
+        return acc;
+    }
+    // Score degree 1, residual not included: evaluated associatively is evaluated associatively
+    // (docs/theory.md §4): Σ_j ⟨q_i,k_j⟩ v_j = (Σ_j v_j k_jᵀ) q_i when da ≤ N.
+    template <class F>
+    static typename F::VecList linear_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
+        using Vec = typename F::Vec;
+        using VecList = typename F::VecList;
+        auto& r = f.ring();
+        const std::size_t n = y.size();
+        const std::size_t dx = static_cast<std::size_t>(f.spec().dim);
+        VecList out = f.zeros(n, dx);
+        for (const auto& h : lw.heads) {
+            VecList q = f.list(), k = f.list(), v = f.list();
+            for (const auto& yj : y) {
+                q.push_back(f.lin(h.Q, yj));
+                k.push_back(f.lin(h.K, yj));
+                v.push_back(f.lin(h.V, yj));
+            }
+            const std::size_t da = static_cast<std::size_t>(h.Q.rows);
+            VecList t = f.zeros(n, da);  // t_i = Σ_j ⟨q_i,k_j⟩ v_j
+            if (da <= n) {
+                // S = Σ_j v_j k_jᵀ (da×da), then t_i = S q_i: 2·N·da² products.
+                VecList S = f.zeros(da, da);
+                for (std::size_t j = 0; j < n; ++j)
+                    for (std::size_t a = 0; a < da; ++a)
+                        for (std::size_t b = 0; b < da; ++b) r.add(S[a][b], r.mul(v[j][a], k[j][b]));
+                for (std::size_t i = 0; i < n; ++i)
+                    for (std::size_t a = 0; a < da; ++a)
+                        for (std::size_t b = 0; b < da; ++b) r.add(t[i][a], r.mul(S[a][b], q[i][b]));
+            } else {
+                // Direct: 2·N²·da products.
+                for (std::size_t i = 0; i < n; ++i)
+                    for (std::size_t j = 0; j < n; ++j) {
+                        typename F::E g = r.zero();
+                        for (std::size_t a = 0; a < da; ++a) r.add(g, r.mul(q[i][a], k[j][a]));
+                        for (std::size_t a = 0; a < da; ++a) r.add(t[i][a], r.mul(g, v[j][a]));
+                    }
+            }
+            for (std::size_t i = 0; i < n; ++i) {
+                Vec o = f.lin(h.O, t[i]);
+                for (std::size_t c = 0; c < dx; ++c) r.add(out[i][c], o[c]);
+            }
+        }
+        return out;
+    }
+
+    // Coordinate p of position i of the last layer, residual not included:
+    // f = ⟨q_i, Σ_j s_j k_j⟩ with s_j = (row p of W^O W^V) · y_j: N·da + da products per head,
+    // or f = Σ_j s_j ⟨k_j, q_i⟩ when N < da: N·da + N.
+    template <class F>
+    static typename F::E linear_last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y) {
+        using E = typename F::E;
+        using W = typename F::W;
+        using Vec = typename F::Vec;
+        auto& r = f.ring();
+        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
+        const long p = f.spec().coordinate - 1;
+        E acc = r.zero();
+        for (const auto& h : lw.heads) {
+            const Vec q = f.lin(h.Q, y[i]);
+            const std::size_t da = q.size();
+            Dense<W> ov(1, h.V.cols, W{});
+            for (long c = 0; c < h.V.cols; ++c) {
+                W sum = r.weight_zero();
+                for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));
+                ov(0, c) = sum;
+            }
+            if (y.size() < da) {
+                // Fewer tokens than head coordinates: f = Σ_j s_j ⟨k_j, q⟩, N·da + N products
+                // (the last N are the large ones when expanding: degree 3^{L−1} × 2·3^{L−1}).
+                for (const auto& yj : y) {
+                    const Vec kj = f.lin(h.K, yj);
+                    E t = r.zero();
+                    for (std::size_t a = 0; a < da; ++a) r.add(t, r.mul(kj[a], q[a]));
+                    r.add(acc, r.mul(f.dot_row(ov, 0, yj), t));
+                }
+                continue;
+            }
+            Vec z = f.zeros(da);
+            for (const auto& yj : y) {
+                const E sj = f.dot_row(ov, 0, yj);
+                const Vec kj = f.lin(h.K, yj);
+                for (std::size_t a = 0; a < da; ++a) r.add(z[a], r.mul(sj, kj[a]));
+            }
+            for (std::size_t a = 0; a < da; ++a) r.add(acc, r.mul(q[a], z[a]));
         }
         return acc;
     }
@@ -305,11 +401,80 @@ struct HadamardKind {
 
     template <class F>
     static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
-        return Hadamard::layer(f, lw, y, sp.free);
+        return block_layer(f, lw, y, sp.free);
     }
     template <class F>
     static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
-        return Hadamard::last_layer(f, lw, y, sp.free);
+        return block_last_layer(f, lw, y, sp.free);
+    }
+
+    // z = Σ_j ∏_{k≥2} W_k y_j (tied) or ∏_{k≥2} Σ_j W_k y_j (free); all-N vector when d = 1.
+    template <class F>
+    static typename F::Vec mix(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
+        using Vec = typename F::Vec;
+        auto& r = f.ring();
+        const std::size_t w = static_cast<std::size_t>(lw.W[0].rows);
+        const std::size_t d = lw.W.size();
+        if (d == 1) return Vec(w, r.constant(static_cast<long>(y.size())), f.mr());
+        if (free_slots) {
+            Vec z = f.vec();
+            for (std::size_t k = 1; k < d; ++k) {
+                Vec sum = f.zeros(w);
+                for (const auto& yj : y) {
+                    Vec u = f.lin(lw.W[k], yj);
+                    for (std::size_t a = 0; a < w; ++a) r.add(sum[a], u[a]);
+                }
+                if (k == 1) z = std::move(sum);
+                else for (std::size_t a = 0; a < w; ++a) z[a] = r.mul(z[a], sum[a]);
+            }
+            return z;
+        }
+        Vec z = f.zeros(w);
+        for (const auto& yj : y) {
+            Vec prod = f.lin(lw.W[1], yj);
+            for (std::size_t k = 2; k < d; ++k) {
+                Vec u = f.lin(lw.W[k], yj);
+                for (std::size_t a = 0; a < w; ++a) prod[a] = r.mul(prod[a], u[a]);
+            }
+            for (std::size_t a = 0; a < w; ++a) r.add(z[a], prod[a]);
+        }
+        return z;
+    }
+
+    template <class F>
+    static typename F::VecList block_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
+        using Vec = typename F::Vec;
+        auto& r = f.ring();
+        const std::size_t n = y.size();
+        typename F::VecList out = f.zeros(n, static_cast<std::size_t>(f.spec().dim));
+        const Vec z = mix(f, lw, y, free_slots);
+        for (std::size_t i = 0; i < n; ++i) {
+            Vec u1 = f.lin(lw.W[0], y[i]);
+            for (std::size_t a = 0; a < u1.size(); ++a) u1[a] = r.mul(u1[a], z[a]);
+            out[i] = f.lin(lw.O, u1);
+        }
+        return out;
+    }
+
+    // f = Σ_a O(p,a) (W_1 y_i)_a z_a, residual not included.
+    template <class F>
+    static typename F::E block_last_layer(F& f, const LayerWeights<typename F::W>& lw, const typename F::VecList& y, bool free_slots) {
+        using E = typename F::E;
+        using Vec = typename F::Vec;
+        auto& r = f.ring();
+        const std::size_t i = static_cast<std::size_t>(f.spec().position - 1);
+        const long p = f.spec().coordinate - 1;
+        E acc = r.zero();
+        const Vec z = mix(f, lw, y, free_slots);
+        const Vec u1 = f.lin(lw.W[0], y[i]);
+        for (std::size_t a = 0; a < z.size(); ++a) {
+            const auto& o = lw.O(p, static_cast<long>(a));
+            if (r.is_zero(o)) continue;
+            E t = r.zero();
+            r.axpy(t, o, u1[a]);
+            r.add(acc, r.mul(t, z[a]));
+        }
+        return acc;
     }
 };
 
@@ -463,26 +628,9 @@ inline bool layer_residual(const LayerSpec& layer) {
 // ============================================================ stack
 // y^{l+1} = layer_l(y^l) (+ y^l when layer l is residual); the kinds' traits folded.
 struct Stack {
-    static constexpr FamilyInfo info{Family::stack, "stack", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/false, /*widths=*/false, /*free_slots=*/false, /*per_position=*/true,
-                                     /*uniform=*/false, /*layers=*/true, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/nullptr, /*levine_theorems=*/false,
-                                     /*moment_expansion=*/false};
+    // Layer l of s: a stack's own, or the block of the family s is shorthand for.
+    static LayerSpec at(const NetworkSpec& s, long l) { return family_layer(s, l); }
 
-    static const LayerSpec& at(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
-
-    static void validate(const NetworkSpec& s) {
-        require(static_cast<long>(s.layers.size()) == s.depth,
-                "stack has " + str(static_cast<long>(s.layers.size())) + " layers, depth is " + str(s.depth));
-        require(!s.residual, "a stack's residual connections are per layer (write kind:residual in the layers)");
-        require(s.heads == 1 && s.head_dim == 0 && s.attention_rank == 0,
-                "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
-        require(s.width == 0 && s.widths.empty() && !s.free_slots, "widths and free slots of a stack are per layer (mlp:width=w, hadamard:width=w:free)");
-        for (long l = 0; l < s.depth; ++l) with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.validate(sp, s, l); });
-        const long n = output_positions(s);  // refuses a layer that cannot read its tokens
-        require(s.position <= n, "position i = " + str(s.position) + " outside 1.." + str(n) + " (the tokens the last layer writes)");
-        check_coordinate(s, output_dim(s));
-    }
     static long output_dim(const NetworkSpec& s) { return s.dim; }
     // The tokens each layer writes, folded from N.
     static long output_positions(const NetworkSpec& s) {
@@ -490,7 +638,6 @@ struct Stack {
         for (long l = 0; l < s.depth; ++l) n = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.tokens_out(sp, n, l); });
         return n;
     }
-    static long block_degree(const NetworkSpec&) { return 0; }
     static long layer_degree(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp); });
     }
@@ -498,8 +645,8 @@ struct Stack {
         return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.weight_increment(sp); });
     }
     static bool homogeneous(const NetworkSpec& s) {
-        for (const auto& layer : s.layers)
-            if (layer_residual(layer)) return false;
+        for (long l = 0; l < s.depth; ++l)
+            if (layer_residual(at(s, l))) return false;
         return true;
     }
     static Integer layer_parameters(const NetworkSpec& s, long l) {
@@ -555,36 +702,11 @@ struct Stack {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero_reason(sp); });
     }
     static bool sign_equivariant(const NetworkSpec& s) {
-        for (const auto& layer : s.layers)
-            if (!with_kind(layer, [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
+        for (long l = 0; l < s.depth; ++l)
+            if (!with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
         return true;
     }
 
-    // JSON: each layer object carries "kind" and its keys (SPEC's, '-' written '_').
-    template <class In>
-    static void read_fields(In& in, NetworkSpec& s) {
-        s.layers.clear();
-        const long n = in.layer_count();
-        for (long l = 0; l < n; ++l) {
-            const std::string kind = in.layer_string(l, "kind");
-            bool found = false;
-            for_each_kind([&](auto k, auto sp) {
-                if (found || kind != k.name) return;
-                found = true;
-                k.keys(sp, [&](const char* key, auto& field) { in.layer_value(l, json_key(key).c_str(), field); });
-                s.layers.emplace_back(sp);
-            });
-            if (!found) in.layer_fail(l, "kind", "unknown layer kind '" + kind + "' (expected " + kind_list() + ")");
-        }
-    }
-    template <class Out>
-    static void write_fields(Out& out, const NetworkSpec& s) {
-        for (long l = 0; l < s.depth; ++l)
-            with_kind(at(s, l), [&](auto kind, auto sp) {
-                out.set_layer(l, "kind", std::string(kind.name));
-                kind.keys(sp, [&](const char* key, auto& field) { out.set_layer(l, json_key(key).c_str(), field); });
-            });
-    }
     static std::string json_key(const char* key) {
         std::string k(key);
         for (auto& c : k)

@@ -178,6 +178,44 @@ std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers) {
     return layers;
 }
 
+LayerSpec detail::family_layer(const NetworkSpec& s, long l) {
+    return with_family(s.family, [&](auto fam) -> LayerSpec {
+        if constexpr (detail::is_stack_family<decltype(fam)>) return fam.layer(s, l);
+        else throw internal_error(std::string("family ") + fam.info.name + " is not a stack of layer kinds");
+    });
+}
+
+std::vector<LayerSpec> stack_layers(const NetworkSpec& s) {
+    std::vector<LayerSpec> out;
+    with_family(s.family, [&](auto fam) {
+        if constexpr (detail::is_stack_family<decltype(fam)>)
+            for (long l = 0; l < s.depth; ++l) out.push_back(fam.layer(s, l));
+    });
+    return out;
+}
+
+NetworkSpec family_form(const NetworkSpec& s) {
+    if (!family_info(s.family).layers || s.layers.empty()) return s;
+    for (const auto& layer : s.layers)
+        if (layer != s.layers.front()) return s;
+    for (Family f : all_families()) {
+        NetworkSpec t;  // the fields a stack does not use at their defaults, then the block's
+        t.family = f;
+        t.tokens = s.tokens;
+        t.dim = s.dim;
+        t.depth = s.depth;
+        t.embed_rank = s.embed_rank;
+        t.position = s.position;
+        t.coordinate = s.coordinate;
+        const bool is_block = with_family(f, [&](auto fam) {
+            if constexpr (requires { fam.of_layer(s.layers.front(), t); }) return fam.of_layer(s.layers.front(), t);
+            else return false;
+        });
+        if (is_block) return t;
+    }
+    return s;
+}
+
 long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
 long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
 long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }
@@ -185,11 +223,11 @@ long block_degree(const NetworkSpec& s) {
     return with_family(s.family, [&](auto fam) { return fam.block_degree(s); });
 }
 long output_dim(const NetworkSpec& s) {
-    return with_family(s.family, [&](auto fam) { return fam.output_dim(s); });
+    return with_network(s, [&](auto net) { return net.output_dim(s); });
 }
 
 long output_positions(const NetworkSpec& s) {
-    return with_family(s.family, [&](auto fam) { return fam.output_positions(s); });
+    return with_network(s, [&](auto net) { return net.output_positions(s); });
 }
 
 std::vector<long> layer_widths(const NetworkSpec& s) {
@@ -227,7 +265,7 @@ void validate(const NetworkSpec& s) {
     for (long w : s.widths) size_ok(w, width_name);
     require(family_info(s.family).layers || s.layers.empty(),
             "layers (a list of layer kinds) apply to family stack only, not " + std::string(family_info(s.family).name));
-    // Heads belong to attention (a stack's attention layers carry their own: Stack::validate).
+    // Heads belong to attention (a stack's attention layers carry their own: StackFamily::validate).
     if (!family_info(s.family).heads && !family_info(s.family).layers) {
         require(s.heads == 1, "heads H = " + str(s.heads) + " given to " + family_info(s.family).name + ": heads apply to attention only");
         require(s.head_dim == 0, "head dim da = " + str(s.head_dim) + " given to " + family_info(s.family).name + ": heads apply to attention only");
@@ -240,11 +278,11 @@ void validate(const NetworkSpec& s) {
 }
 
 long layer_degree(const NetworkSpec& s, long layer) {
-    return with_family(s.family, [&](auto fam) { return fam.layer_degree(s, layer); });
+    return with_network(s, [&](auto net) { return net.layer_degree(s, layer); });
 }
 
 long layer_weight_increment(const NetworkSpec& s, long layer) {
-    return with_family(s.family, [&](auto fam) { return fam.layer_weight_increment(s, layer); });
+    return with_network(s, [&](auto net) { return net.layer_weight_increment(s, layer); });
 }
 
 Integer output_degree(const NetworkSpec& s) {
@@ -260,7 +298,7 @@ Integer weight_degree(const NetworkSpec& s) {
 }
 
 Integer layer_parameters(const NetworkSpec& s, long layer) {
-    return with_family(s.family, [&](auto fam) { return fam.layer_parameters(s, layer); });
+    return with_network(s, [&](auto net) { return net.layer_parameters(s, layer); });
 }
 
 Integer parameter_count(const NetworkSpec& s) {
@@ -274,14 +312,14 @@ Integer parameter_count(const NetworkSpec& s) {
 namespace network_detail {
 
 bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
-    return with_family(s.family, [&](auto fam) { return fam.structural_zero(s, l, m, i, j); });
+    return with_network(s, [&](auto net) { return net.structural_zero(s, l, m, i, j); });
 }
 
 Weights empty_weights(const NetworkSpec& s) {
     Weights w;
     w.layers.resize(static_cast<std::size_t>(s.depth));
-    with_family(s.family, [&](auto fam) {
-        for (long l = 0; l < s.depth; ++l) fam.resize(w.layers[static_cast<std::size_t>(l)], s, l);
+    with_network(s, [&](auto net) {
+        for (long l = 0; l < s.depth; ++l) net.resize(w.layers[static_cast<std::size_t>(l)], s, l);
     });
     return w;
 }
@@ -350,7 +388,7 @@ Network first_layers(const Network& net, long depth) {
 }
 
 bool is_homogeneous(const NetworkSpec& s) {
-    return detail::with_family(s.family, [&](auto fam) { return decltype(fam)::homogeneous(s); });
+    return with_network(s, [&](auto net) { return decltype(net)::homogeneous(s); });
 }
 
 }  // namespace seprank

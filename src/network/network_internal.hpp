@@ -10,13 +10,14 @@ namespace seprank::network_detail {
 
 using detail::MatrixSlot;
 using detail::with_family;
+using detail::with_network;
 
 // fn(layer, slot, matrix) for every weight matrix but the embedding, in file order.
 template <class Wts, class Fn>
 void for_each_matrix(const NetworkSpec& s, Wts& wts, Fn fn) {
-    with_family(s.family, [&](auto fam) {
+    with_network(s, [&](auto net) {
         for (long l = 0; l < s.depth; ++l)
-            fam.for_each_matrix(s, l, wts.layers[static_cast<std::size_t>(l)],
+            net.for_each_matrix(s, l, wts.layers[static_cast<std::size_t>(l)],
                                 [&](const MatrixSlot& m, auto& matrix) { fn(l, m, matrix); });
     });
 }

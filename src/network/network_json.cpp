@@ -351,7 +351,7 @@ Network network_from_json_value(const nlohmann::json& j) {
             for (long q = 0; q < m.cols; ++q)
                 if (!m(i, q).is_zero() && structural_zero(s, l, slot, i, q))
                     bad(path + "[" + std::to_string(i) + "][" + std::to_string(q) + "]",
-                        "must be 0: " + with_family(s.family, [&](auto family) { return family.structural_zero_reason(s, l); }));
+                        "must be 0: " + with_network(s, [&](auto net) { return net.structural_zero_reason(s, l); }));
         out = std::move(m);
     });
     std::vector<std::string> also = in.asked();

@@ -40,7 +40,7 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s) {
 }
 
 std::vector<int> token_parities(const NetworkSpec& s) {
-    if (!detail::with_family(s.family, [&](auto fam) { return decltype(fam)::sign_equivariant(s); })) return {};
+    if (!detail::with_network(s, [&](auto net) { return decltype(net)::sign_equivariant(s); })) return {};
     std::vector<int> par(static_cast<std::size_t>(s.tokens), 0);
     par[static_cast<std::size_t>(s.position - 1)] = 1;
     return par;

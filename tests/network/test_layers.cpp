@@ -295,7 +295,54 @@ TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, 
         const Network back = network_from_json(network_to_json(ns));
         CHECK(back.spec.layers == st.layers);
         CHECK(to_string(expand(back)) == to_string(expand(nf)));
+        // the family is shorthand for its SPEC, and the one-kind stack is its family again
+        CHECK(layers_to_string(stack_layers(fam)) == layers_to_string(st.layers));
+        CHECK(describe(family_form(st)) == describe(fam));
+        CHECK(describe(family_form(fam)) == describe(fam));
+        CHECK(layers_to_string(stack_layers(family_form(st))) == layers_to_string(st.layers));
+        // so a table row of either carries the same columns (theorems, heads, width, degree),
+        // bar the words that say how it was written
+        const ValidSpec vf(fam), vs(st);
+        RankAnswer ans;
+        ans.value = 1 + static_cast<long>(rng.below(20));
+        RowSource rf, rs;
+        rf.spec = &vf;
+        rs.spec = &vs;
+        rf.answer = rs.answer = &ans;
+        std::vector<std::string> names;
+        for (const Column& c : columns())
+            if (c.name != "network" && c.name != "family" && c.name != "layers") names.push_back(c.name);
+        CHECK(to_json(make_record(rf, names)) == to_json(make_record(rs, names)));
     }
+}
+
+TEST_CASE("family_form: only a stack of one family's block, repeated, becomes that family") {
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = 3;
+    s.dim = 2;
+    s.depth = 2;
+    s.layers = parse_layers("attention,attention");
+    CHECK(family_form(s).family == Family::attention);
+    s.layers = parse_layers("hadamard:degree=2:free,hadamard:degree=2:free");
+    CHECK(family_form(s).family == Family::hadamard);
+    CHECK(family_form(s).free_slots);
+    CHECK(family_form(s).block_degree == 2);
+    for (const char* other : {"attention,attention:residual", "attention:score-degree=2,attention:score-degree=2", "mlp,mlp",
+                              "attention,hadamard", "conv:power=1,conv:power=1"}) {
+        s.layers = parse_layers(other);
+        INFO(other);
+        CHECK(family_form(s).family == Family::stack);
+        CHECK(layers_to_string(family_form(s).layers) == other);
+    }
+    s.depth = 0;
+    s.layers.clear();
+    CHECK(family_form(s).family == Family::stack);  // no layer to read a family from
+    NetworkSpec f;
+    f.family = Family::fc;
+    f.tokens = 2;
+    f.block_degree = 2;
+    CHECK(stack_layers(f).empty());  // fc reads its tokens flattened: not a stack of kinds
 }
 
 TEST_CASE("power networks: degree r^(h-1), the KTB count, and Alexander-Hirschowitz on (d0, d1, 1)") {

@@ -486,7 +486,7 @@ TEST_CASE("the family table: the theorems and expansion variants that apply to e
         s.family = f;
         s.tokens = 2;
         s.block_degree = info.fixed_block_degree > 0 ? info.fixed_block_degree : 2;
-        if (info.layers) s.layers = {AttentionLayer{}};
+        if (info.layers) s.layers = {MlpLayer{}};  // a stack of attention layers is attention (below)
         if (info.depth_from_widths) s.widths = {1};
         const ValidSpec vs(s);
         RankAnswer a;
@@ -509,6 +509,26 @@ TEST_CASE("the family table: the theorems and expansion variants that apply to e
             }
         }
     }
+}
+
+TEST_CASE("a stack of plain attention layers carries attention's theorem columns and Theorem 7.3's scales") {
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = 2;
+    s.depth = 1;
+    s.layers = {AttentionLayer{}};
+    const ValidSpec vs(s);
+    RankAnswer a;
+    a.value = 9;
+    const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}}, {"theorem", "heads", "block_degree"});
+    CHECK(r.at("theorem").json() == "\"7.2\"");
+    CHECK(r.at("heads").json() == "1");
+    CHECK(r.at("block_degree").json() == "3");
+    NetworkSpec e = s;
+    e.embed_rank = 1;
+    CHECK(theorem73_scales(ValidSpec(e)).applies);
+    e.layers = {AttentionLayer{1, 0, 2, 0, false}};  // score degree 2: not Levine et al.'s layer
+    CHECK_FALSE(theorem73_scales(ValidSpec(e)).applies);
 }
 
 TEST_CASE("first_layers keeps the first L layers of every family, their widths and weights") {
