@@ -273,8 +273,31 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
             const long dmax = s.depth >= 2 ? lim.max_block_degree_deep : lim.max_block_degree;
             for (long l = 0; l < s.depth; ++l) {
                 const bool res = residual && rng.below(2) == 0;
-                const auto kind = rng.below(3);
-                if (kind == 0) {
+                seprank::NetworkSpec so_far = s;  // what this layer reads: the tokens the layers so far write
+                so_far.depth = static_cast<long>(s.layers.size());
+                const long n = seprank::output_positions(so_far);
+                const auto kind = rng.below(l + 1 == s.depth ? 5 : 4);
+                if (kind == 3 && n >= 2) {  // conv: no residual (it changes the token count)
+                    seprank::ConvLayer c;
+                    c.filter = between(1, std::min(2L, n));
+                    c.stride = between(1, 2);
+                    c.power = between(std::max(1L, lim.min_block_degree), std::max(1L, dmax));
+                    s.layers.emplace_back(c);
+                } else if (kind == 4) {  // last: fc or dense, on the tokens flattened
+                    const long d = between(std::max(1L, lim.min_block_degree), std::max(1L, dmax));
+                    const long w = between(1, std::max(2L, lim.max_width));
+                    if (rng.below(2) == 0) {
+                        seprank::FcLayer f;
+                        f.degree = d;
+                        f.width = w;
+                        s.layers.emplace_back(f);
+                    } else {
+                        seprank::DenseLayer dl;
+                        dl.power = d;
+                        dl.width = w;
+                        s.layers.emplace_back(dl);
+                    }
+                } else if (kind == 0 || kind == 3) {
                     seprank::AttentionLayer a;
                     if (rng.below(2) == 0) a.heads = s.dim;  // da = 1
                     if (s.depth <= 1 && dmax >= 3 && rng.below(2) == 0) a.score_degree = 2;  // degree 5
@@ -307,7 +330,7 @@ inline seprank::NetworkSpec random_spec(seprank::Rng& rng, const SpecLimits& lim
     }
     if (embeddable && rng.below(4) == 0) s.embed_rank = between(1, s.dim);
     s.coordinate = between(1, seprank::output_dim(s));
-    if (info.per_position) s.position = between(1, s.tokens);
+    if (info.per_position) s.position = between(1, seprank::output_positions(s));
     seprank::validate(s);
     return s;
 }

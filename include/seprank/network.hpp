@@ -123,7 +123,30 @@ struct ConvLayer {
     }
     bool operator!=(const ConvLayer& o) const { return !(*this == o); }
 };
-using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer, ConvLayer>;
+// The layers below read their input tokens flattened, as one vector of n·w entries (n
+// tokens of width w), and write one vector: they come last in a stack.
+// A fully connected polynomial layer: v' = (W_1 v) ⊙ … ⊙ (W_d v), W_k ∈ Q^{w'×(n·w)}.
+// Degree d. `fc` is family fc's block (--family fc: L of them, widths w_1..w_L).
+struct FcLayer {
+    long degree = 2;  // d
+    long width = 0;   // w'; 0 means n·w (its input's size)
+    bool residual = false;  // v' += v (needs w' = n·w)
+    // Field-wise equality, O(1).
+    bool operator==(const FcLayer& o) const { return degree == o.degree && width == o.width && residual == o.residual; }
+    bool operator!=(const FcLayer& o) const { return !(*this == o); }
+};
+// A dense layer with a power activation (Kileel–Trager–Bruna): v' = (W v)^{⊙r},
+// W ∈ Q^{w'×(n·w)}; power=1 is linear. Degree r. Family power of widths d_1..d_h is h of
+// them, power r but the last, linear one.
+struct DenseLayer {
+    long width = 0;  // w'; 0 means n·w
+    long power = 2;  // r
+    bool residual = false;  // always false: not a key of the kind
+    // Field-wise equality, O(1).
+    bool operator==(const DenseLayer& o) const { return width == o.width && power == o.power && residual == o.residual; }
+    bool operator!=(const DenseLayer& o) const { return !(*this == o); }
+};
+using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer, ConvLayer, FcLayer, DenseLayer>;
 
 // SPEC: comma-separated layers, each `kind[:key=value]…[:flag]` (docs/network.md,
 // "Stacks"), e.g. "attention:score-degree=2,mlp:power=2". invalid_input names the bad
@@ -135,7 +158,8 @@ std::vector<LayerSpec> parse_layers(const std::string& spec);
 // field values are printed as they are). O(1) per layer (its few keys).
 std::string to_string(const LayerSpec& layer);
 std::string layers_to_string(const std::vector<LayerSpec>& layers);
-// The kind names, in variant order ("attention", "mlp", "hadamard", "conv"). O(1).
+// The kind names, in variant order ("attention", "mlp", "hadamard", "conv", "fc",
+// "dense"). O(1).
 std::vector<std::string> layer_kind_names();
 // The shortest prefix u of `layers` such that `layers` is u repeated |layers|/|u| times
 // (the whole list when no shorter prefix repeats; {} for {}): the list a stack's

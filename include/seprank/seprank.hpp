@@ -31,6 +31,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/matrix_io.hpp"
+#include "seprank/model.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/plot.hpp"

@@ -13,6 +13,7 @@
 #include "seprank/integer.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
+#include "seprank/model.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/random.hpp"
@@ -103,10 +104,7 @@ std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w) 
     return out;
 }
 
-long dimension_parameters(const ValidSpec& s) {
-    Network net = random_network(s, 1, 1);
-    return static_cast<long>(dimension_weight_entries(s, net.weights).size());
-}
+long dimension_parameters(const ValidSpec& s) { return static_cast<long>(fmpz_get_si(Model(s).varied_parameters().get())); }
 
 // ------------------------------------------------------------ expected dimension
 
@@ -126,10 +124,14 @@ std::string fmt_count(double v) {
 
 }  // namespace
 
-ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput output) {
-    const NetworkSpec& s = valid.get();
+namespace {
+
+// The expected dimension of m's network (expected_dimension): the layers' counts from their
+// traits, the rest from m's facts.
+ExpectedDimension expected_of(const Model& m, DimensionOutput output) {
+    const NetworkSpec& s = m.spec();
     ExpectedDimension e;
-    e.parameters = dimension_parameters(valid);
+    e.parameters = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
     const bool scalar = output == DimensionOutput::scalar;
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
     // The sum of the layers' counts (each layer kind's traits, layers.hpp, or fc's and
@@ -162,13 +164,15 @@ ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput out
     });
     long total = 0;
     for (const auto& [what, v] : e.losses) total += v;
-    const long vars = input_vars_per_token(s);
-    const long n = s.tokens * vars;
-    const long outs = scalar ? 1 : output_positions(s) * output_dim(s);
-    e.ambient = detail::sat_mul(detail::monomials(n, output_degree(s), !is_homogeneous(s)), outs);
+    const long outs = scalar ? 1 : m.output_positions() * m.output_dim();
+    e.ambient = detail::sat_mul(detail::monomials(m.input_vars(), m.degree(), !m.homogeneous()), outs);
     e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
     return e;
 }
+
+}  // namespace
+
+ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput output) { return expected_of(Model(valid), output); }
 
 // ------------------------------------------------------------ the Jacobian
 
@@ -212,13 +216,13 @@ struct CountRing {
 
 // Operations of one forward pass of `spec` at weights w (output coordinate p of position
 // i), counted by a CountRing; cap + 1 when the pass would exceed cap.
-std::uint64_t pass_operations(const ValidSpec& valid, const Weights& w, std::uint64_t cap) {
-    const NetworkSpec& spec = valid.get();
+std::uint64_t pass_operations(const Model& m, const Weights& w, std::uint64_t cap) {
+    const NetworkSpec& spec = m.spec();
     std::uint64_t ops = 0;
     CountRing ring{&ops, cap};
     const NetWeights<CountRing::E> cw = map_weights<CountRing::E>(w, [](const Rational&) { return CountRing::E{}; });
     const std::vector<std::vector<CountRing::E>> in(static_cast<std::size_t>(spec.tokens),
-                                                    std::vector<CountRing::E>(static_cast<std::size_t>(input_vars_per_token(spec))));
+                                                    std::vector<CountRing::E>(static_cast<std::size_t>(m.input_vars_per_token())));
     try {
         std::pmr::monotonic_buffer_resource arena;
         (void)detail::Forward<CountRing>(spec, cw, ring, &arena).output(in);
@@ -273,19 +277,19 @@ struct TapeRing {
 };
 
 // The outputs a row block covers: (position, coordinate), 1-based.
-std::vector<std::pair<long, long>> output_list(const NetworkSpec& s, DimensionOutput o) {
+std::vector<std::pair<long, long>> output_list(const Model& m, DimensionOutput o) {
     std::vector<std::pair<long, long>> outs;
-    if (o == DimensionOutput::scalar) outs.push_back({s.position, s.coordinate});
+    if (o == DimensionOutput::scalar) outs.push_back({m.spec().position, m.spec().coordinate});
     else
-        for (long i = 1; i <= output_positions(s); ++i)
-            for (long c = 1; c <= output_dim(s); ++c) outs.push_back({i, c});
+        for (long i = 1; i <= m.output_positions(); ++i)
+            for (long c = 1; c <= m.output_dim(); ++c) outs.push_back({i, c});
     return outs;
 }
 
-NmodMat jacobian_reverse(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+NmodMat jacobian_reverse(const Model& m, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
                          std::uint64_t p, DimensionOutput output, int threads) {
-    const NetworkSpec& spec = valid.get();
-    const auto outs = output_list(spec, output);
+    const NetworkSpec& spec = m.spec();
+    const auto outs = output_list(m, output);
     nmod_t mod;
     nmod_init(&mod, p);
     // The weights as tape leaves 0..P−1 (structural zeros stay constants).
@@ -357,18 +361,18 @@ std::vector<std::uint64_t> derivative_weights(long D, std::uint64_t p) {
     return coef;
 }
 
-NmodMat jacobian_interpolation(const ValidSpec& valid, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
+NmodMat jacobian_interpolation(const Model& m, const Weights& weights, const std::vector<Point<std::uint64_t>>& pts,
                                std::uint64_t p, DimensionOutput output) {
-    const NetworkSpec& spec = valid.get();
-    const auto outs = output_list(spec, output);
-    const Integer wdeg = weight_degree(spec);
+    const NetworkSpec& spec = m.spec();
+    const auto outs = output_list(m, output);
+    const Integer& wdeg = m.weight_degree();
     if (wdeg >= Integer(1L << 20)) throw invalid_input("weight degree " + wdeg.str() + " is too large for interpolation");
     const long D = static_cast<long>(fmpz_get_si(wdeg.get()));
     const std::vector<std::uint64_t> coef = derivative_weights(D, p);
     nmod_t mod;
     nmod_init(&mod, p);
     Network net{spec, weights};
-    std::vector<Rational*> w = dimension_weight_entries(valid, net.weights);
+    std::vector<Rational*> w = dimension_weight_entries(m.valid(), net.weights);
     const long P = static_cast<long>(w.size());
     const long rows = static_cast<long>(pts.size() * outs.size());
     NmodMat J(rows, P, p);
@@ -402,8 +406,9 @@ NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint
     if (p < 3 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not an odd prime");
     if (threads < 1) throw invalid_input("threads: " + std::to_string(threads) + " is below 1");
     for (const auto& pt : points) check_point(valid.get(), pt);
-    return variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, points, p, output, threads)
-                                                : jacobian_interpolation(valid, net.weights, points, p, output);
+    const Model m(valid);
+    return variant == DimensionVariant::reverse ? jacobian_reverse(m, net.weights, points, p, output, threads)
+                                                : jacobian_interpolation(m, net.weights, points, p, output);
 }
 
 // ------------------------------------------------------------ the dimension
@@ -422,12 +427,15 @@ std::vector<Point<std::uint64_t>> draw_points(Rng& rng, long count, long N, long
     return pts;
 }
 
-RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, DimensionVariant variant) {
+// The dimension of m's network: every fact of the spec read from m (model.hpp), derived
+// once by the dispatchers below.
+RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, DimensionVariant variant) {
     const auto t0 = std::chrono::steady_clock::now();
-    const NetworkSpec& spec = valid.get();
+    const ValidSpec& valid = m.valid();
+    const NetworkSpec& spec = m.spec();
     check_options(opt);
     if (opt.weights) check_shapes(Network{spec, *opt.weights});
-    const ExpectedDimension ex = expected_dimension(valid, opt.output);
+    const ExpectedDimension ex = expected_of(m, opt.output);
     if (ex.parameters == 0) throw invalid_input("network: it has no parameters (depth " + std::to_string(spec.depth) + ", no embedding)");
     Rng rng(opt.seed);
     RankAnswer res;
@@ -436,7 +444,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     res.variant = to_string(variant);
     res.output = to_string(opt.output);
     res.field = "Z/p";
-    res.degree = output_degree(spec).str();
+    res.degree = m.degree().str();
     res.trials = opt.trials;
     res.parameters = ex.parameters;
     res.expected = ex.expected;
@@ -450,14 +458,14 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     // draws as it always did): the trials are independent in the prime as well, and the
     // chance that a prime divides the certifying minor's content falls with T too.
     std::vector<std::uint64_t> primes{random_prime(rng, static_cast<unsigned>(bits))};
-    const Integer wdeg = weight_degree(spec);
-    const Integer drawn = spec.embed_rank > 0 ? wdeg + output_degree(spec) : wdeg;
-    const Integer bdeg = drawn + output_degree(spec);
+    const Integer& wdeg = m.weight_degree();
+    const Integer drawn = spec.embed_rank > 0 ? wdeg + m.degree() : wdeg;
+    const Integer bdeg = drawn + m.degree();
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
     const long N = spec.tokens;
-    const long vars = input_vars_per_token(spec);
-    const long outs = static_cast<long>(output_list(spec, opt.output).size());
+    const long vars = m.input_vars_per_token();
+    const long outs = static_cast<long>(output_list(m, opt.output).size());
     const long P = ex.parameters;
     // Memory, estimated in doubles (no size here can overflow it) and checked before
     // anything is drawn (resource_limit): every trial's network (an fmpz and its share of
@@ -486,7 +494,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
         constexpr double kNsPerTapeOp = 40.0, kNsPerEvalOp = 4.0, kNsPerRankOp = 0.3;
         constexpr std::uint64_t kTapeMax = (std::uint64_t{1} << 31) - 1;
         const Weights w = opt.weights ? *opt.weights : random_network(valid, 1, 1).weights;
-        const std::uint64_t ops = pass_operations(valid, w, kTapeMax - static_cast<std::uint64_t>(P));
+        const std::uint64_t ops = pass_operations(m, w, kTapeMax - static_cast<std::uint64_t>(P));
         const double ops_d = static_cast<double>(ops);
         if (variant == DimensionVariant::reverse && ops + static_cast<std::uint64_t>(P) >= kTapeMax)
             throw resource_limit("the dimension's tape: a forward pass records more than 2^31 operations, over what one tape can index");
@@ -545,8 +553,8 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
             auto jacobian = [&](const std::vector<Point<std::uint64_t>>& pts) {
                 report(tr, "the Jacobian of " + std::to_string(static_cast<long>(pts.size()) * outs) + " rows x " + std::to_string(P) + " parameters");
                 const auto tm = std::chrono::steady_clock::now();
-                NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(valid, net.weights, pts, p, opt.output, inner)
-                                                                 : jacobian_interpolation(valid, net.weights, pts, p, opt.output);
+                NmodMat J = variant == DimensionVariant::reverse ? jacobian_reverse(m, net.weights, pts, p, opt.output, inner)
+                                                                 : jacobian_interpolation(m, net.weights, pts, p, opt.output);
                 ph.matrix += std::chrono::duration<double>(std::chrono::steady_clock::now() - tm).count();
                 return J;
             };
@@ -631,7 +639,7 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
     // most c = prime_divisor_bound of that. A trial below v counts 1. The trials draw primes,
     // weights and points independently: the bound is the product of their terms.
     double f_bits = 0;
-    for (const auto& [pos, coord] : output_list(spec, opt.output)) {
+    for (const auto& [pos, coord] : output_list(m, opt.output)) {
         NetworkSpec o = spec;
         o.position = pos;
         o.coordinate = coord;
@@ -695,15 +703,15 @@ RankAnswer dimension_with(const ValidSpec& valid, const DimensionOptions& opt, D
 }  // namespace
 
 RankAnswer dimension_reverse(const ValidSpec& spec, const DimensionOptions& opt) {
-    return dimension_with(spec, opt, DimensionVariant::reverse);
+    return dimension_with(Model(spec), opt, DimensionVariant::reverse);
 }
 
 RankAnswer dimension_interpolation(const ValidSpec& spec, const DimensionOptions& opt) {
-    return dimension_with(spec, opt, DimensionVariant::interpolation);
+    return dimension_with(Model(spec), opt, DimensionVariant::interpolation);
 }
 
 RankAnswer function_dimension(const ValidSpec& spec, const DimensionOptions& opt) {
-    return dimension_with(spec, opt, opt.variant);
+    return dimension_with(Model(spec), opt, opt.variant);
 }
 
 }  // namespace seprank

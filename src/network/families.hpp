@@ -1,22 +1,23 @@
 // Private: every network family in one place (docs/network.md, "Adding a family").
 //
-// A family is a struct of static members, its traits: what it is and how it is written.
+// Every family is shorthand for a stack of layer kinds (layers.hpp), and Stack, the fold
+// of the kinds' traits, computes its networks. A family is a struct of static members,
+// its traits: what it is and how it is written.
 //   info                          FamilyInfo (public): name, fixed block degree, the spec
 //                                 fields it uses, the theorems (levine_theorems) and expand
 //                                 variants (moment_expansion) that apply to it;
-//   Network                       the traits that compute its networks (below);
+//   Network                       the traits that compute it: Stack for every family;
+//   flat_input                    (optional, true) it reads the N tokens as one vector of
+//                                 N·dx entries (fc, power);
 //   validate(s)                   its fields, after the common ones (invalid_input naming the
 //                                 value; ends with check_coordinate);
 //   block_degree(s)               d of its blocks (0 for a stack: no single one);
+//   layer(s, l)                   its layer l as a layer kind (a stack: its own);
 //   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
 //   write_fields(out, s)          adapters of network_json.cpp (block_degree is read and written
-//                                 there, under info.degree_key, when the family has one);
-//   layer(s, l), of_layer(k, s)   a family that is shorthand for a stack: its layer l as a
-//                                 layer kind, and whether a kind is its block (filling s's
-//                                 fields from it). attention, hadamard and stack have them;
-//                                 their Network is Stack (layers.hpp), which folds the kinds.
-// fc and power read their tokens flattened, as one vector of N·dx entries, and are their
-// own Network. A Network's traits:
+//                                 there, under info.degree_key, when the family has one).
+// The other way, a kind says whose block it is (as_family, layers.hpp; family_form).
+// A Network's traits (Stack's, layers.hpp):
 //   layer_degree(s, l)            the degree of layer l in its input (the output degree is
 //   layer_weight_increment(s, l)  their product) and m_l of D_l = d_l·D_{l−1} + m_l;
 //   homogeneous(s)                whether the output is homogeneous (no residual mixes degrees);
@@ -242,267 +243,6 @@ inline std::string slot_path(long layer, const MatrixSlot& m) {
     return p;
 }
 
-// ============================================================ fc
-// v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N) flattened; degree d,
-// W_k ∈ Q^{w_{l+1}×w_l}. One output vector: position i is 1.
-struct Fc {
-    static constexpr FamilyInfo info{Family::fc, "fc", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
-                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
-                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
-                                     /*moment_expansion=*/false};
-    using Network = Fc;  // its own: it reads the tokens flattened
-
-    static void validate(const NetworkSpec& s) {
-        check_free_block_degree(s);
-        require(s.widths.empty() || static_cast<long>(s.widths.size()) == s.depth,
-                "fc widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
-        for (long w : s.widths) require(w >= 1, "fc width " + str(w) + " must be at least 1");
-        require(s.width == 0, "fc takes a widths list, not one width");
-        require(s.attention_rank == 0, "attention rank applies to attention only");
-        require(!s.free_slots, "free slots apply to hadamard blocks only");
-        check_coordinate(s, output_dim(s));
-        require(s.position == 1,
-                "position i = " + str(s.position) + ": fc has one output vector (choose its entry with coordinate p)");
-        if (s.residual) {
-            const auto w = layer_widths(s);
-            for (std::size_t l = 1; l < w.size(); ++l)
-                require(w[l] == w[l - 1], "residual fc needs equal widths; layer " + str(static_cast<long>(l)) +
-                                              " maps " + str(w[l - 1]) + " to " + str(w[l]));
-        }
-    }
-    static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
-    static long output_positions(const NetworkSpec&) { return 1; }
-    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
-    static long layer_degree(const NetworkSpec& s, long) { return s.block_degree; }
-    static long layer_weight_increment(const NetworkSpec& s, long) { return s.block_degree; }  // W_1..W_d
-    static bool homogeneous(const NetworkSpec& s) { return !s.residual; }
-    static Integer layer_parameters(const NetworkSpec& s, long l) {
-        const auto w = layer_widths(s);
-        return Integer(s.block_degree) * Integer(w[static_cast<std::size_t>(l + 1)]) * Integer(w[static_cast<std::size_t>(l)]);
-    }
-
-    static LayerCount expected_layer(const NetworkSpec& s, long l, long, long n_first, bool scalar) {
-        const bool last = l + 1 == s.depth;
-        const bool scalar_last = last && scalar;
-        const long d = s.block_degree;
-        const auto ws = layer_widths(s);
-        const long n_prev = l == 0 && s.embed_rank > 0 ? s.tokens * n_first : ws[static_cast<std::size_t>(l)];
-        const long units = ws[static_cast<std::size_t>(l + 1)];
-        LayerCount c;
-        c.n_next = s.dim;  // not used: fc layers read the whole previous vector
-        c.params = d * units * ws[static_cast<std::size_t>(l)];
-        const long used = scalar_last ? 1 : units;
-        if (d == 1) {
-            c.eff = used * n_prev;  // replaced in adjust_expected by the linear network's count
-            c.how = "a linear layer";
-        } else {
-            // A hidden unit's rescaling is undone in the next layer (d free scales);
-            // an output unit or a residual unit keeps the product: d − 1.
-            const long per_unit = !last && !s.residual ? d : d - 1;
-            c.eff = used * (d * n_prev - per_unit);
-            c.how = !last && !s.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
-        }
-        if (scalar_last && units > 1) c.how += "; rows other than p never read";
-        return c;
-    }
-    static bool junction(const NetworkSpec&, long) { return false; }
-    static bool absorbs_input_map(const NetworkSpec& s) { return !s.residual; }
-    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
-        const long d = s.block_degree, L = s.depth;
-        if (d == 1 && L >= 1 && !s.residual) {
-            // v^L = W^L ⋯ W^1 M v^0.
-            const auto ws = layer_widths(s);
-            long b = s.tokens * input_vars_per_token(s);
-            for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
-            linear_network_count(scalar, parameters, s.tokens * input_vars_per_token(s), b, ws.back(), losses);
-            return;
-        }
-        if (scalar && L >= 2 && d >= 2 && !s.residual) {
-            // The output is a product of d forms of degree d^{L−1}: at most d·(C − 1) + 1
-            // dimensions, C the monomials of that degree.
-            long total = 0;
-            for (const auto& [what, v] : losses) total += v;
-            const long n0 = s.tokens * input_vars_per_token(s);  // the forms are in the input variables
-            Integer deg(1);
-            for (long l = 0; l + 1 < L; ++l) deg = deg * Integer(d);
-            const long c = monomials(n0, deg, false);
-            const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
-            if (parameters - total > cap) add_loss(losses, "output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", parameters - total - cap);
-        }
-    }
-
-    template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long) {
-        lw.W.resize(static_cast<std::size_t>(s.block_degree));
-    }
-    template <class LW, class Fn>
-    static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
-        const auto ws = layer_widths(s);
-        const long d = s.block_degree;
-        for (long k = 0; k < d; ++k)
-            fn(MatrixSlot{"W", "matrices", d, k, nullptr, ws[static_cast<std::size_t>(l + 1)], ws[static_cast<std::size_t>(l)]},
-               lw.W[static_cast<std::size_t>(k)]);
-    }
-    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
-    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
-    // The first layer mixes all tokens' coordinates linearly: no per-token sign structure.
-    static bool sign_equivariant(const NetworkSpec&) { return false; }
-
-    template <class In>
-    static void read_fields(In& in, NetworkSpec& s) {
-        s.widths = in.required_long_list("widths", 1);
-    }
-    template <class Out>
-    static void write_fields(Out& out, const NetworkSpec& s) {
-        const auto w = layer_widths(s);
-        out.set("widths", std::vector<long>(w.begin() + 1, w.end()));
-    }
-
-    // Only entry p of the last layer is formed. (f.ring() and f.spec() are not kept in
-    // locals: two more live pointers cost the inner loops their hoisted modulus.)
-    template <class F>
-    static typename F::E forward(F& f, typename F::VecList& tokens) {
-        using E = typename F::E;
-        using Vec = typename F::Vec;
-        Vec v = flat_tokens(f, tokens);
-        const long p = f.spec().coordinate - 1;
-        if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
-        for (long l = 0; l < f.spec().depth; ++l) {
-            const auto& lw = f.weights().layers[static_cast<std::size_t>(l)];
-            const bool last = l + 1 == f.spec().depth;
-            const long rows = lw.W[0].rows;
-            Vec next = f.vec();
-            for (long a = last ? p : 0; a < (last ? p + 1 : rows); ++a) {
-                E prod = f.dot_row(lw.W[0], a, v);
-                for (std::size_t k = 1; k < lw.W.size(); ++k) prod = f.ring().mul(prod, f.dot_row(lw.W[k], a, v));
-                if (f.spec().residual) f.ring().add(prod, v[static_cast<std::size_t>(a)]);
-                next.push_back(std::move(prod));
-            }
-            if (last) return std::move(next[0]);
-            v = std::move(next);
-        }
-        return f.ring().zero();  // unreachable: depth >= 1 here
-    }
-};
-
-// ============================================================ power
-// Kileel–Trager–Bruna: v^0 = (x^1,…,x^N) flattened (d0 = N·dx), v^l = σ(W_l v^{l−1}) for
-// l < h, output W_h v^{h−1}; σ(t) = t^r entrywise, W_l ∈ Q^{d_l×d_{l−1}}. Degree r^{h−1}.
-// r is held in block_degree (JSON key and CLI option "power"); widths d_1..d_h, h = L.
-struct Power {
-    static constexpr FamilyInfo info{Family::power, "power", /*fixed_block_degree=*/0, /*heads=*/false,
-                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
-                                     /*uniform=*/false, /*layers=*/false, /*depth_from_widths=*/true, /*default_tokens=*/1,
-                                     /*degree_key=*/"power", /*levine_theorems=*/false,
-                                     /*moment_expansion=*/false};
-
-    using Network = Power;  // its own: it reads the tokens flattened
-
-    static void validate(const NetworkSpec& s) {
-        require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");
-        require(s.block_degree <= kMaxBlockDegree, "power r = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
-        require(!s.widths.empty() || s.depth == 0, "power networks need their widths d1,...,dh (--widths)");
-        require(static_cast<long>(s.widths.size()) == s.depth,
-                "power widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
-        for (long w : s.widths) require(w >= 1, "power width " + str(w) + " must be at least 1");
-        require(s.width == 0, "power takes a widths list, not one width");
-        require(s.attention_rank == 0, "attention rank applies to attention only");
-        require(!s.free_slots, "free slots apply to hadamard blocks only");
-        require(!s.residual, "a residual connection does not apply to power networks (their widths change)");
-        require(s.embed_rank == 0, "an embedding does not apply to power networks (their first layer is already a linear map)");
-        check_coordinate(s, output_dim(s));
-        require(s.position == 1,
-                "position i = " + str(s.position) + ": power has one output vector (choose its entry with coordinate p)");
-    }
-    static long output_dim(const NetworkSpec& s) { return layer_widths(s).back(); }
-    static long output_positions(const NetworkSpec&) { return 1; }
-    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
-    static bool hidden(const NetworkSpec& s, long l) { return l + 1 < s.depth; }
-    // A hidden layer: r·(D + 1) = r·D + r; the last, linear one: D + 1.
-    static long layer_degree(const NetworkSpec& s, long l) { return hidden(s, l) ? s.block_degree : 1; }
-    static long layer_weight_increment(const NetworkSpec& s, long l) { return hidden(s, l) ? s.block_degree : 1; }
-    static bool homogeneous(const NetworkSpec&) { return true; }
-    static Integer layer_parameters(const NetworkSpec& s, long l) {
-        const auto w = layer_widths(s);
-        return Integer(w[static_cast<std::size_t>(l + 1)]) * Integer(w[static_cast<std::size_t>(l)]);
-    }
-
-    // Kileel–Trager–Bruna's count: a hidden unit's row of W_l scaled by λ and its column of
-    // W_{l+1} by λ^{−r} give the same function (one loss per hidden unit); the output
-    // layer keeps all of its entries that are read.
-    static LayerCount expected_layer(const NetworkSpec& s, long l, long, long, bool scalar) {
-        const auto ws = layer_widths(s);
-        const long units = ws[static_cast<std::size_t>(l + 1)], prev = ws[static_cast<std::size_t>(l)];
-        LayerCount c;
-        c.n_next = units;
-        c.params = units * prev;
-        if (hidden(s, l)) {
-            c.eff = units * (prev - 1);
-            c.how = "per hidden unit its row scale, undone (to the power r) in the next layer";
-        } else {
-            c.eff = (scalar ? 1 : units) * prev;
-            c.how = "the linear output layer";
-            if (scalar && units > 1) c.how += "; rows other than p never read";
-        }
-        return c;
-    }
-    static bool junction(const NetworkSpec&, long) { return false; }
-    static bool absorbs_input_map(const NetworkSpec&) { return true; }
-    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
-        if (s.block_degree != 1 || s.depth < 1) return;
-        const auto ws = layer_widths(s);  // r = 1: W_h ⋯ W_1, a matrix of rank <= the narrowest width
-        long b = ws[0];
-        for (std::size_t l = 1; l < ws.size(); ++l) b = std::min(b, ws[l]);
-        linear_network_count(scalar, parameters, ws[0], b, ws.back(), losses);
-    }
-
-    template <class T>
-    static void resize(LayerWeights<T>& lw, const NetworkSpec&, long) {
-        lw.W.resize(1);
-    }
-    template <class LW, class Fn>
-    static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
-        const auto ws = layer_widths(s);
-        fn(MatrixSlot{nullptr, nullptr, 0, 0, "W", ws[static_cast<std::size_t>(l + 1)], ws[static_cast<std::size_t>(l)]}, lw.W[0]);
-    }
-    static bool structural_zero(const NetworkSpec&, long, const MatrixSlot&, long, long) { return false; }
-    static std::string structural_zero_reason(const NetworkSpec&, long) { return {}; }
-    static bool sign_equivariant(const NetworkSpec&) { return false; }  // the first layer mixes all tokens
-
-    template <class In>
-    static void read_fields(In& in, NetworkSpec& s) {
-        s.widths = in.required_long_list("widths", 1);
-    }
-    template <class Out>
-    static void write_fields(Out& out, const NetworkSpec& s) {
-        out.set("widths", s.widths);
-    }
-
-    template <class F>
-    static typename F::E forward(F& f, typename F::VecList& tokens) {
-        using E = typename F::E;
-        using Vec = typename F::Vec;
-        Vec v = flat_tokens(f, tokens);
-        const long p = f.spec().coordinate - 1;
-        if (f.spec().depth == 0) return v[static_cast<std::size_t>(p)];
-        const long r = f.spec().block_degree;
-        for (long l = 0; l < f.spec().depth; ++l) {
-            const auto& W = f.weights().layers[static_cast<std::size_t>(l)].W[0];
-            if (l + 1 == f.spec().depth) return f.dot_row(W, p, v);
-            Vec next = f.vec();
-            for (long a = 0; a < W.rows; ++a) {
-                const E u = f.dot_row(W, a, v);
-                E pw = u;
-                for (long k = 1; k < r; ++k) pw = f.ring().mul(pw, u);
-                next.push_back(std::move(pw));
-            }
-            v = std::move(next);
-        }
-        return f.ring().zero();  // unreachable: depth >= 1 here
-    }
-};
-
 }  // inline namespace SEPRANK_KERNEL_NS
 }  // namespace seprank::detail
 
@@ -545,17 +285,6 @@ struct Attention {
         a.rank = s.attention_rank;
         a.residual = s.residual;
         return a;
-    }
-    // Whether `layer` is this family's block; then its fields go into s.
-    static bool of_layer(const LayerSpec& layer, NetworkSpec& s) {
-        const auto* a = std::get_if<AttentionLayer>(&layer);
-        if (!a || a->score_degree != 1) return false;
-        s.heads = a->heads;
-        s.head_dim = a->head_dim;
-        s.attention_rank = a->rank;
-        s.residual = a->residual;
-        s.block_degree = 3;
-        return true;
     }
 
     template <class In>
@@ -600,15 +329,6 @@ struct Hadamard {
         h.residual = s.residual;
         return h;
     }
-    static bool of_layer(const LayerSpec& layer, NetworkSpec& s) {
-        const auto* h = std::get_if<HadamardLayer>(&layer);
-        if (!h) return false;
-        s.block_degree = h->degree;
-        s.width = h->width;
-        s.free_slots = h->free;
-        s.residual = h->residual;
-        return true;
-    }
 
     template <class In>
     static void read_fields(In& in, NetworkSpec& s) {
@@ -639,8 +359,19 @@ struct StackFamily {
         require(s.heads == 1 && s.head_dim == 0 && s.attention_rank == 0,
                 "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
         require(s.width == 0 && s.widths.empty() && !s.free_slots, "widths and free slots of a stack are per layer (mlp:width=w, hadamard:width=w:free)");
-        for (long l = 0; l < s.depth; ++l) with_kind(layer(s, l), [&](auto kind, const auto& sp) { kind.validate(sp, s, l); });
-        const long n = Stack::output_positions(s);  // refuses a layer that cannot read its tokens
+        // Each layer's fields, then what it reads: a token layer reads tokens of width dx (after
+        // a flattening layer, fc or dense, only a vector of width dx); out() refuses the rest.
+        Shape sh{s.tokens, s.dim};
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(layer(s, l), [&](auto kind, const auto& sp) {
+                kind.validate(sp, s, l);
+                if (!kind.flattens(sp))
+                    require(sh.w == s.dim, "layer " + str(l + 1) + ": " + kind.name + " reads tokens of width dx = " + str(s.dim) +
+                                               ", but layer " + str(l) + " writes one vector of width " + str(sh.w) +
+                                               " (fc and dense layers flatten the tokens: put them last)");
+                sh = kind.out(sp, sh, l);
+            });
+        const long n = sh.n;
         require(s.position <= n, "position i = " + str(s.position) + " outside 1.." + str(n) + " (the tokens the last layer writes)");
         check_coordinate(s, Stack::output_dim(s));
     }
@@ -674,11 +405,110 @@ struct StackFamily {
     }
 };
 
+// ============================================================ fc
+// Shorthand for L layers `fc:degree=d:width=w_l[:residual]` on the tokens flattened:
+// v^{l+1} = (W_1 v^l) ⊙ … ⊙ (W_d v^l), v^0 = (x^1,…,x^N) flattened; degree d,
+// W_k ∈ Q^{w_{l+1}×w_l}. One output vector: position i is 1.
+struct Fc {
+    static constexpr FamilyInfo info{Family::fc, "fc", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
+                                     /*uniform=*/true, /*layers=*/false, /*depth_from_widths=*/false, /*default_tokens=*/4,
+                                     /*degree_key=*/"block_degree", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
+    using Network = Stack;
+    static constexpr bool flat_input = true;  // it reads its tokens as one vector of N·dx
+
+    static void validate(const NetworkSpec& s) {
+        check_free_block_degree(s);
+        require(s.widths.empty() || static_cast<long>(s.widths.size()) == s.depth,
+                "fc widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
+        for (long w : s.widths) require(w >= 1, "fc width " + str(w) + " must be at least 1");
+        require(s.width == 0, "fc takes a widths list, not one width");
+        require(s.attention_rank == 0, "attention rank applies to attention only");
+        require(!s.free_slots, "free slots apply to hadamard blocks only");
+        check_coordinate(s, layer_widths(s).back());
+        require(s.position == 1,
+                "position i = " + str(s.position) + ": fc has one output vector (choose its entry with coordinate p)");
+        if (s.residual) {
+            const auto w = layer_widths(s);
+            for (std::size_t l = 1; l < w.size(); ++l)
+                require(w[l] == w[l - 1], "residual fc needs equal widths; layer " + str(static_cast<long>(l)) +
+                                              " maps " + str(w[l - 1]) + " to " + str(w[l]));
+        }
+    }
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static LayerSpec layer(const NetworkSpec& s, long l) {
+        FcLayer f;
+        f.degree = s.block_degree;
+        f.width = s.widths.empty() ? 0 : s.widths[static_cast<std::size_t>(l)];
+        f.residual = s.residual;
+        return f;
+    }
+
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.widths = in.required_long_list("widths", 1);
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        const auto w = layer_widths(s);
+        out.set("widths", std::vector<long>(w.begin() + 1, w.end()));
+    }
+};
+
+// ============================================================ power
+// Kileel–Trager–Bruna: v^0 = (x^1,…,x^N) flattened (d0 = N·dx), v^l = σ(W_l v^{l−1}) for
+// l < h, output W_h v^{h−1}; σ(t) = t^r entrywise, W_l ∈ Q^{d_l×d_{l−1}}. Degree r^{h−1}.
+// Shorthand for `dense:width=d_l:power=r` for l < h and `dense:width=d_h:power=1`. r is
+// held in block_degree (JSON key and CLI option "power"); widths d_1..d_h, h = L.
+struct Power {
+    static constexpr FamilyInfo info{Family::power, "power", /*fixed_block_degree=*/0, /*heads=*/false,
+                                     /*width=*/false, /*widths=*/true, /*free_slots=*/false, /*per_position=*/false,
+                                     /*uniform=*/false, /*layers=*/false, /*depth_from_widths=*/true, /*default_tokens=*/1,
+                                     /*degree_key=*/"power", /*levine_theorems=*/false,
+                                     /*moment_expansion=*/false};
+    using Network = Stack;
+    static constexpr bool flat_input = true;
+
+    static void validate(const NetworkSpec& s) {
+        require(s.block_degree >= 1, "power r = " + str(s.block_degree) + " must be at least 1");
+        require(s.block_degree <= kMaxBlockDegree, "power r = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
+        require(!s.widths.empty() || s.depth == 0, "power networks need their widths d1,...,dh (--widths)");
+        require(static_cast<long>(s.widths.size()) == s.depth,
+                "power widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
+        for (long w : s.widths) require(w >= 1, "power width " + str(w) + " must be at least 1");
+        require(s.width == 0, "power takes a widths list, not one width");
+        require(s.attention_rank == 0, "attention rank applies to attention only");
+        require(!s.free_slots, "free slots apply to hadamard blocks only");
+        require(!s.residual, "a residual connection does not apply to power networks (their widths change)");
+        require(s.embed_rank == 0, "an embedding does not apply to power networks (their first layer is already a linear map)");
+        check_coordinate(s, layer_widths(s).back());
+        require(s.position == 1,
+                "position i = " + str(s.position) + ": power has one output vector (choose its entry with coordinate p)");
+    }
+    static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static LayerSpec layer(const NetworkSpec& s, long l) {
+        DenseLayer d;
+        d.width = s.widths[static_cast<std::size_t>(l)];
+        d.power = l + 1 < s.depth ? s.block_degree : 1;  // the last layer is linear
+        return d;
+    }
+
+    template <class In>
+    static void read_fields(In& in, NetworkSpec& s) {
+        s.widths = in.required_long_list("widths", 1);
+    }
+    template <class Out>
+    static void write_fields(Out& out, const NetworkSpec& s) {
+        out.set("widths", s.widths);
+    }
+};
+
 // ============================================================ registry
 
 // Calls fn with the traits object of family f (Attention{}, Hadamard{}, Fc{}, StackFamily{},
 // Power{}): what the family is (info, block_degree), its fields (validate, read_fields,
-// write_fields) and, for the families that are shorthand for a stack, layer(s, l).
+// write_fields) and its layers as kinds (layer(s, l)).
 template <class Fn>
 decltype(auto) with_family(Family f, Fn&& fn) {
     static_assert(Attention::info.family == Family::attention && Hadamard::info.family == Family::hadamard &&
@@ -693,17 +523,16 @@ decltype(auto) with_family(Family f, Fn&& fn) {
     throw internal_error("Family value " + std::to_string(static_cast<int>(f)) + " names no family");
 }
 
-// Calls fn with the traits that compute s's network (Stack{} for attention, hadamard and
-// stack, whose layers are kinds; Fc{} and Power{}, which read their tokens flattened):
-// degrees, parameters, matrices, counts, symmetries, the forward map.
+// Calls fn with the traits that compute s's network (Stack{}, for every family: its layers
+// are kinds): degrees, parameters, matrices, counts, symmetries, the forward map.
 template <class Fn>
 decltype(auto) with_network(const NetworkSpec& s, Fn&& fn) {
     return with_family(s.family, [&](auto fam) -> decltype(auto) { return fn(typename decltype(fam)::Network{}); });
 }
 
-// Whether family F is shorthand for a stack of layer kinds (it has layer(s, l)).
+// Whether family F reads its tokens flattened (its flat_input).
 template <class F>
-inline constexpr bool is_stack_family = requires(const NetworkSpec& s) { F::layer(s, 0L); };
+inline constexpr bool has_flat_input = requires { F::flat_input; };
 
 // Whether f is one of the enumerators (all_families() lists 0, 1, … while this holds).
 inline bool is_family(Family f) {

@@ -12,6 +12,8 @@
 //   degree(sp), weight_increment(sp)   d_l and m_l (D_l = d_l·D_{l−1} + m_l);
 //   parameters(sp, dx)            its weights;
 //   resize, for_each_matrix, structural_zero(_reason)   its matrices, as for families;
+//   structural_zeros(sp, in)      how many entries structural_zero names (Model's varied
+//                                 parameters count them out);
 //   sign_equivariant(sp)          whether it keeps each token's sign (docs/evaluation.md);
 //   mixes_tokens(sp)              whether an output token reads other tokens (false: a
 //                                 per-token map, docs/theory.md §3.6);
@@ -42,6 +44,15 @@ namespace seprank::detail {
 // stack; internal_error for fc and power), 0 <= l < depth. O(1). Defined once, in
 // network.cpp: plain x86-64 code outside the kernel namespaces, which only call it.
 LayerSpec family_layer(const NetworkSpec& s, long l);
+
+// What a layer reads or writes: n token vectors of width w (a flattened input: n = 1).
+struct Shape {
+    long n = 0, w = 0;
+};
+// The shape of a network's input after the embedding: N tokens of width dx, or, for the
+// families that read their tokens flattened (fc, power), one vector of N·dx entries.
+// Defined in network.cpp, as family_layer. O(1).
+Shape family_input(const NetworkSpec& s);
 
 inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
 
@@ -80,15 +91,18 @@ struct AttentionKind {
     }
     static long degree(const S& sp) { return 2 * sp.score_degree + 1; }
     // The most dimensions its output (less a residual) can span: the heads' H·da.
-    static long bottleneck(const S& sp, long dx) { return sp.heads * head_dim(sp, dx); }
+    static long bottleneck(const S& sp, Shape in) { return sp.heads * head_dim(sp, in.w); }
     // O·(Q y_i · K y_j)^s·V y_j: 1 + s(1 + D) + s(1 + D) + (1 + D) = (2s+1)·D + 2s + 2.
     static long weight_increment(const S& sp) { return 2 * sp.score_degree + 2; }
-    static Integer parameters(const S& sp, long dx) { return Integer(4 * dx * head_dim(sp, dx) * sp.heads); }
+    static Integer parameters(const S& sp, Shape in) { return Integer(4 * in.w * head_dim(sp, in.w) * sp.heads); }
     static bool sign_equivariant(const S& sp) { return sp.score_degree % 2 == 1; }  // ε_i^s ε_j^{s+1}
     static bool mixes_tokens(const S&) { return true; }
-    static long tokens_out(const S&, long n, long) { return n; }
+    static bool flattens(const S&) { return false; }
+    static Shape out(const S&, Shape in, long) { return in; }
     static bool linear_output(const S&) { return true; }  // W^O
-    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+    static long product_of_forms(const S&) { return 0; }
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        const long dx = in.w;
         const long da = head_dim(sp, dx);
         return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, last, scalar_last, sp.residual);
     }
@@ -98,7 +112,8 @@ struct AttentionKind {
         lw.heads.resize(static_cast<std::size_t>(sp.heads));
     }
     template <class LW, class Fn>
-    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        const long dx = in.w;
         const long da = head_dim(sp, dx), H = sp.heads;
         for (long h = 0; h < H; ++h) {
             auto& hw = lw.heads[static_cast<std::size_t>(h)];
@@ -110,6 +125,19 @@ struct AttentionKind {
     }
     static bool structural_zero(const S& sp, const MatrixSlot& m, long row, long) {
         return sp.rank > 0 && row >= sp.rank && std::string_view(m.key) == "Q";
+    }
+    // How many entries structural_zero names: rows rank..da of every head's Q.
+    static long structural_zeros(const S& sp, Shape in) { return sp.rank > 0 ? sp.heads * (head_dim(sp, in.w) - sp.rank) * in.w : 0; }
+    // Whether it is a family's block, and that family's fields (family_form): score degree
+    // 1 is family attention's layer.
+    static bool as_family(const S& sp, NetworkSpec& t, long, long) {
+        t.family = Family::attention;
+        t.heads = sp.heads;
+        t.head_dim = sp.head_dim;
+        t.attention_rank = sp.rank;
+        t.residual = sp.residual;
+        t.block_degree = 3;
+        return sp.score_degree == 1;
     }
     static std::string structural_zero_reason(const S& sp) {
         return "attention rank " + str(sp.rank) + " keeps only the first rows of Q";
@@ -286,16 +314,20 @@ struct MlpKind {
         check_layer_size(sp.width, l, "width w", 0);
     }
     static long degree(const S& sp) { return sp.power; }
-    static long bottleneck(const S& sp, long dx) { return width(sp, dx); }  // image(W2)
+    static long bottleneck(const S& sp, Shape in) { return width(sp, in.w); }  // image(W2)
     static long weight_increment(const S& sp) { return sp.power + 1; }  // W2·(W1 y)^r: 1 + r(1 + D)
-    static Integer parameters(const S& sp, long dx) { return Integer(2 * width(sp, dx) * dx); }
+    static Integer parameters(const S& sp, Shape in) { return Integer(2 * width(sp, in.w) * in.w); }
     static bool sign_equivariant(const S& sp) { return sp.power % 2 == 1; }  // (−u)^r = −u^r for odd r
     static bool mixes_tokens(const S&) { return false; }
-    static long tokens_out(const S&, long n, long) { return n; }
+    static bool flattens(const S&) { return false; }
+    static Shape out(const S&, Shape in, long) { return in; }
     static bool linear_output(const S&) { return true; }  // W2
+    static long product_of_forms(const S&) { return 0; }
+    static bool as_family(const S&, NetworkSpec&, long, long) { return false; }  // no family's block
     // Per hidden unit one rescaling (row of W1 by λ, column of W2 by λ^{−r}); the layer's
     // space is Q^{n_out} ⊗ Sym^r(Q^{n_in}). r = 1: W2 W1, a matrix of rank <= w.
-    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        const long dx = in.w;
         LayerCount c;
         const long w = width(sp, dx), r = sp.power;
         c.params = 2 * w * dx;
@@ -323,12 +355,14 @@ struct MlpKind {
         lw.W.resize(1);
     }
     template <class LW, class Fn>
-    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        const long dx = in.w;
         const long w = width(sp, dx);
         fn(MatrixSlot{nullptr, nullptr, 0, 0, "W1", w, dx}, lw.W[0]);
         fn(MatrixSlot{nullptr, nullptr, 0, 0, "W2", dx, w}, lw.O);
     }
     static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static long structural_zeros(const S&, Shape) { return 0; }
     static std::string structural_zero_reason(const S&) { return {}; }
 
     template <class F>
@@ -375,15 +409,25 @@ struct HadamardKind {
         check_layer_size(sp.width, l, "width w", 0);
     }
     static long degree(const S& sp) { return sp.degree; }
-    static long bottleneck(const S& sp, long dx) { return width(sp, dx); }  // image(W^O)
+    static long bottleneck(const S& sp, Shape in) { return width(sp, in.w); }  // image(W^O)
     static long weight_increment(const S& sp) { return sp.degree + 1; }
-    static Integer parameters(const S& sp, long dx) { return Integer((sp.degree + 1) * width(sp, dx) * dx); }
+    static Integer parameters(const S& sp, Shape in) { return Integer((sp.degree + 1) * width(sp, in.w) * in.w); }
     static bool sign_equivariant(const S& sp) { return sp.degree == 1 || (!sp.free && sp.degree % 2 == 1); }
     static bool mixes_tokens(const S& sp) { return sp.degree >= 2; }
-    static long tokens_out(const S&, long n, long) { return n; }
+    static bool flattens(const S&) { return false; }
+    static Shape out(const S&, Shape in, long) { return in; }
     static bool linear_output(const S&) { return true; }  // W^O
-    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
-        return hadamard_count(sp.degree, width(sp, dx), dx, n_in, last, scalar_last, sp.residual);
+    static long product_of_forms(const S&) { return 0; }
+    static bool as_family(const S& sp, NetworkSpec& t, long, long) {  // family hadamard's block
+        t.family = Family::hadamard;
+        t.block_degree = sp.degree;
+        t.width = sp.width;
+        t.free_slots = sp.free;
+        t.residual = sp.residual;
+        return true;
+    }
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, last, scalar_last, sp.residual);
     }
 
     template <class T>
@@ -391,12 +435,14 @@ struct HadamardKind {
         lw.W.resize(static_cast<std::size_t>(sp.degree));
     }
     template <class LW, class Fn>
-    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        const long dx = in.w;
         const long w = width(sp, dx), d = sp.degree;
         for (long k = 0; k < d; ++k) fn(MatrixSlot{"W", "matrices", d, k, nullptr, w, dx}, lw.W[static_cast<std::size_t>(k)]);
         fn(MatrixSlot{nullptr, nullptr, 0, 0, "O", dx, w}, lw.O);
     }
     static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static long structural_zeros(const S&, Shape) { return 0; }
     static std::string structural_zero_reason(const S&) { return {}; }
 
     template <class F>
@@ -503,26 +549,30 @@ struct ConvKind {
         require(sp.power <= kMaxBlockDegree, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds " + str(kMaxBlockDegree));
         require(!sp.residual, "layer " + str(l + 1) + ": conv changes the token count and has no residual");
     }
-    static long tokens_out(const S& sp, long n, long l) {
-        require(sp.filter <= n, "layer " + str(l + 1) + ": filter size k = " + str(sp.filter) + " exceeds the " + str(n) +
-                                    " tokens it reads");
-        return (n - sp.filter) / sp.stride + 1;
+    static bool flattens(const S&) { return false; }
+    static Shape out(const S& sp, Shape in, long l) {
+        require(sp.filter <= in.n, "layer " + str(l + 1) + ": filter size k = " + str(sp.filter) + " exceeds the " + str(in.n) +
+                                       " tokens it reads");
+        return {(in.n - sp.filter) / sp.stride + 1, in.w};
     }
     static long degree(const S& sp) { return sp.power; }
-    static long bottleneck(const S&, long dx) { return dx; }
+    static long bottleneck(const S&, Shape in) { return in.w; }
     static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
-    static Integer parameters(const S& sp, long dx) { return Integer(sp.filter) * Integer(dx) * Integer(dx); }
+    static Integer parameters(const S& sp, Shape in) { return Integer(sp.filter) * Integer(in.w) * Integer(in.w); }
     // Output token i reads tokens i·s..i·s+k−1: not a token's own map (false is always safe).
     static bool sign_equivariant(const S&) { return false; }
     static bool mixes_tokens(const S& sp) { return sp.filter > 1 || sp.stride > 1; }
     static bool linear_output(const S& sp) { return sp.power == 1; }  // else t^r entrywise
+    static long product_of_forms(const S&) { return 0; }
+    static bool as_family(const S&, NetworkSpec&, long, long) { return false; }  // no family's block
     // The k matrices read an n_in-dimensional span and write n_out coordinates (row p only
     // for a scalar last layer): k·n_in·n_out. Before a next layer (which reads linearly),
     // r > 1 leaves a torus: output channel c rescaled by t (row c of every W_j), its power
     // t^r undone by the next layer's input maps: n_out (for dx = 1 the paper's count
     // |k| − L + 1); r = 1 writes linearly, and the junction's GL(n_next) acts instead.
     // A conservative count: no cap by the layer's space.
-    static LayerCount count(const S& sp, long dx, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        const long dx = in.w;
         LayerCount c;
         const long k = sp.filter;
         c.params = k * dx * dx;
@@ -543,10 +593,12 @@ struct ConvKind {
         lw.W.resize(static_cast<std::size_t>(sp.filter));
     }
     template <class LW, class Fn>
-    static void for_each_matrix(const S& sp, long dx, LW& lw, Fn&& fn) {
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        const long dx = in.w;
         for (long j = 0; j < sp.filter; ++j) fn(MatrixSlot{"W", "matrices", sp.filter, j, nullptr, dx, dx}, lw.W[static_cast<std::size_t>(j)]);
     }
     static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static long structural_zeros(const S&, Shape) { return 0; }
     static std::string structural_zero_reason(const S&) { return {}; }
 
     template <class F>
@@ -584,6 +636,197 @@ struct ConvKind {
     }
 };
 
+// ============================================================ fc
+// v' = (W_1 v) ⊙ … ⊙ (W_d v) on its input flattened (v ∈ Q^{n·w}), W_k ∈ Q^{w'×(n·w)}: one
+// output vector. Degree d. Family fc's block.
+struct FcKind {
+    using S = FcLayer;
+    static constexpr const char* name = "fc";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("degree", sp.degree);
+        fn("width", sp.width);
+        fn("residual", sp.residual);
+    }
+    static long width(const S& sp, Shape in) { return sp.width > 0 ? sp.width : in.n * in.w; }
+    static void validate(const S& sp, const NetworkSpec&, long l) {
+        check_layer_size(sp.degree, l, "degree d", 1);
+        require(sp.degree <= kMaxBlockDegree, "layer " + str(l + 1) + ": degree d = " + str(sp.degree) + " exceeds " + str(kMaxBlockDegree));
+        require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
+        check_layer_size(sp.width, l, "width w", 0);
+    }
+    static long degree(const S& sp) { return sp.degree; }
+    static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
+    static long weight_increment(const S& sp) { return sp.degree; }  // W_1..W_d
+    static Integer parameters(const S& sp, Shape in) { return Integer(sp.degree) * Integer(width(sp, in)) * Integer(in.n * in.w); }
+    // It mixes all tokens' coordinates linearly: no per-token sign structure.
+    static bool sign_equivariant(const S&) { return false; }
+    static bool mixes_tokens(const S&) { return true; }
+    static bool flattens(const S&) { return true; }
+    static Shape out(const S& sp, Shape in, long l) {
+        if (sp.residual)
+            require(width(sp, in) == in.n * in.w, "layer " + str(l + 1) + ": a residual fc layer keeps its size, but it maps " +
+                                                      str(in.n * in.w) + " entries to " + str(width(sp, in)));
+        return {1, width(sp, in)};
+    }
+    static bool linear_output(const S& sp) { return sp.degree == 1; }
+    // Each output entry is a product of d forms (the whole network's too, when it is last).
+    static long product_of_forms(const S& sp) { return sp.residual ? 0 : sp.degree; }
+    // n_in: the span of each input token (its input then has n·n_in dimensions). A unit's d
+    // row scales: d free before a next layer (it undoes them), d − 1 (product 1) when read
+    // whole or with a residual.
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        const long d = sp.degree, units = width(sp, in), n_prev = in.n * n_in;
+        LayerCount c;
+        c.n_next = units;
+        c.params = d * units * in.n * in.w;
+        const long used = scalar_last ? 1 : units;
+        if (d == 1) {
+            c.eff = used * n_prev;  // a linear network's count replaces it (Stack::adjust_expected)
+            c.how = "a linear layer";
+        } else {
+            const long per_unit = !last && !sp.residual ? d : d - 1;
+            c.eff = used * (d * n_prev - per_unit);
+            c.how = !last && !sp.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
+        }
+        if (scalar_last && units > 1) c.how += "; rows other than p never read";
+        return c;
+    }
+    static bool as_family(const S& sp, NetworkSpec& t, long, long) {
+        t.family = Family::fc;
+        t.block_degree = sp.degree;
+        t.residual = sp.residual;
+        t.widths.push_back(sp.width);
+        return true;
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S& sp) {
+        lw.W.resize(static_cast<std::size_t>(sp.degree));
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        const long d = sp.degree;
+        for (long k = 0; k < d; ++k) fn(MatrixSlot{"W", "matrices", d, k, nullptr, width(sp, in), in.n * in.w}, lw.W[static_cast<std::size_t>(k)]);
+    }
+    static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static long structural_zeros(const S&, Shape) { return 0; }
+    static std::string structural_zero_reason(const S&) { return {}; }
+
+    // (f.ring() is not kept in a local: one more live pointer costs the inner loops their
+    // hoisted modulus.)
+    template <class F>
+    static typename F::E unit(F& f, const LayerWeights<typename F::W>& lw, long a, const typename F::Vec& v) {
+        typename F::E prod = f.dot_row(lw.W[0], a, v);
+        for (std::size_t k = 1; k < lw.W.size(); ++k) prod = f.ring().mul(prod, f.dot_row(lw.W[k], a, v));
+        return prod;
+    }
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S&, const typename F::VecList& y) {
+        const typename F::Vec v = flat_tokens(f, y);
+        typename F::Vec next = f.vec();
+        for (long a = 0; a < lw.W[0].rows; ++a) next.push_back(unit(f, lw, a, v));
+        typename F::VecList out = f.list();
+        out.push_back(std::move(next));
+        return out;
+    }
+    // Only entry p is formed.
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S&, const typename F::VecList& y) {
+        return unit(f, lw, f.spec().coordinate - 1, flat_tokens(f, y));
+    }
+};
+
+// ============================================================ dense
+// v' = (W v)^{⊙r} on its input flattened (Kileel–Trager–Bruna), W ∈ Q^{w'×(n·w)}; r = 1:
+// linear. Degree r. Family power's layers (its last one linear).
+struct DenseKind {
+    using S = DenseLayer;
+    static constexpr const char* name = "dense";
+
+    template <class Sp, class Fn>
+    static void keys(Sp& sp, Fn&& fn) {
+        fn("width", sp.width);
+        fn("power", sp.power);
+    }
+    static long width(const S& sp, Shape in) { return sp.width > 0 ? sp.width : in.n * in.w; }
+    static void validate(const S& sp, const NetworkSpec&, long l) {
+        check_layer_size(sp.power, l, "power r", 1);
+        require(sp.power <= kMaxBlockDegree, "layer " + str(l + 1) + ": power r = " + str(sp.power) + " exceeds " + str(kMaxBlockDegree));
+        require(sp.width >= 0, "layer " + str(l + 1) + ": width w = " + str(sp.width) + " must be at least 1");
+        check_layer_size(sp.width, l, "width w", 0);
+        require(!sp.residual, "layer " + str(l + 1) + ": dense has no residual");
+    }
+    static long degree(const S& sp) { return sp.power; }
+    static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
+    static long weight_increment(const S& sp) { return sp.power; }  // (W v)^r: r(D + 1)
+    static Integer parameters(const S& sp, Shape in) { return Integer(width(sp, in)) * Integer(in.n * in.w); }
+    static bool sign_equivariant(const S&) { return false; }  // it mixes all tokens
+    static bool mixes_tokens(const S&) { return true; }
+    static bool flattens(const S&) { return true; }
+    static Shape out(const S& sp, Shape in, long) { return {1, width(sp, in)}; }
+    static bool linear_output(const S& sp) { return sp.power == 1; }
+    static long product_of_forms(const S&) { return 0; }
+    // Kileel–Trager–Bruna's count: before a next layer a unit's row of W scaled by t is
+    // undone by t^{-r} in the next layer's column (one loss per unit); read whole, every
+    // entry that is read counts. n_in as for fc.
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+        const long units = width(sp, in), prev = in.n * n_in;
+        LayerCount c;
+        c.n_next = units;
+        c.params = units * in.n * in.w;
+        if (!last && sp.power > 1) {
+            c.eff = units * (prev - 1);
+            c.how = "per hidden unit its row scale, undone (to the power r) in the next layer";
+        } else {
+            c.eff = (scalar_last ? 1 : units) * prev;
+            c.how = sp.power > 1 ? "a power layer read whole" : last ? "the linear output layer" : "a linear layer";
+            if (scalar_last && units > 1) c.how += "; rows other than p never read";
+        }
+        return c;
+    }
+    static bool as_family(const S& sp, NetworkSpec& t, long l, long depth) {
+        t.family = Family::power;
+        t.widths.push_back(sp.width);
+        if (l + 1 < depth) t.block_degree = sp.power;
+        return depth >= 2;  // one linear layer names no power r
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const S&) {
+        lw.W.resize(1);
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const S& sp, Shape in, LW& lw, Fn&& fn) {
+        fn(MatrixSlot{nullptr, nullptr, 0, 0, "W", width(sp, in), in.n * in.w}, lw.W[0]);
+    }
+    static bool structural_zero(const S&, const MatrixSlot&, long, long) { return false; }
+    static long structural_zeros(const S&, Shape) { return 0; }
+    static std::string structural_zero_reason(const S&) { return {}; }
+
+    template <class F>
+    static typename F::E power(F& f, const Dense<typename F::W>& W, long a, const typename F::Vec& v, long r) {
+        const typename F::E u = f.dot_row(W, a, v);
+        typename F::E pw = u;
+        for (long k = 1; k < r; ++k) pw = f.ring().mul(pw, u);
+        return pw;
+    }
+    template <class F>
+    static typename F::VecList layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        const typename F::Vec v = flat_tokens(f, y);
+        typename F::Vec next = f.vec();
+        for (long a = 0; a < lw.W[0].rows; ++a) next.push_back(power(f, lw.W[0], a, v, sp.power));
+        typename F::VecList out = f.list();
+        out.push_back(std::move(next));
+        return out;
+    }
+    template <class F>
+    static typename F::E last_layer(F& f, const LayerWeights<typename F::W>& lw, const S& sp, const typename F::VecList& y) {
+        return power(f, lw.W[0], f.spec().coordinate - 1, flat_tokens(f, y), sp.power);
+    }
+};
+
 // ============================================================ registry of kinds
 
 template <class S>
@@ -603,6 +846,14 @@ struct KindOf<HadamardLayer> {
 template <>
 struct KindOf<ConvLayer> {
     using type = ConvKind;
+};
+template <>
+struct KindOf<FcLayer> {
+    using type = FcKind;
+};
+template <>
+struct KindOf<DenseLayer> {
+    using type = DenseKind;
 };
 
 // fn(Kind{}, spec) with the traits of the layer's kind.
@@ -631,13 +882,15 @@ struct Stack {
     // Layer l of s: a stack's own, or the block of the family s is shorthand for.
     static LayerSpec at(const NetworkSpec& s, long l) { return family_layer(s, l); }
 
-    static long output_dim(const NetworkSpec& s) { return s.dim; }
-    // The tokens each layer writes, folded from N.
-    static long output_positions(const NetworkSpec& s) {
-        long n = s.tokens;
-        for (long l = 0; l < s.depth; ++l) n = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.tokens_out(sp, n, l); });
-        return n;
+    // What layer l reads (l = depth: what the network writes), folded from the input's
+    // shape; invalid_input when a layer cannot read what the one before writes. O(l).
+    static Shape shape_in(const NetworkSpec& s, long l) {
+        Shape sh = family_input(s);
+        for (long k = 0; k < l; ++k) sh = with_kind(at(s, k), [&](auto kind, const auto& sp) { return kind.out(sp, sh, k); });
+        return sh;
     }
+    static long output_dim(const NetworkSpec& s) { return shape_in(s, s.depth).w; }
+    static long output_positions(const NetworkSpec& s) { return shape_in(s, s.depth).n; }
     static long layer_degree(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp); });
     }
@@ -650,16 +903,20 @@ struct Stack {
         return true;
     }
     static Integer layer_parameters(const NetworkSpec& s, long l) {
-        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, s.dim); });
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, shape_in(s, l)); });
     }
 
     // A layer whose next layer is residual is read whole, as the last one is: the next
     // layer adds its output back as it is (in Q^dx, not in coordinates of its image), so
     // no GL(n_next) at the junction absorbs where that image lies.
+    // n_in is the span of each token layer l reads; a flattened input (fc, power) is one
+    // token of all N: N times the span of one.
     static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
         const bool last = l + 1 == s.depth;
         const bool whole = last || layer_residual(at(s, l + 1));
-        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, s.dim, n_in, whole, last && scalar); });
+        const Shape in = shape_in(s, l);
+        const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar); });
     }
     // Every kind reads its input through linear maps, and most write through one (W^O, W2):
     // GL(n) between two layers unless a residual adds the identity on either side or layer
@@ -669,22 +926,45 @@ struct Stack {
                with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
-    // Every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
-    // layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the
-    // narrowest of the layers without residual (and min(n0, dx)), whatever its factors (as
-    // for the linear networks of the other families). A linear layer that mixes tokens (a
-    // conv filter) keeps the per-layer counts.
+    // Whole-network corrections (docs/dimension.md):
+    // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
+    //   layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the
+    //   narrowest of the layers without residual (and min(n0, dx)), whatever its factors;
+    // - every layer of degree 1 and flattening (fc, dense), none residual: v^L = W^L ⋯ W^1 M v^0,
+    //   one matrix from the N·n0 inputs, of rank <= the narrowest width;
+    //   a linear layer that mixes tokens otherwise (a conv filter) keeps the per-layer counts;
+    // - the scalar output of a last layer whose entries are products of d >= 2 forms (fc),
+    //   homogeneous, at depth >= 2: the forms have the degree D of the layers before, so at
+    //   most d·(C − 1) + 1 dimensions, C the monomials of degree D in the N·n0 inputs.
     static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
         if (s.depth < 1) return;
         const long n0 = input_vars_per_token(s);
-        long b = std::min(n0, s.dim);
-        for (long l = 0; l < s.depth; ++l) {
+        bool linear = true, per_token = true, flat = true;
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                linear = linear && kind.degree(sp) == 1;
+                per_token = per_token && !kind.mixes_tokens(sp);
+                flat = flat && kind.flattens(sp) && !sp.residual;
+            });
+        if (linear && (per_token || flat)) {
             // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
-            const bool linear = with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp) == 1 && !kind.mixes_tokens(sp); });
-            if (!linear) return;
-            if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, s.dim); }));
+            long b = per_token ? std::min(n0, s.dim) : s.tokens * n0;
+            for (long l = 0; l < s.depth; ++l)
+                if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, shape_in(s, l)); }));
+            linear_network_count(scalar, parameters, per_token ? n0 : s.tokens * n0, b, output_dim(s), losses);
+            return;
         }
-        linear_network_count(scalar, parameters, n0, b, s.dim, losses);
+        const long d = with_kind(at(s, s.depth - 1), [](auto kind, const auto& sp) { return kind.product_of_forms(sp); });
+        if (scalar && s.depth >= 2 && d >= 2 && homogeneous(s)) {
+            long total = 0;
+            for (const auto& [what, v] : losses) total += v;
+            const long n = s.tokens * n0;  // the forms are in the input variables
+            Integer deg(1);
+            for (long l = 0; l + 1 < s.depth; ++l) deg = deg * Integer(layer_degree(s, l));
+            const long c = monomials(n, deg, false);
+            const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
+            if (parameters - total > cap) add_loss(losses, "output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", parameters - total - cap);
+        }
     }
 
     template <class T>
@@ -693,7 +973,7 @@ struct Stack {
     }
     template <class LW, class Fn>
     static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
-        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.for_each_matrix(sp, s.dim, lw, fn); });
+        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.for_each_matrix(sp, shape_in(s, l), lw, fn); });
     }
     static bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero(sp, m, i, j); });
@@ -701,7 +981,9 @@ struct Stack {
     static std::string structural_zero_reason(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero_reason(sp); });
     }
+    // A flattened input (fc, power) has no token of its own to keep a sign for.
     static bool sign_equivariant(const NetworkSpec& s) {
+        if (family_input(s).n != s.tokens) return false;
         for (long l = 0; l < s.depth; ++l)
             if (!with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
         return true;
@@ -726,18 +1008,29 @@ struct Stack {
         const NetworkSpec& s = f.spec();
         const std::size_t i = static_cast<std::size_t>(s.position - 1);
         const std::size_t p = static_cast<std::size_t>(s.coordinate - 1);
+        if (y.size() > 1 && family_input(s).n == 1) {  // fc, power: the tokens as one vector
+            typename F::Vec v = flat_tokens(f, y);
+            y = f.list();
+            y.push_back(std::move(v));
+        }
         if (s.depth == 0) return y[i][p];
+        // A residual adds the layer's input entry by entry, in token-major order (a residual
+        // fc layer reads its n tokens as one vector and writes that vector's size).
+        const auto input_entry = [](const typename F::VecList& in, std::size_t k) -> const typename F::E& {
+            const std::size_t w = in[0].size();
+            return in[k / w][k % w];
+        };
         for (long l = 0; l + 1 < s.depth; ++l) {
             const auto& lw = f.weights().layers[static_cast<std::size_t>(l)];
             typename F::VecList out = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.layer(f, lw, sp, y); });
             if (layer_residual(at(s, l)))
                 for (std::size_t t = 0; t < out.size(); ++t)
-                    for (std::size_t c = 0; c < out[t].size(); ++c) f.ring().add(out[t][c], y[t][c]);
+                    for (std::size_t c = 0; c < out[t].size(); ++c) f.ring().add(out[t][c], input_entry(y, t * out[t].size() + c));
             y = std::move(out);
         }
         const auto& lw = f.weights().layers[static_cast<std::size_t>(s.depth - 1)];
         typename F::E acc = with_kind(at(s, s.depth - 1), [&](auto kind, const auto& sp) { return kind.last_layer(f, lw, sp, y); });
-        if (layer_residual(at(s, s.depth - 1))) f.ring().add(acc, y[i][p]);
+        if (layer_residual(at(s, s.depth - 1))) f.ring().add(acc, input_entry(y, i * y[0].size() + p));
         return acc;
     }
 };

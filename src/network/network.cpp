@@ -179,41 +179,47 @@ std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers) {
 }
 
 LayerSpec detail::family_layer(const NetworkSpec& s, long l) {
-    return with_family(s.family, [&](auto fam) -> LayerSpec {
-        if constexpr (detail::is_stack_family<decltype(fam)>) return fam.layer(s, l);
-        else throw internal_error(std::string("family ") + fam.info.name + " is not a stack of layer kinds");
-    });
+    return with_family(s.family, [&](auto fam) -> LayerSpec { return fam.layer(s, l); });
+}
+
+detail::Shape detail::family_input(const NetworkSpec& s) {
+    const bool flat = with_family(s.family, [](auto fam) { return detail::has_flat_input<decltype(fam)>; });
+    return flat ? Shape{1, s.tokens * s.dim} : Shape{s.tokens, s.dim};
 }
 
 std::vector<LayerSpec> stack_layers(const NetworkSpec& s) {
     std::vector<LayerSpec> out;
-    with_family(s.family, [&](auto fam) {
-        if constexpr (detail::is_stack_family<decltype(fam)>)
-            for (long l = 0; l < s.depth; ++l) out.push_back(fam.layer(s, l));
-    });
+    for (long l = 0; l < s.depth; ++l) out.push_back(detail::family_layer(s, l));
     return out;
 }
 
 NetworkSpec family_form(const NetworkSpec& s) {
     if (!family_info(s.family).layers || s.layers.empty()) return s;
-    for (const auto& layer : s.layers)
-        if (layer != s.layers.front()) return s;
-    for (Family f : all_families()) {
-        NetworkSpec t;  // the fields a stack does not use at their defaults, then the block's
-        t.family = f;
-        t.tokens = s.tokens;
-        t.dim = s.dim;
-        t.depth = s.depth;
-        t.embed_rank = s.embed_rank;
-        t.position = s.position;
-        t.coordinate = s.coordinate;
-        const bool is_block = with_family(f, [&](auto fam) {
-            if constexpr (requires { fam.of_layer(s.layers.front(), t); }) return fam.of_layer(s.layers.front(), t);
-            else return false;
-        });
-        if (is_block) return t;
+    NetworkSpec t;  // the fields a stack does not use at their defaults; the layers' kinds fill theirs
+    t.tokens = s.tokens;
+    t.dim = s.dim;
+    t.depth = s.depth;
+    t.embed_rank = s.embed_rank;
+    t.position = s.position;
+    t.coordinate = s.coordinate;
+    for (long l = 0; l < s.depth; ++l) {
+        const Family before = t.family;
+        const bool block = detail::with_kind(s.layers[static_cast<std::size_t>(l)],
+                                             [&](auto kind, const auto& sp) { return kind.as_family(sp, t, l, s.depth); });
+        if (!block || (l > 0 && t.family != before)) return s;
     }
-    return s;
+    if (std::all_of(t.widths.begin(), t.widths.end(), [](long w) { return w == 0; })) t.widths.clear();  // fc's default
+    // The family's own layers must be these (every layer the same block, a power network's
+    // last one linear), and the family spec valid.
+    if (layers_to_string(stack_layers(t)) != layers_to_string(s.layers)) return s;
+    try {
+        validate(t);
+    } catch (const invalid_input&) {
+        return s;
+    } catch (const resource_limit&) {
+        return s;
+    }
+    return t;
 }
 
 long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }

@@ -148,21 +148,23 @@ nlohmann::json inferred_sizes(const nlohmann::json& j, const FamilyInfo& info) {
     }
     if (info.layers && layer0 && layer0->is_object()) {
         // A stack: every kind's first matrix in file order reads the tokens (Q, W1, W_1), so
-        // its columns are dx.
+        // its columns are dx (N·dx for a kind that reads them flattened).
         const nlohmann::json* kind = at(layer0, "kind");
         detail::for_each_kind([&](auto k, auto sp) {
             if (!kind || !kind->is_string() || kind->get<std::string>() != k.name) return;
             LayerWeights<Rational> lw;
             k.resize(lw, sp);
             std::optional<MatrixSlot> slot;
-            k.for_each_matrix(sp, 1, lw, [&](const MatrixSlot& m, auto&) {
+            k.for_each_matrix(sp, detail::Shape{1, 1}, lw, [&](const MatrixSlot& m, auto&) {
                 if (!slot) slot = m;
             });
             if (!slot) return;
             const nlohmann::json* node = layer0;
             if (slot->list) node = first(at(node, slot->list));
             if (slot->key) node = at(node, slot->key);
-            if (cols(node) > 0) hint["dim"] = cols(node);
+            // A flattening kind (fc, dense) reads N·dx columns.
+            const long c = cols(node), n = k.flattens(sp) ? given("tokens") : 1;
+            if (c > 0 && n > 0 && c % n == 0) hint["dim"] = c / n;
         });
     }
     if (info.depth_from_widths && layers && layers->is_array()) {  // power: each layer is {"W": W_l}

@@ -9,6 +9,7 @@
 #include "network/families.hpp"
 #include "network/forward_impl.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/model.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "algebra/rank_internal.hpp"
@@ -39,12 +40,7 @@ EvaluationVariant evaluation_variant_from_string(const std::string& s) {
     throw invalid_input("evaluation variant '" + s + "' is not one of auto, plain, graded");
 }
 
-std::vector<int> token_parities(const NetworkSpec& s) {
-    if (!detail::with_network(s, [&](auto net) { return decltype(net)::sign_equivariant(s); })) return {};
-    std::vector<int> par(static_cast<std::size_t>(s.tokens), 0);
-    par[static_cast<std::size_t>(s.position - 1)] = 1;
-    return par;
-}
+std::vector<int> token_parities(const NetworkSpec& s) { return Model(s).token_parities(); }
 
 void check_options(const EvaluationOptions& opt) {
     if (opt.max_side < 1) throw invalid_input("max side " + std::to_string(opt.max_side) + " must be at least 1");

@@ -56,16 +56,27 @@ std::string random_layer(Rng& rng, long dim, long& tokens) {
 }
 
 // A random stack of `layers` layers, output position and coordinate drawn; the total
-// degree is kept <= 27 by capping each layer's degree at 3.
+// degree is kept <= 27 by capping each layer's degree at 3. The last layer is sometimes
+// one that reads the tokens flattened (fc, dense), which writes one vector.
 NetworkSpec random_stack(Rng& rng, long layers, long max_tokens, long max_dim) {
     const long n = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_tokens)));
     const long dx = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(max_dim)));
     std::string text;
-    long tokens = n;
-    for (long l = 0; l < layers; ++l) text += (l ? "," : "") + random_layer(rng, dx, tokens);
+    long tokens = n, out_dim = dx;
+    for (long l = 0; l < layers; ++l) {
+        if (l + 1 == layers && rng.below(4) == 0) {
+            const long w = 1 + static_cast<long>(rng.below(3)), d = 1 + static_cast<long>(rng.below(3));
+            text += std::string(l ? "," : "") + (rng.below(2) == 0 ? "fc:degree=" + std::to_string(d) : "dense:power=" + std::to_string(d)) +
+                    ":width=" + std::to_string(w);
+            tokens = 1;
+            out_dim = w;
+            break;
+        }
+        text += (l ? "," : "") + random_layer(rng, dx, tokens);
+    }
     NetworkSpec s = stack_spec(n, dx, text);
     s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(tokens)));
-    s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(dx)));
+    s.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(out_dim)));
     return s;
 }
 
@@ -122,7 +133,8 @@ TEST_CASE("layers SPEC: the canonical text round-trips; defaults are left out") 
     CHECK(layers_to_string(parse_layers("hadamard:free:degree=2:residual,mlp:width=4:power=3,attention:score-degree=2:heads=2")) ==
           "hadamard:degree=2:free:residual,mlp:power=3:width=4,attention:heads=2:score-degree=2");
     CHECK(std::get<AttentionLayer>(parse_layers("attention:score-degree=3")[0]).score_degree == 3);
-    CHECK(layer_kind_names() == std::vector<std::string>{"attention", "mlp", "hadamard", "conv"});
+    CHECK(layer_kind_names() == std::vector<std::string>{"attention", "mlp", "hadamard", "conv", "fc", "dense"});
+    CHECK(layers_to_string(parse_layers("fc:width=3:degree=3,dense:power=2:width=2,dense:power=1")) == "fc:degree=3:width=3,dense:width=2,dense:power=1");
     CHECK(layers_to_string(parse_layers("conv:power=1:filter=3,conv:stride=1")) == "conv:filter=3:power=1,conv");
     auto rng = seprank_test::rng_for("layers-spec-roundtrip");
     INFO("seed " << seprank_test::seed());
@@ -232,7 +244,7 @@ TEST_CASE("a stack's expansion is the composition of its parts' expansions") {
     }
 }
 
-TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, counts and polynomial") {
+TEST_CASE("every family is a stack of its kind: same draws, counts and polynomial") {
     auto rng = seprank_test::rng_for("layers-one-kind");
     INFO("seed " << seprank_test::seed());
     for (int it = 0; it < seprank_test::iterations(40); ++it) {
@@ -246,7 +258,18 @@ TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, 
         fam.depth = L;
         fam.residual = residual;
         std::string layer;
-        if (it % 2 == 0) {
+        if (it % 4 == 2) {  // fc: L layers fc:degree=d:width=w_l on the tokens flattened
+            fam.family = Family::fc;
+            fam.block_degree = 1 + static_cast<long>(rng.below(3));
+            if (!residual && rng.below(2) == 0)
+                for (long l = 0; l < L; ++l) fam.widths.push_back(1 + static_cast<long>(rng.below(4)));
+        } else if (it % 4 == 3) {  // power: dense:width=d_l:power=r, the last one linear
+            fam.family = Family::power;
+            fam.residual = false;
+            fam.depth = L + 1;
+            fam.block_degree = 1 + static_cast<long>(rng.below(3));
+            for (long l = 0; l < fam.depth; ++l) fam.widths.push_back(1 + static_cast<long>(rng.below(3)));
+        } else if (it % 4 == 0) {
             fam.family = Family::attention;
             fam.heads = rng.below(2) == 0 ? 1 : dx;
             fam.attention_rank = rng.below(3) == 0 ? 1 : 0;
@@ -259,9 +282,11 @@ TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, 
             layer = "hadamard:degree=" + std::to_string(fam.block_degree) + (fam.width ? ":width=" + std::to_string(fam.width) : "") +
                     (fam.free_slots ? ":free" : "");
         }
-        if (residual) layer += ":residual";
-        fam.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
-        fam.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(dx)));
+        if (residual && !layer.empty()) layer += ":residual";
+        const bool flat = !family_info(fam.family).per_position;
+        fam.position = flat ? 1 : 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(n)));
+        const long out = flat ? layer_widths(fam).back() : dx;
+        fam.coordinate = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(out)));
         NetworkSpec st = fam;
         st.family = Family::stack;
         st.residual = false;
@@ -270,7 +295,15 @@ TEST_CASE("one-kind stacks are the attention and hadamard families: same draws, 
         st.width = 0;
         st.free_slots = false;
         st.block_degree = 3;
-        st.layers.assign(static_cast<std::size_t>(L), parse_layers(layer)[0]);
+        st.widths.clear();
+        if (layer.empty()) {  // fc, power: their widths per layer, as the family writes them
+            st.layers = stack_layers(fam);
+            const FamilyInfo& info = family_info(fam.family);
+            INFO(layers_to_string(st.layers));
+            CHECK(layers_to_string(st.layers).rfind(info.widths && fam.family == Family::fc ? "fc" : "dense", 0) == 0);
+        } else {
+            st.layers.assign(static_cast<std::size_t>(L), parse_layers(layer)[0]);
+        }
         INFO("iteration " << it << ": " << describe(fam) << " vs " << describe(st));
         CHECK(output_degree(st) == output_degree(fam));
         CHECK(weight_degree(st) == weight_degree(fam));
@@ -338,11 +371,52 @@ TEST_CASE("family_form: only a stack of one family's block, repeated, becomes th
     s.depth = 0;
     s.layers.clear();
     CHECK(family_form(s).family == Family::stack);  // no layer to read a family from
-    NetworkSpec f;
-    f.family = Family::fc;
-    f.tokens = 2;
-    f.block_degree = 2;
-    CHECK(stack_layers(f).empty());  // fc reads its tokens flattened: not a stack of kinds
+    s.depth = 2;
+    s.layers = parse_layers("fc:degree=3,fc:degree=3");
+    CHECK(family_form(s).family == Family::fc);
+    CHECK(family_form(s).widths.empty());  // N·dx at every layer, fc's default
+    s.layers = parse_layers("fc:width=3,fc:width=1");
+    CHECK(family_form(s).widths == std::vector<long>{3, 1});
+    s.layers = parse_layers("dense:width=3:power=3,dense:width=1:power=1");
+    CHECK(family_form(s).family == Family::power);
+    CHECK(family_form(s).block_degree == 3);
+    for (const char* other : {"fc,fc:degree=3", "dense:width=2,dense:width=1"}) {
+        s.layers = parse_layers(other);
+        INFO(other);
+        CHECK(family_form(s).family == Family::stack);  // degrees differ; a power network's last layer is linear
+    }
+    s.depth = 1;
+    s.layers = parse_layers("dense:width=2:power=1");
+    CHECK(family_form(s).family == Family::stack);  // one linear layer names no power r
+}
+
+TEST_CASE("fc and dense layers read the tokens flattened and come last") {
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = 3;
+    s.dim = 2;
+    s.depth = 2;
+    s.layers = parse_layers("attention,fc:width=4");
+    const ValidSpec v(s);
+    CHECK(output_positions(v) == 1);
+    CHECK(output_dim(v) == 4);
+    CHECK(parameter_count(v) == Integer(4 * 2 * 2 + 2 * 4 * 6));
+    s.layers = parse_layers("fc:width=4,attention");
+    CHECK_THROWS_WITH_AS(validate(s), doctest::Contains("layer 2: attention reads tokens of width dx = 2, but layer 1 writes one vector of width 4"),
+                         invalid_input);
+    s.layers = parse_layers("fc:width=2,mlp");  // one vector of width dx: a token layer reads it
+    validate(s);
+    s.layers = parse_layers("fc:width=4:residual,fc");
+    CHECK_THROWS_WITH_AS(validate(s), doctest::Contains("a residual fc layer keeps its size, but it maps 6 entries to 4"), invalid_input);
+    // a residual fc layer adds its input flattened: f = (W_1 v)_p (W_2 v)_p + v_p
+    s.layers = parse_layers("fc:residual");
+    s.depth = 1;
+    s.coordinate = 5;
+    const Network net = random_network(ValidSpec(s), 11);
+    Network without = net;
+    without.spec.layers = parse_layers("fc");
+    const Point<Rational> x = {{Rational(2), Rational(3)}, {Rational(5), Rational(7)}, {Rational(11), Rational(13)}};
+    CHECK(evaluate(net, x) - evaluate(without, x) == Rational(11));  // token 3, coordinate 1: entry 5 of the flattened input
 }
 
 TEST_CASE("power networks: degree r^(h-1), the KTB count, and Alexander-Hirschowitz on (d0, d1, 1)") {

@@ -72,7 +72,7 @@ struct Case {
 };
 Case random_case(Rng& rng, bool any_position) {
     NetworkSpec s = seprank_test::random_spec(rng, homogeneous_limits());
-    if (any_position && family_info(s.family).per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+    if (any_position && family_info(s.family).per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(output_positions(s))));
     Network net = random_network(s, rng.next(), 1 + static_cast<long>(rng.below(1000)));
     Partition part = random_partition(rng, s.tokens);
     return Case{s, std::move(net), std::move(part)};
@@ -651,7 +651,7 @@ TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^pari
     for (int it = 0; it < seprank_test::iterations(120); ++it) {
         NetworkSpec s = seprank_test::random_spec(rng, lim);
         const FamilyInfo& info = family_info(s.family);
-        if (info.per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(s.tokens)));
+        if (info.per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(output_positions(s))));
         const Network net = random_network(s, rng.next(), 1000);
         const std::vector<int> par = token_parities(s);
         INFO("iteration " << it << ": " << network_to_json(net, -1));

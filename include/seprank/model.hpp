@@ -1,0 +1,76 @@
+// seprank — a network's derived facts, computed once from a validated spec (docs/model.md).
+//
+// A NetworkSpec says how a network was written (a family and its fields, or a stack of
+// layer kinds); a Model says what it is: the layers as kinds, what each reads and writes,
+// and the facts every analysis reads (degree, weight degree, output sizes, parameters,
+// homogeneity, token-sign parity). An analysis builds one Model at its boundary and reads
+// these facts instead of asking the spec again; each is computed by the layer kinds'
+// traits once, here.
+#pragma once
+
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
+
+#include <vector>
+
+namespace seprank {
+
+// One layer of a Model: its kind and fields, what it reads and writes (n token vectors of
+// width w; fc and dense read theirs flattened and write one vector), its degree d_l and
+// weight increment m_l (D_l = d_l·D_{l−1} + m_l), its parameters, and whether it adds its
+// input back.
+struct ModelLayer {
+    LayerSpec layer;
+    long tokens_in = 0, width_in = 0;
+    long tokens_out = 0, width_out = 0;
+    long degree = 1;
+    long weight_increment = 0;
+    Integer parameters;
+    long structural_zeros = 0;  // entries of its matrices that are 0 by construction
+    bool residual = false;
+};
+
+class Model {
+public:
+    // Derives every fact of `spec` (a bare NetworkSpec is validated by the conversion, as
+    // everywhere). Cost: O(depth) layer traits and exact integer products (the degree has
+    // about L·log2 d bits).
+    explicit Model(const ValidSpec& spec);
+
+    const ValidSpec& valid() const noexcept { return spec_; }
+    const NetworkSpec& spec() const noexcept { return spec_.get(); }
+    // The layers as kinds (stack_layers), in order; empty at depth 0.
+    const std::vector<ModelLayer>& layers() const noexcept { return layers_; }
+    long depth() const noexcept { return static_cast<long>(layers_.size()); }
+    // Variables per token (r with an embedding, else dx) and in all (N of them).
+    long input_vars_per_token() const noexcept { return input_vars_; }
+    long input_vars() const noexcept { return spec().tokens * input_vars_; }
+    // What the last layer writes: output_positions vectors of output_dim entries.
+    long output_dim() const noexcept { return output_dim_; }
+    long output_positions() const noexcept { return output_positions_; }
+    // ∏ d_l and D_L, exact (output_degree, weight_degree).
+    const Integer& degree() const noexcept { return degree_; }
+    const Integer& weight_degree() const noexcept { return weight_degree_; }
+    // All weights (parameter_count), structural zeros included; and the weights the
+    // parameter map varies: those less the structural zeros (attention's rank cap), plus the
+    // embedding's dx·r (dimension_parameters).
+    const Integer& parameters() const noexcept { return parameters_; }
+    const Integer& varied_parameters() const noexcept { return varied_; }
+    // Homogeneous in the input variables (no residual mixes degrees).
+    bool homogeneous() const noexcept { return homogeneous_; }
+    // Negating token k's inputs negates token k's outputs and leaves the others (every layer
+    // keeps it; docs/evaluation.md, "Parity"); then f's parity in token k is 1 for k = i
+    // and 0 for the others: token_parities. Empty parities: no such symmetry.
+    bool sign_equivariant() const noexcept { return !parities_.empty(); }
+    const std::vector<int>& token_parities() const noexcept { return parities_; }
+
+private:
+    ValidSpec spec_;
+    std::vector<ModelLayer> layers_;
+    long input_vars_ = 0, output_dim_ = 0, output_positions_ = 0;
+    Integer degree_, weight_degree_, parameters_, varied_;
+    bool homogeneous_ = true;
+    std::vector<int> parities_;
+};
+
+}  // namespace seprank

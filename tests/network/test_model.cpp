@@ -1,0 +1,94 @@
+#include "seprank/columns.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/model.hpp"
+#include "seprank/network.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace seprank;
+
+TEST_CASE("a Model's facts are the spec's, derived once: every family, random specs") {
+    auto rng = seprank_test::rng_for("model-facts");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.max_tokens = 4;
+    lim.max_dim = 3;
+    lim.max_depth = 3;
+    lim.max_width = 3;
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        INFO("iteration " << it << ": " << describe(s));
+        const Model m(s);
+        CHECK(m.depth() == s.depth);
+        CHECK(m.degree() == output_degree(s));
+        CHECK(m.weight_degree() == weight_degree(s));
+        CHECK(m.parameters() == parameter_count(s));
+        Network net = random_network(s, 1, 1);  // the weights the parameter map varies, one by one
+        CHECK(m.varied_parameters() == Integer(static_cast<long>(dimension_weight_entries(s, net.weights).size())));
+        CHECK(m.output_dim() == output_dim(s));
+        CHECK(m.output_positions() == output_positions(s));
+        CHECK(m.homogeneous() == is_homogeneous(s));
+        CHECK(m.token_parities() == token_parities(s));
+        CHECK(m.input_vars_per_token() == input_vars_per_token(s));
+        const std::vector<LayerSpec> layers = stack_layers(s);
+        REQUIRE(m.layers().size() == layers.size());
+        for (long l = 0; l < m.depth(); ++l) {
+            const ModelLayer& ml = m.layers()[static_cast<std::size_t>(l)];
+            CHECK(ml.layer == layers[static_cast<std::size_t>(l)]);
+            CHECK(ml.degree == layer_degree(s, l));
+            CHECK(ml.weight_increment == layer_weight_increment(s, l));
+            CHECK(ml.parameters == layer_parameters(s, l));
+            if (l > 0) {  // each layer reads what the one before writes
+                CHECK(ml.tokens_in == m.layers()[static_cast<std::size_t>(l - 1)].tokens_out);
+                CHECK(ml.width_in == m.layers()[static_cast<std::size_t>(l - 1)].width_out);
+            }
+        }
+    }
+}
+
+TEST_CASE("a Model by hand: fc reads its tokens flattened; attention keeps the token signs") {
+    NetworkSpec s;
+    s.family = Family::fc;
+    s.tokens = 2;
+    s.dim = 2;
+    s.depth = 2;
+    s.block_degree = 2;
+    s.widths = {3, 1};
+    const Model fc(s);
+    REQUIRE(fc.layers().size() == 2);
+    CHECK(fc.layers()[0].tokens_in == 1);
+    CHECK(fc.layers()[0].width_in == 4);  // N·dx
+    CHECK(fc.layers()[0].width_out == 3);
+    CHECK(fc.layers()[1].width_out == 1);
+    CHECK(fc.parameters() == Integer(2 * 3 * 4 + 2 * 1 * 3));
+    CHECK(fc.degree() == Integer(4));
+    CHECK(fc.weight_degree() == Integer(2 * 2 + 2));  // D_1 = 2, D_2 = 2·2 + 2
+    CHECK_FALSE(fc.sign_equivariant());
+    CHECK(fc.output_positions() == 1);
+
+    NetworkSpec a;
+    a.tokens = 3;
+    a.dim = 2;
+    a.depth = 2;
+    a.position = 2;
+    const Model att(a);
+    CHECK(att.sign_equivariant());
+    CHECK(att.token_parities() == std::vector<int>{0, 1, 0});
+    CHECK(att.degree() == Integer(9));
+    CHECK(att.weight_degree() == Integer(3 * 4 + 4));
+    CHECK(att.homogeneous());
+    CHECK(att.varied_parameters() == att.parameters());
+    NetworkSpec capped = a;  // attention rank 1: row 2 of each W^Q (2 entries a layer) is 0
+    capped.attention_rank = 1;
+    CHECK(Model(capped).varied_parameters() == Model(capped).parameters() - Integer(2 * 2));
+    a.residual = true;
+    CHECK_FALSE(Model(a).homogeneous());
+    a.depth = 0;  // no layer: f = x_{i,p}, odd in token i alone
+    const Model none(a);
+    CHECK(none.layers().empty());
+    CHECK(none.degree() == Integer(1));
+    CHECK(none.output_dim() == 2);
+    CHECK(none.token_parities() == std::vector<int>{0, 1, 0});
+}
