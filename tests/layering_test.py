@@ -5,7 +5,7 @@ Reads every file of src/<folder>/ and fails, naming the file and the include, wh
 includes a file of a higher folder: a private header as "folder/name.hpp", or a public
 header seprank/name.hpp whose source is src/<folder>/name.cpp in a higher folder. Also
 fails for a file directly in src/ (but meson.build), a folder not in the order, and a
-source over 800 lines.
+source or header over 800 lines.
 Usage: layering_test.py SOURCE_ROOT
 """
 import pathlib, re, sys
@@ -35,7 +35,7 @@ for p in sorted(src.rglob('*.[ch]pp')):
     files += 1
     here = ORDER.index(rel.parts[0])
     text = p.read_text()
-    if p.suffix == '.cpp' and text.count('\n') > MAX_LINES:
+    if p.suffix in ('.cpp', '.hpp') and text.count('\n') > MAX_LINES:
         bad.append(f'src/{rel}: {text.count(chr(10))} lines, more than {MAX_LINES}')
     for m in inc.finditer(text):
         public, folder, name = m.group(1), m.group(2), m.group(3)

@@ -23,7 +23,7 @@
 #include <vector>
 
 namespace seprank::detail {
-inline namespace SEPRANK_KERNEL_NS {  // see families.hpp
+inline namespace SEPRANK_KERNEL_NS {  // see layers.hpp
 
 // The pass over ring R. Each layer kind's steps live with its traits in layers.hpp (fc's
 // and power's in families.hpp); they use the public members below (spec, weights, ring,

@@ -1,0 +1,221 @@
+// Private: what the layer kinds (layers.hpp) and the Stack fold (stack.hpp) share: the
+// checks of a layer's fields, the expected-dimension counts of the attention and hadamard
+// blocks, a matrix's place in the weights file (MatrixSlot), the Shape a layer reads and
+// writes, and the two functions network.cpp defines for them (family_layer, family_input).
+#pragma once
+
+// Every header included here (and in families.hpp, forward_impl.hpp) must also be included by
+// forward_ifma.cpp before its `#pragma GCC target`, so that it is parsed for plain x86-64
+// there; a header first parsed under the pragma would lend AVX code to shared symbols.
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+// This header, families.hpp and forward_impl.hpp name their contents in an inline namespace that the
+// includer may choose: forward_ifma.cpp compiles them for AVX-512 IFMA and defines
+// SEPRANK_KERNEL_NS as `ifma`, so the inline functions it emits (validate, slot_path, ...)
+// are its own symbols and never stand in for the plain x86-64 copies of the library.
+#ifndef SEPRANK_KERNEL_NS
+#define SEPRANK_KERNEL_NS base
+#endif
+
+namespace seprank::detail {
+
+// Layer l of s as a kind: a stack's own, or the block of the family s is written as (its
+// family's `layer`). Precondition: 0 <= l < depth. O(1). Defined once, in network.cpp:
+// plain x86-64 code outside the kernel namespaces, which only call it.
+LayerSpec family_layer(const NetworkSpec& s, long l);
+
+// What a layer reads or writes: n token vectors of width w (a flattened input: n = 1).
+struct Shape {
+    long n = 0, w = 0;
+};
+// The shape of a network's input after the embedding: N tokens of width dx, or, for the
+// families that read their tokens flattened (fc, power), one vector of N·dx entries.
+// Defined in network.cpp, as family_layer. O(1).
+Shape family_input(const NetworkSpec& s);
+
+inline namespace SEPRANK_KERNEL_NS {
+
+inline void require(bool ok, const std::string& msg) {
+    if (!ok) throw invalid_input(msg);
+}
+
+inline std::string str(long v) { return std::to_string(v); }
+
+// The coordinate p must index the output vector (shared by every family's validate).
+inline void check_coordinate(const NetworkSpec& s, long out_dim) {
+    require(s.coordinate >= 1 && s.coordinate <= out_dim,
+            "coordinate p = " + str(s.coordinate) + " outside 1.." + str(out_dim));
+}
+
+inline void check_free_block_degree(const NetworkSpec& s) {
+    require(s.block_degree >= 1, "block degree d = " + str(s.block_degree) + " must be at least 1");
+    require(s.block_degree <= kMaxBlockDegree, "block degree d = " + str(s.block_degree) + " exceeds " + str(kMaxBlockDegree));
+}
+
+// ------------------------------------------------------------ expected-dimension helpers
+// (docs/dimension.md derives every count; include/seprank/dimension.hpp states the rule.)
+
+// Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
+inline long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
+
+inline long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
+
+// Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
+// to LONG_MAX.
+inline long monomials(long n, const Integer& D, bool all_degrees) {
+    if (D >= Integer(1L << 30)) return LONG_MAX;
+    const long d = static_cast<long>(fmpz_get_si(D.get()));
+    const long top = all_degrees ? d + n : d + n - 1;
+    const long k = all_degrees ? n : n - 1;
+    // log C(top, k) first, so that the exact binomial is formed only when it is small.
+    const double lg = std::lgamma(top + 1.0) - std::lgamma(k + 1.0) - std::lgamma(top - k + 1.0);
+    if (lg > 43.0) return LONG_MAX;  // e^43 > 4e18
+    Integer c;
+    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
+    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
+}
+
+using Losses = std::vector<std::pair<std::string, long>>;
+inline void add_loss(Losses& losses, const std::string& what, long v) {
+    if (v != 0) losses.push_back({what, v});
+}
+
+// One layer's share of the expected dimension: its parameters, what its own symmetries
+// (and its space) leave of them, and the dimension n_next of the span of its output tokens.
+struct LayerCount {
+    long params = 0, eff = 0, n_next = 0;
+    std::string how;
+};
+
+// A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to
+// n_out outputs (its row p alone: a linear form), whatever the factors; replaces every
+// per-layer count.
+inline void linear_network_count(bool scalar, long parameters, long n0, long b, long n_out, Losses& losses) {
+    const long eff = scalar ? std::min(b, 1L) * n0 : low_rank_dim(n_out, n0, b);
+    losses.clear();
+    add_loss(losses, "a linear network (d = 1): one matrix of rank <= " + std::to_string(b) + ", whatever its factors", parameters - eff);
+}
+
+// An attention layer (H heads of dimension da, query rank qr, score degree sd) reading
+// tokens that span n_in dimensions.
+inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+    LayerCount c;
+    c.params = H * (qr * dx + 3 * da * dx);
+    // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
+    c.n_next = residual ? dx : std::min(dx, H * std::min(da, n_in));
+    const long n_out = last ? dx : c.n_next;
+    const long a = std::min(qr, n_in);
+    const long dimA = low_rank_dim(n_in, n_in, a);  // the score depends on W^Qᵀ W^K only
+    long dimB = 0, nB = 0;
+    bool b_full = true;
+    if (scalar_last) {
+        dimB = n_in;  // only row p of W^O W^V is read: a vector in Q^{n_in}
+        nB = n_in;
+    } else {
+        const long b = std::min({da, n_in, n_out});
+        dimB = low_rank_dim(n_out, n_in, b);
+        nB = n_out * n_in;
+        b_full = b == std::min(n_out, n_in);
+    }
+    if (sd == 1 && H > 1 && a == n_in && b_full) {
+        // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
+        const long n1 = n_in * n_in;
+        c.eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
+        c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
+    } else {
+        c.eff = H * (dimA + dimB - 1);
+        c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
+    }
+    // Σ_j ⟨q_i, k_j⟩^s v_j is a tensor in Q^{n_out} ⊗ Sym^s(Q^{n_in}) ⊗ Sym^{s+1}(Q^{n_in})
+    // (y_i s times, y_j s+1 times); for s = 1: n_out·n_in·n_in(n_in+1)/2.
+    const long space = sat_mul(sat_mul(scalar_last ? 1 : n_out, monomials(n_in, Integer(sd), false)), monomials(n_in, Integer(sd + 1), false));
+    if (space < c.eff) {
+        c.eff = space;
+        c.how += sd == 1 ? "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2" : "; capped by the layer's space n_out·C(n_in+s-1,s)·C(n_in+s,s+1)";
+    }
+    if (scalar_last) c.how += "; rows of W^O other than p never read";
+    // A one-dimensional input: every head returns the same function times its own vector.
+    if (n_in == 1 && !residual) c.n_next = 1;
+    return c;
+}
+
+// A hadamard block of degree d and width w.
+inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+    LayerCount c;
+    // The output lies in image(W^O) and in the image of Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (y_i
+    // once, the token sums d − 1 times): at most n_in·C(n_in + d − 2, d − 1) dimensions (n_in
+    // for a linear block).
+    c.n_next = residual ? dx : std::min({dx, w, sat_mul(n_in, monomials(n_in, Integer(d - 1), false))});
+    const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+    c.params = (d + 1) * w * dx;
+    if (d == 1) {
+        const long b = std::min({w, n_in, n_out});
+        c.eff = low_rank_dim(n_out, n_in, b);
+        c.how = "a linear layer W^O W_1: GL(w)";
+    } else if (d == 2 && scalar_last) {
+        // Σ_a o_a (u_a·y_i)(v_a·Σ_j y_j): a bilinear form of rank <= w, GL(w) on the rows.
+        c.eff = low_rank_dim(n_in, n_in, std::min(w, n_in));
+        c.how = "a bilinear form of rank <= w: GL(w) on the rows of W_1, W_2";
+    } else {
+        // Each unit: its d rows and W^O column up to d rescalings; all units together
+        // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}).
+        const long sym = monomials(n_in, Integer(d - 1), false);
+        c.eff = std::min(w * (d * n_in + n_out - d), sat_mul(sat_mul(n_out, n_in), sym));
+        c.how = "per unit the rescaling of its d rows against its W^O column";
+        if (c.eff < w * (d * n_in + n_out - d)) c.how += "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
+    }
+    if (scalar_last) c.how += "; rows of W^O other than p never read";
+    if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension
+    return c;
+}
+
+// The tokens (x^1, …, x^N) as one vector of N·dx entries: the input of the families that
+// read their tokens flattened (fc, power).
+template <class F>
+typename F::Vec flat_tokens(F& f, const typename F::VecList& tokens) {
+    typename F::Vec v = f.vec();
+    for (const auto& t : tokens)
+        for (const auto& x : t) v.push_back(x);
+    return v;
+}
+
+// One weight matrix of a layer: where it sits in the weights file and its shape.
+// JSON path inside layers[l]: .list[index].key, .list[index] (no key) or .key (no list).
+struct MatrixSlot {
+    const char* list;       // key of the list holding it ("heads", "W"), or nullptr
+    const char* list_noun;  // what that list holds, for messages ("heads", "matrices")
+    long list_size;
+    long index;             // position in that list
+    const char* key;        // key inside the list element, or inside the layer; nullptr: the element
+    long rows, cols;
+};
+
+// "layers[2].heads[0].Q", "layers[0].W[1]", "layers[1].O"
+inline std::string slot_path(long layer, const MatrixSlot& m) {
+    std::string p = "layers[" + str(layer) + "]";
+    if (m.list) p += std::string(".") + m.list + "[" + str(m.index) + "]";
+    if (m.key) p += std::string(".") + m.key;
+    return p;
+}
+
+
+
+inline void check_layer_size(long v, long l, const std::string& what, long lo) {
+    require(v >= lo, "layer " + str(l + 1) + ": " + what + " = " + str(v) + " must be at least " + str(lo));
+    require(v <= kMaxSize, "layer " + str(l + 1) + ": " + what + " = " + str(v) + " exceeds the supported maximum " + str(kMaxSize));
+}
+}  // inline namespace SEPRANK_KERNEL_NS
+}  // namespace seprank::detail

@@ -1,0 +1,194 @@
+// Private: the dispatch over the layer kinds (with_kind, for_each_kind, through
+// layers.hpp's KindOf) and Stack, the fold of their traits over a network's layers, which computes every
+// family's network: shapes, degrees, parameters, matrices,
+// counts, symmetries and the forward pass (the Network traits listed in families.hpp).
+#pragma once
+
+#include "layers.hpp"
+
+namespace seprank::detail {
+inline namespace SEPRANK_KERNEL_NS {  // see layer_common.hpp
+
+// ============================================================ registry of kinds
+
+// fn(Kind{}, spec) with the traits of the layer's kind.
+template <class Fn>
+decltype(auto) with_kind(const LayerSpec& layer, Fn&& fn) {
+    return std::visit([&](const auto& sp) -> decltype(auto) { return fn(typename KindOf<std::decay_t<decltype(sp)>>::type{}, sp); }, layer);
+}
+
+// fn(Kind{}, S{}) for every kind, in variant order (a default S).
+template <class Fn, std::size_t K = 0>
+void for_each_kind(Fn&& fn) {
+    if constexpr (K < std::variant_size_v<LayerSpec>) {
+        using S = std::variant_alternative_t<K, LayerSpec>;
+        fn(typename KindOf<S>::type{}, S{});
+        for_each_kind<Fn&, K + 1>(fn);
+    }
+}
+
+inline bool layer_residual(const LayerSpec& layer) {
+    return std::visit([](const auto& sp) { return sp.residual; }, layer);
+}
+
+// ============================================================ stack
+// y^{l+1} = layer_l(y^l) (+ y^l when layer l is residual); the kinds' traits folded.
+struct Stack {
+    // Layer l of s: a stack's own, or the block of the family s is shorthand for.
+    static LayerSpec at(const NetworkSpec& s, long l) { return family_layer(s, l); }
+
+    // What layer l reads (l = depth: what the network writes), folded from the input's
+    // shape; invalid_input when a layer cannot read what the one before writes. O(l).
+    static Shape shape_in(const NetworkSpec& s, long l) {
+        Shape sh = family_input(s);
+        for (long k = 0; k < l; ++k) sh = with_kind(at(s, k), [&](auto kind, const auto& sp) { return kind.out(sp, sh, k); });
+        return sh;
+    }
+    static long output_dim(const NetworkSpec& s) { return shape_in(s, s.depth).w; }
+    static long output_positions(const NetworkSpec& s) { return shape_in(s, s.depth).n; }
+    static long layer_degree(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.degree(sp); });
+    }
+    static long layer_weight_increment(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.weight_increment(sp); });
+    }
+    static bool homogeneous(const NetworkSpec& s) {
+        for (long l = 0; l < s.depth; ++l)
+            if (layer_residual(at(s, l))) return false;
+        return true;
+    }
+    static Integer layer_parameters(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, shape_in(s, l)); });
+    }
+
+    // A layer whose next layer is residual is read whole, as the last one is: the next
+    // layer adds its output back as it is (in Q^dx, not in coordinates of its image), so
+    // no GL(n_next) at the junction absorbs where that image lies.
+    // n_in is the span of each token layer l reads; a flattened input (fc, power) is one
+    // token of all N: N times the span of one.
+    static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
+        const bool last = l + 1 == s.depth;
+        const bool whole = last || layer_residual(at(s, l + 1));
+        const Shape in = shape_in(s, l);
+        const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar); });
+    }
+    // Every kind reads its input through linear maps, and most write through one (W^O, W2):
+    // GL(n) between two layers unless a residual adds the identity on either side or layer
+    // l writes through a nonlinear map (conv's t^r: its count takes the torus left).
+    static bool junction(const NetworkSpec& s, long l) {
+        return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) &&
+               with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
+    }
+    static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
+    // Whole-network corrections (docs/dimension.md):
+    // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
+    //   layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the
+    //   narrowest of the layers without residual (and min(n0, dx)), whatever its factors;
+    // - every layer of degree 1 and flattening (fc, dense), none residual: v^L = W^L ⋯ W^1 M v^0,
+    //   one matrix from the N·n0 inputs, of rank <= the narrowest width;
+    //   a linear layer that mixes tokens otherwise (a conv filter) keeps the per-layer counts;
+    // - the scalar output of a last layer whose entries are products of d >= 2 forms (fc),
+    //   homogeneous, at depth >= 2: the forms have the degree D of the layers before, so at
+    //   most d·(C − 1) + 1 dimensions, C the monomials of degree D in the N·n0 inputs.
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        if (s.depth < 1) return;
+        const long n0 = input_vars_per_token(s);
+        bool linear = true, per_token = true, flat = true;
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                linear = linear && kind.degree(sp) == 1;
+                per_token = per_token && !kind.mixes_tokens(sp);
+                flat = flat && kind.flattens(sp) && !sp.residual;
+            });
+        if (linear && (per_token || flat)) {
+            // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
+            long b = per_token ? std::min(n0, s.dim) : s.tokens * n0;
+            for (long l = 0; l < s.depth; ++l)
+                if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, shape_in(s, l)); }));
+            linear_network_count(scalar, parameters, per_token ? n0 : s.tokens * n0, b, output_dim(s), losses);
+            return;
+        }
+        const long d = with_kind(at(s, s.depth - 1), [](auto kind, const auto& sp) { return kind.product_of_forms(sp); });
+        if (scalar && s.depth >= 2 && d >= 2 && homogeneous(s)) {
+            long total = 0;
+            for (const auto& [what, v] : losses) total += v;
+            const long n = s.tokens * n0;  // the forms are in the input variables
+            Integer deg(1);
+            for (long l = 0; l + 1 < s.depth; ++l) deg = deg * Integer(layer_degree(s, l));
+            const long c = monomials(n, deg, false);
+            const long cap = c == LONG_MAX ? LONG_MAX : sat_mul(d, c - 1) + 1;
+            if (parameters - total > cap) add_loss(losses, "output: a product of d forms of degree d^(L-1), at most d·(C-1)+1", parameters - total - cap);
+        }
+    }
+
+    template <class T>
+    static void resize(LayerWeights<T>& lw, const NetworkSpec& s, long l) {
+        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.resize(lw, sp); });
+    }
+    template <class LW, class Fn>
+    static void for_each_matrix(const NetworkSpec& s, long l, LW& lw, Fn&& fn) {
+        with_kind(at(s, l), [&](auto kind, const auto& sp) { kind.for_each_matrix(sp, shape_in(s, l), lw, fn); });
+    }
+    static bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, long j) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero(sp, m, i, j); });
+    }
+    static std::string structural_zero_reason(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero_reason(sp); });
+    }
+    // A flattened input (fc, power) has no token of its own to keep a sign for.
+    static bool sign_equivariant(const NetworkSpec& s) {
+        if (family_input(s).n != s.tokens) return false;
+        for (long l = 0; l < s.depth; ++l)
+            if (!with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
+        return true;
+    }
+
+    static std::string json_key(const char* key) {
+        std::string k(key);
+        for (auto& c : k)
+            if (c == '-') c = '_';
+        return k;
+    }
+    static std::string kind_list() {
+        std::vector<std::string> names;
+        for_each_kind([&](auto k, auto) { names.emplace_back(k.name); });
+        std::string out;
+        for (std::size_t k = 0; k < names.size(); ++k) out += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+        return out;
+    }
+
+    template <class F>
+    static typename F::E forward(F& f, typename F::VecList& y) {
+        const NetworkSpec& s = f.spec();
+        const std::size_t i = static_cast<std::size_t>(s.position - 1);
+        const std::size_t p = static_cast<std::size_t>(s.coordinate - 1);
+        if (y.size() > 1 && family_input(s).n == 1) {  // fc, power: the tokens as one vector
+            typename F::Vec v = flat_tokens(f, y);
+            y = f.list();
+            y.push_back(std::move(v));
+        }
+        if (s.depth == 0) return y[i][p];
+        // A residual adds the layer's input entry by entry, in token-major order (a residual
+        // fc layer reads its n tokens as one vector and writes that vector's size).
+        const auto input_entry = [](const typename F::VecList& in, std::size_t k) -> const typename F::E& {
+            const std::size_t w = in[0].size();
+            return in[k / w][k % w];
+        };
+        for (long l = 0; l + 1 < s.depth; ++l) {
+            const auto& lw = f.weights().layers[static_cast<std::size_t>(l)];
+            typename F::VecList out = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.layer(f, lw, sp, y); });
+            if (layer_residual(at(s, l)))
+                for (std::size_t t = 0; t < out.size(); ++t)
+                    for (std::size_t c = 0; c < out[t].size(); ++c) f.ring().add(out[t][c], input_entry(y, t * out[t].size() + c));
+            y = std::move(out);
+        }
+        const auto& lw = f.weights().layers[static_cast<std::size_t>(s.depth - 1)];
+        typename F::E acc = with_kind(at(s, s.depth - 1), [&](auto kind, const auto& sp) { return kind.last_layer(f, lw, sp, y); });
+        if (layer_residual(at(s, s.depth - 1))) f.ring().add(acc, input_entry(y, i * y[0].size() + p));
+        return acc;
+    }
+};
+
+}  // inline namespace SEPRANK_KERNEL_NS
+}  // namespace seprank::detail
