@@ -102,8 +102,8 @@ void check_options(const DimensionOptions& opt);
 
 // Number of weight entries the parameter map varies: every entry of every weight matrix
 // except the structural zeros (low-rank attention's rows k+1..da of W^Q), in
-// random_network's order. Precondition: the spec, checked by the conversion. Cost: one
-// random_network of s and a pass over its weights, O(parameters).
+// random_network's order (Model::varied_parameters). Precondition: the spec, checked by
+// the conversion. Cost O(depth): the layers' counts, no weights drawn.
 long dimension_parameters(const ValidSpec& s);
 // Pointers to those entries of w (a network of spec s), in that order: the columns of J.
 // Precondition (not checked): w has the shapes of s (check_shapes). O(parameters).

@@ -11,6 +11,8 @@
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace seprank {
@@ -63,6 +65,21 @@ public:
     // and 0 for the others: token_parities. Empty parities: no such symmetry.
     bool sign_equivariant() const noexcept { return !parities_.empty(); }
     const std::vector<int>& token_parities() const noexcept { return parities_; }
+
+    // The expected dimension's reductions, in order (docs/dimension.md, "Expected"): each
+    // layer's parameters less what its own symmetries leave, GL(n) at each junction of two
+    // layers, the embedding's GL(dx), then the whole-network corrections (linear networks,
+    // product caps); `scalar`: only output coordinate p of position i is read. Every count
+    // comes from the layer kinds' traits. Cost O(depth).
+    std::vector<std::pair<std::string, long>> expected_losses(bool scalar) const;
+    // The monomials the output (scalar: one coordinate; else every position and
+    // coordinate) can have: those of degree degree() (all degrees up to it when not
+    // homogeneous) in input_vars() variables, times the outputs; LONG_MAX when larger. O(1).
+    long output_space(bool scalar) const;
+    // Per weight entry, in random_network's order (weight_entries: the embedding, then each
+    // layer's matrices in file order, row-major), whether the parameter map varies it (false:
+    // a structural zero). Cost O(parameters), computed on each call.
+    std::vector<bool> varied_mask() const;
 
 private:
     ValidSpec spec_;

@@ -3,7 +3,6 @@
 // count and the failure bound; docs/dimension.md derives the expected count).
 #include "seprank/dimension.hpp"
 
-#include "network/families.hpp"
 #include "network/forward_impl.hpp"
 #include "base/parallel.hpp"
 #include "base/process.hpp"
@@ -82,25 +81,33 @@ namespace {
 
 // fn(entry) for every weight entry the parameter map varies, in random_network's order
 // (embedding, then each layer's matrices in file order, row-major), structural zeros
-// skipped.
+// skipped (the Model's varied_mask).
 template <class T, class Fn>
-void for_each_varied(const NetworkSpec& s, NetWeights<T>& w, Fn&& fn) {
-    for (auto& x : w.embedding.a) fn(x);
-    detail::with_network(s, [&](auto net) {
-        for (long l = 0; l < s.depth; ++l)
-            net.for_each_matrix(s, l, w.layers[static_cast<std::size_t>(l)], [&](const detail::MatrixSlot& m, Dense<T>& d) {
-                for (long i = 0; i < d.rows; ++i)
-                    for (long j = 0; j < d.cols; ++j)
-                        if (!net.structural_zero(s, l, m, i, j)) fn(d(i, j));
-            });
-    });
+void for_each_varied(const Model& m, NetWeights<T>& w, Fn&& fn) {
+    const std::vector<bool> mask = m.varied_mask();
+    std::size_t k = 0;
+    const auto visit = [&](Dense<T>& d) {
+        for (auto& x : d.a)
+            if (mask[k++]) fn(x);
+    };
+    visit(w.embedding);
+    for (auto& l : w.layers) {
+        for (auto& h : l.heads) {
+            visit(h.Q);
+            visit(h.K);
+            visit(h.V);
+            visit(h.O);
+        }
+        for (auto& d : l.W) visit(d);
+        visit(l.O);
+    }
 }
 
 }  // namespace
 
 std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w) {
     std::vector<Rational*> out;
-    for_each_varied(s.get(), w, [&](Rational& x) { out.push_back(&x); });
+    for_each_varied(Model(s), w, [&](Rational& x) { out.push_back(&x); });
     return out;
 }
 
@@ -126,46 +133,15 @@ std::string fmt_count(double v) {
 
 namespace {
 
-// The expected dimension of m's network (expected_dimension): the layers' counts from their
-// traits, the rest from m's facts.
+// The expected dimension of m's network (expected_dimension), from m's facts.
 ExpectedDimension expected_of(const Model& m, DimensionOutput output) {
-    const NetworkSpec& s = m.spec();
     ExpectedDimension e;
     e.parameters = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
     const bool scalar = output == DimensionOutput::scalar;
-    const long L = s.depth, dx = s.dim, r = s.embed_rank;
-    // The sum of the layers' counts (each layer kind's traits, layers.hpp, or fc's and
-    // power's, families.hpp) less the symmetries at the junctions between layers, then the
-    // whole-network corrections; nothing here depends on which family it is.
-    detail::with_network(s, [&](auto net) {
-        // The embedding: when layer 1 reads its input through linear maps only, it sees only
-        // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
-        // Grassmannian): dx·min(r, dx).
-        const long n_first = r > 0 ? std::min(r, dx) : dx;
-        if (r > 0 && L >= 1 && net.absorbs_input_map(s))
-            detail::add_loss(e.losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
-        // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
-        // (row p of M w^i) reads r of them.
-        if (r > 0 && L == 0 && scalar) detail::add_loss(e.losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
-        // n_in: the dimension of the space layer l's input tokens span (min(r, dx) after an
-        // embedding, then the span of the previous layer's output, which a bottleneck
-        // H·da < dx or w < dx makes smaller than dx; with a residual dx).
-        long n_in = n_first;
-        for (long l = 0; l < L; ++l) {
-            const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
-            const std::string at = "layer " + std::to_string(l + 1) + ": ";
-            detail::add_loss(e.losses, at + c.how, c.params - c.eff);
-            if (l + 1 < L && net.junction(s, l))
-                detail::add_loss(e.losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
-                                 c.n_next * c.n_next);
-            n_in = c.n_next;
-        }
-        net.adjust_expected(s, scalar, e.parameters, e.losses);
-    });
+    e.losses = m.expected_losses(scalar);
     long total = 0;
     for (const auto& [what, v] : e.losses) total += v;
-    const long outs = scalar ? 1 : m.output_positions() * m.output_dim();
-    e.ambient = detail::sat_mul(detail::monomials(m.input_vars(), m.degree(), !m.homogeneous()), outs);
+    e.ambient = m.output_space(scalar);
     e.expected = std::max(0L, std::min(e.parameters - total, e.ambient));
     return e;
 }
@@ -295,7 +271,7 @@ NmodMat jacobian_reverse(const Model& m, const Weights& weights, const std::vect
     // The weights as tape leaves 0..P−1 (structural zeros stay constants).
     NetWeights<TapeValue> tw = map_weights<TapeValue>(weights, [p](const Rational& x) { return TapeValue{x.mod(p), -1}; });
     std::int32_t P = 0;
-    for_each_varied(spec, tw, [&](TapeValue& x) { x.node = P++; });
+    for_each_varied(m, tw, [&](TapeValue& x) { x.node = P++; });
     const long rows = static_cast<long>(pts.size() * outs.size());
     NmodMat J(rows, P, p);
     const long nt = std::max(1L, std::min<long>(threads, static_cast<long>(pts.size())));
@@ -372,7 +348,8 @@ NmodMat jacobian_interpolation(const Model& m, const Weights& weights, const std
     nmod_t mod;
     nmod_init(&mod, p);
     Network net{spec, weights};
-    std::vector<Rational*> w = dimension_weight_entries(m.valid(), net.weights);
+    std::vector<Rational*> w;
+    for_each_varied(m, net.weights, [&](Rational& x) { w.push_back(&x); });
     const long P = static_cast<long>(w.size());
     const long rows = static_cast<long>(pts.size() * outs.size());
     NmodMat J(rows, P, p);

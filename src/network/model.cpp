@@ -3,6 +3,8 @@
 
 #include "families.hpp"
 
+#include <algorithm>
+
 namespace seprank {
 
 Model::Model(const ValidSpec& spec) : spec_(spec) {
@@ -46,6 +48,63 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
         parities_.assign(static_cast<std::size_t>(s.tokens), 0);
         parities_[static_cast<std::size_t>(s.position - 1)] = 1;
     }
+}
+
+std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
+    const NetworkSpec& s = spec();
+    const long L = s.depth, dx = s.dim, r = s.embed_rank;
+    detail::Losses losses;
+    // The sum of the layers' counts (each layer kind's traits) less the symmetries at the
+    // junctions between layers, then the whole-network corrections (stack.hpp).
+    const long P = static_cast<long>(fmpz_get_si(varied_.get()));
+    // The embedding: when layer 1 reads its input through linear maps only, it sees only
+    // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
+    // Grassmannian): dx·min(r, dx).
+    detail::with_network(s, [&](auto net) {
+        const long n_first = r > 0 ? std::min(r, dx) : dx;
+        if (r > 0 && L >= 1 && net.absorbs_input_map(s))
+            detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
+        // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
+        // (row p of M w^i) reads r of them.
+        if (r > 0 && L == 0 && scalar) detail::add_loss(losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
+        // n_in: the dimension of the space layer l's input tokens span (min(r, dx) after an
+        // embedding, then the span of the previous layer's output, which a bottleneck
+        // H·da < dx or w < dx makes smaller than dx; with a residual dx).
+        long n_in = n_first;
+        for (long l = 0; l < L; ++l) {
+            const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
+            const std::string at = "layer " + std::to_string(l + 1) + ": ";
+            detail::add_loss(losses, at + c.how, c.params - c.eff);
+            if (l + 1 < L && net.junction(s, l))
+                detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
+                                 c.n_next * c.n_next);
+            n_in = c.n_next;
+        }
+        net.adjust_expected(s, scalar, P, losses);
+    });
+    return losses;
+}
+
+long Model::output_space(bool scalar) const {
+    const long outs = scalar ? 1 : output_positions_ * output_dim_;
+    return detail::sat_mul(detail::monomials(input_vars(), degree_, !homogeneous_), outs);
+}
+
+std::vector<bool> Model::varied_mask() const {
+    const NetworkSpec& s = spec();
+    std::vector<bool> mask(static_cast<std::size_t>(s.embed_rank > 0 ? s.dim * s.embed_rank : 0), true);
+    for (long l = 0; l < s.depth; ++l) {
+        const ModelLayer& ml = layers_[static_cast<std::size_t>(l)];
+        detail::with_kind(ml.layer, [&](auto kind, const auto& sp) {
+            LayerWeights<char> lw;  // only the lists' sizes: for_each_matrix names the shapes
+            kind.resize(lw, sp);
+            kind.for_each_matrix(sp, detail::Shape{ml.tokens_in, ml.width_in}, lw, [&](const detail::MatrixSlot& m, auto&) {
+                for (long i = 0; i < m.rows; ++i)
+                    for (long j = 0; j < m.cols; ++j) mask.push_back(!kind.structural_zero(sp, m, i, j));
+            });
+        });
+    }
+    return mask;
 }
 
 }  // namespace seprank

@@ -308,9 +308,7 @@ Integer layer_parameters(const NetworkSpec& s, long layer) {
 }
 
 Integer parameter_count(const NetworkSpec& s) {
-    Integer total(0);
-    for (long l = 0; l < s.depth; ++l) total = total + layer_parameters(s, l);
-    return total;
+    return with_network(s, [&](auto net) { return net.parameters(s); });
 }
 
 // ---------------------------------------------------------------- random weights

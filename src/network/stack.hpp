@@ -60,6 +60,18 @@ struct Stack {
     static Integer layer_parameters(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, shape_in(s, l)); });
     }
+    // All layers' parameters in one fold of the shapes: O(depth), for any depth (a budget
+    // comparison counts specs far deeper than validate accepts).
+    static Integer parameters(const NetworkSpec& s) {
+        Integer total(0);
+        Shape sh = family_input(s);
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                total = total + kind.parameters(sp, sh);
+                sh = kind.out(sp, sh, l);
+            });
+        return total;
+    }
 
     // A layer whose next layer is residual is read whole, as the last one is: the next
     // layer adds its output back as it is (in Q^dx, not in coordinates of its image), so

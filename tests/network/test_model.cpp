@@ -27,6 +27,23 @@ TEST_CASE("a Model's facts are the spec's, derived once: every family, random sp
         CHECK(m.parameters() == parameter_count(s));
         Network net = random_network(s, 1, 1);  // the weights the parameter map varies, one by one
         CHECK(m.varied_parameters() == Integer(static_cast<long>(dimension_weight_entries(s, net.weights).size())));
+        // the mask lines up with weight_entries, and what it leaves out is drawn as 0
+        const std::vector<bool> mask = m.varied_mask();
+        const std::vector<Rational*> entries = weight_entries(net.weights);
+        REQUIRE(mask.size() == entries.size());
+        long varied = 0;
+        for (std::size_t k = 0; k < mask.size(); ++k) {
+            varied += mask[k] ? 1 : 0;
+            if (!mask[k]) CHECK(entries[k]->is_zero());
+        }
+        CHECK(Integer(varied) == m.varied_parameters());
+        // the expected count's parts sum to what expected_dimension subtracts
+        for (const bool scalar : {true, false}) {
+            const ExpectedDimension e = expected_dimension(s, scalar ? DimensionOutput::scalar : DimensionOutput::all);
+            long total = 0;
+            for (const auto& [what, v] : m.expected_losses(scalar)) total += v;
+            CHECK(e.expected == std::max(0L, std::min(e.parameters - total, m.output_space(scalar))));
+        }
         CHECK(m.output_dim() == output_dim(s));
         CHECK(m.output_positions() == output_positions(s));
         CHECK(m.homogeneous() == is_homogeneous(s));
