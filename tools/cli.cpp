@@ -147,7 +147,7 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
             throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
                                          " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, attention:score-degree=s)");
     }
-    const bool power_family = info.degree_key != nullptr && std::string(info.degree_key) == "power";
+    const bool power_family = seprank::own_degree_key(info);  // --power sets a family's own degree key
     if (power_family && o.block_degree && !o.power)  // another family's option (docs/usage.md §1.4), not an alias
         throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
                                      " applies to hadamard and fc; a power network's degree is --power r");

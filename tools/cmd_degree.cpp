@@ -64,7 +64,7 @@ struct DegreeCommand final : Command {
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
                 o.block_degree.reset();
                 if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;
-                else if (info.degree_key != nullptr && std::string(info.degree_key) == "power") o.power = 2;
+                else if (seprank::own_degree_key(info)) o.power = 2;
                 else if (info.degree_key != nullptr) o.block_degree = 2;
                 return to_spec(o);
             }();

@@ -61,6 +61,12 @@ struct FamilyInfo {
 
 // The static FamilyInfo of f; internal_error for a value outside the enum. O(1).
 const FamilyInfo& family_info(Family f);
+// Whether the family reads its block degree under a key of its own (degree_key other than
+// "block_degree": power's `power`, the CLI's --power), so that `block_degree` given to it
+// is another family's option. No precondition. O(length of the key).
+inline bool own_degree_key(const FamilyInfo& info) {
+    return info.degree_key != nullptr && std::string(info.degree_key) != "block_degree";
+}
 // Every family, in enum order, and their names in the same order. No precondition. O(1)
 // (all_families: a static list, built once; family_names copies the few names).
 const std::vector<Family>& all_families();

@@ -146,7 +146,7 @@ ValidSpec spec_from_dict(const py::dict& d) {
     // neither for a stack, whose layers set their own degrees.
     const bool has_power = d.contains("power") && !d["power"].is_none();
     const bool has_block = d.contains("block_degree") && !d["block_degree"].is_none();
-    const bool power_family = info.degree_key != nullptr && std::string(info.degree_key) == "power";
+    const bool power_family = own_degree_key(info);
     if (has_power) {
         const long r = d["power"].cast<long>();
         if (!power_family)
@@ -216,7 +216,7 @@ py::dict spec_to_dict(const NetworkSpec& s) {
         d["layers"] = layers_to_string(s.layers);  // every layer: "depth" is their number,
         d["repeat"] = 1;                           // so spec_from_dict must not repeat them again
     }
-    if (info.degree_key != nullptr && std::string(info.degree_key) == "power") d["power"] = s.block_degree;
+    if (own_degree_key(info)) d[info.degree_key] = s.block_degree;
     d["residual"] = s.residual;
     d["embed_rank"] = s.embed_rank;
     d["position"] = s.position;
