@@ -47,9 +47,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace seprank {
+
+class Model;  // model.hpp
 
 enum class EvaluationVariant { automatic, plain, graded };
 // "auto" | "plain" | "graded" (internal_error outside the enum) and the inverse (exact). O(1).
@@ -125,6 +128,9 @@ double log2_coefficient_bound(const Network& net);
 // dimension bound with it the chance that their random prime divides the content of the
 // certifying minor. Cost: one random_network and one log-domain forward pass.
 double log2_structure_bound(const ValidSpec& spec, long weight_abs);
+// The largest of the same over the outputs (position, coordinate), 1-based, of m's network
+// (each in range: not checked). Cost: one draw of m's weights, one forward pass per output.
+double log2_structure_bound(const Model& m, long weight_abs, const std::vector<std::pair<long, long>>& outputs);
 
 // is_homogeneous(spec), whether f is homogeneous, is declared in network.hpp (included above).
 

@@ -11,6 +11,7 @@
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,16 +79,29 @@ public:
     long output_space(bool scalar) const;
     // Per weight entry, in random_network's order (weight_entries: the embedding, then each
     // layer's matrices in file order, row-major), whether the parameter map varies it (false:
-    // a structural zero). Cost O(parameters), computed on each call.
-    std::vector<bool> varied_mask() const;
+    // a structural zero). Derived once, with the rest; O(1).
+    const std::vector<bool>& varied_mask() const noexcept { return mask_; }
+
+    // Weights of this network drawn from `seed`: every entry uniform on [−range, range] in
+    // weight_entries' order, each structural zero then set to 0 (its draw still taken, so
+    // the stream does not depend on the zeros). random_network draws through it.
+    // Precondition: range ≥ 1, else invalid_input. Cost O(parameters).
+    Weights draw_weights(std::uint64_t seed, long range) const;
+    // Checks that w has this network's shapes: as many layers, each its kind's lists (heads,
+    // W) and every matrix rows × cols; invalid_input naming the first that differs
+    // (check_shapes checks through it). Cost O(matrices).
+    void check_weights(const Weights& w) const;
 
 private:
+    void derive_mask();
+
     ValidSpec spec_;
     std::vector<ModelLayer> layers_;
     long input_vars_ = 0, output_dim_ = 0, output_positions_ = 0;
     Integer degree_, weight_degree_, parameters_, varied_;
     bool homogeneous_ = true;
     std::vector<int> parities_;
+    std::vector<bool> mask_;
 };
 
 }  // namespace seprank

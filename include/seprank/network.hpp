@@ -332,25 +332,32 @@ private:
     NetworkSpec s_;
 };
 
-// Pointers to every weight entry of w, in the order random_network draws them:
-// the embedding, then per layer each head's Q, K, V, O, the blocks W_1..W_d and O, each
-// matrix row-major. The pointers live as long as w is not resized. O(weights).
-inline std::vector<Rational*> weight_entries(Weights& w) {
-    std::vector<Rational*> out;
-    const auto add = [&out](Dense<Rational>& d) {
-        for (auto& x : d.a) out.push_back(&x);
-    };
-    add(w.embedding);
+// fn(matrix) for every matrix of w (a NetWeights, const or not) in file order: the
+// embedding, then per layer each head's Q, K, V, O, the blocks W_1..W_d and O. Matrices a
+// layer kind does not use are empty. O(matrices) calls of fn.
+template <class NW, class Fn>
+void for_each_dense(NW& w, Fn&& fn) {
+    fn(w.embedding);
     for (auto& l : w.layers) {
         for (auto& h : l.heads) {
-            add(h.Q);
-            add(h.K);
-            add(h.V);
-            add(h.O);
+            fn(h.Q);
+            fn(h.K);
+            fn(h.V);
+            fn(h.O);
         }
-        for (auto& m : l.W) add(m);
-        add(l.O);
+        for (auto& m : l.W) fn(m);
+        fn(l.O);
     }
+}
+
+// Pointers to every weight entry of w, in the order random_network draws them
+// (for_each_dense's, each matrix row-major). The pointers live as long as w is not
+// resized. O(weights).
+inline std::vector<Rational*> weight_entries(Weights& w) {
+    std::vector<Rational*> out;
+    for_each_dense(w, [&out](Dense<Rational>& d) {
+        for (auto& x : d.a) out.push_back(&x);
+    });
     return out;
 }
 

@@ -84,23 +84,12 @@ namespace {
 // skipped (the Model's varied_mask).
 template <class T, class Fn>
 void for_each_varied(const Model& m, NetWeights<T>& w, Fn&& fn) {
-    const std::vector<bool> mask = m.varied_mask();
+    const std::vector<bool>& mask = m.varied_mask();
     std::size_t k = 0;
-    const auto visit = [&](Dense<T>& d) {
+    for_each_dense(w, [&](Dense<T>& d) {
         for (auto& x : d.a)
             if (mask[k++]) fn(x);
-    };
-    visit(w.embedding);
-    for (auto& l : w.layers) {
-        for (auto& h : l.heads) {
-            visit(h.Q);
-            visit(h.K);
-            visit(h.V);
-            visit(h.O);
-        }
-        for (auto& d : l.W) visit(d);
-        visit(l.O);
-    }
+    });
 }
 
 }  // namespace
@@ -379,11 +368,11 @@ NmodMat jacobian_interpolation(const Model& m, const Weights& weights, const std
 
 NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint64_t>>& points, std::uint64_t p,
                            DimensionOutput output, DimensionVariant variant, int threads) {
-    const ValidSpec valid = check_shapes(net);
+    const Model m{ValidSpec(net.spec)};
+    m.check_weights(net.weights);
     if (p < 3 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not an odd prime");
     if (threads < 1) throw invalid_input("threads: " + std::to_string(threads) + " is below 1");
-    for (const auto& pt : points) check_point(valid.get(), pt);
-    const Model m(valid);
+    for (const auto& pt : points) check_point(m.spec(), pt);
     return variant == DimensionVariant::reverse ? jacobian_reverse(m, net.weights, points, p, output, threads)
                                                 : jacobian_interpolation(m, net.weights, points, p, output);
 }
@@ -408,10 +397,9 @@ std::vector<Point<std::uint64_t>> draw_points(Rng& rng, long count, long N, long
 // once by the dispatchers below.
 RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, DimensionVariant variant) {
     const auto t0 = std::chrono::steady_clock::now();
-    const ValidSpec& valid = m.valid();
     const NetworkSpec& spec = m.spec();
     check_options(opt);
-    if (opt.weights) check_shapes(Network{spec, *opt.weights});
+    if (opt.weights) m.check_weights(*opt.weights);
     const ExpectedDimension ex = expected_of(m, opt.output);
     if (ex.parameters == 0) throw invalid_input("network: it has no parameters (depth " + std::to_string(spec.depth) + ", no embedding)");
     Rng rng(opt.seed);
@@ -470,7 +458,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
     {
         constexpr double kNsPerTapeOp = 40.0, kNsPerEvalOp = 4.0, kNsPerRankOp = 0.3;
         constexpr std::uint64_t kTapeMax = (std::uint64_t{1} << 31) - 1;
-        const Weights w = opt.weights ? *opt.weights : random_network(valid, 1, 1).weights;
+        const Weights w = opt.weights ? *opt.weights : m.draw_weights(1, 1);
         const std::uint64_t ops = pass_operations(m, w, kTapeMax - static_cast<std::uint64_t>(P));
         const double ops_d = static_cast<double>(ops);
         if (variant == DimensionVariant::reverse && ops + static_cast<std::uint64_t>(P) >= kTapeMax)
@@ -497,7 +485,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
     for (long tr = 0; tr < opt.trials; ++tr) {
         if (tr > 0) primes.push_back(random_prime(rng, static_cast<unsigned>(bits)));
         const std::uint64_t p = primes.back();
-        nets.push_back(opt.weights ? Network{spec, *opt.weights} : random_network(valid, rng.next(), static_cast<long>((p - 1) / 2)));
+        nets.push_back(Network{spec, opt.weights ? *opt.weights : m.draw_weights(rng.next(), static_cast<long>((p - 1) / 2))});
         trial_pts.push_back(draw_points(rng, npts, N, vars, p));
     }
     // The seeds of the points each trial may add (below), drawn after every first draw so
@@ -615,13 +603,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
     // F the largest sum over the outputs read, and the prime divides one with probability at
     // most c = prime_divisor_bound of that. A trial below v counts 1. The trials draw primes,
     // weights and points independently: the bound is the product of their terms.
-    double f_bits = 0;
-    for (const auto& [pos, coord] : output_list(m, opt.output)) {
-        NetworkSpec o = spec;
-        o.position = pos;
-        o.coordinate = coord;
-        f_bits = std::max(f_bits, log2_structure_bound(ValidSpec(o), 1));
-    }
+    const double f_bits = log2_structure_bound(m, 1, output_list(m, opt.output));
     const double log2_dw = std::log2(std::max(1.0, std::stod(wdeg.str())));
     const double v1 = static_cast<double>(best) + 1.0;
     const auto content_bits_of = [&](double rho) { return rho * (std::log2(v1) + log2_dw + f_bits); };

@@ -3,6 +3,9 @@
 
 #include "families.hpp"
 
+#include "seprank/error.hpp"
+#include "seprank/random.hpp"
+
 #include <algorithm>
 
 namespace seprank {
@@ -48,6 +51,7 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
         parities_.assign(static_cast<std::size_t>(s.tokens), 0);
         parities_[static_cast<std::size_t>(s.position - 1)] = 1;
     }
+    derive_mask();
 }
 
 std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
@@ -90,21 +94,79 @@ long Model::output_space(bool scalar) const {
     return detail::sat_mul(detail::monomials(input_vars(), degree_, !homogeneous_), outs);
 }
 
-std::vector<bool> Model::varied_mask() const {
-    const NetworkSpec& s = spec();
-    std::vector<bool> mask(static_cast<std::size_t>(s.embed_rank > 0 ? s.dim * s.embed_rank : 0), true);
-    for (long l = 0; l < s.depth; ++l) {
-        const ModelLayer& ml = layers_[static_cast<std::size_t>(l)];
+namespace {
+
+// fn(l, kind, sp, slot, matrix) for every matrix of w's layers, in file order, each layer's
+// kind reading the shape the Model stored for it (no shape is folded again).
+template <class W, class Fn>
+void each_matrix(const std::vector<ModelLayer>& layers, W& w, Fn&& fn) {
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const ModelLayer& ml = layers[l];
         detail::with_kind(ml.layer, [&](auto kind, const auto& sp) {
-            LayerWeights<char> lw;  // only the lists' sizes: for_each_matrix names the shapes
-            kind.resize(lw, sp);
-            kind.for_each_matrix(sp, detail::Shape{ml.tokens_in, ml.width_in}, lw, [&](const detail::MatrixSlot& m, auto&) {
-                for (long i = 0; i < m.rows; ++i)
-                    for (long j = 0; j < m.cols; ++j) mask.push_back(!kind.structural_zero(sp, m, i, j));
-            });
+            kind.for_each_matrix(sp, detail::Shape{ml.tokens_in, ml.width_in}, w.layers[l],
+                                 [&](const detail::MatrixSlot& m, auto& d) { fn(static_cast<long>(l), kind, sp, m, d); });
         });
     }
-    return mask;
+}
+
+// Weights with each layer's lists (heads, W) sized by its kind and every matrix empty.
+template <class T>
+NetWeights<T> sized_lists(const std::vector<ModelLayer>& layers) {
+    NetWeights<T> w;
+    w.layers.resize(layers.size());
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        detail::with_kind(layers[l].layer, [&](auto kind, const auto& sp) { kind.resize(w.layers[l], sp); });
+    return w;
+}
+
+}  // namespace
+
+void Model::derive_mask() {
+    const NetworkSpec& s = spec();
+    mask_.assign(static_cast<std::size_t>(s.embed_rank > 0 ? s.dim * s.embed_rank : 0), true);
+    NetWeights<char> lists = sized_lists<char>(layers_);  // only the lists' sizes: for_each_matrix names the shapes
+    each_matrix(layers_, lists, [&](long, auto kind, const auto& sp, const detail::MatrixSlot& m, auto&) {
+        for (long i = 0; i < m.rows; ++i)
+            for (long j = 0; j < m.cols; ++j) mask_.push_back(!kind.structural_zero(sp, m, i, j));
+    });
+}
+
+Weights Model::draw_weights(std::uint64_t seed, long range) const {
+    const NetworkSpec& s = spec();
+    if (range < 1) throw invalid_input("weight range " + std::to_string(range) + " must be at least 1");
+    Rng rng(seed);
+    std::size_t k = 0;
+    auto draw = [&](long r, long c) {
+        Dense<Rational> m(r, c, Rational(0));
+        for (auto& x : m.a) {
+            x = Rational(rng.range(-range, range));
+            if (!mask_[k++]) x = Rational(0);
+        }
+        return m;
+    };
+    Weights w = sized_lists<Rational>(layers_);
+    if (s.embed_rank > 0) w.embedding = draw(s.dim, s.embed_rank);
+    each_matrix(layers_, w, [&](long, auto, const auto&, const detail::MatrixSlot& m, Dense<Rational>& out) { out = draw(m.rows, m.cols); });
+    return w;
+}
+
+void Model::check_weights(const Weights& w) const {
+    const NetworkSpec& s = spec();
+    auto check = [](const Dense<Rational>& m, long r, long c, const std::string& where) {
+        if (m.rows != r || m.cols != c || static_cast<long>(m.a.size()) != r * c)
+            throw invalid_input(where + ": shape " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + ", expected " +
+                                std::to_string(r) + "x" + std::to_string(c));
+    };
+    if (w.layers.size() != layers_.size())
+        throw invalid_input("weights have " + std::to_string(w.layers.size()) + " layers, depth is " + std::to_string(s.depth));
+    if (s.embed_rank > 0) check(w.embedding, s.dim, s.embed_rank, "embedding");
+    const NetWeights<char> lists = sized_lists<char>(layers_);
+    for (std::size_t l = 0; l < layers_.size(); ++l)
+        if (w.layers[l].heads.size() != lists.layers[l].heads.size() || w.layers[l].W.size() != lists.layers[l].W.size())
+            throw invalid_input("layer " + std::to_string(l) + ": wrong number of heads or slots");
+    each_matrix(layers_, w, [&](long l, auto, const auto&, const detail::MatrixSlot& m, const Dense<Rational>& d) {
+        check(d, m.rows, m.cols, detail::slot_path(l, m));
+    });
 }
 
 }  // namespace seprank

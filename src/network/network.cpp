@@ -7,6 +7,7 @@
 #include "seprank/columns.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/model.hpp"
 #include "seprank/random.hpp"
 
 #include <algorithm>
@@ -333,47 +334,12 @@ Weights empty_weights(const NetworkSpec& s) {
 ValidSpec::ValidSpec(NetworkSpec s) : s_(std::move(s)) { validate(s_); }
 
 Network random_network(const ValidSpec& valid, std::uint64_t seed, long range) {
-    const NetworkSpec& spec = valid.get();
-    if (range < 1) throw invalid_input("weight range " + std::to_string(range) + " must be at least 1");
-    Rng rng(seed);
-    Network net{spec, empty_weights(spec)};
-    auto draw = [&](long r, long c) {
-        Dense<Rational> m(r, c, Rational(0));
-        for (auto& x : m.a) x = Rational(rng.range(-range, range));
-        return m;
-    };
-    if (spec.embed_rank > 0) net.weights.embedding = draw(spec.dim, spec.embed_rank);
-    for_each_matrix(spec, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {
-        Dense<Rational> m = draw(slot.rows, slot.cols);  // every entry drawn: the stream does not depend on zeros
-        for (long i = 0; i < m.rows; ++i)
-            for (long j = 0; j < m.cols; ++j)
-                if (structural_zero(spec, l, slot, i, j)) m(i, j) = Rational(0);
-        out = std::move(m);
-    });
-    return net;
+    return Network{valid.get(), Model(valid).draw_weights(seed, range)};
 }
 
 ValidSpec check_shapes(const Network& net) {
-    ValidSpec valid(net.spec);  // the spec first: the shapes below are computed from it
-    const NetworkSpec& s = valid.get();
-    Weights expected = empty_weights(s);
-    auto check = [](const Dense<Rational>& m, long r, long c, const std::string& where) {
-        if (m.rows != r || m.cols != c || static_cast<long>(m.a.size()) != r * c)
-            throw invalid_input(where + ": shape " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
-                                ", expected " + std::to_string(r) + "x" + std::to_string(c));
-    };
-    if (net.weights.layers.size() != expected.layers.size())
-        throw invalid_input("weights have " + std::to_string(net.weights.layers.size()) + " layers, depth is " +
-                            std::to_string(s.depth));
-    if (s.embed_rank > 0) check(net.weights.embedding, s.dim, s.embed_rank, "embedding");
-    for (std::size_t l = 0; l < expected.layers.size(); ++l) {
-        const auto& have = net.weights.layers[l];
-        if (have.heads.size() != expected.layers[l].heads.size() || have.W.size() != expected.layers[l].W.size())
-            throw invalid_input("layer " + std::to_string(l) + ": wrong number of heads or slots");
-    }
-    for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, const Dense<Rational>& m) {
-        check(m, slot.rows, slot.cols, detail::slot_path(l, slot));
-    });
+    ValidSpec valid(net.spec);  // the spec first: the shapes are computed from it
+    Model(valid).check_weights(net.weights);
     return valid;
 }
 

@@ -99,32 +99,56 @@ double log2_abs(const fmpz_t x) {
 
 }  // namespace
 
-double log2_coefficient_bound(const Network& net) {
-    check_shapes(net);
+namespace {
+
+// log2_coefficient_bound of the network (s, weights), its shapes already checked, with dw
+// the number of weights a coefficient's product can hold (the weight degree, plus d^L
+// with an embedding).
+double coefficient_bits(const NetworkSpec& s, const Weights& weights, double dw, long vars_per_token) {
     // Λ = lcm(denominators)^{D_w}: a coefficient of f is a sum of products of at most D_w
-    // weights (the weight degree, plus d^L for the embedding) times integers.
+    // weights times integers.
     Integer lcm(1);
-    const NetWeights<double> w = map_weights<double>(net.weights, [&lcm](const Rational& x) {
+    const NetWeights<double> w = map_weights<double>(weights, [&lcm](const Rational& x) {
         fmpz_lcm(lcm.get(), lcm.get(), fmpq_denref(x.get()));
         return x.is_zero() ? -HUGE_VAL : log2_abs(fmpq_numref(x.get())) - log2_abs(fmpq_denref(x.get()));
     });
-    double dw = fmpz_get_d(weight_degree(net.spec).get());
-    if (net.spec.embed_rank > 0) dw += fmpz_get_d(output_degree(net.spec).get());
     LogAbsRing ring;
-    detail::Forward<LogAbsRing> f(net.spec, w, ring);
-    const long per = input_vars_per_token(net.spec);
-    const std::vector<std::vector<double>> ones(static_cast<std::size_t>(net.spec.tokens), std::vector<double>(static_cast<std::size_t>(per), 0.0));
+    detail::Forward<LogAbsRing> f(s, w, ring);
+    const std::vector<std::vector<double>> ones(static_cast<std::size_t>(s.tokens), std::vector<double>(static_cast<std::size_t>(vars_per_token), 0.0));
     const double norm = f.output(ones);  // log2 ||f||_1 (bound); -inf when f's program is 0
     const double bits = (fmpz_is_one(lcm.get()) ? 0.0 : dw * log2_abs(lcm.get())) + std::max(0.0, norm);
     // A margin for the rounding of the log-domain sums (relative 2^-40 per step at most).
     return bits * (1.0 + 1e-6) + 1.0;
 }
 
-double log2_structure_bound(const ValidSpec& spec, long weight_abs) {
-    Network unit = random_network(spec, 1, 1);
+double bound_weight_degree(const Model& m) {
+    return fmpz_get_d(m.weight_degree().get()) + (m.spec().embed_rank > 0 ? fmpz_get_d(m.degree().get()) : 0.0);
+}
+
+}  // namespace
+
+double log2_coefficient_bound(const Network& net) {
+    const Model m{ValidSpec(net.spec)};
+    m.check_weights(net.weights);
+    return coefficient_bits(m.spec(), net.weights, bound_weight_degree(m), m.input_vars_per_token());
+}
+
+double log2_structure_bound(const Model& m, long weight_abs, const std::vector<std::pair<long, long>>& outputs) {
     const Rational w{Integer(weight_abs)};
-    unit.weights = map_weights<Rational>(unit.weights, [&w](const Rational&) { return w; });
-    return log2_coefficient_bound(unit);
+    const Weights unit = map_weights<Rational>(m.draw_weights(1, 1), [&w](const Rational&) { return w; });
+    const double dw = bound_weight_degree(m);
+    double most = 0;
+    for (const auto& [position, coordinate] : outputs) {
+        NetworkSpec at = m.spec();
+        at.position = position;
+        at.coordinate = coordinate;
+        most = std::max(most, coefficient_bits(at, unit, dw, m.input_vars_per_token()));
+    }
+    return most;
+}
+
+double log2_structure_bound(const ValidSpec& spec, long weight_abs) {
+    return log2_structure_bound(Model(spec), weight_abs, {{spec->position, spec->coordinate}});
 }
 
 namespace {

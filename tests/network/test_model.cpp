@@ -3,6 +3,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/model.hpp"
 #include "seprank/network.hpp"
+#include "seprank/random.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -37,6 +38,49 @@ TEST_CASE("a Model's facts are the spec's, derived once: every family, random sp
             if (!mask[k]) CHECK(entries[k]->is_zero());
         }
         CHECK(Integer(varied) == m.varied_parameters());
+        // draw_weights' stream: entry k uniform on [-range, range] in weight_entries order,
+        // 0 where the mask says structural zero (the draw still taken)
+        {
+            const long range = 1 + static_cast<long>(rng.below(5));
+            const std::uint64_t seed = rng.next();
+            Weights w = m.draw_weights(seed, range);
+            const std::vector<Rational*> drawn = weight_entries(w);
+            REQUIRE(drawn.size() == mask.size());
+            Rng ref(seed);
+            for (std::size_t k = 0; k < drawn.size(); ++k) {
+                const long x = ref.range(-range, range);
+                CHECK(*drawn[k] == Rational(mask[k] ? x : 0));
+            }
+            m.check_weights(w);  // its own shapes pass
+            CHECK_THROWS_AS(m.draw_weights(seed, 0), invalid_input);
+            Weights fewer = w;
+            fewer.layers.push_back({});
+            CHECK_THROWS_WITH_AS(m.check_weights(fewer), doctest::Contains("layers, depth is"), invalid_input);
+            // one column too many in the last matrix is named by its path
+            Dense<Rational>* last = nullptr;
+            for_each_dense(w, [&](Dense<Rational>& d) {
+                if (!d.a.empty()) last = &d;
+            });
+            if (last != nullptr) {  // none at depth 0 without an embedding
+                last->cols += 1;
+                last->a.resize(static_cast<std::size_t>(last->rows * last->cols));
+                CHECK_THROWS_WITH_AS(m.check_weights(w), doctest::Contains("expected"), invalid_input);
+            }
+        }
+        // the structure bound over all outputs is the largest of the per-output ones
+        {
+            std::vector<std::pair<long, long>> outs;
+            double most = 0;
+            for (long i = 1; i <= m.output_positions(); ++i)
+                for (long c = 1; c <= m.output_dim(); ++c) {
+                    outs.push_back({i, c});
+                    NetworkSpec at = s;
+                    at.position = i;
+                    at.coordinate = c;
+                    most = std::max(most, log2_structure_bound(ValidSpec(at), 2));
+                }
+            CHECK(log2_structure_bound(m, 2, outs) == most);
+        }
         // the expected count's parts sum to what expected_dimension subtracts
         for (const bool scalar : {true, false}) {
             const ExpectedDimension e = expected_dimension(s, scalar ? DimensionOutput::scalar : DimensionOutput::all);
