@@ -42,6 +42,7 @@
 #include "seprank/answer.hpp"
 #include "seprank/device.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/model.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 
@@ -51,8 +52,6 @@
 #include <vector>
 
 namespace seprank {
-
-class Model;  // model.hpp
 
 enum class EvaluationVariant { automatic, plain, graded };
 // "auto" | "plain" | "graded" (internal_error outside the enum) and the inverse (exact). O(1).
@@ -142,8 +141,6 @@ double log2_structure_bound(const Model& m, long weight_abs, const std::vector<s
 // a valid spec (not checked). O(N), a stack O(N + depth).
 std::vector<int> token_parities(const NetworkSpec& s);
 
-// The default max_work of degree_block_caps: 2^31 steps.
-inline constexpr double kCapsMaxWork = 2147483648.0;
 // The degree-block caps of a homogeneous network for a partition (docs/evaluation.md):
 // cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), D = d^L, counting
 // only the monomials of the parities token_parities allows (empty parities: all). The
@@ -166,9 +163,8 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
 // whose parity vanishes has 0 on both sides). The degree-a block of the flattening is a
 // a_side[a] × b_side[a] matrix (`seprank table --blocks` prints both as cap_a, cap_b).
 // Empty, preconditions, checks and cost as degree_block_caps.
-struct DegreeBlockSides {
-    std::vector<long> a_side, b_side;
-};
+// (DegreeBlockSides and kCapsMaxWork are model.hpp's; both functions build the spec's Model
+// and ask it.)
 DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work = kCapsMaxWork);
 
 // The answer: method "evaluation", quantity "sep", field Z/p, kind modular_lower_bound

@@ -10,6 +10,7 @@
 
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
+#include "seprank/partition.hpp"
 
 #include <cstdint>
 #include <string>
@@ -32,6 +33,16 @@ struct ModelLayer {
     long structural_zeros = 0;  // entries of its matrices that are 0 by construction
     bool residual = false;
 };
+
+// The two sides of every degree block of a homogeneous network's flattening for a
+// partition A|B: a_side[a] = #A-monomials of degree a, b_side[a] = #B-monomials of degree
+// D − a, a = 0..D (docs/evaluation.md, "Degree blocks").
+struct DegreeBlockSides {
+    std::vector<long> a_side, b_side;
+};
+
+// The default max_work of the degree-block counts: 2^31 steps.
+inline constexpr double kCapsMaxWork = 2147483648.0;
 
 class Model {
 public:
@@ -81,6 +92,18 @@ public:
     // layer's matrices in file order, row-major), whether the parameter map varies it (false:
     // a structural zero). Derived once, with the rest; O(1).
     const std::vector<bool>& varied_mask() const noexcept { return mask_; }
+
+    // The degree blocks (docs/evaluation.md): for the partition A|B, the sides of each
+    // block, counting only the monomials of the parities token_parities allows (with
+    // `parity`; a block whose parity vanishes has 0 on both sides), and their caps cap_a =
+    // min(a_side[a], b_side[a]). The degree-a block of the flattening has at most cap_a rows
+    // or columns for every choice of weights, so sep(f) ≤ Σ_a cap_a; a rank that reaches
+    // the sum is exact. Empty when f is not homogeneous, when D = degree() exceeds a long,
+    // or when the count would cost more than max_work steps (|tokens|·(D+1)²/2); entries
+    // saturate at LONG_MAX/4. Precondition: part is of this network's tokens (checked,
+    // invalid_input). Cost O(|tokens|·D²), memory O(D).
+    DegreeBlockSides degree_block_sides(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
+    std::vector<long> degree_block_caps(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
 
     // Weights of this network drawn from `seed`: every entry uniform on [−range, range] in
     // weight_entries' order, each structural zero then set to 0 (its draw still taken, so

@@ -7,6 +7,7 @@
 #include "seprank/random.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace seprank {
 
@@ -96,6 +97,38 @@ long Model::output_space(bool scalar) const {
 
 namespace {
 
+// count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
+// (`per` variables each) whose degree in token k has the parity parity[k−1] (any degree
+// when parity is empty), saturated at LONG_MAX/4. One token: C(e+per−1, per−1) for the
+// allowed e; several: the convolution of their series.
+std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, const std::vector<int>& parity, long D) {
+    const long cap = LONG_MAX / 4;
+    const std::size_t n = static_cast<std::size_t>(D + 1);
+    std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
+    for (long e = 0; e <= D; ++e) {
+        long c = 1;  // C(e+i, i) for i = 0..per−1
+        for (long i = 1; i < per && c < cap; ++i) c = c > cap / (e + i) ? cap : c * (e + i) / i;
+        one[static_cast<std::size_t>(e)] = c;
+    }
+    std::vector<long> acc(n, 0);
+    acc[0] = 1;
+    for (long k : tokens) {
+        const int par = parity.empty() ? -1 : parity[static_cast<std::size_t>(k - 1)];
+        std::vector<long> next(n, 0);
+        for (std::size_t e = 0; e < n; ++e) {
+            if (acc[e] == 0) continue;
+            for (std::size_t f = 0; e + f < n; ++f) {
+                if (par >= 0 && static_cast<int>(f % 2) != par) continue;
+                const long x = acc[e], y = one[f];
+                const long prod = x > cap / y ? cap : x * y;
+                next[e + f] = std::min(cap, next[e + f] + prod);
+            }
+        }
+        acc = std::move(next);
+    }
+    return acc;
+}
+
 // fn(l, kind, sp, slot, matrix) for every matrix of w's layers, in file order, each layer's
 // kind reading the shape the Model stored for it (no shape is folded again).
 template <class W, class Fn>
@@ -129,6 +162,29 @@ void Model::derive_mask() {
         for (long i = 0; i < m.rows; ++i)
             for (long j = 0; j < m.cols; ++j) mask_.push_back(!kind.structural_zero(sp, m, i, j));
     });
+}
+
+DegreeBlockSides Model::degree_block_sides(const ValidPartition& part, double max_work, bool parity) const {
+    part.check_tokens(spec().tokens);
+    if (!homogeneous_ || !fmpz_fits_si(degree_.get())) return {};
+    const long D = fmpz_get_si(degree_.get());
+    const double d1 = static_cast<double>(D) + 1.0;
+    if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return {};
+    const std::vector<int> none;
+    const std::vector<int>& par = parity ? parities_ : none;
+    DegreeBlockSides out;
+    out.a_side = monomial_counts(part->A, input_vars_, par, D);
+    const std::vector<long> count_B = monomial_counts(part->B, input_vars_, par, D);
+    out.b_side.resize(static_cast<std::size_t>(D + 1));
+    for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
+    return out;
+}
+
+std::vector<long> Model::degree_block_caps(const ValidPartition& part, double max_work, bool parity) const {
+    const DegreeBlockSides sides = degree_block_sides(part, max_work, parity);
+    std::vector<long> caps(sides.a_side.size());
+    for (std::size_t a = 0; a < caps.size(); ++a) caps[a] = std::min(sides.a_side[a], sides.b_side[a]);
+    return caps;
 }
 
 Weights Model::draw_weights(std::uint64_t seed, long range) const {

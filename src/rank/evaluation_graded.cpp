@@ -6,12 +6,14 @@
 #include "graded_impl.hpp"
 #include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
+#include "seprank/model.hpp"
 #include "seprank/prime.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -19,72 +21,12 @@ namespace seprank {
 
 using namespace evaluation_detail;
 
-namespace {
-
-// count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
-// (`per` variables each) whose degree in token k has the parity parity[k−1] (any degree
-// when parity is empty), saturated at LONG_MAX/4. One token: C(e+per−1, per−1) for the
-// allowed e; several: the convolution of their series.
-std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, const std::vector<int>& parity, long D) {
-    const long cap = LONG_MAX / 4;
-    const std::size_t n = static_cast<std::size_t>(D + 1);
-    std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
-    for (long e = 0; e <= D; ++e) {
-        long c = 1;  // C(e+i, i) for i = 0..per−1
-        for (long i = 1; i < per && c < cap; ++i) c = c > cap / (e + i) ? cap : c * (e + i) / i;
-        one[static_cast<std::size_t>(e)] = c;
-    }
-    std::vector<long> acc(n, 0);
-    acc[0] = 1;
-    for (long k : tokens) {
-        const int par = parity.empty() ? -1 : parity[static_cast<std::size_t>(k - 1)];
-        std::vector<long> next(n, 0);
-        for (std::size_t e = 0; e < n; ++e) {
-            if (acc[e] == 0) continue;
-            for (std::size_t f = 0; e + f < n; ++f) {
-                if (par >= 0 && static_cast<int>(f % 2) != par) continue;
-                const long x = acc[e], y = one[f];
-                const long prod = x > cap / y ? cap : x * y;
-                next[e + f] = std::min(cap, next[e + f] + prod);
-            }
-        }
-        acc = std::move(next);
-    }
-    return acc;
-}
-
-// cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), a = 0..D.
-std::vector<long> caps_of(const Partition& part, long per, const std::vector<int>& parity, long D) {
-    const std::vector<long> count_A = monomial_counts(part.A, per, parity, D);
-    const std::vector<long> count_B = monomial_counts(part.B, per, parity, D);
-    std::vector<long> caps(static_cast<std::size_t>(D + 1));
-    for (long a = 0; a <= D; ++a) caps[static_cast<std::size_t>(a)] = std::min(count_A[static_cast<std::size_t>(a)], count_B[static_cast<std::size_t>(D - a)]);
-    return caps;
-}
-
-}  // namespace
-
 std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& part, double max_work) {
-    const DegreeBlockSides sides = degree_block_sides(s, part, max_work);
-    std::vector<long> caps(sides.a_side.size());
-    for (std::size_t a = 0; a < caps.size(); ++a) caps[a] = std::min(sides.a_side[a], sides.b_side[a]);
-    return caps;
+    return Model(s).degree_block_caps(part, max_work);
 }
 
 DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work) {
-    part.check_tokens(s.tokens);
-    const Integer dz = output_degree(s);
-    if (!is_homogeneous(s) || !fmpz_fits_si(dz.get())) return {};
-    const double d1 = static_cast<double>(fmpz_get_si(dz.get())) + 1.0;
-    if (static_cast<double>(s.tokens) * d1 * d1 / 2.0 > max_work) return {};
-    const long D = fmpz_get_si(dz.get()), per = input_vars_per_token(s);
-    const std::vector<int> parity = token_parities(s);
-    DegreeBlockSides out;
-    out.a_side = monomial_counts(part->A, per, parity, D);
-    const std::vector<long> count_B = monomial_counts(part->B, per, parity, D);
-    out.b_side.resize(static_cast<std::size_t>(D + 1));
-    for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
-    return out;
+    return Model(s).degree_block_sides(part, max_work);
 }
 
 namespace {
@@ -136,7 +78,7 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
         if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
         nmod_mat_transpose(g.w.get(), inv.get());
     }
-    g.caps = caps_of(part, st.per, parity, D);
+    g.caps = Model(s).degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
     return g;
 }
 

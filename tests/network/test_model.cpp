@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
+
 using namespace seprank;
 
 TEST_CASE("a Model's facts are the spec's, derived once: every family, random specs") {
@@ -152,4 +154,78 @@ TEST_CASE("a Model by hand: fc reads its tokens flattened; attention keeps the t
     CHECK(none.degree() == Integer(1));
     CHECK(none.output_dim() == 2);
     CHECK(none.token_parities() == std::vector<int>{0, 1, 0});
+}
+
+namespace {
+
+// The monomials of degree e in the variables of `tokens` (`per` each) whose degree in
+// token k has parity par[k−1] (any when par is empty), counted one exponent vector at a time.
+long brute_monomials(const std::vector<long>& tokens, long per, const std::vector<int>& par, long e) {
+    const long nv = static_cast<long>(tokens.size()) * per;
+    long count = 0;
+    std::vector<long> x(static_cast<std::size_t>(nv), 0);
+    const std::function<void(long, long)> rec = [&](long v, long left) {
+        if (v == nv - 1 || nv == 0) {
+            if (nv > 0) x[static_cast<std::size_t>(v)] = left;
+            else if (left != 0) return;
+            for (std::size_t t = 0; t < tokens.size() && !par.empty(); ++t) {
+                long deg = 0;
+                for (long q = 0; q < per; ++q) deg += x[t * static_cast<std::size_t>(per) + static_cast<std::size_t>(q)];
+                if (deg % 2 != par[static_cast<std::size_t>(tokens[t] - 1)]) return;
+            }
+            ++count;
+            return;
+        }
+        for (long k = 0; k <= left; ++k) {
+            x[static_cast<std::size_t>(v)] = k;
+            rec(v + 1, left - k);
+        }
+    };
+    rec(0, e);
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with and without parity") {
+    auto rng = seprank_test::rng_for("model-blocks");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.max_tokens = 4;
+    lim.max_dim = 2;
+    lim.max_depth = 2;
+    lim.max_width = 2;
+    int checked = 0;
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        INFO("iteration " << it << ": " << describe(s));
+        const Model m(s);
+        if (s.tokens < 2) continue;
+        const ValidPartition part = balanced_partition(s.tokens);
+        const DegreeBlockSides sides = m.degree_block_sides(part);
+        if (!m.homogeneous() || m.degree() > Integer(12)) {
+            if (!m.homogeneous()) CHECK(sides.a_side.empty());
+            continue;
+        }
+        const long D = fmpz_get_si(m.degree().get());
+        REQUIRE(sides.a_side.size() == static_cast<std::size_t>(D + 1));
+        const std::vector<long> caps = m.degree_block_caps(part);
+        for (const bool parity : {true, false}) {
+            const DegreeBlockSides sd = m.degree_block_sides(part, kCapsMaxWork, parity);
+            const std::vector<int> par = parity ? m.token_parities() : std::vector<int>{};
+            for (long a = 0; a <= D; ++a) {
+                CHECK(sd.a_side[static_cast<std::size_t>(a)] == brute_monomials(part->A, m.input_vars_per_token(), par, a));
+                CHECK(sd.b_side[static_cast<std::size_t>(a)] == brute_monomials(part->B, m.input_vars_per_token(), par, D - a));
+            }
+        }
+        for (long a = 0; a <= D; ++a)
+            CHECK(caps[static_cast<std::size_t>(a)] == std::min(sides.a_side[static_cast<std::size_t>(a)], sides.b_side[static_cast<std::size_t>(a)]));
+        CHECK(caps == degree_block_caps(s, part));  // the free function asks the Model
+        CHECK(m.degree_block_sides(part, 1.0).a_side.empty());  // over the work limit: none
+        ++checked;
+    }
+    CHECK(checked > 0);
+    // a partition of other tokens is refused
+    const Model m4(NetworkSpec{});
+    CHECK_THROWS_AS(m4.degree_block_sides(balanced_partition(m4.spec().tokens + 2)), invalid_input);
 }
