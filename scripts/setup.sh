@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(g++ meson ninja-build pkg-config cmake libflint-dev libflint-arb-dev libgmp-dev libmpfr-dev
   libboost-dev libeigen3-dev libcli11-dev doctest-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin gnuplot-nox fflas-ffpack libgivaro-dev libopenblas-dev
+  libmathicgb-dev libmathic-dev libmemtailor-dev
   python3-dev pybind11-dev python3-mesonpy python3-numpy python3-pytest python3-venv ccache "$@")
 
 missing=()

@@ -1,0 +1,64 @@
+// seprank — the image of a network's parameter map, its neurovariety: dimension, degree
+// and the fibre of a weight slice, counted mod p (docs/variety.md).
+//
+// f's output coordinate (the scalar output, as `dimension` reads it) is a polynomial in the
+// inputs whose coefficients are polynomials in the weights: w ↦ coefficients(f_w) maps
+// the P varied weights to the space of polynomials, and the Zariski closure X of its image
+// is the network's neurovariety, of dimension n (function_dimension).
+//
+// Degree. A generic affine subspace S of the weights of dimension n (w = a + B·t, t in n
+// unknowns) meets the generic fibre of the map in finitely many points, k of them, so the
+// map restricted to S is finite onto X of degree k; a generic affine section L of X of
+// codimension n holds deg X points, each with k preimages in S. Hence
+//     #{t : φ(a + B t) ∈ L} = deg X · k,   #{t : φ(a + B t) = φ(a + B t0)} = k
+// for a generic t0, and deg X is their quotient. Both systems are polynomial in t, of
+// degree D_w (the weight degree); they are built mod a 16-bit prime p by interpolating f at
+// random input points and counted from a Gröbner basis (MathicGB). k is the degree of the
+// generic fibre as a variety of dimension P − n; with P = n it is the number of weight
+// settings that give one generic function.
+#pragma once
+
+#include "seprank/network.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct VarietyOptions {
+    std::uint64_t seed = 1;
+    long trials = 3;              // independent primes, slices and sections, >= 1 (checked)
+    long max_unknowns = 8;        // the largest dimension n solved for (checked >= 1)
+    long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
+};
+
+// One trial: its prime and its two counts (-1 where a system was not zero-dimensional).
+struct VarietyTrial {
+    std::uint64_t prime = 0;
+    long dimension = -1;      // rank of the Jacobian mod p at the slice's random point
+    long section_points = -1;  // deg X · k
+    long fibre_points = -1;    // k
+};
+
+struct VarietyAnswer {
+    long parameters = 0;   // P, the varied weights
+    long dimension = -1;   // n = dim X (the largest Jacobian rank of the trials: a lower bound)
+    long degree = -1;      // deg X, where every trial gave the same (else -1)
+    long fibre_points = -1;  // k, the points of the slice's generic fibre, where the trials agree
+    long fibre_dimension = -1;  // P − n
+    bool agreed = false;   // every trial gave the same n, deg X and k
+    std::vector<VarietyTrial> trials;
+    std::string label;     // how far the numbers are proven (docs/variety.md, "Labels")
+    double seconds = 0;
+};
+
+// The image's dimension, degree and slice fibre of `spec`'s scalar output (above). Each
+// trial draws a 16-bit prime, the weights a, B, t0, the section and the input points; the
+// answer is the trials' common value. Refused (invalid_input): options out of range;
+// (resource_limit) n over max_unknowns or C(n + D_w, n) over max_interpolation, naming it.
+// Cost per trial: C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials), an
+// interpolation of that size, two Gröbner bases in n unknowns.
+VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
+
+}  // namespace seprank

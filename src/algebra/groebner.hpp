@@ -1,0 +1,38 @@
+// seprank (internal) — how many solutions a polynomial system has over the algebraic
+// closure of Z/p, from a Gröbner basis (MathicGB; docs/variety.md, "Counting solutions").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace seprank::algebra_detail {
+
+// A polynomial in n variables over Z/p: its terms, coefficient (in [0, p)) and exponents.
+struct ModTerm {
+    std::uint64_t c = 0;
+    std::vector<int> e;
+};
+using ModPoly = std::vector<ModTerm>;
+
+// The largest modulus the Gröbner engine takes (MathicGB: 16-bit moduli).
+inline constexpr std::uint64_t kGroebnerMaxPrime = 65535;
+
+// What solution_count found.
+struct SolutionCount {
+    bool zero_dimensional = false;  // finitely many solutions (else `count` is -1)
+    long count = -1;                // dim_K K[t]/I: the solutions over the closure, with multiplicity
+    long basis_size = 0;            // polynomials in the reduced basis
+};
+
+// The number of solutions in K^n, K the algebraic closure of Z/p, of the system `polys`
+// (each term's exponent vector of length n), counted with multiplicity: the number of
+// standard monomials of a Gröbner basis (graded reverse lex). Not zero-dimensional (a
+// variable without a pure power among the leading monomials): zero_dimensional false.
+// The empty ideal's unit: a system without solutions has count 0. Preconditions: p
+// prime, 2 < p <= kGroebnerMaxPrime, n >= 1, coefficients below p, exponents >= 0
+// (invalid_input otherwise). max_count bounds the count of standard monomials walked
+// (resource_limit past it). Cost: MathicGB's (doubly exponential in n at worst; seconds
+// for n <= 6 and degrees <= 8 in practice), then O(standard monomials · basis).
+SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count = 10000000);
+
+}  // namespace seprank::algebra_detail

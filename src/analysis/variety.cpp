@@ -1,0 +1,226 @@
+// seprank — a network's neurovariety: dimension, degree and the slice's fibre, counted mod
+// p (variety.hpp; docs/variety.md).
+#include "seprank/variety.hpp"
+
+#include "algebra/groebner.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/error.hpp"
+#include "seprank/forward.hpp"
+#include "seprank/matrix.hpp"
+#include "seprank/model.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/random.hpp"
+#include "seprank/rank.hpp"
+
+#include <flint/nmod_mat.h>
+#include <flint/nmod_vec.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+
+namespace seprank {
+
+namespace {
+
+using algebra_detail::ModPoly;
+using algebra_detail::ModTerm;
+
+// Weights of m's shapes with the varied entries, in weight_entries' order, set to `vals`
+// (residues) and the structural zeros 0.
+Weights place(const Model& m, const std::vector<std::uint64_t>& vals) {
+    Weights w = m.draw_weights(1, 1);
+    const std::vector<bool>& mask = m.varied_mask();
+    std::size_t k = 0, v = 0;
+    for_each_dense(w, [&](Dense<Rational>& d) {
+        for (auto& x : d.a) x = mask[k++] ? Rational(static_cast<long>(vals[v++])) : Rational(0);
+    });
+    return w;
+}
+
+// Exponent vectors of total degree <= D in n variables, the constant first.
+std::vector<std::vector<int>> monomials_upto(long n, long D) {
+    std::vector<std::vector<int>> out;
+    std::vector<int> a(static_cast<std::size_t>(n), 0);
+    const auto rec = [&](auto&& self, long i, long left) -> void {
+        if (i == n) {
+            out.push_back(a);
+            return;
+        }
+        for (long e = 0; e <= left; ++e) {
+            a[static_cast<std::size_t>(i)] = static_cast<int>(e);
+            self(self, i + 1, left - e);
+        }
+        a[static_cast<std::size_t>(i)] = 0;
+    };
+    rec(rec, 0, D);
+    std::stable_sort(out.begin(), out.end(), [](const std::vector<int>& x, const std::vector<int>& y) {
+        long dx = 0, dy = 0;
+        for (int e : x) dx += e;
+        for (int e : y) dy += e;
+        return dx < dy;
+    });
+    return out;
+}
+
+// C(n + D, n), saturated at LONG_MAX.
+long binomial_sat(long n, long D) {
+    long c = 1;
+    for (long i = 1; i <= n; ++i) {
+        if (c > LONG_MAX / (D + i)) return LONG_MAX;
+        c = c * (D + i) / i;
+    }
+    return c;
+}
+
+std::uint64_t power_mod(std::uint64_t x, long e, nmod_t mod) { return n_powmod2_ui_preinv(x, static_cast<std::uint64_t>(e), mod.n, mod.ninv); }
+
+Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) {
+    Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
+    for (auto& row : pt)
+        for (auto& x : row) x = rng.below(p);
+    return pt;
+}
+
+VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg) {
+    VarietyTrial tr;
+    const std::uint64_t p = random_prime(rng, 16);
+    tr.prime = p;
+    nmod_t mod;
+    nmod_init(&mod, p);
+    const long varied = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
+    const long N = m.spec().tokens, vars = m.input_vars_per_token();
+    const auto draw_vec = [&](long len) {
+        std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
+        for (auto& x : v) x = rng.below(p);
+        return v;
+    };
+    // The dimension: the Jacobian's rank mod p at a random weight, varied + 8 rows.
+    const std::vector<std::uint64_t> a = draw_vec(varied);
+    {
+        std::vector<Point<std::uint64_t>> pts;
+        for (long s = 0; s < varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
+        const NmodMat J = dimension_jacobian(Network{m.spec(), place(m, a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
+        tr.dimension = rank_modular(J);
+    }
+    const long n = tr.dimension;
+    if (n == 0) {  // X is a point: degree 1, the whole weight space one fibre
+        tr.section_points = 1;
+        tr.fibre_points = 1;
+        return tr;
+    }
+    if (n > opt.max_unknowns)
+        throw resource_limit("variety: dimension " + std::to_string(n) + " is over max_unknowns " + std::to_string(opt.max_unknowns));
+    const long Nn = binomial_sat(n, wdeg);
+    if (Nn > opt.max_interpolation)
+        throw resource_limit("variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + " takes " +
+                             (Nn == LONG_MAX ? std::string("too many") : std::to_string(Nn)) + " values, over max_interpolation " +
+                             std::to_string(opt.max_interpolation));
+    const long M = m.output_space(true);
+    if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
+    const long Jn = M + 8;
+    const std::vector<std::vector<int>> mons = monomials_upto(n, wdeg);
+    // The slice w = a + B t.
+    std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(varied));
+    for (auto& row : B) row = draw_vec(n);
+    std::vector<Point<std::uint64_t>> xs;
+    for (long j = 0; j < Jn; ++j) xs.push_back(random_point(rng, N, vars, p));
+    // g_j(t) = f(x_j; a + B t), interpolated from Nn random nodes: V·C = Y.
+    NmodMat V(Nn, Nn, p), Y(Nn, Jn, p);
+    for (long k = 0; k < Nn; ++k) {
+        const std::vector<std::uint64_t> t = draw_vec(n);
+        for (long e = 0; e < Nn; ++e) {
+            std::uint64_t v = 1;
+            for (long i = 0; i < n; ++i) v = nmod_mul(v, power_mod(t[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
+            nmod_mat_entry(V.get(), k, e) = v;
+        }
+        std::vector<std::uint64_t> w(a);
+        for (long q = 0; q < varied; ++q)
+            for (long i = 0; i < n; ++i) w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
+        const ModEvaluator ev(Network{m.spec(), place(m, w)}, p);
+        for (long j = 0; j < Jn; ++j) nmod_mat_entry(Y.get(), k, j) = ev(xs[static_cast<std::size_t>(j)]);
+    }
+    NmodMat C(Nn, Jn, p);
+    if (!nmod_mat_solve(C.get(), V.get(), Y.get())) return tr;  // singular nodes: no count from this trial
+    const auto poly_of = [&](const std::vector<std::uint64_t>& coef) {
+        ModPoly f;
+        for (long e = 0; e < Nn; ++e)
+            if (coef[static_cast<std::size_t>(e)] != 0) f.push_back(ModTerm{coef[static_cast<std::size_t>(e)], mons[static_cast<std::size_t>(e)]});
+        return f;
+    };
+    // The section: n random combinations of the g_j, each minus a random constant.
+    std::vector<ModPoly> section;
+    for (long i = 0; i < n; ++i) {
+        std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn), 0);
+        for (long j = 0; j < Jn; ++j) {
+            const std::uint64_t mu = rng.below(p);
+            for (long e = 0; e < Nn; ++e) coef[static_cast<std::size_t>(e)] = nmod_add(coef[static_cast<std::size_t>(e)], nmod_mul(mu, nmod_mat_entry(C.get(), e, j), mod), mod);
+        }
+        coef[0] = nmod_sub(coef[0], rng.below(p), mod);
+        section.push_back(poly_of(coef));
+    }
+    // The fibre through t0: g_j(t) − g_j(t0) for every j.
+    const std::vector<std::uint64_t> t0 = draw_vec(n);
+    std::vector<std::uint64_t> at(static_cast<std::size_t>(Nn));
+    for (long e = 0; e < Nn; ++e) {
+        std::uint64_t v = 1;
+        for (long i = 0; i < n; ++i) v = nmod_mul(v, power_mod(t0[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
+        at[static_cast<std::size_t>(e)] = v;
+    }
+    std::vector<ModPoly> fibre;
+    for (long j = 0; j < Jn; ++j) {
+        std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn));
+        std::uint64_t value = 0;
+        for (long e = 0; e < Nn; ++e) {
+            coef[static_cast<std::size_t>(e)] = nmod_mat_entry(C.get(), e, j);
+            value = nmod_add(value, nmod_mul(coef[static_cast<std::size_t>(e)], at[static_cast<std::size_t>(e)], mod), mod);
+        }
+        coef[0] = nmod_sub(coef[0], value, mod);
+        fibre.push_back(poly_of(coef));
+    }
+    const algebra_detail::SolutionCount s = algebra_detail::solution_count(section, n, p);
+    const algebra_detail::SolutionCount f = algebra_detail::solution_count(fibre, n, p);
+    tr.section_points = s.count;
+    tr.fibre_points = f.count;
+    return tr;
+}
+
+}  // namespace
+
+VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) {
+    if (opt.trials < 1) throw invalid_input("variety trials " + std::to_string(opt.trials) + " is below 1");
+    if (opt.max_unknowns < 1) throw invalid_input("variety max_unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
+    if (opt.max_interpolation < 1) throw invalid_input("variety max_interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
+    const auto t0 = std::chrono::steady_clock::now();
+    const Model m(spec);
+    VarietyAnswer res;
+    res.parameters = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
+    if (res.parameters == 0) throw invalid_input("network: it has no parameters");
+    // f's degree in the weights: D_w, plus d^L for an embedding's entries.
+    Integer dw = m.spec().embed_rank > 0 ? m.weight_degree() + m.degree() : m.weight_degree();
+    if (dw > Integer(10000)) throw resource_limit("variety: weight degree " + dw.str() + " is too large to interpolate");
+    const long wdeg = static_cast<long>(fmpz_get_si(dw.get()));
+    Rng rng(opt.seed);
+    for (long t = 0; t < opt.trials; ++t) res.trials.push_back(one_trial(m, opt, rng, wdeg));
+    const VarietyTrial& first = res.trials.front();
+    res.agreed = true;
+    for (const VarietyTrial& tr : res.trials) {
+        res.dimension = std::max(res.dimension, tr.dimension);
+        res.agreed = res.agreed && tr.dimension == first.dimension && tr.section_points == first.section_points &&
+                     tr.fibre_points == first.fibre_points && tr.section_points >= 0 && tr.fibre_points > 0;
+    }
+    res.fibre_dimension = res.parameters - res.dimension;
+    if (res.agreed && first.section_points % first.fibre_points == 0) {
+        res.degree = first.section_points / first.fibre_points;
+        res.fibre_points = first.fibre_points;
+        res.label = "counted over the closure of Z/p for " + std::to_string(res.trials.size()) +
+                    " independent 16-bit primes, slices and sections, which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
+    } else {
+        res.agreed = false;
+        res.label = "the trials disagree (or a system was not zero-dimensional): no degree claimed";
+    }
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+}  // namespace seprank

@@ -1,0 +1,53 @@
+#include "algebra/groebner.hpp"
+
+#include "seprank/error.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace seprank;
+using algebra_detail::ModPoly;
+using algebra_detail::solution_count;
+
+TEST_CASE("solution_count: systems whose solutions are known") {
+    const std::uint64_t p = 65521;
+    // x^2 − 1, y^3 − 2: 6 solutions
+    CHECK(solution_count({{{1, {2, 0}}, {p - 1, {0, 0}}}, {{1, {0, 3}}, {p - 2, {0, 0}}}}, 2, p).count == 6);
+    // (x − 1)^2 = x^2 − 2x + 1, y: one solution of multiplicity 2
+    CHECK(solution_count({{{1, {2, 0}}, {p - 2, {1, 0}}, {1, {0, 0}}}, {{1, {0, 1}}}}, 2, p).count == 2);
+    // x·y − 1 alone: a curve, not zero-dimensional
+    const auto curve = solution_count({{{1, {1, 1}}, {p - 1, {0, 0}}}}, 2, p);
+    CHECK_FALSE(curve.zero_dimensional);
+    // x − 1, x − 2: no solution (the unit ideal)
+    const auto none = solution_count({{{1, {1}}, {p - 1, {0}}}, {{1, {1}}, {p - 2, {0}}}}, 1, p);
+    CHECK(none.zero_dimensional);
+    CHECK(none.count == 0);
+    // repeated monomials are merged: x + x − 2 = 2x − 2, one solution
+    CHECK(solution_count({{{1, {1}}, {1, {1}}, {p - 2, {0}}}}, 1, p).count == 1);
+    // Bézout: two generic conics meet in 4 points; a generic cubic and quadric surface and a plane in 6
+    auto rng = seprank_test::rng_for("groebner");
+    INFO("seed " << seprank_test::seed());
+    const auto dense = [&](long n, int deg) {
+        ModPoly f;
+        std::vector<int> e(static_cast<std::size_t>(n), 0);
+        const auto rec = [&](auto&& self, long i, int left) -> void {
+            if (i == n) {
+                f.push_back({rng.below(p), e});
+                return;
+            }
+            for (int k = 0; k <= left; ++k) {
+                e[static_cast<std::size_t>(i)] = k;
+                self(self, i + 1, left - k);
+            }
+            e[static_cast<std::size_t>(i)] = 0;
+        };
+        rec(rec, 0, deg);
+        return f;
+    };
+    CHECK(solution_count({dense(2, 2), dense(2, 2)}, 2, p).count == 4);
+    CHECK(solution_count({dense(3, 3), dense(3, 2), dense(3, 1)}, 3, p).count == 6);
+    CHECK_THROWS_AS(solution_count({dense(2, 1)}, 2, 65537), invalid_input);
+    CHECK_THROWS_AS(solution_count({{{p, {1, 0}}}}, 2, p), invalid_input);
+    CHECK_THROWS_AS(solution_count({{{1, {1}}}}, 2, p), invalid_input);
+}
+

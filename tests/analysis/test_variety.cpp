@@ -1,0 +1,59 @@
+#include "seprank/variety.hpp"
+
+#include "seprank/error.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace seprank;
+
+namespace {
+
+NetworkSpec stack_of(const std::string& layers, long tokens, long dim) {
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = tokens;
+    s.dim = dim;
+    s.layers = parse_layers(layers);
+    s.depth = static_cast<long>(s.layers.size());
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("variety: degrees known in closed form") {
+    VarietyOptions opt;
+    opt.seed = seprank_test::seed();
+    INFO("seed " << opt.seed);
+    // Shahverdi–Marchetti–Kohn: single-channel convolutions, filters (2,2) and (2,2,2), r = 2
+    const VarietyAnswer c2 = network_variety(stack_of("conv,conv:power=1", 3, 1), opt);
+    CHECK(c2.agreed);
+    CHECK(c2.dimension == 3);
+    CHECK(c2.degree == 4);
+    CHECK(c2.parameters == 4);
+    CHECK(c2.fibre_dimension == 1);
+    const VarietyAnswer c3 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
+    CHECK(c3.agreed);
+    CHECK(c3.dimension == 4);
+    CHECK(c3.degree == 48);
+    // x ↦ Σ a_i (b_i·x)², d0 inputs, d0 − 1 units: the quadratic forms of rank < d0, the
+    // symmetric determinant's hypersurface, of degree d0
+    for (long d0 : {2L, 3L}) {
+        const VarietyAnswer q = network_variety(stack_of("dense:width=" + std::to_string(d0 - 1) + ":power=2,dense:width=1:power=1", 1, d0), opt);
+        INFO("d0 = " << d0);
+        CHECK(q.agreed);
+        CHECK(q.dimension == d0 * (d0 + 1) / 2 - 1);
+        CHECK(q.degree == d0);
+    }
+    // a linear map x ↦ (w·x): the whole dual space, degree 1, and fibre a point
+    const VarietyAnswer lin = network_variety(stack_of("dense:width=1:power=1", 1, 3), opt);
+    CHECK(lin.dimension == 3);
+    CHECK(lin.degree == 1);
+    CHECK(lin.fibre_points == 1);
+    VarietyOptions bad;
+    bad.trials = 0;
+    CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), bad), invalid_input);
+    VarietyOptions small;
+    small.max_unknowns = 2;
+    CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), small), resource_limit);
+}
