@@ -132,6 +132,17 @@ grep -q '"notes"' "$T/epsabs.json" || fail "spectrum --eps-absolute without --ep
 "$S" dimension --layers 'conv,conv:power=1' --tokens 3 --dim 1 | grep -q "^rank *3$" || fail "dimension of conv (2,2) is not 3"
 "$S" dimension --layers 'conv:filter=4' --tokens 3 --dim 1 2>"$T/conv_err.txt" >/dev/null && fail "a conv filter longer than its input accepted"
 grep -q "filter size k = 4 exceeds the 3 tokens it reads" "$T/conv_err.txt" || fail "conv filter error message"
+# variety (issue 60): conv (2,2) at r = 2 has an image of dimension 3 and degree 4 (Shahverdi–Marchetti–Kohn)
+"$S" variety --layers 'conv,conv:power=1' --tokens 3 --dim 1 --format json >"$T/var.json" || fail "variety of conv (2,2)"
+/usr/bin/python3 - "$T/var.json" <<'PY' || fail "variety of conv (2,2): dimension 3, degree 4"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["dimension"] == 3 and r["degree"] == 4 and r["agreed"] is True, r
+assert r["section_points"] == [r["degree"] * r["fibre_points"]] * 3, r
+PY
+"$S" variety --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>"$T/var_notes.txt" >/dev/null || fail "variety --weight-range"
+grep -q "note: --weight-range 3 is ignored" "$T/var_notes.txt" || fail "variety: no note for --weight-range"
+
 # dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
 "$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"

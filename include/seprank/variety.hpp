@@ -18,6 +18,7 @@
 // settings that give one generic function.
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/network.hpp"
 
 #include <cstdint>
@@ -42,22 +43,23 @@ struct VarietyTrial {
 };
 
 struct VarietyAnswer {
+    RankAnswer dimension_answer;  // function_dimension's (62-bit primes, its failure bound)
     long parameters = 0;   // P, the varied weights
     long dimension = -1;   // n = dim X (the largest Jacobian rank of the trials: a lower bound)
     long degree = -1;      // deg X, where every trial gave the same (else -1)
     long fibre_points = -1;  // k, the points of the slice's generic fibre, where the trials agree
     long fibre_dimension = -1;  // P − n
-    bool agreed = false;   // every trial gave the same n, deg X and k
+    bool agreed = false;   // every trial gave the same n (dimension_answer's), deg X and k
     std::vector<VarietyTrial> trials;
     std::string label;     // how far the numbers are proven (docs/variety.md, "Labels")
     double seconds = 0;
 };
 
-// The image's dimension, degree and slice fibre of `spec`'s scalar output (above). Each
-// trial draws a 16-bit prime, the weights a, B, t0, the section and the input points; the
+// The image's dimension, degree and slice fibre of `spec`'s scalar output (above). First
+// function_dimension (seed opt.seed, its other options the defaults); then each trial draws a 16-bit prime, the weights a, B, t0, the section and the input points; the
 // answer is the trials' common value. Refused (invalid_input): options out of range;
 // (resource_limit) n over max_unknowns or C(n + D_w, n) over max_interpolation, naming it.
-// Cost per trial: C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials), an
+// Cost: function_dimension's, then per trial: C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials), an
 // interpolation of that size, two Gröbner bases in n unknowns.
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
 

@@ -200,15 +200,17 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     Integer dw = m.spec().embed_rank > 0 ? m.weight_degree() + m.degree() : m.weight_degree();
     if (dw > Integer(10000)) throw resource_limit("variety: weight degree " + dw.str() + " is too large to interpolate");
     const long wdeg = static_cast<long>(fmpz_get_si(dw.get()));
+    DimensionOptions dopt;
+    dopt.seed = opt.seed;
+    res.dimension_answer = function_dimension(spec, dopt);
+    res.dimension = res.dimension_answer.value;
     Rng rng(opt.seed);
     for (long t = 0; t < opt.trials; ++t) res.trials.push_back(one_trial(m, opt, rng, wdeg));
     const VarietyTrial& first = res.trials.front();
     res.agreed = true;
-    for (const VarietyTrial& tr : res.trials) {
-        res.dimension = std::max(res.dimension, tr.dimension);
-        res.agreed = res.agreed && tr.dimension == first.dimension && tr.section_points == first.section_points &&
+    for (const VarietyTrial& tr : res.trials)
+        res.agreed = res.agreed && tr.dimension == res.dimension && tr.section_points == first.section_points &&
                      tr.fibre_points == first.fibre_points && tr.section_points >= 0 && tr.fibre_points > 0;
-    }
     res.fibre_dimension = res.parameters - res.dimension;
     if (res.agreed && first.section_points % first.fibre_points == 0) {
         res.degree = first.section_points / first.fibre_points;
@@ -217,7 +219,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
                     " independent 16-bit primes, slices and sections, which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
     } else {
         res.agreed = false;
-        res.label = "the trials disagree (or a system was not zero-dimensional): no degree claimed";
+        res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;

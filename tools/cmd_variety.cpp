@@ -1,0 +1,81 @@
+// seprank variety — the `variety` subcommand: options, one library call (network_variety),
+// formatting.
+#include "cli.hpp"
+
+#include "seprank/variety.hpp"
+
+namespace seprank_cli {
+
+namespace {
+
+struct VarietyCommand final : Command {
+    NetOptions no;
+    std::string format = "text";
+    long trials = 3, max_unknowns = 8, max_interpolation = 20000;
+
+    void add(CLI::App& app) override {
+        sub = app.add_subcommand("variety",
+            "The image of the parameter map w -> F(w; .) (the scalar output), its neurovariety X: its dimension (as `dimension`), its degree, "
+            "and the points k of a generic fibre on a generic weight slice of dimension dim X; deg X = (points of the slice over a "
+            "generic section of X) / k, both counted from Gröbner bases mod 16-bit primes over T independent trials (docs/variety.md)");
+        add_network_options(sub, no);
+        sub->get_option("--weight-range")->description("ignored here (noted if given): variety draws every weight uniformly from Z/p");
+        sub->get_option("--save-weights")->description("refused here: variety draws its weights mod p");
+        sub->get_option("--weights")->description("refused here: variety is about the generic image, not given weights");
+        sub->get_option("--seed")->description("seed of the dimension, the primes, the slice, the section and the input points (0..2^64-1)");
+        sub->add_option("--trials", trials, "independent trials T (prime, slice, section), >= 1; a degree is claimed only where all agree")->capture_default_str();
+        sub->add_option("--max-unknowns", max_unknowns, "the largest dimension solved for, >= 1")->capture_default_str();
+        sub->add_option("--max-interpolation", max_interpolation, "the largest number of coefficients C(n + D_w, n) interpolated, >= 1")->capture_default_str();
+        sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
+    }
+
+    int run(const Globals&) override {
+        if (!no.save_weights.empty()) throw seprank::invalid_input("--save-weights: variety draws its weights mod p");
+        if (!no.weights_file.empty()) throw seprank::invalid_input("--weights: variety is about the generic image of the network, not given weights");
+        check_network_options(no);
+        seprank::VarietyOptions opt;
+        opt.seed = no.seed;
+        opt.trials = trials;
+        opt.max_unknowns = max_unknowns;
+        opt.max_interpolation = max_interpolation;
+        if (trials < 1) throw seprank::invalid_input("--trials " + std::to_string(trials) + " is below 1");
+        if (max_unknowns < 1) throw seprank::invalid_input("--max-unknowns " + std::to_string(max_unknowns) + " is below 1");
+        if (max_interpolation < 1) throw seprank::invalid_input("--max-interpolation " + std::to_string(max_interpolation) + " is below 1");
+        Notes notes;
+        notes.ignored(*sub, {"--weight-range"}, "variety draws every weight uniformly from Z/p");
+        const seprank::ValidSpec spec = to_spec(no);
+        const seprank::VarietyAnswer v = seprank::network_variety(spec, opt);
+        json j = spec_json(spec);
+        j["network"] = describe(spec);
+        j["dimension"] = v.dimension;
+        j["dimension_kind"] = seprank::to_string(v.dimension_answer.kind);
+        j["dimension_failure_bound"] = seprank::bound_up(v.dimension_answer.failure_bound, 3);
+        j["degree"] = v.degree >= 0 ? json(v.degree) : json(nullptr);
+        j["parameters"] = v.parameters;
+        j["fibre_dimension"] = v.fibre_dimension;
+        j["fibre_points"] = v.fibre_points >= 0 ? json(v.fibre_points) : json(nullptr);
+        j["agreed"] = v.agreed;
+        json primes = json::array(), sections = json::array(), fibres = json::array();
+        for (const auto& t : v.trials) {
+            primes.push_back(t.prime);
+            sections.push_back(t.section_points);
+            fibres.push_back(t.fibre_points);
+        }
+        j["primes"] = primes;
+        j["section_points"] = sections;
+        j["trial_fibre_points"] = fibres;
+        j["label"] = v.label;
+        j["seconds"] = std::round(v.seconds * 1e4) / 1e4;
+        notes.emit(format == "json" ? &j : nullptr);
+        if (format == "text") std::cout << "# " << describe(spec) << "\n";
+        print_record(j, format, {"dimension", "dimension_kind", "dimension_failure_bound", "degree", "parameters", "fibre_dimension",
+                                 "fibre_points", "agreed", "primes", "section_points", "trial_fibre_points", "label", "seconds"});
+        return 0;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_variety_command() { return std::make_unique<VarietyCommand>(); }
+
+}  // namespace seprank_cli
