@@ -54,6 +54,8 @@ struct VarietyCommand final : Command {
         j["parameters"] = v.parameters;
         j["fibre_dimension"] = v.fibre_dimension;
         j["fibre_points"] = v.fibre_points >= 0 ? json(v.fibre_points) : json(nullptr);
+        j["gauge_fibre_points"] = v.gauge_fibre_points >= 0 ? json(v.gauge_fibre_points) : json(nullptr);
+        j["free_weights"] = v.free_weights;
         j["agreed"] = v.agreed;
         json primes = json::array(), sections = json::array(), fibres = json::array();
         for (const auto& t : v.trials) {
@@ -69,7 +71,7 @@ struct VarietyCommand final : Command {
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(spec) << "\n";
         print_record(j, format, {"dimension", "dimension_kind", "dimension_failure_bound", "degree", "parameters", "fibre_dimension",
-                                 "fibre_points", "agreed", "primes", "section_points", "trial_fibre_points", "label", "seconds"});
+                                 "fibre_points", "gauge_fibre_points", "free_weights", "agreed", "primes", "section_points", "trial_fibre_points", "label", "seconds"});
         return 0;
     }
 };

@@ -40,6 +40,8 @@ struct VarietyTrial {
     long dimension = -1;      // rank of the Jacobian mod p at the slice's random point
     long section_points = -1;  // deg X · k
     long fibre_points = -1;    // k
+    long gauge_section_points = -1, gauge_fibre_points = -1;  // the same on the gauge slice
+    std::vector<long> free_weights;  // the gauge slice's free weights (indices among the varied ones)
 };
 
 struct VarietyAnswer {
@@ -49,7 +51,15 @@ struct VarietyAnswer {
     long degree = -1;      // deg X, where every trial gave the same (else -1)
     long fibre_points = -1;  // k, the points of the slice's generic fibre, where the trials agree
     long fibre_dimension = -1;  // P − n
-    bool agreed = false;   // every trial gave the same n (dimension_answer's), deg X and k
+    // The gauge slice: the n weights of the Jacobian's pivot columns free, the other P − n
+    // fixed at generic values (a gauge fixing). Its fibre count is the number of weight
+    // settings with those weights fixed that give one generic function: 1 when the fixed
+    // weights remove the continuous symmetries and nothing else is left, else the discrete
+    // symmetries that survive (permutations of hidden units, signs, roots of unity).
+    long gauge_fibre_points = -1;
+    std::vector<long> free_weights;  // indices among the varied weights, weight_entries' order
+    bool agreed = false;   // every trial gave the same n (dimension_answer's), deg X, k and gauge count, and
+                           // the gauge slice's section held deg X times its fibre
     std::vector<VarietyTrial> trials;
     std::string label;     // how far the numbers are proven (docs/variety.md, "Labels")
     double seconds = 0;

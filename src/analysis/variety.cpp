@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <tuple>
+#include <utility>
 
 namespace seprank {
 
@@ -82,91 +84,73 @@ Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) 
     return pt;
 }
 
-VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg) {
-    VarietyTrial tr;
-    const std::uint64_t p = random_prime(rng, 16);
-    tr.prime = p;
-    nmod_t mod;
-    nmod_init(&mod, p);
-    const long varied = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
-    const long N = m.spec().tokens, vars = m.input_vars_per_token();
+// What a trial shares between its slices: the prime, the base point a, the inputs x_j and
+// the section (n combinations mu of the g_j, minus the constants c).
+struct TrialSetup {
+    std::uint64_t p = 0;
+    nmod_t mod{};
+    long n = 0, wdeg = 0, varied = 0, Jn = 0;
+    std::vector<std::uint64_t> a;
+    std::vector<Point<std::uint64_t>> xs;
+    std::vector<std::vector<std::uint64_t>> mu;
+    std::vector<std::uint64_t> c;
+};
+
+// The section's and the fibre's solutions on the slice w = a + B t (B: varied × n).
+std::pair<long, long> count_on_slice(const Model& m, const TrialSetup& st, const std::vector<std::vector<std::uint64_t>>& B, Rng& rng) {
+    const std::uint64_t p = st.p;
+    const nmod_t mod = st.mod;
+    const long n = st.n, Jn = st.Jn;
+    const std::vector<std::vector<int>> mons = monomials_upto(n, st.wdeg);
+    const long Nn = static_cast<long>(mons.size());
+    const auto monomial_values = [&](const std::vector<std::uint64_t>& t) {
+        std::vector<std::uint64_t> v(static_cast<std::size_t>(Nn));
+        for (long e = 0; e < Nn; ++e) {
+            std::uint64_t x = 1;
+            for (long i = 0; i < n; ++i) x = nmod_mul(x, power_mod(t[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
+            v[static_cast<std::size_t>(e)] = x;
+        }
+        return v;
+    };
     const auto draw_vec = [&](long len) {
         std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
         for (auto& x : v) x = rng.below(p);
         return v;
     };
-    // The dimension: the Jacobian's rank mod p at a random weight, varied + 8 rows.
-    const std::vector<std::uint64_t> a = draw_vec(varied);
-    {
-        std::vector<Point<std::uint64_t>> pts;
-        for (long s = 0; s < varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
-        const NmodMat J = dimension_jacobian(Network{m.spec(), place(m, a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
-        tr.dimension = rank_modular(J);
-    }
-    const long n = tr.dimension;
-    if (n == 0) {  // X is a point: degree 1, the whole weight space one fibre
-        tr.section_points = 1;
-        tr.fibre_points = 1;
-        return tr;
-    }
-    if (n > opt.max_unknowns)
-        throw resource_limit("variety: dimension " + std::to_string(n) + " is over max_unknowns " + std::to_string(opt.max_unknowns));
-    const long Nn = binomial_sat(n, wdeg);
-    if (Nn > opt.max_interpolation)
-        throw resource_limit("variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + " takes " +
-                             (Nn == LONG_MAX ? std::string("too many") : std::to_string(Nn)) + " values, over max_interpolation " +
-                             std::to_string(opt.max_interpolation));
-    const long M = m.output_space(true);
-    if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
-    const long Jn = M + 8;
-    const std::vector<std::vector<int>> mons = monomials_upto(n, wdeg);
-    // The slice w = a + B t.
-    std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(varied));
-    for (auto& row : B) row = draw_vec(n);
-    std::vector<Point<std::uint64_t>> xs;
-    for (long j = 0; j < Jn; ++j) xs.push_back(random_point(rng, N, vars, p));
     // g_j(t) = f(x_j; a + B t), interpolated from Nn random nodes: V·C = Y.
     NmodMat V(Nn, Nn, p), Y(Nn, Jn, p);
     for (long k = 0; k < Nn; ++k) {
         const std::vector<std::uint64_t> t = draw_vec(n);
-        for (long e = 0; e < Nn; ++e) {
-            std::uint64_t v = 1;
-            for (long i = 0; i < n; ++i) v = nmod_mul(v, power_mod(t[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
-            nmod_mat_entry(V.get(), k, e) = v;
-        }
-        std::vector<std::uint64_t> w(a);
-        for (long q = 0; q < varied; ++q)
-            for (long i = 0; i < n; ++i) w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
+        const std::vector<std::uint64_t> row = monomial_values(t);
+        for (long e = 0; e < Nn; ++e) nmod_mat_entry(V.get(), k, e) = row[static_cast<std::size_t>(e)];
+        std::vector<std::uint64_t> w(st.a);
+        for (long q = 0; q < st.varied; ++q)
+            for (long i = 0; i < n; ++i)
+                w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
         const ModEvaluator ev(Network{m.spec(), place(m, w)}, p);
-        for (long j = 0; j < Jn; ++j) nmod_mat_entry(Y.get(), k, j) = ev(xs[static_cast<std::size_t>(j)]);
+        for (long j = 0; j < Jn; ++j) nmod_mat_entry(Y.get(), k, j) = ev(st.xs[static_cast<std::size_t>(j)]);
     }
     NmodMat C(Nn, Jn, p);
-    if (!nmod_mat_solve(C.get(), V.get(), Y.get())) return tr;  // singular nodes: no count from this trial
+    if (!nmod_mat_solve(C.get(), V.get(), Y.get())) return {-1, -1};  // singular nodes: no count
     const auto poly_of = [&](const std::vector<std::uint64_t>& coef) {
         ModPoly f;
         for (long e = 0; e < Nn; ++e)
             if (coef[static_cast<std::size_t>(e)] != 0) f.push_back(ModTerm{coef[static_cast<std::size_t>(e)], mons[static_cast<std::size_t>(e)]});
         return f;
     };
-    // The section: n random combinations of the g_j, each minus a random constant.
+    // The section: Σ_j mu_ij g_j − c_i, i = 1..n.
     std::vector<ModPoly> section;
     for (long i = 0; i < n; ++i) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn), 0);
         for (long j = 0; j < Jn; ++j) {
-            const std::uint64_t mu = rng.below(p);
+            const std::uint64_t mu = st.mu[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
             for (long e = 0; e < Nn; ++e) coef[static_cast<std::size_t>(e)] = nmod_add(coef[static_cast<std::size_t>(e)], nmod_mul(mu, nmod_mat_entry(C.get(), e, j), mod), mod);
         }
-        coef[0] = nmod_sub(coef[0], rng.below(p), mod);
+        coef[0] = nmod_sub(coef[0], st.c[static_cast<std::size_t>(i)], mod);
         section.push_back(poly_of(coef));
     }
-    // The fibre through t0: g_j(t) − g_j(t0) for every j.
-    const std::vector<std::uint64_t> t0 = draw_vec(n);
-    std::vector<std::uint64_t> at(static_cast<std::size_t>(Nn));
-    for (long e = 0; e < Nn; ++e) {
-        std::uint64_t v = 1;
-        for (long i = 0; i < n; ++i) v = nmod_mul(v, power_mod(t0[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
-        at[static_cast<std::size_t>(e)] = v;
-    }
+    // The fibre through a random t0: g_j(t) − g_j(t0) for every j.
+    const std::vector<std::uint64_t> at = monomial_values(draw_vec(n));
     std::vector<ModPoly> fibre;
     for (long j = 0; j < Jn; ++j) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn));
@@ -178,10 +162,67 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         coef[0] = nmod_sub(coef[0], value, mod);
         fibre.push_back(poly_of(coef));
     }
-    const algebra_detail::SolutionCount s = algebra_detail::solution_count(section, n, p);
-    const algebra_detail::SolutionCount f = algebra_detail::solution_count(fibre, n, p);
-    tr.section_points = s.count;
-    tr.fibre_points = f.count;
+    return {algebra_detail::solution_count(section, n, p).count, algebra_detail::solution_count(fibre, n, p).count};
+}
+
+VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg) {
+    VarietyTrial tr;
+    TrialSetup st;
+    st.p = random_prime(rng, 16);
+    tr.prime = st.p;
+    nmod_init(&st.mod, st.p);
+    st.wdeg = wdeg;
+    st.varied = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
+    const std::uint64_t p = st.p;
+    const long N = m.spec().tokens, vars = m.input_vars_per_token();
+    const auto draw_vec = [&](long len) {
+        std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
+        for (auto& x : v) x = rng.below(p);
+        return v;
+    };
+    // The dimension: the Jacobian's rank mod p at the base point, varied + 8 rows; its
+    // pivot columns (reduced row echelon form) are the weights the gauge slice frees.
+    st.a = draw_vec(st.varied);
+    std::vector<long> pivots;
+    {
+        std::vector<Point<std::uint64_t>> pts;
+        for (long s = 0; s < st.varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
+        NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
+        tr.dimension = nmod_mat_rref(J.get());
+        for (long r = 0; r < tr.dimension; ++r)
+            for (long q = 0; q < J.cols(); ++q)
+                if (nmod_mat_entry(J.get(), r, q) != 0) {
+                    pivots.push_back(q);
+                    break;
+                }
+    }
+    const long n = st.n = tr.dimension;
+    if (n == 0) {  // X is a point: degree 1, the whole weight space one fibre
+        tr.section_points = tr.fibre_points = tr.gauge_section_points = tr.gauge_fibre_points = 1;
+        return tr;
+    }
+    if (n > opt.max_unknowns)
+        throw resource_limit("variety: dimension " + std::to_string(n) + " is over max_unknowns " + std::to_string(opt.max_unknowns));
+    const long Nn = binomial_sat(n, wdeg);
+    if (Nn > opt.max_interpolation)
+        throw resource_limit("variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + " takes " +
+                             (Nn == LONG_MAX ? std::string("too many") : std::to_string(Nn)) + " values, over max_interpolation " +
+                             std::to_string(opt.max_interpolation));
+    const long M = m.output_space(true);
+    if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
+    st.Jn = M + 8;
+    for (long j = 0; j < st.Jn; ++j) st.xs.push_back(random_point(rng, N, vars, p));
+    for (long i = 0; i < n; ++i) st.mu.push_back(draw_vec(st.Jn));
+    st.c = draw_vec(n);
+    // The generic slice: B random.
+    std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
+    for (auto& row : B) row = draw_vec(n);
+    std::tie(tr.section_points, tr.fibre_points) = count_on_slice(m, st, B, rng);
+    // The gauge slice: the pivot weights free, every other one fixed at its value in a.
+    std::vector<std::vector<std::uint64_t>> G(static_cast<std::size_t>(st.varied), std::vector<std::uint64_t>(static_cast<std::size_t>(n), 0));
+    for (long i = 0; i < n; ++i) G[static_cast<std::size_t>(pivots[static_cast<std::size_t>(i)])][static_cast<std::size_t>(i)] = 1;
+    std::tie(tr.gauge_section_points, tr.gauge_fibre_points) = count_on_slice(m, st, G, rng);
+    tr.free_weights = pivots;
     return tr;
 }
 
@@ -210,11 +251,15 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     res.agreed = true;
     for (const VarietyTrial& tr : res.trials)
         res.agreed = res.agreed && tr.dimension == res.dimension && tr.section_points == first.section_points &&
-                     tr.fibre_points == first.fibre_points && tr.section_points >= 0 && tr.fibre_points > 0;
+                     tr.fibre_points == first.fibre_points && tr.section_points >= 0 && tr.fibre_points > 0 &&
+                     tr.gauge_fibre_points == first.gauge_fibre_points && tr.free_weights == first.free_weights &&
+                     tr.gauge_fibre_points > 0 && tr.gauge_section_points == tr.section_points / tr.fibre_points * tr.gauge_fibre_points;
     res.fibre_dimension = res.parameters - res.dimension;
     if (res.agreed && first.section_points % first.fibre_points == 0) {
         res.degree = first.section_points / first.fibre_points;
         res.fibre_points = first.fibre_points;
+        res.gauge_fibre_points = first.gauge_fibre_points;
+        res.free_weights = first.free_weights;
         res.label = "counted over the closure of Z/p for " + std::to_string(res.trials.size()) +
                     " independent 16-bit primes, slices and sections, which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
     } else {

@@ -32,10 +32,14 @@ TEST_CASE("variety: degrees known in closed form") {
     CHECK(c2.degree == 4);
     CHECK(c2.parameters == 4);
     CHECK(c2.fibre_dimension == 1);
+    // w1 -> t w1, w2 -> t^-2 w2: one fixed weight of w2 leaves t = ±1 (the square's sign)
+    CHECK(c2.gauge_fibre_points == 2);
+    CHECK(c2.free_weights.size() == 3);
     const VarietyAnswer c3 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
     CHECK(c3.agreed);
     CHECK(c3.dimension == 4);
     CHECK(c3.degree == 48);
+    CHECK(c3.gauge_fibre_points == 4);  // the signs of w1 and w2
     // x ↦ Σ a_i (b_i·x)², d0 inputs, d0 − 1 units: the quadratic forms of rank < d0, the
     // symmetric determinant's hypersurface, of degree d0
     for (long d0 : {2L, 3L}) {
@@ -50,6 +54,7 @@ TEST_CASE("variety: degrees known in closed form") {
     CHECK(lin.dimension == 3);
     CHECK(lin.degree == 1);
     CHECK(lin.fibre_points == 1);
+    CHECK(lin.gauge_fibre_points == 1);  // identifiable: no weight fixed, one point
     VarietyOptions bad;
     bad.trials = 0;
     CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), bad), invalid_input);
