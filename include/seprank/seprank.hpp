@@ -32,6 +32,7 @@
 #include "seprank/matrix.hpp"
 #include "seprank/matrix_io.hpp"
 #include "seprank/model.hpp"
+#include "seprank/variety.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/plot.hpp"
