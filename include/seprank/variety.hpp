@@ -6,16 +6,18 @@
 // the P varied weights to the space of polynomials, and the Zariski closure X of its image
 // is the network's neurovariety, of dimension n (function_dimension).
 //
-// Degree. A generic affine subspace S of the weights of dimension n (w = a + B·t, t in n
-// unknowns) meets the generic fibre of the map in finitely many points, k of them, so the
-// map restricted to S is finite onto X of degree k; a generic affine section L of X of
-// codimension n holds deg X points, each with k preimages in S. Hence
+// Degree. An affine slice S of the weights of dimension n (w = a + B·t, t in n unknowns)
+// on which the map stays of rank n is mapped finitely onto X, each generic point of X with
+// the same number k of preimages in S; a generic affine section L of X of codimension n
+// holds deg X points. Hence
 //     #{t : φ(a + B t) ∈ L} = deg X · k,   #{t : φ(a + B t) = φ(a + B t0)} = k
 // for a generic t0, and deg X is their quotient. Both systems are polynomial in t, of
 // degree D_w (the weight degree); they are built mod a 16-bit prime p by interpolating f at
-// random input points and counted from a Gröbner basis (MathicGB). k is the degree of the
-// generic fibre as a variety of dimension P − n; with P = n it is the number of weight
-// settings that give one generic function.
+// random input points and counted from a Gröbner basis (MathicGB). The gauge slice frees
+// the weights of the Jacobian's pivot columns and fixes the others (a gauge fixing): its k
+// counts the weight settings with those fixed that give one generic function. A generic
+// slice (B random, generic_slice) has as k the degree of the generic fibre, a variety of
+// dimension P − n; its equations are dense and its bases far costlier.
 #pragma once
 
 #include "seprank/answer.hpp"
@@ -32,14 +34,15 @@ struct VarietyOptions {
     long trials = 3;              // independent primes, slices and sections, >= 1 (checked)
     long max_unknowns = 8;        // the largest dimension n solved for (checked >= 1)
     long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
+    bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
 };
 
 // One trial: its prime and its two counts (-1 where a system was not zero-dimensional).
 struct VarietyTrial {
     std::uint64_t prime = 0;
     long dimension = -1;      // rank of the Jacobian mod p at the slice's random point
-    long section_points = -1;  // deg X · k
-    long fibre_points = -1;    // k
+    long section_points = -1;  // generic slice (asked for): deg X · k
+    long fibre_points = -1;    // generic slice: k
     long gauge_section_points = -1, gauge_fibre_points = -1;  // the same on the gauge slice
     std::vector<long> free_weights;  // the gauge slice's free weights (indices among the varied ones)
 };
@@ -49,7 +52,7 @@ struct VarietyAnswer {
     long parameters = 0;   // P, the varied weights
     long dimension = -1;   // n = dim X (the largest Jacobian rank of the trials: a lower bound)
     long degree = -1;      // deg X, where every trial gave the same (else -1)
-    long fibre_points = -1;  // k, the points of the slice's generic fibre, where the trials agree
+    long fibre_points = -1;  // k, the points of a generic slice's fibre (generic_slice; else -1)
     long fibre_dimension = -1;  // P − n
     // The gauge slice: the n weights of the Jacobian's pivot columns free, the other P − n
     // fixed at generic values (a gauge fixing). Its fibre count is the number of weight
@@ -58,8 +61,8 @@ struct VarietyAnswer {
     // symmetries that survive (permutations of hidden units, signs, roots of unity).
     long gauge_fibre_points = -1;
     std::vector<long> free_weights;  // indices among the varied weights, weight_entries' order
-    bool agreed = false;   // every trial gave the same n (dimension_answer's), deg X, k and gauge count, and
-                           // the gauge slice's section held deg X times its fibre
+    bool agreed = false;   // every trial gave the same n (dimension_answer's), free weights and gauge
+                           // counts (and with generic_slice the same k, its section deg X times k)
     std::vector<VarietyTrial> trials;
     std::string label;     // how far the numbers are proven (docs/variety.md, "Labels")
     double seconds = 0;

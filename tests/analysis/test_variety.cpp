@@ -26,12 +26,16 @@ TEST_CASE("variety: degrees known in closed form") {
     opt.seed = seprank_test::seed();
     INFO("seed " << opt.seed);
     // Shahverdi–Marchetti–Kohn: single-channel convolutions, filters (2,2) and (2,2,2), r = 2
-    const VarietyAnswer c2 = network_variety(stack_of("conv,conv:power=1", 3, 1), opt);
+    VarietyOptions both = opt;
+    both.generic_slice = true;  // the fibre's degree, and a second count of the degree
+    const VarietyAnswer c2 = network_variety(stack_of("conv,conv:power=1", 3, 1), both);
     CHECK(c2.agreed);
     CHECK(c2.dimension == 3);
     CHECK(c2.degree == 4);
     CHECK(c2.parameters == 4);
     CHECK(c2.fibre_dimension == 1);
+    CHECK(c2.fibre_points == 3);
+    CHECK(c2.trials.front().section_points == 12);
     // w1 -> t w1, w2 -> t^-2 w2: one fixed weight of w2 leaves t = ±1 (the square's sign)
     CHECK(c2.gauge_fibre_points == 2);
     CHECK(c2.free_weights.size() == 3);
@@ -53,7 +57,7 @@ TEST_CASE("variety: degrees known in closed form") {
     const VarietyAnswer lin = network_variety(stack_of("dense:width=1:power=1", 1, 3), opt);
     CHECK(lin.dimension == 3);
     CHECK(lin.degree == 1);
-    CHECK(lin.fibre_points == 1);
+    CHECK(lin.fibre_points == -1);  // no generic slice asked for
     CHECK(lin.gauge_fibre_points == 1);  // identifiable: no weight fixed, one point
     VarietyOptions bad;
     bad.trials = 0;
