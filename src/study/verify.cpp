@@ -15,6 +15,7 @@
 #include "seprank/rank.hpp"
 #include "seprank/separation.hpp"
 #include "verify_conjectures.hpp"
+#include "verify_variety.hpp"
 #include "verify_spectrum.hpp"
 
 #include <algorithm>
@@ -679,11 +680,13 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
 
 namespace {
 
-// The claims kept beside this file: the spectrum claims, then the conjectures' samples.
+// The claims kept beside this file: the spectrum claims, the conjectures' samples, then the
+// neurovariety claims (src/study/verify_variety.cpp).
 const std::vector<SpectrumClaim>& extra_claims() {
     static const std::vector<SpectrumClaim> all = [] {
         std::vector<SpectrumClaim> v = spectrum_claims();
         v.insert(v.end(), conjecture_claims().begin(), conjecture_claims().end());
+        v.insert(v.end(), variety_claims().begin(), variety_claims().end());
         return v;
     }();
     return all;

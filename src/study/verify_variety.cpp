@@ -1,0 +1,93 @@
+// seprank — the `verify` claims about neurovarieties (verify_variety.hpp; docs/variety.md).
+#include "verify_variety.hpp"
+
+#include "seprank/variety.hpp"
+
+#include <sstream>
+
+namespace seprank {
+
+namespace {
+
+// One-output single-channel convolutions: filters k_1..k_L at stride 1, power r after every
+// layer but the last, N = Σ(k_l − 1) + 1 tokens of width 1.
+NetworkSpec conv_stack(const std::vector<long>& filters, long r) {
+    NetworkSpec s;
+    s.family = family_from_string("stack");
+    s.dim = 1;
+    s.tokens = 1;
+    std::string text;
+    for (std::size_t l = 0; l < filters.size(); ++l) {
+        s.tokens += filters[l] - 1;
+        text += (l ? "," : "") + std::string("conv:filter=") + std::to_string(filters[l]) +
+                ":power=" + std::to_string(l + 1 < filters.size() ? r : 1);
+    }
+    s.layers = parse_layers(text);
+    s.depth = static_cast<long>(s.layers.size());
+    return s;
+}
+
+// The predicted dimension, degree and gauge count: with n_l = k_l − 1, the image is the
+// cone over the Segre–Veronese embedding of P^{n_1} × … × P^{n_L} by degrees
+// (r^{L−1}, …, r, 1): dimension Σ n_l + 1, degree (Σ n_l)!/∏ n_l! · ∏ (r^{L−l})^{n_l}; fixing
+// one weight of each filter after the first leaves the rescalings' roots of unity, r^{L−1}.
+struct ConvPrediction {
+    long dimension = 1, degree = 1, gauge = 1;
+};
+
+ConvPrediction conv_prediction(const std::vector<long>& filters, long r) {
+    ConvPrediction c;
+    const long L = static_cast<long>(filters.size());
+    long total = 0;
+    for (long l = 0; l < L; ++l) {
+        const long n = filters[static_cast<std::size_t>(l)] - 1;
+        for (long i = 1; i <= n; ++i) c.degree = c.degree * (total + i) / i;  // the multinomial, factor by factor
+        total += n;
+        long weight = 1;
+        for (long e = 0; e < L - 1 - l; ++e) weight *= r;
+        for (long i = 0; i < n; ++i) c.degree *= weight;
+    }
+    c.dimension = total + 1;
+    for (long l = 0; l + 1 < L; ++l) c.gauge *= r;
+    return c;
+}
+
+ClaimResult conv_variety(std::uint64_t seed) {
+    std::ostringstream os;
+    bool pass = true;
+    long cases = 0;
+    os << "filters (k_1,...,k_L) at r: dimension, degree, settings per function against the prediction: ";
+    const std::vector<std::pair<std::vector<long>, long>> sweep{{{2, 2}, 2}, {{3, 2}, 2}, {{2, 3}, 2}, {{3, 3}, 2}, {{2, 2, 2}, 2},
+                                                                {{2, 2}, 3}, {{3, 2}, 3}, {{2, 3}, 3}, {{3, 3}, 3}};
+    for (const auto& [filters, r] : sweep) {
+        VarietyOptions opt;
+        opt.seed = seed + static_cast<std::uint64_t>(cases++);
+        const VarietyAnswer v = network_variety(conv_stack(filters, r), opt);
+        const ConvPrediction want = conv_prediction(filters, r);
+        const bool ok = v.agreed && v.dimension == want.dimension && v.degree == want.degree && v.gauge_fibre_points == want.gauge;
+        pass = pass && ok;
+        os << "(";
+        for (std::size_t l = 0; l < filters.size(); ++l) os << (l ? "," : "") << filters[l];
+        os << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
+        if (!ok) os << " WRONG (want " << want.dimension << ", " << want.degree << ", " << want.gauge << ")";
+        os << "; ";
+    }
+    os << cases << " networks";
+    return {"conv-variety", pass, os.str()};
+}
+
+}  // namespace
+
+const std::vector<SpectrumClaim>& variety_claims() {
+    static const std::vector<SpectrumClaim> c{
+        {"conv-variety",
+         "single-channel stride-1 convolutions with filters k_1..k_L and power r (Shahverdi-Marchetti-Kohn): with n_l = k_l - 1 the image "
+         "has dimension sum n_l + 1 and the Segre-Veronese degree (sum n_l)!/prod n_l! * prod (r^(L-l))^(n_l) (4 for filters (2,2), "
+         "48 for (2,2,2) at r = 2), and fixing one weight of every filter after the first leaves r^(L-1) weight settings per generic "
+         "function, the rescalings' roots of unity; counted by `variety` on 9 networks",
+         conv_variety},
+    };
+    return c;
+}
+
+}  // namespace seprank
