@@ -9,6 +9,12 @@ namespace seprank {
 
 namespace {
 
+// A claim's result, its detail without a list's trailing "; ".
+ClaimResult finished(const std::string& name, bool pass, std::string detail) {
+    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ';')) detail.pop_back();
+    return {name, pass, detail};
+}
+
 // One-output single-channel convolutions: filters k_1..k_L at stride 1, power r after every
 // layer but the last, N = Σ(k_l − 1) + 1 tokens of width 1.
 NetworkSpec conv_stack(const std::vector<long>& filters, long r) {
@@ -73,7 +79,45 @@ ClaimResult conv_variety(std::uint64_t seed) {
         os << "; ";
     }
     os << cases << " networks";
-    return {"conv-variety", pass, os.str()};
+    return finished("conv-variety", pass, os.str());
+}
+
+// x ↦ Σ_{i<=h} a_i (b_i·x)² with d0 inputs: a two-layer stack of dense layers.
+NetworkSpec quadratic(long d0, long h) {
+    NetworkSpec s;
+    s.family = family_from_string("stack");
+    s.dim = d0;
+    s.tokens = 1;
+    s.layers = parse_layers("dense:width=" + std::to_string(h) + ":power=2,dense:width=1:power=1");
+    s.depth = 2;
+    return s;
+}
+
+ClaimResult quadratic_determinantal(std::uint64_t seed) {
+    std::ostringstream os;
+    bool pass = true;
+    long cases = 0;
+    os << "d0 inputs, d0 - 1 units: dimension, degree, settings per function against C(d0+1,2) - 1, d0, 2^(d0-1): ";
+    for (long d0 = 2; d0 <= 4; ++d0) {
+        VarietyOptions opt;
+        opt.seed = seed + static_cast<std::uint64_t>(cases++);
+        opt.max_unknowns = 9;
+        const VarietyAnswer v = network_variety(quadratic(d0, d0 - 1), opt);
+        const long dim = d0 * (d0 + 1) / 2 - 1, gauge = 1L << (d0 - 1);
+        const bool ok = v.agreed && v.dimension == dim && v.degree == d0 && v.gauge_fibre_points == gauge;
+        pass = pass && ok;
+        os << "d0 = " << d0 << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points << (ok ? "" : " WRONG") << "; ";
+    }
+    // contrast: with d0 units every quadratic form is reached, a linear space of degree 1
+    for (long d0 = 2; d0 <= 3; ++d0) {
+        VarietyOptions opt;
+        opt.seed = seed + static_cast<std::uint64_t>(cases++);
+        const VarietyAnswer v = network_variety(quadratic(d0, d0), opt);
+        const bool ok = v.agreed && v.dimension == d0 * (d0 + 1) / 2 && v.degree == 1;
+        pass = pass && ok;
+        os << "contrast, d0 = " << d0 << " units: " << v.dimension << ", degree " << v.degree << (ok ? "" : " WRONG") << "; ";
+    }
+    return finished("quadratic-determinantal", pass, os.str());
 }
 
 }  // namespace
@@ -86,6 +130,11 @@ const std::vector<SpectrumClaim>& variety_claims() {
          "48 for (2,2,2) at r = 2), and fixing one weight of every filter after the first leaves r^(L-1) weight settings per generic "
          "function, the rescalings' roots of unity; counted by `variety` on 9 networks",
          conv_variety},
+        {"quadratic-determinantal",
+         "shallow quadratic networks x -> sum_i a_i (b_i.x)^2 with d0 inputs and d0 - 1 hidden units (d0 = 2, 3, 4) compute the quadratic forms "
+         "of rank below d0, the symmetric determinant's hypersurface: dimension C(d0+1, 2) - 1 and degree d0, with 2^(d0-1) weight "
+         "settings per generic function once the a_i are fixed (the signs of the b_i); contrast: with d0 units, every quadratic form, degree 1",
+         quadratic_determinantal},
     };
     return c;
 }
