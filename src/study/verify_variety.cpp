@@ -3,6 +3,7 @@
 
 #include "seprank/variety.hpp"
 
+#include <array>
 #include <sstream>
 
 namespace seprank {
@@ -120,6 +121,31 @@ ClaimResult quadratic_determinantal(std::uint64_t seed) {
     return finished("quadratic-determinantal", pass, os.str());
 }
 
+ClaimResult lightning_identifiable(std::uint64_t seed) {
+    std::ostringstream os;
+    bool pass = true;
+    long cases = 0;
+    os << "one attention layer, dx = 2 (N, H, da): dimension = expected, settings per function = H!: ";
+    for (const auto& [N, H, da] : std::vector<std::array<long, 3>>{{2, 1, 2}, {3, 1, 2}, {2, 2, 1}, {3, 2, 1}}) {
+        NetworkSpec s;  // family attention, depth 1
+        s.tokens = N;
+        s.dim = 2;
+        s.depth = 1;
+        s.heads = H;
+        s.head_dim = da;
+        VarietyOptions opt;
+        opt.seed = seed + static_cast<std::uint64_t>(cases++);
+        const VarietyAnswer v = network_variety(s, opt);
+        long perms = 1;  // H!
+        for (long h = 2; h <= H; ++h) perms *= h;
+        const bool ok = v.agreed && v.dimension == v.dimension_answer.expected && v.gauge_fibre_points == perms;
+        pass = pass && ok;
+        os << "(" << N << "," << H << "," << da << "): " << v.dimension << " = " << v.dimension_answer.expected << ", " << v.gauge_fibre_points
+           << (ok ? "" : " WRONG") << "; ";
+    }
+    return finished("lightning-identifiable", pass, os.str());
+}
+
 }  // namespace
 
 const std::vector<SpectrumClaim>& variety_claims() {
@@ -135,6 +161,12 @@ const std::vector<SpectrumClaim>& variety_claims() {
          "of rank below d0, the symmetric determinant's hypersurface: dimension C(d0+1, 2) - 1 and degree d0, with 2^(d0-1) weight "
          "settings per generic function once the a_i are fixed (the signs of the b_i); contrast: with d0 units, every quadratic form, degree 1",
          quadratic_determinantal},
+        {"lightning-identifiable",
+         "one layer of lightning (linear) self-attention, Henry-Marchetti-Kohn's identifiability on small cases (N = 2, 3; dx = 2; one head "
+         "of dimension 2, two heads of dimension 1): the image has the expected dimension, parameters less the GL symmetries of (Q, K) and "
+         "(V, O), so the generic fibre's continuous part is their orbit; with the gauge fixed, H! weight settings give each generic "
+         "function, the permutations of the heads",
+         lightning_identifiable},
     };
     return c;
 }
