@@ -76,15 +76,16 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
         // terms in descending order: repeats merged, zeros (and zero polynomials) dropped.
         std::vector<std::vector<ModTerm>> merged;
         for (const ModPoly& f : polys) {
-            std::vector<ModTerm> terms;
-            for (const ModTerm& t : f) {
-                if (t.c == 0) continue;
-                auto it = std::find_if(terms.begin(), terms.end(), [&](const ModTerm& u) { return u.e == t.e; });
-                if (it == terms.end()) terms.push_back(t);
-                else it->c = (it->c + t.c) % p;
+            std::vector<ModTerm> sorted;
+            for (const ModTerm& t : f)
+                if (t.c != 0) sorted.push_back(t);
+            std::sort(sorted.begin(), sorted.end(), [](const ModTerm& x, const ModTerm& y) { return grevlex_greater(x.e, y.e); });
+            std::vector<ModTerm> terms;  // equal monomials are adjacent once sorted: merged in one pass
+            for (const ModTerm& t : sorted) {
+                if (!terms.empty() && terms.back().e == t.e) terms.back().c = (terms.back().c + t.c) % p;
+                else terms.push_back(t);
+                if (terms.back().c == 0) terms.pop_back();
             }
-            terms.erase(std::remove_if(terms.begin(), terms.end(), [](const ModTerm& t) { return t.c == 0; }), terms.end());
-            std::sort(terms.begin(), terms.end(), [](const ModTerm& x, const ModTerm& y) { return grevlex_greater(x.e, y.e); });
             if (!terms.empty()) merged.push_back(std::move(terms));
         }
         mgb::GroebnerInputIdealStream in(conf);

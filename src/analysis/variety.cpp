@@ -28,15 +28,12 @@ namespace {
 using algebra_detail::ModPoly;
 using algebra_detail::ModTerm;
 
-// Weights of m's shapes with the varied entries, in weight_entries' order, set to `vals`
-// (residues) and the structural zeros 0.
-Weights place(const Model& m, const std::vector<std::uint64_t>& vals) {
-    Weights w = m.draw_weights(1, 1);
-    const std::vector<bool>& mask = m.varied_mask();
-    std::size_t k = 0, v = 0;
-    for_each_dense(w, [&](Dense<Rational>& d) {
-        for (auto& x : d.a) x = mask[k++] ? Rational(static_cast<long>(vals[v++])) : Rational(0);
-    });
+// A copy of `shape` (weights of m's shapes, structural zeros 0) with the varied entries,
+// in weight_entries' order (dimension_weight_entries), set to the residues `vals`.
+Weights place(const Model& m, const Weights& shape, const std::vector<std::uint64_t>& vals) {
+    Weights w = shape;
+    const std::vector<Rational*> entries = dimension_weight_entries(m.valid(), w);
+    for (std::size_t v = 0; v < entries.size(); ++v) *entries[v] = Rational(static_cast<long>(vals[v]));
     return w;
 }
 
@@ -90,6 +87,7 @@ struct TrialSetup {
     std::uint64_t p = 0;
     nmod_t mod{};
     long n = 0, wdeg = 0, varied = 0, Jn = 0;
+    Weights shape;  // m's shapes, drawn once, structural zeros 0: place() fills its varied entries
     std::vector<std::uint64_t> a;
     std::vector<Point<std::uint64_t>> xs;
     std::vector<std::vector<std::uint64_t>> mu;
@@ -127,7 +125,7 @@ std::pair<long, long> count_on_slice(const Model& m, const TrialSetup& st, const
         for (long q = 0; q < st.varied; ++q)
             for (long i = 0; i < n; ++i)
                 w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
-        const ModEvaluator ev(Network{m.spec(), place(m, w)}, p);
+        const ModEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, p);
         for (long j = 0; j < Jn; ++j) nmod_mat_entry(Y.get(), k, j) = ev(st.xs[static_cast<std::size_t>(j)]);
     }
     NmodMat C(Nn, Jn, p);
@@ -171,6 +169,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     st.p = random_prime(rng, 16);
     tr.prime = st.p;
     nmod_init(&st.mod, st.p);
+    st.shape = m.draw_weights(1, 1);
     st.wdeg = wdeg;
     st.varied = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
     const std::uint64_t p = st.p;
@@ -187,7 +186,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     {
         std::vector<Point<std::uint64_t>> pts;
         for (long s = 0; s < st.varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
-        NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
+        NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.shape, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
         tr.dimension = nmod_mat_rref(J.get());
         for (long r = 0; r < tr.dimension; ++r)
             for (long q = 0; q < J.cols(); ++q)

@@ -28,17 +28,17 @@
 
 namespace seprank {
 
+ClaimResult claim_result(const std::string& name, bool pass, std::string detail) {
+    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ';')) detail.pop_back();  // a list's last "; "
+    return {name, pass, detail};
+}
+
 namespace {
 
 struct Claim {
     std::string statement;
     std::function<ClaimResult(std::uint64_t)> run;
 };
-
-ClaimResult result(const std::string& name, bool pass, std::string detail) {
-    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ';')) detail.pop_back();  // a list's last "; "
-    return {name, pass, detail};
-}
 
 // sep of a polynomial text, split by token index, certified over Q.
 RankAnswer poly_sep(const std::string& text, const std::string& partition) {
@@ -199,7 +199,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                   if (Integer(p.degree()) != output_degree(s)) bad << " expanded " << to_string(f) << ": " << p.degree();
               }
               const std::string b = bad.str();
-              return result("degree", b.empty(), b.empty() ? std::to_string(checked) + " networks, every degree = d^L (largest " + std::to_string(max_degree) + ")" : "mismatch:" + b);
+              return claim_result("degree", b.empty(), b.empty() ? std::to_string(checked) + " networks, every degree = d^L (largest " + std::to_string(max_degree) + ")" : "mismatch:" + b);
           }}},
         {"budget",
          {"h(d) = ln d / d peaks at e; the best integer block degree is 3 (3^(1/3) > 2^(1/2) = 4^(1/4)); measured degrees of an fc budget table agree",
@@ -226,7 +226,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                  << "; fc budget 48: degrees";
               for (const auto& r : cmp.rows) os << " d=" << r.block_degree << ":" << r.measured;
               os << ", best d = " << cmp.best_measured_d;
-              return result("budget", pass, os.str());
+              return claim_result("budget", pass, os.str());
           }}},
         {"claim7.1",
          {"grid-matricization rank <= separation (flattening) rank, on random networks and template sets",
@@ -251,10 +251,10 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                       ++cases;
                       tight += grid.value == flat.value;
                       if (!grid.certified() || !flat.certified() || grid.value > flat.value)
-                          return result("claim7.1", false, "grid rank " + std::to_string(grid.value) + " > sep " + std::to_string(flat.value) + " for " + network_to_json(net, -1));
+                          return claim_result("claim7.1", false, "grid rank " + std::to_string(grid.value) + " > sep " + std::to_string(flat.value) + " for " + network_to_json(net, -1));
                   }
               }
-              return result("claim7.1", true, std::to_string(cases) + " (network, templates) pairs, grid <= sep in all, equal in " + std::to_string(tight));
+              return claim_result("claim7.1", true, std::to_string(cases) + " (network, templates) pairs, grid <= sep in all, equal in " + std::to_string(tight));
           }}},
         {"claim7.2",
          {"the rank at random weights equals the maximum over many draws; a constructed degenerate point has a lower rank",
@@ -275,7 +275,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               os << config_name(s) << ", partition " << to_string(balanced_partition(3)) << ": generic rank over 12 draws mod p (each its own prime) all "
                  << r.value << " (failure_bound " << bound_up(r.failure_bound, 5) << "); certified rank over Q at a random integer point "
                  << gen.value << " (= generic); at a point whose layer-1 W^V has rank 1, " << low.value << " (< generic)";
-              return result("claim7.2", all_equal && gen.value == r.value && low.certified() && low.value < r.value, os.str());
+              return claim_result("claim7.2", all_equal && gen.value == r.value && low.certified() && low.value < r.value, os.str());
           }}},
         {"prop7.1",
          {"attention's rank is the same for every balanced partition (N = 5, 6); a non-attention polynomial's is not",
@@ -302,7 +302,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               os << "contrast <x1,x2> + x3_1 x4_1: " << a << " on 1,2|3,4 vs " << b << " on 1,3|2,4"
                  << " (the partitions with position 1 on side A are images of each other under permutations of tokens 2..N,"
                  << " and f is symmetric in those tokens, so equality is expected there; the contrast shows the check can fail)";
-              return result("prop7.1", pass, os.str());
+              return claim_result("prop7.1", pass, os.str());
           }}},
         {"small-facts",
          {"sep of a product of powers is 1; sep((x + x^2) y) = 1 with two terms; a sum of d products has sep <= d, reaching d",
@@ -322,7 +322,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                   pass = pass && g == d && c <= d && c == 1;
               }
               os << "monomial 1, (x+x^2)y 1 with " << terms << " terms, sums of d = 1..6 products: sep d (independent factors), 1 (shared factor)";
-              return result("small-facts", pass, os.str());
+              return claim_result("small-facts", pass, os.str());
           }}},
         {"known-values",
          {"sum_i x_i y_i over x|y is n; (x+y)^d is d+1; det_n with rows split k|n-k is C(n,k)",
@@ -347,7 +347,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                   }
               }
               os << "n = 1..8, d = 1..20, " << dets << " determinant splits up to det_6";
-              return result("known-values", pass, os.str());
+              return claim_result("known-values", pass, os.str());
           }}},
         {"rank-variants",
          {"the rank engine's variants (fraction-free, dense and sparse modular, certified) agree on random matrices of constructed rank",
@@ -367,9 +367,9 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                   const auto cert = rank_certified(c, RankOptions{rng.next()});
                   ++cases;
                   if (rank_modular(c, p) != ref || rank_modular(SparseZMat::from_dense(c), p) != ref || cert.value != ref || !cert.certified())
-                      return result("rank-variants", false, "disagreement on a " + std::to_string(m) + "x" + std::to_string(n) + " matrix of inner dimension " + std::to_string(r));
+                      return claim_result("rank-variants", false, "disagreement on a " + std::to_string(m) + "x" + std::to_string(n) + " matrix of inner dimension " + std::to_string(r));
               }
-              return result("rank-variants", true, std::to_string(cases) + " matrices: fraction-free = dense mod p = sparse mod p = certified");
+              return claim_result("rank-variants", true, std::to_string(cases) + " matrices: fraction-free = dense mod p = sparse mod p = certified");
           }}},
         {"embedding-no-raise",
          {"Theorem 7.3: an embedding x^j = M w^j never raises sep (same network weights, certified ranks over Q, r = 1..dx+1)",
@@ -386,7 +386,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                       ++cases;
                       lower += with < without;
                       if (!never_raises(without, with))
-                          return result("embedding-no-raise", false, config_name(s) + " r=" + std::to_string(r) + ": sep " +
+                          return claim_result("embedding-no-raise", false, config_name(s) + " r=" + std::to_string(r) + ": sep " +
                                         std::to_string(with) + " with the embedding > " + std::to_string(without) + " without");
                   }
               }
@@ -399,7 +399,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               os << cases << " (network, r) pairs, sep with <= without in all, strictly lower in " << lower
                  << "; contrast: a token-mixing substitution takes sep " << before << " to " << after << " and the check "
                  << (contrast_fails ? "rejects it" : "does NOT reject it");
-              return result("embedding-no-raise", contrast_fails, os.str());
+              return claim_result("embedding-no-raise", contrast_fails, os.str());
           }}},
         {"embedding-monotone",
          {"Theorem 7.3: the generic sep is non-decreasing in r (r = 1..dx+1, generic ranks with their failure bound)",
@@ -433,7 +433,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const bool contrast_fails = !non_decreasing(seq);
               os << "largest failure_bound " << bound_up(worst, 5) << "; contrast: rank-1 M at r=3 gives " << list_text(seq) << ", check "
                  << (contrast_fails ? "rejects it" : "does NOT reject it");
-              return result("embedding-monotone", pass && contrast_fails, os.str());
+              return claim_result("embedding-monotone", pass && contrast_fails, os.str());
           }}},
         {"embedding-full-rank",
          {"Theorem 7.3: at r = dx the generic sep equals the generic sep without embedding, and sep at the same weights is unchanged for invertible M",
@@ -462,7 +462,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const bool contrast_fails = !all_equal({singular, full});
               os << same_weights << " same-weight certified equalities; contrast: singular M at r=dx gives " << singular
                  << " vs " << full << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
-              return result("embedding-full-rank", pass && same_weights > 0 && contrast_fails, os.str());
+              return claim_result("embedding-full-rank", pass && same_weights > 0 && contrast_fails, os.str());
           }}},
         {"embedding-wide",
          {"Theorem 7.3: for r >= dx nothing changes (M of rank dx: certified sep at the same weights for r = dx..dx+2, generic sep at r = dx+1)",
@@ -493,7 +493,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const bool contrast_fails = !all_equal({narrow, full});
               os << cases << " certified equalities; contrast: r=4 with M of rank 2 at dx=3 gives " << narrow << " vs " << full
                  << ", check " << (contrast_fails ? "rejects it" : "does NOT reject it");
-              return result("embedding-wide", pass && cases > 0 && contrast_fails, os.str());
+              return claim_result("embedding-wide", pass && cases > 0 && contrast_fails, os.str());
           }}},
         {"dimension-layer",
          {"one attention layer, all outputs, N >= 2, da = dx, rank(W^Q^T W^K) <= k: dimension 2dx·k - k^2 + dx^2 - 1 (Henry, Marchetti, Kohn 2025, single layer: "
@@ -526,7 +526,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const bool contrast = one < 2 * 9 - 9 + 9 - 1;
               os << cases << " layers agree with the formula; contrast: N=1 dx=3 gives " << one << " < 17, the formula "
                  << (contrast ? "does not apply there, as stated" : "WRONGLY holds");
-              return result("dimension-layer", pass && contrast, os.str());
+              return claim_result("dimension-layer", pass && contrast, os.str());
           }}},
         {"dimension-expected",
          {"deep attention (N >= 2, no residual, no embedding): dimension = parameters minus the obvious symmetries (GL(da) pairs and "
@@ -560,7 +560,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const bool contrast = big.value == big.expected && big.value < big.parameters;
               os << cases << " configurations equal their expected count; N=4 dx=8 H=2 L=4: " << big.value << " = expected "
                  << big.expected << " < " << big.parameters << " parameters";
-              return result("dimension-expected", pass && contrast, os.str());
+              return claim_result("dimension-expected", pass && contrast, os.str());
           }}},
         {"dimension-defect",
          {"a real defect: fc of depth 3 (N=2, dx=2, d=2) has dimension below parameters minus its symmetries; one attention token "
@@ -583,7 +583,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const RankAnswer two = function_dimension(spec_of("attention", 2, 3, 1), o);
               pass = pass && two.value == two.expected;
               os << "; contrast N=2 dx=3: " << two.value << " = expected " << two.expected;
-              return result("dimension-defect", pass, os.str());
+              return claim_result("dimension-defect", pass, os.str());
           }}},
         {"stack-per-token-first",
          {"per-token layers (mlp, degree-1 hadamard) before the first attention layer do not raise its separation bound da + 1 at N = 2 "
@@ -605,7 +605,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
                   pass = pass && contrast > da + 1;
                   os << "contrast " << att << "," << att << ": " << contrast << " > " << da + 1 << "; ";
               }
-              return result("stack-per-token-first", pass, os.str());
+              return claim_result("stack-per-token-first", pass, os.str());
           }}},
         {"stack-score-degree",
          {"a first attention layer with score <q,k>^s has separation rank <= C(da+s-1, s) + 1 at N = 2, per-token layers before it "
@@ -632,7 +632,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const long contrast = sep("attention:head-dim=1:score-degree=2,attention:head-dim=1");
               pass = pass && contrast > 2;
               os << "contrast with a second layer: " << contrast << " > 2";
-              return result("stack-score-degree", pass, os.str());
+              return claim_result("stack-score-degree", pass, os.str());
           }}},
         {"power-alexander-hirschowitz",
          {"power networks p(x) = W_2 (W_1 x)^r with widths d0 -> d1 -> 1, written (d0, r, d1): dimension min(d0*d1, C(d0+r-1, r)) "
@@ -670,7 +670,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               // contrast: the expected count alone never reports a defect
               pass = pass && defective > 0;
               os << cases << " networks, " << defective << " defective, each an exception";
-              return result("power-alexander-hirschowitz", pass, os.str());
+              return claim_result("power-alexander-hirschowitz", pass, os.str());
           }}},
     };
     return c;
@@ -736,7 +736,7 @@ ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
         if (sc != extra_claims().end()) return sc->run(seed);
         return c->run(seed);
     } catch (const std::exception& e) {
-        return result(name, false, std::string("error: ") + e.what());
+        return claim_result(name, false, std::string("error: ") + e.what());
     }
 }
 

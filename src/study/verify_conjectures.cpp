@@ -15,11 +15,6 @@ namespace seprank {
 
 namespace {
 
-ClaimResult result(const std::string& name, bool pass, std::string detail) {
-    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ';')) detail.pop_back();  // the last "; "
-    return {name, pass, detail};
-}
-
 long binomial(long n, long k) {
     Integer b;
     fmpz_bin_uiui(b.get(), static_cast<ulong>(n), static_cast<ulong>(k));
@@ -85,7 +80,7 @@ const std::vector<SpectrumClaim>& make() {
              for (const auto& [dx, L] : {std::pair{2L, 3L}, {1L, 4L}, {3L, 2L}})
                  pass = compare(os, "attention N=2 dx=" + std::to_string(dx) + " L=" + std::to_string(L), generic_of(attention(2, dx, L), seed),
                                 binomial((power(3, L) - 1) / 2 + dx, dx)) && pass;
-             return result("conjecture-n2", pass, os.str());
+             return claim_result("conjecture-n2", pass, os.str());
          }},
         {"conjecture-n4-blocks",
          "attention N = 4, H = 1, partition 1,2|3,4 (docs/conjectures.md §2): the rank of degree block a is min(cap_a, cap_b, "
@@ -114,7 +109,7 @@ const std::vector<SpectrumClaim>& make() {
                  os << "attention N=4 dx=" << dx << " L=" << L << ": " << blocks - differ << " of " << blocks << " blocks as the law, total "
                     << a.value << (a.converged ? "" : " (not converged)") << "; ";
              }
-             return result("conjecture-n4-blocks", pass, os.str());
+             return claim_result("conjecture-n4-blocks", pass, os.str());
          }},
         {"conjecture-score-degree",
          "attention with score <q,k>^s, N = 2, dx = 1 (docs/conjectures.md §3): the generic separation rank is "
@@ -129,7 +124,7 @@ const std::vector<SpectrumClaim>& make() {
                  pass = compare(os, "s=3 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=3", L), seed),
                                 (power(7, L) - power(3, L)) / 4 + 1) && pass;
              }
-             return result("conjecture-score-degree", pass, os.str());
+             return claim_result("conjecture-score-degree", pass, os.str());
          }},
         {"conjecture-mlp-stack",
          "the stack attention,mlp:power=2 repeated c times, N = 2, dx = 1 (docs/conjectures.md §4): the generic separation rank "
@@ -141,7 +136,7 @@ const std::vector<SpectrumClaim>& make() {
              for (long c = 1; c <= 4; ++c)
                  pass = compare(os, "attention,mlp:power=2 x" + std::to_string(c), generic_of(stack(2, 1, "attention,mlp:power=2", c), seed),
                                 (power(6, c) - power(2, c)) / 2 + 1) && pass;
-             return result("conjecture-mlp-stack", pass, os.str());
+             return claim_result("conjecture-mlp-stack", pass, os.str());
          }},
     };
     return claims;

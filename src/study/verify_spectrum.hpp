@@ -17,4 +17,8 @@ struct SpectrumClaim {
 
 const std::vector<SpectrumClaim>& spectrum_claims();
 
+// A claim's result, its detail without a list's trailing "; " (the claims of verify.cpp,
+// verify_conjectures.cpp and verify_variety.cpp). O(length of detail).
+ClaimResult claim_result(const std::string& name, bool pass, std::string detail);
+
 }  // namespace seprank

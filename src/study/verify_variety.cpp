@@ -10,12 +10,6 @@ namespace seprank {
 
 namespace {
 
-// A claim's result, its detail without a list's trailing "; ".
-ClaimResult finished(const std::string& name, bool pass, std::string detail) {
-    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ';')) detail.pop_back();
-    return {name, pass, detail};
-}
-
 // One-output single-channel convolutions: filters k_1..k_L at stride 1, power r after every
 // layer but the last, N = Σ(k_l − 1) + 1 tokens of width 1.
 NetworkSpec conv_stack(const std::vector<long>& filters, long r) {
@@ -80,7 +74,7 @@ ClaimResult conv_variety(std::uint64_t seed) {
         os << "; ";
     }
     os << cases << " networks";
-    return finished("conv-variety", pass, os.str());
+    return claim_result("conv-variety", pass, os.str());
 }
 
 // x ↦ Σ_{i<=h} a_i (b_i·x)² with d0 inputs: a two-layer stack of dense layers.
@@ -118,7 +112,7 @@ ClaimResult quadratic_determinantal(std::uint64_t seed) {
         pass = pass && ok;
         os << "contrast, d0 = " << d0 << " units: " << v.dimension << ", degree " << v.degree << (ok ? "" : " WRONG") << "; ";
     }
-    return finished("quadratic-determinantal", pass, os.str());
+    return claim_result("quadratic-determinantal", pass, os.str());
 }
 
 ClaimResult lightning_identifiable(std::uint64_t seed) {
@@ -143,7 +137,7 @@ ClaimResult lightning_identifiable(std::uint64_t seed) {
         os << "(" << N << "," << H << "," << da << "): " << v.dimension << " = " << v.dimension_answer.expected << ", " << v.gauge_fibre_points
            << (ok ? "" : " WRONG") << "; ";
     }
-    return finished("lightning-identifiable", pass, os.str());
+    return claim_result("lightning-identifiable", pass, os.str());
 }
 
 }  // namespace
