@@ -143,6 +143,19 @@ PY
 "$S" variety --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>"$T/var_notes.txt" >/dev/null || fail "variety --weight-range"
 grep -q "note: --weight-range 3 is ignored" "$T/var_notes.txt" || fail "variety: no note for --weight-range"
 
+# defects (issue 60): the small range's census, csv with a header and one row per network
+"$S" defects --max-width 3 --max-depth 3 --max-power 3 --format csv >"$T/defects.csv" || fail "defects --format csv"
+/usr/bin/python3 - "$T/defects.csv" <<'PY' || fail "defects: 31 networks, 4 defective, each with a reason"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 31, len(rows)
+bad = [r for r in rows if int(r["defect"]) > 0]
+assert len(bad) == 4 and all(r["reason"] in ("bound", "level") for r in bad), bad
+assert all(int(r["dimension"]) <= int(r["bound"]) <= int(r["expected"]) for r in rows)
+assert all((r["label"] == "exact") == (r["dimension"] == r["bound"]) for r in rows)
+PY
+"$S" defects --max-width 2 --max-depth 2 --all --format json 2>"$T/def_notes.txt" >/dev/null || fail "defects --all --format json"
+grep -q "note: --all is ignored" "$T/def_notes.txt" || fail "defects: no note for --all with json"
 # dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
 "$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"

@@ -121,6 +121,7 @@ std::unique_ptr<Command> make_spectrum_command();
 std::unique_ptr<Command> make_guess_command();
 std::unique_ptr<Command> make_dimension_command();
 std::unique_ptr<Command> make_variety_command();
+std::unique_ptr<Command> make_defects_command();
 
 void add_network_options(CLI::App* app, NetOptions& o);
 // The names of the options add_network_options registers that describe the network

@@ -44,9 +44,7 @@ struct VarietyCommand final : Command {
         opt.max_unknowns = max_unknowns;
         opt.max_interpolation = max_interpolation;
         opt.generic_slice = generic_slice;
-        if (trials < 1) throw seprank::invalid_input("--trials " + std::to_string(trials) + " is below 1");
-        if (max_unknowns < 1) throw seprank::invalid_input("--max-unknowns " + std::to_string(max_unknowns) + " is below 1");
-        if (max_interpolation < 1) throw seprank::invalid_input("--max-interpolation " + std::to_string(max_interpolation) + " is below 1");
+        seprank::check_options(opt);
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "variety draws every weight uniformly from Z/p");
         const seprank::ValidSpec spec = to_spec(no);

@@ -37,6 +37,10 @@ struct VarietyOptions {
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
 };
 
+// Checks every option (invalid_input naming the value): the ranges stated in
+// VarietyOptions. O(1).
+void check_options(const VarietyOptions& opt);
+
 // One trial: its prime and its two counts (-1 where a system was not zero-dimensional).
 struct VarietyTrial {
     std::uint64_t prime = 0;

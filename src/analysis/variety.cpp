@@ -230,10 +230,14 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
 
 }  // namespace
 
+void check_options(const VarietyOptions& opt) {
+    if (opt.trials < 1) throw invalid_input("trials " + std::to_string(opt.trials) + " is below 1");
+    if (opt.max_unknowns < 1) throw invalid_input("max unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
+    if (opt.max_interpolation < 1) throw invalid_input("max interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
+}
+
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) {
-    if (opt.trials < 1) throw invalid_input("variety trials " + std::to_string(opt.trials) + " is below 1");
-    if (opt.max_unknowns < 1) throw invalid_input("variety max_unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
-    if (opt.max_interpolation < 1) throw invalid_input("variety max_interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
+    check_options(opt);
     const auto t0 = std::chrono::steady_clock::now();
     const Model m(spec);
     VarietyAnswer res;

@@ -98,6 +98,12 @@ inline void add_loss(Losses& losses, const std::string& what, long v) {
 struct LayerCount {
     long params = 0, eff = 0, n_next = 0;
     std::string how;
+    // A layer whose outputs are each one form of degree forms_degree in the forms_in
+    // coordinates of its input's span (a dense layer: (W v)^r, or W v); 0 for other kinds.
+    // Of its rows, `rows` are read (eff = rows·(forms_in − row_loss): row_loss 1 where a
+    // row's scale is undone in the next layer). Model::expected_losses caps a power layer
+    // and such a layer after it by the forms they compose into.
+    long forms_in = 0, forms_degree = 0, rows = 0, row_loss = 0;
 };
 
 // A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to

@@ -734,13 +734,12 @@ struct DenseKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
         const long units = width(sp, in), prev = in.n * n_in;
         LayerCount c;
-        c.n_next = units;
-        c.params = units * in.n * in.w;
-        if (!last && sp.power > 1) {
-            c.eff = units * (prev - 1);
+        c.n_next = units, c.params = units * in.n * in.w;
+        c.forms_in = prev, c.forms_degree = sp.power, c.rows = scalar_last ? 1 : units, c.row_loss = !last && sp.power > 1;
+        c.eff = c.rows * (prev - c.row_loss);
+        if (c.row_loss) {
             c.how = "per hidden unit its row scale, undone (to the power r) in the next layer";
         } else {
-            c.eff = (scalar_last ? 1 : units) * prev;
             c.how = sp.power > 1 ? "a power layer read whole" : last ? "the linear output layer" : "a linear layer";
             if (scalar_last && units > 1) c.how += "; rows other than p never read";
         }

@@ -55,6 +55,69 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     derive_mask();
 }
 
+namespace {
+
+// A run of layers a+1..b reading one another whole (dense), a+1..b−1 of degree r_l: layer
+// b's pre-activations are forms of degree ∏ r_l in the forms_in coordinates of layer a+1's
+// input, M of them (the monomials), so the run counts at most b.rows·(M − b.row_loss),
+// whatever the widths inside it (Massarenti–Mella's cap for the last two layers; any run
+// alike; the whole network is the ambient space's cap, left to it). Runs are chosen not to overlap, the largest total saving (one pass over the
+// layers, O(L^2)), each one a loss.
+void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, detail::Losses& losses) {
+    const long L = static_cast<long>(c.size());
+    // saving(a, b): of the run of 0-based layers a..b (b > a), 0 where none applies
+    auto run_saving = [&](long a, long b, long* M_out) -> long {
+        long eff = 0;
+        Integer D(1);
+        for (long l = a; l <= b; ++l) {
+            if (c[static_cast<std::size_t>(l)].forms_in <= 0) return 0;
+            if (l < b && gl[static_cast<std::size_t>(l)] > 0) return 0;
+            eff += c[static_cast<std::size_t>(l)].eff;
+            if (l < b) D = D * Integer(c[static_cast<std::size_t>(l)].forms_degree);
+        }
+        if (D == Integer(1)) return 0;
+        const detail::LayerCount& last = c[static_cast<std::size_t>(b)];
+        const long M = detail::monomials(c[static_cast<std::size_t>(a)].forms_in, D, false);
+        if (M_out) *M_out = M;
+        const long cap = M == LONG_MAX ? LONG_MAX : detail::sat_mul(last.rows, M - last.row_loss);
+        return cap < eff ? eff - cap : 0;
+    };
+    std::vector<long> best(static_cast<std::size_t>(L + 1), 0), from(static_cast<std::size_t>(L + 1), -1);  // best[m]: of layers < m
+    for (long m = 1; m <= L; ++m) {
+        best[static_cast<std::size_t>(m)] = best[static_cast<std::size_t>(m - 1)];
+        for (long a = 0; a + 1 < m; ++a) {
+            if (a == 0 && m == L) continue;  // the whole network: the ambient space's cap
+            const long s = run_saving(a, m - 1, nullptr);
+            if (s > 0 && best[static_cast<std::size_t>(a)] + s > best[static_cast<std::size_t>(m)]) {
+                best[static_cast<std::size_t>(m)] = best[static_cast<std::size_t>(a)] + s;
+                from[static_cast<std::size_t>(m)] = a;
+            }
+        }
+    }
+    std::vector<std::pair<std::string, long>> chosen;
+    for (long m = L; m >= 1;) {
+        const long a = from[static_cast<std::size_t>(m)];
+        if (a < 0) {
+            --m;
+            continue;
+        }
+        long M = 0;
+        const long s = run_saving(a, m - 1, &M);
+        const detail::LayerCount& last = c[static_cast<std::size_t>(m - 1)];
+        Integer D(1);
+        for (long l = a; l < m - 1; ++l) D = D * Integer(c[static_cast<std::size_t>(l)].forms_degree);
+        chosen.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
+                              std::to_string(last.rows) + " read row" + (last.rows == 1 ? "" : "s") + " are forms of degree " + D.str() + " in " +
+                              std::to_string(c[static_cast<std::size_t>(a)].forms_in) + " variables, " + std::to_string(M) + " coefficients each" +
+                              (last.row_loss ? ", less its scale" : "") + ", whatever the widths between",
+                          s});
+        m = a;
+    }
+    for (auto it = chosen.rbegin(); it != chosen.rend(); ++it) detail::add_loss(losses, it->first, it->second);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
     const NetworkSpec& s = spec();
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
@@ -76,16 +139,20 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
         // embedding, then the span of the previous layer's output, which a bottleneck
         // H·da < dx or w < dx makes smaller than dx; with a residual dx).
         long n_in = n_first;
+        std::vector<detail::LayerCount> counts;
+        std::vector<long> gl;  // gl[l]: the GL loss between layers l and l+1 (0-based)
         for (long l = 0; l < L; ++l) {
             const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
             const std::string at = "layer " + std::to_string(l + 1) + ": ";
             detail::add_loss(losses, at + c.how, c.params - c.eff);
-            if (l + 1 < L && net.junction(s, l))
-                detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2),
-                                 c.n_next * c.n_next);
+            gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
+            if (gl.back() > 0)
+                detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), gl.back());
+            counts.push_back(c);
             n_in = c.n_next;
         }
         net.adjust_expected(s, scalar, P, losses);
+        run_caps(counts, gl, losses);
     });
     return losses;
 }

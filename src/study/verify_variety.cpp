@@ -1,6 +1,7 @@
 // seprank — the `verify` claims about neurovarieties (verify_variety.hpp; docs/variety.md).
 #include "verify_variety.hpp"
 
+#include "seprank/defects.hpp"
 #include "seprank/variety.hpp"
 
 #include <array>
@@ -140,6 +141,42 @@ ClaimResult lightning_identifiable(std::uint64_t seed) {
     return claim_result("lightning-identifiable", pass, os.str());
 }
 
+std::string widths_text(const std::vector<long>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+}
+
+ClaimResult massarenti_mella(std::uint64_t seed) {
+    DefectRange range;  // widths 2..5, depth 2..4, powers 2..5
+    range.seed = seed;
+    const DefectSweep sw = defect_sweep(range);
+    long over = 0, total = 0;
+    for (long L = range.min_depth; L <= range.max_depth; ++L) {
+        long t = 1;
+        for (long i = 0; i < L; ++i) t *= range.max_width - 1;
+        for (long i = 0; i + 1 < L; ++i) t *= range.max_power - range.min_power + 1;
+        total += t;
+    }
+    for (const DefectRow& r : sw.rows) over += r.dimension.value > r.bound || r.bound > r.expected;
+    const bool pass = over == 0 && sw.ah_mismatch == 0 && static_cast<long>(sw.rows.size()) + sw.skipped == total;
+    std::ostringstream os;
+    os << sw.rows.size() << " networks (" << sw.skipped << " of " << total << " without room left out); dimension above the bound or bound above "
+       << "the expected: " << over << "; last levels against the AH list: " << sw.ah_mismatch << " disagree; " << sw.defective << " defective: "
+       << sw.by_bound << " reach the bound, " << sw.by_level << " at a defective level (";
+    bool first = true;
+    for (const DefectLevel& v : sw.levels)
+        if (v.dimension.value < v.expected) {
+            os << (first ? "" : "; ") << "(" << v.inputs << "," << v.width << "," << v.outputs << ") at " << v.power << ": " << v.dimension.value << " < " << v.expected;
+            first = false;
+        }
+    os << "), " << sw.unexplained << " by neither";
+    for (const DefectRow& r : sw.rows)
+        if (r.reason == DefectReason::unexplained)
+            os << "; " << widths_text(r.widths) << " at " << widths_text(r.powers) << ": " << r.dimension.value << " < " << r.expected;
+    return claim_result("massarenti-mella", pass, os.str());
+}
+
 }  // namespace
 
 const std::vector<SpectrumClaim>& variety_claims() {
@@ -161,6 +198,12 @@ const std::vector<SpectrumClaim>& variety_claims() {
          "(V, O), so the generic fibre's continuous part is their orbit; with the gauge fixed, H! weight settings give each generic "
          "function, the permutations of the heads",
          lightning_identifiable},
+        {"massarenti-mella",
+         "Massarenti-Mella's exhaustive check of one-output power networks (widths 2..5, depth 2..4, exponents 2..5, networks with a layer "
+         "without room left out as they leave them): no measured dimension exceeds the bound (expected_dimension, every run of layers capped), "
+         "which never exceeds their expected dimension; the last levels measured defective are exactly the Alexander-Hirschowitz list's; "
+         "every defective network is named with its reason (the bound, a defective level, or neither) by `seprank defects`",
+         massarenti_mella},
     };
     return c;
 }

@@ -62,6 +62,23 @@ TEST_CASE("variety: degrees known in closed form") {
     VarietyOptions bad;
     bad.trials = 0;
     CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), bad), invalid_input);
+    // check_options names each value (the CLI's one check too)
+    const auto refused = [](VarietyOptions o, const std::string& what) {
+        try {
+            check_options(o);
+            FAIL("accepted " << what);
+        } catch (const invalid_input& e) {
+            CHECK(std::string(e.what()).find(what) != std::string::npos);
+        }
+    };
+    refused(bad, "trials 0 is below 1");
+    VarietyOptions u;
+    u.max_unknowns = -3;
+    refused(u, "max unknowns -3 is below 1");
+    VarietyOptions m;
+    m.max_interpolation = 0;
+    refused(m, "max interpolation 0 is below 1");
+    CHECK_NOTHROW(check_options(VarietyOptions{}));
     VarietyOptions small;
     small.max_unknowns = 2;
     CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), small), resource_limit);

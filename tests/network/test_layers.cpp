@@ -424,8 +424,13 @@ TEST_CASE("power networks: degree r^(h-1), the KTB count, and Alexander-Hirschow
     // D_1 = r·(0 + 1) = 2, D_2 = r·(D_1 + 1) = 6 (hidden layers), D_3 = D_2 + 1 = 7 (linear output)
     CHECK(weight_degree(deep) == Integer(7));
     CHECK(parameter_count(deep) == Integer(3 * 4 + 4 * 3 + 3 * 2));
-    // KTB: d_h + Σ (d_{i−1} − 1)·d_i = 2 + 2·4 + 3·3 + 2·2, under the ambient 2·C(3+4−1, 4)
-    CHECK(expected_dimension(deep, DimensionOutput::all).expected == 2 + 2 * 4 + 3 * 3 + 2 * 2);
+    // KTB: d_h + Σ (d_{i−1} − 1)·d_i = 2 + 2·4 + 3·3 + 2·2 = 23, under the ambient 2·C(3+4−1, 4);
+    // less 2: layer 2's 3 pre-activations are ternary quadrics, 3·(6 − 1) = 15 for layers 1
+    // and 2 against their 2·4 + 3·3 = 17 (whatever the 4 squares between)
+    CHECK(expected_dimension(deep, DimensionOutput::all).expected == 2 + 2 * 4 + 3 * 3 + 2 * 2 - 2);
+    DimensionOptions all;
+    all.output = DimensionOutput::all;
+    CHECK(function_dimension(deep, all).value == 21);
     auto rng = seprank_test::rng_for("power-ah");
     INFO("seed " << seprank_test::seed());
     struct Case {

@@ -1,0 +1,189 @@
+// seprank — the defective power networks of a range (defects.hpp; docs/defects.md).
+#include "seprank/defects.hpp"
+
+#include "base/parallel.hpp"
+#include "base/process.hpp"
+#include "seprank/dimension.hpp"
+#include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <map>
+#include <string>
+
+namespace seprank {
+
+namespace {
+
+// C(top, k), LONG_MAX when larger.
+long binomial(long top, long k) {
+    Integer c;
+    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
+    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
+}
+
+long sat_add(long a, long b) { return a > LONG_MAX - b ? LONG_MAX : a + b; }
+
+// Every width list n_0..n_{L−1} in 2..w and exponent list d_1..d_{L−1} in lo..hi, as
+// odometers, the last entry fastest.
+bool next_tuple(std::vector<long>& t, long lo, long hi) {
+    for (std::size_t i = t.size(); i-- > 0;) {
+        if (t[i] < hi) {
+            ++t[i];
+            return true;
+        }
+        t[i] = lo;
+    }
+    return false;
+}
+
+// The stack of dense layers of (n, d) on n_0 inputs (one token).
+ValidSpec power_stack(const std::vector<long>& n, const std::vector<long>& d) {
+    NetworkSpec s;
+    s.family = family_from_string("stack");
+    s.tokens = 1;
+    s.dim = n[0];
+    std::string text;
+    const std::size_t L = n.size() - 1;
+    for (std::size_t l = 1; l <= L; ++l)
+        text += (l > 1 ? "," : "") + std::string("dense:width=") + std::to_string(n[l]) + ":power=" + std::to_string(l < L ? d[l - 1] : 1);
+    s.layers = parse_layers(text);
+    s.depth = static_cast<long>(L);
+    return ValidSpec(s);
+}
+
+// The three bounds and their least (defects.hpp).
+void bounds(DefectRow& r) {
+    const std::vector<long>& n = r.widths;
+    const std::vector<long>& d = r.powers;
+    const std::size_t L = n.size() - 1;
+    r.parameters = 0;
+    long hidden = 0, D = 1;
+    for (std::size_t l = 1; l <= L; ++l) r.parameters += n[l] * n[l - 1];
+    for (std::size_t l = 1; l < L; ++l) hidden += n[l];
+    for (long e : d) D = D > LONG_MAX / e ? LONG_MAX : D * e;
+    r.rescaled = r.parameters - hidden;
+    r.forms = D == LONG_MAX ? LONG_MAX : binomial(n[0] - 1 + D, D);
+    long front = 0;
+    for (std::size_t l = 1; l + 1 < L; ++l) front += n[l] * (n[l - 1] - 1);
+    r.cap = sat_add(front, binomial(n[L - 2] - 1 + d[L - 2], d[L - 2]));
+    r.expected = std::min({r.rescaled, r.forms, r.cap});
+}
+
+}  // namespace
+
+void check_range(const DefectRange& g) {
+    if (g.max_width < 2 || g.max_width > 8) throw invalid_input("max width " + std::to_string(g.max_width) + " is outside 2..8");
+    if (g.min_depth < 2 || g.min_depth > 5) throw invalid_input("min depth " + std::to_string(g.min_depth) + " is outside 2..5");
+    if (g.max_depth < g.min_depth || g.max_depth > 5)
+        throw invalid_input("max depth " + std::to_string(g.max_depth) + " is outside " + std::to_string(g.min_depth) + "..5 (min depth..5)");
+    if (g.min_power < 2 || g.min_power > 8) throw invalid_input("min power " + std::to_string(g.min_power) + " is outside 2..8");
+    if (g.max_power < g.min_power || g.max_power > 8)
+        throw invalid_input("max power " + std::to_string(g.max_power) + " is outside " + std::to_string(g.min_power) + "..8 (min power..8)");
+    if (g.threads < 1) throw invalid_input("threads " + std::to_string(g.threads) + " is below 1");
+}
+
+bool alexander_hirschowitz_exception(long v, long d, long s) {
+    if (d == 2) return s >= 2 && s <= v - 1;
+    return (v == 3 && d == 4 && s == 5) || (v == 4 && d == 4 && s == 9) || (v == 5 && d == 3 && s == 7) || (v == 5 && d == 4 && s == 14);
+}
+
+const char* to_string(DefectReason r) {
+    switch (r) {
+        case DefectReason::none: return "none";
+        case DefectReason::bound: return "bound";
+        case DefectReason::level: return "level";
+        case DefectReason::unexplained: return "unexplained";
+    }
+    return "none";
+}
+
+DefectSweep defect_sweep(const DefectRange& range) {
+    check_range(range);
+    const auto t0 = std::chrono::steady_clock::now();
+    DefectSweep out;
+    out.range = range;
+    for (long L = range.min_depth; L <= range.max_depth; ++L) {
+        std::vector<long> n(static_cast<std::size_t>(L), 2), d(static_cast<std::size_t>(L - 1), range.min_power);
+        do {
+            do {
+                bool room = true;
+                for (std::size_t l = 1; l < n.size() && room; ++l) room = binomial(n[l - 1] - 1 + d[l - 1], d[l - 1]) > n[l];
+                if (!room) {
+                    ++out.skipped;
+                    continue;
+                }
+                DefectRow r;
+                r.widths = n;
+                r.widths.push_back(1);
+                r.powers = d;
+                out.rows.push_back(std::move(r));
+            } while (next_tuple(d, range.min_power, range.max_power));
+        } while (next_tuple(n, 2, range.max_width));
+    }
+    const long count = static_cast<long>(out.rows.size());
+    detail::run_parallel(range.threads, [&](int tid) {
+        for (long i = tid; i < count; i += range.threads) {
+            DefectRow& r = out.rows[static_cast<std::size_t>(i)];
+            bounds(r);
+            const ValidSpec spec = power_stack(r.widths, r.powers);
+            r.bound = expected_dimension(spec, DimensionOutput::scalar).expected;
+            DimensionOptions opt;
+            opt.threads = 1;
+            opt.seed = range.seed + static_cast<std::uint64_t>(i);
+            r.dimension = function_dimension(spec, opt);
+            r.exact = r.dimension.value == r.bound;
+            r.defect = r.expected - r.dimension.value;
+            const std::size_t L = r.widths.size() - 1;
+            r.ah_exception = alexander_hirschowitz_exception(r.widths[L - 2], r.powers[L - 2], r.widths[L - 1]);
+        }
+    });
+    // The levels: each distinct (n_{l−1}, n_l, n_{l+1}, d_l) once, measured with all outputs.
+    std::map<std::array<long, 4>, std::size_t> level_at;
+    for (const DefectRow& r : out.rows)
+        for (std::size_t l = 1; l + 1 < r.widths.size(); ++l) {
+            const std::array<long, 4> key{r.widths[l - 1], r.widths[l], r.widths[l + 1], r.powers[l - 1]};
+            if (level_at.emplace(key, out.levels.size()).second) out.levels.push_back({key[0], key[1], key[2], key[3], 0, {}});
+        }
+    const long nlev = static_cast<long>(out.levels.size());
+    detail::run_parallel(range.threads, [&](int tid) {
+        for (long i = tid; i < nlev; i += range.threads) {
+            DefectLevel& v = out.levels[static_cast<std::size_t>(i)];
+            const ValidSpec spec = power_stack({v.inputs, v.width, v.outputs}, {v.power});
+            v.expected = expected_dimension(spec, DimensionOutput::all).expected;
+            DimensionOptions opt;
+            opt.threads = 1;
+            opt.output = DimensionOutput::all;
+            opt.seed = range.seed + static_cast<std::uint64_t>(count + i);
+            v.dimension = function_dimension(spec, opt);
+        }
+    });
+    for (DefectRow& r : out.rows) {
+        for (std::size_t l = 1; l + 1 < r.widths.size(); ++l) {
+            const DefectLevel& v = out.levels[level_at.at(std::array<long, 4>{r.widths[l - 1], r.widths[l], r.widths[l + 1], r.powers[l - 1]})];
+            if (v.dimension.value < v.expected) r.defective_levels.push_back(static_cast<long>(l));
+        }
+        const long last = static_cast<long>(r.widths.size()) - 2;
+        const bool last_defective = !r.defective_levels.empty() && r.defective_levels.back() == last;
+        r.reason = r.defect <= 0 ? DefectReason::none
+                   : r.exact     ? DefectReason::bound
+                   : !r.defective_levels.empty() ? DefectReason::level
+                                                 : DefectReason::unexplained;
+        out.exact += r.exact;
+        out.defective += r.defect > 0;
+        out.by_bound += r.reason == DefectReason::bound;
+        out.by_level += r.reason == DefectReason::level;
+        out.unexplained += r.reason == DefectReason::unexplained;
+        out.silent += r.defect <= 0 && !r.defective_levels.empty();
+        out.ah_mismatch += last_defective != r.ah_exception;
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.peak_mib = peak_rss_mib();
+    return out;
+}
+
+}  // namespace seprank

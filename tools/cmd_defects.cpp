@@ -1,0 +1,138 @@
+// seprank defects — the `defects` subcommand: the range's options, one library call
+// (defect_sweep), formatting.
+#include "cli.hpp"
+
+#include "seprank/defects.hpp"
+
+namespace seprank_cli {
+
+namespace {
+
+std::string joined(const std::vector<long>& v, const char* sep) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+    return s;
+}
+
+// The defective levels, as text: "(n_{l-1},n_l,n_{l+1}) at d: dimension < expected; …".
+std::string defective_levels(const seprank::DefectSweep& sw) {
+    std::string s;
+    for (const auto& v : sw.levels)
+        if (v.dimension.value < v.expected)
+            s += (s.empty() ? "" : "; ") + std::string("(") + std::to_string(v.inputs) + "," + std::to_string(v.width) + "," + std::to_string(v.outputs) +
+                 ") at " + std::to_string(v.power) + ": " + std::to_string(v.dimension.value) + " < " + std::to_string(v.expected);
+    return s.empty() ? "none" : s;
+}
+
+std::string count_text(long v) { return v == LONG_MAX ? std::string("huge") : std::to_string(v); }
+
+struct DefectsCommand final : Command {
+    seprank::DefectRange range;
+    std::string format = "text";
+    bool all = false;
+
+    void add(CLI::App& app) override {
+        sub = app.add_subcommand("defects",
+            "Every one-output power network x -> W_L s_{L-1}(... s_1(W_1 x)) (s_l: t^(d_l) entrywise) in a range of widths, depths and "
+            "exponents: its dimension against the expected one (Massarenti-Mella's rule: the least of the weights less the rescalings, "
+            "the forms of degree prod d_l, and the last two layers' forms); every defective network named, with whether its last level is "
+            "an Alexander-Hirschowitz exception (docs/defects.md)");
+        sub->add_option("--max-width", range.max_width, "widths n_0..n_{L-1} run over 2..W, 2 <= W <= 8 (n_L = 1)")->capture_default_str();
+        sub->add_option("--min-depth", range.min_depth, "the fewest weight matrices L, 2..5")->capture_default_str();
+        sub->add_option("--max-depth", range.max_depth, "the most weight matrices L, min-depth..5")->capture_default_str();
+        sub->add_option("--min-power", range.min_power, "the least exponent d_l, 2..8")->capture_default_str();
+        sub->add_option("--max-power", range.max_power, "the largest exponent d_l, min-power..8")->capture_default_str();
+        sub->add_option("--seed", range.seed, "seed of network i's dimension is seed + i (0..2^64-1)")->check(seed_check())->capture_default_str();
+        sub->add_flag("--all", all, "text: list every network, not only the defective ones");
+        sub->add_option("--format", format, "text|csv|json (csv and json: every network)")->check(one_of({"text", "csv", "json"}));
+    }
+
+    int run(const Globals&) override {
+        range.threads = seprank::default_threads();
+        seprank::check_range(range);
+        Notes notes;
+        if (format != "text") notes.ignored(*sub, {"--all"}, "csv and json list every network");
+        const seprank::DefectSweep sw = seprank::defect_sweep(range);
+        json rows = json::array();
+        for (const auto& r : sw.rows) {
+            const std::size_t L = r.widths.size() - 1;
+            rows.push_back({{"depth", static_cast<long>(L)},
+                            {"widths", joined(r.widths, " ")},
+                            {"powers", joined(r.powers, " ")},
+                            {"parameters", r.parameters},
+                            {"rescaled", r.rescaled},
+                            {"forms", count_text(r.forms)},
+                            {"cap", r.cap},
+                            {"expected", r.expected},
+                            {"bound", r.bound},
+                            {"dimension", r.dimension.value},
+                            {"defect", r.defect},
+                            {"label", r.exact ? "exact" : "lower bound"},
+                            {"failure_bound", r.exact ? json(0) : json(seprank::bound_up(r.dimension.failure_bound, 3))},
+                            {"last_level", joined({r.widths[L - 2], r.powers[L - 2], r.widths[L - 1]}, " ")},
+                            {"defective_levels", joined(r.defective_levels, " ")},
+                            {"ah_exception", r.ah_exception},
+                            {"reason", seprank::to_string(r.reason)}});
+        }
+        if (format == "csv") {
+            notes.emit(nullptr);
+            const std::vector<std::string> cols{"depth", "widths", "powers", "parameters", "rescaled", "forms", "cap", "expected", "bound",
+                                                "dimension", "defect", "label", "failure_bound", "last_level", "defective_levels", "ah_exception", "reason"};
+            for (std::size_t c = 0; c < cols.size(); ++c) std::cout << (c ? "," : "") << cols[c];
+            std::cout << "\n";
+            for (const auto& row : rows) {
+                for (std::size_t c = 0; c < cols.size(); ++c) {
+                    const json& v = row.at(cols[c]);
+                    std::cout << (c ? "," : "") << (v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : v.dump());
+                }
+                std::cout << "\n";
+            }
+            return 0;
+        }
+        json j;
+        j["networks"] = static_cast<long>(sw.rows.size());
+        j["skipped"] = sw.skipped;
+        j["exact"] = sw.exact;
+        j["defective"] = sw.defective;
+        j["by_bound"] = sw.by_bound;
+        j["by_level"] = sw.by_level;
+        j["unexplained"] = sw.unexplained;
+        j["silent"] = sw.silent;
+        j["levels"] = static_cast<long>(sw.levels.size());
+        j["defective_levels"] = defective_levels(sw);
+        j["ah_mismatch"] = sw.ah_mismatch;
+        j["seconds"] = std::round(sw.seconds * 100) / 100;
+        j["peak_mib"] = std::round(sw.peak_mib * 10) / 10;
+        if (format == "json") {
+            j["rows"] = rows;
+            notes.emit(&j);
+            std::cout << json_text(j, 2) << "\n";
+            return 0;
+        }
+        notes.emit(nullptr);
+        std::cout << "# one-output power networks: widths 2.." << range.max_width << ", depth " << range.min_depth << ".." << range.max_depth
+                  << " (weight matrices), powers " << range.min_power << ".." << range.max_power << "\n";
+        print_record(j, "text", {"networks", "skipped", "exact", "defective", "by_bound", "by_level", "unexplained", "silent", "levels", "defective_levels", "ah_mismatch", "seconds", "peak_mib"});
+        std::cout << (all ? "networks" : "defective networks")
+                  << " (widths n_0..n_L; powers d_1..d_(L-1): dimension against the expected one, the bound where lower; the levels "
+                     "measured defective; reason):\n";
+        for (std::size_t i = 0; i < sw.rows.size(); ++i) {
+            const auto& r = sw.rows[i];
+            if (!all && r.defect <= 0) continue;
+            std::cout << "  " << joined(r.widths, ",") << "; " << joined(r.powers, ",") << ": " << r.dimension.value << (r.defect > 0 ? " < " : " = ")
+                      << r.expected;
+            if (r.bound < r.expected) std::cout << ", bound " << r.bound;
+            std::cout << (r.exact ? " (exact)" : "");
+            if (!r.defective_levels.empty()) std::cout << "; level" << (r.defective_levels.size() > 1 ? "s " : " ") << joined(r.defective_levels, ",");
+            if (r.defect > 0) std::cout << "; " << seprank::to_string(r.reason);
+            std::cout << "\n";
+        }
+        return 0;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_defects_command() { return std::make_unique<DefectsCommand>(); }
+
+}  // namespace seprank_cli
