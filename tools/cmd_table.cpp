@@ -46,7 +46,7 @@ struct TableCommand final : Command {
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = 0;
     std::uint64_t t_seed = 1;
-    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_columns = false, t_blocks = false;
+    bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_variety = false, t_columns = false, t_blocks = false;
     std::string format = "text";
     std::string device = "cpu";
 
@@ -81,6 +81,9 @@ struct TableCommand final : Command {
             ->check(one_of({"auto", "plain", "graded"}))->capture_default_str();
         sub->add_option("--eps", t_eps, "epsilon-rank columns: relative thresholds E[,E...] (spectrum of the seeded integer-weight network)");
         sub->add_option("--measure", t_measure, "--eps: uniform | gaussian")->check(one_of({"uniform", "gaussian"}))->capture_default_str();
+        sub->add_flag("--variety", t_variety,
+                      "add the degree of every row's image and the weight settings per generic function on the gauge slice (columns variety_degree, "
+                      "gauge_fibre; `seprank variety`'s defaults, seeded by --seed; a row over its limits gets null and the reason)");
         sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect; scalar output, seeded by --seed)");
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
@@ -150,6 +153,7 @@ struct TableCommand final : Command {
             sw.eps = parse_eps(t_eps);
             sw.measure = seprank::measure_from_string(t_measure);
             sw.dimension = t_dimension;
+            sw.variety = t_variety;
             sw.blocks = t_blocks;
         }
         seprank::TablePlan planned = seprank::plan_table(sweeps);
@@ -247,7 +251,7 @@ struct TableCommand final : Command {
             if (layers) shown.insert(shown.begin() + 1, "layers");
             print_rows(blocks, seprank::table_block_columns(layers, dev.device != seprank::Device::cpu), format, shown);
         } else {
-            const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu);
+            const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu, t_variety);
             std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "certified", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
@@ -256,6 +260,7 @@ struct TableCommand final : Command {
             }
             if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
             if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
+            if (t_variety) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"variety_degree", "gauge_fibre"});
             if (layers) shown.insert(shown.begin() + 1, "layers");
             if (dev.device != seprank::Device::cpu) shown.push_back("device");
             print_rows(rows, cols, format, shown);

@@ -24,6 +24,10 @@ struct RowSource {
     const RankAnswer* dimension = nullptr;  // table --dimension: function_dimension's answer (dimension, dim_expected, dim_defect)
     std::string partition;               // used when no answer carries one
     std::string status, reason;          // table rows: ok | lower-bound | skipped, and why
+    // table --variety: network_variety's degree and gauge-slice fibre count (variety_degree,
+    // gauge_fibre), -1 where none was claimed; read only when has_variety.
+    bool has_variety = false;
+    long variety_degree = -1, gauge_fibre = -1;
 };
 
 struct Column {

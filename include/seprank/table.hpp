@@ -80,6 +80,11 @@ struct SweepOptions {
     // DimensionOptions (scalar output, 2 trials, reverse variant) except o.seed =
     // generic.seed and o.threads = generic.threads (the value does not depend on threads).
     bool dimension = false;
+    // The image's degree and gauge fibre (docs/variety.md): true adds the columns of
+    // table_variety_columns() to every row: network_variety(spec, o) with the default
+    // VarietyOptions except o.seed = generic.seed and o.threads = generic.threads. A row over
+    // its limits (resource_limit) or without weights gets null and the reason.
+    bool variety = false;
     // A folder (created when missing) under which each row keeps the block store of its
     // graded evaluation (GenericOptions::store) while it runs: row_store(row). A killed
     // table then resumes a row from its finished units, and MPI ranks (table_mpi) can
@@ -180,6 +185,10 @@ const std::vector<std::string>& table_eps_columns();
 // A row whose dimension could not be computed (resource_limit) has them null and the
 // message in `reason`. O(1).
 const std::vector<std::string>& table_dimension_columns();
+// The variety columns, after the dimension columns, only in sweeps with
+// SweepOptions::variety: variety_degree (the image's degree) and gauge_fibre (the weight
+// settings per generic function on the gauge slice). O(1).
+const std::vector<std::string>& table_variety_columns();
 // table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
 // plus table_dimension_columns() when `dimension`, plus `layers` (right after `family`)
 // when `layers` (a sweep with SPECs), plus `device` (last: cpu, or cuda: <GPU name>) when
@@ -190,9 +199,11 @@ std::vector<std::string> table_columns(bool eps);
 std::vector<std::string> table_columns(bool eps, bool dimension);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers);
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device);
+// ... plus table_variety_columns() when `variety` (after the dimension columns).
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device, bool variety);
 // row_columns of a block row (table_blocks.hpp's is_block_row): table_block_columns.
 std::vector<std::string> row_columns(const Row& row);
-// Every column a table row can have, in CSV order (table_columns(true, true, true, true)),
+// Every column a table row can have, in CSV order (table_columns(true, true, true, true, true)),
 // then the columns a block table adds (block, blocks, cap_a, cap_b, at_cap, total;
 // table_blocks.hpp), each with its meaning from the registry (columns.hpp): what `seprank
 // table --columns` prints. O(columns²).

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct VarietyOptions {
     long max_unknowns = 8;        // the largest dimension n solved for (checked >= 1)
     long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
+    int threads = default_threads();  // trials run side by side on this many threads (checked >= 1)
 };
 
 // Checks every option (invalid_input naming the value): the ranges stated in

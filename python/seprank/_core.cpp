@@ -694,8 +694,8 @@ PYBIND11_MODULE(_core, m) {
         result["file_recompute"] = from_file.recompute;
         return result;
     });
-    m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device) { return table_columns(eps, dimension, layers, device); },
-          py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false, py::arg("device") = false);
+    m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device, bool variety) { return table_columns(eps, dimension, layers, device, variety); },
+          py::arg("eps") = false, py::arg("dimension") = false, py::arg("layers") = false, py::arg("device") = false, py::arg("variety") = false);
     m.def("table_block_columns", [](bool layers, bool device) { return table_block_columns(layers, device); },
           py::arg("layers") = false, py::arg("device") = false);
     m.def("split_layers_list", [](const std::string& text) { return split_layers_list(text); });

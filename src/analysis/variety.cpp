@@ -3,6 +3,7 @@
 #include "seprank/variety.hpp"
 
 #include "algebra/groebner.hpp"
+#include "base/parallel.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
@@ -234,6 +235,7 @@ void check_options(const VarietyOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials " + std::to_string(opt.trials) + " is below 1");
     if (opt.max_unknowns < 1) throw invalid_input("max unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
     if (opt.max_interpolation < 1) throw invalid_input("max interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
+    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " is below 1");
 }
 
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) {
@@ -251,8 +253,16 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     dopt.seed = opt.seed;
     res.dimension_answer = function_dimension(spec, dopt);
     res.dimension = res.dimension_answer.value;
+    // Each trial its own stream, derived in order, so that the trials run side by side
+    // and give the same counts on any number of threads.
     Rng rng(opt.seed);
-    for (long t = 0; t < opt.trials; ++t) res.trials.push_back(one_trial(m, opt, rng, wdeg));
+    std::vector<Rng> streams;
+    for (long t = 0; t < opt.trials; ++t) streams.push_back(rng.split(static_cast<std::uint64_t>(t)));
+    res.trials.resize(static_cast<std::size_t>(opt.trials));
+    const int nt = static_cast<int>(std::min<long>(opt.threads, opt.trials));
+    detail::run_parallel(nt, [&](int tid) {
+        for (long t = tid; t < opt.trials; t += nt) res.trials[static_cast<std::size_t>(t)] = one_trial(m, opt, streams[static_cast<std::size_t>(t)], wdeg);
+    });
     const VarietyTrial& first = res.trials.front();
     res.agreed = first.gauge_fibre_points > 0 && first.gauge_section_points >= 0 && first.gauge_section_points % first.gauge_fibre_points == 0;
     const long degree = res.agreed ? first.gauge_section_points / first.gauge_fibre_points : -1;

@@ -125,6 +125,12 @@ std::vector<Column> make_columns() {
         {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
+        {"variety_degree", "table --variety: the degree of the image, counted mod 16-bit primes whose trials agree (null: none claimed; docs/variety.md)", [](const RowSource& s) -> Value {
+             return s.has_variety && s.variety_degree >= 0 ? Value(s.variety_degree) : Value();
+         }},
+        {"gauge_fibre", "table --variety: weight settings per generic function on the gauge slice, the discrete symmetries left (null: none claimed)", [](const RowSource& s) -> Value {
+             return s.has_variety && s.gauge_fibre >= 0 ? Value(s.gauge_fibre) : Value();
+         }},
         // The block columns of table --blocks (table_blocks.hpp): the table fills them from
         // the configuration's answer and its degree blocks, so a record made here has them null.
         {"block", "table --blocks: the block, the degree a of f_a in the variables of side A", [](const RowSource&) -> Value { return Value(); }},

@@ -7,6 +7,7 @@
 #include "seprank/cancel.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/dimension.hpp"
+#include "seprank/variety.hpp"
 #include "seprank/error.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/table_blocks.hpp"
@@ -53,11 +54,19 @@ const std::vector<std::string>& table_dimension_columns() {
 
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers, false); }
 
-std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device) {
+const std::vector<std::string>& table_variety_columns() {
+    static const std::vector<std::string> cols = {"variety_degree", "gauge_fibre"};
+    return cols;
+}
+
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device) { return table_columns(eps, dimension, layers, device, false); }
+
+std::vector<std::string> table_columns(bool eps, bool dimension, bool layers, bool device, bool variety) {
     std::vector<std::string> cols = table_columns();
     if (layers) cols.insert(cols.begin() + 1, "layers");  // after family: it says which stack
     if (eps) cols.insert(cols.end(), table_eps_columns().begin(), table_eps_columns().end());
     if (dimension) cols.insert(cols.end(), table_dimension_columns().begin(), table_dimension_columns().end());
+    if (variety) cols.insert(cols.end(), table_variety_columns().begin(), table_variety_columns().end());
     if (device) cols.push_back("device");
     return cols;
 }
@@ -68,14 +77,14 @@ std::vector<std::string> table_columns(bool eps) { return table_columns(eps, fal
 
 std::vector<Column> table_column_meanings() {
     std::vector<Column> out;
-    for (const std::string& name : table_columns(true, true, true, true)) out.push_back(column(name));
+    for (const std::string& name : table_columns(true, true, true, true, true)) out.push_back(column(name));
     for (const char* name : {"block", "blocks", "cap_a", "cap_b", "at_cap", "total"}) out.push_back(column(name));  // --blocks
     return out;
 }
 
 std::vector<std::string> row_columns(const Row& row) {
     if (is_block_row(row)) return table_block_columns(row.contains("layers"), row.contains("device"));
-    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"));
+    return table_columns(row.contains("eps_ranks"), row.contains("dimension"), row.contains("layers"), row.contains("device"), row.contains("variety_degree"));
 }
 
 std::vector<SweepOptions> default_table() {
@@ -385,6 +394,34 @@ void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s)
     for (const auto& c : table_dimension_columns()) r.set(c, cells.at(c));
 }
 
+// The variety columns of one row (SweepOptions::variety): network_variety with the sweep's
+// seed and threads. Over its limits (resource_limit) or without weights (invalid_input) the
+// cells are null and the reason says why.
+void add_variety_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
+    VarietyOptions o;
+    o.seed = s.generic.seed;
+    o.threads = s.generic.threads;
+    RowSource src;
+    src.has_variety = true;
+    try {
+        const VarietyAnswer v = network_variety(spec, o);
+        src.variety_degree = v.degree;
+        src.gauge_fibre = v.agreed ? v.gauge_fibre_points : -1;
+        if (!v.agreed) {
+            const std::string before = r.at("reason").str();
+            r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + v.label);
+        }
+    } catch (const resource_limit& e) {
+        const std::string before = r.at("reason").str();
+        r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + e.what());
+    } catch (const invalid_input& e) {
+        const std::string before = r.at("reason").str();
+        r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + e.what());
+    }
+    const Record cells = make_record(src, table_variety_columns());
+    for (const auto& c : table_variety_columns()) r.set(c, cells.at(c));
+}
+
 // The whole row's time (milliseconds, as tables always had) and the peak resident memory
 // while it ran.
 void stamp(Row& r, std::chrono::steady_clock::time_point t0, PeakWindow& window) {
@@ -444,6 +481,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         if (s.blocks) detail::set_block_lists(r, {}, {});
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason, -1);
         if (s.dimension) add_dimension_columns(r, spec, s);
+        if (s.variety) add_variety_columns(r, spec, s);
         stamp(r, t0, window);
         return r;
     }
@@ -481,6 +519,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     if (s.blocks) detail::set_block_lists(r, res.block_ranks, sides);
     if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "", res.value);
     if (s.dimension) add_dimension_columns(r, spec, s);
+    if (s.variety) add_variety_columns(r, spec, s);
     stamp(r, t0, window);
     return r;
 }
@@ -506,13 +545,14 @@ std::string sweep_signature(const SweepOptions& s) {
     std::ostringstream os;
     os << "results=" << kResultsVersion << " trials=" << g.trials << " seed=" << g.seed << " method=" << static_cast<int>(g.method) << " max_side=" << g.max_side
        << " variant=" << static_cast<int>(g.variant) << " partition=" << (s.partition.empty() ? "balanced" : s.partition)
-       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty(), g.device != Device::cpu).size();
+       << " max_variables=" << s.max_variables << " columns=" << table_columns(!s.eps.empty(), s.dimension, !s.layers.empty(), g.device != Device::cpu, s.variety).size();
     if (!s.eps.empty()) {  // absent without ε: the signature of older files is unchanged
         os << " eps=";
         for (std::size_t k = 0; k < s.eps.size(); ++k) os << (k ? "," : "") << eps_text(s.eps[k]);
         os << " measure=" << to_string(s.measure) << " eps_max_side=" << s.eps_max_side;
     }
     if (s.dimension) os << " dimension=1";  // absent without it, as the ε options
+    if (s.variety) os << " variety=1";
     if (!s.layers.empty()) os << " layers=1";  // the column; the SPECs are in the row keys
     if (s.blocks) os << " blocks=1";  // one row per block
     // Off the CPU the primes are smaller (device.hpp): another sweep. Absent for the CPU.

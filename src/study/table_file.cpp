@@ -98,8 +98,8 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         if (header.empty()) {
             header = cells;
             bool known = false;  // the header of some sweep: with or without each optional group
-            for (int m = 0; m < 16 && !known; ++m)
-                known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0);
+            for (int m = 0; m < 32 && !known; ++m)
+                known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0, (m & 16) != 0);
             for (int m = 0; m < 4 && !known; ++m) known = header == table_block_columns((m & 1) != 0, (m & 2) != 0);
             if (!known)
                 throw invalid_input(source + " does not hold the seprank table header (" + where + ": " + line.substr(0, 80) + ")");

@@ -79,6 +79,22 @@ TEST_CASE("variety: degrees known in closed form") {
     m.max_interpolation = 0;
     refused(m, "max interpolation 0 is below 1");
     CHECK_NOTHROW(check_options(VarietyOptions{}));
+    VarietyOptions th;
+    th.threads = 0;
+    refused(th, "threads 0 is below 1");
+    // the trials run side by side, each on its own stream: the same primes and counts on 1 and 2 threads
+    VarietyOptions one = opt, two = opt;
+    one.threads = 1;
+    two.threads = 2;
+    const VarietyAnswer a1 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), one);
+    const VarietyAnswer a2 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), two);
+    REQUIRE(a1.trials.size() == a2.trials.size());
+    for (std::size_t t = 0; t < a1.trials.size(); ++t) {
+        CHECK(a1.trials[t].prime == a2.trials[t].prime);
+        CHECK(a1.trials[t].gauge_section_points == a2.trials[t].gauge_section_points);
+        CHECK(a1.trials[t].free_weights == a2.trials[t].free_weights);
+    }
+    CHECK(a1.degree == a2.degree);
     VarietyOptions small;
     small.max_unknowns = 2;
     CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), small), resource_limit);

@@ -491,7 +491,7 @@ TEST_CASE("the family table: the theorems and expansion variants that apply to e
         const ValidSpec vs(s);
         RankAnswer a;
         a.value = 9;
-        const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}}, {"theorem"});
+        const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}, false, -1, -1}, {"theorem"});
         CHECK(r.at("theorem").json() == (w.levine_theorems ? "\"7.2\"" : "null"));
         NetworkSpec e = s;  // the same with an embedding of rank 1, where the family takes one
         e.embed_rank = 1;
@@ -520,7 +520,7 @@ TEST_CASE("a stack of plain attention layers carries attention's theorem columns
     const ValidSpec vs(s);
     RankAnswer a;
     a.value = 9;
-    const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}}, {"theorem", "heads", "block_degree"});
+    const Record r = make_record(RowSource{&vs, &a, nullptr, {}, {}, {}, false, -1, -1}, {"theorem", "heads", "block_degree"});
     CHECK(r.at("theorem").json() == "\"7.2\"");
     CHECK(r.at("heads").json() == "1");
     CHECK(r.at("block_degree").json() == "3");

@@ -8,6 +8,7 @@
 #include "seprank/prime.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/table.hpp"
+#include "seprank/variety.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -1260,8 +1261,56 @@ TEST_CASE("table --layers: a bad SPEC is one invalid_input naming it; a SPEC inv
     CHECK(bp.configs[0]->depth == 2 * (100 / per));
 }
 
+TEST_CASE("table --variety: the image's degree and gauge fibre, as network_variety gives them; a row over its limits empty with the reason") {
+    SweepOptions sw;
+    sw.families = {Family::stack};
+    sw.layers = {"conv,conv:power=1", "dense:width=2:power=2,dense:width=1:power=1"};
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2};
+    sw.depths = {1};
+    sw.generic.seed = seprank_test::seed();
+    sw.variety = true;
+    INFO("seed " << sw.generic.seed);
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 6);  // conv (2,2) needs 3 tokens
+    SweepOptions plain = sw;
+    plain.variety = false;
+    long filled = 0, empty = 0;
+    for (const auto& spec : plan) {
+        CAPTURE(describe(spec));
+        const Row row = table_row(spec, sw);
+        REQUIRE(row.contains("variety_degree"));
+        VarietyOptions o;
+        o.seed = sw.generic.seed;
+        long degree = -1, fibre = -1;
+        try {
+            const VarietyAnswer v = network_variety(spec, o);
+            if (v.agreed) degree = v.degree, fibre = v.gauge_fibre_points;
+        } catch (const resource_limit&) {
+        }
+        CHECK(row.at("variety_degree").str() == (degree >= 0 ? std::to_string(degree) : ""));
+        CHECK(row.at("gauge_fibre").str() == (fibre >= 0 ? std::to_string(fibre) : ""));
+        if (degree < 0) CHECK(row.at("reason").str().find("variety: ") != std::string::npos);
+        (degree >= 0 ? filled : empty) += 1;
+        // the columns are extra: every other cell is the row without them
+        const Row base = table_row(spec, plain);
+        CHECK_FALSE(base.contains("variety_degree"));
+        for (const auto& c : table_columns(false, false, true, false))
+            if (c != "seconds" && c != "peak_mib" && c != "reason") CHECK_MESSAGE(row.at(c).str() == base.at(c).str(), c);
+        // the CSV header with the group is a table file's
+        CHECK(row_columns(row) == table_columns(false, false, true, false, true));
+        const TableFile f = parse_table_text(csv_line(table_columns(false, false, true, false, true)) + "\n" + csv_line(row) + "\n", false, "variety");
+        REQUIRE(f.rows.size() == 1);
+        CHECK(f.rows[0].at("variety_degree").str() == row.at("variety_degree").str());
+    }
+    CHECK(filled >= 3);  // the quadratic networks in 2, 3 and 4 variables
+    CHECK(empty >= 1);   // 6 variables: dimension 11 > 8 unknowns
+    CHECK(sweep_signature(sw).find(" variety=1") != std::string::npos);
+    CHECK(sweep_signature(plain).find("variety") == std::string::npos);
+}
+
 TEST_CASE("table_column_meanings: every column a row can have, in CSV order, each with a meaning") {
-    auto all = table_columns(true, true, true, true);
+    auto all = table_columns(true, true, true, true, true);
     for (const char* c : {"block", "blocks", "cap_a", "cap_b", "at_cap", "total"}) all.emplace_back(c);  // table --blocks adds these
     const auto meanings = table_column_meanings();
     REQUIRE(meanings.size() == all.size());
