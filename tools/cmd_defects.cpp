@@ -14,18 +14,6 @@ std::string joined(const std::vector<long>& v, const char* sep) {
     return s;
 }
 
-// The defective levels, as text: "(n_{l-1},n_l,n_{l+1}) at d: dimension < expected; …".
-std::string defective_levels(const seprank::DefectSweep& sw) {
-    std::string s;
-    for (const auto& v : sw.levels)
-        if (v.dimension.value < v.expected)
-            s += (s.empty() ? "" : "; ") + std::string("(") + std::to_string(v.inputs) + "," + std::to_string(v.width) + "," + std::to_string(v.outputs) +
-                 ") at " + std::to_string(v.power) + ": " + std::to_string(v.dimension.value) + " < " + std::to_string(v.expected);
-    return s.empty() ? "none" : s;
-}
-
-std::string count_text(long v) { return v == LONG_MAX ? std::string("huge") : std::to_string(v); }
-
 struct DefectsCommand final : Command {
     seprank::DefectRange range;
     std::string format = "text";
@@ -53,57 +41,17 @@ struct DefectsCommand final : Command {
         Notes notes;
         if (format != "text") notes.ignored(*sub, {"--all"}, "csv and json list every network");
         const seprank::DefectSweep sw = seprank::defect_sweep(range);
-        json rows = json::array();
-        for (const auto& r : sw.rows) {
-            const std::size_t L = r.widths.size() - 1;
-            rows.push_back({{"depth", static_cast<long>(L)},
-                            {"widths", joined(r.widths, " ")},
-                            {"powers", joined(r.powers, " ")},
-                            {"parameters", r.parameters},
-                            {"rescaled", r.rescaled},
-                            {"forms", count_text(r.forms)},
-                            {"cap", r.cap},
-                            {"expected", r.expected},
-                            {"bound", r.bound},
-                            {"dimension", r.dimension.value},
-                            {"defect", r.defect},
-                            {"label", r.exact ? "exact" : "lower bound"},
-                            {"failure_bound", r.exact ? json(0) : json(seprank::bound_up(r.dimension.failure_bound, 3))},
-                            {"last_level", joined({r.widths[L - 2], r.powers[L - 2], r.widths[L - 1]}, " ")},
-                            {"defective_levels", joined(r.defective_levels, " ")},
-                            {"ah_exception", r.ah_exception},
-                            {"reason", seprank::to_string(r.reason)}});
-        }
+        const std::vector<std::string>& cols = seprank::defect_columns();
         if (format == "csv") {
             notes.emit(nullptr);
-            const std::vector<std::string> cols{"depth", "widths", "powers", "parameters", "rescaled", "forms", "cap", "expected", "bound",
-                                                "dimension", "defect", "label", "failure_bound", "last_level", "defective_levels", "ah_exception", "reason"};
-            for (std::size_t c = 0; c < cols.size(); ++c) std::cout << (c ? "," : "") << cols[c];
-            std::cout << "\n";
-            for (const auto& row : rows) {
-                for (std::size_t c = 0; c < cols.size(); ++c) {
-                    const json& v = row.at(cols[c]);
-                    std::cout << (c ? "," : "") << (v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : v.dump());
-                }
-                std::cout << "\n";
-            }
+            std::cout << seprank::csv_line(cols) << "\n";
+            for (const auto& r : sw.rows) std::cout << seprank::csv_line(seprank::defect_record(r), cols) << "\n";
             return 0;
         }
-        json j;
-        j["networks"] = static_cast<long>(sw.rows.size());
-        j["skipped"] = sw.skipped;
-        j["exact"] = sw.exact;
-        j["defective"] = sw.defective;
-        j["by_bound"] = sw.by_bound;
-        j["by_level"] = sw.by_level;
-        j["unexplained"] = sw.unexplained;
-        j["silent"] = sw.silent;
-        j["levels"] = static_cast<long>(sw.levels.size());
-        j["defective_levels"] = defective_levels(sw);
-        j["ah_mismatch"] = sw.ah_mismatch;
-        j["seconds"] = std::round(sw.seconds * 100) / 100;
-        j["peak_mib"] = std::round(sw.peak_mib * 10) / 10;
+        json j = json::parse(seprank::to_json(seprank::defect_summary(sw)));
         if (format == "json") {
+            json rows = json::array();
+            for (const auto& r : sw.rows) rows.push_back(json::parse(seprank::to_json(seprank::defect_record(r))));
             j["rows"] = rows;
             notes.emit(&j);
             std::cout << json_text(j, 2) << "\n";
@@ -116,8 +64,7 @@ struct DefectsCommand final : Command {
         std::cout << (all ? "networks" : "defective networks")
                   << " (widths n_0..n_L; powers d_1..d_(L-1): dimension against the expected one, the bound where lower; the levels "
                      "measured defective; reason):\n";
-        for (std::size_t i = 0; i < sw.rows.size(); ++i) {
-            const auto& r = sw.rows[i];
+        for (const auto& r : sw.rows) {
             if (!all && r.defect <= 0) continue;
             std::cout << "  " << joined(r.widths, ",") << "; " << joined(r.powers, ",") << ": " << r.dimension.value << (r.defect > 0 ? " < " : " = ")
                       << r.expected;

@@ -51,37 +51,15 @@ struct VarietyCommand final : Command {
         const seprank::VarietyAnswer v = seprank::network_variety(spec, opt);
         json j = spec_json(spec);
         j["network"] = describe(spec);
-        j["dimension"] = v.dimension;
-        j["dimension_kind"] = seprank::to_string(v.dimension_answer.kind);
-        j["dimension_failure_bound"] = seprank::bound_up(v.dimension_answer.failure_bound, 3);
-        j["degree"] = v.degree >= 0 ? json(v.degree) : json(nullptr);
-        j["parameters"] = v.parameters;
-        j["fibre_dimension"] = v.fibre_dimension;
-        j["gauge_fibre_points"] = v.gauge_fibre_points >= 0 ? json(v.gauge_fibre_points) : json(nullptr);
-        j["free_weights"] = v.free_weights;
-        j["agreed"] = v.agreed;
-        json primes = json::array(), sections = json::array(), generic = json::array(), fibres = json::array();
-        for (const auto& t : v.trials) {
-            primes.push_back(t.prime);
-            sections.push_back(t.gauge_section_points);
-            generic.push_back(t.section_points);
-            fibres.push_back(t.fibre_points);
+        const seprank::Record rec = seprank::variety_record(v, generic_slice);
+        const json r = json::parse(seprank::to_json(rec));
+        std::vector<std::string> keys;
+        for (const auto& cell : rec) {
+            j[cell.first] = r.at(cell.first);
+            keys.push_back(cell.first);
         }
-        j["primes"] = primes;
-        j["section_points"] = sections;  // the gauge slice's, per trial: deg X times gauge_fibre_points
-        std::vector<std::string> keys{"dimension", "dimension_kind", "dimension_failure_bound", "degree", "parameters", "fibre_dimension",
-                                      "gauge_fibre_points", "free_weights", "agreed", "primes", "section_points"};
-        if (generic_slice) {  // the generic slice: the fibre's degree k and deg X · k per trial
-            j["fibre_points"] = v.fibre_points >= 0 ? json(v.fibre_points) : json(nullptr);
-            j["generic_section_points"] = generic;
-            j["generic_fibre_points"] = fibres;
-            keys.insert(keys.end(), {"fibre_points", "generic_section_points", "generic_fibre_points"});
-        }
-        j["label"] = v.label;
-        j["seconds"] = std::round(v.seconds * 1e4) / 1e4;
         notes.emit(format == "json" ? &j : nullptr);
         if (format == "text") std::cout << "# " << describe(spec) << "\n";
-        keys.insert(keys.end(), {"label", "seconds"});
         print_record(j, format, keys);
         return 0;
     }

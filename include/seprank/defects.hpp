@@ -30,6 +30,7 @@
 
 #include "seprank/answer.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/record.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -110,5 +111,20 @@ struct DefectSweep {
 // (P <= 8·8·(L−1) + 8 weights each); the default range's 12,810 networks take about 4 s
 // on 2 cores.
 DefectSweep defect_sweep(const DefectRange& range);
+
+// The columns of a network's row, in order: depth, widths and powers (space-separated),
+// parameters, rescaled, forms ("huge" past 2^63), cap, expected, bound, dimension, defect,
+// label ("exact" where the dimension reaches the bound, else "lower bound"),
+// failure_bound (0 where exact), last_level ("n_{L−2} d_{L−1} n_{L−1}"),
+// defective_levels (space-separated), ah_exception, reason. O(1).
+const std::vector<std::string>& defect_columns();
+// One network's row, those columns: what `seprank defects --format csv|json` writes and
+// Python's defects() returns. O(L).
+Record defect_record(const DefectRow& r);
+// The sweep's counts: networks, skipped, exact, defective, by_bound, by_level,
+// unexplained, silent, levels, defective_levels (the defective levels as text:
+// "(n_{l−1},n_l,n_{l+1}) at d: dimension < expected; …", or "none"), ah_mismatch, seconds,
+// peak_mib. O(levels).
+Record defect_summary(const DefectSweep& sw);
 
 }  // namespace seprank

@@ -23,6 +23,7 @@
 #include "seprank/answer.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/network.hpp"
+#include "seprank/record.hpp"
 
 #include <cstdint>
 #include <string>
@@ -81,5 +82,12 @@ struct VarietyAnswer {
 // Cost: function_dimension's, then per trial: C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials), an
 // interpolation of that size, two Gröbner bases in n unknowns.
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
+
+// The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
+// dimension_kind, dimension_failure_bound, degree (null unless agreed), parameters,
+// fibre_dimension, gauge_fibre_points (null unless agreed), free_weights, agreed, primes and
+// section_points (per trial; the gauge slice's), with generic_slice also fibre_points,
+// generic_section_points and generic_fibre_points (per trial), then label and seconds. O(T).
+Record variety_record(const VarietyAnswer& v, bool generic_slice);
 
 }  // namespace seprank

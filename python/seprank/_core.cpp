@@ -532,6 +532,45 @@ PYBIND11_MODULE(_core, m) {
         d["losses"] = e.losses;
         return d;
     });
+    m.def("variety", [](const py::dict& spec, const py::dict& opts) {
+        const ValidSpec s = spec_from_dict(spec);
+        VarietyOptions o;
+        o.trials = opts["trials"].cast<long>();
+        o.seed = opts["seed"].cast<std::uint64_t>();
+        o.max_unknowns = opts["max_unknowns"].cast<long>();
+        o.max_interpolation = opts["max_interpolation"].cast<long>();
+        o.generic_slice = opts["generic_slice"].cast<bool>();
+        o.threads = opts["threads"].cast<int>();
+        check_options(o);
+        const VarietyAnswer v = run_long([&] { return network_variety(s, o); });
+        return to_json(variety_record(v, o.generic_slice));
+    });
+    // defects: the summary, the rows and the levels as JSON text (defect_summary, defect_record)
+    m.def("defects", [](const py::dict& rng) {
+        DefectRange g;
+        g.max_width = rng["max_width"].cast<long>();
+        g.min_depth = rng["min_depth"].cast<long>();
+        g.max_depth = rng["max_depth"].cast<long>();
+        g.min_power = rng["min_power"].cast<long>();
+        g.max_power = rng["max_power"].cast<long>();
+        g.seed = rng["seed"].cast<std::uint64_t>();
+        g.threads = rng["threads"].cast<int>();
+        check_range(g);
+        const DefectSweep sw = run_long([&] { return defect_sweep(g); });
+        std::vector<Record> rows, levels;
+        for (const DefectRow& r : sw.rows) rows.push_back(defect_record(r));
+        for (const DefectLevel& v : sw.levels) {
+            Record l;
+            l.set("inputs", v.inputs);
+            l.set("width", v.width);
+            l.set("outputs", v.outputs);
+            l.set("power", v.power);
+            l.set("expected", v.expected);
+            l.set("dimension", v.dimension.value);
+            levels.push_back(std::move(l));
+        }
+        return std::make_tuple(to_json(defect_summary(sw)), to_json(rows), to_json(levels));
+    });
 
     // ---- guess: rows as (x, value text) pairs; the result keeps the library's Guess for predict()
     py::class_<Guess>(m, "Guess")

@@ -7,6 +7,7 @@
 #include <mathicgb.h>
 
 #include <algorithm>
+#include <mutex>
 #include <exception>
 #include <string>
 
@@ -69,6 +70,11 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
                 if (x < 0) throw invalid_input("Gröbner system: negative exponent " + std::to_string(x));
         }
     LeadingMonomials out{static_cast<LeadingMonomials::Coefficient>(p), static_cast<LeadingMonomials::VarIndex>(n), {}, {}, {}, false};
+    // MathicGB is not reentrant: its memory arenas (memtailor) are shared by every thread,
+    // and two bases computed at once corrupt them (a segfault in memt::Arena, seen with
+    // variety's trials side by side). One basis at a time in the process.
+    static std::mutex one_at_a_time;
+    const std::lock_guard<std::mutex> lock(one_at_a_time);
     try {
         mgb::GroebnerConfiguration conf(static_cast<mgb::GroebnerConfiguration::Coefficient>(p), static_cast<mgb::GroebnerConfiguration::VarIndex>(n), 1);
         conf.setMaxThreadCount(1);

@@ -33,6 +33,8 @@ struct SolutionCount {
 // (invalid_input otherwise). max_count bounds the count of standard monomials walked
 // (resource_limit past it). Cost: MathicGB's (doubly exponential in n at worst; seconds
 // for n <= 6 and degrees <= 8 in practice), then O(standard monomials · basis).
+// Thread-safe: MathicGB is not reentrant, so calls from several threads take turns (one
+// basis at a time per process).
 SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count = 10000000);
 
 }  // namespace seprank::algebra_detail

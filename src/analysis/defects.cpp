@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -184,6 +185,68 @@ DefectSweep defect_sweep(const DefectRange& range) {
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.peak_mib = peak_rss_mib();
     return out;
+}
+
+namespace {
+
+std::string joined(const std::vector<long>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
+    return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& defect_columns() {
+    static const std::vector<std::string> cols{"depth", "widths", "powers", "parameters", "rescaled", "forms", "cap", "expected", "bound",
+                                               "dimension", "defect", "label", "failure_bound", "last_level", "defective_levels", "ah_exception", "reason"};
+    return cols;
+}
+
+Record defect_record(const DefectRow& r) {
+    const std::size_t L = r.widths.size() - 1;
+    Record rec;
+    rec.set("depth", static_cast<long>(L));
+    rec.set("widths", joined(r.widths));
+    rec.set("powers", joined(r.powers));
+    rec.set("parameters", r.parameters);
+    rec.set("rescaled", r.rescaled);
+    rec.set("forms", r.forms == LONG_MAX ? Value("huge") : Value(r.forms));
+    rec.set("cap", r.cap);
+    rec.set("expected", r.expected);
+    rec.set("bound", r.bound);
+    rec.set("dimension", r.dimension.value);
+    rec.set("defect", r.defect);
+    rec.set("label", r.exact ? "exact" : "lower bound");
+    rec.set("failure_bound", r.exact ? Value(0L) : Value::real(bound_up(r.dimension.failure_bound, 3), 3));
+    rec.set("last_level", joined({r.widths[L - 2], r.powers[L - 2], r.widths[L - 1]}));
+    rec.set("defective_levels", joined(r.defective_levels));
+    rec.set("ah_exception", r.ah_exception);
+    rec.set("reason", to_string(r.reason));
+    return rec;
+}
+
+Record defect_summary(const DefectSweep& sw) {
+    std::string levels;
+    for (const DefectLevel& v : sw.levels)
+        if (v.dimension.value < v.expected)
+            levels += (levels.empty() ? "" : "; ") + std::string("(") + std::to_string(v.inputs) + "," + std::to_string(v.width) + "," +
+                      std::to_string(v.outputs) + ") at " + std::to_string(v.power) + ": " + std::to_string(v.dimension.value) + " < " + std::to_string(v.expected);
+    Record rec;
+    rec.set("networks", static_cast<long>(sw.rows.size()));
+    rec.set("skipped", sw.skipped);
+    rec.set("exact", sw.exact);
+    rec.set("defective", sw.defective);
+    rec.set("by_bound", sw.by_bound);
+    rec.set("by_level", sw.by_level);
+    rec.set("unexplained", sw.unexplained);
+    rec.set("silent", sw.silent);
+    rec.set("levels", static_cast<long>(sw.levels.size()));
+    rec.set("defective_levels", levels.empty() ? std::string("none") : levels);
+    rec.set("ah_mismatch", sw.ah_mismatch);
+    rec.set("seconds", std::round(sw.seconds * 100) / 100);
+    rec.set("peak_mib", std::round(sw.peak_mib * 10) / 10);
+    return rec;
 }
 
 }  // namespace seprank

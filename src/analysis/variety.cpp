@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <climits>
 #include <tuple>
 #include <utility>
@@ -285,6 +286,37 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
+}
+
+Record variety_record(const VarietyAnswer& v, bool generic_slice) {
+    const auto maybe = [](long x) { return x >= 0 ? Value(x) : Value(); };
+    std::vector<long> primes, sections, generic, fibres;
+    for (const VarietyTrial& t : v.trials) {
+        primes.push_back(static_cast<long>(t.prime));
+        sections.push_back(t.gauge_section_points);
+        generic.push_back(t.section_points);
+        fibres.push_back(t.fibre_points);
+    }
+    Record r;
+    r.set("dimension", v.dimension);
+    r.set("dimension_kind", to_string(v.dimension_answer.kind));
+    r.set("dimension_failure_bound", Value::real(bound_up(v.dimension_answer.failure_bound, 3), 3));
+    r.set("degree", maybe(v.degree));
+    r.set("parameters", v.parameters);
+    r.set("fibre_dimension", v.fibre_dimension);
+    r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));
+    r.set("free_weights", v.free_weights);
+    r.set("agreed", v.agreed);
+    r.set("primes", primes);
+    r.set("section_points", sections);  // the gauge slice's, per trial: deg X times gauge_fibre_points
+    if (generic_slice) {  // the generic slice: the fibre's degree k and deg X · k per trial
+        r.set("fibre_points", maybe(v.fibre_points));
+        r.set("generic_section_points", generic);
+        r.set("generic_fibre_points", fibres);
+    }
+    r.set("label", v.label);
+    r.set("seconds", std::round(v.seconds * 1e4) / 1e4);
+    return r;
 }
 
 }  // namespace seprank

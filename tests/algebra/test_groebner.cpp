@@ -5,9 +5,36 @@
 
 #include <doctest/doctest.h>
 
+#include <thread>
+#include <vector>
+
 using namespace seprank;
 using algebra_detail::ModPoly;
 using algebra_detail::solution_count;
+
+namespace {
+
+// A polynomial in n unknowns with every monomial of degree <= deg, coefficients uniform mod p.
+template <class R>
+ModPoly dense_poly(R& rng, long n, int deg, std::uint64_t p) {
+    ModPoly f;
+    std::vector<int> e(static_cast<std::size_t>(n), 0);
+    const auto rec = [&](auto&& self, long i, int left) -> void {
+        if (i == n) {
+            f.push_back({rng.below(p), e});
+            return;
+        }
+        for (int k = 0; k <= left; ++k) {
+            e[static_cast<std::size_t>(i)] = k;
+            self(self, i + 1, left - k);
+        }
+        e[static_cast<std::size_t>(i)] = 0;
+    };
+    rec(rec, 0, deg);
+    return f;
+}
+
+}  // namespace
 
 TEST_CASE("solution_count: systems whose solutions are known") {
     const std::uint64_t p = 65521;
@@ -27,23 +54,7 @@ TEST_CASE("solution_count: systems whose solutions are known") {
     // Bézout: two generic conics meet in 4 points; a generic cubic and quadric surface and a plane in 6
     auto rng = seprank_test::rng_for("groebner");
     INFO("seed " << seprank_test::seed());
-    const auto dense = [&](long n, int deg) {
-        ModPoly f;
-        std::vector<int> e(static_cast<std::size_t>(n), 0);
-        const auto rec = [&](auto&& self, long i, int left) -> void {
-            if (i == n) {
-                f.push_back({rng.below(p), e});
-                return;
-            }
-            for (int k = 0; k <= left; ++k) {
-                e[static_cast<std::size_t>(i)] = k;
-                self(self, i + 1, left - k);
-            }
-            e[static_cast<std::size_t>(i)] = 0;
-        };
-        rec(rec, 0, deg);
-        return f;
-    };
+    const auto dense = [&](long n, int deg) { return dense_poly(rng, n, deg, p); };
     CHECK(solution_count({dense(2, 2), dense(2, 2)}, 2, p).count == 4);
     CHECK(solution_count({dense(3, 3), dense(3, 2), dense(3, 1)}, 3, p).count == 6);
     CHECK_THROWS_AS(solution_count({dense(2, 1)}, 2, 65537), invalid_input);
@@ -51,3 +62,21 @@ TEST_CASE("solution_count: systems whose solutions are known") {
     CHECK_THROWS_AS(solution_count({{{1, {1}}}}, 2, p), invalid_input);
 }
 
+
+TEST_CASE("solution_count from several threads at once: each count right (the calls take turns in MathicGB)") {
+    const std::uint64_t p = 65521;
+    auto rng = seprank_test::rng_for("groebner-threads");
+    INFO("seed " << seprank_test::seed());
+    // generic systems in 4 unknowns of degrees (5, 5, 4, 2): Bézout, 200 solutions each
+    const auto dense = [&](long n, int deg) { return dense_poly(rng, n, deg, p); };
+    std::vector<std::vector<ModPoly>> systems;
+    for (int s = 0; s < 16; ++s) systems.push_back({dense(4, 5), dense(4, 5), dense(4, 4), dense(4, 2)});
+    std::vector<long> counts(systems.size(), -1);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {
+            for (std::size_t s = static_cast<std::size_t>(t); s < systems.size(); s += 4) counts[s] = solution_count(systems[s], 4, p).count;
+        });
+    for (auto& th : pool) th.join();
+    for (long c : counts) CHECK(c == 200);
+}

@@ -1,0 +1,55 @@
+"""Neurovarieties: the degree of a network's image and its gauge fibre (docs/variety.md),
+and the defective power networks of a range (docs/defects.md); the library's
+network_variety and defect_sweep, as ``seprank variety`` and ``seprank defects`` run them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict
+
+from . import _core
+from ._boundary import INT_MAX, integer, seed_value, thread_count
+from ._dimension import _spec
+
+
+def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, max_interpolation: int = 20000,
+            generic_slice: bool = False, threads: int = 2) -> Dict[str, Any]:
+    """The image of the parameter map of ``net`` (a Network: its architecture; or a dict
+    of network options), its neurovariety X, for the scalar output: a dict with
+    ``dimension`` (as :func:`dimension`, with ``dimension_kind`` and
+    ``dimension_failure_bound``), ``degree`` (deg X where every trial agrees, else None),
+    ``parameters``, ``fibre_dimension``, ``gauge_fibre_points`` (weight settings per generic
+    function with all but dim X weights fixed: the discrete symmetries left), ``free_weights``,
+    ``agreed``, ``primes`` and ``section_points`` (per trial), with ``generic_slice``
+    also ``fibre_points`` (the generic fibre's degree), and ``label``. Each of ``trials``
+    trials counts points from Gröbner bases mod a 16-bit prime; ``seed`` as
+    ``seprank variety --seed``: the same arguments give the same numbers as the CLI, on any
+    number of ``threads``. Over ``max_unknowns`` or ``max_interpolation``:
+    :class:`ResourceLimitError`.
+    """
+    opts = {"trials": integer(trials, "trials", -INT_MAX - 1, INT_MAX), "seed": seed_value(seed),
+            "max_unknowns": integer(max_unknowns, "max_unknowns"), "max_interpolation": integer(max_interpolation, "max_interpolation"),
+            "generic_slice": bool(generic_slice), "threads": thread_count(threads)}
+    return json.loads(_core.variety(_spec(net, None), opts))
+
+
+def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_power: int = 2, max_power: int = 5,
+            seed: int = 1, threads: int = 2) -> Dict[str, Any]:
+    """Every one-output power network with widths 2..``max_width`` (n_L = 1), depth
+    ``min_depth``..``max_depth`` weight matrices and exponents ``min_power``..``max_power``
+    (by default Massarenti–Mella's range), each one's dimension against their expected
+    dimension and seprank's bound (docs/defects.md): a dict with the counts (``networks``,
+    ``skipped``, ``exact``, ``defective``, ``by_bound``, ``by_level``, ``unexplained``,
+    ``silent``, ``ah_mismatch``), ``rows`` (one dict per network, the columns of
+    ``seprank defects --format csv``) and ``levels`` (each level measured: ``inputs``,
+    ``width``, ``outputs``, ``power``, ``expected``, ``dimension``). ``seed``: network i is
+    measured with seed + i, as the CLI's.
+    """
+    rng = {"max_width": integer(max_width, "max_width"), "min_depth": integer(min_depth, "min_depth"),
+           "max_depth": integer(max_depth, "max_depth"), "min_power": integer(min_power, "min_power"),
+           "max_power": integer(max_power, "max_power"), "seed": seed_value(seed), "threads": thread_count(threads)}
+    summary, rows, levels = _core.defects(rng)
+    out = json.loads(summary)
+    out["rows"] = json.loads(rows)
+    out["levels"] = json.loads(levels)
+    return out

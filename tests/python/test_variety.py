@@ -1,0 +1,52 @@
+# variety() and defects(): the same numbers as `seprank variety` and `seprank defects`.
+import csv
+import io
+import subprocess
+
+import pytest
+
+import seprank
+
+
+def test_variety_matches_the_cli(cli):
+    for layers, tokens, dim in [("conv,conv:power=1", 3, 1), ("dense:width=2:power=2,dense:width=1:power=1", 1, 3)]:
+        net = {"layers": layers, "tokens": tokens, "dim": dim}
+        py = seprank.variety(net, seed=7)
+        c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
+        for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
+                  "free_weights", "agreed", "primes", "section_points", "label"):
+            assert py[k] == c[k], (layers, k, py[k], c[k])
+    # conv (2,2) at r = 2: degree 4, two settings per function (t = ±1)
+    conv = seprank.variety({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1})
+    assert conv["degree"] == 4 and conv["gauge_fibre_points"] == 2 and conv["agreed"]
+
+
+def test_variety_threads_and_refusals():
+    net = {"layers": "conv,conv,conv:power=1", "tokens": 4, "dim": 1}
+    one, two = seprank.variety(net, threads=1), seprank.variety(net, threads=2)
+    assert one["primes"] == two["primes"] and one["section_points"] == two["section_points"]
+    with pytest.raises(ValueError, match="trials 0 is below 1"):
+        seprank.variety(net, trials=0)
+    with pytest.raises(ValueError, match="max unknowns 0 is below 1"):
+        seprank.variety(net, max_unknowns=0)
+    with pytest.raises(seprank.ResourceLimitError):
+        seprank.variety(net, max_unknowns=2)
+
+
+def test_defects_matches_the_cli(cli_path):
+    py = seprank.defects(max_width=3, max_depth=3, max_power=3, seed=5)
+    out = subprocess.run([cli_path, "defects", "--max-width", "3", "--max-depth", "3", "--max-power", "3", "--seed", "5",
+                          "--format", "csv"], capture_output=True, text=True, check=True).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == len(py["rows"]) == py["networks"] == 31
+    for a, b in zip(py["rows"], rows):
+        for k, v in b.items():
+            got = a[k]
+            got = ("true" if got else "false") if isinstance(got, bool) else str(got)
+            assert got == v, (k, got, v)
+    assert py["defective"] == sum(int(r["defect"]) > 0 for r in rows) == 4
+    assert py["ah_mismatch"] == 0 and py["unexplained"] == 0
+    # every level measured once, the defective one among them
+    assert any(l["dimension"] < l["expected"] for l in py["levels"])
+    with pytest.raises(ValueError, match="max width 9 is outside 2..8"):
+        seprank.defects(max_width=9)
