@@ -30,6 +30,7 @@
 
 #include "seprank/answer.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/network.hpp"
 #include "seprank/record.hpp"
 
 #include <cstdint>
@@ -50,6 +51,11 @@ struct DefectRange {
 
 // Checks every field (invalid_input naming the value): the ranges stated above. O(1).
 void check_range(const DefectRange& range);
+
+// The network (n_0, …, n_L; d_1, …, d_{L−1}) as a stack of dense layers on one token of
+// n_0 inputs: `dense:width=n_l:power=d_l`, the last `power=1` (validated when converted
+// to a ValidSpec). Precondition: n.size() == d.size() + 2 >= 3 (not checked). O(L).
+NetworkSpec power_stack(const std::vector<long>& widths, const std::vector<long>& powers);
 
 // Whether sums of s powers of degree d of linear forms in v variables fill less than the
 // expected min(s·v, C(v − 1 + d, d)) dimensions: the Alexander–Hirschowitz exceptions,

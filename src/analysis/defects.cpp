@@ -3,9 +3,9 @@
 
 #include "base/parallel.hpp"
 #include "base/process.hpp"
+#include "network/layer_common.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
-#include "seprank/integer.hpp"
 #include "seprank/network.hpp"
 
 #include <algorithm>
@@ -20,12 +20,8 @@ namespace seprank {
 
 namespace {
 
-// C(top, k), LONG_MAX when larger.
-long binomial(long top, long k) {
-    Integer c;
-    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
-    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
-}
+// The forms of degree d in n variables, C(n − 1 + d, d), LONG_MAX when more.
+long forms_of(long n, long d) { return detail::monomials(n, Integer(d), false); }
 
 long sat_add(long a, long b) { return a > LONG_MAX - b ? LONG_MAX : a + b; }
 
@@ -42,8 +38,9 @@ bool next_tuple(std::vector<long>& t, long lo, long hi) {
     return false;
 }
 
-// The stack of dense layers of (n, d) on n_0 inputs (one token).
-ValidSpec power_stack(const std::vector<long>& n, const std::vector<long>& d) {
+}  // namespace
+
+NetworkSpec power_stack(const std::vector<long>& n, const std::vector<long>& d) {
     NetworkSpec s;
     s.family = family_from_string("stack");
     s.tokens = 1;
@@ -54,25 +51,27 @@ ValidSpec power_stack(const std::vector<long>& n, const std::vector<long>& d) {
         text += (l > 1 ? "," : "") + std::string("dense:width=") + std::to_string(n[l]) + ":power=" + std::to_string(l < L ? d[l - 1] : 1);
     s.layers = parse_layers(text);
     s.depth = static_cast<long>(L);
-    return ValidSpec(s);
+    return s;
 }
 
-// The three bounds and their least (defects.hpp).
-void bounds(DefectRow& r) {
+namespace {
+
+// The three bounds and their least (defects.hpp), with `e`, expected_dimension's count
+// of the same network: its parameters, its ambient space (every form of degree ∏ d_l in
+// n_0 variables) and its bound.
+void bounds(DefectRow& r, const ExpectedDimension& e) {
     const std::vector<long>& n = r.widths;
     const std::vector<long>& d = r.powers;
     const std::size_t L = n.size() - 1;
-    r.parameters = 0;
-    long hidden = 0, D = 1;
-    for (std::size_t l = 1; l <= L; ++l) r.parameters += n[l] * n[l - 1];
+    long hidden = 0, front = 0;
     for (std::size_t l = 1; l < L; ++l) hidden += n[l];
-    for (long e : d) D = D > LONG_MAX / e ? LONG_MAX : D * e;
-    r.rescaled = r.parameters - hidden;
-    r.forms = D == LONG_MAX ? LONG_MAX : binomial(n[0] - 1 + D, D);
-    long front = 0;
     for (std::size_t l = 1; l + 1 < L; ++l) front += n[l] * (n[l - 1] - 1);
-    r.cap = sat_add(front, binomial(n[L - 2] - 1 + d[L - 2], d[L - 2]));
+    r.parameters = e.parameters;
+    r.rescaled = r.parameters - hidden;
+    r.forms = e.ambient;
+    r.cap = sat_add(front, forms_of(n[L - 2], d[L - 2]));
     r.expected = std::min({r.rescaled, r.forms, r.cap});
+    r.bound = e.expected;
 }
 
 }  // namespace
@@ -113,7 +112,7 @@ DefectSweep defect_sweep(const DefectRange& range) {
         do {
             do {
                 bool room = true;
-                for (std::size_t l = 1; l < n.size() && room; ++l) room = binomial(n[l - 1] - 1 + d[l - 1], d[l - 1]) > n[l];
+                for (std::size_t l = 1; l < n.size() && room; ++l) room = forms_of(n[l - 1], d[l - 1]) > n[l];
                 if (!room) {
                     ++out.skipped;
                     continue;
@@ -130,9 +129,8 @@ DefectSweep defect_sweep(const DefectRange& range) {
     detail::run_parallel(range.threads, [&](int tid) {
         for (long i = tid; i < count; i += range.threads) {
             DefectRow& r = out.rows[static_cast<std::size_t>(i)];
-            bounds(r);
             const ValidSpec spec = power_stack(r.widths, r.powers);
-            r.bound = expected_dimension(spec, DimensionOutput::scalar).expected;
+            bounds(r, expected_dimension(spec, DimensionOutput::scalar));
             DimensionOptions opt;
             opt.threads = 1;
             opt.seed = range.seed + static_cast<std::uint64_t>(i);

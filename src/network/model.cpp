@@ -64,56 +64,59 @@ namespace {
 // alike; the whole network is the ambient space's cap, left to it). Runs are chosen not to overlap, the largest total saving (one pass over the
 // layers, O(L^2)), each one a loss.
 void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, detail::Losses& losses) {
-    const long L = static_cast<long>(c.size());
-    // saving(a, b): of the run of 0-based layers a..b (b > a), 0 where none applies
-    auto run_saving = [&](long a, long b, long* M_out) -> long {
-        long eff = 0;
-        Integer D(1);
-        for (long l = a; l <= b; ++l) {
-            if (c[static_cast<std::size_t>(l)].forms_in <= 0) return 0;
-            if (l < b && gl[static_cast<std::size_t>(l)] > 0) return 0;
-            eff += c[static_cast<std::size_t>(l)].eff;
-            if (l < b) D = D * Integer(c[static_cast<std::size_t>(l)].forms_degree);
-        }
-        if (D == Integer(1)) return 0;
-        const detail::LayerCount& last = c[static_cast<std::size_t>(b)];
-        const long M = detail::monomials(c[static_cast<std::size_t>(a)].forms_in, D, false);
-        if (M_out) *M_out = M;
-        const long cap = M == LONG_MAX ? LONG_MAX : detail::sat_mul(last.rows, M - last.row_loss);
-        return cap < eff ? eff - cap : 0;
+    const std::size_t L = c.size();
+    // The run of 0-based layers a..b (b > a): its saving (0 where none applies), the degree
+    // D of its last layer's pre-activations and their monomials M.
+    struct Run {
+        long saving = 0, M = 0;
+        Integer D{1};
     };
-    std::vector<long> best(static_cast<std::size_t>(L + 1), 0), from(static_cast<std::size_t>(L + 1), -1);  // best[m]: of layers < m
-    for (long m = 1; m <= L; ++m) {
-        best[static_cast<std::size_t>(m)] = best[static_cast<std::size_t>(m - 1)];
-        for (long a = 0; a + 1 < m; ++a) {
+    const auto run = [&](std::size_t a, std::size_t b) {
+        Run r;
+        long eff = 0;
+        for (std::size_t l = a; l <= b; ++l) {
+            if (c[l].forms_in <= 0 || (l < b && gl[l] > 0)) return Run{};
+            eff += c[l].eff;
+            if (l < b) r.D = r.D * Integer(c[l].forms_degree);
+        }
+        if (r.D == Integer(1)) return Run{};
+        r.M = detail::monomials(c[a].forms_in, r.D, false);
+        const long cap = r.M == LONG_MAX ? LONG_MAX : detail::sat_mul(c[b].rows, r.M - c[b].row_loss);
+        r.saving = cap < eff ? eff - cap : 0;
+        return r;
+    };
+    // best[m]: the largest saving of layers < m; chosen[m]: the run ending at layer m − 1 there
+    std::vector<long> best(L + 1, 0), from(L + 1, 0);
+    std::vector<Run> chosen(L + 1);
+    for (std::size_t m = 1; m <= L; ++m) {
+        best[m] = best[m - 1];
+        for (std::size_t a = 0; a + 1 < m; ++a) {
             if (a == 0 && m == L) continue;  // the whole network: the ambient space's cap
-            const long s = run_saving(a, m - 1, nullptr);
-            if (s > 0 && best[static_cast<std::size_t>(a)] + s > best[static_cast<std::size_t>(m)]) {
-                best[static_cast<std::size_t>(m)] = best[static_cast<std::size_t>(a)] + s;
-                from[static_cast<std::size_t>(m)] = a;
+            Run r = run(a, m - 1);
+            if (r.saving > 0 && best[a] + r.saving > best[m]) {
+                best[m] = best[a] + r.saving;
+                from[m] = a;
+                chosen[m] = std::move(r);
             }
         }
     }
-    std::vector<std::pair<std::string, long>> chosen;
-    for (long m = L; m >= 1;) {
-        const long a = from[static_cast<std::size_t>(m)];
-        if (a < 0) {
+    std::vector<std::pair<std::string, long>> runs;  // last first
+    for (std::size_t m = L; m >= 1;) {
+        if (best[m] == best[m - 1]) {
             --m;
             continue;
         }
-        long M = 0;
-        const long s = run_saving(a, m - 1, &M);
-        const detail::LayerCount& last = c[static_cast<std::size_t>(m - 1)];
-        Integer D(1);
-        for (long l = a; l < m - 1; ++l) D = D * Integer(c[static_cast<std::size_t>(l)].forms_degree);
-        chosen.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
-                              std::to_string(last.rows) + " read row" + (last.rows == 1 ? "" : "s") + " are forms of degree " + D.str() + " in " +
-                              std::to_string(c[static_cast<std::size_t>(a)].forms_in) + " variables, " + std::to_string(M) + " coefficients each" +
-                              (last.row_loss ? ", less its scale" : "") + ", whatever the widths between",
-                          s});
+        const std::size_t a = from[m];
+        const Run& r = chosen[m];
+        const detail::LayerCount& last = c[m - 1];
+        runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
+                            std::to_string(last.rows) + " read row" + (last.rows == 1 ? "" : "s") + " are forms of degree " + r.D.str() + " in " +
+                            std::to_string(c[a].forms_in) + " variables, " + std::to_string(r.M) + " coefficients each" +
+                            (last.row_loss ? ", less its scale" : "") + ", whatever the widths between",
+                        r.saving});
         m = a;
     }
-    for (auto it = chosen.rbegin(); it != chosen.rend(); ++it) detail::add_loss(losses, it->first, it->second);
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) detail::add_loss(losses, it->first, it->second);
 }
 
 }  // namespace

@@ -374,6 +374,12 @@ void add_eps_columns(Row& r, const ValidSpec& spec, const ValidPartition& part, 
     r.set("eps_reason", reason.empty() ? Value() : Value(reason));  // null: nothing to say
 }
 
+// Adds `why` to the row's reason, after what it says already ("; " between).
+void append_reason(Row& r, const std::string& why) {
+    const std::string before = r.at("reason").str();
+    r.set("reason", (before.empty() ? "" : before + "; ") + why);
+}
+
 // The dimension columns of one row (SweepOptions::dimension): function_dimension with the
 // sweep's seed and threads. A resource_limit leaves them null with the message in reason.
 void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
@@ -387,8 +393,7 @@ void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s)
         dim = function_dimension(spec, o);
         src.dimension = &dim;
     } catch (const resource_limit& e) {
-        const std::string before = r.at("reason").str();
-        r.set("reason", (before.empty() ? "" : before + "; ") + "dimension: " + e.what());
+        append_reason(r, std::string("dimension: ") + e.what());
     }
     const Record cells = make_record(src, table_dimension_columns());
     for (const auto& c : table_dimension_columns()) r.set(c, cells.at(c));
@@ -407,16 +412,11 @@ void add_variety_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
         const VarietyAnswer v = network_variety(spec, o);
         src.variety_degree = v.degree;
         src.gauge_fibre = v.agreed ? v.gauge_fibre_points : -1;
-        if (!v.agreed) {
-            const std::string before = r.at("reason").str();
-            r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + v.label);
-        }
+        if (!v.agreed) append_reason(r, "variety: " + v.label);
     } catch (const resource_limit& e) {
-        const std::string before = r.at("reason").str();
-        r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + e.what());
+        append_reason(r, std::string("variety: ") + e.what());
     } catch (const invalid_input& e) {
-        const std::string before = r.at("reason").str();
-        r.set("reason", (before.empty() ? "" : before + "; ") + "variety: " + e.what());
+        append_reason(r, std::string("variety: ") + e.what());
     }
     const Record cells = make_record(src, table_variety_columns());
     for (const auto& c : table_variety_columns()) r.set(c, cells.at(c));

@@ -11,6 +11,13 @@ namespace seprank {
 
 namespace {
 
+// The list as "a,b,c".
+std::string widths_text(const std::vector<long>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+}
+
 // One-output single-channel convolutions: filters k_1..k_L at stride 1, power r after every
 // layer but the last, N = Σ(k_l − 1) + 1 tokens of width 1.
 NetworkSpec conv_stack(const std::vector<long>& filters, long r) {
@@ -68,9 +75,7 @@ ClaimResult conv_variety(std::uint64_t seed) {
         const ConvPrediction want = conv_prediction(filters, r);
         const bool ok = v.agreed && v.dimension == want.dimension && v.degree == want.degree && v.gauge_fibre_points == want.gauge;
         pass = pass && ok;
-        os << "(";
-        for (std::size_t l = 0; l < filters.size(); ++l) os << (l ? "," : "") << filters[l];
-        os << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
+        os << "(" << widths_text(filters) << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
         if (!ok) os << " WRONG (want " << want.dimension << ", " << want.degree << ", " << want.gauge << ")";
         os << "; ";
     }
@@ -79,15 +84,7 @@ ClaimResult conv_variety(std::uint64_t seed) {
 }
 
 // x ↦ Σ_{i<=h} a_i (b_i·x)² with d0 inputs: a two-layer stack of dense layers.
-NetworkSpec quadratic(long d0, long h) {
-    NetworkSpec s;
-    s.family = family_from_string("stack");
-    s.dim = d0;
-    s.tokens = 1;
-    s.layers = parse_layers("dense:width=" + std::to_string(h) + ":power=2,dense:width=1:power=1");
-    s.depth = 2;
-    return s;
-}
+NetworkSpec quadratic(long d0, long h) { return power_stack({d0, h, 1}, {2}); }
 
 ClaimResult quadratic_determinantal(std::uint64_t seed) {
     std::ostringstream os;
@@ -141,12 +138,6 @@ ClaimResult lightning_identifiable(std::uint64_t seed) {
     return claim_result("lightning-identifiable", pass, os.str());
 }
 
-std::string widths_text(const std::vector<long>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s;
-}
-
 ClaimResult massarenti_mella(std::uint64_t seed) {
     DefectRange range;  // widths 2..5, depth 2..4, powers 2..5
     range.seed = seed;
@@ -163,14 +154,8 @@ ClaimResult massarenti_mella(std::uint64_t seed) {
     std::ostringstream os;
     os << sw.rows.size() << " networks (" << sw.skipped << " of " << total << " without room left out); dimension above the bound or bound above "
        << "the expected: " << over << "; last levels against the AH list: " << sw.ah_mismatch << " disagree; " << sw.defective << " defective: "
-       << sw.by_bound << " reach the bound, " << sw.by_level << " at a defective level (";
-    bool first = true;
-    for (const DefectLevel& v : sw.levels)
-        if (v.dimension.value < v.expected) {
-            os << (first ? "" : "; ") << "(" << v.inputs << "," << v.width << "," << v.outputs << ") at " << v.power << ": " << v.dimension.value << " < " << v.expected;
-            first = false;
-        }
-    os << "), " << sw.unexplained << " by neither";
+       << sw.by_bound << " reach the bound, " << sw.by_level << " at a defective level (" << defect_summary(sw).at("defective_levels").str()
+       << "), " << sw.unexplained << " by neither";
     for (const DefectRow& r : sw.rows)
         if (r.reason == DefectReason::unexplained)
             os << "; " << widths_text(r.widths) << " at " << widths_text(r.powers) << ": " << r.dimension.value << " < " << r.expected;

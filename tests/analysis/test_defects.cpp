@@ -18,19 +18,6 @@ const DefectRow* find(const DefectSweep& sw, const std::vector<long>& n, const s
     return nullptr;
 }
 
-NetworkSpec stack_of(const std::vector<long>& n, const std::vector<long>& d) {
-    NetworkSpec s;
-    s.family = Family::stack;
-    s.tokens = 1;
-    s.dim = n[0];
-    std::string text;
-    for (std::size_t l = 1; l < n.size(); ++l)
-        text += (l > 1 ? "," : "") + std::string("dense:width=") + std::to_string(n[l]) + ":power=" + std::to_string(l + 1 < n.size() ? d[l - 1] : 1);
-    s.layers = parse_layers(text);
-    s.depth = static_cast<long>(n.size()) - 1;
-    return s;
-}
-
 }  // namespace
 
 TEST_CASE("defects: the Alexander-Hirschowitz list") {
@@ -157,12 +144,17 @@ TEST_CASE("defects: a small range, its bounds, its defects and the reference dim
     CHECK(c->cap == 12);
     CHECK(c->rescaled == 12);
     CHECK(c->forms == 15);
+    // the network of a row is its stack of dense layers on one token, the last linear
+    const NetworkSpec ps = power_stack({3, 4, 2, 1}, {2, 3});
+    CHECK(ps.family == Family::stack);
+    CHECK((ps.tokens == 1 && ps.dim == 3 && ps.depth == 3));
+    CHECK(layers_to_string(ps.layers) == layers_to_string(parse_layers("dense:width=4:power=2,dense:width=2:power=3,dense:width=1:power=1")));
     // the reference variant (interpolation) gives each dimension too, on a random sample
     std::mt19937_64 rng(g.seed);
     for (int k = 0; k < 6; ++k) {
         const DefectRow& r = sw.rows[static_cast<std::size_t>(rng() % sw.rows.size())];
         DimensionOptions opt;
         opt.seed = g.seed + 1000 + static_cast<std::uint64_t>(k);
-        CHECK(dimension_interpolation(stack_of(r.widths, r.powers), opt).value == r.dimension.value);
+        CHECK(dimension_interpolation(power_stack(r.widths, r.powers), opt).value == r.dimension.value);
     }
 }
