@@ -36,6 +36,7 @@ NETWORKS = [
     ("power (3,3,1), r = 3 (Aronhold)", "dense:width=3:power=3,dense:width=1:power=1", 1, 3, ["--max-unknowns", "9"]),
     ("conv (3,2,2), r = 2", "conv:filter=3,conv,conv:power=1", 5, 1, []),
     ("conv (2,2,2), r = 3", "conv:power=3,conv:power=3,conv:power=1", 4, 1, []),
+    ("conv (2,2,2,2), r = 2", "conv,conv,conv,conv:power=1", 5, 1, []),
 ]
 
 
@@ -82,8 +83,9 @@ def main():
     m2 = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "macaulay2"], capture_output=True, text=True).stdout or "?"
     head = f"""# The degree of the image: seprank variety against Macaulay2
 
-`bench/variety_peers.py` on 2 cores, {time.strftime('%Y-%m-%d')}. seprank: `variety` (the gauge slice, three
-trials mod 16-bit primes that must agree; docs/variety.md), whole process: wall seconds and
+`bench/variety_peers.py` on 2 cores, {time.strftime('%Y-%m-%d')}. seprank: `variety` (the section counted
+on the slice with the smaller fibre, three trials mod 16-bit primes that must agree;
+docs/variety.md), whole process: wall seconds and
 peak MiB. Macaulay2 {m2}: `numericalImageDegree` of NumericalImplicitization (monodromy,
 trace test, over CC) on the coefficients of the network's output built symbolically
 (bench/peers/m2_variety_peer.py): the call's CPU seconds, and the whole process's wall

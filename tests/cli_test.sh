@@ -138,7 +138,8 @@ grep -q "filter size k = 4 exceeds the 3 tokens it reads" "$T/conv_err.txt" || f
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["dimension"] == 3 and r["degree"] == 4 and r["agreed"] is True, r
-assert r["gauge_fibre_points"] == 2 and r["section_points"] == [r["degree"] * r["gauge_fibre_points"]] * 3, r
+assert r["gauge_fibre_points"] == 2 and r["section_points"] == [r["degree"] * r["degree_fibre_points"]] * 3, r
+assert r["degree_fibre_points"] == 1 and r["degree_free_weights"] == [1, 2, 3], r
 PY
 "$S" variety --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>"$T/var_notes.txt" >/dev/null || fail "variety --weight-range"
 grep -q "note: --weight-range 3 is ignored" "$T/var_notes.txt" || fail "variety: no note for --weight-range"

@@ -13,6 +13,7 @@ struct VarietyCommand final : Command {
     std::string format = "text";
     long trials = 3, max_unknowns = 8, max_interpolation = 20000;
     bool generic_slice = false;
+    std::string degree_slice = "smallest-fibre";
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("variety",
@@ -31,6 +32,11 @@ struct VarietyCommand final : Command {
         sub->add_flag("--generic-slice", generic_slice,
                       "also count on a generic weight slice: fibre_points, the degree of the generic fibre, and a second count of the degree "
                       "(dense equations: often 100x the gauge slice's time)");
+        sub->add_option("--degree-slice", degree_slice,
+                        "where the degree's section is counted: smallest-fibre (the gauge slice or the one freeing the Jacobian's last "
+                        "pivot weights, whichever has fewer points per function) or gauge (the reference); the same degree")
+            ->check(one_of({"smallest-fibre", "gauge"}))
+            ->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
@@ -44,6 +50,7 @@ struct VarietyCommand final : Command {
         opt.max_unknowns = max_unknowns;
         opt.max_interpolation = max_interpolation;
         opt.generic_slice = generic_slice;
+        opt.degree_slice = degree_slice == "gauge" ? seprank::DegreeSlice::gauge : seprank::DegreeSlice::smallest_fibre;
         seprank::check_options(opt);
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "variety draws every weight uniformly from Z/p");

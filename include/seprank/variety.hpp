@@ -31,13 +31,20 @@
 
 namespace seprank {
 
+// Where the degree's section is counted (both give deg X; VarietyOptions::degree_slice).
+enum class DegreeSlice {
+    smallest_fibre,  // the gauge slice or the last-pivot slice, whichever has the smaller fibre
+    gauge,           // the reference: always the gauge slice (its fibre keeps the discrete symmetries)
+};
+
 struct VarietyOptions {
     std::uint64_t seed = 1;
     long trials = 3;              // independent primes, slices and sections, >= 1 (checked)
     long max_unknowns = 8;        // the largest dimension n solved for (checked >= 1)
     long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
-    int threads = default_threads();  // trials run side by side on this many threads (checked >= 1)
+    DegreeSlice degree_slice = DegreeSlice::smallest_fibre;
+    int threads = default_threads();  // each trial's interpolation runs on this many threads (checked >= 1)
 };
 
 // Checks every option (invalid_input naming the value): the ranges stated in
@@ -50,8 +57,10 @@ struct VarietyTrial {
     long dimension = -1;      // rank of the Jacobian mod p at the slice's random point
     long section_points = -1;  // generic slice (asked for): deg X · k
     long fibre_points = -1;    // generic slice: k
-    long gauge_section_points = -1, gauge_fibre_points = -1;  // the same on the gauge slice
+    long gauge_fibre_points = -1;    // the gauge slice's fibre: k_g
     std::vector<long> free_weights;  // the gauge slice's free weights (indices among the varied ones)
+    long degree_section_points = -1, degree_fibre_points = -1;  // the degree slice: deg X · k_d, k_d
+    std::vector<long> degree_free_weights;  // the degree slice's free weights
 };
 
 struct VarietyAnswer {
@@ -68,19 +77,29 @@ struct VarietyAnswer {
     // symmetries that survive (permutations of hidden units, signs, roots of unity).
     long gauge_fibre_points = -1;
     std::vector<long> free_weights;  // indices among the varied weights, weight_entries' order
-    bool agreed = false;   // every trial gave the same n (dimension_answer's), free weights and gauge
-                           // counts (and with generic_slice the same k, its section deg X times k)
+    // The degree slice: the section is counted on the slice, of the gauge slice and the one
+    // freeing the Jacobian's last pivot columns, with the smaller fibre k_d (its weights
+    // and k_d); deg X = its section's points / k_d.
+    std::vector<long> degree_free_weights;
+    long degree_fibre_points = -1;
+    bool agreed = false;   // every trial gave the same n (dimension_answer's), free weights and
+                           // counts on both slices (and with generic_slice the same k, its
+                           // section deg X times k)
     std::vector<VarietyTrial> trials;
     std::string label;     // how far the numbers are proven (docs/variety.md, "Labels")
     double seconds = 0;
 };
 
 // The image's dimension, degree and slice fibre of `spec`'s scalar output (above). First
-// function_dimension (seed opt.seed, its other options the defaults); then each trial draws a 16-bit prime, the weights a, B, t0, the section and the input points; the
-// answer is the trials' common value. Refused (invalid_input): options out of range;
-// (resource_limit) n over max_unknowns or C(n + D_w, n) over max_interpolation, naming it.
-// Cost: function_dimension's, then per trial: C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials), an
-// interpolation of that size, two Gröbner bases in n unknowns.
+// function_dimension (seed opt.seed, its other options the defaults); then each trial, one
+// after another, draws a 16-bit prime, the weights a, t0, the section and the input
+// points; the answer is the trials' common value. Refused (invalid_input): options out of
+// range; (resource_limit) n over max_unknowns or C(n + D_w, n) over max_interpolation,
+// naming it. Cost: function_dimension's, then per trial and slice (the gauge slice, the
+// last-pivot slice unless it is the same or degree_slice is gauge, and the generic one
+// when asked): C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials) and
+// an O(n·C(n + D_w, n)·D_w·(M + 8)) interpolation, both on opt.threads threads; a Gröbner
+// basis in n unknowns for each fibre and for one section (one at a time in the process).
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
 
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,

@@ -540,6 +540,7 @@ PYBIND11_MODULE(_core, m) {
         o.max_unknowns = opts["max_unknowns"].cast<long>();
         o.max_interpolation = opts["max_interpolation"].cast<long>();
         o.generic_slice = opts["generic_slice"].cast<bool>();
+        o.degree_slice = opts["degree_slice"].cast<std::string>() == "gauge" ? DegreeSlice::gauge : DegreeSlice::smallest_fibre;
         o.threads = opts["threads"].cast<int>();
         check_options(o);
         const VarietyAnswer v = run_long([&] { return network_variety(s, o); });

@@ -8,19 +8,21 @@ import json
 from typing import Any, Dict
 
 from . import _core
-from ._boundary import INT_MAX, integer, seed_value, thread_count
+from ._boundary import INT_MAX, choice, integer, seed_value, thread_count
 from ._dimension import _spec
 
 
 def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, max_interpolation: int = 20000,
-            generic_slice: bool = False, threads: int = 2) -> Dict[str, Any]:
+            generic_slice: bool = False, degree_slice: str = "smallest-fibre", threads: int = 2) -> Dict[str, Any]:
     """The image of the parameter map of ``net`` (a Network: its architecture; or a dict
     of network options), its neurovariety X, for the scalar output: a dict with
     ``dimension`` (as :func:`dimension`, with ``dimension_kind`` and
     ``dimension_failure_bound``), ``degree`` (deg X where every trial agrees, else None),
     ``parameters``, ``fibre_dimension``, ``gauge_fibre_points`` (weight settings per generic
     function with all but dim X weights fixed: the discrete symmetries left), ``free_weights``,
-    ``agreed``, ``primes`` and ``section_points`` (per trial), with ``generic_slice``
+    ``degree_fibre_points`` and ``degree_free_weights`` (the slice the degree was counted on:
+    ``degree_slice`` "smallest-fibre", the one of two with fewer points per function, or
+    "gauge", the reference), ``agreed``, ``primes`` and ``section_points`` (per trial), with ``generic_slice``
     also ``fibre_points`` (the generic fibre's degree), and ``label``. Each of ``trials``
     trials counts points from Gröbner bases mod a 16-bit prime; ``seed`` as
     ``seprank variety --seed``: the same arguments give the same numbers as the CLI, on any
@@ -29,7 +31,8 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     """
     opts = {"trials": integer(trials, "trials", -INT_MAX - 1, INT_MAX), "seed": seed_value(seed),
             "max_unknowns": integer(max_unknowns, "max_unknowns"), "max_interpolation": integer(max_interpolation, "max_interpolation"),
-            "generic_slice": bool(generic_slice), "threads": thread_count(threads)}
+            "generic_slice": bool(generic_slice), "degree_slice": choice(degree_slice, "degree_slice", ("smallest-fibre", "gauge")),
+            "threads": thread_count(threads)}
     return json.loads(_core.variety(_spec(net, None), opts))
 
 

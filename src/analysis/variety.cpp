@@ -3,6 +3,7 @@
 #include "seprank/variety.hpp"
 
 #include "algebra/groebner.hpp"
+#include "algebra/interpolation.hpp"
 #include "base/parallel.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
@@ -39,31 +40,6 @@ Weights place(const Model& m, const Weights& shape, const std::vector<std::uint6
     return w;
 }
 
-// Exponent vectors of total degree <= D in n variables, the constant first.
-std::vector<std::vector<int>> monomials_upto(long n, long D) {
-    std::vector<std::vector<int>> out;
-    std::vector<int> a(static_cast<std::size_t>(n), 0);
-    const auto rec = [&](auto&& self, long i, long left) -> void {
-        if (i == n) {
-            out.push_back(a);
-            return;
-        }
-        for (long e = 0; e <= left; ++e) {
-            a[static_cast<std::size_t>(i)] = static_cast<int>(e);
-            self(self, i + 1, left - e);
-        }
-        a[static_cast<std::size_t>(i)] = 0;
-    };
-    rec(rec, 0, D);
-    std::stable_sort(out.begin(), out.end(), [](const std::vector<int>& x, const std::vector<int>& y) {
-        long dx = 0, dy = 0;
-        for (int e : x) dx += e;
-        for (int e : y) dy += e;
-        return dx < dy;
-    });
-    return out;
-}
-
 // C(n + D, n), saturated at LONG_MAX.
 long binomial_sat(long n, long D) {
     long c = 1;
@@ -83,12 +59,31 @@ Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) 
     return pt;
 }
 
+// len residues drawn uniformly from [0, p).
+std::vector<std::uint64_t> draw_residues(Rng& rng, long len, std::uint64_t p) {
+    std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
+    for (auto& x : v) x = rng.below(p);
+    return v;
+}
+
+// The values of the monomials `mons` at t, mod p.
+std::vector<std::uint64_t> monomial_values(const std::vector<std::vector<int>>& mons, const std::vector<std::uint64_t>& t, nmod_t mod) {
+    std::vector<std::uint64_t> v(mons.size());
+    for (std::size_t e = 0; e < mons.size(); ++e) {
+        std::uint64_t x = 1;
+        for (std::size_t i = 0; i < t.size(); ++i) x = nmod_mul(x, power_mod(t[i], mons[e][i], mod), mod);
+        v[e] = x;
+    }
+    return v;
+}
+
 // What a trial shares between its slices: the prime, the base point a, the inputs x_j and
 // the section (n combinations mu of the g_j, minus the constants c).
 struct TrialSetup {
     std::uint64_t p = 0;
     nmod_t mod{};
     long n = 0, wdeg = 0, varied = 0, Jn = 0;
+    int threads = 1;  // the interpolation's
     Weights shape;  // m's shapes, drawn once, structural zeros 0: place() fills its varied entries
     std::vector<std::uint64_t> a;
     std::vector<Point<std::uint64_t>> xs;
@@ -96,73 +91,102 @@ struct TrialSetup {
     std::vector<std::uint64_t> c;
 };
 
-// The section's and the fibre's solutions on the slice w = a + B t (B: varied × n).
-std::pair<long, long> count_on_slice(const Model& m, const TrialSetup& st, const std::vector<std::vector<std::uint64_t>>& B, Rng& rng) {
-    const std::uint64_t p = st.p;
+// A slice w = a + B t (B: varied × n) and the coordinates g_j(t) = f(x_j; a + B t) on it,
+// interpolated: coef[e][j] is g_j's coefficient of the monomial mons[e].
+struct SliceSystem {
+    bool ok = false;  // the interpolation nodes were not singular
+    std::vector<std::vector<int>> mons;
+    NmodMat C{0, 0, 2};
+};
+
+SliceSystem interpolate_slice(const Model& m, const TrialSetup& st, const std::vector<std::vector<std::uint64_t>>& B, Rng& rng) {
     const nmod_t mod = st.mod;
-    const long n = st.n, Jn = st.Jn;
-    const std::vector<std::vector<int>> mons = monomials_upto(n, st.wdeg);
-    const long Nn = static_cast<long>(mons.size());
-    const auto monomial_values = [&](const std::vector<std::uint64_t>& t) {
-        std::vector<std::uint64_t> v(static_cast<std::size_t>(Nn));
-        for (long e = 0; e < Nn; ++e) {
-            std::uint64_t x = 1;
-            for (long i = 0; i < n; ++i) x = nmod_mul(x, power_mod(t[static_cast<std::size_t>(i)], mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)], mod), mod);
-            v[static_cast<std::size_t>(e)] = x;
-        }
-        return v;
-    };
-    const auto draw_vec = [&](long len) {
-        std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
-        for (auto& x : v) x = rng.below(p);
-        return v;
-    };
-    // g_j(t) = f(x_j; a + B t), interpolated from Nn random nodes: V·C = Y.
-    NmodMat V(Nn, Nn, p), Y(Nn, Jn, p);
-    for (long k = 0; k < Nn; ++k) {
-        const std::vector<std::uint64_t> t = draw_vec(n);
-        const std::vector<std::uint64_t> row = monomial_values(t);
-        for (long e = 0; e < Nn; ++e) nmod_mat_entry(V.get(), k, e) = row[static_cast<std::size_t>(e)];
+    const long n = st.n;
+    const auto values = [&](const std::vector<std::uint64_t>& t, std::vector<std::uint64_t>& y) {
         std::vector<std::uint64_t> w(st.a);
         for (long q = 0; q < st.varied; ++q)
             for (long i = 0; i < n; ++i)
                 w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
-        const ModEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, p);
-        for (long j = 0; j < Jn; ++j) nmod_mat_entry(Y.get(), k, j) = ev(st.xs[static_cast<std::size_t>(j)]);
-    }
-    NmodMat C(Nn, Jn, p);
-    if (!nmod_mat_solve(C.get(), V.get(), Y.get())) return {-1, -1};  // singular nodes: no count
-    const auto poly_of = [&](const std::vector<std::uint64_t>& coef) {
-        ModPoly f;
-        for (long e = 0; e < Nn; ++e)
-            if (coef[static_cast<std::size_t>(e)] != 0) f.push_back(ModTerm{coef[static_cast<std::size_t>(e)], mons[static_cast<std::size_t>(e)]});
-        return f;
+        const ModEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, st.p);
+        for (long j = 0; j < st.Jn; ++j) y[static_cast<std::size_t>(j)] = ev(st.xs[static_cast<std::size_t>(j)]);
     };
-    // The section: Σ_j mu_ij g_j − c_i, i = 1..n.
+    algebra_detail::Interpolated g = algebra_detail::interpolate_total_degree(n, st.wdeg, st.Jn, st.p, values, rng, algebra_detail::InterpolationVariant::newton, st.threads);
+    SliceSystem sys;
+    sys.ok = g.ok;
+    sys.mons = algebra_detail::monomials_upto(n, st.wdeg);
+    sys.C = std::move(g.C);
+    return sys;
+}
+
+ModPoly poly_of(const SliceSystem& sys, const std::vector<std::uint64_t>& coef) {
+    ModPoly f;
+    for (std::size_t e = 0; e < coef.size(); ++e)
+        if (coef[e] != 0) f.push_back(ModTerm{coef[e], sys.mons[e]});
+    return f;
+}
+
+// The section's solutions on the slice: Σ_j mu_ij g_j(t) = c_i, i = 1..n (-1: not counted).
+long section_count(const TrialSetup& st, const SliceSystem& sys) {
+    if (!sys.ok) return -1;
+    const nmod_t mod = st.mod;
+    const long Nn = static_cast<long>(sys.mons.size());
     std::vector<ModPoly> section;
-    for (long i = 0; i < n; ++i) {
+    for (long i = 0; i < st.n; ++i) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn), 0);
-        for (long j = 0; j < Jn; ++j) {
+        for (long j = 0; j < st.Jn; ++j) {
             const std::uint64_t mu = st.mu[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
-            for (long e = 0; e < Nn; ++e) coef[static_cast<std::size_t>(e)] = nmod_add(coef[static_cast<std::size_t>(e)], nmod_mul(mu, nmod_mat_entry(C.get(), e, j), mod), mod);
+            for (long e = 0; e < Nn; ++e) coef[static_cast<std::size_t>(e)] = nmod_add(coef[static_cast<std::size_t>(e)], nmod_mul(mu, nmod_mat_entry(sys.C.get(), e, j), mod), mod);
         }
         coef[0] = nmod_sub(coef[0], st.c[static_cast<std::size_t>(i)], mod);
-        section.push_back(poly_of(coef));
+        section.push_back(poly_of(sys, coef));
     }
-    // The fibre through a random t0: g_j(t) − g_j(t0) for every j.
-    const std::vector<std::uint64_t> at = monomial_values(draw_vec(n));
+    return algebra_detail::solution_count(section, st.n, st.p).count;
+}
+
+// The fibre's solutions through a random t0: g_j(t) = g_j(t0) for every j (-1: not counted).
+long fibre_count(const TrialSetup& st, const SliceSystem& sys, Rng& rng) {
+    if (!sys.ok) return -1;
+    const nmod_t mod = st.mod;
+    const long Nn = static_cast<long>(sys.mons.size());
+    const std::vector<std::uint64_t> at = monomial_values(sys.mons, draw_residues(rng, st.n, st.p), mod);
     std::vector<ModPoly> fibre;
-    for (long j = 0; j < Jn; ++j) {
+    for (long j = 0; j < st.Jn; ++j) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn));
         std::uint64_t value = 0;
         for (long e = 0; e < Nn; ++e) {
-            coef[static_cast<std::size_t>(e)] = nmod_mat_entry(C.get(), e, j);
+            coef[static_cast<std::size_t>(e)] = nmod_mat_entry(sys.C.get(), e, j);
             value = nmod_add(value, nmod_mul(coef[static_cast<std::size_t>(e)], at[static_cast<std::size_t>(e)], mod), mod);
         }
         coef[0] = nmod_sub(coef[0], value, mod);
-        fibre.push_back(poly_of(coef));
+        fibre.push_back(poly_of(sys, coef));
     }
-    return {algebra_detail::solution_count(section, n, p).count, algebra_detail::solution_count(fibre, n, p).count};
+    return algebra_detail::solution_count(fibre, st.n, st.p).count;
+}
+
+// The slice that frees the weights `free` (indices among the varied ones), fixing the others.
+std::vector<std::vector<std::uint64_t>> gauge_matrix(long varied, const std::vector<long>& free) {
+    std::vector<std::vector<std::uint64_t>> G(static_cast<std::size_t>(varied), std::vector<std::uint64_t>(free.size(), 0));
+    for (std::size_t i = 0; i < free.size(); ++i) G[static_cast<std::size_t>(free[i])][i] = 1;
+    return G;
+}
+
+// The pivot columns of J's reduced row echelon form (J is overwritten), its columns taken
+// first to last, or last to first (`from_last`: then the last independent columns).
+std::vector<long> pivot_columns(const NmodMat& J, bool from_last) {
+    const long cols = J.cols();
+    NmodMat R(J.rows(), cols, J.modulus());
+    for (long r = 0; r < J.rows(); ++r)
+        for (long q = 0; q < cols; ++q) nmod_mat_entry(R.get(), r, from_last ? cols - 1 - q : q) = nmod_mat_entry(J.get(), r, q);
+    const long rank = nmod_mat_rref(R.get());
+    std::vector<long> piv;
+    for (long r = 0; r < rank; ++r)
+        for (long q = 0; q < cols; ++q)
+            if (nmod_mat_entry(R.get(), r, q) != 0) {
+                piv.push_back(from_last ? cols - 1 - q : q);
+                break;
+            }
+    std::sort(piv.begin(), piv.end());
+    return piv;
 }
 
 VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg) {
@@ -173,33 +197,26 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     nmod_init(&st.mod, st.p);
     st.shape = m.draw_weights(1, 1);
     st.wdeg = wdeg;
+    st.threads = opt.threads;
     st.varied = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
     const std::uint64_t p = st.p;
     const long N = m.spec().tokens, vars = m.input_vars_per_token();
-    const auto draw_vec = [&](long len) {
-        std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
-        for (auto& x : v) x = rng.below(p);
-        return v;
-    };
-    // The dimension: the Jacobian's rank mod p at the base point, varied + 8 rows; its
-    // pivot columns (reduced row echelon form) are the weights the gauge slice frees.
-    st.a = draw_vec(st.varied);
-    std::vector<long> pivots;
+    // The dimension: the Jacobian's rank mod p at the base point, varied + 8 rows. Its pivot
+    // columns, first to last, are the weights the gauge slice frees; last to first, the
+    // weights a second slice frees (the degree slice, below).
+    st.a = draw_residues(rng, st.varied, p);
+    std::vector<long> first, last;
     {
         std::vector<Point<std::uint64_t>> pts;
         for (long s = 0; s < st.varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
-        NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.shape, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
-        tr.dimension = nmod_mat_rref(J.get());
-        for (long r = 0; r < tr.dimension; ++r)
-            for (long q = 0; q < J.cols(); ++q)
-                if (nmod_mat_entry(J.get(), r, q) != 0) {
-                    pivots.push_back(q);
-                    break;
-                }
+        const NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.shape, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
+        first = pivot_columns(J, false);
+        last = pivot_columns(J, true);
+        tr.dimension = static_cast<long>(first.size());
     }
     const long n = st.n = tr.dimension;
     if (n == 0) {  // X is a point: degree 1, the whole weight space one fibre
-        tr.gauge_section_points = tr.gauge_fibre_points = 1;
+        tr.gauge_fibre_points = tr.degree_fibre_points = tr.degree_section_points = 1;
         if (opt.generic_slice) tr.section_points = tr.fibre_points = 1;
         return tr;
     }
@@ -214,19 +231,37 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
     st.Jn = M + 8;
     for (long j = 0; j < st.Jn; ++j) st.xs.push_back(random_point(rng, N, vars, p));
-    for (long i = 0; i < n; ++i) st.mu.push_back(draw_vec(st.Jn));
-    st.c = draw_vec(n);
-    // The gauge slice: the pivot weights free, every other one fixed at its value in a.
-    std::vector<std::vector<std::uint64_t>> G(static_cast<std::size_t>(st.varied), std::vector<std::uint64_t>(static_cast<std::size_t>(n), 0));
-    for (long i = 0; i < n; ++i) G[static_cast<std::size_t>(pivots[static_cast<std::size_t>(i)])][static_cast<std::size_t>(i)] = 1;
-    std::tie(tr.gauge_section_points, tr.gauge_fibre_points) = count_on_slice(m, st, G, rng);
+    for (long i = 0; i < n; ++i) st.mu.push_back(draw_residues(rng, st.Jn, p));
+    st.c = draw_residues(rng, n, p);
+    // The gauge slice: the first pivot weights free, every other one fixed at its value in
+    // a; its fibre keeps the discrete symmetries (gauge_fibre_points). The degree slice frees
+    // the last pivot weights instead: fixing a unit's incoming weight, not its outgoing one,
+    // also fixes the roots of unity of its scale, so its fibre is often smaller (1 for
+    // chains of filters) and its section, deg X times that fibre, far cheaper to count. The
+    // section is counted on whichever of the two has the smaller fibre.
+    const SliceSystem gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);
+    tr.gauge_fibre_points = fibre_count(st, gauge, rng);
+    tr.free_weights = first;
+    tr.degree_free_weights = first;
+    tr.degree_fibre_points = tr.gauge_fibre_points;
+    if (last != first && opt.degree_slice == DegreeSlice::smallest_fibre) {
+        SliceSystem other = interpolate_slice(m, st, gauge_matrix(st.varied, last), rng);
+        const long k = fibre_count(st, other, rng);
+        if (k > 0 && (tr.gauge_fibre_points <= 0 || k < tr.gauge_fibre_points)) {
+            tr.degree_free_weights = last;
+            tr.degree_fibre_points = k;
+            tr.degree_section_points = section_count(st, other);
+        }
+    }
+    if (tr.degree_free_weights == first) tr.degree_section_points = section_count(st, gauge);
     // The generic slice (asked for): B random; dense equations, a far costlier basis.
     if (opt.generic_slice) {
         std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
-        for (auto& row : B) row = draw_vec(n);
-        std::tie(tr.section_points, tr.fibre_points) = count_on_slice(m, st, B, rng);
+        for (auto& row : B) row = draw_residues(rng, n, p);
+        const SliceSystem generic = interpolate_slice(m, st, B, rng);
+        tr.section_points = section_count(st, generic);
+        tr.fibre_points = fibre_count(st, generic, rng);
     }
-    tr.free_weights = pivots;
     return tr;
 }
 
@@ -254,22 +289,22 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     dopt.seed = opt.seed;
     res.dimension_answer = function_dimension(spec, dopt);
     res.dimension = res.dimension_answer.value;
-    // Each trial its own stream, derived in order, so that the trials run side by side
-    // and give the same counts on any number of threads.
+    // Each trial its own stream, derived in order; the trials run one after another, each
+    // interpolating on opt.threads threads (its Gröbner bases take one: MathicGB is not
+    // reentrant), so the counts are the same on any number of threads.
     Rng rng(opt.seed);
-    std::vector<Rng> streams;
-    for (long t = 0; t < opt.trials; ++t) streams.push_back(rng.split(static_cast<std::uint64_t>(t)));
-    res.trials.resize(static_cast<std::size_t>(opt.trials));
-    const int nt = static_cast<int>(std::min<long>(opt.threads, opt.trials));
-    detail::run_parallel(nt, [&](int tid) {
-        for (long t = tid; t < opt.trials; t += nt) res.trials[static_cast<std::size_t>(t)] = one_trial(m, opt, streams[static_cast<std::size_t>(t)], wdeg);
-    });
+    for (long t = 0; t < opt.trials; ++t) {
+        Rng stream = rng.split(static_cast<std::uint64_t>(t));
+        res.trials.push_back(one_trial(m, opt, stream, wdeg));
+    }
     const VarietyTrial& first = res.trials.front();
-    res.agreed = first.gauge_fibre_points > 0 && first.gauge_section_points >= 0 && first.gauge_section_points % first.gauge_fibre_points == 0;
-    const long degree = res.agreed ? first.gauge_section_points / first.gauge_fibre_points : -1;
+    res.agreed = first.degree_fibre_points > 0 && first.degree_section_points >= 0 && first.degree_section_points % first.degree_fibre_points == 0 &&
+                 first.gauge_fibre_points > 0;
+    const long degree = res.agreed ? first.degree_section_points / first.degree_fibre_points : -1;
     for (const VarietyTrial& tr : res.trials) {
         res.agreed = res.agreed && tr.dimension == res.dimension && tr.free_weights == first.free_weights &&
-                     tr.gauge_section_points == first.gauge_section_points && tr.gauge_fibre_points == first.gauge_fibre_points;
+                     tr.gauge_fibre_points == first.gauge_fibre_points && tr.degree_free_weights == first.degree_free_weights &&
+                     tr.degree_section_points == first.degree_section_points && tr.degree_fibre_points == first.degree_fibre_points;
         if (opt.generic_slice)  // the generic slice's section must hold deg X times its fibre
             res.agreed = res.agreed && tr.fibre_points > 0 && tr.fibre_points == first.fibre_points && tr.section_points == degree * tr.fibre_points;
     }
@@ -278,6 +313,8 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.degree = degree;
         res.gauge_fibre_points = first.gauge_fibre_points;
         res.free_weights = first.free_weights;
+        res.degree_free_weights = first.degree_free_weights;
+        res.degree_fibre_points = first.degree_fibre_points;
         if (opt.generic_slice) res.fibre_points = first.fibre_points;
         res.label = "counted over the closure of Z/p for " + std::to_string(res.trials.size()) +
                     " independent 16-bit primes, slices and sections, which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
@@ -293,7 +330,7 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     std::vector<long> primes, sections, generic, fibres;
     for (const VarietyTrial& t : v.trials) {
         primes.push_back(static_cast<long>(t.prime));
-        sections.push_back(t.gauge_section_points);
+        sections.push_back(t.degree_section_points);
         generic.push_back(t.section_points);
         fibres.push_back(t.fibre_points);
     }
@@ -306,9 +343,11 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("fibre_dimension", v.fibre_dimension);
     r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));
     r.set("free_weights", v.free_weights);
+    r.set("degree_fibre_points", maybe(v.degree_fibre_points));
+    r.set("degree_free_weights", v.degree_free_weights);
     r.set("agreed", v.agreed);
     r.set("primes", primes);
-    r.set("section_points", sections);  // the gauge slice's, per trial: deg X times gauge_fibre_points
+    r.set("section_points", sections);  // the degree slice's, per trial: deg X times degree_fibre_points
     if (generic_slice) {  // the generic slice: the fibre's degree k and deg X · k per trial
         r.set("fibre_points", maybe(v.fibre_points));
         r.set("generic_section_points", generic);

@@ -21,6 +21,44 @@ NetworkSpec stack_of(const std::string& layers, long tokens, long dim) {
 
 }  // namespace
 
+TEST_CASE("variety: the smallest-fibre slice gives the gauge slice's degree (the reference)") {
+    const std::vector<std::pair<std::string, std::pair<long, long>>> nets = {
+        {"conv,conv:power=1", {3, 1}},
+        {"conv:power=3,conv:power=1", {3, 1}},
+        {"conv:filter=3,conv:power=1", {4, 1}},
+        {"conv,conv,conv:power=1", {4, 1}},
+        {"dense:width=2:power=2,dense:width=1:power=1", {1, 3}},
+        {"dense:width=2:power=3,dense:width=1:power=1", {1, 3}},
+        {"dense:width=1:power=1", {1, 3}},
+    };
+    for (const auto& [layers, shape] : nets) {
+        VarietyOptions fast;
+        fast.seed = seprank_test::seed();
+        fast.trials = 2;
+        VarietyOptions ref = fast;
+        ref.degree_slice = DegreeSlice::gauge;
+        INFO(layers << " seed " << fast.seed);
+        const VarietyAnswer a = network_variety(stack_of(layers, shape.first, shape.second), fast);
+        const VarietyAnswer b = network_variety(stack_of(layers, shape.first, shape.second), ref);
+        REQUIRE(a.agreed);
+        REQUIRE(b.agreed);
+        CHECK(a.degree == b.degree);
+        CHECK(a.gauge_fibre_points == b.gauge_fibre_points);
+        CHECK(a.free_weights == b.free_weights);
+        // the reference counts on the gauge slice; the fast one on a slice with no more points
+        CHECK(b.degree_free_weights == b.free_weights);
+        CHECK(b.degree_fibre_points == b.gauge_fibre_points);
+        CHECK(a.degree_fibre_points <= b.degree_fibre_points);
+        CHECK(a.trials.front().degree_section_points == a.degree * a.degree_fibre_points);
+    }
+    // filters (2,2,2): fixing a weight of each of the first two filters leaves one setting
+    VarietyOptions opt;
+    opt.seed = seprank_test::seed();
+    const VarietyAnswer c3 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
+    CHECK(c3.degree_fibre_points == 1);
+    CHECK(c3.gauge_fibre_points == 4);
+}
+
 TEST_CASE("variety: degrees known in closed form") {
     VarietyOptions opt;
     opt.seed = seprank_test::seed();
@@ -91,7 +129,7 @@ TEST_CASE("variety: degrees known in closed form") {
     REQUIRE(a1.trials.size() == a2.trials.size());
     for (std::size_t t = 0; t < a1.trials.size(); ++t) {
         CHECK(a1.trials[t].prime == a2.trials[t].prime);
-        CHECK(a1.trials[t].gauge_section_points == a2.trials[t].gauge_section_points);
+        CHECK(a1.trials[t].degree_section_points == a2.trials[t].degree_section_points);
         CHECK(a1.trials[t].free_weights == a2.trials[t].free_weights);
     }
     CHECK(a1.degree == a2.degree);

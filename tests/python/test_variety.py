@@ -14,8 +14,12 @@ def test_variety_matches_the_cli(cli):
         py = seprank.variety(net, seed=7)
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
         for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
-                  "free_weights", "agreed", "primes", "section_points", "label"):
+                  "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points", "label"):
             assert py[k] == c[k], (layers, k, py[k], c[k])
+        ref = seprank.variety(net, seed=7, degree_slice="gauge")
+        c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7, "--degree-slice", "gauge")
+        assert ref["degree"] == py["degree"] and ref["section_points"] == c["section_points"]
+        assert ref["degree_free_weights"] == ref["free_weights"]
     # conv (2,2) at r = 2: degree 4, two settings per function (t = ±1)
     conv = seprank.variety({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1})
     assert conv["degree"] == 4 and conv["gauge_fibre_points"] == 2 and conv["agreed"]
@@ -31,6 +35,8 @@ def test_variety_threads_and_refusals():
         seprank.variety(net, max_unknowns=0)
     with pytest.raises(seprank.ResourceLimitError):
         seprank.variety(net, max_unknowns=2)
+    with pytest.raises(ValueError, match="degree_slice"):
+        seprank.variety(net, degree_slice="generic")
 
 
 def test_defects_matches_the_cli(cli_path):
