@@ -21,6 +21,7 @@
 #include "rank/graded_impl.hpp"
 #include "rank_device.cuh"
 #include "tape_kernel.cuh"
+#include "compiled.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,10 @@ struct sr_graded {
     gr::Sides sides;
     std::vector<std::uint32_t*> blocks;  // device arrays, side² entries each (null: empty)
     bool narrow = false;                 // the program in Mont32's form (runs_narrow), points reduced
+    // The network's own kernel (compiled.cuh), built by the first step where
+    // SEPRANK_CUDA_COMPILED=1 asks for it; null: the interpreter runs.
+    std::unique_ptr<Compiled> compiled;
+    bool compile_tried = false;
 
     sr_graded() = default;
     sr_graded(const sr_graded&) = delete;
@@ -232,6 +237,14 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
             cudaEventDestroy(b);
         }
     } events{start, stop};
+    if (!g->compile_tried && compiled_asked()) {
+        g->compile_tried = true;
+        std::unique_ptr<Compiled> c(new Compiled());
+        std::string why;
+        const bool ok = build_compiled(t, ar, *c, why);
+        report_compiled("sr_cuda_graded_step", t, ok, c->compile_seconds, why);
+        if (ok) g->compiled = std::move(c);
+    }
     SR_GTRY(cudaEventRecord(start));
     for (int q = 0; q < nr; ++q) {
         const gr::Rect& r = rects[q];
@@ -240,8 +253,9 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
             const std::int64_t rows = std::min(chunk_rows, r.r1 - i0), pairs = rows * cols;
             const GridSource src{d_a.as<std::uint64_t>() + i0 * wa, d_b.as<std::uint64_t>() + r.c0 * wb, d_source.as<std::uint32_t>(),
                                  d_scales.as<std::uint64_t>(), wa, wb, cols, nd};
-            const cudaError_t e = dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), src, pairs * nd, d_scratch.as<std::uint64_t>(),
-                                               d_vals.as<std::uint64_t>());
+            const cudaError_t e = g->compiled ? launch_compiled(*g->compiled, ar, src, pairs * nd, d_vals.as<std::uint64_t>())
+                                              : dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), src, pairs * nd, d_scratch.as<std::uint64_t>(),
+                                                             d_vals.as<std::uint64_t>());
             if (e != cudaSuccess)
                 return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: tape kernel launch (%d threads per block): %s", plan.block,
                                      cudaGetErrorString(e));

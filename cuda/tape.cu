@@ -21,6 +21,7 @@
 // constants converted on the host and the points reduced mod p on the device, NarrowTape and
 // upload_values), else in 64-bit words as recorded (SR_TAPE_WIDE forces the latter).
 #include "tape_kernel.cuh"
+#include "compiled.cuh"
 
 #include <algorithm>
 #include <chrono>
@@ -179,6 +180,14 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     const size_t program_bytes = static_cast<size_t>(t->n_ops) * sizeof(sr_tape_op);
     if (plan.in_constant) SR_TRY(cudaMemcpyToSymbol(c_ops, t->ops, program_bytes));
     else SR_TRY(cudaMemcpy(d_ops.ptr, t->ops, program_bytes, cudaMemcpyHostToDevice));
+    // The network's own kernel where SEPRANK_CUDA_COMPILED=1 asks for it (compiled.cuh).
+    Compiled compiled;
+    bool use_compiled = false;
+    if (compiled_asked()) {
+        std::string why;
+        use_compiled = build_compiled(t, ar, compiled, why);
+        report_compiled(job.who, t, use_compiled, compiled.compile_seconds, why);
+    }
     prof.lap(TapeProfile::kSetup);
     for (int64_t u0 = 0; u0 < job.units; u0 += chunk) {
         const int64_t nu = std::min(chunk, job.units - u0);
@@ -186,7 +195,9 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
         if (up != SR_CUDA_OK) return up;
         prof.lap(TapeProfile::kUpload);
         const int64_t n = nu * ppu;
-        const cudaError_t e = dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), job.source(d_in.ptr), n, d_scratch.as<uint64_t>(), d_out.as<uint64_t>());
+        const cudaError_t e = use_compiled ? launch_compiled(compiled, ar, job.source(d_in.ptr), n, d_out.as<uint64_t>())
+                                           : dispatch<Ar>(plan, t, ar, d_ops.as<sr_tape_op>(), job.source(d_in.ptr), n, d_scratch.as<uint64_t>(),
+                                                          d_out.as<uint64_t>());
         if (e != cudaSuccess)
             return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: kernel launch (%d threads per block, %llu bytes of shared slots): %s", job.who, plan.block,
                                  static_cast<unsigned long long>(plan.shared_bytes), cudaGetErrorString(e));

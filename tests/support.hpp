@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace seprank_test {
@@ -32,6 +33,21 @@ inline int iterations(int base) {
     const char* m = std::getenv("SEPRANK_TEST_MULTIPLIER");
     return m ? base * std::max(1, std::atoi(m)) : base;
 }
+
+// A fresh directory under $TMPDIR (or /tmp), named tag-XXXXXX, removed with everything in
+// it at the end (std::runtime_error where it cannot be made).
+struct TempDir {
+    std::string path;
+    explicit TempDir(const std::string& tag = "seprank") {
+        const char* base = std::getenv("TMPDIR");
+        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + tag + "-XXXXXX";
+        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot make a directory " + tmpl);
+        path = tmpl;
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
 
 // The message of the invalid_input that f throws; "(accepted)" when it throws none.
 inline std::string message_of(const std::function<void()>& f) {

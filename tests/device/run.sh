@@ -13,7 +13,8 @@
 #     code and seconds), nvidia-smi.txt and logs.tar.gz (one log per step). SECONDS
 #     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
-#     groups after the smoke test, in this order: tests, frontier, rank, step, dimension,
+#     groups after the smoke test, in this order: tests (with the compiled kernels and the
+#     leaf kernels under racecheck and synccheck), frontier, rank, step, dimension,
 #     tape, share, table. FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share;
 #     FRONTIER_TRIALS (default 3) their trials: each draws its own 31-bit prime, so the
 #     failure bound falls from about 2e-2 (one) to 5e-4 (two) and 1e-5 (three); a trial the
@@ -143,6 +144,15 @@ fi
 if wanted tests; then
     step test_device 90 "$bin/test_device"
     step test_tape 60 "$bin/test_tape"
+    # The network's own kernels (SEPRANK_CUDA_COMPILED=1: NVRTC, cuda/compiled.cuh) against
+    # the CPU reference; each log says whether the compiled kernel or the interpreter ran.
+    step test_tape_compiled 90 env SEPRANK_CUDA_COMPILED=1 "$bin/test_tape" -tc='tape on the GPU*'
+    step test_device_compiled 90 env SEPRANK_CUDA_COMPILED=1 "$bin/test_device" -tc='graded*'
+    # The two-phase leaf kernels of the elimination under racecheck and synccheck (planted
+    # ranks, every tile, non-generic rank profiles).
+    for tool in racecheck synccheck; do
+        step "sanitizer_leaf_$tool" 120 "$sanitizer" --tool "$tool" "$bin/test_device" -tc='rank_modular_cuda = rank_modular on planted*'
+    done
 fi
 
 # 2. The frontier rows (the headline: converged generic ranks), H=1 then H=2, within
@@ -187,6 +197,7 @@ frontier_step() {
 }
 if wanted step; then
     frontier_step step_cuda cuda
+    frontier_step step_cuda_compiled cuda SEPRANK_CUDA_COMPILED=1
     frontier_step step_cpu cpu
     frontier_step step_cuda_profile cuda SEPRANK_CUDA_PROFILE=1
 fi

@@ -10,10 +10,15 @@
 #include "seprank/tape.hpp"
 #include "support.hpp"
 #include "network/tape_impl.hpp"  // src/: the arithmetic and the per-point step of the CUDA kernel
+#include "network/tape_source.hpp"  // src/: the tape as source code
 
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
+
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -498,4 +503,92 @@ TEST_CASE("tape on the GPU = tape on the CPU (or the refusal where there is no G
     MESSAGE("on the GPU: the longest program " << longest << " instructions, the most slots " << most_slots);
     CHECK(longest > 2560);
     CHECK(most_slots > 113);
+}
+
+TEST_CASE("tape as source (tape_source.hpp): the host compiler's build of the generated programs = the interpreter") {
+    // The text NVRTC compiles for the GPU, compiled here by the host compiler into one shared
+    // object (one function per random network and prime) and run on random points.
+    auto rng = seprank_test::rng_for("tape-source");
+    INFO("seed " << seprank_test::seed());
+    const seprank_test::SpecLimits lim = random_limits();
+    struct Case {
+        Tape tape;
+        tape_detail::SourceForm form;
+        std::vector<std::uint64_t> points;
+        std::size_t count;
+        std::string json;
+    };
+    std::vector<Case> cases;
+    std::string tu = "#include \"network/tape_impl.hpp\"\n#include <cstddef>\n\n";
+    for (int it = 0; it < seprank_test::iterations(30); ++it) {
+        const Network net = random_network(seprank_test::random_spec(rng, lim), rng.next(), 1000);
+        const std::uint64_t p = pick_prime(rng, it);
+        Tape t(net, p);
+        const tape_detail::SourceForm form = it % 2 == 0 ? tape_detail::gpu_form(p) : (p == 2 ? tape_detail::SourceForm::two : tape_detail::SourceForm::mont);
+        const std::string name = "sr_program_" + std::to_string(it);
+        tu += tape_detail::program_source(t, name, form);
+        // The host wrapper: the arithmetic of the form, the points into it (mont32: reduced mod
+        // p first, as the GPU's are), the value out of it.
+        const std::string ar = form == tape_detail::SourceForm::two ? "seprank::tape::Two{}"
+                               : form == tape_detail::SourceForm::mont32 ? "seprank::tape::make_mont32(" + std::to_string(p) + "ull)"
+                                                                        : "seprank::tape::make_mont(" + std::to_string(p) + "ull)";
+        const std::string reduce = form == tape_detail::SourceForm::mont32 ? " % " + std::to_string(p) + "ull" : "";
+        tu += "extern \"C\" void run_" + std::to_string(it) +
+              "(const std::uint64_t* pts, std::size_t inputs, std::size_t count, std::uint64_t* out) {\n"
+              "    const auto ar = " + ar + ";\n"
+              "    for (std::size_t q = 0; q < count; ++q)\n"
+              "        out[q] = ar.from(" + name + "(ar, [&](std::uint32_t c) { return ar.to(pts[q * inputs + c]" + reduce + "); }));\n"
+              "}\n\n";
+        const std::size_t count = 1 + rng.below(30);
+        std::vector<std::uint64_t> pts = random_points(rng, t.inputs(), count, p);
+        cases.push_back(Case{std::move(t), form, std::move(pts), count, network_to_json(net, -1)});
+    }
+    const seprank_test::TempDir tmp("seprank-tape-source");
+    const std::string& dir = tmp.path;
+    const std::string so = dir + "/programs.so";
+    {
+        std::ofstream(dir + "/programs.cpp") << tu;
+    }
+    const std::string cmd = std::string(SEPRANK_TEST_CXX) + " -std=c++17 -O1 -shared -fPIC -I" + SEPRANK_SOURCE_DIR + "/src -o " + so + " " + dir +
+                            "/programs.cpp 2> " + dir + "/compile.log";
+    INFO("compile: " << cmd);
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib != nullptr);
+    using Run = void (*)(const std::uint64_t*, std::size_t, std::size_t, std::uint64_t*);
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        const Case& c = cases[k];
+        INFO("case " << k << ": " << c.json << " p = " << c.tape.modulus());
+        const auto run = reinterpret_cast<Run>(dlsym(lib, ("run_" + std::to_string(k)).c_str()));
+        REQUIRE(reinterpret_cast<void*>(run) != nullptr);
+        std::vector<std::uint64_t> expect(c.count), got(c.count, 0xdeadbeef);
+        c.tape.evaluate(c.points.data(), c.count, expect.data());
+        run(c.points.data(), c.tape.inputs(), c.count, got.data());
+        CHECK(got == expect);
+    }
+    dlclose(lib);
+}
+
+TEST_CASE("tape as source: the text's shape, and its checks name the value") {
+    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 1, 5);
+    const Tape t(net, 2147483647ULL);  // 2^31 − 1: mont32
+    const std::string src = tape_detail::program_source(t, "f", tape_detail::SourceForm::mont32);
+    CHECK(src.find("SR_TAPE_HD std::uint64_t f(const Ar& ar, Point&& x)") != std::string::npos);
+    std::size_t statements = 0;
+    for (std::size_t at = src.find("\n    s"); at != std::string::npos; at = src.find("\n    s", at + 1))
+        statements += std::isdigit(static_cast<unsigned char>(src[at + 6])) ? 1 : 0;
+    CHECK(statements == t.size());  // one statement per instruction
+    const std::string kernel = tape_detail::kernel_source(t, tape_detail::SourceForm::mont32);
+    CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_flat(seprank::tape::Mont32 ar") != std::string::npos);
+    CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_grid(seprank::tape::Mont32 ar") != std::string::npos);
+    CHECK(tape_detail::gpu_form(2) == tape_detail::SourceForm::two);
+    CHECK(tape_detail::gpu_form(2147483647ULL) == tape_detail::SourceForm::mont32);
+    CHECK(tape_detail::gpu_form(2147483659ULL) == tape_detail::SourceForm::mont);
+    CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "2f", tape_detail::SourceForm::mont32); }) ==
+          "program name '2f' is not a C identifier");
+    CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "f", tape_detail::SourceForm::two); }) ==
+          "program form does not fit the tape's prime 2147483647");
+    const Tape big(net, 9223372036854775783ULL);
+    CHECK(seprank_test::message_of([&] { tape_detail::program_source(big, "f", tape_detail::SourceForm::mont32); }) ==
+          "program form does not fit the tape's prime 9223372036854775783");
 }

@@ -728,18 +728,6 @@ TEST_CASE("graded evaluation: the parity reduction and batching change nothing b
 
 namespace {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end.
-struct TempDir {
-    std::string path;
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/seprank-store-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
 // "block store DIR: X of Y units computed by this process ..." -> {X, Y}.
 std::pair<long, long> store_units(const std::string& note) {
     const auto from = note.find("block store ");
@@ -815,7 +803,7 @@ TEST_CASE("graded evaluation through a block store = in memory, after an interru
         const RankAnswer mem = evaluation_rank(net, part, o);
         CHECK(mem.note.find("block store") == std::string::npos);
 
-        TempDir dir;
+        seprank_test::TempDir dir("seprank-store");
         o.store = dir.path + "/s";
         const RankAnswer fresh = evaluation_rank(net, part, o);
         CHECK(same_answer(fresh, mem));
@@ -894,7 +882,7 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
         o.bordered = false;
         const RankAnswer ref = evaluation_rank(net, part, o);  // in memory, every step from scratch
         o.bordered = true;
-        TempDir dir;
+        seprank_test::TempDir dir("seprank-store");
         // A store written without bordering has no LU units; resumed with bordering, the same answer.
         o.store = dir.path + "/plain";
         o.bordered = false;
@@ -981,7 +969,7 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
 TEST_CASE("a block store refuses another computation and damaged units") {
     const Network net = random_network(NetworkSpec{}, 7, 5);  // attention N=4, dx=2, L=1
     const Partition part = balanced_partition(4);
-    TempDir dir;
+    seprank_test::TempDir dir("seprank-store");
     EvaluationOptions o;
     o.variant = EvaluationVariant::graded;
     o.store = dir.path + "/s";

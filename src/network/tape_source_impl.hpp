@@ -1,0 +1,104 @@
+// Private: a straight-line program as source code (tape_source.hpp), FLINT-free and
+// header-only so that the CUDA plugin (host code of cuda/compiled.cu, nvcc) and the library
+// (src/network/tape_source.cpp) print the same text from the same instructions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tape_impl.hpp"
+
+namespace seprank::tape {
+
+// The residue form of a program's constants, with the arithmetic that runs it (Mont: as
+// recorded, odd p < 2^63; Mont32: narrowed, odd p < 2^31; Two: p = 2).
+enum class SourceForm { mont, mont32, two };
+
+inline const char* source_arith(SourceForm form) {
+    switch (form) {
+        case SourceForm::mont32: return "seprank::tape::Mont32";
+        case SourceForm::two: return "seprank::tape::Two";
+        case SourceForm::mont: break;
+    }
+    return "seprank::tape::Mont";
+}
+
+inline std::string source_slot(std::uint32_t i) { return "s" + std::to_string(i); }
+
+inline std::string source_literal(std::uint64_t w) {
+    static const char* hex = "0123456789abcdef";
+    std::string h;
+    do {
+        h.insert(h.begin(), hex[w & 15u]);
+        w >>= 4;
+    } while (w != 0);
+    return "0x" + h + "ull";
+}
+
+// The function `name` (template <class Ar, class Point> SR_TAPE_HD std::uint64_t name(const
+// Ar& ar, Point&& x)) of the n instructions ops (any type with code, dst, a, b, w; constants
+// already in the form that will run them), with `slots` locals and the value of slot
+// `output` returned. An unknown opcode: returns the empty string.
+template <class Op>
+std::string program_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, const std::string& name) {
+    std::string s;
+    s.reserve(n * 40 + 256);
+    s += "// seprank tape: " + std::to_string(n) + " instructions, " + std::to_string(slots) + " slots, p = " + std::to_string(p) + "\n";
+    s += "template <class Ar, class Point>\nSR_TAPE_HD std::uint64_t " + name + "(const Ar& ar, Point&& x) {\n";
+    s += "    std::uint64_t";
+    for (std::size_t i = 0; i < slots; ++i) s += (i == 0 ? " " : ", ") + source_slot(static_cast<std::uint32_t>(i)) + " = 0";
+    s += ";\n";
+    for (std::size_t k = 0; k < n; ++k) {
+        const Op& op = ops[k];
+        const std::string d = "    " + source_slot(op.dst) + " = ", w = source_literal(op.w);
+        switch (op.code) {
+            case op_zero: s += d + "0;\n"; break;
+            case op_const: s += d + w + ";\n"; break;
+            case op_input: s += d + "x(" + std::to_string(op.a) + "u);\n"; break;
+            case op_mul: s += d + "ar.mul(" + source_slot(op.a) + ", " + source_slot(op.b) + ");\n"; break;
+            case op_add: s += d + "ar.add(" + source_slot(op.a) + ", " + source_slot(op.b) + ");\n"; break;
+            case op_axpy: s += d + "ar.add(" + source_slot(op.a) + ", ar.mul(" + w + ", " + source_slot(op.b) + "));\n"; break;
+            case op_scale: s += d + "ar.mul(" + w + ", " + source_slot(op.a) + ");\n"; break;
+            case op_copy: s += d + source_slot(op.a) + ";\n"; break;
+            case op_addc: s += d + "ar.add(" + source_slot(op.a) + ", " + w + ");\n"; break;
+            default: return std::string();
+        }
+    }
+    s += "    return " + source_slot(output) + ";\n}\n";
+    return s;
+}
+
+// A translation unit for NVRTC: tape_impl.hpp (by that include name), the program as
+// sr_program, and the kernels sr_compiled_flat and sr_compiled_grid (tape_source.hpp).
+template <class Op>
+std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, SourceForm form) {
+    const std::string program = program_text(ops, n, slots, output, p, "sr_program");
+    if (program.empty()) return program;
+    const std::string ar = source_arith(form);
+    std::string s = "#include \"network/tape_impl.hpp\"\n\n" + program;
+    s += "\nextern \"C\" __global__ void sr_compiled_flat(" + ar +
+         " ar, const std::uint64_t* points, long long inputs, long long count, std::uint64_t* out) {\n"
+         "    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+         "    if (q >= count) return;\n"
+         "    const std::uint64_t* pt = points + q * inputs;\n"
+         "    out[q] = ar.from(sr_program(ar, [&](std::uint32_t c) { return ar.to(pt[c]); }));\n"
+         "}\n";
+    s += "\nextern \"C\" __global__ void sr_compiled_grid(" + ar +
+         " ar, const std::uint64_t* a, const std::uint64_t* b, const std::uint32_t* source, const std::uint64_t* scales,\n"
+         "        long long width_a, long long width_b, long long cols, long long nodes, long long count, std::uint64_t* out) {\n"
+         "    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+         "    if (q >= count) return;\n"
+         "    const long long t = q % nodes, r = q / nodes, j = r % cols, i = r / cols;\n"
+         "    const std::uint64_t* ai = a + i * width_a;\n"
+         "    const std::uint64_t* bj = b + j * width_b;\n"
+         "    const std::uint64_t sc = scales[t];\n"
+         "    out[q] = ar.from(sr_program(ar, [&](std::uint32_t c) -> std::uint64_t {\n"
+         "        const long long k = source[c];\n"
+         "        return k < width_a ? ar.mul(ai[k], sc) : ar.to(bj[k - width_a]);\n"
+         "    }));\n"
+         "}\n";
+    return s;
+}
+
+}  // namespace seprank::tape
