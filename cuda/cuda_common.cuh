@@ -41,6 +41,8 @@ inline void clear(sr_cuda_status* st) {
         st->message[0] = '\0';
         st->gpu_seconds = 0;
         st->bytes = 0;
+        st->leaf_splits = 0;
+        st->leaf_fallbacks = 0;
     }
 }
 

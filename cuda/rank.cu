@@ -273,13 +273,15 @@ __global__ void __launch_bounds__(kLeafThreads, 2) leaf_kernel_wide(double* a, s
 }
 
 // The first phase of a leaf (blocked_rank_impl.hpp), one block of kLeafThreads: the scan
-// for the top (the first kLeafTop active rows non-zero in the leaf's columns; each warp
+// for the top (the first kLeafTop active rows non-zero in the leaf's columns among the
+// first kScanRows; each warp
 // tests 32 consecutive rows per round, lane c reading column c, every row read copied to
 // backup: row i - r at backup[(i - r) t ..)), then the leaf step on the top alone with its
 // rows in shared memory: warp w owns slots w, w + 8, ..., lane c column c; one block
 // barrier per column. Leaves slots[j] (the pivot of column j relative to r, or kNone) and
 // slots[kSlotBelow] = e - r (where the rows below start); the top's rows are written back.
 constexpr int kLeafWarps = kLeafThreads / 32;
+static_assert(blk::kScanRows % (32 * kLeafWarps) == 0, "the scan's cap ends on a round");
 template <bool Wide>
 __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::int64_t ld, std::int64_t r, std::int64_t m, std::int64_t b0,
                                                                 int t, double p, double pinv, std::uint64_t pu, int* slots, double* backup) {
@@ -294,16 +296,19 @@ __global__ void __launch_bounds__(kLeafThreads) leaf_top_kernel(double* a, std::
     const bool mine = lane < t;
     const std::int64_t rows = m - r;
     double* base = a + r * ld + b0;
-    if (threadIdx.x == 0) found = 0, end = rows;
+    // The scan reads at most kScanRows rows (a multiple of the 256 a round reads): rows
+    // past it go to the second phase, whose check falls back where they hold a pivot.
+    const std::int64_t scan = rows < blk::kScanRows ? rows : blk::kScanRows;
+    if (threadIdx.x == 0) found = 0, end = scan;
     if (threadIdx.x < blk::kLeaf) cand[threadIdx.x] = kNone;
     __syncthreads();
-    for (std::int64_t s0 = 0; s0 < rows; s0 += 32 * kLeafWarps) {
+    for (std::int64_t s0 = 0; s0 < scan; s0 += 32 * kLeafWarps) {
         unsigned mask = 0;
 #pragma unroll 8
         for (int k = 0; k < 32; ++k) {
             const std::int64_t i = s0 + warp * 32 + k;
-            const double v = i < rows && mine ? __ldcg(base + i * ld + lane) : 0.0;
-            if (i < rows && mine) backup[i * t + lane] = v;
+            const double v = i < scan && mine ? __ldcg(base + i * ld + lane) : 0.0;
+            if (i < scan && mine) backup[i * t + lane] = v;
             if (__any_sync(full, v != 0.0)) mask |= 1u << k;
         }
         if (lane == 0) masks[warp] = mask;
@@ -951,7 +956,11 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     check("kernels", cudaGetLastError());
     float ms = 0;
     check("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    if (st) st->gpu_seconds = ms / 1000.0;
+    if (st) {
+        st->gpu_seconds = ms / 1000.0;
+        st->leaf_splits = be.profile().splits;
+        st->leaf_fallbacks = be.profile().fallbacks;
+    }
     *rank = r;
     return ok(st);
 }
@@ -1063,10 +1072,7 @@ extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxWid
 extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile, int64_t* rank,
                                            sr_cuda_status* st) {
     using sr_cuda::fail;
-    if (st) {
-        st->gpu_seconds = 0;
-        st->bytes = 0;
-    }
+    sr_cuda::clear(st);
     if (!rank) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null rank pointer");
     if (!blk::accepted_rank_prime(p))
         return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",

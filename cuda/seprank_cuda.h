@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SEPRANK_CUDA_ABI 2
+#define SEPRANK_CUDA_ABI 3
 
 enum {
     SR_CUDA_OK = 0,
@@ -41,6 +41,8 @@ typedef struct sr_cuda_status {
     char message[512];     /* empty when code == SR_CUDA_OK */
     double gpu_seconds;    /* GPU time of the call's work (a rank: its elimination, after the upload) */
     double bytes;          /* peak device memory the call allocated */
+    int64_t leaf_splits;   /* sr_cuda_rank: leaves run in two phases (blocked_rank_impl.hpp) */
+    int64_t leaf_fallbacks; /* sr_cuda_rank: of them, leaves run again in one phase */
 } sr_cuda_status;
 
 /* SEPRANK_CUDA_ABI of the plugin. */

@@ -12,6 +12,7 @@
 // processes sharing a block store. It is never installed.
 #include "../cuda/seprank_cuda.h"
 #include "algebra/blocked_rank_impl.hpp"
+#include "algebra/rank_blocked.hpp"
 #include "rank/graded_impl.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/rank.hpp"
@@ -43,6 +44,8 @@ int ok(sr_cuda_status* st) {
         st->message[0] = '\0';
         st->gpu_seconds = 0;
         st->bytes = 0;
+        st->leaf_splits = 0;
+        st->leaf_fallbacks = 0;
     }
     return SR_CUDA_OK;
 }
@@ -113,11 +116,14 @@ SR_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64
         for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j) m.get()->rows[i][j] = a[i * cols + j];
         const auto t0 = std::chrono::steady_clock::now();
-        *rank = seprank::rank_modular_blocked(m, tile);
+        seprank::blocked::LeafStats leaves;
+        *rank = seprank::blocked::rank_with_combine_error(m, tile, 0.0, &leaves);
         ok(st);
-        if (st) {  // as the plugin reports its events and allocation
+        if (st) {  // as the plugin reports its events, allocation and leaves
             st->gpu_seconds = std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             st->bytes = 8.0 * static_cast<double>(rows) * static_cast<double>(cols);
+            st->leaf_splits = leaves.splits;
+            st->leaf_fallbacks = leaves.fallbacks;
         }
         return SR_CUDA_OK;
     } catch (const std::exception& e) {

@@ -63,7 +63,7 @@
 //                   Two phases (both backends). The top: the first kLeafTop active rows
 //                   that are non-zero in the leaf's columns (all of them if fewer), found
 //                   by a scan in row order that ends at row e (after the last one taken,
-//                   or m). The rows skipped are zero in the leaf: they never change and are
+//                   or m, or after kScanRows rows read). The rows skipped are zero in the leaf: they never change and are
 //                   never pivots (dependent rows, once eliminated, stay among the first
 //                   active rows; without the skip they would fill the top). First the step
 //                   above on the top alone, then each row of [e, m) eliminated on its own
@@ -133,6 +133,12 @@ inline constexpr int kLeaf = 32;
 // The active rows of a leaf's first phase (the leaf step above; one block of the GPU's leaf
 // kernel: 8 warps of 8 rows). Generic matrices find every pivot there.
 inline constexpr std::int64_t kLeafTop = 64;
+// The rows a leaf's scan for its top reads at most (16 rounds of the GPU's 256): on a very
+// deficient tall matrix, whose leaf columns are zero on most rows, the scan would otherwise
+// read every row in one block. A scan that stops at the cap with fewer than kLeafTop rows
+// leaves the rest to the second phase, whose check runs the one-phase step where a row
+// below holds a pivot the top lacks (the leaf step above): the same ranks either way.
+inline constexpr std::int64_t kScanRows = 4096;
 // The largest prime of the small-prime mode (one double per product): the largest prime below 2^26 (K = max_inner(p) >= 8 and every
 // product of two entries below 2^50).
 inline constexpr std::uint64_t kMaxPrime = 67108859;

@@ -52,18 +52,20 @@ public:
     double* row(std::int64_t i) { return a_.data() + i * n_; }
 
     // The leaf step (blocked_rank_impl.hpp), in two phases: the top (the first kLeafTop
-    // active rows non-zero in the leaf, up to row e) alone, then the rows [e, m) with the
+    // active rows non-zero in the leaf among the first kScanRows, up to row e) alone, then the rows [e, m) with the
     // top's pivots; where a row below would have been a pivot, the columns are restored
     // from G and the one-phase step runs (counted in stats_).
     void factor_leaf(std::int64_t r, std::int64_t b0, std::int64_t b1, std::int64_t* piv) {
         const std::int64_t t = b1 - b0;
         std::vector<std::int64_t> top;
-        std::int64_t e = m_;
-        for (std::int64_t i = r; i < m_ && e == m_; ++i)
+        const std::int64_t stop = std::min(m_, r + blocked::kScanRows);  // the scan's cap
+        std::int64_t e = stop;
+        for (std::int64_t i = r; i < stop && e == stop; ++i)
             if (std::any_of(row(i) + b0, row(i) + b1, [](double v) { return v != 0; })) {
                 top.push_back(i);
                 if (static_cast<std::int64_t>(top.size()) == blocked::kLeafTop) e = i + 1;
             }
+        if (e == stop && stop < m_ && static_cast<std::int64_t>(top.size()) < blocked::kLeafTop) ++stats_.capped;
         if (e == m_) {  // no row below the top: one phase
             leaf_rows(top, b0, t, piv);
             return;

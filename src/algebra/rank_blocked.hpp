@@ -10,6 +10,7 @@ namespace seprank::blocked {
 // phases; fallbacks, those of them whose rows below held a pivot, run again in one.
 struct LeafStats {
     long splits = 0, fallbacks = 0;
+    long capped = 0;  // scans stopped by kScanRows with fewer than kLeafTop rows
 };
 
 // rank_modular_blocked(a, tile), except that in the two-limb mode (p > kMaxPrime) every

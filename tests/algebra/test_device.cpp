@@ -121,6 +121,10 @@ TEST_CASE("rank_modular_cuda on a planted 4096 x 4096 and a 1000 x 3000, and its
         const NmodMat z = seprank_test::leaf_fallback_matrix(rng, 4500, 120, q, 4000);
         CHECK(rank_modular(z) == 120);
         CHECK(rank_modular_cuda(z) == 120);
+        // more zero rows first than the scan reads (kScanRows): the scan stops with an empty
+        // top, the second phase finds the pivots below, and the leaf runs again in one phase
+        const NmodMat c = seprank_test::leaf_fallback_matrix(rng, 4500, 70, q, 4200);
+        CHECK(rank_modular_cuda(c) == rank_modular(c));
     }
     CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 65535)), doctest::Contains("65535"), invalid_input);  // composite
     CHECK_THROWS_WITH_AS(rank_modular_cuda(NmodMat(2, 2, 70368744177679)), doctest::Contains("70368744177679"), invalid_input);  // above 2^46
@@ -173,6 +177,37 @@ TEST_CASE("the plugin's sr_cuda_rank checks its arguments before it needs a devi
         CHECK(r == 2);
         CHECK(st.gpu_seconds > 0);
         CHECK(st.bytes >= 32);
+        CHECK(st.leaf_splits == 0);  // 2 active rows: no row below a top
+        CHECK(st.leaf_fallbacks == 0);
+        // The leaf's two phases as the CPU reference counts them (test_rank.cpp): a first
+        // leaf whose top holds one pivot runs again in one phase, once; zero rows first are
+        // skipped by the scan; more zero rows than the scan reads (kScanRows) leave every
+        // pivot below it, and that leaf runs again.
+        auto rng = seprank_test::rng_for("device-leaf-stats");
+        const auto run = [&](const NmodMat& m, int tile) {
+            std::vector<std::uint64_t> flat;
+            for (long i = 0; i < m.rows(); ++i)
+                for (long j = 0; j < m.cols(); ++j) flat.push_back(m.at(i, j));
+            sr_cuda_status s{};
+            std::int64_t got = -1;
+            REQUIRE(rank(flat.data(), m.rows(), m.cols(), m.modulus(), tile, &got, &s) == SR_CUDA_OK);
+            CHECK(got == rank_modular(m));
+            return s;
+        };
+        for (const std::uint64_t q : {std::uint64_t{8388593}, std::uint64_t{1080880789}}) {
+            INFO("p = " << q);
+            const NmodMat f = seprank_test::leaf_fallback_matrix(rng, 300, 200, q);
+            for (const int tile : {0, 32, 100}) {
+                const sr_cuda_status s = run(f, tile);
+                CHECK(s.leaf_fallbacks == 1);
+                CHECK(s.leaf_splits >= 1);
+            }
+            const sr_cuda_status z = run(seprank_test::leaf_fallback_matrix(rng, 600, 200, q, 250), 0);
+            CHECK(z.leaf_fallbacks == 0);
+            CHECK(z.leaf_splits == 7);
+            const sr_cuda_status c = run(seprank_test::leaf_fallback_matrix(rng, 4500, 70, q, 4200), 0);
+            CHECK(c.leaf_fallbacks >= 1);
+        }
     } else {
         CHECK(code == SR_CUDA_NO_DEVICE);
         CHECK(std::string(st.message).find('\n') == std::string::npos);

@@ -528,6 +528,34 @@ TEST_CASE("rank_modular_blocked: a leaf's two phases, rows zero in the leaf skip
         CHECK(rank_modular(z) == 200);
         CHECK(st.fallbacks == 0);
         CHECK(st.splits == 7);  // ceil(200 / 32) leaves, each with rows below its top
+        CHECK(st.capped == 0);
+    }
+}
+
+TEST_CASE("rank_modular_blocked: a leaf's scan stops after kScanRows rows; what lies below is checked, and run again in one phase") {
+    auto rng = seprank_test::rng_for("rank-blocked-scan-cap");
+    INFO("seed " << seprank_test::seed());
+    static_assert(blocked::kScanRows == 4096, "the shapes below assume a cap of 4096 rows");
+    for (const std::uint64_t p : {std::uint64_t{8388593}, blocked_max_prime}) {
+        INFO("p = " << p);
+        // 4200 zero rows first: the first leaf's scan reads 4096 zero rows and stops with an
+        // empty top; the rows below hold every pivot, so that leaf runs again in one phase
+        const NmodMat a = seprank_test::leaf_fallback_matrix(rng, 4500, 70, p, 4200);
+        blocked::LeafStats st;
+        CHECK(blocked::rank_with_combine_error(a, 0, 0.0, &st) == rank_modular(a));
+        CHECK(rank_modular(a) == 70);
+        CHECK(st.capped >= 1);
+        CHECK(st.fallbacks >= 1);
+        // 4000 zero rows first: the scan finds a full top before the cap
+        const NmodMat b = seprank_test::leaf_fallback_matrix(rng, 4300, 70, p, 4000);
+        blocked::LeafStats sb;
+        CHECK(blocked::rank_with_combine_error(b, 0, 0.0, &sb) == rank_modular(b));
+        CHECK(sb.capped == 0);
+        CHECK(sb.fallbacks == 0);
+        // a very deficient tall matrix: rank 40 in 9000 rows, its rows spread out
+        const NmodMat c = seprank_test::product(rng, 9000, 90, 40, p, 0.01);
+        blocked::LeafStats sc;
+        CHECK(blocked::rank_with_combine_error(c, 0, 0.0, &sc) == rank_modular(c));
     }
 }
 
