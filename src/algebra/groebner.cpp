@@ -7,6 +7,7 @@
 #include <mathicgb.h>
 
 #include <algorithm>
+#include <numeric>
 #include <mutex>
 #include <exception>
 #include <string>
@@ -15,12 +16,13 @@ namespace seprank::algebra_detail {
 
 namespace {
 
-// a > b in graded reverse lex (x_1 > … > x_n): the larger total degree; on a tie, the
-// smaller exponent in the last variable where they differ.
-bool grevlex_greater(const std::vector<int>& a, const std::vector<int>& b) {
+// a > b in weighted reverse lex (x_1 > … > x_n, weights w > 0): the larger weighted
+// degree Σ w_i a_i; on a tie, the smaller exponent in the last variable where they differ.
+// All weights 1: graded reverse lex.
+bool weighted_greater(const std::vector<int>& a, const std::vector<int>& b, const std::vector<long>& w) {
     long da = 0, db = 0;
-    for (int x : a) da += x;
-    for (int x : b) db += x;
+    for (std::size_t i = 0; i < a.size(); ++i) da += w[i] * a[i];
+    for (std::size_t i = 0; i < b.size(); ++i) db += w[i] * b[i];
     if (da != db) return da > db;
     for (std::size_t i = a.size(); i-- > 0;)
         if (a[i] != b[i]) return a[i] < b[i];
@@ -35,6 +37,7 @@ struct LeadingMonomials {
     using Component = mgb::GroebnerConfiguration::Component;
     Coefficient p;
     VarIndex n;
+    std::vector<long> w;  // the order's weights
     std::vector<std::vector<int>> leads;
     std::vector<int> term, lead;
     bool any = false;
@@ -48,7 +51,7 @@ struct LeadingMonomials {
     void appendExponent(VarIndex i, Exponent e) { term[i] = static_cast<int>(e); }
     void appendTermDone(Coefficient c) {
         if (c == 0) return;
-        if (!any || grevlex_greater(term, lead)) lead = term;
+        if (!any || weighted_greater(term, lead, w)) lead = term;
         any = true;
     }
     void appendPolynomialDone() {
@@ -57,9 +60,29 @@ struct LeadingMonomials {
     void idealDone() {}
 };
 
+// The weights of `order` (groebner.hpp): all 1 for grevlex; for weighted, L / d_i with d_i
+// the largest exponent of x_i in the system (at least 1) and L their lcm, unless L passes
+// 2^16 (then all 1).
+std::vector<long> order_weights(const std::vector<ModPoly>& polys, long n, GroebnerOrder order) {
+    std::vector<long> w(static_cast<std::size_t>(n), 1);
+    if (order == GroebnerOrder::grevlex) return w;
+    std::vector<long> d(static_cast<std::size_t>(n), 1);
+    for (const ModPoly& f : polys)
+        for (const ModTerm& t : f)
+            if (t.c != 0)
+                for (long i = 0; i < n; ++i) d[static_cast<std::size_t>(i)] = std::max<long>(d[static_cast<std::size_t>(i)], t.e[static_cast<std::size_t>(i)]);
+    long L = 1;
+    for (long x : d) {
+        L = std::lcm(L, x);
+        if (L > 65536) return w;
+    }
+    for (long i = 0; i < n; ++i) w[static_cast<std::size_t>(i)] = L / d[static_cast<std::size_t>(i)];
+    return w;
+}
+
 }  // namespace
 
-SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count) {
+SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count, GroebnerOrder order) {
     if (p < 3 || p > kGroebnerMaxPrime) throw invalid_input("Gröbner modulus " + std::to_string(p) + " outside 3.." + std::to_string(kGroebnerMaxPrime));
     if (n < 1) throw invalid_input("Gröbner system: " + std::to_string(n) + " variables");
     for (const ModPoly& f : polys)
@@ -69,7 +92,8 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
             for (int x : t.e)
                 if (x < 0) throw invalid_input("Gröbner system: negative exponent " + std::to_string(x));
         }
-    LeadingMonomials out{static_cast<LeadingMonomials::Coefficient>(p), static_cast<LeadingMonomials::VarIndex>(n), {}, {}, {}, false};
+    const std::vector<long> w = order_weights(polys, n, order);
+    LeadingMonomials out{static_cast<LeadingMonomials::Coefficient>(p), static_cast<LeadingMonomials::VarIndex>(n), w, {}, {}, {}, false};
     // MathicGB is not reentrant: its memory arenas (memtailor) are shared by every thread,
     // and two bases computed at once corrupt them (a segfault in memt::Arena, seen with
     // variety's trials side by side). One basis at a time in the process.
@@ -78,6 +102,9 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
     try {
         mgb::GroebnerConfiguration conf(static_cast<mgb::GroebnerConfiguration::Coefficient>(p), static_cast<mgb::GroebnerConfiguration::VarIndex>(n), 1);
         conf.setMaxThreadCount(1);
+        const std::vector<mgb::GroebnerConfiguration::Exponent> grading(w.begin(), w.end());
+        if (!conf.setMonomialOrder(mgb::GroebnerConfiguration::RevLexDescendingBaseOrder, grading))
+            throw internal_error("Gröbner basis: MathicGB refused the weighted order");
         // MathicGB takes each monomial of a polynomial once, with a non-zero coefficient, the
         // terms in descending order: repeats merged, zeros (and zero polynomials) dropped.
         std::vector<std::vector<ModTerm>> merged;
@@ -85,7 +112,7 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
             std::vector<ModTerm> sorted;
             for (const ModTerm& t : f)
                 if (t.c != 0) sorted.push_back(t);
-            std::sort(sorted.begin(), sorted.end(), [](const ModTerm& x, const ModTerm& y) { return grevlex_greater(x.e, y.e); });
+            std::sort(sorted.begin(), sorted.end(), [&](const ModTerm& x, const ModTerm& y) { return weighted_greater(x.e, y.e, w); });
             std::vector<ModTerm> terms;  // equal monomials are adjacent once sorted: merged in one pass
             for (const ModTerm& t : sorted) {
                 if (!terms.empty() && terms.back().e == t.e) terms.back().c = (terms.back().c + t.c) % p;

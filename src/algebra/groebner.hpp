@@ -17,6 +17,16 @@ using ModPoly = std::vector<ModTerm>;
 // The largest modulus the Gröbner engine takes (MathicGB: 16-bit moduli).
 inline constexpr std::uint64_t kGroebnerMaxPrime = 65535;
 
+// The monomial order of the basis. The count does not depend on it (the standard monomials
+// of any order span K[t]/I); the cost does.
+enum class GroebnerOrder {
+    grevlex,   // graded reverse lex: the reference
+    weighted,  // reverse lex graded by w_i = L / d_i, d_i the largest exponent of t_i in the
+               // system, L their lcm (grevlex when L > 2^16): a system whose unknowns have
+               // unequal degrees (a slice's weights of different layers) is closer to
+               // weighted-homogeneous, and its basis far cheaper (14x at filters (2,2,2,2))
+};
+
 // What solution_count found.
 struct SolutionCount {
     bool zero_dimensional = false;  // finitely many solutions (else `count` is -1)
@@ -26,7 +36,7 @@ struct SolutionCount {
 
 // The number of solutions in K^n, K the algebraic closure of Z/p, of the system `polys`
 // (each term's exponent vector of length n), counted with multiplicity: the number of
-// standard monomials of a Gröbner basis (graded reverse lex). Not zero-dimensional (a
+// standard monomials of a Gröbner basis (in `order`, above). Not zero-dimensional (a
 // variable without a pure power among the leading monomials): zero_dimensional false.
 // The empty ideal's unit: a system without solutions has count 0. Preconditions: p
 // prime, 2 < p <= kGroebnerMaxPrime, n >= 1, coefficients below p, exponents >= 0
@@ -35,6 +45,7 @@ struct SolutionCount {
 // for n <= 6 and degrees <= 8 in practice), then O(standard monomials · basis).
 // Thread-safe: MathicGB is not reentrant, so calls from several threads take turns (one
 // basis at a time per process).
-SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count = 10000000);
+SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count = 10000000,
+                             GroebnerOrder order = GroebnerOrder::weighted);
 
 }  // namespace seprank::algebra_detail

@@ -80,3 +80,45 @@ TEST_CASE("solution_count from several threads at once: each count right (the ca
     for (auto& th : pool) th.join();
     for (long c : counts) CHECK(c == 200);
 }
+
+TEST_CASE("solution_count: the weighted order counts what graded reverse lex (the reference) counts") {
+    const std::uint64_t p = 65521;
+    auto rng = seprank_test::rng_for("groebner-weighted");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(16); ++it) {
+        // n unknowns of unequal degrees (as a slice's weights of different layers): each
+        // polynomial dense in the box of exponents e_i <= d_i (total degree unbounded), some
+        // overdetermined, some with a zero polynomial
+        const long n = 1 + static_cast<long>(rng.below(3));
+        std::vector<int> d(static_cast<std::size_t>(n));
+        for (int& x : d) x = 1 + static_cast<int>(rng.below(4));
+        const long count = n + static_cast<long>(rng.below(2));
+        std::vector<ModPoly> polys;
+        for (long k = 0; k < count; ++k) {
+            ModPoly f;
+            std::vector<int> e(static_cast<std::size_t>(n), 0);
+            const auto rec = [&](auto&& self, long i) -> void {
+                if (i == n) {
+                    if (rng.below(3) != 0) f.push_back({rng.below(p), e});
+                    return;
+                }
+                for (int x = 0; x <= d[static_cast<std::size_t>(i)]; ++x) {
+                    e[static_cast<std::size_t>(i)] = x;
+                    self(self, i + 1);
+                }
+                e[static_cast<std::size_t>(i)] = 0;
+            };
+            rec(rec, 0);
+            polys.push_back(f);
+        }
+        if (it % 5 == 0) polys.push_back({});
+        const auto ref = solution_count(polys, n, p, 10000000, algebra_detail::GroebnerOrder::grevlex);
+        const auto fast = solution_count(polys, n, p, 10000000, algebra_detail::GroebnerOrder::weighted);
+        CAPTURE(n);
+        CHECK(ref.zero_dimensional == fast.zero_dimensional);
+        CHECK(ref.count == fast.count);
+    }
+    // the known systems above, in the weighted order: x^2 − 1, y^3 − 2 (weights 3, 2): 6
+    CHECK(solution_count({{{1, {2, 0}}, {p - 1, {0, 0}}}, {{1, {0, 3}}, {p - 2, {0, 0}}}}, 2, p, 10000000,
+                         algebra_detail::GroebnerOrder::weighted).count == 6);
+}
