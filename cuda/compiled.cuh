@@ -84,6 +84,18 @@ bool build_compiled(const sr_tape* t, const Ar& ar, Compiled& c, std::string& wh
     return true;
 }
 
+// Where SEPRANK_CUDA_COMPILED=1 asks for it, compiles and loads t's kernels into c and
+// reports what will run (report_compiled); whether c is to be launched. Ar and t as
+// build_compiled's.
+template <class Ar>
+bool compile_if_asked(const char* who, const sr_tape* t, const Ar& ar, Compiled& c) {
+    if (!compiled_asked()) return false;
+    std::string why;
+    const bool ok = build_compiled(t, ar, c, why);
+    report_compiled(who, t, ok, c.compile_seconds, why);
+    return ok;
+}
+
 inline unsigned compiled_blocks(int64_t n) { return static_cast<unsigned>(std::max<int64_t>(1, (n + 255) / 256)); }
 
 // The compiled kernels over the interpreter's point sources (tape_kernel.cuh): the same

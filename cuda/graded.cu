@@ -237,13 +237,10 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
             cudaEventDestroy(b);
         }
     } events{start, stop};
-    if (!g->compile_tried && compiled_asked()) {
+    if (!g->compile_tried) {
         g->compile_tried = true;
         std::unique_ptr<Compiled> c(new Compiled());
-        std::string why;
-        const bool ok = build_compiled(t, ar, *c, why);
-        report_compiled("sr_cuda_graded_step", t, ok, c->compile_seconds, why);
-        if (ok) g->compiled = std::move(c);
+        if (compile_if_asked("sr_cuda_graded_step", t, ar, *c)) g->compiled = std::move(c);
     }
     SR_GTRY(cudaEventRecord(start));
     for (int q = 0; q < nr; ++q) {

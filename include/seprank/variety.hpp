@@ -104,8 +104,9 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt =
 
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
 // dimension_kind, dimension_failure_bound, degree (null unless agreed), parameters,
-// fibre_dimension, gauge_fibre_points (null unless agreed), free_weights, agreed, primes and
-// section_points (per trial; the gauge slice's), with generic_slice also fibre_points,
+// fibre_dimension, gauge_fibre_points (null unless agreed), free_weights,
+// degree_fibre_points (null unless agreed), degree_free_weights, agreed, primes and
+// section_points (per trial; the degree slice's), with generic_slice also fibre_points,
 // generic_section_points and generic_fibre_points (per trial), then label and seconds. O(T).
 Record variety_record(const VarietyAnswer& v, bool generic_slice);
 

@@ -38,20 +38,29 @@ std::vector<std::vector<int>> monomials_upto(long n, long D) {
     return out;
 }
 
+std::vector<std::uint64_t> monomial_values(const std::vector<std::vector<int>>& mons, const std::vector<std::uint64_t>& t, std::uint64_t p) {
+    nmod_t mod;
+    nmod_init(&mod, p);
+    std::vector<std::uint64_t> v(mons.size());
+    for (std::size_t e = 0; e < mons.size(); ++e) {
+        std::uint64_t x = 1;
+        for (std::size_t i = 0; i < t.size(); ++i) x = nmod_mul(x, n_powmod2_ui_preinv(t[i], static_cast<std::uint64_t>(mons[e][i]), mod.n, mod.ninv), mod);
+        v[e] = x;
+    }
+    return v;
+}
+
 namespace {
 
-Interpolated by_solve(const std::vector<std::vector<int>>& mons, long n, long J, std::uint64_t p, nmod_t mod, const NodeValues& values, Rng& rng) {
+Interpolated by_solve(const std::vector<std::vector<int>>& mons, long n, long J, std::uint64_t p, const NodeValues& values, Rng& rng) {
     // The reference: one node at a time, on one thread.
     const long N = static_cast<long>(mons.size());
     NmodMat V(N, N, p), Y(N, J, p);
     std::vector<std::uint64_t> t(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(J));
     for (long k = 0; k < N; ++k) {
         for (auto& x : t) x = rng.below(p);
-        for (long e = 0; e < N; ++e) {
-            std::uint64_t v = 1;
-            for (long i = 0; i < n; ++i) v = nmod_mul(v, n_powmod2_ui_preinv(t[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(mons[static_cast<std::size_t>(e)][static_cast<std::size_t>(i)]), mod.n, mod.ninv), mod);
-            nmod_mat_entry(V.get(), k, e) = v;
-        }
+        const std::vector<std::uint64_t> row = monomial_values(mons, t, p);
+        for (long e = 0; e < N; ++e) nmod_mat_entry(V.get(), k, e) = row[static_cast<std::size_t>(e)];
         values(t, y);
         for (long j = 0; j < J; ++j) nmod_mat_entry(Y.get(), k, j) = y[static_cast<std::size_t>(j)];
     }
@@ -171,7 +180,9 @@ Interpolated interpolate_total_degree(long n, long D, long J, std::uint64_t p, c
     nmod_t mod;
     nmod_init(&mod, p);
     const std::vector<std::vector<int>> mons = monomials_upto(n, D);
-    return variant == InterpolationVariant::reference ? by_solve(mons, n, J, p, mod, values, rng) : by_newton(mons, n, D, J, p, mod, values, rng, threads);
+    Interpolated out = variant == InterpolationVariant::reference ? by_solve(mons, n, J, p, values, rng) : by_newton(mons, n, D, J, p, mod, values, rng, threads);
+    out.mons = mons;
+    return out;
 }
 
 }  // namespace seprank::algebra_detail

@@ -15,6 +15,10 @@ namespace seprank::algebra_detail {
 // a degree): the rows of interpolate_total_degree's answer. C(n + D, n) of them.
 std::vector<std::vector<int>> monomials_upto(long n, long D);
 
+// The values mod p of the monomials `mons` (exponent vectors of t's length) at t. O(|mons|·n)
+// modular powers.
+std::vector<std::uint64_t> monomial_values(const std::vector<std::vector<int>>& mons, const std::vector<std::uint64_t>& t, std::uint64_t p);
+
 enum class InterpolationVariant {
     reference,  // C(n + D, n) random nodes, one linear solve of that side (can be singular)
     newton,     // the simplex grid of D + 1 random abscissas per unknown, divided differences
@@ -23,7 +27,8 @@ enum class InterpolationVariant {
 // What interpolate_total_degree found.
 struct Interpolated {
     bool ok = false;        // false: the reference's random nodes were singular (no answer)
-    NmodMat C{0, 0, 2};     // C(n + D, n) × J: row e holds the J coefficients of monomial e
+    std::vector<std::vector<int>> mons;  // monomials_upto(n, D): the rows' monomials
+    NmodMat C{0, 0, 2};     // C(n + D, n) × J: row e holds the J coefficients of monomial mons[e]
 };
 
 // Fills `values` (J residues) with the J polynomials' values at the node t (n residues).

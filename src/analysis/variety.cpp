@@ -4,7 +4,6 @@
 
 #include "algebra/groebner.hpp"
 #include "algebra/interpolation.hpp"
-#include "base/parallel.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
@@ -21,7 +20,6 @@
 #include <chrono>
 #include <cmath>
 #include <climits>
-#include <tuple>
 #include <utility>
 
 namespace seprank {
@@ -50,7 +48,6 @@ long binomial_sat(long n, long D) {
     return c;
 }
 
-std::uint64_t power_mod(std::uint64_t x, long e, nmod_t mod) { return n_powmod2_ui_preinv(x, static_cast<std::uint64_t>(e), mod.n, mod.ninv); }
 
 Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) {
     Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
@@ -63,17 +60,6 @@ Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) 
 std::vector<std::uint64_t> draw_residues(Rng& rng, long len, std::uint64_t p) {
     std::vector<std::uint64_t> v(static_cast<std::size_t>(len));
     for (auto& x : v) x = rng.below(p);
-    return v;
-}
-
-// The values of the monomials `mons` at t, mod p.
-std::vector<std::uint64_t> monomial_values(const std::vector<std::vector<int>>& mons, const std::vector<std::uint64_t>& t, nmod_t mod) {
-    std::vector<std::uint64_t> v(mons.size());
-    for (std::size_t e = 0; e < mons.size(); ++e) {
-        std::uint64_t x = 1;
-        for (std::size_t i = 0; i < t.size(); ++i) x = nmod_mul(x, power_mod(t[i], mons[e][i], mod), mod);
-        v[e] = x;
-    }
     return v;
 }
 
@@ -91,15 +77,9 @@ struct TrialSetup {
     std::vector<std::uint64_t> c;
 };
 
-// A slice w = a + B t (B: varied × n) and the coordinates g_j(t) = f(x_j; a + B t) on it,
-// interpolated: coef[e][j] is g_j's coefficient of the monomial mons[e].
-struct SliceSystem {
-    bool ok = false;  // the interpolation nodes were not singular
-    std::vector<std::vector<int>> mons;
-    NmodMat C{0, 0, 2};
-};
-
-SliceSystem interpolate_slice(const Model& m, const TrialSetup& st, const std::vector<std::vector<std::uint64_t>>& B, Rng& rng) {
+// The coordinates g_j(t) = f(x_j; a + B t) on the slice w = a + B t (B: varied × n),
+// interpolated: row e of C holds the g_j's coefficients of the monomial mons[e].
+algebra_detail::Interpolated interpolate_slice(const Model& m, const TrialSetup& st, const std::vector<std::vector<std::uint64_t>>& B, Rng& rng) {
     const nmod_t mod = st.mod;
     const long n = st.n;
     const auto values = [&](const std::vector<std::uint64_t>& t, std::vector<std::uint64_t>& y) {
@@ -110,15 +90,10 @@ SliceSystem interpolate_slice(const Model& m, const TrialSetup& st, const std::v
         const ModEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, st.p);
         for (long j = 0; j < st.Jn; ++j) y[static_cast<std::size_t>(j)] = ev(st.xs[static_cast<std::size_t>(j)]);
     };
-    algebra_detail::Interpolated g = algebra_detail::interpolate_total_degree(n, st.wdeg, st.Jn, st.p, values, rng, algebra_detail::InterpolationVariant::newton, st.threads);
-    SliceSystem sys;
-    sys.ok = g.ok;
-    sys.mons = algebra_detail::monomials_upto(n, st.wdeg);
-    sys.C = std::move(g.C);
-    return sys;
+    return algebra_detail::interpolate_total_degree(n, st.wdeg, st.Jn, st.p, values, rng, algebra_detail::InterpolationVariant::newton, st.threads);
 }
 
-ModPoly poly_of(const SliceSystem& sys, const std::vector<std::uint64_t>& coef) {
+ModPoly poly_of(const algebra_detail::Interpolated& sys, const std::vector<std::uint64_t>& coef) {
     ModPoly f;
     for (std::size_t e = 0; e < coef.size(); ++e)
         if (coef[e] != 0) f.push_back(ModTerm{coef[e], sys.mons[e]});
@@ -126,7 +101,7 @@ ModPoly poly_of(const SliceSystem& sys, const std::vector<std::uint64_t>& coef) 
 }
 
 // The section's solutions on the slice: Σ_j mu_ij g_j(t) = c_i, i = 1..n (-1: not counted).
-long section_count(const TrialSetup& st, const SliceSystem& sys) {
+long section_count(const TrialSetup& st, const algebra_detail::Interpolated& sys) {
     if (!sys.ok) return -1;
     const nmod_t mod = st.mod;
     const long Nn = static_cast<long>(sys.mons.size());
@@ -144,11 +119,11 @@ long section_count(const TrialSetup& st, const SliceSystem& sys) {
 }
 
 // The fibre's solutions through a random t0: g_j(t) = g_j(t0) for every j (-1: not counted).
-long fibre_count(const TrialSetup& st, const SliceSystem& sys, Rng& rng) {
+long fibre_count(const TrialSetup& st, const algebra_detail::Interpolated& sys, Rng& rng) {
     if (!sys.ok) return -1;
     const nmod_t mod = st.mod;
     const long Nn = static_cast<long>(sys.mons.size());
-    const std::vector<std::uint64_t> at = monomial_values(sys.mons, draw_residues(rng, st.n, st.p), mod);
+    const std::vector<std::uint64_t> at = algebra_detail::monomial_values(sys.mons, draw_residues(rng, st.n, st.p), st.p);
     std::vector<ModPoly> fibre;
     for (long j = 0; j < st.Jn; ++j) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn));
@@ -170,8 +145,8 @@ std::vector<std::vector<std::uint64_t>> gauge_matrix(long varied, const std::vec
     return G;
 }
 
-// The pivot columns of J's reduced row echelon form (J is overwritten), its columns taken
-// first to last, or last to first (`from_last`: then the last independent columns).
+// The pivot columns of J's reduced row echelon form (on a copy), its columns taken first to
+// last, or last to first (`from_last`: then the last independent columns), increasing.
 std::vector<long> pivot_columns(const NmodMat& J, bool from_last) {
     const long cols = J.cols();
     NmodMat R(J.rows(), cols, J.modulus());
@@ -239,13 +214,13 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     // also fixes the roots of unity of its scale, so its fibre is often smaller (1 for
     // chains of filters) and its section, deg X times that fibre, far cheaper to count. The
     // section is counted on whichever of the two has the smaller fibre.
-    const SliceSystem gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);
+    const algebra_detail::Interpolated gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);
     tr.gauge_fibre_points = fibre_count(st, gauge, rng);
     tr.free_weights = first;
     tr.degree_free_weights = first;
     tr.degree_fibre_points = tr.gauge_fibre_points;
     if (last != first && opt.degree_slice == DegreeSlice::smallest_fibre) {
-        SliceSystem other = interpolate_slice(m, st, gauge_matrix(st.varied, last), rng);
+        algebra_detail::Interpolated other = interpolate_slice(m, st, gauge_matrix(st.varied, last), rng);
         const long k = fibre_count(st, other, rng);
         if (k > 0 && (tr.gauge_fibre_points <= 0 || k < tr.gauge_fibre_points)) {
             tr.degree_free_weights = last;
@@ -258,7 +233,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     if (opt.generic_slice) {
         std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
         for (auto& row : B) row = draw_residues(rng, n, p);
-        const SliceSystem generic = interpolate_slice(m, st, B, rng);
+        const algebra_detail::Interpolated generic = interpolate_slice(m, st, B, rng);
         tr.section_points = section_count(st, generic);
         tr.fibre_points = fibre_count(st, generic, rng);
     }
