@@ -43,6 +43,7 @@ inline void clear(sr_cuda_status* st) {
         st->bytes = 0;
         st->leaf_splits = 0;
         st->leaf_fallbacks = 0;
+        st->streams = 0;
     }
 }
 

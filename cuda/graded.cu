@@ -356,6 +356,25 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64
     return sr_cuda::rank_device_block(g->blocks[static_cast<std::size_t>(c)], s, g->tape.p, rank, st);
 }
 
+extern "C" SR_CUDA_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks,
+                                                   sr_cuda_status* st) {
+    sr_cuda::clear(st);
+    if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
+        return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_ranks: session, blocks or ranks is NULL, or count %lld < 0",
+                             static_cast<long long>(count));
+    std::vector<const std::uint32_t*> where(static_cast<std::size_t>(count));
+    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    for (std::int64_t q = 0; q < count; ++q) {
+        const std::int64_t c = blocks[q];
+        if (c < 0 || c >= g->nd)
+            return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_ranks: blocks[%lld] = %lld: expected 0 to %lld", static_cast<long long>(q),
+                                 static_cast<long long>(c), static_cast<long long>(g->nd - 1));
+        where[static_cast<std::size_t>(q)] = g->blocks[static_cast<std::size_t>(c)];
+        sides[static_cast<std::size_t>(q)] = g->sides.side[static_cast<std::size_t>(c)];
+    }
+    return sr_cuda::rank_device_blocks(where.data(), sides.data(), count, g->tape.p, ranks, st);
+}
+
 extern "C" SR_CUDA_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {
     sr_cuda::clear(st);
     if (g == nullptr || (out == nullptr && c >= 0 && c < g->nd && g->sides.side[static_cast<std::size_t>(c)] > 0))

@@ -27,12 +27,14 @@
 #include "cuda_common.cuh"
 
 #include "algebra/blocked_rank_impl.hpp"
+#include "rank/graded_impl.hpp"
 #include "rank_device.cuh"
 
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -683,18 +685,22 @@ public:
     };
 
     // tile: the driver's (the two-limb mode's buffers are sized from it). In that mode the
-    // limb buffers are allocated here, after a check of the free memory (SR_CUDA_NO_MEMORY),
-    // and the leaf's grid is capped by its own kernel's occupancy.
-    GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks, int tile = 0)
+    // limb buffers are allocated here, after a check of the free memory (SR_CUDA_NO_MEMORY;
+    // skipped when !check_free: the caller reserved them), and the leaf's grid is capped by
+    // its own kernel's occupancy. Every operation runs on `stream` (h bound to it), and
+    // leaf_blocks bounds the cooperative leaf's grid (a share of the device when ranks run
+    // side by side, so that their cooperative grids are resident together).
+    GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks, int tile = 0,
+               cudaStream_t stream = nullptr, bool check_free = true)
         : b_(b), m_(m), n_(n), pu_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)), kmax_(blk::max_inner(p)),
-          h_(h), leaf_blocks_(leaf_blocks), wide_(blk::wide_mode(p)) {
+          h_(h), leaf_blocks_(leaf_blocks), s_(stream), wide_(blk::wide_mode(p)) {
         if (!wide_) return;
         c46_ = blk::wide_c46(p);
         const std::int64_t na = blk::wide_a_doubles(m, n, tile), nb = blk::wide_b_doubles(m, n, tile), np = blk::wide_p_doubles(m, n, tile);
         const double need = 8.0 * static_cast<double>(blk::wide_workspace_doubles(m, n, tile, p));
         std::size_t free_b = 0, total_b = 0;
         check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
-        if (need + kWideReserveBytes > static_cast<double>(free_b)) {
+        if (check_free && need + kWideReserveBytes > static_cast<double>(free_b)) {
             char msg[256];
             std::snprintf(msg, sizeof msg, "the two-limb elimination of a %lld x %lld matrix needs %.1f MiB more on the device; %.1f MiB are free",
                           static_cast<long long>(m), static_cast<long long>(n), need / 1048576.0, static_cast<double>(free_b) / 1048576.0);
@@ -723,28 +729,28 @@ public:
         int t = static_cast<int>(b1 - b0);
         int host[kSlotCount];
         const std::size_t slot_bytes = sizeof(int) * kSlotCount;
-        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes));
-        if (wide_) leaf_top_kernel<true><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
-        else leaf_top_kernel<false><<<1, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes, s_));
+        if (wide_) leaf_top_kernel<true><<<1, kLeafThreads, 0, s_>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+        else leaf_top_kernel<false><<<1, kLeafThreads, 0, s_>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
         check("leaf_top_kernel launch", cudaGetLastError());
         const std::int64_t below = m_ - r - blk::kLeafTop;  // at most this many rows below the top
         if (below > 0) {
             const unsigned blocks = blocks_for(below, kLeafThreads / 32, 4 * static_cast<std::int64_t>(leaf_blocks_));
-            if (wide_) leaf_rest_kernel<true><<<blocks, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
-            else leaf_rest_kernel<false><<<blocks, kLeafThreads>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+            if (wide_) leaf_rest_kernel<true><<<blocks, kLeafThreads, 0, s_>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
+            else leaf_rest_kernel<false><<<blocks, kLeafThreads, 0, s_>>>(b_.a, n_, r, m_, b0, t, pd_, pinv_, pu_, b_.slots, b_.g);
             check("leaf_rest_kernel launch", cudaGetLastError());
         }
-        check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, slot_bytes, cudaMemcpyDeviceToHost));
+        to_host(host, b_.slots, slot_bytes);
         if (host[kSlotBelow] < m_ - r) ++profile_.splits;
         if (host[kSlotDiffers] == kNone) {
             for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
             return;
         }
         ++profile_.fallbacks;
-        restore_kernel<<<blocks_for((m_ - r) * t, 256), 256>>>(b_.a, n_, r, m_ - r, b0, t, b_.g);
+        restore_kernel<<<blocks_for((m_ - r) * t, 256), 256, 0, s_>>>(b_.a, n_, r, m_ - r, b0, t, b_.g);
         check("restore_kernel launch", cudaGetLastError());
         ++leaf_id_;
-        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes));
+        check("cudaMemsetAsync (pivot slots)", cudaMemsetAsync(b_.slots, 0x7f, slot_bytes, s_));
         std::int64_t ld = n_, rr = r, m = m_, c = b0;
         double p = pd_, pinv = pinv_;
         std::uint64_t pu = pu_;
@@ -760,8 +766,8 @@ public:
         const unsigned blocks = static_cast<unsigned>(
             std::max<std::int64_t>(1, std::min<std::int64_t>(leaf_blocks_, (m_ - r + rows_per_block - 1) / rows_per_block)));
         const void* kernel = wide_ ? reinterpret_cast<const void*>(&leaf_kernel_wide) : reinterpret_cast<const void*>(&leaf_kernel);
-        check("cudaLaunchCooperativeKernel (leaf_kernel)", cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kLeafThreads), args, 0, nullptr));
-        check("cudaMemcpy (pivot slots)", cudaMemcpy(host, b_.slots, sizeof(int) * static_cast<std::size_t>(t), cudaMemcpyDeviceToHost));
+        check("cudaLaunchCooperativeKernel (leaf_kernel)", cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kLeafThreads), args, 0, s_));
+        to_host(host, b_.slots, sizeof(int) * static_cast<std::size_t>(t));
         for (int j = 0; j < t; ++j) piv[j] = host[j] == kNone ? -1 : r + host[j];
     }
 
@@ -769,14 +775,16 @@ public:
         const OpTimer timer(&profile_, kSwapOp);
         Swaps s{};
         for (std::int64_t i = 0; i < k; ++i) s.to[i] = to[i];
-        swap_kernel<<<blocks_for(n_ - c0, 256), 256>>>(b_.a, n_, r, s, static_cast<int>(k), c0, n_);
+        swap_kernel<<<blocks_for(n_ - c0, 256), 256, 0, s_>>>(b_.a, n_, r, s, static_cast<int>(k), c0, n_);
         check("swap_kernel launch", cudaGetLastError());
     }
 
     void gather(std::int64_t r, const std::int64_t* cols, std::int64_t k) {
         const OpTimer timer(&profile_, kGatherOp);
-        check("cudaMemcpy (pivot columns)", cudaMemcpy(b_.cols, cols, sizeof(std::int64_t) * static_cast<std::size_t>(k), cudaMemcpyHostToDevice));
-        gather_kernel<<<blocks_for((m_ - r) * k, 256), 256>>>(b_.a, n_, r, m_ - r, b_.cols, k, b_.g);
+        // From pageable memory: the call returns once `cols` is staged (the stream keeps the order).
+        check("cudaMemcpyAsync (pivot columns)",
+              cudaMemcpyAsync(b_.cols, cols, sizeof(std::int64_t) * static_cast<std::size_t>(k), cudaMemcpyHostToDevice, s_));
+        gather_kernel<<<blocks_for((m_ - r) * k, 256), 256, 0, s_>>>(b_.a, n_, r, m_ - r, b_.cols, k, b_.g);
         check("gather_kernel launch", cudaGetLastError());
     }
 
@@ -785,17 +793,17 @@ public:
         const std::size_t shared = sizeof(double) * static_cast<std::size_t>(kInvertWarps) * static_cast<std::size_t>(k);
         if (shared <= 48 * 1024) {  // k <= 768: the warp kernel without a shared-memory opt-in
             const unsigned blocks = static_cast<unsigned>((k + kInvertWarps - 1) / kInvertWarps);
-            if (wide_) invert_warp_kernel<true><<<blocks, 32 * kInvertWarps, shared>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
-            else invert_warp_kernel<false><<<blocks, 32 * kInvertWarps, shared>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+            if (wide_) invert_warp_kernel<true><<<blocks, 32 * kInvertWarps, shared, s_>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+            else invert_warp_kernel<false><<<blocks, 32 * kInvertWarps, shared, s_>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
             check("invert_warp_kernel launch", cudaGetLastError());
             return;
         }
         if (wide_) {
-            invert_wide_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_);
+            invert_wide_kernel<<<blocks_for(k, 128), 128, 0, s_>>>(b_.g, k, b_.x, pd_, pinv_);
             check("invert_wide_kernel launch", cudaGetLastError());
             return;
         }
-        invert_kernel<<<blocks_for(k, 128), 128>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
+        invert_kernel<<<blocks_for(k, 128), 128, 0, s_>>>(b_.g, k, b_.x, pd_, pinv_, kmax_);
         check("invert_kernel launch", cudaGetLastError());
     }
 
@@ -817,7 +825,7 @@ public:
 
     void split(blk::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
         const OpTimer timer(&profile_, kSplitOp);
-        split_kernel<<<blocks_for(rows * cols, 256, 8192), 256>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_);
+        split_kernel<<<blocks_for(rows * cols, 256, 8192), 256, 0, s_>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_);
         check("split_kernel launch", cudaGetLastError());
     }
 
@@ -837,7 +845,7 @@ public:
 
     void combine(const blk::Gemm& d) {
         const OpTimer timer(&profile_, kCombineOp);
-        combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p2_, p1_, p0_, d.alpha,
+        combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256, 0, s_>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p2_, p1_, p0_, d.alpha,
                                                                       d.beta, static_cast<std::int64_t>(pu_), pinv_, c46_);
         check("combine_kernel launch", cudaGetLastError());
     }
@@ -867,8 +875,14 @@ private:
         return nullptr;
     }
 
+    // bytes from device memory to the host, in the stream's order (the host waits).
+    void to_host(void* host, const void* dev, std::size_t bytes) {
+        check("cudaMemcpyAsync (pivot slots)", cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s_));
+        check("cudaStreamSynchronize (pivot slots)", cudaStreamSynchronize(s_));
+    }
+
     void reduce(double* a, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
-        reduce_kernel<<<blocks_for(rows * 32, 256, 4096), 256>>>(a, ld, rows, cols, pd_, pinv_);
+        reduce_kernel<<<blocks_for(rows * 32, 256, 4096), 256, 0, s_>>>(a, ld, rows, cols, pd_, pinv_);
         check("reduce_kernel launch", cudaGetLastError());
     }
 
@@ -879,6 +893,7 @@ private:
     std::int64_t kmax_;
     cublasHandle_t h_;
     int leaf_blocks_;
+    cudaStream_t s_;
     int leaf_id_ = 0;
     // Two-limb mode: 2^46 mod p and the limb buffers (one allocation).
     bool wide_;
@@ -903,10 +918,23 @@ Blas& shared_blas() {
     return *blas;
 }
 
-// Rank mod p of an m x n matrix that fill(a) writes into the device array a (m n centred
-// doubles, row-major); fill returns a status code. st->gpu_seconds: the elimination alone.
+// Where one rank runs: the legacy default stream, the shared cuBLAS handle, the whole
+// device and a check of its free memory (a rank on its own); or a stream of its own, a
+// handle bound to it, a share of the device's multiprocessors for the cooperative leaf, and
+// no check (ranks side by side, whose memory the caller reserved).
+struct Lane {
+    cudaStream_t stream = nullptr;
+    Blas* blas = nullptr;   // null: shared_blas()
+    int share = 1;          // the cooperative leaf's grid: at most the resident blocks / share
+    bool check_free = true;
+};
+
+// Rank mod p of an m x n matrix that fill(a, stream) writes into the device array a (m n
+// centred doubles, row-major) on the lane's stream; fill returns a status code.
+// st->gpu_seconds: the elimination alone.
 template <class Fill>
-int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank, sr_cuda_status* st) {
+int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank, sr_cuda_status* st,
+              const Lane& lane = Lane{}) {
     int count = 0;
     const cudaError_t probe = cudaGetDeviceCount(&count);
     if (probe != cudaSuccess || count == 0)
@@ -919,7 +947,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
     const std::int64_t t = blk::effective_tile(tile, n);
     const double matrix_b = 8.0 * static_cast<double>(m) * static_cast<double>(n);
     const double work_b = rank_bytes(m, n, tile, p) - matrix_b - kReserveBytes;  // the limb buffers included
-    if (matrix_b + work_b + kReserveBytes > static_cast<double>(free_b))
+    if (lane.check_free && matrix_b + work_b + kReserveBytes > static_cast<double>(free_b))
         return fail(st, SR_CUDA_NO_MEMORY,
                     "a %lld x %lld matrix needs %.1f MiB on the device (matrix %.1f MiB + workspace %.1f MiB + %.0f MiB reserve); "
                     "%.1f MiB are free",
@@ -937,21 +965,23 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
         x(static_cast<std::size_t>(t * t));
     DeviceArray<int> slots(kSlotCount), flags(static_cast<std::size_t>(m));
     DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
-    Blas& blas = shared_blas();
+    Blas& blas = lane.blas ? *lane.blas : shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
+    check_blas("cublasSetStream", cublasSetStream(blas.get(), lane.stream));
     Event start, stop;
-    check("cudaMemset (row flags)", cudaMemset(flags.get(), 0, sizeof(int) * static_cast<std::size_t>(m)));
+    check("cudaMemsetAsync (row flags)", cudaMemsetAsync(flags.get(), 0, sizeof(int) * static_cast<std::size_t>(m), lane.stream));
 
-    const int filled = fill(a.get());
+    const int filled = fill(a.get(), lane.stream);
     if (filled != SR_CUDA_OK) return filled;
     // Timed from here: the elimination, not the upload (whose time the caller's wall clock has).
-    check("cudaEventRecord", cudaEventRecord(start.get()));
+    check("cudaEventRecord", cudaEventRecord(start.get(), lane.stream));
 
+    const int leaf_blocks = std::max(1, per_sm * sms / std::max(1, lane.share));
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
-                  per_sm * sms, tile);
+                  leaf_blocks, tile, lane.stream, lane.check_free);
     const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
     if (profiling()) be.profile().print(m, n);
-    check("cudaEventRecord", cudaEventRecord(stop.get()));
+    check("cudaEventRecord", cudaEventRecord(stop.get(), lane.stream));
     check("cudaEventSynchronize", cudaEventSynchronize(stop.get()));
     check("kernels", cudaGetLastError());
     float ms = 0;
@@ -998,7 +1028,7 @@ private:
 // 7.6 s on one thread through ordinary memory, 7 times its elimination on an H200).
 int rank_on_device(const std::uint64_t* in, std::int64_t m, std::int64_t n, std::uint64_t p, int tile, std::int64_t* rank,
                    sr_cuda_status* st) {
-    auto upload = [&](double* a) -> int {
+    auto upload = [&](double* a, cudaStream_t) -> int {
         const std::int64_t total = m * n, chunk = std::min<std::int64_t>(total, std::int64_t{1} << 23);
         const unsigned workers = total < (std::int64_t{1} << 20) ? 1u : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
         const Staging stage(static_cast<std::size_t>(chunk));
@@ -1043,6 +1073,42 @@ int locked_rank(const char* who, sr_cuda_status* st, Work&& work) {
     }
 }
 
+// The fill of rank_with for an n x n block of 32-bit residues in device memory: its centred
+// copy, made on the rank's stream.
+auto centred_copy(const std::uint32_t* block, std::int64_t n, std::uint64_t p) {
+    return [block, n, p](double* a, cudaStream_t stream) -> int {
+        centre_kernel<<<blocks_for(n * n, 256, 8192), 256, 0, stream>>>(block, n * n, p, a);
+        check("centre_kernel launch", cudaGetLastError());
+        return SR_CUDA_OK;
+    };
+}
+
+// The cuBLAS handle of stream w of ranks side by side: made on first use, kept to the end of
+// the process as shared_blas() is; used under the rank lock only.
+Blas& lane_blas(int w) {
+    static Blas* pool[seprank::graded::kMaxStreams] = {};
+    if (!pool[w]) pool[w] = new Blas();
+    return *pool[w];
+}
+
+class Stream {
+public:
+    Stream() { check("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    ~Stream() {
+        if (s_) cudaStreamDestroy(s_);
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return s_; }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+// Device memory a stream of ranks side by side takes besides its rank's arrays: its cuBLAS
+// handle's workspace, its share of the runtime's.
+constexpr double kLaneBytes = 64.0 * 1024 * 1024;
+
 }  // namespace
 
 double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
@@ -1056,15 +1122,95 @@ int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t 
     *rank = 0;
     if (n == 0) return ok(st);
     return locked_rank("rank of a device block", st, [&] {
-        auto convert = [&](double* a) -> int {
-            centre_kernel<<<blocks_for(n * n, 256, 8192), 256>>>(block, n * n, p, a);
-            check("centre_kernel launch", cudaGetLastError());
-            return SR_CUDA_OK;
-        };
-        return rank_with(convert, n, n, p, 0, rank, st);
+        return rank_with(centred_copy(block, n, p), n, n, p, 0, rank, st);
     });
 }
 
+
+int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* sides, std::int64_t count, std::uint64_t p, std::int64_t* ranks,
+                       sr_cuda_status* st) {
+    for (std::int64_t q = 0; q < count; ++q) ranks[q] = 0;
+    return locked_rank("ranks of device blocks", st, [&]() -> int {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::size_t free_b = 0, total_b = 0;
+        check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
+        const seprank::graded::RankPlan plan =
+            seprank::graded::plan_ranks(sides, count, static_cast<double>(free_b) - kReserveBytes,
+                                        [&](std::int64_t s) { return rank_bytes(s, s, 0, p) - kReserveBytes + kLaneBytes; },
+                                        seprank::graded::streams_from_environment());
+        std::int64_t splits = 0, fallbacks = 0;
+        std::mutex tally;
+        int first_rc = SR_CUDA_OK;
+        sr_cuda_status first{};
+        // Keeps the first failure only.
+        auto record = [&](int rc, const sr_cuda_status& one) {
+            const std::lock_guard<std::mutex> lock(tally);
+            if (first_rc != SR_CUDA_OK) return;
+            first_rc = rc;
+            first = one;
+        };
+        auto rank_one = [&](std::int64_t q, const Lane& lane) -> bool {
+            sr_cuda_status one{};
+            clear(&one);
+            const int rc = rank_with(centred_copy(blocks[q], sides[q], p), sides[q], sides[q], p, 0, &ranks[q], &one, lane);
+            if (rc != SR_CUDA_OK) {
+                if (one.code == SR_CUDA_OK) one.code = rc;
+                record(rc, one);
+                return false;
+            }
+            const std::lock_guard<std::mutex> lock(tally);
+            splits += one.leaf_splits;
+            fallbacks += one.leaf_fallbacks;
+            return true;
+        };
+        // The large blocks, and every block when one stream is all that fits: one at a time,
+        // each with its own check of the free memory.
+        std::vector<std::int64_t> serial = plan.alone;
+        if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
+        for (std::int64_t q : serial)
+            if (!rank_one(q, Lane{})) break;
+        if (first_rc == SR_CUDA_OK && plan.streams > 1) {
+            std::atomic<std::size_t> next{0};
+            std::atomic<bool> stop{false};
+            auto worker = [&](int w) {
+                try {
+                    const Stream stream;
+                    const Lane lane{stream.get(), &lane_blas(w), plan.streams, false};
+                    for (std::size_t i; !stop && (i = next++) < plan.shared.size();)
+                        if (!rank_one(plan.shared[i], lane)) stop = true;
+                } catch (const Failure& f) {
+                    sr_cuda_status one{};
+                    fail(&one, f.code, "%s", f.message.c_str());
+                    record(f.code, one);
+                    stop = true;
+                } catch (...) {
+                    sr_cuda_status one{};
+                    fail(&one, SR_CUDA_ERROR, "a rank side by side failed (unexpected exception)");
+                    record(SR_CUDA_ERROR, one);
+                    stop = true;
+                }
+            };
+            std::vector<std::thread> pool;
+            try {
+                for (int w = 1; w < plan.streams; ++w) pool.emplace_back(worker, w);
+            } catch (...) {  // fewer threads than streams: the ones made take the rest
+            }
+            worker(0);
+            for (std::thread& t : pool) t.join();
+        }
+        if (first_rc != SR_CUDA_OK) {
+            if (st) *st = first;
+            return first_rc;
+        }
+        if (st) {
+            st->gpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            st->leaf_splits = splits;
+            st->leaf_fallbacks = fallbacks;
+            st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : plan.streams;
+        }
+        return ok(st);
+    });
+}
 }  // namespace sr_cuda
 
 extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxWidePrime; }

@@ -20,4 +20,14 @@ double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p);
 // fit. Never throws. Cost that of sr_cuda_rank on the same matrix, without the upload.
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st);
 
+// Ranks mod p of count n x n blocks (blocks[q] of side sides[q], device memory as above;
+// side 0: rank 0) written to ranks[q], side by side as graded::plan_ranks plans them: the
+// blocks above kSideBySide one at a time, the others on up to kMaxStreams streams, each
+// with its own cuBLAS handle and a share of the multiprocessors for the cooperative leaf.
+// One call at a time with every other rank (the rank lock, held throughout). st: the first
+// failure's status, or the wall time, the leaves' counts summed, the streams used. Never
+// throws. Cost: the ranks' work, the small ones overlapped.
+int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* sides, std::int64_t count, std::uint64_t p, std::int64_t* ranks,
+                       sr_cuda_status* st);
+
 }  // namespace sr_cuda

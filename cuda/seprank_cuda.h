@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define SEPRANK_CUDA_ABI 3
+#define SEPRANK_CUDA_ABI 4
 
 enum {
     SR_CUDA_OK = 0,
@@ -43,6 +43,7 @@ typedef struct sr_cuda_status {
     double bytes;          /* peak device memory the call allocated */
     int64_t leaf_splits;   /* sr_cuda_rank: leaves run in two phases (blocked_rank_impl.hpp) */
     int64_t leaf_fallbacks; /* sr_cuda_rank: of them, leaves run again in one phase */
+    int64_t streams;       /* sr_cuda_graded_ranks: blocks ranked at once, at most (1: one at a time) */
 } sr_cuda_status;
 
 /* SEPRANK_CUDA_ABI of the plugin. */
@@ -167,6 +168,16 @@ int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int6
 /* Rank mod p of block c at its current side, by the elimination of sr_cuda_rank on a copy
  * made on the device (the block is kept). */
 int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cuda_status* status);
+
+/* Ranks mod p of the blocks c = blocks[q], q < count, at their current sides (as
+ * sr_cuda_graded_rank on each, the blocks kept), written to ranks[q]; a closed or empty
+ * block's rank is 0. Blocks side by side (docs/gpu.md, "Blocks side by side";
+ * graded::plan_ranks is the plan): a block of side above 4096 is ranked alone, the largest
+ * first; the others on up to 8 streams at once, as many as the free device memory holds
+ * copies of the largest of them (SEPRANK_CUDA_STREAMS = 1..8: at most that many). status: gpu_seconds the wall time of the whole call,
+ * leaf_splits and leaf_fallbacks summed over the blocks, streams the streams used. On a
+ * failure the ranks not yet written are unspecified. */
+int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks, sr_cuda_status* status);
 
 /* Block c copied out: side * side residues, row-major (tests). */
 int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* status);

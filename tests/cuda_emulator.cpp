@@ -19,6 +19,9 @@
 #include "network/tape_impl.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +49,7 @@ int ok(sr_cuda_status* st) {
         st->bytes = 0;
         st->leaf_splits = 0;
         st->leaf_fallbacks = 0;
+        st->streams = 0;
     }
     return SR_CUDA_OK;
 }
@@ -249,6 +253,75 @@ SR_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cud
     const std::int64_t s = g->sides.side[static_cast<std::size_t>(c)];
     std::vector<std::uint64_t> wide(g->blocks[static_cast<std::size_t>(c)].begin(), g->blocks[static_cast<std::size_t>(c)].end());
     return sr_cuda_rank(wide.data(), s, s, g->tape.p, 0, rank, st);
+}
+
+// As cuda/graded.cu: the same checks and plan (graded::plan_ranks), the large blocks one at
+// a time, the small ones by plan.streams threads (the plugin's streams), each rank by the
+// emulated sr_cuda_rank. The memory at hand: SEPRANK_EMULATED_DEVICE_MIB (default:
+// unlimited), a rank taking its matrix as doubles.
+SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks, sr_cuda_status* st) {
+    namespace gr = seprank::graded;
+    if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
+        return fail(st, SR_CUDA_INVALID, "emulated graded ranks: bad arguments");
+    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    for (std::int64_t q = 0; q < count; ++q) {
+        if (blocks[q] < 0 || blocks[q] >= g->nd) {
+            const std::string msg = "sr_cuda_graded_ranks: blocks[" + std::to_string(q) + "] = " + std::to_string(blocks[q]) + ": expected 0 to " +
+                                    std::to_string(g->nd - 1);
+            return fail(st, SR_CUDA_INVALID, msg.c_str());
+        }
+        sides[static_cast<std::size_t>(q)] = g->sides.side[static_cast<std::size_t>(blocks[q])];
+        ranks[q] = 0;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    double memory = 1e300;
+    if (const char* lim = std::getenv("SEPRANK_EMULATED_DEVICE_MIB"); lim && *lim) memory = std::atof(lim) * 1024 * 1024;
+    const gr::RankPlan plan = gr::plan_ranks(sides.data(), count, memory, [](std::int64_t s) { return 8.0 * static_cast<double>(s) * static_cast<double>(s); },
+                                             gr::streams_from_environment());
+    std::mutex tally;
+    std::int64_t splits = 0, fallbacks = 0;
+    int first_rc = SR_CUDA_OK;
+    sr_cuda_status first{};
+    auto rank_one = [&](std::int64_t q) {
+        sr_cuda_status one{};
+        const int rc = sr_cuda_graded_rank(g, blocks[q], &ranks[q], &one);
+        const std::lock_guard<std::mutex> lock(tally);
+        if (rc != SR_CUDA_OK) {
+            if (first_rc == SR_CUDA_OK) first_rc = rc, first = one;
+            return false;
+        }
+        splits += one.leaf_splits;
+        fallbacks += one.leaf_fallbacks;
+        return true;
+    };
+    std::vector<std::int64_t> serial = plan.alone;
+    if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
+    for (std::int64_t q : serial)
+        if (!rank_one(q)) break;
+    if (first_rc == SR_CUDA_OK && plan.streams > 1) {
+        std::atomic<std::size_t> next{0};
+        std::atomic<bool> stop{false};
+        auto worker = [&] {
+            for (std::size_t i; !stop && (i = next++) < plan.shared.size();)
+                if (!rank_one(plan.shared[i])) stop = true;
+        };
+        std::vector<std::thread> pool;
+        for (int w = 1; w < plan.streams; ++w) pool.emplace_back(worker);
+        worker();
+        for (std::thread& t : pool) t.join();
+    }
+    if (first_rc != SR_CUDA_OK) {
+        if (st) *st = first;
+        return first_rc;
+    }
+    ok(st);
+    if (st) {
+        st->gpu_seconds = std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        st->leaf_splits = splits;
+        st->leaf_fallbacks = fallbacks;
+        st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : plan.streams;
+    }
+    return SR_CUDA_OK;
 }
 
 SR_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {

@@ -121,7 +121,8 @@ Loaded load() {
     if (!f.abi || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
         !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid) ||
         !bind(h, "sr_cuda_graded_open", f.graded_open) || !bind(h, "sr_cuda_graded_step", f.graded_step) ||
-        !bind(h, "sr_cuda_graded_rank", f.graded_rank) || !bind(h, "sr_cuda_graded_block", f.graded_block) ||
+        !bind(h, "sr_cuda_graded_rank", f.graded_rank) || !bind(h, "sr_cuda_graded_ranks", f.graded_ranks) ||
+        !bind(h, "sr_cuda_graded_block", f.graded_block) ||
         !bind(h, "sr_cuda_graded_close", f.graded_close)) {
         l.info.why = "the CUDA plugin " + l.info.plugin + " lacks an entry of seprank_cuda.h";
         return l;

@@ -20,6 +20,7 @@ struct CudaPlugin {
     int (*graded_open)(const sr_graded_setup*, sr_graded**, sr_cuda_status*) = nullptr;
     int (*graded_step)(sr_graded*, const uint64_t*, const uint64_t*, int64_t, const int64_t*, sr_cuda_status*) = nullptr;
     int (*graded_rank)(sr_graded*, int64_t, int64_t*, sr_cuda_status*) = nullptr;
+    int (*graded_ranks)(sr_graded*, const int64_t*, int64_t, int64_t*, sr_cuda_status*) = nullptr;
     int (*graded_block)(const sr_graded*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
     void (*graded_close)(sr_graded*) = nullptr;
 };

@@ -256,20 +256,24 @@ public:
         return true;
     }
 
-    // One block at a time, largest first (each rank takes a copy of its block there).
+    // All open blocks in one call, side by side there (GradedSession::ranks: the large ones
+    // alone, the small ones on several streams; each rank takes a copy of its block).
     void rank(const std::vector<Block*>& open) {
-        for (Block* b : open) {
-            if (cancel_requested()) return;
+        if (cancel_requested() || open.empty()) return;
+        std::vector<long> which;
+        for (const Block* b : open) {
             const long a = static_cast<long>(b - blocks_.data());
-            const long c = static_cast<long>(std::lower_bound(g_.live.begin(), g_.live.end(), a) - g_.live.begin());
-            b->rank = session_.rank(c);
+            which.push_back(static_cast<long>(std::lower_bound(g_.live.begin(), g_.live.end(), a) - g_.live.begin()));
         }
+        const std::vector<long> r = session_.ranks(which);
+        for (std::size_t q = 0; q < open.size(); ++q) open[q]->rank = r[q];
+        streams_ = std::max(streams_, session_.streams());
     }
 
     std::string note() const {
-        char s[160];
-        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.4g MiB there; %.3g s of device time); ",
-                      peak_ / (1024.0 * 1024.0), session_.gpu_seconds());
+        char s[200];
+        std::snprintf(s, sizeof s, "degree blocks kept in device memory (at most %.4g MiB there; %.3g s of device time; up to %d ranked at once); ",
+                      peak_ / (1024.0 * 1024.0), session_.gpu_seconds(), std::max(1, streams_));
         return s;
     }
     std::string stop() const { return stop_; }  // why evaluate() returned false
@@ -281,6 +285,7 @@ private:
     std::size_t wa_, wb_;
     detail::GradedSession session_;
     double peak_ = 0;
+    int streams_ = 0;  // the most blocks ranked at once in a step
     std::string stop_;
 };
 

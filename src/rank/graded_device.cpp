@@ -61,6 +61,17 @@ long GradedSession::rank(long c) {
     return static_cast<long>(r);
 }
 
+std::vector<long> GradedSession::ranks(const std::vector<long>& c) {
+    const std::vector<std::int64_t> which(c.begin(), c.end());
+    std::vector<std::int64_t> r(which.size(), 0);
+    sr_cuda_status st{};
+    raise(cuda_plugin().graded_ranks(g_, which.data(), static_cast<std::int64_t>(which.size()), r.data(), &st), st,
+          "ranks of " + std::to_string(which.size()) + " degree blocks");
+    seconds_ += st.gpu_seconds;
+    streams_ = static_cast<int>(st.streams);
+    return std::vector<long>(r.begin(), r.end());
+}
+
 std::vector<std::uint64_t> GradedSession::block(long c, long side) const {
     std::vector<std::uint64_t> out(static_cast<std::size_t>(side) * static_cast<std::size_t>(side));
     sr_cuda_status st{};

@@ -36,6 +36,12 @@ public:
               std::string& why);
     // Rank mod p of block c at its side, on the device (the block is kept). O(side³) there.
     long rank(long c);
+    // Ranks of blocks c[0..) at their sides, in that order, side by side on the device
+    // (sr_cuda_graded_ranks: the small ones on several streams at once). The same values as
+    // rank(c) on each; the work of those ranks, the small ones overlapped.
+    std::vector<long> ranks(const std::vector<long>& c);
+    // The most blocks the last ranks() call ranked at once (0 before any).
+    int streams() const { return streams_; }
     // Block c copied out (side × side, row-major): for tests.
     std::vector<std::uint64_t> block(long c, long side) const;
     // Device memory the blocks held after the last step, in bytes.
@@ -46,6 +52,7 @@ public:
 private:
     sr_graded* g_ = nullptr;
     double bytes_ = 0, seconds_ = 0;
+    int streams_ = 0;
 };
 
 }  // namespace seprank::detail

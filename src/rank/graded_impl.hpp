@@ -17,7 +17,10 @@
 // there).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -127,5 +130,56 @@ struct Sides {
         return b;
     }
 };
+
+
+// Blocks ranked side by side (sr_cuda_graded_ranks; docs/gpu.md, "Blocks side by side").
+// A block of side above kSideBySide fills the device on its own: it is ranked alone, the
+// largest first. The others are ranked by `streams` workers, each on its own stream, each
+// taking the largest block not yet taken; streams is the most copies of the largest of them
+// (with its workspace) that fit the memory at hand, at most kMaxStreams, at least 1, and no
+// more than there are such blocks. Blocks of side 0 (closed or never opened) have rank 0
+// and are in neither list.
+inline constexpr std::int64_t kSideBySide = 4096;
+inline constexpr int kMaxStreams = 8;
+
+struct RankPlan {
+    std::vector<std::int64_t> alone;   // indices into the request, ranked one at a time in this order
+    std::vector<std::int64_t> shared;  // indices into the request, taken in this order by the workers
+    int streams = 1;
+};
+
+// The plan for blocks of sides side[0..count): `bytes(s)` the device bytes one rank of an
+// s × s block takes on its own stream, `memory` the bytes at hand for the ranks, at most
+// `max_streams` streams (clamped to [1, kMaxStreams]). Order: larger sides first, ties by
+// index. When not even one copy of the largest shared block fits, streams is 1 (that
+// rank's own check then refuses it). Cost O(count log count).
+template <class Bytes>
+RankPlan plan_ranks(const std::int64_t* side, std::int64_t count, double memory, Bytes&& bytes, int max_streams = kMaxStreams) {
+    RankPlan plan;
+    std::vector<std::int64_t> order;
+    for (std::int64_t q = 0; q < count; ++q)
+        if (side[q] > 0) order.push_back(q);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return side[x] > side[y]; });
+    for (std::int64_t q : order) (side[q] > kSideBySide ? plan.alone : plan.shared).push_back(q);
+    if (plan.shared.size() > 1) {
+        const double one = bytes(side[plan.shared.front()]);
+        const double fit = one > 0 ? memory / one : static_cast<double>(kMaxStreams);
+        const int cap = std::max(1, std::min(kMaxStreams, max_streams));
+        const double most = std::min<double>(cap, static_cast<double>(plan.shared.size()));
+        plan.streams = static_cast<int>(std::max(1.0, std::min(most, std::floor(fit))));
+    }
+    return plan;
+}
+
+// SEPRANK_CUDA_STREAMS: the most streams of ranks side by side, 1 to kMaxStreams (1: one
+// block at a time, as before; for benchmarks). Unset, empty or not such a number:
+// kMaxStreams.
+inline int streams_from_environment() {
+    const char* v = std::getenv("SEPRANK_CUDA_STREAMS");
+    if (v == nullptr || *v == '\0') return kMaxStreams;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return *end == '\0' && n >= 1 && n <= kMaxStreams ? static_cast<int>(n) : kMaxStreams;
+}
 
 }  // namespace seprank::graded

@@ -265,6 +265,48 @@ TEST_CASE("graded session: the degree split of a pair = 128-bit reference, prime
     }
 }
 
+TEST_CASE("graded::plan_ranks: every open block once, larger first; the large alone; as many streams as the memory holds") {
+    auto rng = seprank_test::rng_for("graded-plan-ranks");
+    INFO("seed " << seprank_test::seed());
+    const auto bytes = [](std::int64_t s) { return 8.0 * static_cast<double>(s) * static_cast<double>(s) + 1000.0; };
+    for (int it = 0; it < seprank_test::iterations(400); ++it) {
+        const std::int64_t count = it == 0 ? 0 : static_cast<std::int64_t>(rng.below(20));
+        std::vector<std::int64_t> side(static_cast<std::size_t>(count));
+        for (auto& x : side) {
+            const std::uint64_t kind = rng.below(6);
+            x = kind == 0 ? 0 : kind == 1 ? graded::kSideBySide + 1 + static_cast<std::int64_t>(rng.below(5000))
+                : kind == 2 ? graded::kSideBySide : 1 + static_cast<std::int64_t>(rng.below(3000));
+        }
+        const double memory = it % 4 == 0 ? 0.0 : static_cast<double>(rng.below(std::uint64_t{1} << 32));
+        const int cap = it % 3 == 0 ? 1 + static_cast<int>(rng.below(graded::kMaxStreams + 2)) : graded::kMaxStreams;
+        const graded::RankPlan plan = graded::plan_ranks(side.data(), count, memory, bytes, cap);
+        INFO("iteration " << it << ", " << count << " blocks, memory " << memory << ", at most " << cap << " streams");
+        std::vector<int> seen(static_cast<std::size_t>(count), 0);
+        for (const auto* list : {&plan.alone, &plan.shared})
+            for (std::size_t q = 0; q < list->size(); ++q) {
+                const std::int64_t b = (*list)[q];
+                REQUIRE((b >= 0 && b < count));
+                ++seen[static_cast<std::size_t>(b)];
+                CHECK((list == &plan.alone) == (side[static_cast<std::size_t>(b)] > graded::kSideBySide));
+                if (q > 0) {
+                    const std::int64_t a = (*list)[q - 1];
+                    const bool ordered = side[static_cast<std::size_t>(a)] > side[static_cast<std::size_t>(b)] ||
+                                         (side[static_cast<std::size_t>(a)] == side[static_cast<std::size_t>(b)] && a < b);
+                    CHECK(ordered);
+                }
+            }
+        for (std::int64_t b = 0; b < count; ++b) CHECK(seen[static_cast<std::size_t>(b)] == (side[static_cast<std::size_t>(b)] > 0 ? 1 : 0));
+        const std::int64_t most = std::min<std::int64_t>(std::min(cap, graded::kMaxStreams), static_cast<std::int64_t>(plan.shared.size()));
+        CHECK(plan.streams >= 1);
+        CHECK(plan.streams <= std::max<std::int64_t>(1, most));
+        if (plan.shared.size() > 1) {
+            const double one = bytes(side[static_cast<std::size_t>(plan.shared.front())]);
+            if (plan.streams > 1) CHECK(plan.streams * one <= memory);
+            if (plan.streams < most) CHECK((plan.streams + 1) * one > memory);
+        }
+    }
+}
+
 TEST_CASE("graded session: every block = the degree split of the CPU tape's values, step by step; its rank = FLINT's") {
     if (!have_gpu()) {
         MESSAGE("no CUDA device: the graded session is not compared (" << cuda_info().why << ")");
@@ -345,12 +387,31 @@ TEST_CASE("graded session: every block = the degree split of the CPU tape's valu
                 ++blocks_compared;
                 if (rng.below(4) == 0) done[static_cast<std::size_t>(c)] = 1;
             }
+            // Side by side (sr_cuda_graded_ranks): every block, in a shuffled order with a
+            // repeat, = one at a time; closed and unopened blocks 0.
+            std::vector<long> which(static_cast<std::size_t>(nd));
+            std::iota(which.begin(), which.end(), 0L);
+            for (std::size_t q = which.size(); q > 1; --q) std::swap(which[q - 1], which[rng.below(q)]);
+            which.push_back(which.front());
+            const std::vector<long> together = session.ranks(which);
+            REQUIRE(together.size() == which.size());
+            long open_blocks = 0;
+            for (std::size_t q = 0; q < which.size(); ++q) {
+                const long c = which[q], sc = side[static_cast<std::size_t>(c)];
+                INFO("side by side at step " << k << ", block " << c << " of side " << sc);
+                CHECK(together[q] == (sc == 0 ? 0 : session.rank(c)));
+                open_blocks += sc > 0;
+            }
+            CHECK(session.streams() == (open_blocks == 0 ? 0 : std::min<long>(open_blocks, graded::streams_from_environment())));
+            CHECK(session.ranks({}).empty());
         }
         // The rules of a step: a smaller side, a reopened or shrunk block, a block that grows
         // from a side other than the last step's.
         std::vector<std::uint64_t> a(ra.begin(), ra.end()), b(rb.begin(), rb.end());
         std::string why;
         CHECK_THROWS_WITH_AS((void)session.step(a, b, 12, side, why), doctest::Contains("side 12"), invalid_input);
+        const std::string bad_block = "blocks[1] = " + std::to_string(nd);
+        CHECK_THROWS_WITH_AS((void)session.ranks({0, nd}), doctest::Contains(bad_block.c_str()), invalid_input);
         for (long c = 0; c < nd; ++c)  // the finished blocks close (a step that evaluates nothing)
             if (done[static_cast<std::size_t>(c)]) side[static_cast<std::size_t>(c)] = 0;
         REQUIRE(session.step(a, b, 13, side, why));

@@ -153,6 +153,9 @@ if wanted tests; then
     for tool in racecheck synccheck; do
         step "sanitizer_leaf_$tool" 120 "$sanitizer" --tool "$tool" "$bin/test_device" -tc='rank_modular_cuda = rank_modular on planted*'
     done
+    # The blocks ranked side by side (several streams, a cuBLAS handle each) under memcheck.
+    step sanitizer_side_by_side 120 "$sanitizer" --tool memcheck "$bin/test_device" -tc='graded session: every block*'
+    step test_device_one_stream 60 env SEPRANK_CUDA_STREAMS=1 "$bin/test_device" -tc='graded session: every block*'
 fi
 
 # 2. The frontier rows (the headline: converged generic ranks), H=1 then H=2, within
@@ -198,6 +201,7 @@ frontier_step() {
 if wanted step; then
     frontier_step step_cuda cuda
     frontier_step step_cuda_compiled cuda SEPRANK_CUDA_COMPILED=1
+    frontier_step step_cuda_one_stream cuda SEPRANK_CUDA_STREAMS=1  # the blocks one at a time, as before
     frontier_step step_cpu cpu
     frontier_step step_cuda_profile cuda SEPRANK_CUDA_PROFILE=1
 fi
