@@ -6,6 +6,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "base/saturating.hpp"
 
 #include <algorithm>
 #include <map>
@@ -22,21 +23,7 @@ constexpr long kHuge = 1L << 62;  // saturation: a value this large explains no 
 // C(n, r) for 0 ≤ r, saturating at kHuge; n < r gives 0; false when n < 0 or r < 0.
 bool binom(long n, long r, long& out) {
     if (n < 0 || r < 0) return false;
-    if (r > n) {
-        out = 0;
-        return true;
-    }
-    r = std::min(r, n - r);
-    long v = 1;
-    for (long i = 1; i <= r; ++i) {
-        long t = 0;  // v·(n − r + i)/i is exact (a binomial at every step); past kHuge it saturates
-        if (__builtin_mul_overflow(v, n - r + i, &t) || t / i >= kHuge) {
-            out = kHuge;
-            return true;
-        }
-        v = t / i;
-    }
-    out = v;
+    out = detail::binomial_saturated(n, r, kHuge);
     return true;
 }
 

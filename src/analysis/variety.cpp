@@ -4,6 +4,7 @@
 
 #include "algebra/groebner.hpp"
 #include "algebra/interpolation.hpp"
+#include "base/saturating.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
@@ -36,16 +37,6 @@ Weights place(const Model& m, const Weights& shape, const std::vector<std::uint6
     const std::vector<Rational*> entries = dimension_weight_entries(m.valid(), w);
     for (std::size_t v = 0; v < entries.size(); ++v) *entries[v] = Rational(static_cast<long>(vals[v]));
     return w;
-}
-
-// C(n + D, n), saturated at LONG_MAX.
-long binomial_sat(long n, long D) {
-    long c = 1;
-    for (long i = 1; i <= n; ++i) {
-        if (c > LONG_MAX / (D + i)) return LONG_MAX;
-        c = c * (D + i) / i;
-    }
-    return c;
 }
 
 
@@ -197,7 +188,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     }
     if (n > opt.max_unknowns)
         throw resource_limit("variety: dimension " + std::to_string(n) + " is over max_unknowns " + std::to_string(opt.max_unknowns));
-    const long Nn = binomial_sat(n, wdeg);
+    const long Nn = detail::binomial_saturated(n + wdeg, n);
     if (Nn > opt.max_interpolation)
         throw resource_limit("variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + " takes " +
                              (Nn == LONG_MAX ? std::string("too many") : std::to_string(Nn)) + " values, over max_interpolation " +

@@ -1,6 +1,7 @@
 #include "seprank/examples.hpp"
 
 #include "seprank/error.hpp"
+#include "base/saturating.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,9 +31,7 @@ QPoly determinant_polynomial(long n) {
 
 long binomial(long n, long k) {
     if (k < 0 || n < k || n > 60) throw invalid_input("binomial(" + std::to_string(n) + ", " + std::to_string(k) + ") outside its range");
-    long r = 1;
-    for (long i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-    return r;
+    return detail::binomial_saturated(n, k);
 }
 
 }  // namespace seprank

@@ -10,6 +10,7 @@
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
+#include "base/saturating.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -71,8 +72,6 @@ inline void check_free_block_degree(const NetworkSpec& s) {
 // Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
 inline long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
 
-inline long sat_mul(long a, long b) { return (b != 0 && a > LONG_MAX / b) ? LONG_MAX : a * b; }
-
 // Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
 // to LONG_MAX.
 inline long monomials(long n, const Integer& D, bool all_degrees) {
@@ -80,12 +79,8 @@ inline long monomials(long n, const Integer& D, bool all_degrees) {
     const long d = static_cast<long>(fmpz_get_si(D.get()));
     const long top = all_degrees ? d + n : d + n - 1;
     const long k = all_degrees ? n : n - 1;
-    // log C(top, k) first, so that the exact binomial is formed only when it is small.
-    const double lg = std::lgamma(top + 1.0) - std::lgamma(k + 1.0) - std::lgamma(top - k + 1.0);
-    if (lg > 43.0) return LONG_MAX;  // e^43 > 4e18
-    Integer c;
-    fmpz_bin_uiui(c.get(), static_cast<unsigned long>(top), static_cast<unsigned long>(k));
-    return fmpz_fits_si(c.get()) ? fmpz_get_si(c.get()) : LONG_MAX;
+    if (k < 0) return 0;  // no variables and an exact degree: counted 0, as always here
+    return binomial_saturated(top, k);
 }
 
 using Losses = std::vector<std::pair<std::string, long>>;

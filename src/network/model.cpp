@@ -176,9 +176,7 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
     const std::size_t n = static_cast<std::size_t>(D + 1);
     std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
     for (long e = 0; e <= D; ++e) {
-        long c = 1;  // C(e+i, i) for i = 0..per−1
-        for (long i = 1; i < per && c < cap; ++i) c = c > cap / (e + i) ? cap : c * (e + i) / i;
-        one[static_cast<std::size_t>(e)] = c;
+        one[static_cast<std::size_t>(e)] = per < 1 ? 1 : detail::binomial_saturated(e + per - 1, per - 1, cap);
     }
     std::vector<long> acc(n, 0);
     acc[0] = 1;

@@ -7,6 +7,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/partition.hpp"
+#include "base/saturating.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -15,11 +16,8 @@ namespace seprank {
 
 namespace {
 
-long binomial(long n, long k) {
-    Integer b;
-    fmpz_bin_uiui(b.get(), static_cast<ulong>(n), static_cast<ulong>(k));
-    return fmpz_get_si(b.get());
-}
+// C(n, k), LONG_MAX where it does not fit (no claim here comes near).
+long binomial(long n, long k) { return detail::binomial_saturated(n, k); }
 
 long power(long b, long e) {
     long v = 1;
