@@ -143,21 +143,9 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     if (stack) {
         s.layers = stack_layers(o);
         s.depth = static_cast<long>(s.layers.size());
-        if (o.block_degree)
-            throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
-                                         " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, attention:score-degree=s)");
     }
-    const bool power_family = seprank::own_degree_key(info);  // --power sets a family's own degree key
-    if (power_family && o.block_degree && !o.power)  // another family's option (docs/usage.md §1.4), not an alias
-        throw seprank::invalid_input("--block-degree " + std::to_string(*o.block_degree) +
-                                     " applies to hadamard and fc; a power network's degree is --power r");
-    if (o.power) {
-        if (!power_family)
-            throw seprank::invalid_input("--power " + std::to_string(*o.power) + " applies to family power, not " + info.name +
-                                         " (hadamard and fc take --block-degree)");
-        if (o.block_degree) throw seprank::invalid_input("--power and --block-degree both given: give one");
-    }
-    s.block_degree = o.power ? *o.power : o.block_degree.value_or(3);
+    s.block_degree = seprank::resolve_block_degree(info, stack, o.block_degree ? &*o.block_degree : nullptr, o.power ? &*o.power : nullptr, 3,
+                                                   seprank::kCliDegreeSpelling);
     s.width = o.width;
     s.widths = o.widths;
     s.residual = o.residual;

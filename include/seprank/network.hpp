@@ -67,6 +67,24 @@ const FamilyInfo& family_info(Family f);
 inline bool own_degree_key(const FamilyInfo& info) {
     return info.degree_key != nullptr && std::string(info.degree_key) != "block_degree";
 }
+// How a caller names the degree options in its messages: the CLI's "--block-degree",
+// "--power" and "--power r"; Python's "block_degree", "power" and "power=r".
+struct DegreeSpelling {
+    const char* block;
+    const char* power;
+    const char* power_form;
+};
+inline constexpr DegreeSpelling kCliDegreeSpelling{"--block-degree", "--power", "--power r"};
+inline constexpr DegreeSpelling kPythonDegreeSpelling{"block_degree", "power", "power=r"};
+// The block degree of a spec of family `info` (a stack of layers when `stack`) from the
+// degree options a caller was given, each optional: block_degree (hadamard, fc) and
+// power (family power's own name for it); `fallback` when neither is given. Refused with
+// invalid_input, one line naming the value in the caller's spelling `sp`: block_degree for
+// a stack (its layers set their degrees) or for family power (another family's option, not
+// an alias); power for any family but power; both, when they differ. One rule for the
+// CLI and the Python package. O(1).
+long resolve_block_degree(const FamilyInfo& info, bool stack, const long* block_degree, const long* power, long fallback,
+                          const DegreeSpelling& sp);
 // Every family, in enum order, and their names in the same order. No precondition. O(1)
 // (all_families: a static list, built once; family_names copies the few names).
 const std::vector<Family>& all_families();

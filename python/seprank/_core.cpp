@@ -130,7 +130,6 @@ ValidSpec spec_from_dict(const py::dict& d) {
     s.heads = get_or<long>(d, "heads", s.heads);
     s.head_dim = get_or<long>(d, "head_dim", s.head_dim);
     s.depth = get_or<long>(d, "depth", s.depth);
-    s.block_degree = get_or<long>(d, "block_degree", s.block_degree);
     s.width = get_or<long>(d, "width", s.width);
     s.widths = get_or<std::vector<long>>(d, "widths", s.widths);
     s.residual = get_or<bool>(d, "residual", s.residual);
@@ -141,30 +140,15 @@ ValidSpec spec_from_dict(const py::dict& d) {
     s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
     if (info.depth_from_widths && !s.widths.empty() && (!d.contains("depth") || d["depth"].is_none()))
         s.depth = static_cast<long>(s.widths.size());  // the CLI's default depth (power: one layer a width)
-    // The degree's key is the family's (as the CLI's --block-degree / --power): "power"
-    // for family power (block_degree beside it must agree: spec_to_dict writes both), and
-    // neither for a stack, whose layers set their own degrees.
-    const bool has_power = d.contains("power") && !d["power"].is_none();
-    const bool has_block = d.contains("block_degree") && !d["block_degree"].is_none();
-    const bool power_family = own_degree_key(info);
-    if (has_power) {
-        const long r = d["power"].cast<long>();
-        if (!power_family)
-            throw invalid_input("power " + std::to_string(r) + " applies to family power, not " + info.name +
-                                " (hadamard and fc take block_degree)");
-        if (has_block && s.block_degree != r)
-            throw invalid_input("power " + std::to_string(r) + " and block_degree " + std::to_string(s.block_degree) +
-                                " both given: give one");
-        s.block_degree = r;
-    } else if (power_family && has_block) {  // as the CLI's --block-degree: another family's option, not an alias
-        throw invalid_input("block_degree " + std::to_string(s.block_degree) +
-                            " applies to hadamard and fc; a power network's degree is power=r");
-    }
+    // The degree's key is the family's (resolve_block_degree, the CLI's rule): "power" for
+    // family power (block_degree beside it must agree: spec_to_dict writes both), neither
+    // for a stack, whose layers set their own degrees.
     const bool has_layers = d.contains("layers") && !d["layers"].is_none();
-    if (has_layers && has_block)
-        throw invalid_input("block_degree " + std::to_string(s.block_degree) +
-                            " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, "
-                            "attention:score-degree=s)");
+    std::optional<long> block, power;
+    if (d.contains("block_degree") && !d["block_degree"].is_none()) block = d["block_degree"].cast<long>();
+    if (d.contains("power") && !d["power"].is_none()) power = d["power"].cast<long>();
+    s.block_degree = resolve_block_degree(info, has_layers, block ? &*block : nullptr, power ? &*power : nullptr, s.block_degree,
+                                          kPythonDegreeSpelling);
     if (has_layers) {
         // A SPEC string, or a list of layer strings; "depth" repeats the list (as --depth).
         std::vector<LayerSpec> one;
@@ -398,6 +382,13 @@ PYBIND11_MODULE(_core, m) {
         t["default_tokens"] = info.default_tokens;
         t["degree_key"] = info.degree_key != nullptr ? py::object(py::str(info.degree_key)) : py::object(py::none());
         return t;
+    });
+    // The degree of a family's network from block_degree and power (resolve_block_degree:
+    // the CLI's rule and messages); None when neither is given.
+    m.def("resolve_block_degree", [](const std::string& family, std::optional<long> block, std::optional<long> power) -> std::optional<long> {
+        const FamilyInfo& info = family_info(family_from_string(family));
+        if (!block && !power) return std::nullopt;
+        return resolve_block_degree(info, false, block ? &*block : nullptr, power ? &*power : nullptr, 0, kPythonDegreeSpelling);
     });
 
     // ---- polynomials

@@ -166,21 +166,16 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     """
     if family == "stack" or layers is not None or repeat is not None:
         raise ValueError("family: 'stack' is built from its layers: use seprank.stack(tokens, dim, layers)")
-    if power is not None:  # a power network's degree under its own name (net.spec holds both)
-        if family != "power":
-            raise ValueError(f"power: only for family power (family is {family!r}; its degree is block_degree)")
-        if block_degree is not None and block_degree != power:
-            raise ValueError(f"power = {power!r} and block_degree = {block_degree!r}: the same degree given twice, differently")
-        block_degree = power
-    elif family == "power" and block_degree is not None:  # as the CLI: another family's option, not an alias
-        raise ValueError(f"block_degree = {block_degree!r} applies to hadamard and fc; a power network's degree is power=r")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
-                 block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
+                 block_degree=block_degree, power=power, width=width, widths=widths, residual=residual, free=free,
                  embed_rank=embed_rank, attention_rank=attention_rank, position=position,
                  coordinate=coordinate)
     traits = _core.family_traits(family)
-    if "block_degree" in spec and traits["degree_key"] not in (None, "block_degree"):
-        spec[traits["degree_key"]] = spec.pop("block_degree")  # the degree's own name (power: "power")
+    # block_degree and power by the library's rule (the CLI's): power only for family power,
+    # block_degree not for it; the degree then under the family's own key (power: "power").
+    degree = _core.resolve_block_degree(family, spec.pop("block_degree", None), spec.pop("power", None))
+    if degree is not None:
+        spec[traits["degree_key"] or "block_degree"] = degree
     if weights is None:
         if embedding is not None:
             raise ValueError("embedding: given without weights; pass the layers as weights=… too")

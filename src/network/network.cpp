@@ -23,6 +23,25 @@ namespace seprank {
 using detail::with_family;
 using namespace network_detail;
 
+long resolve_block_degree(const FamilyInfo& info, bool stack, const long* block_degree, const long* power, long fallback,
+                          const DegreeSpelling& sp) {
+    const std::string block = block_degree ? std::string(sp.block) + " " + std::to_string(*block_degree) : "";
+    if (stack && block_degree)
+        throw invalid_input(block + " applies to hadamard and fc; a stack's layers set their degrees (hadamard:degree=d, mlp:power=r, "
+                                    "attention:score-degree=s)");
+    const bool own = own_degree_key(info);
+    if (power) {
+        const std::string given = std::string(sp.power) + " " + std::to_string(*power);
+        if (!own)
+            throw invalid_input(given + " applies to family power, not " + info.name + " (hadamard and fc take " + sp.block + ")");
+        if (block_degree && *block_degree != *power) throw invalid_input(given + " and " + block + " both given, differently: give one");
+        return *power;
+    }
+    if (own && block_degree)  // another family's option (docs/usage.md §1.4), not an alias
+        throw invalid_input(block + " applies to hadamard and fc; a power network's degree is " + sp.power_form);
+    return block_degree ? *block_degree : fallback;
+}
+
 const FamilyInfo& family_info(Family f) {
     return with_family(f, [](auto fam) -> const FamilyInfo& { return decltype(fam)::info; });
 }

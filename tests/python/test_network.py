@@ -257,12 +257,14 @@ def test_spec_dicts_of_stacks_and_power_networks():
     assert again.spec == p.spec and again.to_json() == p.to_json()
     with pytest.raises(ValueError, match="use seprank.stack"):
         seprank.network(**s.spec)
-    with pytest.raises(ValueError, match="power: only for family power"):
+    # the CLI's rule and messages (resolve_block_degree), from network() as from a spec dict
+    with pytest.raises(ValueError, match="power 2 applies to family power, not hadamard"):
         seprank.network("hadamard", power=2)
-    with pytest.raises(ValueError, match="the same degree given twice"):
+    with pytest.raises(ValueError, match="power 2 and block_degree 3 both given, differently"):
         seprank.network("power", widths=[3, 1], power=2, block_degree=3)
+    assert seprank.network("power", widths=[3, 1], power=2, block_degree=2).spec["power"] == 2
     # block_degree alone is not a power network's degree, as the CLI's --block-degree
-    with pytest.raises(ValueError, match="block_degree = 2 applies to hadamard and fc; a power network's degree is power=r"):
+    with pytest.raises(ValueError, match="block_degree 2 applies to hadamard and fc; a power network's degree is power=r"):
         seprank.network("power", widths=[3, 1], block_degree=2)
     with pytest.raises(ValueError, match="block_degree 2 applies to hadamard and fc"):
         seprank.generic_rank({"family": "power", "widths": [3, 1], "block_degree": 2})
