@@ -568,3 +568,26 @@ TEST_CASE("first_layers keeps the first L layers of every family, their widths a
         CHECK_THROWS_AS(first_layers(net, 4), invalid_input);
     }
 }
+
+TEST_CASE("resolve_block_degree: one rule for block_degree and power, in the caller's spelling") {
+    const FamilyInfo& pw = family_info(Family::power);
+    const FamilyInfo& hd = family_info(Family::hadamard);
+    const long two = 2, three = 3;
+    CHECK(resolve_block_degree(hd, false, nullptr, nullptr, 3, kCliDegreeSpelling) == 3);
+    CHECK(resolve_block_degree(hd, false, &two, nullptr, 3, kCliDegreeSpelling) == 2);
+    CHECK(resolve_block_degree(pw, false, nullptr, &two, 3, kCliDegreeSpelling) == 2);
+    CHECK(resolve_block_degree(pw, false, &two, &two, 3, kPythonDegreeSpelling) == 2);  // a spec written back holds both
+    CHECK_THROWS_WITH_AS(resolve_block_degree(hd, false, nullptr, &two, 3, kCliDegreeSpelling),
+                         "--power 2 applies to family power, not hadamard (hadamard and fc take --block-degree)", invalid_input);
+    CHECK_THROWS_WITH_AS(resolve_block_degree(pw, false, &three, nullptr, 3, kPythonDegreeSpelling),
+                         "block_degree 3 applies to hadamard and fc; a power network's degree is power=r", invalid_input);
+    CHECK_THROWS_WITH_AS(resolve_block_degree(pw, false, &three, &two, 3, kCliDegreeSpelling),
+                         "--power 2 and --block-degree 3 both given, differently: give one", invalid_input);
+    CHECK_THROWS_WITH_AS(resolve_block_degree(hd, true, &two, nullptr, 3, kCliDegreeSpelling),
+                         doctest::Contains("--block-degree 2 applies to hadamard and fc; a stack's layers set their degrees"), invalid_input);
+    for (Family f : all_families()) {  // every family but power takes block_degree as itself (or ignores it)
+        const FamilyInfo& info = family_info(f);
+        if (own_degree_key(info)) continue;
+        CHECK(resolve_block_degree(info, false, &three, nullptr, 7, kCliDegreeSpelling) == 3);
+    }
+}
