@@ -362,8 +362,14 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* 
     if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_ranks: session, blocks or ranks is NULL, or count %lld < 0",
                              static_cast<long long>(count));
-    std::vector<const std::uint32_t*> where(static_cast<std::size_t>(count));
-    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    std::vector<const std::uint32_t*> where;
+    std::vector<std::int64_t> sides;
+    try {
+        where.resize(static_cast<std::size_t>(count));
+        sides.resize(static_cast<std::size_t>(count));
+    } catch (const std::exception&) {
+        return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "sr_cuda_graded_ranks: no host memory for %lld blocks", static_cast<long long>(count));
+    }
     for (std::int64_t q = 0; q < count; ++q) {
         const std::int64_t c = blocks[q];
         if (c < 0 || c >= g->nd)

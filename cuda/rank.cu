@@ -69,20 +69,39 @@ void check_blas(const char* call, cublasStatus_t s) {
 template <class T>
 class DeviceArray {
 public:
-    explicit DeviceArray(std::size_t count) {
+    // stream: null, cudaMalloc and cudaFree (which waits for the whole device); else the
+    // stream-ordered allocator on that stream (ranks side by side: no device-wide waits),
+    // where the device has memory pools. Out of memory is SR_CUDA_NO_MEMORY.
+    explicit DeviceArray(std::size_t count, cudaStream_t stream = nullptr) : s_(stream && pools() ? stream : nullptr) {
         if (count == 0) count = 1;
         void* q = nullptr;
-        check("cudaMalloc", cudaMalloc(&q, count * sizeof(T)));
+        const cudaError_t e = s_ ? cudaMallocAsync(&q, count * sizeof(T), s_) : cudaMalloc(&q, count * sizeof(T));
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            throw Failure{SR_CUDA_NO_MEMORY, "cudaMalloc: out of device memory for " + std::to_string(count * sizeof(T)) + " bytes"};
+        }
+        check(s_ ? "cudaMallocAsync" : "cudaMalloc", e);
         p_ = static_cast<T*>(q);
     }
     ~DeviceArray() {
-        if (p_) cudaFree(p_);
+        if (!p_) return;
+        if (s_) cudaFreeAsync(p_, s_);
+        else cudaFree(p_);
+    }
+    // Whether device 0 has the stream-ordered allocator (cudaMallocAsync).
+    static bool pools() {
+        static const bool on = [] {
+            int v = 0;
+            return cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, 0) == cudaSuccess && v != 0;
+        }();
+        return on;
     }
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
     T* get() const { return p_; }
 
 private:
+    cudaStream_t s_ = nullptr;
     T* p_ = nullptr;
 };
 
@@ -691,7 +710,7 @@ public:
     // leaf_blocks bounds the cooperative leaf's grid (a share of the device when ranks run
     // side by side, so that their cooperative grids are resident together).
     GpuBackend(const Buffers& b, std::int64_t m, std::int64_t n, std::uint64_t p, cublasHandle_t h, int leaf_blocks, int tile = 0,
-               cudaStream_t stream = nullptr, bool check_free = true)
+               cudaStream_t stream = nullptr, bool check_free = true, int share = 1)
         : b_(b), m_(m), n_(n), pu_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)), kmax_(blk::max_inner(p)),
           h_(h), leaf_blocks_(leaf_blocks), s_(stream), wide_(blk::wide_mode(p)) {
         if (!wide_) return;
@@ -707,7 +726,7 @@ public:
             throw Failure{SR_CUDA_NO_MEMORY, msg};
         }
         limb_doubles_ = 2 * na + 2 * nb + 3 * np;
-        limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(limb_doubles_));
+        limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(limb_doubles_), s_);
         double* q = limbs_->get();
         for (double** slot : {&a1_, &a0_}) *slot = q, q += na;
         for (double** slot : {&b1_, &b0_}) *slot = q, q += nb;
@@ -717,7 +736,7 @@ public:
         check("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(&leaf_kernel_wide), kLeafThreads, 0));
         if (per_sm < 1) throw Failure{SR_CUDA_ERROR, "the two-limb leaf kernel cannot be resident on a multiprocessor"};
-        leaf_blocks_ = std::min(leaf_blocks_, per_sm * sms);
+        leaf_blocks_ = std::min(leaf_blocks_, std::max(1, per_sm * sms / std::max(1, share)));
     }
 
     // The leaf step (blocked_rank_impl.hpp): leaf_top_kernel (the scan and the top, the
@@ -961,10 +980,11 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(&leaf_kernel), kLeafThreads, 0));
     if (per_sm < 1) return fail(st, SR_CUDA_ERROR, "the leaf kernel cannot be resident on a multiprocessor");
 
-    DeviceArray<double> a(static_cast<std::size_t>(m * n)), g(static_cast<std::size_t>(m * t)), mm(static_cast<std::size_t>(m * t)),
-        x(static_cast<std::size_t>(t * t));
-    DeviceArray<int> slots(kSlotCount), flags(static_cast<std::size_t>(m));
-    DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t));
+    const cudaStream_t s = lane.stream;
+    DeviceArray<double> a(static_cast<std::size_t>(m * n), s), g(static_cast<std::size_t>(m * t), s), mm(static_cast<std::size_t>(m * t), s),
+        x(static_cast<std::size_t>(t * t), s);
+    DeviceArray<int> slots(kSlotCount, s), flags(static_cast<std::size_t>(m), s);
+    DeviceArray<std::int64_t> cols(static_cast<std::size_t>(t), s);
     Blas& blas = lane.blas ? *lane.blas : shared_blas();
     check_blas("cublasSetMathMode", cublasSetMathMode(blas.get(), CUBLAS_DEFAULT_MATH));
     check_blas("cublasSetStream", cublasSetStream(blas.get(), lane.stream));
@@ -978,7 +998,7 @@ int rank_with(Fill&& fill, std::int64_t m, std::int64_t n, std::uint64_t p, int 
 
     const int leaf_blocks = std::max(1, per_sm * sms / std::max(1, lane.share));
     GpuBackend be(GpuBackend::Buffers{a.get(), g.get(), mm.get(), x.get(), slots.get(), flags.get(), cols.get()}, m, n, p, blas.get(),
-                  leaf_blocks, tile, lane.stream, lane.check_free);
+                  leaf_blocks, tile, lane.stream, lane.check_free, lane.share);
     const std::int64_t r = blk::blocked_rank(be, m, n, p, tile);
     if (profiling()) be.profile().print(m, n);
     check("cudaEventRecord", cudaEventRecord(stop.get(), lane.stream));
@@ -1056,11 +1076,17 @@ __global__ void centre_kernel(const std::uint32_t* block, std::int64_t count, st
 // One rank at a time per process: each sizes its work to the device's free memory, which a
 // concurrent one would change under it, and they share one cuBLAS handle. work() runs under
 // that lock, and no exception leaves it (a C interface): each becomes a status naming `who`.
+// The lock itself: one for the process (a static inside the template would be one per
+// instantiation, that is per call site).
+std::mutex& rank_lock() {
+    static std::mutex busy;
+    return busy;
+}
+
 template <class Work>
 int locked_rank(const char* who, sr_cuda_status* st, Work&& work) {
-    static std::mutex busy;
     try {
-        const std::lock_guard<std::mutex> lock(busy);
+        const std::lock_guard<std::mutex> lock(rank_lock());
         return work();
     } catch (const Failure& f) {
         return fail(st, f.code, "%s", f.message.c_str());
@@ -1127,21 +1153,33 @@ int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t 
 }
 
 
-int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* sides, std::int64_t count, std::uint64_t p, std::int64_t* ranks,
-                       sr_cuda_status* st) {
+// Ranks of count matrices side by side (rank_device_blocks, sr_cuda_rank_many): matrix q
+// has rows(q) x cols(q) entries, and fill(q) is rank_with's fill of it; plan_ranks plans by
+// the larger side (a square of that side bounds the matrix's arrays). Under the rank lock.
+template <class Rows, class Cols, class FillOf>
+int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, FillOf&& fill_of, std::uint64_t p, std::int64_t* ranks,
+                 sr_cuda_status* st) {
     for (std::int64_t q = 0; q < count; ++q) ranks[q] = 0;
-    return locked_rank("ranks of device blocks", st, [&]() -> int {
+    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    for (std::int64_t q = 0; q < count; ++q)
+        sides[static_cast<std::size_t>(q)] = rows(q) == 0 || cols(q) == 0 ? 0 : std::max(rows(q), cols(q));
+    return locked_rank(who, st, [&]() -> int {
         const auto t0 = std::chrono::steady_clock::now();
         std::size_t free_b = 0, total_b = 0;
         check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
+        // A lane's rank: its arrays (rank_bytes without the shared reserve), its cuBLAS
+        // workspace, and in the two-limb mode the room the one-at-a-time path keeps for the
+        // GEMMs' growing workspace.
+        const double lane_extra = kLaneBytes + (blk::wide_mode(p) ? 128.0 * 1024 * 1024 : 0.0);
         const seprank::graded::RankPlan plan =
-            seprank::graded::plan_ranks(sides, count, static_cast<double>(free_b) - kReserveBytes,
-                                        [&](std::int64_t s) { return rank_bytes(s, s, 0, p) - kReserveBytes + kLaneBytes; },
+            seprank::graded::plan_ranks(sides.data(), count, static_cast<double>(free_b) - kReserveBytes,
+                                        [&](std::int64_t s) { return rank_bytes(s, s, 0, p) - kReserveBytes + lane_extra; },
                                         seprank::graded::streams_from_environment());
         std::int64_t splits = 0, fallbacks = 0;
         std::mutex tally;
         int first_rc = SR_CUDA_OK;
         sr_cuda_status first{};
+        std::vector<std::int64_t> retry;  // blocks a lane found no memory for: ranked alone afterwards
         // Keeps the first failure only.
         auto record = [&](int rc, const sr_cuda_status& one) {
             const std::lock_guard<std::mutex> lock(tally);
@@ -1152,9 +1190,22 @@ int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* s
         auto rank_one = [&](std::int64_t q, const Lane& lane) -> bool {
             sr_cuda_status one{};
             clear(&one);
-            const int rc = rank_with(centred_copy(blocks[q], sides[q], p), sides[q], sides[q], p, 0, &ranks[q], &one, lane);
+            int rc = SR_CUDA_OK;
+            try {
+                rc = rank_with(fill_of(q), rows(q), cols(q), p, 0, &ranks[q], &one, lane);
+            } catch (const Failure& f) {
+                if (!lane.stream) throw;  // alone: locked_rank reports it
+                cudaGetLastError();       // not left pending for this thread's next check
+                rc = f.code;
+                fail(&one, f.code, "%s", f.message.c_str());
+            }
             if (rc != SR_CUDA_OK) {
                 if (one.code == SR_CUDA_OK) one.code = rc;
+                if (rc == SR_CUDA_NO_MEMORY && lane.stream) {  // the plan was too hopeful: this one alone, later
+                    const std::lock_guard<std::mutex> lock(tally);
+                    retry.push_back(q);
+                    return false;
+                }
                 record(rc, one);
                 return false;
             }
@@ -1169,6 +1220,7 @@ int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* s
         if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
         for (std::int64_t q : serial)
             if (!rank_one(q, Lane{})) break;
+        int used = plan.streams == 1 ? 1 : 0;
         if (first_rc == SR_CUDA_OK && plan.streams > 1) {
             std::atomic<std::size_t> next{0};
             std::atomic<bool> stop{false};
@@ -1179,11 +1231,13 @@ int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* s
                     for (std::size_t i; !stop && (i = next++) < plan.shared.size();)
                         if (!rank_one(plan.shared[i], lane)) stop = true;
                 } catch (const Failure& f) {
+                    cudaGetLastError();
                     sr_cuda_status one{};
                     fail(&one, f.code, "%s", f.message.c_str());
                     record(f.code, one);
                     stop = true;
                 } catch (...) {
+                    cudaGetLastError();
                     sr_cuda_status one{};
                     fail(&one, SR_CUDA_ERROR, "a rank side by side failed (unexpected exception)");
                     record(SR_CUDA_ERROR, one);
@@ -1195,8 +1249,22 @@ int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* s
                 for (int w = 1; w < plan.streams; ++w) pool.emplace_back(worker, w);
             } catch (...) {  // fewer threads than streams: the ones made take the rest
             }
+            used = static_cast<int>(pool.size()) + 1;
             worker(0);
             for (std::thread& t : pool) t.join();
+            // Memory the lanes freed stays in the stream-ordered pool until trimmed: hand it
+            // back, so that the next step's and rank's checks of the free memory see it.
+            if (DeviceArray<char>::pools()) {
+                cudaMemPool_t mem = nullptr;
+                if (cudaDeviceSynchronize() == cudaSuccess && cudaDeviceGetDefaultMemPool(&mem, 0) == cudaSuccess) cudaMemPoolTrimTo(mem, 0);
+                cudaGetLastError();
+            }
+            // Blocks a lane had no memory for, and those no lane took after that: alone.
+            if (first_rc == SR_CUDA_OK) {
+                for (std::size_t i = next; i < plan.shared.size(); ++i) retry.push_back(plan.shared[i]);
+                for (std::int64_t q : retry)
+                    if (!rank_one(q, Lane{})) break;
+            }
         }
         if (first_rc != SR_CUDA_OK) {
             if (st) *st = first;
@@ -1206,11 +1274,19 @@ int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* s
             st->gpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             st->leaf_splits = splits;
             st->leaf_fallbacks = fallbacks;
-            st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : plan.streams;
+            st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : used;
         }
         return ok(st);
     });
 }
+
+int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* sides, std::int64_t count, std::uint64_t p, std::int64_t* ranks,
+                       sr_cuda_status* st) {
+    auto side = [&](std::int64_t q) { return sides[q]; };
+    return side_by_side("ranks of device blocks", count, side, side, [&](std::int64_t q) { return centred_copy(blocks[q], sides[q], p); }, p,
+                        ranks, st);
+}
+
 }  // namespace sr_cuda
 
 extern "C" SR_CUDA_EXPORT uint64_t sr_cuda_max_prime(void) { return blk::kMaxWidePrime; }
@@ -1232,4 +1308,43 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
     if (rows == 0 || cols == 0) return sr_cuda::ok(st);
     if (!a) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null matrix");
     return sr_cuda::locked_rank("sr_cuda_rank", st, [&] { return sr_cuda::rank_on_device(a, rows, cols, p, tile, rank, st); });
+}
+
+extern "C" SR_CUDA_EXPORT int sr_cuda_rank_many(const uint64_t* const* mats, const int64_t* rows, const int64_t* cols, int64_t count, uint64_t p,
+                                                int64_t* ranks, sr_cuda_status* st) {
+    using sr_cuda::fail;
+    sr_cuda::clear(st);
+    if (count < 0 || (count > 0 && (mats == nullptr || rows == nullptr || cols == nullptr || ranks == nullptr)))
+        return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: count %lld < 0, or a NULL array", static_cast<long long>(count));
+    if (!blk::accepted_rank_prime(p))
+        return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
+                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxWidePrime));
+    // Every check before any work (a fill on a stream cannot report a bad entry).
+    for (int64_t q = 0; q < count; ++q) {
+        const int64_t m = rows[q], n = cols[q];
+        if (m < 0 || n < 0 || m >= 0x7f000000LL || n >= 0x7f000000LL)
+            return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: matrix %lld: shape %lld x %lld: each side must be in [0, 2^31 - 2^24)",
+                        static_cast<long long>(q), static_cast<long long>(m), static_cast<long long>(n));
+        if (m > 0 && n > 0 && mats[q] == nullptr)
+            return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: matrix %lld is NULL", static_cast<long long>(q));
+        for (int64_t e = 0; e < m * n; ++e)
+            if (mats[q][e] >= p)
+                return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: matrix %lld: entry %lld is %llu, not a residue mod %llu",
+                            static_cast<long long>(q), static_cast<long long>(e), static_cast<unsigned long long>(mats[q][e]),
+                            static_cast<unsigned long long>(p));
+    }
+    // Matrix q's fill: centred on the host, then one copy on the rank's stream (waited for,
+    // so the staging buffer may go).
+    auto fill_of = [&](int64_t q) {
+        return [&, q](double* a, cudaStream_t stream) -> int {
+            const std::size_t len = static_cast<std::size_t>(rows[q] * cols[q]);
+            std::vector<double> stage(len);
+            blk::centre_on_host(mats[q], static_cast<std::int64_t>(len), p, stage.data(), 1);
+            sr_cuda::check("cudaMemcpyAsync (matrix upload)", cudaMemcpyAsync(a, stage.data(), len * sizeof(double), cudaMemcpyHostToDevice, stream));
+            sr_cuda::check("cudaStreamSynchronize (matrix upload)", cudaStreamSynchronize(stream));
+            return SR_CUDA_OK;
+        };
+    };
+    return sr_cuda::side_by_side("sr_cuda_rank_many", count, [&](int64_t q) { return rows[q]; }, [&](int64_t q) { return cols[q]; }, fill_of, p,
+                                 ranks, st);
 }

@@ -23,10 +23,12 @@ int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t 
 // Ranks mod p of count n x n blocks (blocks[q] of side sides[q], device memory as above;
 // side 0: rank 0) written to ranks[q], side by side as graded::plan_ranks plans them: the
 // blocks above kSideBySide one at a time, the others on up to kMaxStreams streams, each
-// with its own cuBLAS handle and a share of the multiprocessors for the cooperative leaf.
-// One call at a time with every other rank (the rank lock, held throughout). st: the first
-// failure's status, or the wall time, the leaves' counts summed, the streams used. Never
-// throws. Cost: the ranks' work, the small ones overlapped.
+// with its own cuBLAS handle, arrays from the stream-ordered allocator and a share of the
+// multiprocessors for the cooperative leaf; a block a stream finds no memory for is ranked
+// alone afterwards, with the blocks no stream took by then. One call at a time with every
+// other rank of the process (the rank lock, held throughout). st: the first failure's
+// status, or the wall time, the leaves' counts summed, the streams used. Never throws.
+// Cost: the ranks' work, the small ones overlapped.
 int rank_device_blocks(const std::uint32_t* const* blocks, const std::int64_t* sides, std::int64_t count, std::uint64_t p, std::int64_t* ranks,
                        sr_cuda_status* st);
 

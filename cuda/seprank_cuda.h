@@ -63,6 +63,15 @@ uint64_t sr_cuda_max_prime(void);
 int sr_cuda_rank(const uint64_t* a, int64_t rows, int64_t cols, uint64_t p, int tile,
                  int64_t* rank, sr_cuda_status* status);
 
+/* Ranks mod p of count matrices, matrix q of rows[q] x cols[q] residues at mats[q]
+ * (row-major, as sr_cuda_rank's a), written to ranks[q]: side by side, as
+ * sr_cuda_graded_ranks ranks blocks (a matrix whose larger side is above 4096 alone, the
+ * others on up to 8 streams), each uploaded by its own stream. Every argument and entry is
+ * checked before any work (SR_CUDA_INVALID naming the matrix and entry). status as
+ * sr_cuda_graded_ranks's. */
+int sr_cuda_rank_many(const uint64_t* const* mats, const int64_t* rows, const int64_t* cols, int64_t count, uint64_t p,
+                      int64_t* ranks, sr_cuda_status* status);
+
 /* One instruction of a straight-line program (include/seprank/tape.hpp, src/network/tape_impl.hpp):
  * the forward pass of a network with its weights built in, recorded once on the host.
  * Residues (slots and w) are held in the tape's form: Montgomery form x·2^64 mod p for

@@ -259,20 +259,16 @@ SR_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cud
 // a time, the small ones by plan.streams threads (the plugin's streams), each rank by the
 // emulated sr_cuda_rank. The memory at hand: SEPRANK_EMULATED_DEVICE_MIB (default:
 // unlimited), a rank taking its matrix as doubles.
-SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks, sr_cuda_status* st) {
+namespace {
+
+// As cuda/rank.cu's side_by_side: the plan (graded::plan_ranks by the larger side), the
+// large ones one at a time, the others by plan.streams threads (the plugin's streams),
+// each by rank_one(q, &rank, &status). The memory at hand: SEPRANK_EMULATED_DEVICE_MIB
+// (default: unlimited), a rank taking its matrix as doubles.
+template <class RankOne>
+int emulated_side_by_side(std::int64_t count, const std::vector<std::int64_t>& sides, std::int64_t* ranks, sr_cuda_status* st, RankOne&& rank_of) {
     namespace gr = seprank::graded;
-    if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
-        return fail(st, SR_CUDA_INVALID, "emulated graded ranks: bad arguments");
-    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
-    for (std::int64_t q = 0; q < count; ++q) {
-        if (blocks[q] < 0 || blocks[q] >= g->nd) {
-            const std::string msg = "sr_cuda_graded_ranks: blocks[" + std::to_string(q) + "] = " + std::to_string(blocks[q]) + ": expected 0 to " +
-                                    std::to_string(g->nd - 1);
-            return fail(st, SR_CUDA_INVALID, msg.c_str());
-        }
-        sides[static_cast<std::size_t>(q)] = g->sides.side[static_cast<std::size_t>(blocks[q])];
-        ranks[q] = 0;
-    }
+    for (std::int64_t q = 0; q < count; ++q) ranks[q] = 0;
     const auto t0 = std::chrono::steady_clock::now();
     double memory = 1e300;
     if (const char* lim = std::getenv("SEPRANK_EMULATED_DEVICE_MIB"); lim && *lim) memory = std::atof(lim) * 1024 * 1024;
@@ -284,7 +280,12 @@ SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t 
     sr_cuda_status first{};
     auto rank_one = [&](std::int64_t q) {
         sr_cuda_status one{};
-        const int rc = sr_cuda_graded_rank(g, blocks[q], &ranks[q], &one);
+        int rc = SR_CUDA_OK;
+        try {
+            rc = rank_of(q, &ranks[q], &one);
+        } catch (const std::exception& e) {
+            rc = fail(&one, SR_CUDA_ERROR, e.what());
+        }
         const std::lock_guard<std::mutex> lock(tally);
         if (rc != SR_CUDA_OK) {
             if (first_rc == SR_CUDA_OK) first_rc = rc, first = one;
@@ -298,6 +299,7 @@ SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t 
     if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
     for (std::int64_t q : serial)
         if (!rank_one(q)) break;
+    int used = plan.streams == 1 ? 1 : 0;
     if (first_rc == SR_CUDA_OK && plan.streams > 1) {
         std::atomic<std::size_t> next{0};
         std::atomic<bool> stop{false};
@@ -306,7 +308,11 @@ SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t 
                 if (!rank_one(plan.shared[i])) stop = true;
         };
         std::vector<std::thread> pool;
-        for (int w = 1; w < plan.streams; ++w) pool.emplace_back(worker);
+        try {
+            for (int w = 1; w < plan.streams; ++w) pool.emplace_back(worker);
+        } catch (...) {  // fewer threads: the ones made take the rest
+        }
+        used = static_cast<int>(pool.size()) + 1;
         worker();
         for (std::thread& t : pool) t.join();
     }
@@ -319,9 +325,52 @@ SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t 
         st->gpu_seconds = std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         st->leaf_splits = splits;
         st->leaf_fallbacks = fallbacks;
-        st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : plan.streams;
+        st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : used;
     }
     return SR_CUDA_OK;
+}
+
+}  // namespace
+
+// As cuda/graded.cu: the same checks, then the blocks side by side.
+SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks, sr_cuda_status* st) {
+    if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
+        return fail(st, SR_CUDA_INVALID, "emulated graded ranks: bad arguments");
+    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    for (std::int64_t q = 0; q < count; ++q) {
+        if (blocks[q] < 0 || blocks[q] >= g->nd) {
+            const std::string msg = "sr_cuda_graded_ranks: blocks[" + std::to_string(q) + "] = " + std::to_string(blocks[q]) + ": expected 0 to " +
+                                    std::to_string(g->nd - 1);
+            return fail(st, SR_CUDA_INVALID, msg.c_str());
+        }
+        sides[static_cast<std::size_t>(q)] = g->sides.side[static_cast<std::size_t>(blocks[q])];
+    }
+    return emulated_side_by_side(count, sides, ranks, st, [&](std::int64_t q, std::int64_t* r, sr_cuda_status* one) {
+        return sr_cuda_graded_rank(g, blocks[q], r, one);
+    });
+}
+
+// As cuda/rank.cu: every argument and entry checked first, then the matrices side by side.
+SR_EXPORT int sr_cuda_rank_many(const uint64_t* const* mats, const int64_t* rows, const int64_t* cols, int64_t count, uint64_t p, int64_t* ranks,
+                                sr_cuda_status* st) {
+    if (count < 0 || (count > 0 && (mats == nullptr || rows == nullptr || cols == nullptr || ranks == nullptr)))
+        return fail(st, SR_CUDA_INVALID, "emulated rank_many: bad arguments");
+    if (!seprank::blocked::accepted_rank_prime(p)) return fail(st, SR_CUDA_INVALID, "emulated rank_many: prime not taken");
+    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
+    for (std::int64_t q = 0; q < count; ++q) {
+        if (rows[q] < 0 || cols[q] < 0 || (rows[q] > 0 && cols[q] > 0 && mats[q] == nullptr))
+            return fail(st, SR_CUDA_INVALID, "emulated rank_many: a bad shape or a NULL matrix");
+        for (std::int64_t e = 0; e < rows[q] * cols[q]; ++e)
+            if (mats[q][e] >= p) {
+                const std::string msg = "sr_cuda_rank_many: matrix " + std::to_string(q) + ": entry " + std::to_string(e) + " is " +
+                                        std::to_string(mats[q][e]) + ", not a residue mod " + std::to_string(p);
+                return fail(st, SR_CUDA_INVALID, msg.c_str());
+            }
+        sides[static_cast<std::size_t>(q)] = rows[q] == 0 || cols[q] == 0 ? 0 : std::max(rows[q], cols[q]);
+    }
+    return emulated_side_by_side(count, sides, ranks, st, [&](std::int64_t q, std::int64_t* r, sr_cuda_status* one) {
+        return sr_cuda_rank(mats[q], rows[q], cols[q], p, 0, r, one);
+    });
 }
 
 SR_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {

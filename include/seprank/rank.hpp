@@ -164,6 +164,14 @@ long rank_modular_blocked(const NmodMat& a, int tile = 0);
 // part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
 // gpu_seconds (optional): set to the device time of the elimination (the upload excluded).
 long rank_modular_cuda(const NmodMat& a, int tile = 0, double* gpu_seconds = nullptr);
+// The ranks of several matrices mod one prime on the GPU in one call, side by side
+// (docs/gpu.md, "Blocks side by side": those whose larger side is above 4096 one at a time,
+// the others on up to 8 streams, as many as the free memory holds copies of the largest).
+// The same values as rank_modular_cuda on each. Preconditions and refusals as
+// rank_modular_cuda's, for every matrix; every matrix mod the first one's prime
+// (invalid_input). gpu_seconds: the call's wall time; streams: the most ranked at once.
+// Cost: their eliminations, the small ones overlapped, and one upload each.
+std::vector<long> rank_modular_cuda_many(const std::vector<const NmodMat*>& mats, double* gpu_seconds = nullptr, int* streams = nullptr);
 // The same for a sparse matrix, through a dense copy (resource_limit when that copy would
 // pass 64 GiB). check_matrix(a) first (invalid_input). Cost: the copy, O(m·n), then as
 // above; gpu_seconds as above.

@@ -119,7 +119,7 @@ Loaded load() {
         return l;
     }
     if (!f.abi || !bind(h, "sr_cuda_probe", f.probe) || !bind(h, "sr_cuda_max_prime", f.max_prime) ||
-        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid) ||
+        !bind(h, "sr_cuda_rank", f.rank) || !bind(h, "sr_cuda_rank_many", f.rank_many) || !bind(h, "sr_cuda_tape_eval", f.tape_eval) || !bind(h, "sr_cuda_tape_grid", f.tape_grid) ||
         !bind(h, "sr_cuda_graded_open", f.graded_open) || !bind(h, "sr_cuda_graded_step", f.graded_step) ||
         !bind(h, "sr_cuda_graded_rank", f.graded_rank) || !bind(h, "sr_cuda_graded_ranks", f.graded_ranks) ||
         !bind(h, "sr_cuda_graded_block", f.graded_block) ||
@@ -200,6 +200,53 @@ DeviceChoice choose_device(Device requested) {
     return c;
 }
 
+namespace {
+
+// a's entries as one row-major array, as the plugin reads them: FLINT's own entries where
+// its rows lie in order in them (a matrix of its own, as NmodMat's are), else a copy into
+// `dense` (no 8 GiB copy of a 32768² matrix on the way to the GPU).
+const std::uint64_t* row_major(const NmodMat& a, std::vector<std::uint64_t>& dense) {
+    static_assert(sizeof(mp_limb_t) == sizeof(std::uint64_t), "FLINT limbs are 64-bit words");
+    const long m = a.rows(), n = a.cols();
+    const mp_limb_t* entries = a.get()->entries;
+    bool in_order = entries != nullptr;
+    for (long i = 0; i < m && in_order; ++i) in_order = a.get()->rows[i] == entries + static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
+    if (in_order) return reinterpret_cast<const std::uint64_t*>(entries);
+    dense.resize(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
+    for (long i = 0; i < m; ++i)
+        for (long j = 0; j < n; ++j) dense[static_cast<std::size_t>(i * n + j)] = a.get()->rows[i][j];
+    return dense.data();
+}
+
+}  // namespace
+
+std::vector<long> rank_modular_cuda_many(const std::vector<const NmodMat*>& mats, double* gpu_seconds, int* streams) {
+    const detail::CudaPlugin& fn = detail::cuda_plugin();
+    if (gpu_seconds) *gpu_seconds = 0;
+    if (streams) *streams = 0;
+    if (mats.empty()) return {};
+    const std::uint64_t p = mats.front()->modulus();
+    if (p < 2 || p > cuda_info().max_prime)
+        throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+    std::vector<std::vector<std::uint64_t>> copies(mats.size());
+    std::vector<const std::uint64_t*> data(mats.size());
+    std::vector<std::int64_t> rows(mats.size()), cols(mats.size()), ranks(mats.size(), 0);
+    for (std::size_t q = 0; q < mats.size(); ++q) {
+        if (mats[q]->modulus() != p)
+            throw invalid_input("rank_modular_cuda_many: matrix " + std::to_string(q) + " is mod " + std::to_string(mats[q]->modulus()) +
+                                ", the first mod " + std::to_string(p));
+        rows[q] = mats[q]->rows();
+        cols[q] = mats[q]->cols();
+        data[q] = rows[q] > 0 && cols[q] > 0 ? row_major(*mats[q], copies[q]) : nullptr;
+    }
+    sr_cuda_status st{};
+    fn.rank_many(data.data(), rows.data(), cols.data(), static_cast<std::int64_t>(mats.size()), p, ranks.data(), &st);
+    detail::check_cuda(st, "rank_modular_cuda_many");
+    if (gpu_seconds) *gpu_seconds = st.gpu_seconds;
+    if (streams) *streams = static_cast<int>(st.streams);
+    return std::vector<long>(ranks.begin(), ranks.end());
+}
+
 long rank_modular_cuda(const NmodMat& a, int tile, double* gpu_seconds) {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     const std::uint64_t p = a.modulus();
@@ -209,20 +256,8 @@ long rank_modular_cuda(const NmodMat& a, int tile, double* gpu_seconds) {
     const long m = a.rows(), n = a.cols();
     if (gpu_seconds) *gpu_seconds = 0;
     if (m == 0 || n == 0) return 0;
-    // The plugin reads one row-major array: FLINT's own entries where its rows lie in order
-    // in them (a matrix of its own, as NmodMat's are), else a copy (no 8 GiB copy of a
-    // 32768² matrix on the way to the GPU).
-    static_assert(sizeof(mp_limb_t) == sizeof(std::uint64_t), "FLINT limbs are 64-bit words");
-    const mp_limb_t* entries = a.get()->entries;
-    bool in_order = entries != nullptr;
-    for (long i = 0; i < m && in_order; ++i) in_order = a.get()->rows[i] == entries + static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
     std::vector<std::uint64_t> dense;
-    if (!in_order) {
-        dense.resize(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
-        for (long i = 0; i < m; ++i)
-            for (long j = 0; j < n; ++j) dense[static_cast<std::size_t>(i * n + j)] = a.get()->rows[i][j];
-    }
-    const std::uint64_t* data = in_order ? reinterpret_cast<const std::uint64_t*>(entries) : dense.data();
+    const std::uint64_t* data = row_major(a, dense);
     sr_cuda_status st{};
     std::int64_t r = 0;
     fn.rank(data, m, n, p, tile, &r, &st);

@@ -15,6 +15,7 @@ struct CudaPlugin {
     int (*probe)(char*, size_t) = nullptr;
     uint64_t (*max_prime)(void) = nullptr;
     int (*rank)(const uint64_t*, int64_t, int64_t, uint64_t, int, int64_t*, sr_cuda_status*) = nullptr;
+    int (*rank_many)(const uint64_t* const*, const int64_t*, const int64_t*, int64_t, uint64_t, int64_t*, sr_cuda_status*) = nullptr;
     int (*tape_eval)(const sr_tape*, const uint64_t*, int64_t, uint64_t*, sr_cuda_status*) = nullptr;
     int (*tape_grid)(const sr_tape*, const sr_tape_grid*, uint64_t*, sr_cuda_status*) = nullptr;
     int (*graded_open)(const sr_graded_setup*, sr_graded**, sr_cuda_status*) = nullptr;

@@ -195,8 +195,19 @@ public:
         });
         return true;
     }
-    // On the GPU one block at a time (each takes the device's memory), largest first.
+    // On the GPU all in one call, side by side there (rank_modular_cuda_many); on the CPU
+    // on the threads, largest first.
     void rank(const std::vector<Block*>& open) {
+        if (g_.dev.device == Device::cuda && !bordered_) {
+            if (cancel_requested() || open.empty()) return;
+            std::vector<const NmodMat*> mats;
+            for (const Block* b : open) mats.push_back(&b->m);
+            double s = 0;
+            const std::vector<long> r = rank_modular_cuda_many(mats, &s);
+            for (std::size_t q = 0; q < open.size(); ++q) open[q]->rank = r[q];
+            device_s_ += s;
+            return;
+        }
         std::atomic<std::size_t> next{0};
         parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();)
@@ -217,7 +228,7 @@ private:
     int nt_;
     bool bordered_;
     std::string stop_;      // memory_stop's note when the growth stopped for lack of memory
-    double device_s_ = 0;   // the GPU's eliminations (one block at a time there)
+    double device_s_ = 0;   // the GPU's eliminations
 };
 
 // The graded steps with the degree blocks in device memory (graded_device.hpp): the GPU

@@ -89,6 +89,60 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
     CHECK(two_limb >= compared / 5);
 }
 
+TEST_CASE("rank_modular_cuda_many = rank_modular on each: batches of planted matrices side by side, one alone, refusals") {
+    if (!have_gpu()) {
+        CHECK_THROWS_AS(rank_modular_cuda_many({}), invalid_input);
+        return;
+    }
+    auto rng = seprank_test::rng_for("device-rank-many");
+    INFO("seed " << seprank_test::seed());
+    // On a GPU sides up to 2,500 (several leaves, GEMMs and the cooperative leaf on every
+    // stream) and one above 4,096 (ranked alone); through the CPU stand-in small ones.
+    const bool real = !emulated_device();
+    long compared = 0, side_by_side = 0;
+    for (int it = 0; it < seprank_test::iterations(real ? 6 : 20); ++it) {
+        const seprank_test::BlockedCase first = seprank_test::blocked_case(rng, it, 300);
+        const std::uint64_t p = first.p;
+        std::vector<NmodMat> mats;
+        const int count = static_cast<int>(rng.below(12));
+        for (int q = 0; q < count; ++q) {
+            const seprank_test::BlockedCase c = seprank_test::blocked_case(rng, it * 13 + q, 300);
+            long m = c.m, n = c.n;
+            if (real && q % 3 == 0) m = 300 + static_cast<long>(rng.below(2200)), n = 300 + static_cast<long>(rng.below(2200));
+            if (real && it == 0 && q == 0) m = 4200, n = 600;  // larger side above 4096: alone
+            const long r = static_cast<long>(rng.below(static_cast<std::uint64_t>(std::min(m, n) + 2)));
+            mats.push_back(seprank_test::planted(rng, c.kind, m, n, r, p));
+        }
+        std::vector<const NmodMat*> ptrs;
+        for (const NmodMat& a : mats) ptrs.push_back(&a);
+        INFO("iteration " << it << ": " << count << " matrices mod " << p);
+        int streams = -1;
+        double secs = -1;
+        const std::vector<long> got = rank_modular_cuda_many(ptrs, &secs, &streams);
+        REQUIRE(got.size() == mats.size());
+        long nonempty = 0;
+        for (std::size_t q = 0; q < mats.size(); ++q) {
+            INFO("matrix " << q << ": " << mats[q].rows() << " x " << mats[q].cols());
+            CHECK(got[q] == rank_modular(mats[q]));
+            nonempty += mats[q].rows() > 0 && mats[q].cols() > 0;
+            ++compared;
+        }
+        CHECK(secs >= 0);
+        CHECK(streams >= (nonempty > 0 ? 1 : 0));
+        CHECK(streams <= std::max(1L, std::min<long>(nonempty, graded::streams_from_environment())));
+        side_by_side += streams > 1;
+    }
+    CHECK(compared >= 20);
+    CHECK(side_by_side >= 1);
+    // Refusals, before any work: mixed primes, an entry that is not a residue.
+    NmodMat a(3, 3, 5), b(3, 3, 7);
+    CHECK_THROWS_WITH_AS(rank_modular_cuda_many({&a, &b}), doctest::Contains("matrix 1 is mod 7"), invalid_input);
+    NmodMat bad(2, 2, 5);
+    bad.get()->rows[1][1] = 9;
+    CHECK_THROWS_WITH_AS(rank_modular_cuda_many({&a, &bad}), doctest::Contains("matrix 1: entry 3 is 9"), invalid_input);
+    CHECK(rank_modular_cuda_many({}).empty());
+}
+
 TEST_CASE("rank_modular_cuda on a planted 4096 x 4096 and a 1000 x 3000, and its refusals") {
     if (!have_gpu()) {
         CHECK_THROWS_AS(rank_modular_cuda(NmodMat(1, 1, 65535)), invalid_input);  // no device comes first

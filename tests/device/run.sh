@@ -155,7 +155,7 @@ if wanted tests; then
     done
     # The blocks ranked side by side (several streams, a cuBLAS handle each) under memcheck.
     step sanitizer_side_by_side 120 "$sanitizer" --tool memcheck "$bin/test_device" -tc='graded session: every block*'
-    step test_device_one_stream 60 env SEPRANK_CUDA_STREAMS=1 "$bin/test_device" -tc='graded session: every block*'
+    step test_device_one_stream 90 env SEPRANK_CUDA_STREAMS=1 "$bin/test_device" -tc='graded session: every block*,rank_modular_cuda_many*'
 fi
 
 # 2. The frontier rows (the headline: converged generic ranks), H=1 then H=2, within
