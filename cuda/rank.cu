@@ -1216,9 +1216,7 @@ int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, 
         };
         // The large blocks, and every block when one stream is all that fits: one at a time,
         // each with its own check of the free memory.
-        std::vector<std::int64_t> serial = plan.alone;
-        if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
-        for (std::int64_t q : serial)
+        for (std::int64_t q : plan.one_at_a_time())
             if (!rank_one(q, Lane{})) break;
         int used = plan.streams == 1 ? 1 : 0;
         if (first_rc == SR_CUDA_OK && plan.streams > 1) {

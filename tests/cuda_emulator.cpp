@@ -295,9 +295,7 @@ int emulated_side_by_side(std::int64_t count, const std::vector<std::int64_t>& s
         fallbacks += one.leaf_fallbacks;
         return true;
     };
-    std::vector<std::int64_t> serial = plan.alone;
-    if (plan.streams == 1) serial.insert(serial.end(), plan.shared.begin(), plan.shared.end());
-    for (std::int64_t q : serial)
+    for (std::int64_t q : plan.one_at_a_time())
         if (!rank_one(q)) break;
     int used = plan.streams == 1 ? 1 : 0;
     if (first_rc == SR_CUDA_OK && plan.streams > 1) {

@@ -146,6 +146,14 @@ struct RankPlan {
     std::vector<std::int64_t> alone;   // indices into the request, ranked one at a time in this order
     std::vector<std::int64_t> shared;  // indices into the request, taken in this order by the workers
     int streams = 1;
+
+    // What is ranked one at a time, in order: the large blocks, then the shared ones too
+    // when one stream is all that fits.
+    std::vector<std::int64_t> one_at_a_time() const {
+        std::vector<std::int64_t> q = alone;
+        if (streams == 1) q.insert(q.end(), shared.begin(), shared.end());
+        return q;
+    }
 };
 
 // The plan for blocks of sides side[0..count): `bytes(s)` the device bytes one rank of an

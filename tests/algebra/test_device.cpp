@@ -353,6 +353,9 @@ TEST_CASE("graded::plan_ranks: every open block once, larger first; the large al
         const std::int64_t most = std::min<std::int64_t>(std::min(cap, graded::kMaxStreams), static_cast<std::int64_t>(plan.shared.size()));
         CHECK(plan.streams >= 1);
         CHECK(plan.streams <= std::max<std::int64_t>(1, most));
+        const std::vector<std::int64_t> alone = plan.one_at_a_time();  // the large ones, then the rest where one stream fits
+        CHECK(alone.size() == plan.alone.size() + (plan.streams == 1 ? plan.shared.size() : 0));
+        CHECK(std::equal(plan.alone.begin(), plan.alone.end(), alone.begin()));
         if (plan.shared.size() > 1) {
             const double one = bytes(side[static_cast<std::size_t>(plan.shared.front())]);
             if (plan.streams > 1) CHECK(plan.streams * one <= memory);
