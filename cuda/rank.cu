@@ -1144,6 +1144,14 @@ double rank_bytes(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
            4.0 * kSlotCount + kReserveBytes;
 }
 
+int refuse_prime(std::uint64_t p, sr_cuda_status* st) {
+    return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu", static_cast<unsigned long long>(p),
+                static_cast<unsigned long long>(blk::kMaxWidePrime));
+}
+
+// The pivot slots hold row indices below 0x7f7f7f7f (the GEMMs take 64-bit sizes).
+bool shape_taken(std::int64_t m, std::int64_t n) { return m >= 0 && n >= 0 && m < 0x7f000000LL && n < 0x7f000000LL; }
+
 int rank_device_block(const std::uint32_t* block, std::int64_t n, std::uint64_t p, std::int64_t* rank, sr_cuda_status* st) {
     *rank = 0;
     if (n == 0) return ok(st);
@@ -1222,6 +1230,15 @@ int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, 
         if (first_rc == SR_CUDA_OK && plan.streams > 1) {
             std::atomic<std::size_t> next{0};
             std::atomic<bool> stop{false};
+            // A lane that fails outside a rank (its stream, an unexpected exception): the
+            // call's failure, and every lane stops.
+            auto lane_failed = [&](int code, const std::string& message) {
+                cudaGetLastError();
+                sr_cuda_status one{};
+                fail(&one, code, "%s", message.c_str());
+                record(code, one);
+                stop = true;
+            };
             auto worker = [&](int w) {
                 try {
                     const Stream stream;
@@ -1229,17 +1246,9 @@ int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, 
                     for (std::size_t i; !stop && (i = next++) < plan.shared.size();)
                         if (!rank_one(plan.shared[i], lane)) stop = true;
                 } catch (const Failure& f) {
-                    cudaGetLastError();
-                    sr_cuda_status one{};
-                    fail(&one, f.code, "%s", f.message.c_str());
-                    record(f.code, one);
-                    stop = true;
+                    lane_failed(f.code, f.message);
                 } catch (...) {
-                    cudaGetLastError();
-                    sr_cuda_status one{};
-                    fail(&one, SR_CUDA_ERROR, "a rank side by side failed (unexpected exception)");
-                    record(SR_CUDA_ERROR, one);
-                    stop = true;
+                    lane_failed(SR_CUDA_ERROR, "a rank side by side failed (unexpected exception)");
                 }
             };
             std::vector<std::thread> pool;
@@ -1294,12 +1303,9 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank(const uint64_t* a, int64_t rows, int6
     using sr_cuda::fail;
     sr_cuda::clear(st);
     if (!rank) return fail(st, SR_CUDA_INVALID, "sr_cuda_rank: null rank pointer");
-    if (!blk::accepted_rank_prime(p))
-        return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
-                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxWidePrime));
+    if (!blk::accepted_rank_prime(p)) return sr_cuda::refuse_prime(p, st);
     if (tile < 0) return fail(st, SR_CUDA_INVALID, "tile %d: expected >= 0", tile);
-    // The pivot slots hold row indices below 0x7f7f7f7f (the GEMMs take 64-bit sizes).
-    if (rows < 0 || cols < 0 || rows >= 0x7f000000LL || cols >= 0x7f000000LL)
+    if (!sr_cuda::shape_taken(rows, cols))
         return fail(st, SR_CUDA_INVALID, "shape %lld x %lld: each side must be in [0, 2^31 - 2^24)", static_cast<long long>(rows),
                     static_cast<long long>(cols));
     *rank = 0;
@@ -1314,13 +1320,11 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_rank_many(const uint64_t* const* mats, con
     sr_cuda::clear(st);
     if (count < 0 || (count > 0 && (mats == nullptr || rows == nullptr || cols == nullptr || ranks == nullptr)))
         return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: count %lld < 0, or a NULL array", static_cast<long long>(count));
-    if (!blk::accepted_rank_prime(p))
-        return fail(st, SR_CUDA_INVALID, "prime %llu: the blocked elimination takes primes 2 <= p <= %llu",
-                    static_cast<unsigned long long>(p), static_cast<unsigned long long>(blk::kMaxWidePrime));
+    if (!blk::accepted_rank_prime(p)) return sr_cuda::refuse_prime(p, st);
     // Every check before any work (a fill on a stream cannot report a bad entry).
     for (int64_t q = 0; q < count; ++q) {
         const int64_t m = rows[q], n = cols[q];
-        if (m < 0 || n < 0 || m >= 0x7f000000LL || n >= 0x7f000000LL)
+        if (!sr_cuda::shape_taken(m, n))
             return fail(st, SR_CUDA_INVALID, "sr_cuda_rank_many: matrix %lld: shape %lld x %lld: each side must be in [0, 2^31 - 2^24)",
                         static_cast<long long>(q), static_cast<long long>(m), static_cast<long long>(n));
         if (m > 0 && n > 0 && mats[q] == nullptr)

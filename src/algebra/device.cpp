@@ -202,6 +202,12 @@ DeviceChoice choose_device(Device requested) {
 
 namespace {
 
+// invalid_input unless the GPU elimination takes p.
+void check_gpu_prime(std::uint64_t p) {
+    if (p < 2 || p > cuda_info().max_prime)
+        throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+}
+
 // a's entries as one row-major array, as the plugin reads them: FLINT's own entries where
 // its rows lie in order in them (a matrix of its own, as NmodMat's are), else a copy into
 // `dense` (no 8 GiB copy of a 32768² matrix on the way to the GPU).
@@ -226,8 +232,7 @@ std::vector<long> rank_modular_cuda_many(const std::vector<const NmodMat*>& mats
     if (streams) *streams = 0;
     if (mats.empty()) return {};
     const std::uint64_t p = mats.front()->modulus();
-    if (p < 2 || p > cuda_info().max_prime)
-        throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+    check_gpu_prime(p);
     std::vector<std::vector<std::uint64_t>> copies(mats.size());
     std::vector<const std::uint64_t*> data(mats.size());
     std::vector<std::int64_t> rows(mats.size()), cols(mats.size()), ranks(mats.size(), 0);
@@ -250,8 +255,7 @@ std::vector<long> rank_modular_cuda_many(const std::vector<const NmodMat*>& mats
 long rank_modular_cuda(const NmodMat& a, int tile, double* gpu_seconds) {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     const std::uint64_t p = a.modulus();
-    if (p < 2 || p > cuda_info().max_prime)
-        throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+    check_gpu_prime(p);
     if (tile < 0) throw invalid_input("tile " + std::to_string(tile) + ": expected >= 0");
     const long m = a.rows(), n = a.cols();
     if (gpu_seconds) *gpu_seconds = 0;

@@ -195,10 +195,10 @@ public:
         });
         return true;
     }
-    // On the GPU all in one call, side by side there (rank_modular_cuda_many); on the CPU
-    // on the threads, largest first.
+    // On the GPU all in one call, side by side there (rank_modular_cuda_many; never
+    // bordered there, use_bordered); on the CPU on the threads, largest first.
     void rank(const std::vector<Block*>& open) {
-        if (g_.dev.device == Device::cuda && !bordered_) {
+        if (g_.dev.device == Device::cuda) {
             if (cancel_requested() || open.empty()) return;
             std::vector<const NmodMat*> mats;
             for (const Block* b : open) mats.push_back(&b->m);
@@ -209,9 +209,9 @@ public:
             return;
         }
         std::atomic<std::size_t> next{0};
-        parallel(g_.dev.device == Device::cuda ? 1 : nt_, [&](int) {
+        parallel(nt_, [&](int) {
             for (std::size_t q; !cancel_requested() && (q = next++) < open.size();)
-                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_on(g_.dev, open[q]->m, &device_s_);
+                open[q]->rank = bordered_ ? open[q]->lu.rank(open[q]->m) : rank_modular(open[q]->m);
         });
     }
     std::string note() const {
