@@ -45,6 +45,7 @@ struct TableCommand final : Command {
     std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = 0;
+    int t_prime_bits = 62;
     std::uint64_t t_seed = 1;
     bool t_residual = false, t_resume = false, t_block_store = false, t_dimension = false, t_variety = false, t_columns = false, t_blocks = false;
     std::string format = "text";
@@ -72,6 +73,8 @@ struct TableCommand final : Command {
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row (1..1000)")->capture_default_str();
         sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
+        sub->add_option("--prime-bits", t_prime_bits, "bits of each row's random primes, 20..62 (at most 52: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits)")
+            ->capture_default_str();
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(one_of({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--row-seconds", t_row_seconds,
@@ -86,7 +89,7 @@ struct TableCommand final : Command {
                       "gauge_fibre; `seprank variety`'s defaults, seeded by --seed; a row over its limits gets null and the reason)");
         sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect; scalar output, seeded by --seed)");
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
-        sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, method, max-side, variant, partition)");
+        sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, prime bits, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");
         sub->add_flag("--blocks", t_blocks, "one row per configuration and degree block (block, rank, cap_a, cap_b, at_cap, status, total; "
                                             "the graded evaluation computes every row; docs/table_blocks.md)");
@@ -144,6 +147,7 @@ struct TableCommand final : Command {
             sw.partition = t_partition;
             sw.generic.trials = t_trials;
             sw.generic.seed = t_seed;
+            sw.generic.prime_bits = t_prime_bits;  // out of range: refused by name (plan_table)
             sw.generic.method = seprank::generic_method_from_string(t_method);
             sw.generic.max_side = t_max_side;
             if (sub->count("--row-seconds") > 0) sw.generic.max_seconds = t_row_seconds;  // else the preset's (default table) or none

@@ -557,6 +557,8 @@ std::string sweep_signature(const SweepOptions& s) {
     if (s.blocks) os << " blocks=1";  // one row per block
     // Off the CPU the primes are smaller (device.hpp): another sweep. Absent for the CPU.
     if (g.device != Device::cpu) os << " device=" << to_string(g.device);
+    // Other primes, other failure bounds: another sweep. Absent at the default (62).
+    if (g.prime_bits != GenericOptions{}.prime_bits) os << " prime_bits=" << g.prime_bits;
     return os.str();
 }
 

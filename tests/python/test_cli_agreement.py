@@ -291,6 +291,26 @@ def test_table_matches_cli(cli):
                 assert r[k] == cr[k], (k, r, cr)
 
 
+def test_table_prime_bits_matches_cli(cli):
+    # Block rows with 50-bit primes: the same cells from Python and the CLI, the same block
+    # ranks as with the default 62 bits and a larger bound; out of range refused by both.
+    kw = dict(family="attention", tokens=3, dim=2, depth=2, blocks=True, dataframe=False)
+    args = ("--family", "attention", "--tokens", 3, "--dim", 2, "--depth", 2, "--blocks")
+    rows = seprank.table(prime_bits=50, **kw)
+    c = cli("table", *args, "--prime-bits", 50)
+    assert len(rows) == len(c) > 1
+    for r, cr in zip(rows, c):
+        for k in r:
+            if k not in ("seconds", "peak_mib"):
+                assert r[k] == cr[k], (k, r, cr)
+    wide = seprank.table(**kw)
+    assert [r["rank"] for r in wide] == [r["rank"] for r in rows]
+    assert rows[0]["failure_bound"] > 100 * wide[0]["failure_bound"]
+    for bad in (19, 63, 2**32 + 50):  # the last one would wrap to 50 as a C++ int
+        with pytest.raises(ValueError, match=f"prime bits = {bad}"):
+            seprank.table(prime_bits=bad, **kw)
+
+
 def test_table_eps_matches_cli(cli):
     rows = seprank.table(tokens=2, dim=[1, 2], depth=[1, 2], eps=[0, 0.1], measure="gaussian", dataframe=False)
     c = cli("table", "--tokens", 2, "--dim", "1,2", "--depth", "1..2", "--eps", "0,0.1", "--measure", "gaussian")

@@ -434,6 +434,8 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     refused([](SweepOptions& s) { s.positions = {0}; }, "sweep position i = 0");
     refused([](SweepOptions& s) { s.generic.trials = 1001; }, "trials T = 1001 exceeds 1000");
     refused([](SweepOptions& s) { s.generic.store = "/dev/null"; }, "store '/dev/null' exists and is not a directory");
+    refused([](SweepOptions& s) { s.generic.prime_bits = 19; }, "prime bits = 19 outside 20..62");
+    refused([](SweepOptions& s) { s.generic.prime_bits = 63; }, "prime bits = 63 outside 20..62");
     // the edges are accepted
     SweepOptions ok;
     ok.tokens = {2};
@@ -443,6 +445,30 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     ok.embed_ranks = {0, 64};
     ok.generic.trials = 1000;
     CHECK_NOTHROW((void)plan_sweep(ok));
+    ok.generic.prime_bits = 20;
+    CHECK_NOTHROW((void)plan_sweep(ok));
+}
+
+TEST_CASE("table prime bits: a row's primes have them, its ranks do not change, its bound grows; another sweep's file") {
+    SweepOptions sw;
+    sw.tokens = {3};
+    sw.dims = {2};
+    sw.depths = {2};
+    sw.generic.method = GenericMethod::evaluation;
+    sw.blocks = true;
+    SweepOptions small = sw;
+    small.generic.prime_bits = 50;
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 1);
+    const Row wide = table_row(plan[0], sw), narrow = table_row(plan[0], small);
+    CHECK(wide.at("rank").str() == narrow.at("rank").str());
+    CHECK(wide.at("block_rank_list").str() == narrow.at("block_rank_list").str());
+    CHECK(!wide.at("block_rank_list").str().empty());
+    CHECK(std::stod(narrow.at("failure_bound").str()) > std::stod(wide.at("failure_bound").str()) * 100);
+    // the default leaves the signature of older files as it was; another size is another sweep
+    CHECK(sweep_signature(sw).find("prime_bits") == std::string::npos);
+    CHECK(sweep_signature(small).find(" prime_bits=50") != std::string::npos);
+    CHECK(sweep_signature(small) != sweep_signature(sw));
 }
 
 TEST_CASE("plan_sweep plans a configuration once: a value listed twice, a SPEC that repeats another's period") {
