@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 namespace seprank {
 
@@ -47,14 +48,15 @@ NetworkSpec stack(long n, long dx, const std::string& unit, long copies) {
     return s;
 }
 
-// generic's answer (graded evaluation, balanced partition), converged or not.
-RankAnswer generic_of(const NetworkSpec& s, std::uint64_t seed) {
+// generic's answer (graded evaluation, balanced partition, at most max_side: the sum of
+// the block sides), converged or not.
+RankAnswer generic_of(const NetworkSpec& s, std::uint64_t seed, long max_side = 8192) {
     GenericOptions g;
     g.seed = seed;
     g.trials = 1;
     g.method = GenericMethod::evaluation;
     g.variant = EvaluationVariant::graded;
-    g.max_side = 8192;
+    g.max_side = max_side;
     const ValidSpec spec(s);
     return generic_rank(spec, balanced_partition(s.tokens), g);
 }
@@ -64,6 +66,27 @@ bool compare(std::ostringstream& os, const std::string& what, const RankAnswer& 
     const bool ok = a.converged && a.value == form;
     os << what << ": generic " << a.value << (a.converged ? "" : " (not converged)") << ", form " << form << (ok ? "" : " DIFFERS") << "; ";
     return ok;
+}
+
+// generic's block ranks of s (balanced partition, odd blocks a = 1, 3, …, 3^L) against
+// law(a, k, j, cap) with k = (a - 1)/2, j = (3^L - a)/2 and cap = min(cap_a, cap_b):
+// "attention N=… dx=… [H=… ]L=…: B of M blocks as the law, total T; ". True when the
+// evaluation converged and every block is as the law.
+template <class Law>
+bool blocks_as_law(std::ostringstream& os, const NetworkSpec& s, std::uint64_t seed, Law law) {
+    const RankAnswer a = generic_of(s, seed, 32768);
+    const DegreeBlockSides sides = degree_block_sides(ValidSpec(s), balanced_partition(s.tokens));
+    const long D = power(3, s.depth);
+    long blocks = 0, differ = 0;
+    for (long b = 1; b <= D; b += 2) {
+        const auto at = static_cast<std::size_t>(b);
+        const long value = law(b, (b - 1) / 2, (D - b) / 2, std::min(sides.a_side[at], sides.b_side[at]));
+        ++blocks;
+        if (a.block_ranks.size() <= at || a.block_ranks[at] != value) ++differ;
+    }
+    os << "attention N=" << s.tokens << " dx=" << s.dim << (s.heads > 1 ? " H=" + std::to_string(s.heads) : std::string()) << " L=" << s.depth << ": "
+       << blocks - differ << " of " << blocks << " blocks as the law, total " << a.value << (a.converged ? "" : " (not converged)") << "; ";
+    return a.converged && differ == 0;
 }
 
 const std::vector<SpectrumClaim>& make() {
@@ -89,25 +112,34 @@ const std::vector<SpectrumClaim>& make() {
              os << "partition 1,2|3,4, generic's block ranks against the law: ";
              bool pass = true;
              for (const auto& [dx, L] : {std::pair{2L, 2L}, {3L, 2L}, {2L, 3L}, {1L, 4L}}) {
-                 const NetworkSpec s = attention(4, dx, L);
-                 const RankAnswer a = generic_of(s, seed);
-                 const DegreeBlockSides sides = degree_block_sides(ValidSpec(s), balanced_partition(4));
-                 const long D = power(3, L);
                  const auto m = [dx = dx](long i) { return binomial(i + dx - 1, dx - 1); };
-                 long blocks = 0, differ = 0;
-                 for (long b = 1; b <= D; b += 2) {
-                     const long k = (b - 1) / 2, j = (D - b) / 2;
-                     const long law = std::min({sides.a_side[static_cast<std::size_t>(b)], sides.b_side[static_cast<std::size_t>(b)],
-                                                m(k) * m(k + 1), binomial(m(j) + 1, 2)});
-                     ++blocks;
-                     if (a.block_ranks.size() <= static_cast<std::size_t>(b) || a.block_ranks[static_cast<std::size_t>(b)] != law) ++differ;
-                 }
-                 const bool ok = a.converged && differ == 0;
-                 pass = pass && ok;
-                 os << "attention N=4 dx=" << dx << " L=" << L << ": " << blocks - differ << " of " << blocks << " blocks as the law, total "
-                    << a.value << (a.converged ? "" : " (not converged)") << "; ";
+                 pass = blocks_as_law(os, attention(4, dx, L), seed, [&](long, long k, long j, long cap) {
+                            return std::min({cap, m(k) * m(k + 1), binomial(m(j) + 1, 2)});
+                        }) && pass;
              }
              return claim_result("conjecture-n4-blocks", pass, os.str());
+         }},
+        {"conjecture-n3-blocks",
+         "attention N = 3, partition 1,2|3 (docs/conjectures.md §3): the rank of degree block a is min(cap_a, cap_b, m_k*m_(k+1)) "
+         "with m_i = C(i + dx - 1, dx - 1), k = (a - 1)/2, for H >= 2; for H = 1 and dx = 2 also at most the lines "
+         "m*a + 3^(L-m) + 2 - m, m = 1..L-2; recomputed block by block with generic's graded evaluation at (dx, H, L) = "
+         "(2, 1, 3..5), (2, 2, 4), (3, 3, 3)",
+         [](std::uint64_t seed) {
+             std::ostringstream os;
+             os << "partition 1,2|3, generic's block ranks against the law: ";
+             bool pass = true;
+             for (const auto& [dx, H, L] : {std::tuple{2L, 1L, 3L}, {2L, 1L, 4L}, {2L, 1L, 5L}, {2L, 2L, 4L}, {3L, 3L, 3L}}) {
+                 NetworkSpec s = attention(3, dx, L);
+                 s.heads = H;
+                 const auto m = [dx = dx](long i) { return binomial(i + dx - 1, dx - 1); };
+                 pass = blocks_as_law(os, s, seed, [&, dx = dx, H = H, L = L](long a, long k, long, long cap) {
+                            long law = std::min(cap, m(k) * m(k + 1));
+                            if (H == 1 && dx == 2)
+                                for (long lines = 1; lines <= L - 2; ++lines) law = std::min(law, lines * a + power(3, L - lines) + 2 - lines);
+                            return law;
+                        }) && pass;
+             }
+             return claim_result("conjecture-n3-blocks", pass, os.str());
          }},
         {"conjecture-score-degree",
          "attention with score <q,k>^s, N = 2, dx = 1 (docs/conjectures.md §3): the generic separation rank is "
