@@ -225,7 +225,8 @@ struct Fc {
     static void validate(const NetworkSpec& s) {
         check_free_block_degree(s);
         require(s.widths.empty() || static_cast<long>(s.widths.size()) == s.depth,
-                "fc widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth));
+                "fc widths list has " + str(static_cast<long>(s.widths.size())) + " entries, depth is " + str(s.depth) +
+                    " (one width per layer: depth " + str(static_cast<long>(s.widths.size())) + " for this list)");
         for (long w : s.widths) require(w >= 1, "fc width " + str(w) + " must be at least 1");
         require(s.width == 0, "fc takes a widths list, not one width");
         require(s.attention_rank == 0, "attention rank applies to attention only");
