@@ -8,8 +8,52 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace {
+
+// The commands, comma-separated.
+std::string command_names(const CLI::App& app) {
+    std::string names;
+    for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + s->get_name();
+    return names;
+}
+
+// Edit distance (insertions, deletions, substitutions, adjacent swaps) between short words.
+std::size_t distance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// The long option of `in` (or a global one) nearest to `word` ("--tokns"), when at most
+// two edits away (one for words of up to 5 letters); "" otherwise.
+std::string nearest_option(const CLI::App& in, const std::string& word) {
+    std::string best;
+    std::size_t best_d = word.size() <= 7 ? 1 : 2;  // "--" and up to 5 letters: one edit
+    best_d += 1;
+    auto consider = [&](const CLI::App& a) {
+        for (const CLI::Option* o : a.get_options([](const CLI::Option* x) { return !x->get_group().empty(); }))
+            for (const std::string& n : o->get_lnames()) {
+                const std::size_t d = distance(word, "--" + n);
+                if (d < best_d) {
+                    best_d = d;
+                    best = "--" + n;
+                }
+            }
+    };
+    consider(in);
+    if (in.get_parent() != nullptr) consider(*in.get_parent());
+    return best;
+}
 
 // The parser's message, with the words it leaves out: the unknown command's name, and
 // the values of an option given more than once.
@@ -24,10 +68,41 @@ std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv, co
                 continue;
             }
             if (a.empty() || a[0] == '-') continue;
-            std::string names;
-            for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-                names += (names.empty() ? "" : ", ") + s->get_name();
-            return "unknown command '" + a + "' (the commands: " + names + ")";
+            return "unknown command '" + a + "' (the commands: " + command_names(app) + ")";
+        }
+        return "a command is required: " + command_names(app) + " (seprank --help says what each does)";
+    }
+    // An option the command does not have: the nearest one it has, when one is close.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+        const CLI::App* in = &app;
+        for (const CLI::App* s : app.get_subcommands()) in = s;  // the command parsed, if any
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+            const std::string word = a.substr(0, a.find('='));
+            if (in->get_option_no_throw(word) != nullptr || app.get_option_no_throw(word) != nullptr) continue;
+            const std::string near = nearest_option(*in, word);
+            return "unknown option " + word + (in == &app ? "" : " for " + in->get_name()) +
+                   (near.empty() ? " (seprank " + (in == &app ? std::string() : in->get_name() + " ") + "--help lists them)" : ": did you mean " + near + "?");
+        }
+        return what;
+    }
+    // A value of the wrong type: "Could not convert: --dim = 1.5" says neither which.
+    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && what.rfind("Could not convert: ", 0) == 0) {
+        const std::string rest = what.substr(19);
+        const std::size_t eq = rest.find(" = ");
+        if (eq != std::string::npos) {
+            const std::string name = rest.substr(0, eq), value = rest.substr(eq + 3);
+            const CLI::App* in = &app;
+            for (const CLI::App* s : app.get_subcommands()) in = s;
+            const CLI::Option* o = in->get_option_no_throw(name);
+            if (o == nullptr) o = app.get_option_no_throw(name);
+            const std::string type = o == nullptr ? std::string() : o->get_type_name();
+            const std::string expected = type.rfind("UINT", 0) == 0 ? "a non-negative integer"
+                                         : type.rfind("INT", 0) == 0 ? "an integer"
+                                         : type.rfind("FLOAT", 0) == 0 ? "a number"
+                                                                       : "";
+            if (!expected.empty()) return name + " " + value + ": expected " + expected;
         }
         return what;
     }

@@ -174,9 +174,14 @@ SweepPlan plan_sweep(const SweepOptions& s) {
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     // A value no configuration could take is refused by name, whether or not a family of
     // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
+    // The value farthest outside is named: a range 1..99 of depths is refused as 99, the
+    // value typed, not as 65, the first it reached outside.
     auto each = [](const std::vector<long>& values, const std::string& name, long lo, long hi, const std::string& why) {
-        for (long v : values)
-            if (v < lo || v > hi) throw invalid_input("sweep " + name + " = " + std::to_string(v) + ": " + why);
+        const long* worst = nullptr;
+        auto outside = [&](long v) { return v < lo ? static_cast<double>(lo) - static_cast<double>(v) : static_cast<double>(v) - static_cast<double>(hi); };
+        for (const long& v : values)
+            if ((v < lo || v > hi) && (worst == nullptr || outside(v) > outside(*worst))) worst = &v;
+        if (worst != nullptr) throw invalid_input("sweep " + name + " = " + std::to_string(*worst) + ": " + why);
     };
     const std::string size = std::to_string(kMaxSize), degree = std::to_string(kMaxBlockDegree), embed = std::to_string(kMaxEmbedRank);
     each(s.tokens, "tokens N", 2, kMaxSize, "a row needs 2.." + size + " tokens (a partition has two sides)");

@@ -426,6 +426,8 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     // refused even where no family of the sweep reads it
     refused([](SweepOptions& s) { s.families = {Family::hadamard}; s.heads = {-1}; }, "sweep heads H = -1");
     refused([](SweepOptions& s) { s.depths = {65}; }, "sweep depth L = 65");
+    refused([](SweepOptions& s) { s.depths = {1, 65, 99, 2}; }, "sweep depth L = 99");  // the farthest outside, as typed in 1..99
+    refused([](SweepOptions& s) { s.dims = {-7, 0, 3}; }, "sweep dim dx = -7");
     refused([](SweepOptions& s) { s.block_degrees = {0}; }, "sweep block degree d = 0");
     refused([](SweepOptions& s) { s.widths = {-1}; }, "sweep width w = -1");
     refused([](SweepOptions& s) { s.embed_ranks = {65}; }, "sweep embedding rank r = 65");
