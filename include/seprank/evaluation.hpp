@@ -133,12 +133,13 @@ double log2_structure_bound(const Model& m, long weight_abs, const std::vector<s
 
 // is_homogeneous(spec), whether f is homogeneous, is declared in network.hpp (included above).
 
-// Token-sign symmetry (docs/evaluation.md, "Parity"): entry k−1 is 1 when f is odd in
-// token k's variables (f(…, −x_k, …) = −f), 0 when even; empty when the family's layers
-// do not keep each token's sign (fc, hadamard with free slots or an even block degree).
-// For attention and tied odd-degree hadamard f is odd in the output token i and even in
-// every other token, at any depth, with or without residual or embedding. Precondition:
-// a valid spec (not checked). O(N), a stack O(N + depth).
+// Token-sign symmetry, the token symmetry of Model::token_modulus seen modulo 2
+// (docs/evaluation.md, "Token symmetry"): entry k−1 is 1 when f is odd in token k's
+// variables (f(…, −x_k, …) = −f), 0 when even; empty when the order m the layers keep is
+// odd (fc, hadamard with free slots or an even block degree, attention with an even score
+// degree). For attention f is odd in the output token i and even in every other token, at
+// any depth, with or without residual or embedding. Precondition: a valid spec (not
+// checked). O(N), a stack O(N + depth).
 std::vector<int> token_parities(const NetworkSpec& s);
 
 // The degree-block caps of a homogeneous network for a partition (docs/evaluation.md):

@@ -72,9 +72,20 @@ public:
     const Integer& varied_parameters() const noexcept { return varied_; }
     // Homogeneous in the input variables (no residual mixes degrees).
     bool homogeneous() const noexcept { return homogeneous_; }
-    // Negating token k's inputs negates token k's outputs and leaves the others (every layer
-    // keeps it; docs/evaluation.md, "Parity"); then f's parity in token k is 1 for k = i
-    // and 0 for the others: token_parities. Empty parities: no such symmetry.
+    // Token symmetry (docs/evaluation.md, "Token symmetry"): scaling one token's inputs by
+    // a root of unity of order m scales f by a power of it, so f's degree in the variables
+    // of token k is token_residues()[k−1] modulo m = token_modulus() for every monomial:
+    // the output token i's residue χ, every other token's 0. m is the largest order every
+    // layer keeps (each kind's token_character, folded over the layers), and χ the product
+    // of the layers' multipliers modulo m; m = 1: no symmetry (every residue 0); m = 0:
+    // every order, and the degrees themselves are fixed (χ = D, a stack of per-token layers).
+    // Attention with score degree s gives m = s + 1 (parity for s = 1), a tied hadamard
+    // block of degree d m = d − 1; a layer that mixes tokens ends it (m = 1) unless the
+    // tokens are already even in it (a square before it, say).
+    long token_modulus() const noexcept { return modulus_; }
+    const std::vector<long>& token_residues() const noexcept { return residues_; }
+    // The same seen modulo 2 (negating token k's inputs multiplies f by (−1)^parity[k−1]),
+    // for an even modulus or m = 0; empty otherwise: token_parities.
     bool sign_equivariant() const noexcept { return !parities_.empty(); }
     const std::vector<int>& token_parities() const noexcept { return parities_; }
 
@@ -123,6 +134,8 @@ private:
     long input_vars_ = 0, output_dim_ = 0, output_positions_ = 0;
     Integer degree_, weight_degree_, parameters_, varied_;
     bool homogeneous_ = true;
+    long modulus_ = 1;
+    std::vector<long> residues_;
     std::vector<int> parities_;
     std::vector<bool> mask_;
 };

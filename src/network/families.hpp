@@ -30,8 +30,6 @@
 //                                 order: random draws, shapes and the JSON layout follow it;
 //   structural_zero(s, l, m, i, j)  whether entry (i, j) of matrix m of layer l is 0 by
 //   structural_zero_reason(s, l)  construction, and why (random draws keep it 0, files must);
-//   sign_equivariant(s)           whether negating one token's inputs negates that token's
-//                                 layer outputs and leaves the others (docs/evaluation.md);
 //   expected_layer(s, l, n_in, n_first, scalar)  layer l's share of the expected dimension
 //                                 (LayerCount: parameters, what is left after its own
 //                                 symmetries, the span n_next of its output tokens);

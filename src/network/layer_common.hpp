@@ -42,6 +42,16 @@ LayerSpec family_layer(const NetworkSpec& s, long l);
 struct Shape {
     long n = 0, w = 0;
 };
+
+// How a layer treats the scaling of one token (docs/evaluation.md, "Token symmetry"):
+// when token k's inputs are scaled by ω^e, ω a root of unity of order m, and every other
+// token's are not, the layer scales token k's outputs by ω^(multiplier·e) and leaves the
+// others, for every order m that divides constraint·e (constraint 0: every m; 1: only
+// e ≡ 0, as for a layer that mixes tokens). Model folds these over the layers.
+struct TokenCharacter {
+    long constraint = 1;
+    long multiplier = 1;
+};
 // The shape of a network's input after the embedding: N tokens of width dx, or, for the
 // families that read their tokens flattened (fc, power), one vector of N·dx entries.
 // Defined in network.cpp, as family_layer. O(1).

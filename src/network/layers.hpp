@@ -11,7 +11,8 @@
 //   parameters(sp, in), bottleneck(sp, in)   its weights; the span its output can fill;
 //   resize, for_each_matrix(sp, in, lw, fn), structural_zero(_reason), structural_zeros
 //                                 its matrices in file order, and those 0 by construction;
-//   sign_equivariant(sp)          whether it keeps each token's sign (docs/evaluation.md);
+//   token_character(sp)           how it treats one token's scaling by a root of unity
+//                                 (TokenCharacter, layer_common.hpp; docs/evaluation.md);
 //   mixes_tokens(sp)              whether an output token reads other tokens;
 //   linear_output(sp)             whether it writes through a linear map (then GL(n) acts
 //                                 at its junction with a next layer, which reads linearly);
@@ -60,7 +61,7 @@ struct AttentionKind {
     // O·(Q y_i · K y_j)^s·V y_j: 1 + s(1 + D) + s(1 + D) + (1 + D) = (2s+1)·D + 2s + 2.
     static long weight_increment(const S& sp) { return 2 * sp.score_degree + 2; }
     static Integer parameters(const S& sp, Shape in) { return Integer(4 * in.w * head_dim(sp, in.w) * sp.heads); }
-    static bool sign_equivariant(const S& sp) { return sp.score_degree % 2 == 1; }  // ε_i^s ε_j^{s+1}
+    static TokenCharacter token_character(const S& sp) { return {sp.score_degree + 1, sp.score_degree}; }  // s·e_i + (s+1)·e_j
     static bool mixes_tokens(const S&) { return true; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }
@@ -282,7 +283,7 @@ struct MlpKind {
     static long bottleneck(const S& sp, Shape in) { return width(sp, in.w); }  // image(W2)
     static long weight_increment(const S& sp) { return sp.power + 1; }  // W2·(W1 y)^r: 1 + r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(2 * width(sp, in.w) * in.w); }
-    static bool sign_equivariant(const S& sp) { return sp.power % 2 == 1; }  // (−u)^r = −u^r for odd r
+    static TokenCharacter token_character(const S& sp) { return {0, sp.power}; }  // (ωu)^r = ω^r u^r, per token
     static bool mixes_tokens(const S&) { return false; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }
@@ -377,7 +378,8 @@ struct HadamardKind {
     static long bottleneck(const S& sp, Shape in) { return width(sp, in.w); }  // image(W^O)
     static long weight_increment(const S& sp) { return sp.degree + 1; }
     static Integer parameters(const S& sp, Shape in) { return Integer((sp.degree + 1) * width(sp, in.w) * in.w); }
-    static bool sign_equivariant(const S& sp) { return sp.degree == 1 || (!sp.free && sp.degree % 2 == 1); }
+    // y^i ⊙ z, z = Σ_j ∏_{k≥2} W_k y^j of character (d−1)·e_j (tied); free: each Σ_j mixes e and 0
+    static TokenCharacter token_character(const S& sp) { return {sp.degree == 1 ? 0 : sp.free ? 1 : sp.degree - 1, 1}; }
     static bool mixes_tokens(const S& sp) { return sp.degree >= 2; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }
@@ -524,8 +526,7 @@ struct ConvKind {
     static long bottleneck(const S&, Shape in) { return in.w; }
     static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.filter) * Integer(in.w) * Integer(in.w); }
-    // Output token i reads tokens i·s..i·s+k−1: not a token's own map (false is always safe).
-    static bool sign_equivariant(const S&) { return false; }
+    static TokenCharacter token_character(const S&) { return {1, 1}; }  // output i reads tokens i·s..i·s+k−1
     static bool mixes_tokens(const S& sp) { return sp.filter > 1 || sp.stride > 1; }
     static bool linear_output(const S& sp) { return sp.power == 1; }  // else t^r entrywise
     static long product_of_forms(const S&) { return 0; }
@@ -624,7 +625,7 @@ struct FcKind {
     static long weight_increment(const S& sp) { return sp.degree; }  // W_1..W_d
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.degree) * Integer(width(sp, in)) * Integer(in.n * in.w); }
     // It mixes all tokens' coordinates linearly: no per-token sign structure.
-    static bool sign_equivariant(const S&) { return false; }
+    static TokenCharacter token_character(const S&) { return {1, 1}; }  // it mixes tokens
     static bool mixes_tokens(const S&) { return true; }
     static bool flattens(const S&) { return true; }
     static Shape out(const S& sp, Shape in, long l) {
@@ -723,7 +724,7 @@ struct DenseKind {
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
     static long weight_increment(const S& sp) { return sp.power; }  // (W v)^r: r(D + 1)
     static Integer parameters(const S& sp, Shape in) { return Integer(width(sp, in)) * Integer(in.n * in.w); }
-    static bool sign_equivariant(const S&) { return false; }  // it mixes all tokens
+    static TokenCharacter token_character(const S&) { return {1, 1}; }  // it mixes tokens
     static bool mixes_tokens(const S&) { return true; }
     static bool flattens(const S&) { return true; }
     static Shape out(const S& sp, Shape in, long) { return {1, width(sp, in)}; }

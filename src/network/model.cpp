@@ -17,7 +17,18 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     // One pass over the layers as kinds: what each reads (the input's shape first, flattened
     // for fc and power), its own traits, what it writes.
     detail::Shape sh = detail::family_input(s);
-    bool keeps_signs = sh.n == s.tokens;  // a flattened input has no token of its own
+    // Token symmetry (model.hpp): g, the gcd of what the layers ask of the order m (0:
+    // nothing yet), and e, the character of the scaled token so far (Π multipliers, exact).
+    Integer g(0), e(1);
+    auto ask = [&](long constraint) {  // m must divide constraint·e
+        if (constraint == 0) return;
+        fmpz_t t;
+        fmpz_init(t);
+        fmpz_mul_si(t, e.get(), constraint);
+        fmpz_gcd(g.get(), g.get(), t);
+        fmpz_clear(t);
+    };
+    if (sh.n != s.tokens) ask(1);  // a flattened input mixes the tokens
     degree_ = Integer(1);
     weight_degree_ = Integer(0);
     parameters_ = Integer(0);
@@ -36,7 +47,10 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
             m.parameters = kind.parameters(sp, sh);
             m.structural_zeros = kind.structural_zeros(sp, sh);
             m.residual = sp.residual;
-            keeps_signs = keeps_signs && kind.sign_equivariant(sp);
+            const detail::TokenCharacter c = kind.token_character(sp);
+            ask(c.constraint);
+            if (sp.residual) ask(c.multiplier - 1);  // y + F(y): F's character must be y's
+            fmpz_mul_si(e.get(), e.get(), c.multiplier);
             sh = out;
         });
         degree_ = degree_ * Integer(m.degree);
@@ -48,9 +62,24 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     }
     output_positions_ = sh.n;
     output_dim_ = sh.w;
-    if (keeps_signs) {
-        parities_.assign(static_cast<std::size_t>(s.tokens), 0);
-        parities_[static_cast<std::size_t>(s.position - 1)] = 1;
+    // m = g; χ = e mod m (m = 0: e itself, the degree). An order or a residue past a long
+    // (or a χ past D in degrees that are fixed) is left unused: m = 1, no symmetry.
+    residues_.assign(static_cast<std::size_t>(s.tokens), 0);
+    if (fmpz_fits_si(g.get()) && fmpz_get_si(g.get()) != 1 && s.position >= 1 && s.position <= s.tokens) {
+        const long m = fmpz_get_si(g.get());
+        fmpz_t chi;
+        fmpz_init(chi);
+        if (m == 0) fmpz_set(chi, e.get());
+        else fmpz_mod_ui(chi, e.get(), static_cast<ulong>(m));
+        if (fmpz_fits_si(chi)) {
+            modulus_ = m;
+            residues_[static_cast<std::size_t>(s.position - 1)] = fmpz_get_si(chi);
+        }
+        fmpz_clear(chi);
+    }
+    if (modulus_ == 0 || (modulus_ > 1 && modulus_ % 2 == 0)) {
+        parities_.resize(residues_.size());
+        for (std::size_t k = 0; k < residues_.size(); ++k) parities_[k] = static_cast<int>(residues_[k] % 2);
     }
     derive_mask();
 }
@@ -168,10 +197,10 @@ long Model::output_space(bool scalar) const {
 namespace {
 
 // count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
-// (`per` variables each) whose degree in token k has the parity parity[k−1] (any degree
-// when parity is empty), saturated at LONG_MAX/4. One token: C(e+per−1, per−1) for the
-// allowed e; several: the convolution of their series.
-std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, const std::vector<int>& parity, long D) {
+// (`per` variables each) whose degree in token k is residues[k−1] modulo m (m = 1: any
+// degree; m = 0: exactly that degree), saturated at LONG_MAX/4. One token:
+// C(e+per−1, per−1) for the allowed e; several: the convolution of their series.
+std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, long m, const std::vector<long>& residues, long D) {
     const long cap = LONG_MAX / 4;
     const std::size_t n = static_cast<std::size_t>(D + 1);
     std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
@@ -181,12 +210,13 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, con
     std::vector<long> acc(n, 0);
     acc[0] = 1;
     for (long k : tokens) {
-        const int par = parity.empty() ? -1 : parity[static_cast<std::size_t>(k - 1)];
+        const long r = residues.empty() ? 0 : residues[static_cast<std::size_t>(k - 1)];
+        auto allowed = [&](long f) { return m == 1 || (m == 0 ? f == r : f % m == r % m); };
         std::vector<long> next(n, 0);
         for (std::size_t e = 0; e < n; ++e) {
             if (acc[e] == 0) continue;
             for (std::size_t f = 0; e + f < n; ++f) {
-                if (par >= 0 && static_cast<int>(f % 2) != par) continue;
+                if (!allowed(static_cast<long>(f))) continue;
                 const long x = acc[e], y = one[f];
                 const long prod = x > cap / y ? cap : x * y;
                 next[e + f] = std::min(cap, next[e + f] + prod);
@@ -238,11 +268,10 @@ DegreeBlockSides Model::degree_block_sides(const ValidPartition& part, double ma
     const long D = fmpz_get_si(degree_.get());
     const double d1 = static_cast<double>(D) + 1.0;
     if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return {};
-    const std::vector<int> none;
-    const std::vector<int>& par = parity ? parities_ : none;
+    const long m = parity ? modulus_ : 1;  // 1: every degree
     DegreeBlockSides out;
-    out.a_side = monomial_counts(part->A, input_vars_, par, D);
-    const std::vector<long> count_B = monomial_counts(part->B, input_vars_, par, D);
+    out.a_side = monomial_counts(part->A, input_vars_, m, residues_, D);
+    const std::vector<long> count_B = monomial_counts(part->B, input_vars_, m, residues_, D);
     out.b_side.resize(static_cast<std::size_t>(D + 1));
     for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
     return out;

@@ -148,13 +148,6 @@ struct Stack {
     static std::string structural_zero_reason(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.structural_zero_reason(sp); });
     }
-    // A flattened input (fc, power) has no token of its own to keep a sign for.
-    static bool sign_equivariant(const NetworkSpec& s) {
-        if (family_input(s).n != s.tokens) return false;
-        for (long l = 0; l < s.depth; ++l)
-            if (!with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.sign_equivariant(sp); })) return false;
-        return true;
-    }
 
     static std::string json_key(const char* key) {
         std::string k(key);

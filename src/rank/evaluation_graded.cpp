@@ -50,22 +50,26 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
     g.per = st.per;
     g.nA = static_cast<long>(part->A.size()) * st.per;
 
-    // Parity (docs/evaluation.md): when f is odd in the output token and even in every
-    // other one, its degree a in the A-variables has the parity π of the number of
-    // output tokens on side A, and every block f_a with a ≢ π vanishes identically.
-    const std::vector<int> parity = opt.parity ? token_parities(s) : std::vector<int>{};
-    if (!parity.empty()) {
-        g.pi = 0;
-        for (long k : part->A) g.pi ^= parity[static_cast<std::size_t>(k - 1)];
+    // Token symmetry (docs/evaluation.md): f's degree in token k is r_k modulo m for every
+    // monomial (Model::token_residues, token_modulus), so its degree a in the A-variables
+    // is ρ = Σ_{k∈A} r_k modulo m, and every block f_a with a ≢ ρ vanishes identically.
+    // m = 2 is the token-sign parity of attention; m = 1: no reduction.
+    if (opt.parity) {
+        const Model model(s);
+        g.modulus = model.token_modulus();
+        for (long k : part->A) g.rho += model.token_residues()[static_cast<std::size_t>(k - 1)];
+        if (g.modulus > 1) g.rho %= g.modulus;
     }
     for (long a = 0; a <= D; ++a)
-        if (g.pi < 0 || a % 2 == g.pi) g.live.push_back(a);
+        if (g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho)) g.live.push_back(a);
     g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
     const long nd = g.nd;
 
     // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
-    // with V[j][c] = t_j^{live[c]} (with parity, t_j^π times a Vandermonde matrix in the
-    // distinct t_j², invertible as p > D + 1). W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
+    // with V[j][c] = t_j^{live[c]} (with the symmetry, t_j^ρ times a Vandermonde matrix in
+    // the t_j^m: invertible for m ≤ 2 as p > D + 1, and for m ≥ 3 unless the ratio of two
+    // nodes is an m-th root of unity mod p, a chance below nd²·m/p, refused as singular).
+    // W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
     g.w = NmodMat(nd, nd, p);
     {
         NmodMat v(nd, nd, p);
@@ -124,6 +128,16 @@ bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     return all;
 }
 
+// ", N of them …" for the blocks the token symmetry leaves (nothing without it).
+std::string symmetry_note(const Graded& g) {
+    const std::string n = ", " + std::to_string(g.nd) + " of them ";
+    if (g.modulus == 1) return "";
+    if (g.modulus == 2) return n + "of parity " + std::to_string(g.rho) + " (the others vanish by token-sign symmetry)";
+    if (g.modulus == 0) return n + "of degree " + std::to_string(g.rho) + " in side A (the others vanish: each token's degree is fixed)";
+    return n + "of degree " + std::to_string(g.rho) + " mod " + std::to_string(g.modulus) +
+           " (the others vanish by token symmetry: scaling one token by a root of unity of order " + std::to_string(g.modulus) + ")";
+}
+
 void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const std::string& how) {
     long max_block_side = 0;
     for (const auto& b : blocks) {
@@ -135,7 +149,7 @@ void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Gra
     res.cols = res.rows;
     res.note = how + "graded: sep = sum of the ranks of the " +
                std::to_string(blocks.size()) + " degree blocks (largest side " + std::to_string(max_block_side) + ")" +
-               (g.pi >= 0 ? ", " + std::to_string(g.nd) + " of them of parity " + std::to_string(g.pi) + " (the others vanish by token-sign symmetry)" : "") + "; " +
+               symmetry_note(g) + "; " +
                res.note + (g.dev.note.empty() ? "" : g.dev.note + "; ");
 }
 
@@ -144,7 +158,7 @@ std::vector<Block> initial_blocks(const Graded& g) {
     for (long a = 0; a <= g.D; ++a) {
         Block& b = blocks[static_cast<std::size_t>(a)];
         b.cap = g.caps[static_cast<std::size_t>(a)];
-        b.done = b.cap == 0;  // with parity, every a ≢ π lands here: no monomial of that degree is allowed
+        b.done = b.cap == 0;  // with the symmetry, every a ≢ ρ lands here: no monomial of that degree is allowed
         b.m = NmodMat(0, 0, g.p);
     }
     return blocks;
@@ -307,7 +321,7 @@ std::string store_signature(const Network& net, const ValidPartition& part, cons
     return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
            "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
-           (g.pi >= 0 ? "1" : "0");
+           (g.modulus == 1 ? "0" : g.modulus == 2 ? "1" : "mod " + std::to_string(g.modulus));
 }
 
 // The steps of the graded variant, wherever `be` keeps the entries: grow k, evaluate the
@@ -319,7 +333,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = g.p;
-    res.variant = g.pi >= 0 ? "graded-parity" : "graded";
+    res.variant = g.modulus != 1 ? "graded-parity" : "graded";
     res.device = g.dev.name;
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block

@@ -184,7 +184,8 @@ RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPartition&
 struct Graded {
     long D = 0, per = 0, nA = 0, nd = 0;
     std::uint64_t p = 0;
-    int pi = -1;               // parity of the A-side degree; −1: no parity reduction
+    long modulus = 1;          // token symmetry (Model::token_modulus): 1 none, 0 degrees fixed
+    long rho = 0;              // the A-side degree's residue modulo `modulus` (its value when 0)
     std::vector<long> live;    // the degrees a that can be non-zero, increasing
     std::vector<long> caps;    // cap_a for a = 0..D
     NmodMat w{0, 0, 2};        // (V⁻¹)ᵀ: coefficients (row) = values (row)·W

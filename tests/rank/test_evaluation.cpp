@@ -9,6 +9,7 @@
 #include "seprank/forward_batch.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/model.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
@@ -638,8 +639,20 @@ TEST_CASE("vector kernels = Montgomery lanes, on every family, for primes below 
     if (avx2) CHECK(compared_avx2 > 0);
 }
 
-TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^parity") {
-    auto rng = seprank_test::rng_for("token-parities");
+// a·b mod p and x^e mod p, for the roots of unity below.
+std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b, std::uint64_t p) {
+    __extension__ typedef unsigned __int128 u128;
+    return static_cast<std::uint64_t>(static_cast<u128>(a) * b % p);
+}
+std::uint64_t pow_mod(std::uint64_t x, std::uint64_t e, std::uint64_t p) {
+    std::uint64_t r = 1 % p;
+    for (; e > 0; e >>= 1, x = mul_mod(x, x, p))
+        if (e & 1) r = mul_mod(r, x, p);
+    return r;
+}
+
+TEST_CASE("token symmetry: scaling token k's inputs by a root of unity of order m multiplies f by its power r_k") {
+    auto rng = seprank_test::rng_for("token-symmetry");
     INFO("seed " << seprank_test::seed());
     seprank_test::SpecLimits lim;
     lim.min_tokens = 2;
@@ -647,50 +660,83 @@ TEST_CASE("token parities: negating one token's inputs multiplies f by (-1)^pari
     lim.max_dim = 3;
     lim.max_block_degree = 4;
     lim.max_block_degree_deep = 3;
-    long checked = 0;
-    for (int it = 0; it < seprank_test::iterations(120); ++it) {
+    long checked = 0, beyond_parity = 0;
+    for (int it = 0; it < seprank_test::iterations(160); ++it) {
         NetworkSpec s = seprank_test::random_spec(rng, lim);
         const FamilyInfo& info = family_info(s.family);
         if (info.per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(output_positions(s))));
         const Network net = random_network(s, rng.next(), 1000);
-        const std::vector<int> par = token_parities(s);
-        INFO("iteration " << it << ": " << network_to_json(net, -1));
-        // A stack keeps the signs when every layer does: attention with an odd score degree,
-        // mlp with an odd power, hadamard as its family, conv never (docs/theory.md §1.6).
-        bool stack_keeps = true;
-        for (const LayerSpec& layer : s.layers)
-            stack_keeps = stack_keeps && std::visit(
-                                             [](const auto& l) {
-                                                 using L = std::decay_t<decltype(l)>;
-                                                 if constexpr (std::is_same_v<L, AttentionLayer>) return l.score_degree % 2 == 1;
-                                                 else if constexpr (std::is_same_v<L, MlpLayer>) return l.power % 2 == 1;
-                                                 else if constexpr (std::is_same_v<L, HadamardLayer>) return l.degree == 1 || (!l.free && l.degree % 2 == 1);
-                                                 else return false;
-                                             },
-                                             layer);
-        const bool expected = s.family == Family::attention ||
-                              // hadamard is a stack of its blocks: at depth 0 none mixes signs, f = x_{i,p}
-                              (s.family == Family::hadamard && (s.depth == 0 || s.block_degree == 1 || (!s.free_slots && s.block_degree % 2 == 1))) ||
-                              (s.family == Family::stack && stack_keeps);
-        CHECK(!par.empty() == expected);
-        if (par.empty()) continue;
-        REQUIRE(static_cast<long>(par.size()) == s.tokens);
-        const std::uint64_t p = random_prime(rng, 62);
+        const Model model(s);
+        const long m = model.token_modulus();
+        const std::vector<long>& r = model.token_residues();
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " modulus " << m);
+        REQUIRE(static_cast<long>(r.size()) == s.tokens);
+        // the parities are the residues seen modulo 2, when −1 has an order dividing m
+        CHECK(model.token_parities().empty() == (m != 0 && m % 2 == 1));
+        // attention alone: the order is 2 (its token-sign parity) for s = 1, s + 1 in general
+        if (s.family == Family::attention && s.depth > 0) CHECK(m == 2);  // depth 0: f = x_{i,p}, degrees fixed (m = 0)
+        if (m == 1) continue;
+        if (m > 2 || m == 0) ++beyond_parity;
+        // a prime with a root of unity of order m (any non-zero scalar when m = 0: the degrees are fixed)
+        std::uint64_t p = 0, w = 0;
+        do p = random_prime(rng, 62);
+        while (m > 0 && p % static_cast<std::uint64_t>(m) != 1);
+        if (m == 0) {
+            w = 2 + rng.below(p - 3);
+        } else {
+            for (;;) {  // ω = g^((p−1)/m) of order exactly m: ω^(m/q) ≠ 1 for every prime q | m
+                w = pow_mod(2 + rng.below(p - 3), (p - 1) / static_cast<std::uint64_t>(m), p);
+                bool order_m = true;
+                for (long q = 2; q <= m; ++q)
+                    if (m % q == 0 && pow_mod(w, static_cast<std::uint64_t>(m / q), p) == 1) order_m = false;
+                if (order_m) break;
+            }
+        }
         const ModEvaluator f(net, p);
-        for (int trial = 0; trial < 3; ++trial) {
+        for (int trial = 0; trial < 2; ++trial) {
             const auto x = random_point(rng, s, p);
             const std::uint64_t fx = f(x);
             for (long k = 0; k < s.tokens; ++k) {
                 auto y = x;
-                for (auto& v : y[static_cast<std::size_t>(k)]) v = v == 0 ? 0 : p - v;
-                const std::uint64_t fy = f(y);
+                for (auto& v : y[static_cast<std::size_t>(k)]) v = mul_mod(v, w, p);
                 CAPTURE(k);
-                CHECK(fy == (par[static_cast<std::size_t>(k)] ? (fx == 0 ? 0 : p - fx) : fx));
+                CHECK(f(y) == mul_mod(fx, pow_mod(w, static_cast<std::uint64_t>(r[static_cast<std::size_t>(k)]), p), p));
                 ++checked;
             }
         }
     }
     CHECK(checked > 0);
+    CHECK(beyond_parity > 0);  // the draws reach orders other than 2
+}
+
+TEST_CASE("token symmetry: the order and residues each kind gives, folded over the layers") {
+    auto stack = [](long n, long dx, const std::string& layers, long position = 1) {
+        NetworkSpec s;
+        s.family = Family::stack;
+        s.tokens = n;
+        s.dim = dx;
+        s.layers = parse_layers(layers);
+        s.depth = static_cast<long>(s.layers.size());
+        s.position = position;
+        return Model(ValidSpec(s));
+    };
+    auto is = [](const Model& mo, long m, std::vector<long> r) {
+        CHECK(mo.token_modulus() == m);
+        CHECK(mo.token_residues() == r);
+    };
+    is(stack(2, 1, "attention"), 2, {1, 0});                                              // parity
+    is(stack(2, 1, "attention,attention", 2), 2, {0, 1});
+    is(stack(2, 1, "attention:score-degree=2,attention:score-degree=2"), 3, {1, 0});      // 2^2 mod 3
+    is(stack(3, 1, "attention:score-degree=2,attention:score-degree=2,attention:score-degree=2"), 3, {2, 0, 0});
+    is(stack(2, 1, "attention:score-degree=3"), 4, {3, 0});
+    is(stack(2, 1, "attention:score-degree=2,attention:score-degree=3"), 1, {0, 0});       // gcd(3, 4·2) = 1: none
+    is(stack(2, 1, "mlp:power=2,attention"), 4, {2, 0});                                  // squares, then (s+1)·2
+    is(stack(2, 1, "mlp:power=3"), 0, {3, 0});                                            // per token: the degrees fixed
+    is(stack(2, 1, "hadamard:degree=4"), 3, {1, 0});                                      // tied: d − 1
+    is(stack(2, 1, "hadamard:degree=3:free"), 1, {0, 0});                                 // free slots mix the tokens
+    is(stack(3, 1, "mlp:power=2,conv:filter=2,conv:filter=2:power=1"), 2, {0, 0, 0});     // even before the mix
+    is(stack(3, 1, "conv:filter=2,conv:filter=2:power=1"), 1, {0, 0, 0});
+    is(stack(2, 1, "attention:score-degree=3:residual"), 2, {1, 0});                      // y + F(y): m | (s − 1)
 }
 
 TEST_CASE("graded evaluation: the parity reduction and batching change nothing but the work") {
@@ -710,7 +756,7 @@ TEST_CASE("graded evaluation: the parity reduction and batching change nothing b
         o.parity = true;
         o.batch = true;
         const RankAnswer fast = evaluation_rank(net, part, o);
-        CHECK(fast.variant == (token_parities(s).empty() ? "graded" : "graded-parity"));
+        CHECK(fast.variant == (Model(s).token_modulus() == 1 ? "graded" : "graded-parity"));
         REQUIRE(ref.converged);
         REQUIRE(fast.converged);
         CHECK(fast.value == ref.value);
