@@ -60,18 +60,19 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
         for (long k : part->A) g.rho += model.token_residues()[static_cast<std::size_t>(k - 1)];
         if (g.modulus > 1) g.rho %= g.modulus;
     }
-    for (long a = 0; a <= D; ++a)
-        if (g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho)) g.live.push_back(a);
-    g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
-    const long nd = g.nd;
-
     // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
     // with V[j][c] = t_j^{live[c]} (with the symmetry, t_j^ρ times a Vandermonde matrix in
     // the t_j^m: invertible for m ≤ 2 as p > D + 1, and for m ≥ 3 unless the ratio of two
-    // nodes is an m-th root of unity mod p, a chance below nd²·m/p, refused as singular).
+    // nodes is an m-th root of unity mod p, a chance below nd²·m/p: then every degree is
+    // interpolated, as without the symmetry, whose Vandermonde matrix is invertible).
     // W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
-    g.w = NmodMat(nd, nd, p);
-    {
+    for (int attempt = 0;; ++attempt) {
+        g.live.clear();
+        for (long a = 0; a <= D; ++a)
+            if (g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho)) g.live.push_back(a);
+        g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
+        const long nd = g.nd;
+        g.w = NmodMat(nd, nd, p);
         NmodMat v(nd, nd, p);
         nmod_t mod;
         nmod_init(&mod, p);
@@ -79,8 +80,13 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
             for (long c = 0; c < nd; ++c)
                 nmod_mat_entry(v.get(), j, c) = n_powmod2_ui_preinv(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(g.live[static_cast<std::size_t>(c)]), mod.n, mod.ninv);
         NmodMat inv(nd, nd, p);
-        if (!nmod_mat_inv(inv.get(), v.get())) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
-        nmod_mat_transpose(g.w.get(), inv.get());
+        if (nmod_mat_inv(inv.get(), v.get())) {
+            nmod_mat_transpose(g.w.get(), inv.get());
+            break;
+        }
+        if (attempt > 0 || g.modulus == 1) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
+        g.modulus = 1;  // the blocks the symmetry zeroes keep cap 0 (done at once); only the nodes change
+        g.rho = 0;
     }
     g.caps = Model(s).degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
     return g;

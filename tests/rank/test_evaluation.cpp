@@ -739,6 +739,33 @@ TEST_CASE("token symmetry: the order and residues each kind gives, folded over t
     is(stack(2, 1, "attention:score-degree=3:residual"), 2, {1, 0});                      // y + F(y): m | (s − 1)
 }
 
+TEST_CASE("graded evaluation: nodes an m-th root of unity apart mod p fall back to every degree, same answer") {
+    // attention with score degree 2: order m = 3; mod 73, 8 = 8/1 is a cube root of unity
+    // (8^3 = 7·73 + 1), so the nodes t = 1..9 of the 9 live degrees give a singular
+    // Vandermonde matrix in t^3: the evaluation interpolates every degree instead.
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = 2;
+    s.dim = 1;
+    s.layers = parse_layers("attention:score-degree=2,attention:score-degree=2");
+    s.depth = 2;
+    REQUIRE(Model(ValidSpec(s)).token_modulus() == 3);
+    const Network net = random_network(s, 5, 20);
+    EvaluationOptions o;
+    o.prime = 73;
+    o.variant = EvaluationVariant::graded;
+    o.parity = true;
+    const RankAnswer fell_back = evaluation_rank(net, balanced_partition(2), o);
+    CHECK(fell_back.variant == "graded");  // the nodes of every degree
+    o.parity = false;
+    const RankAnswer ref = evaluation_rank(net, balanced_partition(2), o);
+    CHECK(fell_back.value == ref.value);
+    CHECK(fell_back.block_ranks == ref.block_ranks);
+    o.prime = 0;  // a drawn 62-bit prime: the reduction applies
+    o.parity = true;
+    CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "graded-parity");
+}
+
 TEST_CASE("graded evaluation: the parity reduction and batching change nothing but the work") {
     auto rng = seprank_test::rng_for("graded-parity-vs-unreduced");
     INFO("seed " << seprank_test::seed());
