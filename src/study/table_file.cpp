@@ -171,6 +171,20 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
             throw resource_limit("cannot repair torn last line of '" + path + "': " + std::strerror(errno));
         rows_ = std::move(f.rows);
         needs_header_ = text.empty() || f.complete_bytes == 0;
+        // A CSV file cut after its sweep line (a kill before the header's write ended): the
+        // header alone goes first, under the sweep line already there.
+        if (!needs_header_ && !json_lines && rows_.empty()) {
+            bool header = false;
+            for (std::size_t at = 0; at < f.complete_bytes;) {
+                const std::size_t end = text.find('\n', at);
+                if (text.compare(at, kCsvSweepPrefix.size(), kCsvSweepPrefix) != 0 && end > at) header = true;
+                at = end == std::string::npos ? f.complete_bytes : end + 1;
+            }
+            if (!header) {
+                needs_header_ = true;
+                sweep_.clear();  // written already
+            }
+        }
     } catch (...) {
         ::close(fd_);
         fd_ = -1;

@@ -686,6 +686,46 @@ TEST_CASE("resume after a simulated kill loses and duplicates no row") {
     std::remove(path.c_str());
 }
 
+TEST_CASE("resume of a file cut after its sweep line, or inside its header: the header is written, then the rows") {
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {1};
+    sw.depths = {1, 2};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 2);
+    const std::string sig = sweep_signature(sw), path = "test_table_cut_header.csv";
+    std::string whole;
+    {
+        std::remove(path.c_str());
+        {
+            TableAppender out(path, false, sig, false);
+            out.append(table_row(plan[0], sw));
+        }
+        std::ifstream in(path);
+        whole.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::size_t sweep_end = whole.find('\n') + 1, header_end = whole.find('\n', sweep_end) + 1;
+    for (const std::size_t cut : {sweep_end, sweep_end + 7}) {  // the sweep line alone; a torn header after it
+        {
+            std::ofstream out(path, std::ios::trunc);
+            out << whole.substr(0, cut);
+        }
+        {
+            TableAppender again(path, false, sig, true);
+            CHECK(again.rows().empty());
+            for (const auto& c : plan) again.append(table_row(c, sw));
+        }
+        const auto rows = read_table_file(path, false);  // parses: the header is there
+        CHECK(rows.size() == 2);
+        std::ifstream in(path);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        CHECK(text.substr(0, header_end) == whole.substr(0, header_end));  // the sweep line once, then the header
+        TableAppender third(path, false, sig, true);  // and a later resume reads it
+        CHECK(third.rows().size() == 2);
+    }
+    std::remove(path.c_str());
+}
+
 TEST_CASE("unused_table_options: the options no row or family of the run used, with the reasons") {
     auto names = [](const std::vector<UnusedOptions>& u) {
         std::vector<std::string> all;
