@@ -19,6 +19,14 @@ expect_rc 2 "cannot open weights file" -- expand --weights "$T/none.json"
 expect_rc 3 "--method evaluation" -- expand --tokens 4 --dim 3 --depth 3 --max-memory 1
 expect_rc 2 "negative exponent" -- poly "x1_1 + y^-1"
 expect_rc 2 "unknown claim 'nope' (the claims are degree," -- verify --claim nope
+# under an address-space limit, a --max-memory past 3/4 of it is refused (FLINT would abort
+# past it); not under a sanitizer, which cannot run with such a limit
+if ! grep -q __asan_init "$S"; then
+  prlimit --as=2147483648 -- "$S" --max-memory 1048576 rank --tokens 8 --dim 2 --depth 3 >"$T/out" 2>"$T/err"
+  [[ $? -eq 2 ]] && grep -q "exceeds 3/4 of this process's address-space limit" "$T/err" && [[ $(wc -l <"$T/err") -eq 1 ]] ||
+    fail "--max-memory past the address-space limit: $(cat "$T/err")"
+  prlimit --as=2147483648 -- "$S" --max-memory 1 rank --tokens 2 --dim 1 >"$T/out" 2>"$T/err" || fail "--max-memory 1 under a 2 GiB limit: $(cat "$T/err")"
+fi
 
 # weights round-trip: save, reload, same polynomial
 "$S" expand --tokens 3 --dim 2 --depth 2 --seed 5 --save-weights "$T/w.json" --print --format json >"$T/a.json" || fail "save-weights run"

@@ -8,6 +8,7 @@
 #include "seprank/partition.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -86,6 +87,10 @@ struct GuessCommand final : Command {
         Notes notes;
         if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
+        // refused if invalid even here, where --blocks alone reads them
+        if (max_forms < 1 || max_forms > 4) throw seprank::invalid_input("--max-forms " + std::to_string(max_forms) + ": expected 1..4");
+        for (const std::string& a : against)
+            if (!std::ifstream(a)) throw seprank::invalid_input("--against " + a + ": cannot open the table file");
         notes.ignored(*sub, {"--max-forms", "--against"}, "they apply to --blocks");
         const Cells where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
         std::vector<std::vector<long>> points;
@@ -272,6 +277,14 @@ struct GuessCommand final : Command {
         rq.check.max_side = check_max_side;
         rq.check.threads = globals.threads;
         seprank::check_options(rq.check);
+        {  // the plain search's options, refused if invalid even here, where they are noted as unused
+            seprank::GuessOptions plain = o;
+            plain.vars = {"x"};
+            const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;
+            plain.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
+            plain.max_exceptions = 0;
+            seprank::check_options(plain);
+        }
         Notes notes;
         if (value != "rank") throw seprank::invalid_input("--blocks explains the block ranks (the column rank): --value " + value + " does not apply");
         notes.ignored(*sub, {"--max-degree", "--bases", "--max-exps", "--max-order", "--max-params", "--min-confirm"},

@@ -81,6 +81,7 @@ struct RankCommand final : Command {
         } else {
             if (!ro.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
             if (so.method != seprank::Method::grid) notes.ignored(*sub, grid_only, "method " + method + " uses no templates (grid only)");
+            else if (!templates_file.empty()) notes.ignored(*sub, {"--templates"}, "--templates-file gives the templates");
             if (so.method != seprank::Method::evaluation) notes.ignored(*sub, evaluation_only, "method " + method + " evaluates nothing");
             if (so.method == seprank::Method::evaluation)
                 notes.ignored(*sub, {"--field"}, "the evaluation always ranks mod p (a lower bound)");

@@ -26,7 +26,7 @@ struct VarietyCommand final : Command {
         sub->get_option("--save-weights")->description("refused here: variety draws its weights mod p");
         sub->get_option("--weights")->description("refused here: variety is about the generic image, not given weights");
         sub->get_option("--seed")->description("seed of the dimension, the primes, the slice, the section and the input points (0..2^64-1)");
-        sub->add_option("--trials", trials, "independent trials T (prime, slice, section), >= 1; a degree is claimed only where all agree")->capture_default_str();
+        sub->add_option("--trials", trials, "independent trials T (prime, slice, section), 1..1000; a degree is claimed only where all agree")->capture_default_str();
         sub->add_option("--max-unknowns", max_unknowns, "the largest dimension solved for, >= 1")->capture_default_str();
         sub->add_option("--max-interpolation", max_interpolation, "the largest number of coefficients C(n + D_w, n) interpolated, >= 1")->capture_default_str();
         sub->add_flag("--generic-slice", generic_slice,

@@ -19,7 +19,8 @@ namespace seprank {
 // The process-wide memory limit in bytes (see above). O(1) (while unset, each call
 // asks physical_memory_budget()).
 double default_max_memory();
-// Sets it (bytes; finite and > 0, else invalid_input naming `what`). O(1).
+// Sets it (bytes; finite and > 0, and at most 3/4 of an address-space limit (RLIMIT_AS)
+// when there is one, else invalid_input naming `what`). O(1).
 void set_default_max_memory(double bytes, const std::string& what = "max_memory");
 // Half of min(physical memory, RLIMIT_AS): the built-in default (8 GiB assumed when
 // sysconf cannot tell). Never throws. O(1): two sysconf and one getrlimit call.

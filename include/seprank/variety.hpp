@@ -39,7 +39,7 @@ enum class DegreeSlice {
 
 struct VarietyOptions {
     std::uint64_t seed = 1;
-    long trials = 3;              // independent primes, slices and sections, >= 1 (checked)
+    long trials = 3;              // independent primes, slices and sections, 1..1000 (checked)
     long max_unknowns = 8;        // the largest dimension n solved for (checked >= 1)
     long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)

@@ -79,11 +79,13 @@ void bounds(DefectRow& r, const ExpectedDimension& e) {
 void check_range(const DefectRange& g) {
     if (g.max_width < 2 || g.max_width > 8) throw invalid_input("max width " + std::to_string(g.max_width) + " is outside 2..8");
     if (g.min_depth < 2 || g.min_depth > 5) throw invalid_input("min depth " + std::to_string(g.min_depth) + " is outside 2..5");
-    if (g.max_depth < g.min_depth || g.max_depth > 5)
-        throw invalid_input("max depth " + std::to_string(g.max_depth) + " is outside " + std::to_string(g.min_depth) + "..5 (min depth..5)");
+    if (g.max_depth < 2 || g.max_depth > 5) throw invalid_input("max depth " + std::to_string(g.max_depth) + " is outside 2..5");
+    if (g.max_depth < g.min_depth)  // the max may be the default: say which to raise
+        throw invalid_input("min depth " + std::to_string(g.min_depth) + " is above max depth " + std::to_string(g.max_depth) + ": raise the max depth too");
     if (g.min_power < 2 || g.min_power > 8) throw invalid_input("min power " + std::to_string(g.min_power) + " is outside 2..8");
-    if (g.max_power < g.min_power || g.max_power > 8)
-        throw invalid_input("max power " + std::to_string(g.max_power) + " is outside " + std::to_string(g.min_power) + "..8 (min power..8)");
+    if (g.max_power < 2 || g.max_power > 8) throw invalid_input("max power " + std::to_string(g.max_power) + " is outside 2..8");
+    if (g.max_power < g.min_power)
+        throw invalid_input("min power " + std::to_string(g.min_power) + " is above max power " + std::to_string(g.max_power) + ": raise the max power too");
     if (g.threads < 1) throw invalid_input("threads " + std::to_string(g.threads) + " is below 1");
 }
 

@@ -46,6 +46,13 @@ void check_memory_value(double bytes, const std::string& what) {
 
 void set_default_max_memory(double bytes, const std::string& what) {
     check_memory_value(bytes, what);
+    // Under an address-space limit (ulimit -v) an estimate that passes a larger limit would
+    // allocate past it, and FLINT and GMP abort when an allocation fails: refused here.
+    struct rlimit rl {};
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > 0.75 * static_cast<double>(rl.rlim_cur))
+        throw invalid_input(what + " = " + format_bytes(bytes) + " exceeds 3/4 of this process's address-space limit (ulimit -v: " +
+                            format_bytes(static_cast<double>(rl.rlim_cur)) + "), past which FLINT and GMP abort instead of failing; give at most " +
+                            format_bytes(0.75 * static_cast<double>(rl.rlim_cur)));
     limit_slot().store(bytes);
 }
 

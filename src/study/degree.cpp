@@ -86,6 +86,7 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
 
 namespace {
 constexpr double kMaxPredictedBits = 131072;  // 2^17: the largest predicted d^L of a budget row
+constexpr long kMaxCountedDepth = 1000000;     // the deepest budget row counted (its parameters, layer by layer)
 }  // namespace
 
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
@@ -123,6 +124,9 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
             throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
                                  std::to_string(d) + ": d^L would have about " + std::to_string(static_cast<long>(bits * 0.30103) + 1) +
                                  " digits, more than the " + std::to_string(static_cast<long>(kMaxPredictedBits * 0.30103)) + " shown at most");
+        if (depth > kMaxCountedDepth)  // d = 1 predicts 1 at any depth, but the counts walk every layer
+            throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
+                                 std::to_string(d) + ", more than the " + std::to_string(kMaxCountedDepth) + " layers a row counts");
     }
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;

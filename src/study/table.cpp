@@ -171,6 +171,10 @@ SweepPlan plan_sweep(const SweepOptions& s) {
         throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): method flattening cannot give them");
     if (s.blocks && s.generic.variant == EvaluationVariant::plain)
         throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): variant plain cannot give them");
+    if (s.blocks && (!s.eps.empty() || s.dimension || s.variety))
+        throw invalid_input(std::string("a block table has one row per degree block and no ") +
+                            (!s.eps.empty() ? "ε" : s.dimension ? "dimension" : "variety") +
+                            " columns: compute them in a table without blocks");
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
     // A value no configuration could take is refused by name, whether or not a family of
     // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
@@ -647,7 +651,7 @@ std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>&
     std::vector<UnusedOptions> out;
     if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("method").str() == "evaluation"; })) {
         const GenericMethod m = sweeps.empty() ? GenericMethod::automatic : sweeps.front().generic.method;
-        out.push_back({{"max_side", "variant", "row_seconds"}, "no row used the evaluation (method " + to_string(m) + ")"});
+        out.push_back({{"max_side", "variant", "row_seconds", "block_store"}, "no row used the evaluation (method " + to_string(m) + ")"});
     }
     if (std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) { return s.eps.empty(); }))
         out.push_back({{"measure"}, "no --eps columns"});

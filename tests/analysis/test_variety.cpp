@@ -109,7 +109,10 @@ TEST_CASE("variety: degrees known in closed form") {
             CHECK(std::string(e.what()).find(what) != std::string::npos);
         }
     };
-    refused(bad, "trials 0 is below 1");
+    refused(bad, "trials 0 outside 1..1000");
+    VarietyOptions too_many;
+    too_many.trials = 1001;
+    refused(too_many, "trials 1001 outside 1..1000");
     VarietyOptions u;
     u.max_unknowns = -3;
     refused(u, "max unknowns -3 is below 1");

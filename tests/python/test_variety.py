@@ -29,7 +29,7 @@ def test_variety_threads_and_refusals():
     net = {"layers": "conv,conv,conv:power=1", "tokens": 4, "dim": 1}
     one, two = seprank.variety(net, threads=1), seprank.variety(net, threads=2)
     assert one["primes"] == two["primes"] and one["section_points"] == two["section_points"]
-    with pytest.raises(ValueError, match="trials 0 is below 1"):
+    with pytest.raises(ValueError, match="trials 0 outside 1..1000"):
         seprank.variety(net, trials=0)
     with pytest.raises(ValueError, match="max unknowns 0 is below 1"):
         seprank.variety(net, max_unknowns=0)

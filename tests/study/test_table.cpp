@@ -437,6 +437,9 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     refused([](SweepOptions& s) { s.generic.trials = 1001; }, "trials T = 1001 exceeds 1000");
     refused([](SweepOptions& s) { s.generic.store = "/dev/null"; }, "store '/dev/null' exists and is not a directory");
     refused([](SweepOptions& s) { s.generic.prime_bits = 19; }, "prime bits = 19 outside 20..62");
+    refused([](SweepOptions& s) { s.blocks = true; s.eps = {0.1}; }, "a block table has one row per degree block and no ε columns");
+    refused([](SweepOptions& s) { s.blocks = true; s.dimension = true; }, "no dimension columns");
+    refused([](SweepOptions& s) { s.blocks = true; s.variety = true; }, "no variety columns");
     refused([](SweepOptions& s) { s.generic.prime_bits = 63; }, "prime bits = 63 outside 20..62");
     // the edges are accepted
     SweepOptions ok;
