@@ -204,8 +204,9 @@ struct GuessCommand final : Command {
                 try {
                     r = seprank::check_prediction(*tmpl, o.vars, x, *predicted, check_opts);
                 } catch (const seprank::invalid_input& e) {  // the library's "check: ..." as the flag
-                    const std::string m = e.what();
-                    throw seprank::invalid_input(m.rfind("check: ", 0) == 0 ? "--" + m : m);
+                    const std::string m = e.what();  // else the network at the point is not one seprank builds
+                    throw seprank::invalid_input(m.rfind("check: ", 0) == 0 ? "--" + m
+                                                                            : "--check at --predict " + point_text(x) + ": " + m + " (the point is predicted, not checked)");
                 }
                 json c;
                 if (r.done) {

@@ -84,7 +84,7 @@ std::string no_device_reason(const std::string& runtime) {
         dlclose(driver);
         return "no CUDA device (" + runtime + ")";
     }
-    return "no NVIDIA GPU driver was found (libcuda.so.1 does not load), so there is no GPU to run on; use --device cpu or auto";
+    return "no NVIDIA GPU driver was found (libcuda.so.1 does not load), so there is no GPU to run on";
 }
 
 Loaded load() {
@@ -195,7 +195,7 @@ DeviceChoice choose_device(Device requested) {
         c.name = "cuda: " + info.name;
         return c;
     }
-    if (requested == Device::cuda) throw invalid_input("Device cuda: " + info.why);
+    if (requested == Device::cuda) throw invalid_input("Device cuda: " + info.why + "; use --device cpu or auto");
     c.note = "device auto: computed on the CPU, " + info.why;
     return c;
 }

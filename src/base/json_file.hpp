@@ -187,6 +187,17 @@ class KeyCheckingSax {
 // invalid_input naming SOURCE: a syntax error with its byte offset in TEXT as given, a
 // number out of range with how to write it; an exception SAX throws passes unchanged.
 // Returns false, having said nothing, when SAX itself stopped the parse. Linear in TEXT.
+
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix, which names
+// the library's exception type rather than anything a user wrote.
+inline std::string json_error_text(const nlohmann::json::exception& e) {
+    std::string m = e.what();
+    if (m.rfind("[json.exception.", 0) == 0) {
+        const std::size_t end = m.find("] ");
+        if (end != std::string::npos) m.erase(0, end + 2);
+    }
+    return m;
+}
 template <class Sax>
 bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sax& sax) {
     // Nesting depth is checked first (cheaply, outside strings) so that no recursive
@@ -200,7 +211,7 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
     try {
         if (nlohmann::json::sax_parse(text, &checked)) return true;
     } catch (const nlohmann::json::out_of_range& e) {
-        throw invalid_input(source + ": a number is out of range (" + std::string(e.what()) +
+        throw invalid_input(source + ": a number is out of range (" + json_error_text(e) +
                             "); write it as an integer's digits or a \"p/q\" string, e.g. 123456789012345678901234567890 or \"1/3\"");
     } catch (const nlohmann::json::parse_error& e) {
         // Where the text as given fails (the quotes added above shift the positions after them).
@@ -209,13 +220,13 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
                 const nlohmann::json again = nlohmann::json::parse(text_in);  // throws where the text as given fails
                 (void)again;
             } catch (const nlohmann::json::parse_error& given) {
-                throw invalid_input(source + " is not valid JSON at byte " + std::to_string(given.byte) + ": " + given.what());
+                throw invalid_input(source + " is not valid JSON at byte " + std::to_string(given.byte) + ": " + json_error_text(given));
             } catch (const nlohmann::json::exception&) {
             }
         }
-        throw invalid_input(source + " is not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+        throw invalid_input(source + " is not valid JSON at byte " + std::to_string(e.byte) + ": " + json_error_text(e));
     } catch (const nlohmann::json::exception& e) {
-        throw invalid_input(source + " is not valid JSON: " + e.what());
+        throw invalid_input(source + " is not valid JSON: " + json_error_text(e));
     }
     if (!checked.duplicate.empty()) throw invalid_input(source + ": key \"" + checked.duplicate + "\" appears twice in one object");
     return false;

@@ -212,7 +212,7 @@ Record record_from_json(const std::string& text, const std::string& source) {
     try {
         j = nlohmann::ordered_json::parse(detail::quote_big_integers(text));  // beyond 64 bits: digits kept, as text
     } catch (const nlohmann::json::exception& e) {
-        throw invalid_input(source + " is not valid JSON: " + e.what());
+        throw invalid_input(source + " is not valid JSON: " + detail::json_error_text(e));
     }
     if (!j.is_object()) throw invalid_input(source + " is not a JSON object");
     Record r;

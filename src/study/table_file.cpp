@@ -94,7 +94,12 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
             out.rows.push_back(std::move(r));
             continue;
         }
-        auto cells = parse_csv_line(line);
+        std::vector<std::string> cells;
+        try {
+            cells = parse_csv_line(line);
+        } catch (const invalid_input& e) {  // a CSV error names the file and line
+            throw invalid_input(where + ": " + e.what());
+        }
         if (header.empty()) {
             header = cells;
             bool known = false;  // the header of some sweep: with or without each optional group
