@@ -9,15 +9,7 @@ using namespace seprank;
 
 namespace {
 
-NetworkSpec stack_of(const std::string& layers, long tokens, long dim) {
-    NetworkSpec s;
-    s.family = Family::stack;
-    s.tokens = tokens;
-    s.dim = dim;
-    s.layers = parse_layers(layers);
-    s.depth = static_cast<long>(s.layers.size());
-    return s;
-}
+NetworkSpec stack_of(const std::string& layers, long tokens, long dim) { return seprank_test::stack_spec(tokens, dim, layers); }
 
 }  // namespace
 

@@ -711,12 +711,7 @@ TEST_CASE("token symmetry: scaling token k's inputs by a root of unity of order 
 
 TEST_CASE("token symmetry: the order and residues each kind gives, folded over the layers") {
     auto stack = [](long n, long dx, const std::string& layers, long position = 1) {
-        NetworkSpec s;
-        s.family = Family::stack;
-        s.tokens = n;
-        s.dim = dx;
-        s.layers = parse_layers(layers);
-        s.depth = static_cast<long>(s.layers.size());
+        NetworkSpec s = seprank_test::stack_spec(n, dx, layers);
         s.position = position;
         return Model(ValidSpec(s));
     };
@@ -743,12 +738,7 @@ TEST_CASE("graded evaluation: nodes an m-th root of unity apart mod p fall back 
     // attention with score degree 2: order m = 3; mod 73, 8 = 8/1 is a cube root of unity
     // (8^3 = 7·73 + 1), so the nodes t = 1..9 of the 9 live degrees give a singular
     // Vandermonde matrix in t^3: the evaluation interpolates every degree instead.
-    NetworkSpec s;
-    s.family = Family::stack;
-    s.tokens = 2;
-    s.dim = 1;
-    s.layers = parse_layers("attention:score-degree=2,attention:score-degree=2");
-    s.depth = 2;
+    const NetworkSpec s = seprank_test::stack_spec(2, 1, "attention:score-degree=2,attention:score-degree=2");
     REQUIRE(Model(ValidSpec(s)).token_modulus() == 3);
     const Network net = random_network(s, 5, 20);
     EvaluationOptions o;
