@@ -450,15 +450,14 @@ std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<Ta
         // A block given twice (two runs' rows in one file, say): once when the ranks agree,
         // refused when they differ; a rank above its cap is no rank of that block.
         const auto [it, fresh] = seen.emplace(std::make_pair(k.config, k.p.block), k.p.rank);
+        const auto which = [&] { return "guess --blocks --against: block " + std::to_string(k.p.block) + " of " + (k.name.empty() ? std::string("the table") : k.name); };
         if (!fresh) {
             if (it->second != k.p.rank)
-                throw invalid_input("guess --blocks --against: block " + std::to_string(k.p.block) + " of " + (k.name.empty() ? std::string("the table") : k.name) +
-                                    " is given twice, with ranks " + std::to_string(it->second) + " and " + std::to_string(k.p.rank));
+                throw invalid_input(which() + " is given twice, with ranks " + std::to_string(it->second) + " and " + std::to_string(k.p.rank));
             continue;
         }
         if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
-            throw invalid_input("guess --blocks --against: block " + std::to_string(k.p.block) + " of " + (k.name.empty() ? std::string("the table") : k.name) +
-                                " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
+            throw invalid_input(which() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
         for (const char* col : {"tokens", "heads"})  // the sizes a law's variables may leave out
             if (std::find(law.vars.begin(), law.vars.end(), col) == law.vars.end())
                 if (const std::string* v = table_cell(table[k.index], col)) c.name += (c.name.empty() ? "" : ",") + std::string(col) + "=" + *v;

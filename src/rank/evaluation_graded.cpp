@@ -54,8 +54,8 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
     // monomial (Model::token_residues, token_modulus), so its degree a in the A-variables
     // is ρ = Σ_{k∈A} r_k modulo m, and every block f_a with a ≢ ρ vanishes identically.
     // m = 2 is the token-sign parity of attention; m = 1: no reduction.
+    const Model model(s);  // the symmetry here, the caps below
     if (opt.parity) {
-        const Model model(s);
         g.modulus = model.token_modulus();
         for (long k : part->A) g.rho += model.token_residues()[static_cast<std::size_t>(k - 1)];
         if (g.modulus > 1) g.rho %= g.modulus;
@@ -88,7 +88,7 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
         g.modulus = 1;  // the blocks the symmetry zeroes keep cap 0 (done at once); only the nodes change
         g.rho = 0;
     }
-    g.caps = Model(s).degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
+    g.caps = model.degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
     return g;
 }
 
