@@ -122,6 +122,8 @@ std::string csv_line(const std::vector<std::string>& cells);
 std::string csv_line(const Record& r, const std::vector<std::string>& names);
 // Inverse of csv_line on one line; invalid_input on an unterminated quote. Linear.
 std::vector<std::string> parse_csv_line(const std::string& line);
+// The same, its error prefixed "where: " (a file and line, say). Linear.
+std::vector<std::string> parse_csv_line(const std::string& line, const std::string& where);
 
 // One markdown table row "| a | b |"; '|' in a cell is escaped as "\|", newlines as spaces.
 std::string markdown_line(const std::vector<std::string>& cells);

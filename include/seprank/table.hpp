@@ -311,6 +311,7 @@ struct TableFile {
     std::string sweep;               // the signature, "" when the file has no sweep line
     std::vector<Row> rows;           // complete rows, in order
     std::size_t complete_bytes = 0;  // length of the text up to the last newline
+    bool header = false;             // a CSV header line was read (JSON lines have none)
 };
 // Parses a table file's text. Every complete line must be a well-formed row (the key
 // columns integers, rank an integer or empty, status ok|lower-bound|skipped, a known

@@ -164,12 +164,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
         ++number;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;  // comments (a table's sweep line) and blanks
-        std::vector<std::string> cells;
-        try {
-            cells = parse_csv_line(line);
-        } catch (const invalid_input& e) {  // a CSV error names the file and line
-            throw invalid_input(source + ": line " + std::to_string(number) + ": " + e.what());
-        }
+        std::vector<std::string> cells = parse_csv_line(line, source + ": line " + std::to_string(number));
         if (header.empty()) {
             for (std::size_t i = 0; i < cells.size(); ++i)
                 for (std::size_t j = 0; j < i; ++j)

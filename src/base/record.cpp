@@ -275,6 +275,14 @@ std::vector<std::string> parse_csv_line(const std::string& line) {
     return cells;
 }
 
+std::vector<std::string> parse_csv_line(const std::string& line, const std::string& where) {
+    try {
+        return parse_csv_line(line);
+    } catch (const invalid_input& e) {
+        throw invalid_input(where + ": " + e.what());
+    }
+}
+
 std::string markdown_line(const std::vector<std::string>& cells) {
     std::string l = "|";
     for (const auto& c : cells) {

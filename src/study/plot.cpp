@@ -173,11 +173,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     if (const std::size_t at = line.find_first_not_of(" \t"); at != std::string::npos && (line[at] == '[' || line[at] == '{'))
         throw invalid_input("table '" + csv_path + "' is JSON: plot reads CSV tables (seprank table --format csv, or --out FILE.csv)");
     auto cells_of = [&](const std::string& l) {  // a CSV error names the file and line
-        try {
-            return parse_csv_line(l);
-        } catch (const invalid_input& e) {
-            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": " + e.what());
-        }
+        return parse_csv_line(l, "table '" + csv_path + "' line " + std::to_string(lineno));
     };
     const auto header = cells_of(line);
     auto column = [&](const std::string& name) {

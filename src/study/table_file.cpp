@@ -94,14 +94,10 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
             out.rows.push_back(std::move(r));
             continue;
         }
-        std::vector<std::string> cells;
-        try {
-            cells = parse_csv_line(line);
-        } catch (const invalid_input& e) {  // a CSV error names the file and line
-            throw invalid_input(where + ": " + e.what());
-        }
+        std::vector<std::string> cells = parse_csv_line(line, where);
         if (header.empty()) {
             header = cells;
+            out.header = true;
             bool known = false;  // the header of some sweep: with or without each optional group
             for (int m = 0; m < 32 && !known; ++m)
                 known = header == table_columns((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0, (m & 16) != 0);
@@ -178,17 +174,9 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
         needs_header_ = text.empty() || f.complete_bytes == 0;
         // A CSV file cut after its sweep line (a kill before the header's write ended): the
         // header alone goes first, under the sweep line already there.
-        if (!needs_header_ && !json_lines && rows_.empty()) {
-            bool header = false;
-            for (std::size_t at = 0; at < f.complete_bytes;) {
-                const std::size_t end = text.find('\n', at);
-                if (text.compare(at, kCsvSweepPrefix.size(), kCsvSweepPrefix) != 0 && end > at) header = true;
-                at = end == std::string::npos ? f.complete_bytes : end + 1;
-            }
-            if (!header) {
-                needs_header_ = true;
-                sweep_.clear();  // written already
-            }
+        if (!needs_header_ && !json_lines && !f.header) {
+            needs_header_ = true;
+            sweep_.clear();  // written already
         }
     } catch (...) {
         ::close(fd_);

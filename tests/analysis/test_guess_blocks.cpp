@@ -179,6 +179,29 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
         CHECK(c.rows == c.agree);
         CHECK(c.law_total == c.computed_total);
     }
+    // A block given twice counts once when its ranks agree and is refused when they differ;
+    // a rank above the block's cap is refused.
+    const auto set_cell = [](TableRow& row, const std::string& name, const std::string& v) {
+        for (auto& [n, x] : row)
+            if (n == name) x = v;
+    };
+    const auto cell = [](const TableRow& row, const std::string& name) {
+        for (const auto& [n, x] : row)
+            if (n == name) return std::stol(x);
+        return -1L;
+    };
+    const std::size_t pick = cells.size() / 2;
+    REQUIRE(cell(cells[pick], "rank") >= 0);
+    std::vector<TableRow> twice = cells;
+    twice.push_back(cells[pick]);
+    const std::vector<LawComparison> once = compare_law(law, cells, {}), again = compare_law(law, twice, {});
+    REQUIRE(once.size() == again.size());
+    for (std::size_t i = 0; i < once.size(); ++i) CHECK(again[i].law_total == once[i].law_total);
+    set_cell(twice.back(), "rank", std::to_string(cell(cells[pick], "rank") + 1));
+    CHECK(throws_with<invalid_input>([&] { compare_law(law, twice, {}); }, "is given twice, with ranks"));
+    std::vector<TableRow> above = cells;
+    set_cell(above[pick], "rank", std::to_string(std::min(cell(cells[pick], "cap_a"), cell(cells[pick], "cap_b")) + 1));
+    CHECK(throws_with<invalid_input>([&] { compare_law(law, above, {}); }, "above its cap"));
     // The law's blocks at a new point: the caps are degree_block_sides', the indices run
     // from the first and the last block.
     const std::vector<BlockPrediction> pred = predict_blocks(law, cells, {}, {2, 3});

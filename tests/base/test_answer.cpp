@@ -90,6 +90,8 @@ TEST_CASE("records round-trip through JSON in order; CSV and markdown escape the
         REQUIRE(bars == texts.size() + 1);
         REQUIRE(md.find('\n') == std::string::npos);
     }
+    CHECK(parse_csv_line("a,\"b,c\"", "f.csv line 3") == std::vector<std::string>{"a", "b,c"});
+    CHECK(seprank_test::throws_with<invalid_input>([] { parse_csv_line("a,\"b", "f.csv line 3"); }, "f.csv line 3: CSV line with an unterminated quote"));
     CHECK_THROWS_AS(record_from_json("[1]"), invalid_input);
     CHECK_THROWS_AS(record_from_json("{\"a\": {\"b\": \"x\"}}"), invalid_input);
     // an object of numbers is a list of named reals (an answer's phases)
