@@ -66,7 +66,8 @@ struct RankAnswer {
                                       // fraction-free, modular-dense, modular-sparse,
                                       // hadamard-multimodular, trivial (rank engine); plain,
                                       // graded, graded-parity (evaluation: graded with the
-                                      // token-sign parity reduction, the default where it applies)
+                                      // token symmetry or degree floor reduction, the default
+                                      // where it applies)
     std::string field = "Q";          // Q | Z/p: where the final rank was computed
     long rows = 0, cols = 0;          // shape of the matrix ranked (graded evaluation: of the
                                       // block-diagonal matrix, the sum of the block sides)

@@ -68,7 +68,7 @@ struct EvaluationOptions {
     // automatic: graded when f is homogeneous and D + 1 <= max_graded_degree + 1, else plain.
     EvaluationVariant variant = EvaluationVariant::automatic;
     long max_graded_degree = 2048;
-    bool parity = true;  // graded: skip the degree blocks that token-sign symmetry makes zero (token_parities)
+    bool parity = true;  // graded: skip the degree blocks that token symmetry or a degree floor makes zero (Model)
     bool batch = true;   // evaluate many points per pass (ModBatchEvaluator); false: one at a time (reference)
     // CPU, in memory: each growth step eliminates only the new rows and columns, bordering the
     // last step's LU (docs/rank.md, "Bordered variant"): about half the elimination work of a
@@ -144,7 +144,7 @@ std::vector<int> token_parities(const NetworkSpec& s);
 
 // The degree-block caps of a homogeneous network for a partition (docs/evaluation.md):
 // cap_a = min(#A-monomials of degree a, #B-monomials of degree D − a), D = d^L, counting
-// only the monomials of the parities token_parities allows (empty parities: all). The
+// only the monomials the token symmetry and the degree floors allow (Model). The
 // degree-a block of the flattening has at most cap_a rows or columns, for every choice
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
 // Empty when f is not homogeneous or the count would cost more than max_work steps
@@ -160,8 +160,8 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
 
 // The two sides of every degree block, of which degree_block_caps takes the smaller:
 // a_side[a] = #A-monomials of degree a and b_side[a] = #B-monomials of degree D − a,
-// a = 0..D, counting only the monomials of the parities token_parities allows (a block
-// whose parity vanishes has 0 on both sides). The degree-a block of the flattening is a
+// a = 0..D, counting only the monomials the token symmetry and the degree floors allow (a
+// block they rule out has 0 on both sides). The degree-a block of the flattening is a
 // a_side[a] × b_side[a] matrix (`seprank table --blocks` prints both as cap_a, cap_b).
 // Empty, preconditions, checks and cost as degree_block_caps.
 // (DegreeBlockSides and kCapsMaxWork are model.hpp's; both functions build the spec's Model

@@ -84,6 +84,13 @@ public:
     // tokens are already even in it (a square before it, say).
     long token_modulus() const noexcept { return modulus_; }
     const std::vector<long>& token_residues() const noexcept { return residues_; }
+    // Degree floors (docs/evaluation.md, "Degree floor"): every monomial of f has degree at
+    // least token_floors()[k−1] in the variables of token k. The output token i's floor is
+    // the product of the layers' floors (each kind's token_character: s for attention with
+    // score degree s, r for an mlp of power r, 1 for hadamard, 0 for a layer whose output
+    // i may not read token i), the smaller of y's and F(y)'s at a residual; every other
+    // token's is 0. Attention with score degree s alone: s^L.
+    const std::vector<long>& token_floors() const noexcept { return floors_; }
     // The same seen modulo 2 (negating token k's inputs multiplies f by (−1)^parity[k−1]),
     // for an even modulus or m = 0; empty otherwise: token_parities.
     bool sign_equivariant() const noexcept { return !parities_.empty(); }
@@ -105,8 +112,8 @@ public:
     const std::vector<bool>& varied_mask() const noexcept { return mask_; }
 
     // The degree blocks (docs/evaluation.md): for the partition A|B, the sides of each
-    // block, counting only the monomials of the parities token_parities allows (with
-    // `parity`; a block whose parity vanishes has 0 on both sides), and their caps cap_a =
+    // block, counting only the monomials the token symmetry and the degree floors allow
+    // (with `parity`; a block they rule out has 0 on both sides), and their caps cap_a =
     // min(a_side[a], b_side[a]). The degree-a block of the flattening has at most cap_a rows
     // or columns for every choice of weights, so sep(f) ≤ Σ_a cap_a; a rank that reaches
     // the sum is exact. Empty when f is not homogeneous, when D = degree() exceeds a long,
@@ -136,6 +143,7 @@ private:
     bool homogeneous_ = true;
     long modulus_ = 1;
     std::vector<long> residues_;
+    std::vector<long> floors_;
     std::vector<int> parities_;
     std::vector<bool> mask_;
 };

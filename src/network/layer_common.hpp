@@ -47,10 +47,14 @@ struct Shape {
 // when token k's inputs are scaled by ω^e, ω a root of unity of order m, and every other
 // token's are not, the layer scales token k's outputs by ω^(multiplier·e) and leaves the
 // others, for every order m that divides constraint·e (constraint 0: every m; 1: only
-// e ≡ 0, as for a layer that mixes tokens). Model folds these over the layers.
+// e ≡ 0, as for a layer that mixes tokens). `floor`: when every entry of y^i has degree
+// at least μ in token i's inputs, every entry of output i has at least floor·μ (0: no
+// such bound, as for a layer whose output i may not read y^i). Model folds these over the
+// layers.
 struct TokenCharacter {
     long constraint = 1;
     long multiplier = 1;
+    long floor = 0;
 };
 // The shape of a network's input after the embedding: N tokens of width dx, or, for the
 // families that read their tokens flattened (fc, power), one vector of N·dx entries.

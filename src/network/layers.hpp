@@ -11,8 +11,8 @@
 //   parameters(sp, in), bottleneck(sp, in)   its weights; the span its output can fill;
 //   resize, for_each_matrix(sp, in, lw, fn), structural_zero(_reason), structural_zeros
 //                                 its matrices in file order, and those 0 by construction;
-//   token_character(sp)           how it treats one token's scaling by a root of unity
-//                                 (TokenCharacter, layer_common.hpp; docs/evaluation.md);
+//   token_character(sp)           one token's scaling by a root of unity, and the degree
+//                                 kept in it (TokenCharacter, layer_common.hpp; evaluation.md);
 //   mixes_tokens(sp)              whether an output token reads other tokens;
 //   linear_output(sp)             whether it writes through a linear map (then GL(n) acts
 //                                 at its junction with a next layer, which reads linearly);
@@ -61,7 +61,7 @@ struct AttentionKind {
     // O·(Q y_i · K y_j)^s·V y_j: 1 + s(1 + D) + s(1 + D) + (1 + D) = (2s+1)·D + 2s + 2.
     static long weight_increment(const S& sp) { return 2 * sp.score_degree + 2; }
     static Integer parameters(const S& sp, Shape in) { return Integer(4 * in.w * head_dim(sp, in.w) * sp.heads); }
-    static TokenCharacter token_character(const S& sp) { return {sp.score_degree + 1, sp.score_degree}; }  // s·e_i + (s+1)·e_j
+    static TokenCharacter token_character(const S& sp) { return {sp.score_degree + 1, sp.score_degree, sp.score_degree}; }  // s·e_i + (s+1)·e_j; ⟨Q y^i, ·⟩^s
     static bool mixes_tokens(const S&) { return true; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }
@@ -283,7 +283,7 @@ struct MlpKind {
     static long bottleneck(const S& sp, Shape in) { return width(sp, in.w); }  // image(W2)
     static long weight_increment(const S& sp) { return sp.power + 1; }  // W2·(W1 y)^r: 1 + r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(2 * width(sp, in.w) * in.w); }
-    static TokenCharacter token_character(const S& sp) { return {0, sp.power}; }  // (ωu)^r = ω^r u^r, per token
+    static TokenCharacter token_character(const S& sp) { return {0, sp.power, sp.power}; }  // (ωu)^r = ω^r u^r, per token
     static bool mixes_tokens(const S&) { return false; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }
@@ -379,7 +379,7 @@ struct HadamardKind {
     static long weight_increment(const S& sp) { return sp.degree + 1; }
     static Integer parameters(const S& sp, Shape in) { return Integer((sp.degree + 1) * width(sp, in.w) * in.w); }
     // y^i ⊙ z, z = Σ_j ∏_{k≥2} W_k y^j of character (d−1)·e_j (tied); free: each Σ_j mixes e and 0
-    static TokenCharacter token_character(const S& sp) { return {sp.degree == 1 ? 0 : sp.free ? 1 : sp.degree - 1, 1}; }
+    static TokenCharacter token_character(const S& sp) { return {sp.degree == 1 ? 0 : sp.free ? 1 : sp.degree - 1, 1, 1}; }  // W_1 y^i ⊙ z
     static bool mixes_tokens(const S& sp) { return sp.degree >= 2; }
     static bool flattens(const S&) { return false; }
     static Shape out(const S&, Shape in, long) { return in; }

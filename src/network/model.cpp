@@ -29,6 +29,9 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
         fmpz_clear(t);
     };
     if (sh.n != s.tokens) ask(1);  // a flattened input mixes the tokens
+    // Degree floor (model.hpp): μ, the least degree of the output position's entries in
+    // that token's own inputs so far (1: the inputs, embedded or not; 0: flattened).
+    long mu = sh.n == s.tokens ? 1 : 0;
     degree_ = Integer(1);
     weight_degree_ = Integer(0);
     parameters_ = Integer(0);
@@ -50,6 +53,8 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
             const detail::TokenCharacter c = kind.token_character(sp);
             ask(c.constraint);
             if (sp.residual) ask(c.multiplier - 1);  // y + F(y): F's character must be y's
+            const long through = detail::sat_mul(c.floor, mu);
+            mu = sp.residual ? std::min(mu, through) : through;  // y + F(y): the smaller
             fmpz_mul_si(e.get(), e.get(), c.multiplier);
             sh = out;
         });
@@ -77,6 +82,8 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
         }
         fmpz_clear(chi);
     }
+    floors_.assign(static_cast<std::size_t>(s.tokens), 0);
+    if (s.position >= 1 && s.position <= s.tokens && sh.n == s.tokens) floors_[static_cast<std::size_t>(s.position - 1)] = mu;
     if (modulus_ == 0 || (modulus_ > 1 && modulus_ % 2 == 0)) {
         parities_.resize(residues_.size());
         for (std::size_t k = 0; k < residues_.size(); ++k) parities_[k] = static_cast<int>(residues_[k] % 2);
@@ -198,9 +205,11 @@ namespace {
 
 // count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
 // (`per` variables each) whose degree in token k is residues[k−1] modulo m (m = 1: any
-// degree; m = 0: exactly that degree), saturated at LONG_MAX/4. One token:
-// C(e+per−1, per−1) for the allowed e; several: the convolution of their series.
-std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, long m, const std::vector<long>& residues, long D) {
+// degree; m = 0: exactly that degree) and at least floors[k−1] (empty: 0), saturated at
+// LONG_MAX/4. One token: C(e+per−1, per−1) for the allowed e; several: the convolution of
+// their series.
+std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, long m, const std::vector<long>& residues,
+                                  const std::vector<long>& floors, long D) {
     const long cap = LONG_MAX / 4;
     const std::size_t n = static_cast<std::size_t>(D + 1);
     std::vector<long> one(n, 0);  // C(e+per−1, per−1), saturated
@@ -211,7 +220,8 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, lon
     acc[0] = 1;
     for (long k : tokens) {
         const long r = residues.empty() ? 0 : residues[static_cast<std::size_t>(k - 1)];
-        auto allowed = [&](long f) { return m == 1 || (m == 0 ? f == r : f % m == r % m); };
+        const long lo = floors.empty() ? 0 : floors[static_cast<std::size_t>(k - 1)];
+        auto allowed = [&](long f) { return f >= lo && (m == 1 || (m == 0 ? f == r : f % m == r % m)); };
         std::vector<long> next(n, 0);
         for (std::size_t e = 0; e < n; ++e) {
             if (acc[e] == 0) continue;
@@ -269,9 +279,10 @@ DegreeBlockSides Model::degree_block_sides(const ValidPartition& part, double ma
     const double d1 = static_cast<double>(D) + 1.0;
     if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return {};
     const long m = parity ? modulus_ : 1;  // 1: every degree
+    const std::vector<long> none, &floors = parity ? floors_ : none;
     DegreeBlockSides out;
-    out.a_side = monomial_counts(part->A, input_vars_, m, residues_, D);
-    const std::vector<long> count_B = monomial_counts(part->B, input_vars_, m, residues_, D);
+    out.a_side = monomial_counts(part->A, input_vars_, m, residues_, floors, D);
+    const std::vector<long> count_B = monomial_counts(part->B, input_vars_, m, residues_, floors, D);
     out.b_side.resize(static_cast<std::size_t>(D + 1));
     for (long a = 0; a <= D; ++a) out.b_side[static_cast<std::size_t>(a)] = count_B[static_cast<std::size_t>(D - a)];
     return out;

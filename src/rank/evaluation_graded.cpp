@@ -55,21 +55,29 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
     // is ρ = Σ_{k∈A} r_k modulo m, and every block f_a with a ≢ ρ vanishes identically.
     // m = 2 is the token-sign parity of attention; m = 1: no reduction.
     const Model model(s);  // the symmetry here, the caps below
+    // Degree floors (the same page): token k's degree is at least floor_k, so f_a vanishes
+    // for a below the A-tokens' floors and above D less the B-tokens'.
+    long lo = 0, hi = D;
     if (opt.parity) {
         g.modulus = model.token_modulus();
         for (long k : part->A) g.rho += model.token_residues()[static_cast<std::size_t>(k - 1)];
         if (g.modulus > 1) g.rho %= g.modulus;
+        for (long k : part->A) lo += model.token_floors()[static_cast<std::size_t>(k - 1)];
+        for (long k : part->B) hi -= model.token_floors()[static_cast<std::size_t>(k - 1)];
     }
     // f(t·a, b) = Σ_c t^{live[c]} f_{live[c]}(a, b): values at t_j = j+1 are V·coefficients
-    // with V[j][c] = t_j^{live[c]} (with the symmetry, t_j^ρ times a Vandermonde matrix in
-    // the t_j^m: invertible for m ≤ 2 as p > D + 1, and for m ≥ 3 unless the ratio of two
-    // nodes is an m-th root of unity mod p, a chance below nd²·m/p: then every degree is
-    // interpolated, as without the symmetry, whose Vandermonde matrix is invertible).
-    // W = (V⁻¹)ᵀ: coefficients (row) = values (row)·W.
+    // with V[j][c] = t_j^{live[c]} (the live degrees an arithmetic progression a₀, a₀ + m, …:
+    // t_j^{a₀} times a Vandermonde matrix in the t_j^m, invertible for m ≤ 2 as p > D + 1,
+    // and for m ≥ 3 unless the ratio of two nodes is an m-th root of unity mod p, a chance
+    // below nd²·m/p: then every degree is interpolated, as without the symmetry and the
+    // floors, whose Vandermonde matrix is invertible). W = (V⁻¹)ᵀ: coefficients (row) =
+    // values (row)·W.
     for (int attempt = 0;; ++attempt) {
         g.live.clear();
-        for (long a = 0; a <= D; ++a)
+        for (long a = lo; a <= hi; ++a)
             if (g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho)) g.live.push_back(a);
+        g.lo = lo;
+        g.hi = hi;
         g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
         const long nd = g.nd;
         g.w = NmodMat(nd, nd, p);
@@ -87,6 +95,8 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
         if (attempt > 0 || g.modulus == 1) throw resource_limit("graded evaluation: Vandermonde matrix singular mod p");
         g.modulus = 1;  // the blocks the symmetry zeroes keep cap 0 (done at once); only the nodes change
         g.rho = 0;
+        lo = 0;
+        hi = D;
     }
     g.caps = model.degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
     return g;
@@ -134,14 +144,21 @@ bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     return all;
 }
 
-// ", N of them …" for the blocks the token symmetry leaves (nothing without it).
+// ", N of them …" for the blocks the token symmetry and the degree floors leave (nothing
+// without either).
 std::string symmetry_note(const Graded& g) {
     const std::string n = ", " + std::to_string(g.nd) + " of them ";
-    if (g.modulus == 1) return "";
-    if (g.modulus == 2) return n + "of parity " + std::to_string(g.rho) + " (the others vanish by token-sign symmetry)";
-    if (g.modulus == 0) return n + "of degree " + std::to_string(g.rho) + " in side A (the others vanish: each token's degree is fixed)";
-    return n + "of degree " + std::to_string(g.rho) + " mod " + std::to_string(g.modulus) +
-           " (the others vanish by token symmetry: scaling one token by a root of unity of order " + std::to_string(g.modulus) + ")";
+    const std::string floors = g.lo > 0 || g.hi < g.D ? "between degrees " + std::to_string(g.lo) + " and " + std::to_string(g.hi) +
+                                                              " in side A (the others vanish below the output token's degree floor)"
+                                                        : "";
+    std::string sym;
+    if (g.modulus == 2) sym = "of parity " + std::to_string(g.rho) + " (the others vanish by token-sign symmetry)";
+    else if (g.modulus == 0) sym = "of degree " + std::to_string(g.rho) + " in side A (the others vanish: each token's degree is fixed)";
+    else if (g.modulus != 1)
+        sym = "of degree " + std::to_string(g.rho) + " mod " + std::to_string(g.modulus) +
+              " (the others vanish by token symmetry: scaling one token by a root of unity of order " + std::to_string(g.modulus) + ")";
+    if (sym.empty() && floors.empty()) return "";
+    return n + (sym.empty() ? floors : floors.empty() ? sym : sym + ", " + floors);
 }
 
 void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Graded& g, const std::string& how) {
@@ -327,7 +344,8 @@ std::string store_signature(const Network& net, const ValidPartition& part, cons
     return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
            "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
-           (g.modulus == 1 ? "0" : g.modulus == 2 ? "1" : "mod " + std::to_string(g.modulus));
+           (g.modulus == 1 ? "0" : g.modulus == 2 ? "1" : "mod " + std::to_string(g.modulus)) +
+           (g.lo > 0 || g.hi < g.D ? "; degrees " + std::to_string(g.lo) + ".." + std::to_string(g.hi) : "");
 }
 
 // The steps of the graded variant, wherever `be` keeps the entries: grow k, evaluate the
@@ -339,7 +357,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     RankAnswer res;
     res.converged = false;  // until the rank stops growing
     res.prime = g.p;
-    res.variant = g.modulus != 1 ? "graded-parity" : "graded";
+    res.variant = g.modulus != 1 || g.lo > 0 || g.hi < g.D ? "graded-parity" : "graded";
     res.device = g.dev.name;
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block

@@ -142,22 +142,37 @@ const std::vector<SpectrumClaim>& make() {
              return claim_result("conjecture-n3-blocks", pass, os.str());
          }},
         {"conjecture-score-degree",
-         "attention with score <q,k>^s, N = 2, dx = 1 (docs/conjectures.md §3): the generic separation rank is "
-         "(5^L - 2^L)/3 + 1 for s = 2 and (7^L - 3^L)/4 + 1 for s = 3; recomputed with generic at L = 1..3",
+         "attention with score <q,k>^s, N = 2, H = 1 (docs/conjectures.md §4): the generic separation rank is "
+         "(5^L - 2^L)/3 + 1 for s = 2 and (7^L - 3^L)/4 + 1 for s = 3 at dx = 1, and every degree block reaches its cap "
+         "at dx = 2; recomputed with generic at L = 1..3 (dx = 1), and block by block at (s, L) = (2, 1..3), (3, 1..2) (dx = 2)",
          [](std::uint64_t seed) {
              std::ostringstream os;
-             os << "attention:score-degree=s N=2 dx=1 H=1, partition 1|2, generic against the forms: ";
+             os << "attention:score-degree=s N=2 H=1, partition 1|2, generic against the forms: ";
              bool pass = true;
              for (long L = 1; L <= 3; ++L) {
-                 pass = compare(os, "s=2 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=2", L), seed),
+                 pass = compare(os, "s=2 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=2", L), seed),
                                 (power(5, L) - power(2, L)) / 3 + 1) && pass;
-                 pass = compare(os, "s=3 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=3", L), seed),
+                 pass = compare(os, "s=3 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=3", L), seed),
                                 (power(7, L) - power(3, L)) / 4 + 1) && pass;
+             }
+             for (const auto& [sd, L] : {std::pair{2L, 1L}, {2L, 2L}, {2L, 3L}, {3L, 1L}, {3L, 2L}}) {
+                 const NetworkSpec s = stack(2, 2, "attention:score-degree=" + std::to_string(sd), L);
+                 const RankAnswer a = generic_of(s, seed, 32768);
+                 const std::vector<long> caps = degree_block_caps(ValidSpec(s), balanced_partition(2));
+                 long blocks = 0, differ = 0;
+                 for (std::size_t b = 0; b < caps.size(); ++b) {
+                     if (caps[b] == 0) continue;
+                     ++blocks;
+                     if (a.block_ranks.size() <= b || a.block_ranks[b] != caps[b]) ++differ;
+                 }
+                 os << "s=" << sd << " dx=2 L=" << L << ": " << blocks - differ << " of " << blocks << " blocks at their caps, total " << a.value
+                    << (a.converged ? "" : " (not converged)") << (differ == 0 ? "" : " DIFFERS") << "; ";
+                 pass = a.converged && differ == 0 && pass;
              }
              return claim_result("conjecture-score-degree", pass, os.str());
          }},
         {"conjecture-mlp-stack",
-         "the stack attention,mlp:power=2 repeated c times, N = 2, dx = 1 (docs/conjectures.md §4): the generic separation rank "
+         "the stack attention,mlp:power=2 repeated c times, N = 2, dx = 1 (docs/conjectures.md §5): the generic separation rank "
          "is (6^c - 2^c)/2 + 1; recomputed with generic at c = 1..4",
          [](std::uint64_t seed) {
              std::ostringstream os;

@@ -159,8 +159,10 @@ TEST_CASE("a Model by hand: fc reads its tokens flattened; attention keeps the t
 namespace {
 
 // The monomials of degree e in the variables of `tokens` (`per` each) whose degree in
-// token k has parity par[k−1] (any when par is empty), counted one exponent vector at a time.
-long brute_monomials(const std::vector<long>& tokens, long per, const std::vector<int>& par, long e) {
+// token k is res[k−1] modulo m (m = 1: any; m = 0: exactly res[k−1]) and at least
+// floors[k−1] (empty: no floor), counted one exponent vector at a time.
+long brute_monomials(const std::vector<long>& tokens, long per, long m, const std::vector<long>& res, const std::vector<long>& floors,
+                     long e) {
     const long nv = static_cast<long>(tokens.size()) * per;
     long count = 0;
     std::vector<long> x(static_cast<std::size_t>(nv), 0);
@@ -168,10 +170,12 @@ long brute_monomials(const std::vector<long>& tokens, long per, const std::vecto
         if (v == nv - 1 || nv == 0) {
             if (nv > 0) x[static_cast<std::size_t>(v)] = left;
             else if (left != 0) return;
-            for (std::size_t t = 0; t < tokens.size() && !par.empty(); ++t) {
+            for (std::size_t t = 0; t < tokens.size(); ++t) {
                 long deg = 0;
                 for (long q = 0; q < per; ++q) deg += x[t * static_cast<std::size_t>(per) + static_cast<std::size_t>(q)];
-                if (deg % 2 != par[static_cast<std::size_t>(tokens[t] - 1)]) return;
+                const std::size_t k = static_cast<std::size_t>(tokens[t] - 1);
+                if (m == 0 ? deg != res[k] : m > 1 && deg % m != res[k] % m) return;
+                if (!floors.empty() && deg < floors[k]) return;
             }
             ++count;
             return;
@@ -187,7 +191,7 @@ long brute_monomials(const std::vector<long>& tokens, long per, const std::vecto
 
 }  // namespace
 
-TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with and without parity") {
+TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with and without the symmetry and floors") {
     auto rng = seprank_test::rng_for("model-blocks");
     INFO("seed " << seprank_test::seed());
     seprank_test::SpecLimits lim;
@@ -212,10 +216,12 @@ TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with
         const std::vector<long> caps = m.degree_block_caps(part);
         for (const bool parity : {true, false}) {
             const DegreeBlockSides sd = m.degree_block_sides(part, kCapsMaxWork, parity);
-            const std::vector<int> par = parity ? m.token_parities() : std::vector<int>{};
+            const long mod = parity ? m.token_modulus() : 1;
+            const std::vector<long> floors = parity ? m.token_floors() : std::vector<long>{};
             for (long a = 0; a <= D; ++a) {
-                CHECK(sd.a_side[static_cast<std::size_t>(a)] == brute_monomials(part->A, m.input_vars_per_token(), par, a));
-                CHECK(sd.b_side[static_cast<std::size_t>(a)] == brute_monomials(part->B, m.input_vars_per_token(), par, D - a));
+                CHECK(sd.a_side[static_cast<std::size_t>(a)] == brute_monomials(part->A, m.input_vars_per_token(), mod, m.token_residues(), floors, a));
+                CHECK(sd.b_side[static_cast<std::size_t>(a)] ==
+                      brute_monomials(part->B, m.input_vars_per_token(), mod, m.token_residues(), floors, D - a));
             }
         }
         for (long a = 0; a <= D; ++a)

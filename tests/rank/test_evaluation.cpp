@@ -734,6 +734,126 @@ TEST_CASE("token symmetry: the order and residues each kind gives, folded over t
     is(stack(2, 1, "attention:score-degree=3:residual"), 2, {1, 0});                      // y + F(y): m | (s − 1)
 }
 
+namespace {
+
+// The coefficients c_0..c_D of g(t) = f(x with token k's inputs times t) mod p, p ≡ 1 mod
+// D + 1, by the discrete Fourier transform over the (D+1)-th roots of unity.
+std::vector<std::uint64_t> token_degree_coefficients(const ModEvaluator& f, const Point<std::uint64_t>& x, long k, long D,
+                                                     std::uint64_t p, std::uint64_t w) {
+    const std::uint64_t M = static_cast<std::uint64_t>(D + 1);
+    std::vector<std::uint64_t> g(M);
+    for (std::uint64_t j = 0; j < M; ++j) {
+        auto y = x;
+        const std::uint64_t t = pow_mod(w, j, p);
+        for (auto& v : y[static_cast<std::size_t>(k)]) v = mul_mod(v, t, p);
+        g[j] = f(y);
+    }
+    const std::uint64_t inv_m = pow_mod(M % p, p - 2, p), w_inv = pow_mod(w, p - 2, p);
+    std::vector<std::uint64_t> c(M, 0);
+    for (std::uint64_t e = 0; e < M; ++e) {
+        std::uint64_t acc = 0;
+        const std::uint64_t step = pow_mod(w_inv, e, p);
+        std::uint64_t z = 1;
+        for (std::uint64_t j = 0; j < M; ++j, z = mul_mod(z, step, p)) acc = (acc + mul_mod(g[j], z, p)) % p;
+        c[e] = mul_mod(acc, inv_m, p);
+    }
+    return c;
+}
+
+// A 62-bit prime p ≡ 1 mod M and an element of order exactly M.
+std::pair<std::uint64_t, std::uint64_t> prime_with_roots(Rng& rng, std::uint64_t M) {
+    std::uint64_t p = 0;
+    do p = random_prime(rng, 62);
+    while (p % M != 1);
+    for (;;) {
+        const std::uint64_t w = pow_mod(2 + rng.below(p - 3), (p - 1) / M, p);
+        bool order = true;
+        for (std::uint64_t q = 2; q <= M; ++q)
+            if (M % q == 0 && pow_mod(w, M / q, p) == 1) order = false;
+        if (order) return {p, w};
+    }
+}
+
+}  // namespace
+
+TEST_CASE("degree floor: every monomial has at least token_floors()[k] in token k; attention's s^L is reached") {
+    auto rng = seprank_test::rng_for("degree-floor");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_tokens = 3;
+    lim.max_dim = 2;
+    std::vector<NetworkSpec> specs;
+    for (int it = 0; it < seprank_test::iterations(60); ++it) specs.push_back(seprank_test::random_spec(rng, lim));
+    for (const char* layers : {"attention:score-degree=2,attention:score-degree=2", "mlp:power=2,attention:score-degree=2",
+                               "hadamard:degree=2,attention:score-degree=3", "attention:score-degree=2:residual,attention",
+                               "attention:score-degree=3,conv:filter=2:power=1", "attention:score-degree=2,hadamard:degree=2:free"})
+        specs.push_back(seprank_test::stack_spec(2, 1, layers));
+    long checked = 0, above_one = 0, reached = 0;
+    for (NetworkSpec& s : specs) {
+        const FamilyInfo& info = family_info(s.family);
+        if (info.per_position) s.position = 1 + static_cast<long>(rng.below(static_cast<std::uint64_t>(output_positions(s))));
+        const Model model{ValidSpec(s)};
+        const Integer dz = output_degree(s);
+        if (dz > Integer(60)) continue;
+        const long D = fmpz_get_si(dz.get());
+        const Network net = random_network(s, rng.next(), 1000);
+        const std::vector<long>& fl = model.token_floors();
+        INFO(network_to_json(net, -1) << " floors " << fl.size());
+        REQUIRE(static_cast<long>(fl.size()) == s.tokens);
+        // attention alone, no residual: the output token's floor is Π s_l, and some monomial has it
+        bool attention_only = s.tokens >= 2 && s.depth >= 1 && !s.residual &&
+                              (s.family == Family::attention || s.family == Family::stack);
+        if (s.family == Family::stack)
+            for (const auto& l : s.layers) {
+                const auto* a = std::get_if<AttentionLayer>(&l);
+                attention_only = attention_only && a != nullptr && !a->residual;
+            }
+        const auto [p, w] = prime_with_roots(rng, static_cast<std::uint64_t>(D + 1));
+        const ModEvaluator f(net, p);
+        for (long k = 0; k < s.tokens; ++k) {
+            const long floor = fl[static_cast<std::size_t>(k)];
+            CAPTURE(k);
+            CAPTURE(floor);
+            if (k + 1 != s.position) CHECK(floor == 0);
+            if (floor > 1) ++above_one;
+            bool at_floor = false;
+            for (int trial = 0; trial < 2; ++trial) {
+                const std::vector<std::uint64_t> c = token_degree_coefficients(f, random_point(rng, s, p), k, D, p, w);
+                for (long e = 0; e < floor && e <= D; ++e) CHECK(c[static_cast<std::size_t>(e)] == 0);
+                at_floor = at_floor || (floor <= D && c[static_cast<std::size_t>(floor)] != 0);
+                ++checked;
+            }
+            if (attention_only && k + 1 == s.position) {
+                CHECK(at_floor);
+                ++reached;
+            }
+        }
+    }
+    CHECK(checked > 0);
+    CHECK(above_one > 0);
+    CHECK(reached > 0);
+}
+
+TEST_CASE("degree floor: what each kind gives, folded over the layers") {
+    auto floors = [](long n, const std::string& layers, long position = 1) {
+        NetworkSpec s = seprank_test::stack_spec(n, 1, layers);
+        s.position = position;
+        return Model(ValidSpec(s)).token_floors();
+    };
+    CHECK(floors(2, "attention") == std::vector<long>{1, 0});
+    CHECK(floors(3, "attention:score-degree=2,attention:score-degree=2,attention:score-degree=2", 2) == std::vector<long>{0, 8, 0});
+    CHECK(floors(2, "attention:score-degree=3,attention:score-degree=2") == std::vector<long>{6, 0});
+    CHECK(floors(2, "mlp:power=2,attention:score-degree=2") == std::vector<long>{4, 0});
+    CHECK(floors(2, "hadamard:degree=3,attention:score-degree=2") == std::vector<long>{2, 0});  // y^i ⊙ z keeps y^i's
+    CHECK(floors(2, "attention:score-degree=2:residual,attention:score-degree=2") == std::vector<long>{2, 0});  // min(1, 2), then 2
+    CHECK(floors(3, "attention:score-degree=2,conv:filter=2:power=1") == std::vector<long>{0, 0, 0});  // output 1 reads tokens 1, 2
+    CHECK(floors(2, "attention:score-degree=2,fc:degree=1") == std::vector<long>{0, 0});
+    NetworkSpec fam = seprank_test::attention_spec(3, 2, 3);
+    fam.position = 3;
+    CHECK(Model(ValidSpec(fam)).token_floors() == std::vector<long>{0, 0, 1});
+}
+
 TEST_CASE("graded evaluation: nodes an m-th root of unity apart mod p fall back to every degree, same answer") {
     // attention with score degree 2: order m = 3; mod 73, 8 = 8/1 is a cube root of unity
     // (8^3 = 7·73 + 1), so the nodes t = 1..9 of the 9 live degrees give a singular
@@ -773,7 +893,9 @@ TEST_CASE("graded evaluation: the parity reduction and batching change nothing b
         o.parity = true;
         o.batch = true;
         const RankAnswer fast = evaluation_rank(net, part, o);
-        CHECK(fast.variant == (Model(s).token_modulus() == 1 ? "graded" : "graded-parity"));
+        const Model model(s);
+        const bool floored = std::any_of(model.token_floors().begin(), model.token_floors().end(), [](long v) { return v > 0; });
+        CHECK(fast.variant == (model.token_modulus() == 1 && !floored ? "graded" : "graded-parity"));
         REQUIRE(ref.converged);
         REQUIRE(fast.converged);
         CHECK(fast.value == ref.value);
