@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 using namespace seprank;
 
 namespace {
@@ -142,4 +144,14 @@ TEST_CASE("variety: degrees known in closed form") {
     VarietyOptions small;
     small.max_unknowns = 2;
     CHECK_THROWS_AS(network_variety(stack_of("conv,conv:power=1", 3, 1), small), resource_limit);
+    // the trials' primes are distinct: 300 draws among the 3,030 16-bit primes would repeat
+    // one with probability 1 − e^(−300·299/6060) > 0.9999 without the redraw
+    VarietyOptions lots = opt;
+    lots.trials = 300;
+    const VarietyAnswer v = network_variety(stack_of("conv,conv:power=1", 3, 1), lots);
+    std::set<std::uint64_t> primes;
+    for (const VarietyTrial& tr : v.trials) primes.insert(tr.prime);
+    CHECK(primes.size() == 300);
+    CHECK(v.agreed);
+    CHECK(v.degree == 4);
 }
