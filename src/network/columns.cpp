@@ -135,8 +135,8 @@ std::vector<Column> make_columns() {
         // the configuration's answer and its degree blocks, so a record made here has them null.
         {"block", "table --blocks: the block, the degree a of f_a in the variables of side A", [](const RowSource&) -> Value { return Value(); }},
         {"blocks", "table --blocks: how many block rows the configuration has", [](const RowSource&) -> Value { return Value(); }},
-        {"cap_a", "table --blocks: the block's rows, the number of A-monomials of degree a (parity-reduced as the rank is)", [](const RowSource&) -> Value { return Value(); }},
-        {"cap_b", "table --blocks: the block's columns, the number of B-monomials of degree D - a (parity-reduced as the rank is)", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_a", "table --blocks: the block's rows, the number of A-monomials of degree a (those the token symmetry and degree floor allow)", [](const RowSource&) -> Value { return Value(); }},
+        {"cap_b", "table --blocks: the block's columns, the number of B-monomials of degree D - a (those the token symmetry and degree floor allow)", [](const RowSource&) -> Value { return Value(); }},
         {"at_cap", "table --blocks: true when the block's rank is min(cap_a, cap_b), its generic rank exactly", [](const RowSource&) -> Value { return Value(); }},
         {"total", "table --blocks: the configuration's rank, the sum of its blocks' ranks", [](const RowSource&) -> Value { return Value(); }},
         {"block_list", "table --blocks, inside a run: the configuration's blocks (a)", [](const RowSource&) -> Value { return Value(); }},

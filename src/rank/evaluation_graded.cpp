@@ -74,10 +74,18 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
     // values (row)·W.
     for (int attempt = 0;; ++attempt) {
         g.live.clear();
-        for (long a = lo; a <= hi; ++a)
-            if (g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho)) g.live.push_back(a);
-        g.lo = lo;
-        g.hi = hi;
+        const auto allowed = [&](long a) { return g.modulus == 1 || (g.modulus == 0 ? a == g.rho : a % g.modulus == g.rho); };
+        long by_symmetry = 0;  // the live degrees without the floors
+        for (long a = 0; a <= D; ++a) {
+            if (!allowed(a)) continue;
+            ++by_symmetry;
+            if (a >= lo && a <= hi) g.live.push_back(a);
+        }
+        // The floors recorded (note, store signature, variant) only where they remove a
+        // degree the symmetry leaves: attention with s = 1 (floor 1, odd degrees) is as before.
+        const bool floors_cut = static_cast<long>(g.live.size()) < by_symmetry;
+        g.lo = floors_cut ? lo : 0;
+        g.hi = floors_cut ? hi : D;
         g.nd = static_cast<long>(g.live.size());  // evaluation nodes t = 1..nd
         const long nd = g.nd;
         g.w = NmodMat(nd, nd, p);

@@ -187,6 +187,7 @@ struct Graded {
     long modulus = 1;          // token symmetry (Model::token_modulus): 1 none, 0 degrees fixed
     long rho = 0;              // the A-side degree's residue modulo `modulus` (its value when 0)
     long lo = 0, hi = 0;       // the A-side degrees the floors leave (Model::token_floors): lo..hi
+                               // (0..D where they remove none the symmetry leaves)
     std::vector<long> live;    // the degrees a that can be non-zero, increasing
     std::vector<long> caps;    // cap_a for a = 0..D
     NmodMat w{0, 0, 2};        // (V⁻¹)ᵀ: coefficients (row) = values (row)·W

@@ -546,8 +546,9 @@ std::string csv_line(const Row& row) { return seprank::csv_line(row, row_columns
 // The version of the rows' numbers: raised whenever the same options give other values,
 // labels or bounds (a new failure bound, say), so that a table file written before is not
 // resumed with rows computed the old way. 2: per-trial primes and the bound over every
-// growth step (v0.x files had no version).
-constexpr int kResultsVersion = 2;
+// growth step (v0.x files had no version); 3: the caps of the token symmetry of any order
+// and of the degree floor (more rows certified, fewer blocks in a block sweep).
+constexpr int kResultsVersion = 3;
 
 std::string sweep_signature(const SweepOptions& s) {
     const GenericOptions& g = s.generic;

@@ -856,7 +856,7 @@ TEST_CASE("degree floor: what each kind gives, folded over the layers") {
 
 TEST_CASE("graded evaluation: nodes an m-th root of unity apart mod p fall back to every degree, same answer") {
     // attention with score degree 2: order m = 3; mod 73, 8 = 8/1 is a cube root of unity
-    // (8^3 = 7·73 + 1), so the nodes t = 1..9 of the 9 live degrees give a singular
+    // (8^3 = 7·73 + 1), so the nodes t = 1..8 of the 8 live degrees (4..25: the floor is 4) give a singular
     // Vandermonde matrix in t^3: the evaluation interpolates every degree instead.
     const NetworkSpec s = seprank_test::stack_spec(2, 1, "attention:score-degree=2,attention:score-degree=2");
     REQUIRE(Model(ValidSpec(s)).token_modulus() == 3);
