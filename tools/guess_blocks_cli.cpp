@@ -139,6 +139,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     for (const auto& t : law.forms) forms.push_back(t.text(o.vars));
     j["forms"] = forms;
     j["kind"] = "conjecture";
+    j["caps_only"] = law.forms.empty();  // the law is the caps' bound itself
     j["fitted"] = law.fitted;
     j["confirmed"] = law.confirmed;
     j["held_out"] = law.held_out;
@@ -207,6 +208,9 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     std::cout << "kind        conjecture (block law: " << law.forms.size() << (law.forms.size() == 1 ? " form" : " forms")
               << " beside the cap, chosen on " << law.fitted + static_cast<long>(law.exceptions.size()) << " rows, confirmed on "
               << law.confirmed << " held-out rows: " << law.held_out << ")\n";
+    if (law.forms.empty())
+        std::cout << "bound       the law is the caps alone: every block's rank is at most min(cap_a, cap_b) at every size and for every "
+                     "weight (a proof); the rows confirm that each block reaches it\n";
     std::cout << "at cap      " << law.at_cap << " rows\n";
     std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";
     for (const auto& e : law.exceptions)
