@@ -31,6 +31,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace seprank;
@@ -651,6 +652,20 @@ std::uint64_t pow_mod(std::uint64_t x, std::uint64_t e, std::uint64_t p) {
     return r;
 }
 
+// A 62-bit prime p ≡ 1 mod M and an element of order exactly M.
+std::pair<std::uint64_t, std::uint64_t> prime_with_roots(Rng& rng, std::uint64_t M) {
+    std::uint64_t p = 0;
+    do p = random_prime(rng, 62);
+    while (p % M != 1);
+    for (;;) {
+        const std::uint64_t w = pow_mod(2 + rng.below(p - 3), (p - 1) / M, p);
+        bool order = true;
+        for (std::uint64_t q = 2; q <= M; ++q)
+            if (M % q == 0 && pow_mod(w, M / q, p) == 1) order = false;
+        if (order) return {p, w};
+    }
+}
+
 TEST_CASE("token symmetry: scaling token k's inputs by a root of unity of order m multiplies f by its power r_k") {
     auto rng = seprank_test::rng_for("token-symmetry");
     INFO("seed " << seprank_test::seed());
@@ -679,18 +694,11 @@ TEST_CASE("token symmetry: scaling token k's inputs by a root of unity of order 
         if (m > 2 || m == 0) ++beyond_parity;
         // a prime with a root of unity of order m (any non-zero scalar when m = 0: the degrees are fixed)
         std::uint64_t p = 0, w = 0;
-        do p = random_prime(rng, 62);
-        while (m > 0 && p % static_cast<std::uint64_t>(m) != 1);
         if (m == 0) {
+            p = random_prime(rng, 62);
             w = 2 + rng.below(p - 3);
         } else {
-            for (;;) {  // ω = g^((p−1)/m) of order exactly m: ω^(m/q) ≠ 1 for every prime q | m
-                w = pow_mod(2 + rng.below(p - 3), (p - 1) / static_cast<std::uint64_t>(m), p);
-                bool order_m = true;
-                for (long q = 2; q <= m; ++q)
-                    if (m % q == 0 && pow_mod(w, static_cast<std::uint64_t>(m / q), p) == 1) order_m = false;
-                if (order_m) break;
-            }
+            std::tie(p, w) = prime_with_roots(rng, static_cast<std::uint64_t>(m));
         }
         const ModEvaluator f(net, p);
         for (int trial = 0; trial < 2; ++trial) {
@@ -758,20 +766,6 @@ std::vector<std::uint64_t> token_degree_coefficients(const ModEvaluator& f, cons
         c[e] = mul_mod(acc, inv_m, p);
     }
     return c;
-}
-
-// A 62-bit prime p ≡ 1 mod M and an element of order exactly M.
-std::pair<std::uint64_t, std::uint64_t> prime_with_roots(Rng& rng, std::uint64_t M) {
-    std::uint64_t p = 0;
-    do p = random_prime(rng, 62);
-    while (p % M != 1);
-    for (;;) {
-        const std::uint64_t w = pow_mod(2 + rng.below(p - 3), (p - 1) / M, p);
-        bool order = true;
-        for (std::uint64_t q = 2; q <= M; ++q)
-            if (M % q == 0 && pow_mod(w, M / q, p) == 1) order = false;
-        if (order) return {p, w};
-    }
 }
 
 }  // namespace
