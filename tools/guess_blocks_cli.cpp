@@ -8,6 +8,7 @@
 #include "seprank/guess_blocks.hpp"
 #include "seprank/partition.hpp"
 
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -153,7 +154,9 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         long total = 0;
         json blocks = json::array();
         for (const auto& p : pred) {
-            total += p.predicted;
+            total += p.predicted;  // each below 2^61 (predict_blocks)
+            if (total >= LONG_MAX / 4)
+                throw seprank::resource_limit("guess --blocks: the predicted total at " + point_text(x) + " passes 2^61: too large to predict");
             blocks.push_back({{"block", p.block}, {"k", p.k}, {"j", p.j}, {"cap_a", p.cap_a}, {"cap_b", p.cap_b}, {"predicted", p.predicted}});
         }
         json pj;
@@ -169,7 +172,13 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     if (!points.empty()) j["predictions"] = preds;
     json ag = json::array();
     for (std::size_t f = 0; f < against.size(); ++f) {
-        for (const auto& c : seprank::compare_law(law, against[f], rq.where)) {
+        std::vector<seprank::LawComparison> compared;
+        try {
+            compared = seprank::compare_law(law, against[f], rq.where);
+        } catch (const seprank::invalid_input& e) {  // name the file the row is in
+            throw seprank::invalid_input("--against " + rq.against[f] + ": " + e.what());
+        }
+        for (const auto& c : compared) {
             json cj;
             cj["table"] = rq.against[f];
             cj["configuration"] = c.name;

@@ -9,6 +9,7 @@
 #include "base/saturating.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -218,9 +219,13 @@ struct Kept {
 // The block rows of `table` kept by `where`, with their indices k and j (from the first
 // and last block of their configuration, lower-bound rows included), in table order.
 // `not_ok` counts rows without a block. `order`: the configurations, first seen first.
+// A block given twice (a resumed table file recomputes its lower-bound rows and appends
+// them): an ok row replaces a lower-bound one, two ok rows must agree (invalid_input
+// otherwise). A negative block, cap or rank, or an ok rank above its cap, is refused.
 std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
                                const std::vector<std::string>& vars, long& not_ok, std::vector<std::string>& order) {
     std::map<std::string, Span> spans;
+    std::map<std::pair<std::string, long>, std::size_t> seen;  // (configuration, block) → its place in kept
     std::vector<Kept> kept;
     if (table.empty()) throw invalid_input("guess --blocks: the table has no rows");
     for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "status"})  // a table's rows share its columns
@@ -243,10 +248,24 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         k.p.cap_a = cell_of(row, "cap_a", r + 1);
         k.p.cap_b = cell_of(row, "cap_b", r + 1);
         k.p.rank = k.ok ? cell_of(row, "rank", r + 1) : 0;
+        const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
+        if (k.p.block < 0 || k.p.cap_a < 0 || k.p.cap_b < 0 || k.p.rank < 0)
+            throw invalid_input(where_row() + " has a negative block, cap or rank");
+        if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
+            throw invalid_input(where_row() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
         for (const std::string& v : vars) {
             if (!table_cell(row, v.c_str())) throw invalid_input("guess --blocks: the table has no column '" + v + "'");
             k.p.x.push_back(cell_of(row, v.c_str(), r + 1));
             k.name += (k.name.empty() ? "" : ",") + v + "=" + std::to_string(k.p.x.back());
+        }
+        const auto [at, first] = seen.emplace(std::make_pair(k.config, k.p.block), kept.size());
+        if (!first) {
+            Kept& old = kept[at->second];
+            if (old.ok && k.ok && old.p.rank != k.p.rank)
+                throw invalid_input(where_row() + " of " + (k.name.empty() ? std::string("the table") : k.name) + " is given twice, with ranks " +
+                                    std::to_string(old.p.rank) + " and " + std::to_string(k.p.rank));
+            if (k.ok && !old.ok) old = std::move(k);  // the recomputed row replaces the lower bound
+            continue;
         }
         auto [it, fresh] = spans.emplace(k.config, Span{k.p.block, k.p.block, 0});
         if (fresh) order.push_back(k.config);
@@ -398,7 +417,10 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
         }
     }
     const DegreeBlockSides sides = degree_block_sides(spec, part);
-    if (sides.a_side.empty()) throw invalid_input("guess --blocks: the network at this point has no degree blocks (not homogeneous, or too large)");
+    if (sides.a_side.empty()) {
+        if (!is_homogeneous(spec)) throw invalid_input("guess --blocks: the network at this point is not homogeneous: it has no degree blocks");
+        throw resource_limit("guess --blocks: the network at this point has too many degree blocks to count");
+    }
     std::vector<long> live;
     for (std::size_t a = 0; a < sides.a_side.size(); ++a)
         if (sides.a_side[a] > 0 && sides.b_side[a] > 0) live.push_back(static_cast<long>(a));
@@ -415,7 +437,12 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
         p.j = (live.back() - a) / step;
         p.cap_a = sides.a_side[static_cast<std::size_t>(a)];
         p.cap_b = sides.b_side[static_cast<std::size_t>(a)];
-        out.push_back({a, p.k, p.j, p.cap_a, p.cap_b, law_value(law.forms, p)});
+        const long v = law_value(law.forms, p);
+        // Caps and terms saturate at LONG_MAX/4: a value there is no number of the law's.
+        if (v >= LONG_MAX / 4 || p.cap_a >= LONG_MAX / 4 || p.cap_b >= LONG_MAX / 4)
+            throw resource_limit("guess --blocks: block " + std::to_string(a) + " at this point passes 2^61 (caps " + std::to_string(p.cap_a) + ", " +
+                                 std::to_string(p.cap_b) + "): too large to predict");
+        out.push_back({a, p.k, p.j, p.cap_a, p.cap_b, v});
     }
     return out;
 }
@@ -443,21 +470,9 @@ std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<Ta
         at[c] = out.size();
         out.emplace_back();
     }
-    std::map<std::pair<std::string, long>, long> seen;  // (configuration, block) → its rank
-    for (const Kept& k : kept) {
+    for (const Kept& k : kept) {  // block_points folded the blocks given twice and refused impossible ranks
         LawComparison& c = out[at[k.config]];
         c.name = k.name;
-        // A block given twice (two runs' rows in one file, say): once when the ranks agree,
-        // refused when they differ; a rank above its cap is no rank of that block.
-        const auto [it, fresh] = seen.emplace(std::make_pair(k.config, k.p.block), k.p.rank);
-        const auto which = [&] { return "guess --blocks --against: block " + std::to_string(k.p.block) + " of " + (k.name.empty() ? std::string("the table") : k.name); };
-        if (!fresh) {
-            if (it->second != k.p.rank)
-                throw invalid_input(which() + " is given twice, with ranks " + std::to_string(it->second) + " and " + std::to_string(k.p.rank));
-            continue;
-        }
-        if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
-            throw invalid_input(which() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
         for (const char* col : {"tokens", "heads"})  // the sizes a law's variables may leave out
             if (std::find(law.vars.begin(), law.vars.end(), col) == law.vars.end())
                 if (const std::string* v = table_cell(table[k.index], col)) c.name += (c.name.empty() ? "" : ",") + std::string(col) + "=" + *v;

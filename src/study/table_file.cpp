@@ -28,16 +28,16 @@ std::string sweep_line(const std::string& sweep, bool json_lines, const std::str
     return kCsvSweepPrefix + sweep + "\n" + header + "\n";
 }
 
+// A count the table writes: decimal digits, at most 18 (it fits a long).
 bool is_integer_text(const std::string& t) {
-    std::size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
-    if (i == t.size()) return false;
-    for (; i < t.size(); ++i)
-        if (t[i] < '0' || t[i] > '9') return false;
+    if (t.empty() || t.size() > 18) return false;
+    for (const char c : t)
+        if (c < '0' || c > '9') return false;
     return true;
 }
 
 // A resumed row is reused as it stands, so its configuration and rank must be well formed.
-void check_row(const Row& r, const std::string& where) {
+void check_row(const Row& r, const std::string& where, bool json) {
     const bool block = r.contains("block");  // a block table's row (table_blocks.hpp)
     for (const auto& c : block ? table_block_columns(false, false) : table_columns())
         if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
@@ -52,7 +52,14 @@ void check_row(const Row& r, const std::string& where) {
         if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v + "' is not an integer");
     }
     const std::string rank = r.at("rank").str(), status = r.at("status").str();
-    if (!rank.empty() && !is_integer_text(rank)) throw invalid_input(where + ": column 'rank' = '" + rank + "' is not an integer");
+    if (!rank.empty() && !is_integer_text(rank))
+        throw invalid_input(where + ": column 'rank' = '" + rank.substr(0, 40) + "' is not a count (digits, at most 18)");
+    if (r.at("rank").type() == Value::Type::text && json)  // JSON lines keep types: a rank is a number
+        throw invalid_input(where + ": column 'rank' is the text \"" + rank.substr(0, 40) + "\", not a number");
+    if (r.contains("certified")) {
+        const std::string c = r.at("certified").str();
+        if (c != "true" && c != "false" && !c.empty()) throw invalid_input(where + ": column 'certified' = '" + c.substr(0, 40) + "' (expected true or false)");
+    }
     if (status != "ok" && status != "lower-bound" && status != "skipped")
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
@@ -90,7 +97,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         }
         if (json_lines) {
             Row r = record_from_json(line, where);
-            check_row(r, where);
+            check_row(r, where, true);
             out.rows.push_back(std::move(r));
             continue;
         }
@@ -110,7 +117,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
             throw invalid_input(where + " has " + std::to_string(cells.size()) + " cells, expected " + std::to_string(header.size()));
         Row r;
         for (std::size_t k = 0; k < cells.size(); ++k) r.set(header[k], cells[k]);
-        check_row(r, where);
+        check_row(r, where, false);
         out.rows.push_back(std::move(r));
     }
     out.complete_bytes = pos;

@@ -202,6 +202,28 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     std::vector<TableRow> above = cells;
     set_cell(above[pick], "rank", std::to_string(std::min(cell(cells[pick], "cap_a"), cell(cells[pick], "cap_b")) + 1));
     CHECK(throws_with<invalid_input>([&] { compare_law(law, above, {}); }, "above its cap"));
+    BlockLawOptions fit;
+    fit.vars = {"dim", "depth"};
+    CHECK(throws_with<invalid_input>([&] { guess_block_law(above, {}, fit); }, "above its cap"));  // the fitted table too
+    std::vector<TableRow> negative = cells;
+    set_cell(negative[pick], "cap_b", "-3");
+    CHECK(throws_with<invalid_input>([&] { compare_law(law, negative, {}); }, "negative"));
+    // a lower-bound row before the recomputed one (a resumed table file): the ok row replaces it
+    std::vector<TableRow> resumed = {cells[pick]};
+    set_cell(resumed[0], "status", "lower-bound");
+    set_cell(resumed[0], "rank", "0");
+    resumed.insert(resumed.end(), cells.begin(), cells.end());
+    const std::vector<LawComparison> folded = compare_law(law, resumed, {});
+    REQUIRE(folded.size() == once.size());
+    for (const LawComparison& c : once) {  // the configurations, by name (the prepended row's comes first now)
+        const auto it = std::find_if(folded.begin(), folded.end(), [&](const LawComparison& f) { return f.name == c.name; });
+        REQUIRE(it != folded.end());
+        CHECK(it->lower_bounds == 0);
+        CHECK(it->rows == c.rows);
+        CHECK(it->computed_total == c.computed_total);
+    }
+    // a law's value past 2^61 (the caps saturate) is refused, not summed
+    CHECK(throws_with<resource_limit>([&] { predict_blocks(law, cells, {}, {1000, 3}); }, "too large to predict"));
     // The law's blocks at a new point: the caps are degree_block_sides', the indices run
     // from the first and the last block.
     const std::vector<BlockPrediction> pred = predict_blocks(law, cells, {}, {2, 3});

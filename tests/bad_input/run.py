@@ -113,6 +113,15 @@ def fixtures():
     first = subprocess.run([S, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--format", "csv"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     hdr = next(line for line in first.splitlines() if line and not line.startswith("#"))
+    row1 = next(line for line in first.splitlines() if line and not line.startswith("#") and line != hdr)
+    cols = hdr.split(",")
+    def with_cell(name, value):  # the first row with one cell changed (no cell of it is quoted)
+        cells = row1.split(",")
+        cells[cols.index(name)] = value
+        return ",".join(cells)
+    w("t_negrank.csv", hdr + "\n" + with_cell("rank", "-2") + "\n")
+    w("t_hugerank.csv", hdr + "\n" + with_cell("rank", "9" * 24) + "\n")
+    w("t_maybe.csv", hdr + "\n" + with_cell("certified", "maybe") + "\n")
     w("t_badheader.csv", "family,tokens\n")
     w("t_nosweep.csv", hdr + "\n")
     w("t_othersweep.csv", "# seprank table sweep: trials=1 seed=2 method=0 max_side=4096 variant=0 partition=balanced max_variables=64 columns=30\n" + hdr + "\n")
