@@ -86,7 +86,14 @@ void check_options(const GenericOptions& opt) {
     check_options(eo);
 }
 
-RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
+namespace {
+
+// automatic: the flattening when f is small, except on the GPU, which runs the evaluation.
+bool auto_flattens(const ValidSpec& valid, const GenericOptions& opt, bool gpu) {
+    return !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
+}
+
+RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     const NetworkSpec& spec = valid.get();
     part.check_tokens(spec.tokens);
@@ -107,8 +114,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     std::uint64_t p = random_prime(rng, static_cast<unsigned>(bits));
     const Integer wdeg = weight_degree(spec);
     bool flat = opt.method == GenericMethod::flattening;
-    // automatic: the flattening when f is small, except on the GPU, which runs the evaluation.
-    if (opt.method == GenericMethod::automatic) flat = !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
+    if (opt.method == GenericMethod::automatic) flat = auto_flattens(valid, opt, gpu);
     res.device = flat ? "cpu" : dev.name;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
@@ -331,6 +337,25 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();
     return res;
+}
+
+}  // namespace
+
+RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
+    if (opt.method != GenericMethod::automatic) return generic_once(valid, part, opt);
+    const bool flat = auto_flattens(valid, opt, choose_device(opt.device).device == Device::cuda);
+    try {
+        return generic_once(valid, part, opt);
+    } catch (const resource_limit& e) {
+        // The estimate is of f; a product on the way can pass the memory limit (max_memory)
+        // where the evaluation, which never expands, fits: auto then runs the evaluation.
+        if (!flat) throw;
+        GenericOptions ev = opt;
+        ev.method = GenericMethod::evaluation;
+        RankAnswer res = generic_once(valid, part, ev);
+        res.note = "auto: the flattening's expansion stopped (" + std::string(e.what()) + "), so the evaluation ran; " + res.note;
+        return res;
+    }
 }
 
 }  // namespace seprank

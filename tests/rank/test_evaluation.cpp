@@ -471,6 +471,28 @@ TEST_CASE("a growth step over the memory limit stops the growth as a lower bound
     CHECK_THROWS_AS(to_string(static_cast<GrowthStop>(9)), internal_error);
 }
 
+TEST_CASE("generic auto: a flattening whose expansion passes the memory limit gives way to the evaluation, same rank") {
+    // attention with score degree 2, N = 2, dx = 2, L = 3: f is small enough for auto to
+    // expand it, but a product on the way (7,380 × 7,380 terms, about 70 MiB) is not.
+    const NetworkSpec s = seprank_test::stack_spec(2, 2, "attention:score-degree=2,attention:score-degree=2,attention:score-degree=2");
+    GenericOptions g;
+    g.max_side = 4096;
+    const RankAnswer roomy = generic_rank(s, balanced_partition(2), g);
+    CHECK(roomy.method == "flattening");
+    const double before = default_max_memory();
+    set_default_max_memory(50.0 * (1 << 20));
+    RankAnswer tight;
+    CHECK_NOTHROW(tight = generic_rank(s, balanced_partition(2), g));
+    GenericOptions flat = g;
+    flat.method = GenericMethod::flattening;
+    CHECK_THROWS_AS(generic_rank(s, balanced_partition(2), flat), resource_limit);  // asked for by name: no fallback
+    set_default_max_memory(before);
+    CHECK(tight.method == "evaluation");
+    CHECK(tight.note.rfind("auto: the flattening's expansion stopped (", 0) == 0);
+    CHECK(tight.value == roomy.value);
+    CHECK(tight.kind == roomy.kind);
+}
+
 TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {
     NetworkSpec s;
     s.tokens = 3;
