@@ -350,7 +350,7 @@ if command -v gnuplot >/dev/null; then
   grep -q "touch $T/inj/CELL" "$T/inj/y\$(touch PATH).svg" || fail "plot lost the cell's text"
   expect_rc 2 "contains a control character" -- plot "$T/inj/t.csv" --x n --y v --series s -o "$T/inj/a
 b.svg"
-  expect_rc 2 "column 's' of" -- plot "$T/inj/t.csv" --x n --y s --series s -o "$T/inj/c.svg"
+  expect_rc 2 "column 's' = " -- plot "$T/inj/t.csv" --x n --y s --series s -o "$T/inj/c.svg"
   [[ $(ls -A "$T/inj" | wc -l) -eq 2 ]] || fail "plot left files: $(ls -A "$T/inj")"
   printf 'n,s,v\r\n1,a,2\r\n2,a,3\r\n' >"$T/inj/crlf.csv"
   "$S" plot "$T/inj/crlf.csv" --x n --y v --series s -o "$T/inj/crlf.svg" >/dev/null || fail "plot of a CRLF table"

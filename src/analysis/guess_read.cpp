@@ -163,6 +163,8 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     while (std::getline(in, line)) {
         ++number;
         if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find('\r') != std::string::npos)
+            throw invalid_input(source + ": line " + std::to_string(number) + " holds a carriage return (CR) inside: lines must end in LF or CRLF");
         if (line.empty() || line[0] == '#') continue;  // comments (a table's sweep line) and blanks
         std::vector<std::string> cells = parse_csv_line(line, source + ": line " + std::to_string(number));
         if (header.empty()) {

@@ -7,6 +7,7 @@
 #include "seprank/table.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,16 @@ bool is_number(const std::string& s) {
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+// A cell plotted must be empty (a skipped row) or a finite number: anything else is refused,
+// naming the file, line and column, rather than dropped or passed to gnuplot.
+void check_plotted(const std::string& csv_path, long lineno, const std::vector<std::string>& header, const std::vector<std::string>& cells,
+                   std::initializer_list<std::size_t> columns) {
+    for (const std::size_t c : columns)
+        if (c < cells.size() && !cells[c].empty() && !is_number(cells[c]))
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": column '" + header[c] + "' = '" + cells[c].substr(0, 40) +
+                                "' is not a finite number");
 }
 
 // A gnuplot string literal. Single-quoted: gnuplot substitutes no `backquoted` command and
@@ -97,7 +108,9 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
-        if (plot_matches(row, filters) && is_number(cells[cb])) kept.push_back(std::move(cells));
+        if (!plot_matches(row, filters)) continue;
+        check_plotted(csv_path, lineno, header, cells, {cb, cr, ca, cc});
+        if (is_number(cells[cb])) kept.push_back(std::move(cells));
     }
     if (kept.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a block (every configuration skipped)"
@@ -235,7 +248,11 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (cells.size() != header.size())
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + " has " + std::to_string(cells.size()) + " cells");
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
-        if (!plot_matches(row, filters) || !is_number(cells[cx])) continue;
+        if (!plot_matches(row, filters)) continue;
+        check_plotted(csv_path, lineno, header, cells, {cx, cy});
+        if (two) check_plotted(csv_path, lineno, header, cells, {cy2});
+        if (opt.bounds) check_plotted(csv_path, lineno, header, cells, {clo, cup});
+        if (!is_number(cells[cx])) continue;
         const double xv = std::stod(cells[cx]);
         integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
         auto& slot = data[cells[cs]][xv];

@@ -77,6 +77,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
         const std::size_t nl = text.find('\n', pos);
         if (nl == std::string::npos) break;  // a torn last line (no newline) is not a row
         std::string line = text.substr(pos, nl - pos);
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF, as an editor may save it
         pos = nl + 1;
         ++lineno;
         const std::string where = source + " line " + std::to_string(lineno);

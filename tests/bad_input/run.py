@@ -141,6 +141,10 @@ def fixtures():
     # rows with no theorem bound (hadamard): plot --bounds would draw a legend and no curve
     w("gp_nobounds.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,8,1.8928,,,ok\n")
+    w("gp_textrank.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
+      "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,abc,1.8928,,,ok\n")
+    w("gp_infx.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
+      "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,1e400,8,1.8928,,,ok\n")
     w("badquote.csv", hdr + "\n\x01ab\x7f\"unterminated\n")  # a binary line: shown escaped, with file and line
     w("badquote2.csv", "# seprank table sweep: a comment line first\n" + hdr + "\n\"x\n")  # lines count from the file's first
     # guess: a small table of n, v = n^2 + 1, and broken ones
@@ -148,6 +152,15 @@ def fixtures():
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
     w("g_ragged.csv", "n,v\n1,2,3\n")
+    w("g_cr.csv", "n,v\r" + "".join(f"{n},{n * n + 1}\r" for n in range(8)))  # old Mac line ends
+    w("g_crlf.csv", "n,v\r\n" + "".join(f"{n},{n * n + 1}\r\n" for n in range(8)))
+    crlf = os.path.join(D, "t_crlf.csv")  # a table file the tool wrote, saved again with CRLF line ends
+    subprocess.run([S, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--format", "csv", "--out", crlf],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    with open(crlf, "rb") as f:
+        text = f.read()
+    with open(crlf, "wb") as f:
+        f.write(text.replace(b"\n", b"\r\n"))
     # guess, issue 36/38: hostile tables (exact sizes, duplicates, marks, sweep lines)
     import math
     w("gh_pow.csv", "n,v\n" + "".join(f"{n},{2 ** n + 1}\n" for n in range(8)))
