@@ -46,8 +46,13 @@ void detail::check_expansion_estimate(const ValidSpec& s, const ExpandOptions& o
     if (!(e.bytes <= limit)) {
         std::ostringstream msg;
         msg.precision(3);
-        msg << "expansion refused: up to " << e.max_terms.str() << " terms, about " << e.bytes / (1024.0 * 1024 * 1024)
-            << " GiB estimated, over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB (ExpandOptions::max_memory); " << remedy;
+        // A count of hundreds of digits is shown as 1.04e+1000, a size past a double as such.
+        std::string terms = e.max_terms.str();
+        if (terms.size() > 20) terms = terms.substr(0, 1) + "." + terms.substr(1, 2) + "e+" + std::to_string(terms.size() - 1);
+        msg << "expansion refused: up to " << terms << " terms, ";
+        if (std::isfinite(e.bytes)) msg << "about " << e.bytes / (1024.0 * 1024 * 1024) << " GiB estimated";
+        else msg << "more than 1e308 bytes estimated";
+        msg << ", over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB (ExpandOptions::max_memory); " << remedy;
         throw resource_limit(msg.str());
     }
 }
