@@ -93,12 +93,11 @@ bool auto_flattens(const ValidSpec& valid, const GenericOptions& opt, bool gpu) 
     return !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
 }
 
-RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
+// One run with the method resolved (`flat`: the flattening, else the evaluation) on `dev`;
+// the options and partition checked by the caller.
+RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt, const DeviceChoice& dev, bool flat) {
     const auto t0 = std::chrono::steady_clock::now();
     const NetworkSpec& spec = valid.get();
-    part.check_tokens(spec.tokens);
-    check_options(opt);
-    const DeviceChoice dev = choose_device(opt.device);
     const bool gpu = dev.device == Device::cuda;
     const int bits = drawn_prime_bits(dev, opt.prime_bits);  // fewer on the GPU (device.hpp)
     Rng rng(opt.seed);
@@ -113,8 +112,6 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
     // the chance c that a prime divides the certifying minor's content falls with T too.
     std::uint64_t p = random_prime(rng, static_cast<unsigned>(bits));
     const Integer wdeg = weight_degree(spec);
-    bool flat = opt.method == GenericMethod::flattening;
-    if (opt.method == GenericMethod::automatic) flat = auto_flattens(valid, opt, gpu);
     res.device = flat ? "cpu" : dev.name;
     res.method = flat ? "flattening" : "evaluation";
     if (flat) res.variant = "modular-sparse";
@@ -342,17 +339,18 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
 }  // namespace
 
 RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
-    if (opt.method != GenericMethod::automatic) return generic_once(valid, part, opt);
-    const bool flat = auto_flattens(valid, opt, choose_device(opt.device).device == Device::cuda);
+    part.check_tokens(valid.get().tokens);
+    check_options(opt);
+    const DeviceChoice dev = choose_device(opt.device);
+    const bool automatic = opt.method == GenericMethod::automatic;
+    const bool flat = automatic ? auto_flattens(valid, opt, dev.device == Device::cuda) : opt.method == GenericMethod::flattening;
+    if (!automatic || !flat) return generic_once(valid, part, opt, dev, flat);
     try {
-        return generic_once(valid, part, opt);
+        return generic_once(valid, part, opt, dev, true);
     } catch (const resource_limit& e) {
         // The estimate is of f; a product on the way can pass the memory limit (max_memory)
         // where the evaluation, which never expands, fits: auto then runs the evaluation.
-        if (!flat) throw;
-        GenericOptions ev = opt;
-        ev.method = GenericMethod::evaluation;
-        RankAnswer res = generic_once(valid, part, ev);
+        RankAnswer res = generic_once(valid, part, opt, dev, false);
         res.note = "auto: the flattening's expansion stopped (" + std::string(e.what()) + "), so the evaluation ran; " + res.note;
         return res;
     }
