@@ -20,7 +20,8 @@ struct VarietyCommand final : Command {
             "The image of the parameter map w -> F(w; .) (the scalar output), its neurovariety X: its dimension (as `dimension`), its degree, "
             "and the weight settings left per generic function when all but dim X weights are fixed (a gauge slice); deg X = (points of the "
             "slice over a generic section of X) / (points of the slice over one function), both counted from Gröbner bases mod 16-bit "
-            "primes over T independent trials (docs/variety.md)");
+            "primes over T independent trials; degree_at_least, from sections whose solutions are all simple, is a lower bound that fails only "
+            "if the dimension does (docs/variety.md)");
         add_network_options(sub, no);
         sub->get_option("--weight-range")->description("ignored here (noted if given): variety draws every weight uniformly from Z/p");
         sub->get_option("--save-weights")->description("refused here: variety draws its weights mod p");

@@ -60,14 +60,29 @@ struct VarietyTrial {
     long gauge_fibre_points = -1;    // the gauge slice's fibre: k_g
     std::vector<long> free_weights;  // the gauge slice's free weights (indices among the varied ones)
     long degree_section_points = -1, degree_fibre_points = -1;  // the degree slice: deg X · k_d, k_d
+    // The degree slice's section, where every solution is simple (certified from the
+    // quotient ring, up to kCertifyMaxPoints solutions): the number of distinct functions
+    // among them, a lower bound on deg X that needs only dim X = n (docs/variety.md, "The
+    // degree's lower bound"); -1 where not certified.
+    long section_images = -1;
     std::vector<long> degree_free_weights;  // the degree slice's free weights
 };
+
+// The largest section whose solutions are certified simple (its quotient's matrices take
+// n·c² words).
+inline constexpr long kCertifyMaxPoints = 4000;
 
 struct VarietyAnswer {
     RankAnswer dimension_answer;  // function_dimension's (62-bit primes, its failure bound)
     long parameters = 0;   // P, the varied weights
     long dimension = -1;   // n = dim X (the largest Jacobian rank of the trials: a lower bound)
     long degree = -1;      // deg X, where every trial gave the same (else -1)
+    // A lower bound on deg X that holds for certain when dim X = n: the largest
+    // section_images of a trial with that n (-1: none certified). It fails only where the
+    // dimension does: with probability at most degree_at_least_failure_bound, the
+    // dimension's failure bound (0 when the dimension is exact).
+    long degree_at_least = -1;
+    double degree_at_least_failure_bound = 0;
     long fibre_points = -1;  // k, the points of a generic slice's fibre (generic_slice; else -1)
     long fibre_dimension = -1;  // P − n
     // The gauge slice: the n weights of the Jacobian's pivot columns free, the other P − n
@@ -95,18 +110,23 @@ struct VarietyAnswer {
 // after another, draws a 16-bit prime, the weights a, t0, the section and the input
 // points; the answer is the trials' common value. Refused (invalid_input): options out of
 // range; (resource_limit) n over max_unknowns or C(n + D_w, n) over max_interpolation,
-// naming it. Cost: function_dimension's, then per trial and slice (the gauge slice, the
+// naming it. Each trial then certifies its degree section (section_images) when it has at
+// most kCertifyMaxPoints solutions. Cost: function_dimension's, then per trial and slice (the gauge slice, the
 // last-pivot slice unless it is the same or degree_slice is gauge, and the generic one
 // when asked): C(n + D_w, n)·(M + 8) forward passes mod p (M the output's monomials) and
 // an O(n·C(n + D_w, n)·D_w·(M + 8)) interpolation, both on opt.threads threads; a Gröbner
-// basis in n unknowns for each fibre and for one section (one at a time in the process).
+// basis in n unknowns for each fibre and for one section (one at a time in the process);
+// the certificate: the section's quotient (O(n·c³) at worst, c its solutions, n·c² words)
+// and O(c³) more (quotient.hpp).
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
 
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
-// dimension_kind, dimension_failure_bound, degree (null unless agreed), parameters,
+// dimension_kind, dimension_failure_bound, degree (null unless agreed), degree_at_least
+// and degree_at_least_failure_bound (null where no trial certified), parameters,
 // fibre_dimension, gauge_fibre_points (null unless agreed), free_weights,
 // degree_fibre_points (null unless agreed), degree_free_weights, agreed, primes and
-// section_points (per trial; the degree slice's), with generic_slice also fibre_points,
+// section_points and section_images (per trial; the degree slice's, -1 where not counted
+// or certified), with generic_slice also fibre_points,
 // generic_section_points and generic_fibre_points (per trial), then label and seconds. O(T).
 Record variety_record(const VarietyAnswer& v, bool generic_slice);
 

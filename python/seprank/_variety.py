@@ -18,11 +18,15 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     of network options), its neurovariety X, for the scalar output: a dict with
     ``dimension`` (as :func:`dimension`, with ``dimension_kind`` and
     ``dimension_failure_bound``), ``degree`` (deg X where every trial agrees, else None),
+    ``degree_at_least`` and ``degree_at_least_failure_bound`` (a lower bound on deg X, certain
+    unless the dimension is larger, the chance of which is that bound; None where no trial
+    certified its section),
     ``parameters``, ``fibre_dimension``, ``gauge_fibre_points`` (weight settings per generic
     function with all but dim X weights fixed: the discrete symmetries left), ``free_weights``,
     ``degree_fibre_points`` and ``degree_free_weights`` (the slice the degree was counted on:
     ``degree_slice`` "smallest-fibre", the one of two with fewer points per function, or
-    "gauge", the reference), ``agreed``, ``primes`` and ``section_points`` (per trial), with ``generic_slice``
+    "gauge", the reference), ``agreed``, ``primes``, ``section_points`` and ``section_images`` (per trial; the
+    distinct functions among a section's simple solutions, -1 where not certified), with ``generic_slice``
     also ``fibre_points`` (the generic fibre's degree), and ``label``. Each of ``trials``
     trials counts points from Gröbner bases mod a 16-bit prime; ``seed`` as
     ``seprank variety --seed``: the same arguments give the same numbers as the CLI, on any

@@ -29,8 +29,9 @@ bool weighted_greater(const std::vector<int>& a, const std::vector<int>& b, cons
     return false;
 }
 
-// MathicGB's output stream: keeps each basis polynomial's leading monomial.
-struct LeadingMonomials {
+// MathicGB's output stream: keeps each basis polynomial, its terms sorted descending in
+// the order (leading term first), zero coefficients dropped.
+struct BasisStream {
     using Coefficient = mgb::GroebnerConfiguration::Coefficient;
     using VarIndex = mgb::GroebnerConfiguration::VarIndex;
     using Exponent = mgb::GroebnerConfiguration::Exponent;
@@ -38,24 +39,27 @@ struct LeadingMonomials {
     Coefficient p;
     VarIndex n;
     std::vector<long> w;  // the order's weights
-    std::vector<std::vector<int>> leads;
-    std::vector<int> term, lead;
-    bool any = false;
+    std::vector<ModPoly> polys;
+    ModPoly poly;
+    ModTerm term;
 
     Coefficient modulus() const { return p; }
     VarIndex varCount() const { return n; }
     Component comCount() const { return 1; }
     void idealBegin(std::size_t) {}
-    void appendPolynomialBegin(std::size_t) { any = false; }
-    void appendTermBegin(Component) { term.assign(n, 0); }
-    void appendExponent(VarIndex i, Exponent e) { term[i] = static_cast<int>(e); }
+    void appendPolynomialBegin(std::size_t) { poly.clear(); }
+    void appendTermBegin(Component) { term.e.assign(n, 0); }
+    void appendExponent(VarIndex i, Exponent e) { term.e[i] = static_cast<int>(e); }
     void appendTermDone(Coefficient c) {
         if (c == 0) return;
-        if (!any || weighted_greater(term, lead, w)) lead = term;
-        any = true;
+        term.c = c;
+        poly.push_back(term);
     }
     void appendPolynomialDone() {
-        if (any) leads.push_back(lead);
+        if (poly.empty()) return;
+        std::sort(poly.begin(), poly.end(), [&](const ModTerm& a, const ModTerm& b) { return weighted_greater(a.e, b.e, w); });
+        polys.push_back(std::move(poly));
+        poly.clear();
     }
     void idealDone() {}
 };
@@ -82,7 +86,9 @@ std::vector<long> order_weights(const std::vector<ModPoly>& polys, long n, Groeb
 
 }  // namespace
 
-SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count, GroebnerOrder order) {
+bool order_greater(const std::vector<int>& a, const std::vector<int>& b, const std::vector<long>& weights) { return weighted_greater(a, b, weights); }
+
+GroebnerBasis groebner_basis(const std::vector<ModPoly>& polys, long n, std::uint64_t p, GroebnerOrder order) {
     if (p < 3 || p > kGroebnerMaxPrime) throw invalid_input("Gröbner modulus " + std::to_string(p) + " outside 3.." + std::to_string(kGroebnerMaxPrime));
     if (n < 1) throw invalid_input("Gröbner system: " + std::to_string(n) + " variables");
     for (const ModPoly& f : polys)
@@ -93,7 +99,7 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
                 if (x < 0) throw invalid_input("Gröbner system: negative exponent " + std::to_string(x));
         }
     const std::vector<long> w = order_weights(polys, n, order);
-    LeadingMonomials out{static_cast<LeadingMonomials::Coefficient>(p), static_cast<LeadingMonomials::VarIndex>(n), w, {}, {}, {}, false};
+    BasisStream out{static_cast<BasisStream::Coefficient>(p), static_cast<BasisStream::VarIndex>(n), w, {}, {}, {}};
     // MathicGB is not reentrant: its memory arenas (memtailor) are shared by every thread,
     // and two bases computed at once corrupt them (a segfault in memt::Arena, seen with
     // variety's trials side by side). One basis at a time in the process.
@@ -138,19 +144,31 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
     } catch (const std::exception& e) {
         throw resource_limit(std::string("Gröbner basis (MathicGB): ") + e.what());
     }
-    SolutionCount res;
-    res.basis_size = static_cast<long>(out.leads.size());
+    GroebnerBasis basis;
+    basis.n = n;
+    basis.p = p;
+    basis.weights = w;
+    basis.polys = std::move(out.polys);
+    return basis;
+}
+
+namespace {
+
+// Walks the standard monomials of a basis (in the box below the pure powers), calling
+// visit(exponents) on each; returns whether the ideal is zero-dimensional (the unit
+// ideal: true, nothing visited; not zero-dimensional: false, nothing visited).
+template <class Visit>
+bool walk_standard(const GroebnerBasis& basis, long max_count, Visit&& visit) {
+    const long n = basis.n;
+    std::vector<std::vector<int>> leads;
+    for (const ModPoly& g : basis.polys) leads.push_back(g.front().e);
     // A constant leading monomial: the ideal is the unit ideal, no solution.
-    for (const auto& l : out.leads)
-        if (std::all_of(l.begin(), l.end(), [](int x) { return x == 0; })) {
-            res.zero_dimensional = true;
-            res.count = 0;
-            return res;
-        }
+    for (const auto& l : leads)
+        if (std::all_of(l.begin(), l.end(), [](int x) { return x == 0; })) return true;
     // Zero-dimensional iff every variable has a pure power x_i^{b_i} among the leads; the
     // standard monomials then lie in the box α_i < b_i.
     std::vector<int> bound(static_cast<std::size_t>(n), -1);
-    for (const auto& l : out.leads) {
+    for (const auto& l : leads) {
         long support = 0, at = -1;
         for (long i = 0; i < n; ++i)
             if (l[static_cast<std::size_t>(i)] > 0) ++support, at = i;
@@ -159,14 +177,13 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
             b = b < 0 ? l[static_cast<std::size_t>(at)] : std::min(b, l[static_cast<std::size_t>(at)]);
         }
     }
-    if (std::any_of(bound.begin(), bound.end(), [](int b) { return b < 0; })) return res;
-    res.zero_dimensional = true;
-    long count = 0, walked = 0;
+    if (std::any_of(bound.begin(), bound.end(), [](int b) { return b < 0; })) return false;
+    long walked = 0;
     std::vector<int> a(static_cast<std::size_t>(n), 0);
     while (true) {
         if (++walked > max_count) throw resource_limit("Gröbner count: more than " + std::to_string(max_count) + " monomials to walk");
         bool standard = true;
-        for (const auto& l : out.leads) {
+        for (const auto& l : leads) {
             bool divides = true;
             for (long i = 0; i < n && divides; ++i) divides = l[static_cast<std::size_t>(i)] <= a[static_cast<std::size_t>(i)];
             if (divides) {
@@ -174,12 +191,32 @@ SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uin
                 break;
             }
         }
-        count += standard ? 1 : 0;
+        if (standard) visit(a);
         long i = 0;  // next exponent vector in the box
         while (i < n && ++a[static_cast<std::size_t>(i)] >= bound[static_cast<std::size_t>(i)]) a[static_cast<std::size_t>(i++)] = 0;
-        if (i == n) break;
+        if (i == n) return true;
     }
-    res.count = count;
+}
+
+}  // namespace
+
+StandardMonomials standard_monomials(const GroebnerBasis& basis, long max_count) {
+    StandardMonomials res;
+    res.zero_dimensional = walk_standard(basis, max_count, [&](const std::vector<int>& a) { res.monomials.push_back(a); });
+    std::sort(res.monomials.begin(), res.monomials.end(), [&](const std::vector<int>& x, const std::vector<int>& y) { return weighted_greater(y, x, basis.weights); });
+    return res;
+}
+
+SolutionCount solution_count(const std::vector<ModPoly>& polys, long n, std::uint64_t p, long max_count, GroebnerOrder order) {
+    return count_of(groebner_basis(polys, n, p, order), max_count);
+}
+
+SolutionCount count_of(const GroebnerBasis& basis, long max_count) {
+    long count = 0;
+    SolutionCount res;
+    res.basis_size = static_cast<long>(basis.polys.size());
+    res.zero_dimensional = walk_standard(basis, max_count, [&](const std::vector<int>&) { ++count; });
+    if (res.zero_dimensional) res.count = count;
     return res;
 }
 

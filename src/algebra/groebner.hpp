@@ -34,6 +34,37 @@ struct SolutionCount {
     long basis_size = 0;            // polynomials in the reduced basis
 };
 
+// A Gröbner basis as MathicGB returns it: each polynomial with its terms in the order's
+// descending order (its leading term first, coefficient non-zero), in the order `weights`
+// describes (all 1: graded reverse lex; see order_weights in groebner.cpp).
+struct GroebnerBasis {
+    long n = 0;
+    std::uint64_t p = 0;
+    std::vector<long> weights;
+    std::vector<ModPoly> polys;
+};
+
+// The basis of `polys` (n variables, mod p) in `order`. Preconditions and cost as
+// solution_count (below; invalid_input, resource_limit). One basis at a time per process.
+GroebnerBasis groebner_basis(const std::vector<ModPoly>& polys, long n, std::uint64_t p, GroebnerOrder order = GroebnerOrder::weighted);
+
+// a > b in the basis's order (weighted reverse lex with `weights`; ties: the smaller
+// exponent in the last variable where they differ). O(n).
+bool order_greater(const std::vector<int>& a, const std::vector<int>& b, const std::vector<long>& weights);
+
+// The standard monomials of a basis (those no leading monomial divides), in increasing
+// order of the basis's monomial order, when the ideal is zero-dimensional (else
+// zero_dimensional false and `monomials` empty; the unit ideal: zero_dimensional, none).
+// resource_limit past max_count monomials walked. O(walked · basis · n), then a sort.
+struct StandardMonomials {
+    bool zero_dimensional = false;
+    std::vector<std::vector<int>> monomials;
+};
+StandardMonomials standard_monomials(const GroebnerBasis& basis, long max_count = 10000000);
+
+// solution_count's answer for a basis already computed. O(walked · basis · n).
+SolutionCount count_of(const GroebnerBasis& basis, long max_count = 10000000);
+
 // The number of solutions in K^n, K the algebraic closure of Z/p, of the system `polys`
 // (each term's exponent vector of length n), counted with multiplicity: the number of
 // standard monomials of a Gröbner basis (in `order`, above). Not zero-dimensional (a

@@ -4,6 +4,7 @@
 
 #include "algebra/groebner.hpp"
 #include "algebra/interpolation.hpp"
+#include "algebra/quotient.hpp"
 #include "base/saturating.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
@@ -92,22 +93,48 @@ ModPoly poly_of(const algebra_detail::Interpolated& sys, const std::vector<std::
     return f;
 }
 
-// The section's solutions on the slice: Σ_j mu_ij g_j(t) = c_i, i = 1..n (-1: not counted).
-long section_count(const TrialSetup& st, const algebra_detail::Interpolated& sys) {
-    if (!sys.ok) return -1;
+// The section's solutions on the slice: Σ_j mu_ij g_j(t) = c_i, i = 1..n (count -1: not
+// counted). Asked to certify, with at most kCertifyMaxPoints solutions, also the number of distinct values of
+// a random combination Σ_j nu_j g_j on them where every solution is simple (images; -1
+// where not certified): distinct values are distinct functions (docs/variety.md, "The
+// degree's lower bound"). The certificate's draws come from a stream of its own (seeded
+// by p), so the trial's other draws are the same with or without it.
+struct SectionCount {
+    long count = -1;
+    long images = -1;
+};
+SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpolated& sys, bool certify) {
+    SectionCount res;
+    if (!sys.ok) return res;
     const nmod_t mod = st.mod;
     const long Nn = static_cast<long>(sys.mons.size());
+    // row i < n: the section's equation i; row n: the combination whose values are counted
+    Rng cert(st.p ^ 0x5ec71a9c0de5eedULL);
+    std::vector<std::vector<std::uint64_t>> combos = st.mu;
+    combos.push_back(draw_residues(cert, st.Jn, st.p));
     std::vector<ModPoly> section;
-    for (long i = 0; i < st.n; ++i) {
+    ModPoly value;
+    for (long i = 0; i <= st.n; ++i) {
         std::vector<std::uint64_t> coef(static_cast<std::size_t>(Nn), 0);
         for (long j = 0; j < st.Jn; ++j) {
-            const std::uint64_t mu = st.mu[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+            const std::uint64_t mu = combos[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
             for (long e = 0; e < Nn; ++e) coef[static_cast<std::size_t>(e)] = nmod_add(coef[static_cast<std::size_t>(e)], nmod_mul(mu, nmod_mat_entry(sys.C.get(), e, j), mod), mod);
+        }
+        if (i == st.n) {
+            value = poly_of(sys, coef);
+            break;
         }
         coef[0] = nmod_sub(coef[0], st.c[static_cast<std::size_t>(i)], mod);
         section.push_back(poly_of(sys, coef));
     }
-    return algebra_detail::solution_count(section, st.n, st.p).count;
+    algebra_detail::GroebnerBasis basis = algebra_detail::groebner_basis(section, st.n, st.p);
+    const algebra_detail::SolutionCount counted = algebra_detail::count_of(basis);
+    res.count = counted.count;
+    if (!certify || res.count < 0 || res.count > kCertifyMaxPoints) return res;
+    const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
+    const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, value, cert);
+    res.images = sp.simple ? sp.distinct : -1;
+    return res;
 }
 
 // The fibre's solutions through a random t0: g_j(t) = g_j(t0) for every j (-1: not counted).
@@ -220,16 +247,22 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         if (k > 0 && (tr.gauge_fibre_points <= 0 || k < tr.gauge_fibre_points)) {
             tr.degree_free_weights = last;
             tr.degree_fibre_points = k;
-            tr.degree_section_points = section_count(st, other);
+            const SectionCount sc = section_count(st, other, true);
+            tr.degree_section_points = sc.count;
+            tr.section_images = sc.images;
         }
     }
-    if (tr.degree_free_weights == first) tr.degree_section_points = section_count(st, gauge);
+    if (tr.degree_free_weights == first) {
+        const SectionCount sc = section_count(st, gauge, true);
+        tr.degree_section_points = sc.count;
+        tr.section_images = sc.images;
+    }
     // The generic slice (asked for): B random; dense equations, a far costlier basis.
     if (opt.generic_slice) {
         std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
         for (auto& row : B) row = draw_residues(rng, n, p);
         const algebra_detail::Interpolated generic = interpolate_slice(m, st, B, rng);
-        tr.section_points = section_count(st, generic);
+        tr.section_points = section_count(st, generic, false).count;
         tr.fibre_points = fibre_count(st, generic, rng);
     }
     return tr;
@@ -281,6 +314,10 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
             res.agreed = res.agreed && tr.fibre_points > 0 && tr.fibre_points == first.fibre_points && tr.section_points == degree * tr.fibre_points;
     }
     res.fibre_dimension = res.parameters - res.dimension;
+    // The certified lower bound: any trial whose n is the dimension's (docs/variety.md).
+    for (const VarietyTrial& tr : res.trials)
+        if (tr.dimension == res.dimension && tr.section_images > res.degree_at_least) res.degree_at_least = tr.section_images;
+    if (res.degree_at_least >= 0 && res.dimension_answer.kind != RankKind::exact) res.degree_at_least_failure_bound = res.dimension_answer.failure_bound;
     if (res.agreed) {
         res.degree = degree;
         res.gauge_fibre_points = first.gauge_fibre_points;
@@ -290,8 +327,12 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         if (opt.generic_slice) res.fibre_points = first.fibre_points;
         res.label = "counted over the closure of Z/p in " + std::to_string(res.trials.size()) +
                     " trials (distinct 16-bit primes, independent slices and sections), which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
+        if (res.degree_at_least >= 0)
+            res.label += "; degree_at_least is certain (simple solutions, distinct functions) unless the dimension is larger, a chance below degree_at_least_failure_bound";
     } else {
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
+        if (res.degree_at_least >= 0)
+            res.label += "; degree_at_least is certain (simple solutions, distinct functions) unless the dimension is larger, a chance below degree_at_least_failure_bound";
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
@@ -300,9 +341,11 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
 Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     const auto maybe = [](long x) { return x >= 0 ? Value(x) : Value(); };
     std::vector<long> primes, sections, generic, fibres;
+    std::vector<long> images;
     for (const VarietyTrial& t : v.trials) {
         primes.push_back(static_cast<long>(t.prime));
         sections.push_back(t.degree_section_points);
+        images.push_back(t.section_images);
         generic.push_back(t.section_points);
         fibres.push_back(t.fibre_points);
     }
@@ -311,6 +354,8 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("dimension_kind", to_string(v.dimension_answer.kind));
     r.set("dimension_failure_bound", Value::real(bound_up(v.dimension_answer.failure_bound, 3), 3));
     r.set("degree", maybe(v.degree));
+    r.set("degree_at_least", maybe(v.degree_at_least));
+    r.set("degree_at_least_failure_bound", v.degree_at_least >= 0 ? Value::real(bound_up(v.degree_at_least_failure_bound, 3), 3) : Value());
     r.set("parameters", v.parameters);
     r.set("fibre_dimension", v.fibre_dimension);
     r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));
@@ -320,6 +365,7 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("agreed", v.agreed);
     r.set("primes", primes);
     r.set("section_points", sections);  // the degree slice's, per trial: deg X times degree_fibre_points
+    r.set("section_images", images);  // per trial: distinct functions among them, certified (-1: not)
     if (generic_slice) {  // the generic slice: the fibre's degree k and deg X · k per trial
         r.set("fibre_points", maybe(v.fibre_points));
         r.set("generic_section_points", generic);

@@ -155,3 +155,45 @@ TEST_CASE("variety: degrees known in closed form") {
     CHECK(v.agreed);
     CHECK(v.degree == 4);
 }
+
+TEST_CASE("variety: the degree's certified lower bound (simple section solutions, distinct functions)") {
+    VarietyOptions opt;
+    opt.seed = seprank_test::seed();
+    INFO("seed " << opt.seed);
+    // filters (2,2,2) at r = 2: 48 simple solutions on the last-pivot slice, 48 functions
+    const VarietyAnswer c3 = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
+    REQUIRE(c3.agreed);
+    CHECK(c3.degree_at_least == 48);
+    CHECK(c3.degree_at_least <= c3.degree);
+    CHECK(c3.degree_at_least_failure_bound == c3.dimension_answer.failure_bound);
+    for (const VarietyTrial& tr : c3.trials) CHECK(tr.section_images == 48);
+    // on the gauge slice each function has 2 weight settings (the square's sign): 8 simple
+    // solutions, 4 functions among them
+    VarietyOptions gauge = opt;
+    gauge.degree_slice = DegreeSlice::gauge;
+    const VarietyAnswer c2 = network_variety(stack_of("conv,conv:power=1", 3, 1), gauge);
+    REQUIRE(c2.agreed);
+    for (const VarietyTrial& tr : c2.trials) {
+        CHECK(tr.degree_section_points == 8);
+        CHECK(tr.section_images == 4);
+    }
+    CHECK(c2.degree_at_least == 4);
+    // the quadratic networks' determinantal hypersurfaces, d0 = 2, 3
+    for (long d0 : {2L, 3L}) {
+        const VarietyAnswer q = network_variety(stack_of("dense:width=" + std::to_string(d0 - 1) + ":power=2,dense:width=1:power=1", 1, d0), opt);
+        INFO("d0 = " << d0);
+        CHECK(q.degree_at_least == d0);
+    }
+    // the generic slice's section is counted, not certified
+    VarietyOptions generic = opt;
+    generic.generic_slice = true;
+    generic.trials = 1;
+    const VarietyAnswer g = network_variety(stack_of("conv,conv:power=1", 3, 1), generic);
+    CHECK(g.trials.front().section_points == 12);
+    CHECK(g.degree_at_least == 4);
+    // the record carries the bound, its failure bound and each trial's images
+    const Record r = variety_record(c3, false);
+    CHECK(r.at("degree_at_least").as_integer() == 48);
+    CHECK(r.at("section_images").as_integer_list() == std::vector<long>{48, 48, 48});
+    CHECK(r.at("degree_at_least_failure_bound").as_real() >= c3.dimension_answer.failure_bound);
+}

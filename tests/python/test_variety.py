@@ -14,7 +14,8 @@ def test_variety_matches_the_cli(cli):
         py = seprank.variety(net, seed=7)
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
         for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
-                  "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points", "label"):
+                  "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points",
+                  "degree_at_least", "degree_at_least_failure_bound", "section_images", "label"):
             assert py[k] == c[k], (layers, k, py[k], c[k])
         ref = seprank.variety(net, seed=7, degree_slice="gauge")
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7, "--degree-slice", "gauge")
@@ -23,6 +24,8 @@ def test_variety_matches_the_cli(cli):
     # conv (2,2) at r = 2: degree 4, two settings per function (t = ±1)
     conv = seprank.variety({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1})
     assert conv["degree"] == 4 and conv["gauge_fibre_points"] == 2 and conv["agreed"]
+    # certified from below: every trial's 4 section solutions simple, 4 distinct functions
+    assert conv["degree_at_least"] == 4 and conv["section_images"] == [4, 4, 4]
 
 
 def test_variety_threads_and_refusals():

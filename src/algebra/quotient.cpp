@@ -1,0 +1,369 @@
+// seprank — the quotient ring of a zero-dimensional ideal mod p: multiplication matrices
+// from the Gröbner basis, simple solutions and distinct values (quotient.hpp).
+#include "quotient.hpp"
+
+#include "seprank/error.hpp"
+
+#include <flint/nmod_mat.h>
+#include <flint/nmod_poly.h>
+#include <flint/nmod_poly_factor.h>
+#include <flint/nmod_vec.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace seprank::algebra_detail {
+
+namespace {
+
+// Owns one nmod_poly (RAII; moves only).
+class UPoly {
+public:
+    explicit UPoly(std::uint64_t p) { nmod_poly_init(p_, p); }
+    UPoly(const UPoly&) = delete;
+    UPoly& operator=(const UPoly&) = delete;
+    UPoly(UPoly&& o) noexcept {
+        nmod_poly_init(p_, o.p_->mod.n);
+        nmod_poly_swap(p_, o.p_);
+    }
+    ~UPoly() { nmod_poly_clear(p_); }
+    nmod_poly_struct* get() noexcept { return p_; }
+    const nmod_poly_struct* get() const noexcept { return p_; }
+
+private:
+    nmod_poly_t p_;
+};
+
+using Vec = std::vector<mp_limb_t>;
+
+// The normal forms of monomials modulo the basis, as coordinates on the standard monomials,
+// memoised. A monomial m that is not standard is either a leading monomial (then m minus
+// its polynomial, divided by the leading coefficient, has only smaller terms) or t_j·m' with
+// m' not standard (then NF(m) = Σ_b NF(m')_b · NF(t_j·b), every t_j·b smaller than m).
+class NormalForms {
+public:
+    NormalForms(const GroebnerBasis& basis, const std::vector<std::vector<int>>& standard) : basis_(basis), c_(static_cast<long>(standard.size())) {
+        nmod_init(&mod_, basis.p);
+        for (std::size_t k = 0; k < standard.size(); ++k) index_.emplace(standard[k], static_cast<long>(k));
+        for (std::size_t g = 0; g < basis.polys.size(); ++g) lead_.emplace(basis.polys[g].front().e, static_cast<long>(g));
+    }
+
+    // acc += coef · NF(m).
+    void add(const std::vector<int>& m, mp_limb_t coef, Vec& acc) {
+        if (coef == 0) return;
+        const auto s = index_.find(m);
+        if (s != index_.end()) {
+            acc[static_cast<std::size_t>(s->second)] = nmod_add(acc[static_cast<std::size_t>(s->second)], coef, mod_);
+            return;
+        }
+        const Vec& v = of(m);
+        _nmod_vec_scalar_addmul_nmod(acc.data(), v.data(), c_, coef, mod_);
+    }
+
+    // NF(m) for m not standard (computed once).
+    const Vec& of(const std::vector<int>& m) {
+        const auto hit = memo_.find(m);
+        if (hit != memo_.end()) return hit->second;
+        Vec v(static_cast<std::size_t>(c_), 0);
+        const auto lead = lead_.find(m);
+        if (lead != lead_.end()) {
+            const ModPoly& g = basis_.polys[static_cast<std::size_t>(lead->second)];
+            const mp_limb_t minus_inv = nmod_neg(nmod_inv(g.front().c, mod_), mod_);
+            for (std::size_t k = 1; k < g.size(); ++k) add(g[k].e, nmod_mul(g[k].c, minus_inv, mod_), v);
+        } else {
+            // a leading monomial L divides m properly: take t_j with m_j > L_j
+            const std::vector<int>* L = nullptr;
+            for (const ModPoly& g : basis_.polys) {
+                const std::vector<int>& e = g.front().e;
+                bool divides = true;
+                for (std::size_t i = 0; i < m.size() && divides; ++i) divides = e[i] <= m[i];
+                if (divides) {
+                    L = &e;
+                    break;
+                }
+            }
+            if (L == nullptr) throw internal_error("normal form: a monomial neither standard nor divisible by a leading monomial");
+            std::size_t j = 0;
+            while ((*L)[j] >= m[j]) ++j;
+            std::vector<int> prev = m;
+            --prev[j];
+            const Vec w = of(prev);  // a copy: the table may grow below
+            std::vector<int> tb;
+            for (const auto& [b, k] : index_) {
+                const mp_limb_t x = w[static_cast<std::size_t>(k)];
+                if (x == 0) continue;
+                tb = b;
+                ++tb[j];
+                add(tb, x, v);
+            }
+        }
+        return memo_.emplace(m, std::move(v)).first->second;
+    }
+
+private:
+    const GroebnerBasis& basis_;
+    long c_;
+    nmod_t mod_{};
+    std::map<std::vector<int>, long> index_;
+    std::map<std::vector<int>, long> lead_;
+    std::map<std::vector<int>, Vec> memo_;
+};
+
+// Whether every M_i has a squarefree minimal polynomial (the reference's test).
+bool reduced_per_unknown(const Quotient& q) {
+    for (const NmodMat& M : q.mult) {
+        UPoly mp(q.basis.p);
+        nmod_mat_minpoly(mp.get(), M.get());
+        if (!nmod_poly_is_squarefree(mp.get())) return false;
+    }
+    return true;
+}
+
+// The length of the shortest linear recurrence of s (Berlekamp–Massey mod p).
+long linear_complexity(const Vec& s, nmod_t mod) {
+    Vec C{1}, B{1};
+    long L = 0, m = 1;
+    mp_limb_t b = 1;
+    for (std::size_t n = 0; n < s.size(); ++n) {
+        mp_limb_t d = s[n];
+        for (long i = 1; i <= L && i < static_cast<long>(C.size()); ++i) d = nmod_add(d, nmod_mul(C[static_cast<std::size_t>(i)], s[n - static_cast<std::size_t>(i)], mod), mod);
+        if (d == 0) {
+            ++m;
+            continue;
+        }
+        const mp_limb_t coef = nmod_mul(d, nmod_inv(b, mod), mod);
+        Vec T = C;
+        if (C.size() < B.size() + static_cast<std::size_t>(m)) C.resize(B.size() + static_cast<std::size_t>(m), 0);
+        for (std::size_t i = 0; i < B.size(); ++i) C[i + static_cast<std::size_t>(m)] = nmod_sub(C[i + static_cast<std::size_t>(m)], nmod_mul(coef, B[i], mod), mod);
+        if (2 * L <= static_cast<long>(n)) {
+            L = static_cast<long>(n) + 1 - L;
+            B = std::move(T);
+            b = d;
+            m = 1;
+        } else {
+            ++m;
+        }
+    }
+    return L;
+}
+
+// value(h_1(x), …, h_n(x)) mod chi: terms grouped by their exponents variable by variable
+// (nested Horner), the last variable's sums scalar.
+class ShapeEvaluator {
+public:
+    ShapeEvaluator(const std::vector<UPoly>& h, const UPoly& chi, const UPoly& chi_inv, const ModPoly& value, std::uint64_t p)
+        : chi_(chi), chi_inv_(chi_inv), p_(p), n_(static_cast<long>(h.size())), c_(nmod_poly_degree(chi.get())) {
+        nmod_init(&mod_, p);
+        std::vector<int> top(static_cast<std::size_t>(n_), 0);
+        for (const ModTerm& t : value)
+            for (long i = 0; i < n_; ++i) top[static_cast<std::size_t>(i)] = std::max(top[static_cast<std::size_t>(i)], t.e[static_cast<std::size_t>(i)]);
+        powers_.resize(static_cast<std::size_t>(n_));
+        for (long i = 0; i < n_; ++i) {
+            auto& P = powers_[static_cast<std::size_t>(i)];
+            P.emplace_back(p);
+            nmod_poly_one(P.back().get());
+            for (int e = 1; e <= top[static_cast<std::size_t>(i)]; ++e) {
+                P.emplace_back(p);
+                nmod_poly_mulmod_preinv(P.back().get(), P[static_cast<std::size_t>(e - 1)].get(), h[static_cast<std::size_t>(i)].get(), chi_.get(), chi_inv_.get());
+            }
+        }
+        for (const ModTerm& t : value)
+            if (t.c % p != 0) terms_.push_back(&t);
+        std::sort(terms_.begin(), terms_.end(), [](const ModTerm* a, const ModTerm* b) { return a->e < b->e; });
+    }
+
+    UPoly result() {
+        UPoly out(p_);
+        if (!terms_.empty()) eval(0, terms_.size(), 0, out);
+        return out;
+    }
+
+private:
+    // out = Σ over terms[lo, hi) (equal in variables < i) of their part in variables ≥ i.
+    void eval(std::size_t lo, std::size_t hi, long i, UPoly& out) {
+        nmod_poly_zero(out.get());
+        if (i == n_ - 1) {
+            Vec acc(static_cast<std::size_t>(c_), 0);
+            for (std::size_t k = lo; k < hi; ++k) {
+                const auto& P = powers_[static_cast<std::size_t>(i)][static_cast<std::size_t>(terms_[k]->e[static_cast<std::size_t>(i)])];
+                _nmod_vec_scalar_addmul_nmod(acc.data(), P.get()->coeffs, P.get()->length, terms_[k]->c % p_, mod_);
+            }
+            for (long k = 0; k < c_; ++k) nmod_poly_set_coeff_ui(out.get(), k, acc[static_cast<std::size_t>(k)]);
+            return;
+        }
+        UPoly inner(p_), prod(p_);
+        for (std::size_t a = lo; a < hi;) {
+            const int e = terms_[a]->e[static_cast<std::size_t>(i)];
+            std::size_t b = a;
+            while (b < hi && terms_[b]->e[static_cast<std::size_t>(i)] == e) ++b;
+            eval(a, b, i + 1, inner);
+            if (e == 0) nmod_poly_add(out.get(), out.get(), inner.get());
+            else {
+                nmod_poly_mulmod_preinv(prod.get(), inner.get(), powers_[static_cast<std::size_t>(i)][static_cast<std::size_t>(e)].get(), chi_.get(), chi_inv_.get());
+                nmod_poly_add(out.get(), out.get(), prod.get());
+            }
+            a = b;
+        }
+    }
+
+    const UPoly& chi_;
+    const UPoly& chi_inv_;
+    std::uint64_t p_;
+    long n_, c_;
+    nmod_t mod_{};
+    std::vector<std::vector<UPoly>> powers_;
+    std::vector<const ModTerm*> terms_;
+};
+
+// One draw of the separating variant: 1 = A is reduced (the shape h_i and chi set), 0 = A
+// is not reduced (chi of degree c, not squarefree), -1 = u does not separate (or A is not
+// reduced: undecided).
+int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h) {
+    const long c = static_cast<long>(q.standard.size());
+    const long n = q.basis.n;
+    const std::uint64_t p = q.basis.p;
+    nmod_t mod;
+    nmod_init(&mod, p);
+    NmodMat Mu(c, c, p);
+    for (long i = 0; i < n; ++i) {
+        const mp_limb_t r = rng.below(p);
+        for (long a = 0; a < c; ++a)
+            _nmod_vec_scalar_addmul_nmod(Mu.get()->rows[a], q.mult[static_cast<std::size_t>(i)].get()->rows[a], c, r, mod);
+    }
+    // Krylov: column k of K is u^k · 1 (1 is the first standard monomial)
+    NmodMat K(c, c, p);
+    NmodMat rhs(c, n + 1, p);
+    Vec v(static_cast<std::size_t>(c), 0), next(static_cast<std::size_t>(c));
+    v[0] = 1;
+    for (long k = 0; k <= c; ++k) {
+        if (k < c)
+            for (long a = 0; a < c; ++a) nmod_mat_entry(K.get(), a, k) = v[static_cast<std::size_t>(a)];
+        else
+            for (long a = 0; a < c; ++a) nmod_mat_entry(rhs.get(), a, 0) = v[static_cast<std::size_t>(a)];
+        if (k == c) break;
+        for (long a = 0; a < c; ++a) next[static_cast<std::size_t>(a)] = _nmod_vec_dot(Mu.get()->rows[a], v.data(), c, mod, _nmod_vec_dot_bound_limbs(c, mod));
+        std::swap(v, next);
+    }
+    // t_i · 1 is column 0 of M_i
+    for (long i = 0; i < n; ++i)
+        for (long a = 0; a < c; ++a) nmod_mat_entry(rhs.get(), a, i + 1) = nmod_mat_entry(q.mult[static_cast<std::size_t>(i)].get(), a, 0);
+    NmodMat X(c, n + 1, p);
+    if (!nmod_mat_solve(X.get(), K.get(), rhs.get())) return -1;
+    nmod_poly_zero(chi.get());
+    nmod_poly_set_coeff_ui(chi.get(), c, 1);
+    for (long k = 0; k < c; ++k) nmod_poly_set_coeff_ui(chi.get(), k, nmod_neg(nmod_mat_entry(X.get(), k, 0), mod));
+    if (!nmod_poly_is_squarefree(chi.get())) return 0;
+    h.clear();
+    for (long i = 0; i < n; ++i) {
+        h.emplace_back(p);
+        for (long k = 0; k < c; ++k) nmod_poly_set_coeff_ui(h.back().get(), k, nmod_mat_entry(X.get(), k, i + 1));
+    }
+    return 1;
+}
+
+}  // namespace
+
+Quotient quotient_of(GroebnerBasis basis, long max_points) {
+    StandardMonomials st = standard_monomials(basis, 10000000);
+    if (!st.zero_dimensional) throw invalid_input("quotient: the ideal is not zero-dimensional");
+    const long c = static_cast<long>(st.monomials.size());
+    if (c > max_points) throw resource_limit("quotient: " + std::to_string(c) + " solutions, over " + std::to_string(max_points));
+    Quotient q;
+    q.basis = std::move(basis);
+    q.standard = std::move(st.monomials);
+    const long n = q.basis.n;
+    NormalForms nf(q.basis, q.standard);
+    // The border t_i·b (b standard) in increasing order: each normal form then reuses
+    // smaller ones already in the table.
+    std::vector<std::pair<std::vector<int>, std::pair<long, long>>> border;  // monomial, (i, k)
+    for (long i = 0; i < n; ++i) {
+        q.mult.emplace_back(c, c, q.basis.p);
+        for (long k = 0; k < c; ++k) {
+            std::vector<int> m = q.standard[static_cast<std::size_t>(k)];
+            ++m[static_cast<std::size_t>(i)];
+            border.push_back({std::move(m), {i, k}});
+        }
+    }
+    std::sort(border.begin(), border.end(), [&](const auto& x, const auto& y) { return order_greater(y.first, x.first, q.basis.weights); });
+    Vec col(static_cast<std::size_t>(c));
+    for (const auto& [m, at] : border) {
+        std::fill(col.begin(), col.end(), 0);
+        nf.add(m, 1, col);
+        for (long a = 0; a < c; ++a) nmod_mat_entry(q.mult[static_cast<std::size_t>(at.first)].get(), a, at.second) = col[static_cast<std::size_t>(a)];
+    }
+    return q;
+}
+
+SimplePoints simple_points(const Quotient& q, const ModPoly& value, Rng& rng, SimpleVariant variant) {
+    const long c = static_cast<long>(q.standard.size());
+    const std::uint64_t p = q.basis.p;
+    SimplePoints res;
+    if (c == 0) {  // no solution: vacuously simple, no value
+        res.simple = true;
+        res.points = 0;
+        res.distinct = 0;
+        return res;
+    }
+    if (variant == SimpleVariant::separating) {
+        UPoly chi(p);
+        std::vector<UPoly> h;
+        for (int draw = 0; draw < 3; ++draw) {
+            const int got = separating_draw(q, rng, chi, h);
+            if (got == 0) return res;  // not reduced
+            if (got < 0) continue;
+            res.simple = true;
+            res.points = c;
+            nmod_t mod;
+            nmod_init(&mod, p);
+            UPoly rev(p), chi_inv(p);
+            nmod_poly_reverse(rev.get(), chi.get(), c + 1);
+            nmod_poly_inv_series(chi_inv.get(), rev.get(), c + 1);
+            UPoly v = ShapeEvaluator(h, chi, chi_inv, value, p).result();
+            // s_k = ℓ(v^k), k < 2c
+            Vec ell(static_cast<std::size_t>(c));
+            for (auto& x : ell) x = rng.below(p);
+            Vec s;
+            UPoly power(p), next(p);
+            nmod_poly_one(power.get());
+            for (long k = 0; k < 2 * c; ++k) {
+                mp_limb_t acc = 0;
+                for (long a = 0; a < nmod_poly_length(power.get()); ++a) acc = nmod_add(acc, nmod_mul(ell[static_cast<std::size_t>(a)], nmod_poly_get_coeff_ui(power.get(), a), mod), mod);
+                s.push_back(acc);
+                nmod_poly_mulmod_preinv(next.get(), power.get(), v.get(), chi.get(), chi_inv.get());
+                nmod_poly_swap(power.get(), next.get());
+            }
+            res.distinct = linear_complexity(s, mod);
+            return res;
+        }
+    }
+    res.simple = reduced_per_unknown(q);
+    if (res.simple) res.points = c;
+    return res;
+}
+
+long distinct_values_reference(const Quotient& q, const ModPoly& value) {
+    const long c = static_cast<long>(q.standard.size());
+    const std::uint64_t p = q.basis.p;
+    if (c == 0) return 0;
+    if (!reduced_per_unknown(q)) return -1;
+    nmod_t mod;
+    nmod_init(&mod, p);
+    NmodMat V(c, c, p), term(c, c, p), tmp(c, c, p);
+    for (const ModTerm& t : value) {
+        nmod_mat_one(term.get());
+        for (long i = 0; i < q.basis.n; ++i)
+            for (int e = 0; e < t.e[static_cast<std::size_t>(i)]; ++e) {
+                nmod_mat_mul(tmp.get(), term.get(), q.mult[static_cast<std::size_t>(i)].get());
+                nmod_mat_swap(tmp.get(), term.get());
+            }
+        nmod_mat_scalar_mul(term.get(), term.get(), t.c % p);
+        nmod_mat_add(V.get(), V.get(), term.get());
+    }
+    UPoly mp(p);
+    nmod_mat_minpoly(mp.get(), V.get());
+    return nmod_poly_degree(mp.get());
+}
+
+}  // namespace seprank::algebra_detail
