@@ -174,7 +174,7 @@ using LayerSpec = std::variant<AttentionLayer, MlpLayer, HadamardLayer, ConvLaye
 
 // SPEC: comma-separated layers, each `kind[:key=value]…[:flag]` (docs/network.md,
 // "Stacks"), e.g. "attention:score-degree=2,mlp:power=2". invalid_input names the bad
-// kind, key or value; an empty SPEC is refused. Values are range-checked by validate.
+// kind, key or value, and each value outside the ranges that need no size; empty refused.
 // O(length of SPEC).
 std::vector<LayerSpec> parse_layers(const std::string& spec);
 // The canonical text of one layer (keys at their defaults left out) and of a list

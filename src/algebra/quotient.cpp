@@ -89,7 +89,7 @@ public:
             while ((*L)[j] >= m[j]) ++j;
             std::vector<int> prev = m;
             --prev[j];
-            const Vec w = of(prev);  // a copy: the table may grow below
+            const Vec& w = of(prev);  // std::map: stays valid while the table grows below
             std::vector<int> tb;
             for (const auto& [b, k] : index_) {
                 const mp_limb_t x = w[static_cast<std::size_t>(k)];
@@ -149,45 +149,56 @@ long linear_complexity(const Vec& s, nmod_t mod) {
     return L;
 }
 
-// value(h_1(x), …, h_n(x)) mod chi: terms grouped by their exponents variable by variable
-// (nested Horner), the last variable's sums scalar.
-class ShapeEvaluator {
+// Polynomials in t evaluated at t_i = h_i(x) mod chi: the powers h_i^e computed once (up to
+// the largest exponent asked), each polynomial's terms grouped by their exponents variable
+// by variable (nested Horner), the last variable's sums scalar.
+class Shape {
 public:
-    ShapeEvaluator(const std::vector<UPoly>& h, const UPoly& chi, const UPoly& chi_inv, const ModPoly& value, std::uint64_t p)
-        : chi_(chi), chi_inv_(chi_inv), p_(p), n_(static_cast<long>(h.size())), c_(nmod_poly_degree(chi.get())) {
+    Shape(const std::vector<UPoly>& h, const UPoly& chi, std::uint64_t p) : h_(h), chi_(chi), chi_inv_(p), p_(p), n_(static_cast<long>(h.size())), c_(nmod_poly_degree(chi.get())) {
         nmod_init(&mod_, p);
-        std::vector<int> top(static_cast<std::size_t>(n_), 0);
-        for (const ModTerm& t : value)
-            for (long i = 0; i < n_; ++i) top[static_cast<std::size_t>(i)] = std::max(top[static_cast<std::size_t>(i)], t.e[static_cast<std::size_t>(i)]);
+        UPoly rev(p);
+        nmod_poly_reverse(rev.get(), chi.get(), c_ + 1);
+        nmod_poly_inv_series(chi_inv_.get(), rev.get(), c_ + 1);
         powers_.resize(static_cast<std::size_t>(n_));
-        for (long i = 0; i < n_; ++i) {
-            auto& P = powers_[static_cast<std::size_t>(i)];
-            P.emplace_back(p);
-            nmod_poly_one(P.back().get());
-            for (int e = 1; e <= top[static_cast<std::size_t>(i)]; ++e) {
-                P.emplace_back(p);
-                nmod_poly_mulmod_preinv(P.back().get(), P[static_cast<std::size_t>(e - 1)].get(), h[static_cast<std::size_t>(i)].get(), chi_.get(), chi_inv_.get());
-            }
-        }
-        for (const ModTerm& t : value)
-            if (t.c % p != 0) terms_.push_back(&t);
-        std::sort(terms_.begin(), terms_.end(), [](const ModTerm* a, const ModTerm* b) { return a->e < b->e; });
     }
 
-    UPoly result() {
+    // a·b mod chi (a, b of degree < c).
+    void mul(UPoly& out, const UPoly& a, const UPoly& b) const { nmod_poly_mulmod_preinv(out.get(), a.get(), b.get(), chi_.get(), chi_inv_.get()); }
+
+    UPoly eval(const ModPoly& f) {
+        terms_.clear();
+        for (const ModTerm& t : f)
+            if (t.c % p_ != 0) terms_.push_back(&t);
+        std::sort(terms_.begin(), terms_.end(), [](const ModTerm* a, const ModTerm* b) { return a->e < b->e; });
+        for (const ModTerm* t : terms_)
+            for (long i = 0; i < n_; ++i) power(i, t->e[static_cast<std::size_t>(i)]);
         UPoly out(p_);
         if (!terms_.empty()) eval(0, terms_.size(), 0, out);
         return out;
     }
 
 private:
+    const UPoly& power(long i, int e) {
+        auto& P = powers_[static_cast<std::size_t>(i)];
+        if (P.empty()) {
+            P.emplace_back(p_);
+            nmod_poly_one(P.back().get());
+        }
+        while (static_cast<int>(P.size()) <= e) {
+            UPoly next(p_);
+            mul(next, P.back(), h_[static_cast<std::size_t>(i)]);
+            P.push_back(std::move(next));
+        }
+        return P[static_cast<std::size_t>(e)];
+    }
+
     // out = Σ over terms[lo, hi) (equal in variables < i) of their part in variables ≥ i.
     void eval(std::size_t lo, std::size_t hi, long i, UPoly& out) {
         nmod_poly_zero(out.get());
         if (i == n_ - 1) {
             Vec acc(static_cast<std::size_t>(c_), 0);
             for (std::size_t k = lo; k < hi; ++k) {
-                const auto& P = powers_[static_cast<std::size_t>(i)][static_cast<std::size_t>(terms_[k]->e[static_cast<std::size_t>(i)])];
+                const UPoly& P = power(i, terms_[k]->e[static_cast<std::size_t>(i)]);
                 _nmod_vec_scalar_addmul_nmod(acc.data(), P.get()->coeffs, P.get()->length, terms_[k]->c % p_, mod_);
             }
             for (long k = 0; k < c_; ++k) nmod_poly_set_coeff_ui(out.get(), k, acc[static_cast<std::size_t>(k)]);
@@ -201,36 +212,76 @@ private:
             eval(a, b, i + 1, inner);
             if (e == 0) nmod_poly_add(out.get(), out.get(), inner.get());
             else {
-                nmod_poly_mulmod_preinv(prod.get(), inner.get(), powers_[static_cast<std::size_t>(i)][static_cast<std::size_t>(e)].get(), chi_.get(), chi_inv_.get());
+                mul(prod, inner, power(i, e));
                 nmod_poly_add(out.get(), out.get(), prod.get());
             }
             a = b;
         }
     }
 
+    const std::vector<UPoly>& h_;
     const UPoly& chi_;
-    const UPoly& chi_inv_;
+    UPoly chi_inv_;
     std::uint64_t p_;
     long n_, c_;
     nmod_t mod_{};
-    std::vector<std::vector<UPoly>> powers_;
+    std::vector<std::vector<UPoly>> powers_;  // powers_[i][e] = h_i^e mod chi, grown on demand
     std::vector<const ModTerm*> terms_;
 };
+
+// ∂f/∂t_k.
+ModPoly derivative(const ModPoly& f, long k, std::uint64_t p) {
+    nmod_t mod;
+    nmod_init(&mod, p);
+    ModPoly d;
+    for (const ModTerm& t : f) {
+        const int e = t.e[static_cast<std::size_t>(k)];
+        if (e == 0) continue;
+        ModTerm dt{nmod_mul(t.c % p, static_cast<std::uint64_t>(e) % p, mod), t.e};
+        --dt.e[static_cast<std::size_t>(k)];
+        if (dt.c != 0) d.push_back(std::move(dt));
+    }
+    return d;
+}
+
+// The determinant of the n × n matrix J over Z/p[x]/chi, by Laplace expansion along the
+// rows over column subsets (n·2^(n−1) products).
+UPoly determinant(Shape& shape, const std::vector<std::vector<UPoly>>& J, std::uint64_t p) {
+    const long n = static_cast<long>(J.size());
+    std::vector<UPoly> D;  // D[S]: the minor of rows 0..|S|−1 and the columns in S
+    D.reserve(std::size_t{1} << n);
+    for (std::size_t S = 0; S < (std::size_t{1} << n); ++S) D.emplace_back(p);
+    nmod_poly_one(D[0].get());
+    UPoly prod(p);
+    for (std::size_t S = 1; S < (std::size_t{1} << n); ++S) {
+        const long row = __builtin_popcountll(S) - 1;
+        long above = 0;  // columns of S after j: the sign of j's cofactor
+        for (long j = n - 1; j >= 0; --j) {
+            if (!(S >> j & 1U)) continue;
+            shape.mul(prod, J[static_cast<std::size_t>(row)][static_cast<std::size_t>(j)], D[S & ~(std::size_t{1} << j)]);
+            if (above % 2 == 0) nmod_poly_add(D[S].get(), D[S].get(), prod.get());
+            else nmod_poly_sub(D[S].get(), D[S].get(), prod.get());
+            ++above;
+        }
+    }
+    return std::move(D.back());
+}
 
 // One draw of the separating variant: 1 = A is reduced (the shape h_i and chi set), 0 = A
 // is not reduced (chi of degree c, not squarefree), -1 = u does not separate (or A is not
 // reduced: undecided).
-int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h) {
+int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h, std::vector<std::uint64_t>& r) {
     const long c = static_cast<long>(q.standard.size());
     const long n = q.basis.n;
     const std::uint64_t p = q.basis.p;
     nmod_t mod;
     nmod_init(&mod, p);
     NmodMat Mu(c, c, p);
+    r.assign(static_cast<std::size_t>(n), 0);
     for (long i = 0; i < n; ++i) {
-        const mp_limb_t r = rng.below(p);
+        r[static_cast<std::size_t>(i)] = rng.below(p);
         for (long a = 0; a < c; ++a)
-            _nmod_vec_scalar_addmul_nmod(Mu.get()->rows[a], q.mult[static_cast<std::size_t>(i)].get()->rows[a], c, r, mod);
+            _nmod_vec_scalar_addmul_nmod(Mu.get()->rows[a], q.mult[static_cast<std::size_t>(i)].get()->rows[a], c, r[static_cast<std::size_t>(i)], mod);
     }
     // Krylov: column k of K is u^k · 1 (1 is the first standard monomial)
     NmodMat K(c, c, p);
@@ -296,45 +347,70 @@ Quotient quotient_of(GroebnerBasis basis, long max_points) {
     return q;
 }
 
-SimplePoints simple_points(const Quotient& q, const ModPoly& value, Rng& rng, SimpleVariant variant) {
+SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng, SimpleVariant variant) {
     const long c = static_cast<long>(q.standard.size());
+    const long n = q.basis.n;
     const std::uint64_t p = q.basis.p;
+    if (static_cast<long>(system.size()) != n)
+        throw invalid_input("simple points: " + std::to_string(system.size()) + " equations in " + std::to_string(n) + " unknowns (a square system)");
     SimplePoints res;
-    if (c == 0) {  // no solution: vacuously simple, no value
+    if (c == 0) {  // no solution: nothing to certify
         res.simple = true;
         res.points = 0;
-        res.distinct = 0;
         return res;
     }
     if (variant == SimpleVariant::separating) {
         UPoly chi(p);
         std::vector<UPoly> h;
         for (int draw = 0; draw < 3; ++draw) {
-            const int got = separating_draw(q, rng, chi, h);
+            std::vector<std::uint64_t> r;
+            const int got = separating_draw(q, rng, chi, h, r);
             if (got == 0) return res;  // not reduced
             if (got < 0) continue;
-            res.simple = true;
-            res.points = c;
             nmod_t mod;
             nmod_init(&mod, p);
-            UPoly rev(p), chi_inv(p);
-            nmod_poly_reverse(rev.get(), chi.get(), c + 1);
-            nmod_poly_inv_series(chi_inv.get(), rev.get(), c + 1);
-            UPoly v = ShapeEvaluator(h, chi, chi_inv, value, p).result();
-            // s_k = ℓ(v^k), k < 2c
+            Shape shape(h, chi, p);
+            // The points x ↦ (h_1(x), …, h_n(x)) at the c distinct roots of chi, checked
+            // without the basis: distinct (Σ r_i h_i = x), solutions (f(h) = 0 mod chi) and
+            // simple (det J(h) prime to chi). A failure is a defect of the basis or of the
+            // normal forms.
+            UPoly sum(p), term(p);
+            for (long i = 0; i < n; ++i) {
+                nmod_poly_scalar_mul_nmod(term.get(), h[static_cast<std::size_t>(i)].get(), r[static_cast<std::size_t>(i)]);
+                nmod_poly_add(sum.get(), sum.get(), term.get());
+            }
+            UPoly x(p);  // x mod chi: the root itself when chi = x − root
+            if (c > 1) nmod_poly_set_coeff_ui(x.get(), 1, 1);
+            else nmod_poly_set_coeff_ui(x.get(), 0, nmod_neg(nmod_poly_get_coeff_ui(chi.get(), 0), mod));
+            bool ok = nmod_poly_equal(sum.get(), x.get()) != 0;
+            std::vector<std::vector<UPoly>> J(static_cast<std::size_t>(n));
+            for (long i = 0; i < n && ok; ++i) {
+                ok = nmod_poly_is_zero(shape.eval(system[static_cast<std::size_t>(i)]).get());
+                for (long k = 0; k < n; ++k) J[static_cast<std::size_t>(i)].push_back(shape.eval(derivative(system[static_cast<std::size_t>(i)], k, p)));
+            }
+            if (ok) {
+                UPoly det = determinant(shape, J, p), g(p);
+                nmod_poly_gcd(g.get(), det.get(), chi.get());
+                ok = nmod_poly_degree(g.get()) == 0;
+            }
+            if (!ok) throw internal_error("simple points: the quotient's points do not check as distinct simple solutions of the system");
+            res.simple = true;
+            res.points = c;
+            // s_k = ℓ(v^k), k < 2c: its shortest recurrence divides v's minimal polynomial
+            const UPoly v = shape.eval(value);
             Vec ell(static_cast<std::size_t>(c));
             for (auto& x : ell) x = rng.below(p);
-            Vec s;
+            Vec seq;
             UPoly power(p), next(p);
             nmod_poly_one(power.get());
             for (long k = 0; k < 2 * c; ++k) {
                 mp_limb_t acc = 0;
                 for (long a = 0; a < nmod_poly_length(power.get()); ++a) acc = nmod_add(acc, nmod_mul(ell[static_cast<std::size_t>(a)], nmod_poly_get_coeff_ui(power.get(), a), mod), mod);
-                s.push_back(acc);
-                nmod_poly_mulmod_preinv(next.get(), power.get(), v.get(), chi.get(), chi_inv.get());
+                seq.push_back(acc);
+                shape.mul(next, power, v);
                 nmod_poly_swap(power.get(), next.get());
             }
-            res.distinct = linear_complexity(s, mod);
+            res.distinct = std::max(1L, linear_complexity(seq, mod));  // c >= 1 points take at least one value
             return res;
         }
     }

@@ -52,11 +52,17 @@ struct SimplePoints {
 // unknowns, the Jacobian is invertible at each), and then a lower bound on the number of
 // distinct values `value` (a polynomial in the n unknowns, coefficients below p) takes on
 // them: the degree of the minimal polynomial of the sequence ℓ(value^k), k < 2c, ℓ a random
-// linear form (Berlekamp–Massey), which divides value's minimal polynomial in A, whose
-// degree is that number. Both answers are certain when given; rng draws u, ℓ. Cost: per
-// variant (above); then O(c³) for the Krylov solve, O(terms(value)) products mod χ (of
-// degree c) and 2c more for the sequence.
-SimplePoints simple_points(const Quotient& q, const ModPoly& value, Rng& rng, SimpleVariant variant = SimpleVariant::separating);
+// linear form (Berlekamp–Massey; at least 1), which divides value's minimal polynomial in A,
+// whose degree is that number. `system` is the square system (n polynomials; invalid_input
+// otherwise) whose basis q holds: the separating variant checks its points against it
+// without the basis (distinct, f(h) = 0 and det J(h) prime to chi: internal_error if not),
+// so a defect of the basis or of the normal forms cannot certify. Both answers are certain
+// when given; rng draws u, ℓ. c = 0: simple, points 0, distinct −1. Cost: per variant
+// (above); then O(c³) for the Krylov solve, and products mod χ (degree c): one per group of
+// terms of each of the n + n² + 1 polynomials (the system, its Jacobian, value), n·2^(n−1)
+// for the determinant and 2c for the sequence.
+SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng,
+                           SimpleVariant variant = SimpleVariant::separating);
 
 // The reference for distinct: when A is reduced, the degree of the minimal polynomial of
 // value(M_1, …, M_n), exactly the number of distinct values (-1 when A is not reduced).

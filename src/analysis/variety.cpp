@@ -9,6 +9,7 @@
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/model.hpp"
 #include "seprank/prime.hpp"
@@ -109,7 +110,12 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     const nmod_t mod = st.mod;
     const long Nn = static_cast<long>(sys.mons.size());
     // row i < n: the section's equation i; row n: the combination whose values are counted
-    Rng cert(st.p ^ 0x5ec71a9c0de5eedULL);
+    std::uint64_t mix = st.p;  // the certificate's stream: from the trial's own draws
+    for (std::uint64_t x : st.c) {
+        std::uint64_t state = mix;
+        mix = splitmix64(state) ^ x;
+    }
+    Rng cert(mix);
     std::vector<std::vector<std::uint64_t>> combos = st.mu;
     combos.push_back(draw_residues(cert, st.Jn, st.p));
     std::vector<ModPoly> section;
@@ -130,9 +136,11 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     algebra_detail::GroebnerBasis basis = algebra_detail::groebner_basis(section, st.n, st.p);
     const algebra_detail::SolutionCount counted = algebra_detail::count_of(basis);
     res.count = counted.count;
-    if (!certify || res.count < 0 || res.count > kCertifyMaxPoints) return res;
+    // the matrices and the normal forms' table: 2·n·c² words
+    const double words = 2.0 * static_cast<double>(st.n) * static_cast<double>(res.count) * static_cast<double>(res.count);
+    if (!certify || res.count <= 0 || res.count > kCertifyMaxPoints || 8.0 * words > default_max_memory()) return res;
     const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
-    const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, value, cert);
+    const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert);
     res.images = sp.simple ? sp.distinct : -1;
     return res;
 }
@@ -214,6 +222,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     const long n = st.n = tr.dimension;
     if (n == 0) {  // X is a point: degree 1, the whole weight space one fibre
         tr.gauge_fibre_points = tr.degree_fibre_points = tr.degree_section_points = 1;
+        tr.section_images = 1;  // deg X = 1, certain
         if (opt.generic_slice) tr.section_points = tr.fibre_points = 1;
         return tr;
     }
@@ -317,7 +326,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     // The certified lower bound: any trial whose n is the dimension's (docs/variety.md).
     for (const VarietyTrial& tr : res.trials)
         if (tr.dimension == res.dimension && tr.section_images > res.degree_at_least) res.degree_at_least = tr.section_images;
-    if (res.degree_at_least >= 0 && res.dimension_answer.kind != RankKind::exact) res.degree_at_least_failure_bound = res.dimension_answer.failure_bound;
+    if (res.degree_at_least >= 0) res.degree_at_least_failure_bound = res.dimension_answer.failure_bound;
     if (res.agreed) {
         res.degree = degree;
         res.gauge_fibre_points = first.gauge_fibre_points;
@@ -328,11 +337,11 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label = "counted over the closure of Z/p in " + std::to_string(res.trials.size()) +
                     " trials (distinct 16-bit primes, independent slices and sections), which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
         if (res.degree_at_least >= 0)
-            res.label += "; degree_at_least is certain (simple solutions, distinct functions) unless the dimension is larger, a chance below degree_at_least_failure_bound";
+            res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
     } else {
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
         if (res.degree_at_least >= 0)
-            res.label += "; degree_at_least is certain (simple solutions, distinct functions) unless the dimension is larger, a chance below degree_at_least_failure_bound";
+            res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;

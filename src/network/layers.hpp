@@ -4,7 +4,7 @@
 // include/seprank/network.hpp (a LayerSpec alternative); `in` is the Shape it reads:
 //   name, keys(sp, fn)            as in SPEC, JSON "kind" and Python; fn(key, long&|bool&)
 //                                 per field in SPEC order (SPEC "head-dim", JSON "head_dim");
-//   validate(sp, s, l)            its fields (invalid_input naming the value);
+//   validate(sp, s, l)            its fields (invalid_input naming the value); s.dim 0: sizes unknown;
 //   out(sp, in, l)                the Shape it writes (invalid_input when it cannot read in);
 //   flattens(sp)                  it reads its n tokens as one vector (fc, dense);
 //   degree(sp), weight_increment(sp)   d_l and m_l (D_l = d_l·D_{l−1} + m_l);
@@ -47,13 +47,13 @@ struct AttentionKind {
         check_layer_size(sp.heads, l, "heads H", 1);
         require(sp.head_dim >= 0, "layer " + str(l + 1) + ": head dim da = " + str(sp.head_dim) + " is negative");
         check_layer_size(sp.head_dim, l, "head dim da", 0);
-        if (sp.head_dim == 0)
-            require(s.dim % sp.heads == 0, "layer " + str(l + 1) + ": heads H = " + str(sp.heads) + " does not divide dim dx = " +
-                                               str(s.dim) + " (give head-dim)");
+        const bool sized = s.dim > 0 || sp.head_dim > 0;  // else only the rank's sign can be checked
+        require(!(sp.head_dim == 0 && s.dim > 0 && s.dim % sp.heads != 0), "layer " + str(l + 1) + ": heads H = " + str(sp.heads) +
+                                                                                 " does not divide dim dx = " + str(s.dim) + " (give head-dim)");
         check_layer_size(sp.score_degree, l, "score degree s", 1);
         require(sp.score_degree <= 32, "layer " + str(l + 1) + ": score degree s = " + str(sp.score_degree) + " exceeds 32");
-        require(sp.rank >= 0 && sp.rank <= head_dim(sp, s.dim),
-                "layer " + str(l + 1) + ": attention rank k = " + str(sp.rank) + " outside 0.." + str(head_dim(sp, s.dim)));
+        require(sp.rank >= 0 && (!sized || sp.rank <= head_dim(sp, s.dim)),
+                "layer " + str(l + 1) + ": attention rank k = " + str(sp.rank) + " outside 0.." + (sized ? str(head_dim(sp, s.dim)) : "da"));
     }
     static long degree(const S& sp) { return 2 * sp.score_degree + 1; }
     // The most dimensions its output (less a residual) can span: the heads' H·da.

@@ -155,6 +155,12 @@ std::vector<LayerSpec> parse_layers(const std::string& spec) {
         if (item.empty()) throw invalid_input("layers '" + spec + "': an empty layer between commas");
         out.push_back(parse_layer(item));
     }
+    // Each layer's own ranges, those that need no size (dx 0: unknown), so that a SPEC an
+    // option ignores is refused when invalid (the network's validate checks the rest).
+    NetworkSpec sizeless;
+    sizeless.dim = 0;
+    for (std::size_t l = 0; l < out.size(); ++l)
+        detail::with_kind(out[l], [&](auto kind, const auto& sp) { kind.validate(sp, sizeless, static_cast<long>(l)); });
     return out;
 }
 

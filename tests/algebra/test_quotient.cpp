@@ -114,22 +114,26 @@ TEST_CASE("simple_points: known solutions, multiple points and collisions of val
     const auto q = quotient(grid, n);
     const ModPoly x{{1, {1, 0}}}, y{{1, {0, 1}}}, sum{{1, {1, 0}}, {1, {0, 1}}}, x2{{1, {2, 0}}}, one{{4, {0, 0}}};
     for (SimpleVariant v : {SimpleVariant::per_unknown, SimpleVariant::separating}) {
-        const auto s = simple_points(q, x, rng, v);
+        const auto s = simple_points(q, grid, x, rng, v);
         CHECK(s.simple);
         CHECK(s.points == 6);
     }
     // x takes 3 values, y 2, x² 3, x + y 5 (1 + 7 = 3 + 5), a constant 1
-    CHECK(simple_points(q, x, rng).distinct == 3);
-    CHECK(simple_points(q, y, rng).distinct == 2);
-    CHECK(simple_points(q, sum, rng).distinct == 5);
-    CHECK(simple_points(q, x2, rng).distinct == 3);
-    CHECK(simple_points(q, one, rng).distinct == 1);
+    CHECK(simple_points(q, grid, x, rng).distinct == 3);
+    CHECK(simple_points(q, grid, y, rng).distinct == 2);
+    CHECK(simple_points(q, grid, sum, rng).distinct == 5);
+    CHECK(simple_points(q, grid, x2, rng).distinct == 3);
+    CHECK(simple_points(q, grid, one, rng).distinct == 1);
     CHECK(algebra_detail::distinct_values_reference(q, sum) == 5);
+    // the points are checked against the system without the basis: another system's
+    // basis (x ∈ {1, 2, 4} here) is caught, not certified
+    CHECK_THROWS_AS(simple_points(q, {with_roots(n, 0, {1, 2, 4}), with_roots(n, 1, {5, 7})}, x, rng), internal_error);
     // a double root: x ∈ {1, 1, 2}, not reduced; both variants say so
-    const auto dbl = quotient({with_roots(n, 0, {1, 1, 2}), with_roots(n, 1, {5, 7})}, n);
+    const std::vector<ModPoly> dbl_sys{with_roots(n, 0, {1, 1, 2}), with_roots(n, 1, {5, 7})};
+    const auto dbl = quotient(dbl_sys, n);
     CHECK(dbl.standard.size() == 6);
     for (SimpleVariant v : {SimpleVariant::per_unknown, SimpleVariant::separating}) {
-        const auto s = simple_points(dbl, x, rng, v);
+        const auto s = simple_points(dbl, dbl_sys, x, rng, v);
         CHECK_FALSE(s.simple);
         CHECK(s.points == -1);
         CHECK(s.distinct == -1);
@@ -137,16 +141,23 @@ TEST_CASE("simple_points: known solutions, multiple points and collisions of val
     CHECK(algebra_detail::distinct_values_reference(dbl, x) == -1);
     // a non-reduced point hidden from every coordinate's minimal polynomial degree:
     // (x, y) = (0, 0) with ideal (x², xy, y²) has multiplicity 3
+    // (two equations of the three: the check wants a square system; x², y² alone give 4)
     const auto fat = quotient({{{1, {2, 0}}}, {{1, {1, 1}}}, {{1, {0, 2}}}}, n);
     CHECK(fat.standard.size() == 3);
-    for (SimpleVariant v : {SimpleVariant::per_unknown, SimpleVariant::separating}) CHECK_FALSE(simple_points(fat, x, rng, v).simple);
+    const std::vector<ModPoly> fat_sq{{{1, {2, 0}}}, {{1, {0, 2}}}};
+    for (SimpleVariant v : {SimpleVariant::per_unknown, SimpleVariant::separating}) CHECK_FALSE(simple_points(fat, fat_sq, x, rng, v).simple);
+    CHECK_THROWS_AS(simple_points(fat, {{{1, {2, 0}}}}, x, rng), invalid_input);  // not square
     // one point; no point (the unit ideal)
-    const auto single = quotient({{{1, {1, 0}}, {neg(3), {0, 0}}}, {{1, {0, 1}}}}, n);
-    CHECK(simple_points(single, sum, rng).points == 1);
-    CHECK(simple_points(single, sum, rng).distinct == 1);
-    const auto none = quotient({{{1, {1, 0}}, {neg(3), {0, 0}}}, {{1, {1, 0}}, {neg(4), {0, 0}}}}, n);
+    const std::vector<ModPoly> single_sys{{{1, {1, 0}}, {neg(3), {0, 0}}}, {{1, {0, 1}}}};
+    const auto single = quotient(single_sys, n);
+    CHECK(simple_points(single, single_sys, sum, rng).points == 1);
+    CHECK(simple_points(single, single_sys, sum, rng).distinct == 1);
+    CHECK(simple_points(single, single_sys, ModPoly{}, rng).distinct == 1);  // the zero polynomial: one value
+    const std::vector<ModPoly> none_sys{{{1, {1, 0}}, {neg(3), {0, 0}}}, {{1, {1, 0}}, {neg(4), {0, 0}}}};
+    const auto none = quotient(none_sys, n);
     CHECK(none.standard.empty());
-    CHECK(simple_points(none, sum, rng).points == 0);
+    CHECK(simple_points(none, none_sys, sum, rng).points == 0);
+    CHECK(simple_points(none, none_sys, sum, rng).distinct == -1);
     // not zero-dimensional: refused
     CHECK_THROWS_AS(quotient({{{1, {1, 1}}, {neg(1), {0, 0}}}}, n), invalid_input);
     // over the point limit: refused before the matrices
@@ -161,8 +172,8 @@ TEST_CASE("simple_points: the separating variant against the reference on random
         const long n = 1 + trial % 3;
         std::vector<ModPoly> sys;
         if (trial % 4 == 3) {
-            // a system with a double solution: (t_0 − 1)² times a random linear form, and
-            // linear forms through (1, …): not reduced
+            // a system with double solutions: t_0's polynomial has the root 1 twice, each other
+            // unknown's two random roots: not reduced
             ModPoly sq = with_roots(n, 0, {1, 1, rng.below(kP)});
             sys.push_back(sq);
             for (long i = 1; i < n; ++i) sys.push_back(with_roots(n, i, {rng.below(kP), rng.below(kP)}));
@@ -172,8 +183,8 @@ TEST_CASE("simple_points: the separating variant against the reference on random
         const auto q = quotient(sys, n);
         // a value that collides on purpose: a polynomial in t_0 alone (when n > 1), or a random one
         const ModPoly value = trial % 2 == 0 ? dense_poly(rng, n, 2) : with_roots(n, 0, {rng.below(kP)});
-        const auto fast = simple_points(q, value, rng, SimpleVariant::separating);
-        const auto ref = simple_points(q, value, rng, SimpleVariant::per_unknown);
+        const auto fast = simple_points(q, sys, value, rng, SimpleVariant::separating);
+        const auto ref = simple_points(q, sys, value, rng, SimpleVariant::per_unknown);
         CHECK(fast.simple == ref.simple);
         CHECK(fast.points == ref.points);
         const long exact = algebra_detail::distinct_values_reference(q, value);
@@ -185,4 +196,23 @@ TEST_CASE("simple_points: the separating variant against the reference on random
         }
         if (trial % 4 == 3) CHECK_FALSE(fast.simple);
     }
+}
+
+TEST_CASE("simple_points: no linear form separates (every point over Z/5): the reference decides, no distinct count") {
+    // x, y ∈ Z/5 each: the 25 points of (Z/5)², all simple; a form r_1 x + r_2 y with
+    // r ∈ (Z/5)² takes at most 5 values on them, so every draw fails and per_unknown runs
+    const std::uint64_t p = 5;
+    auto rng = seprank_test::rng_for("quotient-no-separation");
+    INFO("seed " << seprank_test::seed());
+    const std::vector<ModPoly> sys{{{1, {5, 0}}, {p - 1, {1, 0}}}, {{1, {0, 5}}, {p - 1, {0, 1}}}};  // x^5 − x, y^5 − y
+    const auto q = quotient_of(groebner_basis(sys, 2, p), 1000);
+    REQUIRE(q.standard.size() == 25);
+    const auto s = simple_points(q, sys, {{1, {1, 0}}}, rng);
+    CHECK(s.simple);
+    CHECK(s.points == 25);
+    CHECK(s.distinct == -1);
+    // a double point among them is seen by the reference: x²(x − 1)… here x^5 − x^2
+    const std::vector<ModPoly> fat{{{1, {5, 0}}, {p - 1, {2, 0}}}, {{1, {0, 5}}, {p - 1, {0, 1}}}};
+    const auto qf = quotient_of(groebner_basis(fat, 2, p), 1000);
+    CHECK_FALSE(simple_points(qf, fat, {{1, {1, 0}}}, rng).simple);
 }

@@ -162,12 +162,19 @@ TEST_CASE("layers SPEC: bad text is refused with one message naming it") {
         {"conv:residual", "unknown key 'residual' for conv"},
         {"mlp:residual=1", "residual is a flag"},
         {"attention,,mlp", "an empty layer"},
+        // the ranges that need no size (a SPEC an option ignores is refused by them too)
+        {"attention:score-degree=33", "layer 1: score degree s = 33 exceeds 32"},
+        {"mlp,attention:head-dim=2:rank=3", "layer 2: attention rank k = 3 outside 0..2"},
+        {"mlp:power=65", "layer 1: power r = 65 exceeds 64"},
     };
     for (const auto& [text, needle] : cases) {
         const std::string m = message_of([&] { (void)parse_layers(text); });
         INFO(text << " -> " << m);
         CHECK(m.find(needle) != std::string::npos);
     }
+    // what needs a size passes the SPEC: a rank above dx / H is the network's to refuse
+    CHECK(std::get<AttentionLayer>(parse_layers("attention:rank=3")[0]).rank == 3);
+    CHECK(message_of([&] { validate(stack_spec(2, 2, "attention:rank=3")); }).find("layer 1: attention rank k = 3 outside 0..2") != std::string::npos);
     // sizes are checked by validate, with the layer's number
     NetworkSpec s = stack_spec(2, 3, "mlp,attention:heads=2");
     CHECK(message_of([&] { validate(s); }).find("layer 2: heads H = 2 does not divide dim dx = 3") != std::string::npos);
