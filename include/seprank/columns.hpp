@@ -24,10 +24,11 @@ struct RowSource {
     const RankAnswer* dimension = nullptr;  // table --dimension: function_dimension's answer (dimension, dim_expected, dim_defect)
     std::string partition;               // used when no answer carries one
     std::string status, reason;          // table rows: ok | lower-bound | skipped, and why
-    // table --variety: network_variety's degree and gauge-slice fibre count (variety_degree,
-    // gauge_fibre), -1 where none was claimed; read only when has_variety.
+    // table --variety: network_variety's degree, its proven lower bound and the gauge-slice
+    // fibre count (variety_degree, variety_degree_at_least, gauge_fibre), -1 where none was
+    // claimed; read only when has_variety.
     bool has_variety = false;
-    long variety_degree = -1, gauge_fibre = -1;
+    long variety_degree = -1, variety_degree_at_least = -1, gauge_fibre = -1;
 };
 
 struct Column {

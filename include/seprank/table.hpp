@@ -186,8 +186,8 @@ const std::vector<std::string>& table_eps_columns();
 // message in `reason`. O(1).
 const std::vector<std::string>& table_dimension_columns();
 // The variety columns, after the dimension columns, only in sweeps with
-// SweepOptions::variety: variety_degree (the image's degree) and gauge_fibre (the weight
-// settings per generic function on the gauge slice). O(1).
+// SweepOptions::variety: variety_degree (the image's degree), variety_degree_at_least (its
+// proven lower bound) and gauge_fibre (weight settings per function on the gauge slice). O(1).
 const std::vector<std::string>& table_variety_columns();
 // table_columns(), plus table_eps_columns() when `eps` (a sweep with ε) / the row has them,
 // plus table_dimension_columns() when `dimension`, plus `layers` (right after `family`)

@@ -128,6 +128,9 @@ std::vector<Column> make_columns() {
         {"variety_degree", "table --variety: the degree of the image, counted mod 16-bit primes whose trials agree (null: none claimed; docs/variety.md)", [](const RowSource& s) -> Value {
              return s.has_variety && s.variety_degree >= 0 ? Value(s.variety_degree) : Value();
          }},
+        {"variety_degree_at_least", "table --variety: a lower bound on the degree, proven from simple section solutions given the dimension (null: none certified; docs/variety.md)", [](const RowSource& s) -> Value {
+             return s.has_variety && s.variety_degree_at_least >= 0 ? Value(s.variety_degree_at_least) : Value();
+         }},
         {"gauge_fibre", "table --variety: weight settings per generic function on the gauge slice, the discrete symmetries left (null: none claimed)", [](const RowSource& s) -> Value {
              return s.has_variety && s.gauge_fibre >= 0 ? Value(s.gauge_fibre) : Value();
          }},

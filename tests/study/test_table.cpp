@@ -1353,13 +1353,16 @@ TEST_CASE("table --variety: the image's degree and gauge fibre, as network_varie
         REQUIRE(row.contains("variety_degree"));
         VarietyOptions o;
         o.seed = sw.generic.seed;
-        long degree = -1, fibre = -1;
+        long degree = -1, fibre = -1, at_least = -1;
         try {
             const VarietyAnswer v = network_variety(spec, o);
             if (v.agreed) degree = v.degree, fibre = v.gauge_fibre_points;
+            at_least = v.degree_at_least;
         } catch (const resource_limit&) {
         }
         CHECK(row.at("variety_degree").str() == (degree >= 0 ? std::to_string(degree) : ""));
+        CHECK(row.at("variety_degree_at_least").str() == (at_least >= 0 ? std::to_string(at_least) : ""));
+        if (degree >= 0) CHECK(at_least == degree);  // small networks: every trial certifies its section
         CHECK(row.at("gauge_fibre").str() == (fibre >= 0 ? std::to_string(fibre) : ""));
         if (degree < 0) CHECK(row.at("reason").str().find("variety: ") != std::string::npos);
         (degree >= 0 ? filled : empty) += 1;
@@ -1373,6 +1376,7 @@ TEST_CASE("table --variety: the image's degree and gauge fibre, as network_varie
         const TableFile f = parse_table_text(csv_line(table_columns(false, false, true, false, true)) + "\n" + csv_line(row) + "\n", false, "variety");
         REQUIRE(f.rows.size() == 1);
         CHECK(f.rows[0].at("variety_degree").str() == row.at("variety_degree").str());
+        CHECK(f.rows[0].at("variety_degree_at_least").str() == row.at("variety_degree_at_least").str());
     }
     CHECK(filled >= 3);  // the quadratic networks in 2, 3 and 4 variables
     CHECK(empty >= 1);   // 6 variables: dimension 11 > 8 unknowns
