@@ -345,13 +345,18 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     const bool automatic = opt.method == GenericMethod::automatic;
     const bool flat = automatic ? auto_flattens(valid, opt, dev.device == Device::cuda) : opt.method == GenericMethod::flattening;
     if (!automatic || !flat) return generic_once(valid, part, opt, dev, flat);
+    const auto t0 = std::chrono::steady_clock::now();
     try {
         return generic_once(valid, part, opt, dev, true);
     } catch (const resource_limit& e) {
         // The estimate is of f; a product on the way can pass the memory limit (max_memory)
         // where the evaluation, which never expands, fits: auto then runs the evaluation.
+        // The attempt's seconds count in the answer's, as its expansion phase.
+        const double attempt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         RankAnswer res = generic_once(valid, part, opt, dev, false);
-        res.note = "auto: the flattening's expansion stopped (" + std::string(e.what()) + "), so the evaluation ran; " + res.note;
+        res.seconds += attempt;
+        res.phases.expand += attempt;
+        res.note = "auto: the flattening's expansion stopped (" + std::string(e.what()) + "; its seconds are in phases.expand), so the evaluation ran; " + res.note;
         return res;
     }
 }

@@ -489,6 +489,9 @@ TEST_CASE("generic auto: a flattening whose expansion passes the memory limit gi
     set_default_max_memory(before);
     CHECK(tight.method == "evaluation");
     CHECK(tight.note.rfind("auto: the flattening's expansion stopped (", 0) == 0);
+    // the stopped attempt's time is counted: the evaluation expands nothing itself
+    CHECK(tight.phases.expand > 0);
+    CHECK(tight.seconds >= tight.phases.expand + tight.phases.matrix + tight.phases.rank);
     CHECK(tight.value == roomy.value);
     CHECK(tight.kind == roomy.kind);
 }
