@@ -65,6 +65,7 @@ struct VarietyTrial {
     // among them, a lower bound on deg X that needs only dim X = n (docs/variety.md, "The
     // degree's lower bound"); -1 where not certified.
     long section_images = -1;
+    std::string uncertified;  // why section_images is -1 (empty where it is not)
     std::vector<long> degree_free_weights;  // the degree slice's free weights
 };
 

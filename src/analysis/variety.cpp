@@ -103,6 +103,7 @@ ModPoly poly_of(const algebra_detail::Interpolated& sys, const std::vector<std::
 struct SectionCount {
     long count = -1;
     long images = -1;
+    std::string uncertified;  // why images is -1, when it was asked for
 };
 SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpolated& sys, bool certify) {
     SectionCount res;
@@ -138,10 +139,16 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     res.count = counted.count;
     // the matrices and the normal forms' table: 2·n·c² words
     const double words = 2.0 * static_cast<double>(st.n) * static_cast<double>(res.count) * static_cast<double>(res.count);
-    if (!certify || res.count <= 0 || res.count > kCertifyMaxPoints || 8.0 * words > default_max_memory()) return res;
+    if (!certify) return res;
+    if (res.count <= 0) res.uncertified = res.count == 0 ? "the section has no solution" : "the section is not zero-dimensional";
+    else if (res.count > kCertifyMaxPoints) res.uncertified = std::to_string(res.count) + " section solutions, over " + std::to_string(kCertifyMaxPoints);
+    else if (8.0 * words > default_max_memory()) res.uncertified = "the quotient's matrices (2·n·c² words) pass the memory limit";
+    if (!res.uncertified.empty()) return res;
     const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
     const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert);
     res.images = sp.simple ? sp.distinct : -1;
+    if (!sp.simple) res.uncertified = "the section's solutions are not all simple";
+    else if (sp.distinct < 0) res.uncertified = "no linear form separated the section's solutions";
     return res;
 }
 
@@ -259,12 +266,14 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
             const SectionCount sc = section_count(st, other, true);
             tr.degree_section_points = sc.count;
             tr.section_images = sc.images;
+            tr.uncertified = sc.uncertified;
         }
     }
     if (tr.degree_free_weights == first) {
         const SectionCount sc = section_count(st, gauge, true);
         tr.degree_section_points = sc.count;
         tr.section_images = sc.images;
+        tr.uncertified = sc.uncertified;
     }
     // The generic slice (asked for): B random; dense equations, a far costlier basis.
     if (opt.generic_slice) {
@@ -292,7 +301,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     const Model m(spec);
     VarietyAnswer res;
     res.parameters = static_cast<long>(fmpz_get_si(m.varied_parameters().get()));
-    if (res.parameters == 0) throw invalid_input("network: it has no parameters");
+    if (res.parameters == 0) throw invalid_input("network: it has no parameters (depth " + std::to_string(spec.get().depth) + ", no embedding)");
     // f's degree in the weights: D_w, plus d^L for an embedding's entries.
     Integer dw = m.spec().embed_rank > 0 ? m.weight_degree() + m.degree() : m.weight_degree();
     if (dw > Integer(10000)) throw resource_limit("variety: weight degree " + dw.str() + " is too large to interpolate");
@@ -334,14 +343,17 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.degree_free_weights = first.degree_free_weights;
         res.degree_fibre_points = first.degree_fibre_points;
         if (opt.generic_slice) res.fibre_points = first.fibre_points;
-        res.label = "counted over the closure of Z/p in " + std::to_string(res.trials.size()) +
-                    " trials (distinct 16-bit primes, independent slices and sections), which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
-        if (res.degree_at_least >= 0)
-            res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
+        res.label = "counted over the closure of Z/p in " + std::to_string(res.trials.size()) + (res.trials.size() == 1 ? " trial" : " trials") +
+                    " (distinct 16-bit primes, independent slices and sections), which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
     } else {
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
-        if (res.degree_at_least >= 0)
-            res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
+    }
+    if (res.degree_at_least >= 0) {
+        res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
+    } else {  // why no trial certified: the first trial's reason (or its dimension)
+        const VarietyTrial& t = res.trials.front();
+        res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
+                                                 : t.uncertified.empty() ? std::string("no section certified") : t.uncertified);
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;

@@ -275,7 +275,9 @@ void validate(const NetworkSpec& s) {
     require(s.dim >= 1, "dim dx = " + str(s.dim) + " must be at least 1");
     require(s.depth >= 0, "depth L = " + str(s.depth) + " must not be negative");
     require(s.depth <= kMaxDepth, "depth L = " + str(s.depth) + " exceeds " + str(kMaxDepth));
-    require(s.position >= 1 && s.position <= s.tokens,
+    // A stack's layers may write fewer tokens than they read (conv): its own check names the
+    // range, the tokens its last layer writes.
+    require(s.position >= 1 && (family_info(s.family).layers || s.position <= s.tokens),
             "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
     // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).

@@ -390,7 +390,8 @@ void append_reason(Row& r, const std::string& why) {
 }
 
 // The dimension columns of one row (SweepOptions::dimension): function_dimension with the
-// sweep's seed and threads. A resource_limit leaves them null with the message in reason.
+// sweep's seed and threads. Over its limits (resource_limit) or without weights (invalid_input:
+// depth 0 without an embedding) the cells are null and the reason says why, as for variety.
 void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
     DimensionOptions o;
     o.seed = s.generic.seed;
@@ -402,6 +403,8 @@ void add_dimension_columns(Row& r, const ValidSpec& spec, const SweepOptions& s)
         dim = function_dimension(spec, o);
         src.dimension = &dim;
     } catch (const resource_limit& e) {
+        append_reason(r, std::string("dimension: ") + e.what());
+    } catch (const invalid_input& e) {
         append_reason(r, std::string("dimension: ") + e.what());
     }
     const Record cells = make_record(src, table_dimension_columns());
@@ -417,16 +420,19 @@ void add_variety_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
     o.threads = s.generic.threads;
     RowSource src;
     src.has_variety = true;
+    const auto why = [&](const std::string& what) {  // the library's messages may name it already
+        append_reason(r, what.rfind("variety: ", 0) == 0 ? what : "variety: " + what);
+    };
     try {
         const VarietyAnswer v = network_variety(spec, o);
         src.variety_degree = v.degree;
         src.variety_degree_at_least = v.degree_at_least;
         src.gauge_fibre = v.agreed ? v.gauge_fibre_points : -1;
-        if (!v.agreed) append_reason(r, "variety: " + v.label);
+        if (!v.agreed) why(v.label);
     } catch (const resource_limit& e) {
-        append_reason(r, std::string("variety: ") + e.what());
+        why(e.what());
     } catch (const invalid_input& e) {
-        append_reason(r, std::string("variety: ") + e.what());
+        why(e.what());
     }
     const Record cells = make_record(src, table_variety_columns());
     for (const auto& c : table_variety_columns()) r.set(c, cells.at(c));

@@ -7,6 +7,8 @@
 #include "seprank/table_blocks.hpp"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
@@ -36,7 +38,28 @@ bool is_integer_text(const std::string& t) {
     return true;
 }
 
-// A resumed row is reused as it stands, so its configuration and rank must be well formed.
+// An optional count cell, if the row has the column: empty (null) or a count, in JSON lines
+// a number.
+void check_count_cell(const Row& r, const std::string& c, const std::string& where, bool json) {
+    if (!r.contains(c)) return;
+    const std::string v = r.at(c).str();
+    if (v.empty() && (!json || r.at(c).is_null())) return;
+    if (!is_integer_text(v) || (json && r.at(c).type() != Value::Type::integer))
+        throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
+}
+
+// A time or memory cell: empty or a finite number >= 0.
+void check_measure_cell(const Row& r, const std::string& c, const std::string& where) {
+    if (!r.contains(c) || r.at(c).str().empty()) return;
+    const std::string v = r.at(c).str();
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || !std::isfinite(x) || x < 0)
+        throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a number >= 0");
+}
+
+// A resumed row is reused as it stands, so its configuration, rank and the optional groups'
+// cells must be well formed.
 void check_row(const Row& r, const std::string& where, bool json) {
     const bool block = r.contains("block");  // a block table's row (table_blocks.hpp)
     for (const auto& c : block ? table_block_columns(false, false) : table_columns())
@@ -64,6 +87,19 @@ void check_row(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
     family_from_string(r.at("family").str());
+    // every column of the row's groups (a JSON line may leave one out)
+    for (const auto& c : row_columns(r))
+        if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
+    for (const char* c : {"dimension", "dim_expected", "variety_degree", "variety_degree_at_least", "gauge_fibre"}) check_count_cell(r, c, where, json);
+    if (r.contains("dim_defect")) {
+        const std::string d = r.at("dim_defect").str();
+        if (d != "true" && d != "false" && !d.empty()) throw invalid_input(where + ": column 'dim_defect' = '" + d.substr(0, 40) + "' (expected true or false)");
+    }
+    if (r.contains("variety_degree_at_least") && !r.at("variety_degree").str().empty() && !r.at("variety_degree_at_least").str().empty() &&
+        std::stol(r.at("variety_degree_at_least").str()) > std::stol(r.at("variety_degree").str()))
+        throw invalid_input(where + ": variety_degree_at_least " + r.at("variety_degree_at_least").str() + " is above variety_degree " +
+                            r.at("variety_degree").str());
+    for (const char* c : {"seconds", "peak_mib"}) check_measure_cell(r, c, where);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insens
 and, when it fails, print exactly one line on stderr, starting `seprank: ` (the option
 parser's errors included). Then the file-safety checks at the end run.
 """
-import concurrent.futures, fcntl, os, shlex, stat, subprocess, sys, tempfile
+import concurrent.futures, csv, fcntl, io, json, os, shlex, stat, subprocess, sys, tempfile
 
 S, CASES = sys.argv[1], sys.argv[2]
 D = tempfile.mkdtemp(prefix="seprank_bad_")
@@ -122,6 +122,23 @@ def fixtures():
     w("t_negrank.csv", hdr + "\n" + with_cell("rank", "-2") + "\n")
     w("t_hugerank.csv", hdr + "\n" + with_cell("rank", "9" * 24) + "\n")
     w("t_maybe.csv", hdr + "\n" + with_cell("certified", "maybe") + "\n")
+    w("t_seconds.csv", hdr + "\n" + with_cell("seconds", "abc") + "\n")
+    # a --variety sweep's row (quoted cells: the csv module), one cell changed or one key left out
+    vnet = ["--layers", "conv,conv:power=1", "--tokens", "3", "--dim", "1", "--depth", "1", "--variety"]
+    vout = subprocess.run([S, "table", *vnet, "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
+    vhdr, vrow = [line for line in vout.splitlines() if line and not line.startswith("#")][:2]
+    def v_with(name, value):
+        cells = next(csv.reader([vrow]))
+        cells[vhdr.split(",").index(name)] = value
+        o = io.StringIO()
+        csv.writer(o, lineterminator="").writerow(cells)
+        return o.getvalue()
+    w("t_var_x.csv", vhdr + "\n" + v_with("variety_degree_at_least", "x") + "\n")
+    w("t_var_above.csv", vhdr + "\n" + v_with("variety_degree_at_least", "9") + "\n")
+    jout = subprocess.run([S, "table", *vnet, "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
+    jrow = json.loads(jout)[0]  # stdout: one JSON array; an --out file: one object a line
+    del jrow["variety_degree_at_least"]
+    w("t_var_missing.jsonl", json.dumps(jrow) + "\n")
     w("t_badheader.csv", "family,tokens\n")
     w("t_nosweep.csv", hdr + "\n")
     w("t_othersweep.csv", "# seprank table sweep: trials=1 seed=2 method=0 max_side=4096 variant=0 partition=balanced max_variables=64 columns=30\n" + hdr + "\n")

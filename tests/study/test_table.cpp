@@ -1377,6 +1377,18 @@ TEST_CASE("table --variety: the image's degree and gauge fibre, as network_varie
         REQUIRE(f.rows.size() == 1);
         CHECK(f.rows[0].at("variety_degree").str() == row.at("variety_degree").str());
         CHECK(f.rows[0].at("variety_degree_at_least").str() == row.at("variety_degree_at_least").str());
+        // a resumed row's variety cells are checked: counts, and the bound not above the degree
+        const std::string head = csv_line(table_columns(false, false, true, false, true)) + "\n";
+        for (const std::string& bad : {std::string("x"), std::string("-1"), std::string("4.5")}) {
+            Row edited = row;
+            edited.set("gauge_fibre", bad);
+            CHECK_THROWS_AS(parse_table_text(head + csv_line(edited) + "\n", false, "variety"), invalid_input);
+        }
+        if (degree >= 0) {
+            Row above = row;
+            above.set("variety_degree_at_least", degree + 1);
+            CHECK_THROWS_AS(parse_table_text(head + csv_line(above) + "\n", false, "variety"), invalid_input);
+        }
     }
     CHECK(filled >= 3);  // the quadratic networks in 2, 3 and 4 variables
     CHECK(empty >= 1);   // 6 variables: dimension 11 > 8 unknowns
