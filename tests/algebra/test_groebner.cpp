@@ -1,5 +1,7 @@
 #include "algebra/groebner.hpp"
 
+#include "mod_systems.hpp"
+
 #include "seprank/error.hpp"
 #include "support.hpp"
 
@@ -12,29 +14,7 @@ using namespace seprank;
 using algebra_detail::ModPoly;
 using algebra_detail::solution_count;
 
-namespace {
-
-// A polynomial in n unknowns with every monomial of degree <= deg, coefficients uniform mod p.
-template <class R>
-ModPoly dense_poly(R& rng, long n, int deg, std::uint64_t p) {
-    ModPoly f;
-    std::vector<int> e(static_cast<std::size_t>(n), 0);
-    const auto rec = [&](auto&& self, long i, int left) -> void {
-        if (i == n) {
-            f.push_back({rng.below(p), e});
-            return;
-        }
-        for (int k = 0; k <= left; ++k) {
-            e[static_cast<std::size_t>(i)] = k;
-            self(self, i + 1, left - k);
-        }
-        e[static_cast<std::size_t>(i)] = 0;
-    };
-    rec(rec, 0, deg);
-    return f;
-}
-
-}  // namespace
+using seprank_test::dense_poly;
 
 TEST_CASE("solution_count: systems whose solutions are known") {
     const std::uint64_t p = 65521;

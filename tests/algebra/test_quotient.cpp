@@ -1,5 +1,7 @@
 #include "algebra/quotient.hpp"
 
+#include "mod_systems.hpp"
+
 #include "seprank/error.hpp"
 #include "support.hpp"
 
@@ -22,24 +24,7 @@ constexpr std::uint64_t kP = 65521;
 
 std::uint64_t neg(std::uint64_t x) { return (kP - x % kP) % kP; }
 
-// A polynomial in n unknowns with every monomial of degree <= deg, coefficients uniform mod p.
-ModPoly dense_poly(Rng& rng, long n, int deg) {
-    ModPoly f;
-    std::vector<int> e(static_cast<std::size_t>(n), 0);
-    const auto rec = [&](auto&& self, long i, int left) -> void {
-        if (i == n) {
-            f.push_back({rng.below(kP), e});
-            return;
-        }
-        for (int k = 0; k <= left; ++k) {
-            e[static_cast<std::size_t>(i)] = k;
-            self(self, i + 1, left - k);
-        }
-        e[static_cast<std::size_t>(i)] = 0;
-    };
-    rec(rec, 0, deg);
-    return f;
-}
+ModPoly dense_poly(Rng& rng, long n, int deg) { return seprank_test::dense_poly(rng, n, deg, kP); }
 
 // Π_k (t_i − roots_k) in n unknowns: a univariate polynomial in t_i with the given roots.
 ModPoly with_roots(long n, long i, const std::vector<std::uint64_t>& roots) {
