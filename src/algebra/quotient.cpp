@@ -2,6 +2,7 @@
 // from the Gröbner basis, simple solutions and distinct values (quotient.hpp).
 #include "quotient.hpp"
 
+#include "base/parallel.hpp"
 #include "seprank/error.hpp"
 
 #include <flint/nmod_mat.h>
@@ -270,7 +271,7 @@ UPoly determinant(Shape& shape, const std::vector<std::vector<UPoly>>& J, std::u
 // One draw of the separating variant: 1 = A is reduced (the shape h_i and chi set), 0 = A
 // is not reduced (chi of degree c, not squarefree), -1 = u does not separate (or A is not
 // reduced: undecided).
-int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h, std::vector<std::uint64_t>& r) {
+int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h, std::vector<std::uint64_t>& r, int threads) {
     const long c = static_cast<long>(q.standard.size());
     const long n = q.basis.n;
     const std::uint64_t p = q.basis.p;
@@ -283,18 +284,46 @@ int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>&
         for (long a = 0; a < c; ++a)
             _nmod_vec_scalar_addmul_nmod(Mu.get()->rows[a], q.mult[static_cast<std::size_t>(i)].get()->rows[a], c, r[static_cast<std::size_t>(i)], mod);
     }
-    // Krylov: column k of K is u^k · 1 (1 is the first standard monomial)
+    // Krylov: column k of K is u^k · 1 (1 is the first standard monomial). Below 2^16 (the
+    // Gröbner engine's moduli) M_u is copied to 32-bit words and each product summed in 64
+    // bits (c·p² < 2^64 for c < 2^31), reduced once per entry: half the memory traffic of the
+    // c passes over M_u, and the rows split over `threads`.
     NmodMat K(c, c, p);
     NmodMat rhs(c, n + 1, p);
     Vec v(static_cast<std::size_t>(c), 0), next(static_cast<std::size_t>(c));
     v[0] = 1;
+    const bool narrow = p < (std::uint64_t{1} << 16);
+    std::vector<std::uint32_t> mu32;
+    std::vector<std::uint32_t> v32;
+    if (narrow) {
+        mu32.resize(static_cast<std::size_t>(c) * static_cast<std::size_t>(c));
+        for (long a = 0; a < c; ++a)
+            for (long b = 0; b < c; ++b) mu32[static_cast<std::size_t>(a * c + b)] = static_cast<std::uint32_t>(nmod_mat_entry(Mu.get(), a, b));
+        v32.resize(static_cast<std::size_t>(c));
+    }
+    const int nt = static_cast<int>(std::max(1L, std::min<long>(threads, c / 256)));  // a share of at least 256 rows
+    const auto product = [&](long lo, long hi) {
+        if (narrow) {
+            for (long a = lo; a < hi; ++a) {
+                const std::uint32_t* row = mu32.data() + static_cast<std::size_t>(a * c);
+                std::uint64_t acc = 0;
+                for (long b = 0; b < c; ++b) acc += static_cast<std::uint64_t>(row[b]) * v32[static_cast<std::size_t>(b)];
+                next[static_cast<std::size_t>(a)] = acc % p;
+            }
+        } else {
+            for (long a = lo; a < hi; ++a) next[static_cast<std::size_t>(a)] = _nmod_vec_dot(Mu.get()->rows[a], v.data(), c, mod, _nmod_vec_dot_bound_limbs(c, mod));
+        }
+    };
     for (long k = 0; k <= c; ++k) {
         if (k < c)
             for (long a = 0; a < c; ++a) nmod_mat_entry(K.get(), a, k) = v[static_cast<std::size_t>(a)];
         else
             for (long a = 0; a < c; ++a) nmod_mat_entry(rhs.get(), a, 0) = v[static_cast<std::size_t>(a)];
         if (k == c) break;
-        for (long a = 0; a < c; ++a) next[static_cast<std::size_t>(a)] = _nmod_vec_dot(Mu.get()->rows[a], v.data(), c, mod, _nmod_vec_dot_bound_limbs(c, mod));
+        if (narrow)
+            for (long b = 0; b < c; ++b) v32[static_cast<std::size_t>(b)] = static_cast<std::uint32_t>(v[static_cast<std::size_t>(b)]);
+        if (nt == 1) product(0, c);
+        else detail::run_parallel(nt, [&](int tid) { product(c * tid / nt, c * (tid + 1) / nt); });
         std::swap(v, next);
     }
     // t_i · 1 is column 0 of M_i
@@ -347,7 +376,7 @@ Quotient quotient_of(GroebnerBasis basis, long max_points) {
     return q;
 }
 
-SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng, SimpleVariant variant) {
+SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng, SimpleVariant variant, int threads) {
     const long c = static_cast<long>(q.standard.size());
     const long n = q.basis.n;
     const std::uint64_t p = q.basis.p;
@@ -364,7 +393,7 @@ SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system
         std::vector<UPoly> h;
         for (int draw = 0; draw < 3; ++draw) {
             std::vector<std::uint64_t> r;
-            const int got = separating_draw(q, rng, chi, h, r);
+            const int got = separating_draw(q, rng, chi, h, r, threads);
             if (got == 0) return res;  // not reduced
             if (got < 0) continue;
             nmod_t mod;

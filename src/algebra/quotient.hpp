@@ -57,12 +57,13 @@ struct SimplePoints {
 // otherwise) whose basis q holds: the separating variant checks its points against it
 // without the basis (distinct, f(h) = 0 and det J(h) prime to chi: internal_error if not),
 // so a defect of the basis or of the normal forms cannot certify. Both answers are certain
-// when given; rng draws u, ℓ. c = 0: simple, points 0, distinct −1. Cost: per variant
+// when given; rng draws u, ℓ (the same answers on any number of `threads`, which share
+// the Krylov products' rows). c = 0: simple, points 0, distinct −1. Cost: per variant
 // (above); then O(c³) for the Krylov solve, and products mod χ (degree c): one per group of
 // terms of each of the n + n² + 1 polynomials (the system, its Jacobian, value), n·2^(n−1)
 // for the determinant and 2c for the sequence.
 SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng,
-                           SimpleVariant variant = SimpleVariant::separating);
+                           SimpleVariant variant = SimpleVariant::separating, int threads = 1);
 
 // The reference for distinct: when A is reduced, the degree of the minimal polynomial of
 // value(M_1, …, M_n), exactly the number of distinct values (-1 when A is not reduced).

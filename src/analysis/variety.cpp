@@ -145,7 +145,7 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     else if (8.0 * words > default_max_memory()) res.uncertified = "the quotient's matrices (2·n·c² words) pass the memory limit";
     if (!res.uncertified.empty()) return res;
     const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
-    const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert);
+    const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert, algebra_detail::SimpleVariant::separating, st.threads);
     res.images = sp.simple ? sp.distinct : -1;
     if (!sp.simple) res.uncertified = "the section's solutions are not all simple";
     else if (sp.distinct < 0) res.uncertified = "no linear form separated the section's solutions";

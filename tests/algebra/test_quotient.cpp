@@ -201,3 +201,21 @@ TEST_CASE("simple_points: no linear form separates (every point over Z/5): the r
     const auto qf = quotient_of(groebner_basis(fat, 2, p), 1000);
     CHECK_FALSE(simple_points(qf, fat, {{1, {1, 0}}}, rng).simple);
 }
+
+TEST_CASE("simple_points: the Krylov products' rows split over threads give the same answer (600 solutions)") {
+    auto rng = seprank_test::rng_for("quotient-threads");
+    INFO("seed " << seprank_test::seed());
+    const std::vector<ModPoly> sys{dense_poly(rng, 2, 24), dense_poly(rng, 2, 25)};
+    const auto q = quotient(sys, 2);
+    REQUIRE(q.standard.size() == 600);  // Bézout
+    const ModPoly value = dense_poly(rng, 2, 3);
+    Rng a(seprank_test::seed()), b(seprank_test::seed());
+    const auto one = simple_points(q, sys, value, a, SimpleVariant::separating, 1);
+    const auto two = simple_points(q, sys, value, b, SimpleVariant::separating, 2);
+    CHECK(one.simple);
+    CHECK(one.points == 600);
+    CHECK(one.distinct == 600);
+    CHECK(two.simple == one.simple);
+    CHECK(two.points == one.points);
+    CHECK(two.distinct == one.distinct);
+}
