@@ -277,8 +277,8 @@ void validate(const NetworkSpec& s) {
     require(s.depth <= kMaxDepth, "depth L = " + str(s.depth) + " exceeds " + str(kMaxDepth));
     // A stack's layers may write fewer tokens than they read (conv): its own check names the
     // range, the tokens its last layer writes.
-    require(s.position >= 1 && (family_info(s.family).layers || s.position <= s.tokens),
-            "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
+    require(s.position >= 1, "position i = " + str(s.position) + " must be at least 1");
+    require(family_info(s.family).layers || s.position <= s.tokens, "position i = " + str(s.position) + " outside 1.." + str(s.tokens));
     require(s.embed_rank >= 0, "embedding rank r = " + str(s.embed_rank) + " is negative");
     // r > dx is allowed: M ∈ Q^{dx×r} then has rank at most dx (Theorem 7.3 reads min{r, dx}).
     require(s.embed_rank <= kMaxEmbedRank, "embedding rank r = " + str(s.embed_rank) + " exceeds " + str(kMaxEmbedRank));
