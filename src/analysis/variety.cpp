@@ -349,7 +349,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
     }
     if (res.degree_at_least >= 0) {
-        res.label += "; degree_at_least is proven (simple solutions, distinct functions) for dimension n, which fails with probability at most degree_at_least_failure_bound";
+        res.label += "; degree_at_least is proven (simple solutions, distinct functions) assuming dim X = n, which fails with probability at most degree_at_least_failure_bound";
     } else {  // why no trial certified: the first trial's reason (or its dimension)
         const VarietyTrial& t = res.trials.front();
         res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
