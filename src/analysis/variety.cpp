@@ -9,6 +9,7 @@
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/model.hpp"
@@ -67,6 +68,7 @@ struct TrialSetup {
     Weights shape;  // m's shapes, drawn once, structural zeros 0: place() fills its varied entries
     std::vector<std::uint64_t> a;
     std::vector<Point<std::uint64_t>> xs;
+    std::vector<std::uint64_t> xs_flat;  // the same points, one after another (ModBatchEvaluator's layout)
     std::vector<std::vector<std::uint64_t>> mu;
     std::vector<std::uint64_t> c;
 };
@@ -81,8 +83,9 @@ algebra_detail::Interpolated interpolate_slice(const Model& m, const TrialSetup&
         for (long q = 0; q < st.varied; ++q)
             for (long i = 0; i < n; ++i)
                 w[static_cast<std::size_t>(q)] = nmod_add(w[static_cast<std::size_t>(q)], nmod_mul(B[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)], t[static_cast<std::size_t>(i)], mod), mod);
-        const ModEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, st.p);
-        for (long j = 0; j < st.Jn; ++j) y[static_cast<std::size_t>(j)] = ev(st.xs[static_cast<std::size_t>(j)]);
+        // all Jn inputs in one batched pass (the values of ModEvaluator, several points a lane)
+        const ModBatchEvaluator ev(Network{m.spec(), place(m, st.shape, w)}, st.p);
+        ev.evaluate(st.xs_flat.data(), static_cast<std::size_t>(st.Jn), y.data());
     };
     return algebra_detail::interpolate_total_degree(n, st.wdeg, st.Jn, st.p, values, rng, algebra_detail::InterpolationVariant::newton, st.threads);
 }
@@ -244,6 +247,8 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
     st.Jn = M + 8;
     for (long j = 0; j < st.Jn; ++j) st.xs.push_back(random_point(rng, N, vars, p));
+    for (const auto& x : st.xs)
+        for (const auto& token : x) st.xs_flat.insert(st.xs_flat.end(), token.begin(), token.end());
     for (long i = 0; i < n; ++i) st.mu.push_back(draw_residues(rng, st.Jn, p));
     st.c = draw_residues(rng, n, p);
     // The gauge slice: the first pivot weights free, every other one fixed at its value in
