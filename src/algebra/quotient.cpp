@@ -268,6 +268,52 @@ UPoly determinant(Shape& shape, const std::vector<std::vector<UPoly>>& J, std::u
     return std::move(D.back());
 }
 
+// Whether x ↦ (h_1(x), …, h_n(x)), at the c roots of chi, are c distinct simple solutions
+// of the square system, checked without the basis: distinct (Σ r_i h_i = x mod chi),
+// solutions (s(h) = 0 mod chi for each equation s) and simple (det J(h) prime to chi).
+bool points_check(Shape& shape, const std::vector<UPoly>& h, const std::vector<std::uint64_t>& r, const UPoly& chi,
+                  const std::vector<ModPoly>& system, std::uint64_t p) {
+    const long n = static_cast<long>(h.size()), c = nmod_poly_degree(chi.get());
+    UPoly sum(p), term(p), x(p);
+    for (long i = 0; i < n; ++i) {
+        nmod_poly_scalar_mul_nmod(term.get(), h[static_cast<std::size_t>(i)].get(), r[static_cast<std::size_t>(i)]);
+        nmod_poly_add(sum.get(), sum.get(), term.get());
+    }
+    // x mod chi: the root itself when chi = x − root
+    if (c > 1) nmod_poly_set_coeff_ui(x.get(), 1, 1);
+    else nmod_poly_set_coeff_ui(x.get(), 0, (p - nmod_poly_get_coeff_ui(chi.get(), 0)) % p);
+    if (!nmod_poly_equal(sum.get(), x.get())) return false;
+    std::vector<std::vector<UPoly>> J(static_cast<std::size_t>(n));
+    for (long i = 0; i < n; ++i) {
+        if (!nmod_poly_is_zero(shape.eval(system[static_cast<std::size_t>(i)]).get())) return false;
+        for (long k = 0; k < n; ++k) J[static_cast<std::size_t>(i)].push_back(shape.eval(derivative(system[static_cast<std::size_t>(i)], k, p)));
+    }
+    UPoly det = determinant(shape, J, p), g(p);
+    nmod_poly_gcd(g.get(), det.get(), chi.get());
+    return nmod_poly_degree(g.get()) == 0;
+}
+
+// At least 1 and at most the number of distinct values of `value` at the roots of chi: the
+// shortest recurrence of ℓ(v^e), e < 2c, for v = value(h(x)) mod chi and a random ℓ,
+// divides v's minimal polynomial mod chi (Berlekamp–Massey).
+long distinct_lower_bound(Shape& shape, const UPoly& chi, const ModPoly& value, Rng& rng, std::uint64_t p) {
+    const long c = nmod_poly_degree(chi.get());
+    nmod_t mod;
+    nmod_init(&mod, p);
+    const UPoly v = shape.eval(value);
+    Vec ell(static_cast<std::size_t>(c));
+    for (auto& x : ell) x = rng.below(p);
+    Vec seq;
+    UPoly power(p), next(p);
+    nmod_poly_one(power.get());
+    for (long e = 0; e < 2 * c; ++e) {
+        seq.push_back(_nmod_vec_dot(ell.data(), power.get()->coeffs, nmod_poly_length(power.get()), mod, _nmod_vec_dot_bound_limbs(c, mod)));
+        shape.mul(next, power, v);
+        nmod_poly_swap(power.get(), next.get());
+    }
+    return std::max(1L, linear_complexity(seq, mod));  // c >= 1 points take at least one value
+}
+
 // One draw of the separating variant: 1 = A is reduced (the shape h_i and chi set), 0 = A
 // is not reduced (chi of degree c, not squarefree), -1 = u does not separate (or A is not
 // reduced: undecided).
@@ -396,50 +442,12 @@ SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system
             const int got = separating_draw(q, rng, chi, h, r, threads);
             if (got == 0) return res;  // not reduced
             if (got < 0) continue;
-            nmod_t mod;
-            nmod_init(&mod, p);
             Shape shape(h, chi, p);
-            // The points x ↦ (h_1(x), …, h_n(x)) at the c distinct roots of chi, checked
-            // without the basis: distinct (Σ r_i h_i = x), solutions (f(h) = 0 mod chi) and
-            // simple (det J(h) prime to chi). A failure is a defect of the basis or of the
-            // normal forms.
-            UPoly sum(p), term(p);
-            for (long i = 0; i < n; ++i) {
-                nmod_poly_scalar_mul_nmod(term.get(), h[static_cast<std::size_t>(i)].get(), r[static_cast<std::size_t>(i)]);
-                nmod_poly_add(sum.get(), sum.get(), term.get());
-            }
-            UPoly x(p);  // x mod chi: the root itself when chi = x − root
-            if (c > 1) nmod_poly_set_coeff_ui(x.get(), 1, 1);
-            else nmod_poly_set_coeff_ui(x.get(), 0, nmod_neg(nmod_poly_get_coeff_ui(chi.get(), 0), mod));
-            bool ok = nmod_poly_equal(sum.get(), x.get()) != 0;
-            std::vector<std::vector<UPoly>> J(static_cast<std::size_t>(n));
-            for (long i = 0; i < n && ok; ++i) {
-                ok = nmod_poly_is_zero(shape.eval(system[static_cast<std::size_t>(i)]).get());
-                for (long k = 0; k < n; ++k) J[static_cast<std::size_t>(i)].push_back(shape.eval(derivative(system[static_cast<std::size_t>(i)], k, p)));
-            }
-            if (ok) {
-                UPoly det = determinant(shape, J, p), g(p);
-                nmod_poly_gcd(g.get(), det.get(), chi.get());
-                ok = nmod_poly_degree(g.get()) == 0;
-            }
-            if (!ok) throw internal_error("simple points: the quotient's points do not check as distinct simple solutions of the system");
+            if (!points_check(shape, h, r, chi, system, p))
+                throw internal_error("simple points: the quotient's points do not check as distinct simple solutions of the system");
             res.simple = true;
             res.points = c;
-            // s_k = ℓ(v^k), k < 2c: its shortest recurrence divides v's minimal polynomial
-            const UPoly v = shape.eval(value);
-            Vec ell(static_cast<std::size_t>(c));
-            for (auto& x : ell) x = rng.below(p);
-            Vec seq;
-            UPoly power(p), next(p);
-            nmod_poly_one(power.get());
-            for (long k = 0; k < 2 * c; ++k) {
-                mp_limb_t acc = 0;
-                for (long a = 0; a < nmod_poly_length(power.get()); ++a) acc = nmod_add(acc, nmod_mul(ell[static_cast<std::size_t>(a)], nmod_poly_get_coeff_ui(power.get(), a), mod), mod);
-                seq.push_back(acc);
-                shape.mul(next, power, v);
-                nmod_poly_swap(power.get(), next.get());
-            }
-            res.distinct = std::max(1L, linear_complexity(seq, mod));  // c >= 1 points take at least one value
+            res.distinct = distinct_lower_bound(shape, chi, value, rng, p);
             return res;
         }
     }
@@ -448,15 +456,11 @@ SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system
     return res;
 }
 
-long distinct_values_reference(const Quotient& q, const ModPoly& value) {
+NmodMat multiplication_matrix(const Quotient& q, const ModPoly& f) {
     const long c = static_cast<long>(q.standard.size());
     const std::uint64_t p = q.basis.p;
-    if (c == 0) return 0;
-    if (!reduced_per_unknown(q)) return -1;
-    nmod_t mod;
-    nmod_init(&mod, p);
-    NmodMat V(c, c, p), term(c, c, p), tmp(c, c, p);
-    for (const ModTerm& t : value) {
+    NmodMat F(c, c, p), term(c, c, p), tmp(c, c, p);
+    for (const ModTerm& t : f) {
         nmod_mat_one(term.get());
         for (long i = 0; i < q.basis.n; ++i)
             for (int e = 0; e < t.e[static_cast<std::size_t>(i)]; ++e) {
@@ -464,10 +468,16 @@ long distinct_values_reference(const Quotient& q, const ModPoly& value) {
                 nmod_mat_swap(tmp.get(), term.get());
             }
         nmod_mat_scalar_mul(term.get(), term.get(), t.c % p);
-        nmod_mat_add(V.get(), V.get(), term.get());
+        nmod_mat_add(F.get(), F.get(), term.get());
     }
-    UPoly mp(p);
-    nmod_mat_minpoly(mp.get(), V.get());
+    return F;
+}
+
+long distinct_values_reference(const Quotient& q, const ModPoly& value) {
+    if (q.standard.empty()) return 0;
+    if (!reduced_per_unknown(q)) return -1;
+    UPoly mp(q.basis.p);
+    nmod_mat_minpoly(mp.get(), multiplication_matrix(q, value).get());
     return nmod_poly_degree(mp.get());
 }
 

@@ -65,6 +65,10 @@ struct SimplePoints {
 SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system, const ModPoly& value, Rng& rng,
                            SimpleVariant variant = SimpleVariant::separating, int threads = 1);
 
+// f(M_1, …, M_n): the matrix of multiplication by f in A (coefficients below p or not).
+// O(terms(f)·deg(f)·c³): small tests and the reference below only.
+NmodMat multiplication_matrix(const Quotient& q, const ModPoly& f);
+
 // The reference for distinct: when A is reduced, the degree of the minimal polynomial of
 // value(M_1, …, M_n), exactly the number of distinct values (-1 when A is not reduced).
 // O(terms(value)·c³): small tests only.

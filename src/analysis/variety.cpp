@@ -21,10 +21,10 @@
 #include <flint/nmod_vec.h>
 
 #include <algorithm>
-#include <set>
 #include <chrono>
-#include <cmath>
 #include <climits>
+#include <cmath>
+#include <set>
 #include <utility>
 
 namespace seprank {
@@ -98,11 +98,12 @@ ModPoly poly_of(const algebra_detail::Interpolated& sys, const std::vector<std::
 }
 
 // The section's solutions on the slice: Σ_j mu_ij g_j(t) = c_i, i = 1..n (count -1: not
-// counted). Asked to certify, with at most kCertifyMaxPoints solutions, also the number of distinct values of
-// a random combination Σ_j nu_j g_j on them where every solution is simple (images; -1
-// where not certified): distinct values are distinct functions (docs/variety.md, "The
-// degree's lower bound"). The certificate's draws come from a stream of its own (seeded
-// by p), so the trial's other draws are the same with or without it.
+// counted). Asked to certify, with at most kCertifyMaxPoints solutions, also a lower bound
+// on the number of distinct values of a random combination Σ_j nu_j g_j on them where
+// every solution is simple (images; -1 where not certified): distinct values are distinct
+// functions (docs/variety.md, "The degree's lower bound"). The certificate's draws come
+// from a stream of its own (seeded by p and the section's constants), so the trial's other
+// draws are the same with or without it.
 struct SectionCount {
     long count = -1;
     long images = -1;
@@ -257,6 +258,13 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     // also fixes the roots of unity of its scale, so its fibre is often smaller (1 for
     // chains of filters) and its section, deg X times that fibre, far cheaper to count. The
     // section is counted on whichever of the two has the smaller fibre.
+    // The degree slice's section: counted and certified (section_count).
+    const auto degree_section = [&](const algebra_detail::Interpolated& sys) {
+        const SectionCount sc = section_count(st, sys, true);
+        tr.degree_section_points = sc.count;
+        tr.section_images = sc.images;
+        tr.uncertified = sc.uncertified;
+    };
     const algebra_detail::Interpolated gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);
     tr.gauge_fibre_points = fibre_count(st, gauge, rng);
     tr.free_weights = first;
@@ -268,18 +276,10 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         if (k > 0 && (tr.gauge_fibre_points <= 0 || k < tr.gauge_fibre_points)) {
             tr.degree_free_weights = last;
             tr.degree_fibre_points = k;
-            const SectionCount sc = section_count(st, other, true);
-            tr.degree_section_points = sc.count;
-            tr.section_images = sc.images;
-            tr.uncertified = sc.uncertified;
+            degree_section(other);
         }
     }
-    if (tr.degree_free_weights == first) {
-        const SectionCount sc = section_count(st, gauge, true);
-        tr.degree_section_points = sc.count;
-        tr.section_images = sc.images;
-        tr.uncertified = sc.uncertified;
-    }
+    if (tr.degree_free_weights == first) degree_section(gauge);
     // The generic slice (asked for): B random; dense equations, a far costlier basis.
     if (opt.generic_slice) {
         std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
@@ -366,8 +366,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
 
 Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     const auto maybe = [](long x) { return x >= 0 ? Value(x) : Value(); };
-    std::vector<long> primes, sections, generic, fibres;
-    std::vector<long> images;
+    std::vector<long> primes, sections, images, generic, fibres;
     for (const VarietyTrial& t : v.trials) {
         primes.push_back(static_cast<long>(t.prime));
         sections.push_back(t.degree_section_points);

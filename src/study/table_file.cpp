@@ -48,6 +48,13 @@ void check_count_cell(const Row& r, const std::string& c, const std::string& whe
         throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
 }
 
+// A boolean cell, if the row has the column: empty (null), true or false.
+void check_bool_cell(const Row& r, const std::string& c, const std::string& where) {
+    if (!r.contains(c)) return;
+    const std::string v = r.at(c).str();
+    if (v != "true" && v != "false" && !v.empty()) throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' (expected true or false)");
+}
+
 // A time or memory cell: empty or a finite number >= 0.
 void check_measure_cell(const Row& r, const std::string& c, const std::string& where) {
     if (!r.contains(c) || r.at(c).str().empty()) return;
@@ -62,7 +69,9 @@ void check_measure_cell(const Row& r, const std::string& c, const std::string& w
 // cells must be well formed.
 void check_row(const Row& r, const std::string& where, bool json) {
     const bool block = r.contains("block");  // a block table's row (table_blocks.hpp)
-    for (const auto& c : block ? table_block_columns(false, false) : table_columns())
+    // every column of the row's groups (a JSON line may leave one out): the base columns
+    // first, in order, then the optional groups the row has
+    for (const auto& c : block ? table_block_columns(r.contains("layers"), r.contains("device")) : row_columns(r))
         if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
     if (block)
         for (const char* c : {"blocks", "total"}) {
@@ -79,22 +88,13 @@ void check_row(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": column 'rank' = '" + rank.substr(0, 40) + "' is not a count (digits, at most 18)");
     if (r.at("rank").type() == Value::Type::text && json)  // JSON lines keep types: a rank is a number
         throw invalid_input(where + ": column 'rank' is the text \"" + rank.substr(0, 40) + "\", not a number");
-    if (r.contains("certified")) {
-        const std::string c = r.at("certified").str();
-        if (c != "true" && c != "false" && !c.empty()) throw invalid_input(where + ": column 'certified' = '" + c.substr(0, 40) + "' (expected true or false)");
-    }
+    check_bool_cell(r, "certified", where);
     if (status != "ok" && status != "lower-bound" && status != "skipped")
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
     family_from_string(r.at("family").str());
-    // every column of the row's groups (a JSON line may leave one out)
-    for (const auto& c : row_columns(r))
-        if (!r.contains(c)) throw invalid_input(where + ": column '" + c + "' is missing");
     for (const char* c : {"dimension", "dim_expected", "variety_degree", "variety_degree_at_least", "gauge_fibre"}) check_count_cell(r, c, where, json);
-    if (r.contains("dim_defect")) {
-        const std::string d = r.at("dim_defect").str();
-        if (d != "true" && d != "false" && !d.empty()) throw invalid_input(where + ": column 'dim_defect' = '" + d.substr(0, 40) + "' (expected true or false)");
-    }
+    check_bool_cell(r, "dim_defect", where);
     if (r.contains("variety_degree_at_least") && !r.at("variety_degree").str().empty() && !r.at("variety_degree_at_least").str().empty() &&
         std::stol(r.at("variety_degree_at_least").str()) > std::stol(r.at("variety_degree").str()))
         throw invalid_input(where + ": variety_degree_at_least " + r.at("variety_degree_at_least").str() + " is above variety_degree " +
