@@ -169,6 +169,14 @@ grep -q "note: --all is ignored" "$T/def_notes.txt" || fail "defects: no note fo
 "$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"
 grep -q "note: --coordinate 2 is ignored" "$T/dim_notes.txt" || fail "dimension --output all: no note for --coordinate"
+# a field the network never reads is noted (unused_fields): a one-layer power network is
+# linear, a degree-1 hadamard block has no free slots; not noted where the field is read
+"$S" degree --family power --widths 3 --power 4 --dim 2 2>"$T/pow_notes.txt" >/dev/null || fail "degree, one-layer power"
+grep -q "note: --power 4 is ignored: a one-layer power network is linear" "$T/pow_notes.txt" || fail "one-layer power: no note for --power"
+"$S" degree --family power --widths 3,1 --power 4 --dim 2 2>"$T/pow2_notes.txt" >/dev/null || fail "degree, two-layer power"
+! grep -q "note:" "$T/pow2_notes.txt" || fail "two-layer power: a note, but --power is read"
+"$S" rank --family hadamard --tokens 2 --block-degree 1 --free --format json 2>/dev/null >"$T/free.json" || fail "rank, hadamard d = 1 free"
+grep -q '"--free is ignored: a block of degree d = 1' "$T/free.json" || fail "hadamard d = 1: no note for --free in the JSON"
 # a size limit below one row per degree block evaluates nothing, and the note says so (not "full rank")
 "$S" generic --tokens 2 --dim 1 --method evaluation --max-side 1 --format json >"$T/ms1.json" || fail "generic --max-side 1"
 /usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["rank"] == 0 and o["label"] == "lower bound" and "nothing evaluated" in o["note"] and "still full rank" not in o["note"], o["note"]; assert o["failure_bound"] == 1 and "failure_bound 1: not converged" in o["note"] and "m*D/|S|" not in o["note"], o["note"]' "$T/ms1.json" ||

@@ -103,6 +103,14 @@ void Notes::ignored(const CLI::App& sub, const std::vector<std::string>& names, 
     }
 }
 
+void Notes::network(const CLI::App& sub, const seprank::NetworkSpec& s) {
+    for (const auto& u : seprank::unused_fields(s)) {
+        std::string option = "--" + u.field;
+        std::replace(option.begin(), option.end(), '_', '-');
+        ignored(sub, {option}, u.reason);
+    }
+}
+
 void Notes::emit(json* j) const {
     for (const auto& l : lines) std::cerr << "seprank: note: " << l << "\n";
     if (j != nullptr && !lines.empty()) (*j)["notes"] = lines;

@@ -145,6 +145,9 @@ struct Notes {
     std::vector<std::string> lines;
     // For each of `names` given to `sub`: "--name VALUE is ignored: REASON".
     void ignored(const CLI::App& sub, const std::vector<std::string>& names, const std::string& reason);
+    // For each field of s its network never reads (seprank::unused_fields) whose option
+    // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON".
+    void network(const CLI::App& sub, const seprank::NetworkSpec& s);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
     void emit(json* j) const;
 };

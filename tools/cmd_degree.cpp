@@ -120,7 +120,11 @@ struct DegreeCommand final : Command {
                 for (const auto& lines : {notes, summary})
                     for (const auto& line : lines) std::cout << line << "\n";
         } else {
-            if (dgo.weights_file.empty()) seprank::check_measurable(to_spec(dgo));  // the deepest network first: fail before any work
+            if (dgo.weights_file.empty()) {
+                const seprank::ValidSpec deepest = to_spec(dgo);
+                seprank::check_measurable(deepest);  // the deepest network first: fail before any work
+                notes_ignored.network(*sub, deepest);
+            }
             if (!dgo.save_weights.empty() && dgo.weights_file.empty()) make_network(dgo);  // the depth-L network
             NetOptions o = dgo;
             // With --weights the file is read once; depth L keeps its first L layers.

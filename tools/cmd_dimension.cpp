@@ -87,6 +87,7 @@ struct DimensionCommand final : Command {
         std::optional<seprank::Network> net;
         if (!no.weights_file.empty()) net = read_weights(no);
         const seprank::ValidSpec spec = net ? seprank::check_shapes(*net) : to_spec(no);
+        if (!net) notes.network(*sub, spec);
         if (net) opt.weights = net->weights;
         const auto t0 = std::chrono::steady_clock::now();
         // trials, Jacobians and ranks on stderr (docs/progress.md)

@@ -42,6 +42,7 @@ struct ExpandCommand final : Command {
         opt.variant = seprank::expand_variant_from_string(variant);
         opt.product = seprank::mul_variant_from_string(product);
         const seprank::ValidSpec spec = seprank::check_shapes(net);
+        if (eo.weights_file.empty()) notes.network(*sub, spec);
         const seprank::ExpandVariant used = seprank::choose_expand_variant(spec, opt.variant);
         const seprank::QPoly f = with_expansion_flags("--max-memory, or rank --method evaluation", [&] { return seprank::expand(net, opt); });
         const double secs = seconds_since(t0);

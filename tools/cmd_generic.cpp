@@ -62,6 +62,7 @@ struct GenericCommand final : Command {
         notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");
         if (!go.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
         const seprank::ValidSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::check_shapes(read_weights(go));
+        if (go.weights_file.empty()) notes.network(*sub, spec);
         const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)
                                                     : seprank::parse_partition(generic_partition, spec->tokens);
         const auto t0 = std::chrono::steady_clock::now();

@@ -137,6 +137,7 @@ struct RankCommand final : Command {
         // --save-weights is written once the rank is computed: bad input (a partition, a
         // device, a variant refused by the library) writes nothing.
         const seprank::Network net = build_network(ro);
+        if (ro.weights_file.empty()) notes.network(*sub, net.spec);
         const auto rank_of = [&](const seprank::ValidPartition& part) {
             return with_expansion_flags("--max-memory, or --method evaluation", [&] { return to_json(seprank::separation_rank(net, part, so)); });
         };

@@ -105,6 +105,7 @@ struct SpectrumCommand final : Command {
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing
             const seprank::Network net = build_network(ro);
+            if (ro.weights_file.empty()) notes.network(*sub, net.spec);
             const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                      : seprank::parse_partition(partition_text, net.spec.tokens);
             network = describe(net.spec);

@@ -56,6 +56,7 @@ struct VarietyCommand final : Command {
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "variety draws every weight uniformly from Z/p");
         const seprank::ValidSpec spec = to_spec(no);
+        notes.network(*sub, spec);
         const seprank::VarietyAnswer v = seprank::network_variety(spec, opt);
         json j = spec_json(spec);
         j["network"] = describe(spec);

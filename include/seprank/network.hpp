@@ -350,6 +350,19 @@ private:
     NetworkSpec s_;
 };
 
+// A field that a valid spec sets but its network never reads, and why (a one-layer power
+// network's power r: its only layer is the last, which is linear; a hadamard block of
+// degree 1's free slots: it has no slots 2..d). `field` is the JSON key (the CLI's option
+// with '_' written '-'). Front ends turn these into notes when the user gave the field.
+struct UnusedField {
+    std::string field;
+    std::string reason;
+};
+// The fields of s that its network ignores, in a fixed order; empty for most specs. The
+// family's traits decide (families.hpp, unused). Precondition: s is valid (ValidSpec).
+// O(1).
+std::vector<UnusedField> unused_fields(const NetworkSpec& s);
+
 // fn(matrix) for every matrix of w (a NetWeights, const or not) in file order: the
 // embedding, then per layer each head's Q, K, V, O, the blocks W_1..W_d and O. Matrices a
 // layer kind does not use are empty. O(matrices) calls of fn.

@@ -369,7 +369,12 @@ PYBIND11_MODULE(_core, m) {
         .def("describe", [](const Network& n) { return describe(n.spec); })
         .def("parameters", [](const Network& n) { return parameter_count(n.spec).str(); })
         .def("output_degree", [](const Network& n) { return output_degree(n.spec).str(); })
-        .def("weight_degree", [](const Network& n) { return weight_degree(n.spec).str(); });
+        .def("weight_degree", [](const Network& n) { return weight_degree(n.spec).str(); })
+        .def("unused_fields", [](const Network& n) {  // (JSON key, why) for each field the network never reads
+            std::vector<std::pair<std::string, std::string>> out;
+            for (const auto& u : unused_fields(n.spec)) out.emplace_back(u.field, u.reason);
+            return out;
+        });
     m.def("random_network", [](const py::dict& spec, std::uint64_t seed, long range) {
         return random_network(spec_from_dict(spec), seed, range);
     });

@@ -4,7 +4,9 @@ weights from a seed, or given exact weights), as the CLI's network options do
 
 from __future__ import annotations
 
+import inspect as _inspect
 import json as _json
+import warnings as _warnings
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _core
@@ -166,6 +168,35 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     """
     if family == "stack" or layers is not None or repeat is not None:
         raise ValueError("family: 'stack' is built from its layers: use seprank.stack(tokens, dim, layers)")
+    net = _network(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
+                   block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
+                   embed_rank=embed_rank, attention_rank=attention_rank, position=position,
+                   coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
+                   embedding=embedding, power=power)
+    # A field given that the network never reads (a one-layer power network's power): a
+    # UserWarning, as the CLI's note.
+    given = {"free": free, "power": power}
+    for field, reason in net._net.unused_fields():
+        if given.get(field) is not None:
+            _warnings.warn(f"{field}={given[field]!r} is ignored: {reason}", stacklevel=_caller_level())
+    return net
+
+
+def _caller_level() -> int:
+    """The stacklevel of warnings.warn, called from here, that names the first frame
+    outside this module (the user's call of network(), power(), hadamard(), …)."""
+    level, frame = 1, _inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        level, frame = level + 1, frame.f_back
+    return level - 1
+
+
+def _network(family: str, *, tokens: Optional[int], dim: Optional[int], depth: Optional[int], heads: Optional[int],
+             head_dim: Optional[int], block_degree: Optional[int], width: Optional[int], widths: Optional[Sequence[int]],
+             residual: Optional[bool], free: Optional[bool], embed_rank: Optional[int], attention_rank: Optional[int],
+             position: Optional[int], coordinate: Optional[int], seed: int, weight_range: int, weights: Any,
+             embedding: Any, power: Optional[int]) -> Network:
+    """network()'s work: the spec checked and resolved, then drawn or read."""
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                  block_degree=block_degree, power=power, width=width, widths=widths, residual=residual, free=free,
                  embed_rank=embed_rank, attention_rank=attention_rank, position=position,

@@ -12,6 +12,8 @@
 //   validate(s)                   its fields, after the common ones (invalid_input naming the
 //                                 value; ends with check_coordinate);
 //   block_degree(s)               d of its blocks (0 for a stack: no single one);
+//   unused(s)                     (optional) the fields s sets that its network never reads,
+//                                 each with why (network.hpp, unused_fields);
 //   layer(s, l)                   its layer l as a layer kind (a stack: its own);
 //   read_fields(in, s)            its JSON keys, through the SpecReader / SpecWriter
 //   write_fields(out, s)          adapters of network_json.cpp (block_degree is read and written
@@ -123,6 +125,11 @@ struct Hadamard {
         check_coordinate(s, s.dim);
     }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static std::vector<UnusedField> unused(const NetworkSpec& s) {
+        if (s.free_slots && s.block_degree == 1 && s.depth > 0)
+            return {{"free", "a block of degree d = 1 has no slots 2..d to free"}};
+        return {};
+    }
     static LayerSpec layer(const NetworkSpec& s, long) {
         HadamardLayer h;
         h.degree = s.block_degree;
@@ -290,6 +297,11 @@ struct Power {
                 "position i = " + str(s.position) + ": power has one output vector (choose its entry with coordinate p)");
     }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
+    static std::vector<UnusedField> unused(const NetworkSpec& s) {
+        if (s.depth == 1)
+            return {{"power", "a one-layer power network is linear (its only layer is the last, which has no activation)"}};
+        return {};
+    }
     static LayerSpec layer(const NetworkSpec& s, long l) {
         DenseLayer d;
         d.width = s.widths[static_cast<std::size_t>(l)];

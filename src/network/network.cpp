@@ -46,6 +46,15 @@ const FamilyInfo& family_info(Family f) {
     return with_family(f, [](auto fam) -> const FamilyInfo& { return decltype(fam)::info; });
 }
 
+std::vector<UnusedField> unused_fields(const NetworkSpec& s) {
+    return with_family(s.family, [&](auto fam) -> std::vector<UnusedField> {
+        if constexpr (requires { decltype(fam)::unused(s); })
+            return decltype(fam)::unused(s);
+        else
+            return {};
+    });
+}
+
 const std::vector<Family>& all_families() {
     static const std::vector<Family> families = [] {
         std::vector<Family> out;

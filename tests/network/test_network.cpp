@@ -3,6 +3,7 @@
 #include "seprank/embedding.hpp"
 #include "seprank/error.hpp"
 #include "seprank/expand.hpp"
+#include "seprank/forward.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -590,4 +591,85 @@ TEST_CASE("resolve_block_degree: one rule for block_degree and power, in the cal
         if (own_degree_key(info)) continue;
         CHECK(resolve_block_degree(info, false, &three, nullptr, 7, kCliDegreeSpelling) == 3);
     }
+}
+
+namespace {
+
+// A point of s's inputs with small rational entries.
+Point<Rational> small_point(Rng& rng, const NetworkSpec& s) {
+    Point<Rational> x(static_cast<std::size_t>(s.tokens));
+    for (auto& t : x)
+        for (long c = 0; c < input_vars_per_token(s); ++c) t.push_back(Rational(Integer(rng.range(-9, 9)), Integer(1 + rng.range(0, 2))));
+    return x;
+}
+
+// s with `field` (an UnusedField's JSON key) set to another valid value.
+NetworkSpec with_field_changed(NetworkSpec s, const std::string& field) {
+    if (field == "power") {
+        s.block_degree = s.block_degree % 4 + 1;
+    } else if (field == "free") {
+        s.free_slots = !s.free_slots;
+    } else {
+        FAIL("a field this test cannot change: " << field);
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("unused_fields: a field the network never reads changes nothing it computes") {
+    INFO("seed " << seprank_test::seed());
+    Rng rng(seprank_test::seed() ^ 0x756e75736564ULL);
+    seprank_test::SpecLimits lim;
+    lim.max_depth = 3;
+    long listed = 0;
+    for (int it = 0; it < 400; ++it) {
+        NetworkSpec s = seprank_test::random_spec(rng, lim);
+        if (it % 4 == 0 && s.family == Family::power && s.depth > 1) {  // the one-layer case, often
+            s.widths.resize(1);
+            s.depth = 1;
+            s.coordinate = std::min(s.coordinate, s.widths[0]);
+        }
+        const ValidSpec spec(s);
+        for (const auto& u : unused_fields(spec)) {
+            ++listed;
+            INFO("iteration " << it << ": " << describe(spec) << "; " << u.field << ": " << u.reason);
+            CHECK(!u.reason.empty());
+            const ValidSpec other(with_field_changed(spec.get(), u.field));
+            const std::uint64_t seed = rng.next();
+            const Network a = random_network(spec, seed, 5);
+            const Network b = random_network(other, seed, 5);
+            for (int k = 0; k < 3; ++k) {
+                const auto x = small_point(rng, spec);
+                CHECK(evaluate(a, x) == evaluate(b, x));
+            }
+        }
+    }
+    CHECK(listed > 0);
+
+    // The cases by name, and fields that are read are not listed.
+    NetworkSpec p;
+    p.family = Family::power;
+    p.tokens = 1;
+    p.dim = 2;
+    p.block_degree = 4;
+    p.widths = {3};
+    p.depth = 1;
+    REQUIRE(unused_fields(ValidSpec(p)).size() == 1);
+    CHECK(unused_fields(ValidSpec(p))[0].field == "power");
+    p.widths = {3, 1};
+    p.depth = 2;
+    CHECK(unused_fields(ValidSpec(p)).empty());
+    // ... and there r is read: r = 4 and r = 2 give other functions at the same weights.
+    NetworkSpec p2 = p;
+    p2.block_degree = 2;
+    const Point<Rational> x = {{Rational(Integer(1)), Rational(Integer(2))}};
+    CHECK(evaluate(random_network(ValidSpec(p), 1, 5), x) != evaluate(random_network(ValidSpec(p2), 1, 5), x));
+    NetworkSpec h = seprank_test::hadamard_spec(2, 2, 1, 1);
+    h.free_slots = true;
+    REQUIRE(unused_fields(ValidSpec(h)).size() == 1);
+    CHECK(unused_fields(ValidSpec(h))[0].field == "free");
+    h.block_degree = 2;
+    CHECK(unused_fields(ValidSpec(h)).empty());
+    CHECK(unused_fields(ValidSpec(seprank_test::attention_spec(3, 2, 1))).empty());
 }

@@ -283,3 +283,19 @@ def test_power_networks_are_the_clis(cli, tmp_path):
     assert int(seprank.dimension(p).rank) == int(c["rank"]) == 6  # every quadratic form in 3 variables
     with pytest.raises(ValueError, match="use seprank.stack"):
         seprank.network("stack")
+
+
+def test_a_field_the_network_never_reads_warns_as_the_cli_notes():
+    # a one-layer power network is linear: its power is ignored, with the CLI's reason
+    with pytest.warns(UserWarning, match=r"power=4 is ignored: a one-layer power network is linear") as caught:
+        net = seprank.power(dim=2, widths=[3], power=4)
+    assert caught[0].filename == __file__  # the warning names the caller's line
+    assert net.degree == 1
+    with pytest.warns(UserWarning, match=r"free=True is ignored: a block of degree d = 1 has no slots"):
+        seprank.network("hadamard", tokens=2, block_degree=1, free=True)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # read where deeper, or not given: no warning
+        assert seprank.power(dim=2, widths=[3, 1], power=4).degree == 4
+        seprank.power(dim=2, widths=[3])
+        seprank.hadamard(tokens=2, block_degree=2, free=True)
