@@ -264,7 +264,7 @@ struct TableCommand final : Command {
             }
             if (!t_eps.empty()) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"eps", "eps_ranks", "eps_certified"});
             if (t_dimension) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"dimension", "dim_expected", "dim_defect"});
-            if (t_variety) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"variety_degree", "variety_degree_at_least", "gauge_fibre"});
+            if (t_variety) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"});
             if (layers) shown.insert(shown.begin() + 1, "layers");
             if (dev.device != seprank::Device::cpu) shown.push_back("device");
             print_rows(rows, cols, format, shown);

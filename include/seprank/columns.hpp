@@ -28,7 +28,7 @@ struct RowSource {
     // fibre count (variety_degree, variety_degree_at_least, gauge_fibre), -1 where none was
     // claimed; read only when has_variety.
     bool has_variety = false;
-    long variety_degree = -1, variety_degree_at_least = -1, gauge_fibre = -1;
+    long variety_degree = -1, variety_degree_at_least = -1, variety_degree_at_most = -1, gauge_fibre = -1;
 };
 
 struct Column {

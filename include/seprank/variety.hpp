@@ -84,6 +84,13 @@ struct VarietyAnswer {
     // dimension's failure bound (0 when the dimension is exact).
     long degree_at_least = -1;
     double degree_at_least_failure_bound = 0;
+    // An upper bound on deg X that holds for certain when dim X = n: Kushnirenko's bound
+    // n!·vol(Newton polytope) on the section's solutions, on a slice that reaches X
+    // (docs/variety.md, "The degree's upper bound"); -1 where the support or the volume
+    // passed its limits. Where it equals degree_at_least, deg X is proven (given dim X = n).
+    // Its failure bound is the dimension's, as degree_at_least's.
+    long degree_at_most = -1;
+    double degree_at_most_failure_bound = 0;
     long fibre_points = -1;  // k, the points of a generic slice's fibre (generic_slice; else -1)
     long fibre_dimension = -1;  // P − n
     // The gauge slice: the n weights of the Jacobian's pivot columns free, the other P − n

@@ -4,8 +4,10 @@
 
 #include "algebra/groebner.hpp"
 #include "algebra/interpolation.hpp"
+#include "algebra/polytope.hpp"
 #include "algebra/quotient.hpp"
 #include "base/saturating.hpp"
+#include "network/support.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/forward.hpp"
@@ -43,6 +45,39 @@ Weights place(const Model& m, const Weights& shape, const std::vector<std::uint6
     return w;
 }
 
+
+// Kushnirenko's bound on the section's solutions on the slice that frees the varied
+// weights `free` (the others fixed at any values; docs/variety.md, "The degree's upper
+// bound"): n!·vol(conv(S ∪ {0})), S the support of f in the free weights
+// (forward_support). -1, with why, where the support or the volume passes its limits.
+long kushnirenko_bound(const Model& m, const std::vector<long>& free, long wdeg, std::string& why) {
+    const long n = static_cast<long>(free.size());
+    Weights w = m.draw_weights(1, 1);
+    const std::vector<Rational*> entries = dimension_weight_entries(m.valid(), w);
+    for_each_dense(w, [](Dense<Rational>& d) {
+        for (auto& x : d.a) x = Rational(0);
+    });
+    for (std::size_t v = 0; v < entries.size(); ++v) *entries[v] = Rational(static_cast<long>(v) + 1);
+    std::vector<long> position(entries.size(), detail::kWeightFixed);
+    for (long k = 0; k < n; ++k) position[static_cast<std::size_t>(free[static_cast<std::size_t>(k)])] = k;
+    const NetWeights<long> roles = map_weights<long>(w, [&](const Rational& x) {
+        if (x.is_zero()) return detail::kWeightZero;  // not varied: a structural zero (dimension.hpp), 0 in every network
+        return position[static_cast<std::size_t>(fmpz_get_si(fmpq_numref(x.get())) - 1)];
+    });
+    try {
+        std::vector<std::vector<long>> pts = detail::forward_support(m.valid(), roles, n, wdeg);
+        pts.emplace_back(static_cast<std::size_t>(n), 0);  // the section's constant
+        const Integer v = algebra_detail::normalized_volume(pts, n);
+        if (v > Integer(LONG_MAX)) {
+            why = "the bound " + v.str() + " passes 2^63";
+            return -1;
+        }
+        return static_cast<long>(fmpz_get_si(v.get()));
+    } catch (const resource_limit& e) {
+        why = e.what();
+        return -1;
+    }
+}
 
 Point<std::uint64_t> random_point(Rng& rng, long N, long vars, std::uint64_t p) {
     Point<std::uint64_t> pt(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(vars)));
@@ -341,6 +376,26 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     for (const VarietyTrial& tr : res.trials)
         if (tr.dimension == res.dimension && tr.section_images > res.degree_at_least) res.degree_at_least = tr.section_images;
     if (res.degree_at_least >= 0) res.degree_at_least_failure_bound = res.dimension_answer.failure_bound;
+    // The upper bound: the least Kushnirenko bound of the slices of the trials with that n
+    // (each slice's Jacobian has rank n: the slice reaches X; docs/variety.md).
+    std::string no_upper;
+    {
+        std::set<std::vector<long>> slices;
+        for (const VarietyTrial& tr : res.trials)
+            if (tr.dimension == res.dimension && res.dimension > 0) {
+                slices.insert(tr.free_weights);
+                slices.insert(tr.degree_free_weights);
+            }
+        for (const auto& free : slices) {
+            if (free.empty()) continue;
+            std::string why;
+            const long b = kushnirenko_bound(m, free, wdeg, why);
+            if (b >= 0 && (res.degree_at_most < 0 || b < res.degree_at_most)) res.degree_at_most = b;
+            if (b < 0 && no_upper.empty()) no_upper = why;
+        }
+        if (res.dimension == 0) res.degree_at_most = 1;  // a point
+        if (res.degree_at_most >= 0) res.degree_at_most_failure_bound = res.dimension_answer.failure_bound;
+    }
     if (res.agreed) {
         res.degree = degree;
         res.gauge_fibre_points = first.gauge_fibre_points;
@@ -360,6 +415,15 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
                                                  : t.uncertified.empty() ? std::string("no section certified") : t.uncertified);
     }
+    if (res.degree_at_most >= 0 && res.degree_at_least > res.degree_at_most)  // both hold when dim X = n: so it is not
+        throw internal_error("variety: degree_at_least " + std::to_string(res.degree_at_least) + " above degree_at_most " +
+                             std::to_string(res.degree_at_most) + " (dim X = n fails, or a bug)");
+    if (res.degree_at_most >= 0 && res.degree_at_most == res.degree_at_least)
+        res.label += "; degree_at_most (the Newton polytope's bound on the section's solutions) equals it: deg X is proven, assuming dim X = n";
+    else if (res.degree_at_most >= 0)
+        res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";
+    else
+        res.label += "; no degree_at_most: " + (no_upper.empty() ? std::string("no slice with the dimension's n") : no_upper);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }
@@ -381,6 +445,8 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("degree", maybe(v.degree));
     r.set("degree_at_least", maybe(v.degree_at_least));
     r.set("degree_at_least_failure_bound", v.degree_at_least >= 0 ? Value::real(bound_up(v.degree_at_least_failure_bound, 3), 3) : Value());
+    r.set("degree_at_most", maybe(v.degree_at_most));
+    r.set("degree_at_most_failure_bound", v.degree_at_most >= 0 ? Value::real(bound_up(v.degree_at_most_failure_bound, 3), 3) : Value());
     r.set("parameters", v.parameters);
     r.set("fibre_dimension", v.fibre_dimension);
     r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));

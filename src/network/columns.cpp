@@ -131,6 +131,9 @@ std::vector<Column> make_columns() {
         {"variety_degree_at_least", "table --variety: a lower bound on the degree, proven from simple section solutions given the dimension (null: none certified; docs/variety.md)", [](const RowSource& s) -> Value {
              return s.has_variety && s.variety_degree_at_least >= 0 ? Value(s.variety_degree_at_least) : Value();
          }},
+        {"variety_degree_at_most", "table --variety: an upper bound on the degree, the Newton polytope's bound on a section's solutions, proven given the dimension (null: none computed; docs/variety.md)", [](const RowSource& s) -> Value {
+             return s.has_variety && s.variety_degree_at_most >= 0 ? Value(s.variety_degree_at_most) : Value();
+         }},
         {"gauge_fibre", "table --variety: weight settings per generic function on the gauge slice, the discrete symmetries left (null: none claimed)", [](const RowSource& s) -> Value {
              return s.has_variety && s.gauge_fibre >= 0 ? Value(s.gauge_fibre) : Value();
          }},

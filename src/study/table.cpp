@@ -55,7 +55,7 @@ const std::vector<std::string>& table_dimension_columns() {
 std::vector<std::string> table_columns(bool eps, bool dimension, bool layers) { return table_columns(eps, dimension, layers, false); }
 
 const std::vector<std::string>& table_variety_columns() {
-    static const std::vector<std::string> cols = {"variety_degree", "variety_degree_at_least", "gauge_fibre"};
+    static const std::vector<std::string> cols = {"variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"};
     return cols;
 }
 
@@ -427,6 +427,7 @@ void add_variety_columns(Row& r, const ValidSpec& spec, const SweepOptions& s) {
         const VarietyAnswer v = network_variety(spec, o);
         src.variety_degree = v.degree;
         src.variety_degree_at_least = v.degree_at_least;
+        src.variety_degree_at_most = v.degree_at_most;
         src.gauge_fibre = v.agreed ? v.gauge_fibre_points : -1;
         if (!v.agreed) why(v.label);
     } catch (const resource_limit& e) {

@@ -93,12 +93,18 @@ void check_row(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
     family_from_string(r.at("family").str());
-    for (const char* c : {"dimension", "dim_expected", "variety_degree", "variety_degree_at_least", "gauge_fibre"}) check_count_cell(r, c, where, json);
+    for (const char* c : {"dimension", "dim_expected", "variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"})
+        check_count_cell(r, c, where, json);
     check_bool_cell(r, "dim_defect", where);
-    if (r.contains("variety_degree_at_least") && !r.at("variety_degree").str().empty() && !r.at("variety_degree_at_least").str().empty() &&
-        std::stol(r.at("variety_degree_at_least").str()) > std::stol(r.at("variety_degree").str()))
-        throw invalid_input(where + ": variety_degree_at_least " + r.at("variety_degree_at_least").str() + " is above variety_degree " +
-                            r.at("variety_degree").str());
+    // variety_degree_at_least <= variety_degree <= variety_degree_at_most, where present
+    const auto in_order = [&](const char* low, const char* high) {
+        if (r.contains(low) && r.contains(high) && !r.at(low).str().empty() && !r.at(high).str().empty() &&
+            std::stol(r.at(low).str()) > std::stol(r.at(high).str()))
+            throw invalid_input(where + ": " + low + " " + r.at(low).str() + " is above " + high + " " + r.at(high).str());
+    };
+    in_order("variety_degree_at_least", "variety_degree");
+    in_order("variety_degree", "variety_degree_at_most");
+    in_order("variety_degree_at_least", "variety_degree_at_most");
     for (const char* c : {"seconds", "peak_mib"}) check_measure_cell(r, c, where);
 }
 

@@ -73,16 +73,18 @@ ClaimResult conv_variety(std::uint64_t seed) {
         opt.seed = seed + static_cast<std::uint64_t>(cases++);
         const VarietyAnswer v = network_variety(conv_stack(filters, r), opt);
         const ConvPrediction want = conv_prediction(filters, r);
-        // the degree is also certified from below (docs/variety.md, "The degree's lower bound")
+        // the degree is also certified from below and bounded from above (docs/variety.md,
+        // "The degree's lower bound", "The degree's upper bound"): proven
         const bool ok = v.agreed && v.dimension == want.dimension && v.degree == want.degree && v.gauge_fibre_points == want.gauge &&
-                        v.degree_at_least == want.degree;
+                        v.degree_at_least == want.degree && v.degree_at_most == want.degree;
         pass = pass && ok;
         os << "(" << widths_text(filters) << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
         if (!ok)
-            os << " WRONG (want " << want.dimension << ", " << want.degree << ", " << want.gauge << "; degree certified at least " << v.degree_at_least << ")";
+            os << " WRONG (want " << want.dimension << ", " << want.degree << ", " << want.gauge << "; degree certified at least " << v.degree_at_least
+               << ", at most " << v.degree_at_most << ")";
         os << "; ";
     }
-    os << cases << " networks, each degree also a certified lower bound";
+    os << cases << " networks, each degree proven (certified from below, the Newton polytope's bound from above), given the dimension";
     return claim_result("conv-variety", pass, os.str());
 }
 

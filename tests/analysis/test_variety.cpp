@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <tuple>
 
 using namespace seprank;
 
@@ -196,4 +197,52 @@ TEST_CASE("variety: the degree's certified lower bound (simple section solutions
     CHECK(r.at("degree_at_least").as_integer() == 48);
     CHECK(r.at("section_images").as_integer_list() == std::vector<long>{48, 48, 48});
     CHECK(r.at("degree_at_least_failure_bound").as_real() >= c3.dimension_answer.failure_bound);
+}
+
+TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the lower one on chains of filters") {
+    VarietyOptions opt;
+    opt.seed = seprank_test::seed();
+    opt.trials = 2;
+    INFO("seed " << opt.seed);
+    // chains of filters: deg X proven, the bound (n - 1)!·vol of the box of the free
+    // weights' degrees (docs/variety.md): 4, 48, 12, 6, 27
+    const std::vector<std::tuple<std::string, long, long>> chains = {
+        {"conv,conv:power=1", 3, 4},
+        {"conv,conv,conv:power=1", 4, 48},
+        {"conv:filter=3,conv:power=1", 4, 12},
+        {"conv,conv:filter=3:power=1", 4, 6},
+        {"conv:filter=3:power=3,conv:power=1", 4, 27},
+    };
+    for (const auto& [layers, tokens, degree] : chains) {
+        INFO(layers);
+        const VarietyAnswer v = network_variety(stack_of(layers, tokens, 1), opt);
+        REQUIRE(v.agreed);
+        CHECK(v.degree == degree);
+        CHECK(v.degree_at_least == degree);
+        CHECK(v.degree_at_most == degree);
+        CHECK(v.degree_at_most_failure_bound == v.dimension_answer.failure_bound);
+        CHECK(v.label.find("deg X is proven") != std::string::npos);
+    }
+    // elsewhere a bound, not always met: every network here has at_least <= degree <= at_most
+    const std::vector<std::tuple<std::string, long, long>> others = {
+        {"dense:width=2:power=2,dense:width=1:power=1", 1, 3},
+        {"dense:width=2:power=3,dense:width=1:power=1", 1, 2},
+        {"dense:width=2:power=2,dense:width=1:power=1", 1, 2},
+        {"attention", 2, 2},
+        {"hadamard:degree=2,dense:width=1:power=1", 2, 1},
+    };
+    for (const auto& [layers, tokens, dim] : others) {
+        INFO(layers << " N=" << tokens << " dx=" << dim);
+        const VarietyAnswer v = network_variety(stack_of(layers, tokens, dim), opt);
+        REQUIRE(v.agreed);
+        REQUIRE(v.degree_at_most >= 1);
+        CHECK(v.degree_at_least <= v.degree);
+        CHECK(v.degree <= v.degree_at_most);
+    }
+    const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), opt);
+    CHECK(q.degree_at_most > q.degree);  // 3 under a bound that is not met
+    CHECK(q.label.find("degree_at_most is proven") != std::string::npos);
+    const Record r = variety_record(q, false);
+    CHECK(r.at("degree_at_most").as_integer() == q.degree_at_most);
+    CHECK(r.at("degree_at_most_failure_bound").as_real() >= q.dimension_answer.failure_bound);
 }

@@ -135,6 +135,7 @@ def fixtures():
         return o.getvalue()
     w("t_var_x.csv", vhdr + "\n" + v_with("variety_degree_at_least", "x") + "\n")
     w("t_var_above.csv", vhdr + "\n" + v_with("variety_degree_at_least", "9") + "\n")
+    w("t_var_below.csv", vhdr + "\n" + v_with("variety_degree_at_most", "3") + "\n")
     jout = subprocess.run([S, "table", *vnet, "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     jrow = json.loads(jout)[0]  # stdout: one JSON array; an --out file: one object a line
     del jrow["variety_degree_at_least"]

@@ -15,7 +15,8 @@ def test_variety_matches_the_cli(cli):
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
         for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
                   "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points",
-                  "degree_at_least", "degree_at_least_failure_bound", "section_images", "label"):
+                  "degree_at_least", "degree_at_least_failure_bound", "degree_at_most", "degree_at_most_failure_bound",
+                  "section_images", "label"):
             assert py[k] == c[k], (layers, k, py[k], c[k])
         ref = seprank.variety(net, seed=7, degree_slice="gauge")
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7, "--degree-slice", "gauge")
@@ -26,6 +27,8 @@ def test_variety_matches_the_cli(cli):
     assert conv["degree"] == 4 and conv["gauge_fibre_points"] == 2 and conv["agreed"]
     # certified from below: every trial's 4 section solutions simple, 4 distinct functions
     assert conv["degree_at_least"] == 4 and conv["section_images"] == [4, 4, 4]
+    # and from above (the Newton polytope's bound): proven
+    assert conv["degree_at_most"] == 4 and "deg X is proven" in conv["label"]
 
 
 def test_variety_threads_and_refusals():

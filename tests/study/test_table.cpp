@@ -1353,16 +1353,19 @@ TEST_CASE("table --variety: the image's degree and gauge fibre, as network_varie
         REQUIRE(row.contains("variety_degree"));
         VarietyOptions o;
         o.seed = sw.generic.seed;
-        long degree = -1, fibre = -1, at_least = -1;
+        long degree = -1, fibre = -1, at_least = -1, at_most = -1;
         try {
             const VarietyAnswer v = network_variety(spec, o);
             if (v.agreed) degree = v.degree, fibre = v.gauge_fibre_points;
             at_least = v.degree_at_least;
+            at_most = v.degree_at_most;
         } catch (const resource_limit&) {
         }
         CHECK(row.at("variety_degree").str() == (degree >= 0 ? std::to_string(degree) : ""));
         CHECK(row.at("variety_degree_at_least").str() == (at_least >= 0 ? std::to_string(at_least) : ""));
+        CHECK(row.at("variety_degree_at_most").str() == (at_most >= 0 ? std::to_string(at_most) : ""));
         if (degree >= 0) CHECK(at_least == degree);  // small networks: every trial certifies its section
+        if (degree >= 0) CHECK(at_most >= degree);
         CHECK(row.at("gauge_fibre").str() == (fibre >= 0 ? std::to_string(fibre) : ""));
         if (degree < 0) CHECK(row.at("reason").str().find("variety: ") != std::string::npos);
         (degree >= 0 ? filled : empty) += 1;
@@ -1388,6 +1391,9 @@ TEST_CASE("table --variety: the image's degree and gauge fibre, as network_varie
             Row above = row;
             above.set("variety_degree_at_least", degree + 1);
             CHECK_THROWS_AS(parse_table_text(head + csv_line(above) + "\n", false, "variety"), invalid_input);
+            Row below = row;  // the upper bound not below the degree
+            below.set("variety_degree_at_most", degree - 1);
+            CHECK_THROWS_AS(parse_table_text(head + csv_line(below) + "\n", false, "variety"), invalid_input);
         }
     }
     CHECK(filled >= 3);  // the quadratic networks in 2, 3 and 4 variables
