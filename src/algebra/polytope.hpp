@@ -10,10 +10,11 @@
 
 namespace seprank::algebra_detail {
 
-// Points of a set A ⊂ Z^n that may be left out without changing conv A: those that are the
-// midpoint of two others along a unit direction e_i, e_i + e_j or e_i − e_j (x ± v both in
-// A). The rest, the vertices among them, in A's order. Precondition: every point of length
-// n. O(|A|·n²) hash lookups of O(n) each.
+// A without points that may be left out without changing conv A: those that are the
+// midpoint of two others along a direction e_i, e_i + e_j or e_i − e_j (x ± v both in A;
+// never a vertex). What is kept, every vertex and the points no such test removes, in A's
+// order, repeats once. Precondition: every point of length n. O(|A|·n²) hash lookups of
+// O(n) each.
 std::vector<std::vector<long>> drop_midpoints(const std::vector<std::vector<long>>& points, long n);
 
 // n!·vol(conv A) for A ⊂ Z^n: the lattice-normalized volume, an integer (a unimodular

@@ -415,10 +415,13 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
                                                  : t.uncertified.empty() ? std::string("no section certified") : t.uncertified);
     }
-    if (res.degree_at_most >= 0 && res.degree_at_least > res.degree_at_most)  // both hold when dim X = n: so it is not
-        throw internal_error("variety: degree_at_least " + std::to_string(res.degree_at_least) + " above degree_at_most " +
-                             std::to_string(res.degree_at_most) + " (dim X = n fails, or a bug)");
-    if (res.degree_at_most >= 0 && res.degree_at_most == res.degree_at_least)
+    if (res.degree_at_most >= 0 && res.degree_at_least > res.degree_at_most) {
+        // Both hold when dim X = n, so here it does not (the dimension's failure event) or
+        // there is a defect: neither bound is claimed.
+        res.label += "; degree_at_least " + std::to_string(res.degree_at_least) + " is above degree_at_most " + std::to_string(res.degree_at_most) +
+                     ": dim X is not n (or a defect), so neither bound is claimed";
+        res.degree_at_least = res.degree_at_most = -1;
+    } else if (res.degree_at_most >= 0 && res.degree_at_most == res.degree_at_least)
         res.label += "; degree_at_most (the Newton polytope's bound on the section's solutions) equals it: deg X is proven, assuming dim X = n";
     else if (res.degree_at_most >= 0)
         res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";

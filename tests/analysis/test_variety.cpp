@@ -230,6 +230,7 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         {"dense:width=2:power=2,dense:width=1:power=1", 1, 2},
         {"attention", 2, 2},
         {"hadamard:degree=2,dense:width=1:power=1", 2, 1},
+        {"attention:rank=1", 2, 2},  // structural zeros: W^Q's second row
     };
     for (const auto& [layers, tokens, dim] : others) {
         INFO(layers << " N=" << tokens << " dx=" << dim);
@@ -238,6 +239,8 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         REQUIRE(v.degree_at_most >= 1);
         CHECK(v.degree_at_least <= v.degree);
         CHECK(v.degree <= v.degree_at_most);
+        // the bound holds deg X times either slice's k: the counted section too
+        for (const VarietyTrial& tr : v.trials) CHECK(tr.degree_section_points <= v.degree_at_most);
     }
     const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), opt);
     CHECK(q.degree_at_most > q.degree);  // 3 under a bound that is not met
