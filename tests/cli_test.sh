@@ -177,6 +177,8 @@ grep -q "note: --power 4 is ignored: a one-layer power network is linear" "$T/po
 ! grep -q "note:" "$T/pow2_notes.txt" || fail "two-layer power: a note, but --power is read"
 "$S" rank --family hadamard --tokens 2 --block-degree 1 --free --format json 2>/dev/null >"$T/free.json" || fail "rank, hadamard d = 1 free"
 grep -q '"--free is ignored: a block of degree d = 1' "$T/free.json" || fail "hadamard d = 1: no note for --free in the JSON"
+"$S" generic --layers 'mlp,hadamard:degree=1:free' --tokens 2 --dim 1 2>"$T/layer_notes.txt" >/dev/null || fail "generic, a stack's hadamard d = 1 free"
+grep -q "note: --layers: layer 2's free is ignored: a block of degree d = 1" "$T/layer_notes.txt" || fail "a stack's hadamard d = 1: no note for its free"
 # a size limit below one row per degree block evaluates nothing, and the note says so (not "full rank")
 "$S" generic --tokens 2 --dim 1 --method evaluation --max-side 1 --format json >"$T/ms1.json" || fail "generic --max-side 1"
 /usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["rank"] == 0 and o["label"] == "lower bound" and "nothing evaluated" in o["note"] and "still full rank" not in o["note"], o["note"]; assert o["failure_bound"] == 1 and "failure_bound 1: not converged" in o["note"] and "m*D/|S|" not in o["note"], o["note"]' "$T/ms1.json" ||

@@ -105,6 +105,12 @@ void Notes::ignored(const CLI::App& sub, const std::vector<std::string>& names, 
 
 void Notes::network(const CLI::App& sub, const seprank::NetworkSpec& s) {
     for (const auto& u : seprank::unused_fields(s)) {
+        if (u.field == "layers") {  // a layer's field: the reason names it ("layer 1's free is ignored: …")
+            const CLI::Option* opt = sub.get_option_no_throw("--layers");
+            const std::string line = "--layers: " + u.reason;
+            if (opt != nullptr && opt->count() > 0 && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+            continue;
+        }
         std::string option = "--" + u.field;
         std::replace(option.begin(), option.end(), '_', '-');
         ignored(sub, {option}, u.reason);

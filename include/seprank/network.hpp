@@ -353,7 +353,9 @@ private:
 // A field that a valid spec sets but its network never reads, and why (a one-layer power
 // network's power r: its only layer is the last, which is linear; a hadamard block of
 // degree 1's free slots: it has no slots 2..d). `field` is the JSON key (the CLI's option
-// with '_' written '-'). Front ends turn these into notes when the user gave the field.
+// with '_' written '-'); a stack's layer gives "layers", its reason naming the layer and
+// field ("layer 1's free is ignored: …"). Front ends turn these into notes when the user
+// gave the field.
 struct UnusedField {
     std::string field;
     std::string reason;

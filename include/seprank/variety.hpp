@@ -67,6 +67,7 @@ struct VarietyTrial {
     long section_images = -1;
     std::string uncertified;  // why section_images is -1 (empty where it is not)
     std::vector<long> degree_free_weights;  // the degree slice's free weights
+    std::vector<long> last_free_weights;    // the last-pivot slice's (counted on or not): the upper bound's other slice
 };
 
 // The largest section whose solutions are certified simple (its quotient's matrices take

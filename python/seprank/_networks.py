@@ -350,7 +350,12 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
             if v is not None:
                 spec[k] = integer(v, k)
-        return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
+        net = Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
+        # a layer's field the network never reads: a UserWarning, as the CLI's note
+        for field, reason in net._net.unused_fields():
+            if field == "layers":
+                _warnings.warn(f"layers: {reason}", stacklevel=_caller_level())
+        return net
     if depth is not None and layers is None:
         raise ValueError("depth: the copies of layers; with weights the layers come from them: give layers=… too, or neither")
     if isinstance(weights, dict):

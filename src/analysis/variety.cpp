@@ -263,6 +263,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         const NmodMat J = dimension_jacobian(Network{m.spec(), place(m, st.shape, st.a)}, pts, p, DimensionOutput::scalar, DimensionVariant::reverse, 1);
         first = pivot_columns(J, false);
         last = pivot_columns(J, true);
+        tr.last_free_weights = last;
         tr.dimension = static_cast<long>(first.size());
     }
     const long n = st.n = tr.dimension;
@@ -383,8 +384,8 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         std::set<std::vector<long>> slices;
         for (const VarietyTrial& tr : res.trials)
             if (tr.dimension == res.dimension && res.dimension > 0) {
-                slices.insert(tr.free_weights);
-                slices.insert(tr.degree_free_weights);
+                slices.insert(tr.free_weights);  // the gauge slice
+                slices.insert(tr.last_free_weights);  // whatever degree_slice chose to count on
             }
         for (const auto& free : slices) {
             if (free.empty()) continue;
@@ -403,8 +404,10 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.degree_free_weights = first.degree_free_weights;
         res.degree_fibre_points = first.degree_fibre_points;
         if (opt.generic_slice) res.fibre_points = first.fibre_points;
-        res.label = "counted over the closure of Z/p in " + std::to_string(res.trials.size()) + (res.trials.size() == 1 ? " trial" : " trials") +
-                    " (distinct 16-bit primes, independent slices and sections), which agree; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
+        res.label = "counted over the closure of Z/p in " +
+                    (res.trials.size() == 1 ? std::string("1 trial (a 16-bit prime, a random slice and section)")
+                                            : std::to_string(res.trials.size()) + " trials (distinct 16-bit primes, independent slices and sections), which agree") +
+                    "; each count is the count over C unless its prime, slice or section is special, a chance not bounded here";
     } else {
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
     }

@@ -208,12 +208,8 @@ std::string to_json(const std::vector<Record>& rows, int indent) {
 }
 
 Record record_from_json(const std::string& text, const std::string& source) {
-    nlohmann::ordered_json j;
-    try {
-        j = nlohmann::ordered_json::parse(detail::quote_big_integers(text));  // beyond 64 bits: digits kept, as text
-    } catch (const nlohmann::json::exception& e) {
-        throw invalid_input(source + " is not valid JSON: " + detail::json_error_text(e));
-    }
+    // beyond 64 bits: digits kept, as text; a key twice in one object refused (json_file.hpp)
+    const nlohmann::ordered_json j = detail::parse_ordered_json_text(text, source);
     if (!j.is_object()) throw invalid_input(source + " is not a JSON object");
     Record r;
     for (const auto& [k, v] : j.items()) r.set(k, from_nl(v, source + " key \"" + k + "\""));

@@ -56,6 +56,19 @@
 namespace seprank::detail {
 inline namespace SEPRANK_KERNEL_NS {
 
+// fn(l, field, why) for each layer l of s (family F's layer(s, l), a kind) that has a
+// field its kind never reads (the kind's optional unused(sp)); F's unused builds on it.
+template <class F, class Fn>
+void for_each_unused_layer_field(const NetworkSpec& s, Fn&& fn) {
+    for (long l = 0; l < s.depth; ++l)
+        with_kind(F::layer(s, l), [&](auto kind, const auto& sp) {
+            if constexpr (requires { kind.unused(sp); }) {
+                const auto [field, why] = kind.unused(sp);
+                if (!field.empty()) fn(l, field, why);
+            }
+        });
+}
+
 // ============================================================ attention
 // Shorthand for L copies of `attention:heads=H:head-dim=da:rank=k[:residual]` (score degree
 // 1): y^{l+1,i} = Σ_h W^O_h Σ_j ⟨W^Q_h y^{l,i}, W^K_h y^{l,j}⟩ W^V_h y^{l,j}, degree 3.
@@ -125,10 +138,12 @@ struct Hadamard {
         check_coordinate(s, s.dim);
     }
     static long block_degree(const NetworkSpec& s) { return s.block_degree; }
-    static std::vector<UnusedField> unused(const NetworkSpec& s) {
-        if (s.free_slots && s.block_degree == 1 && s.depth > 0)
-            return {{"free", "a block of degree d = 1 has no slots 2..d to free"}};
-        return {};
+    static std::vector<UnusedField> unused(const NetworkSpec& s) {  // its blocks' (all alike): once
+        std::vector<UnusedField> out;
+        for_each_unused_layer_field<Hadamard>(s, [&](long, const std::string& field, const std::string& why) {
+            if (out.empty()) out.push_back({field, why});
+        });
+        return out;
     }
     static LayerSpec layer(const NetworkSpec& s, long) {
         HadamardLayer h;
@@ -186,6 +201,14 @@ struct StackFamily {
     }
     static long block_degree(const NetworkSpec&) { return 0; }  // no single one
     static LayerSpec layer(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
+    // Each layer's field it never reads (its kind's unused), as field "layers".
+    static std::vector<UnusedField> unused(const NetworkSpec& s) {
+        std::vector<UnusedField> out;
+        for_each_unused_layer_field<StackFamily>(s, [&](long l, const std::string& field, const std::string& why) {
+            out.push_back({"layers", "layer " + str(l + 1) + "'s " + field + " is ignored: " + why});
+        });
+        return out;
+    }
 
     // JSON: each layer object carries "kind" and its keys (SPEC's, '-' written '_').
     template <class In>

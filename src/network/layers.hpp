@@ -6,16 +6,16 @@
 //                                 per field in SPEC order (SPEC "head-dim", JSON "head_dim");
 //   validate(sp, s, l)            its fields (invalid_input naming the value); s.dim 0: sizes unknown;
 //   out(sp, in, l)                the Shape it writes (invalid_input when it cannot read in);
-//   flattens(sp)                  it reads its n tokens as one vector (fc, dense);
+//   flattens(sp)                  it reads its n tokens as one vector (fc, dense); (optional)
+//   unused(sp)                    a field it never reads and why ({"", ""}: none; unused_fields);
 //   degree(sp), weight_increment(sp)   d_l and m_l (D_l = d_l·D_{l−1} + m_l);
 //   parameters(sp, in), bottleneck(sp, in)   its weights; the span its output can fill;
 //   resize, for_each_matrix(sp, in, lw, fn), structural_zero(_reason), structural_zeros
 //                                 its matrices in file order, and those 0 by construction;
 //   token_character(sp)           one token's scaling by a root of unity, and the degree
 //                                 kept in it (TokenCharacter, layer_common.hpp; evaluation.md);
-//   mixes_tokens(sp)              whether an output token reads other tokens;
-//   linear_output(sp)             whether it writes through a linear map (then GL(n) acts
-//                                 at its junction with a next layer, which reads linearly);
+//   mixes_tokens(sp)              whether an output token reads other tokens; linear_output(sp)
+//     whether it writes through a linear map (GL(n) acts at its junction with a next layer);
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
 //   count(sp, in, n_in, last, scalar_last)   its share of the expected dimension;
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);
@@ -36,11 +36,8 @@ struct AttentionKind {
 
     template <class Sp, class Fn>
     static void keys(Sp& sp, Fn&& fn) {
-        fn("heads", sp.heads);
-        fn("head-dim", sp.head_dim);
-        fn("score-degree", sp.score_degree);
-        fn("rank", sp.rank);
-        fn("residual", sp.residual);
+        fn("heads", sp.heads), fn("head-dim", sp.head_dim), fn("score-degree", sp.score_degree);  // in SPEC order
+        fn("rank", sp.rank), fn("residual", sp.residual);
     }
     static long head_dim(const S& sp, long dx) { return sp.head_dim > 0 ? sp.head_dim : dx / sp.heads; }
     static void validate(const S& sp, const NetworkSpec& s, long l) {
@@ -362,12 +359,13 @@ struct HadamardKind {
 
     template <class Sp, class Fn>
     static void keys(Sp& sp, Fn&& fn) {
-        fn("degree", sp.degree);
-        fn("width", sp.width);
-        fn("free", sp.free);
-        fn("residual", sp.residual);
+        fn("degree", sp.degree), fn("width", sp.width), fn("free", sp.free), fn("residual", sp.residual);
     }
     static long width(const S& sp, long dx) { return sp.width > 0 ? sp.width : dx; }
+    static std::pair<std::string, std::string> unused(const S& sp) {
+        return sp.free && sp.degree == 1 ? std::pair<std::string, std::string>{"free", "a block of degree d = 1 has no slots 2..d to free"}
+                                         : std::pair<std::string, std::string>{};
+    }
     static void validate(const S& sp, const NetworkSpec&, long l) {
         check_layer_size(sp.degree, l, "block degree d", 1);
         require(sp.degree <= kMaxBlockDegree, "layer " + str(l + 1) + ": block degree d = " + str(sp.degree) + " exceeds " + str(kMaxBlockDegree));

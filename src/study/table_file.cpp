@@ -40,12 +40,13 @@ bool is_integer_text(const std::string& t) {
 
 // An optional count cell, if the row has the column: empty (null) or a count, in JSON lines
 // a number.
-void check_count_cell(const Row& r, const std::string& c, const std::string& where, bool json) {
+void check_count_cell(const Row& r, const std::string& c, const std::string& where, bool json, long least = 0) {
     if (!r.contains(c)) return;
     const std::string v = r.at(c).str();
     if (v.empty() && (!json || r.at(c).is_null())) return;
     if (!is_integer_text(v) || (json && r.at(c).type() != Value::Type::integer))
         throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
+    if (std::stol(v) < least) throw invalid_input(where + ": column '" + c + "' = " + v + " is below " + std::to_string(least));
 }
 
 // A boolean cell, if the row has the column: empty (null), true or false.
@@ -93,8 +94,9 @@ void check_row(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
     family_from_string(r.at("family").str());
-    for (const char* c : {"dimension", "dim_expected", "variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"})
-        check_count_cell(r, c, where, json);
+    for (const char* c : {"dimension", "dim_expected"}) check_count_cell(r, c, where, json);
+    // a degree, its bounds and a fibre count are at least 1
+    for (const char* c : {"variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"}) check_count_cell(r, c, where, json, 1);
     check_bool_cell(r, "dim_defect", where);
     // variety_degree_at_least <= variety_degree <= variety_degree_at_most, where present
     const auto in_order = [&](const char* low, const char* high) {

@@ -222,6 +222,10 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         CHECK(v.degree_at_most == degree);
         CHECK(v.degree_at_most_failure_bound == v.dimension_answer.failure_bound);
         CHECK(v.label.find("deg X is proven") != std::string::npos);
+        // the reference slice counts elsewhere; the bound still takes both slices' least
+        VarietyOptions gauge = opt;
+        gauge.degree_slice = DegreeSlice::gauge;
+        CHECK(network_variety(stack_of(layers, tokens, 1), gauge).degree_at_most == degree);
     }
     // elsewhere a bound, not always met: every network here has at_least <= degree <= at_most
     const std::vector<std::tuple<std::string, long, long>> others = {

@@ -136,8 +136,10 @@ def fixtures():
     w("t_var_x.csv", vhdr + "\n" + v_with("variety_degree_at_least", "x") + "\n")
     w("t_var_above.csv", vhdr + "\n" + v_with("variety_degree_at_least", "9") + "\n")
     w("t_var_below.csv", vhdr + "\n" + v_with("variety_degree_at_most", "3") + "\n")
+    w("t_var_zero.csv", vhdr + "\n" + v_with("gauge_fibre", "0") + "\n")
     jout = subprocess.run([S, "table", *vnet, "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     jrow = json.loads(jout)[0]  # stdout: one JSON array; an --out file: one object a line
+    w("t_var_dup.jsonl", json.dumps(jrow)[:-1] + ', "variety_degree_at_most": 9}\n')  # a key twice
     del jrow["variety_degree_at_least"]
     w("t_var_missing.jsonl", json.dumps(jrow) + "\n")
     w("t_badheader.csv", "family,tokens\n")

@@ -609,6 +609,9 @@ NetworkSpec with_field_changed(NetworkSpec s, const std::string& field) {
         s.block_degree = s.block_degree % 4 + 1;
     } else if (field == "free") {
         s.free_slots = !s.free_slots;
+    } else if (field == "layers") {  // a stack: every layer's unused field (hadamard of degree 1: free)
+        for (auto& layer : s.layers)
+            if (auto* h = std::get_if<HadamardLayer>(&layer); h != nullptr && h->degree == 1) h->free = !h->free;
     } else {
         FAIL("a field this test cannot change: " << field);
     }
@@ -672,4 +675,14 @@ TEST_CASE("unused_fields: a field the network never reads changes nothing it com
     h.block_degree = 2;
     CHECK(unused_fields(ValidSpec(h)).empty());
     CHECK(unused_fields(ValidSpec(seprank_test::attention_spec(3, 2, 1))).empty());
+    NetworkSpec st;
+    st.family = Family::stack;
+    st.tokens = 2;
+    st.dim = 1;
+    st.layers = parse_layers("mlp,hadamard:degree=1:free,hadamard:degree=2:free");
+    st.depth = 3;
+    const auto us = unused_fields(ValidSpec(st));
+    REQUIRE(us.size() == 1);
+    CHECK(us[0].field == "layers");
+    CHECK(us[0].reason == "layer 2's free is ignored: a block of degree d = 1 has no slots 2..d to free");
 }

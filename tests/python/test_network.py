@@ -293,6 +293,8 @@ def test_a_field_the_network_never_reads_warns_as_the_cli_notes():
     assert net.degree == 1
     with pytest.warns(UserWarning, match=r"free=True is ignored: a block of degree d = 1 has no slots"):
         seprank.network("hadamard", tokens=2, block_degree=1, free=True)
+    with pytest.warns(UserWarning, match=r"layers: layer 2's free is ignored: a block of degree d = 1"):
+        seprank.stack(tokens=2, dim=1, layers="mlp,hadamard:degree=1:free")
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # read where deeper, or not given: no warning
