@@ -179,6 +179,8 @@ grep -q "note: --power 4 is ignored: a one-layer power network is linear" "$T/po
 grep -q '"--free is ignored: a block of degree d = 1' "$T/free.json" || fail "hadamard d = 1: no note for --free in the JSON"
 "$S" generic --layers 'mlp,hadamard:degree=1:free' --tokens 2 --dim 1 2>"$T/layer_notes.txt" >/dev/null || fail "generic, a stack's hadamard d = 1 free"
 grep -q "note: --layers: layer 2's free is ignored: a block of degree d = 1" "$T/layer_notes.txt" || fail "a stack's hadamard d = 1: no note for its free"
+"$S" table --layers 'mlp,hadamard:degree=1:free' --tokens 2 --dim 1..2 --depth 1 2>"$T/table_layer_notes.txt" >/dev/null || fail "table, a stack's hadamard d = 1 free"
+[ "$(grep -c "note: --layers: layer 2's free is ignored" "$T/table_layer_notes.txt")" = 1 ] || fail "table: not one note for a layer's unused free"
 # a size limit below one row per degree block evaluates nothing, and the note says so (not "full rank")
 "$S" generic --tokens 2 --dim 1 --method evaluation --max-side 1 --format json >"$T/ms1.json" || fail "generic --max-side 1"
 /usr/bin/python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["rank"] == 0 and o["label"] == "lower bound" and "nothing evaluated" in o["note"] and "still full rank" not in o["note"], o["note"]; assert o["failure_bound"] == 1 and "failure_bound 1: not converged" in o["note"] and "m*D/|S|" not in o["note"], o["note"]' "$T/ms1.json" ||

@@ -233,6 +233,7 @@ struct TableCommand final : Command {
             }
             notes.ignored(*sub, flags, u.reason);
         }
+        for (const auto& pr : plan) notes.network(*sub, pr.spec);  // a layer's field no network reads (once each)
         if (resume.duplicates > 0)
             notes.lines.push_back(std::to_string(resume.duplicates) + " row(s) of " + t_out +
                                   " repeat an earlier row's configuration: the last of each was reused");

@@ -101,6 +101,11 @@ struct VarietyAnswer {
     // symmetries that survive (permutations of hidden units, signs, roots of unity).
     long gauge_fibre_points = -1;
     std::vector<long> free_weights;  // indices among the varied weights, weight_entries' order
+    // Proven upper bounds on the two slices' fibres (given dim X = n): the slice's
+    // Newton-polytope bound over degree_at_least, since deg X · k is at most the former and
+    // deg X at least the latter; 1 proves the slice identifiable (one weight setting per
+    // generic function). -1 where either is missing or the trials disagree.
+    long gauge_fibre_at_most = -1, degree_fibre_at_most = -1;
     // The degree slice: the section is counted on the slice, of the gauge slice and the one
     // freeing the Jacobian's last pivot columns, with the smaller fibre k_d (its weights
     // and k_d); deg X = its section's points / k_d.
@@ -131,9 +136,11 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt =
 
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
 // dimension_kind, dimension_failure_bound, degree (null unless agreed), degree_at_least
-// and degree_at_least_failure_bound (null where no trial certified), parameters,
-// fibre_dimension, gauge_fibre_points (null unless agreed), free_weights,
-// degree_fibre_points (null unless agreed), degree_free_weights, agreed, primes and
+// and degree_at_least_failure_bound (null where no trial certified), degree_at_most and
+// degree_at_most_failure_bound (null where not computed), parameters, fibre_dimension,
+// gauge_fibre_points and gauge_fibre_at_most (null unless agreed; the bound also where
+// not computed), free_weights, degree_fibre_points and degree_fibre_at_most (likewise),
+// degree_free_weights, agreed, primes and
 // section_points and section_images (per trial; the degree slice's, -1 where not counted
 // or certified), with generic_slice also fibre_points,
 // generic_section_points and generic_fibre_points (per trial), then label and seconds. O(T).

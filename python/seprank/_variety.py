@@ -22,7 +22,9 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     unless the dimension is larger, the chance of which is that bound; None where no trial
     certified its section), ``degree_at_most`` and ``degree_at_most_failure_bound`` (an upper
     bound on deg X, the Newton polytope's bound on a section's solutions, certain on the same
-    condition; equal to ``degree_at_least`` where deg X is proven),
+    condition; equal to ``degree_at_least`` where deg X is proven), ``gauge_fibre_at_most`` and
+    ``degree_fibre_at_most`` (upper bounds on the two slices' fibres, on the same condition;
+    1 proves the slice identifiable),
     ``parameters``, ``fibre_dimension``, ``gauge_fibre_points`` (weight settings per generic
     function with all but dim X weights fixed: the discrete symmetries left), ``free_weights``,
     ``degree_fibre_points`` and ``degree_free_weights`` (the slice the degree was counted on:

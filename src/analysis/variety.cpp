@@ -26,6 +26,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -380,6 +381,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     // The upper bound: the least Kushnirenko bound of the slices of the trials with that n
     // (each slice's Jacobian has rank n: the slice reaches X; docs/variety.md).
     std::string no_upper;
+    std::map<std::vector<long>, long> slice_bound;  // each slice's bound (-1: none)
     {
         std::set<std::vector<long>> slices;
         for (const VarietyTrial& tr : res.trials)
@@ -390,7 +392,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         for (const auto& free : slices) {
             if (free.empty()) continue;
             std::string why;
-            const long b = kushnirenko_bound(m, free, wdeg, why);
+            const long b = slice_bound[free] = kushnirenko_bound(m, free, wdeg, why);
             if (b >= 0 && (res.degree_at_most < 0 || b < res.degree_at_most)) res.degree_at_most = b;
             if (b < 0 && no_upper.empty()) no_upper = why;
         }
@@ -430,6 +432,16 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";
     else
         res.label += "; no degree_at_most: " + (no_upper.empty() ? std::string("no slice with the dimension's n") : no_upper);
+    // A slice's fibre: deg X · k ≤ its bound and deg X ≥ degree_at_least, so k ≤ their
+    // quotient (given dim X = n; docs/variety.md).
+    const auto fibre_bound = [&](const std::vector<long>& free) -> long {
+        const auto it = slice_bound.find(free);
+        return res.degree_at_least >= 1 && it != slice_bound.end() && it->second >= 0 ? it->second / res.degree_at_least : -1;
+    };
+    if (res.agreed) {
+        res.gauge_fibre_at_most = fibre_bound(res.free_weights);
+        res.degree_fibre_at_most = fibre_bound(res.degree_free_weights);
+    }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }
@@ -456,8 +468,10 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("parameters", v.parameters);
     r.set("fibre_dimension", v.fibre_dimension);
     r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));
+    r.set("gauge_fibre_at_most", maybe(v.gauge_fibre_at_most));
     r.set("free_weights", v.free_weights);
     r.set("degree_fibre_points", maybe(v.degree_fibre_points));
+    r.set("degree_fibre_at_most", maybe(v.degree_fibre_at_most));
     r.set("degree_free_weights", v.degree_free_weights);
     r.set("agreed", v.agreed);
     r.set("primes", primes);

@@ -76,7 +76,8 @@ ClaimResult conv_variety(std::uint64_t seed) {
         // the degree is also certified from below and bounded from above (docs/variety.md,
         // "The degree's lower bound", "The degree's upper bound"): proven
         const bool ok = v.agreed && v.dimension == want.dimension && v.degree == want.degree && v.gauge_fibre_points == want.gauge &&
-                        v.degree_at_least == want.degree && v.degree_at_most == want.degree;
+                        v.degree_at_least == want.degree && v.degree_at_most == want.degree && v.gauge_fibre_at_most == want.gauge &&
+                        v.degree_fibre_at_most == 1;
         pass = pass && ok;
         os << "(" << widths_text(filters) << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
         if (!ok)
@@ -84,7 +85,8 @@ ClaimResult conv_variety(std::uint64_t seed) {
                << ", at most " << v.degree_at_most << ")";
         os << "; ";
     }
-    os << cases << " networks, each degree proven (certified from below, the Newton polytope's bound from above), given the dimension";
+    os << cases << " networks, each degree proven (certified from below, the Newton polytope's bound from above), the settings per function "
+                    "bounded from above by the count, and the last-pivot slice proven identifiable, given the dimension";
     return claim_result("conv-variety", pass, os.str());
 }
 

@@ -222,6 +222,10 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         CHECK(v.degree_at_most == degree);
         CHECK(v.degree_at_most_failure_bound == v.dimension_answer.failure_bound);
         CHECK(v.label.find("deg X is proven") != std::string::npos);
+        // the fibres' bounds: the last-pivot slice proven identifiable, the gauge slice's
+        // count (the rescalings' roots of unity) met from above
+        CHECK(v.degree_fibre_at_most == 1);
+        CHECK(v.gauge_fibre_at_most == v.gauge_fibre_points);
         // the reference slice counts elsewhere; the bound still takes both slices' least
         VarietyOptions gauge = opt;
         gauge.degree_slice = DegreeSlice::gauge;
@@ -245,6 +249,8 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         CHECK(v.degree <= v.degree_at_most);
         // the bound holds deg X times either slice's k: the counted section too
         for (const VarietyTrial& tr : v.trials) CHECK(tr.degree_section_points <= v.degree_at_most);
+        CHECK(v.gauge_fibre_points <= v.gauge_fibre_at_most);
+        CHECK(v.degree_fibre_points <= v.degree_fibre_at_most);
     }
     const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), opt);
     CHECK(q.degree_at_most > q.degree);  // 3 under a bound that is not met
@@ -252,4 +258,6 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
     const Record r = variety_record(q, false);
     CHECK(r.at("degree_at_most").as_integer() == q.degree_at_most);
     CHECK(r.at("degree_at_most_failure_bound").as_real() >= q.dimension_answer.failure_bound);
+    CHECK(r.at("gauge_fibre_at_most").as_integer() == q.gauge_fibre_at_most);
+    CHECK(r.at("degree_fibre_at_most").as_integer() == q.degree_fibre_at_most);
 }

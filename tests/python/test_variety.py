@@ -16,6 +16,7 @@ def test_variety_matches_the_cli(cli):
         for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
                   "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points",
                   "degree_at_least", "degree_at_least_failure_bound", "degree_at_most", "degree_at_most_failure_bound",
+                  "gauge_fibre_at_most", "degree_fibre_at_most",
                   "section_images", "label"):
             assert py[k] == c[k], (layers, k, py[k], c[k])
         ref = seprank.variety(net, seed=7, degree_slice="gauge")
