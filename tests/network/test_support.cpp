@@ -29,6 +29,18 @@ struct Slice {
     NetWeights<long> roles;   // forward_support's roles
 };
 
+// forward_support's roles for net with the entries `free` (weight_entries' order) as t_k:
+// the others fixed, or 0 where their drawn value is 0 and `zeros` says so.
+NetWeights<long> roles_of(const Network& net, const std::vector<long>& free, bool zeros) {
+    long idx = 0;
+    return map_weights<long>(net.weights, [&](const Rational& x) {
+        const long i = idx++;
+        const auto it = std::find(free.begin(), free.end(), i);
+        if (it != free.end()) return static_cast<long>(it - free.begin());
+        return zeros && x.is_zero() ? detail::kWeightZero : detail::kWeightFixed;
+    });
+}
+
 Slice make_slice(Rng& rng, const ValidSpec& spec, long n, long range = 5) {
     Slice s{random_network(spec, rng.next(), range), {}, {}};
     const auto entries = weight_entries(s.net.weights);
@@ -40,13 +52,7 @@ Slice make_slice(Rng& rng, const ValidSpec& spec, long n, long range = 5) {
         s.free.push_back(candidates[pick]);
         candidates.erase(candidates.begin() + static_cast<long>(pick));
     }
-    long idx = 0;
-    s.roles = map_weights<long>(s.net.weights, [&](const Rational& x) {
-        const long i = idx++;
-        const auto it = std::find(s.free.begin(), s.free.end(), i);
-        if (it != s.free.end()) return static_cast<long>(it - s.free.begin());
-        return x.is_zero() ? detail::kWeightZero : detail::kWeightFixed;
-    });
+    s.roles = roles_of(s.net, s.free, true);
     return s;
 }
 
@@ -136,12 +142,7 @@ TEST_CASE("forward_support of a chain of filters is its support: d_j times a box
     Rng rng(seprank_test::seed());
     Slice sl = make_slice(rng, spec, 0, 1000000);  // fixed weights large: none 0, no coefficient cancels
     sl.free = {1, 3, 4, 5};
-    long idx = 0;
-    sl.roles = map_weights<long>(sl.net.weights, [&](const Rational&) {
-        const long i = idx++;
-        const auto it = std::find(sl.free.begin(), sl.free.end(), i);
-        return it != sl.free.end() ? static_cast<long>(it - sl.free.begin()) : detail::kWeightFixed;
-    });
+    sl.roles = roles_of(sl.net, sl.free, false);
     const auto pts = detail::forward_support(spec, sl.roles, 4, 7);
     const Exps sup(pts.begin(), pts.end());
     Exps want;
@@ -161,12 +162,7 @@ TEST_CASE("forward_support of a chain of filters is its support: d_j times a box
     const ValidSpec spec4(s4);
     Slice sl4 = make_slice(rng, spec4, 0, 1000000);
     sl4.free = {1, 3, 5, 6, 7};
-    idx = 0;
-    sl4.roles = map_weights<long>(sl4.net.weights, [&](const Rational&) {
-        const long i = idx++;
-        const auto it = std::find(sl4.free.begin(), sl4.free.end(), i);
-        return it != sl4.free.end() ? static_cast<long>(it - sl4.free.begin()) : detail::kWeightFixed;
-    });
+    sl4.roles = roles_of(sl4.net, sl4.free, false);
     auto pts4 = detail::forward_support(spec4, sl4.roles, 5, 15);
     CHECK(pts4.size() < 270);
     for (const auto& m : interpolated_support(rng, sl4, 15, random_prime(rng, 31))) CHECK(in_hull(pts4, m, 5));
