@@ -98,17 +98,19 @@ void Notes::ignored(const CLI::App& sub, const std::vector<std::string>& names, 
         std::string given = name;
         if (opt->get_expected_min() != 0)
             for (const auto& v : opt->results()) given += " " + v;
-        const std::string line = given + " is ignored: " + reason;
-        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+        add(given + " is ignored: " + reason);
     }
+}
+
+void Notes::add(const std::string& line) {
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
 }
 
 void Notes::network(const CLI::App& sub, const seprank::NetworkSpec& s) {
     for (const auto& u : seprank::unused_fields(s)) {
         if (u.field == "layers") {  // a layer's field: the reason names it ("layer 1's free is ignored: …")
             const CLI::Option* opt = sub.get_option_no_throw("--layers");
-            const std::string line = "--layers: " + u.reason;
-            if (opt != nullptr && opt->count() > 0 && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+            if (opt != nullptr && opt->count() > 0) add("--layers: " + u.reason);
             continue;
         }
         std::string option = "--" + u.field;

@@ -148,6 +148,8 @@ struct Notes {
     // For each field of s its network never reads (seprank::unused_fields) whose option
     // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON".
     void network(const CLI::App& sub, const seprank::NetworkSpec& s);
+    // Adds `line` unless it is there already.
+    void add(const std::string& line);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
     void emit(json* j) const;
 };

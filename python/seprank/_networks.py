@@ -173,13 +173,18 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,
                    coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
                    embedding=embedding, power=power)
-    # A field given that the network never reads (a one-layer power network's power): a
-    # UserWarning, as the CLI's note.
-    given = {"free": free, "power": power}
+    _warn_unused(net, {"free": free, "power": power})
+    return net
+
+
+def _warn_unused(net: Network, given: Dict[str, Any]) -> None:
+    """A UserWarning, as the CLI's note, for each field the network never reads (a
+    one-layer power network's power; a stack layer's, under "layers") that the caller gave
+    (``given``: keyword -> value, None when not given)."""
     for field, reason in net._net.unused_fields():
         if given.get(field) is not None:
-            _warnings.warn(f"{field}={given[field]!r} is ignored: {reason}", stacklevel=_caller_level())
-    return net
+            text = f"layers: {reason}" if field == "layers" else f"{field}={given[field]!r} is ignored: {reason}"
+            _warnings.warn(text, stacklevel=_caller_level())
 
 
 def _caller_level() -> int:
@@ -351,10 +356,7 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
             if v is not None:
                 spec[k] = integer(v, k)
         net = Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
-        # a layer's field the network never reads: a UserWarning, as the CLI's note
-        for field, reason in net._net.unused_fields():
-            if field == "layers":
-                _warnings.warn(f"layers: {reason}", stacklevel=_caller_level())
+        _warn_unused(net, {"layers": layers})
         return net
     if depth is not None and layers is None:
         raise ValueError("depth: the copies of layers; with weights the layers come from them: give layers=… too, or neither")

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_set>
 
@@ -71,6 +70,14 @@ Integer det(std::vector<Row> a, bool small) {
     return out;
 }
 
+// v without its entry at `drop`: a simplex's facet, a facet's ridge.
+std::vector<int> without(const std::vector<int>& v, std::size_t drop) {
+    std::vector<int> out;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (i != drop) out.push_back(v[i]);
+    return out;
+}
+
 struct Facet {
     std::vector<int> v;  // n point indices, increasing
     int side = 0;        // the sign of det(facet, c) for the interior point c
@@ -98,12 +105,7 @@ public:
         centre_ = c;
         Integer vol = det_with(std::vector<int>(first.begin(), first.end() - 1), first.back());
         fmpz_abs(vol.get(), vol.get());
-        for (std::size_t drop = 0; drop < first.size(); ++drop) {
-            std::vector<int> f;
-            for (std::size_t i = 0; i < first.size(); ++i)
-                if (i != drop) f.push_back(first[i]);
-            add_facet(std::move(f));
-        }
+        for (std::size_t drop = 0; drop < first.size(); ++drop) add_facet(without(first, drop));
         std::vector<bool> used(p_.size(), false);
         for (int i : first) used[static_cast<std::size_t>(i)] = true;
         for (std::size_t q = 0; q < p_.size(); ++q)
@@ -125,18 +127,15 @@ private:
         r.push_back(1);
         return r;
     }
-    Integer det_with(const std::vector<int>& f, int q) const {
+    // det of the facet's homogeneous rows over the homogeneous row `last`.
+    Integer det_over(const std::vector<int>& f, Row last) const {
         std::vector<Row> a;
         for (int i : f) a.push_back(homogeneous(i));
-        a.push_back(homogeneous(q));
+        a.push_back(std::move(last));
         return det(std::move(a), small_);
     }
-    int side_of_centre(const std::vector<int>& f) const {
-        std::vector<Row> a;
-        for (int i : f) a.push_back(homogeneous(i));
-        a.push_back(centre_);
-        return fmpz_sgn(det(std::move(a), small_).get());
-    }
+    Integer det_with(const std::vector<int>& f, int q) const { return det_over(f, homogeneous(q)); }
+    int side_of_centre(const std::vector<int>& f) const { return fmpz_sgn(det_over(f, centre_).get()); }
     void add_facet(std::vector<int> f) {
         std::sort(f.begin(), f.end());
         Facet F;
@@ -184,13 +183,7 @@ private:
         if (seen.empty()) return;
         std::map<std::vector<int>, int> ridges;
         for (std::size_t f : seen) {
-            const std::vector<int>& v = facets_[f].v;
-            for (std::size_t drop = 0; drop < v.size(); ++drop) {
-                std::vector<int> r;
-                for (std::size_t i = 0; i < v.size(); ++i)
-                    if (i != drop) r.push_back(v[i]);
-                ++ridges[r];
-            }
+            for (std::size_t drop = 0; drop < facets_[f].v.size(); ++drop) ++ridges[without(facets_[f].v, drop)];
             facets_[f].alive = false;
             --alive_;
         }

@@ -53,17 +53,14 @@ Weights place(const Model& m, const Weights& shape, const std::vector<std::uint6
 // (forward_support). -1, with why, where the support or the volume passes its limits.
 long kushnirenko_bound(const Model& m, const std::vector<long>& free, long wdeg, std::string& why) {
     const long n = static_cast<long>(free.size());
-    Weights w = m.draw_weights(1, 1);
-    const std::vector<Rational*> entries = dimension_weight_entries(m.valid(), w);
-    for_each_dense(w, [](Dense<Rational>& d) {
-        for (auto& x : d.a) x = Rational(0);
-    });
-    for (std::size_t v = 0; v < entries.size(); ++v) *entries[v] = Rational(static_cast<long>(v) + 1);
-    std::vector<long> position(entries.size(), detail::kWeightFixed);
+    // Entries in weight_entries' order (map_weights'): a varied one is t_k where `free`
+    // lists it, else fixed; the others are structural zeros, 0 in every network.
+    const std::vector<bool>& mask = m.varied_mask();
+    std::vector<long> position(mask.size(), detail::kWeightFixed);  // per varied entry
     for (long k = 0; k < n; ++k) position[static_cast<std::size_t>(free[static_cast<std::size_t>(k)])] = k;
-    const NetWeights<long> roles = map_weights<long>(w, [&](const Rational& x) {
-        if (x.is_zero()) return detail::kWeightZero;  // not varied: a structural zero (dimension.hpp), 0 in every network
-        return position[static_cast<std::size_t>(fmpz_get_si(fmpq_numref(x.get())) - 1)];
+    std::size_t entry = 0, varied = 0;
+    const NetWeights<long> roles = map_weights<long>(m.draw_weights(1, 1), [&](const Rational&) {
+        return mask[entry++] ? position[varied++] : detail::kWeightZero;
     });
     try {
         std::vector<std::vector<long>> pts = detail::forward_support(m.valid(), roles, n, wdeg);
@@ -383,16 +380,15 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     std::string no_upper;
     std::map<std::vector<long>, long> slice_bound;  // each slice's bound (-1: none)
     {
-        std::set<std::vector<long>> slices;
         for (const VarietyTrial& tr : res.trials)
             if (tr.dimension == res.dimension && res.dimension > 0) {
-                slices.insert(tr.free_weights);  // the gauge slice
-                slices.insert(tr.last_free_weights);  // whatever degree_slice chose to count on
+                slice_bound[tr.free_weights] = -1;  // the gauge slice
+                slice_bound[tr.last_free_weights] = -1;  // whatever degree_slice chose to count on
             }
-        for (const auto& free : slices) {
+        for (auto& [free, b] : slice_bound) {
             if (free.empty()) continue;
             std::string why;
-            const long b = slice_bound[free] = kushnirenko_bound(m, free, wdeg, why);
+            b = kushnirenko_bound(m, free, wdeg, why);
             if (b >= 0 && (res.degree_at_most < 0 || b < res.degree_at_most)) res.degree_at_most = b;
             if (b < 0 && no_upper.empty()) no_upper = why;
         }

@@ -234,17 +234,9 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
 
 // TEXT as a JSON tree keeping the keys' order, with the checks and errors of
 // sax_parse_json_text (big integers as digit strings, nesting, keys given twice).
-inline nlohmann::ordered_json parse_ordered_json_text(std::string_view text, const std::string& source) {
+inline nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& source) {
     nlohmann::ordered_json j;
-    nlohmann::detail::json_sax_dom_parser<nlohmann::ordered_json> dom(j);
-    sax_parse_json_text(text, source, dom);
-    return j;
-}
-
-// TEXT as a JSON tree, with the checks and errors of sax_parse_json_text.
-inline nlohmann::json parse_json_text(std::string_view text, const std::string& source) {
-    nlohmann::json j;
-    nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(j);  // nlohmann::json::parse's own builder
+    nlohmann::detail::json_sax_dom_parser<nlohmann::ordered_json> dom(j);  // nlohmann's own builder
     sax_parse_json_text(text, source, dom);
     return j;
 }

@@ -17,13 +17,14 @@ namespace {
 struct SupportRing {
     using E = std::vector<std::uint64_t>;
     using W = std::vector<std::uint64_t>;
-    long n = 0, R = 1, max_degree = 0, max_points = 0;
+    long n = 0, max_degree = 0, max_points = 0;
 
+    std::uint64_t radix() const { return static_cast<std::uint64_t>(max_degree) + 1; }
     E zero() const { return {}; }
     E constant(long c) const { return c != 0 ? E{0} : E{}; }
-    long degree(std::uint64_t key) const {
+    long degree(std::uint64_t key) const {  // the digit sum, without unpacking
         long d = 0;
-        for (long k = 0; k < n; ++k, key /= static_cast<std::uint64_t>(R)) d += static_cast<long>(key % static_cast<std::uint64_t>(R));
+        for (long k = 0; k < n; ++k, key /= radix()) d += static_cast<long>(key % radix());
         return d;
     }
     long max_total_degree(const E& a) const {
@@ -57,7 +58,7 @@ struct SupportRing {
 
     // Large sets keep only what their hull needs (drop_midpoints), then must fit max_points.
     E thin(E a) const {
-        if (a.size() > 256) {
+        if (a.size() > static_cast<std::size_t>(kThinAbove)) {
             std::vector<std::vector<long>> pts;
             pts.reserve(a.size());
             for (std::uint64_t key : a) pts.push_back(unpack(key));
@@ -73,14 +74,14 @@ struct SupportRing {
     std::vector<long> unpack(std::uint64_t key) const {
         std::vector<long> v(static_cast<std::size_t>(n));
         for (auto& e : v) {
-            e = static_cast<long>(key % static_cast<std::uint64_t>(R));
-            key /= static_cast<std::uint64_t>(R);
+            e = static_cast<long>(key % radix());
+            key /= radix();
         }
         return v;
     }
     std::uint64_t pack(const std::vector<long>& v) const {
         std::uint64_t key = 0;
-        for (long k = n - 1; k >= 0; --k) key = key * static_cast<std::uint64_t>(R) + static_cast<std::uint64_t>(v[static_cast<std::size_t>(k)]);
+        for (long k = n - 1; k >= 0; --k) key = key * radix() + static_cast<std::uint64_t>(v[static_cast<std::size_t>(k)]);
         return key;
     }
 };
@@ -92,12 +93,11 @@ std::vector<std::vector<long>> forward_support(const ValidSpec& s, const NetWeig
     if (max_degree < 0) throw invalid_input("forward_support: max degree " + std::to_string(max_degree) + " is negative");
     SupportRing ring;
     ring.n = n;
-    ring.R = max_degree + 1;
     ring.max_degree = max_degree;
     ring.max_points = max_points;
     double keys = 1;
-    for (long k = 0; k < n; ++k) keys *= static_cast<double>(ring.R);
-    if (keys >= 4.6e18) throw resource_limit("the support's keys: (" + std::to_string(ring.R) + ")^" + std::to_string(n) + " passes 2^62");
+    for (long k = 0; k < n; ++k) keys *= static_cast<double>(ring.radix());
+    if (keys >= 4.6e18) throw resource_limit("the support's keys: (" + std::to_string(ring.radix()) + ")^" + std::to_string(n) + " passes 2^62");
     const NetWeights<SupportRing::W> w = map_weights<SupportRing::W>(roles, [&](long role) -> SupportRing::W {
         if (role == kWeightZero) return {};
         if (role == kWeightFixed) return {0};

@@ -13,12 +13,14 @@ namespace seprank::detail {
 // itself; kWeightFixed, a constant that may be anything; kWeightZero, 0.
 inline constexpr long kWeightFixed = -1;
 inline constexpr long kWeightZero = -2;
+// forward_support thins a set once it has more points than this.
+inline constexpr long kThinAbove = 256;
 
 // Exponent vectors (each of length n) that contain every monomial in t of output
 // coordinate p of position i of s's network, its weights set by `roles` (one role per
 // weight entry, in s's shapes) and its inputs constants: sums are unions, products
 // Minkowski sums, so the answer holds for every value of the constants (a superset where
-// they cancel). Sets are thinned on the way (drop_midpoints: their convex hulls are kept,
+// they cancel). Sets over kThinAbove points are thinned (drop_midpoints: their convex hulls are kept,
 // which is all a Newton polytope needs), so the answer has the hull of the support, not
 // each of its points. Preconditions: roles shaped as s's weights (not checked: a
 // Network's shapes, as from map_weights of its weights); each role in 0..n−1 or one of the
