@@ -151,6 +151,15 @@ assert r["degree_fibre_points"] == 1 and r["degree_free_weights"] == [1, 2, 3], 
 PY
 "$S" variety --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>"$T/var_notes.txt" >/dev/null || fail "variety --weight-range"
 grep -q "note: --weight-range 3 is ignored" "$T/var_notes.txt" || fail "variety: no note for --weight-range"
+# the image's equation: ternary quadrics of rank <= 2 are the determinant's hypersurface, dimension and degree proven
+"$S" variety --layers 'dense:width=2:power=2,dense:width=1:power=1' --tokens 1 --dim 3 --format json >"$T/var_eq.json" || fail "variety of the quadratic network"
+/usr/bin/python3 - "$T/var_eq.json" <<'PY' || fail "variety: the quadratic network's equation"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["dimension_kind"] == "exact" and r["span_dimension"] == 6 and r["equation_degree"] == 3, r
+assert r["degree_at_least"] == r["degree_at_most"] == 3 and r["degree_at_most_failure_bound"] == 0, r
+assert len(r["equation_coordinates"].split(", ")) == 6 and len(r["equation"].replace(" - ", " + ").split(" + ")) == 5, r
+PY
 
 # defects (issue 60): the small range's census, csv with a header and one row per network
 "$S" defects --max-width 3 --max-depth 3 --max-power 3 --format csv >"$T/defects.csv" || fail "defects --format csv"

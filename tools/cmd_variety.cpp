@@ -11,7 +11,7 @@ namespace {
 struct VarietyCommand final : Command {
     NetOptions no;
     std::string format = "text";
-    long trials = 3, max_unknowns = 8, max_interpolation = 20000;
+    long trials = 3, max_unknowns = 8, max_interpolation = 20000, max_equation_monomials = 2500;
     bool generic_slice = false;
     std::string degree_slice = "smallest-fibre";
 
@@ -21,7 +21,8 @@ struct VarietyCommand final : Command {
             "and the weight settings left per generic function when all but dim X weights are fixed (a gauge slice); deg X = (points of the "
             "slice over a generic section of X) / (points of the slice over one function), both counted from Gröbner bases mod 16-bit "
             "primes over T independent trials; degree_at_least, from sections whose solutions are all simple, is a lower bound that fails only "
-            "if the dimension does (docs/variety.md)");
+            "if the dimension does; where X is a hypersurface of its span, its least equation, found mod p and checked over Q, proves "
+            "dim X and deg X (docs/variety.md, docs/equation.md)");
         add_network_options(sub, no);
         sub->get_option("--weight-range")->description("ignored here (noted if given): variety draws every weight uniformly from Z/p");
         sub->get_option("--save-weights")->description("refused here: variety draws its weights mod p");
@@ -30,6 +31,9 @@ struct VarietyCommand final : Command {
         sub->add_option("--trials", trials, "independent trials T (prime, slice, section), 1..1000; a degree is claimed only where all agree")->capture_default_str();
         sub->add_option("--max-unknowns", max_unknowns, "the largest dimension solved for, >= 1")->capture_default_str();
         sub->add_option("--max-interpolation", max_interpolation, "the largest number of coefficients C(n + D_w, n) interpolated, >= 1")->capture_default_str();
+        sub->add_option("--max-equation-monomials", max_equation_monomials,
+                        "the largest space searched for the image's equation: C(span + d, d) monomials of degree <= d, >= 0 (0: no search)")
+            ->capture_default_str();
         sub->add_flag("--generic-slice", generic_slice,
                       "also count on a generic weight slice: fibre_points, the degree of the generic fibre, and a second count of the degree "
                       "(dense equations: often 100x the gauge slice's time)");
@@ -50,6 +54,7 @@ struct VarietyCommand final : Command {
         opt.trials = trials;
         opt.max_unknowns = max_unknowns;
         opt.max_interpolation = max_interpolation;
+        opt.max_equation_monomials = max_equation_monomials;
         opt.generic_slice = generic_slice;
         opt.degree_slice = degree_slice == "gauge" ? seprank::DegreeSlice::gauge : seprank::DegreeSlice::smallest_fibre;
         seprank::check_options(opt);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Macaulay2's numerical image degree (NumericalImplicitization) of a network's image.
 
-Usage: m2_variety_peer.py LAYERS TOKENS DIM [LIMIT]
+Usage: m2_variety_peer.py [--equation] LAYERS TOKENS DIM [LIMIT]
   LAYERS   a stack as seprank reads it, of `conv:filter=k:power=r` (stride 1) and
            `dense:width=w:power=r` layers only, e.g. 'conv,conv:power=1'
 Builds the network's scalar output (token 1, coordinate 1) symbolically in Macaulay2 with
@@ -10,6 +10,10 @@ coordinates over CC, and runs numericalImageDegree (monodromy and trace test) on
 user of that package would. Prints `degree D`, `call_seconds S` (cpuTime of the call
 alone), `setup_seconds S` (building and expanding the map); exit 124 past LIMIT seconds
 (default 600), 1 when Macaulay2 fails.
+With --equation: the exact implicit ideal instead, by elimination (`ker` of the ring map
+from the coefficients' ring, a Gröbner basis over QQ), as a user of Macaulay2 would get the
+image's equations: prints `generators G`, `equation_degree D` (the least degree of a
+generator), `equation_terms T` (that generator's terms) and the seconds as above.
 """
 import subprocess
 import sys
@@ -74,10 +78,14 @@ def network_expression(layers, tokens, dim):
 
 
 def main():
-    if len(sys.argv) < 4:
-        die("usage: m2_variety_peer.py LAYERS TOKENS DIM [LIMIT]")
-    layers, tokens, dim = parse_layers(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-    limit = float(sys.argv[4]) if len(sys.argv) > 4 else 600
+    args = sys.argv[1:]
+    equation = bool(args) and args[0] == "--equation"
+    if equation:
+        args = args[1:]
+    if len(args) < 3:
+        die("usage: m2_variety_peer.py [--equation] LAYERS TOKENS DIM [LIMIT]")
+    layers, tokens, dim = parse_layers(args[0]), int(args[1]), int(args[2])
+    limit = float(args[3]) if len(args) > 3 else 600
     expr, P = network_expression(layers, tokens, dim)
     n = tokens * dim
     script = f"""needsPackage "NumericalImplicitization";
@@ -95,6 +103,27 @@ print("degree " | toString deg);
 print("call_seconds " | toString(t2 - t1));
 print("setup_seconds " | toString(t1 - t0));
 """
+    keys = ("degree", "call_seconds", "setup_seconds")
+    if equation:
+        keys = ("generators", "equation_degree", "equation_terms", "call_seconds", "setup_seconds")
+        script = f"""t0 = cpuTime();
+R = QQ[w_1..w_{P}, x_1..x_{n}];
+f = {expr};
+(M, C) = coefficients(f, Variables => {{x_1..x_{n}}});
+S = QQ[w_1..w_{P}];
+F = flatten entries sub(C, S);
+T = QQ[y_1..y_(#F)];
+t1 = cpuTime();
+I = ker map(S, T, F);
+t2 = cpuTime();
+G = flatten entries mingens I;
+g = if #G == 0 then 0_T else first sort(G, p -> first degree p);
+print("generators " | toString(#G));
+print("equation_degree " | toString(if #G == 0 then -1 else first degree g));
+print("equation_terms " | toString(if #G == 0 then 0 else #terms g));
+print("call_seconds " | toString(t2 - t1));
+print("setup_seconds " | toString(t1 - t0));
+"""
     with tempfile.NamedTemporaryFile("w", suffix=".m2", delete=False) as fh:
         fh.write(script)
         path = fh.name
@@ -103,8 +132,8 @@ print("setup_seconds " | toString(t1 - t0));
     except subprocess.TimeoutExpired:
         print("timeout")
         sys.exit(124)
-    lines = [l for l in run.stdout.splitlines() if l.split(" ")[0] in ("degree", "call_seconds", "setup_seconds")]
-    if run.returncode != 0 or len(lines) != 3:
+    lines = [l for l in run.stdout.splitlines() if l.split(" ")[0] in keys]
+    if run.returncode != 0 or len(lines) != len(keys):
         print(run.stderr[-800:], file=sys.stderr)
         sys.exit(1)
     print("\n".join(lines))

@@ -33,6 +33,7 @@
 #include "seprank/matrix_io.hpp"
 #include "seprank/model.hpp"
 #include "seprank/variety.hpp"
+#include "seprank/equation.hpp"
 #include "seprank/defects.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"

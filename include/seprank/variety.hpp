@@ -21,6 +21,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/equation.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/record.hpp"
@@ -45,6 +46,9 @@ struct VarietyOptions {
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
     DegreeSlice degree_slice = DegreeSlice::smallest_fibre;
     int threads = default_threads();  // each trial's interpolation runs on this many threads (checked >= 1)
+    // The image's equation (equation.hpp) is searched up to this many monomials (its
+    // max_monomials; checked >= 0); 0 searches none.
+    long max_equation_monomials = 2500;
 };
 
 // Checks every option (invalid_input naming the value): the ranges stated in
@@ -106,6 +110,13 @@ struct VarietyAnswer {
     // deg X at least the latter; 1 proves the slice identifiable (one weight setting per
     // generic function). -1 where either is missing or the trials disagree.
     long gauge_fibre_at_most = -1, degree_fibre_at_most = -1;
+    // The image's affine span and, where X is a hypersurface there, its least equation
+    // (image_equation with n = dimension, degrees from degree_at_least to degree_at_most).
+    // Where equation.degree >= 1 (an equation checked over Q, or X filling its span),
+    // dim X = n is exact (dimension_answer's kind exact, failure bound 0) and deg X =
+    // equation.degree is proven: degree_at_least and degree_at_most are set to it, their
+    // failure bounds 0. Not searched (equation.why says so) with max_equation_monomials 0.
+    ImageEquation equation;
     // The degree slice: the section is counted on the slice, of the gauge slice and the one
     // freeing the Jacobian's last pivot columns, with the smaller fibre k_d (its weights
     // and k_d); deg X = its section's points / k_d.
@@ -137,13 +148,16 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt =
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
 // dimension_kind, dimension_failure_bound, degree (null unless agreed), degree_at_least
 // and degree_at_least_failure_bound (null where no trial certified), degree_at_most and
-// degree_at_most_failure_bound (null where not computed), parameters, fibre_dimension,
+// degree_at_most_failure_bound (null where not computed), span_dimension and
+// equation_degree (null where not found), parameters, fibre_dimension,
 // gauge_fibre_points and gauge_fibre_at_most (null unless agreed; the bound also where
 // not computed), free_weights, degree_fibre_points and degree_fibre_at_most (likewise),
 // degree_free_weights, agreed, primes and
 // section_points and section_images (per trial; the degree slice's, -1 where not counted
 // or certified), with generic_slice also fibre_points,
-// generic_section_points and generic_fibre_points (per trial), then label and seconds. O(T).
+// generic_section_points and generic_fibre_points (per trial), then equation_coordinates
+// (the monomials whose coefficients are y1..yρ, ", "-separated; null without an equation)
+// and equation (P's text in y1..yρ, or null), label and seconds. O(T) plus P's text.
 Record variety_record(const VarietyAnswer& v, bool generic_slice);
 
 }  // namespace seprank

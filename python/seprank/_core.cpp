@@ -535,6 +535,7 @@ PYBIND11_MODULE(_core, m) {
         o.seed = opts["seed"].cast<std::uint64_t>();
         o.max_unknowns = opts["max_unknowns"].cast<long>();
         o.max_interpolation = opts["max_interpolation"].cast<long>();
+        o.max_equation_monomials = opts["max_equation_monomials"].cast<long>();
         o.generic_slice = opts["generic_slice"].cast<bool>();
         o.degree_slice = opts["degree_slice"].cast<std::string>() == "gauge" ? DegreeSlice::gauge : DegreeSlice::smallest_fibre;
         o.threads = opts["threads"].cast<int>();

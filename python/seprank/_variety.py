@@ -13,7 +13,7 @@ from ._dimension import _spec
 
 
 def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, max_interpolation: int = 20000,
-            generic_slice: bool = False, degree_slice: str = "smallest-fibre", threads: int = 2) -> Dict[str, Any]:
+            max_equation_monomials: int = 2500, generic_slice: bool = False, degree_slice: str = "smallest-fibre", threads: int = 2) -> Dict[str, Any]:
     """The image of the parameter map of ``net`` (a Network: its architecture; or a dict
     of network options), its neurovariety X, for the scalar output: a dict with
     ``dimension`` (as :func:`dimension`, with ``dimension_kind`` and
@@ -24,7 +24,12 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     bound on deg X, the Newton polytope's bound on a section's solutions, certain on the same
     condition; equal to ``degree_at_least`` where deg X is proven), ``gauge_fibre_at_most`` and
     ``degree_fibre_at_most`` (upper bounds on the two slices' fibres, on the same condition;
-    1 proves the slice identifiable),
+    1 proves the slice identifiable), ``span_dimension`` (the image's affine span, exact),
+    ``equation_degree``, ``equation_coordinates`` and ``equation`` (where X is a hypersurface of
+    its span, its least equation P in y1..yρ, the coefficients of the listed monomials,
+    checked over Q; then the dimension is exact and ``degree_at_least`` = ``degree_at_most`` =
+    deg X, with failure bounds 0; searched up to ``max_equation_monomials`` monomials, 0 for
+    none; docs/equation.md),
     ``parameters``, ``fibre_dimension``, ``gauge_fibre_points`` (weight settings per generic
     function with all but dim X weights fixed: the discrete symmetries left), ``free_weights``,
     ``degree_fibre_points`` and ``degree_free_weights`` (the slice the degree was counted on:
@@ -39,6 +44,7 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     """
     opts = {"trials": integer(trials, "trials", -INT_MAX - 1, INT_MAX), "seed": seed_value(seed),
             "max_unknowns": integer(max_unknowns, "max_unknowns"), "max_interpolation": integer(max_interpolation, "max_interpolation"),
+            "max_equation_monomials": integer(max_equation_monomials, "max_equation_monomials"),
             "generic_slice": bool(generic_slice), "degree_slice": choice(degree_slice, "degree_slice", ("smallest-fibre", "gauge")),
             "threads": thread_count(threads)}
     return json.loads(_core.variety(_spec(net, None), opts))

@@ -15,6 +15,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/model.hpp"
+#include "seprank/poly_io.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
@@ -332,6 +333,8 @@ void check_options(const VarietyOptions& opt) {
     if (opt.max_unknowns < 1) throw invalid_input("max unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
     if (opt.max_interpolation < 1) throw invalid_input("max interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
     if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " is below 1");
+    if (opt.max_equation_monomials < 0)
+        throw invalid_input("max equation monomials " + std::to_string(opt.max_equation_monomials) + " is negative");
 }
 
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) {
@@ -395,6 +398,18 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         if (res.dimension == 0) res.degree_at_most = 1;  // a point
         if (res.degree_at_most >= 0) res.degree_at_most_failure_bound = res.dimension_answer.failure_bound;
     }
+    // The image's equation where X is a hypersurface of its span (equation.hpp): degrees
+    // below degree_at_least hold none once it proves dim X = n, nor above degree_at_most.
+    if (opt.max_equation_monomials == 0) {
+        res.equation.why = "not searched (max_equation_monomials 0)";
+    } else if (res.dimension >= 0) {
+        EquationOptions eo;
+        eo.seed = opt.seed;
+        eo.max_monomials = opt.max_equation_monomials;
+        eo.min_degree = std::clamp(res.degree_at_least, 1L, 64L);
+        eo.max_degree = res.degree_at_most < 0 ? 64 : std::clamp(res.degree_at_most, eo.min_degree, 64L);
+        res.equation = image_equation(spec, res.dimension, eo);
+    }
     if (res.agreed) {
         res.degree = degree;
         res.gauge_fibre_points = first.gauge_fibre_points;
@@ -410,13 +425,32 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
     }
     if (res.degree_at_least >= 0) {
-        res.label += "; degree_at_least is proven (simple solutions, distinct functions) assuming dim X = n, which fails with probability at most degree_at_least_failure_bound";
+        res.label += res.equation.degree >= 1 ? "; degree_at_least is proven (simple solutions, distinct functions)"
+                                              : "; degree_at_least is proven (simple solutions, distinct functions) assuming dim X = n, which fails with probability at most degree_at_least_failure_bound";
     } else {  // why no trial certified: the first trial's reason (or its dimension)
         const VarietyTrial& t = res.trials.front();
         res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
                                                  : t.uncertified.empty() ? std::string("no section certified") : t.uncertified);
     }
-    if (res.degree_at_most >= 0 && res.degree_at_least > res.degree_at_most) {
+    const long eq_degree = res.equation.degree;
+    if (eq_degree >= 1 && res.degree_at_least > eq_degree) {
+        // dim X = n is proven here, so degree_at_least holds: a defect.
+        res.label += "; degree_at_least " + std::to_string(res.degree_at_least) + " is above the equation's degree " + std::to_string(eq_degree) +
+                     " (seprank has a bug), so neither is claimed";
+        res.degree_at_least = res.degree_at_most = -1;
+    } else if (eq_degree >= 1) {
+        res.dimension_answer.kind = RankKind::exact;
+        res.dimension_answer.failure_bound = 0;
+        res.degree_at_least = res.degree_at_most = eq_degree;
+        res.degree_at_least_failure_bound = res.degree_at_most_failure_bound = 0;
+        const std::string n = std::to_string(res.dimension), rho = std::to_string(res.equation.span_dimension);
+        res.label += res.equation.equation
+                         ? "; X is the hypersurface P = 0 of its " + rho + "-dimensional affine span (equation, degree " + std::to_string(eq_degree) +
+                               ", its composition with f's coefficients the zero polynomial over Q; no equation of lower degree): dim X = " + n +
+                               " is exact and deg X = " + std::to_string(eq_degree) + " is proven"
+                         : "; X fills its " + rho + "-dimensional affine span: dim X = " + n + " is exact and deg X = 1 is proven";
+        if (res.agreed && degree != eq_degree) res.label += "; the counts' degree " + std::to_string(degree) + " is not it (a special prime or section)";
+    } else if (res.degree_at_most >= 0 && res.degree_at_least > res.degree_at_most) {
         // Both hold when dim X = n, so here it does not (the dimension's failure event) or
         // there is a defect: neither bound is claimed.
         res.label += "; degree_at_least " + std::to_string(res.degree_at_least) + " is above degree_at_most " + std::to_string(res.degree_at_most) +
@@ -428,6 +462,7 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";
     else
         res.label += "; no degree_at_most: " + (no_upper.empty() ? std::string("no slice with the dimension's n") : no_upper);
+    if (eq_degree < 1 && !res.equation.why.empty()) res.label += "; no equation: " + res.equation.why;
     // A slice's fibre: deg X · k ≤ its bound and deg X ≥ degree_at_least, so k ≤ their
     // quotient (given dim X = n; docs/variety.md).
     const auto fibre_bound = [&](const std::vector<long>& free) -> long {
@@ -461,6 +496,8 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("degree_at_least_failure_bound", v.degree_at_least >= 0 ? Value::real(bound_up(v.degree_at_least_failure_bound, 3), 3) : Value());
     r.set("degree_at_most", maybe(v.degree_at_most));
     r.set("degree_at_most_failure_bound", v.degree_at_most >= 0 ? Value::real(bound_up(v.degree_at_most_failure_bound, 3), 3) : Value());
+    r.set("span_dimension", maybe(v.equation.span_dimension));
+    r.set("equation_degree", v.equation.equation ? Value(v.equation.degree) : Value());
     r.set("parameters", v.parameters);
     r.set("fibre_dimension", v.fibre_dimension);
     r.set("gauge_fibre_points", maybe(v.gauge_fibre_points));
@@ -478,6 +515,10 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
         r.set("generic_section_points", generic);
         r.set("generic_fibre_points", fibres);
     }
+    std::string coordinates;
+    for (const std::string& c : v.equation.coordinates) coordinates += (coordinates.empty() ? "" : ", ") + c;
+    r.set("equation_coordinates", v.equation.equation ? Value(coordinates) : Value());
+    r.set("equation", v.equation.equation ? Value(to_string(*v.equation.equation)) : Value());
     r.set("label", v.label);
     r.set("seconds", std::round(v.seconds * 1e4) / 1e4);
     return r;

@@ -146,7 +146,7 @@ struct AttentionKind {
         E acc = r.zero();
         for (const auto& h : lw.heads) {
             const typename F::Vec q = f.lin(h.Q, y[i]);
-            Dense<W> ov(1, h.V.cols, W{});
+            Dense<W> ov(1, h.V.cols, r.weight_zero());
             for (long c = 0; c < h.V.cols; ++c) {
                 W sum = r.weight_zero();
                 for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));
@@ -219,7 +219,7 @@ struct AttentionKind {
         for (const auto& h : lw.heads) {
             const Vec q = f.lin(h.Q, y[i]);
             const std::size_t da = q.size();
-            Dense<W> ov(1, h.V.cols, W{});
+            Dense<W> ov(1, h.V.cols, r.weight_zero());
             for (long c = 0; c < h.V.cols; ++c) {
                 W sum = r.weight_zero();
                 for (long a = 0; a < h.O.cols; ++a) sum = r.weight_fma(sum, h.O(p, a), h.V(a, c));

@@ -1,6 +1,7 @@
 #include "seprank/variety.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/poly_io.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -240,9 +241,12 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         {"hadamard:degree=2,dense:width=1:power=1", 2, 1},
         {"attention:rank=1", 2, 2},  // structural zeros: W^Q's second row
     };
+    // the Newton polytope's bound alone: no equation (which would set degree_at_most to deg X)
+    VarietyOptions newton = opt;
+    newton.max_equation_monomials = 0;
     for (const auto& [layers, tokens, dim] : others) {
         INFO(layers << " N=" << tokens << " dx=" << dim);
-        const VarietyAnswer v = network_variety(stack_of(layers, tokens, dim), opt);
+        const VarietyAnswer v = network_variety(stack_of(layers, tokens, dim), newton);
         REQUIRE(v.agreed);
         REQUIRE(v.degree_at_most >= 1);
         CHECK(v.degree_at_least <= v.degree);
@@ -252,7 +256,7 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
         CHECK(v.gauge_fibre_points <= v.gauge_fibre_at_most);
         CHECK(v.degree_fibre_points <= v.degree_fibre_at_most);
     }
-    const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), opt);
+    const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), newton);
     CHECK(q.degree_at_most > q.degree);  // 3 under a bound that is not met
     CHECK(q.label.find("degree_at_most is proven") != std::string::npos);
     const Record r = variety_record(q, false);
@@ -260,4 +264,56 @@ TEST_CASE("variety: the degree's upper bound (the Newton polytope's) meets the l
     CHECK(r.at("degree_at_most_failure_bound").as_real() >= q.dimension_answer.failure_bound);
     CHECK(r.at("gauge_fibre_at_most").as_integer() == q.gauge_fibre_at_most);
     CHECK(r.at("degree_fibre_at_most").as_integer() == q.degree_fibre_at_most);
+}
+
+TEST_CASE("variety: the image's equation proves the dimension and the degree where X is a hypersurface of its span") {
+    VarietyOptions opt;
+    opt.seed = seprank_test::seed();
+    opt.trials = 2;
+    INFO("seed " << opt.seed);
+    // quadratic forms of rank <= 2 in 3 variables: the determinant, degree 3
+    const VarietyAnswer q = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), opt);
+    REQUIRE(q.equation.equation.has_value());
+    CHECK(q.dimension == 5);
+    CHECK(q.dimension_answer.kind == RankKind::exact);
+    CHECK(q.dimension_answer.failure_bound == 0);
+    CHECK(q.degree_at_least == 3);
+    CHECK(q.degree_at_most == 3);
+    CHECK(q.degree_at_least_failure_bound == 0);
+    CHECK(q.degree_at_most_failure_bound == 0);
+    CHECK(q.degree == 3);  // the counts agree
+    CHECK(q.label.find("deg X = 3 is proven") != std::string::npos);
+    CHECK(q.label.find("assuming") == std::string::npos);
+    // the fibre bounds still come from the slices' Newton bounds, now unconditional
+    CHECK(q.degree_fibre_points <= q.degree_fibre_at_most);
+    const Record r = variety_record(q, false);
+    CHECK(r.at("dimension_kind").as_text() == "exact");
+    CHECK(r.at("span_dimension").as_integer() == 6);
+    CHECK(r.at("equation_degree").as_integer() == 3);
+    CHECK(r.at("equation").as_text() == to_string(*q.equation.equation));
+    CHECK(r.at("equation_coordinates").as_text() == "x1_1^2, x1_1*x1_2, x1_2^2, x1_1*x1_3, x1_2*x1_3, x1_3^2");
+    // binary cubics, sums of two cubes: every one (ρ = n), degree 1
+    const VarietyAnswer all = network_variety(stack_of("dense:width=2:power=3,dense:width=1:power=1", 1, 2), opt);
+    CHECK(all.equation.degree == 1);
+    CHECK(all.degree_at_most == 1);
+    CHECK(all.dimension_answer.kind == RankKind::exact);
+    CHECK(all.label.find("fills its 4-dimensional affine span") != std::string::npos);
+    CHECK(variety_record(all, false).at("equation").is_null());
+    // a convolution: codimension 15 in its span, no equation; the Newton bound as before
+    const VarietyAnswer c = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
+    CHECK(c.equation.degree == -1);
+    CHECK(c.equation.span_dimension == 19);
+    CHECK(c.dimension_answer.kind != RankKind::exact);
+    CHECK(c.degree_at_most == 48);
+    CHECK(c.label.find("no equation: the image's span has dimension 19") != std::string::npos);
+    CHECK(variety_record(c, false).at("equation_degree").is_null());
+    // the search off, and refused below 0
+    VarietyOptions off = opt;
+    off.max_equation_monomials = 0;
+    const VarietyAnswer o = network_variety(stack_of("dense:width=2:power=2,dense:width=1:power=1", 1, 3), off);
+    CHECK(o.degree_at_most == 8);
+    CHECK(o.dimension_answer.kind != RankKind::exact);
+    CHECK(o.label.find("no equation: not searched") != std::string::npos);
+    off.max_equation_monomials = -1;
+    CHECK_THROWS_AS(check_options(off), invalid_input);
 }

@@ -1,0 +1,84 @@
+// seprank — the implicit equation of a network's image where that image is a
+// hypersurface in its span (docs/equation.md).
+//
+// f's coefficients c_α(w) (one per monomial α of the inputs, as polynomials in the varied
+// weights w) map the weights onto X, the network's neurovariety (variety.hpp). X lies in
+// the affine span A of the image, of dimension ρ (the rank of the c_α's non-constant
+// parts, exact over Q). A Jacobian rank n mod p proves dim X >= n; so where ρ = n, X = A;
+// where ρ = n + 1, X is a hypersurface of A unless dim X = ρ, and a nonzero polynomial P
+// in ρ of the coordinates with P(c(w)) = 0 identically proves dim X = n and
+// deg X <= deg P. The least such P generates X's ideal in A (X is irreducible), so its
+// degree is deg X.
+//
+// P is found by linear algebra mod 62-bit primes (the monomials of degree <= d in the
+// coordinates, at random weights: a nullspace), lifted to Q by the Chinese remainder
+// theorem and rational reconstruction, and checked over Q by composing it with the exact
+// coefficients, which must give the zero polynomial. An empty nullspace mod p proves that
+// no equation of degree <= d exists (a rational one would reduce to a nonzero vector in
+// it), so the degrees searched below the one found are certified empty.
+#pragma once
+
+#include "seprank/network.hpp"
+#include "seprank/poly.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seprank {
+
+struct EquationOptions {
+    // Degrees searched, min_degree..max_degree (checked: 1 <= min_degree <= max_degree <= 64).
+    // A caller that knows deg X >= k (variety's degree_at_least) starts at k.
+    long min_degree = 1;
+    long max_degree = 16;
+    // The largest nullspace searched: C(ρ + d, d) monomials of degree <= d (checked >= 1).
+    long max_monomials = 2500;
+    // The symbolic expansion of f in weights and inputs stops past this many terms in one
+    // polynomial (checked >= 1): resource_limit, reported in `why`.
+    long max_terms = 2000000;
+    // Primes (62-bit) tried per degree before the lift is given up (checked 1..1000).
+    long max_primes = 40;
+    std::uint64_t seed = 1;
+};
+
+// invalid_input naming the value for each range above. O(1).
+void check_options(const EquationOptions& opt);
+
+struct ImageEquation {
+    long parameters = 0;       // P, the varied weights (variables t1..tP of the expansion)
+    long monomials = -1;       // inputs' monomials α with a nonzero coefficient c_α
+    long span_dimension = -1;  // ρ, exact: the dimension of the image's affine span (-1: not reached)
+    // The x-monomials whose coefficients are the coordinates y1..yρ (a basis of the span:
+    // every other coefficient is an affine function of them on X), e.g. "x1_1^2*x1_2".
+    std::vector<std::string> coordinates;
+    // The least degree of a nonzero polynomial vanishing on X: 1 where X fills its span
+    // (ρ = n, no equation needed), else deg P; -1 where none was found (why says why).
+    long degree = -1;
+    // Every degree min_degree..searched_to was shown to hold no equation (certified; the
+    // degree found, if any, is searched_to + 1). min_degree − 1 where nothing was searched.
+    long searched_to = -1;
+    // P in y1..yρ with coprime integer coefficients, its leading term (degrevlex) positive;
+    // checked: P(c(w)) is the zero polynomial over Q. Empty where degree is not >= 2.
+    std::optional<QPoly> equation;
+    long primes = 0;           // 62-bit primes used by the lift
+    std::string why;           // why no equation (empty where degree >= 1)
+    double seconds = 0;
+};
+
+// The image's span and, where it is a hypersurface there, its least equation (above),
+// given `dimension_at_least` = n, a proven lower bound on dim X (function_dimension's
+// value). Refused (invalid_input): options out of range, n < 0. Everything else is
+// reported, not thrown: why names the limit reached (the expansion's max_terms, the
+// nullspace's max_monomials, the degrees), ρ > n + 1 (X is not a hypersurface of A unless
+// dim X > n), or a lift that did not check. Cost: the expansion of f in P + N·dx
+// variables (a forward pass with polynomials as scalars); the span: one rank mod p of the
+// M × (weight monomials) coefficient matrix, and where it is at most n + 1 an exact one
+// (fraction-free, O(M·C·ρ)); per degree d: K = C(ρ + d, d) monomials at K + 8 random
+// points (evaluations of the ρ coefficients mod p) and one K-square nullspace mod p
+// (O(K³)), repeated per prime of the lift; the check: one composition of P with the ρ
+// coefficients over Q.
+ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt = {});
+
+}  // namespace seprank

@@ -1,0 +1,458 @@
+// seprank — the implicit equation of a network's image where it is a hypersurface in its
+// span (equation.hpp; docs/equation.md).
+#include "seprank/equation.hpp"
+
+#include "seprank/error.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/matrix.hpp"
+#include "seprank/model.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/random.hpp"
+#include "network/forward_impl.hpp"
+
+#include <flint/fmpq.h>
+#include <flint/fmpz_mat.h>
+#include <flint/nmod_mat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace seprank {
+namespace {
+
+// The forward pass with polynomials in the weights and the inputs as its scalars: every
+// weight is a polynomial too (a variable t_k, or 0 for a structural zero).
+struct SymbolicRing {
+    using E = QPoly;
+    using W = QPoly;
+    std::shared_ptr<const QContext> ctx;
+    long max_terms = 0;
+
+    const E& checked(const E& a) const {
+        if (static_cast<long>(a.terms()) > max_terms)
+            throw resource_limit("the expansion in the weights passes " + std::to_string(max_terms) + " terms (max_terms)");
+        return a;
+    }
+    E zero() const { return E(ctx); }
+    E constant(long c) const { return E::constant(ctx, Rational(c)); }
+    E mul(const E& a, const E& b) const {
+        E out = a.mul(b);
+        checked(out);
+        return out;
+    }
+    void add(E& acc, const E& x) const { checked(acc += x); }
+    void axpy(E& acc, const W& w, const E& x) const { checked(acc += mul(x, w)); }
+    bool is_zero(const W& w) const { return w.is_zero(); }
+    W weight_zero() const { return W(ctx); }
+    W weight_fma(const W& s, const W& a, const W& b) const { return checked(s + mul(a, b)); }
+};
+
+// x^e written with the input variables' names ("1" for the constant monomial).
+std::string monomial_text(const std::vector<std::uint64_t>& e, const Variables& names) {
+    std::string out;
+    for (std::size_t k = 0; k < e.size(); ++k) {
+        if (e[k] == 0) continue;
+        if (!out.empty()) out += '*';
+        out += names.name(k);
+        if (e[k] > 1) out += '^' + std::to_string(e[k]);
+    }
+    return out.empty() ? "1" : out;
+}
+
+// f's coefficients: one polynomial in the P weights per monomial of the inputs with a
+// nonzero coefficient, in the order the monomials first appear in f (degrevlex).
+struct Coefficients {
+    std::shared_ptr<const QContext> wctx;
+    std::vector<std::string> names;
+    std::vector<QPoly> polys;
+};
+
+Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameters) {
+    const Model m(spec);
+    const std::vector<bool>& mask = m.varied_mask();
+    parameters = static_cast<long>(std::count(mask.begin(), mask.end(), true));
+    const Variables xs = network_variables(spec);
+    std::vector<std::string> names, wnames;
+    for (long k = 1; k <= parameters; ++k) wnames.push_back("t" + std::to_string(k));
+    names = wnames;
+    names.insert(names.end(), xs.names().begin(), xs.names().end());
+    SymbolicRing ring{QContext::make(Variables(names)), max_terms};
+    std::size_t entry = 0;
+    long varied = 0;
+    const NetWeights<QPoly> w = map_weights<QPoly>(m.draw_weights(1, 1), [&](const Rational&) {
+        return mask[entry++] ? QPoly::variable(ring.ctx, static_cast<std::size_t>(varied++)) : QPoly(ring.ctx);
+    });
+    const long per = m.input_vars_per_token();
+    std::vector<std::vector<QPoly>> inputs(static_cast<std::size_t>(spec->tokens));
+    for (long j = 0; j < spec->tokens; ++j)
+        for (long c = 0; c < per; ++c)
+            inputs[static_cast<std::size_t>(j)].push_back(QPoly::variable(ring.ctx, static_cast<std::size_t>(parameters + j * per + c)));
+    const QPoly f = detail::Forward<SymbolicRing>(spec.get(), w, ring).output(inputs);
+
+    // Split each term's exponents into the weights' part and the inputs' part.
+    Coefficients out;
+    out.wctx = QContext::make(Variables(wnames));
+    std::map<std::vector<std::uint64_t>, std::size_t> index;  // inputs' exponents -> monomial
+    std::vector<std::vector<Rational>> coeffs;
+    std::vector<std::vector<std::vector<std::uint64_t>>> exps;
+    for (std::size_t k = 0; k < f.terms(); ++k) {
+        const std::vector<std::uint64_t> e = f.exponents(k);
+        const std::vector<std::uint64_t> we(e.begin(), e.begin() + parameters), xe(e.begin() + parameters, e.end());
+        auto [it, fresh] = index.emplace(xe, coeffs.size());
+        if (fresh) {
+            coeffs.emplace_back();
+            exps.emplace_back();
+            out.names.push_back(monomial_text(xe, xs));
+        }
+        coeffs[it->second].push_back(f.coeff(k));
+        exps[it->second].push_back(we);
+    }
+    for (std::size_t a = 0; a < coeffs.size(); ++a) out.polys.push_back(QPoly::from_terms(out.wctx, coeffs[a], exps[a]));
+    return out;
+}
+
+// c mod p, or nullopt where p divides its denominator.
+std::optional<std::uint64_t> residue(const Rational& c, nmod_t mod) {
+    const std::uint64_t den = fmpz_fdiv_ui(fmpq_denref(c.get()), mod.n);
+    if (den == 0) return std::nullopt;
+    return nmod_mul(fmpz_fdiv_ui(fmpq_numref(c.get()), mod.n), nmod_inv(den, mod), mod);
+}
+
+// The affine span: the rows of the non-constant parts of the coefficients over the weight
+// monomials. The greedy basis (the earliest independent rows), exact over Q, unless the
+// rank mod p passes `cap` and the matrix has over kExactSpanEntries entries (then nothing,
+// and `at_least` is that rank, a lower bound on the span's dimension).
+inline constexpr double kExactSpanEntries = 4e6;
+
+std::optional<std::vector<std::size_t>> span_basis(const std::vector<QPoly>& polys, long cap, Rng& rng, long& at_least) {
+    std::map<std::vector<std::uint64_t>, long> column;
+    std::vector<std::vector<std::pair<long, Rational>>> rows(polys.size());
+    for (std::size_t a = 0; a < polys.size(); ++a)
+        for (std::size_t k = 0; k < polys[a].terms(); ++k) {
+            const std::vector<std::uint64_t> e = polys[a].exponents(k);
+            if (std::all_of(e.begin(), e.end(), [](std::uint64_t v) { return v == 0; })) continue;
+            const long c = column.emplace(e, static_cast<long>(column.size())).first->second;
+            rows[a].emplace_back(c, polys[a].coeff(k));
+        }
+    const long m = static_cast<long>(polys.size()), cols = static_cast<long>(column.size());
+    if (cols == 0) return std::vector<std::size_t>{};
+    if (static_cast<double>(m) * static_cast<double>(cols) > kExactSpanEntries) {
+        // The rank mod p is at most the rank over Q: past `cap` it settles the question.
+        for (;;) {
+            const std::uint64_t p = random_prime(rng, 62);
+            nmod_t mod;
+            nmod_init(&mod, p);
+            NmodMat a(m, cols, p);
+            bool ok = true;
+            for (long i = 0; i < m && ok; ++i)
+                for (const auto& [c, v] : rows[static_cast<std::size_t>(i)]) {
+                    const auto r = residue(v, mod);
+                    if (!r) ok = false;
+                    else nmod_mat_entry(a.get(), i, c) = *r;
+                }
+            if (!ok) continue;  // p divides a denominator: another prime
+            at_least = nmod_mat_rank(a.get());
+            break;
+        }
+        if (at_least > cap) return std::nullopt;
+    }
+    // Exact: the transpose's reduced row echelon form; its pivot columns are the earliest
+    // independent rows. Each of its rows is scaled to integers first, which keeps the
+    // relations between its columns.
+    QMat q(cols, m);
+    for (long i = 0; i < m; ++i)
+        for (const auto& [c, v] : rows[static_cast<std::size_t>(i)]) q.set(c, i, v);
+    const ZMat z = clear_denominators(q);
+    ZMat r(cols, m);
+    Integer den;
+    const long rank = fmpz_mat_rref(r.get(), den.get(), z.get());
+    std::vector<std::size_t> basis;
+    for (long i = 0; i < rank; ++i)
+        for (long j = 0; j < m; ++j)
+            if (!fmpz_is_zero(fmpz_mat_entry(r.get(), i, j))) {
+                basis.push_back(static_cast<std::size_t>(j));
+                break;
+            }
+    return basis;
+}
+
+// The exponent vectors of degree <= d in k variables, graded (degree 0 first).
+std::vector<std::vector<std::uint64_t>> monomials_up_to(long k, long d) {
+    std::vector<std::vector<std::uint64_t>> out;
+    std::vector<std::uint64_t> e(static_cast<std::size_t>(k), 0);
+    for (long total = 0; total <= d; ++total) {
+        // every composition of `total` into k parts
+        std::function<void(long, long)> rec = [&](long pos, long left) {
+            if (pos == k - 1) {
+                e[static_cast<std::size_t>(pos)] = static_cast<std::uint64_t>(left);
+                out.push_back(e);
+                return;
+            }
+            for (long v = left; v >= 0; --v) {
+                e[static_cast<std::size_t>(pos)] = static_cast<std::uint64_t>(v);
+                rec(pos + 1, left - v);
+            }
+        };
+        if (k == 0) {
+            if (total == 0) out.push_back(e);
+        } else {
+            rec(0, total);
+        }
+    }
+    return out;
+}
+
+double binomial(long n, long k) {
+    double b = 1;
+    for (long i = 1; i <= k; ++i) b = b * static_cast<double>(n - k + i) / static_cast<double>(i);
+    return b;
+}
+
+// The nullspace mod p of the monomials at random points: its dimension and, where it is
+// 1, its vector scaled so that its first nonzero entry is 1. nullopt where p divides a
+// coefficient's denominator.
+struct Kernel {
+    long nullity = 0;
+    std::vector<std::uint64_t> vector;
+};
+
+std::optional<Kernel> kernel_mod(const std::vector<QPoly>& ys, const std::vector<std::vector<std::uint64_t>>& mons, long d, std::uint64_t p,
+                                 long parameters, Rng& rng) {
+    const auto nctx = NmodContext::make(ys.empty() ? Variables({}) : ys.front().context()->vars(), p);
+    std::vector<NmodPoly> yp;
+    try {
+        for (const QPoly& y : ys) yp.push_back(reduce_mod(y, nctx));
+    } catch (const domain_error&) {
+        return std::nullopt;
+    }
+    nmod_t mod;
+    nmod_init(&mod, p);
+    const long k = static_cast<long>(mons.size()), rho = static_cast<long>(ys.size());
+    const long rows = k + 8;
+    NmodMat a(rows, k, p);
+    std::vector<std::uint64_t> point(static_cast<std::size_t>(parameters));
+    std::vector<std::vector<std::uint64_t>> powers(static_cast<std::size_t>(rho), std::vector<std::uint64_t>(static_cast<std::size_t>(d) + 1));
+    for (long i = 0; i < rows; ++i) {
+        for (auto& x : point) x = rng.below(p);
+        for (long v = 0; v < rho; ++v) {
+            auto& pw = powers[static_cast<std::size_t>(v)];
+            pw[0] = 1;
+            const std::uint64_t y = yp[static_cast<std::size_t>(v)].evaluate(point);
+            for (long e = 1; e <= d; ++e) pw[static_cast<std::size_t>(e)] = nmod_mul(pw[static_cast<std::size_t>(e) - 1], y, mod);
+        }
+        for (long j = 0; j < k; ++j) {
+            std::uint64_t v = 1;
+            const auto& e = mons[static_cast<std::size_t>(j)];
+            for (long t = 0; t < rho; ++t)
+                if (e[static_cast<std::size_t>(t)] != 0) v = nmod_mul(v, powers[static_cast<std::size_t>(t)][e[static_cast<std::size_t>(t)]], mod);
+            nmod_mat_entry(a.get(), i, j) = v;
+        }
+    }
+    NmodMat x(k, k, p);
+    Kernel out;
+    out.nullity = nmod_mat_nullspace(x.get(), a.get());
+    if (out.nullity == 1) {
+        out.vector.resize(static_cast<std::size_t>(k));
+        std::uint64_t lead = 0;
+        for (long j = 0; j < k; ++j) {
+            out.vector[static_cast<std::size_t>(j)] = nmod_mat_entry(x.get(), j, 0);
+            if (lead == 0 && out.vector[static_cast<std::size_t>(j)] != 0) lead = out.vector[static_cast<std::size_t>(j)];
+        }
+        const std::uint64_t inv = nmod_inv(lead, mod);
+        for (auto& v : out.vector) v = nmod_mul(v, inv, mod);
+    }
+    return out;
+}
+
+// The lift's state: residues combined by the CRT across primes.
+struct Lift {
+    std::vector<Integer> residues;
+    Integer modulus = Integer(1);
+
+    void add(const std::vector<std::uint64_t>& v, std::uint64_t p) {
+        if (residues.empty()) residues.assign(v.size(), Integer(0));
+        Integer pz(p);
+        for (std::size_t j = 0; j < v.size(); ++j) {
+            Integer r(v[j]);
+            fmpz_CRT(residues[j].get(), residues[j].get(), modulus.get(), r.get(), pz.get(), 0);
+        }
+        fmpz_mul(modulus.get(), modulus.get(), pz.get());
+    }
+    // The rationals whose residues these are (rational reconstruction), nullopt where one
+    // has none yet.
+    std::optional<std::vector<Rational>> rationals() const {
+        std::vector<Rational> out(residues.size());
+        for (std::size_t j = 0; j < residues.size(); ++j)
+            if (!fmpq_reconstruct_fmpz(out[j].get(), residues[j].get(), modulus.get())) return std::nullopt;
+        return out;
+    }
+};
+
+// Σ q_j·y^mons[j] with coprime integer coefficients, its leading term positive.
+QPoly primitive_polynomial(const std::shared_ptr<const QContext>& yctx, const std::vector<Rational>& q,
+                           const std::vector<std::vector<std::uint64_t>>& mons) {
+    Integer den(1);
+    for (const Rational& c : q) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
+    std::vector<Integer> ints;
+    Integer content(0);
+    for (const Rational& c : q) {
+        Integer v;
+        fmpz_divexact(v.get(), den.get(), fmpq_denref(c.get()));
+        fmpz_mul(v.get(), v.get(), fmpq_numref(c.get()));
+        fmpz_gcd(content.get(), content.get(), v.get());
+        ints.push_back(v);
+    }
+    std::vector<Rational> coeffs;
+    std::vector<std::vector<std::uint64_t>> exps;
+    for (std::size_t j = 0; j < ints.size(); ++j) {
+        if (fmpz_is_zero(ints[j].get())) continue;
+        fmpz_divexact(ints[j].get(), ints[j].get(), content.get());
+        coeffs.emplace_back(ints[j]);
+        exps.push_back(mons[j]);
+    }
+    QPoly out = QPoly::from_terms(yctx, coeffs, exps);
+    if (!out.is_zero() && fmpq_sgn(out.coeff(0).get()) < 0) out = -out;
+    return out;
+}
+
+// Σ over P's terms of the product of the substituted polynomials' terms, each to its
+// power: about the term products the composition forms.
+double composition_cost(const QPoly& eq, const std::vector<QPoly>& ys) {
+    double total = 0;
+    for (std::size_t k = 0; k < eq.terms(); ++k) {
+        const std::vector<std::uint64_t> e = eq.exponents(k);
+        double prod = 1;
+        for (std::size_t v = 0; v < e.size(); ++v) prod *= std::pow(static_cast<double>(std::max<std::size_t>(ys[v].terms(), 1)), static_cast<double>(e[v]));
+        total += prod;
+    }
+    return total;
+}
+
+}  // namespace
+
+void check_options(const EquationOptions& opt) {
+    if (opt.min_degree < 1 || opt.min_degree > 64)
+        throw invalid_input("equation min_degree " + std::to_string(opt.min_degree) + " is outside 1..64");
+    if (opt.max_degree < opt.min_degree || opt.max_degree > 64)
+        throw invalid_input("equation max_degree " + std::to_string(opt.max_degree) + " is outside min_degree.." + "64");
+    if (opt.max_monomials < 1) throw invalid_input("equation max_monomials " + std::to_string(opt.max_monomials) + " is below 1");
+    if (opt.max_terms < 1) throw invalid_input("equation max_terms " + std::to_string(opt.max_terms) + " is below 1");
+    if (opt.max_primes < 1 || opt.max_primes > 1000)
+        throw invalid_input("equation max_primes " + std::to_string(opt.max_primes) + " is outside 1..1000");
+}
+
+ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt) {
+    check_options(opt);
+    if (dimension_at_least < 0) throw invalid_input("image_equation: dimension " + std::to_string(dimension_at_least) + " is negative");
+    const auto t0 = std::chrono::steady_clock::now();
+    ImageEquation res;
+    res.searched_to = opt.min_degree - 1;
+    const auto finish = [&]() -> ImageEquation {
+        res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return std::move(res);
+    };
+    Coefficients cs;
+    try {
+        cs = coefficients(spec, opt.max_terms, res.parameters);
+    } catch (const resource_limit& e) {
+        res.why = e.what();
+        return finish();
+    }
+    res.monomials = static_cast<long>(cs.polys.size());
+    Rng rng(opt.seed);
+    const long n = dimension_at_least;
+    long at_least = 0;
+    std::optional<std::vector<std::size_t>> basis;
+    try {
+        basis = span_basis(cs.polys, n + 1, rng, at_least);
+    } catch (const resource_limit& e) {
+        res.why = std::string("the span: ") + e.what();
+        return finish();
+    }
+    if (!basis) {
+        res.why = "the image's span has dimension at least " + std::to_string(at_least) + ", over n + 1 = " + std::to_string(n + 1) +
+                  ": X is no hypersurface there unless dim X > n";
+        return finish();
+    }
+    const long rho = static_cast<long>(basis->size());
+    res.span_dimension = rho;
+    for (std::size_t b : *basis) res.coordinates.push_back(cs.names[b]);
+    if (rho < n) throw internal_error("image_equation: the span's dimension " + std::to_string(rho) + " is below dim X >= " + std::to_string(n));
+    if (rho == n) {  // X is closed, irreducible, of the span's dimension: the span itself
+        res.degree = 1;
+        res.searched_to = 0;
+        return finish();
+    }
+    if (rho > n + 1) {
+        res.why = "the image's span has dimension " + std::to_string(rho) + ", over n + 1 = " + std::to_string(n + 1) +
+                  ": X is no hypersurface there unless dim X > n";
+        return finish();
+    }
+    std::vector<QPoly> ys;
+    for (std::size_t b : *basis) ys.push_back(cs.polys[b]);
+    std::vector<std::string> ynames;
+    for (long k = 1; k <= rho; ++k) ynames.push_back("y" + std::to_string(k));
+    const auto yctx = QContext::make(Variables(ynames));
+    // An equation of degree 1 would put X in a hyperplane of its own span: none.
+    const long first = std::max(opt.min_degree, 2L);
+    res.searched_to = first - 1;
+    for (long d = first; d <= opt.max_degree; ++d) {
+        if (binomial(rho + d, d) > static_cast<double>(opt.max_monomials)) {
+            res.why = "degree " + std::to_string(d) + " needs C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") = " +
+                      std::to_string(static_cast<long long>(binomial(rho + d, d))) + " monomials, over max_monomials " +
+                      std::to_string(opt.max_monomials);
+            return finish();
+        }
+        const auto mons = monomials_up_to(rho, d);
+        Lift lift;
+        long lead = -1, tries = 0, wide = 0;
+        bool none = false;
+        while (tries < opt.max_primes) {
+            const std::uint64_t p = random_prime(rng, 62);
+            const auto kernel = kernel_mod(ys, mons, d, p, res.parameters, rng);
+            if (!kernel) continue;  // p divides a denominator: another prime
+            ++tries;
+            ++res.primes;
+            if (kernel->nullity == 0) {  // no equation of degree <= d over Q (certain)
+                none = true;
+                break;
+            }
+            if (kernel->nullity > 1) {  // unlucky points, or a wider space of equations
+                ++wide;
+                continue;
+            }
+            const long l = static_cast<long>(std::find_if(kernel->vector.begin(), kernel->vector.end(), [](std::uint64_t v) { return v != 0; }) -
+                                             kernel->vector.begin());
+            if (lead >= 0 && l != lead) continue;  // p divides the true leading coefficient's
+            lead = l;
+            lift.add(kernel->vector, p);
+            const auto q = lift.rationals();
+            if (!q) continue;
+            QPoly eq = primitive_polynomial(yctx, *q, mons);
+            if (composition_cost(eq, ys) > 100.0 * static_cast<double>(opt.max_terms)) {
+                res.why = "degree " + std::to_string(d) + ": checking the candidate equation (" + std::to_string(eq.terms()) +
+                          " terms) would form over 100·max_terms term products";
+                return finish();
+            }
+            if (eq.compose(ys, cs.wctx).is_zero()) {
+                res.degree = d;
+                res.equation = std::move(eq);
+                return finish();
+            }
+        }
+        if (!none) {
+            res.why = "degree " + std::to_string(d) + ": " +
+                      (wide == tries ? "the equations mod p span " + std::string("more than one dimension at every prime")
+                                     : "no equation over Q was reconstructed from " + std::to_string(tries) + " primes");
+            return finish();
+        }
+        res.searched_to = d;
+    }
+    res.why = "no equation of degree " + std::to_string(first) + ".." + std::to_string(opt.max_degree);
+    return finish();
+}
+
+}  // namespace seprank

@@ -1,0 +1,246 @@
+#include "seprank/equation.hpp"
+
+#include "seprank/dimension.hpp"
+#include "seprank/error.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/model.hpp"
+#include "seprank/poly_io.hpp"
+#include "seprank/prime.hpp"
+#include "seprank/rank.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace seprank;
+
+namespace {
+
+struct Found {
+    ValidSpec spec;
+    long n;
+    ImageEquation eq;
+};
+
+Found equation_of(const std::string& layers, long tokens, long dim, EquationOptions opt = {}) {
+    ValidSpec v(seprank_test::stack_spec(tokens, dim, layers));
+    const long n = function_dimension(v).value;
+    opt.seed = seprank_test::seed();
+    ImageEquation eq = image_equation(v, n, opt);
+    return {std::move(v), n, std::move(eq)};
+}
+
+// The exponent vector of an input monomial's text ("x1_1^2*x1_3", "1") in `names`.
+std::vector<std::uint64_t> exponents_of(const std::string& text, const Variables& names) {
+    std::vector<std::uint64_t> e(names.size(), 0);
+    if (text == "1") return e;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('*', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string factor = text.substr(at, end - at);
+        const std::size_t caret = factor.find('^');
+        const auto k = names.find(factor.substr(0, caret));
+        REQUIRE(k.has_value());
+        e[*k] += caret == std::string::npos ? 1 : std::stoull(factor.substr(caret + 1));
+        at = end + 1;
+    }
+    return e;
+}
+
+// The coefficients of f = the network with weights `w`, expanded independently (expand),
+// at the equation's coordinates: the point of the span that P must vanish at.
+std::vector<Rational> coordinates_at(const Found& f, const Weights& w) {
+    const QPoly g = expand(Network{f.spec.get(), w});
+    const Variables& names = g.context()->vars();
+    std::map<std::vector<std::uint64_t>, Rational> coeff;
+    for (std::size_t k = 0; k < g.terms(); ++k) coeff[g.exponents(k)] = g.coeff(k);
+    std::vector<Rational> y;
+    for (const std::string& c : f.eq.coordinates) {
+        const auto it = coeff.find(exponents_of(c, names));
+        y.push_back(it == coeff.end() ? Rational(0) : it->second);
+    }
+    return y;
+}
+
+}  // namespace
+
+TEST_CASE("equation: the shallow quadratic networks' image is the symmetric determinant's hypersurface") {
+    for (long d0 = 2; d0 <= 4; ++d0) {
+        INFO("d0 = " << d0 << ", seed " << seprank_test::seed());
+        const Found f = equation_of("dense:width=" + std::to_string(d0 - 1) + ":power=2,dense:width=1:power=1", 1, d0);
+        const long span = d0 * (d0 + 1) / 2;
+        CHECK(f.n == span - 1);
+        CHECK(f.eq.monomials == span);
+        CHECK(f.eq.span_dimension == span);
+        REQUIRE(f.eq.degree == d0);
+        CHECK(f.eq.searched_to == d0 - 1);
+        REQUIRE(f.eq.equation.has_value());
+        CHECK(f.eq.why.empty());
+        // det S, S_ii = coefficient of x_i², S_ij = half that of x_i·x_j, by Leibniz.
+        const QPoly& p = *f.eq.equation;
+        const auto& yctx = p.context();
+        const Variables xs = Variables::tokens(1, d0);
+        std::vector<std::vector<QPoly>> s(static_cast<std::size_t>(d0), std::vector<QPoly>(static_cast<std::size_t>(d0), QPoly(yctx)));
+        for (std::size_t v = 0; v < f.eq.coordinates.size(); ++v) {
+            const std::vector<std::uint64_t> e = exponents_of(f.eq.coordinates[v], xs);
+            std::vector<std::size_t> at;
+            for (std::size_t k = 0; k < e.size(); ++k)
+                for (std::uint64_t r = 0; r < e[k]; ++r) at.push_back(k);
+            REQUIRE(at.size() == 2);
+            const QPoly y = QPoly::variable(yctx, v);
+            if (at[0] == at[1]) s[at[0]][at[0]] = y;
+            else s[at[0]][at[1]] = s[at[1]][at[0]] = y * Rational(Integer(1), Integer(2));
+        }
+        std::vector<std::size_t> perm(static_cast<std::size_t>(d0));
+        std::iota(perm.begin(), perm.end(), 0);
+        QPoly det(yctx);
+        do {
+            long inversions = 0;
+            for (std::size_t a = 0; a < perm.size(); ++a)
+                for (std::size_t b = a + 1; b < perm.size(); ++b) inversions += perm[a] > perm[b];
+            QPoly term = QPoly::constant(yctx, Rational(inversions % 2 ? -1 : 1));
+            for (std::size_t a = 0; a < perm.size(); ++a) term = term * s[a][perm[a]];
+            det += term;
+        } while (std::next_permutation(perm.begin(), perm.end()));
+        // P is det S up to a constant factor.
+        REQUIRE(!det.is_zero());
+        CHECK(p.terms() == det.terms());
+        CHECK((p * det.coeff(0)).equals(det * p.coeff(0)));
+    }
+}
+
+TEST_CASE("equation: P vanishes at independently expanded networks and not at random coefficients") {
+    seprank::Rng rng = seprank_test::rng_for("equation vanishes");
+    const std::vector<std::tuple<std::string, long, long, long>> nets = {
+        {"dense:width=1:power=2,dense:width=1:power=1", 1, 2, 2},   // binary quadratics of rank 1: the discriminant
+        {"dense:width=2:power=2,dense:width=1:power=1", 1, 3, 3},
+        {"dense:width=3:power=3,dense:width=1:power=1", 1, 3, 4},   // ternary cubics, sums of 3 cubes: Aronhold's invariant
+        {"dense:width=1:power=3,dense:width=1:power=1", 1, 2, -1},  // binary cubes: the twisted cubic, codimension 2
+    };
+    for (const auto& [layers, tokens, dim, degree] : nets) {
+        INFO(layers << " seed " << seprank_test::seed());
+        const Found f = equation_of(layers, tokens, dim);
+        CHECK(f.eq.degree == degree);
+        if (degree < 0) {
+            CHECK(f.eq.span_dimension == 4);
+            CHECK(f.n == 2);
+            CHECK(f.eq.why.find("no hypersurface") != std::string::npos);
+            continue;
+        }
+        REQUIRE(f.eq.equation.has_value());
+        const Model m(f.spec);
+        for (int trial = 0; trial < 4; ++trial) {
+            const Weights w = m.draw_weights(rng.next(), 9);
+            const std::vector<Rational> y = coordinates_at(f, w);
+            CHECK(f.eq.equation->evaluate(y).is_zero());
+            std::vector<Rational> random(y.size());
+            for (auto& v : random) v = Rational(rng.range(-(1L << 20), 1L << 20));
+            CHECK(!f.eq.equation->evaluate(random).is_zero());
+        }
+    }
+}
+
+TEST_CASE("equation: the span's dimension is the rank of the image's differences at random weights") {
+    seprank::Rng rng = seprank_test::rng_for("equation span");
+    const std::vector<std::tuple<std::string, long, long>> nets = {
+        {"conv,conv,conv:power=1", 4, 1},  // 21 monomials, 2 linear relations among their coefficients
+        {"conv,conv:power=1", 3, 1},
+        {"dense:width=2:power=3,dense:width=1:power=1", 1, 3},
+        {"dense:width=1:power=1", 1, 3},
+        {"attention", 2, 1},
+    };
+    for (const auto& [layers, tokens, dim] : nets) {
+        INFO(layers << " seed " << seprank_test::seed());
+        const Found f = equation_of(layers, tokens, dim);
+        REQUIRE(f.eq.span_dimension >= 0);
+        CHECK(f.eq.span_dimension >= f.n);
+        CHECK(static_cast<long>(f.eq.coordinates.size()) == f.eq.span_dimension);
+        // Differences of the coefficient vectors at random weights, mod a 62-bit prime.
+        const Model m(f.spec);
+        const std::uint64_t p = random_prime(rng, 62);
+        const auto ctx = NmodContext::make(network_variables(f.spec), p);
+        std::vector<std::map<std::vector<std::uint64_t>, std::uint64_t>> points;
+        std::map<std::vector<std::uint64_t>, long> column;
+        for (long k = 0; k < f.eq.monomials + 6; ++k) {
+            const NmodPoly g = expand_mod(Network{f.spec.get(), m.draw_weights(rng.next(), 1 << 20)}, p);
+            std::map<std::vector<std::uint64_t>, std::uint64_t> c;
+            for (std::size_t t = 0; t < g.terms(); ++t) {
+                c[g.exponents(t)] = g.coeff(t);
+                column.emplace(g.exponents(t), static_cast<long>(column.size()));
+            }
+            points.push_back(std::move(c));
+        }
+        REQUIRE(static_cast<long>(column.size()) == f.eq.monomials);
+        NmodMat diff(static_cast<long>(points.size()) - 1, static_cast<long>(column.size()), p);
+        for (std::size_t k = 1; k < points.size(); ++k)
+            for (const auto& [e, col] : column) {
+                const auto at = [&](std::size_t i) { const auto it = points[i].find(e); return it == points[i].end() ? 0 : it->second; };
+                diff.set(static_cast<long>(k) - 1, col, (at(k) + p - at(0)) % p);
+            }
+        CHECK(rank_modular(diff) == f.eq.span_dimension);
+        if (f.eq.span_dimension == f.n) {
+            CHECK(f.eq.degree == 1);  // X fills its span
+            CHECK(!f.eq.equation.has_value());
+        }
+    }
+}
+
+TEST_CASE("equation: the search's limits and its degree range are reported, not thrown") {
+    const std::string quadratic = "dense:width=2:power=2,dense:width=1:power=1";
+    SUBCASE("too few monomials for degree 3: C(9, 3) = 84") {
+        EquationOptions o;
+        o.max_monomials = 83;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.searched_to == 2);  // degree 2 (28 monomials) holds none
+        CHECK(f.eq.why.find("max_monomials 83") != std::string::npos);
+    }
+    SUBCASE("degrees below the equation's") {
+        EquationOptions o;
+        o.max_degree = 2;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.searched_to == 2);
+        CHECK(f.eq.why == "no equation of degree 2..2");
+    }
+    SUBCASE("a start above the least degree: the equations of degree <= 4 are P times the affine functions") {
+        EquationOptions o;
+        o.min_degree = 4;
+        o.max_primes = 3;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.why.find("more than one dimension") != std::string::npos);
+    }
+    SUBCASE("the expansion's term limit") {
+        EquationOptions o;
+        o.max_terms = 5;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.span_dimension == -1);
+        CHECK(f.eq.why.find("max_terms") != std::string::npos);
+    }
+    SUBCASE("bad options and a negative dimension") {
+        const ValidSpec v(seprank_test::stack_spec(1, 3, quadratic));
+        for (const auto& change : std::vector<std::function<void(EquationOptions&)>>{
+                 [](EquationOptions& o) { o.min_degree = 0; }, [](EquationOptions& o) { o.max_degree = 65; },
+                 [](EquationOptions& o) { o.min_degree = 5; o.max_degree = 4; }, [](EquationOptions& o) { o.max_monomials = 0; },
+                 [](EquationOptions& o) { o.max_terms = 0; }, [](EquationOptions& o) { o.max_primes = 1001; }}) {
+            EquationOptions o;
+            change(o);
+            CHECK_THROWS_AS(image_equation(v, 5, o), invalid_input);
+        }
+        CHECK_THROWS_AS(image_equation(v, -1), invalid_input);
+    }
+}
+
+TEST_CASE("equation: a dimension bound below the truth finds no hypersurface") {
+    const ValidSpec v(seprank_test::stack_spec(1, 3, "dense:width=2:power=2,dense:width=1:power=1"));
+    const ImageEquation eq = image_equation(v, 3);  // dim X is 5, the span 6
+    CHECK(eq.span_dimension == 6);
+    CHECK(eq.degree == -1);
+    CHECK(eq.why.find("over n + 1 = 4") != std::string::npos);
+}
