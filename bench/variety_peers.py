@@ -1,13 +1,18 @@
 #!/usr/bin/python3
-"""The degree of a network's image: seprank variety against Macaulay2's numericalImageDegree.
+"""The degree of a network's image: seprank variety against Macaulay2's numericalImageDegree;
+and the image's equation: seprank equation against Macaulay2's exact elimination.
 
 Issue 60, item 4. For each network below: `seprank variety` (exact mod p, three trials; wall
 seconds and peak RSS of the whole process) and bench/peers/m2_variety_peer.py (Macaulay2's
 NumericalImplicitization: monodromy and trace test over CC; the call's CPU seconds, and the
 whole process's wall seconds), each cut at LIMIT seconds (600). Both degrees side by side,
-with where they differ or the peer did not finish. Writes bench/VARIETY_PEERS.md (the notes
-below the marker are kept).
-Usage: bench/variety_peers.py [BUILD]   (LIMIT=600, ONLY=substring to run some networks)
+with where they differ or the peer did not finish. Then, for the networks whose image is a
+hypersurface of its span, `seprank equation` against bench/peers/m2_variety_peer.py
+--equation (`ker` of the ring map over QQ: the implicit ideal by a Gröbner basis), each
+cut at EQ_LIMIT seconds (300): degree and terms of the least equation side by side.
+Writes bench/VARIETY_PEERS.md (the notes below the marker are kept).
+Usage: bench/variety_peers.py [BUILD]   (LIMIT=600, EQ_LIMIT=300, ONLY=substring to run some
+networks, PART=equation to rerun the second table only and keep the first from the file)
 """
 import json
 import os
@@ -22,6 +27,18 @@ SEPRANK = os.path.join(ROOT, BUILD, "tools", "seprank")
 PEER = os.path.join(ROOT, "bench", "peers", "m2_variety_peer.py")
 LIMIT = float(os.environ.get("LIMIT", "600"))
 OUT = os.path.join(ROOT, "bench", "VARIETY_PEERS.md")
+EQ_LIMIT = float(os.environ.get("EQ_LIMIT", "300"))
+
+# hypersurfaces: (what, layers, tokens, dim)
+EQUATIONS = [
+    ("quadratic, d0 = 3, 2 units", "dense:width=2:power=2,dense:width=1:power=1", 1, 3),
+    ("quadratic, d0 = 4, 3 units", "dense:width=3:power=2,dense:width=1:power=1", 1, 4),
+    ("power (3,3,1), r = 3 (Aronhold)", "dense:width=3:power=3,dense:width=1:power=1", 1, 3),
+    ("binary sextics, 3 sixth powers", "dense:width=3:power=6,dense:width=1:power=1", 1, 2),
+    ("binary octics, 4 eighth powers", "dense:width=4:power=8,dense:width=1:power=1", 1, 2),
+    ("quadratic, d0 = 5, 4 units", "dense:width=4:power=2,dense:width=1:power=1", 1, 5),
+    ("ternary quartics, 5 fourth powers (Clebsch)", "dense:width=5:power=4,dense:width=1:power=1", 1, 3),
+]
 
 # (what, layers, tokens, dim, extra seprank options)
 NETWORKS = [
@@ -40,11 +57,11 @@ NETWORKS = [
 ]
 
 
-def timed(cmd):
+def timed(cmd, limit=None):
     """(stdout, wall seconds, peak MiB, exit code) of cmd under GNU time, cut at LIMIT."""
     t0 = time.monotonic()
     try:
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, timeout=LIMIT + 30)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, timeout=(limit or LIMIT) + 30)
     except subprocess.TimeoutExpired:
         return "", time.monotonic() - t0, 0.0, 124
     wall = time.monotonic() - t0
@@ -54,8 +71,11 @@ def timed(cmd):
 
 def main():
     only = os.environ.get("ONLY", "")
+    part = os.environ.get("PART", "")
     rows = []
     for what, layers, tokens, dim, extra in NETWORKS:
+        if part == "equation":
+            break
         if only and only not in what:
             continue
         out, wall, mib, rc = timed([SEPRANK, "variety", "--layers", layers, "--tokens", str(tokens), "--dim", str(dim), "--format", "json", *extra])
@@ -75,6 +95,29 @@ def main():
         rows.append(f"| {what} | `{layers}` | {ours.get('dimension', '–')} | {deg if deg is not None else '–'} | "
                     f"{ours.get('gauge_fibre_points', '–')} | {wall:.2f} | {mib:.0f} | {peer} | {ratio} | {verdict} |")
         print(rows[-1], flush=True)
+    eq_rows = []
+    for what, layers, tokens, dim in EQUATIONS:
+        if only and only not in what:
+            continue
+        out, wall, mib, rc = timed([SEPRANK, "equation", "--layers", layers, "--tokens", str(tokens), "--dim", str(dim), "--format", "json"], EQ_LIMIT)
+        ours = json.loads(out) if rc == 0 else {}
+        eq = ours.get("equation")
+        terms = len(eq.replace(" - ", " + ").split(" + ")) if eq else 0
+        pout, pwall, pmib, prc = timed(["timeout", str(EQ_LIMIT), PEER, "--equation", layers, str(tokens), str(dim), str(EQ_LIMIT)], EQ_LIMIT)
+        vals = dict(l.split(" ", 1) for l in pout.splitlines() if " " in l)
+        if prc == 0:
+            pdeg, pterms, pcall = int(vals["equation_degree"]), int(vals["equation_terms"]), float(vals["call_seconds"])
+            same = pdeg == ours.get("degree") and pterms == terms and vals["generators"] == "1"
+            verdict = "agree" if same else f"**differ** (Macaulay2 {vals['generators']} generators, degree {pdeg}, {pterms} terms)"
+            ratio = f"{pcall / wall:.1f}×" if wall > 0 else "–"
+            peer = f"{pdeg} | {pterms} | {pcall:.2f} | {pwall:.2f} | {pmib:.0f}"
+        else:
+            verdict = f"Macaulay2 did not finish in {EQ_LIMIT:.0f} s" if prc == 124 else f"Macaulay2 failed (exit {prc})"
+            ratio = f"> {EQ_LIMIT / wall:.0f}×" if prc == 124 and wall > 0 else "–"
+            peer = "– | – | – | – | –"
+        eq_rows.append(f"| {what} | `{layers}` | {ours.get('span_dimension', '–')} | {ours.get('degree') or '–'} | {terms} | {wall:.2f} | {mib:.0f} | "
+                       f"{peer} | {ratio} | {verdict} |")
+        print(eq_rows[-1], flush=True)
     notes = ""
     if os.path.exists(OUT):
         text = open(OUT).read()
@@ -95,8 +138,25 @@ seconds. Each cut at {LIMIT:.0f} s.
 | network | layers | dim | seprank degree | settings per function | s | MiB | Macaulay2 degree | call s | wall s | MiB | ratio | |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 """
+    eq_head = f"""
+## The image's equation: seprank equation against Macaulay2's elimination
+
+For the networks whose image is a hypersurface of its span. seprank: `equation` (the least
+equation, found mod 62-bit primes, checked over Q and factored; docs/equation.md), whole
+process. Macaulay2: `ker map(S, T, F)` over QQ from the coefficients' ring, the exact
+implicit ideal by a Gröbner basis (bench/peers/m2_variety_peer.py --equation), the call's
+CPU seconds and the whole process. Agree: one generator, of seprank's degree and number of
+terms. Each cut at {EQ_LIMIT:.0f} s.
+
+| network | layers | span | seprank degree | terms | s | MiB | Macaulay2 degree | terms | call s | wall s | MiB | ratio | |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+"""
+    first = head + "\n".join(rows) + "\n"
+    if part == "equation":  # the degree table as the file has it
+        text = open(OUT).read()
+        first = text[:min(i for i in (text.find("\n## The image's equation"), text.find("<!-- notes -->"), len(text)) if i >= 0)].rstrip("\n") + "\n"
     with open(OUT, "w") as fh:
-        fh.write(head + "\n".join(rows) + "\n" + (notes or "<!-- notes -->\n## Notes (hand-written; kept when the table is regenerated)\n"))
+        fh.write(first + "\n" + eq_head + "\n".join(eq_rows) + "\n\n" + (notes or "<!-- notes -->\n## Notes (hand-written; kept when the table is regenerated)\n"))
     print(f"wrote {OUT}")
 
 

@@ -161,6 +161,18 @@ assert r["degree_at_least"] == r["degree_at_most"] == 3 and r["degree_at_most_fa
 assert len(r["equation_coordinates"].split(", ")) == 6 and len(r["equation"].replace(" - ", " + ").split(" + ")) == 5, r
 PY
 
+# equation: binary sextics that are sums of three sixth powers, the 4x4 Hankel determinant (Sylvester); a convolution has none
+"$S" equation --layers 'dense:width=3:power=6,dense:width=1:power=1' --tokens 1 --dim 2 --format json >"$T/eq.json" || fail "equation of the binary sextics"
+/usr/bin/python3 - "$T/eq.json" <<'PY' || fail "equation: the binary sextics' catalecticant"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["dimension"] == 6 and r["dimension_kind"] == "exact" and r["span_dimension"] == 7, r
+assert r["degree"] == r["equation_degree"] == 4 and r["searched_to"] == 3 and "deg X = 4 is proven" in r["label"], r
+assert r["equation_coordinates"].split(", ")[0] == "x1_1^6" and len(r["equation"].replace(" - ", " + ").split(" + ")) == 16, r
+PY
+"$S" equation --layers 'conv,conv:power=1' --tokens 3 --dim 1 | grep -q "^label *no equation: the image's span has dimension 5" || fail "equation of a convolution: no hypersurface"
+"$S" equation --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>&1 >/dev/null | grep -q "note: --weight-range 3 is ignored" || fail "equation: no note for --weight-range"
+
 # defects (issue 60): the small range's census, csv with a header and one row per network
 "$S" defects --max-width 3 --max-depth 3 --max-power 3 --format csv >"$T/defects.csv" || fail "defects --format csv"
 /usr/bin/python3 - "$T/defects.csv" <<'PY' || fail "defects: 31 networks, 4 defective, each with a reason"

@@ -267,6 +267,20 @@ void print_record(const json& rec, const std::string& format, const std::vector<
     for (const auto& k : order) std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ') << cell(k) << "\n";
 }
 
+void print_network_record(const seprank::ValidSpec& spec, const seprank::Record& rec, Notes& notes, const std::string& format) {
+    json j = spec_json(spec);
+    j["network"] = describe(spec);
+    const json r = json::parse(seprank::to_json(rec));
+    std::vector<std::string> keys;
+    for (const auto& cell : rec) {
+        j[cell.first] = r.at(cell.first);
+        keys.push_back(cell.first);
+    }
+    notes.emit(format == "json" ? &j : nullptr);
+    if (format == "text") std::cout << "# " << describe(spec) << "\n";
+    print_record(j, format, keys);
+}
+
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order, const std::string& missing) {
     if (format == "json") {
         std::cout << json_text(json(rows), 2) << "\n";

@@ -121,6 +121,7 @@ std::unique_ptr<Command> make_spectrum_command();
 std::unique_ptr<Command> make_guess_command();
 std::unique_ptr<Command> make_dimension_command();
 std::unique_ptr<Command> make_variety_command();
+std::unique_ptr<Command> make_equation_command();
 std::unique_ptr<Command> make_defects_command();
 
 void add_network_options(CLI::App* app, NetOptions& o);
@@ -197,6 +198,10 @@ seprank::Device device_of(const std::string& device);
 // header + row, the fields of `order`, with `device` added
 // before `seconds` when the record was computed off the CPU.
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& order);
+// A network's library record as `variety` and `equation` print it: in JSON with the
+// network's configuration columns and "network" (and the notes, emitted first), in text
+// after a "# network" line, the record's fields in its order (print_record).
+void print_network_record(const seprank::ValidSpec& spec, const seprank::Record& rec, Notes& notes, const std::string& format);
 // Rows as an aligned table (text), JSON array, or CSV. A null cell is null in JSON, empty
 // in CSV and `missing` in text.
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order,

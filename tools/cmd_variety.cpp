@@ -63,18 +63,7 @@ struct VarietyCommand final : Command {
         const seprank::ValidSpec spec = to_spec(no);
         notes.network(*sub, spec);
         const seprank::VarietyAnswer v = seprank::network_variety(spec, opt);
-        json j = spec_json(spec);
-        j["network"] = describe(spec);
-        const seprank::Record rec = seprank::variety_record(v, generic_slice);
-        const json r = json::parse(seprank::to_json(rec));
-        std::vector<std::string> keys;
-        for (const auto& cell : rec) {
-            j[cell.first] = r.at(cell.first);
-            keys.push_back(cell.first);
-        }
-        notes.emit(format == "json" ? &j : nullptr);
-        if (format == "text") std::cout << "# " << describe(spec) << "\n";
-        print_record(j, format, keys);
+        print_network_record(spec, seprank::variety_record(v, generic_slice), notes, format);
         return 0;
     }
 };

@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
         std::vector<std::unique_ptr<Command>> commands;
         for (auto make : {make_poly_command, make_expand_command, make_degree_command, make_rank_command,
                           make_generic_command, make_table_command, make_plot_command, make_verify_command,
-                          make_spectrum_command, make_guess_command, make_dimension_command, make_variety_command,
+                          make_spectrum_command, make_guess_command, make_dimension_command, make_variety_command, make_equation_command,
                           make_defects_command}) {
             commands.push_back(make());
             commands.back()->add(app);

@@ -15,11 +15,17 @@
 // theorem and rational reconstruction, and checked over Q by composing it with the exact
 // coefficients, which must give the zero polynomial. An empty nullspace mod p proves that
 // no equation of degree <= d exists (a rational one would reduce to a nonzero vector in
-// it), so the degrees searched below the one found are certified empty.
+// it). Past max_monomials the degree's monomials are split by their weight in the inputs
+// (y_k weighs its monomial's exponents α_k; X's ideal is graded so where X is invariant
+// under rescaling the inputs) and each part searched alone. The equation found is then
+// factored over Q: X is irreducible and defined over Q, so the factor vanishing on X
+// generates its ideal, and its degree is deg X whatever part or degree it came from.
 #pragma once
 
+#include "seprank/answer.hpp"
 #include "seprank/network.hpp"
 #include "seprank/poly.hpp"
+#include "seprank/record.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -56,12 +62,17 @@ struct ImageEquation {
     // The least degree of a nonzero polynomial vanishing on X: 1 where X fills its span
     // (ρ = n, no equation needed), else deg P; -1 where none was found (why says why).
     long degree = -1;
-    // Every degree min_degree..searched_to was shown to hold no equation (certified; the
-    // degree found, if any, is searched_to + 1). min_degree − 1 where nothing was searched.
+    // Every degree min_degree..searched_to was shown to hold no equation (certified by a
+    // whole space's empty nullspace). min_degree − 1 where nothing was searched.
     long searched_to = -1;
     // P in y1..yρ with coprime integer coefficients, its leading term (degrevlex) positive;
     // checked: P(c(w)) is the zero polynomial over Q. Empty where degree is not >= 2.
     std::optional<QPoly> equation;
+    // P generates X's ideal in the span, so degree = deg X: P is irreducible over Q (the
+    // factor that vanishes on X of the equation found, FLINT's factorization), or every
+    // lower degree from min_degree was certified empty. False: deg X <= degree only.
+    bool least = false;
+    bool irreducible = false;  // least by the factorization (P irreducible over Q)
     long primes = 0;           // 62-bit primes used by the lift
     std::string why;           // why no equation (empty where degree >= 1)
     double seconds = 0;
@@ -70,15 +81,37 @@ struct ImageEquation {
 // The image's span and, where it is a hypersurface there, its least equation (above),
 // given `dimension_at_least` = n, a proven lower bound on dim X (function_dimension's
 // value). Refused (invalid_input): options out of range, n < 0. Everything else is
-// reported, not thrown: why names the limit reached (the expansion's max_terms, the
-// nullspace's max_monomials, the degrees), ρ > n + 1 (X is not a hypersurface of A unless
-// dim X > n), or a lift that did not check. Cost: the expansion of f in P + N·dx
+// reported, not thrown: why names the limit reached (the expansion's max_terms, a degree's
+// graded parts all empty or over max_monomials, 2·10^6 monomials of one degree, the
+// degrees), ρ > n + 1 (X is not a hypersurface of A unless dim X > n), or a lift that did
+// not check. Cost: the expansion of f in P + N·dx
 // variables (a forward pass with polynomials as scalars); the span: one rank mod p of the
 // M × (weight monomials) coefficient matrix, and where it is at most n + 1 an exact one
 // (fraction-free, O(M·C·ρ)); per degree d: K = C(ρ + d, d) monomials at K + 8 random
 // points (evaluations of the ρ coefficients mod p) and one K-square nullspace mod p
-// (O(K³)), repeated per prime of the lift; the check: one composition of P with the ρ
-// coefficients over Q.
+// (O(K³)), repeated per prime of the lift; past max_monomials the same per graded part
+// (Σ K_c³); the check: one composition of P with the ρ coefficients over Q, and FLINT's
+// factorization of P with one composition per factor.
 ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt = {});
+
+// `seprank equation`: function_dimension (seed opt.seed, its other options the defaults)
+// gives n, then image_equation(spec, n, opt). Where the equation is found (or X fills its
+// span), dimension_answer's kind becomes exact and its failure bound 0; label says what is
+// proven. Checks and cost as the two calls.
+struct EquationAnswer {
+    RankAnswer dimension_answer;
+    ImageEquation equation;
+    std::string label;
+    double seconds = 0;
+};
+EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& opt = {});
+
+// The answer as `seprank equation` writes it and Python's equation() returns it:
+// dimension, dimension_kind, dimension_failure_bound, parameters, monomials,
+// span_dimension, degree (deg X where proven, else null), degree_at_most (an equation's
+// degree where it is not shown to be the least, else as degree), equation_degree,
+// searched_to, primes, equation_coordinates (", "-separated) and equation (null where
+// none), label, seconds. O(1) plus P's text.
+Record equation_record(const EquationAnswer& a);
 
 }  // namespace seprank

@@ -111,7 +111,8 @@ struct VarietyAnswer {
     // generic function). -1 where either is missing or the trials disagree.
     long gauge_fibre_at_most = -1, degree_fibre_at_most = -1;
     // The image's affine span and, where X is a hypersurface there, its least equation
-    // (image_equation with n = dimension, degrees from degree_at_least to degree_at_most).
+    // (image_equation with n = dimension, degrees from degree_at_least, or 1, to two more,
+    // and not past degree_at_most).
     // Where equation.degree >= 1 (an equation checked over Q, or X filling its span),
     // dim X = n is exact (dimension_answer's kind exact, failure bound 0) and deg X =
     // equation.degree is proven: degree_at_least and degree_at_most are set to it, their

@@ -42,7 +42,7 @@ from __future__ import annotations
 #   _tables       table(), degree(), budget(), claims(), verify()
 #   _guess        guess(), Guess: closed forms of a table column
 #   _dimension    dimension(), expected_dimension(): functional dimension
-#   _variety      variety(), defects(): the image's degree and fibre; defective power networks
+#   _variety      variety(), equation(), defects(): the image's degree, fibre and equation; defective power networks
 # Everything public is imported here: `seprank.X` and `from seprank import X` are the
 # import paths to use; the modules' names may change.
 from ._answers import Answer, Claim, EpsRank, Spectrum
@@ -51,7 +51,7 @@ from ._networks import Network, attention, fc, from_weights, hadamard, network, 
 from ._polynomials import Polynomial, expand, poly
 from ._guess import Guess, guess
 from ._dimension import dimension, expected_dimension
-from ._variety import defects, variety
+from ._variety import defects, equation, variety
 from ._ranks import generic_rank, rank, spectrum
 from ._tables import budget, claims, degree, table, verify
 
@@ -59,7 +59,7 @@ __all__ = [
     "Answer", "Network", "Polynomial", "ResourceLimitError", "Claim",
     "attention", "hadamard", "fc", "stack", "power", "network", "from_weights", "poly", "expand",
     "degree", "budget", "rank", "generic_rank", "spectrum", "Spectrum", "EpsRank", "table", "verify", "claims",
-    "guess", "Guess", "dimension", "expected_dimension", "variety", "defects",
+    "guess", "Guess", "dimension", "expected_dimension", "variety", "equation", "defects",
     "__version__",
 ]
 

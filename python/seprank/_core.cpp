@@ -543,6 +543,18 @@ PYBIND11_MODULE(_core, m) {
         const VarietyAnswer v = run_long([&] { return network_variety(s, o); });
         return to_json(variety_record(v, o.generic_slice));
     });
+    m.def("equation", [](const py::dict& spec, const py::dict& opts) {
+        const ValidSpec s = spec_from_dict(spec);
+        EquationOptions o;
+        o.seed = opts["seed"].cast<std::uint64_t>();
+        o.min_degree = opts["min_degree"].cast<long>();
+        o.max_degree = opts["max_degree"].cast<long>();
+        o.max_monomials = opts["max_monomials"].cast<long>();
+        o.max_terms = opts["max_terms"].cast<long>();
+        check_options(o);
+        const EquationAnswer a = run_long([&] { return network_equation(s, o); });
+        return to_json(equation_record(a));
+    });
     // defects: the summary, the rows and the levels as JSON text (defect_summary, defect_record)
     m.def("defects", [](const py::dict& rng) {
         DefectRange g;

@@ -50,6 +50,25 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     return json.loads(_core.variety(_spec(net, None), opts))
 
 
+def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 16, max_monomials: int = 2500,
+             max_terms: int = 2000000) -> Dict[str, Any]:
+    """The affine span of the image of ``net``'s parameter map (the scalar output) and, where
+    the image X is a hypersurface there, its least equation (docs/equation.md): a dict with
+    ``dimension``, ``dimension_kind`` (``exact`` once the equation or the span proves it),
+    ``dimension_failure_bound``, ``parameters``, ``monomials``, ``span_dimension``,
+    ``degree`` (deg X where proven, else None), ``degree_at_most``, ``equation_degree``,
+    ``searched_to`` (the degrees certified to hold no equation), ``primes``,
+    ``equation_coordinates`` (the monomials whose coefficients are y1..yρ, ", "-separated) and
+    ``equation`` (P's text in y1..yρ, or None), ``label`` and ``seconds``: ``seprank equation``'s
+    numbers for the same arguments. Degrees ``min_degree``..``max_degree`` are searched, each
+    space of at most ``max_monomials`` monomials; the expansion stops past ``max_terms`` terms
+    (reported in the label, not raised).
+    """
+    opts = {"seed": seed_value(seed), "min_degree": integer(min_degree, "min_degree"), "max_degree": integer(max_degree, "max_degree"),
+            "max_monomials": integer(max_monomials, "max_monomials"), "max_terms": integer(max_terms, "max_terms")}
+    return json.loads(_core.equation(_spec(net, None), opts))
+
+
 def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_power: int = 2, max_power: int = 5,
             seed: int = 1, threads: int = 2) -> Dict[str, Any]:
     """Every one-output power network with widths 2..``max_width`` (n_L = 1), depth

@@ -2,15 +2,19 @@
 // span (equation.hpp; docs/equation.md).
 #include "seprank/equation.hpp"
 
+#include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/matrix.hpp"
 #include "seprank/model.hpp"
+#include "seprank/poly_io.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "network/forward_impl.hpp"
 
 #include <flint/fmpq.h>
+#include <flint/fmpq_mpoly_factor.h>
 #include <flint/fmpz_mat.h>
 #include <flint/nmod_mat.h>
 
@@ -67,6 +71,7 @@ std::string monomial_text(const std::vector<std::uint64_t>& e, const Variables& 
 struct Coefficients {
     std::shared_ptr<const QContext> wctx;
     std::vector<std::string> names;
+    std::vector<std::vector<std::uint64_t>> xexps;  // each monomial's exponents in the inputs
     std::vector<QPoly> polys;
 };
 
@@ -106,6 +111,7 @@ Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameter
             coeffs.emplace_back();
             exps.emplace_back();
             out.names.push_back(monomial_text(xe, xs));
+            out.xexps.push_back(xe);
         }
         coeffs[it->second].push_back(f.coeff(k));
         exps[it->second].push_back(we);
@@ -293,6 +299,20 @@ struct Lift {
 
 // Σ q_j·y^mons[j] with coprime integer coefficients, its leading term positive.
 QPoly primitive_polynomial(const std::shared_ptr<const QContext>& yctx, const std::vector<Rational>& q,
+                           const std::vector<std::vector<std::uint64_t>>& mons);
+
+// The same polynomial scaled to coprime integer coefficients, its leading term positive.
+QPoly primitive(const QPoly& f) {
+    std::vector<Rational> q;
+    std::vector<std::vector<std::uint64_t>> e;
+    for (std::size_t k = 0; k < f.terms(); ++k) {
+        q.push_back(f.coeff(k));
+        e.push_back(f.exponents(k));
+    }
+    return primitive_polynomial(f.context(), q, e);
+}
+
+QPoly primitive_polynomial(const std::shared_ptr<const QContext>& yctx, const std::vector<Rational>& q,
                            const std::vector<std::vector<std::uint64_t>>& mons) {
     Integer den(1);
     for (const Rational& c : q) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
@@ -329,6 +349,84 @@ double composition_cost(const QPoly& eq, const std::vector<QPoly>& ys) {
         total += prod;
     }
     return total;
+}
+
+// What one space of monomials holds: no equation (certain), a checked one, or why not known.
+enum class Result { none, found, wide, unlifted, costly };
+struct Outcome {
+    Result result = Result::none;
+    std::optional<QPoly> equation;
+    std::string why;
+};
+
+// The most monomials of one degree enumerated for the graded search.
+inline constexpr double kMaxEnumerated = 2e6;
+
+// The search of one space of monomials of degree <= d: nullspaces mod 62-bit primes, the
+// lift, the check over Q.
+struct Search {
+    const std::vector<QPoly>& ys;
+    std::shared_ptr<const QContext> yctx, wctx;
+    long parameters;
+    const EquationOptions& opt;
+    Rng& rng;
+    long& primes;
+
+    Outcome space(const std::vector<std::vector<std::uint64_t>>& mons, long d) {
+        Lift lift;
+        long lead = -1, tries = 0, wide = 0;
+        while (tries < opt.max_primes) {
+            const std::uint64_t p = random_prime(rng, 62);
+            const auto kernel = kernel_mod(ys, mons, d, p, parameters, rng);
+            if (!kernel) continue;  // p divides a denominator: another prime
+            ++tries;
+            ++primes;
+            if (kernel->nullity == 0) return {};  // no equation with rational coefficients here
+            if (kernel->nullity > 1) {  // unlucky points, or a wider space of equations
+                if (++wide >= 3 && wide == tries) break;
+                continue;
+            }
+            const long l = static_cast<long>(std::find_if(kernel->vector.begin(), kernel->vector.end(), [](std::uint64_t v) { return v != 0; }) -
+                                             kernel->vector.begin());
+            if (lead >= 0 && l != lead) continue;  // p divides the true leading coefficient
+            lead = l;
+            lift.add(kernel->vector, p);
+            const auto q = lift.rationals();
+            if (!q) continue;
+            QPoly eq = primitive_polynomial(yctx, *q, mons);
+            // FLINT's composition takes about 3 bytes per term product (840 MB at 2.8·10^8, the
+            // binary 12-ics' degree 7): bounded by the count and by the memory limit.
+            const double cost = composition_cost(eq, ys);
+            if (cost > 1000.0 * static_cast<double>(opt.max_terms) || 4.0 * cost > default_max_memory())
+                return {Result::costly, {}, "checking the candidate equation (" + std::to_string(eq.terms()) + " terms) would form " + std::to_string(static_cast<long long>(cost)) +
+                                                " term products, over 1000·max_terms or the memory limit"};
+            if (eq.compose(ys, wctx).is_zero()) return {Result::found, std::move(eq), ""};
+        }
+        if (wide == tries) return {Result::wide, {}, "the equations mod p span more than one dimension at every prime"};
+        return {Result::unlifted, {}, "no equation over Q was reconstructed from " + std::to_string(tries) + " primes"};
+    }
+};
+
+// f's distinct irreducible factors over Q (constants left out), by degree; nullopt where
+// FLINT's factorization gives up.
+std::optional<std::vector<QPoly>> irreducible_factors(const QPoly& f) {
+    struct Factors {
+        fmpq_mpoly_factor_t fac;
+        const fmpq_mpoly_ctx_struct* ctx;
+        explicit Factors(const fmpq_mpoly_ctx_struct* c) : ctx(c) { fmpq_mpoly_factor_init(fac, ctx); }
+        Factors(const Factors&) = delete;
+        Factors& operator=(const Factors&) = delete;
+        ~Factors() { fmpq_mpoly_factor_clear(fac, ctx); }
+    } h(f.context()->get());
+    if (!fmpq_mpoly_factor(h.fac, f.get(), h.ctx)) return std::nullopt;
+    std::vector<QPoly> out;
+    for (slong i = 0; i < h.fac->num; ++i) {
+        QPoly g(f.context());
+        fmpq_mpoly_factor_get_base(g.get(), h.fac, i, h.ctx);
+        out.push_back(std::move(g));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const QPoly& a, const QPoly& b) { return a.degree() < b.degree(); });
+    return out;
 }
 
 }  // namespace
@@ -399,60 +497,153 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
     // An equation of degree 1 would put X in a hyperplane of its own span: none.
     const long first = std::max(opt.min_degree, 2L);
     res.searched_to = first - 1;
-    for (long d = first; d <= opt.max_degree; ++d) {
-        if (binomial(rho + d, d) > static_cast<double>(opt.max_monomials)) {
-            res.why = "degree " + std::to_string(d) + " needs C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") = " +
-                      std::to_string(static_cast<long long>(binomial(rho + d, d))) + " monomials, over max_monomials " +
-                      std::to_string(opt.max_monomials);
+    Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes};
+    std::optional<QPoly> found;
+    std::string why;
+    for (long d = first; d <= opt.max_degree && !found; ++d) {
+        const double full = binomial(rho + d, d);
+        if (full > kMaxEnumerated) {
+            res.why = "degree " + std::to_string(d) + " has C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") = " +
+                      std::to_string(static_cast<long long>(full)) + " monomials, over the " + std::to_string(static_cast<long>(kMaxEnumerated)) +
+                      " searched" + (why.empty() ? "" : "; " + why);
             return finish();
         }
-        const auto mons = monomials_up_to(rho, d);
-        Lift lift;
-        long lead = -1, tries = 0, wide = 0;
-        bool none = false;
-        while (tries < opt.max_primes) {
-            const std::uint64_t p = random_prime(rng, 62);
-            const auto kernel = kernel_mod(ys, mons, d, p, res.parameters, rng);
-            if (!kernel) continue;  // p divides a denominator: another prime
-            ++tries;
-            ++res.primes;
-            if (kernel->nullity == 0) {  // no equation of degree <= d over Q (certain)
-                none = true;
-                break;
+        // First the degree's parts graded by the inputs' exponents (the weight of y^e is
+        // Σ e_k·α_k, α_k coordinate k's monomial), each searched alone: where X is
+        // invariant under rescaling the inputs its ideal is graded so and its equation
+        // lies in one part, the most balanced one where the network is symmetric in its
+        // inputs. Elsewhere a part may hold none. Either way what is found is checked over
+        // Q, and the factor step below makes it the least.
+        std::vector<std::vector<std::uint64_t>> all = monomials_up_to(rho, d);
+        std::map<std::vector<std::uint64_t>, std::vector<std::vector<std::uint64_t>>> parts;
+        for (const auto& e : all) {
+            std::vector<std::uint64_t> weight(cs.xexps.front().size(), 0);
+            for (long k = 0; k < rho; ++k)
+                for (std::size_t v = 0; v < weight.size(); ++v) weight[v] += e[static_cast<std::size_t>(k)] * cs.xexps[(*basis)[static_cast<std::size_t>(k)]][v];
+            parts[weight].push_back(e);
+        }
+        if (parts.size() > 1) {
+            std::vector<std::pair<std::uint64_t, const std::vector<std::vector<std::uint64_t>>*>> order;  // (spread, part)
+            long over = 0, largest = 0, searched = 0;
+            for (const auto& [w, mons] : parts) {
+                largest = std::max(largest, static_cast<long>(mons.size()));
+                if (static_cast<long>(mons.size()) > opt.max_monomials) ++over;
+                else order.emplace_back(*std::max_element(w.begin(), w.end()) - *std::min_element(w.begin(), w.end()), &mons);
             }
-            if (kernel->nullity > 1) {  // unlucky points, or a wider space of equations
-                ++wide;
+            std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+                return a.first != b.first ? a.first < b.first : a.second->size() < b.second->size();
+            });
+            // At most about four whole-space nullspaces of work per degree.
+            const double budget = 4.0 * std::pow(static_cast<double>(opt.max_monomials), 3.0);
+            double spent = 0;
+            for (const auto& [spread, mons] : order) {
+                if (spent > budget) break;
+                spent += std::pow(static_cast<double>(mons->size()), 3.0);
+                ++searched;
+                const Outcome o = search.space(*mons, d);
+                if (o.result == Result::found) {
+                    found = o.equation;
+                    break;
+                }
+            }
+            if (found) break;
+            why = "degree " + std::to_string(d) + ": none in " + std::to_string(searched) + " of its " + std::to_string(parts.size()) +
+                  " graded parts (the largest " + std::to_string(largest) + " monomials" +
+                  (over ? ", " + std::to_string(over) + " over max_monomials " + std::to_string(opt.max_monomials) : "") + ")";
+        }
+        if (full <= static_cast<double>(opt.max_monomials)) {  // the whole space: certain either way
+            const Outcome o = search.space(all, d);
+            if (o.result == Result::none) {  // no equation of degree <= d
+                if (res.searched_to == d - 1) res.searched_to = d;
+                why.clear();
                 continue;
             }
-            const long l = static_cast<long>(std::find_if(kernel->vector.begin(), kernel->vector.end(), [](std::uint64_t v) { return v != 0; }) -
-                                             kernel->vector.begin());
-            if (lead >= 0 && l != lead) continue;  // p divides the true leading coefficient's
-            lead = l;
-            lift.add(kernel->vector, p);
-            const auto q = lift.rationals();
-            if (!q) continue;
-            QPoly eq = primitive_polynomial(yctx, *q, mons);
-            if (composition_cost(eq, ys) > 100.0 * static_cast<double>(opt.max_terms)) {
-                res.why = "degree " + std::to_string(d) + ": checking the candidate equation (" + std::to_string(eq.terms()) +
-                          " terms) would form over 100·max_terms term products";
+            if (o.result != Result::found) {
+                res.why = "degree " + std::to_string(d) + ": " + o.why;
                 return finish();
             }
-            if (eq.compose(ys, cs.wctx).is_zero()) {
-                res.degree = d;
-                res.equation = std::move(eq);
-                return finish();
-            }
+            found = o.equation;
         }
-        if (!none) {
-            res.why = "degree " + std::to_string(d) + ": " +
-                      (wide == tries ? "the equations mod p span " + std::string("more than one dimension at every prime")
-                                     : "no equation over Q was reconstructed from " + std::to_string(tries) + " primes");
-            return finish();
-        }
-        res.searched_to = d;
     }
-    res.why = "no equation of degree " + std::to_string(first) + ".." + std::to_string(opt.max_degree);
+    if (!found) {
+        res.why = !why.empty() ? why + "; up to degree " + std::to_string(opt.max_degree) : "no equation of degree " + std::to_string(first) + ".." + std::to_string(opt.max_degree);
+        return finish();
+    }
+    // The least equation: X is irreducible and defined over Q, so its ideal in the span is
+    // generated by one polynomial irreducible over Q, which divides every equation; the
+    // irreducible factor of the one found that vanishes on X is it (up to a constant).
+    res.degree = found->degree();
+    res.equation = primitive(*found);
+    const std::optional<std::vector<QPoly>> factors = irreducible_factors(*found);
+    if (factors) {
+        for (const QPoly& g : *factors)
+            if (g.degree() >= 1 && g.compose(ys, cs.wctx).is_zero()) {
+                res.equation = primitive(g);
+                res.degree = g.degree();
+                res.least = res.irreducible = true;
+                break;
+            }
+        if (!res.least) throw internal_error("image_equation: no irreducible factor of a checked equation vanishes on the image");
+    } else {
+        res.least = res.searched_to == res.degree - 1;  // every lower degree certified empty
+    }
     return finish();
+}
+
+EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& opt) {
+    check_options(opt);
+    const auto t0 = std::chrono::steady_clock::now();
+    EquationAnswer a;
+    DimensionOptions dopt;
+    dopt.seed = opt.seed;
+    a.dimension_answer = function_dimension(spec, dopt);
+    const long n = a.dimension_answer.value;
+    a.equation = image_equation(spec, n, opt);
+    const ImageEquation& e = a.equation;
+    const std::string ns = std::to_string(n), rho = std::to_string(e.span_dimension), d = std::to_string(e.degree);
+    if (e.degree >= 1) {
+        a.dimension_answer.kind = RankKind::exact;
+        a.dimension_answer.failure_bound = 0;
+    }
+    if (e.degree >= 1 && !e.equation)
+        a.label = "X fills its " + rho + "-dimensional affine span: dim X = " + ns + " is exact and deg X = 1 is proven";
+    else if (e.equation && e.least)
+        a.label = "X is the hypersurface P = 0 of its " + rho + "-dimensional affine span: P vanishes on X (its composition with f's coefficients is "
+                  "the zero polynomial over Q) and generates X's ideal there (" +
+                  std::string(e.irreducible ? "irreducible over Q" : "no equation of lower degree") + "): dim X = " + ns +
+                  " is exact and deg X = " + d + " is proven";
+    else if (e.equation)
+        a.label = "X lies on the hypersurface P = 0 of its " + rho + "-dimensional affine span (P checked over Q, not shown to be the least): dim X = " + ns +
+                  " is exact and deg X <= " + d;
+    else
+        a.label = "no equation: " + e.why + "; the dimension is `dimension`'s (" + to_string(a.dimension_answer.kind) + ")";
+    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return a;
+}
+
+Record equation_record(const EquationAnswer& a) {
+    const auto maybe = [](long x) { return x >= 0 ? Value(x) : Value(); };
+    const ImageEquation& e = a.equation;
+    const bool proven = e.degree >= 1 && (!e.equation || e.least);
+    Record r;
+    r.set("dimension", a.dimension_answer.value);
+    r.set("dimension_kind", to_string(a.dimension_answer.kind));
+    r.set("dimension_failure_bound", Value::real(bound_up(a.dimension_answer.failure_bound, 3), 3));
+    r.set("parameters", e.parameters);
+    r.set("monomials", maybe(e.monomials));
+    r.set("span_dimension", maybe(e.span_dimension));
+    r.set("degree", proven ? Value(e.degree) : Value());
+    r.set("degree_at_most", e.degree >= 1 ? Value(e.degree) : Value());
+    r.set("equation_degree", e.equation ? Value(e.degree) : Value());
+    r.set("searched_to", e.searched_to);
+    r.set("primes", e.primes);
+    std::string coordinates;
+    for (const std::string& c : e.coordinates) coordinates += (coordinates.empty() ? "" : ", ") + c;
+    r.set("equation_coordinates", e.equation ? Value(coordinates) : Value());
+    r.set("equation", e.equation ? Value(to_string(*e.equation)) : Value());
+    r.set("label", a.label);
+    r.set("seconds", std::round(a.seconds * 1e4) / 1e4);
+    return r;
 }
 
 }  // namespace seprank

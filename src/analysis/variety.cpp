@@ -406,8 +406,11 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         EquationOptions eo;
         eo.seed = opt.seed;
         eo.max_monomials = opt.max_equation_monomials;
+        // X's degree is at least degree_at_least (once the equation proves n) and usually
+        // that: two degrees more at most, and never past degree_at_most.
         eo.min_degree = std::clamp(res.degree_at_least, 1L, 64L);
-        eo.max_degree = res.degree_at_most < 0 ? 64 : std::clamp(res.degree_at_most, eo.min_degree, 64L);
+        eo.max_degree = std::min(eo.min_degree + 2, 64L);
+        if (res.degree_at_most >= 0) eo.max_degree = std::clamp(res.degree_at_most, eo.min_degree, eo.max_degree);
         res.equation = image_equation(spec, res.dimension, eo);
     }
     if (res.agreed) {
@@ -432,7 +435,16 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; no degree_at_least: " + (t.dimension != res.dimension ? std::string("the trials' dimension is not the dimension's")
                                                  : t.uncertified.empty() ? std::string("no section certified") : t.uncertified);
     }
-    const long eq_degree = res.equation.degree;
+    // deg X itself where the equation generates X's ideal (or X fills its span); an
+    // equation not shown to be the least bounds it from above and still proves dim X.
+    const bool eq_least = res.equation.degree >= 1 && (!res.equation.equation || res.equation.least);
+    const long eq_degree = eq_least ? res.equation.degree : -1;
+    if (res.equation.equation && !res.equation.least) {
+        res.dimension_answer.kind = RankKind::exact;
+        res.dimension_answer.failure_bound = 0;
+        res.degree_at_least_failure_bound = res.degree_at_most_failure_bound = 0;
+        if (res.degree_at_most < 0 || res.equation.degree < res.degree_at_most) res.degree_at_most = res.equation.degree;
+    }
     if (eq_degree >= 1 && res.degree_at_least > eq_degree) {
         // dim X = n is proven here, so degree_at_least holds: a defect.
         res.label += "; degree_at_least " + std::to_string(res.degree_at_least) + " is above the equation's degree " + std::to_string(eq_degree) +
@@ -446,7 +458,8 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         const std::string n = std::to_string(res.dimension), rho = std::to_string(res.equation.span_dimension);
         res.label += res.equation.equation
                          ? "; X is the hypersurface P = 0 of its " + rho + "-dimensional affine span (equation, degree " + std::to_string(eq_degree) +
-                               ", its composition with f's coefficients the zero polynomial over Q; no equation of lower degree): dim X = " + n +
+                               ", its composition with f's coefficients the zero polynomial over Q; " +
+                               (res.equation.irreducible ? "irreducible over Q" : "no equation of lower degree") + "): dim X = " + n +
                                " is exact and deg X = " + std::to_string(eq_degree) + " is proven"
                          : "; X fills its " + rho + "-dimensional affine span: dim X = " + n + " is exact and deg X = 1 is proven";
         if (res.agreed && degree != eq_degree) res.label += "; the counts' degree " + std::to_string(degree) + " is not it (a special prime or section)";
@@ -462,7 +475,12 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";
     else
         res.label += "; no degree_at_most: " + (no_upper.empty() ? std::string("no slice with the dimension's n") : no_upper);
-    if (eq_degree < 1 && !res.equation.why.empty()) res.label += "; no equation: " + res.equation.why;
+    if (res.equation.equation && !res.equation.least)
+        res.label += "; X lies on the hypersurface P = 0 of its " + std::to_string(res.equation.span_dimension) +
+                     "-dimensional affine span (equation, degree " + std::to_string(res.equation.degree) +
+                     ", checked over Q, not shown to be the least): dim X = n is exact and deg X <= " + std::to_string(res.equation.degree);
+    else if (eq_degree < 1 && !res.equation.why.empty())
+        res.label += "; no equation: " + res.equation.why;
     // A slice's fibre: deg X · k ≤ its bound and deg X ≥ degree_at_least, so k ≤ their
     // quotient (given dim X = n; docs/variety.md).
     const auto fibre_bound = [&](const std::vector<long>& free) -> long {

@@ -2,6 +2,7 @@
 #include "verify_variety.hpp"
 
 #include "seprank/defects.hpp"
+#include "seprank/equation.hpp"
 #include "seprank/variety.hpp"
 
 #include <array>
@@ -146,6 +147,32 @@ ClaimResult aronhold_quartic(std::uint64_t seed) {
     return claim_result("aronhold-quartic", pass, os.str());
 }
 
+// Sums of k r-th powers of linear forms in v variables whose image is a hypersurface:
+// the catalecticant's (Sylvester, Clebsch), proven by `equation`.
+ClaimResult sums_of_powers(std::uint64_t seed) {
+    std::ostringstream os;
+    bool pass = true;
+    long cases = 0;
+    os << "(variables, powers, degree) against (dimension, degree): ";
+    struct Case {
+        long v, k, r, dimension, degree;
+    };
+    // binary forms of degree 2k, k powers: dimension 2k, degree k + 1 (Sylvester); ternary
+    // quartics, five powers: dimension 14, not 15 (Alexander-Hirschowitz), degree 6 (Clebsch)
+    for (const Case& c : std::vector<Case>{{2, 2, 4, 4, 3}, {2, 3, 6, 6, 4}, {2, 4, 8, 8, 5}, {3, 5, 4, 14, 6}}) {
+        EquationOptions opt;
+        opt.seed = seed + static_cast<std::uint64_t>(cases++);
+        const EquationAnswer a = network_equation(power_stack({c.v, c.k, 1}, {c.r}), opt);
+        const ImageEquation& e = a.equation;
+        const bool ok = a.dimension_answer.value == c.dimension && a.dimension_answer.kind == RankKind::exact && e.span_dimension == c.dimension + 1 &&
+                        e.equation && e.least && e.degree == c.degree;
+        pass = pass && ok;
+        os << "(" << c.v << ", " << c.k << " x " << c.r << "): " << a.dimension_answer.value << ", " << e.degree << (ok ? "" : " WRONG") << "; ";
+    }
+    os << "each a hypersurface of its span, the dimension exact and the degree proven by its least equation";
+    return claim_result("sums-of-powers", pass, os.str());
+}
+
 ClaimResult lightning_identifiable(std::uint64_t seed) {
     std::ostringstream os;
     bool pass = true;
@@ -217,6 +244,12 @@ const std::vector<SpectrumClaim>& variety_claims() {
          "cubics, degree 4, an equation of 25 terms (S), found mod p and checked over Q by `variety`, and 3!*3^3 = 162 weight settings "
          "per generic function once the a_i are fixed (the units' order and cube roots of unity)",
          aronhold_quartic},
+        {"sums-of-powers",
+         "forms that are sums of k r-th powers of linear forms (x -> sum_{i<=k} a_i (b_i.x)^r, a dense power network), where they fill a "
+         "hypersurface of the space of forms: binary forms of degree 2k with k = 2, 3, 4 (Sylvester: dimension 2k, degree k + 1, the "
+         "catalecticant), ternary quartics with k = 5 (Alexander-Hirschowitz's exception: dimension 14, not 15; Clebsch: degree 6); "
+         "`equation` proves each dimension (exact) and degree from the least equation, found mod p, checked over Q and irreducible",
+         sums_of_powers},
         {"lightning-identifiable",
          "one layer of lightning (linear) self-attention, Henry-Marchetti-Kohn's identifiability on small cases (N = 2, 3; dx = 2; one head "
          "of dimension 2, two heads of dimension 1): the image has the expected dimension, parameters less the GL symmetries of (Q, K) and "

@@ -2,6 +2,7 @@
 
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
+#include "seprank/record.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/model.hpp"
 #include "seprank/poly_io.hpp"
@@ -66,7 +67,77 @@ std::vector<Rational> coordinates_at(const Found& f, const Weights& w) {
     return y;
 }
 
+// The catalecticant determinant of the forms of degree 2m in the coordinates' monomials
+// (each of degree 2m): f = Σ (2m)!/α! a_α x^α, the matrix [a_{β+γ}] over the monomials β,
+// γ of degree m. Sylvester, Clebsch: its vanishing is the hypersurface of sums of
+// (C(m + v − 1, m) − 1) powers, the symmetric determinant at m = 1. By Leibniz.
+QPoly catalecticant(const std::shared_ptr<const QContext>& yctx, const std::vector<std::string>& coordinates, const Variables& xs, long m) {
+    std::map<std::vector<std::uint64_t>, std::size_t> coordinate;
+    for (std::size_t k = 0; k < coordinates.size(); ++k) coordinate[exponents_of(coordinates[k], xs)] = k;
+    const auto factorial = [](std::uint64_t n) { long f = 1; for (std::uint64_t i = 2; i <= n; ++i) f *= static_cast<long>(i); return f; };
+    std::vector<std::vector<std::uint64_t>> half;  // the monomials of degree m
+    std::vector<std::uint64_t> e(xs.size(), 0);
+    std::function<void(std::size_t, long)> rec = [&](std::size_t v, long left) {
+        if (v + 1 == e.size()) { e[v] = static_cast<std::uint64_t>(left); half.push_back(e); return; }
+        for (long a = left; a >= 0; --a) { e[v] = static_cast<std::uint64_t>(a); rec(v + 1, left - a); }
+    };
+    rec(0, m);
+    const std::size_t size = half.size();
+    std::vector<std::vector<QPoly>> c(size, std::vector<QPoly>(size, QPoly(yctx)));
+    for (std::size_t i = 0; i < size; ++i)
+        for (std::size_t j = 0; j < size; ++j) {
+            std::vector<std::uint64_t> sum(xs.size());
+            long multinomial = factorial(static_cast<std::uint64_t>(2 * m));
+            for (std::size_t v = 0; v < sum.size(); ++v) {
+                sum[v] = half[i][v] + half[j][v];
+                multinomial /= factorial(sum[v]);
+            }
+            const auto it = coordinate.find(sum);
+            REQUIRE(it != coordinate.end());
+            c[i][j] = QPoly::variable(yctx, it->second) * Rational(Integer(1), Integer(multinomial));
+        }
+    std::vector<std::size_t> perm(size);
+    std::iota(perm.begin(), perm.end(), 0);
+    QPoly det(yctx);
+    do {
+        long inversions = 0;
+        for (std::size_t a = 0; a < size; ++a)
+            for (std::size_t b = a + 1; b < size; ++b) inversions += perm[a] > perm[b];
+        QPoly term = QPoly::constant(yctx, Rational(inversions % 2 ? -1 : 1));
+        for (std::size_t a = 0; a < size; ++a) term = term * c[a][perm[a]];
+        det += term;
+    } while (std::next_permutation(perm.begin(), perm.end()));
+    return det;
+}
+
+// p = λ·q for a nonzero rational λ.
+bool proportional(const QPoly& p, const QPoly& q) {
+    return !p.is_zero() && !q.is_zero() && p.terms() == q.terms() && (p * q.coeff(0)).equals(q * p.coeff(0));
+}
+
 }  // namespace
+
+TEST_CASE("equation: sums of powers whose image is a hypersurface: the catalecticant's (Sylvester, Clebsch)") {
+    // (layers, dim, half degree m, deg X)
+    const std::vector<std::tuple<std::string, long, long, long>> nets = {
+        {"dense:width=2:power=4,dense:width=1:power=1", 2, 2, 3},   // binary quartics, 2 fourth powers
+        {"dense:width=3:power=6,dense:width=1:power=1", 2, 3, 4},   // binary sextics, 3 sixth powers
+        {"dense:width=4:power=8,dense:width=1:power=1", 2, 4, 5},   // binary octics, 4 eighth powers
+        {"dense:width=4:power=2,dense:width=1:power=1", 5, 1, 5},   // quinary quadrics of rank 4: the symmetric determinant
+        {"dense:width=5:power=4,dense:width=1:power=1", 3, 2, 6},   // ternary quartics, 5 fourth powers (Alexander-Hirschowitz)
+    };
+    for (const auto& [layers, dim, m, degree] : nets) {
+        INFO(layers << " seed " << seprank_test::seed());
+        const Found f = equation_of(layers, 1, dim);
+        CHECK(f.eq.span_dimension == f.n + 1);
+        REQUIRE(f.eq.degree == degree);
+        CHECK(f.eq.least);
+        REQUIRE(f.eq.equation.has_value());
+        const QPoly cat = catalecticant(f.eq.equation->context(), f.eq.coordinates, Variables::tokens(1, dim), m);
+        CHECK(cat.degree() == degree);
+        CHECK(proportional(*f.eq.equation, cat));
+    }
+}
 
 TEST_CASE("equation: the shallow quadratic networks' image is the symmetric determinant's hypersurface") {
     for (long d0 = 2; d0 <= 4; ++d0) {
@@ -78,6 +149,7 @@ TEST_CASE("equation: the shallow quadratic networks' image is the symmetric dete
         CHECK(f.eq.span_dimension == span);
         REQUIRE(f.eq.degree == d0);
         CHECK(f.eq.searched_to == d0 - 1);
+        CHECK(f.eq.least);
         REQUIRE(f.eq.equation.has_value());
         CHECK(f.eq.why.empty());
         // det S, S_ii = coefficient of x_i², S_ij = half that of x_i·x_j, by Leibniz.
@@ -106,10 +178,7 @@ TEST_CASE("equation: the shallow quadratic networks' image is the symmetric dete
             for (std::size_t a = 0; a < perm.size(); ++a) term = term * s[a][perm[a]];
             det += term;
         } while (std::next_permutation(perm.begin(), perm.end()));
-        // P is det S up to a constant factor.
-        REQUIRE(!det.is_zero());
-        CHECK(p.terms() == det.terms());
-        CHECK((p * det.coeff(0)).equals(det * p.coeff(0)));
+        CHECK(proportional(p, det));  // P is det S up to a constant factor
     }
 }
 
@@ -191,13 +260,26 @@ TEST_CASE("equation: the span's dimension is the rank of the image's differences
 
 TEST_CASE("equation: the search's limits and its degree range are reported, not thrown") {
     const std::string quadratic = "dense:width=2:power=2,dense:width=1:power=1";
-    SUBCASE("too few monomials for degree 3: C(9, 3) = 84") {
+    SUBCASE("too few monomials for degree 3, C(9, 3) = 84: its graded parts hold the determinant") {
         EquationOptions o;
         o.max_monomials = 83;
         const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == 3);
+        CHECK(f.eq.least);             // irreducible over Q
+        CHECK(f.eq.searched_to == 2);  // degree 2 (28 monomials) holds none, certified
+        REQUIRE(f.eq.equation.has_value());
+        CHECK(f.eq.equation->terms() == 5);
+    }
+    SUBCASE("the determinant's graded part too large: none found") {
+        EquationOptions o;
+        o.max_monomials = 4;  // its part, weight (2,2,2), holds exactly its 5 monomials
+        o.max_degree = 3;
+        const Found f = equation_of(quadratic, 1, 3, o);
         CHECK(f.eq.degree == -1);
-        CHECK(f.eq.searched_to == 2);  // degree 2 (28 monomials) holds none
-        CHECK(f.eq.why.find("max_monomials 83") != std::string::npos);
+        CHECK(f.eq.searched_to == 1);
+        CHECK(f.eq.why.find("graded parts") != std::string::npos);
+        CHECK(f.eq.why.find("over max_monomials 4") != std::string::npos);
+        CHECK(f.eq.why.find("up to degree 3") != std::string::npos);
     }
     SUBCASE("degrees below the equation's") {
         EquationOptions o;
@@ -207,13 +289,15 @@ TEST_CASE("equation: the search's limits and its degree range are reported, not 
         CHECK(f.eq.searched_to == 2);
         CHECK(f.eq.why == "no equation of degree 2..2");
     }
-    SUBCASE("a start above the least degree: the equations of degree <= 4 are P times the affine functions") {
+    SUBCASE("a start above the least degree: a multiple of the determinant is found, and factored") {
         EquationOptions o;
         o.min_degree = 4;
-        o.max_primes = 3;
         const Found f = equation_of(quadratic, 1, 3, o);
-        CHECK(f.eq.degree == -1);
-        CHECK(f.eq.why.find("more than one dimension") != std::string::npos);
+        CHECK(f.eq.degree == 3);
+        CHECK(f.eq.least);
+        REQUIRE(f.eq.equation.has_value());
+        CHECK(f.eq.equation->terms() == 5);
+        CHECK(f.eq.searched_to == 3);  // nothing below 4 searched
     }
     SUBCASE("the expansion's term limit") {
         EquationOptions o;
@@ -243,4 +327,38 @@ TEST_CASE("equation: a dimension bound below the truth finds no hypersurface") {
     CHECK(eq.span_dimension == 6);
     CHECK(eq.degree == -1);
     CHECK(eq.why.find("over n + 1 = 4") != std::string::npos);
+}
+
+
+TEST_CASE("equation: network_equation labels what the equation proves, and its record") {
+    EquationOptions o;
+    o.seed = seprank_test::seed();
+    INFO("seed " << o.seed);
+    const EquationAnswer q = network_equation(ValidSpec(seprank_test::stack_spec(1, 3, "dense:width=3:power=3,dense:width=1:power=1")), o);
+    CHECK(q.dimension_answer.value == 9);
+    CHECK(q.dimension_answer.kind == RankKind::exact);
+    CHECK(q.label.find("deg X = 4 is proven") != std::string::npos);
+    Record r = equation_record(q);
+    CHECK(r.at("degree").as_integer() == 4);
+    CHECK(r.at("equation_degree").as_integer() == 4);
+    CHECK(r.at("span_dimension").as_integer() == 10);
+    CHECK(r.at("equation").as_text() == to_string(*q.equation.equation));
+    CHECK(r.at("dimension_failure_bound").as_real() == 0);
+    // X fills its span: degree 1, no equation
+    const EquationAnswer all = network_equation(ValidSpec(seprank_test::stack_spec(1, 2, "dense:width=2:power=3,dense:width=1:power=1")), o);
+    CHECK(all.label.find("fills its 4-dimensional affine span") != std::string::npos);
+    r = equation_record(all);
+    CHECK(r.at("degree").as_integer() == 1);
+    CHECK(r.at("equation").is_null());
+    // a convolution: no equation, the dimension as `dimension` measured it
+    const EquationAnswer c = network_equation(ValidSpec(seprank_test::stack_spec(4, 1, "conv,conv,conv:power=1")), o);
+    CHECK(c.dimension_answer.kind == RankKind::generic);
+    CHECK(c.label.find("no equation: the image's span has dimension 19") != std::string::npos);
+    r = equation_record(c);
+    CHECK(r.at("degree").is_null());
+    CHECK(r.at("degree_at_most").is_null());
+    CHECK(r.at("span_dimension").as_integer() == 19);
+    EquationOptions bad = o;
+    bad.max_monomials = 0;
+    CHECK_THROWS_AS(network_equation(ValidSpec(seprank_test::stack_spec(4, 1, "conv,conv,conv:power=1")), bad), invalid_input);
 }

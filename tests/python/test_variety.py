@@ -56,6 +56,23 @@ def test_variety_threads_and_refusals():
         seprank.variety(net, degree_slice="generic")
 
 
+def test_equation_matches_the_cli(cli):
+    for layers, tokens, dim in [("dense:width=3:power=3,dense:width=1:power=1", 1, 3), ("conv,conv:power=1", 3, 1),
+                                ("dense:width=2:power=3,dense:width=1:power=1", 1, 2)]:
+        net = {"layers": layers, "tokens": tokens, "dim": dim}
+        py = seprank.equation(net, seed=7)
+        c = cli("equation", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
+        for k in ("dimension", "dimension_kind", "dimension_failure_bound", "parameters", "monomials", "span_dimension", "degree",
+                  "degree_at_most", "equation_degree", "searched_to", "primes", "equation_coordinates", "equation", "label"):
+            assert py[k] == c[k], (layers, k, py[k], c[k])
+    aronhold = seprank.equation({"layers": "dense:width=3:power=3,dense:width=1:power=1", "tokens": 1, "dim": 3})
+    assert aronhold["degree"] == 4 and len(aronhold["equation"].replace(" - ", " + ").split(" + ")) == 25
+    with pytest.raises(ValueError, match="equation max_monomials 0 is below 1"):
+        seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, max_monomials=0)
+    with pytest.raises(ValueError, match="min_degree"):
+        seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, min_degree=1.5)
+
+
 def test_defects_matches_the_cli(cli_path):
     py = seprank.defects(max_width=3, max_depth=3, max_power=3, seed=5)
     out = subprocess.run([cli_path, "defects", "--max-width", "3", "--max-depth", "3", "--max-power", "3", "--seed", "5",
