@@ -12,6 +12,7 @@ struct EquationCommand final : Command {
     NetOptions no;
     std::string format = "text";
     long min_degree = 1, max_degree = 16, max_monomials = 2500, max_terms = 2000000;
+    double max_seconds = 600;
 
     void add(CLI::App& app) override {
         sub = app.add_subcommand("equation",
@@ -29,6 +30,7 @@ struct EquationCommand final : Command {
                         "the largest nullspace: C(span + d, d) monomials of degree <= d, or one graded part of them, >= 1")
             ->capture_default_str();
         sub->add_option("--max-terms", max_terms, "the expansion of f in weights and inputs stops past this many terms, >= 1")->capture_default_str();
+        sub->add_option("--max-seconds", max_seconds, "the search stops (and says so) after this many seconds, > 0")->capture_default_str();
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
@@ -42,6 +44,7 @@ struct EquationCommand final : Command {
         opt.max_degree = max_degree;
         opt.max_monomials = max_monomials;
         opt.max_terms = max_terms;
+        opt.max_seconds = max_seconds;
         seprank::check_options(opt);
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "equation draws every weight at random mod p");

@@ -36,7 +36,8 @@ namespace seprank {
 
 struct EquationOptions {
     // Degrees searched, min_degree..max_degree (checked: 1 <= min_degree <= max_degree <= 64).
-    // A caller that knows deg X >= k (variety's degree_at_least) starts at k.
+    // A caller that knows deg X >= k (variety's degree_at_least) starts at k. Only where
+    // FLINT's factorization gives up does the answer lean on it (least, below).
     long min_degree = 1;
     long max_degree = 16;
     // The largest nullspace searched: C(ρ + d, d) monomials of degree <= d (checked >= 1).
@@ -47,6 +48,9 @@ struct EquationOptions {
     // Primes (62-bit) tried per degree before the lift is given up (checked 1..1000).
     long max_primes = 40;
     std::uint64_t seed = 1;
+    // The search stops, and says so in why, once this many seconds have passed since the
+    // call began (checked between nullspaces; checked > 0 and finite).
+    double max_seconds = 600;
 };
 
 // invalid_input naming the value for each range above. O(1).
@@ -80,14 +84,15 @@ struct ImageEquation {
 
 // The image's span and, where it is a hypersurface there, its least equation (above),
 // given `dimension_at_least` = n, a proven lower bound on dim X (function_dimension's
-// value). Refused (invalid_input): options out of range, n < 0. Everything else is
-// reported, not thrown: why names the limit reached (the expansion's max_terms, a degree's
+// value). Refused (invalid_input): options out of range, n < 0, n above the span's
+// dimension (not a lower bound). Everything else is reported in why, not thrown (every
+// resource_limit inside, the matrices' memory among them, is caught there): why names the limit reached (the expansion's max_terms, a degree's
 // graded parts all empty or over max_monomials, 2·10^6 monomials of one degree, the
 // degrees), ρ > n + 1 (X is not a hypersurface of A unless dim X > n), or a lift that did
 // not check. Cost: the expansion of f in P + N·dx
-// variables (a forward pass with polynomials as scalars); the span: one rank mod p of the
-// M × (weight monomials) coefficient matrix, and where it is at most n + 1 an exact one
-// (fraction-free, O(M·C·ρ)); per degree d: K = C(ρ + d, d) monomials at K + 8 random
+// variables (a forward pass with polynomials as scalars); the span: an exact
+// fraction-free echelon form of the M × C coefficient matrix (C weight monomials), O(M·C·ρ),
+// preceded past 4·10^6 entries by its rank mod p, which settles ρ > n + 1 alone; per degree d: K = C(ρ + d, d) monomials at K + 8 random
 // points (evaluations of the ρ coefficients mod p) and one K-square nullspace mod p
 // (O(K³)), repeated per prime of the lift; past max_monomials the same per graded part
 // (Σ K_c³); the check: one composition of P with the ρ coefficients over Q, and FLINT's
@@ -97,7 +102,8 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
 // `seprank equation`: function_dimension (seed opt.seed, its other options the defaults)
 // gives n, then image_equation(spec, n, opt). Where the equation is found (or X fills its
 // span), dimension_answer's kind becomes exact and its failure bound 0; label says what is
-// proven. Checks and cost as the two calls.
+// proven. Checks and cost as the two calls; function_dimension's limits (resource_limit)
+// are thrown, as `dimension`'s.
 struct EquationAnswer {
     RankAnswer dimension_answer;
     ImageEquation equation;

@@ -551,6 +551,7 @@ PYBIND11_MODULE(_core, m) {
         o.max_degree = opts["max_degree"].cast<long>();
         o.max_monomials = opts["max_monomials"].cast<long>();
         o.max_terms = opts["max_terms"].cast<long>();
+        o.max_seconds = opts["max_seconds"].cast<double>();
         check_options(o);
         const EquationAnswer a = run_long([&] { return network_equation(s, o); });
         return to_json(equation_record(a));

@@ -8,7 +8,7 @@ import json
 from typing import Any, Dict
 
 from . import _core
-from ._boundary import INT_MAX, choice, integer, seed_value, thread_count
+from ._boundary import INT_MAX, choice, integer, seconds, seed_value, thread_count
 from ._dimension import _spec
 
 
@@ -51,7 +51,7 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
 
 
 def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 16, max_monomials: int = 2500,
-             max_terms: int = 2000000) -> Dict[str, Any]:
+             max_terms: int = 2000000, max_seconds: float = 600) -> Dict[str, Any]:
     """The affine span of the image of ``net``'s parameter map (the scalar output) and, where
     the image X is a hypersurface there, its least equation (docs/equation.md): a dict with
     ``dimension``, ``dimension_kind`` (``exact`` once the equation or the span proves it),
@@ -62,10 +62,11 @@ def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 
     ``equation`` (P's text in y1..yρ, or None), ``label`` and ``seconds``: ``seprank equation``'s
     numbers for the same arguments. Degrees ``min_degree``..``max_degree`` are searched, each
     space of at most ``max_monomials`` monomials; the expansion stops past ``max_terms`` terms
-    (reported in the label, not raised).
+    and the search after ``max_seconds`` (reported in the label, not raised).
     """
     opts = {"seed": seed_value(seed), "min_degree": integer(min_degree, "min_degree"), "max_degree": integer(max_degree, "max_degree"),
-            "max_monomials": integer(max_monomials, "max_monomials"), "max_terms": integer(max_terms, "max_terms")}
+            "max_monomials": integer(max_monomials, "max_monomials"), "max_terms": integer(max_terms, "max_terms"),
+            "max_seconds": seconds(max_seconds, "max_seconds")}
     return json.loads(_core.equation(_spec(net, None), opts))
 
 

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace seprank {
 namespace {
@@ -211,6 +212,13 @@ std::vector<std::vector<std::uint64_t>> monomials_up_to(long k, long d) {
     return out;
 }
 
+// x in the form "2.8e+08" (finite or not).
+std::string approx(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", x);
+    return buf;
+}
+
 double binomial(long n, long k) {
     double b = 1;
     for (long i = 1; i <= k; ++i) b = b * static_cast<double>(n - k + i) / static_cast<double>(i);
@@ -352,15 +360,17 @@ double composition_cost(const QPoly& eq, const std::vector<QPoly>& ys) {
 }
 
 // What one space of monomials holds: no equation (certain), a checked one, or why not known.
-enum class Result { none, found, wide, unlifted, costly };
+enum class Result { none, found, wide, unlifted, costly, timeout };
 struct Outcome {
     Result result = Result::none;
     std::optional<QPoly> equation;
     std::string why;
 };
 
-// The most monomials of one degree enumerated for the graded search.
+// The most monomials of one degree enumerated for the graded search, and their exponents
+// in all (each monomial is held twice: in the degree's list and in its part).
 inline constexpr double kMaxEnumerated = 2e6;
+inline constexpr double kMaxEnumeratedEntries = 2e7;
 
 // The search of one space of monomials of degree <= d: nullspaces mod 62-bit primes, the
 // lift, the check over Q.
@@ -371,12 +381,33 @@ struct Search {
     const EquationOptions& opt;
     Rng& rng;
     long& primes;
+    std::chrono::steady_clock::time_point deadline;
+
+    // P(y(w)) mod a fresh 62-bit prime at one random point is 0: necessary, and cheap
+    // beside the exact composition (a wrong P passes with probability <= deg/p).
+    bool vanishes_at_a_point(const QPoly& eq) {
+        for (;;) {
+            const std::uint64_t p = random_prime(rng, 62);
+            const auto nctx = NmodContext::make(eq.context()->vars(), p);
+            std::vector<std::uint64_t> point(static_cast<std::size_t>(parameters)), y;
+            for (auto& x : point) x = rng.below(p);
+            try {
+                for (const QPoly& c : ys) y.push_back(reduce_mod(c, NmodContext::make(c.context()->vars(), p)).evaluate(point));
+                return reduce_mod(eq, nctx).evaluate(y) == 0;
+            } catch (const domain_error&) {  // p divides a denominator: another prime
+            }
+        }
+    }
 
     Outcome space(const std::vector<std::vector<std::uint64_t>>& mons, long d) {
         Lift lift;
         long lead = -1, tries = 0, wide = 0;
+        std::set<std::uint64_t> used;  // the CRT needs distinct primes
         while (tries < opt.max_primes) {
+            if (std::chrono::steady_clock::now() > deadline)
+                return {Result::timeout, {}, "the search's time budget (max_seconds " + approx(opt.max_seconds) + ") ran out"};
             const std::uint64_t p = random_prime(rng, 62);
+            if (!used.insert(p).second) continue;
             const auto kernel = kernel_mod(ys, mons, d, p, parameters, rng);
             if (!kernel) continue;  // p divides a denominator: another prime
             ++tries;
@@ -388,17 +419,19 @@ struct Search {
             }
             const long l = static_cast<long>(std::find_if(kernel->vector.begin(), kernel->vector.end(), [](std::uint64_t v) { return v != 0; }) -
                                              kernel->vector.begin());
-            if (lead >= 0 && l != lead) continue;  // p divides the true leading coefficient
+            if (lead >= 0 && l > lead) continue;  // p divides the true leading coefficient
+            if (l < lead) lift = Lift{};          // an earlier prime did: start again from this one
             lead = l;
             lift.add(kernel->vector, p);
             const auto q = lift.rationals();
             if (!q) continue;
             QPoly eq = primitive_polynomial(yctx, *q, mons);
+            if (!vanishes_at_a_point(eq)) continue;  // a premature reconstruction: more primes
             // FLINT's composition takes about 3 bytes per term product (840 MB at 2.8·10^8, the
             // binary 12-ics' degree 7): bounded by the count and by the memory limit.
             const double cost = composition_cost(eq, ys);
             if (cost > 1000.0 * static_cast<double>(opt.max_terms) || 4.0 * cost > default_max_memory())
-                return {Result::costly, {}, "checking the candidate equation (" + std::to_string(eq.terms()) + " terms) would form " + std::to_string(static_cast<long long>(cost)) +
+                return {Result::costly, {}, "checking the candidate equation (" + std::to_string(eq.terms()) + " terms) would form about " + approx(cost) +
                                                 " term products, over 1000·max_terms or the memory limit"};
             if (eq.compose(ys, wctx).is_zero()) return {Result::found, std::move(eq), ""};
         }
@@ -434,8 +467,11 @@ std::optional<std::vector<QPoly>> irreducible_factors(const QPoly& f) {
 void check_options(const EquationOptions& opt) {
     if (opt.min_degree < 1 || opt.min_degree > 64)
         throw invalid_input("equation min_degree " + std::to_string(opt.min_degree) + " is outside 1..64");
-    if (opt.max_degree < opt.min_degree || opt.max_degree > 64)
-        throw invalid_input("equation max_degree " + std::to_string(opt.max_degree) + " is outside min_degree.." + "64");
+    if (opt.max_degree < opt.min_degree)
+        throw invalid_input("equation max_degree " + std::to_string(opt.max_degree) + " is below min_degree " + std::to_string(opt.min_degree));
+    if (opt.max_degree > 64) throw invalid_input("equation max_degree " + std::to_string(opt.max_degree) + " is outside min_degree..64");
+    if (!(opt.max_seconds > 0) || !std::isfinite(opt.max_seconds))
+        throw invalid_input("equation max_seconds " + approx(opt.max_seconds) + " is not a positive number of seconds");
     if (opt.max_monomials < 1) throw invalid_input("equation max_monomials " + std::to_string(opt.max_monomials) + " is below 1");
     if (opt.max_terms < 1) throw invalid_input("equation max_terms " + std::to_string(opt.max_terms) + " is below 1");
     if (opt.max_primes < 1 || opt.max_primes > 1000)
@@ -452,140 +488,165 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
         res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return std::move(res);
     };
-    Coefficients cs;
+    // Every limit past the options' checks is reported in why: the expansion's, the
+    // matrices' (their memory, checked before FLINT allocates), the compositions'.
     try {
-        cs = coefficients(spec, opt.max_terms, res.parameters);
-    } catch (const resource_limit& e) {
-        res.why = e.what();
-        return finish();
-    }
-    res.monomials = static_cast<long>(cs.polys.size());
-    Rng rng(opt.seed);
-    const long n = dimension_at_least;
-    long at_least = 0;
-    std::optional<std::vector<std::size_t>> basis;
-    try {
-        basis = span_basis(cs.polys, n + 1, rng, at_least);
-    } catch (const resource_limit& e) {
-        res.why = std::string("the span: ") + e.what();
-        return finish();
-    }
-    if (!basis) {
-        res.why = "the image's span has dimension at least " + std::to_string(at_least) + ", over n + 1 = " + std::to_string(n + 1) +
-                  ": X is no hypersurface there unless dim X > n";
-        return finish();
-    }
-    const long rho = static_cast<long>(basis->size());
-    res.span_dimension = rho;
-    for (std::size_t b : *basis) res.coordinates.push_back(cs.names[b]);
-    if (rho < n) throw internal_error("image_equation: the span's dimension " + std::to_string(rho) + " is below dim X >= " + std::to_string(n));
-    if (rho == n) {  // X is closed, irreducible, of the span's dimension: the span itself
-        res.degree = 1;
-        res.searched_to = 0;
-        return finish();
-    }
-    if (rho > n + 1) {
-        res.why = "the image's span has dimension " + std::to_string(rho) + ", over n + 1 = " + std::to_string(n + 1) +
-                  ": X is no hypersurface there unless dim X > n";
-        return finish();
-    }
-    std::vector<QPoly> ys;
-    for (std::size_t b : *basis) ys.push_back(cs.polys[b]);
-    std::vector<std::string> ynames;
-    for (long k = 1; k <= rho; ++k) ynames.push_back("y" + std::to_string(k));
-    const auto yctx = QContext::make(Variables(ynames));
-    // An equation of degree 1 would put X in a hyperplane of its own span: none.
-    const long first = std::max(opt.min_degree, 2L);
-    res.searched_to = first - 1;
-    Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes};
-    std::optional<QPoly> found;
-    std::string why;
-    for (long d = first; d <= opt.max_degree && !found; ++d) {
-        const double full = binomial(rho + d, d);
-        if (full > kMaxEnumerated) {
-            res.why = "degree " + std::to_string(d) + " has C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") = " +
-                      std::to_string(static_cast<long long>(full)) + " monomials, over the " + std::to_string(static_cast<long>(kMaxEnumerated)) +
-                      " searched" + (why.empty() ? "" : "; " + why);
+        Coefficients cs;
+        try {
+            cs = coefficients(spec, opt.max_terms, res.parameters);
+        } catch (const resource_limit& e) {
+            res.why = e.what();
             return finish();
         }
-        // First the degree's parts graded by the inputs' exponents (the weight of y^e is
-        // Σ e_k·α_k, α_k coordinate k's monomial), each searched alone: where X is
-        // invariant under rescaling the inputs its ideal is graded so and its equation
-        // lies in one part, the most balanced one where the network is symmetric in its
-        // inputs. Elsewhere a part may hold none. Either way what is found is checked over
-        // Q, and the factor step below makes it the least.
-        std::vector<std::vector<std::uint64_t>> all = monomials_up_to(rho, d);
-        std::map<std::vector<std::uint64_t>, std::vector<std::vector<std::uint64_t>>> parts;
-        for (const auto& e : all) {
-            std::vector<std::uint64_t> weight(cs.xexps.front().size(), 0);
-            for (long k = 0; k < rho; ++k)
-                for (std::size_t v = 0; v < weight.size(); ++v) weight[v] += e[static_cast<std::size_t>(k)] * cs.xexps[(*basis)[static_cast<std::size_t>(k)]][v];
-            parts[weight].push_back(e);
+        res.monomials = static_cast<long>(cs.polys.size());
+        Rng rng(opt.seed);
+        const long n = dimension_at_least;
+        long at_least = 0;
+        std::optional<std::vector<std::size_t>> basis;
+        try {
+            basis = span_basis(cs.polys, n + 1, rng, at_least);
+        } catch (const resource_limit& e) {
+            res.why = std::string("the span: ") + e.what();
+            return finish();
         }
-        if (parts.size() > 1) {
-            std::vector<std::pair<std::uint64_t, const std::vector<std::vector<std::uint64_t>>*>> order;  // (spread, part)
-            long over = 0, largest = 0, searched = 0;
-            for (const auto& [w, mons] : parts) {
-                largest = std::max(largest, static_cast<long>(mons.size()));
-                if (static_cast<long>(mons.size()) > opt.max_monomials) ++over;
-                else order.emplace_back(*std::max_element(w.begin(), w.end()) - *std::min_element(w.begin(), w.end()), &mons);
-            }
-            std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-                return a.first != b.first ? a.first < b.first : a.second->size() < b.second->size();
-            });
-            // At most about four whole-space nullspaces of work per degree.
-            const double budget = 4.0 * std::pow(static_cast<double>(opt.max_monomials), 3.0);
-            double spent = 0;
-            for (const auto& [spread, mons] : order) {
-                if (spent > budget) break;
-                spent += std::pow(static_cast<double>(mons->size()), 3.0);
-                ++searched;
-                const Outcome o = search.space(*mons, d);
-                if (o.result == Result::found) {
-                    found = o.equation;
-                    break;
-                }
-            }
-            if (found) break;
-            why = "degree " + std::to_string(d) + ": none in " + std::to_string(searched) + " of its " + std::to_string(parts.size()) +
-                  " graded parts (the largest " + std::to_string(largest) + " monomials" +
-                  (over ? ", " + std::to_string(over) + " over max_monomials " + std::to_string(opt.max_monomials) : "") + ")";
+        if (!basis) {
+            res.why = "the image's span has dimension at least " + std::to_string(at_least) + ", over n + 1 = " + std::to_string(n + 1) +
+                      ": X is no hypersurface there unless dim X > n";
+            return finish();
         }
-        if (full <= static_cast<double>(opt.max_monomials)) {  // the whole space: certain either way
-            const Outcome o = search.space(all, d);
-            if (o.result == Result::none) {  // no equation of degree <= d
-                if (res.searched_to == d - 1) res.searched_to = d;
-                why.clear();
-                continue;
-            }
-            if (o.result != Result::found) {
-                res.why = "degree " + std::to_string(d) + ": " + o.why;
+        const long rho = static_cast<long>(basis->size());
+        res.span_dimension = rho;
+        for (std::size_t b : *basis) res.coordinates.push_back(cs.names[b]);
+        if (rho < n)
+            throw invalid_input("image_equation: dimension_at_least " + std::to_string(n) + " is above the image's span's dimension " + std::to_string(rho) +
+                                ": not a lower bound on dim X");
+        if (rho == n) {  // X is closed, irreducible, of the span's dimension: the span itself
+            res.degree = 1;
+            res.searched_to = 0;
+            return finish();
+        }
+        if (rho > n + 1) {
+            res.why = "the image's span has dimension " + std::to_string(rho) + ", over n + 1 = " + std::to_string(n + 1) +
+                      ": X is no hypersurface there unless dim X > n";
+            return finish();
+        }
+        std::vector<QPoly> ys;
+        for (std::size_t b : *basis) ys.push_back(cs.polys[b]);
+        std::vector<std::string> ynames;
+        for (long k = 1; k <= rho; ++k) ynames.push_back("y" + std::to_string(k));
+        const auto yctx = QContext::make(Variables(ynames));
+        // An equation of degree 1 would put X in a hyperplane of its own span: none.
+        const long first = std::max(opt.min_degree, 2L);
+        res.searched_to = first - 1;
+        Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes,
+                  t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opt.max_seconds))};
+        std::optional<QPoly> found;
+        std::string why;
+        for (long d = first; d <= opt.max_degree && !found; ++d) {
+            const double full = binomial(rho + d, d);
+            if (full > kMaxEnumerated) {
+                res.why = "degree " + std::to_string(d) + " has C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") = " +
+                          (full < 9e18 ? std::to_string(static_cast<long long>(full)) : approx(full)) + " monomials, over the " + std::to_string(static_cast<long>(kMaxEnumerated)) +
+                          " searched" + (why.empty() ? "" : "; " + why);
                 return finish();
             }
-            found = o.equation;
-        }
-    }
-    if (!found) {
-        res.why = !why.empty() ? why + "; up to degree " + std::to_string(opt.max_degree) : "no equation of degree " + std::to_string(first) + ".." + std::to_string(opt.max_degree);
-        return finish();
-    }
-    // The least equation: X is irreducible and defined over Q, so its ideal in the span is
-    // generated by one polynomial irreducible over Q, which divides every equation; the
-    // irreducible factor of the one found that vanishes on X is it (up to a constant).
-    res.degree = found->degree();
-    res.equation = primitive(*found);
-    const std::optional<std::vector<QPoly>> factors = irreducible_factors(*found);
-    if (factors) {
-        for (const QPoly& g : *factors)
-            if (g.degree() >= 1 && g.compose(ys, cs.wctx).is_zero()) {
-                res.equation = primitive(g);
-                res.degree = g.degree();
-                res.least = res.irreducible = true;
-                break;
+            // First the degree's parts graded by the inputs' exponents (the weight of y^e is
+            // Σ e_k·α_k, α_k coordinate k's monomial), each searched alone: where X is
+            // invariant under rescaling the inputs its ideal is graded so and its equation
+            // lies in one part, the most balanced one where the network is symmetric in its
+            // inputs. Elsewhere a part may hold none. Either way what is found is checked over
+            // Q, and the factor step below makes it the least.
+            if (full * static_cast<double>(rho) > kMaxEnumeratedEntries) {
+                res.why = "degree " + std::to_string(d) + ": its C(" + std::to_string(rho + d) + ", " + std::to_string(d) + ") monomials in " + std::to_string(rho) +
+                          " coordinates pass " + approx(kMaxEnumeratedEntries) + " exponents" + (why.empty() ? "" : "; " + why);
+                return finish();
             }
-        if (!res.least) throw internal_error("image_equation: no irreducible factor of a checked equation vanishes on the image");
-    } else {
-        res.least = res.searched_to == res.degree - 1;  // every lower degree certified empty
+            std::vector<std::vector<std::uint64_t>> all = monomials_up_to(rho, d);
+            std::map<std::vector<std::uint64_t>, std::vector<std::vector<std::uint64_t>>> parts;
+            for (const auto& e : all) {
+                std::vector<std::uint64_t> weight(cs.xexps.front().size(), 0);
+                for (long k = 0; k < rho; ++k)
+                    for (std::size_t v = 0; v < weight.size(); ++v) weight[v] += e[static_cast<std::size_t>(k)] * cs.xexps[(*basis)[static_cast<std::size_t>(k)]][v];
+                parts[weight].push_back(e);
+            }
+            if (parts.size() > 1) {
+                std::vector<std::pair<std::uint64_t, const std::vector<std::vector<std::uint64_t>>*>> order;  // (spread, part)
+                long over = 0, largest = 0, searched = 0;
+                for (const auto& [w, mons] : parts) {
+                    largest = std::max(largest, static_cast<long>(mons.size()));
+                    if (static_cast<long>(mons.size()) > opt.max_monomials) ++over;
+                    else order.emplace_back(*std::max_element(w.begin(), w.end()) - *std::min_element(w.begin(), w.end()), &mons);
+                }
+                std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+                    return a.first != b.first ? a.first < b.first : a.second->size() < b.second->size();
+                });
+                // At most about four whole-space nullspaces of work per degree.
+                const double budget = 4.0 * std::pow(static_cast<double>(opt.max_monomials), 3.0);
+                double spent = 0;
+                for (const auto& [spread, mons] : order) {
+                    if (spent > budget) break;
+                    spent += std::pow(static_cast<double>(mons->size()), 3.0);
+                    ++searched;
+                    const Outcome o = search.space(*mons, d);
+                    if (o.result == Result::found) {
+                        found = o.equation;
+                        break;
+                    }
+                    if (o.result == Result::timeout) {
+                        res.why = "degree " + std::to_string(d) + ": " + o.why;
+                        return finish();
+                    }
+                }
+                if (found) break;
+                why = "degree " + std::to_string(d) + ": no equation found in " + std::to_string(searched) + " of its " + std::to_string(parts.size()) +
+                      " graded parts (the largest " + std::to_string(largest) + " monomials" +
+                      (over ? ", " + std::to_string(over) + " over max_monomials " + std::to_string(opt.max_monomials) : "") + ")";
+            }
+            if (full <= static_cast<double>(opt.max_monomials)) {  // the whole space: certain either way
+                const Outcome o = search.space(all, d);
+                if (o.result == Result::none) {  // no equation of degree <= d
+                    if (res.searched_to == d - 1) res.searched_to = d;
+                    why.clear();
+                    continue;
+                }
+                if (o.result != Result::found) {
+                    res.why = "degree " + std::to_string(d) + ": " + o.why;
+                    return finish();
+                }
+                found = o.equation;
+            }
+        }
+        if (!found) {
+            res.why = first > opt.max_degree ? "no degree searched: max_degree " + std::to_string(opt.max_degree) + " is below 2"
+                      : !why.empty()         ? why + "; up to degree " + std::to_string(opt.max_degree)
+                                             : "no equation of degree " + std::to_string(first) + ".." + std::to_string(opt.max_degree);
+            return finish();
+        }
+        // The least equation: X is irreducible and defined over Q, so its ideal in the span is
+        // generated by one polynomial irreducible over Q, which divides every equation; the
+        // irreducible factor of the one found that vanishes on X is it (up to a constant).
+        res.degree = found->degree();
+        res.equation = primitive(*found);
+        const std::optional<std::vector<QPoly>> factors = irreducible_factors(*found);
+        if (factors && factors->size() == 1 && factors->front().degree() == found->degree()) {
+            res.least = res.irreducible = true;  // P itself is irreducible: checked already
+        } else if (factors) {
+            for (const QPoly& g : *factors)
+                if (g.degree() >= 1 && composition_cost(g, ys) <= 1000.0 * static_cast<double>(opt.max_terms) && g.compose(ys, cs.wctx).is_zero()) {
+                    res.equation = primitive(g);
+                    res.degree = g.degree();
+                    res.least = res.irreducible = true;
+                    break;
+                }
+            if (!res.least) res.least = res.searched_to == res.degree - 1;  // a factor's check too costly: as without the factorization
+        } else {
+            res.least = res.searched_to == res.degree - 1;  // every lower degree certified empty
+        }
+    } catch (const resource_limit& e) {
+        res.why = e.what();
+        res.degree = -1;
+        res.equation.reset();
+        res.least = res.irreducible = false;
     }
     return finish();
 }

@@ -467,7 +467,8 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         // Both hold when dim X = n, so here it does not (the dimension's failure event) or
         // there is a defect: neither bound is claimed.
         res.label += "; degree_at_least " + std::to_string(res.degree_at_least) + " is above degree_at_most " + std::to_string(res.degree_at_most) +
-                     ": dim X is not n (or seprank has a bug), so neither bound is claimed";
+                     (res.equation.equation ? std::string(" although the equation proves dim X = n: seprank has a bug, so neither bound is claimed")
+                                            : std::string(": dim X is not n (or seprank has a bug), so neither bound is claimed"));
         res.degree_at_least = res.degree_at_most = -1;
     } else if (res.degree_at_most >= 0 && res.degree_at_most == res.degree_at_least)
         res.label += "; degree_at_most (the Newton polytope's bound on the section's solutions) equals it: deg X is proven, assuming dim X = n";

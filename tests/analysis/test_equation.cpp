@@ -299,6 +299,21 @@ TEST_CASE("equation: the search's limits and its degree range are reported, not 
         CHECK(f.eq.equation->terms() == 5);
         CHECK(f.eq.searched_to == 3);  // nothing below 4 searched
     }
+    SUBCASE("the time budget") {
+        EquationOptions o;
+        o.max_seconds = 1e-9;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.span_dimension == 6);  // what was found before it ran out stays
+        CHECK(f.eq.why.find("time budget (max_seconds 1e-09) ran out") != std::string::npos);
+    }
+    SUBCASE("no degree to search") {
+        EquationOptions o;
+        o.max_degree = 1;
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == -1);
+        CHECK(f.eq.why == "no degree searched: max_degree 1 is below 2");
+    }
     SUBCASE("the expansion's term limit") {
         EquationOptions o;
         o.max_terms = 5;
@@ -312,12 +327,14 @@ TEST_CASE("equation: the search's limits and its degree range are reported, not 
         for (const auto& change : std::vector<std::function<void(EquationOptions&)>>{
                  [](EquationOptions& o) { o.min_degree = 0; }, [](EquationOptions& o) { o.max_degree = 65; },
                  [](EquationOptions& o) { o.min_degree = 5; o.max_degree = 4; }, [](EquationOptions& o) { o.max_monomials = 0; },
-                 [](EquationOptions& o) { o.max_terms = 0; }, [](EquationOptions& o) { o.max_primes = 1001; }}) {
+                 [](EquationOptions& o) { o.max_terms = 0; }, [](EquationOptions& o) { o.max_primes = 1001; },
+                 [](EquationOptions& o) { o.max_seconds = 0; }, [](EquationOptions& o) { o.max_seconds = std::nan(""); }}) {
             EquationOptions o;
             change(o);
             CHECK_THROWS_AS(image_equation(v, 5, o), invalid_input);
         }
         CHECK_THROWS_AS(image_equation(v, -1), invalid_input);
+        CHECK_THROWS_AS(image_equation(v, 7), invalid_input);  // above the span's 6: not a lower bound
     }
 }
 

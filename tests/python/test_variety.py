@@ -69,6 +69,8 @@ def test_equation_matches_the_cli(cli):
     assert aronhold["degree"] == 4 and len(aronhold["equation"].replace(" - ", " + ").split(" + ")) == 25
     with pytest.raises(ValueError, match="equation max_monomials 0 is below 1"):
         seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, max_monomials=0)
+    slow = seprank.equation({"layers": "dense:width=2:power=2,dense:width=1:power=1", "tokens": 1, "dim": 3}, max_seconds=1e-9)
+    assert slow["equation"] is None and "time budget" in slow["label"] and slow["span_dimension"] == 6
     with pytest.raises(ValueError, match="min_degree"):
         seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, min_degree=1.5)
 
