@@ -69,6 +69,19 @@ def timed(cmd, limit=None):
     return p.stdout, wall, (int(kib[-1]) / 1024 if kib else 0.0), p.returncode
 
 
+def peer(args, limit):
+    """Macaulay2's run: (its key-value lines, wall seconds, peak MiB, exit code), cut at limit."""
+    pout, pwall, pmib, prc = timed(["timeout", str(limit), PEER, *args, str(limit)], limit)
+    return dict(l.split(" ", 1) for l in pout.splitlines() if " " in l), pwall, pmib, prc
+
+
+def unfinished(prc, limit, wall, cells):
+    """(verdict, ratio, peer cells) of a Macaulay2 run that did not finish."""
+    verdict = f"Macaulay2 did not finish in {limit:.0f} s" if prc == 124 else f"Macaulay2 failed (exit {prc})"
+    ratio = f"> {limit / wall:.0f}×" if prc == 124 and wall > 0 else "–"
+    return verdict, ratio, " | ".join(["–"] * cells)
+
+
 def main():
     only = os.environ.get("ONLY", "")
     part = os.environ.get("PART", "")
@@ -81,19 +94,16 @@ def main():
         out, wall, mib, rc = timed([SEPRANK, "variety", "--layers", layers, "--tokens", str(tokens), "--dim", str(dim), "--format", "json", *extra])
         ours = json.loads(out) if rc == 0 else {}
         deg = ours.get("degree") if ours.get("agreed") else None
-        pout, pwall, pmib, prc = timed(["timeout", str(LIMIT), PEER, layers, str(tokens), str(dim), str(LIMIT)])
-        vals = dict(l.split(" ", 1) for l in pout.splitlines() if " " in l)
+        vals, pwall, pmib, prc = peer([layers, str(tokens), str(dim)], LIMIT)
         if prc == 0:
             pdeg, pcall = int(vals["degree"]), float(vals["call_seconds"])
             verdict = "agree" if deg == pdeg else f"**differ** (Macaulay2 {pdeg})"
             ratio = f"{pcall / wall:.1f}×" if wall > 0 else "–"
-            peer = f"{pdeg} | {pcall:.2f} | {pwall:.2f} | {pmib:.0f}"
+            cells = f"{pdeg} | {pcall:.2f} | {pwall:.2f} | {pmib:.0f}"
         else:
-            verdict = f"Macaulay2 did not finish in {LIMIT:.0f} s" if prc == 124 else f"Macaulay2 failed (exit {prc})"
-            ratio = f"> {LIMIT / wall:.0f}×" if prc == 124 and wall > 0 else "–"
-            peer = "– | – | – | –"
+            verdict, ratio, cells = unfinished(prc, LIMIT, wall, 4)
         rows.append(f"| {what} | `{layers}` | {ours.get('dimension', '–')} | {deg if deg is not None else '–'} | "
-                    f"{ours.get('gauge_fibre_points', '–')} | {wall:.2f} | {mib:.0f} | {peer} | {ratio} | {verdict} |")
+                    f"{ours.get('gauge_fibre_points', '–')} | {wall:.2f} | {mib:.0f} | {cells} | {ratio} | {verdict} |")
         print(rows[-1], flush=True)
     eq_rows = []
     for what, layers, tokens, dim in EQUATIONS:
@@ -103,20 +113,17 @@ def main():
         ours = json.loads(out) if rc == 0 else {}
         eq = ours.get("equation")
         terms = len(eq.replace(" - ", " + ").split(" + ")) if eq else 0
-        pout, pwall, pmib, prc = timed(["timeout", str(EQ_LIMIT), PEER, "--equation", layers, str(tokens), str(dim), str(EQ_LIMIT)], EQ_LIMIT)
-        vals = dict(l.split(" ", 1) for l in pout.splitlines() if " " in l)
+        vals, pwall, pmib, prc = peer(["--equation", layers, str(tokens), str(dim)], EQ_LIMIT)
         if prc == 0:
             pdeg, pterms, pcall = int(vals["equation_degree"]), int(vals["equation_terms"]), float(vals["call_seconds"])
             same = pdeg == ours.get("degree") and pterms == terms and vals["generators"] == "1"
             verdict = "agree" if same else f"**differ** (Macaulay2 {vals['generators']} generators, degree {pdeg}, {pterms} terms)"
             ratio = f"{pcall / wall:.1f}×" if wall > 0 else "–"
-            peer = f"{pdeg} | {pterms} | {pcall:.2f} | {pwall:.2f} | {pmib:.0f}"
+            cells = f"{pdeg} | {pterms} | {pcall:.2f} | {pwall:.2f} | {pmib:.0f}"
         else:
-            verdict = f"Macaulay2 did not finish in {EQ_LIMIT:.0f} s" if prc == 124 else f"Macaulay2 failed (exit {prc})"
-            ratio = f"> {EQ_LIMIT / wall:.0f}×" if prc == 124 and wall > 0 else "–"
-            peer = "– | – | – | – | –"
+            verdict, ratio, cells = unfinished(prc, EQ_LIMIT, wall, 5)
         eq_rows.append(f"| {what} | `{layers}` | {ours.get('span_dimension', '–')} | {ours.get('degree') or '–'} | {terms} | {wall:.2f} | {mib:.0f} | "
-                       f"{peer} | {ratio} | {verdict} |")
+                       f"{cells} | {ratio} | {verdict} |")
         print(eq_rows[-1], flush=True)
     notes = ""
     if os.path.exists(OUT):
@@ -141,7 +148,7 @@ seconds. Each cut at {LIMIT:.0f} s.
     eq_head = f"""
 ## The image's equation: seprank equation against Macaulay2's elimination
 
-For the networks whose image is a hypersurface of its span. seprank: `equation` (the least
+For the networks whose image is a hypersurface of its span ({time.strftime('%Y-%m-%d')}, 2 cores). seprank: `equation` (the least
 equation, found mod 62-bit primes, checked over Q and factored; docs/equation.md), whole
 process. Macaulay2: `ker map(S, T, F)` over QQ from the coefficients' ring, the exact
 implicit ideal by a Gröbner basis (bench/peers/m2_variety_peer.py --equation), the call's
@@ -156,7 +163,7 @@ terms. Each cut at {EQ_LIMIT:.0f} s.
         text = open(OUT).read()
         first = text[:min(i for i in (text.find("\n## The image's equation"), text.find("<!-- notes -->"), len(text)) if i >= 0)].rstrip("\n") + "\n"
     with open(OUT, "w") as fh:
-        fh.write(first + "\n" + eq_head + "\n".join(eq_rows) + "\n\n" + (notes or "<!-- notes -->\n## Notes (hand-written; kept when the table is regenerated)\n"))
+        fh.write(first + eq_head + "\n".join(eq_rows) + "\n\n" + (notes or "<!-- notes -->\n## Notes (hand-written; kept when the table is regenerated)\n"))
     print(f"wrote {OUT}")
 
 
