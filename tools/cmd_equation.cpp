@@ -34,7 +34,7 @@ struct EquationCommand final : Command {
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
-    int run(const Globals&) override {
+    int run(const Globals& globals) override {
         if (!no.save_weights.empty()) throw seprank::invalid_input("--save-weights: equation draws its weights mod p");
         if (!no.weights_file.empty()) throw seprank::invalid_input("--weights: equation is about the generic image of the network, not given weights");
         check_network_options(no);
@@ -50,7 +50,8 @@ struct EquationCommand final : Command {
         notes.ignored(*sub, {"--weight-range"}, "equation draws every weight at random mod p");
         const seprank::ValidSpec spec = to_spec(no);
         notes.network(*sub, spec);
-        const seprank::EquationAnswer a = seprank::network_equation(spec, opt);
+        // the degrees and graded parts searched, on stderr (docs/progress.md)
+        const seprank::EquationAnswer a = with_progress(globals, [&] { return seprank::network_equation(spec, opt); });
         print_network_record(spec, seprank::equation_record(a), notes, format);
         return 0;
     }

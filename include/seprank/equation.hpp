@@ -96,7 +96,8 @@ struct ImageEquation {
 // points (evaluations of the ρ coefficients mod p) and one K-square nullspace mod p
 // (O(K³)), repeated per prime of the lift; past max_monomials the same per graded part
 // (Σ K_c³); the check: one composition of P with the ρ coefficients over Q, and FLINT's
-// factorization of P with one composition per factor.
+// factorization of P with one composition per factor. Reports each graded part and each
+// whole space searched to current_progress() (progress.hpp).
 ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt = {});
 
 // `seprank equation`: function_dimension (seed opt.seed, its other options the defaults)

@@ -7,6 +7,7 @@
 #include "seprank/model.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
 #include "support.hpp"
 
@@ -269,6 +270,20 @@ TEST_CASE("equation: the search's limits and its degree range are reported, not 
         CHECK(f.eq.searched_to == 2);  // degree 2 (28 monomials) holds none, certified
         REQUIRE(f.eq.equation.has_value());
         CHECK(f.eq.equation->terms() == 5);
+    }
+    SUBCASE("the graded parts and the whole spaces are reported to the progress observer") {
+        long parts = 0, wholes = 0;
+        const ProgressScope scope([&](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view) {
+            CHECK(done <= total);
+            if (what.find("graded parts") != std::string_view::npos) ++parts;
+            if (what == "equation: degrees") ++wholes;
+        });
+        EquationOptions o;
+        o.max_monomials = 83;  // degree 2 whole (28 monomials), degree 3 by parts only
+        const Found f = equation_of(quadratic, 1, 3, o);
+        CHECK(f.eq.degree == 3);
+        CHECK(parts >= 1);
+        CHECK(wholes == 1);
     }
     SUBCASE("the determinant's graded part too large: none found") {
         EquationOptions o;
