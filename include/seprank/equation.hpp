@@ -100,6 +100,10 @@ struct ImageEquation {
 // whole space searched to current_progress() (progress.hpp).
 ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt = {});
 
+// e's coordinates, their monomials ", "-separated in order: the records'
+// equation_coordinates (this one's and variety_record's). O(ρ).
+std::string coordinates_text(const ImageEquation& e);
+
 // `seprank equation`: function_dimension (seed opt.seed, its other options the defaults)
 // gives n, then image_equation(spec, n, opt). Where the equation is found (or X fills its
 // span), dimension_answer's kind becomes exact and its failure bound 0; label says what is

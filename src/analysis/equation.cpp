@@ -12,6 +12,7 @@
 #include "seprank/prime.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/random.hpp"
+#include "algebra/interpolation.hpp"
 #include "network/forward_impl.hpp"
 
 #include <flint/fmpq.h>
@@ -122,13 +123,6 @@ Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameter
     return out;
 }
 
-// c mod p, or nullopt where p divides its denominator.
-std::optional<std::uint64_t> residue(const Rational& c, nmod_t mod) {
-    const std::uint64_t den = fmpz_fdiv_ui(fmpq_denref(c.get()), mod.n);
-    if (den == 0) return std::nullopt;
-    return nmod_mul(fmpz_fdiv_ui(fmpq_numref(c.get()), mod.n), nmod_inv(den, mod), mod);
-}
-
 // The affine span: the rows of the non-constant parts of the coefficients over the weight
 // monomials. The greedy basis (the earliest independent rows), exact over Q, unless the
 // rank mod p passes `cap` and the matrix has over kExactSpanEntries entries (then nothing,
@@ -151,17 +145,13 @@ std::optional<std::vector<std::size_t>> span_basis(const std::vector<QPoly>& pol
         // The rank mod p is at most the rank over Q: past `cap` it settles the question.
         for (;;) {
             const std::uint64_t p = random_prime(rng, 62);
-            nmod_t mod;
-            nmod_init(&mod, p);
             NmodMat a(m, cols, p);
-            bool ok = true;
-            for (long i = 0; i < m && ok; ++i)
-                for (const auto& [c, v] : rows[static_cast<std::size_t>(i)]) {
-                    const auto r = residue(v, mod);
-                    if (!r) ok = false;
-                    else nmod_mat_entry(a.get(), i, c) = *r;
-                }
-            if (!ok) continue;  // p divides a denominator: another prime
+            try {
+                for (long i = 0; i < m; ++i)
+                    for (const auto& [c, v] : rows[static_cast<std::size_t>(i)]) nmod_mat_entry(a.get(), i, c) = v.mod(p);
+            } catch (const domain_error&) {  // p divides a denominator: another prime
+                continue;
+            }
             at_least = nmod_mat_rank(a.get());
             break;
         }
@@ -187,31 +177,8 @@ std::optional<std::vector<std::size_t>> span_basis(const std::vector<QPoly>& pol
     return basis;
 }
 
-// The exponent vectors of degree <= d in k variables, graded (degree 0 first).
-std::vector<std::vector<std::uint64_t>> monomials_up_to(long k, long d) {
-    std::vector<std::vector<std::uint64_t>> out;
-    std::vector<std::uint64_t> e(static_cast<std::size_t>(k), 0);
-    for (long total = 0; total <= d; ++total) {
-        // every composition of `total` into k parts
-        std::function<void(long, long)> rec = [&](long pos, long left) {
-            if (pos == k - 1) {
-                e[static_cast<std::size_t>(pos)] = static_cast<std::uint64_t>(left);
-                out.push_back(e);
-                return;
-            }
-            for (long v = left; v >= 0; --v) {
-                e[static_cast<std::size_t>(pos)] = static_cast<std::uint64_t>(v);
-                rec(pos + 1, left - v);
-            }
-        };
-        if (k == 0) {
-            if (total == 0) out.push_back(e);
-        } else {
-            rec(0, total);
-        }
-    }
-    return out;
-}
+// Exponent vectors in the coordinates y1..yρ, as algebra_detail::monomials_upto lists them.
+using Monomials = std::vector<std::vector<int>>;
 
 // x in the form "2.8e+08" (finite or not).
 std::string approx(double x) {
@@ -234,7 +201,7 @@ struct Kernel {
     std::vector<std::uint64_t> vector;
 };
 
-std::optional<Kernel> kernel_mod(const std::vector<QPoly>& ys, const std::vector<std::vector<std::uint64_t>>& mons, long d, std::uint64_t p,
+std::optional<Kernel> kernel_mod(const std::vector<QPoly>& ys, const Monomials& mons, long d, std::uint64_t p,
                                  long parameters, Rng& rng) {
     const auto nctx = NmodContext::make(ys.empty() ? Variables({}) : ys.front().context()->vars(), p);
     std::vector<NmodPoly> yp;
@@ -389,18 +356,18 @@ struct Search {
     bool vanishes_at_a_point(const QPoly& eq) {
         for (;;) {
             const std::uint64_t p = random_prime(rng, 62);
-            const auto nctx = NmodContext::make(eq.context()->vars(), p);
+            const auto yp = NmodContext::make(eq.context()->vars(), p), wp = NmodContext::make(wctx->vars(), p);
             std::vector<std::uint64_t> point(static_cast<std::size_t>(parameters)), y;
             for (auto& x : point) x = rng.below(p);
             try {
-                for (const QPoly& c : ys) y.push_back(reduce_mod(c, NmodContext::make(c.context()->vars(), p)).evaluate(point));
-                return reduce_mod(eq, nctx).evaluate(y) == 0;
+                for (const QPoly& c : ys) y.push_back(reduce_mod(c, wp).evaluate(point));
+                return reduce_mod(eq, yp).evaluate(y) == 0;
             } catch (const domain_error&) {  // p divides a denominator: another prime
             }
         }
     }
 
-    Outcome space(const std::vector<std::vector<std::uint64_t>>& mons, long d) {
+    Outcome space(const Monomials& mons, long d) {
         Lift lift;
         long lead = -1, tries = 0, wide = 0;
         std::set<std::uint64_t> used;  // the CRT needs distinct primes
@@ -426,7 +393,9 @@ struct Search {
             lift.add(kernel->vector, p);
             const auto q = lift.rationals();
             if (!q) continue;
-            QPoly eq = primitive_polynomial(yctx, *q, mons);
+            std::vector<std::vector<std::uint64_t>> exps;
+            for (const auto& e : mons) exps.emplace_back(e.begin(), e.end());
+            QPoly eq = primitive_polynomial(yctx, *q, exps);
             if (!vanishes_at_a_point(eq)) continue;  // a premature reconstruction: more primes
             // FLINT's composition takes about 3 bytes per term product (840 MB at 2.8·10^8, the
             // binary 12-ics' degree 7): bounded by the count and by the memory limit.
@@ -532,7 +501,11 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
             return finish();
         }
         std::vector<QPoly> ys;
-        for (std::size_t b : *basis) ys.push_back(cs.polys[b]);
+        std::vector<std::vector<std::uint64_t>> basis_xexps;  // the coordinates' monomials' exponents: their weights
+        for (std::size_t b : *basis) {
+            ys.push_back(cs.polys[b]);
+            basis_xexps.push_back(cs.xexps[b]);
+        }
         std::vector<std::string> ynames;
         for (long k = 1; k <= rho; ++k) ynames.push_back("y" + std::to_string(k));
         const auto yctx = QContext::make(Variables(ynames));
@@ -562,16 +535,17 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
                           " coordinates pass " + approx(kMaxEnumeratedEntries) + " exponents" + (why.empty() ? "" : "; " + why);
                 return finish();
             }
-            std::vector<std::vector<std::uint64_t>> all = monomials_up_to(rho, d);
-            std::map<std::vector<std::uint64_t>, std::vector<std::vector<std::uint64_t>>> parts;
+            const Monomials all = algebra_detail::monomials_upto(rho, d);
+            std::map<std::vector<std::uint64_t>, Monomials> parts;
             for (const auto& e : all) {
                 std::vector<std::uint64_t> weight(cs.xexps.front().size(), 0);
                 for (long k = 0; k < rho; ++k)
-                    for (std::size_t v = 0; v < weight.size(); ++v) weight[v] += e[static_cast<std::size_t>(k)] * cs.xexps[(*basis)[static_cast<std::size_t>(k)]][v];
+                    for (std::size_t v = 0; v < weight.size(); ++v)
+                        weight[v] += static_cast<std::uint64_t>(e[static_cast<std::size_t>(k)]) * basis_xexps[static_cast<std::size_t>(k)][v];
                 parts[weight].push_back(e);
             }
             if (parts.size() > 1) {
-                std::vector<std::pair<std::uint64_t, const std::vector<std::vector<std::uint64_t>>*>> order;  // (spread, part)
+                std::vector<std::pair<std::uint64_t, const Monomials*>> order;  // (spread, part)
                 long over = 0, largest = 0, searched = 0;
                 for (const auto& [w, mons] : parts) {
                     largest = std::max(largest, static_cast<long>(mons.size()));
@@ -656,6 +630,12 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
     return finish();
 }
 
+std::string coordinates_text(const ImageEquation& e) {
+    std::string out;
+    for (const std::string& c : e.coordinates) out += (out.empty() ? "" : ", ") + c;
+    return out;
+}
+
 EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& opt) {
     check_options(opt);
     const auto t0 = std::chrono::steady_clock::now();
@@ -703,9 +683,7 @@ Record equation_record(const EquationAnswer& a) {
     r.set("equation_degree", e.equation ? Value(e.degree) : Value());
     r.set("searched_to", e.searched_to);
     r.set("primes", e.primes);
-    std::string coordinates;
-    for (const std::string& c : e.coordinates) coordinates += (coordinates.empty() ? "" : ", ") + c;
-    r.set("equation_coordinates", e.equation ? Value(coordinates) : Value());
+    r.set("equation_coordinates", e.equation ? Value(coordinates_text(e)) : Value());
     r.set("equation", e.equation ? Value(to_string(*e.equation)) : Value());
     r.set("label", a.label);
     r.set("seconds", std::round(a.seconds * 1e4) / 1e4);

@@ -534,9 +534,7 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
         r.set("generic_section_points", generic);
         r.set("generic_fibre_points", fibres);
     }
-    std::string coordinates;
-    for (const std::string& c : v.equation.coordinates) coordinates += (coordinates.empty() ? "" : ", ") + c;
-    r.set("equation_coordinates", v.equation.equation ? Value(coordinates) : Value());
+    r.set("equation_coordinates", v.equation.equation ? Value(coordinates_text(v.equation)) : Value());
     r.set("equation", v.equation.equation ? Value(to_string(*v.equation.equation)) : Value());
     r.set("label", v.label);
     r.set("seconds", std::round(v.seconds * 1e4) / 1e4);
