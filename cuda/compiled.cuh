@@ -28,10 +28,11 @@ inline void report_compiled(const char* who, const sr_tape* t, bool ok, double s
         std::fprintf(stderr, "seprank cuda: %s: no compiled kernel (%s); the interpreter ran\n", who, why.c_str());
 }
 
-// The loaded image of one network's kernels.
+// The loaded image of one network's kernel: flat or grid, the one the caller launches
+// (NVRTC's time is paid per kernel).
 struct Compiled {
     cudaLibrary_t lib = nullptr;
-    cudaKernel_t flat = nullptr, grid = nullptr;
+    cudaKernel_t flat = nullptr, grid = nullptr;  // the one compiled; the other null
     double compile_seconds = 0;
     Compiled() = default;
     Compiled(const Compiled&) = delete;
@@ -50,14 +51,24 @@ inline seprank::tape::SourceForm form_of(const seprank::tape::Mont32&) { return 
 inline seprank::tape::SourceForm form_of(const seprank::tape::Mont&) { return seprank::tape::SourceForm::mont; }
 inline seprank::tape::SourceForm form_of(const seprank::tape::Two&) { return seprank::tape::SourceForm::two; }
 
-// Compiles and loads the kernels of tape t, whose constants are in Ar's form (narrowed for
-// Mont32). false, with the reason in why, where any step fails: the caller runs the
-// interpreter.
+// The kernel a point source needs (tape_kernel.cuh's FlatSource, GridSource).
+inline unsigned kernel_for(const FlatSource&) { return seprank::tape::kFlatKernel; }
+inline unsigned kernel_for(const GridSource&) { return seprank::tape::kGridKernel; }
+
+// Compiles and loads kernel `which` (tape::kFlatKernel or tape::kGridKernel) of tape t,
+// whose constants are in Ar's form (narrowed for Mont32). false, with the reason in why,
+// where any step fails or the program is longer than tape::kMaxCompiledOps: the caller runs
+// the interpreter.
 template <class Ar>
-bool build_compiled(const sr_tape* t, const Ar& ar, Compiled& c, std::string& why) {
+bool build_compiled(const sr_tape* t, const Ar& ar, unsigned which, Compiled& c, std::string& why) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (static_cast<std::size_t>(t->n_ops) > seprank::tape::kMaxCompiledOps) {
+        why = "a program of " + std::to_string(t->n_ops) + " instructions, above the " + std::to_string(seprank::tape::kMaxCompiledOps) +
+              " whose compilation takes a minute";
+        return false;
+    }
     const std::string tu = seprank::tape::kernel_text(t->ops, static_cast<std::size_t>(t->n_ops), static_cast<std::size_t>(t->slots), t->output, t->p,
-                                                      form_of(ar));
+                                                      form_of(ar), which);
     if (tu.empty()) {
         why = "an instruction without a source form";
         return false;
@@ -74,8 +85,8 @@ bool build_compiled(const sr_tape* t, const Ar& ar, Compiled& c, std::string& wh
         return false;
     }
     cudaError_t e = cudaLibraryLoadData(&c.lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-    if (e == cudaSuccess) e = cudaLibraryGetKernel(&c.flat, c.lib, "sr_compiled_flat");
-    if (e == cudaSuccess) e = cudaLibraryGetKernel(&c.grid, c.lib, "sr_compiled_grid");
+    if (e == cudaSuccess && which == seprank::tape::kFlatKernel) e = cudaLibraryGetKernel(&c.flat, c.lib, "sr_compiled_flat");
+    if (e == cudaSuccess && which == seprank::tape::kGridKernel) e = cudaLibraryGetKernel(&c.grid, c.lib, "sr_compiled_grid");
     if (e != cudaSuccess) {
         why = std::string("loading the compiled kernels: ") + cudaGetErrorString(e);
         return false;
@@ -84,14 +95,14 @@ bool build_compiled(const sr_tape* t, const Ar& ar, Compiled& c, std::string& wh
     return true;
 }
 
-// Where SEPRANK_CUDA_COMPILED=1 asks for it, compiles and loads t's kernels into c and
-// reports what will run (report_compiled); whether c is to be launched. Ar and t as
-// build_compiled's.
+// Where SEPRANK_CUDA_COMPILED=1 asks for it, compiles and loads t's kernel `which` into c
+// and reports what will run (report_compiled); whether c is to be launched. Ar, t and which
+// as build_compiled's.
 template <class Ar>
-bool compile_if_asked(const char* who, const sr_tape* t, const Ar& ar, Compiled& c) {
+bool compile_if_asked(const char* who, const sr_tape* t, const Ar& ar, unsigned which, Compiled& c) {
     if (!compiled_asked()) return false;
     std::string why;
-    const bool ok = build_compiled(t, ar, c, why);
+    const bool ok = build_compiled(t, ar, which, c, why);
     report_compiled(who, t, ok, c.compile_seconds, why);
     return ok;
 }

@@ -240,7 +240,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     if (!g->compile_tried) {
         g->compile_tried = true;
         std::unique_ptr<Compiled> c(new Compiled());
-        if (compile_if_asked("sr_cuda_graded_step", t, ar, *c)) g->compiled = std::move(c);
+        if (compile_if_asked("sr_cuda_graded_step", t, ar, seprank::tape::kGridKernel, *c)) g->compiled = std::move(c);
     }
     SR_GTRY(cudaEventRecord(start));
     for (int q = 0; q < nr; ++q) {

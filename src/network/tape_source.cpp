@@ -41,9 +41,9 @@ std::string program_source(const Tape& tape, const std::string& name, SourceForm
     return checked(tape::program_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), tape.modulus(), name));
 }
 
-std::string kernel_source(const Tape& tape, SourceForm form) {
+std::string kernel_source(const Tape& tape, SourceForm form, unsigned kernels) {
     const std::vector<Tape::Op> ops = formed_ops(tape, form);
-    return checked(tape::kernel_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), tape.modulus(), form));
+    return checked(tape::kernel_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), tape.modulus(), form, kernels));
 }
 
 }  // namespace seprank::tape_detail

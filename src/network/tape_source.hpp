@@ -32,14 +32,16 @@ SourceForm gpu_form(std::uint64_t p);
 std::string program_source(const Tape& tape, const std::string& name, SourceForm form);
 
 // A whole translation unit for NVRTC: tape_impl.hpp's arithmetic (included by that name:
-// the caller hands NVRTC its text), program_source's function, and two kernels, extern "C":
+// the caller hands NVRTC its text), program_source's function, and the kernels `kernels`
+// asks for (tape::kFlatKernel, tape::kGridKernel, or both), extern "C":
 //   sr_compiled_flat(Ar ar, const uint64_t* points, int64_t inputs, int64_t count, uint64_t* out)
 //   sr_compiled_grid(Ar ar, const uint64_t* a, const uint64_t* b, const uint32_t* source,
 //                    const uint64_t* scales, int64_t width_a, int64_t width_b, int64_t cols,
 //                    int64_t nodes, int64_t count, uint64_t* out)
 // one thread per point, the values as Tape::evaluate and Tape::evaluate_grid give them (the
 // grid's point q as cuda/tape_kernel.cuh's GridSource forms it; scales[t] = ar.input_scale(t
-// + 1)). Ar is tape::Mont32, tape::Mont or tape::Two by `form`. Same preconditions and cost.
-std::string kernel_source(const Tape& tape, SourceForm form);
+// + 1)). Ar is tape::Mont32, tape::Mont or tape::Two by `form`. Same preconditions and cost
+// (NVRTC's, about the square of the length per kernel, is the caller's: kMaxCompiledOps).
+std::string kernel_source(const Tape& tape, SourceForm form, unsigned kernels = tape::kFlatKernel | tape::kGridKernel);
 
 }  // namespace seprank::tape_detail

@@ -69,22 +69,37 @@ std::string program_text(const Op* ops, std::size_t n, std::size_t slots, std::u
     return s;
 }
 
+// The kernels a translation unit holds (kernel_text's `kernels`, a mask): NVRTC's time grows
+// about as the square of the program's length and is paid once per kernel, since each
+// inlines the whole program, so a caller asks only for the one it launches.
+inline constexpr unsigned kFlatKernel = 1, kGridKernel = 2;
+
+// The longest program NVRTC is given (instructions): one kernel of 1,107 instructions took
+// 8.9 s to compile here, of 1,576 18 s, growing as the square of the length, and the GPU
+// machine's host took twice as long (42 s for two kernels of 1,107; docs/gpu.md, "Compiled
+// programs"); a longer program runs in the interpreter.
+inline constexpr std::size_t kMaxCompiledOps = 2048;
+
 // A translation unit for NVRTC: tape_impl.hpp (by that include name), the program as
-// sr_program, and the kernels sr_compiled_flat and sr_compiled_grid (tape_source.hpp).
+// sr_program, and the kernels sr_compiled_flat (kFlatKernel) and sr_compiled_grid
+// (kGridKernel) that `kernels` asks for (tape_source.hpp).
 template <class Op>
-std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, SourceForm form) {
+std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, SourceForm form,
+                        unsigned kernels = kFlatKernel | kGridKernel) {
     const std::string program = program_text(ops, n, slots, output, p, "sr_program");
     if (program.empty()) return program;
     const std::string ar = source_arith(form);
     std::string s = "#include \"network/tape_impl.hpp\"\n\n" + program;
-    s += "\nextern \"C\" __global__ void sr_compiled_flat(" + ar +
+    if (kernels & kFlatKernel)
+        s += "\nextern \"C\" __global__ void sr_compiled_flat(" + ar +
          " ar, const std::uint64_t* points, long long inputs, long long count, std::uint64_t* out) {\n"
          "    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
          "    if (q >= count) return;\n"
          "    const std::uint64_t* pt = points + q * inputs;\n"
          "    out[q] = ar.from(sr_program(ar, [&](std::uint32_t c) { return ar.to(pt[c]); }));\n"
          "}\n";
-    s += "\nextern \"C\" __global__ void sr_compiled_grid(" + ar +
+    if (kernels & kGridKernel)
+        s += "\nextern \"C\" __global__ void sr_compiled_grid(" + ar +
          " ar, const std::uint64_t* a, const std::uint64_t* b, const std::uint32_t* source, const std::uint64_t* scales,\n"
          "        long long width_a, long long width_b, long long cols, long long nodes, long long count, std::uint64_t* out) {\n"
          "    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"

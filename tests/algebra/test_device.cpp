@@ -133,7 +133,11 @@ TEST_CASE("rank_modular_cuda_many = rank_modular on each: batches of planted mat
         side_by_side += streams > 1;
     }
     CHECK(compared >= 20);
-    CHECK(side_by_side >= 1);
+    // SEPRANK_CUDA_STREAMS=1 (the device script's one-stream run) ranks them one at a time.
+    if (graded::streams_from_environment() > 1)
+        CHECK(side_by_side >= 1);
+    else
+        CHECK(side_by_side == 0);
     // Refusals, before any work: mixed primes, an entry that is not a residue.
     NmodMat a(3, 3, 5), b(3, 3, 7);
     CHECK_THROWS_WITH_AS(rank_modular_cuda_many({&a, &b}), doctest::Contains("matrix 1 is mod 7"), invalid_input);

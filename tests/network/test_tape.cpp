@@ -581,6 +581,14 @@ TEST_CASE("tape as source: the text's shape, and its checks name the value") {
     const std::string kernel = tape_detail::kernel_source(t, tape_detail::SourceForm::mont32);
     CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_flat(seprank::tape::Mont32 ar") != std::string::npos);
     CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_grid(seprank::tape::Mont32 ar") != std::string::npos);
+    // one kernel alone, as the plugin asks (NVRTC's time is paid per kernel)
+    const std::string flat = tape_detail::kernel_source(t, tape_detail::SourceForm::mont32, tape::kFlatKernel);
+    const std::string grid = tape_detail::kernel_source(t, tape_detail::SourceForm::mont32, tape::kGridKernel);
+    CHECK(flat.find("sr_compiled_flat(") != std::string::npos);
+    CHECK(flat.find("sr_compiled_grid(") == std::string::npos);
+    CHECK(grid.find("sr_compiled_grid(") != std::string::npos);
+    CHECK(grid.find("sr_compiled_flat(") == std::string::npos);
+    CHECK(grid.find(src.substr(src.find('{'))) != std::string::npos);  // the same program in each
     CHECK(tape_detail::gpu_form(2) == tape_detail::SourceForm::two);
     CHECK(tape_detail::gpu_form(2147483647ULL) == tape_detail::SourceForm::mont32);
     CHECK(tape_detail::gpu_form(2147483659ULL) == tape_detail::SourceForm::mont);

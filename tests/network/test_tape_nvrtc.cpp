@@ -24,15 +24,20 @@ TEST_CASE("nvrtc: the kernels of random networks compile for sm_90, in every for
         const Network net = random_network(seprank_test::random_spec(rng, lim), rng.next(), 1000);
         const std::uint64_t p = it % 3 == 0 ? 2 : it % 3 == 1 ? random_prime(rng, 31) : random_prime(rng, 62);
         const Tape t(net, p);
-        const std::string tu = tape_detail::kernel_source(t, tape_detail::gpu_form(p));
+        // both kernels, the flat one alone, the grid one alone (what the plugin asks for), each
+        // with two of the three forms
+        const int k = (it + it / 3) % 3;
+        const unsigned kernels = k == 0 ? tape::kFlatKernel | tape::kGridKernel : k == 1 ? tape::kFlatKernel : tape::kGridKernel;
+        const std::string tu = tape_detail::kernel_source(t, tape_detail::gpu_form(p), kernels);
         std::string cubin, log;
-        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p << "\n" << tu);
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " p = " << p << " kernels " << kernels << "\n" << tu);
         CHECK(sr_cuda::nvrtc_compile(tu, 90, cubin, log));
         INFO("log: " << log);
         CHECK(cubin.size() > 64);
         CHECK(cubin.compare(1, 3, "ELF") == 0);  // a device ELF image
-        CHECK(cubin.find("sr_compiled_grid") != std::string::npos);  // the kernels keep their C names
-        CHECK(cubin.find("sr_compiled_flat") != std::string::npos);
+        // the kernels keep their C names, and only those asked for are there
+        CHECK((cubin.find("sr_compiled_grid") != std::string::npos) == ((kernels & tape::kGridKernel) != 0));
+        CHECK((cubin.find("sr_compiled_flat") != std::string::npos) == ((kernels & tape::kFlatKernel) != 0));
     }
 }
 
