@@ -6,8 +6,20 @@
 
 #include <nvrtc.h>
 
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace sr_cuda {
 
@@ -17,6 +29,9 @@ namespace {
 constexpr const char* kCstdint =
     "#pragma once\nnamespace std { typedef unsigned long uint64_t; typedef unsigned int uint32_t; typedef long int64_t; }\n";
 constexpr const char* kCstddef = "#pragma once\nnamespace std { typedef unsigned long size_t; }\n";
+
+// NVRTC's options besides the architecture (the disk cache's key names them).
+constexpr const char* kOptions[] = {"--std=c++17", "-default-device"};
 
 struct Program {
     nvrtcProgram p = nullptr;
@@ -39,7 +54,7 @@ bool nvrtc_compile(const std::string& tu, int arch, std::string& cubin, std::str
     const std::string gpu = "--gpu-architecture=sm_" + std::to_string(arch);
     // -default-device: tape_impl.hpp's host-only helpers (make_mont32, narrow_program, …)
     // are compiled as device functions instead of refused; the kernels never call them.
-    const char* opts[] = {gpu.c_str(), "--std=c++17", "-default-device"};
+    const char* opts[] = {gpu.c_str(), kOptions[0], kOptions[1]};
     r = nvrtcCompileProgram(prog.p, 3, opts);
     std::size_t n = 0;
     nvrtcGetProgramLogSize(prog.p, &n);
@@ -62,6 +77,121 @@ bool nvrtc_compile(const std::string& tu, int arch, std::string& cubin, std::str
         log = std::string("nvrtcGetCUBIN: ") + nvrtcGetErrorString(r);
         return false;
     }
+    return true;
+}
+
+namespace {
+
+// The whole file at path, or false.
+bool read_file(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (!in.good() && !in.eof()) return false;
+    out = ss.str();
+    return true;
+}
+
+// Writes text to path through a temporary file of this process in the same folder, renamed
+// into place (atomic on one file system); false where any step fails.
+bool write_file(const std::string& path, const std::string& text) {
+    // unique to this write: the process, the thread, and a count (two threads of one process,
+    // or processes of two containers sharing the folder, may write one image at once)
+    static std::atomic<unsigned long> writes{0};
+    const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(getpid())) + "." +
+                            std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + "." + std::to_string(writes++);
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) return false;
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        out.close();
+        if (!out) {
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+// FNV-1a, 64 bits: the file name of a text (collisions are caught by comparing the text).
+std::uint64_t fnv1a(const std::string& s) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+// Whether dir is a folder of this user that no one else may write (an image read from it is
+// run as it is: its hash guards against damage, not against another user's file).
+bool private_folder(const std::string& dir) {
+    struct stat st {};
+    return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+}  // namespace
+
+std::string cache_dir() {
+    if (const char* e = std::getenv("SEPRANK_CUDA_CACHE")) {
+        const std::string v = e;
+        return v == "off" ? std::string() : v;
+    }
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/seprank/cuda";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/seprank/cuda";
+    return std::string();
+}
+
+bool nvrtc_compile_cached(const std::string& tu, int arch, std::string& cubin, std::string& log, bool* hit) {
+    if (hit) *hit = false;
+    const std::string dir = cache_dir();
+    if (dir.empty()) return nvrtc_compile(tu, arch, cubin, log);
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    // What the image depends on, first line of the kept text.
+    // What the image depends on besides the text: the architecture, NVRTC, its options and
+    // the headers the text includes (the arithmetic of tape_impl.hpp, built into the plugin),
+    // so an upgrade of any of them is a miss, not a stale kernel.
+    std::string built = std::string(kTapeImplText) + kCstdint + kCstddef;
+    for (const char* o : kOptions) built += std::string(o) + "\n";
+    char built_hash[17];
+    std::snprintf(built_hash, sizeof built_hash, "%016llx", static_cast<unsigned long long>(fnv1a(built)));
+    const std::string key = "// sm_" + std::to_string(arch) + ", NVRTC " + std::to_string(major) + "." + std::to_string(minor) + ", headers and options " +
+                            built_hash + "\n" + tu;
+    char name[17];
+    std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+    // One file holds the text and the image, so a reader sees both of one writer or none;
+    // its first line gives the sizes and the image's hash, so a damaged file is a miss.
+    const std::string path = dir + "/" + name + ".image";
+    const auto head_of = [&](const std::string& image) {
+        char h[17];
+        std::snprintf(h, sizeof h, "%016llx", static_cast<unsigned long long>(fnv1a(image)));
+        return "seprank cuda image 2 " + std::to_string(key.size()) + " " + std::to_string(image.size()) + " " + h + "\n";
+    };
+    std::string kept;
+    if (private_folder(dir) && read_file(path, kept)) {
+        const std::size_t eol = kept.find('\n');
+        if (eol != std::string::npos && kept.size() > eol + 1 + key.size() && kept.compare(eol + 1, key.size(), key) == 0) {
+            std::string image = kept.substr(eol + 1 + key.size());
+            if (kept.compare(0, eol + 1, head_of(image)) == 0 && image.size() > 64 && image.compare(1, 3, "ELF") == 0) {
+                cubin = std::move(image);
+                if (hit) *hit = true;
+                return true;
+            }
+        }
+    }
+    if (!nvrtc_compile(tu, arch, cubin, log)) return false;
+    // A folder that is not there is made for this user alone (its parents as usual); one that
+    // is there is used only if it is already private, and never changed.
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) {
+        const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        ::mkdir(dir.c_str(), 0700);
+    }
+    if (private_folder(dir)) write_file(path, head_of(cubin) + key + cubin);
     return true;
 }
 

@@ -33,17 +33,32 @@ std::string checked(std::string text) {
 
 SourceForm gpu_form(std::uint64_t p) { return p == 2 ? SourceForm::two : tape::narrow_prime(p) ? SourceForm::mont32 : SourceForm::mont; }
 
-std::string program_source(const Tape& tape, const std::string& name, SourceForm form) {
+namespace {
+
+bool c_identifier(const std::string& name) {
     bool ident = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ident) throw invalid_input("program name '" + name + "' is not a C identifier");
+    return ident;
+}
+
+}  // namespace
+
+std::string program_source(const Tape& tape, const std::string& name, SourceForm form, const std::string& weights) {
+    if (!c_identifier(name)) throw invalid_input("program name '" + name + "' is not a C identifier");
+    if (!c_identifier(weights)) throw invalid_input("weights array name '" + weights + "' is not a C identifier");
+    if (weights == name) throw invalid_input("weights array name '" + weights + "' is the program's name");
     const std::vector<Tape::Op> ops = formed_ops(tape, form);
-    return checked(tape::program_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), tape.modulus(), name));
+    return checked(tape::program_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), name, weights));
+}
+
+std::vector<std::uint64_t> program_weights(const Tape& tape, SourceForm form) {
+    const std::vector<Tape::Op> ops = formed_ops(tape, form);
+    return tape::program_weights(ops.data(), ops.size());
 }
 
 std::string kernel_source(const Tape& tape, SourceForm form, unsigned kernels) {
     const std::vector<Tape::Op> ops = formed_ops(tape, form);
-    return checked(tape::kernel_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), tape.modulus(), form, kernels));
+    return checked(tape::kernel_text(ops.data(), ops.size(), tape.slots(), tape.output_slot(), form, kernels));
 }
 
 }  // namespace seprank::tape_detail

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace seprank::tape_detail {
 
@@ -24,16 +25,25 @@ SourceForm gpu_form(std::uint64_t p);
 //   SR_TAPE_HD std::uint64_t <name>(const Ar& ar, Point&& x)
 // returning the tape's value at one point, still in the form (ar.from converts it): x(c)
 // gives coordinate c already in the form, as tape::step's point. Every instruction is one
-// statement with tape::step's semantics on locals s0..s<slots−1>, constants as literals in
-// `form` (mont32: narrowed as tape::narrow_program). It needs SR_TAPE_HD and std::uint64_t
-// declared before it (tape_impl.hpp). Preconditions (invalid_input): name a C identifier;
-// form fits the tape's prime (mont32: narrow_prime; two: p = 2; mont: odd p). Cost:
-// O(size()) characters, about 40 per instruction.
-std::string program_source(const Tape& tape, const std::string& name, SourceForm form);
+// statement with tape::step's semantics on locals s0..s<slots−1>; its constant, if it reads
+// one, is <weights>[k] for the k-th such instruction, an array the text does not declare
+// (program_weights gives its values in `form`, mont32 narrowed as tape::narrow_program), so
+// the text depends on the tape's shape only, not on its prime or weights. It needs
+// SR_TAPE_HD and std::uint64_t declared before it (tape_impl.hpp). Preconditions
+// (invalid_input): name and weights distinct C identifiers; form fits the tape's prime (mont32:
+// narrow_prime; two: p = 2; mont: odd p). Cost: O(size()) characters, about 40 per
+// instruction.
+std::string program_source(const Tape& tape, const std::string& name, SourceForm form, const std::string& weights = "sr_weights");
+
+// The values of program_source's weights array for `form`, in order. Same preconditions;
+// O(size()).
+std::vector<std::uint64_t> program_weights(const Tape& tape, SourceForm form);
 
 // A whole translation unit for NVRTC: tape_impl.hpp's arithmetic (included by that name:
-// the caller hands NVRTC its text), program_source's function, and the kernels `kernels`
-// asks for (tape::kFlatKernel, tape::kGridKernel, or both), extern "C":
+// the caller hands NVRTC its text), `__constant__ std::uint64_t sr_weights[K]` (K the number
+// of program_weights, at least 1: the caller fills it before a launch), program_source's
+// function reading it, and the kernels `kernels` asks for (tape::kFlatKernel,
+// tape::kGridKernel, or both), extern "C":
 //   sr_compiled_flat(Ar ar, const uint64_t* points, int64_t inputs, int64_t count, uint64_t* out)
 //   sr_compiled_grid(Ar ar, const uint64_t* a, const uint64_t* b, const uint32_t* source,
 //                    const uint64_t* scales, int64_t width_a, int64_t width_b, int64_t cols,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tape_impl.hpp"
 
@@ -26,32 +27,41 @@ inline const char* source_arith(SourceForm form) {
 
 inline std::string source_slot(std::uint32_t i) { return "s" + std::to_string(i); }
 
-inline std::string source_literal(std::uint64_t w) {
-    static const char* hex = "0123456789abcdef";
-    std::string h;
-    do {
-        h.insert(h.begin(), hex[w & 15u]);
-        w >>= 4;
-    } while (w != 0);
-    return "0x" + h + "ull";
+// Whether an instruction reads its constant w (the others' w is unused).
+inline bool source_weighted(std::uint32_t code) { return code == op_const || code == op_axpy || code == op_scale || code == op_addc; }
+
+// The constants of the n instructions ops, in their order, one per weighted instruction:
+// the array program_text's statements index (weights[k] for the k-th weighted one).
+template <class Op>
+std::vector<std::uint64_t> program_weights(const Op* ops, std::size_t n) {
+    std::vector<std::uint64_t> w;
+    for (std::size_t k = 0; k < n; ++k)
+        if (source_weighted(ops[k].code)) w.push_back(ops[k].w);
+    return w;
 }
 
 // The function `name` (template <class Ar, class Point> SR_TAPE_HD std::uint64_t name(const
-// Ar& ar, Point&& x)) of the n instructions ops (any type with code, dst, a, b, w; constants
-// already in the form that will run them), with `slots` locals and the value of slot
-// `output` returned. An unknown opcode: returns the empty string.
+// Ar& ar, Point&& x)) of the n instructions ops (any type with code, dst, a, b, w), with
+// `slots` locals and the value of slot `output` returned. Constants are read from the array
+// `weights` (weights[k] for the k-th weighted instruction: program_weights, in the form that
+// will run them), so the text depends on the program's shape alone, not on its prime or
+// weights: the plugin compiles one network shape once. An unknown opcode: returns the empty
+// string.
 template <class Op>
-std::string program_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, const std::string& name) {
+std::string program_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, const std::string& name,
+                         const std::string& weights) {
     std::string s;
     s.reserve(n * 40 + 256);
-    s += "// seprank tape: " + std::to_string(n) + " instructions, " + std::to_string(slots) + " slots, p = " + std::to_string(p) + "\n";
+    s += "// seprank tape: " + std::to_string(n) + " instructions, " + std::to_string(slots) + " slots\n";
     s += "template <class Ar, class Point>\nSR_TAPE_HD std::uint64_t " + name + "(const Ar& ar, Point&& x) {\n";
     s += "    std::uint64_t";
     for (std::size_t i = 0; i < slots; ++i) s += (i == 0 ? " " : ", ") + source_slot(static_cast<std::uint32_t>(i)) + " = 0";
     s += ";\n";
+    std::size_t next_weight = 0;
     for (std::size_t k = 0; k < n; ++k) {
         const Op& op = ops[k];
-        const std::string d = "    " + source_slot(op.dst) + " = ", w = source_literal(op.w);
+        const std::string d = "    " + source_slot(op.dst) + " = ";
+        const std::string w = source_weighted(op.code) ? weights + "[" + std::to_string(next_weight++) + "]" : std::string();
         switch (op.code) {
             case op_zero: s += d + "0;\n"; break;
             case op_const: s += d + w + ";\n"; break;
@@ -80,16 +90,22 @@ inline constexpr unsigned kFlatKernel = 1, kGridKernel = 2;
 // programs"); a longer program runs in the interpreter.
 inline constexpr std::size_t kMaxCompiledOps = 2048;
 
-// A translation unit for NVRTC: tape_impl.hpp (by that include name), the program as
-// sr_program, and the kernels sr_compiled_flat (kFlatKernel) and sr_compiled_grid
-// (kGridKernel) that `kernels` asks for (tape_source.hpp).
+// A translation unit for NVRTC: tape_impl.hpp (by that include name), the constants as
+// `__constant__ std::uint64_t sr_weights[K]` (K = the weighted instructions, at least 1; the
+// caller fills it with program_weights before a launch), the program as sr_program reading
+// them, and the kernels sr_compiled_flat (kFlatKernel) and sr_compiled_grid (kGridKernel)
+// that `kernels` asks for (tape_source.hpp). The text depends on the program's shape, the
+// form and the kernels only.
 template <class Op>
-std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, std::uint64_t p, SourceForm form,
+std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::uint32_t output, SourceForm form,
                         unsigned kernels = kFlatKernel | kGridKernel) {
-    const std::string program = program_text(ops, n, slots, output, p, "sr_program");
+    const std::string program = program_text(ops, n, slots, output, "sr_program", "sr_weights");
     if (program.empty()) return program;
+    std::size_t weighted = 0;
+    for (std::size_t k = 0; k < n; ++k) weighted += source_weighted(ops[k].code) ? 1 : 0;
     const std::string ar = source_arith(form);
-    std::string s = "#include \"network/tape_impl.hpp\"\n\n" + program;
+    std::string s = "#include \"network/tape_impl.hpp\"\n\n__constant__ std::uint64_t sr_weights[" +
+                    std::to_string(weighted > 0 ? weighted : 1) + "];\n\n" + program;
     if (kernels & kFlatKernel)
         s += "\nextern \"C\" __global__ void sr_compiled_flat(" + ar +
          " ar, const std::uint64_t* points, long long inputs, long long count, std::uint64_t* out) {\n"

@@ -525,8 +525,12 @@ TEST_CASE("tape as source (tape_source.hpp): the host compiler's build of the ge
         const std::uint64_t p = pick_prime(rng, it);
         Tape t(net, p);
         const tape_detail::SourceForm form = it % 2 == 0 ? tape_detail::gpu_form(p) : (p == 2 ? tape_detail::SourceForm::two : tape_detail::SourceForm::mont);
-        const std::string name = "sr_program_" + std::to_string(it);
-        tu += tape_detail::program_source(t, name, form);
+        const std::string name = "sr_program_" + std::to_string(it), weights = "sr_weights_" + std::to_string(it);
+        // the constants, as the plugin fills its __constant__ array (at least one entry)
+        tu += "static const std::uint64_t " + weights + "[] = {";
+        for (const std::uint64_t w : tape_detail::program_weights(t, form)) tu += std::to_string(w) + "ull, ";
+        tu += "0};\n";
+        tu += tape_detail::program_source(t, name, form, weights);
         // The host wrapper: the arithmetic of the form, the points into it (mont32: reduced mod
         // p first, as the GPU's are), the value out of it.
         const std::string ar = form == tape_detail::SourceForm::two ? "seprank::tape::Two{}"
@@ -569,6 +573,32 @@ TEST_CASE("tape as source (tape_source.hpp): the host compiler's build of the ge
     dlclose(lib);
 }
 
+TEST_CASE("tape as source: one text per network shape, whatever its prime and weights; the weights differ") {
+    // What lets the plugin compile a shape once: the kernel's text reads its constants from
+    // sr_weights. (A weight that folds to 0 changes the program's shape, hence its text:
+    // only tapes of one length are compared, and most draws are.)
+    auto rng = seprank_test::rng_for("tape-source-shape");
+    INFO("seed " << seprank_test::seed());
+    const NetworkSpec spec = seprank_test::attention_spec(3, 2, 2);
+    const Tape first(random_network(spec, rng.next(), 1000000), random_prime(rng, 31));
+    const std::string text = tape_detail::kernel_source(first, tape_detail::SourceForm::mont32, tape::kGridKernel);
+    const std::vector<std::uint64_t> weights = tape_detail::program_weights(first, tape_detail::SourceForm::mont32);
+    int same_length = 0;
+    for (int it = 0; it < 6; ++it) {
+        const Tape other(random_network(spec, rng.next(), 1000000), random_prime(rng, 31));
+        if (other.size() != first.size()) continue;
+        ++same_length;
+        CHECK(tape_detail::kernel_source(other, tape_detail::SourceForm::mont32, tape::kGridKernel) == text);
+        CHECK(tape_detail::program_weights(other, tape_detail::SourceForm::mont32) != weights);
+    }
+    CHECK(same_length >= 4);
+    // another shape, another form, another kernel: another text
+    const Tape deeper(random_network(seprank_test::attention_spec(3, 2, 3), rng.next(), 1000000), first.modulus());
+    CHECK(tape_detail::kernel_source(deeper, tape_detail::SourceForm::mont32, tape::kGridKernel) != text);
+    CHECK(tape_detail::kernel_source(first, tape_detail::SourceForm::mont, tape::kGridKernel) != text);
+    CHECK(tape_detail::kernel_source(first, tape_detail::SourceForm::mont32, tape::kFlatKernel) != text);
+}
+
 TEST_CASE("tape as source: the text's shape, and its checks name the value") {
     const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 1, 5);
     const Tape t(net, 2147483647ULL);  // 2^31 − 1: mont32
@@ -578,7 +608,15 @@ TEST_CASE("tape as source: the text's shape, and its checks name the value") {
     for (std::size_t at = src.find("\n    s"); at != std::string::npos; at = src.find("\n    s", at + 1))
         statements += std::isdigit(static_cast<unsigned char>(src[at + 6])) ? 1 : 0;
     CHECK(statements == t.size());  // one statement per instruction
+    CHECK(src.find("sr_weights[0]") != std::string::npos);  // constants from the array, in order
+    CHECK(src.find("0x") == std::string::npos);              // no literal
+    std::size_t weighted = 0;
+    for (const Tape::Op& op : t.ops()) weighted += tape::source_weighted(op.code) ? 1 : 0;
+    CHECK(tape_detail::program_weights(t, tape_detail::SourceForm::mont32).size() == weighted);
+    CHECK(src.find("sr_weights[" + std::to_string(weighted - 1) + "]") != std::string::npos);
+    CHECK(src.find("sr_weights[" + std::to_string(weighted) + "]") == std::string::npos);
     const std::string kernel = tape_detail::kernel_source(t, tape_detail::SourceForm::mont32);
+    CHECK(kernel.find("__constant__ std::uint64_t sr_weights[" + std::to_string(weighted) + "];") != std::string::npos);
     CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_flat(seprank::tape::Mont32 ar") != std::string::npos);
     CHECK(kernel.find("extern \"C\" __global__ void sr_compiled_grid(seprank::tape::Mont32 ar") != std::string::npos);
     // one kernel alone, as the plugin asks (NVRTC's time is paid per kernel)
@@ -594,6 +632,10 @@ TEST_CASE("tape as source: the text's shape, and its checks name the value") {
     CHECK(tape_detail::gpu_form(2147483659ULL) == tape_detail::SourceForm::mont);
     CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "2f", tape_detail::SourceForm::mont32); }) ==
           "program name '2f' is not a C identifier");
+    CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "f", tape_detail::SourceForm::mont32, "w-1"); }) ==
+          "weights array name 'w-1' is not a C identifier");
+    CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "f", tape_detail::SourceForm::mont32, "f"); }) ==
+          "weights array name 'f' is the program's name");
     CHECK(seprank_test::message_of([&] { tape_detail::program_source(t, "f", tape_detail::SourceForm::two); }) ==
           "program form does not fit the tape's prime 2147483647");
     const Tape big(net, 9223372036854775783ULL);
