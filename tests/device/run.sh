@@ -22,10 +22,11 @@
 #     time ends counts 1 and keeps the earlier trials' answer (docs/gpu.md).
 #     The device lends 15 minutes in all, starts included (about 40 s each), and takes the
 #     machine back 30 s after a call, so a second call must follow at once. On an H200 a
-#     whole run without rows took 139-182 s (bench/GPU.md). For issue 61 (2026-11-30, two
-#     calls back to back, 900 s in all), the rows first, then the rest:
-#       STEPS=rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,2,400 4,5,3,1,1,120" ... run 555   (timeout_s 590)
-#       STEPS=tests,step,table,sanitizers ... run 250                                   (timeout_s 290)
+#     whole run without rows took 139-182 s (bench/GPU.md). For issue 61, two calls back to
+#     back (900 s in all): the frontier step four ways (which decides whether the rows run
+#     compiled; ROWS_COMPILED=1 or 0 forces it) and the rows, then the rest:
+#       STEPS=step,rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,2,300 4,5,3,1,1,200" ... run 555   (timeout_s 590)
+#       STEPS=tests,table,sanitizers ... run 250                                           (timeout_s 290)
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
@@ -54,6 +55,9 @@ mkdir -p "$out"
 # temporary folder and packed into $out/logs.tar.gz after every step (the last pack
 # survives a kill); summary.txt and nvidia-smi.txt stay beside it.
 logs=$(mktemp -d)
+# The compiled kernels' images (docs/gpu.md, "Compiled programs"), this run's own folder.
+SEPRANK_CUDA_CACHE=${SEPRANK_CUDA_CACHE:-$(mktemp -d)}
+export SEPRANK_CUDA_CACHE
 pack() { tar czf "$out/logs.tar.gz.tmp" -C "$logs" . && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"; }
 trap 'pack; rm -rf "$logs" "${stores:-}"' EXIT
 bin=.device/extra
@@ -213,6 +217,8 @@ frontier_step() {
 }
 if wanted step; then
     frontier_step step_cuda cuda
+    # compiled: once to compile (into this run's image cache), then timed with the image read back
+    frontier_step step_cuda_compiled_cold cuda SEPRANK_CUDA_COMPILED=1
     frontier_step step_cuda_compiled cuda SEPRANK_CUDA_COMPILED=1
     frontier_step step_cuda_one_stream cuda SEPRANK_CUDA_STREAMS=1  # the blocks one at a time, as before
     frontier_step step_cpu cpu
@@ -265,7 +271,12 @@ except (ValueError, OSError):
 PY
 }
 rows_env=()
-if (( ${compiled_tests_ok:-0} )) && [[ -e $logs/step_cuda.log && -e $logs/step_cuda_compiled.log ]]; then
+# The compiled kernels for the rows where they proved right and faster: the device tests
+# passed with them (when the tests ran in this call) and the frontier step gave the same
+# ranks in less time; ROWS_COMPILED=1 or 0 decides instead.
+if [[ ${ROWS_COMPILED:-auto} == 1 ]]; then
+    rows_env=(SEPRANK_CUDA_COMPILED=1)
+elif [[ ${ROWS_COMPILED:-auto} == auto ]] && (( ${compiled_tests_ok:-1} )) && [[ -e $logs/step_cuda.log && -e $logs/step_cuda_compiled.log ]]; then
     r0=$(json_field "$logs/step_cuda.log" rank); r1=$(json_field "$logs/step_cuda_compiled.log" rank)
     t0=$(json_field "$logs/step_cuda.log" seconds); t1=$(json_field "$logs/step_cuda_compiled.log" seconds)
     if [[ -n $r0 && $r0 == "$r1" ]] && python3 -c "import sys; sys.exit(0 if float('$t1') < float('$t0') else 1)" 2>/dev/null; then
