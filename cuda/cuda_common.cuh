@@ -13,12 +13,12 @@
 
 // The kernels are built optimised. nvcc's device debug mode (-G), which Meson 1.0 adds for
 // buildtype=debug (the buildtype left when a project sets only debug and optimization),
-// made every kernel of the plugin 10 to 30 times slower on an H200: the frontier step's
-// evaluation 10.3 s instead of 0.37 s, the default table 21 s instead of 2.1 s (bench/GPU.md,
-// 2026-11-30). cuda/meson.build builds the plugin with buildtype=release; this stops a
+// made the plugin's kernels many times slower on an H200: the frontier step's evaluation
+// 10.3 s instead of 0.34-0.37 s, its ranks one block at a time 2.43 s instead of 0.18 s, the
+// default table 21 s instead of 2.1 s (bench/GPU.md, 2026-11-30). cuda/meson.build builds the plugin with buildtype=release; this stops a
 // build that loses that. Define SEPRANK_CUDA_DEVICE_DEBUG to debug kernels on purpose.
 #if defined(__CUDACC_DEBUG__) && !defined(SEPRANK_CUDA_DEVICE_DEBUG)
-#error "the CUDA plugin is being compiled with device debug (-G): its kernels would run 10-30x slower; build it with buildtype=release (cuda/meson.build), or define SEPRANK_CUDA_DEVICE_DEBUG to debug kernels"
+#error "the CUDA plugin is being compiled with device debug (-G): its kernels would run 10-30x slower (bench/GPU.md, 2026-11-30); build it with buildtype=release (cuda/meson.build), or define SEPRANK_CUDA_DEVICE_DEBUG to debug kernels"
 #endif
 
 namespace sr_cuda {
