@@ -1,12 +1,14 @@
-// bench_gpu_rank — rank mod p of a planted n x n matrix on the GPU (the CUDA engine's
+// bench_gpu_rank — rank mod p of a planted n x n (or rows x n) matrix on the GPU (the CUDA engine's
 // blocked elimination, cuda/rank.cu), against the CPU (rank_modular_fflas) on the same
 // machine. Issue 35's target: n = 32768 in at most 1 s on one H100/H200.
 //
 // Usage:
-//   bench_gpu_rank [--n N] [--deficiency D] [--cpu-n M] [--tile T] [--prime P | --prime-bits B]
+//   bench_gpu_rank [--n N] [--rows R] [--deficiency D] [--cpu-n M] [--tile T] [--prime P | --prime-bits B]
 //                  [--seed S] [--threads K]
-//     N  side of the GPU matrix (default 32768)
-//     D  planted deficiency: rank N - D (default 100)
+//     N  columns of the GPU matrix, and its rows unless R is given (default 32768)
+//     R  rows of the GPU matrix (default N): R > N and D near R make the very deficient tall
+//        matrices whose rows reduced to zero fill the leaf's scan (docs/gpu.md)
+//     D  planted deficiency: D rows made dependent, rank min(R - D, N) (default 100)
 //     M  side of the CPU comparison (default 4096; 0 skips it): the CPU and the GPU on the
 //        same planted M x M, and the CPU time scaled by (N/M)^3. The CPU is
 //        rank_modular_fflas for p < 2^26, FLINT's nmod_mat_rank (rank_modular) above, and
@@ -46,31 +48,32 @@ namespace {
 
 using seprank_bench::now;
 
-// The planted matrix, row-major, entries in [0, p): rank n - d except with chance < 2/p.
-std::vector<std::uint64_t> plant(long n, long d, std::uint64_t p, std::uint64_t seed, unsigned threads) {
-    std::vector<std::uint64_t> a(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+// The planted m x n matrix, row-major, entries in [0, p): d of its rows (d < m) combinations
+// of 2 or 3 others, so rank min(m - d, n) except with chance < 2/p.
+std::vector<std::uint64_t> plant(long m, long n, long d, std::uint64_t p, std::uint64_t seed, unsigned threads) {
+    std::vector<std::uint64_t> a(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
             Rng rng = Rng(seed).split(t + 1);
-            const long lo = n * t / threads, hi = n * (t + 1) / threads;
+            const long lo = m * t / threads, hi = m * (t + 1) / threads;
             for (std::size_t e = static_cast<std::size_t>(lo) * n; e < static_cast<std::size_t>(hi) * n; ++e) a[e] = rng.below(p);
         });
     for (auto& th : pool) th.join();
     Rng rng = Rng(seed).split(0);
-    std::vector<char> dead(static_cast<std::size_t>(n), 0);
-    for (long k = 0; k < d && k < n;) {
-        const auto i = static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(n)));
+    std::vector<char> dead(static_cast<std::size_t>(m), 0);
+    for (long k = 0; k < d && k < m - 1;) {
+        const auto i = static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(m)));
         if (!dead[i]) dead[i] = 1, ++k;
     }
     std::vector<std::uint64_t> row(static_cast<std::size_t>(n));
-    for (long i = 0; i < n; ++i) {
+    for (long i = 0; i < m; ++i) {
         if (!dead[static_cast<std::size_t>(i)]) continue;
         std::fill(row.begin(), row.end(), 0);
         const int terms = 2 + static_cast<int>(rng.below(2));
         for (int t = 0; t < terms; ++t) {
             std::size_t s = 0;
-            do s = static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(n)));
+            do s = static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(m)));
             while (dead[s]);
             const std::uint64_t c = 1 + rng.below(p - 1);
             __extension__ typedef unsigned __int128 u128;
@@ -87,12 +90,12 @@ struct GpuRun {
     double gpu_s = 0, wall_s = 0, bytes = 0;
 };
 
-GpuRun gpu_rank(const std::vector<std::uint64_t>& a, long n, std::uint64_t p, int tile) {
+GpuRun gpu_rank(const std::vector<std::uint64_t>& a, long m, long n, std::uint64_t p, int tile) {
     const detail::CudaPlugin& fn = detail::cuda_plugin();
     sr_cuda_status st{};
     std::int64_t r = 0;
     const double t0 = now();
-    fn.rank(a.data(), n, n, p, tile, &r, &st);
+    fn.rank(a.data(), m, n, p, tile, &r, &st);
     GpuRun out;
     out.wall_s = now() - t0;
     detail::check_cuda(st, "bench_gpu_rank");
@@ -104,28 +107,29 @@ GpuRun gpu_rank(const std::vector<std::uint64_t>& a, long n, std::uint64_t p, in
 
 // One prime's section: the GPU at n, then the CPU and the GPU at cpu_n. Returns 1 on a
 // rank that differs from the planted one.
-int run_prime(long n, long d, long cpu_n, int tile, std::uint64_t p, std::uint64_t seed, unsigned threads) {
+int run_prime(long rows, long n, long d, long cpu_n, int tile, std::uint64_t p, std::uint64_t seed, unsigned threads) {
     int status = 0;
     const CudaInfo& info = cuda_info();
     const bool two_limb = p > (std::uint64_t{1} << 26);
     std::printf("prime: %llu\nmode: %s\ntile: %d\n", static_cast<unsigned long long>(p), two_limb ? "two-limb" : "one product", tile);
     if (info.devices > 0) {
         const double t0 = now();
-        const std::vector<std::uint64_t> a = plant(n, d, p, seed, threads);
-        std::printf("n: %ld\nplanted_rank: %ld\nplant_seconds: %.2f\n", n, n - d, now() - t0);
+        const std::vector<std::uint64_t> a = plant(rows, n, d, p, seed, threads);
+        const long planted = std::min(rows - std::min(d, rows - 1), n);
+        std::printf("rows: %ld\nn: %ld\nplanted_rank: %ld\nplant_seconds: %.2f\n", rows, n, planted, now() - t0);
         std::fflush(stdout);
-        const GpuRun g = gpu_rank(a, n, p, tile);
+        const GpuRun g = gpu_rank(a, rows, n, p, tile);
         std::printf("gpu_rank: %ld\ngpu_seconds: %.3f\ngpu_wall_seconds: %.3f\ngpu_bytes_mib: %.0f\n", g.rank, g.gpu_s, g.wall_s,
                     g.bytes / (1024.0 * 1024.0));
-        if (g.rank != n - d) {
-            std::printf("MISMATCH: gpu rank %ld, planted %ld\n", g.rank, n - d);
+        if (g.rank != planted) {
+            std::printf("MISMATCH: gpu rank %ld, planted %ld\n", g.rank, planted);
             status = 1;
         }
         std::fflush(stdout);
     }
     if (cpu_n > 0) {
         const long dc = std::min(d, cpu_n / 2);
-        const std::vector<std::uint64_t> a = plant(cpu_n, dc, p, seed + 1, threads);
+        const std::vector<std::uint64_t> a = plant(cpu_n, cpu_n, dc, p, seed + 1, threads);
         NmodMat m(cpu_n, cpu_n, p);
         for (long i = 0; i < cpu_n; ++i) std::memcpy(m.get()->rows[i], a.data() + static_cast<std::size_t>(i) * cpu_n, sizeof(std::uint64_t) * cpu_n);
         const double t0 = now();
@@ -150,7 +154,7 @@ int run_prime(long n, long d, long cpu_n, int tile, std::uint64_t p, std::uint64
         }
         std::fflush(stdout);
         if (info.devices > 0) {
-            const GpuRun g = gpu_rank(a, cpu_n, p, tile);
+            const GpuRun g = gpu_rank(a, cpu_n, cpu_n, p, tile);
             std::printf("gpu_seconds_at_cpu_n: %.3f\ngpu_wall_seconds_at_cpu_n: %.3f\nspeedup_at_cpu_n: %.1f\n", g.gpu_s, g.wall_s,
                         g.gpu_s > 0 ? cpu_s / g.gpu_s : 0.0);
             if (g.rank != rc) {
@@ -166,7 +170,7 @@ int run_prime(long n, long d, long cpu_n, int tile, std::uint64_t p, std::uint64
 }  // namespace
 
 int main(int argc, char** argv) {
-    long n = 32768, d = 100, cpu_n = 4096;
+    long n = 32768, rows = 0, d = 100, cpu_n = 4096;
     int tile = 0;
     std::vector<std::uint64_t> primes = {8388593};
     std::uint64_t seed = 1;
@@ -175,6 +179,7 @@ int main(int argc, char** argv) {
         const std::string k = argv[i];
         const char* v = argv[i + 1];
         if (k == "--n") n = std::atol(v);
+        else if (k == "--rows") rows = std::atol(v);
         else if (k == "--deficiency") d = std::atol(v);
         else if (k == "--cpu-n") cpu_n = std::atol(v);
         else if (k == "--tile") tile = std::atoi(v);
@@ -195,8 +200,9 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (n < 1 || d < 0 || d >= n || cpu_n < 0) {
-        std::fprintf(stderr, "bench_gpu_rank: need 0 <= deficiency < n and cpu-n >= 0\n");
+    if (rows == 0) rows = n;
+    if (n < 1 || rows < 1 || d < 0 || d >= rows || cpu_n < 0) {
+        std::fprintf(stderr, "bench_gpu_rank: need n >= 1, rows >= 1, 0 <= deficiency < rows and cpu-n >= 0\n");
         return 2;
     }
     for (const std::uint64_t p : primes)
@@ -208,6 +214,6 @@ int main(int argc, char** argv) {
     const CudaInfo& info = cuda_info();
     std::printf("device: %s\n", info.devices > 0 ? info.name.c_str() : ("none (" + info.why + ")").c_str());
     int status = 0;
-    for (const std::uint64_t p : primes) status |= run_prime(n, d, cpu_n, tile, p, seed, threads);
+    for (const std::uint64_t p : primes) status |= run_prime(rows, n, d, cpu_n, tile, p, seed, threads);
     return status;
 }

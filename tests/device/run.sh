@@ -14,7 +14,8 @@
 #     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
 #     groups after the smoke test, in this order: tests (with the compiled kernels), frontier,
-#     rank, step, dimension, tape, share, table, rows (issue 61's rows, ROWS), sanitizers
+#     rank, scan (very deficient matrices), step, dimension, tape, share, table, rows (issue
+#     61's rows, ROWS), sanitizers
 #     (racecheck and synccheck on the leaf kernels, memcheck on the blocks side by side).
 #     FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share;
 #     FRONTIER_TRIALS (default 3) their trials: each draws its own 31-bit prime, so the
@@ -26,7 +27,7 @@
 #     back (900 s in all): the frontier step four ways (which decides whether the rows run
 #     compiled; ROWS_COMPILED=1 or 0 forces it) and the rows, then the rest:
 #       STEPS=step,rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,2,300 4,5,3,1,1,200" ... run 555   (timeout_s 590)
-#       STEPS=tests,table,sanitizers ... run 250                                           (timeout_s 290)
+#       STEPS=tests,scan,table,sanitizers ... run 250                                      (timeout_s 290)
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
@@ -196,9 +197,15 @@ if wanted rank; then
     # Where the time goes: every operation synchronised and timed (slower; its own line).
     step rank_32768_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 32768 --cpu-n 0
     step rank_16384_two_limb_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 46 --cpu-n 0
-    # The scan on a very deficient matrix (rank 2,384 of 16,384): rows reduced to zero pile
-    # up at the top, and the capped scan leaves what it does not read to the rows below.
-    step rank_16384_deficient_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --deficiency 14000 --cpu-n 0
+fi
+
+# 3b. The leaf's capped scan on very deficient matrices (docs/gpu.md, the elimination): rows
+#     reduced to zero pile up at the top, and the scan leaves what it does not read to the
+#     rows below. A square one (rank 2,384 of 16,384) and a tall one (65,536 x 4,096 of
+#     rank 1,536), each eliminated once profiled (the leaves run in two phases and again in one).
+if wanted scan; then
+    step scan_16384_deficient 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --deficiency 14000 --cpu-n 0
+    step scan_tall_deficient 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --rows 65536 --n 4096 --deficiency 64000 --cpu-n 0
 fi
 
 # 4. One frontier step at equal side, GPU and CPU with the same prime bits (target >= 100x):
