@@ -150,6 +150,22 @@ if (( ! session_ok )); then  # the failing path, under the sanitizer, for its me
     step sanitizer_session 60 "$sanitizer" --tool memcheck seprank generic --tokens 2 --dim 2 --depth 2 --method evaluation --device cuda
 fi
 
+# 0b. The rows' compiled kernels, compiled now in the background (one process per row shape,
+#     a 16-side run each, on the CPU's cores) into this run's image cache while the groups
+#     before the rows use the GPU, so that a row running compiled reads its image back
+#     instead of waiting for NVRTC (a minute for the longest programs). Waited for before
+#     the rows. ROWS_COMPILED=0 skips it.
+rows_default="3,4,4,1,2,240 4,5,3,1,1,150 4,3,4,1,1,150 3,4,4,2,1,120"
+prewarm_pids=()
+if wanted rows && [[ ${ROWS_COMPILED:-auto} != 0 ]]; then
+    for row in ${ROWS:-$rows_default}; do
+        IFS=, read -r n dx depth h _ _ <<<"$row"
+        SEPRANK_CUDA_COMPILED=1 timeout 150 seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" --heads "$h" \
+            --trials 1 --device cuda --max-side 16 $bits_opt >"$logs/prewarm_n${n}_dx${dx}_l${depth}_h${h}.log" 2>&1 &
+        prewarm_pids+=($!)
+    done
+fi
+
 # 1. The device tests: GPU = CPU reference on random networks of every family (flat and
 #    grid evaluation, the graded session) and on planted and non-generic matrices.
 if wanted tests; then
@@ -292,9 +308,15 @@ elif [[ ${ROWS_COMPILED:-auto} == auto ]] && (( ${compiled_tests_ok:-1} )) && [[
     echo "rows: step rank $r0 in $t0 s interpreted, $r1 in $t1 s compiled: the rows run ${rows_env[*]:-interpreted}" | tee -a "$out/summary.txt"
 fi
 if wanted rows; then
+    if (( ${#prewarm_pids[@]} > 0 )); then
+        t0=$SECONDS
+        wait "${prewarm_pids[@]}"
+        echo "rows: their kernels compiled in the background ($((SECONDS - t0)) s waited): $(grep -h -o 'kernel ([0-9]* instructions) [a-z ]* in [0-9.]* s' "$logs"/prewarm_*.log | tr '\n' ';')" |
+            tee -a "$out/summary.txt"
+    fi
     reserve=0
     wanted sanitizers && reserve=${SANITIZER_RESERVE:-150}
-    for row in ${ROWS:-3,4,4,1,2,240 4,5,3,1,1,150 4,3,4,1,1,150 3,4,4,2,1,120}; do
+    for row in ${ROWS:-$rows_default}; do
         IFS=, read -r n dx depth h trials secs <<<"$row"
         left=$((budget - (SECONDS - start) - reserve))
         cap=$(( secs < left ? secs : left ))
