@@ -76,7 +76,6 @@ inline void report_compiled(const char* who, const sr_tape* t, bool ok, double s
 struct Compiled {
     std::shared_ptr<Image> image;
     std::vector<std::uint64_t> weights;  // sr_weights' values for this tape (program_weights)
-    unsigned which = 0;                  // tape::kFlatKernel or tape::kGridKernel
     double compile_seconds = 0;
 };
 
@@ -113,7 +112,6 @@ bool build_compiled(const sr_tape* t, const Ar& ar, unsigned which, Compiled& c,
         return false;
     }
     c.weights = seprank::tape::program_weights(t->ops, static_cast<std::size_t>(t->n_ops));
-    c.which = which;
     int dev = 0, major = 0, minor = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
@@ -171,11 +169,14 @@ bool compile_if_asked(const char* who, const sr_tape* t, const Ar& ar, unsigned 
 // Holds c's image for this tape's launches: fills sr_weights with c's constants (ordered
 // after every kernel launched before on the legacy default stream, which all the launches
 // use) and keeps another tape of the same shape from filling them until the lock is
-// released after the last launch that reads them.
-inline std::unique_lock<std::mutex> hold_compiled(const Compiled& c, cudaError_t& e) {
-    std::unique_lock<std::mutex> lock(c.image->use);
-    e = c.weights.empty() ? cudaSuccess
-                          : cudaMemcpy(c.image->weights, c.weights.data(), c.weights.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice);
+// released after the last launch that reads them. c null (the interpreter runs): holds
+// nothing. e: the copy's error.
+inline std::unique_lock<std::mutex> hold_compiled(const Compiled* c, cudaError_t& e) {
+    e = cudaSuccess;
+    if (!c) return {};
+    std::unique_lock<std::mutex> lock(c->image->use);
+    if (!c->weights.empty())
+        e = cudaMemcpy(c->image->weights, c->weights.data(), c->weights.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice);
     return lock;
 }
 

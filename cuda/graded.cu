@@ -242,12 +242,9 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
         std::unique_ptr<Compiled> c(new Compiled());
         if (compile_if_asked("sr_cuda_graded_step", t, ar, seprank::tape::kGridKernel, *c)) g->compiled = std::move(c);
     }
-    std::unique_lock<std::mutex> hold;  // the image's constants are this session's until the last launch
-    if (g->compiled) {
-        cudaError_t filled = cudaSuccess;
-        hold = hold_compiled(*g->compiled, filled);
-        SR_GTRY(filled);
-    }
+    cudaError_t filled = cudaSuccess;  // the image's constants are this session's until the last launch
+    const std::unique_lock<std::mutex> hold = hold_compiled(g->compiled.get(), filled);
+    SR_GTRY(filled);
     SR_GTRY(cudaEventRecord(start));
     for (int q = 0; q < nr; ++q) {
         const gr::Rect& r = rects[q];

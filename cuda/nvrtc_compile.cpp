@@ -2,11 +2,12 @@
 // (nvrtc_compile.hpp).
 #include "nvrtc_compile.hpp"
 
+#include "base/file_io.hpp"
+#include "base/hash.hpp"
 #include "tape_impl_text.hpp"
 
 #include <nvrtc.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,7 +16,6 @@
 #include <iterator>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <sys/stat.h>
@@ -93,38 +93,6 @@ bool read_file(const std::string& path, std::string& out) {
     return true;
 }
 
-// Writes text to path through a temporary file of this process in the same folder, renamed
-// into place (atomic on one file system); false where any step fails.
-bool write_file(const std::string& path, const std::string& text) {
-    // unique to this write: the process, the thread, and a count (two threads of one process,
-    // or processes of two containers sharing the folder, may write one image at once)
-    static std::atomic<unsigned long> writes{0};
-    const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(getpid())) + "." +
-                            std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + "." + std::to_string(writes++);
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return false;
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        out.close();
-        if (!out) {
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
-}
-
-// FNV-1a, 64 bits: the file name of a text (collisions are caught by comparing the text).
-std::uint64_t fnv1a(const std::string& s) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
 // Whether dir is a folder of this user that no one else may write (an image read from it is
 // run as it is: its hash guards against damage, not against another user's file).
 bool private_folder(const std::string& dir) {
@@ -150,25 +118,18 @@ bool nvrtc_compile_cached(const std::string& tu, int arch, std::string& cubin, s
     if (dir.empty()) return nvrtc_compile(tu, arch, cubin, log);
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
-    // What the image depends on, first line of the kept text.
     // What the image depends on besides the text: the architecture, NVRTC, its options and
     // the headers the text includes (the arithmetic of tape_impl.hpp, built into the plugin),
     // so an upgrade of any of them is a miss, not a stale kernel.
     std::string built = std::string(kTapeImplText) + kCstdint + kCstddef;
     for (const char* o : kOptions) built += std::string(o) + "\n";
-    char built_hash[17];
-    std::snprintf(built_hash, sizeof built_hash, "%016llx", static_cast<unsigned long long>(fnv1a(built)));
     const std::string key = "// sm_" + std::to_string(arch) + ", NVRTC " + std::to_string(major) + "." + std::to_string(minor) + ", headers and options " +
-                            built_hash + "\n" + tu;
-    char name[17];
-    std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+                            seprank::detail::fnv1a_hex(built) + "\n" + tu;
     // One file holds the text and the image, so a reader sees both of one writer or none;
     // its first line gives the sizes and the image's hash, so a damaged file is a miss.
-    const std::string path = dir + "/" + name + ".image";
+    const std::string path = dir + "/" + seprank::detail::fnv1a_hex(key) + ".image";
     const auto head_of = [&](const std::string& image) {
-        char h[17];
-        std::snprintf(h, sizeof h, "%016llx", static_cast<unsigned long long>(fnv1a(image)));
-        return "seprank cuda image 2 " + std::to_string(key.size()) + " " + std::to_string(image.size()) + " " + h + "\n";
+        return "seprank cuda image 2 " + std::to_string(key.size()) + " " + std::to_string(image.size()) + " " + seprank::detail::fnv1a_hex(image) + "\n";
     };
     std::string kept;
     if (private_folder(dir) && read_file(path, kept)) {
@@ -191,7 +152,14 @@ bool nvrtc_compile_cached(const std::string& tu, int arch, std::string& cubin, s
         if (!parent.empty()) std::filesystem::create_directories(parent, ec);
         ::mkdir(dir.c_str(), 0700);
     }
-    if (private_folder(dir)) write_file(path, head_of(cubin) + key + cubin);
+    // written as every output of seprank is (a fresh temporary file, renamed into place); a
+    // file that cannot be written only costs the next run a compilation
+    if (private_folder(dir)) {
+        try {
+            seprank::detail::write_file_atomically(path, head_of(cubin) + key + cubin, "CUDA image cache file");
+        } catch (const std::exception&) {
+        }
+    }
     return true;
 }
 

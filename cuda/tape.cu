@@ -183,12 +183,9 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     // The network's own kernel where SEPRANK_CUDA_COMPILED=1 asks for it (compiled.cuh).
     Compiled compiled;
     const bool use_compiled = compile_if_asked(job.who, t, ar, kernel_for(job.source(d_in.ptr)), compiled);
-    std::unique_lock<std::mutex> hold;  // the image's constants are this tape's until the last launch
-    if (use_compiled) {
-        cudaError_t filled = cudaSuccess;
-        hold = hold_compiled(compiled, filled);
-        SR_TRY(filled);
-    }
+    cudaError_t filled = cudaSuccess;  // the image's constants are this tape's until the last launch
+    const std::unique_lock<std::mutex> hold = hold_compiled(use_compiled ? &compiled : nullptr, filled);
+    SR_TRY(filled);
     prof.lap(TapeProfile::kSetup);
     for (int64_t u0 = 0; u0 < job.units; u0 += chunk) {
         const int64_t nu = std::min(chunk, job.units - u0);

@@ -29,12 +29,6 @@ std::string checked(std::string text) {
     return text;
 }
 
-}  // namespace
-
-SourceForm gpu_form(std::uint64_t p) { return p == 2 ? SourceForm::two : tape::narrow_prime(p) ? SourceForm::mont32 : SourceForm::mont; }
-
-namespace {
-
 bool c_identifier(const std::string& name) {
     bool ident = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -42,6 +36,8 @@ bool c_identifier(const std::string& name) {
 }
 
 }  // namespace
+
+SourceForm gpu_form(std::uint64_t p) { return p == 2 ? SourceForm::two : tape::narrow_prime(p) ? SourceForm::mont32 : SourceForm::mont; }
 
 std::string program_source(const Tape& tape, const std::string& name, SourceForm form, const std::string& weights) {
     if (!c_identifier(name)) throw invalid_input("program name '" + name + "' is not a C identifier");

@@ -101,8 +101,7 @@ std::string kernel_text(const Op* ops, std::size_t n, std::size_t slots, std::ui
                         unsigned kernels = kFlatKernel | kGridKernel) {
     const std::string program = program_text(ops, n, slots, output, "sr_program", "sr_weights");
     if (program.empty()) return program;
-    std::size_t weighted = 0;
-    for (std::size_t k = 0; k < n; ++k) weighted += source_weighted(ops[k].code) ? 1 : 0;
+    const std::size_t weighted = program_weights(ops, n).size();
     const std::string ar = source_arith(form);
     std::string s = "#include \"network/tape_impl.hpp\"\n\n__constant__ std::uint64_t sr_weights[" +
                     std::to_string(weighted > 0 ? weighted : 1) + "];\n\n" + program;

@@ -121,19 +121,4 @@ std::string BlockStore::get_range(const std::string& name, std::size_t offset, s
     return out;
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-std::string fnv1a_hex(const std::string& text) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
-    return buf;
-}
-
 }  // namespace seprank::detail

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "base/file_io.hpp"
+#include "base/hash.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -73,9 +74,6 @@ bool remove_block_store(const std::string& dir) noexcept;
 // cannot, or when DIR is not a directory.
 void ensure_directory(const std::string& dir, const std::string& what);
 
-// FNV-1a, 64 bits: fingerprints table plans. O(text length).
-std::uint64_t fnv1a(const std::string& text);
-// The same as 16 hex digits: names stores and fingerprints weights.
-std::string fnv1a_hex(const std::string& text);
+// fnv1a and fnv1a_hex (base/hash.hpp) name stores and fingerprint plans and weights.
 
 }  // namespace seprank::detail

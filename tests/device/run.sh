@@ -293,21 +293,21 @@ except (ValueError, OSError):
     pass
 PY
 }
-rows_env=()
-# The compiled kernels for the rows where they proved right and faster: the device tests
-# passed with them (when the tests ran in this call) and the frontier step gave the same
-# ranks in less time; ROWS_COMPILED=1 or 0 decides instead.
-if [[ ${ROWS_COMPILED:-auto} == 1 ]]; then
-    rows_env=(SEPRANK_CUDA_COMPILED=1)
-elif [[ ${ROWS_COMPILED:-auto} == auto ]] && (( ${compiled_tests_ok:-1} )) && [[ -e $logs/step_cuda.log && -e $logs/step_cuda_compiled.log ]]; then
-    r0=$(json_field "$logs/step_cuda.log" rank); r1=$(json_field "$logs/step_cuda_compiled.log" rank)
-    t0=$(json_field "$logs/step_cuda.log" seconds); t1=$(json_field "$logs/step_cuda_compiled.log" seconds)
-    if [[ -n $r0 && $r0 == "$r1" ]] && python3 -c "import sys; sys.exit(0 if float('$t1') < float('$t0') else 1)" 2>/dev/null; then
-        rows_env=(SEPRANK_CUDA_COMPILED=1)
-    fi
-    echo "rows: step rank $r0 in $t0 s interpreted, $r1 in $t1 s compiled: the rows run ${rows_env[*]:-interpreted}" | tee -a "$out/summary.txt"
-fi
 if wanted rows; then
+    rows_env=()
+    # The compiled kernels for the rows where they proved right and faster: the device tests
+    # passed with them (when the tests ran in this call) and the frontier step gave the same
+    # ranks in less time; ROWS_COMPILED=1 or 0 decides instead.
+    if [[ ${ROWS_COMPILED:-auto} == 1 ]]; then
+        rows_env=(SEPRANK_CUDA_COMPILED=1)
+    elif [[ ${ROWS_COMPILED:-auto} == auto ]] && (( ${compiled_tests_ok:-1} )) && [[ -e $logs/step_cuda.log && -e $logs/step_cuda_compiled.log ]]; then
+        r0=$(json_field "$logs/step_cuda.log" rank); r1=$(json_field "$logs/step_cuda_compiled.log" rank)
+        t0=$(json_field "$logs/step_cuda.log" seconds); t1=$(json_field "$logs/step_cuda_compiled.log" seconds)
+        if [[ -n $r0 && $r0 == "$r1" ]] && python3 -c "import sys; sys.exit(0 if float('$t1') < float('$t0') else 1)" 2>/dev/null; then
+            rows_env=(SEPRANK_CUDA_COMPILED=1)
+        fi
+        echo "rows: step rank $r0 in $t0 s interpreted, $r1 in $t1 s compiled: the rows run ${rows_env[*]:-interpreted}" | tee -a "$out/summary.txt"
+    fi
     if (( ${#prewarm_pids[@]} > 0 )); then
         t0=$SECONDS
         wait "${prewarm_pids[@]}"
