@@ -32,6 +32,13 @@ grep -q '"note": ".*evaluation on the GPU' "$T/g.json" || fail "generic --device
 "$S" generic --tokens 3 --dim 2 --depth 2 --device cuda --prime-bits 23 --format json >"$T/g23.json" || fail "generic --prime-bits 23 on the GPU"
 "$S" generic --tokens 3 --dim 2 --depth 2 --method evaluation --prime-bits 23 --format json >"$T/c23.json" || fail "generic --prime-bits 23 cpu"
 compare "$T/g23.json" "$T/c23.json" rank prime trial_ranks block_ranks rows failure_bound || fail "generic --prime-bits 23: GPU and CPU differ"
+# block hints from a block table: the device session ranks the hinted blocks at their own steps, as the CPU does
+"$S" table --blocks --tokens 3 --dim 2 --depth 2 --format csv --out "$T/blocks.csv" >/dev/null 2>&1 || fail "table --blocks"
+"$S" generic --tokens 3 --dim 2 --depth 2 --device cuda --hint-blocks "$T/blocks.csv" --format json >"$T/gh.json" 2>"$T/gh.err" || fail "generic --hint-blocks --device cuda: $(cat "$T/gh.err")"
+"$S" generic --tokens 3 --dim 2 --depth 2 --method evaluation --prime-bits 31 --hint-blocks "$T/blocks.csv" --format json >"$T/ch.json" || fail "generic --hint-blocks cpu"
+compare "$T/gh.json" "$T/ch.json" rank prime trial_ranks block_ranks rows evaluations failure_bound || fail "generic --hint-blocks: GPU and CPU differ: $(cat "$T/gh.json")"
+compare "$T/gh.json" "$T/c.json" rank || fail "generic --hint-blocks: another rank than without hints"
+grep -q '"note": ".*block hints (they steer the sides only' "$T/gh.json" || fail "generic --hint-blocks: the note does not name the hints"
 # generic, plain evaluation (a residual connection mixes degrees)
 "$S" generic --tokens 2 --dim 2 --depth 2 --residual --device cuda --format json >"$T/g2.json" 2>"$T/g2.err" || fail "generic residual --device cuda: $(cat "$T/g2.err")"
 "$S" generic --tokens 2 --dim 2 --depth 2 --residual --method evaluation --prime-bits 31 --format json >"$T/c2.json" || fail "generic residual cpu"

@@ -11,7 +11,7 @@ struct GenericCommand final : Command {
     long trials = 2, generic_max_side = 4096, generic_start = 0;
     double generic_growth = 1.25, generic_max_seconds = 0;
     int prime_bits = 62;
-    std::string generic_store;
+    std::string generic_store, hint_blocks;
     std::string device = "cpu";
     std::string format = "text";
 
@@ -35,6 +35,7 @@ struct GenericCommand final : Command {
         sub->add_option("--max-seconds", generic_max_seconds, "evaluation: time budget in seconds (0: none); a run it stops is a lower bound (converged false), and where it stops depends on the machine")->capture_default_str();
         sub->add_option("--store", generic_store, "graded evaluation: keep the work units in directory DIR (created when missing), so a killed run resumes and several processes given DIR share the work");
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (at most 52 bits: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits)")->capture_default_str();
+        sub->add_option("--hint-blocks", hint_blocks, "graded evaluation: a block table (table --blocks, data/*.csv) whose rows of this network give the first trial's expected block ranks; each block is first ranked just above its hint instead of growing from the first side (the hints steer the sides only: the answer is certified as without them; later trials take the earlier trials' block ranks)");
         add_device_option(sub, device);
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
@@ -65,14 +66,15 @@ struct GenericCommand final : Command {
         if (go.weights_file.empty()) notes.network(*sub, spec);
         const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)
                                                     : seprank::parse_partition(generic_partition, spec->tokens);
+        if (!hint_blocks.empty()) g.block_hints = seprank::read_block_hints(hint_blocks, spec, part);
         const auto t0 = std::chrono::steady_clock::now();
         // trials and certificates on stderr (docs/progress.md)
         const seprank::RankAnswer r = with_progress(globals, [&] { return seprank::generic_rank(spec, part, g); });
         const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");
         if (r.method == "flattening")
-            notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store", "--max-seconds"}, chosen + " evaluates nothing");
+            notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store", "--max-seconds", "--hint-blocks"}, chosen + " evaluates nothing");
         else if (r.variant.rfind("graded", 0) != 0)
-            notes.ignored(*sub, {"--store"}, "the " + r.variant + " evaluation keeps no block store (graded only)");
+            notes.ignored(*sub, {"--store", "--hint-blocks"}, "the " + r.variant + " evaluation keeps no block store and no block hints (graded only)");
         json j = spec_json(spec);
         j["network"] = describe(spec);
         j.update(to_nl(seprank::to_record(r)));

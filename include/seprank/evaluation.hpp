@@ -93,6 +93,16 @@ struct EvaluationOptions {
     // step always runs. The value then depends on the machine's speed; without a budget it
     // does not.
     double max_seconds = 0;
+    // graded: the expected rank of degree block a at entry a (a = 0..D; −1 or a missing
+    // entry: none), from a previous trial, an earlier run or a conjectured law
+    // (docs/evaluation.md, "Block hints"). They only steer the sides: a block with a hint
+    // h is first ranked at side h + 8 + h/128 (or its cap), skipping the smaller sides, and
+    // grows by `growth` from there while its rank stays full. The answer is certified as
+    // without hints (each block's rank below its side, or at its cap); a wrong hint costs
+    // time, never correctness. With exact hints each block is ranked once. The plain
+    // variant ignores them (noted). Checked: entries >= −1, at most D + 1 of them
+    // (invalid_input naming the value).
+    std::vector<long> block_hints;
     // Where the forward evaluations and the eliminations run (device.hpp, docs/gpu.md):
     // cpu (default), cuda (refused where there is no GPU: invalid_input), or automatic. On
     // the GPU the prime is at most cuda_info().max_prime: a given larger prime is refused

@@ -80,6 +80,12 @@ struct GenericOptions {
     // min(prime_bits, cuda_prime_bits()) bits (the note says when that is fewer). The
     // flattening always runs on the CPU (noted when a GPU was asked for).
     Device device = Device::cpu;
+    // evaluation (graded): expected block ranks (EvaluationOptions::block_hints, entry a for
+    // degree block a, −1: none) for the first trial; they steer the sides only. Every later
+    // trial takes as its hints the largest rank of each block over the earlier converged
+    // trials (each trial still draws and certifies on its own: with exact hints it ranks
+    // each block once). Checked as there.
+    std::vector<long> block_hints;
 };
 
 // Checks every value, whatever the method will be (invalid_input naming the value): the

@@ -36,6 +36,8 @@
 
 #include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
+#include "seprank/network.hpp"
+#include "seprank/partition.hpp"
 
 #include <string>
 #include <vector>
@@ -118,6 +120,16 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
 struct BlockPrediction {
     long block = 0, k = 0, j = 0, cap_a = 0, cap_b = 0, predicted = 0;
 };
+// The network and partition predict_blocks predicts at (above): the first row `where`
+// keeps, with the law's variables `vars` set to x, and the row's partition (the balanced
+// one when there is none or it does not fit the token count). invalid_input when no row
+// matches, x has the wrong size, or the network is invalid. Cost: one validation.
+struct PredictionNetwork {
+    ValidSpec spec;
+    ValidPartition part;
+};
+PredictionNetwork prediction_network(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                                     const std::vector<std::string>& vars, const std::vector<long>& x);
 std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
                                             const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x);
 

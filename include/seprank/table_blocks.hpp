@@ -63,6 +63,21 @@ std::vector<Row> block_rows(const Row& config_row);
 // O(rows · columns).
 Row fold_block_rows(const std::vector<Row>& rows);
 
+// Block hints (EvaluationOptions::block_hints, GenericOptions::block_hints) from a file:
+// entry a is the expected rank of block a of the configuration that `spec` with
+// partition `part` has (its row_key), −1 for a block the file does not give. The file is
+// either
+//   - a block table (CSV with its header, or JSON lines; `table --blocks` writes both,
+//     data/ holds such tables): the ranks of that configuration's block rows, lower-bound
+//     rows included (the block then grows from there), skipped rows giving nothing; or
+//   - the JSON of `guess --blocks --predict ... --format json`: the blocks of the
+//     prediction whose "key" is that configuration's (a conjectured law's values).
+// A block given twice gives its larger value. The file is only read. Errors
+// (invalid_input naming the path): as parse_table_text or parse_json_text, a prediction
+// without its key and blocks, and a file with nothing for this configuration. Cost:
+// linear in the file, O(columns²) per table row.
+std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part);
+
 namespace detail {
 // table_row's part: sets the four list columns of a configuration row from the graded
 // evaluation's block ranks (indexed by a = 0..D; missing entries read 0) and the block

@@ -507,7 +507,9 @@ PYBIND11_MODULE(_core, m) {
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
         const ValidSpec s = spec_from_dict(spec);
         const ValidPartition part = partition_for(partition, s->tokens);
-        const GenericOptions g = generic_options(opts, GenericOptions{});
+        GenericOptions g = generic_options(opts, GenericOptions{});
+        g.block_hints = get_or<std::vector<long>>(opts, "block_hints", {});
+        if (opts.contains("hint_file")) g.block_hints = read_block_hints(opts["hint_file"].cast<std::string>(), s, part);
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });
 

@@ -139,7 +139,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
                  growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62,
-                 max_seconds: float = 0, device: str = "cpu") -> Answer:
+                 max_seconds: float = 0, device: str = "cpu", block_hints: Any = None) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
     Each of ``trials`` draws sets every weight uniformly from S = Z/p (a random 62-bit
@@ -162,6 +162,11 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     ``device`` ('cpu' | 'cuda' | 'auto', docs/gpu.md): where the evaluation runs; on the
     GPU 'auto' is the evaluation and p has at most the GPU's bits; 'cuda' without a GPU
     raises ValueError. The answer's ``device`` names it.
+    ``block_hints`` (graded evaluation, docs/evaluation.md "Block hints"): the first trial's
+    expected block ranks, a list (entry a for degree block a, -1: none) or the name of a
+    file (a block table, or the JSON of ``guess --blocks --predict``) holding this
+    network's rows; they steer the sides only, and later trials take the earlier trials'
+    block ranks as theirs.
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -184,5 +189,13 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         if not isinstance(store, str) or not store:
             raise ValueError(f"store: expected a folder name, got {store!r}")
         opts["store"] = store
+    if isinstance(block_hints, str):
+        if not block_hints:
+            raise ValueError("block_hints: expected a list of ranks or a file name, got ''")
+        opts["hint_file"] = block_hints
+    elif block_hints is not None:
+        if not isinstance(block_hints, (list, tuple)) or any(isinstance(h, bool) or not isinstance(h, int) for h in block_hints):
+            raise ValueError(f"block_hints: expected a list of integer ranks (-1: none) or a file name, got {block_hints!r}")
+        opts["block_hints"] = [int(h) for h in block_hints]
     return Answer(_core.generic_rank(spec, partition_text(partition), opts))
 

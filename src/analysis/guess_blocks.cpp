@@ -395,11 +395,10 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     return law;
 }
 
-std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
-                                            const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x) {
-    if (!law.found) throw invalid_input("guess --blocks: no law to predict with");
-    if (x.size() != law.vars.size())
-        throw invalid_input("guess --blocks: " + std::to_string(x.size()) + " values for " + std::to_string(law.vars.size()) + " variables");
+PredictionNetwork prediction_network(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                                     const std::vector<std::string>& vars, const std::vector<long>& x) {
+    if (x.size() != vars.size())
+        throw invalid_input("guess --blocks: " + std::to_string(x.size()) + " values for " + std::to_string(vars.size()) + " variables");
     const TableRow* row = nullptr;
     for (const TableRow& r : table)
         if (row_matches(r, where)) {
@@ -407,7 +406,7 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
             break;
         }
     if (!row) throw invalid_input("guess --blocks: no row of the table matches `where`");
-    const ValidSpec spec(spec_of_row(*row, law.vars, x));
+    const ValidSpec spec(spec_of_row(*row, vars, x));
     const std::string* part_text = table_cell(*row, "partition");
     ValidPartition part = balanced_partition(spec->tokens);
     if (part_text && !part_text->empty()) {
@@ -416,6 +415,15 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
         } catch (const invalid_input&) {  // another token count: the balanced partition
         }
     }
+    return PredictionNetwork{spec, part};
+}
+
+std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
+                                            const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x) {
+    if (!law.found) throw invalid_input("guess --blocks: no law to predict with");
+    const PredictionNetwork at = prediction_network(table, where, law.vars, x);
+    const ValidSpec& spec = at.spec;
+    const ValidPartition& part = at.part;
     const DegreeBlockSides sides = degree_block_sides(spec, part);
     if (sides.a_side.empty()) {
         if (!is_homogeneous(spec)) throw invalid_input("guess --blocks: the network at this point is not homogeneous: it has no degree blocks");

@@ -60,6 +60,10 @@ void check_options(const EvaluationOptions& opt) {
         std::snprintf(s, sizeof s, "%g", opt.max_seconds);
         throw invalid_input(std::string("max seconds ") + s + " must be a finite number >= 0 (0: no time budget)");
     }
+    for (std::size_t a = 0; a < opt.block_hints.size(); ++a)
+        if (opt.block_hints[a] < -1)
+            throw invalid_input("block hint " + std::to_string(opt.block_hints[a]) + " of block " + std::to_string(a) +
+                                " must be a rank >= 0 (or -1: none)");
 }
 
 long first_side(const EvaluationOptions& opt) { return opt.start > 0 ? opt.start : std::min(16L, opt.max_side); }

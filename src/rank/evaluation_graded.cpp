@@ -107,6 +107,9 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
         hi = D;
     }
     g.caps = model.degree_block_caps(part, HUGE_VAL, opt.parity);  // homogeneous: D + 1 caps
+    if (static_cast<long>(opt.block_hints.size()) > D + 1)
+        throw invalid_input("block hints: " + std::to_string(opt.block_hints.size()) + " entries for a network of " + std::to_string(D + 1) +
+                            " degree blocks (a = 0.." + std::to_string(D) + ")");
     return g;
 }
 
@@ -132,6 +135,22 @@ long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOp
     return K;
 }
 
+// The first side at which a block with hint h (an expected rank) is ranked: h + 8 + h/128,
+// a margin that a law a few short of the rank (docs/conjectures.md) still clears. O(1).
+long hinted_side(long h) { return h + 8 + h / 128; }
+
+// The next step's side: the smallest target of an open block, raised to take in the
+// targets within 1/16 above it (so that close hints share a step); 0 when no block is open.
+long next_step(const std::vector<Block>& blocks) {
+    long lo = 0;
+    for (const auto& b : blocks)
+        if (!b.done) lo = lo == 0 ? b.target : std::min(lo, b.target);
+    long k = lo;
+    for (const auto& b : blocks)
+        if (!b.done && b.target <= lo + lo / 16) k = std::max(k, b.target);
+    return k;
+}
+
 // After the ranks of a step: a block is final when its rank reached its cap (certain) or
 // stayed below its side. Every block ranked adds its minor size min(rank + 1, side) to
 // `minor_sum`, which the failure bound multiplies by D/p: a block at its cap too (its
@@ -141,6 +160,8 @@ bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     bool all = true;
     for (Block* b : open) {
         minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
+        b->ranked_at = b->side;
+        ++b->times;
         if (b->rank == b->cap) {
             b->done = true;  // the most it can be: certain
         } else {
@@ -184,15 +205,32 @@ void graded_summary(RankAnswer& res, const std::vector<Block>& blocks, const Gra
                res.note + (g.dev.note.empty() ? "" : g.dev.note + "; ");
 }
 
-std::vector<Block> initial_blocks(const Graded& g) {
+// The blocks before the first step; each open one's first target is its hinted side
+// (opt.block_hints) or the first side of the common growth.
+std::vector<Block> initial_blocks(const Graded& g, const EvaluationOptions& opt) {
     std::vector<Block> blocks(static_cast<std::size_t>(g.D + 1));
     for (long a = 0; a <= g.D; ++a) {
         Block& b = blocks[static_cast<std::size_t>(a)];
         b.cap = g.caps[static_cast<std::size_t>(a)];
         b.done = b.cap == 0;  // with the symmetry, every a ≢ ρ lands here: no monomial of that degree is allowed
         b.m = NmodMat(0, 0, g.p);
+        const long h = a < static_cast<long>(opt.block_hints.size()) ? opt.block_hints[static_cast<std::size_t>(a)] : -1;
+        b.target = h >= 0 ? std::min(hinted_side(h), opt.max_side) : first_side(opt);
     }
     return blocks;
+}
+
+// How many blocks had a hint, and how many of them were final at the first side they were
+// ranked at (res.hinted_blocks, hinted_final); the note's words on them ("" without any).
+std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions& opt, RankAnswer& res) {
+    for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a)
+        if (blocks[a].cap > 0 && opt.block_hints[a] >= 0) {
+            ++res.hinted_blocks;
+            res.hinted_final += blocks[a].done && blocks[a].times == 1;
+        }
+    if (res.hinted_blocks == 0) return "";
+    return "block hints for " + std::to_string(res.hinted_blocks) + " blocks, " + std::to_string(res.hinted_final) +
+           " of them final at the first side ranked (the hints steer the sides only); ";
 }
 
 // Where the graded steps keep entries and ranks: in memory (the reference) — every open
@@ -370,8 +408,24 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
     StepBudget budget(opt.max_seconds);
-    for (long k = first_side(opt);; k = next_side(k, opt)) {
+    // Ranks the blocks in `which` (largest first) and settles them; whether every block is final.
+    auto rank_some = [&](std::vector<Block*> which, long side, long last_rank, long last_side) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::sort(which.begin(), which.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
+        report_step(side, opt.max_side, "ranking " + std::to_string(which.size()) + (which.size() == 1 ? " block" : " blocks"), last_rank,
+                    last_side);
+        be.rank(which);
+        res.phases.rank += since(t0);
+        settle(which, res.minor_sum, g.p);
+        bound = res.minor_sum * static_cast<double>(g.D) / static_cast<double>(g.p);
+        return std::all_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.done; });
+    };
+    // Each open block is ranked when the step reaches its target (or its cap): without block
+    // hints every target is the common side, first_side and then next_side of it, so every
+    // open block is ranked at every step; a hinted block waits for its hinted side.
+    for (long k = next_step(blocks); k > 0;) {
         budget.step_started();
+        const long asked = k;
         const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
         ra.extend(rng, g.p, K);
@@ -381,7 +435,10 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         long last_side = 0, last_rank = 0;  // the step before, over all blocks
         for (const auto& b : blocks) last_side += b.side, last_rank += b.rank;
         for (auto& b : blocks)
-            if (!b.done) b.side = std::min(k, b.cap);
+            if (!b.done) {
+                b.side = std::min(k, b.cap);
+                if (k < asked) b.target = std::min(b.target, k);  // the first step shrank to fit max_side: rank every block there
+            }
         long side = 0;
         for (const auto& b : blocks) side += b.side;
         report_step(side, opt.max_side, "evaluating", last_rank, last_side);
@@ -393,28 +450,40 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         }
         res.evaluations += (K * K - old * old) * g.nd;
         old = K;
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<Block*> open;
+        std::vector<Block*> due;
         for (auto& b : blocks)
-            if (!b.done) open.push_back(&b);
-        std::sort(open.begin(), open.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
-        report_step(side, opt.max_side, "ranking " + std::to_string(open.size()) + (open.size() == 1 ? " block" : " blocks"),
-                    last_rank, last_side);
-        be.rank(open);
-        res.phases.rank += since(t0);
-        const bool all = settle(open, res.minor_sum, g.p);
-        bound = res.minor_sum * static_cast<double>(g.D) / static_cast<double>(g.p);
-        if (all) {
+            if (!b.done && (b.target <= k || b.side == b.cap)) due.push_back(&b);
+        if (rank_some(due, side, last_rank, last_side)) {
             res.converged = true;
             break;
         }
+        for (Block* b : due)
+            if (!b->done) b->target = next_side(k, opt);
         if (k == opt.max_side) break;
-        if (budget.stop_before(k, next_side(k, opt))) {
+        const long nk = next_step(blocks);
+        if (budget.stop_before(k, nk)) {
             res.stop = GrowthStop::time_budget;
             break;
         }
+        k = nk;
     }
-    res.note = be.note();
+    // A run that stops (size, time or memory) with hinted blocks not ranked at their last
+    // side ranks them there, so each reports the rank of its largest matrix (without hints
+    // every open block was ranked at the last step: nothing to do).
+    if (!res.converged && !cancel_requested()) {
+        std::vector<Block*> stale;
+        long side = 0, rank = 0;
+        for (auto& b : blocks) {
+            side += b.side, rank += b.rank;
+            if (!b.done && b.side > 0 && b.ranked_at != b.side) stale.push_back(&b);
+        }
+        if (!stale.empty() && rank_some(stale, side, rank, side)) {
+            res.converged = true;
+            res.stop = GrowthStop::none;
+            res.stop_detail.clear();
+        }
+    }
+    res.note = be.note() + hints_note(blocks, opt, res);
     graded_summary(res, blocks, g, how);
     // Every block at its cap: the rank is exact, whatever the earlier steps added to the
     // bound while those blocks were still growing.
@@ -431,7 +500,7 @@ RankAnswer evaluation_rank_graded_impl(const Network& net, const ValidPartition&
     Setup st{0, 0, Rng(0), DeviceChoice{}};
     const Graded g = graded_setup(net, part, opt, st);
     const PointEvaluator f(net, g.p, opt.batch, g.dev);
-    std::vector<Block> blocks = initial_blocks(g);
+    std::vector<Block> blocks = initial_blocks(g, opt);
     SidePoints ra(part->A.size(), st.per), rb(part->B.size(), st.per);
     const int nt = std::max(1, opt.threads);
     const std::string how = f.describe(opt.batch);

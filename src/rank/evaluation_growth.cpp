@@ -191,6 +191,7 @@ RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPartition& 
         }
     }
     res.note = f.describe(opt.batch) + (opt.store.empty() ? "" : "block store not used (plain variant); ") +
+               (opt.block_hints.empty() ? "" : "block hints not used (plain variant); ") +
                (st.dev.device == Device::cuda ? "eliminations on the GPU (" + detail::device_time(device_s) + "); " : "") +
                (st.dev.note.empty() ? "" : st.dev.note + "; ");
     res.failure_bound = res.converged ? std::min(1.0, bound) : 1.0;

@@ -262,6 +262,9 @@ private:
 struct Block {
     long cap = 0, side = 0, rank = 0;
     bool done = false;
+    long target = 0;     // the step side at which the block is next ranked (block hints: docs/evaluation.md)
+    long ranked_at = 0;  // the side its rank was taken at (0: never ranked)
+    long times = 0;      // how many times it was ranked
     NmodMat m{0, 0, 2};
     detail::BorderedLU lu;  // opt.bordered: m holds the LU of its leading part between steps
 };
@@ -271,11 +274,12 @@ struct Block {
 // tiles (a range of rows of the step's new pairs, all open blocks at once; file
 // e<step>_<tile>) and, once every tile of the step is there, one rank per open block
 // (file r<step>_<a>). Bordered (the default on the CPU), a rank unit that finds the rank
-// full and below the cap also leaves the block's LU (file l<step>_<a>), and the next
-// step's unit reads it and only that step's sections of the block; otherwise a block's
-// matrix is read back from the tiles of all steps so far (only its own sections). The LUs
-// of two steps ago, and the last of a block that settled, are removed. Block matrices
-// (Block::m) stay empty.
+// full and below the cap also leaves the block's LU (file l<step>_<a>), and the block's
+// next rank unit (the next step's, or a later one's when block hints leave it unranked in
+// between) reads it and only the later steps' sections of the block; otherwise a block's
+// matrix is read back from the tiles of all steps so far (only its own sections). Once a
+// step's rank units are done, the older LUs of the blocks it ranked are removed. Block
+// matrices (Block::m) stay empty.
 class StoreBackend {
 public:
     StoreBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,

@@ -61,9 +61,6 @@ void StoreBackend::rank(const std::vector<Block*>& open) {
     auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
     auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
     const long count = static_cast<long>(open.size());
-    // Every rank unit of the last step is done, so no one needs the LUs of two steps ago.
-    if (si >= 2)
-        for (std::size_t a = 0; a < blocks_.size(); ++a) store_.remove(lu_name(si - 2, a));
     // On the GPU this process ranks one block at a time (each takes the device's memory).
     work_all(count, rank_name, [&](long q) { return std::to_string(rank_block(degree(q), si)) + "\n"; },
              g_.dev.device == Device::cuda ? 1 : nt_);
@@ -74,8 +71,9 @@ void StoreBackend::rank(const std::vector<Block*>& open) {
         b.rank = std::strtol(text.c_str(), &endp, 10);
         if (endp == text.c_str() || b.rank < 0 || b.rank > b.side)
             throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged");
-        // A block that settles here is never bordered again: its last LU can go.
-        if (si >= 1 && (b.rank < b.side || b.rank == b.cap)) store_.remove(lu_name(si - 1, degree(q)));
+        // Every rank unit of this step is done: no one borders a ranked block's older LUs
+        // again (a block the hints left unranked at a step keeps its last one).
+        for (long sp = 0; sp < si; ++sp) store_.remove(lu_name(sp, degree(q)));
     }
 }
 
@@ -103,8 +101,9 @@ std::size_t StoreBackend::section(const Step& s, long t, long side) {
     return n;
 }
 
-// Block a's rank at step si (the current one). Bordered: from the LU its unit left at
-// step si − 1 when the store has it, only step si's sections read; else the whole block
+// Block a's rank at step si (the current one). Bordered: from the last LU a unit of the
+// block left (step si − 1, or earlier when the block was not ranked since), only the later
+// steps' sections read; else the whole block
 // from every step's sections (the first step, a store written without bordering, or
 // bordered off or on the GPU: ranked from scratch there).
 long StoreBackend::rank_block(std::size_t a, long si) const {
@@ -117,9 +116,12 @@ long StoreBackend::rank_block(std::size_t a, long si) const {
         device_s_.fetch_add(s);
         return r;
     }
+    // The block's last LU: of the step before, or earlier when block hints left it unranked since.
     detail::BorderedLU lu;
-    const bool resumed = si > 0 && load_lu(si - 1, a, m, lu);
-    read_sections(a, resumed ? static_cast<std::size_t>(si) : 0, m);
+    long from = 0;
+    for (long sp = si - 1; sp >= 0 && from == 0; --sp)
+        if (load_lu(sp, a, m, lu)) from = sp + 1;
+    read_sections(a, static_cast<std::size_t>(from), m);
     const long r = lu.rank(m);
     if (r == side && side < blocks_[a].cap) put_lu(lu_name(si, a), m, lu);
     return r;
@@ -147,7 +149,7 @@ bool StoreBackend::load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedL
     const std::string name = lu_name(sp, a);
     if (!store_.done(name)) return false;
     const long k = steps_[static_cast<std::size_t>(sp)].side[a];
-    if (k != steps_.back().old || k >= m.rows()) return false;
+    if (k != steps_[static_cast<std::size_t>(sp) + 1].old || k >= m.rows()) return false;
     const auto damaged = [&](const std::string& why) {
         return invalid_input("block store '" + store_.dir() + "': unit " + name + " is damaged (" + why + ")");
     };

@@ -83,6 +83,7 @@ void check_options(const GenericOptions& opt) {
     eo.growth = opt.growth;
     eo.threads = opt.threads;
     eo.max_seconds = opt.max_seconds;
+    eo.block_hints = opt.block_hints;
     check_options(eo);
 }
 
@@ -137,8 +138,11 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         GrowthStop stop = GrowthStop::none;  // evaluation: what ended a growth that did not converge
         std::string stop_detail;             // and where (memory)
         std::string gpu_note;  // on the GPU, the evaluation's engine_note (device memory and time)
+        long hinted = 0, hinted_final = 0;  // its blocks with a hint, and those final at their hinted side
     };
     std::vector<Trial> trials;
+    std::vector<long> hints = opt.block_hints;  // the next trial's block hints: the user's, then the earlier trials' ranks
+    bool hinted_by_trials = false;
     std::string stopped_early;  // why trials after the last one run were not run
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
@@ -180,6 +184,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             eo.threads = opt.threads;
             eo.variant = opt.variant;
             eo.device = dev.device;
+            eo.block_hints = hints;
             if (opt.max_seconds > 0)  // what is left of the call's budget; the first step always runs
                 eo.max_seconds = std::max(1e-9, opt.max_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
@@ -200,6 +205,14 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
             trial.block_ranks = e.block_ranks;
+            trial.hinted = e.hinted_blocks;
+            trial.hinted_final = e.hinted_final;
+            if (e.converged && !e.block_ranks.empty()) {
+                if (!hinted_by_trials) hints.assign(e.block_ranks.size(), -1);
+                hints.resize(std::max(hints.size(), e.block_ranks.size()), -1);
+                for (std::size_t a = 0; a < e.block_ranks.size(); ++a) hints[a] = std::max(hints[a], e.block_ranks[a]);
+                hinted_by_trials = true;
+            }
             // How the evaluation held its matrices (device memory, time there); its word on the
             // bound is left out: it was given the prime, so it bounds nothing (1), and the
             // bound here is generic's.
@@ -321,6 +334,20 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         res.note += "; " + std::to_string(unfinished) + " later trial(s) stopped before converging (the time budget), counted 1 in the bound";
     if (res.variant.rfind("graded", 0) == 0)
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
+    const bool hints_given = !opt.block_hints.empty(), hints_later = hinted_by_trials && res.trials > 1;
+    if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later))
+        res.note += std::string("; block hints (they steer the sides only, each trial certifies its own ranks): ") +
+                    (hints_given ? "the first trial's given" : "") + (hints_given && hints_later ? ", " : "") +
+                    (hints_later ? "each later trial's the largest block ranks of the trials before" : "") +
+                    [&] {
+                        long hinted = 0, final_at_hint = 0;
+                        for (const Trial& t : trials) hinted += t.hinted, final_at_hint += t.hinted_final;
+                        return hinted > 0 ? " (over the trials, " + std::to_string(final_at_hint) + " of " + std::to_string(hinted) +
+                                                " hinted blocks final at the first side ranked)"
+                                          : std::string();
+                    }();
+    if (!opt.block_hints.empty() && res.variant.rfind("graded", 0) != 0)
+        res.note += "; block hints not used: they serve the graded evaluation only";
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)
         res.note += "; block store " + opt.store + " not used: it serves the graded evaluation only (this run: " +
                     (flat ? std::string("flattening") : "evaluation, " + res.variant) + ")";

@@ -5,6 +5,9 @@
 #include "seprank/error.hpp"
 #include "seprank/table.hpp"
 
+#include "base/file_io.hpp"
+#include "base/json_file.hpp"
+
 #include <algorithm>
 
 namespace seprank {
@@ -182,6 +185,72 @@ Row fold_block_rows(const std::vector<Row>& rows) {
     out.set("cap_a_list", ca);
     out.set("cap_b_list", cb);
     return out;
+}
+
+namespace {
+
+// The hints of guess's predictions (`guess --blocks --predict ... --format json`): the
+// blocks of the prediction whose key is `plain` or `layered`; empty when none is.
+std::vector<long> hints_from_predictions(const std::string& text, const std::string& path, const std::string& plain, const std::string& layered) {
+    const nlohmann::json j = detail::parse_json_text(text, "block hints '" + path + "'");
+    std::vector<long> hints;
+    const auto bad = [&](const std::string& what) {
+        return invalid_input("block hints '" + path + "': " + what + " (expected the output of guess --blocks --predict --format json)");
+    };
+    if (!j.contains("predictions") || !j["predictions"].is_array()) throw bad("no \"predictions\" list");
+    for (const auto& p : j["predictions"]) {
+        if (!p.is_object() || !p.contains("key") || !p["key"].is_string() || !p.contains("blocks") || !p["blocks"].is_array())
+            throw bad("a prediction without its \"key\" and \"blocks\"");
+        const std::string key = p["key"].get<std::string>();
+        if (key != plain && key != layered) continue;
+        for (const auto& b : p["blocks"]) {
+            if (!b.is_object() || !b.contains("block") || !b.contains("predicted") || !b["block"].is_number_integer() ||
+                !b["predicted"].is_number_integer() || b["block"].get<long long>() < 0 || b["predicted"].get<long long>() < 0 ||
+                b["block"].get<long long>() > (1LL << 40))
+                throw bad("a block without an integer \"block\" and \"predicted\" >= 0");
+            const auto a = static_cast<std::size_t>(b["block"].get<long long>());
+            if (a >= hints.size()) hints.resize(a + 1, -1);
+            hints[a] = std::max(hints[a], static_cast<long>(b["predicted"].get<long long>()));
+        }
+    }
+    return hints;
+}
+
+}  // namespace
+
+std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
+    const std::string text = detail::read_input_file(path, "block hints", detail::kTableBytesPerByte);
+    SweepOptions s;
+    s.partition = to_string(part);
+    const std::string plain = row_key(spec, s);
+    s.layers = {"(the key's layers column)"};  // only its presence counts: row_key reads the value off spec
+    const std::string layered = row_key(spec, s);
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    const bool json = first != std::string::npos && text[first] == '{';
+    // guess's JSON is one object over several lines; a JSON-lines table has one per line.
+    if (json && text.find("\"predictions\"") != std::string::npos && text.find("seprank_table_sweep") == std::string::npos) {
+        std::vector<long> hints = hints_from_predictions(text, path, plain, layered);
+        if (hints.empty()) throw invalid_input("block hints '" + path + "' have no prediction of this configuration (key columns " + plain + ")");
+        return hints;
+    }
+    const TableFile file = parse_table_text(text, json, "block table '" + path + "'");
+    std::vector<long> hints;
+    for (const Row& row : file.rows) {
+        if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
+        const std::string block = row.at("block").str(), rank = row.at("rank").str();
+        if (block.empty() || rank.empty()) continue;  // a skipped configuration
+        char* end = nullptr;
+        const long a = std::strtol(block.c_str(), &end, 10);
+        const bool block_ok = *end == '\0' && a >= 0;
+        const long r = std::strtol(rank.c_str(), &end, 10);
+        if (!block_ok || *end != '\0' || r < 0)
+            throw invalid_input("block table '" + path + "': block '" + block + "' with rank '" + rank + "' is not a block and a rank >= 0");
+        if (a >= static_cast<long>(hints.size())) hints.resize(static_cast<std::size_t>(a) + 1, -1);
+        hints[static_cast<std::size_t>(a)] = std::max(hints[static_cast<std::size_t>(a)], r);
+    }
+    if (hints.empty())
+        throw invalid_input("block hints '" + path + "': the block table has no block row of this configuration (key columns " + plain + ")");
+    return hints;
 }
 
 }  // namespace seprank

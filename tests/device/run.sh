@@ -26,7 +26,7 @@
 #     whole run without rows took 139-182 s (bench/GPU.md). For issue 61, two calls back to
 #     back (900 s in all): the frontier step four ways (which decides whether the rows run
 #     compiled; ROWS_COMPILED=1 or 0 forces it) and the rows, then the rest:
-#       STEPS=step,rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,2,300 4,5,3,1,1,200" ... run 555   (timeout_s 590)
+#       STEPS=step,rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,3,250,gpu_depth4.csv 4,3,4,1,3,150,law_n4.json 4,5,3,1,3,100,law_n4.json" ... run 555   (timeout_s 590)
 #       STEPS=tests,scan,table,sanitizers ... run 250                                      (timeout_s 290)
 set -uo pipefail
 mode=${1:-}
@@ -39,6 +39,15 @@ pack)
         [ -e "$build/$f" ] || { echo "run.sh: no $build/$f; build first" >&2; exit 2; }
         cp "$build/$f" .device/extra/ && strip --strip-unneeded .device/extra/"$(basename "$f")"
     done
+    # The rows' block hints (docs/evaluation.md, "Block hints"), made here (the device has
+    # no data/): the N = 4 block law's and the several-heads law's predictions, and the
+    # lower bounds of the GPU's last depth-4 run.
+    mkdir -p .device/hints
+    "$build/tools/seprank" guess data/blocks_attention_n4.csv --blocks --vars dim,depth --where heads=1 \
+        --predict dim=3,depth=4 --predict dim=5,depth=3 --format json >.device/hints/law_n4.json 2>/dev/null || exit 2
+    "$build/tools/seprank" guess data/blocks_attention_n3_heads.csv --blocks --vars dim,depth \
+        --predict dim=4,depth=4 --predict dim=5,depth=3 --format json >.device/hints/law_n3_heads.json 2>/dev/null || exit 2
+    cp data/blocks_attention_gpu_depth4.csv .device/hints/gpu_depth4.csv || exit 2
     echo "run.sh: $(du -sh .device | cut -f1) in .device"
     exit 0
     ;;
@@ -155,11 +164,11 @@ fi
 #     before the rows use the GPU, so that a row running compiled reads its image back
 #     instead of waiting for NVRTC (a minute for the longest programs). Waited for before
 #     the rows. ROWS_COMPILED=0 skips it.
-rows_default="3,4,4,1,2,240 4,5,3,1,1,150 4,3,4,1,1,150 3,4,4,2,1,120"
+rows_default="3,4,4,1,2,240,gpu_depth4.csv 4,5,3,1,2,150,law_n4.json 4,3,4,1,2,150,law_n4.json 3,4,4,2,2,120,law_n3_heads.json"
 prewarm_pids=()
 if wanted rows && [[ ${ROWS_COMPILED:-auto} != 0 ]]; then
     for row in ${ROWS:-$rows_default}; do
-        IFS=, read -r n dx depth h _ _ <<<"$row"
+        IFS=, read -r n dx depth h _ _ _ <<<"$row"
         SEPRANK_CUDA_COMPILED=1 timeout 150 seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" --heads "$h" \
             --trials 1 --device cuda --max-side 16 $bits_opt >"$logs/prewarm_n${n}_dx${dx}_l${depth}_h${h}.log" 2>&1 &
         prewarm_pids+=($!)
@@ -278,7 +287,10 @@ if wanted table; then
 fi
 
 # 9. The depth-4 and width-5 rows of issue 61 (attention, balanced partition, graded, in device
-#    memory): ROWS lists them as tokens,dim,depth,heads,trials,seconds, run in that order;
+#    memory): ROWS lists them as tokens,dim,depth,heads,trials,seconds[,hints], run in that
+#    order; hints names a file of .device/hints (pack) given as --hint-blocks: each block is
+#    first ranked just above its hint, and the trials after the first take the first one's
+#    block ranks as theirs (docs/evaluation.md, "Block hints");
 #    each row gets its seconds or what the budget leaves after the sanitizers' reserve
 #    (SANITIZER_RESERVE, default 150 s where they run), stops itself (--max-seconds) a
 #    quarter before its cap so that its answer is printed, and runs with the compiled
@@ -317,7 +329,12 @@ if wanted rows; then
     reserve=0
     wanted sanitizers && reserve=${SANITIZER_RESERVE:-150}
     for row in ${ROWS:-$rows_default}; do
-        IFS=, read -r n dx depth h trials secs <<<"$row"
+        IFS=, read -r n dx depth h trials secs hints <<<"$row"
+        hint_opt=()
+        if [[ -n ${hints:-} ]]; then
+            [[ -e .device/hints/$hints ]] && hint_opt=(--hint-blocks ".device/hints/$hints") ||
+                echo "row_n${n}_dx${dx}_l${depth}_h${h}: no .device/hints/$hints (run.sh pack makes them): run without hints" | tee -a "$out/summary.txt"
+        fi
         left=$((budget - (SECONDS - start) - reserve))
         cap=$(( secs < left ? secs : left ))
         name="row_n${n}_dx${dx}_l${depth}_h${h}"
@@ -325,7 +342,7 @@ if wanted rows; then
         # shellcheck disable=SC2046,SC2086
         step "$name" "$cap" env "${rows_env[@]}" seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" \
             --heads "$h" --trials "$trials" --device cuda --max-side 4000000 --max-seconds "$((cap * 3 / 4))" \
-            --threads "$threads" --format json $bits_opt $(store_for "$name")
+            --threads "$threads" --format json "${hint_opt[@]}" $bits_opt $(store_for "$name")
     done
 fi
 

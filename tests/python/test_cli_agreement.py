@@ -217,6 +217,29 @@ def test_generic_block_store_matches_cli(cli, tmp_path):
         seprank.generic_rank(dict(tokens=2, dim=3, depth=3), method="evaluation", growth=1.0)
 
 
+def test_generic_block_hints_match_cli(cli, cli_path, tmp_path):
+    # Hints from a block table (the CLI's --hint-blocks) or a list: the CLI's answer, and the
+    # rank without hints.
+    table = tmp_path / "blocks.csv"
+    subprocess.run([cli_path, "table", "--blocks", "--tokens", "3", "--dim", "2", "--depth", "3", "--format", "csv",
+                    "--out", str(table)], check=True, capture_output=True)
+    args = ("--tokens", 3, "--dim", 2, "--depth", 3, "--trials", 2, "--method", "evaluation", "--max-side", 20000)
+    c = cli("generic", *args, "--hint-blocks", str(table))
+    a = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000, block_hints=str(table))
+    same_answer(a, c)
+    b = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000, block_hints=a.block_ranks)
+    times = {"seconds": 0, "peak_mib": 0, "phases": 0}
+    assert b.to_dict() | times == a.to_dict() | times
+    plain = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000)
+    assert plain.to_dict()["rank"] == a.to_dict()["rank"] and a.failure_bound <= plain.failure_bound
+    with pytest.raises(ValueError, match="block_hints: expected a list"):
+        seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints=[1, True])
+    with pytest.raises(ValueError, match="block hint -2 of block 0"):
+        seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints=[-2])
+    with pytest.raises(ValueError, match="no block row of this configuration"):
+        seprank.generic_rank(dict(tokens=3, dim=3, depth=3), block_hints=str(table))
+
+
 def test_generic_prime_bits_matches_cli(cli):
     # A 40-bit prime (a vector kernel where the processor has one): same prime,
     # rank and bound from Python and the CLI, the same rank as with the default 62 bits.

@@ -1191,6 +1191,154 @@ TEST_CASE("a block store refuses another computation and damaged units") {
     CHECK(evaluation_rank(net, part, o).note.find("block store not used") != std::string::npos);
 }
 
+namespace {
+
+// "block hints for H blocks, F of them final ..." -> {H, F}; {0, 0} without the words.
+std::pair<long, long> hint_counts(const std::string& note) {
+    long h = 0, f = 0;
+    const auto at = note.find("block hints for ");
+    if (at != std::string::npos) std::sscanf(note.c_str() + at, "block hints for %ld blocks, %ld of them", &h, &f);
+    return {h, f};
+}
+
+}  // namespace
+
+TEST_CASE("block hints steer the sides only: exact ones rank each block once, wrong ones grow on, the ranks are the same") {
+    auto rng = seprank_test::rng_for("graded-block-hints");
+    MESSAGE("seed " << seprank_test::seed());
+    INFO("seed " << seprank_test::seed());
+    long exact_runs = 0, low_runs = 0;
+    for (int it = 0; it < seprank_test::iterations(30); ++it) {
+        auto [s, net, part] = random_case(rng, false);
+        if (it == 0) {  // one network with blocks of rank up to 40: hints that are too low surely grow
+            s = NetworkSpec{};
+            s.tokens = 3;
+            s.dim = 2;
+            s.depth = 3;
+            net = random_network(s, rng.next());
+            part = balanced_partition(3);
+        }
+        INFO("iteration " << it << ": " << network_to_json(net, -1) << " partition " << to_string(part));
+        EvaluationOptions o;
+        o.seed = rng.next();
+        o.variant = EvaluationVariant::graded;
+        o.threads = 1 + static_cast<int>(rng.below(2));
+        o.start = 1 + static_cast<long>(rng.below(20));
+        o.growth = rng.below(2) ? 1.25 : 2.0;
+        o.max_side = 1 << 20;
+        o.bordered = rng.below(2) == 1;
+        const RankAnswer ref = evaluation_rank(net, part, o);  // a 62-bit prime: other points give the same ranks
+        REQUIRE(ref.converged);
+        CHECK(hint_counts(ref.note) == std::pair<long, long>{0, 0});
+        long open = 0;  // blocks with a cap: the ones a hint can steer
+        for (long c : degree_block_caps(s, part)) open += c > 0;
+
+        // Exact hints: each block is ranked once, and the bound counts one minor per block.
+        EvaluationOptions h = o;
+        h.block_hints = ref.block_ranks;
+        const RankAnswer exact = evaluation_rank(net, part, h);
+        CHECK(exact.converged);
+        CHECK(exact.block_ranks == ref.block_ranks);
+        CHECK(exact.failure_bound <= ref.failure_bound);
+        CHECK(exact.minor_sum <= ref.minor_sum);
+        CHECK(hint_counts(exact.note) == std::pair<long, long>{open, open});
+        exact_runs += open > 0;
+
+        // Wrong hints (too low, too high, missing, or a shorter list): the same ranks.
+        h.block_hints.clear();
+        const std::size_t n = it == 0 ? ref.block_ranks.size() : rng.below(ref.block_ranks.size() + 1);
+        bool low = false;
+        for (std::size_t a = 0; a < n; ++a) {
+            const long r = ref.block_ranks[a];
+            switch (rng.below(4)) {
+                case 0: h.block_hints.push_back(-1); break;
+                case 1: h.block_hints.push_back(0); low = low || r > 8; break;  // first ranked at side 8
+                case 2: h.block_hints.push_back(r + static_cast<long>(rng.below(50))); break;
+                default: h.block_hints.push_back(static_cast<long>(rng.below(1000))); break;
+            }
+        }
+        const RankAnswer wrong = evaluation_rank(net, part, h);
+        CHECK(wrong.converged);
+        CHECK(wrong.block_ranks == ref.block_ranks);
+        low_runs += low;
+
+        // Through a block store, and bordered or not: the same answer as in memory with the same hints.
+        seprank_test::TempDir dir("seprank-hints");
+        h.store = dir.path + "/s";
+        CHECK(same_answer(evaluation_rank(net, part, h), wrong));
+        h.store.clear();
+        h.bordered = !h.bordered;
+        CHECK(same_answer(evaluation_rank(net, part, h), wrong));
+    }
+    CHECK(exact_runs > 0);
+    CHECK(low_runs > 0);  // hints too low really made blocks grow on
+}
+
+TEST_CASE("block hints: a run stopped by its size limit ranks every open block at its last side; bad hints are refused") {
+    const NetworkSpec s = [] {
+        NetworkSpec x;
+        x.tokens = 3;
+        x.dim = 2;
+        x.depth = 3;
+        return x;
+    }();
+    const Network net = random_network(s, 5);
+    const ValidPartition part = balanced_partition(3);
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::graded;
+    o.max_side = 1 << 20;
+    const RankAnswer ref = evaluation_rank(net, part, o);
+    REQUIRE(ref.converged);
+    REQUIRE(ref.value > 40);
+    // Hints far above the ranks, a size limit below them: the blocks are not left at 0.
+    EvaluationOptions h = o;
+    h.block_hints.assign(ref.block_ranks.size(), 100000);
+    h.max_side = ref.rows / 2;
+    const RankAnswer cut = evaluation_rank(net, part, h);
+    o.max_side = h.max_side;
+    const RankAnswer plain_cut = evaluation_rank(net, part, o);
+    CHECK(cut.converged == plain_cut.converged);
+    CHECK(cut.value > 0);
+    for (std::size_t a = 0; a < cut.block_ranks.size(); ++a) CHECK(cut.block_ranks[a] <= ref.block_ranks[a]);
+
+    h.max_side = 1 << 20;
+    h.block_hints = {0, -2};
+    CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, h); }) == "block hint -2 of block 1 must be a rank >= 0 (or -1: none)");
+    h.block_hints.assign(ref.block_ranks.size() + 1, 1);
+    CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, h); }).find("block hints: " + std::to_string(ref.block_ranks.size() + 1) + " entries") == 0);
+    h.variant = EvaluationVariant::plain;
+    h.block_hints = {1};
+    CHECK(evaluation_rank(net, part, h).note.find("block hints not used (plain variant)") != std::string::npos);
+}
+
+TEST_CASE("generic: later trials take the earlier trials' block ranks as hints, the same answer") {
+    NetworkSpec x;
+    x.tokens = 4;
+    x.dim = 2;
+    x.depth = 2;
+    const ValidSpec spec(x);
+    const ValidPartition part = balanced_partition(4);
+    GenericOptions g;
+    g.method = GenericMethod::evaluation;
+    g.trials = 3;
+    g.max_side = 1 << 20;
+    const RankAnswer r = generic_rank(spec, part, g);
+    CHECK(r.converged);
+    CHECK(r.trials == 3);
+    CHECK(r.note.find("each later trial's the largest block ranks of the trials before") != std::string::npos);
+    g.trials = 1;
+    const RankAnswer one = generic_rank(spec, part, g);
+    CHECK(one.value == r.value);
+    CHECK(one.note.find("block hints") == std::string::npos);
+    g.block_hints = one.block_ranks;
+    const RankAnswer given = generic_rank(spec, part, g);
+    CHECK(given.value == one.value);
+    CHECK(given.failure_bound <= one.failure_bound);
+    CHECK(given.note.find("the first trial's given") != std::string::npos);
+    g.block_hints = {-3};
+    CHECK(seprank_test::message_of([&] { check_options(g); }) == "block hint -3 of block 0 must be a rank >= 0 (or -1: none)");
+}
+
 TEST_CASE("to_string(EvaluationVariant) names every value once and refuses one outside the enum (internal_error)") {
     seprank_test::check_enum_names<EvaluationVariant>({EvaluationVariant::automatic, EvaluationVariant::plain, EvaluationVariant::graded}, "EvaluationVariant", evaluation_variant_from_string);
 }

@@ -262,3 +262,86 @@ TEST_CASE("resume with a larger max side computes the rows its size limit stoppe
     CHECK(throws_with<invalid_input>([&] { TableAppender t(path, false, sweep_signature(other), true); }, "different sweep"));
     std::remove(path.c_str());
 }
+
+TEST_CASE("block hints from a block table: the ranks of the network's own rows, by block, in CSV and JSON lines") {
+    INFO("seed " << seed());
+    SweepOptions sw = block_sweep();
+    sw.tokens = {3, 4};
+    sw.dims = {1, 2};
+    sw.depths = {2};
+    const TablePlan tp = plan_table({sw});
+    std::vector<Row> rows;
+    run_table(tp.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    REQUIRE(rows.size() == 4);
+    for (bool json : {false, true}) {
+        const std::string path = json ? "test_block_hints.jsonl" : "test_block_hints.csv";
+        std::remove(path.c_str());
+        {
+            TableAppender out(path, json, sweep_signature(sw), false);
+            for (const Row& r : rows) out.append(r);
+        }
+        const std::string before = read_text(path);
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const ValidSpec& spec = tp.rows[k].spec;
+            INFO(describe(spec));
+            const ValidPartition part = balanced_partition(spec->tokens);
+            const std::vector<long> hints = read_block_hints(path, spec, part);
+            // Entry a: block a's rank; blocks without a row (zero by parity, or a side empty): -1.
+            std::vector<long> want;
+            for (const Row& b : block_rows(rows[k])) {
+                const long a = cell(b, "block");
+                if (a >= static_cast<long>(want.size())) want.resize(static_cast<std::size_t>(a) + 1, -1);
+                want[static_cast<std::size_t>(a)] = cell(b, "rank");
+            }
+            CHECK(hints == want);
+            // The ranks found again with those hints (a new draw: the same generic ranks).
+            GenericOptions g = sw.generic;
+            g.method = GenericMethod::evaluation;
+            g.variant = EvaluationVariant::graded;
+            g.block_hints = hints;
+            CHECK(generic_rank(spec, part, g).value == cell(rows[k], "rank"));
+        }
+        CHECK(read_text(path) == before);  // only read
+        // Another partition of the same network is another configuration: no row.
+        const ValidSpec& spec = tp.rows[0].spec;
+        const std::string msg = message_of([&] { read_block_hints(path, spec, parse_partition("1|2,3", spec->tokens)); });
+        CHECK(msg.find("block hints '" + path + "': the block table has no block row of this configuration") == 0);
+        std::remove(path.c_str());
+    }
+    CHECK(message_of([] { read_block_hints("no-such-block-table.csv", NetworkSpec{}, balanced_partition(4)); })
+              .find("cannot open block hints 'no-such-block-table.csv'") == 0);
+}
+
+TEST_CASE("block hints from guess's predictions: the prediction whose key is the network's; bad ones refused") {
+    NetworkSpec x;
+    x.tokens = 4;
+    x.dim = 2;
+    x.depth = 2;
+    const ValidSpec spec(x);
+    const ValidPartition part = balanced_partition(4);
+    SweepOptions s;
+    s.partition = to_string(part);
+    const std::string key = row_key(spec, s);
+    const std::string path = "test_block_hints_law.json";
+    auto write = [&](const std::string& text) { std::ofstream(path, std::ios::trunc) << text; };
+    // Two predictions: another network's first (ignored), then this one's.
+    write("{\n  \"law\": \"...\",\n  \"predictions\": [\n"
+          "    {\"key\": \"attention;4;3;1;3;0;2;false;0;3;0;1;1,2|3,4;\", \"blocks\": [{\"block\": 1, \"predicted\": 99}]},\n"
+          "    {\"key\": \"" + key + "\", \"blocks\": [{\"block\": 1, \"predicted\": 4}, {\"block\": 5, \"predicted\": 7}, {\"block\": 5, \"predicted\": 6}]}\n"
+          "  ]\n}\n");
+    CHECK(read_block_hints(path, spec, part) == std::vector<long>{-1, 4, -1, -1, -1, 7});
+    write("{\"predictions\": [{\"key\": \"other\", \"blocks\": []}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("have no prediction of this configuration") != std::string::npos);
+    write("{\"predictions\": [{\"blocks\": []}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("a prediction without its \"key\" and \"blocks\"") != std::string::npos);
+    write("{\"predictions\": [{\"key\": \"" + key + "\", \"blocks\": [{\"block\": 1, \"predicted\": -4}]}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("a block without an integer \"block\" and \"predicted\" >= 0") !=
+          std::string::npos);
+    write("{\"predictions\": [{\"key\": \"" + key + "\", \"blocks\": [{\"block\": \"1\", \"predicted\": 4}]}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("a block without an integer") != std::string::npos);
+    write("{\"predictions\": 3}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("no \"predictions\" list") != std::string::npos);
+    write("{\"predictions\": [");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("block hints '" + path + "'") != std::string::npos);
+    std::remove(path.c_str());
+}
