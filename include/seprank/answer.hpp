@@ -97,8 +97,9 @@ struct RankAnswer {
                                       // whose vanishing the bound counts: failure_bound is
                                       // minor_sum·D/p (D = d^L) before the prime's term; generic
                                       // uses it with its own D. Not a column of its own
-    long hinted_blocks = 0;           // graded evaluation: blocks with a block hint (EvaluationOptions::block_hints),
-    long hinted_final = 0;            // and those final at the first side they were ranked at. Not columns of their own
+    long hinted_blocks = 0;           // graded evaluation (generic: summed over the trials): blocks with a block hint
+    long hinted_final = 0;            // (EvaluationOptions::block_hints), those final at the first side they were ranked
+    long hinted_equal = 0;            // at, and those whose final rank equals the hint. Not columns of their own
     std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
                                       // block certificate: rank of each connected block
     std::vector<long> kernel_blocks;  // block certificate: the blocks (indices into block_ranks)

@@ -87,7 +87,9 @@ struct EvaluationOptions {
     // (invalid_input). Ignored by the plain variant (its note says so).
     std::string store;
     // A time budget in seconds from the call's start (0: none). Before each growth step the
-    // run predicts that step's time from the last one (scaled by the cube of the side ratio)
+    // run predicts that step's time from the last one (plain: scaled by the cube of the side
+    // ratio; graded: from the seconds per evaluated pair and per side³ ranked that the last
+    // steps measured, counting the blocks that block hints would leave to rank at the end)
     // and stops when it would end past the budget: the answer is then a lower bound
     // (converged false, stop GrowthStop::time_budget, its note says so), as at the size limit. The first
     // step always runs. The value then depends on the machine's speed; without a budget it

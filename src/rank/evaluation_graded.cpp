@@ -125,9 +125,17 @@ long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOp
         return t;
     };
     if (total_side(k) > opt.max_side) {
-        if (old > 0) return 0;
-        while (k > 1 && total_side(k) > opt.max_side) --k;
-        if (total_side(k) > opt.max_side) return 0;
+        // Without hints a later step that does not fit ends the growth (as it always did);
+        // with hints the jump to the next target may pass max_side where the common growth
+        // would not: the step then shrinks to the largest side above the last that fits.
+        if (old > 0 && opt.block_hints.empty()) return 0;
+        long lo = old, hi = k;  // total_side(lo) fits (or lo = 0), total_side(hi) does not
+        while (hi - lo > 1) {
+            const long mid = lo + (hi - lo) / 2;
+            (total_side(mid) <= opt.max_side ? lo : hi) = mid;
+        }
+        if (lo <= old) return 0;
+        k = lo;
     }
     long K = 0;
     for (const auto& b : blocks)
@@ -215,22 +223,24 @@ std::vector<Block> initial_blocks(const Graded& g, const EvaluationOptions& opt)
         b.done = b.cap == 0;  // with the symmetry, every a ≢ ρ lands here: no monomial of that degree is allowed
         b.m = NmodMat(0, 0, g.p);
         const long h = a < static_cast<long>(opt.block_hints.size()) ? opt.block_hints[static_cast<std::size_t>(a)] : -1;
-        b.target = h >= 0 ? std::min(hinted_side(h), opt.max_side) : first_side(opt);
+        b.target = h >= 0 ? std::min(hinted_side(std::min(h, opt.max_side)), opt.max_side) : first_side(opt);
     }
     return blocks;
 }
 
-// How many blocks had a hint, and how many of them were final at the first side they were
-// ranked at (res.hinted_blocks, hinted_final); the note's words on them ("" without any).
+// How many blocks had a hint, how many of them were final at the first side they were
+// ranked at, and how many have a final rank equal to the hint (res.hinted_blocks,
+// hinted_final, hinted_equal); the note's words on them ("" without any).
 std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions& opt, RankAnswer& res) {
     for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a)
         if (blocks[a].cap > 0 && opt.block_hints[a] >= 0) {
             ++res.hinted_blocks;
             res.hinted_final += blocks[a].done && blocks[a].times == 1;
+            res.hinted_equal += blocks[a].done && blocks[a].rank == opt.block_hints[a];
         }
     if (res.hinted_blocks == 0) return "";
-    return "block hints for " + std::to_string(res.hinted_blocks) + " blocks, " + std::to_string(res.hinted_final) +
-           " of them final at the first side ranked (the hints steer the sides only); ";
+    return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + std::to_string(res.hinted_equal) + " final at their hint, " +
+           std::to_string(res.hinted_final) + " final at the first side ranked (the hints steer the sides only); ";
 }
 
 // Where the graded steps keep entries and ranks: in memory (the reference) — every open
@@ -280,7 +290,7 @@ public:
     }
     // On the GPU all in one call, side by side there (rank_modular_cuda_many; never
     // bordered there, use_bordered); on the CPU on the threads, largest first.
-    void rank(const std::vector<Block*>& open) {
+    void rank(const std::vector<Block*>& open, bool /*last: the store's concern*/ = false) {
         if (g_.dev.device == Device::cuda) {
             if (cancel_requested() || open.empty()) return;
             std::vector<const NmodMat*> mats;
@@ -352,7 +362,7 @@ public:
 
     // All open blocks in one call, side by side there (GradedSession::ranks: the large ones
     // alone, the small ones on several streams; each rank takes a copy of its block).
-    void rank(const std::vector<Block*>& open) {
+    void rank(const std::vector<Block*>& open, bool /*last: the store's concern*/ = false) {
         if (cancel_requested() || open.empty()) return;
         std::vector<long> which;
         for (const Block* b : open) {
@@ -383,6 +393,15 @@ private:
     std::string stop_;
 };
 
+// The block hints' part of the store's signature ("" without any: the signature of a run
+// without hints is as before). The hints fix the steps' sides, hence the tiles' layout.
+std::string hints_signature(const EvaluationOptions& opt) {
+    if (opt.block_hints.empty()) return "";
+    std::string text;
+    for (long h : opt.block_hints) text += std::to_string(h) + ",";
+    return "; hints " + detail::fnv1a_hex(text);
+}
+
 // The store's signature: everything that fixes the points, entries and ranks.
 std::string store_signature(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, const Graded& g) {
     char grow[32];
@@ -391,7 +410,39 @@ std::string store_signature(const Network& net, const ValidPartition& part, cons
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
            "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
            (g.modulus == 1 ? "0" : g.modulus == 2 ? "1" : "mod " + std::to_string(g.modulus)) +
-           (g.lo > 0 || g.hi < g.D ? "; degrees " + std::to_string(g.lo) + ".." + std::to_string(g.hi) : "");
+           (g.lo > 0 || g.hi < g.D ? "; degrees " + std::to_string(g.lo) + ".." + std::to_string(g.hi) : "") + hints_signature(opt);
+}
+
+// The graded steps' time budget (EvaluationOptions::max_seconds). A step is taken only when
+// the time so far, the step's predicted time and that of ranking afterwards the open blocks
+// it leaves unranked (block hints wait for their sides: a run that stops ranks them at
+// their last side) fit the budget. The prediction uses the rates the last steps measured,
+// seconds per evaluated pair and seconds per side³ of the blocks ranked, so a step that
+// ranks a few large blocks is not predicted from one that ranked many small ones (or the
+// reverse). The first step always runs.
+class GradedBudget {
+public:
+    explicit GradedBudget(double max_seconds) : max_(max_seconds), start_(std::chrono::steady_clock::now()) {}
+    void evaluated(double seconds, double pairs) {
+        if (pairs > 0) eval_rate_ = seconds / pairs;
+    }
+    void ranked(double seconds, double work) {
+        if (work > 0) rank_rate_ = seconds / work;
+    }
+    // Whether `pairs` more evaluations and ranks of `work` (Σ side³) fit what is left.
+    bool fits(double pairs, double work) const { return max_ <= 0 || since(start_) + eval_rate_ * pairs + rank_rate_ * work <= max_; }
+
+private:
+    double max_;
+    std::chrono::steady_clock::time_point start_;
+    double eval_rate_ = 0, rank_rate_ = 0;
+};
+
+// Σ side³ of blocks (the work of ranking them, up to a constant).
+double rank_work(const std::vector<Block*>& which) {
+    double w = 0;
+    for (const Block* b : which) w += static_cast<double>(b->side) * static_cast<double>(b->side) * static_cast<double>(b->side);
+    return w;
 }
 
 // The steps of the graded variant, wherever `be` keeps the entries: grow k, evaluate the
@@ -407,15 +458,16 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     res.device = g.dev.name;
     double bound = 0;
     long old = 0;  // every pair in [0, old)² has been evaluated into each open block
-    StepBudget budget(opt.max_seconds);
+    GradedBudget budget(opt.max_seconds);
     // Ranks the blocks in `which` (largest first) and settles them; whether every block is final.
-    auto rank_some = [&](std::vector<Block*> which, long side, long last_rank, long last_side) {
+    auto rank_some = [&](std::vector<Block*> which, long side, long last_rank, long last_side, bool last = false) {
         const auto t0 = std::chrono::steady_clock::now();
         std::sort(which.begin(), which.end(), [](const Block* x, const Block* y) { return x->side > y->side; });
         report_step(side, opt.max_side, "ranking " + std::to_string(which.size()) + (which.size() == 1 ? " block" : " blocks"), last_rank,
                     last_side);
-        be.rank(which);
+        be.rank(which, last);
         res.phases.rank += since(t0);
+        budget.ranked(since(t0), rank_work(which));
         settle(which, res.minor_sum, g.p);
         bound = res.minor_sum * static_cast<double>(g.D) / static_cast<double>(g.p);
         return std::all_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.done; });
@@ -424,7 +476,6 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     // hints every target is the common side, first_side and then next_side of it, so every
     // open block is ranked at every step; a hinted block waits for its hinted side.
     for (long k = next_step(blocks); k > 0;) {
-        budget.step_started();
         const long asked = k;
         const long K = step_side(blocks, k, old, opt);
         if (K == 0) break;
@@ -442,6 +493,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
         long side = 0;
         for (const auto& b : blocks) side += b.side;
         report_step(side, opt.max_side, "evaluating", last_rank, last_side);
+        const auto t_eval = std::chrono::steady_clock::now();
         if (!be.evaluate(K, old)) {  // the memory cannot hold this step: the last one stands
             for (std::size_t a = 0; a < blocks.size(); ++a) blocks[a].side = before[a];
             res.stop = GrowthStop::memory;
@@ -449,6 +501,7 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
             break;
         }
         res.evaluations += (K * K - old * old) * g.nd;
+        budget.evaluated(since(t_eval), static_cast<double>(K * K - old * old) * static_cast<double>(g.nd));
         old = K;
         std::vector<Block*> due;
         for (auto& b : blocks)
@@ -461,7 +514,16 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
             if (!b->done) b->target = next_side(k, opt);
         if (k == opt.max_side) break;
         const long nk = next_step(blocks);
-        if (budget.stop_before(k, nk)) {
+        // The next step: its new pairs, the blocks due there, and those it would leave to be
+        // ranked at the end (its side at most nk: a bound of its work).
+        double due_work = 0, left_work = 0;
+        for (const auto& b : blocks)
+            if (!b.done) {
+                const double sd = static_cast<double>(std::min(nk, b.cap));
+                (b.target <= nk || sd == static_cast<double>(b.cap) ? due_work : left_work) += sd * sd * sd;
+            }
+        const double nkd = static_cast<double>(nk), Kd = static_cast<double>(K);
+        if (!budget.fits((nkd * nkd - Kd * Kd) * static_cast<double>(g.nd), due_work + left_work)) {
             res.stop = GrowthStop::time_budget;
             break;
         }
@@ -469,7 +531,10 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
     }
     // A run that stops (size, time or memory) with hinted blocks not ranked at their last
     // side ranks them there, so each reports the rank of its largest matrix (without hints
-    // every open block was ranked at the last step: nothing to do).
+    // every open block was ranked at the last step: nothing to do) — unless the time budget
+    // stopped it and that ranking would pass the budget too: those blocks then keep the rank
+    // of the last side they were ranked at (a lower bound still; the note says how many).
+    std::string unranked;
     if (!res.converged && !cancel_requested()) {
         std::vector<Block*> stale;
         long side = 0, rank = 0;
@@ -477,13 +542,15 @@ RankAnswer graded_steps(const Graded& g, const EvaluationOptions& opt, std::vect
             side += b.side, rank += b.rank;
             if (!b.done && b.side > 0 && b.ranked_at != b.side) stale.push_back(&b);
         }
-        if (!stale.empty() && rank_some(stale, side, rank, side)) {
+        if (!stale.empty() && res.stop == GrowthStop::time_budget && !budget.fits(0, rank_work(stale))) {
+            unranked = std::to_string(stale.size()) + " hinted blocks not ranked at their last side (the time budget): their ranks are those of a smaller side; ";
+        } else if (!stale.empty() && rank_some(stale, side, rank, side, true)) {
             res.converged = true;
             res.stop = GrowthStop::none;
             res.stop_detail.clear();
         }
     }
-    res.note = be.note() + hints_note(blocks, opt, res);
+    res.note = be.note() + hints_note(blocks, opt, res) + unranked;
     graded_summary(res, blocks, g, how);
     // Every block at its cap: the rank is exact, whatever the earlier steps added to the
     // bound while those blocks were still growing.

@@ -286,7 +286,10 @@ public:
                  std::vector<Block>& blocks, int threads, bool bordered, const std::string& dir, const std::string& signature);
 
     bool evaluate(long K, long old);
-    void rank(const std::vector<Block*>& open);
+    // last: the ranks a stopped run takes of the blocks block hints left unranked at their
+    // last side (graded_steps); they remove no LU, since a process sharing the store that
+    // did not stop may still border from one.
+    void rank(const std::vector<Block*>& open, bool last = false);
     std::string note() const;
     std::string stop() const { return ""; }  // evaluate() always takes the step
 

@@ -56,7 +56,7 @@ bool StoreBackend::evaluate(long K, long old) {
     return true;
 }
 
-void StoreBackend::rank(const std::vector<Block*>& open) {
+void StoreBackend::rank(const std::vector<Block*>& open, bool last) {
     const long si = static_cast<long>(steps_.size()) - 1;
     auto degree = [&](long q) { return static_cast<std::size_t>(open[static_cast<std::size_t>(q)] - blocks_.data()); };
     auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
@@ -73,7 +73,8 @@ void StoreBackend::rank(const std::vector<Block*>& open) {
             throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged");
         // Every rank unit of this step is done: no one borders a ranked block's older LUs
         // again (a block the hints left unranked at a step keeps its last one).
-        for (long sp = 0; sp < si; ++sp) store_.remove(lu_name(sp, degree(q)));
+        if (!last)
+            for (long sp = 0; sp < si; ++sp) store_.remove(lu_name(sp, degree(q)));
     }
 }
 

@@ -138,11 +138,12 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         GrowthStop stop = GrowthStop::none;  // evaluation: what ended a growth that did not converge
         std::string stop_detail;             // and where (memory)
         std::string gpu_note;  // on the GPU, the evaluation's engine_note (device memory and time)
-        long hinted = 0, hinted_final = 0;  // its blocks with a hint, and those final at their hinted side
+        long hinted = 0, hinted_final = 0, hinted_equal = 0;  // its blocks with a hint, those final at their hinted side, those equal to it
     };
     std::vector<Trial> trials;
     std::vector<long> hints = opt.block_hints;  // the next trial's block hints: the user's, then the earlier trials' ranks
-    bool hinted_by_trials = false;
+    bool hinted_by_trials = false;              // hints holds an earlier trial's block ranks
+    bool trial_hinted = false;                  // some trial ran with them
     std::string stopped_early;  // why trials after the last one run were not run
     for (long t = 0; t < opt.trials; ++t) {
         throw_if_cancelled();
@@ -185,6 +186,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             eo.variant = opt.variant;
             eo.device = dev.device;
             eo.block_hints = hints;
+            trial_hinted = trial_hinted || hinted_by_trials;
             if (opt.max_seconds > 0)  // what is left of the call's budget; the first step always runs
                 eo.max_seconds = std::max(1e-9, opt.max_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             if (!opt.store.empty()) eo.store = opt.store + "/trial" + std::to_string(t);  // created by the evaluation
@@ -207,6 +209,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             trial.block_ranks = e.block_ranks;
             trial.hinted = e.hinted_blocks;
             trial.hinted_final = e.hinted_final;
+            trial.hinted_equal = e.hinted_equal;
             if (e.converged && !e.block_ranks.empty()) {
                 if (!hinted_by_trials) hints.assign(e.block_ranks.size(), -1);
                 hints.resize(std::max(hints.size(), e.block_ranks.size()), -1);
@@ -334,18 +337,16 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         res.note += "; " + std::to_string(unfinished) + " later trial(s) stopped before converging (the time budget), counted 1 in the bound";
     if (res.variant.rfind("graded", 0) == 0)
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
-    const bool hints_given = !opt.block_hints.empty(), hints_later = hinted_by_trials && res.trials > 1;
+    const bool hints_given = !opt.block_hints.empty(), hints_later = trial_hinted;
+    for (const Trial& t : trials) res.hinted_blocks += t.hinted, res.hinted_final += t.hinted_final, res.hinted_equal += t.hinted_equal;
     if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later))
         res.note += std::string("; block hints (they steer the sides only, each trial certifies its own ranks): ") +
                     (hints_given ? "the first trial's given" : "") + (hints_given && hints_later ? ", " : "") +
                     (hints_later ? "each later trial's the largest block ranks of the trials before" : "") +
-                    [&] {
-                        long hinted = 0, final_at_hint = 0;
-                        for (const Trial& t : trials) hinted += t.hinted, final_at_hint += t.hinted_final;
-                        return hinted > 0 ? " (over the trials, " + std::to_string(final_at_hint) + " of " + std::to_string(hinted) +
-                                                " hinted blocks final at the first side ranked)"
-                                          : std::string();
-                    }();
+                    (res.hinted_blocks > 0 ? " (over the trials, " + std::to_string(res.hinted_blocks) + " hinted blocks: " +
+                                                 std::to_string(res.hinted_equal) + " final at their hint, " +
+                                                 std::to_string(res.hinted_final) + " final at the first side ranked)"
+                                           : std::string());
     if (!opt.block_hints.empty() && res.variant.rfind("graded", 0) != 0)
         res.note += "; block hints not used: they serve the graded evaluation only";
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)

@@ -44,9 +44,9 @@ pack)
     # lower bounds of the GPU's last depth-4 run.
     mkdir -p .device/hints
     "$build/tools/seprank" guess data/blocks_attention_n4.csv --blocks --vars dim,depth --where heads=1 \
-        --predict dim=3,depth=4 --predict dim=5,depth=3 --format json >.device/hints/law_n4.json 2>/dev/null || exit 2
+        --predict dim=3,depth=4 --predict dim=5,depth=3 --format json >.device/hints/law_n4.json || exit 2
     "$build/tools/seprank" guess data/blocks_attention_n3_heads.csv --blocks --vars dim,depth \
-        --predict dim=4,depth=4 --predict dim=5,depth=3 --format json >.device/hints/law_n3_heads.json 2>/dev/null || exit 2
+        --predict dim=4,depth=4 --format json >.device/hints/law_n3_heads.json || exit 2
     cp data/blocks_attention_gpu_depth4.csv .device/hints/gpu_depth4.csv || exit 2
     echo "run.sh: $(du -sh .device | cut -f1) in .device"
     exit 0
@@ -340,9 +340,17 @@ if wanted rows; then
         name="row_n${n}_dx${dx}_l${depth}_h${h}"
         (( cap >= 60 )) || { echo "$name: skipped (cap ${cap} s: ${secs} s asked, ${left} s left before the sanitizers)" | tee -a "$out/summary.txt"; continue; }
         # shellcheck disable=SC2046,SC2086
-        step "$name" "$cap" env "${rows_env[@]}" seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" \
+        row_cmd=(env "${rows_env[@]}" seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" \
             --heads "$h" --trials "$trials" --device cuda --max-side 4000000 --max-seconds "$((cap * 3 / 4))" \
-            --threads "$threads" --format json "${hint_opt[@]}" $bits_opt $(store_for "$name")
+            --threads "$threads" --format json)
+        # shellcheck disable=SC2046,SC2086
+        step "$name" "$cap" "${row_cmd[@]}" "${hint_opt[@]}" $bits_opt $(store_for "$name")
+        # Hints the file does not have for this row are refused at once (exit 2): the row runs without them.
+        if (( step_rc == 2 && ${#hint_opt[@]} > 0 )); then
+            echo "$name: $(tail -1 "$logs/$name.log"); again without hints" | tee -a "$out/summary.txt"
+            # shellcheck disable=SC2046,SC2086
+            step "${name}_no_hints" "$cap" "${row_cmd[@]}" $bits_opt $(store_for "${name}_no_hints")
+        fi
     done
 fi
 

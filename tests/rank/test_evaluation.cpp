@@ -19,6 +19,7 @@
 #include <doctest/doctest.h>
 #include <type_traits>
 #include <variant>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1193,12 +1194,12 @@ TEST_CASE("a block store refuses another computation and damaged units") {
 
 namespace {
 
-// "block hints for H blocks, F of them final ..." -> {H, F}; {0, 0} without the words.
-std::pair<long, long> hint_counts(const std::string& note) {
-    long h = 0, f = 0;
+// "block hints for H blocks: E final at their hint, F final at ..." -> {H, E, F}; zeros without the words.
+std::array<long, 3> hint_counts(const std::string& note) {
+    long h = 0, e = 0, f = 0;
     const auto at = note.find("block hints for ");
-    if (at != std::string::npos) std::sscanf(note.c_str() + at, "block hints for %ld blocks, %ld of them", &h, &f);
-    return {h, f};
+    if (at != std::string::npos) std::sscanf(note.c_str() + at, "block hints for %ld blocks: %ld final at their hint, %ld", &h, &e, &f);
+    return {h, e, f};
 }
 
 }  // namespace
@@ -1211,10 +1212,7 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
     for (int it = 0; it < seprank_test::iterations(30); ++it) {
         auto [s, net, part] = random_case(rng, false);
         if (it == 0) {  // one network with blocks of rank up to 40: hints that are too low surely grow
-            s = NetworkSpec{};
-            s.tokens = 3;
-            s.dim = 2;
-            s.depth = 3;
+            s = seprank_test::attention_spec(3, 2, 3);
             net = random_network(s, rng.next());
             part = balanced_partition(3);
         }
@@ -1229,7 +1227,7 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
         o.bordered = rng.below(2) == 1;
         const RankAnswer ref = evaluation_rank(net, part, o);  // a 62-bit prime: other points give the same ranks
         REQUIRE(ref.converged);
-        CHECK(hint_counts(ref.note) == std::pair<long, long>{0, 0});
+        CHECK(hint_counts(ref.note) == std::array<long, 3>{0, 0, 0});
         long open = 0;  // blocks with a cap: the ones a hint can steer
         for (long c : degree_block_caps(s, part)) open += c > 0;
 
@@ -1241,8 +1239,29 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
         CHECK(exact.block_ranks == ref.block_ranks);
         CHECK(exact.failure_bound <= ref.failure_bound);
         CHECK(exact.minor_sum <= ref.minor_sum);
-        CHECK(hint_counts(exact.note) == std::pair<long, long>{open, open});
+        CHECK(hint_counts(exact.note) == std::array<long, 3>{open, open, open});
+        CHECK(exact.hinted_blocks == open);
+        CHECK(exact.hinted_equal == open);
+        CHECK(exact.hinted_final == open);
         exact_runs += open > 0;
+
+        // Hints past any side (a saturated table cell, a huge prediction): capped, the same ranks.
+        h.block_hints.assign(ref.block_ranks.size(), LONG_MAX);
+        const RankAnswer huge = evaluation_rank(net, part, h);
+        CHECK(huge.converged);
+        CHECK(huge.block_ranks == ref.block_ranks);
+
+        // Exact hints and a size limit just below the sides they ask for: the jump shrinks to
+        // fit, and the answer is a lower bound block by block (or converged below it).
+        h.block_hints = ref.block_ranks;
+        h.max_side = std::max(1L, exact.rows - 1);
+        h.start = std::min(o.start, h.max_side);
+        const RankAnswer tight = evaluation_rank(net, part, h);
+        for (std::size_t a = 0; a < tight.block_ranks.size(); ++a) CHECK(tight.block_ranks[a] <= ref.block_ranks[a]);
+        CHECK(tight.rows <= h.max_side);
+        if (tight.converged) CHECK(tight.block_ranks == ref.block_ranks);
+        h.max_side = o.max_side;
+        h.start = o.start;
 
         // Wrong hints (too low, too high, missing, or a shorter list): the same ranks.
         h.block_hints.clear();
@@ -1262,10 +1281,15 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
         CHECK(wrong.block_ranks == ref.block_ranks);
         low_runs += low;
 
-        // Through a block store, and bordered or not: the same answer as in memory with the same hints.
+        // Through a block store, and bordered or not: the same answer as in memory with the
+        // same hints; a store written with other hints is refused.
         seprank_test::TempDir dir("seprank-hints");
         h.store = dir.path + "/s";
         CHECK(same_answer(evaluation_rank(net, part, h), wrong));
+        EvaluationOptions other = h;
+        if (other.block_hints.empty()) other.block_hints = {7};
+        else other.block_hints[0] += 7;
+        CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, other); }).find("another computation") != std::string::npos);
         h.store.clear();
         h.bordered = !h.bordered;
         CHECK(same_answer(evaluation_rank(net, part, h), wrong));
@@ -1275,13 +1299,7 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
 }
 
 TEST_CASE("block hints: a run stopped by its size limit ranks every open block at its last side; bad hints are refused") {
-    const NetworkSpec s = [] {
-        NetworkSpec x;
-        x.tokens = 3;
-        x.dim = 2;
-        x.depth = 3;
-        return x;
-    }();
+    const NetworkSpec s = seprank_test::attention_spec(3, 2, 3);
     const Network net = random_network(s, 5);
     const ValidPartition part = balanced_partition(3);
     EvaluationOptions o;
@@ -1295,13 +1313,23 @@ TEST_CASE("block hints: a run stopped by its size limit ranks every open block a
     h.block_hints.assign(ref.block_ranks.size(), 100000);
     h.max_side = ref.rows / 2;
     const RankAnswer cut = evaluation_rank(net, part, h);
-    o.max_side = h.max_side;
-    const RankAnswer plain_cut = evaluation_rank(net, part, o);
-    CHECK(cut.converged == plain_cut.converged);
     CHECK(cut.value > 0);
+    CHECK(cut.rows <= h.max_side);
+    CHECK(cut.note.find("not ranked at their last side") == std::string::npos);  // a size stop ranks them all
     for (std::size_t a = 0; a < cut.block_ranks.size(); ++a) CHECK(cut.block_ranks[a] <= ref.block_ranks[a]);
 
+    // A time budget that ends the run after its first step (the smallest target) leaves the
+    // other hinted blocks at the ranks of smaller sides (here, never ranked: 0), and says so.
     h.max_side = 1 << 20;
+    h.max_seconds = 1e-9;
+    h.block_hints = ref.block_ranks;
+    const RankAnswer timed = evaluation_rank(net, part, h);
+    CHECK(!timed.converged);
+    CHECK(timed.stop == GrowthStop::time_budget);
+    CHECK(timed.note.find("hinted blocks not ranked at their last side (the time budget)") != std::string::npos);
+    for (std::size_t a = 0; a < timed.block_ranks.size(); ++a) CHECK(timed.block_ranks[a] <= ref.block_ranks[a]);
+    CHECK(timed.value < ref.value);
+    h.max_seconds = 0;
     h.block_hints = {0, -2};
     CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, h); }) == "block hint -2 of block 1 must be a rank >= 0 (or -1: none)");
     h.block_hints.assign(ref.block_ranks.size() + 1, 1);
@@ -1312,11 +1340,7 @@ TEST_CASE("block hints: a run stopped by its size limit ranks every open block a
 }
 
 TEST_CASE("generic: later trials take the earlier trials' block ranks as hints, the same answer") {
-    NetworkSpec x;
-    x.tokens = 4;
-    x.dim = 2;
-    x.depth = 2;
-    const ValidSpec spec(x);
+    const ValidSpec spec(seprank_test::attention_spec(4, 2, 2));
     const ValidPartition part = balanced_partition(4);
     GenericOptions g;
     g.method = GenericMethod::evaluation;

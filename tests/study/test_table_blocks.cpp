@@ -299,7 +299,11 @@ TEST_CASE("block hints from a block table: the ranks of the network's own rows, 
             g.method = GenericMethod::evaluation;
             g.variant = EvaluationVariant::graded;
             g.block_hints = hints;
-            CHECK(generic_rank(spec, part, g).value == cell(rows[k], "rank"));
+            const RankAnswer ans = generic_rank(spec, part, g);
+            CHECK(ans.value == cell(rows[k], "rank"));
+            // The hints landed on their blocks: every hinted block's rank is its hint.
+            CHECK(ans.hinted_blocks > 0);
+            CHECK(ans.hinted_equal == ans.hinted_blocks);
         }
         CHECK(read_text(path) == before);  // only read
         // Another partition of the same network is another configuration: no row.
@@ -313,11 +317,7 @@ TEST_CASE("block hints from a block table: the ranks of the network's own rows, 
 }
 
 TEST_CASE("block hints from guess's predictions: the prediction whose key is the network's; bad ones refused") {
-    NetworkSpec x;
-    x.tokens = 4;
-    x.dim = 2;
-    x.depth = 2;
-    const ValidSpec spec(x);
+    const ValidSpec spec(attention_spec(4, 2, 2));
     const ValidPartition part = balanced_partition(4);
     SweepOptions s;
     s.partition = to_string(part);
