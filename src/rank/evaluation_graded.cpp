@@ -116,8 +116,10 @@ Graded graded_setup(const Network& net, const ValidPartition& part, const Evalua
 // The growth schedule both graded paths follow: the next side k, or nothing (stop).
 // max_side bounds the side of the whole block-diagonal matrix, Σ block sides, as it
 // bounds the one matrix of the plain variant: the first step shrinks to fit, a later step
-// that would pass it stops the growth (not converged). Returns K, the largest open side
-// (0: stop).
+// that would pass it stops the growth (not converged) or, with block hints, shrinks to
+// the largest side above the last step's that fits (k is then below every target the
+// caller asked for, and the caller ranks every open block there). Returns K, the largest
+// open side (0: stop). Cost O(blocks · log k).
 long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOptions& opt) {
     auto total_side = [&](long kk) {
         long t = 0;
