@@ -311,6 +311,7 @@ GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.store = get_or<std::string>(o, "store", g.store);
     g.max_seconds = get_or<double>(o, "max_seconds", g.max_seconds);
     g.device = device_from_string(get_or<std::string>(o, "device", "cpu"));
+    g.block_hints = get_or<std::vector<long>>(o, "block_hints", g.block_hints);
     return g;
 }
 
@@ -508,7 +509,6 @@ PYBIND11_MODULE(_core, m) {
         const ValidSpec s = spec_from_dict(spec);
         const ValidPartition part = partition_for(partition, s->tokens);
         GenericOptions g = generic_options(opts, GenericOptions{});
-        g.block_hints = get_or<std::vector<long>>(opts, "block_hints", {});
         if (opts.contains("hint_file")) g.block_hints = read_block_hints(opts["hint_file"].cast<std::string>(), s, part);
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });

@@ -165,9 +165,7 @@ long next_step(const std::vector<Block>& blocks) {
 // stayed below its side. Every block ranked adds its minor size min(rank + 1, side) to
 // `minor_sum`, which the failure bound multiplies by D/p: a block at its cap too (its
 // side), since whether it reached the cap was itself a draw that could have fallen short.
-// Returns whether all are final.
-bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
-    bool all = true;
+void settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
     for (Block* b : open) {
         minor_sum += static_cast<double>(std::min(b->rank + 1, b->side));
         b->ranked_at = b->side;
@@ -178,9 +176,7 @@ bool settle(std::vector<Block*>& open, double& minor_sum, std::uint64_t p) {
             b->done = b->rank < b->side;
         }
         if (b->done) b->m = NmodMat(0, 0, p);  // its rank is final: free the storage
-        all = all && b->done;
     }
-    return all;
 }
 
 // ", N of them …" for the blocks the token symmetry and the degree floors leave (nothing

@@ -211,7 +211,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             trial.hinted_final = e.hinted_final;
             trial.hinted_equal = e.hinted_equal;
             if (e.converged && !e.block_ranks.empty()) {
-                if (!hinted_by_trials) hints.assign(e.block_ranks.size(), -1);
+                if (!hinted_by_trials) hints.clear();  // the trials' ranks replace the user's hints
                 hints.resize(std::max(hints.size(), e.block_ranks.size()), -1);
                 for (std::size_t a = 0; a < e.block_ranks.size(); ++a) hints[a] = std::max(hints[a], e.block_ranks[a]);
                 hinted_by_trials = true;

@@ -9,7 +9,6 @@
 #include "base/json_file.hpp"
 
 #include <algorithm>
-#include <cerrno>
 
 namespace seprank {
 
@@ -240,12 +239,8 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
         if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
         const std::string block = row.at("block").str(), rank = row.at("rank").str();
         if (block.empty() || rank.empty()) continue;  // a skipped configuration
-        char* end = nullptr;
-        errno = 0;
-        const long a = std::strtol(block.c_str(), &end, 10);
-        const bool block_ok = *end == '\0' && a >= 0 && a <= (1L << 40) && errno == 0;
-        const long r = std::strtol(rank.c_str(), &end, 10);
-        if (!block_ok || *end != '\0' || r < 0 || errno != 0)
+        const long a = long_cell(row, "block"), r = long_cell(row, "rank");  // invalid_input naming a cell that is no integer
+        if (a < 0 || a > (1L << 40) || r < 0)
             throw invalid_input("block table '" + path + "': block '" + block + "' with rank '" + rank + "' is not a block and a rank >= 0");
         if (a >= static_cast<long>(hints.size())) hints.resize(static_cast<std::size_t>(a) + 1, -1);
         hints[static_cast<std::size_t>(a)] = std::max(hints[static_cast<std::size_t>(a)], r);
