@@ -78,15 +78,28 @@ struct GridSource {
     }
 };
 
+// The word a slot is held in: 32 bits for Mont32 (its residues are below 2^31), which
+// halves the slots' shared memory and so doubles the threads it lets reside; 64 otherwise.
+template <class Ar>
+struct SlotWord {
+    using type = uint64_t;
+};
+template <>
+struct SlotWord<seprank::tape::Mont32> {
+    using type = uint32_t;
+};
+
 template <class Ar, bool InConstant, bool SlotsShared, class Source>
 __global__ void __launch_bounds__(kBlock) tape_kernel(const sr_tape_op* __restrict__ ops, int64_t n_ops, Ar ar, Source src, int64_t count,
                                                       uint64_t* __restrict__ scratch, uint32_t output, uint64_t* __restrict__ out) {
+    using Word = typename SlotWord<Ar>::type;
     extern __shared__ uint64_t shared_slots[];
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    uint64_t* const s = SlotsShared ? shared_slots + threadIdx.x : scratch + tid;
+    // (scratch holds 8 bytes a slot and thread; 32-bit words use the first half of it)
+    Word* const s = SlotsShared ? reinterpret_cast<Word*>(shared_slots) + threadIdx.x : reinterpret_cast<Word*>(scratch) + tid;
     const int64_t step = SlotsShared ? static_cast<int64_t>(blockDim.x) : stride;
-    auto slot = [s, step](uint32_t i) -> uint64_t& { return s[static_cast<int64_t>(i) * step]; };
+    auto slot = [s, step](uint32_t i) -> Word& { return s[static_cast<int64_t>(i) * step]; };
     for (int64_t q = tid; q < count; q += stride) {
         const auto coord = src.at(q, ar);
         for (int64_t k = 0; k < n_ops; ++k) {
@@ -131,6 +144,7 @@ struct Plan {
     uint64_t ops_bytes = 0;       // program in global memory
     uint64_t shared_bytes = 0;    // slots of one block in shared memory
     uint64_t scratch_bytes = 0;   // slots in global memory
+    uint64_t word = 8;            // bytes a slot takes in shared memory (slot_word_bytes)
     int sms = 0;                  // multiprocessors (slot_plan)
 };
 
@@ -138,6 +152,7 @@ template <class Ar, bool InConstant, bool SlotsShared, class Source>
 cudaError_t launch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* d_ops, Source src, int64_t n, uint64_t* d_scratch,
                    uint64_t* d_out) {
     auto kernel = tape_kernel<Ar, InConstant, SlotsShared, Source>;
+    if (sizeof(typename SlotWord<Ar>::type) != plan.word) return cudaErrorInvalidValue;  // a plan made for the other word size
     if (SlotsShared) {
         const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.shared_bytes));
         if (e != cudaSuccess) return e;
@@ -185,6 +200,9 @@ inline cudaError_t device_shape(DeviceShape& d) {
     return e;
 }
 
+// Whether the kernel runs tape t in 32-bit words (tape_impl.hpp, Mont32).
+inline bool runs_narrow(const sr_tape* t) { return seprank::tape::narrow_prime(t->p) && (t->flags & SR_TAPE_WIDE) == 0; }
+
 // Where the program and the slots of tape t live and the block size (Plan's first fields;
 // threads and scratch are the caller's, who knows its memory).
 inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
@@ -193,6 +211,7 @@ inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
     const bool general = (t->flags & SR_TAPE_GENERAL) != 0;
     const uint64_t slots = static_cast<uint64_t>(t->slots);
     Plan plan;
+    plan.word = runs_narrow(t) ? 4 : 8;  // as SlotWord of the arithmetic dispatch runs t in
     plan.in_constant = !general && t->n_ops <= kConstOps;
     plan.ops_bytes = plan.in_constant ? 0 : static_cast<uint64_t>(t->n_ops) * sizeof(sr_tape_op);
     // Slots in shared memory: the block size (256, 128, 64 or 32) that keeps the most
@@ -200,7 +219,7 @@ inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
     // slots exceed a block's shared memory.
     int64_t best_resident = 0;
     for (int b = kBlock; b >= 32 && !general; b /= 2) {
-        const uint64_t bytes = slots * sizeof(uint64_t) * static_cast<uint64_t>(b);
+        const uint64_t bytes = slots * plan.word * static_cast<uint64_t>(b);
         if (bytes > static_cast<uint64_t>(shared_optin)) continue;
         const int64_t by_shared = static_cast<int64_t>(static_cast<uint64_t>(shared_sm) / (bytes + static_cast<uint64_t>(reserved)));
         const int64_t blocks_sm = std::min<int64_t>({by_shared, 32, std::max(per_sm, b) / b});
@@ -211,13 +230,10 @@ inline Plan slot_plan(const sr_tape* t, const DeviceShape& d) {
     }
     plan.shared = best_resident > 0;
     if (!plan.shared) plan.block = kBlock;
-    plan.shared_bytes = plan.shared ? slots * sizeof(uint64_t) * static_cast<uint64_t>(plan.block) : 0;
+    plan.shared_bytes = plan.shared ? slots * plan.word * static_cast<uint64_t>(plan.block) : 0;
     plan.sms = d.sms;
     return plan;
 }
-
-// Whether the kernel runs tape t in 32-bit words (tape_impl.hpp, Mont32).
-inline bool runs_narrow(const sr_tape* t) { return seprank::tape::narrow_prime(t->p) && (t->flags & SR_TAPE_WIDE) == 0; }
 
 // Tape t with its constants in Mont32's form (the instructions that read w), for an odd
 // p < 2^31. Host memory; t.ops points into ops.

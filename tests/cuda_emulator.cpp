@@ -71,10 +71,11 @@ std::vector<std::uint64_t> uploaded(const sr_tape* t, const std::uint64_t* v, st
 template <class Coord>
 int run(const sr_tape* t, std::int64_t count, std::uint64_t* out, Coord&& coord, sr_cuda_status* st) {
     if (t == nullptr || t->ops == nullptr || t->slots < 1) return fail(st, SR_CUDA_INVALID, "emulated tape: empty program");
-    std::vector<std::uint64_t> slots(static_cast<std::size_t>(t->slots));
-    auto slot = [&slots](std::uint32_t i) -> std::uint64_t& { return slots[i]; };
     std::vector<sr_tape_op> ops(t->ops, t->ops + t->n_ops);
-    auto go = [&](const auto& ar) {
+    // word: the slots' type, 32 bits for Mont32 as in the plugin's kernel (SlotWord)
+    auto go = [&](const auto& ar, auto word) {
+        std::vector<decltype(word)> slots(static_cast<std::size_t>(t->slots));
+        auto slot = [&slots](std::uint32_t i) -> decltype(word)& { return slots[i]; };
         for (std::int64_t q = 0; q < count; ++q) {
             auto x = coord(q, ar);
             for (std::int64_t k = 0; k < t->n_ops; ++k) seprank::tape::step(ops[static_cast<std::size_t>(k)], ar, slot, x);
@@ -82,13 +83,13 @@ int run(const sr_tape* t, std::int64_t count, std::uint64_t* out, Coord&& coord,
         }
     };
     if (t->p == 2) {
-        go(seprank::tape::Two{});
+        go(seprank::tape::Two{}, std::uint64_t{});
     } else if (narrow(t)) {
         const seprank::tape::Mont32 m = seprank::tape::make_mont32(t->p);
         seprank::tape::narrow_program(ops.data(), ops.size(), m);
-        go(m);
+        go(m, std::uint32_t{});
     } else {
-        go(seprank::tape::make_mont(t->p));
+        go(seprank::tape::make_mont(t->p), std::uint64_t{});
     }
     return ok(st);
 }

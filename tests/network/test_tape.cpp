@@ -370,6 +370,17 @@ TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved a
             narrow[q] = m.from(slot(t.output_slot()));
         }
         CHECK(narrow == expect);
+        // The same with each slot a 32-bit word, as the kernel holds them for Mont32
+        // (cuda/tape_kernel.cuh, SlotWord): every value fits.
+        std::vector<std::uint32_t> scratch32(t.slots() * count, 0xdeadbeefu);
+        std::fill(narrow.begin(), narrow.end(), 0);
+        for (std::size_t q = 0; q < count; ++q) {
+            auto slot = [&](std::uint32_t i) -> std::uint32_t& { return scratch32[i * count + q]; };
+            auto coord = [&](std::uint32_t c) { return m.to(flat[q * t.inputs() + c] % p); };
+            for (const Tape::Op& op : ops) tape::step(op, m, slot, coord);
+            narrow[q] = m.from(slot(t.output_slot()));
+        }
+        CHECK(narrow == expect);
     }
 }
 
