@@ -62,9 +62,11 @@ namespace {
 
 // Coefficients of `pairs` pairs (row-major over rows [r0, ..) and cols columns from c0)
 // from their values vals[e·nd + t]: coefficient c goes to block c when the pair lies in
-// it. A thread per pair: its nd values are read from L1 nd times, W from L1/L2.
+// it. A thread per pair: its nd values are read from L1 nd times, W (split_weights' form,
+// ar its arithmetic) from L1/L2.
+template <class Ar>
 __global__ void split_kernel(const std::uint64_t* __restrict__ vals, std::int64_t pairs, std::int64_t cols, std::int64_t r0,
-                             std::int64_t c0, std::int64_t nd, const std::uint64_t* __restrict__ w, std::uint64_t p,
+                             std::int64_t c0, std::int64_t nd, const std::uint64_t* __restrict__ w, Ar ar,
                              std::uint32_t* const* __restrict__ blocks, const std::int64_t* __restrict__ sides) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < pairs; e += stride) {
@@ -73,7 +75,7 @@ __global__ void split_kernel(const std::uint64_t* __restrict__ vals, std::int64_
         for (std::int64_t c = 0; c < nd; ++c) {
             const std::int64_t s = sides[c];
             if (i >= s || j >= s) continue;
-            blocks[c][i * s + j] = static_cast<std::uint32_t>(gr::coefficient(v, nd, w, c, p));
+            blocks[c][i * s + j] = static_cast<std::uint32_t>(gr::coefficient(v, nd, w, c, ar));
         }
     }
 }
@@ -260,8 +262,13 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                 return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: tape kernel launch (%d threads per block): %s", plan.block,
                                      cudaGetErrorString(e));
             const unsigned blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((pairs + 255) / 256, 65535)));
-            split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(), t->p,
-                                          d_ptrs.as<std::uint32_t*>(), d_sides.as<std::int64_t>());
+            const gr::SplitArith split = gr::split_arith(t->p);
+            if (split.two)
+                split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(),
+                                              seprank::tape::Two{}, d_ptrs.as<std::uint32_t*>(), d_sides.as<std::int64_t>());
+            else
+                split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(), split.mont,
+                                              d_ptrs.as<std::uint32_t*>(), d_sides.as<std::int64_t>());
             SR_GTRY(cudaGetLastError());
         }
     }
@@ -316,7 +323,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_g
         g->width_a = s->width_a;
         g->width_b = s->width_b;
         g->source.assign(s->source, s->source + s->tape->inputs);
-        g->w.assign(s->w, s->w + nd * nd);
+        g->w = gr::split_weights(s->w, nd * nd, p);  // the form the split kernel takes
         g->sides = gr::Sides(nd);
         g->blocks.assign(static_cast<std::size_t>(nd), nullptr);
         *out = g.release();

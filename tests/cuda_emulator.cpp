@@ -193,7 +193,7 @@ SR_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_
     g->width_a = s->width_a;
     g->width_b = s->width_b;
     g->source.assign(s->source, s->source + s->tape->inputs);
-    g->w.assign(s->w, s->w + s->nodes * s->nodes);
+    g->w = seprank::graded::split_weights(s->w, s->nodes * s->nodes, p);  // as the plugin keeps them
     g->sides = seprank::graded::Sides(s->nodes);
     g->blocks.resize(static_cast<std::size_t>(s->nodes));
     *out = g;
@@ -224,6 +224,7 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
     g->sides.apply(k, side);
     gr::Rect rects[2];
     const int nr = gr::new_pairs(k, old, rects);
+    const gr::SplitArith split = gr::split_arith(g->tape.p);
     std::vector<std::uint64_t> vals;
     for (int q = 0; q < nr; ++q) {
         const gr::Rect& r = rects[q];
@@ -239,8 +240,10 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
                     const std::int64_t s = g->sides.side[c];
                     if (i < s && j < s)
                         g->blocks[c][static_cast<std::size_t>(i * s + j)] =
-                            static_cast<std::uint32_t>(gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
-                                                                       static_cast<std::int64_t>(c), g->tape.p));
+                            static_cast<std::uint32_t>(split.two ? gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
+                                                                                   static_cast<std::int64_t>(c), seprank::tape::Two{})
+                                                                 : gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
+                                                                                   static_cast<std::int64_t>(c), split.mont));
                 }
         }
     }

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "network/tape_impl.hpp"
+
 #if defined(__CUDACC__)
 #define SR_GRADED_HD __host__ __device__
 #else
@@ -56,23 +58,42 @@ inline int new_pairs(std::int64_t k, std::int64_t old, Rect out[2]) {
     return n;
 }
 
-// Coefficient c of a pair from its nd values v[0..nd): Σ_t v[t]·w[t·nd + c] mod p. v and w
-// are residues below p < kPrimeLimit: each product is below 2^62, so a sum of a residue and
-// three products stays below 2^64; it is reduced after every third term (p < 2^26, products
-// below 2^52: once, at the end). Cost O(nd).
-SR_GRADED_HD inline std::uint64_t coefficient(const std::uint64_t* v, std::int64_t nd, const std::uint64_t* w, std::int64_t c,
-                                              std::uint64_t p) {
-    const std::int64_t run = p < (std::uint64_t{1} << 26) ? kMaxNodes : 3;  // products summed between reductions
+// The degree split's arithmetic mod p (p < kPrimeLimit, so odd p is below 2^31): Mont32
+// (network/tape_impl.hpp) for an odd p, Two for p = 2. Host only (make_mont32); a kernel is
+// handed the value.
+struct SplitArith {
+    bool two = false;
+    tape::Mont32 mont;
+};
+inline SplitArith split_arith(std::uint64_t p) {
+    SplitArith a;
+    a.two = p == 2;
+    if (!a.two) a.mont = tape::make_mont32(p);
+    return a;
+}
+
+// W's n entries (residues mod p) in the form coefficient() takes them for p: Montgomery form
+// w·2^32 mod p for an odd p (so that a term v·w is one Montgomery product), as they are for
+// p = 2. Cost O(n).
+inline std::vector<std::uint64_t> split_weights(const std::uint64_t* w, std::int64_t n, std::uint64_t p) {
+    const SplitArith a = split_arith(p);
+    std::vector<std::uint64_t> f(w, w + n);
+    if (!a.two)
+        for (auto& x : f) x = a.mont.to(x);
+    return f;
+}
+
+// Coefficient c of a pair from its nd values v[0..nd) (residues mod p): Σ_t v[t]·w[t·nd + c]
+// mod p, with wf = split_weights(w) and ar the arithmetic of split_arith(p): Mont32 (each
+// term one Montgomery product of v[t] and w·2^32, which is v[t]·w, and one reduced sum; no
+// division) or Two. Cost O(nd): about seven 32-bit operations a term on a GPU, where the
+// 64-bit sums reduced by a division every third term that this replaced cost several times
+// more (bench/GPU.md, "The degree split").
+template <class Ar>
+SR_GRADED_HD inline std::uint64_t coefficient(const std::uint64_t* v, std::int64_t nd, const std::uint64_t* wf, std::int64_t c, const Ar& ar) {
     std::uint64_t s = 0;
-    std::int64_t since = 0;
-    for (std::int64_t t = 0; t < nd; ++t) {
-        s += v[t] * w[t * nd + c];
-        if (++since == run) {
-            s %= p;
-            since = 0;
-        }
-    }
-    return s % p;
+    for (std::int64_t t = 0; t < nd; ++t) s = ar.add(s, ar.mul(v[t], wf[t * nd + c]));
+    return s;
 }
 
 // The blocks' sides between steps. A block is open (side > 0), not yet open (side 0, never
