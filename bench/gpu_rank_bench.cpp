@@ -15,9 +15,11 @@
 //        for p > 2^26 also the blocked elimination's CPU reference (rank_modular_blocked)
 //     T  panel width (default 0: the engine's 256)
 //     P  prime, at most 2^46 - 21 (default 8388593, the largest below 2^23); above 2^26 the
-//        elimination takes its two-limb mode (4 limb GEMMs per product, docs/rank.md)
-//     B  23: P = 8388593 (one GEMM per product); 46: P = 2^46 - 21 (the two-limb mode);
-//        both: the two in turn, each section opened by its "prime:" line
+//        elimination takes its two-limb mode (4 limb GEMMs per product, 2 below 2^31: the
+//        one-sided limbs, docs/rank.md)
+//     B  23: P = 8388593 (one GEMM per product); 31: P = 2^31 - 1 (one-sided limbs, the path
+//        of the drawn 31-bit primes); 46: P = 2^46 - 21 (four limb GEMMs); both: 23 and 46
+//        in turn, each section opened by its "prime:" line
 //     S  seed of the matrix (default 1); K threads build it (default: the cores)
 // Planting costs O(N^2), not a product of factors: uniform entries, then D rows, drawn at
 // random, overwritten by combinations of 2 or 3 of the other rows. The rank is N - D except
@@ -111,7 +113,7 @@ int run_prime(long rows, long n, long d, long cpu_n, int tile, std::uint64_t p, 
     int status = 0;
     const CudaInfo& info = cuda_info();
     const bool two_limb = p > (std::uint64_t{1} << 26);
-    std::printf("prime: %llu\nmode: %s\ntile: %d\n", static_cast<unsigned long long>(p), two_limb ? "two-limb" : "one product", tile);
+    std::printf("prime: %llu\nmode: %s\ntile: %d\n", static_cast<unsigned long long>(p), !two_limb ? "one product" : p <= 2147483647 ? "two-limb, one-sided (two limb products)" : "two-limb (four limb products)", tile);
     if (info.devices > 0) {
         const double t0 = now();
         const std::vector<std::uint64_t> a = plant(rows, n, d, p, seed, threads);
@@ -187,10 +189,11 @@ int main(int argc, char** argv) {
         else if (k == "--prime-bits") {
             const std::string b = v;
             if (b == "23") primes = {8388593};
+            else if (b == "31") primes = {2147483647};
             else if (b == "46") primes = {blocked_max_prime};
             else if (b == "both") primes = {8388593, blocked_max_prime};
             else {
-                std::fprintf(stderr, "bench_gpu_rank: --prime-bits %s: expected 23, 46 or both\n", v);
+                std::fprintf(stderr, "bench_gpu_rank: --prime-bits %s: expected 23, 31, 46 or both\n", v);
                 return 2;
             }
         } else if (k == "--seed") seed = std::strtoull(v, nullptr, 10);

@@ -21,7 +21,8 @@
 //   - the two-limb mode (2^26 < p < 2^46, blocked_rank_impl.hpp): the same leaf kernels with
 //     exact 64-bit scalar operations (leaf_top_kernel<true>, leaf_rest_kernel<true>, and
 //     leaf_kernel_wide where the phases differ), and every product as split_kernel,
-//     four cublasDgemm_64 on the limbs, combine_kernel; its limb buffers are GpuBackend's.
+//     four cublasDgemm_64 on the limbs (two, on B's limbs and A as it is, for p < 2^31: the
+//     one-sided limbs), combine_kernel (half_combine_kernel); its limb buffers are GpuBackend's.
 // Every CUDA and cuBLAS failure becomes SR_CUDA_ERROR naming the call; all device memory
 // is owned by RAII objects, so it is freed on every path.
 #include "cuda_common.cuh"
@@ -622,15 +623,16 @@ __global__ void invert_wide_kernel(const double* g, std::int64_t k, double* x, d
 }
 
 // Two-limb mode: the column-major rows x cols block at in (leading dimension ld) into its
-// limbs hi = rint(x / 2^23), lo = x - hi 2^23, contiguous column-major (ld rows).
-__global__ void split_kernel(const double* in, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* hi, double* lo) {
+// limbs hi = rint(x / base), lo = x - hi base (base = blk::limb_base(p): 2^23, or 2^16 with
+// one-sided limbs), contiguous column-major (ld rows).
+__global__ void split_kernel(const double* in, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* hi, double* lo, double base) {
     const std::int64_t total = rows * cols;
     for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
          e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
         const std::int64_t j = e / rows, i = e - j * rows;
-        const double x = in[j * ld + i], x1 = blk::limb_hi(x);
+        const double x = in[j * ld + i], x1 = blk::limb_hi(x, base);
         hi[e] = x1;
-        lo[e] = x - x1 * blk::kLimb;
+        lo[e] = x - x1 * base;
     }
 }
 
@@ -644,6 +646,19 @@ __global__ void combine_kernel(double* c, std::int64_t ldc, std::int64_t rows, s
         const std::int64_t j = e / rows, i = e - j * rows;
         double& out = c[j * ldc + i];
         out = blk::wide_combine(out, p2[e], p1[e], p0[e], alpha, beta, p, pinv, c46);
+    }
+}
+
+// One-sided limbs (p < 2^31): c = beta c + alpha (p1 2^16 + p0) mod p, centred
+// (blk::half_combine); p1, p0 as combine_kernel's.
+__global__ void half_combine_kernel(double* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, const double* p1, const double* p0,
+                                    double alpha, double beta, std::int64_t p, double pinv) {
+    const std::int64_t total = rows * cols;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const std::int64_t j = e / rows, i = e - j * rows;
+        double& out = c[j * ldc + i];
+        out = blk::half_combine(out, p1[e], p0[e], alpha, beta, p, pinv);
     }
 }
 
@@ -725,12 +740,16 @@ public:
                           static_cast<long long>(m), static_cast<long long>(n), need / 1048576.0, static_cast<double>(free_b) / 1048576.0);
             throw Failure{SR_CUDA_NO_MEMORY, msg};
         }
-        limb_doubles_ = 2 * na + 2 * nb + 3 * np;
+        // the buffers the mode uses, in one allocation (one-sided limbs: B1, B0, P1, P0)
+        const blk::WideBuffers w = blk::wide_buffers(p);
+        limb_doubles_ = w.a * na + w.b * nb + w.p * np;
         limbs_ = std::make_unique<DeviceArray<double>>(static_cast<std::size_t>(limb_doubles_), s_);
         double* q = limbs_->get();
-        for (double** slot : {&a1_, &a0_}) *slot = q, q += na;
+        if (w.a > 0)
+            for (double** slot : {&a1_, &a0_}) *slot = q, q += na;
         for (double** slot : {&b1_, &b0_}) *slot = q, q += nb;
-        for (double** slot : {&p2_, &p1_, &p0_}) *slot = q, q += np;
+        if (w.p > 2) p2_ = q, q += np;
+        for (double** slot : {&p1_, &p0_}) *slot = q, q += np;
         int sms = 0, per_sm = 0;
         check("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
         check("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
@@ -844,7 +863,8 @@ public:
 
     void split(blk::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
         const OpTimer timer(&profile_, kSplitOp);
-        split_kernel<<<blocks_for(rows * cols, 256, 8192), 256, 0, s_>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_);
+        split_kernel<<<blocks_for(rows * cols, 256, 8192), 256, 0, s_>>>(buffer(src) + off, ld, rows, cols, a_side ? a1_ : b1_, a_side ? a0_ : b0_,
+                                                                    blk::limb_base(pu_));
         check("split_kernel launch", cudaGetLastError());
     }
 
@@ -864,6 +884,12 @@ public:
 
     void combine(const blk::Gemm& d) {
         const OpTimer timer(&profile_, kCombineOp);
+        if (blk::half_mode(pu_)) {
+            half_combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256, 0, s_>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p1_, p0_,
+                                                                               d.alpha, d.beta, static_cast<std::int64_t>(pu_), pinv_);
+            check("half_combine_kernel launch", cudaGetLastError());
+            return;
+        }
         combine_kernel<<<blocks_for(d.rows * d.cols, 256, 8192), 256, 0, s_>>>(buffer(d.c) + d.c_off, d.ldc, d.rows, d.cols, p2_, p1_, p0_, d.alpha,
                                                                       d.beta, static_cast<std::int64_t>(pu_), pinv_, c46_);
         check("combine_kernel launch", cudaGetLastError());

@@ -193,8 +193,9 @@ enum class Primes { any, small, two_limb };
 // small: every third a random one of 2..26 bits, else 2, 3, small, the largest below 2^23
 // (one GEMM per 256-wide panel) or below 2^26 (K = 8: every panel update in chunks) and
 // their neighbours; two-limb: every third a random one of 27..46 bits, else the first
-// primes above 2^26, one near 2^36 and 2^40, the largest below 2^46 (the limit) and its
-// neighbour; any: every fourth case two-limb, the others small. The kind cycles through Planted; the tile is drawn from 0 (default) and
+// primes above 2^26, a 31-bit one, 2^31 - 1 and the next prime (the last of the one-sided
+// limbs and the first of four products), one near 2^36 and 2^40, the largest below 2^46 (the
+// limit) and its neighbour; any: every fourth case two-limb, the others small. The kind cycles through Planted; the tile is drawn from 0 (default) and
 // 1..100. The shape cycles through 1 x n (0 included), n x 1, 0 x n, above the default tile
 // and not a multiple of it (257 + up to `wide`), and small; r, the inner rank to plant, is
 // in 0..min(m, n) + 1.
@@ -208,7 +209,8 @@ inline BlockedCase blocked_case(seprank::Rng& rng, int it, long wide, Primes pri
     static const std::uint64_t fixed[] = {2, 3, 5, 7, 251, 65521, 8388593, seprank::prev_prime(8388593), 67108859 /* below 2^26 */,
                                           seprank::prev_prime(67108859)};
     static const std::uint64_t fixed_wide[] = {67108879 /* the first prime above 2^26 */, 67108913 /* the next */,
-                                               68719476767 /* the first above 2^36 */, 1099511627689 /* the last below 2^40 */,
+                                               1080880789 /* a 31-bit prime: one-sided limbs */, 2147483647 /* 2^31 - 1, their last */,
+                                               2147483659 /* the first above 2^31: four products */, 68719476767 /* the first above 2^36 */, 1099511627689 /* the last below 2^40 */,
                                                seprank::blocked_max_prime /* below 2^46 */, seprank::prev_prime(seprank::blocked_max_prime)};
     static const int tiles[] = {0, 1, 2, 3, 8, 31, 33, 64, 100};
     BlockedCase c;

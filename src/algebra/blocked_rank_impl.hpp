@@ -45,8 +45,16 @@
 //   - a trailing update is split by columns into slabs of at most wide_slab() columns (8
 //     panels), so the three product buffers take 3 m slab doubles (not 3 m n); the limbs
 //     of M are split once per chunk and serve every slab.
-// Cost: 4 GEMMs of the same shape per product instead of 1, i.e. about (8/3) n^3 flops for
-// a square matrix, plus the splits and combines (memory-bound, O(m n) per panel).
+//   - one-sided limbs (kMaxPrime < p <= kMaxHalfPrime = 2^31 - 1, every prime the GPU
+//     draws): a centred entry is below 2^30, so only B is split, into 16-bit limbs
+//     B = B1 2^16 + B0 (|B1| <= 2^14, |B0| <= 2^15), and A enters whole: P1 = A B1 and
+//     P0 = A B0, two GEMMs of inner dimension at most 256, every partial sum of size
+//     <= 256 * 2^30 * 2^15 = 2^53, exact. The combine is C = beta C + alpha (P1 2^16 + P0)
+//     mod p (half_combine). The limbs of B are M's (or G's for the multipliers), split once
+//     per chunk; A's slabs are read as they are, so they need no split either.
+// Cost: 4 GEMMs of the same shape per product instead of 1 (2 with one-sided limbs), i.e.
+// about (8/3) n^3 flops for a square matrix ((4/3) n^3), plus the splits and combines
+// (memory-bound, O(m n) per panel).
 // Why 2^46: it is the largest bound for which two 23-bit limbs of a centred entry stay
 // within 2^22, so the middle sum P1 of a 256-wide chunk (2 * 256 products) is exact; a
 // larger p would need narrower chunks (more combines) or a third limb (9 products).
@@ -151,8 +159,17 @@ inline constexpr std::int64_t kWideInner = 256;
 inline constexpr double kLimb = 8388608.0;  // 2^23
 inline constexpr std::int64_t kWideSlabPanels = 8;
 
-// Whether p takes the two-limb mode.
+// The largest prime of the one-sided limbs (header comment): 2^31 - 1, so that a centred
+// entry is below 2^30 and a product with a 16-bit limb below 2^45. Their limb base 2^16.
+inline constexpr std::uint64_t kMaxHalfPrime = 2147483647;
+inline constexpr double kHalfLimb = 65536.0;  // 2^16
+
+// Whether p takes the two-limb mode (either kind of limbs).
 SR_BLOCKED_HD inline bool wide_mode(std::uint64_t p) { return p > kMaxPrime; }
+// Whether the two-limb mode splits B alone, in 16-bit limbs (kMaxPrime < p <= 2^31 - 1).
+SR_BLOCKED_HD inline bool half_mode(std::uint64_t p) { return p > kMaxPrime && p <= kMaxHalfPrime; }
+// The limb base of the two-limb mode: 2^16 with one-sided limbs, else 2^23.
+SR_BLOCKED_HD inline double limb_base(std::uint64_t p) { return half_mode(p) ? kHalfLimb : kLimb; }
 
 // K: the largest inner dimension of an exact product (header comment), at most 2^30; in
 // the two-limb mode (p > kMaxPrime), kWideInner, the inner dimension of a limb GEMM.
@@ -254,9 +271,10 @@ SR_BLOCKED_HD inline double wide_inverse(double a, std::uint64_t p) {
     return p < (std::uint64_t{1} << 31) ? euclid_inverse<std::int32_t>(a, p) : euclid_inverse<std::int64_t>(a, p);
 }
 
-// The high limb of a centred entry (|x| < 2^45): rint(x / 2^23), |x1| <= 2^22; the low
-// limb x - x1 2^23 is in [-2^22, 2^22]. Both exact (scaling by 2^23 is exact).
-SR_BLOCKED_HD inline double limb_hi(double x) { return rint(x * (1.0 / kLimb)); }
+// The high limb of a centred entry in base b (limb_base: 2^23 for |x| < 2^45, 2^16 for
+// |x| < 2^30): rint(x / b), |x1| <= 2^22 (2^14); the low limb x - x1 b is in [-b/2, b/2].
+// Both exact (scaling by a power of two is exact).
+SR_BLOCKED_HD inline double limb_hi(double x, double b) { return rint(x * (1.0 / b)); }
 
 // The combine of one entry: beta c + alpha (p2 2^46 + p1 2^23 + p0) mod p, centred.
 // c centred, p2, p1, p0 integers of size <= 2^53 held in doubles; c46 = 2^46 mod p,
@@ -269,6 +287,16 @@ SR_BLOCKED_HD inline double wide_combine(double c, double p2, double p1, double 
     std::int64_t s = t2 + t1 + t0;  // |s| <= 3h
     if (alpha < 0) s = -s;
     if (beta != 0) s += static_cast<std::int64_t>(c);
+    return static_cast<double>(wide_reduce(s, p, pinv));
+}
+
+// The combine of one-sided limbs: beta c + alpha (p1 2^16 + p0) mod p, centred, for c
+// centred and p1, p0 integers of size <= 2^53 held in doubles (kMaxPrime < p <= 2^31 - 1).
+// wide_reduce(p1) 2^16 + p0 is below 2^46 + 2^53 in size, within wide_reduce's 2^62.
+SR_BLOCKED_HD inline double half_combine(double c, double p1, double p0, double alpha, double beta, std::int64_t p, double pinv) {
+    std::int64_t s = wide_reduce(wide_reduce(static_cast<std::int64_t>(p1), p, pinv) * 65536 + static_cast<std::int64_t>(p0), p, pinv);
+    if (alpha < 0) s = -s;
+    if (beta != 0) s += static_cast<std::int64_t>(c);  // |s| <= 2h
     return static_cast<double>(wide_reduce(s, p, pinv));
 }
 
@@ -377,16 +405,26 @@ inline std::int64_t wide_slab(std::int64_t n, int tile) {
     return std::max<std::int64_t>(t, std::min<std::int64_t>(kWideSlabPanels * t, n));
 }
 // The limb buffers' sizes (doubles): A1, A0 (slab x inner each, inner = min(kWideInner,
-// tile)), B1, B0 (inner x m each), P2, P1, P0 (slab x m each).
+// tile)), B1, B0 (inner x m each), P2, P1, P0 (slab x m each). One-sided limbs use B1, B0,
+// P1 and P0 only (wide_buffers).
 inline std::int64_t wide_a_doubles(std::int64_t, std::int64_t n, int tile) {
     return wide_slab(n, tile) * std::min(kWideInner, effective_tile(tile, n));
 }
 inline std::int64_t wide_b_doubles(std::int64_t m, std::int64_t n, int tile) { return std::min(kWideInner, effective_tile(tile, n)) * m; }
 inline std::int64_t wide_p_doubles(std::int64_t m, std::int64_t n, int tile) { return wide_slab(n, tile) * m; }
+// How many A, B and P limb buffers the two-limb mode of p uses: 2, 2 and 3 (P2, P1, P0),
+// or with one-sided limbs 0, 2 and 2 (P1, P0); none below.
+struct WideBuffers {
+    int a, b, p;
+};
+inline WideBuffers wide_buffers(std::uint64_t p) {
+    if (!wide_mode(p)) return WideBuffers{0, 0, 0};
+    return half_mode(p) ? WideBuffers{0, 2, 2} : WideBuffers{2, 2, 3};
+}
 // Doubles of workspace the two-limb mode needs besides workspace_doubles (0 for p <= kMaxPrime).
 inline std::int64_t wide_workspace_doubles(std::int64_t m, std::int64_t n, int tile, std::uint64_t p) {
-    if (!wide_mode(p)) return 0;
-    return 2 * wide_a_doubles(m, n, tile) + 2 * wide_b_doubles(m, n, tile) + 3 * wide_p_doubles(m, n, tile);
+    const WideBuffers w = wide_buffers(p);
+    return w.a * wide_a_doubles(m, n, tile) + w.b * wide_b_doubles(m, n, tile) + w.p * wide_p_doubles(m, n, tile);
 }
 
 // The two products of a panel update as column-major GEMMs C = alpha A B + beta C without
@@ -436,6 +474,17 @@ inline LimbGemms limb_gemms(const Gemm& d) {
                       Gemm{r, c, k, 1.0, 0.0, Buf::a0, 0, r, Buf::b0, 0, k, Buf::p0, 0, r}}};
 }
 
+// One-sided limbs: the two GEMMs of a product d, A as d has it (unsplit), B1, B0 (inner x
+// cols, ld inner) into P1, P0 (rows x cols, ld rows): P1 = A B1, P0 = A B0.
+struct HalfLimbGemms {
+    Gemm g[2];
+};
+inline HalfLimbGemms half_limb_gemms(const Gemm& d) {
+    const std::int64_t r = d.rows, c = d.cols, k = d.inner;
+    return HalfLimbGemms{{Gemm{r, c, k, 1.0, 0.0, d.a, d.a_off, d.lda, Buf::b1, 0, k, Buf::p1, 0, r},
+                          Gemm{r, c, k, 1.0, 0.0, d.a, d.a_off, d.lda, Buf::b0, 0, k, Buf::p0, 0, r}}};
+}
+
 // Backend (a class with these members; rows and columns index the m x n matrix A, ld n):
 //   void factor_leaf(int64 r, int64 b0, int64 b1, int64* piv)
 //        the leaf step above on active rows [r, m), columns [b0, b1) (b1 - b0 <= kLeaf),
@@ -461,18 +510,20 @@ inline LimbGemms limb_gemms(const Gemm& d) {
 // more carry out every product:
 //   void split(Buf src, int64 off, int64 ld, int64 rows, int64 cols, bool a_side)
 //        the column-major rows x cols block at src + off (leading dimension ld) into its
-//        limbs, contiguous column-major (ld rows): A1 and A0 (a_side) or B1 and B0.
+//        limbs in base limb_base(p), contiguous column-major (ld rows): A1 and A0 (a_side)
+//        or B1 and B0. With one-sided limbs only B is split.
 //   void gemm(const Gemm& d)
-//        executes a description (limb_gemms(): on the limb buffers, exact).
+//        executes a description (limb_gemms() or half_limb_gemms(): exact).
 //   void combine(const Gemm& d)
 //        C of d (rows x cols at c_off, ldc) = beta C + alpha (P2 2^46 + P1 2^23 + P0)
-//        mod p, centred (wide_combine), P_i read column-major with ld rows.
+//        mod p, centred (wide_combine), P_i read column-major with ld rows; with one-sided
+//        limbs beta C + alpha (P1 2^16 + P0) (half_combine).
 template <class Backend>
 class Driver {
 public:
     Driver(Backend& be, std::int64_t m, std::int64_t n, std::uint64_t p, int tile)
         : be_(be), m_(m), n_(n), kmax_(max_inner(p)), tile_(effective_tile(tile, n)), wide_(wide_mode(p)),
-          slab_(wide_slab(n, tile)) {}
+          half_(half_mode(p)), slab_(wide_slab(n, tile)) {}
 
     // The rank; A is overwritten.
     std::int64_t run() {
@@ -559,8 +610,16 @@ private:
         }
     }
 
-    // One product d of the two-limb mode: split (B only when split_b), four limb GEMMs, combine.
+    // One product d of the two-limb mode: split (B only when split_b), four limb GEMMs,
+    // combine; with one-sided limbs: split B (when split_b), two GEMMs, combine.
     void product(const Gemm& d, bool split_b) {
+        if (half_) {
+            if (split_b) be_.split(d.b, d.b_off, d.ldb, d.inner, d.cols, false);
+            const HalfLimbGemms l = half_limb_gemms(d);
+            for (const Gemm& g : l.g) be_.gemm(g);
+            be_.combine(d);
+            return;
+        }
         be_.split(d.a, d.a_off, d.lda, d.rows, d.inner, true);
         if (split_b) be_.split(d.b, d.b_off, d.ldb, d.inner, d.cols, false);
         const LimbGemms l = limb_gemms(d);
@@ -573,7 +632,7 @@ private:
     std::int64_t extra_ = 0;
     Backend& be_;
     std::int64_t m_, n_, kmax_, tile_;
-    bool wide_;
+    bool wide_, half_;
     std::int64_t slab_;
 };
 

@@ -1,7 +1,8 @@
 // rank_modular_blocked: the CPU backend of the blocked elimination of
 // src/algebra/blocked_rank_impl.hpp (the reference of the CUDA engine's sr_cuda_rank). The GEMMs
 // are Eigen's on doubles, exact because every partial sum is an integer below 2^53 (in the
-// two-limb mode, p > 2^26: the four limb GEMMs of each product, then an exact combine).
+// two-limb mode, p > 2^26: the four limb GEMMs of each product, or two with one-sided limbs
+// for p < 2^31, then an exact combine).
 #include "blocked_rank_impl.hpp"
 #include "rank_blocked.hpp"
 #include "seprank/error.hpp"
@@ -31,16 +32,19 @@ class CpuBackend {
 public:
     CpuBackend(std::int64_t m, std::int64_t n, std::uint64_t p, int tile)
         : m_(m), n_(n), p_(p), pd_(static_cast<double>(p)), pinv_(1.0 / static_cast<double>(p)),
-          kmax_(blocked::max_inner(p)), wide_(blocked::wide_mode(p)), c46_(wide_ ? blocked::wide_c46(p) : 0),
+          kmax_(blocked::max_inner(p)), wide_(blocked::wide_mode(p)), half_(blocked::half_mode(p)), c46_(wide_ ? blocked::wide_c46(p) : 0),
           a_(static_cast<std::size_t>(m * n)) {
         const std::int64_t t = blocked::effective_tile(tile, n);
         g_.resize(static_cast<std::size_t>(m * t));
         mm_.resize(static_cast<std::size_t>(m * t));
         x_.resize(static_cast<std::size_t>(t * t));
-        if (wide_) {
-            for (auto* v : {&a1_, &a0_}) v->resize(static_cast<std::size_t>(blocked::wide_a_doubles(m, n, tile)));
+        if (wide_) {  // the buffers the mode uses (one-sided limbs: B1, B0, P1, P0)
+            const blocked::WideBuffers w = blocked::wide_buffers(p);
+            if (w.a > 0)
+                for (auto* v : {&a1_, &a0_}) v->resize(static_cast<std::size_t>(blocked::wide_a_doubles(m, n, tile)));
             for (auto* v : {&b1_, &b0_}) v->resize(static_cast<std::size_t>(blocked::wide_b_doubles(m, n, tile)));
-            for (auto* v : {&p2_, &p1_, &p0_}) v->resize(static_cast<std::size_t>(blocked::wide_p_doubles(m, n, tile)));
+            for (auto* v : {&p1_, &p0_}) v->resize(static_cast<std::size_t>(blocked::wide_p_doubles(m, n, tile)));
+            if (w.p > 2) p2_.resize(static_cast<std::size_t>(blocked::wide_p_doubles(m, n, tile)));
         }
     }
 
@@ -180,11 +184,12 @@ public:
         const double* in = buffer(src) + off;
         double* hi = a_side ? a1_.data() : b1_.data();
         double* lo = a_side ? a0_.data() : b0_.data();
+        const double base = blocked::limb_base(p_);
         for (std::int64_t j = 0; j < cols; ++j)
             for (std::int64_t i = 0; i < rows; ++i) {
-                const double x = in[j * ld + i], x1 = blocked::limb_hi(x);
+                const double x = in[j * ld + i], x1 = blocked::limb_hi(x, base);
                 hi[j * rows + i] = x1;
-                lo[j * rows + i] = x - x1 * blocked::kLimb;
+                lo[j * rows + i] = x - x1 * base;
             }
     }
 
@@ -197,7 +202,9 @@ public:
             for (std::int64_t i = 0; i < d.rows; ++i) {
                 const std::size_t e = static_cast<std::size_t>(j * d.rows + i);
                 double& out = c[j * d.ldc + i];
-                out = blocked::wide_combine(out, p2_[e], p1_[e], p0_[e], d.alpha, d.beta, pi, pinv_, c46_) + combine_error_;
+                out = (half_ ? blocked::half_combine(out, p1_[e], p0_[e], d.alpha, d.beta, pi, pinv_)
+                             : blocked::wide_combine(out, p2_[e], p1_[e], p0_[e], d.alpha, d.beta, pi, pinv_, c46_)) +
+                      combine_error_;
             }
     }
 
@@ -265,7 +272,7 @@ private:
     std::uint64_t p_;
     double pd_, pinv_;
     std::int64_t kmax_;
-    bool wide_;
+    bool wide_, half_;
     std::int64_t c46_;
     double combine_error_ = 0;
     blocked::LeafStats stats_;

@@ -672,13 +672,14 @@ struct BoundBackend {
     seprank::Rng rng;
     std::vector<long> units;
     long violations = 0, pivots = 0, reductions = 0;
-    bool wide = false;
+    bool wide = false, half = false;
     long a_cap = 0, b_cap = 0, p_cap = 0, combines = 0;
 
     BoundBackend(long m_, long n_, long k_, std::uint64_t seed) : m(m_), n(n_), K(k_), rng(seed), units(static_cast<std::size_t>(m_ * n_), 0) {}
     BoundBackend(long m_, long n_, std::uint64_t p, int tile, std::uint64_t seed) : BoundBackend(m_, n_, blocked::max_inner(p), seed) {
         wide = blocked::wide_mode(p);
-        a_cap = blocked::wide_a_doubles(m, n, tile);
+        half = blocked::half_mode(p);
+        a_cap = half ? 0 : blocked::wide_a_doubles(m, n, tile);  // one-sided limbs have no A limbs
         b_cap = blocked::wide_b_doubles(m, n, tile);
         p_cap = blocked::wide_p_doubles(m, n, tile);
     }
@@ -693,13 +694,24 @@ struct BoundBackend {
     }
     void split(blocked::Buf src, std::int64_t off, std::int64_t ld, std::int64_t rows, std::int64_t cols, bool a_side) {
         violations += !wide;
+        violations += half && a_side;  // one-sided limbs split B alone
         violations += rows * cols > (a_side ? a_cap : b_cap);
         if (src == blocked::Buf::a) each_of_a(off, ld, rows, cols, [&](long& x) { violations += x != 0; });
     }
     void gemm(const blocked::Gemm& d) {
+        using blocked::Buf;
         violations += !wide;
         violations += d.inner > blocked::kWideInner;
-        violations += d.rows * d.inner > a_cap || d.inner * d.cols > b_cap || d.rows * d.cols > p_cap;
+        violations += d.inner * d.cols > b_cap || d.rows * d.cols > p_cap;
+        violations += d.b != Buf::b1 && d.b != Buf::b0;
+        const bool a_limb = d.a == Buf::a1 || d.a == Buf::a0;
+        if (half) {
+            // A as it is, reduced (|x| <= h, the bound of the 2^53), into P1 or P0
+            violations += a_limb || (d.c != Buf::p1 && d.c != Buf::p0) || d.alpha != 1.0 || d.beta != 0.0;
+            if (d.a == Buf::a) each_of_a(d.a_off, d.lda, d.rows, d.inner, [&](long& x) { violations += x != 0; });
+        } else {
+            violations += !a_limb || d.rows * d.inner > a_cap;
+        }
     }
     void combine(const blocked::Gemm& d) {
         violations += !wide;
@@ -763,9 +775,10 @@ TEST_CASE("blocked driver: every GEMM stays exact and every entry read is reduce
     auto rng = seprank_test::rng_for("rank-blocked-bounds");
     INFO("seed " << seprank_test::seed());
     const std::uint64_t primes[] = {3, 65521, 8388593, 33554393 /* largest below 2^25: K = 32 */, blocked::kMaxPrime,
-                                    67108879 /* two limbs */, blocked_max_prime};
+                                    67108879 /* two limbs, one-sided */, blocked::kMaxHalfPrime, 2147483659 /* four products */,
+                                    blocked_max_prime};
     const int tiles[] = {0, 1, 5, 32, 40, 64, 100, 256, 300};
-    long wide_runs = 0, wide_combines = 0;
+    long wide_runs = 0, wide_combines = 0, half_runs = 0;
     for (int it = 0; it < seprank_test::iterations(150); ++it) {
         const std::uint64_t p = primes[rng.below(std::size(primes))];
         const int tile = tiles[rng.below(std::size(tiles))];
@@ -776,10 +789,12 @@ TEST_CASE("blocked driver: every GEMM stays exact and every entry read is reduce
         CHECK(be.violations == 0);
         CHECK(r == be.pivots);
         CHECK(r <= std::min(m, n));
-        wide_runs += be.wide;
+        wide_runs += be.wide && !be.half;
+        half_runs += be.half;
         wide_combines += be.combines;
     }
     CHECK(wide_runs > 0);
+    CHECK(half_runs > 0);
     CHECK(wide_combines > 0);
 }
 
@@ -823,10 +838,15 @@ TEST_CASE("two-limb scalars: products, reductions, inverses, limbs and the combi
             const std::int64_t a = xs[i] == 0 ? 5 : xs[i];
             CHECK(blocked::wide_mul(static_cast<double>(a), blocked::wide_inverse(static_cast<double>(a), p), pd, pinv) == 1);
         }
-        // limbs: |x1|, |x0| <= 2^22 and x = x1 2^23 + x0 at the extremes of the range
+        // limbs: |x1|, |x0| <= 2^22 and x = x1 2^23 + x0 at the extremes of the range; with
+        // one-sided limbs (p < 2^31) |x1| <= 2^14, |x0| <= 2^15 and x = x1 2^16 + x0
+        CHECK(blocked::limb_base(p) == (p < (std::uint64_t{1} << 31) ? blocked::kHalfLimb : blocked::kLimb));
         for (const std::int64_t x : xs) {
-            const double xd = static_cast<double>(x), x1 = blocked::limb_hi(xd), x0 = xd - x1 * blocked::kLimb;
+            const double xd = static_cast<double>(x), x1 = blocked::limb_hi(xd, blocked::kLimb), x0 = xd - x1 * blocked::kLimb;
             bad += std::fabs(x1) > 4194304.0 || std::fabs(x0) > 4194304.0 || x1 * blocked::kLimb + x0 != xd;
+            if (!blocked::half_mode(p)) continue;
+            const double y1 = blocked::limb_hi(xd, blocked::kHalfLimb), y0 = xd - y1 * blocked::kHalfLimb;
+            bad += std::fabs(y1) > 16384.0 || std::fabs(y0) > 32768.0 || y1 * blocked::kHalfLimb + y0 != xd;
         }
         CHECK(bad == 0);
         // the combine at the extreme product sums (|P| = 2^53) and at random ones, both signs of alpha, beta 0 and 1
@@ -843,11 +863,57 @@ TEST_CASE("two-limb scalars: products, reductions, inverses, limbs and the combi
                              static_cast<i128>(static_cast<std::int64_t>(p1)) * (1 << 23) + static_cast<std::int64_t>(p0);
             const i128 want = (beta != 0 ? c : 0) + (alpha < 0 ? -sum : sum);
             bad += blocked::wide_combine(static_cast<double>(c), p2, p1, p0, alpha, beta, pi, pinv, c46) != static_cast<double>(centre(want, p));
+            if (!blocked::half_mode(p)) continue;
+            const i128 half_sum = static_cast<i128>(static_cast<std::int64_t>(p1)) * 65536 + static_cast<std::int64_t>(p0);
+            const i128 half_want = (beta != 0 ? c : 0) + (alpha < 0 ? -half_sum : half_sum);
+            bad += blocked::half_combine(static_cast<double>(c), p1, p0, alpha, beta, pi, pinv) != static_cast<double>(centre(half_want, p));
         }
         CHECK(bad == 0);
     }
+    // one-sided limbs: a 256-term sum of products of a centred entry (|x| <= 2^30 - 1) and a
+    // limb (|x0| <= 2^15) stays below 2^53
+    CHECK(blocked::half_mode(blocked::kMaxHalfPrime));
+    CHECK_FALSE(blocked::half_mode(blocked::kMaxHalfPrime + 12 /* 2^31 + 11, the next prime */));
+    CHECK_FALSE(blocked::half_mode(blocked::kMaxPrime));
+    CHECK(static_cast<double>(blocked::kWideInner) * static_cast<double>(blocked::kMaxHalfPrime / 2) * 32768.0 < 9007199254740992.0);
     CHECK(blocked::max_inner(blocked_max_prime) == blocked::kWideInner);
     CHECK(2 * blocked::kWideInner * (std::int64_t{1} << 44) == (std::int64_t{1} << 53));  // the middle limb sum is exact
+}
+
+TEST_CASE("rank_modular_blocked, one-sided limbs at the edge of exactness: entries of size p/2, full 256-wide products, = nmod_mat_rank") {
+    // Every product of the two-limb mode below 2^31 sums up to 256 terms of a centred entry
+    // and a 16-bit limb: matrices whose entries are all of the largest size (h or -h,
+    // h = (p - 1)/2) make the first panel's sums as large as they get (2^53 at most).
+    auto rng = seprank_test::rng_for("rank-blocked-half-edge");
+    INFO("seed " << seprank_test::seed());
+    for (const std::uint64_t p : {blocked::kMaxHalfPrime, std::uint64_t{1080880789}, std::uint64_t{67108879}}) {
+        REQUIRE(blocked::half_mode(p));
+        const std::uint64_t h = p / 2;
+        for (int it = 0; it < seprank_test::iterations(4); ++it) {
+            const long m = 300 + static_cast<long>(rng.below(60)), n = 300 + static_cast<long>(rng.below(60));
+            // full rank: entries h or p - h (= -h) at random; deficient: the sum of two such
+            // rank-r products, entries reduced, then the extreme rows and columns appended
+            const bool deficient = it % 2 == 1;
+            NmodMat a(m, n, p);
+            if (!deficient) {
+                for (long i = 0; i < m; ++i)
+                    for (long j = 0; j < n; ++j) nmod_mat_entry(a.get(), i, j) = rng.below(2) ? h : p - h;
+            } else {
+                const long r = 100 + static_cast<long>(rng.below(150));
+                NmodMat x(m, r, p), y(r, n, p);
+                for (long i = 0; i < m; ++i)
+                    for (long j = 0; j < r; ++j) nmod_mat_entry(x.get(), i, j) = rng.below(2) ? h : p - h;
+                for (long i = 0; i < r; ++i)
+                    for (long j = 0; j < n; ++j) nmod_mat_entry(y.get(), i, j) = rng.below(2) ? h : p - h;
+                nmod_mat_mul(a.get(), x.get(), y.get());
+            }
+            INFO("p = " << p << ", " << m << "x" << n << (deficient ? " deficient" : ""));
+            const long ref = rank_modular(a);
+            CHECK(rank_modular_blocked(a) == ref);
+            CHECK(rank_modular_blocked(a, 64) == ref);
+            if (deficient) CHECK(ref < std::min(m, n));
+        }
+    }
 }
 
 TEST_CASE("accepted_rank_prime: both modes' primes, up to 2^46 - 21, against FLINT") {

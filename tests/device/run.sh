@@ -214,14 +214,17 @@ if wanted frontier; then
 fi
 
 # 3. Rank of a planted 32768 x 32768 (target <= 1 s), FFLAS on the CPU at 4096 for scale;
-#    then mod the two-limb prime 2^46 - 21 (the same path as the drawn 31-bit primes), FLINT
-#    and the blocked CPU reference at 2048 for scale: the measurement behind the prime choice.
+#    then mod 2^31 - 1 (the one-sided limbs of the drawn 31-bit primes: two limb GEMMs a
+#    product) and mod 2^46 - 21 (four), FLINT and the blocked CPU reference at 2048 for
+#    scale: the measurement behind the prime choice.
 if wanted rank; then
     step rank_32768 120 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+    step rank_32768_31 60 "$bin/bench_gpu_rank" --n 32768 --prime-bits 31 --cpu-n 0
     step rank_32768_two_limb 90 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
     # Where the time goes: every operation synchronised and timed (slower; its own line).
     step rank_32768_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 32768 --cpu-n 0
     step rank_16384_two_limb_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 46 --cpu-n 0
+    step rank_16384_31_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 31 --cpu-n 0
 fi
 
 # 3b. The leaf's capped scan on very deficient matrices (docs/gpu.md, the elimination): rows
