@@ -133,8 +133,15 @@ session_ok=0; one_limb_ok=0; host_ok=0
 same "$session_exit" session cpu31 && session_ok=1
 same "$one_limb_exit" one_limb cpu23 && one_limb_ok=1
 same "$host_exit" host cpu31 && host_ok=1
+# The small network's blocks are one leaf wide, so no GEMM runs there: a planted 2,560² mod
+# 2^31 - 1 (the one-sided limbs of every 31-bit product, two slabs) must give its planted
+# rank too (bench_gpu_rank exits 1 otherwise), or the GPU runs take one limb.
+timeout 60 "$bin/bench_gpu_rank" --n 2560 --prime-bits 31 --cpu-n 0 >"$logs/probe_rank31.log" 2>&1
+rank31_exit=$?
+(( rank31_exit == 0 )) || { session_ok=0; host_ok=0; }
 echo "probe: session exit $session_exit rank $(rank_of session), one limb exit $one_limb_exit rank $(rank_of one_limb)," \
-    "host path exit $host_exit rank $(rank_of host); cpu ranks $(rank_of cpu31) (31 bits), $(rank_of cpu23) (23 bits)" \
+    "host path exit $host_exit rank $(rank_of host); cpu ranks $(rank_of cpu31) (31 bits), $(rank_of cpu23) (23 bits);" \
+    "planted 2560^2 mod 2^31 - 1 exit $rank31_exit" \
     "($(grep -m1 '^device' "$logs/probe_session.log"))" | tee -a "$out/summary.txt"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # GPU runs below: bits_opt (--prime-bits 23 where only one limb works) and, where the session
