@@ -138,7 +138,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
         largest_side = std::max(largest_side, side[c]);
     }
     const double avail = static_cast<double>(free_b) + held;
-    const double scratch = plan.shared ? 0.0 : static_cast<double>(t->slots) * 8.0 * static_cast<double>(plan.threads);
+    const double scratch = plan.shared ? 0.0 : static_cast<double>(t->slots) * static_cast<double>(plan.word) * static_cast<double>(plan.threads);
     const double fixed = 8.0 * static_cast<double>(k) * static_cast<double>(wa + wb) + scratch + static_cast<double>(plan.ops_bytes) +
                          8.0 * static_cast<double>(nd) * static_cast<double>(nd) + 16.0 * static_cast<double>(nd) +
                          4.0 * static_cast<double>(std::max<std::int64_t>(t->inputs, 1)) + 8.0 * static_cast<double>(nd);

@@ -141,7 +141,7 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
     // slots, halved while their scratch and the units to feed them do not fit.
     plan.threads = std::min<int64_t>(round_up(count), static_cast<int64_t>(std::max(sms, 1)) * std::max(per_sm, kBlock));
     const uint64_t per_unit = job.in_bytes_per_unit() + static_cast<uint64_t>(ppu) * sizeof(uint64_t);  // its input and its values
-    const uint64_t per_thread = plan.shared ? 0 : slots * sizeof(uint64_t);
+    const uint64_t per_thread = plan.shared ? 0 : slots * plan.word;  // a slot's word: 4 bytes in 32-bit words
     const uint64_t usable = free_b / 8 * 7;  // the rest for the runtime and other users
     auto min_units = [&](int64_t th) { return std::min<int64_t>(job.units, std::max<int64_t>(1, (th + ppu - 1) / ppu)); };
     auto need = [&](int64_t th) {
@@ -153,7 +153,7 @@ int run(const sr_tape* t, Ar ar, Job& job, uint64_t* out, sr_cuda_status* st) {
                              "%s: needs %llu bytes of device memory (program %llu, fixed %llu, %llu slots x %lld threads, %lld units x %llu), "
                              "%llu free",
                              job.who, static_cast<unsigned long long>(need(plan.threads)), static_cast<unsigned long long>(plan.ops_bytes),
-                             static_cast<unsigned long long>(job.fixed_bytes()), static_cast<unsigned long long>(per_thread / sizeof(uint64_t)),
+                             static_cast<unsigned long long>(job.fixed_bytes()), static_cast<unsigned long long>(slots),
                              static_cast<long long>(plan.threads), static_cast<long long>(min_units(plan.threads)),
                              static_cast<unsigned long long>(per_unit), static_cast<unsigned long long>(free_b));
     plan.scratch_bytes = per_thread * static_cast<uint64_t>(plan.threads);

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kBlock) tape_kernel(const sr_tape_op* __restri
     extern __shared__ uint64_t shared_slots[];
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    // (scratch holds 8 bytes a slot and thread; 32-bit words use the first half of it)
+    // (scratch holds plan.word bytes a slot and thread: launch checks the word is Word's)
     Word* const s = SlotsShared ? reinterpret_cast<Word*>(shared_slots) + threadIdx.x : reinterpret_cast<Word*>(scratch) + tid;
     const int64_t step = SlotsShared ? static_cast<int64_t>(blockDim.x) : stride;
     auto slot = [s, step](uint32_t i) -> Word& { return s[static_cast<int64_t>(i) * step]; };

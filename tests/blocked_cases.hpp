@@ -186,7 +186,8 @@ inline seprank::NmodMat leaf_fallback_matrix(seprank::Rng& rng, long m, long n, 
 }
 
 // The primes of blocked_case: any (both modes), small (p <= 2^26: one double per product)
-// or two-limb (2^26 < p < 2^46: four limb GEMMs per product, src/algebra/blocked_rank_impl.hpp).
+// or two-limb (2^26 < p < 2^46: four limb GEMMs per product, two below 2^31 with one-sided
+// limbs, src/algebra/blocked_rank_impl.hpp).
 enum class Primes { any, small, two_limb };
 
 // One random case of the blocked elimination's comparisons, for iteration `it`. The prime,

@@ -145,13 +145,15 @@ long rank_modular(const SparseZMat& a, std::uint64_t p);
 // most K = floor((2^53 - 2p - h) / h^2), h = floor(p/2), so every sum is an exact integer,
 // with a reduction between chunks of K (K >= 512 for p < 2^23, K = 8 just below 2^26).
 // For 2^26 < p < 2^46 the two-limb mode: each product runs as four GEMMs on 23-bit limbs
-// of the entries, combined mod p in 64-bit integers (docs/rank.md "Blocked variant").
+// of the entries (below 2^31, two: one operand whole, the other in 16-bit limbs), combined
+// mod p in 64-bit integers (docs/rank.md "Blocked variant").
 // The same value as rank_modular(A) for any rank profile. Preconditions (checked,
 // invalid_input naming the value): p prime and p <= blocked_max_prime (the largest prime
 // below 2^46); tile >= 0. Cost O(m·n·min(m,n)) flops, (2/3)n^3 for a square matrix
-// (4 times that above 2^26), through Eigen's GEMM (no faster than nmod_mat_rank: it is a
-// reference); memory 8·m·n bytes plus 16·m·tile + 8·tile^2, above 2^26 plus at most
-// 24·m·s + 4096·(m + s) bytes of limbs and products, s = min(n, 8·tile) (tile 0: 256).
+// (4 times that above 2^31, 2 times between 2^26 and 2^31), through Eigen's GEMM (no faster
+// than nmod_mat_rank: it is a reference); memory 8·m·n bytes plus 16·m·tile + 8·tile^2,
+// above 2^26 plus at most 24·m·s + 4096·(m + s) bytes of limbs and products (below 2^31:
+// 16·m·s + 4096·m), s = min(n, 8·tile) (tile 0: 256).
 inline constexpr std::uint64_t blocked_max_prime = 70368744177643;
 long rank_modular_blocked(const NmodMat& a, int tile = 0);
 

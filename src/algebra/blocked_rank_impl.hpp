@@ -43,7 +43,8 @@
 //     each, wide_mul by 2^46 mod p and by 2^23, a sum below 4p, one more wide_reduce).
 //     So every entry is reduced after every product: no lazy reduction in this mode.
 //   - a trailing update is split by columns into slabs of at most wide_slab() columns (8
-//     panels), so the three product buffers take 3 m slab doubles (not 3 m n); the limbs
+//     panels), so the three product buffers take 3 m slab doubles (not 3 m n; two with
+//     one-sided limbs); the limbs
 //     of M are split once per chunk and serve every slab.
 //   - one-sided limbs (kMaxPrime < p <= kMaxHalfPrime = 2^31 - 1, every prime the GPU
 //     draws): a centred entry is below 2^30, so only B is split, into 16-bit limbs
@@ -396,7 +397,8 @@ inline std::int64_t workspace_doubles(std::int64_t m, std::int64_t n, int tile) 
 }
 
 // Two-limb mode: the widest slab of columns of a trailing update, kWideSlabPanels panels
-// (2048 columns at the default tile: the product buffers take 3 x 2048 m doubles, and each
+// (2048 columns at the default tile: the product buffers take 3 x 2048 m doubles, 2 x with
+// one-sided limbs, and each
 // limb GEMM is still 2048 x rows x 256), never more than n; never less than the panel
 // (the multipliers' product, k <= tile rows, uses the same buffers). Small tiles give
 // narrow slabs, so the tests cross slab boundaries on small matrices.

@@ -86,8 +86,9 @@ struct Mont {
     std::uint64_t input_scale(std::uint64_t lambda) const { return mul(to(lambda), r2); }
 };
 
-// Montgomery arithmetic mod an odd p < 2^31 with R = 2^32. Residues in [0, p) are held in
-// 64-bit words (the slots' type) but computed in 32-bit ones: every product is one
+// Montgomery arithmetic mod an odd p < 2^31 with R = 2^32. Residues in [0, p) are passed in
+// 64-bit words (the interpreter's slot type; the GPU kernel holds them in 32-bit slots,
+// cuda/tape_kernel.cuh's SlotWord) but computed in 32-bit ones: every product is one
 // 32×32→64-bit multiplication, and each operation casts its operands to 32 bits and returns
 // a 32-bit value, zero-extended, so that a GPU compiler keeps one register per slot and no
 // 64-bit emulation (the frontier network's compiled kernel, 1,107 instructions: 8,144 sm_90
