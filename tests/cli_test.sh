@@ -798,6 +798,21 @@ grep -q ",lower-bound," "$T/bk_lb.csv" || fail "table --blocks --max-side 16 has
 "$S" table --tokens 2,4 --dim 2 --depth 2 --method evaluation --max-side 4096 --format csv --out "$T/ms.csv" --resume >"$T/ms2.csv" 2>"$T/ms.err" || fail "table --resume with another --max-side"
 grep -q "computed again at 4096" "$T/ms.err" || fail "resume at a larger max side: no note ($(cat "$T/ms.err"))"
 grep -q "lower-bound" "$T/ms2.csv" && fail "resume at a larger max side still shows a lower bound"
+grep -q "block hints" "$T/ms.err" && fail "a table without blocks has no block ranks to hint: $(cat "$T/ms.err")"
+# a block table: the stopped rows' block ranks become their block hints, and the rows equal
+# a fresh run at the larger side
+BK=(table --blocks --tokens 3..4 --dim 2 --depth 2 --format csv)
+"$S" "${BK[@]}" --max-side 16 --out "$T/bkh.csv" >/dev/null 2>&1 || fail "table --blocks --max-side 16 --out"
+"$S" "${BK[@]}" --max-side 4096 --out "$T/bkh.csv" --resume >"$T/bkh2.csv" 2>"$T/bkh.err" || fail "table --blocks --resume at a larger side"
+grep -q "computed again at 4096, the new rows appended (2 of them with their block ranks as block hints" "$T/bkh.err" ||
+  fail "resume of a block table: no note on the block hints ($(cat "$T/bkh.err"))"
+"$S" "${BK[@]}" --max-side 4096 >"$T/bkh3.csv" 2>/dev/null || fail "table --blocks --max-side 4096"
+/usr/bin/python3 - "$T/bkh2.csv" "$T/bkh3.csv" <<'PY' || fail "resumed block rows with hints differ from a fresh run"
+import csv, sys
+keep = ("tokens", "block", "rank", "total", "status", "failure_bound")
+a, b = ([tuple(r[k] for k in keep) for r in csv.DictReader(open(f))] for f in sys.argv[1:])
+assert a == b and len(a) == 10 and all(r[4] == "ok" for r in a), (a, b)
+PY
 if command -v gnuplot >/dev/null; then
   "$S" plot "$T/bk_lb.csv" --blocks -o "$T/bk.svg" >/dev/null || fail "plot --blocks"
   grep -q "lower bound (not converged)" "$T/bk.svg" || fail "plot --blocks did not mark the lower-bound blocks"

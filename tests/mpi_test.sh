@@ -48,6 +48,26 @@ rows = [list(csv.DictReader(l for l in open(p) if not l.startswith("#"))) for p 
 strip = lambda rs: [tuple((k, v) for k, v in r.items() if k not in ("seconds", "peak_mib")) for r in rs]
 assert len(rows[0]) > 12 and "block" in rows[0][0] and all(strip(r) == strip(rows[0]) for r in rows[1:])
 PY
+# resuming a block table at a larger max side: rank 0 reads the stopped rows and sends their
+# block ranks as hints with the finished rows, so every rank computes a row with the same
+# hints (with --block-store the ranks share its store, whose folder names the hints); the
+# rows equal a serial fresh run at the larger side, and no unit is left
+hargs=(table --blocks --tokens 3..4 --dim 2 --depth 2 --format csv)
+"$S" "${hargs[@]}" --max-side 4096 >"$T/hfresh.csv" 2>/dev/null || { echo "serial block run at 4096 failed"; exit 1; }
+for mode in dealt shared; do
+  store=(); [[ $mode == shared ]] && store=(--block-store)
+  "$S" "${hargs[@]}" --max-side 16 --out "$T/h_$mode.csv" >/dev/null 2>&1 || { echo "block run at 16 failed"; exit 1; }
+  "$MPIRUN" --oversubscribe -n 2 "$S" "${hargs[@]}" --max-side 4096 --out "$T/h_$mode.csv" --resume "${store[@]}" >"$T/h_$mode.out" 2>"$T/h_$mode.err" ||
+    { echo "mpirun --resume ($mode) failed"; cat "$T/h_$mode.err"; exit 1; }
+  grep -q "(2 of them with their block ranks as block hints" "$T/h_$mode.err" || { echo "mpirun --resume ($mode): no note on the hints"; cat "$T/h_$mode.err"; exit 1; }
+  [[ ! -e "$T/h_$mode.csv.blocks" ]] || { echo "mpirun --resume ($mode) left its units"; exit 1; }
+  /usr/bin/python3 - "$T/hfresh.csv" "$T/h_$mode.out" <<'PY' || { echo "mpirun --resume ($mode): rows differ from the serial fresh run"; exit 1; }
+import csv, sys
+keep = ("tokens", "block", "rank", "total", "status", "failure_bound")
+a, b = ([tuple(r[k] for k in keep) for r in csv.DictReader(open(f))] for f in sys.argv[1:])
+assert a == b and len(a) == 10, (a, b)
+PY
+done
 # ranks whose memory limits differ plan different rows (dx = 200 is too large under 1 MiB
 # only): refused on every rank, nothing mixed up
 if "$MPIRUN" --oversubscribe -n 1 "$S" --max-memory 0.0009765625 table --tokens 2 --dim 1,200 --depth 1 --format csv : \

@@ -208,8 +208,11 @@ struct TableCommand final : Command {
             // Rows grow in cost (each deeper or wider than the last): no time left is guessed.
             meter->report("rows", k, plan.size(), describe(spec), false);
         };
+        // Lower-bound rows of a block table computed again at a larger max side start from
+        // their block ranks (block hints; under MPI rank 0 sends them with the finished rows).
+        if (!distributed) seprank::apply_resume_hints(plan, resume.hints);
 #ifdef SEPRANK_HAVE_MPI
-        if (distributed) run_table_mpi(plan, done, emit, progress, t_block_store);
+        if (distributed) run_table_mpi(plan, done, resume.hints, emit, progress, t_block_store);
         else seprank::run_table(plan, done, emit, progress);
 #else
         seprank::run_table(plan, done, emit, progress);
@@ -242,7 +245,10 @@ struct TableCommand final : Command {
                                   planned.first_too_large + ")");
         if (resume.recompute > 0)
             notes.lines.push_back(std::to_string(resume.recompute) + " lower-bound row(s) of " + t_out +
-                                  " stopped at a smaller max side: computed again at " + std::to_string(t_max_side) + ", the new rows appended");
+                                  " stopped at a smaller max side: computed again at " + std::to_string(t_max_side) + ", the new rows appended" +
+                                  (resume.hints.empty() ? std::string()
+                                                        : " (" + std::to_string(resume.hints.size()) +
+                                                              " of them with their block ranks as block hints, docs/evaluation.md)"));
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");

@@ -48,8 +48,9 @@ int mpi_size() {
     return n;
 }
 
-void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done_on_root, const EmitRow& emit,
-                   const Progress& progress, bool shared) {
+void run_table_mpi(const std::vector<PlannedRow>& plan_in, const std::map<std::string, Row>& done_on_root,
+                   const std::map<std::string, std::vector<long>>& hints_on_root, const EmitRow& emit, const Progress& progress, bool shared) {
+    std::vector<PlannedRow> plan = plan_in;  // the resumed rows' block hints go in below
     ensure_init();
     int rank = 0, size = 1;
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
@@ -68,21 +69,32 @@ void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::stri
                              " to " + std::to_string(hi[0]) + " over the ranks): a configuration too large to build on some nodes only? "
                              "give every rank the same --max-memory");
 
-    // Broadcast the finished rows (as JSON lines) from rank 0.
+    // Broadcast the finished rows and the resumed rows' block hints (as JSON lines) from
+    // rank 0: a hint line is {"hint_key": KEY, "hints": [...]}.
     std::string blob;
-    if (rank == 0)
+    if (rank == 0) {
         for (const auto& [k, v] : done_on_root) blob += to_json(v) + "\n";
+        for (const auto& [k, h] : hints_on_root) {
+            Row line;
+            line.set("hint_key", k);
+            line.set("hints", h);
+            blob += to_json(line) + "\n";
+        }
+    }
     long len = static_cast<long>(blob.size());
     check(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
     blob.resize(static_cast<std::size_t>(len));
     check(MPI_Bcast(blob.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
     std::map<std::string, Row> done;
+    std::map<std::string, std::vector<long>> hints;
     for (std::size_t at = 0; at < blob.size();) {
         const std::size_t nl = blob.find('\n', at);
         const Row r = record_from_json(blob.substr(at, nl - at), "resumed row");
-        done[row_key(r)] = r;
+        if (r.contains("hint_key")) hints[r.at("hint_key").str()] = r.at("hints").as_integer_list();
+        else done[row_key(r)] = r;
         at = nl + 1;
     }
+    seprank::apply_resume_hints(plan, hints);
 
     // Plan indices still to do, dealt round-robin.
     std::vector<std::size_t> todo;

@@ -33,14 +33,16 @@ int mpi_size();
 // Distributed engine; must be called by every rank with the same plan: checked first
 // (the row count and a hash of the row keys, two all-reduces), resource_limit on every rank
 // where the plans differ (nodes with different memory limits leave out different
-// configurations as too large). `done` matters on rank 0 only. Finalises MPI before
-// returning.
+// configurations as too large). `done` and `hints` (ResumeSet's: the block hints of the
+// rows resumed at a larger max side) matter on rank 0 only: both are broadcast, so every
+// rank computes a row with the same hints. Finalises MPI before returning.
 // shared (table --block-store): instead of dealing whole rows, every rank computes every
 // row still to do, in plan order, through the row's block store (table.hpp row_store),
 // so the ranks share each row's evaluation tiles and block ranks; rows without a graded
 // evaluation are computed by every rank (the same value). After each row a barrier, then
 // rank 0 emits it and removes its store.
-void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done, const EmitRow& emit,
-                   const Progress& progress, bool shared = false);
+void run_table_mpi(const std::vector<PlannedRow>& plan, const std::map<std::string, Row>& done,
+                   const std::map<std::string, std::vector<long>>& hints, const EmitRow& emit, const Progress& progress,
+                   bool shared = false);
 
 }  // namespace seprank_cli

@@ -249,8 +249,9 @@ std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan);
 using EmitRow = std::function<void(const Row&, bool fresh)>;
 using Progress = std::function<void(std::size_t index, const NetworkSpec& spec)>;
 
-// The block store folder of a planned row: block_store/<16 hex digits of its key and
-// sweep signature>, or "" when the sweep has no block_store. Cost: row_key and
+// The block store folder of a planned row: block_store/<16 hex digits of its key, sweep
+// signature and block hints (apply_resume_hints: a store is never shared by runs with
+// other hints)>, or "" when the sweep has no block_store. Cost: row_key and
 // sweep_signature; touches no file.
 std::string row_store(const PlannedRow& row);
 // Removes row_store(row) and everything in it (nothing when ""); false when something
@@ -260,14 +261,25 @@ bool remove_row_store(const PlannedRow& row) noexcept;
 // The rows of a table file that a run of `plan` may reuse, by row_key (the `done` of
 // run_table). A key that several rows of the file share keeps its last row and counts in
 // `duplicates`; `outside` counts the keys no planned row has (they stay in the file and
-// are not shown). Cost: O((file rows + plan) · log) key comparisons.
+// are not shown). A lower-bound row that stopped at the size limit, where the plan's max
+// side is larger, is left out to be computed again (`recompute`); in a block table its
+// block ranks become that row's block hints (`hints`, by row_key: entry a the rank of
+// degree block a, -1 for a block it does not list), which apply_resume_hints puts into the
+// plan. Cost: O((file rows + plan) · log) key comparisons.
 struct ResumeSet {
     std::map<std::string, Row> rows;
     long duplicates = 0;
     long outside = 0;
     long recompute = 0;  // lower-bound rows left out of `rows` to compute again at a larger max side
+    std::map<std::string, std::vector<long>> hints;  // of those, the block table's: their block ranks
 };
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
+
+// Sets generic.block_hints of every planned row that `hints` (ResumeSet::hints) has, by
+// row_key, so that a recomputed lower-bound row ranks each degree block first just above
+// the rank it had (docs/evaluation.md, "Block hints"; the answers are certified as without).
+// Returns how many rows got hints. Cost: one row_key per planned row.
+long apply_resume_hints(std::vector<PlannedRow>& plan, const std::map<std::string, std::vector<long>>& hints);
 
 // Options of a table run that none of its rows used, and why; `names` as the library
 // spells them (snake case: "max_side", "block_degree"). The CLI prints a note for each

@@ -705,6 +705,7 @@ PYBIND11_MODULE(_core, m) {
         if (!out_path.empty()) {
             out = std::make_unique<TableAppender>(out_path, get_or<bool>(opts, "out_json", false), sweep_signature(plan.front().sweep), resume);
             from_file = resume_set(out->rows(), plan);
+            apply_resume_hints(plan, from_file.hints);  // rows computed again start from their block ranks
         }
         std::vector<std::string> rows;
         std::vector<Row> done;
@@ -744,6 +745,7 @@ PYBIND11_MODULE(_core, m) {
         result["file_duplicates"] = from_file.duplicates;
         result["file_outside"] = from_file.outside;
         result["file_recompute"] = from_file.recompute;
+        result["file_hinted"] = static_cast<long>(from_file.hints.size());
         return result;
     });
     m.def("table_columns", [](bool eps, bool dimension, bool layers, bool device, bool variety) { return table_columns(eps, dimension, layers, device, variety); },

@@ -209,8 +209,10 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         _warnings.warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
                        "was reused", stacklevel=2)
     if result["file_recompute"]:
+        hinted = (f" ({result['file_hinted']} of them with their block ranks as block hints, docs/evaluation.md)"
+                  if result["file_hinted"] else "")
         _warnings.warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
-                       f"again at {max_side}, the new rows appended", stacklevel=2)
+                       f"again at {max_side}, the new rows appended{hinted}", stacklevel=2)
     if result["file_outside"]:
         _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
                        stacklevel=2)

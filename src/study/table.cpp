@@ -648,12 +648,33 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             ++out.outside;
         } else if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
             ++out.recompute;  // a larger side may get further: computed again, the new row appended
+            if (is_block_config_row(it->second)) {  // its block ranks, block by block: the new run's hints
+                std::vector<long> h;
+                for (const Row& b : block_rows(it->second)) {
+                    if (b.at("block").is_null()) continue;  // a configuration without blocks
+                    const long a = b.at("block").as_integer(), r = b.at("rank").as_integer();
+                    if (a >= static_cast<long>(h.size())) h.resize(static_cast<std::size_t>(a) + 1, -1);
+                    h[static_cast<std::size_t>(a)] = r;
+                }
+                if (!h.empty()) out.hints[it->first] = std::move(h);
+            }
             it = out.rows.erase(it);
             continue;
         }
         ++it;
     }
     return out;
+}
+
+long apply_resume_hints(std::vector<PlannedRow>& plan, const std::map<std::string, std::vector<long>>& hints) {
+    long n = 0;
+    if (hints.empty()) return n;
+    for (PlannedRow& pr : plan)
+        if (const auto it = hints.find(row_key(pr.spec, pr.sweep)); it != hints.end()) {
+            pr.sweep.generic.block_hints = it->second;
+            ++n;
+        }
+    return n;
 }
 
 std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>& sweeps, const std::vector<Row>& rows) {
@@ -691,7 +712,10 @@ std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>&
 
 std::string row_store(const PlannedRow& row) {
     if (row.sweep.block_store.empty()) return "";
-    return row.sweep.block_store + "/" + detail::fnv1a_hex(row_key(row.spec, row.sweep) + "\n" + sweep_signature(row.sweep));
+    std::string hints;  // a store written with other hints is refused (evaluation.hpp): another folder
+    for (const long h : row.sweep.generic.block_hints) hints += " " + std::to_string(h);
+    return row.sweep.block_store + "/" +
+           detail::fnv1a_hex(row_key(row.spec, row.sweep) + "\n" + sweep_signature(row.sweep) + (hints.empty() ? "" : "\nhints" + hints));
 }
 
 bool remove_row_store(const PlannedRow& row) noexcept {

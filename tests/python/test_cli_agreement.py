@@ -438,6 +438,23 @@ def test_table_files_shared_with_cli(cli_path, tmp_path):
         seprank.table(tokens=2, dim=1, depth=1, out=jl, out_format="json", resume=True, seed=7)
     with pytest.raises(ValueError, match="resume=True needs out"):
         seprank.table(tokens=2, dim=1, depth=1, resume=True)
+
+
+def test_table_resume_of_a_block_table_hints_the_stopped_rows(cli_path, tmp_path):
+    # A block table resumed at a larger max side: the rows its size limit stopped are computed
+    # again from their block ranks (block hints), as the CLI does, and equal a fresh run.
+    sweep = dict(tokens="3..4", dim=2, depth=2, blocks=True, dataframe=False)
+    out = tmp_path / "b.csv"
+    seprank.table(max_side=16, out=out, **sweep)
+    with pytest.warns(UserWarning, match=r"2 lower-bound row\(s\) .* \(2 of them with their block ranks as block hints"):
+        resumed = seprank.table(max_side=4096, out=out, resume=True, **sweep)
+    fresh = seprank.table(max_side=4096, **sweep)
+    keep = ("tokens", "block", "rank", "total", "status", "failure_bound")
+    assert [tuple(r[k] for k in keep) for r in resumed] == [tuple(r[k] for k in keep) for r in fresh]
+    assert len(fresh) == 10 and all(r["status"] == "ok" for r in fresh)
+    cli = subprocess.run([cli_path, "table", "--blocks", "--tokens", "3..4", "--dim", "2", "--depth", "2", "--max-side", "4096",
+                          "--format", "csv"], check=True, capture_output=True, text=True)
+    assert [int(r["rank"]) for r in csv.DictReader(cli.stdout.splitlines())] == [r["rank"] for r in fresh]
     with pytest.raises(ValueError, match="out_format"):
         seprank.table(tokens=2, dim=1, depth=1, out=tmp_path / "x.csv", out_format="xml")
 

@@ -263,6 +263,78 @@ TEST_CASE("resume with a larger max side computes the rows its size limit stoppe
     std::remove(path.c_str());
 }
 
+TEST_CASE("resume of a block table at a larger max side: the stopped rows' block ranks become their hints, the rows as fresh ones") {
+    INFO("seed " << seed());
+    SweepOptions sw = block_sweep();
+    sw.tokens = {3, 4};
+    sw.dims = {2};
+    sw.depths = {2};
+    sw.generic.max_side = 16;
+    const TablePlan small = plan_table({sw});
+    std::vector<Row> rows;
+    run_table(small.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    REQUIRE(rows.size() == 2);
+    REQUIRE(std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("status").str() == "lower-bound"; }));
+    const std::string path = "test_table_blocks_hints.csv";
+    std::remove(path.c_str());
+    {
+        TableAppender out(path, false, sweep_signature(sw), false);
+        for (const Row& r : rows) out.append(r);
+    }
+    SweepOptions larger = sw;
+    larger.generic.max_side = 4096;
+    larger.block_store = "test_table_blocks_hints.blocks";  // only for row_store's folder names below
+    TablePlan big = plan_table({larger});
+    ResumeSet rs;
+    {
+        TableAppender again(path, false, sweep_signature(larger), true);  // read back from the CSV file
+        rs = resume_set(again.rows(), big.rows);
+    }
+    std::remove(path.c_str());
+    CHECK(rs.recompute == 2);
+    REQUIRE(rs.hints.size() == 2);
+    for (const Row& r : rows) {
+        // entry a is block a's rank in the stopped row; the blocks it does not list are -1
+        const std::vector<long>& h = rs.hints.at(row_key(r));
+        const std::vector<long> blocks = r.at("block_list").as_integer_list(), ranks = r.at("block_rank_list").as_integer_list();
+        REQUIRE(!blocks.empty());
+        CHECK(static_cast<long>(h.size()) == blocks.back() + 1);
+        for (std::size_t a = 0; a < h.size(); ++a) {
+            const auto at = std::find(blocks.begin(), blocks.end(), static_cast<long>(a));
+            CHECK(h[a] == (at == blocks.end() ? -1 : ranks[static_cast<std::size_t>(at - blocks.begin())]));
+        }
+    }
+    // the same max side recomputes nothing and hints nothing; a table without blocks has no hints
+    CHECK(resume_set(rows, small.rows).hints.empty());
+    SweepOptions plain = larger;
+    plain.blocks = false;
+    plain.generic.method = GenericMethod::evaluation;  // the flattening has no side limit
+    std::vector<Row> plain_rows;
+    SweepOptions plain_small = sw;
+    plain_small.blocks = false;
+    plain_small.generic.method = GenericMethod::evaluation;
+    run_table(plan_table({plain_small}).rows, {}, [&](const Row& r, bool) { plain_rows.push_back(r); }, nullptr);
+    const ResumeSet plain_rs = resume_set(plain_rows, plan_table({plain}).rows);
+    CHECK(plain_rs.recompute == 2);
+    CHECK(plain_rs.hints.empty());
+    // the hints go into the plan's rows by key; a row store with hints is another folder
+    const std::string store_before = row_store(big.rows[0]);
+    CHECK(apply_resume_hints(big.rows, {}) == 0);
+    CHECK(apply_resume_hints(big.rows, rs.hints) == 2);
+    for (const PlannedRow& pr : big.rows) CHECK(pr.sweep.generic.block_hints == rs.hints.at(row_key(pr.spec, pr.sweep)));
+    CHECK(row_store(big.rows[0]) != store_before);
+    // the hinted rows equal fresh rows at the larger max side (the hints steer the sides only)
+    for (PlannedRow& pr : big.rows) {
+        pr.sweep.block_store.clear();
+        SweepOptions fresh = pr.sweep;
+        fresh.generic.block_hints.clear();
+        const Row hinted = table_row(pr.spec, pr.sweep), plain_row = table_row(pr.spec, fresh);
+        CHECK(hinted.at("status").str() == "ok");
+        for (const char* c : {"rank", "status", "block_list", "block_rank_list", "failure_bound"})
+            CHECK(hinted.at(c).str() == plain_row.at(c).str());
+    }
+}
+
 TEST_CASE("block hints from a block table: the ranks of the network's own rows, by block, in CSV and JSON lines") {
     INFO("seed " << seed());
     SweepOptions sw = block_sweep();
