@@ -65,7 +65,17 @@ struct GridSource {
     int64_t width_a, width_b, cols, nodes;
     template <class Ar>
     __device__ auto at(int64_t q, const Ar& ar) const {
-        const int64_t t = q % nodes, r = q / nodes, j = r % cols, i = r / cols;
+        int64_t t, j, i;
+        if (q <= INT64_C(0xffffffff) && cols <= INT64_C(0xffffffff) && nodes <= INT64_C(0xffffffff)) {
+            // 32-bit divisions: a 64-bit one is a long instruction sequence on a GPU (every
+            // launch here has fewer than 2^32 points: chunks of at most 1 GiB of values)
+            const uint32_t q32 = static_cast<uint32_t>(q), n32 = static_cast<uint32_t>(nodes), c32 = static_cast<uint32_t>(cols);
+            const uint32_t r32 = q32 / n32;
+            t = q32 - r32 * n32, j = r32 % c32, i = r32 / c32;
+        } else {
+            const int64_t r = q / nodes;
+            t = q - r * nodes, j = r % cols, i = r / cols;
+        }
         const uint64_t* ai = a + i * width_a;
         const uint64_t* bj = b + j * width_b;
         const uint64_t sc = scales[t];
