@@ -14,8 +14,8 @@
 #     (default 480) bounds the whole run:
 #     a step whose cap would pass it is skipped and says so. STEPS (default all) picks the
 #     groups after the smoke test, in this order: tests (with the compiled kernels), frontier,
-#     rank, scan (very deficient matrices), step, dimension, tape, share, table, rows (issue
-#     61's rows, ROWS), sanitizers
+#     rank (rank31: only its 31-bit ranks, the one-sided limbs), scan (very deficient
+#     matrices), step, dimension, tape, share, table, rows (issue 61's rows, ROWS), sanitizers
 #     (racecheck and synccheck on the leaf kernels, memcheck on the blocks side by side).
 #     FRONTIER_SECONDS (default 40% of SECONDS) is the frontier rows' share;
 #     FRONTIER_TRIALS (default 3) their trials: each draws its own 31-bit prime, so the
@@ -27,7 +27,7 @@
 #     back (900 s in all): the frontier step four ways (which decides whether the rows run
 #     compiled; ROWS_COMPILED=1 or 0 forces it) and the rows, then the rest:
 #       STEPS=step,rows SANITIZER_RESERVE=0 ROWS="3,4,4,1,3,250,gpu_depth4.csv 4,3,4,1,3,150,law_n4.json 4,5,3,1,3,100,law_n4.json" ... run 555   (timeout_s 590)
-#       STEPS=tests,scan,table,sanitizers ... run 250                                      (timeout_s 290)
+#       STEPS=tests,rank31,scan,table,sanitizers ... run 250                               (timeout_s 290)
 set -uo pipefail
 mode=${1:-}
 case "$mode" in
@@ -224,13 +224,17 @@ fi
 #    then mod 2^31 - 1 (the one-sided limbs of the drawn 31-bit primes: two limb GEMMs a
 #    product) and mod 2^46 - 21 (four), FLINT and the blocked CPU reference at 2048 for
 #    scale: the measurement behind the prime choice.
-if wanted rank; then
-    step rank_32768 120 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
+if wanted rank || wanted rank31; then
+    wanted rank && step rank_32768 120 "$bin/bench_gpu_rank" --n 32768 --cpu-n 4096
     step rank_32768_31 60 "$bin/bench_gpu_rank" --n 32768 --prime-bits 31 --cpu-n 0
+fi
+if wanted rank; then
     step rank_32768_two_limb 90 "$bin/bench_gpu_rank" --n 32768 --prime-bits 46 --cpu-n 2048
     # Where the time goes: every operation synchronised and timed (slower; its own line).
     step rank_32768_profile 60 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 32768 --cpu-n 0
     step rank_16384_two_limb_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 46 --cpu-n 0
+fi
+if wanted rank || wanted rank31; then
     step rank_16384_31_profile 45 env SEPRANK_CUDA_PROFILE=1 "$bin/bench_gpu_rank" --n 16384 --prime-bits 31 --cpu-n 0
 fi
 
