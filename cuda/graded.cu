@@ -24,7 +24,9 @@
 #include "compiled.cuh"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -113,9 +115,33 @@ std::mutex& step_lock() {
     return m;
 }
 
+// SEPRANK_CUDA_PROFILE (sr_cuda::profiling()): one line per step on stderr, the host time
+// of its phases, the device synchronised at each lap: growing the blocks, allocating and
+// uploading (points, tables, program), and evaluating (the tape and split kernels).
+struct StepProfile {
+    bool on = sr_cuda::profiling();
+    double grow = 0, setup = 0, evaluate = 0;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void lap(double& into) {
+        if (!on) return;
+        (void)cudaDeviceSynchronize();  // a failure shows in the step's next call
+        const auto now = std::chrono::steady_clock::now();
+        into += std::chrono::duration<double>(now - last).count();
+        last = now;
+    }
+    void print(std::int64_t k, std::int64_t old, std::int64_t nd, bool compiled) const {
+        if (!on) return;
+        const double pairs = static_cast<double>(k) * static_cast<double>(k) - static_cast<double>(old) * static_cast<double>(old);
+        std::fprintf(stderr, "cuda graded step profile: side %lld from %lld (%.0f new pairs x %lld nodes, %s): grow %.4f s, setup %.4f s, evaluate %.4f s\n",
+                     static_cast<long long>(k), static_cast<long long>(old), pairs, static_cast<long long>(nd),
+                     compiled ? "compiled kernel" : "interpreter", grow, setup, evaluate);
+    }
+};
+
 template <class Ar>
 int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* b, std::int64_t k, const std::int64_t* side,
               sr_cuda_status* st) {
+    StepProfile prof;
     const std::int64_t nd = g->nd, wa = g->width_a, wb = g->width_b;
     const sr_tape* t = &g->tape;
     DeviceShape d;
@@ -191,9 +217,13 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     const std::int64_t old = g->sides.k;
     g->sides.apply(k, side);
     if (st) st->bytes = after;
+    prof.lap(prof.grow);
     gr::Rect rects[2];
     const int nr = gr::new_pairs(k, old, rects);
-    if (nr == 0) return sr_cuda::ok(st);
+    if (nr == 0) {
+        prof.print(k, old, nd, false);
+        return sr_cuda::ok(st);
+    }
 
     // 3. The points, the tables and the program; then the pairs, chunk by chunk.
     DeviceBuffer d_a, d_b, d_source, d_scales, d_w, d_ptrs, d_sides, d_ops, d_scratch, d_vals;
@@ -247,6 +277,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     cudaError_t filled = cudaSuccess;  // the image's constants are this session's until the last launch
     const std::unique_lock<std::mutex> hold = hold_compiled(g->compiled.get(), filled);
     SR_GTRY(filled);
+    prof.lap(prof.setup);
     SR_GTRY(cudaEventRecord(start));
     for (int q = 0; q < nr; ++q) {
         const gr::Rect& r = rects[q];
@@ -278,6 +309,8 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     float ms = 0;
     SR_GTRY(cudaEventElapsedTime(&ms, start, stop));
     if (st) st->gpu_seconds = ms / 1000.0;
+    prof.lap(prof.evaluate);
+    prof.print(k, old, nd, g->compiled != nullptr);
     return sr_cuda::ok(st);
 }
 

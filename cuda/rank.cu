@@ -1303,8 +1303,12 @@ int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, 
             if (st) *st = first;
             return first_rc;
         }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (profiling())  // the whole call, after the per-matrix lines of rank_with
+            std::fprintf(stderr, "cuda profile %s: %lld matrices (%zu alone, %zu side by side on %d streams): %.4f s\n", who,
+                         static_cast<long long>(count), plan.alone.size(), plan.shared.size(), used, seconds);
         if (st) {
-            st->gpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            st->gpu_seconds = seconds;
             st->leaf_splits = splits;
             st->leaf_fallbacks = fallbacks;
             st->streams = plan.shared.empty() && plan.alone.empty() ? 0 : used;

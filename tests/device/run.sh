@@ -298,6 +298,9 @@ fi
 if wanted table; then
     step table_cuda 60 seprank table --device cuda --threads "$threads" --format csv
     step table_cpu 90 seprank table --threads "$threads" --format csv
+    # where the GPU table's time goes: a line per graded step (grow, setup, evaluate), per
+    # rank and per call of ranks side by side (slower: every phase synchronised)
+    step table_cuda_profile 60 env SEPRANK_CUDA_PROFILE=1 seprank table --device cuda --threads "$threads" --format csv
 fi
 
 # 9. The depth-4 and width-5 rows of issue 61 (attention, balanced partition, graded, in device
