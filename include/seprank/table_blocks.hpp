@@ -72,9 +72,13 @@ Row fold_block_rows(const std::vector<Row>& rows);
 //     rows included (the block then grows from there), skipped rows giving nothing; or
 //   - the JSON of `guess --blocks --predict ... --format json`: the blocks of the
 //     prediction whose "key" is that configuration's (a conjectured law's values).
-// A block given twice gives its larger value. The file is only read. Errors
-// (invalid_input naming the path): as parse_table_text or parse_json_text, a prediction
-// without its key and blocks, and a file with nothing for this configuration. Cost:
+// A block given twice gives its larger value. A network without degree blocks (not
+// homogeneous: a residual connection) gets an empty list, the file checked all the same
+// (its hints would be ignored). The file is only read. Errors (invalid_input naming the
+// path): as parse_table_text (which checks every block row's cells, docs/table_blocks.md)
+// or parse_json_text, a plain table (no column 'block'), guess's JSON without predictions,
+// a prediction without its key and blocks, a block above the network's degree d^L (refused
+// before anything is sized by it), and a file with nothing for this configuration. Cost:
 // linear in the file, O(columns²) per table row.
 std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part);
 

@@ -3,6 +3,8 @@
 #include "seprank/table_blocks.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
+#include "seprank/network.hpp"
 #include "seprank/table.hpp"
 
 #include "base/file_io.hpp"
@@ -171,11 +173,23 @@ Row fold_block_rows(const std::vector<Row>& rows) {
         if (s == "skipped") status = "skipped";
         else if (s == "lower-bound" && status == "ok") status = "lower-bound";
         if (reason.is_null() && !r->at("reason").str().empty()) reason = r->at("reason");
-        if (block_of(r) < 0) continue;
+        if (block_of(r) < 0) {
+            if (s != "skipped") throw invalid_input("block table: a row of status '" + s + "' without its block");
+            continue;
+        }
+        if (!blocks.empty() && blocks.back() == block_of(r))
+            throw invalid_input("block table: block " + std::to_string(block_of(r)) + " twice in the rows of one configuration");
         blocks.push_back(block_of(r));
         ranks.push_back(long_cell(*r, "rank"));
         ca.push_back(long_cell(*r, "cap_a"));
         cb.push_back(long_cell(*r, "cap_b"));
+    }
+    // The configuration's rank is the sum of its blocks' (the graded evaluation's sep).
+    if (!blocks.empty()) {
+        long sum = 0;
+        for (const long x : ranks) sum += x;
+        if (first.at("total").str() != std::to_string(sum))
+            throw invalid_input("block table: total " + first.at("total").str() + " is not the sum " + std::to_string(sum) + " of the blocks' ranks");
     }
     out.set("status", status);
     out.set("reason", reason);
@@ -191,13 +205,16 @@ namespace {
 
 // The hints of guess's predictions (`guess --blocks --predict ... --format json`): the
 // blocks of the prediction whose key is `plain` or `layered`; empty when none is.
-std::vector<long> hints_from_predictions(const std::string& text, const std::string& path, const std::string& plain, const std::string& layered) {
-    const nlohmann::json j = detail::parse_json_text(text, "block hints '" + path + "'");
+// Blocks above `degree` (the network's d^L) are refused: no such block exists, and the hints
+// are sized by the largest block given.
+std::vector<long> hints_from_predictions(const nlohmann::json& j, const std::string& path, const std::string& plain, const std::string& layered,
+                                         long degree) {
     std::vector<long> hints;
     const auto bad = [&](const std::string& what) {
         return invalid_input("block hints '" + path + "': " + what + " (expected the output of guess --blocks --predict --format json)");
     };
-    if (!j.contains("predictions") || !j["predictions"].is_array()) throw bad("no \"predictions\" list");
+    if (!j.is_object() || !j.contains("predictions") || !j["predictions"].is_array())
+        throw bad("no \"predictions\" list (guess writes one with --predict)");
     for (const auto& p : j["predictions"]) {
         if (!p.is_object() || !p.contains("key") || !p["key"].is_string() || !p.contains("blocks") || !p["blocks"].is_array())
             throw bad("a prediction without its \"key\" and \"blocks\"");
@@ -208,6 +225,9 @@ std::vector<long> hints_from_predictions(const std::string& text, const std::str
                 !b["predicted"].is_number_integer() || b["block"].get<long long>() < 0 || b["predicted"].get<long long>() < 0 ||
                 b["block"].get<long long>() > (1LL << 40))
                 throw bad("a block without an integer \"block\" and \"predicted\" >= 0");
+            if (b["block"].get<long long>() > degree)
+                throw bad("block " + std::to_string(b["block"].get<long long>()) + " of the prediction " + key + " is above the network's degree " +
+                          std::to_string(degree) + " (its blocks are 0.." + std::to_string(degree) + ")");
             const auto a = static_cast<std::size_t>(b["block"].get<long long>());
             if (a >= hints.size()) hints.resize(a + 1, -1);
             hints[a] = std::max(hints[a], static_cast<long>(b["predicted"].get<long long>()));
@@ -225,26 +245,52 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
     const std::string plain = row_key(spec, s);
     s.layers = {"(the key's layers column)"};  // only its presence counts: row_key reads the value off spec
     const std::string layered = row_key(spec, s);
+    // The network's blocks are a = 0..d^L; a larger block in the file is refused before any
+    // list is sized by it.
+    const Integer dz = output_degree(spec);
+    const long degree = fmpz_fits_si(dz.get()) ? std::min<long>(fmpz_get_si(dz.get()), 1L << 40) : 1L << 40;
+    const bool homogeneous = is_homogeneous(spec);  // else no degree blocks: the file is checked, nothing hinted
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     const bool json = first != std::string::npos && text[first] == '{';
-    // guess's JSON is one object over several lines; a JSON-lines table has one per line.
-    if (json && text.find("\"predictions\"") != std::string::npos && text.find("seprank_table_sweep") == std::string::npos) {
-        std::vector<long> hints = hints_from_predictions(text, path, plain, layered);
-        if (hints.empty()) throw invalid_input("block hints '" + path + "' have no prediction of this configuration (key columns " + plain + ")");
-        return hints;
+    // guess's JSON is one object over several lines (a JSON-lines table has one per line,
+    // each a row with its "family", or the sweep line first).
+    if (json && text.find("seprank_table_sweep") == std::string::npos) {
+        nlohmann::json j;
+        bool one_object = false;
+        try {
+            j = detail::parse_json_text(text, "block hints '" + path + "'");
+            one_object = j.is_object() && !j.contains("family");
+        } catch (const invalid_input&) {  // several lines of rows: a JSON-lines table, read below
+        }
+        if (one_object) {
+            std::vector<long> hints = hints_from_predictions(j, path, plain, layered, degree);
+            if (!homogeneous) return {};
+            if (hints.empty()) throw invalid_input("block hints '" + path + "' have no prediction of this configuration (key columns " + plain + ")");
+            return hints;
+        }
     }
     const TableFile file = parse_table_text(text, json, "block table '" + path + "'");
+    if (!file.rows.empty() && !is_block_row(file.rows.front()))
+        throw invalid_input("block hints '" + path + "': the table has no column 'block' (a block table: seprank table --blocks)");
     std::vector<long> hints;
-    for (const Row& row : file.rows) {
-        if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
-        const std::string block = row.at("block").str(), rank = row.at("rank").str();
-        if (block.empty() || rank.empty()) continue;  // a skipped configuration
-        const long a = long_cell(row, "block"), r = long_cell(row, "rank");  // invalid_input naming a cell that is no integer
-        if (a < 0 || a > (1L << 40) || r < 0)
-            throw invalid_input("block table '" + path + "': block '" + block + "' with rank '" + rank + "' is not a block and a rank >= 0");
-        if (a >= static_cast<long>(hints.size())) hints.resize(static_cast<std::size_t>(a) + 1, -1);
-        hints[static_cast<std::size_t>(a)] = std::max(hints[static_cast<std::size_t>(a)], r);
+    try {
+        for (const Row& row : file.rows) {
+            if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
+            const std::string block = row.at("block").str(), rank = row.at("rank").str();
+            if (block.empty() || rank.empty()) continue;  // a skipped configuration
+            const long a = long_cell(row, "block"), r = long_cell(row, "rank");  // invalid_input naming a cell that is no integer
+            if (a < 0 || a > degree || r < 0)
+                throw invalid_input("block table '" + path + "': block '" + block + "' with rank '" + rank + "' is not a block 0.." +
+                                    std::to_string(degree) + " of the network (its degree) and a rank >= 0");
+            if (a >= static_cast<long>(hints.size())) hints.resize(static_cast<std::size_t>(a) + 1, -1);
+            hints[static_cast<std::size_t>(a)] = std::max(hints[static_cast<std::size_t>(a)], r);
+        }
+    } catch (const invalid_input& e) {  // long_cell's "block table: ..." names the cell, not the file
+        const std::string m = e.what(), bare = "block table: ";
+        if (m.compare(0, bare.size(), bare) == 0) throw invalid_input("block table '" + path + "': " + m.substr(bare.size()));
+        throw;
     }
+    if (!homogeneous) return {};  // no degree blocks to hint (a residual connection): the option is ignored
     if (hints.empty())
         throw invalid_input("block hints '" + path + "': the block table has no block row of this configuration (key columns " + plain + ")");
     return hints;

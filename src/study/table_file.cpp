@@ -66,6 +66,38 @@ void check_measure_cell(const Row& r, const std::string& c, const std::string& w
         throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a number >= 0");
 }
 
+// A block row's own cells (table_blocks.hpp), reused as they stand by --resume and folded
+// into block hints: blocks at least 1; block empty only in a skipped configuration's row,
+// else a block 0..degree of the network; the caps counts, the rank at most the smaller cap
+// (the block's rank cannot pass it) and at_cap saying whether it reaches it; in JSON lines
+// numbers as numbers.
+void check_block_cells(const Row& r, const std::string& where, bool json) {
+    if (std::stol(r.at("blocks").str()) < 1) throw invalid_input(where + ": column 'blocks' = 0 (a configuration has at least one row)");
+    const std::string status = r.at("status").str(), block = r.at("block").str();
+    if (block.empty()) {
+        if (status != "skipped") throw invalid_input(where + ": a row of status '" + status + "' without its block");
+        return;
+    }
+    for (const char* c : {"block", "cap_a", "cap_b"}) {
+        const std::string v = r.at(c).str();
+        if (!is_integer_text(v) || (json && r.at(c).type() != Value::Type::integer))
+            throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
+    }
+    if (json && r.at("blocks").type() != Value::Type::integer)
+        throw invalid_input(where + ": column 'blocks' is the text \"" + r.at("blocks").str().substr(0, 40) + "\", not a number");
+    const std::string degree = r.at("degree").str();
+    if (is_integer_text(degree) && std::stol(block) > std::stol(degree))
+        throw invalid_input(where + ": block " + block + " is above the network's degree " + degree + " (its blocks are 0.." + degree + ")");
+    const std::string rank = r.at("rank").str();
+    const long cap = std::min(std::stol(r.at("cap_a").str()), std::stol(r.at("cap_b").str()));
+    if (!rank.empty() && std::stol(rank) > cap)
+        throw invalid_input(where + ": block " + block + " has rank " + rank + " above its cap " + std::to_string(cap) + " (the smaller of cap_a and cap_b)");
+    const std::string at_cap = r.at("at_cap").str();
+    if (at_cap != "true" && at_cap != "false") throw invalid_input(where + ": column 'at_cap' = '" + at_cap.substr(0, 40) + "' (expected true or false)");
+    if (!rank.empty() && (at_cap == "true") != (std::stol(rank) == cap))
+        throw invalid_input(where + ": block " + block + " has rank " + rank + " and cap " + std::to_string(cap) + " but at_cap " + at_cap);
+}
+
 // A resumed row is reused as it stands, so its configuration, rank and the optional groups'
 // cells must be well formed.
 void check_row(const Row& r, const std::string& where, bool json) {
@@ -78,7 +110,7 @@ void check_row(const Row& r, const std::string& where, bool json) {
         for (const char* c : {"blocks", "total"}) {
             const std::string v = r.at(c).str();
             if ((!v.empty() || c[1] == 'l') && !is_integer_text(v))  // blocks is never empty, total is for a skipped configuration
-                throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v + "' is not an integer");
+                throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
         }
     for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth"}) {
         const std::string v = r.at(c).str();
@@ -108,6 +140,13 @@ void check_row(const Row& r, const std::string& where, bool json) {
     in_order("variety_degree", "variety_degree_at_most");
     in_order("variety_degree_at_least", "variety_degree_at_most");
     for (const char* c : {"seconds", "peak_mib"}) check_measure_cell(r, c, where);
+    // a chance: a number in [0, 1] (empty for the rows without one)
+    if (r.contains("failure_bound") && !r.at("failure_bound").str().empty()) {
+        check_measure_cell(r, "failure_bound", where);
+        if (std::strtod(r.at("failure_bound").str().c_str(), nullptr) > 1)
+            throw invalid_input(where + ": column 'failure_bound' = '" + r.at("failure_bound").str().substr(0, 40) + "' is above 1");
+    }
+    if (block) check_block_cells(r, where, json);
 }
 
 }  // namespace

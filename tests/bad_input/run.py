@@ -14,6 +14,7 @@ parser's errors included). Then the file-safety checks at the end run.
 import concurrent.futures, csv, fcntl, io, json, os, shlex, stat, subprocess, sys, tempfile
 
 S, CASES = sys.argv[1], sys.argv[2]
+R = os.path.abspath(os.path.join(os.path.dirname(CASES), "..", ".."))  # the repository (its data/)
 D = tempfile.mkdtemp(prefix="seprank_bad_")
 # A sanitizer build reserves terabytes of address space and cannot run under an
 # address-space limit: there the memory cap is --max-memory 0.5 instead of prlimit --as.
@@ -158,6 +159,38 @@ def fixtures():
     os.mkfifo(os.path.join(D, "fifo"))
     os.mkdir(os.path.join(D, "adir"))
     w("gp.csv", hdr + "\n")
+    w("t_plain.csv", hdr + "\n" + row1 + "\n")  # a plain table's row: no block column
+    # block tables (table --blocks) with one cell changed: attention N=3 dx=2 L=2, blocks 1,3,5,7,9
+    bnet = ["--blocks", "--tokens", "3", "--dim", "2", "--depth", "2"]
+    bout = subprocess.run([S, "table", *bnet, "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
+    blines = [line for line in bout.splitlines() if line and not line.startswith("#")]
+    bhdr, brows = blines[0], blines[1:]
+    def b_with(k, name, value):  # block row k with one cell changed, the other rows as they are
+        out = []
+        for i, line in enumerate(brows):
+            cells = next(csv.reader([line]))
+            if i == k:
+                cells[bhdr.split(",").index(name)] = value
+            o = io.StringIO()
+            csv.writer(o, lineterminator="").writerow(cells)
+            out.append(o.getvalue())
+        return bhdr + "\n" + "\n".join(out) + "\n"
+    w("bh_ok.csv", b_with(0, "block", "1"))
+    w("bh_huge_block.csv", b_with(1, "block", "100000000"))
+    w("bh_block11.csv", b_with(1, "block", "11"))
+    w("bh_noblock.csv", b_with(1, "block", ""))
+    w("bh_rank_cap.csv", b_with(1, "rank", "100"))
+    w("bh_atcap.csv", b_with(1, "at_cap", "maybe"))
+    w("bh_bound.csv", b_with(1, "failure_bound", "abc"))
+    w("bh_blocks0.csv", b_with(1, "blocks", "-5"))
+    gout = subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where", "heads=1",
+                           "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
+    w("guess_nopredict.json", gout)
+    pout = json.loads(subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where",
+                                      "heads=1", "--predict", "dim=2,depth=2", "--format", "json"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout)
+    pout["predictions"][0]["blocks"][0]["block"] = 200000000
+    w("guess_huge_block.json", json.dumps(pout))
     # rows with no theorem bound (hadamard): plot --bounds would draw a legend and no curve
     w("gp_nobounds.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,8,1.8928,,,ok\n")

@@ -335,6 +335,44 @@ TEST_CASE("resume of a block table at a larger max side: the stopped rows' block
     }
 }
 
+TEST_CASE("block rows that cannot be are refused when folded or read as hints; a network without blocks gets no hints") {
+    INFO("seed " << seed());
+    SweepOptions sw = block_sweep();
+    sw.tokens = {3};
+    sw.dims = {2};
+    sw.depths = {2};
+    std::vector<Row> rows;
+    run_table(plan_table({sw}).rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    REQUIRE(rows.size() == 1);
+    const std::vector<Row> blocks = block_rows(rows[0]);
+    REQUIRE(blocks.size() == 5);
+    CHECK(row_key(fold_block_rows(blocks)) == row_key(rows[0]));
+    std::vector<Row> twice = blocks;  // block 3 twice, block 1 gone
+    twice[0].set("block", twice[1].at("block"));
+    CHECK(throws_with<invalid_input>([&] { fold_block_rows(twice); }, "twice in the rows of one configuration"));
+    std::vector<Row> off = blocks;  // a rank changed: the total is no longer the sum
+    off[2].set("rank", off[2].at("rank").as_integer() - 1);
+    CHECK(throws_with<invalid_input>([&] { fold_block_rows(off); }, "is not the sum"));
+    std::vector<Row> lost = blocks;  // a row of status ok without its block
+    lost[1].set("block", Value());
+    CHECK(throws_with<invalid_input>([&] { fold_block_rows(lost); }, "without its block"));
+    // the file's own block rows are hints for its network; a residual network has no blocks:
+    // the file is read and checked, and no hint comes back
+    const std::string path = "test_block_hints_rules.csv";
+    std::remove(path.c_str());
+    {
+        TableAppender out(path, false, sweep_signature(sw), false);
+        out.append(rows[0]);
+    }
+    const PlannedRow pr = plan_table({sw}).rows[0];
+    const ValidPartition part = balanced_partition(3);
+    CHECK(read_block_hints(path, pr.spec, part).size() == 10);
+    NetworkSpec residual = pr.spec.get();
+    residual.residual = true;
+    CHECK(read_block_hints(path, residual, part).empty());
+    std::remove(path.c_str());
+}
+
 TEST_CASE("block hints from a block table: the ranks of the network's own rows, by block, in CSV and JSON lines") {
     INFO("seed " << seed());
     SweepOptions sw = block_sweep();
