@@ -221,7 +221,8 @@ struct Kept {
 // `not_ok` counts rows without a block. `order`: the configurations, first seen first.
 // A block given twice (a resumed table file recomputes its lower-bound rows and appends
 // them): an ok row replaces a lower-bound one, two ok rows must agree (invalid_input
-// otherwise). A negative block, cap or rank, or an ok rank above its cap, is refused.
+// otherwise). A negative block, cap or rank, a block above the row's degree, an ok rank
+// above its cap, or a status other than ok, lower-bound and skipped, is refused.
 std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
                                const std::vector<std::string>& vars, long& not_ok, std::vector<std::string>& order) {
     std::map<std::string, Span> spans;
@@ -243,7 +244,11 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         k.index = r;
         for (const char* c : kKeyColumns)
             if (const std::string* v = table_cell(row, c)) k.config += *v + ";";
-        k.ok = *table_cell(row, "status") == "ok";
+        const std::string& status = *table_cell(row, "status");
+        if (status != "ok" && status != "lower-bound" && status != "skipped")
+            throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'status' = '" + status.substr(0, 40) +
+                                "' (expected ok, lower-bound or skipped)");
+        k.ok = status == "ok";
         k.p.block = cell_of(row, "block", r + 1);
         k.p.cap_a = cell_of(row, "cap_a", r + 1);
         k.p.cap_b = cell_of(row, "cap_b", r + 1);
@@ -251,6 +256,9 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
         if (k.p.block < 0 || k.p.cap_a < 0 || k.p.cap_b < 0 || k.p.rank < 0)
             throw invalid_input(where_row() + " has a negative block, cap or rank");
+        if (const std::string* d = table_cell(row, "degree"); d && !d->empty() && d->size() <= 18 &&
+                                                                 d->find_first_not_of("0123456789") == std::string::npos && k.p.block > std::stol(*d))
+            throw invalid_input(where_row() + " is above the network's degree " + *d + " (its blocks are 0.." + *d + ")");
         if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
             throw invalid_input(where_row() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
         for (const std::string& v : vars) {

@@ -183,6 +183,7 @@ def fixtures():
     w("bh_atcap.csv", b_with(1, "at_cap", "maybe"))
     w("bh_bound.csv", b_with(1, "failure_bound", "abc"))
     w("bh_blocks0.csv", b_with(1, "blocks", "-5"))
+    w("bh_status.csv", b_with(1, "status", "weird"))
     gout = subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where", "heads=1",
                            "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     w("guess_nopredict.json", gout)
