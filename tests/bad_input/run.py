@@ -187,6 +187,8 @@ def fixtures():
     gout = subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where", "heads=1",
                            "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     w("guess_nopredict.json", gout)
+    with open(os.path.join(R, "data/blocks_attention_n4.csv")) as f:
+        w("n4.csv", f.read())
     pout = json.loads(subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where",
                                       "heads=1", "--predict", "dim=2,depth=2", "--format", "json"],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout)
