@@ -209,8 +209,10 @@ struct TableCommand final : Command {
             meter->report("rows", k, plan.size(), describe(spec), false);
         };
         // Lower-bound rows of a block table computed again at a larger max side start from
-        // their block ranks (block hints; under MPI rank 0 sends them with the finished rows).
-        if (!distributed) seprank::apply_resume_hints(plan, resume.hints);
+        // their block ranks (block hints; under MPI rank 0 sends them with the finished rows,
+        // and every rank applies them to its plan; rank 0's plan has them from here, so its
+        // row stores are named with them when they are removed below).
+        seprank::apply_resume_hints(plan, resume.hints);
 #ifdef SEPRANK_HAVE_MPI
         if (distributed) run_table_mpi(plan, done, resume.hints, emit, progress, t_block_store);
         else seprank::run_table(plan, done, emit, progress);
