@@ -362,25 +362,21 @@ TEST_CASE("tape: the GPU kernel's per-point step on the CPU, slots interleaved a
         std::vector<Tape::Op> ops(t.ops().begin(), t.ops().end());
         const tape::Mont32 m = tape::make_mont32(p);
         tape::narrow_program(ops.data(), ops.size(), m);
-        std::vector<std::uint64_t> narrow(count, 0);
-        for (std::size_t q = 0; q < count; ++q) {
-            auto slot = [&](std::uint32_t i) -> std::uint64_t& { return scratch[i * count + q]; };
-            auto coord = [&](std::uint32_t c) { return m.to(flat[q * t.inputs() + c] % p); };
-            for (const Tape::Op& op : ops) tape::step(op, m, slot, coord);
-            narrow[q] = m.from(slot(t.output_slot()));
-        }
-        CHECK(narrow == expect);
-        // The same with each slot a 32-bit word, as the kernel holds them for Mont32
+        // Slots in 64-bit words, then each a 32-bit word as the kernel holds them for Mont32
         // (cuda/tape_kernel.cuh, SlotWord): every value fits.
+        const auto run_narrow = [&](auto& words) {
+            std::vector<std::uint64_t> narrow(count, 0);
+            for (std::size_t q = 0; q < count; ++q) {
+                auto slot = [&](std::uint32_t i) -> auto& { return words[i * count + q]; };
+                auto coord = [&](std::uint32_t c) { return m.to(flat[q * t.inputs() + c] % p); };
+                for (const Tape::Op& op : ops) tape::step(op, m, slot, coord);
+                narrow[q] = m.from(slot(t.output_slot()));
+            }
+            return narrow;
+        };
+        CHECK(run_narrow(scratch) == expect);
         std::vector<std::uint32_t> scratch32(t.slots() * count, 0xdeadbeefu);
-        std::fill(narrow.begin(), narrow.end(), 0);
-        for (std::size_t q = 0; q < count; ++q) {
-            auto slot = [&](std::uint32_t i) -> std::uint32_t& { return scratch32[i * count + q]; };
-            auto coord = [&](std::uint32_t c) { return m.to(flat[q * t.inputs() + c] % p); };
-            for (const Tape::Op& op : ops) tape::step(op, m, slot, coord);
-            narrow[q] = m.from(slot(t.output_slot()));
-        }
-        CHECK(narrow == expect);
+        CHECK(run_narrow(scratch32) == expect);
     }
 }
 
