@@ -187,7 +187,7 @@ struct TableCommand final : Command {
             if (!t_out.empty()) {
                 // Locks the file, reads its rows, refuses another sweep's file (docs/usage.md §1.7).
                 out = std::make_unique<seprank::TableAppender>(t_out, jsonl, seprank::sweep_signature(plan.front().sweep), t_resume);
-                resume = seprank::resume_set(out->rows(), plan);
+                resume = seprank::resume_set(out->rows(), plan, t_out);
             }
         }
         const std::map<std::string, seprank::Row>& done = resume.rows;
@@ -221,10 +221,9 @@ struct TableCommand final : Command {
 #endif
         (void)distributed;
         if (!root) return 0;
-        if (t_block_store) {  // every row is out: no unit is needed any more (also those of rows finished before a kill)
-            for (const auto& pr : plan) seprank::remove_row_store(pr);
-            ::rmdir((t_out + ".blocks").c_str());
-        }
+        // every row is out: no unit is needed any more (also those of rows finished before a
+        // kill, and stores named with other block hints)
+        if (t_block_store) seprank::remove_table_block_store(t_out + ".blocks");
         meter->report("rows", plan.size(), plan.size(), {}, false);
         meter->finish();
         // Options no row used: a note on stderr each. The JSON output stays an array of

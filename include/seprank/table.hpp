@@ -257,6 +257,11 @@ std::string row_store(const PlannedRow& row);
 // Removes row_store(row) and everything in it (nothing when ""); false when something
 // could not be removed. Never throws. Cost: one unlink per file of the store.
 bool remove_row_store(const PlannedRow& row) noexcept;
+// Removes a table's block store folder (SweepOptions::block_store) with every row store in
+// it: also those named with other block hints or left by a killed run, which the rows of
+// this run do not name. Only once every row of the table is out (the table file's lock
+// held). false when something could not be removed. Never throws. Cost: one unlink per file.
+bool remove_table_block_store(const std::string& folder) noexcept;
 
 // The rows of a table file that a run of `plan` may reuse, by row_key (the `done` of
 // run_table). A key that several rows of the file share keeps its last row and counts in
@@ -265,7 +270,10 @@ bool remove_row_store(const PlannedRow& row) noexcept;
 // side is larger, is left out to be computed again (`recompute`); in a block table its
 // block ranks become that row's block hints (`hints`, by row_key: entry a the rank of
 // degree block a, -1 for a block it does not list), which apply_resume_hints puts into the
-// plan. Cost: O((file rows + plan) · log) key comparisons.
+// plan. A row whose degree is not its planned network's, or a block table's configuration
+// whose total is not the sum of its blocks' ranks, is refused (invalid_input naming
+// `source`, the file, and the configuration). Cost: O((file rows + plan) · log) key
+// comparisons, one output_degree per planned row.
 struct ResumeSet {
     std::map<std::string, Row> rows;
     long duplicates = 0;
@@ -273,7 +281,7 @@ struct ResumeSet {
     long recompute = 0;  // lower-bound rows left out of `rows` to compute again at a larger max side
     std::map<std::string, std::vector<long>> hints;  // of those, the block table's: their block ranks
 };
-ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan);
+ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan, const std::string& source = "the table file");
 
 // Sets generic.block_hints of every planned row that `hints` (ResumeSet::hints) has, by
 // row_key, so that a recomputed lower-bound row ranks each degree block first just above

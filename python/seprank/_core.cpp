@@ -704,7 +704,7 @@ PYBIND11_MODULE(_core, m) {
         ResumeSet from_file;
         if (!out_path.empty()) {
             out = std::make_unique<TableAppender>(out_path, get_or<bool>(opts, "out_json", false), sweep_signature(plan.front().sweep), resume);
-            from_file = resume_set(out->rows(), plan);
+            from_file = resume_set(out->rows(), plan, out_path);
             apply_resume_hints(plan, from_file.hints);  // rows computed again start from their block ranks
         }
         std::vector<std::string> rows;

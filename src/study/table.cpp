@@ -618,37 +618,65 @@ long size_limit_of(const Row& r) {
 
 }  // namespace
 
-ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan) {
+ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan, const std::string& source) {
     ResumeSet out;
+    const auto refuse = [&](const std::string& key, const std::string& what) {
+        return invalid_input("'" + source + "': the rows of configuration " + key + ": " + what);
+    };
     // Block rows (table_blocks.hpp) are grouped by configuration, the last row of each
     // block kept; a configuration counts as done only with all its blocks.
     std::map<std::string, std::map<std::string, Row>> groups;
     std::map<std::string, const Row*> last;  // each configuration's last block row in the file
+    std::set<std::string> repeated;          // configurations with a block row given again
     for (const Row& r : file_rows) {
         if (is_block_row(r)) {
             const std::string key = row_key(r);
-            if (!groups[key].insert_or_assign(r.at("block").str(), r).second) ++out.duplicates;
+            if (!groups[key].insert_or_assign(r.at("block").str(), r).second) repeated.insert(key);
             last[key] = &r;
             continue;
         }
         if (!out.rows.insert_or_assign(row_key(r), r).second) ++out.duplicates;
     }
+    out.duplicates += static_cast<long>(repeated.size());
     for (auto& [key, blocks] : groups) {
         std::vector<Row> rows;
         const std::string total = last[key]->at("total").str(), count = last[key]->at("blocks").str();
         for (auto& [b, r] : blocks)  // the rows of the last computation of the configuration
             if (r.at("total").str() == total && r.at("blocks").str() == count) rows.push_back(r);
-        if (std::to_string(rows.size()) == count) out.rows.insert_or_assign(key, fold_block_rows(rows));
+        if (std::to_string(rows.size()) != count) continue;  // a configuration cut short: computed again
+        try {
+            out.rows.insert_or_assign(key, fold_block_rows(rows));
+        } catch (const invalid_input& e) {  // fold_block_rows names the cell, not the file
+            const std::string m = e.what(), bare = "block table: ";
+            throw refuse(key, m.compare(0, bare.size(), bare) == 0 ? m.substr(bare.size()) : m);
+        }
     }
     std::map<std::string, long> max_side;  // the planned max side of each key
-    for (const PlannedRow& pr : plan) max_side.emplace(row_key(pr.spec, pr.sweep), pr.sweep.generic.max_side);
+    std::map<std::string, const PlannedRow*> planned_row;
+    for (const PlannedRow& pr : plan) {
+        max_side.emplace(row_key(pr.spec, pr.sweep), pr.sweep.generic.max_side);
+        planned_row.emplace(row_key(pr.spec, pr.sweep), &pr);
+    }
     for (auto it = out.rows.begin(); it != out.rows.end();) {
         const auto planned = max_side.find(it->first);
         if (planned == max_side.end()) {
             ++out.outside;
-        } else if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
+            ++it;
+            continue;
+        }
+        // The row is its network's: the degree the plan computes (a row edited by hand could
+        // say otherwise, and its blocks would size the hints below).
+        const Integer dz = output_degree(planned_row.at(it->first)->spec);
+        const std::string degree = dz.str();
+        if (it->second.at("degree").str() != degree)
+            throw refuse(it->first, "degree " + it->second.at("degree").str().substr(0, 40) + ", where the network's is " + degree);
+        if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
             ++out.recompute;  // a larger side may get further: computed again, the new row appended
-            if (is_block_config_row(it->second)) {  // its block ranks, block by block: the new run's hints
+            // Its block ranks are the new run's hints; each block is at most the degree (the
+            // file's rows were checked against their degree, which is the network's), and only
+            // a degree the graded evaluation takes gets hints at all.
+            const long D = fmpz_fits_si(dz.get()) ? fmpz_get_si(dz.get()) : -1;
+            if (is_block_config_row(it->second) && D >= 0 && D <= EvaluationOptions{}.max_graded_degree) {
                 std::vector<long> h;
                 for (const Row& b : block_rows(it->second)) {
                     if (b.at("block").is_null()) continue;  // a configuration without blocks
@@ -722,6 +750,14 @@ bool remove_row_store(const PlannedRow& row) noexcept {
     try {
         const std::string dir = row_store(row);
         return dir.empty() || detail::remove_block_store(dir);
+    } catch (...) {
+        return false;
+    }
+}
+
+bool remove_table_block_store(const std::string& folder) noexcept {
+    try {
+        return folder.empty() || detail::remove_block_store(folder);
     } catch (...) {
         return false;
     }

@@ -66,6 +66,13 @@ void check_measure_cell(const Row& r, const std::string& c, const std::string& w
         throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a number >= 0");
 }
 
+// A count that fits a long: digits only, at most 19 (a block's caps saturate at LONG_MAX/4,
+// which has 19: model.hpp).
+bool is_long_count(const std::string& t) {
+    if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+    return t.size() < 19 || t <= "9223372036854775807";
+}
+
 // A block row's own cells (table_blocks.hpp), reused as they stand by --resume and folded
 // into block hints: blocks at least 1; block empty only in a skipped configuration's row,
 // else a block 0..degree of the network; the caps counts, the rank at most the smaller cap
@@ -80,13 +87,13 @@ void check_block_cells(const Row& r, const std::string& where, bool json) {
     }
     for (const char* c : {"block", "cap_a", "cap_b"}) {
         const std::string v = r.at(c).str();
-        if (!is_integer_text(v) || (json && r.at(c).type() != Value::Type::integer))
-            throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
+        if (!is_long_count(v) || (json && r.at(c).type() != Value::Type::integer))
+            throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 2^63 - 1)");
     }
     if (json && r.at("blocks").type() != Value::Type::integer)
         throw invalid_input(where + ": column 'blocks' is the text \"" + r.at("blocks").str().substr(0, 40) + "\", not a number");
     const std::string degree = r.at("degree").str();
-    if (is_integer_text(degree) && std::stol(block) > std::stol(degree))
+    if (is_long_count(degree) && std::stol(block) > std::stol(degree))
         throw invalid_input(where + ": block " + block + " is above the network's degree " + degree + " (its blocks are 0.." + degree + ")");
     const std::string rank = r.at("rank").str();
     const long cap = std::min(std::stol(r.at("cap_a").str()), std::stol(r.at("cap_b").str()));
