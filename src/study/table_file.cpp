@@ -160,7 +160,9 @@ void check_row(const Row& r, const std::string& where, bool json) {
 
 TableFile parse_table_text(const std::string& text, bool json_lines, const std::string& source) {
     TableFile out;
-    std::size_t pos = 0;
+    // A UTF-8 byte-order mark (an editor or a spreadsheet may write one) is not part of the
+    // first line, as guess reads tables too.
+    std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     long lineno = 0;
     std::vector<std::string> header;
     while (pos < text.size()) {

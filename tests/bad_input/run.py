@@ -176,6 +176,7 @@ def fixtures():
             out.append(o.getvalue())
         return bhdr + "\n" + "\n".join(out) + "\n"
     w("bh_ok.csv", b_with(0, "block", "1"))
+    w("bh_bom.csv", "\ufeff" + b_with(0, "block", "1"))  # a UTF-8 byte-order mark first, as a spreadsheet may save
     w("bh_huge_block.csv", b_with(1, "block", "100000000"))
     w("bh_block11.csv", b_with(1, "block", "11"))
     w("bh_noblock.csv", b_with(1, "block", ""))
