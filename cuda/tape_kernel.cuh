@@ -154,7 +154,7 @@ struct Plan {
     uint64_t ops_bytes = 0;       // program in global memory
     uint64_t shared_bytes = 0;    // slots of one block in shared memory
     uint64_t scratch_bytes = 0;   // slots in global memory
-    uint64_t word = 8;            // bytes a slot takes in shared memory (slot_word_bytes)
+    uint64_t word = 8;            // bytes a slot takes (4 where runs_narrow: SlotWord)
     int sms = 0;                  // multiprocessors (slot_plan)
 };
 
