@@ -11,7 +11,7 @@ and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insens
 and, when it fails, print exactly one line on stderr, starting `seprank: ` (the option
 parser's errors included). Then the file-safety checks at the end run.
 """
-import concurrent.futures, csv, fcntl, io, json, os, shlex, stat, subprocess, sys, tempfile
+import concurrent.futures, csv, fcntl, io, json, os, re, shlex, stat, subprocess, sys, tempfile
 
 S, CASES = sys.argv[1], sys.argv[2]
 R = os.path.abspath(os.path.join(os.path.dirname(CASES), "..", ".."))  # the repository (its data/)
@@ -160,6 +160,12 @@ def fixtures():
     os.mkdir(os.path.join(D, "adir"))
     w("gp.csv", hdr + "\n")
     w("t_plain.csv", hdr + "\n" + row1 + "\n")  # a plain table's row: no block column
+    # a table file whose sweep line's max_side was edited by hand
+    subprocess.run([S, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--format", "csv", "--out", os.path.join(D, "t_side.csv")],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=True)
+    with open(os.path.join(D, "t_side.csv")) as f:
+        side_text = f.read()
+    w("t_sideabc.csv", re.sub(r"max_side=\d+", "max_side=abc", side_text, count=1))
     # block tables (table --blocks) with one cell changed: attention N=3 dx=2 L=2, blocks 1,3,5,7,9
     bnet = ["--blocks", "--tokens", "3", "--dim", "2", "--depth", "2"]
     bout = subprocess.run([S, "table", *bnet, "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
