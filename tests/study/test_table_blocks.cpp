@@ -30,6 +30,16 @@ SweepOptions block_sweep() {
 
 long cell(const Row& r, const char* name) { return std::stol(r.at(name).str()); }
 
+// The rows of the sweep `sw`, also written to a fresh table file at `path` (CSV).
+std::vector<Row> rows_written(const SweepOptions& sw, const std::string& path) {
+    std::vector<Row> rows;
+    run_table(plan_table({sw}).rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    std::remove(path.c_str());
+    TableAppender out(path, false, sweep_signature(sw), false);
+    for (const Row& r : rows) out.append(r);
+    return rows;
+}
+
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -227,18 +237,12 @@ TEST_CASE("resume with a larger max side computes the rows its size limit stoppe
     sw.generic.max_side = 16;
     sw.generic.method = GenericMethod::evaluation;  // the flattening has no side limit
     const TablePlan small = plan_table({sw});
-    std::vector<Row> rows;
-    run_table(small.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    const std::string path = "test_table_blocks_side.csv";
+    const std::vector<Row> rows = rows_written(sw, path);
     REQUIRE(rows.size() == 2);
     const long stopped = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.at("status").str() == "lower-bound"; });
     REQUIRE(stopped >= 1);
     const std::size_t k = rows[0].at("status").str() == "lower-bound" ? 0 : 1;
-    const std::string path = "test_table_blocks_side.csv";
-    std::remove(path.c_str());
-    {
-        TableAppender out(path, false, sweep_signature(sw), false);
-        for (const Row& r : rows) out.append(r);
-    }
     SweepOptions larger = sw;
     larger.generic.max_side = 4096;
     const TablePlan big = plan_table({larger});
@@ -271,16 +275,10 @@ TEST_CASE("resume of a block table at a larger max side: the stopped rows' block
     sw.depths = {2};
     sw.generic.max_side = 16;
     const TablePlan small = plan_table({sw});
-    std::vector<Row> rows;
-    run_table(small.rows, {}, [&](const Row& r, bool) { rows.push_back(r); }, nullptr);
+    const std::string path = "test_table_blocks_hints.csv";
+    const std::vector<Row> rows = rows_written(sw, path);
     REQUIRE(rows.size() == 2);
     REQUIRE(std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.at("status").str() == "lower-bound"; }));
-    const std::string path = "test_table_blocks_hints.csv";
-    std::remove(path.c_str());
-    {
-        TableAppender out(path, false, sweep_signature(sw), false);
-        for (const Row& r : rows) out.append(r);
-    }
     SweepOptions larger = sw;
     larger.generic.max_side = 4096;
     larger.block_store = "test_table_blocks_hints.blocks";  // only for row_store's folder names below
