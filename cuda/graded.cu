@@ -279,6 +279,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     SR_GTRY(filled);
     prof.lap(prof.setup);
     SR_GTRY(cudaEventRecord(start));
+    const gr::SplitArith split = gr::split_arith(t->p);  // the degree split's arithmetic (W is in its form)
     for (int q = 0; q < nr; ++q) {
         const gr::Rect& r = rects[q];
         const std::int64_t cols = r.c1 - r.c0;
@@ -293,13 +294,10 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                 return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: tape kernel launch (%d threads per block): %s", plan.block,
                                      cudaGetErrorString(e));
             const unsigned blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((pairs + 255) / 256, 65535)));
-            const gr::SplitArith split = gr::split_arith(t->p);
-            if (split.two)
-                split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(),
-                                              seprank::tape::Two{}, d_ptrs.as<std::uint32_t*>(), d_sides.as<std::int64_t>());
-            else
-                split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(), split.mont,
+            split.with([&](const auto& sa) {
+                split_kernel<<<blocks, 256>>>(d_vals.as<std::uint64_t>(), pairs, cols, i0, r.c0, nd, d_w.as<std::uint64_t>(), sa,
                                               d_ptrs.as<std::uint32_t*>(), d_sides.as<std::int64_t>());
+            });
             SR_GTRY(cudaGetLastError());
         }
     }

@@ -240,10 +240,9 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
                     const std::int64_t s = g->sides.side[c];
                     if (i < s && j < s)
                         g->blocks[c][static_cast<std::size_t>(i * s + j)] =
-                            static_cast<std::uint32_t>(split.two ? gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
-                                                                                   static_cast<std::int64_t>(c), seprank::tape::Two{})
-                                                                 : gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(),
-                                                                                   static_cast<std::int64_t>(c), split.mont));
+                            static_cast<std::uint32_t>(split.with([&](const auto& ar) {
+                                return gr::coefficient(vals.data() + (j - r.c0) * g->nd, g->nd, g->w.data(), static_cast<std::int64_t>(c), ar);
+                            }));
                 }
         }
     }

@@ -435,12 +435,9 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
     const DegreeBlockSides sides = degree_block_sides(spec, part);
     if (sides.a_side.empty()) {
         if (!is_homogeneous(spec)) throw invalid_input("guess --blocks: the network at this point is not homogeneous: it has no degree blocks");
-        {
-            const Integer dz = output_degree(spec);
-            throw resource_limit("guess --blocks: the network at this point has degree d^L = " + dz.str() +
-                                 ": counting its degree blocks would take about tokens·(d^L + 1)²/2 steps, over the limit " +
-                                 std::to_string(static_cast<long long>(kCapsMaxWork)));
-        }
+        throw resource_limit("guess --blocks: the network at this point has degree d^L = " + output_degree(spec).str() +
+                             ": counting its degree blocks would take about tokens·(d^L + 1)²/2 steps, over the limit " +
+                             std::to_string(static_cast<long long>(kCapsMaxWork)));
     }
     std::vector<long> live;
     for (std::size_t a = 0; a < sides.a_side.size(); ++a)

@@ -64,6 +64,11 @@ inline int new_pairs(std::int64_t k, std::int64_t old, Rect out[2]) {
 struct SplitArith {
     bool two = false;
     tape::Mont32 mont;
+    // f(Two{}) or f(mont): the one dispatch on the arithmetic (both calls return one type).
+    template <class F>
+    decltype(auto) with(F&& f) const {
+        return two ? f(tape::Two{}) : f(mont);
+    }
 };
 inline SplitArith split_arith(std::uint64_t p) {
     SplitArith a;

@@ -651,40 +651,36 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             throw refuse(key, m.compare(0, bare.size(), bare) == 0 ? m.substr(bare.size()) : m);
         }
     }
-    std::map<std::string, long> max_side;  // the planned max side of each key
-    std::map<std::string, const PlannedRow*> planned_row;
-    for (const PlannedRow& pr : plan) {
-        max_side.emplace(row_key(pr.spec, pr.sweep), pr.sweep.generic.max_side);
-        planned_row.emplace(row_key(pr.spec, pr.sweep), &pr);
-    }
+    std::map<std::string, const PlannedRow*> planned;  // the planned row of each key
+    for (const PlannedRow& pr : plan) planned.emplace(row_key(pr.spec, pr.sweep), &pr);
     for (auto it = out.rows.begin(); it != out.rows.end();) {
-        const auto planned = max_side.find(it->first);
-        if (planned == max_side.end()) {
+        const auto at = planned.find(it->first);
+        if (at == planned.end()) {
             ++out.outside;
             ++it;
             continue;
         }
         // The row is its network's: the degree the plan computes (a row edited by hand could
         // say otherwise, and its blocks would size the hints below).
-        const Integer dz = output_degree(planned_row.at(it->first)->spec);
+        const Integer dz = output_degree(at->second->spec);
         const std::string degree = dz.str();
         if (it->second.at("degree").str() != degree)
             throw refuse(it->first, "degree " + it->second.at("degree").str().substr(0, 40) + ", where the network's is " + degree);
-        if (const long limit = size_limit_of(it->second); limit > 0 && planned->second > limit) {
+        if (const long limit = size_limit_of(it->second); limit > 0 && at->second->sweep.generic.max_side > limit) {
             ++out.recompute;  // a larger side may get further: computed again, the new row appended
             // Its block ranks are the new run's hints; each block is at most the degree (the
             // file's rows were checked against their degree, which is the network's), and only
             // a degree the graded evaluation takes gets hints at all.
             const long D = fmpz_fits_si(dz.get()) ? fmpz_get_si(dz.get()) : -1;
             if (is_block_config_row(it->second) && D >= 0 && D <= EvaluationOptions{}.max_graded_degree) {
-                std::vector<long> h;
-                for (const Row& b : block_rows(it->second)) {
-                    if (b.at("block").is_null()) continue;  // a configuration without blocks
-                    const long a = b.at("block").as_integer(), r = b.at("rank").as_integer();
-                    if (a >= static_cast<long>(h.size())) h.resize(static_cast<std::size_t>(a) + 1, -1);
-                    h[static_cast<std::size_t>(a)] = r;
+                // (a folded row: fold_block_rows made its lists, ascending blocks of equal length)
+                const std::vector<long>& blocks = it->second.at("block_list").as_integer_list();
+                const std::vector<long>& ranks = it->second.at("block_rank_list").as_integer_list();
+                if (!blocks.empty()) {
+                    std::vector<long> h(static_cast<std::size_t>(blocks.back()) + 1, -1);
+                    for (std::size_t q = 0; q < blocks.size(); ++q) h[static_cast<std::size_t>(blocks[q])] = ranks[q];
+                    out.hints[it->first] = std::move(h);
                 }
-                if (!h.empty()) out.hints[it->first] = std::move(h);
             }
             it = out.rows.erase(it);
             continue;

@@ -272,7 +272,7 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
         if (!text.empty() && sweep.find(" max_side=") != std::string::npos) {
             const std::size_t at = f.sweep.find(" max_side=");
             const std::string side = at == std::string::npos ? std::string() : f.sweep.substr(at + 10, f.sweep.find(' ', at + 1) - (at + 10));
-            if (side.empty() || side.size() > 18 || side.find_first_not_of("0123456789") != std::string::npos || std::stol(side) < 1)
+            if (!is_integer_text(side) || std::stol(side) < 1)
                 throw invalid_input("table file '" + path + "': its sweep line's max_side '" + side.substr(0, 40) + "' is not a side >= 1");
         }
         if (f.complete_bytes < text.size() && ::ftruncate(fd_, static_cast<off_t>(f.complete_bytes)) != 0)

@@ -320,8 +320,7 @@ TEST_CASE("graded session: the degree split of a pair = 128-bit reference, prime
             u128 ref = 0;
             for (std::int64_t t = 0; t < nd; ++t) ref += static_cast<u128>(v[static_cast<std::size_t>(t)]) * w[static_cast<std::size_t>(t * nd + c)];
             INFO("p = " << p << ", nodes " << nd << ", c = " << c);
-            const std::uint64_t got = ar.two ? graded::coefficient(v.data(), nd, wf.data(), c, tape::Two{})
-                                             : graded::coefficient(v.data(), nd, wf.data(), c, ar.mont);
+            const std::uint64_t got = ar.with([&](const auto& a) { return graded::coefficient(v.data(), nd, wf.data(), c, a); });
             CHECK(got == static_cast<std::uint64_t>(ref % p));
         }
     }
