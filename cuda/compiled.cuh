@@ -143,6 +143,7 @@ bool build_compiled(const sr_tape* t, const Ar& ar, unsigned which, Compiled& c,
         if (e == cudaSuccess && img->weights_bytes < c.weights.size() * sizeof(std::uint64_t)) e = cudaErrorInvalidValue;
         if (e != cudaSuccess) {
             why = std::string("loading the compiled kernel: ") + cudaGetErrorString(e);
+            (void)cudaGetLastError();  // not left pending for the interpreter's launch check
             return false;
         }
         from = hit ? "read from the disk cache and loaded" : "compiled and loaded";

@@ -50,6 +50,9 @@ struct sr_graded {
     // SEPRANK_CUDA_COMPILED=1 asks for it; null: the interpreter runs.
     std::unique_ptr<Compiled> compiled;
     bool compile_tried = false;
+    // A step failed after its checks, part-way through changing the blocks: their sides and
+    // arrays no longer agree, so every later call is refused (close the session).
+    bool broken = false;
 
     sr_graded() = default;
     sr_graded(const sr_graded&) = delete;
@@ -85,7 +88,10 @@ __global__ void split_kernel(const std::uint64_t* __restrict__ vals, std::int64_
 #define SR_GTRY(call)                                                                                              \
     do {                                                                                                           \
         const cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: %s: %s", #call, cudaGetErrorString(e_)); \
+        if (e_ != cudaSuccess) {                                                                                   \
+            (void)cudaGetLastError(); /* not left pending for this thread's next call */                           \
+            return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: %s: %s", #call, cudaGetErrorString(e_)); \
+        }                                                                                                          \
     } while (0)
 
 constexpr double kReserve = 256.0 * 1024 * 1024;  // kept free for the runtime and cuBLAS
@@ -108,6 +114,10 @@ double block_bytes(std::int64_t side) {
 }
 
 double mib(double b) { return b / (1024.0 * 1024.0); }
+
+int refuse_broken(sr_cuda_status* st, const char* who) {
+    return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: an earlier step of this session failed part-way (its blocks are not usable): close it", who);
+}
 
 // c_ops of this file: one step at a time per process.
 std::mutex& step_lock() {
@@ -184,7 +194,9 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     const double room = std::min(kChunkBytes, avail - after - fixed - kReserve);
     const std::int64_t chunk_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / row_bytes));
 
-    // 2. Close, then grow the blocks (the checks are done: from here a failure is an error).
+    // 2. Close, then grow the blocks (the checks are done: from here a failure is an error,
+    // and breaks the session until the step ends well).
+    g->broken = true;
     // Every closing block goes before any grows, so a block closing after one that grows
     // (in block order) never holds its memory beside the grown ones (grow_peak).
     for (std::size_t c = 0; c < n; ++c) {
@@ -221,6 +233,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     gr::Rect rects[2];
     const int nr = gr::new_pairs(k, old, rects);
     if (nr == 0) {
+        g->broken = false;
         prof.print(k, old, nd, false);
         return sr_cuda::ok(st);
     }
@@ -309,6 +322,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     if (st) st->gpu_seconds = ms / 1000.0;
     prof.lap(prof.evaluate);
     prof.print(k, old, nd, g->compiled != nullptr);
+    g->broken = false;
     return sr_cuda::ok(st);
 }
 
@@ -369,6 +383,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* 
     const char* who = "sr_cuda_graded_step";
     sr_cuda::clear(st);
     if (g == nullptr || side == nullptr) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: session or side is NULL", who);
+    if (g->broken) return refuse_broken(st, who);
     std::string why;
     try {
         if (!g->sides.check(k, side, why)) return sr_cuda::fail(st, SR_CUDA_INVALID, "%s: %s", who, why.c_str());
@@ -391,8 +406,9 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64
     if (c < 0 || c >= g->nd)
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_rank: block %lld: expected 0 to %lld", static_cast<long long>(c),
                              static_cast<long long>(g->nd - 1));
-    const std::int64_t s = g->sides.side[static_cast<std::size_t>(c)];
     *rank = 0;
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_rank");
+    const std::int64_t s = g->sides.side[static_cast<std::size_t>(c)];
     if (s == 0) return sr_cuda::ok(st);
     return sr_cuda::rank_device_block(g->blocks[static_cast<std::size_t>(c)], s, g->tape.p, rank, st);
 }
@@ -403,6 +419,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* 
     if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_ranks: session, blocks or ranks is NULL, or count %lld < 0",
                              static_cast<long long>(count));
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_ranks");
     std::vector<const std::uint32_t*> where;
     std::vector<std::int64_t> sides;
     try {
@@ -429,6 +446,7 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c
     if (c < 0 || c >= g->nd)
         return sr_cuda::fail(st, SR_CUDA_INVALID, "sr_cuda_graded_block: block %lld: expected 0 to %lld", static_cast<long long>(c),
                              static_cast<long long>(g->nd - 1));
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_block");
     const std::size_t s = static_cast<std::size_t>(g->sides.side[static_cast<std::size_t>(c)]);
     if (s == 0) return sr_cuda::ok(st);
     try {

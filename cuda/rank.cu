@@ -1194,10 +1194,10 @@ template <class Rows, class Cols, class FillOf>
 int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, FillOf&& fill_of, std::uint64_t p, std::int64_t* ranks,
                  sr_cuda_status* st) {
     for (std::int64_t q = 0; q < count; ++q) ranks[q] = 0;
-    std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
-    for (std::int64_t q = 0; q < count; ++q)
-        sides[static_cast<std::size_t>(q)] = rows(q) == 0 || cols(q) == 0 ? 0 : std::max(rows(q), cols(q));
     return locked_rank(who, st, [&]() -> int {
+        std::vector<std::int64_t> sides(static_cast<std::size_t>(count));  // in the try: no host memory is NO_MEMORY
+        for (std::int64_t q = 0; q < count; ++q)
+            sides[static_cast<std::size_t>(q)] = rows(q) == 0 || cols(q) == 0 ? 0 : std::max(rows(q), cols(q));
         const auto t0 = std::chrono::steady_clock::now();
         std::size_t free_b = 0, total_b = 0;
         check("cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
@@ -1232,6 +1232,11 @@ int side_by_side(const char* who, std::int64_t count, Rows&& rows, Cols&& cols, 
                 cudaGetLastError();       // not left pending for this thread's next check
                 rc = f.code;
                 fail(&one, f.code, "%s", f.message.c_str());
+            } catch (const std::bad_alloc&) {  // a lane's host staging: as a lane short of device memory
+                if (!lane.stream) throw;
+                cudaGetLastError();
+                rc = SR_CUDA_NO_MEMORY;
+                fail(&one, rc, "%s: out of host memory for matrix %lld", who, static_cast<long long>(q));
             }
             if (rc != SR_CUDA_OK) {
                 if (one.code == SR_CUDA_OK) one.code = rc;

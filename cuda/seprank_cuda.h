@@ -169,8 +169,9 @@ int sr_cuda_graded_open(const sr_graded_setup* setup, sr_graded** out, sr_cuda_s
  * from the last step's side, or closes with 0). Evaluates the pairs of [0, k)^2 that no
  * earlier step did into every block. SR_CUDA_NO_MEMORY when the blocks at their new sides,
  * the step's work and the rank of the largest block would not fit the free device memory:
- * then nothing has changed, and the caller may stop there. status->bytes: the session's
- * device memory after the step. */
+ * then nothing has changed, and the caller may stop there. Any other failure after those
+ * checks may leave the blocks half grown: every later call on the session (but close) then
+ * fails with SR_CUDA_ERROR. status->bytes: the session's device memory after the step. */
 int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int64_t k, const int64_t* side,
                         sr_cuda_status* status);
 

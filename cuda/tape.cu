@@ -39,7 +39,10 @@ namespace {
 #define SR_TRY(call)                                                                                                   \
     do {                                                                                                               \
         const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: %s: %s", job.who, #call, cudaGetErrorString(e_)); \
+        if (e_ != cudaSuccess) {                                                                                       \
+            (void)cudaGetLastError(); /* not left pending for this thread's next call */                               \
+            return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: %s: %s", job.who, #call, cudaGetErrorString(e_));             \
+        }                                                                                                              \
     } while (0)
 
 // What sr_cuda_tape_eval evaluates: `units` points, each its coordinates in and its value out.

@@ -172,11 +172,14 @@ cudaError_t launch(const Plan& plan, const sr_tape* t, Ar ar, const sr_tape_op* 
     // (more would leave a partial last wave of equal-work blocks).
     int64_t cap = plan.threads / plan.block;
     int resident = 0;
-    if (plan.sms > 0 &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, plan.block, SlotsShared ? static_cast<size_t>(plan.shared_bytes) : 0) ==
-            cudaSuccess &&
-        resident > 0)
-        cap = std::min<int64_t>(cap, static_cast<int64_t>(resident) * plan.sms);
+    if (plan.sms > 0) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, plan.block, SlotsShared ? static_cast<size_t>(plan.shared_bytes) : 0) !=
+            cudaSuccess) {
+            resident = 0;
+            (void)cudaGetLastError();  // tolerated (the cap stays plan.threads): not the launch's error
+        }
+        if (resident > 0) cap = std::min<int64_t>(cap, static_cast<int64_t>(resident) * plan.sms);
+    }
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((n + plan.block - 1) / plan.block, cap));
     kernel<<<static_cast<unsigned>(blocks), plan.block, SlotsShared ? plan.shared_bytes : 0>>>(d_ops, t->n_ops, ar, src, n, d_scratch,
                                                                                           t->output, d_out);

@@ -170,7 +170,16 @@ struct sr_graded {
     std::vector<std::uint64_t> w;
     seprank::graded::Sides sides;
     std::vector<std::vector<std::uint32_t>> blocks;
+    bool broken = false;  // as cuda/graded.cu: a step failed after its checks
 };
+
+namespace {
+
+int refuse_broken(sr_cuda_status* st, const char* who) {
+    return fail(st, SR_CUDA_ERROR, (std::string(who) + ": an earlier step of this session failed part-way (its blocks are not usable): close it").c_str());
+}
+
+}  // namespace
 
 SR_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_cuda_status* st) {
     if (out == nullptr) return fail(st, SR_CUDA_INVALID, "emulated graded open: out is NULL");
@@ -203,6 +212,7 @@ SR_EXPORT int sr_cuda_graded_open(const sr_graded_setup* s, sr_graded** out, sr_
 SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_t* b, int64_t k, const int64_t* side, sr_cuda_status* st) {
     namespace gr = seprank::graded;
     if (g == nullptr || side == nullptr) return fail(st, SR_CUDA_INVALID, "emulated graded step: session or side is NULL");
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_step");
     std::string why;
     if (!g->sides.check(k, side, why)) return fail(st, SR_CUDA_INVALID, ("sr_cuda_graded_step: " + why).c_str());
     const std::size_t nd = static_cast<std::size_t>(g->nd);
@@ -212,6 +222,7 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
                                 " MiB of blocks, the emulated device has " + lim + " MiB";
         return fail(st, SR_CUDA_NO_MEMORY, msg.c_str());
     }
+    g->broken = true;  // until the step ends well
     for (std::size_t c = 0; c < nd; ++c) {  // grow (old entries to the top-left corner) and close
         const std::int64_t s = side[c], prev = g->sides.side[c];
         if (s == prev) continue;
@@ -222,6 +233,9 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
     }
     const std::int64_t old = g->sides.k;
     g->sides.apply(k, side);
+    // A failure after the checks, for the tests of the rule above: SEPRANK_EMULATED_FAIL_STEP=k.
+    if (const char* f = std::getenv("SEPRANK_EMULATED_FAIL_STEP"); f && *f && std::atoll(f) == k)
+        return fail(st, SR_CUDA_ERROR, ("sr_cuda_graded_step: emulated failure at side " + std::to_string(k)).c_str());
     gr::Rect rects[2];
     const int nr = gr::new_pairs(k, old, rects);
     const gr::SplitArith split = gr::split_arith(g->tape.p);
@@ -246,6 +260,7 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
                 }
         }
     }
+    g->broken = false;
     ok(st);
     if (st) st->bytes = after;
     return SR_CUDA_OK;
@@ -253,6 +268,7 @@ SR_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* a, const uint64_
 
 SR_EXPORT int sr_cuda_graded_rank(sr_graded* g, int64_t c, int64_t* rank, sr_cuda_status* st) {
     if (g == nullptr || rank == nullptr || c < 0 || c >= g->nd) return fail(st, SR_CUDA_INVALID, "emulated graded rank: bad arguments");
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_rank");
     const std::int64_t s = g->sides.side[static_cast<std::size_t>(c)];
     std::vector<std::uint64_t> wide(g->blocks[static_cast<std::size_t>(c)].begin(), g->blocks[static_cast<std::size_t>(c)].end());
     return sr_cuda_rank(wide.data(), s, s, g->tape.p, 0, rank, st);
@@ -337,6 +353,7 @@ int emulated_side_by_side(std::int64_t count, const std::vector<std::int64_t>& s
 SR_EXPORT int sr_cuda_graded_ranks(sr_graded* g, const int64_t* blocks, int64_t count, int64_t* ranks, sr_cuda_status* st) {
     if (g == nullptr || count < 0 || (count > 0 && (blocks == nullptr || ranks == nullptr)))
         return fail(st, SR_CUDA_INVALID, "emulated graded ranks: bad arguments");
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_ranks");
     std::vector<std::int64_t> sides(static_cast<std::size_t>(count));
     for (std::int64_t q = 0; q < count; ++q) {
         if (blocks[q] < 0 || blocks[q] >= g->nd) {
@@ -376,6 +393,7 @@ SR_EXPORT int sr_cuda_rank_many(const uint64_t* const* mats, const int64_t* rows
 
 SR_EXPORT int sr_cuda_graded_block(const sr_graded* g, int64_t c, uint64_t* out, sr_cuda_status* st) {
     if (g == nullptr || c < 0 || c >= g->nd) return fail(st, SR_CUDA_INVALID, "emulated graded block: bad arguments");
+    if (g->broken) return refuse_broken(st, "sr_cuda_graded_block");
     std::copy(g->blocks[static_cast<std::size_t>(c)].begin(), g->blocks[static_cast<std::size_t>(c)].end(), out);
     return ok(st);
 }

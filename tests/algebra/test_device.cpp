@@ -519,6 +519,35 @@ TEST_CASE("graded session: a step the device's memory cannot hold is refused bef
     CHECK(session.block(0, 20).size() == 400);
 }
 
+TEST_CASE("graded session: a step that fails part-way leaves a session that refuses every later call (emulated device)") {
+    if (!emulated_device()) {
+        MESSAGE("not the emulated device: a failure part-way cannot be made here");
+        CHECK(true);
+        return;
+    }
+    const std::uint64_t p = 8388593;
+    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 7);
+    const Tape tape(net, p);
+    const std::vector<std::uint32_t> source = {0, 1, 2, 3};
+    NmodMat w(2, 2, p);
+    w.get()->rows[0][0] = w.get()->rows[1][1] = 1;
+    detail::GradedSession session(tape, w, source, 2, 2);
+    std::vector<std::uint64_t> a(20), b(20);
+    for (std::size_t q = 0; q < a.size(); ++q) a[q] = b[q] = (q * 7919) % p;
+    std::string why;
+    REQUIRE(session.step(std::vector<std::uint64_t>(a.begin(), a.begin() + 10), std::vector<std::uint64_t>(b.begin(), b.begin() + 10), 5, {5, 5},
+                         why));
+    CHECK(session.rank(0) >= 1);
+    ::setenv("SEPRANK_EMULATED_FAIL_STEP", "10", 1);  // the blocks grow to 10, then the step fails
+    CHECK_THROWS_WITH_AS((void)session.step(a, b, 10, {10, 10}, why), doctest::Contains("emulated failure"), internal_error);
+    ::unsetenv("SEPRANK_EMULATED_FAIL_STEP");
+    const char* broken = "failed part-way";
+    CHECK_THROWS_WITH_AS((void)session.rank(0), doctest::Contains(broken), internal_error);
+    CHECK_THROWS_WITH_AS((void)session.ranks({0, 1}), doctest::Contains(broken), internal_error);
+    CHECK_THROWS_WITH_AS((void)session.block(0, 10), doctest::Contains(broken), internal_error);
+    CHECK_THROWS_WITH_AS((void)session.step(a, b, 10, {10, 10}, why), doctest::Contains(broken), internal_error);
+}
+
 TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives the same blocks, ranks and bound") {
     auto rng = seprank_test::rng_for("device-graded-evaluation");
     INFO("seed " << seprank_test::seed());

@@ -95,6 +95,7 @@ step() {
     shift 2
     if (( SECONDS - start + cap > budget )); then
         echo "$name: skipped (cap ${cap} s, $((budget - SECONDS + start)) s left)" | tee -a "$out/summary.txt"
+        step_rc=125  # not the exit of the step before: a skipped step did not pass
         return
     fi
     local t0=$SECONDS
@@ -170,13 +171,14 @@ fi
 #     a 16-side run each, on the CPU's cores) into this run's image cache while the groups
 #     before the rows use the GPU, so that a row running compiled reads its image back
 #     instead of waiting for NVRTC (a minute for the longest programs). Waited for before
-#     the rows. ROWS_COMPILED=0 skips it.
+#     the rows. At the lowest priority (nice 19), so that the CPU's timed runs (step_cpu,
+#     table_cpu) keep their cores. ROWS_COMPILED=0 skips it.
 rows_default="3,4,4,1,2,240,gpu_depth4.csv 4,5,3,1,2,150,law_n4.json 4,3,4,1,2,150,law_n4.json 3,4,4,2,2,120,law_n3_heads.json"
 prewarm_pids=()
 if wanted rows && [[ ${ROWS_COMPILED:-auto} != 0 ]]; then
     for row in ${ROWS:-$rows_default}; do
         IFS=, read -r n dx depth h _ _ _ <<<"$row"
-        SEPRANK_CUDA_COMPILED=1 timeout 150 seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" --heads "$h" \
+        SEPRANK_CUDA_COMPILED=1 nice -n 19 timeout 150 seprank generic --family attention --tokens "$n" --dim "$dx" --depth "$depth" --heads "$h" \
             --trials 1 --device cuda --max-side 16 $bits_opt >"$logs/prewarm_n${n}_dx${dx}_l${depth}_h${h}.log" 2>&1 &
         prewarm_pids+=($!)
     done
