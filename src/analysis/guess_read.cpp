@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -323,11 +324,39 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
     return keep;
 }
 
+namespace {
+
+// The message for rows a and b (table rows ra, rb) at point x with different values:
+// the columns before the value's where they differ, which is what --where must fix (a
+// table's configuration comes first; the results, from the value on, differ with it).
+std::string disagreeing_rows(const TableRow& a, const TableRow& b, std::size_t ra, std::size_t rb, const std::vector<std::string>& vars,
+                             const std::vector<long>& x, const std::string& value) {
+    std::string m = "guess: rows " + std::to_string(ra + 1) + " and " + std::to_string(rb + 1) + " at " + point_text(vars, x) +
+                    " have different values " + cut(*table_cell(a, value)) + " and " + cut(*table_cell(b, value));
+    std::vector<std::string> differ;
+    std::string first_want;
+    for (const auto& [name, cell] : a) {
+        if (name == value) break;
+        const std::string* other = table_cell(b, name);
+        if (!other || *other == cell || std::find(vars.begin(), vars.end(), name) != vars.end()) continue;
+        if (differ.empty()) first_want = name + "=" + cell;
+        differ.push_back(name);
+    }
+    if (differ.empty()) return m + ": a table with one value per point is needed";
+    m += ": they differ in ";
+    for (std::size_t i = 0; i < differ.size() && i < 6; ++i) m += (i ? ", " : "") + differ[i];
+    if (differ.size() > 6) m += " and " + std::to_string(differ.size() - 6) + " more";
+    return m + "; keep one kind of row with --where (e.g. --where " + cut(first_want) + ") or add the column to --vars";
+}
+
+}  // namespace
+
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
     for (const std::string& name : vars)
         if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
     std::vector<GuessPoint> out;
+    std::map<std::vector<long>, std::size_t> first_at;  // a point's first row, for two rows that disagree
     for (std::size_t r = 0; r < table.size(); ++r) {
         const TableRow& row = table[r];
         const std::string at = "row " + std::to_string(r + 1);
@@ -352,6 +381,9 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         } catch (const invalid_input&) {
             throw invalid_input("guess: " + at + ": " + value + " = '" + cut(*v) + "' is not an integer");
         }
+        const auto [seen, fresh] = first_at.emplace(p.x, r);
+        if (!fresh && *table_cell(table[seen->second], value) != *v)
+            throw invalid_input(disagreeing_rows(table[seen->second], row, seen->second, r, vars, p.x, value));
         out.push_back(std::move(p));
     }
     return out;

@@ -358,7 +358,8 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
                     : res.stop == GrowthStop::memory ? "; evaluation " + res.stop_detail + " while the rank still grew: lower bound only"
                     : res.rows == 0 ? "; the size limit (max_side " + std::to_string(opt.max_side) +
                                           ") leaves no room for one row per degree block: nothing evaluated, lower bound only"
-                                    : "; evaluation matrix still full rank at the size limit (max_side): lower bound only";
+                                    : "; evaluation matrix still full rank at the size limit (max_side " + std::to_string(opt.max_side) +
+                                          "; a larger one goes on): lower bound only";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     res.peak_mib = peak_rss_mib();
     return res;

@@ -302,11 +302,13 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const int lower_col = 3 + (opt.bounds ? 2 : 0) + (two ? 1 : 0);
     for (const auto& [name, pts] : data) {
         const std::string block = "$s" + std::to_string(idx);
-        bool lower = false;
+        bool lower = false, has_lo = false, has_up = false;  // a legend entry only for what is drawn
         g << block << " << EOD\n";
         for (const auto& [x, v] : pts) {
             const bool is_lower = v[4] == "1" && is_number(v[0]);
             lower = lower || is_lower;
+            has_lo = has_lo || is_number(v[1]);
+            has_up = has_up || is_number(v[2]);
             g << x << " " << (is_number(v[0]) && !is_lower ? v[0] : "NaN");
             if (opt.bounds) g << " " << (is_number(v[1]) ? v[1] : "NaN") << " " << (is_number(v[2]) ? v[2] : "NaN");
             if (two) g << " " << (is_number(v[3]) ? v[3] : "NaN");
@@ -320,10 +322,10 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (two)
             plots.push_back(block + " using 1:" + std::to_string(opt.bounds ? 5 : 3) + " axes x1y2 with linespoints dt 2 lw 1 pt 6 lc " +
                             std::to_string(idx + 1) + " title " + quote(label + " " + opt.y2));
-        if (opt.bounds) {
+        if (opt.bounds && has_lo)
             plots.push_back(block + " using 1:3 with lines dt 2 lc " + std::to_string(idx + 1) + " title " + quote(label + " lower bound"));
+        if (opt.bounds && has_up)
             plots.push_back(block + " using 1:4 with lines dt 3 lc " + std::to_string(idx + 1) + " title " + quote(label + " upper bound"));
-        }
         if (lower)
             plots.push_back(block + " using 1:" + std::to_string(lower_col) + " with points pt 6 ps 1.5 lc " + std::to_string(idx + 1) +
                             " title " + quote(label + " " + opt.y + " a lower bound (not converged)"));

@@ -341,6 +341,15 @@ TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, 
     CHECK(throws_with<invalid_input>([&] { (void)guess_points(big, {"n"}, "v", {}); }, std::string(40, '9') + "…"));
     const auto ok = parse_table_cells("n,v\n1,2\n", "t");
     CHECK(throws_with<invalid_input>([&] { (void)guess_points(ok, {"n", "v"}, "v", {}); }, "also named in --vars"));
+    // two rows at one point with different values: the columns before the value's where they
+    // differ, and how to keep one kind (rows at one point with the same value are one row)
+    const auto two = parse_table_cells("kind,n,deg,v,sec\na,1,3,2,0.1\nb,1,4,3,0.2\na,2,3,5,0.1\na,2,3,5,0.3\n", "t");
+    CHECK(seprank_test::message_of([&] { (void)guess_points(two, {"n"}, "v", {}); }) ==
+          "guess: rows 1 and 2 at n=1 have different values 2 and 3: they differ in kind, deg; keep one kind of row with --where (e.g. "
+          "--where kind=a) or add the column to --vars");
+    CHECK(guess_points(two, {"n"}, "v", {{"kind", "a"}}).size() == 3);
+    const auto bare = parse_table_cells("n,v\n1,2\n1,3\n", "t");
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(bare, {"n"}, "v", {}); }, "one value per point"));
 }
 
 TEST_CASE("tables: a JSON array of many objects is read in one pass, a key twice deep inside it named; cells in the table's order") {

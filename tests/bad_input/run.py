@@ -212,6 +212,7 @@ def fixtures():
     w("badquote2.csv", "# seprank table sweep: a comment line first\n" + hdr + "\n\"x\n")  # lines count from the file's first
     # guess: a small table of n, v = n^2 + 1, and broken ones
     w("g.csv", "n,v,s\n" + "".join(f"{n},{n * n + 1},x\n" for n in range(8)))
+    w("g2.csv", "n,s,v\n" + "".join(f"{n},x,{n * n + 1}\n{n},y,{n * n + 2}\n" for n in range(8)))  # two kinds of row
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
     w("g_ragged.csv", "n,v\n1,2,3\n")

@@ -872,6 +872,11 @@ TEST_CASE("plot script: lower-bound rows apart from the curve, --bounds on rows 
     const std::string gb = plot_script(path, "fig.svg", o);
     CHECK(gb.find("\n3 NaN NaN NaN 7.4463\n") != std::string::npos);
     CHECK(gb.find("$s0 using 1:5 with points pt 6") != std::string::npos);
+    // a legend entry only for a bound the series has: attention an upper one, hadamard none
+    CHECK(gb.find("'family=attention upper bound'") != std::string::npos);
+    CHECK(gb.find("'family=attention lower bound'") == std::string::npos);
+    CHECK(gb.find("'family=hadamard upper bound'") == std::string::npos);
+    CHECK(gb.find("'family=hadamard lower bound'") == std::string::npos);
     // a y that is not a rank is not a bound: drawn as it is
     PlotOptions plain;
     plain.x = "depth";
