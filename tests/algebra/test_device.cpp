@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -491,24 +492,36 @@ TEST_CASE("graded session: every block = the degree split of the CPU tape's valu
     CHECK(blocks_compared >= 40);
 }
 
+// The emulated device's tests of a step's failures: a session of attention N=2 dx=2 L=1
+// mod 8388593 with W the identity (two blocks), taken to side 5; a and b hold the points of
+// `points` / 2 rows and columns.
+struct TwoBlocks {
+    static constexpr std::uint64_t p = 8388593;
+    std::unique_ptr<detail::GradedSession> session;
+    std::vector<std::uint64_t> a, b;
+    explicit TwoBlocks(std::size_t points) : a(points), b(points) {
+        const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 7);
+        const Tape tape(net, p);
+        NmodMat w(2, 2, p);
+        w.get()->rows[0][0] = w.get()->rows[1][1] = 1;
+        session = std::make_unique<detail::GradedSession>(tape, w, std::vector<std::uint32_t>{0, 1, 2, 3}, 2, 2);
+        for (std::size_t q = 0; q < a.size(); ++q) a[q] = b[q] = (q * 7919) % p;
+        std::string why;
+        REQUIRE(session->step(std::vector<std::uint64_t>(a.begin(), a.begin() + 10), std::vector<std::uint64_t>(b.begin(), b.begin() + 10), 5,
+                              {5, 5}, why));
+    }
+};
+
 TEST_CASE("graded session: a step the device's memory cannot hold is refused before anything changes (emulated device)") {
     if (!emulated_device()) {
         MESSAGE("not the emulated device: its memory limit is not set here");
         CHECK(true);
         return;
     }
-    const std::uint64_t p = 8388593;
-    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 7);
-    const Tape tape(net, p);
-    const std::vector<std::uint32_t> source = {0, 1, 2, 3};
-    NmodMat w(2, 2, p);
-    w.get()->rows[0][0] = w.get()->rows[1][1] = 1;
-    detail::GradedSession session(tape, w, source, 2, 2);
-    std::vector<std::uint64_t> a(40), b(40);
-    for (std::size_t q = 0; q < a.size(); ++q) a[q] = b[q] = (q * 7919) % p;
+    TwoBlocks t(40);
+    detail::GradedSession& session = *t.session;
+    const std::vector<std::uint64_t>&a = t.a, &b = t.b;
     std::string why;
-    REQUIRE(session.step(std::vector<std::uint64_t>(a.begin(), a.begin() + 10), std::vector<std::uint64_t>(b.begin(), b.begin() + 10), 5, {5, 5},
-                         why));
     const auto before = session.block(0, 5);
     ::setenv("SEPRANK_EMULATED_DEVICE_MIB", "0.0001", 1);  // 104 bytes: two 20 x 20 blocks do not fit
     CHECK_FALSE(session.step(a, b, 20, {20, 20}, why));
@@ -525,18 +538,10 @@ TEST_CASE("graded session: a step that fails part-way leaves a session that refu
         CHECK(true);
         return;
     }
-    const std::uint64_t p = 8388593;
-    const Network net = random_network(seprank_test::attention_spec(2, 2, 1), 7);
-    const Tape tape(net, p);
-    const std::vector<std::uint32_t> source = {0, 1, 2, 3};
-    NmodMat w(2, 2, p);
-    w.get()->rows[0][0] = w.get()->rows[1][1] = 1;
-    detail::GradedSession session(tape, w, source, 2, 2);
-    std::vector<std::uint64_t> a(20), b(20);
-    for (std::size_t q = 0; q < a.size(); ++q) a[q] = b[q] = (q * 7919) % p;
+    TwoBlocks t(20);
+    detail::GradedSession& session = *t.session;
+    const std::vector<std::uint64_t>&a = t.a, &b = t.b;
     std::string why;
-    REQUIRE(session.step(std::vector<std::uint64_t>(a.begin(), a.begin() + 10), std::vector<std::uint64_t>(b.begin(), b.begin() + 10), 5, {5, 5},
-                         why));
     CHECK(session.rank(0) >= 1);
     ::setenv("SEPRANK_EMULATED_FAIL_STEP", "10", 1);  // the blocks grow to 10, then the step fails
     CHECK_THROWS_WITH_AS((void)session.step(a, b, 10, {10, 10}, why), doctest::Contains("emulated failure"), internal_error);
