@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define SR_CUDA_EXPORT __attribute__((visibility("default")))
 
@@ -23,12 +24,16 @@
 
 namespace sr_cuda {
 
-// SEPRANK_CUDA_PROFILE set (any value): the plugin synchronises after every operation it
-// times and prints one line on stderr per matrix ranked (rank.cu: the seconds and calls of
-// each kind of elimination step) and per tape evaluation (tape.cu: setup, upload, kernel,
-// download). A diagnosis aid (bench/GPU.md): the synchronisations slow the run itself.
+// SEPRANK_CUDA_PROFILE set, to anything but empty or 0: the plugin synchronises after every
+// operation it times and prints one line on stderr per matrix ranked (rank.cu: the seconds
+// and calls of each kind of elimination step), per tape evaluation (tape.cu: setup, upload,
+// kernel, download), per graded step and per call of ranks side by side. A diagnosis aid
+// (bench/GPU.md): the synchronisations slow the run itself.
 inline bool profiling() {
-    static const bool on = std::getenv("SEPRANK_CUDA_PROFILE") != nullptr;
+    static const bool on = [] {
+        const char* v = std::getenv("SEPRANK_CUDA_PROFILE");
+        return v != nullptr && *v != '\0' && std::string(v) != "0";
+    }();
     return on;
 }
 

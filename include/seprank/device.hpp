@@ -46,9 +46,9 @@ struct CudaInfo {
 const CudaInfo& cuda_info();
 
 // The most bits of the primes drawn for the GPU: 31, the largest that the graded session's
-// 32-bit blocks and the tape's 32-bit words take; the elimination runs them in two limbs,
-// about 4x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times smaller per
-// trial (docs/gpu.md "Primes").
+// 32-bit blocks and the tape's 32-bit words take; the elimination runs them in one-sided
+// limbs, about 2x the GEMM work of kCudaOneLimbBits, for a failure bound 2^8 times smaller
+// per trial (docs/gpu.md "Primes").
 inline constexpr int kCudaDrawnBits = 31;
 // The most bits whose primes the GPU elimination runs in one limb (one exact FP64 product
 // per 256-column panel update): asked for with --prime-bits 23, and drawn where only

@@ -171,7 +171,8 @@ int cuda_prime_bits() {
     int b = 0;
     while (b < 63 && (std::uint64_t{1} << (b + 1)) - 1 <= m) ++b;  // every (b)-bit number is below 2^b <= m + 1
     // At most 31 bits: the graded session stores 32-bit residues and the tape runs in 32-bit
-    // words below 2^31; the elimination takes these primes in two limbs (blocked_rank_impl.hpp).
+    // words below 2^31; the elimination takes these primes in one-sided limbs, two products an
+    // update (blocked_rank_impl.hpp).
     return std::min(b, kCudaDrawnBits);
 }
 

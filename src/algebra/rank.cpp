@@ -452,7 +452,7 @@ RankAnswer hadamard_body(const SparseZMat& input, const RankOptions& opt, detail
     const long full = std::min(input.rows, input.cols);
     // On the GPU (opt.device, docs/gpu.md) when a dense copy fits 4 GiB here: every modular
     // rank there, mod distinct primes of kCudaOneLimbBits bits (one-limb eliminations: more
-    // primes for the same bound, each above 2^(b−1), but a quarter of the products each; the
+    // primes for the same bound, each above 2^(b−1), but half the products of a 31-bit one; the
     // certificate is exact whatever their size); one at a time (they share the device).
     const DeviceChoice dev = choose_device(opt.device);
     const double cells = static_cast<double>(input.rows) * static_cast<double>(input.cols);
