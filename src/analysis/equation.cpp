@@ -13,6 +13,7 @@
 #include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "algebra/interpolation.hpp"
+#include "base/process.hpp"
 #include "network/forward_impl.hpp"
 
 #include <flint/fmpq.h>
@@ -41,7 +42,24 @@ struct SymbolicRing {
     const E& checked(const E& a) const {
         if (static_cast<long>(a.terms()) > max_terms)
             throw resource_limit("the expansion in the weights passes " + std::to_string(max_terms) + " terms (max_terms)");
+        check_held(a);
         return a;
+    }
+    // The expansion's polynomials together. Each product is weighed alone before FLINT
+    // forms it (poly.cpp), but the forward pass holds hundreds of them at once (a network
+    // of 8 tokens of dimension 8 ran out of memory with every polynomial below 2^16 terms,
+    // and FLINT aborts the process when an allocation fails). So a result of 2^16 terms or
+    // more, and every 64th result, is also weighed with what the process holds (its
+    // resident memory: one read of /proc, next to the products' own cost), against three
+    // quarters of the memory limit, which leaves room for the next product. One thread.
+    mutable std::size_t results = 0;
+    void check_held(const E& a) const {
+        if (a.terms() < (std::size_t{1} << 16) && (++results & 63) != 0) return;
+        const double held = current_rss_mib() * 1048576.0, limit = default_max_memory();
+        if (held > 0.75 * limit)
+            throw resource_limit("the expansion in the weights holds about " + format_bytes(held) + " at a polynomial of " +
+                                 std::to_string(a.terms()) + " terms, over three quarters of the memory limit of " + format_bytes(limit) +
+                                 " (max_memory)");
     }
     E zero() const { return E(ctx); }
     E constant(long c) const { return E::constant(ctx, Rational(c)); }

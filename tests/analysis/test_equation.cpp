@@ -10,6 +10,7 @@
 #include "seprank/progress.hpp"
 #include "seprank/rank.hpp"
 #include "support.hpp"
+#include "base/process.hpp"  // src/: the resident memory
 
 #include <doctest/doctest.h>
 
@@ -351,6 +352,20 @@ TEST_CASE("equation: the search's limits and its degree range are reported, not 
         CHECK_THROWS_AS(image_equation(v, -1), invalid_input);
         CHECK_THROWS_AS(image_equation(v, 7), invalid_input);  // above the span's 6: not a lower bound
     }
+}
+
+TEST_CASE("equation: an expansion whose polynomials together pass the memory limit stops with the limit in why, never aborts") {
+    // attention N=8 dx=8 L=3: hundreds of polynomials, each below 2^16 terms, held at once
+    // by the forward pass (FLINT aborted the process there when an allocation failed).
+    const double before = default_max_memory();
+    const double held = current_rss_mib() * 1048576.0;
+    set_default_max_memory((held + 96.0 * 1048576.0) / 0.75);  // about 96 MiB more than now
+    const ImageEquation eq = image_equation(ValidSpec(seprank_test::attention_spec(8, 8, 3)), 1);
+    set_default_max_memory(before);
+    CHECK(eq.degree == -1);
+    CHECK(eq.span_dimension == -1);
+    CHECK(eq.why.find("the expansion in the weights holds about") != std::string::npos);
+    CHECK(eq.why.find("(max_memory)") != std::string::npos);
 }
 
 TEST_CASE("equation: a dimension bound below the truth finds no hypersurface") {
