@@ -127,7 +127,8 @@ def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: 
 def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
                  threads: int = ..., start: int = ..., growth: float = ..., store: Optional[str] = ...,
-                 prime_bits: int = ..., max_seconds: float = ..., device: str = ...) -> Answer: ...
+                 prime_bits: int = ..., max_seconds: float = ..., device: str = ...,
+                 block_hints: Union[str, Sequence[int], None] = ...) -> Answer: ...
 class EpsRank:
     eps: float
     rank: Optional[int]

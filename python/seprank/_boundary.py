@@ -22,14 +22,47 @@ version: str = _core.version
 FAMILIES = tuple(_core.family_names())  # the library's families, as the CLI's --family
 
 
-def _decimal(v: int, where: str) -> str:
-    """v as decimal text; Python refuses ints of more than sys.get_int_max_str_digits()
-    digits (4300 by default) with a message naming neither the entry nor the limit."""
-    try:
+# Python refuses int <-> decimal text past sys.get_int_max_str_digits() digits (4300 by
+# default; a guard against quadratic conversions of untrusted text). seprank's exact
+# numbers (a degree d^L, a coefficient, a budget's predicted degree) pass it routinely, so
+# they are converted by halves, each half below the limit: O(n^1.6) with Karatsuba.
+_CHUNK = 4000
+
+
+def big_text(v: int) -> str:
+    """v as decimal text, of any length."""
+    if -(10 ** _CHUNK) < v < 10 ** _CHUNK:
         return str(v)
-    except ValueError:
-        raise ValueError(f"{where}: an integer of {v.bit_length()} bits has more decimal digits than Python converts "
-                         f"to text (sys.set_int_max_str_digits raises the limit)") from None
+    if v < 0:
+        return "-" + big_text(-v)
+    k = (len(format(v, "x")) * 4 * 30103 // 100000) // 2  # about half the digits
+    hi, lo = divmod(v, 10 ** k)
+    return big_text(hi) + big_text(lo).rjust(k, "0")
+
+
+def big_int(text: str) -> int:
+    """The integer of decimal text (an optional sign, then digits), of any length."""
+    t = text.strip()
+    if len(t) <= _CHUNK:
+        return int(t)
+    if t[0] in "+-":
+        v = big_int(t[1:])
+        return -v if t[0] == "-" else v
+    if not t.isdigit():
+        raise ValueError(f"invalid literal for int() with base 10: {text[:40]!r}…")
+    k = len(t) // 2
+    return big_int(t[:-k]) * 10 ** k + big_int(t[-k:])
+
+
+def big_fraction(text: str) -> Fraction:
+    """The rational of "p" or "p/q" text, of any length."""
+    num, _, den = text.strip().partition("/")
+    return Fraction(big_int(num), big_int(den)) if den else Fraction(big_int(num))
+
+
+def _decimal(v: int, where: str) -> str:
+    """v as decimal text (where: unused since any length converts; kept for the callers)."""
+    return big_text(v)
 
 
 def exact(x: Any, where: str) -> Union[int, str]:
@@ -43,7 +76,7 @@ def exact(x: Any, where: str) -> Union[int, str]:
         return exact(x.numerator, where) if x.denominator == 1 else f"{_decimal(x.numerator, where)}/{_decimal(x.denominator, where)}"
     if isinstance(x, str):
         try:
-            q = Fraction(x.strip())
+            q = Fraction(x.strip()) if len(x) <= _CHUNK else big_fraction(x)
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"{where}: expected an integer or a 'p/q' string, got {x!r}") from None
         if "." in x or "e" in x.lower():
@@ -127,7 +160,7 @@ def weights_json(obj: Any, where: str) -> Any:
 
 def to_fraction(x: Union[int, str]) -> Fraction:
     """An exact entry as exact() gives it (int or "p/q") → Fraction."""
-    return Fraction(x)
+    return Fraction(x) if isinstance(x, int) else big_fraction(x)
 
 
 # The C++ types the bindings take: a Python int outside them would fail in pybind11's
@@ -167,6 +200,13 @@ def memory_bytes(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, _numbers.Real):
         raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
     return float(v)
+
+
+def flag(v: Any, name: str) -> bool:
+    """A True/False option: a bool or a numpy bool, never a truthy stand-in (2, "no")."""
+    if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", None) == "b"):
+        raise ValueError(f"{name}: expected True or False, got {v!r}")
+    return bool(v)
 
 
 def thread_count(v: Any) -> int:

@@ -27,6 +27,25 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
     raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
 
 
+_NOT_IN_MATRICES = ("tokens", "residual", "position", "coordinate")
+
+
+def _same_network(net: Any, weights: Network) -> None:
+    """With both net and weights, what net gives must be the weights' network (the CLI
+    takes the network from --weights and notes the options beside it): a residual flag or a
+    token count given in net and not the weights' would rank another network silently."""
+    if net is None:
+        return
+    given = net.spec if isinstance(net, Network) else spec_of_options(net) if isinstance(net, dict) else None
+    if given is None:
+        return  # _spec names the bad type
+    keys = given.keys() if isinstance(net, Network) else [k for k in net if k in given]
+    for k in (k for k in keys if k in _NOT_IN_MATRICES):  # the matrices' own sizes: checked by shape, named there
+        if weights.spec.get(k) != given[k]:
+            raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec.get(k)!r} "
+                             f"(give net=None to take the weights' architecture)")
+
+
 def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
               prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None,
               max_time: Optional[float] = None, device: str = "cpu") -> Answer:
@@ -51,7 +70,8 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
 
     ``weights``: a Network whose exact weights (reduced mod p) are used in every trial —
     the local dimension there; only the points are random. With ``net`` omitted its
-    architecture is the weights'; with both, the weights must have ``net``'s shapes.
+    architecture is the weights'; with both, every option ``net`` gives must be the
+    weights' network's (ValueError naming it otherwise: residual, tokens, …).
     ``seed`` picks the prime, weights and points, as ``seprank dimension --seed``: the
     same arguments give the same numbers as the CLI.
 
@@ -64,6 +84,7 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
     """
     if weights is not None:
         check_network(weights, "weights")
+        _same_network(net, weights)
     spec = _spec(net, weights)
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
             "trials": integer(trials, "trials"), "seed": seed_value(seed),  # the library's ranges and messages, as the CLI's

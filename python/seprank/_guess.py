@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from ._boundary import integer, thread_count
+from ._boundary import big_fraction, integer, thread_count
 
 
 def _text(v: Any) -> str:
@@ -40,8 +40,8 @@ def _records(frame: Any) -> List[Dict[str, Any]]:
 
 
 def _number(text: str) -> Union[int, Fraction]:
-    v = Fraction(text)
-    return int(v) if v.denominator == 1 else v
+    v = big_fraction(text)
+    return v.numerator if v.denominator == 1 else v
 
 
 class Guess:

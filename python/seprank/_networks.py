@@ -10,7 +10,7 @@ import warnings as _warnings
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, integer, seed_value, to_fraction, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, flag, integer, seed_value, to_fraction, weights_json
 
 
 class Network:
@@ -65,6 +65,7 @@ class Network:
         of dtype int64 when all its entries are integers that fit, else of dtype
         object holding Fractions. ``from_weights(net.weights())`` is the same network.
         """
+        numpy = flag(numpy, "numpy")
         data = _json.loads(self.to_json())
 
         def conv(obj: Any) -> Any:
@@ -123,9 +124,7 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
             else:
                 raise ValueError(f"layers: expected a SPEC text or a list of layer strings, got {v!r}")
         elif k in FLAG_KEYS:  # a flag is True or False (2 or "no" is not silently a flag)
-            if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", None) == "b"):  # or a numpy bool
-                raise ValueError(f"{k}: expected True or False, got {v!r}")
-            v = bool(v)
+            v = flag(v, k)
         else:  # a size: an int, never a bool (tokens=True is not N = 1)
             v = integer(v, k)
         spec[k] = v
@@ -154,8 +153,10 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     left at None takes the CLI's default (tokens 4 — power: 1 —, dim 2, depth 1 — power:
     the number of widths —, heads 1, block degree 3, head_dim dx/H, width dx, widths N·dx,
     no embedding, position and coordinate 1). ``family`` is one of attention, hadamard,
-    fc, power (a stack: :func:`stack`); a power network's degree is ``power`` (or
-    ``block_degree``), so that ``network(**net.spec)`` draws the same architecture again.
+    fc, power, or stack (``layers`` and ``repeat`` as :func:`stack`'s layers and depth; the
+    spec's ``depth`` counts the layers); a power network's degree is ``power`` (or
+    ``block_degree``), so that ``network(**net.spec)`` draws the same architecture again,
+    a stack's included.
     With ``weights``: either a list of L layer dicts (attention: ``{"heads": [{"Q", "K",
     "V", "O"}, …]}``; hadamard: ``{"W": [W_1..W_d], "O": O}``; fc: ``{"W": [W_1..W_d]}``)
     or a whole dict shaped like the weights JSON; matrices may be numpy arrays, nested
@@ -166,8 +167,21 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     weights dict also holds must agree with it, and every given size must agree with
     the matrices (ValueError naming both values, or the matrix and its expected shape).
     """
-    if family == "stack" or layers is not None or repeat is not None:
-        raise ValueError("family: 'stack' is built from its layers: use seprank.stack(tokens, dim, layers)")
+    if family == "stack" or layers is not None or repeat is not None:  # a stack's spec: as stack() builds it
+        for name, v in (("heads", heads), ("head_dim", head_dim), ("block_degree", block_degree), ("width", width),
+                        ("widths", widths), ("free", free), ("attention_rank", attention_rank), ("power", power),
+                        ("embedding", embedding)):
+            if v is not None:
+                raise ValueError(f"{name}: a stack's layers carry their own (a SPEC word: docs/network.md), got {v!r}")
+        if residual:
+            raise ValueError("residual: a stack's layers carry it (attention:residual, mlp:residual), not the stack")
+        if embed_rank:
+            raise ValueError(f"embed_rank: a stack takes no embedding, got {embed_rank!r}")
+        net = stack(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
+                    weight_range=weight_range, weights=weights)
+        if depth is not None and integer(depth, "depth") != net.spec["depth"]:
+            raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
+        return net
     net = _network(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                    block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Tuple
 
 from . import _core
-from ._boundary import memory_bytes
+from ._boundary import big_int, memory_bytes
 from ._networks import Network, check_network
 
 
@@ -51,7 +51,7 @@ class Polynomial:
     def __iter__(self) -> Iterator[Tuple[Tuple[int, ...], Fraction]]:
         for k in range(self.terms):
             exps, num, den = self._p.term(k)
-            yield tuple(exps), Fraction(int(num), int(den))
+            yield tuple(exps), Fraction(big_int(num), big_int(den))
 
     def __str__(self) -> str:
         return str(self._p)

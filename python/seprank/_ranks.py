@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, flag, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
@@ -120,9 +120,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
         raise ValueError(f"precision: must be in 53..4096 bits (53: double; more: MPFR), got {precision!r}")
     if opts["max_side"] < 1:
         raise ValueError(f"max_side: must be >= 1, got {max_side!r}")
-    if not isinstance(eps_absolute, bool):
-        raise ValueError(f"eps_absolute: expected True or False, got {eps_absolute!r}")
-    opts["eps_absolute"] = eps_absolute
+    opts["eps_absolute"] = flag(eps_absolute, "eps_absolute")
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
     if isinstance(target, Network):

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, choice, eps_list, int_list, integer, partition_text, seconds, seed_value, thread_count
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, int_list, integer, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -42,7 +42,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
             terms = _core.expand(sub, 0.0, "auto", "auto").terms()
-        rows.append({"depth": L, "measured": measured, "predicted": int(predicted), "terms": terms,
+        rows.append({"depth": L, "measured": measured, "predicted": big_int(predicted), "terms": terms,
                      "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
                      "false_low_bound": false_low})
     return rows
@@ -63,9 +63,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
-    for name, v in (("dimension", dimension), ("rank", rank)):
-        if not isinstance(v, bool):
-            raise ValueError(f"{name}: expected True or False, got {v!r}")
+    dimension, rank = flag(dimension, "dimension"), flag(rank, "rank")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
@@ -75,7 +73,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"), degree_list, seed_value(seed), opts)
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
-            r[k] = int(r[k])
+            r[k] = big_int(r[k])
     return {"rows": rows, "best_measured_d": best_measured, "best_h_d": best_h}
 
 
@@ -159,13 +157,17 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     on a vector kernel, about 3x faster, and each row's failure bound grows by about
     2^(62 - prime_bits). A table file records it (a value other than 62 is another sweep).
     """
+    residual, resume, progress = flag(residual, "residual"), flag(resume, "resume"), flag(progress, "progress")
+    dimension, blocks = flag(dimension, "dimension"), flag(blocks, "blocks")
+    if dataframe is not None:
+        dataframe = flag(dataframe, "dataframe")
     if resume and out is None:
         raise ValueError("resume=True needs out=PATH (the table file to resume)")
     out_format = choice(out_format, "out_format", ("csv", "json"))
     custom = any(v is not None for v in (family, tokens, dim, heads, depth, block_degree, width, layers)) or residual or budget
     sweeps = []
     if custom:
-        sw: Dict[str, Any] = {"residual": bool(residual), "budget": integer(budget, "budget"),
+        sw: Dict[str, Any] = {"residual": residual, "budget": integer(budget, "budget"),
                               "block_degrees": int_list(block_degree, "block_degree") if block_degree is not None else [2]}
         if family is not None:
             fams = family.split(",") if isinstance(family, str) else list(family)
@@ -182,17 +184,13 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             else:
                 raise ValueError(f"layers: expected a SPEC text or a non-empty list of SPEC texts, got {layers!r}")
         sweeps.append(sw)
-    if not isinstance(dimension, bool):
-        raise ValueError(f"dimension: expected True or False, got {dimension!r}")
-    if not isinstance(blocks, bool):
-        raise ValueError(f"blocks: expected True or False, got {blocks!r}")
     opts = {"partition": partition_text(partition), "trials": integer(trials, "trials"), "seed": seed_value(seed),
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda")),
-            "out": "" if out is None else _os.fspath(out), "resume": bool(resume), "out_json": out_format == "json",
+            "out": "" if out is None else _os.fspath(out), "resume": resume, "out_json": out_format == "json",
             "blocks": blocks, "prime_bits": integer(prime_bits, "prime_bits")}
     if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
         raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")

@@ -120,6 +120,12 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
      r"layers\[0\]\.heads\[0\]\.Q: shape 2x2, expected 3x3"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=2), weights=seprank.attention(tokens=2, dim=2)),
      r"weights have 1 layers, depth is 2"),
+    # what the matrices cannot tell: the CLI takes the network from --weights, so a net that
+    # says otherwise would rank another network silently (residual gave 12 for the CLI's 8)
+    (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=2, residual=True), weights=seprank.attention(tokens=2, dim=2, depth=2)),
+     r"net: residual = True, but the weights' network has residual = False"),
+    (lambda: seprank.dimension(dict(tokens=3, dim=2), weights=seprank.attention(tokens=2, dim=2)),
+     r"net: tokens = 3, but the weights' network has tokens = 2"),
     (lambda: seprank.expected_dimension(dict(tokens=2, dim=2), output="both"), r"output: expected one of 'scalar', 'all', got 'both'"),
     (lambda: seprank.expected_dimension(dict(family="transformer")), r"family: expected one of"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2, detph=3)), r"network options: unknown 'detph'"),

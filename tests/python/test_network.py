@@ -144,6 +144,14 @@ def test_stub_lists_the_public_api():
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     names |= {t.target.id for t in tree.body if isinstance(t, ast.AnnAssign)}
     assert set(seprank.__all__) <= names, set(seprank.__all__) - names
+    # each public function's parameters as the stub names them (block_hints was missing)
+    import inspect
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in seprank.__all__):
+        a = fn.args
+        stub_params = [p.arg for p in a.posonlyargs + a.args + ([a.vararg] if a.vararg else []) + a.kwonlyargs +
+                       ([a.kwarg] if a.kwarg else [])]
+        real = list(inspect.signature(getattr(seprank, fn.name)).parameters)
+        assert stub_params == real, f"{fn.name}: the stub has {stub_params}, the function {real}"
     for name in seprank.__all__:
         obj = getattr(seprank, name)
         if callable(obj) and name != "ResourceLimitError":
@@ -255,8 +263,7 @@ def test_spec_dicts_of_stacks_and_power_networks():
     # with the way to build one (a ValueError, not a TypeError about the keyword)
     again = seprank.network(**p.spec)
     assert again.spec == p.spec and again.to_json() == p.to_json()
-    with pytest.raises(ValueError, match="use seprank.stack"):
-        seprank.network(**s.spec)
+    assert seprank.network(**s.spec).spec == s.spec  # a stack's too, as stack() builds it
     # the CLI's rule and messages (resolve_block_degree), from network() as from a spec dict
     with pytest.raises(ValueError, match="power 2 applies to family power, not hadamard"):
         seprank.network("hadamard", power=2)
@@ -281,8 +288,7 @@ def test_power_networks_are_the_clis(cli, tmp_path):
     assert seprank.power(weights=json.loads(out.read_text())["layers"], power=2).to_json() == p.to_json()
     c = cli("dimension", "--family", "power", "--dim", 3, "--widths", "4,2", "--power", 2)
     assert int(seprank.dimension(p).rank) == int(c["rank"]) == 6  # every quadratic form in 3 variables
-    with pytest.raises(ValueError, match="use seprank.stack"):
-        seprank.network("stack")
+    assert seprank.network("stack").spec == seprank.stack().spec  # stack()'s defaults
 
 
 def test_a_field_the_network_never_reads_warns_as_the_cli_notes():
@@ -301,3 +307,38 @@ def test_a_field_the_network_never_reads_warns_as_the_cli_notes():
         assert seprank.power(dim=2, widths=[3, 1], power=4).degree == 4
         seprank.power(dim=2, widths=[3])
         seprank.hadamard(tokens=2, block_degree=2, free=True)
+
+
+def test_network_rebuilds_a_stack_from_its_spec():
+    # network(**net.spec) draws the same architecture again, a stack's too (it refused them)
+    for s in (seprank.stack(3, 2, "attention,mlp"), seprank.stack(2, 2, "attention:score-degree=2,mlp:power=2", depth=2)):
+        n = seprank.network(**s.spec)
+        assert n.spec == s.spec and n.weights() == s.weights() and n.degree == s.degree
+    with pytest.raises(ValueError, match="heads: a stack's layers carry their own"):
+        seprank.network(family="stack", layers="attention", heads=2)
+    with pytest.raises(ValueError, match="residual: a stack's layers carry it"):
+        seprank.network(layers="attention", residual=True)
+    with pytest.raises(ValueError, match="depth: 3 given, but the stack has 4 layers"):
+        seprank.network(layers="attention,mlp", repeat=2, depth=3)
+
+
+def test_flags_take_true_or_false_only():
+    # a truthy stand-in ('no', 2) was read as True by table(), variety() and weights()
+    with pytest.raises(ValueError, match="residual: expected True or False, got 'no'"):
+        seprank.table(family="attention", tokens=2, dim=1, residual="no")
+    with pytest.raises(ValueError, match="dataframe: expected True or False"):
+        seprank.table(dataframe="no")
+    with pytest.raises(ValueError, match="numpy: expected True or False"):
+        seprank.attention(tokens=2, dim=2, depth=1).weights(numpy=2)
+    assert seprank.attention(tokens=2, dim=1, depth=1).weights(numpy=np.bool_(False))["layers"]
+
+
+def test_exact_integers_of_any_length():
+    # Python refuses int <-> text past 4300 digits; seprank's exact numbers pass it
+    from seprank._boundary import big_int, big_text
+    for v in (0, -7, 10**3999, 10**4000, 10**4001 - 1, -(7**20000) + 3, 3**30000):
+        assert big_int(big_text(v)) == v
+    assert big_text(10**5000) == "1" + "0" * 5000
+    assert big_int("-" + "9" * 9000) == -(10**9000 - 1)
+    row = seprank.budget(200000, [3], dimension=False)["rows"][0]  # L = 12,500: 3^L has 5,964 digits
+    assert row["depth"] == 12500 and row["predicted"] == 3**12500
