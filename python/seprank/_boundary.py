@@ -130,6 +130,19 @@ def _one_matrix(v: Any) -> bool:
     return isinstance(first, (str, bytes)) or not (isinstance(first, Sequence) or hasattr(first, "shape"))
 
 
+def _plain(v: Any, where: str) -> Any:
+    """A value under a key weights_json does not convert: numpy arrays and scalars as
+    lists and numbers, dicts and lists through, so that the library's message names the
+    key (an unknown "X", a "heds" typo) rather than JSON's or numpy's."""
+    if isinstance(v, dict):
+        return weights_json(v, where)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
+    if hasattr(v, "tolist"):  # a numpy array or scalar
+        return v.tolist()
+    return v
+
+
 def weights_json(obj: Any, where: str) -> Any:
     """A dict/list shaped like the weights JSON with any exact entries → plain JSON values."""
     if isinstance(obj, dict):
@@ -150,10 +163,8 @@ def weights_json(obj: Any, where: str) -> Any:
                 out[k] = [weights_json(x, f"{w}[{i}]") for i, x in enumerate(v)]
             elif k == "widths":
                 out[k] = [int(x) for x in v]
-            elif hasattr(v, "item"):  # a numpy scalar
-                out[k] = v.item()
-            else:
-                out[k] = v
+            else:  # any other key, known or not: plain JSON values, so the library names it
+                out[k] = _plain(v, w)
         return out
     raise ValueError(f"{where}: expected a dict shaped like the weights JSON (docs/usage.md §1.5), got {type(obj).__name__}")
 

@@ -240,8 +240,10 @@ def _network(family: str, *, tokens: Optional[int], dim: Optional[int], depth: O
             if k in data and held != v:
                 raise ValueError(f"{k}: given as {v!r}, but weights[{k!r}] is {data[k]!r}")
             data[k] = v
-    else:
+    elif isinstance(weights, (list, tuple)):
         data = dict(spec, layers=list(weights))
+    else:
+        raise ValueError(f"weights: expected a list of layer dicts or a dict shaped like the weights JSON, got {type(weights).__name__}")
     data.setdefault("tokens", traits["default_tokens"])  # the one size the weights cannot say
     if embedding is not None:
         if "embedding" in data:

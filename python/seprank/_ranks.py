@@ -84,7 +84,7 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
         r = c = 0
     _core.check_memory(24.0 * r + 248.0 * r * c, opts["max_memory"], f"target: a {r} x {c} matrix", "max_memory")
     rows = matrix(target, "target")  # exact entries: ints and "p/q" strings
-    cols = len(rows[0]) if rows else 0
+    cols = len(rows[0]) if rows else c  # no rows: the array's own column count (0 x 3 is 0 x 3)
     return Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts))
 
 

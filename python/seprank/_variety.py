@@ -77,10 +77,11 @@ def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_p
     (by default Massarenti–Mella's range), each one's dimension against their expected
     dimension and seprank's bound (docs/defects.md): a dict with the counts (``networks``,
     ``skipped``, ``exact``, ``defective``, ``by_bound``, ``by_level``, ``unexplained``,
-    ``silent``, ``ah_mismatch``), ``rows`` (one dict per network, the columns of
-    ``seprank defects --format csv``) and ``levels`` (each level measured: ``inputs``,
-    ``width``, ``outputs``, ``power``, ``expected``, ``dimension``). ``seed``: network i is
-    measured with seed + i, as the CLI's.
+    ``silent``, ``ah_mismatch``, ``levels``: the keys and numbers of ``seprank defects
+    --format json``), ``rows`` (one dict per network, the columns of ``seprank defects
+    --format csv``) and ``level_rows`` (each level measured: ``inputs``, ``width``,
+    ``outputs``, ``power``, ``expected``, ``dimension``; ``levels`` counts them). ``seed``:
+    network i is measured with seed + i, as the CLI's.
     """
     rng = {"max_width": integer(max_width, "max_width"), "min_depth": integer(min_depth, "min_depth"),
            "max_depth": integer(max_depth, "max_depth"), "min_power": integer(min_power, "min_power"),
@@ -88,5 +89,5 @@ def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_p
     summary, rows, levels = _core.defects(rng)
     out = json.loads(summary)
     out["rows"] = json.loads(rows)
-    out["levels"] = json.loads(levels)
+    out["level_rows"] = json.loads(levels)  # "levels" stays the CLI's count of them
     return out

@@ -311,6 +311,18 @@ Network network_from_json_value(const nlohmann::json& j) {
     const nlohmann::json hint = inferred_sizes(j, family_info(s.family));
     SpecReader in(j, hint);
     s.tokens = in.required_long("tokens", 1);
+    if (!j.contains("dim") && !hint.contains("dim")) {  // nothing to read it from: say where it was looked for
+        const auto layers = j.find("layers");
+        std::string where = " (no \"layers\")";
+        if (layers != j.end() && (!layers->is_array() || layers->empty() || !layers->front().is_object())) where = " (no first layer)";
+        if (layers != j.end() && layers->is_array() && !layers->empty() && layers->front().is_object()) {
+            std::string seen;
+            for (auto it = layers->front().begin(); it != layers->front().end(); ++it)
+                seen += (seen.empty() ? "" : ", ") + (it.key().size() > 40 ? it.key().substr(0, 40) + "…" : it.key());
+            where = " (its keys: " + (seen.empty() ? std::string("none") : seen) + ")";
+        }
+        bad("$", "missing key \"dim\", and no matrix of the first layer to read it from" + where);
+    }
     s.dim = in.required_long("dim", 1);
     s.depth = in.required_long("depth", 0);
     with_family(s.family, [&](auto family) {

@@ -60,6 +60,14 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.rank("x1_1*x2_1"), "seprank.poly"),
     (lambda: seprank.rank(np.array([1, 2, 3])), r"target: expected a 2-D matrix .*shape \(3,\)"),
     (lambda: seprank.rank([[1, 2], [3]]), "rectangular"),
+    # weights: the library names the key (a numpy array under an unknown key or a misspelt
+    # one gave numpy's or JSON's TypeError), and a weights value that is neither list nor dict
+    (lambda: seprank.attention(tokens=2, weights=[{"heads": [dict(Q=np.eye(2, dtype=int), K=np.eye(2, dtype=int), V=np.eye(2, dtype=int),
+                                                                  O=np.eye(2, dtype=int), X=np.eye(2, dtype=int))]}]),
+     r"heads\[0\]\.X: unknown key"),
+    (lambda: seprank.attention(tokens=2, weights=[{"heds": [dict(Q=np.eye(2, dtype=int))]}]),
+     r'missing key "dim", and no matrix of the first layer to read it from \(its keys: heds\)'),
+    (lambda: seprank.attention(tokens=2, weights=5), r"weights: expected a list of layer dicts or a dict"),
     (lambda: seprank.rank([[1, "3/0"]]), r"target\[0\]\[1\]: expected an integer or a 'p/q' string, got '3/0'"),
     (lambda: seprank.rank([[1, float("nan")]]), r"target\[0\]\[1\]: nan is not a finite number"),
     (lambda: seprank.rank(seprank.poly("x1_1*x1_2")), "at least 2 tokens"),
@@ -174,3 +182,9 @@ def test_entries_past_pythons_text_limit_are_taken_exactly():
     assert int(seprank.rank([[1, 10**5000], [2, 2 * 10**5000]]).rank) == 1
     assert int(seprank.rank([[1, Fraction(1, 10**5000)], [1, 1]]).rank) == 2
     assert int(seprank.rank([[1, "1/" + "9" * 6000], [2, "2/" + "9" * 6000]]).rank) == 1
+
+
+def test_an_empty_matrix_keeps_its_columns():
+    # a 0 x 3 array was ranked as 0 x 0 (the CLI reads 0 x 3 from the file's header)
+    a = seprank.rank(np.zeros((0, 3), dtype=int))
+    assert int(a.rank) == 0 and a.rows == 0 and a.cols == 3

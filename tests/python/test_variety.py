@@ -1,6 +1,7 @@
 # variety() and defects(): the same numbers as `seprank variety` and `seprank defects`.
 import csv
 import io
+import json
 import subprocess
 
 import pytest
@@ -89,6 +90,9 @@ def test_defects_matches_the_cli(cli_path):
     assert py["defective"] == sum(int(r["defect"]) > 0 for r in rows) == 4
     assert py["ah_mismatch"] == 0 and py["unexplained"] == 0
     # every level measured once, the defective one among them
-    assert any(l["dimension"] < l["expected"] for l in py["levels"])
+    assert any(l["dimension"] < l["expected"] for l in py["level_rows"])
+    cli_json = json.loads(subprocess.run([cli_path, "defects", "--max-width", "3", "--max-depth", "3", "--max-power", "3", "--seed", "5",
+                                          "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    assert py["levels"] == cli_json["levels"] == len(py["level_rows"])  # the CLI's count, under its key
     with pytest.raises(ValueError, match="max width 9 is outside 2..8"):
         seprank.defects(max_width=9)
