@@ -5,6 +5,7 @@ docs/rank.md, docs/generic.md, docs/spectrum.md)."""
 from __future__ import annotations
 
 import json as _json
+import warnings as _warnings
 import numbers as _numbers
 from collections.abc import Sequence
 from typing import Any, Optional
@@ -57,6 +58,36 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
             "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
+    # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
+    # the keywords given other than their defaults, which is all Python can tell), once
+    # the ranking has run (an invalid value is refused there, not noted).
+    given = {"templates": not (isinstance(templates, int) and not isinstance(templates, bool) and templates == 2),
+             "max_side": max_side != 4096, "variant": variant != "auto", "method": method != "flattening",
+             "certificate": certificate != "blocks"}
+    values = {"templates": templates if isinstance(templates, int) else "[...]", "max_side": max_side, "variant": variant,
+              "method": method, "certificate": certificate}
+
+    pending = []
+
+    def ignored(names: Sequence[str], reason: str) -> None:
+        pending.extend(f"{name}={values[name]} is ignored: {reason}" for name in names if given[name])
+
+    def noted(answer: Answer) -> Answer:
+        for text in pending:
+            _warnings.warn(text, stacklevel=3)
+        return answer
+
+    if isinstance(target, Network):
+        if method != "grid":
+            ignored(["templates"], f"method {method} uses no templates (grid only)")
+        if method != "evaluation":
+            ignored(["max_side", "variant"], f"method {method} evaluates nothing")
+    elif isinstance(target, Polynomial):
+        ignored(["templates", "max_side", "variant"], "a polynomial is ranked by the flattening")
+    else:
+        ignored(["method", "templates", "max_side", "variant"], "a matrix is ranked as it is")
+    if field == "p" or (method == "evaluation" and not isinstance(target, Polynomial) and isinstance(target, Network)):
+        ignored(["certificate"], "the evaluation ranks mod p (no certificate)" if field == "Q" else "field p ranks mod p (no certificate)")
     if isinstance(target, Network):
         tv = None
         if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool):
@@ -64,9 +95,9 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
         else:
             tv = [[str(exact(x, f"templates[{i}][{j}]")) for j, x in enumerate(row)]
                   for i, row in enumerate(matrix(templates, "templates"))]
-        return Answer(_core.rank_network(target._net, partition_text(partition), opts, tv))
+        return noted(Answer(_core.rank_network(target._net, partition_text(partition), opts, tv)))
     if isinstance(target, Polynomial):
-        return Answer(_core.rank_poly(target._p, partition_text(partition), opts))
+        return noted(Answer(_core.rank_poly(target._p, partition_text(partition), opts)))
     if isinstance(target, str):
         raise ValueError("target: a string; parse it with seprank.poly(text) first")
     if partition is not None:
@@ -85,7 +116,7 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     _core.check_memory(24.0 * r + 248.0 * r * c, opts["max_memory"], f"target: a {r} x {c} matrix", "max_memory")
     rows = matrix(target, "target")  # exact entries: ints and "p/q" strings
     cols = len(rows[0]) if rows else c  # no rows: the array's own column count (0 x 3 is 0 x 3)
-    return Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts))
+    return noted(Answer(_core.rank_matrix([[str(x) for x in r] for r in rows], cols, opts)))
 
 
 def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", method: str = "certified",
@@ -195,5 +226,22 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         if not isinstance(block_hints, (list, tuple)) or any(isinstance(h, bool) or not isinstance(h, int) for h in block_hints):
             raise ValueError(f"block_hints: expected a list of integer ranks (-1: none) or a file name, got {block_hints!r}")
         opts["block_hints"] = [int(h) for h in block_hints]
-    return Answer(_core.generic_rank(spec, partition_text(partition), opts))
+    answer = Answer(_core.generic_rank(spec, partition_text(partition), opts))
+    # A valid option the chosen method did not read: a UserWarning, as the CLI's note (the
+    # keywords given other than their defaults).
+    given = {"max_side": max_side != 4096, "variant": variant != "auto", "start": start != 0, "growth": growth != 1.25,
+             "store": store is not None, "max_seconds": max_seconds != 0, "block_hints": block_hints is not None}
+    values = {"max_side": max_side, "variant": variant, "start": start, "growth": growth, "store": store,
+              "max_seconds": max_seconds, "block_hints": "[...]" if isinstance(block_hints, (list, tuple)) else block_hints}
+    chosen = f"method {answer.method}" + (" (chosen by method='auto')" if method == "auto" else "")
+    if answer.method == "flattening":
+        unread, reason = list(given), f"{chosen} evaluates nothing"
+    elif not str(answer.variant).startswith("graded"):
+        unread, reason = ["store", "block_hints"], f"the {answer.variant} evaluation keeps no block store and no block hints (graded only)"
+    else:
+        unread, reason = [], ""
+    for name in unread:
+        if given[name]:
+            _warnings.warn(f"{name}={values[name]} is ignored: {reason}", stacklevel=2)
+    return answer
 

@@ -168,7 +168,8 @@ def test_option_values_checked_whatever_the_method(call, match):
 def test_default_start_fits_a_small_max_side():
     # start 0 (default): min(16, max_side), so a small max_side alone is valid
     net = seprank.attention(tokens=2, dim=1)
-    assert seprank.generic_rank(net, method="flattening", max_side=8).rank >= 1
+    with pytest.warns(UserWarning, match="max_side=8 is ignored: method flattening evaluates nothing"):
+        assert seprank.generic_rank(net, method="flattening", max_side=8).rank >= 1
     assert seprank.rank(net, method="evaluation", max_side=8).rank >= 1
 
 
@@ -188,3 +189,24 @@ def test_an_empty_matrix_keeps_its_columns():
     # a 0 x 3 array was ranked as 0 x 0 (the CLI reads 0 x 3 from the file's header)
     a = seprank.rank(np.zeros((0, 3), dtype=int))
     assert int(a.rank) == 0 and a.rows == 0 and a.cols == 3
+
+
+def test_options_the_method_does_not_read_are_noted():
+    # the CLI notes "--templates 5 is ignored: ..."; Python said nothing
+    net = seprank.attention(tokens=2, dim=1, depth=1)
+    with pytest.warns(UserWarning, match="templates=5 is ignored: method flattening uses no templates"):
+        seprank.rank(net, templates=5)
+    with pytest.warns(UserWarning, match="max_side=10 is ignored: method flattening evaluates nothing"):
+        seprank.rank(net, max_side=10)
+    with pytest.warns(UserWarning, match="method=grid is ignored: a matrix is ranked as it is"):
+        seprank.rank([[1, 2], [3, 4]], method="grid")
+    with pytest.warns(UserWarning, match=r"start=5 is ignored: method flattening \(chosen by method='auto'\) evaluates nothing"):
+        seprank.generic_rank(net, start=5, trials=1)
+    with pytest.warns(UserWarning, match="store=.* is ignored: the plain evaluation keeps no block store"):
+        seprank.generic_rank(net, method="evaluation", variant="plain", store="unused_store", trials=1)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults, and what the method reads, say nothing
+        seprank.rank(net)
+        seprank.rank(net, method="grid", templates=3)
+        seprank.generic_rank(net, method="evaluation", max_side=64, trials=1)
