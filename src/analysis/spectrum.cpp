@@ -454,6 +454,20 @@ SpectrumResult spectrum_steps(const QPoly& f, const ValidPartition& part, long n
         r.norm = arf_get_d(arb_midref(nn.v), ARF_RND_NEAR);
     }
 
+    // The floating point's range: σ² ≤ ||f||² is held in doubles (up to 2^1024), and at
+    // 53 bits the eigensolver and the SVD square entries of S = M Mᵀ (|S_ij| ≤ ||f||²)
+    // inside their rotations. Past these the values overflowed or vanished (σ = 0 0,
+    // labelled certified, for a coefficient of 10^160), so the run stops first.
+    {
+        const double log2_norm2 = static_cast<double>(fmpz_bits(fmpq_numref(of.norm2.get()))) -
+                                  static_cast<double>(fmpz_bits(fmpq_denref(of.norm2.get())));
+        const double range = opt.precision <= 53 ? 500 : 1000;
+        if (!of.norm2.is_zero() && std::fabs(log2_norm2) > range)
+            throw resource_limit("spectrum: ||f||^2 is about 2^" + std::to_string(static_cast<long>(std::lround(log2_norm2))) +
+                                 ", beyond the floating-point range of the singular values (|log2 ||f||^2| <= " +
+                                 std::to_string(static_cast<long>(range)) + (opt.precision <= 53 ? " at precision 53; 1000 above" : "") +
+                                 "): scale f (every σ scales with it)");
+    }
     SquaredEnclosure s2;
     const bool certified = opt.method == SpectrumMethod::certified;
     if (certified) {

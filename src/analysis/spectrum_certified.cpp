@@ -44,7 +44,9 @@ template <class S>
 void approx_eigen(const MatS<S>& mid, arb_mat_t v_out, std::vector<ArfNum>& lambda) {
     const long n = mid.rows();
     Eigen::SelfAdjointEigenSolver<MatS<S>> es(mid);
-    if (es.info() != Eigen::Success) throw internal_error("spectrum_certified: the approximate eigensolver did not converge");
+    if (es.info() != Eigen::Success)  // a range of magnitudes it does not resolve: a limit, not a bug
+        throw resource_limit("spectrum: the approximate eigensolver did not converge at this precision (a wider range of magnitudes than it "
+                             "resolves): a higher --precision");
     for (long i = 0; i < n; ++i)
         for (long j = 0; j < n; ++j) {
             arb_ptr x = arb_mat_entry(v_out, i, j);
