@@ -148,8 +148,12 @@ struct DegreeCommand final : Command {
                 }
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto m = seprank::measure_degree(net, o.seed);
+                // f = 0 at these weights (a weight drawn 0): no degree to measure, as --budget says
+                if (m.degree < 0)
+                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": f is the zero polynomial at the weights of seed " +
+                                                  std::to_string(o.seed) + ": no measured degree (another --seed draws other weights)");
                 json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list
-                            {"measured", m.degree},
+                            {"measured", m.degree >= 0 ? json(m.degree) : json()},
                             {"predicted", exact(m.predicted)},
                             {"parameters", exact(seprank::parameter_count(net.spec))},
                             {"weight_degree", exact(seprank::weight_degree(net.spec))}};
@@ -157,7 +161,8 @@ struct DegreeCommand final : Command {
                 if (est.bytes <= 256.0 * 1024 * 1024) {
                     const seprank::QPoly f = seprank::expand(net);
                     row["terms"] = f.terms();
-                    if (f.degree() != m.degree) row["measured"] = std::to_string(m.degree) + "!=" + std::to_string(f.degree());
+                    if (f.degree() != m.degree && !(m.degree < 0 && f.is_zero()))
+                        row["measured"] = std::to_string(m.degree) + "!=" + std::to_string(f.degree());
                 } else {
                     row["terms"] = json();  // not expanded (over the memory estimate)
                 }

@@ -28,7 +28,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     --depth R`` instead gives one row per repetition of SPEC, each with fresh weights
     (its ``depth`` the layers: copies × the SPEC's length, as everywhere). A depth whose
     first layers are no network (the output coordinate beyond that layer's width, fc or
-    power) has no row, as the CLI notes.
+    power) has no row, as the CLI notes. ``measured`` is None where f is the zero
+    polynomial at the network's weights (a weight drawn 0), as the CLI's ``-``.
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
@@ -42,7 +43,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
             terms = _core.expand(sub, 0.0, "auto", "auto").terms()
-        rows.append({"depth": L, "measured": measured, "predicted": big_int(predicted), "terms": terms,
+        rows.append({"depth": L, "measured": measured if measured >= 0 else None,  # None: f = 0 at these weights
+                     "predicted": big_int(predicted), "terms": terms,
                      "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
                      "false_low_bound": false_low})
     return rows

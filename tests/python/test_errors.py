@@ -210,3 +210,9 @@ def test_options_the_method_does_not_read_are_noted():
         seprank.rank(net)
         seprank.rank(net, method="grid", templates=3)
         seprank.generic_rank(net, method="evaluation", max_side=64, trials=1)
+
+
+def test_a_zero_polynomial_has_no_measured_degree():
+    # the seed-1 weights of this hadamard network draw a 0: f = 0 at depth 2 (measured was -1)
+    rows = seprank.degree(seprank.hadamard(tokens=2, dim=1, block_degree=2, depth=2))
+    assert rows[0]["measured"] == 2 and rows[1]["measured"] is None and rows[1]["terms"] == 0
