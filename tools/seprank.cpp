@@ -6,6 +6,7 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -102,6 +103,11 @@ std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv, co
                                          : type.rfind("INT", 0) == 0 ? "an integer"
                                          : type.rfind("FLOAT", 0) == 0 ? "a number"
                                                                        : "";
+            // A decimal integer the option's type cannot hold (2^31 for an int): out of range, not "expected an integer".
+            const std::string_view d = !value.empty() && (value[0] == '-' || value[0] == '+') ? std::string_view(value).substr(1) : std::string_view(value);
+            if (type.find("INT") != std::string::npos && !d.empty() && d.size() <= 400 &&
+                std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                return name + " " + value + ": out of range (an integer too large for this option)";
             if (!expected.empty()) return name + " " + value + ": expected " + expected;
         }
         return what;
