@@ -282,6 +282,11 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     const long M = m.output_space(true);
     if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
     st.Jn = M + 8;
+    // The interpolation's values, Nn points by Jn samples (interpolate_slice), before any
+    // point is evaluated: the same matrix was refused after 40 s of evaluations otherwise.
+    check_memory(8.0 * static_cast<double>(Nn) * static_cast<double>(st.Jn), default_max_memory(),
+                 "variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + ", a " + std::to_string(Nn) +
+                     "x" + std::to_string(st.Jn) + " matrix");
     for (long j = 0; j < st.Jn; ++j) st.xs.push_back(random_point(rng, N, vars, p));
     for (const auto& x : st.xs)
         for (const auto& token : x) st.xs_flat.insert(st.xs_flat.end(), token.begin(), token.end());
