@@ -200,6 +200,10 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
 }
 template <class Sax>
 bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sax& sax) {
+    // JSON text holds no NUL byte (inside a string it is written \u0000): the parser would
+    // take it for the end of the input.
+    if (const std::size_t nul = text_in.find('\0'); nul != std::string_view::npos)
+        throw invalid_input(source + " is not valid JSON at byte " + std::to_string(nul + 1) + ": a NUL byte (a binary file, not JSON text)");
     // Nesting depth is checked first (cheaply, outside strings) so that no recursive
     // code ever sees a deeply nested document.
     int depth = 0;

@@ -248,6 +248,7 @@ def fixtures():
     with open(os.path.join(D, "gh_bom.csv"), "wb") as f:
         f.write(b"\xef\xbb\xbfn,v\n" + "".join(f"{n},{n * n + 1}\n" for n in range(8)).encode())
     w("gh_bigvar.csv", "n,v\n1,2\n2,5\n" + "9" * 60 + ",10\n")
+    w("w_nul.json", '{"family":"attention","tokens":2,\0"dim":1}')  # a NUL byte: not the end of the input
     w("coef1e160.txt", "1" + "0" * 160 + "*x1_1*x2_1 + x1_2*x2_2")  # sigma^2 past a double
     w("coefm1e160.txt", "1/1" + "0" * 160 + "*x1_1*x2_1 + 1/1" + "0" * 160 + "*x1_2*x2_2")
     w("gh_sweep.jsonl", '{"seprank_table_sweep": "trials=1 seed=1"}\n' +
