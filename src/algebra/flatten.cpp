@@ -3,6 +3,8 @@
 #include "seprank/error.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 #include <unordered_map>
 
 namespace seprank {
@@ -19,12 +21,34 @@ struct VecHash {
 
 }  // namespace
 
+namespace {
+
+// Why a variable's name gives no token index: a name x<j>_<c> whose j or c passes 9
+// digits has one, too large; any other name has none.
+std::string no_token_index(const std::string& name) {
+    std::size_t i = 0;
+    while (i < name.size() && std::isalpha(static_cast<unsigned char>(name[i]))) ++i;
+    const std::size_t u = name.find('_', i);
+    const auto digits = [&](std::size_t from, std::size_t to) {
+        return to > from && std::all_of(name.begin() + static_cast<long>(from), name.begin() + static_cast<long>(to),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (i > 0 && u != std::string::npos && digits(i, u) && digits(u + 1, name.size())) {
+        const bool token_long = u - i > 9;
+        const std::string part = token_long ? name.substr(i, u - i) : name.substr(u + 1);
+        return "variable '" + name + "': its " + (token_long ? "token index " : "coordinate ") +
+               (part.size() > 40 ? part.substr(0, 40) + "…" : part) + " is too large (at most 9 digits)";
+    }
+    return "variable '" + name + "' has no token index (expected a name like x<j>_<c>, j >= 1)";
+}
+
+}  // namespace
+
 std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& token_side) {
     std::vector<int> side(vars.size());
     for (std::size_t v = 0; v < vars.size(); ++v) {
         const long t = vars.token(v);
-        if (t < 1)
-            throw invalid_input("variable '" + vars.name(v) + "' has no token index (expected a name like x<j>_<c>)");
+        if (t < 1) throw invalid_input(no_token_index(vars.name(v)));
         if (t > static_cast<long>(token_side.size()))
             throw invalid_input("variable '" + vars.name(v) + "' belongs to token " + std::to_string(t) +
                                 ", beyond the " + std::to_string(token_side.size()) + " tokens of the partition");
@@ -37,7 +61,7 @@ long token_count(const Variables& vars) {
     long n = 0;
     for (std::size_t v = 0; v < vars.size(); ++v) {
         const long t = vars.token(v);
-        if (t < 1) throw invalid_input("variable '" + vars.name(v) + "' has no token index (expected a name like x<j>_<c>, j >= 1)");
+        if (t < 1) throw invalid_input(no_token_index(vars.name(v)));
         n = std::max(n, t);
     }
     if (n < 2)
