@@ -33,7 +33,7 @@ std::string no_token_index(const std::string& name) {
         return to > from && std::all_of(name.begin() + static_cast<long>(from), name.begin() + static_cast<long>(to),
                                         [](char c) { return c >= '0' && c <= '9'; });
     };
-    if (i > 0 && u != std::string::npos && digits(i, u) && digits(u + 1, name.size())) {
+    if (i > 0 && u != std::string::npos && digits(i, u) && digits(u + 1, name.size()) && (u - i > 9 || name.size() - u - 1 > 9)) {
         const bool token_long = u - i > 9;
         const std::string part = token_long ? name.substr(i, u - i) : name.substr(u + 1);
         return "variable '" + name + "': its " + (token_long ? "token index " : "coordinate ") +
