@@ -194,6 +194,9 @@ int main(int argc, char** argv) {
             // (docs/usage.md §1.2), naming the option and the value.
             return report("", std::runtime_error(parse_error_text(e, argc, argv, app)), 2);
         }
+        for (const char* name : {"--threads", "--max-memory", "--max-time"})  // "" reads as 0: say it was empty
+            if (app.get_option(name)->count() > 0 && app.get_option(name)->results().back().empty())
+                throw seprank::invalid_input(std::string(name) + ": empty value");
         if (g.threads < 1 || g.threads > max_threads())
             throw seprank::invalid_input("--threads " + std::to_string(g.threads) + ": expected 1.." + std::to_string(max_threads()) +
                                          " (16 per hardware thread)");
