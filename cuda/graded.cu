@@ -220,6 +220,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
                                 static_cast<std::size_t>(prev), cudaMemcpyDeviceToDevice);
         if (set != cudaSuccess || copy != cudaSuccess) {
             cudaFree(fresh);
+            (void)cudaGetLastError();  // not left pending for this thread's next call
             return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: growing block %lld: %s", static_cast<long long>(c),
                                  cudaGetErrorString(set != cudaSuccess ? set : copy));
         }
@@ -273,6 +274,7 @@ int step_with(sr_graded* g, Ar ar, const std::uint64_t* a, const std::uint64_t* 
     const cudaError_t made = cudaEventCreate(&stop);
     if (made != cudaSuccess) {
         cudaEventDestroy(start);
+        (void)cudaGetLastError();
         return sr_cuda::fail(st, SR_CUDA_ERROR, "sr_cuda_graded_step: cudaEventCreate: %s", cudaGetErrorString(made));
     }
     struct Events {
@@ -393,8 +395,8 @@ extern "C" SR_CUDA_EXPORT int sr_cuda_graded_step(sr_graded* g, const uint64_t* 
         if (g->tape.p == 2) return step_with(g, seprank::tape::Two{}, a, b, k, side, st);
         if (g->narrow) return step_with(g, seprank::tape::make_mont32(g->tape.p), a, b, k, side, st);
         return step_with(g, seprank::tape::make_mont(g->tape.p), a, b, k, side, st);
-    } catch (const std::bad_alloc&) {
-        return sr_cuda::fail(st, SR_CUDA_NO_MEMORY, "%s: out of host memory", who);
+    } catch (const std::bad_alloc&) {  // past the checks the blocks may be half grown: an error, not "nothing changed"
+        return sr_cuda::fail(st, g->broken ? SR_CUDA_ERROR : SR_CUDA_NO_MEMORY, "%s: out of host memory", who);
     } catch (const std::exception& e) {
         return sr_cuda::fail(st, SR_CUDA_ERROR, "%s: %s", who, e.what());
     }

@@ -47,6 +47,9 @@ struct DefectRange {
     long min_power = 2, max_power = 5;  // 2 <= min_power <= max_power <= 8 (checked)
     std::uint64_t seed = 1;             // network i is measured with seed + i
     int threads = default_threads();    // >= 1 (checked); networks are split among them
+    // The limit of the range's time estimate and of each network's dimension estimate, in
+    // seconds; 0: default_max_seconds() (the CLI's --max-time). Finite and >= 0 (checked).
+    double max_seconds = 0;
 };
 
 // Checks every field (invalid_input naming the value): the ranges stated above. O(1).

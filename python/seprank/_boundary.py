@@ -10,6 +10,7 @@ parameter (and the entry: ``weights['layers'][0]['heads'][0]['Q'][1][0]``) and t
 from __future__ import annotations
 
 import math as _math
+import sys as _sys
 import numbers as _numbers
 from fractions import Fraction
 from typing import Any, List, Sequence, Union
@@ -26,12 +27,16 @@ FAMILIES = tuple(_core.family_names())  # the library's families, as the CLI's -
 # default; a guard against quadratic conversions of untrusted text). seprank's exact
 # numbers (a degree d^L, a coefficient, a budget's predicted degree) pass it routinely, so
 # they are converted by halves, each half below the limit: O(n^1.6) with Karatsuba.
-_CHUNK = 4000
+def _chunk() -> int:
+    """Digits converted at once: below Python's limit (0: none) as the user may have set it."""
+    limit = _sys.get_int_max_str_digits() if hasattr(_sys, "get_int_max_str_digits") else 0
+    return 4000 if limit == 0 else max(1, min(4000, limit - 1))
 
 
 def big_text(v: int) -> str:
     """v as decimal text, of any length."""
-    if -(10 ** _CHUNK) < v < 10 ** _CHUNK:
+    c = _chunk()
+    if -(10 ** c) < v < 10 ** c:
         return str(v)
     if v < 0:
         return "-" + big_text(-v)
@@ -40,24 +45,31 @@ def big_text(v: int) -> str:
     return big_text(hi) + big_text(lo).rjust(k, "0")
 
 
-def big_int(text: str) -> int:
-    """The integer of decimal text (an optional sign, then digits), of any length."""
-    t = text.strip()
-    if len(t) <= _CHUNK:
+def _digits(t: str, text: str) -> int:
+    """The integer of a run of ASCII digits, of any length (by halves)."""
+    if not (t and t.isascii() and t.isdigit()):
+        raise ValueError(f"invalid literal for int() with base 10: {text[:40]!r}")
+    c = _chunk()
+    if len(t) <= c:
         return int(t)
-    if t[0] in "+-":
-        v = big_int(t[1:])
-        return -v if t[0] == "-" else v
-    if not t.isdigit():
-        raise ValueError(f"invalid literal for int() with base 10: {text[:40]!r}…")
     k = len(t) // 2
-    return big_int(t[:-k]) * 10 ** k + big_int(t[-k:])
+    return _digits(t[:-k], text) * 10 ** k + _digits(t[-k:], text)
+
+
+def big_int(text: str) -> int:
+    """The integer of decimal text (spaces around, one optional sign, then digits), of any length."""
+    t = text.strip()
+    sign = t[:1] if t[:1] in ("+", "-") else ""
+    v = _digits(t[len(sign):], text)
+    return -v if sign == "-" else v
 
 
 def big_fraction(text: str) -> Fraction:
-    """The rational of "p" or "p/q" text, of any length."""
-    num, _, den = text.strip().partition("/")
-    return Fraction(big_int(num), big_int(den)) if den else Fraction(big_int(num))
+    """The rational of "p" or "p/q" text (q unsigned and not 0), of any length."""
+    num, slash, den = text.strip().partition("/")
+    if not slash:
+        return Fraction(big_int(num))
+    return Fraction(big_int(num), _digits(den, text))
 
 
 def _decimal(v: int, where: str) -> str:
@@ -75,12 +87,12 @@ def exact(x: Any, where: str) -> Union[int, str]:
     if isinstance(x, Fraction):
         return exact(x.numerator, where) if x.denominator == 1 else f"{_decimal(x.numerator, where)}/{_decimal(x.denominator, where)}"
     if isinstance(x, str):
+        if "." in x or "e" in x.lower():  # first: Fraction("1e30000000") would take seconds to build
+            raise ValueError(f"{where}: decimal strings are not taken ({x[:40]!r}); write 'p/q' or pass a Fraction")
         try:
-            q = Fraction(x.strip()) if len(x) <= _CHUNK else big_fraction(x)
+            q = big_fraction(x)
         except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{where}: expected an integer or a 'p/q' string, got {x!r}") from None
-        if "." in x or "e" in x.lower():
-            raise ValueError(f"{where}: decimal strings are not taken ({x!r}); write 'p/q' or pass a Fraction")
+            raise ValueError(f"{where}: expected an integer or a 'p/q' string, got {x[:60]!r}") from None
         return exact(q, where)
     if isinstance(x, _numbers.Real):  # float, numpy floating: the rational it denotes
         f = float(x)

@@ -568,6 +568,7 @@ PYBIND11_MODULE(_core, m) {
         g.max_power = rng["max_power"].cast<long>();
         g.seed = rng["seed"].cast<std::uint64_t>();
         g.threads = rng["threads"].cast<int>();
+        if (rng.contains("max_seconds")) g.max_seconds = rng["max_seconds"].cast<double>();
         check_range(g);
         const DefectSweep sw = run_long([&] { return defect_sweep(g); });
         std::vector<Record> rows, levels;

@@ -27,20 +27,22 @@ def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
     raise ValueError(f"net: expected a seprank.Network or a dict of network options, got {type(net).__name__}")
 
 
-_NOT_IN_MATRICES = ("tokens", "residual", "position", "coordinate")
+# The sizes the matrices carry: checked against them by shape (the library names the matrix).
+_SHAPE_KEYS = ("dim", "depth", "heads", "head_dim", "block_degree", "width", "widths", "embed_rank")
 
 
 def _same_network(net: Any, weights: Network) -> None:
     """With both net and weights, what net gives must be the weights' network (the CLI
-    takes the network from --weights and notes the options beside it): a residual flag or a
-    token count given in net and not the weights' would rank another network silently."""
+    takes the network from --weights and notes the options beside it): a residual flag, a
+    token count, an attention rank or a power given in net and not the weights' would rank
+    another network silently."""
     if net is None:
         return
     given = net.spec if isinstance(net, Network) else spec_of_options(net) if isinstance(net, dict) else None
     if given is None:
         return  # _spec names the bad type
     keys = given.keys() if isinstance(net, Network) else [k for k in net if k in given]
-    for k in (k for k in keys if k in _NOT_IN_MATRICES):  # the matrices' own sizes: checked by shape, named there
+    for k in (k for k in keys if k not in _SHAPE_KEYS and k in weights.spec):  # sizes: checked by shape, named there
         if weights.spec.get(k) != given[k]:
             raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec.get(k)!r} "
                              f"(give net=None to take the weights' architecture)")

@@ -10,7 +10,7 @@ import warnings as _warnings
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, flag, integer, seed_value, to_fraction, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, seed_value, to_fraction, weights_json
 
 
 class Network:
@@ -71,7 +71,8 @@ class Network:
         def conv(obj: Any) -> Any:
             if isinstance(obj, dict):
                 return {k: conv_matrix(v) if k in MATRIX_KEYS else
-                        [conv_matrix(m) for m in v] if k == "W" else conv(v) for k, v in obj.items()}
+                        (conv_matrix(v) if _one_matrix(v) else [conv_matrix(m) for m in v]) if k == "W" else conv(v)
+                        for k, v in obj.items()}  # "W": a power layer's one matrix, or hadamard's and fc's W_1..W_d
             if isinstance(obj, list):
                 return [conv(x) for x in obj]
             return obj
@@ -167,6 +168,8 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     weights dict also holds must agree with it, and every given size must agree with
     the matrices (ValueError naming both values, or the matrix and its expected shape).
     """
+    if (layers is not None or repeat is not None) and family not in ("attention", "stack"):  # attention: the default
+        raise ValueError(f"layers: a stack's SPEC, but family {family!r} was given (a stack's family is 'stack')")
     if family == "stack" or layers is not None or repeat is not None:  # a stack's spec: as stack() builds it
         for name, v in (("heads", heads), ("head_dim", head_dim), ("block_degree", block_degree), ("width", width),
                         ("widths", widths), ("free", free), ("attention_rank", attention_rank), ("power", power),

@@ -61,10 +61,15 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
     # the keywords given other than their defaults, which is all Python can tell), once
     # the ranking has run (an invalid value is refused there, not noted).
-    given = {"templates": not (isinstance(templates, int) and not isinstance(templates, bool) and templates == 2),
+    # Refused whatever the target, as the CLI checks every value: never noted as ignored.
+    if opts["max_side"] < 1:
+        raise ValueError(f"max side {max_side} must be at least 1")
+    if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates < 1:
+        raise ValueError(f"number of templates M = {templates}: expected at least 1")
+    given = {"templates": not (isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates == 2),
              "max_side": max_side != 4096, "variant": variant != "auto", "method": method != "flattening",
              "certificate": certificate != "blocks"}
-    values = {"templates": templates if isinstance(templates, int) else "[...]", "max_side": max_side, "variant": variant,
+    values = {"templates": templates if isinstance(templates, _numbers.Integral) else "[...]", "max_side": max_side, "variant": variant,
               "method": method, "certificate": certificate}
 
     pending = []

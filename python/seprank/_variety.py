@@ -5,7 +5,7 @@ network_variety and defect_sweep, as ``seprank variety`` and ``seprank defects``
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from . import _core
 from ._boundary import INT_MAX, choice, flag, integer, seconds, seed_value, thread_count
@@ -71,7 +71,7 @@ def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 
 
 
 def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_power: int = 2, max_power: int = 5,
-            seed: int = 1, threads: int = 2) -> Dict[str, Any]:
+            seed: int = 1, threads: int = 2, max_time: Optional[float] = None) -> Dict[str, Any]:
     """Every one-output power network with widths 2..``max_width`` (n_L = 1), depth
     ``min_depth``..``max_depth`` weight matrices and exponents ``min_power``..``max_power``
     (by default Massarenti–Mella's range), each one's dimension against their expected
@@ -81,12 +81,25 @@ def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_p
     --format json``), ``rows`` (one dict per network, the columns of ``seprank defects
     --format csv``) and ``level_rows`` (each level measured: ``inputs``, ``width``,
     ``outputs``, ``power``, ``expected``, ``dimension``; ``levels`` counts them). ``seed``:
-    network i is measured with seed + i, as the CLI's.
+    network i is measured with seed + i, as the CLI's. ``max_time``: seconds; a range
+    whose networks are estimated to take longer (at least 50 µs each per thread), or a
+    network whose dimension is, raises :class:`ResourceLimitError` before it starts.
+    None: the library's default (60 s, ``--max-time``).
     """
     rng = {"max_width": integer(max_width, "max_width"), "min_depth": integer(min_depth, "min_depth"),
            "max_depth": integer(max_depth, "max_depth"), "min_power": integer(min_power, "min_power"),
            "max_power": integer(max_power, "max_power"), "seed": seed_value(seed), "threads": thread_count(threads)}
-    summary, rows, levels = _core.defects(rng)
+    if max_time is not None:
+        if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
+            raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")
+        rng["max_seconds"] = float(max_time)
+    try:
+        summary, rows, levels = _core.defects(rng)
+    except _core.ResourceLimitError as e:  # the time limit by this function's keyword, as dimension() names it
+        text = str(e)
+        if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
+            raise _core.ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
+        raise
     out = json.loads(summary)
     out["rows"] = json.loads(rows)
     out["level_rows"] = json.loads(levels)  # "levels" stays the CLI's count of them

@@ -89,6 +89,8 @@ void check_range(const DefectRange& g) {
     if (g.max_power < g.min_power)
         throw invalid_input("min power " + std::to_string(g.min_power) + " is above max power " + std::to_string(g.max_power) + ": raise the max power too");
     if (g.threads < 1) throw invalid_input("threads " + std::to_string(g.threads) + " is below 1");
+    if (!(g.max_seconds >= 0) || !std::isfinite(g.max_seconds))
+        throw invalid_input("max seconds " + std::to_string(g.max_seconds) + " must be finite and >= 0 (0: the default limit)");
 }
 
 bool alexander_hirschowitz_exception(long v, long d, long s) {
@@ -120,7 +122,8 @@ DefectSweep defect_sweep(const DefectRange& range) {
         char what[96];
         std::snprintf(what, sizeof what, "defects: up to %.3g networks in the range", networks);
         check_memory(networks * 1024.0, default_max_memory(), what);
-        check_time(networks * 50e-6 / static_cast<double>(range.threads), default_max_seconds(), what);
+        check_time(networks * 50e-6 / static_cast<double>(range.threads), range.max_seconds > 0 ? range.max_seconds : default_max_seconds(), what,
+                   range.max_seconds > 0 ? "max_seconds" : "--max-time");
     }
     const auto t0 = std::chrono::steady_clock::now();
     DefectSweep out;
@@ -151,6 +154,7 @@ DefectSweep defect_sweep(const DefectRange& range) {
             bounds(r, expected_dimension(spec, DimensionOutput::scalar));
             DimensionOptions opt;
             opt.threads = 1;
+            opt.max_seconds = range.max_seconds;
             opt.seed = range.seed + static_cast<std::uint64_t>(i);
             r.dimension = function_dimension(spec, opt);
             r.exact = r.dimension.value == r.bound;
@@ -175,6 +179,7 @@ DefectSweep defect_sweep(const DefectRange& range) {
             DimensionOptions opt;
             opt.threads = 1;
             opt.output = DimensionOutput::all;
+            opt.max_seconds = range.max_seconds;
             opt.seed = range.seed + static_cast<std::uint64_t>(count + i);
             v.dimension = function_dimension(spec, opt);
         }

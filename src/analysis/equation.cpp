@@ -49,13 +49,15 @@ struct SymbolicRing {
     // forms it (poly.cpp), but the forward pass holds hundreds of them at once (a network
     // of 8 tokens of dimension 8 ran out of memory with every polynomial below 2^16 terms,
     // and FLINT aborts the process when an allocation fails). So a result of 2^16 terms or
-    // more, and every 64th result, is also weighed with what the process holds (its
-    // resident memory: one read of /proc, next to the products' own cost), against three
-    // quarters of the memory limit, which leaves room for the next product. One thread.
+    // more, and every 64th result, is also weighed with what the process has taken since
+    // the expansion began (its resident memory: one read of /proc, next to the products'
+    // own cost), against three quarters of the memory limit, which leaves room for the
+    // next product. One thread.
     mutable std::size_t results = 0;
+    double base = current_rss_mib() * 1048576.0;  // what the process held before: not the expansion's
     void check_held(const E& a) const {
         if (a.terms() < (std::size_t{1} << 16) && (++results & 63) != 0) return;
-        const double held = current_rss_mib() * 1048576.0, limit = default_max_memory();
+        const double held = std::max(0.0, current_rss_mib() * 1048576.0 - base), limit = default_max_memory();
         if (held > 0.75 * limit)
             throw resource_limit("the expansion in the weights holds about " + format_bytes(held) + " at a polynomial of " +
                                  std::to_string(a.terms()) + " terms, over three quarters of the memory limit of " + format_bytes(limit) +

@@ -426,6 +426,18 @@ SpectrumResult spectrum_steps(const QPoly& f, const ValidPartition& part, long n
     const auto sides = variable_sides(f.context()->vars(), token_sides(part, n_tokens));
     report_step(first, total, "the flattening in orthonormal bases");
     const OrthoFlattening of = orthogonal_flattening(f, sides, opt.measure, opt.max_side);
+    // The floating point's range, before the exact rank: σ² ≤ ||f||² is held in doubles
+    // (up to 2^1024; the eigensolver and the SVD scale by the largest entry before they
+    // rotate). Past it the values overflowed or vanished (σ = 0, 0, labelled certified, for
+    // a coefficient of 10^160), so the run stops first.
+    {
+        const double log2_norm2 = static_cast<double>(fmpz_bits(fmpq_numref(of.norm2.get()))) -
+                                  static_cast<double>(fmpz_bits(fmpq_denref(of.norm2.get())));
+        if (!of.norm2.is_zero() && std::fabs(log2_norm2) > 1000)
+            throw resource_limit("spectrum: ||f||^2 is about 2^" + std::to_string(static_cast<long>(std::lround(log2_norm2))) +
+                                 ", beyond the floating-point range of the singular values (|log2 ||f||^2| <= 1000): scale f (every σ "
+                                 "scales with it)");
+    }
     report_step(first + 1, total, "the exact rank of the coefficient flattening");
     const RankAnswer ra = rank_certified(flatten(f, sides), opt.rank);
     report_step(first + 2, total,
@@ -454,20 +466,6 @@ SpectrumResult spectrum_steps(const QPoly& f, const ValidPartition& part, long n
         r.norm = arf_get_d(arb_midref(nn.v), ARF_RND_NEAR);
     }
 
-    // The floating point's range: σ² ≤ ||f||² is held in doubles (up to 2^1024), and at
-    // 53 bits the eigensolver and the SVD square entries of S = M Mᵀ (|S_ij| ≤ ||f||²)
-    // inside their rotations. Past these the values overflowed or vanished (σ = 0 0,
-    // labelled certified, for a coefficient of 10^160), so the run stops first.
-    {
-        const double log2_norm2 = static_cast<double>(fmpz_bits(fmpq_numref(of.norm2.get()))) -
-                                  static_cast<double>(fmpz_bits(fmpq_denref(of.norm2.get())));
-        const double range = opt.precision <= 53 ? 500 : 1000;
-        if (!of.norm2.is_zero() && std::fabs(log2_norm2) > range)
-            throw resource_limit("spectrum: ||f||^2 is about 2^" + std::to_string(static_cast<long>(std::lround(log2_norm2))) +
-                                 ", beyond the floating-point range of the singular values (|log2 ||f||^2| <= " +
-                                 std::to_string(static_cast<long>(range)) + (opt.precision <= 53 ? " at precision 53; 1000 above" : "") +
-                                 "): scale f (every σ scales with it)");
-    }
     SquaredEnclosure s2;
     const bool certified = opt.method == SpectrumMethod::certified;
     if (certified) {

@@ -284,9 +284,13 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     st.Jn = M + 8;
     // The interpolation's values, Nn points by Jn samples (interpolate_slice), before any
     // point is evaluated: the same matrix was refused after 40 s of evaluations otherwise.
-    check_memory(8.0 * static_cast<double>(Nn) * static_cast<double>(st.Jn), default_max_memory(),
+    // At its peak a slice holds two such matrices (the values and the solved ones), and a
+    // second slice (the degree slice on other weights, the generic slice) one more beside
+    // the first's.
+    const bool two_slices = opt.generic_slice || (last != first && opt.degree_slice == DegreeSlice::smallest_fibre);
+    check_memory((two_slices ? 24.0 : 16.0) * static_cast<double>(Nn) * static_cast<double>(st.Jn), default_max_memory(),
                  "variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + ", a " + std::to_string(Nn) +
-                     "x" + std::to_string(st.Jn) + " matrix");
+                     "x" + std::to_string(st.Jn) + " matrix held " + (two_slices ? "3" : "2") + " times at once");
     for (long j = 0; j < st.Jn; ++j) st.xs.push_back(random_point(rng, N, vars, p));
     for (const auto& x : st.xs)
         for (const auto& token : x) st.xs_flat.insert(st.xs_flat.end(), token.begin(), token.end());

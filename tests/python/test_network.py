@@ -342,3 +342,13 @@ def test_exact_integers_of_any_length():
     assert big_int("-" + "9" * 9000) == -(10**9000 - 1)
     row = seprank.budget(200000, [3], dimension=False)["rows"][0]  # L = 12,500: 3^L has 5,964 digits
     assert row["depth"] == 12500 and row["predicted"] == 3**12500
+
+
+def test_power_weights_read_back_and_a_family_beside_layers():
+    # weights() raised TypeError on a power network (its "W" is one matrix, not a list)
+    p = seprank.power(dim=3, widths=[4, 2], power=2)
+    w = p.weights()
+    assert len(w["layers"][0]["W"]) == 4 and seprank.from_weights(w).to_json() == p.to_json()
+    assert p.weights(numpy=True)["layers"][0]["W"].shape == (4, 3)
+    with pytest.raises(ValueError, match="layers: a stack's SPEC, but family 'hadamard' was given"):
+        seprank.network("hadamard", layers="mlp")

@@ -96,3 +96,12 @@ def test_defects_matches_the_cli(cli_path):
     assert py["levels"] == cli_json["levels"] == len(py["level_rows"])  # the CLI's count, under its key
     with pytest.raises(ValueError, match="max width 9 is outside 2..8"):
         seprank.defects(max_width=9)
+
+
+def test_defects_range_estimated_before_it_runs():
+    # 4.3e6 networks: refused at once, the time limit named by this function's keyword
+    with pytest.raises(seprank.ResourceLimitError, match=r"networks in the range: about .* over the limit of 1 s \(max_time\)"):
+        seprank.defects(max_width=8, min_depth=5, max_depth=5, max_power=5, max_time=1)
+    with pytest.raises(ValueError, match="max_time"):
+        seprank.defects(max_time=0)
+    assert seprank.defects(max_width=3, max_depth=3, max_power=3, max_time=600)["networks"] == 31
