@@ -70,6 +70,15 @@ inline void check_output_target(const std::string& path, const std::string& what
     if (!S_ISDIR(ds.st_mode)) throw invalid_input("cannot write " + what + " '" + path + "': '" + dir + "' is not a directory");
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         throw invalid_input("cannot write " + what + " '" + path + "': its directory '" + dir + "': " + errno_text(errno));
+    // The file is written beside itself: a folder whose mode allows it may still refuse a
+    // new file (/proc, a read-only mount), which would show only after the work.
+    std::string probe = (dir == "/" ? std::string() : dir) + "/.seprank-probe.XXXXXX";
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0)
+        throw invalid_input("cannot write " + what + " '" + path + "': no new file can be made in its directory '" + dir + "' (" +
+                            errno_text(errno) + ")");
+    ::close(fd);
+    ::unlink(probe.c_str());
 }
 
 // Writes `size` bytes from `data` to fd, through short writes and EINTR (resource_limit
