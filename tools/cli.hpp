@@ -153,6 +153,16 @@ struct Notes {
     void add(const std::string& line);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
     void emit(json* j) const;
+    // v with each value once, in its first place; a note "OPTION TEXT lists a value twice:
+    // each runs once" when any was repeated (as table's duplicate configurations).
+    template <class T>
+    std::vector<T> once(const std::vector<T>& v, const std::string& option, const std::string& text) {
+        std::vector<T> out;
+        for (const T& x : v)
+            if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+        if (out.size() != v.size()) add(option + " " + text + " lists a value more than once: each runs once");
+        return out;
+    }
 };
 // The network options as a spec, validated here (invalid_input naming the bad value).
 // The family o names: --family as given, else stack when --layers is given, else attention.

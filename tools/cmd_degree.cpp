@@ -31,7 +31,7 @@ struct DegreeCommand final : Command {
         if (!budgets.empty() && !dgo.save_weights.empty())
             throw seprank::invalid_input("--save-weights: --budget compares several networks; save one with degree --depth L");
         if (budgets.empty() && with_rank) throw seprank::invalid_input("--rank: only with --budget B");
-        const std::vector<long> budget_degrees = seprank::parse_list(degrees_text, "--degrees");  // checked with or without --budget
+        std::vector<long> budget_degrees = seprank::parse_list(degrees_text, "--degrees");  // checked with or without --budget
         for (long d : budget_degrees)
             if (d < 1 || d > seprank::kMaxBlockDegree)
                 throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1.." +
@@ -43,6 +43,8 @@ struct DegreeCommand final : Command {
         }
         check_network_options(dgo);  // every network option's value, used or not
         Notes notes_ignored;
+        budgets = notes_ignored.once(budgets, "--budget", budget_text);
+        if (!budgets.empty()) budget_degrees = notes_ignored.once(budget_degrees, "--degrees", degrees_text);
         if (!budgets.empty()) {
             notes_ignored.ignored(*sub, {"--depth"}, "the budget sets each network's depth");
             notes_ignored.ignored(*sub, {"--block-degree", "--power"}, "--budget compares the block degrees of --degrees");

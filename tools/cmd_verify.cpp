@@ -34,8 +34,12 @@ struct VerifyCommand final : Command {
             if (format == "json") std::cout << json_text(claims, 2) << "\n";
             return 0;
         }
-        const std::vector<std::string> names = only.empty() ? seprank::claim_names() : only;
+        Notes repeats;
+        std::string given;
+        for (const auto& n : only) given += (given.empty() ? "" : ",") + n;
+        const std::vector<std::string> names = only.empty() ? seprank::claim_names() : repeats.once(only, "--claim", given);
         for (const auto& n : names) (void)seprank::claim_statement(n);  // unknown names: exit 2 before any work
+        repeats.emit(nullptr);
         int failed = 0;
         json results = json::array();
         for (const auto& n : names) {

@@ -72,6 +72,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     degree_list = [integer(d, "degrees") for d in degrees]
     if not degree_list:
         raise ValueError("degrees: empty, give at least one block degree")
+    if len(set(degree_list)) != len(degree_list):  # as the CLI's note: each block degree once
+        _warnings.warn(f"degrees={','.join(map(str, degree_list))} lists a value more than once: each runs once", stacklevel=2)
+        degree_list = list(dict.fromkeys(degree_list))
     rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"), degree_list, seed_value(seed), opts)
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
