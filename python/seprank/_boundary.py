@@ -72,20 +72,15 @@ def big_fraction(text: str) -> Fraction:
     return Fraction(big_int(num), _digits(den, text))
 
 
-def _decimal(v: int, where: str) -> str:
-    """v as decimal text (where: unused since any length converts; kept for the callers)."""
-    return big_text(v)
-
-
 def exact(x: Any, where: str) -> Union[int, str]:
     """One weight as the weights JSON holds it: an int, or a "p/q" string; exact."""
     if isinstance(x, bool):
         raise ValueError(f"{where}: expected a number, got the bool {x!r}")
     if isinstance(x, _numbers.Integral):
         v = int(x)
-        return v if -2**63 <= v < 2**63 else _decimal(v, where)  # JSON numbers beyond 64 bits would be read as doubles
+        return v if -2**63 <= v < 2**63 else big_text(v)  # JSON numbers beyond 64 bits would be read as doubles
     if isinstance(x, Fraction):
-        return exact(x.numerator, where) if x.denominator == 1 else f"{_decimal(x.numerator, where)}/{_decimal(x.denominator, where)}"
+        return exact(x.numerator, where) if x.denominator == 1 else f"{big_text(x.numerator)}/{big_text(x.denominator)}"
     if isinstance(x, str):
         if "." in x or "e" in x.lower():  # first: Fraction("1e30000000") would take seconds to build
             raise ValueError(f"{where}: decimal strings are not taken ({x[:40]!r}); write 'p/q' or pass a Fraction")
@@ -223,6 +218,25 @@ def memory_bytes(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, _numbers.Real):
         raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
     return float(v)
+
+
+def max_time_seconds(v: Any) -> float:
+    """``max_time``: a finite number of seconds > 0 (the library's max_seconds)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v < float("inf")):
+        raise ValueError(f"max_time: {v!r} is not a finite number of seconds > 0")
+    return float(v)
+
+
+def named_max_time(call: Any) -> Any:
+    """call(), with a time limit it meets named by the Python keyword ``max_time`` rather
+    than the library's (max_seconds) or the CLI's (--max-time)."""
+    try:
+        return call()
+    except ResourceLimitError as e:
+        text = str(e)
+        if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
+            raise ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
+        raise
 
 
 def flag(v: Any, name: str) -> bool:

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 
 from . import _core
 from ._answers import Answer
-from ._boundary import INT_MAX, ResourceLimitError, choice, integer, seed_value, thread_count
+from ._boundary import INT_MAX, choice, integer, max_time_seconds, named_max_time, seed_value, thread_count
 from ._networks import Network, check_network, spec_of_options
 
 OUTPUTS = ("scalar", "all")
@@ -43,8 +43,8 @@ def _same_network(net: Any, weights: Network) -> None:
         return  # _spec names the bad type
     keys = given.keys() if isinstance(net, Network) else [k for k in net if k in given]
     for k in (k for k in keys if k not in _SHAPE_KEYS and k in weights.spec):  # sizes: checked by shape, named there
-        if weights.spec.get(k) != given[k]:
-            raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec.get(k)!r} "
+        if weights.spec[k] != given[k]:
+            raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec[k]!r} "
                              f"(give net=None to take the weights' architecture)")
 
 
@@ -93,16 +93,8 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
             "prime_bits": integer(prime_bits, "prime_bits", -INT_MAX - 1, INT_MAX), "margin": integer(margin, "margin", 0),
             "threads": thread_count(threads), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if max_time is not None:
-        if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
-            raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")
-        opts["max_seconds"] = float(max_time)
-    try:
-        return Answer(_core.dimension(spec, opts, weights._net if weights is not None else None))
-    except ResourceLimitError as e:  # the time limit by this function's keyword, not the CLI's flag
-        text = str(e)
-        if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
-            raise ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
-        raise
+        opts["max_seconds"] = max_time_seconds(max_time)
+    return named_max_time(lambda: Answer(_core.dimension(spec, opts, weights._net if weights is not None else None)))
 
 
 def expected_dimension(net: Any, *, output: str = "scalar") -> Dict[str, Any]:

@@ -8,7 +8,7 @@ import json
 from typing import Any, Dict, Optional
 
 from . import _core
-from ._boundary import INT_MAX, choice, flag, integer, seconds, seed_value, thread_count
+from ._boundary import INT_MAX, choice, flag, integer, max_time_seconds, named_max_time, seconds, seed_value, thread_count
 from ._dimension import _spec
 
 
@@ -90,16 +90,8 @@ def defects(*, max_width: int = 5, min_depth: int = 2, max_depth: int = 4, min_p
            "max_depth": integer(max_depth, "max_depth"), "min_power": integer(min_power, "min_power"),
            "max_power": integer(max_power, "max_power"), "seed": seed_value(seed), "threads": thread_count(threads)}
     if max_time is not None:
-        if isinstance(max_time, bool) or not isinstance(max_time, (int, float)) or not (0 < max_time < float("inf")):
-            raise ValueError(f"max_time: {max_time!r} is not a finite number of seconds > 0")
-        rng["max_seconds"] = float(max_time)
-    try:
-        summary, rows, levels = _core.defects(rng)
-    except _core.ResourceLimitError as e:  # the time limit by this function's keyword, as dimension() names it
-        text = str(e)
-        if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
-            raise _core.ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
-        raise
+        rng["max_seconds"] = max_time_seconds(max_time)
+    summary, rows, levels = named_max_time(lambda: _core.defects(rng))
     out = json.loads(summary)
     out["rows"] = json.loads(rows)
     out["level_rows"] = json.loads(levels)  # "levels" stays the CLI's count of them
