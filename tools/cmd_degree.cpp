@@ -44,8 +44,8 @@ struct DegreeCommand final : Command {
         check_network_options(dgo);  // every network option's value, used or not
         Notes notes_ignored;
         budgets = notes_ignored.once(budgets, "--budget", budget_text);
-        if (!budgets.empty()) budget_degrees = notes_ignored.once(budget_degrees, "--degrees", degrees_text);
         if (!budgets.empty()) {
+            budget_degrees = notes_ignored.once(budget_degrees, "--degrees", degrees_text);
             notes_ignored.ignored(*sub, {"--depth"}, "the budget sets each network's depth");
             notes_ignored.ignored(*sub, {"--block-degree", "--power"}, "--budget compares the block degrees of --degrees");
             notes_ignored.ignored(*sub, {"--weight-range"}, "--budget draws every network's weights in the default range");

@@ -6,10 +6,10 @@
 #include "cli.hpp"
 
 #include <algorithm>
-#include <string_view>
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {

@@ -19,10 +19,6 @@ struct VecHash {
     }
 };
 
-}  // namespace
-
-namespace {
-
 // Why a variable's name gives no token index: a name x<j>_<c> whose j or c passes 9
 // digits has one, too large; any other name has none.
 std::string no_token_index(const std::string& name) {

@@ -122,8 +122,9 @@ DefectSweep defect_sweep(const DefectRange& range) {
         char what[96];
         std::snprintf(what, sizeof what, "defects: up to %.3g networks in the range", networks);
         check_memory(networks * 1024.0, default_max_memory(), what);
-        check_time(networks * 50e-6 / static_cast<double>(range.threads), range.max_seconds > 0 ? range.max_seconds : default_max_seconds(), what,
-                   range.max_seconds > 0 ? "max_seconds" : "--max-time");
+        const bool own = range.max_seconds > 0;  // the caller's limit, else the CLI's --max-time
+        check_time(networks * 50e-6 / static_cast<double>(range.threads), own ? range.max_seconds : default_max_seconds(), what,
+                   own ? "max_seconds" : "--max-time");
     }
     const auto t0 = std::chrono::steady_clock::now();
     DefectSweep out;

@@ -314,12 +314,13 @@ Network network_from_json_value(const nlohmann::json& j) {
     if (!j.contains("dim") && !hint.contains("dim")) {  // nothing to read it from: say where it was looked for
         const auto layers = j.find("layers");
         std::string where = " (no \"layers\")";
-        if (layers != j.end() && (!layers->is_array() || layers->empty() || !layers->front().is_object())) where = " (no first layer)";
         if (layers != j.end() && layers->is_array() && !layers->empty() && layers->front().is_object()) {
             std::string seen;
             for (auto it = layers->front().begin(); it != layers->front().end(); ++it)
                 seen += (seen.empty() ? "" : ", ") + (it.key().size() > 40 ? it.key().substr(0, 40) + "…" : it.key());
             where = " (its keys: " + (seen.empty() ? std::string("none") : seen) + ")";
+        } else if (layers != j.end()) {
+            where = " (no first layer)";
         }
         bad("$", "missing key \"dim\", and no matrix of the first layer to read it from" + where);
     }
