@@ -13,7 +13,7 @@ import math as _math
 import sys as _sys
 import numbers as _numbers
 from fractions import Fraction
-from typing import Any, List, Sequence, Union
+from typing import Any, Dict, Iterable, List, Sequence, Union
 
 from . import _core
 
@@ -237,6 +237,18 @@ def named_max_time(call: Any) -> Any:
         if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
             raise ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
         raise
+
+
+def ignored_options(given: Dict[str, bool], values: Dict[str, Any], names: Iterable[str], reason: str) -> List[str]:
+    """The CLI's note for each of ``names`` given (``given[name]`` true) that the work did not
+    read: "name=value is ignored: reason", a list value comma-separated as the CLI writes it."""
+    out = []
+    for name in names:
+        if given.get(name):
+            v = values[name]
+            shown = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+            out.append(f"{name}={shown} is ignored: {reason}")
+    return out
 
 
 def flag(v: Any, name: str) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, flag, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
@@ -58,14 +58,14 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
             "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
-    # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
-    # the keywords given other than their defaults, which is all Python can tell), once
-    # the ranking has run (an invalid value is refused there, not noted).
     # Refused whatever the target, as the CLI checks every value: never noted as ignored.
     if opts["max_side"] < 1:
         raise ValueError(f"max side {max_side} must be at least 1")
     if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates < 1:
         raise ValueError(f"number of templates M = {templates}: expected at least 1")
+    # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
+    # the keywords given other than their defaults, which is all Python can tell), once
+    # the ranking has run (an invalid value is refused there, not noted).
     given = {"templates": not (isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates == 2),
              "max_side": max_side != 4096, "variant": variant != "auto", "method": method != "flattening",
              "certificate": certificate != "blocks"}
@@ -75,7 +75,7 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     pending = []
 
     def ignored(names: Sequence[str], reason: str) -> None:
-        pending.extend(f"{name}={values[name]} is ignored: {reason}" for name in names if given[name])
+        pending.extend(ignored_options(given, values, names, reason))
 
     def noted(answer: Answer) -> Answer:
         for text in pending:
@@ -245,8 +245,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         unread, reason = ["store", "block_hints"], f"the {answer.variant} evaluation keeps no block store and no block hints (graded only)"
     else:
         unread, reason = [], ""
-    for name in unread:
-        if given[name]:
-            _warnings.warn(f"{name}={values[name]} is ignored: {reason}", stacklevel=2)
+    for text in ignored_options(given, values, unread, reason):
+        _warnings.warn(text, stacklevel=2)
     return answer
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, big_int, choice, eps_list, flag, int_list, integer, partition_text, seconds, seed_value, thread_count
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, seconds, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -238,11 +238,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "heads": heads,
               "width": width, "block_degree": block_degree, "budget": budget, "layers": layers, "depth": depth}
     for names, reason in unused:
-        for name in names:
-            if given.get(name):
-                v = values[name]  # as the CLI writes it: a list comma-separated
-                shown = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
-                _warnings.warn(f"{name}={shown} is ignored: {reason}", stacklevel=2)
+        for text in ignored_options(given, values, names, reason):
+            _warnings.warn(text, stacklevel=2)
     rows = [_json.loads(t) for t in texts]
     if out is not None and resume and out_format == "csv":  # rows reused from a CSV file hold text cells
         rows = [_typed_csv_row(r) if isinstance(r.get("tokens"), str) else r for r in rows]
