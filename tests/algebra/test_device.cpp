@@ -35,6 +35,14 @@ namespace {
 bool have_gpu() { return cuda_info().devices > 0; }
 // The plugin's CPU stand-in (tests/cuda_emulator.cpp), whose memory a test may set.
 bool emulated_device() { return have_gpu() && cuda_info().name.find("emulated") != std::string::npos; }
+// For a test only the emulated device can run: whether it runs here; elsewhere it says
+// why not (`what`: what cannot be done there) and passes its one check.
+bool on_emulated_device(const char* what) {
+    if (emulated_device()) return true;
+    MESSAGE("not the emulated device: " << what);
+    CHECK(true);
+    return false;
+}
 
 }  // namespace
 
@@ -513,11 +521,7 @@ struct TwoBlocks {
 };
 
 TEST_CASE("graded session: a step the device's memory cannot hold is refused before anything changes (emulated device)") {
-    if (!emulated_device()) {
-        MESSAGE("not the emulated device: its memory limit is not set here");
-        CHECK(true);
-        return;
-    }
+    if (!on_emulated_device("its memory limit is not set here")) return;
     TwoBlocks t(40);
     detail::GradedSession& session = *t.session;
     const std::vector<std::uint64_t>&a = t.a, &b = t.b;
@@ -533,11 +537,7 @@ TEST_CASE("graded session: a step the device's memory cannot hold is refused bef
 }
 
 TEST_CASE("graded session: a step that fails part-way leaves a session that refuses every later call (emulated device)") {
-    if (!emulated_device()) {
-        MESSAGE("not the emulated device: a failure part-way cannot be made here");
-        CHECK(true);
-        return;
-    }
+    if (!on_emulated_device("a failure part-way cannot be made here")) return;
     TwoBlocks t(20);
     detail::GradedSession& session = *t.session;
     const std::vector<std::uint64_t>&a = t.a, &b = t.b;
@@ -603,11 +603,7 @@ TEST_CASE("graded evaluation on the device = on the CPU: the same prime gives th
 }
 
 TEST_CASE("graded evaluation on the device: a first step the memory cannot hold is resource_limit; a later one stops the growth (emulated device)") {
-    if (!emulated_device()) {
-        MESSAGE("not the emulated device: its memory limit is not set here");
-        CHECK(true);
-        return;
-    }
+    if (!on_emulated_device("its memory limit is not set here")) return;
     const NetworkSpec s = seprank_test::attention_spec(2, 3, 2);
     const Network net = random_network(s, 11, 1000);
     const ValidPartition part = balanced_partition(2);
