@@ -138,14 +138,35 @@ std::optional<Accepted> try_recurrence(const Search& s, const Candidate& c, Coun
         form.init_start = R[i].x[0];
         for (std::size_t j = 0; j < k; ++j) form.init.push_back(R[i + j].value);
     }
+    // The formula is the recurrence with these initial values: every row must follow from
+    // them, including rows of other runs of consecutive values, which no equation linked.
+    switch (recurrence_reproduces(form, R)) {
+        case Reproduction::yes: break;
+        case Reproduction::no: ++n.refuted; return std::nullopt;
+        case Reproduction::unknown: ++n.undetermined; return std::nullopt;
+    }
     a.params = c.params;
     for (std::size_t e : f.fit) {
         a.fit_rows.push_back(sys.row_of[e]);
         for (std::size_t p : sys.prev[e]) a.fit_rows.push_back(p);  // and the rows it reads
     }
+    for (std::size_t r = 0; r < R.size(); ++r)  // and the initial values, which the formula states
+        if (R[r].x[0] >= form.init_start &&
+            static_cast<unsigned long>(R[r].x[0]) - static_cast<unsigned long>(form.init_start) < static_cast<unsigned long>(c.order))
+            a.fit_rows.push_back(r);
     std::sort(a.fit_rows.begin(), a.fit_rows.end());
     a.fit_rows.erase(std::unique(a.fit_rows.begin(), a.fit_rows.end()), a.fit_rows.end());
     for (std::size_t e : f.confirm) a.confirm_rows.push_back(sys.row_of[e]);
+    // Rows no equation read (another run's, or a run shorter than the order) were
+    // checked by the unrolling above: held out, they confirm the formula too.
+    std::vector<bool> read(R.size(), false);
+    for (std::size_t e = 0; e < sys.row_of.size(); ++e) {
+        read[sys.row_of[e]] = true;
+        for (std::size_t p : sys.prev[e]) read[p] = true;
+    }
+    for (std::size_t r = 0; r < R.size(); ++r)
+        if (!read[r] && !std::binary_search(a.fit_rows.begin(), a.fit_rows.end(), r)) a.confirm_rows.push_back(r);
+    std::sort(a.confirm_rows.begin(), a.confirm_rows.end());
     return a;
 }
 

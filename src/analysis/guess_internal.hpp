@@ -225,6 +225,16 @@ void recurrence_equation(const std::vector<GuessPoint>& rows, const RecSystem& s
 // "n=3,d=2": the point x in the variables vars, for messages.
 std::string point_text(const std::vector<std::string>& vars, const std::vector<long>& x);
 
+// Whether a recurrence gives every row's value from its initial values alone, unrolled
+// exactly forward past them and backward before them (a row in another run of
+// consecutive values, which no equation of the fit read, is checked too): yes, no (a row
+// differs), or unknown (an end coefficient p_0 or p_order vanishes on the way, or the
+// span, over 2^24 steps or past the exact budgets of unroll's estimate, is not unrolled).
+// Precondition: f a recurrence with its init, rows non-empty and one variable. Cost: the
+// span times (order + 1)·(degree + 1) exact products.
+enum class Reproduction { yes, no, unknown };
+Reproduction recurrence_reproduces(const Formula& f, const std::vector<GuessPoint>& rows);
+
 // The formula's value at x, exactly (rows: the table, which a recurrence unrolls from);
 // invalid_input naming `at` outside its domain, resource_limit when the value or its work
 // would be too large (estimated first, check_exact_bits and check_exact_work).

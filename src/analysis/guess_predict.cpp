@@ -4,6 +4,7 @@
 
 #include "guess_internal.hpp"
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
 #include "seprank/limits.hpp"
 
 #include <algorithm>
@@ -91,13 +92,6 @@ std::string point_text(const std::vector<std::string>& vars, const std::vector<l
 
 namespace {
 
-// log2|z| for an integer z ≠ 0 (any size).
-double log2_abs(const fmpz* z) {
-    slong e = 0;
-    const double m = std::fabs(fmpz_get_d_2exp(&e, z));
-    return std::log2(m) + static_cast<double>(e);
-}
-
 // log2 of Σ_k Σ_e |D·p_{k,e}|·M^e over the polynomials p_k given (an upper bound on
 // log2 Σ_k |D·p_k(m)| for |m| ≤ M); −∞ when they are all zero.
 double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_t from, const Integer& den, double log2M) {
@@ -114,6 +108,40 @@ double polys_log2_bound(const std::vector<std::vector<Rational>>& ps, std::size_
     double sum = 0;
     for (double l : logs) sum += std::exp2(l - top);
     return top + std::log2(sum);
+}
+
+// p_k(m) = Σ_e rec[k][e]·m^e, exactly. O(degree) rational products.
+Rational rec_coefficient(const Formula& f, int k, long m) {
+    Rational s, mm(1);
+    for (const Rational& a : f.rec[static_cast<std::size_t>(k)]) {
+        s = s + a * mm;
+        mm = mm * Rational(m);
+    }
+    return s;
+}
+
+// resource_limit `what` when unrolling the recurrence `steps` steps, over values of the
+// variable up to |far|, would pass the exact budgets (the estimate below).
+void check_unroll_cost(const Formula& f, const std::vector<GuessPoint>& rows, unsigned long step_count, double far, const std::string& what) {
+    const double steps = static_cast<double>(step_count);
+    Integer den(1);
+    for (const auto& p : f.rec)
+        for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
+    const double log2M = std::log2(far + 2);
+    // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
+    // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
+    // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
+    // Unrolled backward, P_order takes P_0's place: the larger of the two bounds is used.
+    const double lp0 = std::max({0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M), polys_log2_bound({f.rec.back()}, 0, den, log2M)});
+    const double beta = std::max(0.0, polys_log2_bound(f.rec, 0, den, log2M)) + static_cast<double>(f.order) * lp0;
+    double b0 = 1;
+    for (const GuessPoint& p : rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
+    const double bits = b0 + steps * beta;
+    // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
+    // a canonicalisation; on average half the final size, plus a constant per step.
+    const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
+    check_exact_bits(bits, what);
+    check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
 }
 
 // v(n) from a recurrence, unrolled forward from the last `order` rows before n. The
@@ -146,25 +174,8 @@ Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, c
         throw invalid_input("guess: " + at + ": no " + std::to_string(f.order) + " consecutive rows before " + name + " = " +
                             std::to_string(n) + " to unroll the recurrence from");
     const unsigned long step_count = static_cast<unsigned long>(n) - static_cast<unsigned long>(start);  // n > start: exact
-    const double steps = static_cast<double>(step_count);
-    Integer den(1);
-    for (const auto& p : f.rec)
-        for (const Rational& c : p) fmpz_lcm(den.get(), den.get(), fmpq_denref(c.get()));
-    const double log2M = std::log2(std::max(std::fabs(static_cast<double>(n)), std::fabs(static_cast<double>(first))) + 2);
-    // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
-    // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
-    // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
-    const double lp0 = std::max(0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M));
-    const double beta = std::max(0.0, polys_log2_bound(f.rec, 1, den, log2M)) + static_cast<double>(f.order) * lp0;
-    double b0 = 1;
-    for (const GuessPoint& p : rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
-    const double bits = b0 + steps * beta;
-    // Each step: (order + 1)·(degree + 1) products of numbers of up to `bits` bits, and
-    // a canonicalisation; on average half the final size, plus a constant per step.
-    const double terms = static_cast<double>(f.order + 1) * static_cast<double>(f.rec[0].size());
-    const std::string what = "guess: " + at + ": unrolling the recurrence " + std::to_string(step_count) + " steps";
-    check_exact_bits(bits, what);
-    check_exact_work(steps * ((b0 + bits) / 2 + 256) * terms, what);
+    check_unroll_cost(f, rows, step_count, std::max(std::fabs(static_cast<double>(n)), std::fabs(static_cast<double>(first))),
+                      "guess: " + at + ": unrolling the recurrence " + std::to_string(step_count) + " steps");
 
     std::vector<Rational> window;  // v(m − order), …, v(m − 1)
     for (long m = start - f.order + 1; m <= start; ++m) window.emplace_back(*v.at(m));
@@ -174,14 +185,7 @@ Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, c
             window.emplace_back(*it->second);
             continue;
         }
-        const auto pe = [&](int k) {
-            Rational s, nm(1);
-            for (const Rational& a : f.rec[static_cast<std::size_t>(k)]) {
-                s = s + a * nm;
-                nm = nm * Rational(m);
-            }
-            return s;
-        };
+        const auto pe = [&](int k) { return rec_coefficient(f, k, m); };
         Rational acc;
         for (int k = 1; k <= f.order; ++k) acc = acc + pe(k) * window[static_cast<std::size_t>(f.order - k)];
         const Rational lead = pe(0);
@@ -193,6 +197,58 @@ Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, c
     }
     return window.back();
 }
+
+}  // namespace
+
+namespace guess_detail {
+
+Reproduction recurrence_reproduces(const Formula& f, const std::vector<GuessPoint>& rows) {
+    const long k = f.order;
+    std::map<long, const Integer*> v;
+    for (const GuessPoint& p : rows) v[p.x[0]] = &p.value;
+    const long lo = v.begin()->first, hi = v.rbegin()->first, s0 = f.init_start, s1 = f.init_start + k - 1;
+    // The span to unroll: from the initial values forward to the last row, back to the first.
+    const unsigned long ahead = hi > s1 ? static_cast<unsigned long>(hi) - static_cast<unsigned long>(s1) : 0UL;
+    const unsigned long behind = static_cast<unsigned long>(s0) - static_cast<unsigned long>(lo);  // s0 >= lo: a row
+    const unsigned long span = ahead + behind;
+    if (span > (1UL << 24)) return Reproduction::unknown;
+    try {
+        check_unroll_cost(f, rows, span, std::max(std::fabs(static_cast<double>(lo)), std::fabs(static_cast<double>(hi))), "guess");
+    } catch (const resource_limit&) {
+        return Reproduction::unknown;
+    }
+    Reproduction out = Reproduction::yes;
+    const auto compare = [&](long m, const Rational& value) {
+        if (auto it = v.find(m); it != v.end() && !(Rational(*it->second) == value)) out = Reproduction::no;
+    };
+    std::vector<Rational> window(f.init.begin(), f.init.end());  // v(m − k + 1), …, v(m), m = s1
+    for (unsigned long i = 1; i <= ahead && out == Reproduction::yes; ++i) {  // forward: p_0(m)·v(m) = −Σ_{j≥1} p_j(m)·v(m − j)
+        const long m = static_cast<long>(static_cast<unsigned long>(s1) + i);
+        const Rational lead = rec_coefficient(f, 0, m);
+        if (lead.is_zero()) return Reproduction::unknown;
+        Rational acc;
+        for (long j = 1; j <= k; ++j) acc = acc + rec_coefficient(f, static_cast<int>(j), m) * window[static_cast<std::size_t>(k - j)];
+        window.erase(window.begin());
+        window.push_back((Rational(0) - acc) / lead);
+        compare(m, window.back());
+    }
+    window.assign(f.init.begin(), f.init.end());  // v(t), …, v(t + k − 1), t = s0
+    for (unsigned long i = 1; i <= behind && out == Reproduction::yes; ++i) {  // backward: p_k(m)·v(t) = −Σ_{j<k} p_j(m)·v(m − j)
+        const long t = static_cast<long>(static_cast<unsigned long>(s0) - i), m = t + k;
+        const Rational last = rec_coefficient(f, static_cast<int>(k), m);
+        if (last.is_zero()) return Reproduction::unknown;
+        Rational acc;
+        for (long j = 0; j < k; ++j) acc = acc + rec_coefficient(f, static_cast<int>(j), m) * window[static_cast<std::size_t>(k - 1 - j)];
+        window.pop_back();
+        window.insert(window.begin(), (Rational(0) - acc) / last);
+        compare(t, window.front());
+    }
+    return out;
+}
+
+}  // namespace guess_detail
+
+namespace {
 
 // C(g(x) + x_b, x_b) for a binomial form: x_b ≥ 0 and g(x) a non-negative integer (else
 // invalid_input naming `at`), the size estimated first.

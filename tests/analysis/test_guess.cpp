@@ -278,13 +278,66 @@ TEST_CASE("recurrences: initial values are part of the formula; unrolling far is
     CHECK(guess_predict(g, {1000}) == Rational(a));
     CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {1000000000000L}); }, "unrolling the recurrence"));
     CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {-5}); }, "start at n = 0"));
-    // A far row (n = 10^12, not consecutive with the others) neither breaks the fit nor makes
-    // the unrolling search a gap of 10^12 values: v(20) unrolls from v(10), v(11).
+    // A far row (n = 10^12, not consecutive with the others) that the recurrence cannot be
+    // unrolled to does not pass as confirmed: no recurrence is stated (the formula, with its
+    // initial values, would claim F(10^12) there), and the search does not unroll the gap.
     std::vector<GuessPoint> far = fib;
     far.push_back(GuessPoint{{1000000000000L}, Integer(5)});
     const Guess gf = guess_formula(far, o);
-    REQUIRE(gf.found);
-    CHECK(guess_predict(gf, {20}) == Rational(Integer(6765)));
+    CHECK((!gf.found || (gf.formula.kind != FormKind::c_finite && gf.formula.kind != FormKind::p_recursive)));
+}
+
+TEST_CASE("recurrences: every row must follow from the initial values, rows of other runs too") {
+    GuessOptions o = opts({"n"});
+    o.bases = {};
+    o.max_degree = 1;
+    const auto pow2 = [](long n) { return Integer(1L << n); };
+    // 2^n on n = 1..6 and a row n = 100 with 1 (another run, read by no equation): the
+    // recurrence v(n) = 2 v(n − 1), v(1) = 2 gives 2^100 there, so it is refuted, not
+    // confirmed on the run alone (issue found by a bad-input hunt).
+    std::vector<GuessPoint> gap;
+    for (long n = 1; n <= 6; ++n) gap.push_back(GuessPoint{{n}, pow2(n)});
+    gap.push_back(GuessPoint{{100}, Integer(1)});
+    const Guess gg = guess_formula(gap, o);
+    CHECK((!gg.found || gg.formula.kind != FormKind::c_finite));
+    // An isolated first row: its value must be the recurrence's, unrolled forward from it.
+    std::vector<GuessPoint> lead{GuessPoint{{-5}, Integer(2)}};
+    for (long n = 2; n <= 6; ++n) lead.push_back(GuessPoint{{n}, pow2(n)});
+    const Guess gl = guess_formula(lead, o);
+    CHECK((!gl.found || gl.formula.kind != FormKind::c_finite));
+    if (gl.found) CHECK(guess_predict(gl, {2}) == Rational(pow2(2)));
+    // The same gaps with the right values: the rows of the other runs confirm the formula.
+    std::vector<GuessPoint> ok;
+    for (long n = 1; n <= 6; ++n) ok.push_back(GuessPoint{{n}, pow2(n) * Integer(3)});
+    ok.push_back(GuessPoint{{20}, pow2(20) * Integer(3)});
+    o.max_degree = 0;
+    const Guess go = guess_formula(ok, o);
+    REQUIRE(go.found);
+    if (go.formula.kind == FormKind::c_finite) {
+        CHECK(std::find(go.confirm_rows.begin(), go.confirm_rows.end(), ok.size() - 1) != go.confirm_rows.end());
+        CHECK(guess_predict(go, {21}) == Rational(pow2(21) * Integer(3)));
+    }
+    // Fibonacci on n = 3..12 with F(0) = 0 far before the run (n = 0, then a gap): the
+    // recurrence is unrolled backward from its initial values to check it.
+    std::vector<GuessPoint> fib;
+    Integer a(0), b(1);
+    for (long n = 0; n <= 12; ++n) {
+        if (n == 0 || n >= 3) fib.push_back(GuessPoint{{n}, a});
+        Integer c = a + b;
+        a = b;
+        b = c;
+    }
+    GuessOptions of = opts({"n"});
+    of.bases = {};
+    of.max_degree = 2;
+    const Guess gfib = guess_formula(fib, of);
+    REQUIRE(gfib.found);
+    CHECK(gfib.formula.kind == FormKind::c_finite);
+    CHECK(guess_predict(gfib, {20}) == Rational(Integer(6765)));
+    std::vector<GuessPoint> wrong = fib;
+    wrong.front().value = Integer(7);  // F(0) = 7: the backward unrolling gives 0
+    const Guess gw = guess_formula(wrong, of);
+    CHECK((!gw.found || gw.formula.kind != FormKind::c_finite));
 }
 
 TEST_CASE("binomial points outside the domain are invalid_input naming the variable; huge g is computed or refused") {
