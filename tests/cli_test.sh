@@ -373,6 +373,11 @@ if command -v gnuplot >/dev/null; then
   grep -q "log3_rank" "$T/fig2.svg" || fail "plot --y2 drew no second curve"
   expect_rc 2 "no column 'nope'" -- plot "$T/td.csv" --y2 nope -o "$T/x.svg"
   [[ ! -e "$T/x.svg" ]] || fail "failed plot left a file"
+  # A value below the smallest normal double (1e-320) is a number, read as its nearest double
+  # (it was an internal error: std::stod throws on it), in the plotted columns and in --blocks'.
+  printf 'depth,log3_rank,dim\n1,1e-320,1\n2,1,1\n' >"$T/tiny.csv"
+  "$S" plot "$T/tiny.csv" --x depth --y log3_rank --series dim -o "$T/tiny.svg" >/dev/null || fail "plot of a subnormal cell"
+  grep -q "<svg" "$T/tiny.svg" || fail "plot of a subnormal cell wrote no svg"
   # Nothing in a path, a title or a table cell runs a command: gnuplot runs without a shell
   # and gets single-quoted strings (no `backquote` substitution); a line break is refused.
   mkdir -p "$T/inj"

@@ -26,12 +26,20 @@ namespace seprank {
 
 namespace {
 
-// A finite number ("nan" and "inf" are not: gnuplot could not place them).
-bool is_number(const std::string& s) {
-    if (s.empty()) return false;
+// The cell's value, or NaN where it is not a number (strtod: no exception; a value too
+// small for a double, 1e-320, is read as its nearest double or 0).
+double number_of(const std::string& s) {
+    if (s.empty()) return std::nan("");
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size() && std::isfinite(v);
+    return end == s.c_str() + s.size() ? v : std::nan("");
+}
+
+// A number gnuplot can place: finite, and within ±1e300 (past it gnuplot's autoscaled
+// axes overflow: "all points y value undefined").
+bool is_number(const std::string& s) {
+    const double v = number_of(s);
+    return std::isfinite(v) && std::fabs(v) <= 1e300;
 }
 
 // A cell plotted must be empty (a skipped row) or a finite number: anything else is refused,
@@ -41,7 +49,7 @@ void check_plotted(const std::string& csv_path, long lineno, const std::vector<s
     for (const std::size_t c : columns)
         if (c < cells.size() && !cells[c].empty() && !is_number(cells[c]))
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": column '" + header[c] + "' = '" + cells[c].substr(0, 40) +
-                                "' is not a finite number");
+                                "' is not a finite number within +-1e300");
 }
 
 // A gnuplot string literal. Single-quoted: gnuplot substitutes no `backquoted` command and
@@ -130,9 +138,9 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
     for (const auto& r : kept) {
         std::string label;
         for (std::size_t k : naming) label += (label.empty() ? "" : " ") + header[k] + "=" + r[k];
-        const std::string cap = is_number(r[ca]) && is_number(r[cc]) ? (std::stod(r[ca]) < std::stod(r[cc]) ? r[ca] : r[cc]) : "";
+        const std::string cap = is_number(r[ca]) && is_number(r[cc]) ? (number_of(r[ca]) < number_of(r[cc]) ? r[ca] : r[cc]) : "";
         const bool ok = cst == header.size() || r[cst] == "ok";
-        data[label][std::stod(r[cb])] = {r[cr], cap, ok ? "1" : "0"};
+        data[label][number_of(r[cb])] = {r[cr], cap, ok ? "1" : "0"};
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     std::ostringstream g;
@@ -253,14 +261,14 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (two) check_plotted(csv_path, lineno, header, cells, {cy2});
         if (opt.bounds) check_plotted(csv_path, lineno, header, cells, {clo, cup});
         if (!is_number(cells[cx])) continue;
-        const double xv = std::stod(cells[cx]);
+        const double xv = number_of(cells[cx]);
         integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
         auto& slot = data[cells[cs]][xv];
         slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
                 mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
         numeric_bounds += opt.bounds && (is_number(cells[clo]) || is_number(cells[cup]));
         numeric_y += is_number(cells[cy]);
-        positive_y += is_number(cells[cy]) && std::stod(cells[cy]) > 0;
+        positive_y += is_number(cells[cy]) && number_of(cells[cy]) > 0;
     }
     if (data.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a number in column '" + opt.x + "'"

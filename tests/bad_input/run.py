@@ -208,6 +208,8 @@ def fixtures():
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,abc,1.8928,,,ok\n")
     w("gp_infx.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,1e400,8,1.8928,,,ok\n")
+    w("gp_hugey.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
+      "hadamard,2,2,1,1e308,1.2619,,,ok\nhadamard,2,2,2,-1e308,1.8928,,,ok\n")
     w("badquote.csv", hdr + "\n\x01ab\x7f\"unterminated\n")  # a binary line: shown escaped, with file and line
     w("badquote2.csv", "# seprank table sweep: a comment line first\n" + hdr + "\n\"x\n")  # lines count from the file's first
     # guess: a small table of n, v = n^2 + 1, and broken ones
