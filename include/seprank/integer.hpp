@@ -59,8 +59,11 @@ public:
     // Zero test and sign (-1, 0, 1). O(1).
     bool is_zero() const noexcept { return fmpz_is_zero(v_); }
     int sign() const noexcept { return fmpz_sgn(v_); }
-    // Residue in [0, p); p >= 1 is not checked (p = 0 divides by zero). O(n).
-    std::uint64_t mod(std::uint64_t p) const noexcept { return fmpz_fdiv_ui(v_, p); }
+    // Residue in [0, p); p = 0 throws domain_error. O(n).
+    std::uint64_t mod(std::uint64_t p) const {
+        if (p == 0) throw_zero_modulus(str());
+        return fmpz_fdiv_ui(v_, p);
+    }
 
     // Comparisons O(n); + and − O(n); × one FLINT product, quasi-linear in n for large
     // operands (O(n²) schoolbook for small ones).
@@ -75,6 +78,7 @@ public:
     friend Integer operator*(const Integer& a, const Integer& b);
 
 private:
+    [[noreturn]] static void throw_zero_modulus(const std::string& value);
     fmpz_t v_;
 };
 
@@ -118,8 +122,8 @@ public:
     // "a" when the denominator is 1, else "a/b". Quasi-linear in n.
     std::string str() const;
     // num * den^{-1} mod p. Throws domain_error when p divides the denominator (or, p not
-    // prime, shares a factor with it). p must be prime for the inverse to exist; primality
-    // is not checked; p >= 1 neither (p = 0 divides by zero). O(n) plus one word inverse.
+    // prime, shares a factor with it), and for p = 0. p must be prime for the inverse to
+    // exist; primality is not checked. O(n) plus one word inverse.
     std::uint64_t mod(std::uint64_t p) const;
 
     // Equality O(n); + − × / exact, each a few products and gcds (quasi-linear in n).
@@ -135,6 +139,13 @@ private:
     static const Integer& one();
     fmpq_t v_;
 };
+
+// log2 |x| as a double (any size; the nearest double to within a few ulps), −∞ for zero.
+// For sizes and ranges: magnitudes far beyond a double's 2^±1024 stay finite here. O(1).
+double log2_abs(const fmpz_t x) noexcept;
+double log2_abs(const Integer& x) noexcept;
+// log2 |num| − log2 den, −∞ for zero. O(1).
+double log2_abs(const Rational& x) noexcept;
 
 // Writes str(). Cost as str().
 std::ostream& operator<<(std::ostream& os, const Integer& v);

@@ -10,6 +10,7 @@
 #include "rank_internal.hpp"
 #include "seprank/certificate.hpp"
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 
@@ -195,13 +196,6 @@ SparseZMat remove_contents(const SparseZMat& a) {
         }
     fmpz_clear(g);
     return b;
-}
-
-double log2_abs(const fmpz_t x) {
-    if (fmpz_is_zero(x)) return -INFINITY;
-    slong exp;
-    const double d = fmpz_get_d_2exp(&exp, x);
-    return std::log2(std::fabs(d)) + static_cast<double>(exp);
 }
 
 // log2 of the product of the k largest norms, norms given as log2 of squared norms.

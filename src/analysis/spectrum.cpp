@@ -6,6 +6,7 @@
 #include "network/expand_internal.hpp"
 #include "base/process.hpp"
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/progress.hpp"
@@ -431,8 +432,7 @@ SpectrumResult spectrum_steps(const QPoly& f, const ValidPartition& part, long n
     // rotate). Past it the values overflowed or vanished (σ = 0, 0, labelled certified, for
     // a coefficient of 10^160), so the run stops first.
     {
-        const double log2_norm2 = static_cast<double>(fmpz_bits(fmpq_numref(of.norm2.get()))) -
-                                  static_cast<double>(fmpz_bits(fmpq_denref(of.norm2.get())));
+        const double log2_norm2 = log2_abs(of.norm2);
         if (!of.norm2.is_zero() && std::fabs(log2_norm2) > 1000)
             throw resource_limit("spectrum: ||f||^2 is about 2^" + std::to_string(static_cast<long>(std::lround(log2_norm2))) +
                                  ", beyond the floating-point range of the singular values (|log2 ||f||^2| <= 1000): scale f (every σ "

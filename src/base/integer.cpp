@@ -2,6 +2,7 @@
 
 #include "seprank/error.hpp"
 
+#include <cmath>
 #include <flint/ulong_extras.h>
 #include <memory>
 #include <ostream>
@@ -105,7 +106,12 @@ std::string Rational::str() const {
     return fmpz_to_string(fmpq_numref(v_)) + "/" + fmpz_to_string(fmpq_denref(v_));
 }
 
+void Integer::throw_zero_modulus(const std::string& value) {
+    throw domain_error("integer " + value + " has no value mod 0");
+}
+
 std::uint64_t Rational::mod(std::uint64_t p) const {
+    if (p == 0) throw domain_error("rational " + str() + " has no value mod 0");
     std::uint64_t d = fmpz_fdiv_ui(fmpq_denref(v_), p);
     if (d == 0)
         throw domain_error("rational " + str() + " has no value mod " + std::to_string(p) +
@@ -140,6 +146,20 @@ Rational operator/(const Rational& a, const Rational& b) {
     Rational r;
     fmpq_div(r.get(), a.get(), b.get());
     return r;
+}
+
+double log2_abs(const fmpz_t x) noexcept {
+    if (fmpz_is_zero(x)) return -HUGE_VAL;
+    slong e = 0;
+    const double m = fmpz_get_d_2exp(&e, x);  // |m| in [0.5, 1)
+    return std::log2(std::fabs(m)) + static_cast<double>(e);
+}
+
+double log2_abs(const Integer& x) noexcept { return log2_abs(x.get()); }
+
+double log2_abs(const Rational& x) noexcept {
+    if (x.is_zero()) return -HUGE_VAL;
+    return log2_abs(fmpq_numref(x.get())) - log2_abs(fmpq_denref(x.get()));
 }
 
 std::ostream& operator<<(std::ostream& os, const Integer& v) { return os << v.str(); }

@@ -6,6 +6,7 @@
 
 #include "base/process.hpp"
 #include "seprank/error.hpp"
+#include "seprank/integer.hpp"
 #include "network/families.hpp"
 #include "network/forward_impl.hpp"
 #include "seprank/forward.hpp"
@@ -94,13 +95,6 @@ struct LogAbsRing {
     W weight_fma(W s, W a, W b) const { return plus(s, a + b); }
 };
 
-double log2_abs(const fmpz_t x) {
-    if (fmpz_is_zero(x)) return -HUGE_VAL;
-    slong e = 0;
-    const double m = fmpz_get_d_2exp(&e, x);  // |m| in [0.5, 1)
-    return std::log2(std::fabs(m)) + static_cast<double>(e);
-}
-
 }  // namespace
 
 namespace {
@@ -114,7 +108,7 @@ double coefficient_bits(const NetworkSpec& s, const Weights& weights, double dw,
     Integer lcm(1);
     const NetWeights<double> w = map_weights<double>(weights, [&lcm](const Rational& x) {
         fmpz_lcm(lcm.get(), lcm.get(), fmpq_denref(x.get()));
-        return x.is_zero() ? -HUGE_VAL : log2_abs(fmpq_numref(x.get())) - log2_abs(fmpq_denref(x.get()));
+        return log2_abs(x);
     });
     LogAbsRing ring;
     detail::Forward<LogAbsRing> f(s, w, ring);

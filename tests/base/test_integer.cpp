@@ -2,6 +2,7 @@
 #include "seprank/integer.hpp"
 #include "support.hpp"
 
+#include <cmath>
 #include <doctest/doctest.h>
 
 using namespace seprank;
@@ -26,6 +27,33 @@ TEST_CASE("Integer round-trips through strings and Boost on random huge values")
         mpz_int r = seprank_test::to_mpz(a) % p;
         if (r < 0) r += p;
         REQUIRE(a.mod(p) == r.convert_to<std::uint64_t>());
+    }
+}
+
+TEST_CASE("log2_abs of integers and rationals of any size, zero giving -inf") {
+    auto rng = seprank_test::rng_for("integer-log2");
+    INFO("seed " << seprank_test::seed());
+    CHECK(std::isinf(log2_abs(Integer(0))));
+    CHECK(log2_abs(Integer(0)) < 0);
+    CHECK(std::isinf(log2_abs(Rational(0))));
+    CHECK(log2_abs(Integer(1)) == 0.0);
+    CHECK(log2_abs(Integer(-1024)) == 10.0);
+    CHECK(log2_abs(Rational(Integer(3), Integer(-8))) == doctest::Approx(std::log2(3.0) - 3.0));
+    for (int i = 0; i < seprank_test::iterations(1000); ++i) {
+        const Integer a = rng.big(1 + static_cast<unsigned>(rng.below(4000)));
+        if (a.is_zero()) continue;
+        mpz_int m = seprank_test::to_mpz(a);
+        if (m < 0) m = -m;
+        const double top = static_cast<double>(boost::multiprecision::msb(m));  // floor(log2 |a|)
+        INFO("a = " << a);
+        const double l = log2_abs(a);
+        REQUIRE(l >= top - 1e-9);
+        REQUIRE(l < top + 1 + 1e-9);
+        if (m < (mpz_int(1) << 52)) REQUIRE(l == doctest::Approx(std::log2(m.convert_to<double>())).epsilon(1e-15));
+        const Integer b = rng.big(1 + static_cast<unsigned>(rng.below(4000)));
+        if (b.is_zero()) continue;
+        // log2 |a/b| = log2 |a| − log2 |b| whatever the reduction cancelled, to rounding.
+        REQUIRE(log2_abs(Rational(a, b)) == doctest::Approx(l - log2_abs(b)).epsilon(1e-12).scale(1.0));
     }
 }
 
@@ -84,6 +112,14 @@ TEST_CASE("Rational mod p, including p near 2^63 and 2^64 and p dividing the den
     CHECK_THROWS_AS(Rational(Integer(1), Integer(6)).mod(3), domain_error);
     CHECK_THROWS_AS(Rational(Integer(1), Integer(4)).mod(6), domain_error);  // not invertible, not prime
     CHECK(Rational(Integer(1), Integer(2)).mod(7) == 4);
+}
+
+TEST_CASE("mod 0 is refused, not a division by zero") {
+    CHECK_THROWS_AS(Integer(5).mod(0), domain_error);
+    CHECK_THROWS_AS(Integer(0).mod(0), domain_error);
+    CHECK_THROWS_AS(Rational(Integer(1), Integer(3)).mod(0), domain_error);
+    CHECK_THROWS_AS(Rational(7).mod(0), domain_error);
+    CHECK(Integer(-5).mod(1) == 0);
 }
 
 TEST_CASE("Rational parsing") {
