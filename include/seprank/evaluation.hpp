@@ -196,7 +196,7 @@ RankAnswer evaluation_rank_plain(const Network& net, const ValidPartition& part,
 // d^L + 1 < p. Cost as at the top (k_max²·(D+1) evaluations, Σ_a k_a³ elimination).
 RankAnswer evaluation_rank_graded(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 // The dispatcher: opt.variant plain or graded runs that variant; automatic runs graded when
-// f is homogeneous, d^L <= opt.max_graded_degree and (given a prime) d^L < p − 2, plain
+// f is homogeneous, d^L <= opt.max_graded_degree and (given a prime) d^L + 1 < p, plain
 // otherwise. Checked and costed as the variant it runs.
 RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const EvaluationOptions& opt = {});
 inline RankAnswer evaluation_rank_plain(const Network& net, const Partition& part, const EvaluationOptions& opt = {}) {

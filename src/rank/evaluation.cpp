@@ -259,7 +259,7 @@ RankAnswer evaluation_rank(const Network& net, const ValidPartition& part, const
     if (opt.variant == EvaluationVariant::automatic) {
         const Integer d = output_degree(s);
         graded = is_homogeneous(s) && fmpz_cmp_si(d.get(), opt.max_graded_degree) <= 0 &&
-                 (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 2) < 0);
+                 (opt.prime == 0 || fmpz_cmp_ui(d.get(), opt.prime - 1) < 0);  // graded's own d^L + 1 < p
     }
     return finish(graded ? evaluation_rank_graded_impl(net, part, opt) : evaluation_rank_plain_impl(net, part, opt), net, part, opt, t0);
 }

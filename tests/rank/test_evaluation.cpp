@@ -226,6 +226,12 @@ TEST_CASE("graded evaluation refuses what it cannot do, and auto falls back to p
     o.prime = 7;  // prime, but not above d^L + 1 = 10
     CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
     CHECK(evaluation_rank(net, balanced_partition(2), o).variant == "plain");
+    // The dispatcher takes graded exactly where graded takes the prime: d^L + 1 < p.
+    o.prime = 11;  // the smallest prime above d^L + 1 = 10
+    const RankAnswer g11 = evaluation_rank_graded(net, balanced_partition(2), o);
+    const RankAnswer a11 = evaluation_rank(net, balanced_partition(2), o);
+    CHECK(a11.variant == g11.variant);
+    CHECK(a11.value == g11.value);
     o.prime = 0;
     o.max_graded_degree = 8;  // d^L = 9 is over the limit
     CHECK_THROWS_AS(evaluation_rank_graded(net, balanced_partition(2), o), invalid_input);
