@@ -9,8 +9,11 @@
 //              outlives its context.
 // Poly<T>      owns one fmpq_mpoly / nmod_mpoly. Eager value type: copies are deep,
 //              moves are noexcept (init + swap; the moved-from object is zero in the
-//              same context). Binary operations require both operands to share one
-//              context (checked: invalid_input).
+//              same context). Binary operations and == take operands from one context
+//              or from interchangeable ones (Context::interchangeable: the same modulus
+//              and the same variable names in order, as two expansions of one network
+//              have); others are checked (invalid_input; == is false). A result lives in
+//              the left operand's context.
 //
 // QPoly = Poly<QTraits> has Rational coefficients; NmodPoly = Poly<NmodTraits> has
 // coefficients in [0, p). NmodContext requires p >= 2 (checked); p prime is needed only
@@ -97,6 +100,11 @@ public:
     std::size_t nvars() const noexcept { return vars_->size(); }
     // p for Z/p, 0 for Q. O(1).
     std::uint64_t modulus() const noexcept { return modulus_; }
+    // Polynomials of the two contexts can be combined: the same context, or the same
+    // modulus and the same variable names in the same order (FLINT's context depends only
+    // on these and the order, degrevlex for both). O(1) for one context or shared
+    // variables, else O(total length of the names).
+    bool interchangeable(const Context& o) const noexcept;
 
 private:
     std::shared_ptr<const Variables> vars_;
@@ -184,7 +192,7 @@ public:
     // O(t·n) word operations plus the powers.
     Coeff evaluate(const std::vector<Coeff>& point) const;
 
-    // Same context checked (invalid_input). + and − merge the terms, O(t + t') monomial
+    // Interchangeable contexts checked (invalid_input). + and − merge the terms, O(t + t') monomial
     // comparisons plus the coefficient additions; *= of a polynomial is mul(o) (below);
     // *= of a scalar (Z/p: reduced mod p) O(t) at most.
     Poly& operator+=(const Poly& o);
@@ -207,7 +215,7 @@ public:
     Poly operator-() const;
     friend bool operator==(const Poly& a, const Poly& b) { return a.equals(b); }
     Poly mul(const Poly& o) const { return mul(o, MulVariant::automatic); }
-    // this·o by variant v (MulVariant above; same context checked). Over Q the result is
+    // this·o by variant v (MulVariant above; interchangeable contexts checked). Over Q the result is
     // FLINT's canonical form whatever v is. Before any product is formed, its size is
     // bounded: at most min(t·t', C(n + deg + deg', n)) terms, each with packed exponents
     // and, over Q, a coefficient of at most bits + bits' + log2 min(t, t') bits; over
@@ -221,13 +229,15 @@ public:
     Poly mul(const Poly& o, MulVariant v, MulStats* stats = nullptr) const;
     // Composition f(s_1, …, s_n): variable k of this polynomial's context replaced by
     // subs[k], every subs[k] in the one context `target` (both checked: subs.size() ==
-    // nvars, each sub's context is target; invalid_input otherwise). FLINT's
+    // nvars, each sub's context is target or interchangeable with it; invalid_input
+    // otherwise). FLINT's
     // *_mpoly_compose_*_mpoly (Horner or geobucket, its own choice); resource_limit when
     // the result's exponents do not fit. Cost: about the sum over terms of f of the
     // product of the substituted powers, so it pays when f has few terms and the subs are
     // short (expand.hpp, variant moment).
     Poly compose(const std::vector<Poly>& subs, const ContextPtr& target) const;
-    // Same context and same polynomial. No precondition. O(t) term comparisons.
+    // Interchangeable contexts (false otherwise) and the same polynomial. No precondition.
+    // O(t) term comparisons, plus the contexts' comparison.
     bool equals(const Poly& o) const;
 
 private:

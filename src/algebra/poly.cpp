@@ -269,8 +269,15 @@ Poly<T>::~Poly() {
 }
 
 template <class T>
+bool Context<T>::interchangeable(const Context& o) const noexcept {
+    return this == &o || (modulus_ == o.modulus_ && (vars_ == o.vars_ || vars_->names() == o.vars_->names()));
+}
+
+template <class T>
 void Poly<T>::require_same(const Poly& o, const char* op) const {
-    if (ctx_ != o.ctx_) throw invalid_input(std::string("operator ") + op + ": polynomials from different contexts");
+    if (!ctx_->interchangeable(*o.ctx_))
+        throw invalid_input(std::string("operator ") + op + ": polynomials from contexts with other variables" +
+                            (ctx_->modulus() != o.ctx_->modulus() ? " or another modulus" : ""));
 }
 
 template <class T>
@@ -504,8 +511,8 @@ Poly<T> Poly<T>::compose(const std::vector<Poly>& subs, const ContextPtr& target
     std::vector<typename T::poly_struct*> ptrs;
     ptrs.reserve(subs.size());
     for (std::size_t k = 0; k < subs.size(); ++k) {
-        if (subs[k].ctx_ != target)
-            throw invalid_input("compose: substitution " + std::to_string(k) + " is not in the target context");
+        if (!subs[k].ctx_->interchangeable(*target))
+            throw invalid_input("compose: substitution " + std::to_string(k) + " is not in the target context (its variables differ)");
         ptrs.push_back(const_cast<typename T::poly_struct*>(subs[k].p_));
     }
     Poly r(target);
@@ -523,7 +530,7 @@ Poly<T> Poly<T>::operator-() const {
 
 template <class T>
 bool Poly<T>::equals(const Poly& o) const {
-    return ctx_ == o.ctx_ && Ops<T>::equal(p_, o.p_, ctx_->get());
+    return ctx_->interchangeable(*o.ctx_) && Ops<T>::equal(p_, o.p_, ctx_->get());
 }
 
 template class Context<QTraits>;

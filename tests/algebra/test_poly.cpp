@@ -131,7 +131,7 @@ TEST_CASE("empty, zero, constant and zero-variable polynomials") {
 }
 
 TEST_CASE("misuse is reported, never aborts") {
-    auto ctx = qctx(2), other = qctx(2);
+    auto ctx = qctx(2), other = QContext::make(Variables({"v0", "w1"}));  // other variables
     QPoly a = QPoly::variable(ctx, 0), b = QPoly::variable(other, 0);
     CHECK_THROWS_AS(a + b, invalid_input);
     CHECK_THROWS_AS(a * b, invalid_input);
@@ -244,6 +244,43 @@ TEST_CASE("moves keep the context and leave a zero polynomial") {
     d = c;  // copy assignment across contexts
     CHECK(d.context() == ctx);
     CHECK(d == c);
+}
+
+TEST_CASE("contexts with the same variables are interchangeable; others are refused") {
+    auto rng = seprank_test::rng_for("poly-contexts");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(50); ++it) {
+        const std::size_t nv = 1 + static_cast<std::size_t>(rng.below(4));
+        auto c1 = qctx(nv), c2 = qctx(nv);  // two contexts, equal names, separate Variables
+        REQUIRE(c1 != c2);
+        REQUIRE(c1->interchangeable(*c2));
+        const RefPoly ra = seprank_test::random_ref(rng, nv, 6, 3, 20), rb = seprank_test::random_ref(rng, nv, 6, 3, 20);
+        const QPoly a1 = seprank_test::from_ref(ra, c1), a2 = seprank_test::from_ref(ra, c2);
+        const QPoly b2 = seprank_test::from_ref(rb, c2);
+        CHECK(a1 == a2);  // two expansions of one network compare equal
+        CHECK((a1 == b2) == (ra == rb));
+        const QPoly s = a1 + b2, m = a1 * b2;
+        CHECK(s.context() == c1);  // the left operand's context
+        CHECK(seprank_test::to_ref(s) == seprank_test::ref_add(ra, rb));
+        CHECK(seprank_test::to_ref(m) == seprank_test::to_ref(seprank_test::from_ref(ra, c2) * b2));
+        std::vector<QPoly> subs;
+        for (std::size_t k = 0; k < nv; ++k) subs.push_back(QPoly::variable(c2, k));
+        CHECK(a1.compose(subs, c1) == a1);  // subs from c2, target c1
+    }
+    auto c3 = qctx(3);
+    auto other = QContext::make(Variables({"v0", "v1", "w2"}));  // same count, another name
+    CHECK_FALSE(c3->interchangeable(*other));
+    CHECK_FALSE(QPoly::variable(c3, 0) == QPoly::variable(other, 0));
+    CHECK_THROWS_AS(QPoly::variable(c3, 0) + QPoly::variable(other, 0), invalid_input);
+    CHECK_THROWS_AS(QPoly::variable(c3, 0) * QPoly::variable(other, 0), invalid_input);
+    CHECK_THROWS_AS(QPoly::variable(c3, 0) - QPoly::variable(qctx(2), 0), invalid_input);
+    auto n7 = std::make_shared<const NmodContext>(c3->vars_ptr(), 7), n11 = std::make_shared<const NmodContext>(c3->vars_ptr(), 11);
+    auto n7b = std::make_shared<const NmodContext>(std::make_shared<const Variables>(c3->vars()), 7);
+    CHECK(n7->interchangeable(*n7b));
+    CHECK_FALSE(n7->interchangeable(*n11));
+    CHECK(NmodPoly::variable(n7, 1) + NmodPoly::variable(n7b, 1) == NmodPoly::variable(n7, 1) * 2);
+    CHECK_THROWS_AS(NmodPoly::variable(n7, 1) + NmodPoly::variable(n11, 1), invalid_input);
+    CHECK_FALSE(NmodPoly::variable(n7, 1) == NmodPoly::variable(n11, 1));
 }
 
 TEST_CASE("token variables carry token and coordinate") {
