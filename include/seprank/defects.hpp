@@ -73,6 +73,8 @@ enum class DefectReason {
     level,        // a level is defective (measured)
     unexplained,  // neither
 };
+// The enumerator's name ("none", "bound", "level", "unexplained"); internal_error for a
+// value outside the enum. O(1).
 const char* to_string(DefectReason r);
 
 struct DefectRow {

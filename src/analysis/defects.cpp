@@ -105,7 +105,7 @@ const char* to_string(DefectReason r) {
         case DefectReason::level: return "level";
         case DefectReason::unexplained: return "unexplained";
     }
-    return "none";
+    throw internal_error("to_string(DefectReason): unknown value " + std::to_string(static_cast<int>(r)));
 }
 
 DefectSweep defect_sweep(const DefectRange& range) {

@@ -158,3 +158,8 @@ TEST_CASE("defects: a small range, its bounds, its defects and the reference dim
         CHECK(dimension_interpolation(power_stack(r.widths, r.powers), opt).value == r.dimension.value);
     }
 }
+
+TEST_CASE("DefectReason names are distinct, and a value outside the enum is refused by name") {
+    seprank_test::check_enum_names<DefectReason>({DefectReason::none, DefectReason::bound, DefectReason::level, DefectReason::unexplained},
+                                                 "DefectReason", nullptr);
+}
