@@ -13,9 +13,10 @@
 #
 # Steps (any failure ends the script with a non-zero status):
 #   1. `meson install --destdir BUILD_DIR/consumer-test/stage` with the build's prefix;
-#      the installed files are listed, libseprank.so has soname libseprank.so.0 and
-#      `ldd` names no MPI library.
-#   2. seprank/version.hpp agrees with `pkg-config --modversion seprank`.
+#      the installed files are listed, libseprank.so has soname libseprank.so.0,
+#      `ldd` names no MPI library, and every exported symbol is in namespace seprank.
+#   2. The staged seprank.pc's prefix is the stage (it is relocatable: no sysroot or
+#      prefix override), and seprank/version.hpp agrees with `pkg-config --modversion`.
 #   3. Each example, as C++17 and as C++20 with -Wall -Wextra -Werror:
 #      pkg-config shared (`pkg-config --cflags --libs seprank`), pkg-config static
 #      (`--static`, -lseprank replaced by -l:libseprank.a), CMake seprank::seprank and
@@ -72,11 +73,23 @@ if grep -i 'libmpi\|libopen-rte\|libopen-pal' "$work/ldd.txt"; then
   fail "the installed libseprank.so depends on MPI (above)"
 fi
 if grep 'not found' "$work/ldd.txt"; then fail "libseprank.so has unresolved libraries (above)"; fi
-echo "ok: installed files, soname $soname, no MPI in ldd"
+# The exported symbols are seprank's own (src/seprank.map): no copy of a header-only
+# library's templates (nlohmann, Eigen, Boost, Givaro) for a program's own to bind to.
+nm -D --defined-only -C "$staged_libdir/libseprank.so.$version" | cut -d' ' -f3- >"$work/exports.txt"
+grep -c 'seprank::' "$work/exports.txt" >/dev/null || fail "libseprank.so exports no seprank:: symbol"
+outside=$(grep -v 'seprank::' "$work/exports.txt" | grep -vx '_init\|_fini' || true)
+if [[ -n "$outside" ]]; then
+  head -5 <<<"$outside"
+  fail "libseprank.so exports $(wc -l <<<"$outside") symbols outside namespace seprank (above; src/seprank.map)"
+fi
+echo "ok: installed files, soname $soname, no MPI in ldd, $(wc -l <"$work/exports.txt") exported symbols, all seprank's"
 
-# ---- 2. pkg-config sees the staged seprank.pc; the sysroot prefixes its -I and -L paths
+# ---- 2. pkg-config sees the staged seprank.pc, whose paths follow it (relocatable)
 export PKG_CONFIG_PATH="$staged_libdir/pkgconfig"
-export PKG_CONFIG_SYSROOT_DIR="$stage"
+unset PKG_CONFIG_SYSROOT_DIR
+pc_prefix=$(pkg-config --variable=prefix seprank)
+[[ $(realpath "$pc_prefix") == $(realpath "$staged_prefix") ]] ||
+  fail "seprank.pc's prefix is '$pc_prefix', not the staged $staged_prefix (not relocatable)"
 [[ $(pkg-config --modversion seprank) == "$version" ]] ||
   fail "pkg-config --modversion seprank: $(pkg-config --modversion seprank), expected $version"
 read -r -a pc_cflags <<<"$(pkg-config --cflags seprank)"

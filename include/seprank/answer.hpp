@@ -19,8 +19,11 @@
 // "grid" (the matricization of a grid tensor: rank [[T]] ≤ sep), "matrix" (a given
 // matrix), "generic sep", or "dimension" (the Jacobian of the parameter map,
 // dimension.hpp).
-// Every field has a column of the same name in the registry (columns.hpp); to_json
-// writes them all, in registry order, with null where a field does not apply.
+// The fields have columns in the registry (columns.hpp), of the same name but for
+// `value`, whose column is `rank`; to_json writes those columns, in registry order, with
+// null where a field does not apply. The fields marked below "not a column" (stop,
+// stop_detail, engine_note, minor_sum, hinted_*) are the library's alone: they reach
+// the text through `note` or the failure bound, not as columns of their own.
 #pragma once
 
 #include "seprank/record.hpp"
@@ -141,7 +144,8 @@ double trials_bound(double per, long trials);
 // O(size).
 double independent_bound(const std::vector<double>& per);
 
-// Every field as a Record (the registry's answer columns, in order). No precondition.
+// The answer as a Record: the registry's answer columns, in order (every field but those
+// marked "not a column"; `value` as `rank`). No precondition.
 // O(columns + size of the vector fields).
 Record to_record(const RankAnswer& a);
 // to_json(to_record(a)): one JSON object (indent < 0: one line). Cost: to_record plus

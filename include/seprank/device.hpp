@@ -39,8 +39,10 @@ struct CudaInfo {
 };
 // This process's CudaInfo (above). The plugin is the file $SEPRANK_CUDA_PLUGIN names when
 // that is set (that file only); otherwise it is looked for, in order, beside the
-// executable or the shared library holding this code and in ../lib and ../lib/seprank
-// from there, in this build tree, and where `meson install` puts it. A plugin that is
+// executable or the shared library holding this code, in seprank/ there (an installed
+// library's own plugin), in ../lib, ../lib/seprank and ../<libdir>/seprank from there
+// (an installed executable's), in this build tree, and where `meson install` puts it.
+// A plugin that is
 // missing, does not load or finds no device is reported in `why`, not thrown. Cost: as
 // CudaInfo says, one dlopen and device query on the first call, O(1) after.
 const CudaInfo& cuda_info();

@@ -10,8 +10,11 @@
 //                   (memory, exponent size). Exit code 3.
 //   internal_error  a broken invariant inside the library (a bug, never the caller's
 //                   input). Exit code 1.
-// Every message names the offending value and the API parameter it was given as (e.g.
-// "EvaluationOptions::max_side"), never a command-line flag: the CLI adds its flags.
+// Every message names the offending value and, in words, the parameter it was given as
+// ("max side 0 must be at least 1" for EvaluationOptions::max_side; the CLI's flags are
+// those words with dashes, so its users read the same line). A limit over the process
+// (default_max_seconds(), limits.hpp) is named as the CLI's flag that sets it,
+// "(--max-time)", unless the call carried its own ("(max_seconds)").
 // No library function prints or exits. A message quotes input as given, so each
 // constructor writes its control bytes (but tab and line feed) as \xHH: a NUL would end
 // what() before the value it names, an escape sequence would reach the terminal.

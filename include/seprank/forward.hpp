@@ -19,10 +19,9 @@ namespace seprank {
 template <class T>
 using Point = std::vector<std::vector<T>>;
 
-// f(point) exactly over Q. The point's shape is checked; the network is not (one call per
-// point, often in a loop): it must come from a factory or have passed check_shapes
-// (network.hpp). Cost: the operation count at the top, on rationals whose size grows
-// with the depth.
+// f(point) exactly over Q. The network (check_shapes, network.hpp) and the point's shape
+// are checked, invalid_input. Cost: the check, O(depth + weight matrices), then the
+// operation count at the top, on rationals whose size grows with the depth.
 Rational evaluate(const Network& net, const Point<Rational>& point);
 // Floating point: never exact; for cross-checks only. Checks and cost (in doubles) as
 // evaluate.

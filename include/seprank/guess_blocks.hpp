@@ -134,7 +134,10 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
                                             const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x);
 
 // Compares the law's prediction at x with computed block ranks (a generic answer's
-// block_ranks, indexed by a = 0..D): the blocks that differ, each with both values.
+// block_ranks, indexed by a = 0..D): the blocks that differ, each with both values, and
+// both totals (computed_total sums every block given, predicted or not). Precondition
+// (checked, invalid_input): every predicted block has an entry in block_ranks, as a
+// graded answer's D + 1 do (a plain answer's empty list has none). O(D + predictions).
 struct BlockCheck {
     long predicted_total = 0, computed_total = 0;
     std::vector<std::pair<BlockPrediction, long>> differ;  // (prediction, computed rank)

@@ -398,8 +398,8 @@ inline std::vector<Rational*> weight_entries(Weights& w) {
 // weights are checked where a Network enters the library: its factories (random_network,
 // network_from_json, read_network) make checked networks, and the public functions
 // taking a `const Network&` run check_shapes once on entry and pass the ValidSpec it
-// returns inward. The exceptions say so: evaluate and evaluate_double (forward.hpp),
-// without_embedding and with_embedding (embedding.hpp, which only copy).
+// returns inward. The exceptions say so: without_embedding and with_embedding
+// (embedding.hpp, which only copy).
 struct Network {
     NetworkSpec spec;
     Weights weights;

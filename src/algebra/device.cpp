@@ -21,7 +21,7 @@ std::string to_string(Device d) {
     case Device::cpu: return "cpu";
     case Device::cuda: return "cuda";
     }
-    throw internal_error("to_string(Device): unknown value");
+    throw internal_error("to_string(Device): unknown value " + std::to_string(static_cast<int>(d)));
 }
 
 Device device_from_string(const std::string& s) {
@@ -57,7 +57,10 @@ std::vector<std::string> candidates() {
             if (n > 0) here.assign(buf, static_cast<std::size_t>(n));
         }
         const std::string d = dir_of(here);
-        for (const char* rel : {"/", "/../lib/", "/../lib/seprank/"}) out.push_back(d + rel + "libseprank_cuda.so");
+        // Beside it, then an installed library's own <libdir>/seprank, then an executable's
+        // in <prefix>/bin (plain and multiarch libdir).
+        for (const std::string rel : {"/", "/seprank/", "/../lib/", "/../lib/seprank/", "/../" SEPRANK_CUDA_PLUGIN_LIBDIR "/seprank/"})
+            out.push_back(d + rel + "libseprank_cuda.so");
     }
     out.emplace_back(SEPRANK_CUDA_PLUGIN_BUILD);
     out.emplace_back(SEPRANK_CUDA_PLUGIN_INSTALL);

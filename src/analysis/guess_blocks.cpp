@@ -470,7 +470,11 @@ BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const s
     for (long r : block_ranks) c.computed_total += r;
     for (const BlockPrediction& p : predicted) {
         c.predicted_total += p.predicted;
-        const long got = p.block < static_cast<long>(block_ranks.size()) ? block_ranks[static_cast<std::size_t>(p.block)] : 0;
+        if (p.block < 0 || p.block >= static_cast<long>(block_ranks.size()))
+            throw invalid_input("compare_blocks: block " + std::to_string(p.block) + " has no computed rank (block_ranks holds " +
+                                std::to_string(block_ranks.size()) + " blocks, a = 0.." + std::to_string(static_cast<long>(block_ranks.size()) - 1) +
+                                "; a graded answer holds D + 1)");
+        const long got = block_ranks[static_cast<std::size_t>(p.block)];
         if (got != p.predicted) c.differ.emplace_back(p, got);
     }
     return c;

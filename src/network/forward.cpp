@@ -26,12 +26,14 @@ template void check_point(const NetworkSpec&, const Point<double>&);
 template void check_point(const NetworkSpec&, const Point<std::uint64_t>&);
 
 Rational evaluate(const Network& net, const Point<Rational>& point) {
+    check_shapes(net);
     check_point(net.spec, point);
     detail::RationalRing ring;
     return detail::Forward<detail::RationalRing>(net.spec, net.weights, ring).output(point);
 }
 
 double evaluate_double(const Network& net, const Point<double>& point) {
+    check_shapes(net);
     check_point(net.spec, point);
     const auto w = map_weights<double>(net.weights, [](const Rational& x) { return fmpq_get_d(x.get()); });
     detail::DoubleRing ring;

@@ -297,6 +297,8 @@ private:
 };
 
 nlohmann::json network_to_json_value(const Network& net);
+// The matrices of j for the spec s read from it, checked against s; unknown keys refused.
+Network read_weights(const nlohmann::json& j, const NetworkSpec& s, SpecReader& in);
 
 Network network_from_json_value(const nlohmann::json& j) {
     if (!j.is_object()) bad("$", "expected an object at the top level");
@@ -340,6 +342,22 @@ Network network_from_json_value(const nlohmann::json& j) {
         bad("$", e.what());
     }
 
+    // A shape error where sizes were read from the matrices (the file not giving them) may
+    // lie in the matrix they were read from, not in the one named: the message says which
+    // sizes were read, so the file can give the meant one.
+    std::string read_sizes;
+    for (const auto& [key, value] : hint.items())
+        if (key != "depth" && !j.contains(key)) read_sizes += (read_sizes.empty() ? "" : ", ") + key + " " + value.dump();
+    try {
+        return read_weights(j, s, in);
+    } catch (const invalid_input& e) {
+        if (read_sizes.empty()) throw;
+        throw invalid_input(std::string(e.what()) + " (sizes read from the first layer's matrices, the file not giving them: " + read_sizes +
+                            "; give them if others are meant)");
+    }
+}
+
+Network read_weights(const nlohmann::json& j, const NetworkSpec& s, SpecReader& in) {
     Network net{s, empty_weights(s)};
     if (s.embed_rank > 0) net.weights.embedding = get_matrix(member(j, "$", "embedding"), "$.embedding", s.dim, s.embed_rank);
     const auto& layers = member(j, "$", "layers");

@@ -772,3 +772,7 @@ TEST_CASE("rank over Q with device cuda: the answer says where the certificate's
         CHECK(r.note.find("device time") == r.note.rfind("device time"));
     }
 }
+
+TEST_CASE("Device names round-trip, and a value outside the enum is refused by name") {
+    seprank_test::check_enum_names<Device>({Device::automatic, Device::cpu, Device::cuda}, "Device", device_from_string);
+}

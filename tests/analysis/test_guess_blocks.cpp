@@ -254,6 +254,10 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     const BlockCheck d = compare_blocks(pred, off);
     REQUIRE(d.differ.size() == 1);
     CHECK(d.differ[0].second == d.differ[0].first.predicted + 1);
+    // A list without the predicted blocks (a plain answer's, empty) is refused, not read as zeros.
+    CHECK_THROWS_WITH_AS(compare_blocks(pred, {}), doctest::Contains("block 1 has no computed rank"), invalid_input);
+    const std::vector<long> short_list(ans.block_ranks.begin(), ans.block_ranks.begin() + pred.back().block);  // the last predicted block missing
+    CHECK_THROWS_AS(compare_blocks(pred, short_list), invalid_input);
 }
 
 TEST_SUITE("slow") {

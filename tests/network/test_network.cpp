@@ -146,6 +146,17 @@ TEST_CASE("ValidSpec: a spec is validated where it enters, with validate's one m
     CHECK(describe(check_shapes(net)) == describe(s));
     net.weights.layers[0].heads[0].Q.rows = 1;
     CHECK_THROWS_WITH_AS(check_shapes(net), doctest::Contains("shape 1x2, expected 2x2"), invalid_input);
+    // evaluate and evaluate_double check the network too: one edited by hand is refused,
+    // never read out of bounds.
+    const Point<Rational> xq(4, std::vector<Rational>(1, Rational(1)));  // embed_rank 1: one input a token
+    const Point<double> xd(4, std::vector<double>(1, 1.0));
+    CHECK_THROWS_WITH_AS(evaluate(net, xq), doctest::Contains("shape 1x2, expected 2x2"), invalid_input);
+    CHECK_THROWS_WITH_AS(evaluate_double(net, xd), doctest::Contains("shape 1x2, expected 2x2"), invalid_input);
+    Network cut = random_network(v, 7);
+    CHECK(evaluate_double(cut, xd) == doctest::Approx(fmpq_get_d(evaluate(cut, xq).get())));
+    cut.weights.layers.pop_back();  // a layer short of the spec's depth
+    CHECK_THROWS_AS(evaluate(cut, xq), invalid_input);
+    CHECK_THROWS_AS(evaluate_double(cut, xd), invalid_input);
 }
 
 TEST_CASE("parameter counts and weight degrees follow the formulas of docs/theory.md §1") {
@@ -286,6 +297,21 @@ TEST_CASE("weights JSON: the sizes left out are read from the matrices, a given 
     CHECK(network_from_json(no_depth.dump()).spec.depth == 2);  // the report of issue 29: two layers, no depth
     refuses(two, "depth", 1, "$.layers: has 2 layers, but $.depth is 1");
     refuses(two, "dim", 3, "$.layers[0].heads[0].Q[0]: has 2 entries, expected 3");
+    // A size read from a malformed matrix: the error names the next matrix, and says which
+    // size was read, from where, so that the file can give the meant one.
+    nlohmann::json wide_q = two;
+    wide_q.erase("dim");
+    for (auto& row : wide_q["layers"][0]["heads"][0]["Q"]) row.push_back(1);
+    try {
+        (void)network_from_json(wide_q.dump());
+        FAIL("accepted a Q of 3 columns beside a K of 2");
+    } catch (const invalid_input& e) {
+        const std::string m = e.what();
+        INFO(m);
+        CHECK(m.find("has 2 entries, expected 3") != std::string::npos);
+        CHECK(m.find("the file not giving them: dim 3") != std::string::npos);
+        CHECK(m.find('\n') == std::string::npos);
+    }
     NetworkSpec h;
     h.family = Family::hadamard;
     h.tokens = h.dim = h.block_degree = 2;
