@@ -213,10 +213,12 @@ def seconds(v: Any, name: str) -> float:
 
 
 def memory_bytes(v: Any) -> float:
-    """``max_memory``: a number of bytes (the library checks that it is finite and > 0;
-    0 is its default, half of the physical memory)."""
+    """``max_memory``: a finite number of bytes > 0, as the CLI's --max-memory (the C++
+    library reads 0 as its default; here the default is the parameter's own)."""
     if isinstance(v, bool) or not isinstance(v, _numbers.Real):
         raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
+    if not 0 < float(v) < float("inf"):
+        raise ValueError(f"max_memory = {v!r} must be a positive finite number of bytes")
     return float(v)
 
 

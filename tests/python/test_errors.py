@@ -155,6 +155,8 @@ BEYOND_CPP_TYPES = [
     (lambda net: seprank.generic_rank(net, method="evaluation", start=20, max_side=8), "start 20 must satisfy"),
     (lambda net: seprank.generic_rank(net, method="flattening", trials=0), "trials T = 0"),
     (lambda net: seprank.rank(net, method="evaluation", max_memory=-1), "max_memory = -1 must be a positive"),
+    (lambda net: seprank.expand(net, max_memory=0), "max_memory = 0 must be a positive"),  # as the CLI's --max-memory 0
+    (lambda net: seprank.rank(net, max_memory=float("inf")), "max_memory = inf must be a positive"),
     (lambda net: seprank.spectrum(seprank.poly("x1_1*x2_1"), max_memory=float("nan")), "max_memory = nan must be"),
     (lambda net: seprank.rank(net, max_memory="4G"), "max_memory: expected a number of bytes, got '4G'"),
     (lambda net: seprank.expand(net, max_memory=None), "max_memory: expected a number of bytes, got None"),
