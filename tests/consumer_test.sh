@@ -73,14 +73,14 @@ if grep -i 'libmpi\|libopen-rte\|libopen-pal' "$work/ldd.txt"; then
   fail "the installed libseprank.so depends on MPI (above)"
 fi
 if grep 'not found' "$work/ldd.txt"; then fail "libseprank.so has unresolved libraries (above)"; fi
-# The exported symbols are seprank's own (src/seprank.map): no copy of a header-only
+# The exported symbols are seprank's own (packaging/seprank.map): no copy of a header-only
 # library's templates (nlohmann, Eigen, Boost, Givaro) for a program's own to bind to.
 nm -D --defined-only -C "$staged_libdir/libseprank.so.$version" | cut -d' ' -f3- >"$work/exports.txt"
 grep -c 'seprank::' "$work/exports.txt" >/dev/null || fail "libseprank.so exports no seprank:: symbol"
 outside=$(grep -v 'seprank::' "$work/exports.txt" | grep -vx '_init\|_fini' || true)
 if [[ -n "$outside" ]]; then
   head -5 <<<"$outside"
-  fail "libseprank.so exports $(wc -l <<<"$outside") symbols outside namespace seprank (above; src/seprank.map)"
+  fail "libseprank.so exports $(wc -l <<<"$outside") symbols outside namespace seprank (above; packaging/seprank.map)"
 fi
 echo "ok: installed files, soname $soname, no MPI in ldd, $(wc -l <"$work/exports.txt") exported symbols, all seprank's"
 
