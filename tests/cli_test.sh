@@ -250,7 +250,7 @@ import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polyn
 "$S" rank --tokens 4 --dim 2 --depth 1 --all-balanced --format json >"$T/ab.json" || fail "all-balanced"
 /usr/bin/python3 -c "
 import json; r=json.load(open('$T/ab.json')); assert r['agree'] and len(r['partitions']) == 3, r" || fail "all-balanced agree"
-expect_rc 2 "position 5 outside 1..4" -- rank --tokens 4 --partition "1,2|3,5"
+expect_rc 2 "token 5 outside 1..4" -- rank --tokens 4 --partition "1,2|3,5"
 expect_rc 2 "--method flattening only" -- rank --poly "x1_1*x2_1" --partition "1|2" --method grid
 expect_rc 2 "--method" -- rank --method svd
 

@@ -420,21 +420,33 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::vector<double> parse_eps(const std::string& text) {
     std::vector<double> out;
     if (text.empty()) return out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        std::size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size() || !(v >= 0) || !std::isfinite(v))
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(start, comma - start);
+        // An empty item is refused, as in every list (parse_list): "0.1," is no list of one.
+        if (item.empty())
+            throw seprank::invalid_input("--eps '" + text + "': " +
+                                         (start == 0 ? "an empty item before the first comma"
+                                          : comma == text.size() ? "an empty item after the last comma"
+                                                                 : "an empty item between two commas"));
+        // Decimal only (no hex, inf or nan); strtod reads a value below the smallest normal
+        // double (1e-320) as its nearest double, where std::stod threw.
+        char* end = nullptr;
+        const double v = item.find_first_not_of("0123456789.eE+-") == std::string::npos ? std::strtod(item.c_str(), &end) : -1.0;
+        if (end != item.c_str() + item.size() || !(v >= 0) || !std::isfinite(v))
             throw seprank::invalid_input("--eps '" + item + "': expected a finite number >= 0");
         out.push_back(v);
+        start = comma + 1;
     }
     return out;
+}
+
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
 }  // namespace seprank_cli

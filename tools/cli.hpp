@@ -222,6 +222,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 const CLI::Validator& seed_check();
 // --eps E[,E...]: finite numbers >= 0 (empty text: none); invalid_input otherwise.
 std::vector<double> parse_eps(const std::string& text);
+
+// A number of a message in its short form (%g: "-1", "0.5", "1e-05", "nan"), where
+// std::to_string writes "-1.000000". O(1).
+std::string number_text(double v);
 // An exact integer in JSON: a number when it fits in 64 bits, its digits as text beyond.
 inline json exact(const seprank::Integer& v) {
     if (fmpz_fits_si(v.get())) return json(static_cast<long>(fmpz_get_si(v.get())));

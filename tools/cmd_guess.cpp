@@ -19,10 +19,13 @@ namespace {
 
 using Cells = seprank::TableRow;
 
+// --vars: names split at commas, every item kept ("n," gives an empty last name, which
+// the library refuses as every empty name: getline dropped it).
 std::vector<std::string> split_names(const std::string& text) {
     std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1) out.push_back(text.substr(start, comma - start));
+    out.push_back(text.substr(start));
     return out;
 }
 
@@ -76,8 +79,9 @@ struct GuessCommand final : Command {
         o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
         seprank::check_options(o);
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
+            throw seprank::invalid_input("--check-seconds " + number_text(check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
+        if (check_max_side < 1) throw seprank::invalid_input("--check-max-side " + std::to_string(check_max_side) + " must be at least 1");
         seprank::CheckOptions check_opts;
         check_opts.seconds = check_seconds;
         check_opts.trials = check_trials;
@@ -271,7 +275,7 @@ struct GuessCommand final : Command {
         rq.max_exceptions = sub->count("--max-exceptions") > 0 ? o.max_exceptions : 2;  // a block law's default
         rq.do_check = check;
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + std::to_string(check_seconds) + " must be a finite number > 0");
+            throw seprank::invalid_input("--check-seconds " + number_text(check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
         rq.check.seconds = check_seconds;
         rq.check.trials = check_trials;

@@ -75,7 +75,8 @@ struct RankCommand final : Command {
         } else if (!rank_poly.empty()) {
             notes.ignored(*sub, network_option_names(), "--poly gives the polynomial");
             notes.ignored(*sub, {"--layers"}, "--poly gives the polynomial");
-            notes.ignored(*sub, {"--weights", "--save-weights", "--all-balanced"}, "--poly gives the polynomial (one partition)");
+            notes.ignored(*sub, {"--weights", "--save-weights"}, "--poly gives the polynomial, not a network");
+            notes.ignored(*sub, {"--all-balanced"}, "--poly is ranked on one partition (--partition)");
             notes.ignored(*sub, grid_only, "--poly is ranked by the flattening");
             notes.ignored(*sub, evaluation_only, "--poly is ranked by the flattening");
         } else {

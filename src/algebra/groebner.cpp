@@ -141,6 +141,9 @@ GroebnerBasis groebner_basis(const std::vector<ModPoly>& polys, long n, std::uin
         }
         in.idealDone();
         mgb::computeGroebnerBasis(in, out);
+    } catch (const std::bad_alloc&) {
+        throw resource_limit("Gröbner basis (MathicGB) of " + std::to_string(polys.size()) + " polynomials in " + std::to_string(n) +
+                             " unknowns: out of memory (its size is not estimated before it runs; fewer unknowns, or another slice, keep it smaller)");
     } catch (const std::exception& e) {
         throw resource_limit(std::string("Gröbner basis (MathicGB): ") + e.what());
     }

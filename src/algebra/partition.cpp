@@ -65,11 +65,11 @@ void validate(const Partition& p, long n) {
     std::vector<int> seen(static_cast<std::size_t>(std::max(n, 0L)) + 1, 0);  // n < 1: every position is out of range
     for (const auto* side : {&p.A, &p.B})
         for (long j : *side) {
-            if (j < 1 || j > n) throw bad("position " + std::to_string(j) + " outside 1.." + std::to_string(n));
-            if (seen[static_cast<std::size_t>(j)]++) throw bad("position " + std::to_string(j) + " appears twice");
+            if (j < 1 || j > n) throw bad("token " + std::to_string(j) + " outside 1.." + std::to_string(n));
+            if (seen[static_cast<std::size_t>(j)]++) throw bad("token " + std::to_string(j) + " appears twice");
         }
     for (long j = 1; j <= n; ++j)
-        if (!seen[static_cast<std::size_t>(j)]) throw bad("position " + std::to_string(j) + " is on neither side");
+        if (!seen[static_cast<std::size_t>(j)]) throw bad("token " + std::to_string(j) + " is on neither side");
 }
 
 }  // namespace

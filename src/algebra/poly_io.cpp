@@ -76,7 +76,12 @@ private:
                 case '(': single(Tok::LParen); break;
                 case ')': single(Tok::RParen); break;
                 default: {
-                    Token bad{Tok::Stray, text_.substr(start, 1), start};
+                    // A multi-byte UTF-8 character is shown whole, not as its first byte.
+                    std::size_t len = 1;
+                    const auto lead = static_cast<unsigned char>(c);
+                    const std::size_t want = lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 && lead < 0xF0 ? 3 : lead >= 0xC0 && lead < 0xE0 ? 2 : 1;
+                    while (len < want && start + len < text_.size() && (static_cast<unsigned char>(text_[start + len]) & 0xC0) == 0x80) ++len;
+                    Token bad{Tok::Stray, text_.substr(start, len), start};
                     fail("stray character", bad);
                 }
             }

@@ -174,7 +174,7 @@ void fill_basis(Side& s, long max_side, const char* name, const std::function<do
     const auto check = [&](double k) {
         const std::string what = std::string("spectrum: the orthogonal basis of side ") + name + " has at least " + count_text(k) + " elements";
         if (max_side > 0 && k > static_cast<double>(max_side))
-            throw resource_limit(what + ", over SpectrumOptions::max_side = " + std::to_string(max_side));
+            throw resource_limit(what + ", over the max side " + std::to_string(max_side));
         check_memory(bytes(k), limit, what);
     };
     for (const auto& u : s.monomials) {

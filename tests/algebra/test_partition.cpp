@@ -66,14 +66,14 @@ TEST_CASE("a ValidPartition is checked once, when made: each failure is one line
     const Bad cases[] = {
         {{{}, {1, 2}}, 2, "partition '|1,2': both sides must be non-empty"},
         {{{1, 2}, {}}, 2, "partition '1,2|': both sides must be non-empty"},
-        {{{1, 5}, {2, 3, 4}}, 4, "partition '1,5|2,3,4': position 5 outside 1..4"},
-        {{{0}, {1, 2}}, 2, "partition '0|1,2': position 0 outside 1..2"},
-        {{{1}, {2}}, 0, "partition '1|2': position 1 outside 1..0"},    // no tokens: every position is out of range
-        {{{1}, {2}}, -3, "partition '1|2': position 1 outside 1..-3"},  // nor does a negative N size anything
-        {{{1, 2}, {2, 3, 4}}, 4, "partition '1,2|2,3,4': position 2 appears twice"},
-        {{{3, 3}, {1, 2}}, 3, "partition '3,3|1,2': position 3 appears twice"},
-        {{{1}, {2, 3}}, 4, "partition '1|2,3': position 4 is on neither side"},
-        {{{4}, {1}}, 4, "partition '4|1': position 2 is on neither side"},  // the first missing one
+        {{{1, 5}, {2, 3, 4}}, 4, "partition '1,5|2,3,4': token 5 outside 1..4"},
+        {{{0}, {1, 2}}, 2, "partition '0|1,2': token 0 outside 1..2"},
+        {{{1}, {2}}, 0, "partition '1|2': token 1 outside 1..0"},    // no tokens: every position is out of range
+        {{{1}, {2}}, -3, "partition '1|2': token 1 outside 1..-3"},  // nor does a negative N size anything
+        {{{1, 2}, {2, 3, 4}}, 4, "partition '1,2|2,3,4': token 2 appears twice"},
+        {{{3, 3}, {1, 2}}, 3, "partition '3,3|1,2': token 3 appears twice"},
+        {{{1}, {2, 3}}, 4, "partition '1|2,3': token 4 is on neither side"},
+        {{{4}, {1}}, 4, "partition '4|1': token 2 is on neither side"},  // the first missing one
     };
     for (const Bad& c : cases) {
         INFO("partition " << to_string(c.p) << " of " << c.n << " tokens");
@@ -82,8 +82,8 @@ TEST_CASE("a ValidPartition is checked once, when made: each failure is one line
         CHECK(message_of([&] { (void)token_sides(c.p, c.n); }) == c.message);
     }
     // parse_partition's failures are the constructor's, after parsing.
-    CHECK(message_of([] { (void)parse_partition("1,2|2,3", 3); }) == "partition '1,2|2,3': position 2 appears twice");
-    CHECK(message_of([] { (void)parse_partition("1|3", 3); }) == "partition '1|3': position 2 is on neither side");
+    CHECK(message_of([] { (void)parse_partition("1,2|2,3", 3); }) == "partition '1,2|2,3': token 2 appears twice");
+    CHECK(message_of([] { (void)parse_partition("1|3", 3); }) == "partition '1|3': token 2 is on neither side");
     CHECK(message_of([] { (void)balanced_partition(1); }) == "a partition needs at least 2 tokens, have 1");
 
     // A valid one: sides sorted, its N kept, read-only access to the sides.
