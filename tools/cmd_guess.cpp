@@ -73,6 +73,7 @@ struct GuessCommand final : Command {
     }
 
     int run(const Globals& globals) override {
+        if (check_max_side < 1) throw seprank::invalid_input("--check-max-side " + std::to_string(check_max_side) + " must be at least 1");
         if (blocks) return run_blocks(globals);
         o.vars = split_names(vars_text);
         const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)
@@ -81,7 +82,6 @@ struct GuessCommand final : Command {
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
             throw seprank::invalid_input("--check-seconds " + number_text(check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
-        if (check_max_side < 1) throw seprank::invalid_input("--check-max-side " + std::to_string(check_max_side) + " must be at least 1");
         seprank::CheckOptions check_opts;
         check_opts.seconds = check_seconds;
         check_opts.trials = check_trials;

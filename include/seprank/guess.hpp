@@ -237,7 +237,8 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
 // heads, head_dim and width where they differ from their resolved defaults, depth,
 // block_degree, embed_rank, attention_rank, position, coordinate, residual, and a stack's
 // `layers`, repeated depth / |layers| times), then each variable vars[i] set to x[i].
-// invalid_input naming the item: no `family` column, a cell that is not an integer, a
+// invalid_input naming the item: no `family` column, a cell that is not an integer (or,
+// for `residual`, not true/false, True/False or 1/0; empty: false), a
 // variable that is not a network size (tokens, dim, heads, depth, block_degree, width,
 // embed_rank), a stack depth that is not a whole number of copies of its layers (or more
 // than kMaxDepth layers); the spec itself is validated by the caller (ValidSpec). O(columns).

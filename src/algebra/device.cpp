@@ -59,8 +59,8 @@ std::vector<std::string> candidates() {
         const std::string d = dir_of(here);
         // Beside it, then an installed library's own <libdir>/seprank, then an executable's
         // in <prefix>/bin (plain and multiarch libdir).
-        for (const std::string rel : {"/", "/seprank/", "/../lib/", "/../lib/seprank/", "/../" SEPRANK_CUDA_PLUGIN_LIBDIR "/seprank/"})
-            out.push_back(d + rel + "libseprank_cuda.so");
+        for (const char* rel : {"/", "/seprank/", "/../lib/", "/../lib/seprank/"}) out.push_back(d + rel + "libseprank_cuda.so");
+        if (*SEPRANK_CUDA_PLUGIN_LIBDIR) out.push_back(d + "/../" SEPRANK_CUDA_PLUGIN_LIBDIR "/seprank/libseprank_cuda.so");
     }
     out.emplace_back(SEPRANK_CUDA_PLUGIN_BUILD);
     out.emplace_back(SEPRANK_CUDA_PLUGIN_INSTALL);

@@ -119,7 +119,7 @@ DefectSweep defect_sweep(const DefectRange& range) {
     // 50 µs of set-up, all times 1.4 for the levels and the rest (fitted on one thread:
     // widths <= 8, L = 4, d = 2 estimated 4.7 s, took 4.8 s; the defaults 10 s, took 8.7 s;
     // the old 50 µs a network gave 0.06 s for the first). Each row about 1 KiB with its answer.
-    // --max-width 8 --max-depth 5 --max-power 8 holds 4·10^7 networks: it took 16 GB before
+    // --max-width 8 --max-depth 5 --max-power 8 holds 3·10^7 networks: it took 16 GB before
     // failing.
     {
         double networks = 0, seconds = 0;

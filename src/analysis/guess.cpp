@@ -65,6 +65,7 @@ struct Accepted {
 // near miss, a hint that must not cost more than the answer).
 struct Counts {
     long tried = 0, refuted = 0, skipped = 0, undetermined = 0;
+    long unreachable = 0;  // recurrences fitted but not checkable on every row (recurrence_reproduces: unknown)
     double bits_left = std::numeric_limits<double>::infinity();
 };
 
@@ -109,7 +110,7 @@ std::optional<Accepted> try_recurrence(const Search& s, const Candidate& c, Coun
         ++n.refuted;
         return std::nullopt;
     }
-    if (!f.determined || static_cast<long>(f.confirm.size()) < s.opt.min_confirm) {
+    if (!f.determined) {  // confirmation is counted below, with the rows no equation read
         ++n.undetermined;
         return std::nullopt;
     }
@@ -143,7 +144,7 @@ std::optional<Accepted> try_recurrence(const Search& s, const Candidate& c, Coun
     switch (recurrence_reproduces(form, R)) {
         case Reproduction::yes: break;
         case Reproduction::no: ++n.refuted; return std::nullopt;
-        case Reproduction::unknown: ++n.undetermined; return std::nullopt;
+        case Reproduction::unknown: ++n.unreachable; return std::nullopt;
     }
     a.params = c.params;
     for (std::size_t e : f.fit) {
@@ -167,6 +168,10 @@ std::optional<Accepted> try_recurrence(const Search& s, const Candidate& c, Coun
     for (std::size_t r = 0; r < R.size(); ++r)
         if (!read[r] && !std::binary_search(a.fit_rows.begin(), a.fit_rows.end(), r)) a.confirm_rows.push_back(r);
     std::sort(a.confirm_rows.begin(), a.confirm_rows.end());
+    if (static_cast<long>(a.confirm_rows.size()) < s.opt.min_confirm) {
+        ++n.undetermined;
+        return std::nullopt;
+    }
     return a;
 }
 
@@ -371,6 +376,10 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
     if (out.skipped > 0)
         why << "; " << out.skipped << (out.skipped == 1 ? " form" : " forms") << " skipped: their values at these rows are over "
             << "2^27 bits in all";
+    if (n.unreachable > 0)
+        why << "; " << n.unreachable << (n.unreachable == 1 ? " recurrence" : " recurrences")
+            << " left unstated: a row lies out of their unrolling's reach (over 2^24 steps or the exact budgets away, or past a "
+               "vanishing end coefficient)";
     why << ")";
     bool near_miss = false;
     if (opt.max_exceptions == 0) {  // a form refuted by only one or two rows: name it

@@ -59,7 +59,11 @@ NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& var
     num("attention_rank", s.attention_rank);
     num("position", s.position);
     num("coordinate", s.coordinate);
-    if (const std::string* r = table_cell(row, "residual")) s.residual = *r == "true" || *r == "1" || *r == "True";
+    if (const std::string* r = table_cell(row, "residual"); r && !r->empty()) {
+        if (*r != "true" && *r != "false" && *r != "True" && *r != "False" && *r != "1" && *r != "0")
+            throw invalid_input("check: column residual = '" + r->substr(0, 40) + "' (expected true or false)");
+        s.residual = *r == "true" || *r == "True" || *r == "1";
+    }
     for (std::size_t i = 0; i < vars.size(); ++i) {
         long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
                     : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width

@@ -120,9 +120,11 @@ Rational rec_coefficient(const Formula& f, int k, long m) {
     return s;
 }
 
-// resource_limit `what` when unrolling the recurrence `steps` steps, over values of the
-// variable up to |far|, would pass the exact budgets (the estimate below).
-void check_unroll_cost(const Formula& f, const std::vector<GuessPoint>& rows, unsigned long step_count, double far, const std::string& what) {
+// resource_limit `what` when unrolling the recurrence `steps` steps (backward: down from
+// its initial values), over values of the variable up to |far|, would pass the exact
+// budgets (the estimate below).
+void check_unroll_cost(const Formula& f, const std::vector<GuessPoint>& rows, unsigned long step_count, double far, const std::string& what,
+                       bool backward = false) {
     const double steps = static_cast<double>(step_count);
     Integer den(1);
     for (const auto& p : f.rec)
@@ -131,9 +133,11 @@ void check_unroll_cost(const Formula& f, const std::vector<GuessPoint>& rows, un
     // Scaled to integers (P_k = D·p_k) and to a common denominator Q(m) = Π P_0(j), each
     // step multiplies the numerator's height by at most Σ_{k≥1} |P_k(m)| · |P_0|^(order−1)
     // and the denominator's by |P_0(m)|: β = log2 Σ_{k≥1} |P_k|(M) + order·log2 |P_0|(M).
-    // Unrolled backward, P_order takes P_0's place: the larger of the two bounds is used.
-    const double lp0 = std::max({0.0, polys_log2_bound({f.rec[0]}, 0, den, log2M), polys_log2_bound({f.rec.back()}, 0, den, log2M)});
-    const double beta = std::max(0.0, polys_log2_bound(f.rec, 0, den, log2M)) + static_cast<double>(f.order) * lp0;
+    // Backward, P_order divides and the others multiply: Σ_{k<order} and log2 |P_order|.
+    std::vector<std::vector<Rational>> others(f.rec.begin(), f.rec.end());
+    others.erase(backward ? others.end() - 1 : others.begin());
+    const double lp0 = std::max(0.0, polys_log2_bound({backward ? f.rec.back() : f.rec.front()}, 0, den, log2M));
+    const double beta = std::max(0.0, polys_log2_bound(others, 0, den, log2M)) + static_cast<double>(f.order) * lp0;
     double b0 = 1;
     for (const GuessPoint& p : rows) b0 = std::max(b0, static_cast<double>(fmpz_bits(p.value.get())) + 1);
     const double bits = b0 + steps * beta;
@@ -213,7 +217,9 @@ Reproduction recurrence_reproduces(const Formula& f, const std::vector<GuessPoin
     const unsigned long span = ahead + behind;
     if (span > (1UL << 24)) return Reproduction::unknown;
     try {
-        check_unroll_cost(f, rows, span, std::max(std::fabs(static_cast<double>(lo)), std::fabs(static_cast<double>(hi))), "guess");
+        const double far = std::max(std::fabs(static_cast<double>(lo)), std::fabs(static_cast<double>(hi)));
+        check_unroll_cost(f, rows, ahead, far, "guess");
+        check_unroll_cost(f, rows, behind, far, "guess", true);
     } catch (const resource_limit&) {
         return Reproduction::unknown;
     }

@@ -66,6 +66,25 @@ void check_measure_cell(const Row& r, const std::string& c, const std::string& w
         throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a number >= 0");
 }
 
+// A real cell (log3_rank, the bounds and ratios): empty or a finite number, any sign.
+void check_real_cell(const Row& r, const std::string& c, const std::string& where) {
+    if (!r.contains(c) || r.at(c).str().empty()) return;
+    const std::string v = r.at(c).str();
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || !std::isfinite(x))
+        throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a finite number");
+}
+
+// A size cell (degree, params, terms, rows, cols, trials, degenerate): empty or digits of
+// any length (a degree d^L may pass a long).
+void check_digits_cell(const Row& r, const std::string& c, const std::string& where) {
+    if (!r.contains(c)) return;
+    const std::string v = r.at(c).str();
+    if (!v.empty() && v.find_first_not_of("0123456789") != std::string::npos)
+        throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not a count (digits)");
+}
+
 // A count that fits a long: digits only, at most 19 (a block's caps saturate at LONG_MAX/4,
 // which has 19: model.hpp).
 bool is_long_count(const std::string& t) {
@@ -147,6 +166,8 @@ void check_row(const Row& r, const std::string& where, bool json) {
     in_order("variety_degree", "variety_degree_at_most");
     in_order("variety_degree_at_least", "variety_degree_at_most");
     for (const char* c : {"seconds", "peak_mib"}) check_measure_cell(r, c, where);
+    for (const char* c : {"log3_rank", "log3_lower", "log3_upper", "s_up", "s_low", "ratio_up", "ratio_low"}) check_real_cell(r, c, where);
+    for (const char* c : {"degree", "params", "terms", "rows", "cols", "trials", "degenerate"}) check_digits_cell(r, c, where);
     // a chance: a number in [0, 1] (empty for the rows without one)
     if (r.contains("failure_bound") && !r.at("failure_bound").str().empty()) {
         check_measure_cell(r, "failure_bound", where);

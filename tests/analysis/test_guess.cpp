@@ -299,30 +299,20 @@ TEST_CASE("recurrences: every row must follow from the initial values, rows of o
     for (long n = 1; n <= 6; ++n) gap.push_back(GuessPoint{{n}, pow2(n)});
     gap.push_back(GuessPoint{{100}, Integer(1)});
     const Guess gg = guess_formula(gap, o);
-    CHECK((!gg.found || gg.formula.kind != FormKind::c_finite));
+    CHECK((!gg.found || (gg.formula.kind != FormKind::c_finite && gg.formula.kind != FormKind::p_recursive)));
     // An isolated first row: its value must be the recurrence's, unrolled forward from it.
     std::vector<GuessPoint> lead{GuessPoint{{-5}, Integer(2)}};
     for (long n = 2; n <= 6; ++n) lead.push_back(GuessPoint{{n}, pow2(n)});
     const Guess gl = guess_formula(lead, o);
-    CHECK((!gl.found || gl.formula.kind != FormKind::c_finite));
+    CHECK((!gl.found || (gl.formula.kind != FormKind::c_finite && gl.formula.kind != FormKind::p_recursive)));
     if (gl.found) CHECK(guess_predict(gl, {2}) == Rational(pow2(2)));
-    // The same gaps with the right values: the rows of the other runs confirm the formula.
-    std::vector<GuessPoint> ok;
-    for (long n = 1; n <= 6; ++n) ok.push_back(GuessPoint{{n}, pow2(n) * Integer(3)});
-    ok.push_back(GuessPoint{{20}, pow2(20) * Integer(3)});
-    o.max_degree = 0;
-    const Guess go = guess_formula(ok, o);
-    REQUIRE(go.found);
-    if (go.formula.kind == FormKind::c_finite) {
-        CHECK(std::find(go.confirm_rows.begin(), go.confirm_rows.end(), ok.size() - 1) != go.confirm_rows.end());
-        CHECK(guess_predict(go, {21}) == Rational(pow2(21) * Integer(3)));
-    }
-    // Fibonacci on n = 3..12 with F(0) = 0 far before the run (n = 0, then a gap): the
-    // recurrence is unrolled backward from its initial values to check it.
+    // Fibonacci (no hypergeometric term: F(0) = 0) on n = 3..12 with F(0) before the run and
+    // F(30) after it, each alone: the recurrence is unrolled backward and forward from its
+    // initial values to check them, and both confirm it.
     std::vector<GuessPoint> fib;
     Integer a(0), b(1);
-    for (long n = 0; n <= 12; ++n) {
-        if (n == 0 || n >= 3) fib.push_back(GuessPoint{{n}, a});
+    for (long n = 0; n <= 30; ++n) {
+        if (n == 0 || (n >= 3 && n <= 12) || n == 30) fib.push_back(GuessPoint{{n}, a});
         Integer c = a + b;
         a = b;
         b = c;
@@ -332,7 +322,11 @@ TEST_CASE("recurrences: every row must follow from the initial values, rows of o
     of.max_degree = 2;
     const Guess gfib = guess_formula(fib, of);
     REQUIRE(gfib.found);
-    CHECK(gfib.formula.kind == FormKind::c_finite);
+    REQUIRE(gfib.formula.kind == FormKind::c_finite);
+    CHECK(gfib.formula.init_start == 3);
+    const auto confirms = [&](std::size_t row) { return std::find(gfib.confirm_rows.begin(), gfib.confirm_rows.end(), row) != gfib.confirm_rows.end(); };
+    CHECK(confirms(0));               // F(0), backward
+    CHECK(confirms(fib.size() - 1));  // F(30), forward
     CHECK(guess_predict(gfib, {20}) == Rational(Integer(6765)));
     std::vector<GuessPoint> wrong = fib;
     wrong.front().value = Integer(7);  // F(0) = 7: the backward unrolling gives 0
@@ -533,6 +527,14 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
     CHECK_THROWS_WITH_AS((void)spec_of_row(row, {"rank"}, {3}), doctest::Contains("variable 'rank' is not a network size"), invalid_input);
     CHECK_THROWS_WITH_AS((void)spec_of_row({{"family", "attention"}, {"dim", "x"}}, {}, {}), doctest::Contains("check: column dim = 'x'"),
                          invalid_input);
+    // residual: true/false (as tables write it), True/False, 1/0 or empty; anything else is
+    // refused, not read as false
+    for (const char* yes_text : {"true", "True", "1"})
+        CHECK(spec_of_row({{"family", "attention"}, {"residual", yes_text}}, {}, {}).residual);
+    for (const char* no_text : {"false", "False", "0", ""})
+        CHECK_FALSE(spec_of_row({{"family", "attention"}, {"residual", no_text}}, {}, {}).residual);
+    CHECK_THROWS_WITH_AS((void)spec_of_row({{"family", "attention"}, {"residual", "maybe"}}, {}, {}),
+                         doctest::Contains("check: column residual = 'maybe' (expected true or false)"), invalid_input);
     CheckOptions bad;
     bad.seconds = 0;
     CHECK_THROWS_AS(check_options(bad), invalid_input);

@@ -123,6 +123,8 @@ def fixtures():
     w("t_negrank.csv", hdr + "\n" + with_cell("rank", "-2") + "\n")
     w("t_hugerank.csv", hdr + "\n" + with_cell("rank", "9" * 24) + "\n")
     w("t_maybe.csv", hdr + "\n" + with_cell("certified", "maybe") + "\n")
+    w("t_log3abc.csv", hdr + "\n" + with_cell("log3_rank", "abc") + "\n")
+    w("t_paramsx.csv", hdr + "\n" + with_cell("params", "12x") + "\n")
     w("t_seconds.csv", hdr + "\n" + with_cell("seconds", "abc") + "\n")
     # a --variety sweep's row (quoted cells: the csv module), one cell changed or one key left out
     vnet = ["--layers", "conv,conv:power=1", "--tokens", "3", "--dim", "1", "--depth", "1", "--variety"]
