@@ -14,7 +14,7 @@ expect_rc 2 "--eps 'x'" -- spectrum --poly "x1_1*x2_1" --eps 0.1,x
 expect_rc 2 "--eps '-1'" -- spectrum --poly "x1_1*x2_1" --eps -1
 expect_rc 2 "--precision 1" -- spectrum --poly "x1_1*x2_1" --precision 1
 expect_rc 2 "--measure" -- spectrum --poly "x1_1*x2_1" --measure cauchy
-expect_rc 3 "max_side" -- spectrum --tokens 2 --dim 2 --depth 2 --max-side 3
+expect_rc 3 "over the max side 3" -- spectrum --tokens 2 --dim 2 --depth 2 --max-side 3
 
 "$S" spectrum --tokens 3 --dim 2 --depth 2 --seed 3 --eps 0,0.01,0.1 --format json >"$T/s.json" || fail "spectrum network json"
 "$S" rank --tokens 3 --dim 2 --depth 2 --seed 3 --format json >"$T/r.json" || fail "rank network json"

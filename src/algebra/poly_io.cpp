@@ -1,8 +1,11 @@
 #include "seprank/poly_io.hpp"
 
+#include "seprank/limits.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 namespace seprank {
 
@@ -275,6 +278,23 @@ Variables variables_in(std::string_view text) {
 }
 
 std::string to_string(const QPoly& f) {
+    // The decimal text of huge coefficients is estimated first: measured on 2 cores, a
+    // coefficient of 10^8 bits took 12–16 s and 130 MB to print (GMP's conversion, then the
+    // text's copies), so about 1.3 bytes and 1.5·10^-7 s a bit, the time growing with
+    // log2 of the largest coefficient's bits (2^(10^9) would take minutes and 1.3 GB).
+    double bits = 0, largest = 1;
+    for (std::size_t k = 0; k < f.terms(); ++k) {
+        const Rational c = f.coeff(k);
+        const double b = static_cast<double>(fmpz_bits(fmpq_numref(c.get())) + fmpz_bits(fmpq_denref(c.get())));
+        bits += b;
+        largest = std::max(largest, b);
+    }
+    if (bits > 1e6) {
+        char what[96];
+        std::snprintf(what, sizeof what, "the decimal text of the coefficients (%.3g bits)", bits);
+        check_memory(1.3 * bits, default_max_memory(), what);
+        check_time(1.5e-7 * bits * std::max(1.0, std::log2(largest) / 27.0), default_max_seconds(), what);
+    }
     return print_terms(f, [&](std::size_t k) {
         Rational c = f.coeff(k);
         const bool neg = fmpq_sgn(c.get()) < 0;
