@@ -9,6 +9,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <functional>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -44,6 +45,28 @@ GuessOptions opts(std::vector<std::string> vars) {
     GuessOptions o;
     o.vars = std::move(vars);
     return o;
+}
+
+// One variable n, no exponential bases (so recurrences are found, not c·b^n), polynomials
+// up to max_degree.
+GuessOptions recurrence_opts(int max_degree) {
+    GuessOptions o = opts({"n"});
+    o.bases = {};
+    o.max_degree = max_degree;
+    return o;
+}
+
+// The rows (n, F(n)) of the Fibonacci numbers at the n kept (0 <= n <= last).
+std::vector<GuessPoint> fibonacci_rows(long last, const std::function<bool(long)>& keep) {
+    std::vector<GuessPoint> rows;
+    Integer a(0), b(1);
+    for (long n = 0; n <= last; ++n) {
+        if (keep(n)) rows.push_back(GuessPoint{{n}, a});
+        Integer c = a + b;
+        a = b;
+        b = c;
+    }
+    return rows;
 }
 
 }  // namespace
@@ -257,11 +280,8 @@ TEST_CASE("rows near 10^12: the exp-linear candidates are skipped (their values 
 
 TEST_CASE("recurrences: initial values are part of the formula; unrolling far is estimated first") {
     // Fibonacci from F(0) = 0: found as C-finite, printed with v(0) = 0, v(1) = 1.
-    std::vector<GuessPoint> fib{GuessPoint{{0}, Integer(0)}, GuessPoint{{1}, Integer(1)}};
-    for (long n = 2; n < 12; ++n) fib.push_back(GuessPoint{{n}, fib[static_cast<std::size_t>(n - 1)].value + fib[static_cast<std::size_t>(n - 2)].value});
-    GuessOptions o = opts({"n"});
-    o.bases = {};
-    o.max_degree = 2;
+    const std::vector<GuessPoint> fib = fibonacci_rows(11, [](long) { return true; });
+    const GuessOptions o = recurrence_opts(2);
     const Guess g = guess_formula(fib, o);
     REQUIRE(g.found);
     CHECK(g.formula.kind == FormKind::c_finite);
@@ -269,13 +289,7 @@ TEST_CASE("recurrences: initial values are part of the formula; unrolling far is
     CHECK(g.formula.init_start == 0);
     CHECK(g.formula.text().find("v(0) = 0, v(1) = 1") != std::string::npos);
     // F(1000) by the same recurrence here, against the formula unrolled by guess_predict.
-    Integer a(0), b(1);
-    for (int n = 0; n < 1000; ++n) {
-        Integer c = a + b;
-        a = b;
-        b = c;
-    }
-    CHECK(guess_predict(g, {1000}) == Rational(a));
+    CHECK(guess_predict(g, {1000}) == Rational(fibonacci_rows(1000, [](long n) { return n == 1000; }).front().value));
     CHECK(throws_with<resource_limit>([&] { (void)guess_predict(g, {1000000000000L}); }, "unrolling the recurrence"));
     CHECK(throws_with<invalid_input>([&] { (void)guess_predict(g, {-5}); }, "start at n = 0"));
     // A far row (n = 10^12, not consecutive with the others) that the recurrence cannot be
@@ -288,9 +302,7 @@ TEST_CASE("recurrences: initial values are part of the formula; unrolling far is
 }
 
 TEST_CASE("recurrences: every row must follow from the initial values, rows of other runs too") {
-    GuessOptions o = opts({"n"});
-    o.bases = {};
-    o.max_degree = 1;
+    const GuessOptions o = recurrence_opts(1);
     const auto pow2 = [](long n) { return Integer(1L << n); };
     // 2^n on n = 1..6 and a row n = 100 with 1 (another run, read by no equation): the
     // recurrence v(n) = 2 v(n − 1), v(1) = 2 gives 2^100 there, so it is refuted, not
@@ -309,17 +321,8 @@ TEST_CASE("recurrences: every row must follow from the initial values, rows of o
     // Fibonacci (no hypergeometric term: F(0) = 0) on n = 3..12 with F(0) before the run and
     // F(30) after it, each alone: the recurrence is unrolled backward and forward from its
     // initial values to check them, and both confirm it.
-    std::vector<GuessPoint> fib;
-    Integer a(0), b(1);
-    for (long n = 0; n <= 30; ++n) {
-        if (n == 0 || (n >= 3 && n <= 12) || n == 30) fib.push_back(GuessPoint{{n}, a});
-        Integer c = a + b;
-        a = b;
-        b = c;
-    }
-    GuessOptions of = opts({"n"});
-    of.bases = {};
-    of.max_degree = 2;
+    const std::vector<GuessPoint> fib = fibonacci_rows(30, [](long n) { return n == 0 || (n >= 3 && n <= 12) || n == 30; });
+    const GuessOptions of = recurrence_opts(2);
     const Guess gfib = guess_formula(fib, of);
     REQUIRE(gfib.found);
     REQUIRE(gfib.formula.kind == FormKind::c_finite);
