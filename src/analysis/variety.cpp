@@ -181,6 +181,12 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     if (res.count <= 0) res.uncertified = res.count == 0 ? "the section has no solution" : "the section is not zero-dimensional";
     else if (res.count > kCertifyMaxPoints) res.uncertified = std::to_string(res.count) + " section solutions, over " + std::to_string(kCertifyMaxPoints);
     else if (8.0 * words > default_max_memory()) res.uncertified = "the quotient's matrices (2·n·c² words) pass the memory limit";
+    // The certificate's time, O(c³) (the Krylov solve and the products mod χ of degree c):
+    // about 1.5·10^-8·c³ s, fitted on one run (c = 1536: 55–65 s of the command's 71 s on
+    // 2 cores), weighed against the time limit as the memory is against its limit.
+    else if (const double secs = 1.5e-8 * std::pow(static_cast<double>(res.count), 3.0); secs > default_max_seconds())
+        res.uncertified = "certifying " + std::to_string(res.count) + " section solutions (about " + format_seconds(secs) +
+                          ", O(c³)) passes the time limit";
     if (!res.uncertified.empty()) return res;
     const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
     const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert, algebra_detail::SimpleVariant::separating, st.threads);
