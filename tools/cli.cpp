@@ -443,6 +443,11 @@ std::vector<double> parse_eps(const std::string& text) {
     return out;
 }
 
+std::string typed_number(const CLI::App& sub, const std::string& option, double v) {
+    const CLI::Option* o = sub.get_option_no_throw(option);
+    return o && o->count() > 0 && !o->results().empty() ? o->results().back() : number_text(v);
+}
+
 std::string number_text(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", v);

@@ -226,6 +226,9 @@ std::vector<double> parse_eps(const std::string& text);
 // A number of a message in its short form (%g: "-1", "0.5", "1e-05", "nan"), where
 // std::to_string writes "-1.000000". O(1).
 std::string number_text(double v);
+// An option's value as typed on the command line (1e-400, where the double holds 0), or
+// number_text(v) when the option was not given. O(1).
+std::string typed_number(const CLI::App& sub, const std::string& option, double v);
 // An exact integer in JSON: a number when it fits in 64 bits, its digits as text beyond.
 inline json exact(const seprank::Integer& v) {
     if (fmpz_fits_si(v.get())) return json(static_cast<long>(fmpz_get_si(v.get())));

@@ -80,7 +80,7 @@ struct GuessCommand final : Command {
         o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
         seprank::check_options(o);
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + number_text(check_seconds) + " must be a finite number > 0");
+            throw seprank::invalid_input("--check-seconds " + typed_number(*sub, "--check-seconds", check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
         seprank::CheckOptions check_opts;
         check_opts.seconds = check_seconds;
@@ -275,7 +275,7 @@ struct GuessCommand final : Command {
         rq.max_exceptions = sub->count("--max-exceptions") > 0 ? o.max_exceptions : 2;  // a block law's default
         rq.do_check = check;
         if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + number_text(check_seconds) + " must be a finite number > 0");
+            throw seprank::invalid_input("--check-seconds " + typed_number(*sub, "--check-seconds", check_seconds) + " must be a finite number > 0");
         if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
         rq.check.seconds = check_seconds;
         rq.check.trials = check_trials;

@@ -152,7 +152,7 @@ struct TableCommand final : Command {
             sw.generic.method = seprank::generic_method_from_string(t_method);
             sw.generic.max_side = t_max_side;
             if (sub->count("--row-seconds") > 0 && (!(t_row_seconds >= 0) || !std::isfinite(t_row_seconds)))
-                throw seprank::invalid_input("--row-seconds " + number_text(t_row_seconds) + " must be a finite number >= 0 (0: no time budget)");
+                throw seprank::invalid_input("--row-seconds " + typed_number(*sub, "--row-seconds", t_row_seconds) + " must be a finite number >= 0 (0: no time budget)");
             if (sub->count("--row-seconds") > 0) sw.generic.max_seconds = t_row_seconds;  // else the preset's (default table) or none
             sw.generic.variant = seprank::evaluation_variant_from_string(t_variant);
             sw.generic.threads = threads;

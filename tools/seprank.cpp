@@ -6,6 +6,7 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -208,7 +209,13 @@ int main(int argc, char** argv) {
             }
             seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
         }
-        if (app.get_option("--max-time")->count() > 0) seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");
+        if (app.get_option("--max-time")->count() > 0) {
+            // Named as typed: 1e400 reads as inf and 1e-400 as 0, which the library would show.
+            if (!(g.max_time_s > 0) || !std::isfinite(g.max_time_s))
+                throw seprank::invalid_input("--max-time " + app.get_option("--max-time")->results().back() +
+                                             ": expected a positive finite number of seconds");
+            seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");
+        }
         flint_set_num_threads(g.threads);
         seprank::set_default_threads(g.threads, "--threads");  // every computation started inside a command too (limits.hpp)
         for (auto& c : commands)
