@@ -109,10 +109,16 @@ std::vector<std::string> split(const std::string& text, char sep) {
     }
 }
 
-// One layer: "kind[:key=value]...[:flag]". A value is a decimal integer, at least 1
-// ("rank" at least 0: no cap); a flag has no value; a key given twice is refused.
-LayerSpec parse_layer(const std::string& text) {
-    const std::vector<std::string> parts = split(text, ':');
+// A piece of a layer's text for a message: at most 60 characters (a SPEC of 100 KB was
+// echoed whole, twice).
+std::string excerpt(const std::string& t) { return t.size() <= 60 ? t : t.substr(0, 57) + "..."; }
+
+// One layer: "kind[:key=value]...[:flag]". A value is a decimal integer without leading
+// zeros (as every integer option), at least 1 ("rank" at least 0: no cap); a flag has no
+// value; a key given twice is refused.
+LayerSpec parse_layer(const std::string& full) {
+    const std::vector<std::string> parts = split(full, ':');
+    const std::string text = excerpt(full);
     std::optional<LayerSpec> out;
     detail::for_each_kind([&](auto kind, auto sp) {
         if (out || parts[0] != kind.name) return;
@@ -122,7 +128,7 @@ LayerSpec parse_layer(const std::string& text) {
             const std::size_t eq = item.find('=');
             const std::string key = item.substr(0, eq);
             if (std::find(seen.begin(), seen.end(), key) != seen.end())
-                throw invalid_input("layer '" + text + "': " + key + " is given twice");
+                throw invalid_input("layer '" + text + "': " + excerpt(key) + " is given twice");
             seen.push_back(key);
             bool known = false;
             kind.keys(sp, [&](const char* name, auto& field) {
@@ -138,20 +144,21 @@ LayerSpec parse_layer(const std::string& text) {
                     long v = 0;
                     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
                     const long lo = key == "rank" ? 0 : 1;
-                    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < lo)
-                        throw invalid_input("layer '" + text + "': " + key + " = '" + value + "' is not an integer >= " + std::to_string(lo));
+                    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < lo || (value.size() > 1 && value[0] == '0'))
+                        throw invalid_input("layer '" + text + "': " + key + " = '" + excerpt(value) + "' is not an integer >= " + std::to_string(lo) +
+                                            (value.size() > 1 && value[0] == '0' && ec == std::errc() ? " written without leading zeros" : ""));
                     field = v;
                 }
             });
             if (!known) {
                 std::string keys;
                 kind.keys(sp, [&](const char* name, auto&) { keys += (keys.empty() ? "" : ", ") + std::string(name); });
-                throw invalid_input("layer '" + text + "': unknown key '" + key + "' for " + kind.name + " (expected " + keys + ")");
+                throw invalid_input("layer '" + text + "': unknown key '" + excerpt(key) + "' for " + kind.name + " (expected " + keys + ")");
             }
         }
         out = LayerSpec(sp);
     });
-    if (!out) throw invalid_input("unknown layer kind '" + parts[0] + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")");
+    if (!out) throw invalid_input("unknown layer kind '" + excerpt(parts[0]) + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")");
     return *out;
 }
 

@@ -157,6 +157,9 @@ TEST_CASE("layers SPEC: bad text is refused with one message naming it") {
         {"mlp:width=0", "width = '0'"},
         {"hadamard:width=0", "width = '0'"},
         {"mlp:power=x", "power = 'x'"},
+        {"attention:heads=01", "heads = '01' is not an integer >= 1 written without leading zeros"},
+        {"mlp:power=" + std::string(200, '7'), "power = '" + std::string(57, '7') + "...'"},  // long values cut to 60
+        {"mlp:" + std::string(300, 'k') + "=2", "unknown key '" + std::string(57, 'k') + "...'"},
         {"conv:filter=0", "filter = '0'"},
         {"conv:stride=0", "stride = '0'"},
         {"conv:residual", "unknown key 'residual' for conv"},
