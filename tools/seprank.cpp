@@ -6,7 +6,9 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -195,6 +197,20 @@ int main(int argc, char** argv) {
             // (docs/usage.md §1.2), naming the option and the value.
             return report("", std::runtime_error(parse_error_text(e, argc, argv, app)), 2);
         }
+        // A number no double can hold (1e-400 reads as 0, 1e400 as inf) is refused as typed,
+        // whichever option it is given to: 0 or inf could pass an option's own check with
+        // another meaning (generic --max-seconds 1e-400 would be "no budget").
+        for (const CLI::App* a : [&] { auto v = app.get_subcommands(); v.insert(v.begin(), &app); return v; }())
+            for (const CLI::Option* o : a->get_options())
+                for (const std::string& r : o->results()) {
+                    if (r.empty() || r.find_first_not_of("0123456789.eE+-") != std::string::npos) continue;
+                    char* end = nullptr;
+                    errno = 0;
+                    const double v = std::strtod(r.c_str(), &end);
+                    if (end == r.c_str() + r.size() && errno == ERANGE && (v == 0 || std::isinf(v)))
+                        throw seprank::invalid_input(o->get_name() + " " + r + ": no double holds it (it would read as " + (v == 0 ? "0" : "inf") +
+                                                     "; doubles reach about 1e-308 to 1e308)");
+                }
         for (const char* name : {"--threads", "--max-memory", "--max-time"})  // "" reads as 0: say it was empty
             if (app.get_option(name)->count() > 0 && app.get_option(name)->results().back().empty())
                 throw seprank::invalid_input(std::string(name) + ": empty value");
