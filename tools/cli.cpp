@@ -1,6 +1,8 @@
 // seprank CLI — shared helpers (see cli.hpp).
 #include "cli.hpp"
 
+#include "seprank/partition.hpp"
+
 #include "seprank/record.hpp"
 
 #include <algorithm>
@@ -420,17 +422,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::vector<double> parse_eps(const std::string& text) {
     std::vector<double> out;
     if (text.empty()) return out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(start, comma - start);
-        // An empty item is refused, as in every list (parse_list): "0.1," is no list of one.
-        if (item.empty())
-            throw seprank::invalid_input("--eps '" + text + "': " +
-                                         (start == 0 ? "an empty item before the first comma"
-                                          : comma == text.size() ? "an empty item after the last comma"
-                                                                 : "an empty item between two commas"));
+    seprank::for_each_item(text, "--eps", [&](const std::string& item) {  // an empty item refused, as in every list
         // Decimal only (no hex, inf or nan); strtod reads a value below the smallest normal
         // double (1e-320) as its nearest double, where std::stod threw.
         char* end = nullptr;
@@ -438,8 +430,7 @@ std::vector<double> parse_eps(const std::string& text) {
         if (end != item.c_str() + item.size() || !(v >= 0) || !std::isfinite(v))
             throw seprank::invalid_input("--eps '" + item + "': expected a finite number >= 0");
         out.push_back(v);
-        start = comma + 1;
-    }
+    });
     return out;
 }
 

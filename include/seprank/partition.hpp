@@ -13,6 +13,7 @@
 // (the full check, O(N)) and goes on as the first.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ namespace seprank {
 // of `seprank table` and `--widths`. O(length of the text +
 // values listed), a range contributing its values.
 std::vector<long> parse_list(const std::string& text, const std::string& option);
+// f(item) for each item of a comma-separated list, in order, each as written; an empty or
+// blank item (or list) is invalid_input naming `option`, the text and where ("an empty
+// item after the last comma"), when it is reached. parse_list reads its items through it.
+// O(length of the text) plus f's calls.
+void for_each_item(const std::string& text, const std::string& option, const std::function<void(const std::string&)>& f);
 
 // Unchecked: any two lists. A ValidPartition's sides are sorted.
 struct Partition {

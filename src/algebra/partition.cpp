@@ -5,21 +5,11 @@
 #include "seprank/integer.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace seprank {
 
-std::vector<long> parse_list(const std::string& text, const std::string& option) {
-    std::vector<long> out;
-    auto num = [&](std::string t) {
-        // Blanks around a number are allowed (' 1, 2 | 3 '), as a reader would write them.
-        const std::size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
-        t = b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
-        if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos ||
-            t.find_first_of("0123456789") == std::string::npos)  // "-" alone (found by the fuzzer)
-            throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
-        if (t.size() > 12) throw invalid_input(option + " '" + text + "': '" + t + "' is too long (at most 12 characters)");
-        return std::stol(t);
-    };
+void for_each_item(const std::string& text, const std::string& option, const std::function<void(const std::string&)>& f) {
     std::size_t start = 0;
     while (start <= text.size()) {
         std::size_t comma = text.find(',', start);
@@ -34,6 +24,24 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
                                                                                           : "an empty item between two commas";
             throw invalid_input(option + " '" + text + "': " + where);
         }
+        f(item);
+        start = comma + 1;
+    }
+}
+
+std::vector<long> parse_list(const std::string& text, const std::string& option) {
+    std::vector<long> out;
+    auto num = [&](std::string t) {
+        // Blanks around a number are allowed (' 1, 2 | 3 '), as a reader would write them.
+        const std::size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+        t = b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+        if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos ||
+            t.find_first_of("0123456789") == std::string::npos)  // "-" alone (found by the fuzzer)
+            throw invalid_input(option + " '" + text + "': '" + t + "' is not an integer");
+        if (t.size() > 12) throw invalid_input(option + " '" + text + "': '" + t + "' is too long (at most 12 characters)");
+        return std::stol(t);
+    };
+    for_each_item(text, option, [&](const std::string& item) {
         const std::size_t dots = item.find("..");
         if (dots == std::string::npos) {
             out.push_back(num(item));
@@ -43,8 +51,7 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
             if (hi - lo > 10000) throw invalid_input(option + " '" + text + "': range '" + item + "' is too long");
             for (long k = lo; k <= hi; ++k) out.push_back(k);
         }
-        start = comma + 1;
-    }
+    });
     return out;
 }
 
