@@ -72,22 +72,29 @@ struct GuessCommand final : Command {
         sub->add_option("--format", format, "text|json")->check(one_of({"text", "json"}));
     }
 
-    int run(const Globals& globals) override {
+    // --check's options, each named by its flag: checked on both paths (plain and --blocks),
+    // and refused if invalid even without --check.
+    seprank::CheckOptions checked_check_options(const Globals& globals) const {
         if (check_max_side < 1) throw seprank::invalid_input("--check-max-side " + std::to_string(check_max_side) + " must be at least 1");
+        if (!(check_seconds > 0) || !std::isfinite(check_seconds))
+            throw seprank::invalid_input("--check-seconds " + typed_number(*sub, "--check-seconds", check_seconds) + " must be a finite number > 0");
+        if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
+        seprank::CheckOptions c;
+        c.seconds = check_seconds;
+        c.trials = check_trials;
+        c.max_side = check_max_side;
+        c.threads = globals.threads;
+        seprank::check_options(c);
+        return c;
+    }
+
+    int run(const Globals& globals) override {
         if (blocks) return run_blocks(globals);
         o.vars = split_names(vars_text);
         const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)
         o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
         seprank::check_options(o);
-        if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + typed_number(*sub, "--check-seconds", check_seconds) + " must be a finite number > 0");
-        if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
-        seprank::CheckOptions check_opts;
-        check_opts.seconds = check_seconds;
-        check_opts.trials = check_trials;
-        check_opts.max_side = check_max_side;
-        check_opts.threads = globals.threads;
-        seprank::check_options(check_opts);  // --check-max-side, refused if invalid even without --check
+        const seprank::CheckOptions check_opts = checked_check_options(globals);
         Notes notes;
         if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
@@ -274,14 +281,7 @@ struct GuessCommand final : Command {
         rq.max_forms = max_forms;
         rq.max_exceptions = sub->count("--max-exceptions") > 0 ? o.max_exceptions : 2;  // a block law's default
         rq.do_check = check;
-        if (!(check_seconds > 0) || !std::isfinite(check_seconds))
-            throw seprank::invalid_input("--check-seconds " + typed_number(*sub, "--check-seconds", check_seconds) + " must be a finite number > 0");
-        if (check_trials < 1 || check_trials > 1000) throw seprank::invalid_input("--check-trials " + std::to_string(check_trials) + " outside 1..1000");
-        rq.check.seconds = check_seconds;
-        rq.check.trials = check_trials;
-        rq.check.max_side = check_max_side;
-        rq.check.threads = globals.threads;
-        seprank::check_options(rq.check);
+        rq.check = checked_check_options(globals);
         {  // the plain search's options, refused if invalid even here, where they are noted as unused
             seprank::GuessOptions plain = o;
             plain.vars = {"x"};

@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
         if (app.get_option("--max-time")->count() > 0) {
             // Named as typed: 1e400 reads as inf and 1e-400 as 0, which the library would show.
             if (!(g.max_time_s > 0) || !std::isfinite(g.max_time_s))
-                throw seprank::invalid_input("--max-time " + app.get_option("--max-time")->results().back() +
+                throw seprank::invalid_input("--max-time " + typed_number(app, "--max-time", g.max_time_s) +
                                              ": expected a positive finite number of seconds");
             seprank::set_default_max_seconds(g.max_time_s, "--max-time (seconds)");
         }
