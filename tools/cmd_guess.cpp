@@ -19,16 +19,6 @@ namespace {
 
 using Cells = seprank::TableRow;
 
-// --vars: names split at commas, every item kept ("n," gives an empty last name, which
-// the library refuses as every empty name: getline dropped it).
-std::vector<std::string> split_names(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1) out.push_back(text.substr(start, comma - start));
-    out.push_back(text.substr(start));
-    return out;
-}
-
 // "1 row", "2 rows".
 std::string count(long n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -90,7 +80,7 @@ struct GuessCommand final : Command {
 
     int run(const Globals& globals) override {
         if (blocks) return run_blocks(globals);
-        o.vars = split_names(vars_text);
+        o.vars = seprank::split_at(vars_text, ',');  // every item kept: "n," names an empty variable, which check_options refuses
         const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)
         o.bases = none ? std::vector<long>{} : seprank::parse_list(bases_text, "--bases");
         seprank::check_options(o);
@@ -272,7 +262,7 @@ struct GuessCommand final : Command {
     int run_blocks(const Globals& globals) {
         GuessBlocksRequest rq;
         rq.table = table;
-        rq.vars = split_names(vars_text);
+        rq.vars = seprank::split_at(vars_text, ',');
         rq.where_text = where_text;
         rq.where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
         rq.format = format;

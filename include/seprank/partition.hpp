@@ -31,6 +31,10 @@ std::vector<long> parse_list(const std::string& text, const std::string& option)
 // item after the last comma"), when it is reached. parse_list reads its items through it.
 // O(length of the text) plus f's calls.
 void for_each_item(const std::string& text, const std::string& option, const std::function<void(const std::string&)>& f);
+// The pieces of `text` between the separators `sep`, in order, each as written and empty
+// ones kept ("a,,b" → "a", "", "b"; "" → one empty piece): for lists whose empty items have
+// a meaning or a message of their own (the layer SPEC, guess's --vars). O(length of the text).
+std::vector<std::string> split_at(const std::string& text, char sep);
 
 // Unchecked: any two lists. A ValidPartition's sides are sorted.
 struct Partition {

@@ -9,23 +9,30 @@
 
 namespace seprank {
 
-void for_each_item(const std::string& text, const std::string& option, const std::function<void(const std::string&)>& f) {
+std::vector<std::string> split_at(const std::string& text, char sep) {
+    std::vector<std::string> out;
     std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(start, comma - start);
+    while (true) {
+        const std::size_t at = text.find(sep, start);
+        out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+        if (at == std::string::npos) return out;
+        start = at + 1;
+    }
+}
+
+void for_each_item(const std::string& text, const std::string& option, const std::function<void(const std::string&)>& f) {
+    const std::vector<std::string> items = split_at(text, ',');
+    for (std::size_t i = 0; i < items.size(); ++i) {
         // An empty item ("2,,1", ",2", "2,") is refused, never dropped: for a list of
         // widths a dropped item changes the architecture.
-        if (item.find_first_not_of(" \t\r\n") == std::string::npos) {
+        if (items[i].find_first_not_of(" \t\r\n") == std::string::npos) {
             const char* where = text.find_first_not_of(" \t\r\n") == std::string::npos ? "an empty list"
-                                : start == 0                                              ? "an empty item before the first comma"
-                                : comma == text.size()                                    ? "an empty item after the last comma"
+                                : i == 0                                                  ? "an empty item before the first comma"
+                                : i + 1 == items.size()                                   ? "an empty item after the last comma"
                                                                                           : "an empty item between two commas";
             throw invalid_input(option + " '" + text + "': " + where);
         }
-        f(item);
-        start = comma + 1;
+        f(items[i]);
     }
 }
 

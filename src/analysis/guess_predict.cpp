@@ -14,6 +14,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace seprank {
@@ -120,6 +121,17 @@ Rational rec_coefficient(const Formula& f, int k, long m) {
     return s;
 }
 
+// One forward step of the recurrence Σ_j p_j(m)·v(m − j) = 0: v(m) = −Σ_{j≥1} p_j(m)·v(m − j) / p_0(m)
+// from window = v(m − order), …, v(m − 1); none when p_0(m) = 0 (v(m) is not determined).
+// O(order·degree) rational operations.
+std::optional<Rational> step_forward(const Formula& f, long m, const std::vector<Rational>& window) {
+    const Rational lead = rec_coefficient(f, 0, m);
+    if (lead.is_zero()) return std::nullopt;
+    Rational acc;
+    for (int j = 1; j <= f.order; ++j) acc = acc + rec_coefficient(f, j, m) * window[static_cast<std::size_t>(f.order - j)];
+    return (Rational(0) - acc) / lead;
+}
+
 // resource_limit `what` when unrolling the recurrence `steps` steps (backward: down from
 // its initial values), over values of the variable up to |far|, would pass the exact
 // budgets (the estimate below).
@@ -189,15 +201,12 @@ Rational unroll(const Formula& f, const std::vector<GuessPoint>& rows, long n, c
             window.emplace_back(*it->second);
             continue;
         }
-        const auto pe = [&](int k) { return rec_coefficient(f, k, m); };
-        Rational acc;
-        for (int k = 1; k <= f.order; ++k) acc = acc + pe(k) * window[static_cast<std::size_t>(f.order - k)];
-        const Rational lead = pe(0);
-        if (lead.is_zero())
+        std::optional<Rational> next = step_forward(f, m, window);
+        if (!next)
             throw invalid_input("guess: " + at + ": the recurrence's leading coefficient vanishes at " + name + " = " + std::to_string(m) +
                                 ", so v(" + std::to_string(m) + ") is not determined");
         window.erase(window.begin());
-        window.push_back((Rational(0) - acc) / lead);
+        window.push_back(std::move(*next));
     }
     return window.back();
 }
@@ -230,12 +239,10 @@ Reproduction recurrence_reproduces(const Formula& f, const std::vector<GuessPoin
     std::vector<Rational> window(f.init.begin(), f.init.end());  // v(m − k + 1), …, v(m), m = s1
     for (unsigned long i = 1; i <= ahead && out == Reproduction::yes; ++i) {  // forward: p_0(m)·v(m) = −Σ_{j≥1} p_j(m)·v(m − j)
         const long m = static_cast<long>(static_cast<unsigned long>(s1) + i);
-        const Rational lead = rec_coefficient(f, 0, m);
-        if (lead.is_zero()) return Reproduction::unknown;
-        Rational acc;
-        for (long j = 1; j <= k; ++j) acc = acc + rec_coefficient(f, static_cast<int>(j), m) * window[static_cast<std::size_t>(k - j)];
+        std::optional<Rational> next = step_forward(f, m, window);
+        if (!next) return Reproduction::unknown;
         window.erase(window.begin());
-        window.push_back((Rational(0) - acc) / lead);
+        window.push_back(std::move(*next));
         compare(m, window.back());
     }
     window.assign(f.init.begin(), f.init.end());  // v(t), …, v(t + k − 1), t = s0

@@ -8,6 +8,7 @@
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/model.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/random.hpp"
 
 #include <algorithm>
@@ -98,17 +99,6 @@ std::vector<std::string> layer_kind_names() {
 
 namespace {
 
-std::vector<std::string> split(const std::string& text, char sep) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t at = text.find(sep, start);
-        out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
-        if (at == std::string::npos) return out;
-        start = at + 1;
-    }
-}
-
 // A piece of a layer's text for a message: at most 60 characters (a SPEC of 100 KB was
 // echoed whole, twice).
 std::string excerpt(const std::string& t) { return t.size() <= 60 ? t : t.substr(0, 57) + "..."; }
@@ -117,7 +107,7 @@ std::string excerpt(const std::string& t) { return t.size() <= 60 ? t : t.substr
 // zeros (as every integer option), at least 1 ("rank" at least 0: no cap); a flag has no
 // value; a key given twice is refused.
 LayerSpec parse_layer(const std::string& full) {
-    const std::vector<std::string> parts = split(full, ':');
+    const std::vector<std::string> parts = split_at(full, ':');
     const std::string text = excerpt(full);
     std::optional<LayerSpec> out;
     detail::for_each_kind([&](auto kind, auto sp) {
@@ -167,7 +157,7 @@ LayerSpec parse_layer(const std::string& full) {
 std::vector<LayerSpec> parse_layers(const std::string& spec) {
     if (spec.empty()) throw invalid_input("layers: empty SPEC (expected kind[:key=value]..., comma-separated)");
     std::vector<LayerSpec> out;
-    for (const std::string& item : split(spec, ',')) {
+    for (const std::string& item : split_at(spec, ',')) {
         if (item.empty()) throw invalid_input("layers '" + spec + "': an empty layer between commas");
         out.push_back(parse_layer(item));
     }

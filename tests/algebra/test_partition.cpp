@@ -43,6 +43,13 @@ TEST_CASE("partitions: parsing, validation, balanced lists") {
     CHECK(seprank_test::message_of([] { (void)parse_list("2, ,1", "--widths"); }) == "--widths '2, ,1': an empty item between two commas");
     CHECK(seprank_test::message_of([] { (void)parse_list(" ", "--widths"); }) == "--widths ' ': an empty list");
     CHECK(seprank_test::message_of([] { (void)parse_list(",", "--dim"); }) == "--dim ',': an empty item before the first comma");
+    // split_at keeps every piece, empty ones too (the layer SPEC and guess's --vars read them)
+    CHECK(split_at("", ',') == std::vector<std::string>{""});
+    CHECK(split_at("a", ',') == std::vector<std::string>{"a"});
+    CHECK(split_at("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
+    CHECK(split_at(",a,", ',') == std::vector<std::string>{"", "a", ""});
+    CHECK(split_at("mlp:power=2:", ':') == std::vector<std::string>{"mlp", "power=2", ""});
+    CHECK(split_at(" a , b", ',') == std::vector<std::string>{" a ", " b"});
     for (const char* bad : {"1,2", "|1,2", "1,2|", "1,2|2,3", "1|2|3", "1,x|2", "1|2,9", "1,2|4", "3..1|2", "1 2|3,4", " |1,2,3,4", "1, |2,3,4"}) {
         INFO("partition " << std::string(bad));
         CHECK_THROWS_AS(parse_partition(bad, 4), invalid_input);
