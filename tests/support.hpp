@@ -80,17 +80,35 @@ private:
     std::optional<std::string> old_;
 };
 
-// default_max_memory() (limits.hpp) set to `bytes` while the guard lives, the caller's
-// value restored after (tests of a size check at a limit smaller than the machine's).
+// default_max_seconds() (limits.hpp) set to `seconds` while the guard lives, the caller's
+// value restored after (tests of a time estimate refused at a small limit).
+class MaxSeconds {
+public:
+    explicit MaxSeconds(double seconds) : old_(seprank::default_max_seconds()) { seprank::set_default_max_seconds(seconds); }
+    ~MaxSeconds() { seprank::set_default_max_seconds(old_); }
+    MaxSeconds(const MaxSeconds&) = delete;
+    MaxSeconds& operator=(const MaxSeconds&) = delete;
+
+private:
+    double old_;
+};
+
+// default_max_memory() (limits.hpp) set to `bytes`, named `name`, while the guard lives,
+// the caller's value and name restored after (tests of a size check at a limit smaller
+// than the machine's).
 class MaxMemory {
 public:
-    explicit MaxMemory(double bytes) : old_(seprank::default_max_memory()) { seprank::set_default_max_memory(bytes); }
-    ~MaxMemory() { seprank::set_default_max_memory(old_); }
+    explicit MaxMemory(double bytes, const std::string& name = "max_memory")
+        : old_(seprank::default_max_memory()), old_name_(seprank::default_max_memory_name()) {
+        seprank::set_default_max_memory(bytes, name);
+    }
+    ~MaxMemory() { seprank::set_default_max_memory(old_, old_name_); }
     MaxMemory(const MaxMemory&) = delete;
     MaxMemory& operator=(const MaxMemory&) = delete;
 
 private:
     double old_;
+    std::string old_name_;
 };
 
 }  // namespace seprank_test

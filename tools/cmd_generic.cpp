@@ -69,7 +69,9 @@ struct GenericCommand final : Command {
         if (!hint_blocks.empty()) g.block_hints = seprank::read_block_hints(hint_blocks, spec, part);
         const auto t0 = std::chrono::steady_clock::now();
         // trials and certificates on stderr (docs/progress.md)
-        const seprank::RankAnswer r = with_progress(globals, [&] { return seprank::generic_rank(spec, part, g); });
+        const seprank::RankAnswer r = with_progress(globals, [&] {
+            return with_expansion_flags("--max-memory, or --method evaluation", [&] { return seprank::generic_rank(spec, part, g); });
+        });
         const std::string chosen = "method " + r.method + (generic_method == "auto" ? " (chosen by --method auto)" : "");
         if (r.method == "flattening")
             notes.ignored(*sub, {"--max-side", "--variant", "--start", "--growth", "--store", "--max-seconds", "--hint-blocks"}, chosen + " evaluates nothing");

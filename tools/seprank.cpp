@@ -224,6 +224,9 @@ int main(int argc, char** argv) {
                 throw seprank::invalid_input("--max-memory " + given + ": expected a number of GiB from 0.0009765625 (1 MiB) to 1048576 (1 PiB)");
             }
             seprank::set_default_max_memory(g.max_memory_gib * 1024.0 * 1024 * 1024, "--max-memory");
+        } else {
+            // The built-in limit, named by the flag that changes it: every refusal says --max-memory.
+            seprank::set_default_max_memory(seprank::physical_memory_budget(), "--max-memory");
         }
         if (app.get_option("--max-time")->count() > 0) {
             // Named as typed: 1e400 reads as inf and 1e-400 as 0, which the library would show.

@@ -114,7 +114,9 @@ void check_options(const GenericOptions& opt);
 // when estimate_expansion(spec).bytes <= max_expand_bytes), expand_mod, flatten and a
 // sparse rank mod p (rank.hpp), or evaluation_rank (evaluation.hpp: about (g·R)² forward
 // evaluations and (g·R)³ elimination for rank R, growth g); trials one after another,
-// each evaluation on `threads` threads.
+// each evaluation on `threads` threads. The expansion is held to default_max_memory()
+// (limits.hpp; the CLI's --max-memory): over it, resource_limit, which auto answers with
+// the evaluation and the flattening asked for by name passes on.
 RankAnswer generic_rank(const ValidSpec& spec, const ValidPartition& part, const GenericOptions& opt = {});
 inline RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {}) {
     return generic_rank(spec, ValidPartition(part, spec->tokens), opt);

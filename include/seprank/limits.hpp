@@ -22,6 +22,10 @@ double default_max_memory();
 // Sets it (bytes; finite and > 0, and at most 3/4 of an address-space limit (RLIMIT_AS)
 // when there is one, else invalid_input naming `what`). O(1).
 void set_default_max_memory(double bytes, const std::string& what = "max_memory");
+// The name a refusal against default_max_memory() gives its limit: the `what` of the last
+// set_default_max_memory (the CLI's "--max-memory"), "max_memory" while it was never set.
+// Thread safe. O(length of the name).
+std::string default_max_memory_name();
 // Half of min(physical memory, RLIMIT_AS): the built-in default (8 GiB assumed when
 // sysconf cannot tell). Never throws. O(1): two sysconf and one getrlimit call.
 double physical_memory_budget();
@@ -30,9 +34,11 @@ double physical_memory_budget();
 void check_memory_value(double bytes, const std::string& what);
 
 // Throws resource_limit "<what>: about X GiB estimated, over the limit of Y GiB
-// (<limit_name>)" when estimate_bytes > limit_bytes. A limit <= 0 means no limit. O(1).
+// (<limit_name>)" when estimate_bytes > limit_bytes. A limit <= 0 means no limit. An
+// empty limit_name (the default) is default_max_memory_name(): pass a name of its own
+// with any other limit. O(1).
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what,
-                  const std::string& limit_name = "max_memory");
+                  const std::string& limit_name = "");
 
 // Threads: the number a computation's options ask for where the caller sets none. The
 // `threads` member of GenericOptions, EvaluationOptions, DimensionOptions, RankOptions,

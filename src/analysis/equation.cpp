@@ -61,7 +61,7 @@ struct SymbolicRing {
         if (held > 0.75 * limit)
             throw resource_limit("the expansion in the weights holds about " + format_bytes(held) + " at a polynomial of " +
                                  std::to_string(a.terms()) + " terms, over three quarters of the memory limit of " + format_bytes(limit) +
-                                 " (max_memory)");
+                                 " (" + default_max_memory_name() + ")");
     }
     E zero() const { return E(ctx); }
     E constant(long c) const { return E::constant(ctx, Rational(c)); }

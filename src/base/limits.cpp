@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -31,6 +32,22 @@ std::atomic<double>& limit_slot() {
 
 double detail::set_max_memory() { return limit_slot().load(); }
 
+namespace {
+std::mutex& name_mutex() {
+    static std::mutex m;
+    return m;
+}
+std::string& name_slot() {
+    static std::string name = "max_memory";
+    return name;
+}
+}  // namespace
+
+std::string default_max_memory_name() {
+    const std::lock_guard<std::mutex> lock(name_mutex());
+    return name_slot();
+}
+
 double default_max_memory() {
     const double v = limit_slot().load();
     return v > 0 ? v : physical_memory_budget();
@@ -53,6 +70,10 @@ void set_default_max_memory(double bytes, const std::string& what) {
         throw invalid_input(what + " = " + format_bytes(bytes) + " exceeds 3/4 of this process's address-space limit (ulimit -v: " +
                             format_bytes(static_cast<double>(rl.rlim_cur)) + "), past which FLINT and GMP abort instead of failing; give at most " +
                             format_bytes(0.75 * static_cast<double>(rl.rlim_cur)));
+    {
+        const std::lock_guard<std::mutex> lock(name_mutex());
+        name_slot() = what;
+    }
     limit_slot().store(bytes);
 }
 
@@ -90,7 +111,8 @@ namespace {
 
 void check_memory(double estimate_bytes, double limit_bytes, const std::string& what, const std::string& limit_name) {
     if (limit_bytes <= 0) return;
-    if (!(estimate_bytes <= limit_bytes)) refuse(estimate_bytes, limit_bytes, true, what, limit_name);  // NaN too
+    if (!(estimate_bytes <= limit_bytes))  // NaN too
+        refuse(estimate_bytes, limit_bytes, true, what, limit_name.empty() ? default_max_memory_name() : limit_name);
 }
 
 namespace {

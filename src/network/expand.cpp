@@ -52,7 +52,8 @@ void detail::check_expansion_estimate(const ValidSpec& s, const ExpandOptions& o
         msg << "expansion refused: up to " << terms << " terms, ";
         if (std::isfinite(e.bytes)) msg << "about " << e.bytes / (1024.0 * 1024 * 1024) << " GiB estimated";
         else msg << "more than 1e308 bytes estimated";
-        msg << ", over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB (ExpandOptions::max_memory); " << remedy;
+        msg << ", over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB ("
+            << (opt.max_memory > 0 ? std::string("ExpandOptions::max_memory") : default_max_memory_name()) << "); " << remedy;
         throw resource_limit(msg.str());
     }
 }

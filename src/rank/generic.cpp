@@ -163,7 +163,10 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
                 tp = now;
                 return s;
             };
-            const NmodPoly f = expand_mod(net, p, ExpandOptions{opt.max_expand_bytes * 16});
+            // The memory limit of the process (default_max_memory(), the CLI's --max-memory):
+            // auto expands only f estimated under max_expand_bytes, and the flattening asked
+            // for by name may use what the limit allows.
+            const NmodPoly f = expand_mod(net, p, ExpandOptions{});
             res.phases.expand += lap();
             const SparseNmodMat c = flatten(f, part, spec.tokens);
             res.phases.matrix += lap();
@@ -378,7 +381,7 @@ RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, cons
     try {
         return generic_once(valid, part, opt, dev, true);
     } catch (const resource_limit& e) {
-        // The estimate is of f; a product on the way can pass the memory limit (max_memory)
+        // The estimate is of f; a product on the way can pass the memory limit (default_max_memory())
         // where the evaluation, which never expands, fits: auto then runs the evaluation.
         // The attempt's seconds count in the answer's, as its expansion phase.
         const double attempt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

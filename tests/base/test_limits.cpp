@@ -46,7 +46,17 @@ TEST_CASE("the default memory limit: set, checked, and read back") {
     CHECK(default_max_memory() == 123456789.0);
     for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) CHECK_THROWS_AS(set_default_max_memory(bad), invalid_input);
     CHECK(default_max_memory() == 123456789.0);  // a refused value changes nothing
+    // A refusal names the limit as it was set; a limit of the caller's own keeps its name.
+    set_default_max_memory(123456789.0, "--max-memory");
+    CHECK(default_max_memory_name() == "--max-memory");
+    CHECK_THROWS_WITH_AS(check_memory(2e8, default_max_memory(), "the thing"),
+                         "the thing: about 191 MiB estimated, over the limit of 118 MiB (--max-memory)", resource_limit);
+    CHECK_THROWS_WITH_AS(check_memory(2e8, 1e8, "the thing", "Options::limit"),
+                         "the thing: about 191 MiB estimated, over the limit of 95.4 MiB (Options::limit)", resource_limit);
+    CHECK_THROWS_AS(set_default_max_memory(-1, "--other"), invalid_input);
+    CHECK(default_max_memory_name() == "--max-memory");  // nor its name
     set_default_max_memory(before);
+    CHECK(default_max_memory_name() == "max_memory");
 }
 
 TEST_CASE("the default threads: every options struct starts at it; set, checked, read back") {

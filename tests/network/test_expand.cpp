@@ -347,6 +347,14 @@ TEST_CASE("expansions estimated over the memory limit are refused before any wor
         CHECK(std::string(e.what()).find("ExpandOptions::max_memory") != std::string::npos);
         CHECK(std::string(e.what()).find("--") == std::string::npos);  // API names, not command-line flags
     }
+    // Without a limit of its own, the process's, by the name it was set with (the CLI's flag)
+    const seprank_test::MaxMemory tight(1024.0 * 1024 * 1024, "--max-memory");
+    try {
+        (void)expand(net, ExpandOptions{});
+        FAIL("not refused");
+    } catch (const resource_limit& e) {
+        CHECK(std::string(e.what()).find("over the limit of 1 GiB (--max-memory)") != std::string::npos);
+    }
 }
 
 // ---------------------------------------------------------------- variants

@@ -503,6 +503,22 @@ TEST_CASE("generic auto: a flattening whose expansion passes the memory limit gi
     CHECK(tight.kind == roomy.kind);
 }
 
+TEST_CASE("generic flattening asked for by name: the expansion is held to the process's memory limit, by its name") {
+    // attention N = 3, dx = 2, L = 3: f estimated at about 36 MiB, under the 64 MiB auto
+    // expands below, over the limit set here (a fixed 1 GiB was used, whatever --max-memory).
+    GenericOptions flat;
+    flat.method = GenericMethod::flattening;
+    const seprank_test::MaxMemory tight(4.0 * (1 << 20), "--max-memory");
+    try {
+        (void)generic_rank(seprank_test::attention_spec(3, 2, 3), balanced_partition(3), flat);
+        FAIL("not refused");
+    } catch (const resource_limit& e) {
+        const std::string m = e.what();
+        CHECK(m.rfind("expansion refused: up to 201376 terms", 0) == 0);
+        CHECK(m.find("over the limit of 0.00391 GiB (--max-memory); use the evaluation method") != std::string::npos);
+    }
+}
+
 TEST_CASE("the growth reports its steps to the caller's progress observer: each side evaluated, then ranked") {
     NetworkSpec s;
     s.tokens = 3;
