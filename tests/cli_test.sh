@@ -580,7 +580,25 @@ assert g["found"] and g["kind"] == "conjecture" and g["form"] == "binomial", g
 assert g["fitted"] + g["confirmed"] == g["rows"] == 9 and g["confirmed"] >= 2, g
 p = g["predictions"][0]
 assert p["check"]["verdict"] == "agree" and p["check"]["generic"] == p["value"], p
+assert 0 <= p["check"]["failure_bound"] < 1 and (p["check"]["failure_bound"] == 0) == (p["check"]["label"] == "certified"), p
 PY
+# A row the table marks (status lower-bound) is named when guess reads it: in a note beside
+# the answer, and at the end of a failed search's one line; --where status=ok leaves it out.
+/usr/bin/python3 - "$T/g.csv" "$T/gm.csv" <<'PY' || fail "guess marked: making the table"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["dim"] == "3" and r["depth"] == "3": r["rank"], r["status"] = "555", "lower-bound"
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0].keys()))
+w.writeheader(); w.writerows(rows)
+PY
+"$S" guess "$T/gm.csv" --vars dim,depth >/dev/null 2>"$T/gm.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "^seprank: no guess: .* (1 row read is marked by the table's status column, so a value may be a bound, not the value: dim=3,depth=3 (lower-bound); --where status=ok leaves them out)$" "$T/gm.err" \
+  || fail "guess on a marked row: rc $rc, $(cat "$T/gm.err")"
+"$S" guess "$T/gm.csv" --vars dim,depth --max-exceptions 1 >/dev/null 2>"$T/gm.err" || fail "guess marked, --max-exceptions 1: $(cat "$T/gm.err")"
+grep -q "^seprank: note: 1 row read is marked by the table's status column" "$T/gm.err" || fail "guess marked: no note: $(cat "$T/gm.err")"
+"$S" guess "$T/gm.csv" --vars dim,depth --where status=ok >/dev/null 2>"$T/gm.err" || fail "guess marked, --where status=ok: $(cat "$T/gm.err")"
+[[ ! -s "$T/gm.err" ]] || fail "guess --where status=ok: a note on rows it left out: $(cat "$T/gm.err")"
 # --bases "" is the empty list, as the help says ("empty: none"): no exponential form is tried.
 "$S" guess "$T/g.csv" --vars dim,depth --bases "" --format json >"$T/gb.json" 2>"$T/gb.err" || fail "guess --bases '': $(cat "$T/gb.err")"
 /usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert g["found"] and g["form"] == "binomial", g' "$T/gb.json" || fail "guess --bases '': $(cat "$T/gb.json")"

@@ -130,14 +130,27 @@ struct GuessCommand final : Command {
         j["forms_tried"] = g.tried;
         j["forms_refuted"] = g.refuted;
         j["forms_skipped"] = g.skipped;
+        // Rows the table marks (status lower-bound, skipped): values that may be bounds. Said
+        // with the answer, and in the one line of a failed search, where they may be the cause.
+        std::string marked;
+        long n_marked = 0;
+        for (const seprank::GuessPoint& p : g.rows)
+            if (!p.status.empty() && ++n_marked <= 3) marked += std::string(n_marked > 1 ? ", " : "") + point_text(p.x) + " (" + p.status + ")";
+        if (n_marked > 3) marked += ", …";
+        const std::string marked_line = n_marked == 0 ? std::string()
+                                                      : (n_marked == 1 ? std::string("1 row read is") : std::to_string(n_marked) + " rows read are") +
+                                                            " marked by the table's status column, so a value may be a bound, not the value: " +
+                                                            marked + "; --where status=ok leaves them out";
         if (!g.found) {
             // One line on stderr: the notes go into the JSON answer only.
             if (!notes.lines.empty() && format == "json") j["notes"] = notes.lines;
             j["reason"] = g.reason;
+            if (n_marked > 0) j["marked"] = marked_line;
             if (format == "json") std::cout << json_text(j, 2) << "\n";
-            std::cerr << "seprank: no guess: " << g.reason << "\n";
+            std::cerr << "seprank: no guess: " << g.reason << (n_marked > 0 ? " (" + marked_line + ")" : std::string()) << "\n";
             return 1;
         }
+        if (n_marked > 0) notes.add(marked_line);
         j["formula"] = g.formula.text();
         j["latex"] = g.formula.latex();
         j["form"] = seprank::to_string(g.formula.kind);
@@ -213,7 +226,8 @@ struct GuessCommand final : Command {
                 if (r.done) {
                     c["generic"] = r.generic;
                     c["label"] = r.label;
-                    checked = " [generic " + std::to_string(r.generic) + ", " + r.label + ": " + r.verdict + "]";
+                    c["failure_bound"] = r.failure_bound;
+                    checked = " [generic " + std::to_string(r.generic) + ", " + label_with_bound(r.label, r.failure_bound) + ": " + r.verdict + "]";
                 } else if (r.above_side) {
                     checked = " [" + r.verdict + "]";
                 } else {

@@ -57,6 +57,7 @@ json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, con
     c["seconds"] = std::round(seconds_since(t0) * 1e3) / 1e3;
     c["generic"] = a.value;
     c["label"] = a.label();
+    c["failure_bound"] = a.failure_bound;
     if (!a.converged) {
         c["verdict"] = "unchecked (generic gave a lower bound)";
         shown = " [unchecked: generic gave the lower bound " + std::to_string(a.value) + "]";
@@ -71,7 +72,7 @@ json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, con
     }
     c["differ"] = differ;
     c["verdict"] = bc.differ.empty() ? "agree" : "disagree";
-    shown = " [generic " + std::to_string(a.value) + ", " + a.label() + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
+    shown = " [generic " + std::to_string(a.value) + ", " + label_with_bound(a.label(), a.failure_bound) + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
     return c;
 }
 

@@ -49,6 +49,10 @@ namespace seprank {
 struct GuessPoint {
     std::vector<long> x;
     Integer value;
+    // The row's `status` cell when the table has one and it is neither "ok" nor empty: a row
+    // the table marks (`lower-bound`: its value is a certified lower bound, not the value).
+    // Empty otherwise; rows at one point merged keep it only when every one is marked.
+    std::string status = {};
 };
 
 struct GuessOptions {
@@ -225,7 +229,8 @@ std::vector<TableRow> read_table_cells(const std::string& path);
 // compared as integers), their `vars` columns and `value` column as integers.
 // invalid_input naming a missing column, a non-integer cell or a variable outside the
 // range of long (with its row number), or `value` also in `vars`; rows whose value cell
-// is empty (a row not computed) are skipped. Cost O(rows·(|vars| + |where| + 1)·columns)
+// is empty (a row not computed) are skipped; a row's `status` (see GuessPoint) is kept with
+// its point, so the caller can say which rows are marked. Cost O(rows·(|vars| + |where| + 1)·columns)
 // look-ups, plus parsing the integers.
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
@@ -262,6 +267,8 @@ struct PredictionCheck {
     bool above_side = false;  // the prediction is above max_side: generic was not run
     long generic = 0;      // its rank (when done)
     std::string label;     // its label (when done), RankAnswer::label()
+    double failure_bound = 1;  // its failure_bound (when done): 0 certified; generic: the chance
+                               // that `generic` is below the generic rank (answer.hpp)
     double seconds = 0;    // the time generic took
 };
 // Computes the generic rank of the network that `row` describes with vars = x

@@ -194,11 +194,12 @@ class Guess:
     rows_confirmed: List[Dict[str, int]]
     recurrence: str
     exceptions: List[Dict[str, Any]]
+    marked: List[Dict[str, Any]]
     def predict(self, **point: int) -> Union[int, Fraction]: ...
     def check(self, *, seconds: float = ..., trials: int = ..., max_side: int = ..., threads: int = ...,
               **point: int) -> Dict[str, Any]: ...
 def guess(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
-          where: Optional[Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
+          where: Union[None, str, Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
           max_order: int = ..., max_params: int = ..., min_confirm: int = ..., max_exps: int = ...,
           max_exceptions: int = ...) -> Guess: ...
 def dimension(net: Union[None, Network, Dict[str, Any]] = ..., *, output: str = ..., variant: str = ...,

@@ -357,6 +357,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("bound_up", [](double x, int digits) { return bound_up(x, digits); });
     // The CLI's lists ("1..4,6"): the same values and the same messages.
     m.def("parse_list", [](const std::string& text, const std::string& option) { return parse_list(text, option); });
+    m.def("parse_where", [](const std::string& text) { return parse_where(text); });
     // The library's memory check (limits.hpp) for sizes the Python layer controls, e.g. a
     // matrix before its entries are converted: resource_limit → ResourceLimitError.
     m.def("check_memory", [](double estimate, double limit, const std::string& what, const std::string& limit_name) {
@@ -606,6 +607,13 @@ PYBIND11_MODULE(_core, m) {
                 out.emplace_back(g.rows[e.row].x, g.rows[e.row].value.str(), e.defined ? std::optional<std::string>(e.value.str()) : std::nullopt);
             return out;
         })
+        // each row the table's status column marks: (point, status)
+        .def("marked_rows", [](const Guess& g) {
+            std::vector<std::pair<std::vector<long>, std::string>> out;
+            for (const GuessPoint& p : g.rows)
+                if (!p.status.empty()) out.emplace_back(p.x, p.status);
+            return out;
+        })
         .def("fit_points", [](const Guess& g) {
             std::vector<std::vector<long>> out;
             for (std::size_t i : g.fit_rows) out.push_back(g.rows[i].x);
@@ -655,6 +663,7 @@ PYBIND11_MODULE(_core, m) {
         d["verdict"] = c.verdict;
         d["generic"] = c.done ? py::object(py::int_(c.generic)) : py::object(py::none());
         d["label"] = c.done ? py::object(py::str(c.label)) : py::object(py::none());
+        d["failure_bound"] = c.done ? py::object(py::float_(c.failure_bound)) : py::object(py::none());
         d["seconds"] = c.seconds;
         return d;
     });

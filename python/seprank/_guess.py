@@ -78,6 +78,8 @@ class Guess:
         self.exceptions: List[Dict[str, Any]] = [
             {"point": dict(zip(self.vars, x)), "value": int(v), "formula": None if f is None else _number(f)}
             for x, v, f in core.exception_rows()]
+        # rows the table's status column marks (lower-bound, skipped): values that may be bounds
+        self.marked: List[Dict[str, Any]] = [{"point": dict(zip(self.vars, x)), "status": st} for x, st in core.marked_rows()]
 
     def predict(self, **point: int) -> Union[int, Fraction]:
         """The formula at ``point`` (every variable by name), exactly."""
@@ -95,8 +97,9 @@ class Guess:
               **point: int) -> Dict[str, Any]:
         """The prediction at ``point`` recomputed with ``generic_rank`` (``seprank guess
         --check``): the network of the first row ``where`` kept, its variables set to the
-        point. Returns ``point``, ``value`` (predicted), ``generic`` and ``label`` (None when
-        not finished), ``verdict`` ('agree', 'disagree', 'unchecked (generic gave a lower
+        point. Returns ``point``, ``value`` (predicted), ``generic``, ``label`` and
+        ``failure_bound`` (the chance that ``generic`` is below the generic rank; 0 when
+        certified; None, like the other two, when not finished), ``verdict`` ('agree', 'disagree', 'unchecked (generic gave a lower
         bound)', 'unchecked (over the budget)': ``seconds`` bounds the run, or 'unchecked
         (prediction above --check-max-side N)': a prediction above ``max_side``, which
         generic's rank cannot exceed, is not computed) and ``seconds``."""
@@ -117,13 +120,13 @@ class Guess:
 
 
 def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
-          where: Optional[Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5, 6, 7, 8, 9),
+          where: Union[None, str, Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5, 6, 7, 8, 9),
           max_order: int = 3, max_params: int = 16, min_confirm: int = 2, max_exps: int = 3,
           max_exceptions: int = 0) -> Guess:
     """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
     ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines), rows as
     dicts or a pandas DataFrame (``seprank.table`` returns either); ``where`` keeps rows
-    whose columns have these values; rows whose value is None, NaN or empty are skipped.
+    whose columns have these values (a dict, or the CLI's text ``"tokens=2,heads=1"``); rows whose value is None, NaN or empty are skipped.
     ``max_exps`` bounds the exponentials of an exp-sum (1..4, 1: none); with
     ``max_exceptions`` E > 0 a polynomial, exp-linear, exp-sum or binomial form may miss up
     to E rows (``Guess.exceptions``). Raises ValueError on a missing column, a non-integer
@@ -141,7 +144,12 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
             if not isinstance(r, Mapping):
                 raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
             table.append([(str(k), _text(v)) for k, v in r.items()])
-    pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
+    if isinstance(where, str):  # "tokens=2,heads=1", as the CLI's --where
+        pairs = _core.parse_where(where) if where.strip() else []
+    elif where is None or isinstance(where, Mapping):
+        pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
+    else:
+        raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     if isinstance(bases, str):  # "2,3", as the CLI's --bases
         bases = _core.parse_list(bases, "bases") if bases.strip() else []

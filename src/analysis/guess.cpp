@@ -326,6 +326,7 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
             if (merged.back().value != p.value)
                 throw invalid_input("guess: two rows at " + point_text(opt.vars, p.x) + " with different values " + cut(merged.back().value.str()) +
                                     " and " + cut(p.value.str()));
+            if (p.status.empty()) merged.back().status.clear();  // an unmarked row has the same value
             continue;
         }
         merged.push_back(std::move(p));

@@ -131,6 +131,7 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
         c.done = true;
         c.generic = r.value;
         c.label = r.label();
+        c.failure_bound = r.failure_bound;
         c.verdict = Rational(Integer(r.value)) == predicted ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";
     } catch (const cancelled&) {
         if (outer_cancelled) throw;

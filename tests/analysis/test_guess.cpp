@@ -235,6 +235,26 @@ TEST_CASE("tables: CSV, JSON array and JSON lines give the same points; bad cell
     CHECK_THROWS_AS(parse_table_cells("[{\"a\":1},", "t"), invalid_input);
 }
 
+TEST_CASE("rows the table's status column marks keep their status through the points and the merge") {
+    const std::string csv = "n,rank,status\n1,2,ok\n2,4,lower-bound\n3,8,\n4,16,skipped\n4,16,ok\n5,32,lower-bound\n5,32,lower-bound\n6,64,ok\n";
+    const auto pts = guess_points(parse_table_cells(csv, "t"), {"n"}, "rank", {});
+    REQUIRE(pts.size() == 8);
+    CHECK(pts[0].status.empty());  // ok
+    CHECK(pts[1].status == "lower-bound");
+    CHECK(pts[2].status.empty());  // an empty cell
+    CHECK(pts[3].status == "skipped");
+    GuessOptions o = opts({"n"});
+    const Guess g = guess_formula(pts, o);
+    REQUIRE(g.found);
+    std::vector<std::pair<long, std::string>> marked;
+    for (const GuessPoint& p : g.rows)
+        if (!p.status.empty()) marked.emplace_back(p.x[0], p.status);
+    // n = 4: an ok row has the same value, so the point is not marked; n = 5: both marked
+    CHECK(marked == std::vector<std::pair<long, std::string>>{{2, "lower-bound"}, {5, "lower-bound"}});
+    // no status column: nothing marked
+    for (const GuessPoint& p : guess_points(parse_table_cells("n,rank\n1,2\n2,4\n", "t"), {"n"}, "rank", {})) CHECK(p.status.empty());
+}
+
 // ---- issue 36 / 38: hostile tables and points (docs/guess.md, "Limits and exit codes")
 
 TEST_CASE("exact sizes are estimated before evaluation: c^n at n = 10^12 is refused, never aborts") {

@@ -41,7 +41,7 @@ def test_check_recomputes_a_prediction_as_the_cli_does(rows, tmp_path, cli):
     g = seprank.guess(rows, vars=["dim", "depth"])
     c = g.check(dim=2, depth=4)
     assert c["point"] == {"dim": 2, "depth": 4} and c["value"] == 861
-    assert c["verdict"] == "agree" and c["generic"] == 861 and c["label"] == "certified"
+    assert c["verdict"] == "agree" and c["generic"] == 861 and c["label"] == "certified" and c["failure_bound"] == 0
     path = tmp_path / "t.json"
     import json
     path.write_text(json.dumps(rows if isinstance(rows, list) else rows.to_dict("records")))
@@ -51,7 +51,7 @@ def test_check_recomputes_a_prediction_as_the_cli_does(rows, tmp_path, cli):
     # a budget too small for the point: unchecked, nothing left running (the side raised
     # above the prediction, 317,750, which would otherwise be unchecked at once)
     late = g.check(dim=3, depth=5, seconds=0.05, max_side=400000)
-    assert late["verdict"] == "unchecked (over the budget)" and late["generic"] is None
+    assert late["verdict"] == "unchecked (over the budget)" and late["generic"] is None and late["failure_bound"] is None
     # a wrong formula is refuted: the fitted one from L = 1, 2 alone at dx = 3, L = 3
     few = [r for r in (rows if isinstance(rows, list) else rows.to_dict("records")) if r["depth"] <= 2]
     g12 = seprank.guess(few, vars=["dim", "depth"], min_confirm=1)
@@ -212,3 +212,23 @@ def test_check_skips_a_prediction_above_the_side(rows, tmp_path, cli):
     assert out["predictions"][0]["check"]["verdict"] == c["verdict"] and "generic" not in out["predictions"][0]["check"]
     text = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=3,depth=6", "--check", "--check-max-side", "100", fmt="text")
     assert "predict     dim=3,depth=6: 8171255 [unchecked (prediction above --check-max-side 100)]\n" in text
+
+
+def test_where_as_the_cli_text_and_marked_rows(rows):
+    # where: a dict or the CLI's text; anything else is a ValueError naming it
+    listed = rows if isinstance(rows, list) else rows.to_dict("records")
+    g = seprank.guess(listed, vars="dim,depth", where="tokens=2,heads=1")
+    assert g.found and g.formula == seprank.guess(listed, vars="dim,depth", where={"tokens": 2, "heads": 1}).formula
+    assert g.marked == []
+    with pytest.raises(ValueError, match="0 distinct row"):  # the text is read as the CLI reads it: no row has dim=9
+        seprank.guess(listed, vars="depth", where="dim=9")
+    with pytest.raises(ValueError, match="where: expected a dict"):
+        seprank.guess(listed, vars="depth", where=["dim", 1])
+    # a row the table marks (status lower-bound) is named in Guess.marked
+    edited = [dict(r) for r in listed]
+    for r in edited:
+        if r["dim"] == 3 and r["depth"] == 3:
+            r["rank"], r["status"] = 555, "lower-bound"
+    m = seprank.guess(edited, vars=["dim", "depth"], max_exceptions=1)
+    assert m.marked == [{"point": {"dim": 3, "depth": 3}, "status": "lower-bound"}]
+    assert seprank.guess(edited, vars=["dim", "depth"], where="status=ok").marked == []
