@@ -187,7 +187,8 @@ PY
 "$S" defects --max-width 2 --max-depth 2 --all --format json 2>"$T/def_notes.txt" >/dev/null || fail "defects --all --format json"
 grep -q "note: --all is ignored" "$T/def_notes.txt" || fail "defects: no note for --all with json"
 # dimension --output all reads every token and coordinate: --position/--coordinate are noted, not dropped
-"$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >/dev/null || fail "dimension --output all"
+"$S" dimension --tokens 2 --dim 2 --output all --position 2 --coordinate 2 2>"$T/dim_notes.txt" >"$T/dim_all.txt" || fail "dimension --output all"
+grep -q "^# attention N=2 dx=2 H=1 da=2 L=1 (all outputs)$" "$T/dim_all.txt" || fail "dimension --output all: the header names a position: $(head -n 1 "$T/dim_all.txt")"
 grep -q "note: --position 2 is ignored: --output all" "$T/dim_notes.txt" || fail "dimension --output all: no note for --position"
 grep -q "note: --coordinate 2 is ignored" "$T/dim_notes.txt" || fail "dimension --output all: no note for --coordinate"
 # a field the network never reads is noted (unused_fields): a one-layer power network is

@@ -94,13 +94,17 @@ struct DimensionCommand final : Command {
         const seprank::RankAnswer r = with_progress(globals, [&] { return seprank::function_dimension(spec, opt); });
         const seprank::ExpectedDimension ex = seprank::expected_dimension(spec, opt.output);
         json j = spec_json(spec);
-        j["network"] = describe(spec);
+        // Every output is differentiated with --output all: the position (i, p) is not one of them.
+        std::string network = describe(spec);
+        if (const std::size_t at = network.rfind(" (i="); opt.output == seprank::DimensionOutput::all && at != std::string::npos)
+            network = network.substr(0, at) + " (all outputs)";
+        j["network"] = network;
         j.update(to_nl(seprank::to_record(r)));
         j["seconds"] = std::round(seconds_since(t0) * 1e4) / 1e4;
         j["weights"] = no.weights_file.empty() ? json(nullptr) : json(no.weights_file);
         j.update(derivation_json(ex));
         notes.emit(format == "json" ? &j : nullptr);
-        if (format == "text") std::cout << "# " << describe(spec) << (net ? ", local dimension at the weights of " + no.weights_file : "") << "\n";
+        if (format == "text") std::cout << "# " << network << (net ? ", local dimension at the weights of " + no.weights_file : "") << "\n";
         print_record(j, format, {"rank", "kind", "label", "output", "variant", "parameters", "expected", "defect", "method", "field",
                                  "rows", "cols", "trials", "trial_ranks", "degenerate", "prime", "weight_degree", "bound_degree",
                                  "failure_bound", "evaluations", "seconds", "peak_mib", "note"});

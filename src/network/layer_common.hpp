@@ -161,6 +161,24 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
         c.eff = space;
         c.how += sd == 1 ? "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2" : "; capped by the layer's space n_out·C(n_in+s-1,s)·C(n_in+s,s+1)";
     }
+    // Each output coordinate, Σ_h ⟨A_h y_i, y_j⟩^s·(B_h y_j)_o, is a form in y_j in the ideal
+    // of the k linear forms the values read (the rows of the B_h: one per head for the
+    // scalar output, rank b each otherwise). With k < n_in the ideal misses the forms in the
+    // other n_in − k coordinates: the span (a Grassmannian, k·(n_in − k)) and then a tensor
+    // in the ideal's part leave at most k·(n_in − k) + n_out·C(n_in+s−1, s)·(C(n_in+s, s+1) −
+    // C(n_in−k+s, s+1)) (N = 2, dx = 3, H = 2, da = 2, scalar: 17, where the heads count 20
+    // and the space 18).
+    const long k = std::min(n_in, sat_mul(H, scalar_last ? 1 : std::min({da, n_in, n_out})));
+    const long forms = monomials(n_in, Integer(sd + 1), false);
+    if (k < n_in && forms < LONG_MAX / 4) {
+        const long in_ideal = forms - monomials(n_in - k, Integer(sd + 1), false);
+        const long ideal = std::min(LONG_MAX / 2, sat_mul(sat_mul(scalar_last ? 1 : n_out, monomials(n_in, Integer(sd), false)), in_ideal)) +
+                           k * (n_in - k);
+        if (ideal < c.eff) {
+            c.eff = ideal;
+            c.how += "; capped by the ideal of the values' " + std::to_string(k) + " < n_in forms: k·(n_in−k) + n_out·C(n_in+s−1,s)·(C(n_in+s,s+1) − C(n_in−k+s,s+1))";
+        }
+    }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     // A one-dimensional input: every head returns the same function times its own vector.
     if (n_in == 1 && !residual) c.n_next = 1;

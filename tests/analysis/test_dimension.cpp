@@ -375,6 +375,28 @@ TEST_CASE("dimension: the expected count is never below the measured dimension; 
     CHECK(equal == 48);
 }
 
+TEST_CASE("dimension: attention whose values read fewer forms than n_in meets the ideal's count, not the heads'") {
+    // (N, dx, H, da, L, measured): the scalar output of k = H < dx heads is a quadric in the
+    // ideal of their k value forms, k(dx − k) + dx·(C(dx+1,2) − C(dx−k+1,2)); the heads
+    // count more (17 < 18 = the space for the first; 32 < 36 for dx = 4, H = 2, da = 4).
+    struct Case {
+        long n, dx, h, da, L, measured;
+    };
+    for (const Case& c : {Case{2, 3, 2, 2, 1, 17}, Case{2, 4, 3, 2, 1, 39}, Case{2, 4, 2, 4, 1, 32}, Case{2, 5, 4, 2, 1, 74},
+                          Case{2, 5, 3, 5, 1, 66}, Case{3, 3, 2, 2, 2, 38}}) {
+        NetworkSpec s = seprank_test::attention_spec(c.n, c.dx, c.L, c.h);
+        s.head_dim = c.da;
+        INFO(describe(s));
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        const ExpectedDimension e = expected_dimension(s, DimensionOutput::scalar);
+        CHECK(a.value == c.measured);
+        CHECK(e.expected == c.measured);
+        bool named = false;
+        for (const auto& l : e.losses) named = named || l.first.find("capped by the ideal of the values'") != std::string::npos;
+        CHECK(named);
+    }
+}
+
 namespace {
 
 // function_dimension(s) <= its expected count for both outputs; returns how many of the two
