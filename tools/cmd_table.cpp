@@ -216,12 +216,14 @@ struct TableCommand final : Command {
         // and every rank applies them to its plan; rank 0's plan has them from here, so its
         // row stores are named with them when they are removed below).
         seprank::apply_resume_hints(plan, resume.hints);
+        with_expansion_flags("--max-memory, or --method evaluation", [&] {
 #ifdef SEPRANK_HAVE_MPI
-        if (distributed) run_table_mpi(plan, done, resume.hints, emit, progress, t_block_store);
-        else seprank::run_table(plan, done, emit, progress);
+            if (distributed) run_table_mpi(plan, done, resume.hints, emit, progress, t_block_store);
+            else seprank::run_table(plan, done, emit, progress);
 #else
-        seprank::run_table(plan, done, emit, progress);
+            seprank::run_table(plan, done, emit, progress);
 #endif
+        });
         (void)distributed;
         if (!root) return 0;
         // every row is out: no unit is needed any more (also those of rows finished before a
@@ -253,6 +255,9 @@ struct TableCommand final : Command {
                                   (resume.hints.empty() ? std::string()
                                                         : " (" + std::to_string(resume.hints.size()) +
                                                               " of them with their block ranks as block hints, docs/evaluation.md)"));
+        if (resume.recompute_columns > 0)
+            notes.lines.push_back(std::to_string(resume.recompute_columns) + " row(s) of " + t_out +
+                                  " had their dimension or variety left empty by a limit (their reason says which): computed again, the new rows appended");
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");

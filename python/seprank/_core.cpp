@@ -755,6 +755,7 @@ PYBIND11_MODULE(_core, m) {
         result["file_duplicates"] = from_file.duplicates;
         result["file_outside"] = from_file.outside;
         result["file_recompute"] = from_file.recompute;
+        result["file_recompute_columns"] = from_file.recompute_columns;
         result["file_hinted"] = static_cast<long>(from_file.hints.size());
         return result;
     });

@@ -216,6 +216,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
                   if result["file_hinted"] else "")
         _warnings.warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
                        f"again at {max_side}, the new rows appended{hinted}", stacklevel=2)
+    if result["file_recompute_columns"]:
+        _warnings.warn(f"{result['file_recompute_columns']} row(s) of {out} had their dimension or variety left empty by a "
+                       "limit (their reason says which): computed again, the new rows appended", stacklevel=2)
     if result["file_outside"]:
         _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
                        stacklevel=2)

@@ -26,6 +26,14 @@ namespace seprank {
 
 namespace {
 
+// The terminal: SVG by the file's extension, else PNG through cairo where this gnuplot has
+// it (the libgd "png" draws every dash type solid, so the dashed caps and bounds would not
+// show as the titles say), the libgd one otherwise.
+std::string terminal_line(bool svg) {
+    if (svg) return "set terminal svg size 800,560 dynamic\n";
+    return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 800,560 } else { set terminal png size 800,560 }\n";
+}
+
 // The cell's value, or NaN where it is not a number (strtod: no exception; a value too
 // small for a double, 1e-320, is read as its nearest double or 0).
 double number_of(const std::string& s) {
@@ -144,7 +152,7 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     std::ostringstream g;
-    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << terminal_line(ext_svg);
     g << "set output " << quote(output) << "\n";
     g << "set title " << quote(opt.title.empty() ? "block ranks (solid) and caps (dashed) vs block" : opt.title) << "\n";
     g << "set xlabel 'block (degree in the variables of side A)'\nset ylabel 'rank of the block'\n";
@@ -281,7 +289,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
                             "' have no number in the rows plotted (no theorem bound applies to them)");
 
     std::ostringstream g;
-    g << "set terminal " << (ext_svg ? "svg size 800,560 dynamic" : "png size 800,560") << "\n";
+    g << terminal_line(ext_svg);
     g << "set output " << quote(output) << "\n";
     const std::string ys = two ? opt.y + " and " + opt.y2 : opt.y;
     g << "set title " << quote(opt.title.empty() ? ys + " vs " + opt.x + " by " + opt.series : opt.title) << "\n";

@@ -685,6 +685,19 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             it = out.rows.erase(it);
             continue;
         }
+        // Columns the sweep asks for that a limit left empty (the reason says which): the
+        // run may have more room now, so the row is computed again, its new row appended.
+        const Row& row = it->second;
+        const auto left_empty = [&](bool asked, const char* column, const char* tag) {
+            return asked && row.contains(column) && (row.at(column).is_null() || row.at(column).str().empty()) &&
+                   row.at("reason").str().find(tag) != std::string::npos;
+        };
+        if (left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
+            left_empty(at->second->sweep.variety, "variety_degree", "variety: ")) {
+            ++out.recompute_columns;
+            it = out.rows.erase(it);
+            continue;
+        }
         ++it;
     }
     return out;

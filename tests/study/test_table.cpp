@@ -792,6 +792,37 @@ TEST_CASE("resume_set: the file's rows by key, repeated keys and keys outside th
     CHECK(r.rows.count(row_key(plan[1], sw)) == 1);
 }
 
+TEST_CASE("resume_set: a row whose dimension a limit left empty is computed again; one the sweep does not ask for is kept") {
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {2};
+    sw.depths = {1, 2};
+    sw.dimension = true;
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 2);
+    std::vector<PlannedRow> planned;
+    for (const auto& spec : plan) planned.push_back({spec, sw});
+    const Row done = table_row(plan[0], sw);
+    REQUIRE(!done.at("dimension").is_null());
+    Row stopped;
+    {
+        const seprank_test::MaxSeconds tight(1e-9);  // the dimension's estimate is over it: cells empty, reason says why
+        stopped = table_row(plan[1], sw);
+    }
+    REQUIRE(stopped.at("dimension").is_null());
+    REQUIRE(stopped.at("reason").str().find("dimension: ") != std::string::npos);
+    ResumeSet r = resume_set({done, stopped}, planned);
+    CHECK(r.recompute_columns == 1);
+    CHECK(r.rows.size() == 1);
+    CHECK(r.rows.count(row_key(plan[0], sw)) == 1);
+    // computed again, the row has its dimension and is kept on the next resume
+    const Row again = table_row(plan[1], sw);
+    CHECK(!again.at("dimension").is_null());
+    r = resume_set({done, stopped, again}, planned);
+    CHECK(r.recompute_columns == 0);
+    CHECK(r.rows.size() == 2);
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {
