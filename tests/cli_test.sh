@@ -360,6 +360,9 @@ grep -q "^power-alexander-hirschowitz: .*written (d0, r, d1)" "$T/claims.txt" ||
 if command -v gnuplot >/dev/null; then
   "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --bounds -o "$T/fig.svg" >/dev/null || fail "plot svg"
   grep -q "<svg" "$T/fig.svg" || fail "plot wrote no svg"
+  # PNG through cairo where gnuplot has it (the dashed bounds dashed), libgd otherwise
+  "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --bounds -o "$T/fig.png" >/dev/null || fail "plot png"
+  [[ "$(head -c 8 "$T/fig.png" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] || fail "plot wrote no png"
   # --where pairs comma-separated, as guess --where, or the option repeated: the same figure
   "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2,family=attention -o "$T/w1.svg" >/dev/null || fail "plot --where a=1,b=2"
   "$S" plot "$T/t.csv" --x depth --y log3_rank --series dim --where tokens=2 --where family=attention -o "$T/w2.svg" >/dev/null || fail "plot --where twice"

@@ -218,8 +218,8 @@ void print_table(const std::vector<json>& rows, const std::string& format, const
                  const std::string& missing = "");
 double seconds_since(std::chrono::steady_clock::time_point t0);
 // A check's label as `guess --check` shows it beside the rank: RankAnswer::label(), and for
-// a bound strictly between 0 and 1 (a generic lower bound) ", failure_bound δ" with δ
-// rounded up to 3 digits (bound_up), so a probabilistic agreement carries its bound.
+// a generic lower bound ", failure_bound δ" (δ > 0, rounded up to 3 digits by bound_up),
+// so a probabilistic agreement carries its bound; the other labels carry theirs already.
 std::string label_with_bound(const std::string& label, double failure_bound);
 // --seed S: the digits of an integer in 0..2^64-1, checked on the text (CLI11 would clamp
 // a larger value to 2^64-1 and print a double range for a negative one).

@@ -130,7 +130,7 @@ struct GuessCommand final : Command {
         j["forms_tried"] = g.tried;
         j["forms_refuted"] = g.refuted;
         j["forms_skipped"] = g.skipped;
-        // Rows the table marks (status lower-bound, skipped): values that may be bounds. Said
+        // Rows the table marks (status lower-bound, value rank): ranks that are bounds. Said
         // with the answer, and in the one line of a failed search, where they may be the cause.
         std::string marked;
         long n_marked = 0;

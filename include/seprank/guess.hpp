@@ -49,9 +49,10 @@ namespace seprank {
 struct GuessPoint {
     std::vector<long> x;
     Integer value;
-    // The row's `status` cell when the table has one and it is neither "ok" nor empty: a row
-    // the table marks (`lower-bound`: its value is a certified lower bound, not the value).
-    // Empty otherwise; rows at one point merged keep it only when every one is marked.
+    // With the value column `rank`: the row's `status` cell when the table has one and it is
+    // neither "ok" nor empty, a row the table marks (`lower-bound`: its rank is a certified
+    // lower bound, not the value). Empty otherwise (the status is the rank's, not the other
+    // columns'); rows at one point merged keep it only when every one is marked.
     std::string status = {};
 };
 

@@ -78,7 +78,7 @@ class Guess:
         self.exceptions: List[Dict[str, Any]] = [
             {"point": dict(zip(self.vars, x)), "value": int(v), "formula": None if f is None else _number(f)}
             for x, v, f in core.exception_rows()]
-        # rows the table's status column marks (lower-bound, skipped): values that may be bounds
+        # rows the table's status column marks (lower-bound): ranks that are bounds (value 'rank' only)
         self.marked: List[Dict[str, Any]] = [{"point": dict(zip(self.vars, x)), "status": st} for x, st in core.marked_rows()]
 
     def predict(self, **point: int) -> Union[int, Fraction]:

@@ -381,7 +381,9 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         } catch (const invalid_input&) {
             throw invalid_input("guess: " + at + ": " + value + " = '" + cut(*v) + "' is not an integer");
         }
-        if (const std::string* st = table_cell(row, "status"); st && !st->empty() && *st != "ok") p.status = *st;
+        // A table's status is its rank's (a lower-bound row's rank is a bound; its other
+        // columns, e.g. dimension, are not): read only for the rank.
+        if (const std::string* st = table_cell(row, "status"); value == "rank" && st && !st->empty() && *st != "ok") p.status = *st;
         const auto [seen, fresh] = first_at.emplace(p.x, r);
         if (!fresh && *table_cell(table[seen->second], value) != *v)
             throw invalid_input(disagreeing_rows(table[seen->second], row, seen->second, r, vars, p.x, value));

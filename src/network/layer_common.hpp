@@ -176,7 +176,8 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
                            k * (n_in - k);
         if (ideal < c.eff) {
             c.eff = ideal;
-            c.how += "; capped by the ideal of the values' " + std::to_string(k) + " < n_in forms: k·(n_in−k) + n_out·C(n_in+s−1,s)·(C(n_in+s,s+1) − C(n_in−k+s,s+1))";
+            c.how += "; capped by the ideal of the values' " + std::to_string(k) + " < n_in forms: k·(n_in−k) + " +
+                     std::string(scalar_last ? "" : "n_out·") + "C(n_in+s−1,s)·(C(n_in+s,s+1) − C(n_in−k+s,s+1))";
         }
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";

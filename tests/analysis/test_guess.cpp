@@ -253,6 +253,9 @@ TEST_CASE("rows the table's status column marks keep their status through the po
     CHECK(marked == std::vector<std::pair<long, std::string>>{{2, "lower-bound"}, {5, "lower-bound"}});
     // no status column: nothing marked
     for (const GuessPoint& p : guess_points(parse_table_cells("n,rank\n1,2\n2,4\n", "t"), {"n"}, "rank", {})) CHECK(p.status.empty());
+    // the status is the rank's: another value column is not marked
+    for (const GuessPoint& p : guess_points(parse_table_cells("n,rank,dimension,status\n1,2,3,lower-bound\n2,4,5,ok\n", "t"), {"n"}, "dimension", {}))
+        CHECK(p.status.empty());
 }
 
 // ---- issue 36 / 38: hostile tables and points (docs/guess.md, "Limits and exit codes")

@@ -811,6 +811,12 @@ TEST_CASE("resume_set: a row whose dimension a limit left empty is computed agai
     }
     REQUIRE(stopped.at("dimension").is_null());
     REQUIRE(stopped.at("reason").str().find("dimension: ") != std::string::npos);
+    {
+        const seprank_test::MaxSeconds tight(1e-9);  // the same limit: it would be refused again, kept
+        const ResumeSet same = resume_set({done, stopped}, planned);
+        CHECK(same.recompute_columns == 0);
+        CHECK(same.rows.size() == 2);
+    }
     ResumeSet r = resume_set({done, stopped}, planned);
     CHECK(r.recompute_columns == 1);
     CHECK(r.rows.size() == 1);
@@ -821,6 +827,18 @@ TEST_CASE("resume_set: a row whose dimension a limit left empty is computed agai
     r = resume_set({done, stopped, again}, planned);
     CHECK(r.recompute_columns == 0);
     CHECK(r.rows.size() == 2);
+    // an empty dimension for another reason (depth 0 without an embedding: no parameters)
+    // would come out the same: kept
+    SweepOptions flat = sw;
+    flat.depths = {0};
+    const auto plan0 = plan_sweep(flat).configs;
+    REQUIRE(plan0.size() == 1);
+    const Row none = table_row(plan0[0], flat);
+    REQUIRE(none.at("dimension").is_null());
+    REQUIRE(none.at("reason").str().find("dimension: ") != std::string::npos);
+    const ResumeSet kept = resume_set({none}, {PlannedRow{plan0[0], flat}});
+    CHECK(kept.recompute_columns == 0);
+    CHECK(kept.rows.size() == 1);
 }
 
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
