@@ -74,8 +74,9 @@ struct TableCommand final : Command {
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row (1..1000)")->capture_default_str();
         sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
-        sub->add_option("--prime-bits", t_prime_bits, "bits of each row's random primes, 20..62 (at most 52: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits; --device cuda: at most 31, a larger value lowered with a note)")
-            ->capture_default_str();
+        sub->add_option("--prime-bits", t_prime_bits, "bits of each row's random primes, 20..62 [62; the default table " +
+                            std::to_string(seprank::kDefaultTablePrimeBits) +
+                            "] (at most 52: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits; --device cuda: at most 31, a larger value lowered with a note)");
         sub->add_option("--method", t_method, "auto|flattening|evaluation")->check(one_of({"auto", "flattening", "evaluation"}))->capture_default_str();
         sub->add_option("--max-side", t_max_side, "evaluation: largest matrix side (graded: sum of the block sides), the size budget")->capture_default_str();
         sub->add_option("--row-seconds", t_row_seconds,
@@ -148,7 +149,9 @@ struct TableCommand final : Command {
             sw.partition = t_partition;
             sw.generic.trials = t_trials;
             sw.generic.seed = t_seed;
-            sw.generic.prime_bits = t_prime_bits;  // out of range: refused by name (plan_table)
+            // out of range: refused by name (plan_table); not given: the sweep's own (the
+            // default table's kDefaultTablePrimeBits, else 62)
+            if (sub->count("--prime-bits") > 0) sw.generic.prime_bits = t_prime_bits;
             sw.generic.method = seprank::generic_method_from_string(t_method);
             sw.generic.max_side = t_max_side;
             if (sub->count("--row-seconds") > 0 && (!(t_row_seconds >= 0) || !std::isfinite(t_row_seconds)))

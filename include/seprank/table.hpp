@@ -45,6 +45,11 @@ namespace seprank {
 // budget is a lower bound (status lower-bound, the reason names the budget; docs/table.md,
 // "Budgets"). table_generic_defaults: those GenericOptions (the rest at their defaults). O(1).
 constexpr double kTableRowSeconds = 10;
+// The default table's primes: 50 bits, where the vector kernels run (forward_batch.hpp:
+// AVX2/FMA up to 50 bits, AVX-512 IFMA up to 52), about 3x faster than 62-bit primes on
+// its slowest rows, at a failure bound about 2^12 larger (each row still prints its own,
+// e.g. 7.7e-9 for attention N=3 dx=4 H=2 L=3). Other sweeps keep GenericOptions' 62.
+constexpr int kDefaultTablePrimeBits = 50;
 inline GenericOptions table_generic_defaults() {
     GenericOptions g;
     g.trials = 1;
@@ -101,7 +106,8 @@ struct SweepOptions {
 
 // The default table: attention N=2..4, dx=1..4, H=1..2, L=1..3, and hadamard blocks
 // d=2..4 (N=2..4, dx=2, w=2) at the budget of attention dx=2, L=3 (48 parameters);
-// kTableRowSeconds of evaluation per row. O(1) (a fixed list).
+// kTableRowSeconds of evaluation per row and primes of kDefaultTablePrimeBits bits. O(1)
+// (a fixed list).
 std::vector<SweepOptions> default_table();
 
 // The Theorem 7.3 sweep behind data/embedding_rank.csv and its two plots (docs/embedding.md):

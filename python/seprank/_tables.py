@@ -115,12 +115,12 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
           layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu",
           out: Optional[Union[str, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv",
-          blocks: bool = False, prime_bits: int = 62) -> Any:
+          blocks: bool = False, prime_bits: Optional[int] = None) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
     Each option takes an int, a list, or a range text such as '1..4'; the sweep is their
     product for each family (invalid combinations are left out). With no sweep option,
-    the default table (63 rows, 1–2 minutes). Rows carry the columns of docs/table.md
+    the default table (63 rows, about 25 s on 2 cores, 50-bit primes). Rows carry the columns of docs/table.md
     (family … rank, label, method, failure_bound, log3_rank, Levine et al. bounds,
     status, seconds, peak_mib). Returns a list of dicts, or a pandas DataFrame when
     pandas is importable (``dataframe=None``) or asked for (``dataframe=True``).
@@ -157,8 +157,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     cap_a, cap_b, at_cap, status (per block: lower-bound below its cap when the
     configuration's evaluation stopped early) and total; every row is computed by the
     graded evaluation (method 'flattening' and variant 'plain' raise ValueError).
-    ``prime_bits`` (20..62, ``seprank table --prime-bits``): the size of every row's random
-    primes, as ``generic_rank``'s: at most 52 (50 without AVX-512 IFMA) runs the evaluation
+    ``prime_bits`` (20..62, ``seprank table --prime-bits``; None: 62, the default table 50):
+    the size of every row's random primes, as ``generic_rank``'s: at most 52 (50 without AVX-512 IFMA) runs the evaluation
     on a vector kernel, about 3x faster, and each row's failure bound grows by about
     2^(62 - prime_bits). A table file records it (a value other than 62 is another sweep).
     """
@@ -196,9 +196,11 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda")),
             "out": "" if out is None else _os.fspath(out), "resume": resume, "out_json": out_format == "json",
-            "blocks": blocks, "prime_bits": integer(prime_bits, "prime_bits")}
-    if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
-        raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
+            "blocks": blocks}
+    if prime_bits is not None:  # None: the sweep's own (the default table's 50, else 62), as the CLI
+        opts["prime_bits"] = integer(prime_bits, "prime_bits")
+        if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
+            raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
     if row_seconds is not None:
         opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 

@@ -107,6 +107,7 @@ std::vector<SweepOptions> default_table() {
     had.block_degrees = {2, 3, 4};
     had.budget = 48;
     att.generic.max_seconds = had.generic.max_seconds = kTableRowSeconds;
+    att.generic.prime_bits = had.generic.prime_bits = kDefaultTablePrimeBits;
     return {att, had};
 }
 

@@ -1004,6 +1004,14 @@ TEST_CASE("sweeps over embed rank, head dim, attention rank and position; Theore
     // the preset plans without invalid combinations
     for (const auto& p : table_preset("theorem7.3")) CHECK(plan_sweep(p).invalid == 0);
     CHECK(table_preset("default").size() == default_table().size());
+    // the default table's rows: a time budget and 50-bit primes, both in its sweep line only
+    // where they differ from every other sweep's (the prime size; the budget is no part of it)
+    for (const SweepOptions& sw : default_table()) {
+        CHECK(sw.generic.prime_bits == kDefaultTablePrimeBits);
+        CHECK(sw.generic.max_seconds == kTableRowSeconds);
+        CHECK(sweep_signature(sw).find(" prime_bits=50") != std::string::npos);
+    }
+    CHECK(SweepOptions{}.generic.prime_bits == 62);
     CHECK_THROWS_AS(table_preset("nope"), invalid_input);
 }
 
