@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -145,6 +149,65 @@ void set_default_max_seconds(double seconds, const std::string& what) {
         throw invalid_input(what + " = " + buf + " must be a positive finite number of seconds");
     }
     time_slot().store(seconds);
+}
+
+namespace {
+
+// A number in the human form format_seconds or format_bytes writes ("7.4 s", "3 min",
+// "12.5 MiB", "1.2e+03 GiB", "900 bytes") at the start of `t`, in seconds or bytes; with
+// `exact` the "(60.04 s)" / "(1234 bytes)" that follows it when refuse() added one. -1
+// when `t` does not start with one.
+double human_amount(const std::string& t, bool* is_bytes) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || !std::isfinite(v)) return -1;
+    const std::string rest(end);
+    static const std::pair<const char*, double> seconds[] = {{" s", 1}, {" min", 60}, {" h", 3600}, {" days", 86400}};
+    static const std::pair<const char*, double> bytes[] = {{" bytes", 1}, {" MiB", 1048576.0}, {" GiB", 1073741824.0}};
+    double out = -1;
+    std::size_t used = 0;
+    for (const auto& [unit, scale] : seconds)
+        if (rest.rfind(unit, 0) == 0 && (rest.size() == std::strlen(unit) || !std::isalpha(static_cast<unsigned char>(rest[std::strlen(unit)])))) {
+            out = v * scale, used = std::strlen(unit), *is_bytes = false;
+            break;
+        }
+    if (out < 0)
+        for (const auto& [unit, scale] : bytes)
+            if (rest.rfind(unit, 0) == 0) {
+                out = v * scale, used = std::strlen(unit), *is_bytes = true;
+                break;
+            }
+    if (out < 0) return -1;
+    // refuse() writes the exact value after a human one that reads like the limit's
+    const std::string after = rest.substr(used);
+    if (after.rfind(" (", 0) == 0) {
+        bool b = false;
+        const double exact = human_amount(after.substr(2), &b);
+        if (exact >= 0 && b == *is_bytes) return exact;
+    }
+    return out;
+}
+
+}  // namespace
+
+bool detail::refusal_now_admitted(const std::string& part) {
+    const std::size_t about = part.find("about "), over = part.find(" estimated, over the limit of ");
+    if (about == std::string::npos || over == std::string::npos || about > over) return false;
+    bool is_bytes = false;
+    const double estimate = human_amount(part.substr(about + 6, over - about - 6), &is_bytes);
+    if (estimate < 0) return false;
+    // the limit and its name: "over the limit of L [(exact)] (NAME)", a few dozen characters
+    const std::string limit = part.substr(over, 120);
+    const auto names = [&](std::initializer_list<std::string> list) {
+        for (const std::string& n : list)
+            if (limit.find("(" + n + ")") != std::string::npos) return true;
+        return false;
+    };
+    const bool time = !is_bytes && names({"--max-time", "max_time"});
+    const bool memory = is_bytes && names({default_max_memory_name(), "--max-memory", "max_memory"});
+    if (time) return estimate <= default_max_seconds();
+    if (memory) return estimate <= default_max_memory();
+    return false;
 }
 
 std::string format_seconds(double s) {

@@ -2,9 +2,18 @@
 // not pay physical_memory_budget()'s system calls (limits.hpp).
 #pragma once
 
+#include <string>
+
 namespace seprank::detail {
 
 // The limit set with set_default_max_memory(), or 0 while none is set. O(1): one atomic load.
 double set_max_memory();
+
+// Whether `text` (from a message, at or before the refusal) states a refusal by the process's
+// time or memory limit — "about E estimated, over the limit of L (NAME)" as check_time and
+// check_memory write it, NAME --max-time / max_time, or default_max_memory_name(),
+// --max-memory / max_memory — whose estimate E the current limit (default_max_seconds(),
+// default_max_memory()) now admits. False for any other text. O(length of the text).
+bool refusal_now_admitted(const std::string& text);
 
 }  // namespace seprank::detail

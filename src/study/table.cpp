@@ -4,6 +4,7 @@
 
 #include "base/process.hpp"
 #include "base/file_io.hpp"
+#include "base/limits_internal.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/bounds.hpp"
 #include "seprank/dimension.hpp"
@@ -15,15 +16,12 @@
 #include "seprank/limits.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <initializer_list>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -612,68 +610,6 @@ std::uint64_t plan_fingerprint(const std::vector<PlannedRow>& plan) {
 
 namespace {
 
-// A number in the human form format_seconds or format_bytes writes ("7.4 s", "3 min",
-// "12.5 MiB", "1.2e+03 GiB", "900 bytes") at the start of `t`, in seconds or bytes; with
-// `exact` the "(60.04 s)" / "(1234 bytes)" that follows it when refuse() added one. -1
-// when `t` does not start with one.
-double human_amount(const std::string& t, bool* is_bytes) {
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || !std::isfinite(v)) return -1;
-    const std::string rest(end);
-    static const std::pair<const char*, double> seconds[] = {{" s", 1}, {" min", 60}, {" h", 3600}, {" days", 86400}};
-    static const std::pair<const char*, double> bytes[] = {{" bytes", 1}, {" MiB", 1048576.0}, {" GiB", 1073741824.0}};
-    double out = -1;
-    std::size_t used = 0;
-    for (const auto& [unit, scale] : seconds)
-        if (rest.rfind(unit, 0) == 0 && (rest.size() == std::strlen(unit) || !std::isalpha(static_cast<unsigned char>(rest[std::strlen(unit)])))) {
-            out = v * scale, used = std::strlen(unit), *is_bytes = false;
-            break;
-        }
-    if (out < 0)
-        for (const auto& [unit, scale] : bytes)
-            if (rest.rfind(unit, 0) == 0) {
-                out = v * scale, used = std::strlen(unit), *is_bytes = true;
-                break;
-            }
-    if (out < 0) return -1;
-    // refuse() writes the exact value after a human one that reads like the limit's
-    const std::string after = rest.substr(used);
-    if (after.rfind(" (", 0) == 0) {
-        bool b = false;
-        const double exact = human_amount(after.substr(2), &b);
-        if (exact >= 0 && b == *is_bytes) return exact;
-    }
-    return out;
-}
-
-// Whether `reason` says its `tag` part ("dimension: ", "variety: ") was refused by the
-// process's time or memory limit (check_time / check_memory: "about E estimated, over
-// the limit of L (--max-time)", or --max-memory, as named when set) and the current limit
-// (default_max_seconds(), default_max_memory()) now admits E. O(length of the reason).
-bool limit_now_admits(const std::string& reason, const std::string& tag) {
-    const std::size_t at = reason.find(tag);
-    if (at == std::string::npos) return false;
-    const std::string part = reason.substr(at + tag.size());
-    const std::size_t about = part.find("about "), over = part.find(" estimated, over the limit of ");
-    if (about == std::string::npos || over == std::string::npos || about > over) return false;
-    bool is_bytes = false;
-    const double estimate = human_amount(part.substr(about + 6, over - about - 6), &is_bytes);
-    if (estimate < 0) return false;
-    // the limit and its name: "over the limit of L [(exact)] (NAME)", a few dozen characters
-    const std::string limit = part.substr(over, 120);
-    const auto names = [&](std::initializer_list<std::string> list) {
-        for (const std::string& n : list)
-            if (limit.find("(" + n + ")") != std::string::npos) return true;
-        return false;
-    };
-    const bool time = !is_bytes && names({"--max-time", "max_time"});
-    const bool memory = is_bytes && names({default_max_memory_name(), "--max-memory", "max_memory"});
-    if (time) return estimate <= default_max_seconds();
-    if (memory) return estimate <= default_max_memory();
-    return false;
-}
-
 // The max side a lower-bound row stopped at, read off its reason ("… at the size limit
 // (max side M)"); 0 when it stopped for another reason (time, memory) or is not one.
 long size_limit_of(const Row& r) {
@@ -758,9 +694,11 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
         // limit now admits that estimate. Any other reason (no parameters, a fixed limit of
         // the column's own, trials that disagree) would give the same row again: kept.
         const Row& row = it->second;
-        const auto left_empty = [&](bool asked, const char* column, const char* tag) {
+        const auto left_empty = [&](bool asked, const char* column, const std::string& tag) {
+            const std::string reason = row.at("reason").str();
+            const std::size_t at = reason.find(tag);  // this column's part of the reason
             return asked && row.contains(column) && (row.at(column).is_null() || row.at(column).str().empty()) &&
-                   limit_now_admits(row.at("reason").str(), tag);
+                   at != std::string::npos && detail::refusal_now_admitted(reason.substr(at + tag.size()));
         };
         if (left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
             left_empty(at->second->sweep.variety, "variety_degree", "variety: ")) {

@@ -1,4 +1,5 @@
 // Resource limits (limits.hpp): the memory and time checks and their messages.
+#include "base/limits_internal.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
@@ -95,4 +96,45 @@ TEST_CASE("error messages show control bytes as \\xHH: a NUL does not end them, 
     } catch (const invalid_input& e) {
         CHECK(std::string(e.what()).find("\\x00x") != std::string::npos);
     }
+}
+
+TEST_CASE("refusal_now_admitted reads back a time or memory refusal and weighs its estimate against the limit now") {
+    const auto message = [](auto check) {
+        try {
+            check();
+        } catch (const resource_limit& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const std::string slow = message([] { check_time(2.5, 1e-3, "the thing", "--max-time"); });
+    REQUIRE(slow == "the thing: about 2.5 s estimated, over the limit of 0.001 s (--max-time)");
+    const double before = default_max_seconds();
+    set_default_max_seconds(2);
+    CHECK(!detail::refusal_now_admitted(slow));  // 2.5 s is still over 2 s
+    set_default_max_seconds(3);
+    CHECK(detail::refusal_now_admitted(slow));
+    // rounded alike: the exact values decide (60.04 s over 60 s)
+    const std::string close = message([] { check_time(60.04, 60, "work", "--max-time"); });
+    set_default_max_seconds(60);
+    CHECK(!detail::refusal_now_admitted(close));
+    set_default_max_seconds(61);
+    CHECK(detail::refusal_now_admitted(close));
+    set_default_max_seconds(before);
+    // memory, by the name the limit was set with; minutes and GiB read as such
+    const double mem = default_max_memory();
+    const std::string name = default_max_memory_name();
+    set_default_max_memory(512.0 * 1024 * 1024, "--max-memory");
+    const std::string big = message([] { check_memory(3.0 * 1024 * 1024 * 1024, default_max_memory(), "the matrix"); });
+    REQUIRE(big == "the matrix: about 3 GiB estimated, over the limit of 512 MiB (--max-memory)");
+    CHECK(!detail::refusal_now_admitted(big));
+    set_default_max_memory(4.0 * 1024 * 1024 * 1024, "--max-memory");
+    CHECK(detail::refusal_now_admitted(big));
+    set_default_max_memory(mem, name);
+    CHECK(detail::refusal_now_admitted("x: about 2 min estimated, over the limit of 1 min (--max-time)") == (120 <= default_max_seconds()));
+    // a limit of its own, or no refusal at all: never
+    CHECK(!detail::refusal_now_admitted("x: about 1 s estimated, over the limit of 0.5 s (Options::budget)"));
+    CHECK(!detail::refusal_now_admitted("dimension 11 is over max_unknowns 8"));
+    CHECK(!detail::refusal_now_admitted("it has no parameters"));
+    CHECK(!detail::refusal_now_admitted(""));
 }
