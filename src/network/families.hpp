@@ -37,6 +37,9 @@
 //                                 symmetries, the span n_next of its output tokens);
 //   junction(s, l)                whether GL(n_next) acts between layers l and l+1 (the
 //                                 output map of one against the input maps of the next);
+//   skip_junction(s, l)           whether, with the scalar output, the part of GL(dx) that
+//                                 fixes coordinate p acts between layer l and a residual
+//                                 last layer l+1;
 //   absorbs_input_map(s)          whether layer 1 reads its input through linear maps only
 //                                 (then an embedding M is absorbed into it);
 //   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,

@@ -187,6 +187,10 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
             if (gl.back() > 0)
                 detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), gl.back());
+            if (scalar && net.skip_junction(s, l))
+                detail::add_loss(losses, at + "GL(" + std::to_string(dx) + ") fixing coordinate p between layer " + std::to_string(l + 1) +
+                                             " and the residual last layer: (dx - 1) times the " + std::to_string(c.n_next) + " dimensions its output spans",
+                                 (dx - 1) * c.n_next);
             counts.push_back(c);
             n_in = c.n_next;
         }

@@ -92,6 +92,15 @@ struct Stack {
         return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) &&
                with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
+    // Layer l writes through a linear map into a residual last layer whose scalar output
+    // reads coordinate p of y + F(y): every g in GL(dx) whose row p is e_p leaves y_p as it
+    // is, and is absorbed, g by layer l's output map and g⁻¹ by the last layer's input maps
+    // (docs/dimension.md). Model::expected_losses counts (dx − 1)·n for an output of layer l
+    // spanning n dimensions (the g that fix that span change nothing).
+    static bool skip_junction(const NetworkSpec& s, long l) {
+        return l + 2 == s.depth && !layer_residual(at(s, l)) && layer_residual(at(s, l + 1)) &&
+               with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
+    }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the

@@ -375,6 +375,31 @@ TEST_CASE("dimension: the expected count is never below the measured dimension; 
     CHECK(equal == 48);
 }
 
+TEST_CASE("dimension: a residual last layer read at coordinate p keeps the GL(dx) that fixes it at its junction") {
+    // (layers, N, dx, measured): (dx − 1)·n of the layer before, n its output's span, is
+    // absorbed; every one meets the count exactly (41 was six below it).
+    struct Case {
+        const char* layers;
+        long n, dx, measured;
+    };
+    for (const Case& c : {Case{"attention:heads=2:head-dim=2,attention:heads=2:head-dim=2:residual", 2, 3, 41},
+                          Case{"attention:heads=1:head-dim=1,attention:heads=1:head-dim=1:residual", 2, 3, 8},
+                          Case{"attention:heads=1:head-dim=2,attention:heads=1:head-dim=2:residual", 2, 3, 16},
+                          Case{"mlp:power=2:width=3,attention:residual", 2, 3, 20},
+                          Case{"attention,attention,attention:residual", 2, 2, 13},
+                          Case{"mlp:power=1:width=2,hadamard:degree=2:residual", 2, 3, 8}}) {
+        const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+        INFO(c.layers << " N=" << c.n << " dx=" << c.dx);
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        CHECK(a.value == c.measured);
+        CHECK(expected_dimension(s, DimensionOutput::scalar).expected == c.measured);
+        // every output read: no such symmetry, the count as before
+        bool named = false;
+        for (const auto& l : expected_dimension(s, DimensionOutput::all).losses) named = named || l.first.find("fixing coordinate p") != std::string::npos;
+        CHECK(!named);
+    }
+}
+
 TEST_CASE("dimension: attention whose values read fewer forms than n_in meets the ideal's count, not the heads'") {
     // (N, dx, H, da, L, measured): the scalar output of k = H < dx heads is a quadric in the
     // ideal of their k value forms, k(dx − k) + dx·(C(dx+1,2) − C(dx−k+1,2)); the heads
