@@ -158,7 +158,9 @@ struct DegreeCommand final : Command {
                             {"measured", m.degree >= 0 ? json(m.degree) : json()},
                             {"predicted", exact(m.predicted)},
                             {"parameters", exact(seprank::parameter_count(net.spec))},
-                            {"weight_degree", exact(seprank::weight_degree(net.spec))}};
+                            {"weight_degree", exact(seprank::weight_degree(net.spec))},
+                            // the chance D/p that a degree below d^L is a false low reading
+                            {"false_low_bound", m.false_low_bound}};
                 const auto est = seprank::estimate_expansion(net.spec);
                 if (est.bytes <= 256.0 * 1024 * 1024) {
                     const seprank::QPoly f = seprank::expand(net);

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import sys as _sys
+import time as _time
 import warnings as _warnings
 from typing import Any, Dict, Iterable, List, Optional, Union
 
@@ -30,6 +31,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     first layers are no network (the output coordinate beyond that layer's width, fc or
     power) has no row, as the CLI notes. ``measured`` is None where f is the zero
     polynomial at the network's weights (a weight drawn 0), as the CLI's ``-``.
+    ``false_low_bound`` (≤ d^L/p) bounds the chance that a measured degree below d^L is a
+    false low reading; ``seconds`` the row's time (the CLI's JSON has both).
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
@@ -39,6 +42,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
             sub = _core.truncate(net._net, L)
         except ValueError:  # its first L layers are no network (the coordinate beyond a narrower layer)
             continue
+        t0 = _time.perf_counter()
         measured, predicted, false_low = _core.measure_degree(sub, s)
         terms = None
         if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
@@ -46,7 +50,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
         rows.append({"depth": L, "measured": measured if measured >= 0 else None,  # None: f = 0 at these weights
                      "predicted": big_int(predicted), "terms": terms,
                      "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
-                     "false_low_bound": false_low})
+                     "false_low_bound": false_low, "seconds": round(_time.perf_counter() - t0, 3)})
     return rows
 
 
