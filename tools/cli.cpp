@@ -241,14 +241,6 @@ CLI::Option* add_device_option(CLI::App* sub, std::string& device) {
 
 seprank::Device device_of(const std::string& device) { return seprank::device_from_string(device); }
 
-std::string label_with_bound(const std::string& label, double failure_bound) {
-    // "certified" has none; "lower bound" and "probabilistic (p <= δ)" say theirs themselves
-    if (label != "generic lower bound" || !(failure_bound > 0)) return label;
-    char buf[48];
-    std::snprintf(buf, sizeof buf, ", failure_bound %.3g", seprank::bound_up(failure_bound, 3));
-    return label + buf;
-}
-
 // Prints one record as text (aligned "key  value" lines), JSON, or CSV (header + row).
 void print_record(const json& rec, const std::string& format, const std::vector<std::string>& given) {
     // An answer computed off the CPU names its device in text and CSV too (before its

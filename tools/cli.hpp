@@ -217,10 +217,6 @@ void print_network_record(const seprank::ValidSpec& spec, const seprank::Record&
 void print_table(const std::vector<json>& rows, const std::string& format, const std::vector<std::string>& order,
                  const std::string& missing = "");
 double seconds_since(std::chrono::steady_clock::time_point t0);
-// A check's label as `guess --check` shows it beside the rank: RankAnswer::label(), and for
-// a generic lower bound ", failure_bound δ" (δ > 0, rounded up to 3 digits by bound_up),
-// so a probabilistic agreement carries its bound; the other labels carry theirs already.
-std::string label_with_bound(const std::string& label, double failure_bound);
 // --seed S: the digits of an integer in 0..2^64-1, checked on the text (CLI11 would clamp
 // a larger value to 2^64-1 and print a double range for a negative one).
 const CLI::Validator& seed_check();

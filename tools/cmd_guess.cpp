@@ -227,7 +227,7 @@ struct GuessCommand final : Command {
                     c["generic"] = r.generic;
                     c["label"] = r.label;
                     c["failure_bound"] = r.failure_bound;
-                    checked = " [generic " + std::to_string(r.generic) + ", " + label_with_bound(r.label, r.failure_bound) + ": " + r.verdict + "]";
+                    checked = " [generic " + std::to_string(r.generic) + ", " + seprank::label_with_bound(r.label, r.failure_bound) + ": " + r.verdict + "]";
                 } else if (r.above_side) {
                     checked = " [" + r.verdict + "]";
                 } else {

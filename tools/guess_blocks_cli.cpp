@@ -72,7 +72,7 @@ json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, con
     }
     c["differ"] = differ;
     c["verdict"] = bc.differ.empty() ? "agree" : "disagree";
-    shown = " [generic " + std::to_string(a.value) + ", " + label_with_bound(a.label(), a.failure_bound) + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
+    shown = " [generic " + std::to_string(a.value) + ", " + seprank::label_with_bound(a.label(), a.failure_bound) + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
     return c;
 }
 

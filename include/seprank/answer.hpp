@@ -133,6 +133,11 @@ struct RankAnswer {
 // claims less than the one computed. x <= 0 or not finite: x. digits 1..17 (not checked;
 // clamped). O(1).
 double bound_up(double x, int digits);
+// A label as shown beside a number that was checked against something (guess --check, a
+// verify claim): `label`, and for "generic lower bound" with failure_bound > 0 ", failure_bound
+// δ" (δ by bound_up to 3 digits), so an agreement that is probabilistic says how much;
+// "certified", "lower bound" and "probabilistic (p <= δ)" carry theirs already. O(1).
+std::string label_with_bound(const std::string& label, double failure_bound);
 // min(1, per^trials), the bound of `trials` independent draws that each fail with
 // probability at most per (Schwartz–Zippel); never 0 when per > 0: below the smallest
 // normal double, 2.23e-308, that double instead (an underflow would read as 0, exact; a

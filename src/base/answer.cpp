@@ -46,6 +46,13 @@ std::string RankAnswer::label() const {
     throw internal_error("RankAnswer::label: unknown kind " + std::to_string(static_cast<int>(kind)));
 }
 
+std::string label_with_bound(const std::string& label, double failure_bound) {
+    if (label != "generic lower bound" || !(failure_bound > 0)) return label;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, ", failure_bound %.3g", bound_up(failure_bound, 3));
+    return label + buf;
+}
+
 double bound_up(double x, int digits) {
     if (!(x > 0) || !std::isfinite(x)) return x;
     digits = std::clamp(digits, 1, 17);

@@ -65,7 +65,8 @@ RankAnswer generic_of(const NetworkSpec& s, std::uint64_t seed, long max_side = 
 // One closed form against generic at each sample: "name (dx=…, L=…): generic G, form F".
 bool compare(std::ostringstream& os, const std::string& what, const RankAnswer& a, long form) {
     const bool ok = a.converged && a.value == form;
-    os << what << ": generic " << a.value << (a.converged ? "" : " (not converged)") << ", form " << form << (ok ? "" : " DIFFERS") << "; ";
+    os << what << ": generic " << a.value << " (" << (a.converged ? label_with_bound(a.label(), a.failure_bound) : "not converged") << "), form " << form
+       << (ok ? "" : " DIFFERS") << "; ";
     return ok;
 }
 
@@ -90,7 +91,8 @@ bool blocks_as_law(std::ostringstream& os, const std::string& name, const Networ
         if (a.block_ranks.size() <= at || a.block_ranks[at] != value) ++differ;
     }
     const long blocks = static_cast<long>(live.size());
-    os << name << ": " << blocks - differ << " of " << blocks << " blocks as the law, total " << a.value << (a.converged ? "" : " (not converged)") << "; ";
+    os << name << ": " << blocks - differ << " of " << blocks << " blocks as the law, total " << a.value << " ("
+       << (a.converged ? label_with_bound(a.label(), a.failure_bound) : "not converged") << "); ";
     return a.converged && differ == 0;
 }
 

@@ -223,3 +223,16 @@ TEST_CASE("answers of every producer carry their kind, shape and timing, and to_
         CHECK(r.at("certified").as_bool() == a->certified());
     }
 }
+
+TEST_CASE("label_with_bound: a generic lower bound shows its failure bound, rounded up; other labels as they are") {
+    CHECK(label_with_bound("generic lower bound", 1.7321e-18) == "generic lower bound, failure_bound 1.74e-18");
+    CHECK(label_with_bound("generic lower bound", 2.0) == "generic lower bound, failure_bound 2");  // useless, but shown
+    CHECK(label_with_bound("generic lower bound", 0) == "generic lower bound");
+    CHECK(label_with_bound("certified", 0) == "certified");
+    CHECK(label_with_bound("lower bound", 1) == "lower bound");
+    CHECK(label_with_bound("probabilistic (p <= 0.001)", 0.001) == "probabilistic (p <= 0.001)");
+    RankAnswer a;
+    a.kind = RankKind::generic;
+    a.failure_bound = 3e-20;
+    CHECK(label_with_bound(a.label(), a.failure_bound) == "generic lower bound, failure_bound 3e-20");
+}
