@@ -154,9 +154,9 @@ void set_default_max_seconds(double seconds, const std::string& what) {
 namespace {
 
 // A number in the human form format_seconds or format_bytes writes ("7.4 s", "3 min",
-// "12.5 MiB", "1.2e+03 GiB", "900 bytes") at the start of `t`, in seconds or bytes; with
-// `exact` the "(60.04 s)" / "(1234 bytes)" that follows it when refuse() added one. -1
-// when `t` does not start with one.
+// "12.5 MiB", "1.2e+03 GiB", "900 bytes") at the start of `t`, in seconds or bytes (which,
+// in *is_bytes); where refuse() followed it with the exact value ("60 s (60.04 s)"), that
+// one. -1 when `t` does not start with one.
 double human_amount(const std::string& t, bool* is_bytes) {
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
