@@ -694,11 +694,11 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
         // limit now admits that estimate. Any other reason (no parameters, a fixed limit of
         // the column's own, trials that disagree) would give the same row again: kept.
         const Row& row = it->second;
+        const std::string reason = row.at("reason").str();
         const auto left_empty = [&](bool asked, const char* column, const std::string& tag) {
-            const std::string reason = row.at("reason").str();
+            if (!asked || !row.contains(column) || !(row.at(column).is_null() || row.at(column).str().empty())) return false;
             const std::size_t at = reason.find(tag);  // this column's part of the reason
-            return asked && row.contains(column) && (row.at(column).is_null() || row.at(column).str().empty()) &&
-                   at != std::string::npos && detail::refusal_now_admitted(reason.substr(at + tag.size()));
+            return at != std::string::npos && detail::refusal_now_admitted(reason.substr(at + tag.size()));
         };
         if (left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
             left_empty(at->second->sweep.variety, "variety_degree", "variety: ")) {
