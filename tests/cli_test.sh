@@ -295,6 +295,14 @@ expect_rc 3 "every valid configuration of the sweep is too large to build" -- ta
 # the limit is --max-memory's (1 MiB: dx = 200 needs about 1.2 MiB of weights)
 "$S" --max-memory 0.0009765625 table --tokens 2 --dim 1,200 --depth 1 --format csv >"$T/tm.csv" 2>"$T/tm.err" || fail "table under --max-memory: $(cat "$T/tm.err")"
 [[ $(wc -l <"$T/tm.csv") -eq 2 ]] && grep -q "1 too large to build left out" "$T/tm.err" || fail "table under --max-memory: $(cat "$T/tm.csv" "$T/tm.err")"
+# a rank the limit refuses (the flattening's expansion over --max-memory) skips that row
+# alone, says so, and --resume computes it again once the limit admits it
+"$S" --max-memory 0.01 table --tokens 2 --dim 2,3 --depth 3 --method flattening --format csv --out "$T/rf.csv" >"$T/rf.out" 2>"$T/rf.err" || fail "table with a refused rank: $(cat "$T/rf.err")"
+grep -q "1 row(s) skipped: a limit refused their rank (the first: expansion refused: .*(--max-memory)) \[here: --max-memory, or --method evaluation\]; --resume computes them again" "$T/rf.err" || fail "refused-rank note: $(cat "$T/rf.err")"
+[[ $(grep -c ',skipped,"rank: expansion refused' "$T/rf.csv") -eq 1 && $(grep -c ',ok,' "$T/rf.csv") -eq 1 ]] || fail "refused-rank rows: $(cat "$T/rf.csv")"
+"$S" table --tokens 2 --dim 2,3 --depth 3 --method flattening --format csv --out "$T/rf.csv" --resume >"$T/rf2.out" 2>"$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
+grep -q "1 row(s) of .* had a rank, dimension or variety left empty by a limit" "$T/rf2.err" && grep -q "1 rows computed, 1 resumed" "$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
+[[ $(grep -c ',skipped,' "$T/rf2.out") -eq 0 ]] || fail "resumed refused rank still skipped: $(cat "$T/rf2.out")"
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

@@ -260,7 +260,18 @@ struct TableCommand final : Command {
                                                               " of them with their block ranks as block hints, docs/evaluation.md)"));
         if (resume.recompute_columns > 0)
             notes.lines.push_back(std::to_string(resume.recompute_columns) + " row(s) of " + t_out +
-                                  " had their dimension or variety left empty by a limit (their reason says which): computed again, the new rows appended");
+                                  " had a rank, dimension or variety left empty by a limit (their reason says which): computed again, the new rows appended");
+        {  // rows whose rank a limit refused (table.hpp: skipped, the reason "rank: …")
+            long refused = 0;
+            std::string first;
+            for (const seprank::Row& r : rows)
+                if (r.at("status").str() == "skipped" && r.at("reason").str().rfind("rank: ", 0) == 0 && refused++ == 0)
+                    first = r.at("reason").str().substr(6);
+            if (refused > 0)
+                notes.lines.push_back(std::to_string(refused) + " row(s) skipped: a limit refused their rank (the first: " +
+                                      first.substr(0, first.find(';')) + ") [here: --max-memory, or --method evaluation]" +
+                                      (t_out.empty() ? std::string() : "; --resume computes them again once the limit admits them"));
+        }
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");

@@ -160,6 +160,9 @@ SweepPlan plan_sweep(const SweepOptions& s);
 // Preconditions: the spec valid (checked by the conversion to ValidSpec when given a bare
 // NetworkSpec; not again for plan_sweep's configs); s.generic and the partition checked
 // as generic_rank checks them (invalid_input also when s.partition does not fit the spec).
+// A rank that a limit refuses (generic_rank's resource_limit: the flattening's expansion
+// over default_max_memory(), say) makes the row `skipped`, its reason "rank: " and the
+// refusal, its other columns computed as usual; nothing is thrown for it.
 // Cost: a skipped row (over max_variables) O(columns²) record work; otherwise one
 // generic_rank of the spec (generic.hpp), plus spectrum() of its network when s.eps is
 // non-empty and function_dimension when s.dimension (a skipped row computes its dimension
@@ -276,11 +279,12 @@ bool remove_table_block_store(const std::string& folder) noexcept;
 // side is larger, is left out to be computed again (`recompute`); in a block table its
 // block ranks become that row's block hints (`hints`, by row_key: entry a the rank of
 // degree block a, -1 for a block it does not list), which apply_resume_hints puts into the
-// plan. A row whose dimension or variety cells, which its sweep asks for, are empty because
-// the process's time or memory limit refused them (its reason: "dimension: … about E
-// estimated, over the limit of L (--max-time)") is left out to be computed again too
-// (`recompute_columns`) when the current limit (default_max_seconds(), default_max_memory())
-// admits E; other empty cells (no parameters, a fixed limit, trials that disagree) would
+// plan. A row whose rank (status skipped, its reason "rank: … about E estimated, over the
+// limit of L (--max-memory)"), or whose dimension or variety cells, which its sweep asks
+// for, are empty because the process's time or memory limit refused them (its reason:
+// "dimension: … about E estimated, over the limit of L (--max-time)") is left out to be
+// computed again too (`recompute_columns`) when the current limit (default_max_seconds(),
+// default_max_memory()) admits E; other empty cells (no parameters, a fixed limit, trials that disagree) would
 // come out the same and are kept. A row whose degree is not its planned network's, or a block table's configuration
 // whose total is not the sum of its blocks' ranks, is refused (invalid_input naming
 // `source`, the file, and the configuration). Cost: O((file rows + plan) · log) key
@@ -290,7 +294,7 @@ struct ResumeSet {
     long duplicates = 0;
     long outside = 0;
     long recompute = 0;  // lower-bound rows left out of `rows` to compute again at a larger max side
-    long recompute_columns = 0;  // rows left out of `rows` whose dimension or variety cells a limit, now larger, left empty
+    long recompute_columns = 0;  // rows left out of `rows` whose rank, dimension or variety cells a limit, now larger, left empty
     std::map<std::string, std::vector<long>> hints;  // of those, the block table's: their block ranks
 };
 ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<PlannedRow>& plan, const std::string& source = "the table file");

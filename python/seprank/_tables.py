@@ -223,7 +223,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         _warnings.warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
                        f"again at {max_side}, the new rows appended{hinted}", stacklevel=2)
     if result["file_recompute_columns"]:
-        _warnings.warn(f"{result['file_recompute_columns']} row(s) of {out} had their dimension or variety left empty by a "
+        _warnings.warn(f"{result['file_recompute_columns']} row(s) of {out} had a rank, dimension or variety left empty by a "
                        "limit (their reason says which): computed again, the new rows appended", stacklevel=2)
     if result["file_outside"]:
         _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
@@ -252,6 +252,13 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     rows = [_json.loads(t) for t in texts]
     if out is not None and resume and out_format == "csv":  # rows reused from a CSV file hold text cells
         rows = [_typed_csv_row(r) if isinstance(r.get("tokens"), str) else r for r in rows]
+    refused = [r["reason"][len("rank: "):] for r in rows
+               if r.get("status") == "skipped" and str(r.get("reason", "")).startswith("rank: ")]
+    if refused:  # as the CLI's note: rows whose rank the process's memory limit refused
+        _warnings.warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {refused[0].split(';')[0]}) "
+                       "[here: method='evaluation', which never expands]"
+                       + ("; resume=True computes them again once the limit admits them" if out is not None else ""),
+                       stacklevel=2)
     if dataframe is False:
         return rows
     try:

@@ -1,6 +1,7 @@
 #include "seprank/table.hpp"
 
 #include "rank/block_store.hpp"
+#include "study/table_internal.hpp"
 
 #include "base/process.hpp"
 #include "base/file_io.hpp"
@@ -494,10 +495,11 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         else if (sides.a_side.empty() || dz > Integer(EvaluationOptions{}.max_graded_degree))
             no_blocks = "no degree blocks: degree " + dz.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree);
     }
-    if (nvars > s.max_variables || !no_blocks.empty()) {
+    // A row without a rank: status skipped, the reason said; its other columns as usual.
+    const auto skipped = [&](const std::string& reason) {
         src.status = "skipped";
-        src.reason = !no_blocks.empty() ? no_blocks
-                                        : std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables);
+        src.reason = reason;
+        src.answer = nullptr;
         Row r = make_record(src, table_columns(false, false, !s.layers.empty(), s.generic.device != Device::cpu));
         if (s.blocks) detail::set_block_lists(r, {}, {});
         if (!s.eps.empty()) add_eps_columns(r, spec, part, s, "row skipped: " + src.reason, -1);
@@ -505,7 +507,10 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         if (s.variety) add_variety_columns(r, spec, s);
         stamp(r, t0, window);
         return r;
-    }
+    };
+    if (nvars > s.max_variables || !no_blocks.empty())
+        return skipped(!no_blocks.empty() ? no_blocks
+                                          : std::to_string(nvars) + " input variables exceed the size budget of " + std::to_string(s.max_variables));
     GenericOptions g = s.generic;
     if (s.blocks) {  // the degree blocks are the graded evaluation's (plan_sweep refused the others)
         g.method = GenericMethod::evaluation;
@@ -515,7 +520,14 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         detail::ensure_directory(s.block_store, "table block store");
         g.store = row_store(PlannedRow{spec, s});
     }
-    res = generic_rank(spec, part, g);
+    // A limit's refusal (the flattening's expansion over --max-memory, say) skips this row
+    // alone: the rest of the sweep runs, and --resume computes it again once the limit
+    // admits the estimate (resume_set).
+    try {
+        res = generic_rank(spec, part, g);
+    } catch (const resource_limit& e) {
+        return skipped(detail::kRankRefusedTag + std::string(e.what()));
+    }
     src.answer = &res;
     src.status = res.converged ? "ok" : "lower-bound";
     if (!res.converged) {

@@ -1,6 +1,7 @@
 #include "seprank/table.hpp"
 
 #include "base/limits_internal.hpp"
+#include "study/table_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
@@ -98,9 +99,9 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             it = out.rows.erase(it);
             continue;
         }
-        // Columns the sweep asks for that the process's time or memory limit left empty (the
-        // reason states the estimate refused): computed again, the new row appended, once the
-        // limit now admits that estimate. Any other reason (no parameters, a fixed limit of
+        // A rank, or columns the sweep asks for, that the process's time or memory limit left
+        // empty (the reason states the estimate refused): computed again, the new row
+        // appended, once the limit now admits that estimate. Any other reason (no parameters, a fixed limit of
         // the column's own, trials that disagree) would give the same row again: kept.
         const Row& row = it->second;
         const std::string reason = row.at("reason").str();
@@ -109,7 +110,10 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             const std::size_t at = reason.find(tag);  // this column's part of the reason
             return at != std::string::npos && detail::refusal_now_admitted(reason.substr(at + tag.size()));
         };
-        if (left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
+        const std::string rank_tag = detail::kRankRefusedTag;
+        const bool rank_refused = row.at("status").str() == "skipped" && reason.compare(0, rank_tag.size(), rank_tag) == 0 &&
+                                  detail::refusal_now_admitted(reason.substr(rank_tag.size()));
+        if (rank_refused || left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
             left_empty(at->second->sweep.variety, "variety_degree", "variety: ")) {
             ++out.recompute_columns;
             it = out.rows.erase(it);

@@ -131,3 +131,15 @@ def test_partitions_and_lists_may_hold_blanks():
     net = seprank.attention(tokens=4, dim=1, depth=1)
     assert seprank.rank(net, " 1, 2 | 3,4 ").partition == "1,2|3,4"
     assert [r["dim"] for r in seprank.table(tokens=2, dim=" 1 .. 2 ", depth=1, dataframe=False)] == [1, 2]
+
+
+def test_table_row_whose_rank_a_limit_refuses_is_skipped_with_a_warning():
+    # attention N=4, dx=4, L=3 expands to about 10^11 terms: the flattening is refused by
+    # the process's memory limit before anything is built; the row is skipped, the sweep
+    # goes on, and a warning names the refusal as the CLI's note does
+    with pytest.warns(UserWarning, match=r"1 row\(s\) skipped: a limit refused their rank \(the first: expansion refused"):
+        rows = seprank.table(tokens=4, dim=[1, 4], depth=3, method="flattening", dataframe=False)
+    by_dim = {r["dim"]: r for r in rows}
+    assert by_dim[1]["status"] == "ok" and by_dim[1]["rank"] > 0
+    assert by_dim[4]["status"] == "skipped" and by_dim[4]["rank"] is None
+    assert by_dim[4]["reason"].startswith("rank: expansion refused")

@@ -841,6 +841,53 @@ TEST_CASE("resume_set: a row whose dimension a limit left empty is computed agai
     CHECK(kept.rows.size() == 1);
 }
 
+TEST_CASE("table_row: a rank a limit refuses skips that row alone; resume_set computes it again once the limit admits it") {
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {4};
+    sw.depths = {1, 3};
+    sw.generic.method = GenericMethod::flattening;
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 2);
+    std::vector<PlannedRow> planned;
+    for (const auto& spec : plan) planned.push_back({spec, sw});
+    const double tight = 16.0 * (1 << 20);  // the depth-3 expansion's estimate, about 1 GiB, is over it
+    Row small, refused;
+    {
+        const seprank_test::MaxMemory limit(tight);
+        CHECK_NOTHROW(small = table_row(plan[0], sw));
+        CHECK_NOTHROW(refused = table_row(plan[1], sw));
+    }
+    CHECK(small.at("status").str() == "ok");
+    CHECK(refused.at("status").str() == "skipped");
+    CHECK(refused.at("rank").is_null());
+    CHECK(refused.at("degree").str() == "27");  // the row's other columns as usual
+    const std::string reason = refused.at("reason").str();
+    CHECK(reason.rfind("rank: expansion refused", 0) == 0);
+    CHECK(reason.find("over the limit of") != std::string::npos);
+    {
+        const seprank_test::MaxMemory limit(tight);  // the same limit would refuse it again: kept
+        const ResumeSet same = resume_set({small, refused}, planned);
+        CHECK(same.recompute_columns == 0);
+        CHECK(same.rows.size() == 2);
+    }
+    {
+        const seprank_test::MaxMemory limit(4.0 * (1 << 30));  // now admitted: computed again
+        const ResumeSet wider = resume_set({small, refused}, planned);
+        CHECK(wider.recompute_columns == 1);
+        CHECK(wider.rows.size() == 1);
+        CHECK(wider.rows.count(row_key(plan[0], sw)) == 1);
+    }
+    // a row skipped for its size budget (no refusal to re-read) stays skipped: kept
+    SweepOptions few = sw;
+    few.max_variables = 2;
+    const Row over = table_row(plan[0], few);
+    REQUIRE(over.at("status").str() == "skipped");
+    const ResumeSet kept = resume_set({over}, {PlannedRow{plan[0], few}});
+    CHECK(kept.recompute_columns == 0);
+    CHECK(kept.rows.size() == 1);
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {
