@@ -688,6 +688,8 @@ grep -q '^experiment draws 20/20 (100%) done' "$T/p.err" || fail "progress: no d
 grep -q '^spectrum step' "$T/p.err" && fail "progress: the experiment's spectra reported their steps"
 SEPRANK_PROGRESS_DELAY=0 "$S" generic --tokens 2 --dim 2 --depth 2 --trials 3 >/dev/null 2>"$T/p.err" || fail "progress: generic"
 grep -q '^trials 0/3 (0%)' "$T/p.err" || fail "progress: no trials line from generic: $(cat "$T/p.err")"
+SEPRANK_PROGRESS_DELAY=0 "$S" variety --layers conv,conv --tokens 3 --dim 1 --trials 2 >/dev/null 2>"$T/p.err" || fail "progress: variety"
+grep -q '^variety trials 2/2 (100%)' "$T/p.err" || fail "progress: no trials line from variety: $(cat "$T/p.err")"
 SEPRANK_PROGRESS_DELAY=0 "$S" --quiet table --tokens 2 --dim 1 --depth 1..2 --format csv >/dev/null 2>"$T/p.err" || fail "progress: table --quiet"
 grep -q '^rows' "$T/p.err" && fail "progress: table --quiet still reports rows: $(cat "$T/p.err")"
 

@@ -45,7 +45,7 @@ struct VarietyCommand final : Command {
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
     }
 
-    int run(const Globals&) override {
+    int run(const Globals& globals) override {
         if (!no.save_weights.empty()) throw seprank::invalid_input("--save-weights: variety draws its weights mod p");
         if (!no.weights_file.empty()) throw seprank::invalid_input("--weights: variety is about the generic image of the network, not given weights");
         check_network_options(no);
@@ -62,7 +62,18 @@ struct VarietyCommand final : Command {
         notes.ignored(*sub, {"--weight-range"}, "variety draws every weight uniformly from Z/p");
         const seprank::ValidSpec spec = to_spec(no);
         notes.network(*sub, spec);
-        const seprank::VarietyAnswer v = seprank::network_variety(spec, opt);
+        // The library names its limits by their fields (max_unknowns); here they are options.
+        const seprank::VarietyAnswer v = with_progress(globals, [&] {
+            try {
+                return seprank::network_variety(spec, opt);
+            } catch (const seprank::resource_limit& e) {
+                const std::string m = e.what();
+                for (const auto& [field, flag] : {std::pair<std::string, std::string>{"over max_unknowns ", "--max-unknowns"},
+                                                  {"over max_interpolation ", "--max-interpolation"}})
+                    if (m.find(field) != std::string::npos) throw seprank::resource_limit(m + " [here: " + flag + "]");
+                throw;
+            }
+        });
         print_network_record(spec, seprank::variety_record(v, generic_slice), notes, format);
         return 0;
     }

@@ -17,6 +17,7 @@
 #include "seprank/model.hpp"
 #include "seprank/poly_io.hpp"
 #include "seprank/prime.hpp"
+#include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 
@@ -244,7 +245,14 @@ std::vector<long> pivot_columns(const NmodMat& J, bool from_last) {
 
 // One trial, its prime drawn from rng until it is none of `used` (the earlier trials'):
 // the trials' primes are distinct (3,030 16-bit primes; at most 1,000 trials).
-VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg, const std::set<std::uint64_t>& used) {
+// Trial t of `trials` reports each step it begins to the caller's observer (progress.hpp).
+VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long wdeg, const std::set<std::uint64_t>& used, long t,
+                       long trials) {
+    const ProgressObserver& obs = current_progress();
+    const auto step = [&](const std::string& what) {
+        report_progress(obs, "variety trials", static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(trials),
+                        "trial " + std::to_string(t + 1) + ": " + what);
+    };
     VarietyTrial tr;
     TrialSetup st;
     do st.p = random_prime(rng, 16);
@@ -262,6 +270,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     // weights a second slice frees (the degree slice, below).
     st.a = draw_residues(rng, st.varied, p);
     std::vector<long> first, last;
+    step("the Jacobian's pivot weights (" + std::to_string(st.varied + 8) + " rows)");
     {
         std::vector<Point<std::uint64_t>> pts;
         for (long s = 0; s < st.varied + 8; ++s) pts.push_back(random_point(rng, N, vars, p));
@@ -309,19 +318,25 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     // chains of filters) and its section, deg X times that fibre, far cheaper to count. The
     // section is counted on whichever of the two has the smaller fibre.
     // The degree slice's section: counted and certified (section_count).
+    const std::string size = std::to_string(Nn) + " coefficients in " + std::to_string(n) + " unknowns";
     const auto degree_section = [&](const algebra_detail::Interpolated& sys) {
+        step("the degree section (Groebner bases)");
         const SectionCount sc = section_count(st, sys, true);
         tr.degree_section_points = sc.count;
         tr.section_images = sc.images;
         tr.uncertified = sc.uncertified;
     };
+    step("interpolating the gauge slice (" + size + ")");
     const algebra_detail::Interpolated gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);
+    step("the gauge slice's fibre (a Groebner basis)");
     tr.gauge_fibre_points = fibre_count(st, gauge, rng);
     tr.free_weights = first;
     tr.degree_free_weights = first;
     tr.degree_fibre_points = tr.gauge_fibre_points;
     if (last != first && opt.degree_slice == DegreeSlice::smallest_fibre) {
+        step("interpolating the degree slice (" + size + ")");
         algebra_detail::Interpolated other = interpolate_slice(m, st, gauge_matrix(st.varied, last), rng);
+        step("the degree slice's fibre (a Groebner basis)");
         const long k = fibre_count(st, other, rng);
         if (k > 0 && (tr.gauge_fibre_points <= 0 || k < tr.gauge_fibre_points)) {
             tr.degree_free_weights = last;
@@ -334,7 +349,9 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
     if (opt.generic_slice) {
         std::vector<std::vector<std::uint64_t>> B(static_cast<std::size_t>(st.varied));
         for (auto& row : B) row = draw_residues(rng, n, p);
+        step("interpolating the generic slice (" + size + ")");
         const algebra_detail::Interpolated generic = interpolate_slice(m, st, B, rng);
+        step("the generic slice's section and fibre (Groebner bases)");
         tr.section_points = section_count(st, generic, false).count;
         tr.fibre_points = fibre_count(st, generic, rng);
     }
@@ -374,9 +391,10 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     std::set<std::uint64_t> used;
     for (long t = 0; t < opt.trials; ++t) {
         Rng stream = rng.split(static_cast<std::uint64_t>(t));
-        res.trials.push_back(one_trial(m, opt, stream, wdeg, used));
+        res.trials.push_back(one_trial(m, opt, stream, wdeg, used, t, opt.trials));
         used.insert(res.trials.back().prime);
     }
+    report_progress(current_progress(), "variety trials", static_cast<std::uint64_t>(opt.trials), static_cast<std::uint64_t>(opt.trials));
     const VarietyTrial& first = res.trials.front();
     res.agreed = first.degree_fibre_points > 0 && first.degree_section_points >= 0 && first.degree_section_points % first.degree_fibre_points == 0 &&
                  first.gauge_fibre_points > 0;
