@@ -361,7 +361,7 @@ grep -q "^PASS claim7.2: attention N=3 dx=2 L=2 H=1, partition 1,2|3: generic ra
 grep -q "^PASS prop7.1: attention N=5 dx=2 L=2 H=1: rank by evaluation on its 6 balanced partitions" "$T/vlines.txt" || fail "prop7.1 names no dx, L"
 grep -q "^PASS stack-per-token-first: generic sep of the stack at N=2 dx=3, partition 1|2, against da + 1: .*[0-9] ([0-9.]* s)$" "$T/vlines.txt" ||
   fail "stack-per-token-first: no network, or a stray '; ' at the end"
-grep -q "exception (d0,r,d1): .*(5,4,14): 69 < 70; 17 networks, 7 defective" "$T/vlines.txt" || fail "power-alexander-hirschowitz misses (5,4,14)"
+grep -q "exception (d0,r,d1), and the expected count beside it: .*(5,4,14): 69 < 70 (expected 70, a defect); 17 networks, 7 below min" "$T/vlines.txt" || fail "power-alexander-hirschowitz misses (5,4,14)"
 grep -q "^power-alexander-hirschowitz: .*written (d0, r, d1)" "$T/claims.txt" || fail "verify --list: the power tuples' order"
 
 # plot (gnuplot-nox is installed by the set-up)

@@ -97,7 +97,7 @@ struct DefectRow {
 // A level n_{l−1} → n_l → n_{l+1} at power d_l, measured once per sweep.
 struct DefectLevel {
     long inputs = 0, width = 0, outputs = 0, power = 0;
-    long expected = 0;   // expected_dimension (all outputs)
+    long expected = 0;   // the secant variety's expected dimension: min(n_l·(n_{l−1} + n_{l+1} − 1), n_{l+1}·C(n_{l−1} + d − 1, d))
     RankAnswer dimension;  // function_dimension (all outputs)
 };
 

@@ -197,7 +197,11 @@ DefectSweep defect_sweep(const DefectRange& range) {
         for (long i = tid; i < nlev; i += range.threads) {
             DefectLevel& v = out.levels[static_cast<std::size_t>(i)];
             const ValidSpec spec = power_stack({v.inputs, v.width, v.outputs}, {v.power});
-            v.expected = expected_dimension(spec, DimensionOutput::all).expected;
+            // The secant variety's expected dimension, n_l·(n_{l−1} + n_{l+1} − 1) capped by
+            // its space (the count of expected_dimension before any run or quadric cap):
+            // against it the Alexander–Hirschowitz squares are defective, as the theorem
+            // names them (expected_dimension counts their O(n_l) and would not).
+            v.expected = std::min(detail::sat_mul(v.width, v.inputs + v.outputs - 1), detail::sat_mul(v.outputs, forms_of(v.inputs, v.power)));
             DimensionOptions opt;
             opt.threads = 1;
             opt.output = DimensionOutput::all;

@@ -306,7 +306,16 @@ struct MlpKind {
             const long space = sat_mul(n_out, monomials(n_in, Integer(r), false));
             c.eff = std::min(w * (n_in + n_out - 1), space);
             c.how = "per hidden unit one rescaling (row of W1 by t, column of W2 by t^-r)";
-            if (c.eff < w * (n_in + n_out - 1)) c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
+            if (r == 2 && n_out == 1 && w >= 2 && n_in >= 2) {
+                // One form read: Σ_k a_k (w_k·y)², a quadric of rank <= b; O(b) keeps the sum
+                // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
+                const long b = std::min(w, n_in);
+                c.eff = b * n_in - b * (b - 1) / 2;
+                c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + ", " + std::to_string(b) + "·n_in - C(" +
+                         std::to_string(b) + ", 2) (O(" + std::to_string(b) + ") keeps the sum of squares)";
+            } else if (c.eff < w * (n_in + n_out - 1)) {
+                c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
+            }
         }
         if (scalar_last) c.how += "; rows of W2 other than p never read";
         if (n_in == 1 && !sp.residual) c.n_next = 1;

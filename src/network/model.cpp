@@ -106,18 +106,32 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
     struct Run {
         long saving = 0, M = 0;
         Integer D{1};
+        long quadric_rank = 0;  // > 0: one read quadric, of rank <= this, whose rank binds
     };
     const auto run = [&](std::size_t a, std::size_t b) {
         Run r;
         long eff = 0;
+        long width = c[a].forms_in;  // the narrowest layer up to the last power layer
         for (std::size_t l = a; l <= b; ++l) {
             if (c[l].forms_in <= 0 || (l < b && gl[l] > 0)) return Run{};
             eff += c[l].eff;
+            if (l < b && r.D == Integer(1)) width = std::min(width, c[l].rows);
             if (l < b) r.D = r.D * Integer(c[l].forms_degree);
         }
         if (r.D == Integer(1)) return Run{};
         r.M = detail::monomials(c[a].forms_in, r.D, false);
-        const long cap = r.M == LONG_MAX ? LONG_MAX : detail::sat_mul(c[b].rows, r.M - c[b].row_loss);
+        long cap = r.M == LONG_MAX ? LONG_MAX : detail::sat_mul(c[b].rows, r.M - c[b].row_loss);
+        // One read row of degree 2: Σ_k β_k (v_k·z)², a quadric of rank at most the number
+        // of squares and the widths before them; those of rank <= b in n variables are
+        // b·n − C(b, 2) dimensions (O(b) keeps the sum: Alexander–Hirschowitz's squares).
+        if (r.D == Integer(2) && c[b].rows == 1) {
+            const long n = c[a].forms_in, q = std::min(width, n);
+            const long quadrics = q * n - q * (q - 1) / 2 - c[b].row_loss;
+            if (quadrics < cap) {
+                cap = quadrics;
+                r.quadric_rank = q;
+            }
+        }
         r.saving = cap < eff ? eff - cap : 0;
         return r;
     };
@@ -127,8 +141,8 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
     for (std::size_t m = 1; m <= L; ++m) {
         best[m] = best[m - 1];
         for (std::size_t a = 0; a + 1 < m; ++a) {
-            if (a == 0 && m == L) continue;  // the whole network: the ambient space's cap
             Run r = run(a, m - 1);
+            if (a == 0 && m == L && r.quadric_rank == 0) continue;  // the whole network: the ambient space's cap
             if (r.saving > 0 && best[a] + r.saving > best[m]) {
                 best[m] = best[a] + r.saving;
                 from[m] = a;
@@ -145,6 +159,16 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         const std::size_t a = from[m];
         const Run& r = chosen[m];
         const detail::LayerCount& last = c[m - 1];
+        if (r.quadric_rank > 0) {
+            const long q = r.quadric_rank;
+            runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) +
+                                "'s read row is a sum of squares of forms in " + std::to_string(c[a].forms_in) + " variables, a quadric of rank <= " +
+                                std::to_string(q) + ": " + std::to_string(q) + "·" + std::to_string(c[a].forms_in) + " - C(" + std::to_string(q) +
+                                ", 2) coefficients" + (last.row_loss ? ", less its scale" : "") + " (O(" + std::to_string(q) + ") keeps the sum)",
+                            r.saving});
+            m = a;
+            continue;
+        }
         runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
                             std::to_string(last.rows) + " read row" + (last.rows == 1 ? "" : "s") + " are forms of degree " + r.D.str() + " in " +
                             std::to_string(c[a].forms_in) + " variables, " + std::to_string(r.M) + " coefficients each" +

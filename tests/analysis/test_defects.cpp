@@ -129,14 +129,19 @@ TEST_CASE("defects: a small range, its bounds, its defects and the reference dim
     CHECK(a->expected == 7);
     CHECK(a->dimension.value == 7);
     // (3,2,1), d = 2: two squares of linear forms in 3 variables, quadrics of rank 2:
-    // 2·3 − 1 = 5 dimensions, one below the 6 of the count
+    // 2·3 − 1 = 5 dimensions, one below Massarenti–Mella's 6; the bound counts the O(2)
+    // that keeps the sum of squares, so the network reaches it (exact), and its level, against
+    // the secant variety's expected 6, is the defective one
     const DefectRow* q = find(sw, {3, 2, 1}, {2});
     REQUIRE(q != nullptr);
     CHECK(q->expected == 6);
+    CHECK(q->bound == 5);
     CHECK(q->dimension.value == 5);
     CHECK(q->defect == 1);
     CHECK(q->ah_exception);
-    CHECK_FALSE(q->exact);
+    CHECK(q->exact);
+    CHECK(q->reason == DefectReason::bound);
+    CHECK(q->defective_levels == std::vector<long>{1});
     // (3,3,2,1), d = (2,2): the cap 3·2 + C(4,2) = 12, as many as the weights less rescalings
     // (9 + 6 + 2 − 5), below the 15 quartics in 3 variables
     const DefectRow* c = find(sw, {3, 3, 2, 1}, {2, 2});
