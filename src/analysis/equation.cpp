@@ -13,6 +13,7 @@
 #include "seprank/progress.hpp"
 #include "seprank/random.hpp"
 #include "algebra/interpolation.hpp"
+#include "base/limits_internal.hpp"
 #include "base/process.hpp"
 #include "network/forward_impl.hpp"
 
@@ -533,7 +534,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
         const long first = std::max(opt.min_degree, 2L);
         res.searched_to = first - 1;
         Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes,
-                  t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opt.max_seconds))};
+                  t0 + detail::steady_seconds(opt.max_seconds)};
         std::optional<QPoly> found;
         std::string why;
         for (long d = first; d <= opt.max_degree && !found; ++d) {

@@ -1,5 +1,7 @@
 #include "seprank/cancel.hpp"
 
+#include "base/limits_internal.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -22,8 +24,7 @@ thread_local CancelHandle current_scope;
 CancelScope::CancelScope(std::function<bool()> check, double interval_seconds) : previous_(current_scope) {
     auto s = std::make_shared<CancelState>();
     s->check = std::move(check);
-    s->interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(interval_seconds > 0 ? interval_seconds : 0));
+    s->interval = detail::steady_seconds(interval_seconds);
     s->owner = std::this_thread::get_id();
     s->next_poll = std::chrono::steady_clock::now();
     current_scope = std::move(s);

@@ -2,6 +2,7 @@
 // not pay physical_memory_budget()'s system calls (limits.hpp).
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace seprank::detail {
@@ -15,5 +16,13 @@ double set_max_memory();
 // --max-memory / max_memory — whose estimate E the current limit (default_max_seconds(),
 // default_max_memory()) now admits. False for any other text. O(length of the text).
 bool refusal_now_admitted(const std::string& text);
+
+// The steady clock's duration of `seconds` (>= 0; NaN: 0), at most 10^9 s (about 32 years,
+// past any run): a duration of 10^19 s would overflow the clock's 64-bit nanoseconds and
+// wrap to the past. O(1).
+inline std::chrono::steady_clock::duration steady_seconds(double seconds) {
+    const double s = seconds > 0 ? (seconds < 1e9 ? seconds : 1e9) : 0;
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
 
 }  // namespace seprank::detail

@@ -138,3 +138,17 @@ TEST_CASE("refusal_now_admitted reads back a time or memory refusal and weighs i
     CHECK(!detail::refusal_now_admitted("it has no parameters"));
     CHECK(!detail::refusal_now_admitted(""));
 }
+
+TEST_CASE("steady_seconds: a duration on the steady clock, clamped where the clock's nanoseconds would overflow") {
+    using std::chrono::duration_cast;
+    using std::chrono::seconds;
+    CHECK(duration_cast<seconds>(detail::steady_seconds(90)).count() == 90);
+    CHECK(detail::steady_seconds(0).count() == 0);
+    CHECK(detail::steady_seconds(-5).count() == 0);
+    CHECK(detail::steady_seconds(std::nan("")).count() == 0);
+    // 1e19 s, 1e308 s and infinity: about 32 years, in the future from now
+    for (const double s : {1e19, 1e308, HUGE_VAL}) {
+        CHECK(duration_cast<seconds>(detail::steady_seconds(s)).count() == 1000000000);
+        CHECK(std::chrono::steady_clock::now() + detail::steady_seconds(s) > std::chrono::steady_clock::now());
+    }
+}
