@@ -229,6 +229,9 @@ std::string csv_header(bool eps, bool dimension, bool layers);
 
 struct PlannedRow {
     ValidSpec spec;  // a bare NetworkSpec is validated when the row is built
+    // The options the row is computed with: plan_table gives its sweep's, less the value
+    // lists (tokens … positions, families, residual: empty) and with at most one of its
+    // `layers` SPECs (a row reads only whether there are any: the column).
     SweepOptions sweep;
 };
 

@@ -888,6 +888,37 @@ TEST_CASE("table_row: a rank a limit refuses skips that row alone; resume_set co
     CHECK(kept.rows.size() == 1);
 }
 
+TEST_CASE("plan_sweep refuses a sweep too large to plan; a planned row keeps no value lists") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1, 2, 3};
+    sw.layers = {};
+    const TablePlan plan = plan_table({sw});
+    REQUIRE(plan.rows.size() == 6);
+    for (const PlannedRow& pr : plan.rows) {
+        CHECK(pr.sweep.tokens.empty());
+        CHECK(pr.sweep.dims.empty());
+        CHECK(row_key(pr.spec, pr.sweep) == row_key(pr.spec, sw));  // the same row
+    }
+    {  // 8 KiB a configuration: 6 of them over 40 KiB, refused at the sixth
+        const seprank_test::MaxMemory tight(40 * 1024);
+        try {
+            (void)plan_sweep(sw);
+            FAIL("not refused");
+        } catch (const resource_limit& e) {
+            CHECK(std::string(e.what()).find("the sweep's valid configurations, 6 so far of up to 6 combinations") != std::string::npos);
+        }
+    }
+    {  // 2·2·10^6 combinations at 10 µs: 40 s, over a 1 s limit before any is built
+        SweepOptions huge = sw;
+        huge.dims.clear();
+        for (long d = 1; d <= 1000000; ++d) huge.dims.push_back(d);
+        huge.heads = {1, 2};
+        const seprank_test::MaxSeconds tight(1);
+        CHECK_THROWS_WITH_AS(plan_sweep(huge), doctest::Contains("table: planning the sweep, 4e+06 combinations of its values"), resource_limit);
+    }
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {
