@@ -1,5 +1,5 @@
 // Private: what the layer kinds (layers.hpp) and the Stack fold (stack.hpp) share: the
-// checks of a layer's fields, the expected-dimension counts of the attention and hadamard
+// checks of a layer's fields, the expected-dimension counts of the attention, mlp and hadamard
 // blocks, a matrix's place in the weights file (MatrixSlot), the Shape a layer reads and
 // writes, and the two functions network.cpp defines for them (family_layer, family_input).
 #pragma once
@@ -122,6 +122,40 @@ inline void linear_network_count(bool scalar, long parameters, long n0, long b, 
     const long eff = scalar ? std::min(b, 1L) * n0 : low_rank_dim(n_out, n0, b);
     losses.clear();
     add_loss(losses, "a linear network (d = 1): one matrix of rank <= " + std::to_string(b) + ", whatever its factors", parameters - eff);
+}
+
+// An mlp layer y ← W2 (W1 y)^{⊙r} (width w, power r; dx its token width) reading tokens that
+// span n_in dimensions: per hidden unit one rescaling, the layer's space
+// Q^{n_out} ⊗ Sym^r(Q^{n_in}); r = 1: W2 W1, a matrix of rank <= w.
+inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+    LayerCount c;
+    c.params = 2 * w * dx;
+    // The output lies in image(W2) and, token by token, is a linear image of the degree-r
+    // forms of its n_in-dimensional input: at most C(n_in + r − 1, r) dimensions (n_in for
+    // a linear layer).
+    c.n_next = residual ? dx : std::min({dx, w, monomials(n_in, Integer(r), false)});
+    const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+    if (r == 1) {
+        c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));
+        c.how = "a linear layer W2 W1: GL(w)";
+    } else {
+        const long space = sat_mul(n_out, monomials(n_in, Integer(r), false));
+        c.eff = std::min(w * (n_in + n_out - 1), space);
+        c.how = "per hidden unit one rescaling (row of W1 by t, column of W2 by t^-r)";
+        if (r == 2 && n_out == 1 && w >= 2 && n_in >= 2) {
+            // One form read: Σ_k a_k (w_k·y)², a quadric of rank <= b; O(b) keeps the sum
+            // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
+            const long b = std::min(w, n_in);
+            c.eff = b * n_in - b * (b - 1) / 2;
+            c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + ", " + std::to_string(b) + "·n_in - C(" +
+                     std::to_string(b) + ", 2) (O(" + std::to_string(b) + ") keeps the sum of squares)";
+        } else if (c.eff < w * (n_in + n_out - 1)) {
+            c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
+        }
+    }
+    if (scalar_last) c.how += "; rows of W2 other than p never read";
+    if (n_in == 1 && !residual) c.n_next = 1;
+    return c;
 }
 
 // An attention layer (H heads of dimension da, query rank qr, score degree sd) reading

@@ -290,36 +290,7 @@ struct MlpKind {
     // Per hidden unit one rescaling (row of W1 by λ, column of W2 by λ^{−r}); the layer's
     // space is Q^{n_out} ⊗ Sym^r(Q^{n_in}). r = 1: W2 W1, a matrix of rank <= w.
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
-        const long dx = in.w;
-        LayerCount c;
-        const long w = width(sp, dx), r = sp.power;
-        c.params = 2 * w * dx;
-        // The output lies in image(W2) and, token by token, is a linear image of the degree-r
-        // forms of its n_in-dimensional input: at most C(n_in + r − 1, r) dimensions (n_in for
-        // a linear layer).
-        c.n_next = sp.residual ? dx : std::min({dx, w, monomials(n_in, Integer(r), false)});
-        const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
-        if (r == 1) {
-            c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));
-            c.how = "a linear layer W2 W1: GL(w)";
-        } else {
-            const long space = sat_mul(n_out, monomials(n_in, Integer(r), false));
-            c.eff = std::min(w * (n_in + n_out - 1), space);
-            c.how = "per hidden unit one rescaling (row of W1 by t, column of W2 by t^-r)";
-            if (r == 2 && n_out == 1 && w >= 2 && n_in >= 2) {
-                // One form read: Σ_k a_k (w_k·y)², a quadric of rank <= b; O(b) keeps the sum
-                // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
-                const long b = std::min(w, n_in);
-                c.eff = b * n_in - b * (b - 1) / 2;
-                c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + ", " + std::to_string(b) + "·n_in - C(" +
-                         std::to_string(b) + ", 2) (O(" + std::to_string(b) + ") keeps the sum of squares)";
-            } else if (c.eff < w * (n_in + n_out - 1)) {
-                c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
-            }
-        }
-        if (scalar_last) c.how += "; rows of W2 other than p never read";
-        if (n_in == 1 && !sp.residual) c.n_next = 1;
-        return c;
+        return mlp_count(width(sp, in.w), sp.power, in.w, n_in, last, scalar_last, sp.residual);
     }
 
     template <class T>
