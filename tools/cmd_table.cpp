@@ -8,11 +8,24 @@ namespace seprank_cli {
 
 namespace {
 
-// "none,1..3" -> "0,1..3": the list syntax of parse_list with `none` for no embedding.
-std::string none_as_zero(const std::string& text) {
-    std::string out, item;
-    std::stringstream ss(text);
-    while (std::getline(ss, item, ',')) out += (out.empty() ? "" : ",") + (item == "none" ? std::string("0") : item);
+// "none,1..3" -> {0, 1, 2, 3}: the list syntax of parse_list with `none` for no embedding;
+// an empty item is refused (for_each_item) and a bad one named, both as typed.
+std::vector<long> embed_rank_list(const std::string& text) {
+    std::vector<long> out;
+    seprank::for_each_item(text, "--embed-rank", [&](const std::string& item) {
+        if (item == "none") {
+            out.push_back(0);
+            return;
+        }
+        try {
+            for (long v : seprank::parse_list(item, "--embed-rank")) out.push_back(v);
+        } catch (const seprank::invalid_input& e) {  // the item's message, naming the list as typed
+            std::string why = e.what();
+            const std::string own = "--embed-rank '" + item + "': ";
+            if (why.rfind(own, 0) == 0) why = why.substr(own.size());
+            throw seprank::invalid_input("--embed-rank '" + text + "': " + why + " (items: none, integers, ranges a..b)");
+        }
+    });
     return out;
 }
 
@@ -117,8 +130,8 @@ struct TableCommand final : Command {
             }
             if (!t_family.empty()) {
                 sw.families.clear();
-                std::stringstream ss(t_family);
-                for (std::string f; std::getline(ss, f, ',');) sw.families.push_back(seprank::family_from_string(f));
+                // every item, an empty one too, is refused by name
+                seprank::for_each_item(t_family, "--family", [&](const std::string& f) { sw.families.push_back(seprank::family_from_string(f)); });
             }
             if (!t_tokens.empty()) sw.tokens = seprank::parse_list(t_tokens, "--tokens");
             if (!t_dim.empty()) sw.dims = seprank::parse_list(t_dim, "--dim");
@@ -127,7 +140,7 @@ struct TableCommand final : Command {
             sw.block_degrees = t_degree.empty() ? std::vector<long>{2} : seprank::parse_list(t_degree, "--block-degree");
             if (!t_width.empty()) sw.widths = seprank::parse_list(t_width, "--width");
             sw.residual = {t_residual};
-            if (!t_embed.empty()) sw.embed_ranks = seprank::parse_list(none_as_zero(t_embed), "--embed-rank");
+            if (!t_embed.empty()) sw.embed_ranks = embed_rank_list(t_embed);
             if (!t_head_dim.empty()) sw.head_dims = seprank::parse_list(t_head_dim, "--head-dim");
             if (!t_att_rank.empty()) sw.attention_ranks = seprank::parse_list(t_att_rank, "--attention-rank");
             if (!t_position.empty()) sw.positions = seprank::parse_list(t_position, "--position");
