@@ -324,7 +324,13 @@ int max_threads() {
 void check_given_options(const CLI::App& app, const CLI::App& sub) {
     for (const CLI::App* a : {&app, &sub})
         for (const CLI::Option* opt : a->get_options()) {
-            if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+            if (opt->count() == 0) continue;
+            if (opt->get_expected_min() == 0) {  // a flag: given bare, or with a truth value of its own
+                for (const auto& v : opt->results())
+                    if (v != "true" && v != "false" && v != "1" && v != "0" && v != "on" && v != "off" && v != "yes" && v != "no")
+                        throw seprank::invalid_input(opt->get_name() + "=" + v + ": a flag takes no value (or one of true, false, 1, 0, on, off, yes, no)");
+                continue;
+            }
             // A list whose help says "empty: none" (guess --bases) takes "" as the empty list.
             const bool empty_ok = opt->get_description().find("empty: none") != std::string::npos;
             const std::string type = opt->get_type_name();
