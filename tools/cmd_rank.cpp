@@ -64,6 +64,10 @@ struct RankCommand final : Command {
         // The output paths, before any work: a bad one costs nothing.
         if (!ro.save_weights.empty()) seprank::check_network_target(ro.save_weights);
         if (!save_matrix.empty()) seprank::check_matrix_market_target(save_matrix);
+        // A templates file the input or method ignores is still read (refused if invalid,
+        // noted below if valid), against the first vector's length: no network sizes it.
+        if (!templates_file.empty() && (!matrix_file.empty() || !rank_poly.empty() || so.method != seprank::Method::grid))
+            (void)seprank::read_templates(templates_file, -1);
         Notes notes;
         const std::vector<std::string> grid_only = {"--templates", "--templates-file"}, evaluation_only = {"--max-side", "--variant"};
         if (!matrix_file.empty()) {

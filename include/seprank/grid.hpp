@@ -27,7 +27,8 @@ using Templates = std::vector<std::vector<Rational>>;
 Templates random_templates(long m, long per, std::uint64_t seed, long range = 10);
 // JSON: a list of vectors of integers or "p/q" strings, e.g. [[1,0],[0,"1/2"]]. Checked
 // (invalid_input naming the JSON path): a non-empty list, each vector of `per` exact
-// values; the file as read_network reads one (limits.hpp). Linear in the file size.
+// values (per < 0: of the first vector's length, at least 1, for a file checked without a
+// network); the file as read_network reads one (limits.hpp). Linear in the file size.
 Templates read_templates(const std::string& path, long per);
 
 inline constexpr long kDefaultMaxGridEntries = 1L << 22;

@@ -29,8 +29,9 @@ Templates read_templates(const std::string& path, long per) {
     Templates t;
     for (std::size_t k = 0; k < j.size(); ++k) {
         const std::string p = "$[" + std::to_string(k) + "]";
+        if (per < 0 && j[k].is_array() && !j[k].empty()) per = static_cast<long>(j[k].size());  // the first vector's length
         if (!j[k].is_array() || static_cast<long>(j[k].size()) != per)
-            throw invalid_input("templates JSON " + p + ": expected a vector of " + std::to_string(per) + " values");
+            throw invalid_input("templates JSON " + p + ": expected a vector of " + (per < 0 ? std::string("one or more") : std::to_string(per)) + " values");
         std::vector<Rational> v;
         for (std::size_t c = 0; c < j[k].size(); ++c) {
             const auto& x = j[k][c];
