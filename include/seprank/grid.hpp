@@ -15,6 +15,7 @@
 #include "seprank/rank.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace seprank {
@@ -33,10 +34,15 @@ Templates read_templates(const std::string& path, long per);
 
 inline constexpr long kDefaultMaxGridEntries = 1L << 22;
 
+// The shape of the grid tensor's matricization with m templates on `part`: M^|A| rows by
+// M^|B| columns. resource_limit, before anything is built, when it has more than
+// max_entries entries (naming M, N and the limit), and check_memory's when its matrix,
+// about 40 bytes an entry, is over default_max_memory(). Precondition: m >= 1. O(N).
+std::pair<long, long> grid_shape(long m, const ValidPartition& part, long max_entries = kDefaultMaxGridEntries);
+
 // The matricization [[T]]_(A,B) of the grid tensor of the network's output. Checked
 // (invalid_input): the network first (check_shapes), the partition's token count
-// (part.tokens() == N, O(1)), the templates' lengths; resource_limit when the tensor
-// would exceed max_entries. A bare Partition is checked in full against net.spec.tokens
+// (part.tokens() == N, O(1)), the templates' lengths; the size as grid_shape checks it. A bare Partition is checked in full against net.spec.tokens
 // at the call (partition.hpp), before the network. Cost: M^N exact evaluations (forward.hpp),
 // rationals throughout, and the lcm of each row's denominators.
 SparseZMat grid_matricization(const Network& net, const ValidPartition& part, const Templates& t,

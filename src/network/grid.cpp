@@ -13,7 +13,8 @@ namespace seprank {
 
 Templates random_templates(long m, long per, std::uint64_t seed, long range) {
     if (m < 1) throw invalid_input("number of templates M = " + std::to_string(m) + " must be at least 1");
-    check_memory(48.0 * static_cast<double>(m) * static_cast<double>(std::max(1L, per)), default_max_memory(),
+    // a vector of `per` rationals each (fmpq, 16 bytes and its allocation) and its header
+    check_memory((64.0 + 32.0 * static_cast<double>(std::max(1L, per))) * static_cast<double>(m), default_max_memory(),
                  "grid: " + std::to_string(m) + " templates of " + std::to_string(per) + " values");
     if (range < 1) throw invalid_input("template range " + std::to_string(range) + " must be at least 1");
     Rng rng(seed);
@@ -51,6 +52,25 @@ Templates read_templates(const std::string& path, long per) {
     return t;
 }
 
+std::pair<long, long> grid_shape(long m, const ValidPartition& part, long max_entries) {
+    if (m < 1) throw invalid_input("number of templates M = " + std::to_string(m) + " must be at least 1");
+    const long N = static_cast<long>(part->A.size() + part->B.size());
+    const std::string what = "grid tensor with M = " + std::to_string(m) + " templates and N = " + std::to_string(N) + " tokens";
+    auto power = [&](std::size_t e) {
+        long r = 1;
+        for (std::size_t k = 0; k < e; ++k) {
+            if (r > max_entries / m) throw resource_limit(what + " exceeds " + std::to_string(max_entries) + " entries (M^N)");
+            r *= m;
+        }
+        return r;
+    };
+    const long rows = power(part->A.size()), cols = power(part->B.size());
+    if (rows > max_entries / cols) throw resource_limit(what + " exceeds " + std::to_string(max_entries) + " entries (M^N)");
+    check_memory(40.0 * static_cast<double>(rows) * static_cast<double>(cols), default_max_memory(),
+                 what + ": its " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+    return {rows, cols};
+}
+
 SparseZMat grid_matricization(const Network& net, const ValidPartition& part, const Templates& t, long max_entries) {
     const ValidSpec valid = check_shapes(net);  // the network once: the evaluations below do not check it
     const NetworkSpec& s = valid.get();
@@ -60,17 +80,7 @@ SparseZMat grid_matricization(const Network& net, const ValidPartition& part, co
     for (const auto& v : t)
         if (static_cast<long>(v.size()) != per)
             throw invalid_input("grid: template of length " + std::to_string(v.size()) + ", tokens have " + std::to_string(per) + " variables");
-    auto power = [&](std::size_t e) {
-        long r = 1;
-        for (std::size_t k = 0; k < e; ++k) {
-            if (r > max_entries / m) throw resource_limit("grid tensor with M = " + std::to_string(m) + " templates and N = " +
-                                                          std::to_string(s.tokens) + " tokens exceeds " + std::to_string(max_entries) + " entries");
-            r *= m;
-        }
-        return r;
-    };
-    const long rows = power(part->A.size()), cols = power(part->B.size());
-    if (rows > max_entries / cols) throw resource_limit("grid tensor exceeds " + std::to_string(max_entries) + " entries");
+    const auto [rows, cols] = grid_shape(m, part, max_entries);
     SparseZMat out;
     out.rows = rows;
     out.cols = cols;

@@ -165,6 +165,8 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             break;
         }
         case Method::grid: {
+            // the tensor's size before any template is drawn (10^8 of them took 7 GB first)
+            (void)grid_shape(opt.template_vectors.empty() ? opt.templates : static_cast<long>(opt.template_vectors.size()), part);
             const Templates t = opt.template_vectors.empty()
                                     ? random_templates(opt.templates, input_vars_per_token(net.spec), opt.seed)
                                     : opt.template_vectors;
