@@ -267,7 +267,13 @@ void print_record(const json& rec, const std::string& format, const std::vector<
         std::cout << seprank::csv_line(cells) << "\n";
         return;
     }
-    for (const auto& k : order) std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ') << cell(k) << "\n";
+    for (const auto& k : order) {
+        std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ');
+        const json& v = rec.at(k);
+        if (v.is_string()) std::cout << v.get_ref<const std::string&>();  // not copied: a polynomial's text can be most of the memory
+        else std::cout << cell(k);
+        std::cout << "\n";
+    }
 }
 
 void print_network_record(const seprank::ValidSpec& spec, const seprank::Record& rec, Notes& notes, const std::string& format) {

@@ -18,11 +18,11 @@ struct PolyCommand final : Command {
     int run(const Globals&) override {
         auto ctx = seprank::QContext::make(seprank::variables_in(poly_text));
         const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
-        json rec = {{"polynomial", seprank::to_string(f)},
-                    {"degree", f.degree()},
+        json rec = {{"degree", f.degree()},
                     {"terms", f.terms()},
                     {"homogeneous", f.is_homogeneous()},
                     {"variables", ctx->vars().names()}};
+        rec["polynomial"] = seprank::to_string(f);  // moved in: a brace list would copy the text
         print_record(rec, format, {"polynomial", "degree", "terms", "homogeneous"});
         return 0;
     }

@@ -56,7 +56,10 @@ Variables variables_in(std::string_view text);
 // The canonical text of f (above); no preconditions. O(terms · nvars) plus the digits
 // of the coefficients, which are estimated first: past a million bits in all, their
 // memory (about 1.3 bytes a bit) over default_max_memory() or their time (about
-// 1.5·10^-7 s a bit) over default_max_seconds() is resource_limit (limits.hpp).
+// 1.5·10^-7 s a bit) over default_max_seconds() is resource_limit (limits.hpp); so is the
+// whole text, counted before it is built (the monomials exactly, the coefficients at most),
+// when twice its length (the text and the caller's copy to print it) is over
+// default_max_memory().
 std::string to_string(const QPoly& f);
 // Coefficients are printed as their representatives in [0, p). Cost as above.
 std::string to_string(const NmodPoly& f);

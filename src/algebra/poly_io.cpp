@@ -210,13 +210,28 @@ private:
     std::size_t depth_ = 0;  // open parentheses
 };
 
-// Shared printer: `coeff(k)` returns (negative?, |c| as text) for term k.
+// Shared printer: `coeff(k)` returns (negative?, |c| as text) for term k; `coeff_chars` is
+// at least the characters of all the coefficients' texts. The text's length is counted
+// first (the monomials exactly) and checked, the text and a copy of it (the caller's, to
+// print it), against default_max_memory(), then reserved once: grown by doubling it held up
+// to three times its length (2^23 terms of 23 variables: 3 GiB for a 1 GB text).
 template <class P, class CoeffText>
-std::string print_terms(const P& f, CoeffText coeff) {
+std::string print_terms(const P& f, double coeff_chars, CoeffText coeff) {
     const std::size_t n = f.terms();
     if (n == 0) return "0";
     const Variables& vars = f.context()->vars();
+    double chars = coeff_chars;
+    for (std::size_t k = 0; k < n; ++k) {
+        chars += 3;  // " + "
+        const auto e = f.exponents(k);
+        for (std::size_t v = 0; v < e.size(); ++v)
+            if (e[v] != 0) chars += static_cast<double>(vars.name(v).size()) + 1 + (e[v] > 1 ? 1 + std::floor(std::log10(static_cast<double>(e[v]))) + 1 : 0);
+    }
+    char what[96];
+    std::snprintf(what, sizeof what, "the text of a polynomial of %zu terms (%.3g characters, and a copy)", n, chars);
+    check_memory(2 * chars, default_max_memory(), what);
     std::string out;
+    out.reserve(static_cast<std::size_t>(chars));
     for (std::size_t k = 0; k < n; ++k) {
         auto [neg, abs] = coeff(k);
         if (k == 0)
@@ -295,7 +310,8 @@ std::string to_string(const QPoly& f) {
         check_memory(1.3 * bits, default_max_memory(), what);
         check_time(1.5e-7 * bits * std::max(1.0, std::log2(largest) / 27.0), default_max_seconds(), what);
     }
-    return print_terms(f, [&](std::size_t k) {
+    // decimal digits: bits·log10(2) + 1 for each of numerator and denominator, and the '/'
+    return print_terms(f, bits * 0.30103 + 3.0 * static_cast<double>(f.terms()), [&](std::size_t k) {
         Rational c = f.coeff(k);
         const bool neg = fmpq_sgn(c.get()) < 0;
         if (neg) fmpq_neg(c.get(), c.get());
@@ -304,7 +320,8 @@ std::string to_string(const QPoly& f) {
 }
 
 std::string to_string(const NmodPoly& f) {
-    return print_terms(f, [&](std::size_t k) { return std::pair<bool, std::string>(false, std::to_string(f.coeff(k))); });
+    return print_terms(f, 20.0 * static_cast<double>(f.terms()),
+                       [&](std::size_t k) { return std::pair<bool, std::string>(false, std::to_string(f.coeff(k))); });
 }
 
 }  // namespace seprank

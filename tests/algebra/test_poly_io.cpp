@@ -112,3 +112,23 @@ TEST_CASE("variables_in orders token variables by token and coordinate") {
     CHECK(variables_in("2x + 1").size() == 0);  // "2x" is a malformed number, not a variable
     CHECK(variables_in("").size() == 0);
 }
+
+TEST_CASE("to_string counts its text before building it: twice its length over the memory limit is refused") {
+    // (x1_1 + 1)···(x14_1 + 1): 16384 terms, about 640 KB of text
+    auto ctx = token_ctx(14, 1);
+    std::string text;
+    for (long i = 1; i <= 14; ++i) text += (i > 1 ? "*" : "") + std::string("(x") + std::to_string(i) + "_1 + 1)";
+    const QPoly f = parse_poly(text, ctx);
+    REQUIRE(f.terms() == 16384);
+    std::string printed;
+    {
+        const seprank_test::MaxMemory roomy(64.0 * (1 << 20));
+        CHECK_NOTHROW(printed = to_string(f));
+    }
+    CHECK(printed.size() > 500000);
+    CHECK(parse_poly(printed, ctx) == f);
+    {
+        const seprank_test::MaxMemory tight(static_cast<double>(printed.size()));  // the text fits, not the text and its copy
+        CHECK_THROWS_WITH_AS((void)to_string(f), doctest::Contains("the text of a polynomial of 16384 terms"), resource_limit);
+    }
+}
