@@ -4,6 +4,7 @@
 
 #include "base/file_io.hpp"
 #include "seprank/error.hpp"
+#include "seprank/partition.hpp"
 #include "seprank/table_blocks.hpp"
 
 #include <cerrno>
@@ -138,10 +139,34 @@ void check_row(const Row& r, const std::string& where, bool json) {
             if ((!v.empty() || c[1] == 'l') && !is_integer_text(v))  // blocks is never empty, total is for a skipped configuration
                 throw invalid_input(where + ": column '" + std::string(c) + "' = '" + v.substr(0, 40) + "' is not a count (digits, at most 18)");
         }
-    for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth"}) {
+    for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth", "embed_rank", "head_dim", "attention_rank", "position"}) {
+        if (!r.contains(c)) continue;  // a block row has no embed_rank … position
         const std::string v = r.at(c).str();
-        if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v + "' is not an integer");
+        if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not an integer");
     }
+    check_bool_cell(r, "residual", where);
+    // the partition fits the row's tokens (a row edited by hand was kept as outside the sweep)
+    if (r.contains("partition")) try {
+            (void)parse_partition(r.at("partition").str(), std::stol(r.at("tokens").str()));
+        } catch (const invalid_input& e) {
+            throw invalid_input(where + ": column 'partition': " + e.what());
+        }
+    // the cells of a fixed vocabulary
+    const auto one_of = [&](const char* c, std::initializer_list<const char*> allowed) {
+        if (!r.contains(c)) return;
+        const std::string v = r.at(c).str();
+        std::string expected;
+        for (const char* a : allowed) {
+            if (v == a) return;
+            if (*a != '\0') expected += (expected.empty() ? "" : ", ") + std::string(a);
+        }
+        throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' (expected " + expected + " or empty)");
+    };
+    one_of("method", {"", "flattening", "evaluation", "grid"});
+    one_of("theorem", {"", "7.1", "7.2"});
+    one_of("outside", {"", "below", "above"});
+    if (r.contains("label") && r.at("label").str().rfind("probabilistic (p <= ", 0) != 0)
+        one_of("label", {"", "certified", "generic lower bound", "lower bound", "numerical"});
     const std::string rank = r.at("rank").str(), status = r.at("status").str();
     if (!rank.empty() && !is_integer_text(rank))
         throw invalid_input(where + ": column 'rank' = '" + rank.substr(0, 40) + "' is not a count (digits, at most 18)");
@@ -151,6 +176,9 @@ void check_row(const Row& r, const std::string& where, bool json) {
     if (status != "ok" && status != "lower-bound" && status != "skipped")
         throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
     if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
+    if (status != "skipped" && !block)  // a rank says how it was computed
+        for (const char* c : {"method", "label", "rows", "cols", "trials"})
+            if (r.contains(c) && r.at(c).str().empty()) throw invalid_input(where + ": status '" + status + "' without its '" + c + "'");
     family_from_string(r.at("family").str());
     for (const char* c : {"dimension", "dim_expected"}) check_count_cell(r, c, where, json);
     // a degree, its bounds and a fibre count are at least 1

@@ -126,6 +126,10 @@ def fixtures():
     w("t_log3abc.csv", hdr + "\n" + with_cell("log3_rank", "abc") + "\n")
     w("t_paramsx.csv", hdr + "\n" + with_cell("params", "12x") + "\n")
     w("t_seconds.csv", hdr + "\n" + with_cell("seconds", "abc") + "\n")
+    # cells of a fixed vocabulary, a partition that does not fit, a rank without its method
+    for name, value in (("method", "magic"), ("theorem", "abc"), ("outside", "maybe"), ("label", "zzz"),
+                        ("residual", "2"), ("partition", "1|1"), ("embed_rank", "-1"), ("cols", "")):
+        w(f"t_cell_{name}.csv", hdr + "\n" + with_cell(name, value) + "\n")
     # a --variety sweep's row (quoted cells: the csv module), one cell changed or one key left out
     vnet = ["--layers", "conv,conv:power=1", "--tokens", "3", "--dim", "1", "--depth", "1", "--variety"]
     vout = subprocess.run([S, "table", *vnet, "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
