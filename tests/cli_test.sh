@@ -304,6 +304,10 @@ grep -q "1 row(s) skipped: a limit refused their rank (the first: expansion refu
 "$S" table --tokens 2 --dim 2,3 --depth 3 --method flattening --format csv --out "$T/rf.csv" --resume >"$T/rf2.out" 2>"$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
 grep -q "1 row(s) of .* had a rank, dimension or variety left empty by a limit" "$T/rf2.err" && grep -q "1 rows computed, 1 resumed" "$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
 [[ $(grep -c ',skipped,' "$T/rf2.out") -eq 0 ]] || fail "resumed refused rank still skipped: $(cat "$T/rf2.out")"
+# an output file name with a control character (a line break, an escape) is refused before any work
+expect_rc 2 "contains a control character" -- expand --tokens 2 --dim 1 --save-weights "$T/bad"$'\n'"name.json"
+expect_rc 2 "contains a control character" -- table --tokens 2 --dim 1 --out "$T/t"$'\e'".csv"
+[[ ! -e "$T/bad"$'\n'"name.json" && ! -e "$T/t"$'\e'".csv" ]] || fail "a file with a control character in its name was made"
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

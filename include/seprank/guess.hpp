@@ -207,7 +207,8 @@ bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, s
 // with commas need no quoting: "layers=attention,mlp:power=2,tokens=2" is
 // {layers: "attention,mlp:power=2", tokens: "2"}, "partition=1,2|3" is one pair.
 // invalid_input naming the item: an empty text or item (",,", a trailing comma), a
-// first item without a name and value, or a name with an empty value. Linear in the text.
+// first item without a name and value, a name with an empty value, or a name given twice.
+// Linear in the text (quadratic in the number of names).
 std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text);
 
 // A table as text cells: CSV with a header line, a JSON array of objects, or JSON lines

@@ -290,8 +290,14 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    for (const auto& [name, value] : out)
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        const auto& [name, value] = out[k];
         if (value.empty()) throw invalid_input("--where: '" + name + "=' has no value");
+        for (std::size_t j = 0; j < k; ++j)  // dim=1,dim=2 would match no row: a typo, said as one
+            if (out[j].first == name)
+                throw invalid_input("--where '" + text + "': '" + name + "' given twice (" + out[j].second + " and " + value +
+                                    "); a row has one value of each column");
+    }
     return out;
 }
 

@@ -50,11 +50,17 @@ inline const char* file_kind(const struct stat& st) {
     return "not a regular file";
 }
 
-// Throws unless PATH does not exist or is a regular file (symlinks are not followed), in
+// Throws unless PATH has no control character and does not exist or is a regular file
+// (symlinks are not followed), in
 // a directory that exists and can be written (the file is written beside itself and
 // renamed): a run checks its output paths before its work, so a bad one costs nothing.
 inline void check_output_target(const std::string& path, const std::string& what) {
     if (path.empty()) throw invalid_input(what + ": empty file name");
+    // a line break or an escape in a name this run makes would follow the file into every
+    // listing and script that reads it: refused, as a name the user almost surely did not mean
+    for (const char c : path)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            throw invalid_input(what + " '" + path + "' contains a control character: refusing to make a file of that name");
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
         if (errno != ENOENT) throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));

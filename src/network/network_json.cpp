@@ -36,9 +36,13 @@ const nlohmann::json& member(const nlohmann::json& j, const std::string& path, c
 
 long get_long(const nlohmann::json& j, const std::string& path, long lo) {
     // An integer literal beyond 64 bits arrives as its digits (quote_big_integers).
+    // Digits that fit 64 bits were a string in the file ("2"), not a quoted literal.
     if (j.is_string() && !j.get_ref<const std::string&>().empty() &&
-        j.get_ref<const std::string&>().find_first_not_of("-0123456789") == std::string::npos)
-        bad(path, "integer " + j.get<std::string>().substr(0, 40) + " out of range (a size or count fits 64 bits)");
+        j.get_ref<const std::string&>().find_first_not_of("-0123456789") == std::string::npos) {
+        const std::string& t = j.get_ref<const std::string&>();
+        if (t.size() - (t[0] == '-' ? 1 : 0) <= 18) bad(path, "expected an integer, got the string " + j.dump() + " (no quotes around a count)");
+        bad(path, "integer " + t.substr(0, 40) + " out of range (a size or count fits 64 bits)");
+    }
     if (!j.is_number_integer()) bad(path, "expected an integer, got " + j.dump());
     const long v = j.get<long>();
     if (v < lo) bad(path, "value " + std::to_string(v) + " below " + std::to_string(lo));

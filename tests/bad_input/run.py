@@ -45,6 +45,7 @@ def fixtures():
     w("g_nul.csv", "n,rank\n1,3\x00x\n2,5\n")  # a NUL byte in a cell: shown, not the end of the message
     w("w_bigsyntax.json", '{' + hd + ',"layers":[{"W":[[[123456789012345678901234567890]],[[2]]],"O":[[1]]},]}')  # the error's byte as given
     w("w_bigtokens.json", '{"family":"hadamard","tokens":99999999999999999999,"dim":1}')
+    w("w_strtokens.json", '{"family":"hadamard","tokens":"2","dim":1}')
     w("w_badfrac.json", '{' + hd + ',"layers":[{"W":[[["1/0"]],[[2]]],"O":[[1]]}]}')
     w("w_badstr.json", '{' + hd + ',"layers":[{"W":[[["x"]],[[2]]],"O":[[1]]}]}')
     w("w_deep.json", "[" * 100000 + "]" * 100000)
