@@ -599,6 +599,10 @@ p = g["predictions"][0]
 assert p["check"]["verdict"] == "agree" and p["check"]["generic"] == p["value"], p
 assert 0 <= p["check"]["failure_bound"] < 1 and (p["check"]["failure_bound"] == 0) == (p["check"]["label"] == "certified"), p
 PY
+# a point whose network is not built (dx past the maximum) is predicted and marked unchecked; the others are checked
+"$S" guess "$T/g.csv" --vars dim,depth --predict dim=9223372036854775807,depth=1 --predict dim=2,depth=1 --check >"$T/gu.txt" 2>"$T/gu.err" || fail "guess --check at an unbuilt point: $(cat "$T/gu.err")"
+grep -q "^predict     dim=9223372036854775807,depth=1: [0-9]* \[unchecked: dim dx = 9223372036854775807 exceeds the supported maximum" "$T/gu.txt" &&
+  grep -q "^predict     dim=2,depth=1: [0-9]* \[generic [0-9]*, .*: agree\]" "$T/gu.txt" || fail "guess --check at an unbuilt point: $(cat "$T/gu.txt")"
 # A row the table marks (status lower-bound) is named when guess reads it: in a note beside
 # the answer, and at the end of a failed search's one line; --where status=ok leaves it out.
 /usr/bin/python3 - "$T/g.csv" "$T/gm.csv" <<'PY' || fail "guess marked: making the table"

@@ -215,14 +215,26 @@ struct GuessCommand final : Command {
                 if (!tmpl) throw seprank::invalid_input("--check: no table row matches --where " + where_text);
                 seprank::PredictionCheck r;
                 seprank::report_progress(seprank::current_progress(), "guess checks", q, points.size(), "generic at " + point_text(x));
+                std::string unchecked;  // why the point's network could not be ranked: the prediction stands, unchecked
                 try {
                     r = seprank::check_prediction(*tmpl, o.vars, x, *predicted, check_opts);
                 } catch (const seprank::invalid_input& e) {  // the library's "check: ..." as the flag
                     const std::string m = e.what();  // else the network at the point is not one seprank builds
-                    throw seprank::invalid_input(m.rfind("check: ", 0) == 0 ? "--" + m
-                                                                            : "--check at --predict " + point_text(x) + ": " + m + " (the point is predicted, not checked)");
+                    if (m.rfind("check: ", 0) == 0) throw seprank::invalid_input("--" + m);
+                    unchecked = m;
+                } catch (const seprank::resource_limit& e) {  // a network too large to build or rank here
+                    unchecked = e.what();
                 }
                 json c;
+                if (!unchecked.empty()) {
+                    checked = " [unchecked: " + unchecked + "]";
+                    c["verdict"] = "unchecked";
+                    c["reason"] = unchecked;
+                    p["check"] = c;
+                    preds.push_back(p);
+                    ptext << "predict     " << point_text(x) << ": " << shown << checked << "\n";
+                    continue;
+                }
                 if (r.done) {
                     c["generic"] = r.generic;
                     c["label"] = r.label;
