@@ -104,7 +104,14 @@ ValidPartition parse_partition(const std::string& text, long n) {
     const std::size_t bar = text.find('|');
     if (bar == std::string::npos || text.find('|', bar + 1) != std::string::npos)
         throw invalid_input("partition '" + text + "': expected exactly one '|', as in 1,2|3,4");
-    return ValidPartition(Partition{parse_side(text.substr(0, bar), text), parse_side(text.substr(bar + 1), text)}, n);
+    const Partition p{parse_side(text.substr(0, bar), text), parse_side(text.substr(bar + 1), text)};
+    try {
+        return ValidPartition(p, n);
+    } catch (const invalid_input& e) {  // named as typed, not in the sorted form validate shows
+        const std::string m = e.what(), sorted = "partition '" + to_string(p) + "': ";
+        if (m.rfind(sorted, 0) != 0) throw;
+        throw invalid_input("partition '" + text + "': " + m.substr(sorted.size()));
+    }
 }
 
 std::string to_string(const Partition& p) {
