@@ -266,12 +266,22 @@ def thread_count(v: Any) -> int:
     return integer(v, "threads", 1, INT_MAX)
 
 
+def utf8_text(v: str, name: str) -> str:
+    """v when it encodes as UTF-8; else ValueError naming ``name`` (a lone surrogate, as
+    os.fsdecode makes of undecodable bytes, would reach the binding as a TypeError)."""
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{name}: not UTF-8 text ({e.reason} at position {e.start}): {v!r}") from None
+    return v
+
+
 def partition_text(partition: Any) -> str:
     """'1,2|3,4', or two iterables of 1-based token positions; '' = balanced."""
     if partition is None:
         return ""
     if isinstance(partition, str):
-        return partition
+        return utf8_text(partition, "partition")
     try:
         a, b = partition
         return ",".join(str(integer(x, "partition")) for x in a) + "|" + ",".join(str(integer(x, "partition")) for x in b)

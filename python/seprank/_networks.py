@@ -10,7 +10,7 @@ import warnings as _warnings
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, seed_value, to_fraction, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, seed_value, to_fraction, utf8_text, weights_json
 
 
 class Network:
@@ -119,9 +119,9 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
             v = [integer(x, "widths") for x in v]
         elif k == "layers":  # SPEC text or a list of layer strings (family stack)
             if isinstance(v, str):
-                pass
+                v = utf8_text(v, "layers")
             elif isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
-                v = list(v)
+                v = [utf8_text(x, "layers") for x in v]
             else:
                 raise ValueError(f"layers: expected a SPEC text or a list of layer strings, got {v!r}")
         elif k in FLAG_KEYS:  # a flag is True or False (2 or "no" is not silently a flag)
@@ -367,9 +367,9 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         if layers is None:
             layers = "attention"
         if isinstance(layers, str):
-            spec_layers: Any = layers
+            spec_layers: Any = utf8_text(layers, "layers")
         else:
-            spec_layers = [str(x) for x in layers]
+            spec_layers = [utf8_text(str(x), "layers") for x in layers]
         spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
         for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
             if v is not None:

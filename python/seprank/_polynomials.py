@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Tuple
 
 from . import _core
-from ._boundary import big_int, memory_bytes
+from ._boundary import big_int, memory_bytes, utf8_text
 from ._networks import Network, check_network
 
 
@@ -87,7 +87,7 @@ def poly(text: str) -> Polynomial:
     + - * /, ^ with integer exponents, parentheses; division by constants only."""
     if not isinstance(text, str):
         raise ValueError(f"text: expected a string, got {type(text).__name__}")
-    return Polynomial(_core.parse_poly(text))
+    return Polynomial(_core.parse_poly(utf8_text(text, "text")))
 
 
 def expand(net: Network, *, max_memory: float = 4 * 2**30, variant: str = "auto", product: str = "auto") -> Polynomial:

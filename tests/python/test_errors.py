@@ -218,3 +218,15 @@ def test_a_zero_polynomial_has_no_measured_degree():
     # the seed-1 weights of this hadamard network draw a 0: f = 0 at depth 2 (measured was -1)
     rows = seprank.degree(seprank.hadamard(tokens=2, dim=1, block_degree=2, depth=2))
     assert rows[0]["measured"] == 2 and rows[1]["measured"] is None and rows[1]["terms"] == 0
+
+
+def test_text_that_is_not_utf8_is_a_value_error_naming_the_argument():
+    # a lone surrogate (os.fsdecode's form of an undecodable byte) reached the binding as a
+    # TypeError about "incompatible function arguments"
+    bad = "x1_1\udcff"
+    with pytest.raises(ValueError, match=r"text: not UTF-8 text \(surrogates not allowed at position 4\)"):
+        seprank.poly(bad)
+    with pytest.raises(ValueError, match="partition: not UTF-8 text"):
+        seprank.rank(seprank.attention(tokens=2, dim=1), partition="1|2\udcff")
+    with pytest.raises(ValueError, match="layers: not UTF-8 text"):
+        seprank.network(family="stack", tokens=2, dim=1, layers="attention\udcff")
