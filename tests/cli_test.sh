@@ -304,6 +304,11 @@ grep -q "1 row(s) skipped: a limit refused their rank (the first: expansion refu
 "$S" table --tokens 2 --dim 2,3 --depth 3 --method flattening --format csv --out "$T/rf.csv" --resume >"$T/rf2.out" 2>"$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
 grep -q "1 row(s) of .* had a rank, dimension or variety left empty by a limit" "$T/rf2.err" && grep -q "1 rows computed, 1 resumed" "$T/rf2.err" || fail "resume a refused rank: $(cat "$T/rf2.err")"
 [[ $(grep -c ',skipped,' "$T/rf2.out") -eq 0 ]] || fail "resumed refused rank still skipped: $(cat "$T/rf2.out")"
+# a limit between the rounded and the exact estimate: the refusal writes both exact values
+# (0.036 GiB each when rounded), so the next resume reads it refused again and keeps it
+"$S" --max-memory 0.01 table --tokens 2 --dim 3 --depth 3 --method flattening --format csv --out "$T/rr.csv" >/dev/null 2>&1 || fail "table rr"
+for k in 1 2; do "$S" --max-memory 0.036005 table --tokens 2 --dim 3 --depth 3 --method flattening --format csv --out "$T/rr.csv" --resume >/dev/null 2>"$T/rr$k.err" || fail "resume rr $k"; done
+grep -q "(38664192 bytes) estimated" "$T/rr1.err" && grep -q "0 rows computed, 1 resumed" "$T/rr2.err" || fail "a refusal near the limit is recomputed on every resume: $(cat "$T/rr1.err" "$T/rr2.err")"
 # an output file name with a control character (a line break, an escape) is refused before any work
 expect_rc 2 "contains a control character" -- expand --tokens 2 --dim 1 --save-weights "$T/bad"$'\n'"name.json"
 expect_rc 2 "contains a control character" -- table --tokens 2 --dim 1 --out "$T/t"$'\e'".csv"

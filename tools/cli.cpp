@@ -332,9 +332,12 @@ void check_given_options(const CLI::App& app, const CLI::App& sub) {
         for (const CLI::Option* opt : a->get_options()) {
             if (opt->count() == 0) continue;
             if (opt->get_expected_min() == 0) {  // a flag: given bare, or with a truth value of its own
-                for (const auto& v : opt->results())
+                for (const auto& given : opt->results()) {
+                    std::string v = given;  // TRUE, True: as the parser reads them
+                    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
                     if (v != "true" && v != "false" && v != "1" && v != "0" && v != "on" && v != "off" && v != "yes" && v != "no")
-                        throw seprank::invalid_input(opt->get_name() + "=" + v + ": a flag takes no value (or one of true, false, 1, 0, on, off, yes, no)");
+                        throw seprank::invalid_input(opt->get_name() + "=" + given + ": a flag takes no value (or one of true, false, 1, 0, on, off, yes, no)");
+                }
                 continue;
             }
             // A list whose help says "empty: none" (guess --bases) takes "" as the empty list.

@@ -280,10 +280,16 @@ struct TableCommand final : Command {
             for (const seprank::Row& r : rows)
                 if (r.at("status").str() == "skipped" && r.at("reason").str().rfind("rank: ", 0) == 0 && refused++ == 0)
                     first = r.at("reason").str().substr(6);
+            // The ways out only where they apply: a refusal by --max-memory or --max-time (the
+            // evaluation never expands), not a fixed limit (an exponent past 64 bits, say).
+            const bool by_limit = first.find("(--max-memory)") != std::string::npos || first.find("(--max-time)") != std::string::npos;
+            const std::string ways = !by_limit ? std::string()
+                                     : first.rfind("expansion refused", 0) == 0 ? " [here: --max-memory, or --method evaluation]"
+                                                                                 : " [here: --max-memory, --max-time]";
             if (refused > 0)
                 notes.lines.push_back(std::to_string(refused) + " row(s) skipped: a limit refused their rank (the first: " +
-                                      first.substr(0, first.find(';')) + ") [here: --max-memory, or --method evaluation]" +
-                                      (t_out.empty() ? std::string() : "; --resume computes them again once the limit admits them"));
+                                      first.substr(0, first.find(';')) + ")" + ways +
+                                      (t_out.empty() || !by_limit ? std::string() : "; --resume computes them again once the limit admits them"));
         }
         if (resume.outside > 0)
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +

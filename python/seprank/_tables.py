@@ -255,9 +255,11 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     refused = [r["reason"][len("rank: "):] for r in rows
                if r.get("status") == "skipped" and str(r.get("reason", "")).startswith("rank: ")]
     if refused:  # as the CLI's note: rows whose rank the process's memory limit refused
-        _warnings.warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {refused[0].split(';')[0]}) "
-                       "[here: method='evaluation', which never expands]"
-                       + ("; resume=True computes them again once the limit admits them" if out is not None else ""),
+        first = refused[0].split(";")[0]
+        by_limit = "(max_memory)" in first or "(--max-memory)" in first or "(max_time)" in first
+        ways = " [here: method='evaluation', which never expands]" if first.startswith("expansion refused") else ""
+        _warnings.warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {first}){ways}"
+                       + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""),
                        stacklevel=2)
     if dataframe is False:
         return rows

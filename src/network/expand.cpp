@@ -8,6 +8,7 @@
 #include "seprank/limits.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace seprank {
@@ -50,9 +51,23 @@ void detail::check_expansion_estimate(const ValidSpec& s, const ExpandOptions& o
         std::string terms = e.max_terms.str();
         if (terms.size() > 20) terms = terms.substr(0, 1) + "." + terms.substr(1, 2) + "e+" + std::to_string(terms.size() - 1);
         msg << "expansion refused: up to " << terms << " terms, ";
-        if (std::isfinite(e.bytes)) msg << "about " << e.bytes / (1024.0 * 1024 * 1024) << " GiB estimated";
+        const auto gib = [](double b) {
+            std::ostringstream t;
+            t.precision(3);
+            t << b / (1024.0 * 1024 * 1024) << " GiB";
+            return t.str();
+        };
+        std::string est = gib(e.bytes), lim = gib(limit);
+        if (est == lim) {  // the exact values too, as refuse() writes them (a resumed table re-reads them)
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " (%.0f bytes)", e.bytes);
+            est += buf;
+            std::snprintf(buf, sizeof buf, " (%.0f bytes)", limit);
+            lim += buf;
+        }
+        if (std::isfinite(e.bytes)) msg << "about " << est << " estimated";
         else msg << "more than 1e308 bytes estimated";
-        msg << ", over the limit of " << limit / (1024.0 * 1024 * 1024) << " GiB ("
+        msg << ", over the limit of " << lim << " ("
             << (opt.max_memory > 0 ? std::string("ExpandOptions::max_memory") : default_max_memory_name()) << "); " << remedy;
         throw resource_limit(msg.str());
     }

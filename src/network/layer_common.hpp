@@ -147,8 +147,9 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
             // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
             const long b = std::min(w, n_in);
             c.eff = b * n_in - b * (b - 1) / 2;
-            c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + ", " + std::to_string(b) + "·n_in - C(" +
-                     std::to_string(b) + ", 2) (O(" + std::to_string(b) + ") keeps the sum of squares)";
+            c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + " in " + std::to_string(n_in) + " variables, " +
+                     std::to_string(b) + "·" + std::to_string(n_in) + " - C(" + std::to_string(b) + ", 2) (O(" + std::to_string(b) +
+                     ") keeps the sum of squares)";
         } else if (c.eff < w * (n_in + n_out - 1)) {
             c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
         }

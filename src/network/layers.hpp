@@ -713,7 +713,11 @@ struct DenseKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
         const long units = width(sp, in), prev = in.n * n_in;
         LayerCount c;
-        c.n_next = units, c.params = units * in.n * in.w;
+        // its outputs span at most the forms of degree r in the prev coordinates it reads (a
+        // linear layer wider than its input spans only that input: GL(units) at the junction
+        // after it overcounted)
+        c.n_next = std::min(units, sp.power == 1 ? prev : monomials(prev, Integer(sp.power), false));
+        c.params = units * in.n * in.w;
         c.forms_in = prev, c.forms_degree = sp.power, c.rows = scalar_last ? 1 : units, c.row_loss = !last && sp.power > 1;
         c.eff = c.rows * (prev - c.row_loss);
         if (c.row_loss) {

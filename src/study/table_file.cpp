@@ -146,8 +146,11 @@ void check_row(const Row& r, const std::string& where, bool json) {
     }
     check_bool_cell(r, "residual", where);
     // the partition fits the row's tokens (a row edited by hand was kept as outside the sweep)
+    const long tokens = std::stol(r.at("tokens").str());
+    if (tokens < 2 || tokens > kMaxSize)
+        throw invalid_input(where + ": column 'tokens' = " + r.at("tokens").str() + " (expected 2.." + std::to_string(kMaxSize) + ")");
     if (r.contains("partition")) try {
-            (void)parse_partition(r.at("partition").str(), std::stol(r.at("tokens").str()));
+            (void)parse_partition(r.at("partition").str(), tokens);
         } catch (const invalid_input& e) {
             throw invalid_input(where + ": column 'partition': " + e.what());
         }

@@ -468,6 +468,40 @@ TEST_CASE("power networks: degree r^(h-1), the KTB count, and Alexander-Hirschow
     }
 }
 
+TEST_CASE("sums of squares read by one output: quadrics of low rank, counted; never below the measured dimension") {
+    auto rng = seprank_test::rng_for("squares-expected");
+    INFO("seed " << seprank_test::seed());
+    struct Case {
+        long tokens, dim, embed;
+        const char* layers;
+        long expected;  // the count; the measured dimension equals it in each case
+    };
+    // mlp of power 2 read at one coordinate: quadrics of rank <= b = min(w, n_in), b·n − C(b, 2);
+    // a linear dense layer wider than its input spans only that input (the junction after it is
+    // GL(span), not GL(units): a review found expected 2 against a measured 3 otherwise)
+    for (const Case c : {Case{1, 3, 0, "mlp:power=2:width=2", 5}, Case{2, 3, 0, "attention,mlp:power=2:width=2", 13},
+                         Case{1, 2, 0, "dense:power=1:width=3,dense:power=2:width=2,dense:power=1:width=1", 3},
+                         Case{1, 3, 2, "dense:power=1:width=3,mlp:power=2:width=2", 3},
+                         Case{1, 3, 0, "dense:power=1:width=4,dense:power=2:width=3,dense:power=1:width=1", 6},
+                         Case{1, 3, 0, "dense:power=1:width=5,dense:power=2:width=3,dense:power=1:width=1", 6},
+                         // one square, then linear layers wider than it: measured 2, counted 3 (an
+                         // upper bound; below the measured 2 before the span was counted)
+                         Case{1, 2, 0, "dense:power=2:width=1,dense:power=1:width=2,dense:power=1:width=2", -1}}) {
+        NetworkSpec s = stack_spec(c.tokens, c.dim, c.layers);
+        s.embed_rank = c.embed;
+        DimensionOptions o;
+        o.seed = rng.next();
+        const RankAnswer a = function_dimension(s, o);
+        const ExpectedDimension e = expected_dimension(s, o.output);
+        INFO(describe(s) << ": measured " << a.value << ", expected " << e.expected);
+        CHECK(a.value <= e.expected);
+        if (c.expected >= 0) {
+            CHECK(e.expected == c.expected);
+            CHECK(a.value == c.expected);
+        }
+    }
+}
+
 TEST_CASE("separation rank at N = 2: per-token layers first keep attention's da + 1; score degree s gives C(da+s-1, s) + 1") {
     auto rng = seprank_test::rng_for("layers-sep-bounds");
     INFO("seed " << seprank_test::seed());
