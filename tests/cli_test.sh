@@ -313,6 +313,13 @@ grep -q "(38664192 bytes) estimated" "$T/rr1.err" && grep -q "0 rows computed, 1
 expect_rc 2 "contains a control character" -- expand --tokens 2 --dim 1 --save-weights "$T/bad"$'\n'"name.json"
 expect_rc 2 "contains a control character" -- table --tokens 2 --dim 1 --out "$T/t"$'\e'".csv"
 [[ ! -e "$T/bad"$'\n'"name.json" && ! -e "$T/t"$'\e'".csv" ]] || fail "a file with a control character in its name was made"
+# a product under --max-memory stays near it: the dense product's plan (unpacked exponents, a
+# part per term) is not made where it would be over a quarter of the limit, and the text of
+# the 2^22-term result is refused before it is built (1.5 GB peak before both)
+P22=$(printf '(x%d_1+1)*' $(seq 1 22)); P22=${P22%\*}
+# (under an address-space limit of 1.2 GiB, which the 1.5 GB peak did not fit)
+prlimit --as=1288490188 -- "$S" --max-memory 0.5 poly "$P22" >/dev/null 2>"$T/p22.err"; rc=$?
+[[ $rc -eq 3 ]] && grep -q "the text of a polynomial of 4194304 terms" "$T/p22.err" || fail "poly of 2^22 terms under --max-memory 0.5: rc $rc $(cat "$T/p22.err")"
 # resuming a narrower sweep from a file with a repeated row: both are said, nothing recomputed
 cp "$T/o.csv" "$T/dup.csv"; tail -1 "$T/o.csv" >>"$T/dup.csv"
 "$S" table --tokens 3 --dim 1..2 --depth 1..2 --format csv --out "$T/dup.csv" --resume >"$T/dup.out" 2>"$T/dup.err" || fail "resume a narrower sweep"

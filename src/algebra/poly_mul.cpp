@@ -4,6 +4,7 @@
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
+#include "seprank/limits.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -316,6 +317,13 @@ bool zmul_dense(fmpz_mpoly_struct* r, const fmpz_mpoly_struct* a, const fmpz_mpo
     }
     if (a->bits > FLINT_BITS || b->bits > FLINT_BITS) return false;  // exponents beyond one word
     if (!forced && static_cast<double>(a->length) * static_cast<double>(b->length) < 4194304.0) return false;
+    // The plan unpacks both factors' exponents and indexes their parts (up to one a term, a
+    // degree vector each): about 8·nvars + 24·groups + 200 bytes a term. Where that would be
+    // over a quarter of the memory limit the heap product runs instead, whose memory the
+    // product's size check already counts (2^22 terms of 22 variables planned 1.5 GB).
+    const double groups_n = groups.empty() ? 1.0 : static_cast<double>(*std::max_element(groups.begin(), groups.end()) + 1);
+    const double plan_bytes = static_cast<double>(a->length + b->length) * (8.0 * static_cast<double>(ctx->minfo->nvars) + 24.0 * groups_n + 200.0);
+    if (!forced && plan_bytes > 0.25 * default_max_memory()) return false;
     const DensePlan P = plan_dense(a, b, ctx, groups);
     if (!P.planned()) return false;
     const double bound_bits = static_cast<double>(coeff_bits(a) + coeff_bits(b)) +
