@@ -27,19 +27,41 @@
 namespace seprank {
 
 namespace detail {
-// `message` with every byte below 0x20 (but '\t' and '\n') and 0x7f as \xHH. Linear.
+// The length of the valid UTF-8 sequence that starts at s[i] (2..4 bytes; no overlong
+// form, no surrogate, nothing past U+10FFFF), 0 when there is none. O(1).
+inline std::size_t utf8_sequence(const std::string& s, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = at(i);
+    const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((at(i + k) & 0xc0) != 0x80) return 0;
+    const unsigned char d = at(i + 1);
+    if ((c == 0xe0 && d < 0xa0) || (c == 0xed && d > 0x9f) || (c == 0xf0 && d < 0x90) || (c == 0xf4 && d > 0x8f)) return 0;
+    return n;
+}
+// `message` with every byte below 0x20 (but '\t' and '\n'), 0x7f and every byte of no valid
+// UTF-8 sequence (a binary file's bytes quoted in a message) as \xHH; valid UTF-8 kept. Linear.
 inline std::string printable(const std::string& message) {
     std::string out;
     out.reserve(message.size());
-    for (const char ch : message) {
-        const unsigned char c = static_cast<unsigned char>(ch);
-        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+    for (std::size_t i = 0; i < message.size();) {
+        const unsigned char c = static_cast<unsigned char>(message[i]);
+        if (c >= 0x80) {
+            if (const std::size_t n = utf8_sequence(message, i); n > 0) {
+                out.append(message, i, n);
+                i += n;
+                continue;
+            }
+        }
+        if ((c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f) {
             char hex[5];
             std::snprintf(hex, sizeof hex, "\\x%02x", c);
             out += hex;
         } else {
-            out += ch;
+            out += static_cast<char>(c);
         }
+        ++i;
     }
     return out;
 }

@@ -89,6 +89,13 @@ TEST_CASE("error messages show control bytes as \\xHH: a NUL does not end them, 
     CHECK(std::string(domain_error(given).what()) == std::string(resource_limit(given).what()));
     CHECK(std::string(internal_error(given).what()).find("\\x00b") != std::string::npos);
     CHECK(std::string(invalid_input("plain text, é").what()) == "plain text, é");  // UTF-8 untouched
+    CHECK(std::string(invalid_input("€ and 😀").what()) == "€ and 😀");             // 3 and 4 bytes too
+    // a binary file's bytes: each byte of no valid UTF-8 sequence as \xHH
+    CHECK(std::string(invalid_input(std::string("a\xff\xfe" "b")).what()) == "a\\xff\\xfeb");
+    CHECK(std::string(invalid_input(std::string("cut \xc3")).what()) == "cut \\xc3");            // a sequence cut short
+    CHECK(std::string(invalid_input(std::string("\xc0\xaf")).what()) == "\\xc0\\xaf");        // an overlong '/'
+    CHECK(std::string(invalid_input(std::string("\xed\xa0\x80")).what()) == "\\xed\\xa0\\x80");  // a surrogate
+    CHECK(std::string(invalid_input(std::string("\xf4\x90\x80\x80")).what()) == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
     // through a parser: the value after the NUL is named
     try {
         (void)parse_list(std::string("1,2") + '\0' + "x", "--tokens");
