@@ -75,7 +75,7 @@ TEST_CASE("malformed input gives one clear error with position and token") {
         {"x1_1 * * x2_1", "'*'"},
         {"1.5", "stray character '.'"},
         {"x1_1 * \xef\xbc\x91", "stray character '\xef\xbc\x91'"},  // a full-width digit: its three bytes, valid UTF-8
-        {"x1_1 * \xc3", "stray character '\xc3'"},                   // a lead byte alone: that byte
+        {"x1_1 * \xc3", "stray character '\\xc3'"},                 // a lead byte alone: that byte, shown as \xHH
         {"x1_1**2", "'*'"},
     };
     for (const auto& c : cases) {
