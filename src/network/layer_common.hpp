@@ -85,6 +85,9 @@ inline void check_free_block_degree(const NetworkSpec& s) {
 
 // Rank-<=b matrices of size m×n: (m + n)·b − b² (b <= min(m, n)).
 inline long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
+// Symmetric n×n matrices (quadrics in n variables) of rank <= b: b·n − C(b, 2) (b <= n).
+// A sum of b squares Σ a_k (w_k·y)² is one, the orthogonal group of diag(a) keeping it.
+inline long quadric_dim(long n, long b) { return b * n - b * (b - 1) / 2; }
 
 // Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
 // to LONG_MAX.
@@ -146,7 +149,7 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
             // One form read: Σ_k a_k (w_k·y)², a quadric of rank <= b; O(b) keeps the sum
             // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
             const long b = std::min(w, n_in);
-            c.eff = b * n_in - b * (b - 1) / 2;
+            c.eff = quadric_dim(n_in, b);
             c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + " in " + std::to_string(n_in) + " variables, " +
                      std::to_string(b) + "·" + std::to_string(n_in) + " - C(" + std::to_string(b) + ", 2) (O(" + std::to_string(b) +
                      ") keeps the sum of squares)";

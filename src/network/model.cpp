@@ -126,7 +126,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         // b·n − C(b, 2) dimensions (O(b) keeps the sum: Alexander–Hirschowitz's squares).
         if (r.D == Integer(2) && c[b].rows == 1) {
             const long n = c[a].forms_in, q = std::min(width, n);
-            const long quadrics = q * n - q * (q - 1) / 2 - c[b].row_loss;
+            const long quadrics = detail::quadric_dim(n, q) - c[b].row_loss;
             if (quadrics < cap) {
                 cap = quadrics;
                 r.quadric_rank = q;
