@@ -354,9 +354,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 }
 
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
-    for (char c : output)  // gnuplot's `set output` line could not hold it
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw invalid_input("plot output '" + output + "' contains a control character");
-    detail::check_output_target(output, "figure");
+    detail::check_output_target(output, "figure");  // also refuses a control character, which gnuplot's `set output` line could not hold
     const std::size_t slash = output.rfind('/');
     const std::string dir = slash == std::string::npos ? std::string() : output.substr(0, slash + 1);
     const std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
