@@ -230,23 +230,21 @@ struct GuessCommand final : Command {
                     checked = " [unchecked: " + unchecked + "]";
                     c["verdict"] = "unchecked";
                     c["reason"] = unchecked;
-                    p["check"] = c;
-                    preds.push_back(p);
-                    ptext << "predict     " << point_text(x) << ": " << shown << checked << "\n";
-                    continue;
-                }
-                if (r.done) {
-                    c["generic"] = r.generic;
-                    c["label"] = r.label;
-                    c["failure_bound"] = r.failure_bound;
-                    checked = " [generic " + std::to_string(r.generic) + ", " + seprank::label_with_bound(r.label, r.failure_bound) + ": " + r.verdict + "]";
-                } else if (r.above_side) {
-                    checked = " [" + r.verdict + "]";
                 } else {
-                    checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
+                    if (r.done) {
+                        c["generic"] = r.generic;
+                        c["label"] = r.label;
+                        c["failure_bound"] = r.failure_bound;
+                        checked = " [generic " + std::to_string(r.generic) + ", " + seprank::label_with_bound(r.label, r.failure_bound) + ": " +
+                                  r.verdict + "]";
+                    } else if (r.above_side) {
+                        checked = " [" + r.verdict + "]";
+                    } else {
+                        checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
+                    }
+                    c["verdict"] = r.verdict;
+                    c["seconds"] = std::round(r.seconds * 1e3) / 1e3;
                 }
-                c["verdict"] = r.verdict;
-                c["seconds"] = std::round(r.seconds * 1e3) / 1e3;
                 p["check"] = c;
             }
             preds.push_back(p);
