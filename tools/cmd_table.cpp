@@ -274,12 +274,13 @@ struct TableCommand final : Command {
         if (resume.recompute_columns > 0)
             notes.lines.push_back(std::to_string(resume.recompute_columns) + " row(s) of " + t_out +
                                   " had a rank, dimension or variety left empty by a limit (their reason says which): computed again, the new rows appended");
-        {  // rows whose rank a limit refused (table.hpp: skipped, the reason "rank: …")
+        {  // rows whose rank a limit refused (table.hpp: skipped, the reason kRankRefused and the refusal)
+            const std::string tag = seprank::kRankRefused;
             long refused = 0;
             std::string first;
             for (const seprank::Row& r : rows)
-                if (r.at("status").str() == "skipped" && r.at("reason").str().rfind("rank: ", 0) == 0 && refused++ == 0)
-                    first = r.at("reason").str().substr(6);
+                if (r.at("status").str() == "skipped" && r.at("reason").str().rfind(tag, 0) == 0 && refused++ == 0)
+                    first = r.at("reason").str().substr(tag.size());
             // The ways out only where they apply: a refusal by --max-memory or --max-time (the
             // evaluation never expands), not a fixed limit (an exponent past 64 bits, say).
             const bool by_limit = first.find("(--max-memory)") != std::string::npos || first.find("(--max-time)") != std::string::npos;

@@ -161,14 +161,17 @@ SweepPlan plan_sweep(const SweepOptions& s);
 // NetworkSpec; not again for plan_sweep's configs); s.generic and the partition checked
 // as generic_rank checks them (invalid_input also when s.partition does not fit the spec).
 // A rank that a limit refuses (generic_rank's resource_limit: the flattening's expansion
-// over default_max_memory(), say) makes the row `skipped`, its reason "rank: " and the
-// refusal, its other columns computed as usual; nothing is thrown for it.
+// over default_max_memory(), say) makes the row `skipped`, its reason kRankRefused ("rank: ")
+// and the refusal, its other columns computed as usual; nothing is thrown for it.
 // Cost: a skipped row (over max_variables) O(columns²) record work; otherwise one
 // generic_rank of the spec (generic.hpp), plus spectrum() of its network when s.eps is
 // non-empty and function_dimension when s.dimension (a skipped row computes its dimension
 // too).
 using Row = Record;
 Row table_row(const ValidSpec& spec, const SweepOptions& s);
+// The start of the reason of a row whose rank a limit refused (table_row), which
+// resume_set and the callers' notes read back.
+inline constexpr char kRankRefused[] = "rank: ";
 // The configuration part of a row (for resuming): the columns before `degree` (`layers`
 // among them when the row has it). invalid_input naming a configuration column the row
 // lacks. O(columns²): each cell found by linear search (record.hpp). The second form: the

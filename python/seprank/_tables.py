@@ -252,8 +252,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     rows = [_json.loads(t) for t in texts]
     if out is not None and resume and out_format == "csv":  # rows reused from a CSV file hold text cells
         rows = [_typed_csv_row(r) if isinstance(r.get("tokens"), str) else r for r in rows]
-    refused = [r["reason"][len("rank: "):] for r in rows
-               if r.get("status") == "skipped" and str(r.get("reason", "")).startswith("rank: ")]
+    tag = _core.RANK_REFUSED
+    refused = [r["reason"][len(tag):] for r in rows
+               if r.get("status") == "skipped" and str(r.get("reason", "")).startswith(tag)]
     if refused:  # as the CLI's note: rows whose rank the process's memory limit refused
         first = refused[0].split(";")[0]
         by_limit = "(max_memory)" in first or "(--max-memory)" in first or "(max_time)" in first

@@ -1,7 +1,6 @@
 #include "seprank/table.hpp"
 
 #include "rank/block_store.hpp"
-#include "study/table_internal.hpp"
 
 #include "base/process.hpp"
 #include "base/file_io.hpp"
@@ -550,7 +549,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     try {
         res = generic_rank(spec, part, g);
     } catch (const resource_limit& e) {
-        return skipped(detail::kRankRefusedTag + std::string(e.what()));
+        return skipped(kRankRefused + std::string(e.what()));
     }
     src.answer = &res;
     src.status = res.converged ? "ok" : "lower-bound";

@@ -1,7 +1,6 @@
 #include "seprank/table.hpp"
 
 #include "base/limits_internal.hpp"
-#include "study/table_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
@@ -110,7 +109,7 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
             const std::size_t at = reason.find(tag);  // this column's part of the reason
             return at != std::string::npos && detail::refusal_now_admitted(reason.substr(at + tag.size()));
         };
-        const std::string rank_tag = detail::kRankRefusedTag;
+        const std::string rank_tag = kRankRefused;
         const bool rank_refused = row.at("status").str() == "skipped" && reason.compare(0, rank_tag.size(), rank_tag) == 0 &&
                                   detail::refusal_now_admitted(reason.substr(rank_tag.size()));
         if (rank_refused || left_empty(at->second->sweep.dimension, "dimension", "dimension: ") ||
