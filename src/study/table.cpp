@@ -169,6 +169,30 @@ bool repeat_layers(const std::vector<LayerSpec>& unit, long copies, std::vector<
 
 }  // namespace
 
+namespace {
+
+// The values of each sweep list that a family reads (one default where it reads none):
+// plan_sweep's loops and its count of their combinations both take them from here.
+struct FamilyValues {
+    std::vector<long> heads, degrees, widths, depths, head_dims, attention_ranks, positions;
+};
+
+FamilyValues family_values(const FamilyInfo& info, const SweepOptions& s) {
+    FamilyValues v;
+    v.heads = info.heads ? s.heads : std::vector<long>{1};
+    // block_degree is swept only where the family reads it (degree_key)
+    v.degrees = info.degree_key != nullptr ? s.block_degrees
+                                           : std::vector<long>{info.fixed_block_degree > 0 ? info.fixed_block_degree : NetworkSpec{}.block_degree};
+    v.widths = info.width ? s.widths : std::vector<long>{0};
+    v.depths = s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths;  // -1: from the budget
+    v.head_dims = info.heads ? s.head_dims : std::vector<long>{0};
+    v.attention_ranks = info.heads ? s.attention_ranks : std::vector<long>{0};
+    v.positions = info.per_position ? s.positions : std::vector<long>{1};
+    return v;
+}
+
+}  // namespace
+
 SweepPlan plan_sweep(const SweepOptions& s) {
     check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
     if (s.blocks && s.generic.method == GenericMethod::flattening)
@@ -240,11 +264,10 @@ SweepPlan plan_sweep(const SweepOptions& s) {
     double combinations = 0;
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
+        const FamilyValues v = family_values(info, s);
         const auto n = [](const auto& list) { return static_cast<double>(list.size()); };
-        combinations += (info.layers ? n(units) : 1.0) * n(s.tokens) * n(s.dims) * (info.heads ? n(s.heads) * n(s.head_dims) * n(s.attention_ranks) : 1.0) *
-                        (info.degree_key != nullptr ? n(s.block_degrees) : 1.0) * (info.width ? n(s.widths) : 1.0) * n(s.residual) *
-                        (s.budget > 0 && info.fixed_block_degree == 0 ? 1.0 : n(s.depths)) * n(s.embed_ranks) *
-                        (info.per_position ? n(s.positions) : 1.0);
+        combinations += (info.layers ? n(units) : 1.0) * n(s.tokens) * n(s.dims) * n(v.heads) * n(v.degrees) * n(v.widths) * n(s.residual) *
+                        n(v.depths) * n(s.embed_ranks) * n(v.head_dims) * n(v.attention_ranks) * n(v.positions);
     }
     char combos[64];
     std::snprintf(combos, sizeof combos, "%.4g", combinations);
@@ -256,6 +279,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
     std::set<std::string> large_keys;  // describe() and partition of every one too large to build
     for (Family f : s.families) {
         const FamilyInfo& info = family_info(f);
+        const FamilyValues v = family_values(info, s);
         // A family no configuration accepts (power without its widths, attention whose
         // every H fails to divide every dx) is refused with its first reason, not left out.
         long family_valid = 0;
@@ -271,17 +295,15 @@ SweepPlan plan_sweep(const SweepOptions& s) {
         for (Unit* unit : unit_list)
         for (long n : s.tokens)
             for (long dx : s.dims)
-                for (long h : (info.heads ? s.heads : std::vector<long>{1}))
-                    // block_degree is swept only where the family reads it (degree_key)
-                    for (long d : (info.degree_key != nullptr ? s.block_degrees
-                                   : std::vector<long>{info.fixed_block_degree > 0 ? info.fixed_block_degree : NetworkSpec{}.block_degree}))
-                        for (long w : (info.width ? s.widths : std::vector<long>{0}))
+                for (long h : v.heads)
+                    for (long d : v.degrees)
+                        for (long w : v.widths)
                             for (bool res : s.residual)
-                                for (long L : (s.budget > 0 && info.fixed_block_degree == 0 ? std::vector<long>{-1} : s.depths))
+                                for (long L : v.depths)
                                 for (long r : s.embed_ranks)
-                                for (long da : (info.heads ? s.head_dims : std::vector<long>{0}))
-                                for (long k : (info.heads ? s.attention_ranks : std::vector<long>{0}))
-                                for (long pos : (info.per_position ? s.positions : std::vector<long>{1})) {
+                                for (long da : v.head_dims)
+                                for (long k : v.attention_ranks)
+                                for (long pos : v.positions) {
                                     NetworkSpec spec;
                                     spec.embed_rank = r;
                                     spec.head_dim = da;
