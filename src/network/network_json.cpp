@@ -8,10 +8,12 @@
 #include "seprank/error.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 namespace seprank {
@@ -35,12 +37,20 @@ const nlohmann::json& member(const nlohmann::json& j, const std::string& path, c
 }
 
 long get_long(const nlohmann::json& j, const std::string& path, long lo) {
-    // An integer literal beyond 64 bits arrives as its digits (quote_big_integers).
-    // Digits that fit 64 bits were a string in the file ("2"), not a quoted literal.
+    // An integer literal that fits no 64-bit integer arrives as its digits
+    // (quote_big_integers). Digits that fit one were a string in the file ("2"), not a
+    // quoted literal.
     if (j.is_string() && !j.get_ref<const std::string&>().empty() &&
         j.get_ref<const std::string&>().find_first_not_of("-0123456789") == std::string::npos) {
         const std::string& t = j.get_ref<const std::string&>();
-        if (t.size() - (t[0] == '-' ? 1 : 0) <= 18) bad(path, "expected an integer, got the string " + j.dump() + " (no quotes around a count)");
+        const char* end = t.data() + t.size();
+        std::int64_t s = 0;
+        std::uint64_t u = 0;
+        const auto as_signed = std::from_chars(t.data(), end, s);
+        const auto as_unsigned = std::from_chars(t.data(), end, u);
+        const bool too_big = as_signed.ptr == end && as_signed.ec == std::errc::result_out_of_range &&
+                             (t[0] == '-' || as_unsigned.ec == std::errc::result_out_of_range);
+        if (!too_big) bad(path, "expected an integer, got the string " + j.dump() + " (no quotes around a count)");
         bad(path, "integer " + t.substr(0, 40) + " out of range (a size or count fits 64 bits)");
     }
     if (!j.is_number_integer()) bad(path, "expected an integer, got " + j.dump());

@@ -46,6 +46,10 @@ def fixtures():
     w("w_bigsyntax.json", '{' + hd + ',"layers":[{"W":[[[123456789012345678901234567890]],[[2]]],"O":[[1]]},]}')  # the error's byte as given
     w("w_bigtokens.json", '{"family":"hadamard","tokens":99999999999999999999,"dim":1}')
     w("w_strtokens.json", '{"family":"hadamard","tokens":"2","dim":1}')
+    w("w_strtokens19.json", '{"family":"hadamard","tokens":"1234567890123456789","dim":1}')
+    w("w_strtokensu64.json", '{"family":"hadamard","tokens":"18446744073709551615","dim":1}')
+    w("w_strtokensdash.json", '{"family":"hadamard","tokens":"12-3","dim":1}')
+    w("w_bigneg.json", '{"family":"hadamard","tokens":-9223372036854775809,"dim":1}')
     w("w_badfrac.json", '{' + hd + ',"layers":[{"W":[[["1/0"]],[[2]]],"O":[[1]]}]}')
     w("w_badstr.json", '{' + hd + ',"layers":[{"W":[[["x"]],[[2]]],"O":[[1]]}]}')
     w("w_deep.json", "[" * 100000 + "]" * 100000)
