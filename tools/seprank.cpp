@@ -133,9 +133,14 @@ std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv, co
 }
 
 int report(const char* prefix, const std::exception& e, int code) {
-    std::string msg = e.what();
-    for (char& c : msg)
-        if (c == '\n' || c == '\r') c = ' ';  // one line, always
+    // One line, always: a line break inside a value the message quotes is shown as \n
+    // (a carriage return already is \x0d, detail::printable).
+    std::string msg;
+    for (const char c : std::string(e.what())) {
+        if (c == '\n') msg += "\\n";
+        else if (c == '\r') msg += "\\x0d";
+        else msg += c;
+    }
     std::cerr << "seprank: " << prefix << msg << "\n";
     return code;
 }

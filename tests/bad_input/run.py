@@ -50,6 +50,7 @@ def fixtures():
     w("w_strtokensu64.json", '{"family":"hadamard","tokens":"18446744073709551615","dim":1}')
     w("w_strtokensdash.json", '{"family":"hadamard","tokens":"12-3","dim":1}')
     w("w_bigneg.json", '{"family":"hadamard","tokens":-9223372036854775809,"dim":1}')
+    w("w_nlfamily.json", r'{"family":"a\nb\rc","tokens":2,"dim":1}')  # a line break in a quoted value: shown as \n
     w("w_badfrac.json", '{' + hd + ',"layers":[{"W":[[["1/0"]],[[2]]],"O":[[1]]}]}')
     w("w_badstr.json", '{' + hd + ',"layers":[{"W":[[["x"]],[[2]]],"O":[[1]]}]}')
     w("w_deep.json", "[" * 100000 + "]" * 100000)
