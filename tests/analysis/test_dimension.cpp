@@ -375,6 +375,29 @@ TEST_CASE("dimension: the expected count is never below the measured dimension; 
     CHECK(equal == 48);
 }
 
+TEST_CASE("dimension: two defects the count does not make, with the dimension derived by hand") {
+    // docs/dimension.md "Defects": (1) after mlp:power=1:width=1 every token is a·t_i
+    // (t_i = b·x_i); the residual attention keeps it on the line t_i·(a + σu), σ = Σ t_j²,
+    // and the degree-2 block reads the output as t_1(t_1 + t_2)·Q(a + σu), Q a quadratic
+    // form: f = t_1(t_1 + t_2)(q_0 + q_1 σ + q_2 σ²), b up to scale and three q's: 4.
+    // (2) the pooled output of a degree-2 block is Σ_i y^i = W^O(W_1 S ⊙ W_2 S),
+    // S = Σ_j x^j, a quadratic form in S: the width-1 block after it reads
+    // (xᵀ M S)·(Sᵀ N S), a bilinear form (4) times a symmetric one (3), less their common
+    // scale: 6.
+    struct Case {
+        const char* layers;
+        long n, dx, by_hand;
+    };
+    for (const Case& c : {Case{"mlp:power=1:width=1,attention:residual,hadamard:degree=2", 2, 2, 4},
+                          Case{"hadamard:degree=2,hadamard:degree=2:width=1", 3, 2, 6}}) {
+        const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+        INFO(c.layers << " N=" << c.n << " dx=" << c.dx);
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        CHECK(a.value == c.by_hand);
+        CHECK(a.expected >= a.value);
+    }
+}
+
 TEST_CASE("dimension: a residual last layer read at coordinate p keeps the GL(dx) that fixes it at its junction") {
     // (layers, N, dx, measured): (dx − 1)·n of the layer before, n its output's span, is
     // absorbed; every one meets the count exactly (41 was six below it).
