@@ -160,8 +160,8 @@ long rank_modular_blocked(const NmodMat& a, int tile = 0);
 // Rank of a mod p on the GPU (device.hpp, docs/gpu.md), by the blocked elimination whose
 // CPU reference is rank_modular_blocked: the same value as rank_modular(a). tile: the
 // panel width (0: the engine's default).
-// Checked: a GPU (invalid_input "Device cuda: ..." where there is none), 2 <= p <=
-// cuda_info().max_prime (invalid_input naming p), the matrix and its workspace fit in the
+// Checked: a GPU (invalid_input "Device cuda: ..." where there is none), p prime and
+// p <= cuda_info().max_prime (invalid_input naming p), the matrix and its workspace fit in the
 // GPU's free memory (resource_limit naming both sizes, before any work). A CUDA failure
 // part-way: internal_error naming the call. Cost O(m·n·min(m, n)) on the GPU, one copy of a.
 // gpu_seconds (optional): set to the device time of the elimination (the upload excluded).
@@ -203,7 +203,7 @@ struct RankOptions {
     double max_certify_seconds = 60;  // budget of time for it, estimated from the first modular rank
     long fraction_free_max = 120;  // fall back to Bareiss up to this many rows and columns
     int threads = default_threads();            // primes are ranked in parallel
-    std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit)
+    std::uint64_t prime = 0;    // certify == false: this prime (0: random 62-bit; else prime, checked)
     Certificate certificate = Certificate::blocks;
     // Where the modular ranks run (device.hpp; cuda where there is none: invalid_input before
     // any work). certify == false: cuda ranks the dense matrix on the GPU mod opt.prime (at

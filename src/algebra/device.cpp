@@ -3,6 +3,7 @@
 #include "device_paths.hpp"
 #include "device_plugin.hpp"
 #include "seprank/error.hpp"
+#include "seprank/prime.hpp"
 #include "seprank/rank.hpp"
 
 #include <dlfcn.h>
@@ -210,6 +211,7 @@ namespace {
 void check_gpu_prime(std::uint64_t p) {
     if (p < 2 || p > cuda_info().max_prime)
         throw invalid_input("prime " + std::to_string(p) + ": the GPU elimination takes primes up to " + std::to_string(cuda_info().max_prime));
+    require_prime(p);  // the elimination inverts pivots: mod a composite its rank means nothing
 }
 
 // a's entries as one row-major array, as the plugin reads them: FLINT's own entries where

@@ -333,6 +333,10 @@ NmodMat jacobian_interpolation(const Model& m, const Weights& weights, const std
     const Integer& wdeg = m.weight_degree();
     if (wdeg >= Integer(1L << 20)) throw invalid_input("weight degree " + wdeg.str() + " is too large for interpolation");
     const long D = static_cast<long>(fmpz_get_si(wdeg.get()));
+    // The nodes 0..D must be distinct mod p (otherwise a Lagrange denominator is 0 mod p).
+    if (p <= static_cast<std::uint64_t>(D))
+        throw invalid_input("the interpolation variant needs a prime above the weight degree D_L = " + std::to_string(D) +
+                            ", got p = " + std::to_string(p) + " (its nodes 0..D_L must be distinct mod p)");
     const std::vector<std::uint64_t> coef = derivative_weights(D, p);
     nmod_t mod;
     nmod_init(&mod, p);

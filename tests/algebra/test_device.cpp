@@ -74,6 +74,10 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
         CHECK_THROWS_AS(rank_modular_cuda(NmodMat(3, 3, 5)), invalid_input);
         return;
     }
+    // A composite modulus is refused (the elimination inverts pivots).
+    CHECK_THROWS_AS(rank_modular_cuda(NmodMat(3, 3, 15)), invalid_input);
+    const NmodMat c15(3, 3, 15);
+    CHECK_THROWS_AS(rank_modular_cuda_many({&c15}), invalid_input);
     auto rng = seprank_test::rng_for("device-rank");
     MESSAGE("seed " << seprank_test::seed() << ", device " << cuda_info().name);
     INFO("seed " << seprank_test::seed());
@@ -100,7 +104,8 @@ TEST_CASE("rank_modular_cuda = rank_modular on planted ranks, every tile, non-ge
 
 TEST_CASE("rank_modular_cuda_many = rank_modular on each: batches of planted matrices side by side, one alone, refusals") {
     if (!have_gpu()) {
-        CHECK_THROWS_AS(rank_modular_cuda_many({}), invalid_input);
+        const NmodMat c15(3, 3, 15);
+    CHECK_THROWS_AS(rank_modular_cuda_many({&c15}), invalid_input);
         return;
     }
     auto rng = seprank_test::rng_for("device-rank-many");

@@ -119,6 +119,9 @@ TEST_CASE("interpolate_total_degree: the grid needs D + 1 residues; bad sizes re
     for (long e = 0; e < 5; ++e) CHECK(ok.C.at(e, 0) == static_cast<std::uint64_t>(e));
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, 5, 1, 5, std::ref(k), rng); }) ==
           "interpolation: modulus 5 has fewer than D + 1 = 6 residues");
+    // A composite modulus with enough residues: refused (a pivot inverse would abort FLINT).
+    CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, 4, 1, 15, std::ref(k), rng); }).find("15 is not prime") !=
+          std::string::npos);
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(0, 2, 1, 101, std::ref(k), rng); }) == "interpolation: 0 unknowns");
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, -1, 1, 101, std::ref(k), rng); }) == "interpolation: degree -1 is negative");
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, 2, 1, 101, std::ref(k), rng, InterpolationVariant::newton, 0); }) ==

@@ -294,6 +294,11 @@ TEST_CASE("rank-deficient matrices are certified through the Hadamard bound") {
     const RankAnswer g = rank_certified(a, opt);
     CHECK(g.label() == "lower bound");
     CHECK(g.failure_bound == 1);
+    // A composite prime the caller chose: refused by check_options, before any work.
+    RankOptions composite = opt;
+    composite.prime = 1000003ULL * 1000033ULL;
+    CHECK_THROWS_AS(check_options(composite), invalid_input);
+    CHECK_THROWS_AS(rank_certified(a, composite), invalid_input);
     // Full rank mod p is the rank over Q: certified.
     RankOptions fp;
     fp.certify = false;

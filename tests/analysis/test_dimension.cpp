@@ -639,6 +639,12 @@ TEST_CASE("dimension: a zero-parameter network, bad variant names and bad Jacobi
     CHECK_THROWS_AS(dimension_jacobian(net, {}, 15, DimensionOutput::scalar, DimensionVariant::reverse), invalid_input);
     Point<std::uint64_t> bad(1, std::vector<std::uint64_t>(2, 1));  // one token, the network has two
     CHECK_THROWS_AS(dimension_jacobian(net, {bad}, 101, DimensionOutput::scalar, DimensionVariant::reverse), invalid_input);
+    // One attention layer has weight degree 4: interpolation's nodes 0..4 need p > 4 (p = 3
+    // made a Lagrange denominator 0 mod p, and FLINT's inverse aborted the process).
+    const Point<std::uint64_t> pt(2, std::vector<std::uint64_t>(2, 1));
+    CHECK_THROWS_AS(dimension_jacobian(net, {pt}, 3, DimensionOutput::all, DimensionVariant::interpolation), invalid_input);
+    CHECK(dimension_jacobian(net, {pt}, 5, DimensionOutput::all, DimensionVariant::interpolation) ==
+          dimension_jacobian(net, {pt}, 5, DimensionOutput::all, DimensionVariant::reverse));
     // An embedding alone has parameters: depth 0 with r = 1 is a valid (linear) network.
     NetworkSpec e; e.tokens = 2; e.dim = 2; e.depth = 0; e.embed_rank = 1;
     CHECK(function_dimension(e).value == 1);
