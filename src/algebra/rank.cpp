@@ -119,9 +119,7 @@ SparseNmodMat reduce_mod(const SparseZMat& a, std::uint64_t p) {
 long rank_fraction_free(const ZMat& a) {
     const long m = a.rows(), n = a.cols();
     ZMat w = a;
-    fmpz_t prev, t;
-    fmpz_init_set_ui(prev, 1);
-    fmpz_init(t);
+    Integer prev(1), t(0);
     long r = 0;
     for (long c = 0; c < n && r < m; ++c) {
         long piv = -1;
@@ -139,17 +137,15 @@ long rank_fraction_free(const ZMat& a) {
             for (long j = c + 1; j < n; ++j) {
                 // w[i][j] = (pv·w[i][j] − w[i][c]·w[r][j]) / prev, an exact division (Bareiss).
                 fmpz* e = fmpz_mat_entry(w.get(), i, j);
-                fmpz_mul(t, pv, e);
-                fmpz_submul(t, lead, fmpz_mat_entry(w.get(), r, j));
-                fmpz_divexact(e, t, prev);
+                fmpz_mul(t.get(), pv, e);
+                fmpz_submul(t.get(), lead, fmpz_mat_entry(w.get(), r, j));
+                fmpz_divexact(e, t.get(), prev.get());
             }
             fmpz_zero(lead);
         }
-        fmpz_set(prev, pv);
+        fmpz_set(prev.get(), pv);
         ++r;
     }
-    fmpz_clear(prev);
-    fmpz_clear(t);
     return r;
 }
 
@@ -178,13 +174,12 @@ namespace {
 // over Q, and it shrinks the Hadamard bound.
 SparseZMat remove_contents(const SparseZMat& a) {
     SparseZMat b = a;
-    fmpz_t g;
-    fmpz_init(g);
+    Integer g(0);
     for (auto& r : b.row) {
-        fmpz_zero(g);
-        for (const auto& e : r) fmpz_gcd(g, g, e.second.get());
-        if (!fmpz_is_zero(g) && !fmpz_is_one(g))
-            for (auto& e : r) fmpz_divexact(e.second.get(), e.second.get(), g);
+        fmpz_zero(g.get());
+        for (const auto& e : r) fmpz_gcd(g.get(), g.get(), e.second.get());
+        if (!fmpz_is_zero(g.get()) && !fmpz_is_one(g.get()))
+            for (auto& e : r) fmpz_divexact(e.second.get(), e.second.get(), g.get());
     }
     std::vector<Integer> colg(static_cast<std::size_t>(b.cols), Integer(0));
     for (const auto& r : b.row)
@@ -194,7 +189,6 @@ SparseZMat remove_contents(const SparseZMat& a) {
             const fmpz* cg = colg[static_cast<std::size_t>(e.first)].get();
             if (!fmpz_is_one(cg)) fmpz_divexact(e.second.get(), e.second.get(), cg);
         }
-    fmpz_clear(g);
     return b;
 }
 
@@ -254,17 +248,15 @@ double log2_hadamard_bound(const SparseZMat& a, long k) {
     check_matrix(a);  // public: a column out of range would index past the column sums
     std::vector<double> rows, cols(static_cast<std::size_t>(a.cols), 0.0);
     std::vector<Integer> colsq(static_cast<std::size_t>(a.cols), Integer(0));
-    fmpz_t s;
-    fmpz_init(s);
+    Integer s(0);
     for (const auto& r : a.row) {
-        fmpz_zero(s);
+        fmpz_zero(s.get());
         for (const auto& [j, v] : r) {
-            fmpz_addmul(s, v.get(), v.get());
+            fmpz_addmul(s.get(), v.get(), v.get());
             fmpz_addmul(colsq[static_cast<std::size_t>(j)].get(), v.get(), v.get());
         }
-        rows.push_back(log2_abs(s));
+        rows.push_back(log2_abs(s.get()));
     }
-    fmpz_clear(s);
     for (std::size_t j = 0; j < colsq.size(); ++j) cols[j] = log2_abs(colsq[j].get());
     for (auto& x : rows)
         if (std::isinf(x)) x = 0;  // zero rows contribute factor ≤ 1; use 0 (log of 1) as a safe cap

@@ -193,17 +193,15 @@ void fill_basis(Side& s, long max_side, const char* name, const std::function<do
 
 // T (monomials × basis).
 void fill_change(fmpq_mat_t t, const Side& s, const std::vector<std::vector<Rational>>& a) {
-    fmpq_t prod;
-    fmpq_init(prod);
+    Rational prod(1);
     for (std::size_t r = 0; r < s.monomials.size(); ++r) {
         const Multi& u = s.monomials[r];
         for_each_basis(u, [&](const Multi& j) {
-            fmpq_one(prod);
-            for (std::size_t c = 0; c < u.size(); ++c) fmpq_mul(prod, prod, a[u[c]][j[c]].get());
-            fmpq_set(fmpq_mat_entry(t, static_cast<long>(r), s.basis_index.at(j)), prod);
+            fmpq_one(prod.get());
+            for (std::size_t c = 0; c < u.size(); ++c) fmpq_mul(prod.get(), prod.get(), a[u[c]][j[c]].get());
+            fmpq_set(fmpq_mat_entry(t, static_cast<long>(r), s.basis_index.at(j)), prod.get());
         });
     }
-    fmpq_clear(prod);
 }
 
 std::vector<Rational> weights(const Side& s, const std::vector<Rational>& h) {

@@ -22,11 +22,9 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     Integer g(0), e(1);
     auto ask = [&](long constraint) {  // m must divide constraint·e
         if (constraint == 0) return;
-        fmpz_t t;
-        fmpz_init(t);
-        fmpz_mul_si(t, e.get(), constraint);
-        fmpz_gcd(g.get(), g.get(), t);
-        fmpz_clear(t);
+        Integer t(0);
+        fmpz_mul_si(t.get(), e.get(), constraint);
+        fmpz_gcd(g.get(), g.get(), t.get());
     };
     if (sh.n != s.tokens) ask(1);  // a flattened input mixes the tokens
     // Degree floor (model.hpp): μ, the least degree of the output position's entries in
@@ -72,15 +70,13 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     residues_.assign(static_cast<std::size_t>(s.tokens), 0);
     if (fmpz_fits_si(g.get()) && fmpz_get_si(g.get()) != 1 && s.position >= 1 && s.position <= s.tokens) {
         const long m = fmpz_get_si(g.get());
-        fmpz_t chi;
-        fmpz_init(chi);
-        if (m == 0) fmpz_set(chi, e.get());
-        else fmpz_mod_ui(chi, e.get(), static_cast<ulong>(m));
-        if (fmpz_fits_si(chi)) {
+        Integer chi(0);
+        if (m == 0) fmpz_set(chi.get(), e.get());
+        else fmpz_mod_ui(chi.get(), e.get(), static_cast<ulong>(m));
+        if (fmpz_fits_si(chi.get())) {
             modulus_ = m;
-            residues_[static_cast<std::size_t>(s.position - 1)] = fmpz_get_si(chi);
+            residues_[static_cast<std::size_t>(s.position - 1)] = fmpz_get_si(chi.get());
         }
-        fmpz_clear(chi);
     }
     floors_.assign(static_cast<std::size_t>(s.tokens), 0);
     if (s.position >= 1 && s.position <= s.tokens && sh.n == s.tokens) floors_[static_cast<std::size_t>(s.position - 1)] = mu;
