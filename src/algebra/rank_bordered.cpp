@@ -1,5 +1,6 @@
 #include "rank_bordered.hpp"
 
+#include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 
 #include <numeric>
@@ -29,15 +30,15 @@ private:
 BorderedLU::BorderedLU(std::vector<slong> perm) : k_(static_cast<long>(perm.size())), perm_(std::move(perm)) {
     std::vector<char> seen(perm_.size(), 0);
     for (const slong i : perm_) {
-        if (i < 0 || i >= k_ || seen[static_cast<std::size_t>(i)]) throw std::logic_error("BorderedLU: not a permutation");
+        if (i < 0 || i >= k_ || seen[static_cast<std::size_t>(i)]) throw internal_error("BorderedLU: not a permutation");
         seen[static_cast<std::size_t>(i)] = 1;
     }
 }
 
 long BorderedLU::rank(NmodMat& m) {
-    if (k_ < 0) throw std::logic_error("BorderedLU::rank: the matrix had a rank below its side at the last call");
+    if (k_ < 0) throw internal_error("BorderedLU::rank: the matrix had a rank below its side at the last call");
     const long n = m.rows();
-    if (m.cols() != n || n < k_) throw std::logic_error("BorderedLU::rank: the matrix must be square and at least the factored side");
+    if (m.cols() != n || n < k_) throw internal_error("BorderedLU::rank: the matrix must be square and at least the factored side");
     const std::uint64_t p = m.modulus();
     require_prime(p);
     const long k = k_, s = n - k;

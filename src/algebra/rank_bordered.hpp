@@ -27,7 +27,7 @@ public:
     // The state a former object had with factored() = perm.size() >= 0 and this
     // permutation, for a matrix that holds that object's LU (a block store keeps both,
     // evaluation_store.cpp). Precondition: perm is a permutation of 0..size−1, checked
-    // (std::logic_error); that the matrix holds the matching LU is the caller's.
+    // (internal_error); that the matrix holds the matching LU is the caller's.
     explicit BorderedLU(std::vector<slong> perm);
     // The rank of m (n×n, n >= factored(), modulus prime), whose leading
     // factored()×factored() block holds what the last call left there and whose other
@@ -35,7 +35,7 @@ public:
     // them). When the rank is n, m is left holding the packed LU of the whole matrix
     // (rows permuted) and factored() becomes n: the matrix may be bordered again and
     // ranked by the next call. Otherwise m's entries are left unspecified and factored()
-    // becomes −1: a further call throws std::logic_error, as does a non-square m or one
+    // becomes −1: a further call throws internal_error, as does a non-square m or one
     // smaller than factored(). FLINT's LU permutes m's row pointers, not its rows: after a
     // call read m only through nmod_mat_entry or its rows[] (as every caller does), never
     // its storage as one row-major block. Cost: as at the top, m = n − factored(); memory

@@ -48,7 +48,7 @@ bool StoreBackend::evaluate(long K, long old) {
         throw_if_cancelled();  // a row cut short by a cancel is no tile (nothing is stored)
         std::string bytes;
         for (std::size_t a = 0; a < blocks_.size(); ++a) {
-            if (buf[a].size() != section(cur, t, cur.side[a])) throw std::logic_error("block store: tile section size");
+            if (buf[a].size() != section(cur, t, cur.side[a])) throw internal_error("block store: tile section size");
             bytes.append(reinterpret_cast<const char*>(buf[a].data()), buf[a].size() * sizeof(std::uint64_t));
         }
         return bytes;
