@@ -44,6 +44,20 @@ def _number(text: str) -> Union[int, Fraction]:
     return v.numerator if v.denominator == 1 else v
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# The CLI options a reason may name, as guess()'s arguments.
+_OPTION_NAMES = {"--max-exceptions ": "max_exceptions=", "--min-confirm": "min_confirm"}
+
+
+def _python_names(text: str) -> str:
+    for cli, arg in _OPTION_NAMES.items():
+        text = text.replace(cli, arg)
+    return text
+
+
 class Guess:
     """The result of :func:`guess`. ``found`` says whether a form was confirmed; then
     ``formula`` (plain text), ``latex``, ``form`` (polynomial, exp-linear, binomial,
@@ -52,10 +66,9 @@ class Guess:
     ``rows_fitted`` and ``rows_confirmed`` (their points), ``exceptions`` (rows the form
     misses, with ``max_exceptions``: ``point``, ``value`` the table's, ``formula`` the
     form's or None), ``recurrence`` (a hypergeometric term's first-order recurrence, a
-    recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``reason``.
-    ``predict(**point)`` evaluates the formula exactly (int or Fraction)."""
-
-    kind = "conjecture"
+    recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``kind`` None and
+    ``reason`` (the CLI's, its options named as this function's arguments). ``bool(g)`` is
+    ``found``. ``predict(**point)`` evaluates the formula exactly (int or Fraction)."""
 
     def __init__(self, core: Any, vars: Sequence[str], table: Any = None, where: Any = None) -> None:
         self._g = core
@@ -63,6 +76,7 @@ class Guess:
         self._where = where if where is not None else []
         self.vars: Tuple[str, ...] = tuple(vars)
         self.found: bool = core.found
+        self.kind: Optional[str] = "conjecture" if self.found else None
         self.formula: str = core.text()
         self.latex: str = core.latex()
         self.form: str = core.form()
@@ -71,7 +85,7 @@ class Guess:
         self.confirmed: int = core.confirmed
         self.forms_tried: int = core.tried
         self.forms_refuted: int = core.refuted
-        self.reason: str = core.reason
+        self.reason: str = _python_names(core.reason)
         self.rows_fitted: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.fit_points()]
         self.rows_confirmed: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.confirm_points()]
         self.recurrence: str = core.recurrence()
@@ -111,12 +125,15 @@ class Guess:
                                    integer(trials, "trials"), integer(max_side, "max_side"), thread_count(threads))
         return {"point": {v: point[v] for v in self.vars}, "value": value, **c}
 
+    def __bool__(self) -> bool:
+        return self.found
+
     def __repr__(self) -> str:
         if not self.found:
             return f"<seprank.Guess: none ({self.reason})>"
-        missed = f", {len(self.exceptions)} exceptions" if self.exceptions else ""
-        return (f"<seprank.Guess {self.formula} ({self.form}, conjecture: {self.params} parameters, "
-                f"fitted on {self.fitted} rows, confirmed on {self.confirmed}{missed})>")
+        missed = f", {_count(len(self.exceptions), 'exception')}" if self.exceptions else ""
+        return (f"<seprank.Guess {self.formula} ({self.form}, conjecture: {_count(self.params, 'parameter')}, "
+                f"fitted on {_count(self.fitted, 'row')}, confirmed on {self.confirmed}{missed})>")
 
 
 def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",

@@ -79,6 +79,13 @@ def test_polynomial_and_exact_rational_prediction():
 def test_refusal_and_bad_input():
     none = seprank.guess([{"n": n, "v": v} for n, v in enumerate([5, 1, 4, 1, 5, 9, 2, 6])], vars=["n"], value="v", max_params=4)
     assert not none.found and "no form" in none.reason
+    assert not none and none.kind is None  # not a conjecture: false, as the CLI's exit 1
+    # a near miss names the Python argument that accepts it, not the CLI option
+    near = seprank.guess([{"n": n, "v": n * n + (1 if n == 5 else 0)} for n in range(9)], vars=["n"], value="v")
+    assert not near and "max_exceptions=1 accepts it" in near.reason and "--max-exceptions" not in near.reason
+    took = seprank.guess([{"n": n, "v": n * n + (1 if n == 5 else 0)} for n in range(9)], vars=["n"], value="v",
+                         max_exceptions=1)
+    assert took and took.kind == "conjecture" and "1 exception)" in repr(took)
     with pytest.raises(ValueError):
         none.predict(n=3)
     with pytest.raises(ValueError, match="no column 'depth'"):
@@ -179,7 +186,7 @@ def test_exceptions_are_named_as_the_cli_names_them(tmp_path, cli):
     rows = _s2_rows() + [{"depth": L, "rank": (5 ** L - 2 ** L) // 3 + 1} for L in range(7, 10)]
     rows[7]["rank"] -= 5  # a lower-bound row at L = 8
     strict = seprank.guess(rows, vars=["depth"])
-    assert not strict.found and "--max-exceptions 1 accepts it" in strict.reason
+    assert not strict.found and "max_exceptions=1 accepts it" in strict.reason
     g = seprank.guess(rows, vars=["depth"], max_exceptions=1)
     assert g.found and g.formula == "(5^depth - 2^depth)/3 + 1"
     right = (5 ** 8 - 2 ** 8) // 3 + 1
