@@ -110,6 +110,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     };
     const auto row_json = [&](const seprank::BlockPoint& p, long law_value) {
         json r = point_json(p.x);
+        if (p.name != point_text(p.x)) r["configuration"] = p.name;  // other key columns that differ
         r["block"] = p.block;
         r["rank"] = p.rank;
         r["law"] = law_value;
@@ -227,17 +228,21 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     std::cout << "law         " << law.text() << "\n";
     std::cout << "kind        conjecture (block law: " << law.forms.size() << (law.forms.size() == 1 ? " form" : " forms")
               << " beside the cap, chosen on " << law.fitted + static_cast<long>(law.exceptions.size()) << " rows, confirmed on "
-              << law.confirmed << " held-out rows: " << law.held_out << ")\n";
+              << law.confirmed
+              << (law.held_out_exceptions.empty()
+                      ? std::string()
+                      : " of " + std::to_string(law.confirmed + static_cast<long>(law.held_out_exceptions.size())))
+              << " held-out rows: " << law.held_out << ")\n";
     if (law.forms.empty())
         std::cout << "bound       the law is the caps alone: every block's rank is at most min(cap_a, cap_b) at every size and for every "
                      "weight (a proof); the rows confirm that each block reaches it\n";
     std::cout << "at cap      " << law.at_cap << " rows\n";
     std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";
     for (const auto& e : law.exceptions)
-        std::cout << "            " << point_text(law.rows[e.row].x) << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
+        std::cout << "            " << law.rows[e.row].name << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
                   << ", law " << e.law << "\n";
     for (const auto& e : law.held_out_exceptions)
-        std::cout << "            " << point_text(law.rows[e.row].x) << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
+        std::cout << "            " << law.rows[e.row].name << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
                   << ", law " << e.law << " (held out)\n";
     std::cout << "searched    " << law.tried << " terms, " << j["seconds"].get<double>() << " s\n";
     std::cout << extra.str();

@@ -76,6 +76,9 @@ struct BlockTerm {
 // One block row as the law sees it.
 struct BlockPoint {
     std::vector<long> x;   // the variables
+    // The configuration as lines name it: the variables, then each other key column whose
+    // value differs between the kept configurations ("dim=4,depth=2,heads=4").
+    std::string name;
     long block = 0, k = 0, j = 0;
     long cap_a = 0, cap_b = 0, rank = 0;
     bool held_out = false;

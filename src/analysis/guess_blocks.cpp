@@ -210,7 +210,8 @@ long law_value(const std::vector<BlockTerm>& forms, const BlockPoint& p) {
 namespace {
 
 struct Kept {
-    std::string config, name;  // the key columns' text; "dim=3,depth=3"
+    std::string config, name;  // the key columns' text; the variables, "dim=3,depth=3" (p.name: with the columns that differ)
+    std::vector<const std::string*> keys;  // the key columns' cells (nullptr: no such column)
     BlockPoint p;
     bool ok = false;
     std::size_t index = 0;     // the row in the table
@@ -242,8 +243,11 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         }
         Kept k;
         k.index = r;
-        for (const char* c : kKeyColumns)
-            if (const std::string* v = table_cell(row, c)) k.config += *v + ";";
+        for (const char* c : kKeyColumns) {
+            const std::string* v = table_cell(row, c);
+            k.keys.push_back(v);
+            if (v) k.config += *v + ";";
+        }
         const std::string& status = *table_cell(row, "status");
         if (status != "ok" && status != "lower-bound" && status != "skipped")
             throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'status' = '" + status.substr(0, 40) +
@@ -284,11 +288,28 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         s.last = hi;
         kept.push_back(std::move(k));
     }
+    // The key columns, not variables, that differ between configurations of the same
+    // variables (and columns named so far): a line names them too (a table of H = 2 and
+    // H = 4 rows has two "dim=4,depth=2"); a column they fix (head_dim = dim/heads) is not.
+    for (std::size_t c = 0; c < std::size(kKeyColumns); ++c) {
+        if (std::find(vars.begin(), vars.end(), kKeyColumns[c]) != vars.end()) continue;
+        const auto cell = [&](const Kept& k) { return k.keys[c] ? *k.keys[c] : std::string(); };
+        std::map<std::pair<std::vector<long>, std::string>, std::string> at;
+        bool differs = false;
+        for (const Kept& k : kept) {
+            const auto [it, fresh] = at.emplace(std::make_pair(k.p.x, k.p.name), cell(k));
+            differs = differs || (!fresh && it->second != cell(k));
+        }
+        if (!differs) continue;
+        for (Kept& k : kept) k.p.name += std::string(",") + kKeyColumns[c] + "=" + cell(k);
+    }
     for (Kept& k : kept) {
         const Span& s = spans[k.config];
         const long step = s.step > 0 ? s.step : 1;
         k.p.k = (k.p.block - s.first) / step;
         k.p.j = (s.last - k.p.block) / step;
+        k.p.name = k.name + k.p.name;
+        if (k.p.name.rfind(',', 0) == 0) k.p.name.erase(0, 1);  // no variables
     }
     return kept;
 }
@@ -327,7 +348,7 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     else {
         std::set<std::string> names;
         for (const Kept& k : kept)
-            if (sums[k.config] == top) names.insert(k.name.empty() ? "the last configuration" : k.name);
+            if (sums[k.config] == top) names.insert(k.p.name.empty() ? "the last configuration" : k.p.name);
         for (const std::string& n : names) law.held_out += (law.held_out.empty() ? "" : "; ") + n;
     }
     std::vector<std::size_t> fit;

@@ -118,6 +118,23 @@ TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too
     const BlockPoint& e = g.rows[g.exceptions[0].row];
     CHECK(e.rank + 1 == g.exceptions[0].law);
     CHECK(e.x[0] == 2);
+    CHECK(e.name == "dim=2,depth=" + std::to_string(e.x[1]));  // no other key column differs
+    // The same rows for two head counts: a line names the heads too, or the two rows of one
+    // (dim, depth) could not be told apart.
+    std::vector<TableRow> two;
+    for (const char* h : {"1", "2"})
+        for (TableRow r : t) {
+            r.emplace_back("heads", h);
+            two.push_back(r);
+        }
+    const BlockLaw both = guess_block_law(two, {}, o);
+    REQUIRE(both.found);
+    REQUIRE(both.exceptions.size() == 2);
+    const std::string& n1 = both.rows[both.exceptions[0].row].name;
+    const std::string& n2 = both.rows[both.exceptions[1].row].name;
+    CHECK(n1 == e.name + ",heads=1");
+    CHECK(n2 == e.name + ",heads=2");
+    CHECK(both.held_out.find("heads=2") != std::string::npos);
     // No exception allowed: no law, and the reason says how many rows the best one misses.
     o.max_exceptions = 0;
     const BlockLaw none = guess_block_law(t, {}, o);
