@@ -151,6 +151,14 @@ struct GuessCommand final : Command {
             return 1;
         }
         if (n_marked > 0) notes.add(marked_line);
+        // What the rows are (certified, generic lower bounds, …): a form is only as sure as them.
+        const seprank::RowLabels labels = seprank::row_labels(g.rows);
+        if (!labels.counts.empty()) {
+            json lc = json::object();
+            for (const auto& [name, n] : labels.counts) lc[name] = n;
+            j["row_labels"] = lc;
+            j["rows_failure_bound"] = labels.failure_bound;
+        }
         j["formula"] = g.formula.text();
         j["latex"] = g.formula.latex();
         j["form"] = seprank::to_string(g.formula.kind);
@@ -269,6 +277,7 @@ struct GuessCommand final : Command {
         std::cout << "fitted      ";
         for (std::size_t k = 0; k < g.fit_rows.size(); ++k) std::cout << (k ? " " : "") << "(" << point_text(g.rows[g.fit_rows[k]].x) << ")";
         std::cout << "\n";
+        if (!labels.counts.empty()) std::cout << "rows        " << labels.text() << "\n";
         if (o.max_exceptions > 0) {
             std::cout << "exceptions  " << g.exceptions.size() << "\n";
             for (const seprank::GuessException& e : g.exceptions)

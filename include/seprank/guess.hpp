@@ -54,7 +54,25 @@ struct GuessPoint {
     // lower bound, not the value). Empty otherwise (the status is the rank's, not the other
     // columns'); rows at one point merged keep it only when every one is marked.
     std::string status = {};
+    // With the value column `rank`: the row's `label` cell (certified, generic lower bound,
+    // probabilistic (p <= …), lower bound, numerical) and its `failure_bound` (0 where the
+    // table has none), so that a guess can say what its rows are. Merged rows keep
+    // "certified" when one of them is (their values agree).
+    std::string label = {};
+    double failure_bound = 0;
 };
+
+// What the rows a guess read are, by the table's label column (value `rank` only):
+// counts per label, "probabilistic (p <= …)" counted as "probabilistic", in order of
+// first appearance; the largest failure bound among them. Empty when no row has a label.
+struct RowLabels {
+    std::vector<std::pair<std::string, long>> counts;
+    double failure_bound = 0;
+    // "8 certified, 10 generic lower bound (failure bound <= 2.1e-13)"; "" when empty. O(labels).
+    std::string text() const;
+};
+// O(rows).
+RowLabels row_labels(const std::vector<GuessPoint>& rows);
 
 struct GuessOptions {
     std::vector<std::string> vars;           // 1..3 names, distinct (checked)

@@ -608,6 +608,11 @@ PYBIND11_MODULE(_core, m) {
                 out.emplace_back(g.rows[e.row].x, g.rows[e.row].value.str(), e.defined ? std::optional<std::string>(e.value.str()) : std::nullopt);
             return out;
         })
+        // what the rows are, by the table's label column: ([(label, count)], largest failure bound, text)
+        .def("row_labels", [](const Guess& g) {
+            const RowLabels r = row_labels(g.rows);
+            return py::make_tuple(r.counts, r.failure_bound, r.text());
+        })
         // each row the table's status column marks: (point, status)
         .def("marked_rows", [](const Guess& g) {
             std::vector<std::pair<std::vector<long>, std::string>> out;

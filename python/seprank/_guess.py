@@ -63,7 +63,9 @@ class Guess:
     ``formula`` (plain text), ``latex``, ``form`` (polynomial, exp-linear, binomial,
     exp-sum, hypergeometric, C-finite, P-recursive), ``params`` (free parameters),
     ``fitted`` and ``confirmed`` (rows used to fit, held-out rows predicted exactly),
-    ``rows_fitted`` and ``rows_confirmed`` (their points), ``exceptions`` (rows the form
+    ``rows_fitted`` and ``rows_confirmed`` (their points), ``row_labels`` ({label: count}
+    of the rows read, from the table's label column: a form is only as sure as its rows;
+    ``rows_failure_bound`` the largest failure bound among them), ``exceptions`` (rows the form
     misses, with ``max_exceptions``: ``point``, ``value`` the table's, ``formula`` the
     form's or None), ``recurrence`` (a hypergeometric term's first-order recurrence, a
     recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``kind`` None and
@@ -92,6 +94,12 @@ class Guess:
         self.exceptions: List[Dict[str, Any]] = [
             {"point": dict(zip(self.vars, x)), "value": int(v), "formula": None if f is None else _number(f)}
             for x, v, f in core.exception_rows()]
+        # what the rows are, by the table's label column (value 'rank' only): {label: count},
+        # "probabilistic (p <= …)" as "probabilistic", and the largest failure bound among them
+        counts, bound, text = core.row_labels()
+        self.row_labels: Dict[str, int] = dict(counts)
+        self.rows_failure_bound: float = bound
+        self.rows_text: str = text
         # rows the table's status column marks (lower-bound): ranks that are bounds (value 'rank' only)
         self.marked: List[Dict[str, Any]] = [{"point": dict(zip(self.vars, x)), "status": st} for x, st in core.marked_rows()]
 

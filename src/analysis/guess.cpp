@@ -327,6 +327,10 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
                 throw invalid_input("guess: two rows at " + point_text(opt.vars, p.x) + " with different values " + cut(merged.back().value.str()) +
                                     " and " + cut(p.value.str()));
             if (p.status.empty()) merged.back().status.clear();  // an unmarked row has the same value
+            if (p.label == "certified") {  // and a certified one makes it certified
+                merged.back().label = p.label;
+                merged.back().failure_bound = 0;
+            }
             continue;
         }
         merged.push_back(std::move(p));

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -390,12 +392,44 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         // A table's status is its rank's (a lower-bound row's rank is a bound; its other
         // columns, e.g. dimension, are not): read only for the rank.
         if (const std::string* st = table_cell(row, "status"); value == "rank" && st && !st->empty() && *st != "ok") p.status = *st;
+        if (const std::string* lb = table_cell(row, "label"); value == "rank" && lb) {
+            p.label = lb->substr(0, 64);
+            if (const std::string* fb = table_cell(row, "failure_bound"); fb && !fb->empty()) {
+                char* end = nullptr;
+                const double f = std::strtod(fb->c_str(), &end);
+                if (end && *end == '\0' && f >= 0 && f <= 1) p.failure_bound = f;  // else: not a bound, not shown
+            }
+        }
         const auto [seen, fresh] = first_at.emplace(p.x, r);
         if (!fresh && *table_cell(table[seen->second], value) != *v)
             throw invalid_input(disagreeing_rows(table[seen->second], row, seen->second, r, vars, p.x, value));
         out.push_back(std::move(p));
     }
     return out;
+}
+
+RowLabels row_labels(const std::vector<GuessPoint>& rows) {
+    RowLabels r;
+    for (const GuessPoint& p : rows) {
+        if (p.label.empty()) continue;
+        const std::string name = p.label.rfind("probabilistic", 0) == 0 ? std::string("probabilistic") : p.label;
+        auto it = std::find_if(r.counts.begin(), r.counts.end(), [&](const auto& c) { return c.first == name; });
+        if (it == r.counts.end()) r.counts.emplace_back(name, 1);
+        else ++it->second;
+        r.failure_bound = std::max(r.failure_bound, p.failure_bound);
+    }
+    return r;
+}
+
+std::string RowLabels::text() const {
+    std::string t;
+    for (const auto& [name, n] : counts) t += (t.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+    if (!t.empty() && failure_bound > 0) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " (failure bound <= %.2g)", failure_bound);
+        t += buf;
+    }
+    return t;
 }
 
 }  // namespace seprank

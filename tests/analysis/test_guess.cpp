@@ -258,6 +258,28 @@ TEST_CASE("rows the table's status column marks keep their status through the po
         CHECK(p.status.empty());
 }
 
+TEST_CASE("row_labels: what the rows read are, by the table's label column; a certified duplicate makes its point certified") {
+    const std::string csv =
+        "n,rank,label,failure_bound\n1,1,certified,0\n2,4,generic lower bound,2e-13\n2,4,certified,0\n"
+        "3,9,probabilistic (p <= 1e-12),1e-12\n4,16,generic lower bound,5e-16\n5,25,generic lower bound,x\n6,36,certified,0\n";
+    const auto pts = guess_points(parse_table_cells(csv, "t"), {"n"}, "rank", {});
+    REQUIRE(pts.size() == 7);
+    CHECK(pts[1].label == "generic lower bound");
+    CHECK(pts[1].failure_bound == 2e-13);
+    CHECK(pts[5].failure_bound == 0);  // not a number: not a bound
+    const RowLabels before = row_labels(pts);
+    CHECK(before.counts == std::vector<std::pair<std::string, long>>{{"certified", 3}, {"generic lower bound", 3}, {"probabilistic", 1}});
+    CHECK(before.failure_bound == 1e-12);
+    const Guess g = guess_formula(pts, opts({"n"}));
+    REQUIRE(g.found);
+    const RowLabels after = row_labels(g.rows);  // n = 2 merged: certified
+    CHECK(after.counts == std::vector<std::pair<std::string, long>>{{"certified", 3}, {"probabilistic", 1}, {"generic lower bound", 2}});
+    CHECK(after.text() == "3 certified, 1 probabilistic, 2 generic lower bound (failure bound <= 1e-12)");
+    // no label column, or another value column: nothing to say
+    CHECK(row_labels(guess_points(parse_table_cells("n,rank\n1,2\n2,4\n", "t"), {"n"}, "rank", {})).text().empty());
+    CHECK(row_labels(guess_points(parse_table_cells("n,dimension,label\n1,2,certified\n", "t"), {"n"}, "dimension", {})).counts.empty());
+}
+
 // ---- issue 36 / 38: hostile tables and points (docs/guess.md, "Limits and exit codes")
 
 TEST_CASE("exact sizes are estimated before evaluation: c^n at n = 10^12 is refused, never aborts") {

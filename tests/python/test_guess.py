@@ -80,6 +80,10 @@ def test_refusal_and_bad_input():
     none = seprank.guess([{"n": n, "v": v} for n, v in enumerate([5, 1, 4, 1, 5, 9, 2, 6])], vars=["n"], value="v", max_params=4)
     assert not none.found and "no form" in none.reason
     assert not none and none.kind is None  # not a conjecture: false, as the CLI's exit 1
+    lab = [{"n": n, "rank": n * n, "label": "certified" if n % 2 else "generic lower bound",
+            "failure_bound": 0 if n % 2 else 1e-15} for n in range(1, 7)]
+    gl = seprank.guess(lab, vars=["n"])
+    assert gl.row_labels == {"certified": 3, "generic lower bound": 3} and gl.rows_failure_bound == 1e-15
     # a near miss names the Python argument that accepts it, not the CLI option
     near = seprank.guess([{"n": n, "v": n * n + (1 if n == 5 else 0)} for n in range(9)], vars=["n"], value="v")
     assert not near and "max_exceptions=1 accepts it" in near.reason and "--max-exceptions" not in near.reason
