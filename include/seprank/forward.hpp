@@ -34,6 +34,11 @@ class ModEvaluator {
 public:
     // Cost: check_shapes, then one reduction mod p of every weight, O(parameters) residues.
     ModEvaluator(const Network& net, std::uint64_t p);
+    // Copies only: a move copies too, so an evaluator moved from still evaluates (its
+    // weights had moved out under a spec that still called for them). O(parameters).
+    ModEvaluator(const ModEvaluator&) = default;
+    ModEvaluator& operator=(const ModEvaluator&) = default;
+    ~ModEvaluator() = default;
     // f(point) mod p. Entries of the point must be < p (they are reduced if not, on a copy);
     // its shape is checked. Cost: the operation count at the top, in words mod p.
     std::uint64_t operator()(const Point<std::uint64_t>& point) const;

@@ -43,7 +43,9 @@ public:
     // do not check (by ModEvaluator); p prime is not checked. Cost: the weights reduced
     // mod p (and to Montgomery form) once, O(number of weights) time and memory.
     ModBatchEvaluator(const Network& net, std::uint64_t p);
-    // Destructor and moves: O(1).
+    // Destructor and moves: O(1) for the lanes, O(parameters) for the one-point evaluator,
+    // which is copied: an evaluator moved from still evaluates, by the one-point path
+    // (batched() false).
     ~ModBatchEvaluator();
     ModBatchEvaluator(ModBatchEvaluator&&) noexcept;
     ModBatchEvaluator& operator=(ModBatchEvaluator&&) noexcept;

@@ -50,6 +50,10 @@ public:
     // everywhere). Cost: O(depth) layer traits and exact integer products (the degree has
     // about L·log2 d bits).
     explicit Model(const ValidSpec& spec);
+    // Copies only, as ValidSpec: an object moved from still describes its spec. O(depth).
+    Model(const Model&) = default;
+    Model& operator=(const Model&) = default;
+    ~Model() = default;
 
     const ValidSpec& valid() const noexcept { return spec_; }
     const NetworkSpec& spec() const noexcept { return spec_.get(); }

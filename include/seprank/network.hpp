@@ -342,6 +342,11 @@ NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
 class ValidSpec {
 public:
     ValidSpec(NetworkSpec s);  // NOLINT(google-explicit-constructor): the checked conversion, see above
+    // Copies only: a move copies too, so an object moved from still holds its checked spec
+    // (a moved-from stack kept its depth and lost its layers). O(size of the spec).
+    ValidSpec(const ValidSpec&) = default;
+    ValidSpec& operator=(const ValidSpec&) = default;
+    ~ValidSpec() = default;
     const NetworkSpec& get() const noexcept { return s_; }
     operator const NetworkSpec&() const noexcept { return s_; }  // NOLINT(google-explicit-constructor)
     const NetworkSpec* operator->() const noexcept { return &s_; }

@@ -57,6 +57,11 @@ public:
     // the memory budget (limits.hpp). Then sorts both sides. Cost O(N + |A| log |A| +
     // |B| log |B|).
     ValidPartition(Partition p, long n_tokens);
+    // Copies only: a move copies too, so an object moved from still holds its checked
+    // partition (a moved-from one had empty sides and kept N, and was ranked as "|"). O(N).
+    ValidPartition(const ValidPartition&) = default;
+    ValidPartition& operator=(const ValidPartition&) = default;
+    ~ValidPartition() = default;
     // Read access and N. O(1).
     const Partition& get() const noexcept { return p_; }
     operator const Partition&() const noexcept { return p_; }  // NOLINT(google-explicit-constructor): read access, as ValidSpec

@@ -4,10 +4,12 @@
 #include "seprank/error.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/forward_batch.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/poly_io.hpp"
+#include "seprank/separation.hpp"
 #include "seprank/table.hpp"
 #include "support.hpp"
 
@@ -711,4 +713,40 @@ TEST_CASE("unused_fields: a field the network never reads changes nothing it com
     REQUIRE(us.size() == 1);
     CHECK(us[0].field == "layers");
     CHECK(us[0].reason == "layer 2's free is ignored: a block of degree d = 1 has no slots 2..d to free");
+}
+
+TEST_CASE("validated types and evaluators moved from still hold their checked values (a move copies)") {
+    // A moved-from ValidPartition had empty sides and kept N: separation_rank ranked "|"
+    // and called it certified. A moved-from ValidSpec kept a stack's depth without its
+    // layers, and a moved-from evaluator its spec without its weights: both crashed.
+    static_assert(std::is_nothrow_destructible_v<ValidSpec>);
+    NetworkSpec s;
+    s.tokens = 3;
+    const Network n = random_network(s, 1);
+    ValidPartition p = parse_partition("1|2,3", 3);
+    const ValidPartition q(std::move(p));
+    CHECK(p->A == q->A);  // NOLINT(bugprone-use-after-move): the point of the test
+    CHECK(p->B == q->B);
+    CHECK(separation_rank(n, p).value == separation_rank(n, q).value);
+
+    NetworkSpec st;
+    st.family = Family::stack;
+    st.tokens = 2;
+    st.layers = parse_layers("attention,mlp");
+    st.depth = 2;
+    ValidSpec v(st);
+    const ValidSpec w(std::move(v));
+    CHECK(v->layers.size() == 2);  // NOLINT(bugprone-use-after-move)
+    const Network a = random_network(v, 1), b = random_network(w, 1);
+    CHECK(expand(a) == expand(b));
+
+    const std::uint64_t prime = 1000003;
+    ModEvaluator e(n, prime);
+    const ModEvaluator e2(std::move(e));
+    const Point<std::uint64_t> x(3, std::vector<std::uint64_t>(2, 5));
+    CHECK(e(x) == e2(x));  // NOLINT(bugprone-use-after-move)
+    ModBatchEvaluator m(n, prime);
+    const ModBatchEvaluator m2(std::move(m));
+    CHECK(m(x) == m2(x));  // NOLINT(bugprone-use-after-move): by the one-point path
+    CHECK(m(x) == e2(x));
 }
