@@ -10,6 +10,7 @@
 #include "seprank/prime.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -147,7 +148,10 @@ long step_side(std::vector<Block>& blocks, long& k, long old, const EvaluationOp
 
 // The first side at which a block with hint h (an expected rank) is ranked: h + 8 + h/128,
 // a margin that a law a few short of the rank (docs/conjectures.md) still clears. O(1).
-long hinted_side(long h) { return h + 8 + h / 128; }
+long hinted_side(long h) {  // h + 8 + h/128, saturating at LONG_MAX (a hint near it overflowed to a negative side)
+    const long most = std::numeric_limits<long>::max();
+    return h > (most - 8) / 129 * 128 ? most : h + 8 + h / 128;
+}
 
 // The next step's side: the smallest target of an open block, raised to take in the
 // targets within 1/16 above it (so that close hints share a step); 0 when no block is open.

@@ -17,6 +17,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <limits>
 #include <type_traits>
 #include <variant>
 #include <climits>
@@ -1356,6 +1357,13 @@ TEST_CASE("block hints: a run stopped by its size limit ranks every open block a
     CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, h); }) == "block hint -2 of block 1 must be a rank >= 0 (or -1: none)");
     h.block_hints.assign(ref.block_ranks.size() + 1, 1);
     CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, h); }).find("block hints: " + std::to_string(ref.block_ranks.size() + 1) + " entries") == 0);
+    // Hints and a size limit near LONG_MAX: the hinted side saturates (h + 8 + h/128 had
+    // overflowed to a negative side, and the answer was rank 0 with no evaluation).
+    h.block_hints.assign(ref.block_ranks.size(), std::numeric_limits<long>::max());
+    h.max_side = std::numeric_limits<long>::max();
+    const RankAnswer huge = evaluation_rank(net, part, h);
+    CHECK(huge.value == ref.value);
+    CHECK(huge.block_ranks == ref.block_ranks);
     h.variant = EvaluationVariant::plain;
     h.block_hints = {1};
     CHECK(evaluation_rank(net, part, h).note.find("block hints not used (plain variant)") != std::string::npos);
