@@ -69,9 +69,7 @@ class Polynomial:
             import sympy
         except ImportError:
             raise ImportError("to_sympy() needs SymPy (apt-get install python3-sympy)") from None
-        xs = sympy.symbols(self.variables) if self.variables else ()
-        if len(self.variables) == 1:
-            xs = (xs,)
+        xs = tuple(sympy.Symbol(v) for v in self.variables)
         expr = sympy.Integer(0)
         for exps, c in self:
             term = sympy.Rational(c.numerator, c.denominator)

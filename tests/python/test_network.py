@@ -124,6 +124,10 @@ def test_to_sympy_when_available():
     f = seprank.expand(seprank.attention(tokens=2, dim=2, seed=3))
     expr = f.to_sympy()
     assert sympy.expand(expr - sympy.sympify(str(f).replace("^", "**"))) == 0
+    # one variable (SymPy's symbols() of a one-name list is a list, which was wrapped again)
+    one = seprank.poly("x1_1^2 + 3").to_sympy()
+    assert one == sympy.Symbol("x1_1") ** 2 + 3
+    assert seprank.poly("7").to_sympy() == 7
 
 
 def test_to_sympy_without_sympy_says_so():
