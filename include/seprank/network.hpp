@@ -443,7 +443,7 @@ ValidSpec check_shapes(const Network& net);
 // the exact rationals it holds.
 Network network_from_json(const std::string& text);
 // The weights file's JSON for net (check_shapes first, invalid_input). indent: spaces per
-// level (1, as write_network writes files), or -1 for one line. Cost O(weights · digits).
+// level (1, as write_network writes files; at most 64, invalid_input), or -1 for one line. Cost O(weights · digits).
 std::string network_to_json(const Network& net, int indent = 1);
 // network_from_json of the file at path: invalid_input naming the path when it cannot be
 // opened or is a directory; resource_limit before reading when 32 bytes per byte of text

@@ -103,7 +103,8 @@ private:
     std::vector<Cell> cells_;
 };
 
-// One JSON object, keys in record order; indent < 0: one line, else pretty-printed.
+// One JSON object, keys in record order; indent < 0: one line, else pretty-printed with
+// indent spaces per level, at most 64 (invalid_input above).
 // Text that is not valid UTF-8 is written as Value::json does. Linear in the output (both).
 std::string to_json(const Record& r, int indent = -1);
 // A JSON array of objects (each as above). Linear in the output.

@@ -194,8 +194,8 @@ inline SpectrumResult spectrum(const Network& net, const Partition& part, const 
 // One JSON object: singular_values, radii, radius (null on the fast path), norm,
 // norm_squared, rank, rank_certified, eps_ranks [{eps, rank | rank_low/rank_high,
 // certified}], eps_absolute, certified, measure, method, precision, rows, cols,
-// basis_rows, basis_cols, partition, degree, terms, seconds, note. indent < 0: one line.
-// No precondition. Linear in the output.
+// basis_rows, basis_cols, partition, degree, terms, seconds, note. indent < 0: one line,
+// else spaces per level, at most 64 (invalid_input). Linear in the output.
 std::string to_json(const SpectrumResult& r, int indent = -1);
 
 // The seed's experiments (docs/theory.md §2.7, data/eps_fd.csv, data/eps_blocks.csv).

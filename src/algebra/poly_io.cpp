@@ -144,7 +144,7 @@ private:
         if (cur_.kind != Tok::Number) fail("expected an exponent, got", cur_);
         const Token et = cur_;
         Integer e{et.text};
-        Integer maxe(static_cast<long>(limits_.max_exponent));
+        const Integer maxe(limits_.max_exponent);  // unsigned: a limit of 2^63 or more is not a negative one
         if (fmpz_cmp(e.get(), maxe.get()) > 0)
             fail("exponent too large (limit " + std::to_string(limits_.max_exponent) + "):", et);
         const std::uint64_t ev = fmpz_get_ui(e.get());

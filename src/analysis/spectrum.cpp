@@ -4,6 +4,7 @@
 #include "seprank/spectrum.hpp"
 
 #include "network/expand_internal.hpp"
+#include "base/json_file.hpp"
 #include "base/process.hpp"
 #include "seprank/error.hpp"
 #include "seprank/integer.hpp"
@@ -565,7 +566,7 @@ std::string to_json(const SpectrumResult& r, int indent) {
     j["terms"] = r.terms < 0 ? json(nullptr) : json(r.terms);
     j["seconds"] = r.seconds;
     j["note"] = r.note;
-    return j.dump(indent);
+    return j.dump(detail::checked_indent(indent));
 }
 
 }  // namespace seprank

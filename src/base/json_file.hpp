@@ -25,6 +25,17 @@ namespace seprank::detail {
 
 inline constexpr int kMaxJsonDepth = 256;
 
+// The indent of a JSON text written here: < 0 one line, else spaces per level, at most
+// kMaxJsonIndent (invalid_input naming it). The JSON library grows its run of indent spaces
+// once, to 1024, so indent × depth beyond that wrote past it (indent 10^6 crashed). O(1).
+inline constexpr int kMaxJsonIndent = 64;
+inline int checked_indent(int indent) {
+    if (indent > kMaxJsonIndent)
+        throw invalid_input("JSON indent " + std::to_string(indent) + " is above " + std::to_string(kMaxJsonIndent) +
+                            " spaces per level (-1: one line)");
+    return indent < 0 ? -1 : indent;
+}
+
 // TEXT with every integer literal that fits no 64-bit integer (signed or unsigned) put in
 // quotes: the parser would read it as a double and lose its digits, while a string of
 // digits is an exact integer to every reader here (weights, tables). Strings, fractions

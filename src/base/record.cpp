@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace seprank {
@@ -82,6 +83,8 @@ Value from_nl(const nlohmann::ordered_json& j, const std::string& where) {
         std::vector<long> l;
         for (const auto& e : j) {
             if (!e.is_number_integer()) throw invalid_input(where + ": a list must hold integers");
+            if (e.is_number_unsigned() && e.get<unsigned long>() > static_cast<unsigned long>(std::numeric_limits<long>::max()))
+                throw invalid_input(where + ": list entry " + e.dump() + " is out of range (a list holds signed 64-bit integers)");
             l.push_back(e.get<long>());
         }
         return l;
@@ -199,12 +202,12 @@ std::vector<std::string> Record::names() const {
     return n;
 }
 
-std::string to_json(const Record& r, int indent) { return to_nl(r).dump(indent, ' ', false, kBadUtf8); }
+std::string to_json(const Record& r, int indent) { return to_nl(r).dump(detail::checked_indent(indent), ' ', false, kBadUtf8); }
 
 std::string to_json(const std::vector<Record>& rows, int indent) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const auto& r : rows) a.push_back(to_nl(r));
-    return a.dump(indent, ' ', false, kBadUtf8);
+    return a.dump(detail::checked_indent(indent), ' ', false, kBadUtf8);
 }
 
 Record record_from_json(const std::string& text, const std::string& source) {

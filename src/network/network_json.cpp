@@ -530,7 +530,10 @@ Network network_from_json(const std::string& text) {
     return network_from_json_value(weights_json(text, "weights JSON"));
 }
 
-std::string network_to_json(const Network& net, int indent) { return network_to_json_value(net).dump(indent < 0 ? -1 : indent); }
+std::string network_to_json(const Network& net, int indent) {
+    const int step = detail::checked_indent(indent);
+    return network_to_json_value(net).dump(step);
+}
 
 Network read_network(const std::string& path) {
     return network_from_json_value(weights_json(detail::read_input_file(path, "weights file", detail::kJsonTreeBytesPerByte), "weights file '" + path + "'"));

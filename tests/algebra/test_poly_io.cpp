@@ -2,7 +2,9 @@
 #include "seprank/poly_io.hpp"
 #include "support.hpp"
 
+#include <cstdint>
 #include <doctest/doctest.h>
+#include <limits>
 
 using namespace seprank;
 
@@ -100,6 +102,11 @@ TEST_CASE("power limits stop runaway expansions before they start") {
     ParseLimits tight;
     tight.max_exponent = 10;
     CHECK_THROWS_AS(parse_poly("x1_1^11", ctx, tight), invalid_input);
+    // a limit of 2^63 or more is a large one (it was cast to a negative long, refusing x^0)
+    ParseLimits loose;
+    loose.max_exponent = std::numeric_limits<std::uint64_t>::max();
+    CHECK(parse_poly("x1_1^2", ctx, loose).degree() == 2);
+    CHECK(parse_poly("x1_1^0", ctx, loose).degree() == 0);
 }
 
 TEST_CASE("variables_in orders token variables by token and coordinate") {

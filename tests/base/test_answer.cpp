@@ -93,6 +93,16 @@ TEST_CASE("records round-trip through JSON in order; CSV and markdown escape the
     CHECK(parse_csv_line("a,\"b,c\"", "f.csv line 3") == std::vector<std::string>{"a", "b,c"});
     CHECK(seprank_test::throws_with<invalid_input>([] { parse_csv_line("a,\"b", "f.csv line 3"); }, "f.csv line 3: CSV line with an unterminated quote"));
     CHECK_THROWS_AS(record_from_json("[1]"), invalid_input);
+    // an indent past 64 spaces is refused (the JSON library wrote past its run of spaces)
+    Record ind;
+    ind.set("a", 1L);
+    CHECK(to_json(ind, 64).find("\n") != std::string::npos);
+    CHECK_THROWS_AS(to_json(ind, 65), invalid_input);
+    CHECK_THROWS_AS(to_json(std::vector<Record>{ind}, 1000000), invalid_input);
+    // a list entry past LONG_MAX is refused, not wrapped to a negative number
+    CHECK(seprank_test::message_of([] { record_from_json("{\"a\": [1, 18446744073709551615]}"); }).find("18446744073709551615 is out of range") !=
+          std::string::npos);
+    CHECK(record_from_json("{\"a\": [9223372036854775807]}").at("a").as_integer_list().front() == 9223372036854775807L);
     CHECK_THROWS_AS(record_from_json("{\"a\": {\"b\": \"x\"}}"), invalid_input);
     // an object of numbers is a list of named reals (an answer's phases)
     const Record ph = record_from_json("{\"phases\": {\"rank\": 0.5, \"certificate\": 2}}");

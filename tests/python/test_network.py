@@ -356,3 +356,10 @@ def test_power_weights_read_back_and_a_family_beside_layers():
     assert p.weights(numpy=True)["layers"][0]["W"].shape == (4, 3)
     with pytest.raises(ValueError, match="layers: a stack's SPEC, but family 'hadamard' was given"):
         seprank.network("hadamard", layers="mlp")
+
+
+def test_to_json_indent_is_bounded():
+    net = seprank.attention(tokens=3, seed=7)
+    assert net.to_json(indent=64).count("\n") > 3
+    with pytest.raises(ValueError, match="indent 1000000 is above 64"):
+        net.to_json(indent=10**6)
