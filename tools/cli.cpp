@@ -322,11 +322,6 @@ void print_table(const std::vector<json>& rows, const std::string& format, const
     }
 }
 
-int max_threads() {
-    const unsigned hw = std::thread::hardware_concurrency();
-    return static_cast<int>(std::max(64u, 16u * (hw == 0 ? 1u : hw)));
-}
-
 void check_given_options(const CLI::App& app, const CLI::App& sub) {
     for (const CLI::App* a : {&app, &sub})
         for (const CLI::Option* opt : a->get_options()) {

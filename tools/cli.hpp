@@ -86,8 +86,8 @@ auto with_progress(const Globals& g, F&& fn) -> decltype(fn()) {
 // partition of 1..n for the largest position n it names. invalid_input as parse_partition.
 void check_ignored_partition(const std::string& text);
 
-// The largest --threads accepted: 16 per hardware thread (at least 64).
-int max_threads();
+// The largest --threads accepted: the library's max_threads() (limits.hpp).
+using seprank::max_threads;
 // After parsing: every option given to the chosen subcommand with an empty text value
 // ("--poly ''", "--out ''") is bad input; so is a global value out of range.
 // An integer option beyond its type (`--trials 99999999999999999999`) is bad input too:

@@ -47,8 +47,15 @@ void check_memory(double estimate_bytes, double limit_bytes, const std::string& 
 // included (verify's claims, a table row's columns). 2 unless set. Read atomically; set
 // it before the computations it should govern. O(1).
 int default_threads();
-// Sets it: 1..4096, else invalid_input naming `what`. O(1).
+// Sets it: 1..max_threads(), else invalid_input naming `what`. O(1).
 void set_default_threads(int threads, const std::string& what = "threads");
+// The most threads a computation takes: 16 per hardware thread, at least 64, at most
+// 4096. Each thread costs its stack and scratch, so an unbounded count ran a process out of
+// memory (10^6 threads asked from Python). O(1) after the first call.
+int max_threads();
+// invalid_input "WHAT N must be in 1..max_threads()" unless threads lies there; every
+// computation's option check calls it. O(1).
+void check_threads(int threads, const std::string& what = "threads");
 
 // Time: the same rule for work whose size the input controls but whose memory stays small
 // (a Jacobian of many cheap rows, an exact evaluation of a huge closed form): the

@@ -261,9 +261,10 @@ def flag(v: Any, name: str) -> bool:
 
 
 def thread_count(v: Any) -> int:
-    """A thread count: an integer in 1..2^31 − 1, checked whether or not the chosen
-    method runs threads (an ignored option is still refused when invalid)."""
-    return integer(v, "threads", 1, INT_MAX)
+    """A thread count: an integer in 1.._core.MAX_THREADS (the library's max_threads(): 16
+    per hardware thread, 64..4096), checked whether or not the chosen method runs threads
+    (an ignored option is still refused when invalid)."""
+    return integer(v, "threads", 1, _core.MAX_THREADS)
 
 
 def utf8_text(v: str, name: str) -> str:

@@ -353,6 +353,7 @@ PYBIND11_MODULE(_core, m) {
     m.attr("ResourceLimitError") = py::reinterpret_borrow<py::object>(resource_limit_error);
     translate_errors();
     m.attr("version") = version_string();
+    m.attr("MAX_THREADS") = max_threads();  // the most threads a computation takes (limits.hpp)
     m.attr("RANK_REFUSED") = std::string(kRankRefused);  // a table row's reason when a limit refused its rank
     // A bound as printed, rounded up (answer.hpp), for the Python reprs.
     m.def("bound_up", [](double x, int digits) { return bound_up(x, digits); });

@@ -3,6 +3,7 @@
 
 #include "base/parallel.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/prime.hpp"
 
 #include <flint/nmod_mat.h>
@@ -175,7 +176,7 @@ Interpolated interpolate_total_degree(long n, long D, long J, std::uint64_t p, c
     if (n < 1) throw invalid_input("interpolation: " + std::to_string(n) + " unknowns");
     if (D < 0) throw invalid_input("interpolation: degree " + std::to_string(D) + " is negative");
     if (J < 0) throw invalid_input("interpolation: " + std::to_string(J) + " polynomials");
-    if (threads < 1) throw invalid_input("interpolation: threads " + std::to_string(threads) + " is below 1");
+    check_threads(threads, "interpolation: threads");
     require_prime(p);
     if (static_cast<std::uint64_t>(D) + 1 > p)
         throw invalid_input("interpolation: modulus " + std::to_string(p) + " has fewer than D + 1 = " + std::to_string(D + 1) + " residues");

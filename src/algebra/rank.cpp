@@ -10,6 +10,7 @@
 #include "rank_internal.hpp"
 #include "seprank/certificate.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
@@ -629,7 +630,7 @@ SparseZMat drop_empty_lines(const SparseZMat& a) {
 }
 
 void check_options(const RankOptions& opt) {
-    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    check_threads(opt.threads);
     if (opt.max_primes < 0) throw invalid_input("max_primes " + std::to_string(opt.max_primes) + " is negative");
     if (!(opt.max_certify_seconds >= 0) || !std::isfinite(opt.max_certify_seconds))
         throw invalid_input("max_certify_seconds " + std::to_string(opt.max_certify_seconds) + " must be a finite number >= 0");

@@ -88,7 +88,7 @@ void check_range(const DefectRange& g) {
     if (g.max_power < 2 || g.max_power > 8) throw invalid_input("max power " + std::to_string(g.max_power) + " is outside 2..8");
     if (g.max_power < g.min_power)
         throw invalid_input("min power " + std::to_string(g.min_power) + " is above max power " + std::to_string(g.max_power) + ": raise the max power too");
-    if (g.threads < 1) throw invalid_input("threads " + std::to_string(g.threads) + " is below 1");
+    check_threads(g.threads);
     if (!(g.max_seconds >= 0) || !std::isfinite(g.max_seconds))
         throw invalid_input("max seconds " + std::to_string(g.max_seconds) + " must be finite and >= 0 (0: the default limit)");
 }

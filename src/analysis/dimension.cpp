@@ -70,7 +70,7 @@ void check_options(const DimensionOptions& opt) {
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
         throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
-    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    check_threads(opt.threads);
     if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0)
         throw invalid_input("max seconds: " + std::to_string(opt.max_seconds) + " is not a finite number >= 0");
 }
@@ -375,7 +375,7 @@ NmodMat dimension_jacobian(const Network& net, const std::vector<Point<std::uint
     const Model m{ValidSpec(net.spec)};
     m.check_weights(net.weights);
     if (p < 3 || !n_is_prime(p)) throw invalid_input("modulus " + std::to_string(p) + " is not an odd prime");
-    if (threads < 1) throw invalid_input("threads: " + std::to_string(threads) + " is below 1");
+    check_threads(threads);
     for (const auto& pt : points) check_point(m.spec(), pt);
     return variant == DimensionVariant::reverse ? jacobian_reverse(m, net.weights, points, p, output, threads)
                                                 : jacobian_interpolation(m, net.weights, points, p, output);

@@ -364,7 +364,7 @@ void check_options(const VarietyOptions& opt) {
     if (opt.trials < 1 || opt.trials > 1000) throw invalid_input("trials " + std::to_string(opt.trials) + " outside 1..1000");
     if (opt.max_unknowns < 1) throw invalid_input("max unknowns " + std::to_string(opt.max_unknowns) + " is below 1");
     if (opt.max_interpolation < 1) throw invalid_input("max interpolation " + std::to_string(opt.max_interpolation) + " is below 1");
-    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " is below 1");
+    check_threads(opt.threads);
     if (opt.max_equation_monomials < 0)
         throw invalid_input("max equation monomials " + std::to_string(opt.max_equation_monomials) + " is negative");
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <mutex>
+#include <thread>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -137,8 +138,21 @@ std::atomic<int>& threads_slot() {
 
 int default_threads() { return threads_slot().load(); }
 
+int max_threads() {
+    static const int most = [] {
+        const unsigned hw = std::thread::hardware_concurrency();
+        return static_cast<int>(std::min(4096u, std::max(64u, 16u * (hw == 0 ? 1u : hw))));
+    }();
+    return most;
+}
+
+void check_threads(int threads, const std::string& what) {
+    if (threads < 1 || threads > max_threads())
+        throw invalid_input(what + " " + std::to_string(threads) + " must be in 1.." + std::to_string(max_threads()));
+}
+
 void set_default_threads(int threads, const std::string& what) {
-    if (threads < 1 || threads > 4096) throw invalid_input(what + " = " + std::to_string(threads) + " must be in 1..4096");
+    check_threads(threads, what);
     threads_slot().store(threads);
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/process.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/integer.hpp"
 #include "network/families.hpp"
 #include "network/forward_impl.hpp"
@@ -53,7 +54,7 @@ void check_options(const EvaluationOptions& opt) {
         std::snprintf(g, sizeof g, "%g", opt.growth);
         throw invalid_input(std::string("growth ") + g + " must be a finite number above 1");
     }
-    if (opt.threads < 1) throw invalid_input("threads " + std::to_string(opt.threads) + " must be at least 1");
+    check_threads(opt.threads);
     if (opt.max_graded_degree < 0)
         throw invalid_input("max graded degree " + std::to_string(opt.max_graded_degree) + " must be at least 0");
     if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0) {

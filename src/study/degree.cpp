@@ -2,6 +2,7 @@
 
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/forward.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/partition.hpp"
@@ -91,8 +92,7 @@ constexpr long kMaxCountedDepth = 1000000;     // the deepest budget row counted
 
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed, const BudgetOptions& opt) {
-    if ((opt.dimension || opt.rank) && opt.threads < 1)
-        throw invalid_input("budget comparison: threads " + std::to_string(opt.threads) + " is below 1");
+    if (opt.dimension || opt.rank) check_threads(opt.threads, "budget comparison: threads");
     if (opt.rank && base.tokens < 2)
         throw invalid_input("budget comparison: the rank needs a partition, so at least 2 tokens (base.tokens = " +
                             std::to_string(base.tokens) + ")");

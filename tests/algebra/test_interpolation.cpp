@@ -1,6 +1,7 @@
 #include "algebra/interpolation.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -125,5 +126,5 @@ TEST_CASE("interpolate_total_degree: the grid needs D + 1 residues; bad sizes re
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(0, 2, 1, 101, std::ref(k), rng); }) == "interpolation: 0 unknowns");
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, -1, 1, 101, std::ref(k), rng); }) == "interpolation: degree -1 is negative");
     CHECK(seprank_test::message_of([&] { interpolate_total_degree(1, 2, 1, 101, std::ref(k), rng, InterpolationVariant::newton, 0); }) ==
-          "interpolation: threads 0 is below 1");
+          "interpolation: threads 0 must be in 1.." + std::to_string(max_threads()));
 }

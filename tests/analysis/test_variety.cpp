@@ -118,7 +118,7 @@ TEST_CASE("variety: degrees known in closed form") {
     CHECK_NOTHROW(check_options(VarietyOptions{}));
     VarietyOptions th;
     th.threads = 0;
-    refused(th, "threads 0 is below 1");
+    refused(th, "threads 0 must be in 1..");
     // the trials run side by side, each on its own stream: the same primes and counts on 1 and 2 threads
     VarietyOptions one = opt, two = opt;
     one.threads = 1;

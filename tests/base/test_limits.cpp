@@ -71,13 +71,25 @@ TEST_CASE("the default threads: every options struct starts at it; set, checked,
     CHECK(RankOptions{}.threads == 1);
     set_default_threads(7);
     CHECK(GenericOptions{}.threads == 7);
-    for (int bad : {0, -1, 4097}) {
+    // max_threads(): 16 per hardware thread, within 64..4096; every computation's check
+    CHECK(max_threads() >= 64);
+    CHECK(max_threads() <= 4096);
+    set_default_threads(max_threads());
+    CHECK(default_threads() == max_threads());
+    set_default_threads(7);
+    for (int bad : {0, -1, max_threads() + 1, 1000000}) {
         try {
             set_default_threads(bad, "--threads");
             FAIL("threads " << bad << " accepted");
         } catch (const invalid_input& e) {
-            CHECK(std::string(e.what()).find("--threads = " + std::to_string(bad)) != std::string::npos);
+            CHECK(std::string(e.what()) == "--threads " + std::to_string(bad) + " must be in 1.." + std::to_string(max_threads()));
         }
+        EvaluationOptions eo;
+        eo.threads = bad;
+        CHECK_THROWS_AS(check_options(eo), invalid_input);
+        RankOptions ro;
+        ro.threads = bad;
+        CHECK_THROWS_AS(check_options(ro), invalid_input);
     }
     CHECK(default_threads() == 7);  // a refused value changes nothing
     set_default_threads(before);
