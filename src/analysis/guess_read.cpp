@@ -122,6 +122,19 @@ class TableRowsSax {
 
 }  // namespace
 
+namespace {
+
+// Whether text is one JSON object (checked as every JSON text here is). Linear.
+bool json_object_text(std::string_view text) {
+    try {
+        return detail::parse_json_text(text, "text").is_object();
+    } catch (const invalid_input&) {
+        return false;
+    }
+}
+
+}  // namespace
+
 std::vector<TableRow> parse_table_cells(const std::string& input, const std::string& source) {
     using Row = TableRow;
     std::vector<Row> out;
@@ -151,7 +164,16 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
             if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
             const std::string where = source + ": line " + std::to_string(number);
             TableRowsSax row(out, where, false);
-            detail::sax_parse_json_text(line, where, row);
+            try {
+                detail::sax_parse_json_text(line, where, row);
+            } catch (const invalid_input&) {
+                // The whole text one JSON object (a record, as `rank --format json` prints):
+                // not a table, said so rather than the first line's syntax error.
+                if (first && json_object_text(std::string_view(text).substr(start)))
+                    throw invalid_input(source + " is one JSON object, not a table: a table is a JSON array of row objects, JSON lines (one object "
+                                                 "per line) or CSV (seprank table writes all three)");
+                throw;
+            }
             // The sweep line `seprank table --format json --out` writes first: skipped, as
             // the CSV's `#` sweep line.
             if (first && out.back().size() == 1 && out.back()[0].first == "seprank_table_sweep") out.pop_back();
@@ -359,6 +381,17 @@ std::string disagreeing_rows(const TableRow& a, const TableRow& b, std::size_t r
 
 }  // namespace
 
+namespace {
+
+// A table read as one column whose name holds a space, tab or ';': a table separated by
+// something else than commas. Said beside a missing column.
+std::string one_column_hint(const TableRow& row) {
+    if (row.size() != 1 || row[0].first.find_first_of(" \t;") == std::string::npos) return "";
+    return "; the header was read as one column '" + cut(row[0].first) + "': columns must be separated by commas";
+}
+
+}  // namespace
+
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
     for (const std::string& name : vars)
@@ -369,13 +402,14 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         const TableRow& row = table[r];
         const std::string at = "row " + std::to_string(r + 1);
         if (!row_matches(row, where)) continue;
+        for (const std::string& name : vars)  // the variables first: the columns the user named
+            if (!table_cell(row, name)) throw invalid_input("guess: the table has no column '" + name + "' (a variable)" + one_column_hint(row));
         const std::string* v = table_cell(row, value);
-        if (!v) throw invalid_input("guess: the table has no column '" + value + "' (the value)");
+        if (!v) throw invalid_input("guess: the table has no column '" + value + "' (the value)" + one_column_hint(row));
         if (v->empty()) continue;  // not computed
         GuessPoint p;
         for (const std::string& name : vars) {
             const std::string* c = table_cell(row, name);
-            if (!c) throw invalid_input("guess: the table has no column '" + name + "' (a variable)");
             long x = 0;
             if (!parse_long(*c, x)) {
                 if (integer_text(*c))

@@ -148,7 +148,10 @@ LayerSpec parse_layer(const std::string& full) {
         }
         out = LayerSpec(sp);
     });
-    if (!out) throw invalid_input("unknown layer kind '" + excerpt(parts[0]) + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")");
+    if (!out)
+        throw invalid_input("unknown layer kind '" + excerpt(parts[0]) + "' in '" + text + "' (expected " + detail::Stack::kind_list() + ")" +
+                            (text.find(';') != std::string::npos ? "; ',' joins the layers of one stack, ';' separates stacks only in table --layers"
+                                                                 : ""));
     return *out;
 }
 

@@ -43,6 +43,8 @@ def fixtures():
     w("w_1e400.json", '{' + hd + ',"layers":[{"W":[[[1e400]],[[2]]],"O":[[1]]}]}')
     w("w_float.json", '{' + hd + ',"layers":[{"W":[[[1.5]],[[2]]],"O":[[1]]}]}')
     w("g_nul.csv", "n,rank\n1,3\x00x\n2,5\n")  # a NUL byte in a cell: shown, not the end of the message
+    w("g_spaces.txt", "a b c\n1 2 3\n")  # separated by spaces: read as one column, said so
+    w("g_record.json", '{\n  "rank": 3,\n  "tokens": 2\n}\n')  # one JSON object over several lines: not a table
     w("w_bigsyntax.json", '{' + hd + ',"layers":[{"W":[[[123456789012345678901234567890]],[[2]]],"O":[[1]]},]}')  # the error's byte as given
     w("w_bigtokens.json", '{"family":"hadamard","tokens":99999999999999999999,"dim":1}')
     w("w_strtokens.json", '{"family":"hadamard","tokens":"2","dim":1}')
