@@ -130,6 +130,7 @@ std::vector<std::string> split_layers_list(const std::string& text);
 struct SweepPlan {
     std::vector<ValidSpec> configs;  // validated here, once: rows pass them on unchecked
     long invalid = 0;            // combinations left out (validation failed)
+    std::string first_invalid;   // the first one's reason ("" when none)
     long duplicates = 0;         // configurations left out as the same row as an earlier one
                                  // (the same row_key: 'attention,attention' at depth 1 and
                                  // 'attention' at depth 2, a value listed twice)
@@ -248,6 +249,7 @@ struct PlannedRow {
 struct TablePlan {
     std::vector<PlannedRow> rows;
     long invalid = 0;     // combinations left out, over every sweep
+    std::string first_invalid;  // the first one's reason ("" when none)
     long duplicates = 0;  // configurations planned once within their sweep
     long too_large = 0;   // configurations left out as too large to build, over every sweep
     std::string first_too_large;  // the first one's reason ("" when none)

@@ -757,6 +757,7 @@ PYBIND11_MODULE(_core, m) {
         result["duplicates"] = duplicates;
         result["too_large"] = planned.too_large;
         result["first_too_large"] = planned.first_too_large;
+        result["first_invalid"] = planned.first_invalid;
         result["computed"] = computed;
         result["resumed"] = resumed;
         result["file_duplicates"] = from_file.duplicates;

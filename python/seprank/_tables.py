@@ -231,8 +231,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     if device_note:  # device='auto' without a GPU: the rows ran on the CPU (the CLI's note)
         _warnings.warn(device_note, stacklevel=2)
     if invalid:  # as the CLI's summary line on stderr
-        _warnings.warn(f"{invalid} invalid combinations left out (H not dividing dx, a partition that does not fit N, ...)",
-                       stacklevel=2)
+        _warnings.warn(f"{invalid} invalid combinations left out (the first: {result['first_invalid']})", stacklevel=2)
     if result["too_large"]:  # as the CLI's note
         _warnings.warn(f"{result['too_large']} configuration(s) too large to build left out (the first: "
                        f"{result['first_too_large']})", stacklevel=2)

@@ -368,6 +368,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                         }
                                     } catch (const invalid_input& e) {
                                         ++plan.invalid;
+                                        if (plan.first_invalid.empty()) plan.first_invalid = e.what();
                                         if (unit->first_failure.empty()) unit->first_failure = e.what();
                                         if (family_failure.empty()) family_failure = e.what();
                                     }
@@ -646,6 +647,7 @@ TablePlan plan_table(const std::vector<SweepOptions>& sweeps) {
     for (const SweepOptions& sw : sweeps) {
         const SweepPlan p = plan_sweep(sw);
         plan.invalid += p.invalid;
+        if (plan.first_invalid.empty()) plan.first_invalid = p.first_invalid;
         plan.duplicates += p.duplicates;
         plan.too_large += p.too_large;
         if (plan.first_too_large.empty()) plan.first_too_large = p.first_too_large;

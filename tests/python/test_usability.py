@@ -121,10 +121,11 @@ def test_table_warns_of_the_combinations_it_leaves_out_as_the_cli_says_on_stderr
     assert len(rows) == 1  # H=2 divides dx=2 only
     said = [str(w.message) for w in caught if "invalid combinations left out" in str(w.message)]
     assert said and said[0].startswith("2 invalid combinations left out"), [str(w.message) for w in caught]
+    assert "(the first: heads H = 2 does not divide dim dx = 1" in said[0]  # named, as the CLI names it
     import subprocess
     out = subprocess.run([cli_path, "table", "--family", "attention", "--tokens", "2", "--dim", "1..3", "--heads", "2",
                           "--depth", "1", "--format", "csv"], capture_output=True, text=True, timeout=60)
-    assert "2 invalid combinations left out" in out.stderr
+    assert "2 invalid combinations left out (the first: heads H = 2 does not divide dim dx = 1" in out.stderr
 
 
 def test_partitions_and_lists_may_hold_blanks():
