@@ -65,9 +65,12 @@ std::string to_string(Measure m);
 Measure measure_from_string(const std::string& s);
 
 // One-dimensional facts, exact (used by the change of basis, and by tests as references).
-// No preconditions; each is exact and its cost grows with k (or j, max_degree) only.
+// k, j, max_degree <= kMaxBasisDegree (invalid_input naming the value: 2^32 − 1 wrapped
+// the table's size to 0); monomial_to_basis's table also within default_max_memory()
+// (resource_limit). Each is exact and its cost grows with k (or j, max_degree) only.
 // E[x^k] under the measure: uniform on [−1, 1]: 1/(k+1) for even k, 0 for odd; Gaussian:
 // (k−1)!! for even k, 0 for odd. O(k) big-integer products.
+inline constexpr unsigned kMaxBasisDegree = 1u << 16;
 Rational moment(Measure m, unsigned k);
 // ‖p_j‖² = E[p_j²]: 1/(2j+1) (Legendre), j! (Hermite). O(j) big-integer products.
 Rational basis_norm2(Measure m, unsigned j);
@@ -96,6 +99,10 @@ struct OrthoFlattening {
 // Cost: dense exact products, O(m_A·m_B·k_B + k_A·m_A·k_B) rational operations; memory
 // the dense m_A × m_B, m_A × k_B and k_A × k_B rational matrices.
 OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);
+// Checks what the spectra read of a flattening built by hand (invalid_input naming the
+// field): one positive weight per row of K (weight_a) and per column (weight_b). The
+// spectra below call it first. O(k_A + k_B).
+void check_flattening(const OrthoFlattening& of);
 
 enum class SpectrumMethod { certified, fast };
 // "certified", "fast" (internal_error outside the enum) and the inverse (exact;

@@ -58,7 +58,30 @@ SpectrumMethod spectrum_method_from_string(const std::string& s) {
 // ---------------------------------------------------------------------------
 // One-dimensional orthogonal polynomials.
 
+namespace {
+void check_basis_degree(unsigned k, const char* what) {
+    if (k > kMaxBasisDegree)
+        throw invalid_input(std::string(what) + " " + std::to_string(k) + " is above " + std::to_string(kMaxBasisDegree) +
+                            " (a network's degree in one token's variables is far below it)");
+}
+}  // namespace
+
+void check_flattening(const OrthoFlattening& of) {
+    const auto check = [](const std::vector<Rational>& w, long n, const char* name, const char* of_k) {
+        if (static_cast<long>(w.size()) != n)
+            throw invalid_input(std::string("OrthoFlattening::") + name + " has " + std::to_string(w.size()) + " entries, K has " +
+                                std::to_string(n) + " " + of_k);
+        for (std::size_t i = 0; i < w.size(); ++i)
+            if (fmpq_sgn(w[i].get()) <= 0)
+                throw invalid_input(std::string("OrthoFlattening::") + name + "[" + std::to_string(i) + "] = " + w[i].str() +
+                                    " is not a squared norm (> 0)");
+    };
+    check(of.weight_a, of.K.rows(), "weight_a", "rows");
+    check(of.weight_b, of.K.cols(), "weight_b", "columns");
+}
+
 Rational moment(Measure m, unsigned k) {
+    check_basis_degree(k, "moment: k =");
     if (k % 2 == 1) return Rational(0);
     if (m == Measure::uniform) return Rational(Integer(1), Integer(static_cast<long>(k) + 1));
     Integer r(1);  // (k-1)!!
@@ -67,6 +90,7 @@ Rational moment(Measure m, unsigned k) {
 }
 
 Rational basis_norm2(Measure m, unsigned j) {
+    check_basis_degree(j, "basis_norm2: j =");
     if (m == Measure::uniform) return Rational(Integer(1), Integer(2 * static_cast<long>(j) + 1));
     Integer r(1);  // j!
     for (long i = 2; i <= static_cast<long>(j); ++i) r = r * Integer(i);
@@ -81,6 +105,11 @@ std::vector<std::vector<Rational>> monomial_to_basis(Measure m, unsigned max_deg
         return m == Measure::uniform ? Rational(Integer(j + 1), Integer(2 * j + 1)) : Rational(1);
     };
     auto beta = [m](long j) { return m == Measure::uniform ? Rational(Integer(j), Integer(2 * j + 1)) : Rational(j); };
+    check_basis_degree(max_degree, "monomial_to_basis: max_degree =");
+    // (d+1)(d+2)/2 entries of about d·log2(d) bits each (Hermite; Legendre's are smaller).
+    const double d = static_cast<double>(max_degree) + 1, entries = d * (d + 1) / 2;
+    check_memory(entries * (64 + d * (std::log2(d) + 2) / 4), default_max_memory(),
+                 "monomial_to_basis: the change of basis up to degree " + std::to_string(max_degree));
     std::vector<std::vector<Rational>> a(max_degree + 1);
     a[0] = {Rational(1)};
     for (unsigned k = 0; k < max_degree; ++k) {

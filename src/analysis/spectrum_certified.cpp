@@ -71,6 +71,7 @@ MatS<S> mid_gram(const arb_mat_t m) {
 
 SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision) {
     if (precision < 53 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 53..4096 (53: double; more: MPFR)");
+    check_flattening(of);
     SquaredEnclosure out;
     const long ka = of.K.rows(), kb = of.K.cols();
     if (ka == 0 || kb == 0) return out;

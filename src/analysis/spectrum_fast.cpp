@@ -55,6 +55,7 @@ double to_double(const S& x) {
 
 std::vector<double> spectrum_fast(const OrthoFlattening& of, long precision) {
     if (precision < 53 || precision > 4096) throw invalid_input("SpectrumOptions::precision " + std::to_string(precision) + " must be in 53..4096 (53: double; more: MPFR)");
+    check_flattening(of);
     std::vector<double> out;
     if (of.K.rows() == 0 || of.K.cols() == 0) return out;
     if (precision <= 53) {

@@ -3,6 +3,7 @@
 // polynomials), the exact characteristic polynomial of C G_B Cᵀ G_A over Q, and its
 // roots isolated by Arb — these are the σ_k². Certified balls must contain them.
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/flatten.hpp"
 #include "seprank/network.hpp"
 #include "seprank/poly_io.hpp"
@@ -133,6 +134,28 @@ TEST_CASE("one-dimensional bases: monomials re-expanded give the moments") {
     CHECK(basis_norm2(Measure::uniform, 2) == Rational(Integer(1), Integer(5)));
     CHECK(measure_from_string("gaussian") == Measure::gaussian);
     CHECK_THROWS_AS(measure_from_string("cauchy"), invalid_input);
+    // Degrees past kMaxBasisDegree are refused (2^32 − 1 wrapped the table's size to 0 and
+    // crashed; 10^5 asked GMP for more than it had and aborted)
+    for (Measure m : {Measure::uniform, Measure::gaussian}) {
+        CHECK_THROWS_AS(monomial_to_basis(m, 4294967295u), invalid_input);
+        CHECK_THROWS_AS(moment(m, kMaxBasisDegree + 1), invalid_input);
+        CHECK_THROWS_AS(basis_norm2(m, 4294967295u), invalid_input);
+    }
+    // within the degree bound, the table's memory is checked first
+    const double before = default_max_memory();
+    set_default_max_memory(64.0 * 1024 * 1024);
+    CHECK_THROWS_AS(monomial_to_basis(Measure::gaussian, 60000), resource_limit);
+    set_default_max_memory(before);
+    // a flattening built by hand: weights that do not match K are named, not read past
+    OrthoFlattening of;
+    of.K = QMat(3, 3);
+    CHECK_THROWS_AS(spectrum_fast(of), invalid_input);
+    CHECK_THROWS_AS(spectrum_certified(of), invalid_input);
+    of.weight_a.assign(3, Rational(1));
+    of.weight_b.assign(3, Rational(0));
+    CHECK_THROWS_AS(spectrum_fast(of), invalid_input);
+    of.weight_b.assign(3, Rational(2));
+    CHECK(spectrum_fast(of) == std::vector<double>(3, 0.0));
 }
 
 TEST_CASE("norm: the exact ||f||^2 equals E[f^2] from moments") {
