@@ -187,7 +187,8 @@ public:
                            const std::vector<std::vector<std::uint64_t>>& exps);
 
     // f(point): point.size() == nvars checked (invalid_input). Over Q exact, resource_limit
-    // when FLINT cannot take the exponents; cost data-dependent: powers of the coordinates up
+    // when FLINT cannot take the exponents or when the value's size (coefficient bits +
+    // degree × the point's largest height) would pass default_max_memory(); cost data-dependent: powers of the coordinates up
     // to the degrees and one product per term, on rationals that grow with them. Over Z/p
     // O(t·n) word operations plus the powers.
     Coeff evaluate(const std::vector<Coeff>& point) const;

@@ -350,12 +350,40 @@ typename Poly<T>::Coeff Poly<T>::evaluate(const std::vector<Coeff>& point) const
     if (point.size() != ctx_->nvars())
         throw invalid_input("evaluation point has " + std::to_string(point.size()) + " values, expected " +
                             std::to_string(ctx_->nvars()));
+    if constexpr (Ops<T>::exact_coefficients) {
+        // Over Q the value has at most bits(coefficients) + deg·max height(point) + log2 t
+        // bits (a height: numerator and denominator bits): bounded before GMP is asked for
+        // it (x^(2^40) at 2 ran two minutes, then GMP aborted the process).
+        const std::size_t t = terms();
+        if (t > 0) {
+            double height = 0;
+            for (const Coeff& x : point)
+                height = std::max(height, static_cast<double>(fmpz_bits(fmpq_numref(x.get())) + fmpz_bits(fmpq_denref(x.get()))));
+            const double bits = Ops<T>::coeff_bits(p_, ctx_->get()) + static_cast<double>(degree()) * height + std::log2(static_cast<double>(t)) + 64;
+            const std::string what = "evaluating a polynomial of degree " + std::to_string(degree()) + " at a point of height " +
+                                     std::to_string(static_cast<long>(height)) + " bits";
+            if (bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold
+                throw resource_limit(what + ": a value of up to about " + format_bytes(bits / 8));
+            check_memory(4 * bits / 8, default_max_memory(), what);  // the value, its powers and a product in flight
+        }
+    }
     return Ops<T>::evaluate(p_, point, ctx_->get());
+}
+
+// The memory of a sum of t terms, bounded before FLINT allocates it: each term packs at
+// least 8 bits per variable (so 10^5 variables make 100 KB a term) beside its coefficient;
+// FLINT aborts the process when an allocation fails. O(1).
+template <class T>
+void check_sum_memory(std::size_t t, std::size_t nvars, const char* op) {
+    const double bytes = static_cast<double>(t) * (8.0 * std::ceil(static_cast<double>(nvars) / 8.0) + 48.0);
+    if (bytes > default_max_memory())
+        check_memory(bytes, default_max_memory(), std::string("a ") + op + " of " + std::to_string(t) + " terms in " + std::to_string(nvars) + " variables");
 }
 
 template <class T>
 Poly<T>& Poly<T>::operator+=(const Poly& o) {
     require_same(o, "+");
+    check_sum_memory<T>(terms() + o.terms(), ctx_->nvars(), "sum");
     Ops<T>::add(p_, p_, o.p_, ctx_->get());
     return *this;
 }
@@ -363,6 +391,7 @@ Poly<T>& Poly<T>::operator+=(const Poly& o) {
 template <class T>
 Poly<T>& Poly<T>::operator-=(const Poly& o) {
     require_same(o, "-");
+    check_sum_memory<T>(terms() + o.terms(), ctx_->nvars(), "difference");
     Ops<T>::sub(p_, p_, o.p_, ctx_->get());
     return *this;
 }

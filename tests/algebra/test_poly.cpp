@@ -1,5 +1,6 @@
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
+#include "seprank/poly_io.hpp"
 #include "seprank/poly.hpp"
 #include "support.hpp"
 
@@ -77,6 +78,34 @@ TEST_CASE("QPoly with huge coefficients" * doctest::test_suite("slow")) {
     auto rng = seprank_test::rng_for("qpoly-huge");
     INFO("seed " << seprank_test::seed());
     check_arithmetic(rng, seprank_test::iterations(1000), 12, 2000);
+}
+
+TEST_CASE("QPoly::evaluate bounds the value's size before GMP is asked for it") {
+    auto c = QContext::make(Variables({"x"}));
+    // x^(2^40) at 2: 2^40 bits, past what GMP holds; x^(2^33) at 3: about 1.7 GB
+    CHECK_THROWS_AS(QPoly::from_terms(c, {Rational(1)}, {{1ULL << 40}}).evaluate({Rational(2)}), resource_limit);
+    const double before = default_max_memory();
+    set_default_max_memory(256.0 * 1024 * 1024);
+    CHECK_THROWS_AS(QPoly::from_terms(c, {Rational(1)}, {{1ULL << 33}}).evaluate({Rational(3)}), resource_limit);
+    set_default_max_memory(before);
+    // small values pass, exactly; an empty polynomial is 0 at any point
+    Integer two100(3);
+    for (int i = 0; i < 100; ++i) two100 = two100 * Integer(2);
+    CHECK(QPoly::from_terms(c, {Rational(3)}, {{100}}).evaluate({Rational(2)}) == Rational(two100));
+    CHECK(QPoly(c).evaluate({Rational(7)}).is_zero());
+}
+
+TEST_CASE("a sum in many variables bounds its memory before FLINT allocates it") {
+    // 2000 variables: at least 2000 bytes a term; 2000 terms pass 1 MiB (FLINT had aborted
+    // on x1_1 + ... + x99999_1 from Python)
+    std::string text;
+    for (int i = 1; i <= 2000; ++i) text += (i > 1 ? "+" : "") + std::string("x") + std::to_string(i) + "_1";
+    const auto ctx = QContext::make(variables_in(text));
+    const double before = default_max_memory();
+    set_default_max_memory(1024.0 * 1024);
+    CHECK_THROWS_AS(parse_poly(text, ctx), resource_limit);
+    set_default_max_memory(before);
+    CHECK(parse_poly(text, ctx).terms() == 2000);
 }
 
 TEST_CASE("reduction mod p commutes with evaluation, for p near 2^63 and 2^64") {
