@@ -43,8 +43,9 @@ public:
     // Names must be identifiers [A-Za-z_][A-Za-z0-9_]* and pairwise distinct (checked,
     // invalid_input naming the name). Cost: one sort of the n names, O(n log n) comparisons.
     explicit Variables(std::vector<std::string> names);
-    // x1_1, x1_2, ..., x1_dx, x2_1, ..., xN_dx (token-major). N, dx >= 0 checked. Cost as
-    // the constructor, n = N·dx.
+    // x1_1, x1_2, ..., x1_dx, x2_1, ..., xN_dx (token-major). N, dx >= 0 checked; their
+    // names' memory within default_max_memory() (resource_limit). Cost as the constructor,
+    // n = N·dx.
     static Variables tokens(long n_tokens, long dim, const std::string& prefix = "x");
 
     // The number of names, name i (std::out_of_range unless i < size()), all of them. O(1).

@@ -57,6 +57,11 @@ Variables::Variables(std::vector<std::string> names) : names_(std::move(names)) 
 Variables Variables::tokens(long n_tokens, long dim, const std::string& prefix) {
     if (n_tokens < 0) throw invalid_input("number of tokens " + std::to_string(n_tokens) + " is negative");
     if (dim < 0) throw invalid_input("dimension " + std::to_string(dim) + " is negative");
+    // About 48 bytes a name (the string, its index, the sorted copy), checked before any is
+    // made: n·dx in double, as 2^32 · 2^32 overflowed the reserve to a bad_alloc.
+    const double n = static_cast<double>(n_tokens) * static_cast<double>(dim);
+    check_memory(48.0 * n, default_max_memory(),
+                 "variables for " + std::to_string(n_tokens) + " tokens of dimension " + std::to_string(dim));
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(n_tokens * dim));
     for (long j = 1; j <= n_tokens; ++j)

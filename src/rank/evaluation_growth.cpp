@@ -122,6 +122,13 @@ RankAnswer evaluation_rank_plain_impl(const Network& net, const ValidPartition& 
     const bool bordered = use_bordered(opt, st.dev);
     long old = 0;
     StepBudget budget(opt.max_seconds);
+    {
+        // The first side's points and matrix, checked before any is drawn (a later side's are
+        // checked as the growth reaches it): start = 2^62 had the process killed for memory.
+        const double k = static_cast<double>(first_side(opt));
+        check_memory(8.0 * k * (k + 1) + 16.0 * k * static_cast<double>(width), default_max_memory(),
+                     "evaluation (plain): the first side " + std::to_string(first_side(opt)) + ", its points and its matrix");
+    }
     for (long k = first_side(opt);; k = next_side(k, opt)) {
         budget.step_started();
         report_step(k, opt.max_side, "evaluating", res.value, old);

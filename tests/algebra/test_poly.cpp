@@ -95,6 +95,12 @@ TEST_CASE("QPoly::evaluate bounds the value's size before GMP is asked for it") 
     CHECK(QPoly(c).evaluate({Rational(7)}).is_zero());
 }
 
+TEST_CASE("Variables::tokens checks the names' memory before making them") {
+    CHECK_THROWS_AS(Variables::tokens(1L << 32, 1L << 32), resource_limit);  // n·dx overflowed to a bad_alloc
+    CHECK(Variables::tokens(3, 2).size() == 6);
+    CHECK(Variables::tokens(0, 5).size() == 0);
+}
+
 TEST_CASE("a sum in many variables bounds its memory before FLINT allocates it") {
     // 2000 variables: at least 2000 bytes a term; 2000 terms pass 1 MiB (FLINT had aborted
     // on x1_1 + ... + x99999_1 from Python)

@@ -1364,6 +1364,12 @@ TEST_CASE("block hints: a run stopped by its size limit ranks every open block a
     const RankAnswer huge = evaluation_rank(net, part, h);
     CHECK(huge.value == ref.value);
     CHECK(huge.block_ranks == ref.block_ranks);
+    // The plain variant's first side is checked against the memory limit before any point
+    // is drawn (start = 2^62 had the process killed for memory)
+    EvaluationOptions plain;
+    plain.variant = EvaluationVariant::plain;
+    plain.start = plain.max_side = 1L << 40;
+    CHECK_THROWS_AS(evaluation_rank(net, part, plain), resource_limit);
     h.variant = EvaluationVariant::plain;
     h.block_hints = {1};
     CHECK(evaluation_rank(net, part, h).note.find("block hints not used (plain variant)") != std::string::npos);
