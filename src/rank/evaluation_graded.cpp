@@ -160,8 +160,9 @@ long next_step(const std::vector<Block>& blocks) {
     for (const auto& b : blocks)
         if (!b.done) lo = lo == 0 ? b.target : std::min(lo, b.target);
     long k = lo;
+    const long reach = lo > std::numeric_limits<long>::max() - lo / 16 ? std::numeric_limits<long>::max() : lo + lo / 16;  // no overflow
     for (const auto& b : blocks)
-        if (!b.done && b.target <= lo + lo / 16) k = std::max(k, b.target);
+        if (!b.done && b.target <= reach) k = std::max(k, b.target);
     return k;
 }
 
