@@ -36,6 +36,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
+    if isinstance(max_expand_bytes, bool) or not isinstance(max_expand_bytes, (int, float)) or not max_expand_bytes >= 0:
+        raise ValueError(f"max_expand_bytes: expected a number of bytes >= 0 (inf: always expand), got {max_expand_bytes!r}")
     rows = []
     for L in range(1, net.spec["depth"] + 1):
         try:

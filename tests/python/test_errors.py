@@ -220,6 +220,13 @@ def test_a_zero_polynomial_has_no_measured_degree():
     # the seed-1 weights of this hadamard network draw a 0: f = 0 at depth 2 (measured was -1)
     rows = seprank.degree(seprank.hadamard(tokens=2, dim=1, block_degree=2, depth=2))
     assert rows[0]["measured"] == 2 and rows[1]["measured"] is None and rows[1]["terms"] == 0
+    # max_expand_bytes: a number >= 0 (NaN was accepted and read as "never"; a string raised TypeError)
+    net = seprank.attention(tokens=2, dim=1)
+    for bad in (float("nan"), -1, "x", True):
+        with pytest.raises(ValueError, match="max_expand_bytes: expected a number of bytes"):
+            seprank.degree(net, max_expand_bytes=bad)
+    assert seprank.degree(net, max_expand_bytes=float("inf"))[0]["terms"] is not None
+    assert seprank.degree(net, max_expand_bytes=0)[0]["terms"] is None
 
 
 def test_text_that_is_not_utf8_is_a_value_error_naming_the_argument():
