@@ -176,8 +176,8 @@ SquaredEnclosure spectrum_certified(const OrthoFlattening& of, long precision = 
 // bounded both by the sum of the tail and by ‖f‖² minus the head (sums in Arb balls);
 // certified = `certified` and rank_low == rank_high. ε = 0 with exact_rank ≥ 0 gives
 // exact_rank (certified = `certified`); exact_rank < 0: unknown, ε = 0 is treated like
-// any other threshold. ε must be finite and ≥ 0, and s2.lo, s2.hi of one length
-// (invalid_input). Cost O(n) ball additions for the prefix sums plus O(n) per threshold.
+// any other threshold. ε must be finite and ≥ 0, s2.lo, s2.hi of one length with
+// 0 <= lo <= hi < inf, and norm2 >= 0 (invalid_input). Cost O(n) ball additions for the prefix sums plus O(n) per threshold.
 std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2, const std::vector<double>& eps,
                                bool absolute, bool certified, long exact_rank = -1);
 

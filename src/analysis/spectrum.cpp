@@ -332,6 +332,13 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
                                bool absolute, bool certified, long exact_rank) {
     const std::size_t n = s2.lo.size();
     if (s2.hi.size() != n) throw invalid_input("eps_ranks: lo and hi differ in length");
+    // An enclosure is lo <= hi, both finite and >= 0, and ‖f‖² >= 0: a hand-made one that is
+    // not would give ranks that mean nothing.
+    for (std::size_t k = 0; k < n; ++k)
+        if (!(s2.lo[k] >= 0) || !(s2.lo[k] <= s2.hi[k]) || !std::isfinite(s2.hi[k]))
+            throw invalid_input("eps_ranks: enclosure " + std::to_string(k) + " [" + std::to_string(s2.lo[k]) + ", " + std::to_string(s2.hi[k]) +
+                                "] is not 0 <= lo <= hi < inf");
+    if (fmpq_sgn(norm2.get()) < 0) throw invalid_input("eps_ranks: the squared norm " + norm2.str() + " is negative");
     const slong wp = 128;
     // Prefix sums of lo and hi, exact enough in balls.
     std::vector<ArbNum> plo(n + 1), phi(n + 1);

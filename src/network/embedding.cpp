@@ -82,9 +82,12 @@ Network without_embedding(const Network& net) {
 }
 
 Network with_embedding(const Network& net, const Dense<Rational>& M) {
-    if (M.rows != net.spec.dim || M.cols < 1 || M.cols > 64 || static_cast<long>(M.a.size()) != M.rows * M.cols)
+    if (M.rows != net.spec.dim || M.cols < 1 || M.cols > 64)
         throw invalid_input("embedding: shape " + std::to_string(M.rows) + "x" + std::to_string(M.cols) + ", expected " +
                             std::to_string(net.spec.dim) + " rows and 1..64 columns");
+    if (static_cast<long>(M.a.size()) != M.rows * M.cols)
+        throw invalid_input("embedding: " + std::to_string(M.a.size()) + " entries for its shape " + std::to_string(M.rows) + "x" +
+                            std::to_string(M.cols));
     Network out = net;
     out.spec.embed_rank = M.cols;
     out.weights.embedding = M;

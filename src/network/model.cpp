@@ -341,9 +341,12 @@ Weights Model::draw_weights(std::uint64_t seed, long range) const {
 void Model::check_weights(const Weights& w) const {
     const NetworkSpec& s = spec();
     auto check = [](const Dense<Rational>& m, long r, long c, const std::string& where) {
-        if (m.rows != r || m.cols != c || static_cast<long>(m.a.size()) != r * c)
+        if (m.rows != r || m.cols != c)
             throw invalid_input(where + ": shape " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + ", expected " +
                                 std::to_string(r) + "x" + std::to_string(c));
+        if (static_cast<long>(m.a.size()) != r * c)  // the right shape, its entries not (a Dense built by hand)
+            throw invalid_input(where + ": " + std::to_string(m.a.size()) + " entries for its shape " + std::to_string(r) + "x" +
+                                std::to_string(c) + " (" + std::to_string(r * c) + ")");
     };
     if (w.layers.size() != layers_.size())
         throw invalid_input("weights have " + std::to_string(w.layers.size()) + " layers, depth is " + std::to_string(s.depth));

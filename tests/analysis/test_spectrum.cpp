@@ -14,6 +14,7 @@
 
 #include <acb.h>
 #include <arb_fmpz_poly.h>
+#include <cmath>
 #include <doctest/doctest.h>
 #include <set>
 #include <flint/fmpq_mat.h>
@@ -156,6 +157,16 @@ TEST_CASE("one-dimensional bases: monomials re-expanded give the moments") {
     CHECK_THROWS_AS(spectrum_fast(of), invalid_input);
     of.weight_b.assign(3, Rational(2));
     CHECK(spectrum_fast(of) == std::vector<double>(3, 0.0));
+    // a hand-made enclosure: lo > hi, NaN, a negative squared norm are refused
+    SquaredEnclosure s2;
+    s2.lo = {2.0};
+    s2.hi = {1.0};
+    CHECK_THROWS_AS(eps_ranks(s2, Rational(1), {0.1}, false, false), invalid_input);
+    s2.lo = {std::nan("")};
+    CHECK_THROWS_AS(eps_ranks(s2, Rational(1), {0.1}, false, false), invalid_input);
+    s2.lo = {0.5};
+    CHECK_THROWS_AS(eps_ranks(s2, Rational(-1), {0.1}, false, false), invalid_input);
+    CHECK(eps_ranks(s2, Rational(1), {0.1}, false, false).size() == 1);
 }
 
 TEST_CASE("norm: the exact ||f||^2 equals E[f^2] from moments") {

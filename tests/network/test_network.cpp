@@ -146,6 +146,9 @@ TEST_CASE("ValidSpec: a spec is validated where it enters, with validate's one m
     // check_shapes returns the network's spec, validated; shapes are checked after it.
     Network net = random_network(v, 7);
     CHECK(describe(check_shapes(net)) == describe(s));
+    Network entries = net;  // the right shape with too few entries: said so ("shape 2x2, expected 2x2" before)
+    entries.weights.layers[0].heads[0].Q.a.pop_back();
+    CHECK_THROWS_WITH_AS(check_shapes(entries), doctest::Contains("3 entries for its shape 2x2 (4)"), invalid_input);
     net.weights.layers[0].heads[0].Q.rows = 1;
     CHECK_THROWS_WITH_AS(check_shapes(net), doctest::Contains("shape 1x2, expected 2x2"), invalid_input);
     // evaluate and evaluate_double check the network too: one edited by hand is refused,
