@@ -22,28 +22,15 @@ std::string blocks_text(const std::vector<seprank::BlockPrediction>& pred) {
     return s;
 }
 
-// The generic graded evaluation at x, block by block against the law's prediction.
-json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, const std::vector<seprank::TableRow>& cells,
-                 const std::vector<long>& x, const std::vector<seprank::BlockPrediction>& pred, long total, std::string& shown) {
+// The generic graded evaluation of the predicted network `at` (prediction_network), block by
+// block against the law's prediction.
+json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork& at, const std::vector<seprank::BlockPrediction>& pred,
+                 long total, std::string& shown) {
     json c;
     if (total > rq.check.max_side) {  // the rank cannot pass the evaluation's side: only a lower bound could come back
         c["verdict"] = "unchecked (prediction above --check-max-side " + std::to_string(rq.check.max_side) + ")";
         shown = " [unchecked: the predicted total is above --check-max-side " + std::to_string(rq.check.max_side) + "]";
         return c;
-    }
-    const seprank::TableRow* row = nullptr;
-    for (const auto& r : cells)
-        if (seprank::row_matches(r, rq.where)) {
-            row = &r;
-            break;
-        }
-    const seprank::ValidSpec spec(seprank::spec_of_row(*row, law.vars, x));
-    seprank::ValidPartition part = seprank::balanced_partition(spec->tokens);
-    if (const std::string* t = seprank::table_cell(*row, "partition"); t && !t->empty()) {
-        try {
-            part = seprank::parse_partition(*t, spec->tokens);
-        } catch (const seprank::invalid_input&) {
-        }
     }
     seprank::GenericOptions g;
     g.trials = rq.check.trials;
@@ -53,7 +40,7 @@ json check_point(const GuessBlocksRequest& rq, const seprank::BlockLaw& law, con
     g.variant = seprank::EvaluationVariant::graded;
     g.max_seconds = rq.check.seconds;
     const auto t0 = std::chrono::steady_clock::now();
-    const seprank::RankAnswer a = seprank::generic_rank(spec, part, g);
+    const seprank::RankAnswer a = seprank::generic_rank(at.spec, at.part, g);
     c["seconds"] = std::round(seconds_since(t0) * 1e3) / 1e3;
     c["generic"] = a.value;
     c["label"] = a.label();
@@ -176,7 +163,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         pj["total"] = total;
         pj["blocks"] = blocks;
         std::string shown;
-        if (rq.do_check) pj["check"] = check_point(rq, law, cells, x, pred, total, shown);
+        if (rq.do_check) pj["check"] = check_point(rq, at, pred, total, shown);
         preds.push_back(pj);
         extra << "predict     " << point_text(x) << ": total " << total << shown << "\n"
               << "            blocks " << blocks_text(pred) << "\n";
