@@ -141,6 +141,14 @@ struct GuessCommand final : Command {
                                                       : (n_marked == 1 ? std::string("1 row read is") : std::to_string(n_marked) + " rows read are") +
                                                             " marked by the table's status column, so a value may be a bound, not the value: " +
                                                             marked + "; --where status=ok leaves them out";
+        // What the rows are (certified, generic lower bounds, …): a form is only as sure as them.
+        const seprank::RowLabels labels = seprank::row_labels(g.rows);
+        if (!labels.counts.empty()) {
+            json lc = json::object();
+            for (const auto& [name, n] : labels.counts) lc[name] = n;
+            j["row_labels"] = lc;
+            j["rows_failure_bound"] = labels.failure_bound;
+        }
         if (!g.found) {
             // One line on stderr: the notes go into the JSON answer only.
             if (!notes.lines.empty() && format == "json") j["notes"] = notes.lines;
@@ -151,14 +159,6 @@ struct GuessCommand final : Command {
             return 1;
         }
         if (n_marked > 0) notes.add(marked_line);
-        // What the rows are (certified, generic lower bounds, …): a form is only as sure as them.
-        const seprank::RowLabels labels = seprank::row_labels(g.rows);
-        if (!labels.counts.empty()) {
-            json lc = json::object();
-            for (const auto& [name, n] : labels.counts) lc[name] = n;
-            j["row_labels"] = lc;
-            j["rows_failure_bound"] = labels.failure_bound;
-        }
         j["formula"] = g.formula.text();
         j["latex"] = g.formula.latex();
         j["form"] = seprank::to_string(g.formula.kind);

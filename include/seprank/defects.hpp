@@ -46,7 +46,7 @@ struct DefectRange {
     long min_depth = 2, max_depth = 4;  // 2 <= min_depth <= max_depth <= 5 (checked)
     long min_power = 2, max_power = 5;  // 2 <= min_power <= max_power <= 8 (checked)
     std::uint64_t seed = 1;             // network i is measured with seed + i
-    int threads = default_threads();    // >= 1 (checked); networks are split among them
+    int threads = default_threads();    // 1..max_threads() (checked); networks are split among them
     // The limit of the range's time estimate and of each network's dimension estimate, in
     // seconds; 0: default_max_seconds() (the CLI's --max-time). Finite and >= 0 (checked).
     double max_seconds = 0;

@@ -78,7 +78,7 @@ struct BudgetOptions {
     // the table's settings (table_generic_defaults: 1 trial, size budget 8192) except seed
     // and threads. Needs at least 2 tokens (checked).
     bool rank = false;
-    int threads = default_threads();  // >= 1 (checked when either is asked for)
+    int threads = default_threads();  // 1..max_threads() (checked when either is asked for)
 };
 
 struct BudgetComparison {

@@ -80,7 +80,7 @@ DimensionVariant dimension_variant_from_string(const std::string& s);  // invali
 struct DimensionOptions {
     DimensionOutput output = DimensionOutput::scalar;
     DimensionVariant variant = DimensionVariant::reverse;
-    int threads = default_threads();         // >= 1 (checked); rows of J are split among them
+    int threads = default_threads();         // 1..max_threads() (checked); rows of J are split among them
     long trials = 2;         // >= 1 (checked)
     std::uint64_t seed = 1;
     int prime_bits = 62;     // 20..62 (checked)
@@ -112,7 +112,7 @@ std::vector<Rational*> dimension_weight_entries(const ValidSpec& s, Weights& w);
 // The Jacobian J mod p at net's weights (reduced mod p) and the given points: row
 // s·K + o is ∂F_o/∂w (x_s) for the o-th of the K outputs (scalar: K = 1; all: tokens in
 // order, coordinates within), columns as dimension_weight_entries. Checked
-// (invalid_input): net (check_shapes), the points' shapes, p an odd prime, threads >= 1;
+// (invalid_input): net (check_shapes), the points' shapes, p an odd prime, threads in 1..max_threads();
 // interpolation: p > D_L (the weight degree; nodes 0..D_L distinct mod p) and D_L < 2^20.
 // Either variant; both give the same matrix. Cost per row as the variant (above): one
 // taped forward pass and backward sweep (reverse), params·(D_L+1) forward passes

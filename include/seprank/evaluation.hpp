@@ -114,7 +114,7 @@ struct EvaluationOptions {
 };
 
 // Checks every value, whatever the variant will be (invalid_input naming the value):
-// max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads >= 1,
+// max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads in 1..max_threads(),
 // max_graded_degree >= 0, max_seconds finite and >= 0. Called by every evaluation_rank* entry
 // point. O(1).
 void check_options(const EvaluationOptions& opt);

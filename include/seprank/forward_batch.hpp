@@ -47,8 +47,8 @@ public:
     // which is copied: an evaluator moved from still evaluates, by the one-point path
     // (batched() false).
     ~ModBatchEvaluator();
-    ModBatchEvaluator(ModBatchEvaluator&&) noexcept;
-    ModBatchEvaluator& operator=(ModBatchEvaluator&&) noexcept;
+    ModBatchEvaluator(ModBatchEvaluator&&);  // not noexcept: the one-point evaluator is copied
+    ModBatchEvaluator& operator=(ModBatchEvaluator&&);
     ModBatchEvaluator(const ModBatchEvaluator&) = delete;
     ModBatchEvaluator& operator=(const ModBatchEvaluator&) = delete;
 

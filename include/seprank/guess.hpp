@@ -68,7 +68,8 @@ struct GuessPoint {
 struct RowLabels {
     std::vector<std::pair<std::string, long>> counts;
     double failure_bound = 0;
-    // "8 certified, 10 generic lower bound (failure bound <= 2.1e-13)"; "" when empty. O(labels).
+    // "8 certified, 10 generic lower bound (failure bound <= 2.14e-13)", the bound rounded
+    // up to 3 digits; "" when empty. O(labels).
     std::string text() const;
 };
 // O(rows).

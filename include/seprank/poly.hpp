@@ -189,13 +189,15 @@ public:
 
     // f(point): point.size() == nvars checked (invalid_input). Over Q exact, resource_limit
     // when FLINT cannot take the exponents or when the value's size (coefficient bits +
-    // degree × the point's largest height) would pass default_max_memory(); cost data-dependent: powers of the coordinates up
+    // Σ_j deg_j(f)·height(x_j), 0 for 0 and ±1) would pass default_max_memory(); cost
+    // O(t·n) for the degrees, then data-dependent: powers of the coordinates up
     // to the degrees and one product per term, on rationals that grow with them. Over Z/p
     // O(t·n) word operations plus the powers.
     Coeff evaluate(const std::vector<Coeff>& point) const;
 
     // Interchangeable contexts checked (invalid_input). + and − merge the terms, O(t + t') monomial
-    // comparisons plus the coefficient additions; *= of a polynomial is mul(o) (below);
+    // comparisons plus the coefficient additions; resource_limit when (t + t')·(8⌈n/8⌉ + 48)
+    // bytes would pass default_max_memory(); *= of a polynomial is mul(o) (below);
     // *= of a scalar (Z/p: reduced mod p) O(t) at most.
     Poly& operator+=(const Poly& o);
     Poly& operator-=(const Poly& o);

@@ -214,7 +214,7 @@ struct RankOptions {
     // the echelon forms and kernels of the blocks and pivot-span certificates stay on the CPU.
     Device device = Device::cpu;
 };
-// Checks every field whatever the method (invalid_input naming it): threads >= 1,
+// Checks every field whatever the method (invalid_input naming it): threads in 1..max_threads(),
 // max_primes >= 0, max_certify_seconds finite and >= 0, fraction_free_max >= 0,
 // certificate and device values of their enums. rank_certified and separation_rank call
 // it. O(1).

@@ -45,7 +45,7 @@ struct SeparationOptions {
 // Checks every value, whatever the method (invalid_input naming the value): templates
 // M >= 1 (also when template_vectors or another method makes it unused), the evaluation
 // options (check_options(EvaluationOptions)), expand.max_memory (0, or finite and > 0,
-// also where nothing is expanded), rank threads >= 1. Called by both separation_rank
+// also where nothing is expanded), rank threads in 1..max_threads(). Called by both separation_rank
 // overloads before any work. O(1).
 void check_options(const SeparationOptions& opt);
 

@@ -95,7 +95,8 @@ struct OrthoFlattening {
 // memory of the bases and of the dense matrices (16 bytes an entry at least) is estimated
 // as the bases grow, before a monomial's basis elements are enumerated, and over
 // default_max_memory() (limits.hpp) is resource_limit naming the basis size; both checks
-// come before the dense matrices are allocated. An exponent above 100000 is resource_limit.
+// come before the dense matrices are allocated. An exponent above kMaxBasisDegree is
+// resource_limit.
 // Cost: dense exact products, O(m_A·m_B·k_B + k_A·m_A·k_B) rational operations; memory
 // the dense m_A × m_B, m_A × k_B and k_A × k_B rational matrices.
 OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& side, Measure m, long max_side = 4096);

@@ -45,7 +45,7 @@ struct VarietyOptions {
     long max_interpolation = 20000;  // the largest C(n + D_w, n) interpolated (checked >= 1)
     bool generic_slice = false;   // also count on a generic slice: the fibre's degree k (costly)
     DegreeSlice degree_slice = DegreeSlice::smallest_fibre;
-    int threads = default_threads();  // each trial's interpolation runs on this many threads (checked >= 1)
+    int threads = default_threads();  // each trial's interpolation runs on this many threads (checked: 1..max_threads())
     // The image's equation (equation.hpp) is searched up to this many monomials (its
     // max_monomials; checked >= 0); 0 searches none.
     long max_equation_monomials = 2500;

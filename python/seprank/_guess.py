@@ -65,7 +65,8 @@ class Guess:
     ``fitted`` and ``confirmed`` (rows used to fit, held-out rows predicted exactly),
     ``rows_fitted`` and ``rows_confirmed`` (their points), ``row_labels`` ({label: count}
     of the rows read, from the table's label column: a form is only as sure as its rows;
-    ``rows_failure_bound`` the largest failure bound among them), ``exceptions`` (rows the form
+    ``rows_failure_bound`` the largest failure bound among them, ``rows_text`` the CLI's
+    ``rows`` line), ``exceptions`` (rows the form
     misses, with ``max_exceptions``: ``point``, ``value`` the table's, ``formula`` the
     form's or None), ``recurrence`` (a hypergeometric term's first-order recurrence, a
     recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``kind`` None and

@@ -355,21 +355,33 @@ typename Poly<T>::Coeff Poly<T>::evaluate(const std::vector<Coeff>& point) const
     if (point.size() != ctx_->nvars())
         throw invalid_input("evaluation point has " + std::to_string(point.size()) + " values, expected " +
                             std::to_string(ctx_->nvars()));
-    if constexpr (Ops<T>::exact_coefficients) {
-        // Over Q the value has at most bits(coefficients) + deg·max height(point) + log2 t
-        // bits (a height: numerator and denominator bits): bounded before GMP is asked for
-        // it (x^(2^40) at 2 ran two minutes, then GMP aborted the process).
+    if constexpr (std::is_same_v<T, QTraits>) {
+        // Over Q the value has at most bits(coefficients) + Σ_j deg_j(f)·h_j + log2 t bits,
+        // h_j the height of coordinate j (numerator and denominator bits; 0 for 0 and ±1,
+        // whose powers do not grow; FLINT builds each coordinate's powers up to its own
+        // degree and the common denominator is their product): bounded before GMP is asked
+        // for it (x^(2^40) at 2 ran two minutes, then GMP aborted the process).
         const std::size_t t = terms();
         if (t > 0) {
-            double height = 0;
-            for (const Coeff& x : point)
-                height = std::max(height, static_cast<double>(fmpz_bits(fmpq_numref(x.get())) + fmpz_bits(fmpq_denref(x.get()))));
-            const double bits = Ops<T>::coeff_bits(p_, ctx_->get()) + static_cast<double>(degree()) * height + std::log2(static_cast<double>(t)) + 64;
-            const std::string what = "evaluating a polynomial of degree " + std::to_string(degree()) + " at a point of height " +
-                                     std::to_string(static_cast<long>(height)) + " bits";
-            if (bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold
-                throw resource_limit(what + ": a value of up to about " + format_bytes(bits / 8));
-            check_memory(4 * bits / 8, default_max_memory(), what);  // the value, its powers and a product in flight
+            std::vector<slong> deg(ctx_->nvars(), 0);
+            fmpq_mpoly_degrees_si(deg.data(), p_, ctx_->get());
+            double bits = Ops<T>::coeff_bits(p_, ctx_->get()) + std::log2(static_cast<double>(t)) + 64;
+            for (std::size_t j = 0; j < point.size(); ++j) {
+                const fmpq* x = point[j].get();
+                const bool small = fmpz_is_one(fmpq_denref(x)) && (fmpz_is_zero(fmpq_numref(x)) || fmpz_is_pm1(fmpq_numref(x)));
+                if (!small && deg[j] > 0)
+                    bits += static_cast<double>(deg[j]) * static_cast<double>(fmpz_bits(fmpq_numref(x)) + fmpz_bits(fmpq_denref(x)));
+            }
+            // 4×: the value, the coordinates' powers and a product in flight; up to 16 MiB
+            // only a limit the caller set is read (default_max_memory() costs system calls).
+            const double bytes = 4 * bits / 8, set = detail::set_max_memory();
+            if (bits > 68719476736.0 || bytes > 16.0 * 1024 * 1024 || (set > 0 && bytes > set)) {
+                const std::string what = "evaluating a polynomial of degree " + std::to_string(degree()) + " in " +
+                                         std::to_string(ctx_->nvars()) + " variables at this point";
+                if (bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold
+                    throw resource_limit(what + ": a value of up to about " + format_bytes(bits / 8));
+                check_memory(bytes, default_max_memory(), what);
+            }
         }
     }
     return Ops<T>::evaluate(p_, point, ctx_->get());
@@ -378,9 +390,13 @@ typename Poly<T>::Coeff Poly<T>::evaluate(const std::vector<Coeff>& point) const
 // The memory of a sum of t terms, bounded before FLINT allocates it: each term packs at
 // least 8 bits per variable (so 10^5 variables make 100 KB a term) beside its coefficient;
 // FLINT aborts the process when an allocation fails. O(1).
+// Up to 16 MiB only a limit the caller set is read: default_max_memory() costs system calls
+// while it is unset, which the many small sums of an expansion should not pay.
 template <class T>
 void check_sum_memory(std::size_t t, std::size_t nvars, const char* op) {
     const double bytes = static_cast<double>(t) * (8.0 * std::ceil(static_cast<double>(nvars) / 8.0) + 48.0);
+    const double set = detail::set_max_memory();
+    if (bytes <= 16.0 * 1024 * 1024 && (set <= 0 || bytes <= set)) return;
     if (bytes > default_max_memory())
         check_memory(bytes, default_max_memory(), std::string("a ") + op + " of " + std::to_string(t) + " terms in " + std::to_string(nvars) + " variables");
 }

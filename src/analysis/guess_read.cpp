@@ -5,6 +5,7 @@
 #include "base/file_io.hpp"
 #include "guess_internal.hpp"
 #include "base/json_file.hpp"
+#include "seprank/answer.hpp"
 #include "seprank/error.hpp"
 #include "seprank/network.hpp"
 #include "seprank/record.hpp"
@@ -460,7 +461,7 @@ std::string RowLabels::text() const {
     for (const auto& [name, n] : counts) t += (t.empty() ? "" : ", ") + std::to_string(n) + " " + name;
     if (!t.empty() && failure_bound > 0) {
         char buf[48];
-        std::snprintf(buf, sizeof buf, " (failure bound <= %.2g)", failure_bound);
+        std::snprintf(buf, sizeof buf, " (failure bound <= %.3g)", bound_up(failure_bound, 3));  // rounded up, as every bound
         t += buf;
     }
     return t;

@@ -264,7 +264,8 @@ OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& si
         const auto e = f.exponents(k);
         Multi ea, eb;
         for (std::size_t v = 0; v < nv; ++v) {
-            if (e[v] > 100000) throw resource_limit("spectrum: exponent " + std::to_string(e[v]) + " is too large");
+            if (e[v] > kMaxBasisDegree)  // the change of basis's bound, here as a size refusal
+                throw resource_limit("spectrum: exponent " + std::to_string(e[v]) + " is above " + std::to_string(kMaxBasisDegree));
             max_deg = std::max(max_deg, static_cast<unsigned>(e[v]));
             (side[v] == 0 ? ea : eb).push_back(static_cast<unsigned>(e[v]));
         }

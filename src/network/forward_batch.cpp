@@ -185,8 +185,8 @@ ModBatchEvaluator::ModBatchEvaluator(const Network& net, std::uint64_t p)
 }
 
 ModBatchEvaluator::~ModBatchEvaluator() = default;
-ModBatchEvaluator::ModBatchEvaluator(ModBatchEvaluator&&) noexcept = default;
-ModBatchEvaluator& ModBatchEvaluator::operator=(ModBatchEvaluator&&) noexcept = default;
+ModBatchEvaluator::ModBatchEvaluator(ModBatchEvaluator&&) = default;
+ModBatchEvaluator& ModBatchEvaluator::operator=(ModBatchEvaluator&&) = default;
 
 void ModBatchEvaluator::evaluate(const std::uint64_t* points, std::size_t count, std::uint64_t* out) const {
     const NetworkSpec& s = scalar_.spec();

@@ -476,14 +476,16 @@ TEST_CASE("orthogonal_flattening bounds its bases and dense matrices before buil
         for (std::size_t v = 0; v < f.context()->nvars(); ++v) side.push_back(f.context()->vars().token(v) == 1 ? 0 : 1);
         return side;
     };
-    // the monomial x1_1^a·x1_2^a·x1_3^a alone brings Π_c (a/2 + 1) = 50001^3 basis elements
-    // to side A for a = 100000: refused before one is enumerated, whatever max_side
-    const QPoly f = poly_of("x1_1^100000*x1_2^100000*x1_3^100000*x2_1");
+    // the monomial x1_1^a·x1_2^a·x1_3^a alone brings Π_c (a/2 + 1) = 30001^3 basis elements
+    // to side A for a = 60000: refused before one is enumerated, whatever max_side
+    const QPoly f = poly_of("x1_1^60000*x1_2^60000*x1_3^60000*x2_1");
+    CHECK_THROWS_WITH_AS(orthogonal_flattening(poly_of("x1_1^70000*x2_1"), sides_of(poly_of("x1_1^70000*x2_1")), Measure::uniform, 0),
+                         doctest::Contains("exponent 70000 is above 65536"), resource_limit);
     for (long max_side : {0L, -1L})
         CHECK_THROWS_WITH_AS(orthogonal_flattening(f, sides_of(f), Measure::uniform, max_side),
-                             doctest::Contains("the orthogonal basis of side A has at least 125007500150001 elements: about"), resource_limit);
+                             doctest::Contains("the orthogonal basis of side A has at least 27002700090001 elements: about"), resource_limit);
     CHECK_THROWS_WITH_AS(orthogonal_flattening(f, sides_of(f), Measure::uniform, 4096),
-                         doctest::Contains("has at least 125007500150001 elements, over the max side 4096"), resource_limit);
+                         doctest::Contains("has at least 27002700090001 elements, over the max side 4096"), resource_limit);
     // x1_1^200·x1_2^200: 101² = 10201 basis elements on side A, about 2.4 MB of bases and
     // matrices (ortho_bytes): over a 1 MiB limit, without max_side to stop it
     const QPoly g = poly_of("x1_1^200*x1_2^200*x2_1");
