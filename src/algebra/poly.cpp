@@ -16,6 +16,15 @@ namespace seprank {
 
 namespace {
 
+// Whether `bytes` needs no check against default_max_memory(): up to 16 MiB only a limit
+// the caller set is read, since the built-in one is larger than that and reading it costs
+// system calls while it is unset (limits.hpp), which the many small sums and products of an
+// expansion should not pay. O(1).
+bool below_quiet_limit(double bytes) {
+    const double set = detail::set_max_memory();
+    return bytes <= 16.0 * 1024 * 1024 && (set <= 0 || bytes <= set);
+}
+
 bool is_identifier(const std::string& s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -60,8 +69,8 @@ Variables Variables::tokens(long n_tokens, long dim, const std::string& prefix) 
     // About 48 bytes a name (the string, its index, the sorted copy), checked before any is
     // made: n·dx in double, as 2^32 · 2^32 overflowed the reserve to a bad_alloc.
     const double n = static_cast<double>(n_tokens) * static_cast<double>(dim);
-    check_memory(48.0 * n, default_max_memory(),
-                 "variables for " + std::to_string(n_tokens) + " tokens of dimension " + std::to_string(dim));
+    if (!below_quiet_limit(48.0 * n))
+        check_memory(48.0 * n, default_max_memory(), "variables for " + std::to_string(n_tokens) + " tokens of dimension " + std::to_string(dim));
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(n_tokens * dim));
     for (long j = 1; j <= n_tokens; ++j)
@@ -372,10 +381,8 @@ typename Poly<T>::Coeff Poly<T>::evaluate(const std::vector<Coeff>& point) const
                 if (!small && deg[j] > 0)
                     bits += static_cast<double>(deg[j]) * static_cast<double>(fmpz_bits(fmpq_numref(x)) + fmpz_bits(fmpq_denref(x)));
             }
-            // 4×: the value, the coordinates' powers and a product in flight; up to 16 MiB
-            // only a limit the caller set is read (default_max_memory() costs system calls).
-            const double bytes = 4 * bits / 8, set = detail::set_max_memory();
-            if (bits > 68719476736.0 || bytes > 16.0 * 1024 * 1024 || (set > 0 && bytes > set)) {
+            const double bytes = 4 * bits / 8;  // the value, the coordinates' powers and a product in flight
+            if (bits > 68719476736.0 || !below_quiet_limit(bytes)) {
                 const std::string what = "evaluating a polynomial of degree " + std::to_string(degree()) + " in " +
                                          std::to_string(ctx_->nvars()) + " variables at this point";
                 if (bits > 68719476736.0)  // 2^36 bits: beyond what GMP's integers hold
@@ -390,21 +397,18 @@ typename Poly<T>::Coeff Poly<T>::evaluate(const std::vector<Coeff>& point) const
 // The memory of a sum of t terms, bounded before FLINT allocates it: each term packs at
 // least 8 bits per variable (so 10^5 variables make 100 KB a term) beside its coefficient;
 // FLINT aborts the process when an allocation fails. O(1).
-// Up to 16 MiB only a limit the caller set is read: default_max_memory() costs system calls
-// while it is unset, which the many small sums of an expansion should not pay.
-template <class T>
+namespace {
 void check_sum_memory(std::size_t t, std::size_t nvars, const char* op) {
     const double bytes = static_cast<double>(t) * (8.0 * std::ceil(static_cast<double>(nvars) / 8.0) + 48.0);
-    const double set = detail::set_max_memory();
-    if (bytes <= 16.0 * 1024 * 1024 && (set <= 0 || bytes <= set)) return;
-    if (bytes > default_max_memory())
-        check_memory(bytes, default_max_memory(), std::string("a ") + op + " of " + std::to_string(t) + " terms in " + std::to_string(nvars) + " variables");
+    if (below_quiet_limit(bytes)) return;
+    check_memory(bytes, default_max_memory(), std::string("a ") + op + " of " + std::to_string(t) + " terms in " + std::to_string(nvars) + " variables");
 }
+}  // namespace
 
 template <class T>
 Poly<T>& Poly<T>::operator+=(const Poly& o) {
     require_same(o, "+");
-    check_sum_memory<T>(terms() + o.terms(), ctx_->nvars(), "sum");
+    check_sum_memory(terms() + o.terms(), ctx_->nvars(), "sum");
     Ops<T>::add(p_, p_, o.p_, ctx_->get());
     return *this;
 }
@@ -412,7 +416,7 @@ Poly<T>& Poly<T>::operator+=(const Poly& o) {
 template <class T>
 Poly<T>& Poly<T>::operator-=(const Poly& o) {
     require_same(o, "-");
-    check_sum_memory<T>(terms() + o.terms(), ctx_->nvars(), "difference");
+    check_sum_memory(terms() + o.terms(), ctx_->nvars(), "difference");
     Ops<T>::sub(p_, p_, o.p_, ctx_->get());
     return *this;
 }
@@ -486,11 +490,7 @@ void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b
         if (bits > FLINT_BITS - 2) per_term += 24.0 + std::ceil(bits / 64.0) * 8.0;  // an mpz: header and limbs
     }
     double terms = static_cast<double>(ta) * static_cast<double>(tb);
-    // Up to 16 MiB a product is compared only with a limit the caller set: the built-in
-    // one is larger than that, and default_max_memory() costs system calls while it is
-    // unset (limits.hpp), which the many small products of an expansion should not pay.
-    const double set = detail::set_max_memory();
-    if (terms * per_term <= 16.0 * 1024 * 1024 && (set <= 0 || terms * per_term <= set)) return;
+    if (below_quiet_limit(terms * per_term)) return;
     const double limit = default_max_memory();
     if (terms * per_term <= limit) return;
     if (Ops<T>::degree_fits(a, c) && Ops<T>::degree_fits(b, c)) {

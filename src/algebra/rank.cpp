@@ -635,8 +635,7 @@ void check_options(const RankOptions& opt) {
     if (!(opt.max_certify_seconds >= 0) || !std::isfinite(opt.max_certify_seconds))
         throw invalid_input("max_certify_seconds " + std::to_string(opt.max_certify_seconds) + " must be a finite number >= 0");
     if (opt.fraction_free_max < 0) throw invalid_input("fraction_free_max " + std::to_string(opt.fraction_free_max) + " is negative");
-    if (opt.prime != 0 && (opt.prime < 2 || !n_is_prime(opt.prime)))
-        throw invalid_input("prime " + std::to_string(opt.prime) + " is not prime (0 draws a random one)");
+    if (opt.prime != 0) require_prime(opt.prime);  // 0 draws a random one
     if (opt.certificate != Certificate::blocks && opt.certificate != Certificate::pivot_span && opt.certificate != Certificate::hadamard)
         throw invalid_input("certificate " + std::to_string(static_cast<int>(opt.certificate)) + " is not a Certificate value");
     if (opt.device != Device::cpu && opt.device != Device::cuda && opt.device != Device::automatic)
