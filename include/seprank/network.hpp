@@ -222,10 +222,10 @@ struct NetworkSpec {
 
 // A family written as the stack it is shorthand for: attention is L copies of
 // `attention:heads=H:head-dim=da:rank=k[:residual]`, hadamard L copies of
-// `hadamard:degree=d:width=w[:free][:residual]`, a stack its own layers. fc and power read
-// their tokens flattened and are not stacks of layer kinds: {} for them. The stack computes
-// the same network (degrees, draws, weights file matrices, forward map). Precondition: a
-// valid spec (not checked). O(depth).
+// `hadamard:degree=d:width=w[:free][:residual]`, a stack its own layers; fc and power,
+// which read their tokens flattened, their `fc` and `dense` layers. The stack computes
+// the same network (degrees, draws, weights file matrices, forward map). validate(s)
+// first (invalid_input, resource_limit). O(depth) beside validate's cost.
 std::vector<LayerSpec> stack_layers(const NetworkSpec& s);
 // The other way: a stack of depth >= 1 whose layers are all one family's block, written as
 // that family (same N, dx, embedding, i and p), so that it carries what the family carries
@@ -246,7 +246,7 @@ void validate(const NetworkSpec& s);
 // pass a ValidSpec, or a Network's spec after check_shapes. O(1) each (layer_widths and,
 // below, the folds over the layers: O(depth) operations, on exact integers for those
 // returning an Integer).
-long head_dim(const NetworkSpec& s);
+long head_dim(const NetworkSpec& s);                    // checks H >= 1 where da = dx / H (invalid_input)
 long block_width(const NetworkSpec& s);                  // hadamard w
 std::vector<long> layer_widths(const NetworkSpec& s);    // fc: w_0 = N·dx, w_1..w_L
 long input_vars_per_token(const NetworkSpec& s);         // r when embedded, else dx

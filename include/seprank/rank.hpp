@@ -62,9 +62,8 @@ struct SparseZMat {
     std::vector<std::vector<std::pair<long, Integer>>> row;
     // The stored entries, Σ row sizes. O(rows).
     std::size_t nnz() const;
-    // The dense copy. Precondition (not checked): well-formed (check_matrix below); the
-    // shape is checked as ZMat's constructor (resource_limit). O(rows·cols + nnz) entry
-    // copies.
+    // The dense copy. check_matrix (below) first (invalid_input); the shape is checked as
+    // ZMat's constructor (resource_limit). O(rows·cols + nnz) entry copies.
     ZMat to_dense() const;
     // The non-zeros of a, by rows. No precondition. O(rows·cols) entry tests plus the copies.
     static SparseZMat from_dense(const ZMat& a);

@@ -38,6 +38,7 @@ std::size_t SparseZMat::nnz() const {
 }
 
 ZMat SparseZMat::to_dense() const {
+    check_matrix(*this);  // O(rows + nnz): an entry out of range would write past the matrix
     ZMat a(rows, cols);
     for (long i = 0; i < rows; ++i)
         for (const auto& [j, v] : row[static_cast<std::size_t>(i)]) fmpz_set(fmpz_mat_entry(a.get(), i, j), v.get());

@@ -222,10 +222,18 @@ detail::Shape detail::family_input(const NetworkSpec& s) {
     return flat ? Shape{1, s.tokens * s.dim} : Shape{s.tokens, s.dim};
 }
 
-std::vector<LayerSpec> stack_layers(const NetworkSpec& s) {
+namespace {
+// stack_layers of a spec known to be valid (or built from valid layers, family_form's t).
+std::vector<LayerSpec> layers_of(const NetworkSpec& s) {
     std::vector<LayerSpec> out;
     for (long l = 0; l < s.depth; ++l) out.push_back(detail::family_layer(s, l));
     return out;
+}
+}  // namespace
+
+std::vector<LayerSpec> stack_layers(const NetworkSpec& s) {
+    validate(s);  // a stack with fewer layers than its depth, power without widths: read past the end
+    return layers_of(s);
 }
 
 NetworkSpec family_form(const NetworkSpec& s) {
@@ -246,7 +254,7 @@ NetworkSpec family_form(const NetworkSpec& s) {
     if (std::all_of(t.widths.begin(), t.widths.end(), [](long w) { return w == 0; })) t.widths.clear();  // fc's default
     // The family's own layers must be these (every layer the same block, a power network's
     // last one linear), and the family spec valid.
-    if (layers_to_string(stack_layers(t)) != layers_to_string(s.layers)) return s;
+    if (layers_to_string(layers_of(t)) != layers_to_string(s.layers)) return s;
     try {
         validate(t);
     } catch (const invalid_input&) {
@@ -257,7 +265,11 @@ NetworkSpec family_form(const NetworkSpec& s) {
     return t;
 }
 
-long head_dim(const NetworkSpec& s) { return s.head_dim > 0 ? s.head_dim : s.dim / s.heads; }
+long head_dim(const NetworkSpec& s) {
+    if (s.head_dim > 0) return s.head_dim;
+    if (s.heads < 1) throw invalid_input("heads H = " + std::to_string(s.heads) + " must be at least 1 (head_dim 0 means dx / H)");
+    return s.dim / s.heads;
+}
 long block_width(const NetworkSpec& s) { return s.width > 0 ? s.width : s.dim; }
 long input_vars_per_token(const NetworkSpec& s) { return s.embed_rank > 0 ? s.embed_rank : s.dim; }
 long block_degree(const NetworkSpec& s) {

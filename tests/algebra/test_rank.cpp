@@ -145,6 +145,7 @@ TEST_CASE("a hand-built sparse matrix is checked before any elimination; so are 
     b = a;
     b.row[1][0].first = -1;
     refused(b, "row 1, column -1");
+    CHECK_THROWS_WITH_AS((void)b.to_dense(), doctest::Contains("row 1, column -1"), invalid_input);  // not a write before the matrix
     b = a;
     b.rows = 3;
     refused(b, "declares 3 rows but holds 2");

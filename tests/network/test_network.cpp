@@ -79,6 +79,21 @@ TEST_CASE("validation names the bad value") {
     NetworkSpec ok = seprank_test::attention_spec(4, 2, 1, 3);
     ok.head_dim = 2;  // explicit da lifts the divisibility requirement
     CHECK_NOTHROW(validate(ok));
+    // The two readers of a bare spec that would divide by zero or read past a list check
+    // what they read (they had crashed).
+    NetworkSpec no_heads = seprank_test::attention_spec(4, 2, 1, 3);
+    no_heads.heads = 0;
+    CHECK_THROWS_WITH_AS((void)head_dim(no_heads), doctest::Contains("heads H = 0"), invalid_input);
+    CHECK(head_dim(ok) == 2);
+    NetworkSpec short_stack;
+    short_stack.family = Family::stack;
+    short_stack.tokens = 2;
+    short_stack.dim = 2;
+    short_stack.depth = 3;
+    short_stack.layers = parse_layers("attention");
+    CHECK_THROWS_AS((void)stack_layers(short_stack), invalid_input);
+    short_stack.layers = parse_layers("attention,attention,attention");
+    CHECK(stack_layers(short_stack).size() == 3);
 }
 
 // A bare NetworkSpec still converts (existing callers compile), a ValidSpec reads as one,
