@@ -131,7 +131,8 @@ struct ExpectedDimension {
 // Precondition: a valid spec (checked by the conversion). Cost O(L·H) arithmetic.
 ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output);
 
-// The answer: value = max trial rank; kind generic (failure_bound above); quantity
+// The answer: value = max trial rank; kind generic (failure_bound above), exact (failure
+// bound 0) where it reaches min(parameters, ambient), which bound it whatever the weights; quantity
 // "dimension"; method "jacobian"; variant "reverse" | "interpolation"; output; field Z/p;
 // prime (of the trial that gave the value), primes_used (distinct primes over the
 // trials); rows, cols (= parameters) of J; parameters, expected (and the column defect);

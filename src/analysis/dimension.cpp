@@ -633,18 +633,29 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         res.note = "local dimension at the given weights: a lower bound (rank mod p at random points); parameters " +
                    std::to_string(P) + ", generic expected " + std::to_string(ex.expected) + " (for random weights, not compared)";
     } else {
+        // Every trial rank is at most the dimension (a rank mod p at one point: at most the
+        // rank over F_p(w, x), at most the one over Q), and the dimension is at most the
+        // parameters and the output's monomials whatever the weights: a rank reaching either
+        // is the dimension itself.
+        const long hard = std::min(P, ex.ambient);
         char c[160];
         std::snprintf(c, sizeof c, "s = %ld (the ranks it took plus one, summed), c = %.3g (its prime dividing one of those minors' contents, at most %.3g bits)",
                       static_cast<long>(rho), bound_up(content, 3), bound_up(content_bits, 3));
-        res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected) +
-                   (res.value < ex.expected && !stopped ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
-                   (stopped ? std::string("; failure_bound 1: a trial's rank was still growing (below), so no chance is bounded")
-                            : "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
-                                  " trials (each its own prime p) of s*D/p + c (1 for a trial below the maximum); for the trial that gave the rank " + c);
-        if (stopped) {  // the rows may not show the rank yet: a lower bound, no defect claimed
+        res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected);
+        if (res.value == hard) {
+            res.kind = RankKind::exact;
+            res.failure_bound = 0;
+            res.note += "; exact: the rank reaches the " + std::string(hard == P ? "parameters" : "output's monomials") + " (" + std::to_string(hard) +
+                        "), which bound the dimension from above whatever the weights";
+        } else if (stopped) {  // the rows may not show the rank yet: a lower bound, no defect claimed
+            res.note += "; failure_bound 1: a trial's rank was still growing (below), so no chance is bounded";
             res.expected = -1;
             res.kind = RankKind::modular_lower_bound;
             res.failure_bound = 1;
+        } else {
+            res.note += (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
+                        "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
+                        " trials (each its own prime p) of s*D/p + c (1 for a trial below the maximum); for the trial that gave the rank " + c;
         }
     }
     if (gpu) {
@@ -655,7 +666,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
                     " (eliminations: " + detail::device_time(secs) + ")";
     }
     if (!dev.note.empty()) res.note += "; " + dev.note;
-    if (stopped)
+    if (stopped && res.kind != RankKind::exact)
         res.note += "; the rank was still growing when the memory limit stopped adding points (" + std::to_string(res.rows) +
                     " rows): a lower bound, no defect claimed";
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

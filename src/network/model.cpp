@@ -184,6 +184,28 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
     // The sum of the layers' counts (each layer kind's traits) less the symmetries at the
     // junctions between layers, then the whole-network corrections (stack.hpp).
     const long P = static_cast<long>(fmpz_get_si(varied_.get()));
+    // A linear last layer W after a layer with a linear output map A adds nothing when read
+    // at one coordinate, or whole when W is square and of full rank (Stack::absorbs_linear_last):
+    // the count is that of the first L − 1 layers, read the same way, and every parameter
+    // of the last layer is a loss. A network of linear layers only keeps its own count (one
+    // matrix, adjust_expected).
+    const bool all_linear = std::all_of(layers_.begin(), layers_.end(), [](const ModelLayer& m) { return m.degree == 1; });
+    const bool absorbed = !all_linear && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
+    if (absorbed) {
+        NetworkSpec shorter = s;
+        shorter.depth = L - 1;
+        if (!shorter.layers.empty()) shorter.layers.resize(static_cast<std::size_t>(L - 1));
+        if (!shorter.widths.empty()) shorter.widths.resize(static_cast<std::size_t>(L - 1));
+        shorter.coordinate = 1;  // every coordinate counts alike
+        const Model first(shorter);
+        const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));
+        detail::Losses out = first.expected_losses(scalar);
+        detail::add_loss(out, "layer " + std::to_string(L) + ": linear, after layer " + std::to_string(L - 1) + "'s linear output map A: " +
+                                  (scalar ? "(row p of W) A is any row, as row p of A is" : "W A (W square, of full rank) is any matrix A is") +
+                                  ", so all its parameters",
+                         absorbed_params);
+        return out;
+    }
     // The embedding: when layer 1 reads its input through linear maps only, it sees only
     // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
     // Grassmannian): dx·min(r, dx).

@@ -102,6 +102,23 @@ struct Stack {
                with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
+    // A last layer of degree 1 without residual, W, that reads one vector (a token-wise map,
+    // or any linear map of a single input vector) after a layer that writes through a
+    // linear map A. The scalar output is (row p of W)·A·g, and that row times A is any row,
+    // as row p of A alone is; every output, W·A, is any matrix A is when W is square and of
+    // full rank for generic weights (its bottleneck, the width of its image, is its width).
+    // Either way the network without its last layer (read at one coordinate, or whole)
+    // computes the same functions (Model::expected_losses counts that network).
+    static bool absorbs_linear_last(const NetworkSpec& s, bool scalar) {
+        if (s.depth < 2) return false;
+        const long L = s.depth;
+        const Shape in = shape_in(s, L - 1), out = shape_in(s, L);
+        const bool linear_last = !layer_residual(at(s, L - 1)) && with_kind(at(s, L - 1), [&](auto kind, const auto& sp) {
+                                     return kind.degree(sp) == 1 && kind.linear_output(sp) && (in.n == 1 || !kind.mixes_tokens(sp)) &&
+                                            (scalar || (out.n == in.n && out.w == in.w && kind.bottleneck(sp, in) >= in.w));
+                                 });
+        return linear_last && junction(s, L - 2);
+    }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
     //   layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the

@@ -846,3 +846,75 @@ TEST_CASE("dimension reports its trials to the caller's progress observer, from 
     // without an observer nothing changes
     CHECK(function_dimension(seprank_test::attention_spec(2, 2, 2), o).value == r.value);
 }
+
+TEST_CASE("dimension: a linear last layer after a linear output map adds nothing; the count says so") {
+    // f = (row p of W)·A·g: a row times A is any row, as row p of A is; with every output,
+    // W·A for a square W of full rank is any matrix A is. So the network without its last
+    // layer counts for both (found by a researcher's trial: hadamard:degree=2,mlp:power=1
+    // was flagged a defect, 4 < 6).
+    Rng rng = seprank_test::rng_for("dimension-linear-last");
+    const std::vector<std::string> body{"hadamard:degree=2", "mlp:power=2", "mlp:power=2:width=1", "attention", "hadamard:degree=2:width=1",
+                                        "attention:heads=2:head-dim=1", "mlp:power=3"};
+    const std::vector<std::string> last{"mlp:power=1", "hadamard:degree=1", "conv:filter=1:power=1"};
+    long absorbed = 0;
+    for (int it = 0; it < seprank_test::iterations(24); ++it) {
+        std::string layers = body[rng.below(body.size())];
+        if (rng.below(2)) layers += "," + body[rng.below(body.size())];
+        const long n = 1 + static_cast<long>(rng.below(3)), dx = 2 + static_cast<long>(rng.below(2));
+        const NetworkSpec shorter = seprank_test::stack_spec(n, dx, layers);
+        const NetworkSpec longer = seprank_test::stack_spec(n, dx, layers + "," + last[rng.below(last.size())]);
+        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            DimensionOptions o;
+            o.output = out;
+            o.seed = rng.next();
+            const RankAnswer a = function_dimension(shorter, o), b = function_dimension(longer, o);
+            INFO("seed " << seprank_test::seed() << " " << describe(longer) << " " << to_string(out));
+            CHECK(b.value == a.value);      // the same functions
+            CHECK(b.value <= b.expected);   // the count stays an upper bound
+            CHECK(b.expected == a.expected);
+            absorbed += b.expected == a.expected;
+        }
+    }
+    CHECK(absorbed > 0);
+    // The trial's cases, each now meeting its count.
+    struct Case {
+        const char* layers;
+        long n, dx, dim;
+        DimensionOutput out;
+    };
+    for (const Case& c : {Case{"hadamard:degree=2,mlp:power=1", 2, 2, 4, DimensionOutput::scalar},
+                          Case{"mlp:power=2,mlp:power=1", 2, 2, 3, DimensionOutput::scalar},
+                          Case{"dense:power=2:width=2,dense:power=1:width=2,dense:power=1:width=1", 1, 3, 5, DimensionOutput::scalar},
+                          Case{"hadamard:degree=2,mlp:power=1", 2, 2, 8, DimensionOutput::all}}) {
+        DimensionOptions o;
+        o.output = c.out;
+        const RankAnswer a = function_dimension(seprank_test::stack_spec(c.n, c.dx, c.layers), o);
+        INFO(c.layers << " N=" << c.n << " dx=" << c.dx << " " << to_string(c.out));
+        CHECK(a.value == c.dim);
+        CHECK(a.expected == c.dim);
+    }
+}
+
+TEST_CASE("dimension: a rank reaching the parameters or the output's monomials is exact; one below them is not") {
+    // Both bound the dimension whatever the weights, and every trial rank is a lower bound.
+    NetworkSpec cubics;  // two squares' worth of cubics in 2 variables: all 4 of them
+    cubics.family = Family::power;
+    cubics.tokens = 1;
+    cubics.dim = 2;
+    cubics.widths = {2, 1};
+    cubics.depth = 2;
+    cubics.block_degree = 3;
+    const RankAnswer a = function_dimension(cubics, DimensionOptions{});
+    CHECK(a.value == 4);
+    CHECK(a.value == expected_dimension(cubics, DimensionOutput::scalar).ambient);
+    CHECK(a.kind == RankKind::exact);
+    CHECK(a.failure_bound == 0);
+    CHECK(a.note.find("reaches the output's monomials (4)") != std::string::npos);
+    // plain attention N=2 dx=2 L=1 meets its count (5) below both parameters and monomials
+    const NetworkSpec att = seprank_test::attention_spec(2, 2, 1, 1);
+    const RankAnswer b = function_dimension(att, DimensionOptions{});
+    const ExpectedDimension e = expected_dimension(att, DimensionOutput::scalar);
+    REQUIRE(b.value < std::min(e.parameters, e.ambient));
+    CHECK(b.kind == RankKind::generic);
+    CHECK(b.failure_bound > 0);
+}
