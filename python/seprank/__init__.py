@@ -40,7 +40,7 @@ from __future__ import annotations
 #   _answers      Answer, EpsRank, Spectrum, Claim: the read-only results
 #   _ranks        rank(), generic_rank(), spectrum()
 #   _tables       table(), degree(), budget(), claims(), verify()
-#   _guess        guess(), Guess: closed forms of a table column
+#   _guess        guess(), Guess: closed forms of a table column; guess_blocks(), BlockLaw: block laws
 #   _dimension    dimension(), expected_dimension(): functional dimension
 #   _variety      variety(), equation(), defects(): the image's degree, fibre and equation; defective power networks
 # Everything public is imported here: `seprank.X` and `from seprank import X` are the
@@ -49,7 +49,7 @@ from ._answers import Answer, Claim, EpsRank, Spectrum
 from ._boundary import ResourceLimitError, version as _version
 from ._networks import Network, attention, fc, from_weights, hadamard, network, power, stack
 from ._polynomials import Polynomial, expand, poly
-from ._guess import Guess, guess
+from ._guess import BlockLaw, Guess, guess, guess_blocks
 from ._dimension import dimension, expected_dimension
 from ._variety import defects, equation, variety
 from ._ranks import generic_rank, rank, spectrum
@@ -59,7 +59,7 @@ __all__ = [
     "Answer", "Network", "Polynomial", "ResourceLimitError", "Claim",
     "attention", "hadamard", "fc", "stack", "power", "network", "from_weights", "poly", "expand",
     "degree", "budget", "rank", "generic_rank", "spectrum", "Spectrum", "EpsRank", "table", "verify", "claims",
-    "guess", "Guess", "dimension", "expected_dimension", "variety", "equation", "defects",
+    "guess", "Guess", "guess_blocks", "BlockLaw", "dimension", "expected_dimension", "variety", "equation", "defects",
     "__version__",
 ]
 

@@ -178,7 +178,7 @@ def table(*, family: Union[None, str, Sequence[str]] = ..., tokens: _IntList = .
 def claims() -> Dict[str, str]: ...
 def verify(names: Union[None, str, Iterable[str]] = ..., *, seed: int = ...) -> List[Claim]: ...
 class Guess:
-    kind: str
+    kind: Optional[str]
     vars: Tuple[str, ...]
     found: bool
     formula: str
@@ -194,14 +194,40 @@ class Guess:
     rows_confirmed: List[Dict[str, int]]
     recurrence: str
     exceptions: List[Dict[str, Any]]
+    row_labels: Dict[str, int]
+    rows_failure_bound: float
+    rows_text: str
     marked: List[Dict[str, Any]]
     def predict(self, **point: int) -> Union[int, Fraction]: ...
+    def __bool__(self) -> bool: ...
     def check(self, *, seconds: float = ..., trials: int = ..., max_side: int = ..., threads: int = ...,
               **point: int) -> Dict[str, Any]: ...
 def guess(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
           where: Union[None, str, Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
           max_order: int = ..., max_params: int = ..., min_confirm: int = ..., max_exps: int = ...,
           max_exceptions: int = ...) -> Guess: ...
+class BlockLaw:
+    kind: Optional[str]
+    vars: Tuple[str, ...]
+    found: bool
+    law: str
+    best: str
+    forms: List[str]
+    caps_only: bool
+    fitted: int
+    confirmed: int
+    held_out: str
+    at_cap: int
+    rows: int
+    rows_not_ok: int
+    terms_tried: int
+    reason: str
+    exceptions: List[Dict[str, Any]]
+    held_out_exceptions: List[Dict[str, Any]]
+    def predict(self, **point: int) -> Dict[str, Any]: ...
+    def __bool__(self) -> bool: ...
+def guess_blocks(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Union[str, Sequence[str]] = ...,
+                 where: Union[None, str, Mapping[str, Any]] = ..., max_forms: int = ..., max_exceptions: int = ...) -> BlockLaw: ...
 def dimension(net: Union[None, Network, Dict[str, Any]] = ..., *, output: str = ..., variant: str = ...,
               trials: int = ..., seed: int = ..., prime_bits: int = ..., margin: int = ..., threads: int = ...,
               weights: Optional[Network] = ..., max_time: Optional[float] = ..., device: str = ...) -> Answer: ...

@@ -647,6 +647,48 @@ PYBIND11_MODULE(_core, m) {
         return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });
+    // ---- guess_blocks: the library's BlockLaw, read through these accessors by _guess.BlockLaw
+    py::class_<BlockLaw>(m, "BlockLaw")
+        .def_readonly("found", &BlockLaw::found)
+        .def_readonly("fitted", &BlockLaw::fitted)
+        .def_readonly("confirmed", &BlockLaw::confirmed)
+        .def_readonly("at_cap", &BlockLaw::at_cap)
+        .def_readonly("not_ok", &BlockLaw::not_ok)
+        .def_readonly("tried", &BlockLaw::tried)
+        .def_readonly("held_out", &BlockLaw::held_out)
+        .def_readonly("reason", &BlockLaw::reason)
+        .def("rows", [](const BlockLaw& l) { return l.rows.size(); })
+        .def("text", &BlockLaw::text)
+        .def("forms", [](const BlockLaw& l) {
+            std::vector<std::string> out;
+            for (const BlockTerm& t : l.forms) out.push_back(t.text(l.vars));
+            return out;
+        })
+        // each missed row (fit rows, or held-out ones): (x, configuration name, block, rank, law)
+        .def("exception_rows", [](const BlockLaw& l, bool held_out) {
+            std::vector<std::tuple<std::vector<long>, std::string, long, long, long>> out;
+            for (const BlockException& e : held_out ? l.held_out_exceptions : l.exceptions) {
+                const BlockPoint& p = l.rows[e.row];
+                out.emplace_back(p.x, p.name, p.block, p.rank, e.law);
+            }
+            return out;
+        });
+    m.def("guess_block_law", [](const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+                                const std::vector<std::string>& vars, int max_forms, long max_exceptions) {
+        BlockLawOptions o;
+        o.vars = vars;
+        o.max_forms = max_forms;
+        o.max_exceptions = max_exceptions;
+        return run_long([&] { return guess_block_law(table, where, o); });
+    });
+    // the law's blocks at x: (network, partition, [(block, k, j, cap_a, cap_b, predicted)])
+    m.def("predict_blocks", [](const BlockLaw& law, const std::vector<TableRow>& table,
+                               const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x) {
+        const PredictionNetwork at = prediction_network(table, where, law.vars, x);
+        std::vector<std::tuple<long, long, long, long, long, long>> blocks;
+        for (const BlockPrediction& p : predict_blocks(law, table, where, x)) blocks.emplace_back(p.block, p.k, p.j, p.cap_a, p.cap_b, p.predicted);
+        return std::make_tuple(describe(at.spec), to_string(at.part), blocks);
+    });
     // Guess.check: the generic rank at a predicted point, from the first row `where` keeps
     // (check_prediction, as `seprank guess --check`).
     m.def("check_prediction", [](const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,

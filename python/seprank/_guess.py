@@ -48,6 +48,37 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _var_names(vars: Union[str, Sequence[str]]) -> List[str]:
+    """vars as a list: a list of names, or the CLI's text "dim,depth"."""
+    if isinstance(vars, str):
+        return [v for v in vars.split(",") if v]
+    return list(vars)
+
+
+def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
+    """A table file (read by the library, as the CLI reads it), rows as dicts, or a pandas
+    DataFrame: each row as (column, cell text) pairs."""
+    if isinstance(rows, (str, _os.PathLike)):
+        return _core.read_table_cells(_os.fspath(rows))
+    if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame (table()'s when pandas is installed)
+        rows = _records(rows)
+    table = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping):
+            raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
+        table.append([(str(k), _text(v)) for k, v in r.items()])
+    return table
+
+
+def _where_pairs(where: Union[None, str, Mapping[str, Any]]) -> List[Tuple[str, str]]:
+    """where as (column, value) pairs: a dict, or the CLI's text "tokens=2,heads=1"."""
+    if isinstance(where, str):
+        return _core.parse_where(where) if where.strip() else []
+    if where is None or isinstance(where, Mapping):
+        return [(str(k), _text(v)) for k, v in (where or {}).items()]
+    raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
+
+
 # The CLI options a reason may name, as guess()'s arguments.
 _OPTION_NAMES = {"--max-exceptions ": "max_exceptions=", "--min-confirm": "min_confirm"}
 
@@ -157,25 +188,8 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
     ``max_exceptions`` E > 0 a polynomial, exp-linear, exp-sum or binomial form may miss up
     to E rows (``Guess.exceptions``). Raises ValueError on a missing column, a non-integer
     cell, too few rows or an option out of range."""
-    if isinstance(vars, str):
-        vars = [v for v in vars.split(",") if v]
-    vars = list(vars)
-    if isinstance(rows, (str, _os.PathLike)):
-        table = _core.read_table_cells(_os.fspath(rows))
-    else:
-        if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame (table()'s when pandas is installed)
-            rows = _records(rows)
-        table = []
-        for i, r in enumerate(rows):
-            if not isinstance(r, Mapping):
-                raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
-            table.append([(str(k), _text(v)) for k, v in r.items()])
-    if isinstance(where, str):  # "tokens=2,heads=1", as the CLI's --where
-        pairs = _core.parse_where(where) if where.strip() else []
-    elif where is None or isinstance(where, Mapping):
-        pairs = [(str(k), _text(v)) for k, v in (where or {}).items()]
-    else:
-        raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
+    vars = _var_names(vars)
+    table, pairs = _table_of(rows), _where_pairs(where)
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     if isinstance(bases, str):  # "2,3", as the CLI's --bases
         bases = _core.parse_list(bases, "bases") if bases.strip() else []
@@ -183,3 +197,98 @@ def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *,
                        integer(max_order, "max_order"), integer(max_params, "max_params"), integer(min_confirm, "min_confirm"),
                        integer(max_exps, "max_exps", -2**31, 2**31 - 1), integer(max_exceptions, "max_exceptions"))
     return Guess(core, vars, table, pairs)
+
+
+class BlockLaw:
+    """The result of :func:`guess_blocks` (``seprank guess --blocks``, docs/guess_blocks.md):
+    a law rank(x, a) = min(cap_a, cap_b, F_1, ...) for the degree blocks of a block table,
+    always a conjecture. ``found``; then ``law`` (the CLI's one line), ``forms`` (each
+    term's text), ``kind`` = "conjecture", ``caps_only`` (the law is the caps' bound
+    itself), ``fitted`` and ``confirmed`` (fit rows and held-out rows it gives exactly),
+    ``held_out`` (the held-out configurations), ``at_cap``; otherwise ``kind`` None,
+    ``reason`` and ``best`` (the best law tried). Always ``rows`` (ok block rows read),
+    ``rows_not_ok`` (left out: lower bounds or no block), ``terms_tried``, and
+    ``exceptions`` / ``held_out_exceptions``: the rows the law misses, each a dict of the
+    variables, ``configuration`` where other key columns tell rows apart, ``block``,
+    ``rank`` (the table's) and ``law``, as the CLI's JSON. ``bool(law)`` is ``found``.
+    ``predict(**point)`` gives the blocks at a new point."""
+
+    def __init__(self, core: Any, vars: Sequence[str], table: Any, where: Any) -> None:
+        self._law = core
+        self._table = table
+        self._where = where
+        self.vars: Tuple[str, ...] = tuple(vars)
+        self.found: bool = core.found
+        self.kind: Optional[str] = "conjecture" if self.found else None
+        self.law: str = core.text() if self.found else ""
+        self.best: str = "" if self.found else core.text()
+        self.forms: List[str] = core.forms() if self.found else []
+        self.caps_only: bool = self.found and not self.forms
+        self.fitted: int = core.fitted
+        self.confirmed: int = core.confirmed
+        self.held_out: str = core.held_out
+        self.at_cap: int = core.at_cap
+        self.rows: int = core.rows()
+        self.rows_not_ok: int = core.not_ok
+        self.terms_tried: int = core.tried
+        self.reason: str = _python_names(core.reason)
+        self.exceptions: List[Dict[str, Any]] = [self._row(*r) for r in core.exception_rows(False)]
+        self.held_out_exceptions: List[Dict[str, Any]] = [self._row(*r) for r in core.exception_rows(True)]
+
+    def _row(self, x: Sequence[int], name: str, block: int, rank: int, law: int) -> Dict[str, Any]:
+        row: Dict[str, Any] = dict(zip(self.vars, x))
+        if name != ",".join(f"{v}={n}" for v, n in zip(self.vars, x)):
+            row["configuration"] = name  # other key columns that differ, as the CLI's JSON
+        row.update(block=block, rank=rank, law=law)
+        return row
+
+    def predict(self, **point: int) -> Dict[str, Any]:
+        """The law's blocks at ``point`` (every variable by name), as ``--predict``: a dict
+        of ``point``, ``network`` (the first row ``where`` kept, its variables set to the
+        point), ``partition``, ``total`` and ``blocks`` (each ``block``, ``k``, ``j``,
+        ``cap_a``, ``cap_b``, ``predicted``). ValueError when no law was found."""
+        if not self.found:
+            raise ValueError(f"predict: no law was found ({self.reason})")
+        if set(point) != set(self.vars):
+            raise ValueError(f"predict: give exactly the variables {', '.join(self.vars)}, got {', '.join(sorted(point)) or 'none'}")
+        x = []
+        for v in self.vars:
+            value = point[v]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"predict: {v} = {value!r} is not an integer")
+            x.append(integer(value, f"predict: {v}"))
+        network, partition, blocks = _core.predict_blocks(self._law, self._table, self._where, x)
+        keys = ("block", "k", "j", "cap_a", "cap_b", "predicted")
+        out = [dict(zip(keys, b)) for b in blocks]
+        return {"point": {v: point[v] for v in self.vars}, "network": network, "partition": partition,
+                "total": sum(b["predicted"] for b in out), "blocks": out}
+
+    def __bool__(self) -> bool:
+        return self.found
+
+    def __repr__(self) -> str:
+        if not self.found:
+            return f"<seprank.BlockLaw: none ({self.reason})>"
+        missed = len(self.exceptions) + len(self.held_out_exceptions)
+        return (f"<seprank.BlockLaw {self.law} (conjecture: fitted on {_count(self.fitted, 'row')}, confirmed on "
+                f"{self.confirmed}, {_count(missed, 'exception')})>")
+
+
+def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Union[str, Sequence[str]] = (),
+                 where: Union[None, str, Mapping[str, Any]] = None, max_forms: int = 3, max_exceptions: int = 2) -> BlockLaw:
+    """A law for the degree blocks of a block table (``seprank guess --blocks``; the table
+    of ``seprank table --blocks`` or ``seprank.table(blocks=True)``), over the
+    configuration's variables ``vars`` (0 to 3 names): ``rows`` as for :func:`guess`.
+    ``max_forms`` (1..4) bounds the terms beside the caps, ``max_exceptions`` (0..64) the
+    fit rows the law may miss. Raises ValueError on a missing block column, a non-integer
+    cell, fewer than two configurations or an option out of range. ``--check`` and
+    ``--against`` are the CLI's only."""
+    names = _var_names(vars)
+    table, pairs = _table_of(rows), _where_pairs(where)
+    try:
+        core = _core.guess_block_law(table, pairs, names, integer(max_forms, "max_forms", -2**31, 2**31 - 1),
+                                     integer(max_exceptions, "max_exceptions"))
+    except ValueError as e:  # the library's message, its options named as this function's arguments
+        text = str(e).replace("guess --blocks: ", "guess_blocks: ")
+        raise ValueError(text.replace("max forms ", "max_forms = ").replace("max exceptions ", "max_exceptions = ")) from None
+    return BlockLaw(core, names, table, pairs)

@@ -28,6 +28,7 @@ def test_walkthrough_runs(tmp_path, monkeypatch, capsys):
     blocks = python_blocks((ROOT / "docs" / "python.md").read_text())
     assert len(blocks) >= 8
     monkeypatch.chdir(tmp_path)  # the plot is written here
+    (tmp_path / "data").symlink_to(ROOT / "data")  # the walkthrough runs from the clone's root
     namespace = {"__name__": "python_md"}
     for i, block in enumerate(blocks):
         exec(compile(block, f"docs/python.md block {i + 1}", "exec"), namespace)

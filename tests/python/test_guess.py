@@ -243,3 +243,40 @@ def test_where_as_the_cli_text_and_marked_rows(rows):
     m = seprank.guess(edited, vars=["dim", "depth"], max_exceptions=1)
     assert m.marked == [{"point": {"dim": 3, "depth": 3}, "status": "lower-bound"}]
     assert seprank.guess(edited, vars=["dim", "depth"], where="status=ok").marked == []
+
+
+def test_guess_blocks_finds_the_cli_law_with_its_exceptions_and_prediction(cli):
+    # the worked example of docs/guess_blocks.md, through the package and the CLI's JSON
+    table = DATA / "blocks_attention_n4.csv"
+    law = seprank.guess_blocks(table, vars="dim,depth", where={"heads": 1})
+    out = cli("guess", table, "--blocks", "--vars", "dim,depth", "--where", "heads=1", "--predict", "dim=2,depth=4")
+    assert law and law.found and law.kind == "conjecture"
+    assert law.law == out["law"] and law.forms == out["forms"] and law.caps_only == out["caps_only"]
+    for key in ("fitted", "confirmed", "held_out", "at_cap", "exceptions", "held_out_exceptions"):
+        assert getattr(law, key) == out[key], key
+    assert (law.rows, law.rows_not_ok, law.terms_tried) == (out["rows"], out["rows_not_ok"], out["terms_tried"])
+    p = law.predict(dim=2, depth=4)
+    q = out["predictions"][0]
+    assert (p["network"], p["partition"], p["total"], p["blocks"]) == (q["network"], q["partition"], q["total"], q["blocks"])
+    assert p["total"] == sum(b["predicted"] for b in p["blocks"]) > 0
+    # a table with held-out exceptions names the configurations as the CLI does
+    heads = DATA / "blocks_attention_n3_heads.csv"
+    law = seprank.guess_blocks(heads, vars=["dim", "depth"], max_exceptions=8)
+    out = cli("guess", heads, "--blocks", "--vars", "dim,depth", "--max-exceptions", "8")
+    assert law.exceptions == out["exceptions"] and law.held_out_exceptions == out["held_out_exceptions"]
+
+
+def test_guess_blocks_without_a_law_is_falsy_and_bad_input_is_a_value_error(tmp_path):
+    rows = [{"family": "attention", "tokens": 2, "dim": d, "depth": 1, "block": b, "blocks": 2, "rank": r, "cap_a": 9, "cap_b": 9,
+             "status": "ok"} for d, b, r in [(1, 0, 1), (1, 1, 7), (2, 0, 5), (2, 1, 2), (3, 0, 8), (3, 1, 3)]]
+    law = seprank.guess_blocks(rows, vars="dim", max_forms=1, max_exceptions=0)
+    assert not law and law.kind is None and law.law == "" and law.best.startswith("min(cap_a, cap_b")
+    # the best law tried, with the rows it misses (the reason counts them), as the CLI's JSON
+    assert "misses 2 of 4 fit rows and 2 of 2 held-out rows" in law.reason
+    assert len(law.exceptions) == 2 and len(law.held_out_exceptions) == 2
+    with pytest.raises(ValueError, match="no law"):
+        law.predict(dim=4)
+    with pytest.raises(ValueError, match="max_forms"):
+        seprank.guess_blocks(rows, vars="dim", max_forms=9)
+    with pytest.raises(ValueError, match="cap_a"):
+        seprank.guess_blocks([{k: v for k, v in r.items() if k != "cap_a"} for r in rows], vars="dim")
