@@ -80,7 +80,7 @@ std::vector<Column> make_columns() {
              if (s.answer && !s.answer->partition.empty()) return s.answer->partition;
              return s.partition.empty() ? Value() : Value(s.partition);
          }},
-        {"degree", "degree of f: d^L for a network (exact integer; JSON number, digits as text only beyond 64 bits)", [](const RowSource& s) -> Value {
+        {"degree", "formal degree of f: d^L for a network, the degree of generic weights' f (given weights may cancel to less: expand prints the actual one); exact integer, JSON number, digits as text only beyond 64 bits", [](const RowSource& s) -> Value {
              if (s.answer && !s.answer->degree.empty()) return exact_integer(s.answer->degree);
              return s.spec ? exact_integer(output_degree(*s.spec).str()) : Value();
          }},
