@@ -151,9 +151,15 @@ struct DegreeCommand final : Command {
                 const auto t0 = std::chrono::steady_clock::now();
                 const auto m = seprank::measure_degree(net, o.seed);
                 // f = 0 at these weights (a weight drawn 0): no degree to measure, as --budget says
+                const std::string weights = file_net ? std::string("the given weights") : "the weights of seed " + std::to_string(o.seed);
+                const std::string other = file_net ? "" : "; another --seed draws other weights";
                 if (m.degree < 0)
-                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": f is the zero polynomial at the weights of seed " +
-                                                  std::to_string(o.seed) + ": no measured degree (another --seed draws other weights)");
+                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": f is the zero polynomial at " + weights +
+                                                  ": no measured degree" + (file_net ? "" : " (another --seed draws other weights)"));
+                else if (fmpz_cmp_si(m.predicted.get(), m.degree) > 0)  // below d^L: these weights cancel its top terms
+                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": measured " + std::to_string(m.degree) +
+                                                  " below the predicted " + m.predicted.str() + " at " + weights +
+                                                  ": they cancel f's top degree (a weight 0, or terms that cancel" + other + ")");
                 json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list
                             {"measured", m.degree >= 0 ? json(m.degree) : json()},
                             {"predicted", exact(m.predicted)},
