@@ -15,7 +15,7 @@ struct DegreeCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("degree", "Degree growth d^L, measured, per depth; or a fixed-budget comparison across block degrees");
         add_network_options(sub, dgo);
-        sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension; 0 (default): degree per depth 1..L")
+        sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension (family hadamard unless --family); 0 (default): degree per depth 1..L")
             ->capture_default_str();
         sub->add_option("--degrees", degrees_text, "block degrees to compare with --budget: a list and ranges (2,3,4 or 1..6)")->capture_default_str();
         sub->add_flag("--rank", with_rank, "--budget: add each architecture's generic separation rank (balanced partition, the table's settings) and log3_rank");
@@ -61,6 +61,9 @@ struct DegreeCommand final : Command {
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
+                // attention fixes its degree at 3, so a budget comparison without --family is
+                // hadamard's (as Python's budget()); --family attention is refused, naming why
+                if (o.family.empty() && o.layers.empty()) o.family = "hadamard";
                 const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(family_name(o)));
                 if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
