@@ -92,6 +92,7 @@ assert [(r["budget"], r["block_degree"], r["depth"]) for r in rows] == [(24, 2, 
 for r in rows:
     assert isinstance(r["dimension"], int) and 1 <= r["dimension"] <= r["params_used"], r
     assert r["dim_defect"] == (r["dimension"] < r["dim_expected"]), r
+    assert r["dim_label"] in ("certified", "generic lower bound") and (r["dim_failure_bound"] == 0) == (r["dim_label"] == "certified"), r
     assert isinstance(r["rank"], int) and r["rank_status"] == "ok" and r["log3_rank"] > 0, r
 PY
 "$S" degree --family hadamard --tokens 2 --dim 2 --width 2 --budget 24 --degrees 2,3 | head -1 | grep -q "dimension  dim_expected" || fail "degree --budget text lacks the dimension column"
@@ -333,11 +334,13 @@ grep -q "note: 4 row(s) of .*dup.csv are outside this sweep" "$T/dup.err" || fai
 import csv, sys
 plain, dim = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
 assert len(plain) == len(dim) == 8
-assert list(dim[0])[-3:] == ["dimension", "dim_expected", "dim_defect"], list(dim[0])
+assert list(dim[0])[-5:] == ["dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound"], list(dim[0])
 for a, b in zip(plain, dim):
     assert all(a[k] == b[k] for k in a if k not in ("seconds", "peak_mib")), (a, b)
     d, e = int(b["dimension"]), int(b["dim_expected"])
     assert b["dim_defect"] == ("true" if d < e else "false") and 1 <= d <= int(b["params"]), b
+    # what the dimension is: certified (failure bound 0) or a generic lower bound with its bound
+    assert (b["dim_label"], float(b["dim_failure_bound"]) == 0) in (("certified", True), ("generic lower bound", False)), b
 known = {(r["tokens"], r["dim"], r["depth"]): r["dimension"] for r in dim}
 assert known[("2", "2", "2")] == "8" and known[("3", "1", "2")] == "1", known
 PY

@@ -97,8 +97,8 @@ struct DegreeCommand final : Command {
                     seprank::RowSource src;
                     src.dimension = r.dimension ? &*r.dimension : nullptr;
                     src.answer = r.rank ? &*r.rank : nullptr;
-                    const json cells = to_nl(seprank::make_record(src, {"dimension", "dim_expected", "dim_defect", "rank", "log3_rank"}));
-                    for (const auto& c : {"dimension", "dim_expected", "dim_defect"}) row[c] = cells[c];  // null: not measured
+                    const json cells = to_nl(seprank::make_record(src, {"dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank", "log3_rank"}));
+                    for (const auto& c : {"dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound"}) row[c] = cells[c];  // null: not measured
                     if (with_rank) {
                         for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c];
                         row["rank_status"] = !r.rank ? json() : json(r.rank->converged ? "ok" : "lower-bound");

@@ -102,7 +102,7 @@ struct TableCommand final : Command {
         sub->add_flag("--variety", t_variety,
                       "add the degree of every row's image and the weight settings per generic function on the gauge slice (columns variety_degree, "
                       "gauge_fibre; `seprank variety`'s defaults, seeded by --seed; a row over its limits gets null and the reason)");
-        sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect; scalar output, seeded by --seed)");
+        sub->add_flag("--dimension", t_dimension, "add the functional dimension of every row (columns dimension, dim_expected, dim_defect, dim_label, dim_failure_bound; scalar output, seeded by --seed)");
         sub->add_option("--out", t_out, "append each finished row to FILE (csv, or JSON lines with --format json)");
         sub->add_flag("--resume", t_resume, "reuse the rows already in --out FILE (only if it was written by the same sweep: same trials, seed, prime bits, method, max-side, variant, partition)");
         sub->add_flag("--block-store", t_block_store, "with --out FILE: each row's graded evaluation keeps its work units in FILE.blocks/ while it runs, so --resume continues a killed row from its finished units, and MPI ranks share every row's units instead of taking whole rows");

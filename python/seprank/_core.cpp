@@ -455,6 +455,8 @@ PYBIND11_MODULE(_core, m) {
                 d["dimension"] = a ? py::object(py::int_(a->value)) : py::object(py::none());
                 d["dim_expected"] = a ? py::object(py::int_(a->expected)) : py::object(py::none());
                 d["dim_defect"] = a ? py::object(py::bool_(a->value < a->expected)) : py::object(py::none());
+                d["dim_label"] = a ? py::object(py::str(a->label())) : py::object(py::none());
+                d["dim_failure_bound"] = a ? py::object(py::float_(bound_up(a->failure_bound, 3))) : py::object(py::none());
             }
             if (bo.rank) {
                 d["rank"] = r.rank ? py::object(py::int_(r.rank->value)) : py::object(py::none());

@@ -66,7 +66,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     d^L and measured degree, ln(d^L)/B next to h(d) = ln d / d. Returns
     {"rows": [...], "best_measured_d": d reaching the highest degree, "best_h_d": argmax h}.
     ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
-    dim_expected, dim_defect; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
+    dim_expected, dim_defect, dim_label, dim_failure_bound; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
     generic separation rank for the balanced partition (rank, rank_converged). A row
     whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
@@ -137,7 +137,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     --eps`` (eps, eps_ranks, eps_certified, eps_reason; docs/table.md) under ``measure``
     ('uniform' or 'gaussian'), for flattenings of side at most ``eps_max_side``.
     ``dimension=True`` adds the functional dimension of every row (``seprank table
-    --dimension``: columns dimension, dim_expected, dim_defect; scalar output, seeded by
+    --dimension``: columns dimension, dim_expected, dim_defect, dim_label, dim_failure_bound; scalar output, seeded by
     ``seed``; docs/table.md).
     ``layers`` sweeps stacks (``seprank table --layers``): one SPEC, several separated by
     ';' ('attention;attention,mlp:power=3'), or a list of SPECs; each is repeated ``depth``

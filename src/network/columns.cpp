@@ -125,6 +125,12 @@ std::vector<Column> make_columns() {
         {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
+        {"dim_label", "what `dimension` is: certified (it reaches the parameters or the monomials) | generic lower bound | lower bound", [](const RowSource& s) -> Value {
+             return s.dimension ? Value(s.dimension->label()) : Value();
+         }},
+        {"dim_failure_bound", "bound on the chance that the dimension is larger than `dimension` (0: certified; 1: none known)", [](const RowSource& s) -> Value {
+             return s.dimension ? Value::real(bound_up(s.dimension->failure_bound, 3), 3) : Value();
+         }},
         {"variety_degree", "table --variety: the degree of the image, counted mod 16-bit primes whose trials agree (null: none claimed; docs/variety.md)", [](const RowSource& s) -> Value {
              return s.has_variety && s.variety_degree >= 0 ? Value(s.variety_degree) : Value();
          }},

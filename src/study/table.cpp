@@ -51,7 +51,7 @@ const std::vector<std::string>& table_eps_columns() {
 }
 
 const std::vector<std::string>& table_dimension_columns() {
-    static const std::vector<std::string> cols = {"dimension", "dim_expected", "dim_defect"};
+    static const std::vector<std::string> cols = {"dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound"};
     return cols;
 }
 

@@ -514,7 +514,7 @@ def test_table_dimension_matches_cli(cli):
             "--dimension")
     assert len(rows) == len(c) == 8
     for r, cr in zip(rows, c):
-        assert list(r) == list(cr) and list(r)[-3:] == ["dimension", "dim_expected", "dim_defect"]
+        assert list(r) == list(cr) and list(r)[-5:] == ["dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound"]
         for k in r:
             if k not in ("seconds", "peak_mib"):
                 assert r[k] == cr[k], (k, r, cr)
@@ -529,7 +529,7 @@ def test_budget_dimension_and_rank_match_cli(cli):
              "--degrees", "2,3", "--rank")
     assert len(b["rows"]) == len(cb) == 2
     for r, cr in zip(b["rows"], cb):
-        for k in ("dimension", "dim_expected", "dim_defect", "rank"):
+        for k in ("dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank"):
             assert r[k] == cr[k], (k, r, cr)
         assert r["rank_converged"] is (cr["rank_status"] == "ok")
     assert "dimension" not in seprank.budget(24, [2], tokens=2, dim=2, width=2, dimension=False)["rows"][0]

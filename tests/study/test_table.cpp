@@ -1268,6 +1268,9 @@ TEST_CASE("table --dimension: the columns are function_dimension with the sweep'
         // the defect flag says dimension < expected, read off the row's own cells
         const long dim = std::stol(row.at("dimension").str()), expected = std::stol(row.at("dim_expected").str());
         CHECK(row.at("dim_defect").str() == (dim < expected ? "true" : "false"));
+        // and what the dimension is, as the answer labels it
+        CHECK(row.at("dim_label").str() == ref.label());
+        CHECK((row.at("dim_failure_bound").str() == "0") == (ref.kind == RankKind::exact));
         CHECK(dim <= fmpz_get_si(parameter_count(spec).get()));
         defects += dim < expected;
         // the dimension is extra: every other cell is the row without it
