@@ -147,7 +147,10 @@ struct VarietyAnswer {
 VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt = {});
 
 // The answer as `seprank variety` writes it and Python's variety() returns it: dimension,
-// dimension_kind, dimension_failure_bound, degree (null unless agreed), degree_at_least
+// dimension_kind, dimension_failure_bound, degree (null unless agreed), degree_kind (what
+// degree is: "proven" where degree_at_least = degree_at_most = degree with failure bounds
+// 0, "proven given the dimension" where they meet it with the dimension's failure bound,
+// else "counted"; null with degree), degree_at_least
 // and degree_at_least_failure_bound (null where no trial certified), degree_at_most and
 // degree_at_most_failure_bound (null where not computed), span_dimension and
 // equation_degree (null where not found), parameters, fibre_dimension,

@@ -529,6 +529,17 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     return res;
 }
 
+namespace {
+// What `degree` is: proven where both certain bounds meet it and the dimension is exact;
+// proven given the dimension where they meet it and the dimension is generic; counted (the
+// trials' agreeing counts mod 16-bit primes) otherwise; null without a degree.
+Value degree_kind(const VarietyAnswer& v) {
+    if (v.degree < 0) return Value();
+    if (v.degree_at_least != v.degree || v.degree_at_most != v.degree) return Value("counted");
+    return Value(v.degree_at_least_failure_bound == 0 && v.degree_at_most_failure_bound == 0 ? "proven" : "proven given the dimension");
+}
+}  // namespace
+
 Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     const auto maybe = [](long x) { return x >= 0 ? Value(x) : Value(); };
     std::vector<long> primes, sections, images, generic, fibres;
@@ -544,6 +555,7 @@ Record variety_record(const VarietyAnswer& v, bool generic_slice) {
     r.set("dimension_kind", to_string(v.dimension_answer.kind));
     r.set("dimension_failure_bound", Value::real(bound_up(v.dimension_answer.failure_bound, 3), 3));
     r.set("degree", maybe(v.degree));
+    r.set("degree_kind", degree_kind(v));
     r.set("degree_at_least", maybe(v.degree_at_least));
     r.set("degree_at_least_failure_bound", v.degree_at_least >= 0 ? Value::real(bound_up(v.degree_at_least_failure_bound, 3), 3) : Value());
     r.set("degree_at_most", maybe(v.degree_at_most));

@@ -14,7 +14,7 @@ def test_variety_matches_the_cli(cli):
         net = {"layers": layers, "tokens": tokens, "dim": dim}
         py = seprank.variety(net, seed=7)
         c = cli("variety", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
-        for k in ("dimension", "dimension_kind", "degree", "parameters", "fibre_dimension", "gauge_fibre_points",
+        for k in ("dimension", "dimension_kind", "degree", "degree_kind", "parameters", "fibre_dimension", "gauge_fibre_points",
                   "free_weights", "degree_fibre_points", "degree_free_weights", "agreed", "primes", "section_points",
                   "degree_at_least", "degree_at_least_failure_bound", "degree_at_most", "degree_at_most_failure_bound",
                   "gauge_fibre_at_most", "degree_fibre_at_most", "span_dimension", "equation_degree",
@@ -31,14 +31,17 @@ def test_variety_matches_the_cli(cli):
     assert conv["degree_at_least"] == 4 and conv["section_images"] == [4, 4, 4]
     # and from above (the Newton polytope's bound): proven
     assert conv["degree_at_most"] == 4 and "deg X is proven" in conv["label"]
+    assert conv["degree_kind"] == "proven given the dimension"  # the dimension is generic
     # the quadratic network's image is a hypersurface of its span: its equation proves it all
     q = seprank.variety({"layers": "dense:width=2:power=2,dense:width=1:power=1", "tokens": 1, "dim": 3})
     assert (q["dimension_kind"], q["dimension_failure_bound"], q["span_dimension"]) == ("exact", 0, 6)
     assert q["degree_at_least"] == q["degree_at_most"] == q["equation_degree"] == 3
+    assert q["degree_kind"] == "proven"  # the equation makes the dimension exact
     assert q["equation"] == "y3*y4^2 - y2*y4*y5 + y1*y5^2 + y2^2*y6 - 4*y1*y3*y6"
     assert q["equation_coordinates"].split(", ")[0] == "x1_1^2"
     off = seprank.variety({"layers": "dense:width=2:power=2,dense:width=1:power=1", "tokens": 1, "dim": 3}, max_equation_monomials=0)
     assert off["equation"] is None and off["degree_at_most"] == 8 and "no equation: not searched" in off["label"]
+    assert off["degree"] == 3 and off["degree_kind"] == "counted"  # 3 from below, 8 from above: counted
 
 
 def test_variety_threads_and_refusals():
