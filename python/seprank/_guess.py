@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from ._boundary import big_fraction, integer, thread_count
+from ._boundary import big_fraction, big_int, big_text, integer, thread_count
 
 
 def _text(v: Any) -> str:
@@ -17,6 +17,8 @@ def _text(v: Any) -> str:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, int):  # of any length (str() stops at Python's 4300 digits)
+        return big_text(v)
     return str(v)
 
 
@@ -124,7 +126,7 @@ class Guess:
         self.rows_confirmed: List[Dict[str, int]] = [dict(zip(self.vars, x)) for x in core.confirm_points()]
         self.recurrence: str = core.recurrence()
         self.exceptions: List[Dict[str, Any]] = [
-            {"point": dict(zip(self.vars, x)), "value": int(v), "formula": None if f is None else _number(f)}
+            {"point": dict(zip(self.vars, x)), "value": big_int(v), "formula": None if f is None else _number(f)}
             for x, v, f in core.exception_rows()]
         # what the rows are, by the table's label column (value 'rank' only): {label: count},
         # "probabilistic (p <= …)" as "probabilistic", and the largest failure bound among them

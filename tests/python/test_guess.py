@@ -280,3 +280,14 @@ def test_guess_blocks_without_a_law_is_falsy_and_bad_input_is_a_value_error(tmp_
         seprank.guess_blocks(rows, vars="dim", max_forms=9)
     with pytest.raises(ValueError, match="cap_a"):
         seprank.guess_blocks([{k: v for k, v in r.items() if k != "cap_a"} for r in rows], vars="dim")
+
+
+def test_guess_reads_and_returns_values_past_pythons_4300_digit_conversion_limit():
+    # str(int) and int(str) stop at 4300 digits by default; a rank table's values need not
+    big = 10**5000
+    rows = [{"n": n, "v": big + n * n} for n in range(1, 9)]
+    g = seprank.guess(rows, vars=["n"], value="v")
+    assert g.found and g.form == "polynomial" and g.predict(n=20) == big + 400
+    rows[3]["v"] += 1  # one row off: an exception, its value given back whole
+    g = seprank.guess(rows, vars=["n"], value="v", max_exceptions=1)
+    assert g.found and [e["value"] for e in g.exceptions] == [big + 17]
