@@ -81,6 +81,20 @@ def _where_pairs(where: Union[None, str, Mapping[str, Any]]) -> List[Tuple[str, 
     raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
 
 
+def _point_values(vars: Sequence[str], point: Mapping[str, Any]) -> List[int]:
+    """predict()'s point as the variables' values in order: every variable given, each an
+    int within a C++ long; ValueError naming the first that is not."""
+    if set(point) != set(vars):
+        raise ValueError(f"predict: give exactly the variables {', '.join(vars)}, got {', '.join(sorted(point)) or 'none'}")
+    x = []
+    for v in vars:
+        value = point[v]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"predict: {v} = {value!r} is not an integer")
+        x.append(integer(value, f"predict: {v}"))
+    return x
+
+
 # The CLI options a reason may name, as guess()'s arguments.
 _OPTION_NAMES = {"--max-exceptions ": "max_exceptions=", "--min-confirm": "min_confirm"}
 
@@ -139,15 +153,7 @@ class Guess:
 
     def predict(self, **point: int) -> Union[int, Fraction]:
         """The formula at ``point`` (every variable by name), exactly."""
-        if set(point) != set(self.vars):
-            raise ValueError(f"predict: give exactly the variables {', '.join(self.vars)}, got {', '.join(sorted(point)) or 'none'}")
-        x = []
-        for v in self.vars:
-            value = point[v]
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"predict: {v} = {value!r} is not an integer")
-            x.append(integer(value, f"predict: {v}"))  # within a C++ long
-        return _number(self._g.predict(x))
+        return _number(self._g.predict(_point_values(self.vars, point)))
 
     def check(self, *, seconds: float = 60, trials: int = 2, max_side: int = 4096, threads: int = 2,
               **point: int) -> Dict[str, Any]:
@@ -251,14 +257,7 @@ class BlockLaw:
         ``cap_a``, ``cap_b``, ``predicted``). ValueError when no law was found."""
         if not self.found:
             raise ValueError(f"predict: no law was found ({self.reason})")
-        if set(point) != set(self.vars):
-            raise ValueError(f"predict: give exactly the variables {', '.join(self.vars)}, got {', '.join(sorted(point)) or 'none'}")
-        x = []
-        for v in self.vars:
-            value = point[v]
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"predict: {v} = {value!r} is not an integer")
-            x.append(integer(value, f"predict: {v}"))
+        x = _point_values(self.vars, point)
         network, partition, blocks = _core.predict_blocks(self._law, self._table, self._where, x)
         keys = ("block", "k", "j", "cap_a", "cap_b", "predicted")
         out = [dict(zip(keys, b)) for b in blocks]
