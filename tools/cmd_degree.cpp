@@ -63,7 +63,9 @@ struct DegreeCommand final : Command {
                 o.depth = 1;
                 // attention fixes its degree at 3, so a budget comparison without --family is
                 // hadamard's (as Python's budget()); --family attention is refused, naming why
-                if (o.family.empty() && o.layers.empty()) o.family = "hadamard";
+                // (attention options given: attention, so that its refusal says why)
+                const bool attention_options = o.heads != 1 || o.head_dim != 0 || o.attention_rank != 0;
+                if (o.family.empty() && o.layers.empty() && !attention_options) o.family = "hadamard";
                 const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(family_name(o)));
                 if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)

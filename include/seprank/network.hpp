@@ -224,8 +224,9 @@ struct NetworkSpec {
 // `attention:heads=H:head-dim=da:rank=k[:residual]`, hadamard L copies of
 // `hadamard:degree=d:width=w[:free][:residual]`, a stack its own layers; fc and power,
 // which read their tokens flattened, their `fc` and `dense` layers. The stack computes
-// the same network (degrees, draws, weights file matrices, forward map). validate(s)
-// first (invalid_input, resource_limit). O(depth) beside validate's cost.
+// the same network (degrees, draws, weights file matrices, forward map). Precondition: a
+// valid spec (not checked; a list shorter than the depth is refused, invalid_input, not
+// read past). O(depth).
 std::vector<LayerSpec> stack_layers(const NetworkSpec& s);
 // The other way: a stack of depth >= 1 whose layers are all one family's block, written as
 // that family (same N, dx, embedding, i and p), so that it carries what the family carries

@@ -57,7 +57,8 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
     ``net``: a Network (only its architecture is used, as in :func:`generic_rank`) or a
     dict of network options. Each of ``trials`` trials draws weights uniformly on Z/p
     (p a random prime of ``prime_bits`` bits, 20..62) and parameters + ``margin`` input
-    rows, builds J exactly mod p and ranks it; the answer (``kind`` 'generic') is the
+    rows, builds J exactly mod p and ranks it; the answer (``kind`` 'generic'; 'exact',
+    failure_bound 0, where it reaches the parameters or the output's monomials) is the
     largest rank, a certified lower bound of the dimension, equal to it except with
     probability failure_bound, the product over the trials (each its own prime) of
     s·D/p + c (Schwartz–Zippel over the minors s that would show a larger rank, and c for

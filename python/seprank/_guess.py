@@ -275,7 +275,7 @@ class BlockLaw:
                 f"{self.confirmed}, {_count(missed, 'exception')})>")
 
 
-def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Union[str, Sequence[str]] = (),
+def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Union[str, Sequence[str]],
                  where: Union[None, str, Mapping[str, Any]] = None, max_forms: int = 3, max_exceptions: int = 2) -> BlockLaw:
     """A law for the degree blocks of a block table (``seprank guess --blocks``; the table
     of ``seprank table --blocks`` or ``seprank.table(blocks=True)``), over the

@@ -18,7 +18,7 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     of network options), its neurovariety X, for the scalar output: a dict with
     ``dimension`` (as :func:`dimension`, with ``dimension_kind`` and
     ``dimension_failure_bound``), ``degree`` (deg X where every trial agrees, else None),
-``degree_kind`` ("proven", "proven given the dimension" or "counted": what ``degree`` is),
+    ``degree_kind`` ("proven", "proven given the dimension" or "counted": what ``degree`` is),
     ``degree_at_least`` and ``degree_at_least_failure_bound`` (a lower bound on deg X, certain
     unless the dimension is larger, the chance of which is that bound; None where no trial
     certified its section), ``degree_at_most`` and ``degree_at_most_failure_bound`` (an upper

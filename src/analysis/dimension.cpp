@@ -642,6 +642,8 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         std::snprintf(c, sizeof c, "s = %ld (the ranks it took plus one, summed), c = %.3g (its prime dividing one of those minors' contents, at most %.3g bits)",
                       static_cast<long>(rho), bound_up(content, 3), bound_up(content_bits, 3));
         res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected);
+        if (res.value > ex.expected)  // a lower bound above the count: the count is wrong here
+            res.note += "; the rank is above the expected count, whose reductions then overcount here (docs/dimension.md: please report)";
         if (res.value == hard) {
             res.kind = RankKind::exact;
             res.failure_bound = 0;

@@ -59,6 +59,16 @@
 namespace seprank::detail {
 inline namespace SEPRANK_KERNEL_NS {
 
+// Entry l of a per-layer list of s (its layers, fc's or power's widths), checked: a bare
+// spec whose list is shorter than its depth is refused (invalid_input), not read past.
+template <class T>
+const T& layer_entry(const std::vector<T>& v, long l, const char* list) {
+    if (l < 0 || l >= static_cast<long>(v.size()))  // the message built only then: at() runs per layer in every pass
+        throw invalid_input(std::string(list) + " has " + str(static_cast<long>(v.size())) + " entries: no layer " + str(l + 1) +
+                            " (one entry per layer, depth L of them)");
+    return v[static_cast<std::size_t>(l)];
+}
+
 // fn(l, field, why) for each layer l of s (family F's layer(s, l), a kind) that has a
 // field its kind never reads (the kind's optional unused(sp)); F's unused builds on it.
 template <class F, class Fn>
@@ -203,7 +213,7 @@ struct StackFamily {
         check_coordinate(s, Stack::output_dim(s));
     }
     static long block_degree(const NetworkSpec&) { return 0; }  // no single one
-    static LayerSpec layer(const NetworkSpec& s, long l) { return s.layers[static_cast<std::size_t>(l)]; }
+    static LayerSpec layer(const NetworkSpec& s, long l) { return layer_entry(s.layers, l, "layers"); }
     // Each layer's field it never reads (its kind's unused), as field "layers".
     static std::vector<UnusedField> unused(const NetworkSpec& s) {
         std::vector<UnusedField> out;
@@ -276,7 +286,7 @@ struct Fc {
     static LayerSpec layer(const NetworkSpec& s, long l) {
         FcLayer f;
         f.degree = s.block_degree;
-        f.width = s.widths.empty() ? 0 : s.widths[static_cast<std::size_t>(l)];
+        f.width = s.widths.empty() ? 0 : layer_entry(s.widths, l, "widths");
         f.residual = s.residual;
         return f;
     }
@@ -330,7 +340,7 @@ struct Power {
     }
     static LayerSpec layer(const NetworkSpec& s, long l) {
         DenseLayer d;
-        d.width = s.widths[static_cast<std::size_t>(l)];
+        d.width = layer_entry(s.widths, l, "widths");
         d.power = l + 1 < s.depth ? s.block_degree : 1;  // the last layer is linear
         return d;
     }

@@ -621,7 +621,11 @@ struct FcKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
         const long d = sp.degree, units = width(sp, in), n_prev = in.n * n_in;
         LayerCount c;
-        c.n_next = units;
+        // its outputs span at most the forms of degree d in the n_prev coordinates it reads,
+        // as a dense layer's (GL(units) after a linear fc layer wider than its input put the
+        // count below the measured dimension: a review's sweep, 2026-11-30)
+        // (a residual layer adds its input back: its output spans the whole width)
+        c.n_next = sp.residual ? units : std::min(units, d == 1 ? n_prev : monomials(n_prev, Integer(d), false));
         c.params = d * units * in.n * in.w;
         const long used = scalar_last ? 1 : units;
         if (d == 1) {

@@ -222,18 +222,10 @@ detail::Shape detail::family_input(const NetworkSpec& s) {
     return flat ? Shape{1, s.tokens * s.dim} : Shape{s.tokens, s.dim};
 }
 
-namespace {
-// stack_layers of a spec known to be valid (or built from valid layers, family_form's t).
-std::vector<LayerSpec> layers_of(const NetworkSpec& s) {
-    std::vector<LayerSpec> out;
-    for (long l = 0; l < s.depth; ++l) out.push_back(detail::family_layer(s, l));
-    return out;
-}
-}  // namespace
-
 std::vector<LayerSpec> stack_layers(const NetworkSpec& s) {
-    validate(s);  // a stack with fewer layers than its depth, power without widths: read past the end
-    return layers_of(s);
+    std::vector<LayerSpec> out;
+    for (long l = 0; l < s.depth; ++l) out.push_back(detail::family_layer(s, l));  // each list entry checked
+    return out;
 }
 
 NetworkSpec family_form(const NetworkSpec& s) {
@@ -254,7 +246,7 @@ NetworkSpec family_form(const NetworkSpec& s) {
     if (std::all_of(t.widths.begin(), t.widths.end(), [](long w) { return w == 0; })) t.widths.clear();  // fc's default
     // The family's own layers must be these (every layer the same block, a power network's
     // last one linear), and the family spec valid.
-    if (layers_to_string(layers_of(t)) != layers_to_string(s.layers)) return s;
+    if (layers_to_string(stack_layers(t)) != layers_to_string(s.layers)) return s;
     try {
         validate(t);
     } catch (const invalid_input&) {

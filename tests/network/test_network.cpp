@@ -91,7 +91,7 @@ TEST_CASE("validation names the bad value") {
     short_stack.dim = 2;
     short_stack.depth = 3;
     short_stack.layers = parse_layers("attention");
-    CHECK_THROWS_AS((void)stack_layers(short_stack), invalid_input);
+    CHECK_THROWS_WITH_AS((void)stack_layers(short_stack), doctest::Contains("layers has 1 entries: no layer 2"), invalid_input);
     short_stack.layers = parse_layers("attention,attention,attention");
     CHECK(stack_layers(short_stack).size() == 3);
 }
