@@ -1,9 +1,11 @@
 // seprank — command-line front end. Each subcommand lives in tools/cmd_<name>.cpp.
 // Exit codes (docs/usage.md §1.2): 0 success, 2 bad input (one line on stderr naming the
 // value and what was expected), 3 a stated resource limit (the estimate and the limit;
-// also a failed write of the output), 1 an internal error. Never a signal: SIGPIPE is
-// ignored so that a closed pipe is a detected write error.
+// also a failed write of the output), 1 an internal error. Never a signal of its own:
+// SIGPIPE is ignored so that a closed pipe is a detected write error; SIGINT, SIGTERM and
+// SIGHUP end it after removing its temporaries.
 #include "cli.hpp"
+#include "seprank/cancel.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -151,6 +153,9 @@ int main(int argc, char** argv) {
     using namespace seprank_cli;
     std::signal(SIGPIPE, SIG_IGN);
     try {
+        // First, before any thread: SIGINT, SIGTERM and SIGHUP remove the temporaries and
+        // end gnuplot before the process ends by them (docs/cancel.md, "Interrupts").
+        seprank::install_interrupt_cleanup();
         CLI::App app{"seprank: exact degree and separation rank of polynomial attention networks"};
         app.require_subcommand(1);
         app.fallthrough();  // global options (--threads, --max-memory) may follow the subcommand

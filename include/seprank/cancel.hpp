@@ -19,6 +19,10 @@
 // Cost without a scope: one thread-local pointer read per poll.
 // Thread safety: scopes are per thread; separate threads with separate scopes are
 // independent.
+//
+// A program that ends on SIGINT, SIGTERM or SIGHUP instead (the seprank command line)
+// calls install_interrupt_cleanup first: the signal then also removes the temporary
+// files the library has open and ends the child processes it started.
 #pragma once
 
 #include <functional>
@@ -60,5 +64,21 @@ CancelHandle current_cancel() noexcept;
 bool cancel_requested() noexcept;
 // Throws cancelled when cancel_requested(). Cost: that of cancel_requested().
 void throw_if_cancelled();
+
+// For a program's main (the seprank command line calls it first): SIGINT, SIGTERM and
+// SIGHUP (each one not ignored at the call) get a handler that wakes a thread of the
+// library's; that thread ends the child processes the library started (gnuplot: SIGTERM,
+// SIGKILL after about 2 s), removes the temporary files the library has open (an
+// output's `.NAME.tmp.XXXXXX` before its rename, plot's script, log and figure) and ends
+// the process by the same signal with its default action (a shell sees 128 + the
+// signal's number). Nothing else changes: the signal still ends the program at once,
+// whatever it is computing. The handler only writes a byte to a pipe
+// (async-signal-safe); the clean-up runs as ordinary code under the lock of the
+// library's registry of temporaries, so no temporary is made or renamed unseen. A
+// second call does nothing. Throws std::system_error when the pipe or the thread cannot
+// be made (nothing installed then). Cost: one thread, asleep until a signal comes.
+// Not for a program that handles these signals itself (the Python module: Ctrl-C there
+// cancels the call, and the unwinding removes the temporaries).
+void install_interrupt_cleanup();
 
 }  // namespace seprank

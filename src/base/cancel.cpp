@@ -1,10 +1,17 @@
 #include "seprank/cancel.hpp"
 
 #include "base/limits_internal.hpp"
+#include "base/temporaries.hpp"
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <pthread.h>
+#include <system_error>
 #include <thread>
+#include <unistd.h>
 #include <utility>
 
 namespace seprank {
@@ -57,6 +64,62 @@ bool cancel_requested() noexcept {
 
 void throw_if_cancelled() {
     if (cancel_requested()) throw cancelled("cancelled by the caller's cancellation check");
+}
+
+namespace {
+
+int interrupt_pipe[2] = {-1, -1};
+
+// The handler only tells the clean-up thread which signal came: a write is
+// async-signal-safe; what the clean-up does (locks, vectors, waits) is not.
+extern "C" void on_interrupt(int sig) {
+    const int saved = errno;
+    const auto byte = static_cast<unsigned char>(sig);
+    (void)!::write(interrupt_pipe[1], &byte, 1);
+    errno = saved;
+}
+
+}  // namespace
+
+void install_interrupt_cleanup() {
+    static std::atomic<bool> installed{false};
+    if (installed.exchange(true)) return;
+    if (::pipe2(interrupt_pipe, O_CLOEXEC) != 0) {
+        installed = false;
+        throw std::system_error(errno, std::generic_category(), "install_interrupt_cleanup: pipe");
+    }
+    ::fcntl(interrupt_pipe[1], F_SETFL, O_NONBLOCK);  // a burst of signals never blocks the handler
+    try {
+        std::thread([] {
+            unsigned char byte = 0;
+            while (::read(interrupt_pipe[0], &byte, 1) != 1) {}
+            const int sig = byte;
+            // Held until the end: no temporary is made or renamed after the clean-up.
+            const auto hold = detail::clean_up_registered();
+            std::signal(sig, SIG_DFL);
+            sigset_t one;
+            sigemptyset(&one);
+            sigaddset(&one, sig);
+            ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+            ::raise(sig);        // the default action: the process ends by the signal
+            ::_exit(128 + sig);  // not reached
+        }).detach();
+    } catch (...) {
+        ::close(interrupt_pipe[0]);
+        ::close(interrupt_pipe[1]);
+        installed = false;
+        throw;
+    }
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction now {};
+        // An ignored signal stays ignored (a background job's SIGINT, nohup's SIGHUP).
+        if (::sigaction(sig, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) continue;
+        struct sigaction act {};
+        act.sa_handler = on_interrupt;
+        sigemptyset(&act.sa_mask);
+        act.sa_flags = SA_RESTART;
+        ::sigaction(sig, &act, nullptr);
+    }
 }
 
 }  // namespace seprank

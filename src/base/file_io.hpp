@@ -6,15 +6,18 @@
 //     resource_limit, found before reading a regular file and while reading anything
 //     else (devices, pipes): the read stops there.
 //   - output (write_file_atomically): the text goes to a fresh temporary file in the
-//     same folder (mkstemp), is flushed to disk, then renamed over PATH (atomic on
-//     POSIX). PATH must be a regular file or not exist: a symlink, FIFO, device or
-//     directory is refused (never followed, never replaced). On any failure the
-//     temporary is removed and PATH is untouched.
+//     same folder (`.NAME.tmp.XXXXXX`, temporary_template), is flushed to disk, then
+//     renamed over PATH (atomic on POSIX). PATH must be a regular file or not exist: a
+//     symlink, FIFO, device or directory is refused (never followed, never replaced). On
+//     any failure the temporary is removed and PATH is untouched; the temporary is
+//     registered while it exists (temporaries.hpp), so an interrupt removes it too.
 //   - append-only outputs (table --out) open PATH with open_regular_rw: same checks,
 //     O_NOFOLLOW, and the caller appends whole lines with write_all.
 // Write failures (a full disk) are resource_limit; a path that cannot be created is
 // invalid_input.
 #pragma once
+
+#include "temporaries.hpp"
 
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
@@ -26,12 +29,21 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace seprank::detail {
 
 inline std::string errno_text(int e) { return std::strerror(e); }
+
+// The error for a file that could not be made or written (errno e): a full disk or quota
+// is resource_limit (exit 3), anything else invalid_input (a path that cannot be
+// written, exit 2). `message` says what failed. O(1).
+[[noreturn]] inline void throw_file_error(int e, const std::string& message) {
+    if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO) throw resource_limit(message + ": " + errno_text(e));
+    throw invalid_input(message + ": " + errno_text(e));
+}
 
 // The memory a table's parse (guess, plot) needs per byte of its text, at most: a CSV
 // cell of one character and its comma (2 bytes) becomes a (column, text) pair of two
@@ -79,12 +91,31 @@ inline void check_output_target(const std::string& path, const std::string& what
     // The file is written beside itself: a folder whose mode allows it may still refuse a
     // new file (/proc, a read-only mount), which would show only after the work.
     std::string probe = (dir == "/" ? std::string() : dir) + "/.seprank-probe.XXXXXX";
-    const int fd = ::mkstemp(probe.data());
-    if (fd < 0)
-        throw invalid_input("cannot write " + what + " '" + path + "': no new file can be made in its directory '" + dir + "' (" +
-                            errno_text(errno) + ")");
+    const int fd = make_temporary(probe, 0);
+    if (const int e = errno; fd < 0)
+        throw_file_error(e, "cannot write " + what + " '" + path + "': no new file can be made in its directory '" + dir + "'");
     ::close(fd);
-    ::unlink(probe.c_str());
+    remove_temporary(probe);
+}
+
+// The template of a temporary beside PATH (for make_temporary, temporaries.hpp):
+// `DIR/.NAME.tmp.XXXXXX` followed by `suffix`, where NAME is PATH's last component cut
+// (at a UTF-8 character's start) so that the whole name stays within 255 bytes, the
+// longest name Linux's file systems take (NAME_MAX): an output name near that limit
+// still gets a temporary. Precondition (not checked): suffix is at most 64 bytes.
+// Linear in the path.
+inline std::string temporary_template(const std::string& path, const std::string& suffix) {
+    const std::size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    constexpr std::size_t kNameMax = 255;
+    const std::size_t room = kNameMax - std::string_view(".").size() - std::string_view(".tmp.XXXXXX").size() - suffix.size();
+    if (base.size() > room) {
+        std::size_t cut = room;
+        while (cut > 0 && (static_cast<unsigned char>(base[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+        base.resize(cut);
+    }
+    return dir + "." + base + ".tmp.XXXXXX" + suffix;
 }
 
 // Writes `size` bytes from `data` to fd, through short writes and EINTR (resource_limit
@@ -117,33 +148,25 @@ template <class Write>
 void write_file_atomically_with(const std::string& path, Write&& write, const std::string& what) {
     check_output_target(path, what);
     const std::size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     if (base.empty() || base == "." || base == "..") throw invalid_input(what + " '" + path + "' names a directory, not a file");
-    std::string tmp = dir + "." + base + ".tmp.XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) throw invalid_input("cannot write " + what + " '" + path + "': " + errno_text(errno));
+    std::string tmp = temporary_template(path, "");
+    int fd = make_temporary(tmp, 0);  // registered: an interrupt removes it (temporaries.hpp)
+    if (const int e = errno; fd < 0) throw_file_error(e, "cannot write " + what + " '" + path + "'");
     try {
         write(fd);
         if (::fsync(fd) != 0 && errno != EINVAL) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
         ::fchmod(fd, 0644);
-        if (::close(fd) != 0) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    try {
+        const int closed = ::close(fd);
+        fd = -1;
+        if (closed != 0) throw resource_limit("writing '" + path + "' failed: " + errno_text(errno));
         check_output_target(path, what);  // it may have changed meanwhile
     } catch (...) {
-        ::unlink(tmp.c_str());
+        if (fd >= 0) ::close(fd);
+        remove_temporary(tmp);
         throw;
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int e = errno;
-        ::unlink(tmp.c_str());
-        throw invalid_input("cannot move the " + what + " into '" + path + "': " + errno_text(e));
-    }
+    if (const int e = commit_temporary(tmp, path); e != 0) throw invalid_input("cannot move the " + what + " into '" + path + "': " + errno_text(e));
 }
 
 // Opens PATH for reading and appending (created 0644 if missing). Refuses anything but
