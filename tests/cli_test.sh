@@ -424,7 +424,67 @@ b.svg"
   [[ $(ls -A "$T/inj" | wc -l) -eq 2 ]] || fail "plot left files: $(ls -A "$T/inj")"
   printf 'n,s,v\r\n1,a,2\r\n2,a,3\r\n' >"$T/inj/crlf.csv"
   "$S" plot "$T/inj/crlf.csv" --x n --y v --series s -o "$T/inj/crlf.svg" >/dev/null || fail "plot of a CRLF table"
+  # A full disk while gnuplot writes the figure (a file-size limit above the script's size
+  # and below the figure's): gnuplot exits 0 with a cut file; plot says so (exit 3) and
+  # leaves nothing. 2000 points: a script of about 30 kB, figures of about 40 kB (PNG) and
+  # 260 kB (SVG).
+  mkdir -p "$T/fsz"
+  /usr/bin/python3 -c "import sys; open(sys.argv[1], 'w').write('family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n' +
+    ''.join(f'attention,2,1,{L},3,{L % 7},0,2,ok\n' for L in range(1, 2000)))" "$T/mid.csv"
+  "$S" plot "$T/mid.csv" --x depth --y log3_rank --series dim -o "$T/fsz/whole.svg" >/dev/null || fail "plot of 2000 points"
+  "$S" plot "$T/mid.csv" --x depth --y log3_rank --series dim -o "$T/whole.png" >/dev/null || fail "plot of 2000 points (png)"
+  exts=svg
+  [[ $(stat -c %s "$T/whole.png") -gt 40000 ]] && exts="svg png"  # (this gnuplot's PNG may be smaller)
+  for ext in $exts; do
+    prlimit --fsize=36000 -- "$S" plot "$T/mid.csv" --x depth --y log3_rank --series dim -o "$T/fsz/cut.$ext" >/dev/null 2>"$T/err"
+    rc=$?
+    [[ $rc -eq 3 ]] && grep -q "writing the figure '$T/fsz/cut.$ext' failed: gnuplot's $ext is cut short" "$T/err" ||
+      fail "plot on a full disk ($ext): exit $rc, $(cat "$T/err")"
+    [[ $(ls -A "$T/fsz") == whole.svg ]] || fail "plot on a full disk ($ext) left: $(ls -A "$T/fsz")"
+  done
+  # An output name of 244 bytes (a temporary's name longer than 255 bytes was refused)
+  long=$(printf 'p%.0s' {1..240})
+  "$S" plot "$T/inj/crlf.csv" --x n --y v --series s -o "$T/fsz/$long.svg" >/dev/null || fail "plot to a 244-byte name"
+  grep -q "</svg>" "$T/fsz/$long.svg" || fail "plot to a 244-byte name wrote no svg"
+  "$S" expand --tokens 2 --dim 1 --save-weights "$T/fsz/$long.jsn" >/dev/null || fail "--save-weights to a 244-byte name"
+  [[ $(ls -A "$T/fsz" | wc -l) -eq 3 ]] || fail "writes to 244-byte names left: $(ls -A "$T/fsz")"
 fi
+
+# plot interrupted (SIGINT, SIGTERM) while gnuplot runs: the figure's temporary, the script
+# and the log go, gnuplot is ended, and seprank ends by the signal. A stand-in gnuplot
+# starts the figure, says its pid and hangs (a real one is too quick to interrupt).
+mkdir -p "$T/fakegp" "$T/intr"
+cat >"$T/fakegp/gnuplot" <<'SH'
+#!/bin/bash
+out=$(sed -n "s/^set output '\(.*\)'$/\1/p" "$1")
+printf '<svg' >"$out"
+echo $$ >"$(dirname "$1")/../gnuplot.pid"
+exec sleep 60
+SH
+chmod +x "$T/fakegp/gnuplot"
+printf 'n,s,v\n1,a,2\n2,a,3\n' >"$T/intr.csv"
+for sig in INT TERM; do
+  rm -f "$T/gnuplot.pid"
+  PATH="$T/fakegp:$PATH" env --default-signal=INT,TERM "$S" plot "$T/intr.csv" --x n --y v --series s -o "$T/intr/p.svg" >/dev/null 2>&1 &
+  pid=$!
+  for ((w = 0; w < 400; ++w)); do [[ -s "$T/gnuplot.pid" ]] && break; sleep 0.05; done
+  [[ -s "$T/gnuplot.pid" ]] || { fail "plot did not start the stand-in gnuplot"; kill -KILL "$pid"; wait "$pid"; continue; }
+  gp=$(cat "$T/gnuplot.pid")
+  [[ $(ls -A "$T/intr" | wc -l) -eq 3 ]] || fail "plot while gnuplot runs: expected its 3 temporaries, found: $(ls -A "$T/intr")"
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  [[ $rc -eq $((128 + $(kill -l "$sig"))) ]] || fail "plot interrupted by SIG$sig: exit $rc, expected death by the signal"
+  [[ -z "$(ls -A "$T/intr")" ]] || fail "plot interrupted by SIG$sig left files: $(ls -A "$T/intr")"
+  for ((w = 0; w < 100; ++w)); do
+    [[ ! -e /proc/$gp ]] || grep -q '^State:.*Z' /proc/$gp/status 2>/dev/null && break
+    sleep 0.05
+  done
+  if [[ -e /proc/$gp ]] && ! grep -q '^State:.*Z' /proc/$gp/status 2>/dev/null; then
+    fail "plot interrupted by SIG$sig left gnuplot running"
+    kill -KILL "$gp" 2>/dev/null
+  fi
+done
 
 # matrices: --save-matrix writes the flattening, --matrix ranks it to the same value
 "$S" rank --tokens 3 --dim 2 --depth 2 --seed 4 --save-matrix "$T/f.mtx" --format json >"$T/r1.json" || fail "rank --save-matrix"

@@ -2,8 +2,8 @@
 // Exit codes (docs/usage.md §1.2): 0 success, 2 bad input (one line on stderr naming the
 // value and what was expected), 3 a stated resource limit (the estimate and the limit;
 // also a failed write of the output), 1 an internal error. Never a signal of its own:
-// SIGPIPE is ignored so that a closed pipe is a detected write error; SIGINT, SIGTERM and
-// SIGHUP end it after removing its temporaries.
+// SIGPIPE and SIGXFSZ are ignored so that a closed pipe or a file-size limit is a detected
+// write error; SIGINT, SIGTERM and SIGHUP end it after removing its temporaries.
 #include "cli.hpp"
 #include "seprank/cancel.hpp"
 
@@ -152,6 +152,9 @@ int report(const char* prefix, const std::exception& e, int code) {
 int main(int argc, char** argv) {
     using namespace seprank_cli;
     std::signal(SIGPIPE, SIG_IGN);
+    // A write past the file-size limit (ulimit -f) fails with EFBIG, reported like a full
+    // disk (exit 3), rather than ending the process (or gnuplot, which inherits it).
+    std::signal(SIGXFSZ, SIG_IGN);
     try {
         // First, before any thread: SIGINT, SIGTERM and SIGHUP remove the temporaries and
         // end gnuplot before the process ends by them (docs/cancel.md, "Interrupts").

@@ -9,7 +9,7 @@
 // otherwise); logy needs a positive y value among the rows drawn; with y2, a second column per series on the
 // right-hand axis. The gnuplot script gets the data inline, so
 // a figure depends on nothing but the CSV. Output: .svg (svg terminal) or .png (png
-// terminal), written to a temporary file and renamed: nothing half-written.
+// terminal), written to a temporary file and renamed once whole: nothing half-written.
 #pragma once
 
 #include <string>
@@ -43,9 +43,15 @@ struct PlotOptions {
 // column, filter, file, output extension (.svg/.png), malformed line or an empty
 // selection. Cost: one pass over the CSV; the script holds the selected rows.
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
-// Runs gnuplot on plot_script's script and renames the figure into `output`. Throws
-// what plot_script throws, invalid_input when the output cannot be written or moved,
-// resource_limit when gnuplot is missing or fails. Cost: plot_script plus one gnuplot run.
+// Runs gnuplot on plot_script's script and renames the figure into `output`. The figure,
+// the script and gnuplot's log are temporaries beside `output` with unique names,
+// registered while they exist (and gnuplot while it runs), so install_interrupt_cleanup
+// (cancel.hpp) removes them (and ends gnuplot) on an interrupt; any failure removes them.
+// Throws what plot_script throws; invalid_input when the output cannot be written or
+// moved; resource_limit when gnuplot is missing, fails or is ended by a signal, when the
+// script cannot be written for want of space, and when the figure gnuplot wrote is not
+// whole (an SVG not ending in </svg>, a PNG without its IEND chunk: gnuplot exits 0 after
+// a failed write) or cannot be flushed to disk. Cost: plot_script plus one gnuplot run.
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt);
 
 }  // namespace seprank

@@ -8,14 +8,16 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
-#include <fstream>
 #include <map>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,25 +75,68 @@ std::string quote(const std::string& s) {
 }
 
 // Runs `program script` without a shell (nothing in either is interpreted), its output
-// and errors into `log`; returns the exit status (-1: it could not be started).
-int run_gnuplot(const std::string& program, const std::string& script, const std::string& log) {
+// and errors into the open file `log_fd`; returns its wait status (waitpid's), or -1
+// when it could not be started. The child is registered while it runs
+// (temporaries.hpp): an interrupt ends it before removing the temporaries it writes. It
+// starts with no signal blocked, whatever this thread blocks.
+int run_gnuplot(const std::string& program, const std::string& script, int log_fd) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, log_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, log_fd, STDERR_FILENO);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     std::vector<char> prog(program.begin(), program.end()), path(script.begin(), script.end());
     prog.push_back('\0');
     path.push_back('\0');
     char* argv[] = {prog.data(), path.data(), nullptr};
-    pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, prog.data(), &fa, nullptr, argv, environ);
+    const pid_t pid = detail::spawn_registered([&] {
+        pid_t child = 0;
+        return ::posix_spawnp(&child, prog.data(), &fa, &attr, argv, environ) == 0 ? child : pid_t(-1);
+    });
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return pid > 0 ? detail::wait_registered(pid) : -1;
 }
+
+// Whether the figure gnuplot wrote is whole: gnuplot reports no failed write (a full
+// disk leaves a cut file and exit status 0), so its end is checked: an SVG ends with
+// </svg> (then white space), a PNG with its IEND chunk (the 12 bytes 0000 0000 IEND AE42
+// 6082). Reads the file's last 64 bytes.
+bool figure_complete(int fd, bool svg) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return false;
+    const off_t n = std::min<off_t>(st.st_size, 64);
+    std::string tail(static_cast<std::size_t>(n), '\0');
+    if (n == 0 || ::pread(fd, tail.data(), tail.size(), st.st_size - n) != static_cast<ssize_t>(n)) return false;
+    if (svg) {
+        while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
+        return tail.size() >= 6 && tail.compare(tail.size() - 6, 6, "</svg>") == 0;
+    }
+    static const char iend[] = "\0\0\0\0IEND\xAE\x42\x60\x82";
+    return tail.size() >= 12 && tail.compare(tail.size() - 12, 12, std::string(iend, 12)) == 0;
+}
+
+// A temporary beside the figure, removed when this goes out of scope (a failure) unless
+// committed (renamed into place). Registered while it exists (temporaries.hpp).
+struct Temporary {
+    std::string name;
+    int fd = -1;
+    Temporary(const std::string& output, const std::string& suffix, const char* role) : name(detail::temporary_template(output, suffix)) {
+        fd = detail::make_temporary(name, static_cast<int>(suffix.size()));
+        if (const int e = errno; fd < 0) detail::throw_file_error(e, std::string("cannot make ") + role + " next to '" + output + "'");
+    }
+    Temporary(const Temporary&) = delete;
+    Temporary& operator=(const Temporary&) = delete;
+    ~Temporary() {
+        if (fd >= 0) ::close(fd);
+        if (!name.empty()) detail::remove_temporary(name);
+    }
+};
 
 // row_matches (guess.hpp) for a plot's filters: its messages speak of guess's --where, so
 // they are rephrased for plot.
@@ -355,47 +400,56 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
 
 void plot_table(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
     detail::check_output_target(output, "figure");  // also refuses a control character, which gnuplot's `set output` line could not hold
-    const std::size_t slash = output.rfind('/');
-    const std::string dir = slash == std::string::npos ? std::string() : output.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
-    const std::string stem = dir + "." + base + ".tmp" + std::to_string(::getpid());
     const std::string ext = output.size() >= 4 ? output.substr(output.size() - 4) : std::string();
     if (output.size() <= 4 || (ext != ".svg" && ext != ".png"))
         throw invalid_input("plot output '" + output + "' must end in .svg or .png");
-    const std::string tmp_out = stem + ext;
-    const std::string script = plot_script(csv_path, tmp_out, opt);  // checks the extension first
-    const std::string script_path = stem + ".gp";
+    // Three temporaries beside the figure, unique names (mkostemps), each removed on any
+    // failure and by an interrupt (install_interrupt_cleanup, cancel.hpp): the figure,
+    // gnuplot's script and its log.
+    Temporary figure(output, ext, "the figure's temporary file");
+    const std::string script = plot_script(csv_path, figure.name, opt);
+    Temporary script_file(output, ".gp", "gnuplot's script");
+    for (std::size_t done = 0; done < script.size();) {  // through short writes and EINTR
+        const ssize_t n = ::write(script_file.fd, script.data() + done, script.size() - done);
+        const int e = errno;
+        if (n < 0 && e == EINTR) continue;
+        if (n < 0) detail::throw_file_error(e, "plot: writing gnuplot's script next to '" + output + "' failed");
+        done += static_cast<std::size_t>(n);
+    }
+    const int script_closed = ::close(script_file.fd), script_errno = errno;
+    script_file.fd = -1;
+    if (script_closed != 0) detail::throw_file_error(script_errno, "plot: writing gnuplot's script next to '" + output + "' failed");
+    Temporary log(output, ".log", "gnuplot's log");
+    const int status = run_gnuplot(opt.gnuplot, script_file.name, log.fd);
+    std::string said;  // what gnuplot printed, for the message (its first 1000 bytes)
     {
-        std::ofstream s(script_path);
-        if (!s) throw invalid_input("cannot write next to '" + output + "'");
-        s << script;
+        std::string buf(1000, '\0');
+        const ssize_t n = ::pread(log.fd, buf.data(), buf.size(), 0);
+        said = n > 0 ? buf.substr(0, static_cast<std::size_t>(n)) : std::string();
+        while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
     }
-    const std::string log_path = stem + ".log";
-    const int status = run_gnuplot(opt.gnuplot, script_path, log_path);
-    std::string out;
-    {
-        std::ifstream lf(log_path);
-        std::ostringstream ss;
-        ss << lf.rdbuf();
-        out = ss.str();
-    }
-    std::remove(script_path.c_str());
-    std::remove(log_path.c_str());
-    if (status != 0 || !std::ifstream(tmp_out)) {
-        std::remove(tmp_out.c_str());
-        throw resource_limit(status == -1 ? "cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox), or write its log next to '" + output + "'"
-                                          : "gnuplot failed (install gnuplot-nox): " + out);
-    }
-    try {
-        detail::check_output_target(output, "figure");  // it may have changed meanwhile
-    } catch (...) {
-        std::remove(tmp_out.c_str());
-        throw;
-    }
-    if (std::rename(tmp_out.c_str(), output.c_str()) != 0) {
-        std::remove(tmp_out.c_str());
-        throw invalid_input("cannot move the figure into '" + output + "'");
-    }
+    if (status == -1)
+        throw resource_limit("cannot start gnuplot ('" + opt.gnuplot + "'; install gnuplot-nox)");
+    if (WIFSIGNALED(status))
+        throw resource_limit("gnuplot was ended by signal " + std::to_string(WTERMSIG(status)) + (said.empty() ? std::string() : ": " + said));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw resource_limit("gnuplot failed (exit " + std::to_string(WEXITSTATUS(status)) + "; install gnuplot-nox): " + said);
+    // gnuplot exits 0 after a failed write of the figure (a full disk): the figure must be
+    // whole and on disk before it replaces anything.
+    if (!figure_complete(figure.fd, ext == ".svg"))
+        throw resource_limit("writing the figure '" + output + "' failed: gnuplot's " + ext.substr(1) +
+                             " is cut short: its write failed (a full disk, a quota or a file-size limit)" + (said.empty() ? std::string() : "; gnuplot said: " + said));
+    const int synced = ::fsync(figure.fd), sync_errno = errno;
+    if (synced != 0 && sync_errno != EINVAL) detail::throw_file_error(sync_errno, "writing the figure '" + output + "' failed");
+    ::fchmod(figure.fd, 0644);
+    const int closed = ::close(figure.fd), close_errno = errno;
+    figure.fd = -1;
+    if (closed != 0) detail::throw_file_error(close_errno, "writing the figure '" + output + "' failed");
+    detail::check_output_target(output, "figure");  // it may have changed meanwhile
+    const std::string tmp = figure.name;
+    figure.name.clear();  // renamed or removed by commit_temporary, no longer the guard's
+    if (const int e = detail::commit_temporary(tmp, output); e != 0)
+        throw invalid_input("cannot move the figure into '" + output + "': " + detail::errno_text(e));
 }
 
 }  // namespace seprank

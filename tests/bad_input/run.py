@@ -5,7 +5,9 @@ Usage: run.py SEPRANK CASES_FILE
 
 Each case line is `EXIT :: FRAGMENT :: ARGUMENTS` (ARGUMENTS split like a shell line).
 In ARGUMENTS, @D/ is the folder of generated fixtures and @<NAME is replaced by the
-content of fixture NAME. A trailing `>/dev/full` sends standard output to /dev/full.
+content of fixture NAME. A trailing `>/dev/full` sends standard output to /dev/full. A
+leading `FSIZE=N` runs the case under a file-size limit of N bytes (prlimit --fsize): a
+full disk for the files it writes (seprank ignores SIGXFSZ, so a write past it fails).
 Every case runs under prlimit (1 GiB address space, 10 s CPU) and a 20 s wall clock,
 and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insensitive),
 and, when it fails, print exactly one line on stderr, starting `seprank: ` (the option
@@ -280,9 +282,12 @@ def run_case(rc_want, frag, args, lineno):
         argv.pop()
         out = open("/dev/full", "w")
     argv = [open(os.path.join(D, a[2:])).read() if a.startswith("@<") else a for a in argv]
+    limit = LIMIT
+    if argv and argv[0].startswith("FSIZE="):
+        limit = LIMIT[:-1] + ["--fsize=" + argv.pop(0)[6:], "--"]
     if ASAN and "--max-memory" not in argv:
         argv = ["--max-memory", "0.5"] + argv
-    cmd = LIMIT + [S] + argv
+    cmd = limit + [S] + argv
     try:
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, timeout=20)
     except subprocess.TimeoutExpired:
