@@ -393,8 +393,11 @@ public:
     // Releases the lock (closes the file); removes a file it created and left empty. O(1).
     ~TableAppender();
     // Writes the row (JSON or CSV by the row's columns; the sweep line and header before
-    // the first row), then fsync(2). resource_limit when the write or the sync fails. Cost:
-    // the row's text, O(columns²) look-ups, and one write and sync.
+    // the first row), then fsync(2). resource_limit when the write or the sync fails (a
+    // full disk): the file is first cut back (ftruncate) to its length before the row, so
+    // it still ends with its last whole row (and the next append writes the header again
+    // if this one carried it). Cost: the row's text, O(columns²) look-ups, and one write
+    // and sync.
     void append(const Row& row);
     // The rows the file held when opened (not those appended since). O(1).
     const std::vector<Row>& rows() const noexcept { return rows_; }

@@ -361,9 +361,21 @@ void TableAppender::append(const Row& row) {
     for (const Row& r : lines) line += (json_ ? to_json(r) : csv_line(r)) + '\n';
     const std::string header = seprank::csv_line(row_columns(lines.front()));  // the columns this row has
     if (needs_header_) line = (sweep_.empty() ? (json_ ? std::string() : header + "\n") : sweep_line(sweep_, json_, header)) + line;
-    detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
+    // A write that fails part-way (a full disk takes what fits) is cut off again, back to
+    // the file's length before it: the file ends with its last whole row, as readers and
+    // a later --resume expect, not with half a row.
+    struct stat before {};
+    const bool sized = ::fstat(fd_, &before) == 0;
+    try {
+        detail::write_all(fd_, line, path_);  // one write of whole lines: a kill leaves at most a torn last line
+        if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
+    } catch (const resource_limit& e) {
+        if (sized && ::ftruncate(fd_, before.st_size) != 0)
+            throw resource_limit(std::string(e.what()) + "; cutting the part written off again failed too (" + std::strerror(errno) +
+                                 "): the last line of '" + path_ + "' is torn, and --resume drops it");
+        throw;
+    }
     needs_header_ = false;
-    if (::fsync(fd_) != 0 && errno != EINVAL) throw resource_limit("writing '" + path_ + "' failed: " + std::strerror(errno));
 }
 
 }  // namespace seprank

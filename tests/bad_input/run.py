@@ -331,6 +331,32 @@ def file_safety():
                             "--format", "csv", "--out", path, "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20)
         if p.returncode != 2 or b"locked" not in p.stderr:
             bad.append(f"a locked table file was not refused: exit {p.returncode} {p.stderr[:200]!r}")
+    bad += full_disk_table()
+    return bad
+
+
+def full_disk_table():
+    """table --out FILE --resume on a full disk (a file-size limit a little above FILE's size):
+    exit 3, and FILE cut back to its last whole row (it kept half a row), so a later
+    --resume without the limit completes it."""
+    bad = []
+    sweep = ["table", "--tokens", "2..3", "--dim", "1..2", "--depth", "1..2", "--format", "csv"]
+    whole, part = os.path.join(D, "fd_whole.csv"), os.path.join(D, "fd_part.csv")
+    subprocess.run([S] + sweep + ["--out", whole], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=True)
+    lines = open(whole).read().splitlines(keepends=True)
+    w("fd_part.csv", "".join(lines[:5]))  # the sweep line, the header and 3 rows of 8
+    size = os.path.getsize(part)
+    p = subprocess.run(LIMIT[:-1] + [f"--fsize={size + 60}", "--", S] + sweep + ["--out", part, "--resume"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+    text = open(part).read()
+    if p.returncode != 3 or b"fd_part.csv' failed: File too large" not in p.stderr:
+        bad.append(f"table --resume on a full disk: exit {p.returncode}, {p.stderr[:300]!r}")
+    if os.path.getsize(part) != size or not text.endswith("\n"):
+        bad.append(f"table --resume on a full disk left {os.path.getsize(part)} bytes (had {size}), ending {text[-40:]!r}")
+    p = subprocess.run([S] + sweep + ["--out", part, "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+    got = open(part).read().splitlines()
+    if p.returncode != 0 or len(got) != len(lines) or any(len(next(csv.reader([g]))) != len(next(csv.reader([lines[1]]))) for g in got[1:]):
+        bad.append(f"table --resume after a full disk: exit {p.returncode}, {len(got)} lines of {len(lines)}, {p.stderr[:300]!r}")
     return bad
 
 

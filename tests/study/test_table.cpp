@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <numeric>
 #include <cstdio>
 #include <doctest/doctest.h>
@@ -686,6 +687,66 @@ TEST_CASE("resume after a simulated kill loses and duplicates no row") {
     for (const auto& r : all) final_keys.insert(row_key(r));
     CHECK(final_keys.size() == 8);
     for (const auto& spec : plan) CHECK(final_keys.count(row_key(spec, sw)) == 1);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("a row whose write fails (a full disk) is cut off again: the file ends with its last whole row") {
+    SweepOptions sw;
+    sw.tokens = {2, 3};
+    sw.dims = {1};
+    sw.depths = {1, 2};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 4);
+    const std::string sig = sweep_signature(sw), path = "test_table_full_disk.csv";
+    const auto size_of = [&] {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        return static_cast<long>(in.tellg());
+    };
+    const auto text_of = [&] {
+        std::ifstream in(path);
+        return std::string((std::istreambuf_iterator<char>(in)), {});
+    };
+    // A full disk: a file-size limit `room` bytes past the file's size (SIGXFSZ ignored, so
+    // the write past it fails with EFBIG after writing what fits), restored after.
+    const auto append_on_full_disk = [&](TableAppender& out, const Row& row, long room) {
+        rlimit old{};
+        REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+        const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit tight = old;
+        tight.rlim_cur = static_cast<rlim_t>(size_of() + room);
+        REQUIRE(setrlimit(RLIMIT_FSIZE, &tight) == 0);
+        bool threw = false;
+        try {
+            out.append(row);
+        } catch (const resource_limit& e) {
+            threw = std::string(e.what()).find("File too large") != std::string::npos;
+        }
+        setrlimit(RLIMIT_FSIZE, &old);
+        std::signal(SIGXFSZ, previous);
+        return threw;
+    };
+    for (const long room : {0L, 1L, 30L}) {
+        std::remove(path.c_str());
+        {
+            TableAppender out(path, false, sig, false);
+            // the first row carries the sweep line and the header: cut off with it, then
+            // written again with the next row
+            CHECK_MESSAGE(append_on_full_disk(out, table_row(plan[0], sw), room), "room " << room);
+            CHECK(size_of() == 0);
+            out.append(table_row(plan[0], sw));
+            out.append(table_row(plan[1], sw));
+            const long before = size_of();
+            CHECK(append_on_full_disk(out, table_row(plan[2], sw), room));
+            CHECK(size_of() == before);
+            CHECK(text_of().back() == '\n');
+            out.append(table_row(plan[3], sw));  // the disk has room again
+        }
+        const auto rows = read_table_file(path, false);
+        REQUIRE(rows.size() == 3);
+        CHECK(row_key(rows[2]) == row_key(plan[3], sw));
+        TableAppender again(path, false, sig, true);  // a resume reads it as it is
+        CHECK(again.rows().size() == 3);
+    }
     std::remove(path.c_str());
 }
 
