@@ -182,7 +182,11 @@ void check_row(const Row& r, const std::string& where, bool json) {
     if (status != "skipped" && !block)  // a rank says how it was computed
         for (const char* c : {"method", "label", "rows", "cols", "trials"})
             if (r.contains(c) && r.at(c).str().empty()) throw invalid_input(where + ": status '" + status + "' without its '" + c + "'");
-    family_from_string(r.at("family").str());
+    try {
+        family_from_string(r.at("family").str());
+    } catch (const invalid_input& e) {
+        throw invalid_input(where + ": column 'family': " + e.what());
+    }
     for (const char* c : {"dimension", "dim_expected"}) check_count_cell(r, c, where, json);
     // a degree, its bounds and a fibre count are at least 1
     for (const char* c : {"variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"}) check_count_cell(r, c, where, json, 1);

@@ -139,7 +139,7 @@ def fixtures():
     # cells of a fixed vocabulary, a partition that does not fit, a rank without its method
     for name, value in (("method", "magic"), ("theorem", "abc"), ("outside", "maybe"), ("label", "zzz"),
                         ("residual", "2"), ("partition", "1|1"), ("embed_rank", "-1"), ("cols", ""),
-                        ("tokens", "99999999999999999")):
+                        ("tokens", "99999999999999999"), ("family", "transformer")):
         w(f"t_cell_{name}.csv", hdr + "\n" + with_cell(name, value) + "\n")
     # a --variety sweep's row (quoted cells: the csv module), one cell changed or one key left out
     vnet = ["--layers", "conv,conv:power=1", "--tokens", "3", "--dim", "1", "--depth", "1", "--variety"]
