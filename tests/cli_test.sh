@@ -968,6 +968,9 @@ PY
 if command -v gnuplot >/dev/null; then
   "$S" plot "$T/bk_lb.csv" --blocks -o "$T/bk.svg" >/dev/null || fail "plot --blocks"
   grep -q "lower bound (not converged)" "$T/bk.svg" || fail "plot --blocks did not mark the lower-bound blocks"
+  # a UTF-8 byte-order mark before the first line (a spreadsheet's): read as guess reads it
+  printf '\xef\xbb\xbf' | cat - "$T/bk_lb.csv" >"$T/bk_bom.csv"
+  "$S" plot "$T/bk_bom.csv" --blocks -o "$T/bk_bom.svg" >/dev/null || fail "plot --blocks of a table starting with a byte-order mark"
   expect_rc 2 "--x does not apply" -- plot "$T/bk.csv" --blocks --x depth -o "$T/x.svg"
   expect_rc 2 "has no column 'block'" -- plot "$T/bt.csv" --blocks -o "$T/x.svg"
   [[ ! -e "$T/x.svg" ]] || fail "failed plot --blocks left a file"

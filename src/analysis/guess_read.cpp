@@ -141,9 +141,8 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     std::vector<Row> out;
     // A UTF-8 byte-order mark (some editors and spreadsheets write one) is not part of the
     // first column's name: skipped.
-    const std::string_view bom = "\xEF\xBB\xBF";
     const std::string& text = input;
-    const std::size_t skip = std::string_view(text).substr(0, 3) == bom ? 3 : 0;
+    const std::size_t skip = detail::utf8_bom_size(text);
     std::size_t start = text.find_first_not_of(" \t\r\n", skip);
     if (start == std::string::npos) return out;
     // JSON goes through the checks the weights files get (json_file.hpp): nesting depth

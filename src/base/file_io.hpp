@@ -98,6 +98,12 @@ inline void check_output_target(const std::string& path, const std::string& what
     remove_temporary(probe);
 }
 
+// The length of a UTF-8 byte-order mark at the start of text (3), or 0. An editor or a
+// spreadsheet may write one before a table's first line; every table reader (guess,
+// plot, table --resume, --hint-blocks) skips it here, so that it is never part of the
+// first column's name. O(1).
+inline std::size_t utf8_bom_size(std::string_view text) noexcept { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
+
 // The template of a temporary beside PATH (for make_temporary, temporaries.hpp):
 // `DIR/.NAME.tmp.XXXXXX` followed by `suffix`, where NAME is PATH's last component cut
 // (at a UTF-8 character's start) so that the whole name stays within 255 bytes, the

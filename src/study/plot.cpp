@@ -232,7 +232,9 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
 }  // namespace
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
-    std::istringstream in(detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte));
+    std::string text = detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte);
+    text.erase(0, detail::utf8_bom_size(text));  // not part of the first column's name, as guess reads it
+    std::istringstream in(std::move(text));
     std::string line;
     long lineno = 0;
     // A table file written by table --out starts with a "# seprank table sweep" line.

@@ -240,7 +240,7 @@ std::vector<long> hints_from_predictions(const nlohmann::json& j, const std::str
 
 std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
     std::string text = detail::read_input_file(path, "block hints", detail::kTableBytesPerByte);
-    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark, as parse_table_text skips it
+    text.erase(0, detail::utf8_bom_size(text));  // a UTF-8 byte-order mark, as parse_table_text skips it
     SweepOptions s;
     s.partition = to_string(part);
     const std::string plain = row_key(spec, s);

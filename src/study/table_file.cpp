@@ -218,7 +218,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
     TableFile out;
     // A UTF-8 byte-order mark (an editor or a spreadsheet may write one) is not part of the
     // first line, as guess reads tables too.
-    std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    std::size_t pos = detail::utf8_bom_size(text);
     long lineno = 0;
     std::vector<std::string> header;
     while (pos < text.size()) {

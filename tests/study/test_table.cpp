@@ -980,6 +980,34 @@ TEST_CASE("plan_sweep refuses a sweep too large to plan; a planned row keeps no 
     }
 }
 
+TEST_CASE("plot script: a UTF-8 byte-order mark before the header is skipped, as guess skips it") {
+    // A block table (plot --blocks needs its 'family' column, the first) and a plain one
+    // with a family series: each read with and without a mark before its first line.
+    const std::string blocks = "family,tokens,dim,depth,block,blocks,rank,cap_a,cap_b,status\n"
+                               "attention,2,1,1,0,3,1,1,1,ok\nattention,2,1,1,1,3,2,2,3,ok\nattention,2,1,1,2,3,1,1,1,ok\n"
+                               "hadamard,2,1,1,0,2,1,1,1,ok\nhadamard,2,1,1,1,2,1,1,1,ok\n";  // the curves named by family
+    const std::string plain = "family,tokens,dim,depth,rank,log3_rank\nattention,2,1,1,3,1\nhadamard,2,1,2,4,1.26\n";
+    for (const bool block : {true, false}) {
+        PlotOptions o;
+        o.blocks = block;
+        o.series = "family";
+        o.y = "rank";
+        std::string scripts[2];
+        for (int marked = 0; marked < 2; ++marked) {
+            const std::string path = "test_plot_bom.csv";
+            {
+                std::ofstream f(path, std::ios::binary);
+                f << (marked ? "\xEF\xBB\xBF" : "") << (block ? blocks : plain);
+            }
+            INFO("blocks " << block << ", marked " << marked);
+            REQUIRE_NOTHROW(scripts[marked] = plot_script(path, "fig.svg", o));
+            std::remove(path.c_str());
+        }
+        CHECK(scripts[0] == scripts[1]);
+        CHECK(scripts[1].find(block ? "family=attention" : "family=hadamard") != std::string::npos);
+    }
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {
