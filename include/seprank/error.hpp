@@ -65,6 +65,18 @@ inline std::string printable(const std::string& message) {
     }
     return out;
 }
+// TEXT quoted in a message: whole when it has at most 40 bytes, else its first 40 bytes
+// (fewer where the 40th would cut a UTF-8 sequence) and "…", so that a value of a
+// megabyte (a weights file's family, a JSON key, a table cell) never fills the terminal.
+// guess's messages, the JSON readers' and the weights file's quote through it. O(1)
+// beyond the copy of at most 40 bytes.
+inline std::string cut(const std::string& text) {
+    constexpr std::size_t kMax = 40;
+    if (text.size() <= kMax) return text;
+    std::size_t n = kMax;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xc0) == 0x80) --n;  // text[n] continues a sequence: cut before it
+    return text.substr(0, n) + "…";
+}
 }  // namespace detail
 
 // Each type's constructors take the message as a string or a C string (not null) and

@@ -19,8 +19,6 @@
 
 namespace seprank::guess_detail {
 
-std::string cut(const std::string& t) { return t.size() <= 40 ? t : t.substr(0, 40) + "…"; }
-
 namespace {
 
 double abs_log2(long x) { return std::log2(std::max(1.0, std::fabs(static_cast<double>(x)))); }

@@ -5,6 +5,7 @@
 // formula's value at a point (guess.hpp, docs/guess.md).
 #pragma once
 
+#include "seprank/error.hpp"
 #include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
 
@@ -21,9 +22,9 @@ namespace seprank::guess_detail {
 // candidate is skipped as too large to fit (2^27 bits = 16 MiB).
 constexpr double kFitBudgetBits = 134217728.0;
 
-// A long text cut for a message: its first 40 characters and "…". (Control bytes in it
-// are written \xHH by the error types themselves, error.hpp.)
-std::string cut(const std::string& t);
+// A long text cut for a message: its first 40 bytes and "…" (detail::cut, error.hpp;
+// control bytes in it are written \xHH by the error types themselves).
+using detail::cut;
 
 // Upper bound on the bits of a term's value at x (numerator or denominator). O(|x|).
 double term_bits(const GuessTerm& t, const std::vector<long>& x);

@@ -20,11 +20,11 @@ std::string checked_decimal(std::string_view text, std::string_view whole) {
         ++i;
     }
     if (i == text.size())
-        throw invalid_input("not an integer: '" + std::string(whole) + "' (no digits)");
+        throw invalid_input("not an integer: '" + detail::cut(std::string(whole)) + "' (no digits)");
     for (; i < text.size(); ++i) {
         char c = text[i];
         if (c < '0' || c > '9')
-            throw invalid_input("not an integer: '" + std::string(whole) + "' (unexpected '" +
+            throw invalid_input("not an integer: '" + detail::cut(std::string(whole)) + "' (unexpected '" +
                                 std::string(1, c) + "' at offset " + std::to_string(i) + ")");
         out.push_back(c);
     }
@@ -35,7 +35,7 @@ void set_decimal(fmpz_t v, std::string_view text, std::string_view whole) {
     std::string digits = checked_decimal(text, whole);
     // fmpz_set_str returns 0 on success; the text was validated above.
     if (fmpz_set_str(v, digits.c_str(), 10) != 0)
-        throw invalid_input("not an integer: '" + std::string(whole) + "'");
+        throw invalid_input("not an integer: '" + detail::cut(std::string(whole)) + "'");
 }
 
 std::string fmpz_to_string(const fmpz_t v) {

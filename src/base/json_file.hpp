@@ -243,7 +243,7 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
     } catch (const nlohmann::json::exception& e) {
         throw invalid_input(source + " is not valid JSON: " + json_error_text(e));
     }
-    if (!checked.duplicate.empty()) throw invalid_input(source + ": key \"" + checked.duplicate + "\" appears twice in one object");
+    if (!checked.duplicate.empty()) throw invalid_input(source + ": key \"" + cut(checked.duplicate) + "\" appears twice in one object");
     return false;
 }
 

@@ -237,7 +237,7 @@ struct StackFamily {
                 k.keys(sp, [&](const char* key, auto& field) { in.layer_value(l, Stack::json_key(key).c_str(), field); });
                 s.layers.emplace_back(sp);
             });
-            if (!found) in.layer_fail(l, "kind", "unknown layer kind '" + kind + "' (expected " + Stack::kind_list() + ")");
+            if (!found) in.layer_fail(l, "kind", "unknown layer kind '" + detail::cut(kind) + "' (expected " + Stack::kind_list() + ")");
         }
     }
     template <class Out>

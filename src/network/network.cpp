@@ -83,7 +83,7 @@ Family family_from_string(const std::string& s) {
     std::string expected;
     for (std::size_t k = 0; k < names.size(); ++k)
         expected += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
-    throw invalid_input("unknown family '" + s + "' (expected " + expected + ")");
+    throw invalid_input("unknown family '" + detail::cut(s) + "' (expected " + expected + ")");
 }
 
 using detail::require;

@@ -29,6 +29,10 @@ namespace {
     throw invalid_input("weights JSON " + path + ": " + what);
 }
 
+// A value of the file quoted in a message: its JSON text, cut (detail::cut) so that a
+// string or list of megabytes is never echoed whole.
+std::string shown(const nlohmann::json& j) { return detail::cut(j.dump()); }
+
 const nlohmann::json& member(const nlohmann::json& j, const std::string& path, const char* key) {
     if (!j.is_object()) bad(path, "expected an object");
     auto it = j.find(key);
@@ -50,10 +54,10 @@ long get_long(const nlohmann::json& j, const std::string& path, long lo) {
         const auto as_unsigned = std::from_chars(t.data(), end, u);
         const bool too_big = as_signed.ptr == end && as_signed.ec == std::errc::result_out_of_range &&
                              (t[0] == '-' || as_unsigned.ec == std::errc::result_out_of_range);
-        if (!too_big) bad(path, "expected an integer, got the string " + j.dump() + " (no quotes around a count)");
-        bad(path, "integer " + t.substr(0, 40) + " out of range (a size or count fits 64 bits)");
+        if (!too_big) bad(path, "expected an integer, got the string " + shown(j) + " (no quotes around a count)");
+        bad(path, "integer " + detail::cut(t) + " out of range (a size or count fits 64 bits)");
     }
-    if (!j.is_number_integer()) bad(path, "expected an integer, got " + j.dump());
+    if (!j.is_number_integer()) bad(path, "expected an integer, got " + shown(j));
     const long v = j.get<long>();
     if (v < lo) bad(path, "value " + std::to_string(v) + " below " + std::to_string(lo));
     return v;
@@ -72,18 +76,18 @@ Rational get_rational(const nlohmann::json& j, const std::string& path) {
             bad(path, e.what());
         }
     }
-    bad(path, "expected an integer or a \"p/q\" string, got " + j.dump());
+    bad(path, "expected an integer or a \"p/q\" string, got " + shown(j));
 }
 
 Dense<Rational> get_matrix(const nlohmann::json& j, const std::string& path, long r, long c) {
-    if (!j.is_array()) bad(path, "expected a matrix (list of rows), got " + j.dump());
+    if (!j.is_array()) bad(path, "expected a matrix (list of rows), got " + shown(j));
     if (static_cast<long>(j.size()) != r)
         bad(path, "has " + std::to_string(j.size()) + " rows, expected " + std::to_string(r));
     Dense<Rational> m(r, c, Rational(0));
     for (long i = 0; i < r; ++i) {
         const auto& row = j[static_cast<std::size_t>(i)];
         const std::string rp = path + "[" + std::to_string(i) + "]";
-        if (!row.is_array()) bad(rp, "expected a row (list), got " + row.dump());
+        if (!row.is_array()) bad(rp, "expected a row (list), got " + shown(row));
         if (static_cast<long>(row.size()) != c)
             bad(rp, "has " + std::to_string(row.size()) + " entries, expected " + std::to_string(c));
         for (long k = 0; k < c; ++k)
@@ -212,7 +216,7 @@ public:
     void optional_bool(const char* key, bool& out) {
         asked_.emplace_back(key);
         if (!j_.contains(key)) return;
-        if (!j_[key].is_boolean()) bad(path(key), "expected true or false, got " + j_[key].dump());
+        if (!j_[key].is_boolean()) bad(path(key), "expected true or false, got " + shown(j_[key]));
         out = j_[key].get<bool>();
     }
     // The objects of "layers" (a stack's kinds and their keys); the list itself is checked
@@ -224,7 +228,7 @@ public:
     std::string layer_string(long l, const char* key) const {
         const std::string lp = layer_path(l);
         const auto& v = member(layer(l), lp, key);
-        if (!v.is_string()) bad(lp + "." + key, "expected a string, got " + v.dump());
+        if (!v.is_string()) bad(lp + "." + key, "expected a string, got " + shown(v));
         return v.get<std::string>();
     }
     // A count whose key names the layer's list of matrices ("heads") is that list's length.
@@ -236,14 +240,14 @@ public:
     void layer_value(long l, const char* key, bool& out) const {
         const auto& node = layer(l);
         if (!node.contains(key)) return;
-        if (!node[key].is_boolean()) bad(layer_path(l) + "." + key, "expected true or false, got " + node[key].dump());
+        if (!node[key].is_boolean()) bad(layer_path(l) + "." + key, "expected true or false, got " + shown(node[key]));
         out = node[key].get<bool>();
     }
     [[noreturn]] void layer_fail(long l, const char* key, const std::string& what) const { bad(layer_path(l) + "." + key, what); }
     std::vector<long> required_long_list(const char* key, long lo) {
         asked_.emplace_back(key);
         const auto& list = member(source(key), "$", key);
-        if (!list.is_array()) bad(path(key), std::string("expected a list of ") + key + ", got " + list.dump());
+        if (!list.is_array()) bad(path(key), std::string("expected a list of ") + key + ", got " + shown(list));
         std::vector<long> out;
         for (std::size_t k = 0; k < list.size(); ++k) out.push_back(get_long(list[k], path(key) + "[" + std::to_string(k) + "]", lo));
         return out;
@@ -285,7 +289,7 @@ void check_known_keys(const nlohmann::json& in, const nlohmann::json& canon, con
             for (auto k = canon.begin(); k != canon.end(); ++k) known += (known.empty() ? "" : ", ") + k.key();
             for (const auto& k : also)
                 if (!canon.contains(k) && known.find(k) == std::string::npos) known += ", " + k;
-            bad(path + "." + (key.size() > 40 ? key.substr(0, 40) + "…" : key), "unknown key (known here: " + known + ")");
+            bad(path + "." + detail::cut(key), "unknown key (known here: " + known + ")");
         }
     } else if (in.is_array() && canon.is_array() && in.size() == canon.size()) {
         for (std::size_t k = 0; k < in.size(); ++k) check_known_keys(in[k], canon[k], path + "[" + std::to_string(k) + "]", {});
@@ -318,7 +322,7 @@ Network network_from_json_value(const nlohmann::json& j) {
     if (!j.is_object()) bad("$", "expected an object at the top level");
     NetworkSpec s;
     const auto& fam = member(j, "$", "family");
-    if (!fam.is_string()) bad("$.family", "expected a string, got " + fam.dump());
+    if (!fam.is_string()) bad("$.family", "expected a string, got " + shown(fam));
     try {
         s.family = family_from_string(fam.get<std::string>());
     } catch (const invalid_input& e) {
@@ -333,7 +337,7 @@ Network network_from_json_value(const nlohmann::json& j) {
         if (layers != j.end() && layers->is_array() && !layers->empty() && layers->front().is_object()) {
             std::string seen;
             for (auto it = layers->front().begin(); it != layers->front().end(); ++it)
-                seen += (seen.empty() ? "" : ", ") + (it.key().size() > 40 ? it.key().substr(0, 40) + "…" : it.key());
+                seen += (seen.empty() ? "" : ", ") + detail::cut(it.key());
             where = " (its keys: " + (seen.empty() ? std::string("none") : seen) + ")";
         } else if (layers != j.end()) {
             where = " (no first layer)";
@@ -375,7 +379,7 @@ Network read_weights(const nlohmann::json& j, const NetworkSpec& s, SpecReader& 
     Network net{s, empty_weights(s)};
     if (s.embed_rank > 0) net.weights.embedding = get_matrix(member(j, "$", "embedding"), "$.embedding", s.dim, s.embed_rank);
     const auto& layers = member(j, "$", "layers");
-    if (!layers.is_array()) bad("$.layers", "expected a list of layers, got " + layers.dump());
+    if (!layers.is_array()) bad("$.layers", "expected a list of layers, got " + shown(layers));
     if (static_cast<long>(layers.size()) != s.depth)
         bad("$.layers", "has " + std::to_string(layers.size()) + " layers, but $.depth is " + std::to_string(s.depth));
     for_each_matrix(s, net.weights, [&](long l, const MatrixSlot& slot, Dense<Rational>& out) {

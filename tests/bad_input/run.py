@@ -11,7 +11,7 @@ full disk for the files it writes (seprank ignores SIGXFSZ, so a write past it f
 Every case runs under prlimit (1 GiB address space, 10 s CPU) and a 20 s wall clock,
 and must: exit with EXIT (never a signal), print FRAGMENT on stderr (case-insensitive),
 and, when it fails, print exactly one line on stderr, starting `seprank: ` (the option
-parser's errors included). Then the file-safety checks at the end run.
+parser's errors included), of at most 1000 characters. Then the file-safety checks at the end run.
 """
 import concurrent.futures, csv, fcntl, io, json, os, re, shlex, stat, subprocess, sys, tempfile
 
@@ -272,6 +272,14 @@ def fixtures():
     w("coefm1e160.txt", "1/1" + "0" * 160 + "*x1_1*x2_1 + 1/1" + "0" * 160 + "*x1_2*x2_2")
     w("gh_sweep.jsonl", '{"seprank_table_sweep": "trials=1 seed=1"}\n' +
       "".join(f'{{"dim":{d},"rank":{d + 1},"status":"ok"}}\n' for d in range(1, 6)))
+    # Values of megabytes quoted in a message: cut at 40 bytes and "…" (detail::cut), not echoed whole.
+    w("w_longfamily.json", '{"family":"' + "h" * 10**7 + '","tokens":2,"dim":1}')
+    w("w_longdupkey.json", '{"family":"hadamard","' + "k" * 5 * 10**6 + '":1,"' + "k" * 5 * 10**6 + '":2}')
+    w("gh_longdupkey.json", '[{"n":1,"' + "k" * 10**6 + '":1,"' + "k" * 10**6 + '":2}]')
+    w("w_longkind.json", '{"family":"stack","tokens":2,"dim":1,"depth":1,"layers":[{"kind":"' + "é" * 10**6 + '"}]}')
+    w("w_longtokens.json", '{"family":"hadamard","tokens":"' + "7" * 10**6 + 'x","dim":1}')
+    w("w_longentry.json", '{' + hd + ',"layers":[{"W":[[["' + "1" * 10**6 + 'x"]],[[2]]],"O":[[1]]}]}')
+    w("w_longmatrix.json", '{' + hd + ',"layers":[{"W":[{"a":"' + "m" * 10**6 + '"},[[2]]],"O":[[1]]}]}')
     w("gh_stack.csv", "family,layers,depth,rank\n" + "".join(f'stack,"attention,mlp",{2 * d},{d + 1}\n' for d in range(1, 6)))
 
 
@@ -306,6 +314,8 @@ def run_case(rc_want, frag, args, lineno):
             return f"{shown}\n    expected one line on stderr"
         if not lines[0].startswith("seprank: "):
             return f"{shown}\n    the message should start with 'seprank: '"
+        if len(lines[0]) > 1000:  # a quoted value is cut (detail::cut): no input echoed whole
+            return f"{shown}\n    a message of {len(lines[0])} characters: quote long values cut"
     return None
 
 

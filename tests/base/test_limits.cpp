@@ -6,10 +6,12 @@
 #include "seprank/limits.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/rank.hpp"
+#include "support.hpp"
 
 #include <doctest/doctest.h>
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace seprank;
 
@@ -114,6 +116,35 @@ TEST_CASE("error messages show control bytes as \\xHH: a NUL does not end them, 
         FAIL("accepted");
     } catch (const invalid_input& e) {
         CHECK(std::string(e.what()).find("\\x00x") != std::string::npos);
+    }
+}
+
+TEST_CASE("detail::cut: a value of any length is quoted in at most 40 bytes and '…', never inside a UTF-8 sequence") {
+    CHECK(detail::cut("") == "");
+    CHECK(detail::cut(std::string(40, 'h')) == std::string(40, 'h'));
+    CHECK(detail::cut(std::string(10000000, 'h')) == std::string(40, 'h') + "…");
+    CHECK(detail::cut(std::string(39, 'a') + "é" + "b") == std::string(39, 'a') + "…");  // é's second byte would be the 41st
+    // Random texts of 1- to 4-byte characters against the rule: whole up to 40 bytes; else
+    // the longest prefix of whole characters of at most 40 bytes, then "…".
+    seprank::Rng rng = seprank_test::rng_for("cut");
+    const char* pieces[] = {"a", "é", "€", "😀", "\x01"};
+    for (int it = 0; it < seprank_test::iterations(2000); ++it) {
+        std::string t;
+        std::vector<std::size_t> ends{0};  // byte offsets where a character ends
+        const long n = static_cast<long>(rng.below(60));
+        for (long k = 0; k < n; ++k) {
+            t += pieces[rng.below(5)];
+            ends.push_back(t.size());
+        }
+        std::string want = t;
+        if (t.size() > 40) {
+            std::size_t keep = 0;
+            for (const std::size_t e : ends)
+                if (e <= 40) keep = e;
+            want = t.substr(0, keep) + "…";
+        }
+        INFO("text '" << t << "'");
+        CHECK(detail::cut(t) == want);
     }
 }
 
