@@ -546,6 +546,18 @@ expect_rc 2 "finite number above 1" -- "${G[@]}" --growth inf
 grep -q "block store $T/gf not used" "$T/gf.json" || fail "generic --store with flattening does not say the store was not used"
 : >"$T/afile"
 expect_rc 2 "exists and is not a directory" -- "${G[@]}" --store "$T/afile"
+# a rank unit holds the rank's digits and a newline, nothing else: what strtol read as the
+# rank (" 7", "+7", "7 junk") is damage; a unit linked to /dev/zero is refused unread
+ru=$(ls "$T/gs/trial0" | grep -E '^r[0-9]+_[0-9]+$' | head -1)
+cp "$T/gs/trial0/$ru" "$T/ru.keep"
+for bad in " $(cat "$T/ru.keep")" "+$(cat "$T/ru.keep")" "$(cat "$T/ru.keep") junk"; do
+    printf '%s\n' "$bad" >"$T/gs/trial0/$ru"
+    expect_rc 2 "rank unit $ru is damaged" -- "${G[@]}" --store "$T/gs"
+done
+rm "$T/gs/trial0/$ru"; ln -s /dev/zero "$T/gs/trial0/$ru"
+expect_rc 2 "is a device, not a file the store wrote" -- "${G[@]}" --store "$T/gs"
+rm "$T/gs/trial0/$ru"; cp "$T/ru.keep" "$T/gs/trial0/$ru"
+"$S" "${G[@]}" --store "$T/gs" >"$T/g3.json" || fail "generic --store with its rank unit restored"
 # table --block-store: same rows as without, and the units are gone afterwards
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv --out "$T/tb.csv" --block-store >/dev/null || fail "table --block-store"
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv >"$T/tn.csv" || fail "table in memory"

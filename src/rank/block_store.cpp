@@ -9,6 +9,45 @@
 
 namespace seprank::detail {
 
+namespace {
+
+// PATH's first max_bytes + 1 bytes at most: enough to tell a file of at most max_bytes
+// (its whole content) from a longer one. PATH must be a regular file (a unit or meta this
+// store wrote; a symlink to one is followed): a device or a FIFO is refused unread
+// (opened without blocking). invalid_input naming `what` and PATH otherwise.
+std::string read_head(const std::string& path, const std::string& what, std::size_t max_bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw invalid_input("cannot open " + what + " '" + path + "': " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw invalid_input("cannot read " + what + " '" + path + "': " + errno_text(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw invalid_input(what + " '" + path + "' is " + file_kind(st) + ", not a file the store wrote: a damaged store");
+    }
+    std::string out(max_bytes + 1, '\0');
+    std::size_t have = 0;
+    while (have < out.size()) {
+        const ssize_t n = ::read(fd, out.data() + have, out.size() - have);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            throw invalid_input("cannot read " + what + " '" + path + "': " + errno_text(e));
+        }
+        if (n == 0) break;
+        have += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    out.resize(have);
+    return out;
+}
+
+}  // namespace
+
 void ensure_directory(const std::string& dir, const std::string& what) {
     if (dir.empty()) throw invalid_input(what + ": empty directory name");
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
@@ -36,7 +75,11 @@ BlockStore::BlockStore(const std::string& dir, const std::string& signature) : d
     }
     try {
         if (::access(meta.c_str(), F_OK) == 0) {
-            const std::string have = read_input_file(meta, "block store meta");
+            // Read up to one byte past the signature and its newline: a longer meta differs (and
+            // the message quotes no more than that).
+            const std::string have = read_head(meta, "block store meta", signature.size() + 1);
+            if (have.size() > signature.size() + 1 && have.compare(0, signature.size() + 1, signature + "\n") == 0)
+                throw invalid_input("block store '" + dir + "': its meta holds more than its computation's signature (a damaged store): remove it");
             if (have != signature + "\n")
                 throw invalid_input("block store '" + dir + "' belongs to another computation (its meta is '" +
                                     have.substr(0, have.find('\n')) + "'): use another directory or remove it");
@@ -76,7 +119,13 @@ void BlockStore::put(const std::string& name, const std::string& bytes) const {
     write_file_atomically(dir_ + "/" + name, bytes, "block store unit");
 }
 
-std::string BlockStore::get(const std::string& name) const { return read_input_file(dir_ + "/" + name, "block store unit"); }
+std::string BlockStore::get(const std::string& name, std::size_t max_bytes) const {
+    const std::string path = dir_ + "/" + name;
+    std::string text = read_head(path, "block store unit", max_bytes);
+    if (text.size() > max_bytes)
+        throw invalid_input("block store unit '" + path + "' is damaged: longer than the " + std::to_string(max_bytes) + " bytes such a unit holds");
+    return text;
+}
 
 void BlockStore::remove(const std::string& name) const noexcept { ::unlink((dir_ + "/" + name).c_str()); }
 

@@ -5,14 +5,18 @@
 //   - open: DIR is created when missing (and its parent when that is missing: the folder
 //     of a generic run whose trial DIR is); DIR/meta holds the
 //     signature of the computation. A store whose meta differs is refused
-//     (invalid_input naming DIR), so a store never mixes two computations.
+//     (invalid_input naming DIR), so a store never mixes two computations; at most the
+//     signature's length and two bytes of it are read (a meta that is a device or a FIFO
+//     is refused unread). DIR must have no control character (check_store_directory).
 //   - claim(name): a non-blocking exclusive flock(2) on DIR/name.lock. It fails when
 //     another holder works on the unit or the unit is already done. The kernel drops the
 //     lock of a killed process, so its unit can be claimed again: a kill loses at most
 //     the units its threads held.
 //   - put(name, bytes): written to a temporary file in DIR, fsync'ed, renamed to
 //     DIR/name (atomic), so a unit file is either complete or absent.
-//   - get(name): the whole file (invalid_input when missing or unreadable).
+//   - get(name, max_bytes): the whole file, which holds at most max_bytes (invalid_input
+//     when missing, unreadable, not a regular file or longer: a damaged unit; a unit
+//     linked to /dev/zero costs max_bytes + 1 bytes read, not the memory limit).
 //   - remove(name): unlinks a unit no process needs any more (a bordered elimination's
 //     LU of two steps ago, evaluation_store.cpp).
 #pragma once
@@ -55,7 +59,7 @@ public:
     }
     // The size in bytes of DIR/name (invalid_input when it cannot be read).
     std::size_t size(const std::string& name) const;
-    std::string get(const std::string& name) const;
+    std::string get(const std::string& name, std::size_t max_bytes) const;
     // `bytes` bytes of DIR/name from `offset` (invalid_input when the file is shorter).
     std::string get_range(const std::string& name, std::size_t offset, std::size_t bytes) const;
     // Removes DIR/name when it is there (a unit no one needs any more); no error otherwise.

@@ -7,6 +7,7 @@
 #include "algebra/rank_internal.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,26 @@
 #include <thread>
 
 namespace seprank::evaluation_detail {
+
+namespace {
+
+// A rank unit as the writer below writes it: the rank's decimal digits (no sign, no
+// leading zero, no space) and one newline; -1 for anything else (a damaged unit: " 1",
+// "+1", "1 junk", "1\0" were read as 1 by strtol). O(length).
+long parse_rank_unit(const std::string& text) {
+    if (text.size() < 2 || text.back() != '\n') return -1;
+    const char* b = text.data();
+    const char* e = b + text.size() - 1;
+    long r = -1;
+    const auto [p, ec] = std::from_chars(b, e, r);
+    if (ec != std::errc() || p != e || r < 0 || std::to_string(r) + "\n" != text) return -1;
+    return r;
+}
+
+// A rank unit holds at most 20 digits and the newline.
+constexpr std::size_t kRankUnitBytes = 32;
+
+}  // namespace
 
 StoreBackend::StoreBackend(const Graded& g, const PointEvaluator& f, const Partition& part, const SidePoints& ra, const SidePoints& rb,
              std::vector<Block>& blocks, int threads, bool bordered, const std::string& dir, const std::string& signature)
@@ -66,11 +87,14 @@ void StoreBackend::rank(const std::vector<Block*>& open, bool last) {
              g_.dev.device == Device::cuda ? 1 : nt_);
     for (long q = 0; q < count; ++q) {
         Block& b = *open[static_cast<std::size_t>(q)];
-        const std::string text = store_.get(rank_name(q));
-        char* endp = nullptr;
-        b.rank = std::strtol(text.c_str(), &endp, 10);
-        if (endp == text.c_str() || b.rank < 0 || b.rank > b.side)
-            throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged");
+        const std::string text = store_.get(rank_name(q), kRankUnitBytes);
+        b.rank = parse_rank_unit(text);
+        if (b.rank < 0 || b.rank > b.side) {
+            std::string shown;  // at most kRankUnitBytes; its line breaks as \n, so the message stays one line
+            for (const char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
+            throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged (it holds '" + shown +
+                                "', not a rank 0.." + std::to_string(b.side) + " and a newline)");
+        }
         // Every rank unit of this step is done: no one borders a ranked block's older LUs
         // again (a block the hints left unranked at a step keeps its last one).
         if (!last)

@@ -1215,6 +1215,63 @@ TEST_CASE("a block store refuses another computation and damaged units") {
     CHECK(evaluation_rank(net, part, o).note.find("block store not used") != std::string::npos);
 }
 
+TEST_CASE("a block store's rank unit is exactly the digits and newline written; a unit or meta that is no regular file is refused unread") {
+    namespace fs = std::filesystem;
+    const Network net = random_network(NetworkSpec{}, 7, 5);  // attention N=4, dx=2, L=1
+    const Partition part = balanced_partition(4);
+    seprank_test::TempDir dir("seprank-store");
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::graded;
+    o.store = dir.path + "/s";
+    const RankAnswer a = evaluation_rank(net, part, o);
+    const auto read = [](const fs::path& f) {
+        std::ifstream in(f, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const auto write = [](const fs::path& f, const std::string& t) {
+        fs::remove(f);
+        std::ofstream(f, std::ios::binary) << t;
+    };
+    long units = 0;
+    std::string unit;  // one of them
+    for (const auto& e : fs::directory_iterator(o.store)) {
+        const std::string name = e.path().filename().string();
+        if (name[0] != 'r' || name.find(".lock") != std::string::npos) continue;
+        const std::string t = read(e.path()), digits = t.substr(0, t.size() - 1);
+        REQUIRE(t == std::to_string(std::stol(t)) + "\n");  // as written
+        ++units;
+        unit = name;
+        // Each is the rank to strtol (the old reader), or another number: all damage.
+        for (const std::string& bad : {" " + t, "+" + t, "0" + t, digits + " junk\n", digits + std::string(1, '\0'), digits, t + "\n",
+                                       digits + "\r\n", "-" + t, std::string("abc\n"), std::string(100, '7') + "\n"}) {
+            write(e.path(), bad);
+            const std::string m = seprank_test::message_of([&] { evaluation_rank(net, part, o); });
+            const bool refused = m.find("rank unit " + name + " is damaged") != std::string::npos ||
+                                 m.find("unit '" + e.path().string() + "' is damaged") != std::string::npos;  // longer than a rank unit
+            CHECK_MESSAGE(refused, "unit " << name << " holding '" << bad << "': " << m);
+        }
+        write(e.path(), t);
+    }
+    CHECK(units > 0);
+    CHECK(same_answer(evaluation_rank(net, part, o), a));  // restored: believed again
+    // A unit or the meta linked to a device is refused at once (it was read up to the memory limit).
+    for (const std::string& name : {std::string("meta"), unit}) {
+        const fs::path f = fs::path(o.store) / name;
+        const std::string t = read(f);
+        fs::remove(f);
+        fs::create_symlink("/dev/zero", f);
+        CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("is a device") != std::string::npos);
+        write(f, t);
+    }
+    // A meta with more after its signature is refused too; intact, the same answer.
+    const fs::path meta = fs::path(o.store) / "meta";
+    const std::string sig = read(meta);
+    write(meta, sig + "x\n");
+    CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("holds more than") != std::string::npos);
+    write(meta, sig);
+    CHECK(same_answer(evaluation_rank(net, part, o), a));
+}
+
 namespace {
 
 // "block hints for H blocks: E final at their hint, F final at ..." -> {H, E, F}; zeros without the words.
