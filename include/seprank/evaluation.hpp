@@ -77,7 +77,8 @@ struct EvaluationOptions {
     // next step (docs/evaluation.md, "Block store"). Not used on the GPU (ranked from
     // scratch there).
     bool bordered = true;
-    // graded: a block store directory (created when missing, with its parent if needed).
+    // graded: a block store directory (created when missing, with its parent if needed;
+    // a name with a control character or a NUL is refused, check_options).
     // Empty (default): everything in memory. Otherwise every step's work is cut into
     // units kept as files there (evaluation tiles, then one rank per open block), so a
     // killed run resumes where it stopped, losing only the units in progress (one per
@@ -115,8 +116,10 @@ struct EvaluationOptions {
 
 // Checks every value, whatever the variant will be (invalid_input naming the value):
 // max_side >= 1, start 0 or 1..max_side, growth finite and > 1, threads in 1..max_threads(),
-// max_graded_degree >= 0, max_seconds finite and >= 0. Called by every evaluation_rank* entry
-// point. O(1).
+// max_graded_degree >= 0, max_seconds finite and >= 0, block hints >= -1, a store whose name
+// has no control character (a byte below 0x20, NUL included, or 0x7f: refused before
+// anything is created). Called by every evaluation_rank* entry point. O(1) but the store's
+// name and the hints, linear.
 void check_options(const EvaluationOptions& opt);
 // The first side k: opt.start, or min(16, max_side) when it is 0. Precondition (not
 // checked): check_options(opt) passed. O(1).

@@ -90,8 +90,10 @@ struct GenericOptions {
 
 // Checks every value, whatever the method will be (invalid_input naming the value): the
 // evaluation's max_side, start, growth, threads and max_seconds as check_options(EvaluationOptions),
-// 1 <= trials <= 1000, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0. Called by
-// generic_rank and plan_sweep; a front end may call it before any other work. O(1).
+// 1 <= trials <= 1000, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0, a store
+// whose name has no control character (NUL included) and that is a directory or absent
+// (nothing is created here). Called by generic_rank and plan_sweep; a front end may call
+// it before any other work. O(1) but the store's name, linear.
 void check_options(const GenericOptions& opt);
 
 // The answer (answer.hpp): value = max over trials; kind generic when the trial that

@@ -139,7 +139,8 @@ struct SweepPlan {
 };
 // Every valid configuration of the sweep, in loop order (for a family with layers, the
 // SPECs outermost). Checked first (invalid_input): check_options(s.generic) (trials
-// 1..1000, a store that is a directory or absent, ...), budget >= 0, each listed value in
+// 1..1000, a store that is a directory or absent, ...), a block_store without a control
+// character in its name, budget >= 0, each listed value in
 // the range some configuration can take (tokens 2..2^20, dims and heads 1..2^20, depths
 // 0..64, block degrees 1..64, embed ranks 0..64, widths, head dims and attention ranks
 // >= 0, positions >= 1: the message names the value), every SPEC of s.layers (parse_layers; the message names the SPEC) and, when a family

@@ -48,8 +48,16 @@ std::string read_head(const std::string& path, const std::string& what, std::siz
 
 }  // namespace
 
+void check_store_directory(const std::string& dir, const std::string& what) {
+    for (const char c : dir)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            throw invalid_input(what + " '" + cut(dir) + "' contains a control character" + (c == '\0' ? " (a NUL byte)" : "") +
+                                ": refusing to make a directory of that name");
+}
+
 void ensure_directory(const std::string& dir, const std::string& what) {
     if (dir.empty()) throw invalid_input(what + ": empty directory name");
+    check_store_directory(dir, what);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
         throw invalid_input(what + " '" + dir + "': cannot create it: " + errno_text(errno));
     struct stat st {};

@@ -74,8 +74,17 @@ private:
 // DIR is not an error. Returns false when something could not be removed.
 bool remove_block_store(const std::string& dir) noexcept;
 
+// Throws invalid_input naming `what` and DIR unless DIR, a block store folder a run
+// creates, has no control character (a byte below 0x20, NUL included, or 0x7f): a line
+// break or an escape would follow the folder into every listing, and a NUL ends the name
+// the system sees ("/tmp/s\0x" made /tmp/s). The options that name a store are checked
+// by it before anything is created (check_options of EvaluationOptions and
+// GenericOptions, plan_sweep), and ensure_directory checks again. O(|DIR|).
+void check_store_directory(const std::string& dir, const std::string& what);
+
 // Creates DIR when missing (its parent must exist); invalid_input naming `what` when it
-// cannot, or when DIR is not a directory.
+// cannot, when DIR is not a directory, or when check_store_directory refuses its name
+// (nothing is created then).
 void ensure_directory(const std::string& dir, const std::string& what);
 
 // fnv1a and fnv1a_hex (base/hash.hpp) name stores and fingerprint plans and weights.

@@ -62,6 +62,7 @@ void check_options(const EvaluationOptions& opt) {
         std::snprintf(s, sizeof s, "%g", opt.max_seconds);
         throw invalid_input(std::string("max seconds ") + s + " must be a finite number >= 0 (0: no time budget)");
     }
+    if (!opt.store.empty()) detail::check_store_directory(opt.store, "store");
     for (std::size_t a = 0; a < opt.block_hints.size(); ++a)
         if (opt.block_hints[a] < -1)
             throw invalid_input("block hint " + std::to_string(opt.block_hints[a]) + " of block " + std::to_string(a) +

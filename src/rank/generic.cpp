@@ -2,6 +2,7 @@
 
 #include "base/process.hpp"
 #include "algebra/rank_internal.hpp"
+#include "block_store.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/error.hpp"
@@ -74,6 +75,7 @@ void check_options(const GenericOptions& opt) {
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
     if (!(opt.max_expand_bytes > 0)) throw invalid_input("max expand bytes " + std::to_string(opt.max_expand_bytes) + " must be positive");
     // The store's folder, checked whether or not the method will use it (created later).
+    if (!opt.store.empty()) detail::check_store_directory(opt.store, "store");
     struct stat st {};
     if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
         throw invalid_input("store '" + opt.store + "' exists and is not a directory");

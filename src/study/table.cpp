@@ -195,6 +195,7 @@ FamilyValues family_values(const FamilyInfo& info, const SweepOptions& s) {
 
 SweepPlan plan_sweep(const SweepOptions& s) {
     check_options(s.generic);  // every row's method uses a subset: refuse a bad value before any row
+    if (!s.block_store.empty()) detail::check_store_directory(s.block_store, "table block store");
     if (s.blocks && s.generic.method == GenericMethod::flattening)
         throw invalid_input("a block table needs the graded evaluation (the degree blocks are its ranks): method flattening cannot give them");
     if (s.blocks && s.generic.variant == EvaluationVariant::plain)

@@ -280,6 +280,9 @@ def fixtures():
     w("w_longtokens.json", '{"family":"hadamard","tokens":"' + "7" * 10**6 + 'x","dim":1}')
     w("w_longentry.json", '{' + hd + ',"layers":[{"W":[[["' + "1" * 10**6 + 'x"]],[[2]]],"O":[[1]]}]}')
     w("w_longmatrix.json", '{' + hd + ',"layers":[{"W":[{"a":"' + "m" * 10**6 + '"},[[2]]],"O":[[1]]}]}')
+    # a store named with a control character: refused before anything is made (it left st\nore/trial0/meta.lock)
+    w("store_nl.txt", os.path.join(D, "st\nore"))
+    w("store_nl_parent.txt", os.path.join(D, "p\x1bq", "store"))
     w("gh_stack.csv", "family,layers,depth,rank\n" + "".join(f'stack,"attention,mlp",{2 * d},{d + 1}\n' for d in range(1, 6)))
 
 
@@ -330,7 +333,7 @@ def file_safety():
     left = [f for f in os.listdir(D) if ".tmp" in f]
     if left:
         bad.append(f"temporary files left behind: {left}")
-    for f in ("fresh_fail.csv", "fresh_fail.jsonl", "never.json", "never.mtx", "never.svg"):
+    for f in ("fresh_fail.csv", "fresh_fail.jsonl", "never.json", "never.mtx", "never.svg", "st\nore", "p\x1bq"):
         if os.path.exists(os.path.join(D, f)):
             bad.append(f"{f} exists after a failed run")
     # two writers of one table file: the second is refused while the first holds it

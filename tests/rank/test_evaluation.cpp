@@ -1215,6 +1215,38 @@ TEST_CASE("a block store refuses another computation and damaged units") {
     CHECK(evaluation_rank(net, part, o).note.find("block store not used") != std::string::npos);
 }
 
+TEST_CASE("a store whose name holds a control character or a NUL is refused before anything is created") {
+    namespace fs = std::filesystem;
+    const Network net = random_network(NetworkSpec{}, 7, 5);
+    const Partition part = balanced_partition(4);
+    seprank_test::TempDir dir("seprank-store");
+    // Each byte 0x01..0x1f and 0x7f, and NUL, in the store's own name and in its parent's.
+    std::vector<std::string> bytes{std::string(1, '\0'), std::string(1, '\x7f')};
+    for (int c = 1; c < 0x20; ++c) bytes.emplace_back(1, static_cast<char>(c));
+    for (const std::string& b : bytes) {
+        for (const std::string& store : {dir.path + "/s" + b + "t", dir.path + "/p" + b + "q/s"}) {
+            INFO("byte " << static_cast<int>(static_cast<unsigned char>(b[0])) << " in '" << store << "'");
+            EvaluationOptions o;
+            o.variant = EvaluationVariant::graded;
+            o.store = store;
+            CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("contains a control character") != std::string::npos);
+            GenericOptions g;
+            g.method = GenericMethod::evaluation;
+            g.trials = 1;
+            g.store = store;
+            CHECK(seprank_test::message_of([&] { generic_rank(seprank_test::attention_spec(4, 2, 1), part, g); }).find("contains a control character") !=
+                  std::string::npos);
+        }
+        CHECK(fs::is_empty(dir.path));  // nothing made: "/s\0t" made "/s" before
+    }
+    // The same names without the byte are made.
+    EvaluationOptions o;
+    o.variant = EvaluationVariant::graded;
+    o.store = dir.path + "/st";
+    CHECK_NOTHROW(evaluation_rank(net, part, o));
+    CHECK(fs::exists(dir.path + "/st/meta"));
+}
+
 TEST_CASE("a block store's rank unit is exactly the digits and newline written; a unit or meta that is no regular file is refused unread") {
     namespace fs = std::filesystem;
     const Network net = random_network(NetworkSpec{}, 7, 5);  // attention N=4, dx=2, L=1
