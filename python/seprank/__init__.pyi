@@ -126,9 +126,9 @@ def rank(target: Any, partition: _Partition = ..., *, method: str = ..., field: 
          max_memory: float = ..., threads: int = ..., certificate: str = ..., device: str = ...) -> Answer: ...
 def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..., *, trials: int = ...,
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
-                 threads: int = ..., start: int = ..., growth: float = ..., store: Optional[str] = ...,
+                 threads: int = ..., start: int = ..., growth: float = ..., store: Union[None, str, bytes, "os.PathLike[str]"] = ...,
                  prime_bits: int = ..., max_seconds: float = ..., device: str = ...,
-                 block_hints: Union[str, Sequence[int], None] = ...) -> Answer: ...
+                 block_hints: Union[str, bytes, "os.PathLike[str]", Sequence[int], None] = ...) -> Answer: ...
 class EpsRank:
     eps: float
     rank: Optional[int]
@@ -173,7 +173,7 @@ def table(*, family: Union[None, str, Sequence[str]] = ..., tokens: _IntList = .
           progress: bool = ..., dataframe: Optional[bool] = ..., eps: Union[float, Sequence[float]] = ...,
           measure: str = ..., eps_max_side: int = ..., dimension: bool = ...,
           layers: Union[None, str, Sequence[str]] = ..., row_seconds: Optional[float] = ...,
-          device: str = ..., out: Union[None, str, "os.PathLike[str]"] = ..., resume: bool = ...,
+          device: str = ..., out: Union[None, str, bytes, "os.PathLike[str]"] = ..., resume: bool = ...,
           out_format: str = ..., blocks: bool = ..., prime_bits: Optional[int] = ...) -> Any: ...
 def claims() -> Dict[str, str]: ...
 def verify(names: Union[None, str, Iterable[str]] = ..., *, seed: int = ...) -> List[Claim]: ...
@@ -202,7 +202,7 @@ class Guess:
     def __bool__(self) -> bool: ...
     def check(self, *, seconds: float = ..., trials: int = ..., max_side: int = ..., threads: int = ...,
               **point: int) -> Dict[str, Any]: ...
-def guess(rows: Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
+def guess(rows: Union[str, bytes, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
           where: Union[None, str, Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
           max_order: int = ..., max_params: int = ..., min_confirm: int = ..., max_exps: int = ...,
           max_exceptions: int = ...) -> Guess: ...

@@ -10,6 +10,7 @@ parameter (and the entry: ``weights['layers'][0]['heads'][0]['Q'][1][0]``) and t
 from __future__ import annotations
 
 import math as _math
+import os as _os
 import sys as _sys
 import numbers as _numbers
 from fractions import Fraction
@@ -275,6 +276,32 @@ def utf8_text(v: str, name: str) -> str:
     except UnicodeEncodeError as e:
         raise ValueError(f"{name}: not UTF-8 text ({e.reason} at position {e.start}): {v!r}") from None
     return v
+
+
+def path_arg(v: Any, name: str) -> Union[str, bytes]:
+    """A path argument (str, bytes or os.PathLike, as open() takes) as the library takes it:
+    text, or its bytes when the name is not UTF-8 (os.fsdecode's lone surrogates, or bytes
+    that decode to none), which the bindings pass on unchanged. ValueError naming ``name``
+    for anything else, an empty name (as the CLI's ``--out ""``), and a name holding a NUL
+    byte: the system reads a name only up to its NUL, so 'g.csv\\0x' opened g.csv."""
+    if not isinstance(v, (str, bytes, _os.PathLike)):
+        raise ValueError(f"{name}: expected a path (str, bytes or os.PathLike), got {type(v).__name__}")
+    p = _os.fspath(v)
+    if not p:
+        raise ValueError(f"{name}: empty file name")
+    if ("\0" if isinstance(p, str) else b"\0") in p:
+        raise ValueError(f"{name}: {p[:60]!r}{'…' if len(p) > 60 else ''} holds a NUL byte: a file name ends there, so "
+                         "the name the system would see is not the one given")
+    if isinstance(p, bytes):
+        try:
+            return p.decode("utf-8")
+        except UnicodeDecodeError:
+            return p
+    try:
+        p.encode("utf-8")
+    except UnicodeEncodeError:
+        return _os.fsencode(p)  # lone surrogates: the bytes os.fsdecode read them from
+    return p
 
 
 def partition_text(partition: Any) -> str:

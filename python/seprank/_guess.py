@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from ._boundary import big_fraction, big_int, big_text, integer, thread_count
+from ._boundary import big_fraction, big_int, big_text, integer, path_arg, thread_count
 
 
 def _text(v: Any) -> str:
@@ -60,10 +60,12 @@ def _var_names(vars: Union[str, Sequence[str]]) -> List[str]:
 def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
     """A table file (read by the library, as the CLI reads it), rows as dicts, or a pandas
     DataFrame: each row as (column, cell text) pairs."""
-    if isinstance(rows, (str, _os.PathLike)):
-        return _core.read_table_cells(_os.fspath(rows))
+    if isinstance(rows, (str, bytes, _os.PathLike)):  # a file (bytes too: a path, not rows)
+        return _core.read_table_cells(path_arg(rows, "rows"))
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame (table()'s when pandas is installed)
         rows = _records(rows)
+    if not isinstance(rows, Iterable):
+        raise ValueError(f"rows: expected a table file (a path) or rows as dicts, got {type(rows).__name__}")
     table = []
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
@@ -184,12 +186,13 @@ class Guess:
                 f"fitted on {_count(self.fitted, 'row')}, confirmed on {self.confirmed}{missed})>")
 
 
-def guess(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
+def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
           where: Union[None, str, Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5, 6, 7, 8, 9),
           max_order: int = 3, max_params: int = 16, min_confirm: int = 2, max_exps: int = 3,
           max_exceptions: int = 0) -> Guess:
     """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
-    ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines), rows as
+    ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines; a str,
+    bytes or os.PathLike path, refused with ValueError when empty or holding a NUL), rows as
     dicts or a pandas DataFrame (``seprank.table`` returns either); ``where`` keeps rows
     whose columns have these values (a dict, or the CLI's text ``"tokens=2,heads=1"``); rows whose value is None, NaN or empty are skipped.
     ``max_exps`` bounds the exponentials of an exp-sum (1..4, 1: none); with

@@ -5,14 +5,15 @@ docs/rank.md, docs/generic.md, docs/spectrum.md)."""
 from __future__ import annotations
 
 import json as _json
+import os as _os
 import warnings as _warnings
 import numbers as _numbers
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, seconds, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, path_arg, seconds, seed_value, thread_count
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
@@ -172,7 +173,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
 
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
-                 growth: float = 1.25, store: Optional[str] = None, prime_bits: int = 62,
+                 growth: float = 1.25, store: Union[None, str, bytes, "_os.PathLike[str]"] = None, prime_bits: int = 62,
                  max_seconds: float = 0, device: str = "cpu", block_hints: Any = None) -> Answer:
     """Generic separation rank R* of an architecture, with its failure probability.
 
@@ -189,6 +190,9 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     ``store``: a folder for the graded evaluation's work units (created
     when missing): a run interrupted there resumes from its finished units, and several
     processes given the same folder share the work (docs/evaluation.md, "Block store").
+    ``store`` and a ``block_hints`` file are paths (str, bytes or os.PathLike); an empty
+    one, one holding a NUL byte or a store with a control character raises ValueError,
+    before anything is created.
     ``prime_bits``: bits of p, 20..62; with at most 52 bits the evaluation can use the AVX-512 IFMA
     kernel, and the failure bound grows accordingly.
     ``max_seconds``: a time budget for the evaluation (0: none); a run it stops is a lower
@@ -220,13 +224,13 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     opts["growth"] = float(growth)
     opts["max_seconds"] = seconds(max_seconds, "max_seconds")
     if store is not None:
-        if not isinstance(store, str) or not store:
+        if not isinstance(store, (str, bytes, _os.PathLike)) or not _os.fspath(store):
             raise ValueError(f"store: expected a folder name, got {store!r}")
-        opts["store"] = store
-    if isinstance(block_hints, str):
-        if not block_hints:
+        opts["store"] = path_arg(store, "store")
+    if isinstance(block_hints, (str, bytes, _os.PathLike)):
+        if not _os.fspath(block_hints):
             raise ValueError("block_hints: expected a list of ranks or a file name, got ''")
-        opts["hint_file"] = block_hints
+        opts["hint_file"] = path_arg(block_hints, "block_hints")
     elif block_hints is not None:
         if not isinstance(block_hints, (list, tuple)) or any(isinstance(h, bool) or not isinstance(h, int) for h in block_hints):
             raise ValueError(f"block_hints: expected a list of integer ranks (-1: none) or a file name, got {block_hints!r}")

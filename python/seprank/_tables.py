@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, seconds, seed_value, thread_count
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, seconds, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -120,7 +120,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
           variant: str = "auto", threads: int = 2, progress: bool = False, dataframe: Optional[bool] = None,
           eps: Any = (), measure: str = "uniform", eps_max_side: int = 4096, dimension: bool = False,
           layers: Any = None, row_seconds: Optional[float] = None, device: str = "cpu",
-          out: Optional[Union[str, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv",
+          out: Optional[Union[str, bytes, "_os.PathLike[str]"]] = None, resume: bool = False, out_format: str = "csv",
           blocks: bool = False, prime_bits: Optional[int] = None) -> Any:
     """A sweep of generic ranks, one row per configuration (``seprank table``).
 
@@ -150,7 +150,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     (``seprank table --device``); 'cuda' without a GPU raises ValueError; 'auto' without
     one runs on the CPU and warns why (UserWarning), and its rows are those of 'cpu' (no
     ``device`` column, which only a sweep on the GPU has).
-    ``out`` (a path): the table file of ``seprank table --out`` — each row appended as it
+    ``out`` (a path: str, bytes or os.PathLike; '' or one holding a NUL byte raises
+    ValueError, as the CLI's ``--out ""``): the table file of ``seprank table --out`` — each row appended as it
     completes, CSV or JSON lines by ``out_format`` ('csv' | 'json'), the file locked while
     the sweep runs. A file that exists and is not empty is refused unless ``resume=True``
     (``--resume``): then its rows are reused (the file must have been written by the same
@@ -201,7 +202,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "threads": thread_count(threads), "eps": eps_list(eps),
             "measure": choice(measure, "measure", ("uniform", "gaussian")), "eps_max_side": integer(eps_max_side, "eps_max_side"),
             "dimension": dimension, "device": choice(device, "device", ("auto", "cpu", "cuda")),
-            "out": "" if out is None else _os.fspath(out), "resume": resume, "out_json": out_format == "json",
+            "out": "" if out is None else path_arg(out, "out"), "resume": resume, "out_json": out_format == "json",
             "blocks": blocks}
     if prime_bits is not None:  # None: the sweep's own (the default table's 50, else 62), as the CLI
         opts["prime_bits"] = integer(prime_bits, "prime_bits")

@@ -239,3 +239,42 @@ def test_text_that_is_not_utf8_is_a_value_error_naming_the_argument():
         seprank.rank(seprank.attention(tokens=2, dim=1), partition="1|2\udcff")
     with pytest.raises(ValueError, match="layers: not UTF-8 text"):
         seprank.network(family="stack", tokens=2, dim=1, layers="attention\udcff")
+
+
+def test_every_path_argument_refuses_a_nul_and_takes_str_bytes_and_pathlike(tmp_path):
+    # A NUL ends a file name for the system: guess('g.csv\0x') read g.csv, and
+    # generic_rank(store='s\0x') made the folder s before failing. Each path argument is
+    # refused naming itself, and nothing is made.
+    import os
+    import pathlib
+    table = tmp_path / "g.csv"
+    table.write_text("n,v\n" + "".join(f"{n},{n * n + 1}\n" for n in range(8)))
+    want = seprank.guess(str(table), vars=["n"], value="v").formula
+    for given in (str(table), os.fsencode(str(table)), table):  # bytes were read as rows: "rows[0]: ... got 47"
+        assert seprank.guess(given, vars=["n"], value="v").formula == want
+    net = seprank.attention(tokens=4, dim=2, depth=2)
+    calls = {
+        "rows": lambda p: seprank.guess(p, vars=["n"], value="v"),
+        "out": lambda p: seprank.table(tokens=2, dim=1, depth=1, out=p),
+        "store": lambda p: seprank.generic_rank(net, method="evaluation", variant="graded", trials=1, store=p),
+        "block_hints": lambda p: seprank.generic_rank(net, method="evaluation", variant="graded", trials=1, block_hints=p),
+    }
+    for name, call in calls.items():
+        for bad in (str(tmp_path / "a\0b"), os.fsencode(str(tmp_path / "a\0b"))):
+            with pytest.raises(ValueError, match=f"^{name}: .* holds a NUL byte"):
+                call(bad)
+        with pytest.raises(ValueError, match=f"^{name}: expected a"):
+            call(3.5)
+    assert os.listdir(tmp_path) == ["g.csv"]  # tmp_path/"a" was made by the store before
+    # out='' is refused as the CLI refuses --out "" (it was read as no file)
+    with pytest.raises(ValueError, match="^out: empty file name"):
+        seprank.table(tokens=2, dim=1, depth=1, out="")
+    # a store named with a control character: the library's check, before anything is made
+    with pytest.raises(ValueError, match="contains a control character"):
+        calls["store"](pathlib.Path(tmp_path / "s\nt"))
+    assert os.listdir(tmp_path) == ["g.csv"]
+    # a bytes store and table file work as their text does
+    answer = calls["store"](os.fsencode(str(tmp_path / "st")))
+    assert (tmp_path / "st" / "trial0" / "meta").exists() and answer.rank == calls["store"](str(tmp_path / "st")).rank
+    rows = seprank.table(tokens=2, dim=1, depth=1, out=os.fsencode(str(tmp_path / "t.csv")))
+    assert len(rows) == len(seprank.table(tokens=2, dim=1, depth=1)) and (tmp_path / "t.csv").exists()
