@@ -76,7 +76,9 @@ Row fold_block_rows(const std::vector<Row>& rows);
 // homogeneous: a residual connection) gets an empty list, the file checked all the same
 // (its hints would be ignored). The file is only read. Errors (invalid_input naming the
 // path): as parse_table_text (which checks every block row's cells, docs/table_blocks.md)
-// or parse_json_text, a plain table (no column 'block'), guess's JSON without predictions,
+// or parse_json_text (guess's JSON cut short is said as the JSON parser says it, its byte,
+// line and column: a text is read as JSON lines only when its first line is a whole JSON
+// value), a plain table (no column 'block'), guess's JSON without predictions,
 // a prediction without its key and blocks, a block above the network's degree d^L (refused
 // before anything is sized by it), and a file with nothing for this configuration. Cost:
 // linear in the file, O(columns²) per table row.

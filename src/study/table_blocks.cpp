@@ -261,7 +261,13 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
         try {
             j = detail::parse_json_text(text, "block hints '" + path + "'");
             one_object = j.is_object() && !j.contains("family");
-        } catch (const invalid_input&) {  // several lines of rows: a JSON-lines table, read below
+        } catch (const invalid_input&) {
+            // Several lines of rows, a JSON-lines table (read below), begins with a whole
+            // object on its first line; guess's JSON (one object over several lines) does
+            // not, so a broken one is said as the parser says it, not as its first line.
+            const std::size_t eol = text.find('\n', first);
+            if (!nlohmann::json::accept(std::string_view(text).substr(first, eol == std::string::npos ? std::string::npos : eol - first)))
+                throw;
         }
         if (one_object) {
             std::vector<long> hints = hints_from_predictions(j, path, plain, layered, degree);

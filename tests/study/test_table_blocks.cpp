@@ -449,7 +449,18 @@ TEST_CASE("block hints from guess's predictions: the prediction whose key is the
     CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("a block without an integer") != std::string::npos);
     write("{\"predictions\": 3}");
     CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("no \"predictions\" list") != std::string::npos);
+    // Cut short, on one line or several: the JSON parser's position and reason (a cut
+    // on one line read as a JSON-lines table with its torn last line dropped: "no block row";
+    // on several lines its first line read as a row: "line 1 ... at byte 2").
     write("{\"predictions\": [");
-    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("block hints '" + path + "'") != std::string::npos);
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("block hints '" + path + "' is not valid JSON at byte 18: parse error at line 1, column 18") !=
+          std::string::npos);
+    const std::string whole = "{\n  \"law\": \"...\",\n  \"predictions\": [\n    {\"key\": \"" + key + "\", \"blocks\": [{\"block\": 1, \"predicted\": 4}]}\n  ]\n}\n";
+    for (std::size_t cut = 2; cut + 3 < whole.size(); cut += 7) {
+        write(whole.substr(0, cut));
+        const std::string m = message_of([&] { read_block_hints(path, spec, part); });
+        INFO("cut at " << cut << ": " << m);
+        CHECK(m.find("block hints '" + path + "' is not valid JSON at byte " + std::to_string(cut + 1) + ": ") != std::string::npos);  // where it ends
+    }
     std::remove(path.c_str());
 }
