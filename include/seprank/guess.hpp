@@ -234,7 +234,10 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
 // (one object per line). A leading UTF-8 byte-order mark is skipped, and so are CSV `#`
 // lines and a first JSON line {"seprank_table_sweep": …} (the sweep lines `seprank table`
 // writes). invalid_input naming `source` and the line on malformed input, a header
-// naming a column twice, or a JSON object giving a key twice. A JSON row's cells are its
+// naming a column twice, or a JSON object giving a key twice; naming `source` for a text
+// that is one JSON value but no array or object ("hello", 42: not a table) and for a
+// table without rows (an empty text, a header only, with its columns named, an empty
+// JSON array, JSON lines with a sweep line only). A JSON row's cells are its
 // keys in the table's order (as a CSV row's); a value is its text: a string as it is,
 // null as "", anything else as JSON writes it. Cost: one pass over the text, linear in
 // it; memory the cells (JSON is read into them without a document tree).
@@ -249,7 +252,7 @@ std::vector<TableRow> read_table_cells(const std::string& path);
 // The points of a table: rows whose `where` columns equal the given text (integers
 // compared as integers), their `vars` columns and `value` column as integers.
 // invalid_input naming a missing column, a non-integer cell or a variable outside the
-// range of long (with its row number), or `value` also in `vars`; rows whose value cell
+// range of long (with its row number), `value` also in `vars`, or an empty table; rows whose value cell
 // is empty (a row not computed) are skipped; a row's `status` (see GuessPoint) is kept with
 // its point, so the caller can say which rows are marked. Cost O(rows·(|vars| + |where| + 1)·columns)
 // look-ups, plus parsing the integers.

@@ -134,6 +134,34 @@ bool json_object_text(std::string_view text) {
     }
 }
 
+// A table without rows, refused: guess has nothing to fit, and "0 distinct row(s)" would
+// hide that the file holds only a header (naming its columns), nothing, or no row object.
+[[noreturn]] void no_rows(const std::string& source, const std::string& what) {
+    throw invalid_input(source + " has no rows: " + what);
+}
+
+// The columns of a header for a message: the first 8, each cut (detail::cut), then how many more.
+std::string columns_text(const std::vector<std::string>& header) {
+    std::string t;
+    for (std::size_t i = 0; i < header.size() && i < 8; ++i) t += (i ? ", " : "") + cut(header[i]);
+    if (header.size() > 8) t += " and " + std::to_string(header.size() - 8) + " more";
+    return t;
+}
+
+// What a text that does not begin with '[' or '{' is when it is one JSON value, in words
+// ("a JSON string"); empty when it is no JSON value (CSV, whose header and rows are not
+// one value, fails within its first cell or line). Stops at the first character that is
+// not JSON.
+std::string json_scalar_kind(std::string_view text) {
+    if (!nlohmann::json::accept(text)) return "";
+    switch (text[0]) {
+        case '"': return "a JSON string";
+        case 't': case 'f': return "a JSON boolean";
+        case 'n': return "JSON null";
+        default: return "a JSON number";
+    }
+}
+
 }  // namespace
 
 std::vector<TableRow> parse_table_cells(const std::string& input, const std::string& source) {
@@ -144,12 +172,13 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     const std::string& text = input;
     const std::size_t skip = detail::utf8_bom_size(text);
     std::size_t start = text.find_first_not_of(" \t\r\n", skip);
-    if (start == std::string::npos) return out;
+    if (start == std::string::npos) no_rows(source, "the file is empty");
     // JSON goes through the checks the weights files get (json_file.hpp): nesting depth
     // bounded, a number out of range and a key given twice in one object refused.
     if (text[start] == '[') {
         TableRowsSax rows(out, source, true);
         detail::sax_parse_json_text(std::string_view(text).substr(start), source, rows);
+        if (out.empty()) no_rows(source, "an empty JSON array");
         return out;
     }
     if (text[start] == '{') {  // JSON lines
@@ -179,8 +208,12 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
             if (first && out.back().size() == 1 && out.back()[0].first == "seprank_table_sweep") out.pop_back();
             first = false;
         }
+        if (out.empty()) no_rows(source, "JSON lines with a sweep line only");
         return out;
     }
+    if (const std::string kind = json_scalar_kind(std::string_view(text).substr(start)); !kind.empty())
+        throw invalid_input(source + " is " + kind + ", not a table: a table is a JSON array of row objects, JSON lines (one object per line) "
+                                     "or CSV with a header line (seprank table writes all three)");
     std::istringstream in(text.substr(skip));
     std::string line;
     long number = 0;
@@ -209,6 +242,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
         for (std::size_t i = 0; i < cells.size(); ++i) r.emplace_back(header[i], std::move(cells[i]));
         out.push_back(std::move(r));
     }
+    if (out.empty()) no_rows(source, header.empty() ? std::string("no header and no row (comments only)") : "a header only (" + columns_text(header) + ")");
     return out;
 }
 
@@ -396,6 +430,7 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
                                      const std::vector<std::pair<std::string, std::string>>& where) {
     for (const std::string& name : vars)
         if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
+    if (table.empty()) throw invalid_input("guess: the table has no rows");  // rows given directly (Python); a file's reader says so first
     std::vector<GuessPoint> out;
     std::map<std::vector<long>, std::size_t> first_at;  // a point's first row, for two rows that disagree
     for (std::size_t r = 0; r < table.size(); ++r) {

@@ -409,6 +409,32 @@ TEST_CASE("binomial points outside the domain are invalid_input naming the varia
     }
 }
 
+TEST_CASE("tables: a JSON value that is no table, and a table without rows, are named as such") {
+    // One JSON value but no array or object: not a table (it was read as a CSV header, 0 rows).
+    for (const char* t : {"\"hello\"", "42", "-1.5e3\n", "true", " false ", "null", "\xEF\xBB\xBF\"x\"\n"}) {
+        INFO("text '" << t << "'");
+        CHECK(throws_with<invalid_input>([&] { (void)parse_table_cells(t, "table 'f'"); }, "table 'f' is "));
+        CHECK(throws_with<invalid_input>([&] { (void)parse_table_cells(t, "table 'f'"); }, ", not a table"));
+    }
+    // No rows: said with what the file holds.
+    const std::vector<std::pair<std::string, std::string>> empty{
+        {"", "the file is empty"}, {" \n\n", "the file is empty"}, {"a,b\n", "a header only (a, b)"},
+        {"# seprank table sweep: x\nn,v\n\n", "a header only (n, v)"}, {"# c\n", "no header and no row"}, {"[]", "an empty JSON array"},
+        {"{\"seprank_table_sweep\":\"x\"}\n", "JSON lines with a sweep line only"},
+        {"c0,c1,c2,c3,c4,c5,c6,c7,c8,c9\n", "a header only (c0, c1, c2, c3, c4, c5, c6, c7 and 2 more)"}};
+    for (const auto& [t, why] : empty) {
+        INFO("text '" << t << "'");
+        CHECK(throws_with<invalid_input>([&] { (void)parse_table_cells(t, "table 'f'"); }, "table 'f' has no rows: " + why));
+    }
+    // CSV whose first cell looks like JSON is still CSV, and one JSON object is a row.
+    CHECK(parse_table_cells("\"n\",\"v\"\n1,2\n", "t").size() == 1);
+    CHECK(parse_table_cells("42\n1\n2\n", "t").size() == 2);
+    CHECK(parse_table_cells("true,v\n1,2\n", "t").size() == 1);
+    CHECK(parse_table_cells("{\"n\":1}", "t").size() == 1);
+    // Rows given directly (Python's lists): an empty table is named too, not "0 distinct row(s)".
+    CHECK(throws_with<invalid_input>([] { (void)guess_points({}, {"n"}, "v", {}); }, "guess: the table has no rows"));
+}
+
 TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, out-of-range variables") {
     const auto bom = parse_table_cells("\xEF\xBB\xBFn,v\n1,2\n", "t");
     REQUIRE(bom.size() == 1);

@@ -100,6 +100,18 @@ def test_refusal_and_bad_input():
         seprank.guess([{"n": 1, "v": 1}, {"n": 2, "v": 2}], vars=["n"], value="v")
     with pytest.raises(ValueError):
         seprank.guess([{"n": n, "v": n} for n in range(5)], vars=["n"], value="v", max_degree=99)
+    # no rows, or a file that is no table: named as such, not "0 distinct row(s)"
+    with pytest.raises(ValueError, match="^guess: the table has no rows$"):
+        seprank.guess([], vars=["n"], value="v")
+
+
+def test_a_file_that_is_no_table_or_has_no_rows_is_named(tmp_path):
+    for text, match in (('"hello"', "is a JSON string, not a table"), ("42", "is a JSON number, not a table"),
+                        ("a,b\n", r"has no rows: a header only \(a, b\)"), ("[]", "has no rows: an empty JSON array")):
+        f = tmp_path / "t.txt"
+        f.write_text(text)
+        with pytest.raises(ValueError, match=f"^table '{f}' {match}"):
+            seprank.guess(f, vars=["n"], value="v")
 
 
 class _Frame:
