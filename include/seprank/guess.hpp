@@ -249,13 +249,20 @@ std::vector<TableRow> parse_table_cells(const std::string& text, const std::stri
 // the file plus parse_table_cells.
 std::vector<TableRow> read_table_cells(const std::string& path);
 
+// The most bits a table's value may have (2^20, about 315,650 decimal digits). The fit
+// carries every value through each candidate form it tries, so a value's size multiplies
+// the whole search: one cell of 10^6 digits cost 4 s, one of 10^7 digits 125 s, in
+// silence. A table of 5^n reaches the bound past n = 450,000.
+inline constexpr long kGuessMaxValueBits = 1L << 20;
+
 // The points of a table: rows whose `where` columns equal the given text (integers
 // compared as integers), their `vars` columns and `value` column as integers.
-// invalid_input naming a missing column, a non-integer cell or a variable outside the
-// range of long (with its row number), `value` also in `vars`, or an empty table; rows whose value cell
+// invalid_input naming a missing column, a non-integer cell, a variable outside the
+// range of long or a value over kGuessMaxValueBits bits (with its row number; a value's
+// digits are counted before it is parsed), `value` also in `vars`, or an empty table; rows whose value cell
 // is empty (a row not computed) are skipped; a row's `status` (see GuessPoint) is kept with
 // its point, so the caller can say which rows are marked. Cost O(rows·(|vars| + |where| + 1)·columns)
-// look-ups, plus parsing the integers.
+// look-ups, plus parsing the integers (each at most kGuessMaxValueBits bits).
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table,
                                      const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where);

@@ -354,6 +354,7 @@ PYBIND11_MODULE(_core, m) {
     translate_errors();
     m.attr("version") = version_string();
     m.attr("MAX_THREADS") = max_threads();  // the most threads a computation takes (limits.hpp)
+    m.attr("GUESS_MAX_VALUE_BITS") = kGuessMaxValueBits;  // the most bits of a table value guess takes (guess.hpp)
     m.attr("RANK_REFUSED") = std::string(kRankRefused);  // a table row's reason when a limit refused its rank
     // A bound as printed, rounded up (answer.hpp), for the Python reprs.
     m.def("bound_up", [](double x, int digits) { return bound_up(x, digits); });

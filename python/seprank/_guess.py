@@ -11,13 +11,19 @@ from . import _core
 from ._boundary import big_fraction, big_int, big_text, integer, path_arg, thread_count
 
 
-def _text(v: Any) -> str:
-    """A cell as the CLI reads it from a table file: None empty, booleans lower case."""
+def _text(v: Any, where: str) -> str:
+    """A cell as the CLI reads it from a table file: None empty, booleans lower case, an
+    int as its digits (of any length: str() refuses past 4300 digits). An int over the
+    library's bound on a table value (GUESS_MAX_VALUE_BITS, docs/guess.md) is refused
+    here, naming ``where``, before its digits are made (10^6 digits take seconds)."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):  # of any length (str() stops at Python's 4300 digits)
+    if isinstance(v, int):
+        if v.bit_length() > _core.GUESS_MAX_VALUE_BITS:
+            raise ValueError(f"{where}: an integer of {v.bit_length()} bits, over the bound of {_core.GUESS_MAX_VALUE_BITS} "
+                             "bits (about 315,650 digits) of a table value (docs/guess.md)")
         return big_text(v)
     return str(v)
 
@@ -70,7 +76,7 @@ def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
             raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
-        table.append([(str(k), _text(v)) for k, v in r.items()])
+        table.append([(str(k), _text(v, f"rows[{i}][{k!r}]")) for k, v in r.items()])
     return table
 
 
@@ -79,7 +85,7 @@ def _where_pairs(where: Union[None, str, Mapping[str, Any]]) -> List[Tuple[str, 
     if isinstance(where, str):
         return _core.parse_where(where) if where.strip() else []
     if where is None or isinstance(where, Mapping):
-        return [(str(k), _text(v)) for k, v in (where or {}).items()]
+        return [(str(k), _text(v, f"where[{k!r}]")) for k, v in (where or {}).items()]
     raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
 
 

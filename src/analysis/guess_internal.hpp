@@ -22,6 +22,11 @@ namespace seprank::guess_detail {
 // candidate is skipped as too large to fit (2^27 bits = 16 MiB).
 constexpr double kFitBudgetBits = 134217728.0;
 
+// A value cell of a table is at most kGuessMaxValueBits bits (guess.hpp): more digits than
+// this (a sign and leading zeros aside) are refused before the cell is parsed.
+constexpr std::size_t kMaxValueDigits = 315653;  // floor(2^20·log10 2) + 1: no more digits below 2^(2^20)
+static_assert(kGuessMaxValueBits == 1L << 20, "kMaxValueDigits is floor(kGuessMaxValueBits·log10 2) + 1");
+
 // A long text cut for a message: its first 40 bytes and "…" (detail::cut, error.hpp;
 // control bytes in it are written \xHH by the error types themselves).
 using detail::cut;

@@ -11,6 +11,7 @@
 #include "seprank/record.hpp"
 
 #include <algorithm>
+#include <flint/fmpz.h>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -453,11 +454,23 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
             }
             p.x.push_back(x);
         }
+        const auto too_large = [&](const std::string& size) {
+            return invalid_input("guess: " + at + ": " + value + " = " + cut(*v) + " has " + size + ", over the bound of " +
+                                 std::to_string(kGuessMaxValueBits) + " bits (about 315,650 digits) of a value (docs/guess.md)");
+        };
+        // Its digits counted before it is parsed (a sign and leading zeros aside): a cell of
+        // 10^7 digits is refused at once.
+        const std::size_t sign = !v->empty() && (v->front() == '-' || v->front() == '+') ? 1 : 0;
+        const std::size_t lead = v->find_first_not_of('0', sign);
+        if (lead != std::string::npos && v->size() - lead > kMaxValueDigits &&
+            v->find_first_not_of("0123456789", sign) == std::string::npos)
+            throw too_large(std::to_string(v->size() - lead) + " digits");
         try {
             p.value = Integer(std::string_view(*v));
         } catch (const invalid_input&) {
             throw invalid_input("guess: " + at + ": " + value + " = '" + cut(*v) + "' is not an integer");
         }
+        if (const auto bits = static_cast<long>(fmpz_bits(p.value.get())); bits > kGuessMaxValueBits) throw too_large(std::to_string(bits) + " bits");
         // A table's status is its rank's (a lower-bound row's rank is a bound; its other
         // columns, e.g. dimension, are not): read only for the rank.
         if (const std::string* st = table_cell(row, "status"); value == "rank" && st && !st->empty() && *st != "ok") p.status = *st;

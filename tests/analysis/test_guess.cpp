@@ -435,6 +435,33 @@ TEST_CASE("tables: a JSON value that is no table, and a table without rows, are 
     CHECK(throws_with<invalid_input>([] { (void)guess_points({}, {"n"}, "v", {}); }, "guess: the table has no rows"));
 }
 
+TEST_CASE("a table value is at most kGuessMaxValueBits bits: larger ones are refused before the fit, naming the row") {
+    // rows n = 1..7 of v = n^2 + 1, the first replaced by `first`
+    const auto table = [](const std::string& first) {
+        std::string t = "n,v\n1," + first + "\n";
+        for (int n = 2; n <= 7; ++n) t += std::to_string(n) + "," + std::to_string(n * n + 1) + "\n";
+        return parse_table_cells(t, "t");
+    };
+    Integer edge = Integer(1);  // 2^(2^20) - 1: the largest value of kGuessMaxValueBits bits
+    fmpz_mul_2exp(edge.get(), edge.get(), static_cast<ulong>(kGuessMaxValueBits));
+    const std::string over = edge.str();  // 2^(2^20): one bit more
+    fmpz_sub_ui(edge.get(), edge.get(), 1);
+    const std::string at = edge.str();
+    CHECK(guess_points(table(at), {"n"}, "v", {}).size() == 7);
+    CHECK(guess_points(table("-" + at), {"n"}, "v", {}).size() == 7);
+    CHECK(guess_points(table(std::string(1000000, '0') + "5"), {"n"}, "v", {}).size() == 7);  // leading zeros are no digits
+    for (const std::string& v : {over, "-" + over, "+" + over, std::string(10000000, '9'), std::string(315654, '1')}) {
+        INFO("a value of " << v.size() << " characters");
+        const auto t = table(v);
+        const auto start = std::chrono::steady_clock::now();
+        CHECK(throws_with<invalid_input>([&] { (void)guess_points(t, {"n"}, "v", {}); }, "guess: row 1: v = "));
+        CHECK(throws_with<invalid_input>([&] { (void)guess_points(t, {"n"}, "v", {}); }, ", over the bound of 1048576 bits"));
+        CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 2);  // 10^7 digits took 125 s in the fit
+    }
+    // Not an integer is said so, whatever its length.
+    CHECK(throws_with<invalid_input>([&] { (void)guess_points(table(std::string(400000, '9') + "x"), {"n"}, "v", {}); }, "is not an integer"));
+}
+
 TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, out-of-range variables") {
     const auto bom = parse_table_cells("\xEF\xBB\xBFn,v\n1,2\n", "t");
     REQUIRE(bom.size() == 1);

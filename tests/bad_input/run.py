@@ -292,6 +292,8 @@ def fixtures():
     w("g_empty.json", " [ ] ")
     w("g_sweep_only.jsonl", '{"seprank_table_sweep": "x"}\n')
     w("g_blank.csv", "\n \n")
+    # a value cell of 2·10^6 digits: refused before the fit (10^6 digits took 4 s, 10^7 125 s)
+    w("g_bigcell.csv", "n,v\n1," + "9" * 2 * 10**6 + "\n" + "".join(f"{n},{n * n + 1}\n" for n in range(2, 8)))
     # a store named with a control character: refused before anything is made (it left st\nore/trial0/meta.lock)
     w("store_nl.txt", os.path.join(D, "st\nore"))
     w("store_nl_parent.txt", os.path.join(D, "p\x1bq", "store"))

@@ -303,3 +303,25 @@ def test_guess_reads_and_returns_values_past_pythons_4300_digit_conversion_limit
     rows[3]["v"] += 1  # one row off: an exception, its value given back whole
     g = seprank.guess(rows, vars=["n"], value="v", max_exceptions=1)
     assert g.found and [e["value"] for e in g.exceptions] == [big + 17]
+
+
+def test_a_value_over_the_bound_is_refused_and_long_ints_are_taken():
+    bound = seprank._core.GUESS_MAX_VALUE_BITS
+    assert bound == 2**20
+    rows = [{"n": n, "v": n * n + 1} for n in range(1, 8)]
+    # an int past Python's 4300-digit str() limit is a value like any other (it raised
+    # "Exceeds the limit (4300 digits)"); at the bound it is taken
+    for big in (10**5000, 2**bound - 1, -(2**bound - 1)):
+        edited = [dict(r) for r in rows]
+        edited[0]["v"] = big
+        g = seprank.guess(edited, vars=["n"], value="v")
+        assert not g and "fits every row but 1" in g.reason
+    # one bit more: refused here, before its digits are made, naming the cell
+    edited = [dict(r) for r in rows]
+    edited[0]["v"] = 2**bound
+    with pytest.raises(ValueError, match=r"^rows\[0\]\['v'\]: an integer of 1048577 bits, over the bound of 1048576 bits"):
+        seprank.guess(edited, vars=["n"], value="v")
+    # as text (a table file's cell), the library refuses it naming the row
+    edited[0]["v"] = "9" * 400000
+    with pytest.raises(ValueError, match="^guess: row 1: v = 9{40}… has 400000 digits, over the bound of 1048576 bits"):
+        seprank.guess(edited, vars=["n"], value="v")
