@@ -102,7 +102,7 @@ void check_block_cells(const Row& r, const std::string& where, bool json) {
     if (std::stol(r.at("blocks").str()) < 1) throw invalid_input(where + ": column 'blocks' = 0 (a configuration has at least one row)");
     const std::string status = r.at("status").str(), block = r.at("block").str();
     if (block.empty()) {
-        if (status != "skipped") throw invalid_input(where + ": a row of status '" + status + "' without its block");
+        if (status != "skipped") throw invalid_input(where + ": a row of status '" + detail::cut(status) + "' without its block");
         return;
     }
     for (const char* c : {"block", "cap_a", "cap_b"}) {
@@ -177,11 +177,11 @@ void check_row(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": column 'rank' is the text \"" + rank.substr(0, 40) + "\", not a number");
     check_bool_cell(r, "certified", where);
     if (status != "ok" && status != "lower-bound" && status != "skipped")
-        throw invalid_input(where + ": column 'status' = '" + status + "' (expected ok, lower-bound or skipped)");
-    if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + status + "' without a rank");
+        throw invalid_input(where + ": column 'status' = '" + detail::cut(status) + "' (expected ok, lower-bound or skipped)");
+    if (status != "skipped" && rank.empty()) throw invalid_input(where + ": status '" + detail::cut(status) + "' without a rank");
     if (status != "skipped" && !block)  // a rank says how it was computed
         for (const char* c : {"method", "label", "rows", "cols", "trials"})
-            if (r.contains(c) && r.at(c).str().empty()) throw invalid_input(where + ": status '" + status + "' without its '" + c + "'");
+            if (r.contains(c) && r.at(c).str().empty()) throw invalid_input(where + ": status '" + detail::cut(status) + "' without its '" + c + "'");
     try {
         family_from_string(r.at("family").str());
     } catch (const invalid_input& e) {
