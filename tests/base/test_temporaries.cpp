@@ -185,6 +185,9 @@ TEST_CASE("temporaries: SIGINT, SIGTERM and SIGHUP remove the temporaries and en
         REQUIRE(pid >= 0);
         if (pid == 0) {  // the child: a program that installed the clean-up, mid-way through a write
             ::close(ready[0]);
+            // As a program in the foreground: a test run in the background (nohup, `&`)
+            // inherits SIGINT and SIGHUP ignored, and the clean-up leaves an ignored signal so.
+            for (const int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);
             install_interrupt_cleanup();
             std::string t = (dir.path / ".out.tmp.XXXXXX").string();
             const int fd = detail::make_temporary(t, 0);
