@@ -99,8 +99,11 @@ struct DegreeCommand final : Command {
                     seprank::RowSource src;
                     src.dimension = r.dimension ? &*r.dimension : nullptr;
                     src.answer = r.rank ? &*r.rank : nullptr;
-                    const json cells = to_nl(seprank::make_record(src, {"dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank", "log3_rank"}));
-                    for (const auto& c : {"dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound"}) row[c] = cells[c];  // null: not measured
+                    const std::vector<std::string>& dim_columns = seprank::table_dimension_columns();  // table --dimension's
+                    std::vector<std::string> columns = dim_columns;
+                    columns.insert(columns.end(), {"rank", "log3_rank"});
+                    const json cells = to_nl(seprank::make_record(src, columns));
+                    for (const auto& c : dim_columns) row[c] = cells[c];  // null: not measured
                     if (with_rank) {
                         for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c];
                         row["rank_status"] = !r.rank ? json() : json(r.rank->converged ? "ok" : "lower-bound");
