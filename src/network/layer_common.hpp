@@ -116,6 +116,10 @@ struct LayerCount {
     // row's scale is undone in the next layer). Model::expected_losses caps a power layer
     // and such a layer after it by the forms they compose into.
     long forms_in = 0, forms_degree = 0, rows = 0, row_loss = 0;
+    // 0: each read row is an output (dense). > 0: the rows' powers are written through an
+    // out_rows × rows map (mlp's W2), which keeps one scale per row (power >= 2) or GL(rows)
+    // (power 1).
+    long out_rows = 0;
 };
 
 // A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to
@@ -159,6 +163,9 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
     }
     if (scalar_last) c.how += "; rows of W2 other than p never read";
     if (n_in == 1 && !residual) c.n_next = 1;
+    if (!residual) {  // its w hidden units are forms of degree r in n_in coordinates, then W2
+        c.forms_in = n_in, c.forms_degree = r, c.rows = w, c.out_rows = n_out;
+    }
     return c;
 }
 

@@ -89,12 +89,25 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
 
 namespace {
 
-// A run of layers a+1..b reading one another whole (dense), a+1..b−1 of degree r_l: layer
-// b's pre-activations are forms of degree ∏ r_l in the forms_in coordinates of layer a+1's
-// input, M of them (the monomials), so the run counts at most b.rows·(M − b.row_loss),
+// A run of layers a+1..b reading one another whole (dense, or mlp token by token), a+1..b−1
+// of degree r_l: layer b's pre-activations are forms of degree ∏ r_l in the forms_in
+// coordinates of layer a+1's input, M of them (the monomials), so the run counts at most
+// b.rows·(M − b.row_loss) (through_output: and what an mlp's W2 adds after its powers),
 // whatever the widths inside it (Massarenti–Mella's cap for the last two layers; any run
-// alike; the whole network is the ambient space's cap, left to it). Runs are chosen not to overlap, the largest total saving (one pass over the
-// layers, O(L^2)), each one a loss.
+// alike; the whole network is the ambient space's cap, left to it). A junction inside the
+// run (a linear output map, GL(n_next)) is in the run's own count. Runs are chosen not to
+// overlap, the largest total saving (one pass over the layers, O(L^2)), each one a loss.
+long through_output(const detail::LayerCount& b, long forms, long M) {
+    if (b.out_rows == 0 || forms == LONG_MAX || M == LONG_MAX) return forms;
+    if (b.forms_degree > 1) {  // W2 (f)^r: per row one scale, W2's columns
+        const long tail = detail::sat_mul(b.rows, b.out_rows - 1);
+        return tail > LONG_MAX - forms ? LONG_MAX : forms + tail;
+    }
+    // W2 W1 z: an out_rows × M matrix of rank <= rows (one row: the form and W2's column, less a scale)
+    if (b.rows == 1) return forms + b.out_rows - 1;
+    return detail::low_rank_dim(b.out_rows, M, std::min({b.rows, M, b.out_rows}));
+}
+
 void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, detail::Losses& losses) {
     const std::size_t L = c.size();
     // The run of 0-based layers a..b (b > a): its saving (0 where none applies), the degree
@@ -109,20 +122,22 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         long eff = 0;
         long width = c[a].forms_in;  // the narrowest layer up to the last power layer
         for (std::size_t l = a; l <= b; ++l) {
-            if (c[l].forms_in <= 0 || (l < b && gl[l] > 0)) return Run{};
-            eff += c[l].eff;
+            // each layer reads the forms the one before writes (not, say, the tokens an mlp wrote
+            // one by one, flattened by a dense layer: forms in N times the variables)
+            if (c[l].forms_in <= 0 || (l > a && c[l].forms_in != c[l - 1].n_next)) return Run{};
+            eff += c[l].eff - (l < b ? gl[l] : 0);
             if (l < b && r.D == Integer(1)) width = std::min(width, c[l].rows);
             if (l < b) r.D = r.D * Integer(c[l].forms_degree);
         }
         if (r.D == Integer(1)) return Run{};
         r.M = detail::monomials(c[a].forms_in, r.D, false);
-        long cap = r.M == LONG_MAX ? LONG_MAX : detail::sat_mul(c[b].rows, r.M - c[b].row_loss);
+        long cap = r.M == LONG_MAX ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M);
         // One read row of degree 2: Σ_k β_k (v_k·z)², a quadric of rank at most the number
         // of squares and the widths before them; those of rank <= b in n variables are
         // b·n − C(b, 2) dimensions (O(b) keeps the sum: Alexander–Hirschowitz's squares).
         if (r.D == Integer(2) && c[b].rows == 1) {
             const long n = c[a].forms_in, q = std::min(width, n);
-            const long quadrics = detail::quadric_dim(n, q) - c[b].row_loss;
+            const long quadrics = through_output(c[b], detail::quadric_dim(n, q) - c[b].row_loss, r.M);
             if (quadrics < cap) {
                 cap = quadrics;
                 r.quadric_rank = q;
@@ -138,7 +153,9 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         best[m] = best[m - 1];
         for (std::size_t a = 0; a + 1 < m; ++a) {
             Run r = run(a, m - 1);
-            if (a == 0 && m == L && r.quadric_rank == 0) continue;  // the whole network: the ambient space's cap
+            // the whole network's run of dense layers: the ambient space's cap (an mlp's W2 after
+            // its powers, or one quadric read, bound it below that)
+            if (a == 0 && m == L && r.quadric_rank == 0 && c[m - 1].out_rows == 0) continue;
             if (r.saving > 0 && best[a] + r.saving > best[m]) {
                 best[m] = best[a] + r.saving;
                 from[m] = a;

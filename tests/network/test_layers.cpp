@@ -577,7 +577,7 @@ TEST_CASE("conv layers: the hand-computed expansion, degree, tokens, parameters,
                           Case{4, "conv,conv,conv", 4}, Case{5, "conv:filter=3,conv:filter=2,conv:filter=2:power=1", 5},
                           Case{4, "conv:filter=2:power=3,conv:filter=3:power=1", 4}}) {
         const NetworkSpec cs = stack_spec(c.tokens, 1, c.layers);
-        INFO(c.layers << " on " << c.tokens << " tokens");
+        INFO(std::string(c.layers) << " on " << c.tokens << " tokens");
         CHECK(output_positions(cs) == 1);
         DimensionOptions o;
         o.seed = rng.next();
