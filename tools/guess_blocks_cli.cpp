@@ -153,13 +153,9 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         // The configuration predicted, as a block table's rows name it: `generic --hint-blocks`
         // takes this output and uses the prediction whose key is its network's.
         const seprank::PredictionNetwork at = seprank::prediction_network(cells, rq.where, law.vars, x);
-        seprank::SweepOptions key_of;
-        key_of.partition = seprank::to_string(at.part);
-        if (!cells.empty() && seprank::table_cell(cells.front(), "layers") != nullptr)
-            key_of.layers = {"(a layers column: its value comes from the network)"};
         pj["network"] = describe(at.spec);
-        pj["partition"] = key_of.partition;
-        pj["key"] = seprank::row_key(at.spec, key_of);
+        pj["partition"] = seprank::to_string(at.part);
+        pj["key"] = seprank::row_key(at.spec, at.part, !cells.empty() && seprank::table_cell(cells.front(), "layers") != nullptr);
         pj["total"] = total;
         pj["blocks"] = blocks;
         std::string shown;

@@ -178,9 +178,12 @@ inline constexpr char kRankRefused[] = "rank: ";
 // among them when the row has it). invalid_input naming a configuration column the row
 // lacks. O(columns²): each cell found by linear search (record.hpp). The second form: the
 // key table_row(spec, s) will have (invalid_input when s.partition does not fit the spec),
-// at the cost of making those cells, O(N + columns²).
+// at the cost of making those cells, O(N + columns²). The third: the key of spec at the
+// partition part in a table with a `layers` column or without (guess --blocks names a
+// predicted network so, for generic --hint-blocks), at the same cost.
 std::string row_key(const Row& row);
 std::string row_key(const ValidSpec& spec, const SweepOptions& s);
+std::string row_key(const ValidSpec& spec, const ValidPartition& part, bool layers_column);
 // The table's column names, in order (each a column of the registry). O(1).
 const std::vector<std::string>& table_columns();
 // The ε columns, appended after table_columns() only in sweeps with --eps:

@@ -690,7 +690,8 @@ PYBIND11_MODULE(_core, m) {
         const PredictionNetwork at = prediction_network(table, where, law.vars, x);
         std::vector<std::tuple<long, long, long, long, long, long>> blocks;
         for (const BlockPrediction& p : predict_blocks(law, table, where, x)) blocks.emplace_back(p.block, p.k, p.j, p.cap_a, p.cap_b, p.predicted);
-        return std::make_tuple(describe(at.spec), to_string(at.part), blocks);
+        const bool layers_column = !table.empty() && table_cell(table.front(), "layers") != nullptr;
+        return std::make_tuple(describe(at.spec), to_string(at.part), row_key(at.spec, at.part, layers_column), blocks);
     });
     // Guess.check: the generic rank at a predicted point, from the first row `where` keeps
     // (check_prediction, as `seprank guess --check`).

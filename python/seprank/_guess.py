@@ -262,16 +262,17 @@ class BlockLaw:
     def predict(self, **point: int) -> Dict[str, Any]:
         """The law's blocks at ``point`` (every variable by name), as ``--predict``: a dict
         of ``point``, ``network`` (the first row ``where`` kept, its variables set to the
-        point), ``partition``, ``total`` and ``blocks`` (each ``block``, ``k``, ``j``,
-        ``cap_a``, ``cap_b``, ``predicted``). ValueError when no law was found."""
+        point), ``partition``, ``key`` (the block table's key of that network, as
+        ``generic --hint-blocks`` reads it), ``total`` and ``blocks`` (each ``block``,
+        ``k``, ``j``, ``cap_a``, ``cap_b``, ``predicted``). ValueError when no law was found."""
         if not self.found:
             raise ValueError(f"predict: no law was found ({self.reason})")
         x = _point_values(self.vars, point)
-        network, partition, blocks = _core.predict_blocks(self._law, self._table, self._where, x)
+        network, partition, key, blocks = _core.predict_blocks(self._law, self._table, self._where, x)
         keys = ("block", "k", "j", "cap_a", "cap_b", "predicted")
         out = [dict(zip(keys, b)) for b in blocks]
         return {"point": {v: point[v] for v in self.vars}, "network": network, "partition": partition,
-                "total": sum(b["predicted"] for b in out), "blocks": out}
+                "key": key, "total": sum(b["predicted"] for b in out), "blocks": out}
 
     def __bool__(self) -> bool:
         return self.found

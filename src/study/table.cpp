@@ -511,12 +511,14 @@ std::string row_key(const Row& row) {
     return k;
 }
 
-std::string row_key(const ValidSpec& spec, const SweepOptions& s) {
+std::string row_key(const ValidSpec& spec, const SweepOptions& s) { return row_key(spec, row_partition(spec, s), !s.layers.empty()); }
+
+std::string row_key(const ValidSpec& spec, const ValidPartition& part, bool layers_column) {
     RowSource src;
     src.spec = &spec;
-    src.partition = to_string(row_partition(spec, s));
+    src.partition = to_string(part);
     std::vector<std::string> config;
-    for (const auto& c : table_columns(false, false, !s.layers.empty())) {
+    for (const auto& c : table_columns(false, false, layers_column)) {
         if (c == "degree") break;
         config.push_back(c);
     }

@@ -269,7 +269,8 @@ def test_guess_blocks_finds_the_cli_law_with_its_exceptions_and_prediction(cli):
     assert (law.rows, law.rows_not_ok, law.terms_tried) == (out["rows"], out["rows_not_ok"], out["terms_tried"])
     p = law.predict(dim=2, depth=4)
     q = out["predictions"][0]
-    assert (p["network"], p["partition"], p["total"], p["blocks"]) == (q["network"], q["partition"], q["total"], q["blocks"])
+    assert (p["network"], p["partition"], p["key"], p["total"], p["blocks"]) == (q["network"], q["partition"], q["key"], q["total"], q["blocks"])
+    assert p["key"].startswith("attention;4;2;") and p["key"].endswith(";1,2|3,4;")  # the key generic --hint-blocks matches
     assert p["total"] == sum(b["predicted"] for b in p["blocks"]) > 0
     # a table with held-out exceptions names the configurations as the CLI does
     heads = DATA / "blocks_attention_n3_heads.csv"
