@@ -451,13 +451,10 @@ PYBIND11_MODULE(_core, m) {
             d["ln_deg_per_param"] = r.log_degree_per_param;
             d["note"] = r.note;
             d["h_d"] = r.h;
-            if (bo.dimension) {  // the names of table --dimension's columns (columns.cpp)
-                const RankAnswer* a = r.dimension ? &*r.dimension : nullptr;
-                d["dimension"] = a ? py::object(py::int_(a->value)) : py::object(py::none());
-                d["dim_expected"] = a ? py::object(py::int_(a->expected)) : py::object(py::none());
-                d["dim_defect"] = a ? py::object(py::bool_(a->value < a->expected)) : py::object(py::none());
-                d["dim_label"] = a ? py::object(py::str(a->label())) : py::object(py::none());
-                d["dim_failure_bound"] = a ? py::object(py::float_(bound_up(a->failure_bound, 3))) : py::object(py::none());
+            if (bo.dimension) {  // table --dimension's columns, from the column registry (as degree --budget's JSON)
+                RowSource src;
+                src.dimension = r.dimension ? &*r.dimension : nullptr;
+                d["dimension_cells"] = to_json(make_record(src, table_dimension_columns()));
             }
             if (bo.rank) {
                 d["rank"] = r.rank ? py::object(py::int_(r.rank->value)) : py::object(py::none());

@@ -85,6 +85,8 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     for r in rows:
         for k in ("layer_params", "params_used", "predicted"):
             r[k] = big_int(r[k])
+        if "dimension_cells" in r:  # table --dimension's columns, as the CLI's JSON writes them
+            r.update(_json.loads(r.pop("dimension_cells")))
     return {"rows": rows, "best_measured_d": best_measured, "best_h_d": best_h}
 
 
