@@ -5,7 +5,9 @@ Reads every file of src/<folder>/ and fails, naming the file and the include, wh
 includes a file of a higher folder: a private header as "folder/name.hpp", or a public
 header seprank/name.hpp whose source is src/<folder>/name.cpp in a higher folder. Also
 fails for a file directly in src/ (but meson.build), a folder not in the order, and a
-source or header over 800 lines.
+source or header over 800 lines. A public header include/seprank/name.hpp belongs to the
+folder of its source src/<folder>/name.cpp (error.hpp, with none, to base; the umbrella
+seprank.hpp to none) and may include only public headers of that folder or below.
 Usage: layering_test.py SOURCE_ROOT
 """
 import pathlib, re, sys
@@ -43,7 +45,20 @@ for p in sorted(src.rglob('*.[ch]pp')):
         if target is None or target not in ORDER: continue
         if ORDER.index(target) > here:
             bad.append(f'src/{rel}: includes {m.group(0).split(chr(34))[1]} of the higher folder {target}/')
-print(f'{files} files in {len(ORDER)} folders ({" < ".join(ORDER)})')
+home.setdefault('error', 'base')
+headers = 0
+for p in sorted((root / 'include' / 'seprank').glob('*.hpp')):
+    if p.name == 'seprank.hpp': continue
+    headers += 1
+    mine = home.get(p.stem)
+    if mine is None:
+        bad.append(f'include/seprank/{p.name}: no source src/<folder>/{p.stem}.cpp places it in a folder')
+        continue
+    for m in inc.finditer(p.read_text()):
+        target = home.get(m.group(1)) if m.group(1) else None
+        if target in ORDER and ORDER.index(target) > ORDER.index(mine):
+            bad.append(f'include/seprank/{p.name} (of {mine}/): includes seprank/{m.group(1)}.hpp of the higher folder {target}/')
+print(f'{files} files in {len(ORDER)} folders ({" < ".join(ORDER)}), {headers} public headers')
 if bad:
     print('\n'.join(bad))
     sys.exit(1)
