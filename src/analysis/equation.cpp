@@ -583,8 +583,10 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
                     if (spent > budget) break;
                     spent += std::pow(static_cast<double>(mons->size()), 3.0);
                     ++searched;
-                    report_progress(current_progress(), "equation: degree " + std::to_string(d) + "'s graded parts", static_cast<std::uint64_t>(searched),
-                                    order.size(), std::to_string(mons->size()) + " monomials");
+                    // total 0: the parts grow (smallest first) and one may hold the equation, so
+                    // no time left is guessed from the rate so far; the count goes in the text
+                    report_progress(current_progress(), "equation: degree " + std::to_string(d) + "'s graded parts", static_cast<std::uint64_t>(searched), 0,
+                                    "of " + std::to_string(order.size()) + ", " + std::to_string(mons->size()) + " monomials");
                     const Outcome o = search.space(*mons, d);
                     if (o.result == Result::found) {
                         found = o.equation;
@@ -601,8 +603,8 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
                       (over ? ", " + std::to_string(over) + " over max_monomials " + std::to_string(opt.max_monomials) : "") + ")";
             }
             if (full <= static_cast<double>(opt.max_monomials)) {  // the whole space: certain either way
-                report_progress(current_progress(), "equation: degrees", static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(opt.max_degree),
-                                std::to_string(static_cast<long>(full)) + " monomials");
+                report_progress(current_progress(), "equation: degrees", static_cast<std::uint64_t>(d), 0,  // each larger: no time left guessed
+                                "of at most " + std::to_string(opt.max_degree) + ", " + std::to_string(static_cast<long>(full)) + " monomials");
                 const Outcome o = search.space(all, d);
                 if (o.result == Result::none) {  // no equation of degree <= d
                     if (res.searched_to == d - 1) res.searched_to = d;
