@@ -134,12 +134,11 @@ std::vector<seprank::LayerSpec> stack_layers(const NetOptions& o) {
     const std::vector<seprank::LayerSpec> one = seprank::parse_layers(o.layers);
     const long L = o.depth.value_or(1);
     if (L < 0) throw seprank::invalid_input("depth L = " + std::to_string(L) + " must not be negative");
-    if (L > seprank::kMaxDepth / static_cast<long>(one.size()))
+    std::optional<std::vector<seprank::LayerSpec>> all = seprank::repeat_layers(one, L);
+    if (!all)
         throw seprank::invalid_input("--depth " + std::to_string(L) + " repeats " + std::to_string(one.size()) + " layers: more than " +
                                      std::to_string(seprank::kMaxDepth) + " layers");
-    std::vector<seprank::LayerSpec> all;
-    for (long r = 0; r < L; ++r) all.insert(all.end(), one.begin(), one.end());
-    return all;
+    return std::move(*all);
 }
 
 }  // namespace

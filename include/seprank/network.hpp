@@ -21,6 +21,7 @@
 #include "seprank/integer.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -193,6 +194,10 @@ std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers);
 
 // The deepest network validate() accepts: depth L <= kMaxDepth (checked, invalid_input).
 inline constexpr long kMaxDepth = 64;
+// `unit` repeated `copies` times (layers_period's inverse): a stack's `--layers SPEC` at
+// `--depth L`, or a table's `layers` column at its depth. nullopt when copies < 0 or the
+// list would pass kMaxDepth layers (each caller names what was asked). O(the result).
+std::optional<std::vector<LayerSpec>> repeat_layers(const std::vector<LayerSpec>& unit, long copies);
 // The other limits validate() checks (invalid_input above them; docs/usage.md §1.2): every
 // size (N, dx, H, da, w, each fc width, a layer's sizes) at most kMaxSize, so that products
 // of three fit in a long; a block degree or power at most kMaxBlockDegree; an embedding

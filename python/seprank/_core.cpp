@@ -164,11 +164,11 @@ ValidSpec spec_from_dict(const py::dict& d) {
         // repeats the list, as --depth does.
         const bool has_repeat = d.contains("repeat") && !d["repeat"].is_none();
         const long repeat = has_repeat ? d["repeat"].cast<long>() : get_or<long>(d, "depth", 1);
-        if (repeat < 0 || repeat > kMaxDepth / static_cast<long>(one.size()))
+        std::optional<std::vector<LayerSpec>> all = repeat_layers(one, repeat);
+        if (!all)
             throw invalid_input("depth " + std::to_string(repeat) + " repeating " + std::to_string(one.size()) + " layers: outside 0.." +
                                 std::to_string(kMaxDepth) + " layers");
-        s.layers.clear();
-        for (long r = 0; r < repeat; ++r) s.layers.insert(s.layers.end(), one.begin(), one.end());
+        s.layers = std::move(*all);
         s.depth = static_cast<long>(s.layers.size());
         if (has_repeat && d.contains("depth") && !d["depth"].is_none() && d["depth"].cast<long>() != s.depth)
             throw invalid_input("depth " + std::to_string(d["depth"].cast<long>()) + ": repeat " + std::to_string(repeat) + " of " +

@@ -75,10 +75,11 @@ NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& var
     if (const std::string* spec = table_cell(row, "layers"); spec && !spec->empty()) {
         const std::vector<LayerSpec> unit = parse_layers(*spec);
         const long n = static_cast<long>(unit.size());
-        if (s.depth < 0 || s.depth % n != 0 || s.depth / n > kMaxDepth)
+        std::optional<std::vector<LayerSpec>> all = s.depth % n == 0 ? repeat_layers(unit, s.depth / n) : std::nullopt;
+        if (!all)
             throw invalid_input("check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
                                 " layers '" + *spec + "' (at most " + std::to_string(kMaxDepth) + " layers)");
-        for (long c = 0; c < s.depth / n; ++c) s.layers.insert(s.layers.end(), unit.begin(), unit.end());
+        s.layers.insert(s.layers.end(), all->begin(), all->end());
     }
     return s;
 }

@@ -202,6 +202,14 @@ std::string layers_to_string(const std::vector<LayerSpec>& layers) {
     return out;
 }
 
+std::optional<std::vector<LayerSpec>> repeat_layers(const std::vector<LayerSpec>& unit, long copies) {
+    if (copies < 0 || (!unit.empty() && copies > kMaxDepth / static_cast<long>(unit.size()))) return std::nullopt;
+    std::vector<LayerSpec> out;
+    out.reserve(unit.size() * static_cast<std::size_t>(copies));
+    for (long c = 0; c < copies; ++c) out.insert(out.end(), unit.begin(), unit.end());
+    return out;
+}
+
 std::vector<LayerSpec> layers_period(const std::vector<LayerSpec>& layers) {
     const std::size_t n = layers.size();
     for (std::size_t p = 1; p < n; ++p) {

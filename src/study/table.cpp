@@ -159,18 +159,6 @@ std::vector<std::string> split_layers_list(const std::string& text) {
 
 namespace {
 
-// unit repeated `copies` times; false (nothing built) when that exceeds kMaxDepth layers.
-bool repeat_layers(const std::vector<LayerSpec>& unit, long copies, std::vector<LayerSpec>& out) {
-    out.clear();
-    if (copies < 0 || (!unit.empty() && copies > kMaxDepth / static_cast<long>(unit.size()))) return false;
-    for (long c = 0; c < copies; ++c) out.insert(out.end(), unit.begin(), unit.end());
-    return true;
-}
-
-}  // namespace
-
-namespace {
-
 // The values of each sweep list that a family reads (one default where it reads none):
 // plan_sweep's loops and its count of their combinations both take them from here.
 struct FamilyValues {
@@ -322,9 +310,11 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                                     const auto set_copies = [&](long copies) {
                                         if (!info.layers) return;
                                         if (copies < 0) throw invalid_input("depth L = " + std::to_string(copies) + " must not be negative");
-                                        if (!repeat_layers(unit->layers, copies, spec.layers))
+                                        std::optional<std::vector<LayerSpec>> all = repeat_layers(unit->layers, copies);
+                                        if (!all)
                                             throw invalid_input("depth " + std::to_string(copies) + " copies of " + std::to_string(unit->layers.size()) +
                                                                 " layers: more than " + std::to_string(kMaxDepth) + " layers");
+                                        spec.layers = std::move(*all);
                                         spec.depth = static_cast<long>(spec.layers.size());
                                     };
                                     // validate's resource_limit (the weights over the memory

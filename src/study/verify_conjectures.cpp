@@ -41,10 +41,7 @@ NetworkSpec stack(long n, long dx, const std::string& unit, long copies) {
     s.family = family_from_string("stack");
     s.tokens = n;
     s.dim = dx;
-    for (long c = 0; c < copies; ++c) {
-        const std::vector<LayerSpec> u = parse_layers(unit);
-        s.layers.insert(s.layers.end(), u.begin(), u.end());
-    }
+    s.layers = repeat_layers(parse_layers(unit), copies).value();  // the claims' own small stacks
     s.depth = static_cast<long>(s.layers.size());
     return s;
 }

@@ -1425,6 +1425,14 @@ TEST_CASE("table --layers: SPEC lists, the layers column, keys, signatures and f
     CHECK(layers_period(two) == two);
     CHECK(layers_period({}).empty());
     CHECK(layers_period(parse_layers("attention,attention,attention")) == parse_layers("attention"));
+    // repeat_layers, its inverse: copies of the list, none below 0 or past kMaxDepth layers
+    CHECK(repeat_layers(two, 2) == std::optional<std::vector<LayerSpec>>(four));
+    CHECK(layers_period(*repeat_layers(two, 5)) == two);
+    CHECK(repeat_layers(two, 0) == std::optional<std::vector<LayerSpec>>(std::vector<LayerSpec>{}));
+    CHECK(repeat_layers(two, kMaxDepth / 2)->size() == static_cast<std::size_t>(kMaxDepth));
+    CHECK_FALSE(repeat_layers(two, kMaxDepth / 2 + 1).has_value());
+    CHECK_FALSE(repeat_layers(two, -1).has_value());
+    CHECK_FALSE(repeat_layers(two, LONG_MAX).has_value());
 
     SweepOptions sw;
     sw.families = {family_from_string("stack")};
