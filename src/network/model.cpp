@@ -92,20 +92,43 @@ namespace {
 // A run of layers a+1..b reading one another whole (dense, or mlp token by token), a+1..b−1
 // of degree r_l: layer b's pre-activations are forms of degree ∏ r_l in the forms_in
 // coordinates of layer a+1's input, M of them (the monomials), so the run counts at most
-// b.rows·(M − b.row_loss) (through_output: and what an mlp's W2 adds after its powers),
+// b.rows·(M − b.row_loss), and what an mlp's W2 adds after their powers (through_output),
 // whatever the widths inside it (Massarenti–Mella's cap for the last two layers; any run
-// alike; the whole network is the ambient space's cap, left to it). A junction inside the
-// run (a linear output map, GL(n_next)) is in the run's own count. Runs are chosen not to
-// overlap, the largest total saving (one pass over the layers, O(L^2)), each one a loss.
-long through_output(const detail::LayerCount& b, long forms, long M) {
+// alike). A junction inside the run (a linear output map, GL(n_next)) is in the run's own
+// count. The whole network's run of dense layers is the ambient space's cap, left to it;
+// one ending in an mlp's W2, or reading one quadric, is below it and counts. Runs are
+// chosen not to overlap, the largest total saving (one pass over the layers, O(L^2)), each
+// one a loss.
+
+// Layer b's read rows, `forms` dimensions of forms in M coefficients each, as its output
+// writes them: themselves (dense), or through an mlp's W2 (out_rows × rows): its columns less
+// one scale per row (power >= 2; one output read of power 2 is Σ_k β_k f_k², a quadric of
+// rank <= rows on the M-dimensional space of forms, which O(rows) keeps), or one matrix of
+// rank <= rows (power 1). `why` gets the words for the loss line. O(1).
+long through_output(const detail::LayerCount& b, long forms, long M, std::string& why) {
+    why.clear();
     if (b.out_rows == 0 || forms == LONG_MAX || M == LONG_MAX) return forms;
-    if (b.forms_degree > 1) {  // W2 (f)^r: per row one scale, W2's columns
-        const long tail = detail::sat_mul(b.rows, b.out_rows - 1);
-        return tail > LONG_MAX - forms ? LONG_MAX : forms + tail;
+    const std::string w = std::to_string(b.rows), n = std::to_string(b.out_rows);
+    if (b.forms_degree == 1) {
+        if (b.rows == 1) {
+            why = ", then W2's column (" + n + " - 1 more)";
+            return forms + b.out_rows - 1;
+        }
+        why = ", then W2: one " + n + " x " + std::to_string(M) + " matrix of rank <= " + w;
+        return detail::low_rank_dim(b.out_rows, M, std::min({b.rows, M, b.out_rows}));
     }
-    // W2 W1 z: an out_rows × M matrix of rank <= rows (one row: the form and W2's column, less a scale)
-    if (b.rows == 1) return forms + b.out_rows - 1;
-    return detail::low_rank_dim(b.out_rows, M, std::min({b.rows, M, b.out_rows}));
+    const long tail = detail::sat_mul(b.rows, b.out_rows - 1);
+    long cap = tail > LONG_MAX - forms ? LONG_MAX : forms + tail;
+    why = b.out_rows == 1 ? ", each unit's scale taken by W2" : ", then W2's columns (" + n + " - 1 more per unit)";
+    if (b.out_rows == 1 && b.forms_degree == 2 && b.rows >= 2) {
+        const long q = std::min(b.rows, M), squares = detail::quadric_dim(M, q);
+        if (squares < cap) {
+            cap = squares;
+            why = ", then W2's one output read, a sum of " + w + " squares of them: a quadric of rank <= " + std::to_string(q) + " on the " +
+                  std::to_string(M) + " forms, " + std::to_string(squares) + " dimensions (O(" + std::to_string(q) + ") keeps the sum)";
+        }
+    }
+    return cap;
 }
 
 void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, detail::Losses& losses) {
@@ -116,6 +139,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         long saving = 0, M = 0;
         Integer D{1};
         long quadric_rank = 0;  // > 0: one read quadric, of rank <= this, whose rank binds
+        std::string why;        // through_output's words
     };
     const auto run = [&](std::size_t a, std::size_t b) {
         Run r;
@@ -131,16 +155,21 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         }
         if (r.D == Integer(1)) return Run{};
         r.M = detail::monomials(c[a].forms_in, r.D, false);
-        long cap = r.M == LONG_MAX ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M);
-        // One read row of degree 2: Σ_k β_k (v_k·z)², a quadric of rank at most the number
-        // of squares and the widths before them; those of rank <= b in n variables are
-        // b·n − C(b, 2) dimensions (O(b) keeps the sum: Alexander–Hirschowitz's squares).
-        if (r.D == Integer(2) && c[b].rows == 1) {
+        long cap = r.M == LONG_MAX ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M, r.why);
+        // One read form of degree 2 (one row, or an mlp's linear rows read at one output):
+        // Σ_k β_k (v_k·z)², a quadric of rank at most the number of squares and the widths
+        // before them; those of rank <= b in n variables are b·n − C(b, 2) dimensions (O(b)
+        // keeps the sum: Alexander–Hirschowitz's squares).
+        const bool one_form = c[b].rows == 1 || (c[b].out_rows == 1 && c[b].forms_degree == 1);
+        if (r.D == Integer(2) && one_form) {
             const long n = c[a].forms_in, q = std::min(width, n);
-            const long quadrics = through_output(c[b], detail::quadric_dim(n, q) - c[b].row_loss, r.M);
+            std::string why;
+            const long forms = detail::quadric_dim(n, q) - c[b].row_loss;
+            const long quadrics = c[b].rows == 1 ? through_output(c[b], forms, r.M, why) : forms;
             if (quadrics < cap) {
                 cap = quadrics;
                 r.quadric_rank = q;
+                r.why = why;
             }
         }
         r.saving = cap < eff ? eff - cap : 0;
@@ -177,15 +206,15 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
             runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) +
                                 "'s read row is a sum of squares of forms in " + std::to_string(c[a].forms_in) + " variables, a quadric of rank <= " +
                                 std::to_string(q) + ": " + std::to_string(q) + "·" + std::to_string(c[a].forms_in) + " - C(" + std::to_string(q) +
-                                ", 2) coefficients" + (last.row_loss ? ", less its scale" : "") + " (O(" + std::to_string(q) + ") keeps the sum)",
+                                ", 2) coefficients" + (last.row_loss ? ", less its scale" : "") + " (O(" + std::to_string(q) + ") keeps the sum)" + r.why,
                             r.saving});
             m = a;
             continue;
         }
         runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
-                            std::to_string(last.rows) + " read row" + (last.rows == 1 ? "" : "s") + " are forms of degree " + r.D.str() + " in " +
-                            std::to_string(c[a].forms_in) + " variables, " + std::to_string(r.M) + " coefficients each" +
-                            (last.row_loss ? ", less its scale" : "") + ", whatever the widths between",
+                            (last.rows == 1 ? std::string("read row is a form") : std::to_string(last.rows) + " read rows are forms") + " of degree " +
+                            r.D.str() + " in " + std::to_string(c[a].forms_in) + " variables, " + std::to_string(r.M) + " coefficients each" +
+                            (last.row_loss ? ", less its scale" : "") + ", whatever the widths between" + r.why,
                         r.saving});
         m = a;
     }
@@ -246,15 +275,24 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
             if (gl.back() > 0)
                 detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), gl.back());
-            if (scalar && net.skip_junction(s, l))
-                detail::add_loss(losses, at + "GL(" + std::to_string(dx) + ") fixing coordinate p between layer " + std::to_string(l + 1) +
-                                             " and the residual last layer: (dx - 1) times the " + std::to_string(c.n_next) + " dimensions its output spans",
-                                 (dx - 1) * c.n_next);
+            if (scalar && net.skip_junction(s, l)) {
+                // GL of the vectors the residual layer adds to: dx per token, or the width of
+                // the one vector a flattening layer wrote (not dx: a review's sweep, 3 above 2
+                // for dense:power=1:width=1,fc:degree=1:residual at dx = 3)
+                const long w = layers_[static_cast<std::size_t>(l + 1)].width_in;
+                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + std::to_string(l + 1) +
+                                             " and the residual last layer: (" + std::to_string(w) + " - 1) times the " + std::to_string(c.n_next) +
+                                             " dimensions its output spans",
+                                 (w - 1) * c.n_next);
+            }
             counts.push_back(c);
             n_in = c.n_next;
         }
-        net.adjust_expected(s, scalar, P, losses);
+        // the runs first: adjust_expected's cap of a product of forms is taken from the count
+        // left by every loss before it (after them it put 5 below the measured 6 for
+        // mlp:power=2:width=2,dense:power=1:width=3,dense:power=1:width=2,fc:degree=3:width=2)
         run_caps(counts, gl, losses);
+        net.adjust_expected(s, scalar, P, losses);
     });
     return losses;
 }

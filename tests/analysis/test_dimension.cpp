@@ -949,7 +949,29 @@ TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is
         const ExpectedDimension e = expected_dimension(s, c.out);
         CHECK(std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.rfind("layers 1..2", 0) == 0; }));
     }
-    // Random stacks of mlp and dense layers: the cap keeps the count an upper bound.
+    // A review's cases: a run before the fc cap of a product of forms (the runs must come
+    // first: after it the count was 5 below the measured 6), the GL fixing coordinate p of a
+    // residual layer reading one vector of width 1 (not dx), two squares read at one output
+    // (O(2) keeps Σ β_k f_k²: 11, not 12), and one form of a linear mlp read at one output
+    // (a quadric of rank <= 3 in 4 variables: 9, not 10).
+    struct Review {
+        const char* layers;
+        long n, dx, embed_rank, measured, expected;
+    };
+    for (const Review& c : {Review{"mlp:power=2:width=2,dense:power=1:width=3,dense:power=1:width=2,fc:degree=3:width=2", 1, 2, 0, 6, 6},
+                            Review{"dense:power=2:width=3,dense:power=2:width=3,fc:degree=3:width=2", 2, 1, 0, 13, 13},
+                            Review{"dense:power=1:width=1,fc:degree=1:residual", 1, 3, 0, 3, 4},
+                            Review{"mlp:power=2:width=4,mlp:power=2:width=2", 1, 3, 0, 11, 11},
+                            Review{"dense:power=2:width=3,mlp:power=1:width=4", 2, 3, 2, 9, 9}}) {
+        NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+        s.embed_rank = c.embed_rank;
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        INFO(std::string(c.layers) << " N=" << c.n << " dx=" << c.dx);
+        CHECK(a.value == c.measured);
+        CHECK(a.expected == c.expected);
+    }
+    // Random stacks of mlp and dense layers, some with an fc layer last: the cap keeps the
+    // count an upper bound.
     Rng rng = seprank_test::rng_for("dimension-mlp-runs");
     long met = 0, cases = 0;
     for (int it = 0; it < seprank_test::iterations(30); ++it) {
@@ -961,8 +983,10 @@ TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is
             if (rng.below(2)) layers += ":width=" + std::to_string(1 + rng.below(3));
         }
         if (rng.below(3) == 0) layers += ",dense:power=" + std::to_string(1 + rng.below(2)) + ":width=" + std::to_string(1 + rng.below(2));
+        if (rng.below(3) == 0) layers += ",fc:degree=" + std::to_string(2 + rng.below(2)) + ":width=" + std::to_string(1 + rng.below(2));
         const long n = 1 + static_cast<long>(rng.below(2)), dx = 1 + static_cast<long>(rng.below(3));
-        const NetworkSpec s = seprank_test::stack_spec(n, dx, layers);
+        NetworkSpec s = seprank_test::stack_spec(n, dx, layers);
+        if (rng.below(4) == 0) s.embed_rank = 1 + static_cast<long>(rng.below(3));
         for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
             DimensionOptions o;
             o.output = out;
