@@ -2,6 +2,7 @@
 #include "seprank/model.hpp"
 
 #include "families.hpp"
+#include "network_internal.hpp"
 
 #include "seprank/error.hpp"
 #include "seprank/random.hpp"
@@ -238,10 +239,7 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
     const bool all_linear = std::all_of(layers_.begin(), layers_.end(), [](const ModelLayer& m) { return m.degree == 1; });
     const bool absorbed = !all_linear && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
     if (absorbed) {
-        NetworkSpec shorter = s;
-        shorter.depth = L - 1;
-        if (!shorter.layers.empty()) shorter.layers.resize(static_cast<std::size_t>(L - 1));
-        if (!shorter.widths.empty()) shorter.widths.resize(static_cast<std::size_t>(L - 1));
+        NetworkSpec shorter = network_detail::first_layers_spec(s, L - 1);
         shorter.coordinate = 1;  // every coordinate counts alike
         const Model first(shorter);
         const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));

@@ -396,12 +396,18 @@ Network first_layers(const Network& net, long depth) {
     if (depth < 1 || depth > whole->depth)
         throw invalid_input("depth " + std::to_string(depth) + ": expected 1.." + std::to_string(whole->depth) + " (the network's layers)");
     Network t = net;
-    const auto keep = static_cast<std::size_t>(depth);
-    t.spec.depth = depth;
-    t.weights.layers.resize(keep);
-    if (!t.spec.layers.empty()) t.spec.layers.resize(keep);
-    if (!t.spec.widths.empty()) t.spec.widths.resize(keep);
+    t.spec = network_detail::first_layers_spec(net.spec, depth);
+    t.weights.layers.resize(static_cast<std::size_t>(depth));
     check_shapes(t);
+    return t;
+}
+
+NetworkSpec network_detail::first_layers_spec(const NetworkSpec& s, long depth) {
+    NetworkSpec t = s;
+    const auto keep = static_cast<std::size_t>(depth);
+    t.depth = depth;
+    if (!t.layers.empty()) t.layers.resize(keep);
+    if (!t.widths.empty()) t.widths.resize(keep);
     return t;
 }
 

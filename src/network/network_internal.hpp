@@ -29,4 +29,10 @@ bool structural_zero(const NetworkSpec& s, long l, const MatrixSlot& m, long i, 
 // be filled through for_each_matrix (no embedding). O(depth·heads).
 Weights empty_weights(const NetworkSpec& s);
 
+// The spec of s's first `depth` layers: the depth, a stack's layer list and the widths of
+// fc and power cut to them; the embedding, position and coordinate kept (first_layers on a
+// Network, and the count of a network without its linear last layer). Precondition:
+// 0 <= depth <= s.depth (not checked); the result is not validated. O(depth).
+NetworkSpec first_layers_spec(const NetworkSpec& s, long depth);
+
 }  // namespace seprank::network_detail
