@@ -1002,10 +1002,24 @@ assert j["found"] and j["kind"] == "conjecture" and j["held_out"] == "dim=3,dept
 assert j["law"] in open(f"{t}/gb.txt").read()
 p = j["predictions"][0]
 assert p["total"] == 20940 and sum(b["predicted"] for b in p["blocks"]) == 20940 and len(p["blocks"]) == 14, p
-h1 = [a for a in j["against"] if a["configuration"].endswith("heads=1")][0]
+assert [a["configuration"] for a in j["against"]] == ["dim=4,depth=3"], j["against"]  # the H = 2 rows: another configuration
+assert any("14 block rows of another configuration" in n and "heads=2" in n for n in j["notes"]), j["notes"]
+h1 = j["against"][0]
 assert h1["computed_total"] == 20936 and h1["law_with_exceptions"] == 20936 and h1["agree"] == 13, h1
 assert [(e["block"], e["rank"], e["law"]) for e in h1["exceptions"]] == [(13, 7256, 7260)], h1
 PY
+# a variable the fit rows never vary is noted, and so is a prediction that moves it; the
+# text line names the network predicted; a saturated cap under a small form is no refusal
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth,heads --predict dim=2,depth=3,heads=2 >"$T/gbh.txt" 2>"$T/gbh.err" ||
+  fail "guess --blocks with a constant variable"
+grep -q "note: heads takes one value (1) in the fit rows" "$T/gbh.err" && grep -q "it moves heads to 2" "$T/gbh.err" ||
+  fail "guess --blocks: a constant variable not noted: $(cat "$T/gbh.err")"
+grep -q "^predict     dim=2,depth=3,heads=2 (attention N=4 dx=2 H=2 da=1 L=3 (i=1, p=1), partition 1,2|3,4): total" "$T/gbh.txt" ||
+  fail "guess --blocks: the predicted network not named: $(cat "$T/gbh.txt")"
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=250,depth=2 --format json >"$T/gb250.json" 2>/dev/null ||
+  fail "guess --blocks refused a prediction under a saturated cap"
+/usr/bin/python3 -c "import json,sys; b = json.load(open(sys.argv[1]))['predictions'][0]['blocks']; assert any(x['cap_a'] is None or x['cap_b'] is None for x in b) and all(x['predicted'] < 2**61 for x in b)" "$T/gb250.json" ||
+  fail "guess --blocks: saturated caps not null"
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=3,depth=4 --check >"$T/gbc.txt" 2>/dev/null ||
   fail "guess --blocks --check above the max side"
 grep -q "unchecked: the predicted total is above --check-max-side 4096" "$T/gbc.txt" || fail "guess --blocks --check computed a point above its max side"

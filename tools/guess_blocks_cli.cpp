@@ -137,16 +137,19 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     j["exceptions"] = exc;
     j["held_out_exceptions"] = hexc;
     std::ostringstream extra;
+    for (const std::string& n : law.notes) notes.add(n);
     json preds = json::array();
     for (const std::vector<long>& x : points) {
         const auto pred = seprank::predict_blocks(law, cells, rq.where, x);
+        for (const std::string& n : seprank::prediction_notes(law, x)) notes.add("--predict " + point_text(x) + ": " + n);
         long total = 0;
         json blocks = json::array();
         for (const auto& p : pred) {
             total += p.predicted;  // each below 2^61 (predict_blocks)
             if (total >= LONG_MAX / 4)
                 throw seprank::resource_limit("guess --blocks: the predicted total at " + point_text(x) + " passes 2^61: too large to predict");
-            blocks.push_back({{"block", p.block}, {"k", p.k}, {"j", p.j}, {"cap_a", p.cap_a}, {"cap_b", p.cap_b}, {"predicted", p.predicted}});
+            const auto cap = [&](long c) { return p.cap_saturated(c) ? json(nullptr) : json(c); };  // null: past 2^61, unknown
+            blocks.push_back({{"block", p.block}, {"k", p.k}, {"j", p.j}, {"cap_a", cap(p.cap_a)}, {"cap_b", cap(p.cap_b)}, {"predicted", p.predicted}});
         }
         json pj;
         pj["point"] = point_json(x);
@@ -161,18 +164,23 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         std::string shown;
         if (rq.do_check) pj["check"] = check_point(rq, at, pred, total, shown);
         preds.push_back(pj);
-        extra << "predict     " << point_text(x) << ": total " << total << shown << "\n"
+        extra << "predict     " << point_text(x) << " (" << pj["network"].get<std::string>() << ", partition " << pj["partition"].get<std::string>()
+              << "): total " << total << shown << "\n"
               << "            blocks " << blocks_text(pred) << "\n";
     }
     if (!points.empty()) j["predictions"] = preds;
     json ag = json::array();
     for (std::size_t f = 0; f < against.size(); ++f) {
         std::vector<seprank::LawComparison> compared;
+        seprank::LawComparisonLeftOut left;
         try {
-            compared = seprank::compare_law(law, against[f], rq.where);
+            compared = seprank::compare_law(law, against[f], rq.where, &left);
         } catch (const seprank::invalid_input& e) {  // name the file the row is in
             throw seprank::invalid_input("--against " + rq.against[f] + ": " + e.what());
         }
+        if (left.rows > 0)
+            notes.add("--against " + rq.against[f] + ": " + std::to_string(left.rows) + " block rows of another configuration than the law's rows are left out, e.g. " +
+                      left.why);
         for (const auto& c : compared) {
             json cj;
             cj["table"] = rq.against[f];
@@ -183,18 +191,22 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
             json d = json::array();
             std::string dt;
             for (const auto& [p, v] : c.differ) {
-                d.push_back(row_json(p, v));
-                dt += "; block " + std::to_string(p.block) + ": law " + std::to_string(v) + ", computed " + std::to_string(p.rank);
+                json e = row_json(p, v);
+                if (p.lower_bound) e["lower_bound"] = true;  // rank is a bound above the law: a disproof all the same
+                d.push_back(e);
+                dt += "; block " + std::to_string(p.block) + ": law " + std::to_string(v) + ", computed " + (p.lower_bound ? "at least " : "") +
+                      std::to_string(p.rank);
             }
             cj["exceptions"] = d;
             cj["law_total"] = c.law_total;
             cj["computed_total"] = c.computed_total;
+            cj["computed_total_label"] = c.computed_is_lower_bound ? "lower bound" : "computed";
             cj["law_with_exceptions"] = c.law_with_exceptions;
             ag.push_back(cj);
             extra << "against     " << rq.against[f] << " " << c.name << ": " << c.agree << " of " << c.rows << " blocks agree"
-                  << (c.lower_bounds ? " (" + std::to_string(c.lower_bounds) + " lower-bound blocks not compared)" : std::string()) << dt
-                  << "; totals: law " << c.law_total << ", computed " << c.computed_total << ", law with its exceptions "
-                  << c.law_with_exceptions << "\n";
+                  << (c.lower_bounds ? " (" + std::to_string(c.lower_bounds) + " lower-bound blocks at or below the law, not compared)" : std::string())
+                  << dt << "; totals: law " << c.law_total << ", computed " << (c.computed_is_lower_bound ? "at least " : "") << c.computed_total
+                  << (c.computed_is_lower_bound ? " (a lower bound)" : "") << ", law with its exceptions " << c.law_with_exceptions << "\n";
         }
     }
     if (!against.empty()) j["against"] = ag;

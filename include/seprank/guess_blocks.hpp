@@ -80,8 +80,9 @@ struct BlockPoint {
     // value differs between the kept configurations ("dim=4,depth=2,heads=4").
     std::string name;
     long block = 0, k = 0, j = 0;
-    long cap_a = 0, cap_b = 0, rank = 0;
+    long cap_a = 0, cap_b = 0, rank = 0;  // rank: the block's rank, or its lower bound when lower_bound
     bool held_out = false;
+    bool lower_bound = false;             // the row's status is not ok: rank is a lower bound (0 when the cell is empty)
 };
 
 struct BlockException {
@@ -101,6 +102,14 @@ struct BlockLaw {
     long not_ok = 0;                 // rows left out as lower bounds (status not ok) or without a block
     long tried = 0;                  // terms evaluated
     std::string held_out;            // the held-out configurations, e.g. "dim=3,depth=3"
+    // The key columns, not variables, with one value over the law's rows, and that value
+    // ("" where the table has no such column): family, tokens, partition, … compare_law
+    // leaves out rows of another value (the law says nothing about them).
+    std::vector<std::pair<std::string, std::string>> fixed;
+    std::vector<std::pair<long, long>> fit_range;  // each variable's least and greatest value over the fit rows
+    // Caveats on the law as found, e.g. a variable with one value in the fit rows, which
+    // the law cannot depend on ("heads takes one value (1) in the fit rows: …").
+    std::vector<std::string> notes;
     std::string reason;              // when !found: why
     // "min(cap_a, cap_b, C(…), C(…)) with k = …, j = …" — the law in one line.
     std::string text() const;
@@ -118,10 +127,15 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
 // The law's blocks at a new point: the network of the first row `where` keeps, with the
 // variables set to x (spec_of_row), its degree blocks (degree_block_sides, the table's
 // partition or the balanced one) and the law at each. invalid_input when the law was not
-// found, the point has the wrong size, or the network has no blocks (not homogeneous).
+// found, the point has the wrong size, or the network has no blocks (not homogeneous);
+// resource_limit when a block's predicted value passes 2^61 (a saturated cap under a
+// smaller form is not one) or the network's weights would not fit --max-memory (the spec
+// is validated as any network, though no weights are drawn).
 // Cost: the network's validation and O(D) per term.
 struct BlockPrediction {
     long block = 0, k = 0, j = 0, cap_a = 0, cap_b = 0, predicted = 0;
+    // A cap at 2^61 − 1 is saturated (the true cap is at least that): no number to print.
+    bool cap_saturated(long cap) const { return cap >= (1L << 61) - 1; }
 };
 // The network and partition predict_blocks predicts at (above): the first row `where`
 // keeps, with the law's variables `vars` set to x, and the row's partition (the balanced
@@ -135,6 +149,11 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& table, const s
                                      const std::vector<std::string>& vars, const std::vector<long>& x);
 std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,
                                             const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x);
+
+// Caveats on predicting at x: one line for each variable that x moves away from the one
+// value the fit rows give it (the law cannot depend on such a variable, so the prediction
+// extrapolates along it untested). Empty when there are none. O(vars).
+std::vector<std::string> prediction_notes(const BlockLaw& law, const std::vector<long>& x);
 
 // Compares the law's prediction at x with computed block ranks (a generic answer's
 // block_ranks, indexed by a = 0..D): the blocks that differ, each with both values, and
@@ -150,20 +169,33 @@ BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const s
 // The law against the block rows of another table (kept by `where`; computed rows the
 // law did not see): per configuration, the rows it gives exactly and those it does not,
 // each with both values, and the totals: the law's, the computed one, and the law's with
-// its misses replaced by the computed ranks (the computed total when every block of the
-// configuration is in the table and ok: the exceptions are all the law lacks).
+// its misses replaced by the computed ranks. A lower-bound row (status not ok) whose bound
+// is above the law's value disproves the law there: it is compared and listed as a miss
+// (lower_bound set on its row); one at or below the law's value is consistent with it and
+// only counted. The computed total is the sum of every block row's rank, bounds included:
+// a lower bound of the configuration's total when any row is one (computed_is_lower_bound).
+// Rows that the law's fit would not have selected — a key column of law.fixed with another
+// value (another family, stack, token count, partition, …) — are left out and counted in
+// *left_out (when given); invalid_input when rows matched `where` but none is left.
+// Each configuration is named by its variables and the key columns that differ between
+// the compared configurations of the same variables, as the law's exceptions are.
 // invalid_input as guess_block_law's reading, or when the law was not found.
 // Cost: one pass over the table.
+struct LawComparisonLeftOut {
+    long rows = 0;      // block rows left out
+    std::string why;    // the first column that differed, e.g. "family=hadamard (the law's rows: family=attention)"
+};
 struct LawComparison {
     std::string name;                 // the configuration, e.g. "dim=4,depth=3"
-    long rows = 0, agree = 0;         // its ok block rows, those the law gives exactly
-    long lower_bounds = 0;            // its rows that are not ok (compared with nothing)
+    long rows = 0, agree = 0;         // rows compared (ok rows, lower bounds above the law), those the law gives exactly
+    long lower_bounds = 0;            // lower-bound rows at or below the law (consistent with it, not compared)
     long law_total = 0;               // Σ law over every block row of it
-    long computed_total = 0;          // Σ rank over its ok rows
-    long law_with_exceptions = 0;     // law_total with each miss replaced by the computed rank
+    long computed_total = 0;          // Σ rank over every block row of it (bounds included)
+    bool computed_is_lower_bound = false;  // some row is a lower bound: so is computed_total
+    long law_with_exceptions = 0;     // law_total with each miss replaced by the computed rank (or bound)
     std::vector<std::pair<BlockPoint, long>> differ;  // (the row, the law's value)
 };
 std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
-                                       const std::vector<std::pair<std::string, std::string>>& where);
+                                       const std::vector<std::pair<std::string, std::string>>& where, LawComparisonLeftOut* left_out = nullptr);
 
 }  // namespace seprank

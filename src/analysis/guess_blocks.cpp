@@ -224,8 +224,11 @@ struct Kept {
 // them): an ok row replaces a lower-bound one, two ok rows must agree (invalid_input
 // otherwise). A negative block, cap or rank, a block above the row's degree, an ok rank
 // above its cap, or a status other than ok, lower-bound and skipped, is refused.
+// `fixed` (a law's): rows of another value in one of those columns are left out and
+// counted in `left_out`.
 std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
-                               const std::vector<std::string>& vars, long& not_ok, std::vector<std::string>& order) {
+                               const std::vector<std::string>& vars, long& not_ok, std::vector<std::string>& order,
+                               const std::vector<std::pair<std::string, std::string>>* fixed = nullptr, LawComparisonLeftOut* left_out = nullptr) {
     std::map<std::string, Span> spans;
     std::map<std::pair<std::string, long>, std::size_t> seen;  // (configuration, block) → its place in kept
     std::vector<Kept> kept;
@@ -240,6 +243,20 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         if (b->empty()) {
             ++not_ok;
             continue;
+        }
+        if (fixed) {
+            const auto other = std::find_if(fixed->begin(), fixed->end(), [&](const auto& cv) {
+                const std::string* v = table_cell(row, cv.first.c_str());
+                return (v ? *v : std::string()) != cv.second;
+            });
+            if (other != fixed->end()) {
+                if (left_out->rows++ == 0) {
+                    const std::string* v = table_cell(row, other->first.c_str());
+                    left_out->why = other->first + "=" + (v ? v->substr(0, 40) : std::string()) + " (the law's rows: " + other->first + "=" +
+                                    other->second + ")";
+                }
+                continue;
+            }
         }
         Kept k;
         k.index = r;
@@ -256,7 +273,8 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         k.p.block = cell_of(row, "block", r + 1);
         k.p.cap_a = cell_of(row, "cap_a", r + 1);
         k.p.cap_b = cell_of(row, "cap_b", r + 1);
-        k.p.rank = k.ok ? cell_of(row, "rank", r + 1) : 0;
+        k.p.lower_bound = !k.ok;
+        if (const std::string* rk = table_cell(row, "rank"); k.ok || (rk && !rk->empty())) k.p.rank = cell_of(row, "rank", r + 1);
         const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
         if (k.p.block < 0 || k.p.cap_a < 0 || k.p.cap_b < 0 || k.p.rank < 0)
             throw invalid_input(where_row() + " has a negative block, cap or rank");
@@ -344,6 +362,13 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
         ++n_ok;
         law.rows.push_back(k.p);
     }
+    for (std::size_t c = 0; c < std::size(kKeyColumns); ++c) {  // the key columns the law's rows do not vary
+        if (std::find(opt.vars.begin(), opt.vars.end(), kKeyColumns[c]) != opt.vars.end()) continue;
+        std::set<std::string> values;
+        for (const Kept& k : kept)
+            if (k.ok) values.insert(k.keys[c] ? *k.keys[c] : std::string());
+        if (values.size() == 1) law.fixed.emplace_back(kKeyColumns[c], *values.begin());
+    }
     if (one) law.held_out = "every third block row";
     else {
         std::set<std::string> names;
@@ -357,6 +382,17 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     if (fit.size() < 2 || fit.size() == law.rows.size())
         throw invalid_input("guess --blocks: " + std::to_string(fit.size()) + " fit rows and " + std::to_string(law.rows.size() - fit.size()) +
                             " held-out rows with status ok: too few to fit a law and confirm it");
+
+    law.fit_range.assign(nv, {LONG_MAX, LONG_MIN});
+    for (std::size_t r : fit)
+        for (std::size_t v = 0; v < nv; ++v) {
+            law.fit_range[v].first = std::min(law.fit_range[v].first, law.rows[r].x[v]);
+            law.fit_range[v].second = std::max(law.fit_range[v].second, law.rows[r].x[v]);
+        }
+    for (std::size_t v = 0; v < nv; ++v)
+        if (law.fit_range[v].first == law.fit_range[v].second)
+            law.notes.push_back(opt.vars[v] + " takes one value (" + std::to_string(law.fit_range[v].first) +
+                                ") in the fit rows: the law cannot depend on it (leave it out of --vars, or fit rows where it varies)");
 
     // The greedy choice of forms on the fit rows.
     std::vector<char> explained(law.rows.size(), 0);
@@ -435,7 +471,18 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& table, const s
             break;
         }
     if (!row) throw invalid_input("guess --blocks: no row of the table matches `where`");
-    const ValidSpec spec(spec_of_row(*row, vars, x));
+    // A prediction draws no weights, but the spec is checked as every network is, the
+    // memory of its weights included (ValidSpec): a point too large to hold is refused.
+    const NetworkSpec bare = spec_of_row(*row, vars, x);
+    const ValidSpec spec = [&] {
+        try {
+            return ValidSpec(bare);
+        } catch (const resource_limit& e) {
+            throw resource_limit(std::string(e.what()) +
+                                 " (guess --blocks checks the predicted network as any network is checked, its weights' memory included, "
+                                 "though it draws none: raise --max-memory to predict there)");
+        }
+    }();
     const std::string* part_text = table_cell(*row, "partition");
     ValidPartition part = balanced_partition(spec->tokens);
     if (part_text && !part_text->empty()) {
@@ -477,12 +524,24 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
         p.cap_a = sides.a_side[static_cast<std::size_t>(a)];
         p.cap_b = sides.b_side[static_cast<std::size_t>(a)];
         const long v = law_value(law.forms, p);
-        // Caps and terms saturate at LONG_MAX/4: a value there is no number of the law's.
-        if (v >= LONG_MAX / 4 || p.cap_a >= LONG_MAX / 4 || p.cap_b >= LONG_MAX / 4)
-            throw resource_limit("guess --blocks: block " + std::to_string(a) + " at this point passes 2^61 (caps " + std::to_string(p.cap_a) + ", " +
-                                 std::to_string(p.cap_b) + "): too large to predict");
+        // Caps and terms saturate at LONG_MAX/4: a value there is no number of the law's. A
+        // saturated cap under a smaller form is harmless (the law is their minimum); the
+        // caller shows such a cap as unknown (BlockPrediction::cap_saturated).
+        if (v >= LONG_MAX / 4)
+            throw resource_limit("guess --blocks: block " + std::to_string(a) + " at this point passes 2^61 (the law's value there, with caps " +
+                                 std::to_string(p.cap_a) + ", " + std::to_string(p.cap_b) + "): too large to predict");
         out.push_back({a, p.k, p.j, p.cap_a, p.cap_b, v});
     }
+    return out;
+}
+
+std::vector<std::string> prediction_notes(const BlockLaw& law, const std::vector<long>& x) {
+    std::vector<std::string> out;
+    for (std::size_t v = 0; v < law.fit_range.size() && v < x.size(); ++v)
+        if (law.fit_range[v].first == law.fit_range[v].second && x[v] != law.fit_range[v].first)
+            out.push_back("it moves " + law.vars[v] + " to " + std::to_string(x[v]) + ", but " + law.vars[v] + " takes one value (" +
+                          std::to_string(law.fit_range[v].first) + ") in the fit rows: the law cannot depend on it, so the prediction extrapolates along " +
+                          law.vars[v] + " untested");
     return out;
 }
 
@@ -502,11 +561,17 @@ BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const s
 }
 
 std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
-                                       const std::vector<std::pair<std::string, std::string>>& where) {
+                                       const std::vector<std::pair<std::string, std::string>>& where, LawComparisonLeftOut* left_out) {
     if (!law.found) throw invalid_input("guess --blocks: no law to compare");
     long not_ok = 0;
     std::vector<std::string> order;
-    const std::vector<Kept> kept = block_points(table, where, law.vars, not_ok, order);
+    LawComparisonLeftOut none;
+    if (!left_out) left_out = &none;
+    *left_out = {};
+    const std::vector<Kept> kept = block_points(table, where, law.vars, not_ok, order, &law.fixed, left_out);
+    if (kept.empty() && left_out->rows > 0)
+        throw invalid_input("guess --blocks: none of the table's " + std::to_string(left_out->rows) +
+                            " block rows is of the law's configuration: " + left_out->why + "; the law says nothing about them");
     std::vector<LawComparison> out;
     std::map<std::string, std::size_t> at;
     for (const std::string& c : order) {
@@ -515,18 +580,18 @@ std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<Ta
     }
     for (const Kept& k : kept) {  // block_points folded the blocks given twice and refused impossible ranks
         LawComparison& c = out[at[k.config]];
-        c.name = k.name;
-        for (const char* col : {"tokens", "heads"})  // the sizes a law's variables may leave out
-            if (std::find(law.vars.begin(), law.vars.end(), col) == law.vars.end())
-                if (const std::string* v = table_cell(table[k.index], col)) c.name += (c.name.empty() ? "" : ",") + std::string(col) + "=" + *v;
+        c.name = k.p.name.empty() ? "the configuration" : k.p.name;  // with the key columns that differ, as the law's exceptions
         const long v = law_value(law.forms, k.p);
         c.law_total += v;
+        c.computed_total += k.p.rank;
         if (!k.ok) {
-            ++c.lower_bounds;
-            continue;
+            c.computed_is_lower_bound = true;
+            if (k.p.rank <= v) {  // a bound at or below the law: consistent with it, nothing to compare
+                ++c.lower_bounds;
+                continue;
+            }
         }
         ++c.rows;
-        c.computed_total += k.p.rank;
         if (v == k.p.rank) ++c.agree;
         else c.differ.push_back({k.p, v});
     }

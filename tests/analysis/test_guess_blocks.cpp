@@ -67,6 +67,8 @@ TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on th
     REQUIRE(g.found);
     CHECK(g.held_out == "dim=3,depth=3");
     CHECK(g.exceptions.empty());
+    CHECK(g.notes.empty());  // both variables vary in the fit rows
+    CHECK(g.fit_range == std::vector<std::pair<long, long>>{{1, 3}, {1, 3}});
     CHECK(g.held_out_exceptions.empty());
     CHECK(g.fitted + g.confirmed == static_cast<long>(g.rows.size()));
     CHECK(g.confirmed == 6);  // the held-out configuration's blocks
@@ -88,6 +90,35 @@ TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on th
         CHECK(c.law_total == c.computed_total);
         CHECK(c.law_with_exceptions == c.computed_total);
     }
+    // Rows the fit would not have selected (another family, another partition) are left out
+    // and counted; a table with none left is refused; configurations are named as the
+    // law's exceptions are, with the key columns that differ among them.
+    for (const std::pair<std::string, std::string>& cv : {std::pair<std::string, std::string>{"family", "attention"}, {"tokens", "4"}, {"partition", "1,2|3,4"}, {"heads", ""}})
+        CHECK(std::find(g.fixed.begin(), g.fixed.end(), cv) != g.fixed.end());  // "": a column the table lacks
+    const auto set_all = [](std::vector<TableRow> rows, const std::string& name, const std::string& v) {
+        for (TableRow& row : rows)
+            for (auto& [n, x] : row)
+                if (n == name) x = v;
+        return rows;
+    };
+    std::vector<TableRow> mixed = synthetic({{4, 3}}, rng, law);
+    const std::vector<TableRow> other = set_all(mixed, "partition", "1,3|2,4"), had = set_all(mixed, "family", "hadamard");
+    mixed.insert(mixed.end(), other.begin(), other.end());
+    mixed.insert(mixed.end(), had.begin(), had.end());
+    LawComparisonLeftOut left;
+    const std::vector<LawComparison> kept = compare_law(g, mixed, {}, &left);
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].name == "dim=4,depth=3");
+    CHECK(left.rows == static_cast<long>(other.size() + had.size()));
+    CHECK(left.why == "partition=1,3|2,4 (the law's rows: partition=1,2|3,4)");
+    CHECK(throws_with<invalid_input>([&] { compare_law(g, had, {}); }, "none of the table's 6 block rows is of the law's configuration: family=hadamard"));
+    BlockLaw loose = g;  // a law fitted over both partitions compares both, and names them
+    loose.fixed.erase(std::find_if(loose.fixed.begin(), loose.fixed.end(), [](const auto& cv) { return cv.first == "partition"; }));
+    const std::vector<LawComparison> both = compare_law(loose, mixed, {}, &left);
+    REQUIRE(both.size() == 2);
+    CHECK(both[0].name == "dim=4,depth=3,partition=1,2|3,4");
+    CHECK(both[1].name == "dim=4,depth=3,partition=1,3|2,4");
+    CHECK(left.rows == static_cast<long>(had.size()));
 }
 
 TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too many misses is no law") {
@@ -238,6 +269,66 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
         CHECK(it->lower_bounds == 0);
         CHECK(it->rows == c.rows);
         CHECK(it->computed_total == c.computed_total);
+    }
+    // Lower-bound rows: one below its rank is consistent with the law and only counted; one
+    // above the law's value disproves it there and is compared (a miss, marked lower_bound).
+    // The computed total sums every row, bounds included, and is labelled a lower bound.
+    {
+        std::size_t below = cells.size(), over = cells.size();
+        for (std::size_t r = 0; r < cells.size(); ++r) {
+            const long rk = cell(cells[r], "rank"), cap = std::min(cell(cells[r], "cap_a"), cell(cells[r], "cap_b"));
+            if (below == cells.size() && rk >= 2) below = r;
+            else if (over == cells.size() && rk < cap && r != below) over = r;
+        }
+        REQUIRE(below < cells.size());
+        REQUIRE(over < cells.size());
+        std::vector<TableRow> lb = cells;
+        set_cell(lb[below], "status", "lower-bound");
+        set_cell(lb[below], "rank", std::to_string(cell(cells[below], "rank") - 1));
+        set_cell(lb[over], "status", "lower-bound");
+        set_cell(lb[over], "rank", std::to_string(cell(cells[over], "rank") + 1));
+        long lbs = 0, misses = 0, lb_totals = 0, sum_before = 0, sum_after = 0;
+        for (const LawComparison& c : once) sum_before += c.computed_total;
+        for (const LawComparison& c : compare_law(law, lb, {})) {
+            INFO(c.name);
+            lbs += c.lower_bounds;
+            lb_totals += c.computed_is_lower_bound;
+            sum_after += c.computed_total;
+            for (const auto& [p, v] : c.differ) {
+                ++misses;
+                CHECK(p.lower_bound);
+                CHECK(p.rank == v + 1);
+                CHECK(c.rows == c.agree + 1);
+                CHECK(c.law_with_exceptions == c.law_total + 1);
+            }
+        }
+        CHECK(lbs == 1);
+        CHECK(misses == 1);
+        CHECK(lb_totals >= 1);
+        CHECK(sum_after == sum_before);  // one block 1 lower, one 1 higher
+    }
+    // a cap past 2^61 under a small form is no obstacle (the law is their minimum)
+    {
+        BlockLaw one = law;
+        BlockTerm c;
+        c.kind = 'l';
+        c.index = 0;
+        c.alpha = 1;
+        c.factors = {{{0, 0}, {0, 0}, 1, 0}};  // k + 1
+        one.forms = {c};
+        const std::vector<BlockPrediction> p250 = predict_blocks(one, cells, {}, {250, 2});
+        REQUIRE(!p250.empty());
+        CHECK(std::any_of(p250.begin(), p250.end(), [](const BlockPrediction& p) { return p.cap_saturated(std::max(p.cap_a, p.cap_b)); }));
+        for (const BlockPrediction& p : p250) CHECK(p.predicted == std::min({p.k + 1, p.cap_a, p.cap_b}));
+    }
+    // a variable with one value in the fit rows is noted, and a prediction moving it too
+    {
+        BlockLaw one = law;
+        one.fit_range = {{1, 3}, {2, 2}};
+        CHECK(prediction_notes(one, {4, 2}).empty());
+        const std::vector<std::string> n = prediction_notes(one, {4, 3});
+        REQUIRE(n.size() == 1);
+        CHECK(n[0].find("depth takes one value (2) in the fit rows") != std::string::npos);
     }
     // a law's value past 2^61 (the caps saturate) is refused, not summed
     CHECK(throws_with<resource_limit>([&] { predict_blocks(law, cells, {}, {1000, 3}); }, "too large to predict"));
