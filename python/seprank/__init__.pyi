@@ -222,6 +222,7 @@ class BlockLaw:
     rows_not_ok: int
     terms_tried: int
     reason: str
+    notes: List[str]
     exceptions: List[Dict[str, Any]]
     held_out_exceptions: List[Dict[str, Any]]
     def predict(self, **point: int) -> Dict[str, Any]: ...

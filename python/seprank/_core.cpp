@@ -657,6 +657,7 @@ PYBIND11_MODULE(_core, m) {
         .def_readonly("tried", &BlockLaw::tried)
         .def_readonly("held_out", &BlockLaw::held_out)
         .def_readonly("reason", &BlockLaw::reason)
+        .def_readonly("notes", &BlockLaw::notes)
         .def("rows", [](const BlockLaw& l) { return l.rows.size(); })
         .def("text", &BlockLaw::text)
         .def("forms", [](const BlockLaw& l) {
@@ -685,10 +686,14 @@ PYBIND11_MODULE(_core, m) {
     m.def("predict_blocks", [](const BlockLaw& law, const std::vector<TableRow>& table,
                                const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x) {
         const PredictionNetwork at = prediction_network(table, where, law.vars, x);
-        std::vector<std::tuple<long, long, long, long, long, long>> blocks;
-        for (const BlockPrediction& p : predict_blocks(law, table, where, x)) blocks.emplace_back(p.block, p.k, p.j, p.cap_a, p.cap_b, p.predicted);
+        // a cap saturated at 2^61 is None, as null in the CLI's JSON
+        std::vector<std::tuple<long, long, long, std::optional<long>, std::optional<long>, long>> blocks;
+        for (const BlockPrediction& p : predict_blocks(law, table, where, x)) {
+            const auto cap = [&](long c) { return p.cap_saturated(c) ? std::nullopt : std::optional<long>(c); };
+            blocks.emplace_back(p.block, p.k, p.j, cap(p.cap_a), cap(p.cap_b), p.predicted);
+        }
         const bool layers_column = !table.empty() && table_cell(table.front(), "layers") != nullptr;
-        return std::make_tuple(describe(at.spec), to_string(at.part), row_key(at.spec, at.part, layers_column), blocks);
+        return std::make_tuple(describe(at.spec), to_string(at.part), row_key(at.spec, at.part, layers_column), blocks, prediction_notes(law, x));
     });
     // Guess.check: the generic rank at a predicted point, from the first row `where` keeps
     // (check_prediction, as `seprank guess --check`).

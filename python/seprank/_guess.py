@@ -249,6 +249,7 @@ class BlockLaw:
         self.rows_not_ok: int = core.not_ok
         self.terms_tried: int = core.tried
         self.reason: str = _python_names(core.reason)
+        self.notes: List[str] = list(core.notes)  # caveats on the law, as the CLI's notes
         self.exceptions: List[Dict[str, Any]] = [self._row(*r) for r in core.exception_rows(False)]
         self.held_out_exceptions: List[Dict[str, Any]] = [self._row(*r) for r in core.exception_rows(True)]
 
@@ -263,16 +264,17 @@ class BlockLaw:
         """The law's blocks at ``point`` (every variable by name), as ``--predict``: a dict
         of ``point``, ``network`` (the first row ``where`` kept, its variables set to the
         point), ``partition``, ``key`` (the block table's key of that network, as
-        ``generic --hint-blocks`` reads it), ``total`` and ``blocks`` (each ``block``,
-        ``k``, ``j``, ``cap_a``, ``cap_b``, ``predicted``). ValueError when no law was found."""
+        ``generic --hint-blocks`` reads it), ``total``, ``blocks`` (each ``block``,
+        ``k``, ``j``, ``cap_a``, ``cap_b`` — None past 2^61 —, ``predicted``) and ``notes``
+        (e.g. a variable moved that the fit rows never varied). ValueError when no law was found."""
         if not self.found:
             raise ValueError(f"predict: no law was found ({self.reason})")
         x = _point_values(self.vars, point)
-        network, partition, key, blocks = _core.predict_blocks(self._law, self._table, self._where, x)
+        network, partition, key, blocks, notes = _core.predict_blocks(self._law, self._table, self._where, x)
         keys = ("block", "k", "j", "cap_a", "cap_b", "predicted")
         out = [dict(zip(keys, b)) for b in blocks]
         return {"point": {v: point[v] for v in self.vars}, "network": network, "partition": partition,
-                "key": key, "total": sum(b["predicted"] for b in out), "blocks": out}
+                "key": key, "total": sum(b["predicted"] for b in out), "blocks": out, "notes": notes}
 
     def __bool__(self) -> bool:
         return self.found

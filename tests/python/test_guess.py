@@ -272,6 +272,13 @@ def test_guess_blocks_finds_the_cli_law_with_its_exceptions_and_prediction(cli):
     assert (p["network"], p["partition"], p["key"], p["total"], p["blocks"]) == (q["network"], q["partition"], q["key"], q["total"], q["blocks"])
     assert p["key"].startswith("attention;4;2;") and p["key"].endswith(";1,2|3,4;")  # the key generic --hint-blocks matches
     assert p["total"] == sum(b["predicted"] for b in p["blocks"]) > 0
+    assert p["notes"] == [] and law.notes == []  # both variables vary in the fit rows
+    # a variable with one value in the fit rows: noted on the law and on a point that moves it
+    one = seprank.guess_blocks(table, vars=["dim", "depth", "heads"], where={"heads": 1})
+    cone = cli("guess", table, "--blocks", "--vars", "dim,depth,heads", "--where", "heads=1", "--predict", "dim=2,depth=3,heads=2")
+    assert one.notes and all(n in cone["notes"] for n in one.notes)
+    moved = one.predict(dim=2, depth=3, heads=2)
+    assert moved["notes"] and all(any(n in c for c in cone["notes"]) for n in moved["notes"])
     # a table with held-out exceptions names the configurations as the CLI does
     heads = DATA / "blocks_attention_n3_heads.csv"
     law = seprank.guess_blocks(heads, vars=["dim", "depth"], max_exceptions=8)
