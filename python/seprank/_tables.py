@@ -93,7 +93,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
 # The text and boolean columns of a table row (docs/table.md); every other column is a
 # number or null. A row resumed from a CSV file holds text cells: typed back to these.
 _TEXT_COLUMNS = frozenset({"family", "layers", "partition", "label", "method", "theorem", "outside", "t73_flag", "status",
-                           "reason", "eps", "eps_ranks", "eps_certified", "eps_reason", "device"})
+                           "reason", "eps", "eps_ranks", "eps_certified", "eps_reason", "device", "dim_label"})
 _BOOL_COLUMNS = frozenset({"residual", "certified", "dim_defect", "at_cap"})
 
 

@@ -523,6 +523,30 @@ def test_table_dimension_matches_cli(cli):
         seprank.table(tokens=2, dim=1, depth=1, dimension=1)
 
 
+def test_table_resume_of_a_dimension_table_types_its_cells_as_computed_rows(cli_path, tmp_path):
+    # A resumed CSV row holds text cells, typed back per column: dim_label is text (a hunt
+    # found resume raising "could not convert string to float: 'generic lower bound'").
+    out = tmp_path / "dim.csv"
+    first = seprank.table(tokens=2, dim=[1, 2], depth=1, dimension=True, out=out, dataframe=False)
+    both = seprank.table(tokens=2, dim=[1, 2], depth=[1, 2], dimension=True, out=out, resume=True, dataframe=False)
+    assert len(both) == 4
+    resumed = {(r["dim"], r["depth"]): r for r in both}
+    for f in first:  # the resumed rows, typed as when they were computed
+        r = resumed[(f["dim"], f["depth"])]
+        assert {k: v for k, v in r.items() if k not in ("seconds", "peak_mib")} == \
+               {k: v for k, v in f.items() if k not in ("seconds", "peak_mib")}
+    # every text cell of a computed row is a text column, so none is read back as a number
+    for r in first:
+        for k, v in r.items():
+            if isinstance(v, str):
+                assert k in seprank._tables._TEXT_COLUMNS, k
+    # a file the CLI wrote resumes from Python too
+    cli_out = tmp_path / "cli.csv"
+    subprocess.run([cli_path, "table", "--tokens", "2", "--dim", "1", "--depth", "1", "--dimension", "--out", str(cli_out)],
+                   check=True, capture_output=True)
+    assert len(seprank.table(tokens=2, dim=1, depth=[1, 2], dimension=True, out=cli_out, resume=True, dataframe=False)) == 2
+
+
 def test_budget_dimension_and_rank_match_cli(cli):
     b = seprank.budget(24, [2, 3], tokens=2, dim=2, width=2, rank=True)
     cb = cli("degree", "--family", "hadamard", "--tokens", 2, "--dim", 2, "--width", 2, "--budget", 24,
