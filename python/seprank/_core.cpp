@@ -144,6 +144,8 @@ ValidSpec spec_from_dict(const py::dict& d) {
     // family power (block_degree beside it must agree: spec_to_dict writes both), neither
     // for a stack, whose layers set their own degrees.
     const bool has_layers = d.contains("layers") && !d["layers"].is_none();
+    if (!has_layers && d.contains("repeat") && !d["repeat"].is_none())  // the Python layer fills a stack's default layers
+        throw invalid_input("repeat = " + std::to_string(d["repeat"].cast<long>()) + ": the copies of a stack's layers, but no layers were given");
     std::optional<long> block, power;
     if (d.contains("block_degree") && !d["block_degree"].is_none()) block = d["block_degree"].cast<long>();
     if (d.contains("power") && !d["power"].is_none()) power = d["power"].cast<long>();

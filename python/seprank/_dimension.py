@@ -18,8 +18,8 @@ VARIANTS = ("reverse", "interpolation")
 def _spec(net: Any, weights: Optional[Network]) -> Dict[str, Any]:
     """The spec dict of ``net`` (a Network: its architecture only; a dict of network
     options), or of ``weights`` when net is None."""
-    if net is None and weights is not None:
-        return weights.spec
+    if weights is not None and (net is None or isinstance(net, dict)):
+        return weights.spec  # a dict's options were checked against it (_same_network); its defaults are not the weights'
     if isinstance(net, Network):
         return net.spec
     if isinstance(net, dict):
@@ -41,8 +41,13 @@ def _same_network(net: Any, weights: Network) -> None:
     given = net.spec if isinstance(net, Network) else spec_of_options(net) if isinstance(net, dict) else None
     if given is None:
         return  # _spec names the bad type
-    keys = given.keys() if isinstance(net, Network) else [k for k in net if k in given]
-    for k in (k for k in keys if k not in _SHAPE_KEYS and k in weights.spec):  # sizes: checked by shape, named there
+    # A Network's sizes are checked by shape (the library names the matrix); a dict's given
+    # options, sizes too, against the weights' network (its defaults are not compared: the
+    # weights give what it leaves out, as the CLI takes the network from --weights).
+    keys = [k for k in given if k not in _SHAPE_KEYS] if isinstance(net, Network) else [k for k in net if k in given]
+    if isinstance(net, dict) and ("layers" in net or "repeat" in net):
+        keys.append("family")  # they make the dict a stack's
+    for k in (k for k in keys if k in weights.spec):
         if weights.spec[k] != given[k]:
             raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec[k]!r} "
                              f"(give net=None to take the weights' architecture)")

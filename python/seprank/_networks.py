@@ -133,10 +133,18 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
 
 
 def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
-    """The spec dict of a dict of network options: the CLI's defaults, so the family is
-    ``options["family"]``, else stack when ``layers`` is given, else attention."""
-    family = options.get("family", "stack" if "layers" in options else "attention")
-    return spec_dict(family, **{k: v for k, v in options.items() if k != "family"})
+    """The spec dict of a dict of network options, as :func:`network` reads the same
+    options: the family is ``options["family"]``, else stack when ``layers`` or
+    ``repeat`` is given, else attention; a stack without ``layers`` is of attention
+    layers (``repeat`` copies). ``repeat`` or ``layers`` beside another family is a ValueError."""
+    stacked = options.get("layers") is not None or options.get("repeat") is not None
+    family = options.get("family", "stack" if stacked else "attention")
+    if options.get("repeat") is not None and family != "stack":  # layers beside a family: the library's message, as the CLI's
+        raise ValueError(f"repeat: the copies of a stack's layers (stack only, not {family})")
+    kw = {k: v for k, v in options.items() if k != "family"}
+    if family == "stack" and kw.get("layers") is None:
+        kw["layers"] = "attention"  # stack()'s default, as network(family="stack") draws
+    return spec_dict(family, **kw)
 
 
 def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Optional[int] = None,
@@ -178,10 +186,8 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
                 raise ValueError(f"{name}: a stack's layers carry their own (a SPEC word: docs/network.md), got {v!r}")
         if residual:
             raise ValueError("residual: a stack's layers carry it (attention:residual, mlp:residual), not the stack")
-        if embed_rank:
-            raise ValueError(f"embed_rank: a stack takes no embedding, got {embed_rank!r}")
         net = stack(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
-                    weight_range=weight_range, weights=weights)
+                    weight_range=weight_range, weights=weights, embed_rank=embed_rank)
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
@@ -343,7 +349,7 @@ def check_network(net: Any, name: str) -> None:
 
 def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union[str, Sequence[str], None] = None, *,
           depth: Optional[int] = None, position: Optional[int] = None, coordinate: Optional[int] = None,
-          seed: int = 1, weight_range: int = 5, weights: Any = None) -> Network:
+          seed: int = 1, weight_range: int = 5, weights: Any = None, embed_rank: Optional[int] = None) -> Network:
     """A stack of token layers of any kinds (docs/network.md, "Stacks"), as ``--layers``.
 
     ``layers`` is SPEC text (``"attention:score-degree=2,mlp:power=2"``) or a list of
@@ -352,8 +358,9 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
     2s+1), ``mlp[:power=r][:width=w][:residual]`` (per token W2 (W1 y)^r, degree r),
     ``hadamard[:degree=d][:width=w][:free][:residual]``. Without ``weights``: integer
     weights uniform on [−weight_range, weight_range] from ``seed``, as the CLI draws them;
-    defaults (None): tokens 4, dim 2, layers "attention", position and coordinate 1. Bad
-    SPEC text: ValueError naming it.
+    defaults (None): tokens 4, dim 2, layers "attention", position and coordinate 1, no
+    embedding (``embed_rank`` r: the tokens are M w^i, M a drawn dx×r matrix, as
+    ``--embed-rank``). Bad SPEC text: ValueError naming it.
 
     With ``weights`` (as :func:`attention` takes them): a list of layer dicts, each with
     its ``"kind"``, its keys (``score_degree``, ``head_dim``, ``power``, …: the SPEC's
@@ -371,7 +378,8 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         else:
             spec_layers = [utf8_text(str(x), "layers") for x in layers]
         spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
-        for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate)):
+        for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate),
+                     ("embed_rank", embed_rank)):
             if v is not None:
                 spec[k] = integer(v, k)
         net = Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
@@ -387,7 +395,7 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
     else:
         data = {"layers": list(weights)}
     data["family"] = "stack"
-    for k, v in (("tokens", tokens), ("dim", dim), ("position", position), ("coordinate", coordinate)):
+    for k, v in (("tokens", tokens), ("dim", dim), ("position", position), ("coordinate", coordinate), ("embed_rank", embed_rank)):
         if v is not None:
             v = integer(v, k)
             if k in data and data[k] != v:

@@ -73,6 +73,23 @@ def test_variants_agree(cli):
     same_dimension(i, c)
 
 
+def test_a_dict_reads_as_network_reads_the_same_options():
+    # repeat without layers: a stack of attention layers, as network() draws it (a hunt
+    # found it dropped: one layer, 4 parameters, where network() built three)
+    net = seprank.network(tokens=2, dim=1, repeat=3)
+    spec = dict(tokens=2, dim=1, repeat=3)
+    assert seprank.dimension(spec).parameters == seprank.dimension(net).parameters == 12
+    assert seprank.expected_dimension(spec)["parameters"] == 12
+    # a stack with an embedding, in a dict and through network()/stack()
+    emb = seprank.network(layers="mlp", tokens=2, dim=2, embed_rank=1)
+    assert emb.spec["embed_rank"] == 1
+    assert seprank.dimension(dict(layers="mlp", tokens=2, dim=2, embed_rank=1)).value == seprank.dimension(emb).value
+    # a dict beside weights: the options it gives, checked; its defaults, not (dim 2 was
+    # compared with the weights' 1 and refused by a matrix shape)
+    one = seprank.network(tokens=2, dim=1)
+    assert seprank.dimension(dict(tokens=2), weights=one).value == seprank.dimension(weights=one).value
+
+
 def test_local_dimension_at_given_weights(cli, tmp_path):
     net = seprank.attention(tokens=2, dim=2, depth=1, seed=3)
     path = tmp_path / "w.json"
@@ -116,10 +133,14 @@ def test_local_dimension_at_given_weights(cli, tmp_path):
     (lambda: seprank.dimension(), r"net: expected a seprank.Network or a dict of network options, got NoneType"),
     (lambda: seprank.dimension([2, 2]), r"net: expected a seprank.Network or a dict"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2), weights={"layers": []}), r"weights: expected a seprank.Network"),
+    # a dict's sizes given beside weights are the weights' network's, or refused naming both
     (lambda: seprank.dimension(dict(tokens=2, dim=3), weights=seprank.attention(tokens=2, dim=2)),
-     r"layers\[0\]\.heads\[0\]\.Q: shape 2x2, expected 3x3"),
+     r"net: dim = 3, but the weights' network has dim = 2"),
     (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=2), weights=seprank.attention(tokens=2, dim=2)),
-     r"weights have 1 layers, depth is 2"),
+     r"net: depth = 2, but the weights' network has depth = 1"),
+    (lambda: seprank.dimension(dict(repeat=4), weights=seprank.attention(tokens=2, dim=2)),
+     r"net: family = 'stack', but the weights' network has family = 'attention'"),
+    (lambda: seprank.dimension(dict(family="hadamard", tokens=2, dim=1, repeat=3)), r"repeat: the copies of a stack's layers \(stack only, not hadamard\)"),
     # what the matrices cannot tell: the CLI takes the network from --weights, so a net that
     # says otherwise would rank another network silently (residual gave 12 for the CLI's 8)
     (lambda: seprank.dimension(dict(tokens=2, dim=2, depth=2, residual=True), weights=seprank.attention(tokens=2, dim=2, depth=2)),
