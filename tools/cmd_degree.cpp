@@ -114,7 +114,9 @@ struct DegreeCommand final : Command {
                     rows.push_back(row);
                     if (!r.note.empty()) notes.push_back("budget " + std::to_string(budget) + ", d = " + std::to_string(r.block_degree) + ": " + r.note);
                 }
-                summary.push_back("budget " + std::to_string(budget) + ": highest degree reached at d = " + std::to_string(cmp.best_measured_d) +
+                summary.push_back("budget " + std::to_string(budget) + ": " +
+                                  (cmp.best_measured_d > 0 ? "highest degree reached at d = " + std::to_string(cmp.best_measured_d)
+                                                           : std::string("no row reached a degree (each drawn output is the zero polynomial)")) +
                                   "; h(d) = ln d / d peaks (over the listed integers) at d = " + std::to_string(cmp.best_h_d) +
                                   (best_dim >= 0 ? "; largest dimension at d = " + std::to_string(best_dim_d) : std::string()) +
                                   (best_rank >= 0 ? "; largest rank at d = " + std::to_string(best_rank_d) +

@@ -83,7 +83,7 @@ struct BudgetOptions {
 
 struct BudgetComparison {
     std::vector<BudgetRow> rows;
-    long best_measured_d;          // argmax of the degree reached (ties: smaller d)
+    long best_measured_d;          // argmax of the degree reached (ties: smaller d); 0 when no row reached one (every drawn output the zero polynomial)
     long best_h_d;                 // argmax of h(d) over the integers listed
 };
 

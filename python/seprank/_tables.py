@@ -64,7 +64,8 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
 
     For each d: depth L = ⌊B / P(d)⌋ with P(d) the parameters of one layer, predicted
     d^L and measured degree, ln(d^L)/B next to h(d) = ln d / d. Returns
-    {"rows": [...], "best_measured_d": d reaching the highest degree, "best_h_d": argmax h}.
+    {"rows": [...], "best_measured_d": d reaching the highest degree (None when every drawn output is
+    the zero polynomial), "best_h_d": argmax h}.
     ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
     dim_expected, dim_defect, dim_label, dim_failure_bound; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
     generic separation rank for the balanced partition (rank, rank_converged). A row
@@ -87,7 +88,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
             r[k] = big_int(r[k])
         if "dimension_cells" in r:  # table --dimension's columns, as the CLI's JSON writes them
             r.update(_json.loads(r.pop("dimension_cells")))
-    return {"rows": rows, "best_measured_d": best_measured, "best_h_d": best_h}
+    return {"rows": rows, "best_measured_d": best_measured or None, "best_h_d": best_h}  # None: no row reached a degree
 
 
 # The text and boolean columns of a table row (docs/table.md); every other column is a

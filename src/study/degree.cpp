@@ -169,9 +169,12 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
                 row.rank = generic_rank(deep, balanced_partition(s.tokens), g);
             }
         }
+        // A row measured where the prediction counts (too deep or too high to measure); none
+        // whose drawn output is the zero polynomial (it reached no degree).
+        const bool zero = buildable && small && row.measured < 0;
         const double reached = row.measured >= 0 ? std::log(static_cast<double>(std::max(1L, row.measured)))
                                                  : static_cast<double>(row.depth) * std::log(static_cast<double>(d));
-        if (reached > best_log + 1e-12) {
+        if (!zero && reached > best_log + 1e-12) {
             best_log = reached;
             out.best_measured_d = d;
         }

@@ -200,6 +200,19 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
     for (const auto& r : cmp.rows) CHECK(Integer(r.measured) == r.predicted);
     CHECK(cmp.best_measured_d == 3);  // 3^4 = 81 > 2^6 = 64 = 4^3 > 6^2
     CHECK(cmp.best_h_d == 3);
+    {
+        // Every drawn output the zero polynomial (hadamard N = 2, dx = 1): no row reached a
+        // degree, so none is the highest (a hunt found d = 3 named from the predictions)
+        NetworkSpec z;
+        z.family = Family::hadamard;
+        z.tokens = 2;
+        z.dim = 1;
+        z.block_degree = 2;
+        const auto zero = budget_comparison(z, 24, {2, 3}, 1);
+        REQUIRE(zero.rows.size() == 2);
+        for (const auto& r : zero.rows) CHECK(r.measured < 0);
+        CHECK(zero.best_measured_d == 0);
+    }
     base.family = Family::attention;
     base.block_degree = 3;
     CHECK_THROWS_AS(budget_comparison(base, 48, {2}, 1), invalid_input);
