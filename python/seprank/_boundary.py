@@ -326,11 +326,15 @@ def choice(value: str, name: str, allowed: Sequence[str]) -> str:
 
 
 def int_list(v: Any, name: str) -> List[int]:
-    """An int, a sequence of ints, or range text '1..4,6' → a list of ints."""
+    """An int, a sequence of ints (a list, tuple, range or array), or range text '1..4,6'
+    → a list of ints. Bytes, a dict or a set (iterated as bytes, keys, or in no order) and
+    anything else are a ValueError naming ``name``."""
     if isinstance(v, str):  # the CLI's parser: the same lists and messages ('3..1' is an empty range)
         return list(_core.parse_list(v, name))
     if isinstance(v, _numbers.Integral):
         return [integer(v, name)]
+    if isinstance(v, (bytes, bytearray, memoryview, dict, set, frozenset)) or not hasattr(v, "__iter__"):
+        raise ValueError(f"{name}: expected an int, a list of ints or range text such as '1..4,6', got {v!r}")
     return [integer(x, name) for x in v]
 
 

@@ -76,7 +76,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
-    degree_list = [integer(d, "degrees") for d in degrees]
+    degree_list = int_list(degrees, "degrees")
     if not degree_list:
         raise ValueError("degrees: empty, give at least one block degree")
     if len(set(degree_list)) != len(degree_list):  # as the CLI's note: each block degree once

@@ -91,6 +91,12 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.hadamard(tokens=2, residual=2), "residual: expected True or False, got 2"),
     (lambda: seprank.hadamard(tokens=2, free="no"), "free: expected True or False, got 'no'"),
     (lambda: seprank.generic_rank(dict(tokens=2, residual="yes")), "residual: expected True or False"),
+    # a list of sizes: bytes, a dict or a set were iterated (dim=b"1" ranked dx = 49)
+    (lambda: seprank.table(tokens=2, dim=b"1", depth=1), r"dim: expected an int, a list of ints or range text .* got b'1'"),
+    (lambda: seprank.table(tokens={2: 1}, dim=1, depth=1), r"tokens: expected an int, a list of ints .* got \{2: 1\}"),
+    (lambda: seprank.table(tokens=2, dim={1, 2}, depth=1), r"dim: expected an int, a list of ints"),
+    (lambda: seprank.table(tokens=2, dim=1.0, depth=1), r"dim: expected an int, a list of ints .* got 1\.0"),
+    (lambda: seprank.budget(24, None, tokens=2, dim=1), r"degrees: expected an int, a list of ints .* got None"),
 ])
 def test_bad_arguments_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
