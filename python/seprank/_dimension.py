@@ -4,6 +4,7 @@ function_dimension and expected_dimension, as ``seprank dimension`` runs them.""
 
 from __future__ import annotations
 
+import warnings as _warnings
 from typing import Any, Dict, Optional
 
 from . import _core
@@ -94,6 +95,10 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         check_network(weights, "weights")
         _same_network(net, weights)
     spec = _spec(net, weights)
+    if output == "all" and isinstance(net, dict):  # as the CLI's notes: the options given that output='all' never reads
+        for k in ("position", "coordinate"):
+            if net.get(k) is not None:
+                _warnings.warn(f"{k}={net[k]!r} is ignored: output='all' differentiates every token and coordinate", stacklevel=2)
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
             "trials": integer(trials, "trials"), "seed": seed_value(seed),  # the library's ranges and messages, as the CLI's
             "prime_bits": integer(prime_bits, "prime_bits", -INT_MAX - 1, INT_MAX), "margin": integer(margin, "margin", 0),

@@ -1,7 +1,9 @@
 # Functional dimension (issue 30): seprank.dimension and seprank.expected_dimension give the
 # numbers `seprank dimension` prints for the same spec and seed, the local dimension at
 # given weights, and bad values are refused naming them. Small networks only: seconds.
+import contextlib
 import json
+import warnings
 
 import pytest
 
@@ -37,7 +39,9 @@ CASES = [
 @pytest.mark.parametrize("output", ["scalar", "all"])
 def test_dimension_matches_cli(cli, args, spec, output):
     c = cli("dimension", *args, "--seed", 7, "--trials", 2, "--output", output)
-    a = seprank.dimension(spec, output=output, seed=7, trials=2)
+    ignored = output == "all" and "position" in spec  # the CLI notes it; Python warns
+    with pytest.warns(UserWarning, match="position=2 is ignored") if ignored else contextlib.nullcontext():
+        a = seprank.dimension(spec, output=output, seed=7, trials=2)
     same_dimension(a, c)
     assert a.quantity == "dimension" and a.method == "jacobian" and a.variant == "reverse"
     assert a.cols == a.parameters and a.rows >= a.parameters + 8 and 0 < a.failure_bound < 1e-12
@@ -71,6 +75,15 @@ def test_variants_agree(cli):
     c = cli("dimension", "--tokens", 2, "--dim", 2, "--depth", 2, "--seed", 3, "--trials", 1, "--output", "all",
             "--variant", "interpolation")
     same_dimension(i, c)
+
+
+def test_options_output_all_never_reads_are_warned_as_the_cli_notes_them():
+    with pytest.warns(UserWarning, match=r"position=2 is ignored: output='all' differentiates every token"):
+        a = seprank.dimension(dict(tokens=2, dim=2, position=2, coordinate=2), output="all")
+    assert a.value == seprank.dimension(dict(tokens=2, dim=2), output="all").value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seprank.dimension(dict(tokens=2, dim=2, position=2))  # read by the scalar output: no warning
 
 
 def test_a_dict_reads_as_network_reads_the_same_options():
