@@ -206,10 +206,12 @@ def seed_value(v: Any, name: str = "seed") -> int:
     return integer(v, name, 0, SEED_MAX)
 
 
-def seconds(v: Any, name: str) -> float:
-    """A time budget: a finite number of seconds >= 0 (0: none)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
-        raise ValueError(f"{name}: expected a finite number >= 0 (0: no time budget), got {v!r}")
+def seconds(v: Any, name: str, none_at_zero: bool = True) -> float:
+    """A time budget: a finite number of seconds >= 0 (0: none), or > 0 where the
+    library has no unbounded run (``none_at_zero=False``, equation's search)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf") or (v == 0 and not none_at_zero):
+        raise ValueError(f"{name}: expected a finite number >= 0 (0: no time budget), got {v!r}" if none_at_zero
+                         else f"{name}: expected a finite number of seconds > 0, got {v!r}")
     return float(v)
 
 

@@ -67,7 +67,7 @@ def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 
     """
     opts = {"seed": seed_value(seed), "min_degree": integer(min_degree, "min_degree"), "max_degree": integer(max_degree, "max_degree"),
             "max_monomials": integer(max_monomials, "max_monomials"), "max_terms": integer(max_terms, "max_terms"),
-            "max_seconds": seconds(max_seconds, "max_seconds")}
+            "max_seconds": seconds(max_seconds, "max_seconds", none_at_zero=False)}
     return json.loads(_core.equation(_spec(net, None), opts))
 
 

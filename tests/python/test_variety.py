@@ -77,6 +77,9 @@ def test_equation_matches_the_cli(cli):
     assert slow["equation"] is None and "time budget" in slow["label"] and slow["span_dimension"] == 6
     with pytest.raises(ValueError, match="min_degree"):
         seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, min_degree=1.5)
+    for bad in (0, -1):  # no unbounded search: the message says > 0 (it said ">= 0 (0: no time budget)")
+        with pytest.raises(ValueError, match=f"max_seconds: expected a finite number of seconds > 0, got {bad}"):
+            seprank.equation({"layers": "conv,conv:power=1", "tokens": 3, "dim": 1}, max_seconds=bad)
 
 
 def test_defects_matches_the_cli(cli_path):
