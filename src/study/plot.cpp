@@ -163,6 +163,7 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
     const std::size_t cb = at("block"), cr = at("rank"), ca = at("cap_a"), cc = at("cap_b");
     const std::size_t cst = at("status");
     std::vector<std::vector<std::string>> kept;
+    std::vector<long> kept_line;  // each kept row's line in the file
     while (next_line()) {
         if (line.empty()) continue;
         auto cells = cells_of(line);
@@ -171,7 +172,10 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
         for (std::size_t c = 0; c < header.size(); ++c) row[c].second = cells[c];
         if (!plot_matches(row, filters)) continue;
         check_plotted(csv_path, lineno, header, cells, {cb, cr, ca, cc});
-        if (is_number(cells[cb])) kept.push_back(std::move(cells));
+        if (is_number(cells[cb])) {
+            kept.push_back(std::move(cells));
+            kept_line.push_back(lineno);
+        }
     }
     if (kept.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a block (every configuration skipped)"
@@ -186,14 +190,25 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
     if (naming.empty())
         for (const char* c : {"tokens", "dim", "heads", "depth"})
             if (at(c) < header.size()) naming.push_back(at(c));
-    // label -> block -> (rank, cap, ok)
+    // label -> block -> (rank, cap, ok, line). A block given twice (table --resume appends
+    // a recomputed row after its lower bound) counts once, as guess --blocks folds it: an ok
+    // row over a lower bound, the larger of two bounds; two ok rows must agree.
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    for (const auto& r : kept) {
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        const auto& r = kept[i];
         std::string label;
         for (std::size_t k : naming) label += (label.empty() ? "" : " ") + header[k] + "=" + r[k];
         const std::string cap = is_number(r[ca]) && is_number(r[cc]) ? (number_of(r[ca]) < number_of(r[cc]) ? r[ca] : r[cc]) : "";
         const bool ok = cst == header.size() || r[cst] == "ok";
-        data[label][number_of(r[cb])] = {r[cr], cap, ok ? "1" : "0"};
+        std::vector<std::string> v = {r[cr], cap, ok ? "1" : "0", std::to_string(kept_line[i])};
+        const auto [it, fresh] = data[label].emplace(number_of(r[cb]), v);
+        if (fresh) continue;
+        std::vector<std::string>& was = it->second;
+        const bool was_ok = was[2] == "1";
+        if (ok && was_ok && was[0] != r[cr])
+            throw invalid_input("table '" + csv_path + "' lines " + was[3] + " and " + v[3] + ": block " + r[cb] + (label.empty() ? "" : " of " + label) +
+                                " given twice with ranks " + detail::cut(was[0]) + " and " + detail::cut(r[cr]));
+        if ((ok && !was_ok) || (!ok && !was_ok && is_number(r[cr]) && (!is_number(was[0]) || number_of(r[cr]) > number_of(was[0])))) was = v;
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     std::ostringstream g;

@@ -1010,6 +1010,39 @@ TEST_CASE("plot script: a UTF-8 byte-order mark before the header is skipped, as
     }
 }
 
+TEST_CASE("plot --blocks: a block given twice counts once, as guess --blocks folds it; two ok ranks must agree") {
+    const std::string head = "family,tokens,dim,depth,block,blocks,rank,cap_a,cap_b,status\n";
+    const std::string rows = "attention,2,1,1,0,3,1,1,1,ok\nattention,2,1,1,2,3,1,1,1,ok\n";
+    const auto script = [&](const std::string& text) {
+        const std::string path = "test_plot_twice.csv";
+        {
+            std::ofstream f(path, std::ios::binary);
+            f << head << rows << text;
+        }
+        PlotOptions o;
+        o.blocks = true;
+        std::string g;
+        try {
+            g = plot_script(path, "fig.svg", o);
+        } catch (...) {
+            std::remove(path.c_str());
+            throw;
+        }
+        std::remove(path.c_str());
+        return g;
+    };
+    // a lower bound, then the recomputed ok row (table --resume appends it): the ok rank
+    // is plotted, no lower-bound point; the other order keeps the ok row too
+    const std::string once = script("attention,2,1,1,1,3,2,2,3,ok\n");
+    CHECK(script("attention,2,1,1,1,3,1,2,3,lower-bound\nattention,2,1,1,1,3,2,2,3,ok\n") == once);
+    CHECK(script("attention,2,1,1,1,3,2,2,3,ok\nattention,2,1,1,1,3,1,2,3,lower-bound\n") == once);
+    CHECK(once.find("lower bound (not converged)") == std::string::npos);
+    // two ok rows of one block with different ranks: refused naming both lines (a hunt
+    // found the later drawn, silently)
+    CHECK_THROWS_WITH_AS((void)script("attention,2,1,1,1,3,2,2,3,ok\nattention,2,1,1,1,3,1,2,3,ok\n"),
+                         doctest::Contains("lines 4 and 5: block 1 of tokens=2 dim=1 depth=1 given twice with ranks 2 and 1"), invalid_input);
+}
+
 TEST_CASE("plot script: filters, series, bounds, and clear errors") {
     const std::string path = "test_plot_table.csv";
     {
