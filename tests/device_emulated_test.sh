@@ -38,7 +38,7 @@ compare "$T/g23.json" "$T/c23.json" rank prime trial_ranks block_ranks rows fail
 "$S" generic --tokens 3 --dim 2 --depth 2 --method evaluation --prime-bits 31 --hint-blocks "$T/blocks.csv" --format json >"$T/ch.json" || fail "generic --hint-blocks cpu"
 compare "$T/gh.json" "$T/ch.json" rank prime trial_ranks block_ranks rows evaluations failure_bound || fail "generic --hint-blocks: GPU and CPU differ: $(cat "$T/gh.json")"
 compare "$T/gh.json" "$T/c.json" rank || fail "generic --hint-blocks: another rank than without hints"
-grep -q '"note": ".*block hints (they steer the sides only' "$T/gh.json" || fail "generic --hint-blocks: the note does not name the hints"
+grep -q '"note": ".*block hints (a hint only orders the work' "$T/gh.json" || fail "generic --hint-blocks: the note does not name the hints"
 # generic, plain evaluation (a residual connection mixes degrees)
 "$S" generic --tokens 2 --dim 2 --depth 2 --residual --device cuda --format json >"$T/g2.json" 2>"$T/g2.err" || fail "generic residual --device cuda: $(cat "$T/g2.err")"
 "$S" generic --tokens 2 --dim 2 --depth 2 --residual --method evaluation --prime-bits 31 --format json >"$T/c2.json" || fail "generic residual cpu"

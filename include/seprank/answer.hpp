@@ -100,9 +100,11 @@ struct RankAnswer {
                                       // whose vanishing the bound counts: failure_bound is
                                       // minor_sum·D/p (D = d^L) before the prime's term; generic
                                       // uses it with its own D. Not a column of its own
-    long hinted_blocks = 0;           // graded evaluation (generic: summed over the trials): blocks with a block hint
-    long hinted_final = 0;            // (EvaluationOptions::block_hints), those final at the first side they were ranked
-    long hinted_equal = 0;            // at, and those whose final rank equals the hint. Not columns of their own
+    long hinted_blocks = 0;           // graded evaluation (generic: its first trial's, the caller's hints): blocks with
+    long hinted_final = 0;            // a block hint (EvaluationOptions::block_hints), those final at the first side they
+    long hinted_equal = 0;            // were ranked at, and those final with a rank equal to, above and below the hint
+    long hinted_above = 0;            // (the rest were not final). A hint only orders the work: the ranks and their
+    long hinted_below = 0;            // label are as without it. Not columns of their own
     std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
                                       // block certificate: rank of each connected block
     std::vector<long> kernel_blocks;  // block certificate: the blocks (indices into block_ranks)

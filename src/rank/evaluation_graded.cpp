@@ -232,18 +232,26 @@ std::vector<Block> initial_blocks(const Graded& g, const EvaluationOptions& opt)
 }
 
 // How many blocks had a hint, how many of them were final at the first side they were
-// ranked at, and how many have a final rank equal to the hint (res.hinted_blocks,
-// hinted_final, hinted_equal); the note's words on them ("" without any).
+// ranked at, and how many have a final rank equal to, above or below the hint
+// (res.hinted_blocks, hinted_final, hinted_equal, hinted_above, hinted_below; the rest are
+// not final); the note's words on them ("" without any). A hint only orders the work: the
+// ranks are the evaluation's own, labelled as without hints.
 std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions& opt, RankAnswer& res) {
     for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a)
         if (blocks[a].cap > 0 && opt.block_hints[a] >= 0) {
+            const long h = opt.block_hints[a], r = blocks[a].rank;
             ++res.hinted_blocks;
             res.hinted_final += blocks[a].done && blocks[a].times == 1;
-            res.hinted_equal += blocks[a].done && blocks[a].rank == opt.block_hints[a];
+            res.hinted_equal += blocks[a].done && r == h;
+            res.hinted_above += blocks[a].done && r > h;
+            res.hinted_below += blocks[a].done && r < h;
         }
     if (res.hinted_blocks == 0) return "";
+    const long open = res.hinted_blocks - res.hinted_equal - res.hinted_above - res.hinted_below;
     return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + std::to_string(res.hinted_equal) + " final at their hint, " +
-           std::to_string(res.hinted_final) + " final at the first side ranked (the hints steer the sides only); ";
+           std::to_string(res.hinted_above) + " above it, " + std::to_string(res.hinted_below) + " below it" +
+           (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) + "; " + std::to_string(res.hinted_final) +
+           " final at the first side ranked (a hint only orders the work: every rank is the evaluation's own); ";
 }
 
 // Where the graded steps keep entries and ranks: in memory (the reference) — every open

@@ -140,7 +140,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         GrowthStop stop = GrowthStop::none;  // evaluation: what ended a growth that did not converge
         std::string stop_detail;             // and where (memory)
         std::string gpu_note;  // on the GPU, the evaluation's engine_note (device memory and time)
-        long hinted = 0, hinted_final = 0, hinted_equal = 0;  // its blocks with a hint, those final at their hinted side, those equal to it
+        RankAnswer hinted;      // evaluation: its hinted_* counts (how its blocks' final ranks lie from their hints)
     };
     std::vector<Trial> trials;
     std::vector<long> hints = opt.block_hints;  // the next trial's block hints: the user's, then the earlier trials' ranks
@@ -212,9 +212,11 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
             trial.block_ranks = e.block_ranks;
-            trial.hinted = e.hinted_blocks;
-            trial.hinted_final = e.hinted_final;
-            trial.hinted_equal = e.hinted_equal;
+            trial.hinted.hinted_blocks = e.hinted_blocks;
+            trial.hinted.hinted_final = e.hinted_final;
+            trial.hinted.hinted_equal = e.hinted_equal;
+            trial.hinted.hinted_above = e.hinted_above;
+            trial.hinted.hinted_below = e.hinted_below;
             if (e.converged && !e.block_ranks.empty()) {
                 if (!hinted_by_trials) hints.clear();  // the trials' ranks replace the user's hints
                 hints.resize(std::max(hints.size(), e.block_ranks.size()), -1);
@@ -342,16 +344,27 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
         res.note += "; " + std::to_string(unfinished) + " later trial(s) stopped before converging (the time budget), counted 1 in the bound";
     if (res.variant.rfind("graded", 0) == 0)
         res.note += "; graded evaluation: one block per degree a in the A-variables, sep = sum of block ranks";
+    // The caller's hints are counted once, in the first trial, the one that ran with them: a
+    // later trial's hints are the earlier trials' own ranks, so counting them would say
+    // nothing of the caller's (a law's) hints. A hint only orders the work: every trial's
+    // ranks are its own generic ranks, labelled and bounded as without hints.
     const bool hints_given = !opt.block_hints.empty(), hints_later = trial_hinted;
-    for (const Trial& t : trials) res.hinted_blocks += t.hinted, res.hinted_final += t.hinted_final, res.hinted_equal += t.hinted_equal;
-    if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later))
-        res.note += std::string("; block hints (they steer the sides only, each trial certifies its own ranks): ") +
-                    (hints_given ? "the first trial's given" : "") + (hints_given && hints_later ? ", " : "") +
-                    (hints_later ? "each later trial's the largest block ranks of the trials before" : "") +
-                    (res.hinted_blocks > 0 ? " (over the trials, " + std::to_string(res.hinted_blocks) + " hinted blocks: " +
-                                                 std::to_string(res.hinted_equal) + " final at their hint, " +
-                                                 std::to_string(res.hinted_final) + " final at the first side ranked)"
-                                           : std::string());
+    if (hints_given && !trials.empty()) {
+        const RankAnswer& h = trials.front().hinted;
+        res.hinted_blocks = h.hinted_blocks, res.hinted_final = h.hinted_final, res.hinted_equal = h.hinted_equal;
+        res.hinted_above = h.hinted_above, res.hinted_below = h.hinted_below;
+    }
+    if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later)) {
+        res.note += "; block hints (a hint only orders the work: every rank is still the trial's own generic rank, a lower bound with its failure bound)";
+        if (hints_given) {
+            const long open = res.hinted_blocks - res.hinted_equal - res.hinted_above - res.hinted_below;
+            res.note += ": " + std::to_string(res.hinted_blocks) + " blocks given a hint (the first trial): " + std::to_string(res.hinted_equal) +
+                        " final at their hint, " + std::to_string(res.hinted_above) + " above it, " + std::to_string(res.hinted_below) +
+                        " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) + ", " +
+                        std::to_string(res.hinted_final) + " final at the first side ranked";
+        }
+        if (hints_later) res.note += std::string(hints_given ? "; " : ": ") + "each later trial took the largest block ranks of the trials before as its hints";
+    }
     if (!opt.block_hints.empty() && res.variant.rfind("graded", 0) != 0)
         res.note += "; block hints not used: they serve the graded evaluation only";
     if (!opt.store.empty() && res.variant.rfind("graded", 0) != 0)

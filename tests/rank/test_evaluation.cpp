@@ -1308,9 +1308,13 @@ namespace {
 
 // "block hints for H blocks: E final at their hint, F final at ..." -> {H, E, F}; zeros without the words.
 std::array<long, 3> hint_counts(const std::string& note) {
-    long h = 0, e = 0, f = 0;
+    long h = 0, e = 0, up = 0, down = 0, f = 0;
     const auto at = note.find("block hints for ");
-    if (at != std::string::npos) std::sscanf(note.c_str() + at, "block hints for %ld blocks: %ld final at their hint, %ld", &h, &e, &f);
+    if (at == std::string::npos) return {0, 0, 0};
+    std::sscanf(note.c_str() + at, "block hints for %ld blocks: %ld final at their hint, %ld above it, %ld below it", &h, &e, &up, &down);
+    const auto first = note.find(" final at the first side ranked", at);
+    const auto semi = note.rfind("; ", first);
+    if (first != std::string::npos && semi != std::string::npos) f = std::atol(note.c_str() + semi + 2);
     return {h, e, f};
 }
 
@@ -1355,6 +1359,8 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
         CHECK(exact.hinted_blocks == open);
         CHECK(exact.hinted_equal == open);
         CHECK(exact.hinted_final == open);
+        CHECK(exact.hinted_above == 0);
+        CHECK(exact.hinted_below == 0);
         exact_runs += open > 0;
 
         // Hints past any side (a saturated table cell, a huge prediction): capped, the same ranks.
@@ -1391,6 +1397,21 @@ TEST_CASE("block hints steer the sides only: exact ones rank each block once, wr
         const RankAnswer wrong = evaluation_rank(net, part, h);
         CHECK(wrong.converged);
         CHECK(wrong.block_ranks == ref.block_ranks);
+        {  // the note counts each hinted block once, by where its final rank lies from its hint
+            long hinted = 0, equal = 0, above = 0, below = 0;
+            for (std::size_t a = 0; a < h.block_hints.size(); ++a)
+                if (h.block_hints[a] >= 0 && degree_block_caps(s, part)[a] > 0) {
+                    ++hinted;
+                    equal += ref.block_ranks[a] == h.block_hints[a];
+                    above += ref.block_ranks[a] > h.block_hints[a];
+                    below += ref.block_ranks[a] < h.block_hints[a];
+                }
+            CHECK(wrong.hinted_blocks == hinted);
+            CHECK(wrong.hinted_equal == equal);
+            CHECK(wrong.hinted_above == above);
+            CHECK(wrong.hinted_below == below);
+            CHECK(hint_counts(wrong.note)[0] == hinted);
+        }
         low_runs += low;
 
         // Through a block store, and bordered or not: the same answer as in memory with the
@@ -1474,7 +1495,9 @@ TEST_CASE("generic: later trials take the earlier trials' block ranks as hints, 
     const RankAnswer r = generic_rank(spec, part, g);
     CHECK(r.converged);
     CHECK(r.trials == 3);
-    CHECK(r.note.find("each later trial's the largest block ranks of the trials before") != std::string::npos);
+    CHECK(r.note.find("each later trial took the largest block ranks of the trials before as its hints") != std::string::npos);
+    CHECK(r.note.find("given a hint") == std::string::npos);  // no caller's hints: nothing counted
+    CHECK(r.hinted_blocks == 0);
     g.trials = 1;
     const RankAnswer one = generic_rank(spec, part, g);
     CHECK(one.value == r.value);
@@ -1483,7 +1506,15 @@ TEST_CASE("generic: later trials take the earlier trials' block ranks as hints, 
     const RankAnswer given = generic_rank(spec, part, g);
     CHECK(given.value == one.value);
     CHECK(given.failure_bound <= one.failure_bound);
-    CHECK(given.note.find("the first trial's given") != std::string::npos);
+    // the caller's hints counted once, in the first trial (not once per trial)
+    CHECK(given.hinted_blocks > 0);
+    CHECK(given.hinted_equal == given.hinted_blocks);
+    CHECK(given.note.find(std::to_string(given.hinted_blocks) + " blocks given a hint (the first trial): " + std::to_string(given.hinted_blocks) +
+                          " final at their hint, 0 above it, 0 below it") != std::string::npos);
+    CHECK(given.note.find("certifies") == std::string::npos);
+    g.trials = 3;
+    const RankAnswer three = generic_rank(spec, part, g);
+    CHECK(three.hinted_blocks == given.hinted_blocks);
     g.block_hints = {-3};
     CHECK(seprank_test::message_of([&] { check_options(g); }) == "block hint -3 of block 0 must be a rank >= 0 (or -1: none)");
 }
