@@ -12,8 +12,9 @@ dim, heads and depth gives the configuration columns and the blocks' caps (exact
 independent of any draw); the block ranks (block_ranks, indexed by the degree a), the
 total, the label and the failure bound are the answer's, with the method evaluation. A
 converged answer's rows have status ok; an answer that stopped below its generic rank
-(converged false) has status lower-bound on every row and its stop in `reason`, so that
-`guess --blocks` fits nothing on it. The caps are checked against the ranks (a rank above
+(converged false) has status lower-bound and its stop in `reason` on every row below its
+cap, so that `guess --blocks` fits nothing on them, and status ok on a row at its cap (the
+cap certifies that block, as `seprank table --blocks` labels it: docs/table_blocks.md). The caps are checked against the ranks (a rank above
 its cap would be an error)."""
 import csv
 import io
@@ -42,8 +43,9 @@ for log in logs:
         a, r = int(row["block"]), ranks[int(row["block"])]
         assert row["partition"] == answer["partition"], (row, log)
         assert r <= min(int(row["cap_a"]), int(row["cap_b"])), row
-        row.update(rank=r, at_cap=str(r == min(int(row["cap_a"]), int(row["cap_b"]))).lower(), status="ok" if converged else "lower-bound",
+        at_cap = r == min(int(row["cap_a"]), int(row["cap_b"]))
+        row.update(rank=r, at_cap=str(at_cap).lower(), status="ok" if converged or at_cap else "lower-bound",
                    total=answer["rank"], label=answer["label"], failure_bound=answer["failure_bound"],
-                   method="evaluation", reason=reason, seconds="", peak_mib="")
+                   method="evaluation", reason="" if at_cap else reason, seconds="", peak_mib="")
         out.writerow(row)
     assert sum(ranks) == answer["rank"]

@@ -218,7 +218,9 @@ struct Kept {
 };
 
 // The block rows of `table` kept by `where`, with their indices k and j (from the first
-// and last block of their configuration, lower-bound rows included), in table order.
+// and last block of their configuration over all of its rows in the table, before `where`
+// and `fixed`: a filter on a row's own columns, block, status or rank, keeps each block's
+// place), in table order.
 // `not_ok` counts rows without a block. `order`: the configurations, first seen first.
 // A block given twice (a resumed table file recomputes its lower-bound rows and appends
 // them): an ok row replaces a lower-bound one, two ok rows must agree (invalid_input
@@ -235,6 +237,26 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
     if (table.empty()) throw invalid_input("guess --blocks: the table has no rows");
     for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "status"})  // a table's rows share its columns
         if (!table_cell(table.front(), c)) throw invalid_input(std::string("guess --blocks: the table has no column '") + c + "' (a block table: seprank table --blocks)");
+    const auto config_of = [](const TableRow& row) {
+        std::string config;
+        for (const char* c : kKeyColumns)
+            if (const std::string* v = table_cell(row, c)) config += *v + ";";
+        return config;
+    };
+    // Each configuration's span over all its block rows (a block cell that is not a count is
+    // refused below if its row is kept, and left out of the span otherwise).
+    for (const TableRow& row : table) {
+        const std::string* b = table_cell(row, "block");
+        if (!b || b->empty() || b->size() > 18 || b->find_first_not_of("0123456789") != std::string::npos) continue;
+        const long block = std::stol(*b);
+        auto [it, fresh] = spans.emplace(config_of(row), Span{block, block, 0});
+        Span& s = it->second;
+        const long lo = std::min(s.first, block), hi = std::max(s.last, block);
+        s.step = std::gcd(std::gcd(s.step, block - s.first), hi - lo);
+        s.first = lo;
+        s.last = hi;
+    }
+    std::set<std::string> ordered;
     for (std::size_t r = 0; r < table.size(); ++r) {
         const TableRow& row = table[r];
         if (!row_matches(row, where)) continue;
@@ -297,13 +319,7 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
             if (k.ok && !old.ok) old = std::move(k);  // the recomputed row replaces the lower bound
             continue;
         }
-        auto [it, fresh] = spans.emplace(k.config, Span{k.p.block, k.p.block, 0});
-        if (fresh) order.push_back(k.config);
-        Span& s = it->second;
-        const long lo = std::min(s.first, k.p.block), hi = std::max(s.last, k.p.block);
-        s.step = std::gcd(std::gcd(s.step, k.p.block - s.first), hi - lo);
-        s.first = lo;
-        s.last = hi;
+        if (ordered.insert(k.config).second) order.push_back(k.config);
         kept.push_back(std::move(k));
     }
     // The key columns, not variables, that differ between configurations of the same
