@@ -1038,6 +1038,10 @@ PY
 "$S" guess "$T/gbw.csv" --blocks --vars dim,depth 2>/dev/null | grep '^law ' >"$T/gbw1.txt" &&
   "$S" guess "$T/gbw.csv" --blocks --vars dim,depth --where status=ok 2>/dev/null | grep '^law ' >"$T/gbw2.txt" &&
   cmp -s "$T/gbw1.txt" "$T/gbw2.txt" || fail "guess --blocks --where status=ok moved the blocks' indices: $(cat "$T/gbw1.txt" "$T/gbw2.txt")"
+# the check's JSON as plain guess writes it: verdict agree/disagree/unchecked, the reason apart
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=3,depth=4 --check --format json >"$T/gbc.json" 2>/dev/null &&
+  /usr/bin/python3 -c "import json,sys; c = json.load(open(sys.argv[1]))['predictions'][0]['check']; assert c == {'verdict': 'unchecked', 'reason': 'the predicted total is above --check-max-side 4096'}, c" "$T/gbc.json" ||
+  fail "guess --blocks --check: the unchecked verdict's JSON"
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --max-forms 1 --max-exceptions 0 >/dev/null 2>"$T/gbn.err" && fail "a one-form law found"
 grep -q "no guess: no law of at most 1 forms" "$T/gbn.err" || fail "guess --blocks without a law: $(cat "$T/gbn.err")"
 expect_rc 2 "no column 'block'" -- guess "$T/bt.csv" --blocks --vars dim,depth

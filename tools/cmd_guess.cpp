@@ -239,18 +239,18 @@ struct GuessCommand final : Command {
                     c["verdict"] = "unchecked";
                     c["reason"] = unchecked;
                 } else {
+                    const std::string verdict = r.reason.empty() ? r.verdict : r.verdict + ": " + r.reason;
                     if (r.done) {
                         c["generic"] = r.generic;
                         c["label"] = r.label;
                         c["failure_bound"] = r.failure_bound;
                         checked = " [generic " + std::to_string(r.generic) + ", " + seprank::label_with_bound(r.label, r.failure_bound) + ": " +
-                                  r.verdict + "]";
-                    } else if (r.above_side) {
-                        checked = " [" + r.verdict + "]";
+                                  verdict + "]";
                     } else {
-                        checked = " [unchecked: generic did not finish in " + std::to_string(check_seconds) + " s]";
+                        checked = " [" + verdict + "]";
                     }
                     c["verdict"] = r.verdict;
+                    if (!r.reason.empty()) c["reason"] = r.reason;
                     c["seconds"] = std::round(r.seconds * 1e3) / 1e3;
                 }
                 p["check"] = c;

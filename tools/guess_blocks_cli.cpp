@@ -28,8 +28,9 @@ json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork&
                  long total, std::string& shown) {
     json c;
     if (total > rq.check.max_side) {  // the rank cannot pass the evaluation's side: only a lower bound could come back
-        c["verdict"] = "unchecked (prediction above --check-max-side " + std::to_string(rq.check.max_side) + ")";
-        shown = " [unchecked: the predicted total is above --check-max-side " + std::to_string(rq.check.max_side) + "]";
+        c["verdict"] = "unchecked";
+        c["reason"] = "the predicted total is above --check-max-side " + std::to_string(rq.check.max_side);
+        shown = " [unchecked: " + c["reason"].get<std::string>() + "]";
         return c;
     }
     seprank::GenericOptions g;
@@ -46,8 +47,9 @@ json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork&
     c["label"] = a.label();
     c["failure_bound"] = a.failure_bound;
     if (!a.converged) {
-        c["verdict"] = "unchecked (generic gave a lower bound)";
-        shown = " [unchecked: generic gave the lower bound " + std::to_string(a.value) + "]";
+        c["verdict"] = "unchecked";
+        c["reason"] = "generic gave the lower bound " + std::to_string(a.value);
+        shown = " [unchecked: " + c["reason"].get<std::string>() + "]";
         return c;
     }
     const seprank::BlockCheck bc = seprank::compare_blocks(pred, a.block_ranks);

@@ -291,9 +291,11 @@ struct CheckOptions {
 void check_options(const CheckOptions& opt);
 
 struct PredictionCheck {
-    // "agree", "disagree", "unchecked (generic gave a lower bound)",
-    // "unchecked (over the budget)" or "unchecked (prediction above --check-max-side N)".
+    // "agree", "disagree" or "unchecked", and for unchecked why (`reason`): "generic gave
+    // the lower bound R", "generic did not finish in S s" or "the prediction is above
+    // --check-max-side N" (the CLI and Python show "unchecked: <reason>").
     std::string verdict;
+    std::string reason;
     bool done = false;     // generic finished within the budget
     bool above_side = false;  // the prediction is above max_side: generic was not run
     long generic = 0;      // its rank (when done)

@@ -718,6 +718,7 @@ PYBIND11_MODULE(_core, m) {
         const PredictionCheck c = run_long([&] { return check_prediction(*row, vars, x, Rational(predicted), o); });
         py::dict d;
         d["verdict"] = c.verdict;
+        d["reason"] = c.reason.empty() ? py::object(py::none()) : py::object(py::str(c.reason));
         d["generic"] = c.done ? py::object(py::int_(c.generic)) : py::object(py::none());
         d["label"] = c.done ? py::object(py::str(c.label)) : py::object(py::none());
         d["failure_bound"] = c.done ? py::object(py::float_(c.failure_bound)) : py::object(py::none());

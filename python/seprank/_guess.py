@@ -169,16 +169,20 @@ class Guess:
         --check``): the network of the first row ``where`` kept, its variables set to the
         point. Returns ``point``, ``value`` (predicted), ``generic``, ``label`` and
         ``failure_bound`` (the chance that ``generic`` is below the generic rank; 0 when
-        certified; None, like the other two, when not finished), ``verdict`` ('agree', 'disagree', 'unchecked (generic gave a lower
-        bound)', 'unchecked (over the budget)': ``seconds`` bounds the run, or 'unchecked
-        (prediction above --check-max-side N)': a prediction above ``max_side``, which
-        generic's rank cannot exceed, is not computed) and ``seconds``."""
+        certified; None, like the other two, when not finished), ``verdict`` ('agree',
+        'disagree' or 'unchecked', as the CLI's JSON ``check.verdict``), ``reason`` (None
+        unless unchecked; then why, as the CLI's ``check.reason``: 'generic gave the lower
+        bound R', 'generic did not finish in S s' (``seconds`` bounds the run), or 'the
+        prediction is above max_side=N': a prediction above ``max_side``, which generic's
+        rank cannot exceed, is not computed) and ``seconds``."""
         value = self.predict(**point)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise ValueError(f"seconds: expected a number of seconds > 0, got {seconds!r}")
         x = [point[v] for v in self.vars]
         c = _core.check_prediction(self._table, self._where, list(self.vars), x, str(value), float(seconds),
                                    integer(trials, "trials"), integer(max_side, "max_side"), thread_count(threads))
+        if c["reason"] is not None:
+            c["reason"] = c["reason"].replace("--check-max-side ", "max_side=")
         return {"point": {v: point[v] for v in self.vars}, "value": value, **c}
 
     def __bool__(self) -> bool:

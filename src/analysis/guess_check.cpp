@@ -11,6 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <flint/fmpq.h>
 
 namespace seprank {
@@ -105,7 +106,8 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
     // The rank generic finds is at most its evaluation side: a prediction above max_side
     // could only come back as a lower bound, so generic is not run for it.
     if (fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
-        c.verdict = "unchecked (prediction above --check-max-side " + std::to_string(opt.max_side) + ")";
+        c.verdict = "unchecked";
+        c.reason = "the prediction is above --check-max-side " + std::to_string(opt.max_side);
         c.above_side = true;
         return c;
     }
@@ -133,10 +135,14 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
         c.generic = r.value;
         c.label = r.label();
         c.failure_bound = r.failure_bound;
-        c.verdict = Rational(Integer(r.value)) == predicted ? "agree" : lower ? "unchecked (generic gave a lower bound)" : "disagree";
+        c.verdict = Rational(Integer(r.value)) == predicted ? "agree" : lower ? "unchecked" : "disagree";
+        if (c.verdict == "unchecked") c.reason = "generic gave the lower bound " + std::to_string(r.value);
     } catch (const cancelled&) {
         if (outer_cancelled) throw;
-        c.verdict = "unchecked (over the budget)";
+        c.verdict = "unchecked";
+        std::ostringstream s;
+        s << "generic did not finish in " << opt.seconds << " s";
+        c.reason = s.str();
     }
     c.seconds = since();
     return c;

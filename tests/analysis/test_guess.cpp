@@ -604,6 +604,7 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
     const PredictionCheck yes = check_prediction(row, {"depth"}, {3}, Rational(105));
     CHECK(yes.done);
     CHECK(yes.verdict == "agree");
+    CHECK(yes.reason.empty());
     CHECK(yes.generic == 105);
     CHECK(yes.label == "certified");
     const PredictionCheck no = check_prediction(row, {"depth"}, {3}, Rational(104));
@@ -613,7 +614,8 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
     quick.seconds = 1e-3;
     const PredictionCheck late = check_prediction(row, {"dim", "depth"}, {3, 5}, Rational(1), quick);
     CHECK_FALSE(late.done);
-    CHECK(late.verdict == "unchecked (over the budget)");
+    CHECK(late.verdict == "unchecked");
+    CHECK(late.reason.find("generic did not finish in ") == 0);
     // the caller's own cancellation is passed on, not turned into a verdict
     {
         const CancelScope stop([] { return true; });
@@ -937,11 +939,12 @@ TEST_CASE("check_prediction: a prediction above max_side is unchecked at once, g
     CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5);
     CHECK_FALSE(c.done);
     CHECK(c.above_side);
-    CHECK(c.verdict == "unchecked (prediction above --check-max-side 4096)");
+    CHECK(c.verdict == "unchecked");
+    CHECK(c.reason == "the prediction is above --check-max-side 4096");
     CheckOptions wide;
     wide.max_side = 8000000;
     wide.seconds = 1e-3;  // under the side now: generic runs, and runs out of time
-    CHECK(check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8000000), wide).verdict == "unchecked (over the budget)");
+    CHECK(check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8000000), wide).verdict == "unchecked");
     // At the side itself generic runs: dx = 1, L = 2 has rank 5, not 4096.
     const PredictionCheck at = check_prediction(row, {"dim", "depth"}, {1, 2}, Rational(4096));
     CHECK(at.done);

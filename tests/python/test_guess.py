@@ -51,7 +51,7 @@ def test_check_recomputes_a_prediction_as_the_cli_does(rows, tmp_path, cli):
     # a budget too small for the point: unchecked, nothing left running (the side raised
     # above the prediction, 317,750, which would otherwise be unchecked at once)
     late = g.check(dim=3, depth=5, seconds=0.05, max_side=400000)
-    assert late["verdict"] == "unchecked (over the budget)" and late["generic"] is None and late["failure_bound"] is None
+    assert late["verdict"] == "unchecked" and late["reason"].startswith("generic did not finish in ") and late["generic"] is None and late["failure_bound"] is None
     # a wrong formula is refuted: the fitted one from L = 1, 2 alone at dx = 3, L = 3
     few = [r for r in (rows if isinstance(rows, list) else rows.to_dict("records")) if r["depth"] <= 2]
     g12 = seprank.guess(few, vars=["dim", "depth"], min_confirm=1)
@@ -226,7 +226,7 @@ def test_check_skips_a_prediction_above_the_side(rows, tmp_path, cli):
     g = seprank.guess(rows, vars=["dim", "depth"])
     assert g.predict(dim=3, depth=6) == 8171255
     c = g.check(dim=3, depth=6)  # generic could only give a lower bound: not run
-    assert c["verdict"] == "unchecked (prediction above --check-max-side 4096)" and c["generic"] is None
+    assert c["verdict"] == "unchecked" and c["reason"] == "the prediction is above max_side=4096" and c["generic"] is None
     assert c["seconds"] < 1
     import json
     path = tmp_path / "t.json"
@@ -234,7 +234,7 @@ def test_check_skips_a_prediction_above_the_side(rows, tmp_path, cli):
     out = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=3,depth=6", "--check")
     assert out["predictions"][0]["check"]["verdict"] == c["verdict"] and "generic" not in out["predictions"][0]["check"]
     text = cli("guess", path, "--vars", "dim,depth", "--predict", "dim=3,depth=6", "--check", "--check-max-side", "100", fmt="text")
-    assert "predict     dim=3,depth=6: 8171255 [unchecked (prediction above --check-max-side 100)]\n" in text
+    assert "predict     dim=3,depth=6: 8171255 [unchecked: the prediction is above --check-max-side 100]\n" in text
 
 
 def test_where_as_the_cli_text_and_marked_rows(rows):
