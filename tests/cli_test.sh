@@ -1038,6 +1038,18 @@ PY
 "$S" guess "$T/gbw.csv" --blocks --vars dim,depth 2>/dev/null | grep '^law ' >"$T/gbw1.txt" &&
   "$S" guess "$T/gbw.csv" --blocks --vars dim,depth --where status=ok 2>/dev/null | grep '^law ' >"$T/gbw2.txt" &&
   cmp -s "$T/gbw1.txt" "$T/gbw2.txt" || fail "guess --blocks --where status=ok moved the blocks' indices: $(cat "$T/gbw1.txt" "$T/gbw2.txt")"
+# messages: a block table given to plain guess points to --blocks; a filter that keeps no row,
+# a table whose configurations were all skipped, and a head dim guess cannot take are each said
+"$S" guess "$D/blocks_attention_n4.csv" --vars dim,depth >/dev/null 2>"$T/gm1.err"
+grep -q "a block table, one row per degree block: fit the blocks' law with guess --blocks" "$T/gm1.err" ||
+  fail "plain guess of a block table: $(cat "$T/gm1.err")"
+expect_rc 2 "no row of the table (" -- guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --where tokens=5
+"$S" table --blocks --tokens 2 --dim 1 --depth 1..2 --residual --format csv >"$T/gskip.csv" 2>/dev/null
+expect_rc 2 "every configuration (2) was skipped, with no block rows; the first's reason: no degree blocks" -- guess "$T/gskip.csv" --blocks --vars depth
+expect_rc 2 "predict at a point where H divides dx, or fit a table whose rows give head_dim" -- guess "$D/blocks_attention_n3_heads.csv" --blocks --vars dim,depth --predict dim=5,depth=2
+"$S" guess "$D/attention_small.csv" --vars dim,depth --where tokens=2 --max-forms 2 --check-trials 3 >/dev/null 2>"$T/gm2.err"
+grep -q "note: --max-forms 2 is ignored: only guess --blocks reads it" "$T/gm2.err" && grep -q "note: --check-trials 3 is ignored: only --check reads it" "$T/gm2.err" ||
+  fail "guess: the ignored options' notes: $(cat "$T/gm2.err")"
 # the check's JSON as plain guess writes it: verdict agree/disagree/unchecked, the reason apart
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=3,depth=4 --check --format json >"$T/gbc.json" 2>/dev/null &&
   /usr/bin/python3 -c "import json,sys; c = json.load(open(sys.argv[1]))['predictions'][0]['check']; assert c == {'verdict': 'unchecked', 'reason': 'the predicted total is above --check-max-side 4096'}, c" "$T/gbc.json" ||

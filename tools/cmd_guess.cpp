@@ -86,13 +86,13 @@ struct GuessCommand final : Command {
         seprank::check_options(o);
         const seprank::CheckOptions check_opts = checked_check_options(globals);
         Notes notes;
-        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
+        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "only --check reads it");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
         // refused if invalid even here, where --blocks alone reads them
         if (max_forms < 1 || max_forms > 4) throw seprank::invalid_input("--max-forms " + std::to_string(max_forms) + ": expected 1..4");
         for (const std::string& a : against)
             if (!std::ifstream(a)) throw seprank::invalid_input("--against " + a + ": cannot open the table file");
-        notes.ignored(*sub, {"--max-forms", "--against"}, "they apply to --blocks");
+        notes.ignored(*sub, {"--max-forms", "--against"}, "only guess --blocks reads it (without --blocks, guess fits one formula to the value column)");
         const Cells where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
         std::vector<std::vector<long>> points;
         for (const std::string& p : predict) {
@@ -317,7 +317,7 @@ struct GuessCommand final : Command {
         if (value != "rank") throw seprank::invalid_input("--blocks explains the block ranks (the column rank): --value " + value + " does not apply");
         notes.ignored(*sub, {"--max-degree", "--bases", "--max-exps", "--max-order", "--max-params", "--min-confirm"},
                       "--blocks searches products of binomials, not these forms");
-        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "they apply to --check");
+        if (!check) notes.ignored(*sub, {"--check-seconds", "--check-trials", "--check-max-side"}, "only --check reads it");
         if (check && predict.empty()) notes.ignored(*sub, {"--check"}, "there is no --predict point to check");
         return run_guess_blocks(rq, notes);
     }

@@ -214,9 +214,13 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     if isinstance(bases, str):  # "2,3", as the CLI's --bases
         bases = _core.parse_list(bases, "bases") if bases.strip() else []
-    core = _core.guess(table, vars, value, pairs, integer(max_degree, "max_degree"), [integer(b, "bases") for b in bases],
-                       integer(max_order, "max_order"), integer(max_params, "max_params"), integer(min_confirm, "min_confirm"),
-                       integer(max_exps, "max_exps", -2**31, 2**31 - 1), integer(max_exceptions, "max_exceptions"))
+    args = (integer(max_degree, "max_degree"), [integer(b, "bases") for b in bases], integer(max_order, "max_order"),
+            integer(max_params, "max_params"), integer(min_confirm, "min_confirm"), integer(max_exps, "max_exps", -2**31, 2**31 - 1),
+            integer(max_exceptions, "max_exceptions"))
+    try:
+        core = _core.guess(table, vars, value, pairs, *args)
+    except ValueError as e:  # the library's message, the filter named as this function's argument
+        raise ValueError(str(e).replace("(named in --where)", "(named in where=)")) from None
     return Guess(core, vars, table, pairs)
 
 
@@ -306,6 +310,6 @@ def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any
         core = _core.guess_block_law(table, pairs, names, integer(max_forms, "max_forms", -2**31, 2**31 - 1),
                                      integer(max_exceptions, "max_exceptions"))
     except ValueError as e:  # the library's message, its options named as this function's arguments
-        text = str(e).replace("guess --blocks: ", "guess_blocks: ")
+        text = str(e).replace("guess --blocks: ", "guess_blocks: ").replace("(named in --where)", "(named in where=)")
         raise ValueError(text.replace("max forms ", "max_forms = ").replace("max exceptions ", "max_exceptions = ")) from None
     return BlockLaw(core, names, table, pairs)

@@ -358,6 +358,19 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     const std::size_t nv = opt.vars.size();
     std::vector<std::string> order;
     std::vector<Kept> kept = block_points(table, where, opt.vars, law.not_ok, order);
+    if (kept.empty()) {  // say why: no row matched, or every configuration kept was skipped
+        std::string filters, reason;
+        for (const auto& [name, want] : where) filters += (filters.empty() ? "" : ",") + name + "=" + want.substr(0, 40);
+        long matched = 0;
+        for (const TableRow& row : table)
+            if (row_matches(row, where) && matched++ == 0)
+                if (const std::string* why = table_cell(row, "reason")) reason = why->substr(0, 200);
+        if (matched == 0)
+            throw invalid_input("guess --blocks: no row of the table (" + std::to_string(table.size()) + " rows) matches the filters " + filters);
+        throw invalid_input("guess --blocks: every configuration" + (where.empty() ? std::string() : " kept by the filters " + filters) + " (" +
+                            std::to_string(matched) + ") was skipped, with no block rows" +
+                            (reason.empty() ? std::string() : "; the first's reason: " + reason));
+    }
     if (order.size() < 2 && kept.size() < 6)
         throw invalid_input("guess --blocks: " + std::to_string(kept.size()) + " block rows of " + std::to_string(order.size()) +
                             " configuration(s): too few to fit a law and confirm it");
@@ -490,6 +503,12 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& table, const s
     // A prediction draws no weights, but the spec is checked as every network is, the
     // memory of its weights included (ValidSpec): a point too large to hold is refused.
     const NetworkSpec bare = spec_of_row(*row, vars, x);
+    // The table's head_dim is dx/H (not given), so the point's is too: where H does not
+    // divide dx there is none to take, and guess has no option to give one.
+    if (bare.head_dim == 0 && bare.heads >= 1 && bare.dim % bare.heads != 0)
+        throw invalid_input("guess --blocks: heads H = " + std::to_string(bare.heads) + " does not divide dim dx = " + std::to_string(bare.dim) +
+                            " at this point, and the table's rows take the head dim as dx/H: predict at a point where H divides dx, or fit "
+                            "a table whose rows give head_dim explicitly (table --head-dim)");
     const ValidSpec spec = [&] {
         try {
             return ValidSpec(bare);

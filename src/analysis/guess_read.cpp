@@ -408,6 +408,10 @@ std::string disagreeing_rows(const TableRow& a, const TableRow& b, std::size_t r
         differ.push_back(name);
     }
     if (differ.empty()) return m + ": a table with one value per point is needed";
+    // A block table (table --blocks): its rows at one point are the configuration's degree
+    // blocks, whose law guess --blocks fits; --where block=N would fit one block alone.
+    if (table_cell(a, "block") && table_cell(a, "blocks") && std::find(differ.begin(), differ.end(), "block") != differ.end())
+        return m + ": a block table, one row per degree block: fit the blocks' law with guess --blocks (or the totals with --value total)";
     m += ": they differ in ";
     for (std::size_t i = 0; i < differ.size() && i < 6; ++i) m += (i ? ", " : "") + differ[i];
     if (differ.size() > 6) m += " and " + std::to_string(differ.size() - 6) + " more";

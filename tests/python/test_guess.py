@@ -333,3 +333,12 @@ def test_a_value_over_the_bound_is_refused_and_long_ints_are_taken():
     edited[0]["v"] = "9" * 400000
     with pytest.raises(ValueError, match="^guess: row 1: v = 9{40}… has 400000 digits, over the bound of 1048576 bits"):
         seprank.guess(edited, vars=["n"], value="v")
+
+
+def test_where_names_the_argument_in_its_errors():
+    # a column --where would name is named as the where= argument, in guess and guess_blocks
+    table = DATA / "blocks_attention_n4.csv"
+    with pytest.raises(ValueError, match=r"no column 'typo' \(named in where=\)"):
+        seprank.guess_blocks(table, vars="dim,depth", where={"typo": 1})
+    with pytest.raises(ValueError, match=r"no column 'typo' \(named in where=\)"):
+        seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"typo": 1})
