@@ -16,7 +16,7 @@ def _text(v: Any, where: str) -> str:
     int as its digits (of any length: str() refuses past 4300 digits). An int over the
     library's bound on a table value (GUESS_MAX_VALUE_BITS, docs/guess.md) is refused
     here, naming ``where``, before its digits are made (10^6 digits take seconds)."""
-    if v is None:
+    if v is None or (isinstance(v, float) and v != v):  # None or NaN: an empty cell (a row without the value is skipped)
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -57,10 +57,18 @@ def _count(n: int, noun: str) -> str:
 
 
 def _var_names(vars: Union[str, Sequence[str]]) -> List[str]:
-    """vars as a list: a list of names, or the CLI's text "dim,depth"."""
+    """vars as a list: a list or tuple of names, or the CLI's text "dim,depth" (every
+    item kept, as ``--vars``: an empty name is refused). Anything else (bytes,
+    a set, whose order is none) is a ValueError naming it."""
     if isinstance(vars, str):
-        return [v for v in vars.split(",") if v]
-    return list(vars)
+        names = vars.split(",")
+    elif isinstance(vars, (list, tuple)) and all(isinstance(v, str) for v in vars):
+        names = list(vars)
+    else:
+        raise ValueError(f"vars: expected a list of column names or the CLI's text 'dim,depth', got {vars!r}")
+    if "" in names:  # as --vars "n," is refused
+        raise ValueError(f"vars {vars!r}: an empty variable name")
+    return names
 
 
 def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
@@ -210,12 +218,15 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     to E rows (``Guess.exceptions``). Raises ValueError on a missing column, a non-integer
     cell, too few rows or an option out of range."""
     vars = _var_names(vars)
+    if not isinstance(value, str):
+        raise ValueError(f"value: expected a column name, got {value!r}")
     table, pairs = _table_of(rows), _where_pairs(where)
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     if isinstance(bases, str):  # "2,3", as the CLI's --bases
         bases = _core.parse_list(bases, "bases") if bases.strip() else []
-    args = (integer(max_degree, "max_degree"), [integer(b, "bases") for b in bases], integer(max_order, "max_order"),
-            integer(max_params, "max_params"), integer(min_confirm, "min_confirm"), integer(max_exps, "max_exps", -2**31, 2**31 - 1),
+    i32 = (-2**31, 2**31 - 1)  # the library's int options: past them the library could not take the value, let alone check it
+    args = (integer(max_degree, "max_degree", *i32), [integer(b, "bases") for b in bases], integer(max_order, "max_order", *i32),
+            integer(max_params, "max_params"), integer(min_confirm, "min_confirm"), integer(max_exps, "max_exps", *i32),
             integer(max_exceptions, "max_exceptions"))
     try:
         core = _core.guess(table, vars, value, pairs, *args)

@@ -342,3 +342,21 @@ def test_where_names_the_argument_in_its_errors():
         seprank.guess_blocks(table, vars="dim,depth", where={"typo": 1})
     with pytest.raises(ValueError, match=r"no column 'typo' \(named in where=\)"):
         seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"typo": 1})
+
+
+def test_vars_value_and_options_are_checked_as_the_cli_checks_them():
+    # (a bad-input hunt) "n," dropped its empty name where --vars refuses it, a set was
+    # taken in no order, bytes iterated, an int option past 32 bits and value=None raised
+    # pybind11's TypeError, and a NaN value was refused though the docstring skips it
+    rows = [{"n": n, "v": n * n} for n in range(1, 8)] + [{"n": 8, "v": float("nan")}]
+    assert seprank.guess(rows, vars="n", value="v").formula == "n^2"
+    for bad, match in [(dict(vars="n,"), r"vars 'n,': an empty variable name"), (dict(vars=",,"), "an empty variable name"),
+                       (dict(vars={"n"}), r"vars: expected a list of column names .* got \{'n'\}"),
+                       (dict(vars=b"n"), r"vars: expected a list .* got b'n'"), (dict(vars=["n", 3]), r"got \['n', 3\]"),
+                       (dict(vars=None), "got None"), (dict(vars="n", value=None), "value: expected a column name, got None"),
+                       (dict(vars="n", max_order=2**40), r"max_order: 1099511627776 is outside")]:
+        with pytest.raises(ValueError, match=match):
+            seprank.guess(rows, **{"value": "v", **bad})
+    for bad in ("dim,depth,", ",,", b"dim"):
+        with pytest.raises(ValueError, match="vars"):
+            seprank.guess_blocks(DATA / "blocks_attention_n4.csv", vars=bad)
