@@ -72,17 +72,24 @@ Row fold_block_rows(const std::vector<Row>& rows);
 //     rows included (the block then grows from there), skipped rows giving nothing; or
 //   - the JSON of `guess --blocks --predict ... --format json`: the blocks of the
 //     prediction whose "key" is that configuration's (a conjectured law's values).
-// A block given twice gives its larger value. A network without degree blocks (not
-// homogeneous: a residual connection) gets an empty list, the file checked all the same
-// (its hints would be ignored). The file is only read. Errors (invalid_input naming the
-// path): as parse_table_text (which checks every block row's cells, docs/table_blocks.md)
-// or parse_json_text (guess's JSON cut short is said as the JSON parser says it, its byte,
-// line and column: a text is read as JSON lines only when its first line is a whole JSON
-// value), a plain table (no column 'block'), guess's JSON without predictions,
-// a prediction without its key and blocks, a block above the network's degree d^L (refused
-// before anything is sized by it), and a file with nothing for this configuration. Cost:
-// linear in the file, O(columns²) per table row.
+// A block given twice counts once, as guess --blocks folds it: a table's ok row over a
+// lower bound (the larger of two bounds); two ok rows of one block with different ranks, or
+// two values of one block in guess's predictions, are refused. A network without degree
+// blocks (not homogeneous: a residual connection) gets an empty list, the file checked all
+// the same (its hints would be ignored). The file is only read. Errors (invalid_input
+// naming the path): an empty file, as parse_table_text (which checks every block row's
+// cells, docs/table_blocks.md) or parse_json_text (guess's JSON cut short is said as the
+// JSON parser says it, its byte, line and column: a text is read as JSON lines only when
+// its first line is a whole JSON value), a plain table (no column 'block'), guess's JSON
+// without predictions, a prediction without its key and blocks or a block entry that is
+// not two integers >= 0 (named as written), a block above the network's degree d^L
+// (refused before anything is sized by it), and a file with nothing for this
+// configuration. (A hint only orders the work: one above its block's rank, or its cap, is
+// ranked past as a wrong hint is.) Cost: linear in the file, O(columns²) per table row.
 std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part);
+// The same from the file's text; `name` stands for the path in the messages (Python's
+// prediction dict: "block_hints"). Cost as read_block_hints.
+std::vector<long> parse_block_hints(std::string text, const std::string& name, const ValidSpec& spec, const ValidPartition& part);
 
 namespace detail {
 // table_row's part: sets the four list columns of a configuration row from the graded

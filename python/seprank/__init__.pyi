@@ -128,7 +128,7 @@ def generic_rank(net: Union[Network, Dict[str, Any]], partition: _Partition = ..
                  seed: int = ..., method: str = ..., max_side: int = ..., variant: str = ...,
                  threads: int = ..., start: int = ..., growth: float = ..., store: Union[None, str, bytes, "os.PathLike[str]"] = ...,
                  prime_bits: int = ..., max_seconds: float = ..., device: str = ...,
-                 block_hints: Union[str, bytes, "os.PathLike[str]", Sequence[int], None] = ...) -> Answer: ...
+                 block_hints: Union[str, bytes, "os.PathLike[str]", Sequence[int], Mapping[str, Any], None] = ...) -> Answer: ...
 class EpsRank:
     eps: float
     rank: Optional[int]

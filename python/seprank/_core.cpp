@@ -515,6 +515,7 @@ PYBIND11_MODULE(_core, m) {
         const ValidPartition part = partition_for(partition, s->tokens);
         GenericOptions g = generic_options(opts, GenericOptions{});
         if (opts.contains("hint_file")) g.block_hints = read_block_hints(opts["hint_file"].cast<std::string>(), s, part);
+        if (opts.contains("hint_text")) g.block_hints = parse_block_hints(opts["hint_text"].cast<std::string>(), "block_hints", s, part);
         return answer_to_dict(run_long([&] { return generic_rank(s, part, g); }));
     });
 

@@ -8,7 +8,7 @@ import json as _json
 import os as _os
 import warnings as _warnings
 import numbers as _numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
 from . import _core
@@ -201,10 +201,12 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     GPU 'auto' is the evaluation and p has at most the GPU's bits; 'cuda' without a GPU
     raises ValueError. The answer's ``device`` names it.
     ``block_hints`` (graded evaluation, docs/evaluation.md "Block hints"): the first trial's
-    expected block ranks, a list (entry a for degree block a, -1: none) or the name of a
-    file (a block table, or the JSON of ``guess --blocks --predict``) holding this
-    network's rows; they steer the sides only, and later trials take the earlier trials'
-    block ranks as theirs.
+    expected block ranks, a list indexed by the degree block a = 0..D (entry a for block a,
+    -1: none; not a list of the blocks that exist only), a prediction of
+    :meth:`BlockLaw.predict` (its blocks, checked to be this
+    network's by its ``key``), or the name of a file (a block table, or the JSON of
+    ``guess --blocks --predict``) holding this network's rows; they steer the sides only,
+    and later trials take the earlier trials' block ranks as theirs.
     """
     if isinstance(net, Network):
         spec = net.spec
@@ -231,9 +233,21 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         if not _os.fspath(block_hints):
             raise ValueError("block_hints: expected a list of ranks or a file name, got ''")
         opts["hint_file"] = path_arg(block_hints, "block_hints")
+    elif isinstance(block_hints, Mapping):  # a BlockLaw.predict() dict: read as the CLI reads its JSON, checked by its key
+        if not isinstance(block_hints.get("key"), str) or not isinstance(block_hints.get("blocks"), (list, tuple)):
+            raise ValueError("block_hints: a dict is a prediction of BlockLaw.predict() (with its 'key' and 'blocks'), "
+                             f"got one with keys {sorted(map(str, block_hints))}")
+        try:
+            opts["hint_text"] = _json.dumps({"predictions": [{"key": block_hints["key"], "blocks": list(block_hints["blocks"])}]})
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"block_hints: the prediction's blocks are not plain numbers ({e})") from None
     elif block_hints is not None:
         if not isinstance(block_hints, (list, tuple)) or any(isinstance(h, bool) or not isinstance(h, int) for h in block_hints):
-            raise ValueError(f"block_hints: expected a list of integer ranks (-1: none) or a file name, got {block_hints!r}")
+            raise ValueError(f"block_hints: expected a list of integer ranks (-1: none), a prediction of BlockLaw.predict() "
+                             f"or a file name, got {block_hints!r}")
+        for a, h in enumerate(block_hints):
+            if not -2**63 <= h <= 2**62:  # what a long holds; the library names a negative one below -1
+                raise ValueError(f"block_hints[{a}] = {h}: expected a rank >= 0 or -1 (none)")
         opts["block_hints"] = [int(h) for h in block_hints]
     answer = Answer(_core.generic_rank(spec, partition_text(partition), opts))
     # A valid option the chosen method did not read: a UserWarning, as the CLI's note (the

@@ -221,16 +221,19 @@ std::vector<long> hints_from_predictions(const nlohmann::json& j, const std::str
         const std::string key = p["key"].get<std::string>();
         if (key != plain && key != layered) continue;
         for (const auto& b : p["blocks"]) {
-            if (!b.is_object() || !b.contains("block") || !b.contains("predicted") || !b["block"].is_number_integer() ||
-                !b["predicted"].is_number_integer() || b["block"].get<long long>() < 0 || b["predicted"].get<long long>() < 0 ||
-                b["block"].get<long long>() > (1LL << 40))
-                throw bad("a block without an integer \"block\" and \"predicted\" >= 0");
+            const auto whole = [](const nlohmann::json& v) { return v.is_number_integer() && (v.is_number_unsigned() || v.get<long long>() >= 0); };
+            if (!b.is_object() || !b.contains("block") || !b.contains("predicted") || !whole(b["block"]) || !whole(b["predicted"]) ||
+                b["block"].get<unsigned long long>() > (1ULL << 40) || b["predicted"].get<unsigned long long>() > (1ULL << 61))
+                throw bad("a block without an integer \"block\" and \"predicted\" >= 0: " + detail::cut(b.dump()));
             if (b["block"].get<long long>() > degree)
                 throw bad("block " + std::to_string(b["block"].get<long long>()) + " of the prediction " + key + " is above the network's degree " +
                           std::to_string(degree) + " (its blocks are 0.." + std::to_string(degree) + ")");
             const auto a = static_cast<std::size_t>(b["block"].get<long long>());
+            const long v = static_cast<long>(b["predicted"].get<long long>());
             if (a >= hints.size()) hints.resize(a + 1, -1);
-            hints[a] = std::max(hints[a], static_cast<long>(b["predicted"].get<long long>()));
+            if (hints[a] >= 0 && hints[a] != v)  // a law has one value per block
+                throw bad("block " + std::to_string(a) + " predicted twice for " + key + ", " + std::to_string(hints[a]) + " and " + std::to_string(v));
+            hints[a] = v;
         }
     }
     return hints;
@@ -239,8 +242,12 @@ std::vector<long> hints_from_predictions(const nlohmann::json& j, const std::str
 }  // namespace
 
 std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
-    std::string text = detail::read_input_file(path, "block hints", detail::kTableBytesPerByte);
+    return parse_block_hints(detail::read_input_file(path, "block hints", detail::kTableBytesPerByte), path, spec, part);
+}
+
+std::vector<long> parse_block_hints(std::string text, const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
     text.erase(0, detail::utf8_bom_size(text));  // a UTF-8 byte-order mark, as parse_table_text skips it
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw invalid_input("block hints '" + path + "': the file is empty");
     SweepOptions s;
     s.partition = to_string(part);
     const std::string plain = row_key(spec, s);
@@ -280,6 +287,7 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
     if (!file.rows.empty() && !is_block_row(file.rows.front()))
         throw invalid_input("block hints '" + path + "': the table has no column 'block' (a block table: seprank table --blocks)");
     std::vector<long> hints;
+    std::vector<char> ok_at;  // whether block a's hint is an ok row's (two must agree)
     try {
         for (const Row& row : file.rows) {
             if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
@@ -289,8 +297,15 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
             if (a < 0 || a > degree || r < 0)
                 throw invalid_input("block table '" + path + "': block '" + block + "' with rank '" + rank + "' is not a block 0.." +
                                     std::to_string(degree) + " of the network (its degree) and a rank >= 0");
-            if (a >= static_cast<long>(hints.size())) hints.resize(static_cast<std::size_t>(a) + 1, -1);
-            hints[static_cast<std::size_t>(a)] = std::max(hints[static_cast<std::size_t>(a)], r);
+            const auto i = static_cast<std::size_t>(a);
+            if (i >= hints.size()) hints.resize(i + 1, -1), ok_at.resize(i + 1, 0);
+            const bool ok = row.at("status").str() == "ok";
+            if (ok && ok_at[i] && hints[i] != r)  // as guess --blocks folds a block given twice
+                throw invalid_input("block table '" + path + "': block " + block + " of this configuration given twice with ranks " +
+                                    std::to_string(hints[i]) + " and " + rank);
+            if (ok && !ok_at[i]) hints[i] = r;  // an ok row over a lower bound
+            else if (!ok_at[i]) hints[i] = std::max(hints[i], r);
+            ok_at[i] = ok_at[i] || ok;
         }
     } catch (const invalid_input& e) {  // long_cell's "block table: ..." names the cell, not the file
         const std::string m = e.what(), bare = "block table: ";

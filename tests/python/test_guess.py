@@ -360,3 +360,18 @@ def test_vars_value_and_options_are_checked_as_the_cli_checks_them():
     for bad in ("dim,depth,", ",,", b"dim"):
         with pytest.raises(ValueError, match="vars"):
             seprank.guess_blocks(DATA / "blocks_attention_n4.csv", vars=bad)
+
+
+def test_a_prediction_is_block_hints_for_its_network_and_refused_for_another():
+    # (a researcher's trial) generic_rank(block_hints=law.predict(...)) was refused: only a
+    # file or a list was taken; the prediction is read as the CLI reads its JSON, by its key
+    law = seprank.guess_blocks(DATA / "blocks_attention_n4.csv", vars=["dim", "depth"], where={"heads": 1})
+    net = seprank.attention(tokens=4, dim=2, depth=3)
+    hinted = seprank.generic_rank(net, block_hints=law.predict(dim=2, depth=3), method="evaluation")
+    assert hinted.value == seprank.generic_rank(net, method="evaluation").value == law.predict(dim=2, depth=3)["total"]
+    with pytest.raises(ValueError, match="no prediction of this configuration"):
+        seprank.generic_rank(net, block_hints=law.predict(dim=2, depth=2), method="evaluation")
+    with pytest.raises(ValueError, match=r"block_hints\[0\] = 1180591620717411303424: expected a rank >= 0 or -1"):
+        seprank.generic_rank(net, block_hints=[2**70], method="evaluation")
+    with pytest.raises(ValueError, match="a dict is a prediction of BlockLaw.predict"):
+        seprank.generic_rank(net, block_hints={"x": 1}, method="evaluation")

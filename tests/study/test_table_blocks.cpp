@@ -414,6 +414,30 @@ TEST_CASE("block hints from a block table: the ranks of the network's own rows, 
             CHECK(ans.hinted_equal == ans.hinted_blocks);
         }
         CHECK(read_text(path) == before);  // only read
+        if (!json) {
+            // A block row given again: as a lower bound below the ok rank it changes nothing
+            // (table --resume appends the recomputed row after its bound); as an ok row with
+            // another rank it is refused, as guess --blocks refuses it (a hunt: the larger won)
+            const TableFile file = parse_table_text(before, false, path);
+            const auto first = std::find_if(file.rows.begin(), file.rows.end(), [](const Row& r) { return r.at("rank").str() != "0"; });
+            REQUIRE(first != file.rows.end());
+            const ValidSpec& spec = tp.rows[0].spec;
+            const ValidPartition part = balanced_partition(spec->tokens);
+            const std::vector<long> want = read_block_hints(path, spec, part);
+            const std::vector<std::string> names = first->names();
+            Row again = *first;
+            again.set("rank", Value(std::stol(first->at("rank").str()) - 1));
+            again.set("at_cap", Value(false));  // one below the rank is below the cap
+            for (const char* status : {"lower-bound", "ok"}) {
+                again.set("status", Value(std::string(status)));
+                std::ofstream(path, std::ios::trunc) << before << csv_line(again, names) << "\n";
+                if (std::string(status) == "ok")
+                    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("given twice with ranks") != std::string::npos);
+                else
+                    CHECK(read_block_hints(path, spec, part) == want);
+            }
+            std::ofstream(path, std::ios::trunc) << before;
+        }
         // Another partition of the same network is another configuration: no row.
         const ValidSpec& spec = tp.rows[0].spec;
         const std::string msg = message_of([&] { read_block_hints(path, spec, parse_partition("1|2,3", spec->tokens)); });
@@ -435,9 +459,17 @@ TEST_CASE("block hints from guess's predictions: the prediction whose key is the
     // Two predictions: another network's first (ignored), then this one's.
     write("{\n  \"law\": \"...\",\n  \"predictions\": [\n"
           "    {\"key\": \"attention;4;3;1;3;0;2;false;0;3;0;1;1,2|3,4;\", \"blocks\": [{\"block\": 1, \"predicted\": 99}]},\n"
-          "    {\"key\": \"" + key + "\", \"blocks\": [{\"block\": 1, \"predicted\": 4}, {\"block\": 5, \"predicted\": 7}, {\"block\": 5, \"predicted\": 6}]}\n"
+          "    {\"key\": \"" + key + "\", \"blocks\": [{\"block\": 1, \"predicted\": 4}, {\"block\": 5, \"predicted\": 7}, {\"block\": 5, \"predicted\": 7}]}\n"
           "  ]\n}\n");
     CHECK(read_block_hints(path, spec, part) == std::vector<long>{-1, 4, -1, -1, -1, 7});
+    // a block predicted twice with two values is no law's (a hunt found the larger taken);
+    // a bad block entry is named as written; an empty file says so
+    write("{\"predictions\": [{\"key\": \"" + key + "\", \"blocks\": [{\"block\": 5, \"predicted\": 7}, {\"block\": 5, \"predicted\": 6}]}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("block 5 predicted twice for " + key + ", 7 and 6") != std::string::npos);
+    write("{\"predictions\": [{\"key\": \"" + key + "\", \"blocks\": [{\"block\": 2, \"predicted\": 2.5}]}]}");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("\"predicted\" >= 0: {\"block\":2,\"predicted\":2.5}") != std::string::npos);
+    write(" \n");
+    CHECK(message_of([&] { read_block_hints(path, spec, part); }) == "block hints '" + path + "': the file is empty");
     write("{\"predictions\": [{\"key\": \"other\", \"blocks\": []}]}");
     CHECK(message_of([&] { read_block_hints(path, spec, part); }).find("have no prediction of this configuration") != std::string::npos);
     write("{\"predictions\": [{\"blocks\": []}]}");
