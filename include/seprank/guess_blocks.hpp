@@ -102,9 +102,9 @@ struct BlockLaw {
     long not_ok = 0;                 // rows left out as lower bounds (status not ok) or without a block
     long tried = 0;                  // terms evaluated
     std::string held_out;            // the held-out configurations, e.g. "dim=3,depth=3"
-    // The key columns, not variables, with one value over the law's rows, and that value
-    // ("" where the table has no such column): family, tokens, partition, … compare_law
-    // leaves out rows of another value (the law says nothing about them).
+    // The key columns, not variables, with one non-empty value over the law's rows, and
+    // that value: family, tokens, partition, … compare_law leaves out rows of another value
+    // (the law says nothing about them); a column the law's rows lack is not one.
     std::vector<std::pair<std::string, std::string>> fixed;
     std::vector<std::pair<long, long>> fit_range;  // each variable's least and greatest value over the fit rows
     // Caveats on the law as found, e.g. a variable with one value in the fit rows, which

@@ -316,7 +316,8 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
             if (old.ok && k.ok && old.p.rank != k.p.rank)
                 throw invalid_input(where_row() + " of " + (k.name.empty() ? std::string("the table") : k.name) + " is given twice, with ranks " +
                                     std::to_string(old.p.rank) + " and " + std::to_string(k.p.rank));
-            if (k.ok && !old.ok) old = std::move(k);  // the recomputed row replaces the lower bound
+            // the recomputed row replaces the lower bound; of two bounds the larger holds
+            if ((k.ok && !old.ok) || (!k.ok && !old.ok && k.p.rank > old.p.rank)) old = std::move(k);
             continue;
         }
         if (ordered.insert(k.config).second) order.push_back(k.config);
@@ -396,7 +397,8 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
         std::set<std::string> values;
         for (const Kept& k : kept)
             if (k.ok) values.insert(k.keys[c] ? *k.keys[c] : std::string());
-        if (values.size() == 1) law.fixed.emplace_back(kKeyColumns[c], *values.begin());
+        // (a column the law's rows lack, or leave empty, says nothing of another table's rows)
+        if (values.size() == 1 && !values.begin()->empty()) law.fixed.emplace_back(kKeyColumns[c], *values.begin());
     }
     if (one) law.held_out = "every third block row";
     else {
