@@ -382,6 +382,8 @@ PYBIND11_MODULE(_core, m) {
             for (const auto& u : unused_fields(n.spec)) out.emplace_back(u.field, u.reason);
             return out;
         });
+    // The validated spec of a dict, as network() would draw it (its canonical layers, depth).
+    m.def("canonical_spec", [](const py::dict& spec) { return spec_to_dict(spec_from_dict(spec).get()); });
     m.def("random_network", [](const py::dict& spec, std::uint64_t seed, long range) {
         return random_network(spec_from_dict(spec), seed, range);
     });

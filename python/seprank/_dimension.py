@@ -45,10 +45,21 @@ def _same_network(net: Any, weights: Network) -> None:
     # A Network's sizes are checked by shape (the library names the matrix); a dict's given
     # options, sizes too, against the weights' network (its defaults are not compared: the
     # weights give what it leaves out, as the CLI takes the network from --weights).
-    keys = [k for k in given if k not in _SHAPE_KEYS] if isinstance(net, Network) else [k for k in net if k in given]
-    if isinstance(net, dict) and ("layers" in net or "repeat" in net):
-        keys.append("family")  # they make the dict a stack's
-    for k in (k for k in keys if k in weights.spec):
+    if isinstance(net, Network):
+        keys = [k for k in given if k not in _SHAPE_KEYS and k in weights.spec]
+    else:
+        keys = [k for k in net if net[k] is not None and k in given]
+        if given.get("family") == "stack" and weights.spec.get("family") == "stack" and ("layers" in keys or "repeat" in keys):
+            # a stack's layers as the weights' spec writes them: canonical text, every layer, repeat 1
+            stacked = {k: given[k] for k in ("family", "layers", "repeat", "depth") if k in given}
+            given = dict(given, **_core.canonical_spec(dict(stacked, tokens=weights.spec["tokens"], dim=weights.spec["dim"])))
+            keys = [k for k in keys if k != "repeat"] + ["layers", "depth"]
+        if "layers" in net or "repeat" in net:
+            keys.insert(0, "family")  # they make the dict a stack's: said first
+    for k in dict.fromkeys(keys):
+        if k not in weights.spec:  # an option of another family: the CLI notes it; here it would be dropped silently
+            raise ValueError(f"net: {k} = {given[k]!r} is not an option of the weights' network (family {weights.spec['family']}) "
+                             f"(give net=None to take the weights' architecture)")
         if weights.spec[k] != given[k]:
             raise ValueError(f"net: {k} = {given[k]!r}, but the weights' network has {k} = {weights.spec[k]!r} "
                              f"(give net=None to take the weights' architecture)")

@@ -246,7 +246,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             raise ValueError(f"block_hints: expected a list of integer ranks (-1: none), a prediction of BlockLaw.predict() "
                              f"or a file name, got {block_hints!r}")
         for a, h in enumerate(block_hints):
-            if not -2**63 <= h <= 2**62:  # what a long holds; the library names a negative one below -1
+            if not -2**63 <= h < 2**63:  # what a long holds; the library names a negative one below -1
                 raise ValueError(f"block_hints[{a}] = {h}: expected a rank >= 0 or -1 (none)")
         opts["block_hints"] = [int(h) for h in block_hints]
     answer = Answer(_core.generic_rank(spec, partition_text(partition), opts))

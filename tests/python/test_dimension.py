@@ -101,6 +101,16 @@ def test_a_dict_reads_as_network_reads_the_same_options():
     # compared with the weights' 1 and refused by a matrix shape)
     one = seprank.network(tokens=2, dim=1)
     assert seprank.dimension(dict(tokens=2), weights=one).value == seprank.dimension(weights=one).value
+    # an option the weights' network does not have is refused, not dropped (a review)
+    for bad in (dict(power=3), dict(width=7), dict(free=True)):
+        with pytest.raises(ValueError, match="is not an option of the weights' network"):
+            seprank.dimension(bad, weights=one)
+    # a stack's layers however the dict spells them: the same network is accepted
+    two = seprank.stack(2, 2, "mlp:power=2", depth=2)
+    for same in (dict(layers="mlp:power=2", repeat=2), dict(layers="mlp", depth=2), dict(layers=["mlp", "mlp"]), dict(repeat=2, layers="mlp")):
+        assert seprank.dimension(same, weights=two).value == seprank.dimension(weights=two).value, same
+    with pytest.raises(ValueError, match="net: layers = 'mlp,mlp,mlp'"):
+        seprank.dimension(dict(layers="mlp", repeat=3), weights=two)
 
 
 def test_local_dimension_at_given_weights(cli, tmp_path):
