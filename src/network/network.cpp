@@ -204,6 +204,7 @@ std::string layers_to_string(const std::vector<LayerSpec>& layers) {
 
 std::optional<std::vector<LayerSpec>> repeat_layers(const std::vector<LayerSpec>& unit, long copies) {
     if (copies < 0 || (!unit.empty() && copies > kMaxDepth / static_cast<long>(unit.size()))) return std::nullopt;
+    if (unit.empty()) return std::vector<LayerSpec>{};  // any number of copies of nothing
     std::vector<LayerSpec> out;
     out.reserve(unit.size() * static_cast<std::size_t>(copies));
     for (long c = 0; c < copies; ++c) out.insert(out.end(), unit.begin(), unit.end());

@@ -248,11 +248,7 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
 std::vector<long> parse_block_hints(std::string text, const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
     text.erase(0, detail::utf8_bom_size(text));  // a UTF-8 byte-order mark, as parse_table_text skips it
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw invalid_input("block hints '" + path + "': the file is empty");
-    SweepOptions s;
-    s.partition = to_string(part);
-    const std::string plain = row_key(spec, s);
-    s.layers = {"(the key's layers column)"};  // only its presence counts: row_key reads the value off spec
-    const std::string layered = row_key(spec, s);
+    const std::string plain = row_key(spec, part, false), layered = row_key(spec, part, true);  // a table without a layers column, or with one
     // The network's blocks are a = 0..d^L; a larger block in the file is refused before any
     // list is sized by it.
     const Integer dz = output_degree(spec);
