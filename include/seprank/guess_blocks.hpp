@@ -73,6 +73,18 @@ struct BlockTerm {
     std::string text(const std::vector<std::string>& vars) const;
 };
 
+// A degree block given twice in a block table (table --resume appends the recomputed row
+// after its lower bound): which row counts, the one rule of guess --blocks, plot --blocks
+// and the block-hint readers. An ok row over a lower bound, the larger of two lower bounds
+// (a rank < 0: none given), the first of two ok rows that agree; two ok rows with
+// different ranks conflict (the caller refuses them, naming both). O(1).
+enum class BlockTwice { keep_first, take_second, conflict };
+inline BlockTwice block_given_twice(bool first_ok, long first_rank, bool second_ok, long second_rank) {
+    if (first_ok && second_ok) return first_rank == second_rank ? BlockTwice::keep_first : BlockTwice::conflict;
+    if (first_ok || second_ok) return second_ok ? BlockTwice::take_second : BlockTwice::keep_first;
+    return second_rank > first_rank ? BlockTwice::take_second : BlockTwice::keep_first;
+}
+
 // One block row as the law sees it.
 struct BlockPoint {
     std::vector<long> x;   // the variables

@@ -274,7 +274,7 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
             if (other != fixed->end()) {
                 if (left_out->rows++ == 0) {
                     const std::string* v = table_cell(row, other->first.c_str());
-                    left_out->why = other->first + "=" + (v ? v->substr(0, 40) : std::string()) + " (the law's rows: " + other->first + "=" +
+                    left_out->why = other->first + "=" + (v ? detail::cut(*v) : std::string()) + " (the law's rows: " + other->first + "=" +
                                     other->second + ")";
                 }
                 continue;
@@ -282,11 +282,8 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         }
         Kept k;
         k.index = r;
-        for (const char* c : kKeyColumns) {
-            const std::string* v = table_cell(row, c);
-            k.keys.push_back(v);
-            if (v) k.config += *v + ";";
-        }
+        for (const char* c : kKeyColumns) k.keys.push_back(table_cell(row, c));
+        k.config = config_of(row);
         const std::string& status = *table_cell(row, "status");
         if (status != "ok" && status != "lower-bound" && status != "skipped")
             throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'status' = '" + status.substr(0, 40) +
@@ -313,11 +310,11 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         const auto [at, first] = seen.emplace(std::make_pair(k.config, k.p.block), kept.size());
         if (!first) {
             Kept& old = kept[at->second];
-            if (old.ok && k.ok && old.p.rank != k.p.rank)
+            const BlockTwice twice = block_given_twice(old.ok, old.p.rank, k.ok, k.p.rank);
+            if (twice == BlockTwice::conflict)
                 throw invalid_input(where_row() + " of " + (k.name.empty() ? std::string("the table") : k.name) + " is given twice, with ranks " +
                                     std::to_string(old.p.rank) + " and " + std::to_string(k.p.rank));
-            // the recomputed row replaces the lower bound; of two bounds the larger holds
-            if ((k.ok && !old.ok) || (!k.ok && !old.ok && k.p.rank > old.p.rank)) old = std::move(k);
+            if (twice == BlockTwice::take_second) old = std::move(k);
             continue;
         }
         if (ordered.insert(k.config).second) order.push_back(k.config);

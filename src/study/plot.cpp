@@ -4,6 +4,7 @@
 
 #include "seprank/error.hpp"
 #include "seprank/guess.hpp"
+#include "seprank/guess_blocks.hpp"
 #include "seprank/table.hpp"
 
 #include <algorithm>
@@ -204,11 +205,12 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
         const auto [it, fresh] = data[label].emplace(number_of(r[cb]), v);
         if (fresh) continue;
         std::vector<std::string>& was = it->second;
-        const bool was_ok = was[2] == "1";
-        if (ok && was_ok && was[0] != r[cr])
+        const auto rank_of = [](const std::string& c) { return is_number(c) ? static_cast<long>(number_of(c)) : -1L; };  // -1: none
+        const BlockTwice twice = block_given_twice(was[2] == "1", rank_of(was[0]), ok, rank_of(r[cr]));
+        if (twice == BlockTwice::conflict)
             throw invalid_input("table '" + csv_path + "' lines " + was[3] + " and " + v[3] + ": block " + r[cb] + (label.empty() ? "" : " of " + label) +
                                 " given twice with ranks " + detail::cut(was[0]) + " and " + detail::cut(r[cr]));
-        if ((ok && !was_ok) || (!ok && !was_ok && is_number(r[cr]) && (!is_number(was[0]) || number_of(r[cr]) > number_of(was[0])))) was = v;
+        if (twice == BlockTwice::take_second) was = v;
     }
     const bool ext_svg = output.size() > 4 && output.substr(output.size() - 4) == ".svg";
     std::ostringstream g;

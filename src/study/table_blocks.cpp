@@ -3,6 +3,7 @@
 #include "seprank/table_blocks.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/guess_blocks.hpp"
 #include "seprank/integer.hpp"
 #include "seprank/network.hpp"
 #include "seprank/table.hpp"
@@ -296,12 +297,15 @@ std::vector<long> parse_block_hints(std::string text, const std::string& path, c
             const auto i = static_cast<std::size_t>(a);
             if (i >= hints.size()) hints.resize(i + 1, -1), ok_at.resize(i + 1, 0);
             const bool ok = row.at("status").str() == "ok";
-            if (ok && ok_at[i] && hints[i] != r)  // as guess --blocks folds a block given twice
+            // as guess --blocks folds a block given twice (hints[i] < 0: not yet given)
+            const BlockTwice twice = block_given_twice(ok_at[i], hints[i], ok, r);
+            if (twice == BlockTwice::conflict)
                 throw invalid_input("block table '" + path + "': block " + block + " of this configuration given twice with ranks " +
                                     std::to_string(hints[i]) + " and " + rank);
-            if (ok && !ok_at[i]) hints[i] = r;  // an ok row over a lower bound
-            else if (!ok_at[i]) hints[i] = std::max(hints[i], r);
-            ok_at[i] = ok_at[i] || ok;
+            if (twice == BlockTwice::take_second) {
+                hints[i] = r;
+                ok_at[i] = ok;
+            }
         }
     } catch (const invalid_input& e) {  // long_cell's "block table: ..." names the cell, not the file
         const std::string m = e.what(), bare = "block table: ";

@@ -445,3 +445,13 @@ TEST_CASE("guess_block_law: the options and the table are checked") {
     REQUIRE(huge.value({60}, 200, 0, v));
     CHECK(v == (1L << 62));  // saturated, never wrapped
 }
+
+TEST_CASE("block_given_twice: the one rule of guess --blocks, plot --blocks and the hint readers") {
+    CHECK(block_given_twice(false, 3, true, 5) == BlockTwice::take_second);   // the recomputed ok row over its bound
+    CHECK(block_given_twice(true, 5, false, 3) == BlockTwice::keep_first);    // a bound after the ok row changes nothing
+    CHECK(block_given_twice(false, 5, false, 7) == BlockTwice::take_second);  // the larger of two bounds
+    CHECK(block_given_twice(false, 7, false, 5) == BlockTwice::keep_first);
+    CHECK(block_given_twice(false, -1, false, 0) == BlockTwice::take_second); // a rank < 0: none given
+    CHECK(block_given_twice(true, 4, true, 4) == BlockTwice::keep_first);
+    CHECK(block_given_twice(true, 4, true, 5) == BlockTwice::conflict);
+}
