@@ -52,7 +52,8 @@ def _same_network(net: Any, weights: Network) -> None:
         if given.get("family") == "stack" and weights.spec.get("family") == "stack" and ("layers" in keys or "repeat" in keys):
             # a stack's layers as the weights' spec writes them: canonical text, every layer, repeat 1
             stacked = {k: given[k] for k in ("family", "layers", "repeat", "depth") if k in given}
-            given = dict(given, **_core.canonical_spec(dict(stacked, tokens=weights.spec["tokens"], dim=weights.spec["dim"])))
+            canon = _core.canonical_spec(dict(stacked, tokens=weights.spec["tokens"], dim=weights.spec["dim"]))
+            given = dict(given, layers=canon["layers"], depth=canon["depth"])  # only these: the rest are the dict's own
             keys = [k for k in keys if k != "repeat"] + ["layers", "depth"]
         if "layers" in net or "repeat" in net:
             keys.insert(0, "family")  # they make the dict a stack's: said first

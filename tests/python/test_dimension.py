@@ -111,6 +111,8 @@ def test_a_dict_reads_as_network_reads_the_same_options():
         assert seprank.dimension(same, weights=two).value == seprank.dimension(weights=two).value, same
     with pytest.raises(ValueError, match="net: layers = 'mlp,mlp,mlp'"):
         seprank.dimension(dict(layers="mlp", repeat=3), weights=two)
+    with pytest.raises(ValueError, match="net: position = 2, but the weights' network has position = 1"):
+        seprank.dimension(dict(layers="mlp", repeat=2, position=2), weights=two)
 
 
 def test_local_dimension_at_given_weights(cli, tmp_path):
