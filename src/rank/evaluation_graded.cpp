@@ -4,6 +4,7 @@
 
 #include "graded_device.hpp"
 #include "graded_impl.hpp"
+#include "hint_counts.hpp"
 #include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/model.hpp"
@@ -247,11 +248,8 @@ std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions
             res.hinted_below += blocks[a].done && r < h;
         }
     if (res.hinted_blocks == 0) return "";
-    const long open = res.hinted_blocks - res.hinted_equal - res.hinted_above - res.hinted_below;
-    return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + std::to_string(res.hinted_equal) + " final at their hint, " +
-           std::to_string(res.hinted_above) + " above it, " + std::to_string(res.hinted_below) + " below it" +
-           (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) + "; " + std::to_string(res.hinted_final) +
-           " final at the first side ranked (a hint only orders the work: every rank is the evaluation's own); ";
+    return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + detail::hint_outcomes_text(res) + "; " +
+           std::to_string(res.hinted_final) + " final at the first side ranked (a hint only orders the work: every rank is the evaluation's own); ";
 }
 
 // Where the graded steps keep entries and ranks: in memory (the reference) — every open

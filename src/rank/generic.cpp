@@ -3,6 +3,7 @@
 #include "base/process.hpp"
 #include "algebra/rank_internal.hpp"
 #include "block_store.hpp"
+#include "hint_counts.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/progress.hpp"
 #include "seprank/error.hpp"
@@ -212,11 +213,7 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
             trial.block_ranks = e.block_ranks;
-            trial.hinted.hinted_blocks = e.hinted_blocks;
-            trial.hinted.hinted_final = e.hinted_final;
-            trial.hinted.hinted_equal = e.hinted_equal;
-            trial.hinted.hinted_above = e.hinted_above;
-            trial.hinted.hinted_below = e.hinted_below;
+            detail::copy_hint_counts(e, trial.hinted);
             if (e.converged && !e.block_ranks.empty()) {
                 if (!hinted_by_trials) hints.clear();  // the trials' ranks replace the user's hints
                 hints.resize(std::max(hints.size(), e.block_ranks.size()), -1);
@@ -349,20 +346,12 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
     // nothing of the caller's (a law's) hints. A hint only orders the work: every trial's
     // ranks are its own generic ranks, labelled and bounded as without hints.
     const bool hints_given = !opt.block_hints.empty(), hints_later = trial_hinted;
-    if (hints_given && !trials.empty()) {
-        const RankAnswer& h = trials.front().hinted;
-        res.hinted_blocks = h.hinted_blocks, res.hinted_final = h.hinted_final, res.hinted_equal = h.hinted_equal;
-        res.hinted_above = h.hinted_above, res.hinted_below = h.hinted_below;
-    }
+    if (hints_given && !trials.empty()) detail::copy_hint_counts(trials.front().hinted, res);
     if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later)) {
         res.note += "; block hints (a hint only orders the work: every rank is still the trial's own generic rank, a lower bound with its failure bound)";
-        if (hints_given) {
-            const long open = res.hinted_blocks - res.hinted_equal - res.hinted_above - res.hinted_below;
-            res.note += ": " + std::to_string(res.hinted_blocks) + " blocks given a hint (the first trial): " + std::to_string(res.hinted_equal) +
-                        " final at their hint, " + std::to_string(res.hinted_above) + " above it, " + std::to_string(res.hinted_below) +
-                        " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) + ", " +
+        if (hints_given)
+            res.note += ": " + std::to_string(res.hinted_blocks) + " blocks given a hint (the first trial): " + detail::hint_outcomes_text(res) + ", " +
                         std::to_string(res.hinted_final) + " final at the first side ranked";
-        }
         if (hints_later) res.note += std::string(hints_given ? "; " : ": ") + "each later trial took the largest block ranks of the trials before as its hints";
     }
     if (!opt.block_hints.empty() && res.variant.rfind("graded", 0) != 0)

@@ -1,0 +1,29 @@
+// seprank (internal) — the block-hint counts of a graded evaluation's answer
+// (RankAnswer::hinted_*, answer.hpp), as the evaluation and generic's first trial report
+// them (docs/evaluation.md, "Block hints").
+#pragma once
+
+#include "seprank/answer.hpp"
+
+#include <string>
+
+namespace seprank::detail {
+
+// Copies the five hinted_* counts of `from` into `to`. O(1).
+inline void copy_hint_counts(const RankAnswer& from, RankAnswer& to) {
+    to.hinted_blocks = from.hinted_blocks;
+    to.hinted_final = from.hinted_final;
+    to.hinted_equal = from.hinted_equal;
+    to.hinted_above = from.hinted_above;
+    to.hinted_below = from.hinted_below;
+}
+
+// "E final at their hint, A above it, B below it[, O not final]": where the hinted blocks'
+// final ranks lie from their hints (O: the hinted blocks not final). O(1).
+inline std::string hint_outcomes_text(const RankAnswer& r) {
+    const long open = r.hinted_blocks - r.hinted_equal - r.hinted_above - r.hinted_below;
+    return std::to_string(r.hinted_equal) + " final at their hint, " + std::to_string(r.hinted_above) + " above it, " +
+           std::to_string(r.hinted_below) + " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string());
+}
+
+}  // namespace seprank::detail
