@@ -76,6 +76,13 @@ public:
     const Integer& varied_parameters() const noexcept { return varied_; }
     // Homogeneous in the input variables (no residual mixes degrees).
     bool homogeneous() const noexcept { return homogeneous_; }
+    // The degrees the output's entries can have, ascending: {degree()} when homogeneous;
+    // with residual layers the union, layer by layer, of what the residual carries and what
+    // the layer writes (a layer of degree d sums d degrees of its input); never 0, since no
+    // layer has a bias. Empty when some degree on the way is past kListedDegrees: then
+    // any of 1..degree(). O(1).
+    static constexpr long kListedDegrees = 4096;
+    const std::vector<long>& output_degrees() const noexcept { return output_degrees_; }
     // Token symmetry (docs/evaluation.md, "Token symmetry"): scaling one token's inputs by
     // a root of unity of order m scales f by a power of it, so f's degree in the variables
     // of token k is token_residues()[k−1] modulo m = token_modulus() for every monomial:
@@ -110,8 +117,9 @@ public:
     // (O(parameters)) per trailing linear layer absorbed.
     std::vector<std::pair<std::string, long>> expected_losses(bool scalar) const;
     // The monomials the output (scalar: one coordinate; else every position and
-    // coordinate) can have: those of degree degree() (all degrees up to it when not
-    // homogeneous) in input_vars() variables, times the outputs; LONG_MAX when larger. O(1).
+    // coordinate) can have: those of the degrees output_degrees() (every degree 1..degree()
+    // when they are not listed) in input_vars() variables, times the outputs; LONG_MAX when
+    // larger. O(|output_degrees()|).
     long output_space(bool scalar) const;
     // Per weight entry, in random_network's order (weight_entries: the embedding, then each
     // layer's matrices in file order, row-major), whether the parameter map varies it (false:
@@ -148,6 +156,7 @@ private:
     long input_vars_ = 0, output_dim_ = 0, output_positions_ = 0;
     Integer degree_, weight_degree_, parameters_, varied_;
     bool homogeneous_ = true;
+    std::vector<long> output_degrees_;
     long modulus_ = 1;
     std::vector<long> residues_;
     std::vector<long> floors_;

@@ -12,6 +12,47 @@
 
 namespace seprank {
 
+namespace {
+
+// Degree sets as bitsets over 0..kListedDegrees (bit a: degree a can occur).
+using DegreeSet = std::vector<std::uint64_t>;
+constexpr std::size_t kDegreeWords = static_cast<std::size_t>(Model::kListedDegrees / 64 + 1);
+
+bool has_degree(const DegreeSet& s, long a) { return (s[static_cast<std::size_t>(a) / 64] >> (a % 64)) & 1U; }
+
+// {a + b : a in x, b in y}; false when a sum passes kListedDegrees. O(|y|·words).
+bool add_sets(const DegreeSet& x, const DegreeSet& y, DegreeSet& out) {
+    out.assign(kDegreeWords, 0);
+    for (long b = 0; b <= Model::kListedDegrees; ++b) {
+        if (!has_degree(y, b)) continue;
+        const std::size_t words = static_cast<std::size_t>(b / 64), bits = static_cast<std::size_t>(b % 64);
+        for (std::size_t i = kDegreeWords; i-- > 0;) {
+            if (!x[i]) continue;
+            const std::uint64_t lo = x[i] << bits, hi = bits ? x[i] >> (64 - bits) : 0;
+            if (i + words >= kDegreeWords || (hi && i + words + 1 >= kDegreeWords)) return false;
+            out[i + words] |= lo;
+            if (hi) out[i + words + 1] |= hi;
+        }
+    }
+    // the last word holds degrees past kListedDegrees too
+    const long top = Model::kListedDegrees % 64;
+    return top == 63 || (out[kDegreeWords - 1] >> (top + 1)) == 0;
+}
+
+// The degrees a layer of degree d (≥ 1) writes from inputs of the degrees in x: sums of d
+// of them. False when one passes kListedDegrees. O(d·kListedDegrees·words).
+bool layer_degrees(const DegreeSet& x, long d, DegreeSet& out) {
+    out = x;
+    DegreeSet next;
+    for (long k = 1; k < d; ++k) {
+        if (!add_sets(out, x, next)) return false;
+        out.swap(next);
+    }
+    return true;
+}
+
+}  // namespace
+
 Model::Model(const ValidSpec& spec) : spec_(spec) {
     const NetworkSpec& s = spec_.get();
     input_vars_ = s.embed_rank > 0 ? s.embed_rank : s.dim;
@@ -35,6 +76,10 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
     weight_degree_ = Integer(0);
     parameters_ = Integer(0);
     varied_ = Integer(s.embed_rank > 0 ? s.dim * s.embed_rank : 0);
+    // The degrees the current entries can have (output_degrees): the inputs, 1.
+    DegreeSet degrees(kDegreeWords, 0);
+    degrees[0] = 2;
+    bool listed = true;
     for (long l = 0; l < s.depth; ++l) {
         ModelLayer m;
         m.layer = detail::family_layer(s, l);
@@ -62,10 +107,20 @@ Model::Model(const ValidSpec& spec) : spec_(spec) {
         parameters_ = parameters_ + m.parameters;
         varied_ = varied_ + m.parameters - Integer(m.structural_zeros);
         homogeneous_ = homogeneous_ && !m.residual;
+        if (listed) {
+            DegreeSet written;
+            listed = layer_degrees(degrees, m.degree, written);
+            if (m.residual)
+                for (std::size_t i = 0; i < kDegreeWords; ++i) written[i] |= degrees[i];
+            degrees.swap(written);
+        }
         layers_.push_back(std::move(m));
     }
     output_positions_ = sh.n;
     output_dim_ = sh.w;
+    if (listed)
+        for (long a = 1; a <= kListedDegrees; ++a)
+            if (has_degree(degrees, a)) output_degrees_.push_back(a);
     // m = g; χ = e mod m (m = 0: e itself, the degree). An order or a residue past a long
     // (or a χ past D in degrees that are fixed) is left unused: m = 1, no symmetry.
     residues_.assign(static_cast<std::size_t>(s.tokens), 0);
@@ -297,7 +352,17 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
 
 long Model::output_space(bool scalar) const {
     const long outs = scalar ? 1 : output_positions_ * output_dim_;
-    return detail::sat_mul(detail::monomials(input_vars(), degree_, !homogeneous_), outs);
+    if (homogeneous_ || output_degrees_.empty()) {
+        // every degree 1..D when they are not listed: those up to D less the constant
+        const long space = detail::monomials(input_vars(), degree_, !homogeneous_);
+        return detail::sat_mul(homogeneous_ || space == LONG_MAX ? space : space - 1, outs);
+    }
+    long space = 0;
+    for (long a : output_degrees_) {
+        const long m = detail::monomials(input_vars(), Integer(a), false);
+        space = m > LONG_MAX - space ? LONG_MAX : space + m;
+    }
+    return detail::sat_mul(space, outs);
 }
 
 namespace {

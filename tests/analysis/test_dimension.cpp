@@ -951,7 +951,8 @@ TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is
     }
     // A review's cases: a run before the fc cap of a product of forms (the runs must come
     // first: after it the count was 5 below the measured 6), the GL fixing coordinate p of a
-    // residual layer reading one vector of width 1 (not dx), two squares read at one output
+    // residual layer reading one vector of width 1 (not dx; the count, 4, is now met by the
+    // ambient space: a linear form in 3 variables), two squares read at one output
     // (O(2) keeps Σ β_k f_k²: 11, not 12), and one form of a linear mlp read at one output
     // (a quadric of rank <= 3 in 4 variables: 9, not 10).
     struct Review {
@@ -960,7 +961,7 @@ TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is
     };
     for (const Review& c : {Review{"mlp:power=2:width=2,dense:power=1:width=3,dense:power=1:width=2,fc:degree=3:width=2", 1, 2, 0, 6, 6},
                             Review{"dense:power=2:width=3,dense:power=2:width=3,fc:degree=3:width=2", 2, 1, 0, 13, 13},
-                            Review{"dense:power=1:width=1,fc:degree=1:residual", 1, 3, 0, 3, 4},
+                            Review{"dense:power=1:width=1,fc:degree=1:residual", 1, 3, 0, 3, 3},
                             Review{"mlp:power=2:width=4,mlp:power=2:width=2", 1, 3, 0, 11, 11},
                             Review{"dense:power=2:width=3,mlp:power=1:width=4", 2, 3, 2, 9, 9}}) {
         NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);

@@ -6,10 +6,12 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/expand.hpp"
 #include "seprank/forward.hpp"
+#include "seprank/model.hpp"
 #include "seprank/poly_io.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <algorithm>
 #include <set>
 
 using namespace seprank;
@@ -62,6 +64,16 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
         REQUIRE(Integer(f.degree()) <= output_degree(s));
         if (wide) REQUIRE(Integer(f.degree()) == output_degree(s));
         if (is_homogeneous(s)) REQUIRE(f.is_homogeneous());
+        // every term's degree is one the Model lists (the ambient space counts only those)
+        const Model model(s);
+        if (!model.output_degrees().empty())
+            for (std::size_t t = 0; t < f.terms(); ++t) {
+                const auto e = f.exponents(t);
+                long a = 0;
+                for (std::uint64_t v : e) a += static_cast<long>(v);
+                INFO("term " << t << " of degree " << a);
+                REQUIRE(std::binary_search(model.output_degrees().begin(), model.output_degrees().end(), a));
+            }
         for (int k = 0; k < 3; ++k) {
             auto x = random_qpoint(rng, s);
             REQUIRE(f.evaluate(flatten(x)) == evaluate(net, x));

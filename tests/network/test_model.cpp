@@ -146,8 +146,38 @@ TEST_CASE("a Model by hand: fc reads its tokens flattened; attention keeps the t
     NetworkSpec capped = a;  // attention rank 1: row 2 of each W^Q (2 entries a layer) is 0
     capped.attention_rank = 1;
     CHECK(Model(capped).varied_parameters() == Model(capped).parameters() - Integer(2 * 2));
+    CHECK(att.output_degrees() == std::vector<long>{9});
     a.residual = true;
     CHECK_FALSE(Model(a).homogeneous());
+    // y + F(y), F of degree 3: {1, 3}, then {1, 3} and the sums of three of them
+    CHECK(Model(a).output_degrees() == std::vector<long>{1, 3, 5, 7, 9});
+    // the monomials of those degrees in 6 variables, C(a + 5, 5): no even degree, no constant
+    CHECK(Model(a).output_space(true) == 6 + 56 + 252 + 792 + 2002);
+    CHECK(Model(a).output_space(false) == 3 * 2 * (6 + 56 + 252 + 792 + 2002));
+    {
+        NetworkSpec r;  // a residual layer of degree 1 keeps the degrees: (I + W2 W1) y
+        r.family = Family::stack;
+        r.tokens = 1;
+        r.dim = 2;
+        r.layers = parse_layers("mlp:power=2,mlp:power=1:residual");
+        r.depth = 2;
+        CHECK(Model(r).output_degrees() == std::vector<long>{2});
+        CHECK(Model(r).output_space(true) == 3);
+        r.layers = parse_layers("mlp:power=2:residual,mlp:power=3:residual");
+        CHECK(Model(r).output_degrees() == std::vector<long>{1, 2, 3, 4, 5, 6});
+        CHECK(Model(r).output_space(true) == 2 + 3 + 4 + 5 + 6 + 7);
+        // past kListedDegrees the degrees are not listed: any of 1..D, the constant left out
+        r.dim = 1;
+        r.layers = *repeat_layers(parse_layers("mlp:power=2:residual"), 13);
+        r.depth = 13;  // D = 2^13
+        REQUIRE(Model(r).degree() == Integer(8192));
+        CHECK(Model(r).output_degrees().empty());
+        CHECK(Model(r).output_space(true) == 8192);
+        r.layers = *repeat_layers(parse_layers("mlp:power=2:residual"), 12);
+        r.depth = 12;  // D = 4096 = kListedDegrees: every degree 1..4096 listed
+        CHECK(Model(r).output_degrees().size() == 4096);
+        CHECK(Model(r).output_space(true) == 4096);
+    }
     a.depth = 0;  // no layer: f = x_{i,p}, odd in token i alone
     const Model none(a);
     CHECK(none.layers().empty());
