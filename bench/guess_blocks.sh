@@ -22,7 +22,7 @@ for _ in 1 2 3; do
   walls+=("$(tail -1 "$tmp/time")")
 done
 /usr/bin/time -f "%e %M" -o "$tmp/time4" "$S" guess data/blocks_attention_n4.csv --blocks --vars dim,depth --predict dim=4,depth=3 \
-  --against data/blocks_attention_n4_frontier.csv >"$tmp/n4.txt"
+  --against data/blocks_attention_n4_frontier.csv >"$tmp/n4.txt" || [[ $? -eq 1 ]]  # 1: the frontier refutes the law at one block
 {
   echo "# guess --blocks"
   echo

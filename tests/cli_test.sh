@@ -711,8 +711,15 @@ grep -q "^seprank: note: 1 row read is marked by the table's status column" "$T/
 "$S" guess "$T/g.csv" --vars dim,depth --bases "" --format json >"$T/gb.json" 2>"$T/gb.err" || fail "guess --bases '': $(cat "$T/gb.err")"
 /usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert g["found"] and g["form"] == "binomial", g' "$T/gb.json" || fail "guess --bases '': $(cat "$T/gb.json")"
 grep -v ",3,0,3," "$T/g.csv" >"$T/g12.csv"
-"$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check >"$T/g12.txt" || fail "guess L=1,2 run"
-grep -q "disagree" "$T/g12.txt" || fail "guess: the L=1,2 conjecture is not refuted by generic: $(cat "$T/g12.txt")"
+# a check that disagrees refutes the guess: the answer in full, then exit 1 with one line
+"$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check >"$T/g12.txt" 2>"$T/g12.err"; rc=$?
+[[ $rc -eq 1 ]] || fail "guess L=1,2 --check: rc $rc, not 1: $(cat "$T/g12.err")"
+grep -q "disagree" "$T/g12.txt" && grep -q "^formula" "$T/g12.txt" || fail "guess: the L=1,2 conjecture is not refuted by generic: $(cat "$T/g12.txt")"
+[[ $(cat "$T/g12.err") == "seprank: the guess is refuted by --check at dim=3,depth=3: predicted 120, generic 560" ]] ||
+  fail "guess --check disagree: the stderr line: $(cat "$T/g12.err")"
+"$S" guess "$T/g12.csv" --vars dim,depth --predict dim=3,depth=3 --check --format json >"$T/g12.json" 2>/dev/null; rc=$?
+[[ $rc -eq 1 ]] && /usr/bin/python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['predictions'][0]['check']['verdict'] == 'disagree'" "$T/g12.json" ||
+  fail "guess --check --format json, disagree: rc $rc, $(cat "$T/g12.json")"
 "$S" guess "$T/g.csv" --vars dim,depth --max-params 1 >/dev/null 2>"$T/g.err"; rc=$?
 [[ $rc -eq 1 ]] && grep -q "no guess: no form with at most 1 free parameter fits" "$T/g.err" || fail "guess without a form: rc $rc, $(cat "$T/g.err")"
 # ... one line only, even with an option noted as ignored (issue 36).
@@ -991,8 +998,11 @@ fi
 # guess --blocks (docs/guess_blocks.md): the N = 4 law from the stored block table, its
 # prediction against the frontier rows, JSON and text the same law, refusals.
 D="$(dirname "$0")/../data"
+# the frontier rows miss the law at one block: the answer in full, then exit 1 naming where
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --predict dim=4,depth=3 --against "$D/blocks_attention_n4_frontier.csv" \
-  --format json >"$T/gb.json" 2>/dev/null || fail "guess --blocks json"
+  --format json >"$T/gb.json" 2>"$T/gb.err"; rc=$?
+[[ $rc -eq 1 ]] && [[ $(grep -v "note:" "$T/gb.err") == "seprank: the law is refuted by --against $D/blocks_attention_n4_frontier.csv dim=4,depth=3 (1 block differs)" ]] ||
+  fail "guess --blocks --against with an exception: rc $rc, $(cat "$T/gb.err")"
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth >"$T/gb.txt" 2>/dev/null || fail "guess --blocks text"
 /usr/bin/python3 - "$T" <<'PY' || fail "guess --blocks answers"
 import json, sys
@@ -1008,6 +1018,12 @@ h1 = j["against"][0]
 assert h1["computed_total"] == 20936 and h1["law_with_exceptions"] == 20936 and h1["agree"] == 13, h1
 assert [(e["block"], e["rank"], e["law"]) for e in h1["exceptions"]] == [(13, 7256, 7260)], h1
 PY
+# a law fitted at depth 1 (every block at its cap) and checked at depth 2 is refuted there
+awk -F, 'NR == 1 || $7 == 1' "$D/blocks_attention_n4.csv" >"$T/gd1.csv"
+"$S" guess "$T/gd1.csv" --blocks --vars dim,depth --predict dim=1,depth=2 --check >"$T/gd1.txt" 2>"$T/gd1.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "disagree; block 3: predicted 2, generic 1" "$T/gd1.txt" &&
+  [[ $(grep -v "note:" "$T/gd1.err") == "seprank: the law is refuted by --check at dim=1,depth=2 (3 blocks differ)" ]] ||
+  fail "guess --blocks --check that disagrees: rc $rc, $(cat "$T/gd1.txt" "$T/gd1.err")"
 # a variable the fit rows never vary is noted, and so is a prediction that moves it; the
 # text line names the network predicted; a saturated cap under a small form is no refusal
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth,heads --predict dim=2,depth=3,heads=2 >"$T/gbh.txt" 2>"$T/gbh.err" ||

@@ -207,6 +207,7 @@ struct GuessCommand final : Command {
         for (const std::vector<long>& x : points) values.push_back(seprank::guess_predict(g, x));
         json preds = json::array();
         std::ostringstream ptext;
+        std::string refuted;  // the points where --check disagreed: exit 1 after the answer
         // --check: each point's generic run reports on stderr (docs/progress.md), under the
         // phase "guess checks" (points checked of all).
         const auto meter = make_progress(globals);
@@ -250,6 +251,8 @@ struct GuessCommand final : Command {
                         checked = " [" + verdict + "]";
                     }
                     c["verdict"] = r.verdict;
+                    if (r.verdict == "disagree")
+                        refuted += (refuted.empty() ? "" : "; ") + point_text(x) + ": predicted " + shown + ", generic " + std::to_string(r.generic);
                     if (!r.reason.empty()) c["reason"] = r.reason;
                     c["seconds"] = std::round(r.seconds * 1e3) / 1e3;
                 }
@@ -262,9 +265,16 @@ struct GuessCommand final : Command {
         meter->finish();
         if (!points.empty()) j["predictions"] = preds;
         notes.emit(format == "json" ? &j : nullptr);
+        // A check that disagrees refutes the conjecture: the answer in full, then exit 1 with
+        // one line naming the points (as verify's FAIL).
+        const auto done = [&] {
+            if (refuted.empty()) return 0;
+            std::cerr << "seprank: the guess is refuted by --check at " << refuted << "\n";
+            return 1;
+        };
         if (format == "json") {
             std::cout << json_text(j, 2) << "\n";
-            return 0;
+            return done();
         }
         std::cout << "# guess " << value << " as a function of " << vars_text << " from " << g.rows.size() << " rows of " << table
                   << (where_text.empty() ? "" : " (where " + where_text + ")") << "\n";
@@ -288,7 +298,7 @@ struct GuessCommand final : Command {
                   << (g.skipped ? count(g.skipped, "skipped (values too large), ", "skipped (values too large), ") : std::string())
                   << j["seconds"].get<double>() << " s\n";
         std::cout << ptext.str();
-        return 0;
+        return done();
     }
 
     // --blocks: a law of a block table's ranks (guess_blocks_cli.cpp).

@@ -22,6 +22,9 @@ std::string blocks_text(const std::vector<seprank::BlockPrediction>& pred) {
     return s;
 }
 
+// "1 block differs", "3 blocks differ".
+std::string differ_text(std::size_t n) { return n == 1 ? std::string("1 block differs") : std::to_string(n) + " blocks differ"; }
+
 // The generic graded evaluation of the predicted network `at` (prediction_network), block by
 // block against the law's prediction.
 json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork& at, const std::vector<seprank::BlockPrediction>& pred,
@@ -139,6 +142,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     j["exceptions"] = exc;
     j["held_out_exceptions"] = hexc;
     std::ostringstream extra;
+    std::vector<std::string> refuted;  // where a --check or --against found a block the law misses: exit 1 after the answer
     for (const std::string& n : law.notes) notes.add(n);
     json preds = json::array();
     for (const std::vector<long>& x : points) {
@@ -164,7 +168,11 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         pj["total"] = total;
         pj["blocks"] = blocks;
         std::string shown;
-        if (rq.do_check) pj["check"] = check_point(rq, at, pred, total, shown);
+        if (rq.do_check) {
+            pj["check"] = check_point(rq, at, pred, total, shown);
+            if (pj["check"]["verdict"] == "disagree")
+                refuted.push_back("--check at " + point_text(x) + " (" + differ_text(pj["check"]["differ"].size()) + ")");
+        }
         preds.push_back(pj);
         extra << "predict     " << point_text(x) << " (" << pj["network"].get<std::string>() << ", partition " << pj["partition"].get<std::string>()
               << "): total " << total << shown << "\n"
@@ -200,6 +208,8 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
                       std::to_string(p.rank);
             }
             cj["exceptions"] = d;
+            if (!c.differ.empty())
+                refuted.push_back("--against " + rq.against[f] + " " + c.name + " (" + differ_text(c.differ.size()) + ")");
             cj["law_total"] = c.law_total;
             cj["computed_total"] = c.computed_total;
             cj["computed_total_label"] = c.computed_is_lower_bound ? "lower bound" : "computed";
@@ -213,9 +223,18 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     }
     if (!against.empty()) j["against"] = ag;
     notes.emit(rq.format == "json" ? &j : nullptr);
+    // A check or comparison that finds a block the law misses refutes it: the answer in
+    // full, then exit 1 with one line naming where (as verify's FAIL).
+    const auto done = [&] {
+        if (refuted.empty()) return 0;
+        std::string where;
+        for (const std::string& r : refuted) where += (where.empty() ? "" : "; ") + r;
+        std::cerr << "seprank: the law is refuted by " << where << "\n";
+        return 1;
+    };
     if (rq.format == "json") {
         std::cout << json_text(j, 2) << "\n";
-        return 0;
+        return done();
     }
     std::string vars;
     for (const auto& v : o.vars) vars += (vars.empty() ? "" : ",") + v;
@@ -243,7 +262,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
                   << ", law " << e.law << " (held out)\n";
     std::cout << "searched    " << law.tried << " terms, " << j["seconds"].get<double>() << " s\n";
     std::cout << extra.str();
-    return 0;
+    return done();
 }
 
 }  // namespace seprank_cli
