@@ -36,7 +36,7 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     // comma at either end): a list CLI11 splits drops them, changing the architecture.
     app->add_option_function<std::string>(
         "--widths", [&o](const std::string& text) { o.widths = seprank::parse_list(text, "--widths"); },
-        "fc widths w_1..w_L (default N*dx each); power widths d1..dh");
+        "fc widths w_1..w_L (default N*dx each); power widths d1..dh, the last the output layer's (linear): 4,1 is one hidden layer of 4 units and one output");
     app->add_option("--power", o.power, "power: the activation t^r between layers (default 3)");
     std::string kinds;
     for (const auto& k : seprank::layer_kind_names()) kinds += (kinds.empty() ? "" : "|") + k;

@@ -77,7 +77,7 @@ struct ImageEquation {
     // lower degree from min_degree was certified empty. False: deg X <= degree only.
     bool least = false;
     bool irreducible = false;  // least by the factorization (P irreducible over Q)
-    long primes = 0;           // 62-bit primes used by the lift
+    long primes_used = 0;      // 62-bit primes used by the lift (a count, as RankAnswer::primes_used)
     std::string why;           // why no equation (empty where degree >= 1)
     double seconds = 0;
 };
@@ -121,7 +121,7 @@ EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& op
 // dimension, dimension_kind, dimension_failure_bound, parameters, monomials,
 // span_dimension, degree (deg X where proven, else null), degree_at_most (an equation's
 // degree where it is not shown to be the least, else as degree), equation_degree,
-// searched_to, primes, equation_coordinates (", "-separated) and equation (null where
+// searched_to, primes_used, equation_coordinates (", "-separated) and equation (null where
 // none), label, seconds. O(1) plus P's text.
 Record equation_record(const EquationAnswer& a);
 

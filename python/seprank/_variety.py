@@ -58,7 +58,7 @@ def equation(net: Any, *, seed: int = 1, min_degree: int = 1, max_degree: int = 
     ``dimension``, ``dimension_kind`` (``exact`` once the equation or the span proves it),
     ``dimension_failure_bound``, ``parameters``, ``monomials``, ``span_dimension``,
     ``degree`` (deg X where proven, else None), ``degree_at_most``, ``equation_degree``,
-    ``searched_to`` (the degrees certified to hold no equation), ``primes``,
+    ``searched_to`` (the degrees certified to hold no equation), ``primes_used`` (how many),
     ``equation_coordinates`` (the monomials whose coefficients are y1..yρ, ", "-separated) and
     ``equation`` (P's text in y1..yρ, or None), ``label`` and ``seconds``: ``seprank equation``'s
     numbers for the same arguments. Degrees ``min_degree``..``max_degree`` are searched, each

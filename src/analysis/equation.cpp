@@ -533,7 +533,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
         // An equation of degree 1 would put X in a hyperplane of its own span: none.
         const long first = std::max(opt.min_degree, 2L);
         res.searched_to = first - 1;
-        Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes,
+        Search search{ys, yctx, cs.wctx, res.parameters, opt, rng, res.primes_used,
                   t0 + detail::steady_seconds(opt.max_seconds)};
         std::optional<QPoly> found;
         std::string why;
@@ -705,7 +705,7 @@ Record equation_record(const EquationAnswer& a) {
     r.set("degree_at_most", e.degree >= 1 ? Value(e.degree) : Value());
     r.set("equation_degree", e.equation ? Value(e.degree) : Value());
     r.set("searched_to", e.searched_to);
-    r.set("primes", e.primes);
+    r.set("primes_used", e.primes_used);
     r.set("equation_coordinates", e.equation ? Value(coordinates_text(e)) : Value());
     r.set("equation", e.equation ? Value(to_string(*e.equation)) : Value());
     r.set("label", a.label);

@@ -67,7 +67,7 @@ def test_equation_matches_the_cli(cli):
         py = seprank.equation(net, seed=7)
         c = cli("equation", "--layers", layers, "--tokens", tokens, "--dim", dim, "--seed", 7)
         for k in ("dimension", "dimension_kind", "dimension_failure_bound", "parameters", "monomials", "span_dimension", "degree",
-                  "degree_at_most", "equation_degree", "searched_to", "primes", "equation_coordinates", "equation", "label"):
+                  "degree_at_most", "equation_degree", "searched_to", "primes_used", "equation_coordinates", "equation", "label"):
             assert py[k] == c[k], (layers, k, py[k], c[k])
     aronhold = seprank.equation({"layers": "dense:width=3:power=3,dense:width=1:power=1", "tokens": 1, "dim": 3})
     assert aronhold["degree"] == 4 and len(aronhold["equation"].replace(" - ", " + ").split(" + ")) == 25
