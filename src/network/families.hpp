@@ -42,6 +42,10 @@
 //                                 last layer l+1;
 //   absorbs_input_map(s)          whether layer 1 reads its input through linear maps only
 //                                 (then an embedding M is absorbed into it);
+//   absorbs_linear_last(s, scalar)  whether a linear last layer adds nothing after the
+//                                 linear output map of the layer before;
+//   absorbed_residual_linear(s)   the first residual layer of degree 1 that a layer without
+//                                 residual reads, absorbed into its input maps (−1: none);
 //   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,
 //                                 product caps) after the per-layer counts;
 //   forward(f, y)                 the pass from the embedded tokens y to the output over any

@@ -187,7 +187,8 @@ long through_output(const detail::LayerCount& b, long forms, long M, std::string
     return cap;
 }
 
-void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, detail::Losses& losses) {
+// `shown[l]`: the number layer l (0-based) is shown under in the loss lines.
+void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>& gl, const std::vector<long>& shown, detail::Losses& losses) {
     const std::size_t L = c.size();
     // The run of 0-based layers a..b (b > a): its saving (0 where none applies), the degree
     // D of its last layer's pre-activations and their monomials M.
@@ -259,7 +260,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         const detail::LayerCount& last = c[m - 1];
         if (r.quadric_rank > 0) {
             const long q = r.quadric_rank;
-            runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) +
+            runs.push_back({"layers " + std::to_string(shown[a]) + ".." + std::to_string(shown[m - 1]) + ": layer " + std::to_string(shown[m - 1]) +
                                 "'s read row is a sum of squares of forms in " + std::to_string(c[a].forms_in) + " variables, a quadric of rank <= " +
                                 std::to_string(q) + ": " + std::to_string(q) + "·" + std::to_string(c[a].forms_in) + " - C(" + std::to_string(q) +
                                 ", 2) coefficients" + (last.row_loss ? ", less its scale" : "") + " (O(" + std::to_string(q) + ") keeps the sum)" + r.why,
@@ -267,7 +268,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
             m = a;
             continue;
         }
-        runs.push_back({"layers " + std::to_string(a + 1) + ".." + std::to_string(m) + ": layer " + std::to_string(m) + "'s " +
+        runs.push_back({"layers " + std::to_string(shown[a]) + ".." + std::to_string(shown[m - 1]) + ": layer " + std::to_string(shown[m - 1]) + "'s " +
                             (last.rows == 1 ? std::string("read row is a form") : std::to_string(last.rows) + " read rows are forms") + " of degree " +
                             r.D.str() + " in " + std::to_string(c[a].forms_in) + " variables, " + std::to_string(r.M) + " coefficients each" +
                             (last.row_loss ? ", less its scale" : "") + ", whatever the widths between" + r.why,
@@ -277,29 +278,46 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
     for (auto it = runs.rbegin(); it != runs.rend(); ++it) detail::add_loss(losses, it->first, it->second);
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
-    const NetworkSpec& s = spec();
+// Model::expected_losses, each layer l (0-based) named by shown[l] in the lines (the
+// numbers of the network a shorter one was cut from).
+detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long>& shown) {
+    const NetworkSpec& s = model.spec();
+    const std::vector<ModelLayer>& layers_ = model.layers();
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
     detail::Losses losses;
+    const auto name = [&](long l) { return std::to_string(shown[static_cast<std::size_t>(l)]); };
     // The sum of the layers' counts (each layer kind's traits) less the symmetries at the
     // junctions between layers, then the whole-network corrections (stack.hpp).
-    const long P = static_cast<long>(fmpz_get_si(varied_.get()));
+    const long P = static_cast<long>(fmpz_get_si(model.varied_parameters().get()));
     // A linear last layer W after a layer with a linear output map A adds nothing when read
     // at one coordinate, or whole when W is square and of full rank (Stack::absorbs_linear_last):
     // the count is that of the first L − 1 layers, read the same way, and every parameter
     // of the last layer is a loss. A network of linear layers only keeps its own count (one
     // matrix, adjust_expected).
     const bool all_linear = std::all_of(layers_.begin(), layers_.end(), [](const ModelLayer& m) { return m.degree == 1; });
+    // A residual layer of degree 1 inside the network, (I + B) y, read by a layer without
+    // residual: I + B is absorbed into that layer's input maps (Stack::absorbed_residual_linear),
+    // so the count is that of the network without it, and all its parameters a loss.
+    const long inner = all_linear ? -1 : detail::with_network(s, [&](auto net) { return net.absorbed_residual_linear(s); });
+    if (inner >= 0) {
+        const Model without(network_detail::without_layer_spec(s, inner));
+        std::vector<long> kept = shown;
+        kept.erase(kept.begin() + inner);
+        detail::Losses out = losses_of(without, scalar, kept);
+        detail::add_loss(out, "layer " + name(inner) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into layer " + name(inner + 1) +
+                                  "'s input maps (A (I + B) is any matrix A is), so all its parameters",
+                         P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
+        return out;
+    }
     const bool absorbed = !all_linear && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
     if (absorbed) {
         NetworkSpec shorter = network_detail::first_layers_spec(s, L - 1);
         shorter.coordinate = 1;  // every coordinate counts alike
         const Model first(shorter);
         const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));
-        detail::Losses out = first.expected_losses(scalar);
-        detail::add_loss(out, "layer " + std::to_string(L) + ": linear, after layer " + std::to_string(L - 1) + "'s linear output map A: " +
+        detail::Losses out = losses_of(first, scalar, std::vector<long>(shown.begin(), shown.end() - 1));
+        detail::add_loss(out, "layer " + name(L - 1) + ": linear, after layer " + name(L - 2) + "'s linear output map A: " +
+                                  (layers_.back().residual ? std::string("W = I + B, ") : std::string()) +
                                   (scalar ? "(row p of W) A is any row, as row p of A is" : "W A (W square, of full rank) is any matrix A is") +
                                   ", so all its parameters",
                          absorbed_params);
@@ -311,7 +329,7 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
     detail::with_network(s, [&](auto net) {
         const long n_first = r > 0 ? std::min(r, dx) : dx;
         if (r > 0 && L >= 1 && net.absorbs_input_map(s))
-            detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer 1)", dx * std::min(r, dx));
+            detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer " + name(0) + ")", dx * std::min(r, dx));
         // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
         // (row p of M w^i) reads r of them.
         if (r > 0 && L == 0 && scalar) detail::add_loss(losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
@@ -323,17 +341,17 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
         std::vector<long> gl;  // gl[l]: the GL loss between layers l and l+1 (0-based)
         for (long l = 0; l < L; ++l) {
             const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
-            const std::string at = "layer " + std::to_string(l + 1) + ": ";
+            const std::string at = "layer " + name(l) + ": ";
             detail::add_loss(losses, at + c.how, c.params - c.eff);
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
             if (gl.back() > 0)
-                detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + std::to_string(l + 1) + " and " + std::to_string(l + 2), gl.back());
+                detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + name(l) + " and " + name(l + 1), gl.back());
             if (scalar && net.skip_junction(s, l)) {
                 // GL of the vectors the residual layer adds to: dx per token, or the width of
                 // the one vector a flattening layer wrote (not dx: a review's sweep, 3 above 2
                 // for dense:power=1:width=1,fc:degree=1:residual at dx = 3)
                 const long w = layers_[static_cast<std::size_t>(l + 1)].width_in;
-                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + std::to_string(l + 1) +
+                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + name(l) +
                                              " and the residual last layer: (" + std::to_string(w) + " - 1) times the " + std::to_string(c.n_next) +
                                              " dimensions its output spans",
                                  (w - 1) * c.n_next);
@@ -344,10 +362,18 @@ std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) co
         // the runs first: adjust_expected's cap of a product of forms is taken from the count
         // left by every loss before it (after them it put 5 below the measured 6 for
         // mlp:power=2:width=2,dense:power=1:width=3,dense:power=1:width=2,fc:degree=3:width=2)
-        run_caps(counts, gl, losses);
+        run_caps(counts, gl, shown, losses);
         net.adjust_expected(s, scalar, P, losses);
     });
     return losses;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
+    std::vector<long> shown(layers_.size());
+    for (std::size_t l = 0; l < shown.size(); ++l) shown[l] = static_cast<long>(l) + 1;
+    return losses_of(*this, scalar, shown);
 }
 
 long Model::output_space(bool scalar) const {

@@ -412,6 +412,15 @@ NetworkSpec network_detail::first_layers_spec(const NetworkSpec& s, long depth) 
     return t;
 }
 
+NetworkSpec network_detail::without_layer_spec(const NetworkSpec& s, long l) {
+    NetworkSpec t = s;
+    const auto at = static_cast<std::ptrdiff_t>(l);
+    t.depth = s.depth - 1;
+    if (!t.layers.empty()) t.layers.erase(t.layers.begin() + at);
+    if (!t.widths.empty()) t.widths.erase(t.widths.begin() + at);
+    return t;
+}
+
 bool is_homogeneous(const NetworkSpec& s) {
     return with_network(s, [&](auto net) { return decltype(net)::homogeneous(s); });
 }

@@ -34,5 +34,9 @@ Weights empty_weights(const NetworkSpec& s);
 // Network, and the count of a network without its linear last layer). Precondition:
 // 0 <= depth <= s.depth (not checked); the result is not validated. O(depth).
 NetworkSpec first_layers_spec(const NetworkSpec& s, long depth);
+// s without its layer l (a stack's layers, or a family's widths, one shorter); the rest
+// kept. Precondition: 0 <= l < s.depth, and layer l keeps its input's shape (a residual
+// layer), not checked; the result is not validated. O(depth).
+NetworkSpec without_layer_spec(const NetworkSpec& s, long l);
 
 }  // namespace seprank::network_detail

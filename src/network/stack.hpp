@@ -109,15 +109,35 @@ struct Stack {
     // full rank for generic weights (its bottleneck, the width of its image, is its width).
     // Either way the network without its last layer (read at one coordinate, or whole)
     // computes the same functions (Model::expected_losses counts that network).
+    // A residual last layer of degree 1, y + B y = (I + B) y, is such a W: square, and of
+    // full rank for generic weights (det(I + B) is 1 at B = 0).
     static bool absorbs_linear_last(const NetworkSpec& s, bool scalar) {
         if (s.depth < 2) return false;
         const long L = s.depth;
+        if (residual_linear(s, L - 1))
+            return !layer_residual(at(s, L - 2)) && with_kind(at(s, L - 2), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
         const Shape in = shape_in(s, L - 1), out = shape_in(s, L);
         const bool linear_last = !layer_residual(at(s, L - 1)) && with_kind(at(s, L - 1), [&](auto kind, const auto& sp) {
                                      return kind.degree(sp) == 1 && kind.linear_output(sp) && (in.n == 1 || !kind.mixes_tokens(sp)) &&
                                             (scalar || (out.n == in.n && out.w == in.w && kind.bottleneck(sp, in) >= in.w));
                                  });
         return linear_last && junction(s, L - 2);
+    }
+    // Layer l is residual and of degree 1, y + B y = (I + B) y, one map of each token (or of
+    // the one vector it writes): I + B is invertible for generic weights.
+    static bool residual_linear(const NetworkSpec& s, long l) {
+        if (!layer_residual(at(s, l))) return false;
+        const Shape out = shape_in(s, l + 1);
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.degree(sp) == 1 && (out.n == 1 || !kind.mixes_tokens(sp)); });
+    }
+    // The first layer l < L − 1 that is residual_linear and read by a layer without
+    // residual: every kind reads its input through linear maps A, and A (I + B) is any
+    // matrix A is, so the network without layer l computes the same functions
+    // (Model::expected_losses counts that network); −1 when none. O(L²).
+    static long absorbed_residual_linear(const NetworkSpec& s) {
+        for (long l = 0; l + 1 < s.depth; ++l)
+            if (residual_linear(s, l) && !layer_residual(at(s, l + 1))) return l;
+        return -1;
     }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the

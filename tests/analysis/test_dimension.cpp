@@ -878,15 +878,15 @@ TEST_CASE("dimension: a linear last layer after a linear output map adds nothing
     }
     CHECK(absorbed > 0);  // the rule fired (not only the counts agreed)
     // Where it must not fire: a narrow last layer read whole (W·A has rank <= its width), a
-    // residual last layer (y + W y), a filter that mixes tokens, a last layer after a
-    // nonlinear output map (conv's t^r); the count stays an upper bound there.
+    // filter that mixes tokens, a last layer after a nonlinear output map (conv's t^r); the
+    // count stays an upper bound there. (A residual last layer, (I + B)·A, is absorbed: I + B
+    // is square and invertible; below.)
     struct Not {
         const char* layers;
         long n, dx;
         DimensionOutput out;
     };
     for (const Not& c : {Not{"hadamard:degree=2,mlp:power=1:width=1", 2, 2, DimensionOutput::all},
-                         Not{"hadamard:degree=2,mlp:power=1:residual", 2, 2, DimensionOutput::scalar},
                          Not{"hadamard:degree=2,conv:filter=2:power=1", 3, 2, DimensionOutput::scalar},
                          Not{"conv:filter=1:power=2,mlp:power=1", 2, 2, DimensionOutput::scalar}}) {
         const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
@@ -914,7 +914,10 @@ TEST_CASE("dimension: a linear last layer after a linear output map adds nothing
     for (const Case& c : {Case{"hadamard:degree=2,mlp:power=1", 2, 2, 4, DimensionOutput::scalar},
                           Case{"mlp:power=2,mlp:power=1", 2, 2, 3, DimensionOutput::scalar},
                           Case{"dense:power=2:width=2,dense:power=1:width=2,dense:power=1:width=1", 1, 3, 5, DimensionOutput::scalar},
-                          Case{"hadamard:degree=2,mlp:power=1", 2, 2, 8, DimensionOutput::all}}) {
+                          Case{"hadamard:degree=2,mlp:power=1", 2, 2, 8, DimensionOutput::all},
+                          // a residual linear last layer, W = I + B (it was counted 8 and 12)
+                          Case{"hadamard:degree=2,mlp:power=1:residual", 2, 2, 4, DimensionOutput::scalar},
+                          Case{"hadamard:degree=2,mlp:power=1:residual", 2, 2, 8, DimensionOutput::all}}) {
         DimensionOptions o;
         o.output = c.out;
         const RankAnswer a = function_dimension(seprank_test::stack_spec(c.n, c.dx, c.layers), o);
@@ -922,6 +925,49 @@ TEST_CASE("dimension: a linear last layer after a linear output map adds nothing
         CHECK(a.value == c.dim);
         CHECK(a.expected == c.dim);
     }
+}
+
+TEST_CASE("dimension: a residual linear layer read by a layer without residual adds nothing; the count says so") {
+    // (I + B) y is invertible for generic weights, and the next layer reads y through linear
+    // maps A only: A (I + B) is any matrix A is, so the network without the residual layer
+    // computes the same functions (a researcher's trial: mlp:power=1:width=2:residual,
+    // mlp:power=2:width=1 at N=1, dx=3 read whole, c ⊗ ℓ², measured 5 where the count was 13).
+    Rng rng = seprank_test::rng_for("dimension-residual-linear");
+    const std::vector<std::string> before{"", "hadamard:degree=2,", "mlp:power=2,", "attention,", "mlp:power=2:width=1,"};
+    const std::vector<std::string> inner{"mlp:power=1:residual", "mlp:power=1:width=1:residual", "hadamard:degree=1:residual",
+                                         "hadamard:degree=1:width=1:residual"};
+    const std::vector<std::string> after{"mlp:power=2", "hadamard:degree=2", "attention", "mlp:power=2:width=1,mlp:power=1", "dense:power=2:width=2"};
+    long fired = 0;
+    for (int it = 0; it < seprank_test::iterations(24); ++it) {
+        const std::string b = before[rng.below(before.size())], a = after[rng.below(after.size())];
+        const long n = 1 + static_cast<long>(rng.below(2)), dx = 2 + static_cast<long>(rng.below(2));
+        const NetworkSpec without = seprank_test::stack_spec(n, dx, b + a);
+        const NetworkSpec with = seprank_test::stack_spec(n, dx, b + inner[rng.below(inner.size())] + "," + a);
+        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            DimensionOptions o;
+            o.output = out;
+            o.seed = rng.next();
+            const RankAnswer x = function_dimension(without, o), y = function_dimension(with, o);
+            INFO("seed " << seprank_test::seed() << " " << describe(with) << " " << to_string(out));
+            CHECK(y.value == x.value);  // the same functions
+            CHECK(y.value <= y.expected);
+            CHECK(y.expected == x.expected);
+            const ExpectedDimension e = expected_dimension(with, out);
+            const bool line = std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.find("linear with a residual") != std::string::npos; });
+            CHECK(line);
+            fired += line;
+        }
+    }
+    CHECK(fired > 0);
+    // The loss lines keep the network's own layer numbers: after the residual layer 2 is
+    // taken out, attention is still layer 3.
+    const ExpectedDimension e = expected_dimension(seprank_test::stack_spec(2, 2, "hadamard:degree=2,mlp:power=1:residual,attention"), DimensionOutput::scalar);
+    CHECK(std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.rfind("layer 3: per head", 0) == 0; }));
+    CHECK(std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first == "layer 1: GL(2) between layers 1 and 3"; }));
+    // Not when the next layer has a residual too: it adds (I + B) y itself.
+    const ExpectedDimension r =
+        expected_dimension(seprank_test::stack_spec(1, 2, "mlp:power=1:residual,mlp:power=2:residual"), DimensionOutput::all);
+    CHECK(std::none_of(r.losses.begin(), r.losses.end(), [](const auto& l) { return l.first.find("linear with a residual") != std::string::npos; }));
 }
 
 TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is capped as a dense run is") {
