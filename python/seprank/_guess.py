@@ -13,13 +13,15 @@ from ._boundary import big_fraction, big_int, big_text, integer, path_arg, threa
 
 def _text(v: Any, where: str) -> str:
     """A cell as the CLI reads it from a table file: None empty, booleans lower case, an
-    int as its digits (of any length: str() refuses past 4300 digits). An int over the
+    int (or a float with an integer value, 2.0) as its digits (of any length: str() refuses past 4300 digits). An int over the
     library's bound on a table value (GUESS_MAX_VALUE_BITS, docs/guess.md) is refused
     here, naming ``where``, before its digits are made (10^6 digits take seconds)."""
     if v is None or (isinstance(v, float) and v != v):  # None or NaN: an empty cell (a row without the value is skipped)
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():  # 2.0 (a pandas column, a where value) is the table's 2
+        v = int(v)
     if isinstance(v, int):
         if v.bit_length() > _core.GUESS_MAX_VALUE_BITS:
             raise ValueError(f"{where}: an integer of {v.bit_length()} bits, over the bound of {_core.GUESS_MAX_VALUE_BITS} "

@@ -151,6 +151,17 @@ def test_rows_that_are_not_dicts():
         seprank.guess([1, 2, 3], vars=["n"])
 
 
+def test_a_float_with_an_integer_value_is_that_integer():
+    # where={"tokens": 2.0} matched the text "2.0", so no row; rows of floats (as pandas
+    # makes an int column) are their integers too
+    g = seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2})
+    assert seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2.0}).formula == g.formula
+    rows = [{"n": float(n), "v": float(n * n)} for n in range(1, 8)]
+    assert seprank.guess(rows, vars=["n"], value="v").formula == seprank.guess([{"n": n, "v": n * n} for n in range(1, 8)], vars=["n"], value="v").formula
+    with pytest.raises(ValueError, match="'2.5' is not an integer"):
+        seprank.guess([{"n": 2.5, "v": 1}] + [{"n": n, "v": n} for n in range(3, 9)], vars=["n"], value="v")
+
+
 def test_out_of_range_and_text_arguments_are_value_errors():
     # a hunt found pybind's raw TypeError for these; each is now one ValueError naming the value
     g = seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"tokens": 2})
