@@ -37,9 +37,10 @@
 //                                 symmetries, the span n_next of its output tokens);
 //   junction(s, l)                whether GL(n_next) acts between layers l and l+1 (the
 //                                 output map of one against the input maps of the next);
-//   skip_junction(s, l)           whether, with the scalar output, the part of GL(dx) that
-//                                 fixes coordinate p acts between layer l and a residual
-//                                 last layer l+1;
+//   residual_chain(s, l)          the next layer m without residual when GL(dx) passes from
+//                                 layer l's output map through the residual layers between
+//                                 (m = L: the output, where the scalar output keeps the part
+//                                 that fixes coordinate p); −1 when it does not;
 //   absorbs_input_map(s)          whether layer 1 reads its input through linear maps only
 //                                 (then an embedding M is absorbed into it);
 //   absorbs_linear_last(s, scalar)  whether a linear last layer adds nothing after the

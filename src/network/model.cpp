@@ -346,14 +346,22 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
             if (gl.back() > 0)
                 detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + name(l) + " and " + name(l + 1), gl.back());
-            if (scalar && net.skip_junction(s, l)) {
+            const long m = net.residual_chain(s, l);
+            if (m >= 0 && m < L) {
+                // GL of the vectors the residual layers add to, through them: n² as at a junction
+                const long n = c.n_next;
+                detail::add_loss(losses, at + "GL(" + std::to_string(n) + ") between layers " + name(l) + " and " + name(m) + ", through the residual " +
+                                             (m == l + 2 ? "layer " + name(l + 1) : "layers " + name(l + 1) + ".." + name(m - 1)) +
+                                             " (each y + F(y) → g y + g F(g⁻¹ g y))",
+                                 n * n);
+            } else if (m == L && scalar) {
                 // GL of the vectors the residual layer adds to: dx per token, or the width of
                 // the one vector a flattening layer wrote (not dx: a review's sweep, 3 above 2
                 // for dense:power=1:width=1,fc:degree=1:residual at dx = 3)
                 const long w = layers_[static_cast<std::size_t>(l + 1)].width_in;
-                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + name(l) +
-                                             " and the residual last layer: (" + std::to_string(w) + " - 1) times the " + std::to_string(c.n_next) +
-                                             " dimensions its output spans",
+                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + name(l) + " and the output, through the residual " +
+                                             (m == l + 2 ? "last layer" : "layers " + name(l + 1) + ".." + name(m - 1)) + ": (" + std::to_string(w) +
+                                             " - 1) times the " + std::to_string(c.n_next) + " dimensions its output spans",
                                  (w - 1) * c.n_next);
             }
             counts.push_back(c);

@@ -92,14 +92,22 @@ struct Stack {
         return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) &&
                with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
-    // Layer l writes through a linear map into a residual last layer whose scalar output
-    // reads coordinate p of y + F(y): every g in GL(dx) whose row p is e_p leaves y_p as it
-    // is, and is absorbed, g by layer l's output map and g⁻¹ by the last layer's input maps
-    // (docs/dimension.md). Model::expected_losses counts (dx − 1)·n for an output of layer l
-    // spanning n dimensions (the g that fix that span change nothing).
-    static bool skip_junction(const NetworkSpec& s, long l) {
-        return l + 2 == s.depth && !layer_residual(at(s, l)) && layer_residual(at(s, l + 1)) &&
-               with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
+    // Layer l (no residual) writes through a linear map into residual layers l+1..m−1, each
+    // y + F(y), and m is the next layer without residual (or m = L, the output). g in GL(dx)
+    // passes through them: y → g y, and each F → g F g⁻¹ (its input maps take g⁻¹, its linear
+    // output map g), so their outputs are g times what they were, and layer m's input maps
+    // absorb g⁻¹ (docs/dimension.md). At m = L only the scalar output is kept, by the g whose
+    // row p is e_p (there the last F reads y and is read at p alone: it needs no output map).
+    // Returns m, or −1 when layer l+1 has no residual, layer l or a residual layer in
+    // between writes through a nonlinear map, or l is the last layer. O(L).
+    static long residual_chain(const NetworkSpec& s, long l) {
+        const auto linear_out = [&](long k) { return with_kind(at(s, k), [](auto kind, const auto& sp) { return kind.linear_output(sp); }); };
+        if (l + 1 >= s.depth || layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)) || !linear_out(l)) return -1;
+        long m = l + 1;
+        while (m < s.depth && layer_residual(at(s, m))) ++m;
+        for (long k = l + 1; k < m; ++k)
+            if (!linear_out(k) && k + 1 < s.depth) return -1;
+        return m;
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
     // A last layer of degree 1 without residual, W, that reads one vector (a token-wise map,
