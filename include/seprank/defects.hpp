@@ -29,6 +29,7 @@
 #pragma once
 
 #include "seprank/answer.hpp"
+#include "seprank/dimension.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/record.hpp"
@@ -60,11 +61,8 @@ void check_range(const DefectRange& range);
 // to a ValidSpec). Precondition: n.size() == d.size() + 2 >= 3 (not checked). O(L).
 NetworkSpec power_stack(const std::vector<long>& widths, const std::vector<long>& powers);
 
-// Whether sums of s powers of degree d of linear forms in v variables fill less than the
-// expected min(s·v, C(v − 1 + d, d)) dimensions: the Alexander–Hirschowitz exceptions,
-// d = 2 with 2 <= s <= v − 1, and (v, d, s) = (3, 4, 5), (4, 4, 9), (5, 3, 7), (5, 4, 14).
-// Precondition: v, d, s >= 1. O(1).
-bool alexander_hirschowitz_exception(long vars, long degree, long summands);
+// alexander_hirschowitz_exception(vars, degree, summands) is declared in dimension.hpp
+// (included here), which names the exceptions in its answers.
 
 // Why a network falls below Massarenti–Mella's expected dimension.
 enum class DefectReason {

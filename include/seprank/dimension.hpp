@@ -133,13 +133,25 @@ struct ExpectedDimension {
 // absorbed (Model::expected_losses).
 ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output);
 
+// Whether sums of s powers of degree d of linear forms in v variables fill less than the
+// expected min(s·v, C(v − 1 + d, d)) dimensions: the Alexander–Hirschowitz exceptions,
+// d = 2 with 2 <= s <= v − 1, and (v, d, s) = (3, 4, 5), (4, 4, 9), (5, 3, 7), (5, 4, 14).
+// Precondition: v, d, s >= 1. O(1).
+bool alexander_hirschowitz_exception(long vars, long degree, long summands);
+// When the network is x ↦ Σ_{k<=w} c_k (w_k·x)^r on its v = N·dx inputs (a power network of
+// one hidden layer and one output, no embedding; any spelling: family power --widths w,1,
+// or a stack dense:width=w:power=r,dense:width=1:power=1), whose image is the cone over the
+// w-th secant variety of the r-th Veronese of P^(v−1): {v, r, w}; else empty. O(depth).
+std::vector<long> secant_of_veronese(const ValidSpec& s);
+
 // The answer: value = max trial rank; kind generic (failure_bound above), exact (failure
 // bound 0) where it reaches min(parameters, ambient), which bound it whatever the weights; quantity
 // "dimension"; method "jacobian"; variant "reverse" | "interpolation"; output; field Z/p;
 // prime (of the trial that gave the value), primes_used (distinct primes over the
 // trials); rows, cols (= parameters) of J; parameters, expected (and the column defect);
 // trials, trial_ranks, degenerate; weight_degree D_L; bound_degree D; evaluations
-// (forward passes); note. Checked (invalid_input): the spec; the options; a
+// (forward passes); note (naming an Alexander–Hirschowitz exception where the network is
+// one, secant_of_veronese). Checked (invalid_input): the spec; the options; a
 // zero-parameter network; given weights of the wrong shape (via check_shapes). Before
 // anything is drawn, memory (draws and Jacobians over default_max_memory()) and work
 // (estimated from one counted pass, over opt.max_seconds) are checked: resource_limit.

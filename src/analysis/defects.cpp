@@ -93,11 +93,6 @@ void check_range(const DefectRange& g) {
         throw invalid_input("max seconds " + std::to_string(g.max_seconds) + " must be finite and >= 0 (0: the default limit)");
 }
 
-bool alexander_hirschowitz_exception(long v, long d, long s) {
-    if (d == 2) return s >= 2 && s <= v - 1;
-    return (v == 3 && d == 4 && s == 5) || (v == 4 && d == 4 && s == 9) || (v == 5 && d == 3 && s == 7) || (v == 5 && d == 4 && s == 14);
-}
-
 const char* to_string(DefectReason r) {
     switch (r) {
         case DefectReason::none: return "none";

@@ -139,6 +139,18 @@ ExpectedDimension expected_of(const Model& m, DimensionOutput output) {
 
 ExpectedDimension expected_dimension(const ValidSpec& valid, DimensionOutput output) { return expected_of(Model(valid), output); }
 
+bool alexander_hirschowitz_exception(long v, long d, long s) {
+    if (d == 2) return s >= 2 && s <= v - 1;
+    return (v == 3 && d == 4 && s == 5) || (v == 4 && d == 4 && s == 9) || (v == 5 && d == 3 && s == 7) || (v == 5 && d == 4 && s == 14);
+}
+
+std::vector<long> secant_of_veronese(const ValidSpec& valid) {
+    // family_form writes a stack of dense layers as family power: one spelling to read
+    const NetworkSpec f = family_form(valid.get());
+    if (f.family != Family::power || f.embed_rank != 0 || f.widths.size() != 2 || f.widths[1] != 1 || f.block_degree < 2) return {};
+    return {f.tokens * f.dim, f.block_degree, f.widths[0]};
+}
+
 // ------------------------------------------------------------ the Jacobian
 
 namespace {
@@ -655,7 +667,13 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
             res.kind = RankKind::modular_lower_bound;
             res.failure_bound = 1;
         } else {
-            res.note += (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + ")" : "") +
+            std::string named;  // a defect with a name: the secant variety of an Alexander–Hirschowitz exception
+            const std::vector<long> vrw = res.value < ex.expected ? secant_of_veronese(m.valid()) : std::vector<long>{};
+            if (!vrw.empty() && alexander_hirschowitz_exception(vrw[0], vrw[1], vrw[2]))
+                named = ": an Alexander-Hirschowitz exception, (v, r, w) = (" + std::to_string(vrw[0]) + ", " + std::to_string(vrw[1]) + ", " +
+                        std::to_string(vrw[2]) + "): the " + std::to_string(vrw[2]) + "-th secant variety of the degree-" + std::to_string(vrw[1]) +
+                        " Veronese of P^" + std::to_string(vrw[0] - 1) + " is defective (docs/theory.md)";
+            res.note += (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + named + ")" : "") +
                         "; failure_bound = the product over the T = " + std::to_string(opt.trials) +
                         " trials (each its own prime p) of s*D/p + c (1 for a trial below the maximum); for the trial that gave the rank " + c;
         }

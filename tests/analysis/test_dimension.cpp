@@ -13,6 +13,7 @@
 #include "seprank/matrix.hpp"
 #include "seprank/progress.hpp"
 
+#include <array>
 #include <doctest/doctest.h>
 #include <set>
 #include <flint/fmpq_mat.h>
@@ -1118,4 +1119,39 @@ TEST_CASE("dimension: a rank reaching the parameters or the output's monomials i
     REQUIRE(b.value < std::min(e.parameters, e.ambient));
     CHECK(b.kind == RankKind::generic);
     CHECK(b.failure_bound > 0);
+}
+
+TEST_CASE("dimension names an Alexander-Hirschowitz exception where the network is one") {
+    // x -> Σ_k c_k (w_k·x)^r: the cone over the w-th secant variety of the r-th Veronese.
+    // The four sporadic exceptions fall one below the count (the squares' O(w) is counted);
+    // the note names them, in either spelling of the network, and no other network.
+    NetworkSpec p;
+    p.family = Family::power;
+    p.tokens = 1;
+    for (const auto& [v, r, w] : std::vector<std::array<long, 3>>{{3, 4, 5}, {5, 3, 7}, {3, 4, 4}, {3, 3, 3}}) {
+        p.dim = v;
+        p.block_degree = r;
+        p.widths = {w, 1};
+        p.depth = 2;
+        const NetworkSpec stack = seprank_test::stack_spec(1, v, "dense:width=" + std::to_string(w) + ":power=" + std::to_string(r) + ",dense:width=1:power=1");
+        const bool exception = alexander_hirschowitz_exception(v, r, w);
+        INFO("(v, r, w) = (" << v << ", " << r << ", " << w << ")");
+        CHECK(secant_of_veronese(p) == std::vector<long>{v, r, w});
+        CHECK(secant_of_veronese(stack) == std::vector<long>{v, r, w});
+        for (const NetworkSpec& s : {p, stack}) {
+            const RankAnswer a = function_dimension(s, DimensionOptions{});
+            CHECK((a.value < a.expected) == exception);
+            CHECK((a.note.find("an Alexander-Hirschowitz exception, (v, r, w) = (" + std::to_string(v) + ", " + std::to_string(r) + ", " +
+                                std::to_string(w) + ")") != std::string::npos) == exception);
+        }
+    }
+    // not one: two hidden layers, an embedding, a linear first layer, another kind
+    CHECK(secant_of_veronese(seprank_test::stack_spec(1, 3, "dense:width=3:power=2,dense:width=2:power=2,dense:width=1:power=1")).empty());
+    CHECK(secant_of_veronese(seprank_test::stack_spec(1, 3, "dense:width=3:power=1,dense:width=1:power=1")).empty());
+    CHECK(secant_of_veronese(seprank_test::stack_spec(2, 2, "mlp:power=3,mlp:power=1")).empty());
+    NetworkSpec e = seprank_test::stack_spec(1, 3, "dense:width=5:power=4,dense:width=1:power=1");
+    e.embed_rank = 2;
+    CHECK(secant_of_veronese(e).empty());
+    // N tokens read flattened: v = N·dx
+    CHECK(secant_of_veronese(seprank_test::stack_spec(2, 2, "dense:width=9:power=4,dense:width=1:power=1")) == std::vector<long>{4, 4, 9});
 }
