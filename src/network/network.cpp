@@ -253,11 +253,14 @@ NetworkSpec family_form(const NetworkSpec& s) {
         if (!block || (l > 0 && t.family != before)) return s;
     }
     if (std::all_of(t.widths.begin(), t.widths.end(), [](long w) { return w == 0; })) t.widths.clear();  // fc's default
-    // The family's own layers must be these (every layer the same block, a power network's
-    // last one linear), and the family spec valid.
-    if (layers_to_string(stack_layers(t)) != layers_to_string(s.layers)) return s;
+    // The family spec valid, and its own layers these (every layer the same block, a power
+    // network's last one linear). Validated first: a power network needs its widths, and
+    // dense layers at their default width left none (dense:power=2,dense:power=1 was
+    // refused by generic, dimension, ... with 'widths has 0 entries', the stack's own
+    // spec valid; a bad-input sweep).
     try {
         validate(t);
+        if (layers_to_string(stack_layers(t)) != layers_to_string(s.layers)) return s;
     } catch (const invalid_input&) {
         return s;
     } catch (const resource_limit&) {

@@ -389,6 +389,11 @@ TEST_CASE("family_form: only a stack of one family's block, repeated, becomes th
     s.layers = parse_layers("dense:width=3:power=3,dense:width=1:power=1");
     CHECK(family_form(s).family == Family::power);
     CHECK(family_form(s).block_degree == 3);
+    // dense layers at their default width give a power network no widths: the stack stays
+    // (it had thrown 'widths has 0 entries', so generic and dimension refused a valid stack)
+    s.layers = parse_layers("dense:power=2,dense:power=1");
+    CHECK(family_form(s).family == Family::stack);
+    CHECK(layers_to_string(family_form(s).layers) == "dense,dense:power=1");
     for (const char* other : {"fc,fc:degree=3", "dense:width=2,dense:width=1"}) {
         s.layers = parse_layers(other);
         INFO(other);
