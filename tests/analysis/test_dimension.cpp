@@ -896,6 +896,30 @@ TEST_CASE("dimension reports its trials to the caller's progress observer, from 
     CHECK(function_dimension(seprank_test::attention_spec(2, 2, 2), o).value == r.value);
 }
 
+namespace {
+
+// `longer` computes the same functions as `shorter` (a layer absorbed): at both outputs the
+// same rank and count, the count an upper bound; returns at how many outputs the count's
+// loss lines hold `line` (the rule fired, not only the counts agreed).
+long same_functions(const NetworkSpec& shorter, const NetworkSpec& longer, Rng& rng, const std::string& line) {
+    long fired = 0;
+    for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+        DimensionOptions o;
+        o.output = out;
+        o.seed = rng.next();
+        const RankAnswer a = function_dimension(shorter, o), b = function_dimension(longer, o);
+        INFO("seed " << seprank_test::seed() << " " << describe(longer) << " " << to_string(out));
+        CHECK(b.value == a.value);     // the same functions
+        CHECK(b.value <= b.expected);  // the count stays an upper bound
+        CHECK(b.expected == a.expected);
+        const ExpectedDimension e = expected_dimension(longer, out);
+        fired += std::any_of(e.losses.begin(), e.losses.end(), [&](const auto& l) { return l.first.find(line) != std::string::npos; });
+    }
+    return fired;
+}
+
+}  // namespace
+
 TEST_CASE("dimension: a linear last layer after a linear output map adds nothing; the count says so") {
     // f = (row p of W)·A·g: a row times A is any row, as row p of A is; with every output,
     // W·A for a square W of full rank is any matrix A is. So the network without its last
@@ -912,18 +936,7 @@ TEST_CASE("dimension: a linear last layer after a linear output map adds nothing
         const long n = 1 + static_cast<long>(rng.below(3)), dx = 2 + static_cast<long>(rng.below(2));
         const NetworkSpec shorter = seprank_test::stack_spec(n, dx, layers);
         const NetworkSpec longer = seprank_test::stack_spec(n, dx, layers + "," + last[rng.below(last.size())]);
-        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
-            DimensionOptions o;
-            o.output = out;
-            o.seed = rng.next();
-            const RankAnswer a = function_dimension(shorter, o), b = function_dimension(longer, o);
-            INFO("seed " << seprank_test::seed() << " " << describe(longer) << " " << to_string(out));
-            CHECK(b.value == a.value);      // the same functions
-            CHECK(b.value <= b.expected);   // the count stays an upper bound
-            CHECK(b.expected == a.expected);
-            const ExpectedDimension e = expected_dimension(longer, out);
-            absorbed += std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.find("linear, after layer") != std::string::npos; });
-        }
+        absorbed += same_functions(shorter, longer, rng, "linear, after layer");
     }
     CHECK(absorbed > 0);  // the rule fired (not only the counts agreed)
     // Where it must not fire: a narrow last layer read whole (W·A has rank <= its width), a
@@ -992,20 +1005,9 @@ TEST_CASE("dimension: a residual linear layer read by a layer without residual a
         const long n = 1 + static_cast<long>(rng.below(2)), dx = 2 + static_cast<long>(rng.below(2));
         const NetworkSpec without = seprank_test::stack_spec(n, dx, b + a);
         const NetworkSpec with = seprank_test::stack_spec(n, dx, b + inner[rng.below(inner.size())] + "," + a);
-        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
-            DimensionOptions o;
-            o.output = out;
-            o.seed = rng.next();
-            const RankAnswer x = function_dimension(without, o), y = function_dimension(with, o);
-            INFO("seed " << seprank_test::seed() << " " << describe(with) << " " << to_string(out));
-            CHECK(y.value == x.value);  // the same functions
-            CHECK(y.value <= y.expected);
-            CHECK(y.expected == x.expected);
-            const ExpectedDimension e = expected_dimension(with, out);
-            const bool line = std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.find("linear with a residual") != std::string::npos; });
-            CHECK(line);
-            fired += line;
-        }
+        const long both = same_functions(without, with, rng, "linear with a residual");
+        CHECK(both == 2);  // it fires at both outputs
+        fired += both;
     }
     CHECK(fired > 0);
     // The loss lines keep the network's own layer numbers: after the residual layer 2 is
