@@ -424,6 +424,16 @@ NetworkSpec network_detail::without_layer_spec(const NetworkSpec& s, long l) {
     return t;
 }
 
+network_detail::PowerShape network_detail::power_shape(const NetworkSpec& s) {
+    const NetworkSpec f = family_form(s);
+    PowerShape p;
+    if (f.family != Family::power || f.embed_rank != 0 || f.widths.empty()) return p;
+    p.widths.push_back(f.tokens * f.dim);
+    p.widths.insert(p.widths.end(), f.widths.begin(), f.widths.end());
+    p.power = f.block_degree;
+    return p;
+}
+
 bool is_homogeneous(const NetworkSpec& s) {
     return with_network(s, [&](auto net) { return decltype(net)::homogeneous(s); });
 }

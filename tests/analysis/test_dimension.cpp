@@ -1177,3 +1177,38 @@ TEST_CASE("dimension names an Alexander-Hirschowitz exception where the network 
     // N tokens read flattened: v = N·dx
     CHECK(secant_of_veronese(seprank_test::stack_spec(2, 2, "dense:width=9:power=4,dense:width=1:power=1")) == std::vector<long>{4, 4, 9});
 }
+
+TEST_CASE("dimension: a one-output power network reaching its count is exact, as defects labels it") {
+    // Every reduction of a power network's count is proven (docs/defects.md): a rank that
+    // reaches it is the dimension. Ternary quadrics of rank <= 2: 5 of the 6.
+    NetworkSpec p;
+    p.family = Family::power;
+    p.tokens = 1;
+    p.dim = 3;
+    p.block_degree = 2;
+    p.widths = {2, 1};
+    p.depth = 2;
+    for (const NetworkSpec& s : {p, seprank_test::stack_spec(1, 3, "dense:width=2:power=2,dense:width=1:power=1")}) {
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        INFO(describe(s));
+        CHECK(a.value == 5);
+        CHECK(a.expected == 5);
+        CHECK(a.kind == RankKind::exact);
+        CHECK(a.failure_bound == 0);
+        CHECK(a.note.find("an upper bound of the dimension for a one-output power network") != std::string::npos);
+    }
+    // not for other networks reaching their count (an attention stack: generic), nor for a
+    // power network with more outputs, nor below the count (an Alexander-Hirschowitz case)
+    const RankAnswer att = function_dimension(seprank_test::stack_spec(2, 2, "attention,attention"), DimensionOptions{});
+    CHECK(att.value == att.expected);
+    CHECK(att.kind == RankKind::generic);
+    p.widths = {2, 2};
+    DimensionOptions all;
+    all.output = DimensionOutput::all;
+    CHECK(function_dimension(p, all).kind == RankKind::generic);
+    p.widths = {5, 1};
+    p.block_degree = 4;
+    const RankAnswer ah = function_dimension(p, DimensionOptions{});
+    CHECK(ah.value + 1 == ah.expected);
+    CHECK(ah.kind == RankKind::generic);
+}
