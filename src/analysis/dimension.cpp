@@ -151,6 +151,12 @@ namespace {
 // with one output (any spelling, read through family_form), where every reduction is one
 // (the rescalings act with finite stabilizers, a run's forms and a read quadric span at
 // most what they are counted; docs/defects.md, which labels its rows exact by this rule).
+// "1st", "2nd", "3rd", "4th", "11th", "21st", ...
+std::string ordinal(long k) {
+    const long t = k % 100, u = k % 10;
+    return std::to_string(k) + (t >= 11 && t <= 13 ? "th" : u == 1 ? "st" : u == 2 ? "nd" : u == 3 ? "rd" : "th");
+}
+
 bool count_is_proven(const ValidSpec& valid) {
     const network_detail::PowerShape p = network_detail::power_shape(valid.get());
     return !p.widths.empty() && p.widths.back() == 1;
@@ -689,7 +695,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
             const std::vector<long> vrw = res.value < ex.expected ? secant_of_veronese(m.valid()) : std::vector<long>{};
             if (!vrw.empty() && alexander_hirschowitz_exception(vrw[0], vrw[1], vrw[2]))
                 named = ": an Alexander-Hirschowitz exception, (v, r, w) = (" + std::to_string(vrw[0]) + ", " + std::to_string(vrw[1]) + ", " +
-                        std::to_string(vrw[2]) + "): the " + std::to_string(vrw[2]) + "-th secant variety of the degree-" + std::to_string(vrw[1]) +
+                        std::to_string(vrw[2]) + "): the " + ordinal(vrw[2]) + " secant variety of the degree-" + std::to_string(vrw[1]) +
                         " Veronese of P^" + std::to_string(vrw[0] - 1) + " is defective (docs/theory.md)";
             res.note += (res.value < ex.expected ? " (defect " + std::to_string(ex.expected - res.value) + named + ")" : "") +
                         "; failure_bound = the product over the T = " + std::to_string(opt.trials) +

@@ -316,7 +316,10 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         const Model first(shorter);
         const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));
         detail::Losses out = losses_of(first, scalar, std::vector<long>(shown.begin(), shown.end() - 1));
-        detail::add_loss(out, "layer " + name(L - 1) + ": linear, after layer " + name(L - 2) + "'s linear output map A: " +
+        const bool before_residual = layers_[static_cast<std::size_t>(L - 2)].residual;  // a residual linear layer, absorbed in turn
+        detail::add_loss(out, "layer " + name(L - 1) + ": linear, after " +
+                                  (before_residual ? "the residual linear layer " + name(L - 2) + " (absorbed in turn)" : "layer " + name(L - 2) + "'s linear output map") +
+                                  " A: " +
                                   (layers_.back().residual ? std::string("W = I + B, ") : std::string()) +
                                   (scalar ? "(row p of W) A is any row, as row p of A is" : "W A (W square, of full rank) is any matrix A is") +
                                   ", so all its parameters",
@@ -336,6 +339,29 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         // n_in: the dimension of the space layer l's input tokens span (min(r, dx) after an
         // embedding, then the span of the previous layer's output, which a bottleneck
         // H·da < dx or w < dx makes smaller than dx; with a residual dx).
+        // GL(w) passes from what writes through a linear map (layer l's output map, or the
+        // embedding M at l = −1), spanning n dimensions, through the residual layers after it
+        // (Stack::residual_chain; g (y + F(y)) = g y + (g F g⁻¹)(g y)) to layer m, whose input
+        // maps absorb g⁻¹: w·n (the directions it shares with the layers' own losses are at
+        // most w·(w − n), a review); or, at the output (m = L), the g whose row p is e_p keep
+        // the scalar output: (w − 1)·n.
+        const auto chain_loss = [&](const std::string& at, const std::string& from, long l, long m, long w, long n) {
+            const std::string through = m == l + 2 ? "the residual " + std::string(m == L ? "last layer" : "layer " + name(l + 1))
+                                                   : "the residual layers " + name(l + 1) + ".." + name(m - 1);
+            const std::string spans = "n = " + std::to_string(n) + ", the dimensions " + from + "'s output spans";
+            if (m < L)
+                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") between " + from + " and layer " + name(m) + ", through " + through +
+                                             " (g (y + F(y)) = g y + (g F g⁻¹)(g y)): " + std::to_string(w) + "·n, " + spans,
+                                 w * n);
+            else
+                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between " + from + " and the output, through " + through +
+                                             ": (" + std::to_string(w) + " - 1)·n, " + spans,
+                                 (w - 1) * n);
+        };
+        // The embedding M before residual layers writes through a linear map as a layer does
+        // (chain_loss below), n = min(r, dx) the span it writes, per token.
+        const long me = layers_.empty() || layers_[0].tokens_in != s.tokens ? -1 : net.residual_chain(s, -1);
+        if (me >= 0 && (me < L || scalar)) chain_loss("embedding: ", "M", -1, me, dx, n_first);
         long n_in = n_first;
         std::vector<detail::LayerCount> counts;
         std::vector<long> gl;  // gl[l]: the GL loss between layers l and l+1 (0-based)
@@ -346,24 +372,11 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);
             if (gl.back() > 0)
                 detail::add_loss(losses, at + "GL(" + std::to_string(c.n_next) + ") between layers " + name(l) + " and " + name(l + 1), gl.back());
+            // the vectors the residual layers add to: dx per token, or the width of the one
+            // vector a flattening layer wrote (not dx: a review's sweep, 3 above 2 for
+            // dense:power=1:width=1,fc:degree=1:residual at dx = 3)
             const long m = net.residual_chain(s, l);
-            if (m >= 0 && m < L) {
-                // GL of the vectors the residual layers add to, through them: n² as at a junction
-                const long n = c.n_next;
-                detail::add_loss(losses, at + "GL(" + std::to_string(n) + ") between layers " + name(l) + " and " + name(m) + ", through the residual " +
-                                             (m == l + 2 ? "layer " + name(l + 1) : "layers " + name(l + 1) + ".." + name(m - 1)) +
-                                             " (each y + F(y) → g y + g F(g⁻¹ g y))",
-                                 n * n);
-            } else if (m == L && scalar) {
-                // GL of the vectors the residual layer adds to: dx per token, or the width of
-                // the one vector a flattening layer wrote (not dx: a review's sweep, 3 above 2
-                // for dense:power=1:width=1,fc:degree=1:residual at dx = 3)
-                const long w = layers_[static_cast<std::size_t>(l + 1)].width_in;
-                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between layer " + name(l) + " and the output, through the residual " +
-                                             (m == l + 2 ? "last layer" : "layers " + name(l + 1) + ".." + name(m - 1)) + ": (" + std::to_string(w) +
-                                             " - 1) times the " + std::to_string(c.n_next) + " dimensions its output spans",
-                                 (w - 1) * c.n_next);
-            }
+            if (m >= 0 && (m < L || scalar)) chain_loss(at, "layer " + name(l), l, m, layers_[static_cast<std::size_t>(l + 1)].width_in, c.n_next);
             counts.push_back(c);
             n_in = c.n_next;
         }

@@ -98,11 +98,13 @@ struct Stack {
     // output map g), so their outputs are g times what they were, and layer m's input maps
     // absorb g⁻¹ (docs/dimension.md). At m = L only the scalar output is kept, by the g whose
     // row p is e_p (there the last F reads y and is read at p alone: it needs no output map).
+    // l = −1 is the embedding, y = M w: it writes through M, a linear map, when there is one.
     // Returns m, or −1 when layer l+1 has no residual, layer l or a residual layer in
     // between writes through a nonlinear map, or l is the last layer. O(L).
     static long residual_chain(const NetworkSpec& s, long l) {
         const auto linear_out = [&](long k) { return with_kind(at(s, k), [](auto kind, const auto& sp) { return kind.linear_output(sp); }); };
-        if (l + 1 >= s.depth || layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)) || !linear_out(l)) return -1;
+        if (l + 1 >= s.depth || !layer_residual(at(s, l + 1))) return -1;
+        if (l < 0 ? s.embed_rank == 0 : layer_residual(at(s, l)) || !linear_out(l)) return -1;
         long m = l + 1;
         while (m < s.depth && layer_residual(at(s, m))) ++m;
         for (long k = l + 1; k < m; ++k)

@@ -428,7 +428,7 @@ TEST_CASE("dimension: GL(dx) passes through residual layers, each y + F(y) -> g 
     // (layers, N, dx, output, measured): n² between a layer without residual and the next
     // one, through the residual layers between; (dx − 1)·n at the scalar output through
     // several residual last layers. Each meets the count exactly; without the rule the count
-    // was above by the amount (15, 15, 45 and 21).
+    // was above by 4, 2, 6 and 4 (15, 15, 45 and 21).
     struct Case {
         const char* layers;
         long n, dx;
@@ -448,6 +448,25 @@ TEST_CASE("dimension: GL(dx) passes through residual layers, each y + F(y) -> g 
         CHECK(a.value == c.measured);
         CHECK(e.expected == a.value);
         CHECK(std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.find("through the residual") != std::string::npos; }));
+    }
+    // The embedding M writes through a linear map as a layer does: before residual layers
+    // to the scalar output, (dx − 1)·min(r, dx) (2, 5 and 7 measured; the count was one and
+    // two above); before a layer without residual, min(r, dx)² (the count stays above).
+    for (const auto& [r, measured] : std::vector<std::pair<long, long>>{{1, 2}, {2, 5}, {3, 7}}) {
+        NetworkSpec s = seprank_test::stack_spec(2, 2, "mlp:power=2:residual");
+        s.embed_rank = r;
+        const RankAnswer a = function_dimension(s, DimensionOptions{});
+        const ExpectedDimension e = expected_dimension(s, DimensionOutput::scalar);
+        INFO("embed rank " << r);
+        CHECK(a.value == measured);
+        CHECK(e.expected == measured);
+        CHECK(std::any_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.rfind("embedding: GL(2) fixing coordinate p", 0) == 0; }));
+        s.layers = parse_layers("mlp:power=2:residual,attention");
+        s.depth = 2;
+        const RankAnswer b = function_dimension(s, DimensionOptions{});
+        CHECK(b.value <= b.expected);
+        const ExpectedDimension f = expected_dimension(s, DimensionOutput::scalar);
+        CHECK(std::any_of(f.losses.begin(), f.losses.end(), [](const auto& l) { return l.first.rfind("embedding: GL(", 0) == 0 && l.first.find("between M and layer 2") != std::string::npos; }));
     }
     // Random stacks of attention, mlp and hadamard layers, each with or without a residual:
     // the count stays an upper bound, and met by most.
