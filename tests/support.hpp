@@ -381,6 +381,19 @@ inline seprank::NetworkSpec stack_spec(long tokens, long dim, const std::string&
     return s;
 }
 
+// A power network (family power) on one token of `dim` inputs: x -> W_L s(... s(W_1 x)),
+// s(t) = t^power, its widths n_1..n_L (the last the linear output layer's).
+inline seprank::NetworkSpec power_spec(long dim, long power, const std::vector<long>& widths) {
+    seprank::NetworkSpec s;
+    s.family = seprank::Family::power;
+    s.tokens = 1;
+    s.dim = dim;
+    s.block_degree = power;
+    s.widths = widths;
+    s.depth = static_cast<long>(widths.size());
+    return s;
+}
+
 }  // namespace seprank_test
 
 // ---------------------------------------------------------------------------

@@ -1166,14 +1166,8 @@ TEST_CASE("dimension names an Alexander-Hirschowitz exception where the network 
     // x -> Σ_k c_k (w_k·x)^r: the cone over the w-th secant variety of the r-th Veronese.
     // The four sporadic exceptions fall one below the count (the squares' O(w) is counted);
     // the note names them, in either spelling of the network, and no other network.
-    NetworkSpec p;
-    p.family = Family::power;
-    p.tokens = 1;
     for (const auto& [v, r, w] : std::vector<std::array<long, 3>>{{3, 4, 5}, {5, 3, 7}, {3, 4, 4}, {3, 3, 3}}) {
-        p.dim = v;
-        p.block_degree = r;
-        p.widths = {w, 1};
-        p.depth = 2;
+        const NetworkSpec p = seprank_test::power_spec(v, r, {w, 1});
         const NetworkSpec stack = seprank_test::stack_spec(1, v, "dense:width=" + std::to_string(w) + ":power=" + std::to_string(r) + ",dense:width=1:power=1");
         const bool exception = alexander_hirschowitz_exception(v, r, w);
         INFO("(v, r, w) = (" << v << ", " << r << ", " << w << ")");
@@ -1200,14 +1194,7 @@ TEST_CASE("dimension names an Alexander-Hirschowitz exception where the network 
 TEST_CASE("dimension: a one-output power network reaching its count is exact, as defects labels it") {
     // Every reduction of a power network's count is proven (docs/defects.md): a rank that
     // reaches it is the dimension. Ternary quadrics of rank <= 2: 5 of the 6.
-    NetworkSpec p;
-    p.family = Family::power;
-    p.tokens = 1;
-    p.dim = 3;
-    p.block_degree = 2;
-    p.widths = {2, 1};
-    p.depth = 2;
-    for (const NetworkSpec& s : {p, seprank_test::stack_spec(1, 3, "dense:width=2:power=2,dense:width=1:power=1")}) {
+    for (const NetworkSpec& s : {seprank_test::power_spec(3, 2, {2, 1}), seprank_test::stack_spec(1, 3, "dense:width=2:power=2,dense:width=1:power=1")}) {
         const RankAnswer a = function_dimension(s, DimensionOptions{});
         INFO(describe(s));
         CHECK(a.value == 5);
@@ -1221,13 +1208,10 @@ TEST_CASE("dimension: a one-output power network reaching its count is exact, as
     const RankAnswer att = function_dimension(seprank_test::stack_spec(2, 2, "attention,attention"), DimensionOptions{});
     CHECK(att.value == att.expected);
     CHECK(att.kind == RankKind::generic);
-    p.widths = {2, 2};
     DimensionOptions all;
     all.output = DimensionOutput::all;
-    CHECK(function_dimension(p, all).kind == RankKind::generic);
-    p.widths = {5, 1};
-    p.block_degree = 4;
-    const RankAnswer ah = function_dimension(p, DimensionOptions{});
+    CHECK(function_dimension(seprank_test::power_spec(3, 2, {2, 2}), all).kind == RankKind::generic);
+    const RankAnswer ah = function_dimension(seprank_test::power_spec(3, 4, {5, 1}), DimensionOptions{});
     CHECK(ah.value + 1 == ah.expected);
     CHECK(ah.kind == RankKind::generic);
 }
