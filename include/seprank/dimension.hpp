@@ -128,9 +128,9 @@ struct ExpectedDimension {
     // Each reduction and its size, in order: ("layer 2 head 1: GL(da) on W^Q,W^K", 4), ...
     std::vector<std::pair<std::string, long>> losses;
 };
-// Precondition: a valid spec (checked by the conversion). Cost O(L·H) arithmetic, plus a
-// Model of the shorter network (O(parameters), its weight mask) per trailing linear layer
-// absorbed (Model::expected_losses).
+// Precondition: a valid spec (checked by the conversion). Cost O(L·H + L²) arithmetic,
+// plus a Model of the shorter network (O(parameters), its weight mask) per layer absorbed
+// (Model::expected_losses).
 ExpectedDimension expected_dimension(const ValidSpec& s, DimensionOutput output);
 
 // Whether sums of s powers of degree d of linear forms in v variables fill less than the

@@ -109,12 +109,14 @@ public:
 
     // The expected dimension's reductions, in order (docs/dimension.md, "Expected"): each
     // layer's parameters less what its own symmetries leave, GL(n) at each junction of two
-    // layers, the embedding's GL(dx), then the whole-network corrections (linear networks,
-    // product caps); `scalar`: only output coordinate p of position i is read. Every count
-    // comes from the layer kinds' traits. A linear last layer after a linear output map is
-    // absorbed (Stack::absorbs_linear_last): the count is the shorter network's, with the
-    // layer's parameters a loss. Cost O(depth), plus a Model of the shorter network
-    // (O(parameters)) per trailing linear layer absorbed.
+    // layers (and through residual layers, Stack::residual_chain), the embedding's GL(dx),
+    // then the whole-network corrections (linear networks, product caps); `scalar`: only
+    // output coordinate p of position i is read. Every count comes from the layer kinds'
+    // traits. A linear last layer after a linear output map, and a residual linear layer
+    // read by a layer without residual, are absorbed (Stack::absorbs_linear_last,
+    // absorbed_residual_linear): the count is the shorter network's, with the layer's
+    // parameters a loss. Cost O(depth²), plus a Model of the shorter network
+    // (O(parameters)) per layer absorbed.
     std::vector<std::pair<std::string, long>> expected_losses(bool scalar) const;
     // The monomials the output (scalar: one coordinate; else every position and
     // coordinate) can have: those of the degrees output_degrees() (every degree 1..degree()

@@ -147,16 +147,16 @@ bool alexander_hirschowitz_exception(long v, long d, long s) {
 
 namespace {
 
-// Whether the expected count is proven an upper bound for the network: a power network
-// with one output (any spelling, read through family_form), where every reduction is one
-// (the rescalings act with finite stabilizers, a run's forms and a read quadric span at
-// most what they are counted; docs/defects.md, which labels its rows exact by this rule).
 // "1st", "2nd", "3rd", "4th", "11th", "21st", ...
 std::string ordinal(long k) {
     const long t = k % 100, u = k % 10;
     return std::to_string(k) + (t >= 11 && t <= 13 ? "th" : u == 1 ? "st" : u == 2 ? "nd" : u == 3 ? "rd" : "th");
 }
 
+// Whether the expected count is proven an upper bound for the network: a power network
+// with one output (any spelling, read through power_shape), where every reduction is one
+// (the rescalings act with finite stabilizers, a run's forms and a read quadric span at
+// most what they are counted; docs/defects.md, which labels its rows exact by this rule).
 bool count_is_proven(const ValidSpec& valid) {
     const network_detail::PowerShape p = network_detail::power_shape(valid.get());
     return !p.widths.empty() && p.widths.back() == 1;

@@ -282,7 +282,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
 // numbers of the network a shorter one was cut from).
 detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long>& shown) {
     const NetworkSpec& s = model.spec();
-    const std::vector<ModelLayer>& layers_ = model.layers();
+    const std::vector<ModelLayer>& layers = model.layers();
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
     detail::Losses losses;
     const auto name = [&](long l) { return std::to_string(shown[static_cast<std::size_t>(l)]); };
@@ -294,7 +294,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // the count is that of the first L − 1 layers, read the same way, and every parameter
     // of the last layer is a loss. A network of linear layers only keeps its own count (one
     // matrix, adjust_expected).
-    const bool all_linear = std::all_of(layers_.begin(), layers_.end(), [](const ModelLayer& m) { return m.degree == 1; });
+    const bool all_linear = std::all_of(layers.begin(), layers.end(), [](const ModelLayer& m) { return m.degree == 1; });
     // A residual layer of degree 1 inside the network, (I + B) y, read by a layer without
     // residual: I + B is absorbed into that layer's input maps (Stack::absorbed_residual_linear),
     // so the count is that of the network without it, and all its parameters a loss.
@@ -316,11 +316,11 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         const Model first(shorter);
         const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));
         detail::Losses out = losses_of(first, scalar, std::vector<long>(shown.begin(), shown.end() - 1));
-        const bool before_residual = layers_[static_cast<std::size_t>(L - 2)].residual;  // a residual linear layer, absorbed in turn
+        const bool before_residual = layers[static_cast<std::size_t>(L - 2)].residual;  // a residual linear layer, absorbed in turn
         detail::add_loss(out, "layer " + name(L - 1) + ": linear, after " +
                                   (before_residual ? "the residual linear layer " + name(L - 2) + " (absorbed in turn)" : "layer " + name(L - 2) + "'s linear output map") +
                                   " A: " +
-                                  (layers_.back().residual ? std::string("W = I + B, ") : std::string()) +
+                                  (layers.back().residual ? std::string("W = I + B, ") : std::string()) +
                                   (scalar ? "(row p of W) A is any row, as row p of A is" : "W A (W square, of full rank) is any matrix A is") +
                                   ", so all its parameters",
                          absorbed_params);
@@ -360,7 +360,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         };
         // The embedding M before residual layers writes through a linear map as a layer does
         // (chain_loss below), n = min(r, dx) the span it writes, per token.
-        const long me = layers_.empty() || layers_[0].tokens_in != s.tokens ? -1 : net.residual_chain(s, -1);
+        const long me = layers.empty() || layers[0].tokens_in != s.tokens ? -1 : net.residual_chain(s, -1);
         if (me >= 0 && (me < L || scalar)) chain_loss("embedding: ", "M", -1, me, dx, n_first);
         long n_in = n_first;
         std::vector<detail::LayerCount> counts;
@@ -376,7 +376,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             // vector a flattening layer wrote (not dx: a review's sweep, 3 above 2 for
             // dense:power=1:width=1,fc:degree=1:residual at dx = 3)
             const long m = net.residual_chain(s, l);
-            if (m >= 0 && (m < L || scalar)) chain_loss(at, "layer " + name(l), l, m, layers_[static_cast<std::size_t>(l + 1)].width_in, c.n_next);
+            if (m >= 0 && (m < L || scalar)) chain_loss(at, "layer " + name(l), l, m, layers[static_cast<std::size_t>(l + 1)].width_in, c.n_next);
             counts.push_back(c);
             n_in = c.n_next;
         }

@@ -88,9 +88,10 @@ struct Stack {
     // Every kind reads its input through linear maps, and most write through one (W^O, W2):
     // GL(n) between two layers unless a residual adds the identity on either side or layer
     // l writes through a nonlinear map (conv's t^r: its count takes the torus left).
-    static bool junction(const NetworkSpec& s, long l) {
-        return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) &&
-               with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
+    static bool junction(const NetworkSpec& s, long l) { return !layer_residual(at(s, l)) && !layer_residual(at(s, l + 1)) && linear_output(s, l); }
+    // Layer l writes through a linear map (W^O, W2, a linear conv, fc or dense).
+    static bool linear_output(const NetworkSpec& s, long l) {
+        return with_kind(at(s, l), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
     }
     // Layer l (no residual) writes through a linear map into residual layers l+1..m−1, each
     // y + F(y), and m is the next layer without residual (or m = L, the output). g in GL(dx)
@@ -102,13 +103,12 @@ struct Stack {
     // Returns m, or −1 when layer l+1 has no residual, layer l or a residual layer in
     // between writes through a nonlinear map, or l is the last layer. O(L).
     static long residual_chain(const NetworkSpec& s, long l) {
-        const auto linear_out = [&](long k) { return with_kind(at(s, k), [](auto kind, const auto& sp) { return kind.linear_output(sp); }); };
         if (l + 1 >= s.depth || !layer_residual(at(s, l + 1))) return -1;
-        if (l < 0 ? s.embed_rank == 0 : layer_residual(at(s, l)) || !linear_out(l)) return -1;
+        if (l < 0 ? s.embed_rank == 0 : layer_residual(at(s, l)) || !linear_output(s, l)) return -1;
         long m = l + 1;
         while (m < s.depth && layer_residual(at(s, m))) ++m;
         for (long k = l + 1; k < m; ++k)
-            if (!linear_out(k) && k + 1 < s.depth) return -1;
+            if (!linear_output(s, k) && k + 1 < s.depth) return -1;
         return m;
     }
     static bool absorbs_input_map(const NetworkSpec& s) { return s.depth == 0 || !layer_residual(at(s, 0)); }
@@ -129,7 +129,7 @@ struct Stack {
             // layer without residual that writes through a linear map
             long k = L - 2;
             while (k > 0 && residual_linear(s, k)) --k;
-            return !layer_residual(at(s, k)) && with_kind(at(s, k), [](auto kind, const auto& sp) { return kind.linear_output(sp); });
+            return !layer_residual(at(s, k)) && linear_output(s, k);
         }
         const Shape in = shape_in(s, L - 1), out = shape_in(s, L);
         const bool linear_last = !layer_residual(at(s, L - 1)) && with_kind(at(s, L - 1), [&](auto kind, const auto& sp) {
