@@ -171,14 +171,21 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
 
 // An attention layer (H heads of dimension da, query rank qr, score degree sd) reading
 // tokens that span n_in dimensions.
-inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+// One token (N = 1): the score ⟨A y, y⟩^s reads A only through its symmetric part, a
+// quadric of rank <= min(2a, n_in), and each output coordinate is one form of degree 2s + 1
+// in y (docs/dimension.md, "One token").
+inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual) {
+    const bool one = tokens == 1;
     LayerCount c;
     c.params = H * (qr * dx + 3 * da * dx);
     // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
     c.n_next = residual ? dx : std::min(dx, H * std::min(da, n_in));
+    if (one && !residual) c.n_next = std::min(c.n_next, monomials(n_in, Integer(2 * sd + 1), false));
     const long n_out = last ? dx : c.n_next;
     const long a = std::min(qr, n_in);
-    const long dimA = low_rank_dim(n_in, n_in, a);  // the score depends on W^Qᵀ W^K only
+    // The score depends on W^Qᵀ W^K only; with one token on its symmetric part alone.
+    const long a_sym = std::min(2 * a, n_in);
+    const long dimA = one ? quadric_dim(n_in, a_sym) : low_rank_dim(n_in, n_in, a);
     long dimB = 0, nB = 0;
     bool b_full = true;
     if (scalar_last) {
@@ -190,21 +197,29 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
         nB = n_out * n_in;
         b_full = b == std::min(n_out, n_in);
     }
-    if (sd == 1 && H > 1 && a == n_in && b_full) {
-        // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads.
-        const long n1 = n_in * n_in;
+    if (sd == 1 && H > 1 && (one ? a_sym : a) == n_in && b_full) {
+        // Full-rank heads: the layer is Σ_h A_h ⊗ B_h, a rank-<=H tensor, GL(H) mixes heads
+        // (one token: A_h symmetric).
+        const long n1 = one ? n_in * (n_in + 1) / 2 : n_in * n_in;
         c.eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
         c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
     } else {
         c.eff = H * (dimA + dimB - 1);
         c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
     }
+    if (one && dimA < low_rank_dim(n_in, n_in, a))  // a >= 2: the symmetric part has fewer dimensions than A
+        c.how += "; one token: the score reads only the symmetric part of W^Qᵀ W^K, a quadric of rank <= " + std::to_string(a_sym);
     // Σ_j ⟨q_i, k_j⟩^s v_j is a tensor in Q^{n_out} ⊗ Sym^s(Q^{n_in}) ⊗ Sym^{s+1}(Q^{n_in})
-    // (y_i s times, y_j s+1 times); for s = 1: n_out·n_in·n_in(n_in+1)/2.
-    const long space = sat_mul(sat_mul(scalar_last ? 1 : n_out, monomials(n_in, Integer(sd), false)), monomials(n_in, Integer(sd + 1), false));
+    // (y_i s times, y_j s+1 times); for s = 1: n_out·n_in·n_in(n_in+1)/2. One token: n_out
+    // forms of degree 2s + 1.
+    const long rows_read = scalar_last ? 1 : n_out;
+    const long space = one ? sat_mul(rows_read, monomials(n_in, Integer(2 * sd + 1), false))
+                           : sat_mul(sat_mul(rows_read, monomials(n_in, Integer(sd), false)), monomials(n_in, Integer(sd + 1), false));
     if (space < c.eff) {
         c.eff = space;
-        c.how += sd == 1 ? "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2" : "; capped by the layer's space n_out·C(n_in+s-1,s)·C(n_in+s,s+1)";
+        c.how += one       ? "; capped by the layer's space n_out·C(n_in+2s,2s+1)"
+                 : sd == 1 ? "; capped by the layer's space n_out·n_in·n_in(n_in+1)/2"
+                           : "; capped by the layer's space n_out·C(n_in+s-1,s)·C(n_in+s,s+1)";
     }
     // Each output coordinate, Σ_h ⟨A_h y_i, y_j⟩^s·(B_h y_j)_o, is a form in y_j in the ideal
     // of the k linear forms the values read (the rows of the B_h: one per head for the
@@ -213,16 +228,19 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
     // in the ideal's part leave at most k·(n_in − k) + n_out·C(n_in+s−1, s)·(C(n_in+s, s+1) −
     // C(n_in−k+s, s+1)) (N = 2, dx = 3, H = 2, da = 2, scalar: 17, where the heads count 20
     // and the space 18).
+    // One token: n_out forms of degree 2s + 1 in that ideal.
     const long k = std::min(n_in, sat_mul(H, scalar_last ? 1 : std::min({da, n_in, n_out})));
-    const long forms = monomials(n_in, Integer(sd + 1), false);
+    const long fd = one ? 2 * sd + 1 : sd + 1;  // the degree of the forms in y_j
+    const long forms = monomials(n_in, Integer(fd), false);
     if (k < n_in && forms < LONG_MAX / 4) {
-        const long in_ideal = forms - monomials(n_in - k, Integer(sd + 1), false);
-        const long ideal = std::min(LONG_MAX / 2, sat_mul(sat_mul(scalar_last ? 1 : n_out, monomials(n_in, Integer(sd), false)), in_ideal)) +
+        const long in_ideal = forms - monomials(n_in - k, Integer(fd), false);
+        const long ideal = std::min(LONG_MAX / 2, sat_mul(sat_mul(rows_read, one ? 1 : monomials(n_in, Integer(sd), false)), in_ideal)) +
                            k * (n_in - k);
         if (ideal < c.eff) {
             c.eff = ideal;
             c.how += "; capped by the ideal of the values' " + std::to_string(k) + " < n_in forms: k·(n_in−k) + " +
-                     std::string(scalar_last ? "" : "n_out·") + "C(n_in+s−1,s)·(C(n_in+s,s+1) − C(n_in−k+s,s+1))";
+                     std::string(scalar_last ? "" : "n_out·") +
+                     (one ? "(C(n_in+2s,2s+1) − C(n_in−k+2s,2s+1))" : "C(n_in+s−1,s)·(C(n_in+s,s+1) − C(n_in−k+s,s+1))");
         }
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
@@ -232,29 +250,39 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
 }
 
 // A hadamard block of degree d and width w.
-inline LayerCount hadamard_count(long d, long w, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+// One token (N = 1): each unit is a product of d forms in y, so the block's space is
+// n_out·C(n_in + d − 1, d), and for d = 2 read once a quadric (docs/dimension.md, "One token").
+inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual) {
+    const bool one = tokens == 1;
     LayerCount c;
     // The output lies in image(W^O) and in the image of Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (y_i
     // once, the token sums d − 1 times): at most n_in·C(n_in + d − 2, d − 1) dimensions (n_in
     // for a linear block).
-    c.n_next = residual ? dx : std::min({dx, w, sat_mul(n_in, monomials(n_in, Integer(d - 1), false))});
+    const long forms_out = one ? monomials(n_in, Integer(d), false) : sat_mul(n_in, monomials(n_in, Integer(d - 1), false));
+    c.n_next = residual ? dx : std::min({dx, w, forms_out});
     const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
     c.params = (d + 1) * w * dx;
     if (d == 1) {
         const long b = std::min({w, n_in, n_out});
         c.eff = low_rank_dim(n_out, n_in, b);
         c.how = "a linear layer W^O W_1: GL(w)";
+    } else if (d == 2 && scalar_last && one) {
+        // Σ_a o_a (u_a·y)(v_a·y): a quadric of rank <= 2w.
+        const long b = std::min(2 * w, n_in);
+        c.eff = quadric_dim(n_in, b);
+        c.how = "one token: a quadric of rank <= " + std::to_string(b) + " (the symmetric part of a bilinear form of rank <= w)";
     } else if (d == 2 && scalar_last) {
         // Σ_a o_a (u_a·y_i)(v_a·Σ_j y_j): a bilinear form of rank <= w, GL(w) on the rows.
         c.eff = low_rank_dim(n_in, n_in, std::min(w, n_in));
         c.how = "a bilinear form of rank <= w: GL(w) on the rows of W_1, W_2";
     } else {
         // Each unit: its d rows and W^O column up to d rescalings; all units together
-        // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}).
-        const long sym = monomials(n_in, Integer(d - 1), false);
-        c.eff = std::min(w * (d * n_in + n_out - d), sat_mul(sat_mul(n_out, n_in), sym));
+        // at most the layer's space, Q^{n_out} ⊗ Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (one
+        // token: Q^{n_out} ⊗ Sym^d(Q^{n_in})).
+        c.eff = std::min(w * (d * n_in + n_out - d), sat_mul(n_out, forms_out));
         c.how = "per unit the rescaling of its d rows against its W^O column";
-        if (c.eff < w * (d * n_in + n_out - d)) c.how += "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
+        if (c.eff < w * (d * n_in + n_out - d))
+            c.how += one ? "; capped by the layer's space n_out·C(n_in+d-1, d) (one token)" : "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension

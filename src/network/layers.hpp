@@ -67,7 +67,7 @@ struct AttentionKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
         const long dx = in.w;
         const long da = head_dim(sp, dx);
-        return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, last, scalar_last, sp.residual);
+        return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, in.n, last, scalar_last, sp.residual);
     }
 
     template <class T>
@@ -372,7 +372,7 @@ struct HadamardKind {
         return true;
     }
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
-        return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, last, scalar_last, sp.residual);
+        return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, in.n, last, scalar_last, sp.residual);
     }
 
     template <class T>

@@ -564,7 +564,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
           }}},
         {"dimension-defect",
          {"a real defect: fc of depth 3 (N=2, dx=2, d=2) has dimension below parameters minus its symmetries; one attention token "
-          "loses exactly the antisymmetric part of W^Q^T W^K, dx(dx-1)/2",
+          "loses exactly the antisymmetric part of W^Q^T W^K, dx(dx-1)/2, which the count subtracts (no defect there)",
           [](std::uint64_t seed) {
               std::ostringstream os;
               DimensionOptions o;
@@ -574,10 +574,11 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               os << "fc N=2 dx=2 d=2 L=3: " << fc.value << " < expected " << fc.expected << "; one token:";
               o.output = DimensionOutput::all;
               for (long dx : {2L, 3L, 4L}) {
+                  // A's dx² less its antisymmetric part, B's dx², one scale between them
                   const RankAnswer a = function_dimension(spec_of("attention", 1, dx, 1), o);
-                  const long want = a.expected - dx * (dx - 1) / 2;
-                  pass = pass && a.value == want && a.value < a.expected;
-                  os << " dx=" << dx << ": " << a.value << " = " << a.expected << " - " << dx * (dx - 1) / 2;
+                  const long full = 2 * dx * dx - 1, want = full - dx * (dx - 1) / 2;
+                  pass = pass && a.value == want && a.expected == want;
+                  os << " dx=" << dx << ": " << a.value << " = " << full << " - " << dx * (dx - 1) / 2 << " = expected " << a.expected;
               }
               // contrast: two tokens close the gap
               const RankAnswer two = function_dimension(spec_of("attention", 2, 3, 1), o);

@@ -399,6 +399,47 @@ TEST_CASE("dimension: two defects the count does not make, with the dimension de
     }
 }
 
+TEST_CASE("dimension: one token: the score and a degree-2 block read only the symmetric part of their bilinear form") {
+    // N = 1: ⟨A y, y⟩ sees A + Aᵀ, a quadric of rank <= min(2a, dx): dim{A} = dx² drops to
+    // C(dx+1, 2). By hand, one attention layer with all outputs is C(dx+1, 2) + dx² − 1
+    // (A's symmetric part and B = W^O W^V less one scale): 6, 14, 25 for dx = 2, 3, 4; the
+    // scalar output reads one row of B: C(dx+1, 2) + dx − 1 (4 = the cubics' space for
+    // dx = 2, then 8, 13). A degree-2 block of width w read once is a quadric of rank
+    // <= min(2w, dx): 2·4 − 1 = 7 and 4·4 − 6 = 10 at dx = 4. An mlp of width 3 then the
+    // block, scalar (dx = 3): the mlp's 3·(3 + 3 − 1) = 15, the quadric's 6, less GL(3): 12.
+    // Each equalled its count less the antisymmetric part before the count saw one token
+    // (7, 17, 31 for the first three).
+    struct Case {
+        const char* layers;
+        long dx;
+        DimensionOutput out;
+        long by_hand;
+    };
+    const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
+    for (const Case& c : {Case{"attention", 2, all, 6}, Case{"attention", 3, all, 14}, Case{"attention", 4, all, 25}, Case{"attention", 2, scalar, 4},
+                          Case{"attention", 3, scalar, 8}, Case{"attention", 4, scalar, 13}, Case{"hadamard:degree=2:width=1", 4, scalar, 7},
+                          Case{"hadamard:degree=2:width=2", 4, scalar, 10}, Case{"mlp:power=2,hadamard:degree=2:width=3", 3, scalar, 12}}) {
+        const NetworkSpec one = seprank_test::stack_spec(1, c.dx, c.layers);
+        INFO(c.layers << " N=1 dx=" << c.dx << " " << to_string(c.out));
+        DimensionOptions o;
+        o.output = c.out;
+        const RankAnswer a = function_dimension(one, o);
+        CHECK(a.value == c.by_hand);
+        CHECK(a.expected == c.by_hand);
+        // the same layers on two tokens read A itself: no line names one token
+        const ExpectedDimension two = expected_dimension(seprank_test::stack_spec(2, c.dx, c.layers), c.out);
+        for (const auto& l : two.losses) CHECK(l.first.find("one token") == std::string::npos);
+    }
+    // a = 1: the symmetric part of u vᵀ has 2·dx − 1 dimensions, as u vᵀ has, so nothing is lost
+    NetworkSpec r1 = seprank_test::attention_spec(1, 3, 1, 1);
+    r1.attention_rank = 1;
+    DimensionOptions o;
+    o.output = DimensionOutput::all;
+    const RankAnswer a = function_dimension(r1, o);
+    CHECK(a.value == 13);
+    CHECK(a.expected == 13);
+}
+
 TEST_CASE("dimension: a residual last layer read at coordinate p keeps the GL(dx) that fixes it at its junction") {
     // (layers, N, dx, measured): (dx − 1)·n of the layer before, n its output's span, is
     // absorbed; every one meets the count exactly (41 was six below it).
