@@ -107,6 +107,14 @@ inline void add_loss(Losses& losses, const std::string& what, long v) {
 
 // One layer's share of the expected dimension: its parameters, what its own symmetries
 // (and its space) leave of them, and the dimension n_next of the span of its output tokens.
+// The counts below take `read`: where the next layer has no residual and this one writes
+// through a linear map W, the directions of its input the next layer reads (its input
+// maps' rows together, input_rank); LONG_MAX otherwise. A next layer f(P y) reading through
+// P of rank read < n_next sees W only as P W, so the layer counts as writing `read`
+// dimensions and the next one as reading them (N = 1, dx = 3: hadamard:degree=2 then
+// mlp:power=2:width=2 reads two quadrics, 16, where the span's 3 counted 19). A residual
+// layer's y + F(y) is read as P y + P F(y): its F writes `read` dimensions, and the
+// stream still spans dx (mlp:power=3:residual,mlp:power=2:width=2, N = 2, dx = 3: 22, not 25).
 struct LayerCount {
     long params = 0, eff = 0, n_next = 0;
     std::string how;
@@ -116,11 +124,27 @@ struct LayerCount {
     // row's scale is undone in the next layer). Model::expected_losses caps a power layer
     // and such a layer after it by the forms they compose into.
     long forms_in = 0, forms_degree = 0, rows = 0, row_loss = 0;
+    long read_by_next = 0;  // > 0: the next layer reads only this many directions of its output
     // 0: each read row is an output (dense). > 0: the rows' powers are written through an
     // out_rows × rows map (mlp's W2), which keeps one scale per row (power >= 2) or GL(rows)
     // (power 1).
     long out_rows = 0;
 };
+
+// The rows of the layer's output map that count (n_out), given what the next layer reads
+// (`read`, above): a layer without residual also spans at most `read` dimensions, a
+// residual one still dx. Marks the LayerCount so that say_read names it.
+inline long narrowed_by_read(LayerCount& c, long n_out, long read, bool residual) {
+    if (read >= n_out) return n_out;
+    if (!residual) c.n_next = std::min(c.n_next, read);
+    c.read_by_next = read;
+    return read;
+}
+inline void say_read(LayerCount& c) {
+    if (c.read_by_next > 0)
+        c.how += "; its output read by the next layer in " + std::to_string(c.read_by_next) + (c.read_by_next == 1 ? " direction" : " directions") +
+                 " (the rows of that layer's input maps)";
+}
 
 // A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to
 // n_out outputs (its row p alone: a linear form), whatever the factors; replaces every
@@ -134,14 +158,14 @@ inline void linear_network_count(bool scalar, long parameters, long n0, long b, 
 // An mlp layer y ← W2 (W1 y)^{⊙r} (width w, power r; dx its token width) reading tokens that
 // span n_in dimensions: per hidden unit one rescaling, the layer's space
 // Q^{n_out} ⊗ Sym^r(Q^{n_in}); r = 1: W2 W1, a matrix of rank <= w.
-inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool scalar_last, bool residual) {
+inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool scalar_last, bool residual, long read) {
     LayerCount c;
     c.params = 2 * w * dx;
     // The output lies in image(W2) and, token by token, is a linear image of the degree-r
     // forms of its n_in-dimensional input: at most C(n_in + r − 1, r) dimensions (n_in for
     // a linear layer).
     c.n_next = residual ? dx : std::min({dx, w, monomials(n_in, Integer(r), false)});
-    const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+    const long n_out = narrowed_by_read(c, scalar_last ? 1 : last ? dx : c.n_next, read, residual);
     if (r == 1) {
         c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));
         c.how = "a linear layer W2 W1: GL(w)";
@@ -160,8 +184,15 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
         } else if (c.eff < w * (n_in + n_out - 1)) {
             c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
         }
+        // Σ_k W2_k ⊗ (w_k·y)^r: a tensor of rank <= w in Q^{n_out} ⊗ Sym^r(Q^{n_in})
+        const long forms = monomials(n_in, Integer(r), false);
+        if (forms < LONG_MAX / 4 && w < std::min(n_out, forms) && low_rank_dim(n_out, forms, w) < c.eff) {
+            c.eff = low_rank_dim(n_out, forms, w);
+            c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (the C(n_in+r-1, r) forms)";
+        }
     }
     if (scalar_last) c.how += "; rows of W2 other than p never read";
+    say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;
     if (!residual) {  // its w hidden units are forms of degree r in n_in coordinates, then W2
         c.forms_in = n_in, c.forms_degree = r, c.rows = w, c.out_rows = n_out;
@@ -174,14 +205,14 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
 // One token (N = 1): the score ⟨A y, y⟩^s reads A only through its symmetric part, a
 // quadric of rank <= min(2a, n_in), and each output coordinate is one form of degree 2s + 1
 // in y (docs/dimension.md, "One token").
-inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual) {
+inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual, long read) {
     const bool one = tokens == 1;
     LayerCount c;
     c.params = H * (qr * dx + 3 * da * dx);
     // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
     c.n_next = residual ? dx : std::min(dx, H * std::min(da, n_in));
     if (one && !residual) c.n_next = std::min(c.n_next, monomials(n_in, Integer(2 * sd + 1), false));
-    const long n_out = last ? dx : c.n_next;
+    const long n_out = narrowed_by_read(c, last ? dx : c.n_next, read, residual);
     const long a = std::min(qr, n_in);
     // The score depends on W^Qᵀ W^K only; with one token on its symmetric part alone.
     const long a_sym = std::min(2 * a, n_in);
@@ -244,6 +275,7 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
         }
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
+    say_read(c);
     // A one-dimensional input: every head returns the same function times its own vector.
     if (n_in == 1 && !residual) c.n_next = 1;
     return c;
@@ -252,7 +284,7 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
 // A hadamard block of degree d and width w.
 // One token (N = 1): each unit is a product of d forms in y, so the block's space is
 // n_out·C(n_in + d − 1, d), and for d = 2 read once a quadric (docs/dimension.md, "One token").
-inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual) {
+inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens, bool last, bool scalar_last, bool residual, long read) {
     const bool one = tokens == 1;
     LayerCount c;
     // The output lies in image(W^O) and in the image of Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (y_i
@@ -260,7 +292,7 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
     // for a linear block).
     const long forms_out = one ? monomials(n_in, Integer(d), false) : sat_mul(n_in, monomials(n_in, Integer(d - 1), false));
     c.n_next = residual ? dx : std::min({dx, w, forms_out});
-    const long n_out = scalar_last ? 1 : last ? dx : c.n_next;
+    const long n_out = narrowed_by_read(c, scalar_last ? 1 : last ? dx : c.n_next, read, residual);
     c.params = (d + 1) * w * dx;
     if (d == 1) {
         const long b = std::min({w, n_in, n_out});
@@ -283,8 +315,14 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
         c.how = "per unit the rescaling of its d rows against its W^O column";
         if (c.eff < w * (d * n_in + n_out - d))
             c.how += one ? "; capped by the layer's space n_out·C(n_in+d-1, d) (one token)" : "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
+        // Σ_a o_a ⊗ φ_a, φ_a in that space: a tensor of rank <= w
+        if (forms_out < LONG_MAX / 4 && w < std::min(n_out, forms_out) && low_rank_dim(n_out, forms_out, w) < c.eff) {
+            c.eff = low_rank_dim(n_out, forms_out, w);
+            c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (that space)";
+        }
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
+    say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension
     return c;
 }

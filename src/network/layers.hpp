@@ -17,7 +17,10 @@
 //   mixes_tokens(sp)              whether an output token reads other tokens; linear_output(sp)
 //     whether it writes through a linear map (GL(n) acts at its junction with a next layer);
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
-//   count(sp, in, n_in, last, scalar_last)   its share of the expected dimension;
+//   count(sp, in, n_in, last, scalar_last, read)   its share of the expected dimension
+//                                 (read: the directions the next layer reads of its output);
+//   input_rank(sp, in)            the most directions of an input token it reads (its input
+//                                 maps' rows together; in.w: all of them);
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 #pragma once
@@ -64,10 +67,15 @@ struct AttentionKind {
     static Shape out(const S&, Shape in, long) { return in; }
     static bool linear_output(const S&) { return true; }  // W^O
     static long product_of_forms(const S&) { return 0; }
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
         const long dx = in.w;
         const long da = head_dim(sp, dx);
-        return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, in.n, last, scalar_last, sp.residual);
+        return attention_count(sp.heads, da, sp.rank > 0 ? sp.rank : da, sp.score_degree, dx, n_in, in.n, last, scalar_last, sp.residual, read);
+    }
+    // Per head the k rows of W^Q (rank k), the k rows of W^K they meet, and W^V's da.
+    static long input_rank(const S& sp, Shape in) {
+        const long da = head_dim(sp, in.w);
+        return std::min(in.w, sat_mul(sp.heads, 2 * (sp.rank > 0 ? sp.rank : da) + da));
     }
 
     template <class T>
@@ -289,9 +297,10 @@ struct MlpKind {
     static bool as_family(const S&, NetworkSpec&, long, long) { return false; }  // no family's block
     // Per hidden unit one rescaling (row of W1 by λ, column of W2 by λ^{−r}); the layer's
     // space is Q^{n_out} ⊗ Sym^r(Q^{n_in}). r = 1: W2 W1, a matrix of rank <= w.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
-        return mlp_count(width(sp, in.w), sp.power, in.w, n_in, last, scalar_last, sp.residual);
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
+        return mlp_count(width(sp, in.w), sp.power, in.w, n_in, last, scalar_last, sp.residual, read);
     }
+    static long input_rank(const S& sp, Shape in) { return std::min(in.w, width(sp, in.w)); }  // W1's w rows
 
     template <class T>
     static void resize(LayerWeights<T>& lw, const S&) {
@@ -371,9 +380,10 @@ struct HadamardKind {
         t.residual = sp.residual;
         return true;
     }
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
-        return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, in.n, last, scalar_last, sp.residual);
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
+        return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, in.n, last, scalar_last, sp.residual, read);
     }
+    static long input_rank(const S& sp, Shape in) { return std::min(in.w, sat_mul(sp.degree, width(sp, in.w))); }  // W_1..W_d
 
     template <class T>
     static void resize(LayerWeights<T>& lw, const S& sp) {
@@ -502,6 +512,7 @@ struct ConvKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S&, Shape in) { return in.w; }
+    static long input_rank(const S&, Shape in) { return in.w; }  // its filter's k tokens, each whole
     static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.filter) * Integer(in.w) * Integer(in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // output i reads tokens i·s..i·s+k−1
@@ -513,7 +524,7 @@ struct ConvKind {
     // torus (channel c rescaled by t, t^r undone by the next layer's input maps: n_out; for
     // dx = 1 the paper's |k| − L + 1); r = 1 writes linearly: the junction's GL(n_next) acts.
     // A conservative count: no cap by the layer's space.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long /*read: its span kept*/) {
         const long dx = in.w;
         LayerCount c;
         const long k = sp.filter;
@@ -600,6 +611,7 @@ struct FcKind {
     }
     static long degree(const S& sp) { return sp.degree; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
+    static long input_rank(const S&, Shape in) { return in.w; }  // its N tokens flattened, each whole
     static long weight_increment(const S& sp) { return sp.degree; }  // W_1..W_d
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.degree) * Integer(width(sp, in)) * Integer(in.n * in.w); }
     // It mixes all tokens' coordinates linearly: no per-token sign structure.
@@ -618,7 +630,7 @@ struct FcKind {
     // n_in: the span of each input token (its input then has n·n_in dimensions). A unit's d
     // row scales: d free before a next layer (it undoes them), d − 1 (product 1) when read
     // whole or with a residual.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long /*read: its span kept*/) {
         const long d = sp.degree, units = width(sp, in), n_prev = in.n * n_in;
         LayerCount c;
         // its outputs span at most the forms of degree d in the n_prev coordinates it reads,
@@ -704,6 +716,7 @@ struct DenseKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
+    static long input_rank(const S&, Shape in) { return in.w; }  // its N tokens flattened, each whole
     static long weight_increment(const S& sp) { return sp.power; }  // (W v)^r: r(D + 1)
     static Integer parameters(const S& sp, Shape in) { return Integer(width(sp, in)) * Integer(in.n * in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // it mixes tokens
@@ -714,7 +727,7 @@ struct DenseKind {
     static long product_of_forms(const S&) { return 0; }
     // Kileel–Trager–Bruna: a unit's row scale t, undone by t^{-r} in the next layer (one
     // loss per unit); read whole, every entry read counts. n_in as for fc.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long /*read: its span kept*/) {
         const long units = width(sp, in), prev = in.n * n_in;
         LayerCount c;
         // its outputs span at most the forms of degree r in the prev coordinates it reads (a

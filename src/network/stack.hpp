@@ -78,12 +78,17 @@ struct Stack {
     // no GL(n_next) at the junction absorbs where that image lies.
     // n_in is the span of each token layer l reads; a flattened input (fc, power) is one
     // token of all N: N times the span of one.
+    // A next layer without residual reads only input_rank of the directions layer l writes
+    // through its linear output map (LayerCount, `read`).
     static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
         const bool last = l + 1 == s.depth;
         const bool whole = last || layer_residual(at(s, l + 1));
         const Shape in = shape_in(s, l);
         const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
-        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar); });
+        const long read = !last && !layer_residual(at(s, l + 1)) && linear_output(s, l)
+                              ? with_kind(at(s, l + 1), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, l + 1)); })
+                              : LONG_MAX;
+        return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar, read); });
     }
     // Every kind reads its input through linear maps, and most write through one (W^O, W2):
     // GL(n) between two layers unless a residual adds the identity on either side or layer
