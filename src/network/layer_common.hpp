@@ -140,6 +140,8 @@ inline long narrowed_by_read(LayerCount& c, long n_out, long read, bool residual
     c.read_by_next = read;
     return read;
 }
+// A residual layer's tokens y + F(y) span at most what y spans and what F writes.
+inline long residual_span(long dx, long n_in, long writes) { return std::min(dx, n_in + writes); }
 inline void say_read(LayerCount& c) {
     if (c.read_by_next > 0)
         c.how += "; its output read by the next layer in " + std::to_string(c.read_by_next) + (c.read_by_next == 1 ? " direction" : " directions") +
@@ -164,7 +166,8 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
     // The output lies in image(W2) and, token by token, is a linear image of the degree-r
     // forms of its n_in-dimensional input: at most C(n_in + r − 1, r) dimensions (n_in for
     // a linear layer).
-    c.n_next = residual ? dx : std::min({dx, w, monomials(n_in, Integer(r), false)});
+    const long writes = std::min({dx, w, monomials(n_in, Integer(r), false)});  // the span of its own output
+    c.n_next = residual ? dx : writes;
     const long n_out = narrowed_by_read(c, scalar_last ? 1 : last ? dx : c.n_next, read, residual);
     if (r == 1) {
         c.eff = low_rank_dim(n_out, n_in, std::min({w, n_in, n_out}));
@@ -194,6 +197,7 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
     if (scalar_last) c.how += "; rows of W2 other than p never read";
     say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;
+    if (residual) c.n_next = residual_span(dx, n_in, writes);
     if (!residual) {  // its w hidden units are forms of degree r in n_in coordinates, then W2
         c.forms_in = n_in, c.forms_degree = r, c.rows = w, c.out_rows = n_out;
     }
@@ -210,8 +214,9 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
     LayerCount c;
     c.params = H * (qr * dx + 3 * da * dx);
     // The layer's output lies in Σ_h image(W^O_h W^V_h): dimension <= H·min(da, n_in).
-    c.n_next = residual ? dx : std::min(dx, H * std::min(da, n_in));
-    if (one && !residual) c.n_next = std::min(c.n_next, monomials(n_in, Integer(2 * sd + 1), false));
+    long writes = std::min(dx, H * std::min(da, n_in));  // the span of its own output
+    if (one) writes = std::min(writes, monomials(n_in, Integer(2 * sd + 1), false));
+    c.n_next = residual ? dx : writes;
     const long n_out = narrowed_by_read(c, last ? dx : c.n_next, read, residual);
     const long a = std::min(qr, n_in);
     // The score depends on W^Qᵀ W^K only; with one token on its symmetric part alone.
@@ -278,6 +283,7 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
     say_read(c);
     // A one-dimensional input: every head returns the same function times its own vector.
     if (n_in == 1 && !residual) c.n_next = 1;
+    if (residual) c.n_next = residual_span(dx, n_in, n_in == 1 ? 1 : writes);
     return c;
 }
 
@@ -291,7 +297,8 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
     // once, the token sums d − 1 times): at most n_in·C(n_in + d − 2, d − 1) dimensions (n_in
     // for a linear block).
     const long forms_out = one ? monomials(n_in, Integer(d), false) : sat_mul(n_in, monomials(n_in, Integer(d - 1), false));
-    c.n_next = residual ? dx : std::min({dx, w, forms_out});
+    const long writes = std::min({dx, w, forms_out});  // the span of its own output
+    c.n_next = residual ? dx : writes;
     const long n_out = narrowed_by_read(c, scalar_last ? 1 : last ? dx : c.n_next, read, residual);
     c.params = (d + 1) * w * dx;
     if (d == 1) {
@@ -324,6 +331,7 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension
+    if (residual) c.n_next = residual_span(dx, n_in, writes);
     return c;
 }
 

@@ -78,17 +78,37 @@ struct Stack {
     // no GL(n_next) at the junction absorbs where that image lies.
     // n_in is the span of each token layer l reads; a flattened input (fc, power) is one
     // token of all N: N times the span of one.
-    // A next layer without residual reads only input_rank of the directions layer l writes
-    // through its linear output map (LayerCount, `read`).
+    // The rest of the network reads only directions_read(s, l) of the directions layer l
+    // writes through its linear output map (LayerCount, `read`): a layer without residual
+    // followed by one, and a residual layer's F. Not a layer without residual before residual
+    // layers: the GL(dx) that passes through them is counted on its output (residual_chain).
     static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
         const bool last = l + 1 == s.depth;
         const bool whole = last || layer_residual(at(s, l + 1));
         const Shape in = shape_in(s, l);
         const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
-        const long read = !last && !layer_residual(at(s, l + 1)) && linear_output(s, l)
-                              ? with_kind(at(s, l + 1), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, l + 1)); })
-                              : LONG_MAX;
+        const bool counted = !last && linear_output(s, l) && (layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)));
+        const long read = counted ? directions_read(s, l, scalar) : LONG_MAX;
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar, read); });
+    }
+    // How many directions of the tokens after layer l the rest of the network reads: the
+    // next layer's input maps' rows (input_rank), and through a residual next layer's skip
+    // path what is read after it, up to the output: 1 with the scalar output (y_p), every
+    // one (LONG_MAX) with all outputs. A linear last layer read at one coordinate token by
+    // token reads one row (of W, or of I + B), not a conv's k taps nor a flattening layer's
+    // row, a direction per token. O(depth).
+    static long directions_read(const NetworkSpec& s, long l, bool scalar) {
+        long total = 0;
+        for (long m = l + 1;; ++m) {
+            if (m == s.depth) return scalar ? total + 1 : LONG_MAX;
+            const bool one_row = m + 1 == s.depth && scalar && with_kind(at(s, m), [](auto kind, const auto& sp) {
+                                     return kind.degree(sp) == 1 && !kind.mixes_tokens(sp) && !kind.flattens(sp);  // token by token
+                                 });
+            if (one_row) return total + 1;  // row p of W, or of I + B with a residual: one direction
+            const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, m)); });
+            total = own > LONG_MAX / 2 - total ? LONG_MAX / 2 : total + own;
+            if (!layer_residual(at(s, m))) return total;
+        }
     }
     // Every kind reads its input through linear maps, and most write through one (W^O, W2):
     // GL(n) between two layers unless a residual adds the identity on either side or layer

@@ -450,7 +450,11 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
     //     rank 3: 12) less one scale, then a quadric of rank <= 3 in 4 variables (9): 36;
     // (4) N = 1, dx = 3: two quadrics of ℓ_1², ℓ_2² (the mlp: 2·(3 + 2 − 1) = 8) read by a
     //     degree-2 block of width 2: o ⊗ φ of rank <= 2 in Q³ ⊗ Q³ (binary quadrics): 8, less
-    //     GL(2): 12 (13 before the rank cap).
+    //     GL(2): 12 (13 before the rank cap);
+    // (5) N = 2, dx = 3, scalar: a residual mlp read by a residual linear layer at output p,
+    //     cᵀx + (cᵀW2)(W1 x)³ with c = e_p + b: c (3), cᵀW2 (3), W1 (9) less 3 rescalings: 12;
+    // (6) the same read of a residual attention of rank 2: A (2·2·3 − 4 = 8), cᵀ W^O W^V (3)
+    //     less one scale, and c (3): 13.
     struct Case {
         const char* layers;
         long n, dx;
@@ -462,7 +466,9 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
     for (const Case& c : {Case{"hadamard:degree=2,mlp:power=2:width=2", 1, 3, all, 16, "read by the next layer in 2 directions"},
                           Case{"mlp:power=3:residual,mlp:power=2:width=2", 2, 3, all, 22, "read by the next layer in 2 directions"},
                           Case{"attention:score-degree=2:residual,mlp:power=2:width=3", 2, 4, scalar, 36, "read by the next layer in 3 directions"},
-                          Case{"mlp:power=2:width=2,hadamard:degree=2:width=2", 1, 3, all, 12, "tensors of rank <= w"}}) {
+                          Case{"mlp:power=2:width=2,hadamard:degree=2:width=2", 1, 3, all, 12, "tensors of rank <= w"},
+                          Case{"mlp:power=3:residual,mlp:power=1:residual", 2, 3, scalar, 12, "read by the next layer in 1 direction "},
+                          Case{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, scalar, 13, "read by the next layer in 1 direction "}}) {
         const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
         INFO(c.layers << " N=" << c.n << " dx=" << c.dx << " " << to_string(c.out));
         DimensionOptions o;
