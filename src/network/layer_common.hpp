@@ -125,6 +125,7 @@ struct LayerCount {
     // and such a layer after it by the forms they compose into.
     long forms_in = 0, forms_degree = 0, rows = 0, row_loss = 0;
     long read_by_next = 0;  // > 0: the next layer reads only this many directions of its output
+    bool stream_span = false;  // a residual layer whose n_next follows the span (residual_span)
     // 0: each read row is an output (dense). > 0: the rows' powers are written through an
     // out_rows × rows map (mlp's W2), which keeps one scale per row (power >= 2) or GL(rows)
     // (power 1).
@@ -140,8 +141,13 @@ inline long narrowed_by_read(LayerCount& c, long n_out, long read, bool residual
     c.read_by_next = read;
     return read;
 }
-// A residual layer's tokens y + F(y) span at most what y spans and what F writes.
-inline long residual_span(long dx, long n_in, long writes) { return std::min(dx, n_in + writes); }
+// A residual layer's tokens y + F(y) span at most what y spans and what F writes, and no
+// more than y for a linear F ((I + B) y); marked as followed (stream_span) for the GL
+// that passes through residual layers (Model::expected_losses).
+inline void residual_span(LayerCount& c, long dx, long n_in, long writes, bool linear) {
+    c.n_next = std::min(dx, linear ? n_in : n_in + writes);
+    c.stream_span = true;
+}
 inline void say_read(LayerCount& c) {
     if (c.read_by_next > 0)
         c.how += "; its output read by the next layer in " + std::to_string(c.read_by_next) + (c.read_by_next == 1 ? " direction" : " directions") +
@@ -197,7 +203,7 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
     if (scalar_last) c.how += "; rows of W2 other than p never read";
     say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;
-    if (residual) c.n_next = residual_span(dx, n_in, writes);
+    if (residual) residual_span(c, dx, n_in, writes, r == 1);
     if (!residual) {  // its w hidden units are forms of degree r in n_in coordinates, then W2
         c.forms_in = n_in, c.forms_degree = r, c.rows = w, c.out_rows = n_out;
     }
@@ -283,7 +289,7 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
     say_read(c);
     // A one-dimensional input: every head returns the same function times its own vector.
     if (n_in == 1 && !residual) c.n_next = 1;
-    if (residual) c.n_next = residual_span(dx, n_in, n_in == 1 ? 1 : writes);
+    if (residual) residual_span(c, dx, n_in, n_in == 1 ? 1 : writes, false);
     return c;
 }
 
@@ -331,7 +337,7 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     say_read(c);
     if (n_in == 1 && !residual) c.n_next = 1;  // a one-dimensional input spans one dimension
-    if (residual) c.n_next = residual_span(dx, n_in, writes);
+    if (residual) residual_span(c, dx, n_in, writes, d == 1);
     return c;
 }
 

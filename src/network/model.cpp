@@ -345,18 +345,37 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         // maps absorb g⁻¹: w·n (the directions it shares with the layers' own losses are at
         // most w·(w − n), a review); or, at the output (m = L), the g whose row p is e_p keep
         // the scalar output: (w − 1)·n.
+        // Before a layer m < L whose residual layers l+1..m−1 all write whole (no read_by_next)
+        // and follow their span (stream_span: not fc, dense, whose counts take the width),
+        // n is the dimension the tokens span entering m: what `from` writes and what the
+        // residual layers add (each y + F(y) within span(y) + image(F)); m reads only that
+        // span, and the orbit of the maps writing into it is w·n. Otherwise n is what `from`
+        // writes (the span took more than the measured dimension at the scalar output, and
+        // where a residual layer's F is read in fewer directions). The line goes where the
+        // chain starts, once the chain's layers are counted (`chains`, below).
+        struct Chain {
+            std::size_t at_line;
+            std::string at, from;
+            long l, m, w, n;
+        };
+        std::vector<Chain> chains;
         const auto chain_loss = [&](const std::string& at, const std::string& from, long l, long m, long w, long n) {
+            chains.push_back({losses.size(), at, from, l, m, w, n});
+        };
+        const auto chain_line = [&](const Chain& ch, long n, bool stream) -> std::pair<std::string, long> {
+            const long l = ch.l, m = ch.m, w = ch.w;
             const std::string through = m == l + 2 ? "the residual " + std::string(m == L ? "last layer" : "layer " + name(l + 1))
                                                    : "the residual layers " + name(l + 1) + ".." + name(m - 1);
-            const std::string spans = "n = " + std::to_string(n) + ", the dimensions " + from + "'s output spans";
+            const std::string spans = stream ? "n = " + std::to_string(n) + ", the dimensions the tokens span entering layer " + name(m) + " (" + ch.from +
+                                                   "'s output and what " + (m == l + 2 ? "the residual layer adds)" : "the residual layers add)")
+                                             : "n = " + std::to_string(n) + ", the dimensions " + ch.from + "'s output spans";
             if (m < L)
-                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") between " + from + " and layer " + name(m) + ", through " + through +
-                                             " (g (y + F(y)) = g y + (g F g⁻¹)(g y)): " + std::to_string(w) + "·n, " + spans,
-                                 w * n);
-            else
-                detail::add_loss(losses, at + "GL(" + std::to_string(w) + ") fixing coordinate p between " + from + " and the output, through " + through +
-                                             ": (" + std::to_string(w) + " - 1)·n, " + spans,
-                                 (w - 1) * n);
+                return {ch.at + "GL(" + std::to_string(w) + ") between " + ch.from + " and layer " + name(m) + ", through " + through +
+                            " (g (y + F(y)) = g y + (g F g⁻¹)(g y)): " + std::to_string(w) + "·n, " + spans,
+                        w * n};
+            return {ch.at + "GL(" + std::to_string(w) + ") fixing coordinate p between " + ch.from + " and the output, through " + through + ": (" +
+                        std::to_string(w) + " - 1)·n, " + spans,
+                    (w - 1) * n};
         };
         // The embedding M before residual layers writes through a linear map as a layer does
         // (chain_loss below), n = min(r, dx) the span it writes, per token.
@@ -379,6 +398,16 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             if (m >= 0 && (m < L || scalar)) chain_loss(at, "layer " + name(l), l, m, layers[static_cast<std::size_t>(l + 1)].width_in, c.n_next);
             counts.push_back(c);
             n_in = c.n_next;
+        }
+        for (auto ch = chains.rbegin(); ch != chains.rend(); ++ch) {
+            bool whole = ch->m < L;
+            for (long k = ch->l + 1; whole && k < ch->m; ++k) {
+                const detail::LayerCount& c = counts[static_cast<std::size_t>(k)];
+                whole = c.read_by_next == 0 && c.stream_span;
+            }
+            const long stream = whole ? counts[static_cast<std::size_t>(ch->m - 1)].n_next : ch->n;
+            const auto [what, v] = chain_line(*ch, std::max(stream, ch->n), stream > ch->n);
+            if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
         }
         // the runs first: adjust_expected's cap of a product of forms is taken from the count
         // left by every loss before it (after them it put 5 below the measured 6 for

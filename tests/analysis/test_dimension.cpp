@@ -615,6 +615,48 @@ long check_count_is_upper_bound(const NetworkSpec& s) {
 
 }  // namespace
 
+TEST_CASE("dimension: after an embedding the residual layers fill only what M writes and what F adds; the GL through them takes that span") {
+    // By hand, tokens x_i = m t_i (an embedding of rank 1), σ = Σ_j t_j²:
+    // (1) attention:residual keeps y_i = m t_i + c t_i σ; mlp:power=2 (width 4) reads
+    //     W1 y_i = t_i (u + v σ), u, v any, and writes t_i² (P_0 + P_1 σ + P_2 σ²) with
+    //     P_k = W2 (u², 2 u⊙v, v²): three vectors of Q^4, 12 (one coordinate each: 3);
+    // (2) mlp:power=2:residual keeps y_i = m t_i + c t_i²; hadamard:degree=2 reads
+    //     (u·y_i)(v·S), S = m Σt + c Σt², a bilinear form in (t_i, t_i²) ⊗ (Σt, Σt²): 4 at
+    //     one output, and a 3×2×2 tensor of rank <= 3 (width 3) with all: 12.
+    // Before the spans were followed: 32, 14 and 24, 12 (tokens spanning dx after a
+    // residual layer, and the GL through it taking M's 1 dimension).
+    struct Case {
+        const char* layers;
+        long dx;
+        DimensionOutput out;
+        long by_hand;
+    };
+    const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
+    for (const Case& c : {Case{"attention:residual,mlp:power=2", 4, all, 12}, Case{"attention:residual,mlp:power=2", 4, scalar, 3},
+                          Case{"mlp:power=2:residual,hadamard:degree=2", 3, all, 12}, Case{"mlp:power=2:residual,hadamard:degree=2", 3, scalar, 4}}) {
+        NetworkSpec s = seprank_test::stack_spec(2, c.dx, c.layers);
+        s.embed_rank = 1;
+        INFO(c.layers << " N=2 dx=" << c.dx << " r=1 " << to_string(c.out));
+        DimensionOptions o;
+        o.output = c.out;
+        const RankAnswer a = function_dimension(s, o);
+        CHECK(a.value == c.by_hand);
+        CHECK(a.expected == c.by_hand);
+    }
+    // and the count stays an upper bound over a residual layer then a layer without, r = 1, 2
+    long met = 0, cases = 0;
+    for (const char* first : {"attention:residual", "mlp:power=2:residual", "hadamard:degree=2:residual"})
+        for (const char* second : {"mlp:power=2", "hadamard:degree=2", "attention"})
+            for (long r : {1L, 2L}) {
+                NetworkSpec s = seprank_test::stack_spec(2, 3, std::string(first) + "," + second);
+                s.embed_rank = r;
+                met += check_count_is_upper_bound(s);
+                cases += 2;
+            }
+    MESSAGE("embedding then a residual layer: the count met exactly in " << met << " of " << cases);
+    CHECK(met > 0);
+}
+
 TEST_CASE("dimension: a stack's narrow layer read whole by a residual layer after it: the count stays an upper bound") {
     // The residual layer adds the narrow layer's output back as it is, so where its image
     // lies is not absorbed by a change of coordinates at the junction (an audit found
