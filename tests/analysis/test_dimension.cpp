@@ -399,6 +399,35 @@ TEST_CASE("dimension: two defects the count does not make, with the dimension de
     }
 }
 
+namespace {
+
+// A network whose dimension was worked out by hand: its stack on N tokens of width dx (an
+// embedding of rank r when r > 0), read at `out`. Checks that the measured dimension and
+// the count both equal it, and returns the count's reductions.
+struct ByHand {
+    const char* layers;
+    long n, dx, r;
+    DimensionOutput out;
+    long by_hand;
+};
+ExpectedDimension check_by_hand(const ByHand& c) {
+    NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+    s.embed_rank = c.r;
+    INFO(c.layers << " N=" << c.n << " dx=" << c.dx << " r=" << c.r << " " << to_string(c.out));
+    DimensionOptions o;
+    o.output = c.out;
+    const RankAnswer a = function_dimension(s, o);
+    CHECK(a.value == c.by_hand);
+    CHECK(a.expected == c.by_hand);
+    return expected_dimension(s, c.out);
+}
+
+bool names(const ExpectedDimension& e, const std::string& words) {
+    return std::any_of(e.losses.begin(), e.losses.end(), [&](const auto& l) { return l.first.find(words) != std::string::npos; });
+}
+
+}  // namespace
+
 TEST_CASE("dimension: one token: the score and a degree-2 block read only the symmetric part of their bilinear form") {
     // N = 1: ⟨A y, y⟩ sees A + Aᵀ, a quadric of rank <= min(2a, dx): dim{A} = dx² drops to
     // C(dx+1, 2). By hand, one attention layer with all outputs is C(dx+1, 2) + dx² − 1
@@ -409,35 +438,16 @@ TEST_CASE("dimension: one token: the score and a degree-2 block read only the sy
     // block, scalar (dx = 3): the mlp's 3·(3 + 3 − 1) = 15, the quadric's 6, less GL(3): 12.
     // Each equalled its count less the antisymmetric part before the count saw one token
     // (7, 17, 31 for the first three).
-    struct Case {
-        const char* layers;
-        long dx;
-        DimensionOutput out;
-        long by_hand;
-    };
+    // a = 1: the symmetric part of u vᵀ has 2·dx − 1 dimensions, as u vᵀ has: 5 + 9 − 1 = 13.
     const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
-    for (const Case& c : {Case{"attention", 2, all, 6}, Case{"attention", 3, all, 14}, Case{"attention", 4, all, 25}, Case{"attention", 2, scalar, 4},
-                          Case{"attention", 3, scalar, 8}, Case{"attention", 4, scalar, 13}, Case{"hadamard:degree=2:width=1", 4, scalar, 7},
-                          Case{"hadamard:degree=2:width=2", 4, scalar, 10}, Case{"mlp:power=2,hadamard:degree=2:width=3", 3, scalar, 12}}) {
-        const NetworkSpec one = seprank_test::stack_spec(1, c.dx, c.layers);
-        INFO(c.layers << " N=1 dx=" << c.dx << " " << to_string(c.out));
-        DimensionOptions o;
-        o.output = c.out;
-        const RankAnswer a = function_dimension(one, o);
-        CHECK(a.value == c.by_hand);
-        CHECK(a.expected == c.by_hand);
+    for (const ByHand& c : {ByHand{"attention", 1, 2, 0, all, 6}, ByHand{"attention", 1, 3, 0, all, 14}, ByHand{"attention", 1, 4, 0, all, 25},
+                            ByHand{"attention", 1, 2, 0, scalar, 4}, ByHand{"attention", 1, 3, 0, scalar, 8}, ByHand{"attention", 1, 4, 0, scalar, 13},
+                            ByHand{"hadamard:degree=2:width=1", 1, 4, 0, scalar, 7}, ByHand{"hadamard:degree=2:width=2", 1, 4, 0, scalar, 10},
+                            ByHand{"mlp:power=2,hadamard:degree=2:width=3", 1, 3, 0, scalar, 12}, ByHand{"attention:rank=1", 1, 3, 0, all, 13}}) {
+        check_by_hand(c);
         // the same layers on two tokens read A itself: no line names one token
-        const ExpectedDimension two = expected_dimension(seprank_test::stack_spec(2, c.dx, c.layers), c.out);
-        for (const auto& l : two.losses) CHECK(l.first.find("one token") == std::string::npos);
+        CHECK_FALSE(names(expected_dimension(seprank_test::stack_spec(2, c.dx, c.layers), c.out), "one token"));
     }
-    // a = 1: the symmetric part of u vᵀ has 2·dx − 1 dimensions, as u vᵀ has, so nothing is lost
-    NetworkSpec r1 = seprank_test::attention_spec(1, 3, 1, 1);
-    r1.attention_rank = 1;
-    DimensionOptions o;
-    o.output = DimensionOutput::all;
-    const RankAnswer a = function_dimension(r1, o);
-    CHECK(a.value == 13);
-    CHECK(a.expected == 13);
 }
 
 TEST_CASE("dimension: a next layer reading fewer directions than the span sees the output map only through them") {
@@ -455,31 +465,15 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
     //     cᵀx + (cᵀW2)(W1 x)³ with c = e_p + b: c (3), cᵀW2 (3), W1 (9) less 3 rescalings: 12;
     // (6) the same read of a residual attention of rank 2: A (2·2·3 − 4 = 8), cᵀ W^O W^V (3)
     //     less one scale, and c (3): 13.
-    struct Case {
-        const char* layers;
-        long n, dx;
-        DimensionOutput out;
-        long by_hand;
-        const char* named;
-    };
     const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
-    for (const Case& c : {Case{"hadamard:degree=2,mlp:power=2:width=2", 1, 3, all, 16, "read by the next layer in 2 directions"},
-                          Case{"mlp:power=3:residual,mlp:power=2:width=2", 2, 3, all, 22, "read by the next layer in 2 directions"},
-                          Case{"attention:score-degree=2:residual,mlp:power=2:width=3", 2, 4, scalar, 36, "read by the next layer in 3 directions"},
-                          Case{"mlp:power=2:width=2,hadamard:degree=2:width=2", 1, 3, all, 12, "tensors of rank <= w"},
-                          Case{"mlp:power=3:residual,mlp:power=1:residual", 2, 3, scalar, 12, "read by the next layer in 1 direction "},
-                          Case{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, scalar, 13, "read by the next layer in 1 direction "}}) {
-        const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
-        INFO(c.layers << " N=" << c.n << " dx=" << c.dx << " " << to_string(c.out));
-        DimensionOptions o;
-        o.output = c.out;
-        const RankAnswer a = function_dimension(s, o);
-        CHECK(a.value == c.by_hand);
-        CHECK(a.expected == c.by_hand);
-        bool named = false;
-        for (const auto& l : expected_dimension(s, c.out).losses) named = named || l.first.find(c.named) != std::string::npos;
-        CHECK(named);
-    }
+    const std::vector<std::pair<ByHand, const char*>> cases = {
+        {{"hadamard:degree=2,mlp:power=2:width=2", 1, 3, 0, all, 16}, "read by the next layer in 2 directions"},
+        {{"mlp:power=3:residual,mlp:power=2:width=2", 2, 3, 0, all, 22}, "read by the next layer in 2 directions"},
+        {{"attention:score-degree=2:residual,mlp:power=2:width=3", 2, 4, 0, scalar, 36}, "read by the next layer in 3 directions"},
+        {{"mlp:power=2:width=2,hadamard:degree=2:width=2", 1, 3, 0, all, 12}, "tensors of rank <= w"},
+        {{"mlp:power=3:residual,mlp:power=1:residual", 2, 3, 0, scalar, 12}, "read by the next layer in 1 direction "},
+        {{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, 0, scalar, 13}, "read by the next layer in 1 direction "}};
+    for (const auto& [c, words] : cases) CHECK(names(check_by_hand(c), words));
 }
 
 TEST_CASE("dimension: a residual last layer read at coordinate p keeps the GL(dx) that fixes it at its junction") {
@@ -625,24 +619,11 @@ TEST_CASE("dimension: after an embedding the residual layers fill only what M wr
     //     one output, and a 3×2×2 tensor of rank <= 3 (width 3) with all: 12.
     // Before the spans were followed: 32, 14 and 24, 12 (tokens spanning dx after a
     // residual layer, and the GL through it taking M's 1 dimension).
-    struct Case {
-        const char* layers;
-        long dx;
-        DimensionOutput out;
-        long by_hand;
-    };
     const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
-    for (const Case& c : {Case{"attention:residual,mlp:power=2", 4, all, 12}, Case{"attention:residual,mlp:power=2", 4, scalar, 3},
-                          Case{"mlp:power=2:residual,hadamard:degree=2", 3, all, 12}, Case{"mlp:power=2:residual,hadamard:degree=2", 3, scalar, 4}}) {
-        NetworkSpec s = seprank_test::stack_spec(2, c.dx, c.layers);
-        s.embed_rank = 1;
-        INFO(c.layers << " N=2 dx=" << c.dx << " r=1 " << to_string(c.out));
-        DimensionOptions o;
-        o.output = c.out;
-        const RankAnswer a = function_dimension(s, o);
-        CHECK(a.value == c.by_hand);
-        CHECK(a.expected == c.by_hand);
-    }
+    for (const ByHand& c : {ByHand{"attention:residual,mlp:power=2", 2, 4, 1, all, 12}, ByHand{"attention:residual,mlp:power=2", 2, 4, 1, scalar, 3},
+                            ByHand{"mlp:power=2:residual,hadamard:degree=2", 2, 3, 1, all, 12},
+                            ByHand{"mlp:power=2:residual,hadamard:degree=2", 2, 3, 1, scalar, 4}})
+        CHECK(names(check_by_hand(c), "the dimensions the tokens span entering layer 2"));
     // and the count stays an upper bound over a residual layer then a layer without, r = 1, 2
     long met = 0, cases = 0;
     for (const char* first : {"attention:residual", "mlp:power=2:residual", "hadamard:degree=2:residual"})
