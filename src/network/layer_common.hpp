@@ -107,14 +107,15 @@ inline void add_loss(Losses& losses, const std::string& what, long v) {
 
 // One layer's share of the expected dimension: its parameters, what its own symmetries
 // (and its space) leave of them, and the dimension n_next of the span of its output tokens.
-// The counts below take `read`: where the next layer has no residual and this one writes
-// through a linear map W, the directions of its input the next layer reads (its input
-// maps' rows together, input_rank); LONG_MAX otherwise. A next layer f(P y) reading through
-// P of rank read < n_next sees W only as P W, so the layer counts as writing `read`
-// dimensions and the next one as reading them (N = 1, dx = 3: hadamard:degree=2 then
-// mlp:power=2:width=2 reads two quadrics, 16, where the span's 3 counted 19). A residual
-// layer's y + F(y) is read as P y + P F(y): its F writes `read` dimensions, and the
-// stream still spans dx (mlp:power=3:residual,mlp:power=2:width=2, N = 2, dx = 3: 22, not 25).
+// The counts below take `read`: where this layer writes through a linear map W, the
+// directions of its output the rest of the network reads (Stack::directions_read: the next
+// layer's input maps' rows, input_rank, and through residual layers what is read after
+// them); LONG_MAX otherwise. A next layer f(P y) reading through P of rank read < n_next
+// sees W only as P W, so the layer counts as writing `read` dimensions and the next one as
+// reading them (N = 1, dx = 3: hadamard:degree=2 then mlp:power=2:width=2 reads two
+// quadrics, 16, where the span's 3 counted 19). A residual layer's y + F(y) is read as
+// P y + P F(y): its F writes `read` dimensions, and the tokens still span what y and F fill
+// (residual_span; mlp:power=3:residual,mlp:power=2:width=2, N = 2, dx = 3: 22, not 25).
 struct LayerCount {
     long params = 0, eff = 0, n_next = 0;
     std::string how;
@@ -244,7 +245,8 @@ inline LayerCount attention_count(long H, long da, long qr, long sd, long dx, lo
         // (one token: A_h symmetric).
         const long n1 = one ? n_in * (n_in + 1) / 2 : n_in * n_in;
         c.eff = H >= std::min(n1, nB) ? n1 * nB : H * (n1 + nB - H);
-        c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
+        c.how = one ? "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the heads, their symmetric parts of full rank"
+                    : "per head GL(da) on (W^Q,W^K) and on (W^V,W^O); GL(H) mixing the full-rank heads";
     } else {
         c.eff = H * (dimA + dimB - 1);
         c.how = "per head GL(da) on (W^Q,W^K) and on (W^V,W^O), one rescaling between them";
@@ -301,7 +303,7 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
     LayerCount c;
     // The output lies in image(W^O) and in the image of Q^{n_in} ⊗ Sym^{d−1}(Q^{n_in}) (y_i
     // once, the token sums d − 1 times): at most n_in·C(n_in + d − 2, d − 1) dimensions (n_in
-    // for a linear block).
+    // for a linear block); one token: Sym^d(Q^{n_in}), C(n_in + d − 1, d).
     const long forms_out = one ? monomials(n_in, Integer(d), false) : sat_mul(n_in, monomials(n_in, Integer(d - 1), false));
     const long writes = std::min({dx, w, forms_out});  // the span of its own output
     c.n_next = residual ? dx : writes;

@@ -105,7 +105,7 @@ struct Stack {
                                      return kind.degree(sp) == 1 && !kind.mixes_tokens(sp) && !kind.flattens(sp);  // token by token
                                  });
             if (one_row) return total + 1;  // row p of W, or of I + B with a residual: one direction
-            const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, m)); });
+            const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, m), m + 1 == s.depth && scalar); });
             total = own > LONG_MAX / 2 - total ? LONG_MAX / 2 : total + own;
             if (!layer_residual(at(s, m))) return total;
         }

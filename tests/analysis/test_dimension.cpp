@@ -436,8 +436,8 @@ TEST_CASE("dimension: one token: the score and a degree-2 block read only the sy
     // dx = 2, then 8, 13). A degree-2 block of width w read once is a quadric of rank
     // <= min(2w, dx): 2·4 − 1 = 7 and 4·4 − 6 = 10 at dx = 4. An mlp of width 3 then the
     // block, scalar (dx = 3): the mlp's 3·(3 + 3 − 1) = 15, the quadric's 6, less GL(3): 12.
-    // Each equalled its count less the antisymmetric part before the count saw one token
-    // (7, 17, 31 for the first three).
+    // Before the count saw one token the first three counted dx(dx − 1)/2 more (7, 17, 31),
+    // the scalar ones 4, 10, 19 (the cubics' space, then 2 and 6 more).
     // a = 1: the symmetric part of u vᵀ has 2·dx − 1 dimensions, as u vᵀ has: 5 + 9 − 1 = 13.
     const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
     for (const ByHand& c : {ByHand{"attention", 1, 2, 0, all, 6}, ByHand{"attention", 1, 3, 0, all, 14}, ByHand{"attention", 1, 4, 0, all, 25},
