@@ -213,6 +213,16 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         if (r.D == Integer(1)) return Run{};
         r.M = detail::monomials(c[a].forms_in, r.D, false);
         long cap = r.M == LONG_MAX ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M, r.why);
+        // The run's outputs themselves: each a form of degree D·r_b in the forms_in
+        // variables (mlp:power=2:width=3,mlp:power=2,mlp:power=2:width=4 at N = 1, dx = 4,
+        // scalar: layers 2..3 write a ternary quartic, 15, where its units' forms gave 18).
+        const long outs = c[b].out_rows > 0 ? c[b].out_rows : c[b].rows;
+        const long written = detail::sat_mul(outs, detail::monomials(c[a].forms_in, r.D * Integer(c[b].forms_degree), false));
+        if (written < cap) {
+            cap = written;
+            r.why = ", and its " + std::to_string(outs) + (outs == 1 ? " output, a form" : " outputs, forms") + " of degree " +
+                    (r.D * Integer(c[b].forms_degree)).str() + " in those variables: " + std::to_string(written) + " coefficients";
+        }
         // One read form of degree 2 (one row, or an mlp's linear rows read at one output):
         // Σ_k β_k (v_k·z)², a quadric of rank at most the number of squares and the widths
         // before them; those of rank <= b in n variables are b·n − C(b, 2) dimensions (O(b)

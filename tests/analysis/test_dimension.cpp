@@ -1194,6 +1194,13 @@ TEST_CASE("dimension: an mlp's powers compose into forms: a run of mlp layers is
             return l.first.rfind("layers 1..2", 0) == 0 || l.first.find("read by the next layer in 1 direction ") != std::string::npos;
         }));
     }
+    // The run's outputs themselves (a review, 2026-12-01): mlp:power=2:width=3 then two
+    // mlp layers of power 2 at N = 1, dx = 4, scalar, is G(ℓ_1², ℓ_2², ℓ_3²), G a ternary
+    // quartic (the two layers: a sum of 4 squares of ternary quadrics, any quartic: 15) and
+    // ℓ_k linear forms in 4 variables, each scale taken by G (3·4 − 3 = 9): 24, where the
+    // units' quadrics gave 27.
+    CHECK(names(check_by_hand({"mlp:power=2:width=3,mlp:power=2,mlp:power=2:width=4", 1, 4, 0, DimensionOutput::scalar, 24}),
+                "its 1 output, a form of degree 4 in those variables: 15 coefficients"));
     // A review's cases: a run before the fc cap of a product of forms (the runs must come
     // first: after it the count was 5 below the measured 6), the GL fixing coordinate p of a
     // residual layer reading one vector of width 1 (not dx; the count, 4, is now met by the
