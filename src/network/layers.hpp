@@ -19,9 +19,8 @@
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
 //   count(sp, in, n_in, last, scalar_last, read)   its share of the expected dimension
 //                                 (read: the directions the next layer reads of its output);
-//   input_rank(sp, in, scalar_last)   the most directions of an input token it reads (its
-//                                 input maps' rows together; in.w: all of them), as the
-//                                 last layer read at one coordinate or not;
+//   input_rank(sp, in, scalar_last)   the most directions of an input token it reads, its input
+//                                 maps' rows together (in.w: all), or as the last layer read at p;
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 #pragma once
