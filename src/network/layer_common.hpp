@@ -135,7 +135,7 @@ struct LayerCount {
 
 // The rows of the layer's output map that count (n_out), given what the next layer reads
 // (`read`, above): a layer without residual also spans at most `read` dimensions, a
-// residual one still dx. Marks the LayerCount so that say_read names it.
+// residual one what residual_span gives. Marks the LayerCount so that say_read names it.
 inline long narrowed_by_read(LayerCount& c, long n_out, long read, bool residual) {
     if (read >= n_out) return n_out;
     if (!residual) c.n_next = std::min(c.n_next, read);

@@ -18,7 +18,7 @@
 //     whether it writes through a linear map (GL(n) acts at its junction with a next layer);
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
 //   count(sp, in, n_in, last, scalar_last, read)   its share of the expected dimension
-//                                 (read: the directions the next layer reads of its output);
+//                                 (read: the directions of its output the rest reads);
 //   input_rank(sp, in, scalar_last)   the most directions of an input token it reads, its input
 //                                 maps' rows together (in.w: all), or as the last layer read at p;
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);

@@ -95,14 +95,15 @@ struct Stack {
     // next layer's input maps' rows (input_rank), and through a residual next layer's skip
     // path what is read after it, up to the output: 1 with the scalar output (y_p), every
     // one (LONG_MAX) with all outputs. A linear last layer read at one coordinate token by
-    // token reads one row (of W, or of I + B), not a conv's k taps nor a flattening layer's
-    // row, a direction per token. O(depth).
+    // token, or reading one token, reads one row (of W, or of I + B), not a conv's k taps
+    // nor a flattening layer's row over N >= 2 tokens, a direction per token. O(depth).
     static long directions_read(const NetworkSpec& s, long l, bool scalar) {
         long total = 0;
         for (long m = l + 1;; ++m) {
             if (m == s.depth) return scalar ? total + 1 : LONG_MAX;
-            const bool one_row = m + 1 == s.depth && scalar && with_kind(at(s, m), [](auto kind, const auto& sp) {
-                                     return kind.degree(sp) == 1 && !kind.mixes_tokens(sp) && !kind.flattens(sp);  // token by token
+            const bool one_row = m + 1 == s.depth && scalar && with_kind(at(s, m), [&](auto kind, const auto& sp) {
+                                     // token by token, or one token
+                                     return kind.degree(sp) == 1 && ((!kind.mixes_tokens(sp) && !kind.flattens(sp)) || shape_in(s, m).n == 1);
                                  });
             if (one_row) return total + 1;  // row p of W, or of I + B with a residual: one direction
             const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, m), m + 1 == s.depth && scalar); });

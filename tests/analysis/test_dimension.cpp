@@ -474,6 +474,15 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
         {{"mlp:power=3:residual,mlp:power=1:residual", 2, 3, 0, scalar, 12}, "read by the next layer in 1 direction "},
         {{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, 0, scalar, 13}, "read by the next layer in 1 direction "}};
     for (const auto& [c, words] : cases) CHECK(names(check_by_hand(c), words));
+    // On one token a flattening linear last layer read at p reads one row, as a per-token one
+    // does (a review): fc:degree=1 and mlp:power=1 after the same layers, the same count.
+    DimensionOptions o;
+    o.output = scalar;
+    const RankAnswer fc = function_dimension(seprank_test::stack_spec(1, 3, "mlp:power=2,mlp:power=3:residual,fc:degree=1"), o);
+    const RankAnswer mlp = function_dimension(seprank_test::stack_spec(1, 3, "mlp:power=2,mlp:power=3:residual,mlp:power=1"), o);
+    CHECK(fc.value == mlp.value);
+    CHECK(fc.expected == mlp.expected);
+    CHECK(fc.value == fc.expected);
 }
 
 TEST_CASE("dimension: a residual last layer read at coordinate p keeps the GL(dx) that fixes it at its junction") {
