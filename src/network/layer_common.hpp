@@ -149,6 +149,13 @@ inline void residual_span(LayerCount& c, long dx, long n_in, long writes, bool l
     c.n_next = std::min(dx, linear ? n_in : n_in + writes);
     c.stream_span = true;
 }
+// w units writing Σ_a o_a ⊗ φ_a, φ_a in a space of `forms` dimensions: a tensor of rank
+// <= w in Q^{n_out} ⊗ that space, (n_out + forms − w)·w, where it is below c.eff.
+inline void cap_by_rank(LayerCount& c, long n_out, long forms, long w, const std::string& space) {
+    if (forms >= LONG_MAX / 4 || w >= std::min(n_out, forms) || low_rank_dim(n_out, forms, w) >= c.eff) return;
+    c.eff = low_rank_dim(n_out, forms, w);
+    c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (" + space + ")";
+}
 inline void say_read(LayerCount& c) {
     if (c.read_by_next > 0)
         c.how += "; its output read by the next layer in " + std::to_string(c.read_by_next) + (c.read_by_next == 1 ? " direction" : " directions") +
@@ -195,11 +202,7 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
             c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
         }
         // Σ_k W2_k ⊗ (w_k·y)^r: a tensor of rank <= w in Q^{n_out} ⊗ Sym^r(Q^{n_in})
-        const long forms = monomials(n_in, Integer(r), false);
-        if (forms < LONG_MAX / 4 && w < std::min(n_out, forms) && low_rank_dim(n_out, forms, w) < c.eff) {
-            c.eff = low_rank_dim(n_out, forms, w);
-            c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (the C(n_in+r-1, r) forms)";
-        }
+        cap_by_rank(c, n_out, monomials(n_in, Integer(r), false), w, "the C(n_in+r-1, r) forms");
     }
     if (scalar_last) c.how += "; rows of W2 other than p never read";
     say_read(c);
@@ -331,10 +334,7 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
         if (c.eff < w * (d * n_in + n_out - d))
             c.how += one ? "; capped by the layer's space n_out·C(n_in+d-1, d) (one token)" : "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
         // Σ_a o_a ⊗ φ_a, φ_a in that space: a tensor of rank <= w
-        if (forms_out < LONG_MAX / 4 && w < std::min(n_out, forms_out) && low_rank_dim(n_out, forms_out, w) < c.eff) {
-            c.eff = low_rank_dim(n_out, forms_out, w);
-            c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (that space)";
-        }
+        cap_by_rank(c, n_out, forms_out, w, "that space");
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     say_read(c);

@@ -372,8 +372,11 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         const auto chain_loss = [&](const std::string& at, const std::string& from, long l, long m, long w, long n) {
             chains.push_back({losses.size(), at, from, l, m, w, n});
         };
-        const auto chain_line = [&](const Chain& ch, long n, bool stream) -> std::pair<std::string, long> {
+        // the line and loss of a chain, `span` the tokens' span entering m when it is followed
+        const auto chain_line = [&](const Chain& ch, long span) -> std::pair<std::string, long> {
             const long l = ch.l, m = ch.m, w = ch.w;
+            const bool stream = span > ch.n;
+            const long n = stream ? span : ch.n;
             const std::string through = m == l + 2 ? "the residual " + std::string(m == L ? "last layer" : "layer " + name(l + 1))
                                                    : "the residual layers " + name(l + 1) + ".." + name(m - 1);
             const std::string spans = stream ? "n = " + std::to_string(n) + ", the dimensions the tokens span entering layer " + name(m) + " (" + ch.from +
@@ -416,7 +419,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                 whole = c.read_by_next == 0 && c.stream_span;
             }
             const long stream = whole ? counts[static_cast<std::size_t>(ch->m - 1)].n_next : ch->n;
-            const auto [what, v] = chain_line(*ch, std::max(stream, ch->n), stream > ch->n);
+            const auto [what, v] = chain_line(*ch, stream);
             if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
         }
         // the runs first: adjust_expected's cap of a product of forms is taken from the count

@@ -101,12 +101,15 @@ struct Stack {
         long total = 0;
         for (long m = l + 1;; ++m) {
             if (m == s.depth) return scalar ? total + 1 : LONG_MAX;
-            const bool one_row = m + 1 == s.depth && scalar && with_kind(at(s, m), [&](auto kind, const auto& sp) {
-                                     // token by token, or one token
-                                     return kind.degree(sp) == 1 && ((!kind.mixes_tokens(sp) && !kind.flattens(sp)) || shape_in(s, m).n == 1);
-                                 });
-            if (one_row) return total + 1;  // row p of W, or of I + B with a residual: one direction
-            const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) { return kind.input_rank(sp, shape_in(s, m), m + 1 == s.depth && scalar); });
+            const bool read_at_p = m + 1 == s.depth && scalar;
+            const Shape in = shape_in(s, m);
+            // 0: a linear last layer read at p, token by token or on one token, reads row p of
+            // W (or of I + B with a residual): one direction in all
+            const long own = with_kind(at(s, m), [&](auto kind, const auto& sp) {
+                const bool one_row = read_at_p && kind.degree(sp) == 1 && ((!kind.mixes_tokens(sp) && !kind.flattens(sp)) || in.n == 1);
+                return one_row ? 0L : kind.input_rank(sp, in, read_at_p);
+            });
+            if (own == 0) return total + 1;
             total = own > LONG_MAX / 2 - total ? LONG_MAX / 2 : total + own;
             if (!layer_residual(at(s, m))) return total;
         }
