@@ -11,12 +11,14 @@ namespace seprank_cli {
 namespace {
 
 // The derivation of `expected` (docs/dimension.md, "Expected") as JSON: the monomial cap
-// (null when it does not fit in 63 bits, ExpectedDimension::ambient == LONG_MAX) and each
-// reduction with its size, in the library's order.
+// (null when it does not fit in 63 bits, ExpectedDimension::ambient == LONG_MAX), each
+// reduction with its size, in the library's order, and the known defects not subtracted.
 json derivation_json(const seprank::ExpectedDimension& ex) {
     json losses = json::array();
     for (const auto& [what, size] : ex.losses) losses.push_back({{"what", what}, {"size", size}});
-    return {{"ambient", ex.ambient == LONG_MAX ? json(nullptr) : json(ex.ambient)}, {"losses", losses}};
+    json known = json::array();
+    for (const auto& [what, size] : ex.known_defects) known.push_back({{"what", what}, {"size", size}});
+    return {{"ambient", ex.ambient == LONG_MAX ? json(nullptr) : json(ex.ambient)}, {"losses", losses}, {"known_defects", known}};
 }
 
 // The same as text lines below the record, so that a reader sees how expected was counted.
@@ -27,6 +29,8 @@ void print_derivation(const seprank::ExpectedDimension& ex) {
     std::cout << "  ambient " << (ex.ambient == LONG_MAX ? std::string("above 2^63 (no cap)") : std::to_string(ex.ambient))
               << " (monomials the output can have)\n";
     std::cout << "  expected " << ex.expected << "\n";
+    for (const auto& [what, size] : ex.known_defects)
+        std::cout << "  a known defect, not subtracted: " << what << ": " << size << "\n";
 }
 
 struct DimensionCommand final : Command {

@@ -127,6 +127,11 @@ struct ExpectedDimension {
     long ambient = 0;     // monomials the output(s) can have (LONG_MAX when larger)
     // Each reduction and its size, in order: ("layer 2 head 1: GL(da) on W^Q,W^K", 4), ...
     std::vector<std::pair<std::string, long>> losses;
+    // Defects known to be real in a layer's own count, not subtracted from `expected`
+    // (expected stays what the parameters and symmetries give): ("layer 1: Strassen's: …",
+    // 1). Inside a longer stack the layer's defect is measured to carry to the network's,
+    // not proven to.
+    std::vector<std::pair<std::string, long>> known_defects;
 };
 // Precondition: a valid spec (checked by the conversion). Cost O(L·H + L²) arithmetic,
 // plus a Model of the shorter network (O(parameters), its weight mask) per layer absorbed

@@ -115,9 +115,11 @@ public:
     // traits. A linear last layer after a linear output map, and a residual linear layer
     // read by a layer without residual, are absorbed (Stack::absorbs_linear_last,
     // absorbed_residual_linear): the count is the shorter network's, with the layer's
-    // parameters a loss. Cost O(depth²), plus a Model of the shorter network
+    // parameters a loss. `known` (when given) receives the defects known to be real in a
+    // layer's own count, not subtracted (Strassen's block: docs/dimension.md, "Defects"),
+    // each line with its size. Cost O(depth²), plus a Model of the shorter network
     // (O(parameters)) per layer absorbed.
-    std::vector<std::pair<std::string, long>> expected_losses(bool scalar) const;
+    std::vector<std::pair<std::string, long>> expected_losses(bool scalar, std::vector<std::pair<std::string, long>>* known = nullptr) const;
     // The monomials the output (scalar: one coordinate; else every position and
     // coordinate) can have: those of the degrees output_degrees() (every degree 1..degree()
     // when they are not listed) in input_vars() variables, times the outputs; LONG_MAX when

@@ -536,6 +536,7 @@ PYBIND11_MODULE(_core, m) {
         d["expected"] = e.expected;
         d["ambient"] = e.ambient == LONG_MAX ? py::object(py::none()) : py::object(py::int_(e.ambient));
         d["losses"] = e.losses;
+        d["known_defects"] = e.known_defects;
         return d;
     });
     m.def("variety", [](const py::dict& spec, const py::dict& opts) {

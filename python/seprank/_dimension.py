@@ -125,10 +125,13 @@ def expected_dimension(net: Any, *, output: str = "scalar") -> Dict[str, Any]:
     "Expected"): a dict with ``parameters`` (the weights the parameter map varies),
     ``losses`` (each obvious symmetry or unread row and its size, as ``(what, size)``
     pairs, in order), ``ambient`` (the monomials the output can have; None when beyond
-    2^63) and ``expected`` = min(parameters − Σ sizes, ambient). ``net``: a Network (its
+    2^63), ``expected`` = min(parameters − Σ sizes, ambient) and ``known_defects`` (the
+    defects known to be real in a layer's own count, such as Strassen's block, as
+    ``(what, size)`` pairs, not subtracted from expected). ``net``: a Network (its
     architecture) or a dict of network options; ``output``: 'scalar' or 'all', as in
     :func:`dimension`. Exact integer arithmetic, no sampling.
     """
     d = _core.expected_dimension(_spec(net, None), choice(output, "output", OUTPUTS))
     d["losses"] = [tuple(x) for x in d["losses"]]
-    return {k: d[k] for k in ("parameters", "expected", "ambient", "losses")}
+    d["known_defects"] = [tuple(x) for x in d["known_defects"]]
+    return {k: d[k] for k in ("parameters", "expected", "ambient", "losses", "known_defects")}

@@ -9,11 +9,13 @@
 #include "base/saturating.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <map>
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 namespace seprank {
 
@@ -52,16 +54,18 @@ std::string linear(const std::string& index, long alpha, const std::vector<long>
     return s;
 }
 
+// A block, cap or rank cell: an integer >= 0 that fits 64 bits, else one line naming it.
 long cell_of(const TableRow& row, const char* name, std::size_t lineno) {
     const std::string* c = table_cell(row, name);
     if (!c) throw invalid_input(std::string("guess --blocks: the table has no column '") + name + "' (a block table: seprank table --blocks)");
-    try {
-        std::size_t used = 0;
-        const long v = std::stol(*c, &used);
-        if (used == c->size()) return v;
-    } catch (const std::exception&) {
-    }
-    throw invalid_input("guess --blocks: row " + std::to_string(lineno) + ": column '" + name + "' = '" + c->substr(0, 40) + "' is not an integer");
+    long v = 0;
+    const char* end = c->data() + c->size();
+    const auto [ptr, ec] = std::from_chars(c->data(), end, v);
+    const std::string at = "guess --blocks: row " + std::to_string(lineno) + ": column '" + name + "' = '" + detail::cut(*c) + "'";
+    if (ptr == end && ec == std::errc::result_out_of_range) throw invalid_input(at + " is out of range (a block, cap or rank fits 63 bits)");
+    if (ptr != end || ec != std::errc() || c->empty()) throw invalid_input(at + " is not an integer");
+    if (v < 0) throw invalid_input(at + " is negative (a block, cap or rank is >= 0)");
+    return v;
 }
 
 const char* const kKeyColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
@@ -295,8 +299,6 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         k.p.lower_bound = !k.ok;
         if (const std::string* rk = table_cell(row, "rank"); k.ok || (rk && !rk->empty())) k.p.rank = cell_of(row, "rank", r + 1);
         const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
-        if (k.p.block < 0 || k.p.cap_a < 0 || k.p.cap_b < 0 || k.p.rank < 0)
-            throw invalid_input(where_row() + " has a negative block, cap or rank");
         if (const std::string* d = table_cell(row, "degree"); d && !d->empty() && d->size() <= 18 &&
                                                                  d->find_first_not_of("0123456789") == std::string::npos && k.p.block > std::stol(*d))
             throw invalid_input(where_row() + " is above the network's degree " + *d + " (its blocks are 0.." + *d + ")");

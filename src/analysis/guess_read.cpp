@@ -442,10 +442,17 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         const TableRow& row = table[r];
         const std::string at = "row " + std::to_string(r + 1);
         if (!row_matches(row, where)) continue;
+        // A column missing here: the table's, or this row's only (JSON rows each name their keys).
+        const auto missing = [&](const std::string& name, const char* what) {
+            for (const TableRow& other : table)
+                if (table_cell(other, name))
+                    return invalid_input("guess: " + at + " has no '" + cut(name) + "' (" + what + "), which other rows have");
+            return invalid_input("guess: the table has no column '" + name + "' (" + what + ")" + one_column_hint(row));
+        };
         for (const std::string& name : vars)  // the variables first: the columns the user named
-            if (!table_cell(row, name)) throw invalid_input("guess: the table has no column '" + name + "' (a variable)" + one_column_hint(row));
+            if (!table_cell(row, name)) throw missing(name, "a variable");
         const std::string* v = table_cell(row, value);
-        if (!v) throw invalid_input("guess: the table has no column '" + value + "' (the value)" + one_column_hint(row));
+        if (!v) throw missing(value, "the value");
         if (v->empty()) continue;  // not computed
         GuessPoint p;
         for (const std::string& name : vars) {

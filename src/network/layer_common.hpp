@@ -131,6 +131,10 @@ struct LayerCount {
     // out_rows × rows map (mlp's W2), which keeps one scale per row (power >= 2) or GL(rows)
     // (power 1).
     long out_rows = 0;
+    // A defect known to be real in this layer's own count (not subtracted: the count stays
+    // what the parameters and symmetries give): what it is and its size; empty, 0 for none.
+    std::string known_defect;
+    long known_defect_size = 0;
 };
 
 // The rows of the layer's output map that count (n_out), given what the next layer reads
@@ -335,6 +339,15 @@ inline LayerCount hadamard_count(long d, long w, long dx, long n_in, long tokens
             c.how += one ? "; capped by the layer's space n_out·C(n_in+d-1, d) (one token)" : "; capped by the layer's space n_out·n_in·C(n_in+d-2, d-1)";
         // Σ_a o_a ⊗ φ_a, φ_a in that space: a tensor of rank <= w
         cap_by_rank(c, n_out, forms_out, w, "that space");
+        // Degree 2 on three dimensions, w = 4: Σ_a o_a ⊗ u_a ⊗ v_a (y_i against Σ_j y_j) is
+        // a tensor of rank <= 4 in Q^3 ⊗ Q^3 ⊗ Q^3, on Strassen's hypersurface: 26, not 27
+        // (docs/dimension.md, "Defects").
+        if (d == 2 && !one && w == 4 && n_in == 3 && n_out == 3 && c.eff == 27) {
+            c.known_defect = "Strassen's block: unit a writes o_a ⊗ u_a ⊗ v_a (y_i against the token sum), so the block is a tensor of "
+                             "rank <= 4 in Q^3 ⊗ Q^3 ⊗ Q^3, and those fill only a hypersurface, the 4th secant variety of "
+                             "P^2 × P^2 × P^2: 26 dimensions where 27 are counted";
+            c.known_defect_size = 1;
+        }
     }
     if (scalar_last) c.how += "; rows of W^O other than p never read";
     say_read(c);

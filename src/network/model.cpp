@@ -289,8 +289,9 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
 }
 
 // Model::expected_losses, each layer l (0-based) named by shown[l] in the lines (the
-// numbers of the network a shorter one was cut from).
-detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long>& shown) {
+// numbers of the network a shorter one was cut from); the layers' known defects added to
+// *known.
+detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long>& shown, detail::Losses* known) {
     const NetworkSpec& s = model.spec();
     const std::vector<ModelLayer>& layers = model.layers();
     const long L = s.depth, dx = s.dim, r = s.embed_rank;
@@ -313,7 +314,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         const Model without(network_detail::without_layer_spec(s, inner));
         std::vector<long> kept = shown;
         kept.erase(kept.begin() + inner);
-        detail::Losses out = losses_of(without, scalar, kept);
+        detail::Losses out = losses_of(without, scalar, kept, known);
         detail::add_loss(out, "layer " + name(inner) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into layer " + name(inner + 1) +
                                   "'s input maps (A (I + B) is any matrix A is), so all its parameters",
                          P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
@@ -325,7 +326,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         shorter.coordinate = 1;  // every coordinate counts alike
         const Model first(shorter);
         const long absorbed_params = P - static_cast<long>(fmpz_get_si(first.varied_parameters().get()));
-        detail::Losses out = losses_of(first, scalar, std::vector<long>(shown.begin(), shown.end() - 1));
+        detail::Losses out = losses_of(first, scalar, std::vector<long>(shown.begin(), shown.end() - 1), known);
         const bool before_residual = layers[static_cast<std::size_t>(L - 2)].residual;  // a residual linear layer, absorbed in turn
         detail::add_loss(out, "layer " + name(L - 1) + ": linear, after " +
                                   (before_residual ? "the residual linear layer " + name(L - 2) + " (absorbed in turn)" : "layer " + name(L - 2) + "'s linear output map") +
@@ -334,6 +335,14 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                                   (scalar ? "(row p of W) A is any row, as row p of A is" : "W A (W square, of full rank) is any matrix A is") +
                                   ", so all its parameters",
                          absorbed_params);
+        return out;
+    }
+    // A residual linear last layer whose I + B is any matrix: the count of the stack with
+    // that layer's residual dropped, which computes the same functions (no parameter lost).
+    if (!all_linear && detail::with_network(s, [&](auto net) { return net.residual_last_any_matrix(s); })) {
+        detail::Losses out = losses_of(Model(network_detail::without_residual_spec(s, L - 1)), scalar, shown, known);
+        out.push_back({"layer " + name(L - 1) + ": linear with a residual, I + B, B any square matrix: I + B is any matrix, as B is, "
+                                 "so counted as the same layer without residual (no parameter lost)", 0});
         return out;
     }
     // The embedding: when layer 1 reads its input through linear maps only, it sees only
@@ -409,6 +418,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             // dense:power=1:width=1,fc:degree=1:residual at dx = 3)
             const long m = net.residual_chain(s, l);
             if (m >= 0 && (m < L || scalar)) chain_loss(at, "layer " + name(l), l, m, layers[static_cast<std::size_t>(l + 1)].width_in, c.n_next);
+            if (known != nullptr && c.known_defect_size > 0) known->push_back({at + c.known_defect, c.known_defect_size});
             counts.push_back(c);
             n_in = c.n_next;
         }
@@ -433,10 +443,10 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
 
 }  // namespace
 
-std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar) const {
+std::vector<std::pair<std::string, long>> Model::expected_losses(bool scalar, std::vector<std::pair<std::string, long>>* known) const {
     std::vector<long> shown(layers_.size());
     for (std::size_t l = 0; l < shown.size(); ++l) shown[l] = static_cast<long>(l) + 1;
-    return losses_of(*this, scalar, shown);
+    return losses_of(*this, scalar, shown, known);
 }
 
 long Model::output_space(bool scalar) const {

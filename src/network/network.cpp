@@ -424,6 +424,12 @@ NetworkSpec network_detail::without_layer_spec(const NetworkSpec& s, long l) {
     return t;
 }
 
+NetworkSpec network_detail::without_residual_spec(const NetworkSpec& s, long l) {
+    NetworkSpec t = s;
+    std::visit([](auto& sp) { sp.residual = false; }, t.layers[static_cast<std::size_t>(l)]);
+    return t;
+}
+
 network_detail::PowerShape network_detail::power_shape(const NetworkSpec& s) {
     const NetworkSpec f = family_form(s);
     PowerShape p;

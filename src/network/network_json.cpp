@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -58,6 +59,9 @@ long get_long(const nlohmann::json& j, const std::string& path, long lo) {
         bad(path, "integer " + detail::cut(t) + " out of range (a size or count fits 64 bits)");
     }
     if (!j.is_number_integer()) bad(path, "expected an integer, got " + shown(j));
+    // 2^63..2^64 − 1 arrive unsigned: named as written, not wrapped to a negative value
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(LONG_MAX))
+        bad(path, "integer " + j.dump() + " out of range (a size or count fits 64 bits)");
     const long v = j.get<long>();
     if (v < lo) bad(path, "value " + std::to_string(v) + " below " + std::to_string(lo));
     return v;
@@ -235,7 +239,10 @@ public:
     void layer_value(long l, const char* key, long& out) const {
         const auto& node = layer(l);
         if (!node.contains(key)) return;
-        out = node[key].is_array() ? static_cast<long>(node[key].size()) : get_long(node[key], layer_path(l) + "." + key, 0);
+        out = node[key].is_array() ? static_cast<long>(node[key].size()) : get_long(node[key], layer_path(l) + "." + key, LONG_MIN);
+        // no kind's key is negative; its least value (1, or 0 for a default) is the kind's
+        // validation's to say (score_degree 0 is refused there too)
+        if (out < 0) bad(layer_path(l) + "." + key, "value " + std::to_string(out) + " is negative");
     }
     void layer_value(long l, const char* key, bool& out) const {
         const auto& node = layer(l);

@@ -177,6 +177,21 @@ struct Stack {
         const Shape in = shape_in(s, l);
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.degree(sp) == 1 && (in.n == 1 || !kind.mixes_tokens(sp)); });
     }
+    // The last layer of a stack is residual and linear, and its B can be any square matrix
+    // on what it reads (a flattening layer's bottleneck all N·w entries, a per-token one's
+    // each token's w): I + B is then any matrix, as B is, so the stack with that residual
+    // dropped computes the same functions (Model::expected_losses counts it; a review:
+    // mlp:power=2,fc:degree=1:residual, N = 2, dx = 2, all outputs, 18 as measured, not 22).
+    static bool residual_last_any_matrix(const NetworkSpec& s) {
+        const long L = s.depth;
+        if (L < 1 || s.layers.empty() || !layer_residual(at(s, L - 1))) return false;
+        const Shape in = shape_in(s, L - 1);
+        return with_kind(at(s, L - 1), [&](auto kind, const auto& sp) {
+            if (kind.degree(sp) != 1) return false;
+            if (kind.flattens(sp)) return kind.bottleneck(sp, in) >= in.n * in.w;
+            return !kind.mixes_tokens(sp) && kind.bottleneck(sp, in) >= in.w;
+        });
+    }
     // The first layer l < L − 1 that is residual_linear and read by a layer without
     // residual: every kind reads its input through linear maps A, and A (I + B) is any
     // matrix A is, so the network without layer l computes the same functions

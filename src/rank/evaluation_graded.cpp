@@ -238,16 +238,19 @@ std::vector<Block> initial_blocks(const Graded& g, const EvaluationOptions& opt)
 // not final); the note's words on them ("" without any). A hint only orders the work: the
 // ranks are the evaluation's own, labelled as without hints.
 std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions& opt, RankAnswer& res) {
-    for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a)
+    for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a) {
+        res.hinted_absent += blocks[a].cap == 0 && opt.block_hints[a] >= 0;
         if (blocks[a].cap > 0 && opt.block_hints[a] >= 0) {
             const long h = opt.block_hints[a], r = blocks[a].rank;
             ++res.hinted_blocks;
+            res.hinted_over_cap += h > blocks[a].cap;
             res.hinted_final += blocks[a].done && blocks[a].times == 1;
             res.hinted_equal += blocks[a].done && r == h;
             res.hinted_above += blocks[a].done && r > h;
             res.hinted_below += blocks[a].done && r < h;
         }
-    if (res.hinted_blocks == 0) return "";
+    }
+    if (res.hinted_blocks == 0 && res.hinted_absent == 0) return "";
     return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + detail::hint_outcomes_text(res) + "; " +
            std::to_string(res.hinted_final) + " final at the first side ranked (a hint only orders the work: every rank is the evaluation's own); ";
 }

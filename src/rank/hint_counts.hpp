@@ -9,21 +9,28 @@
 
 namespace seprank::detail {
 
-// Copies the five hinted_* counts of `from` into `to`. O(1).
+// Copies the seven hinted_* counts of `from` into `to`. O(1).
 inline void copy_hint_counts(const RankAnswer& from, RankAnswer& to) {
     to.hinted_blocks = from.hinted_blocks;
     to.hinted_final = from.hinted_final;
     to.hinted_equal = from.hinted_equal;
     to.hinted_above = from.hinted_above;
     to.hinted_below = from.hinted_below;
+    to.hinted_absent = from.hinted_absent;
+    to.hinted_over_cap = from.hinted_over_cap;
 }
 
-// "E final at their hint, A above it, B below it[, O not final]": where the hinted blocks'
-// final ranks lie from their hints (O: the hinted blocks not final). O(1).
+// "E final at their hint, A above it, B below it[, O not final][, C hinted above their
+// cap][, X hints for blocks of cap 0, not used]": where the hinted
+// blocks' final ranks lie from their hints (O: the hinted blocks not final). O(1).
 inline std::string hint_outcomes_text(const RankAnswer& r) {
     const long open = r.hinted_blocks - r.hinted_equal - r.hinted_above - r.hinted_below;
     return std::to_string(r.hinted_equal) + " final at their hint, " + std::to_string(r.hinted_above) + " above it, " +
-           std::to_string(r.hinted_below) + " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string());
+           std::to_string(r.hinted_below) + " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) +
+           (r.hinted_over_cap > 0 ? ", " + std::to_string(r.hinted_over_cap) + " hinted above their cap (no rank exceeds it: the hint is wrong)"
+                                  : std::string()) +
+           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) for blocks of cap 0, which this network does not have, not used"
+                                : std::string());
 }
 
 }  // namespace seprank::detail

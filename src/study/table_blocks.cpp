@@ -223,12 +223,14 @@ std::vector<long> hints_from_predictions(const nlohmann::json& j, const std::str
         if (key != plain && key != layered) continue;
         for (const auto& b : p["blocks"]) {
             const auto whole = [](const nlohmann::json& v) { return v.is_number_integer() && (v.is_number_unsigned() || v.get<long long>() >= 0); };
-            if (!b.is_object() || !b.contains("block") || !b.contains("predicted") || !whole(b["block"]) || !whole(b["predicted"]) ||
-                b["block"].get<unsigned long long>() > (1ULL << 40) || b["predicted"].get<unsigned long long>() > (1ULL << 61))
+            if (!b.is_object() || !b.contains("block") || !b.contains("predicted") || !whole(b["block"]) || !whole(b["predicted"]))
                 throw bad("a block without an integer \"block\" and \"predicted\" >= 0: " + detail::cut(b.dump()));
-            if (b["block"].get<long long>() > degree)
-                throw bad("block " + std::to_string(b["block"].get<long long>()) + " of the prediction " + key + " is above the network's degree " +
+            if (b["block"].get<unsigned long long>() > static_cast<unsigned long long>(degree))
+                throw bad("block " + b["block"].dump() + " of the prediction " + key + " is above the network's degree " +
                           std::to_string(degree) + " (its blocks are 0.." + std::to_string(degree) + ")");
+            if (b["predicted"].get<unsigned long long>() > (1ULL << 61))
+                throw bad("block " + b["block"].dump() + " of the prediction " + key + " predicted " + b["predicted"].dump() +
+                          ", above 2^61, more than any block's rank");
             const auto a = static_cast<std::size_t>(b["block"].get<long long>());
             const long v = static_cast<long>(b["predicted"].get<long long>());
             if (a >= hints.size()) hints.resize(a + 1, -1);
@@ -256,7 +258,10 @@ std::vector<long> parse_block_hints(std::string text, const std::string& path, c
     const long degree = fmpz_fits_si(dz.get()) ? std::min<long>(fmpz_get_si(dz.get()), 1L << 40) : 1L << 40;
     const bool homogeneous = is_homogeneous(spec);  // else no degree blocks: the file is checked, nothing hinted
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    const bool json = first != std::string::npos && text[first] == '{';
+    if (text[first] == '[')
+        throw invalid_input("block hints '" + path + "': a JSON list, where guess --blocks --predict --format json writes one object and a "
+                            "block table is CSV or JSON lines (seprank table --blocks)");
+    const bool json = text[first] == '{';
     // guess's JSON is one object over several lines (a JSON-lines table has one per line,
     // each a row with its "family", or the sweep line first).
     if (json && text.find("seprank_table_sweep") == std::string::npos) {
@@ -269,8 +274,10 @@ std::vector<long> parse_block_hints(std::string text, const std::string& path, c
             // Several lines of rows, a JSON-lines table (read below), begins with a whole
             // object on its first line; guess's JSON (one object over several lines) does
             // not, so a broken one is said as the parser says it, not as its first line.
+            // One line only is no table of rows either (a duplicate key, a number out of range).
             const std::size_t eol = text.find('\n', first);
-            if (!nlohmann::json::accept(std::string_view(text).substr(first, eol == std::string::npos ? std::string::npos : eol - first)))
+            if (eol == std::string::npos || text.find_first_not_of(" \t\r\n", eol) == std::string::npos ||
+                !nlohmann::json::accept(std::string_view(text).substr(first, eol - first)))
                 throw;
         }
         if (one_object) {
