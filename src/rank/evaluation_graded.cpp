@@ -239,7 +239,7 @@ std::vector<Block> initial_blocks(const Graded& g, const EvaluationOptions& opt)
 // ranks are the evaluation's own, labelled as without hints.
 std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions& opt, RankAnswer& res) {
     for (std::size_t a = 0; a < blocks.size() && a < opt.block_hints.size(); ++a) {
-        res.hinted_absent += blocks[a].cap == 0 && opt.block_hints[a] >= 0;
+        res.hinted_absent += blocks[a].cap == 0 && opt.block_hints[a] > 0;  // 0 agrees (an answer's block_ranks given back)
         if (blocks[a].cap > 0 && opt.block_hints[a] >= 0) {
             const long h = opt.block_hints[a], r = blocks[a].rank;
             ++res.hinted_blocks;

@@ -21,7 +21,7 @@ inline void copy_hint_counts(const RankAnswer& from, RankAnswer& to) {
 }
 
 // "E final at their hint, A above it, B below it[, O not final][, C hinted above their
-// cap][, X hints for blocks of cap 0, not used]": where the hinted
+// cap][, X hints above 0 for blocks of cap 0, not used]": where the hinted
 // blocks' final ranks lie from their hints (O: the hinted blocks not final). O(1).
 inline std::string hint_outcomes_text(const RankAnswer& r) {
     const long open = r.hinted_blocks - r.hinted_equal - r.hinted_above - r.hinted_below;
@@ -29,7 +29,7 @@ inline std::string hint_outcomes_text(const RankAnswer& r) {
            std::to_string(r.hinted_below) + " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) +
            (r.hinted_over_cap > 0 ? ", " + std::to_string(r.hinted_over_cap) + " hinted above their cap (no rank exceeds it: the hint is wrong)"
                                   : std::string()) +
-           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) for blocks of cap 0, which this network does not have, not used"
+           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) above 0 for blocks of cap 0, which this network does not have, not used"
                                 : std::string());
 }
 
