@@ -669,6 +669,11 @@ PY
 expect_note "--threads 1 is ignored: the interpolation variant builds the Jacobian on one thread" -- "${D[@]}" --variant interpolation --threads 1
 expect_note "--weight-range 3 is ignored: dimension draws every weight uniformly from Z/p" -- "${D[@]}" --weight-range 3
 expect_note "--dim 1 is ignored: --weights gives the network" -- dimension --weights "$T/dw.json" --dim 1
+# the text derivation at given weights is the generic count's, for reference: no "expected N" line
+"$S" dimension --weights "$T/dw.json" >"$T/dw_dim.txt" || fail "dimension --weights (text)"
+grep -q '^generic expected = min(parameters - losses, ambient) (for random weights' "$T/dw_dim.txt" \
+  && grep -q '^  generic expected [0-9]' "$T/dw_dim.txt" && ! grep -qE '^ *expected +[0-9]' "$T/dw_dim.txt" \
+  || fail "dimension --weights text derivation: $(cat "$T/dw_dim.txt")"
 expect_rc 2 "it has no parameters" -- dimension --tokens 2 --dim 2 --depth 0
 expect_rc 2 "output: 'both' is not scalar or all" -- "${D[@]}" --output both
 

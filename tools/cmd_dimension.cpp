@@ -22,13 +22,17 @@ json derivation_json(const seprank::ExpectedDimension& ex) {
 }
 
 // The same as text lines below the record, so that a reader sees how expected was counted.
-void print_derivation(const seprank::ExpectedDimension& ex) {
-    std::cout << "expected = min(parameters - losses, ambient):\n";
+// At given weights (local) the count is about random weights, shown for reference only, and
+// its lines say so: no line there reads "expected N", as the record has no expected.
+void print_derivation(const seprank::ExpectedDimension& ex, bool local) {
+    const std::string name = local ? "generic expected" : "expected";
+    std::cout << name << " = min(parameters - losses, ambient)"
+              << (local ? " (for random weights, not compared with the local dimension)" : "") << ":\n";
     std::cout << "  parameters " << ex.parameters << "\n";
     for (const auto& [what, size] : ex.losses) std::cout << "  - " << what << ": " << size << "\n";
     std::cout << "  ambient " << (ex.ambient == LONG_MAX ? std::string("above 2^63 (no cap)") : std::to_string(ex.ambient))
               << " (monomials the output can have)\n";
-    std::cout << "  expected " << ex.expected << "\n";
+    std::cout << "  " << name << " " << ex.expected << "\n";
     for (const auto& [what, size] : ex.known_defects)
         std::cout << "  a known defect, not subtracted: " << what << ": " << size << "\n";
 }
@@ -112,7 +116,7 @@ struct DimensionCommand final : Command {
         print_record(j, format, {"rank", "kind", "label", "output", "variant", "parameters", "expected", "defect", "method", "field",
                                  "rows", "cols", "trials", "trial_ranks", "degenerate", "prime", "weight_degree", "bound_degree",
                                  "failure_bound", "evaluations", "seconds", "peak_mib", "note"});
-        if (format == "text") print_derivation(ex);
+        if (format == "text") print_derivation(ex, net.has_value());
         return 0;
     }
 };

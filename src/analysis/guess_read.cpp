@@ -171,6 +171,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     // A UTF-8 byte-order mark (some editors and spreadsheets write one) is not part of the
     // first column's name: skipped.
     const std::string& text = input;
+    detail::check_table_encoding(text, source);
     const std::size_t skip = detail::utf8_bom_size(text);
     std::size_t start = text.find_first_not_of(" \t\r\n", skip);
     if (start == std::string::npos) no_rows(source, "the file is empty");

@@ -104,6 +104,27 @@ inline void check_output_target(const std::string& path, const std::string& what
 // first column's name. O(1).
 inline std::size_t utf8_bom_size(std::string_view text) noexcept { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
 
+// Throws invalid_input when text is not UTF-8 text as a table reader expects: a UTF-16 or
+// UTF-32 byte-order mark (FF FE, FE FF, 00 00 FE FF), or a NUL byte in its first two
+// (UTF-16 without a mark), named with the file (source, e.g. "table
+// 'x.csv'") and how to convert it, where a reader would otherwise report a confusing
+// header or cell count. O(1).
+inline void check_table_encoding(std::string_view text, const std::string& source) {
+    const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
+    using namespace std::string_view_literals;
+    const char* mark = starts("\x00\x00\xFE\xFF"sv) || starts("\xFF\xFE\x00\x00"sv) ? "UTF-32"
+                       : starts("\xFF\xFE"sv) || starts("\xFE\xFF"sv)                 ? "UTF-16"
+                                                                                        : nullptr;
+    if (mark)
+        throw invalid_input(source + " is " + mark + " (its byte-order mark): tables are read as UTF-8; convert it, e.g. iconv -f " + mark +
+                            " -t UTF-8");
+    // UTF-16 without a mark: its first character, ASCII in any table, has a NUL byte (a NUL
+    // later, in a cell, is left to the reader, which names the cell)
+    if (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0'))
+        throw invalid_input(source + " holds a NUL byte at byte " + std::string(text[0] == '\0' ? "1" : "2") +
+                            ": tables are UTF-8 text (a UTF-16 file without a byte-order mark? convert it, e.g. iconv -f UTF-16 -t UTF-8)");
+}
+
 // The template of a temporary beside PATH (for make_temporary, temporaries.hpp):
 // `DIR/.NAME.tmp.XXXXXX` followed by `suffix`, where NAME is PATH's last component cut
 // (at a UTF-8 character's start) so that the whole name stays within 255 bytes, the

@@ -30,6 +30,11 @@ namespace {
     throw invalid_input("weights JSON " + path + ": " + what);
 }
 
+// An integer no long holds, named as written (a size or count is a long, at most 2^63 - 1).
+[[noreturn]] void out_of_range(const std::string& path, const std::string& written) {
+    bad(path, "integer " + written + " out of range (a size or count is at most 2^63 - 1)");
+}
+
 // A value of the file quoted in a message: its JSON text, cut (detail::cut) so that a
 // string or list of megabytes is never echoed whole.
 std::string shown(const nlohmann::json& j) { return detail::cut(j.dump()); }
@@ -56,12 +61,12 @@ long get_long(const nlohmann::json& j, const std::string& path, long lo) {
         const bool too_big = as_signed.ptr == end && as_signed.ec == std::errc::result_out_of_range &&
                              (t[0] == '-' || as_unsigned.ec == std::errc::result_out_of_range);
         if (!too_big) bad(path, "expected an integer, got the string " + shown(j) + " (no quotes around a count)");
-        bad(path, "integer " + detail::cut(t) + " out of range (a size or count fits 64 bits)");
+        out_of_range(path, detail::cut(t));
     }
     if (!j.is_number_integer()) bad(path, "expected an integer, got " + shown(j));
     // 2^63..2^64 − 1 arrive unsigned: named as written, not wrapped to a negative value
     if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(LONG_MAX))
-        bad(path, "integer " + j.dump() + " out of range (a size or count fits 64 bits)");
+        out_of_range(path, j.dump());
     const long v = j.get<long>();
     if (v < lo) bad(path, "value " + std::to_string(v) + " below " + std::to_string(lo));
     return v;

@@ -250,6 +250,7 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
     std::string text = detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte);
+    detail::check_table_encoding(text, "table '" + csv_path + "'");
     text.erase(0, detail::utf8_bom_size(text));  // not part of the first column's name, as guess reads it
     std::istringstream in(std::move(text));
     std::string line;
@@ -269,6 +270,10 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         return parse_csv_line(l, "table '" + csv_path + "' line " + std::to_string(lineno));
     };
     const auto header = cells_of(line);
+    for (std::size_t i = 0; i < header.size(); ++i)  // a name given twice: which column is meant is not known (as guess refuses it)
+        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) != header.begin() + static_cast<std::ptrdiff_t>(i))
+            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": column '" + header[i].substr(0, 40) +
+                                "' appears twice in the header");
     auto column = [&](const std::string& name) {
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");

@@ -231,10 +231,17 @@ def fixtures():
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,1e400,8,1.8928,,,ok\n")
     w("gp_hugey.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,1e308,1.2619,,,ok\nhadamard,2,2,2,-1e308,1.8928,,,ok\n")
+    w("gp_duphdr.csv", "family,tokens,dim,depth,rank,rank,status\nhadamard,2,2,1,4,5,ok\n")  # which 'rank' is meant?
     w("badquote.csv", hdr + "\n\x01ab\x7f\"unterminated\n")  # a binary line: shown escaped, with file and line
     w("badquote2.csv", "# seprank table sweep: a comment line first\n" + hdr + "\n\"x\n")  # lines count from the file's first
     # guess: a small table of n, v = n^2 + 1, and broken ones
     w("g.csv", "n,v,s\n" + "".join(f"{n},{n * n + 1},x\n" for n in range(8)))
+    # the same table saved as UTF-16 (with its byte-order mark) and as UTF-16LE without one
+    g = "n,v,s\n" + "".join(f"{n},{n * n + 1},x\n" for n in range(8))
+    with open(os.path.join(D, "g_utf16.csv"), "wb") as f:
+        f.write(g.encode("utf-16"))
+    with open(os.path.join(D, "g_utf16le.csv"), "wb") as f:
+        f.write(g.encode("utf-16-le"))
     w("g2.csv", "n,s,v\n" + "".join(f"{n},x,{n * n + 1}\n{n},y,{n * n + 2}\n" for n in range(8)))  # two kinds of row
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
