@@ -105,8 +105,8 @@ struct RankAnswer {
     long hinted_equal = 0;            // were ranked at, and those final with a rank equal to, above and below the hint
     long hinted_above = 0;            // (the rest were not final). A hint only orders the work: the ranks and their
     long hinted_below = 0;            // label are as without it. Not columns of their own
-    long hinted_absent = 0;           // hints > 0 for blocks the network does not have (cap 0), not used,
-    long hinted_over_cap = 0;         // and hints above their block's cap (ranked at the cap's side)
+    long hinted_absent = 0;           // hints > 0 for blocks of cap 0 (no monomial of that degree), not used,
+    long hinted_over_cap = 0;         // and hints above their block's cap (ranked at the cap's side; among hinted_below)
     std::vector<long> block_ranks;    // graded evaluation: rank of each degree block f_a;
                                       // block certificate: rank of each connected block
     std::vector<long> kernel_blocks;  // block certificate: the blocks (indices into block_ranks)

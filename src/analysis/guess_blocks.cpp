@@ -6,6 +6,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "base/count_text.hpp"
 #include "base/saturating.hpp"
 
 #include <algorithm>
@@ -54,17 +55,13 @@ std::string linear(const std::string& index, long alpha, const std::vector<long>
     return s;
 }
 
-// A block, cap or rank cell: an integer >= 0 that fits 64 bits, else one line naming it.
+// A block, cap or rank cell: a count (detail::count_text_error), else one line naming it.
 long cell_of(const TableRow& row, const char* name, std::size_t lineno) {
     const std::string* c = table_cell(row, name);
     if (!c) throw invalid_input(std::string("guess --blocks: the table has no column '") + name + "' (a block table: seprank table --blocks)");
     long v = 0;
-    const char* end = c->data() + c->size();
-    const auto [ptr, ec] = std::from_chars(c->data(), end, v);
-    const std::string at = "guess --blocks: row " + std::to_string(lineno) + ": column '" + name + "' = '" + detail::cut(*c) + "'";
-    if (ptr == end && ec == std::errc::result_out_of_range) throw invalid_input(at + " is out of range (a block, cap or rank fits 63 bits)");
-    if (ptr != end || ec != std::errc() || c->empty()) throw invalid_input(at + " is not an integer");
-    if (v < 0) throw invalid_input(at + " is negative (a block, cap or rank is >= 0)");
+    if (const char* why = detail::count_text_error(*c, &v))
+        throw invalid_input("guess --blocks: row " + std::to_string(lineno) + ": column '" + name + "' = '" + detail::cut(*c) + "' " + why);
     return v;
 }
 

@@ -228,11 +228,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
         if (line.empty() || line[0] == '#') continue;  // comments (a table's sweep line) and blanks
         std::vector<std::string> cells = parse_csv_line(line, source + ": line " + std::to_string(number));
         if (header.empty()) {
-            for (std::size_t i = 0; i < cells.size(); ++i)
-                for (std::size_t j = 0; j < i; ++j)
-                    if (cells[i] == cells[j])
-                        throw invalid_input(source + ": line " + std::to_string(number) + ": column '" + cut(cells[i]) +
-                                            "' appears twice in the header");
+            detail::check_unique_header(cells, source + ": line " + std::to_string(number));
             header = std::move(cells);
             continue;
         }

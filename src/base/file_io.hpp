@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,9 +121,22 @@ inline void check_table_encoding(std::string_view text, const std::string& sourc
                             " -t UTF-8");
     // UTF-16 without a mark: its first character, ASCII in any table, has a NUL byte (a NUL
     // later, in a cell, is left to the reader, which names the cell)
-    if (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0'))
-        throw invalid_input(source + " holds a NUL byte at byte " + std::string(text[0] == '\0' ? "1" : "2") +
-                            ": tables are UTF-8 text (a UTF-16 file without a byte-order mark? convert it, e.g. iconv -f UTF-16 -t UTF-8)");
+    // (its byte order from where: without a mark, iconv's plain UTF-16 assumes one)
+    if (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0')) {
+        const bool big = text[0] == '\0';
+        throw invalid_input(source + " holds a NUL byte at byte " + (big ? "1" : "2") + ": tables are UTF-8 text (a UTF-16" +
+                            (big ? "BE" : "LE") + " file without a byte-order mark? convert it, e.g. iconv -f UTF-16" + (big ? "BE" : "LE") +
+                            " -t UTF-8)");
+    }
+}
+
+// Throws invalid_input when a table's header names a column twice (which one would a
+// reader mean?): "WHERE: column 'NAME' appears twice in the header" (where: the file and
+// line). guess and plot ask it. O(columns²), a header's few.
+inline void check_unique_header(const std::vector<std::string>& cells, const std::string& where) {
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (cells[i] == cells[j]) throw invalid_input(where + ": column '" + cut(cells[i]) + "' appears twice in the header");
 }
 
 // The template of a temporary beside PATH (for make_temporary, temporaries.hpp):

@@ -47,8 +47,9 @@
 //                                 linear output map of the layer before;
 //   absorbed_residual_linear(s)   the first residual layer of degree 1 that a layer without
 //                                 residual reads, absorbed into its input maps (−1: none);
-//   residual_last_any_matrix(s)   whether a stack's last layer is residual, linear, and I + B
-//                                 any matrix (counted as the layer without residual);
+//   residual_last_any_matrix(s, scalar)  whether a stack's last layer is residual, linear,
+//                                 and what is read of I + B any matrix (counted as the
+//                                 layer without residual);
 //   adjust_expected(s, scalar, P, losses)  whole-network corrections (linear networks,
 //                                 product caps) after the per-layer counts;
 //   forward(f, y)                 the pass from the embedded tokens y to the output over any

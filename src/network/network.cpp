@@ -426,6 +426,19 @@ NetworkSpec network_detail::without_layer_spec(const NetworkSpec& s, long l) {
 
 NetworkSpec network_detail::without_residual_spec(const NetworkSpec& s, long l) {
     NetworkSpec t = s;
+    if (t.layers.empty()) {  // a family: first the stack it is shorthand for (its residual is every layer's)
+        const NetworkSpec defaults;
+        t.layers = stack_layers(s);
+        t.family = Family::stack;
+        t.residual = false;
+        t.heads = defaults.heads;
+        t.head_dim = defaults.head_dim;
+        t.attention_rank = defaults.attention_rank;
+        t.width = defaults.width;
+        t.free_slots = false;
+        t.block_degree = defaults.block_degree;
+        t.widths.clear();
+    }
     std::visit([](auto& sp) { sp.residual = false; }, t.layers[static_cast<std::size_t>(l)]);
     return t;
 }

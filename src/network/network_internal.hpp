@@ -38,8 +38,9 @@ NetworkSpec first_layers_spec(const NetworkSpec& s, long depth);
 // kept. Precondition: 0 <= l < s.depth, and layer l keeps its input's shape (a residual
 // layer), not checked; the result is not validated. O(depth).
 NetworkSpec without_layer_spec(const NetworkSpec& s, long l);
-// The stack s with layer l's residual dropped; the rest kept. Precondition: s lists its
-// layers (a stack) and 0 <= l < s.depth, not checked; the result is not validated. O(depth).
+// The stack s with layer l's residual dropped; the rest kept (a family first written as
+// the stack it is shorthand for, stack_layers). Precondition: 0 <= l < s.depth, not
+// checked; the result is not validated. O(depth).
 NetworkSpec without_residual_spec(const NetworkSpec& s, long l);
 // s as a power network x ↦ W_L σ(… σ(W_1 x)), σ(t) = t^r, in any spelling (family power,
 // or a stack that family_form writes as one), without an embedding: its widths n_0 = N·dx,

@@ -177,19 +177,22 @@ struct Stack {
         const Shape in = shape_in(s, l);
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.degree(sp) == 1 && (in.n == 1 || !kind.mixes_tokens(sp)); });
     }
-    // The last layer of a stack is residual and linear, and its B can be any square matrix
-    // on what it reads (a flattening layer's bottleneck all N·w entries, a per-token one's
-    // each token's w): I + B is then any matrix, as B is, so the stack with that residual
-    // dropped computes the same functions (Model::expected_losses counts it; a review:
-    // mlp:power=2,fc:degree=1:residual, N = 2, dx = 2, all outputs, 18 as measured, not 22).
-    static bool residual_last_any_matrix(const NetworkSpec& s) {
+    // The last layer of a stack is residual and linear, and what is read of I + B is any
+    // matrix, as that of B is: with every output, B any square matrix on what the layer
+    // reads (a flattening layer's bottleneck all N·w entries, a per-token one's each
+    // token's w); with the scalar output, row p of B any row (a bottleneck of 1 suffices:
+    // row p of W2 times W1). The stack with that residual dropped then computes the same
+    // functions (Model::expected_losses counts it; a review: mlp:power=2,fc:degree=1:residual,
+    // N = 2, dx = 2, all outputs, 18 as measured, not 22; conv:power=2,mlp:power=1:width=1:residual,
+    // N = 3, dx = 2, scalar, 7 as measured, not 10).
+    static bool residual_last_any_matrix(const NetworkSpec& s, bool scalar) {
         const long L = s.depth;
-        if (L < 1 || s.layers.empty() || !layer_residual(at(s, L - 1))) return false;
+        if (L < 1 || !layer_residual(at(s, L - 1))) return false;  // a family too: its last layer (family_layer)
         const Shape in = shape_in(s, L - 1);
         return with_kind(at(s, L - 1), [&](auto kind, const auto& sp) {
             if (kind.degree(sp) != 1) return false;
-            if (kind.flattens(sp)) return kind.bottleneck(sp, in) >= in.n * in.w;
-            return !kind.mixes_tokens(sp) && kind.bottleneck(sp, in) >= in.w;
+            const long need = scalar ? 1 : kind.flattens(sp) ? in.n * in.w : in.w;
+            return (kind.flattens(sp) || !kind.mixes_tokens(sp)) && kind.bottleneck(sp, in) >= need;
         });
     }
     // The first layer l < L − 1 that is residual_linear and read by a layer without

@@ -20,16 +20,19 @@ inline void copy_hint_counts(const RankAnswer& from, RankAnswer& to) {
     to.hinted_over_cap = from.hinted_over_cap;
 }
 
-// "E final at their hint, A above it, B below it[, O not final][, C hinted above their
-// cap][, X hints above 0 for blocks of cap 0, not used]": where the hinted
-// blocks' final ranks lie from their hints (O: the hinted blocks not final). O(1).
+// "E final at their hint, A above it, B below it[ (C of them hinted above their cap …)]
+// [, O not final][, X hint(s) above 0 for blocks of cap 0 …, not used]": where the hinted
+// blocks' final ranks lie from their hints (O: the hinted blocks not final; a hint above
+// its block's cap orders the work, the block ranked at its cap's side, and its block ends
+// below it). O(1).
 inline std::string hint_outcomes_text(const RankAnswer& r) {
     const long open = r.hinted_blocks - r.hinted_equal - r.hinted_above - r.hinted_below;
     return std::to_string(r.hinted_equal) + " final at their hint, " + std::to_string(r.hinted_above) + " above it, " +
-           std::to_string(r.hinted_below) + " below it" + (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) +
-           (r.hinted_over_cap > 0 ? ", " + std::to_string(r.hinted_over_cap) + " hinted above their cap (no rank exceeds it: the hint is wrong)"
+           std::to_string(r.hinted_below) + " below it" +
+           (r.hinted_over_cap > 0 ? " (" + std::to_string(r.hinted_over_cap) + " of the hints above their block's cap, which no rank exceeds: wrong hints)"
                                   : std::string()) +
-           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) above 0 for blocks of cap 0, which this network does not have, not used"
+           (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) +
+           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) above 0 for blocks of cap 0 (no monomial of that degree), not used"
                                 : std::string());
 }
 

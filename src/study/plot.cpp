@@ -270,10 +270,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         return parse_csv_line(l, "table '" + csv_path + "' line " + std::to_string(lineno));
     };
     const auto header = cells_of(line);
-    for (std::size_t i = 0; i < header.size(); ++i)  // a name given twice: which column is meant is not known (as guess refuses it)
-        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) != header.begin() + static_cast<std::ptrdiff_t>(i))
-            throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": column '" + header[i].substr(0, 40) +
-                                "' appears twice in the header");
+    detail::check_unique_header(header, "table '" + csv_path + "' line " + std::to_string(lineno));  // as guess refuses it
     auto column = [&](const std::string& name) {
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end()) throw invalid_input("table '" + csv_path + "' has no column '" + name + "'");

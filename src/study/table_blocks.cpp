@@ -8,6 +8,7 @@
 #include "seprank/network.hpp"
 #include "seprank/table.hpp"
 
+#include "base/count_text.hpp"
 #include "base/file_io.hpp"
 #include "base/json_file.hpp"
 
@@ -55,17 +56,16 @@ std::vector<long> list_of(const Row& r, const char* name) {
     return out;
 }
 
+// A block, blocks, rank or cap cell: a count, read as guess --blocks reads it
+// (detail::count_text_error), else invalid_input naming the cell.
 long long_cell(const Row& r, const char* name) {
     const Value& v = r.at(name);
-    if (v.type() == Value::Type::integer) return v.as_integer();
-    try {
-        std::size_t used = 0;
-        const std::string t = v.str();
-        const long x = std::stol(t, &used);
-        if (used == t.size()) return x;
-    } catch (const std::exception&) {
-    }
-    throw invalid_input(std::string("block table: column '") + name + "' = '" + v.str() + "' is not an integer");
+    if (v.type() == Value::Type::integer && v.as_integer() >= 0) return v.as_integer();
+    const std::string t = v.str();
+    long x = 0;
+    if (const char* why = detail::count_text_error(t, &x))
+        throw invalid_input(std::string("block table: column '") + name + "' = '" + detail::cut(t) + "' " + why);
+    return x;
 }
 
 }  // namespace

@@ -208,6 +208,16 @@ def fixtures():
     w("bh_bound.csv", b_with(1, "failure_bound", "abc"))
     w("bh_blocks0.csv", b_with(1, "blocks", "-5"))
     w("bh_status.csv", b_with(1, "status", "weird"))
+    # cells guess --blocks and --hint-blocks read alike (detail::count_text_error)
+    w("bh_capneg.csv", b_with(1, "cap_a", "-3"))
+    w("bh_capbig.csv", b_with(1, "cap_a", "99999999999999999999"))
+    w("bh_capplus.csv", b_with(1, "cap_a", "+3"))
+    w("w_negpower.json", '{"coordinate": 1, "depth": 1, "dim": 2, "family": "stack", "layers": [{"W1": [[5, 2], [3, 5]], '
+      '"W2": [[0, 5], [5, 4]], "kind": "mlp", "power": -9223372036854775808, "residual": false, "width": 0}], '
+      '"position": 1, "residual": false, "tokens": 2}\n')
+    w("bh_list.json", '[{"block": 0, "predicted": 1}]\n')
+    w("bh_dupkey.json", '{"a": 1, "a": 2}\n')
+    w("g_norow_v.json", '[{"n": 1, "v": 2}, {"n": 2}, {"n": 3, "v": 10}, {"n": 4, "v": 17}]\n')
     gout = subprocess.run([S, "guess", os.path.join(R, "data/blocks_attention_n4.csv"), "--blocks", "--vars", "dim,depth", "--where", "heads=1",
                            "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
     w("guess_nopredict.json", gout)
@@ -242,6 +252,10 @@ def fixtures():
         f.write(g.encode("utf-16"))
     with open(os.path.join(D, "g_utf16le.csv"), "wb") as f:
         f.write(g.encode("utf-16-le"))
+    with open(os.path.join(D, "g_utf16be.csv"), "wb") as f:
+        f.write(g.encode("utf-16-be"))
+    with open(os.path.join(D, "g_utf32.csv"), "wb") as f:
+        f.write(g.encode("utf-32"))
     w("g2.csv", "n,s,v\n" + "".join(f"{n},x,{n * n + 1}\n{n},y,{n * n + 2}\n" for n in range(8)))  # two kinds of row
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")

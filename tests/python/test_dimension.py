@@ -50,6 +50,7 @@ def test_dimension_matches_cli(cli, args, spec, output):
     e = seprank.expected_dimension(spec, output=output)
     assert (e["parameters"], e["expected"], e["ambient"]) == (c["parameters"], c["expected"], c["ambient"])
     assert e["losses"] == [(x["what"], x["size"]) for x in c["losses"]]
+    assert e["known_defects"] == [(x["what"], x["size"]) for x in c["known_defects"]]
     capped = e["parameters"] - sum(size for _, size in e["losses"])
     assert e["expected"] == (capped if e["ambient"] is None else min(capped, e["ambient"]))
     # a Network gives its architecture only, as in generic_rank
@@ -194,3 +195,14 @@ def test_points_are_added_until_the_rank_stops_growing():
     a = seprank.dimension(dict(tokens=20, dim=4), output="all")
     b = seprank.dimension(dict(tokens=20, dim=4), output="all", margin=400)
     assert a.value == b.value > 16 and a.defect is False
+
+
+def test_known_defect_matches_cli(cli):
+    # Strassen's block: named, not subtracted, the same in Python and the CLI
+    spec = dict(tokens=2, dim=3, layers="hadamard:degree=2:width=4")
+    c = cli("dimension", "--layers", spec["layers"], "--tokens", 2, "--dim", 3, "--output", "all")
+    e = seprank.expected_dimension(spec, output="all")
+    assert [size for _, size in e["known_defects"]] == [1] and e["known_defects"][0][0].startswith("layer 1: Strassen's block")
+    assert e["known_defects"] == [(x["what"], x["size"]) for x in c["known_defects"]]
+    assert (e["expected"], c["expected"], c["rank"]) == (27, 27, 26)
+    assert seprank.expected_dimension(spec, output="scalar")["known_defects"] == []
