@@ -251,6 +251,7 @@ std::string hints_note(const std::vector<Block>& blocks, const EvaluationOptions
         }
     }
     if (res.hinted_blocks == 0 && res.hinted_absent == 0) return "";
+    if (res.hinted_blocks == 0) return "block hints: no block of this network given one; " + detail::hint_absent_text(res) + "; ";
     return "block hints for " + std::to_string(res.hinted_blocks) + " blocks: " + detail::hint_outcomes_text(res) + "; " +
            std::to_string(res.hinted_final) + " final at the first side ranked (a hint only orders the work: every rank is the evaluation's own); ";
 }

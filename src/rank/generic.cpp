@@ -349,7 +349,9 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
     if (hints_given && !trials.empty()) detail::copy_hint_counts(trials.front().hinted, res);
     if (res.variant.rfind("graded", 0) == 0 && (hints_given || hints_later)) {
         res.note += "; block hints (a hint only orders the work: every rank is still the trial's own generic rank, a lower bound with its failure bound)";
-        if (hints_given)
+        if (hints_given && res.hinted_blocks == 0 && res.hinted_absent > 0)
+            res.note += ": no block of this network given a hint; " + detail::hint_absent_text(res);
+        else if (hints_given)
             res.note += ": " + std::to_string(res.hinted_blocks) + " blocks given a hint (the first trial): " + detail::hint_outcomes_text(res) + ", " +
                         std::to_string(res.hinted_final) + " final at the first side ranked";
         if (hints_later) res.note += std::string(hints_given ? "; " : ": ") + "each later trial took the largest block ranks of the trials before as its hints";

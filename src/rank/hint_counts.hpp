@@ -20,6 +20,12 @@ inline void copy_hint_counts(const RankAnswer& from, RankAnswer& to) {
     to.hinted_over_cap = from.hinted_over_cap;
 }
 
+// "X hint(s) above 0 for blocks of cap 0 …, not used": the note where no block of the
+// network had a hint (hint_outcomes_text's last part). O(1).
+inline std::string hint_absent_text(const RankAnswer& r) {
+    return std::to_string(r.hinted_absent) + " hint(s) above 0 for blocks of cap 0 (no monomial of that degree), not used";
+}
+
 // "E final at their hint, A above it, B below it[ (C of them hinted above their cap …)]
 // [, O not final][, X hint(s) above 0 for blocks of cap 0 …, not used]": where the hinted
 // blocks' final ranks lie from their hints (O: the hinted blocks not final; a hint above
@@ -32,8 +38,7 @@ inline std::string hint_outcomes_text(const RankAnswer& r) {
            (r.hinted_over_cap > 0 ? " (" + std::to_string(r.hinted_over_cap) + " of the hints above their block's cap, which no rank exceeds: wrong hints)"
                                   : std::string()) +
            (open > 0 ? ", " + std::to_string(open) + " not final" : std::string()) +
-           (r.hinted_absent > 0 ? ", " + std::to_string(r.hinted_absent) + " hint(s) above 0 for blocks of cap 0 (no monomial of that degree), not used"
-                                : std::string());
+           (r.hinted_absent > 0 ? ", " + hint_absent_text(r) : std::string());
 }
 
 }  // namespace seprank::detail

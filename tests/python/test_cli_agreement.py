@@ -238,6 +238,14 @@ def test_generic_block_hints_match_cli(cli, cli_path, tmp_path):
         seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints=[-2])
     with pytest.raises(ValueError, match="no block row of this configuration"):
         seprank.generic_rank(dict(tokens=3, dim=3, depth=3), block_hints=str(table))
+    # hints that cannot be right are named: above a block's cap (counted below it), and above
+    # 0 for a block of cap 0 (not used). Blocks 0..3 of tokens=2 dim=1 depth=1 have caps 0, 1, 0, 1.
+    small = dict(tokens=2, dim=1, depth=1)
+    absent = seprank.generic_rank(small, method="evaluation", trials=1, block_hints=[5, -1, 0, -1])
+    assert "no block of this network given a hint; 1 hint(s) above 0 for blocks of cap 0" in absent.note
+    over = seprank.generic_rank(small, method="evaluation", trials=1, block_hints=[0, 100, 0, 1])
+    assert "1 final at their hint, 0 above it, 1 below it (1 of the hints above their block's cap" in over.note
+    assert absent.block_ranks == over.block_ranks == seprank.generic_rank(small, method="evaluation", trials=1).block_ranks
 
 
 def test_generic_prime_bits_matches_cli(cli):
