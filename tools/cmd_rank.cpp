@@ -16,6 +16,8 @@ struct RankCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("rank", "Separation rank w.r.t. a token partition: flattening (exact), grid tensor or black-box evaluation");
         add_network_options(sub, ro);
+        sub->get_option("--seed")->description(
+            "seed of the random integer weights, and of the primes, templates and points the rank draws (also with --poly and --matrix) (0..2^64-1)");
         sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
         sub->add_option("--method", method, "flattening|grid|evaluation")->check(one_of({"flattening", "grid", "evaluation"}))->capture_default_str();
         sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound, exact where it meets an upper bound)")->check(one_of({"Q", "p"}))->capture_default_str();
