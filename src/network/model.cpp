@@ -305,11 +305,13 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // the count is that of the first L − 1 layers, read the same way, and every parameter
     // of the last layer is a loss. A network of linear layers only keeps its own count (one
     // matrix, adjust_expected).
-    const bool all_linear = std::all_of(layers.begin(), layers.end(), [](const ModelLayer& m) { return m.degree == 1; });
+    // (one matrix: every layer linear, all per token or all flattening; a linear conv among
+    // linear layers is not, and is counted by the rules below as a nonlinear stack is)
+    const bool one_matrix = detail::with_network(s, [&](auto net) { return net.one_linear_matrix(s); });
     // A residual layer of degree 1 inside the network, (I + B) y, read by a layer without
     // residual: I + B is absorbed into that layer's input maps (Stack::absorbed_residual_linear),
     // so the count is that of the network without it, and all its parameters a loss.
-    const long inner = all_linear ? -1 : detail::with_network(s, [&](auto net) { return net.absorbed_residual_linear(s); });
+    const long inner = one_matrix ? -1 : detail::with_network(s, [&](auto net) { return net.absorbed_residual_linear(s); });
     if (inner >= 0) {
         const Model without(network_detail::without_layer_spec(s, inner));
         std::vector<long> kept = shown;
@@ -320,7 +322,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                          P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
         return out;
     }
-    const bool absorbed = !all_linear && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
+    const bool absorbed = !one_matrix && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
     if (absorbed) {
         NetworkSpec shorter = network_detail::first_layers_spec(s, L - 1);
         shorter.coordinate = 1;  // every coordinate counts alike

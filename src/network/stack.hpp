@@ -214,9 +214,10 @@ struct Stack {
     // - the scalar output of a last layer whose entries are products of d >= 2 forms (fc),
     //   homogeneous, at depth >= 2: the forms have the degree D of the layers before, so at
     //   most d·(C − 1) + 1 dimensions, C the monomials of degree D in the N·n0 inputs.
-    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
-        if (s.depth < 1) return;
-        const long n0 = input_vars_per_token(s);
+    // Whether adjust_expected counts the stack as one matrix: every layer of degree 1, and
+    // all per token or all flattening without residual (not a linear conv among them).
+    // Model::expected_losses leaves such a stack to that count. O(L).
+    static bool one_linear_matrix(const NetworkSpec& s) {
         bool linear = true, per_token = true, flat = true;
         for (long l = 0; l < s.depth; ++l)
             with_kind(at(s, l), [&](auto kind, const auto& sp) {
@@ -224,7 +225,15 @@ struct Stack {
                 per_token = per_token && !kind.mixes_tokens(sp);
                 flat = flat && kind.flattens(sp) && !sp.residual;
             });
-        if (linear && (per_token || flat)) {
+        return s.depth >= 1 && linear && (per_token || flat);
+    }
+    static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
+        if (s.depth < 1) return;
+        const long n0 = input_vars_per_token(s);
+        bool per_token = true;
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, const auto& sp) { per_token = per_token && !kind.mixes_tokens(sp); });
+        if (one_linear_matrix(s)) {
             // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
             long b = per_token ? std::min(n0, s.dim) : s.tokens * n0;
             for (long l = 0; l < s.depth; ++l)
