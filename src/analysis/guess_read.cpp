@@ -171,8 +171,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     // A UTF-8 byte-order mark (some editors and spreadsheets write one) is not part of the
     // first column's name: skipped.
     const std::string& text = input;
-    detail::check_table_encoding(text, source);
-    const std::size_t skip = detail::utf8_bom_size(text);
+    const std::size_t skip = detail::table_text_start(text, source);
     std::size_t start = text.find_first_not_of(" \t\r\n", skip);
     if (start == std::string::npos) no_rows(source, "the file is empty");
     // JSON goes through the checks the weights files get (json_file.hpp): nesting depth

@@ -99,18 +99,14 @@ inline void check_output_target(const std::string& path, const std::string& what
     remove_temporary(probe);
 }
 
-// The length of a UTF-8 byte-order mark at the start of text (3), or 0. An editor or a
-// spreadsheet may write one before a table's first line; every table reader (guess,
-// plot, table --resume, --hint-blocks) skips it here, so that it is never part of the
-// first column's name. O(1).
-inline std::size_t utf8_bom_size(std::string_view text) noexcept { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
-
-// Throws invalid_input when text is not UTF-8 text as a table reader expects: a UTF-16 or
+// Where a table's text starts: after a UTF-8 byte-order mark (3), else 0 (an editor or a
+// spreadsheet may write one before the first line; it is never part of the first column's
+// name). Every table reader (guess, plot, table --resume, --hint-blocks) asks this first.
+// Throws invalid_input when the text is not UTF-8 as a table reader expects: a UTF-16 or
 // UTF-32 byte-order mark (FF FE, FE FF, 00 00 FE FF), or a NUL byte in its first two
-// (UTF-16 without a mark), named with the file (source, e.g. "table
-// 'x.csv'") and how to convert it, where a reader would otherwise report a confusing
-// header or cell count. O(1).
-inline void check_table_encoding(std::string_view text, const std::string& source) {
+// (UTF-16 without a mark), named with the file (source, e.g. "table 'x.csv'") and how to
+// convert it, where a reader would otherwise report a confusing header or cell count. O(1).
+inline std::size_t table_text_start(std::string_view text, const std::string& source) {
     const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
     using namespace std::string_view_literals;
     const char* mark = starts("\x00\x00\xFE\xFF"sv) || starts("\xFF\xFE\x00\x00"sv) ? "UTF-32"
@@ -120,14 +116,15 @@ inline void check_table_encoding(std::string_view text, const std::string& sourc
         throw invalid_input(source + " is " + mark + " (its byte-order mark): tables are read as UTF-8; convert it, e.g. iconv -f " + mark +
                             " -t UTF-8");
     // UTF-16 without a mark: its first character, ASCII in any table, has a NUL byte (a NUL
-    // later, in a cell, is left to the reader, which names the cell)
-    // (its byte order from where: without a mark, iconv's plain UTF-16 assumes one)
+    // later, in a cell, is left to the reader, which names the cell); its byte order from
+    // where (without a mark, iconv's plain UTF-16 assumes one)
     if (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0')) {
         const bool big = text[0] == '\0';
         throw invalid_input(source + " holds a NUL byte at byte " + (big ? "1" : "2") + ": tables are UTF-8 text (a UTF-16" +
                             (big ? "BE" : "LE") + " file without a byte-order mark? convert it, e.g. iconv -f UTF-16" + (big ? "BE" : "LE") +
                             " -t UTF-8)");
     }
+    return starts("\xEF\xBB\xBF"sv) ? 3 : 0;
 }
 
 // Throws invalid_input when a table's header names a column twice (which one would a

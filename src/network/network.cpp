@@ -424,21 +424,25 @@ NetworkSpec network_detail::without_layer_spec(const NetworkSpec& s, long l) {
     return t;
 }
 
-NetworkSpec network_detail::without_residual_spec(const NetworkSpec& s, long l) {
+NetworkSpec network_detail::stack_form(const NetworkSpec& s) {
+    if (!s.layers.empty()) return s;
+    const NetworkSpec defaults;  // the family's own fields as a stack leaves them
     NetworkSpec t = s;
-    if (t.layers.empty()) {  // a family: first the stack it is shorthand for (its residual is every layer's)
-        const NetworkSpec defaults;
-        t.layers = stack_layers(s);
-        t.family = Family::stack;
-        t.residual = false;
-        t.heads = defaults.heads;
-        t.head_dim = defaults.head_dim;
-        t.attention_rank = defaults.attention_rank;
-        t.width = defaults.width;
-        t.free_slots = false;
-        t.block_degree = defaults.block_degree;
-        t.widths.clear();
-    }
+    t.layers = stack_layers(s);
+    t.family = Family::stack;
+    t.residual = defaults.residual;
+    t.heads = defaults.heads;
+    t.head_dim = defaults.head_dim;
+    t.attention_rank = defaults.attention_rank;
+    t.width = defaults.width;
+    t.free_slots = defaults.free_slots;
+    t.block_degree = defaults.block_degree;
+    t.widths.clear();
+    return t;
+}
+
+NetworkSpec network_detail::without_residual_spec(const NetworkSpec& s, long l) {
+    NetworkSpec t = stack_form(s);  // a family's residual is every layer's: first its stack
     std::visit([](auto& sp) { sp.residual = false; }, t.layers[static_cast<std::size_t>(l)]);
     return t;
 }

@@ -38,6 +38,10 @@ NetworkSpec first_layers_spec(const NetworkSpec& s, long depth);
 // kept. Precondition: 0 <= l < s.depth, and layer l keeps its input's shape (a residual
 // layer), not checked; the result is not validated. O(depth).
 NetworkSpec without_layer_spec(const NetworkSpec& s, long l);
+// s written as a stack: a family as the stack it is shorthand for (stack_layers, its own
+// fields at their defaults), a stack as it is. The same network. Precondition: a valid
+// spec, not checked. O(depth).
+NetworkSpec stack_form(const NetworkSpec& s);
 // The stack s with layer l's residual dropped; the rest kept (a family first written as
 // the stack it is shorthand for, stack_layers). Precondition: 0 <= l < s.depth, not
 // checked; the result is not validated. O(depth).

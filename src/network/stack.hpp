@@ -214,26 +214,34 @@ struct Stack {
     // - the scalar output of a last layer whose entries are products of d >= 2 forms (fc),
     //   homogeneous, at depth >= 2: the forms have the degree D of the layers before, so at
     //   most d·(C − 1) + 1 dimensions, C the monomials of degree D in the N·n0 inputs.
+    // Whether every layer is of degree 1, every layer reads each token alone, and every
+    // layer flattens the tokens without a residual. O(L).
+    struct LayersAre {
+        bool linear = true, per_token = true, flat = true;
+    };
+    static LayersAre layers_are(const NetworkSpec& s) {
+        LayersAre a;
+        for (long l = 0; l < s.depth; ++l)
+            with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                a.linear = a.linear && kind.degree(sp) == 1;
+                a.per_token = a.per_token && !kind.mixes_tokens(sp);
+                a.flat = a.flat && kind.flattens(sp) && !sp.residual;
+            });
+        return a;
+    }
     // Whether adjust_expected counts the stack as one matrix: every layer of degree 1, and
     // all per token or all flattening without residual (not a linear conv among them).
     // Model::expected_losses leaves such a stack to that count. O(L).
     static bool one_linear_matrix(const NetworkSpec& s) {
-        bool linear = true, per_token = true, flat = true;
-        for (long l = 0; l < s.depth; ++l)
-            with_kind(at(s, l), [&](auto kind, const auto& sp) {
-                linear = linear && kind.degree(sp) == 1;
-                per_token = per_token && !kind.mixes_tokens(sp);
-                flat = flat && kind.flattens(sp) && !sp.residual;
-            });
-        return s.depth >= 1 && linear && (per_token || flat);
+        const LayersAre a = layers_are(s);
+        return s.depth >= 1 && a.linear && (a.per_token || a.flat);
     }
     static void adjust_expected(const NetworkSpec& s, bool scalar, long parameters, Losses& losses) {
         if (s.depth < 1) return;
         const long n0 = input_vars_per_token(s);
-        bool per_token = true;
-        for (long l = 0; l < s.depth; ++l)
-            with_kind(at(s, l), [&](auto kind, const auto& sp) { per_token = per_token && !kind.mixes_tokens(sp); });
-        if (one_linear_matrix(s)) {
+        const LayersAre are = layers_are(s);
+        const bool per_token = are.per_token;
+        if (are.linear && (are.per_token || are.flat)) {  // one_linear_matrix
             // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
             long b = per_token ? std::min(n0, s.dim) : s.tokens * n0;
             for (long l = 0; l < s.depth; ++l)

@@ -250,8 +250,7 @@ std::string block_profile_script(const std::string& csv_path, const std::string&
 
 std::string plot_script(const std::string& csv_path, const std::string& output, const PlotOptions& opt) {
     std::string text = detail::read_input_file(csv_path, "table", detail::kTableBytesPerByte);
-    detail::check_table_encoding(text, "table '" + csv_path + "'");
-    text.erase(0, detail::utf8_bom_size(text));  // not part of the first column's name, as guess reads it
+    text.erase(0, detail::table_text_start(text, "table '" + csv_path + "'"));  // not part of the first column's name, as guess reads it
     std::istringstream in(std::move(text));
     std::string line;
     long lineno = 0;

@@ -249,8 +249,7 @@ std::vector<long> read_block_hints(const std::string& path, const ValidSpec& spe
 }
 
 std::vector<long> parse_block_hints(std::string text, const std::string& path, const ValidSpec& spec, const ValidPartition& part) {
-    detail::check_table_encoding(text, "block hints '" + path + "'");
-    text.erase(0, detail::utf8_bom_size(text));  // a UTF-8 byte-order mark, as parse_table_text skips it
+    text.erase(0, detail::table_text_start(text, "block hints '" + path + "'"));  // a UTF-8 byte-order mark, as parse_table_text skips it
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw invalid_input("block hints '" + path + "': the file is empty");
     const std::string plain = row_key(spec, part, false), layered = row_key(spec, part, true);  // a table without a layers column, or with one
     // The network's blocks are a = 0..d^L; a larger block in the file is refused before any

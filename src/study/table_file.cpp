@@ -218,8 +218,7 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
     TableFile out;
     // A UTF-8 byte-order mark (an editor or a spreadsheet may write one) is not part of the
     // first line, as guess reads tables too.
-    detail::check_table_encoding(text, source);
-    std::size_t pos = detail::utf8_bom_size(text);
+    std::size_t pos = detail::table_text_start(text, source);
     long lineno = 0;
     std::vector<std::string> header;
     while (pos < text.size()) {
