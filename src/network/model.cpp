@@ -441,6 +441,23 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             }
             const long stream = whole ? counts[static_cast<std::size_t>(ch->m - 1)].n_next : ch->n;
             const auto [what, v] = chain_line(*ch, stream);
+            // One residual layer between, read by layer m in k < its width directions: m's
+            // input maps on the span − n directions that layer adds beyond what `from` writes
+            // meet only its output map, whose k read rows it counted (any k×da matrix, as
+            // W_in W^O is), so those k·(span − n) entries are counted twice. The same as the
+            // whole stream's w·span above when k = w (attention:residual,mlp:power=1:width=3
+            // after an embedding of rank 2, N = 2, dx = 4, every output: 18 as measured, not 24).
+            const detail::LayerCount& between = counts[static_cast<std::size_t>(ch->l + 1)];
+            const long twice = !whole && ch->m == ch->l + 2 && ch->m < L && between.read_by_next > 0 && between.stream_span
+                                   ? between.read_by_next * std::max(0L, between.n_next - ch->n)
+                                   : 0;
+            if (twice > 0)
+                losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
+                              {"layer " + name(ch->m) + ": its input maps' " + std::to_string(between.read_by_next) + " read rows on the " +
+                                   std::to_string(between.n_next - ch->n) + " directions the residual layer " + name(ch->l + 1) + " adds beyond " +
+                                   ch->from + "'s output meet only that layer's output map, counted with it: " +
+                                   std::to_string(between.read_by_next) + "·" + std::to_string(between.n_next - ch->n),
+                               twice});
             if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
         }
         // the runs first: adjust_expected's cap of a product of forms is taken from the count

@@ -647,6 +647,31 @@ TEST_CASE("dimension: after an embedding the residual layers fill only what M wr
     CHECK(met > 0);
 }
 
+TEST_CASE("dimension: a layer reading k directions after a residual one sees what that layer adds only through its output map") {
+    // By hand, x_i = M t_i (rank r), attention:residual then the linear mlp W2 W1 (width k):
+    // the output is W2 [W1 M | C] (t_i, Σ_j ⟨A t_i, t_j⟩ t_j), A = Mᵀ W^Qᵀ W^K M any r×r,
+    // C = W1 W^O W^V M any k×r: a dx × 2r matrix of rank ρ = min(k, dx, 2r), so
+    // ρ(dx + 2r − ρ) + r² − 1 (the scale between A and C); the scalar output reads one row
+    // of it: 2r + r² − 1. W1 on the dx − r directions the attention adds beyond M's output
+    // meets only W^O, whose k read rows the attention counts: k·(dx − r) were counted
+    // twice (24, 12 and 9 before, against 18, 10 and 7).
+    const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
+    for (const ByHand& c : {ByHand{"attention:residual,mlp:power=1:width=3", 2, 4, 2, all, 18},
+                            ByHand{"attention:residual,mlp:power=1:width=1", 2, 4, 2, all, 10},
+                            ByHand{"attention:residual,mlp:power=1:width=2", 2, 4, 2, scalar, 7},
+                            ByHand{"attention:residual,mlp:power=1:width=3", 2, 4, 1, all, 8}})
+        CHECK(names(check_by_hand(c), "meet only that layer's output map"));
+    // and, measured, every such pair meets the count exactly at N = 2, dx = 3
+    for (const char* first : {"attention:residual", "mlp:power=2:residual", "mlp:power=2:width=2:residual"})
+        for (const char* second : {"mlp:power=1:width=", "mlp:power=2:width="})
+            for (long k : {1L, 2L})
+                for (long r : {1L, 2L}) {
+                    NetworkSpec s = seprank_test::stack_spec(2, 3, std::string(first) + "," + second + std::to_string(k));
+                    s.embed_rank = r;
+                    CHECK(check_count_is_upper_bound(s) == 2);
+                }
+}
+
 TEST_CASE("dimension: a stack's narrow layer read whole by a residual layer after it: the count stays an upper bound") {
     // The residual layer adds the narrow layer's output back as it is, so where its image
     // lies is not absorbed by a change of coordinates at the junction (an audit found
