@@ -453,9 +453,10 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                                    : 0;
             if (twice > 0)
                 losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
-                              {"layer " + name(ch->m) + ": its input maps' " + std::to_string(between.read_by_next) + " read rows on the " +
-                                   std::to_string(between.n_next - ch->n) + " directions the residual layer " + name(ch->l + 1) + " adds beyond " +
-                                   ch->from + "'s output meet only that layer's output map, counted with it: " +
+                              {ch->at + "layer " + name(ch->m) + "'s input maps' " + std::to_string(between.read_by_next) + (between.read_by_next == 1 ? " read row on the " : " read rows on the ") +
+                                   std::to_string(between.n_next - ch->n) + (between.n_next - ch->n == 1 ? " direction" : " directions") +
+                                   " the residual layer " + name(ch->l + 1) + " adds beyond " + ch->from +
+                                   "'s output meet only that layer's output map, counted with it: " +
                                    std::to_string(between.read_by_next) + "·" + std::to_string(between.n_next - ch->n),
                                twice});
             if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
