@@ -441,23 +441,46 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             }
             const long stream = whole ? counts[static_cast<std::size_t>(ch->m - 1)].n_next : ch->n;
             const auto [what, v] = chain_line(*ch, stream);
-            // One residual layer between, read by layer m in k < its width directions: m's
-            // input maps on the span − n directions that layer adds beyond what `from` writes
-            // meet only its output map, whose k read rows it counted (any k×da matrix, as
-            // W_in W^O is), so those k·(span − n) entries are counted twice. The same as the
-            // whole stream's w·span above when k = w (attention:residual,mlp:power=1:width=3
-            // after an embedding of rank 2, N = 2, dx = 4, every output: 18 as measured, not 24).
+            // The directions residual layer i adds (d_i, beyond what `from` and the residual
+            // layers before it write) reach the layers after it only through its output map.
+            // Read there in K_i < w directions, its K_i read rows were counted with it, and the
+            // input maps after it on those d_i directions again: K_i·d_i counted twice. Read in
+            // all w, the GL(w) that fixes what `from` writes moves that map, w·d_i (with every
+            // layer read whole, w·span, the line above). One residual layer read in k:
+            // attention:residual,mlp:power=1:width=3 after an embedding of rank 2, N = 2,
+            // dx = 4, every output: 18 as measured, not 24.
+            long twice = 0, prev = ch->n;
+            std::string terms, adds;
+            for (long i = ch->l + 1; !whole && ch->m < L && i < ch->m; ++i) {
+                const detail::LayerCount& c = counts[static_cast<std::size_t>(i)];
+                if (!c.stream_span) {
+                    twice = 0;
+                    break;
+                }
+                const long d = std::max(0L, c.n_next - prev), K = c.read_by_next > 0 ? c.read_by_next : ch->w;
+                if (d > 0) {
+                    twice += K * d;
+                    terms += (terms.empty() ? "" : " + ") + std::to_string(K) + "·" + std::to_string(d);
+                    adds += (adds.empty() ? "" : "; ") + std::string("layer ") + name(i) + " adds " + std::to_string(d) + ", read in " +
+                            (K == ch->w ? "all " : "") + std::to_string(K);
+                }
+                prev = std::max(prev, c.n_next);
+            }
             const detail::LayerCount& between = counts[static_cast<std::size_t>(ch->l + 1)];
-            const long twice = !whole && ch->m == ch->l + 2 && ch->m < L && between.read_by_next > 0 && between.stream_span
-                                   ? between.read_by_next * std::max(0L, between.n_next - ch->n)
-                                   : 0;
-            if (twice > 0)
+            if (twice > 0 && ch->m == ch->l + 2)
                 losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
                               {ch->at + "layer " + name(ch->m) + "'s input maps' " + std::to_string(between.read_by_next) + (between.read_by_next == 1 ? " read row on the " : " read rows on the ") +
                                    std::to_string(between.n_next - ch->n) + (between.n_next - ch->n == 1 ? " direction" : " directions") +
                                    " the residual layer " + name(ch->l + 1) + " adds beyond " + ch->from +
-                                   "'s output meet only that layer's output map, counted with it: " +
-                                   std::to_string(between.read_by_next) + "·" + std::to_string(between.n_next - ch->n),
+                                   "'s output meet only that layer's output map, counted with it: " + terms,
+                               twice});
+            else if (twice > 0)
+                losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
+                              {ch->at + "the d directions each of the residual layers " + name(ch->l + 1) + ".." + name(ch->m - 1) + " adds beyond " + ch->from +
+                                   "'s output reach the layers after it only through its output map: read there in K < " + std::to_string(ch->w) +
+                                   " directions, its K read rows were counted with it and the input maps after it on them again, K·d; read in all " +
+                                   std::to_string(ch->w) + ", the GL(" + std::to_string(ch->w) + ") fixing " + ch->from + "'s output moves that map, " +
+                                   std::to_string(ch->w) + "·d (" + adds + "): " + terms,
                                twice});
             if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
         }

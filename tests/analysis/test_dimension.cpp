@@ -670,6 +670,24 @@ TEST_CASE("dimension: a layer reading k directions after a residual one sees wha
                     s.embed_rank = r;
                     CHECK(check_count_is_upper_bound(s) == 2);
                 }
+    // Through two residual layers, each adding d_i directions: K_i·d_i, K_i the directions
+    // read after it (dx when read whole). By hand, x_i = m t_i, σ = Σ_j t_j²: after
+    // attention:residual and mlp:power=2:residual the tokens are m t_i + c t_i σ +
+    // t_i² (P_0 + P_1 σ + P_2 σ²); read in one direction, five free coefficients: 5 at one
+    // output, 3 + 5 − 1 = 7 with all (9 and 11 before).
+    for (const ByHand& c : {ByHand{"attention:residual,mlp:power=2:residual,mlp:power=1:width=1", 2, 3, 1, scalar, 5},
+                            ByHand{"attention:residual,mlp:power=2:residual,mlp:power=1:width=1", 2, 3, 1, all, 7}})
+        CHECK(names(check_by_hand(c), "reach the layers after it only through its output map"));
+    // measured: met exactly with r = 2 (attention's and mlp's residual pairs), an upper
+    // bound with r = 1 (the tokens t_i times functions of σ can lose more)
+    for (const char* chain : {"attention:residual,attention:residual,mlp:power=1:width=2", "attention:residual,mlp:power=2:residual,mlp:power=1:width=1",
+                              "attention:residual,attention:residual,mlp:power=1"})
+        for (long r : {1L, 2L}) {
+            NetworkSpec s = seprank_test::stack_spec(2, 3, chain);
+            s.embed_rank = r;
+            const long met = check_count_is_upper_bound(s);
+            if (r == 2) CHECK(met == 2);
+        }
 }
 
 TEST_CASE("dimension: a stack's narrow layer read whole by a residual layer after it: the count stays an upper bound") {
