@@ -79,7 +79,7 @@ struct Stack {
     // n_in is the span of each token layer l reads; a flattened input (fc, power) is one
     // token of all N: N times the span of one.
     // The rest of the network reads only directions_read(s, l) of the directions layer l
-    // writes through its linear output map (LayerCount, `read`): a layer without residual
+    // writes (LayerCount, `read`; through its linear output map, or a conv's t^r): a layer without residual
     // followed by one, and a residual layer's F. Not a layer without residual before residual
     // layers: the GL(dx) that passes through them is counted on its output (residual_chain).
     static LayerCount expected_layer(const NetworkSpec& s, long l, long n_in, long, bool scalar) {
@@ -87,7 +87,9 @@ struct Stack {
         const bool whole = last || layer_residual(at(s, l + 1));
         const Shape in = shape_in(s, l);
         const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
-        const bool counted = !last && linear_output(s, l) && (layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)));
+        // (given to every kind: a conv writing through t^r uses it, its outputs read in one
+        // direction one quadric for r = 2; fc and dense keep their span)
+        const bool counted = !last && (layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)));
         const long read = counted ? directions_read(s, l, scalar) : LONG_MAX;
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar, read); });
     }

@@ -1253,9 +1253,24 @@ TEST_CASE("dimension: a residual linear last layer whose I + B, as read, is any 
         const RankAnswer a = function_dimension(s, o);
         CHECK(a.value == c.measured);
         CHECK(a.value <= e.expected);
-        if (c.n == 2 || c.rule) CHECK(e.expected - a.value <= 1);  // the scalar conv case: the O(2) of Σ c_k ℓ_k², not counted
-        if (c.measured == 8 && !c.rule) CHECK(e.expected == 8);
+        CHECK(e.expected == a.value);  // the scalar conv case too: the O(2) of Σ_c u_c ℓ_c², counted by the conv
     }
+}
+
+TEST_CASE("dimension: a conv of power 2 read in one direction is one quadric, whose O(rank) the count takes") {
+    // By hand, N = 3, dx = 2, filter k: the output at a window is Σ_c u_c ℓ_c², ℓ_c = row c
+    // of [W_0 .. W_{k−1}] on the window's 2k coordinates: a quadric of rank <= 2 in 2k
+    // variables, 2·2k − 1 (O(2) keeps it; the channels' torus alone left 2·2k). Filter 2:
+    // 7 at one output, 7 + 2 − 1 = 8 with a width-1 linear layer read whole (its column b,
+    // one scale); filter 1: a quadric in 2 variables, C(3, 2) = 3. Before: 8, 9 and 4.
+    const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
+    for (const ByHand& c : {ByHand{"conv:power=2,mlp:power=1", 3, 2, 0, scalar, 7}, ByHand{"conv:power=2,mlp:power=1:width=1", 3, 2, 0, all, 8},
+                            ByHand{"conv:power=2:filter=1,mlp:power=1", 3, 2, 0, scalar, 3}, ByHand{"conv:power=2,mlp:power=2:width=1", 3, 2, 0, scalar, 7}})
+        CHECK(names(check_by_hand(c), "a quadric of rank <= 2"));
+    // read in more directions, or by a flattening layer (a row per token): no quadric
+    NetworkSpec s = seprank_test::stack_spec(3, 2, "conv:power=2,dense:power=1:width=1");
+    CHECK(!names(expected_dimension(s, scalar), "a quadric of rank"));
+    CHECK(check_count_is_upper_bound(s) == 2);
 }
 
 TEST_CASE("dimension: Strassen's block is named as a known defect where it explains the gap, not subtracted") {
