@@ -88,6 +88,11 @@ inline long low_rank_dim(long m, long n, long b) { return (m + n) * b - b * b; }
 // Symmetric n×n matrices (quadrics in n variables) of rank <= b: b·n − C(b, 2) (b <= n).
 // A sum of b squares Σ a_k (w_k·y)² is one, the orthogonal group of diag(a) keeping it.
 inline long quadric_dim(long n, long b) { return b * n - b * (b - 1) / 2; }
+// quadric_dim's derivation, as a loss line says it. O(1).
+inline std::string quadric_text(long b, long n) {
+    const std::string B = std::to_string(b), n_ = std::to_string(n);
+    return "a quadric of rank <= " + B + " in " + n_ + " variables, " + B + "·" + n_ + " - C(" + B + ", 2) (O(" + B + ") keeps the sum of squares)";
+}
 
 // Monomials of degree D in n variables (or of degree <= D with `all_degrees`), clamped
 // to LONG_MAX.
@@ -160,6 +165,16 @@ inline void cap_by_rank(LayerCount& c, long n_out, long forms, long w, const std
     c.eff = low_rank_dim(n_out, forms, w);
     c.how += "; capped by the tensors of rank <= w in Q^n_out ⊗ (" + space + ")";
 }
+// dx channels ℓ_c² (a conv of power 2) read token by token in one direction u: every
+// window's Σ_c u_c ℓ_c² is one quadric of rank <= b = min(dx, v) in its v coordinates, whose
+// O(b) the channels' torus does not see: quadric_dim less u's dx entries, which the next
+// layer counts (conv:power=2,mlp:power=1, N = 3, dx = 2, scalar: 7 as measured, not 8). O(1).
+inline void cap_by_read_quadric(LayerCount& c, long v, long dx) {
+    const long b = std::min(dx, v);
+    if (b < 2 || quadric_dim(v, b) - dx >= c.eff) return;
+    c.eff = std::max(0L, quadric_dim(v, b) - dx);
+    c.how += "; read in one direction u: Σ_c u_c ℓ_c², " + quadric_text(b, v) + ", less u's " + std::to_string(dx) + " entries (the next layer's)";
+}
 inline void say_read(LayerCount& c) {
     if (c.read_by_next > 0)
         c.how += "; its output read by the next layer in " + std::to_string(c.read_by_next) + (c.read_by_next == 1 ? " direction" : " directions") +
@@ -199,9 +214,7 @@ inline LayerCount mlp_count(long w, long r, long dx, long n_in, bool last, bool 
             // (Alexander–Hirschowitz's squares): b·n_in − C(b, 2).
             const long b = std::min(w, n_in);
             c.eff = quadric_dim(n_in, b);
-            c.how += "; the one output read is a quadric of rank <= " + std::to_string(b) + " in " + std::to_string(n_in) + " variables, " +
-                     std::to_string(b) + "·" + std::to_string(n_in) + " - C(" + std::to_string(b) + ", 2) (O(" + std::to_string(b) +
-                     ") keeps the sum of squares)";
+            c.how += "; the one output read is " + quadric_text(b, n_in);
         } else if (c.eff < w * (n_in + n_out - 1)) {
             c.how += "; capped by the layer's space n_out·C(n_in+r-1, r)";
         }

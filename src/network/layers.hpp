@@ -524,32 +524,21 @@ struct ConvKind {
     // k·n_in·n_out (row p only for a scalar last layer). Before a next layer, r > 1 leaves a
     // torus (channel c rescaled by t, t^r undone by the next layer's input maps: n_out; for
     // dx = 1 the paper's |k| − L + 1); r = 1 writes linearly: the junction's GL(n_next) acts.
-    // A conservative count: no cap by the layer's space. Read in one direction u by the next
-    // layer (token by token: every window's Σ_c u_c ℓ_c²), power 2: one quadric of rank
-    // <= min(dx, v) in the window's v = k·n_in coordinates, whose O(rank) the channels'
-    // torus does not see: quadric_dim(v, b) less u's dx entries, which the next layer counts
-    // (conv:power=2,mlp:power=1, N = 3, dx = 2, scalar: 7 as measured, not 8).
+    // A conservative count: no cap by the layer's space, but for the quadric read once.
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
-        const long dx = in.w;
+        const long dx = in.w, k = sp.filter, v = k * std::min(n_in, dx);  // v: a window's coordinates
         LayerCount c;
-        const long k = sp.filter;
         c.params = k * dx * dx;
         c.n_next = sp.power == 1 ? std::min(dx, sat_mul(k, n_in)) : dx;
         const long n_out = scalar_last ? 1 : dx;
-        c.eff = k * std::min(n_in, dx) * n_out;
+        c.eff = v * n_out;
         c.how = "a convolution reading a " + std::to_string(std::min(n_in, dx)) + "-dimensional span";
         if (scalar_last) c.how += "; rows of W_j other than p never read";
         if (!last && sp.power > 1) {
             c.eff -= n_out;
             c.how += "; per output channel one rescaling (row c of every W_j by t, the next layer's reading of it by t^-r)";
         }
-        const long v = k * std::min(n_in, dx), b = std::min(dx, v);
-        if (!last && sp.power == 2 && read == 1 && b >= 2 && quadric_dim(v, b) - dx < c.eff) {
-            c.eff = std::max(0L, quadric_dim(v, b) - dx);
-            c.how += "; read in one direction u: Σ_c u_c ℓ_c², a quadric of rank <= " + std::to_string(b) + " in " + std::to_string(v) +
-                     " variables, " + std::to_string(b) + "·" + std::to_string(v) + " - C(" + std::to_string(b) + ", 2) (O(" + std::to_string(b) +
-                     ") keeps it), less u's " + std::to_string(dx) + " entries, counted by the next layer";
-        }
+        if (!last && sp.power == 2 && read == 1) cap_by_read_quadric(c, v, dx);
         return c;
     }
 
