@@ -45,8 +45,9 @@
 //                                 (then an embedding M is absorbed into it);
 //   absorbs_linear_last(s, scalar)  whether a linear last layer adds nothing after the
 //                                 linear output map of the layer before;
-//   absorbed_residual_linear(s)   the first residual layer of degree 1 that a layer without
-//                                 residual reads, absorbed into its input maps (−1: none);
+//   absorbed_residual_linear(s)   {l, m}: the first residual layer l of degree 1 that a layer
+//                                 m without residual reads (through residual layers with
+//                                 linear output maps), absorbed into its input maps ({−1, −1}: none);
 //   residual_last_any_matrix(s, scalar)  whether a stack's last layer is residual, linear,
 //                                 and what is read of I + B any matrix (counted as the
 //                                 layer without residual);

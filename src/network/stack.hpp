@@ -6,6 +6,8 @@
 
 #include "layers.hpp"
 
+#include <utility>
+
 namespace seprank::detail {
 inline namespace SEPRANK_KERNEL_NS {  // see layer_common.hpp
 
@@ -197,14 +199,21 @@ struct Stack {
             return (kind.flattens(sp) || !kind.mixes_tokens(sp)) && kind.bottleneck(sp, in) >= need;
         });
     }
-    // The first layer l < L − 1 that is residual_linear and read by a layer without
-    // residual: every kind reads its input through linear maps A, and A (I + B) is any
-    // matrix A is, so the network without layer l computes the same functions
-    // (Model::expected_losses counts that network); −1 when none. O(L²).
-    static long absorbed_residual_linear(const NetworkSpec& s) {
-        for (long l = 0; l + 1 < s.depth; ++l)
-            if (residual_linear(s, l) && !layer_residual(at(s, l + 1))) return l;
-        return -1;
+    // The first layer l < L − 1 that is residual_linear and read by a layer m without
+    // residual, directly or through residual layers l+1..m−1 that write through linear maps:
+    // every kind reads its input through linear maps A, and A (I + B) is any matrix A is;
+    // g = I + B passes through each residual layer between (g y + F(g y) = g (y + g⁻¹ F(g y)),
+    // g⁻¹ F g a layer of the same kind: its input maps take g, its output map g⁻¹). So the
+    // network without layer l computes the same functions (Model::expected_losses counts
+    // that network). Returns {l, m}; {−1, −1} when none. O(L²).
+    static std::pair<long, long> absorbed_residual_linear(const NetworkSpec& s) {
+        for (long l = 0; l + 1 < s.depth; ++l) {
+            if (!residual_linear(s, l)) continue;
+            long m = l + 1;
+            while (m < s.depth && layer_residual(at(s, m)) && linear_output(s, m)) ++m;
+            if (m < s.depth && !layer_residual(at(s, m))) return {l, m};
+        }
+        return {-1, -1};
     }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the

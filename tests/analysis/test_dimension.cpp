@@ -1212,6 +1212,22 @@ TEST_CASE("dimension: a residual linear layer read by a layer without residual a
         CHECK(a.value <= a.expected);
         if (c.n == 1) CHECK(a.value == a.expected);
     }
+    // Through residual layers with linear output maps to a layer without: g = I + B passes
+    // through each (g y + F(g y) = g (y + g⁻¹ F(g y))) into that layer's input maps (a
+    // review's hunt: the first stack below, N = 2, dx = 5, r = 1, scalar, 4 measured, 7 counted).
+    struct Through {
+        const char *with, *without;
+        long n, dx, r;
+    };
+    for (const Through& c : {Through{"mlp:power=2:width=1:residual,mlp:power=1:width=1:residual,mlp:power=2:width=1:residual,mlp:power=2:width=1",
+                                     "mlp:power=2:width=1:residual,mlp:power=2:width=1:residual,mlp:power=2:width=1", 2, 5, 1},
+                             Through{"mlp:power=1:residual,attention:residual,mlp:power=2", "attention:residual,mlp:power=2", 2, 2, 0},
+                             Through{"hadamard:degree=1:residual,mlp:power=2:residual,attention:residual,hadamard:degree=2",
+                                     "mlp:power=2:residual,attention:residual,hadamard:degree=2", 2, 2, 0}}) {
+        NetworkSpec with = seprank_test::stack_spec(c.n, c.dx, c.with), without = seprank_test::stack_spec(c.n, c.dx, c.without);
+        with.embed_rank = without.embed_rank = c.r;
+        CHECK(same_functions(without, with, rng, "passing through the residual layers between") == 2);
+    }
     // Not when the next layer has a residual too: it adds (I + B) y itself.
     const ExpectedDimension r =
         expected_dimension(seprank_test::stack_spec(1, 2, "mlp:power=1:residual,mlp:power=2:residual"), DimensionOutput::all);
