@@ -458,37 +458,39 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
             // dx = 4, every output: 18 as measured, not 24.
             long twice = 0, prev = ch->n;
             std::string terms, adds;
-            for (long i = ch->l + 1; !whole && ch->m < L && i < ch->m; ++i) {
-                const detail::LayerCount& c = counts[static_cast<std::size_t>(i)];
-                if (!c.stream_span) {
-                    twice = 0;
-                    break;
+            if (!whole && ch->m < L)
+                for (long i = ch->l + 1; i < ch->m; ++i) {
+                    const detail::LayerCount& c = counts[static_cast<std::size_t>(i)];
+                    if (!c.stream_span) {  // its span not followed: nothing to count on it
+                        twice = 0;
+                        break;
+                    }
+                    const long d = std::max(0L, c.n_next - prev), K = c.read_by_next > 0 ? c.read_by_next : ch->w;
+                    if (d > 0) {
+                        twice += K * d;
+                        terms += (terms.empty() ? "" : " + ") + std::to_string(K) + "·" + std::to_string(d);
+                        adds += (adds.empty() ? "" : "; ") + std::string("layer ") + name(i) + " adds " + std::to_string(d) + ", read in " +
+                                (K == ch->w ? "all " : "") + std::to_string(K);
+                    }
+                    prev = std::max(prev, c.n_next);
                 }
-                const long d = std::max(0L, c.n_next - prev), K = c.read_by_next > 0 ? c.read_by_next : ch->w;
-                if (d > 0) {
-                    twice += K * d;
-                    terms += (terms.empty() ? "" : " + ") + std::to_string(K) + "·" + std::to_string(d);
-                    adds += (adds.empty() ? "" : "; ") + std::string("layer ") + name(i) + " adds " + std::to_string(d) + ", read in " +
-                            (K == ch->w ? "all " : "") + std::to_string(K);
-                }
-                prev = std::max(prev, c.n_next);
+            if (twice > 0) {
+                // one residual layer between (then read in k < w directions, or the chain would
+                // be whole): its one term k·d said as such
+                const detail::LayerCount& between = counts[static_cast<std::size_t>(ch->l + 1)];
+                const long k = between.read_by_next, d = between.n_next - ch->n;
+                const std::string line =
+                    ch->m == ch->l + 2
+                        ? ch->at + "layer " + name(ch->m) + "'s input maps' " + std::to_string(k) + (k == 1 ? " read row on the " : " read rows on the ") +
+                              std::to_string(d) + (d == 1 ? " direction" : " directions") + " the residual layer " + name(ch->l + 1) + " adds beyond " +
+                              ch->from + "'s output meet only that layer's output map, counted with it: " + terms
+                        : ch->at + "the d directions each of the residual layers " + name(ch->l + 1) + ".." + name(ch->m - 1) + " adds beyond " + ch->from +
+                              "'s output reach the layers after it only through its output map: read there in K < " + std::to_string(ch->w) +
+                              " directions, its K read rows were counted with it and the input maps after it on them again, K·d; read in all " +
+                              std::to_string(ch->w) + ", the GL(" + std::to_string(ch->w) + ") fixing " + ch->from + "'s output moves that map, " +
+                              std::to_string(ch->w) + "·d (" + adds + "): " + terms;
+                losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {line, twice});
             }
-            const detail::LayerCount& between = counts[static_cast<std::size_t>(ch->l + 1)];
-            if (twice > 0 && ch->m == ch->l + 2)
-                losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
-                              {ch->at + "layer " + name(ch->m) + "'s input maps' " + std::to_string(between.read_by_next) + (between.read_by_next == 1 ? " read row on the " : " read rows on the ") +
-                                   std::to_string(between.n_next - ch->n) + (between.n_next - ch->n == 1 ? " direction" : " directions") +
-                                   " the residual layer " + name(ch->l + 1) + " adds beyond " + ch->from +
-                                   "'s output meet only that layer's output map, counted with it: " + terms,
-                               twice});
-            else if (twice > 0)
-                losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line),
-                              {ch->at + "the d directions each of the residual layers " + name(ch->l + 1) + ".." + name(ch->m - 1) + " adds beyond " + ch->from +
-                                   "'s output reach the layers after it only through its output map: read there in K < " + std::to_string(ch->w) +
-                                   " directions, its K read rows were counted with it and the input maps after it on them again, K·d; read in all " +
-                                   std::to_string(ch->w) + ", the GL(" + std::to_string(ch->w) + ") fixing " + ch->from + "'s output moves that map, " +
-                                   std::to_string(ch->w) + "·d (" + adds + "): " + terms,
-                               twice});
             if (v != 0) losses.insert(losses.begin() + static_cast<std::ptrdiff_t>(ch->at_line), {what, v});
         }
         // the runs first: adjust_expected's cap of a product of forms is taken from the count
