@@ -19,8 +19,8 @@
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
 //   count(sp, in, n_in, last, scalar_last, read)   its share of the expected dimension
 //                                 (read: the directions of its output the rest reads);
-//   input_rank(sp, in, scalar_last)   the most directions of an input token it reads, its input
-//                                 maps' rows together (in.w: all), or as the last layer read at p;
+//   input_rank(sp, in, scalar_last)   its input maps' rows on all its tokens together (in.w: all),
+//                                 or as the last layer read at p (a row per tap, per token block);
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 #pragma once
@@ -513,7 +513,7 @@ struct ConvKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S&, Shape in) { return in.w; }
-    static long input_rank(const S&, Shape in, bool) { return in.w; }  // its filter's k tokens, each whole
+    static long input_rank(const S& sp, Shape in, bool at_p) { return at_p ? std::min(sp.filter, in.w) : in.w; }  // k tokens; at p: row p of each W_j
     static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.filter) * Integer(in.w) * Integer(in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // output i reads tokens i·s..i·s+k−1
@@ -529,7 +529,7 @@ struct ConvKind {
         const long dx = in.w, k = sp.filter, v = k * std::min(n_in, dx);  // v: a window's coordinates
         LayerCount c;
         c.params = k * dx * dx;
-        c.n_next = sp.power == 1 ? std::min(dx, sat_mul(k, n_in)) : dx;
+        c.n_next = std::min(dx, monomials(v, Integer(sp.power), false));  // Σ over the window's C(v+r-1, r) forms
         const long n_out = scalar_last ? 1 : dx;
         c.eff = v * n_out;
         c.how = "a convolution reading a " + std::to_string(std::min(n_in, dx)) + "-dimensional span";
@@ -612,7 +612,7 @@ struct FcKind {
     }
     static long degree(const S& sp) { return sp.degree; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
-    static long input_rank(const S&, Shape in, bool) { return in.w; }  // its N tokens flattened, each whole
+    static long input_rank(const S& sp, Shape in, bool at_p) { return std::min(in.w, sat_mul(sat_mul(sp.degree, at_p ? 1 : width(sp, in)), in.n)); }  // d·w rows, N blocks
     static long weight_increment(const S& sp) { return sp.degree; }  // W_1..W_d
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.degree) * Integer(width(sp, in)) * Integer(in.n * in.w); }
     // It mixes all tokens' coordinates linearly: no per-token sign structure.
@@ -717,7 +717,7 @@ struct DenseKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
-    static long input_rank(const S&, Shape in, bool) { return in.w; }  // its N tokens flattened, each whole
+    static long input_rank(const S& sp, Shape in, bool at_p) { return std::min(in.w, sat_mul(at_p ? 1 : width(sp, in), in.n)); }  // w rows (p), N blocks
     static long weight_increment(const S& sp) { return sp.power; }  // (W v)^r: r(D + 1)
     static Integer parameters(const S& sp, Shape in) { return Integer(width(sp, in)) * Integer(in.n * in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // it mixes tokens

@@ -368,8 +368,21 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // Grassmannian): dx·min(r, dx).
     detail::with_network(s, [&](auto net) {
         const long n_first = r > 0 ? std::min(r, dx) : dx;
-        if (r > 0 && L >= 1 && net.absorbs_input_map(s))
+        if (r > 0 && L >= 1 && net.absorbs_input_map(s)) {
             detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer " + name(0) + ")", dx * std::min(r, dx));
+            // r > dx: M's row space, a point of Gr(dx, r) (dx·(r − dx) left after GL(dx)),
+            // reaches the network only through the k read rows R of layer 1's input maps
+            // (Stack::directions_read), as R·M: k·r entries where k < dx, not k·dx and
+            // dx·(r − dx) (mlp:power=3:width=2, N = 1, dx = 4, r = 5, scalar: 10 as measured,
+            // not 12).
+            const long k = r > dx ? net.directions_read(s, -1, scalar) : dx;
+            if (k < dx)
+                detail::add_loss(losses,
+                                 "embedding: layer " + name(0) + " reads M w in " + std::to_string(k) + " < dx directions (the rows R of its input maps): M's row space (r = " +
+                                     std::to_string(r) + " > dx) reaches it only through R·M, " + std::to_string(k) + "·r entries, not " + std::to_string(k) +
+                                     "·dx and dx·(r - dx): (dx - k)·(r - dx)",
+                                 (dx - k) * (r - dx));
+        }
         // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
         // (row p of M w^i) reads r of them.
         if (r > 0 && L == 0 && scalar) detail::add_loss(losses, "depth 0: rows of M other than p never read", (dx - 1) * r);

@@ -253,11 +253,22 @@ struct Stack {
         const LayersAre are = layers_are(s);
         const bool per_token = are.per_token;
         if (are.linear && (are.per_token || are.flat)) {  // one_linear_matrix
-            // A residual linear layer, I + W2·W1, is linear too but need not narrow anything.
-            long b = per_token ? std::min(n0, s.dim) : s.tokens * n0;
-            for (long l = 0; l < s.depth; ++l)
-                if (!layer_residual(at(s, l))) b = std::min(b, with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, shape_in(s, l)); }));
-            linear_network_count(scalar, parameters, per_token ? n0 : s.tokens * n0, b, output_dim(s), losses);
+            // A residual linear layer, I + W2·W1, is linear too but need not narrow anything;
+            // with every layer residual and no embedding, the product of the I + C_l is I + C,
+            // C of rank <= Σ rank C_l (I + C1 + C2 (I + C1)), a matrix of that rank's dimension
+            // (mlp:power=1:width=2:residual, N = 2, dx = 4, every output: 12 as measured, not 16).
+            long b = per_token ? std::min(n0, s.dim) : s.tokens * n0, added = 0;
+            bool all_residual = true;
+            for (long l = 0; l < s.depth; ++l) {
+                const long w = with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.bottleneck(sp, shape_in(s, l)); });
+                if (!layer_residual(at(s, l))) b = std::min(b, w), all_residual = false;
+                else added = std::min(added + w, s.dim);
+            }
+            const bool shifted = all_residual && s.embed_rank == 0 && !scalar && added < b;
+            if (shifted) b = added;
+            Factored factored;
+            if (!per_token && s.embed_rank > s.dim) factored = {s.tokens * s.dim, s.dim * (s.embed_rank - s.dim)};
+            linear_network_count(scalar, parameters, per_token ? n0 : s.tokens * n0, b, output_dim(s), losses, factored, shifted);
             return;
         }
         const long d = with_kind(at(s, s.depth - 1), [](auto kind, const auto& sp) { return kind.product_of_forms(sp); });
