@@ -15,6 +15,8 @@ struct DegreeCommand final : Command {
     void add(CLI::App& app) override {
         sub = app.add_subcommand("degree", "Degree growth d^L, measured, per depth; or a fixed-budget comparison across block degrees");
         add_network_options(sub, dgo);
+        sub->get_option("--seed")->description(
+            "seed of the random integer weights (not with --weights) and of the random line the degree is measured along (0..2^64-1)");
         sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension (family hadamard unless --family); 0 (default): degree per depth 1..L")
             ->capture_default_str();
         sub->add_option("--degrees", degrees_text, "block degrees to compare with --budget: a list and ranges (2,3,4 or 1..6)")->capture_default_str();

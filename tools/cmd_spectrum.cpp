@@ -68,6 +68,7 @@ struct SpectrumCommand final : Command {
             if (!poly_text.empty()) {
                 notes.ignored(*sub, network_option_names(), "--poly gives the polynomial");
                 notes.ignored(*sub, {"--layers", "--weights", "--save-weights"}, "--poly gives the polynomial");
+                notes.ignored(*sub, {"--seed"}, "--poly gives the polynomial (the seed draws random weights)");
             } else if (!ro.weights_file.empty()) {
                 notes.ignored(*sub, network_option_names(), "--weights gives the network");
                 notes.ignored(*sub, {"--seed"}, "--weights gives the weights (the seed draws random ones)");

@@ -49,7 +49,8 @@ struct EquationOptions {
     long max_primes = 40;
     std::uint64_t seed = 1;
     // The search stops, and says so in why, once this many seconds have passed since the
-    // call began (checked between nullspaces; checked > 0 and finite).
+    // call began (checked during the expansion and between nullspaces; checked > 0 and
+    // finite).
     double max_seconds = 600;
 };
 

@@ -17,6 +17,10 @@ struct ClaimResult {
     std::string name;
     bool pass = false;
     std::string detail;
+    // false: a resource limit (limits.hpp: --max-time, --max-memory) refused the claim's work
+    // before its check ran, so it is neither passed nor failed (pass is false, detail says
+    // "not checked: " and the limit's message)
+    bool checked = true;
 };
 
 // Names in the order `seprank verify` runs them. Built once; O(1) after.

@@ -53,6 +53,7 @@ class Answer:
     primes_used: int
     seconds: float
     peak_mib: float
+    phases: Dict[str, float]
     device: str
     partition: Optional[str]
     degree: Optional[int]
@@ -84,6 +85,7 @@ class Claim:
     passed: bool
     detail: str
     statement: str
+    checked: bool
     def __bool__(self) -> bool: ...
 
 _OptInt = Optional[int]

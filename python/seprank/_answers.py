@@ -19,7 +19,8 @@ class Answer:
     is larger; 1 when none is known), quantity ('sep' | 'grid' | 'matrix' | 'generic
     sep'), method, variant, field ('Q' | 'Z/p'), rows, cols, prime, primes_used, device
     ('cpu', or 'cuda: <GPU name>': what computed it, docs/gpu.md),
-    seconds, peak_mib, partition, degree (d^L, int), terms (None when f was not
+    seconds, peak_mib, phases (a dict of the seconds spent in expand, matrix, rank and
+    certificate, docs/answer.md), partition, degree (d^L, int), terms (None when f was not
     expanded), converged, evaluations, block_ranks, kernel_blocks, kernel_bits, trials,
     trial_ranks, degenerate, set_size, weight_degree, bound_degree, output, parameters,
     expected, defect (the last four for a functional dimension, None otherwise), note,
@@ -28,7 +29,7 @@ class Answer:
     """
 
     _FIELDS = ("value", "kind", "failure_bound", "quantity", "method", "variant", "field", "rows", "cols",
-               "prime", "primes_used", "device", "seconds", "peak_mib", "partition", "degree", "terms", "converged",
+               "prime", "primes_used", "device", "seconds", "peak_mib", "phases", "partition", "degree", "terms", "converged",
                "evaluations", "block_ranks", "kernel_blocks", "kernel_bits", "trials", "trial_ranks",
                "degenerate", "set_size", "weight_degree", "bound_degree", "output", "parameters", "expected",
                "defect", "note", "label", "certified")
@@ -137,16 +138,18 @@ class Spectrum:
 
 
 class Claim:
-    """The outcome of one claim of docs/theory.md §3: name, passed, detail, statement."""
+    """The outcome of one claim of docs/theory.md §3: name, passed, detail, statement, and
+    checked (False where a resource limit refused the claim's work before its check: not
+    passed, not failed either; the CLI's LIMIT line)."""
 
-    __slots__ = ("name", "passed", "detail", "statement")
+    __slots__ = ("name", "passed", "detail", "statement", "checked")
 
-    def __init__(self, name: str, passed: bool, detail: str, statement: str) -> None:
-        self.name, self.passed, self.detail, self.statement = name, passed, detail, statement
+    def __init__(self, name: str, passed: bool, detail: str, statement: str, checked: bool = True) -> None:
+        self.name, self.passed, self.detail, self.statement, self.checked = name, passed, detail, statement, checked
 
     def __bool__(self) -> bool:
         return self.passed
 
     def __repr__(self) -> str:
-        return f"<{'PASS' if self.passed else 'FAIL'} {self.name}: {self.detail}>"
+        return f"<{'PASS' if self.passed else 'FAIL' if self.checked else 'LIMIT'} {self.name}: {self.detail}>"
 

@@ -228,6 +228,12 @@ py::dict answer_to_dict(const RankAnswer& a) {
     d["device"] = a.device;
     d["seconds"] = a.seconds;
     d["peak_mib"] = a.peak_mib;
+    py::dict phases;
+    phases["expand"] = a.phases.expand;
+    phases["matrix"] = a.phases.matrix;
+    phases["rank"] = a.phases.rank;
+    phases["certificate"] = a.phases.certificate;
+    d["phases"] = phases;
     d["partition"] = a.partition;
     d["degree"] = a.degree;
     d["terms"] = a.terms;
@@ -844,6 +850,6 @@ PYBIND11_MODULE(_core, m) {
     m.def("claim_statement", [](const std::string& n) { return claim_statement(n); });
     m.def("run_claim", [](const std::string& n, std::uint64_t seed) {
         const ClaimResult r = run_long([&] { return run_claim(n, seed); });
-        return py::make_tuple(r.name, r.pass, r.detail);
+        return py::make_tuple(r.name, r.pass, r.detail, r.checked);
     });
 }

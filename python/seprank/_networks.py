@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import inspect as _inspect
 import json as _json
+import os as _os
+import re as _re
 import warnings as _warnings
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _core
 from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, seed_value, to_fraction, utf8_text, weights_json
@@ -104,6 +106,19 @@ SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "wid
              "embed_rank", "attention_rank", "position", "coordinate", "power", "layers", "repeat")
 
 
+def widths_list(v: Any) -> List[int]:
+    """widths as a list of ints: a sequence of integers, or the CLI's text "w1,w2,…"."""
+    if isinstance(v, str):
+        if not _re.fullmatch(r"[0-9]+(,[0-9]+)*", v):
+            raise ValueError(f"widths: {v!r} is not a comma-separated list of integers (as --widths 4,2)")
+        return [integer(int(x), "widths") for x in v.split(",")]
+    try:
+        items = list(v)
+    except TypeError:
+        raise ValueError(f"widths: expected a list of integers or the text 'w1,w2,…', got {v!r}") from None
+    return [integer(x, "widths") for x in items]
+
+
 def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
     if family not in FAMILIES:
         raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
@@ -116,7 +131,7 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
         if v is None:
             continue
         if k == "widths":
-            v = [integer(x, "widths") for x in v]
+            v = widths_list(v)
         elif k == "layers":  # SPEC text or a list of layer strings (family stack)
             if isinstance(v, str):
                 v = utf8_text(v, "layers")
@@ -147,7 +162,7 @@ def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
     return spec_dict(family, **kw)
 
 
-def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Optional[int] = None,
+def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: Optional[int] = None,
             depth: Optional[int] = None, heads: Optional[int] = None, head_dim: Optional[int] = None,
             block_degree: Optional[int] = None, width: Optional[int] = None,
             widths: Optional[Sequence[int]] = None, residual: Optional[bool] = None, free: Optional[bool] = None,
@@ -165,7 +180,9 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     fc, power, or stack (``layers`` and ``repeat`` as :func:`stack`'s layers and depth; the
     spec's ``depth`` counts the layers); a power network's degree is ``power`` (or
     ``block_degree``), so that ``network(**net.spec)`` draws the same architecture again,
-    a stack's included.
+    a stack's included. Left out, the family is attention, or stack when ``layers`` or
+    ``repeat`` is given; ``layers`` beside any family given other than stack (attention
+    too) is a ValueError, as on the command line.
     With ``weights``: either a list of L layer dicts (attention: ``{"heads": [{"Q", "K",
     "V", "O"}, …]}``; hadamard: ``{"W": [W_1..W_d], "O": O}``; fc: ``{"W": [W_1..W_d]}``)
     or a whole dict shaped like the weights JSON; matrices may be numpy arrays, nested
@@ -176,7 +193,7 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
     weights dict also holds must agree with it, and every given size must agree with
     the matrices (ValueError naming both values, or the matrix and its expected shape).
     """
-    if (layers is not None or repeat is not None) and family not in ("attention", "stack"):  # attention: the default
+    if (layers is not None or repeat is not None) and family not in (None, "stack"):
         raise ValueError(f"layers: a stack's SPEC, but family {family!r} was given (a stack's family is 'stack')")
     if family == "stack" or layers is not None or repeat is not None:  # a stack's spec: as stack() builds it
         for name, v in (("heads", heads), ("head_dim", head_dim), ("block_degree", block_degree), ("width", width),
@@ -191,7 +208,7 @@ def network(family: str = "attention", *, tokens: Optional[int] = None, dim: Opt
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
-    net = _network(family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
+    net = _network(family or "attention", tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                    block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,
                    coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
@@ -329,11 +346,21 @@ def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, pow
                    seed=seed, weight_range=weight_range, weights=weights)
 
 
-def from_weights(data: Union[Dict[str, Any], str]) -> Network:
+def from_weights(data: Union[Dict[str, Any], str, "_os.PathLike[str]"]) -> Network:
     """A network from exact weights: a dict shaped like the weights JSON (docs/usage.md
     §1.5; matrices as numpy arrays, lists, Fractions, "p/q" strings or exactly converted
-    floats) or the JSON text itself. Errors name the JSON path of the first bad value."""
-    if isinstance(data, str):
+    floats), the JSON text itself, or a weights file as ``--weights FILE`` reads it (a
+    path, or a str not starting with ``{``). Errors name the JSON path of the first bad
+    value."""
+    if isinstance(data, _os.PathLike) or (isinstance(data, str) and not data.lstrip().startswith("{")):
+        path = _os.fspath(data)
+        try:
+            with open(path, "rb") as f:
+                text = f.read().decode("utf-8", errors="strict")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"weights: cannot read the file {path!r} ({e.__class__.__name__}: {e}); a str starting "
+                             f"with '{{' is read as JSON text") from None
+    elif isinstance(data, str):
         text = data
     else:
         text = _json.dumps(weights_json(data, "weights"))

@@ -202,7 +202,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
     raises ValueError. The answer's ``device`` names it.
     ``block_hints`` (graded evaluation, docs/evaluation.md "Block hints"): the first trial's
     expected block ranks, a list indexed by the degree block a = 0..D (entry a for block a,
-    -1: none; not a list of the blocks that exist only), a prediction of
+    -1: none; not a list of the blocks that exist only; a shorter list leaves the blocks
+    after it without hints, a longer one than D + 1 is refused), a prediction of
     :meth:`BlockLaw.predict` (its blocks, checked to be this
     network's by its ``key``), or the name of a file (a block table, or the JSON of
     ``guess --blocks --predict``) holding this network's rows; they steer the sides only,

@@ -299,4 +299,8 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
         if not isinstance(n, str):
             raise ValueError(f"names: expected claim names (strings), got {n!r}")
     statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
-    return [Claim(*_core.run_claim(n, seed_value(seed)), s) for n, s in zip(names, statements)]
+    out = []
+    for n, s in zip(names, statements):
+        name, passed, detail, checked = _core.run_claim(n, seed_value(seed))
+        out.append(Claim(name, passed, detail, s, checked))
+    return out

@@ -39,13 +39,21 @@ struct SymbolicRing {
     using W = QPoly;
     std::shared_ptr<const QContext> ctx;
     long max_terms = 0;
+    // The search's time budget covers the expansion too (it ran for minutes past it at
+    // N = 10,000, max_seconds 10: a hunt, 2026-12-02): the clock is read at every result of
+    // 2^12 terms or more and every 64th result, as memory is weighed.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    std::string budget;  // "max_seconds S", as the search's own timeout says it
 
     const E& checked(const E& a) const {
         if (static_cast<long>(a.terms()) > max_terms)
             throw resource_limit("the expansion in the weights passes " + std::to_string(max_terms) + " terms (max_terms)");
         check_held(a);
+        if ((a.terms() >= (std::size_t{1} << 12) || (++timed & 63) == 0) && std::chrono::steady_clock::now() > deadline)
+            throw resource_limit("the expansion in the weights ran out of the time budget (" + budget + ")");
         return a;
     }
+    mutable std::size_t timed = 0;
     // The expansion's polynomials together. Each product is weighed alone before FLINT
     // forms it (poly.cpp), but the forward pass holds hundreds of them at once (a network
     // of 8 tokens of dimension 8 ran out of memory with every polynomial below 2^16 terms,
@@ -99,7 +107,8 @@ struct Coefficients {
     std::vector<QPoly> polys;
 };
 
-Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameters) {
+Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameters, std::chrono::steady_clock::time_point deadline,
+                          const std::string& budget) {
     const Model m(spec);
     const std::vector<bool>& mask = m.varied_mask();
     parameters = static_cast<long>(std::count(mask.begin(), mask.end(), true));
@@ -108,7 +117,7 @@ Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameter
     for (long k = 1; k <= parameters; ++k) wnames.push_back("t" + std::to_string(k));
     names = wnames;
     names.insert(names.end(), xs.names().begin(), xs.names().end());
-    SymbolicRing ring{QContext::make(Variables(names)), max_terms};
+    SymbolicRing ring{QContext::make(Variables(names)), max_terms, deadline, budget};
     std::size_t entry = 0;
     long varied = 0;
     const NetWeights<QPoly> w = map_weights<QPoly>(m.draw_weights(1, 1), [&](const Rational&) {
@@ -484,7 +493,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
     try {
         Coefficients cs;
         try {
-            cs = coefficients(spec, opt.max_terms, res.parameters);
+            cs = coefficients(spec, opt.max_terms, res.parameters, t0 + detail::steady_seconds(opt.max_seconds), "max_seconds " + approx(opt.max_seconds));
         } catch (const resource_limit& e) {
             res.why = e.what();
             return finish();

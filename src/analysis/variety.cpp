@@ -39,6 +39,9 @@ namespace {
 using algebra_detail::ModPoly;
 using algebra_detail::ModTerm;
 
+// The most monomials of the scalar output whose coefficients a slice's values are sampled in.
+constexpr long kMaxOutputMonomials = 1000000;
+
 // A copy of `shape` (weights of m's shapes, structural zeros 0) with the varied entries,
 // in weight_entries' order (dimension_weight_entries), set to the residues `vals`.
 Weights place(const Model& m, const Weights& shape, const std::vector<std::uint64_t>& vals) {
@@ -294,8 +297,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         throw resource_limit("variety: interpolating in " + std::to_string(n) + " unknowns to degree " + std::to_string(wdeg) + " takes " +
                              (Nn == LONG_MAX ? std::string("too many") : std::to_string(Nn)) + " values, over max_interpolation " +
                              std::to_string(opt.max_interpolation));
-    const long M = m.output_space(true);
-    if (M == LONG_MAX || M > 1000000) throw resource_limit("variety: the output has too many monomials to interpolate");
+    const long M = m.output_space(true);  // at most kMaxOutputMonomials: network_variety checked it first
     st.Jn = M + 8;
     // The interpolation's values, Nn points by Jn samples (interpolate_slice), before any
     // point is evaluated: the same matrix was refused after 40 s of evaluations otherwise.
@@ -380,6 +382,12 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     Integer dw = m.spec().embed_rank > 0 ? m.weight_degree() + m.degree() : m.weight_degree();
     if (dw > Integer(10000)) throw resource_limit("variety: weight degree " + dw.str() + " is too large to interpolate");
     const long wdeg = static_cast<long>(fmpz_get_si(dw.get()));
+    // The monomials of the scalar output, known before any work (it ran the dimension and
+    // the pivot weights first, minutes at N = 2^20, before this refusal: a hunt, 2026-12-02)
+    const long M = m.output_space(true);
+    if (M == LONG_MAX || M > kMaxOutputMonomials)
+        throw resource_limit("variety: the output has " + (M == LONG_MAX ? std::string("over 2^63") : std::to_string(M)) + " monomials, over the " +
+                             std::to_string(kMaxOutputMonomials) + " whose coefficients a slice is interpolated in (refused before any work)");
     DimensionOptions dopt;
     dopt.seed = opt.seed;
     res.dimension_answer = function_dimension(spec, dopt);

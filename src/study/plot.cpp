@@ -53,14 +53,23 @@ bool is_number(const std::string& s) {
     return std::isfinite(v) && std::fabs(v) <= 1e300;
 }
 
-// A cell plotted must be empty (a skipped row) or a finite number: anything else is refused,
-// naming the file, line and column, rather than dropped or passed to gnuplot.
+// `nan`, `inf` or `infinity` (any case, signed): a cell written as not a finite number,
+// left out as an empty one is (not a finite number past ±1e300, such as 1e400, refused).
+bool non_finite_word(const std::string& s) {
+    std::string w = !s.empty() && (s[0] == '+' || s[0] == '-') ? s.substr(1) : s;
+    for (auto& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return w == "nan" || w == "inf" || w == "infinity";
+}
+
+// A cell plotted must be empty (a skipped row), nan or inf (left out) or a finite number:
+// anything else is refused, naming the file, line and column, rather than dropped or passed
+// to gnuplot.
 void check_plotted(const std::string& csv_path, long lineno, const std::vector<std::string>& header, const std::vector<std::string>& cells,
                    std::initializer_list<std::size_t> columns) {
     for (const std::size_t c : columns)
-        if (c < cells.size() && !cells[c].empty() && !is_number(cells[c]))
+        if (c < cells.size() && !cells[c].empty() && !is_number(cells[c]) && !non_finite_word(cells[c]))
             throw invalid_input("table '" + csv_path + "' line " + std::to_string(lineno) + ": column '" + header[c] + "' = '" + cells[c].substr(0, 40) +
-                                "' is not a finite number within +-1e300");
+                                "' is not a finite number within +-1e300 (nor nan or inf, which are left out)");
 }
 
 // A gnuplot string literal. Single-quoted: gnuplot substitutes no `backquoted` command and
@@ -321,6 +330,7 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const std::size_t cst = static_cast<std::size_t>(status_at - header.begin());
     // series -> x -> (y, lower, upper, y2, "1" when y is a lower bound)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
+    std::map<std::pair<std::string, double>, long> line_of;  // (series, x) -> the line that gave it
     long numeric_y = 0, positive_y = 0, numeric_bounds = 0;
     bool integer_x = true;
     while (next_line()) {
@@ -336,9 +346,29 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (!is_number(cells[cx])) continue;
         const double xv = number_of(cells[cx]);
         integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
-        auto& slot = data[cells[cs]][xv];
-        slot = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
-                mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
+        std::vector<std::string> point = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
+                                          mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
+        // One point per series and x: a second row there with other values was drawn over the
+        // first, unsaid (a hunt, 2026-12-02: --series family over rows of two dims). As for a
+        // block given twice: a row with a final y (a number, not a lower bound) over one
+        // without (table --resume appends the recomputed row after a lower-bound or skipped
+        // one), the same values twice one point (two budgets using the same parameters);
+        // two final rows that differ are refused, naming both lines.
+        const auto [was, fresh] = line_of.emplace(std::make_pair(cells[cs], xv), lineno);
+        if (!fresh) {
+            std::vector<std::string>& had = data[cells[cs]][xv];
+            const auto final_y = [](const std::vector<std::string>& v) { return is_number(v[0]) && v[4] != "1"; };
+            if (had == point || (final_y(had) && !final_y(point))) continue;
+            if (!final_y(had)) {
+                was->second = lineno;
+                had = std::move(point);
+                continue;
+            }
+            throw invalid_input("table '" + csv_path + "' lines " + std::to_string(was->second) + " and " + std::to_string(lineno) + ": two rows of series " +
+                                opt.series + "=" + cells[cs].substr(0, 40) + " at " + opt.x + " = " + cells[cx] +
+                                " with other values (one point each: keep one with --where, or name the column that tells them apart with --series)");
+        }
+        data[cells[cs]][xv] = std::move(point);
         numeric_bounds += opt.bounds && (is_number(cells[clo]) || is_number(cells[cup]));
         numeric_y += is_number(cells[cy]);
         positive_y += is_number(cells[cy]) && number_of(cells[cy]) > 0;

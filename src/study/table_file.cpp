@@ -307,7 +307,7 @@ TableAppender::TableAppender(const std::string& path, bool json_lines, const std
         const std::string text = detail::read_fd(fd_, path, "table file");
         created_ = !existed || text.empty();
         if (!text.empty() && !resume)
-            throw invalid_input("table file '" + path + "' exists and is not empty: add --resume, or remove it");
+            throw invalid_input("table file '" + path + "' exists and is not empty: resume it (the CLI's --resume, Python's resume=True), or remove it");
         TableFile f = parse_table_text(text, json_lines, "'" + path + "'");
         if (!text.empty() && !sweep.empty() && f.sweep != sweep && !f.sweep.empty() && sweep.rfind("results=", 0) == 0 &&
             f.sweep.substr(0, f.sweep.find(' ')) != sweep.substr(0, sweep.find(' ')))

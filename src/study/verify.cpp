@@ -740,6 +740,10 @@ ClaimResult run_claim(const std::string& name, std::uint64_t seed) {
     try {
         if (sc != extra_claims().end()) return sc->run(seed);
         return c->run(seed);
+    } catch (const resource_limit& e) {  // the claim's work refused: not a failed check
+        ClaimResult r = claim_result(name, false, std::string("not checked: ") + e.what());
+        r.checked = false;
+        return r;
     } catch (const std::exception& e) {
         return claim_result(name, false, std::string("error: ") + e.what());
     }

@@ -230,6 +230,9 @@ def test_generic_block_hints_match_cli(cli, cli_path, tmp_path):
     b = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000, block_hints=a.block_ranks)
     times = {"seconds": 0, "peak_mib": 0, "phases": 0}
     assert b.to_dict() | times == a.to_dict() | times
+    # the phases as an attribute too, as the record's object (a new user's try: to_dict only)
+    assert set(a.phases) == set(a.to_dict()["phases"]) == set(c["phases"]) == {"expand", "matrix", "rank", "certificate"}
+    assert a.phases == pytest.approx(a.to_dict()["phases"], rel=1e-2, abs=1e-4) and a.phases["matrix"] > 0  # the record: 3 digits
     plain = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000)
     assert plain.to_dict()["rank"] == a.to_dict()["rank"] and a.failure_bound <= plain.failure_bound
     with pytest.raises(ValueError, match="block_hints: expected a list"):
@@ -611,7 +614,7 @@ def test_verify_matches_cli(cli):
     (r,) = seprank.verify(name, seed=2)
     out = cli("verify", "--claim", name, "--seed", 2, fmt=None)
     assert out.startswith(("PASS " if r.passed else "FAIL ") + name + ": " + r.detail)
-    assert r.passed and bool(r) and r.statement == claims[name]
+    assert r.passed and bool(r) and r.checked and r.statement == claims[name]
 
 
 def test_certificates_match_cli(cli):

@@ -1093,6 +1093,10 @@ TEST_CASE("plot script: filters, series, bounds, and clear errors") {
         CHECK(std::string(e.what()).find("no positive number") != std::string::npos);
     }
     lg.y = "rank";
+    // rows of two token counts at one (dim, depth): two points of series dim=2 at depth 2,
+    // refused naming both lines (the later was drawn over the earlier, unsaid)
+    CHECK_THROWS_WITH_AS((void)plot_script(path, "fig.svg", lg), doctest::Contains("two rows of series dim=2 at depth = 2 with other values"), invalid_input);
+    lg.where = {"tokens=2"};
     CHECK(plot_script(path, "fig.svg", lg).find("set logscale y") != std::string::npos);
     std::remove(path.c_str());
 }
@@ -1149,6 +1153,28 @@ TEST_CASE("plot script: lower-bound rows apart from the curve, --bounds on rows 
     e.y = "rank";
     e.series = "family";
     CHECK(plot_script(path, "fig.svg", e).find("set xtics") == std::string::npos);
+    // a row given twice (table --resume appends the recomputed row): the final one is drawn,
+    // in either order, a lower bound or an empty cell giving way to it; two final rows that
+    // differ are refused
+    const auto script = [&](const std::string& rows) {
+        {
+            std::ofstream f(path);
+            f << "family,depth,log3_rank,status\nattention,1,1,ok\n" << rows;
+        }
+        PlotOptions d;
+        d.x = "depth";
+        d.y = "log3_rank";
+        d.series = "family";
+        return plot_script(path, "fig.svg", d);
+    };
+    const std::string once = script("attention,2,3.5,ok\n");
+    CHECK(once.find("\n2 3.5 NaN\n") != std::string::npos);
+    CHECK(script("attention,2,3,lower-bound\nattention,2,3.5,ok\n") == once);
+    CHECK(script("attention,2,3.5,ok\nattention,2,3,lower-bound\n") == once);
+    CHECK(script("attention,2,,skipped\nattention,2,3.5,ok\n") == once);
+    CHECK(script("attention,2,3.5,ok\nattention,2,3.5,ok\n") == once);
+    CHECK_THROWS_WITH_AS((void)script("attention,2,3.5,ok\nattention,2,4,ok\n"), doctest::Contains("lines 3 and 4: two rows of series family=attention at depth = 2"),
+                         invalid_input);
     std::remove(path.c_str());
 }
 
