@@ -53,7 +53,7 @@ class Answer:
     primes_used: int
     seconds: float
     peak_mib: float
-    phases: Dict[str, float]
+    phases: Mapping[str, float]
     device: str
     partition: Optional[str]
     degree: Optional[int]

@@ -5,6 +5,7 @@ spectrum), Claim (one reference check)."""
 from __future__ import annotations
 
 import json as _json
+import types as _types
 from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
@@ -48,6 +49,8 @@ class Answer:
                 v = None
             elif k in ("parameters", "expected") and v is not None and v < 0:
                 v = None
+            elif k == "phases":  # read-only, as the answer is
+                v = _types.MappingProxyType(dict(v))
             object.__setattr__(self, k, v)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -108,6 +108,8 @@ SPEC_KEYS = ("tokens", "dim", "depth", "heads", "head_dim", "block_degree", "wid
 
 def widths_list(v: Any) -> List[int]:
     """widths as a list of ints: a sequence of integers, or the CLI's text "w1,w2,…"."""
+    if isinstance(v, (bytes, bytearray)):
+        raise ValueError(f"widths: expected a list of integers or the text 'w1,w2,…', got {v!r}")
     if isinstance(v, str):
         if not _re.fullmatch(r"[0-9]+(,[0-9]+)*", v):
             raise ValueError(f"widths: {v!r} is not a comma-separated list of integers (as --widths 4,2)")
@@ -208,7 +210,7 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
-    net = _network(family or "attention", tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
+    net = _network("attention" if family is None else family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                    block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,
                    coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
@@ -352,14 +354,15 @@ def from_weights(data: Union[Dict[str, Any], str, "_os.PathLike[str]"]) -> Netwo
     floats), the JSON text itself, or a weights file as ``--weights FILE`` reads it (a
     path, or a str not starting with ``{``). Errors name the JSON path of the first bad
     value."""
-    if isinstance(data, _os.PathLike) or (isinstance(data, str) and not data.lstrip().startswith("{")):
+    if isinstance(data, _os.PathLike) or (isinstance(data, str) and not data.lstrip("\ufeff \t\r\n").startswith("{")):
         path = _os.fspath(data)
         try:
             with open(path, "rb") as f:
                 text = f.read().decode("utf-8", errors="strict")
         except (OSError, UnicodeDecodeError) as e:
-            raise ValueError(f"weights: cannot read the file {path!r} ({e.__class__.__name__}: {e}); a str starting "
-                             f"with '{{' is read as JSON text") from None
+            shown = path if len(path) <= 80 else path[:77] + "..."
+            raise ValueError(f"weights: cannot read the file {shown!r} ({e.__class__.__name__}); a str starting "
+                             f"with '{{' is read as JSON text, a pathlib.Path always as a file") from None
     elif isinstance(data, str):
         text = data
     else:

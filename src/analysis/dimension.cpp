@@ -528,6 +528,7 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
     // 2026-12-02; now 0.41, 1.65 and 6.6 s).
     {
         constexpr double kNsPerTapeOp = 40.0, kNsPerTapeOpFar = 90.0, kNsPerToken = 150.0, kNsPerEvalOp = 4.0, kNsPerRankOp = 0.3;
+        constexpr double kTapeEntryBytes = 40.0, kTapeInCache = 4.0 * 1048576.0;
         constexpr std::uint64_t kTapeMax = (std::uint64_t{1} << 31) - 1;
         const Weights w = opt.weights ? *opt.weights : m.draw_weights(1, 1);
         const std::uint64_t ops = pass_operations(m, w, kTapeMax - static_cast<std::uint64_t>(P));
@@ -535,12 +536,12 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         if (variant == DimensionVariant::reverse && ops + static_cast<std::uint64_t>(P) >= kTapeMax)
             throw resource_limit("the dimension's tape: a forward pass records more than 2^31 operations, over what one tape can index");
         const double cores = std::max(1.0, std::min<double>(opt.threads, static_cast<double>(std::max(1u, std::thread::hardware_concurrency()))));
-        const double tape_op = 40.0 * ops_d > 4.0 * 1048576.0 ? kNsPerTapeOpFar : kNsPerTapeOp;
+        const double tape_op = kTapeEntryBytes * ops_d > kTapeInCache ? kNsPerTapeOpFar : kNsPerTapeOp;
         const double per_row = static_cast<double>(N) * kNsPerToken + (variant == DimensionVariant::reverse
                                                                            ? ops_d * tape_op
                                                                            : ops_d * kNsPerEvalOp * static_cast<double>(P) * (std::stod(wdeg.str()) + 1.0));
         if (variant == DimensionVariant::reverse)
-            check_memory(40.0 * (ops_d + static_cast<double>(P)) * cores, default_max_memory(), "the dimension's tapes (" + fmt_count(ops_d) + " operations a pass)");
+            check_memory(kTapeEntryBytes * (ops_d + static_cast<double>(P)) * cores, default_max_memory(), "the dimension's tapes (" + fmt_count(ops_d) + " operations a pass)");
         const double rank_ops = rows_d * static_cast<double>(P) * static_cast<double>(std::min<long>(P, static_cast<long>(rows_d)));
         const double seconds = (trials_d * rows_d * per_row + trials_d * rank_ops * kNsPerRankOp) * 1e-9 / cores;
         check_time(seconds, opt.max_seconds > 0 ? opt.max_seconds : default_max_seconds(),

@@ -125,9 +125,15 @@ Coefficients coefficients(const ValidSpec& spec, long max_terms, long& parameter
     });
     const long per = m.input_vars_per_token();
     std::vector<std::vector<QPoly>> inputs(static_cast<std::size_t>(spec->tokens));
-    for (long j = 0; j < spec->tokens; ++j)
+    for (long j = 0; j < spec->tokens; ++j) {
+        // each variable is a vector of all the exponents: O((N·per)²) in all, past the
+        // budget at N = 10,000 before the first product (a review)
+        if ((j & 255) == 255 && std::chrono::steady_clock::now() > deadline)
+            throw resource_limit("the expansion in the weights ran out of the time budget (" + budget + ") while making the " +
+                                 std::to_string(spec->tokens * per) + " input variables");
         for (long c = 0; c < per; ++c)
             inputs[static_cast<std::size_t>(j)].push_back(QPoly::variable(ring.ctx, static_cast<std::size_t>(parameters + j * per + c)));
+    }
     const QPoly f = detail::Forward<SymbolicRing>(spec.get(), w, ring).output(inputs);
 
     // Split each term's exponents into the weights' part and the inputs' part.

@@ -181,17 +181,18 @@ inline void say_read(LayerCount& c) {
                  " (the rows of that layer's input maps)";
 }
 
+// A linear stack's matrix W·(I_N ⊗ M) (tokens flattened after an embedding M of rank
+// dx < r): N·dx, the coordinates W reads, and dx·(r − dx), M's row space (a point of
+// Gr(dx, r)); n_dx = 0: not so factored.
+struct Factored {
+    long n_dx = 0, grassmannian = 0;
+};
 // A linear network (every layer of degree 1): one matrix of rank <= b from n0 inputs to
 // n_out outputs (its row p alone: a linear form), whatever the factors; replaces every
-// per-layer count. `factored`, when the matrix is W·(I_N ⊗ M) (tokens flattened after an
-// embedding M of rank dx < r, so n0 = N·r): W from the N·dx coordinates, of rank <= b, and
-// M's row space, dx·(r − dx) (a point of Gr(dx, r)), where that is fewer (dense:power=1:
-// width=1, N = 3, dx = 1, r = 3, every output: 5 as measured, not 9). Never above the
-// parameters. O(1).
-struct Factored {
-    long n_dx = 0, grassmannian = 0;  // N·dx and dx·(r − dx); n_dx = 0: not factored
-};
-// `shifted`: the matrix is I + C, C of rank <= b (every layer residual, no embedding).
+// per-layer count. `factored`: W of rank <= b from the N·dx coordinates and M's row space,
+// where that is fewer (dense:power=1:width=1, N = 3, dx = 1, r = 3, every output: 5 as
+// measured, not 9). `shifted`: the matrix is I + C, C of rank <= b (every layer residual,
+// no embedding). Never above the parameters. O(1).
 inline void linear_network_count(bool scalar, long parameters, long n0, long b, long n_out, Losses& losses, Factored factored = {},
                                  bool shifted = false) {
     const auto matrices = [&](long n) { return scalar ? std::min(b, 1L) * n : low_rank_dim(n_out, n, std::min({b, n, n_out})); };

@@ -368,21 +368,27 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // Grassmannian): dx·min(r, dx).
     detail::with_network(s, [&](auto net) {
         const long n_first = r > 0 ? std::min(r, dx) : dx;
-        if (r > 0 && L >= 1 && net.absorbs_input_map(s)) {
-            detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer " + name(0) + ")", dx * std::min(r, dx));
-            // r > dx: M's row space, a point of Gr(dx, r) (dx·(r − dx) left after GL(dx)),
-            // reaches the network only through the k read rows R of layer 1's input maps
-            // (Stack::directions_read), as R·M: k·r entries where k < dx, not k·dx and
-            // dx·(r − dx) (mlp:power=3:width=2, N = 1, dx = 4, r = 5, scalar: 10 as measured,
-            // not 12).
-            const long k = r > dx ? net.directions_read(s, -1, scalar) : dx;
-            if (k < dx)
-                detail::add_loss(losses,
-                                 "embedding: layer " + name(0) + " reads M w in " + std::to_string(k) + " < dx directions (the rows R of its input maps): M's row space (r = " +
-                                     std::to_string(r) + " > dx) reaches it only through R·M, " + std::to_string(k) + "·r entries, not " + std::to_string(k) +
-                                     "·dx and dx·(r - dx): (dx - k)·(r - dx)",
-                                 (dx - k) * (r - dx));
-        }
+        const bool absorbed_m = r > 0 && L >= 1 && net.absorbs_input_map(s);
+        if (absorbed_m) detail::add_loss(losses, "embedding: GL(dx) at the input (M absorbed into layer " + name(0) + ")", dx * std::min(r, dx));
+        // r > dx: M's row space, a point of Gr(dx, r) (dx·(r − dx) left after the GL(dx)
+        // absorbed by layer 1, or passed through residual layers: the chain below), reaches
+        // the network only through the k rows R that read M w (Stack::directions_read: layer
+        // 1's input maps, and through a residual layer's skip path what reads after it), as
+        // R·M: k·r entries where k < dx, not k·dx and dx·(r − dx) (mlp:power=3:width=2,
+        // N = 1, dx = 4, r = 5, scalar: 10 as measured, not 12; mlp:power=2:width=1:residual,
+        // N = 1, dx = 3, r = 6, scalar, rows p and u: 12, not 15).
+        // Not where the family flattens the tokens before layer 1 (fc's: its rows read N blocks
+        // each, which its input rank, on one flattened token, does not count: a review's
+        // --family fc, N = 2, dx = 3, r = 5, 15 below the measured 17).
+        const bool per_token_in = L >= 1 && layers[0].tokens_in == s.tokens;
+        const long m_chain = r > 0 && per_token_in ? net.residual_chain(s, -1) : -1;
+        const bool m_chained = m_chain >= 0 && (m_chain < L || scalar);  // GL(dx) passes from M through residual layers
+        const long k_m = r > dx && per_token_in && (absorbed_m || m_chained) ? net.directions_read(s, -1, scalar) : dx;
+        if (k_m < dx)
+            detail::add_loss(losses,
+                             "embedding: M w read by " + std::to_string(k_m) + " < dx rows R (r = " + std::to_string(r) +
+                                 " > dx): M's row space reaches the network only through R·M, k·r entries, not k·dx and dx·(r - dx): (dx - k)·(r - dx)",
+                             (dx - k_m) * (r - dx));
         // Depth 0: the output is M w^i itself, every entry of M identifiable; the scalar output
         // (row p of M w^i) reads r of them.
         if (r > 0 && L == 0 && scalar) detail::add_loss(losses, "depth 0: rows of M other than p never read", (dx - 1) * r);
@@ -432,8 +438,7 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         };
         // The embedding M before residual layers writes through a linear map as a layer does
         // (chain_loss below), n = min(r, dx) the span it writes, per token.
-        const long me = layers.empty() || layers[0].tokens_in != s.tokens ? -1 : net.residual_chain(s, -1);
-        if (me >= 0 && (me < L || scalar)) chain_loss("embedding: ", "M", -1, me, dx, n_first);
+        if (m_chained) chain_loss("embedding: ", "M", -1, m_chain, dx, n_first);
         long n_in = n_first;
         std::vector<detail::LayerCount> counts;
         std::vector<long> gl;  // gl[l]: the GL loss between layers l and l+1 (0-based)

@@ -354,14 +354,23 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         // without (table --resume appends the recomputed row after a lower-bound or skipped
         // one), the same values twice one point (two budgets using the same parameters);
         // two final rows that differ are refused, naming both lines.
+        // (Two lower bounds: the larger. Cells compare as numbers where both are: 5 = 5.0.)
         const auto [was, fresh] = line_of.emplace(std::make_pair(cells[cs], xv), lineno);
         if (!fresh) {
             std::vector<std::string>& had = data[cells[cs]][xv];
             const auto final_y = [](const std::vector<std::string>& v) { return is_number(v[0]) && v[4] != "1"; };
-            if (had == point || (final_y(had) && !final_y(point))) continue;
+            const auto same = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+                for (std::size_t k = 0; k < a.size(); ++k)
+                    if (is_number(a[k]) && is_number(b[k]) ? number_of(a[k]) != number_of(b[k]) : a[k] != b[k]) return false;
+                return true;
+            };
+            if (same(had, point) || (final_y(had) && !final_y(point))) continue;
             if (!final_y(had)) {
-                was->second = lineno;
-                had = std::move(point);
+                const bool larger = final_y(point) || !is_number(had[0]) || (is_number(point[0]) && number_of(point[0]) > number_of(had[0]));
+                if (larger) {
+                    was->second = lineno;
+                    had = std::move(point);
+                }
                 continue;
             }
             throw invalid_input("table '" + csv_path + "' lines " + std::to_string(was->second) + " and " + std::to_string(lineno) + ": two rows of series " +
@@ -369,10 +378,14 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
                                 " with other values (one point each: keep one with --where, or name the column that tells them apart with --series)");
         }
         data[cells[cs]][xv] = std::move(point);
-        numeric_bounds += opt.bounds && (is_number(cells[clo]) || is_number(cells[cup]));
-        numeric_y += is_number(cells[cy]);
-        positive_y += is_number(cells[cy]) && number_of(cells[cy]) > 0;
     }
+    // counted on the points kept (a row given twice counts once, as drawn)
+    for (const auto& [name, pts] : data)
+        for (const auto& [x, v] : pts) {
+            numeric_bounds += opt.bounds && (is_number(v[1]) || is_number(v[2]));
+            numeric_y += is_number(v[0]);
+            positive_y += is_number(v[0]) && number_of(v[0]) > 0;
+        }
     if (data.empty())
         throw invalid_input(filters.empty() ? "no row of '" + csv_path + "' has a number in column '" + opt.x + "'"
                                             : "no rows of '" + csv_path + "' match the filters with a number in column '" + opt.x + "'");

@@ -233,6 +233,8 @@ def test_generic_block_hints_match_cli(cli, cli_path, tmp_path):
     # the phases as an attribute too, as the record's object (a new user's try: to_dict only)
     assert set(a.phases) == set(a.to_dict()["phases"]) == set(c["phases"]) == {"expand", "matrix", "rank", "certificate"}
     assert a.phases == pytest.approx(a.to_dict()["phases"], rel=1e-2, abs=1e-4) and a.phases["matrix"] > 0  # the record: 3 digits
+    with pytest.raises(TypeError):  # read-only, as the answer is
+        a.phases["rank"] = 0
     plain = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000)
     assert plain.to_dict()["rank"] == a.to_dict()["rank"] and a.failure_bound <= plain.failure_bound
     with pytest.raises(ValueError, match="block_hints: expected a list"):

@@ -297,8 +297,9 @@ def test_power_networks_are_the_clis(cli, tmp_path):
     for bad in ("4,,2", "4,2,", " 4,2", "4;2", ""):
         with pytest.raises(ValueError, match="widths: .* is not a comma-separated list of integers"):
             seprank.power(3, bad, 2)
-    with pytest.raises(ValueError, match="widths: expected a list of integers or the text"):
-        seprank.power(3, 4, 2)
+    for bad in (4, b"4,2"):  # bytes were read as the list of their byte values
+        with pytest.raises(ValueError, match="widths: expected a list of integers or the text"):
+            seprank.power(3, bad, 2)
     assert seprank.power(weights=json.loads(out.read_text())["layers"], power=2).to_json() == p.to_json()
     c = cli("dimension", "--family", "power", "--dim", 3, "--widths", "4,2", "--power", 2)
     assert int(seprank.dimension(p).rank) == int(c["rank"]) == 6  # every quadratic form in 3 variables
@@ -373,6 +374,8 @@ def test_power_weights_read_back_and_a_family_beside_layers():
             seprank.network(family, layers="mlp:power=2", tokens=2, dim=2)
     assert seprank.network(layers="mlp:power=3", tokens=2, dim=2).spec["layers"] == "mlp:power=3"
     assert seprank.network(tokens=2, dim=2).spec["family"] == "attention"
+    with pytest.raises(ValueError, match="family: expected one of"):  # '' is no family (it was attention, silently)
+        seprank.network("", tokens=2, dim=2)
 
 
 def test_to_json_indent_is_bounded():

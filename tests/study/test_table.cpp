@@ -1173,6 +1173,21 @@ TEST_CASE("plot script: lower-bound rows apart from the curve, --bounds on rows 
     CHECK(script("attention,2,3.5,ok\nattention,2,3,lower-bound\n") == once);
     CHECK(script("attention,2,,skipped\nattention,2,3.5,ok\n") == once);
     CHECK(script("attention,2,3.5,ok\nattention,2,3.5,ok\n") == once);
+    CHECK(script("attention,2,3.50,ok\nattention,2,3.5e0,ok\n").find("\n2 3.50 NaN\n") != std::string::npos);  // one number
+    // two lower bounds: the larger drawn, in either order
+    CHECK(script("attention,2,3,lower-bound\nattention,2,2,lower-bound\n").find("\n2 NaN 3\n") != std::string::npos);
+    CHECK(script("attention,2,2,lower-bound\nattention,2,3,lower-bound\n").find("\n2 NaN 3\n") != std::string::npos);
+    // every y of the file recomputed (a skipped row then its row, table --resume): a number
+    // to draw (the count of numbers was taken before the replacement: a review)
+    {
+        std::ofstream f(path);
+        f << "family,depth,dimension,status\nattention,1,,skipped\nattention,1,7,ok\n";
+    }
+    PlotOptions dim;
+    dim.x = "depth";
+    dim.y = "dimension";
+    dim.series = "family";
+    CHECK(plot_script(path, "fig.svg", dim).find("\n1 7 NaN\n") != std::string::npos);
     CHECK_THROWS_WITH_AS((void)script("attention,2,3.5,ok\nattention,2,4,ok\n"), doctest::Contains("lines 3 and 4: two rows of series family=attention at depth = 2"),
                          invalid_input);
     std::remove(path.c_str());
