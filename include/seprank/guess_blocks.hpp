@@ -73,16 +73,22 @@ struct BlockTerm {
     std::string text(const std::vector<std::string>& vars) const;
 };
 
-// A degree block given twice in a block table (table --resume appends the recomputed row
-// after its lower bound): which row counts, the one rule of guess --blocks, plot --blocks
-// and the block-hint readers. An ok row over a lower bound, the larger of two lower bounds
-// (a rank < 0: none given), the first of two ok rows that agree; two ok rows with
-// different ranks conflict (the caller refuses them, naming both). O(1).
+// A row given twice in a table (table --resume appends the recomputed row after its lower
+// bound or skipped one): which counts, the one rule of guess --blocks, plot (a point per
+// series and x, plot --blocks a point per block) and the block-hint readers. A final row (a
+// value, not a lower bound) over one that is not; of two final rows the first where they
+// are equal, a conflict where not (the caller refuses them, naming both lines); of two
+// that are not final the second only where it is larger. O(1).
 enum class BlockTwice { keep_first, take_second, conflict };
+inline BlockTwice row_given_twice(bool first_final, bool second_final, bool equal, bool second_larger) {
+    if (first_final && second_final) return equal ? BlockTwice::keep_first : BlockTwice::conflict;
+    if (first_final || second_final) return second_final ? BlockTwice::take_second : BlockTwice::keep_first;
+    return second_larger ? BlockTwice::take_second : BlockTwice::keep_first;
+}
+// The rule over a degree block's rows: final where ok, ranks compared (a rank < 0: none
+// given, smaller than any). O(1).
 inline BlockTwice block_given_twice(bool first_ok, long first_rank, bool second_ok, long second_rank) {
-    if (first_ok && second_ok) return first_rank == second_rank ? BlockTwice::keep_first : BlockTwice::conflict;
-    if (first_ok || second_ok) return second_ok ? BlockTwice::take_second : BlockTwice::keep_first;
-    return second_rank > first_rank ? BlockTwice::take_second : BlockTwice::keep_first;
+    return row_given_twice(first_ok, second_ok, first_rank == second_rank, second_rank > first_rank);
 }
 
 // One block row as the law sees it.

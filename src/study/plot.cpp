@@ -328,9 +328,8 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
     const auto status_at = std::find(header.begin(), header.end(), "status");
     const bool mark_lower = status_at != header.end() && (opt.y == "rank" || opt.y == "log3_rank");
     const std::size_t cst = static_cast<std::size_t>(status_at - header.begin());
-    // series -> x -> (y, lower, upper, y2, "1" when y is a lower bound)
+    // series -> x -> (y, lower, upper, y2, "1" when y is a lower bound, line)
     std::map<std::string, std::map<double, std::vector<std::string>>> data;
-    std::map<std::pair<std::string, double>, long> line_of;  // (series, x) -> the line that gave it
     long numeric_y = 0, positive_y = 0, numeric_bounds = 0;
     bool integer_x = true;
     while (next_line()) {
@@ -346,38 +345,28 @@ std::string plot_script(const std::string& csv_path, const std::string& output, 
         if (!is_number(cells[cx])) continue;
         const double xv = number_of(cells[cx]);
         integer_x = integer_x && xv == std::floor(xv) && std::fabs(xv) < 1e15;
+        // (y, lower, upper, y2, "1" when y is a lower bound, the line that gave it)
         std::vector<std::string> point = {cells[cy], opt.bounds ? cells[clo] : "", opt.bounds ? cells[cup] : "", two ? cells[cy2] : "",
-                                          mark_lower && cells[cst] == "lower-bound" ? "1" : ""};
+                                          mark_lower && cells[cst] == "lower-bound" ? "1" : "", std::to_string(lineno)};
         // One point per series and x: a second row there with other values was drawn over the
-        // first, unsaid (a hunt, 2026-12-02: --series family over rows of two dims). As for a
-        // block given twice: a row with a final y (a number, not a lower bound) over one
-        // without (table --resume appends the recomputed row after a lower-bound or skipped
-        // one), the same values twice one point (two budgets using the same parameters);
-        // two final rows that differ are refused, naming both lines.
-        // (Two lower bounds: the larger. Cells compare as numbers where both are: 5 = 5.0.)
-        const auto [was, fresh] = line_of.emplace(std::make_pair(cells[cs], xv), lineno);
-        if (!fresh) {
-            std::vector<std::string>& had = data[cells[cs]][xv];
-            const auto final_y = [](const std::vector<std::string>& v) { return is_number(v[0]) && v[4] != "1"; };
-            const auto same = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
-                for (std::size_t k = 0; k < a.size(); ++k)
-                    if (is_number(a[k]) && is_number(b[k]) ? number_of(a[k]) != number_of(b[k]) : a[k] != b[k]) return false;
-                return true;
-            };
-            if (same(had, point) || (final_y(had) && !final_y(point))) continue;
-            if (!final_y(had)) {
-                const bool larger = final_y(point) || !is_number(had[0]) || (is_number(point[0]) && number_of(point[0]) > number_of(had[0]));
-                if (larger) {
-                    was->second = lineno;
-                    had = std::move(point);
-                }
-                continue;
-            }
-            throw invalid_input("table '" + csv_path + "' lines " + std::to_string(was->second) + " and " + std::to_string(lineno) + ": two rows of series " +
-                                opt.series + "=" + cells[cs].substr(0, 40) + " at " + opt.x + " = " + cells[cx] +
+        // first, unsaid (a hunt, 2026-12-02: --series family over rows of two dims). Folded as
+        // a block given twice (row_given_twice): y is final where it is a number and not a
+        // lower bound; equal rows (every cell but the line, as numbers where both are: 5 =
+        // 5.0) are one point; of two that are not final the larger y (a number over none).
+        const auto [at, fresh] = data[cells[cs]].emplace(xv, point);
+        if (fresh) continue;
+        std::vector<std::string>& had = at->second;
+        const auto final_y = [](const std::vector<std::string>& v) { return is_number(v[0]) && v[4] != "1"; };
+        bool same = true;
+        for (std::size_t k = 0; k < 5; ++k)
+            same = same && (is_number(had[k]) && is_number(point[k]) ? number_of(had[k]) == number_of(point[k]) : had[k] == point[k]);
+        const bool larger = !same && (!is_number(had[0]) || (is_number(point[0]) && number_of(point[0]) > number_of(had[0])));
+        const BlockTwice twice = row_given_twice(final_y(had), final_y(point), same, larger);
+        if (twice == BlockTwice::conflict)
+            throw invalid_input("table '" + csv_path + "' lines " + had[5] + " and " + point[5] + ": two rows of series " + opt.series + "=" +
+                                cells[cs].substr(0, 40) + " at " + opt.x + " = " + cells[cx] +
                                 " with other values (one point each: keep one with --where, or name the column that tells them apart with --series)");
-        }
-        data[cells[cs]][xv] = std::move(point);
+        if (twice == BlockTwice::take_second) had = std::move(point);
     }
     // counted on the points kept (a row given twice counts once, as drawn)
     for (const auto& [name, pts] : data)
