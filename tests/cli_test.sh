@@ -396,6 +396,17 @@ rc=$?
   fail "verify under a resource limit: exit $rc, $(cat "$T/vlimit.txt")"
 "$S" --max-time 0.01 verify --claim massarenti-mella --format json | /usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin)[0]; sys.exit(not (r["checked"] is False and r["pass"] is False))' ||
   fail "verify --format json: checked false under a resource limit"
+# a claim whose computation reports the limit in its answer (a certificate not tried, an
+# equation's search stopped, a growth stopped by memory) marks those cases NOT CHECKED and
+# is LIMIT too, where no case is wrong (they FAILed: an earlier session's note)
+"$S" --max-time 0.001 verify --claim conv-variety >"$T/vlimit2.txt" 2>&1
+rc=$?
+[[ $rc -eq 3 ]] && grep -q "^LIMIT conv-variety: not checked: 2 cases stopped by a resource limit; .*(2,2,2) at 2: 4, 48, 4 NOT CHECKED (certifying 48 section solutions .* passes the time limit)" "$T/vlimit2.txt" ||
+  fail "conv-variety under --max-time 0.001: exit $rc, $(cat "$T/vlimit2.txt")"
+"$S" --max-memory 0.001 verify --claim sums-of-powers >"$T/vlimit3.txt" 2>&1
+rc=$?
+[[ $rc -eq 3 ]] && grep -q "^LIMIT sums-of-powers: not checked: .*(2, 4 x 8): 8, -1 NOT CHECKED (.*(--max-memory))" "$T/vlimit3.txt" ||
+  fail "sums-of-powers under --max-memory 0.001: exit $rc, $(cat "$T/vlimit3.txt")"
 
 # plot (gnuplot-nox is installed by the set-up)
 if command -v gnuplot >/dev/null; then

@@ -80,6 +80,10 @@ struct ImageEquation {
     bool irreducible = false;  // least by the factorization (P irreducible over Q)
     long primes_used = 0;      // 62-bit primes used by the lift (a count, as RankAnswer::primes_used)
     std::string why;           // why no equation (empty where degree >= 1)
+    // why names a resource limit that stopped the search (the expansion's max_terms, the
+    // memory limit, the time budget, a check over 1000·max_terms term products), not a
+    // finding (no equation up to max_degree, a span too wide, a lift that failed)
+    bool limited = false;
     double seconds = 0;
 };
 

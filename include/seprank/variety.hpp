@@ -70,6 +70,9 @@ struct VarietyTrial {
     // degree's lower bound"); -1 where not certified.
     long section_images = -1;
     std::string uncertified;  // why section_images is -1 (empty where it is not)
+    // uncertified names the memory or time limit (limits.hpp; --max-memory, --max-time): the
+    // certificate was not tried, nothing was found uncertain
+    bool limited = false;
     std::vector<long> degree_free_weights;  // the degree slice's free weights
     std::vector<long> last_free_weights;    // the last-pivot slice's (counted on or not): the upper bound's other slice
 };

@@ -502,6 +502,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
             cs = coefficients(spec, opt.max_terms, res.parameters, t0 + detail::steady_seconds(opt.max_seconds), "max_seconds " + approx(opt.max_seconds));
         } catch (const resource_limit& e) {
             res.why = e.what();
+            res.limited = true;
             return finish();
         }
         res.monomials = static_cast<long>(cs.polys.size());
@@ -513,6 +514,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
             basis = span_basis(cs.polys, n + 1, rng, at_least);
         } catch (const resource_limit& e) {
             res.why = std::string("the span: ") + e.what();
+            res.limited = true;
             return finish();
         }
         if (!basis) {
@@ -609,6 +611,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
                     }
                     if (o.result == Result::timeout) {
                         res.why = "degree " + std::to_string(d) + ": " + o.why;
+                        res.limited = true;
                         return finish();
                     }
                 }
@@ -628,6 +631,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
                 }
                 if (o.result != Result::found) {
                     res.why = "degree " + std::to_string(d) + ": " + o.why;
+                    res.limited = o.result == Result::timeout || o.result == Result::costly;
                     return finish();
                 }
                 found = o.equation;
@@ -661,6 +665,7 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
         }
     } catch (const resource_limit& e) {
         res.why = e.what();
+        res.limited = true;
         res.degree = -1;
         res.equation.reset();
         res.least = res.irreducible = false;

@@ -146,6 +146,7 @@ struct SectionCount {
     long count = -1;
     long images = -1;
     std::string uncertified;  // why images is -1, when it was asked for
+    bool limited = false;     // uncertified names the memory or time limit
 };
 SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpolated& sys, bool certify) {
     SectionCount res;
@@ -184,13 +185,18 @@ SectionCount section_count(const TrialSetup& st, const algebra_detail::Interpola
     if (!certify) return res;
     if (res.count <= 0) res.uncertified = res.count == 0 ? "the section has no solution" : "the section is not zero-dimensional";
     else if (res.count > kCertifyMaxPoints) res.uncertified = std::to_string(res.count) + " section solutions, over " + std::to_string(kCertifyMaxPoints);
-    else if (8.0 * words > default_max_memory()) res.uncertified = "the quotient's matrices (2·n·c² words) pass the memory limit";
+    else if (8.0 * words > default_max_memory()) {
+        res.uncertified = "the quotient's matrices (2·n·c² words) pass the memory limit (" + default_max_memory_name() + ")";
+        res.limited = true;
+    }
     // The certificate's time, O(c³) (the Krylov solve and the products mod χ of degree c):
     // about 1.5·10^-8·c³ s, fitted on one run (c = 1536: 55–65 s of the command's 71 s on
     // 2 cores), weighed against the time limit as the memory is against its limit.
-    else if (const double secs = 1.5e-8 * std::pow(static_cast<double>(res.count), 3.0); secs > default_max_seconds())
+    else if (const double secs = 1.5e-8 * std::pow(static_cast<double>(res.count), 3.0); secs > default_max_seconds()) {
         res.uncertified = "certifying " + std::to_string(res.count) + " section solutions (about " + format_seconds(secs) +
                           ", O(c³)) passes the time limit";
+        res.limited = true;
+    }
     if (!res.uncertified.empty()) return res;
     const algebra_detail::Quotient q = algebra_detail::quotient_of(std::move(basis), kCertifyMaxPoints);
     const algebra_detail::SimplePoints sp = algebra_detail::simple_points(q, section, value, cert, algebra_detail::SimpleVariant::separating, st.threads);
@@ -327,6 +333,7 @@ VarietyTrial one_trial(const Model& m, const VarietyOptions& opt, Rng& rng, long
         tr.degree_section_points = sc.count;
         tr.section_images = sc.images;
         tr.uncertified = sc.uncertified;
+        tr.limited = sc.limited;
     };
     step("interpolating the gauge slice (" + size + ")");
     const algebra_detail::Interpolated gauge = interpolate_slice(m, st, gauge_matrix(st.varied, first), rng);

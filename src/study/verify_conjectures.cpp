@@ -59,20 +59,27 @@ RankAnswer generic_of(const NetworkSpec& s, std::uint64_t seed, long max_side = 
     return generic_rank(spec, balanced_partition(s.tokens), g);
 }
 
-// One closed form against generic at each sample: "name (dx=…, L=…): generic G, form F".
-bool compare(std::ostringstream& os, const std::string& what, const RankAnswer& a, long form) {
+// The resource limit that stopped a's growth (memory, the time budget), "" where none: a
+// growth the claim's own max_side stopped is a failure, not a limit.
+std::string limit_of(const RankAnswer& a) {
+    if (a.converged || (a.stop != GrowthStop::memory && a.stop != GrowthStop::time_budget)) return "";
+    return a.stop_detail.empty() ? "the growth stopped by the " + to_string(a.stop) : a.stop_detail;
+}
+
+// One closed form against generic at each sample: "name (dx=…, L=…): generic G, form F",
+// tallied.
+void compare(ClaimTally& tally, std::ostringstream& os, const std::string& what, const RankAnswer& a, long form) {
     const bool ok = a.converged && a.value == form;
     os << what << ": generic " << a.value << " (" << (a.converged ? label_with_bound(a.label(), a.failure_bound) : "not converged") << "), form " << form
-       << (ok ? "" : " DIFFERS") << "; ";
-    return ok;
+       << tally.add(ok, limit_of(a), " DIFFERS") << "; ";
 }
 
 // generic's block ranks of s (balanced partition) against law(a, k, j, cap) over its blocks
 // a with a non-zero cap (for attention the odd a = 1, 3, …, 3^L), k and j counting blocks
 // from the first and the last, cap = min(cap_a, cap_b): "NAME: B of M blocks as the law,
-// total T; ". True when the evaluation converged and every block is as the law.
+// total T; ", tallied: ok when the evaluation converged and every block is as the law.
 template <class Law>
-bool blocks_as_law(std::ostringstream& os, const std::string& name, const NetworkSpec& s, std::uint64_t seed, Law law) {
+void blocks_as_law(ClaimTally& tally, std::ostringstream& os, const std::string& name, const NetworkSpec& s, std::uint64_t seed, Law law) {
     const RankAnswer a = generic_of(s, seed, 32768);
     const std::vector<long> caps = degree_block_caps(ValidSpec(s), balanced_partition(s.tokens));
     std::vector<long> live;
@@ -89,8 +96,8 @@ bool blocks_as_law(std::ostringstream& os, const std::string& name, const Networ
     }
     const long blocks = static_cast<long>(live.size());
     os << name << ": " << blocks - differ << " of " << blocks << " blocks as the law, total " << a.value << " ("
-       << (a.converged ? label_with_bound(a.label(), a.failure_bound) : "not converged") << "); ";
-    return a.converged && differ == 0;
+       << (a.converged ? label_with_bound(a.label(), a.failure_bound) : "not converged") << ")" << tally.add(a.converged && differ == 0, limit_of(a), "")
+       << "; ";
 }
 
 // "attention N=… dx=… [H=… ]L=…", the name of an attention network in the claims.
@@ -107,11 +114,11 @@ const std::vector<SpectrumClaim>& make() {
          [](std::uint64_t seed) {
              std::ostringstream os;
              os << "partition 1|2, generic against the form C((3^L - 1)/2 + dx, dx): ";
-             bool pass = true;
+             ClaimTally tally;
              for (const auto& [dx, L] : {std::pair{2L, 3L}, {1L, 4L}, {3L, 2L}})
-                 pass = compare(os, "attention N=2 dx=" + std::to_string(dx) + " L=" + std::to_string(L), generic_of(attention(2, dx, L), seed),
-                                binomial((power(3, L) - 1) / 2 + dx, dx)) && pass;
-             return claim_result("conjecture-n2", pass, os.str());
+                 compare(tally, os, "attention N=2 dx=" + std::to_string(dx) + " L=" + std::to_string(L), generic_of(attention(2, dx, L), seed),
+                         binomial((power(3, L) - 1) / 2 + dx, dx));
+             return claim_result("conjecture-n2", tally, os.str());
          }},
         {"conjecture-n4-blocks",
          "attention N = 4, H = 1, partition 1,2|3,4 (docs/conjectures.md §2): the rank of degree block a is min(cap_a, cap_b, "
@@ -120,14 +127,14 @@ const std::vector<SpectrumClaim>& make() {
          [](std::uint64_t seed) {
              std::ostringstream os;
              os << "partition 1,2|3,4, generic's block ranks against the law: ";
-             bool pass = true;
+             ClaimTally tally;
              for (const auto& [dx, L] : {std::pair{2L, 2L}, {3L, 2L}, {2L, 3L}, {1L, 4L}}) {
                  const auto m = [dx = dx](long i) { return binomial(i + dx - 1, dx - 1); };
-                 pass = blocks_as_law(os, attention_name(attention(4, dx, L)), attention(4, dx, L), seed, [&](long, long k, long j, long cap) {
-                            return std::min({cap, m(k) * m(k + 1), binomial(m(j) + 1, 2)});
-                        }) && pass;
+                 blocks_as_law(tally, os, attention_name(attention(4, dx, L)), attention(4, dx, L), seed, [&](long, long k, long j, long cap) {
+                     return std::min({cap, m(k) * m(k + 1), binomial(m(j) + 1, 2)});
+                 });
              }
-             return claim_result("conjecture-n4-blocks", pass, os.str());
+             return claim_result("conjecture-n4-blocks", tally, os.str());
          }},
         {"conjecture-n3-blocks",
          "attention N = 3, partition 1,2|3 (docs/conjectures.md §3): the rank of degree block a is min(cap_a, cap_b, m_k*m_(k+1)) "
@@ -137,19 +144,19 @@ const std::vector<SpectrumClaim>& make() {
          [](std::uint64_t seed) {
              std::ostringstream os;
              os << "partition 1,2|3, generic's block ranks against the law: ";
-             bool pass = true;
+             ClaimTally tally;
              for (const auto& [dx, H, L] : {std::tuple{2L, 1L, 3L}, {2L, 1L, 4L}, {2L, 1L, 5L}, {2L, 2L, 4L}, {3L, 3L, 3L}}) {
                  NetworkSpec s = attention(3, dx, L);
                  s.heads = H;
                  const auto m = [dx = dx](long i) { return binomial(i + dx - 1, dx - 1); };
-                 pass = blocks_as_law(os, attention_name(s), s, seed, [&, dx = dx, H = H, L = L](long a, long k, long, long cap) {
-                            long law = std::min(cap, m(k) * m(k + 1));
-                            if (H == 1 && dx == 2)
-                                for (long lines = 1; lines <= L - 2; ++lines) law = std::min(law, lines * a + power(3, L - lines) + 2 - lines);
-                            return law;
-                        }) && pass;
+                 blocks_as_law(tally, os, attention_name(s), s, seed, [&, dx = dx, H = H, L = L](long a, long k, long, long cap) {
+                     long law = std::min(cap, m(k) * m(k + 1));
+                     if (H == 1 && dx == 2)
+                         for (long lines = 1; lines <= L - 2; ++lines) law = std::min(law, lines * a + power(3, L - lines) + 2 - lines);
+                     return law;
+                 });
              }
-             return claim_result("conjecture-n3-blocks", pass, os.str());
+             return claim_result("conjecture-n3-blocks", tally, os.str());
          }},
         {"conjecture-score-degree",
          "attention with score <q,k>^s, N = 2, H = 1 (docs/conjectures.md §4): the generic separation rank is "
@@ -158,18 +165,18 @@ const std::vector<SpectrumClaim>& make() {
          [](std::uint64_t seed) {
              std::ostringstream os;
              os << "attention:score-degree=s N=2 H=1, partition 1|2, generic against the forms: ";
-             bool pass = true;
+             ClaimTally tally;
              for (long L = 1; L <= 3; ++L) {
-                 pass = compare(os, "s=2 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=2", L), seed),
-                                (power(5, L) - power(2, L)) / 3 + 1) && pass;
-                 pass = compare(os, "s=3 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=3", L), seed),
-                                (power(7, L) - power(3, L)) / 4 + 1) && pass;
+                 compare(tally, os, "s=2 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=2", L), seed),
+                         (power(5, L) - power(2, L)) / 3 + 1);
+                 compare(tally, os, "s=3 dx=1 L=" + std::to_string(L), generic_of(stack(2, 1, "attention:score-degree=3", L), seed),
+                         (power(7, L) - power(3, L)) / 4 + 1);
              }
              for (const auto& [sd, L] : {std::pair{2L, 1L}, {2L, 2L}, {2L, 3L}, {3L, 1L}, {3L, 2L}})  // the law: every block at its cap
-                 pass = blocks_as_law(os, "s=" + std::to_string(sd) + " dx=2 L=" + std::to_string(L),
-                                      stack(2, 2, "attention:score-degree=" + std::to_string(sd), L), seed,
-                                      [](long, long, long, long cap) { return cap; }) && pass;
-             return claim_result("conjecture-score-degree", pass, os.str());
+                 blocks_as_law(tally, os, "s=" + std::to_string(sd) + " dx=2 L=" + std::to_string(L),
+                               stack(2, 2, "attention:score-degree=" + std::to_string(sd), L), seed,
+                               [](long, long, long, long cap) { return cap; });
+             return claim_result("conjecture-score-degree", tally, os.str());
          }},
         {"conjecture-mlp-stack",
          "the stack attention,mlp:power=2 repeated c times, N = 2, dx = 1 (docs/conjectures.md §5): the generic separation rank "
@@ -177,11 +184,11 @@ const std::vector<SpectrumClaim>& make() {
          [](std::uint64_t seed) {
              std::ostringstream os;
              os << "N=2 dx=1, partition 1|2, generic against the form (6^c - 2^c)/2 + 1: ";
-             bool pass = true;
+             ClaimTally tally;
              for (long c = 1; c <= 4; ++c)
-                 pass = compare(os, "attention,mlp:power=2 x" + std::to_string(c), generic_of(stack(2, 1, "attention,mlp:power=2", c), seed),
-                                (power(6, c) - power(2, c)) / 2 + 1) && pass;
-             return claim_result("conjecture-mlp-stack", pass, os.str());
+                 compare(tally, os, "attention,mlp:power=2 x" + std::to_string(c), generic_of(stack(2, 1, "attention,mlp:power=2", c), seed),
+                         (power(6, c) - power(2, c)) / 2 + 1);
+             return claim_result("conjecture-mlp-stack", tally, os.str());
          }},
     };
     return claims;

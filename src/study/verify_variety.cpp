@@ -62,9 +62,17 @@ ConvPrediction conv_prediction(const std::vector<long>& filters, long r) {
     return c;
 }
 
+// The resource limit that left one of v's numbers unset, as its answer says ("" where
+// none): a trial's certificate not tried, the equation's search stopped.
+std::string limit_of(const VarietyAnswer& v) {
+    for (const VarietyTrial& t : v.trials)
+        if (t.limited) return t.uncertified;
+    return v.equation.limited ? v.equation.why : "";
+}
+
 ClaimResult conv_variety(std::uint64_t seed) {
     std::ostringstream os;
-    bool pass = true;
+    ClaimTally tally;
     long cases = 0;
     os << "filters (k_1,...,k_L) at r: dimension, degree, settings per function against the prediction: ";
     const std::vector<std::pair<std::vector<long>, long>> sweep{{{2, 2}, 2}, {{3, 2}, 2}, {{2, 3}, 2}, {{3, 3}, 2}, {{2, 2, 2}, 2},
@@ -79,16 +87,15 @@ ClaimResult conv_variety(std::uint64_t seed) {
         const bool ok = v.agreed && v.dimension == want.dimension && v.degree == want.degree && v.gauge_fibre_points == want.gauge &&
                         v.degree_at_least == want.degree && v.degree_at_most == want.degree && v.gauge_fibre_at_most == want.gauge &&
                         v.degree_fibre_at_most == 1;
-        pass = pass && ok;
         os << "(" << widths_text(filters) << ") at " << r << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points;
         if (!ok)
-            os << " WRONG (want " << want.dimension << ", " << want.degree << ", " << want.gauge << "; degree certified at least " << v.degree_at_least
+            os << tally.add(ok, limit_of(v)) << " (want " << want.dimension << ", " << want.degree << ", " << want.gauge << "; degree certified at least " << v.degree_at_least
                << ", at most " << v.degree_at_most << ")";
         os << "; ";
     }
     os << cases << " networks, each degree proven (certified from below, the Newton polytope's bound from above), the settings per function "
                     "bounded from above by the count, and the last-pivot slice proven identifiable, given the dimension";
-    return claim_result("conv-variety", pass, os.str());
+    return claim_result("conv-variety", tally, os.str());
 }
 
 // deg X = `degree` proven without condition: the dimension exact and both bounds met, as
@@ -103,7 +110,7 @@ NetworkSpec quadratic(long d0, long h) { return power_stack({d0, h, 1}, {2}); }
 
 ClaimResult quadratic_determinantal(std::uint64_t seed) {
     std::ostringstream os;
-    bool pass = true;
+    ClaimTally tally;
     long cases = 0;
     os << "d0 inputs, d0 - 1 units: dimension, degree, settings per function against C(d0+1,2) - 1, d0, 2^(d0-1): ";
     for (long d0 = 2; d0 <= 4; ++d0) {
@@ -116,8 +123,7 @@ ClaimResult quadratic_determinantal(std::uint64_t seed) {
         const long terms = d0 == 2 ? 2 : d0 == 3 ? 5 : 17;
         const bool ok = v.agreed && v.dimension == dim && v.degree == d0 && v.gauge_fibre_points == gauge && proven(v, d0) &&
                         v.equation.equation && static_cast<long>(v.equation.equation->terms()) == terms;
-        pass = pass && ok;
-        os << "d0 = " << d0 << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points << (ok ? "" : " WRONG") << "; ";
+        os << "d0 = " << d0 << ": " << v.dimension << ", " << v.degree << ", " << v.gauge_fibre_points << tally.add(ok, limit_of(v)) << "; ";
     }
     // contrast: with d0 units every quadratic form is reached, a linear space of degree 1
     for (long d0 = 2; d0 <= 3; ++d0) {
@@ -125,16 +131,16 @@ ClaimResult quadratic_determinantal(std::uint64_t seed) {
         opt.seed = seed + static_cast<std::uint64_t>(cases++);
         const VarietyAnswer v = network_variety(quadratic(d0, d0), opt);
         const bool ok = v.agreed && v.dimension == d0 * (d0 + 1) / 2 && v.degree == 1 && proven(v, 1);
-        pass = pass && ok;
-        os << "contrast, d0 = " << d0 << " units: " << v.dimension << ", degree " << v.degree << (ok ? "" : " WRONG") << "; ";
+        os << "contrast, d0 = " << d0 << " units: " << v.dimension << ", degree " << v.degree << tally.add(ok, limit_of(v)) << "; ";
     }
     os << "each dimension exact and each degree proven by the image's equation (the symmetric determinant; with d0 units, the span)";
-    return claim_result("quadratic-determinantal", pass, os.str());
+    return claim_result("quadratic-determinantal", tally, os.str());
 }
 
 // Σ_{i<=3} a_i (b_i·x)³, x in C³: the sums of three cubes of linear forms.
 ClaimResult aronhold_quartic(std::uint64_t seed) {
     std::ostringstream os;
+    ClaimTally tally;
     VarietyOptions opt;
     opt.seed = seed;
     opt.max_unknowns = 9;
@@ -143,15 +149,15 @@ ClaimResult aronhold_quartic(std::uint64_t seed) {
     const bool pass = v.agreed && v.dimension == 9 && v.equation.span_dimension == 10 && proven(v, 4) && terms == 25 && v.gauge_fibre_points == 162;
     os << "ternary cubics that are sums of three cubes: dimension " << v.dimension << " of " << v.equation.span_dimension << ", degree "
        << v.degree_at_most << ", equation of " << terms << " terms, " << v.gauge_fibre_points << " settings per function (want 9 of 10, 4, 25, 162)"
-       << (pass ? "" : " WRONG") << "; the dimension exact and the degree proven by the equation";
-    return claim_result("aronhold-quartic", pass, os.str());
+       << tally.add(pass, limit_of(v)) << "; the dimension exact and the degree proven by the equation";
+    return claim_result("aronhold-quartic", tally, os.str());
 }
 
 // Sums of k r-th powers of linear forms in v variables whose image is a hypersurface:
 // the catalecticant's (Sylvester, Clebsch), proven by `equation`.
 ClaimResult sums_of_powers(std::uint64_t seed) {
     std::ostringstream os;
-    bool pass = true;
+    ClaimTally tally;
     long cases = 0;
     os << "(variables, powers, degree) against (dimension, degree): ";
     struct Case {
@@ -166,11 +172,11 @@ ClaimResult sums_of_powers(std::uint64_t seed) {
         const ImageEquation& e = a.equation;
         const bool ok = a.dimension_answer.value == c.dimension && a.dimension_answer.kind == RankKind::exact && e.span_dimension == c.dimension + 1 &&
                         e.equation && e.least && e.degree == c.degree;
-        pass = pass && ok;
-        os << "(" << c.v << ", " << c.k << " x " << c.r << "): " << a.dimension_answer.value << ", " << e.degree << (ok ? "" : " WRONG") << "; ";
+        os << "(" << c.v << ", " << c.k << " x " << c.r << "): " << a.dimension_answer.value << ", " << e.degree << tally.add(ok, e.limited ? e.why : "")
+           << "; ";
     }
     os << "each a hypersurface of its span, the dimension exact and the degree proven by its least equation";
-    return claim_result("sums-of-powers", pass, os.str());
+    return claim_result("sums-of-powers", tally, os.str());
 }
 
 ClaimResult lightning_identifiable(std::uint64_t seed) {

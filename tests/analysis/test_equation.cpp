@@ -370,6 +370,7 @@ TEST_CASE("equation: an expansion whose polynomials together pass the memory lim
     CHECK(eq.span_dimension == -1);
     CHECK(eq.why.find("the expansion in the weights holds about") != std::string::npos);
     CHECK(eq.why.find("(max_memory)") != std::string::npos);
+    CHECK(eq.limited);  // a limit stopped it: verify calls such a case not checked
 }
 
 TEST_CASE("equation: a dimension bound below the truth finds no hypersurface") {
@@ -378,6 +379,7 @@ TEST_CASE("equation: a dimension bound below the truth finds no hypersurface") {
     CHECK(eq.span_dimension == 6);
     CHECK(eq.degree == -1);
     CHECK(eq.why.find("over n + 1 = 4") != std::string::npos);
+    CHECK_FALSE(eq.limited);  // a finding, not a limit
 }
 
 

@@ -168,7 +168,23 @@ TEST_CASE("variety: the degree's certified lower bound (simple section solutions
     CHECK(c3.degree_at_least == 48);
     CHECK(c3.degree_at_least <= c3.degree);
     CHECK(c3.degree_at_least_failure_bound == c3.dimension_answer.failure_bound);
-    for (const VarietyTrial& tr : c3.trials) CHECK(tr.section_images == 48);
+    for (const VarietyTrial& tr : c3.trials) {
+        CHECK(tr.section_images == 48);
+        CHECK_FALSE(tr.limited);
+    }
+    // under a time limit below the certificate's estimate (1.5e-8·48³ s) it is not tried, and
+    // the trial says a limit, not the section, left it out (verify: not checked)
+    {
+        const double before = default_max_seconds();
+        set_default_max_seconds(1e-3);
+        const VarietyAnswer lim = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
+        set_default_max_seconds(before);
+        CHECK(lim.degree_at_least == -1);
+        for (const VarietyTrial& tr : lim.trials) {
+            CHECK(tr.limited);
+            CHECK(tr.uncertified.find("passes the time limit") != std::string::npos);
+        }
+    }
     // on the gauge slice each function has 2 weight settings (the square's sign): 8 simple
     // solutions, 4 functions among them
     VarietyOptions gauge = opt;
