@@ -68,6 +68,16 @@ json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork&
     return c;
 }
 
+// The refutation line's proviso: none where a block's rank is above the law (a certified
+// lower bound above it) or certain, else the largest failure bound of the generic ranks
+// below it.
+std::string unless_low(bool certain, double chance) {
+    if (certain || !(chance > 0)) return "";
+    std::ostringstream b;
+    b << ", unless a generic rank below the law is low: probability <= " << seprank::bound_up(chance, 3);
+    return b.str();
+}
+
 }  // namespace
 
 int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
@@ -170,8 +180,12 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         std::string shown;
         if (rq.do_check) {
             pj["check"] = check_point(rq, at, pred, total, shown);
-            if (pj["check"]["verdict"] == "disagree")
-                refuted.push_back("--check at " + point_text(x) + " (" + differ_text(pj["check"]["differ"].size()) + ")");
+            if (pj["check"]["verdict"] == "disagree") {
+                bool above = false;  // a generic rank above the prediction refutes it for certain
+                for (const auto& e : pj["check"]["differ"]) above = above || e["generic"].get<long>() > e["predicted"].get<long>();
+                refuted.push_back("--check at " + point_text(x) + " (" + differ_text(pj["check"]["differ"].size()) +
+                                  unless_low(above, pj["check"]["failure_bound"].get<double>()) + ")");
+            }
         }
         preds.push_back(pj);
         extra << "predict     " << point_text(x) << " (" << pj["network"].get<std::string>() << ", partition " << pj["partition"].get<std::string>()
@@ -200,16 +214,32 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
             cj["lower_bounds"] = c.lower_bounds;
             json d = json::array();
             std::string dt;
+            // A computed rank above the law's value is a certified lower bound above it: a
+            // disproof. One below it disproves only if that generic rank is the generic one:
+            // up to its failure bound (the largest of them said).
+            bool certain = false;
+            double chance = 0;
             for (const auto& [p, v] : c.differ) {
                 json e = row_json(p, v);
                 if (p.lower_bound) e["lower_bound"] = true;  // rank is a bound above the law: a disproof all the same
+                if (p.failure_bound > 0) e["failure_bound"] = p.failure_bound;
                 d.push_back(e);
                 dt += "; block " + std::to_string(p.block) + ": law " + std::to_string(v) + ", computed " + (p.lower_bound ? "at least " : "") +
                       std::to_string(p.rank);
+                if (p.rank > v || p.failure_bound <= 0) certain = true;
+                else chance = std::max(chance, p.failure_bound);
             }
             cj["exceptions"] = d;
+            std::ostringstream unless;
+            if (!certain && chance > 0) {
+                unless << "; each computed rank below the law is a generic rank, which lies below the generic one with probability <= "
+                       << seprank::bound_up(chance, 3);
+                cj["refutation_failure_bound"] = seprank::bound_up(chance, 3);
+            }
+            dt += unless.str();
             if (!c.differ.empty())
-                refuted.push_back("--against " + rq.against[f] + " " + c.name + " (" + differ_text(c.differ.size()) + ")");
+                refuted.push_back("--against " + rq.against[f] + " " + c.name + " (" + differ_text(c.differ.size()) +
+                                  unless_low(certain, chance) + ")");
             cj["law_total"] = c.law_total;
             cj["computed_total"] = c.computed_total;
             cj["computed_total_label"] = c.computed_is_lower_bound ? "lower bound" : "computed";

@@ -136,6 +136,9 @@ struct LayerCount {
     // out_rows × rows map (mlp's W2), which keeps one scale per row (power >= 2) or GL(rows)
     // (power 1).
     long out_rows = 0;
+    // The rows are products of forms_degree linear forms (fc's units), not powers of one: a
+    // run through the layer is capped only by the forms its outputs are (Model::run_caps)
+    bool products = false;
     // A defect known to be real in this layer's own count (not subtracted: the count stays
     // what the parameters and symmetries give): what it is and its size; empty, 0 for none.
     std::string known_defect;
@@ -174,6 +177,41 @@ inline void cap_by_read_quadric(LayerCount& c, long v, long dx) {
     if (b < 2 || quadric_dim(v, b) - dx >= c.eff) return;
     c.eff = std::max(0L, quadric_dim(v, b) - dx);
     c.how += "; read in one direction u: Σ_c u_c ℓ_c², " + quadric_text(b, v) + ", less u's " + std::to_string(dx) + " entries (the next layer's)";
+}
+// A flattening layer without residual whose `units` outputs are forms of degree d in its
+// coordinates (`forms` = C(n + d − 1, d) of them), each up to its scale (c.eff), read by
+// the next layer in k = read < units directions R (its input maps' rows): the next layer
+// sees the k forms R·u, a k-tuple in a space of k·forms dimensions, with at most c.eff +
+// k·units parameters (R's, the units' scales going into R's columns), and reads them
+// through a map that GL(k) moves (g R·u, A' g⁻¹): min(c.eff + k·units, k·forms) − k², the
+// next layer then reading k directions. Kept only where lower (fc:width=2:degree=2,
+// mlp:power=3:width=1, N = 2, dx = 2, r = 1, every output: 4 as measured, not 7). O(1).
+inline void narrowed_forms_read(LayerCount& c, long units, long forms, long read) {
+    if (read >= units || read < 1 || forms >= LONG_MAX / 4) return;
+    const long k = read, tuples = std::min(sat_mul(k, forms), c.eff > LONG_MAX / 4 ? LONG_MAX / 4 : c.eff + k * units) - k * k;
+    if (tuples >= c.eff) return;
+    c.eff = std::max(0L, tuples);
+    c.n_next = std::min(c.n_next, k);
+    c.read_by_next = k;
+    c.how += "; read by the next layer in " + std::to_string(k) + " < " + std::to_string(units) + " directions R: the k-tuple R·u of forms, min(units' count + k·units, k·C(n+d-1, d)) - k² (GL(k) into the next layer's input maps)";
+}
+// fc's units without residual, each a product of d >= 2 linear forms in n_prev coordinates
+// (`used` of them read): forms of degree d for the runs (Model::run_caps), narrowed where
+// the next layer reads fewer directions (narrowed_forms_read); else, before a next layer
+// reading them through its input maps (not last, no residual after), in n_prev = 2
+// coordinates: binary forms factor, so the units are any binary forms of degree d and,
+// at most d + 1 of them, independent: GL(units) passes into the next layer's input maps,
+// not only the units' scales, units·(units − 1) more, leaving units·(d + 1 − units), the
+// Grassmannian of their span (fc d=3 widths 2,1, N = 1, dx = 2, scalar: 8 as measured, not
+// 10). O(1).
+inline void products_count(LayerCount& c, long units, long d, long n_prev, long used, bool last, long read) {
+    c.forms_in = n_prev, c.forms_degree = d, c.rows = used, c.products = true;
+    if (last) return;
+    narrowed_forms_read(c, units, monomials(n_prev, Integer(d), false), read);
+    if (c.read_by_next > 0 || n_prev != 2 || units > d + 1 || units < 2) return;
+    c.eff = std::max(0L, c.eff - units * (units - 1));
+    c.how += "; binary forms factor: its units are any " + std::to_string(units) + " binary forms of degree d, and GL(" + std::to_string(units) +
+             ") passes into the next layer's input maps, not only their scales";
 }
 inline void say_read(LayerCount& c) {
     if (c.read_by_next > 0)

@@ -631,13 +631,12 @@ struct FcKind {
     // n_in: the span of each input token (its input then has n·n_in dimensions). A unit's d
     // row scales: d free before a next layer (it undoes them), d − 1 (product 1) when read
     // whole or with a residual.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long /*read: its span kept*/) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
         const long d = sp.degree, units = width(sp, in), n_prev = in.n * n_in;
         LayerCount c;
-        // its outputs span at most the forms of degree d in the n_prev coordinates it reads,
-        // as a dense layer's (GL(units) after a linear fc layer wider than its input put the
-        // count below the measured dimension: a review's sweep, 2026-11-30)
-        // (a residual layer adds its input back: its output spans the whole width)
+        // its outputs span at most the forms of degree d in the n_prev coordinates it reads, as a dense
+        // layer's (GL(units) after a linear fc layer wider than its input put the count below the
+        // measured dimension: a review's sweep, 2026-11-30; a residual one spans the whole width)
         c.n_next = sp.residual ? units : std::min(units, d == 1 ? n_prev : monomials(n_prev, Integer(d), false));
         c.params = d * units * in.n * in.w;
         const long used = scalar_last ? 1 : units;
@@ -650,6 +649,7 @@ struct FcKind {
             c.how = !last && !sp.residual ? "per unit its d row scales, undone in the next layer" : "per unit its d row scales with product 1";
         }
         if (scalar_last && units > 1) c.how += "; rows other than p never read";
+        if (d >= 2 && !sp.residual) products_count(c, units, d, n_prev, used, last, read);  // forms of degree d: runs, reads
         return c;
     }
     static bool as_family(const S& sp, NetworkSpec& t, long, long) {
@@ -728,12 +728,11 @@ struct DenseKind {
     static long product_of_forms(const S&) { return 0; }
     // Kileel–Trager–Bruna: a unit's row scale t, undone by t^{-r} in the next layer (one
     // loss per unit); read whole, every entry read counts. n_in as for fc.
-    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long /*read: its span kept*/) {
+    static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
         const long units = width(sp, in), prev = in.n * n_in;
         LayerCount c;
-        // its outputs span at most the forms of degree r in the prev coordinates it reads (a
-        // linear layer wider than its input spans only that input: GL(units) at the junction
-        // after it overcounted)
+        // its outputs span at most the forms of degree r in the prev coordinates it reads (a linear
+        // layer wider than its input spans only that input: GL(units) after it overcounted)
         c.n_next = std::min(units, sp.power == 1 ? prev : monomials(prev, Integer(sp.power), false));
         c.params = units * in.n * in.w;
         c.forms_in = prev, c.forms_degree = sp.power, c.rows = scalar_last ? 1 : units, c.row_loss = !last && sp.power > 1;
@@ -744,6 +743,7 @@ struct DenseKind {
             c.how = sp.power > 1 ? "a power layer read whole" : last ? "the linear output layer" : "a linear layer";
             if (scalar_last && units > 1) c.how += "; rows other than p never read";
         }
+        if (c.row_loss) narrowed_forms_read(c, units, monomials(prev, Integer(sp.power), false), read);
         return c;
     }
     static bool as_family(const S& sp, NetworkSpec& t, long l, long depth) {

@@ -196,6 +196,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         long saving = 0, M = 0;
         Integer D{1};
         long quadric_rank = 0;  // > 0: one read quadric, of rank <= this, whose rank binds
+        bool products = false;  // a layer of products of forms (fc) in the run: only the forms written cap it
         std::string why;        // through_output's words
     };
     const auto run = [&](std::size_t a, std::size_t b) {
@@ -207,12 +208,14 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
             // one by one, flattened by a dense layer: forms in N times the variables)
             if (c[l].forms_in <= 0 || (l > a && c[l].forms_in != c[l - 1].n_next)) return Run{};
             eff += c[l].eff - (l < b ? gl[l] : 0);
+            r.products = r.products || c[l].products;
             if (l < b && r.D == Integer(1)) width = std::min(width, c[l].rows);
             if (l < b) r.D = r.D * Integer(c[l].forms_degree);
         }
         if (r.D == Integer(1)) return Run{};
         r.M = detail::monomials(c[a].forms_in, r.D, false);
-        long cap = r.M == LONG_MAX ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M, r.why);
+        // (fc's units are products of d forms, not one form each: the written cap below only)
+        long cap = r.M == LONG_MAX || r.products ? LONG_MAX : through_output(c[b], detail::sat_mul(c[b].rows, r.M - c[b].row_loss), r.M, r.why);
         // The run's outputs themselves: each a form of degree D·r_b in the forms_in
         // variables (mlp:power=2:width=3,mlp:power=2,mlp:power=2:width=4 at N = 1, dx = 4,
         // scalar: layers 2..3 write a ternary quartic, 15, where its units' forms gave 18).
@@ -220,7 +223,10 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         const long written = detail::sat_mul(outs, detail::monomials(c[a].forms_in, r.D * Integer(c[b].forms_degree), false));
         if (written < cap) {
             cap = written;
-            r.why = ", and its " + std::to_string(outs) + (outs == 1 ? " output, a form" : " outputs, forms") + " of degree " +
+            r.why = r.products ? (outs == 1 ? std::string("its output is a form") : "its " + std::to_string(outs) + " outputs are forms") + " of degree " +
+                                     (r.D * Integer(c[b].forms_degree)).str() + " in the " + std::to_string(c[a].forms_in) + " variables layer " +
+                                     std::to_string(shown[a]) + " reads: " + std::to_string(written) + " coefficients"
+                               : ", and its " + std::to_string(outs) + (outs == 1 ? " output, a form" : " outputs, forms") + " of degree " +
                     (r.D * Integer(c[b].forms_degree)).str() + " in those variables: " + std::to_string(written) + " coefficients";
         }
         // One read form of degree 2 (one row, or an mlp's linear rows read at one output):
@@ -228,7 +234,7 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
         // before them; those of rank <= b in n variables are b·n − C(b, 2) dimensions (O(b)
         // keeps the sum: Alexander–Hirschowitz's squares).
         const bool one_form = c[b].rows == 1 || (c[b].out_rows == 1 && c[b].forms_degree == 1);
-        if (r.D == Integer(2) && one_form) {
+        if (r.D == Integer(2) && one_form && !r.products) {
             const long n = c[a].forms_in, q = std::min(width, n);
             std::string why;
             const long forms = detail::quadric_dim(n, q) - c[b].row_loss;
@@ -274,6 +280,12 @@ void run_caps(const std::vector<detail::LayerCount>& c, const std::vector<long>&
                                 "'s read row is a sum of squares of forms in " + std::to_string(c[a].forms_in) + " variables, a quadric of rank <= " +
                                 std::to_string(q) + ": " + std::to_string(q) + "·" + std::to_string(c[a].forms_in) + " - C(" + std::to_string(q) +
                                 ", 2) coefficients" + (last.row_loss ? ", less its scale" : "") + " (O(" + std::to_string(q) + ") keeps the sum)" + r.why,
+                            r.saving});
+            m = a;
+            continue;
+        }
+        if (r.products) {  // the written cap: r.why has the forms and their count
+            runs.push_back({"layers " + std::to_string(shown[a]) + ".." + std::to_string(shown[m - 1]) + ": products of forms composed, " + r.why,
                             r.saving});
             m = a;
             continue;

@@ -90,7 +90,8 @@ struct Stack {
         const Shape in = shape_in(s, l);
         const long span = l == 0 && in.n != s.tokens ? n_in * s.tokens : n_in;
         // (given to every kind: a conv writing through t^r uses it, its outputs read in one
-        // direction one quadric for r = 2; fc and dense keep their span)
+        // direction one quadric for r = 2; fc and dense of degree >= 2 read in fewer directions
+        // than their units count the k-tuple read, narrowed_forms_read)
         const bool counted = !last && (layer_residual(at(s, l)) || !layer_residual(at(s, l + 1)));
         const long read = counted ? directions_read(s, l, scalar) : LONG_MAX;
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar, read); });

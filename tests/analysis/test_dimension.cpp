@@ -464,7 +464,13 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
     // (5) N = 2, dx = 3, scalar: a residual mlp read by a residual linear layer at output p,
     //     cᵀx + (cᵀW2)(W1 x)³ with c = e_p + b: c (3), cᵀW2 (3), W1 (9) less 3 rescalings: 12;
     // (6) the same read of a residual attention of rank 2: A (2·2·3 − 4 = 8), cᵀ W^O W^V (3)
-    //     less one scale, and c (3): 13.
+    //     less one scale, and c (3): 13;
+    // (7) N = 2, dx = 2, r = 1: an fc layer's two quadrics in (w_1, w_2) read by an mlp of
+    //     width 1 in one direction a: a·q is any binary quadric (3), W2 (2) less the unit's
+    //     rescaling: 4 (7 with the two quadrics counted whole);
+    // (8) N = 1, dx = 3: three squares (w_k·x)² (a dense layer) or three products of two
+    //     forms (fc) read in one direction: any ternary quadric (6), W2 (3) less one: 8 (11
+    //     and 17 before).
     const auto all = DimensionOutput::all, scalar = DimensionOutput::scalar;
     const std::vector<std::pair<ByHand, const char*>> cases = {
         {{"hadamard:degree=2,mlp:power=2:width=2", 1, 3, 0, all, 16}, "read by the next layer in 2 directions"},
@@ -472,7 +478,21 @@ TEST_CASE("dimension: a next layer reading fewer directions than the span sees t
         {{"attention:score-degree=2:residual,mlp:power=2:width=3", 2, 4, 0, scalar, 36}, "read by the next layer in 3 directions"},
         {{"mlp:power=2:width=2,hadamard:degree=2:width=2", 1, 3, 0, all, 12}, "tensors of rank <= w"},
         {{"mlp:power=3:residual,mlp:power=1:residual", 2, 3, 0, scalar, 12}, "read by the next layer in 1 direction "},
-        {{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, 0, scalar, 13}, "read by the next layer in 1 direction "}};
+        {{"attention:rank=2:residual,hadamard:degree=1:width=3", 2, 3, 0, scalar, 13}, "read by the next layer in 1 direction "},
+        {{"fc:width=2:degree=2,mlp:power=3:width=1", 2, 2, 1, all, 4}, "read by the next layer in 1 < 2 directions R"},
+        {{"dense:power=2:width=3,mlp:power=2:width=1", 1, 3, 0, all, 8}, "read by the next layer in 1 < 3 directions R"},
+        {{"fc:degree=2:width=3,mlp:power=2:width=1", 1, 3, 0, all, 8}, "read by the next layer in 1 < 3 directions R"},
+        // (9) fc's products compose: layers 2..3 write two binary quartics G_i(q_1, q_2) in the
+        //     two forms layer 2 reads (10), layer 1's two products of forms in 4 variables up
+        //     to scale (12): 22 (30 before);
+        // (10) in two coordinates fc's units are any binary forms (binary forms factor): two
+        //     binary cubics span a point of Gr(2, 4), 4, read by one product of three forms
+        //     in them, three points of P^1 and one scale: 8 (10 before); widths 2,2,2 at
+        //     N = 2, dx = 2: layer 2's two binary quadratics in q_1, q_2 likewise, then G(q)
+        //     a binary quartic (5) and layer 1's 12: 17 (19 before, listed as a defect).
+        {{"fc:degree=2:width=2,fc:degree=2:width=4,fc:degree=2:width=2", 2, 2, 0, all, 22}, "products of forms composed"},
+        {{"fc:degree=3:width=2,fc:degree=3:width=1", 1, 2, 0, scalar, 8}, "binary forms factor"},
+        {{"fc:degree=2:width=2,fc:degree=2:width=2,fc:degree=2:width=2", 2, 2, 0, scalar, 17}, "binary forms factor"}};
     for (const auto& [c, words] : cases) CHECK(names(check_by_hand(c), words));
     // On one token a flattening linear last layer read at p reads one row, as a per-token one
     // does (a review): fc:degree=1 and mlp:power=1 after the same layers, the same count.
