@@ -62,14 +62,16 @@ struct DefectsCommand final : Command {
                   << " (weight matrices), powers " << range.min_power << ".." << range.max_power << "\n";
         print_record(j, "text", {"networks", "skipped", "exact", "defective", "by_bound", "by_level", "unexplained", "silent", "levels", "defective_levels", "ah_mismatch", "seconds", "peak_mib"});
         std::cout << (all ? "networks" : "defective networks")
-                  << " (widths n_0..n_L; powers d_1..d_(L-1): dimension against the expected one, the bound where lower; the levels "
-                     "measured defective; reason):\n";
+                  << " (widths n_0..n_L; powers d_1..d_(L-1): dimension against the expected one, the bound where lower; (exact) where "
+                     "the dimension reaches the bound, else its failure bound, the chance that this Jacobian rank mod p lies below the "
+                     "generic one; the levels measured defective; reason):\n";
         for (const auto& r : sw.rows) {
             if (!all && r.defect <= 0) continue;
             std::cout << "  " << joined(r.widths, ",") << "; " << joined(r.powers, ",") << ": " << r.dimension.value << (r.defect > 0 ? " < " : " = ")
                       << r.expected;
             if (r.bound < r.expected) std::cout << ", bound " << r.bound;
-            std::cout << (r.exact ? " (exact)" : "");
+            if (r.exact) std::cout << " (exact)";
+            else std::cout << " (failure_bound " << seprank::bound_up(r.dimension.failure_bound, 3) << ")";
             if (!r.defective_levels.empty()) std::cout << "; level" << (r.defective_levels.size() > 1 ? "s " : " ") << joined(r.defective_levels, ",");
             if (r.defect > 0) std::cout << "; " << seprank::to_string(r.reason);
             std::cout << "\n";

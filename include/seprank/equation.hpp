@@ -78,7 +78,7 @@ struct ImageEquation {
     // lower degree from min_degree was certified empty. False: deg X <= degree only.
     bool least = false;
     bool irreducible = false;  // least by the factorization (P irreducible over Q)
-    long primes_used = 0;      // 62-bit primes used by the lift (a count, as RankAnswer::primes_used)
+    long primes_used = 0;      // 62-bit primes a nullspace was taken mod, over every graded part, degree and lift
     std::string why;           // why no equation (empty where degree >= 1)
     // why names a resource limit that stopped the search (the expansion's max_terms, the
     // memory limit, the time budget, a check over 1000·max_terms term products), not a
