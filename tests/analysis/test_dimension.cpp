@@ -1333,9 +1333,11 @@ TEST_CASE("dimension: an embedding of rank r > dx read in k < dx directions reac
     // M's 3-dimensional row space, which any two are: 10 (12 before).
     const auto scalar = DimensionOutput::scalar;
     // Through a residual layer's skip path too: (row p of M)·w + c (u·M w)², rows p and u:
-    // 2·6 = 12 (15 before).
+    // 2·6 = 12 (15 before). And through a linear layer, which reads only what is read
+    // after it: c (u·B A M w_1)³, u·B A M any vector of Q^6: 6 (12 before).
     for (const ByHand& c : {ByHand{"mlp:power=3:width=2", 1, 4, 5, scalar, 10}, ByHand{"conv:power=2:filter=1", 2, 2, 3, scalar, 3},
-                            ByHand{"dense:power=2:width=4", 2, 3, 5, scalar, 10}, ByHand{"mlp:power=2:width=1:residual", 1, 3, 6, scalar, 12}})
+                            ByHand{"dense:power=2:width=4", 2, 3, 5, scalar, 10}, ByHand{"mlp:power=2:width=1:residual", 1, 3, 6, scalar, 12},
+                            ByHand{"mlp:power=1,mlp:power=3:width=1", 2, 4, 6, scalar, 6}})
         CHECK(names(check_by_hand(c), "reaches the network only through R·M"));
     // read in dx directions or more (every output of the mlp: W1's 4 rows), no loss
     CHECK(!names(expected_dimension(seprank_test::stack_spec(1, 2, "mlp:power=3:width=4"), DimensionOutput::all), "R·M"));
