@@ -180,6 +180,9 @@ start=$SECONDS
 "$S" equation --tokens 3000 --max-seconds 0.1 | grep -q "^label *no equation: the expansion in the weights ran out of the time budget (max_seconds 0.1)" ||
   fail "equation: the expansion past --max-seconds"
 [[ $((SECONDS - start)) -le 20 ]] || fail "equation: the expansion took $((SECONDS - start)) s past --max-seconds 0.1"
+# JSON says whether a limit or a finding ended the search
+"$S" equation --tokens 3000 --max-seconds 0.1 --format json | grep -q '"stopped_by_limit": true' || fail "equation: stopped_by_limit true under its budget"
+"$S" equation --layers 'conv,conv:power=1' --tokens 3 --dim 1 --format json | grep -q '"stopped_by_limit": false' || fail "equation: stopped_by_limit false on a finding"
 "$S" equation --layers 'conv,conv:power=1' --tokens 3 --dim 1 --weight-range 3 2>&1 >/dev/null | grep -q "note: --weight-range 3 is ignored" || fail "equation: no note for --weight-range"
 
 # defects (issue 60): the small range's census, csv with a header and one row per network

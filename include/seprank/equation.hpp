@@ -126,8 +126,9 @@ EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& op
 // dimension, dimension_kind, dimension_failure_bound, parameters, monomials,
 // span_dimension, degree (deg X where proven, else null), degree_at_most (an equation's
 // degree where it is not shown to be the least, else as degree), equation_degree,
-// searched_to, primes_used, equation_coordinates (", "-separated) and equation (null where
-// none), label, seconds. O(1) plus P's text.
+// searched_to, primes_used, stopped_by_limit (ImageEquation::limited: a resource limit, not
+// a finding, ended the search), equation_coordinates (", "-separated) and equation (null
+// where none), label, seconds. O(1) plus P's text.
 Record equation_record(const EquationAnswer& a);
 
 }  // namespace seprank

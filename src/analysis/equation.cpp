@@ -726,6 +726,7 @@ Record equation_record(const EquationAnswer& a) {
     r.set("equation_degree", e.equation ? Value(e.degree) : Value());
     r.set("searched_to", e.searched_to);
     r.set("primes_used", e.primes_used);
+    r.set("stopped_by_limit", e.limited);
     r.set("equation_coordinates", e.equation ? Value(coordinates_text(e)) : Value());
     r.set("equation", e.equation ? Value(to_string(*e.equation)) : Value());
     r.set("label", a.label);
