@@ -454,8 +454,20 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         long n_in = n_first;
         std::vector<detail::LayerCount> counts;
         std::vector<long> gl;  // gl[l]: the GL loss between layers l and l+1 (0-based)
+        Integer degree(1);     // of layer l's outputs as forms in the inputs
+        bool mixed = false;    // after a residual layer: every degree up to it
         for (long l = 0; l < L; ++l) {
-            const detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
+            detail::LayerCount c = net.expected_layer(s, l, n_in, n_first, scalar);
+            // Layer l's outputs are forms of degree `degree` in the network's input variables,
+            // so they span at most as many dimensions as there are such forms; the GL at a
+            // junction acts on the span, not on more (a review's sweep found 0 below the
+            // measured 5 where six forms in a 5-dimensional space counted GL(6):
+            // mlp:power=2:width=3,dense:power=2:width=6,dense:power=1:width=6,
+            // mlp:power=2:width=1,conv:power=2:filter=1, N = 1, dx = 6, r = 2, scalar).
+            const ModelLayer& ml = layers[static_cast<std::size_t>(l)];
+            degree = degree * Integer(ml.degree);
+            mixed = mixed || ml.residual;
+            c.n_next = std::min(c.n_next, detail::monomials(model.input_vars(), degree, mixed));
             const std::string at = "layer " + name(l) + ": ";
             detail::add_loss(losses, at + c.how, c.params - c.eff);
             gl.push_back(l + 1 < L && net.junction(s, l) ? c.n_next * c.n_next : 0);

@@ -1592,3 +1592,29 @@ TEST_CASE("dimension: a one-output power network reaching its count is exact, as
     CHECK(ah.value + 1 == ah.expected);
     CHECK(ah.kind == RankKind::generic);
 }
+
+TEST_CASE("dimension: a layer's outputs span at most the forms of their degree in the inputs, and the GL after it acts on that span") {
+    // Found by a reviewer's sweep (2026-12-02): a run capped by the forms it writes, then a
+    // linear layer whose junction counted GL(n_next) on more directions than those forms
+    // span. By hand, N = 1, dx = 2: layers 1..3 write ten binary sextics, which span 7
+    // dimensions, not 10; counting GL(10) put the count at 8, below the measured 26. And the
+    // dense stack, six binary quartics (5 dimensions) after GL(6): 0 below the measured 5.
+    const auto all = DimensionOutput::all;
+    for (const auto& [layers, measured] : std::vector<std::pair<const char*, long>>{
+             {"dense:power=2:width=3,dense:power=3:width=10,dense:power=1:width=10,fc:degree=2:width=2", 26},
+             {"dense:power=2:width=3,dense:power=2:width=6,dense:power=1:width=6,dense:power=2:width=1", 5},
+             {"fc:degree=2:width=3,fc:degree=2:width=6,dense:power=1:width=6,dense:power=2:width=1", 5},
+             {"fc:degree=3:width=4,fc:degree=2:width=10,dense:power=1:width=10,dense:power=2:width=1", 7}}) {
+        INFO(layers);
+        DimensionOptions o;
+        o.output = all;
+        o.seed = seprank_test::seed();
+        const RankAnswer a = function_dimension(seprank_test::stack_spec(1, 2, layers), o);
+        CHECK(a.value == measured);
+        CHECK(a.expected >= a.value);
+        if (measured == 26) CHECK(a.expected == 26);  // the sextics' span met exactly
+        // no GL over more directions than the forms of the degree so far span
+        for (const auto& [what, size] : expected_dimension(seprank_test::stack_spec(1, 2, layers), all).losses)
+            CHECK(what.find("GL(10)") == std::string::npos);
+    }
+}
