@@ -6,6 +6,7 @@
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "guess_internal.hpp"
 #include "base/count_text.hpp"
 #include "base/saturating.hpp"
 
@@ -294,13 +295,9 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         k.p.cap_a = cell_of(row, "cap_a", r + 1);
         k.p.cap_b = cell_of(row, "cap_b", r + 1);
         k.p.lower_bound = !k.ok;
-        if (const std::string* fb = table_cell(row, "failure_bound"); fb && !fb->empty()) {
-            char* end = nullptr;
-            k.p.failure_bound = std::strtod(fb->c_str(), &end);
-            if (end != fb->c_str() + fb->size() || !(k.p.failure_bound >= 0 && k.p.failure_bound <= 1))
-                throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'failure_bound' = '" + detail::cut(*fb) +
-                                    "' is no probability (0..1)");
-        }
+        if (const std::string* fb = table_cell(row, "failure_bound"); fb && !fb->empty() && !guess_detail::failure_bound_cell(row, k.p.failure_bound))
+            throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'failure_bound' = '" + detail::cut(*fb) +
+                                "' is no probability (0..1)");
         if (const std::string* rk = table_cell(row, "rank"); k.ok || (rk && !rk->empty())) k.p.rank = cell_of(row, "rank", r + 1);
         const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
         if (const std::string* d = table_cell(row, "degree"); d && !d->empty() && d->size() <= 18 &&

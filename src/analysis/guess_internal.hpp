@@ -1,4 +1,4 @@
-// Private to the guess sources (guess.cpp, guess_fit.cpp, guess_forms.cpp,
+// Private to the guess sources (guess.cpp, guess_blocks.cpp, guess_fit.cpp, guess_forms.cpp,
 // guess_predict.cpp, guess_read.cpp): the pieces the guesser's forms share — the values
 // and sizes of linear terms, their printing, the incremental echelon form the fits grow,
 // the exp-sum term sets, the hypergeometric terms, the fit and its candidates, and a
@@ -118,6 +118,11 @@ private:
     std::vector<Rational> rhs_;
     std::vector<std::size_t> pivot_;
 };
+
+// The row's failure_bound cell as a probability into `out`: false (out untouched) where
+// the cell is absent, empty or no number in 0..1 (guess leaves such a cell unshown, guess
+// --blocks refuses it). guess_read.cpp. O(the cell's length).
+bool failure_bound_cell(const TableRow& row, double& out);
 
 // ---- hypergeometric terms (one variable n; guess.hpp)
 

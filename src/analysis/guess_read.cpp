@@ -309,6 +309,16 @@ const std::string* table_cell(const TableRow& row, const std::string& name) {
     return nullptr;
 }
 
+bool guess_detail::failure_bound_cell(const TableRow& row, double& out) {
+    const std::string* fb = table_cell(row, "failure_bound");
+    if (!fb || fb->empty()) return false;
+    char* end = nullptr;
+    const double f = std::strtod(fb->c_str(), &end);
+    if (end != fb->c_str() + fb->size() || !(f >= 0 && f <= 1)) return false;
+    out = f;
+    return true;
+}
+
 namespace {
 
 // The table's text of a stack's SPEC (its `layers` column): the canonical shortest list.
@@ -483,11 +493,7 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
         if (const std::string* st = table_cell(row, "status"); value == "rank" && st && !st->empty() && *st != "ok") p.status = *st;
         if (const std::string* lb = table_cell(row, "label"); value == "rank" && lb) {
             p.label = lb->substr(0, 64);
-            if (const std::string* fb = table_cell(row, "failure_bound"); fb && !fb->empty()) {
-                char* end = nullptr;
-                const double f = std::strtod(fb->c_str(), &end);
-                if (end && *end == '\0' && f >= 0 && f <= 1) p.failure_bound = f;  // else: not a bound, not shown
-            }
+            (void)failure_bound_cell(row, p.failure_bound);  // a cell that is no bound: not shown
         }
         const auto [seen, fresh] = first_at.emplace(p.x, r);
         if (!fresh && *table_cell(table[seen->second], value) != *v)

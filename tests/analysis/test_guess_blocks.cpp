@@ -122,6 +122,12 @@ TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on th
     CHECK(both[0].name == "dim=4,depth=3,partition=1,2|3,4");
     CHECK(both[1].name == "dim=4,depth=3,partition=1,3|2,4");
     CHECK(left.rows == static_cast<long>(had.size()));
+    // a failure_bound cell, where a row gives one, is a probability (guess's own reader)
+    std::vector<TableRow> bounded = fresh;
+    for (TableRow& row : bounded) row.emplace_back("failure_bound", "1.5");
+    CHECK(throws_with<invalid_input>([&] { compare_law(g, bounded, {}); }, "column 'failure_bound' = '1.5' is no probability (0..1)"));
+    for (TableRow& row : bounded) row.back().second = "3e-07";
+    CHECK_NOTHROW(compare_law(g, bounded, {}));
 }
 
 TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too many misses is no law") {
