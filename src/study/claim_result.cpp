@@ -2,6 +2,9 @@
 // (verify_spectrum.hpp: claim_result, ClaimTally).
 #include "verify_spectrum.hpp"
 
+#include "seprank/answer.hpp"
+
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -20,6 +23,14 @@ std::string ClaimTally::add(bool ok, const std::string& limit, const std::string
     }
     ++wrong;
     return wrong_mark;
+}
+
+std::string measured_dimensions_text(double largest_failure_bound) {
+    std::ostringstream os;
+    os << "each dimension a Jacobian rank mod p (a certified lower bound; ";
+    if (largest_failure_bound > 0) os << "the generic dimension with failure_bound <= " << bound_up(largest_failure_bound, 3) << ")";
+    else os << "exact: each reached a bound)";
+    return os.str();
 }
 
 ClaimResult claim_result(const std::string& name, const ClaimTally& tally, std::string detail) {

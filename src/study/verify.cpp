@@ -529,8 +529,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const long one = function_dimension(spec_of("attention", 1, 3, 1), o).value;
               const bool contrast = one < 2 * 9 - 9 + 9 - 1;
               os << cases << " layers agree with the formula; contrast: N=1 dx=3 gives " << one << " < 17, the formula "
-                 << (contrast ? "does not apply there, as stated" : "WRONGLY holds") << "; each dimension a Jacobian rank mod p (a certified lower "
-                 << "bound; the generic dimension with failure_bound <= " << bound_up(worst, 3) << ")";
+                 << (contrast ? "does not apply there, as stated" : "WRONGLY holds") << "; " << measured_dimensions_text(worst);
               return claim_result("dimension-layer", pass && contrast, os.str());
           }}},
         {"dimension-expected",
@@ -566,8 +565,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               const RankAnswer big = function_dimension(s, o);
               const bool contrast = big.value == big.expected && big.value < big.parameters;
               os << cases << " configurations equal their expected count; N=4 dx=8 H=2 L=4: " << big.value << " = expected "
-                 << big.expected << " < " << big.parameters << " parameters; each dimension a Jacobian rank mod p (a certified lower bound; "
-                 << "the generic dimension with failure_bound <= " << bound_up(std::max(worst, big.failure_bound), 3) << ")";
+                 << big.expected << " < " << big.parameters << " parameters; " << measured_dimensions_text(std::max(worst, big.failure_bound));
               return claim_result("dimension-expected", pass && contrast, os.str());
           }}},
         {"dimension-defect",
@@ -610,8 +608,7 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               // contrast: two tokens close the gap
               const RankAnswer two = measured(spec_of("attention", 2, 3, 1));
               pass = pass && two.value == two.expected;
-              os << "; contrast N=2 dx=3: " << two.value << " = expected " << two.expected << "; each value a Jacobian rank mod p (a certified "
-                 << "lower bound; the generic dimension, failure_bound <= " << bound_up(bound, 3) << ")";
+              os << "; contrast N=2 dx=3: " << two.value << " = expected " << two.expected << "; " << measured_dimensions_text(bound);
               return claim_result("dimension-defect", pass, os.str());
           }}},
         {"stack-per-token-first",
@@ -704,9 +701,8 @@ const std::vector<std::pair<std::string, Claim>>& claims() {
               }
               // contrast: min(d0*d1, C(d0+r-1, r)) alone never falls below itself
               pass = pass && defective > 0;
-              os << cases << " networks, " << defective << " below min(d0*d1, C(d0+r-1, r)), each an exception; each dimension a Jacobian rank "
-                 << "mod p (a certified lower bound; the generic dimension, so a value below the count a defect, with failure_bound <= "
-                 << bound_up(worst, 3) << ")";
+              os << cases << " networks, " << defective << " below min(d0*d1, C(d0+r-1, r)), each an exception (a defect where the "
+                 << "dimension falls below its count); " << measured_dimensions_text(worst);
               return claim_result("power-alexander-hirschowitz", pass, os.str());
           }}},
     };

@@ -31,6 +31,11 @@ struct ClaimTally {
     // limit (non-empty) explains the failure, else " WRONG" (or `wrong_mark`).
     std::string add(bool ok, const std::string& limit, const std::string& wrong_mark = " WRONG");
 };
+// The words a claim ends with on the dimensions it measured: "each dimension a Jacobian
+// rank mod p (a certified lower bound; the generic dimension with failure_bound <= δ)",
+// δ the largest of their failure bounds (bound_up, 3 digits), or "exact: each reached a
+// bound" where that is 0. O(1).
+std::string measured_dimensions_text(double largest_failure_bound);
 // PASS where no case is wrong and every case was checked; FAIL where one is wrong; else
 // LIMIT (checked false), the detail saying which cases were not checked. O(length).
 ClaimResult claim_result(const std::string& name, const ClaimTally& tally, std::string detail);

@@ -204,10 +204,7 @@ ClaimResult lightning_identifiable(std::uint64_t seed) {
         os << "(" << N << "," << H << "," << da << "): " << v.dimension << " = " << v.dimension_answer.expected << ", " << v.gauge_fibre_points
            << (ok ? "" : " WRONG") << "; ";
     }
-    os << "each dimension a Jacobian rank mod p (";
-    if (worst > 0) os << "the generic dimension with failure_bound <= " << bound_up(worst, 3);
-    else os << "exact: each reached a bound";
-    os << "), each settings count the points of a random slice's fibre mod a 16-bit prime, as every trial found (a count whose chance "
+    os << measured_dimensions_text(worst) << ", each settings count the points of a random slice's fibre mod a 16-bit prime, as every trial found (a count whose chance "
           "of error is not bounded: docs/variety.md)";
     return claim_result("lightning-identifiable", pass, os.str());
 }
