@@ -105,7 +105,10 @@ inline void check_output_target(const std::string& path, const std::string& what
 // Throws invalid_input when the text is not UTF-8 as a table reader expects: a UTF-16 or
 // UTF-32 byte-order mark (FF FE, FE FF, 00 00 FE FF), or a NUL byte in its first two
 // (UTF-16 without a mark), named with the file (source, e.g. "table 'x.csv'") and how to
-// convert it, where a reader would otherwise report a confusing header or cell count. O(1).
+// convert it, where a reader would otherwise report a confusing header or cell count; and
+// when any byte begins no UTF-8 character: named by the file's format where its first
+// bytes mark one (gzip, xz, zstd, bzip2, zip, ELF, PDF), else by that byte's place. Linear
+// in the text (one pass, ASCII bytes one comparison each).
 inline std::size_t table_text_start(std::string_view text, const std::string& source) {
     const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
     using namespace std::string_view_literals;
@@ -123,6 +126,50 @@ inline std::size_t table_text_start(std::string_view text, const std::string& so
         throw invalid_input(source + " holds a NUL byte at byte " + (big ? "1" : "2") + ": tables are UTF-8 text (a UTF-16" +
                             (big ? "BE" : "LE") + " file without a byte-order mark? convert it, e.g. iconv -f UTF-16" + (big ? "BE" : "LE") +
                             " -t UTF-8)");
+    }
+    // Not UTF-8 at all (a compressed table, a spreadsheet's own format, a binary given by
+    // mistake): named by its first bytes where they are a known format's mark, else by
+    // the first byte that begins no UTF-8 character, rather than by whatever the reader
+    // made of its bytes (a carriage return inside a line, a header with no such column).
+    // A sequence cut by the text's end (a table torn while written) is the reader's.
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::string piece(text.substr(i, 4));
+        if (const std::size_t n = utf8_sequence(piece, 0); n > 0) {
+            i += n;
+            continue;
+        }
+        const std::size_t lead = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (lead > 0 && i + lead > text.size() &&
+            std::all_of(text.begin() + static_cast<std::ptrdiff_t>(i) + 1, text.end(), [](char b) { return (static_cast<unsigned char>(b) & 0xc0) == 0x80; }))
+            break;
+        // The format a file's first bytes mark, and what to do with it.
+        struct Mark {
+            std::string_view bytes;
+            const char* what;
+            const char* advice;
+        };
+        static constexpr Mark marks[] = {
+            {"\x1F\x8B"sv, "a gzip-compressed file", "decompress it first (gunzip)"},
+            {"\xFD" "7zXZ"sv, "an xz-compressed file", "decompress it first (unxz)"},
+            {"\x28\xB5\x2F\xFD"sv, "a zstd-compressed file", "decompress it first (unzstd)"},
+            {"BZh"sv, "a bzip2-compressed file", "decompress it first (bunzip2)"},
+            {"PK\x03\x04"sv, "a zip archive", "a spreadsheet's .xlsx or .ods? save the table as CSV"},
+            {"\x7F" "ELF"sv, "an executable (ELF)", "give the table's file"},
+            {"%PDF"sv, "a PDF document", "give the table's file"},
+        };
+        for (const Mark& m : marks)
+            if (starts(m.bytes)) throw invalid_input(source + " is " + m.what + ", not UTF-8 text as tables are: " + m.advice);
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", c);
+        const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+        throw invalid_input(source + " is not UTF-8 text: byte " + std::to_string(i + 1) + " (line " + std::to_string(line) + ") is " + hex +
+                            ", which begins no UTF-8 character: tables are UTF-8 text (a binary file? Latin-1 text converts with iconv -f "
+                            "LATIN1 -t UTF-8)");
     }
     return starts("\xEF\xBB\xBF"sv) ? 3 : 0;
 }

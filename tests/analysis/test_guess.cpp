@@ -467,6 +467,20 @@ TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, 
     REQUIRE(bom.size() == 1);
     CHECK(bom[0][0].first == "n");
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v,v\n1,2,3\n", "t"); }, "column 'v' appears twice"));
+    // Not UTF-8: named by its format's mark, else by its first bad byte (overlong forms and
+    // surrogates included); valid multi-byte cells and a sequence torn at the end are read.
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells(std::string("\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03\xcb", 11), "t"); },
+                                     "t is a gzip-compressed file, not UTF-8 text as tables are: decompress it first (gunzip)"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells(std::string("PK\x03\x04\x14\x00\xb5", 7), "t"); }, "t is a zip archive"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,caf\xe9\n", "t"); },
+                                     "t is not UTF-8 text: byte 10 (line 2) is 0xE9, which begins no UTF-8 character"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xC0\x80\n", "t"); }, "byte 7 (line 2) is 0xC0"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xED\xA0\x80\n", "t"); }, "byte 7 (line 2) is 0xED"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xE2\x89x\n", "t"); }, "byte 7 (line 2) is 0xE2"));
+    const auto wide = parse_table_cells("n,v\n1,\xE2\x89\xA4 \xF0\x9F\x98\x80\n2,\xE2\x89", "t");
+    REQUIRE(wide.size() == 2);
+    CHECK(*table_cell(wide[0], "v") == "\xE2\x89\xA4 \xF0\x9F\x98\x80");
+    CHECK(*table_cell(wide[1], "v") == "\xE2\x89");
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("{\"n\":0,\"v\":1,\"v\":7}\n", "t"); }, "\"v\" appears twice"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("[{\"n\":0,\"v\":1,\"v\":7}]", "t"); }, "\"v\" appears twice"));
     // What `seprank table --format json --out` writes first: skipped as the CSV's # line.

@@ -256,6 +256,14 @@ def fixtures():
         f.write(g.encode("utf-16-be"))
     with open(os.path.join(D, "g_utf32.csv"), "wb") as f:
         f.write(g.encode("utf-32"))
+    # not text at all: the same table gzip-compressed, a spreadsheet's zip, Latin-1 text
+    import gzip
+    with open(os.path.join(D, "g.csv.gz"), "wb") as f:
+        f.write(gzip.compress(g.encode()))
+    with open(os.path.join(D, "g_zip.xlsx"), "wb") as f:
+        f.write(b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xb5\x9c")
+    with open(os.path.join(D, "g_latin1.csv"), "wb") as f:
+        f.write(("n,v,s\n" + "".join(f"{n},{n * n + 1},caf\u00e9\n" for n in range(8))).encode("latin-1"))
     w("g2.csv", "n,s,v\n" + "".join(f"{n},x,{n * n + 1}\n{n},y,{n * n + 2}\n" for n in range(8)))  # two kinds of row
     w("g_two.csv", "n,v\n1,2\n2,5\n")
     w("g_noint.csv", "n,v\n1,2\n2,abc\n3,10\n")
