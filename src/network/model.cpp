@@ -375,6 +375,26 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                        0});
         return out;
     }
+    // The mirror: a residual layer of degree 1 after a linear map W (the embedding M, or a
+    // layer's linear output map), directly or through residual layers: (I + B) W is any
+    // matrix W is (Stack::residual_linear_after_writer), so again the count is that of the
+    // network without it.
+    const auto [after, writer] = one_matrix ? std::pair<long, long>{-1, -1}
+                                            : detail::with_network(s, [&](auto net) { return net.residual_linear_after_writer(s); });
+    if (after >= 0) {
+        const Model without(network_detail::without_layer_spec(s, after));
+        std::vector<long> kept = shown;
+        kept.erase(kept.begin() + after);
+        detail::Losses out = losses_of(without, scalar, kept, known);
+        detail::add_loss(out, "layer " + name(after) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into " +
+                                  (writer < 0 ? std::string("the embedding M") : "layer " + name(writer) + "'s linear output map") + " (" +
+                                  (writer < 0 ? "(I + B) M is any matrix M is" : std::string("(I + B) W is any matrix W is")) +
+                                  (after > writer + 1 ? std::string(", g = I + B passing back through the residual layers between: g (y + F(y)) = g y + (g F g⁻¹)(g y)")
+                                                      : std::string()) +
+                                  "), so all its parameters",
+                         P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
+        return out;
+    }
     // The embedding: when layer 1 reads its input through linear maps only, it sees only
     // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
     // Grassmannian): dx·min(r, dx).

@@ -224,6 +224,28 @@ struct Stack {
         }
         return {-1, -1};
     }
+    // The first layer l that is residual_linear and reads what a linear map W writes: the
+    // embedding M (l = −1 below it) or a layer without residual that writes through a
+    // linear map, directly or through residual layers between that write through linear
+    // maps and keep the tokens (none flattens N >= 2 of them): (I + B) W is any matrix W is,
+    // and g = I + B passes back through each residual layer between (g (y + F(y)) = g y +
+    // (g F g⁻¹)(g y), g F g⁻¹ a layer of the same kind: its input maps take g⁻¹, its output
+    // map g). So the network without layer l computes the same functions
+    // (Model::expected_losses counts that network): the mirror of absorbed_residual_linear,
+    // for chains that no layer without residual reads (mlp:power=1:width=1:residual,
+    // mlp:power=1:width=4:residual,hadamard:degree=2:width=2:residual, N = 2, dx = 4, r = 6:
+    // 24 as measured, not 47). Returns {l, writer}, writer −1 for M; {−1, −1} when none. O(L²).
+    static std::pair<long, long> residual_linear_after_writer(const NetworkSpec& s) {
+        for (long l = 0; l < s.depth; ++l) {
+            if (!residual_linear(s, l)) continue;
+            long k = l - 1;
+            while (k >= 0 && layer_residual(at(s, k)) && linear_output(s, k) &&
+                   with_kind(at(s, k), [&](auto kind, const auto& sp) { return !kind.flattens(sp) || shape_in(s, k).n == 1; }))
+                --k;
+            if (k < 0 ? s.embed_rank > 0 : !layer_residual(at(s, k)) && linear_output(s, k)) return {l, k};
+        }
+        return {-1, -1};
+    }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
     //   layers' matrices (I + W2·W1 for a residual one) and M, one matrix of rank <= the

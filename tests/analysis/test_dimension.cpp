@@ -1254,6 +1254,40 @@ TEST_CASE("dimension: a residual linear layer read by a layer without residual a
     CHECK(std::none_of(r.losses.begin(), r.losses.end(), [](const auto& l) { return l.first.find("linear with a residual") != std::string::npos; }));
 }
 
+TEST_CASE("dimension: a residual linear layer after a linear map (the embedding, a layer's output map) is absorbed into it") {
+    // (I + B) W is any matrix W is, and g = I + B passes back through residual layers
+    // between (g (y + F(y)) = g y + (g F g⁻¹)(g y)): the network without the layer computes
+    // the same functions, so it counts alike (the first stack: a chain of residual layers
+    // that no layer without residual reads, 47 counted before, 24 measured).
+    Rng rng = seprank_test::rng_for("dimension-residual-linear-after-writer");
+    struct Back {
+        const char *with, *without;
+        long n, dx, r;
+    };
+    for (const Back& c : {Back{"mlp:power=1:width=1:residual,mlp:power=1:width=4:residual,hadamard:degree=2:width=2:residual",
+                               "hadamard:degree=2:width=2:residual", 2, 4, 6},
+                          Back{"mlp:power=2:width=2,attention:residual,mlp:power=1:width=1:residual,hadamard:degree=2:residual",
+                               "mlp:power=2:width=2,attention:residual,hadamard:degree=2:residual", 2, 3, 0},
+                          Back{"conv:power=1:filter=2,hadamard:degree=1:width=2:residual,mlp:power=3:width=1:residual",
+                               "conv:power=1:filter=2,mlp:power=3:width=1:residual", 3, 2, 0},
+                          Back{"attention:residual,mlp:power=1:width=2:residual,mlp:power=2:width=1:residual", "attention:residual,mlp:power=2:width=1:residual", 2, 2, 3}}) {
+        NetworkSpec with = seprank_test::stack_spec(c.n, c.dx, c.with), without = seprank_test::stack_spec(c.n, c.dx, c.without);
+        with.embed_rank = without.embed_rank = c.r;
+        CHECK(same_functions(without, with, rng, "absorbed into") == 2);
+    }
+    NetworkSpec first = seprank_test::stack_spec(2, 4, "mlp:power=1:width=1:residual,mlp:power=1:width=4:residual,hadamard:degree=2:width=2:residual");
+    first.embed_rank = 6;
+    CHECK(expected_dimension(first, DimensionOutput::scalar).expected == 24);
+    // Not where the skip path carries the input itself (no embedding), nor through a
+    // residual layer that writes through a nonlinear map (none here has one: a residual
+    // layer of degree >= 2 between keeps its linear output map, so the walk goes on to M).
+    for (const char* layers : {"mlp:power=1:residual,mlp:power=2:residual", "mlp:power=2:residual,mlp:power=1:width=1:residual"}) {
+        const ExpectedDimension e = expected_dimension(seprank_test::stack_spec(2, 2, layers), DimensionOutput::all);
+        INFO(layers);
+        CHECK(std::none_of(e.losses.begin(), e.losses.end(), [](const auto& l) { return l.first.find("absorbed into the embedding") != std::string::npos; }));
+    }
+}
+
 TEST_CASE("dimension: a residual linear last layer whose I + B, as read, is any matrix counts as the layer without residual") {
     // y + B y = (I + B) y: with every output I + B is any matrix once B is (the layer's
     // bottleneck at least what it reads), with the scalar output row p of I + B is any row
