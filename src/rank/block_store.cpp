@@ -46,6 +46,24 @@ std::string read_head(const std::string& path, const std::string& what, std::siz
     return out;
 }
 
+// The name of an entry of DIR that a store's unit would be: not meta, not a lock
+// (NAME.lock), not a temporary or other dot file; "" when there is none. Linear in the
+// folder's entries.
+std::string first_unit(const std::string& dir) {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return {};
+    std::string found;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        const bool lock = n.size() > 5 && n.compare(n.size() - 5, 5, ".lock") == 0;
+        if (n.empty() || n[0] == '.' || n == "meta" || lock) continue;
+        found = n;
+        break;
+    }
+    ::closedir(d);
+    return found;
+}
+
 }  // namespace
 
 void check_store_directory(const std::string& dir, const std::string& what) {
@@ -92,6 +110,14 @@ BlockStore::BlockStore(const std::string& dir, const std::string& signature) : d
                 throw invalid_input("block store '" + dir + "' belongs to another computation (its meta is '" +
                                     have.substr(0, have.find('\n')) + "'): use another directory or remove it");
         } else {
+            // Units without the signature they were computed under (meta removed, or the
+            // folder copied without it): their computation is unknown, so they are refused
+            // rather than adopted under this one's signature (a hunt, 2026-12-02: another
+            // network's units were reused and its rank reported with a failure bound).
+            // Locks and temporaries (dot files) are no units.
+            if (const std::string unit = first_unit(dir_); !unit.empty())
+                throw invalid_input("block store '" + dir + "' holds units ('" + cut(unit) +
+                                    "') but no meta, the signature of the computation they belong to: use another directory or remove it");
             write_file_atomically(meta, signature + "\n", "block store meta");
         }
     } catch (...) {

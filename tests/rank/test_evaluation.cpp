@@ -1302,6 +1302,22 @@ TEST_CASE("a block store's rank unit is exactly the digits and newline written; 
     CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("holds more than") != std::string::npos);
     write(meta, sig);
     CHECK(same_answer(evaluation_rank(net, part, o), a));
+    // Units without a meta (removed, or the folder copied without it) are of an unknown
+    // computation: refused, not adopted under this one's signature; the store untouched.
+    fs::remove(meta);
+    CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("holds units") != std::string::npos);
+    CHECK(!fs::exists(meta));
+    write(meta, sig);
+    CHECK(same_answer(evaluation_rank(net, part, o), a));
+    // Only locks and dot files beside it (a run stopped before its first unit): a new meta.
+    const fs::path fresh = fs::path(o.store).parent_path() / "fresh";
+    fs::create_directories(fresh);
+    write(fresh / "e0_0.lock", "");
+    write(fresh / ".meta.tmp.abcdef", "x");
+    EvaluationOptions f = o;
+    f.store = fresh.string();
+    CHECK(same_answer(evaluation_rank(net, part, f), a));
+    CHECK(fs::exists(fresh / "meta"));
 }
 
 namespace {
