@@ -200,7 +200,7 @@ DeviceChoice choose_device(Device requested) {
         c.name = "cuda: " + info.name;
         return c;
     }
-    if (requested == Device::cuda) throw invalid_input("Device cuda: " + info.why + "; use --device cpu or auto");
+    if (requested == Device::cuda) throw invalid_input("Device cuda: " + info.why + "; ask for device cpu or auto instead (--device cpu on the command line, device=\"cpu\" in Python)");
     c.note = "device auto: computed on the CPU, " + info.why;
     return c;
 }

@@ -86,9 +86,9 @@ std::vector<Column> make_columns() {
          }},
         {"params", "parameters of the network (exact integer; JSON number, digits as text only beyond 64 bits)", S(exact_integer(parameter_count(n).str()))},
         {"terms", "terms of the expanded f (null when f was not expanded)", A(a.terms >= 0 ? Value(a.terms) : Value())},
-        {"rank", "the rank (see kind and label for what it is)", A(a.value)},
+        {"rank", "the rank (label, and kind where shown, say what it is)", A(a.value)},
         {"kind", "exact | modular-lower-bound | generic | numerical", A(to_string(a.kind))},
-        {"certified", "true only for an exact, certified rank over Q", A(a.certified())},
+        {"certified", "true only for a certain value: an exact rank over Q, or a generic rank whose every degree block reached its cap", A(a.certified())},
         {"label", "certified | generic lower bound | probabilistic (p <= δ) | lower bound", A(a.label())},
         {"quantity", "what the value is the rank of: sep | grid | matrix | generic sep | dimension", A(a.quantity)},
         {"bound", "how the value relates to sep: sep | generic sep | lower bound of sep (null for a bare matrix or a dimension)", A(
