@@ -455,6 +455,11 @@ void plot_table(const std::string& csv_path, const std::string& output, const Pl
     const std::string ext = output.size() >= 4 ? output.substr(output.size() - 4) : std::string();
     if (output.size() <= 4 || (ext != ".svg" && ext != ".png"))
         throw invalid_input("plot output '" + output + "' must end in .svg or .png");
+    // The figure replaces its own table (the same file, by name or by a link): refused, the
+    // table kept (a hunt, 2026-12-02: `plot same.svg -o same.svg` drew over it).
+    struct stat in {}, out {};
+    if (::stat(csv_path.c_str(), &in) == 0 && ::stat(output.c_str(), &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        throw invalid_input("plot output '" + output + "' is the table it draws ('" + csv_path + "'): writing the figure would destroy the table; choose another output");
     // Three temporaries beside the figure, unique names (mkostemps), each removed on any
     // failure and by an interrupt (install_interrupt_cleanup, cancel.hpp): the figure,
     // gnuplot's script and its log.

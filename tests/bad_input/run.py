@@ -237,6 +237,12 @@ def fixtures():
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,8,1.8928,,,ok\n")
     w("gp_textrank.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,abc,1.8928,,,ok\n")
+    # a table named as a figure, drawn onto itself (by name, or through a hard link)
+    w("gp_self.svg", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
+      "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,2,8,1.8928,,,ok\n")
+    if os.path.exists(os.path.join(D, "gp_self_link.svg")):
+        os.remove(os.path.join(D, "gp_self_link.svg"))
+    os.link(os.path.join(D, "gp_self.svg"), os.path.join(D, "gp_self_link.svg"))
     w("gp_infx.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
       "hadamard,2,2,1,4,1.2619,,,ok\nhadamard,2,2,1e400,8,1.8928,,,ok\n")
     w("gp_hugey.csv", "family,tokens,dim,depth,rank,log3_rank,log3_lower,log3_upper,status\n"
