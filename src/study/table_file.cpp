@@ -4,6 +4,7 @@
 
 #include "base/file_io.hpp"
 #include "seprank/error.hpp"
+#include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "seprank/table_blocks.hpp"
 
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -125,6 +127,47 @@ void check_block_cells(const Row& r, const std::string& where, bool json) {
         throw invalid_input(where + ": block " + block + " has rank " + rank + " and cap " + std::to_string(cap) + " but at_cap " + at_cap);
 }
 
+// Whether the count A (digits) is above B (digits of any length; false where B is empty
+// or no count). Linear.
+bool digits_above(const std::string& a, const std::string& b) {
+    if (b.empty() || b.find_first_not_of("0123456789") != std::string::npos) return false;
+    const auto bare = [](const std::string& t) { return t.substr(std::min(t.find_first_not_of('0'), t.size())); };
+    const std::string x = bare(a), y = bare(b);
+    return x.size() != y.size() ? x.size() > y.size() : x > y;
+}
+
+// The ε-rank cells (table --eps), if the row has them: eps a list of finite numbers >= 0;
+// eps_ranks one rank (R) or range (LOW..HIGH, LOW <= HIGH) per ε, eps_certified one true
+// or false per rank; both empty when the ε-ranks were not computed (the reason says why).
+void check_eps_cells(const Row& r, const std::string& where) {
+    if (!r.contains("eps")) return;
+    const auto words = [](const std::string& t) {
+        std::vector<std::string> out;
+        std::istringstream in(t);
+        for (std::string w; in >> w;) out.push_back(w);
+        return out;
+    };
+    const std::vector<std::string> eps = words(r.at("eps").str()), ranks = words(r.at("eps_ranks").str()), cert = words(r.at("eps_certified").str());
+    for (const std::string& e : eps) {
+        char* end = nullptr;
+        const double x = std::strtod(e.c_str(), &end);
+        if (end != e.c_str() + e.size() || !(x >= 0) || !std::isfinite(x))
+            throw invalid_input(where + ": column 'eps' holds '" + detail::cut(e) + "' (expected finite numbers >= 0)");
+    }
+    if (!ranks.empty() && ranks.size() != eps.size())
+        throw invalid_input(where + ": column 'eps_ranks' has " + std::to_string(ranks.size()) + " ranks for " + std::to_string(eps.size()) + " values of eps");
+    if (cert.size() != ranks.size())
+        throw invalid_input(where + ": column 'eps_certified' has " + std::to_string(cert.size()) + " words for " + std::to_string(ranks.size()) + " ranks");
+    for (const std::string& k : ranks) {
+        const std::size_t dots = k.find("..");
+        const std::string low = k.substr(0, dots), high = dots == std::string::npos ? low : k.substr(dots + 2);
+        if (!is_integer_text(low) || !is_integer_text(high) || digits_above(low, high))
+            throw invalid_input(where + ": column 'eps_ranks' holds '" + detail::cut(k) + "' (expected a rank R or a range LOW..HIGH)");
+    }
+    for (const std::string& c : cert)
+        if (c != "true" && c != "false") throw invalid_input(where + ": column 'eps_certified' holds '" + detail::cut(c) + "' (expected true or false)");
+}
+
 // A resumed row is reused as it stands, so its configuration, rank and the optional groups'
 // cells must be well formed.
 void check_row(const Row& r, const std::string& where, bool json) {
@@ -170,6 +213,8 @@ void check_row(const Row& r, const std::string& where, bool json) {
     one_of("outside", {"", "below", "above"});
     if (r.contains("label") && r.at("label").str().rfind("probabilistic (p <= ", 0) != 0)
         one_of("label", {"", "certified", "generic lower bound", "lower bound", "numerical"});
+    if (r.contains("dim_label") && r.at("dim_label").str().rfind("probabilistic (p <= ", 0) != 0)
+        one_of("dim_label", {"", "certified", "generic lower bound", "lower bound"});
     const std::string rank = r.at("rank").str(), status = r.at("status").str();
     if (!rank.empty() && !is_integer_text(rank))
         throw invalid_input(where + ": column 'rank' = '" + rank.substr(0, 40) + "' is not a count (digits, at most 18)");
@@ -209,6 +254,31 @@ void check_row(const Row& r, const std::string& where, bool json) {
         if (std::strtod(r.at("failure_bound").str().c_str(), nullptr) > 1)
             throw invalid_input(where + ": column 'failure_bound' = '" + r.at("failure_bound").str().substr(0, 40) + "' is above 1");
     }
+    if (r.contains("dim_failure_bound") && !r.at("dim_failure_bound").str().empty()) {
+        check_measure_cell(r, "dim_failure_bound", where);
+        if (std::strtod(r.at("dim_failure_bound").str().c_str(), nullptr) > 1)
+            throw invalid_input(where + ": column 'dim_failure_bound' = '" + r.at("dim_failure_bound").str().substr(0, 40) + "' is above 1");
+    }
+    check_eps_cells(r, where);
+    if (r.contains("layers")) try {
+            if (const std::string spec = r.at("layers").str(); !spec.empty()) (void)parse_layers(spec);
+        } catch (const invalid_input& e) {
+            throw invalid_input(where + ": column 'layers': " + e.what());
+        }
+    // what the cells say of one another: certified is the label's word, and a certain rank
+    // has no failure bound and is no lower bound; no rank passes the sides of its matrix
+    const std::string certified = r.contains("certified") ? r.at("certified").str() : std::string();
+    const std::string label = r.contains("label") ? r.at("label").str() : std::string();
+    if (!certified.empty() && !label.empty() && (certified == "true") != (label == "certified"))
+        throw invalid_input(where + ": certified " + certified + " but label '" + detail::cut(label) + "'");
+    if (certified == "true" && r.contains("failure_bound") && !r.at("failure_bound").str().empty() &&
+        std::strtod(r.at("failure_bound").str().c_str(), nullptr) != 0)
+        throw invalid_input(where + ": a certified rank with failure_bound " + r.at("failure_bound").str().substr(0, 40) + " (a certain rank has 0)");
+    if (certified == "true" && status == "lower-bound") throw invalid_input(where + ": a certified rank of status lower-bound");
+    if (!block && !rank.empty())
+        for (const char* side : {"rows", "cols"})
+            if (r.contains(side) && digits_above(rank, r.at(side).str()))
+                throw invalid_input(where + ": rank " + rank + " is above the matrix's " + side + " " + r.at(side).str().substr(0, 40));
     if (block) check_block_cells(r, where, json);
 }
 
@@ -242,6 +312,12 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
                 out.sweep = line.substr(kCsvSweepPrefix.size());
                 continue;
             }
+            // The other format's sweep line: the file was written with the other --format.
+            if (json_lines && line.rfind(kCsvSweepPrefix, 0) == 0)
+                throw invalid_input(source + " is a CSV table (its first line is the CSV sweep line): resume it as CSV (the CLI's --format csv, Python's out_format='csv')");
+            if (!json_lines && line.find(kJsonSweepKey) != std::string::npos && line.find_first_not_of(" \t") < line.size() &&
+                line[line.find_first_not_of(" \t")] == '{')
+                throw invalid_input(source + " is a JSON lines table (its first line is the JSON sweep line): resume it as JSON lines (the CLI's --format json, Python's out_format='json')");
             if (!json_lines && line.rfind("#", 0) == 0) throw invalid_input(where + ": not a seprank sweep line: " + line.substr(0, 80));
         }
         if (json_lines) {

@@ -6,9 +6,11 @@
 #include "seprank/network.hpp"
 #include "seprank/table_blocks.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,16 @@ ResumeSet resume_set(const std::vector<Row>& file_rows, const std::vector<Planne
         const std::string degree = dz.str();
         if (it->second.at("degree").str() != degree)
             throw refuse(it->first, "degree " + it->second.at("degree").str().substr(0, 40) + ", where the network's is " + degree);
+        // The ε-ranks are those of the sweep's ε (the cell holds each to 6 significant digits):
+        // a row whose eps says otherwise was edited, or written by another sweep.
+        if (const std::vector<double>& eps = at->second->sweep.eps; !eps.empty() && it->second.contains("eps")) {
+            std::istringstream in(it->second.at("eps").str());
+            std::vector<double> have;
+            for (double e; in >> e;) have.push_back(e);
+            bool same = have.size() == eps.size();
+            for (std::size_t k = 0; same && k < eps.size(); ++k) same = std::fabs(have[k] - eps[k]) <= 5e-6 * std::fabs(eps[k]);
+            if (!same) throw refuse(it->first, "eps " + detail::cut(it->second.at("eps").str()) + ", where the sweep's --eps differs");
+        }
         if (const long limit = size_limit_of(it->second); limit > 0 && at->second->sweep.generic.max_side > limit) {
             ++out.recompute;  // a larger side may get further: computed again, the new row appended
             // Its block ranks are the new run's hints; each block is at most the degree (the

@@ -1331,6 +1331,70 @@ TEST_CASE("table files: sweep line, lock, another sweep's file, malformed rows w
     CHECK(torn.complete_bytes == text.size());
 }
 
+TEST_CASE("table files: a resumed row's cells agree with one another; the other format's file is named as such") {
+    // A hunt (2026-12-02): these edits were reused as they stood and printed back.
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {2};
+    sw.eps = {0.1};
+    sw.dimension = true;
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(plan.size() == 1);
+    const Row row = table_row(plan[0], sw);
+    REQUIRE(row.at("certified").str() == "true");
+    const std::string head = csv_header(true, true) + "\n";
+    CHECK(parse_table_text(head + csv_line(row) + "\n", false, "t").rows.size() == 1);
+    const auto refused = [&](std::initializer_list<std::pair<const char*, const char*>> cells) {
+        Row r = row;
+        for (const auto& [c, v] : cells) r.set(c, std::string(v));
+        return seprank_test::message_of([&] { (void)parse_table_text(head + csv_line(r) + "\n", false, "t"); });
+    };
+    CHECK(refused({{"label", "lower bound"}}) == "t line 2: certified true but label 'lower bound'");
+    CHECK(refused({{"failure_bound", "0.5"}}) == "t line 2: a certified rank with failure_bound 0.5 (a certain rank has 0)");
+    CHECK(refused({{"status", "lower-bound"}}) == "t line 2: a certified rank of status lower-bound");
+    CHECK(refused({{"rank", "9999"}}).find("rank 9999 is above the matrix's rows") != std::string::npos);
+    CHECK(refused({{"dim_label", "bogus"}}).find("column 'dim_label' = 'bogus'") != std::string::npos);
+    CHECK(refused({{"dim_failure_bound", "7"}}).find("'dim_failure_bound' = '7' is above 1") != std::string::npos);
+    CHECK(refused({{"dim_failure_bound", "-7"}}).find("is not a number >= 0") != std::string::npos);
+    CHECK(refused({{"eps", "x"}}).find("column 'eps' holds 'x'") != std::string::npos);
+    CHECK(refused({{"eps_ranks", "junk"}}).find("column 'eps_ranks' holds 'junk'") != std::string::npos);
+    CHECK(refused({{"eps_ranks", "3..2"}}).find("column 'eps_ranks' holds '3..2'") != std::string::npos);
+    CHECK(refused({{"eps_ranks", "1 2"}, {"eps_certified", "true true"}}).find("2 ranks for 1 values of eps") != std::string::npos);
+    CHECK(refused({{"eps_certified", "maybe"}}).find("'eps_certified' holds 'maybe'") != std::string::npos);
+    CHECK(refused({{"eps_certified", ""}}).find("'eps_certified' has 0 words for 1 ranks") != std::string::npos);
+    // a range and an uncomputed ε-rank (both cells empty) are rows as written
+    CHECK(refused({{"eps_ranks", "1..2"}, {"eps_certified", "false"}}) == "(accepted)");
+    CHECK(refused({{"eps_ranks", ""}, {"eps_certified", ""}}) == "(accepted)");
+    // the sweep's ε, not another's: resume_set refuses a row whose eps differs
+    Row other = row;
+    other.set("eps", std::string("0.7"));
+    const std::vector<PlannedRow> planned{{plan[0], sw}};
+    CHECK(seprank_test::message_of([&] { (void)resume_set({other}, planned, "t"); }).find("eps 0.7, where the sweep's --eps differs") !=
+          std::string::npos);
+    CHECK(resume_set({row}, planned, "t").rows.size() == 1);
+    // the other format's sweep line
+    const std::string sig = sweep_signature(sw);
+    CHECK(seprank_test::message_of([&] { (void)parse_table_text("# seprank table sweep: " + sig + "\n" + head, true, "t"); })
+              .find("t is a CSV table") == 0);
+    CHECK(seprank_test::message_of([&] { (void)parse_table_text("{\"seprank_table_sweep\":\"" + sig + "\"}\n", false, "t"); })
+              .find("t is a JSON lines table") == 0);
+}
+
+TEST_CASE("table files: a stack row's layers cell is a SPEC") {
+    SweepOptions sw;
+    sw.tokens = {2};
+    sw.dims = {1};
+    sw.layers = {"attention,mlp"};
+    const auto plan = plan_sweep(sw).configs;
+    REQUIRE(!plan.empty());
+    Row row = table_row(plan[0], sw);
+    const std::string head = csv_line(row_columns(row)) + "\n";
+    CHECK(parse_table_text(head + csv_line(row) + "\n", false, "t").rows.size() == 1);
+    row.set("layers", std::string("attention,bogus"));
+    CHECK(seprank_test::message_of([&] { (void)parse_table_text(head + csv_line(row) + "\n", false, "t"); }).find("t line 2: column 'layers': unknown layer kind 'bogus'") ==
+          0);
+}
+
 TEST_CASE("table --eps: ε columns agree with spectrum(), ε = 0 is the exact rank, the signature holds the ε list") {
     SweepOptions sw;
     sw.tokens = {2, 3};
