@@ -100,9 +100,24 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
                                  const Rational& predicted, const CheckOptions& opt) {
     check_options(opt);
     const ValidSpec spec = spec_of_row(row, vars, x);
+    // The row's partition, or where the point has other tokens than the row (tokens among
+    // the variables) the balanced one when the row's is its tokens' balanced one; another
+    // partition names no partition of other tokens (a hunt: the row's '1|2' was read at
+    // tokens=6 and refused, token 3 on neither side).
     const std::string* part_text = table_cell(row, "partition");
-    const ValidPartition part = part_text && !part_text->empty() ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
+    const std::string* row_tokens = table_cell(row, "tokens");
+    const bool other_tokens = row_tokens && !row_tokens->empty() && *row_tokens != std::to_string(spec->tokens);
     PredictionCheck c;
+    if (other_tokens && part_text && !part_text->empty()) {
+        const long n = cell_long(*row_tokens, "check: column tokens");
+        if (n < 1 || to_string(parse_partition(*part_text, n).get()) != to_string(balanced_partition(n).get())) {
+            c.verdict = "unchecked";
+            c.reason = "the table's partition " + *part_text + " is not the balanced one of its " + *row_tokens +
+                       " tokens, and names none of " + std::to_string(spec->tokens);
+            return c;
+        }
+    }
+    const ValidPartition part = part_text && !part_text->empty() && !other_tokens ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
     // The rank generic finds is at most its evaluation side: a prediction above max_side
     // could only come back as a lower bound, so generic is not run for it.
     if (fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {

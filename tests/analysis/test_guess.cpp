@@ -2,7 +2,9 @@
 // values and confirmed on held-out rows; predictions against the form itself; refusals
 // (too few rows, no structure), refutation by a held-out row; tables in CSV and JSON.
 #include "seprank/guess.hpp"
+#include "seprank/generic.hpp"
 #include "seprank/network.hpp"
+#include "seprank/partition.hpp"
 
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -634,6 +636,21 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
     {
         const CancelScope stop([] { return true; });
         CHECK_THROWS_AS((void)check_prediction(row, {"dim", "depth"}, {3, 5}, Rational(1)), cancelled);
+    }
+    // tokens among the variables: the balanced partition of the point's tokens where the
+    // row's is its own tokens' balanced one (the row's '1|2' is no partition of 3 tokens)
+    {
+        const TableRow two = {{"family", "attention"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "1"}, {"partition", "1|2"}};
+        const NetworkSpec three = spec_of_row(two, {"tokens"}, {3});
+        const long want = generic_rank(three, balanced_partition(3), GenericOptions{}).value;
+        const PredictionCheck at3 = check_prediction(two, {"tokens"}, {3}, Rational(want));
+        CHECK(at3.verdict == "agree");
+        CHECK(at3.generic == want);
+        const std::string other = to_string(balanced_partition(3).get()) == "1|2,3" ? "1,2|3" : "1|2,3";
+        const TableRow odd = {{"family", "attention"}, {"tokens", "3"}, {"dim", "1"}, {"depth", "1"}, {"partition", other}};
+        const PredictionCheck at4 = check_prediction(odd, {"tokens"}, {4}, Rational(want));
+        CHECK(at4.verdict == "unchecked");
+        CHECK(at4.reason.find("is not the balanced one of its 3 tokens, and names none of 4") != std::string::npos);
     }
     // a stack: depth counts layers, whole copies of the row's SPEC
     TableRow stack = {{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "2"}};
