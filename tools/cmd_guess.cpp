@@ -107,7 +107,8 @@ struct GuessCommand final : Command {
         const auto cells = seprank::read_table_cells(table);
         const std::vector<seprank::GuessPoint> pts = seprank::guess_points(cells, o.vars, value, where);
         const auto t0 = std::chrono::steady_clock::now();
-        const seprank::Guess g = seprank::guess_formula(pts, o);
+        // the search reports its forms (docs/progress.md) and stops at --max-time
+        const seprank::Guess g = with_progress(globals, [&] { return seprank::guess_formula(pts, o); });
         const double secs = seconds_since(t0);
 
         const auto point_json = [&](const std::vector<long>& x) {

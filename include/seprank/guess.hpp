@@ -86,6 +86,8 @@ struct GuessOptions {
     long max_params = 16;                    // candidates with more free parameters are not tried (1..64)
     long min_confirm = 2;                    // confirmations a guess needs (≥ 1)
     long max_exceptions = 0;                 // rows a form may miss (≥ 0; 0: every row must agree)
+    double max_seconds = 0;                  // the search stops past this, resource_limit (finite, ≥ 0;
+                                             // 0: default_max_seconds(), the CLI's --max-time)
 };
 // invalid_input naming the first bad field (the ranges above; names non-empty). O(1).
 void check_options(const GuessOptions& opt);

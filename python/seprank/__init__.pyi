@@ -207,7 +207,7 @@ class Guess:
 def guess(rows: Union[str, bytes, "os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = ...,
           where: Union[None, str, Mapping[str, Any]] = ..., max_degree: int = ..., bases: Sequence[int] = ...,
           max_order: int = ..., max_params: int = ..., min_confirm: int = ..., max_exps: int = ...,
-          max_exceptions: int = ...) -> Guess: ...
+          max_exceptions: int = ..., max_time: Optional[float] = ...) -> Guess: ...
 class BlockLaw:
     kind: Optional[str]
     vars: Tuple[str, ...]

@@ -646,7 +646,7 @@ PYBIND11_MODULE(_core, m) {
         .def("predict", [](const Guess& g, const std::vector<long>& x) { return guess_predict(g, x).str(); });
     m.def("guess", [](const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
                       const std::vector<std::pair<std::string, std::string>>& where, int max_degree, const std::vector<long>& bases,
-                      int max_order, long max_params, long min_confirm, int max_exps, long max_exceptions) {
+                      int max_order, long max_params, long min_confirm, int max_exps, long max_exceptions, double max_seconds) {
         GuessOptions o;
         o.vars = vars;
         o.max_degree = max_degree;
@@ -656,6 +656,7 @@ PYBIND11_MODULE(_core, m) {
         o.min_confirm = min_confirm;
         o.max_exps = max_exps;
         o.max_exceptions = max_exceptions;
+        o.max_seconds = max_seconds;
         return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });

@@ -8,7 +8,8 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from ._boundary import big_fraction, big_int, big_text, integer, path_arg, thread_count
+from ._boundary import (ResourceLimitError, big_fraction, big_int, big_text, integer, max_time_seconds, named_max_time, path_arg,
+                        thread_count)
 
 
 def _text(v: Any, where: str) -> str:
@@ -209,7 +210,7 @@ class Guess:
 def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any]]], *, vars: Sequence[str], value: str = "rank",
           where: Union[None, str, Mapping[str, Any]] = None, max_degree: int = 4, bases: Sequence[int] = (2, 3, 4, 5, 6, 7, 8, 9),
           max_order: int = 3, max_params: int = 16, min_confirm: int = 2, max_exps: int = 3,
-          max_exceptions: int = 0) -> Guess:
+          max_exceptions: int = 0, max_time: Optional[float] = None) -> Guess:
     """A closed form for column ``value`` as a function of ``vars`` (1 to 3 names), as
     ``seprank guess`` finds it: ``rows`` is a table file (CSV, JSON, JSON lines; a str,
     bytes or os.PathLike path, refused with ValueError when empty or holding a NUL), rows as
@@ -217,8 +218,10 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     whose columns have these values (a dict, or the CLI's text ``"tokens=2,heads=1"``); rows whose value is None, NaN or empty are skipped.
     ``max_exps`` bounds the exponentials of an exp-sum (1..4, 1: none); with
     ``max_exceptions`` E > 0 a polynomial, exp-linear, exp-sum or binomial form may miss up
-    to E rows (``Guess.exceptions``). Raises ValueError on a missing column, a non-integer
-    cell, too few rows or an option out of range."""
+    to E rows (``Guess.exceptions``). ``max_time``: seconds the search may take (default:
+    the library's limit, 60 s unless set); past it ResourceLimitError, naming the forms
+    tried. Raises ValueError on a missing column, a non-integer cell, too few rows or an
+    option out of range."""
     vars = _var_names(vars)
     if not isinstance(value, str):
         raise ValueError(f"value: expected a column name, got {value!r}")
@@ -229,11 +232,15 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     i32 = (-2**31, 2**31 - 1)  # the library's int options: past them the library could not take the value, let alone check it
     args = (integer(max_degree, "max_degree", *i32), [integer(b, "bases") for b in bases], integer(max_order, "max_order", *i32),
             integer(max_params, "max_params"), integer(min_confirm, "min_confirm"), integer(max_exps, "max_exps", *i32),
-            integer(max_exceptions, "max_exceptions"))
+            integer(max_exceptions, "max_exceptions"), max_time_seconds(max_time) if max_time is not None else 0.0)
     try:
-        core = _core.guess(table, vars, value, pairs, *args)
+        core = named_max_time(lambda: _core.guess(table, vars, value, pairs, *args))
     except ValueError as e:  # the library's message, the filter named as this function's argument
         raise ValueError(str(e).replace("(named in --where)", "(named in where=)")) from None
+    except ResourceLimitError as e:  # the search's time limit: the options as this function's arguments
+        text = str(e).replace("(--max-exceptions, --max-params, --max-degree, --bases, --max-exps)",
+                              "(max_exceptions, max_params, max_degree, bases, max_exps)")
+        raise ResourceLimitError(text) from None
     return Guess(core, vars, table, pairs)
 
 

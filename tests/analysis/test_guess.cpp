@@ -5,6 +5,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "seprank/progress.hpp"
 
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include <flint/fmpz.h>
@@ -172,6 +174,48 @@ TEST_CASE("recurrences in one variable: C-finite and P-recursive") {
     CHECK(g.formula.kind == FormKind::p_recursive);
     CHECK(guess_predict(g, {15}) == Rational(catalan(15)));
     CHECK(guess_predict(g, {20}) == Rational(catalan(20)));
+}
+
+TEST_CASE("the search stops at the time limit (--max-time) with resource_limit, and reports its forms") {
+    Rng rng = seprank_test::rng_for("guess time limit");
+    std::vector<GuessPoint> noise;
+    for (long a = 1; a <= 12; ++a)
+        for (long b = 1; b <= 12; ++b) noise.push_back(GuessPoint{{a, b}, Integer(static_cast<long>(rng.below(1000000)) + 7)});
+    GuessOptions o = opts({"a", "b"});
+    o.max_exceptions = 20;
+    std::uint64_t reports = 0, last_total = 0;
+    {
+        const ProgressScope progress([&](std::string_view what, std::uint64_t, std::uint64_t total, std::string_view) {
+            if (what == "guess forms") ++reports, last_total = total;
+        });
+        const Guess g = guess_formula(noise, o);  // no form: the search runs through
+        CHECK_FALSE(g.found);
+    }
+    CHECK(reports > 1);
+    CHECK(last_total > 1);
+    const auto limit_message = [&](const GuessOptions& with) {
+        try {
+            (void)guess_formula(noise, with);
+        } catch (const resource_limit& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no limit)");
+    };
+    {  // the process's limit (--max-time)
+        const seprank_test::MaxSeconds tiny(1e-9);
+        const std::string m = limit_message(o);
+        CHECK(m.find("guess: the search ran past its time limit after ") == 0);
+        CHECK(m.find("; narrow it (--max-exceptions, --max-params, --max-degree, --bases, --max-exps) or raise the limit of ") != std::string::npos);
+        CHECK(m.substr(m.size() - 12) == "(--max-time)");
+    }
+    // or the options' own
+    GuessOptions own = o;
+    own.max_seconds = 1e-9;
+    CHECK(limit_message(own).find("guess: the search ran past its time limit") == 0);
+    own.max_seconds = -1;
+    CHECK_THROWS_AS(check_options(own), invalid_input);
+    own.max_seconds = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_AS(check_options(own), invalid_input);
 }
 
 TEST_CASE("refusals: too few rows, no structure; a held-out row refutes a fit") {

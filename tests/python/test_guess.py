@@ -1,6 +1,7 @@
 # seprank.guess: the same formula as `seprank guess` on the same table, fitted on rows the
 # package computes itself, its prediction checked against a rank it did not see; the
 # discipline (conjecture, counts) and bad input.
+import random
 from fractions import Fraction
 from pathlib import Path
 
@@ -386,3 +387,17 @@ def test_a_prediction_is_block_hints_for_its_network_and_refused_for_another():
         seprank.generic_rank(net, block_hints=[2**70], method="evaluation")
     with pytest.raises(ValueError, match="a dict is a prediction of BlockLaw.predict"):
         seprank.generic_rank(net, block_hints={"x": 1}, method="evaluation")
+
+
+def test_guess_stops_at_max_time_naming_its_own_options():
+    rng = random.Random(2)
+    rows = [{"a": a, "b": b, "rank": rng.randint(7, 10**6)} for a in range(1, 13) for b in range(1, 13)]
+    with pytest.raises(seprank.ResourceLimitError) as e:
+        seprank.guess(rows, vars=["a", "b"], max_exceptions=20, max_time=1e-9)
+    text = str(e.value)
+    assert text.startswith("guess: the search ran past its time limit after ")
+    assert "(max_exceptions, max_params, max_degree, bases, max_exps)" in text and text.endswith("(max_time)")
+    assert not seprank.guess(rows, vars=["a", "b"], max_exceptions=2, max_time=600).found
+    for bad in (0, -1, float("inf"), "1"):
+        with pytest.raises(ValueError, match="max_time"):
+            seprank.guess(rows, vars=["a", "b"], max_time=bad)
