@@ -35,12 +35,13 @@ struct DefectsCommand final : Command {
         sub->add_option("--format", format, "text|csv|json (csv and json: every network)")->check(one_of({"text", "csv", "json"}));
     }
 
-    int run(const Globals&) override {
+    int run(const Globals& globals) override {
         range.threads = seprank::default_threads();
         seprank::check_range(range);
         Notes notes;
         if (format != "text") notes.ignored(*sub, {"--all"}, "csv and json list every network");
-        const seprank::DefectSweep sw = seprank::defect_sweep(range);
+        // networks, then levels, measured: progress on stderr (docs/progress.md)
+        const seprank::DefectSweep sw = with_progress(globals, [&] { return seprank::defect_sweep(range); });
         const std::vector<std::string>& cols = seprank::defect_columns();
         if (format == "csv") {
             notes.emit(nullptr);

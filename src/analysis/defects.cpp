@@ -8,9 +8,11 @@
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/network.hpp"
+#include "seprank/progress.hpp"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -164,8 +166,12 @@ DefectSweep defect_sweep(const DefectRange& range) {
         } while (next_tuple(n, 2, range.max_width));
     }
     const long count = static_cast<long>(out.rows.size());
+    // Progress (the caller's observer, handed to the workers): networks, then levels.
+    const ProgressObserver& progress = current_progress();
+    std::atomic<std::uint64_t> measured{0};
     detail::run_parallel(range.threads, [&](int tid) {
         for (long i = tid; i < count; i += range.threads) {
+            report_progress(progress, "defects networks", measured++, static_cast<std::uint64_t>(count));
             DefectRow& r = out.rows[static_cast<std::size_t>(i)];
             const ValidSpec spec = power_stack(r.widths, r.powers);
             bounds(r, expected_dimension(spec, DimensionOutput::scalar));
@@ -188,8 +194,11 @@ DefectSweep defect_sweep(const DefectRange& range) {
             if (level_at.emplace(key, out.levels.size()).second) out.levels.push_back({key[0], key[1], key[2], key[3], 0, {}});
         }
     const long nlev = static_cast<long>(out.levels.size());
+    report_progress(progress, "defects networks", static_cast<std::uint64_t>(count), static_cast<std::uint64_t>(count));
+    measured = 0;
     detail::run_parallel(range.threads, [&](int tid) {
         for (long i = tid; i < nlev; i += range.threads) {
+            report_progress(progress, "defects levels", measured++, static_cast<std::uint64_t>(nlev));
             DefectLevel& v = out.levels[static_cast<std::size_t>(i)];
             const ValidSpec spec = power_stack({v.inputs, v.width, v.outputs}, {v.power});
             // The secant variety's expected dimension, n_l·(n_{l−1} + n_{l+1} − 1) capped by
@@ -205,6 +214,7 @@ DefectSweep defect_sweep(const DefectRange& range) {
             v.dimension = function_dimension(spec, opt);
         }
     });
+    report_progress(progress, "defects levels", static_cast<std::uint64_t>(nlev), static_cast<std::uint64_t>(nlev));
     for (DefectRow& r : out.rows) {
         for (std::size_t l = 1; l + 1 < r.widths.size(); ++l) {
             const DefectLevel& v = out.levels[level_at.at(std::array<long, 4>{r.widths[l - 1], r.widths[l], r.widths[l + 1], r.powers[l - 1]})];

@@ -2,10 +2,14 @@
 
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
+#include "seprank/progress.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
 
+#include <map>
+#include <mutex>
+#include <optional>
 #include <random>
 
 using namespace seprank;
@@ -77,7 +81,24 @@ TEST_CASE("defects: a small range, its bounds, its defects and the reference dim
     g.max_power = 3;
     g.seed = seprank_test::seed();
     INFO("seed " << g.seed);
-    const DefectSweep sw = defect_sweep(g);
+    // its progress: every network, then every level, each phase ending at its total
+    std::mutex m;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> seen;  // phase: reports, last total seen at done == total
+    std::optional<DefectSweep> measured;
+    {
+        const ProgressScope progress([&](std::string_view what, std::uint64_t done, std::uint64_t total, std::string_view) {
+            std::lock_guard<std::mutex> lock(m);
+            auto& [reports, ended] = seen[std::string(what)];
+            ++reports;
+            if (done == total) ended = total;
+        });
+        measured.emplace(defect_sweep(g));
+    }
+    const DefectSweep& sw = *measured;
+    CHECK(seen["defects networks"].first == sw.rows.size() + 1);
+    CHECK(seen["defects networks"].second == sw.rows.size());
+    CHECK(seen["defects levels"].first == sw.levels.size() + 1);
+    CHECK(seen["defects levels"].second == sw.levels.size());
     // depth 2: n0, n1 in {2,3}, d1 in {2,3}: (2,3,1) at d1 = 2 has no room (C(3,2) = 3 <= 3);
     // depth 3: 8 width lists by 4 exponent lists, less those whose layer has no room
     long skipped = 0, total = 0;
