@@ -104,7 +104,8 @@ struct GuessCommand final : Command {
             }
             points.push_back(x);
         }
-        const auto cells = seprank::read_table_cells(table);
+        // a stack table's `copies` (depth over its SPEC's layers) for --where and --check too
+        const auto cells = seprank::with_stack_copies(seprank::read_table_cells(table));
         const std::vector<seprank::GuessPoint> pts = seprank::guess_points(cells, o.vars, value, where);
         const auto t0 = std::chrono::steady_clock::now();
         // the search reports its forms (docs/progress.md) and stops at --max-time

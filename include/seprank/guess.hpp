@@ -210,6 +210,14 @@ std::vector<long> parse_point(const std::string& text, const std::vector<std::st
 // One table row as (column, text) cells, in the table's order.
 using TableRow = std::vector<std::pair<std::string, std::string>>;
 
+// The table with a `copies` cell added to each stack row that has none: its depth over
+// the number of layers of its `layers` SPEC (a sweep `--layers 'attention,mlp' --depth c`
+// writes depth 2c and that SPEC), where the SPEC parses and divides the depth; other rows
+// as they are. guess_points adds it when `copies` is a variable or a --where name, so a
+// law in the number of copies can be fitted. Never throws beyond allocation. Linear in
+// the cells, plus one SPEC parse per stack row.
+std::vector<TableRow> with_stack_copies(const std::vector<TableRow>& table);
+
 // The text of column `name` in row (nullptr when the row has no such column). Never
 // throws. Linear search: O(columns).
 const std::string* table_cell(const TableRow& row, const std::string& name);

@@ -65,23 +65,32 @@ NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& var
             throw invalid_input("check: column residual = '" + r->substr(0, 40) + "' (expected true or false)");
         s.residual = *r == "true" || *r == "True" || *r == "1";
     }
+    long copies = -1;  // a stack's copies of its SPEC (with_stack_copies): depth, below
     for (std::size_t i = 0; i < vars.size(); ++i) {
+        if (vars[i] == "copies") {
+            copies = x[i];
+            continue;
+        }
         long* field = vars[i] == "tokens" ? &s.tokens : vars[i] == "dim" ? &s.dim : vars[i] == "heads" ? &s.heads
                     : vars[i] == "depth" ? &s.depth : vars[i] == "block_degree" ? &s.block_degree : vars[i] == "width" ? &s.width
                     : vars[i] == "embed_rank" ? &s.embed_rank : nullptr;
-        if (!field) throw invalid_input("check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank)");
+        if (!field)
+            throw invalid_input("check: variable '" + vars[i] + "' is not a network size (tokens, dim, heads, depth, block_degree, width, embed_rank; copies for a stack)");
         *field = x[i];
     }
     // A stack: its `layers` column is the list that depth (the number of layers) repeats.
     if (const std::string* spec = table_cell(row, "layers"); spec && !spec->empty()) {
         const std::vector<LayerSpec> unit = parse_layers(*spec);
         const long n = static_cast<long>(unit.size());
+        if (copies >= 0) s.depth = copies > kMaxDepth ? kMaxDepth + 1 : copies * n;
         std::optional<std::vector<LayerSpec>> all = s.depth % n == 0 ? repeat_layers(unit, s.depth / n) : std::nullopt;
         if (!all)
             throw invalid_input("check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
                                 " layers '" + *spec + "' (at most " + std::to_string(kMaxDepth) + " layers)");
         s.layers.insert(s.layers.end(), all->begin(), all->end());
     }
+    if (copies >= 0 && (!table_cell(row, "layers") || table_cell(row, "layers")->empty()))
+        throw invalid_input("check: variable 'copies' names a stack's copies of its SPEC, and this row has no 'layers' SPEC");
     return s;
 }
 

@@ -437,8 +437,31 @@ std::string one_column_hint(const TableRow& row) {
 
 }  // namespace
 
-std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const std::vector<std::string>& vars, const std::string& value,
+std::vector<TableRow> with_stack_copies(const std::vector<TableRow>& table) {
+    std::vector<TableRow> out = table;
+    for (TableRow& row : out) {
+        const std::string* spec = table_cell(row, "layers");
+        const std::string* depth = table_cell(row, "depth");
+        long L = 0;
+        if (table_cell(row, "copies") || !spec || spec->empty() || !depth || !parse_long(*depth, L)) continue;
+        long n = 0;
+        try {
+            n = static_cast<long>(parse_layers(*spec).size());
+        } catch (const invalid_input&) {
+            continue;  // not a SPEC: the row has no copies
+        }
+        if (n > 0 && L > 0 && L % n == 0) row.emplace_back("copies", std::to_string(L / n));
+    }
+    return out;
+}
+
+std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
+    // `copies`, named and not a column: a stack's depth over its SPEC's layers
+    const bool copies = std::find(vars.begin(), vars.end(), "copies") != vars.end() ||
+                        std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; });
+    const std::vector<TableRow> derived = copies ? with_stack_copies(input) : std::vector<TableRow>();
+    const std::vector<TableRow>& table = copies ? derived : input;
     for (const std::string& name : vars)
         if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
     if (table.empty()) throw invalid_input("guess: the table has no rows");  // rows given directly (Python); a file's reader says so first
@@ -453,7 +476,10 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& table, const s
             for (const TableRow& other : table)
                 if (table_cell(other, name))
                     return invalid_input("guess: " + at + " has no '" + cut(name) + "' (" + what + "), which other rows have");
-            return invalid_input("guess: the table has no column '" + name + "' (" + what + ")" + one_column_hint(row));
+            return invalid_input("guess: the table has no column '" + name + "' (" + what + ")" +
+                                 (name == "copies" ? std::string(": copies is derived only for a stack's rows, its depth over the layers of its "
+                                                                 "'layers' SPEC")
+                                                   : one_column_hint(row)));
         };
         for (const std::string& name : vars)  // the variables first: the columns the user named
             if (!table_cell(row, name)) throw missing(name, "a variable");

@@ -176,6 +176,35 @@ TEST_CASE("recurrences in one variable: C-finite and P-recursive") {
     CHECK(guess_predict(g, {20}) == Rational(catalan(20)));
 }
 
+TEST_CASE("copies: a stack row's depth over its SPEC's layers, a variable guess can fit") {
+    // rows as `table --layers 'attention,mlp:power=2' --depth 1..5` writes them: depth 2c
+    std::vector<TableRow> rows;
+    const auto law = [](long c) {  // verify's stack law, (6^c - 2^c)/2 + 1
+        long a = 1, b = 1;
+        for (long k = 0; k < c; ++k) a *= 6, b *= 2;
+        return (a - b) / 2 + 1;
+    };
+    for (long c = 1; c <= 5; ++c)
+        rows.push_back({{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "2"}, {"depth", std::to_string(2 * c)}, {"rank", std::to_string(law(c))}});
+    rows.push_back({{"family", "attention"}, {"layers", ""}, {"tokens", "2"}, {"depth", "3"}, {"rank", "14"}});  // no stack: no copies
+    rows.push_back({{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "3"}, {"depth", "3"}, {"rank", "9"}});  // not whole copies
+    const std::vector<TableRow> with = with_stack_copies(rows);
+    REQUIRE(with.size() == rows.size());
+    CHECK(*table_cell(with[2], "copies") == "3");
+    CHECK(table_cell(with[5], "copies") == nullptr);
+    CHECK(table_cell(with[6], "copies") == nullptr);
+    CHECK(with_stack_copies(with) == with);  // a row that has copies keeps it
+    const std::vector<GuessPoint> pts = guess_points(rows, {"copies"}, "rank", {{"tokens", "2"}, {"family", "stack"}});
+    REQUIRE(pts.size() == 5);
+    const Guess g = guess_formula(pts, opts({"copies"}));
+    REQUIRE(g.found);
+    CHECK(guess_predict(g, {6}) == Rational(Integer(law(6))));
+    // where no row is a stack: the variable is named as what it is
+    const std::vector<TableRow> plain = {{{"family", "attention"}, {"depth", "1"}, {"rank", "2"}}};
+    CHECK(seprank_test::message_of([&] { (void)guess_points(plain, {"copies"}, "rank", {}); }).find("copies is derived only for a stack's rows") !=
+          std::string::npos);
+}
+
 TEST_CASE("the search stops at the time limit (--max-time) with resource_limit, and reports its forms") {
     Rng rng = seprank_test::rng_for("guess time limit");
     std::vector<GuessPoint> noise;
@@ -695,6 +724,13 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
         const PredictionCheck at4 = check_prediction(odd, {"tokens"}, {4}, Rational(want));
         CHECK(at4.verdict == "unchecked");
         CHECK(at4.reason.find("is not the balanced one of its 3 tokens, and names none of 4") != std::string::npos);
+    }
+    // a stack's copies of its SPEC as the variable: depth = copies · layers
+    {
+        const TableRow st = {{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "4"}};
+        CHECK(spec_of_row(st, {"copies"}, {3}).layers.size() == 6);
+        CHECK(spec_of_row(st, {"copies"}, {3}).depth == 6);
+        CHECK_THROWS_WITH_AS((void)spec_of_row(row, {"copies"}, {3}), doctest::Contains("this row has no 'layers' SPEC"), invalid_input);
     }
     // a stack: depth counts layers, whole copies of the row's SPEC
     TableRow stack = {{"family", "stack"}, {"layers", "attention,mlp"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "2"}};
