@@ -1278,6 +1278,29 @@ TEST_CASE("dimension: a residual linear layer after a linear map (the embedding,
     NetworkSpec first = seprank_test::stack_spec(2, 4, "mlp:power=1:width=1:residual,mlp:power=1:width=4:residual,hadamard:degree=2:width=2:residual");
     first.embed_rank = 6;
     CHECK(expected_dimension(first, DimensionOutput::scalar).expected == 24);
+    // On the input itself (no embedding), (I + B) x is a matrix A of x: the count of the
+    // network after an embedding of rank dx bounds it, taken where lower, its line first.
+    struct Input {
+        const char* layers;
+        long n, dx;
+        DimensionOutput out;
+    };
+    for (const Input& c : {Input{"mlp:power=1:width=3:residual,mlp:power=1:width=2:residual,mlp:power=3:width=1:residual", 2, 4, DimensionOutput::scalar},
+                           Input{"mlp:power=1:width=4:residual,attention:residual,mlp:power=1:width=4:residual,attention:residual", 2, 3,
+                                 DimensionOutput::scalar}}) {
+        const NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+        NetworkSpec embedded = s;
+        embedded.embed_rank = c.dx;
+        INFO(c.layers);
+        const ExpectedDimension e = expected_dimension(s, c.out);
+        REQUIRE(!e.losses.empty());
+        CHECK(e.losses.front().first.find("input: residual linear on the input") == 0);
+        CHECK(e.losses.front().second == -c.dx * c.dx);
+        CHECK(e.expected == expected_dimension(embedded, c.out).expected);
+        DimensionOptions o;
+        o.output = c.out;
+        CHECK(function_dimension(s, o).value == e.expected);  // 8 (not 27), 31 (not 46): met
+    }
     // Not where the skip path carries the input itself (no embedding), nor through a
     // residual layer that writes through a nonlinear map (none here has one: a residual
     // layer of degree >= 2 between keeps its linear output map, so the walk goes on to M).
