@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
         app.add_option("--max-time", g.max_time_s,
                        "time limit in seconds for the work estimated before it starts (dimension's Jacobians, also inside variety, "
                        "equation, degree --budget, table --dimension and verify; spectrum --experiment's draws; defects' range): over "
-                       "it, exit 3 with the estimate; default 60; must be > 0");
+                       "it, exit 3 with the estimate; guess's search, not estimated, stops when it passes it (exit 3); default 60; must be > 0");
         std::vector<std::unique_ptr<Command>> commands;
         for (auto make : {make_poly_command, make_expand_command, make_degree_command, make_rank_command,
                           make_generic_command, make_table_command, make_plot_command, make_verify_command,

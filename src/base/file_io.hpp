@@ -107,7 +107,9 @@ inline void check_output_target(const std::string& path, const std::string& what
 // (UTF-16 without a mark), named with the file (source, e.g. "table 'x.csv'") and how to
 // convert it, where a reader would otherwise report a confusing header or cell count; and
 // when any byte begins no UTF-8 character: named by the file's format where its first
-// bytes mark one (gzip, xz, zstd, bzip2, zip, ELF, PDF), else by that byte's place. Linear
+// bytes mark one (gzip, xz, zstd, bzip2, zip, ELF, PDF), else by the first byte of no valid
+// UTF-8 character (a lead byte without its continuation, or a byte no character begins
+// with) and its place. Linear
 // in the text (one pass, ASCII bytes one comparison each).
 inline std::size_t table_text_start(std::string_view text, const std::string& source) {
     const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
@@ -168,8 +170,8 @@ inline std::size_t table_text_start(std::string_view text, const std::string& so
         std::snprintf(hex, sizeof hex, "0x%02X", c);
         const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
         throw invalid_input(source + " is not UTF-8 text: byte " + std::to_string(i + 1) + " (line " + std::to_string(line) + ") is " + hex +
-                            ", which begins no UTF-8 character: tables are UTF-8 text (a binary file? Latin-1 text converts with iconv -f "
-                            "LATIN1 -t UTF-8)");
+                            (lead > 0 ? ", not followed by the rest of a valid UTF-8 character" : ", which begins no UTF-8 character") +
+                            ": tables are UTF-8 text (a binary file? Latin-1 text converts with iconv -f LATIN1 -t UTF-8)");
     }
     return starts("\xEF\xBB\xBF"sv) ? 3 : 0;
 }

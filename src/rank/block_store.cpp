@@ -172,15 +172,20 @@ std::size_t BlockStore::size(const std::string& name) const {
 bool remove_block_store(const std::string& dir) noexcept {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return errno == ENOENT;
-    bool ok = true;
+    bool ok = true, meta = false;
     while (const dirent* e = ::readdir(d)) {
         const std::string n = e->d_name, path = dir + "/" + n;
         if (n == "." || n == "..") continue;
+        if (n == "meta") {  // last: a removal stopped half-way leaves units with their meta,
+            meta = true;    // a store still resumed, never units without it (refused)
+            continue;
+        }
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) ok = remove_block_store(path) && ok;  // a trial's store
         else ok = ::unlink(path.c_str()) == 0 && ok;
     }
     ::closedir(d);
+    if (meta) ok = ok && ::unlink((dir + "/meta").c_str()) == 0;  // kept while any unit is
     return ::rmdir(dir.c_str()) == 0 && ok;
 }
 

@@ -71,7 +71,9 @@ private:
 
 // Removes DIR, its files and its folders (the stores of a row's trials); symlinks are
 // removed, never followed; a missing
-// DIR is not an error. Returns false when something could not be removed.
+// DIR is not an error. Its meta goes last, and only once every unit is gone: a removal
+// stopped or failing half-way leaves a store that resumes, not units without their
+// signature (which BlockStore refuses). Returns false when something could not be removed.
 bool remove_block_store(const std::string& dir) noexcept;
 
 // Throws invalid_input naming `what` and DIR unless DIR, a block store folder a run

@@ -548,7 +548,8 @@ TEST_CASE("tables: byte-order mark, duplicate columns and keys, the sweep line, 
                                      "t is a gzip-compressed file, not UTF-8 text as tables are: decompress it first (gunzip)"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells(std::string("PK\x03\x04\x14\x00\xb5", 7), "t"); }, "t is a zip archive"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,caf\xe9\n", "t"); },
-                                     "t is not UTF-8 text: byte 10 (line 2) is 0xE9, which begins no UTF-8 character"));
+                                     "t is not UTF-8 text: byte 10 (line 2) is 0xE9, not followed by the rest of a valid UTF-8 character"));
+    CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\x80\n", "t"); }, "byte 7 (line 2) is 0x80, which begins no UTF-8 character"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xC0\x80\n", "t"); }, "byte 7 (line 2) is 0xC0"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xED\xA0\x80\n", "t"); }, "byte 7 (line 2) is 0xED"));
     CHECK(throws_with<invalid_input>([] { (void)parse_table_cells("n,v\n1,\xE2\x89x\n", "t"); }, "byte 7 (line 2) is 0xE2"));
