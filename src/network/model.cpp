@@ -328,19 +328,22 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // dx = 5, r = 1, scalar: 4 as measured, not 7; a review's hunt, 2026-12-02).
     const auto [inner, reader] = one_matrix ? std::pair<long, long>{-1, -1}
                                             : detail::with_network(s, [&](auto net) { return net.absorbed_residual_linear(s); });
-    if (inner >= 0) {
-        const Model without(network_detail::without_layer_spec(s, inner));
+    // The count of the network without layer l, which computes the same functions, and the
+    // line that says where l went: all its parameters a loss.
+    const auto without_layer = [&](long l, const std::string& where) {
+        const Model without(network_detail::without_layer_spec(s, l));
         std::vector<long> kept = shown;
-        kept.erase(kept.begin() + inner);
+        kept.erase(kept.begin() + l);
         detail::Losses out = losses_of(without, scalar, kept, known);
-        detail::add_loss(out, "layer " + name(inner) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into layer " + name(reader) +
-                                  "'s input maps (A (I + B) is any matrix A is" +
-                                  (reader > inner + 1 ? std::string(", g = I + B passing through the residual layers between: g y + F(g y) = g (y + g⁻¹ F(g y))")
-                                                      : std::string()) +
-                                  "), so all its parameters",
+        detail::add_loss(out, "layer " + name(l) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into " + where + ", so all its parameters",
                          P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
         return out;
-    }
+    };
+    if (inner >= 0)
+        return without_layer(inner, "layer " + name(reader) + "'s input maps (A (I + B) is any matrix A is" +
+                                        (reader > inner + 1 ? std::string(", g = I + B passing through the residual layers between: g y + F(g y) = g (y + g⁻¹ F(g y))")
+                                                            : std::string()) +
+                                        ")");
     // A residual layer of degree 1 on the input itself (no embedding): (I + B) x is a matrix
     // A of x, so every function of this network is one of the same network after an
     // embedding of rank dx (x = M w, M any dx x dx matrix), in which the rule above absorbs
@@ -410,20 +413,12 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // network without it.
     const auto [after, writer] = one_matrix ? std::pair<long, long>{-1, -1}
                                             : detail::with_network(s, [&](auto net) { return net.residual_linear_after_writer(s); });
-    if (after >= 0) {
-        const Model without(network_detail::without_layer_spec(s, after));
-        std::vector<long> kept = shown;
-        kept.erase(kept.begin() + after);
-        detail::Losses out = losses_of(without, scalar, kept, known);
-        detail::add_loss(out, "layer " + name(after) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into " +
-                                  (writer < 0 ? std::string("the embedding M") : "layer " + name(writer) + "'s linear output map") + " (" +
-                                  (writer < 0 ? "(I + B) M is any matrix M is" : std::string("(I + B) W is any matrix W is")) +
-                                  (after > writer + 1 ? std::string(", g = I + B passing back through the residual layers between: g (y + F(y)) = g y + (g F g⁻¹)(g y)")
-                                                      : std::string()) +
-                                  "), so all its parameters",
-                         P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
-        return out;
-    }
+    if (after >= 0)
+        return without_layer(after, (writer < 0 ? std::string("the embedding M") : "layer " + name(writer) + "'s linear output map") + " (" +
+                                        (writer < 0 ? "(I + B) M is any matrix M is" : std::string("(I + B) W is any matrix W is")) +
+                                        (after > writer + 1 ? std::string(", g = I + B passing back through the residual layers between: g (y + F(y)) = g y + (g F g⁻¹)(g y)")
+                                                            : std::string()) +
+                                        ")");
     // The embedding: when layer 1 reads its input through linear maps only, it sees only
     // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
     // Grassmannian): dx·min(r, dx).
