@@ -88,9 +88,9 @@ NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& var
             throw invalid_input("check: depth " + std::to_string(s.depth) + " is not a number of copies of the " + std::to_string(n) +
                                 " layers '" + *spec + "' (at most " + std::to_string(kMaxDepth) + " layers)");
         s.layers.insert(s.layers.end(), all->begin(), all->end());
-    }
-    if (copies >= 0 && (!table_cell(row, "layers") || table_cell(row, "layers")->empty()))
+    } else if (copies >= 0) {
         throw invalid_input("check: variable 'copies' names a stack's copies of its SPEC, and this row has no 'layers' SPEC");
+    }
     return s;
 }
 

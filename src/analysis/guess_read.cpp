@@ -457,9 +457,11 @@ std::vector<TableRow> with_stack_copies(const std::vector<TableRow>& table) {
 
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
-    // `copies`, named and not a column: a stack's depth over its SPEC's layers
-    const bool copies = std::find(vars.begin(), vars.end(), "copies") != vars.end() ||
-                        std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; });
+    // `copies`, named and not a column of every row: a stack's depth over its SPEC's layers
+    // (rows the caller derived it for already, as the CLI's, are not copied again)
+    const bool copies = (std::find(vars.begin(), vars.end(), "copies") != vars.end() ||
+                         std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; })) &&
+                        std::any_of(input.begin(), input.end(), [](const TableRow& row) { return !table_cell(row, "copies"); });
     const std::vector<TableRow> derived = copies ? with_stack_copies(input) : std::vector<TableRow>();
     const std::vector<TableRow>& table = copies ? derived : input;
     for (const std::string& name : vars)

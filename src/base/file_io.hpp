@@ -109,8 +109,7 @@ inline void check_output_target(const std::string& path, const std::string& what
 // when any byte begins no UTF-8 character: named by the file's format where its first
 // bytes mark one (gzip, xz, zstd, bzip2, zip, ELF, PDF), else by the first byte of no valid
 // UTF-8 character (a lead byte without its continuation, or a byte no character begins
-// with) and its place. Linear
-// in the text (one pass, ASCII bytes one comparison each).
+// with) and its place. Linear in the text (one pass, ASCII bytes one comparison each).
 inline std::size_t table_text_start(std::string_view text, const std::string& source) {
     const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
     using namespace std::string_view_literals;

@@ -346,8 +346,8 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
                                         ")");
     // A residual layer of degree 1 on the input itself (no embedding): (I + B) x is a matrix
     // A of x, so every function of this network is one of the same network after an
-    // embedding of rank dx (x = M w, M any dx x dx matrix), in which the rule above absorbs
-    // layer 1 into M. That network's count bounds this one's too; it is taken where it is
+    // embedding of rank dx (x = M w, M any dx x dx matrix), in which the rule below
+    // (Stack::residual_linear_after_writer) absorbs layer 1 into M. That network's count bounds this one's too; it is taken where it is
     // the lower (mlp:power=1:width=3:residual,mlp:power=1:width=2:residual,mlp:power=3:width=1:residual,
     // N = 2, dx = 4, scalar: 8 as measured, ℓ1 + ℓ2³, not 27).
     if (input_rule && !one_matrix && r == 0 && L >= 2 && detail::with_network(s, [&](auto net) { return net.residual_linear(s, 0); })) {
