@@ -114,7 +114,7 @@ inline void add_loss(Losses& losses, const std::string& what, long v) {
 // (and its space) leave of them, and the dimension n_next of the span of its output tokens.
 // The counts below take `read`: where this layer writes through a linear map W, the
 // directions of its output the rest of the network reads (Stack::directions_read: the next
-// layer's input maps' rows, input_rank, and through residual layers what is read after
+// layer's input maps' rows, rows_read, and through residual layers what is read after
 // them); LONG_MAX otherwise. A next layer f(P y) reading through P of rank read < n_next
 // sees W only as P W, so the layer counts as writing `read` dimensions and the next one as
 // reading them (N = 1, dx = 3: hadamard:degree=2 then mlp:power=2:width=2 reads two

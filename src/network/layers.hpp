@@ -19,8 +19,8 @@
 //   product_of_forms(sp)          d when each output entry is a product of d forms (fc);
 //   count(sp, in, n_in, last, scalar_last, read)   its share of the expected dimension
 //                                 (read: the directions of its output the rest reads);
-//   input_rank(sp, in, scalar_last)   its input maps' rows on all its tokens together (in.w: all),
-//                                 or as the last layer read at p (a row per tap, per token block);
+//   rows_read(sp, in, scalar_last)   its input maps' rows on all its tokens together (in.w of them
+//                                 at most independent), or read at p (a row per tap, per token block);
 //   as_family(sp, t, l, L)        whether it is a family's block, filling t (family_form);
 //   layer(f, lw, sp, y), last_layer(f, lw, sp, y)   its forward map over any ring policy.
 #pragma once
@@ -74,9 +74,9 @@ struct AttentionKind {
     }
     // Per head the k rows of W^Q (rank k), the k rows of W^K they meet, and W^V's da (one,
     // row p of W^O W^V, when it is the last layer read at one coordinate).
-    static long input_rank(const S& sp, Shape in, bool scalar_last) {
+    static long rows_read(const S& sp, Shape in, bool scalar_last) {
         const long da = head_dim(sp, in.w);
-        return std::min(in.w, sat_mul(sp.heads, 2 * (sp.rank > 0 ? sp.rank : da) + (scalar_last ? 1 : da)));
+        return sat_mul(sp.heads, 2 * (sp.rank > 0 ? sp.rank : da) + (scalar_last ? 1 : da));
     }
 
     template <class T>
@@ -301,7 +301,7 @@ struct MlpKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
         return mlp_count(width(sp, in.w), sp.power, in.w, n_in, last, scalar_last, sp.residual, read);
     }
-    static long input_rank(const S& sp, Shape in, bool) { return std::min(in.w, width(sp, in.w)); }  // W1's w rows
+    static long rows_read(const S& sp, Shape in, bool) { return width(sp, in.w); }  // W1's w rows
 
     template <class T>
     static void resize(LayerWeights<T>& lw, const S&) {
@@ -384,7 +384,7 @@ struct HadamardKind {
     static LayerCount count(const S& sp, Shape in, long n_in, bool last, bool scalar_last, long read) {
         return hadamard_count(sp.degree, width(sp, in.w), in.w, n_in, in.n, last, scalar_last, sp.residual, read);
     }
-    static long input_rank(const S& sp, Shape in, bool) { return std::min(in.w, sat_mul(sp.degree, width(sp, in.w))); }  // W_1..W_d
+    static long rows_read(const S& sp, Shape in, bool) { return sat_mul(sp.degree, width(sp, in.w)); }  // W_1..W_d
 
     template <class T>
     static void resize(LayerWeights<T>& lw, const S& sp) {
@@ -513,7 +513,7 @@ struct ConvKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S&, Shape in) { return in.w; }
-    static long input_rank(const S& sp, Shape in, bool at_p) { return at_p ? std::min(sp.filter, in.w) : in.w; }  // k tokens; at p: row p of each W_j
+    static long rows_read(const S& sp, Shape in, bool at_p) { return at_p ? sp.filter : sat_mul(sp.filter, in.w); }  // k taps; at p: row p of each W_j
     static long weight_increment(const S& sp) { return sp.power; }  // (W_j y)^r: r(1 + D)
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.filter) * Integer(in.w) * Integer(in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // output i reads tokens i·s..i·s+k−1
@@ -612,7 +612,7 @@ struct FcKind {
     }
     static long degree(const S& sp) { return sp.degree; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
-    static long input_rank(const S& sp, Shape in, bool at_p) { return std::min(in.w, sat_mul(sat_mul(sp.degree, at_p ? 1 : width(sp, in)), in.n)); }  // d·w rows, N blocks
+    static long rows_read(const S& sp, Shape in, bool at_p) { return sat_mul(sat_mul(sp.degree, at_p ? 1 : width(sp, in)), in.n); }  // d·w rows, N blocks
     static long weight_increment(const S& sp) { return sp.degree; }  // W_1..W_d
     static Integer parameters(const S& sp, Shape in) { return Integer(sp.degree) * Integer(width(sp, in)) * Integer(in.n * in.w); }
     // It mixes all tokens' coordinates linearly: no per-token sign structure.
@@ -717,7 +717,7 @@ struct DenseKind {
     }
     static long degree(const S& sp) { return sp.power; }
     static long bottleneck(const S& sp, Shape in) { return width(sp, in); }
-    static long input_rank(const S& sp, Shape in, bool at_p) { return std::min(in.w, sat_mul(at_p ? 1 : width(sp, in), in.n)); }  // w rows (p), N blocks
+    static long rows_read(const S& sp, Shape in, bool at_p) { return sat_mul(at_p ? 1 : width(sp, in), in.n); }  // w rows (p), N blocks
     static long weight_increment(const S& sp) { return sp.power; }  // (W v)^r: r(D + 1)
     static Integer parameters(const S& sp, Shape in) { return Integer(width(sp, in)) * Integer(in.n * in.w); }
     static TokenCharacter token_character(const S&) { return {1, 1}; }  // it mixes tokens

@@ -97,7 +97,7 @@ struct Stack {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.count(sp, in, span, whole, last && scalar, read); });
     }
     // How many directions of the tokens after layer l the rest of the network reads: the
-    // next layer's input maps' rows (input_rank), and through a residual next layer's skip
+    // next layer's input maps' rows (rows_read), and through a residual next layer's skip
     // path what is read after it, up to the output: 1 with the scalar output (y_p), every
     // one (LONG_MAX) with all outputs. A linear last layer read at one coordinate token by
     // token, or reading one token, reads one row (of W, or of I + B), not a conv's k taps
@@ -118,7 +118,7 @@ struct Stack {
                 const bool token_by_token = (!kind.mixes_tokens(sp) && !kind.flattens(sp)) || in.n == 1;
                 const bool one_row = read_at_p && kind.degree(sp) == 1 && token_by_token;
                 if (one_row) return 0L;
-                const long rank = kind.input_rank(sp, in, read_at_p);
+                const long rank = std::min(in.w, kind.rows_read(sp, in, read_at_p));
                 if (kind.degree(sp) != 1 || !token_by_token || m + 1 == s.depth || layer_residual(at(s, m))) return rank;
                 return std::min(rank, directions_read(s, m, scalar));
             });
@@ -245,6 +245,36 @@ struct Stack {
             if (k < 0 ? s.embed_rank > 0 : !layer_residual(at(s, k)) && linear_output(s, k)) return {l, k};
         }
         return {-1, -1};
+    }
+    // The first layer l of degree 1 without residual (a linear map A) whose next layer,
+    // without residual, reads it through its input maps R only, where R·A is any matrix
+    // R' of R's rows on A's input: then the network without layer l computes the same
+    // functions (Model::expected_losses counts it, and keeps the lower count). Either A maps
+    // each token alone (or one vector) to the shape it read, its image of dimension b,
+    // and R's rows on a token span k <= b of its n directions or b >= n (R·A of rank
+    // min(k, b) is any k-row matrix of rank min(k, n)); or the next layer flattens what it
+    // reads (fc, dense) and A is a flattening layer, its N·n inputs in place of n
+    // (dense:power=1:width=4,dense:power=2:width=1, N = 3, dx = 4, scalar: 12 as measured,
+    // not 36; not dense:power=1:width=1,dense:power=2:width=3, whose R·A has rank 1). −1
+    // when none. O(L).
+    static long linear_read_through(const NetworkSpec& s, bool scalar) {
+        for (long l = 0; l + 1 < s.depth; ++l) {
+            if (layer_residual(at(s, l)) || layer_residual(at(s, l + 1))) continue;
+            const Shape in = shape_in(s, l), out = shape_in(s, l + 1);
+            const bool at_p = scalar && l + 2 == s.depth;
+            const auto [next_flattens, k] = with_kind(at(s, l + 1), [&](auto kind, const auto& sp) {
+                return std::pair<bool, long>{kind.flattens(sp), kind.rows_read(sp, out, at_p)};
+            });
+            const bool fits = with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                if (kind.degree(sp) != 1 || !kind.linear_output(sp)) return false;
+                const long b = kind.bottleneck(sp, in);
+                const bool one_map = in.n == 1 || (!kind.mixes_tokens(sp) && !kind.flattens(sp));
+                if (one_map && out.n == in.n && out.w == in.w) return b >= std::min(k, in.w);
+                return next_flattens && kind.flattens(sp) && b >= std::min(k, sat_mul(in.n, in.w));
+            });
+            if (fits) return l;
+        }
+        return -1;
     }
     // Whole-network corrections (docs/dimension.md):
     // - every layer of degree 1 and per token: y^{L,i} = B y^{0,i} with B the product of the
