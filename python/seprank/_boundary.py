@@ -170,7 +170,9 @@ def weights_json(obj: Any, where: str) -> Any:
             elif k in ("layers", "heads") and isinstance(v, (list, tuple)):
                 out[k] = [weights_json(x, f"{w}[{i}]") for i, x in enumerate(v)]
             elif k == "widths":
-                out[k] = [int(x) for x in v]
+                if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+                    raise ValueError(f"{w}: expected a list of integer widths, got {_shown(v)}")
+                out[k] = [integer(x, f"{w}[{i}]") for i, x in enumerate(v)]
             else:  # any other key, known or not: plain JSON values, so the library names it
                 out[k] = _plain(v, w)
         return out
@@ -206,30 +208,49 @@ def seed_value(v: Any, name: str = "seed") -> int:
     return integer(v, name, 0, SEED_MAX)
 
 
+def _shown(v: Any) -> str:
+    """repr(v), an integer of more than 40 digits by its length."""
+    text = repr(v)
+    return f"an integer of {len(str(abs(v)))} digits" if isinstance(v, int) and len(text) > 40 else text
+
+
+def real(v: Any, name: str, expected: str) -> float:
+    """v as a float: any real number but a bool (int, float, Fraction, a numpy scalar);
+    ValueError naming ``name`` with ``expected`` for anything else, and for an integer too
+    large for a float (which float() would raise as OverflowError, naming nothing)."""
+    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
+        raise ValueError(f"{name}: expected {expected}, got {_shown(v)}")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"{name}: {_shown(v)} is too large for a number of double precision (expected {expected})") from None
+
+
 def seconds(v: Any, name: str, none_at_zero: bool = True) -> float:
     """A time budget: a finite number of seconds >= 0 (0: none), or > 0 where the
     library has no unbounded run (``none_at_zero=False``, equation's search)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf") or (v == 0 and not none_at_zero):
-        raise ValueError(f"{name}: expected a finite number >= 0 (0: no time budget), got {v!r}" if none_at_zero
-                         else f"{name}: expected a finite number of seconds > 0, got {v!r}")
-    return float(v)
+    expected = "a finite number >= 0 (0: no time budget)" if none_at_zero else "a finite number of seconds > 0"
+    x = real(v, name, expected)
+    if not 0 <= x < float("inf") or (x == 0 and not none_at_zero):
+        raise ValueError(f"{name}: expected {expected}, got {_shown(v)}")
+    return x
 
 
 def memory_bytes(v: Any) -> float:
     """``max_memory``: a finite number of bytes > 0, as the CLI's --max-memory (the C++
     library reads 0 as its default; here the default is the parameter's own)."""
-    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
-        raise ValueError(f"max_memory: expected a number of bytes, got {v!r}")
-    if not 0 < float(v) < float("inf"):
-        raise ValueError(f"max_memory = {v!r} must be a positive finite number of bytes")
-    return float(v)
+    x = real(v, "max_memory", "a number of bytes")
+    if not 0 < x < float("inf"):
+        raise ValueError(f"max_memory = {_shown(v)} must be a positive finite number of bytes")
+    return x
 
 
 def max_time_seconds(v: Any) -> float:
     """``max_time``: a finite number of seconds > 0 (the library's max_seconds)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v < float("inf")):
-        raise ValueError(f"max_time: {v!r} is not a finite number of seconds > 0")
-    return float(v)
+    x = real(v, "max_time", "a finite number of seconds > 0")
+    if not 0 < x < float("inf"):
+        raise ValueError(f"max_time: {_shown(v)} is not a finite number of seconds > 0")
+    return x
 
 
 def named_max_time(call: Any) -> Any:
@@ -352,8 +373,9 @@ def eps_list(eps: Any) -> List[float]:
     except TypeError:
         raise ValueError(f"eps: expected a number or a sequence of numbers >= 0, got {eps!r}") from None
     for e in items:
-        if isinstance(e, bool) or not isinstance(e, _numbers.Real) or not _math.isfinite(float(e)) or float(e) < 0:
-            raise ValueError(f"eps: every threshold must be a finite number >= 0, got {e!r}")
-        out.append(float(e))
+        x = real(e, "eps", "a finite number >= 0 for every threshold")
+        if not _math.isfinite(x) or x < 0:
+            raise ValueError(f"eps: every threshold must be a finite number >= 0, got {_shown(e)}")
+        out.append(x)
     return out
 

@@ -154,8 +154,12 @@ ValidSpec spec_from_dict(const py::dict& d) {
     if (has_layers) {
         // A SPEC string, or a list of layer strings; "depth" repeats the list (as --depth).
         std::vector<LayerSpec> one;
+        const bool has_repeat = d.contains("repeat") && !d["repeat"].is_none();
+        const long repeat = has_repeat ? d["repeat"].cast<long>() : get_or<long>(d, "depth", 1);
         if (py::isinstance<py::str>(d["layers"])) {
-            one = parse_layers(d["layers"].cast<std::string>());
+            // "" with depth 0: a stack of no layers, as spec_to_dict writes it (stack(depth=0).spec)
+            const std::string text = d["layers"].cast<std::string>();
+            if (!text.empty() || (repeat != 0 && get_or<long>(d, "depth", 1) != 0)) one = parse_layers(text);
         } else {
             for (const auto& item : d["layers"].cast<std::vector<std::string>>())
                 for (auto& l : parse_layers(item)) one.push_back(l);
@@ -164,8 +168,6 @@ ValidSpec spec_from_dict(const py::dict& d) {
         // "repeat" (spec_to_dict writes 1: its "layers" are every layer) counts the copies
         // instead of "depth", which must then be the number of layers; without it "depth"
         // repeats the list, as --depth does.
-        const bool has_repeat = d.contains("repeat") && !d["repeat"].is_none();
-        const long repeat = has_repeat ? d["repeat"].cast<long>() : get_or<long>(d, "depth", 1);
         std::optional<std::vector<LayerSpec>> all = repeat_layers(one, repeat);
         if (!all)
             throw invalid_input("depth " + std::to_string(repeat) + " repeating " + std::to_string(one.size()) + " layers: outside 0.." +
@@ -394,6 +396,7 @@ PYBIND11_MODULE(_core, m) {
         return random_network(spec_from_dict(spec), seed, range);
     });
     m.def("network_from_json", [](const std::string& text) { return network_from_json(text); });
+    m.def("network_from_file", [](const std::string& path) { return read_network(path); });  // the library's reader and its limits
     m.def("describe_spec", [](const py::dict& spec) { return describe(spec_from_dict(spec)); });
     m.def("family_names", [] { return family_names(); });
     m.def("family_traits", [](const std::string& family) {  // what the Python boundary needs of a family

@@ -3,6 +3,7 @@ confirmed on the others, always a conjecture (docs/guess.md)."""
 
 from __future__ import annotations
 
+import numbers as _numbers
 import os as _os
 from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -108,7 +109,7 @@ def _point_values(vars: Sequence[str], point: Mapping[str, Any]) -> List[int]:
     x = []
     for v in vars:
         value = point[v]
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, _numbers.Integral):
             raise ValueError(f"predict: {v} = {value!r} is not an integer")
         x.append(integer(value, f"predict: {v}"))
     return x

@@ -12,7 +12,7 @@ import warnings as _warnings
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, seed_value, to_fraction, utf8_text, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, path_arg, seed_value, to_fraction, utf8_text, weights_json
 
 
 class Network:
@@ -30,6 +30,9 @@ class Network:
     __slots__ = ("_net", "seed")
 
     def __init__(self, core: Any, seed: Optional[int] = None) -> None:
+        if not isinstance(core, _core.Network):
+            raise ValueError(f"Network: made by attention(), hadamard(), fc(), power(), stack(), network() or "
+                             f"from_weights(), not from {type(core).__name__}")
         self._net = core
         self.seed = seed
 
@@ -58,7 +61,12 @@ class Network:
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """The weights JSON (docs/usage.md §1.5): what ``seprank … --weights FILE`` reads."""
-        return self._net.to_json(-1 if indent is None else indent)
+        if indent is None:
+            return self._net.to_json(-1)
+        n = integer(indent, "indent")  # the binding names one above 64
+        if n < 0:
+            raise ValueError(f"indent {n}: expected 0..64, or None for one line")
+        return self._net.to_json(n)
 
     def weights(self, numpy: bool = False) -> Dict[str, Any]:
         """The weights as a dict shaped like the weights JSON.
@@ -205,6 +213,8 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
                 raise ValueError(f"{name}: a stack's layers carry their own (a SPEC word: docs/network.md), got {v!r}")
         if residual:
             raise ValueError("residual: a stack's layers carry it (attention:residual, mlp:residual), not the stack")
+        if layers == "" and depth is not None and integer(depth, "depth") == 0:
+            repeat = 0  # no layers, as stack(depth=0).spec writes them
         net = stack(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
                     weight_range=weight_range, weights=weights, embed_rank=embed_rank)
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
@@ -355,15 +365,15 @@ def from_weights(data: Union[Dict[str, Any], str, "_os.PathLike[str]"]) -> Netwo
     path, or a str not starting with ``{``). Errors name the JSON path of the first bad
     value."""
     if isinstance(data, _os.PathLike) or (isinstance(data, str) and not data.lstrip("\ufeff \t\r\n").startswith("{")):
-        path = _os.fspath(data)
+        # read by the library, as --weights FILE: its checks (a directory, /dev/zero or a
+        # file over the memory limit refused before or while reading) and its messages
         try:
-            with open(path, "rb") as f:
-                text = f.read().decode("utf-8", errors="strict")
-        except (OSError, UnicodeDecodeError) as e:
-            shown = path if len(path) <= 80 else path[:77] + "..."
-            raise ValueError(f"weights: cannot read the file {shown!r} ({e.__class__.__name__}); a str starting "
-                             f"with '{{' is read as JSON text, a pathlib.Path always as a file") from None
-    elif isinstance(data, str):
+            return Network(_core.network_from_file(path_arg(data, "weights")))
+        except ValueError as e:
+            if str(e).startswith("cannot open"):
+                raise ValueError(f"weights: {e}; a str starting with '{{' is read as JSON text, a pathlib.Path always as a file") from None
+            raise
+    if isinstance(data, str):
         text = data
     else:
         text = _json.dumps(weights_json(data, "weights"))
@@ -406,7 +416,9 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         if isinstance(layers, str):
             spec_layers: Any = utf8_text(layers, "layers")
         else:
-            spec_layers = [utf8_text(str(x), "layers") for x in layers]
+            if not isinstance(layers, (list, tuple)) or not all(isinstance(x, str) for x in layers):
+                raise ValueError(f"layers: expected SPEC text or a list of layer strings, got {layers!r}")
+            spec_layers = [utf8_text(x, "layers") for x in layers]
         spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
         for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate),
                      ("embed_rank", embed_rank)):

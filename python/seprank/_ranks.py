@@ -8,12 +8,12 @@ import json as _json
 import os as _os
 import warnings as _warnings
 import numbers as _numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from typing import Any, Optional, Union
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, path_arg, seconds, seed_value, thread_count
+from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, real, path_arg, seconds, seed_value, thread_count
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
@@ -62,8 +62,12 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
     # Refused whatever the target, as the CLI checks every value: never noted as ignored.
     if opts["max_side"] < 1:
         raise ValueError(f"max side {max_side} must be at least 1")
-    if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates < 1:
-        raise ValueError(f"number of templates M = {templates}: expected at least 1")
+    if isinstance(templates, _numbers.Integral) and not isinstance(templates, bool):
+        templates = integer(templates, "templates")
+        if templates < 1:
+            raise ValueError(f"number of templates M = {templates}: expected at least 1")
+    elif isinstance(templates, Sized) and len(templates) == 0:  # as the CLI's --templates-file with []
+        raise ValueError("templates: an empty list; expected M >= 1 or a non-empty list of template vectors")
     # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
     # the keywords given other than their defaults, which is all Python can tell), once
     # the ranking has run (an invalid value is refused there, not noted).
@@ -222,9 +226,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             "prime_bits": integer(prime_bits, "prime_bits"), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
         raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
-    if isinstance(growth, bool) or not isinstance(growth, (int, float)):
-        raise ValueError(f"growth: expected a number above 1, got {growth!r}")
-    opts["growth"] = float(growth)
+    opts["growth"] = real(growth, "growth", "a number above 1")
     opts["max_seconds"] = seconds(max_seconds, "max_seconds")
     if store is not None:
         if not isinstance(store, (str, bytes, _os.PathLike)) or not _os.fspath(store):
@@ -239,7 +241,8 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             raise ValueError("block_hints: a dict is a prediction of BlockLaw.predict() (with its 'key' and 'blocks'), "
                              f"got one with keys {sorted(map(str, block_hints))}")
         try:
-            opts["hint_text"] = _json.dumps({"predictions": [{"key": block_hints["key"], "blocks": list(block_hints["blocks"])}]})
+            opts["hint_text"] = _json.dumps({"predictions": [{"key": block_hints["key"], "blocks": list(block_hints["blocks"])}]},
+                                           allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ValueError(f"block_hints: the prediction's blocks are not plain numbers ({e})") from None
     elif block_hints is not None:

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, seconds, seed_value, thread_count
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, real, seconds, seed_value, thread_count
 from ._networks import Network, check_network, spec_dict
 
 
@@ -36,7 +36,7 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
-    if isinstance(max_expand_bytes, bool) or not isinstance(max_expand_bytes, (int, float)) or not max_expand_bytes >= 0:
+    if not real(max_expand_bytes, "max_expand_bytes", "a number of bytes >= 0 (inf: always expand)") >= 0:
         raise ValueError(f"max_expand_bytes: expected a number of bytes >= 0 (inf: always expand), got {max_expand_bytes!r}")
     rows = []
     for L in range(1, net.spec["depth"] + 1):
@@ -73,6 +73,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
     dimension, rank = flag(dimension, "dimension"), flag(rank, "rank")
+    if family == "stack":  # spec_dict would build it without layers, and the library name its empty list
+        raise ValueError("budget comparison: family stack is not L copies of one block of degree d, which the comparison "
+                         "varies (use family hadamard or fc)")
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
@@ -185,6 +188,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         sw: Dict[str, Any] = {"residual": residual, "budget": integer(budget, "budget"),
                               "block_degrees": int_list(block_degree, "block_degree") if block_degree is not None else [2]}
         if family is not None:
+            if not isinstance(family, (str, list, tuple)):
+                raise ValueError(f"family: expected a family name, names comma-separated or a list of names, got {family!r}")
             fams = family.split(",") if isinstance(family, str) else list(family)
             sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
         for key, name, v in (("tokens", "tokens", tokens), ("dims", "dim", dim), ("heads", "heads", heads),
@@ -291,6 +296,8 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
         names = _core.claim_names()
     elif isinstance(names, str):
         names = [names]
+    elif isinstance(names, (bytes, bytearray)):
+        raise ValueError(f"names: expected a claim name (str) or a list of names (seprank.claims()), got {names!r}")
     try:
         names = list(names)
     except TypeError:

@@ -318,7 +318,7 @@ void validate(const NetworkSpec& s) {
     size_ok(s.heads, "heads H");
     size_ok(s.head_dim, "head dim da");
     size_ok(s.width, "width w");
-    size_ok(s.block_degree, "block degree d");
+    size_ok(s.block_degree, own_degree_key(family_info(s.family)) ? "power r" : "block degree d");  // as the family names it
     // A widths entry is named by its family (fc width, power width) where the family takes widths.
     const std::string width_name = family_info(s.family).widths ? std::string(family_info(s.family).name) + " width" : "widths entry";
     for (long w : s.widths) size_ok(w, width_name);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -216,6 +217,12 @@ public:
     SpecReader(const nlohmann::json& j, const nlohmann::json& hint) : j_(j), hint_(hint) {}
     long required_long(const char* key, long lo) {
         asked_.emplace_back(key);
+        // a size the matrices give when the file leaves it out (inferred_sizes), here
+        // given by neither: said so, since the file may hold the matrix with a bad value
+        // ({"heads": null} in layer 0 read as a missing "heads")
+        static const std::set<std::string> inferable = {"heads", "dim", "depth", "head_dim", "block_degree", "width", "embed_rank"};
+        if (!source(key).contains(key) && inferable.count(key))
+            bad("$", std::string("missing key \"") + key + "\", and the matrices do not give it (a missing or malformed matrix of the first layer)");
         return get_long(member(source(key), "$", key), path(key), lo);
     }
     void optional_long(const char* key, long& out, long lo) {
@@ -390,6 +397,12 @@ Network network_from_json_value(const nlohmann::json& j) {
 Network read_weights(const nlohmann::json& j, const NetworkSpec& s, SpecReader& in) {
     Network net{s, empty_weights(s)};
     if (s.embed_rank > 0) net.weights.embedding = get_matrix(member(j, "$", "embedding"), "$.embedding", s.dim, s.embed_rank);
+    // an embedding of no columns ([] or [[]]) would be read as none: refused, as a weights
+    // file means what it says (an empty matrix is no dx x r embedding with r >= 1)
+    else if (j.is_object() && j.contains("embedding") && !j["embedding"].is_null())
+        bad("$.embedding", "given, but the network has no embedding (embed_rank 0" +
+                               std::string(j.contains("embed_rank") ? "" : ", read from the matrix's columns") +
+                               "): an embedding is a dx x r matrix with r >= 1; leave the key out for none");
     const auto& layers = member(j, "$", "layers");
     if (!layers.is_array()) bad("$.layers", "expected a list of layers, got " + shown(layers));
     if (static_cast<long>(layers.size()) != s.depth)

@@ -193,6 +193,7 @@ SweepPlan plan_sweep(const SweepOptions& s) {
                             (!s.eps.empty() ? "ε" : s.dimension ? "dimension" : "variety") +
                             " columns: compute them in a table without blocks");
     if (s.budget < 0) throw invalid_input("budget " + std::to_string(s.budget) + " is negative (0: no budget)");
+    if (s.eps_max_side < 1) throw invalid_input("eps max side " + std::to_string(s.eps_max_side) + " must be at least 1 (the largest flattening the ε-ranks take)");
     // A value no configuration could take is refused by name, whether or not a family of
     // the sweep reads it; combinations (H dividing dx, i <= N, ...) are judged per row below.
     // The value farthest outside is named: a range 1..99 of depths is refused as 99, the

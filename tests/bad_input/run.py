@@ -73,6 +73,8 @@ def fixtures():
     w("w_stack.json", '{' + st + ',"layers":[{"kind":"mlp","power":2,"W1":[[1]],"W2":[[3]]}]}')
     w("w_stack_kind.json", '{' + st + ',"layers":[{"kind":"softmax","W1":[[1]],"W2":[[3]]}]}')
     w("w_stack_nokind.json", '{' + st + ',"layers":[{"W1":[[1]],"W2":[[3]]}]}')
+    w("w_stack_noembed.json", '{' + st + ',"layers":[{"kind":"mlp","power":2,"W1":[[1]],"W2":[[3]]}],"embedding":[[]]}')
+    w("w_heads_null.json", '{"family":"attention","tokens":2,"dim":2,"depth":1,"layers":[{"heads":null}]}')
     w("w_negtokens.json", '{"family":"hadamard","tokens":-2,"dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
     w("w_tokens_str.json", '{"family":"hadamard","tokens":"2","dim":1,"block_degree":2,"width":1,"depth":1,"layers":[]}')
     w("w_depth99.json", '{"family":"hadamard","tokens":2,"dim":1,"block_degree":2,"width":1,"depth":99,"layers":[]}')

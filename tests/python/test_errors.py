@@ -284,3 +284,80 @@ def test_every_path_argument_refuses_a_nul_and_takes_str_bytes_and_pathlike(tmp_
     assert (tmp_path / "st" / "trial0" / "meta").exists() and answer.rank == calls["store"](str(tmp_path / "st")).rank
     rows = seprank.table(tokens=2, dim=1, depth=1, out=os.fsencode(str(tmp_path / "t.csv")))
     assert len(rows) == len(seprank.table(tokens=2, dim=1, depth=1)) and (tmp_path / "t.csv").exists()
+
+
+def test_a_hunts_bad_values_named():
+    # From a hunt of the package (2026-12-02): each had run on, been taken as another
+    # value, or failed naming nothing.
+    net = seprank.attention(tokens=2)
+    # a weights path is read by the library's reader, with its memory limit (it had read
+    # /dev/zero whole, then raised a bare MemoryError)
+    with pytest.raises(seprank.ResourceLimitError, match="weights file '/dev/zero'"):
+        seprank.from_weights("/dev/zero")
+    with pytest.raises(ValueError, match="cannot open weights file 'nope.json'.*is read as JSON text"):
+        seprank.from_weights("nope.json")
+    # an empty template list had been replaced by M = 2 random templates; M beyond a long
+    # had failed in pybind11's cast
+    with pytest.raises(ValueError, match="templates: an empty list"):
+        seprank.rank(net, method="grid", templates=[])
+    with pytest.raises(ValueError, match="templates: 9223372036854775808 is outside"):
+        seprank.rank(net, method="grid", templates=2**63)
+    # widths in a weights dict had been truncated (2.7 → 2)
+    w = {"family": "fc", "tokens": 2, "dim": 1, "widths": [2.7, 1],
+         "layers": [{"W": [[[1, 1], [1, 1]], [[1, 1], [1, 1]]]}, {"W": [[[1, 1]], [[1, 1]]]}]}
+    with pytest.raises(ValueError, match=r"weights\['widths'\]\[0\]: expected an integer, got 2.7"):
+        seprank.from_weights(w)
+    with pytest.raises(ValueError, match=r"weights\['widths'\]: expected a list of integer widths, got None"):
+        seprank.from_weights(dict(w, widths=None))
+    # an embedding of no columns had been read as none
+    layer = {"kind": "mlp", "power": 1, "W1": [[1, 0], [0, 1]], "W2": [[1, 0], [0, 1]]}
+    for empty in ([], [[]]):
+        with pytest.raises(ValueError, match=r"\$\.embedding: given, but the network has no embedding"):
+            seprank.from_weights({"family": "stack", "tokens": 2, "dim": 2, "layers": [layer], "embedding": empty})
+    # a float parameter given an integer beyond a double had raised OverflowError
+    for call, name in ((lambda: seprank.rank(net, max_memory=10**400), "max_memory"),
+                       (lambda: seprank.generic_rank(net, max_seconds=10**400), "max_seconds"),
+                       (lambda: seprank.generic_rank(net, growth=10**400), "growth"),
+                       (lambda: seprank.dimension(net, max_time=10**400), "max_time"),
+                       (lambda: seprank.spectrum(net, eps=10**400), "eps")):
+        with pytest.raises(ValueError, match=f"{name}: an integer of 401 digits is too large"):
+            call()
+    # numpy floats are numbers (they had been refused with their own value in the message)
+    with pytest.warns(UserWarning, match="growth=2.0 is ignored"):
+        assert seprank.generic_rank(net, growth=np.float32(2), max_seconds=np.float64(5)).rank >= 1
+    from seprank._guess import _point_values  # predict()'s point: numpy integers are integers
+    assert _point_values(["dim", "depth"], {"dim": np.int64(3), "depth": 2}) == [3, 2]
+    with pytest.raises(ValueError, match="block_hints: the prediction's blocks are not plain numbers"):
+        seprank.generic_rank(net, block_hints={"key": "x", "blocks": [float("nan")]})
+    with pytest.raises(ValueError, match="eps max side 0 must be at least 1"):
+        seprank.table(family="attention", tokens=2, dim=1, depth=1, eps=[0.1], eps_max_side=0)
+    with pytest.raises(ValueError, match="family: expected a family name"):
+        seprank.table(family=5)
+    with pytest.raises(ValueError, match="indent -5: expected 0..64"):
+        net.to_json(indent=-5)
+    with pytest.raises(ValueError, match="indent: expected an integer"):
+        net.to_json(indent="  ")
+    with pytest.raises(ValueError, match="layers: expected SPEC text or a list of layer strings, got b'attention'"):
+        seprank.stack(layers=b"attention")
+    with pytest.raises(ValueError, match="names: expected a claim name"):
+        seprank.verify(b"x")
+    with pytest.raises(ValueError, match="Network: made by attention()"):
+        seprank.Network(None)
+    with pytest.raises(ValueError, match="power r = 1000000000 exceeds the supported maximum"):
+        seprank.power(dim=2, widths=[2, 1], power=10**9)
+    with pytest.raises(ValueError, match="family stack is not L copies of one block"):
+        seprank.budget(48, [2], family="stack")
+    with pytest.raises(ValueError, match=r'missing key "heads", and the matrices do not give it'):
+        seprank.from_weights({"family": "attention", "tokens": 2, "dim": 2, "depth": 1, "layers": [{"heads": None}]})
+
+
+def test_a_stack_of_no_layers_round_trips():
+    # stack(depth=0).spec had said layers '' that every call reading it refused as an empty SPEC
+    n = seprank.stack(tokens=2, layers="attention", depth=0)
+    assert n.spec["depth"] == 0 and n.spec["layers"] == ""
+    assert seprank.network(**n.spec).spec == n.spec
+    assert seprank.generic_rank(n).rank == 1
+    with pytest.raises(ValueError, match=r"no parameters \(depth 0, no embedding\)"):
+        seprank.dimension(n)
+    with pytest.raises(ValueError, match="empty SPEC"):  # '' at depth >= 1 is still no SPEC
+        seprank.stack(tokens=2, layers="")

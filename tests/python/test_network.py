@@ -28,7 +28,7 @@ def test_random_weights_are_the_clis(cli, tmp_path):
         # the same network read back from the CLI's file: its text, its path, its name
         assert seprank.from_weights(path.read_text()).to_json() == net.to_json()
         assert seprank.from_weights(path).to_json() == seprank.from_weights(str(path)).to_json() == net.to_json()
-    with pytest.raises(ValueError, match="weights: cannot read the file .*missing.json"):
+    with pytest.raises(ValueError, match="weights: cannot open weights file .*missing.json"):
         seprank.from_weights(str(tmp_path / "missing.json"))
 
 
