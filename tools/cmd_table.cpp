@@ -72,7 +72,7 @@ struct TableCommand final : Command {
         sub->add_option("--dim", t_dim, "list or range of dx");
         sub->add_option("--heads", t_heads, "list or range of H");
         sub->add_option("--depth", t_depth, "list or range of L; with --layers, the copies of each SPEC (the depth column then counts all layers)");
-        sub->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc)");
+        sub->add_option("--block-degree", t_degree, "list or range of d (hadamard, fc); default 2 here, 3 in every other command (docs/usage.md §1.7)");
         sub->add_option("--width", t_width, "list or range of w (hadamard)");
         sub->add_flag("--residual", t_residual, "residual networks");
         sub->add_option("--embed-rank", t_embed, "list or range of the embedding rank r; none (or 0): no embedding, e.g. none,1..4");
