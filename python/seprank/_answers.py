@@ -56,6 +56,17 @@ class Answer:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Answer is read-only")
 
+    # pickle and copy: the fields as they are, phases as a plain dict (a read-only view
+    # does not pickle) made read-only again on loading
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        state["phases"] = dict(state["phases"])
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, _types.MappingProxyType(dict(v)) if k == "phases" else v)
+
     @property
     def rank(self) -> int:
         """The same as ``value`` (the name of the CLI's JSON key)."""

@@ -429,6 +429,10 @@ PYBIND11_MODULE(_core, m) {
         auto ctx = QContext::make(variables_in(text));
         return parse_poly(text, ctx);
     });
+    // in the given variables, in their order (a pickled Polynomial: its text and its variables)
+    m.def("parse_poly_in", [](const std::string& text, const std::vector<std::string>& names) {
+        return parse_poly(text, QContext::make(Variables(names)));
+    });
     m.def("expand", [](const Network& net, double max_memory, const std::string& variant, const std::string& product) {
         ExpandOptions o;
         o.max_memory = max_memory;

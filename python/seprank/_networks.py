@@ -29,6 +29,10 @@ class Network:
 
     __slots__ = ("_net", "seed")
 
+    def __reduce__(self) -> Any:
+        # pickle and copy (multiprocessing's workers too): the weights JSON, exact, and the seed
+        return (_network_from_state, (self.to_json(), self.seed))
+
     def __init__(self, core: Any, seed: Optional[int] = None) -> None:
         if not isinstance(core, _core.Network):
             raise ValueError(f"Network: made by attention(), hadamard(), fc(), power(), stack(), network() or "
@@ -378,6 +382,11 @@ def from_weights(data: Union[Dict[str, Any], str, "_os.PathLike[str]"]) -> Netwo
     else:
         text = _json.dumps(weights_json(data, "weights"))
     return Network(_core.network_from_json(text))
+
+
+def _network_from_state(text: str, seed: Optional[int]) -> Network:
+    """A pickled Network: its weights JSON and its seed (Network.__reduce__)."""
+    return Network(_core.network_from_json(text), seed)
 
 
 def check_network(net: Any, name: str) -> None:

@@ -25,6 +25,11 @@ class Polynomial:
     def __init__(self, core: Any) -> None:
         self._p = core
 
+    def __reduce__(self) -> Any:
+        # pickle and copy: the canonical text and the variables, in their order (a network's
+        # expansion keeps every token's variables, those it does not use too)
+        return (_polynomial_from_state, (str(self), self.variables))
+
     @property
     def degree(self) -> int:
         """The total degree; −1 for the zero polynomial."""
@@ -78,6 +83,11 @@ class Polynomial:
                     term *= x ** e
             expr += term
         return expr
+
+
+def _polynomial_from_state(text: str, variables: List[str]) -> Polynomial:
+    """A pickled Polynomial (Polynomial.__reduce__)."""
+    return Polynomial(_core.parse_poly_in(text, list(variables)))
 
 
 def poly(text: str) -> Polynomial:

@@ -383,3 +383,25 @@ def test_to_json_indent_is_bounded():
     assert net.to_json(indent=64).count("\n") > 3
     with pytest.raises(ValueError, match="indent 1000000 is above 64"):
         net.to_json(indent=10**6)
+
+
+def test_networks_polynomials_and_answers_pickle():
+    # multiprocessing's workers take them (a hunt: "cannot pickle 'seprank._core.Network'")
+    import copy
+    import pickle
+    net = seprank.stack(tokens=2, dim=2, layers="mlp:power=2,attention", embed_rank=3, seed=5)
+    for clone in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
+        assert clone.to_json() == net.to_json() and clone.seed == net.seed and clone.spec == net.spec
+        assert seprank.rank(clone).rank == seprank.rank(net).rank
+    f = seprank.expand(seprank.attention(tokens=3, dim=1, seed=2))
+    g = pickle.loads(pickle.dumps(f))
+    assert str(g) == str(f) and g.variables == f.variables
+    zero = seprank.poly("x1_1 - x1_1 + 0*x2_3")
+    assert pickle.loads(pickle.dumps(zero)).variables == zero.variables  # variables kept, the unused ones too
+    a = seprank.dimension(net)
+    b = pickle.loads(pickle.dumps(a))
+    assert b.to_dict() == a.to_dict() and b.phases == a.phases
+    with pytest.raises(TypeError):  # read-only again
+        b.phases["rank"] = 1
+    with pytest.raises(AttributeError, match="read-only"):
+        b.value = 0
