@@ -6,6 +6,7 @@
 
 #include "layers.hpp"
 
+#include <tuple>
 #include <utility>
 
 namespace seprank::detail {
@@ -262,9 +263,20 @@ struct Stack {
             if (layer_residual(at(s, l)) || layer_residual(at(s, l + 1))) continue;
             const Shape in = shape_in(s, l), out = shape_in(s, l + 1);
             const bool at_p = scalar && l + 2 == s.depth;
-            const auto [next_flattens, k] = with_kind(at(s, l + 1), [&](auto kind, const auto& sp) {
-                return std::pair<bool, long>{kind.flattens(sp), kind.rows_read(sp, out, at_p)};
+            // A's input in place of A's output must leave the next layer's own shape: a default
+            // width (fc, dense: what they read) would change with it, and the network without A
+            // would write another vector (fc:degree=1:width=2,dense:power=2, N = 1, dx = 1,
+            // every output: 2 measured, 1 counted; a review)
+            const auto [next_flattens, k, same_out] = with_kind(at(s, l + 1), [&](auto kind, const auto& sp) {
+                bool same = false;
+                try {  // (a kind that cannot read A's input refuses it: not the same)
+                    const Shape a = kind.out(sp, out, l + 1), b = kind.out(sp, in, l + 1);
+                    same = a.n == b.n && a.w == b.w;
+                } catch (const invalid_input&) {
+                }
+                return std::tuple<bool, long, bool>{kind.flattens(sp), kind.rows_read(sp, out, at_p), same};
             });
+            if (!same_out) continue;
             const bool fits = with_kind(at(s, l), [&](auto kind, const auto& sp) {
                 if (kind.degree(sp) != 1 || !kind.linear_output(sp)) return false;
                 const long b = kind.bottleneck(sp, in);

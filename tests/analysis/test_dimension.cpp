@@ -1340,6 +1340,23 @@ TEST_CASE("dimension: a linear layer read through the next layer's input maps, R
     DimensionOptions o;
     o.output = DimensionOutput::all;
     CHECK(function_dimension(narrow, o).value <= e.expected);
+    // Nor where the next layer's width is its default, what it reads: without A it would
+    // write another vector (a review: fc:degree=1:width=2,dense:power=2, N = 1, dx = 1, every
+    // output, 2 measured, 1 counted; --coordinate 2 refused as outside 1..1).
+    struct Wide {
+        const char* layers;
+        long n, dx;
+    };
+    for (const Wide& c : {Wide{"fc:degree=1:width=2,dense:power=2", 1, 1}, Wide{"dense:power=1:width=2,fc:degree=2", 1, 1},
+                          Wide{"dense:power=1:width=6,dense:power=2", 2, 2}}) {
+        NetworkSpec s = seprank_test::stack_spec(c.n, c.dx, c.layers);
+        INFO(c.layers);
+        const ExpectedDimension w = expected_dimension(s, DimensionOutput::all);
+        CHECK(std::none_of(w.losses.begin(), w.losses.end(), [](const auto& l) { return l.first.find("read only through") != std::string::npos; }));
+        CHECK(function_dimension(s, o).value <= w.expected);
+        s.coordinate = 2;
+        CHECK_NOTHROW(expected_dimension(s, DimensionOutput::scalar));
+    }
     // A chain of k such layers costs k + 1 counts, not 2^k: 24 linear layers among 36.
     NetworkSpec deep = seprank_test::stack_spec(2, 2, "mlp:power=1,mlp:power=1,mlp:power=2:width=1");
     deep.layers = *repeat_layers(deep.layers, 12);
