@@ -170,6 +170,8 @@ def weights_json(obj: Any, where: str) -> Any:
             elif k in ("layers", "heads") and isinstance(v, (list, tuple)):
                 out[k] = [weights_json(x, f"{w}[{i}]") for i, x in enumerate(v)]
             elif k == "widths":
+                if hasattr(v, "tolist"):  # a numpy array
+                    v = v.tolist()
                 if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
                     raise ValueError(f"{w}: expected a list of integer widths, got {_shown(v)}")
                 out[k] = [integer(x, f"{w}[{i}]") for i, x in enumerate(v)]
@@ -209,9 +211,12 @@ def seed_value(v: Any, name: str = "seed") -> int:
 
 
 def _shown(v: Any) -> str:
-    """repr(v), an integer of more than 40 digits by its length."""
-    text = repr(v)
-    return f"an integer of {len(str(abs(v)))} digits" if isinstance(v, int) and len(text) > 40 else text
+    """repr(v); an integer of more than 40 digits by its number of digits (counted from its
+    bits: repr of one past Python's 4,300-digit limit would itself raise)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 130:
+        digits = len(str(abs(v))) if v.bit_length() < 10000 else int(v.bit_length() * 0.30102999566398120) + 1
+        return f"an integer of {digits} digits"
+    return repr(v)
 
 
 def real(v: Any, name: str, expected: str) -> float:

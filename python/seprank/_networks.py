@@ -362,13 +362,13 @@ def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, pow
                    seed=seed, weight_range=weight_range, weights=weights)
 
 
-def from_weights(data: Union[Dict[str, Any], str, "_os.PathLike[str]"]) -> Network:
+def from_weights(data: Union[Dict[str, Any], str, bytes, "_os.PathLike[str]"]) -> Network:
     """A network from exact weights: a dict shaped like the weights JSON (docs/usage.md
     §1.5; matrices as numpy arrays, lists, Fractions, "p/q" strings or exactly converted
     floats), the JSON text itself, or a weights file as ``--weights FILE`` reads it (a
-    path, or a str not starting with ``{``). Errors name the JSON path of the first bad
+    path: os.PathLike, bytes, or a str not starting with ``{``). Errors name the JSON path of the first bad
     value."""
-    if isinstance(data, _os.PathLike) or (isinstance(data, str) and not data.lstrip("\ufeff \t\r\n").startswith("{")):
+    if isinstance(data, (_os.PathLike, bytes)) or (isinstance(data, str) and not data.lstrip("\ufeff \t\r\n").startswith("{")):
         # read by the library, as --weights FILE: its checks (a directory, /dev/zero or a
         # file over the memory limit refused before or while reading) and its messages
         try:
@@ -425,9 +425,13 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         if isinstance(layers, str):
             spec_layers: Any = utf8_text(layers, "layers")
         else:
-            if not isinstance(layers, (list, tuple)) or not all(isinstance(x, str) for x in layers):
+            if isinstance(layers, (bytes, bytearray)) or not hasattr(layers, "__iter__"):
                 raise ValueError(f"layers: expected SPEC text or a list of layer strings, got {layers!r}")
-            spec_layers = [utf8_text(x, "layers") for x in layers]
+            items = list(layers)  # a list, tuple, generator or numpy array of strings
+            if not all(isinstance(x, str) for x in items):
+                raise ValueError(f"layers: expected SPEC text or a list of layer strings, got {items!r}")
+            spec_layers = [utf8_text(str(x), "layers") for x in items]
+            layers = items
         spec: Dict[str, Any] = {"family": "stack", "layers": spec_layers}
         for k, v in (("tokens", tokens), ("dim", dim), ("depth", depth), ("position", position), ("coordinate", coordinate),
                      ("embed_rank", embed_rank)):

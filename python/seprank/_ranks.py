@@ -8,7 +8,7 @@ import json as _json
 import os as _os
 import warnings as _warnings
 import numbers as _numbers
-from collections.abc import Mapping, Sequence, Sized
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
 from . import _core
@@ -66,7 +66,7 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
         templates = integer(templates, "templates")
         if templates < 1:
             raise ValueError(f"number of templates M = {templates}: expected at least 1")
-    elif isinstance(templates, Sized) and len(templates) == 0:  # as the CLI's --templates-file with []
+    elif (isinstance(templates, (list, tuple)) or hasattr(templates, "shape")) and len(templates) == 0:  # as --templates-file with []
         raise ValueError("templates: an empty list; expected M >= 1 or a non-empty list of template vectors")
     # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
     # the keywords given other than their defaults, which is all Python can tell), once

@@ -36,6 +36,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))
+    if isinstance(max_expand_bytes, int) and not isinstance(max_expand_bytes, bool) and max_expand_bytes > 2**1000:
+        max_expand_bytes = float("inf")  # beyond a double: always expand, as inf
     if not real(max_expand_bytes, "max_expand_bytes", "a number of bytes >= 0 (inf: always expand)") >= 0:
         raise ValueError(f"max_expand_bytes: expected a number of bytes >= 0 (inf: always expand), got {max_expand_bytes!r}")
     rows = []

@@ -361,3 +361,24 @@ def test_a_stack_of_no_layers_round_trips():
         seprank.dimension(n)
     with pytest.raises(ValueError, match="empty SPEC"):  # '' at depth >= 1 is still no SPEC
         seprank.stack(tokens=2, layers="")
+
+
+def test_the_hunts_mends_keep_what_worked():
+    # a review of the mends above: what had been accepted stays accepted
+    import os
+    import tempfile
+    w = {"family": "fc", "tokens": 2, "dim": 1, "widths": np.array([2, 1]),
+         "layers": [{"W": [[[1, 1], [1, 1]], [[1, 1], [1, 1]]]}, {"W": [[[1, 1]], [[1, 1]]]}]}
+    assert seprank.from_weights(w).spec["widths"] == [2, 1]
+    assert seprank.stack(tokens=2, layers=np.array(["attention", "mlp"])).spec["layers"] == "attention,mlp"
+    assert seprank.stack(tokens=2, layers=(x for x in ["mlp"])).spec["layers"] == "mlp"
+    with pytest.raises(ValueError, match="max_seconds: an integer of 5001 digits is too large"):  # past repr's digit limit
+        seprank.generic_rank(seprank.attention(tokens=2), max_seconds=10**5000)
+    with pytest.raises(ValueError, match="templates: expected a 2-D matrix"):
+        seprank.rank(seprank.attention(tokens=2), method="grid", templates="")
+    assert len(seprank.degree(seprank.attention(tokens=2), max_expand_bytes=10**400)) == 1  # beyond a double: always
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "w.json")
+    with open(path, "w") as f:
+        f.write(seprank.attention(tokens=2, seed=4).to_json())
+    assert seprank.from_weights(path.encode()).to_json() == seprank.attention(tokens=2, seed=4).to_json()
