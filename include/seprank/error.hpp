@@ -23,16 +23,22 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace seprank {
 
 namespace detail {
+// The length a UTF-8 character that begins with byte c has (2..4), 0 when c begins none
+// of two bytes or more (ASCII, a continuation byte, 0xC0, 0xC1, 0xF5..0xFF). O(1).
+inline std::size_t utf8_lead_length(unsigned char c) {
+    return c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
 // The length of the valid UTF-8 sequence that starts at s[i] (2..4 bytes; no overlong
 // form, no surrogate, nothing past U+10FFFF), 0 when there is none. O(1).
-inline std::size_t utf8_sequence(const std::string& s, std::size_t i) {
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) {
     const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
     const unsigned char c = at(i);
-    const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    const std::size_t n = utf8_lead_length(c);
     if (n == 0 || i + n > s.size()) return 0;
     for (std::size_t k = 1; k < n; ++k)
         if ((at(i + k) & 0xc0) != 0x80) return 0;

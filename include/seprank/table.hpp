@@ -58,6 +58,8 @@ inline GenericOptions table_generic_defaults() {
 }
 
 struct SweepOptions {
+    // block_degrees {3}, as a network's default; the CLI's `table` and Python's table() sweep
+    // {2} where none is given (docs/usage.md §1.7): set it to compare with their rows.
     std::vector<Family> families = {Family::attention};
     std::vector<long> tokens = {4}, dims = {2}, heads = {1}, depths = {1}, block_degrees = {3}, widths = {0};
     std::vector<bool> residual = {false};

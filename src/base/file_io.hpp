@@ -139,12 +139,11 @@ inline std::size_t table_text_start(std::string_view text, const std::string& so
             ++i;
             continue;
         }
-        const std::string piece(text.substr(i, 4));
-        if (const std::size_t n = utf8_sequence(piece, 0); n > 0) {
+        if (const std::size_t n = utf8_sequence(text, i); n > 0) {
             i += n;
             continue;
         }
-        const std::size_t lead = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        const std::size_t lead = utf8_lead_length(c);
         if (lead > 0 && i + lead > text.size() &&
             std::all_of(text.begin() + static_cast<std::ptrdiff_t>(i) + 1, text.end(), [](char b) { return (static_cast<unsigned char>(b) & 0xc0) == 0x80; }))
             break;
