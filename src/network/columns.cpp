@@ -70,7 +70,7 @@ std::vector<Column> make_columns() {
         {"heads", "H (0 for families without heads; a stack of one attention layer repeated: its H)", F(family_info(n.family).heads ? n.heads : 0L)},
         {"block_degree", "d, the degree of one block (3 for attention; 0 for a stack of several kinds)", F(block_degree(n))},
         {"width", "w of a hadamard block (0 for other families)", F(family_info(n.family).width ? block_width(n) : 0L)},
-        {"depth", "L, the number of layers; a stack: all its layers, the SPEC's length times the copies --depth asked for ('attention,mlp' at --depth 2: 4)", S(n.depth)},
+        {"depth", "L, the number of layers; a stack: all its layers, the SPEC's length times the copies --depth asked for ('attention,mlp' at --depth 2: 4), which guess reads as the variable copies", S(n.depth)},
         {"residual", "whether y^{l+1} += y^l (a stack: whether its one repeated layer is residual)", F(n.residual)},
         {"embed_rank", "r of the embedding x^j = M w^j (0: no embedding)", S(n.embed_rank)},
         {"head_dim", "da, the attention head dimension (0 for families without heads)", F(family_info(n.family).heads ? head_dim(n) : 0L)},
