@@ -335,15 +335,32 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     // dx = 5, r = 1, scalar: 4 as measured, not 7; a review's hunt, 2026-12-02).
     const auto [inner, reader] = one_matrix ? std::pair<long, long>{-1, -1}
                                             : detail::with_network(s, [&](auto net) { return net.absorbed_residual_linear(s); });
-    // The count of the network without layer l, which computes the same functions, and the
-    // line that says where l went: all its parameters a loss.
-    const auto without_layer = [&](long l, const std::string& where) {
+    // The count of the network without layer l (its lines name this network's layers, its
+    // known defects go to *k) and the parameters this network has beyond it.
+    const auto count_without = [&](long l, detail::Losses* k, bool rule) {
         const Model without(network_detail::without_layer_spec(s, l));
         std::vector<long> kept = shown;
         kept.erase(kept.begin() + l);
-        detail::Losses out = losses_of(without, scalar, kept, known, true, linear_rule);
+        return std::pair<detail::Losses, long>{losses_of(without, scalar, kept, k, true, rule),
+                                               P - static_cast<long>(fmpz_get_si(without.varied_parameters().get()))};
+    };
+    // Of two counts that bound this network's functions, the lower: `own`, or `alt` (another
+    // network's lines) after a first line (what, extra), the parameters this network has
+    // beyond that one; the chosen count's known defects go to *known.
+    const auto lower_of = [&](detail::Losses own, const detail::Losses& known_own, detail::Losses alt, const detail::Losses& known_alt,
+                              const std::string& what, long extra) {
+        const bool lower = extra + loss_sum(alt) > loss_sum(own);
+        if (known) known->insert(known->end(), (lower ? known_alt : known_own).begin(), (lower ? known_alt : known_own).end());
+        if (!lower) return own;
+        alt.insert(alt.begin(), {what, extra});
+        return alt;
+    };
+    // The count of the network without layer l, which computes the same functions, and the
+    // line that says where l went: all its parameters a loss.
+    const auto without_layer = [&](long l, const std::string& where) {
+        auto [out, extra] = count_without(l, known, linear_rule);
         detail::add_loss(out, "layer " + name(l) + ": linear with a residual, (I + B) y, I + B invertible: absorbed into " + where + ", so all its parameters",
-                         P - static_cast<long>(fmpz_get_si(without.varied_parameters().get())));
+                         extra);
         return out;
     };
     if (inner >= 0)
@@ -365,15 +382,12 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
         detail::Losses own = losses_of(model, scalar, shown, &known_own, false, linear_rule);
         detail::Losses alt = losses_of(embedded, scalar, shown, &known_alt, true, linear_rule);
         const long M = static_cast<long>(fmpz_get_si(embedded.varied_parameters().get())) - P;  // M's parameters, dx²
-        const bool lower = P + M - loss_sum(alt) < P - loss_sum(own);
-        if (known) known->insert(known->end(), (lower ? known_alt : known_own).begin(), (lower ? known_alt : known_own).end());
-        if (!lower) return own;
-        alt.insert(alt.begin(), {"input: residual linear on the input, (I + B) x = A x: counted as the network after an embedding M = A of rank " +
-                                     std::to_string(dx) + " (x = M w, M any " + std::to_string(dx) + "x" + std::to_string(dx) +
-                                     " matrix), whose functions include these; the lines below are that network's, and its M's " +
-                                     std::to_string(M) + " parameters are not this network's",
-                                 -M});
-        return alt;
+        return lower_of(std::move(own), known_own, std::move(alt), known_alt,
+                        "input: residual linear on the input, (I + B) x = A x: counted as the network after an embedding M = A of rank " +
+                            std::to_string(dx) + " (x = M w, M any " + std::to_string(dx) + "x" + std::to_string(dx) +
+                            " matrix), whose functions include these; the lines below are that network's, and its M's " + std::to_string(M) +
+                            " parameters are not this network's",
+                        -M);
     }
     const bool absorbed = !one_matrix && detail::with_network(s, [&](auto net) { return net.absorbs_linear_last(s, scalar); });
     if (absorbed) {
@@ -432,19 +446,12 @@ detail::Losses losses_of(const Model& model, bool scalar, const std::vector<long
     if (lin >= 0) {
         detail::Losses known_own, known_alt;
         detail::Losses own = losses_of(model, scalar, shown, &known_own, input_rule, false);
-        const Model without(network_detail::without_layer_spec(s, lin));
-        std::vector<long> kept = shown;
-        kept.erase(kept.begin() + lin);
-        detail::Losses alt = losses_of(without, scalar, kept, &known_alt, true, true);
-        const long differ = P - static_cast<long>(fmpz_get_si(without.varied_parameters().get()));
-        const bool lower = differ + loss_sum(alt) > loss_sum(own);
-        if (known) known->insert(known->end(), (lower ? known_alt : known_own).begin(), (lower ? known_alt : known_own).end());
-        if (!lower) return own;
-        alt.insert(alt.begin(), {"layer " + name(lin) + ": linear, A, read only through layer " + name(lin + 1) +
-                                     "'s input maps R: R·A is any matrix R' of R's rows on A's input, so the network without layer " + name(lin) +
-                                     " computes the same functions; counted as that network (the lines below), less the parameters it does not have",
-                                 differ});
-        return alt;
+        auto [alt, differ] = count_without(lin, &known_alt, true);
+        return lower_of(std::move(own), known_own, std::move(alt), known_alt,
+                        "layer " + name(lin) + ": linear, A, read only through layer " + name(lin + 1) +
+                            "'s input maps R: R·A is any matrix R' of R's rows on A's input, so the network without layer " + name(lin) +
+                            " computes the same functions; counted as that network (the lines below), less the parameters it does not have",
+                        differ);
     }
     // The embedding: when layer 1 reads its input through linear maps only, it sees only
     // M w, so M is absorbed into it (r <= dx) or only its row space matters (r > dx, a
