@@ -104,11 +104,9 @@ struct GuessCommand final : Command {
             }
             points.push_back(x);
         }
-        // a stack table's `copies` (depth over its SPEC's layers) for --where and --check too,
-        // where named (a copy of every row otherwise: 100 MB tables took twice the time)
-        const bool copies = std::find(o.vars.begin(), o.vars.end(), "copies") != o.vars.end() ||
-                            std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; });
-        const auto cells = copies ? seprank::with_stack_copies(seprank::read_table_cells(table)) : seprank::read_table_cells(table);
+        // (a stack table's `copies`, named in --vars or --where, guess_points derives, and
+        // row_matches for --check's row)
+        const auto cells = seprank::read_table_cells(table);
         const std::vector<seprank::GuessPoint> pts = seprank::guess_points(cells, o.vars, value, where);
         const auto t0 = std::chrono::steady_clock::now();
         // the search reports its forms (docs/progress.md) and stops at --max-time

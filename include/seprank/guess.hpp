@@ -225,8 +225,9 @@ const std::string* table_cell(const TableRow& row, const std::string& name);
 // Whether row has every (column, value) of `where`: integers compared as integers, a
 // `layers` value as a stack's SPEC (both sides in the table's canonical form,
 // layers_to_string(layers_period(parse_layers(·))), so "attention,mlp:power=2" matches the
-// cell "attention,mlp"), other text as text. invalid_input naming a column the row lacks,
-// or a `layers` value that is not a SPEC. Cost O(|where|·columns), plus one SPEC parse per
+// cell "attention,mlp"), other text as text; `copies`, where the row has no such cell, is a
+// stack row's depth over its SPEC's layers (with_stack_copies). invalid_input naming a
+// column the row lacks, or a `layers` value that is not a SPEC. Cost O(|where|·columns), plus one SPEC parse per
 // `layers` item.
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where);
 

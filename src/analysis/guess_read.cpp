@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <flint/fmpz.h>
+#include <optional>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -366,10 +367,32 @@ std::vector<std::pair<std::string, std::string>> parse_where(const std::string& 
     return out;
 }
 
+namespace {
+// A stack row's copies of its SPEC: its depth over the number of layers of its `layers`
+// cell, where that parses and divides the depth; nullopt otherwise (with_stack_copies).
+std::optional<long> stack_copies(const TableRow& row) {
+    const std::string* spec = table_cell(row, "layers");
+    const std::string* depth = table_cell(row, "depth");
+    long L = 0;
+    if (!spec || spec->empty() || !depth || !parse_long(*depth, L)) return std::nullopt;
+    long n = 0;
+    try {
+        n = static_cast<long>(parse_layers(*spec).size());
+    } catch (const invalid_input&) {
+        return std::nullopt;  // not a SPEC: the row has no copies
+    }
+    if (n > 0 && L > 0 && L % n == 0) return L / n;
+    return std::nullopt;
+}
+}  // namespace
+
 bool row_matches(const TableRow& row, const std::vector<std::pair<std::string, std::string>>& where) {
     bool keep = true;
     for (const auto& [name, want] : where) {
         const std::string* got = table_cell(row, name);
+        std::string derived;  // `copies` a stack row has without the cell (with_stack_copies)
+        if (!got && name == "copies")
+            if (const std::optional<long> c = stack_copies(row)) got = &(derived = std::to_string(*c));
         if (!got) throw invalid_input("guess: the table has no column '" + name + "' (named in --where)");
         if (name == "layers" && !want.empty()) {  // a SPEC: compared in the form the table writes (empty: as text)
             std::string canonical;
@@ -439,26 +462,16 @@ std::string one_column_hint(const TableRow& row) {
 
 std::vector<TableRow> with_stack_copies(const std::vector<TableRow>& table) {
     std::vector<TableRow> out = table;
-    for (TableRow& row : out) {
-        const std::string* spec = table_cell(row, "layers");
-        const std::string* depth = table_cell(row, "depth");
-        long L = 0;
-        if (table_cell(row, "copies") || !spec || spec->empty() || !depth || !parse_long(*depth, L)) continue;
-        long n = 0;
-        try {
-            n = static_cast<long>(parse_layers(*spec).size());
-        } catch (const invalid_input&) {
-            continue;  // not a SPEC: the row has no copies
-        }
-        if (n > 0 && L > 0 && L % n == 0) row.emplace_back("copies", std::to_string(L / n));
-    }
+    for (TableRow& row : out)
+        if (!table_cell(row, "copies"))
+            if (const std::optional<long> c = stack_copies(row)) row.emplace_back("copies", std::to_string(*c));
     return out;
 }
 
 std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const std::vector<std::string>& vars, const std::string& value,
                                      const std::vector<std::pair<std::string, std::string>>& where) {
     // `copies`, named and not a column of every row: a stack's depth over its SPEC's layers
-    // (rows the caller derived it for already, as the CLI's, are not copied again)
+    // (a table whose every row has the cell already is not copied)
     const bool copies = (std::find(vars.begin(), vars.end(), "copies") != vars.end() ||
                          std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; })) &&
                         std::any_of(input.begin(), input.end(), [](const TableRow& row) { return !table_cell(row, "copies"); });

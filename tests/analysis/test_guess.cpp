@@ -194,6 +194,11 @@ TEST_CASE("copies: a stack row's depth over its SPEC's layers, a variable guess 
     CHECK(table_cell(with[5], "copies") == nullptr);
     CHECK(table_cell(with[6], "copies") == nullptr);
     CHECK(with_stack_copies(with) == with);  // a row that has copies keeps it
+    // --where copies=… matches a stack row without the cell (--check's and Python's row),
+    // and the column is still one a non-stack row lacks
+    CHECK(row_matches(rows[2], {{"copies", "3"}}));
+    CHECK_FALSE(row_matches(rows[2], {{"copies", "2"}}));
+    CHECK_THROWS_AS(row_matches(rows[5], {{"copies", "3"}}), invalid_input);
     const std::vector<GuessPoint> pts = guess_points(rows, {"copies"}, "rank", {{"tokens", "2"}, {"family", "stack"}});
     REQUIRE(pts.size() == 5);
     const Guess g = guess_formula(pts, opts({"copies"}));
