@@ -43,6 +43,7 @@ from __future__ import annotations
 #   _guess        guess(), Guess: closed forms of a table column; guess_blocks(), BlockLaw: block laws
 #   _dimension    dimension(), expected_dimension(): functional dimension
 #   _variety      variety(), equation(), defects(): the image's degree, fibre and equation; defective power networks
+#   _limits       max_memory(), set_max_memory(): the process-wide memory limit
 # Everything public is imported here: `seprank.X` and `from seprank import X` are the
 # import paths to use; the modules' names may change.
 from ._answers import Answer, Claim, EpsRank, Spectrum
@@ -54,12 +55,14 @@ from ._dimension import dimension, expected_dimension
 from ._variety import defects, equation, variety
 from ._ranks import generic_rank, rank, spectrum
 from ._tables import budget, claims, degree, table, verify
+from ._limits import max_memory, set_max_memory
 
 __all__ = [
     "Answer", "Network", "Polynomial", "ResourceLimitError", "Claim",
     "attention", "hadamard", "fc", "stack", "power", "network", "from_weights", "poly", "expand",
     "degree", "budget", "rank", "generic_rank", "spectrum", "Spectrum", "EpsRank", "table", "verify", "claims",
     "guess", "Guess", "guess_blocks", "BlockLaw", "dimension", "expected_dimension", "variety", "equation", "defects",
+    "max_memory", "set_max_memory",
     "__version__",
 ]
 

@@ -376,6 +376,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("check_memory", [](double estimate, double limit, const std::string& what, const std::string& limit_name) {
         check_memory(estimate, limit > 0 ? limit : default_max_memory(), what, limit_name);
     });
+    // The process-wide limit (limits.hpp), named in its refusals by the Python call that
+    // sets it, as the CLI names --max-memory; named so at import, its value the default.
+    m.def("max_memory", [] { return default_max_memory(); });
+    m.def("set_max_memory", [](double bytes) { set_default_max_memory(bytes, "seprank.set_max_memory"); });
+    set_default_max_memory(default_max_memory(), "seprank.set_max_memory");
 
     // ---- networks
     py::class_<Network>(m, "Network")

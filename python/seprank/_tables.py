@@ -269,7 +269,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
                if r.get("status") == "skipped" and str(r.get("reason", "")).startswith(tag)]
     if refused:  # as the CLI's note: rows whose rank the process's memory limit refused
         first = refused[0].split(";")[0]
-        by_limit = "(max_memory)" in first or "(--max-memory)" in first or "(max_time)" in first
+        by_limit = any(f"({n})" in first for n in ("max_memory", "--max-memory", "seprank.set_max_memory", "max_time"))
         ways = " [here: method='evaluation', which never expands]" if first.startswith("expansion refused") else ""
         _warnings.warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {first}){ways}"
                        + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""),

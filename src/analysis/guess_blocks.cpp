@@ -517,7 +517,7 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& table, const s
         } catch (const resource_limit& e) {
             throw resource_limit(std::string(e.what()) +
                                  " (guess --blocks checks the predicted network as any network is checked, its weights' memory included, "
-                                 "though it draws none: raise --max-memory to predict there)");
+                                 "though it draws none: raise " + default_max_memory_name() + " to predict there)");
         }
     }();
     const std::string* part_text = table_cell(*row, "partition");

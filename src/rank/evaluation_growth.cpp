@@ -95,7 +95,7 @@ std::string memory_stop(long K, double held, double need, const char* side) {
     const double limit = default_max_memory();
     if (held + need <= limit) return "";
     return std::string("growth stopped before ") + side + " " + std::to_string(K) + " for lack of memory (its matrices about " + format_bytes(held + need) +
-           ", over the limit of " + format_bytes(limit) + ": --max-memory)";
+           ", over the limit of " + format_bytes(limit) + ": " + default_max_memory_name() + ")";
 }
 
 void report_step(long k, long max_side, const std::string& doing, long last_rank, long last_side) {

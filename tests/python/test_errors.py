@@ -1,6 +1,7 @@
 # Every error type: bad arguments → ValueError naming the parameter (and the expected
 # shape), size limits → seprank.ResourceLimitError (a MemoryError), bugs → RuntimeError.
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -382,3 +383,30 @@ def test_the_hunts_mends_keep_what_worked():
     with open(path, "w") as f:
         f.write(seprank.attention(tokens=2, seed=4).to_json())
     assert seprank.from_weights(path.encode()).to_json() == seprank.attention(tokens=2, seed=4).to_json()
+
+
+def test_the_process_wide_memory_limit_is_set_and_named_from_python():
+    # the limit of the calls without a max_memory argument (the CLI's --max-memory):
+    # its refusals name seprank.set_max_memory, which a Python user can call
+    before = seprank.max_memory()
+    assert before > 0
+    net = seprank.attention(tokens=2, dim=64, depth=2)  # 32768 weights, about 1.5 MiB
+    table = Path(__file__).resolve().parents[2] / "data" / "blocks_attention_n4.csv"
+    law = seprank.guess_blocks(table, vars="dim,depth", where={"heads": 1})
+    try:
+        seprank.set_max_memory(1e5)
+        assert seprank.max_memory() == 1e5
+        with pytest.raises(seprank.ResourceLimitError, match=r"over the limit of 100000 bytes \(seprank.set_max_memory\)"):
+            seprank.dimension(net)
+        with pytest.raises(seprank.ResourceLimitError, match=r"raise seprank.set_max_memory to predict there"):
+            law.predict(dim=64, depth=2)
+        assert law.predict(dim=2, depth=3)["total"] > 0  # a small point still fits
+    finally:
+        seprank.set_max_memory(before)
+    assert seprank.max_memory() == before
+    assert seprank.dimension(seprank.attention(tokens=2, dim=2, depth=1)).value > 0
+    for bad, text in ((0, "max_memory = 0 must be a positive"), (float("nan"), "max_memory = nan"),
+                      ("4G", "max_memory: expected a number of bytes, got '4G'")):
+        with pytest.raises(ValueError, match=text):
+            seprank.set_max_memory(bad)
+    assert seprank.max_memory() == before

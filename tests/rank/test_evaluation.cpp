@@ -436,7 +436,7 @@ TEST_CASE("a growth step over the memory limit stops the growth as a lower bound
         o.variant = v;
         o.max_side = 4096;
         const RankAnswer roomy = evaluation_rank(net, balanced_partition(2), o);
-        set_default_max_memory(1 << 20);
+        set_default_max_memory(1 << 20, "the test's limit");
         RankAnswer tight;
         CHECK_NOTHROW(tight = evaluation_rank(net, balanced_partition(2), o));
         set_default_max_memory(before);
@@ -446,7 +446,7 @@ TEST_CASE("a growth step over the memory limit stops the growth as a lower bound
         CHECK(tight.failure_bound == 1.0);
         CHECK(tight.value > 0);
         CHECK(tight.value < roomy.value);
-        CHECK(tight.note.find("--max-memory") != std::string::npos);
+        CHECK(tight.note.find(": the test's limit)") != std::string::npos);  // the limit as its setter named it
         CHECK(tight.note.find("where memory stopped the growth") != std::string::npos);
         // the stop, structured: what and where, the note's words
         CHECK(tight.stop == GrowthStop::memory);
