@@ -1069,6 +1069,24 @@ assert h1["computed_total"] == 20936 and h1["law_with_exceptions"] == 20936 and 
 assert [(e["block"], e["rank"], e["law"]) for e in h1["exceptions"]] == [(13, 7256, 7260)], h1
 assert h1["exceptions"][0]["failure_bound"] == 8.77e-06 and h1["refutation_failure_bound"] == 8.77e-06, h1  # a generic rank below the law
 PY
+# a table without failure bounds: a rank below the law refutes it for certain only where
+# the row's label says certified (guess_blocks.hpp BlockPoint::failure_bound)
+/usr/bin/python3 - "$D/blocks_attention_n4_frontier.csv" "$T" <<'PY' || fail "frontier table without failure bounds"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+for name, keep in (("nofb", lambda r: r), ("nofb_cert", lambda r: {**r, "label": "certified"})):
+    with open(f"{sys.argv[2]}/{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, [k for k in rows[0] if k != "failure_bound"])
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: v for k, v in keep(r).items() if k != "failure_bound"})
+PY
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --against "$T/nofb.csv" --format json >"$T/nofb.json" 2>"$T/nofb.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "^seprank: the law is refuted by --against $T/nofb.csv dim=4,depth=3 (1 block differs, unless a generic rank below the law is low: its row gives no failure bound)$" "$T/nofb.err" &&
+  grep -q '"refutation_failure_bound": 1' "$T/nofb.json" || fail "--against a table without failure bounds: rc $rc, $(cat "$T/nofb.err")"
+"$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth --against "$T/nofb_cert.csv" >/dev/null 2>"$T/nofbc.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "^seprank: the law is refuted by --against $T/nofb_cert.csv dim=4,depth=3 (1 block differs)$" "$T/nofbc.err" ||
+  fail "--against a certified table without failure bounds: rc $rc, $(cat "$T/nofbc.err")"
 # a law fitted at depth 1 (every block at its cap) and checked at depth 2 is refuted there
 awk -F, 'NR == 1 || $7 == 1' "$D/blocks_attention_n4.csv" >"$T/gd1.csv"
 "$S" guess "$T/gd1.csv" --blocks --vars dim,depth --predict dim=1,depth=2 --check >"$T/gd1.txt" 2>"$T/gd1.err"; rc=$?

@@ -73,6 +73,7 @@ json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork&
 // below it.
 std::string unless_low(bool certain, double chance) {
     if (certain || !(chance > 0)) return "";
+    if (chance >= 1) return ", unless a generic rank below the law is low: its row gives no failure bound";
     std::ostringstream b;
     b << ", unless a generic rank below the law is low: probability <= " << seprank::bound_up(chance, 3);
     return b.str();
@@ -231,8 +232,11 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
             }
             cj["exceptions"] = d;
             std::ostringstream unless;
-            if (!certain && chance > 0) {
-                unless << "; each computed rank below the law is a generic rank, which lies below the generic one with probability <= "
+            if (!certain && chance >= 1) {
+                unless << "; a computed rank below the law is a rank whose row gives no failure bound (no certain refutation)";
+                cj["refutation_failure_bound"] = 1.0;
+            } else if (!certain && chance > 0) {
+                unless << "; each computed rank below the law was measured at random weights, and lies below the true generic rank with probability <= "
                        << seprank::bound_up(chance, 3);
                 cj["refutation_failure_bound"] = seprank::bound_up(chance, 3);
             }

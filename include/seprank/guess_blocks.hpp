@@ -101,9 +101,10 @@ struct BlockPoint {
     long cap_a = 0, cap_b = 0, rank = 0;  // rank: the block's rank, or its lower bound when lower_bound
     bool held_out = false;
     bool lower_bound = false;             // the row's status is not ok: rank is a lower bound (0 when the cell is empty)
-    // The row's failure_bound cell (0 where the table has none, or it is empty): the chance
-    // that a generic rank lies below the generic one, so that a rank below a law's value
-    // refutes the law only up to it.
+    // The row's failure_bound cell: the chance that a generic rank lies below the generic
+    // one, so that a rank below a law's value refutes the law only up to it. Where the table
+    // has no such cell (or it is empty): 0 if the row's label is certified (or exact), else
+    // 1 (unknown: no certain refutation).
     double failure_bound = 0;
 };
 

@@ -298,6 +298,13 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         if (const std::string* fb = table_cell(row, "failure_bound"); fb && !fb->empty() && !guess_detail::failure_bound_cell(row, k.p.failure_bound))
             throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'failure_bound' = '" + detail::cut(*fb) +
                                 "' is no probability (0..1)");
+        // No bound given (no column, or an empty cell): certain only where the row's label
+        // says its ranks are certified; else unknown, 1, so that a rank below a law's value
+        // is never read as a certain refutation.
+        if (const std::string* fb = table_cell(row, "failure_bound"); !fb || fb->empty()) {
+            const std::string* label = table_cell(row, "label");
+            k.p.failure_bound = label && (*label == "certified" || *label == "exact") ? 0.0 : 1.0;
+        }
         if (const std::string* rk = table_cell(row, "rank"); k.ok || (rk && !rk->empty())) k.p.rank = cell_of(row, "rank", r + 1);
         const auto where_row = [&] { return "guess --blocks: row " + std::to_string(r + 1) + ": block " + std::to_string(k.p.block); };
         if (const std::string* d = table_cell(row, "degree"); d && !d->empty() && d->size() <= 18 &&
