@@ -129,9 +129,13 @@ expect_rc 2 "stack only, not attention" -- rank --family attention --layers hada
 expect_rc 2 "stack only, not hadamard" -- rank --family hadamard --layers attention --tokens 2 --dim 2
 "$S" rank --layers hadamard --tokens 2 --dim 2 | grep -q "^# stack" || fail "rank --layers without --family is not a stack"
 # spectrum: the global --max-memory bounds its expansion, which no method avoids; --eps-absolute alone is noted
-expect_rc 3 "[here: --max-memory]" -- --max-memory 0.001 spectrum --tokens 3 --dim 3 --depth 2
-grep -q "whatever SpectrumOptions::method" "$T/err" || fail "spectrum over the limit: $(cat "$T/err")"
-expect_rc 3 "[here: --max-memory, or --method evaluation]" -- rank --tokens 4 --dim 3 --depth 3 --max-memory 0.001
+# (the library's names of options as the command line's, cli_names; no "[here: ...]" where the message names them)
+expect_rc 3 "(--max-memory); the spectrum needs f expanded (its coefficient flattening), whatever --method" -- --max-memory 0.001 spectrum --tokens 3 --dim 3 --depth 2
+! grep -q "SpectrumOptions\|\[here" "$T/err" || fail "spectrum over the limit: $(cat "$T/err")"
+expect_rc 3 "(--max-memory); use the evaluation method (--method evaluation), which never expands" -- rank --tokens 4 --dim 3 --depth 3 --max-memory 0.001
+! grep -q "Method::\|\[here" "$T/err" || fail "rank over the limit: $(cat "$T/err")"
+expect_rc 2 "budget comparison: --family attention fixes the block degree at 3" -- degree --family attention --budget 60
+expect_rc 2 "does not divide dim dx = 4 (give --head-dim)" -- rank --heads 3 --dim 4
 "$S" spectrum --tokens 2 --eps-absolute --format json 2>"$T/epsabs.err" >"$T/epsabs.json" || fail "spectrum --eps-absolute"
 grep -q "note: --eps-absolute is ignored: no --eps" "$T/epsabs.err" || fail "spectrum --eps-absolute without --eps: no note"
 grep -q '"notes"' "$T/epsabs.json" || fail "spectrum --eps-absolute without --eps: no notes in JSON"

@@ -209,6 +209,24 @@ json spec_json(const seprank::ValidSpec& s) {
     return to_nl(seprank::make_record(src, seprank::spec_columns()));
 }
 
+std::string cli_names(std::string msg) {
+    // the library's names of options, as its messages cite them → the command line's
+    static const std::pair<const char*, const char*> names[] = {
+        {"(Method::evaluation)", "(--method evaluation)"},
+        {"SpectrumOptions::method", "--method"},
+        {"SpectrumOptions::precision", "--precision"},
+        {"SpectrumOptions::eps", "--eps"},
+        {"ExpandOptions::max_memory", "--max-memory"},
+        {"base.family ", "--family "},
+        {"base.tokens", "--tokens"},
+        {"give the head dim explicitly", "give --head-dim"},
+    };
+    for (const auto& [from, to] : names)
+        for (std::size_t at = 0; (at = msg.find(from, at)) != std::string::npos; at += std::string(to).size())
+            msg.replace(at, std::string(from).size(), to);
+    return msg;
+}
+
 long poly_token_count(const seprank::Variables& vars) {
     try {
         return seprank::token_count(vars);

@@ -174,16 +174,32 @@ seprank::Network build_network(const NetOptions& o);
 void save_weights(const NetOptions& o, const seprank::Network& net);
 // build_network, then save_weights at once (commands whose later failures keep the file).
 seprank::Network make_network(const NetOptions& o);
+// A library message with the C++ names of options it cites (Method::evaluation,
+// SpectrumOptions::eps, base.family, …) replaced by the command line's (--method
+// evaluation, --eps, --family, …): every message the CLI prints passes through it. O(length).
+std::string cli_names(std::string msg);
 // fn(); an expansion refused by its size estimate (a resource_limit whose message starts
-// "expansion refused" and names the library's options) is rethrown with the command
-// line's ways out appended: " [here: FLAGS]".
+// "expansion refused") is rethrown with the library's names as the command line's, and
+// with its ways out appended, " [here: FLAGS]", unless the message names each already
+// (FLAGS: comma-separated, "--max-memory, or --method evaluation").
 template <class F>
 auto with_expansion_flags(const std::string& flags, F&& fn) -> decltype(fn()) {
     try {
         return fn();
     } catch (const seprank::resource_limit& e) {
         if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
-        throw seprank::resource_limit(std::string(e.what()) + " [here: " + flags + "]");
+        const std::string msg = cli_names(e.what());
+        bool named = true;
+        for (std::size_t at = 0; at < flags.size();) {
+            std::size_t end = flags.find(',', at);
+            if (end == std::string::npos) end = flags.size();
+            std::string flag = flags.substr(at, end - at);
+            flag.erase(0, flag.find_first_not_of(' '));
+            if (flag.rfind("or ", 0) == 0) flag.erase(0, 3);  // "or rank --method evaluation": the words after "or"
+            if (!flag.empty() && msg.find(flag) == std::string::npos) named = false;
+            at = end + 1;
+        }
+        throw seprank::resource_limit(named ? msg : msg + " [here: " + flags + "]");
     }
 }
 // seprank::token_count of --poly's variables, its message prefixed with "--poly: ".

@@ -138,7 +138,7 @@ int report(const char* prefix, const std::exception& e, int code) {
     // One line, always: a line break inside a value the message quotes is shown as \n
     // (a carriage return already is \x0d, detail::printable).
     std::string msg;
-    for (const char c : std::string(e.what())) {
+    for (const char c : seprank_cli::cli_names(e.what())) {
         if (c == '\n') msg += "\\n";
         else if (c == '\r') msg += "\\x0d";
         else msg += c;

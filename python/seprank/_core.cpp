@@ -41,6 +41,8 @@ std::string python_names(std::string msg) {
         {"Method::flattening", "method='flattening'"},
         {"Method::grid", "method='grid'"},
         {"Method::automatic", "method='auto'"},
+        {"give the head dim explicitly", "give head_dim="},
+        {"base.family ", "family "},
     };
     for (const auto& [from, to] : names)
         for (std::size_t at; (at = msg.find(from)) != std::string::npos;) msg.replace(at, std::string(from).size(), to);
