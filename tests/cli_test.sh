@@ -1049,6 +1049,28 @@ if command -v gnuplot >/dev/null; then
   [[ ! -e "$T/x.svg" ]] || fail "failed plot --blocks left a file"
 fi
 
+# table --fields: only those columns, in that order, in every format; --out keeps them all
+"$S" table --tokens 3 --dim 1 --depth 1 --format json >"$T/fields_all.json" 2>/dev/null || fail "table for --fields"
+"$S" table --tokens 3 --dim 1 --depth 1 --format csv --fields partition,rank,degree >"$T/fields.csv" 2>/dev/null || fail "table --fields"
+"$S" table --tokens 3 --dim 1 --depth 1 --format json --fields rank,partition --out "$T/fields_out.jsonl" 2>/dev/null >"$T/fields.json" || fail "table --fields json"
+/usr/bin/python3 - "$T" <<'PY' || fail "table --fields rows"
+import csv, json, sys
+t = sys.argv[1]
+full = json.load(open(f"{t}/fields_all.json"))
+rows = list(csv.reader(open(f"{t}/fields.csv", newline="")))
+assert rows == [["partition", "rank", "degree"]] + [[r["partition"], str(r["rank"]), str(r["degree"])] for r in full], rows
+assert rows[1][0] == "1,2|3"  # a cell with a comma, one column all the same
+j = json.load(open(f"{t}/fields.json"))
+assert j == [{"rank": r["rank"], "partition": r["partition"]} for r in full] and list(j[0]) == ["rank", "partition"], j
+o = json.loads(open(f"{t}/fields_out.jsonl").readlines()[-1])  # --out: every column
+assert set(o) >= set(full[0]) - {"seconds", "peak_mib"} and o["rank"] == full[0]["rank"], o
+PY
+"$S" table --tokens 3 --dim 1 --depth 1 --format markdown --fields rank 2>/dev/null | head -1 | grep -qx "| rank |" || fail "table --fields markdown"
+"$S" table --tokens 3 --dim 1 --depth 1 --fields depth,rank 2>/dev/null | head -1 | grep -qE "^ *depth +rank$" || fail "table --fields text"
+expect_rc 2 "--fields: 'dimension' is no column of this table" -- table --tokens 3 --dim 1 --depth 1 --fields rank,dimension
+expect_rc 2 "--fields: 'rank' named twice" -- table --tokens 3 --dim 1 --depth 1 --fields rank,rank
+"$S" table --tokens 3 --dim 1 --depth 1 --dimension --fields rank,dimension >/dev/null 2>&1 || fail "table --fields with a column --dimension adds"
+
 # guess --blocks (docs/guess_blocks.md): the N = 4 law from the stored block table, its
 # prediction against the frontier rows, JSON and text the same law, refusals.
 D="$(dirname "$0")/../data"

@@ -29,10 +29,21 @@ std::vector<long> embed_rank_list(const std::string& text) {
     return out;
 }
 
-// Rows in `format`: markdown, CSV (header `cols`), a JSON array, or aligned text of the
-// columns `shown`.
+// Rows in `format`: markdown, CSV (header `cols`), a JSON array (of the keys `cols` only
+// when `only`, --fields), or aligned text of the columns `shown`.
 void print_rows(const std::vector<seprank::Record>& rows, const std::vector<std::string>& cols, const std::string& format,
-                const std::vector<std::string>& shown) {
+                const std::vector<std::string>& shown, bool only) {
+    if (format == "json" && only) {  // --fields: those keys, in that order
+        std::vector<seprank::Record> kept;
+        for (const auto& r : rows) {
+            seprank::Record k;
+            for (const auto& c : cols)
+                if (r.contains(c)) k.set(c, r.at(c));
+            kept.push_back(std::move(k));
+        }
+        std::cout << seprank::to_json(kept, 2) << "\n";
+        return;
+    }
     if (format == "markdown") {
         std::cout << seprank::markdown_line(cols) << "\n|";
         for (std::size_t i = 0; i < cols.size(); ++i) std::cout << "---|";
@@ -56,7 +67,7 @@ void print_rows(const std::vector<seprank::Record>& rows, const std::vector<std:
 
 struct TableCommand final : Command {
     std::string t_family, t_tokens, t_dim, t_heads, t_depth, t_degree, t_width, t_partition, t_method = "auto", t_out, t_variant = "auto";
-    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers;
+    std::string t_embed, t_head_dim, t_att_rank, t_position, t_preset, t_eps, t_measure = "uniform", t_layers, t_fields;
     long t_budget = 0, t_trials = 1, t_max_side = seprank::table_generic_defaults().max_side;
     double t_row_seconds = 0;
     int t_prime_bits = 62;
@@ -109,6 +120,8 @@ struct TableCommand final : Command {
         sub->add_flag("--blocks", t_blocks, "one row per configuration and degree block (block, rank, cap_a, cap_b, at_cap, status, total; "
                                             "the graded evaluation computes every row; docs/table_blocks.md)");
         add_device_option(sub, device);
+        sub->add_option("--fields", t_fields, "print only these columns, in this order (comma-separated names that --columns lists for this table); "
+                                              "--out FILE keeps every column");
         sub->add_flag("--columns", t_columns, "print the name and meaning of every column a row can have, in CSV order, and compute nothing");
         sub->add_option("--format", format, "text|csv|json|markdown")->check(one_of({"text", "csv", "json", "markdown"}));
     }
@@ -151,6 +164,10 @@ struct TableCommand final : Command {
         }
         // Resolved once, before any row: cuda without a GPU stops here (exit 2).
         const seprank::DeviceChoice dev = seprank::choose_device(device_of(device));
+        const bool layers = !t_layers.empty();
+        const auto all_cols = t_blocks ? seprank::table_block_columns(layers, dev.device != seprank::Device::cpu)
+                                       : seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu, t_variety);
+        const std::vector<std::string> fields = field_list(all_cols);
         if (dev.device != seprank::Device::cpu || !dev.note.empty()) {
             Notes n;
             n.lines.push_back(dev.note.empty() ? "rows evaluated on " + dev.name + " (primes of at most " +
@@ -296,16 +313,14 @@ struct TableCommand final : Command {
             notes.lines.push_back(std::to_string(resume.outside) + " row(s) of " + t_out +
                                   " are outside this sweep: kept in the file, not shown");
         notes.emit(nullptr);
-        const bool layers = !t_layers.empty();
         if (t_blocks) {  // one row per block (table_blocks.hpp); ε and dimension columns stay in the configuration
             std::vector<seprank::Row> blocks;
             for (const seprank::Row& r : rows)
                 for (seprank::Row& b : seprank::block_rows(r)) blocks.push_back(std::move(b));
             std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "depth", "partition", "degree", "block", "rank", "cap_a", "cap_b", "at_cap", "status", "total"};
             if (layers) shown.insert(shown.begin() + 1, "layers");
-            print_rows(blocks, seprank::table_block_columns(layers, dev.device != seprank::Device::cpu), format, shown);
+            print_rows(blocks, fields.empty() ? all_cols : fields, format, fields.empty() ? shown : fields, !fields.empty());
         } else {
-            const auto cols = seprank::table_columns(!t_eps.empty(), t_dimension, layers, dev.device != seprank::Device::cpu, t_variety);
             std::vector<std::string> shown = {"family", "tokens", "dim", "heads", "block_degree", "width", "depth", "partition", "degree", "rank", "method", "certified", "log3_rank", "theorem", "log3_lower", "log3_upper", "outside", "status", "seconds", "peak_mib"};
             // Theorem 7.3 columns only when some row has an embedding
             if (std::any_of(rows.begin(), rows.end(), [](const seprank::Row& r) { return r.at("embed_rank").str() != "0"; })) {
@@ -317,7 +332,7 @@ struct TableCommand final : Command {
             if (t_variety) shown.insert(std::find(shown.begin(), shown.end(), "status"), {"variety_degree", "variety_degree_at_least", "variety_degree_at_most", "gauge_fibre"});
             if (layers) shown.insert(shown.begin() + 1, "layers");
             if (dev.device != seprank::Device::cpu) shown.push_back("device");
-            print_rows(rows, cols, format, shown);
+            print_rows(rows, fields.empty() ? all_cols : fields, format, fields.empty() ? shown : fields, !fields.empty());
         }
         check_stdout();  // a failed write is the one error line, after no summary
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
@@ -331,6 +346,21 @@ struct TableCommand final : Command {
                                 : std::string())
                   << "\n";
         return 0;
+    }
+
+    // --fields: the names, each a column of this table (all_cols), in the order given; none
+    // given: empty (every column). invalid_input naming an unknown or repeated one.
+    std::vector<std::string> field_list(const std::vector<std::string>& all_cols) const {
+        std::vector<std::string> out;
+        if (sub->count("--fields") == 0) return out;
+        seprank::for_each_item(t_fields, "--fields", [&](const std::string& f) {
+            if (std::find(all_cols.begin(), all_cols.end(), f) == all_cols.end())
+                throw seprank::invalid_input("--fields: '" + seprank::detail::cut(f) + "' is no column of this table (`seprank table --columns` lists them; " +
+                                             (t_blocks ? "--blocks" : "--eps, --dimension, --variety, --layers, --blocks") + " change which apply)");
+            if (std::find(out.begin(), out.end(), f) != out.end()) throw seprank::invalid_input("--fields: '" + f + "' named twice");
+            out.push_back(f);
+        });
+        return out;
     }
 
     // --columns: the registry's meaning of every column. It computes nothing, so an option
@@ -353,7 +383,7 @@ struct TableCommand final : Command {
             for (const auto& r : rows)
                 std::cout << std::left << std::setw(static_cast<int>(width) + 2) << r.at("column").str() << r.at("meaning").str() << "\n";
         } else {
-            print_rows(rows, {"column", "meaning"}, format, {});
+            print_rows(rows, {"column", "meaning"}, format, {}, false);
         }
         check_stdout();
         return 0;
