@@ -1071,6 +1071,14 @@ expect_rc 2 "--fields: 'dimension' is no column of this table" -- table --tokens
 expect_rc 2 "--fields: 'rank' named twice" -- table --tokens 3 --dim 1 --depth 1 --fields rank,rank
 "$S" table --tokens 3 --dim 1 --depth 1 --dimension --fields rank,dimension >/dev/null 2>&1 || fail "table --fields with a column --dimension adds"
 
+# guess --where: repeated as one list (as plot's); a filter no row matches is named
+"$S" guess "$(dirname "$0")/../data/attention_small.csv" --vars dim,depth --where tokens=2,heads=1 --format json >"$T/gw1.json" 2>/dev/null || fail "guess --where a,b"
+"$S" guess "$(dirname "$0")/../data/attention_small.csv" --where tokens=2 --vars dim,depth --where heads=1 --format json >"$T/gw2.json" 2>/dev/null || fail "guess --where twice"
+/usr/bin/python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); [x.pop("seconds", None) for x in (a, b)]; assert a == b and a["formula"], (a, b)' "$T/gw1.json" "$T/gw2.json" ||
+  fail "guess --where tokens=2,heads=1 differs from the option given twice"
+expect_rc 2 "guess: no row of the table" -- guess "$(dirname "$0")/../data/attention_small.csv" --vars dim,depth --where tokens=99
+grep -q "matches --where tokens=99 (the table's values: tokens: 2" "$T/err" || fail "guess --where matching nothing: $(cat "$T/err")"
+
 # guess --blocks (docs/guess_blocks.md): the N = 4 law from the stored block table, its
 # prediction against the frontier rows, JSON and text the same law, refusals.
 D="$(dirname "$0")/../data"

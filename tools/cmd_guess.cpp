@@ -26,6 +26,7 @@ using seprank::table_cell;
 
 struct GuessCommand final : Command {
     std::string table, value = "rank", vars_text, where_text, format = "text", bases_text = "2..9";
+    std::vector<std::string> where_items;  // --where, each occurrence; where_text: joined by commas
     std::vector<std::string> predict;
     bool check = false;
     double check_seconds = 60;
@@ -42,7 +43,8 @@ struct GuessCommand final : Command {
         sub->add_option("table", table, "table file: CSV with a header (seprank table --format csv), a JSON array of objects or JSON lines")->required();
         sub->add_option("--value", value, "the column to explain (integers)")->capture_default_str();
         sub->add_option("--vars", vars_text, "1 to 3 integer columns the value is a function of, e.g. dim,depth")->required();
-        sub->add_option("--where", where_text, "keep rows with these column values, e.g. tokens=2,heads=1 (a comma not followed by name= belongs to the value: layers=attention,mlp:power=2)");
+        sub->add_option("--where", where_items, "keep rows with these column values, e.g. tokens=2,heads=1, or the option repeated (a comma not followed by name= belongs to the value: layers=attention,mlp:power=2)")
+            ->allow_extra_args(false);
         sub->add_option("--predict", predict, "evaluate the formula at a point, e.g. dim=3,depth=5 (repeatable)");
         sub->add_flag("--check", check, "also compute each predicted point with `generic` (from the first kept row's network) and say agree/disagree");
         sub->add_option("--check-seconds", check_seconds, "--check: time budget per point in seconds (> 0); a point not done in time is reported unchecked")->capture_default_str();
@@ -79,6 +81,7 @@ struct GuessCommand final : Command {
     }
 
     int run(const Globals& globals) override {
+        for (std::size_t i = 0; i < where_items.size(); ++i) where_text += (i ? "," : "") + where_items[i];  // as one list
         if (blocks) return run_blocks(globals);
         o.vars = seprank::split_at(vars_text, ',');  // every item kept: "n," names an empty variable, which check_options refuses
         const bool none = bases_text.find_first_not_of(" \t\r\n") == std::string::npos;  // "" or blanks: none (as Python's)

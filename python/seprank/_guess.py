@@ -237,7 +237,7 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     try:
         core = named_max_time(lambda: _core.guess(table, vars, value, pairs, *args))
     except ValueError as e:  # the library's message, the filter named as this function's argument
-        raise ValueError(str(e).replace("(named in --where)", "(named in where=)")) from None
+        raise ValueError(str(e).replace("(named in --where)", "(named in where=)").replace("matches --where ", "matches where= ")) from None
     except ResourceLimitError as e:  # the search's time limit: the options as this function's arguments
         text = str(e).replace("(--max-exceptions, --max-params, --max-degree, --bases, --max-exps)",
                               "(max_exceptions, max_params, max_degree, bases, max_exps)")

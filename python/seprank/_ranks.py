@@ -110,6 +110,9 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
         return noted(Answer(_core.rank_poly(target._p, partition_text(partition), opts)))
     if isinstance(target, str):
         raise ValueError("target: a string; parse it with seprank.poly(text) first")
+    if isinstance(target, Mapping):  # generic_rank and dimension take a spec dict; rank ranks one network's weights
+        raise ValueError("target: a dict; rank takes a Network, a Polynomial or a matrix: draw the network with "
+                         "seprank.network(**spec) (or call generic_rank(spec) for the generic rank)")
     if partition is not None:
         raise ValueError("partition: not used when ranking a matrix")
     # Refused before any entry is converted: the entries as Python objects and text (about

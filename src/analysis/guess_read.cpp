@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -482,10 +483,12 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const s
     if (table.empty()) throw invalid_input("guess: the table has no rows");  // rows given directly (Python); a file's reader says so first
     std::vector<GuessPoint> out;
     std::map<std::vector<long>, std::size_t> first_at;  // a point's first row, for two rows that disagree
+    std::size_t matched = 0;
     for (std::size_t r = 0; r < table.size(); ++r) {
         const TableRow& row = table[r];
         const std::string at = "row " + std::to_string(r + 1);
         if (!row_matches(row, where)) continue;
+        ++matched;
         // A column missing here: the table's, or this row's only (JSON rows each name their keys).
         const auto missing = [&](const std::string& name, const char* what) {
             for (const TableRow& other : table)
@@ -540,6 +543,24 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const s
         if (!fresh && *table_cell(table[seen->second], value) != *v)
             throw invalid_input(disagreeing_rows(table[seen->second], row, seen->second, r, vars, p.x, value));
         out.push_back(std::move(p));
+    }
+    if (matched == 0 && !where.empty()) {  // say so, and what the filter's columns hold
+        std::string filters, held;
+        for (const auto& [name, want] : where) {
+            filters += (filters.empty() ? "" : ",") + cut(name) + "=" + cut(want);
+            std::set<std::string> values;
+            for (const TableRow& row : table)
+                if (const std::string* c = table_cell(row, name); c && values.size() <= 6) values.insert(cut(*c));
+            std::string list;  // at most 6 values, then "…" for the rest
+            std::size_t k = 0;
+            for (const std::string& v : values) {
+                list += std::string(k ? ", " : "") + (k < 6 ? v : "…");
+                ++k;
+            }
+            if (!values.empty()) held += std::string(held.empty() ? "" : "; ") + cut(name) + ": " + list;
+        }
+        throw invalid_input("guess: no row of the table (" + std::to_string(table.size()) + " rows) matches --where " + filters +
+                            (held.empty() ? std::string() : " (the table's values: " + held + ")"));
     }
     return out;
 }

@@ -169,6 +169,7 @@ BEYOND_CPP_TYPES = [
     (lambda net: seprank.spectrum(seprank.poly("x1_1*x2_1"), max_memory=float("nan")), "max_memory = nan must be"),
     (lambda net: seprank.rank(net, max_memory="4G"), "max_memory: expected a number of bytes, got '4G'"),
     (lambda net: seprank.expand(net, max_memory=None), "max_memory: expected a number of bytes, got None"),
+    (lambda net: seprank.rank(dict(tokens=3, dim=2, depth=3)), r"target: a dict; rank takes a Network.*seprank.network\(\*\*spec\)"),
 ] + BEYOND_CPP_TYPES)
 def test_option_values_checked_whatever_the_method(call, match):
     net = seprank.attention(tokens=2, dim=1)

@@ -255,7 +255,7 @@ def test_where_as_the_cli_text_and_marked_rows(rows):
     g = seprank.guess(listed, vars="dim,depth", where="tokens=2,heads=1")
     assert g.found and g.formula == seprank.guess(listed, vars="dim,depth", where={"tokens": 2, "heads": 1}).formula
     assert g.marked == []
-    with pytest.raises(ValueError, match="0 distinct row"):  # the text is read as the CLI reads it: no row has dim=9
+    with pytest.raises(ValueError, match="no row of the table .* matches where= dim=9"):  # the text is read as the CLI reads it: no row has dim=9
         seprank.guess(listed, vars="depth", where="dim=9")
     with pytest.raises(ValueError, match="where: expected a dict"):
         seprank.guess(listed, vars="depth", where=["dim", 1])
@@ -354,6 +354,9 @@ def test_where_names_the_argument_in_its_errors():
         seprank.guess_blocks(table, vars="dim,depth", where={"typo": 1})
     with pytest.raises(ValueError, match=r"no column 'typo' \(named in where=\)"):
         seprank.guess(DATA / "attention_small.csv", vars=["dim", "depth"], where={"typo": 1})
+    # a filter no row matches is named, with what the table holds (not "0 distinct row(s)")
+    with pytest.raises(ValueError, match=r"^guess: no row of the table \(\d+ rows\) matches where= dim=99 \(the table's values: dim: 1, "):
+        seprank.guess(DATA / "attention_small.csv", vars=["depth"], where={"dim": 99})
 
 
 def test_vars_value_and_options_are_checked_as_the_cli_checks_them():
