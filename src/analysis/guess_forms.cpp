@@ -543,11 +543,13 @@ std::string rows_help(const std::vector<GuessPoint>& R, const GuessOptions& opt)
         bool first = true;
         for (std::size_t i = 0; i < nv; ++i) {
             if (i == j) continue;
-            os << (first ? "" : ", ") << opt.vars[i] << " " << distinct[i];
+            os << (first ? "" : ", ") << opt.vars[i] << " has " << distinct[i];
             first = false;
         }
         os << ")";
     }
+    if (have == 1)  // fixed in the rows kept, by the table or by --where
+        os << "; with one value in the rows, " << opt.vars[j] << " cannot be told from a constant: drop it from --vars, or keep rows at more values of it";
     const long most = have - opt.min_confirm;
     os << "; a form in " << opt.vars[j] << " with P free parameters needs at least P + " << opt.min_confirm << " of them (P to fit, "
        << opt.min_confirm << " to confirm: --min-confirm), so these rows over-determine ";

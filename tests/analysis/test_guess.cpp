@@ -1035,9 +1035,18 @@ TEST_CASE("a failed search says what would help: the variable with the fewest di
     const Guess g = guess_formula(rows, opts({"dim", "depth"}));
     REQUIRE_FALSE(g.found);
     INFO(g.reason);
-    CHECK(g.reason.find("what would help: rows at more values of depth: depth has 2 distinct values (dim 4)") != std::string::npos);
+    CHECK(g.reason.find("what would help: rows at more values of depth: depth has 2 distinct values (dim has 4)") != std::string::npos);
     CHECK(g.reason.find("needs at least P + 2 of them") != std::string::npos);
     CHECK(g.reason.find("over-determine no form in depth") != std::string::npos);
+    CHECK(g.reason.find("cannot be told from a constant") == std::string::npos);
+    // a variable with one value in the rows (fixed by --where, say): named as such
+    std::vector<GuessPoint> fixed;
+    for (long dim = 1; dim <= 6; ++dim) fixed.push_back(GuessPoint{{dim, 2}, Integer(static_cast<long>(rng.below(1000000)) + 7)});
+    const Guess f = guess_formula(fixed, opts({"dim", "depth"}));
+    REQUIRE_FALSE(f.found);
+    INFO(f.reason);
+    CHECK(f.reason.find("depth has 1 distinct value (dim has 6); with one value in the rows, depth cannot be told from a constant: drop it from --vars") !=
+          std::string::npos);
     std::vector<GuessPoint> one;
     for (long n : {1, 2, 3, 5, 6}) one.push_back(GuessPoint{{n}, Integer(static_cast<long>(rng.below(1000000)) + 7)});
     const Guess h = guess_formula(one, opts({"n"}));
