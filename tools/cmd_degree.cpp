@@ -171,7 +171,8 @@ struct DegreeCommand final : Command {
                 else if (fmpz_cmp_si(m.predicted.get(), m.degree) > 0)  // below d^L: these weights cancel its top terms
                     notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": measured " + std::to_string(m.degree) +
                                                   " below the predicted " + m.predicted.str() + " at " + weights +
-                                                  ": they cancel f's top degree (a weight 0, or terms that cancel" + other + ")");
+                                                  ": they cancel f's top degree (a weight 0, or terms that cancel" + other +
+                                                  "), or the reading is falsely low (probability <= " + number_text(seprank::bound_up(m.false_low_bound, 3)) + ")");
                 json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list
                             {"measured", m.degree >= 0 ? json(m.degree) : json()},
                             {"predicted", exact(m.predicted)},
@@ -183,8 +184,14 @@ struct DegreeCommand final : Command {
                 if (est.bytes <= 256.0 * 1024 * 1024) {
                     const seprank::QPoly f = seprank::expand(net);
                     row["terms"] = f.terms();
-                    if (f.degree() != m.degree && !(m.degree < 0 && f.is_zero()))
-                        row["measured"] = std::to_string(m.degree) + "!=" + std::to_string(f.degree());
+                    // the expansion's degree is exact: a measurement below it was a false low
+                    // reading (a bound's chance), above it a bug; either way the row says the
+                    // exact degree and a note says what the line gave
+                    if (f.degree() != m.degree && !(m.degree < 0 && f.is_zero())) {
+                        notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": the line measured " + std::to_string(m.degree) +
+                                                      ", the expansion has degree " + std::to_string(f.degree()) + " (the column gives the expansion's)");
+                        row["measured"] = f.is_zero() ? json() : json(f.degree());
+                    }
                 } else {
                     row["terms"] = json();  // not expanded (over the memory estimate)
                 }

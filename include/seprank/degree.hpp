@@ -7,8 +7,10 @@
 // of the structural bound deg f ≤ d^L), and report the highest non-zero coefficient.
 // A coefficient non-zero mod p is non-zero over Q, so the measured degree is a
 // certified lower bound on deg f; with the structural upper bound d^L it is exact when
-// the two agree. Chance of a false low reading (f_D(b) ≡ 0 for f_D ≠ 0) ≤ D/p
-// (Schwartz–Zippel). Cost: (D+2) forward evaluations + O(D²) interpolation.
+// the two agree. A false low reading (f_D(b) ≡ 0 mod p for f_D ≠ 0) needs p to divide
+// every coefficient of f_D, or f_D mod p to vanish at the random b (≤ D/p,
+// Schwartz–Zippel); false_low_bound bounds both. Cost: (D+2) forward evaluations +
+// O(D²) interpolation.
 //
 // budget_comparison(spec, B, degrees): for each block degree d, depth L = ⌊B / P(d)⌋
 // with P(d) the parameters of one layer; predicted d^L, measured degree, and the
@@ -30,7 +32,10 @@ namespace seprank {
 struct DegreeMeasurement {
     long degree;                  // measured (certified lower bound; exact when == predicted)
     Integer predicted;            // d^L
-    double false_low_bound;       // ≤ D/p
+    // The chance that a degree below d^L is a false low reading: D/p, plus the chance that
+    // p divides every coefficient of f's top form (see measure_degree). At most 1.
+    double false_low_bound;
+    std::uint64_t prime = 0;      // the p of the evaluations
 };
 
 // Requires d^L ≤ 10^6 (checked, resource_limit).
@@ -40,14 +45,18 @@ struct DegreeMeasurement {
 // again when given one). Cost: output_degree and parameter_count, O(depth) (fc, power:
 // O(depth²)).
 void check_measurable(const ValidSpec& s);
-// The degree of f measured along one random line (header; points from Rng(seed)), with
-// d^L and the chance D/p of a false low reading. Checks net (check_shapes), then
-// check_measurable, then p, before any evaluation. p = 0: kDefaultPrime; otherwise p must
-// be a prime above D + 1 (the points t = 0..D+1 distinct mod p), or invalid_input naming
-// it. domain_error when f along the line has degree above d^L
-// (a bug), or when p divides a weight's denominator. measured -1: f vanishes on the line.
-// Cost: ModEvaluator's setup, D + 2 forward evaluations mod p (the cost of forward.hpp each)
-// and one interpolation of degree D, at most O(D²).
+// The degree of f measured along one random line (header; the prime and the points from
+// Rng(seed)), with d^L and the chance of a false low reading. Checks net (check_shapes),
+// then check_measurable, then p, before any evaluation. p = 0: a 62-bit prime drawn
+// uniformly (again while it divides a weight's denominator), and false_low_bound = D/p +
+// the chance that it divides every coefficient of f_D (prime_divisor_bound of
+// log2_coefficient_bound(net)). Otherwise p must be a prime above D + 1 (the points
+// t = 0..D+1 distinct mod p), or invalid_input naming it, and false_low_bound is D/p where
+// every coefficient of Λ·f lies below p (a non-zero one is no multiple of p), else 1.
+// domain_error when f along the line has degree above d^L (a bug), or when a given p
+// divides a weight's denominator. measured -1: f vanishes on the line.
+// Cost: ModEvaluator's setup, D + 2 forward evaluations mod p (the cost of forward.hpp each),
+// one interpolation of degree D, at most O(D²), and log2_coefficient_bound's forward pass.
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p = 0);
 
 struct BudgetRow {

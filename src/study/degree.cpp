@@ -1,6 +1,8 @@
 #include "seprank/degree.hpp"
 
 #include "seprank/dimension.hpp"
+#include "seprank/evaluation.hpp"
+#include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
 #include "seprank/forward.hpp"
@@ -34,21 +36,58 @@ void check_measurable(const ValidSpec& valid) {
 }
 
 DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::uint64_t p) {
-    if (p == 0) p = kDefaultPrime;
+    const bool drawn = p == 0;
     const ValidSpec valid = check_shapes(net);
     check_measurable(valid);
     const Integer D = output_degree(valid);
     const long deg = fmpz_get_si(D.get());
+    Rng rng(seed);
     // The interpolation divides by differences of the points t = 0..D+1 and by pivots: a
     // prime above D + 1, or FLINT would abort on a non-invertible residue. Checked before
-    // the weights are reduced mod p (a composite p may divide a denominator).
-    require_prime(p);
-    if (p <= static_cast<std::uint64_t>(deg) + 1)
-        throw invalid_input("degree measurement mod p = " + std::to_string(p) + ": p must exceed d^L + 1 = " + std::to_string(deg + 1) +
-                            " (the points t = 0..d^L+1 must be distinct mod p)");
-    const ModEvaluator f(net, p);
+    // the weights are reduced mod p (a composite p may divide a denominator). A drawn
+    // prime has 62 bits, far above D + 1 ≤ 10^6 + 1.
+    if (drawn) {
+        p = random_prime(rng, 62);
+    } else {
+        require_prime(p);
+        if (p <= static_cast<std::uint64_t>(deg) + 1)
+            throw invalid_input("degree measurement mod p = " + std::to_string(p) + ": p must exceed d^L + 1 = " + std::to_string(deg + 1) +
+                                " (the points t = 0..d^L+1 must be distinct mod p)");
+    }
+    // A drawn prime that divides a weight's denominator is drawn again (uniform among the
+    // others); a given one is refused (domain_error, the evaluator's).
+    std::optional<ModEvaluator> evaluator;
+    double denominators = 0;  // log2 of the product of the weights' denominators
+    for (int draw = 0; !evaluator; ++draw) {
+        try {
+            evaluator.emplace(net, p);
+        } catch (const domain_error&) {
+            if (!drawn || draw >= 64) throw;
+            p = random_prime(rng, 62);
+        }
+    }
+    const ModEvaluator& f = *evaluator;
+    // A false low reading: f_D ≠ 0 over Q but f_D(b) ≡ 0 mod p. Either p divides every
+    // coefficient of f_D (those of Λ·f, integers below 2^coefficient_bits with Λ the weights'
+    // denominators, log2_coefficient_bound), or f_D ≢ 0 mod p vanishes at the random b:
+    // at most D/p (Schwartz–Zippel). A drawn prime divides a non-zero integer of B bits
+    // with probability at most prime_divisor_bound(B), over the primes that divide no
+    // denominator; a given prime above every coefficient divides none, and below, nothing
+    // bounds the chance (1).
+    const double coefficient_bits = log2_coefficient_bound(net);
+    const unsigned bits = static_cast<unsigned>(64 - __builtin_clzll(p));
+    double content = 0;
+    if (drawn) {
+        (void)map_weights<char>(net.weights, [&denominators](const Rational& x) {
+            denominators += std::max(0.0, log2_abs(fmpq_denref(x.get())));
+            return char{0};
+        });
+        const double avoided = denominators > 0 ? detail::prime_divisor_bound(denominators, bits) : 0.0;
+        content = avoided >= 1 ? 1.0 : detail::prime_divisor_bound(coefficient_bits, bits) / (1.0 - avoided);
+    } else if (!(coefficient_bits < std::log2(static_cast<double>(p)))) {
+        content = 1.0;
+    }
     const NetworkSpec& s = f.spec();
-    Rng rng(seed);
     const long per = input_vars_per_token(s);
     Point<std::uint64_t> a(static_cast<std::size_t>(s.tokens)), b = a, x = a;
     for (std::size_t j = 0; j < a.size(); ++j)
@@ -77,7 +116,7 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
     if (!consistent)
         throw domain_error("degree measurement: f along a line has degree above d^L = " + D.str() +
                            " (structural bound violated; please report)");
-    return {measured < 0 ? -1 : measured, D, static_cast<double>(deg) / static_cast<double>(p)};
+    return {measured < 0 ? -1 : measured, D, std::min(1.0, static_cast<double>(deg) / static_cast<double>(p) + content), p};
 }
 
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,

@@ -8,6 +8,7 @@
 #include "seprank/forward.hpp"
 #include "seprank/model.hpp"
 #include "seprank/poly_io.hpp"
+#include "seprank/prime.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -193,6 +194,43 @@ TEST_CASE("measured degree along a line equals the expanded degree and d^L") {
     CHECK(measure_degree(random_network(deep, 3), 4, 251).degree == 243);
     CHECK(seprank_test::message_of([&] { (void)measure_degree(random_network(deep, 3), 4, 241); }).find("must exceed d^L + 1 = 244") != std::string::npos);
     CHECK(seprank_test::message_of([&] { (void)measure_degree(random_network(deep, 3), 4, 1000); }).find("1000") != std::string::npos);
+}
+
+TEST_CASE("measured degree: the prime drawn from the seed, and a false low reading's bound counts the content") {
+    NetworkSpec deep;
+    deep.tokens = 2;
+    deep.dim = 2;
+    deep.depth = 5;
+    const Network net = random_network(deep, 3);
+    const double bits = log2_coefficient_bound(net);
+    REQUIRE(bits > 62);  // coefficients above any 62-bit prime: a given prime could divide them all
+    // drawn: a 62-bit prime of the seed, the same for the same seed; D/p plus the chance
+    // that it divides the top form's content, both small
+    const auto a = measure_degree(net, 4), b = measure_degree(net, 4), c = measure_degree(net, 5);
+    CHECK(a.prime == b.prime);
+    CHECK(a.false_low_bound == b.false_low_bound);
+    CHECK(a.prime != c.prime);
+    CHECK((a.prime >> 61) == 1);
+    CHECK_NOTHROW(require_prime(a.prime));
+    CHECK(a.false_low_bound > 243.0 / static_cast<double>(a.prime));  // the content's share counted
+    CHECK(a.false_low_bound < 1e-14);
+    // given: nothing bounds the chance that it divides coefficients above it
+    const auto given = measure_degree(net, 4, kDefaultPrime);
+    CHECK(given.prime == kDefaultPrime);
+    CHECK(given.degree == 243);
+    CHECK(given.false_low_bound == 1.0);
+    // a given prime above every coefficient divides none of them: D/p alone
+    NetworkSpec small;
+    small.tokens = 2;
+    small.dim = 1;
+    small.depth = 1;
+    const Network tiny = random_network(small, 3);
+    REQUIRE(log2_coefficient_bound(tiny) < 62);
+    const auto t = measure_degree(tiny, 4, kDefaultPrime);
+    CHECK(t.false_low_bound == 3.0 / static_cast<double>(kDefaultPrime));
+    const auto td = measure_degree(tiny, 4);
+    CHECK(td.false_low_bound > 3.0 / static_cast<double>(td.prime));
+    CHECK(td.degree == t.degree);
 }
 
 TEST_CASE("budget comparison: depth from the budget, degree measured") {
