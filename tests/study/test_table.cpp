@@ -243,13 +243,13 @@ TEST_CASE("generic rank: trials stop once the answer's kind is settled (every ca
         o.trials = 2;
         RankAnswer r;
         {
-            const seprank_test::MaxMemory tight(4 << 20);
+            const seprank_test::MaxMemory tight(4 << 20, "--max-memory");  // named as the CLI names it
             CHECK_NOTHROW(r = generic_rank(seprank_test::attention_spec(3, 4, 3), balanced_partition(3), o));
         }
         CHECK_FALSE(r.converged);
         CHECK(r.value > 0);
         CHECK(r.note.find("for lack of memory") != std::string::npos);
-        CHECK(r.note.find("--max-memory") != std::string::npos);
+        CHECK(r.note.find(": --max-memory)") != std::string::npos);
         CHECK(r.note.find("size limit") == std::string::npos);
     }
 }
