@@ -190,14 +190,10 @@ auto with_expansion_flags(const std::string& flags, F&& fn) -> decltype(fn()) {
         if (std::string(e.what()).rfind("expansion refused", 0) != 0) throw;
         const std::string msg = cli_names(e.what());
         bool named = true;
-        for (std::size_t at = 0; at < flags.size();) {
-            std::size_t end = flags.find(',', at);
-            if (end == std::string::npos) end = flags.size();
-            std::string flag = flags.substr(at, end - at);
+        for (std::string flag : seprank::split_at(flags, ',')) {
             flag.erase(0, flag.find_first_not_of(' '));
             if (flag.rfind("or ", 0) == 0) flag.erase(0, 3);  // "or rank --method evaluation": the words after "or"
             if (!flag.empty() && msg.find(flag) == std::string::npos) named = false;
-            at = end + 1;
         }
         throw seprank::resource_limit(named ? msg : msg + " [here: " + flags + "]");
     }

@@ -57,7 +57,6 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
     // A drawn prime that divides a weight's denominator is drawn again (uniform among the
     // others); a given one is refused (domain_error, the evaluator's).
     std::optional<ModEvaluator> evaluator;
-    double denominators = 0;  // log2 of the product of the weights' denominators
     for (int draw = 0; !evaluator; ++draw) {
         try {
             evaluator.emplace(net, p);
@@ -78,6 +77,7 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
     const unsigned bits = static_cast<unsigned>(64 - __builtin_clzll(p));
     double content = 0;
     if (drawn) {
+        double denominators = 0;  // log2 of the product of the weights' denominators
         (void)map_weights<char>(net.weights, [&denominators](const Rational& x) {
             denominators += std::max(0.0, log2_abs(fmpq_denref(x.get())));
             return char{0};
