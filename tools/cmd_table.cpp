@@ -337,7 +337,7 @@ struct TableCommand final : Command {
         check_stdout();  // a failed write is the one error line, after no summary
         std::cerr << "seprank table: " << computed << " rows computed, " << resumed << " resumed, " << invalid
                   << " invalid combinations left out"
-                  << (invalid > 0 && !planned.first_invalid.empty() ? " (the first: " + planned.first_invalid + ")" : std::string()) << ", "
+                  << (invalid > 0 && !planned.first_invalid.empty() ? " (the first: " + cli_names(planned.first_invalid) + ")" : std::string()) << ", "
                   << (duplicates > 0 ? std::to_string(duplicates) + " duplicate configurations planned once, " : std::string())
                   << (planned.too_large > 0 ? std::to_string(planned.too_large) + " too large to build left out, " : std::string())
                   << std::round(seconds_since(t0) * 10) / 10 << " s"
