@@ -491,7 +491,15 @@ TEST_CASE("sums of squares read by one output: quadrics of low rank, counted; ne
                          Case{1, 3, 0, "dense:power=1:width=5,dense:power=2:width=3,dense:power=1:width=1", 6},
                          // one square, then linear layers wider than it: measured 2, counted 3 (an
                          // upper bound; below the measured 2 before the span was counted)
-                         Case{1, 2, 0, "dense:power=2:width=1,dense:power=1:width=2,dense:power=1:width=2", -1}}) {
+                         Case{1, 2, 0, "dense:power=2:width=1,dense:power=1:width=2,dense:power=1:width=2", -1},
+                         // two squares of ternary quadrics: 2·6 − C(2, 2) = 11 (12 before, an audit)
+                         Case{1, 3, 0, "dense:power=2:width=4,dense:power=2:width=2,dense:power=1:width=1", 11},
+                         // three squares of quaternary quadrics in the span of six squares: 3·10 − 3
+                         Case{1, 4, 0, "dense:power=2:width=6,dense:power=2:width=3,dense:power=1:width=1", 27},
+                         // a last layer of power 2: the square of a binary quadric (3), of a ternary
+                         // quartic (15), not the parameters' 4 and 18
+                         Case{1, 2, 0, "dense:power=2:width=2,dense:power=2:width=1", 3},
+                         Case{1, 3, 0, "dense:power=2:width=5,dense:power=2:width=4,dense:power=2:width=4", 15}}) {
         NetworkSpec s = stack_spec(c.tokens, c.dim, c.layers);
         s.embed_rank = c.embed;
         DimensionOptions o;
@@ -504,6 +512,28 @@ TEST_CASE("sums of squares read by one output: quadrics of low rank, counted; ne
             CHECK(e.expected == c.expected);
             CHECK(a.value == c.expected);
         }
+    }
+}
+
+TEST_CASE("random dense stacks at one token: the count is never below the measured dimension") {
+    // An audit's sweep (2026-12-02) of 1,500 such stacks: 22 counted above the measured
+    // dimension by a missed sum of squares or a last power; none below it, before or after.
+    auto rng = seprank_test::rng_for("dense-stacks-expected");
+    INFO("seed " << seprank_test::seed());
+    for (int i = 0; i < 40; ++i) {
+        const long layers = 2 + static_cast<long>(rng.below(3)), dx = 2 + static_cast<long>(rng.below(3));
+        std::string text;
+        for (long l = 0; l < layers; ++l)
+            text += std::string(l ? "," : "") + "dense:power=" + std::to_string(1 + rng.below(3)) + ":width=" + std::to_string(1 + rng.below(5));
+        DimensionOptions o;
+        o.output = rng.below(3) == 0 ? DimensionOutput::all : DimensionOutput::scalar;
+        o.seed = rng.next();
+        const NetworkSpec s = stack_spec(1, dx, text);
+        const RankAnswer a = function_dimension(s, o);
+        INFO(text << " dx=" << dx << (o.output == DimensionOutput::all ? " all" : " scalar") << ": measured " << a.value << ", expected "
+                  << a.expected);
+        CHECK(a.value <= a.expected);
+        CHECK(a.expected == expected_dimension(s, o.output).expected);
     }
 }
 
