@@ -37,6 +37,15 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["polynomial"] == b["polynomial"] and a["terms"] == b["terms"] > 0, (a["terms"], b["terms"])
 PY
 
+# rank says whose rank it is: the drawn weights (seed, range), or the file that gave them
+"$S" rank --tokens 3 --dim 2 --depth 2 --seed 7 --weight-range 3 >"$T/r.txt" || fail "rank with drawn weights"
+grep -q '^weights  *drawn: seed 7, integers in \[-3, 3\]' "$T/r.txt" || fail "rank's weights line: $(grep weights "$T/r.txt")"
+"$S" rank --weights "$T/w.json" --format json >"$T/r.json" || fail "rank with --weights"
+/usr/bin/python3 - "$T/r.json" "$T/w.json" <<'PY' || fail "rank --weights: its JSON does not name the file"
+import json, sys
+assert json.load(open(sys.argv[1]))["weights"] == sys.argv[2]
+PY
+
 # malformed weights files: each gives its JSON path and exit 2
 /usr/bin/python3 - "$T" <<'PY'
 import json, sys

@@ -98,7 +98,13 @@ struct RankCommand final : Command {
         if (!so.certify || evaluates)
             notes.ignored(*sub, {"--certificate"}, so.certify ? "the evaluation ranks mod p (no certificate)" : "--field p ranks mod p (no certificate)");
         auto to_json = [](const seprank::RankAnswer& r) { return to_nl(seprank::to_record(r)); };
-        const std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "degree", "terms", "seconds", "peak_mib", "phases", "note"};
+        const std::vector<std::string> order = {"partition", "method", "rank", "label", "weights", "bound", "rows", "cols", "degree", "terms", "seconds", "peak_mib", "phases", "note"};
+        // Whose rank it is: these weights' (a label "certified" is exact for them, not the
+        // architecture's generic rank, which seprank generic bounds; a trial's reading).
+        const std::string weights_said =
+            ro.weights_file.empty() ? "drawn: seed " + std::to_string(ro.seed) + ", integers in [-" + std::to_string(ro.weight_range) + ", " +
+                                          std::to_string(ro.weight_range) + "] (this network's rank; seprank generic bounds the generic one)"
+                                    : ro.weights_file;
         if (!save_matrix.empty()) {
             if (so.method == seprank::Method::evaluation)
                 throw seprank::invalid_input("--save-matrix needs --method flattening or grid with --field Q (evaluation never builds the matrix)");
@@ -161,6 +167,7 @@ struct RankCommand final : Command {
             }
             save_weights(ro, net);
             json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
+            top["weights"] = weights_said;
             meter->finish();
             // The table has no note column: --device auto's fallback goes to stderr once (JSON:
             // each answer's note says it), and a device other than the CPU gets its column.
@@ -178,12 +185,14 @@ struct RankCommand final : Command {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
                 print_table(rows, format, order);
                 if (format == "text") std::cout << "all balanced partitions agree: " << (agree ? "yes" : "no") << "\n";
+                if (format == "text" && top.contains("weights")) std::cout << "weights: " << top["weights"].get<std::string>() << "\n";
             }
             return 0;
         }
         const auto part = partition_text.empty() ? seprank::balanced_partition(net.spec.tokens)
                                                  : seprank::parse_partition(partition_text, net.spec.tokens);
         json j = rank_of(part);
+        j["weights"] = weights_said;
         save_weights(ro, net);
         meter->finish();
         notes.emit(format == "json" ? &j : nullptr);
