@@ -3,6 +3,7 @@
 #include "seprank/blocks.hpp"
 
 #include "base/parallel.hpp"
+#include "flint_handles.hpp"
 #include "rank_internal.hpp"
 #include "seprank/cancel.hpp"
 #include "seprank/certificate.hpp"
@@ -194,12 +195,10 @@ public:
     bool ok() const { return ok_; }
     // y = A^{-1}·r (y and r of the same shape; r's rows are permuted through a window).
     void solve(NmodMat& y, const NmodMat& r) const {
-        nmod_mat_t pr;
-        nmod_mat_window_init(pr, r.get(), 0, 0, r.rows(), r.cols());
-        for (long i = 0; i < r.rows(); ++i) pr->rows[i] = r.get()->rows[perm_[static_cast<std::size_t>(i)]];
-        nmod_mat_solve_tril(y.get(), lu_.get(), pr, 1);
+        detail::NmodMatWindow pr(r.get(), 0, 0, r.rows(), r.cols());
+        for (long i = 0; i < r.rows(); ++i) pr.get()->rows[i] = r.get()->rows[perm_[static_cast<std::size_t>(i)]];
+        nmod_mat_solve_tril(y.get(), lu_.get(), pr.get(), 1);
         nmod_mat_solve_triu(y.get(), lu_.get(), y.get(), 0);
-        nmod_mat_window_clear(pr);
     }
 
 private:

@@ -3,6 +3,7 @@
 #include "quotient.hpp"
 
 #include "base/parallel.hpp"
+#include "flint_handles.hpp"
 #include "seprank/error.hpp"
 
 #include <flint/nmod_mat.h>
@@ -19,23 +20,7 @@ namespace seprank::algebra_detail {
 
 namespace {
 
-// Owns one nmod_poly (RAII; moves only).
-class UPoly {
-public:
-    explicit UPoly(std::uint64_t p) { nmod_poly_init(p_, p); }
-    UPoly(const UPoly&) = delete;
-    UPoly& operator=(const UPoly&) = delete;
-    UPoly(UPoly&& o) noexcept {
-        nmod_poly_init(p_, o.p_->mod.n);
-        nmod_poly_swap(p_, o.p_);
-    }
-    ~UPoly() { nmod_poly_clear(p_); }
-    nmod_poly_struct* get() noexcept { return p_; }
-    const nmod_poly_struct* get() const noexcept { return p_; }
-
-private:
-    nmod_poly_t p_;
-};
+using detail::NmodPoly;
 
 using Vec = std::vector<mp_limb_t>;
 
@@ -115,7 +100,7 @@ private:
 // Whether every M_i has a squarefree minimal polynomial (the reference's test).
 bool reduced_per_unknown(const Quotient& q) {
     for (const NmodMat& M : q.mult) {
-        UPoly mp(q.basis.p);
+        NmodPoly mp(q.basis.p);
         nmod_mat_minpoly(mp.get(), M.get());
         if (!nmod_poly_is_squarefree(mp.get())) return false;
     }
@@ -155,38 +140,38 @@ long linear_complexity(const Vec& s, nmod_t mod) {
 // by variable (nested Horner), the last variable's sums scalar.
 class Shape {
 public:
-    Shape(const std::vector<UPoly>& h, const UPoly& chi, std::uint64_t p) : h_(h), chi_(chi), chi_inv_(p), p_(p), n_(static_cast<long>(h.size())), c_(nmod_poly_degree(chi.get())) {
+    Shape(const std::vector<NmodPoly>& h, const NmodPoly& chi, std::uint64_t p) : h_(h), chi_(chi), chi_inv_(p), p_(p), n_(static_cast<long>(h.size())), c_(nmod_poly_degree(chi.get())) {
         nmod_init(&mod_, p);
-        UPoly rev(p);
+        NmodPoly rev(p);
         nmod_poly_reverse(rev.get(), chi.get(), c_ + 1);
         nmod_poly_inv_series(chi_inv_.get(), rev.get(), c_ + 1);
         powers_.resize(static_cast<std::size_t>(n_));
     }
 
     // a·b mod chi (a, b of degree < c).
-    void mul(UPoly& out, const UPoly& a, const UPoly& b) const { nmod_poly_mulmod_preinv(out.get(), a.get(), b.get(), chi_.get(), chi_inv_.get()); }
+    void mul(NmodPoly& out, const NmodPoly& a, const NmodPoly& b) const { nmod_poly_mulmod_preinv(out.get(), a.get(), b.get(), chi_.get(), chi_inv_.get()); }
 
-    UPoly eval(const ModPoly& f) {
+    NmodPoly eval(const ModPoly& f) {
         terms_.clear();
         for (const ModTerm& t : f)
             if (t.c % p_ != 0) terms_.push_back(&t);
         std::sort(terms_.begin(), terms_.end(), [](const ModTerm* a, const ModTerm* b) { return a->e < b->e; });
         for (const ModTerm* t : terms_)
             for (long i = 0; i < n_; ++i) power(i, t->e[static_cast<std::size_t>(i)]);
-        UPoly out(p_);
+        NmodPoly out(p_);
         if (!terms_.empty()) eval(0, terms_.size(), 0, out);
         return out;
     }
 
 private:
-    const UPoly& power(long i, int e) {
+    const NmodPoly& power(long i, int e) {
         auto& P = powers_[static_cast<std::size_t>(i)];
         if (P.empty()) {
             P.emplace_back(p_);
             nmod_poly_one(P.back().get());
         }
         while (static_cast<int>(P.size()) <= e) {
-            UPoly next(p_);
+            NmodPoly next(p_);
             mul(next, P.back(), h_[static_cast<std::size_t>(i)]);
             P.push_back(std::move(next));
         }
@@ -194,18 +179,18 @@ private:
     }
 
     // out = Σ over terms[lo, hi) (equal in variables < i) of their part in variables ≥ i.
-    void eval(std::size_t lo, std::size_t hi, long i, UPoly& out) {
+    void eval(std::size_t lo, std::size_t hi, long i, NmodPoly& out) {
         nmod_poly_zero(out.get());
         if (i == n_ - 1) {
             Vec acc(static_cast<std::size_t>(c_), 0);
             for (std::size_t k = lo; k < hi; ++k) {
-                const UPoly& P = power(i, terms_[k]->e[static_cast<std::size_t>(i)]);
+                const NmodPoly& P = power(i, terms_[k]->e[static_cast<std::size_t>(i)]);
                 _nmod_vec_scalar_addmul_nmod(acc.data(), P.get()->coeffs, P.get()->length, terms_[k]->c % p_, mod_);
             }
             for (long k = 0; k < c_; ++k) nmod_poly_set_coeff_ui(out.get(), k, acc[static_cast<std::size_t>(k)]);
             return;
         }
-        UPoly inner(p_), prod(p_);
+        NmodPoly inner(p_), prod(p_);
         for (std::size_t a = lo; a < hi;) {
             const int e = terms_[a]->e[static_cast<std::size_t>(i)];
             std::size_t b = a;
@@ -220,13 +205,13 @@ private:
         }
     }
 
-    const std::vector<UPoly>& h_;
-    const UPoly& chi_;
-    UPoly chi_inv_;
+    const std::vector<NmodPoly>& h_;
+    const NmodPoly& chi_;
+    NmodPoly chi_inv_;
     std::uint64_t p_;
     long n_, c_;
     nmod_t mod_{};
-    std::vector<std::vector<UPoly>> powers_;  // powers_[i][e] = h_i^e mod chi, grown on demand
+    std::vector<std::vector<NmodPoly>> powers_;  // powers_[i][e] = h_i^e mod chi, grown on demand
     std::vector<const ModTerm*> terms_;
 };
 
@@ -247,13 +232,13 @@ ModPoly derivative(const ModPoly& f, long k, std::uint64_t p) {
 
 // The determinant of the n × n matrix J over Z/p[x]/chi, by Laplace expansion along the
 // rows over column subsets (n·2^(n−1) products).
-UPoly determinant(Shape& shape, const std::vector<std::vector<UPoly>>& J, std::uint64_t p) {
+NmodPoly determinant(Shape& shape, const std::vector<std::vector<NmodPoly>>& J, std::uint64_t p) {
     const long n = static_cast<long>(J.size());
-    std::vector<UPoly> D;  // D[S]: the minor of rows 0..|S|−1 and the columns in S
+    std::vector<NmodPoly> D;  // D[S]: the minor of rows 0..|S|−1 and the columns in S
     D.reserve(std::size_t{1} << n);
     for (std::size_t S = 0; S < (std::size_t{1} << n); ++S) D.emplace_back(p);
     nmod_poly_one(D[0].get());
-    UPoly prod(p);
+    NmodPoly prod(p);
     for (std::size_t S = 1; S < (std::size_t{1} << n); ++S) {
         const long row = __builtin_popcountll(S) - 1;
         long above = 0;  // columns of S after j: the sign of j's cofactor
@@ -271,10 +256,10 @@ UPoly determinant(Shape& shape, const std::vector<std::vector<UPoly>>& J, std::u
 // Whether x ↦ (h_1(x), …, h_n(x)), at the c roots of chi, are c distinct simple solutions
 // of the square system, checked without the basis: distinct (Σ r_i h_i = x mod chi),
 // solutions (s(h) = 0 mod chi for each equation s) and simple (det J(h) prime to chi).
-bool points_check(Shape& shape, const std::vector<UPoly>& h, const std::vector<std::uint64_t>& r, const UPoly& chi,
+bool points_check(Shape& shape, const std::vector<NmodPoly>& h, const std::vector<std::uint64_t>& r, const NmodPoly& chi,
                   const std::vector<ModPoly>& system, std::uint64_t p) {
     const long n = static_cast<long>(h.size()), c = nmod_poly_degree(chi.get());
-    UPoly sum(p), term(p), x(p);
+    NmodPoly sum(p), term(p), x(p);
     for (long i = 0; i < n; ++i) {
         nmod_poly_scalar_mul_nmod(term.get(), h[static_cast<std::size_t>(i)].get(), r[static_cast<std::size_t>(i)]);
         nmod_poly_add(sum.get(), sum.get(), term.get());
@@ -283,12 +268,12 @@ bool points_check(Shape& shape, const std::vector<UPoly>& h, const std::vector<s
     if (c > 1) nmod_poly_set_coeff_ui(x.get(), 1, 1);
     else nmod_poly_set_coeff_ui(x.get(), 0, (p - nmod_poly_get_coeff_ui(chi.get(), 0)) % p);
     if (!nmod_poly_equal(sum.get(), x.get())) return false;
-    std::vector<std::vector<UPoly>> J(static_cast<std::size_t>(n));
+    std::vector<std::vector<NmodPoly>> J(static_cast<std::size_t>(n));
     for (long i = 0; i < n; ++i) {
         if (!nmod_poly_is_zero(shape.eval(system[static_cast<std::size_t>(i)]).get())) return false;
         for (long k = 0; k < n; ++k) J[static_cast<std::size_t>(i)].push_back(shape.eval(derivative(system[static_cast<std::size_t>(i)], k, p)));
     }
-    UPoly det = determinant(shape, J, p), g(p);
+    NmodPoly det = determinant(shape, J, p), g(p);
     nmod_poly_gcd(g.get(), det.get(), chi.get());
     return nmod_poly_degree(g.get()) == 0;
 }
@@ -296,15 +281,15 @@ bool points_check(Shape& shape, const std::vector<UPoly>& h, const std::vector<s
 // At least 1 and at most the number of distinct values of `value` at the roots of chi: the
 // shortest recurrence of ℓ(v^e), e < 2c, for v = value(h(x)) mod chi and a random ℓ,
 // divides v's minimal polynomial mod chi (Berlekamp–Massey).
-long distinct_lower_bound(Shape& shape, const UPoly& chi, const ModPoly& value, Rng& rng, std::uint64_t p) {
+long distinct_lower_bound(Shape& shape, const NmodPoly& chi, const ModPoly& value, Rng& rng, std::uint64_t p) {
     const long c = nmod_poly_degree(chi.get());
     nmod_t mod;
     nmod_init(&mod, p);
-    const UPoly v = shape.eval(value);
+    const NmodPoly v = shape.eval(value);
     Vec ell(static_cast<std::size_t>(c));
     for (auto& x : ell) x = rng.below(p);
     Vec seq;
-    UPoly power(p), next(p);
+    NmodPoly power(p), next(p);
     nmod_poly_one(power.get());
     for (long e = 0; e < 2 * c; ++e) {
         seq.push_back(_nmod_vec_dot(ell.data(), power.get()->coeffs, nmod_poly_length(power.get()), mod, _nmod_vec_dot_bound_limbs(c, mod)));
@@ -317,7 +302,7 @@ long distinct_lower_bound(Shape& shape, const UPoly& chi, const ModPoly& value, 
 // One draw of the separating variant: 1 = A is reduced (the shape h_i and chi set), 0 = A
 // is not reduced (chi of degree c, not squarefree), -1 = u does not separate (or A is not
 // reduced: undecided).
-int separating_draw(const Quotient& q, Rng& rng, UPoly& chi, std::vector<UPoly>& h, std::vector<std::uint64_t>& r, int threads) {
+int separating_draw(const Quotient& q, Rng& rng, NmodPoly& chi, std::vector<NmodPoly>& h, std::vector<std::uint64_t>& r, int threads) {
     const long c = static_cast<long>(q.standard.size());
     const long n = q.basis.n;
     const std::uint64_t p = q.basis.p;
@@ -435,8 +420,8 @@ SimplePoints simple_points(const Quotient& q, const std::vector<ModPoly>& system
         return res;
     }
     if (variant == SimpleVariant::separating) {
-        UPoly chi(p);
-        std::vector<UPoly> h;
+        NmodPoly chi(p);
+        std::vector<NmodPoly> h;
         for (int draw = 0; draw < 3; ++draw) {
             std::vector<std::uint64_t> r;
             const int got = separating_draw(q, rng, chi, h, r, threads);
@@ -476,7 +461,7 @@ NmodMat multiplication_matrix(const Quotient& q, const ModPoly& f) {
 long distinct_values_reference(const Quotient& q, const ModPoly& value) {
     if (q.standard.empty()) return 0;
     if (!reduced_per_unknown(q)) return -1;
-    UPoly mp(q.basis.p);
+    NmodPoly mp(q.basis.p);
     nmod_mat_minpoly(mp.get(), multiplication_matrix(q, value).get());
     return nmod_poly_degree(mp.get());
 }

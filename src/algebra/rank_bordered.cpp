@@ -1,5 +1,7 @@
 #include "rank_bordered.hpp"
 
+#include "flint_handles.hpp"
+
 #include "seprank/error.hpp"
 #include "seprank/prime.hpp"
 
@@ -8,24 +10,6 @@
 #include <utility>
 
 namespace seprank::detail {
-
-namespace {
-
-// A FLINT window (rows [r0, r1) × columns [c0, c1) of m, no storage of its own), released
-// at the end of its scope.
-class Window {
-public:
-    Window(const nmod_mat_struct* m, long r0, long c0, long r1, long c1) { nmod_mat_window_init(w_, m, r0, c0, r1, c1); }
-    ~Window() { nmod_mat_window_clear(w_); }
-    Window(const Window&) = delete;
-    Window& operator=(const Window&) = delete;
-    nmod_mat_struct* get() noexcept { return w_; }
-
-private:
-    nmod_mat_t w_;
-};
-
-}  // namespace
 
 BorderedLU::BorderedLU(std::vector<slong> perm) : k_(static_cast<long>(perm.size())), perm_(std::move(perm)) {
     std::vector<char> seen(perm_.size(), 0);
@@ -56,9 +40,9 @@ long BorderedLU::rank(NmodMat& m) {
     // pointers follow P).
     NmodMat b(k, s, p);
     {
-        Window pb(a, 0, k, k, n);
+        NmodMatWindow pb(a, 0, k, k, n);
         for (long i = 0; i < k; ++i) pb.get()->rows[i] = a->rows[perm_[static_cast<std::size_t>(i)]] + k;
-        Window l(a, 0, 0, k, k);
+        NmodMatWindow l(a, 0, 0, k, k);
         nmod_mat_solve_tril(b.get(), l.get(), pb.get(), 1);
     }
     // C' = C·U⁻¹ = ((Uᵀ)⁻¹·Cᵀ)ᵀ, Uᵀ lower triangular with a non-zero diagonal (M has full rank).
@@ -69,7 +53,7 @@ long BorderedLU::rank(NmodMat& m) {
             for (long j = 0; j < k; ++j) nmod_mat_entry(ct.get(), j, i) = nmod_mat_entry(a, k + i, j);
         NmodMat ut(k, k, p);
         {
-            Window l(a, 0, 0, k, k);
+            NmodMatWindow l(a, 0, 0, k, k);
             nmod_mat_transpose(ut.get(), l.get());
         }
         nmod_mat_solve_tril(ct.get(), ut.get(), ct.get(), 0);  // in place: FLINT allows X = B

@@ -130,14 +130,6 @@ std::vector<std::vector<Rational>> monomial_to_basis(Measure m, unsigned max_deg
 
 namespace {
 
-struct FmpqMat {
-    fmpq_mat_t m;
-    FmpqMat(long r, long c) { fmpq_mat_init(m, r, c); }
-    FmpqMat(const FmpqMat&) = delete;
-    FmpqMat& operator=(const FmpqMat&) = delete;
-    ~FmpqMat() { fmpq_mat_clear(m); }
-};
-
 using Multi = std::vector<unsigned>;
 
 // One side: its distinct monomials (in order of first appearance) and the orthogonal
@@ -222,7 +214,7 @@ void fill_basis(Side& s, long max_side, const char* name, const std::function<do
 }
 
 // T (monomials × basis).
-void fill_change(fmpq_mat_t t, const Side& s, const std::vector<std::vector<Rational>>& a) {
+void fill_change(fmpq_mat_struct* t, const Side& s, const std::vector<std::vector<Rational>>& a) {
     Rational prod(1);
     for (std::size_t r = 0; r < s.monomials.size(); ++r) {
         const Multi& u = s.monomials[r];
@@ -293,35 +285,30 @@ OrthoFlattening orthogonal_flattening(const QPoly& f, const std::vector<int>& si
 
     const long ma = out.flattening_rows, mb = out.flattening_cols;
     const long ka = static_cast<long>(sa.basis.size()), kb = static_cast<long>(sb.basis.size());
-    FmpqMat c(ma, mb), ta(ma, ka), tb(mb, kb), tat(ka, ma), y(ma, kb);
-    for (const auto& cell : cells) fmpq_add(fmpq_mat_entry(c.m, cell.r, cell.c), fmpq_mat_entry(c.m, cell.r, cell.c), cell.v.get());
-    fill_change(ta.m, sa, a);
-    fill_change(tb.m, sb, a);
-    fmpq_mat_transpose(tat.m, ta.m);
-    if (ma > 0 && mb > 0 && kb > 0) fmpq_mat_mul(y.m, c.m, tb.m);
+    QMat c(ma, mb), ta(ma, ka), tb(mb, kb), tat(ka, ma), y(ma, kb);
+    for (const auto& cell : cells) fmpq_add(fmpq_mat_entry(c.get(), cell.r, cell.c), fmpq_mat_entry(c.get(), cell.r, cell.c), cell.v.get());
+    fill_change(ta.get(), sa, a);
+    fill_change(tb.get(), sb, a);
+    fmpq_mat_transpose(tat.get(), ta.get());
+    if (ma > 0 && mb > 0 && kb > 0) fmpq_mat_mul(y.get(), c.get(), tb.get());
     QMat k(ka, kb);
-    if (ka > 0 && kb > 0 && ma > 0) fmpq_mat_mul(k.get(), tat.m, y.m);
+    if (ka > 0 && kb > 0 && ma > 0) fmpq_mat_mul(k.get(), tat.get(), y.get());
     out.K = std::move(k);
 
     // ‖f‖² = Σ_J h_J Σ_L h_L K_{J,L}².
-    fmpq_t row, t;
-    fmpq_init(row);
-    fmpq_init(t);
-    Rational total(0);
+    Rational row(0), t(0), total(0);
     for (long i = 0; i < ka; ++i) {
-        fmpq_zero(row);
+        fmpq_zero(row.get());
         for (long j = 0; j < kb; ++j) {
             const fmpq* x = fmpq_mat_entry(out.K.get(), i, j);
             if (fmpq_is_zero(x)) continue;
-            fmpq_mul(t, x, x);
-            fmpq_mul(t, t, out.weight_b[static_cast<std::size_t>(j)].get());
-            fmpq_add(row, row, t);
+            fmpq_mul(t.get(), x, x);
+            fmpq_mul(t.get(), t.get(), out.weight_b[static_cast<std::size_t>(j)].get());
+            fmpq_add(row.get(), row.get(), t.get());
         }
-        fmpq_mul(row, row, out.weight_a[static_cast<std::size_t>(i)].get());
-        fmpq_add(total.get(), total.get(), row);
+        fmpq_mul(row.get(), row.get(), out.weight_a[static_cast<std::size_t>(i)].get());
+        fmpq_add(total.get(), total.get(), row.get());
     }
-    fmpq_clear(row);
-    fmpq_clear(t);
     out.norm2 = total;
     return out;
 }

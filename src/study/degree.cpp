@@ -2,6 +2,7 @@
 
 #include "seprank/dimension.hpp"
 #include "seprank/evaluation.hpp"
+#include "algebra/flint_handles.hpp"
 #include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
@@ -107,12 +108,10 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
         ts[static_cast<std::size_t>(k)] = t;
         ys[static_cast<std::size_t>(k)] = f(x);
     }
-    nmod_poly_t g;
-    nmod_poly_init(g, p);
-    nmod_poly_interpolate_nmod_vec(g, ts.data(), ys.data(), deg + 1);
-    const bool consistent = nmod_poly_evaluate_nmod(g, ts.back()) == ys.back();
-    const long measured = nmod_poly_degree(g);
-    nmod_poly_clear(g);
+    detail::NmodPoly g(p);
+    nmod_poly_interpolate_nmod_vec(g.get(), ts.data(), ys.data(), deg + 1);
+    const bool consistent = nmod_poly_evaluate_nmod(g.get(), ts.back()) == ys.back();
+    const long measured = nmod_poly_degree(g.get());
     if (!consistent)
         throw domain_error("degree measurement: f along a line has degree above d^L = " + D.str() +
                            " (structural bound violated; please report)");
