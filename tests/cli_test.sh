@@ -37,6 +37,11 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["polynomial"] == b["polynomial"] and a["terms"] == b["terms"] > 0, (a["terms"], b["terms"])
 PY
 
+# fc: --widths without --depth sets the depth (one layer a width); a --depth given must agree
+"$S" expand --family fc --tokens 2 --dim 2 --widths 3,2,1 >"$T/fc.txt" || fail "fc --widths without --depth"
+grep -q '^network  *fc N=2 dx=2 d=3 L=3 ' "$T/fc.txt" || fail "fc --widths 3,2,1 is not L = 3: $(head -1 "$T/fc.txt")"
+expect_rc 2 "fc widths list has 3 entries, depth is 2" -- expand --family fc --tokens 2 --dim 2 --widths 3,2,1 --depth 2
+
 # rank says whose rank it is: the drawn weights (seed, range), or the file that gave them
 "$S" rank --tokens 3 --dim 2 --depth 2 --seed 7 --weight-range 3 >"$T/r.txt" || fail "rank with drawn weights"
 grep -q '^weights  *drawn: seed 7, integers in \[-3, 3\]' "$T/r.txt" || fail "rank's weights line: $(grep weights "$T/r.txt")"

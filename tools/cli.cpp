@@ -29,7 +29,7 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
     app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
     app->add_option("--head-dim", o.head_dim, "attention head dimension da; 0 (default): dx/H");
-    app->add_option("--depth", o.depth, "number of layers L (default 1); with --layers, the times the list is repeated; power: the length of --widths");
+    app->add_option("--depth", o.depth, "number of layers L (default 1; with --widths, its length); with --layers, the times the list is repeated; power: the length of --widths");
     app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
     app->add_option("--width", o.width, "hadamard width w; 0 (default): dx");
     // Read as one text and split by parse_list, which refuses an empty item ("2,,1", a
@@ -157,7 +157,9 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     s.dim = o.dim;
     s.heads = o.heads;
     s.head_dim = o.head_dim;
-    s.depth = o.depth.value_or(info.depth_from_widths && !o.widths.empty() ? static_cast<long>(o.widths.size()) : 1L);
+    // --widths without --depth: one layer a width (power, where L is the list's length; fc,
+    // whose --depth must agree with it, so that giving both is not needed)
+    s.depth = o.depth.value_or((info.depth_from_widths || info.widths) && !o.widths.empty() ? static_cast<long>(o.widths.size()) : 1L);
     if (stack) {
         s.layers = stack_layers(o);
         s.depth = static_cast<long>(s.layers.size());

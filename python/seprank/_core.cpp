@@ -140,8 +140,8 @@ ValidSpec spec_from_dict(const py::dict& d) {
     s.attention_rank = get_or<long>(d, "attention_rank", s.attention_rank);
     s.position = get_or<long>(d, "position", s.position);
     s.coordinate = get_or<long>(d, "coordinate", s.coordinate);
-    if (info.depth_from_widths && !s.widths.empty() && (!d.contains("depth") || d["depth"].is_none()))
-        s.depth = static_cast<long>(s.widths.size());  // the CLI's default depth (power: one layer a width)
+    if ((info.depth_from_widths || info.widths) && !s.widths.empty() && (!d.contains("depth") || d["depth"].is_none()))
+        s.depth = static_cast<long>(s.widths.size());  // the CLI's default depth (power, fc: one layer a width)
     // The degree's key is the family's (resolve_block_degree, the CLI's rule): "power" for
     // family power (block_degree beside it must agree: spec_to_dict writes both), neither
     // for a stack, whose layers set their own degrees.

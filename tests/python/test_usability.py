@@ -63,6 +63,8 @@ def test_random_networks_keep_their_defaults():
     assert {k: net.spec[k] for k in ("tokens", "dim", "depth", "heads")} == {"tokens": 4, "dim": 2, "depth": 1, "heads": 1}
     assert seprank.hadamard().spec["block_degree"] == 3
     assert seprank.fc(tokens=2, dim=1).spec["widths"] == [2]
+    # widths without depth: one layer a width, as the CLI's --widths
+    assert seprank.network(family="fc", tokens=2, dim=2, widths=[3, 4, 2]).spec["depth"] == 3
 
 
 def test_import_paths_after_the_split():
