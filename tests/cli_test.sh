@@ -42,6 +42,12 @@ PY
 grep -q '^network  *fc N=2 dx=2 d=3 L=3 ' "$T/fc.txt" || fail "fc --widths 3,2,1 is not L = 3: $(head -1 "$T/fc.txt")"
 expect_rc 2 "fc widths list has 3 entries, depth is 2" -- expand --family fc --tokens 2 --dim 2 --widths 3,2,1 --depth 2
 
+# a full grid says so (its rank is its smaller side: more templates can raise it); one below its side does not
+"$S" rank --tokens 2 --dim 2 --depth 2 --method grid >"$T/g2.txt" || fail "rank --method grid"
+grep -q '^note .*the grid is full (its rank is its smaller side, 2)' "$T/g2.txt" || fail "a full grid without its note: $(grep note "$T/g2.txt")"
+"$S" rank --tokens 2 --dim 2 --depth 2 --method grid --templates 20 >"$T/g20.txt" || fail "rank --method grid --templates 20"
+grep -q 'the grid is full' "$T/g20.txt" && fail "a grid of rank 15 below its side 20 called full"
+
 # rank says whose rank it is: the drawn weights (seed, range), or the file that gave them
 "$S" rank --tokens 3 --dim 2 --depth 2 --seed 7 --weight-range 3 >"$T/r.txt" || fail "rank with drawn weights"
 grep -q '^weights  *drawn: seed 7, integers in \[-3, 3\]' "$T/r.txt" || fail "rank's weights line: $(grep weights "$T/r.txt")"

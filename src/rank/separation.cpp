@@ -177,6 +177,11 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             r = about_f(rank_certified(g, rank_options(opt)), "grid", "grid", part);
             r.phases.matrix = matrix;
             r.note = "M = " + std::to_string(t.size()) + " templates; " + r.note;
+            // A grid whose rank is its smaller side says nothing about sep beyond that side:
+            // more templates can only raise it (a new user's trial read M = 2's 2 as the bound).
+            if (r.value > 0 && r.value == std::min(r.rows, r.cols))
+                r.note += "; the grid is full (its rank is its smaller side, " + std::to_string(r.value) +
+                          "): sep may be larger, and more templates (--templates M) can raise this bound";
             break;
         }
         case Method::evaluation: {
