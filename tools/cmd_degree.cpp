@@ -38,6 +38,14 @@ struct DegreeCommand final : Command {
             if (d < 1 || d > seprank::kMaxBlockDegree)
                 throw seprank::invalid_input("--degrees " + degrees_text + ": block degree " + std::to_string(d) + " outside 1.." +
                                              std::to_string(seprank::kMaxBlockDegree));
+        // attention fixes its degree at 3, so a budget comparison without --family is
+        // hadamard's (as Python's budget()); --family attention is refused, naming why
+        // (attention options given: attention, so that its refusal says why)
+        const bool attention_options = dgo.heads != 1 || dgo.head_dim != 0 || dgo.attention_rank != 0;
+        if (!budgets.empty() && dgo.family.empty() && dgo.layers.empty() && !attention_options) dgo.family = "hadamard";
+        // a family the comparison cannot vary is the reason, before its other options are checked
+        // (power's missing widths, a stack's layers)
+        if (!budgets.empty()) seprank::check_budget_family(seprank::family_from_string(family_name(dgo)));
         if (!budgets.empty() && dgo.widths.size() > 1) {  // before the check, which would name a depth not given
             std::string list;
             for (long w : dgo.widths) list += (list.empty() ? "" : ",") + std::to_string(w);
@@ -63,13 +71,7 @@ struct DegreeCommand final : Command {
             const seprank::NetworkSpec base = [&] {
                 NetOptions o = dgo;
                 o.depth = 1;
-                // attention fixes its degree at 3, so a budget comparison without --family is
-                // hadamard's (as Python's budget()); --family attention is refused, naming why
-                // (attention options given: attention, so that its refusal says why)
-                const bool attention_options = o.heads != 1 || o.head_dim != 0 || o.attention_rank != 0;
-                if (o.family.empty() && o.layers.empty() && !attention_options) o.family = "hadamard";
                 const seprank::FamilyInfo& info = seprank::family_info(seprank::family_from_string(family_name(o)));
-                if (!o.layers.empty()) return to_spec(o);  // a stack: budget_comparison refuses it, naming why
                 o.power.reset();  // the comparison sets the degree (power networks: refused by it, not here)
                 o.block_degree.reset();
                 if (info.fixed_block_degree > 0) o.block_degree = info.fixed_block_degree;

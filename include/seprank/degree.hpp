@@ -109,6 +109,11 @@ struct BudgetComparison {
 // (dimension.hpp, generic.hpp); the counts themselves are O(depth) exact products per row.
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed);
+// The family check of budget_comparison alone, before a spec is built (a caller that
+// fills the degree key itself: the CLI, Python): invalid_input naming the family and the
+// families whose block degree is free, for a family that is not L copies of one block
+// (a stack, power) or fixes its block degree (attention). O(families).
+void check_budget_family(Family family);
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed, const BudgetOptions& opt);
 

@@ -455,6 +455,7 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("truncate", [](const Network& net, long depth) { return first_layers(net, depth); });
     m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });
+    m.def("check_budget_family", [](const std::string& family) { check_budget_family(family_from_string(family)); });
     m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed,
                                   const py::dict& opts) {
         const NetworkSpec base = spec_from_dict(spec);

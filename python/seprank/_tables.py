@@ -76,9 +76,10 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
     dimension, rank = flag(dimension, "dimension"), flag(rank, "rank")
-    if family == "stack":  # spec_dict would build it without layers, and the library name its empty list
-        raise ValueError("budget comparison: family stack is not L copies of one block of degree d, which the comparison "
-                         "varies (use family hadamard or fc)")
+    choice(family, "family", FAMILIES)
+    # the library's refusal of a family the comparison cannot vary (stack, power, attention),
+    # before a spec names a block degree the caller never gave
+    _core.check_budget_family(family)
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
                  residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}

@@ -128,6 +128,19 @@ constexpr double kMaxPredictedBits = 131072;  // 2^17: the largest predicted d^L
 constexpr long kMaxCountedDepth = 1000000;     // the deepest budget row counted (its parameters, layer by layer)
 }  // namespace
 
+void check_budget_family(Family family) {
+    const FamilyInfo& info = family_info(family);
+    std::string free;  // the uniform families whose block degree is a parameter
+    for (Family f : all_families())
+        if (family_info(f).uniform && family_info(f).fixed_block_degree == 0) free += (free.empty() ? "" : " or ") + to_string(f);
+    if (!info.uniform)
+        throw invalid_input("budget comparison: base.family " + std::string(info.name) +
+                            " is not L copies of one block of degree d, which the comparison varies (use family " + free + ")");
+    if (info.fixed_block_degree > 0)
+        throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
+                            std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
+}
+
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,
                                    std::uint64_t seed, const BudgetOptions& opt) {
     if (opt.dimension || opt.rank) check_threads(opt.threads, "budget comparison: threads");
@@ -135,17 +148,7 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         throw invalid_input("budget comparison: the rank needs a partition, so at least 2 tokens (base.tokens = " +
                             std::to_string(base.tokens) + ")");
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
-    const FamilyInfo& info = family_info(base.family);
-    std::string free;  // the uniform families whose block degree is a parameter
-    for (Family f : all_families())
-        if (family_info(f).uniform && family_info(f).fixed_block_degree == 0) free += (free.empty() ? "" : " or ") + to_string(f);
-    if (!info.uniform)
-        throw invalid_input("budget comparison: base.family " + std::string(info.name) +
-                            " is not L copies of one block of degree d, which the comparison varies (use family " + free + ")");
-    if (info.fixed_block_degree > 0) {
-        throw invalid_input("budget comparison: base.family " + std::string(info.name) + " fixes the block degree at " +
-                            std::to_string(info.fixed_block_degree) + ", and the comparison varies it (use family " + free + ")");
-    }
+    check_budget_family(base.family);
     auto one_layer = [&base](long d) {  // the block of degree d, depth 1
         NetworkSpec s = base;
         s.block_degree = d;

@@ -288,6 +288,18 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
         CHECK(msg.find("base.family attention fixes the block degree at 3") != std::string::npos);
         CHECK(msg.find("--") == std::string::npos);  // API names, not command-line flags
     }
+    // check_budget_family alone (before a spec exists): exactly the uniform families whose
+    // block degree is free pass, and a refusal names the families that would
+    for (Family f : all_families()) {
+        const FamilyInfo& info = family_info(f);
+        CAPTURE(info.name);
+        if (info.uniform && info.fixed_block_degree == 0) {
+            CHECK_NOTHROW(check_budget_family(f));
+        } else {
+            CHECK_THROWS_WITH_AS(check_budget_family(f), doctest::Contains("use family hadamard or fc"), invalid_input);
+        }
+    }
+    CHECK_THROWS_WITH_AS(check_budget_family(Family::power), doctest::Contains("base.family power is not L copies"), invalid_input);
 }
 
 TEST_CASE("budget comparison with BudgetOptions: each row's dimension and generic rank, of the depth-L network") {

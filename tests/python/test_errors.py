@@ -349,6 +349,13 @@ def test_a_hunts_bad_values_named():
         seprank.power(dim=2, widths=[2, 1], power=10**9)
     with pytest.raises(ValueError, match="family stack is not L copies of one block"):
         seprank.budget(48, [2], family="stack")
+    # power and attention: the family is the reason (not power's missing widths), named alike
+    with pytest.raises(ValueError, match="family power is not L copies of one block .*use family hadamard or fc"):
+        seprank.budget(48, [2], family="power")
+    with pytest.raises(ValueError, match="family attention fixes the block degree at 3"):
+        seprank.budget(48, [2], family="attention")
+    with pytest.raises(ValueError, match="family: expected one of .*got 'nope'"):
+        seprank.budget(48, [2], family="nope")
     with pytest.raises(ValueError, match=r'missing key "heads", and the matrices do not give it'):
         seprank.from_weights({"family": "attention", "tokens": 2, "dim": 2, "depth": 1, "layers": [{"heads": None}]})
 
