@@ -25,46 +25,30 @@ std::string blocks_text(const std::vector<seprank::BlockPrediction>& pred) {
 // "1 block differs", "3 blocks differ".
 std::string differ_text(std::size_t n) { return n == 1 ? std::string("1 block differs") : std::to_string(n) + " blocks differ"; }
 
-// The generic graded evaluation of the predicted network `at` (prediction_network), block by
-// block against the law's prediction.
-json check_point(const GuessBlocksRequest& rq, const seprank::PredictionNetwork& at, const std::vector<seprank::BlockPrediction>& pred,
-                 long total, std::string& shown) {
+// --check's result at one point (check_block_prediction), as JSON and as the text line's tail.
+json check_point(const seprank::BlockPredictionCheck& k, std::string& shown) {
     json c;
-    if (total > rq.check.max_side) {  // the rank cannot pass the evaluation's side: only a lower bound could come back
-        c["verdict"] = "unchecked";
-        c["reason"] = "the predicted total is above --check-max-side " + std::to_string(rq.check.max_side);
-        shown = " [unchecked: " + c["reason"].get<std::string>() + "]";
+    c["verdict"] = k.verdict;
+    if (k.ran) {
+        c["seconds"] = std::round(k.seconds * 1e3) / 1e3;
+        c["generic"] = k.generic;
+        c["label"] = k.label;
+        c["failure_bound"] = k.failure_bound;
+    }
+    if (k.verdict == "unchecked") {
+        c["reason"] = k.reason;
+        shown = " [unchecked: " + k.reason + "]";
         return c;
     }
-    seprank::GenericOptions g;
-    g.trials = rq.check.trials;
-    g.max_side = rq.check.max_side;
-    g.threads = rq.check.threads;
-    g.method = seprank::GenericMethod::evaluation;
-    g.variant = seprank::EvaluationVariant::graded;
-    g.max_seconds = rq.check.seconds;
-    const auto t0 = std::chrono::steady_clock::now();
-    const seprank::RankAnswer a = seprank::generic_rank(at.spec, at.part, g);
-    c["seconds"] = std::round(seconds_since(t0) * 1e3) / 1e3;
-    c["generic"] = a.value;
-    c["label"] = a.label();
-    c["failure_bound"] = a.failure_bound;
-    if (!a.converged) {
-        c["verdict"] = "unchecked";
-        c["reason"] = "generic gave the lower bound " + std::to_string(a.value);
-        shown = " [unchecked: " + c["reason"].get<std::string>() + "]";
-        return c;
-    }
-    const seprank::BlockCheck bc = seprank::compare_blocks(pred, a.block_ranks);
     json differ = json::array();
     std::string d;
-    for (const auto& [p, got] : bc.differ) {
+    for (const auto& [p, got] : k.differ) {
         differ.push_back({{"block", p.block}, {"predicted", p.predicted}, {"generic", got}});
         d += "; block " + std::to_string(p.block) + ": predicted " + std::to_string(p.predicted) + ", generic " + std::to_string(got);
     }
     c["differ"] = differ;
-    c["verdict"] = bc.differ.empty() ? "agree" : "disagree";
-    shown = " [generic " + std::to_string(a.value) + ", " + seprank::label_with_bound(a.label(), a.failure_bound) + ": " + (bc.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
+    shown = " [generic " + std::to_string(k.generic) + ", " + seprank::label_with_bound(k.label, k.failure_bound) + ": " +
+            (k.differ.empty() ? "agree, every block" : "disagree" + d) + "]";
     return c;
 }
 
@@ -180,13 +164,10 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
         pj["blocks"] = blocks;
         std::string shown;
         if (rq.do_check) {
-            pj["check"] = check_point(rq, at, pred, total, shown);
-            if (pj["check"]["verdict"] == "disagree") {
-                bool above = false;  // a generic rank above the prediction refutes it for certain
-                for (const auto& e : pj["check"]["differ"]) above = above || e["generic"].get<long>() > e["predicted"].get<long>();
-                refuted.push_back("--check at " + point_text(x) + " (" + differ_text(pj["check"]["differ"].size()) +
-                                  unless_low(above, pj["check"]["failure_bound"].get<double>()) + ")");
-            }
+            const seprank::BlockPredictionCheck k = seprank::check_block_prediction(at, pred, rq.check);
+            pj["check"] = check_point(k, shown);
+            if (k.verdict == "disagree")
+                refuted.push_back("--check at " + point_text(x) + " (" + differ_text(k.differ.size()) + unless_low(k.certain, k.failure_bound) + ")");
         }
         preds.push_back(pj);
         extra << "predict     " << point_text(x) << " (" << pj["network"].get<std::string>() << ", partition " << pj["partition"].get<std::string>()
@@ -217,9 +198,9 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
             std::string dt;
             // A computed rank above the law's value is a certified lower bound above it: a
             // disproof. One below it disproves only if that generic rank is the generic one:
-            // up to its failure bound (the largest of them said).
-            bool certain = false;
-            double chance = 0;
+            // up to its failure bound (the largest of them said; compare_law).
+            const bool certain = c.refuted_for_certain;
+            const double chance = c.refutation_failure_bound;
             for (const auto& [p, v] : c.differ) {
                 json e = row_json(p, v);
                 if (p.lower_bound) e["lower_bound"] = true;  // rank is a bound above the law: a disproof all the same
@@ -227,8 +208,6 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
                 d.push_back(e);
                 dt += "; block " + std::to_string(p.block) + ": law " + std::to_string(v) + ", computed " + (p.lower_bound ? "at least " : "") +
                       std::to_string(p.rank);
-                if (p.rank > v || p.failure_bound <= 0) certain = true;
-                else chance = std::max(chance, p.failure_bound);
             }
             cj["exceptions"] = d;
             std::ostringstream unless;

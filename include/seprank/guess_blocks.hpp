@@ -189,6 +189,33 @@ struct BlockCheck {
 };
 BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const std::vector<long>& block_ranks);
 
+// Checks the law's prediction `pred` (predict_blocks) at its network `at`
+// (prediction_network) with generic's graded evaluation, block by block (`guess --blocks
+// --check`, Python's BlockLaw.check): "agree" when every predicted block's generic rank
+// equals the prediction; "disagree" when one differs (differ lists each, with both
+// values); "unchecked" with the reason when the predicted total is above opt.max_side
+// (generic is not run: its rank is at most its evaluation side, so only a lower bound
+// could come back) or generic gave only a lower bound (not converged, e.g. past
+// opt.seconds, its own time budget). A generic block rank above the prediction is a
+// certified lower bound above it: the law is refuted for certain (certain). One below it
+// refutes the law only if that rank is the generic one: up to failure_bound.
+// Preconditions (checked, invalid_input): check_options(opt). Cost: one generic_rank of
+// `at` (graded evaluation), at most about opt.seconds; O(D) past max_side.
+struct BlockPredictionCheck {
+    std::string verdict;          // "agree", "disagree" or "unchecked"
+    std::string reason;           // unchecked: why ("the predicted total is above --check-max-side N",
+                                  // "generic gave the lower bound R")
+    bool ran = false;             // generic was run (not refused by max_side)
+    long generic = 0;             // its total rank (when ran)
+    std::string label;            // its label (when ran), RankAnswer::label()
+    double failure_bound = 1;     // its failure bound (when ran; 0 certified)
+    double seconds = 0;           // the time generic took
+    std::vector<std::pair<BlockPrediction, long>> differ;  // (prediction, generic rank)
+    bool certain = false;         // some block's generic rank is above the prediction
+};
+BlockPredictionCheck check_block_prediction(const PredictionNetwork& at, const std::vector<BlockPrediction>& pred,
+                                            const CheckOptions& opt);
+
 // The law against the block rows of another table (kept by `where`; computed rows the
 // law did not see): per configuration, the rows it gives exactly and those it does not,
 // each with both values, and the totals: the law's, the computed one, and the law's with
@@ -217,6 +244,13 @@ struct LawComparison {
     bool computed_is_lower_bound = false;  // some row is a lower bound: so is computed_total
     long law_with_exceptions = 0;     // law_total with each miss replaced by the computed rank (or bound)
     std::vector<std::pair<BlockPoint, long>> differ;  // (the row, the law's value)
+    // Whether the misses refute the law: for certain when one is a rank (or bound) above
+    // the law's value or a certified rank (failure_bound 0); else only if each rank below
+    // the law is the generic one, which fails with probability at most
+    // refutation_failure_bound (the largest of their failure bounds; 1 when a row gives
+    // none). Both false/0 when nothing differs; the bound is 0 when certain.
+    bool refuted_for_certain = false;
+    double refutation_failure_bound = 0;
 };
 std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
                                        const std::vector<std::pair<std::string, std::string>>& where, LawComparisonLeftOut* left_out = nullptr);

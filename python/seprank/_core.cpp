@@ -723,6 +723,59 @@ PYBIND11_MODULE(_core, m) {
         const bool layers_column = !table.empty() && table_cell(table.front(), "layers") != nullptr;
         return std::make_tuple(describe(at.spec), to_string(at.part), row_key(at.spec, at.part, layers_column), blocks, prediction_notes(law, x));
     });
+    // BlockLaw.check: the law's blocks at x against generic's graded ranks there
+    // (check_block_prediction, as `seprank guess --blocks --check`)
+    m.def("check_block_prediction", [](const BlockLaw& law, const std::vector<TableRow>& table,
+                                       const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x,
+                                       double seconds, long trials, long max_side, int threads) {
+        CheckOptions o;
+        o.seconds = seconds;
+        o.trials = trials;
+        o.max_side = max_side;
+        o.threads = threads;
+        check_options(o);
+        const PredictionNetwork at = prediction_network(table, where, law.vars, x);
+        const std::vector<BlockPrediction> pred = predict_blocks(law, table, where, x);
+        const BlockPredictionCheck c = run_long([&] { return check_block_prediction(at, pred, o); });
+        py::dict d;
+        d["verdict"] = c.verdict;
+        d["reason"] = c.reason.empty() ? py::object(py::none()) : py::object(py::str(c.reason));
+        d["generic"] = c.ran ? py::object(py::int_(c.generic)) : py::object(py::none());
+        d["label"] = c.ran ? py::object(py::str(c.label)) : py::object(py::none());
+        d["failure_bound"] = c.ran ? py::object(py::float_(c.failure_bound)) : py::object(py::none());
+        d["seconds"] = c.seconds;
+        py::list differ;
+        for (const auto& [p, got] : c.differ) {
+            py::dict e;
+            e["block"] = p.block;
+            e["predicted"] = p.predicted;
+            e["generic"] = got;
+            differ.append(e);
+        }
+        d["differ"] = differ;
+        d["refuted_for_certain"] = c.certain;
+        return d;
+    });
+    // BlockLaw.compare: the law against another block table's rows, configuration by
+    // configuration (compare_law, as `seprank guess --blocks --against`): ([(name, rows,
+    // agree, lower_bounds, law_total, computed_total, computed_is_lower_bound,
+    // law_with_exceptions, certain, failure bound to 3 digits up, [(x, name, block, rank, law,
+    // lower_bound, failure_bound)])], left-out rows, why)
+    m.def("compare_law", [](const BlockLaw& law, const std::vector<TableRow>& table,
+                            const std::vector<std::pair<std::string, std::string>>& where) {
+        LawComparisonLeftOut left;
+        const std::vector<LawComparison> cs = run_long([&] { return compare_law(law, table, where, &left); });
+        using Miss = std::tuple<std::vector<long>, std::string, long, long, long, bool, double>;
+        std::vector<std::tuple<std::string, long, long, long, long, long, bool, long, bool, double, std::vector<Miss>>> out;
+        for (const LawComparison& c : cs) {
+            std::vector<Miss> misses;
+            for (const auto& [p, v] : c.differ) misses.emplace_back(p.x, p.name, p.block, p.rank, v, p.lower_bound, p.failure_bound);
+            out.emplace_back(c.name, c.rows, c.agree, c.lower_bounds, c.law_total, c.computed_total, c.computed_is_lower_bound,
+                             c.law_with_exceptions, c.refuted_for_certain,
+                             c.refutation_failure_bound > 0 ? bound_up(c.refutation_failure_bound, 3) : 0.0, std::move(misses));
+        }
+        return std::make_tuple(out, left.rows, left.why);
+    });
     // Guess.check: the generic rank at a predicted point, from the first row `where` keeps
     // (check_prediction, as `seprank guess --check`).
     m.def("check_prediction", [](const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,

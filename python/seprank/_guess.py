@@ -305,6 +305,72 @@ class BlockLaw:
         return {"point": {v: point[v] for v in self.vars}, "network": network, "partition": partition,
                 "key": key, "total": sum(b["predicted"] for b in out), "blocks": out, "notes": notes}
 
+    def check(self, *, seconds: float = 60, trials: int = 2, max_side: int = 4096, threads: int = 2,
+              **point: int) -> Dict[str, Any]:
+        """The law's blocks at ``point`` recomputed by ``generic_rank``'s graded evaluation,
+        block by block (``seprank guess --blocks --check``), at the network ``predict``
+        names. Returns ``point``, ``total`` (predicted), ``verdict`` ('agree', 'disagree'
+        or 'unchecked', as the CLI's JSON ``check.verdict``), ``reason`` (None unless
+        unchecked; then why: 'the predicted total is above max_side=N' — generic, whose
+        rank cannot pass its evaluation side, is not run — or 'generic gave the lower
+        bound R', e.g. past ``seconds``, generic's time budget), ``generic``, ``label`` and
+        ``failure_bound`` (None when generic was not run), ``seconds``, ``differ`` (each
+        block that differs: ``block``, ``predicted``, ``generic``) and
+        ``refuted_for_certain`` (a block's generic rank is above the law: a certified lower
+        bound above it; one below it refutes the law only up to ``failure_bound``).
+        ValueError when no law was found or an option is out of range."""
+        if not self.found:
+            raise ValueError(f"check: no law was found ({self.reason})")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise ValueError(f"seconds: expected a number of seconds > 0, got {seconds!r}")
+        x = _point_values(self.vars, point)
+        total = self.predict(**point)["total"]
+        c = _core.check_block_prediction(self._law, self._table, self._where, x, float(seconds), integer(trials, "trials"),
+                                         integer(max_side, "max_side"), thread_count(threads))
+        if c["reason"] is not None:
+            c["reason"] = c["reason"].replace("--check-max-side ", "max_side=")
+        return {"point": {v: point[v] for v in self.vars}, "total": total, **c}
+
+    def compare(self, rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]]) -> Dict[str, Any]:
+        """The law against the block rows of another table (``seprank guess --blocks
+        --against``), kept by the law's ``where``: ``rows`` as for :func:`guess_blocks`.
+        Returns ``configurations``, one dict per configuration as the CLI's JSON
+        ``against`` entries: ``configuration``, ``rows`` (compared), ``agree``,
+        ``lower_bounds`` (bound rows at or below the law: consistent, not compared),
+        ``exceptions`` (the rows the law misses, as ``exceptions`` above, with
+        ``lower_bound`` and ``failure_bound`` where the row has them), ``law_total``,
+        ``computed_total``, ``computed_total_label`` ('computed' or 'lower bound'),
+        ``law_with_exceptions``, ``refuted_for_certain`` and ``refutation_failure_bound``
+        (when the misses refute the law only if each rank below it is the generic one: the
+        largest of their failure bounds, 3 digits rounded up; 1 when a row gives none; 0
+        when certain or nothing differs); and ``left_out`` (block rows of another
+        configuration than the law's rows, not compared) with ``left_out_why`` (e.g.
+        'family=hadamard (the law's rows: family=attention)'; '' when none).
+        ValueError when no law was found, or as :func:`guess_blocks` on the rows."""
+        if not self.found:
+            raise ValueError(f"compare: no law was found ({self.reason})")
+        table = _table_of(rows)
+        try:
+            found, left, why = _core.compare_law(self._law, table, self._where)
+        except ValueError as e:
+            raise ValueError(str(e).replace("guess --blocks: ", "compare: ")) from None
+        configurations = []
+        for name, n, agree, bounds, law_total, computed, lower, with_exc, certain, chance, misses in found:
+            exc = []
+            for x, row_name, block, rank, law, lower_bound, failure_bound in misses:
+                e = self._row(x, row_name, block, rank, law)
+                if lower_bound:
+                    e["lower_bound"] = True
+                if failure_bound > 0:
+                    e["failure_bound"] = failure_bound
+                exc.append(e)
+            configurations.append({"configuration": name, "rows": n, "agree": agree, "lower_bounds": bounds, "exceptions": exc,
+                                   "law_total": law_total, "computed_total": computed,
+                                   "computed_total_label": "lower bound" if lower else "computed",
+                                   "law_with_exceptions": with_exc, "refuted_for_certain": certain,
+                                   "refutation_failure_bound": chance})
+        return {"configurations": configurations, "left_out": left, "left_out_why": why}
+
     def __bool__(self) -> bool:
         return self.found
 
@@ -323,8 +389,8 @@ def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any
     configuration's variables ``vars`` (0 to 3 names): ``rows`` as for :func:`guess`.
     ``max_forms`` (1..4) bounds the terms beside the caps, ``max_exceptions`` (0..64) the
     fit rows the law may miss. Raises ValueError on a missing block column, a non-integer
-    cell, fewer than two configurations or an option out of range. ``--check`` and
-    ``--against`` are the CLI's only."""
+    cell, fewer than two configurations or an option out of range. ``BlockLaw.check`` and
+    ``BlockLaw.compare`` are the CLI's ``--check`` and ``--against``."""
     names = _var_names(vars)
     table, pairs = _table_of(rows), _where_pairs(where)
     try:

@@ -641,7 +641,13 @@ std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<Ta
     }
     for (LawComparison& c : out) {
         c.law_with_exceptions = c.law_total;
-        for (const auto& [p, v] : c.differ) c.law_with_exceptions += p.rank - v;
+        double chance = 0;
+        for (const auto& [p, v] : c.differ) {
+            c.law_with_exceptions += p.rank - v;
+            if (p.rank > v || p.failure_bound <= 0) c.refuted_for_certain = true;
+            else chance = std::max(chance, p.failure_bound);
+        }
+        c.refutation_failure_bound = c.refuted_for_certain ? 0 : chance;
     }
     return out;
 }

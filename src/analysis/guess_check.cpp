@@ -1,6 +1,8 @@
 // guess — checking a prediction: the network of a table row at a point, and generic's rank
-// there within a time budget (spec_of_row, check_prediction; guess.hpp, docs/guess.md).
+// there within a time budget (spec_of_row, check_prediction; guess.hpp, docs/guess.md), and
+// a block law's prediction block by block (check_block_prediction; guess_blocks.hpp).
 #include "seprank/guess.hpp"
+#include "seprank/guess_blocks.hpp"
 
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
@@ -169,6 +171,43 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
         c.reason = s.str();
     }
     c.seconds = since();
+    return c;
+}
+
+BlockPredictionCheck check_block_prediction(const PredictionNetwork& at, const std::vector<BlockPrediction>& pred,
+                                            const CheckOptions& opt) {
+    check_options(opt);
+    BlockPredictionCheck c;
+    long total = 0;
+    for (const BlockPrediction& p : pred)  // each below 2^61 (predict_blocks): no overflow before max_side is passed
+        if ((total += p.predicted) > opt.max_side) break;
+    if (total > opt.max_side) {
+        c.verdict = "unchecked";
+        c.reason = "the predicted total is above --check-max-side " + std::to_string(opt.max_side);
+        return c;
+    }
+    GenericOptions g;
+    g.trials = opt.trials;
+    g.max_side = opt.max_side;
+    g.threads = opt.threads;
+    g.method = GenericMethod::evaluation;
+    g.variant = EvaluationVariant::graded;  // the block ranks, to compare one by one
+    g.max_seconds = opt.seconds;
+    const auto start = std::chrono::steady_clock::now();
+    const RankAnswer a = generic_rank(at.spec, at.part, g);
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    c.ran = true;
+    c.generic = a.value;
+    c.label = a.label();
+    c.failure_bound = a.failure_bound;
+    if (!a.converged) {
+        c.verdict = "unchecked";
+        c.reason = "generic gave the lower bound " + std::to_string(a.value);
+        return c;
+    }
+    c.differ = compare_blocks(pred, a.block_ranks).differ;
+    c.verdict = c.differ.empty() ? "agree" : "disagree";
+    for (const auto& [p, got] : c.differ) c.certain = c.certain || got > p.predicted;
     return c;
 }
 

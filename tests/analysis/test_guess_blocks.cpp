@@ -256,6 +256,32 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     for (std::size_t i = 0; i < once.size(); ++i) CHECK(again[i].law_total == once[i].law_total);
     set_cell(twice.back(), "rank", std::to_string(cell(cells[pick], "rank") + 1));
     CHECK(throws_with<invalid_input>([&] { compare_law(law, twice, {}); }, "is given twice, with ranks"));
+    // A rank below the law refutes it only up to the row's failure bound; a certified one
+    // (failure_bound 0) or a rank above the law, for certain.
+    REQUIRE(cell(cells[pick], "rank") > 0);
+    for (const char* bound : {"2.5e-06", "0"}) {
+        CAPTURE(bound);
+        std::vector<TableRow> below = cells;
+        set_cell(below[pick], "rank", std::to_string(cell(cells[pick], "rank") - 1));
+        bool has_bound = false;
+        for (auto& [n, x] : below[pick]) has_bound = has_bound || n == "failure_bound";
+        if (!has_bound) below[pick].emplace_back("failure_bound", "");
+        set_cell(below[pick], "failure_bound", bound);
+        long refuting = 0;
+        for (const LawComparison& c : compare_law(law, below, {})) {
+            if (c.differ.empty()) {
+                CHECK_FALSE(c.refuted_for_certain);
+                CHECK(c.refutation_failure_bound == 0);
+                continue;
+            }
+            ++refuting;
+            REQUIRE(c.differ.size() == 1);
+            CHECK(c.differ[0].first.rank == c.differ[0].second - 1);
+            CHECK(c.refuted_for_certain == (std::string(bound) == "0"));
+            CHECK(c.refutation_failure_bound == (std::string(bound) == "0" ? 0.0 : 2.5e-06));
+        }
+        CHECK(refuting == 1);
+    }
     std::vector<TableRow> above = cells;
     set_cell(above[pick], "rank", std::to_string(std::min(cell(cells[pick], "cap_a"), cell(cells[pick], "cap_b")) + 1));
     CHECK(throws_with<invalid_input>([&] { compare_law(law, above, {}); }, "above its cap"));
@@ -386,6 +412,37 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     CHECK_THROWS_WITH_AS(compare_blocks(pred, {}), doctest::Contains("block 1 has no computed rank"), invalid_input);
     const std::vector<long> short_list(ans.block_ranks.begin(), ans.block_ranks.begin() + pred.back().block);  // the last predicted block missing
     CHECK_THROWS_AS(compare_blocks(pred, short_list), invalid_input);
+    // check_block_prediction: generic's graded ranks at the predicted network, block by
+    // block; a prediction above a block's rank is refuted up to generic's failure bound,
+    // one below it for certain; above max_side, generic is not run.
+    const PredictionNetwork at = prediction_network(cells, {}, law.vars, {2, 3});
+    CheckOptions co;
+    co.trials = 1;
+    const BlockPredictionCheck agree = check_block_prediction(at, pred, co);
+    CHECK(agree.verdict == "agree");
+    CHECK(agree.ran);
+    CHECK(agree.generic == c.predicted_total);
+    CHECK(agree.differ.empty());
+    CHECK_FALSE(agree.certain);
+    std::vector<BlockPrediction> high = pred, low = pred;
+    high[3].predicted += 1;
+    low[5].predicted -= 1;
+    const BlockPredictionCheck h = check_block_prediction(at, high, co), l = check_block_prediction(at, low, co);
+    CHECK(h.verdict == "disagree");
+    REQUIRE(h.differ.size() == 1);
+    CHECK(h.differ[0].first.block == high[3].block);
+    CHECK(h.differ[0].second == high[3].predicted - 1);
+    CHECK_FALSE(h.certain);
+    CHECK(h.failure_bound > 0);
+    CHECK(l.verdict == "disagree");
+    CHECK(l.certain);
+    co.max_side = c.predicted_total - 1;
+    const BlockPredictionCheck far = check_block_prediction(at, pred, co);
+    CHECK(far.verdict == "unchecked");
+    CHECK_FALSE(far.ran);
+    CHECK(far.reason == "the predicted total is above --check-max-side " + std::to_string(co.max_side));
+    co.trials = 0;
+    CHECK_THROWS_AS(check_block_prediction(at, pred, co), invalid_input);
 }
 
 TEST_SUITE("slow") {

@@ -1,7 +1,10 @@
 # seprank.guess: the same formula as `seprank guess` on the same table, fitted on rows the
 # package computes itself, its prediction checked against a rank it did not see; the
 # discipline (conjecture, counts) and bad input.
+import csv
+import json
 import random
+import subprocess
 from fractions import Fraction
 from pathlib import Path
 
@@ -390,6 +393,68 @@ def test_a_prediction_is_block_hints_for_its_network_and_refused_for_another():
         seprank.generic_rank(net, block_hints=[2**70], method="evaluation")
     with pytest.raises(ValueError, match="a dict is a prediction of BlockLaw.predict"):
         seprank.generic_rank(net, block_hints={"x": 1}, method="evaluation")
+
+
+def _cli_json_any_rc(cli_path, *args):
+    # guess --blocks exits 1 after its answer when a check or comparison refutes the law
+    out = subprocess.run([cli_path, *map(str, args), "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout), out.returncode
+
+
+def test_block_law_compare_is_the_clis_against(cli_path, tmp_path):
+    # the frontier rows miss the N = 4 law at one block (a generic rank below it: refuted up
+    # to its failure bound); a copy without failure bounds, labelled certified, refutes it for certain
+    law = seprank.guess_blocks(DATA / "blocks_attention_n4.csv", vars="dim,depth")
+    got = law.compare(DATA / "blocks_attention_n4_frontier.csv")
+    j, rc = _cli_json_any_rc(cli_path, "guess", DATA / "blocks_attention_n4.csv", "--blocks", "--vars", "dim,depth",
+                             "--against", DATA / "blocks_attention_n4_frontier.csv")
+    assert rc == 1
+    mine = [{k: v for k, v in c.items() if k != "refuted_for_certain"} for c in got["configurations"]]
+    theirs = [{k: v for k, v in c.items() if k != "table"} for c in j["against"]]
+    assert mine == theirs, (mine, theirs)
+    (c,) = got["configurations"]
+    assert c["refuted_for_certain"] is False and c["refutation_failure_bound"] == 8.77e-06
+    assert got["left_out"] == 14 and "heads=2" in got["left_out_why"]
+    assert any(f"{got['left_out']} block rows of another configuration" in n for n in j["notes"])
+    rows = list(csv.DictReader(open(DATA / "blocks_attention_n4_frontier.csv", newline="")))
+    certified = [{**{k: v for k, v in r.items() if k != "failure_bound"}, "label": "certified"} for r in rows]
+    (c,) = law.compare(certified)["configurations"]
+    assert c["refuted_for_certain"] is True and c["refutation_failure_bound"] == 0 and len(c["exceptions"]) == 1
+    unbounded = [{k: v for k, v in r.items() if k != "failure_bound"} for r in rows]
+    (c,) = law.compare(unbounded)["configurations"]
+    assert c["refuted_for_certain"] is False and c["refutation_failure_bound"] == 1
+    with pytest.raises(ValueError, match="compare: none of the table's 6 block rows is of the law's configuration"):
+        law.compare([{**r, "family": "hadamard"} for r in rows[:6]])
+
+
+def test_block_law_check_is_the_clis_check(cli_path, tmp_path):
+    # a law fitted at depth 1 (every block at its cap) is refuted at depth 2, block by block
+    rows = [r for r in csv.DictReader(open(DATA / "blocks_attention_n4.csv", newline="")) if r["depth"] == "1"]
+    path = tmp_path / "d1.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    law = seprank.guess_blocks(rows, vars="dim,depth")
+    c = law.check(dim=1, depth=2)
+    j, rc = _cli_json_any_rc(cli_path, "guess", path, "--blocks", "--vars", "dim,depth", "--predict", "dim=1,depth=2", "--check")
+    assert rc == 1
+    theirs = j["predictions"][0]["check"]
+    assert c["verdict"] == theirs["verdict"] == "disagree"
+    assert c["differ"] == theirs["differ"] and len(c["differ"]) == 3, (c, theirs)
+    assert (c["generic"], c["label"], c["failure_bound"]) == (theirs["generic"], theirs["label"], theirs["failure_bound"])
+    assert c["total"] == j["predictions"][0]["total"] and c["point"] == {"dim": 1, "depth": 2}
+    assert c["refuted_for_certain"] is False  # every differing block is below the law: up to the failure bound
+    # above max_side: not run, as the CLI's unchecked verdict
+    far = seprank.guess_blocks(DATA / "blocks_attention_n4.csv", vars="dim,depth").check(dim=3, depth=4)
+    assert far["verdict"] == "unchecked" and far["reason"] == "the predicted total is above max_side=4096" and far["generic"] is None
+    agree = law.check(dim=2, depth=1)  # a fit point: generic agrees, every block
+    assert agree["verdict"] == "agree" and agree["differ"] == [] and agree["generic"] == agree["total"]
+    with pytest.raises(ValueError, match="check trials 0 outside 1..1000"):
+        law.check(dim=1, depth=2, trials=0)
+    with pytest.raises(ValueError, match="seconds: expected a number of seconds > 0"):
+        law.check(dim=1, depth=2, seconds="1")
 
 
 def test_guess_stops_at_max_time_naming_its_own_options():
