@@ -249,6 +249,19 @@ grep -q "note: --layers: layer 2's free is ignored: a block of degree d = 1" "$T
 [ "$("$S" degree --family hadamard --tokens 2 --dim 2 --budget 48 --degrees 1..3,5 --format csv | cut -d, -f2 | tail -n +2 | tr '\n' ' ')" = "1 2 3 5 " ] ||
   fail "degree --degrees 1..3,5"
 expect_rc 2 "--rank: only with --budget" -- degree --family hadamard --rank
+# --budget --rank labels each rank (CSV and JSON per row, text in one line); CSV carries the
+# dimension's label too; fc's one width W is every layer's (a hunt: both were missing)
+"$S" degree --family hadamard --tokens 3 --dim 2 --budget 48 --degrees 2,3 --rank --format csv >"$T/dbr.csv" || fail "degree --budget --rank csv"
+/usr/bin/python3 - "$T/dbr.csv" <<'PY' || fail "degree --budget --rank: labels"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2 and all(r["rank_label"] == "generic lower bound" and 0 < float(r["rank_failure_bound"]) < 1e-9 for r in rows), rows
+assert all(r["dim_label"] and r["dim_failure_bound"] for r in rows), rows
+PY
+"$S" degree --family hadamard --tokens 3 --dim 2 --budget 48 --degrees 2,3 --rank | grep -q "^rank: generic lower bound, failure_bound " ||
+  fail "degree --budget --rank text: no label line"
+"$S" degree --family fc --tokens 2 --dim 2 --widths 1 --budget 60 --degrees 2 --format csv | tail -1 | cut -d, -f3-5 | grep -qx "8,27,60" ||
+  fail "degree --budget fc --widths 1: not every layer 1 wide"
 expect_rc 2 "--budget" -- degree --family hadamard --budget 24,-1
 /usr/bin/python3 -c "
 import json,sys; rows=json.load(open('$T/d.json'))
@@ -283,10 +296,21 @@ assert s['variant'] == 'pivot-span' and s['kernel_blocks'] is None, s" || fail "
 expect_rc 2 "certificate" -- rank --certificate global
 "$S" rank --poly "(x1_1 + x1_1^2)*x2_1" --format json >"$T/rp.json" || fail "poly rank"
 /usr/bin/python3 -c "
-import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polynomial_terms'] == 2, r" || fail "(x+x^2)y"
+import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polynomial_terms'] == 2 and 'weights' not in r, r" || fail "(x+x^2)y"
+# text and CSV too (a hunt: the text record asked for a weights field a polynomial has not)
+"$S" rank --poly "(x1_1 + x1_1^2)*x2_1" >"$T/rp.txt" 2>"$T/rp.err" && grep -q "^rank  *1$" "$T/rp.txt" && ! grep -q "weights" "$T/rp.txt" ||
+  fail "poly rank text: $(cat "$T/rp.txt" "$T/rp.err")"
+"$S" rank --poly "x1_1*x2_1" --format csv >"$T/rp.csv" 2>"$T/rp.err" && head -1 "$T/rp.csv" | grep -q "^partition,method,rank,label," ||
+  fail "poly rank csv: $(cat "$T/rp.csv" "$T/rp.err")"
 "$S" rank --tokens 4 --dim 2 --depth 1 --all-balanced --format json >"$T/ab.json" || fail "all-balanced"
 /usr/bin/python3 -c "
 import json; r=json.load(open('$T/ab.json')); assert r['agree'] and len(r['partitions']) == 3, r" || fail "all-balanced agree"
+# whose rank each row is: sep, or a grid's lower bound of it (a hunt: grid rows only said certified)
+"$S" rank --tokens 4 --dim 2 --all-balanced --method grid --templates 2 --format csv >"$T/abg.csv" || fail "all-balanced grid csv"
+/usr/bin/python3 -c "
+import csv; rows = list(csv.DictReader(open('$T/abg.csv')))
+assert len(rows) == 3 and all(r['bound'] == 'lower bound of sep' and r['weights'].startswith('drawn: seed 1') for r in rows), rows" ||
+  fail "all-balanced grid: bound and weights columns"
 expect_rc 2 "token 5 outside 1..4" -- rank --tokens 4 --partition "1,2|3,5"
 expect_rc 2 "--method flattening only" -- rank --poly "x1_1*x2_1" --partition "1|2" --method grid
 expect_rc 2 "--method" -- rank --method svd

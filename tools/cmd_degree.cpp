@@ -1,6 +1,9 @@
 // seprank degree — the `degree` subcommand: options, one library call, formatting.
 #include "cli.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace seprank_cli {
 
 namespace {
@@ -84,6 +87,7 @@ struct DegreeCommand final : Command {
             bo.rank = with_rank;
             bo.threads = globals.threads;
             std::vector<std::string> summary, notes;
+            std::map<std::string, double> rank_labels;  // the rows' rank labels, each with its largest failure bound: the text line
             for (long budget : budgets) {
                 const auto cmp = seprank::budget_comparison(base, budget, budget_degrees, dgo.seed, bo);
                 long best_dim_d = 0, best_dim = -1, best_rank_d = 0, best_rank = -1;
@@ -105,12 +109,19 @@ struct DegreeCommand final : Command {
                     src.answer = r.rank ? &*r.rank : nullptr;
                     const std::vector<std::string>& dim_columns = seprank::table_dimension_columns();  // table --dimension's
                     std::vector<std::string> columns = dim_columns;
-                    columns.insert(columns.end(), {"rank", "log3_rank"});
+                    columns.insert(columns.end(), {"rank", "log3_rank", "label", "failure_bound"});
                     const json cells = to_nl(seprank::make_record(src, columns));
                     for (const auto& c : dim_columns) row[c] = cells[c];  // null: not measured
                     if (with_rank) {
                         for (const auto& c : {"rank", "log3_rank"}) row[c] = cells[c];
                         row["rank_status"] = !r.rank ? json() : json(r.rank->converged ? "ok" : "lower-bound");
+                        // whose number it is: a generic lower bound at drawn weights, with its failure bound
+                        row["rank_label"] = cells["label"];
+                        row["rank_failure_bound"] = cells["failure_bound"];
+                        if (r.rank) {  // per label, the largest failure bound
+                            double& worst = rank_labels[r.rank->label()];
+                            worst = std::max(worst, r.rank->failure_bound);
+                        }
                     }
                     if (r.dimension && r.dimension->value > best_dim) best_dim = r.dimension->value, best_dim_d = r.block_degree;
                     if (r.rank && r.rank->value > best_rank) best_rank = r.rank->value, best_rank_d = r.block_degree;
@@ -129,7 +140,17 @@ struct DegreeCommand final : Command {
             }
             std::vector<std::string> shown = {"budget", "block_degree", "layer_params", "depth", "params_used", "predicted", "measured"};
             if (with_rank) shown.insert(shown.end(), {"rank", "log3_rank", "rank_status"});
-            shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect", "ln_deg_per_param", "h_d"});
+            if (with_rank && format == "csv") shown.insert(shown.end(), {"rank_label", "rank_failure_bound"});
+            shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect"});
+            if (format == "csv") shown.insert(shown.end(), {"dim_label", "dim_failure_bound"});  // text: the line below the table
+            shown.insert(shown.end(), {"ln_deg_per_param", "h_d"});
+            if (format == "text" && with_rank) {  // the labels, said once (each row's in JSON and CSV)
+                std::string all;
+                for (const auto& [label, worst] : rank_labels) all += (all.empty() ? "" : "; ") + seprank::label_with_bound(label, worst);
+                if (!all.empty())
+                    notes.push_back("rank: " + all + (rank_labels.size() == 1 && rank_labels.begin()->second > 0 ? ", the largest of the rows'" : "") +
+                                    " (each row's: rank_label, rank_failure_bound in JSON and CSV)");
+            }
             notes_ignored.emit(nullptr);  // after every check and row: an error is the one line
             print_table(rows, format, shown, "-");
             if (format == "text")

@@ -140,7 +140,9 @@ struct RankCommand final : Command {
             j["polynomial_terms"] = f.terms();
             meter->finish();
             notes.emit(format == "json" ? &j : nullptr);
-            print_record(j, format, order);
+            std::vector<std::string> poly_order = order;  // the polynomial given: no weights to name
+            poly_order.erase(std::find(poly_order.begin(), poly_order.end(), "weights"));
+            print_record(j, format, poly_order);
             return 0;
         }
         if (!templates_file.empty()) {
@@ -171,13 +173,18 @@ struct RankCommand final : Command {
             meter->finish();
             // The table has no note column: --device auto's fallback goes to stderr once (JSON:
             // each answer's note says it), and a device other than the CPU gets its column.
-            std::vector<std::string> order = {"partition", "method", "rank", "label", "rows", "cols", "seconds", "peak_mib"};
+            // bound: whose rank each is (sep itself, or a grid's lower bound of it)
+            std::vector<std::string> order = {"partition", "method", "rank", "label", "bound", "rows", "cols", "seconds", "peak_mib"};
+            if (format == "csv") {  // no line after a CSV table: whose weights goes in a column
+                order.push_back("weights");
+                for (json& r : rows) r["weights"] = weights_said;
+            }
             if (so.rank.device == seprank::Device::automatic && format != "json") {
                 const seprank::DeviceChoice dev = seprank::choose_device(seprank::Device::automatic);
                 if (!dev.note.empty()) notes.lines.push_back(dev.note);
             }
             if (std::any_of(rows.begin(), rows.end(), [](const json& r) { return r.value("device", "cpu") != "cpu"; }))
-                order.insert(order.end() - 2, "device");
+                order.insert(std::find(order.begin(), order.end(), "seconds"), "device");
             notes.emit(format == "json" ? &top : nullptr);
             if (format == "json") {
                 std::cout << json_text(top, 2) << "\n";

@@ -96,9 +96,12 @@ struct BudgetComparison {
     long best_h_d;                 // argmax of h(d) over the integers listed
 };
 
-// Checked (invalid_input): budget >= 1, a family whose block degree is free, and for each
-// d the one-layer spec (base with block degree d, depth 1, widths cleared), validated once;
-// the spec of depth L is validated where it is measured (random_network). A row whose
+// Checked (invalid_input): budget >= 1, a family whose block degree is free, base.widths
+// empty or one width W (fc: every layer W wide), and for each d the one- and two-layer
+// specs (base with block degree d), validated once; the spec of depth L is validated where
+// it is measured (random_network). Depth L: as many layers as B buys, the first layer's
+// parameters (BudgetRow::layer_params) then each later one's, which differ only for fc
+// given a W other than N·dx (the note says both). A row whose
 // budget buys no layer (L = 0: no parameters) gets no dimension or rank; a row whose
 // budget buys more than kMaxDepth layers is counted but not built (measured -1, no
 // dimension or rank, BudgetRow::note says why) instead of failing the comparison.

@@ -484,6 +484,9 @@ PYBIND11_MODULE(_core, m) {
             if (bo.rank) {
                 d["rank"] = r.rank ? py::object(py::int_(r.rank->value)) : py::object(py::none());
                 d["rank_converged"] = r.rank ? py::object(py::bool_(r.rank->converged)) : py::object(py::none());
+                RowSource src;  // its label and failure bound, as degree --budget's JSON (the column registry)
+                src.answer = r.rank ? &*r.rank : nullptr;
+                d["rank_cells"] = to_json(make_record(src, {"label", "failure_bound"}));
             }
             rows.append(d);
         }

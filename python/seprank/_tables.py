@@ -71,7 +71,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     the zero polynomial), "best_h_d": argmax h}.
     ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
     dim_expected, dim_defect, dim_label, dim_failure_bound; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
-    generic separation rank for the balanced partition (rank, rank_converged). A row
+    generic separation rank for the balanced partition (rank, rank_converged, and as the
+    CLI's JSON rank_label and rank_failure_bound: a generic lower bound at drawn weights,
+    with the chance that it is below the generic rank). A row
     whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
@@ -80,8 +82,10 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     # the library's refusal of a family the comparison cannot vary (stack, power, attention),
     # before a spec names a block degree the caller never gave
     _core.check_budget_family(family)
-    spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads, width=width,
-                 residual=residual)
+    # fc takes its width as a list, one per layer: W for every layer (the budget sets how many)
+    fc_width = family == "fc" and width is not None
+    spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads,
+                     width=None if fc_width else width, widths=[width] if fc_width else None, residual=residual)
     opts = {"dimension": dimension, "rank": rank, "threads": thread_count(threads)}
     degree_list = int_list(degrees, "degrees")
     if not degree_list:
@@ -95,6 +99,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
             r[k] = big_int(r[k])
         if "dimension_cells" in r:  # table --dimension's columns, as the CLI's JSON writes them
             r.update(_json.loads(r.pop("dimension_cells")))
+        if "rank_cells" in r:  # the rank's label and failure bound (None where no rank), as the CLI's
+            cells = _json.loads(r.pop("rank_cells"))
+            r["rank_label"], r["rank_failure_bound"] = cells["label"], cells["failure_bound"]
     return {"rows": rows, "best_measured_d": best_measured or None, "best_h_d": best_h}  # None: no row reached a degree
 
 

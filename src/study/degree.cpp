@@ -149,17 +149,34 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
                             std::to_string(base.tokens) + ")");
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
     check_budget_family(base.family);
-    auto one_layer = [&base](long d) {  // the block of degree d, depth 1
+    // fc given one width W (base.widths = {W}): every layer W wide, so the first maps N·dx
+    // inputs to W and each later one W to W; otherwise (no list) every layer N·dx wide.
+    if (base.widths.size() > 1)
+        throw invalid_input("budget comparison: base.widths lists " + std::to_string(base.widths.size()) +
+                            " widths; the budget chooses the depth, so give one width for every layer (or none)");
+    auto at_depth = [&base](long d, long depth) {  // L = depth blocks of degree d
         NetworkSpec s = base;
         s.block_degree = d;
-        s.depth = 1;
-        s.widths.clear();
+        s.depth = depth;
+        if (base.widths.empty()) s.widths.clear();
+        else s.widths.assign(static_cast<std::size_t>(depth), base.widths.front());
         return s;
     };
+    // The parameters of the first layer and of each later one (equal but for fc whose width
+    // W is not N·dx), and the depth B buys: as many layers as fit.
+    struct Costs {
+        long first, later;
+    };
+    auto costs = [&](long d) {
+        const long first = fmpz_get_si(layer_parameters(ValidSpec(at_depth(d, 1)), 0).get());
+        const long later = base.widths.empty() ? first : fmpz_get_si(layer_parameters(ValidSpec(at_depth(d, 2)), 1).get());
+        return Costs{first, later};
+    };
+    auto depth_bought = [&](const Costs& c) { return budget < c.first ? 0L : 1 + (budget - c.first) / c.later; };
     // The predicted d^L of every row first: beyond 2^17 bits (about 39,000 digits) it is
     // refused before any row is built (computing and printing it grows without use).
     for (long d : degrees) {
-        const long depth = budget / fmpz_get_si(layer_parameters(ValidSpec(one_layer(d)), 0).get());
+        const long depth = depth_bought(costs(d));
         const double bits = static_cast<double>(depth) * std::log2(static_cast<double>(d));
         if (bits > kMaxPredictedBits)
             throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
@@ -172,14 +189,14 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;
     for (long d : degrees) {
-        NetworkSpec s = one_layer(d);
+        const Costs c = costs(d);  // validated, one layer and two
         BudgetRow row;
         row.block_degree = d;
-        row.layer_params = layer_parameters(ValidSpec(s), 0);  // one layer, validated
+        row.layer_params = Integer(c.first);
         // As many layers as the budget buys: counted (any depth), validated by
         // random_network only where measured.
-        row.depth = budget / fmpz_get_si(row.layer_params.get());
-        s.depth = row.depth;
+        row.depth = depth_bought(c);
+        NetworkSpec s = at_depth(d, row.depth);
         row.total_params = parameter_count(s);
         row.predicted = output_degree(s);
         row.h = std::log(static_cast<double>(d)) / static_cast<double>(d);
@@ -195,6 +212,9 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
             row.measured = measure_degree(random_network(s, seed), seed).degree;
             if (row.measured < 0) row.note = "the drawn network's output is the zero polynomial (no degree): not measured";
         }
+        if (c.later != c.first)
+            row.note += std::string(row.note.empty() ? "" : "; ") + "the first layer has " + std::to_string(c.first) +
+                        " parameters (its inputs N·dx wide), each later one " + std::to_string(c.later);
         if ((opt.dimension || opt.rank) && row.depth > 0 && buildable) {
             const ValidSpec deep(s);  // the depth-L spec, validated once for both
             if (opt.dimension) {

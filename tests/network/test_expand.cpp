@@ -248,6 +248,53 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
     CHECK(cmp.rows[2].depth == 3);
     CHECK(cmp.rows[3].depth == 2);
     for (const auto& r : cmp.rows) CHECK(Integer(r.measured) == r.predicted);
+    {
+        // fc given one width W: every layer W wide (a hunt: W was dropped, the rows were
+        // N·dx wide). Random W and B: the depth is the most layers B buys, counted layer
+        // by layer; W = N·dx is the default's rows.
+        auto rng = seprank_test::rng_for("budget fc width");
+        INFO("seed " << seprank_test::seed());
+        for (int t = 0; t < 20; ++t) {
+            NetworkSpec w = base;
+            w.tokens = 1 + static_cast<long>(rng.next() % 3);
+            w.widths = {1 + static_cast<long>(rng.next() % 5)};
+            const long budget = 1 + static_cast<long>(rng.next() % 120), d = 1 + static_cast<long>(rng.next() % 3);
+            CAPTURE(w.tokens);
+            CAPTURE(w.widths[0]);
+            CAPTURE(budget);
+            CAPTURE(d);
+            const auto got = budget_comparison(w, budget, {d}, 3);
+            REQUIRE(got.rows.size() == 1);
+            const BudgetRow& r = got.rows[0];
+            long L = 0;  // the layers B buys, each counted in a spec of one more layer
+            for (;; ++L) {
+                NetworkSpec deeper = w;
+                deeper.block_degree = d;
+                deeper.depth = L + 1;
+                deeper.widths.assign(static_cast<std::size_t>(L + 1), w.widths[0]);
+                if (parameter_count(deeper) > Integer(budget)) break;  // counted past kMaxDepth too, as the comparison
+            }
+            CHECK(r.depth == L);
+            CHECK(r.total_params <= Integer(budget));
+            const bool same = w.widths[0] == w.tokens * w.dim;
+            NetworkSpec one = w, two = w;  // the first layer's parameters and the second's
+            one.block_degree = two.block_degree = d;
+            two.depth = 2;
+            two.widths.assign(2, w.widths[0]);
+            const Integer first = parameter_count(one), later = parameter_count(two) - first;
+            CHECK(r.layer_params == first);
+            CHECK((r.note.find("each later one " + later.str()) != std::string::npos) == (later != first));  // said even where B buys no layer
+            if (same) CHECK(later == first);
+            if (same) {
+                NetworkSpec plain = w;
+                plain.widths.clear();
+                CHECK(budget_comparison(plain, budget, {d}, 3).rows[0].depth == r.depth);
+            }
+        }
+        NetworkSpec two = base;
+        two.widths = {2, 3};
+        CHECK_THROWS_WITH_AS(budget_comparison(two, 48, {2}, 1), doctest::Contains("give one width for every layer"), invalid_input);
+    }
     CHECK(cmp.best_measured_d == 3);  // 3^4 = 81 > 2^6 = 64 = 4^3 > 6^2
     CHECK(cmp.best_h_d == 3);
     {

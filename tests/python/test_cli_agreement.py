@@ -566,10 +566,28 @@ def test_budget_dimension_and_rank_match_cli(cli):
              "--degrees", "2,3", "--rank")
     assert len(b["rows"]) == len(cb) == 2
     for r, cr in zip(b["rows"], cb):
-        for k in ("dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank"):
+        for k in ("dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank", "rank_label",
+                  "rank_failure_bound"):
             assert r[k] == cr[k], (k, r, cr)
         assert r["rank_converged"] is (cr["rank_status"] == "ok")
+        # a rank at drawn weights is labelled, with its failure bound (a hunt: it was bare)
+        assert r["rank_label"] in ("certified", "generic lower bound", "lower bound"), r
+        assert (r["rank_failure_bound"] == 0) == (r["rank_label"] == "certified") and 0 <= r["rank_failure_bound"] <= 1, r
     assert "dimension" not in seprank.budget(24, [2], tokens=2, dim=2, width=2, dimension=False)["rows"][0]
+
+
+def test_budget_fc_width_matches_cli(cli):
+    # fc given one width W: every layer W wide, the first layer's parameters and the later
+    # ones' both said (a hunt: W was dropped and the rows were N·dx wide)
+    b = seprank.budget(60, [2, 3], family="fc", tokens=2, dim=2, width=1)
+    cb = cli("degree", "--family", "fc", "--tokens", 2, "--dim", 2, "--widths", 1, "--budget", 60, "--degrees", "2,3")
+    default = cli("degree", "--family", "fc", "--tokens", 2, "--dim", 2, "--budget", 60, "--degrees", "2,3")
+    for k in ("layer_params", "depth", "params_used", "dimension", "note"):
+        assert [r[k] for r in b["rows"]] == [r[k] for r in cb], k
+    assert [r["depth"] for r in cb] == [27, 17] and all(r["params_used"] <= 60 for r in cb)
+    assert [r["depth"] for r in default] == [1, 1] and "each later one 2" in cb[0]["note"]
+    same = cli("degree", "--family", "fc", "--tokens", 2, "--dim", 2, "--widths", 4, "--budget", 60, "--degrees", "2,3")
+    assert same == default  # W = N·dx is the default's network
 
 
 def test_budget_row_deeper_than_64_layers_is_noted_not_built(cli):
