@@ -48,6 +48,8 @@ grep -q '^note .*the grid is full (its rank is its smaller side, 2)' "$T/g2.txt"
 "$S" rank --tokens 2 --dim 2 --depth 2 --method grid --templates 20 >"$T/g20.txt" || fail "rank --method grid --templates 20"
 grep -q 'the grid is full' "$T/g20.txt" && fail "a grid of rank 15 below its side 20 called full"
 
+# a value not computed is "-" in a text record, as in the tables (a hunt: grid's terms was blank)
+"$S" rank --tokens 2 --dim 1 --method grid | grep -q "^terms  *-$" || fail "rank --method grid: terms not shown as -"
 # rank says whose rank it is: the drawn weights (seed, range), or the file that gave them
 "$S" rank --tokens 3 --dim 2 --depth 2 --seed 7 --weight-range 3 >"$T/r.txt" || fail "rank with drawn weights"
 grep -q '^weights  *drawn: seed 7, integers in \[-3, 3\]' "$T/r.txt" || fail "rank's weights line: $(grep weights "$T/r.txt")"

@@ -184,7 +184,8 @@ seprank::Network read_weights(const NetOptions& o) {
         const std::string file = seprank::family_info(net.spec.family).layers ? seprank::layers_to_string(net.spec.layers)
                                                                                : "none (family " + seprank::to_string(net.spec.family) + ")";
         if (given != file)
-            throw seprank::invalid_input("--layers '" + given + "' contradicts the layers of the weights file " + o.weights_file + ": " + file);
+            throw seprank::invalid_input("--layers '" + o.layers + "' contradicts the layers of the weights file " + o.weights_file + ": " + file +
+                                         (given != o.layers ? " (--layers reads as " + given + ")" : std::string()));
     }
     return net;
 }
@@ -290,6 +291,7 @@ void print_record(const json& rec, const std::string& format, const std::vector<
         std::cout << k << std::string(k.size() < 18 ? 18 - k.size() : 1, ' ');
         const json& v = rec.at(k);
         if (v.is_string()) std::cout << v.get_ref<const std::string&>();  // not copied: a polynomial's text can be most of the memory
+        else if (v.is_null()) std::cout << "-";  // not computed, as the tables' missing cells (usage.md)
         else std::cout << cell(k);
         std::cout << "\n";
     }

@@ -337,6 +337,8 @@ def partition_text(partition: Any) -> str:
     if partition is None:
         return ""
     if isinstance(partition, str):
+        if not partition.strip():  # as the CLI's --partition '': an empty value is no default
+            raise ValueError(f"partition: {partition!r} is empty; give 'A|B' such as '1,2|3,4', or None for the balanced one")
         return utf8_text(partition, "partition")
     try:
         a, b = partition

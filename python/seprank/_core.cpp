@@ -675,6 +675,7 @@ PYBIND11_MODULE(_core, m) {
         o.max_exps = max_exps;
         o.max_exceptions = max_exceptions;
         o.max_seconds = max_seconds;
+        check_options(o);  // before the rows are read, as the CLI (no vars: named, not read as one point)
         return guess_formula(guess_points(table, vars, value, where), o);
     });
     m.def("read_table_cells", [](const std::string& path) { return read_table_cells(path); });

@@ -130,6 +130,8 @@ def widths_list(v: Any) -> List[int]:
         items = list(v)
     except TypeError:
         raise ValueError(f"widths: expected a list of integers or the text 'w1,w2,…', got {v!r}") from None
+    if not items:  # as the CLI's --widths '': an empty list is no default
+        raise ValueError("widths: an empty list; give one width per layer, or None for the family's default")
     return [integer(x, "widths") for x in items]
 
 

@@ -80,6 +80,16 @@ void check_options(const GenericOptions& opt) {
     struct stat st {};
     if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
         throw invalid_input("store '" + opt.store + "' exists and is not a directory");
+    if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) != 0) {
+        // Missing: the run creates it, in its folder, which must exist (a store the method
+        // will not use is refused all the same where it could not be made; nothing is made here).
+        std::string folder = opt.store;
+        while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+        const auto slash = folder.rfind('/');
+        folder = slash == std::string::npos ? "." : slash == 0 ? "/" : folder.substr(0, slash);
+        if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+            throw invalid_input("store '" + opt.store + "': its folder '" + folder + "' is not an existing directory, so the store cannot be created");
+    }
     EvaluationOptions eo;
     eo.max_side = opt.max_side;
     eo.start = opt.start;

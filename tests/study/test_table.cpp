@@ -437,6 +437,8 @@ TEST_CASE("a sweep value no configuration takes is refused by name; trials and t
     refused([](SweepOptions& s) { s.positions = {0}; }, "sweep position i = 0");
     refused([](SweepOptions& s) { s.generic.trials = 1001; }, "trials T = 1001 exceeds 1000");
     refused([](SweepOptions& s) { s.generic.store = "/dev/null"; }, "store '/dev/null' exists and is not a directory");
+    refused([](SweepOptions& s) { s.generic.store = "/nonexistent-folder/store"; },
+            "store '/nonexistent-folder/store': its folder '/nonexistent-folder' is not an existing directory");
     refused([](SweepOptions& s) { s.generic.store = std::string("/tmp/s") + '\0' + "x"; }, "store '/tmp/s\\x00x' contains a control character (a NUL byte)");
     refused([](SweepOptions& s) { s.block_store = "/tmp/b\nx"; }, "table block store '/tmp/b\nx' contains a control character");
     refused([](SweepOptions& s) { s.generic.prime_bits = 19; }, "prime bits = 19 outside 20..62");
