@@ -27,8 +27,12 @@ void add_network_options(CLI::App* app, NetOptions& o) {
     app->add_option("--family", o.family, families + " (default attention; stack with --layers)");
     app->add_option("--tokens", o.tokens, "number of tokens N (default 4; power: 1, so that --dim is d0)");
     app->add_option("--dim", o.dim, "token dimension dx")->capture_default_str();
-    app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str();
-    app->add_option("--head-dim", o.head_dim, "attention head dimension da; 0 (default): dx/H");
+    app->add_option("--heads", o.heads, "attention heads H (must divide dx unless --head-dim)")->capture_default_str()->each([&o](const std::string&) {
+        o.heads_given = true;
+    });
+    app->add_option("--head-dim", o.head_dim, "attention head dimension da; 0 (default): dx/H")->each([&o](const std::string&) {
+        o.head_dim_given = true;
+    });
     app->add_option("--depth", o.depth, "number of layers L (default 1; with --widths, its length); with --layers, the times the list is repeated; power: the length of --widths");
     app->add_option("--block-degree", o.block_degree, "block degree d (hadamard, fc; default 3)");
     app->add_option("--width", o.width, "hadamard width w; 0 (default): dx");
@@ -153,6 +157,11 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     s.family = seprank::family_from_string(family_name(o));
     const seprank::FamilyInfo& info = seprank::family_info(s.family);
     if (info.layers && !stack) throw seprank::invalid_input("family " + std::string(info.name) + " needs its layers: --layers SPEC");
+    // Heads belong to attention: given to another family, even H = 1 (the default), refused
+    // as the library refuses H > 1 (a stack's attention layers carry their own, checked there).
+    if (!info.heads && !info.layers && (o.heads_given || o.head_dim_given))
+        throw seprank::invalid_input(std::string(o.heads_given ? "--heads: heads H = " + std::to_string(o.heads) : "--head-dim: head dim da = " + std::to_string(o.head_dim)) +
+                                     " given to " + info.name + ": heads apply to attention only");
     s.tokens = o.tokens.value_or(info.default_tokens);
     s.dim = o.dim;
     s.heads = o.heads;

@@ -46,6 +46,7 @@ struct NetOptions {
     std::string family;  // as given; empty: not given (family_name says which)
     std::optional<long> tokens, depth;  // defaults: the family's default_tokens; 1 (power: the widths)
     long dim = 2, heads = 1, head_dim = 0, width = 0;
+    bool heads_given = false, head_dim_given = false;  // --heads, --head-dim on the command line (H = 1 too)
     std::optional<long> block_degree, power;
     std::string layers;  // --layers SPEC (a stack)
     std::vector<long> widths;

@@ -44,7 +44,7 @@ struct DegreeCommand final : Command {
         // attention fixes its degree at 3, so a budget comparison without --family is
         // hadamard's (as Python's budget()); --family attention is refused, naming why
         // (attention options given: attention, so that its refusal says why)
-        const bool attention_options = dgo.heads != 1 || dgo.head_dim != 0 || dgo.attention_rank != 0;
+        const bool attention_options = dgo.heads_given || dgo.head_dim_given || dgo.heads != 1 || dgo.head_dim != 0 || dgo.attention_rank != 0;
         if (!budgets.empty() && dgo.family.empty() && dgo.layers.empty() && !attention_options) dgo.family = "hadamard";
         // a family the comparison cannot vary is the reason, before its other options are checked
         // (power's missing widths, a stack's layers)

@@ -226,6 +226,10 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
+    if family not in (None, "attention"):  # heads belong to attention: given to another family, even H = 1 (the default), refused
+        for name, v in (("heads", heads), ("head_dim", head_dim)):
+            if v is not None:
+                raise ValueError(f"{name}={v!r} given to {family}: heads apply to attention only")
     net = _network("attention" if family is None else family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                    block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,

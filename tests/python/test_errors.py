@@ -100,6 +100,7 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.budget(24, None, tokens=2, dim=1), r"degrees: expected an int, a list of ints .* got None"),
     # an empty value is bad input, never the default (as the CLI's --widths '' and --partition '')
     (lambda: seprank.fc(tokens=2, dim=2, widths=[]), r"widths: an empty list"),
+    (lambda: seprank.network("hadamard", heads=1), r"heads=1 given to hadamard: heads apply to attention only"),
     (lambda: seprank.guess([{"n": 1, "rank": 2}, {"n": 2, "rank": 5}], vars=[]), r"guess: 0 variables given; 1 to 3 are searched"),
     (lambda: seprank.rank(seprank.attention(tokens=2, dim=1), ""), r"partition: '' is empty"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2, dim=1), " "), r"partition: ' ' is empty"),
