@@ -486,7 +486,7 @@ PYBIND11_MODULE(_core, m) {
                 d["rank_converged"] = r.rank ? py::object(py::bool_(r.rank->converged)) : py::object(py::none());
                 RowSource src;  // its label and failure bound, as degree --budget's JSON (the column registry)
                 src.answer = r.rank ? &*r.rank : nullptr;
-                d["rank_cells"] = to_json(make_record(src, {"label", "failure_bound"}));
+                d["rank_cells"] = to_json(make_record(src, {"log3_rank", "label", "failure_bound"}));
             }
             rows.append(d);
         }

@@ -72,8 +72,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     ``dimension`` (default, as the CLI) adds each row's functional dimension (dimension,
     dim_expected, dim_defect, dim_label, dim_failure_bound; None where L = 0); ``rank=True`` (the CLI's ``--rank``) its
     generic separation rank for the balanced partition (rank, rank_converged, and as the
-    CLI's JSON rank_label and rank_failure_bound: a generic lower bound at drawn weights,
-    with the chance that it is below the generic rank). A row
+    CLI's JSON log3_rank, rank_status — 'ok' or 'lower-bound' —, rank_label and
+    rank_failure_bound: a generic lower bound at drawn weights, with the chance that it is
+    below the generic rank). A row
     whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
     ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
     """
@@ -101,7 +102,8 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
             r.update(_json.loads(r.pop("dimension_cells")))
         if "rank_cells" in r:  # the rank's label and failure bound (None where no rank), as the CLI's
             cells = _json.loads(r.pop("rank_cells"))
-            r["rank_label"], r["rank_failure_bound"] = cells["label"], cells["failure_bound"]
+            r["rank_label"], r["rank_failure_bound"], r["log3_rank"] = cells["label"], cells["failure_bound"], cells["log3_rank"]
+            r["rank_status"] = None if r["rank_converged"] is None else "ok" if r["rank_converged"] else "lower-bound"
     return {"rows": rows, "best_measured_d": best_measured or None, "best_h_d": best_h}  # None: no row reached a degree
 
 

@@ -567,7 +567,7 @@ def test_budget_dimension_and_rank_match_cli(cli):
     assert len(b["rows"]) == len(cb) == 2
     for r, cr in zip(b["rows"], cb):
         for k in ("dimension", "dim_expected", "dim_defect", "dim_label", "dim_failure_bound", "rank", "rank_label",
-                  "rank_failure_bound"):
+                  "rank_failure_bound", "log3_rank", "rank_status"):
             assert r[k] == cr[k], (k, r, cr)
         assert r["rank_converged"] is (cr["rank_status"] == "ok")
         # a rank at drawn weights is labelled, with its failure bound (a hunt: it was bare)
