@@ -48,6 +48,10 @@ grep -q '^note .*the grid is full (its rank is its smaller side, 2)' "$T/g2.txt"
 "$S" rank --tokens 2 --dim 2 --depth 2 --method grid --templates 20 >"$T/g20.txt" || fail "rank --method grid --templates 20"
 grep -q 'the grid is full' "$T/g20.txt" && fail "a grid of rank 15 below its side 20 called full"
 
+# an option a budget row's block does not use is noted for it (a hunt: --free at d = 1 was silent)
+"$S" degree --budget 60 --free --tokens 2 --dim 2 --degrees 1,2 >/dev/null 2>"$T/dfree.err" &&
+  grep -qF "seprank: note: --free is ignored: at d = 1, a block of degree d = 1 has no slots 2..d to free" "$T/dfree.err" ||
+  fail "degree --budget --free at d = 1: no note: $(cat "$T/dfree.err")"
 # a value not computed is "-" in a text record, as in the tables (a hunt: grid's terms was blank)
 "$S" rank --tokens 2 --dim 1 --method grid | grep -q "^terms  *-$" || fail "rank --method grid: terms not shown as -"
 # rank says whose rank it is: the drawn weights (seed, range), or the file that gave them

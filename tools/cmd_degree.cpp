@@ -82,6 +82,16 @@ struct DegreeCommand final : Command {
                 else if (info.degree_key != nullptr) o.block_degree = 2;
                 return to_spec(o);
             }();
+            // An option a row's block does not use (--free at d = 1) is noted for those rows.
+            for (long d : budget_degrees) {
+                seprank::NetworkSpec at = base;
+                at.block_degree = d;
+                for (const auto& u : seprank::unused_fields(at)) {
+                    std::string option = "--" + u.field;
+                    std::replace(option.begin(), option.end(), '_', '-');
+                    notes_ignored.ignored(*sub, {option}, "at d = " + std::to_string(d) + ", " + u.reason);
+                }
+            }
             seprank::BudgetOptions bo;
             bo.dimension = true;
             bo.rank = with_rank;
