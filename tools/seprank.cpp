@@ -216,6 +216,13 @@ int main(int argc, char** argv) {
         for (const CLI::App* a : [&] { auto v = app.get_subcommands(); v.insert(v.begin(), &app); return v; }())
             for (const CLI::Option* o : a->get_options())
                 for (const std::string& r : o->results()) {
+                    // A number option reads decimal text only: CLI11 would also take hex (0x10, 0x1p-3)
+                    // and a leading space, which no example writes and which read as typos.
+                    const std::string type = o->get_type_name();
+                    if ((type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0) &&
+                        r.find_first_of("xX \t\n\r\f\v") != std::string::npos)
+                        throw seprank::invalid_input(o->get_name() + " '" + r + "': expected a decimal " +
+                                                     (type.rfind("FLOAT", 0) == 0 ? "number" : "integer"));
                     if (r.empty() || r.find_first_not_of("0123456789.eE+-") != std::string::npos) continue;
                     char* end = nullptr;
                     errno = 0;
