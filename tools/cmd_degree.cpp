@@ -20,7 +20,7 @@ struct DegreeCommand final : Command {
         add_network_options(sub, dgo);
         sub->get_option("--seed")->description(
             "seed of the random integer weights (not with --weights) and of the random line the degree is measured along (0..2^64-1)");
-        sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at depth floor(B / params per layer), with each one's functional dimension (family hadamard unless --family); 0 (default): degree per depth 1..L")
+        sub->add_option("--budget", budget_text, "parameter budget B, or a list (24,36,48): compare block degrees at the most layers B buys (floor(B / params per layer); fc with --widths W: its first layer, then W-wide ones), with each one's functional dimension (family hadamard unless --family); 0 (default): degree per depth 1..L")
             ->capture_default_str();
         sub->add_option("--degrees", degrees_text, "block degrees to compare with --budget: a list and ranges (2,3,4 or 1..6)")->capture_default_str();
         sub->add_flag("--rank", with_rank, "--budget: add each architecture's generic separation rank (balanced partition, the table's settings) and log3_rank");
@@ -152,7 +152,7 @@ struct DegreeCommand final : Command {
             if (with_rank) shown.insert(shown.end(), {"rank", "log3_rank", "rank_status"});
             if (with_rank && format == "csv") shown.insert(shown.end(), {"rank_label", "rank_failure_bound"});
             shown.insert(shown.end(), {"dimension", "dim_expected", "dim_defect"});
-            if (format == "csv") shown.insert(shown.end(), {"dim_label", "dim_failure_bound"});  // text: the line below the table
+            if (format == "csv") shown.insert(shown.end(), {"dim_label", "dim_failure_bound"});  // as JSON (text: the columns alone)
             shown.insert(shown.end(), {"ln_deg_per_param", "h_d"});
             if (format == "text" && with_rank) {  // the labels, said once (each row's in JSON and CSV)
                 std::string all;

@@ -73,7 +73,9 @@ struct BudgetRow {
     // BudgetOptions::rank: generic_rank of the depth-L network, balanced partition
     // (value; converged false: a lower bound at the size budget).
     std::optional<RankAnswer> rank;
-    // Why measured, dimension and rank are absent though asked for; empty otherwise. Set
+    // Why measured, dimension and rank are absent though asked for, and for fc with a width
+    // W other than N·dx both layer counts (the first layer's and each later one's); empty
+    // otherwise. Set
     // when the budget buys more than kMaxDepth layers (d = 1, or a large budget): the row
     // keeps its counts and d^L, and the other rows are measured as usual.
     std::string note;
@@ -97,11 +99,11 @@ struct BudgetComparison {
 };
 
 // Checked (invalid_input): budget >= 1, a family whose block degree is free, base.widths
-// empty or one width W (fc: every layer W wide), and for each d the one- and two-layer
-// specs (base with block degree d), validated once; the spec of depth L is validated where
-// it is measured (random_network). Depth L: as many layers as B buys, the first layer's
-// parameters (BudgetRow::layer_params) then each later one's, which differ only for fc
-// given a W other than N·dx (the note says both). A row whose
+// empty or one width W (fc: every layer W wide), and for each d the one-layer spec (base
+// with block degree d), validated; the spec of depth L is validated where it is measured
+// (random_network). Depth L: as many layers as B buys, the first layer's parameters
+// (BudgetRow::layer_params) then each later one's (counted, not validated), which differ
+// only for fc given a W other than N·dx (the row's note then says both). A row whose
 // budget buys no layer (L = 0: no parameters) gets no dimension or rank; a row whose
 // budget buys more than kMaxDepth layers is counted but not built (measured -1, no
 // dimension or rank, BudgetRow::note says why) instead of failing the comparison.

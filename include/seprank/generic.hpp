@@ -91,8 +91,8 @@ struct GenericOptions {
 // Checks every value, whatever the method will be (invalid_input naming the value): the
 // evaluation's max_side, start, growth, threads and max_seconds as check_options(EvaluationOptions),
 // 1 <= trials <= 1000, prime_bits 20..62, weight_range >= 0, max_expand_bytes > 0, a store
-// whose name has no control character (NUL included) and that is a directory or absent
-// (nothing is created here). Called by generic_rank and plan_sweep; a front end may call
+// whose name has no control character (NUL included) and that is a directory, or absent
+// with its folder an existing directory (the run creates it there; nothing is created here). Called by generic_rank and plan_sweep; a front end may call
 // it before any other work. O(1) but the store's name, linear.
 void check_options(const GenericOptions& opt);
 

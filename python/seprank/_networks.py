@@ -130,8 +130,6 @@ def widths_list(v: Any) -> List[int]:
         items = list(v)
     except TypeError:
         raise ValueError(f"widths: expected a list of integers or the text 'w1,w2,…', got {v!r}") from None
-    if not items:  # as the CLI's --widths '': an empty list is no default
-        raise ValueError("widths: an empty list; give one width per layer, or None for the family's default")
     return [integer(x, "widths") for x in items]
 
 
@@ -148,6 +146,8 @@ def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
             continue
         if k == "widths":
             v = widths_list(v)
+            if not v and kw.get("depth") != 0:  # as the CLI's --widths '': no default (a depth-0 spec lists none)
+                raise ValueError("widths: an empty list; give one width per layer, or None for the family's default")
         elif k == "layers":  # SPEC text or a list of layer strings (family stack)
             if isinstance(v, str):
                 v = utf8_text(v, "layers")
@@ -226,6 +226,8 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
+    if family is not None and family not in FAMILIES:  # an unknown family is the reason, before its options (as spec_dict)
+        raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
     if family not in (None, "attention"):  # heads belong to attention: given to another family, even H = 1 (the default), refused
         for name, v in (("heads", heads), ("head_dim", head_dim)):
             if v is not None:

@@ -65,7 +65,9 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
            threads: int = 2) -> Dict[str, Any]:
     """Fixed parameter budget B across block degrees d (``seprank degree --budget``).
 
-    For each d: depth L = ⌊B / P(d)⌋ with P(d) the parameters of one layer, predicted
+    For each d: depth L = ⌊B / P(d)⌋ with P(d) the parameters of one layer (fc with
+    ``width=W``: every layer W wide, the most layers B buys, the first one's count then
+    each later one's, both in the row's ``note``), predicted
     d^L and measured degree, ln(d^L)/B next to h(d) = ln d / d. Returns
     {"rows": [...], "best_measured_d": d reaching the highest degree (None when every drawn output is
     the zero polynomial), "best_h_d": argmax h}.
@@ -76,14 +78,22 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     rank_failure_bound: a generic lower bound at drawn weights, with the chance that it is
     below the generic rank). A row
     whose budget buys more than 64 layers (d = 1, say) is counted but not built: its
-    ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise.
+    ``note`` says so and measured, dimension and rank are None; ``note`` is "" otherwise
+    (but for fc's two layer counts). ``heads`` applies to attention only, which the
+    comparison refuses (its block degree is fixed).
     """
     dimension, rank = flag(dimension, "dimension"), flag(rank, "rank")
-    choice(family, "family", FAMILIES)
+    if family not in FAMILIES:  # as network()'s message
+        raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
     # the library's refusal of a family the comparison cannot vary (stack, power, attention),
     # before a spec names a block degree the caller never gave
     _core.check_budget_family(family)
-    # fc takes its width as a list, one per layer: W for every layer (the budget sets how many)
+    if heads is not None and family != "attention":  # as the CLI's --heads given to another family
+        raise ValueError(f"heads={heads!r} given to {family}: heads apply to attention only")
+    # fc takes its width as a list, one per layer: W for every layer (the budget sets how many);
+    # 0, as hadamard's, is the default (every layer N·dx wide)
+    if family == "fc" and width is not None and not isinstance(width, bool) and width == 0:
+        width = None
     fc_width = family == "fc" and width is not None
     spec = spec_dict(family, tokens=tokens, dim=dim, depth=1, block_degree=2, heads=heads,
                      width=None if fc_width else width, widths=[width] if fc_width else None, residual=residual)

@@ -168,8 +168,11 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         long first, later;
     };
     auto costs = [&](long d) {
-        const long first = fmpz_get_si(layer_parameters(ValidSpec(at_depth(d, 1)), 0).get());
-        const long later = base.widths.empty() ? first : fmpz_get_si(layer_parameters(ValidSpec(at_depth(d, 2)), 1).get());
+        // The one-layer network is validated (its sizes, its memory); the second layer is
+        // only counted: a budget that buys one layer must not need two to fit.
+        const Integer one = layer_parameters(ValidSpec(at_depth(d, 1)), 0);
+        const long first = fmpz_get_si(one.get());
+        const long later = base.widths.empty() ? first : fmpz_get_si((parameter_count(at_depth(d, 2)) - parameter_count(at_depth(d, 1))).get());
         return Costs{first, later};
     };
     auto depth_bought = [&](const Costs& c) { return budget < c.first ? 0L : 1 + (budget - c.first) / c.later; };

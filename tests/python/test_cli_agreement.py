@@ -588,6 +588,17 @@ def test_budget_fc_width_matches_cli(cli):
     assert [r["depth"] for r in default] == [1, 1] and "each later one 2" in cb[0]["note"]
     same = cli("degree", "--family", "fc", "--tokens", 2, "--dim", 2, "--widths", 4, "--budget", 60, "--degrees", "2,3")
     assert same == default  # W = N·dx is the default's network
+    assert [r["depth"] for r in seprank.budget(60, [2, 3], family="fc", tokens=2, dim=2, width=0)["rows"]] == [1, 1]  # 0: the default
+    # a budget that buys no layer of a wide fc is not refused for the memory of two (a review)
+    wide = cli("degree", "--family", "fc", "--tokens", 2, "--dim", 2, "--widths", 2**20, "--budget", 48, "--degrees", 2)
+    assert [r["depth"] for r in wide] == [0] and wide[0]["params_used"] == 0 and wide[0]["dimension"] is None
+
+
+def test_a_depth_0_spec_reads_back():
+    # its widths list is empty, which no other depth may give (a review: network(**spec) was refused)
+    for net in (seprank.network("fc", tokens=2, dim=2, depth=0), seprank.network("power", dim=2, depth=0)):
+        again = seprank.network(**net.spec)
+        assert again.spec == net.spec
 
 
 def test_budget_row_deeper_than_64_layers_is_noted_not_built(cli):
