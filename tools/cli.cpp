@@ -159,6 +159,9 @@ seprank::ValidSpec to_spec(const NetOptions& o) {
     if (info.layers && !stack) throw seprank::invalid_input("family " + std::string(info.name) + " needs its layers: --layers SPEC");
     // Heads belong to attention: given to another family, even H = 1 (the default), refused
     // as the library refuses H > 1 (a stack's attention layers carry their own, checked there).
+    if (info.layers && (o.heads_given || o.head_dim_given))  // as the library refuses H > 1 for a stack
+        throw seprank::invalid_input(std::string(o.heads_given ? "--heads " + std::to_string(o.heads) : "--head-dim " + std::to_string(o.head_dim)) +
+                                     ": heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");
     if (!info.heads && !info.layers && (o.heads_given || o.head_dim_given))
         throw seprank::invalid_input(std::string(o.heads_given ? "--heads: heads H = " + std::to_string(o.heads) : "--head-dim: head dim da = " + std::to_string(o.head_dim)) +
                                      " given to " + info.name + ": heads apply to attention only");
