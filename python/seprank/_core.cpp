@@ -353,6 +353,31 @@ Templates templates_from(const std::vector<std::vector<std::string>>& rows) {
     return t;
 }
 
+// A check's options (Guess.check, BlockLaw.check), checked as the CLI's --check-* are.
+CheckOptions checked_check_options(double seconds, long trials, long max_side, int threads) {
+    CheckOptions o;
+    o.seconds = seconds;
+    o.trials = trials;
+    o.max_side = max_side;
+    o.threads = threads;
+    check_options(o);
+    return o;
+}
+
+// A check's verdict as the CLI's JSON check object: generic, label and failure_bound None
+// where generic did not run (or finish).
+py::dict check_dict(const std::string& verdict, const std::string& reason, bool ran, long generic, const std::string& label,
+                    double failure_bound, double seconds) {
+    py::dict d;
+    d["verdict"] = verdict;
+    d["reason"] = reason.empty() ? py::object(py::none()) : py::object(py::str(reason));
+    d["generic"] = ran ? py::object(py::int_(generic)) : py::object(py::none());
+    d["label"] = ran ? py::object(py::str(label)) : py::object(py::none());
+    d["failure_bound"] = ran ? py::object(py::float_(failure_bound)) : py::object(py::none());
+    d["seconds"] = seconds;
+    return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -732,22 +757,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("check_block_prediction", [](const BlockLaw& law, const std::vector<TableRow>& table,
                                        const std::vector<std::pair<std::string, std::string>>& where, const std::vector<long>& x,
                                        double seconds, long trials, long max_side, int threads) {
-        CheckOptions o;
-        o.seconds = seconds;
-        o.trials = trials;
-        o.max_side = max_side;
-        o.threads = threads;
-        check_options(o);
+        const CheckOptions o = checked_check_options(seconds, trials, max_side, threads);
         const PredictionNetwork at = prediction_network(table, where, law.vars, x);
         const std::vector<BlockPrediction> pred = predict_blocks(law, table, where, x);
         const BlockPredictionCheck c = run_long([&] { return check_block_prediction(at, pred, o); });
-        py::dict d;
-        d["verdict"] = c.verdict;
-        d["reason"] = c.reason.empty() ? py::object(py::none()) : py::object(py::str(c.reason));
-        d["generic"] = c.ran ? py::object(py::int_(c.generic)) : py::object(py::none());
-        d["label"] = c.ran ? py::object(py::str(c.label)) : py::object(py::none());
-        d["failure_bound"] = c.ran ? py::object(py::float_(c.failure_bound)) : py::object(py::none());
-        d["seconds"] = c.seconds;
+        py::dict d = check_dict(c.verdict, c.reason, c.ran, c.generic, c.label, c.failure_bound, c.seconds);
         py::list differ;
         for (const auto& [p, got] : c.differ) {
             py::dict e;
@@ -785,12 +799,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("check_prediction", [](const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
                                  const std::vector<std::string>& vars, const std::vector<long>& x, const std::string& predicted,
                                  double seconds, long trials, long max_side, int threads) {
-        CheckOptions o;
-        o.seconds = seconds;
-        o.trials = trials;
-        o.max_side = max_side;
-        o.threads = threads;
-        check_options(o);
+        const CheckOptions o = checked_check_options(seconds, trials, max_side, threads);
         const TableRow* row = nullptr;
         for (const TableRow& r : table)
             if (row_matches(r, where)) {
@@ -799,14 +808,7 @@ PYBIND11_MODULE(_core, m) {
             }
         if (row == nullptr) throw invalid_input("check: no row of the table matches `where`");
         const PredictionCheck c = run_long([&] { return check_prediction(*row, vars, x, Rational(predicted), o); });
-        py::dict d;
-        d["verdict"] = c.verdict;
-        d["reason"] = c.reason.empty() ? py::object(py::none()) : py::object(py::str(c.reason));
-        d["generic"] = c.done ? py::object(py::int_(c.generic)) : py::object(py::none());
-        d["label"] = c.done ? py::object(py::str(c.label)) : py::object(py::none());
-        d["failure_bound"] = c.done ? py::object(py::float_(c.failure_bound)) : py::object(py::none());
-        d["seconds"] = c.seconds;
-        return d;
+        return check_dict(c.verdict, c.reason, c.done, c.generic, c.label, c.failure_bound, c.seconds);
     });
 
     // ---- tables: each sweep a dict of lists (absent: the library's default); none: the default table
