@@ -2,6 +2,11 @@
 # Expects S (the seprank executable) and T (a scratch folder); counts failures in `fails`.
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# A helper called before it is defined (or misspelt) would print "command not found" and
+# pass silently; it fails the script instead.
+# (bash runs the handler in a subshell: the count is the script's own, signalled back)
+trap 'fails=$((fails + 1))' USR1
+command_not_found_handle() { echo "FAIL: command not found: $1 (a helper called before its definition?)"; kill -USR1 $$; return 127; }
 
 # expect_rc RC MUST_MENTION -- args...: checks the exit code, that stderr mentions the text,
 # and that an error is one line (docs/usage.md: one clear line per bad input)
