@@ -101,17 +101,17 @@ def _where_pairs(where: Union[None, str, Mapping[str, Any]]) -> List[Tuple[str, 
     raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
 
 
-def _point_values(vars: Sequence[str], point: Mapping[str, Any]) -> List[int]:
-    """predict()'s point as the variables' values in order: every variable given, each an
-    int within a C++ long; ValueError naming the first that is not."""
+def _point_values(vars: Sequence[str], point: Mapping[str, Any], caller: str = "predict") -> List[int]:
+    """predict()'s (or check()'s: ``caller``) point as the variables' values in order: every
+    variable given, each an int within a C++ long; ValueError naming the first that is not."""
     if set(point) != set(vars):
-        raise ValueError(f"predict: give exactly the variables {', '.join(vars)}, got {', '.join(sorted(point)) or 'none'}")
+        raise ValueError(f"{caller}: give exactly the variables {', '.join(vars)}, got {', '.join(sorted(point)) or 'none'}")
     x = []
     for v in vars:
         value = point[v]
         if isinstance(value, bool) or not isinstance(value, _numbers.Integral):
-            raise ValueError(f"predict: {v} = {value!r} is not an integer")
-        x.append(integer(value, f"predict: {v}"))
+            raise ValueError(f"{caller}: {v} = {value!r} is not an integer")
+        x.append(integer(value, f"{caller}: {v}"))
     return x
 
 
@@ -323,12 +323,17 @@ class BlockLaw:
             raise ValueError(f"check: no law was found ({self.reason})")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise ValueError(f"seconds: expected a number of seconds > 0, got {seconds!r}")
-        x = _point_values(self.vars, point)
+        x = _point_values(self.vars, point, "check")
         total = self.predict(**point)["total"]
-        c = _core.check_block_prediction(self._law, self._table, self._where, x, float(seconds), integer(trials, "trials"),
-                                         integer(max_side, "max_side"), thread_count(threads))
+        try:
+            c = _core.check_block_prediction(self._law, self._table, self._where, x, float(seconds), integer(trials, "trials"),
+                                             integer(max_side, "max_side"), thread_count(threads))
+        except ValueError as e:  # the library's option names, as this method's arguments
+            raise ValueError(str(e).replace("max side ", "max_side = ").replace("check trials ", "trials = ")
+                             .replace("check seconds ", "seconds = ")) from None
         if c["reason"] is not None:
             c["reason"] = c["reason"].replace("--check-max-side ", "max_side=")
+        c["seconds"] = round(c["seconds"], 3)  # as the CLI's JSON
         return {"point": {v: point[v] for v in self.vars}, "total": total, **c}
 
     def compare(self, rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any]]]) -> Dict[str, Any]:

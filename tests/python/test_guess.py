@@ -451,8 +451,12 @@ def test_block_law_check_is_the_clis_check(cli_path, tmp_path):
     assert far["verdict"] == "unchecked" and far["reason"] == "the predicted total is above max_side=4096" and far["generic"] is None
     agree = law.check(dim=2, depth=1)  # a fit point: generic agrees, every block
     assert agree["verdict"] == "agree" and agree["differ"] == [] and agree["generic"] == agree["total"]
-    with pytest.raises(ValueError, match="check trials 0 outside 1..1000"):
+    with pytest.raises(ValueError, match="trials = 0 outside 1..1000"):
         law.check(dim=1, depth=2, trials=0)
+    with pytest.raises(ValueError, match="max_side = 0 must be at least 1"):
+        law.check(dim=1, depth=2, max_side=0)
+    with pytest.raises(ValueError, match="check: give exactly the variables dim, depth, got dim"):
+        law.check(dim=1)
     with pytest.raises(ValueError, match="seconds: expected a number of seconds > 0"):
         law.check(dim=1, depth=2, seconds="1")
 
