@@ -113,16 +113,16 @@ void Notes::add(const std::string& line) {
     if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
 }
 
-void Notes::network(const CLI::App& sub, const seprank::NetworkSpec& s) {
+void Notes::network(const CLI::App& sub, const seprank::NetworkSpec& s, const std::string& context) {
     for (const auto& u : seprank::unused_fields(s)) {
         if (u.field == "layers") {  // a layer's field: the reason names it ("layer 1's free is ignored: …")
             const CLI::Option* opt = sub.get_option_no_throw("--layers");
-            if (opt != nullptr && opt->count() > 0) add("--layers: " + u.reason);
+            if (opt != nullptr && opt->count() > 0) add("--layers: " + context + u.reason);
             continue;
         }
         std::string option = "--" + u.field;
         std::replace(option.begin(), option.end(), '_', '-');
-        ignored(sub, {option}, u.reason);
+        ignored(sub, {option}, context + u.reason);
     }
 }
 

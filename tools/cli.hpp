@@ -148,8 +148,9 @@ struct Notes {
     // For each of `names` given to `sub`: "--name VALUE is ignored: REASON".
     void ignored(const CLI::App& sub, const std::vector<std::string>& names, const std::string& reason);
     // For each field of s its network never reads (seprank::unused_fields) whose option
-    // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON".
-    void network(const CLI::App& sub, const seprank::NetworkSpec& s);
+    // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON", the
+    // reason after `context` (degree --budget's "at d = 1, ").
+    void network(const CLI::App& sub, const seprank::NetworkSpec& s, const std::string& context = "");
     // Adds `line` unless it is there already.
     void add(const std::string& line);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.

@@ -86,11 +86,7 @@ struct DegreeCommand final : Command {
             for (long d : budget_degrees) {
                 seprank::NetworkSpec at = base;
                 at.block_degree = d;
-                for (const auto& u : seprank::unused_fields(at)) {
-                    std::string option = "--" + u.field;
-                    std::replace(option.begin(), option.end(), '_', '-');
-                    notes_ignored.ignored(*sub, {option}, "at d = " + std::to_string(d) + ", " + u.reason);
-                }
+                notes_ignored.network(*sub, at, "at d = " + std::to_string(d) + ", ");
             }
             seprank::BudgetOptions bo;
             bo.dimension = true;

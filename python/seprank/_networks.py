@@ -133,9 +133,24 @@ def widths_list(v: Any) -> List[int]:
     return [integer(x, "widths") for x in items]
 
 
-def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
+def check_family(family: Any) -> str:
+    """family when it names one (FAMILIES); else ValueError listing them."""
     if family not in FAMILIES:
         raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
+    return family
+
+
+def check_no_heads(family: str, **given: Any) -> None:
+    """ValueError when heads or head_dim (``given``, None: not given) go to a family other
+    than attention, even H = 1, the default (as the CLI's --heads)."""
+    if family != "attention":
+        for name, v in given.items():
+            if v is not None:
+                raise ValueError(f"{name}={v!r} given to {family}: heads apply to attention only")
+
+
+def spec_dict(family: str, **kw: Any) -> Dict[str, Any]:
+    check_family(family)
     unknown = [k for k in kw if k not in SPEC_KEYS]
     if unknown:  # a misspelt option would otherwise be dropped and its default used
         raise ValueError(f"network options: unknown {', '.join(map(repr, unknown))}; expected family or one of "
@@ -226,12 +241,8 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
-    if family is not None and family not in FAMILIES:  # an unknown family is the reason, before its options (as spec_dict)
-        raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
-    if family not in (None, "attention"):  # heads belong to attention: given to another family, even H = 1 (the default), refused
-        for name, v in (("heads", heads), ("head_dim", head_dim)):
-            if v is not None:
-                raise ValueError(f"{name}={v!r} given to {family}: heads apply to attention only")
+    if family is not None:  # an unknown family is the reason, before its options; heads belong to attention
+        check_no_heads(check_family(family), heads=heads, head_dim=head_dim)
     net = _network("attention" if family is None else family, tokens=tokens, dim=dim, depth=depth, heads=heads, head_dim=head_dim,
                    block_degree=block_degree, width=width, widths=widths, residual=residual, free=free,
                    embed_rank=embed_rank, attention_rank=attention_rank, position=position,

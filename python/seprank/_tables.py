@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 from . import _core
 from ._answers import Claim
 from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, real, seconds, seed_value, thread_count
-from ._networks import Network, check_network, spec_dict
+from ._networks import Network, check_family, check_network, check_no_heads, spec_dict
 
 
 def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float = 256 * 2**20) -> List[Dict[str, Any]]:
@@ -83,13 +83,10 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     comparison refuses (its block degree is fixed).
     """
     dimension, rank = flag(dimension, "dimension"), flag(rank, "rank")
-    if family not in FAMILIES:  # as network()'s message
-        raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
     # the library's refusal of a family the comparison cannot vary (stack, power, attention),
     # before a spec names a block degree the caller never gave
-    _core.check_budget_family(family)
-    if heads is not None and family != "attention":  # as the CLI's --heads given to another family
-        raise ValueError(f"heads={heads!r} given to {family}: heads apply to attention only")
+    _core.check_budget_family(check_family(family))
+    check_no_heads(family, heads=heads)
     # fc takes its width as a list, one per layer: W for every layer (the budget sets how many);
     # 0, as hadamard's, is the default (every layer N·dx wide)
     if family == "fc" and width is not None and not isinstance(width, bool) and width == 0:

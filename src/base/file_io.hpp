@@ -54,6 +54,13 @@ inline std::string errno_text(int e) { return std::strerror(e); }
 constexpr double kTableBytesPerByte = 64;
 
 // What kind of thing is at PATH (without following a symlink), in words.
+// The directory a path names its last component in: "." for a bare name, "/" for "/x".
+// The path is taken as written (a trailing '/' is the caller's to strip). Linear.
+inline std::string parent_directory(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
 inline const char* file_kind(const struct stat& st) {
     if (S_ISLNK(st.st_mode)) return "a symbolic link";
     if (S_ISDIR(st.st_mode)) return "a directory";
@@ -81,8 +88,7 @@ inline void check_output_target(const std::string& path, const std::string& what
         throw invalid_input(what + " '" + path + "' is " + file_kind(st) +
                             ": refusing to replace it (expected a regular file or a new name)");
     }
-    const std::size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+    const std::string dir = parent_directory(path);
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) != 0)
         throw invalid_input("cannot write " + what + " '" + path + "': its directory '" + dir + "': " + errno_text(errno));

@@ -1,5 +1,6 @@
 #include "seprank/generic.hpp"
 
+#include "base/file_io.hpp"
 #include "base/process.hpp"
 #include "algebra/rank_internal.hpp"
 #include "block_store.hpp"
@@ -78,15 +79,14 @@ void check_options(const GenericOptions& opt) {
     // The store's folder, checked whether or not the method will use it (created later).
     if (!opt.store.empty()) detail::check_store_directory(opt.store, "store");
     struct stat st {};
-    if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-        throw invalid_input("store '" + opt.store + "' exists and is not a directory");
-    if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) != 0) {
+    if (!opt.store.empty() && ::stat(opt.store.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw invalid_input("store '" + opt.store + "' exists and is not a directory");
+    } else if (!opt.store.empty()) {
         // Missing: the run creates it, in its folder, which must exist (a store the method
         // will not use is refused all the same where it could not be made; nothing is made here).
-        std::string folder = opt.store;
-        while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
-        const auto slash = folder.rfind('/');
-        folder = slash == std::string::npos ? "." : slash == 0 ? "/" : folder.substr(0, slash);
+        std::string name = opt.store;
+        while (name.size() > 1 && name.back() == '/') name.pop_back();
+        const std::string folder = detail::parent_directory(name);
         if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
             throw invalid_input("store '" + opt.store + "': its folder '" + folder + "' is not an existing directory, so the store cannot be created");
     }

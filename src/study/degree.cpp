@@ -158,8 +158,7 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         NetworkSpec s = base;
         s.block_degree = d;
         s.depth = depth;
-        if (base.widths.empty()) s.widths.clear();
-        else s.widths.assign(static_cast<std::size_t>(depth), base.widths.front());
+        if (!base.widths.empty()) s.widths.assign(static_cast<std::size_t>(depth), base.widths.front());
         return s;
     };
     // The parameters of the first layer and of each later one (equal but for fc whose width
@@ -178,8 +177,10 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     auto depth_bought = [&](const Costs& c) { return budget < c.first ? 0L : 1 + (budget - c.first) / c.later; };
     // The predicted d^L of every row first: beyond 2^17 bits (about 39,000 digits) it is
     // refused before any row is built (computing and printing it grows without use).
+    std::vector<Costs> cost;  // each degree's, in the order of degrees
     for (long d : degrees) {
-        const long depth = depth_bought(costs(d));
+        cost.push_back(costs(d));
+        const long depth = depth_bought(cost.back());
         const double bits = static_cast<double>(depth) * std::log2(static_cast<double>(d));
         if (bits > kMaxPredictedBits)
             throw resource_limit("budget B = " + std::to_string(budget) + " buys depth L = " + std::to_string(depth) + " at block degree d = " +
@@ -191,8 +192,9 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
     }
     BudgetComparison out{{}, 0, 0};
     double best_log = -1, best_h = -1;
-    for (long d : degrees) {
-        const Costs c = costs(d);  // validated, one layer and two
+    for (std::size_t i = 0; i < degrees.size(); ++i) {
+        const long d = degrees[i];
+        const Costs& c = cost[i];
         BudgetRow row;
         row.block_degree = d;
         row.layer_params = Integer(c.first);
