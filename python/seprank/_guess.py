@@ -138,10 +138,13 @@ class Guess:
     form's or None), ``recurrence`` (a hypergeometric term's first-order recurrence, a
     recurrence's own text, else ""), ``kind`` = "conjecture"; otherwise ``kind`` None and
     ``reason`` (the CLI's, its options named as this function's arguments). ``bool(g)`` is
-    ``found``. ``predict(**point)`` evaluates the formula exactly (int or Fraction)."""
+    ``found``. ``predict(**point)`` evaluates the formula exactly (int or Fraction). Pickling
+    keeps the rows and options; loading runs the search again."""
 
-    def __init__(self, core: Any, vars: Sequence[str], table: Any = None, where: Any = None) -> None:
+    def __init__(self, core: Any, vars: Sequence[str], table: Any = None, where: Any = None,
+                 fit: Optional[Tuple[Any, ...]] = None) -> None:
         self._g = core
+        self._fit = fit  # value and the search's options, as guess() passed them: what pickle refits from
         self._table = table if table is not None else []
         self._where = where if where is not None else []
         self.vars: Tuple[str, ...] = tuple(vars)
@@ -197,6 +200,13 @@ class Guess:
             c["reason"] = c["reason"].replace("--check-max-side ", "max_side=")
         return {"point": {v: point[v] for v in self.vars}, "value": value, **c}
 
+    def __reduce__(self) -> Any:
+        # pickle and copy (multiprocessing's workers too): the rows, the filter and the
+        # options; loading runs the same search on them again (deterministic: the same form)
+        if self._fit is None:
+            raise TypeError("cannot pickle a Guess not made by seprank.guess()")
+        return (_guess_from_state, (self._table, self.vars, self._where, self._fit))
+
     def __bool__(self) -> bool:
         return self.found
 
@@ -242,7 +252,13 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
         text = str(e).replace("(--max-exceptions, --max-params, --max-degree, --bases, --max-exps)",
                               "(max_exceptions, max_params, max_degree, bases, max_exps)")
         raise ResourceLimitError(text) from None
-    return Guess(core, vars, table, pairs)
+    return Guess(core, vars, table, pairs, (value, *args))
+
+
+def _guess_from_state(table: Any, vars: Sequence[str], where: Any, fit: Tuple[Any, ...]) -> Guess:
+    """A pickled Guess (Guess.__reduce__): the search run again on its rows and options."""
+    value, *args = fit
+    return Guess(_core.guess(table, list(vars), value, where, *args), vars, table, where, fit)
 
 
 class BlockLaw:
@@ -257,10 +273,12 @@ class BlockLaw:
     ``exceptions`` / ``held_out_exceptions``: the rows the law misses, each a dict of the
     variables, ``configuration`` where other key columns tell rows apart, ``block``,
     ``rank`` (the table's) and ``law``, as the CLI's JSON. ``bool(law)`` is ``found``.
-    ``predict(**point)`` gives the blocks at a new point."""
+    ``predict(**point)`` gives the blocks at a new point. Pickling keeps the rows and
+    options; loading fits the law again."""
 
-    def __init__(self, core: Any, vars: Sequence[str], table: Any, where: Any) -> None:
+    def __init__(self, core: Any, vars: Sequence[str], table: Any, where: Any, fit: Tuple[int, int]) -> None:
         self._law = core
+        self._fit = fit  # max_forms, max_exceptions: what pickle refits with
         self._table = table
         self._where = where
         self.vars: Tuple[str, ...] = tuple(vars)
@@ -376,6 +394,10 @@ class BlockLaw:
                                    "refutation_failure_bound": chance})
         return {"configurations": configurations, "left_out": left, "left_out_why": why}
 
+    def __reduce__(self) -> Any:
+        # pickle and copy: the rows, the filter and the options; loading fits again (the same law)
+        return (_block_law_from_state, (self._table, self.vars, self._where, self._fit))
+
     def __bool__(self) -> bool:
         return self.found
 
@@ -398,10 +420,15 @@ def guess_blocks(rows: Union[str, "_os.PathLike[str]", Iterable[Mapping[str, Any
     ``BlockLaw.compare`` are the CLI's ``--check`` and ``--against``."""
     names = _var_names(vars)
     table, pairs = _table_of(rows), _where_pairs(where)
+    fit = (integer(max_forms, "max_forms", -2**31, 2**31 - 1), integer(max_exceptions, "max_exceptions"))
     try:
-        core = _core.guess_block_law(table, pairs, names, integer(max_forms, "max_forms", -2**31, 2**31 - 1),
-                                     integer(max_exceptions, "max_exceptions"))
+        core = _core.guess_block_law(table, pairs, names, *fit)
     except ValueError as e:  # the library's message, its options named as this function's arguments
         text = str(e).replace("guess --blocks: ", "guess_blocks: ").replace("(named in --where)", "(named in where=)")
         raise ValueError(text.replace("max forms ", "max_forms = ").replace("max exceptions ", "max_exceptions = ")) from None
-    return BlockLaw(core, names, table, pairs)
+    return BlockLaw(core, names, table, pairs, fit)
+
+
+def _block_law_from_state(table: Any, vars: Sequence[str], where: Any, fit: Tuple[int, int]) -> BlockLaw:
+    """A pickled BlockLaw (BlockLaw.__reduce__): the law fitted again on its rows and options."""
+    return BlockLaw(_core.guess_block_law(table, where, list(vars), *fit), vars, table, where, fit)

@@ -187,6 +187,9 @@ def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
     family = options.get("family", "stack" if stacked else "attention")
     if options.get("repeat") is not None and family != "stack":  # layers beside a family: the library's message, as the CLI's
         raise ValueError(f"repeat: the copies of a stack's layers (stack only, not {family})")
+    # heads given to another family, H = 1 too, as network() and the CLI refuse them (a
+    # spec of another family never holds them)
+    check_no_heads(check_family(family), heads=options.get("heads"), head_dim=options.get("head_dim"))
     kw = {k: v for k, v in options.items() if k != "family"}
     if family == "stack" and kw.get("layers") is None:
         kw["layers"] = "attention"  # stack()'s default, as network(family="stack") draws

@@ -103,6 +103,9 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.network("hadamard", heads=1), r"heads=1 given to hadamard: heads apply to attention only"),
     (lambda: seprank.network("nope", heads=1), r"family: expected one of attention, hadamard, fc, stack, power, got 'nope'"),
     (lambda: seprank.budget(24, [2], heads=1), r"heads=1 given to hadamard: heads apply to attention only"),
+    # a dict of options too: heads = 1, the default, is still refused for another family
+    (lambda: seprank.generic_rank({"family": "hadamard", "tokens": 2, "heads": 1}), r"heads=1 given to hadamard"),
+    (lambda: seprank.dimension({"layers": "attention,hadamard", "head_dim": 2}), r"head_dim=2 given to stack"),
     (lambda: seprank.guess([{"n": 1, "rank": 2}, {"n": 2, "rank": 5}], vars=[]), r"guess: 0 variables given; 1 to 3 are searched"),
     (lambda: seprank.rank(seprank.attention(tokens=2, dim=1), ""), r"partition: '' is empty"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2, dim=1), " "), r"partition: ' ' is empty"),

@@ -473,3 +473,22 @@ def test_guess_stops_at_max_time_naming_its_own_options():
     for bad in (0, -1, float("inf"), "1"):
         with pytest.raises(ValueError, match="max_time"):
             seprank.guess(rows, vars=["a", "b"], max_time=bad)
+
+
+def test_guess_and_block_laws_pickle_by_fitting_again(rows):
+    # multiprocessing's workers take them: loading runs the same search on the same rows and
+    # options, so the copy has the same form, exceptions and predictions (a filter kept)
+    import copy
+    import pickle
+    g = seprank.guess(rows, vars=["dim", "depth"], max_exceptions=1)
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+        assert (h.formula, h.form, h.fitted, h.confirmed, h.exceptions) == (g.formula, g.form, g.fitted, g.confirmed, g.exceptions)
+        assert h.predict(dim=5, depth=4) == g.predict(dim=5, depth=4)
+    none = seprank.guess([{"depth": d, "rank": r} for d, r in enumerate([1, 7, 2, 9, 4, 11], 1)], vars=["depth"])
+    assert not none.found and not pickle.loads(pickle.dumps(none)).found
+    table = DATA / "blocks_attention_n4.csv"
+    law = seprank.guess_blocks(table, vars="dim,depth", where={"heads": 1}, max_exceptions=3)
+    for copy_ in (pickle.loads(pickle.dumps(law)), copy.deepcopy(law)):
+        assert (copy_.law, copy_.exceptions, copy_.held_out_exceptions) == (law.law, law.exceptions, law.held_out_exceptions)
+        assert copy_.predict(dim=2, depth=4) == law.predict(dim=2, depth=4)  # the where filter came along
+        assert copy_.compare(table)["configurations"] == law.compare(table)["configurations"]
