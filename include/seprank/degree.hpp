@@ -98,7 +98,7 @@ struct BudgetComparison {
     long best_h_d;                 // argmax of h(d) over the integers listed
 };
 
-// Checked (invalid_input): budget >= 1, a family whose block degree is free, base.widths
+// Checked (invalid_input): budget >= 1, degrees not empty, a family whose block degree is free, base.widths
 // empty or one width W (fc: every layer W wide), and for each d the one-layer spec (base
 // with block degree d), validated; the spec of depth L is validated where it is measured
 // (random_network). Depth L: as many layers as B buys, the first layer's parameters

@@ -338,7 +338,8 @@ NetWeights<To> map_weights(const NetWeights<From>& w, F f) {
 
 // A NetworkSpec that passed validate(), so that code given one need not check it again
 // (as a parsed path or config is passed on instead of its text). Constructing one from a
-// NetworkSpec validates it (invalid_input naming the bad value); the constructor is
+// NetworkSpec validates it (invalid_input naming the bad value; resource_limit, as
+// validate, when its weights would pass the memory limit); the constructor is
 // implicit, so a function taking `const ValidSpec&` accepts a bare NetworkSpec and checks
 // it once, at that call, while a ValidSpec (to_spec in the CLI, spec dicts in Python,
 // check_shapes for a Network) is passed on with no check. Read-only: get(), ->, or the

@@ -14,6 +14,7 @@
 #include "seprank/integer.hpp"
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
+#include "base/number_text.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -634,7 +635,7 @@ void check_options(const RankOptions& opt) {
     check_threads(opt.threads);
     if (opt.max_primes < 0) throw invalid_input("max_primes " + std::to_string(opt.max_primes) + " is negative");
     if (!(opt.max_certify_seconds >= 0) || !std::isfinite(opt.max_certify_seconds))
-        throw invalid_input("max_certify_seconds " + std::to_string(opt.max_certify_seconds) + " must be a finite number >= 0");
+        throw invalid_input("max_certify_seconds " + number_text(opt.max_certify_seconds) + " must be a finite number >= 0");
     if (opt.fraction_free_max < 0) throw invalid_input("fraction_free_max " + std::to_string(opt.fraction_free_max) + " is negative");
     if (opt.prime != 0) require_prime(opt.prime);  // 0 draws a random one
     if (opt.certificate != Certificate::blocks && opt.certificate != Certificate::pivot_span && opt.certificate != Certificate::hadamard)

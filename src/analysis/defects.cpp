@@ -9,6 +9,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/progress.hpp"
+#include "base/number_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -92,7 +93,7 @@ void check_range(const DefectRange& g) {
         throw invalid_input("min power " + std::to_string(g.min_power) + " is above max power " + std::to_string(g.max_power) + ": raise the max power too");
     check_threads(g.threads);
     if (!(g.max_seconds >= 0) || !std::isfinite(g.max_seconds))
-        throw invalid_input("max seconds " + std::to_string(g.max_seconds) + " must be finite and >= 0 (0: the default limit)");
+        throw invalid_input("max seconds " + number_text(g.max_seconds) + " must be finite and >= 0 (0: the default limit)");
 }
 
 const char* to_string(DefectReason r) {

@@ -19,6 +19,7 @@
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
 #include "base/word_mod.hpp"
+#include "base/number_text.hpp"
 
 #include <flint/fmpz.h>
 #include <flint/nmod_vec.h>
@@ -73,7 +74,7 @@ void check_options(const DimensionOptions& opt) {
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");
     check_threads(opt.threads);
     if (!std::isfinite(opt.max_seconds) || opt.max_seconds < 0)
-        throw invalid_input("max seconds: " + std::to_string(opt.max_seconds) + " is not a finite number >= 0");
+        throw invalid_input("max seconds: " + number_text(opt.max_seconds) + " is not a finite number >= 0");
 }
 
 // ------------------------------------------------------------ the varied weights

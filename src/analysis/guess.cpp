@@ -7,6 +7,7 @@
 
 #include "seprank/limits.hpp"
 #include "seprank/progress.hpp"
+#include "base/number_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -37,7 +38,7 @@ void check_options(const GuessOptions& opt) {
     if (opt.max_exceptions < 0)
         throw invalid_input("guess: max exceptions " + std::to_string(opt.max_exceptions) + " must be at least 0");
     if (!(opt.max_seconds >= 0) || !std::isfinite(opt.max_seconds))
-        throw invalid_input("guess: max seconds " + std::to_string(opt.max_seconds) + " must be a finite number >= 0");
+        throw invalid_input("guess: max seconds " + number_text(opt.max_seconds) + " must be a finite number >= 0");
 }
 
 std::string to_string(FormKind k) {

@@ -9,6 +9,7 @@
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
+#include "base/number_text.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -98,7 +99,7 @@ NetworkSpec spec_of_row(const TableRow& row, const std::vector<std::string>& var
 
 void check_options(const CheckOptions& opt) {
     if (!(opt.seconds > 0) || !std::isfinite(opt.seconds))
-        throw invalid_input("check seconds " + std::to_string(opt.seconds) + " must be a finite number > 0");
+        throw invalid_input("check seconds " + number_text(opt.seconds) + " must be a finite number > 0");
     if (opt.trials < 1 || opt.trials > 1000) throw invalid_input("check trials " + std::to_string(opt.trials) + " outside 1..1000");
     GenericOptions g;
     g.trials = opt.trials;

@@ -324,7 +324,7 @@ Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const s
 }  // namespace guess_detail
 
 Rational guess_predict(const Guess& g, const std::vector<long>& x) {
-    if (!g.found) throw invalid_input("guess: no formula to evaluate (" + g.reason + ")");
+    if (!g.found) throw invalid_input("guess: no formula to evaluate" + (g.reason.empty() ? std::string() : " (" + g.reason + ")"));
     const Formula& f = g.formula;
     if (x.size() != f.vars.size())
         throw invalid_input("guess: a point of " + std::to_string(x.size()) + " values for " + std::to_string(f.vars.size()) + " variables");

@@ -12,6 +12,7 @@
 #include "seprank/limits.hpp"
 #include "seprank/progress.hpp"
 #include "spectrum_arb.hpp"
+#include "base/number_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -324,7 +325,7 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
     // not would give ranks that mean nothing.
     for (std::size_t k = 0; k < n; ++k)
         if (!(s2.lo[k] >= 0) || !(s2.lo[k] <= s2.hi[k]) || !std::isfinite(s2.hi[k]))
-            throw invalid_input("eps_ranks: enclosure " + std::to_string(k) + " [" + std::to_string(s2.lo[k]) + ", " + std::to_string(s2.hi[k]) +
+            throw invalid_input("eps_ranks: enclosure " + std::to_string(k) + " [" + number_text(s2.lo[k]) + ", " + number_text(s2.hi[k]) +
                                 "] is not 0 <= lo <= hi < inf");
     if (fmpq_sgn(norm2.get()) < 0) throw invalid_input("eps_ranks: the squared norm " + norm2.str() + " is negative");
     const slong wp = 128;
@@ -343,7 +344,7 @@ std::vector<EpsRank> eps_ranks(const SquaredEnclosure& s2, const Rational& norm2
     arb_set_fmpq(total.v, norm2.get(), wp);
     std::vector<EpsRank> out;
     for (double e : eps) {
-        if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + std::to_string(e) + " must be finite and >= 0");
+        if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + number_text(e) + " must be finite and >= 0");
         EpsRank r;
         r.eps = e;
         if (e == 0 && exact_rank >= 0) {
@@ -400,7 +401,7 @@ void check_options(const SpectrumOptions& opt) {
     if (opt.precision < 53 || opt.precision > 4096)
         throw invalid_input("SpectrumOptions::precision " + std::to_string(opt.precision) + " must be in 53..4096 (53: double; more: MPFR)");
     for (double e : opt.eps)
-        if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + std::to_string(e) + " must be finite and >= 0");
+        if (!(e >= 0) || !std::isfinite(e)) throw invalid_input("SpectrumOptions::eps " + number_text(e) + " must be finite and >= 0");
     // Checked for a polynomial too, which is not expanded; 0: the default.
     if (opt.expand.max_memory != 0) check_memory_value(opt.expand.max_memory, "ExpandOptions::max_memory");
 }

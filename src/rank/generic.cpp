@@ -15,6 +15,7 @@
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/rank.hpp"
+#include "base/number_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -75,7 +76,7 @@ void check_options(const GenericOptions& opt) {
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
         throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     if (opt.weight_range < 0) throw invalid_input("weight range " + std::to_string(opt.weight_range) + " is negative");
-    if (!(opt.max_expand_bytes > 0)) throw invalid_input("max expand bytes " + std::to_string(opt.max_expand_bytes) + " must be positive");
+    if (!(opt.max_expand_bytes > 0)) throw invalid_input("max expand bytes " + number_text(opt.max_expand_bytes) + " must be positive");
     // The store's folder, checked whether or not the method will use it (created later).
     if (!opt.store.empty()) detail::check_store_directory(opt.store, "store");
     struct stat st {};

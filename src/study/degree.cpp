@@ -148,6 +148,7 @@ BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const s
         throw invalid_input("budget comparison: the rank needs a partition, so at least 2 tokens (base.tokens = " +
                             std::to_string(base.tokens) + ")");
     if (budget < 1) throw invalid_input("budget B = " + std::to_string(budget) + " must be at least 1");
+    if (degrees.empty()) throw invalid_input("budget comparison: no block degree given (degrees is empty)");
     check_budget_family(base.family);
     // fc given one width W (base.widths = {W}): every layer W wide, so the first maps N·dx
     // inputs to W and each later one W to W; otherwise (no list) every layer N·dx wide.

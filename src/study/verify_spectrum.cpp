@@ -6,6 +6,7 @@
 #include "seprank/random.hpp"
 #include "seprank/separation.hpp"
 #include "seprank/spectrum.hpp"
+#include "base/number_text.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -123,7 +124,7 @@ ClaimResult monotone(std::uint64_t seed) {
             const auto& e = s.eps_ranks[i];
             undecided += !e.decided();
             if (e.rank_low > e.rank_high || (i > 0 && (e.rank_low > s.eps_ranks[i - 1].rank_low || e.rank_high > s.eps_ranks[i - 1].rank_high)))
-                return result("eps-monotone", false, "network " + network_to_json(net, -1) + " at eps " + std::to_string(e.eps));
+                return result("eps-monotone", false, "network " + network_to_json(net, -1) + " at eps " + number_text(e.eps));
         }
         if (s.eps_ranks.back().rank_high != 0) return result("eps-monotone", false, "eps = 1 (relative) must give 0");
     }
@@ -163,7 +164,7 @@ ClaimResult grid_eps(std::uint64_t seed) {
         for (const auto& e : ranks) {
             if (e.rank_high > exact || exact > sep || (prev >= 0 && e.rank_low > prev))
                 return result("eps-grid", false, "numerical rank [" + std::to_string(e.rank_low) + ", " + std::to_string(e.rank_high) + "] at eps " +
-                                                     std::to_string(e.eps) + ", rank [[T]] " + std::to_string(exact) + ", sep " + std::to_string(sep));
+                                                     number_text(e.eps) + ", rank [[T]] " + std::to_string(exact) + ", sep " + std::to_string(sep));
             prev = e.rank_low;
         }
         ++cases;

@@ -1,5 +1,6 @@
 // Resource limits (limits.hpp): the memory and time checks and their messages.
 #include "base/limits_internal.hpp"
+#include "base/number_text.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/error.hpp"
 #include "seprank/generic.hpp"
@@ -201,4 +202,20 @@ TEST_CASE("steady_seconds: a duration on the steady clock, clamped where the clo
         CHECK(duration_cast<seconds>(detail::steady_seconds(s)).count() == 1000000000);
         CHECK(std::chrono::steady_clock::now() + detail::steady_seconds(s) > std::chrono::steady_clock::now());
     }
+}
+
+TEST_CASE("a real option in a refusal is written as given (shortest round trip), not with six fixed decimals") {
+    CHECK(number_text(-1) == "-1");
+    CHECK(number_text(0.5) == "0.5");
+    CHECK(number_text(1e-9) == "1e-09");
+    CHECK(number_text(0.1) == "0.1");
+    CHECK(number_text(std::nan("")) == "nan");
+    CHECK(number_text(-HUGE_VAL) == "-inf");
+    NetworkSpec s; s.tokens = 2; s.dim = 1; s.depth = 1;
+    DimensionOptions d;
+    d.max_seconds = -1;
+    CHECK_THROWS_WITH_AS(function_dimension(s, d), "max seconds: -1 is not a finite number >= 0", invalid_input);
+    GenericOptions g;
+    g.max_expand_bytes = 0;
+    CHECK_THROWS_WITH_AS(generic_rank(ValidSpec(s), balanced_partition(2), g), doctest::Contains("max expand bytes 0 must be positive"), invalid_input);
 }

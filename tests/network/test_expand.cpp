@@ -294,6 +294,8 @@ TEST_CASE("budget comparison: depth from the budget, degree measured") {
         NetworkSpec two = base;
         two.widths = {2, 3};
         CHECK_THROWS_WITH_AS(budget_comparison(two, 48, {2}, 1), doctest::Contains("give one width for every layer"), invalid_input);
+        // no degree: refused (the CLI refuses --degrees ''), not an empty comparison
+        CHECK_THROWS_WITH_AS(budget_comparison(base, 48, {}, 1), doctest::Contains("degrees is empty"), invalid_input);
     }
     CHECK(cmp.best_measured_d == 3);  // 3^4 = 81 > 2^6 = 64 = 4^3 > 6^2
     CHECK(cmp.best_h_d == 3);
