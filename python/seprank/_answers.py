@@ -36,6 +36,9 @@ class Answer:
                "defect", "note", "label", "certified")
 
     def __init__(self, raw: Dict[str, Any]) -> None:
+        if not isinstance(raw, dict) or "record" not in raw:
+            raise ValueError(f"Answer: made by rank(), generic_rank(), dimension() and the other computations, "
+                             f"not from {type(raw).__name__}")
         object.__setattr__(self, "_record", _json.loads(raw["record"]))
         for k in self._FIELDS:
             v = raw.get(k)
@@ -128,6 +131,8 @@ class Spectrum:
     """
 
     def __init__(self, record: Dict[str, Any]) -> None:
+        if not isinstance(record, dict) or "singular_values" not in record:
+            raise ValueError(f"Spectrum: made by spectrum(), not from {type(record).__name__}")
         self._record = record
         self.singular_values: List[float] = [float(x) for x in record["singular_values"]]
         radii = record.get("radii")

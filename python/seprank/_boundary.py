@@ -198,11 +198,20 @@ def integer(v: Any, name: str, lo: int = LONG_MIN, hi: int = LONG_MAX) -> int:
     range are refused, naming ``name`` and the value. The library checks the finer
     conditions (tokens >= 1, trials >= 1, …) with its own messages."""
     if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
-        raise ValueError(f"{name}: expected an integer, got {v!r}")
+        raise ValueError(f"{name}: expected an integer, got {_shown(v)}")
     v = int(v)
     if not lo <= v <= hi:
-        raise ValueError(f"{name}: {v} is outside {lo}..{hi}")
+        raise ValueError(f"{name}: {_shown(v)} is outside {lo}..{hi}")
     return v
+
+
+def prime_bits_value(v: Any) -> int:
+    """``prime_bits``: an integer in 20..62, refused with the library's message (checked
+    here too: the binding narrows it to a C++ int, whose range would be named instead)."""
+    bits = integer(v, "prime_bits")
+    if not 20 <= bits <= 62:
+        raise ValueError(f"prime bits = {bits} outside 20..62")
+    return bits
 
 
 def seed_value(v: Any, name: str = "seed") -> int:
@@ -241,12 +250,19 @@ def seconds(v: Any, name: str, none_at_zero: bool = True) -> float:
     return x
 
 
+MEMORY_MIN, MEMORY_MAX = 2.0**10, 2.0**50  # 1 KiB .. 1 PiB
+
+
 def memory_bytes(v: Any) -> float:
     """``max_memory``: a finite number of bytes > 0, as the CLI's --max-memory (the C++
-    library reads 0 as its default; here the default is the parameter's own)."""
+    library reads 0 as its default; here the default is the parameter's own), within
+    1 KiB .. 1 PiB: outside, a typo (GiB given for bytes: 8 for 8 GiB) rather than a limit."""
     x = real(v, "max_memory", "a number of bytes")
     if not 0 < x < float("inf"):
         raise ValueError(f"max_memory = {_shown(v)} must be a positive finite number of bytes")
+    if not MEMORY_MIN <= x <= MEMORY_MAX:
+        raise ValueError(f"max_memory = {_shown(v)} bytes is outside 1 KiB .. 1 PiB (1024 .. 2**50; "
+                         f"a number of bytes, not GiB: 8 GiB is 8 * 2**30)")
     return x
 
 
@@ -344,8 +360,12 @@ def partition_text(partition: Any) -> str:
         a, b = partition
         return ",".join(str(integer(x, "partition")) for x in a) + "|" + ",".join(str(integer(x, "partition")) for x in b)
     except (TypeError, ValueError):
+        try:
+            shown = repr(partition)
+        except ValueError:  # an integer past Python's 4,300-digit limit: its repr raises
+            shown = f"a {type(partition).__name__} holding an integer too long to show"
         raise ValueError("partition: expected 'A|B' such as '1,2|3,4', or two iterables of 1-based token "
-                         f"positions such as ([1, 2], [3, 4]); got {partition!r}") from None
+                         f"positions such as ([1, 2], [3, 4]); got {shown}") from None
 
 
 def choice(value: str, name: str, allowed: Sequence[str]) -> str:

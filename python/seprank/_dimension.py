@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional
 
 from . import _core
 from ._answers import Answer
-from ._boundary import INT_MAX, choice, integer, max_time_seconds, named_max_time, seed_value, thread_count
+from ._boundary import choice, integer, prime_bits_value, max_time_seconds, named_max_time, seed_value, thread_count
 from ._networks import Network, check_network, spec_of_options
 
 OUTPUTS = ("scalar", "all")
@@ -107,16 +107,20 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         check_network(weights, "weights")
         _same_network(net, weights)
     spec = _spec(net, weights)
-    if output == "all" and isinstance(net, dict):  # as the CLI's notes: the options given that output='all' never reads
+    if output == "all":  # as the CLI's notes: the options given that output='all' never reads (a Network's: other than 1)
         for k in ("position", "coordinate"):
-            if net.get(k) is not None:
-                _warnings.warn(f"{k}={net[k]!r} is ignored: output='all' differentiates every token and coordinate", stacklevel=2)
+            v = net.get(k) if isinstance(net, dict) else net.spec.get(k) if isinstance(net, Network) else None
+            if v is not None and (isinstance(net, dict) or v != 1):
+                _warnings.warn(f"{k}={v!r} is ignored: output='all' differentiates every token and coordinate", stacklevel=2)
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
             "trials": integer(trials, "trials"), "seed": seed_value(seed),  # the library's ranges and messages, as the CLI's
-            "prime_bits": integer(prime_bits, "prime_bits", -INT_MAX - 1, INT_MAX), "margin": integer(margin, "margin", 0),
+            "prime_bits": prime_bits_value(prime_bits), "margin": integer(margin, "margin", 0),
             "threads": thread_count(threads), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if max_time is not None:
         opts["max_seconds"] = max_time_seconds(max_time)
+    if variant == "interpolation" and threads not in (1, 2):  # 2, the default: not given; 1: what it runs on
+        _warnings.warn(f"threads={threads!r} is ignored: the interpolation variant builds the Jacobian on one thread "
+                       "(only FLINT's elimination of it may use more)", stacklevel=2)
     return named_max_time(lambda: Answer(_core.dimension(spec, opts, weights._net if weights is not None else None)))
 
 

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from ._boundary import (ResourceLimitError, big_fraction, big_int, big_text, integer, max_time_seconds, named_max_time, path_arg,
-                        thread_count)
+                        thread_count, utf8_text)
 
 
 def _text(v: Any, where: str) -> str:
@@ -29,7 +29,7 @@ def _text(v: Any, where: str) -> str:
             raise ValueError(f"{where}: an integer of {v.bit_length()} bits, over the bound of {_core.GUESS_MAX_VALUE_BITS} "
                              "bits (about 315,650 digits) of a table value (docs/guess.md)")
         return big_text(v)
-    return str(v)
+    return utf8_text(v, where) if isinstance(v, str) else str(v)
 
 
 def _records(frame: Any) -> List[Dict[str, Any]]:
@@ -72,7 +72,7 @@ def _var_names(vars: Union[str, Sequence[str]]) -> List[str]:
         raise ValueError(f"vars: expected a list of column names or the CLI's text 'dim,depth', got {vars!r}")
     if "" in names:  # as --vars "n," is refused
         raise ValueError(f"vars {vars!r}: an empty variable name")
-    return names
+    return [utf8_text(n, "vars") for n in names]
 
 
 def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
@@ -88,16 +88,19 @@ def _table_of(rows: Any) -> List[List[Tuple[str, str]]]:
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
             raise ValueError(f"rows[{i}]: expected a dict of column values (as seprank.table returns), got {r!r}")
-        table.append([(str(k), _text(v, f"rows[{i}][{k!r}]")) for k, v in r.items()])
+        table.append([(utf8_text(str(k), f"rows[{i}]: a column name"), _text(v, f"rows[{i}][{k!r}]")) for k, v in r.items()])
     return table
 
 
 def _where_pairs(where: Union[None, str, Mapping[str, Any]]) -> List[Tuple[str, str]]:
     """where as (column, value) pairs: a dict, or the CLI's text "tokens=2,heads=1"."""
     if isinstance(where, str):
-        return _core.parse_where(where) if where.strip() else []
+        try:
+            return _core.parse_where(utf8_text(where, "where")) if where.strip() else []
+        except ValueError as e:  # the library's message names the CLI's option
+            raise ValueError(str(e).replace("--where: ", "where: ", 1)) from None
     if where is None or isinstance(where, Mapping):
-        return [(str(k), _text(v, f"where[{k!r}]")) for k, v in (where or {}).items()]
+        return [(utf8_text(str(k), "where: a column name"), _text(v, f"where[{k!r}]")) for k, v in (where or {}).items()]
     raise ValueError(f"where: expected a dict of column values or the CLI's text 'name=value,...', got {where!r}")
 
 
@@ -236,6 +239,7 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
     vars = _var_names(vars)
     if not isinstance(value, str):
         raise ValueError(f"value: expected a column name, got {value!r}")
+    utf8_text(value, "value")
     table, pairs = _table_of(rows), _where_pairs(where)
     # The rows are read, filtered and checked by the library (guess_points), as in the CLI.
     if isinstance(bases, str):  # "2,3", as the CLI's --bases

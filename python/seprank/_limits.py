@@ -15,7 +15,7 @@ def max_memory() -> float:
 
 
 def set_max_memory(max_memory: float) -> None:
-    """Sets the process-wide memory limit to ``max_memory`` bytes (finite, > 0, and at
+    """Sets the process-wide memory limit to ``max_memory`` bytes (1 KiB .. 1 PiB, and at
     most 3/4 of an address-space limit when the process has one), as the CLI's
     ``--max-memory`` does in GiB. A refusal against it names ``seprank.set_max_memory``.
     It governs every later call, in every thread; the ``max_memory`` arguments of

@@ -265,6 +265,18 @@ def _warn_unused(net: Network, given: Dict[str, Any]) -> None:
             _warnings.warn(text, stacklevel=_caller_level())
 
 
+def _check_unused_draw(seed: Any, weight_range: Any) -> None:
+    """With weights given nothing is drawn: ``seed`` and ``weight_range`` are still checked
+    (an invalid one refused, as the CLI's --weight-range), and a value other than the
+    default is a UserWarning saying it is not used, as the CLI's note."""
+    seed_value(seed)
+    if integer(weight_range, "weight_range") < 1:
+        raise ValueError(f"weight_range: {weight_range} must be at least 1")
+    for name, v, default in (("seed", seed, 1), ("weight_range", weight_range, 5)):
+        if v != default:
+            _warnings.warn(f"{name}={v!r} is ignored: weights= gives the network", stacklevel=_caller_level())
+
+
 def _caller_level() -> int:
     """The stacklevel of warnings.warn, called from here, that names the first frame
     outside this module (the user's call of network(), power(), hadamard(), …)."""
@@ -294,6 +306,7 @@ def _network(family: str, *, tokens: Optional[int], dim: Optional[int], depth: O
         if embedding is not None:
             raise ValueError("embedding: given without weights; pass the layers as weights=… too")
         return Network(_core.random_network(spec, seed_value(seed), integer(weight_range, "weight_range")), seed)
+    _check_unused_draw(seed, weight_range)
     # 0 is the spec's "none" for these (no embedding, no rank cap, the default size);
     # the weights JSON leaves such keys out.
     spec = {k: v for k, v in spec.items() if not (k in ("embed_rank", "attention_rank", "width", "head_dim") and v == 0)}
@@ -400,7 +413,7 @@ def from_weights(data: Union[Dict[str, Any], str, bytes, "_os.PathLike[str]"]) -
                 raise ValueError(f"weights: {e}; a str starting with '{{' is read as JSON text, a pathlib.Path always as a file") from None
             raise
     if isinstance(data, str):
-        text = data
+        text = utf8_text(data, "weights")
     else:
         text = _json.dumps(weights_json(data, "weights"))
     return Network(_core.network_from_json(text))
@@ -464,6 +477,7 @@ def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union
         return net
     if depth is not None and layers is None:
         raise ValueError("depth: the copies of layers; with weights the layers come from them: give layers=… too, or neither")
+    _check_unused_draw(seed, weight_range)
     if isinstance(weights, dict):
         data = dict(weights)
         if data.get("family", "stack") != "stack":

@@ -23,6 +23,8 @@ class Polynomial:
     __slots__ = ("_p",)
 
     def __init__(self, core: Any) -> None:
+        if not isinstance(core, _core.Poly):
+            raise ValueError(f"Polynomial: made by poly() or expand(), not from {type(core).__name__}")
         self._p = core
 
     def __reduce__(self) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import choice, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, real, path_arg, seconds, seed_value, thread_count
+from ._boundary import _shown, choice, prime_bits_value, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, real, path_arg, seconds, seed_value, thread_count
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
@@ -167,6 +167,8 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
     opts["eps_absolute"] = flag(eps_absolute, "eps_absolute")
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
+    if seed is not None and isinstance(target, Polynomial):  # as the CLI's note on --seed beside --poly
+        _warnings.warn(f"seed={seed!r} is ignored: the polynomial is given (the seed draws random weights)", stacklevel=2)
     if isinstance(target, Network):
         text = _core.spectrum_network(target._net, partition_text(partition), opts)
     elif isinstance(target, Polynomial):
@@ -226,9 +228,7 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
             "method": choice(method, "method", ("auto", "flattening", "evaluation")),
             "max_side": integer(max_side, "max_side"), "variant": choice(variant, "variant", ("auto", "plain", "graded")),
             "threads": thread_count(threads), "start": integer(start, "start"),
-            "prime_bits": integer(prime_bits, "prime_bits"), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
-    if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
-        raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
+            "prime_bits": prime_bits_value(prime_bits), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     opts["growth"] = real(growth, "growth", "a number above 1")
     opts["max_seconds"] = seconds(max_seconds, "max_seconds")
     if store is not None:
@@ -249,12 +249,16 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         except (TypeError, ValueError) as e:
             raise ValueError(f"block_hints: the prediction's blocks are not plain numbers ({e})") from None
     elif block_hints is not None:
-        if not isinstance(block_hints, (list, tuple)) or any(isinstance(h, bool) or not isinstance(h, int) for h in block_hints):
+        if hasattr(block_hints, "tolist") and getattr(block_hints, "ndim", 1) == 1:  # a 1-D numpy array
+            block_hints = block_hints.tolist()
+        if not isinstance(block_hints, (list, tuple)):
             raise ValueError(f"block_hints: expected a list of integer ranks (-1: none), a prediction of BlockLaw.predict() "
-                             f"or a file name, got {block_hints!r}")
-        for a, h in enumerate(block_hints):
+                             f"or a file name, got {type(block_hints).__name__}")
+        for a, h in enumerate(block_hints):  # ints, numpy's too, as every integer option takes them
+            if isinstance(h, bool) or not isinstance(h, _numbers.Integral):
+                raise ValueError(f"block_hints[{a}] = {h!r}: expected an integer rank (-1: none)")
             if not -2**63 <= h < 2**63:  # what a long holds; the library names a negative one below -1
-                raise ValueError(f"block_hints[{a}] = {h}: expected a rank >= 0 or -1 (none)")
+                raise ValueError(f"block_hints[{a}] = {_shown(h)}: expected a rank >= 0 or -1 (none)")
         opts["block_hints"] = [int(h) for h in block_hints]
     answer = Answer(_core.generic_rank(spec, partition_text(partition), opts))
     # A valid option the chosen method did not read: a UserWarning, as the CLI's note (the

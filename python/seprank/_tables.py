@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, real, seconds, seed_value, thread_count
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, prime_bits_value, real, seconds, seed_value, thread_count, utf8_text
 from ._networks import Network, check_family, check_network, check_no_heads, spec_dict
 
 
@@ -211,16 +211,20 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             if not isinstance(family, (str, list, tuple)):
                 raise ValueError(f"family: expected a family name, names comma-separated or a list of names, got {family!r}")
             fams = family.split(",") if isinstance(family, str) else list(family)
+            if not fams:  # an empty list is no default, as the CLI's --family ''
+                raise ValueError("family: an empty list; give at least one family")
             sw["families"] = [choice(f, "family", FAMILIES) for f in fams]
         for key, name, v in (("tokens", "tokens", tokens), ("dims", "dim", dim), ("heads", "heads", heads),
                              ("depths", "depth", depth), ("widths", "width", width)):
             if v is not None:
                 sw[key] = int_list(v, name)
+                if not sw[key]:  # [] (an empty range text names itself in int_list's parser)
+                    raise ValueError(f"{name}: an empty list; give at least one value")
         if layers is not None:
             if isinstance(layers, str):
-                sw["layers"] = _core.split_layers_list(layers)
+                sw["layers"] = _core.split_layers_list(utf8_text(layers, "layers"))
             elif isinstance(layers, (list, tuple)) and layers and all(isinstance(x, str) for x in layers):
-                sw["layers"] = [t for x in layers for t in _core.split_layers_list(x)]
+                sw["layers"] = [t for x in layers for t in _core.split_layers_list(utf8_text(x, "layers"))]
             else:
                 raise ValueError(f"layers: expected a SPEC text or a non-empty list of SPEC texts, got {layers!r}")
         sweeps.append(sw)
@@ -233,9 +237,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
             "out": "" if out is None else path_arg(out, "out"), "resume": resume, "out_json": out_format == "json",
             "blocks": blocks}
     if prime_bits is not None:  # None: the sweep's own (the default table's 50, else 62), as the CLI
-        opts["prime_bits"] = integer(prime_bits, "prime_bits")
-        if not 20 <= opts["prime_bits"] <= 62:  # checked here too: the binding narrows it to a C++ int
-            raise ValueError(f"prime bits = {opts['prime_bits']} outside 20..62")
+        opts["prime_bits"] = prime_bits_value(prime_bits)
     if row_seconds is not None:
         opts["max_seconds"] = seconds(row_seconds, "row_seconds")
 
@@ -273,8 +275,9 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
              "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,
              "block_degree": block_degree is not None, "budget": bool(budget), "layers": layers is not None,
-             "depth": depth is not None}
-    values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "heads": heads,
+             "depth": depth is not None, "eps_max_side": eps_max_side != 4096}
+    values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "eps_max_side": eps_max_side,
+              "heads": heads,
               "width": width, "block_degree": block_degree, "budget": budget, "layers": layers, "depth": depth}
     for names, reason in unused:
         for text in ignored_options(given, values, names, reason):
@@ -325,6 +328,7 @@ def verify(names: Any = None, *, seed: int = 1) -> List[Claim]:
     for n in names:
         if not isinstance(n, str):
             raise ValueError(f"names: expected claim names (strings), got {n!r}")
+        utf8_text(n, "names")
     statements = [_core.claim_statement(n) for n in names]  # unknown names fail before any work
     out = []
     for n, s in zip(names, statements):

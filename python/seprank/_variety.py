@@ -8,7 +8,7 @@ import json
 from typing import Any, Dict, Optional
 
 from . import _core
-from ._boundary import INT_MAX, choice, flag, integer, max_time_seconds, named_max_time, seconds, seed_value, thread_count
+from ._boundary import choice, flag, integer, max_time_seconds, named_max_time, seconds, seed_value, thread_count
 from ._dimension import _spec
 
 
@@ -43,7 +43,7 @@ def variety(net: Any, *, trials: int = 3, seed: int = 1, max_unknowns: int = 8, 
     number of ``threads``. Over ``max_unknowns`` or ``max_interpolation``:
     :class:`ResourceLimitError`.
     """
-    opts = {"trials": integer(trials, "trials", -INT_MAX - 1, INT_MAX), "seed": seed_value(seed),
+    opts = {"trials": integer(trials, "trials"), "seed": seed_value(seed),
             "max_unknowns": integer(max_unknowns, "max_unknowns"), "max_interpolation": integer(max_interpolation, "max_interpolation"),
             "max_equation_monomials": integer(max_equation_monomials, "max_equation_monomials"),
             "generic_slice": flag(generic_slice, "generic_slice"), "degree_slice": choice(degree_slice, "degree_slice", ("smallest-fibre", "gauge")),

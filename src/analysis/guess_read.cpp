@@ -511,6 +511,8 @@ std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const s
             if (!parse_long(*c, x)) {
                 if (integer_text(*c))
                     throw invalid_input("guess: " + at + ": " + name + " = " + cut(*c) + " is out of range (a variable lies in -2^63..2^63-1)");
+                if (c->empty())  // a variable has no empty cell to skip, as the value has
+                    throw invalid_input("guess: " + at + ": " + name + " is empty (a variable needs an integer in every row kept)");
                 throw invalid_input("guess: " + at + ": " + name + " = '" + cut(*c) + "' is not an integer");
             }
             p.x.push_back(x);

@@ -223,7 +223,10 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
         case GrowthStop::none: break;
         case GrowthStop::time_budget: ended = "rank still full when the time budget (max_seconds) stopped the growth before a step predicted to end past it: a lower bound only"; break;
         case GrowthStop::memory: ended = "rank still full where memory stopped the growth: a lower bound only"; break;
-        case GrowthStop::size_limit: ended = "rank still full at the size limit: a lower bound only"; break;
+        case GrowthStop::size_limit:
+            ended = res.evaluations == 0 ? "the size limit (max_side) leaves no room for one row per degree block: nothing evaluated, a lower bound only"
+                                         : "rank still full at the size limit: a lower bound only";
+            break;
     }
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note + (res.stop_detail.empty() ? "" : res.stop_detail + "; ") +
                (at_caps        ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"

@@ -237,8 +237,16 @@ def test_generic_block_hints_match_cli(cli, cli_path, tmp_path):
         a.phases["rank"] = 0
     plain = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000)
     assert plain.to_dict()["rank"] == a.to_dict()["rank"] and a.failure_bound <= plain.failure_bound
-    with pytest.raises(ValueError, match="block_hints: expected a list"):
+    with pytest.raises(ValueError, match=r"block_hints\[1\] = True: expected an integer rank"):
         seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints=[1, True])
+    with pytest.raises(ValueError, match="block_hints: expected a list of integer ranks .* got set"):
+        seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints={1, 2})
+    # numpy's integers, and a 1-D array of them, as every integer option takes them
+    import numpy as np
+    hints = a.block_ranks
+    for given in (np.array(hints), [np.int64(h) for h in hints]):
+        again = seprank.generic_rank(dict(tokens=3, dim=2, depth=3), trials=2, method="evaluation", max_side=20000, block_hints=given)
+        assert again.to_dict()["rank"] == a.to_dict()["rank"]
     with pytest.raises(ValueError, match="block hint -2 of block 0"):
         seprank.generic_rank(dict(tokens=3, dim=2, depth=3), block_hints=[-2])
     with pytest.raises(ValueError, match="no block row of this configuration"):

@@ -425,7 +425,84 @@ def test_the_process_wide_memory_limit_is_set_and_named_from_python():
     assert seprank.max_memory() == before
     assert seprank.dimension(seprank.attention(tokens=2, dim=2, depth=1)).value > 0
     for bad, text in ((0, "max_memory = 0 must be a positive"), (float("nan"), "max_memory = nan"),
-                      ("4G", "max_memory: expected a number of bytes, got '4G'")):
+                      ("4G", "max_memory: expected a number of bytes, got '4G'"),
+                      (8, r"max_memory = 8 bytes is outside 1 KiB .. 1 PiB .*not GiB"), (1e-9, "outside 1 KiB"), (2.0**51, "outside 1 KiB")):
         with pytest.raises(ValueError, match=text):
             seprank.set_max_memory(bad)
     assert seprank.max_memory() == before
+
+
+def test_a_draws_options_beside_weights_are_checked_and_noted():
+    # nothing is drawn when weights are given: seed and weight_range are checked, and one
+    # other than its default is said to be unused (the CLI's note on --weight-range)
+    import warnings
+    layers = seprank.attention(tokens=2, dim=2, seed=3).weights()["layers"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        net = seprank.attention(tokens=2, weights=layers)  # the defaults: nothing said
+    assert net.seed is None
+    with pytest.warns(UserWarning, match=r"seed=5 is ignored: weights= gives the network"):
+        assert seprank.attention(tokens=2, weights=layers, seed=5).seed is None
+    with pytest.warns(UserWarning, match=r"weight_range=3 is ignored"):
+        seprank.network("attention", tokens=2, weights=layers, weight_range=3)
+    for bad, text in ((dict(seed=-1), "seed: -1 is outside"), (dict(weight_range="x"), "weight_range: expected an integer"),
+                      (dict(weight_range=0), "weight_range: 0 must be at least 1")):
+        with pytest.raises(ValueError, match=text):
+            seprank.attention(tokens=2, weights=layers, **bad)
+    stacked = seprank.stack(2, 2, "attention,hadamard", seed=4)
+    with pytest.warns(UserWarning, match=r"seed=9 is ignored"):
+        seprank.stack(2, 2, weights=stacked.weights(), seed=9)
+
+
+def test_text_that_is_not_utf8_is_named_by_its_argument():
+    # a lone surrogate (os.fsdecode's stand-in for an undecodable byte) reached the bindings
+    # as pybind11's "incompatible function arguments", naming neither argument nor value
+    rows = [dict(dim=d, depth=L, rank=d + L) for d in (1, 2, 3) for L in (1, 2, 3)]
+    bad = "\udcff"
+    for call, name in ((lambda: seprank.guess(rows, vars=[bad]), "vars"), (lambda: seprank.guess(rows, vars=["dim"], value=bad), "value"),
+                       (lambda: seprank.guess(rows, vars=["dim"], where=bad + "=1"), "where"),
+                       (lambda: seprank.guess(rows, vars=["dim"], where={bad: 1}), "where: a column name"),
+                       (lambda: seprank.guess([{bad: 1}], vars=["dim"]), r"rows\[0\]: a column name"),
+                       (lambda: seprank.guess([{"dim": bad}], vars=["dim"]), r"rows\[0\]\['dim'\]"),
+                       (lambda: seprank.table(layers=bad, tokens=2), "layers"), (lambda: seprank.table(layers=[bad], tokens=2), "layers"),
+                       (lambda: seprank.verify(bad), "names"), (lambda: seprank.from_weights('{"family":"' + bad + '"}'), "weights")):
+        with pytest.raises(ValueError, match=name + r": not UTF-8 text"):
+            call()
+    # an integer past Python's 4,300-digit conversion limit is named by its size
+    with pytest.raises(ValueError, match=r"tokens: an integer of 5001 digits is outside"):
+        seprank.attention(tokens=10**5000)
+    with pytest.raises(ValueError, match=r"partition: expected .* got a tuple holding an integer too long to show"):
+        seprank.rank(seprank.attention(tokens=2), ([10**5000], [1]))
+
+
+def test_options_a_call_ignores_are_noted_as_the_cli_notes_them():
+    import warnings
+    with pytest.warns(UserWarning, match=r"threads=4 is ignored: the interpolation variant builds the Jacobian on one thread"):
+        seprank.dimension(dict(tokens=2, dim=1), variant="interpolation", threads=4)
+    with pytest.warns(UserWarning, match=r"seed=5 is ignored: the polynomial is given"):
+        seprank.spectrum(seprank.poly("x1_1*x2_1"), seed=5)
+    with pytest.warns(UserWarning, match=r"position=2 is ignored: output='all'"):
+        seprank.dimension(seprank.attention(tokens=2, dim=1, position=2), output="all")
+    with pytest.warns(UserWarning, match=r"eps_max_side=10 is ignored: no --eps columns"):
+        seprank.table(tokens=2, dim=1, depth=1, eps_max_side=10)
+    with warnings.catch_warnings():  # the defaults, and a Network's own position 1: nothing to say
+        warnings.simplefilter("error")
+        seprank.dimension(seprank.attention(tokens=2, dim=1), output="all")
+        seprank.dimension(dict(tokens=2, dim=1), variant="interpolation")
+        seprank.spectrum(seprank.poly("x1_1*x2_1"))
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda: seprank.Polynomial(5), r"Polynomial: made by poly\(\) or expand\(\), not from int"),
+    (lambda: seprank.Answer(5), r"Answer: made by rank\(\), generic_rank\(\), dimension\(\) .* not from int"),
+    (lambda: seprank.Spectrum(5), r"Spectrum: made by spectrum\(\), not from int"),
+    (lambda: seprank.table(family=[], tokens=2), r"family: an empty list"),
+    (lambda: seprank.table(tokens=[], dim=1), r"tokens: an empty list"),
+    (lambda: seprank.guess([dict(dim=1, rank=2)], vars=["dim"], where="x"), r"^where: 'x' is not name=value"),
+    (lambda: seprank.guess([{"dim": float("nan"), "depth": 1, "rank": 2}], vars=["dim", "depth"]), r"row 1: dim is empty"),
+    (lambda: seprank.dimension(dict(tokens=2), prime_bits=2**40), r"prime bits = 1099511627776 outside 20\.\.62"),
+    (lambda: seprank.variety(dict(tokens=2), trials=2**40), r"trials 1099511627776 outside 1\.\.1000"),
+])
+def test_refusals_name_the_argument_and_its_real_range(call, text):
+    with pytest.raises(ValueError, match=text):
+        call()

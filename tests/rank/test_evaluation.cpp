@@ -149,6 +149,19 @@ TEST_CASE("graded evaluation: degenerate and extreme networks") {
         CHECK(g.converged);
         CHECK(std::all_of(g.block_ranks.begin(), g.block_ranks.end(), [](long r) { return r == 0; }));
     }
+    SUBCASE("a side too small for one row per degree block: nothing evaluated, said so (not 'rank still full')") {
+        NetworkSpec s;
+        s.tokens = 3;
+        s.depth = 1;
+        EvaluationOptions o;
+        o.max_side = 1;
+        const RankAnswer g = evaluation_rank_graded(random_network(s, 7, 5), balanced_partition(3), o);
+        CHECK(g.value == 0);
+        CHECK(g.evaluations == 0);
+        CHECK_FALSE(g.converged);
+        CHECK(g.note.find("leaves no room for one row per degree block: nothing evaluated") != std::string::npos);
+        CHECK(g.note.find("rank still full") == std::string::npos);
+    }
     SUBCASE("dx = 1, N = 2: every block has one monomial each side, rank = number of non-zero blocks") {
         seprank_test::SpecLimits lim;
         lim.min_tokens = lim.max_tokens = 2;
