@@ -189,42 +189,34 @@ struct DegreeCommand final : Command {
                     notes_ignored.lines.push_back("depth " + std::to_string(L) + " has no row: its first layers are no network (" + e.what() + ")");
                     continue;
                 }
-                const auto t0 = std::chrono::steady_clock::now();
-                const auto m = seprank::measure_degree(net, o.seed);
+                // the line's reading, and the expansion's terms and exact degree where it fits
+                const seprank::DegreeRow r = seprank::degree_row(net, o.seed, 256.0 * 1024 * 1024);
                 // f = 0 at these weights (a weight drawn 0): no degree to measure, as --budget says
+                const std::string at = "depth " + std::to_string(r.depth) + ": ";
                 const std::string weights = file_net ? std::string("the given weights") : "the weights of seed " + std::to_string(o.seed);
                 const std::string other = file_net ? "" : "; another --seed draws other weights";
-                if (m.degree < 0)
-                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": f is the zero polynomial at " + weights +
-                                                  ": no measured degree" + (file_net ? "" : " (another --seed draws other weights)"));
-                else if (fmpz_cmp_si(m.predicted.get(), m.degree) > 0)  // below d^L: these weights cancel its top terms
-                    notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": measured " + std::to_string(m.degree) +
-                                                  " below the predicted " + m.predicted.str() + " at " + weights +
-                                                  ": they cancel f's top degree (a weight 0, or terms that cancel" + other +
-                                                  "), or the reading is falsely low (probability <= " + number_text(seprank::bound_up(m.false_low_bound, 3)) + ")");
-                json row = {{"depth", net.spec.depth},  // layers: with --layers, L copies of the list
-                            {"measured", m.degree >= 0 ? json(m.degree) : json()},
-                            {"predicted", exact(m.predicted)},
-                            {"parameters", exact(seprank::parameter_count(net.spec))},
-                            {"weight_degree", exact(seprank::weight_degree(net.spec))},
+                if (r.degree < 0)
+                    notes_ignored.lines.push_back(at + "f is the zero polynomial at " + weights + ": no measured degree" +
+                                                  (file_net ? "" : " (another --seed draws other weights)"));
+                else if (fmpz_cmp_si(r.predicted.get(), r.degree) > 0)  // below d^L: these weights cancel its top terms
+                    notes_ignored.lines.push_back(at + "measured " + std::to_string(r.degree) + " below the predicted " + r.predicted.str() +
+                                                  " at " + weights + ": they cancel f's top degree (a weight 0, or terms that cancel" + other +
+                                                  (r.terms >= 0 ? ")" : "), or the reading is falsely low (probability <= " +
+                                                                            number_text(seprank::bound_up(r.false_low_bound, 3)) + ")"));
+                // the expansion's degree is exact: a line's reading below it was falsely low
+                // (a bound's chance); the row gives the exact degree and a note what the line read
+                if (r.line_degree != r.degree)
+                    notes_ignored.lines.push_back(at + "the line measured " + std::to_string(r.line_degree) + ", the expansion has degree " +
+                                                  std::to_string(r.degree) + " (the column gives the expansion's)");
+                json row = {{"depth", r.depth},  // layers: with --layers, L copies of the list
+                            {"measured", r.degree >= 0 ? json(r.degree) : json()},
+                            {"predicted", exact(r.predicted)},
+                            {"terms", r.terms >= 0 ? json(r.terms) : json()},  // null: not expanded (over the memory estimate)
+                            {"parameters", exact(r.parameters)},
+                            {"weight_degree", exact(r.weight_degree)},
                             // the chance D/p that a degree below d^L is a false low reading
-                            {"false_low_bound", m.false_low_bound}};
-                const auto est = seprank::estimate_expansion(net.spec);
-                if (est.bytes <= 256.0 * 1024 * 1024) {
-                    const seprank::QPoly f = seprank::expand(net);
-                    row["terms"] = f.terms();
-                    // the expansion's degree is exact: a measurement below it was a false low
-                    // reading (a bound's chance), above it a bug; either way the row says the
-                    // exact degree and a note says what the line gave
-                    if (f.degree() != m.degree && !(m.degree < 0 && f.is_zero())) {
-                        notes_ignored.lines.push_back("depth " + std::to_string(net.spec.depth) + ": the line measured " + std::to_string(m.degree) +
-                                                      ", the expansion has degree " + std::to_string(f.degree()) + " (the column gives the expansion's)");
-                        row["measured"] = f.is_zero() ? json() : json(f.degree());
-                    }
-                } else {
-                    row["terms"] = json();  // not expanded (over the memory estimate)
-                }
-                row["seconds"] = std::round(seconds_since(t0) * 1000) / 1000;
+                            {"false_low_bound", r.false_low_bound},
+                            {"seconds", std::round(r.seconds * 1000) / 1000}};
                 rows.push_back(row);
             }
             if (format == "text") std::cout << "# " << describe(file_net ? file_net->spec : to_spec(dgo).get()) << "\n";

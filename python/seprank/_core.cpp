@@ -474,12 +474,21 @@ PYBIND11_MODULE(_core, m) {
     });
 
     // ---- degrees
-    m.def("measure_degree", [](const Network& net, std::uint64_t seed) {
-        const auto d = run_long([&] { return measure_degree(net, seed); });
-        return py::make_tuple(d.degree, d.predicted.str(), d.false_low_bound);
+    m.def("degree_row", [](const Network& net, std::uint64_t seed, double max_expand_bytes) {
+        const DegreeRow r = run_long([&] { return degree_row(net, seed, max_expand_bytes); });
+        py::dict d;
+        d["depth"] = r.depth;
+        d["measured"] = r.degree >= 0 ? py::object(py::int_(r.degree)) : py::none();  // None: f = 0 at these weights
+        d["line_measured"] = r.line_degree;
+        d["predicted"] = r.predicted.str();
+        d["terms"] = r.terms >= 0 ? py::object(py::int_(r.terms)) : py::none();
+        d["parameters"] = r.parameters.str();
+        d["weight_degree"] = r.weight_degree.str();
+        d["false_low_bound"] = r.false_low_bound;
+        d["seconds"] = r.seconds;
+        return d;
     });
     m.def("truncate", [](const Network& net, long depth) { return first_layers(net, depth); });
-    m.def("estimate_expansion_bytes", [](const Network& net) { return estimate_expansion(net.spec).bytes; });
     m.def("check_budget_family", [](const std::string& family) { check_budget_family(family_from_string(family)); });
     m.def("budget_comparison", [](const py::dict& spec, long budget, const std::vector<long>& degrees, std::uint64_t seed,
                                   const py::dict& opts) {

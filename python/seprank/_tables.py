@@ -7,7 +7,6 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import sys as _sys
-import time as _time
 import warnings as _warnings
 from typing import Any, Dict, Iterable, List, Optional, Union
 
@@ -23,7 +22,8 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     For each L = 1..depth (the first L layers): the degree measured along a random
     line t ↦ a + t·b mod p (a certified lower bound of deg f, exact when it equals the
     predicted d^L; a false low reading has probability ≤ d^L/p), the terms of the
-    expansion when it is estimated below ``max_expand_bytes`` (else None),
+    expansion when it is estimated below ``max_expand_bytes`` (else None), whose exact
+    degree is then the row's ``measured`` (the library's degree_row, as the CLI),
     parameters and weight degree D_L. For a stack, L counts layers (its first L layers),
     as ``seprank degree --weights`` on ``net.to_json()``; ``seprank degree --layers SPEC
     --depth R`` instead gives one row per repetition of SPEC, each with fresh weights
@@ -47,15 +47,11 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
             sub = _core.truncate(net._net, L)
         except ValueError:  # its first L layers are no network (the coordinate beyond a narrower layer)
             continue
-        t0 = _time.perf_counter()
-        measured, predicted, false_low = _core.measure_degree(sub, s)
-        terms = None
-        if _core.estimate_expansion_bytes(sub) <= max_expand_bytes:
-            terms = _core.expand(sub, 0.0, "auto", "auto").terms()
-        rows.append({"depth": L, "measured": measured if measured >= 0 else None,  # None: f = 0 at these weights
-                     "predicted": big_int(predicted), "terms": terms,
-                     "parameters": int(sub.parameters()), "weight_degree": int(sub.weight_degree()),
-                     "false_low_bound": false_low, "seconds": round(_time.perf_counter() - t0, 3)})
+        # the library's row, as the CLI's: the expansion's exact degree where it is made
+        r = _core.degree_row(sub, s, float(max_expand_bytes))
+        rows.append({"depth": r["depth"], "measured": r["measured"], "predicted": big_int(r["predicted"]), "terms": r["terms"],
+                     "parameters": big_int(r["parameters"]), "weight_degree": big_int(r["weight_degree"]),
+                     "false_low_bound": r["false_low_bound"], "seconds": round(r["seconds"], 3)})
     return rows
 
 

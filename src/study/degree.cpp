@@ -2,6 +2,7 @@
 
 #include "seprank/dimension.hpp"
 #include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
 #include "algebra/flint_handles.hpp"
 #include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
@@ -12,7 +13,9 @@
 #include "seprank/prime.hpp"
 #include "seprank/random.hpp"
 #include "seprank/table.hpp"
+#include "base/number_text.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <flint/nmod_poly.h>
@@ -116,6 +119,27 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
         throw domain_error("degree measurement: f along a line has degree above d^L = " + D.str() +
                            " (structural bound violated; please report)");
     return {measured < 0 ? -1 : measured, D, std::min(1.0, static_cast<double>(deg) / static_cast<double>(p) + content), p};
+}
+
+DegreeRow degree_row(const Network& net, std::uint64_t seed, double max_expand_bytes) {
+    if (!(max_expand_bytes >= 0))
+        throw invalid_input("degree row: max expand bytes " + number_text(max_expand_bytes) + " must be >= 0 (inf: always expand)");
+    const auto t0 = std::chrono::steady_clock::now();
+    const DegreeMeasurement m = measure_degree(net, seed);
+    DegreeRow row;
+    row.depth = net.spec.depth;
+    row.degree = row.line_degree = m.degree;
+    row.predicted = m.predicted;
+    row.parameters = parameter_count(net.spec);
+    row.weight_degree = weight_degree(net.spec);
+    row.false_low_bound = m.false_low_bound;
+    if (estimate_expansion(net.spec).bytes <= max_expand_bytes) {
+        const QPoly f = expand(net);
+        row.terms = f.terms();
+        row.degree = f.is_zero() ? -1 : f.degree();  // exact, where the line's reading has a chance to be low
+    }
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return row;
 }
 
 BudgetComparison budget_comparison(const NetworkSpec& base, long budget, const std::vector<long>& degrees,

@@ -196,6 +196,34 @@ TEST_CASE("measured degree along a line equals the expanded degree and d^L") {
     CHECK(seprank_test::message_of([&] { (void)measure_degree(random_network(deep, 3), 4, 1000); }).find("1000") != std::string::npos);
 }
 
+TEST_CASE("degree_row: the line's reading, and the expansion's terms and exact degree where it fits") {
+    auto rng = seprank_test::rng_for("degree-row");
+    INFO("seed " << seprank_test::seed());
+    for (int it = 0; it < seprank_test::iterations(30); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, expand_limits(2));
+        Network net = random_network(s, rng.next(), it % 3 == 0 ? 1 : 5);  // range 1: weights 0 are frequent, f = 0 too
+        const std::uint64_t seed = rng.next();
+        INFO(network_to_json(net, -1));
+        const DegreeRow r = degree_row(net, seed, HUGE_VAL);
+        const QPoly f = expand(net);
+        CHECK(r.depth == s.depth);
+        CHECK(r.terms == f.terms());
+        CHECK(r.degree == (f.is_zero() ? -1 : f.degree()));
+        CHECK(r.line_degree == measure_degree(net, seed).degree);
+        CHECK(r.predicted == output_degree(s));
+        CHECK(r.parameters == parameter_count(s));
+        CHECK(r.weight_degree == weight_degree(s));
+        CHECK(r.seconds >= 0);
+        const DegreeRow line = degree_row(net, seed, 0);  // nothing expanded: the line's reading
+        CHECK(line.terms == -1);
+        CHECK(line.degree == r.line_degree);
+    }
+    NetworkSpec s;
+    s.tokens = 2;
+    for (double bad : {-1.0, std::nan("")})
+        CHECK_THROWS_WITH_AS(degree_row(random_network(s, 1), 1, bad), doctest::Contains("max expand bytes"), invalid_input);
+}
+
 TEST_CASE("measured degree: the prime drawn from the seed, and a false low reading's bound counts the content") {
     NetworkSpec deep;
     deep.tokens = 2;
