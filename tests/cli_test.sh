@@ -688,6 +688,8 @@ grep -qaF -- "--store $T/x"$'\xff'"y is ignored" "$T/u.err" || fail "invalid UTF
   "$T/u.json" || fail "invalid UTF-8 path: JSON notes lack U+FFFD: $(cat -v "$T/u.json")"
 expect_note "--max-side 64 is ignored: method flattening (chosen by --method auto)" -- generic "${N[@]}" --max-side 64
 expect_note "--start 8 is ignored" -- generic "${N[@]}" --method flattening --start 8
+# generic ranks a weights file's architecture, not its values: said, as rank --weights ranks them
+expect_note "--weights $T/w.json: only its architecture is used" -- generic --weights "$T/w.json"
 expect_note "--variant plain is ignored" -- generic "${N[@]}" --method flattening --variant plain
 expect_note "--weight-range 3 is ignored: generic draws every weight uniformly from Z/p" -- generic "${N[@]}" --weight-range 3
 expect_note "--store $T/gp is ignored: the plain evaluation keeps no block store" -- generic "${N[@]}" --method evaluation --variant plain --store "$T/gp"
@@ -1138,6 +1140,12 @@ D="$(dirname "$0")/../data"
 [[ $rc -eq 1 ]] && [[ $(grep "^seprank: " "$T/gb.err" | grep -v "note:") == "seprank: the law is refuted by --against $D/blocks_attention_n4_frontier.csv dim=4,depth=3 (1 block differs, unless a generic rank below the law is low: probability <= 8.77e-06)" ]] ||
   fail "guess --blocks --against with an exception: rc $rc, $(cat "$T/gb.err")"
 "$S" guess "$D/blocks_attention_n4.csv" --blocks --vars dim,depth >"$T/gb.txt" 2>/dev/null || fail "guess --blocks text"
+# a caps-only law with a block below its cap: the bound line says the exception falls short
+# (it said every block reaches the cap next to the exception)
+"$S" table --blocks --tokens 3 --dim 1..2 --depth 1..2 --format csv >"$T/gbcap.csv" 2>/dev/null || fail "table --blocks for a caps law"
+"$S" guess "$T/gbcap.csv" --blocks --vars dim,depth >"$T/gbcap.txt" 2>/dev/null || fail "guess --blocks, caps law"
+grep -q "^bound .*reaches it but the exception below, which falls short of it$" "$T/gbcap.txt" && grep -q "^exceptions  1$" "$T/gbcap.txt" ||
+  fail "guess --blocks caps law with an exception: $(cat "$T/gbcap.txt")"
 /usr/bin/python3 - "$T" <<'PY' || fail "guess --blocks answers"
 import json, sys
 t = sys.argv[1]

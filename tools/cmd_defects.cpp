@@ -30,7 +30,7 @@ struct DefectsCommand final : Command {
         sub->add_option("--max-depth", range.max_depth, "the most weight matrices L, min-depth..5")->capture_default_str();
         sub->add_option("--min-power", range.min_power, "the least exponent d_l, 2..8")->capture_default_str();
         sub->add_option("--max-power", range.max_power, "the largest exponent d_l, min-power..8")->capture_default_str();
-        sub->add_option("--seed", range.seed, "seed of network i's dimension is seed + i (0..2^64-1)")->check(seed_check())->capture_default_str();
+        sub->add_option("--seed", range.seed, "seed (0..2^64-1): network i's dimension is drawn from seed + i")->check(seed_check())->capture_default_str();
         sub->add_flag("--all", all, "text: list every network, not only the defective ones");
         sub->add_option("--format", format, "text|csv|json (csv and json: every network)")->check(one_of({"text", "csv", "json"}));
     }

@@ -61,7 +61,7 @@ struct DimensionCommand final : Command {
         sub->add_option("--variant", variant, "reverse (one taped forward pass and one backward sweep per row; trials, then rows, on --threads) | "
                                               "interpolation (the reference: each derivative read off Lagrange interpolation; small networks)")
             ->capture_default_str();
-        sub->add_option("--trials", trials, "independent trials T (weights, unless --weights, and points drawn afresh), >= 1")->capture_default_str();
+        sub->add_option("--trials", trials, "independent trials T (weights, unless --weights, and points drawn afresh), 1..1000")->capture_default_str();
         sub->add_option("--prime-bits", prime_bits, "bits of the random prime p, 20..62 (the failure bound grows as 2^-bits; at <= 26 the rank is taken by FFLAS-FFPACK, several times faster; --device cuda: at most 31, a larger value lowered with a note)")->capture_default_str();
         sub->add_option("--margin", margin, "input rows beyond the parameter count, >= 0")->capture_default_str();
         add_device_option(sub, device);

@@ -21,10 +21,12 @@ struct ExpandCommand final : Command {
         sub->add_option("--format", format, "text|json|csv")->check(one_of({"text", "json", "csv"}));
         sub->add_option("--variant", variant,
                         "auto|layered|moment: layer by layer (every family), or through the token moment "
-                        "matrix (attention; docs/expand.md)");
+                        "matrix (attention; docs/expand.md)")
+            ->capture_default_str();
         sub->add_option("--product", product,
                         "auto|flint|digits|dense: how each product over Q is formed (the polynomial is the same; "
-                        "docs/poly.md#products)");
+                        "docs/poly.md#products)")
+            ->capture_default_str();
     }
 
     int run(const Globals&) override {

@@ -23,7 +23,9 @@ struct GenericCommand final : Command {
         add_network_options(sub, go);
         sub->get_option("--weight-range")->description("ignored here (noted if given): generic draws every weight uniformly from Z/p");
         sub->get_option("--save-weights")->description("refused here: generic draws fresh weights in every trial (save a network with expand or rank)");
-        sub->add_option("--trials", trials, "independent weight draws T")->capture_default_str();
+        sub->get_option("--seed")->description("seed of the primes, the weights drawn uniformly from Z/p and the evaluation points (0..2^64-1)");
+        sub->get_option("--weights")->description("a JSON weights file (docs/usage.md section 1.5) whose architecture is ranked: its values are not used (generic draws every weight from Z/p); the file gives the network, overriding the network options");
+        sub->add_option("--trials", trials, "independent weight draws T, 1..1000")->capture_default_str();
         sub->add_option("--partition", generic_partition, "token partition A|B (default balanced)");
         sub->add_option("--method", generic_method, "auto|flattening|evaluation (auto: flattening when the expansion is small)")
             ->check(one_of({"auto", "flattening", "evaluation"}))->capture_default_str();
@@ -61,7 +63,10 @@ struct GenericCommand final : Command {
         seprank::check_options(g);  // every value, whichever method runs
         Notes notes;
         notes.ignored(*sub, {"--weight-range"}, "generic draws every weight uniformly from Z/p");
-        if (!go.weights_file.empty()) notes.ignored(*sub, network_option_names(), "--weights gives the network");
+        if (!go.weights_file.empty()) {
+            notes.ignored(*sub, network_option_names(), "--weights gives the network");
+            notes.add("--weights " + go.weights_file + ": only its architecture is used (generic draws every weight uniformly from Z/p; rank --weights ranks these weights)");
+        }
         const seprank::ValidSpec spec = go.weights_file.empty() ? to_spec(go) : seprank::check_shapes(read_weights(go));
         if (go.weights_file.empty()) notes.network(*sub, spec);
         const auto part = generic_partition.empty() ? seprank::balanced_partition(spec->tokens)

@@ -20,7 +20,7 @@ struct RankCommand final : Command {
             "seed of the random integer weights, and of the primes, templates and points the rank draws (also with --poly and --matrix) (0..2^64-1)");
         sub->add_option("--partition", partition_text, "token partition A|B, e.g. 1,2|3,4 (default: balanced, 1..ceil(N/2) | rest)");
         sub->add_option("--method", method, "flattening|grid|evaluation")->check(one_of({"flattening", "grid", "evaluation"}))->capture_default_str();
-        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound, exact where it meets an upper bound)")->check(one_of({"Q", "p"}))->capture_default_str();
+        sub->add_option("--field", field, "Q (certified exact rank) or p (one modular rank: a lower bound, exact where it meets an upper bound); flattening, grid, --poly and --matrix (the evaluation ranks mod p: noted there)")->check(one_of({"Q", "p"}))->capture_default_str();
         sub->add_option("--templates", templates, "grid: number M of random integer template vectors")->capture_default_str();
         sub->add_option("--templates-file", templates_file, "grid: JSON list of template vectors");
         sub->add_option("--max-side", max_side, "evaluation: largest side of the evaluation matrix (graded: sum of the block sides)")->capture_default_str();

@@ -97,7 +97,7 @@ struct TableCommand final : Command {
         sub->add_option("--budget", t_budget, "parameter budget: non-attention depth = floor(B / params per layer); 0 (default): no budget, use --depth");
         sub->add_option("--partition", t_partition, "token partition A|B (default balanced)");
         sub->add_option("--trials", t_trials, "weight draws per row (1..1000)")->capture_default_str();
-        sub->add_option("--seed", t_seed, "seed (0..2^64-1)")->check(seed_check())->capture_default_str();
+        sub->add_option("--seed", t_seed, "seed of every row's draws: its primes, weights and points (0..2^64-1)")->check(seed_check())->capture_default_str();
         sub->add_option("--prime-bits", t_prime_bits, "bits of each row's random primes, 20..62 [62; the default table " +
                             std::to_string(seprank::kDefaultTablePrimeBits) +
                             "] (at most 52: the evaluation runs on the AVX-512 IFMA kernel where the processor has it, at most 50 on the AVX2/FMA kernel elsewhere, about 3x faster; the failure bound grows as 2^-bits; --device cuda: at most 31, a larger value lowered with a note)");

@@ -262,9 +262,16 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
                       ? std::string()
                       : " of " + std::to_string(law.confirmed + static_cast<long>(law.held_out_exceptions.size())))
               << " held-out rows: " << law.held_out << ")\n";
-    if (law.forms.empty())
+    if (law.forms.empty()) {
+        const std::size_t missed = law.exceptions.size() + law.held_out_exceptions.size();
         std::cout << "bound       the law is the caps alone: every block's rank is at most min(cap_a, cap_b) at every size and for every "
-                     "weight (a proof); the rows confirm that each block reaches it\n";
+                     "weight (a proof); "
+                  << (missed == 0 ? std::string("the rows confirm that each block reaches it")
+                                  : missed == 1 ? std::string("the rows confirm that each block reaches it but the exception below, which falls short of it")
+                                  : "the rows confirm that each block reaches it but the " + std::to_string(missed) +
+                                        " exceptions below, which fall short of it")
+                  << "\n";
+    }
     std::cout << "at cap      " << law.at_cap << " rows\n";
     std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";
     for (const auto& e : law.exceptions)

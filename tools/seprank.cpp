@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
                            seprank::format_bytes(seprank::physical_memory_budget()) + "; from 1/1024 (1 MiB) to 1048576 (1 PiB)");
         app.add_option("--max-time", g.max_time_s,
                        "time limit in seconds for the work estimated before it starts (dimension's Jacobians, also inside variety, "
-                       "equation, degree --budget, table --dimension and verify; spectrum --experiment's draws; defects' range): over "
+                       "equation, degree --budget, table --dimension and verify; spectrum --experiment's draws; defects' range; table's "
+                       "planning of a large sweep): over "
                        "it, exit 3 with the estimate; guess's search, not estimated, stops when it passes it (exit 3); default 60; must be > 0");
         std::vector<std::unique_ptr<Command>> commands;
         for (auto make : {make_poly_command, make_expand_command, make_degree_command, make_rank_command,

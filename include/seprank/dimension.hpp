@@ -81,7 +81,7 @@ struct DimensionOptions {
     DimensionOutput output = DimensionOutput::scalar;
     DimensionVariant variant = DimensionVariant::reverse;
     int threads = default_threads();         // 1..max_threads() (checked); rows of J are split among them
-    long trials = 2;         // >= 1 (checked)
+    long trials = 2;         // 1..1000 (checked)
     std::uint64_t seed = 1;
     int prime_bits = 62;     // 20..62 (checked)
     long margin = 8;         // extra rows beyond the parameter count, >= 0 (checked)
