@@ -195,9 +195,13 @@ struct DegreeCommand final : Command {
                 const std::string at = "depth " + std::to_string(r.depth) + ": ";
                 const std::string weights = file_net ? std::string("the given weights") : "the weights of seed " + std::to_string(o.seed);
                 const std::string other = file_net ? "" : "; another --seed draws other weights";
-                if (r.degree < 0)
+                if (r.degree < 0 && r.terms >= 0)  // expanded: f = 0 for certain
                     notes_ignored.lines.push_back(at + "f is the zero polynomial at " + weights + ": no measured degree" +
                                                   (file_net ? "" : " (another --seed draws other weights)"));
+                else if (r.degree < 0)  // not expanded: f vanished on the random line mod p
+                    notes_ignored.lines.push_back(at + "f vanished on the random line mod p at " + weights +
+                                                  ": the zero polynomial there, unless the reading is falsely low (probability <= " +
+                                                  number_text(seprank::bound_up(r.false_low_bound, 3)) + "); no measured degree" + other);
                 else if (fmpz_cmp_si(r.predicted.get(), r.degree) > 0)  // below d^L: these weights cancel its top terms
                     notes_ignored.lines.push_back(at + "measured " + std::to_string(r.degree) + " below the predicted " + r.predicted.str() +
                                                   " at " + weights + ": they cancel f's top degree (a weight 0, or terms that cancel" + other +

@@ -62,18 +62,18 @@ DegreeMeasurement measure_degree(const Network& net, std::uint64_t seed, std::ui
 // One row of degree growth, as `seprank degree` and Python's degree() print it.
 struct DegreeRow {
     long depth = 0;           // net.spec.depth (a stack: its layers)
-    long degree = -1;         // the row's degree: the expansion's when made (exact), else the line's; -1: f = 0
+    long degree = -1;         // the row's degree: the expansion's when made (exact; -1: f = 0), else the line's (-1: f vanished on the line)
     long line_degree = -1;    // measure_degree's reading (-1: f vanished on the line); below `degree`: a false low reading
     Integer predicted;        // d^L
     long terms = -1;          // the expansion's terms; -1: not expanded (estimated over max_expand_bytes)
     Integer parameters;       // parameter_count
     Integer weight_degree;    // D_L
-    double false_low_bound = 0;  // measure_degree's: the chance that a line's reading below d^L is falsely low
+    double false_low_bound = 0;  // the chance that `degree` below d^L is falsely low: measure_degree's; 0 when expanded (exact)
     double seconds = 0;       // the row's wall time
 };
 // measure_degree(net, seed), then f's expansion when estimate_expansion puts it at most
 // max_expand_bytes (>= 0; inf: always): its terms, and its exact degree as the row's (a
-// line's reading that differs from it was falsely low). Checks as measure_degree (net,
+// line's reading that differs from it was falsely low), with false_low_bound 0. Checks as measure_degree (net,
 // measurable), invalid_input for max_expand_bytes < 0 or NaN. Cost: measure_degree's, plus
 // the expansion's when made (expand.hpp).
 DegreeRow degree_row(const Network& net, std::uint64_t seed, double max_expand_bytes);

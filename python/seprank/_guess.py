@@ -262,7 +262,7 @@ def guess(rows: Union[str, bytes, "_os.PathLike[str]", Iterable[Mapping[str, Any
 def _guess_from_state(table: Any, vars: Sequence[str], where: Any, fit: Tuple[Any, ...]) -> Guess:
     """A pickled Guess (Guess.__reduce__): the search run again on its rows and options."""
     value, *args = fit
-    return Guess(_core.guess(table, list(vars), value, where, *args), vars, table, where, fit)
+    return Guess(named_max_time(lambda: _core.guess(table, list(vars), value, where, *args)), vars, table, where, fit)
 
 
 class BlockLaw:

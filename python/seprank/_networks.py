@@ -189,7 +189,14 @@ def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
         raise ValueError(f"repeat: the copies of a stack's layers (stack only, not {family})")
     # heads given to another family, H = 1 too, as network() and the CLI refuse them (a
     # spec of another family never holds them)
-    check_no_heads(check_family(family), heads=options.get("heads"), head_dim=options.get("head_dim"))
+    # (a stack's heads belong to its layers: said so, H = 1 too, as the CLI's --heads beside --layers)
+    if check_family(family) != "stack":
+        check_no_heads(family, heads=options.get("heads"), head_dim=options.get("head_dim"))
+    else:
+        for name in ("heads", "head_dim", "attention_rank"):
+            if options.get(name) is not None:
+                raise ValueError(f"{name}={options[name]!r} given to a stack: a stack's heads, head dim and attention rank are "
+                                 "per layer (attention:heads=H:head-dim=da:rank=k)")
     kw = {k: v for k, v in options.items() if k != "family"}
     if family == "stack" and kw.get("layers") is None:
         kw["layers"] = "attention"  # stack()'s default, as network(family="stack") draws
@@ -269,11 +276,12 @@ def _check_unused_draw(seed: Any, weight_range: Any) -> None:
     """With weights given nothing is drawn: ``seed`` and ``weight_range`` are still checked
     (an invalid one refused, as the CLI's --weight-range), and a value other than the
     default is a UserWarning saying it is not used, as the CLI's note."""
-    seed_value(seed)
+    if seed is not None:  # None: a given network's own seed (Network.seed), passed back
+        seed_value(seed)
     if integer(weight_range, "weight_range") < 1:
         raise ValueError(f"weight_range: {weight_range} must be at least 1")
     for name, v, default in (("seed", seed, 1), ("weight_range", weight_range, 5)):
-        if v != default:
+        if v is not None and v != default:
             _warnings.warn(f"{name}={v!r} is ignored: weights= gives the network", stacklevel=_caller_level())
 
 

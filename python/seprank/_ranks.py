@@ -167,8 +167,12 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
     opts["eps_absolute"] = flag(eps_absolute, "eps_absolute")
     net_seed = target.seed if isinstance(target, Network) else None
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
-    if seed is not None and isinstance(target, Polynomial):  # as the CLI's note on --seed beside --poly
+    # as the CLI's notes on --seed beside --poly or --weights: the spectrum draws nothing
+    if seed is not None and isinstance(target, Polynomial):
         _warnings.warn(f"seed={seed!r} is ignored: the polynomial is given (the seed draws random weights)", stacklevel=2)
+    elif seed is not None and isinstance(target, Network):
+        _warnings.warn(f"seed={seed!r} is ignored: the network's weights are given (a builder's seed= draws them, "
+                       "as the CLI's --seed)", stacklevel=2)
     if isinstance(target, Network):
         text = _core.spectrum_network(target._net, partition_text(partition), opts)
     elif isinstance(target, Polynomial):

@@ -30,10 +30,12 @@ def degree(net: Network, *, seed: Optional[int] = None, max_expand_bytes: float 
     (its ``depth`` the layers: copies × the SPEC's length, as everywhere). A depth whose
     first layers are no network (the output coordinate beyond that layer's width, fc or
     power) has no row, as the CLI notes. ``measured`` is None where f is the zero
-    polynomial at the network's weights (a weight drawn 0), as the CLI's ``-``.
+    polynomial at the network's weights (a weight drawn 0; certain when expanded, else
+    f vanished on the line), as the CLI's ``-``.
     ``false_low_bound`` (d^L/p, plus the chance that the seed's random 62-bit prime p divides
-    every coefficient of f's top form) bounds the chance that a measured degree below d^L
-    is a false low reading; ``seconds`` the row's time (the CLI's JSON has both).
+    every coefficient of f's top form; 0 when expanded: the degree is then exact) bounds the
+    chance that a measured degree below d^L is a false low reading; ``seconds`` the row's
+    time (the CLI's JSON has both).
     """
     check_network(net, "net")
     s = seed_value(net.seed if seed is None and net.seed is not None else (1 if seed is None else seed))

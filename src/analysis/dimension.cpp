@@ -69,7 +69,7 @@ DimensionVariant dimension_variant_from_string(const std::string& s) {
 
 void check_options(const DimensionOptions& opt) {
     if (opt.trials < 1) throw invalid_input("trials T = " + std::to_string(opt.trials) + " must be at least 1");
-    if (opt.trials > 1000) throw invalid_input("trials T = " + std::to_string(opt.trials) + " exceeds 1000 (each trial is a whole run), as generic's");
+    if (opt.trials > 1000) throw invalid_input("trials T = " + std::to_string(opt.trials) + " exceeds 1000 (each trial is a whole run)");
     if (opt.prime_bits < 20 || opt.prime_bits > 62)
         throw invalid_input("prime bits = " + std::to_string(opt.prime_bits) + " outside 20..62");
     if (opt.margin < 0) throw invalid_input("margin: " + std::to_string(opt.margin) + " is negative");

@@ -201,7 +201,7 @@ struct StackFamily {
     static void validate(const NetworkSpec& s) {
         require(static_cast<long>(s.layers.size()) == s.depth,
                 "stack has " + str(static_cast<long>(s.layers.size())) + " layers, depth is " + str(s.depth) +
-                    " (a stack's depth counts its layers: set depth = layers.size(), or repeat a list with repeat_layers)");
+                    " (a stack's depth is its number of layers)");
         require(!s.residual, "a stack's residual connections are per layer (write kind:residual in the layers)");
         require(s.heads == 1 && s.head_dim == 0 && s.attention_rank == 0,
                 "heads, head dim and attention rank of a stack are per layer (attention:heads=H:head-dim=da:rank=k)");

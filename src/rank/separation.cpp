@@ -196,7 +196,9 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     // the answer says so (issue 38).
     if (opt.method != Method::grid) {
         const long cap_sum = saturated_sum(caps());
-        if (!caps().empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
+        // (not for an evaluation stopped before it converged: its rank is only a lower bound)
+        const bool settled = opt.method != Method::evaluation || r.converged;
+        if (settled && !caps().empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)
             r.note += (r.note.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.value) +
                       " is below the sum of the degree-block caps, " + std::to_string(cap_sum) +
                       " (a bound at every weights): these weights may not be generic, or the generic rank is below the caps "

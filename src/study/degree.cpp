@@ -137,6 +137,7 @@ DegreeRow degree_row(const Network& net, std::uint64_t seed, double max_expand_b
         const QPoly f = expand(net);
         row.terms = f.terms();
         row.degree = f.is_zero() ? -1 : f.degree();  // exact, where the line's reading has a chance to be low
+        row.false_low_bound = 0;
     }
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return row;

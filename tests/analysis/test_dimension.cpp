@@ -961,16 +961,17 @@ TEST_CASE("dimension: a Jacobian over the memory limit is refused before it is b
     NetworkSpec small; small.tokens = 2; small.dim = 2;
     CHECK(function_dimension(small).value == 5);  // a small one still fits
     set_default_max_memory(before);
-    // Sizes whose arithmetic would overflow a long (margin, trials) or whose draws alone are
+    // Sizes whose arithmetic would overflow a long (margin) or whose draws alone are
     // beyond any memory (dx = 1000: 4·10^6 parameters, as many points of 4000 residues) are
-    // refused by the estimate, before anything is drawn, never answered with rank 0.
+    // refused by the estimate, before anything is drawn, never answered with rank 0; trials
+    // past 1000 by the options' check.
     for (const long big : {LONG_MAX, LONG_MAX - 5, 1L << 40}) {
         DimensionOptions o;
         o.margin = big;
         CHECK_THROWS_AS(function_dimension(small, o), resource_limit);
         DimensionOptions t;
         t.trials = big;
-        CHECK_THROWS_AS(function_dimension(small, t), resource_limit);
+        CHECK_THROWS_WITH_AS(function_dimension(small, t), doctest::Contains("exceeds 1000"), invalid_input);
     }
     NetworkSpec wide; wide.tokens = 4; wide.dim = 1000;
     CHECK_THROWS_AS(function_dimension(wide), resource_limit);

@@ -214,9 +214,11 @@ TEST_CASE("degree_row: the line's reading, and the expansion's terms and exact d
         CHECK(r.parameters == parameter_count(s));
         CHECK(r.weight_degree == weight_degree(s));
         CHECK(r.seconds >= 0);
+        CHECK(r.false_low_bound == 0);  // expanded: the degree is exact
         const DegreeRow line = degree_row(net, seed, 0);  // nothing expanded: the line's reading
         CHECK(line.terms == -1);
         CHECK(line.degree == r.line_degree);
+        CHECK(line.false_low_bound == measure_degree(net, seed).false_low_bound);
     }
     NetworkSpec s;
     s.tokens = 2;

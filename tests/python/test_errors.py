@@ -105,7 +105,8 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.budget(24, [2], heads=1), r"heads=1 given to hadamard: heads apply to attention only"),
     # a dict of options too: heads = 1, the default, is still refused for another family
     (lambda: seprank.generic_rank({"family": "hadamard", "tokens": 2, "heads": 1}), r"heads=1 given to hadamard"),
-    (lambda: seprank.dimension({"layers": "attention,hadamard", "head_dim": 2}), r"head_dim=2 given to stack"),
+    (lambda: seprank.dimension({"layers": "attention,hadamard", "head_dim": 2}), r"head_dim=2 given to a stack: .* per layer"),
+    (lambda: seprank.generic_rank({"layers": "attention", "heads": 1}), r"heads=1 given to a stack: .* per layer \(attention:heads=H"),
     (lambda: seprank.guess([{"n": 1, "rank": 2}, {"n": 2, "rank": 5}], vars=[]), r"guess: 0 variables given; 1 to 3 are searched"),
     (lambda: seprank.rank(seprank.attention(tokens=2, dim=1), ""), r"partition: '' is empty"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2, dim=1), " "), r"partition: ' ' is empty"),
@@ -443,6 +444,9 @@ def test_a_draws_options_beside_weights_are_checked_and_noted():
     assert net.seed is None
     with pytest.warns(UserWarning, match=r"seed=5 is ignored: weights= gives the network"):
         assert seprank.attention(tokens=2, weights=layers, seed=5).seed is None
+    with warnings.catch_warnings():  # a given network's own seed, None, passed back: nothing to say
+        warnings.simplefilter("error")
+        assert seprank.network("attention", weights=net.weights(), seed=net.seed).seed is None
     with pytest.warns(UserWarning, match=r"weight_range=3 is ignored"):
         seprank.network("attention", tokens=2, weights=layers, weight_range=3)
     for bad, text in ((dict(seed=-1), "seed: -1 is outside"), (dict(weight_range="x"), "weight_range: expected an integer"),
@@ -481,6 +485,8 @@ def test_options_a_call_ignores_are_noted_as_the_cli_notes_them():
         seprank.dimension(dict(tokens=2, dim=1), variant="interpolation", threads=4)
     with pytest.warns(UserWarning, match=r"seed=5 is ignored: the polynomial is given"):
         seprank.spectrum(seprank.poly("x1_1*x2_1"), seed=5)
+    with pytest.warns(UserWarning, match=r"seed=5 is ignored: the network's weights are given"):
+        seprank.spectrum(seprank.attention(tokens=2, dim=1), seed=5)
     with pytest.warns(UserWarning, match=r"position=2 is ignored: output='all'"):
         seprank.dimension(seprank.attention(tokens=2, dim=1, position=2), output="all")
     with pytest.warns(UserWarning, match=r"eps_max_side=10 is ignored: no --eps columns"):
