@@ -264,13 +264,12 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
               << " held-out rows: " << law.held_out << ")\n";
     if (law.forms.empty()) {
         const std::size_t missed = law.exceptions.size() + law.held_out_exceptions.size();
+        std::string confirmed = "the rows confirm that each block reaches it";
+        if (missed == 1) confirmed += " but the exception below, which falls short of it";
+        if (missed > 1) confirmed += " but the " + std::to_string(missed) + " exceptions below, which fall short of it";
         std::cout << "bound       the law is the caps alone: every block's rank is at most min(cap_a, cap_b) at every size and for every "
                      "weight (a proof); "
-                  << (missed == 0 ? std::string("the rows confirm that each block reaches it")
-                                  : missed == 1 ? std::string("the rows confirm that each block reaches it but the exception below, which falls short of it")
-                                  : "the rows confirm that each block reaches it but the " + std::to_string(missed) +
-                                        " exceptions below, which fall short of it")
-                  << "\n";
+                  << confirmed << "\n";
     }
     std::cout << "at cap      " << law.at_cap << " rows\n";
     std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";

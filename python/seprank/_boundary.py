@@ -208,12 +208,11 @@ def integer(v: Any, name: str, lo: int = LONG_MIN, hi: int = LONG_MAX) -> int:
 def prime_bits_value(v: Any) -> int:
     """``prime_bits``: an integer in 20..62, refused with the library's message (checked
     here too: the binding narrows it to a C++ int, whose range would be named instead)."""
-    if isinstance(v, _numbers.Integral) and not isinstance(v, bool) and not 20 <= int(v) <= 62:  # past 64 bits too
+    if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
+        return integer(v, "prime_bits")  # refused: not an integer
+    if not 20 <= int(v) <= 62:  # past 64 bits too
         raise ValueError(f"prime bits = {_shown(int(v))} outside 20..62")
-    bits = integer(v, "prime_bits")
-    if not 20 <= bits <= 62:
-        raise ValueError(f"prime bits = {bits} outside 20..62")
-    return bits
+    return int(v)
 
 
 def seed_value(v: Any, name: str = "seed") -> int:

@@ -479,7 +479,6 @@ PYBIND11_MODULE(_core, m) {
         py::dict d;
         d["depth"] = r.depth;
         d["measured"] = r.degree >= 0 ? py::object(py::int_(r.degree)) : py::none();  // None: f = 0 at these weights
-        d["line_measured"] = r.line_degree;
         d["predicted"] = r.predicted.str();
         d["terms"] = r.terms >= 0 ? py::object(py::int_(r.terms)) : py::none();
         d["parameters"] = r.parameters.str();

@@ -142,9 +142,13 @@ def check_family(family: Any) -> str:
 
 def check_no_heads(family: str, **given: Any) -> None:
     """ValueError when heads or head_dim (``given``, None: not given) go to a family other
-    than attention, even H = 1, the default (as the CLI's --heads)."""
+    than attention, even H = 1, the default (as the CLI's --heads); a stack's are its
+    layers' (the library's words)."""
     if family != "attention":
         for name, v in given.items():
+            if v is not None and family == "stack":
+                raise ValueError(f"{name}={v!r} given to a stack: a stack's heads, head dim and attention rank are "
+                                 "per layer (attention:heads=H:head-dim=da:rank=k)")
             if v is not None:
                 raise ValueError(f"{name}={v!r} given to {family}: heads apply to attention only")
 
@@ -188,15 +192,9 @@ def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
     if options.get("repeat") is not None and family != "stack":  # layers beside a family: the library's message, as the CLI's
         raise ValueError(f"repeat: the copies of a stack's layers (stack only, not {family})")
     # heads given to another family, H = 1 too, as network() and the CLI refuse them (a
-    # spec of another family never holds them)
-    # (a stack's heads belong to its layers: said so, H = 1 too, as the CLI's --heads beside --layers)
-    if check_family(family) != "stack":
-        check_no_heads(family, heads=options.get("heads"), head_dim=options.get("head_dim"))
-    else:
-        for name in ("heads", "head_dim", "attention_rank"):
-            if options.get(name) is not None:
-                raise ValueError(f"{name}={options[name]!r} given to a stack: a stack's heads, head dim and attention rank are "
-                                 "per layer (attention:heads=H:head-dim=da:rank=k)")
+    # spec of another family never holds them; a stack's attention rank is its layers' too)
+    ranks = {"attention_rank": options.get("attention_rank")} if family == "stack" else {}
+    check_no_heads(check_family(family), heads=options.get("heads"), head_dim=options.get("head_dim"), **ranks)
     kw = {k: v for k, v in options.items() if k != "family"}
     if family == "stack" and kw.get("layers") is None:
         kw["layers"] = "attention"  # stack()'s default, as network(family="stack") draws

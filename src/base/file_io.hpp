@@ -53,7 +53,6 @@ inline std::string errno_text(int e) { return std::strerror(e); }
 // an endless pipe costs limit/64 bytes before the refusal.
 constexpr double kTableBytesPerByte = 64;
 
-// What kind of thing is at PATH (without following a symlink), in words.
 // The directory a path names its last component in: "." for a bare name, "/" for "/x".
 // The path is taken as written (a trailing '/' is the caller's to strip). Linear.
 inline std::string parent_directory(const std::string& path) {
@@ -61,6 +60,7 @@ inline std::string parent_directory(const std::string& path) {
     return slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
+// What kind of thing is at PATH (without following a symlink), in words.
 inline const char* file_kind(const struct stat& st) {
     if (S_ISLNK(st.st_mode)) return "a symbolic link";
     if (S_ISDIR(st.st_mode)) return "a directory";
