@@ -711,7 +711,7 @@ expect_note "--partition 1|2 is ignored: --all-balanced" -- rank "${N[@]}" --all
 # table: notes on stderr only (its JSON stays an array of rows)
 "$S" table "${N[@]}" --method flattening --max-side 64 --measure gaussian --format json >"$T/n.json" 2>"$T/n.err" || fail "table with ignored options"
 grep -qF "seprank: note: --max-side 64 is ignored: no row used the evaluation (method flattening)" "$T/n.err" || fail "table --max-side note: $(cat "$T/n.err")"
-grep -qF "seprank: note: --measure gaussian is ignored: no --eps columns" "$T/n.err" || fail "table --measure note: $(cat "$T/n.err")"
+grep -qF "seprank: note: --measure gaussian is ignored: no eps columns asked for" "$T/n.err" || fail "table --measure note: $(cat "$T/n.err")"
 /usr/bin/python3 -c 'import json, sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$T/n.json" || fail "table JSON is no longer an array"
 
 # dimension (issue 30): the rank of the parameter map's Jacobian beside its expected count.

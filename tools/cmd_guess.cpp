@@ -97,16 +97,7 @@ struct GuessCommand final : Command {
             if (!std::ifstream(a)) throw seprank::invalid_input("--against " + a + ": cannot open the table file");
         notes.ignored(*sub, {"--max-forms", "--against"}, "only guess --blocks reads it (without --blocks, guess fits one formula to the value column)");
         const Cells where = where_text.empty() ? Cells{} : seprank::parse_where(where_text);
-        std::vector<std::vector<long>> points;
-        for (const std::string& p : predict) {
-            std::vector<long> x;
-            try {
-                x = seprank::parse_point(p, o.vars);
-            } catch (const seprank::invalid_input& e) {
-                throw seprank::invalid_input(std::string("--predict ") + e.what());
-            }
-            points.push_back(x);
-        }
+        const std::vector<std::vector<long>> points = predict_points(predict, o.vars);
         // (a stack table's `copies`, named in --vars or --where, guess_points derives, and
         // row_matches for --check's row)
         const auto cells = seprank::read_table_cells(table);

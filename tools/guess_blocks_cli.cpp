@@ -65,20 +65,28 @@ std::string unless_low(bool certain, double chance) {
 
 }  // namespace
 
+std::vector<std::vector<long>> predict_points(const std::vector<std::string>& predict, const std::vector<std::string>& vars) {
+    std::vector<std::vector<long>> points;
+    for (const std::string& p : predict) {
+        try {
+            points.push_back(seprank::parse_point(p, vars));
+        } catch (const seprank::invalid_input& e) {
+            std::string text = std::string("--predict ") + e.what();
+            if (text.size() > 12 && text.compare(text.size() - 12, 12, " given twice") == 0)
+                text += " (a point gives each variable once: several points are several --predict options)";
+            throw seprank::invalid_input(text);
+        }
+    }
+    return points;
+}
+
 int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     seprank::BlockLawOptions o;
     o.vars = rq.vars;
     o.max_forms = rq.max_forms;
     o.max_exceptions = rq.max_exceptions;
     seprank::check_options(o);
-    std::vector<std::vector<long>> points;
-    for (const std::string& p : rq.predict) {
-        try {
-            points.push_back(seprank::parse_point(p, o.vars));
-        } catch (const seprank::invalid_input& e) {
-            throw seprank::invalid_input(std::string("--predict ") + e.what());
-        }
-    }
+    const std::vector<std::vector<long>> points = predict_points(rq.predict, o.vars);
     std::vector<std::vector<seprank::TableRow>> against;
     for (const std::string& f : rq.against) against.push_back(seprank::read_table_cells(f));  // read (and refused) before the search
     const auto cells = seprank::read_table_cells(rq.table);

@@ -21,6 +21,11 @@ struct GuessBlocksRequest {
     seprank::CheckOptions check;
 };
 
+// The --predict points, each as parse_point reads it against `vars`; a bad one throws
+// invalid_input starting "--predict", and a variable given twice in one point says that
+// several points are several --predict options.
+std::vector<std::vector<long>> predict_points(const std::vector<std::string>& predict, const std::vector<std::string>& vars);
+
 // Finds the law (guess_block_law), prints it in rq.format with its exceptions, each
 // --predict point's blocks (checked by generic when rq.do_check) and the comparison with
 // each --against table. Returns the exit code: 0, or 1 when no law was found (one line on

@@ -83,6 +83,8 @@ class Answer:
     def __repr__(self) -> str:
         d = self.__dict__
         parts = [f"{d['value']}", f"kind={d['kind']!r}"]
+        if d.get("quantity") not in (None, "sep"):  # what the value is the rank of: a grid's rank only bounds sep
+            parts.append(f"quantity={d['quantity']!r}")
         if d["kind"] != "exact":
             parts.append(f"failure_bound={_core.bound_up(d['failure_bound'], 3):.3g}")  # rounded up, as the CLI
         parts.append(f"method={d['method']!r}")

@@ -9,12 +9,16 @@ parameter (and the entry: ``weights['layers'][0]['heads'][0]['Q'][1][0]``) and t
 
 from __future__ import annotations
 
+import contextvars as _contextvars
+import functools as _functools
+import inspect as _inspect
 import math as _math
 import os as _os
 import sys as _sys
 import numbers as _numbers
+import warnings as _warnings
 from fractions import Fraction
-from typing import Any, Dict, Iterable, List, Sequence, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, TypeVar, Union
 
 from . import _core
 
@@ -285,6 +289,59 @@ def named_max_time(call: Any) -> Any:
         if text.endswith("(max_seconds)") or text.endswith("(--max-time)"):
             raise ResourceLimitError(text[: text.rfind("(")] + "(max_time)") from None
         raise
+
+
+def _in_package(frame: Any) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name == "seprank" or name.startswith("seprank.")
+
+
+def warn(text: str) -> None:
+    """A UserWarning naming the user's line: the first frame outside the package (the
+    call of rank(), network(), …, however deep inside it the warning is decided)."""
+    level, frame = 1, _inspect.currentframe()
+    while frame is not None and _in_package(frame):
+        level, frame = level + 1, frame.f_back
+    _warnings.warn(text, stacklevel=level)
+
+
+# The keywords the user wrote in the current call of a function decorated with
+# records_given (None: called from inside the package, or nothing recorded).
+_GIVEN: "_contextvars.ContextVar[Optional[FrozenSet[str]]]" = _contextvars.ContextVar("seprank_given", default=None)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def records_given(fn: _F) -> _F:
+    """Decorator: while ``fn`` runs for a caller outside the package, :func:`given` knows
+    which of its parameters that caller wrote (positional ones by name), so that an
+    option given at its default value is noted as the CLI notes an option written on its
+    command line. A call from inside the package records nothing (given() then compares
+    with the default). A function that forwards its own caller's options to another
+    decorated one calls that one's ``__wrapped__``, so that the record stays the user's.
+    The signature, name and docstring stay ``fn``'s."""
+    signature = _inspect.signature(fn)
+
+    @_functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        names: Optional[FrozenSet[str]] = None
+        if not _in_package(_sys._getframe(1)):
+            try:
+                names = frozenset(signature.bind(*args, **kwargs).arguments)
+            except TypeError:
+                pass  # the call itself raises Python's TypeError
+        token = _GIVEN.set(names)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _GIVEN.reset(token)
+    return wrapper  # type: ignore[return-value]
+
+
+def given(name: str, value: Any, default: Any) -> bool:
+    """Whether the user gave option ``name``: written in the call (records_given), or,
+    where the call is not recorded, a value other than ``default``."""
+    names = _GIVEN.get()
+    return (value is not default and value != default) if names is None else name in names
 
 
 def ignored_options(given: Dict[str, bool], values: Dict[str, Any], names: Iterable[str], reason: str) -> List[str]:

@@ -4,12 +4,11 @@ function_dimension and expected_dimension, as ``seprank dimension`` runs them.""
 
 from __future__ import annotations
 
-import warnings as _warnings
 from typing import Any, Dict, Optional
 
 from . import _core
 from ._answers import Answer
-from ._boundary import choice, integer, prime_bits_value, max_time_seconds, named_max_time, seed_value, thread_count
+from ._boundary import choice, given, integer, prime_bits_value, max_time_seconds, named_max_time, records_given, seed_value, thread_count, warn
 from ._networks import Network, check_network, spec_of_options
 
 OUTPUTS = ("scalar", "all")
@@ -66,6 +65,7 @@ def _same_network(net: Any, weights: Network) -> None:
                              f"(give net=None to take the weights' architecture)")
 
 
+@records_given
 def dimension(net: Any = None, *, output: str = "scalar", variant: str = "reverse", trials: int = 2, seed: int = 1,
               prime_bits: int = 62, margin: int = 8, threads: int = 2, weights: Optional[Network] = None,
               max_time: Optional[float] = None, device: str = "cpu") -> Answer:
@@ -111,16 +111,16 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         for k in ("position", "coordinate"):
             v = net.get(k) if isinstance(net, dict) else net.spec.get(k) if isinstance(net, Network) else None
             if v is not None and (isinstance(net, dict) or v != 1):
-                _warnings.warn(f"{k}={v!r} is ignored: output='all' differentiates every token and coordinate", stacklevel=2)
+                warn(f"{k}={v!r} is ignored: output='all' differentiates every token and coordinate")
     opts = {"output": choice(output, "output", OUTPUTS), "variant": choice(variant, "variant", VARIANTS),
             "trials": integer(trials, "trials"), "seed": seed_value(seed),  # the library's ranges and messages, as the CLI's
             "prime_bits": prime_bits_value(prime_bits), "margin": integer(margin, "margin", 0),
             "threads": thread_count(threads), "device": choice(device, "device", ("auto", "cpu", "cuda"))}
     if max_time is not None:
         opts["max_seconds"] = max_time_seconds(max_time)
-    if variant == "interpolation" and threads not in (1, 2):  # 2, the default: not given; 1: what it runs on
-        _warnings.warn(f"threads={threads!r} is ignored: the interpolation variant builds the Jacobian on one thread "
-                       "(only FLINT's elimination of it may use more)", stacklevel=2)
+    if variant == "interpolation" and threads != 1 and given("threads", threads, 2):  # 1: what it runs on
+        warn(f"threads={threads!r} is ignored: the interpolation variant builds the Jacobian on one thread "
+                       "(only FLINT's elimination of it may use more)")
     return named_max_time(lambda: Answer(_core.dimension(spec, opts, weights._net if weights is not None else None)))
 
 

@@ -4,15 +4,13 @@ weights from a seed, or given exact weights), as the CLI's network options do
 
 from __future__ import annotations
 
-import inspect as _inspect
 import json as _json
 import os as _os
 import re as _re
-import warnings as _warnings
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _core
-from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, integer, path_arg, seed_value, to_fraction, utf8_text, weights_json
+from ._boundary import FAMILIES, MATRIX_KEYS, _one_matrix, flag, given, integer, path_arg, records_given, seed_value, to_fraction, utf8_text, warn, weights_json
 
 
 class Network:
@@ -201,6 +199,7 @@ def spec_of_options(options: Dict[str, Any]) -> Dict[str, Any]:
     return spec_dict(family, **kw)
 
 
+@records_given
 def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: Optional[int] = None,
             depth: Optional[int] = None, heads: Optional[int] = None, head_dim: Optional[int] = None,
             block_degree: Optional[int] = None, width: Optional[int] = None,
@@ -244,7 +243,7 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
             raise ValueError("residual: a stack's layers carry it (attention:residual, mlp:residual), not the stack")
         if layers == "" and depth is not None and integer(depth, "depth") == 0:
             repeat = 0  # no layers, as stack(depth=0).spec writes them
-        net = stack(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
+        net = stack.__wrapped__(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
                     weight_range=weight_range, weights=weights, embed_rank=embed_rank)
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
@@ -267,29 +266,21 @@ def _warn_unused(net: Network, given: Dict[str, Any]) -> None:
     for field, reason in net._net.unused_fields():
         if given.get(field) is not None:
             text = f"layers: {reason}" if field == "layers" else f"{field}={given[field]!r} is ignored: {reason}"
-            _warnings.warn(text, stacklevel=_caller_level())
+            warn(text)
 
 
 def _check_unused_draw(seed: Any, weight_range: Any) -> None:
     """With weights given nothing is drawn: ``seed`` and ``weight_range`` are still checked
     (an invalid one refused, as the CLI's --weight-range), and a value other than the
-    default is a UserWarning saying it is not used, as the CLI's note."""
+    given (written in the user's call, or other than the default) is a UserWarning saying
+    it is not used, as the CLI's note."""
     if seed is not None:  # None: a given network's own seed (Network.seed), passed back
         seed_value(seed)
     if integer(weight_range, "weight_range") < 1:
         raise ValueError(f"weight_range: {weight_range} must be at least 1")
     for name, v, default in (("seed", seed, 1), ("weight_range", weight_range, 5)):
-        if v is not None and v != default:
-            _warnings.warn(f"{name}={v!r} is ignored: weights= gives the network", stacklevel=_caller_level())
-
-
-def _caller_level() -> int:
-    """The stacklevel of warnings.warn, called from here, that names the first frame
-    outside this module (the user's call of network(), power(), hadamard(), …)."""
-    level, frame = 1, _inspect.currentframe()
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
-        level, frame = level + 1, frame.f_back
-    return level - 1
+        if v is not None and given(name, v, default):
+            warn(f"{name}={v!r} is ignored: weights= gives the network")
 
 
 def _network(family: str, *, tokens: Optional[int], dim: Optional[int], depth: Optional[int], heads: Optional[int],
@@ -335,6 +326,7 @@ def _network(family: str, *, tokens: Optional[int], dim: Optional[int], depth: O
     return from_weights(data)
 
 
+@records_given
 def attention(tokens: Optional[int] = None, dim: Optional[int] = None, heads: Optional[int] = None,
               depth: Optional[int] = None, *, head_dim: Optional[int] = None, residual: Optional[bool] = None,
               embed_rank: Optional[int] = None, attention_rank: Optional[int] = None, position: Optional[int] = None,
@@ -348,12 +340,13 @@ def attention(tokens: Optional[int] = None, dim: Optional[int] = None, heads: Op
     rank(W^Qᵀ W^K) (rows k+1..da of W^Q are zero). Defaults (None): tokens 4, dim 2,
     heads 1, depth 1, or with ``weights`` what the matrices say; see :func:`network`.
     """
-    return network("attention", tokens=tokens, dim=dim, heads=heads, depth=depth, head_dim=head_dim,
+    return network.__wrapped__("attention", tokens=tokens, dim=dim, heads=heads, depth=depth, head_dim=head_dim,
                    residual=residual, embed_rank=embed_rank, attention_rank=attention_rank,
                    position=position, coordinate=coordinate, seed=seed, weight_range=weight_range,
                    weights=weights, embedding=embedding)
 
 
+@records_given
 def hadamard(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[int] = None,
              block_degree: Optional[int] = None, *, width: Optional[int] = None, free: Optional[bool] = None,
              residual: Optional[bool] = None, embed_rank: Optional[int] = None, position: Optional[int] = None,
@@ -366,12 +359,13 @@ def hadamard(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Opt
     Defaults (None): tokens 4, dim 2, depth 1, block_degree 3, width dx, or with
     ``weights`` what the matrices say; see :func:`network`.
     """
-    return network("hadamard", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree,
+    return network.__wrapped__("hadamard", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree,
                    width=width, free=free, residual=residual, embed_rank=embed_rank, position=position,
                    coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
                    embedding=embedding)
 
 
+@records_given
 def fc(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[int] = None,
        block_degree: Optional[int] = None, *, widths: Optional[Sequence[int]] = None, residual: Optional[bool] = None,
        embed_rank: Optional[int] = None, coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5, weights: Any = None,
@@ -383,11 +377,12 @@ def fc(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[
     dim 2, depth 1, block_degree 3, or with ``weights`` what the matrices say (dim =
     columns of the first W_1 / tokens); see :func:`network`.
     """
-    return network("fc", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree, widths=widths,
+    return network.__wrapped__("fc", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree, widths=widths,
                    residual=residual, embed_rank=embed_rank, coordinate=coordinate, seed=seed,
                    weight_range=weight_range, weights=weights, embedding=embedding)
 
 
+@records_given
 def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, power: Optional[int] = None, *,
           tokens: Optional[int] = None, coordinate: Optional[int] = None, seed: int = 1, weight_range: int = 5,
           weights: Any = None) -> Network:
@@ -399,7 +394,7 @@ def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, pow
     r^{h−1}; no residual, no embedding. Defaults (None): tokens 1 (so ``dim`` is d0),
     dim 2; with ``weights`` (layers ``{"W": W_l}``) what the matrices say.
     """
-    return network("power", tokens=tokens, dim=dim, widths=widths, power=power, coordinate=coordinate,
+    return network.__wrapped__("power", tokens=tokens, dim=dim, widths=widths, power=power, coordinate=coordinate,
                    seed=seed, weight_range=weight_range, weights=weights)
 
 
@@ -437,6 +432,7 @@ def check_network(net: Any, name: str) -> None:
                          f"from_weights()), got {type(net).__name__}")
 
 
+@records_given
 def stack(tokens: Optional[int] = None, dim: Optional[int] = None, layers: Union[str, Sequence[str], None] = None, *,
           depth: Optional[int] = None, position: Optional[int] = None, coordinate: Optional[int] = None,
           seed: int = 1, weight_range: int = 5, weights: Any = None, embed_rank: Optional[int] = None) -> Network:

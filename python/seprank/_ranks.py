@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import json as _json
 import os as _os
-import warnings as _warnings
 import numbers as _numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
 from . import _core
 from ._answers import Answer, Spectrum
-from ._boundary import _shown, choice, prime_bits_value, eps_list, exact, flag, ignored_options, integer, matrix, memory_bytes, partition_text, real, path_arg, seconds, seed_value, thread_count
+from ._boundary import _shown, choice, prime_bits_value, eps_list, exact, flag, given, ignored_options, integer, matrix, memory_bytes, partition_text, real, path_arg, seconds, records_given, seed_value, thread_count, warn
 from ._networks import Network, spec_of_options
 from ._polynomials import Polynomial
 
 
+@records_given
 def rank(target: Any, partition: Any = None, *, method: str = "flattening", field: str = "Q",
          seed: Optional[int] = None, templates: Any = 2, max_side: int = 4096, variant: str = "auto",
          max_memory: float = 4 * 2**30, threads: int = 2, certificate: str = "blocks", device: str = "cpu") -> Answer:
@@ -68,23 +68,24 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
             raise ValueError(f"number of templates M = {templates}: expected at least 1")
     elif (isinstance(templates, (list, tuple)) or hasattr(templates, "shape")) and len(templates) == 0:  # as --templates-file with []
         raise ValueError("templates: an empty list; expected M >= 1 or a non-empty list of template vectors")
-    # A valid option the ranking does not read: a UserWarning, as the CLI's note (only
-    # the keywords given other than their defaults, which is all Python can tell), once
-    # the ranking has run (an invalid value is refused there, not noted).
-    given = {"templates": not (isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates == 2),
-             "max_side": max_side != 4096, "variant": variant != "auto", "method": method != "flattening",
-             "certificate": certificate != "blocks"}
+    # A valid option the ranking does not read: a UserWarning, as the CLI's note (the
+    # keywords written in the call, records_given), once the ranking has run (an invalid
+    # value is refused there, not noted).
+    default_templates = isinstance(templates, _numbers.Integral) and not isinstance(templates, bool) and templates == 2
+    written = {"templates": given("templates", 2 if default_templates else None, 2),
+               "max_side": given("max_side", max_side, 4096), "variant": given("variant", variant, "auto"),
+               "method": given("method", method, "flattening"), "certificate": given("certificate", certificate, "blocks")}
     values = {"templates": templates if isinstance(templates, _numbers.Integral) else "[...]", "max_side": max_side, "variant": variant,
               "method": method, "certificate": certificate}
 
     pending = []
 
     def ignored(names: Sequence[str], reason: str) -> None:
-        pending.extend(ignored_options(given, values, names, reason))
+        pending.extend(ignored_options(written, values, names, reason))
 
     def noted(answer: Answer) -> Answer:
         for text in pending:
-            _warnings.warn(text, stacklevel=3)
+            warn(text)
         return answer
 
     if isinstance(target, Network):
@@ -169,10 +170,10 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
     opts["seed"] = seed_value(seed if seed is not None else (net_seed if net_seed is not None else 1))
     # as the CLI's notes on --seed beside --poly or --weights: the spectrum draws nothing
     if seed is not None and isinstance(target, Polynomial):
-        _warnings.warn(f"seed={seed!r} is ignored: the polynomial is given (the seed draws random weights)", stacklevel=2)
+        warn(f"seed={seed!r} is ignored: the polynomial is given (the seed draws random weights)")
     elif seed is not None and isinstance(target, Network):
-        _warnings.warn(f"seed={seed!r} is ignored: the network's weights are given (a builder's seed= draws them, "
-                       "as the CLI's --seed)", stacklevel=2)
+        warn(f"seed={seed!r} is ignored: the network's weights are given (a builder's seed= draws them, "
+                       "as the CLI's --seed)")
     if isinstance(target, Network):
         text = _core.spectrum_network(target._net, partition_text(partition), opts)
     elif isinstance(target, Polynomial):
@@ -184,6 +185,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
     return Spectrum(_json.loads(text))
 
 
+@records_given
 def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int = 1, method: str = "auto",
                  max_side: int = 4096, variant: str = "auto", threads: int = 2, start: int = 0,
                  growth: float = 1.25, store: Union[None, str, bytes, "_os.PathLike[str]"] = None, prime_bits: int = 62,
@@ -266,19 +268,21 @@ def generic_rank(net: Any, partition: Any = None, *, trials: int = 2, seed: int 
         opts["block_hints"] = [int(h) for h in block_hints]
     answer = Answer(_core.generic_rank(spec, partition_text(partition), opts))
     # A valid option the chosen method did not read: a UserWarning, as the CLI's note (the
-    # keywords given other than their defaults).
-    given = {"max_side": max_side != 4096, "variant": variant != "auto", "start": start != 0, "growth": growth != 1.25,
-             "store": store is not None, "max_seconds": max_seconds != 0, "block_hints": block_hints is not None}
+    # keywords written in the call).
+    written = {"max_side": given("max_side", max_side, 4096), "variant": given("variant", variant, "auto"),
+               "start": given("start", start, 0), "growth": given("growth", growth, 1.25),
+               "store": store is not None, "max_seconds": given("max_seconds", max_seconds, 0),
+               "block_hints": block_hints is not None}
     values = {"max_side": max_side, "variant": variant, "start": start, "growth": growth, "store": store,
               "max_seconds": max_seconds, "block_hints": "[...]" if isinstance(block_hints, (list, tuple)) else block_hints}
     chosen = f"method {answer.method}" + (" (chosen by method='auto')" if method == "auto" else "")
     if answer.method == "flattening":
-        unread, reason = list(given), f"{chosen} evaluates nothing"
+        unread, reason = list(written), f"{chosen} evaluates nothing"
     elif not str(answer.variant).startswith("graded"):
         unread, reason = ["store", "block_hints"], f"the {answer.variant} evaluation keeps no block store and no block hints (graded only)"
     else:
         unread, reason = [], ""
-    for text in ignored_options(given, values, unread, reason):
-        _warnings.warn(text, stacklevel=2)
+    for text in ignored_options(written, values, unread, reason):
+        warn(text)
     return answer
 

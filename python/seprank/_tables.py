@@ -7,12 +7,11 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import sys as _sys
-import warnings as _warnings
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._answers import Claim
-from ._boundary import FAMILIES, big_int, choice, eps_list, flag, ignored_options, int_list, integer, partition_text, path_arg, prime_bits_value, real, seconds, seed_value, thread_count, utf8_text
+from ._boundary import FAMILIES, big_int, choice, eps_list, flag, given, ignored_options, int_list, integer, partition_text, path_arg, prime_bits_value, real, records_given, seconds, seed_value, thread_count, utf8_text, warn
 from ._networks import Network, check_family, check_network, check_no_heads, spec_dict
 
 
@@ -97,7 +96,7 @@ def budget(budget: int, degrees: Iterable[int] = (1, 2, 3, 4, 5, 6), *, family: 
     if not degree_list:
         raise ValueError("degrees: empty, give at least one block degree")
     if len(set(degree_list)) != len(degree_list):  # as the CLI's note: each block degree once
-        _warnings.warn(f"degrees={','.join(map(str, degree_list))} lists a value more than once: each runs once", stacklevel=2)
+        warn(f"degrees={','.join(map(str, degree_list))} lists a value more than once: each runs once")
         degree_list = list(dict.fromkeys(degree_list))
     rows, best_measured, best_h = _core.budget_comparison(spec, integer(budget, "budget"), degree_list, seed_value(seed), opts)
     for r in rows:
@@ -138,6 +137,7 @@ def _typed_csv_row(row: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+@records_given
 def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any = None, depth: Any = None,
           block_degree: Any = None, width: Any = None, residual: bool = False, budget: int = 0,
           partition: Any = None, trials: int = 1, seed: int = 1, method: str = "auto", max_side: int = 8192,
@@ -246,40 +246,40 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     texts, invalid, unused, device_note = result["rows"], result["invalid"], result["unused"], result["device_note"]
     off_cpu, duplicates = result["off_cpu"], result["duplicates"]
     if result["file_duplicates"]:  # as the CLI's notes about a resumed file
-        _warnings.warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
-                       "was reused", stacklevel=2)
+        warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
+                       "was reused")
     if result["file_recompute"]:
         hinted = (f" ({result['file_hinted']} of them with their block ranks as block hints, docs/evaluation.md)"
                   if result["file_hinted"] else "")
-        _warnings.warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
-                       f"again at {max_side}, the new rows appended{hinted}", stacklevel=2)
+        warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
+                       f"again at {max_side}, the new rows appended{hinted}")
     if result["file_recompute_columns"]:
-        _warnings.warn(f"{result['file_recompute_columns']} row(s) of {out} had a rank, dimension or variety left empty by a "
-                       "limit (their reason says which): computed again, the new rows appended", stacklevel=2)
+        warn(f"{result['file_recompute_columns']} row(s) of {out} had a rank, dimension or variety left empty by a "
+                       "limit (their reason says which): computed again, the new rows appended")
     if result["file_outside"]:
-        _warnings.warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned",
-                       stacklevel=2)
+        warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned")
     if device_note:  # device='auto' without a GPU: the rows ran on the CPU (the CLI's note)
-        _warnings.warn(device_note, stacklevel=2)
+        warn(device_note)
     if invalid:  # as the CLI's summary line on stderr
-        _warnings.warn(f"{invalid} invalid combinations left out (the first: {result['first_invalid']})", stacklevel=2)
+        warn(f"{invalid} invalid combinations left out (the first: {result['first_invalid']})")
     if result["too_large"]:  # as the CLI's note
-        _warnings.warn(f"{result['too_large']} configuration(s) too large to build left out (the first: "
-                       f"{result['first_too_large']})", stacklevel=2)
+        warn(f"{result['too_large']} configuration(s) too large to build left out (the first: "
+                       f"{result['first_too_large']})")
     if duplicates:  # as the CLI's summary line
-        _warnings.warn(f"{duplicates} duplicate configurations planned once (the same row as an earlier one: "
-                       "a value listed twice, or a SPEC that repeats another at another depth)", stacklevel=2)
-    # An option no row used gets a warning, as the CLI's note (only the keywords given).
-    given = {"max_side": max_side != 8192, "variant": variant != "auto", "row_seconds": row_seconds is not None,
-             "measure": measure != "uniform", "heads": heads is not None, "width": width is not None,
-             "block_degree": block_degree is not None, "budget": bool(budget), "layers": layers is not None,
-             "depth": depth is not None, "eps_max_side": eps_max_side != 4096}
+        warn(f"{duplicates} duplicate configurations planned once (the same row as an earlier one: "
+                       "a value listed twice, or a SPEC that repeats another at another depth)")
+    # An option no row used gets a warning, as the CLI's note (the keywords written in the call).
+    written = {"max_side": given("max_side", max_side, 8192), "variant": given("variant", variant, "auto"),
+               "row_seconds": row_seconds is not None, "measure": given("measure", measure, "uniform"),
+               "heads": heads is not None, "width": width is not None, "block_degree": block_degree is not None,
+               "budget": bool(budget), "layers": layers is not None, "depth": depth is not None,
+               "eps_max_side": given("eps_max_side", eps_max_side, 4096)}
     values = {"max_side": max_side, "variant": variant, "row_seconds": row_seconds, "measure": measure, "eps_max_side": eps_max_side,
               "heads": heads,
               "width": width, "block_degree": block_degree, "budget": budget, "layers": layers, "depth": depth}
     for names, reason in unused:
-        for text in ignored_options(given, values, names, reason):
-            _warnings.warn(text, stacklevel=2)
+        for text in ignored_options(written, values, names, reason):
+            warn(text)
     rows = [_json.loads(t) for t in texts]
     if out is not None and resume and out_format == "csv":  # rows reused from a CSV file hold text cells
         rows = [_typed_csv_row(r) if isinstance(r.get("tokens"), str) else r for r in rows]
@@ -290,9 +290,8 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         first = refused[0].split(";")[0]
         by_limit = any(f"({n})" in first for n in ("max_memory", "--max-memory", "seprank.set_max_memory", "max_time"))
         ways = " [here: method='evaluation', which never expands]" if first.startswith("expansion refused") else ""
-        _warnings.warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {first}){ways}"
-                       + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""),
-                       stacklevel=2)
+        warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {first}){ways}"
+                       + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""))
     if dataframe is False:
         return rows
     try:

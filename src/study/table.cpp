@@ -678,7 +678,7 @@ std::vector<UnusedOptions> unused_table_options(const std::vector<SweepOptions>&
         out.push_back({{"max_side", "variant", "row_seconds", "block_store"}, "no row used the evaluation (method " + to_string(m) + ")"});
     }
     if (std::all_of(sweeps.begin(), sweeps.end(), [](const SweepOptions& s) { return s.eps.empty(); }))
-        out.push_back({{"measure", "eps_max_side"}, "no --eps columns"});
+        out.push_back({{"measure", "eps_max_side"}, "no eps columns asked for"});
     auto any_family = [&](auto uses) {
         for (const SweepOptions& sw : sweeps)
             for (Family f : sw.families)

@@ -489,13 +489,52 @@ def test_options_a_call_ignores_are_noted_as_the_cli_notes_them():
         seprank.spectrum(seprank.attention(tokens=2, dim=1), seed=5)
     with pytest.warns(UserWarning, match=r"position=2 is ignored: output='all'"):
         seprank.dimension(seprank.attention(tokens=2, dim=1, position=2), output="all")
-    with pytest.warns(UserWarning, match=r"eps_max_side=10 is ignored: no --eps columns"):
+    with pytest.warns(UserWarning, match=r"eps_max_side=10 is ignored: no eps columns asked for"):
         seprank.table(tokens=2, dim=1, depth=1, eps_max_side=10)
     with warnings.catch_warnings():  # the defaults, and a Network's own position 1: nothing to say
         warnings.simplefilter("error")
         seprank.dimension(seprank.attention(tokens=2, dim=1), output="all")
         seprank.dimension(dict(tokens=2, dim=1), variant="interpolation")
         seprank.spectrum(seprank.poly("x1_1*x2_1"))
+
+
+def test_an_option_written_at_its_default_value_is_noted_as_the_cli_notes_it():
+    # The CLI notes `--threads 2` with the interpolation variant, `--max-side 4096` with
+    # the flattening: what was written, whatever its value. Python had compared with the
+    # default, so that threads=2 or seed=1 written in the call went unsaid.
+    import warnings
+    with pytest.warns(UserWarning, match=r"threads=2 is ignored: the interpolation variant"):
+        seprank.dimension(dict(tokens=2, dim=1), variant="interpolation", threads=2)
+    with pytest.warns(UserWarning, match=r"max_side=4096 is ignored: method flattening evaluates nothing"):
+        seprank.rank(seprank.attention(tokens=2, dim=1), max_side=4096)
+    with pytest.warns(UserWarning, match=r"templates=2 is ignored: method flattening uses no templates"):
+        seprank.rank(seprank.attention(tokens=2, dim=1), templates=2)
+    with pytest.warns(UserWarning, match=r"growth=1.25 is ignored: method flattening"):
+        seprank.generic_rank(dict(tokens=2, dim=1), method="flattening", growth=1.25)
+    with pytest.warns(UserWarning, match=r"eps_max_side=4096 is ignored: no eps columns asked for"):
+        seprank.table(tokens=2, dim=1, depth=1, eps_max_side=4096)
+    layers = seprank.attention(tokens=2, dim=2, seed=3).weights()["layers"]
+    # the builders that forward to network() keep the user's call as the one written
+    for build in (lambda: seprank.attention(tokens=2, weights=layers, seed=1),
+                  lambda: seprank.network("attention", tokens=2, weights=layers, seed=1)):
+        with pytest.warns(UserWarning, match=r"seed=1 is ignored: weights= gives the network") as caught:
+            build()
+        assert caught[0].filename == __file__  # the user's line, through the decorator's frame
+    stacked = seprank.stack(2, 2, "attention,hadamard", seed=4)
+    with pytest.warns(UserWarning, match=r"weight_range=5 is ignored"):
+        seprank.network(layers="attention,hadamard", tokens=2, weights=stacked.weights(), weight_range=5)
+    with warnings.catch_warnings():  # nothing written: nothing said, through every builder
+        warnings.simplefilter("error")
+        seprank.attention(tokens=2, weights=layers)
+        seprank.network("attention", tokens=2, weights=layers)
+        seprank.stack(2, 2, weights=stacked.weights())
+        seprank.rank(seprank.attention(tokens=2, dim=1))
+        seprank.dimension(dict(tokens=2, dim=1), variant="interpolation", threads=1)
+    # a call from inside the package is not the user's: e.g. a pickled network rebuilt
+    import pickle
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pickle.loads(pickle.dumps(seprank.attention(tokens=2, weights=layers)))
 
 
 @pytest.mark.parametrize("call, text", [
@@ -512,3 +551,12 @@ def test_options_a_call_ignores_are_noted_as_the_cli_notes_them():
 def test_refusals_name_the_argument_and_its_real_range(call, text):
     with pytest.raises(ValueError, match=text):
         call()
+
+
+def test_an_answer_says_what_its_value_is_the_rank_of():
+    # a grid's exact rank is only a lower bound of sep: its repr says quantity='grid'
+    net = seprank.attention(tokens=4, dim=2, depth=2)
+    grid = seprank.rank(net, method="grid", templates=3)
+    assert grid.kind == "exact" and "quantity='grid'" in repr(grid) and grid.to_dict()["bound"] == "lower bound of sep"
+    assert "quantity" not in repr(seprank.rank(net))  # the flattening's rank is sep itself
+    assert "quantity='generic sep'" in repr(seprank.generic_rank(dict(tokens=2, dim=1)))
