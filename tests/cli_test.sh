@@ -828,6 +828,12 @@ grep -q "disagree" "$T/g12.txt" && grep -q "^formula" "$T/g12.txt" || fail "gues
   fail "guess --check --format json, disagree: rc $rc, $(cat "$T/g12.json")"
 "$S" guess "$T/g.csv" --vars dim,depth --max-params 1 >/dev/null 2>"$T/g.err"; rc=$?
 [[ $rc -eq 1 ]] && grep -q "no guess: no form with at most 1 free parameter fits" "$T/g.err" || fail "guess without a form: rc $rc, $(cat "$T/g.err")"
+# ... a rank table of whole networks is pointed to guess --blocks; a table of other values is not
+grep -q "; a rank no closed form fits may still follow a law per degree block: seprank table --blocks writes one row per block, seprank guess --blocks fits them (docs/guess_blocks.md)$" "$T/g.err" ||
+  fail "guess without a form, the --blocks hint: $(cat "$T/g.err")"
+printf 'n,v\n1,3\n2,1\n3,4\n4,1\n5,5\n6,9\n' >"$T/gv.csv"
+"$S" guess "$T/gv.csv" --vars n --value v --max-params 1 >/dev/null 2>"$T/gv.err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "no guess" "$T/gv.err" && ! grep -q "guess --blocks" "$T/gv.err" || fail "guess of a value column: no --blocks hint: rc $rc, $(cat "$T/gv.err")"
 # ... one line only, even with an option noted as ignored (issue 36).
 "$S" guess "$T/g.csv" --vars dim,depth --max-params 1 --check-seconds 5 >/dev/null 2>"$T/g.err"; rc=$?
 [[ $rc -eq 1 && $(wc -l <"$T/g.err") -eq 1 ]] || fail "guess without a form, an ignored option: rc $rc, not one line: $(cat "$T/g.err")"

@@ -151,8 +151,20 @@ struct GuessCommand final : Command {
             if (!notes.lines.empty() && format == "json") j["notes"] = notes.lines;
             j["reason"] = g.reason;
             if (n_marked > 0) j["marked"] = marked_line;
+            // A rank table of whole networks that no form nearly fits and no bound may spoil:
+            // its ranks may still follow a law per degree block (the N = 3 attention ranks
+            // do, docs/conjectures.md), which guess --blocks finds.
+            const bool blocks_may_help = value == "rank" && n_marked == 0 && g.reason.find("--max-exceptions") == std::string::npos &&
+                                         !cells.empty() && seprank::table_cell(cells.front(), "block") == nullptr &&
+                                         seprank::table_cell(cells.front(), "family") != nullptr;
+            const std::string blocks_hint =
+                blocks_may_help ? "; a rank no closed form fits may still follow a law per degree block: seprank table --blocks writes "
+                                  "one row per block, seprank guess --blocks fits them (docs/guess_blocks.md)"
+                                : "";
+            if (blocks_may_help) j["hint"] = blocks_hint.substr(2);
             if (format == "json") std::cout << json_text(j, 2) << "\n";
-            std::cerr << "seprank: no guess: " << g.reason << (n_marked > 0 ? " (" + marked_line + ")" : std::string()) << "\n";
+            std::cerr << "seprank: no guess: " << g.reason << (n_marked > 0 ? " (" + marked_line + ")" : std::string()) << blocks_hint
+                      << "\n";
             return 1;
         }
         if (n_marked > 0) notes.add(marked_line);
