@@ -642,11 +642,12 @@ expect_rc 2 "finite number above 1" -- "${G[@]}" --growth inf
 grep -q "block store $T/gf not used" "$T/gf.json" || fail "generic --store with flattening does not say the store was not used"
 : >"$T/afile"
 expect_rc 2 "exists and is not a directory" -- "${G[@]}" --store "$T/afile"
-# a rank unit holds the rank's digits and a newline, nothing else: what strtol read as the
-# rank (" 7", "+7", "7 junk") is damage; a unit linked to /dev/zero is refused unread
+# a rank unit holds the rank's digits, its checksum and a newline, nothing else: what strtol
+# read as the rank (" 7", "+7", "7 junk"), or a plausible rank without its checksum, is
+# damage; a unit linked to /dev/zero is refused unread
 ru=$(ls "$T/gs/trial0" | grep -E '^r[0-9]+_[0-9]+$' | head -1)
 cp "$T/gs/trial0/$ru" "$T/ru.keep"
-for bad in " $(cat "$T/ru.keep")" "+$(cat "$T/ru.keep")" "$(cat "$T/ru.keep") junk"; do
+for bad in " $(cat "$T/ru.keep")" "+$(cat "$T/ru.keep")" "$(cat "$T/ru.keep") junk" "0" "$(cut -d' ' -f1 "$T/ru.keep")"; do
     printf '%s\n' "$bad" >"$T/gs/trial0/$ru"
     expect_rc 2 "rank unit $ru is damaged" -- "${G[@]}" --store "$T/gs"
 done
@@ -654,6 +655,19 @@ rm "$T/gs/trial0/$ru"; ln -s /dev/zero "$T/gs/trial0/$ru"
 expect_rc 2 "is a device, not a file the store wrote" -- "${G[@]}" --store "$T/gs"
 rm "$T/gs/trial0/$ru"; cp "$T/ru.keep" "$T/gs/trial0/$ru"
 "$S" "${G[@]}" --store "$T/gs" >"$T/g3.json" || fail "generic --store with its rank unit restored"
+# an evaluation tile zeroed, or with one bit flipped, is refused naming it (it gave rank 0,
+# or a rank above the generic one, with exit 0)
+tu=$(ls "$T/gs/trial0" | grep -E '^e[0-9]+_[0-9]+$' | head -1)
+cp "$T/gs/trial0/$tu" "$T/tu.keep"
+rm -f "$T/gs/trial0"/r*_[0-9]* "$T/gs/trial0"/l*_[0-9]*  # the ranks are read again from the tiles
+head -c "$(stat -c %s "$T/tu.keep")" /dev/zero >"$T/gs/trial0/$tu"
+expect_rc 2 "unit $tu is damaged (the checksum of block" -- "${G[@]}" --store "$T/gs"
+/usr/bin/python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1; open(sys.argv[2], 'wb').write(b)" "$T/tu.keep" "$T/gs/trial0/$tu"
+expect_rc 2 "unit $tu is damaged (the checksum of block" -- "${G[@]}" --store "$T/gs"
+cp "$T/tu.keep" "$T/gs/trial0/$tu"
+"$S" "${G[@]}" --store "$T/gs" >"$T/g4.json" || fail "generic --store with its tile restored"
+/usr/bin/python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert all(a[k] == b[k] for k in ('rank', 'block_ranks', 'failure_bound', 'prime')), (a, b)" "$T/g3.json" "$T/g4.json" ||
+  fail "generic --store, tile restored: another answer"
 # table --block-store: same rows as without, and the units are gone afterwards
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv --out "$T/tb.csv" --block-store >/dev/null || fail "table --block-store"
 "$S" table --tokens 2 --dim 2,3 --depth 3 --format csv >"$T/tn.csv" || fail "table in memory"

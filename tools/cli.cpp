@@ -109,7 +109,22 @@ void Notes::ignored(const CLI::App& sub, const std::vector<std::string>& names, 
     }
 }
 
-void Notes::add(const std::string& line) {
+void Notes::add(const std::string& text) {
+    // control bytes as \xHH (a table cell quoted in a note is the user's file's, NUL bytes
+    // and all) and at most 2 KiB, as an error's message; other bytes as given (a path's
+    // bytes, which the JSON notes write as U+FFFD where they are no UTF-8)
+    std::string line;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            line += hex;
+        } else {
+            line += c;
+        }
+    }
+    line = seprank::detail::shortened(std::move(line));
     if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
 }
 

@@ -151,7 +151,7 @@ struct Notes {
     // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON", the
     // reason after `context` (degree --budget's "at d = 1, ").
     void network(const CLI::App& sub, const seprank::NetworkSpec& s, const std::string& context = "");
-    // Adds `line` unless it is there already.
+    // Adds `line` (as an error message holds it: detail::message_text) unless it is there already.
     void add(const std::string& line);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
     void emit(json* j) const;

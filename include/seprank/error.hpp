@@ -83,27 +83,41 @@ inline std::string cut(const std::string& text) {
     while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xc0) == 0x80) --n;  // text[n] continues a sequence: cut before it
     return text.substr(0, n) + "…";
 }
+// `out` shortened as an error's message is: when longer than 2,048 bytes, its first 1,536
+// and last 384 bytes around "… (N bytes left out) …" (each end cut at a UTF-8 boundary),
+// so that no error line fills a terminal, whatever value (a megabyte cell, a partition of
+// a million tokens) its writer quoted whole. No escaping. Linear.
+inline std::string shortened(std::string out) {
+    constexpr std::size_t kMax = 2048, kHead = 1536, kTail = 384;
+    if (out.size() <= kMax) return out;
+    std::size_t head = kHead, tail = out.size() - kTail;
+    while (head > 0 && (static_cast<unsigned char>(out[head]) & 0xc0) == 0x80) --head;
+    while (tail < out.size() && (static_cast<unsigned char>(out[tail]) & 0xc0) == 0x80) ++tail;
+    return out.substr(0, head) + "… (" + std::to_string(tail - head) + " bytes left out) …" + out.substr(tail);
+}
+// A message as an error stores it: printable, then shortened. Linear.
+inline std::string message_text(const std::string& message) { return shortened(printable(message)); }
 }  // namespace detail
 
 // Each type's constructors take the message as a string or a C string (not null) and
-// store detail::printable(message): linear in its length.
+// store detail::message_text(message): linear in its length.
 struct invalid_input : std::invalid_argument {
-    explicit invalid_input(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
+    explicit invalid_input(const std::string& message) : std::invalid_argument(detail::message_text(message)) {}
     explicit invalid_input(const char* message) : invalid_input(std::string(message)) {}
 };
 
 struct domain_error : std::domain_error {
-    explicit domain_error(const std::string& message) : std::domain_error(detail::printable(message)) {}
+    explicit domain_error(const std::string& message) : std::domain_error(detail::message_text(message)) {}
     explicit domain_error(const char* message) : domain_error(std::string(message)) {}
 };
 
 struct resource_limit : std::runtime_error {
-    explicit resource_limit(const std::string& message) : std::runtime_error(detail::printable(message)) {}
+    explicit resource_limit(const std::string& message) : std::runtime_error(detail::message_text(message)) {}
     explicit resource_limit(const char* message) : resource_limit(std::string(message)) {}
 };
 
 struct internal_error : std::logic_error {
-    explicit internal_error(const std::string& message) : std::logic_error(detail::printable(message)) {}
+    explicit internal_error(const std::string& message) : std::logic_error(detail::message_text(message)) {}
     explicit internal_error(const char* message) : internal_error(std::string(message)) {}
 };
 

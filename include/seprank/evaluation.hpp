@@ -173,6 +173,13 @@ inline std::vector<long> degree_block_caps(const NetworkSpec& s, const Partition
     return degree_block_caps(s, ValidPartition(part, s.tokens), max_work);
 }
 
+// The flattening's cap (Model::flattening_cap): Σ_a cap_a for a homogeneous network, and
+// for any other the monomials of degree 0..D the smaller side can have under the token
+// symmetry and the degree floors; sep(f) ≤ it at every weights, so a rank that reaches it
+// is exact. −1 when unknown (D past a long, or over max_work as degree_block_caps).
+// Preconditions, checks and cost as degree_block_caps.
+long flattening_cap(const NetworkSpec& s, const ValidPartition& part, double max_work = kCapsMaxWork);
+
 // The two sides of every degree block, of which degree_block_caps takes the smaller:
 // a_side[a] = #A-monomials of degree a and b_side[a] = #B-monomials of degree D − a,
 // a = 0..D, counting only the monomials the token symmetry and the degree floors allow (a

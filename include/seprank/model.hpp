@@ -141,6 +141,15 @@ public:
     // invalid_input). Cost O(|tokens|·D²), memory O(D).
     DegreeBlockSides degree_block_sides(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
     std::vector<long> degree_block_caps(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
+    // The flattening's cap: the most rows or columns its non-zero part can have for any
+    // weights, so sep(f) ≤ flattening_cap always and a rank that reaches it is exact. A
+    // homogeneous f: Σ_a cap_a (degree_block_caps). Any other (a residual layer mixes
+    // degrees): min(Σ_a a_side, Σ_a b_side), the monomials of degree 0..D each side can have
+    // under the token symmetry and the degree floors (one block, the whole matrix). −1 when
+    // D exceeds a long or the count would cost more than max_work steps; LONG_MAX/4 when it
+    // saturates. Precondition: part is of this network's tokens (checked, invalid_input).
+    // Cost O(|tokens|·D²), memory O(D).
+    long flattening_cap(const ValidPartition& part, double max_work = kCapsMaxWork) const;
 
     // Weights of this network drawn from `seed`: every entry uniform on [−range, range] in
     // weight_entries' order, each structural zero then set to 0 (its draw still taken, so

@@ -81,16 +81,18 @@ Integer parse_integer(const std::string& tok, const Lines& lines, const char* hi
     return Integer(t[0] == '+' ? t.substr(1) : t);
 }
 
-// "[+-]digits" or "[+-]digits/digits" with a non-zero denominator.
+// "[+-]digits" or "[+-]digits/[+-]digits" with a non-zero denominator (a sign on the
+// denominator as the weights and templates files take it: 1/-2 is -1/2).
 Rational parse_rational(const std::string& tok, const Lines& lines) {
     const std::size_t slash = tok.find('/');
     const std::string num = tok.substr(0, slash), den = slash == std::string::npos ? "1" : tok.substr(slash + 1);
-    const std::size_t start = (!num.empty() && (num[0] == '-' || num[0] == '+')) ? 1 : 0;
-    if (!is_decimal(std::string_view(num).substr(start)) || !is_decimal(den))
+    const auto sign = [](const std::string& t) -> std::size_t { return !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0; };
+    if (!is_decimal(std::string_view(num).substr(sign(num))) || !is_decimal(std::string_view(den).substr(sign(den))))
         lines.fail("entry '" + quote(tok) + "' is not an integer or a fraction a/b");
-    Integer d{std::string_view(den)};
+    Integer d{std::string_view(den).substr(sign(den))};
     if (d.is_zero()) lines.fail("entry '" + quote(tok) + "' has a zero denominator");
-    return Rational(parse_integer(num, lines), d);
+    Rational q(parse_integer(num, lines), d);
+    return den[0] == '-' ? Rational(0) - q : q;
 }
 
 // The whitespace-separated fields of a line (as `>>` would read them, without a stream
@@ -113,6 +115,9 @@ std::vector<std::string> split(const std::string& line) {
 template <class M>
 M parse(const std::string& text, const std::string& source) {
     constexpr bool rational = std::is_same_v<M, SparseQMat>;
+    // A UTF-8 byte-order mark before the header (an editor's), skipped as the other readers
+    // skip it (a copy of the text, in that case only).
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse<M>(text.substr(3), source);
     std::istringstream first(text);
     std::string header;
     std::getline(first, header);

@@ -264,7 +264,10 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         if (!row_matches(row, where)) continue;
         const std::string* b = table_cell(row, "block");
         if (!b) throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + " has no column 'block'");
-        if (b->empty()) {
+        if (b->empty()) {  // a skipped configuration's one row; any other status names a block
+            if (const std::string* st = table_cell(row, "status"); st && *st != "skipped")
+                throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": a row of status '" + detail::cut(*st) +
+                                    "' without its block (only a skipped configuration's row has none)");
             ++not_ok;
             continue;
         }
@@ -285,6 +288,10 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         Kept k;
         k.index = r;
         for (const char* c : kKeyColumns) k.keys.push_back(table_cell(row, c));
+        // The configuration's sizes are counts (an edited cell would make another
+        // configuration of the row, compared as such); empty where the family has none.
+        for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth", "embed_rank", "head_dim", "attention_rank", "position"})
+            if (const std::string* v = table_cell(row, c); v && !v->empty()) (void)cell_of(row, c, r + 1);
         k.config = config_of(row);
         const std::string& status = *table_cell(row, "status");
         if (status != "ok" && status != "lower-bound" && status != "skipped")
@@ -312,6 +319,13 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
             throw invalid_input(where_row() + " is above the network's degree " + *d + " (its blocks are 0.." + *d + ")");
         if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
             throw invalid_input(where_row() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
+        // at_cap, where the table has it, is what the rank and caps say (true or false)
+        if (const std::string* ac = table_cell(row, "at_cap"); ac && !(ac->empty() && !k.ok)) {
+            const bool at = k.p.rank == std::min(k.p.cap_a, k.p.cap_b);
+            if (*ac != (at ? "true" : "false"))
+                throw invalid_input(where_row() + ": column 'at_cap' = '" + detail::cut(*ac) + "', where its rank " + std::to_string(k.p.rank) +
+                                    (at ? " is " : " is not ") + "min(cap_a, cap_b) (" + (at ? "true" : "false") + ")");
+        }
         for (const std::string& v : vars) {
             if (!table_cell(row, v.c_str())) throw invalid_input("guess --blocks: the table has no column '" + v + "'");
             k.p.x.push_back(cell_of(row, v.c_str(), r + 1));

@@ -180,7 +180,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
     // bounded, a number out of range and a key given twice in one object refused.
     if (text[start] == '[') {
         TableRowsSax rows(out, source, true);
-        detail::sax_parse_json_text(std::string_view(text).substr(start), source, rows);
+        detail::sax_parse_json_text(std::string_view(text).substr(start), source, rows, detail::kTableNumberHint);
         if (out.empty()) no_rows(source, "an empty JSON array");
         return out;
     }
@@ -197,7 +197,7 @@ std::vector<TableRow> parse_table_cells(const std::string& input, const std::str
             const std::string where = source + ": line " + std::to_string(number);
             TableRowsSax row(out, where, false);
             try {
-                detail::sax_parse_json_text(line, where, row);
+                detail::sax_parse_json_text(line, where, row, detail::kTableNumberHint);
             } catch (const invalid_input&) {
                 // The whole text one JSON object (a record, as `rank --format json` prints):
                 // not a table, said so rather than the first line's syntax error.

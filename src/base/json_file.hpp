@@ -196,8 +196,10 @@ class KeyCheckingSax {
 // (quote_big_integers), nesting deeper than kMaxJsonDepth refused before any handler
 // runs, a key given twice in one object refused (KeyCheckingSax). Every failure is
 // invalid_input naming SOURCE: a syntax error with its byte offset in TEXT as given, a
-// number out of range with how to write it; an exception SAX throws passes unchanged.
-// Returns false, having said nothing, when SAX itself stopped the parse. Linear in TEXT.
+// number out of range with how to write it (`range_hint`: the weights and templates
+// files' exact numbers by default; a table's reader says its own); an exception SAX throws
+// passes unchanged. Returns false, having said nothing, when SAX itself stopped the parse.
+// Linear in TEXT.
 
 // nlohmann's message without its "[json.exception.parse_error.101] " prefix, which names
 // the library's exception type rather than anything a user wrote.
@@ -209,8 +211,11 @@ inline std::string json_error_text(const nlohmann::json::exception& e) {
     }
     return m;
 }
+inline constexpr const char* kExactNumberHint =
+    "write it as an integer's digits or a \"p/q\" string, e.g. 123456789012345678901234567890 or \"1/3\"";
+inline constexpr const char* kTableNumberHint = "a table's numbers are integers (any number of digits) or decimals within a double's range";
 template <class Sax>
-bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sax& sax) {
+bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sax& sax, const char* range_hint = kExactNumberHint) {
     // JSON text holds no NUL byte (inside a string it is written \u0000): the parser would
     // take it for the end of the input.
     if (const std::size_t nul = text_in.find('\0'); nul != std::string_view::npos)
@@ -226,8 +231,7 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
     try {
         if (nlohmann::json::sax_parse(text, &checked)) return true;
     } catch (const nlohmann::json::out_of_range& e) {
-        throw invalid_input(source + ": a number is out of range (" + json_error_text(e) +
-                            "); write it as an integer's digits or a \"p/q\" string, e.g. 123456789012345678901234567890 or \"1/3\"");
+        throw invalid_input(source + ": a number is out of range (" + json_error_text(e) + "); " + range_hint);
     } catch (const nlohmann::json::parse_error& e) {
         // Where the text as given fails (the quotes added above shift the positions after them).
         if (text.size() != text_in.size()) {
@@ -248,11 +252,12 @@ bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sa
 }
 
 // TEXT as a JSON tree keeping the keys' order, with the checks and errors of
-// sax_parse_json_text (big integers as digit strings, nesting, keys given twice).
-inline nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& source) {
+// sax_parse_json_text (big integers as digit strings, nesting, keys given twice; its
+// range_hint too).
+inline nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& source, const char* range_hint = kExactNumberHint) {
     nlohmann::ordered_json j;
     nlohmann::detail::json_sax_dom_parser<nlohmann::ordered_json> dom(j);  // nlohmann's own builder
-    sax_parse_json_text(text, source, dom);
+    sax_parse_json_text(text, source, dom, range_hint);
     return j;
 }
 

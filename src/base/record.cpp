@@ -212,7 +212,7 @@ std::string to_json(const std::vector<Record>& rows, int indent) {
 
 Record record_from_json(const std::string& text, const std::string& source) {
     // beyond 64 bits: digits kept, as text; a key twice in one object refused (json_file.hpp)
-    const nlohmann::ordered_json j = detail::parse_json_text(text, source);
+    const nlohmann::ordered_json j = detail::parse_json_text(text, source, detail::kTableNumberHint);  // a row's numbers
     if (!j.is_object()) throw invalid_input(source + " is not a JSON object");
     Record r;
     for (const auto& [k, v] : j.items()) r.set(k, from_nl(v, source + " key \"" + k + "\""));

@@ -585,6 +585,23 @@ std::vector<long> Model::degree_block_caps(const ValidPartition& part, double ma
     return caps;
 }
 
+long Model::flattening_cap(const ValidPartition& part, double max_work) const {
+    part.check_tokens(spec().tokens);
+    if (!fmpz_fits_si(degree_.get())) return -1;
+    const long D = fmpz_get_si(degree_.get());
+    const double d1 = static_cast<double>(D) + 1.0;
+    if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return -1;
+    const long cap = LONG_MAX / 4;
+    const auto sum = [cap](const std::vector<long>& v) {
+        long t = 0;
+        for (long c : v) t = c >= cap || t >= cap - c ? cap : t + c;
+        return t;
+    };
+    if (homogeneous_) return sum(degree_block_caps(part, max_work));
+    return std::min(sum(monomial_counts(part->A, input_vars_, modulus_, residues_, floors_, D)),
+                    sum(monomial_counts(part->B, input_vars_, modulus_, residues_, floors_, D)));
+}
+
 Weights Model::draw_weights(std::uint64_t seed, long range) const {
     const NetworkSpec& s = spec();
     if (range < 1) throw invalid_input("weight range " + std::to_string(range) + " must be at least 1");

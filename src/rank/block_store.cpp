@@ -106,6 +106,12 @@ BlockStore::BlockStore(const std::string& dir, const std::string& signature) : d
             const std::string have = read_head(meta, "block store meta", signature.size() + 1);
             if (have.size() > signature.size() + 1 && have.compare(0, signature.size() + 1, signature + "\n") == 0)
                 throw invalid_input("block store '" + dir + "': its meta holds more than its computation's signature (a damaged store): remove it");
+            // The signature's first words name the format ("seprank graded evaluation 2"): a
+            // store of another format (1: units without checksums) is said to be one.
+            const auto format = [](const std::string& t) { return t.substr(0, t.find(';')); };
+            if (have != signature + "\n" && format(have) != format(signature) && format(have).rfind("seprank graded evaluation ", 0) == 0)
+                throw invalid_input("block store '" + dir + "' was written in another format ('" + cut(format(have)) + "'; this seprank writes '" +
+                                    format(signature) + "', whose units carry checksums): use another directory or remove it");
             if (have != signature + "\n")
                 throw invalid_input("block store '" + dir + "' belongs to another computation (its meta is '" +
                                     have.substr(0, have.find('\n')) + "'): use another directory or remove it");

@@ -162,7 +162,8 @@ double log2_monomials(double n, double k) {
 // redrawn while it meets a weight (setup), divides a non-zero minor of the coefficient
 // flattening of the size of its rank: such a minor is a product of one minor per degree
 // block (homogeneous f: at most cap_a rows, the caps counted within a tenth of a second)
-// or else of at most min(#A-, #B-monomials of degree <= D) rows, each entry at most
+// or else of at most flattening_cap rows (the monomials of degree <= D the smaller side can
+// have; without the count, min(#A-, #B-monomials of degree <= D)), each entry at most
 // 2^log2_coefficient_bound (Hadamard). Divided by the chance that a prime of that size
 // meets no weight (the redraw conditions on it). 1 for a prime given, not drawn.
 double prime_term(const Network& net, const ValidPartition& part, std::uint64_t p, bool drawn) {
@@ -173,8 +174,11 @@ double prime_term(const Network& net, const ValidPartition& part, std::uint64_t 
     const auto minor = [&](double n) {
         if (n > 0) log2H += n * (entry + 0.5 * std::log2(n));
     };
+    const long cap = caps.empty() ? flattening_cap(net.spec, part, 1e8) : -1;  // the symmetry's count, where it is known
     if (!caps.empty()) {
         for (long c : caps) minor(static_cast<double>(c));
+    } else if (cap >= 0 && cap < LONG_MAX / 4) {
+        minor(static_cast<double>(cap));
     } else {
         const double D = fmpz_get_d(output_degree(net.spec).get()), per = static_cast<double>(input_vars_per_token(net.spec));
         const double a = log2_monomials(D, per * static_cast<double>(part->A.size())), b = log2_monomials(D, per * static_cast<double>(part->B.size()));
@@ -200,7 +204,20 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     // Graded, converged with a bound of exactly 0: every degree block's rank mod p reached
     // its cap, the number of its monomials. rank_p E_a ≤ rank_Q C_a ≤ cap_a (E_a =
     // V_A C_a V_Bᵀ), so sep = Σ cap_a exactly at these weights.
-    const bool at_caps = res.variant.rfind("graded", 0) == 0 && res.converged && res.failure_bound == 0.0;
+    const bool graded = res.variant.rfind("graded", 0) == 0;
+    bool at_caps = graded && res.converged && res.failure_bound == 0.0;
+    // Plain, at the flattening's cap (Model::flattening_cap: the monomials the smaller side
+    // can have, or Σ cap_a when f is homogeneous): rank_p E ≤ rank_Q C ≤ cap, so sep = cap
+    // at these weights, whatever the side or the growth.
+    long plain_cap = -1;
+    if (!graded && res.value > 0) {
+        plain_cap = flattening_cap(net.spec, part, 1e8);
+        if (plain_cap == res.value) {
+            at_caps = true;
+            res.converged = true;
+            res.failure_bound = 0.0;
+        }
+    }
     res.kind = at_caps ? RankKind::exact : RankKind::modular_lower_bound;
     // Converged below the caps: the points' bound, plus the chance that p divides a non-zero
     // minor of the coefficient flattening (then even rank mod p of C is below sep).
@@ -229,7 +246,9 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
             break;
     }
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note + (res.stop_detail.empty() ? "" : res.stop_detail + "; ") +
-               (at_caps        ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
+               (at_caps && graded ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
+                : at_caps         ? "exact: the rank reached the flattening's cap, " + std::to_string(plain_cap) +
+                                " (the monomials its smaller side can have), which bounds its rank over Q"
                 : res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
                                 : ended);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

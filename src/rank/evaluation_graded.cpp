@@ -27,6 +27,10 @@ std::vector<long> degree_block_caps(const NetworkSpec& s, const ValidPartition& 
     return Model(s).degree_block_caps(part, max_work);
 }
 
+long flattening_cap(const NetworkSpec& s, const ValidPartition& part, double max_work) {
+    return Model(s).flattening_cap(part, max_work);
+}
+
 DegreeBlockSides degree_block_sides(const NetworkSpec& s, const ValidPartition& part, double max_work) {
     return Model(s).degree_block_sides(part, max_work);
 }
@@ -419,7 +423,7 @@ std::string hints_signature(const EvaluationOptions& opt) {
 std::string store_signature(const Network& net, const ValidPartition& part, const EvaluationOptions& opt, const Graded& g) {
     char grow[32];
     std::snprintf(grow, sizeof grow, "%.17g", opt.growth);
-    return "seprank graded evaluation 1; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
+    return "seprank graded evaluation 2; weights " + detail::fnv1a_hex(network_to_json(net, -1)) + "; partition " + to_string(part) +
            "; seed " + std::to_string(opt.seed) + "; prime " + std::to_string(g.p) + (opt.prime != 0 ? " given" : " drawn") +
            "; start " + std::to_string(first_side(opt)) + "; max_side " + std::to_string(opt.max_side) + "; growth " + grow + "; parity " +
            (g.modulus == 1 ? "0" : g.modulus == 2 ? "1" : "mod " + std::to_string(g.modulus)) +

@@ -3,6 +3,7 @@
 #include "evaluation_internal.hpp"
 
 #include "base/file_io.hpp"
+#include "base/hash.hpp"
 #include "seprank/error.hpp"
 #include "algebra/rank_internal.hpp"
 
@@ -10,6 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -18,21 +20,30 @@ namespace seprank::evaluation_detail {
 
 namespace {
 
-// A rank unit as the writer below writes it: the rank's decimal digits (no sign, no
-// leading zero, no space) and one newline; -1 for anything else (a damaged unit: " 1",
-// "+1", "1 junk", "1\0" were read as 1 by strtol). O(length).
-long parse_rank_unit(const std::string& text) {
-    if (text.size() < 2 || text.back() != '\n') return -1;
-    const char* b = text.data();
-    const char* e = b + text.size() - 1;
+// A rank unit's text: the rank's decimal digits (no sign, no leading zero), a space, the
+// 16 hex digits of FNV-1a of "NAME DIGITS" (the unit's own name: a unit copied over
+// another, or a plausible "0" written by hand, is damage, not a rank), one newline.
+std::string rank_unit_text(const std::string& name, long r) {
+    const std::string digits = std::to_string(r);
+    return digits + " " + detail::fnv1a_hex(name + " " + digits) + "\n";
+}
+
+// The rank a unit named `name` holds, exactly as rank_unit_text writes it; -1 for anything
+// else (a damaged unit: " 1", "+1", "1 junk", "1\0" were read as 1 by strtol). O(length).
+long parse_rank_unit(const std::string& name, const std::string& text) {
+    const std::size_t space = text.find(' ');
+    if (space == std::string::npos || space == 0) return -1;
     long r = -1;
-    const auto [p, ec] = std::from_chars(b, e, r);
-    if (ec != std::errc() || p != e || r < 0 || std::to_string(r) + "\n" != text) return -1;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + space, r);
+    if (ec != std::errc() || p != text.data() + space || r < 0 || text != rank_unit_text(name, r)) return -1;
     return r;
 }
 
-// A rank unit holds at most 20 digits and the newline.
-constexpr std::size_t kRankUnitBytes = 32;
+// A rank unit holds at most 20 digits, a space, 16 hex digits and the newline.
+constexpr std::size_t kRankUnitBytes = 48;
+
+// The checksum word of `bytes` bytes at data (FNV-1a, 64 bits), as units store it.
+std::uint64_t checksum(const void* data, std::size_t bytes, std::uint64_t h = detail::kFnvBasis) { return detail::fnv1a_bytes(data, bytes, h); }
 
 }  // namespace
 
@@ -67,11 +78,15 @@ bool StoreBackend::evaluate(long K, long old) {
             });
         }
         throw_if_cancelled();  // a row cut short by a cancel is no tile (nothing is stored)
+        // The sections, then one checksum word per section (read_sections checks the one it reads).
         std::string bytes;
+        std::vector<std::uint64_t> sums(blocks_.size());
         for (std::size_t a = 0; a < blocks_.size(); ++a) {
             if (buf[a].size() != section(cur, t, cur.side[a])) throw internal_error("block store: tile section size");
             bytes.append(reinterpret_cast<const char*>(buf[a].data()), buf[a].size() * sizeof(std::uint64_t));
+            sums[a] = checksum(buf[a].data(), buf[a].size() * sizeof(std::uint64_t));
         }
+        bytes.append(reinterpret_cast<const char*>(sums.data()), sums.size() * sizeof(std::uint64_t));
         return bytes;
     });
     return true;
@@ -83,17 +98,22 @@ void StoreBackend::rank(const std::vector<Block*>& open, bool last) {
     auto rank_name = [&](long q) { return "r" + std::to_string(si) + "_" + std::to_string(degree(q)); };
     const long count = static_cast<long>(open.size());
     // On the GPU this process ranks one block at a time (each takes the device's memory).
-    work_all(count, rank_name, [&](long q) { return std::to_string(rank_block(degree(q), si)) + "\n"; },
+    work_all(count, rank_name, [&](long q) { return rank_unit_text(rank_name(q), rank_block(degree(q), si)); },
              g_.dev.device == Device::cuda ? 1 : nt_);
     for (long q = 0; q < count; ++q) {
         Block& b = *open[static_cast<std::size_t>(q)];
         const std::string text = store_.get(rank_name(q), kRankUnitBytes);
-        b.rank = parse_rank_unit(text);
+        b.rank = parse_rank_unit(rank_name(q), text);
         if (b.rank < 0 || b.rank > b.side) {
-            std::string shown;  // at most kRankUnitBytes; its line breaks as \n, so the message stays one line
-            for (const char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
+            std::string shown;  // at most kRankUnitBytes; its line breaks as \n and other bytes below 0x20 as \xNN: one line
+            for (const char c : text) {
+                const auto u = static_cast<unsigned char>(c);
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "\\x%02x", u);
+                shown += c == '\n' ? std::string("\\n") : u < 0x20 || u == 0x7f ? std::string(hex) : std::string(1, c);
+            }
             throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged (it holds '" + shown +
-                                "', not a rank 0.." + std::to_string(b.side) + " and a newline)");
+                                "', not a rank 0.." + std::to_string(b.side) + " with its checksum, as written)");
         }
         // Every rank unit of this step is done: no one borders a ranked block's older LUs
         // again (a block the hints left unranked at a step keeps its last one).
@@ -152,7 +172,8 @@ long StoreBackend::rank_block(std::size_t a, long si) const {
     return r;
 }
 
-// Writes the unit row by row (never a second copy of the matrix in memory).
+// Writes the unit row by row (never a second copy of the matrix in memory), then the
+// checksum word of everything before it.
 void StoreBackend::put_lu(const std::string& name, const NmodMat& m, const detail::BorderedLU& lu) const {
     const long k = lu.factored();
     store_.put_with(name, [&](int fd) {
@@ -160,9 +181,15 @@ void StoreBackend::put_lu(const std::string& name, const NmodMat& m, const detai
         std::vector<std::uint64_t> head{static_cast<std::uint64_t>(k), g_.p};
         for (const slong i : lu.permutation()) head.push_back(static_cast<std::uint64_t>(i));
         detail::write_all(fd, head.data(), head.size() * sizeof(std::uint64_t), path);
+        std::uint64_t sum = checksum(head.data(), head.size() * sizeof(std::uint64_t));
         // Row i of the packed LU is m's row i through its row pointer (FLINT's LU permutes
         // the pointers), contiguous there.
-        for (long i = 0; i < k; ++i) detail::write_all(fd, m.get()->rows[i], static_cast<std::size_t>(k) * sizeof(std::uint64_t), path);
+        for (long i = 0; i < k; ++i) {
+            const std::size_t row = static_cast<std::size_t>(k) * sizeof(std::uint64_t);
+            detail::write_all(fd, m.get()->rows[i], row, path);
+            sum = checksum(m.get()->rows[i], row, sum);
+        }
+        detail::write_all(fd, &sum, sizeof sum, path);
     });
 }
 
@@ -179,9 +206,11 @@ bool StoreBackend::load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedL
         return invalid_input("block store '" + store_.dir() + "': unit " + name + " is damaged (" + why + ")");
     };
     const std::size_t ku = static_cast<std::size_t>(k);
-    if (store_.size(name) != 8 * (2 + ku + ku * ku)) throw damaged("size");
+    if (store_.size(name) != 8 * (2 + ku + ku * ku + 1)) throw damaged("size");
+    std::uint64_t sum = detail::kFnvBasis;  // of every word read, against the last word
     const auto words = [&](std::size_t at, std::size_t count) {
         const std::string bytes = store_.get_range(name, 8 * at, 8 * count);
+        sum = checksum(bytes.data(), bytes.size(), sum);
         std::vector<std::uint64_t> v(count);
         std::memcpy(v.data(), bytes.data(), 8 * count);
         return v;
@@ -210,6 +239,8 @@ bool StoreBackend::load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedL
                 nmod_mat_entry(m.get(), i, j) = x;
             }
     }
+    const std::uint64_t want = sum;
+    if (words(2 + ku + ku * ku, 1)[0] != want) throw damaged("its checksum differs");
     return true;
 }
 
@@ -219,11 +250,20 @@ void StoreBackend::read_sections(std::size_t a, std::size_t from, NmodMat& m) co
     for (std::size_t sj = from; sj < steps_.size(); ++sj) {
         const Step& s = steps_[sj];
         for (long t = 0; t < s.tiles; ++t) {
-            std::size_t offset = 0;
-            for (std::size_t b = 0; b < a; ++b) offset += section(s, t, s.side[b]);
+            std::size_t offset = 0, total = 0;  // words before block a's section; of every section
+            for (std::size_t b = 0; b < s.side.size(); ++b) {
+                const std::size_t nb = section(s, t, s.side[b]);
+                if (b < a) offset += nb;
+                total += nb;
+            }
             const std::size_t n = section(s, t, s.side[a]);
             if (n == 0) continue;
             const std::string bytes = store_.get_range(tile_name(sj, t), offset * 8, n * 8);
+            std::uint64_t want = 0;
+            std::memcpy(&want, store_.get_range(tile_name(sj, t), (total + a) * 8, 8).data(), 8);
+            if (checksum(bytes.data(), bytes.size()) != want)
+                throw invalid_input("block store '" + store_.dir() + "': unit " + tile_name(sj, t) + " is damaged (the checksum of block " +
+                                    std::to_string(a) + "'s entries differs)");
             const auto* v = reinterpret_cast<const std::uint64_t*>(bytes.data());
             std::size_t at = 0;
             const long i0 = t * s.tile_rows, i1 = std::min(s.side[a], std::min(s.K, i0 + s.tile_rows));

@@ -137,10 +137,9 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
     const Integer bdeg = flat ? drawn : drawn + output_degree(spec);
     res.weight_degree = wdeg.str();
     res.bound_degree = bdeg.str();
-    bool at_caps = false;  // some trial reached every degree block's cap
-    const std::vector<long> caps = flat ? degree_block_caps(spec, part) : std::vector<long>{};
-    long cap_sum = 0;
-    for (long c : caps) cap_sum = c >= LONG_MAX / 4 || cap_sum >= LONG_MAX / 4 ? LONG_MAX / 4 : cap_sum + c;
+    bool at_caps = false;  // some trial reached the flattening's cap (every degree block's, when homogeneous)
+    const bool homogeneous = is_homogeneous(spec);
+    long cap_sum = flat ? flattening_cap(spec, part) : -1;
     if (cap_sum >= LONG_MAX / 4) cap_sum = -1;  // saturated: never met
     // What the answer and its bound need of each trial (res.trial_ranks holds its rank).
     struct Trial {
@@ -186,9 +185,10 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             res.phases.matrix += lap();
             r = rank_sparse_modular(c);
             res.phases.rank += lap();
-            // Every degree block at its cap: the draw's rank meets Σ cap_a, a bound for all
-            // weights (evaluation.hpp), as in the graded evaluation below.
-            if (!caps.empty() && r == cap_sum) at_caps = true;
+            // At the flattening's cap (every degree block at its cap when f is homogeneous;
+            // else the monomials the smaller side can have): a bound for all weights
+            // (evaluation.hpp) that the draw's rank meets, as in the evaluation below.
+            if (cap_sum > 0 && r == cap_sum) at_caps = true;
             trial.rows = c.rows;
             trial.cols = c.cols;
             trial.terms = static_cast<long>(f.terms());
@@ -218,9 +218,10 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
             trial.converged = e.converged;
             trial.stop = e.stop;
             trial.stop_detail = e.stop_detail;
-            // Graded, exact: every degree block reached its cap, the number of monomials
-            // that bounds its rank for all weights (docs/evaluation.md): the sum of the
-            // caps is an upper bound of R* that this trial's lower bound meets.
+            // Exact: every degree block reached its cap (graded), or the rank the
+            // flattening's cap (plain), the number of monomials that bounds the rank for all
+            // weights (docs/evaluation.md): an upper bound of R* that this trial's lower
+            // bound meets.
             at_caps = at_caps || e.kind == RankKind::exact;
             res.variant = e.variant;
             trial.block_ranks = e.block_ranks;
@@ -327,8 +328,10 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
                                            "], ranked mod p = " + std::to_string(res.prime) + (own.empty() ? "" : " (the prime" + own + ")")
                                      : "weights uniform on Z/p, p = " + std::to_string(res.prime) + " (random " + std::to_string(bits) + "-bit prime" +
                                            (bits < opt.prime_bits ? ", the GPU's largest" : "") + own + ")") +
-               (at_caps ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
-                                      "for all weights), so the generic rank equals that upper bound")
+               (at_caps ? (homogeneous ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
+                                                     "for all weights), so the generic rank equals that upper bound")
+                                       : std::string("; exact: a trial reached the flattening's cap (the monomials its smaller side can have, "
+                                                     "a bound for all weights), so the generic rank equals that upper bound"))
                         : !res.converged
                             ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
                                           "this lower bound")

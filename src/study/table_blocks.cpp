@@ -176,8 +176,12 @@ Row fold_block_rows(const std::vector<Row>& rows) {
         if (reason.is_null() && !r->at("reason").str().empty()) reason = r->at("reason");
         if (block_of(r) < 0) {
             if (s != "skipped") throw invalid_input("block table: a row of status '" + s + "' without its block");
+            if (rows.size() != 1) throw invalid_input("block table: a skipped configuration has one row, without a block; these have " + std::to_string(rows.size()));
             continue;
         }
+        if (s == "skipped")
+            throw invalid_input("block table: block " + std::to_string(block_of(r)) +
+                                " has status 'skipped', which only a configuration's one row without blocks has");
         if (!blocks.empty() && blocks.back() == block_of(r))
             throw invalid_input("block table: block " + std::to_string(block_of(r)) + " twice in the rows of one configuration");
         blocks.push_back(block_of(r));
@@ -191,6 +195,18 @@ Row fold_block_rows(const std::vector<Row>& rows) {
         for (const long x : ranks) sum += x;
         if (first.at("total").str() != std::to_string(sum))
             throw invalid_input("block table: total " + first.at("total").str() + " is not the sum " + std::to_string(sum) + " of the blocks' ranks");
+    }
+    // Each block row's status as block_rows writes it: ok at its cap, the configuration's
+    // otherwise (a row edited by hand would move its status onto the other blocks when
+    // written back). at_cap is checked with the row's cells (table_file.cpp).
+    for (const Row* r : sorted) {
+        if (block_of(r) < 0) continue;
+        const bool at_cap = long_cell(*r, "rank") == std::min(long_cell(*r, "cap_a"), long_cell(*r, "cap_b"));
+        const std::string b = std::to_string(block_of(r));
+        const std::string want = at_cap ? "ok" : status;
+        if (r->at("status").str() != want)
+            throw invalid_input("block table: block " + b + "'s status is '" + detail::cut(r->at("status").str()) + "', where " +
+                                (at_cap ? std::string("a block at its cap is 'ok'") : "its configuration's is '" + status + "'"));
     }
     out.set("status", status);
     out.set("reason", reason);
@@ -295,6 +311,10 @@ std::vector<long> parse_block_hints(std::string text, const std::string& path, c
     try {
         for (const Row& row : file.rows) {
             if (!is_block_row(row) || row_key(row) != (row.contains("layers") ? layered : plain)) continue;
+            // the row is this network's, as --resume checks it (an edited degree would size the hints)
+            if (row.contains("degree") && row.at("degree").str() != dz.str())
+                throw invalid_input("block table '" + path + "': a row of this configuration has degree '" + detail::cut(row.at("degree").str()) +
+                                    "', where the network's is " + dz.str());
             const std::string block = row.at("block").str(), rank = row.at("rank").str();
             if (block.empty() || rank.empty()) continue;  // a skipped configuration
             const long a = long_cell(row, "block"), r = long_cell(row, "rank");  // invalid_input naming a cell that is no integer

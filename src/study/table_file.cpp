@@ -2,6 +2,7 @@
 // last line repaired), rows appended under a lock (table.hpp; docs/table.md).
 #include "seprank/table.hpp"
 
+#include "base/count_text.hpp"
 #include "base/file_io.hpp"
 #include "seprank/error.hpp"
 #include "seprank/network.hpp"
@@ -185,7 +186,12 @@ void check_row(const Row& r, const std::string& where, bool json) {
     for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth", "embed_rank", "head_dim", "attention_rank", "position"}) {
         if (!r.contains(c)) continue;  // a block row has no embed_rank … position
         const std::string v = r.at(c).str();
-        if (!is_integer_text(v)) throw invalid_input(where + ": column '" + c + "' = '" + v.substr(0, 40) + "' is not an integer");
+        if (!is_integer_text(v)) {  // said as the count it should be: negative, too long, or no integer
+            long ignored = 0;
+            const char* why = detail::count_text_error(v, &ignored);
+            throw invalid_input(where + ": column '" + c + "' = '" + detail::cut(v) + "' " +
+                                (why != nullptr ? why : "is out of range (a count here has at most 18 digits)"));
+        }
     }
     check_bool_cell(r, "residual", where);
     // the partition fits the row's tokens (a row edited by hand was kept as outside the sweep)
@@ -289,6 +295,11 @@ TableFile parse_table_text(const std::string& text, bool json_lines, const std::
     // A UTF-8 byte-order mark (an editor or a spreadsheet may write one) is not part of the
     // first line, as guess reads tables too.
     std::size_t pos = detail::table_text_start(text, source);
+    // A JSON array (a table printed with --format json, not written by --out) is one
+    // document, not JSON lines: said so, not as its first line's syntax error.
+    if (const std::size_t first = text.find_first_not_of(" \t\r\n", pos); json_lines && first != std::string::npos && text[first] == '[')
+        throw invalid_input(source + " is a JSON array (a table printed with --format json), not the JSON lines a table's --out writes "
+                            "(its sweep line, then one row per line): a run resumes only from its own --out file");
     long lineno = 0;
     std::vector<std::string> header;
     while (pos < text.size()) {

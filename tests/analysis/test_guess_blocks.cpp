@@ -247,6 +247,11 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
             if (n == name) return std::stol(x);
         return -1L;
     };
+    // a rank edited as the table would write it: at_cap with it (else the row is refused as edited)
+    const auto set_rank = [&](TableRow& row, long r) {
+        set_cell(row, "rank", std::to_string(r));
+        set_cell(row, "at_cap", r == std::min(cell(row, "cap_a"), cell(row, "cap_b")) ? "true" : "false");
+    };
     const std::size_t pick = cells.size() / 2;
     REQUIRE(cell(cells[pick], "rank") >= 0);
     std::vector<TableRow> twice = cells;
@@ -254,7 +259,7 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     const std::vector<LawComparison> once = compare_law(law, cells, {}), again = compare_law(law, twice, {});
     REQUIRE(once.size() == again.size());
     for (std::size_t i = 0; i < once.size(); ++i) CHECK(again[i].law_total == once[i].law_total);
-    set_cell(twice.back(), "rank", std::to_string(cell(cells[pick], "rank") + 1));
+    set_rank(twice.back(), cell(cells[pick], "rank") + 1);
     CHECK(throws_with<invalid_input>([&] { compare_law(law, twice, {}); }, "is given twice, with ranks"));
     // A rank below the law refutes it only up to the row's failure bound; a certified one
     // (failure_bound 0) or a rank above the law, for certain.
@@ -262,7 +267,7 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     for (const char* bound : {"2.5e-06", "0"}) {
         CAPTURE(bound);
         std::vector<TableRow> below = cells;
-        set_cell(below[pick], "rank", std::to_string(cell(cells[pick], "rank") - 1));
+        set_rank(below[pick], cell(cells[pick], "rank") - 1);
         bool has_bound = false;
         for (auto& [n, x] : below[pick]) has_bound = has_bound || n == "failure_bound";
         if (!has_bound) below[pick].emplace_back("failure_bound", "");
@@ -283,18 +288,30 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
         CHECK(refuting == 1);
     }
     std::vector<TableRow> above = cells;
-    set_cell(above[pick], "rank", std::to_string(std::min(cell(cells[pick], "cap_a"), cell(cells[pick], "cap_b")) + 1));
+    set_rank(above[pick], std::min(cell(cells[pick], "cap_a"), cell(cells[pick], "cap_b")) + 1);
     CHECK(throws_with<invalid_input>([&] { compare_law(law, above, {}); }, "above its cap"));
     BlockLawOptions fit;
     fit.vars = {"dim", "depth"};
     CHECK(throws_with<invalid_input>([&] { guess_block_law(above, {}, fit); }, "above its cap"));  // the fitted table too
+    // at_cap other than the rank and caps say (an edited rank, or an edited at_cap) is refused
+    const auto capped = std::find_if(cells.begin(), cells.end(), [&](const TableRow& row) {
+        return std::any_of(row.begin(), row.end(), [](const auto& nx) { return nx.first == "at_cap" && nx.second == "true"; }) && cell(row, "rank") > 0;
+    });
+    REQUIRE(capped != cells.end());
+    std::vector<TableRow> edited = cells;
+    TableRow& e = edited[static_cast<std::size_t>(capped - cells.begin())];
+    set_cell(e, "rank", std::to_string(cell(e, "rank") - 1));
+    CHECK(throws_with<invalid_input>([&] { compare_law(law, edited, {}); }, "column 'at_cap' = 'true', where its rank"));
+    set_cell(e, "rank", std::to_string(cell(e, "rank") + 1));
+    set_cell(e, "at_cap", "false");
+    CHECK(throws_with<invalid_input>([&] { compare_law(law, edited, {}); }, "column 'at_cap' = 'false', where its rank"));
     std::vector<TableRow> negative = cells;
     set_cell(negative[pick], "cap_b", "-3");
     CHECK(throws_with<invalid_input>([&] { compare_law(law, negative, {}); }, "negative"));
     // a lower-bound row before the recomputed one (a resumed table file): the ok row replaces it
     std::vector<TableRow> resumed = {cells[pick]};
     set_cell(resumed[0], "status", "lower-bound");
-    set_cell(resumed[0], "rank", "0");
+    set_rank(resumed[0], 0);
     resumed.insert(resumed.end(), cells.begin(), cells.end());
     const std::vector<LawComparison> folded = compare_law(law, resumed, {});
     REQUIRE(folded.size() == once.size());
@@ -319,9 +336,9 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
         REQUIRE(over < cells.size());
         std::vector<TableRow> lb = cells;
         set_cell(lb[below], "status", "lower-bound");
-        set_cell(lb[below], "rank", std::to_string(cell(cells[below], "rank") - 1));
+        set_rank(lb[below], cell(cells[below], "rank") - 1);
         set_cell(lb[over], "status", "lower-bound");
-        set_cell(lb[over], "rank", std::to_string(cell(cells[over], "rank") + 1));
+        set_rank(lb[over], cell(cells[over], "rank") + 1);
         long lbs = 0, misses = 0, lb_totals = 0, sum_before = 0, sum_after = 0;
         for (const LawComparison& c : once) sum_before += c.computed_total;
         for (const LawComparison& c : compare_law(law, lb, {})) {
@@ -346,7 +363,7 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
         for (const bool first : {true, false}) {
             std::vector<TableRow> twice = lb;
             TableRow smaller = lb[over];
-            set_cell(smaller, "rank", std::to_string(cell(cells[over], "rank") - 1));
+            set_rank(smaller, cell(cells[over], "rank") - 1);
             twice.insert(first ? twice.begin() : twice.end(), smaller);
             long again = 0;
             for (const LawComparison& c : compare_law(law, twice, {})) again += static_cast<long>(c.differ.size());

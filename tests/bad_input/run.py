@@ -112,7 +112,7 @@ def fixtures():
     mq = "%%MatrixMarket matrix coordinate rational general\n"
     w("q_ok.mtx", mq + "2 2 2\n1 1 1/2\n2 2 -3\n")
     w("q_zero_den.mtx", mq + "2 2 2\n1 1 1/2\n2 2 3/0\n")
-    w("q_neg_den.mtx", mq + "2 2 1\n1 1 1/-2\n")
+    w("q_neg_den.mtx", mq + "2 2 1\n1 1 1/--2\n")
     w("q_decimal.mtx", mq + "2 2 1\n1 1 0.5\n")
     w("q_in_integer.mtx", mm + "2 2 1\n1 1 1/2\n")
     # issue 36: shapes whose empty side is huge, a zero named twice, a 50,000-character entry
@@ -214,6 +214,14 @@ def fixtures():
     w("bh_capneg.csv", b_with(1, "cap_a", "-3"))
     w("bh_capbig.csv", b_with(1, "cap_a", "99999999999999999999"))
     w("bh_capplus.csv", b_with(1, "cap_a", "+3"))
+    w("bh_tokens.csv", b_with(1, "tokens", "x"))
+    w("bh_degree.csv", b_with(1, "degree", "27"))
+    subprocess.run([S, "table", *bnet, "--format", "csv", "--out", os.path.join(D, "bt_base.csv")], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60, check=True)
+    with open(os.path.join(D, "bt_base.csv")) as f:  # --out writes the sweep line first: a file to resume
+        sweep_line = f.readline().rstrip("\n")
+    w("bt_skipped.csv", sweep_line + "\n" + b_with(1, "status", "skipped"))  # a resumed file: block 3 marked skipped
+    w("bt_atcap.csv", sweep_line + "\n" + b_with(0, "at_cap", "false"))  # block 1 is at its cap
     w("w_negpower.json", '{"coordinate": 1, "depth": 1, "dim": 2, "family": "stack", "layers": [{"W1": [[5, 2], [3, 5]], '
       '"W2": [[0, 5], [5, 4]], "kind": "mlp", "power": -9223372036854775808, "residual": false, "width": 0}], '
       '"position": 1, "residual": false, "tokens": 2}\n')

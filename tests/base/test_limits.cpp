@@ -149,6 +149,44 @@ TEST_CASE("detail::cut: a value of any length is quoted in at most 40 bytes and 
     }
 }
 
+TEST_CASE("an error's message is at most about 2 KiB: its two ends kept around what was left out, never inside a UTF-8 sequence") {
+    CHECK(std::string(invalid_input(std::string(2048, 'h')).what()) == std::string(2048, 'h'));  // whole up to 2,048 bytes
+    const std::string head = "partition '", tail = "': token 3 appears twice";
+    const std::string big = head + std::string(10000000, 'z') + tail;
+    const std::string m = invalid_input(big).what();
+    CHECK(m.size() < 2100);
+    CHECK(m.rfind(head + "zzz", 0) == 0);  // the start, and the end with the reason
+    CHECK(m.size() >= tail.size());
+    CHECK(m.compare(m.size() - tail.size(), tail.size(), tail) == 0);
+    CHECK(m.find("… (" + std::to_string(big.size() - 1536 - 384) + " bytes left out) …") != std::string::npos);
+    for (const auto& e : {std::string(resource_limit(big).what()), std::string(domain_error(big).what()), std::string(internal_error(big).what())})
+        CHECK(e == m);
+    // 1- to 4-byte characters: both ends cut at character boundaries (valid UTF-8 after the cut)
+    seprank::Rng rng = seprank_test::rng_for("message-text");
+    const char* pieces[] = {"a", "é", "€", "😀"};
+    for (int it = 0; it < seprank_test::iterations(200); ++it) {
+        std::string t;
+        const long n = 500 + static_cast<long>(rng.below(2000));
+        for (long k = 0; k < n; ++k) t += pieces[rng.below(4)];
+        const std::string out = invalid_input(t).what();
+        INFO("length " << t.size());
+        if (t.size() <= 2048) {
+            CHECK(out == t);
+            continue;
+        }
+        const std::size_t cut = out.find("… (");
+        REQUIRE(cut != std::string::npos);
+        const std::size_t resume = out.find(") …", cut) + std::string(") …").size();
+        CHECK(t.compare(0, cut, out, 0, cut) == 0);  // a prefix of t, ending where a character ends
+        CHECK((cut == t.size() || (static_cast<unsigned char>(t[cut]) & 0xc0) != 0x80));
+        const std::string end = out.substr(resume);
+        CHECK(t.compare(t.size() - end.size(), end.size(), end) == 0);  // a suffix, starting where a character starts
+        CHECK((end.empty() || (static_cast<unsigned char>(end[0]) & 0xc0) != 0x80));
+        CHECK(cut <= 1536);
+        CHECK(end.size() <= 384);
+    }
+}
+
 TEST_CASE("refusal_now_admitted reads back a time or memory refusal and weighs its estimate against the limit now") {
     const auto message = [](auto check) {
         try {

@@ -1,6 +1,10 @@
 #include "seprank/columns.hpp"
 #include "seprank/dimension.hpp"
 #include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
+#include "seprank/flatten.hpp"
+#include "seprank/generic.hpp"
+#include "seprank/separation.hpp"
 #include "seprank/model.hpp"
 #include "seprank/network.hpp"
 #include "seprank/random.hpp"
@@ -9,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <set>
 
 using namespace seprank;
 
@@ -264,4 +269,81 @@ TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with
     // a partition of other tokens is refused
     const Model m4(NetworkSpec{});
     CHECK_THROWS_AS(m4.degree_block_sides(balanced_partition(m4.spec().tokens + 2)), invalid_input);
+}
+
+TEST_CASE("the flattening's cap: Σ cap_a when homogeneous, else the monomials the smaller side can have; never below the flattening") {
+    auto rng = seprank_test::rng_for("flattening-cap");
+    INFO("seed " << seprank_test::seed());
+    seprank_test::SpecLimits lim;
+    lim.min_tokens = 2;
+    lim.max_tokens = 3;
+    lim.max_dim = 2;
+    lim.max_depth = 2;
+    lim.max_width = 2;
+    long mixed = 0, homogeneous = 0;
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const NetworkSpec s = seprank_test::random_spec(rng, lim);
+        const Model m(s);
+        if (m.degree() > Integer(12)) continue;
+        INFO("iteration " << it << ": " << describe(s));
+        const ValidPartition part = balanced_partition(s.tokens);
+        const long cap = m.flattening_cap(part);
+        REQUIRE(cap >= 0);
+        CHECK(cap == flattening_cap(s, part));  // the free function asks the Model
+        const long D = fmpz_get_si(m.degree().get());
+        if (m.homogeneous()) {
+            long sum = 0;
+            for (long c : m.degree_block_caps(part)) sum += c;
+            CHECK(cap == sum);
+            ++homogeneous;
+        } else {
+            long a = 0, b = 0;
+            for (long e = 0; e <= D; ++e) {
+                a += brute_monomials(part->A, m.input_vars_per_token(), m.token_modulus(), m.token_residues(), m.token_floors(), e);
+                b += brute_monomials(part->B, m.input_vars_per_token(), m.token_modulus(), m.token_residues(), m.token_floors(), e);
+            }
+            CHECK(cap == std::min(a, b));
+            ++mixed;
+        }
+        // The flattening of drawn weights: its non-zero rows and columns within the sides'
+        // counts (every degree's), its rank within the cap.
+        const Network net = random_network(s, rng.next(), 7);
+        const SparseZMat c = flatten(expand(net), part, s.tokens);
+        std::set<long> cols;
+        long rows = 0;
+        for (const auto& r : c.row) {
+            rows += r.empty() ? 0 : 1;
+            for (const auto& e : r) cols.insert(e.first);
+        }
+        long side_a = 0, side_b = 0;
+        for (long e = 0; e <= D; ++e) {
+            side_a += brute_monomials(part->A, m.input_vars_per_token(), m.token_modulus(), m.token_residues(), m.token_floors(), e);
+            side_b += brute_monomials(part->B, m.input_vars_per_token(), m.token_modulus(), m.token_residues(), m.token_floors(), e);
+        }
+        CHECK(rows <= side_a);
+        CHECK(static_cast<long>(cols.size()) <= side_b);
+        CHECK(separation_rank(net, part).value <= cap);
+    }
+    CHECK(mixed > 0);
+    CHECK(homogeneous > 0);
+    CHECK(Model(NetworkSpec{}).flattening_cap(balanced_partition(4), 1.0) == -1);  // over the work limit: unknown
+}
+
+TEST_CASE("a residual network whose rank reaches the flattening's cap is exact (generic and the plain evaluation)") {
+    // N = 3, dx = 1, L = 2 with residual, 1|2,3: side A is x1 alone, of odd degree 1..9 by
+    // the token symmetry: 5 rows for any weights, and the generic rank is 5
+    NetworkSpec s = seprank_test::attention_spec(3, 1, 2);
+    s.residual = true;
+    const ValidPartition part = parse_partition("1|2,3", 3);
+    CHECK(flattening_cap(s, part) == 5);
+    for (const GenericMethod method : {GenericMethod::flattening, GenericMethod::evaluation}) {
+        GenericOptions g;
+        g.method = method;
+        g.trials = 2;
+        const RankAnswer r = generic_rank(s, part, g);
+        CHECK(r.value == 5);
+        CHECK(r.kind == RankKind::exact);
+        CHECK(r.failure_bound == 0.0);
+        CHECK(r.note.find("reached the flattening's cap") != std::string::npos);
+    }
 }

@@ -15,6 +15,7 @@
 #include "seprank/rank.hpp"
 #include "seprank/separation.hpp"
 #include "support.hpp"
+#include "base/hash.hpp"
 
 #include <doctest/doctest.h>
 #include <limits>
@@ -30,6 +31,7 @@
 #include <cstring>
 #include <fstream>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -403,11 +405,21 @@ TEST_CASE("log2_structure_bound: the coefficient sum of f at weights of absolute
 }
 
 TEST_CASE("a drawn prime that divides a given weight is drawn again; the bound counts the prime; a given prime gets none") {
-    NetworkSpec s = seprank_test::attention_spec(2, 1, 1);
-    Network net = random_network(s, 3);
+    // N = 4, dx = 1, L = 2: the generic rank (5) lies below the flattening's cap, so the
+    // plain evaluation converges below the side and the cap: a probabilistic answer
+    // (the first seed from 3 whose weights give f ≠ 0: a weight drawn 0 can kill it at dx = 1)
+    NetworkSpec s = seprank_test::attention_spec(4, 1, 2);
     EvaluationOptions o;
-    o.variant = EvaluationVariant::plain;  // converges below the side: a probabilistic answer
-    const RankAnswer first = evaluation_rank(net, balanced_partition(2), o);
+    o.variant = EvaluationVariant::plain;
+    std::uint64_t seed = 3;
+    Network net = random_network(s, seed);
+    RankAnswer first = evaluation_rank(net, balanced_partition(4), o);
+    while (first.value == 0 && seed < 40) {
+        net = random_network(s, ++seed);
+        first = evaluation_rank(net, balanced_partition(4), o);
+    }
+    REQUIRE(first.value > 0);
+    CHECK(first.value < flattening_cap(s, balanced_partition(4)));
     const std::uint64_t p = first.prime;
     REQUIRE(first.converged);
     CHECK(first.failure_bound > 0);
@@ -415,17 +427,17 @@ TEST_CASE("a drawn prime that divides a given weight is drawn again; the bound c
     CHECK(first.note.find("divides a non-zero minor of f's coefficient flattening") != std::string::npos);
     // Q = p: every product through Q vanishes mod p, and f with it
     net.weights.layers[0].heads[0].Q = Dense<Rational>(1, 1, Rational(Integer(std::to_string(p))));
-    const long exact = separation_rank(net, balanced_partition(2)).value;
+    const long exact = separation_rank(net, balanced_partition(4)).value;
     REQUIRE(exact > 0);
-    const RankAnswer again = evaluation_rank(net, balanced_partition(2), o);
+    const RankAnswer again = evaluation_rank(net, balanced_partition(4), o);
     CHECK(again.prime != p);
     CHECK(again.value == exact);
     o.variant = EvaluationVariant::graded;
-    CHECK(evaluation_rank(net, balanced_partition(2), o).value == exact);
+    CHECK(evaluation_rank(net, balanced_partition(4), o).value == exact);
     // a prime given is taken as it is, and no bound covers it
     o.variant = EvaluationVariant::plain;
     o.prime = 1000003;
-    const RankAnswer given = evaluation_rank(random_network(s, 3), balanced_partition(2), o);
+    const RankAnswer given = evaluation_rank(random_network(s, seed), balanced_partition(4), o);
     CHECK(given.prime == 1000003);
     CHECK(given.failure_bound == 1.0);
     CHECK(given.label() == "lower bound");
@@ -1170,7 +1182,8 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
             INFO("LU unit " << victim << " after a run of " << limit << " polls");
             const std::string path = o.store + "/" + victim;
             // One word damaged at a time (the side, the prime, a permutation entry, U's first
-            // pivot, the last entry), and the file cut short: each is refused, naming the unit.
+            // pivot, the last entry past p or one bit off, the checksum), and the file cut short: each
+            // is refused, naming the unit.
             std::string good;
             {
                 std::ifstream f(path, std::ios::binary);
@@ -1183,11 +1196,18 @@ TEST_CASE("block store, bordered: the LU units are read, a damaged one is refuse
                 std::filesystem::remove(oc.store + "/" + victim);
                 CHECK(same_answer(evaluation_rank(net, part, oc), ref));
             }
-            const std::size_t k = static_cast<std::size_t>(std::sqrt(static_cast<double>(good.size() / 8)));
-            REQUIRE(good.size() >= 24);
-            const std::size_t first_entry = good.size() / 8 - k * k;
+            // words: k, p, the k permutation entries, the k² entries, the checksum
+            const std::size_t words = good.size() / 8;
+            REQUIRE(words >= 5);
+            std::size_t k = 1;
+            while (3 + (k + 1) + (k + 1) * (k + 1) <= words) ++k;
+            REQUIRE(3 + k + k * k == words);
+            const std::size_t first_entry = 2 + k;
+            std::uint64_t last_entry = 0;
+            std::memcpy(&last_entry, good.data() + 8 * (words - 2), 8);
             const std::vector<std::pair<std::size_t, std::uint64_t>> hits = {
-                {0, 0}, {1, 3}, {2, static_cast<std::uint64_t>(k)}, {first_entry, 0}, {good.size() / 8 - 1, ~std::uint64_t{0}}};
+                {0, 0}, {1, 3}, {2, static_cast<std::uint64_t>(k)}, {first_entry, 0}, {words - 2, ~std::uint64_t{0}},
+                {words - 2, last_entry ^ 1}, {words - 1, 0}};
             for (const auto& [word, value] : hits) {
                 std::string bad = good;
                 std::memcpy(bad.data() + 8 * word, &value, 8);
@@ -1220,6 +1240,61 @@ TEST_CASE("a block store refuses another computation and damaged units") {
     o.seed = 1;
     CHECK_THROWS_AS(evaluation_rank(random_network(NetworkSpec{}, 8, 5), part, o), invalid_input);  // other weights
     CHECK(same_answer(evaluation_rank(net, part, o), a));
+    // An evaluation tile zeroed, or with one bit flipped in any of its words (entries or
+    // checksums), is refused naming it once the ranks are read from it again: it had given
+    // rank 0, or a rank above the generic one, as an answer. Restored: the same answer.
+    {
+        namespace fs = std::filesystem;
+        const auto slurp = [](const fs::path& f) {
+            std::ifstream in(f, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        const auto drop_ranks = [&] {
+            for (const auto& e : fs::directory_iterator(o.store)) {
+                const std::string n = e.path().filename().string();
+                if ((n[0] == 'r' || n[0] == 'l') && n.find(".lock") == std::string::npos) fs::remove(e.path());
+            }
+        };
+        const fs::path tile = fs::path(o.store) / "e0_0";
+        const std::string good = slurp(tile);
+        REQUIRE(good.size() >= 16);
+        std::vector<std::string> bads{std::string(good.size(), '\0')};
+        for (std::size_t w = 0; w < good.size() / 8; w += std::max<std::size_t>(1, good.size() / 8 / 7)) {
+            std::string bad = good;
+            bad[8 * w + (w % 8)] ^= static_cast<char>(1 << (w % 8));
+            bads.push_back(bad);
+        }
+        long refused = 0;
+        for (std::size_t i = 0; i < bads.size(); ++i) {
+            drop_ranks();
+            std::ofstream(tile, std::ios::binary | std::ios::trunc) << bads[i];
+            // Refused, or (a bit of the checksum of a block with no entries in the tile, which
+            // nothing reads) the same answer: never another one.
+            std::optional<RankAnswer> got;
+            const std::string m = seprank_test::message_of([&] { got = evaluation_rank(net, part, o); });
+            INFO("variant " << i << ": " << m);
+            if (got) {
+                CHECK(same_answer(*got, a));
+            } else {
+                CHECK(m.find("unit e0_0 is damaged (the checksum of block") != std::string::npos);
+                ++refused;
+            }
+            if (i == 0) CHECK(!got);  // the zeroed tile
+        }
+        CHECK(refused * 2 > static_cast<long>(bads.size()));
+        drop_ranks();
+        std::ofstream(tile, std::ios::binary | std::ios::trunc) << good;
+        CHECK(same_answer(evaluation_rank(net, part, o), a));
+        // A store of the format before the checksums is said to be one.
+        const fs::path meta = fs::path(o.store) / "meta";
+        const std::string sig = slurp(meta);
+        REQUIRE(sig.rfind("seprank graded evaluation 2;", 0) == 0);
+        std::ofstream(meta, std::ios::binary | std::ios::trunc) << "seprank graded evaluation 1" << sig.substr(sig.find(';'));
+        CHECK(seprank_test::message_of([&] { evaluation_rank(net, part, o); }).find("was written in another format ('seprank graded evaluation 1'") !=
+              std::string::npos);
+        std::ofstream(meta, std::ios::binary | std::ios::trunc) << sig;
+        CHECK(same_answer(evaluation_rank(net, part, o), a));
+    }
     // A rank unit overwritten with garbage is refused, not believed.
     std::system(("for f in '" + o.store + "'/r0_*; do case $f in *.lock) ;; *) echo x > \"$f\";; esac; done").c_str());
     CHECK_THROWS_AS(evaluation_rank(net, part, o), invalid_input);
@@ -1282,13 +1357,19 @@ TEST_CASE("a block store's rank unit is exactly the digits and newline written; 
     for (const auto& e : fs::directory_iterator(o.store)) {
         const std::string name = e.path().filename().string();
         if (name[0] != 'r' || name.find(".lock") != std::string::npos) continue;
-        const std::string t = read(e.path()), digits = t.substr(0, t.size() - 1);
-        REQUIRE(t == std::to_string(std::stol(t)) + "\n");  // as written
+        const std::string t = read(e.path()), digits = t.substr(0, t.find(' '));
+        // as written: the digits, a space, the checksum of "NAME DIGITS", a newline
+        REQUIRE(t == std::to_string(std::stol(t)) + " " + detail::fnv1a_hex(name + " " + digits) + "\n");
+        // Another unit's text copied over this one is damage too (when the ranks differ or not).
+        const std::string other = (name == "r0_1" ? std::string("r0_3") : std::string("r0_1"));
+        const std::string copied = digits + " " + detail::fnv1a_hex(other + " " + digits) + "\n";
         ++units;
         unit = name;
-        // Each is the rank to strtol (the old reader), or another number: all damage.
+        // Each is the rank to strtol (the old reader), a rank without its checksum (the
+        // format before it), another unit's, or another number: all damage.
         for (const std::string& bad : {" " + t, "+" + t, "0" + t, digits + " junk\n", digits + std::string(1, '\0'), digits, t + "\n",
-                                       digits + "\r\n", "-" + t, std::string("abc\n"), std::string(100, '7') + "\n"}) {
+                                       digits + "\r\n", "-" + t, std::string("abc\n"), std::string(100, '7') + "\n", digits + "\n",
+                                       std::string("0\n"), copied, t.substr(0, t.size() - 1)}) {
             write(e.path(), bad);
             const std::string m = seprank_test::message_of([&] { evaluation_rank(net, part, o); });
             const bool refused = m.find("rank unit " + name + " is damaged") != std::string::npos ||

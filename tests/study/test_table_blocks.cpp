@@ -160,6 +160,26 @@ TEST_CASE("block table: no blocks, lower bounds, refused methods") {
     }
     CHECK(lower > 0);
     CHECK(fold_block_rows(block_rows(r)).at("status").str() == "lower-bound");
+    // A status other than block_rows writes is refused, not moved onto the other blocks: a
+    // block at its cap marked lower-bound, one below marked ok, any block marked skipped.
+    {
+        const std::vector<Row> rows = block_rows(r);
+        long refused = 0;
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const bool at_cap = rows[k].at("at_cap").str() == "true";
+            for (const char* status : {at_cap ? "lower-bound" : "ok", "skipped"}) {
+                // (the only block below its cap marked ok makes a consistent, converged-looking
+                // configuration: nothing left to tell it from one)
+                if (!at_cap && std::string(status) == "ok" && lower < 2) continue;
+                std::vector<Row> edited = rows;
+                edited[k].set("status", std::string(status));
+                INFO("block " << rows[k].at("block").str() << " marked " << status);
+                CHECK(throws_with<invalid_input>([&] { fold_block_rows(edited); }, std::string(status) == "skipped" ? "has status 'skipped'" : "'s status is"));
+                ++refused;
+            }
+        }
+        CHECK(refused >= 2);
+    }
 
     SweepOptions flat = block_sweep();
     flat.generic.method = GenericMethod::flattening;
