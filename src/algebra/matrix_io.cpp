@@ -113,11 +113,19 @@ std::vector<std::string> split(const std::string& line) {
 // The reader of both fields: M is SparseZMat (field integer) or SparseQMat (integer or
 // rational).
 template <class M>
+M parse_text(const std::string& text, const std::string& source);
+
+template <class M>
 M parse(const std::string& text, const std::string& source) {
+    // One UTF-8 byte-order mark before the header (an editor's), skipped as the other
+    // readers skip it (a copy of the text, in that case only); a second one is no header.
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse_text<M>(text.substr(3), source);
+    return parse_text<M>(text, source);
+}
+
+template <class M>
+M parse_text(const std::string& text, const std::string& source) {
     constexpr bool rational = std::is_same_v<M, SparseQMat>;
-    // A UTF-8 byte-order mark before the header (an editor's), skipped as the other readers
-    // skip it (a copy of the text, in that case only).
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse<M>(text.substr(3), source);
     std::istringstream first(text);
     std::string header;
     std::getline(first, header);

@@ -248,7 +248,9 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     res.note = std::to_string(res.evaluations) + " evaluations mod p; " + res.note + (res.stop_detail.empty() ? "" : res.stop_detail + "; ") +
                (at_caps && graded ? "exact: every degree block reached its cap (its number of monomials), which bounds its rank over Q"
                 : at_caps         ? "exact: the rank reached the flattening's cap, " + std::to_string(plain_cap) +
-                                " (the monomials its smaller side can have), which bounds its rank over Q"
+                                (is_homogeneous(net.spec) ? std::string(" (the sum of its degree blocks' caps, their numbers of monomials)")
+                                                          : std::string(" (the monomials its smaller side can have)")) +
+                                ", which bounds its rank over Q"
                 : res.converged ? "rank stopped growing below the side; equals sep except with probability <= failure_bound" + prime_note
                                 : ended);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

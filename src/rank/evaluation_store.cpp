@@ -42,8 +42,12 @@ long parse_rank_unit(const std::string& name, const std::string& text) {
 // A rank unit holds at most 20 digits, a space, 16 hex digits and the newline.
 constexpr std::size_t kRankUnitBytes = 48;
 
-// The checksum word of `bytes` bytes at data (FNV-1a, 64 bits), as units store it.
-std::uint64_t checksum(const void* data, std::size_t bytes, std::uint64_t h = detail::kFnvBasis) { return detail::fnv1a_bytes(data, bytes, h); }
+// The checksum word of `bytes` bytes at data (FNV-1a, 64 bits), as units store it,
+// continued from h.
+std::uint64_t checksum(const void* data, std::size_t bytes, std::uint64_t h) { return detail::fnv1a_bytes(data, bytes, h); }
+// Where a unit's checksum starts: the hash of its name (and of the section's block, in a
+// tile), so that a unit copied over another of the same size is damage, not data.
+std::uint64_t checksum_seed(const std::string& unit) { return detail::fnv1a(unit); }
 
 }  // namespace
 
@@ -84,7 +88,7 @@ bool StoreBackend::evaluate(long K, long old) {
         for (std::size_t a = 0; a < blocks_.size(); ++a) {
             if (buf[a].size() != section(cur, t, cur.side[a])) throw internal_error("block store: tile section size");
             bytes.append(reinterpret_cast<const char*>(buf[a].data()), buf[a].size() * sizeof(std::uint64_t));
-            sums[a] = checksum(buf[a].data(), buf[a].size() * sizeof(std::uint64_t));
+            sums[a] = checksum(buf[a].data(), buf[a].size() * sizeof(std::uint64_t), checksum_seed(tile_name(si, t) + " " + std::to_string(a)));
         }
         bytes.append(reinterpret_cast<const char*>(sums.data()), sums.size() * sizeof(std::uint64_t));
         return bytes;
@@ -181,7 +185,7 @@ void StoreBackend::put_lu(const std::string& name, const NmodMat& m, const detai
         std::vector<std::uint64_t> head{static_cast<std::uint64_t>(k), g_.p};
         for (const slong i : lu.permutation()) head.push_back(static_cast<std::uint64_t>(i));
         detail::write_all(fd, head.data(), head.size() * sizeof(std::uint64_t), path);
-        std::uint64_t sum = checksum(head.data(), head.size() * sizeof(std::uint64_t));
+        std::uint64_t sum = checksum(head.data(), head.size() * sizeof(std::uint64_t), checksum_seed(name));
         // Row i of the packed LU is m's row i through its row pointer (FLINT's LU permutes
         // the pointers), contiguous there.
         for (long i = 0; i < k; ++i) {
@@ -207,7 +211,7 @@ bool StoreBackend::load_lu(long sp, std::size_t a, NmodMat& m, detail::BorderedL
     };
     const std::size_t ku = static_cast<std::size_t>(k);
     if (store_.size(name) != 8 * (2 + ku + ku * ku + 1)) throw damaged("size");
-    std::uint64_t sum = detail::kFnvBasis;  // of every word read, against the last word
+    std::uint64_t sum = checksum_seed(name);  // of every word read, against the last word
     const auto words = [&](std::size_t at, std::size_t count) {
         const std::string bytes = store_.get_range(name, 8 * at, 8 * count);
         sum = checksum(bytes.data(), bytes.size(), sum);
@@ -261,7 +265,7 @@ void StoreBackend::read_sections(std::size_t a, std::size_t from, NmodMat& m) co
             const std::string bytes = store_.get_range(tile_name(sj, t), offset * 8, n * 8);
             std::uint64_t want = 0;
             std::memcpy(&want, store_.get_range(tile_name(sj, t), (total + a) * 8, 8).data(), 8);
-            if (checksum(bytes.data(), bytes.size()) != want)
+            if (checksum(bytes.data(), bytes.size(), checksum_seed(tile_name(sj, t) + " " + std::to_string(a))) != want)
                 throw invalid_input("block store '" + store_.dir() + "': unit " + tile_name(sj, t) + " is damaged (the checksum of block " +
                                     std::to_string(a) + "'s entries differs)");
             const auto* v = reinterpret_cast<const std::uint64_t*>(bytes.data());

@@ -243,6 +243,7 @@ TEST_CASE("rational Matrix Market files: a/b entries, and their errors with the 
     // a UTF-8 byte-order mark before the header is skipped, as the other readers skip it
     CHECK(integer("\xEF\xBB\xBF%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -5\n").row[0][0].second.str() == "-5");
     CHECK(rational("\xEF\xBB\xBF" + head + "1 1 1/2\n").row[0][0].second.str() == "1/2");
+    refuses(integer, "\xEF\xBB\xBF\xEF\xBB\xBF%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -5\n", "line 1: expected");  // one mark only
     refuses(rational, head + "1 1 1/2/3\n", "entry '1/2/3'");
     refuses(rational, head + "1 1 /2\n", "entry '/2'");
     refuses(rational, head + "1 1 0.5\n", "entry '0.5'");
