@@ -117,6 +117,7 @@ M parse_text(const std::string& text, const std::string& source);
 
 template <class M>
 M parse(const std::string& text, const std::string& source) {
+    detail::check_not_utf16(text, source, "matrix files");  // named as such, not as a header of NUL bytes
     // One UTF-8 byte-order mark before the header (an editor's), skipped as the other
     // readers skip it (a copy of the text, in that case only); a second one is no header.
     if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse_text<M>(text.substr(3), source);

@@ -116,24 +116,34 @@ inline void check_output_target(const std::string& path, const std::string& what
 // bytes mark one (gzip, xz, zstd, bzip2, zip, ELF, PDF), else by the first byte of no valid
 // UTF-8 character (a lead byte without its continuation, or a byte no character begins
 // with) and its place. Linear in the text (one pass, ASCII bytes one comparison each).
-inline std::size_t table_text_start(std::string_view text, const std::string& source) {
+// Throws invalid_input when TEXT is UTF-16 or UTF-32 where `kind` ("tables", "JSON
+// files", "matrix files") is read as UTF-8: by its byte-order mark, or (UTF-16 without
+// one) by a NUL byte in its first two bytes, which an ASCII first character has there;
+// named with the file (source) and how to convert it. O(1).
+inline void check_not_utf16(std::string_view text, const std::string& source, const char* kind) {
     const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
     using namespace std::string_view_literals;
     const char* mark = starts("\x00\x00\xFE\xFF"sv) || starts("\xFF\xFE\x00\x00"sv) ? "UTF-32"
                        : starts("\xFF\xFE"sv) || starts("\xFE\xFF"sv)                 ? "UTF-16"
                                                                                         : nullptr;
     if (mark)
-        throw invalid_input(source + " is " + mark + " (its byte-order mark): tables are read as UTF-8; convert it, e.g. iconv -f " + mark +
+        throw invalid_input(source + " is " + mark + " (its byte-order mark): " + kind + " are read as UTF-8; convert it, e.g. iconv -f " + mark +
                             " -t UTF-8");
-    // UTF-16 without a mark: its first character, ASCII in any table, has a NUL byte (a NUL
-    // later, in a cell, is left to the reader, which names the cell); its byte order from
+    // UTF-16 without a mark: its first character, ASCII in any of these files, has a NUL
+    // byte (a NUL later is left to the reader, which names its place); its byte order from
     // where (without a mark, iconv's plain UTF-16 assumes one)
     if (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0')) {
         const bool big = text[0] == '\0';
-        throw invalid_input(source + " holds a NUL byte at byte " + (big ? "1" : "2") + ": tables are UTF-8 text (a UTF-16" +
+        throw invalid_input(source + " holds a NUL byte at byte " + (big ? "1" : "2") + ": " + kind + " are UTF-8 text (a UTF-16" +
                             (big ? "BE" : "LE") + " file without a byte-order mark? convert it, e.g. iconv -f UTF-16" + (big ? "BE" : "LE") +
                             " -t UTF-8)");
     }
+}
+
+inline std::size_t table_text_start(std::string_view text, const std::string& source) {
+    const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
+    using namespace std::string_view_literals;
+    check_not_utf16(text, source, "tables");
     // Not UTF-8 at all (a compressed table, a spreadsheet's own format, a binary given by
     // mistake): named by its first bytes where they are a known format's mark, else by
     // the first byte that begins no UTF-8 character, rather than by whatever the reader

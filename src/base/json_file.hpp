@@ -216,8 +216,10 @@ inline constexpr const char* kExactNumberHint =
 inline constexpr const char* kTableNumberHint = "a table's numbers are integers (any number of digits) or decimals within a double's range";
 template <class Sax>
 bool sax_parse_json_text(std::string_view text_in, const std::string& source, Sax& sax, const char* range_hint = kExactNumberHint) {
-    // JSON text holds no NUL byte (inside a string it is written \u0000): the parser would
-    // take it for the end of the input.
+    // UTF-16 or UTF-32 (a Windows editor's) named as such, before its NUL bytes are; JSON
+    // text holds no NUL byte (inside a string it is written \u0000): the parser would take
+    // it for the end of the input.
+    check_not_utf16(text_in, source, "JSON files");
     if (const std::size_t nul = text_in.find('\0'); nul != std::string_view::npos)
         throw invalid_input(source + " is not valid JSON at byte " + std::to_string(nul + 1) + ": a NUL byte (a binary file, not JSON text)");
     // Nesting depth is checked first (cheaply, outside strings) so that no recursive

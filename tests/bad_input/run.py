@@ -272,6 +272,12 @@ def fixtures():
         f.write(g.encode("utf-16-be"))
     with open(os.path.join(D, "g_utf32.csv"), "wb") as f:
         f.write(g.encode("utf-32"))
+    # weights and matrix files saved as UTF-16 (a Windows editor's): named as such
+    weights_text = '{"family": "attention", "tokens": 2, "dim": 1, "layers": []}'
+    for name, text, enc in (("w_utf16.json", weights_text, "utf-16"), ("w_utf16le.json", weights_text, "utf-16-le"),
+                            ("m_utf16.mtx", "%%MatrixMarket matrix array integer general\n1 1\n1\n", "utf-16")):
+        with open(os.path.join(D, name), "wb") as f:
+            f.write(text.encode(enc))
     # not text at all: the same table gzip-compressed, a spreadsheet's zip, Latin-1 text
     import gzip
     with open(os.path.join(D, "g.csv.gz"), "wb") as f:
