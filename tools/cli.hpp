@@ -151,7 +151,8 @@ struct Notes {
     // (--FIELD, '_' written '-') was given to `sub`: "--FIELD VALUE is ignored: REASON", the
     // reason after `context` (degree --budget's "at d = 1, ").
     void network(const CLI::App& sub, const seprank::NetworkSpec& s, const std::string& context = "");
-    // Adds `line` (as an error message holds it: detail::message_text) unless it is there already.
+    // Adds `line` unless it is there already: its control bytes as \xHH, at most about 2 KiB
+    // (detail::shortened), other bytes as given (the JSON notes write U+FFFD for no UTF-8).
     void add(const std::string& line);
     // Prints each line on stderr ("seprank: note: ..."); sets (*j)["notes"] when j and any line.
     void emit(json* j) const;

@@ -154,7 +154,7 @@ struct GuessCommand final : Command {
             // A rank table of whole networks that no form nearly fits and no bound may spoil:
             // its ranks may still follow a law per degree block (the N = 3 attention ranks
             // do, docs/conjectures.md), which guess --blocks finds.
-            const bool blocks_may_help = value == "rank" && n_marked == 0 && g.reason.find("--max-exceptions") == std::string::npos &&
+            const bool blocks_may_help = value == "rank" && n_marked == 0 && !g.near_miss &&
                                          !cells.empty() && seprank::table_cell(cells.front(), "block") == nullptr &&
                                          seprank::table_cell(cells.front(), "family") != nullptr;
             const std::string blocks_hint =

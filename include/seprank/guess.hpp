@@ -165,6 +165,7 @@ struct Guess {
     std::string reason;  // when !found: why, and what would help: a form refuted by only 1 or 2
                          // rows (and the --max-exceptions that accepts it), or else the
                          // variable with the fewest distinct values
+    bool near_miss = false;  // when !found: the reason names a form that every row but one or two fits
     std::vector<GuessPoint> rows;  // the input, sorted (smallest variables first), duplicates merged
 };
 

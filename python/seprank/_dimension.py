@@ -120,7 +120,7 @@ def dimension(net: Any = None, *, output: str = "scalar", variant: str = "revers
         opts["max_seconds"] = max_time_seconds(max_time)
     if variant == "interpolation" and threads != 1 and given("threads", threads, 2):  # 1: what it runs on
         warn(f"threads={threads!r} is ignored: the interpolation variant builds the Jacobian on one thread "
-                       "(only FLINT's elimination of it may use more)")
+             "(only FLINT's elimination of it may use more)")
     return named_max_time(lambda: Answer(_core.dimension(spec, opts, weights._net if weights is not None else None)))
 
 

@@ -244,7 +244,7 @@ def network(family: Optional[str] = None, *, tokens: Optional[int] = None, dim: 
         if layers == "" and depth is not None and integer(depth, "depth") == 0:
             repeat = 0  # no layers, as stack(depth=0).spec writes them
         net = stack.__wrapped__(tokens, dim, layers, depth=repeat, position=position, coordinate=coordinate, seed=seed,
-                    weight_range=weight_range, weights=weights, embed_rank=embed_rank)
+                                weight_range=weight_range, weights=weights, embed_rank=embed_rank)
         if depth is not None and integer(depth, "depth") != net.spec["depth"]:
             raise ValueError(f"depth: {depth} given, but the stack has {net.spec['depth']} layers (depth counts a stack's layers; repeat repeats them)")
         return net
@@ -341,9 +341,9 @@ def attention(tokens: Optional[int] = None, dim: Optional[int] = None, heads: Op
     heads 1, depth 1, or with ``weights`` what the matrices say; see :func:`network`.
     """
     return network.__wrapped__("attention", tokens=tokens, dim=dim, heads=heads, depth=depth, head_dim=head_dim,
-                   residual=residual, embed_rank=embed_rank, attention_rank=attention_rank,
-                   position=position, coordinate=coordinate, seed=seed, weight_range=weight_range,
-                   weights=weights, embedding=embedding)
+                               residual=residual, embed_rank=embed_rank, attention_rank=attention_rank,
+                               position=position, coordinate=coordinate, seed=seed, weight_range=weight_range,
+                               weights=weights, embedding=embedding)
 
 
 @records_given
@@ -360,9 +360,9 @@ def hadamard(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Opt
     ``weights`` what the matrices say; see :func:`network`.
     """
     return network.__wrapped__("hadamard", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree,
-                   width=width, free=free, residual=residual, embed_rank=embed_rank, position=position,
-                   coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
-                   embedding=embedding)
+                               width=width, free=free, residual=residual, embed_rank=embed_rank, position=position,
+                               coordinate=coordinate, seed=seed, weight_range=weight_range, weights=weights,
+                               embedding=embedding)
 
 
 @records_given
@@ -378,8 +378,8 @@ def fc(tokens: Optional[int] = None, dim: Optional[int] = None, depth: Optional[
     columns of the first W_1 / tokens); see :func:`network`.
     """
     return network.__wrapped__("fc", tokens=tokens, dim=dim, depth=depth, block_degree=block_degree, widths=widths,
-                   residual=residual, embed_rank=embed_rank, coordinate=coordinate, seed=seed,
-                   weight_range=weight_range, weights=weights, embedding=embedding)
+                               residual=residual, embed_rank=embed_rank, coordinate=coordinate, seed=seed,
+                               weight_range=weight_range, weights=weights, embedding=embedding)
 
 
 @records_given
@@ -395,7 +395,7 @@ def power(dim: Optional[int] = None, widths: Optional[Sequence[int]] = None, pow
     dim 2; with ``weights`` (layers ``{"W": W_l}``) what the matrices say.
     """
     return network.__wrapped__("power", tokens=tokens, dim=dim, widths=widths, power=power, coordinate=coordinate,
-                   seed=seed, weight_range=weight_range, weights=weights)
+                               seed=seed, weight_range=weight_range, weights=weights)
 
 
 def from_weights(data: Union[Dict[str, Any], str, bytes, "_os.PathLike[str]"]) -> Network:

@@ -173,7 +173,7 @@ def spectrum(target: Any, partition: Any = None, *, measure: str = "uniform", me
         warn(f"seed={seed!r} is ignored: the polynomial is given (the seed draws random weights)")
     elif seed is not None and isinstance(target, Network):
         warn(f"seed={seed!r} is ignored: the network's weights are given (a builder's seed= draws them, "
-                       "as the CLI's --seed)")
+             "as the CLI's --seed)")
     if isinstance(target, Network):
         text = _core.spectrum_network(target._net, partition_text(partition), opts)
     elif isinstance(target, Polynomial):

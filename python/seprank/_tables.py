@@ -247,15 +247,15 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
     off_cpu, duplicates = result["off_cpu"], result["duplicates"]
     if result["file_duplicates"]:  # as the CLI's notes about a resumed file
         warn(f"{result['file_duplicates']} row(s) of {out} repeat an earlier row's configuration: the last of each "
-                       "was reused")
+             "was reused")
     if result["file_recompute"]:
         hinted = (f" ({result['file_hinted']} of them with their block ranks as block hints, docs/evaluation.md)"
                   if result["file_hinted"] else "")
         warn(f"{result['file_recompute']} lower-bound row(s) of {out} stopped at a smaller max side: computed "
-                       f"again at {max_side}, the new rows appended{hinted}")
+             f"again at {max_side}, the new rows appended{hinted}")
     if result["file_recompute_columns"]:
         warn(f"{result['file_recompute_columns']} row(s) of {out} had a rank, dimension or variety left empty by a "
-                       "limit (their reason says which): computed again, the new rows appended")
+             "limit (their reason says which): computed again, the new rows appended")
     if result["file_outside"]:
         warn(f"{result['file_outside']} row(s) of {out} are outside this sweep: kept in the file, not returned")
     if device_note:  # device='auto' without a GPU: the rows ran on the CPU (the CLI's note)
@@ -264,10 +264,10 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         warn(f"{invalid} invalid combinations left out (the first: {result['first_invalid']})")
     if result["too_large"]:  # as the CLI's note
         warn(f"{result['too_large']} configuration(s) too large to build left out (the first: "
-                       f"{result['first_too_large']})")
+             f"{result['first_too_large']})")
     if duplicates:  # as the CLI's summary line
         warn(f"{duplicates} duplicate configurations planned once (the same row as an earlier one: "
-                       "a value listed twice, or a SPEC that repeats another at another depth)")
+             "a value listed twice, or a SPEC that repeats another at another depth)")
     # An option no row used gets a warning, as the CLI's note (the keywords written in the call).
     written = {"max_side": given("max_side", max_side, 8192), "variant": given("variant", variant, "auto"),
                "row_seconds": row_seconds is not None, "measure": given("measure", measure, "uniform"),
@@ -291,7 +291,7 @@ def table(*, family: Any = None, tokens: Any = None, dim: Any = None, heads: Any
         by_limit = any(f"({n})" in first for n in ("max_memory", "--max-memory", "seprank.set_max_memory", "max_time"))
         ways = " [here: method='evaluation', which never expands]" if first.startswith("expansion refused") else ""
         warn(f"{len(refused)} row(s) skipped: a limit refused their rank (the first: {first}){ways}"
-                       + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""))
+             + ("; resume=True computes them again once the limit admits them" if out is not None and by_limit else ""))
     if dataframe is False:
         return rows
     try:

@@ -425,6 +425,7 @@ Guess guess_formula(const std::vector<GuessPoint>& input, const GuessOptions& op
     }
     if (n.undetermined > 0 && !near_miss) why << "; " << rows_help(R, opt);  // (a near miss: rows are not what is missing)
     out.reason = why.str();
+    out.near_miss = near_miss;
     return out;
 }
 

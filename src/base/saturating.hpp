@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 namespace seprank::detail {
 
@@ -25,6 +26,14 @@ inline long binomial_saturated(long n, long k, long cap = LONG_MAX) {
         if (v >= static_cast<u128>(cap)) return cap;
     }
     return static_cast<long>(v);
+}
+
+// Σ v, saturating at LONG_MAX/4 as each degree-block cap does (degree_block_caps): a sum
+// that saturated is never equal to a rank. Precondition: entries >= 0. O(|v|).
+inline long saturated_sum(const std::vector<long>& v) {
+    long sum = 0;
+    for (long c : v) sum = c >= LONG_MAX / 4 || sum >= LONG_MAX / 4 - c ? LONG_MAX / 4 : sum + c;
+    return sum;
 }
 
 }  // namespace seprank::detail

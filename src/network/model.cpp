@@ -4,6 +4,7 @@
 #include "families.hpp"
 #include "network_internal.hpp"
 #include "run_caps.hpp"
+#include "base/saturating.hpp"
 
 #include "seprank/error.hpp"
 #include "seprank/random.hpp"
@@ -591,15 +592,10 @@ long Model::flattening_cap(const ValidPartition& part, double max_work) const {
     const long D = fmpz_get_si(degree_.get());
     const double d1 = static_cast<double>(D) + 1.0;
     if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return -1;
-    const long cap = LONG_MAX / 4;
-    const auto sum = [cap](const std::vector<long>& v) {
-        long t = 0;
-        for (long c : v) t = c >= cap || t >= cap - c ? cap : t + c;
-        return t;
-    };
-    if (homogeneous_) return sum(degree_block_caps(part, max_work));
-    return std::min(sum(monomial_counts(part->A, input_vars_, modulus_, residues_, floors_, D)),
-                    sum(monomial_counts(part->B, input_vars_, modulus_, residues_, floors_, D)));
+    using detail::saturated_sum;
+    if (homogeneous_) return saturated_sum(degree_block_caps(part, max_work));
+    return std::min(saturated_sum(monomial_counts(part->A, input_vars_, modulus_, residues_, floors_, D)),
+                    saturated_sum(monomial_counts(part->B, input_vars_, modulus_, residues_, floors_, D)));
 }
 
 Weights Model::draw_weights(std::uint64_t seed, long range) const {

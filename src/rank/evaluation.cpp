@@ -166,7 +166,8 @@ double log2_monomials(double n, double k) {
 // have; without the count, min(#A-, #B-monomials of degree <= D)), each entry at most
 // 2^log2_coefficient_bound (Hadamard). Divided by the chance that a prime of that size
 // meets no weight (the redraw conditions on it). 1 for a prime given, not drawn.
-double prime_term(const Network& net, const ValidPartition& part, std::uint64_t p, bool drawn) {
+// `flat_cap`: flattening_cap(net.spec, part, 1e8) as the caller computed it (-1: unknown).
+double prime_term(const Network& net, const ValidPartition& part, std::uint64_t p, bool drawn, long flat_cap) {
     if (!drawn) return 1.0;
     const double entry = log2_coefficient_bound(net);
     const std::vector<long> caps = is_homogeneous(net.spec) ? degree_block_caps(net.spec, part, 1e8) : std::vector<long>{};
@@ -174,7 +175,7 @@ double prime_term(const Network& net, const ValidPartition& part, std::uint64_t 
     const auto minor = [&](double n) {
         if (n > 0) log2H += n * (entry + 0.5 * std::log2(n));
     };
-    const long cap = caps.empty() ? flattening_cap(net.spec, part, 1e8) : -1;  // the symmetry's count, where it is known
+    const long cap = caps.empty() ? flat_cap : -1;  // the symmetry's count, where it is known
     if (!caps.empty()) {
         for (long c : caps) minor(static_cast<double>(c));
     } else if (cap >= 0 && cap < LONG_MAX / 4) {
@@ -209,21 +210,19 @@ RankAnswer finish(RankAnswer res, const Network& net, const ValidPartition& part
     // Plain, at the flattening's cap (Model::flattening_cap: the monomials the smaller side
     // can have, or Σ cap_a when f is homogeneous): rank_p E ≤ rank_Q C ≤ cap, so sep = cap
     // at these weights, whatever the side or the growth.
-    long plain_cap = -1;
-    if (!graded && res.value > 0) {
-        plain_cap = flattening_cap(net.spec, part, 1e8);
-        if (plain_cap == res.value) {
-            at_caps = true;
-            res.converged = true;
-            res.failure_bound = 0.0;
-        }
+    // (computed once: prime_term below reads it too)
+    const long plain_cap = graded ? -1 : flattening_cap(net.spec, part, 1e8);
+    if (!graded && res.value > 0 && plain_cap == res.value) {
+        at_caps = true;
+        res.converged = true;
+        res.failure_bound = 0.0;
     }
     res.kind = at_caps ? RankKind::exact : RankKind::modular_lower_bound;
     // Converged below the caps: the points' bound, plus the chance that p divides a non-zero
     // minor of the coefficient flattening (then even rank mod p of C is below sep).
     std::string prime_note;
     if (!at_caps && res.converged) {
-        const double t = prime_term(net, part, res.prime, opt.prime == 0);
+        const double t = prime_term(net, part, res.prime, opt.prime == 0, plain_cap);
         res.failure_bound = std::min(1.0, res.failure_bound + t);
         prime_note = opt.prime != 0 ? "; the prime was given, not drawn: no bound on its dividing a minor of f's coefficients, so failure_bound 1"
                                     : "; failure_bound includes the chance that the prime, drawn from the seed, divides a non-zero minor of f's coefficient flattening";

@@ -11,7 +11,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -109,13 +108,10 @@ void StoreBackend::rank(const std::vector<Block*>& open, bool last) {
         const std::string text = store_.get(rank_name(q), kRankUnitBytes);
         b.rank = parse_rank_unit(rank_name(q), text);
         if (b.rank < 0 || b.rank > b.side) {
-            std::string shown;  // at most kRankUnitBytes; its line breaks as \n and other bytes below 0x20 as \xNN: one line
-            for (const char c : text) {
-                const auto u = static_cast<unsigned char>(c);
-                char hex[8];
-                std::snprintf(hex, sizeof hex, "\\x%02x", u);
-                shown += c == '\n' ? std::string("\\n") : u < 0x20 || u == 0x7f ? std::string(hex) : std::string(1, c);
-            }
+            // at most kRankUnitBytes; its line breaks as \n, so the message stays one line
+            // (invalid_input writes the other control bytes as \xHH)
+            std::string shown;
+            for (const char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
             throw invalid_input("block store '" + store_.dir() + "': rank unit " + rank_name(q) + " is damaged (it holds '" + shown +
                                 "', not a rank 0.." + std::to_string(b.side) + " with its checksum, as written)");
         }

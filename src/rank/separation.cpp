@@ -1,6 +1,7 @@
 #include "seprank/separation.hpp"
 
 #include "base/process.hpp"
+#include "base/saturating.hpp"
 #include "algebra/rank_internal.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
@@ -60,13 +61,6 @@ double lap(std::chrono::steady_clock::time_point& t) {
     const double s = std::chrono::duration<double>(now - t).count();
     t = now;
     return s;
-}
-
-// Σ caps, saturating at LONG_MAX/4 as each cap does (degree_block_caps): never equal to a rank then.
-long saturated_sum(const std::vector<long>& caps) {
-    long sum = 0;
-    for (long c : caps) sum = c >= LONG_MAX / 4 || sum >= LONG_MAX / 4 ? LONG_MAX / 4 : sum + c;
-    return sum;
 }
 
 RankAnswer flattening_answer(const QPoly& f, const ValidPartition& part, long n_tokens, const SeparationOptions& opt) {
@@ -154,7 +148,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
                      "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
                      "--field Q certifies";
             // a rank mod p that reaches the caps' sum is sep itself
-            if (!caps().empty() && r.value == saturated_sum(caps())) {
+            if (!caps().empty() && r.value == detail::saturated_sum(caps())) {
                 r.kind = RankKind::exact;
                 r.failure_bound = 0;
                 r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
@@ -195,7 +189,7 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
     // A rank of f at these weights below Σ cap_a says these weights may not be generic:
     // the answer says so (issue 38).
     if (opt.method != Method::grid) {
-        const long cap_sum = saturated_sum(caps());
+        const long cap_sum = detail::saturated_sum(caps());
         // (not for an evaluation stopped before it converged: its rank is only a lower bound)
         const bool settled = opt.method != Method::evaluation || r.converged;
         if (settled && !caps().empty() && cap_sum < LONG_MAX / 4 && r.value < cap_sum)

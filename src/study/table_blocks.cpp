@@ -199,14 +199,16 @@ Row fold_block_rows(const std::vector<Row>& rows) {
     // Each block row's status as block_rows writes it: ok at its cap, the configuration's
     // otherwise (a row edited by hand would move its status onto the other blocks when
     // written back). at_cap is checked with the row's cells (table_file.cpp).
+    // (The rows with a block, in `sorted`'s order, are those of blocks, ranks, ca and cb.)
+    std::size_t k = 0;
     for (const Row* r : sorted) {
         if (block_of(r) < 0) continue;
-        const bool at_cap = long_cell(*r, "rank") == std::min(long_cell(*r, "cap_a"), long_cell(*r, "cap_b"));
-        const std::string b = std::to_string(block_of(r));
+        const bool at_cap = ranks[k] == std::min(ca[k], cb[k]);
         const std::string want = at_cap ? "ok" : status;
         if (r->at("status").str() != want)
-            throw invalid_input("block table: block " + b + "'s status is '" + detail::cut(r->at("status").str()) + "', where " +
-                                (at_cap ? std::string("a block at its cap is 'ok'") : "its configuration's is '" + status + "'"));
+            throw invalid_input("block table: block " + std::to_string(blocks[k]) + "'s status is '" + detail::cut(r->at("status").str()) +
+                                "', where " + (at_cap ? std::string("a block at its cap is 'ok'") : "its configuration's is '" + status + "'"));
+        ++k;
     }
     out.set("status", status);
     out.set("reason", reason);
