@@ -147,12 +147,17 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep; "
                      "failure_bound 1 states no bound, since the coefficients over Q (a Hadamard bound) are never computed: "
                      "--field Q certifies";
-            // a rank mod p that reaches the caps' sum is sep itself
-            if (!caps().empty() && r.value == detail::saturated_sum(caps())) {
+            // A rank mod p that reaches the flattening's cap is sep itself: rank mod p <= sep
+            // <= the cap at every weights (Model::flattening_cap: the sum of the degree-block
+            // caps for a homogeneous network, the smaller side's monomials of degree 0..D for
+            // a residual one). Cost O(N·D²), as the caps below.
+            if (const long cap = flattening_cap(net.spec, part); cap >= 0 && cap < LONG_MAX / 4 && r.value == cap) {
                 r.kind = RankKind::exact;
                 r.failure_bound = 0;
-                r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= the sum of "
-                         "the degree-block caps (their numbers of monomials), which it reaches: exact";
+                r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= " +
+                         (caps().empty() ? std::string("the flattening's cap (the monomials of degree 0..D its smaller side can have)")
+                                         : std::string("the sum of the degree-block caps (their numbers of monomials)")) +
+                         ", which it reaches: exact";
             }
             if (dev.device == Device::cuda) r.note += "; ranked on the GPU (" + detail::device_time(device_s) + ")";
             if (!dev.note.empty()) r.note += "; " + dev.note;

@@ -100,17 +100,51 @@ TEST_CASE("grid rank <= flattening rank (Claim 7.1) and evaluation rank = flatte
         REQUIRE(ev.value == flat.value);
         REQUIRE(ev.failure_bound < 1e-9);
         // the field-p flattening is a lower bound, equal here; exact exactly when it
-        // reaches the degree-block caps (an upper bound over Q for every weight)
+        // reaches the flattening's cap (an upper bound over Q for every weight: the sum of
+        // the degree-block caps when f is homogeneous, residual networks included)
         SeparationOptions po = fo;
         po.certify = false;
         const auto modp = separation_rank(net, part, po);
         REQUIRE(modp.value == flat.value);
         const std::vector<long> caps = degree_block_caps(s, part);
-        const bool at_caps = !caps.empty() && modp.value == std::accumulate(caps.begin(), caps.end(), 0L);
+        const long cap = flattening_cap(s, ValidPartition(part, s.tokens));
+        REQUIRE(cap >= flat.value);
+        if (!caps.empty()) CHECK(cap == std::accumulate(caps.begin(), caps.end(), 0L));
+        const bool at_caps = modp.value == cap;
         CHECK(modp.certified() == at_caps);
         CHECK(modp.failure_bound == (at_caps ? 0.0 : 1.0));
         CHECK((modp.note.find("which it reaches: exact") != std::string::npos) == at_caps);
     }
+}
+
+TEST_CASE("the field-p flattening of a residual network is exact at the flattening's cap") {
+    // attention N = 3, dx = 1, L = 2 with residual connections: no degree blocks, a cap of
+    // 5 on side {1}, which the drawn weights of seed 2 reach (rank 5 over Q as well)
+    NetworkSpec s;
+    s.tokens = 3;
+    s.dim = 1;
+    s.depth = 2;
+    s.residual = true;
+    const Partition part = parse_partition("1|2,3", 3);
+    REQUIRE(degree_block_caps(s, part).empty());
+    REQUIRE(flattening_cap(s, ValidPartition(part, 3)) == 5);
+    bool reached = false;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const Network net = random_network(s, seed, 5);
+        SeparationOptions q;
+        q.seed = seed;
+        const auto over_q = separation_rank(net, part, q);
+        SeparationOptions p = q;
+        p.certify = false;
+        const auto modp = separation_rank(net, part, p);
+        INFO("seed " << seed << ": over Q " << over_q.value << ", mod p " << modp.value);
+        REQUIRE(over_q.certified());
+        CHECK(modp.value == over_q.value);
+        CHECK(modp.value <= 5);
+        CHECK(modp.certified() == (modp.value == 5));
+        reached = reached || modp.value == 5;
+    }
+    CHECK(reached);
 }
 
 TEST_CASE("grid matricization follows the index formula of docs/theory.md §2.3") {
