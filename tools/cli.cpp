@@ -257,11 +257,13 @@ std::string cli_names(std::string msg) {
     return msg;
 }
 
-long poly_token_count(const seprank::Variables& vars) {
+seprank::ValidPartition poly_partition_cli(const seprank::Variables& vars, const std::string& partition) {
     try {
-        return seprank::token_count(vars);
+        return seprank::poly_partition(vars, partition);
     } catch (const seprank::invalid_input& e) {
-        throw seprank::invalid_input(std::string("--poly: ") + e.what());
+        const std::string m = e.what();
+        if (m.rfind("partition '", 0) == 0) throw;  // the partition's own message names it
+        throw seprank::invalid_input("--poly: " + m);
     }
 }
 

@@ -134,9 +134,8 @@ struct RankCommand final : Command {
             if (so.method != seprank::Method::flattening) throw seprank::invalid_input("--poly is ranked by --method flattening only");
             auto ctx = seprank::QContext::make(seprank::variables_in(rank_poly));
             const seprank::QPoly f = seprank::parse_poly(rank_poly, ctx);
-            const long n = poly_token_count(ctx->vars());
-            const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
-            json j = to_json(seprank::separation_rank(f, part, n, so));
+            const auto part = poly_partition_cli(ctx->vars(), partition_text);
+            json j = to_json(seprank::separation_rank(f, part, part.tokens(), so));
             j["polynomial_terms"] = f.terms();
             meter->finish();
             notes.emit(format == "json" ? &j : nullptr);

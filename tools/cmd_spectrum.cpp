@@ -100,9 +100,8 @@ struct SpectrumCommand final : Command {
         if (!poly_text.empty()) {
             auto ctx = seprank::QContext::make(seprank::variables_in(poly_text));
             const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
-            const long n = poly_token_count(ctx->vars());
-            const auto part = partition_text.empty() ? seprank::balanced_partition(n) : seprank::parse_partition(partition_text, n);
-            r = with_progress(globals, [&] { return seprank::spectrum(f, part, n, so); });  // steps on stderr (docs/progress.md)
+            const auto part = poly_partition_cli(ctx->vars(), partition_text);
+            r = with_progress(globals, [&] { return seprank::spectrum(f, part, part.tokens(), so); });  // steps on stderr (docs/progress.md)
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing
             const seprank::Network net = build_network(ro);

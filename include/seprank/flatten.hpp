@@ -38,6 +38,16 @@ std::vector<int> variable_sides(const Variables& vars, const std::vector<int>& t
 // (x0_1, y), or when that number is below 2 (a partition has two sides). O(nvars).
 long token_count(const Variables& vars);
 
+// The partition a given polynomial is ranked on. An empty text: the balanced partition of
+// token_count(vars) tokens (checked as there). Otherwise the text's own tokens: N = the
+// number of positions it lists, which must be 1..N once each (parse_partition's checks),
+// and every variable's token must be among them (invalid_input naming the first variable
+// without a token index or beyond N). So a token no variable names is allowed, as in a
+// network whose output ignores a token: x1_1^2 + 1 is ranked on 1|2 (sep 1), and a
+// polynomial that cancels to a constant is ranked on the tokens its partition names.
+// O(nvars + len(text) + N log N).
+ValidPartition poly_partition(const Variables& vars, const std::string& text);
+
 // The flattening for a token partition: variable x<j>_<c> goes to the side of token j
 // (variable_sides + token_sides: part.tokens() == n_tokens checked, O(1); a bare
 // Partition is checked in full against n_tokens at the call, partition.hpp). Every

@@ -301,12 +301,15 @@ SpectrumOptions spectrum_options(const py::dict& o) {
     return so;
 }
 
-// The number of tokens a polynomial's variables name (x<j>_<c>: the largest j), at least 2.
-long poly_tokens(const QPoly& f) {
+// The partition a polynomial is ranked on (flatten.hpp: an empty text is balanced on the
+// tokens its variables name); a message about the variables is prefixed "polynomial: ".
+ValidPartition poly_partition_of(const QPoly& f, const std::string& partition) {
     try {
-        return token_count(f.context()->vars());
+        return poly_partition(f.context()->vars(), partition);
     } catch (const invalid_input& e) {
-        throw invalid_input(std::string("polynomial: ") + e.what());
+        const std::string m = e.what();
+        if (m.rfind("partition '", 0) == 0) throw;
+        throw invalid_input("polynomial: " + m);
     }
 }
 
@@ -536,10 +539,9 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("rank_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SeparationOptions so = separation_options(opts);
-        const long n = poly_tokens(f);
-        const ValidPartition part = partition_for(partition, n);
-        auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, n, so); }));
-        a["tokens"] = n;
+        const ValidPartition part = poly_partition_of(f, partition);
+        auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, part.tokens(), so); }));
+        a["tokens"] = part.tokens();
         return a;
     });
     // Entries "a" or "a/b" (checked in _boundary.py); ranked over Q as the integer matrix
@@ -565,9 +567,8 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("spectrum_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SpectrumOptions so = spectrum_options(opts);
-        const long n = poly_tokens(f);
-        const ValidPartition part = partition_for(partition, n);
-        return to_json(run_long([&] { return spectrum(f, part, n, so); }));
+        const ValidPartition part = poly_partition_of(f, partition);
+        return to_json(run_long([&] { return spectrum(f, part, part.tokens(), so); }));
     });
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {
         const ValidSpec s = spec_from_dict(spec);

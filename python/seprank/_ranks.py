@@ -23,7 +23,8 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
          max_memory: float = 4 * 2**30, threads: int = 2, certificate: str = "blocks", device: str = "cpu") -> Answer:
     """Separation rank sep_(A,B)(f) of a network or polynomial, or the rank of a matrix.
 
-    ``target``: a Network, a Polynomial (variables x<j>_<c>, split by token j), or a
+    ``target``: a Network, a Polynomial (variables x<j>_<c>, split by token j; the
+    tokens are the partition's, which must hold every token a variable names), or a
     rational matrix (2-D numpy array or nested lists of ints, Fractions, "p/q" strings
     or exactly converted floats). ``partition``: '1,2|3,4' or two
     iterables of token positions (default: balanced, 1..⌈N/2⌉ | rest).
@@ -31,7 +32,8 @@ def rank(target: Any, partition: Any = None, *, method: str = "flattening", fiel
 
     * 'flattening' — expand f and rank its coefficient flattening C_(A,B)(f): exactly
       sep, certified over Q (``field='Q'``) or a modular lower bound (``field='p'``; certified
-      when it reaches the sum of the degree-block caps);
+      when it reaches the flattening's cap: the sum of the degree-block caps, or for a
+      residual network the monomials its smaller side can have);
     * 'grid' — the matricization of the grid tensor on ``templates`` (M, or a list of
       template vectors): rank [[T]] ≤ sep (Claim 7.1), computed exactly;
     * 'evaluation' — E[s,t] = f(a_s, b_t) mod p grown until its rank stops growing

@@ -66,6 +66,26 @@ long token_count(const Variables& vars) {
     return n;
 }
 
+ValidPartition poly_partition(const Variables& vars, const std::string& text) {
+    if (text.empty()) return balanced_partition(token_count(vars));
+    // N from the text: its number of positions (a position outside 1..N, twice or missing
+    // is parse_partition's message); the text is parsed once for the count, once checked.
+    const std::size_t bar = text.find('|');
+    long n = 0;
+    if (bar != std::string::npos && text.find('|', bar + 1) == std::string::npos)
+        for (const std::string& side : {text.substr(0, bar), text.substr(bar + 1)})
+            if (side.find_first_not_of(" \t\r\n") != std::string::npos) n += static_cast<long>(parse_list(side, "partition '" + text + "' side").size());
+    const ValidPartition part = parse_partition(text, std::max(n, 1L));
+    for (std::size_t v = 0; v < vars.size(); ++v) {
+        const long t = vars.token(v);
+        if (t < 1) throw invalid_input(no_token_index(vars.name(v)));
+        if (t > part.tokens())
+            throw invalid_input("variable '" + vars.name(v) + "' belongs to token " + std::to_string(t) + ", beyond the " +
+                                std::to_string(part.tokens()) + " tokens of the partition '" + text + "'");
+    }
+    return part;
+}
+
 namespace {
 
 struct Cell {

@@ -72,6 +72,8 @@ def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     (lambda: seprank.rank([[1, "3/0"]]), r"target\[0\]\[1\]: expected an integer or a 'p/q' string, got '3/0'"),
     (lambda: seprank.rank([[1, float("nan")]]), r"target\[0\]\[1\]: nan is not a finite number"),
     (lambda: seprank.rank(seprank.poly("x1_1*x1_2")), "at least 2 tokens"),
+    (lambda: seprank.rank(seprank.poly("x1_1*x3_1"), "1|2"),
+     r"polynomial: variable 'x3_1' belongs to token 3, beyond the 2 tokens of the partition '1\|2'"),
     (lambda: seprank.rank(seprank.poly("x1_1*x2_1"), method="grid"), "flattening"),
     (lambda: seprank.generic_rank(seprank.attention(tokens=2), trials=0), "trials T = 0"),
     (lambda: seprank.generic_rank([2, 2]), "net: expected a seprank.Network or a dict"),

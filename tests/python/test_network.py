@@ -405,3 +405,13 @@ def test_networks_polynomials_and_answers_pickle():
         b.phases["rank"] = 1
     with pytest.raises(AttributeError, match="read-only"):
         b.value = 0
+
+
+def test_polynomial_ranked_on_its_partitions_tokens():
+    # a token no variable names is allowed where the partition names it (as a network's
+    # output may ignore a token); the CLI's rank --poly reads the same
+    one = seprank.rank(seprank.poly("x1_1^2 + 1"), "1|2")
+    assert one.rank == 1 and one.partition == "1|2"
+    assert seprank.rank(seprank.poly("x2_1 - x2_1 + 3"), ([1], [2, 3])).rank == 1
+    assert seprank.rank(seprank.poly("x1_1 - x1_1"), "1|2").rank == 0
+    assert seprank.rank(seprank.poly("x1_1*x2_1 + x1_2*x2_2"), "2|1,3").rank == 2

@@ -201,6 +201,39 @@ TEST_CASE("token_count: the largest token a polynomial's variables name; a name 
     CHECK(seprank_test::message_of([&] { (void)count("x1_1^2"); }).find("its variables name 1 token;") == 0);
 }
 
+TEST_CASE("poly_partition: a polynomial is ranked on its partition's tokens, which hold every token its variables name") {
+    const auto vars_of = [](const std::string& text) { return QContext::make(variables_in(text))->vars(); };
+    const auto msg = [&](const std::string& text, const std::string& part) {
+        return seprank_test::message_of([&] { (void)poly_partition(vars_of(text), part); });
+    };
+    // no text: balanced on the variables' tokens, token_count's checks
+    CHECK(to_string(poly_partition(vars_of("x1_1*x3_2 + x2_1"), "")) == "1,2|3");
+    CHECK(msg("x1_1^2", "").find("its variables name 1 token;") == 0);
+    // a partition: its own tokens, a token without variables allowed
+    CHECK(poly_partition(vars_of("x1_1^2 + 1"), "1|2").tokens() == 2);
+    CHECK(poly_partition(vars_of("7"), "2|1,3").tokens() == 3);
+    CHECK(poly_partition(vars_of("x2_1"), "1..3|4..6").tokens() == 6);
+    CHECK(msg("x1_1*x3_1", "1|2").find("variable 'x3_1' belongs to token 3, beyond the 2 tokens of the partition '1|2'") == 0);
+    CHECK(msg("x0_1*x1_1", "1|2").find("variable 'x0_1' has no token index") == 0);
+    CHECK(msg("x1_1*x2_1", "1|3").find("partition '1|3': token 3 outside 1..2") == 0);
+    CHECK(msg("x1_1*x2_1", "1,2|").find("partition '1,2|'") == 0);
+    CHECK(msg("x1_1*x2_1", "1,2").find("partition '1,2': expected exactly one '|'") == 0);
+    CHECK(msg("x1_1*x2_1", "1|1").find("partition '1|1'") == 0);
+    // sep of a polynomial that ignores a token, or cancels to a constant, is 1; 0 is 0
+    for (const char* text : {"x1_1^2 + 1", "x2_1 - x2_1 + 3"}) {
+        auto ctx = QContext::make(variables_in(text));
+        const QPoly f = parse_poly(text, ctx);
+        const ValidPartition part = poly_partition(ctx->vars(), "1|2");
+        const auto r = separation_rank(f, part, part.tokens());
+        INFO(text);
+        CHECK(r.value == 1);
+        CHECK(r.certified());
+    }
+    auto ctx = QContext::make(variables_in("x1_1 - x1_1"));
+    const ValidPartition part = poly_partition(ctx->vars(), "1|2,3");
+    CHECK(separation_rank(parse_poly("x1_1 - x1_1", ctx), part, part.tokens()).value == 0);
+}
+
 TEST_CASE("bad requests are refused with a clear error") {
     NetworkSpec s;
     s.tokens = 3;
