@@ -136,9 +136,11 @@ public:
     // min(a_side[a], b_side[a]). The degree-a block of the flattening has at most cap_a rows
     // or columns for every choice of weights, so sep(f) ≤ Σ_a cap_a; a rank that reaches
     // the sum is exact. Empty when f is not homogeneous, when D = degree() exceeds a long,
-    // or when the count would cost more than max_work steps (|tokens|·(D+1)²/2); entries
-    // saturate at LONG_MAX/4. Precondition: part is of this network's tokens (checked,
-    // invalid_input). Cost O(|tokens|·D²), memory O(D).
+    // or when the count would cost more than max_work steps ((|tokens| − 2)·(D+1)²/(2m),
+    // m = token_modulus(), plus 256·(D+1) for the series' memory); entries saturate at
+    // LONG_MAX/4. Precondition: part is of this network's tokens (checked, invalid_input).
+    // Cost O(|tokens|·D²/m + D): one token on a side is a copy, so N = 2 is linear in D;
+    // memory O(D).
     DegreeBlockSides degree_block_sides(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
     std::vector<long> degree_block_caps(const ValidPartition& part, double max_work = kCapsMaxWork, bool parity = true) const;
     // The flattening's cap: the most rows or columns its non-zero part can have for any
@@ -148,7 +150,7 @@ public:
     // under the token symmetry and the degree floors (one block, the whole matrix). −1 when
     // D exceeds a long or the count would cost more than max_work steps; LONG_MAX/4 when it
     // saturates. Precondition: part is of this network's tokens (checked, invalid_input).
-    // Cost O(|tokens|·D²), memory O(D).
+    // Cost and memory as degree_block_sides.
     long flattening_cap(const ValidPartition& part, double max_work = kCapsMaxWork) const;
 
     // Weights of this network drawn from `seed`: every entry uniform on [−range, range] in

@@ -497,8 +497,9 @@ namespace {
 // count[e] for e = 0..D: the monomials of total degree e in the variables of `tokens`
 // (`per` variables each) whose degree in token k is residues[k−1] modulo m (m = 1: any
 // degree; m = 0: exactly that degree) and at least floors[k−1] (empty: 0), saturated at
-// LONG_MAX/4. One token: C(e+per−1, per−1) for the allowed e; several: the convolution of
-// their series.
+// LONG_MAX/4. One token: C(e+per−1, per−1) for the allowed e (a copy, O(D)); several: the
+// convolution of their series, each further token over its allowed degrees only (every
+// m-th from its floor: O(D²/m) steps; counts_work below).
 std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, long m, const std::vector<long>& residues,
                                   const std::vector<long>& floors, long D) {
     const long cap = LONG_MAX / 4;
@@ -507,25 +508,52 @@ std::vector<long> monomial_counts(const std::vector<long>& tokens, long per, lon
     for (long e = 0; e <= D; ++e) {
         one[static_cast<std::size_t>(e)] = per < 1 ? 1 : detail::binomial_saturated(e + per - 1, per - 1, cap);
     }
-    std::vector<long> acc(n, 0);
-    acc[0] = 1;
+    std::vector<long> acc;             // the series so far; empty before the first token (the series 1)
+    std::vector<std::size_t> degrees;  // a token's allowed degrees, increasing
     for (long k : tokens) {
         const long r = residues.empty() ? 0 : residues[static_cast<std::size_t>(k - 1)];
-        const long lo = floors.empty() ? 0 : floors[static_cast<std::size_t>(k - 1)];
-        auto allowed = [&](long f) { return f >= lo && (m == 1 || (m == 0 ? f == r : f % m == r % m)); };
+        const long lo = std::max(0L, floors.empty() ? 0 : floors[static_cast<std::size_t>(k - 1)]);
+        degrees.clear();
+        if (m == 0) {
+            if (r >= lo && r <= D) degrees.push_back(static_cast<std::size_t>(r));
+        } else {
+            const long want = ((r % m) + m) % m;                  // the residue class of the allowed degrees
+            const long first = lo + ((want - lo % m) % m + m) % m;  // the least degree >= lo in it
+            for (long f = first; f <= D; f += m) degrees.push_back(static_cast<std::size_t>(f));
+        }
         std::vector<long> next(n, 0);
-        for (std::size_t e = 0; e < n; ++e) {
-            if (acc[e] == 0) continue;
-            for (std::size_t f = 0; e + f < n; ++f) {
-                if (!allowed(static_cast<long>(f))) continue;
-                const long x = acc[e], y = one[f];
-                const long prod = x > cap / y ? cap : x * y;
-                next[e + f] = std::min(cap, next[e + f] + prod);
+        if (acc.empty()) {
+            for (std::size_t f : degrees) next[f] = one[f];
+        } else {
+            for (std::size_t e = 0; e < n; ++e) {
+                const long x = acc[e];
+                if (x == 0) continue;
+                for (std::size_t f : degrees) {
+                    if (e + f >= n) break;
+                    const long y = one[f];
+                    const long prod = x > cap / y ? cap : x * y;
+                    next[e + f] = std::min(cap, next[e + f] + prod);
+                }
             }
         }
         acc = std::move(next);
     }
+    if (acc.empty()) {  // no token: the constant monomial alone
+        acc.assign(n, 0);
+        acc[0] = 1;
+    }
     return acc;
+}
+
+// The steps monomial_counts takes for both sides of a partition of N tokens, degrees 0..D,
+// allowed degrees every m-th (m = 0: one degree): each side's first token is a copy, each
+// other token a convolution of about (D+1)²/(2m) steps; and 256 steps per degree for the
+// series held (a few vectors of D + 1 counts), so that max_work bounds their memory too
+// (2^31: D up to about 8.4 million, some 340 MB).
+double counts_work(long N, long D, long m) {
+    const double d1 = static_cast<double>(D) + 1.0;
+    const double per_token = m == 0 ? d1 : d1 * d1 / (2.0 * static_cast<double>(m));
+    return static_cast<double>(std::max(0L, N - 2)) * per_token + 256.0 * d1;
 }
 
 // fn(l, kind, sp, slot, matrix) for every matrix of w's layers, in file order, each layer's
@@ -567,9 +595,8 @@ DegreeBlockSides Model::degree_block_sides(const ValidPartition& part, double ma
     part.check_tokens(spec().tokens);
     if (!homogeneous_ || !fmpz_fits_si(degree_.get())) return {};
     const long D = fmpz_get_si(degree_.get());
-    const double d1 = static_cast<double>(D) + 1.0;
-    if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return {};
     const long m = parity ? modulus_ : 1;  // 1: every degree
+    if (counts_work(spec().tokens, D, m) > max_work) return {};
     const std::vector<long> none, &floors = parity ? floors_ : none;
     DegreeBlockSides out;
     out.a_side = monomial_counts(part->A, input_vars_, m, residues_, floors, D);
@@ -590,8 +617,7 @@ long Model::flattening_cap(const ValidPartition& part, double max_work) const {
     part.check_tokens(spec().tokens);
     if (!fmpz_fits_si(degree_.get())) return -1;
     const long D = fmpz_get_si(degree_.get());
-    const double d1 = static_cast<double>(D) + 1.0;
-    if (static_cast<double>(spec().tokens) * d1 * d1 / 2.0 > max_work) return -1;
+    if (counts_work(spec().tokens, D, modulus_) > max_work) return -1;
     using detail::saturated_sum;
     if (homogeneous_) return saturated_sum(degree_block_caps(part, max_work));
     return std::min(saturated_sum(monomial_counts(part->A, input_vars_, modulus_, residues_, floors_, D)),

@@ -11,6 +11,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <cmath>
 
 #include <functional>
 #include <set>
@@ -269,6 +270,45 @@ TEST_CASE("a Model's degree blocks: each side counted monomial by monomial, with
     // a partition of other tokens is refused
     const Model m4(NetworkSpec{});
     CHECK_THROWS_AS(m4.degree_block_sides(balanced_partition(m4.spec().tokens + 2)), invalid_input);
+}
+
+TEST_CASE("degree blocks of deep networks: one token a side is linear in D, the token modulus thins the convolution") {
+    // attention with score degree s = 2, N = 2, dx = 1: D = 5^L, and the allowed blocks run
+    // from 2^L to 5^L in steps of 3, each of cap 1 (docs/conjectures.md §4): their number
+    // (5^L − 2^L)/3 + 1 is the caps' sum. L = 7 (D = 78,125) had passed the work limit.
+    NetworkSpec s;
+    s.family = Family::stack;
+    s.tokens = 2;
+    s.dim = 1;
+    for (long L : {3L, 7L, 8L}) {
+        s.depth = L;
+        s.layers = *repeat_layers(parse_layers("attention:score-degree=2"), L);
+        const Model m(s);
+        INFO("L = " << L);
+        REQUIRE(m.token_modulus() == 3);
+        const std::vector<long> caps = m.degree_block_caps(balanced_partition(2));
+        REQUIRE(caps.size() == static_cast<std::size_t>(std::pow(5, L)) + 1);
+        long sum = 0, first = -1;
+        for (std::size_t a = 0; a < caps.size(); ++a) {
+            CHECK(caps[a] <= 1);
+            if (caps[a] > 0 && first < 0) first = static_cast<long>(a);
+            sum += caps[a];
+        }
+        const long p5 = static_cast<long>(std::pow(5, L)), p2 = 1L << L;
+        CHECK(first == p2);
+        CHECK(sum == (p5 - p2) / 3 + 1);
+        CHECK(m.flattening_cap(balanced_partition(2)) == sum);
+    }
+    // N = 3 with one token per side but one: the convolution's work is counted, so a limit
+    // just under it gives no caps and one just over gives them
+    s.tokens = 3;
+    s.depth = 3;
+    s.layers = *repeat_layers(parse_layers("attention:score-degree=2"), 3);
+    const Model m3(s);
+    const ValidPartition part = parse_partition("1,2|3", 3);
+    const double d1 = 126.0, work = d1 * d1 / (2.0 * static_cast<double>(m3.token_modulus())) + 256.0 * d1;
+    CHECK(m3.degree_block_sides(part, work * 0.999).a_side.empty());
+    CHECK(m3.degree_block_sides(part, work * 1.001).a_side.size() == 126);
 }
 
 TEST_CASE("the flattening's cap: Σ cap_a when homogeneous, else the monomials the smaller side can have; never below the flattening") {
