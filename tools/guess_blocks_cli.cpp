@@ -16,9 +16,19 @@ namespace seprank_cli {
 
 namespace {
 
+// At most the first 40 and the last 10 blocks: a deep network has tens of thousands (JSON
+// lists every one).
 std::string blocks_text(const std::vector<seprank::BlockPrediction>& pred) {
     std::string s;
-    for (const auto& p : pred) s += (s.empty() ? "" : " ") + std::to_string(p.block) + ":" + std::to_string(p.predicted);
+    const std::size_t n = pred.size(), head = 40, tail = 10;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (n > head + tail + 1 && i == head) {
+            s += " … (" + std::to_string(n - head - tail) + " blocks more; --format json lists every one) …";
+            i = n - tail - 1;
+            continue;
+        }
+        s += (s.empty() ? "" : " ") + std::to_string(pred[i].block) + ":" + std::to_string(pred[i].predicted);
+    }
     return s;
 }
 
@@ -261,7 +271,7 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     for (const auto& v : o.vars) vars += (vars.empty() ? "" : ",") + v;
     std::cout << "# guess --blocks: a law of the block ranks in " << (vars.empty() ? std::string("the block") : vars + " and the block") << ", from "
               << law.rows.size() << " ok block rows of " << rq.table << (rq.where_text.empty() ? "" : " (where " + rq.where_text + ")")
-              << (law.not_ok ? ", " + std::to_string(law.not_ok) + " rows left out (lower bounds or no block)" : std::string()) << "\n";
+              << (law.not_ok ? ", " + std::to_string(law.not_ok) + " rows left out (lower bounds, no block, or a configuration that did not converge)" : std::string()) << "\n";
     std::cout << "law         " << law.text() << "\n";
     std::cout << "kind        conjecture (block law: " << law.forms.size() << (law.forms.size() == 1 ? " form" : " forms")
               << " beside the cap, chosen on " << law.fitted + static_cast<long>(law.exceptions.size()) << " rows, confirmed on "

@@ -122,7 +122,9 @@ struct BlockLaw {
     long at_cap = 0;                 // rows (fit and held out) whose law value is the cap
     std::vector<BlockException> exceptions;           // fit rows missed
     std::vector<BlockException> held_out_exceptions;  // held-out rows missed
-    long not_ok = 0;                 // rows left out as lower bounds (status not ok) or without a block
+    // Rows left out: lower bounds (status not ok), rows without a block, and every row of a
+    // configuration with a lower-bound block (its closed blocks a biased sample; a note says so)
+    long not_ok = 0;
     long tried = 0;                  // terms evaluated
     std::string held_out;            // the held-out configurations, e.g. "dim=3,depth=3"
     // The key columns, not variables, with one non-empty value over the law's rows, and

@@ -273,7 +273,8 @@ class BlockLaw:
     itself), ``fitted`` and ``confirmed`` (fit rows and held-out rows it gives exactly),
     ``held_out`` (the held-out configurations), ``at_cap``; otherwise ``kind`` None,
     ``reason`` and ``best`` (the best law tried). Always ``rows`` (ok block rows read),
-    ``rows_not_ok`` (left out: lower bounds or no block), ``terms_tried``, and
+    ``rows_not_ok`` (left out: lower bounds, no block, or every row of a configuration with a
+    lower-bound block, whose closed blocks are a biased sample), ``terms_tried``, and
     ``exceptions`` / ``held_out_exceptions``: the rows the law misses, each a dict of the
     variables, ``configuration`` where other key columns tell rows apart, ``block``,
     ``rank`` (the table's) and ``law``, as the CLI's JSON. ``bool(law)`` is ``found``.

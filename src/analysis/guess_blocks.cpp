@@ -380,6 +380,36 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     const std::size_t nv = opt.vars.size();
     std::vector<std::string> order;
     std::vector<Kept> kept = block_points(table, where, opt.vars, law.not_ok, order);
+    // A configuration with a lower-bound block did not converge: its ok blocks are those
+    // that closed first, mostly at their caps, a biased sample that would fit and confirm
+    // the caps alone (a researcher's table at --max-side 48: 24 of 38 blocks open, the law
+    // min(cap_a, cap_b) "confirmed"). Left out whole, its rows counted in not_ok and named.
+    std::set<std::string> partial;
+    for (const Kept& k : kept)
+        if (!k.ok) partial.insert(k.config);
+    std::string partial_note;
+    if (!partial.empty()) {
+        long closed = 0, names = 0;
+        std::string named;
+        for (const Kept& k : kept)
+            if (partial.count(k.config) && k.ok) ++closed;
+        for (const std::string& c : order)
+            if (partial.count(c) && names++ < 3) {
+                const auto at = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.config == c; });
+                named += (named.empty() ? "" : "; ") + (at->p.name.empty() ? std::string("the table's one configuration") : at->p.name);
+            }
+        if (names > 3) named += "; …";
+        law.not_ok += static_cast<long>(std::count_if(kept.begin(), kept.end(), [&](const Kept& k) { return partial.count(k.config) > 0; }));
+        kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const Kept& k) { return partial.count(k.config) > 0; }), kept.end());
+        order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& c) { return partial.count(c) > 0; }), order.end());
+        partial_note = std::to_string(partial.size()) + " configuration" + (partial.size() == 1 ? "" : "s") + " left out whole (" + named +
+                       "): some of their blocks did not converge (status lower-bound), and their " + std::to_string(closed) +
+                       " closed blocks are those that closed first, mostly at their caps, a sample that would confirm the caps alone; "
+                       "a larger --max-side (or time budget) completes them";
+        law.notes.push_back(partial_note);
+        if (kept.empty())
+            throw invalid_input("guess --blocks: no configuration to fit: " + partial_note);
+    }
     if (kept.empty()) {  // say why: no row matched, or every configuration kept was skipped
         std::string filters, reason;
         for (const auto& [name, want] : where) filters += (filters.empty() ? "" : ",") + name + "=" + want.substr(0, 40);
@@ -395,7 +425,7 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     }
     if (order.size() < 2 && kept.size() < 6)
         throw invalid_input("guess --blocks: " + std::to_string(kept.size()) + " block rows of " + std::to_string(order.size()) +
-                            " configuration(s): too few to fit a law and confirm it");
+                            " configuration(s): too few to fit a law and confirm it" + (partial_note.empty() ? "" : "; " + partial_note));
     // Held out: the configurations with the largest sum of the variables (with one
     // configuration, every third block).
     std::map<std::string, long> sums;
@@ -433,7 +463,7 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
         if (!law.rows[r].held_out) fit.push_back(r);
     if (fit.size() < 2 || fit.size() == law.rows.size())
         throw invalid_input("guess --blocks: " + std::to_string(fit.size()) + " fit rows and " + std::to_string(law.rows.size() - fit.size()) +
-                            " held-out rows with status ok: too few to fit a law and confirm it");
+                            " held-out rows with status ok: too few to fit a law and confirm it" + (partial_note.empty() ? "" : "; " + partial_note));
 
     law.fit_range.assign(nv, {LONG_MAX, LONG_MIN});
     for (std::size_t r : fit)

@@ -6,6 +6,8 @@
 
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
+#include "seprank/evaluation.hpp"
+#include "seprank/expand.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -130,18 +132,21 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
         }
     }
     const ValidPartition part = part_text && !part_text->empty() && !other_tokens ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
-    // The rank generic finds is at most its evaluation side: a prediction above max_side
-    // could only come back as a lower bound, so generic is not run for it.
-    if (fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
+    GenericOptions go;
+    go.trials = opt.trials;
+    go.max_side = opt.max_side;
+    go.threads = opt.threads;
+    // The rank the evaluation finds is at most its side: a prediction above max_side could
+    // only come back as a lower bound, so generic is not run for it. The flattening, which
+    // generic's auto picks where the expansion is small (generic.hpp), has no side: it
+    // checks any prediction (s = 2 attention at L = 7, 26,000, had been left unchecked).
+    const bool flattens = estimate_expansion(spec).bytes <= go.max_expand_bytes;
+    if (!flattens && fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
         c.verdict = "unchecked";
         c.reason = "the prediction is above --check-max-side " + std::to_string(opt.max_side);
         c.above_side = true;
         return c;
     }
-    GenericOptions go;
-    go.trials = opt.trials;
-    go.max_side = opt.max_side;
-    go.threads = opt.threads;
     const auto start = std::chrono::steady_clock::now();
     const auto since = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     // The budget's scope replaces the caller's for the run, so it also asks the caller's
@@ -185,6 +190,14 @@ BlockPredictionCheck check_block_prediction(const PredictionNetwork& at, const s
     if (total > opt.max_side) {
         c.verdict = "unchecked";
         c.reason = "the predicted total is above --check-max-side " + std::to_string(opt.max_side);
+        return c;
+    }
+    // The block ranks come from the graded evaluation, which takes degrees up to its limit:
+    // past it the point is unchecked, not an error (the other points are still checked).
+    if (const Integer D = output_degree(at.spec); D > Integer(EvaluationOptions{}.max_graded_degree)) {
+        c.verdict = "unchecked";
+        c.reason = "degree " + D.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree) +
+                   ", which ranks the blocks one by one (seprank generic gives the total)";
         return c;
     }
     GenericOptions g;

@@ -1072,6 +1072,15 @@ TEST_CASE("check_prediction: a prediction above max_side is unchecked at once, g
     wide.max_side = 8000000;
     wide.seconds = 1e-3;  // under the side now: generic runs, and runs out of time
     CHECK(check_prediction(row, {"dim", "depth"}, {3, 6}, Rational(8000000), wide).verdict == "unchecked");
+    // Where generic's auto flattens (a small expansion) no side limits the rank: 5 at dx = 1,
+    // L = 2, above a side of 4, is checked and agrees (s = 2 attention's 26,000 at L = 7 had
+    // been left unchecked).
+    CheckOptions narrow;
+    narrow.max_side = 4;
+    const PredictionCheck flat = check_prediction(row, {"dim", "depth"}, {1, 2}, Rational(5), narrow);
+    CHECK(flat.done);
+    CHECK_FALSE(flat.above_side);
+    CHECK(flat.verdict == "agree");
     // At the side itself generic runs: dx = 1, L = 2 has rank 5, not 4096.
     const PredictionCheck at = check_prediction(row, {"dim", "depth"}, {1, 2}, Rational(4096));
     CHECK(at.done);

@@ -146,6 +146,9 @@ TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too
         }
     }
     REQUIRE(planted > 0);
+    const std::vector<TableRow> closed = t;  // every block closed
+    // A lower-bound block leaves its whole configuration (dim=1,depth=1: 4 blocks) out: its
+    // closed blocks would be a biased sample (those at their caps first); a note names it.
     t[1][10].second = "lower-bound";
     t[1][7].second = "1";
     BlockLawOptions o;
@@ -153,7 +156,17 @@ TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too
     const BlockLaw g = guess_block_law(t, {}, o);
     INFO(g.text() << " / " << g.reason);
     REQUIRE(g.found);
-    CHECK(g.not_ok == 1);
+    CHECK(g.not_ok == 4);
+    CHECK(g.rows.size() + 4 == t.size());
+    REQUIRE_FALSE(g.notes.empty());
+    CHECK(g.notes[0].find("1 configuration left out whole (dim=1,depth=1): some of their blocks did not converge") == 0);
+    CHECK(std::none_of(g.rows.begin(), g.rows.end(), [](const BlockPoint& p) { return p.x[0] == 1 && p.x[1] == 1; }));
+    // every configuration open: no law, and the error says why
+    std::vector<TableRow> open = closed;
+    for (TableRow& r : open)
+        if (r[5].second == "1") r[10].second = "lower-bound";  // each configuration's first block
+    const std::string msg = seprank_test::message_of([&] { (void)guess_block_law(open, {}, o); });
+    CHECK(msg.find("guess --blocks: no configuration to fit: ") == 0);
     REQUIRE(g.exceptions.size() == 1);
     const BlockPoint& e = g.rows[g.exceptions[0].row];
     CHECK(e.rank + 1 == g.exceptions[0].law);
@@ -163,11 +176,12 @@ TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too
     // (dim, depth) could not be told apart.
     std::vector<TableRow> two;
     for (const char* h : {"1", "2"})
-        for (TableRow r : t) {
+        for (TableRow r : closed) {
             r.emplace_back("heads", h);
             two.push_back(r);
         }
     const BlockLaw both = guess_block_law(two, {}, o);
+    INFO(both.text() << " / " << both.reason << " / not_ok " << both.not_ok << " / " << (both.notes.empty() ? "" : both.notes[0]));
     REQUIRE(both.found);
     REQUIRE(both.exceptions.size() == 2);
     const std::string& n1 = both.rows[both.exceptions[0].row].name;
@@ -458,6 +472,17 @@ TEST_CASE("the attention N = 4 block law on computed block tables; predictions a
     CHECK(far.verdict == "unchecked");
     CHECK_FALSE(far.ran);
     CHECK(far.reason == "the predicted total is above --check-max-side " + std::to_string(co.max_side));
+    // Past the graded evaluation's degree limit (3^7 = 2187 > 2048) the point is unchecked,
+    // not an error: the other points of a --check are still checked.
+    const NetworkSpec deep = seprank_test::attention_spec(2, 1, 7);
+    const PredictionNetwork over{ValidSpec(deep), balanced_partition(2)};
+    BlockPrediction one_block;
+    one_block.block = 1;
+    one_block.predicted = 1;
+    const BlockPredictionCheck past = check_block_prediction(over, {one_block}, CheckOptions{});
+    CHECK(past.verdict == "unchecked");
+    CHECK_FALSE(past.ran);
+    CHECK(past.reason.find("degree 2187 is over the graded evaluation's limit 2048") == 0);
     co.trials = 0;
     CHECK_THROWS_AS(check_block_prediction(at, pred, co), invalid_input);
 }
