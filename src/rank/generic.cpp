@@ -328,9 +328,13 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
                                            "], ranked mod p = " + std::to_string(res.prime) + (own.empty() ? "" : " (the prime" + own + ")")
                                      : "weights uniform on Z/p, p = " + std::to_string(res.prime) + " (random " + std::to_string(bits) + "-bit prime" +
                                            (bits < opt.prime_bits ? ", the GPU's largest" : "") + own + ")") +
-               (at_caps ? (homogeneous ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
-                                                     "for all weights), so the generic rank equals that upper bound")
-                                       : std::string("; exact: a trial reached the flattening's cap (the monomials its smaller side can have, "
+               (at_caps ? (homogeneous && res.variant.rfind("graded", 0) == 0
+                               ? std::string("; exact: every degree block of a trial reached its cap (its number of monomials, a bound "
+                                             "for all weights), so the generic rank equals that upper bound")
+                           : homogeneous  // the flattening or the plain evaluation: one rank, no blocks ranked
+                               ? std::string("; exact: a trial's rank reached its cap, the sum of the degree-block caps (their numbers of "
+                                             "monomials, a bound for all weights), so the generic rank equals that upper bound")
+                               : std::string("; exact: a trial reached the flattening's cap (the monomials its smaller side can have, "
                                                      "a bound for all weights), so the generic rank equals that upper bound"))
                         : !res.converged
                             ? std::string("; failure_bound 1: not converged (below), so no chance is bounded that the generic rank lies above "
