@@ -372,9 +372,11 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
 
 }  // namespace
 
-BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+BlockLaw guess_block_law(const std::vector<TableRow>& input, const std::vector<std::pair<std::string, std::string>>& where,
                          const BlockLawOptions& opt) {
     check_options(opt);
+    const std::vector<TableRow> derived = guess_detail::copies_if_named(input, opt.vars, where);  // a stack's `copies`, as guess
+    const std::vector<TableRow>& table = derived.empty() ? input : derived;
     BlockLaw law;
     law.vars = opt.vars;
     const std::size_t nv = opt.vars.size();
@@ -542,8 +544,10 @@ BlockLaw guess_block_law(const std::vector<TableRow>& table, const std::vector<s
     return law;
 }
 
-PredictionNetwork prediction_network(const std::vector<TableRow>& table, const std::vector<std::pair<std::string, std::string>>& where,
+PredictionNetwork prediction_network(const std::vector<TableRow>& input, const std::vector<std::pair<std::string, std::string>>& where,
                                      const std::vector<std::string>& vars, const std::vector<long>& x) {
+    const std::vector<TableRow> derived = guess_detail::copies_if_named(input, vars, where);
+    const std::vector<TableRow>& table = derived.empty() ? input : derived;
     if (x.size() != vars.size())
         throw invalid_input("guess --blocks: " + std::to_string(x.size()) + " values for " + std::to_string(vars.size()) + " variables");
     const TableRow* row = nullptr;
@@ -648,8 +652,10 @@ BlockCheck compare_blocks(const std::vector<BlockPrediction>& predicted, const s
     return c;
 }
 
-std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& table,
+std::vector<LawComparison> compare_law(const BlockLaw& law, const std::vector<TableRow>& input,
                                        const std::vector<std::pair<std::string, std::string>>& where, LawComparisonLeftOut* left_out) {
+    const std::vector<TableRow> derived = guess_detail::copies_if_named(input, law.vars, where);
+    const std::vector<TableRow>& table = derived.empty() ? input : derived;
     if (!law.found) throw invalid_input("guess --blocks: no law to compare");
     long not_ok = 0;
     std::vector<std::string> order;

@@ -124,6 +124,12 @@ private:
 // --blocks refuses it). guess_read.cpp. O(the cell's length).
 bool failure_bound_cell(const TableRow& row, double& out);
 
+// The table with `copies` derived for its stack rows (with_stack_copies) where `copies` is
+// named in vars or where and some row lacks the cell; empty otherwise (read the input
+// itself). For guess and guess --blocks alike. O(rows · cells) when derived.
+std::vector<TableRow> copies_if_named(const std::vector<TableRow>& input, const std::vector<std::string>& vars,
+                                      const std::vector<std::pair<std::string, std::string>>& where);
+
 // ---- hypergeometric terms (one variable n; guess.hpp)
 
 // The shifts a of the denominator factors (n + a) are searched in −n_0 .. −n_0 + this

@@ -469,15 +469,24 @@ std::vector<TableRow> with_stack_copies(const std::vector<TableRow>& table) {
     return out;
 }
 
-std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const std::vector<std::string>& vars, const std::string& value,
-                                     const std::vector<std::pair<std::string, std::string>>& where) {
+namespace guess_detail {
+
+std::vector<TableRow> copies_if_named(const std::vector<TableRow>& input, const std::vector<std::string>& vars,
+                                      const std::vector<std::pair<std::string, std::string>>& where) {
     // `copies`, named and not a column of every row: a stack's depth over its SPEC's layers
     // (a table whose every row has the cell already is not copied)
     const bool copies = (std::find(vars.begin(), vars.end(), "copies") != vars.end() ||
                          std::any_of(where.begin(), where.end(), [](const auto& w) { return w.first == "copies"; })) &&
                         std::any_of(input.begin(), input.end(), [](const TableRow& row) { return !table_cell(row, "copies"); });
-    const std::vector<TableRow> derived = copies ? with_stack_copies(input) : std::vector<TableRow>();
-    const std::vector<TableRow>& table = copies ? derived : input;
+    return copies ? with_stack_copies(input) : std::vector<TableRow>();
+}
+
+}  // namespace guess_detail
+
+std::vector<GuessPoint> guess_points(const std::vector<TableRow>& input, const std::vector<std::string>& vars, const std::string& value,
+                                     const std::vector<std::pair<std::string, std::string>>& where) {
+    const std::vector<TableRow> derived = guess_detail::copies_if_named(input, vars, where);
+    const std::vector<TableRow>& table = derived.empty() ? input : derived;
     for (const std::string& name : vars)
         if (name == value) throw invalid_input("guess: the value column '" + value + "' is also named in --vars: it cannot be a function of itself");
     if (table.empty()) throw invalid_input("guess: the table has no rows");  // rows given directly (Python); a file's reader says so first

@@ -90,6 +90,27 @@ TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on th
         CHECK(c.law_total == c.computed_total);
         CHECK(c.law_with_exceptions == c.computed_total);
     }
+    // A stack table: `copies` (its depth over its SPEC's layers) is derived as plain guess
+    // derives it, for the fit, --against and a prediction's network.
+    const auto as_stack = [](std::vector<TableRow> rows) {
+        for (TableRow& r : rows) {
+            for (auto& [name, value] : r) {
+                if (name == "family") value = "stack";
+                if (name == "depth") value = std::to_string(2 * std::stol(value));
+            }
+            r.emplace_back("layers", "attention,mlp:power=2");
+        }
+        return rows;
+    };
+    BlockLawOptions oc;
+    oc.vars = {"dim", "copies"};
+    const BlockLaw gc = guess_block_law(as_stack(t), {}, oc);
+    REQUIRE(gc.found);
+    CHECK(gc.text() == g.text());
+    CHECK(gc.held_out == "dim=3,copies=3");
+    CHECK(gc.confirmed == g.confirmed);
+    for (const LawComparison& c : compare_law(gc, as_stack(synthetic({{4, 3}}, rng, law)), {})) CHECK(c.differ.empty());
+    CHECK(prediction_network(as_stack(t), {}, oc.vars, {2, 4}).spec->depth == 8);
     // Rows the fit would not have selected (another family, another partition) are left out
     // and counted; a table with none left is refused; configurations are named as the
     // law's exceptions are, with the key columns that differ among them.
