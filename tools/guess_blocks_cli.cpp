@@ -290,7 +290,11 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
                   << confirmed << "\n";
     }
     std::cout << "at cap      " << law.at_cap << " rows\n";
-    std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size() << "\n";
+    std::cout << "exceptions  " << law.exceptions.size() + law.held_out_exceptions.size()
+              << (law.held_out_exceptions.empty() ? std::string()
+                                                  : " (" + std::to_string(law.exceptions.size()) + " fit, " +
+                                                        std::to_string(law.held_out_exceptions.size()) + " held out)")
+              << "\n";
     for (const auto& e : law.exceptions)
         std::cout << "            " << law.rows[e.row].name << " block " << law.rows[e.row].block << ": rank " << law.rows[e.row].rank
                   << ", law " << e.law << "\n";
