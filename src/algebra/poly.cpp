@@ -463,15 +463,29 @@ double log2_binomial(double a, double b) {
     return (std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1)) / std::log(2.0);
 }
 
+// The least total degree of a's terms: its last term's (terms are in degrevlex order,
+// total degree first, descending). Precondition: a non-zero, its degree fits a long. O(n).
+template <class T>
+double least_degree(const typename Ops<T>::P* a, const typename Ops<T>::C* c, std::size_t nvars) {
+    std::vector<ulong> e(std::max<std::size_t>(nvars, 1));
+    Ops<T>::exps(e.data(), a, Ops<T>::length(a, c) - 1, c);
+    double d = 0;
+    for (std::size_t k = 0; k < nvars; ++k) d += static_cast<double>(e[k]);
+    return d;
+}
+
 // The size of a·b, bounded before any product is formed (FLINT and GMP abort the process
-// when an allocation fails): at most t_a·t_b terms (pairs of terms) and at most
-// C(n + deg a + deg b, n) (monomials of that degree or less in n variables); each term holds
+// when an allocation fails): at most t_a·t_b terms (pairs of terms), at most C(n + hi, n)
+// (monomials of degree hi = deg a + deg b or less in n variables) and at most
+// (hi − lo + 1)·C(n − 1 + hi, n − 1), lo the sum of their terms' least degrees (monomials
+// of degree lo..hi: a homogeneous product, lo = hi, has hi + 1 terms in two variables,
+// where C(n + hi, n) had counted (hi + 1)(hi + 2)/2); each term holds
 // a packed exponent (n fields of at most max(bits_a, bits_b) + 1 bits) and a coefficient
 // of one word or, over Q, of at most cbits_a + cbits_b + log2 min(t_a, t_b) bits (a sum of
 // min(t_a, t_b) products of primitive parts), an mpz beyond 62 bits. Over
 // default_max_memory(), or a coefficient over 2^36 bits, is resource_limit.
 // Cost: O(1) over Z/p; over Q a scan of both coefficient lists, O(t_a + t_b), next to the
-// t_a·t_b term products of the product itself; the degrees (a scan of the exponents) only
+// t_a·t_b term products of the product itself; the degrees (a scan of the exponents) and the last terms only
 // when the first bound, t_a·t_b terms, is over the limit.
 template <class T>
 void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b, const typename Ops<T>::C* c,
@@ -495,7 +509,11 @@ void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b
     if (terms * per_term <= limit) return;
     if (Ops<T>::degree_fits(a, c) && Ops<T>::degree_fits(b, c)) {
         const double d = static_cast<double>(Ops<T>::degree(a, c)) + static_cast<double>(Ops<T>::degree(b, c));
-        terms = std::min(terms, std::exp2(log2_binomial(d, n)));
+        const double lo = least_degree<T>(a, c, nvars) + least_degree<T>(b, c, nvars);
+        // degrees lo..hi: at most (hi − lo + 1)·C(n − 1 + hi, n − 1) monomials (no difference
+        // of two large binomials, which rounding could make too small), and C(n + hi, n)
+        const double per_degree = n >= 1 ? std::exp2(log2_binomial(d, n - 1)) : 1.0;
+        terms = std::min({terms, std::exp2(log2_binomial(d, n)), (d - lo + 1) * per_degree * (1 + 1e-9) + 1});
     }
     check_memory(terms * per_term, limit, what());
 }

@@ -258,6 +258,26 @@ TEST_CASE("a product too large to hold is refused before FLINT is called; a prod
         CHECK_THROWS_AS(reduce_mod(f, nctx) * reduce_mod(g, nctx), resource_limit);
         CHECK((sum_of_powers(ctx, 0, 200, one) * sum_of_powers(ctx, 1, 200, one)).terms() == 40000);
     }
+    {
+        // homogeneous factors: a·b has monomials of one degree only, hi + 1 of them in two
+        // variables, not the (hi + 1)(hi + 2)/2 of degree <= hi nor the t² pairs of terms.
+        // Σ_i v0^i v1^(599−i) squared: 360,000 pairs (5.5 MiB) and 719,400 monomials of
+        // degree <= 1198 (11 MiB) are over 1 MiB, its 1,199 terms are not, over Q and mod p;
+        // with a constant term (degrees 0..1198) it is refused as before
+        const seprank_test::MaxMemory small(1024.0 * 1024.0);
+        std::vector<Rational> cs;
+        std::vector<std::vector<std::uint64_t>> es;
+        for (std::uint64_t i = 0; i < 600; ++i) {
+            cs.emplace_back(Integer(static_cast<long>(i) + 1));
+            es.push_back({i, 599 - i});
+        }
+        const QPoly h = QPoly::from_terms(ctx, cs, es);
+        CHECK((h * h).terms() == 1199);
+        CHECK((reduce_mod(h, nctx) * reduce_mod(h, nctx)).terms() == 1199);
+        const QPoly h1 = h + QPoly::constant(ctx, Rational(1));
+        CHECK_THROWS_AS(h1 * h1, resource_limit);
+        CHECK_THROWS_AS(reduce_mod(h1, nctx) * reduce_mod(h1, nctx), resource_limit);
+    }
     // the limit is restored, and small products run as before
     CHECK(default_max_memory() == limit);
     CHECK((sum_of_powers(ctx, 0, 3, one) * sum_of_powers(ctx, 1, 3, one)).terms() == 9);
