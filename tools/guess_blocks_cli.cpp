@@ -132,8 +132,9 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     json exc = json::array(), hexc = json::array();
     for (const auto& e : law.exceptions) exc.push_back(row_json(law.rows[e.row], e.law));
     for (const auto& e : law.held_out_exceptions) hexc.push_back(row_json(law.rows[e.row], e.law));
+    for (const std::string& n : law.notes) notes.add(n);  // (configurations left out say why, law or none)
     if (!law.found) {
-        if (!notes.lines.empty() && rq.format == "json") j["notes"] = notes.lines;
+        notes.emit(rq.format == "json" ? &j : nullptr);  // on stderr too: why rows were left out
         j["reason"] = law.reason;
         j["best"] = law.text();
         j["exceptions"] = exc;
@@ -156,7 +157,6 @@ int run_guess_blocks(const GuessBlocksRequest& rq, Notes& notes) {
     j["held_out_exceptions"] = hexc;
     std::ostringstream extra;
     std::vector<std::string> refuted;  // where a --check or --against found a block the law misses: exit 1 after the answer
-    for (const std::string& n : law.notes) notes.add(n);
     json preds = json::array();
     for (const std::vector<long>& x : points) {
         const auto pred = seprank::predict_blocks(law, cells, rq.where, x);

@@ -164,7 +164,7 @@ std::vector<int> token_parities(const NetworkSpec& s);
 // of weights, so sep(f) ≤ Σ_a cap_a always; a rank that reaches the sum is exact.
 // Empty when f is not homogeneous or the count would cost more than max_work steps
 // (Model::degree_block_sides: (|tokens| − 2)·(D+1)²/(2m) steps, m the token modulus, plus
-// 256·(D+1); the default, 2^31, is a second or two: D up to about 46,000·√m at N = 3, and
+// 256·(D+1); the default, 2^31, is a second or two: D up to about 65,000·√m at N = 3, and
 // 8.4 million at N = 2, where each side's one token costs O(D)); entries saturate at
 // LONG_MAX/4. Cost O(|tokens|·D²/m + D), memory O(D).
 // Preconditions: a valid spec (not checked; a ValidSpec converts, network.hpp); a

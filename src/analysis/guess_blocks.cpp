@@ -3,6 +3,7 @@
 #include "seprank/guess_blocks.hpp"
 
 #include "seprank/error.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -219,6 +220,14 @@ struct Kept {
     std::size_t index = 0;     // the row in the table
 };
 
+// A configuration's key: its key columns' cells, each followed by ';'.
+std::string config_key(const TableRow& row) {
+    std::string config;
+    for (const char* c : kKeyColumns)
+        if (const std::string* v = table_cell(row, c)) config += *v + ";";
+    return config;
+}
+
 // The block rows of `table` kept by `where`, with their indices k and j (from the first
 // and last block of their configuration over all of its rows in the table, before `where`
 // and `fixed`: a filter on a row's own columns, block, status or rank, keeps each block's
@@ -239,12 +248,7 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
     if (table.empty()) throw invalid_input("guess --blocks: the table has no rows");
     for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "status"})  // a table's rows share its columns
         if (!table_cell(table.front(), c)) throw invalid_input(std::string("guess --blocks: the table has no column '") + c + "' (a block table: seprank table --blocks)");
-    const auto config_of = [](const TableRow& row) {
-        std::string config;
-        for (const char* c : kKeyColumns)
-            if (const std::string* v = table_cell(row, c)) config += *v + ";";
-        return config;
-    };
+    const auto config_of = [](const TableRow& row) { return config_key(row); };
     // Each configuration's span over all its block rows (a block cell that is not a count is
     // refused below if its row is kept, and left out of the span otherwise).
     for (const TableRow& row : table) {
@@ -386,9 +390,20 @@ BlockLaw guess_block_law(const std::vector<TableRow>& input, const std::vector<s
     // that closed first, mostly at their caps, a biased sample that would fit and confirm
     // the caps alone (a researcher's table at --max-side 48: 24 of 38 blocks open, the law
     // min(cap_a, cap_b) "confirmed"). Left out whole, its rows counted in not_ok and named.
+    // Decided over every row of the table, before `where` (as the blocks' span is): a filter
+    // that drops the open blocks (--where status=ok, block=K) leaves the closed ones no less
+    // biased. A block given twice is closed when one of its rows is ok (a resumed table
+    // appends the recomputed row after the lower-bound one).
+    std::map<std::pair<std::string, std::string>, bool> closed_block;  // (configuration, block) → some row ok
+    for (const TableRow& row : table)
+        if (const std::string *b = table_cell(row, "block"), *st = table_cell(row, "status"); b && !b->empty() && st) {
+            bool& ok = closed_block[{config_key(row), *b}];
+            ok = ok || *st == "ok";
+        }
     std::set<std::string> partial;
-    for (const Kept& k : kept)
-        if (!k.ok) partial.insert(k.config);
+    for (const auto& [cb, ok] : closed_block)
+        if (!ok) partial.insert(cb.first);
+    std::erase_if(partial, [&](const std::string& c) { return std::find(order.begin(), order.end(), c) == order.end(); });
     std::string partial_note;
     if (!partial.empty()) {
         long closed = 0, names = 0;
@@ -405,9 +420,11 @@ BlockLaw guess_block_law(const std::vector<TableRow>& input, const std::vector<s
         kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const Kept& k) { return partial.count(k.config) > 0; }), kept.end());
         order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& c) { return partial.count(c) > 0; }), order.end());
         partial_note = std::to_string(partial.size()) + " configuration" + (partial.size() == 1 ? "" : "s") + " left out whole (" + named +
-                       "): some of their blocks did not converge (status lower-bound), and their " + std::to_string(closed) +
-                       " closed blocks are those that closed first, mostly at their caps, a sample that would confirm the caps alone; "
-                       "a larger --max-side (or time budget) completes them";
+                       "): some of their blocks did not converge (status lower-bound)" +
+                       (closed > 0 ? ", and their " + std::to_string(closed) +
+                                         " closed blocks are those that closed first, mostly at their caps, a sample that would confirm the caps alone"
+                                   : std::string()) +
+                       "; a larger --max-side (or time budget) completes them";
         law.notes.push_back(partial_note);
         if (kept.empty())
             throw invalid_input("guess --blocks: no configuration to fit: " + partial_note);
@@ -592,13 +609,16 @@ std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vect
     const PredictionNetwork at = prediction_network(table, where, law.vars, x);
     const ValidSpec& spec = at.spec;
     const ValidPartition& part = at.part;
+    if (!is_homogeneous(spec)) throw invalid_input("guess --blocks: the network at this point is not homogeneous: it has no degree blocks");
+    // D + 1 blocks, each counted, predicted and shown (about 256 bytes of sides, prediction
+    // and output a block): against the memory limit before any is counted
+    const Integer D = output_degree(spec);
+    check_memory(256.0 * (fmpz_get_d(D.get()) + 1.0), default_max_memory(), "the law's D + 1 degree blocks at this point (D = " + D.str() + ")");
     const DegreeBlockSides sides = degree_block_sides(spec, part);
-    if (sides.a_side.empty()) {
-        if (!is_homogeneous(spec)) throw invalid_input("guess --blocks: the network at this point is not homogeneous: it has no degree blocks");
-        throw resource_limit("guess --blocks: the network at this point has degree d^L = " + output_degree(spec).str() +
-                             ": counting its degree blocks would take about tokens·(d^L + 1)²/2 steps, over the limit " +
-                             std::to_string(static_cast<long long>(kCapsMaxWork)));
-    }
+    if (sides.a_side.empty())
+        throw resource_limit("guess --blocks: the network at this point has degree d^L = " + D.str() +
+                             ": counting its degree blocks would take more than " + std::to_string(static_cast<long long>(kCapsMaxWork)) +
+                             " steps (about (tokens - 2)·(d^L + 1)²/(2m), m the token modulus: docs/model.md)");
     std::vector<long> live;
     for (std::size_t a = 0; a < sides.a_side.size(); ++a)
         if (sides.a_side[a] > 0 && sides.b_side[a] > 0) live.push_back(static_cast<long>(a));

@@ -529,8 +529,10 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
     DegreeBlockSides sides;
     std::string no_blocks;
     if (s.blocks && nvars <= s.max_variables) {
-        sides = degree_block_sides(spec, part);
         const Integer dz = output_degree(spec);
+        // the sides only where the graded evaluation takes the degree (counting them past it
+        // cost a second and 150 MB a skipped row)
+        if (is_homogeneous(spec) && dz <= Integer(EvaluationOptions{}.max_graded_degree)) sides = degree_block_sides(spec, part);
         if (!is_homogeneous(spec)) no_blocks = "no degree blocks: f is not homogeneous (a residual connection mixes degrees)";
         else if (sides.a_side.empty() || dz > Integer(EvaluationOptions{}.max_graded_degree))
             no_blocks = "no degree blocks: degree " + dz.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree);

@@ -182,6 +182,20 @@ TEST_CASE("guess_block_law: exceptions are named, lower bounds never fitted, too
     REQUIRE_FALSE(g.notes.empty());
     CHECK(g.notes[0].find("1 configuration left out whole (dim=1,depth=1): some of their blocks did not converge") == 0);
     CHECK(std::none_of(g.rows.begin(), g.rows.end(), [](const BlockPoint& p) { return p.x[0] == 1 && p.x[1] == 1; }));
+    // decided before --where: a filter that drops the open block leaves the rest out too
+    const BlockLaw gw = guess_block_law(t, {{"status", "ok"}}, o);
+    REQUIRE(gw.found);
+    CHECK(gw.rows.size() == g.rows.size());
+    CHECK(std::none_of(gw.rows.begin(), gw.rows.end(), [](const BlockPoint& p) { return p.x[0] == 1 && p.x[1] == 1; }));
+    REQUIRE_FALSE(gw.notes.empty());
+    CHECK(gw.notes[0].find("1 configuration left out whole (dim=1,depth=1)") == 0);
+    // a resumed table appends the recomputed block, ok, after its lower-bound row: closed
+    std::vector<TableRow> resumed = t;
+    resumed.push_back(closed[1]);
+    const BlockLaw gr = guess_block_law(resumed, {}, o);
+    REQUIRE(gr.found);
+    CHECK(gr.rows.size() == closed.size());
+    CHECK(gr.notes.empty());
     // every configuration open: no law, and the error says why
     std::vector<TableRow> open = closed;
     for (TableRow& r : open)

@@ -65,6 +65,8 @@ TEST_CASE("expansion equals forward evaluation at random exact points, every fam
         REQUIRE(Integer(f.degree()) <= output_degree(s));
         if (wide) REQUIRE(Integer(f.degree()) == output_degree(s));
         if (is_homogeneous(s)) REQUIRE(f.is_homogeneous());
+        // the spec's estimate bounds the terms
+        REQUIRE(Integer(static_cast<long>(f.terms())) <= estimate_expansion(s).max_terms);
         // every term's degree is one the Model lists (the ambient space counts only those)
         const Model model(s);
         if (!model.output_degrees().empty())
