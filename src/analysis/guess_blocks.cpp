@@ -248,14 +248,13 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
     if (table.empty()) throw invalid_input("guess --blocks: the table has no rows");
     for (const char* c : {"block", "blocks", "rank", "cap_a", "cap_b", "status"})  // a table's rows share its columns
         if (!table_cell(table.front(), c)) throw invalid_input(std::string("guess --blocks: the table has no column '") + c + "' (a block table: seprank table --blocks)");
-    const auto config_of = [](const TableRow& row) { return config_key(row); };
     // Each configuration's span over all its block rows (a block cell that is not a count is
     // refused below if its row is kept, and left out of the span otherwise).
     for (const TableRow& row : table) {
         const std::string* b = table_cell(row, "block");
         if (!b || b->empty() || b->size() > 18 || b->find_first_not_of("0123456789") != std::string::npos) continue;
         const long block = std::stol(*b);
-        auto [it, fresh] = spans.emplace(config_of(row), Span{block, block, 0});
+        auto [it, fresh] = spans.emplace(config_key(row), Span{block, block, 0});
         Span& s = it->second;
         const long lo = std::min(s.first, block), hi = std::max(s.last, block);
         s.step = std::gcd(std::gcd(s.step, block - s.first), hi - lo);
@@ -296,7 +295,7 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         // configuration of the row, compared as such); empty where the family has none.
         for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth", "embed_rank", "head_dim", "attention_rank", "position"})
             if (const std::string* v = table_cell(row, c); v && !v->empty()) (void)cell_of(row, c, r + 1);
-        k.config = config_of(row);
+        k.config = config_key(row);
         const std::string& status = *table_cell(row, "status");
         if (status != "ok" && status != "lower-bound" && status != "skipped")
             throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'status' = '" + status.substr(0, 40) +
@@ -416,8 +415,9 @@ BlockLaw guess_block_law(const std::vector<TableRow>& input, const std::vector<s
                 named += (named.empty() ? "" : "; ") + (at->p.name.empty() ? std::string("the table's one configuration") : at->p.name);
             }
         if (names > 3) named += "; …";
-        law.not_ok += static_cast<long>(std::count_if(kept.begin(), kept.end(), [&](const Kept& k) { return partial.count(k.config) > 0; }));
+        const std::size_t before = kept.size();
         kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const Kept& k) { return partial.count(k.config) > 0; }), kept.end());
+        law.not_ok += static_cast<long>(before - kept.size());
         order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& c) { return partial.count(c) > 0; }), order.end());
         partial_note = std::to_string(partial.size()) + " configuration" + (partial.size() == 1 ? "" : "s") + " left out whole (" + named +
                        "): some of their blocks did not converge (status lower-bound)" +

@@ -150,8 +150,10 @@ RankAnswer separation_rank(const Network& net, const ValidPartition& part, const
             // A rank mod p that reaches the flattening's cap is sep itself: rank mod p <= sep
             // <= the cap at every weights (Model::flattening_cap: the sum of the degree-block
             // caps for a homogeneous network, the smaller side's monomials of degree 0..D for
-            // a residual one). Cost O(N·D²), as the caps below.
-            if (const long cap = flattening_cap(net.spec, part); cap >= 0 && cap < LONG_MAX / 4 && r.value == cap) {
+            // a residual one). The caps' sum where they are counted (the memo, read again
+            // below), else the cap of a residual network. Cost O(N·D²), as the caps.
+            if (const long cap = caps().empty() ? flattening_cap(net.spec, part) : detail::saturated_sum(caps());
+                cap >= 0 && cap < LONG_MAX / 4 && r.value == cap) {
                 r.kind = RankKind::exact;
                 r.failure_bound = 0;
                 r.note = "flattening of f mod p " + std::to_string(p) + " (f expanded over Z/p): rank mod p <= sep <= " +

@@ -534,7 +534,7 @@ Row table_row(const ValidSpec& spec, const SweepOptions& s) {
         // cost a second and 150 MB a skipped row)
         if (is_homogeneous(spec) && dz <= Integer(EvaluationOptions{}.max_graded_degree)) sides = degree_block_sides(spec, part);
         if (!is_homogeneous(spec)) no_blocks = "no degree blocks: f is not homogeneous (a residual connection mixes degrees)";
-        else if (sides.a_side.empty() || dz > Integer(EvaluationOptions{}.max_graded_degree))
+        else if (sides.a_side.empty())  // (always so past the graded degree limit: not counted above)
             no_blocks = "no degree blocks: degree " + dz.str() + " is over the graded evaluation's limit " + std::to_string(EvaluationOptions{}.max_graded_degree);
     }
     // A row without a rank: status skipped, the reason said; its other columns as usual.
