@@ -257,16 +257,6 @@ std::string cli_names(std::string msg) {
     return msg;
 }
 
-seprank::ValidPartition poly_partition_cli(const seprank::Variables& vars, const std::string& partition) {
-    try {
-        return seprank::poly_partition(vars, partition);
-    } catch (const seprank::invalid_input& e) {
-        const std::string m = e.what();
-        if (m.rfind("partition '", 0) == 0) throw;  // the partition's own message names it
-        throw seprank::invalid_input("--poly: " + m);
-    }
-}
-
 CLI::Validator one_of(std::vector<std::string> names) {
     std::string braced = "{", listed;
     for (const auto& n : names) {

@@ -201,9 +201,6 @@ auto with_expansion_flags(const std::string& flags, F&& fn) -> decltype(fn()) {
         throw seprank::resource_limit(named ? msg : msg + " [here: " + flags + "]");
     }
 }
-// seprank::poly_partition of --poly's variables and --partition's text (empty: balanced
-// on the variables' tokens); a message about the variables is prefixed with "--poly: ".
-seprank::ValidPartition poly_partition_cli(const seprank::Variables& vars, const std::string& partition);
 // The network of o.weights_file; with --layers too, the file's layers must be those SPEC
 // describes (invalid_input naming both otherwise).
 seprank::Network read_weights(const NetOptions& o);

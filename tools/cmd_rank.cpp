@@ -134,7 +134,7 @@ struct RankCommand final : Command {
             if (so.method != seprank::Method::flattening) throw seprank::invalid_input("--poly is ranked by --method flattening only");
             auto ctx = seprank::QContext::make(seprank::variables_in(rank_poly));
             const seprank::QPoly f = seprank::parse_poly(rank_poly, ctx);
-            const auto part = poly_partition_cli(ctx->vars(), partition_text);
+            const auto part = seprank::poly_partition(ctx->vars(), partition_text, "--poly");
             json j = to_json(seprank::separation_rank(f, part, part.tokens(), so));
             j["polynomial_terms"] = f.terms();
             meter->finish();

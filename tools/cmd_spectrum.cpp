@@ -100,7 +100,7 @@ struct SpectrumCommand final : Command {
         if (!poly_text.empty()) {
             auto ctx = seprank::QContext::make(seprank::variables_in(poly_text));
             const seprank::QPoly f = seprank::parse_poly(poly_text, ctx);
-            const auto part = poly_partition_cli(ctx->vars(), partition_text);
+            const auto part = seprank::poly_partition(ctx->vars(), partition_text, "--poly");
             r = with_progress(globals, [&] { return seprank::spectrum(f, part, part.tokens(), so); });  // steps on stderr (docs/progress.md)
         } else {
             // --save-weights once the spectrum is computed: bad input writes nothing

@@ -45,8 +45,10 @@ long token_count(const Variables& vars);
 // without a token index or beyond N). So a token no variable names is allowed, as in a
 // network whose output ignores a token: x1_1^2 + 1 is ranked on 1|2 (sep 1), and a
 // polynomial that cancels to a constant is ranked on the tokens its partition names.
+// A message about the variables starts "<subject>: " where subject is not empty (the
+// CLI's "--poly", Python's "polynomial"); the partition's own start "partition '".
 // O(nvars + len(text) + N log N).
-ValidPartition poly_partition(const Variables& vars, const std::string& text);
+ValidPartition poly_partition(const Variables& vars, const std::string& text, const std::string& subject = "");
 
 // The flattening for a token partition: variable x<j>_<c> goes to the side of token j
 // (variable_sides + token_sides: part.tokens() == n_tokens checked, O(1); a bare

@@ -301,18 +301,6 @@ SpectrumOptions spectrum_options(const py::dict& o) {
     return so;
 }
 
-// The partition a polynomial is ranked on (flatten.hpp: an empty text is balanced on the
-// tokens its variables name); a message about the variables is prefixed "polynomial: ".
-ValidPartition poly_partition_of(const QPoly& f, const std::string& partition) {
-    try {
-        return poly_partition(f.context()->vars(), partition);
-    } catch (const invalid_input& e) {
-        const std::string m = e.what();
-        if (m.rfind("partition '", 0) == 0) throw;
-        throw invalid_input("polynomial: " + m);
-    }
-}
-
 GenericOptions generic_options(const py::dict& o, GenericOptions g) {
     g.trials = get_or<long>(o, "trials", g.trials);
     g.seed = get_or<std::uint64_t>(o, "seed", g.seed);
@@ -539,7 +527,7 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("rank_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SeparationOptions so = separation_options(opts);
-        const ValidPartition part = poly_partition_of(f, partition);
+        const ValidPartition part = poly_partition(f.context()->vars(), partition, "polynomial");
         auto a = answer_to_dict(run_long([&] { return separation_rank(f, part, part.tokens(), so); }));
         a["tokens"] = part.tokens();
         return a;
@@ -567,7 +555,7 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("spectrum_poly", [](const QPoly& f, const std::string& partition, const py::dict& opts) {
         const SpectrumOptions so = spectrum_options(opts);
-        const ValidPartition part = poly_partition_of(f, partition);
+        const ValidPartition part = poly_partition(f.context()->vars(), partition, "polynomial");
         return to_json(run_long([&] { return spectrum(f, part, part.tokens(), so); }));
     });
     m.def("generic_rank", [](const py::dict& spec, const std::string& partition, const py::dict& opts) {

@@ -66,37 +66,24 @@ long token_count(const Variables& vars) {
     return n;
 }
 
-ValidPartition poly_partition(const Variables& vars, const std::string& text) {
+ValidPartition poly_partition(const Variables& vars, const std::string& text, const std::string& subject) {
+    // a message about the variables names the polynomial as the caller does; the
+    // partition's own messages name the partition
+    const auto about = [&subject](const std::string& m) { return invalid_input(subject.empty() ? m : subject + ": " + m); };
     if (text.empty()) {
         try {
             return balanced_partition(token_count(vars));
         } catch (const invalid_input& e) {  // fewer than 2 tokens named: a partition gives them
-            throw invalid_input(std::string(e.what()) + "; or give a partition (e.g. 1|2): a polynomial is ranked on the tokens it lists");
+            throw about(std::string(e.what()) + "; or give a partition (e.g. 1|2): a polynomial is ranked on the tokens it lists");
         }
     }
-    // N from the text: its number of positions (a position outside 1..N, twice or missing
-    // is parse_partition's message); the text is parsed once for the count, once checked.
-    const std::size_t bar = text.find('|');
-    long n = 0;
-    if (bar != std::string::npos && text.find('|', bar + 1) == std::string::npos)
-        for (const std::string& side : {text.substr(0, bar), text.substr(bar + 1)})
-            if (side.find_first_not_of(" \t\r\n") != std::string::npos) n += static_cast<long>(parse_list(side, "partition '" + text + "' side").size());
-    const ValidPartition part = [&] {
-        try {
-            return parse_partition(text, std::max(n, 1L));
-        } catch (const invalid_input& e) {  // a position outside 1..N or missing: say where N came from
-            const std::string m = e.what();
-            if (m.find(" outside 1..") == std::string::npos && m.find("on neither side") == std::string::npos) throw;
-            throw invalid_input(m + " (a polynomial is ranked on the tokens its partition lists: N = " + std::to_string(n) +
-                                " positions here, which must be 1..N)");
-        }
-    }();
+    const ValidPartition part = parse_partition_listed(text);
     for (std::size_t v = 0; v < vars.size(); ++v) {
         const long t = vars.token(v);
-        if (t < 1) throw invalid_input(no_token_index(vars.name(v)));
+        if (t < 1) throw about(no_token_index(vars.name(v)));
         if (t > part.tokens())
-            throw invalid_input("variable '" + vars.name(v) + "' belongs to token " + std::to_string(t) + ", beyond the " +
-                                std::to_string(part.tokens()) + " tokens of the partition '" + text + "'");
+            throw about("variable '" + vars.name(v) + "' belongs to token " + std::to_string(t) + ", beyond the " +
+                        std::to_string(part.tokens()) + " tokens of the partition '" + text + "'");
     }
     return part;
 }

@@ -114,6 +114,23 @@ ValidPartition parse_partition(const std::string& text, long n) {
     }
 }
 
+ValidPartition parse_partition_listed(const std::string& text) {
+    // N is counted from the sides parse_partition then reads again: the text is short.
+    const std::size_t bar = text.find('|');
+    long n = 0;
+    if (bar != std::string::npos && text.find('|', bar + 1) == std::string::npos)
+        for (const std::string& side : {text.substr(0, bar), text.substr(bar + 1)})
+            if (side.find_first_not_of(" \t\r\n") != std::string::npos) n += static_cast<long>(parse_side(side, text).size());
+    try {
+        return parse_partition(text, std::max(n, 1L));
+    } catch (const invalid_input& e) {  // a position outside 1..N or missing: say where N came from
+        const std::string m = e.what();
+        if (m.find(" outside 1..") == std::string::npos && m.find("on neither side") == std::string::npos) throw;
+        throw invalid_input(m + " (a polynomial is ranked on the tokens its partition lists: N = " + std::to_string(n) +
+                            " positions here, which must be 1..N)");
+    }
+}
+
 std::string to_string(const Partition& p) {
     std::string s;
     for (std::size_t k = 0; k < p.A.size(); ++k) s += (k ? "," : "") + std::to_string(p.A[k]);

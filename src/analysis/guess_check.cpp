@@ -7,7 +7,6 @@
 #include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
-#include "seprank/expand.hpp"
 #include "seprank/generic.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
@@ -140,7 +139,7 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
     // only come back as a lower bound, so generic is not run for it. The flattening, which
     // generic's auto picks where the expansion is small (generic.hpp), has no side: it
     // checks any prediction (s = 2 attention at L = 7, 26,000, had been left unchecked).
-    const bool flattens = estimate_expansion(spec).bytes <= go.max_expand_bytes;
+    const bool flattens = generic_auto_flattens(spec, go);
     if (!flattens && fmpq_cmp_si(predicted.get(), opt.max_side) > 0) {
         c.verdict = "unchecked";
         c.reason = "the prediction is above --check-max-side " + std::to_string(opt.max_side);

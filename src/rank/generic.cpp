@@ -103,11 +103,6 @@ void check_options(const GenericOptions& opt) {
 
 namespace {
 
-// automatic: the flattening when f is small, except on the GPU, which runs the evaluation.
-bool auto_flattens(const ValidSpec& valid, const GenericOptions& opt, bool gpu) {
-    return !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
-}
-
 // One run with the method resolved (`flat`: the flattening, else the evaluation) on `dev`;
 // the options and partition checked by the caller.
 RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt, const DeviceChoice& dev, bool flat) {
@@ -394,12 +389,16 @@ RankAnswer generic_once(const ValidSpec& valid, const ValidPartition& part, cons
 
 }  // namespace
 
+bool generic_auto_flattens(const ValidSpec& valid, const GenericOptions& opt, bool gpu) {
+    return !gpu && estimate_expansion(valid).bytes <= opt.max_expand_bytes;
+}
+
 RankAnswer generic_rank(const ValidSpec& valid, const ValidPartition& part, const GenericOptions& opt) {
     part.check_tokens(valid.get().tokens);
     check_options(opt);
     const DeviceChoice dev = choose_device(opt.device);
     const bool automatic = opt.method == GenericMethod::automatic;
-    const bool flat = automatic ? auto_flattens(valid, opt, dev.device == Device::cuda) : opt.method == GenericMethod::flattening;
+    const bool flat = automatic ? generic_auto_flattens(valid, opt, dev.device == Device::cuda) : opt.method == GenericMethod::flattening;
     if (!automatic || !flat) return generic_once(valid, part, opt, dev, flat);
     const auto t0 = std::chrono::steady_clock::now();
     try {

@@ -143,6 +143,20 @@ TEST_CASE("a ValidPartition of another token count is refused at every entry, in
     CHECK(token_sides(three, 3) == std::vector<int>{0, 0, 1});
 }
 
+TEST_CASE("parse_partition_listed: N is the number of positions the text lists") {
+    CHECK(parse_partition_listed("1|2").tokens() == 2);
+    CHECK(to_string(parse_partition_listed(" 3 , 1 | 2 ")) == "1,3|2");
+    CHECK(parse_partition_listed("1..3|4..6").tokens() == 6);
+    const auto msg = [](const std::string& text) { return seprank_test::message_of([&] { (void)parse_partition_listed(text); }); };
+    CHECK(msg("1,2|4") == "partition '1,2|4': token 4 outside 1..3 (a polynomial is ranked on the tokens its partition lists: N = 3 positions here, which must be 1..N)");
+    CHECK(msg("1|1").find("partition '1|1': token 1 appears twice") == 0);
+    CHECK(msg("1,2").find("partition '1,2': expected exactly one '|'") == 0);
+    CHECK(msg("1|2|3").find("expected exactly one '|'") != std::string::npos);
+    CHECK(msg("1,2|").find("partition '1,2|'") == 0);
+    CHECK(msg("|").find("partition '|'") == 0);
+    CHECK(msg("1|x").find("partition '1|x'") == 0);
+}
+
 TEST_CASE("valid partitions round-trip through to_string and parse_partition") {
     auto rng = seprank_test::rng_for("partition-round-trip");
     INFO("seed " << seprank_test::seed());

@@ -529,6 +529,21 @@ TEST_CASE("generic auto: a flattening whose expansion passes the memory limit gi
     CHECK(tight.kind == roomy.kind);
 }
 
+TEST_CASE("generic_auto_flattens: the method generic's auto runs, by the estimate and the device") {
+    const NetworkSpec small = seprank_test::attention_spec(2, 1, 2);
+    GenericOptions g;
+    g.trials = 1;
+    CHECK(generic_auto_flattens(small, g));
+    CHECK_FALSE(generic_auto_flattens(small, g, true));  // the GPU runs the evaluation
+    CHECK(generic_rank(small, balanced_partition(2), g).method == "flattening");
+    // just under the estimate: the evaluation, as generic's auto then runs it
+    g.max_expand_bytes = estimate_expansion(small).bytes;
+    CHECK(generic_auto_flattens(small, g));
+    g.max_expand_bytes *= 0.999;
+    CHECK_FALSE(generic_auto_flattens(small, g));
+    CHECK(generic_rank(small, balanced_partition(2), g).method == "evaluation");
+}
+
 TEST_CASE("generic flattening asked for by name: the expansion is held to the process's memory limit, by its name") {
     // attention N = 3, dx = 2, L = 3: f estimated at about 36 MiB, under the 64 MiB auto
     // expands below, over the limit set here (a fixed 1 GiB was used, whatever --max-memory).

@@ -221,6 +221,13 @@ TEST_CASE("poly_partition: a polynomial is ranked on its partition's tokens, whi
     CHECK(msg("x1_1*x2_1", "1,2|").find("partition '1,2|'") == 0);
     CHECK(msg("x1_1*x2_1", "1,2").find("partition '1,2': expected exactly one '|'") == 0);
     CHECK(msg("x1_1*x2_1", "1|1").find("partition '1|1'") == 0);
+    // the subject names the polynomial in the variables' messages, not in the partition's
+    const auto as = [&](const std::string& text, const std::string& part) {
+        return seprank_test::message_of([&] { (void)poly_partition(vars_of(text), part, "--poly"); });
+    };
+    CHECK(as("x1_1*x3_1", "1|2").find("--poly: variable 'x3_1' belongs to token 3") == 0);
+    CHECK(as("x1_1^2", "").find("--poly: its variables name 1 token;") == 0);
+    CHECK(as("x1_1*x2_1", "1|3").find("partition '1|3': token 3 outside 1..2") == 0);
     // sep of a polynomial that ignores a token, or cancels to a constant, is 1; 0 is 0
     for (const char* text : {"x1_1^2 + 1", "x2_1 - x2_1 + 3"}) {
         auto ctx = QContext::make(variables_in(text));
