@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A layer kind lives in one traits unit (docs/development.md, "Adding a layer kind").
 
-Checks the source tree (argument: its root): outside src/network/layers.hpp (the traits) and
+Checks the source tree (argument: its root): outside src/network/layers.hpp and layers_power.hpp (the traits) and
 include/seprank/network.hpp (the kinds' field structs), no source file uses a kind in
 code (mlp is the witness: adding it touched no other file) — its types MlpLayer or
 MlpKind, a comparison with the name "mlp", a `case` on it — or switches on the kind of
@@ -15,7 +15,7 @@ import re
 import sys
 
 root = pathlib.Path(sys.argv[1])
-allowed = {"src/network/layers.hpp", "include/seprank/network.hpp"}
+allowed = {"src/network/layers.hpp", "src/network/layers_power.hpp", "include/seprank/network.hpp"}
 kind_name = re.compile(r"\bMlp(Layer|Kind)\b|[=!]=\s*\"mlp\"|\"mlp\"\s*[=!]=|\bcase\b[^:]*mlp|compare\(\s*\"mlp\"", re.IGNORECASE)
 kind_switch = re.compile(r"holds_alternative\s*<|std::get\s*<\s*(AttentionLayer|MlpLayer|HadamardLayer)|\.index\(\)\s*==")
 findings = []

@@ -715,11 +715,20 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         res.note = "parameters " + std::to_string(P) + ", expected " + std::to_string(ex.expected);
         if (res.value > ex.expected)  // a lower bound above the count: the count is wrong here
             res.note += "; the rank is above the expected count, whose reductions then overcount here (docs/dimension.md: please report)";
+        // The row scalings that keep f (a stack of conv, dense and fc layers without
+        // residual) act freely on generic read weights: the dimension is at most the read
+        // weights less their number, whatever the count's other reductions.
+        const long scaled = network_detail::row_scaling_bound(m.valid().get(), P, opt.output == DimensionOutput::scalar);
         if (res.value == hard) {
             res.kind = RankKind::exact;
             res.failure_bound = 0;
             res.note += "; exact: the rank reaches the " + std::string(hard == P ? "parameters" : "output's monomials") + " (" + std::to_string(hard) +
                         "), which bound the dimension from above whatever the weights";
+        } else if (res.value == scaled) {
+            res.kind = RankKind::exact;
+            res.failure_bound = 0;
+            res.note += "; exact: the rank reaches the weights the output reads less their row scalings that keep f (" + std::to_string(scaled) +
+                        "), which bound the dimension from above whatever the weights (the scalings act freely on generic weights: docs/dimension.md)";
         } else if (!stopped && res.value == ex.expected && count_is_proven(m.valid())) {
             res.kind = RankKind::exact;
             res.failure_bound = 0;

@@ -475,8 +475,12 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
     } else {
         res.label = "the trials disagree, with each other or with the dimension (or a system was not zero-dimensional): no degree claimed";
     }
+    // dim X = n exact (the rank reached a bound proven from above: dimension.md, "Exact"):
+    // the degree's bounds need no assumption on it
+    const bool dim_exact = res.dimension_answer.kind == RankKind::exact;
+    const std::string given_dim = dim_exact ? " (dim X = n is exact)" : ", assuming dim X = n";
     if (res.degree_at_least >= 0) {
-        res.label += res.equation.degree >= 1 ? "; degree_at_least is proven (simple solutions, distinct functions)"
+        res.label += res.equation.degree >= 1 || dim_exact ? "; degree_at_least is proven (simple solutions, distinct functions)"
                                               : "; degree_at_least is proven (simple solutions, distinct functions) assuming dim X = n, which fails with probability at most degree_at_least_failure_bound";
     } else {  // why no trial certified: the first trial's reason (or its dimension)
         const VarietyTrial& t = res.trials.front();
@@ -519,9 +523,9 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
                                             : std::string(": dim X is not n (or seprank has a bug), so neither bound is claimed"));
         res.degree_at_least = res.degree_at_most = -1;
     } else if (res.degree_at_most >= 0 && res.degree_at_most == res.degree_at_least)
-        res.label += "; degree_at_most (the Newton polytope's bound on the section's solutions) equals it: deg X is proven, assuming dim X = n";
+        res.label += "; degree_at_most (the Newton polytope's bound on the section's solutions) equals it: deg X is proven" + given_dim;
     else if (res.degree_at_most >= 0)
-        res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions), assuming dim X = n";
+        res.label += "; degree_at_most is proven (the Newton polytope's bound on the section's solutions)" + given_dim;
     else
         res.label += "; no degree_at_most: " + (no_upper.empty() ? std::string("no slice with the dimension's n") : no_upper);
     if (res.equation.equation && !res.equation.least)

@@ -105,6 +105,15 @@ inline long monomials(long n, const Integer& D, bool all_degrees) {
     return binomial_saturated(top, k);
 }
 
+// A layer's row scalings that keep the network's function (row_scales; docs/dimension.md,
+// "Exact"): `scales` independent scalings of rows of weights that only one output channel
+// reads (−1: the kind has none proven), each acting on weights the output reads, and
+// `unread`: its weights the output never reads (0 where not counted, which a bound may
+// always take).
+struct RowScales {
+    long scales = -1, unread = 0;
+};
+
 using Losses = std::vector<std::pair<std::string, long>>;
 inline void add_loss(Losses& losses, const std::string& what, long v) {
     if (v != 0) losses.push_back({what, v});

@@ -457,6 +457,11 @@ network_detail::PowerShape network_detail::power_shape(const NetworkSpec& s) {
     return p;
 }
 
+long network_detail::row_scaling_bound(const NetworkSpec& s, long P, bool scalar) {
+    const detail::RowScales r = detail::Stack::row_scales(s, scalar);
+    return r.scales < 0 ? -1 : P - r.unread - r.scales;
+}
+
 bool is_homogeneous(const NetworkSpec& s) {
     return with_network(s, [&](auto net) { return decltype(net)::homogeneous(s); });
 }

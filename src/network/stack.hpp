@@ -60,6 +60,26 @@ struct Stack {
             if (layer_residual(at(s, l))) return false;
         return true;
     }
+    // The row scalings that keep f, folded (RowScales, layers.hpp's row_scales): their
+    // number over all layers, and the weights never read at one coordinate (`scalar`);
+    // scales −1 when any layer has none proven or is residual (y + F(y) undoes no scaling
+    // of F). They act freely on generic weights (docs/dimension.md, "Exact"). O(depth).
+    // Precondition: a valid spec (each width checked, so the sums cannot overflow).
+    static RowScales row_scales(const NetworkSpec& s, bool scalar) {
+        RowScales total{0, 0};
+        Shape sh = family_input(s);
+        for (long l = 0; l < s.depth; ++l) {
+            const bool last = l + 1 == s.depth;
+            const auto [own, out] = with_kind(at(s, l), [&](auto kind, const auto& sp) {
+                return std::pair<RowScales, Shape>{sp.residual ? RowScales{} : kind.row_scales(sp, sh, last, last && scalar), kind.out(sp, sh, l)};
+            });
+            if (own.scales < 0) return {};
+            total.scales += own.scales;
+            total.unread += own.unread;
+            sh = out;
+        }
+        return total;
+    }
     static Integer layer_parameters(const NetworkSpec& s, long l) {
         return with_kind(at(s, l), [&](auto kind, const auto& sp) { return kind.parameters(sp, shape_in(s, l)); });
     }

@@ -1691,14 +1691,19 @@ TEST_CASE("dimension: a one-output power network reaching its count is exact, as
         CHECK(a.failure_bound == 0);
         CHECK(a.note.find("an upper bound of the dimension for a one-output power network") != std::string::npos);
     }
-    // not for other networks reaching their count (an attention stack: generic), nor for a
-    // power network with more outputs, nor below the count (an Alexander-Hirschowitz case)
+    // not for other networks reaching their count (an attention stack: generic), nor below
+    // the count (an Alexander-Hirschowitz case); a power network with more outputs only
+    // where it reaches its weights less their row scalings (10 - 2 here)
     const RankAnswer att = function_dimension(seprank_test::stack_spec(2, 2, "attention,attention"), DimensionOptions{});
     CHECK(att.value == att.expected);
     CHECK(att.kind == RankKind::generic);
     DimensionOptions all;
     all.output = DimensionOutput::all;
-    CHECK(function_dimension(seprank_test::power_spec(3, 2, {2, 2}), all).kind == RankKind::generic);
+    const RankAnswer two = function_dimension(seprank_test::power_spec(3, 2, {2, 2}), all);
+    CHECK(two.value == 8);
+    CHECK(two.kind == RankKind::exact);
+    CHECK(two.note.find("less their row scalings that keep f (8)") != std::string::npos);
+    CHECK(two.note.find("one-output power network") == std::string::npos);
     const RankAnswer ah = function_dimension(seprank_test::power_spec(3, 4, {5, 1}), DimensionOptions{});
     CHECK(ah.value + 1 == ah.expected);
     CHECK(ah.kind == RankKind::generic);
@@ -1728,4 +1733,83 @@ TEST_CASE("dimension: a layer's outputs span at most the forms of their degree i
         for (const auto& [what, size] : expected_dimension(seprank_test::stack_spec(1, 2, layers), all).losses)
             CHECK(what.find("GL(10)") == std::string::npos);
     }
+}
+
+TEST_CASE("dimension: conv, dense and fc stacks reaching their read weights less their row scalings are exact; none exceeds it") {
+    // The bound, derived here from the layer list alone: a hidden conv or dense layer scales
+    // one row per output channel, a hidden fc unit its d rows, a last fc unit d - 1 of them
+    // (product 1); the scalar output reads row p of the last layer's maps only. Every
+    // measured rank is at most it (random stacks, both outputs), and where it equals it
+    // (and neither the parameters nor the monomials are reached first) the answer is exact.
+    Rng rng = seprank_test::rng_for("dimension-row-scalings");
+    long exact_by_scalings = 0, cases = 0;
+    for (int it = 0; it < seprank_test::iterations(60); ++it) {
+        const long n = 1 + static_cast<long>(rng.below(4)), dx = 1 + static_cast<long>(rng.below(3)), L = 1 + static_cast<long>(rng.below(3));
+        std::string layers;
+        long tokens = n, width = dx, P = 0, scales = 0, last_rows = 0, last_cols = 0, last_maps = 0, last_fc_degree = 0;
+        for (long l = 0; l < L; ++l) {
+            const long kind = tokens > 1 ? static_cast<long>(rng.below(3)) : 1 + static_cast<long>(rng.below(2));  // conv only while tokens remain
+            const bool last = l + 1 == L;
+            std::string layer;
+            if (kind == 0) {  // conv: dx output channels, k maps dx x dx
+                const long k = 1 + static_cast<long>(rng.below(static_cast<unsigned long>(std::min(tokens, 3L)))), r = last ? 1 : 1 + static_cast<long>(rng.below(3));
+                layer = "conv:power=" + std::to_string(r) + ":filter=" + std::to_string(k);
+                P += k * width * width;
+                if (!last) scales += width;
+                last_rows = width, last_cols = width, last_maps = k, last_fc_degree = 0;
+                tokens = tokens - k + 1;
+            } else {  // dense or fc: w units reading tokens·width entries
+                const long w = 1 + static_cast<long>(rng.below(3)), deg = 1 + static_cast<long>(rng.below(3));
+                const bool fc = kind == 2;
+                layer = fc ? "fc:degree=" + std::to_string(deg) + ":width=" + std::to_string(w)
+                           : "dense:power=" + std::to_string(last ? 1 : deg) + ":width=" + std::to_string(w);
+                const long maps = fc ? deg : 1;
+                P += maps * w * tokens * width;
+                if (!last) scales += fc ? deg * w : w;
+                last_rows = w, last_cols = tokens * width, last_maps = maps, last_fc_degree = fc ? deg : 0;
+                tokens = 1, width = w;
+            }
+            layers += (l ? "," : "") + layer;
+        }
+        NetworkSpec s = seprank_test::stack_spec(n, dx, layers);
+        // an embedding y = M w (dx × r weights more) now and then: the scalings stay free
+        if (rng.below(4) == 0) {
+            s.embed_rank = 1 + static_cast<long>(rng.below(static_cast<unsigned long>(dx + 1)));
+            P += dx * s.embed_rank;
+        }
+        for (DimensionOutput out : {DimensionOutput::scalar, DimensionOutput::all}) {
+            const bool scalar = out == DimensionOutput::scalar;
+            const long read_units = scalar ? 1 : last_rows;
+            const long unread = scalar ? last_maps * (last_rows - 1) * last_cols : 0;
+            const long bound = P - unread - scales - (last_fc_degree > 0 ? (last_fc_degree - 1) * read_units : 0);
+            DimensionOptions o;
+            o.output = out;
+            o.seed = rng.next();
+            const RankAnswer a = function_dimension(s, o);
+            INFO("seed " << seprank_test::seed() << " " << layers << " N=" << n << " dx=" << dx << " r=" << s.embed_rank << " " << to_string(out) << " bound " << bound);
+            REQUIRE(a.parameters == P);
+            CHECK(a.value <= bound);
+            const ExpectedDimension e = expected_dimension(s, out);
+            if (a.value == bound && a.value < std::min(e.parameters, e.ambient)) {
+                CHECK(a.kind == RankKind::exact);
+                CHECK(a.failure_bound == 0);
+                CHECK(a.note.find("less their row scalings that keep f (" + std::to_string(bound) + ")") != std::string::npos);
+                ++exact_by_scalings;
+            } else if (a.value < bound && a.value < std::min(e.parameters, e.ambient)) {
+                CHECK(a.note.find("row scalings") == std::string::npos);
+            }
+            ++cases;
+        }
+    }
+    CHECK(cases > 0);
+    CHECK(exact_by_scalings > 0);
+    // Not for other kinds or a residual layer: an attention stack meeting its count stays generic.
+    const RankAnswer att = function_dimension(seprank_test::stack_spec(3, 1, "conv:filter=2,attention"), DimensionOptions{});
+    CHECK(att.note.find("row scalings") == std::string::npos);
+    const RankAnswer res = function_dimension(seprank_test::stack_spec(2, 2, "fc:degree=2:residual,dense:power=1:width=1"), DimensionOptions{});
+    CHECK(res.note.find("row scalings") == std::string::npos);
+    // the docs' example: single-channel filters (2,2,2), r = 2: 6 weights less 2 scalings
+    const RankAnswer conv = function_dimension(seprank_test::stack_spec(4, 1, "conv,conv,conv:power=1"), DimensionOptions{});
+    CHECK(conv.value == 4);
+    CHECK(conv.kind == RankKind::exact);
 }

@@ -319,7 +319,12 @@ TEST_CASE("variety: the image's equation proves the dimension and the degree whe
     const VarietyAnswer c = network_variety(stack_of("conv,conv,conv:power=1", 4, 1), opt);
     CHECK(c.equation.degree == -1);
     CHECK(c.equation.span_dimension == 19);
-    CHECK(c.dimension_answer.kind != RankKind::exact);
+    // its dimension 4 is the 6 weights less 2 row scalings (dimension.md, "Exact"): exact, so
+    // the degree's bounds assume nothing
+    CHECK(c.dimension_answer.kind == RankKind::exact);
+    CHECK(c.label.find("assuming") == std::string::npos);
+    CHECK(c.label.find("deg X is proven (dim X = n is exact)") != std::string::npos);
+    CHECK(variety_record(c, false).at("degree_kind").as_text() == "proven");
     CHECK(c.degree_at_most == 48);
     CHECK(c.label.find("no equation: the image's span has dimension 19") != std::string::npos);
     CHECK(variety_record(c, false).at("equation_degree").is_null());

@@ -31,7 +31,12 @@ def test_variety_matches_the_cli(cli):
     assert conv["degree_at_least"] == 4 and conv["section_images"] == [4, 4, 4]
     # and from above (the Newton polytope's bound): proven
     assert conv["degree_at_most"] == 4 and "deg X is proven" in conv["label"]
-    assert conv["degree_kind"] == "proven given the dimension"  # the dimension is generic
+    # the dimension 3 is the 4 weights less one row scaling: exact, so the degree is proven outright
+    assert (conv["dimension_kind"], conv["degree_kind"]) == ("exact", "proven") and "assuming" not in conv["label"]
+    # an mlp after the convolutions proves no bound of the dimension: the degree is proven given it
+    gen = seprank.variety({"layers": "conv,conv,mlp:power=1:width=1", "tokens": 4, "dim": 1})
+    assert (gen["dimension_kind"], gen["degree"], gen["degree_at_least"], gen["degree_at_most"]) == ("generic", 16, 16, 16)
+    assert gen["degree_kind"] == "proven given the dimension" and "deg X is proven, assuming dim X = n" in gen["label"]
     # the quadratic network's image is a hypersurface of its span: its equation proves it all
     q = seprank.variety({"layers": "dense:width=2:power=2,dense:width=1:power=1", "tokens": 1, "dim": 3})
     assert (q["dimension_kind"], q["dimension_failure_bound"], q["span_dimension"]) == ("exact", 0, 6)
