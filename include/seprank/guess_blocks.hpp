@@ -163,9 +163,12 @@ struct BlockPrediction {
     bool cap_saturated(long cap) const { return cap >= (1L << 61) - 1; }
 };
 // The network and partition predict_blocks predicts at (above): the first row `where`
-// keeps, with the law's variables `vars` set to x, and the row's partition (the balanced
-// one when there is none or it does not fit the token count). invalid_input when no row
-// matches, x has the wrong size, or the network is invalid. Cost: one validation.
+// keeps, with the law's variables `vars` set to x, and the row's partition where the point
+// has the row's tokens (the balanced one where the row has none); at other tokens the
+// pattern every kept row's partition follows at the point's N: balanced, else 1|2..N.
+// invalid_input when no row matches, x has the wrong size, the network is invalid, a
+// kept row's partition is none of its tokens, or the rows follow neither pattern (naming
+// it). Cost: one validation, and one parse of each kept row's partition at other tokens.
 struct PredictionNetwork {
     ValidSpec spec;
     ValidPartition part;

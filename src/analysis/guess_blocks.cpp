@@ -67,6 +67,20 @@ long cell_of(const TableRow& row, const char* name, std::size_t lineno) {
     return v;
 }
 
+// A row's partition cell, checked: a partition of the row's tokens (column tokens where
+// the table has it; else N = the positions it lists). invalid_input naming the row
+// (`lineno`, from 1) and the cell otherwise. Precondition: the cell is not empty.
+ValidPartition row_partition(const TableRow& row, std::size_t lineno) {
+    const std::string& text = *table_cell(row, "partition");
+    const std::string* n = table_cell(row, "tokens");
+    const long tokens = n && !n->empty() ? cell_of(row, "tokens", lineno) : 0;
+    try {
+        return tokens > 0 ? parse_partition(text, tokens) : parse_partition_listed(text);
+    } catch (const invalid_input& e) {
+        throw invalid_input("guess --blocks: row " + std::to_string(lineno) + ": column 'partition': " + e.what());
+    }
+}
+
 const char* const kKeyColumns[] = {"family", "layers", "tokens", "dim", "heads", "block_degree", "width", "depth", "residual",
                                    "embed_rank", "head_dim", "attention_rank", "position", "partition"};
 
@@ -261,7 +275,7 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         s.first = lo;
         s.last = hi;
     }
-    std::set<std::string> ordered;
+    std::set<std::string> ordered, checked_partitions;
     for (std::size_t r = 0; r < table.size(); ++r) {
         const TableRow& row = table[r];
         if (!row_matches(row, where)) continue;
@@ -296,6 +310,8 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         for (const char* c : {"tokens", "dim", "heads", "block_degree", "width", "depth", "embed_rank", "head_dim", "attention_rank", "position"})
             if (const std::string* v = table_cell(row, c); v && !v->empty()) (void)cell_of(row, c, r + 1);
         k.config = config_key(row);
+        if (const std::string* pt = table_cell(row, "partition"); pt && !pt->empty() && checked_partitions.insert(k.config).second)
+            (void)row_partition(row, r + 1);  // once per configuration (its key holds the partition)
         const std::string& status = *table_cell(row, "status");
         if (status != "ok" && status != "lower-bound" && status != "skipped")
             throw invalid_input("guess --blocks: row " + std::to_string(r + 1) + ": column 'status' = '" + status.substr(0, 40) +
@@ -320,8 +336,10 @@ std::vector<Kept> block_points(const std::vector<TableRow>& table, const std::ve
         if (const std::string* d = table_cell(row, "degree"); d && !d->empty() && d->size() <= 18 &&
                                                                  d->find_first_not_of("0123456789") == std::string::npos && k.p.block > std::stol(*d))
             throw invalid_input(where_row() + " is above the network's degree " + *d + " (its blocks are 0.." + *d + ")");
-        if (k.ok && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
-            throw invalid_input(where_row() + " has rank " + std::to_string(k.p.rank) + ", above its cap " + std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
+        // a lower bound above the cap is as impossible as a rank there (it had refuted a law for certain)
+        if (const std::string* rk = table_cell(row, "rank"); (k.ok || (rk && !rk->empty())) && k.p.rank > std::min(k.p.cap_a, k.p.cap_b))
+            throw invalid_input(where_row() + " has " + (k.ok ? "rank " : "lower bound ") + std::to_string(k.p.rank) + ", above its cap " +
+                                std::to_string(std::min(k.p.cap_a, k.p.cap_b)));
         // at_cap, where the table has it, is what the rank and caps say (true or false)
         if (const std::string* ac = table_cell(row, "at_cap"); ac && !(ac->empty() && !k.ok)) {
             const bool at = k.p.rank == std::min(k.p.cap_a, k.p.cap_b);
@@ -568,8 +586,9 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& input, const s
     if (x.size() != vars.size())
         throw invalid_input("guess --blocks: " + std::to_string(x.size()) + " values for " + std::to_string(vars.size()) + " variables");
     const TableRow* row = nullptr;
+    std::size_t row_line = 0;
     for (const TableRow& r : table)
-        if (row_matches(r, where)) {
+        if (++row_line, row_matches(r, where)) {
             row = &r;
             break;
         }
@@ -592,15 +611,28 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& input, const s
                                  "though it draws none: raise " + default_max_memory_name() + " to predict there)");
         }
     }();
+    // The partition: the row's own where the point has its tokens; else the pattern every
+    // kept row's partition follows, at the point's N (a table of 1|2..n rows predicts at
+    // 1|2..N: the balanced one there had refuted a true law).
     const std::string* part_text = table_cell(*row, "partition");
-    ValidPartition part = balanced_partition(spec->tokens);
-    if (part_text && !part_text->empty()) {
-        try {
-            part = parse_partition(*part_text, spec->tokens);
-        } catch (const invalid_input&) {  // another token count: the balanced partition
-        }
+    if (!part_text || part_text->empty()) return PredictionNetwork{spec, balanced_partition(spec->tokens)};
+    const ValidPartition own = row_partition(*row, row_line);
+    if (own.tokens() == spec->tokens) return PredictionNetwork{spec, own};
+    bool balanced = true, first_rest = true;
+    for (std::size_t r = 0; r < table.size(); ++r) {
+        if (!row_matches(table[r], where)) continue;
+        const std::string* t = table_cell(table[r], "partition");
+        if (!t || t->empty()) continue;
+        const ValidPartition q = row_partition(table[r], r + 1);
+        balanced = balanced && to_string(q.get()) == to_string(balanced_partition(q.tokens()).get());
+        first_rest = first_rest && q->A == std::vector<long>{1};
     }
-    return PredictionNetwork{spec, part};
+    if (balanced) return PredictionNetwork{spec, balanced_partition(spec->tokens)};
+    if (first_rest) return PredictionNetwork{spec, parse_partition("1|2.." + std::to_string(spec->tokens), spec->tokens)};
+    throw invalid_input("guess --blocks: the table's partition " + detail::cut(*part_text) + " is of " + std::to_string(own.tokens()) +
+                        " tokens, and its rows' partitions follow no pattern to carry to " + std::to_string(spec->tokens) +
+                        " (every one balanced, or every one 1|2..n): predict at a point of " + std::to_string(own.tokens()) +
+                        " tokens, or keep rows of one partition with --where");
 }
 
 std::vector<BlockPrediction> predict_blocks(const BlockLaw& law, const std::vector<TableRow>& table,

@@ -50,6 +50,13 @@ std::vector<std::pair<long, long>> grid(long dims, long depths) {
     return g;
 }
 
+// The cell `name` of a row (a TableRow is a list of (column, cell) pairs).
+std::string& cell(TableRow& row, const std::string& name) {
+    for (auto& [c, v] : row)
+        if (c == name) return v;
+    throw std::logic_error("no column " + name);
+}
+
 }  // namespace
 
 TEST_CASE("guess_block_law: a planted law of two terms is found, confirmed on the held-out configuration") {
@@ -584,6 +591,45 @@ TEST_CASE("guess_block_law: the options and the table are checked") {
     BlockTerm huge = t;
     REQUIRE(huge.value({60}, 200, 0, v));
     CHECK(v == (1L << 62));  // saturated, never wrapped
+}
+
+TEST_CASE("guess --blocks: every row's partition is checked; a prediction carries the rows' partition to the point") {
+    Rng rng = rng_for("block law partitions");
+    std::vector<TableRow> rows = synthetic(grid(3, 3), rng, [](long dim, long, long k, long) { return dim + k; });
+    BlockLawOptions o;
+    o.vars = {"dim", "depth"};
+    REQUIRE(guess_block_law(rows, {}, o).found);
+    // a partition cell that is none of the row's tokens: one line naming the row and the cell
+    for (const char* bad : {"abc", "1|2|3", "1,2|3,5", "1,2|3"}) {
+        std::vector<TableRow> t = rows;
+        cell(t[4], "partition") = bad;
+        INFO(bad);
+        CHECK(throws_with<invalid_input>([&] { guess_block_law(t, {}, o); }, "guess --blocks: row 5: column 'partition': partition '" + std::string(bad) + "'"));
+    }
+    // a lower bound above its block's cap is refused as a rank there is (it had refuted a law for certain)
+    std::vector<TableRow> lb = rows;
+    cell(lb[2], "status") = "lower-bound";
+    cell(lb[2], "rank") = std::to_string(std::stol(cell(lb[2], "cap_a")) + std::stol(cell(lb[2], "cap_b")));
+    CHECK(throws_with<invalid_input>([&] { guess_block_law(lb, {}, o); }, "row 3: block 5 has lower bound"));
+    CHECK(throws_with<invalid_input>([&] { guess_block_law(lb, {}, o); }, "above its cap"));
+    // the point's tokens: the row's own partition at its tokens, else the rows' pattern
+    const auto part_at = [](std::vector<TableRow> t, const std::string& part, long tokens_at) {
+        for (TableRow& r : t) cell(r, "partition") = part;
+        return to_string(prediction_network(t, {}, {"tokens", "dim", "depth"}, {tokens_at, 1, 1}).part.get());
+    };
+    CHECK(part_at(rows, "1|2,3,4", 4) == "1|2,3,4");
+    CHECK(part_at(rows, "1|2,3,4", 6) == "1|2,3,4,5,6");   // every row 1|2..n
+    CHECK(part_at(rows, "1,2|3,4", 6) == "1,2,3|4,5,6");   // every row balanced
+    CHECK(part_at(rows, "1,3|2,4", 4) == "1,3|2,4");
+    CHECK(throws_with<invalid_input>([&] { (void)part_at(rows, "1,3|2,4", 5); }, "follow no pattern to carry to 5"));
+    // mixed token counts: 1|2 is both balanced and 1|rest, 1|2,3 only the second
+    std::vector<TableRow> mixed = rows;
+    for (std::size_t r = 0; r < mixed.size(); ++r) {
+        const bool two = r % 2 == 0;
+        cell(mixed[r], "tokens") = two ? "2" : "3";
+        cell(mixed[r], "partition") = two ? "1|2" : "1|2,3";
+    }
+    CHECK(to_string(prediction_network(mixed, {}, {"tokens", "dim", "depth"}, {5, 1, 1}).part.get()) == "1|2,3,4,5");
 }
 
 TEST_CASE("block_given_twice: the one rule of guess --blocks, plot --blocks and the hint readers") {
