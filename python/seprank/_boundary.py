@@ -416,6 +416,11 @@ def partition_text(partition: Any) -> str:
         return utf8_text(partition, "partition")
     try:
         a, b = partition
+        # sized sides (lists, ranges): their memory before their text is made, at the
+        # library's 64 bytes a token plus about 100 for the text and the Python ints
+        sizes = [len(side) for side in (a, b) if hasattr(side, "__len__")]
+        if sizes:
+            _core.check_memory(164.0 * sum(sizes), 0.0, f"a partition of {sum(sizes)} tokens", "")
         return ",".join(str(integer(x, "partition")) for x in a) + "|" + ",".join(str(integer(x, "partition")) for x in b)
     except (TypeError, ValueError):
         try:

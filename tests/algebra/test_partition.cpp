@@ -157,6 +157,23 @@ TEST_CASE("parse_partition_listed: N is the number of positions the text lists")
     CHECK(msg("1|x").find("partition '1|x'") == 0);
 }
 
+TEST_CASE("a partition's memory is checked before its tokens are made: a text of many ranges, a large N") {
+    // 64 bytes a token (sides, marks, sorted copies, text); 58 were measured at 50 million
+    const seprank_test::MaxMemory tight(1 << 20);
+    std::string many = "1|";
+    for (long i = 0; i < 100; ++i) many += (i ? "," : "") + std::to_string(2 + 10001 * i) + ".." + std::to_string(2 + 10001 * i + 10000);
+    std::string m;
+    try {
+        (void)parse_partition_listed(many);
+    } catch (const resource_limit& e) {
+        m = e.what();
+    }
+    CHECK(m.find("items so far): about") != std::string::npos);
+    CHECK(m.size() < 300);  // the text is cut, not repeated whole
+    CHECK_THROWS_AS(balanced_partition(1L << 16), resource_limit);  // 4 MiB over 1 MiB
+    CHECK(balanced_partition(1L << 13).tokens() == 1L << 13);     // 0.5 MiB passes
+}
+
 TEST_CASE("valid partitions round-trip through to_string and parse_partition") {
     auto rng = seprank_test::rng_for("partition-round-trip");
     INFO("seed " << seprank_test::seed());

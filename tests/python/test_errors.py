@@ -38,6 +38,18 @@ def test_resource_limit_before_any_work():
         seprank.poly("(x1_1 + x2_1)^100000")
 
 
+def test_a_partition_of_many_tokens_is_refused_before_its_text_is_made():
+    # a range of five million positions: refused from its length (it had peaked at 462 MB)
+    before = seprank.max_memory()
+    seprank.set_max_memory(10 * 2**20)
+    try:
+        with pytest.raises(seprank.ResourceLimitError, match=r"a partition of 4999999 tokens: about .* \(seprank.set_max_memory\)"):
+            seprank.rank(seprank.poly("x1_1*x2_1"), ([1], range(2, 5_000_000)))
+        assert seprank.rank(seprank.poly("x1_1*x2_1"), ([1], range(2, 50))).value == 1
+    finally:
+        seprank.set_max_memory(before)
+
+
 def test_a_matrix_over_max_memory_is_refused_before_its_entries_are_converted():
     import time
     t0 = time.monotonic()
