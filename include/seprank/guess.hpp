@@ -305,7 +305,9 @@ void check_options(const CheckOptions& opt);
 struct PredictionCheck {
     // "agree", "disagree" or "unchecked", and for unchecked why (`reason`): "generic gave
     // the lower bound R", "generic did not finish in S s" or "the prediction is above
-    // --check-max-side N" (the CLI and Python show "unchecked: <reason>").
+    // --check-max-side N" (the CLI and Python show "unchecked: <reason>"); for agree or
+    // disagree a reason only where generic ran past the budget ("took S s, past …": a
+    // budget stops the flattening's expansion only between its products).
     std::string verdict;
     std::string reason;
     bool done = false;     // generic finished within the budget
@@ -320,10 +322,12 @@ struct PredictionCheck {
 // (spec_of_row; the row's partition, or the balanced one), with opt's trials and max side,
 // and compares it with `predicted`: agree when equal; disagree when it differs and the rank
 // is generic or exact; unchecked when generic gave only a lower bound or did not finish in
-// opt.seconds (cancelled through cancel.hpp's scope, nothing left running). A prediction
-// above opt.max_side is unchecked at once, generic not run: the rank it finds is at most
-// its evaluation side, so it could only give a lower bound there (a true rank below the
-// side, which would refute the prediction, is not looked for). Checked first:
+// opt.seconds (cancelled through cancel.hpp's scope, nothing left running; an expansion
+// is stopped between its products, so one long product can pass the budget, which the
+// reason then says). A prediction above opt.max_side is unchecked at once, generic not run,
+// unless generic's auto would flatten (generic_auto_flattens), which has no side: the
+// evaluation's rank is at most its side, so it could only give a lower bound there (a
+// true rank below the side, which would refute the prediction, is not looked for). Checked first:
 // check_options(opt), the spec (validate) and the partition, invalid_input naming the value.
 // Cost: one generic_rank, at most about opt.seconds; O(1) past max_side.
 PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,

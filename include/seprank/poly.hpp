@@ -207,8 +207,9 @@ public:
     // min(C(t+e−1, t−1), C(n+e·deg, n)) terms for t terms in n variables, over Q with
     // coefficients of at most e·(bits + log2 t) bits; over default_max_memory() (limits.hpp),
     // or a coefficient over 2^36 bits, is resource_limit, as are exponents that do not fit.
-    // Cost: FLINT's powering (repeated multiplication or the multinomial expansion, its own
-    // choice), at least proportional to the result's terms.
+    // Polls cancel.hpp first (throws cancelled). Cost: FLINT's powering (repeated
+    // multiplication or the multinomial expansion, its own choice), at least proportional
+    // to the result's terms.
     Poly pow(std::uint64_t e) const;
     // The compound operations above on a copy (checks and cost theirs, plus the copy);
     // negation O(t); == is equals and mul(o) is mul(o, automatic) (below).
@@ -226,8 +227,9 @@ public:
     // default_max_memory() (limits.hpp; an estimate up to 16 MiB only with a limit set by
     // set_default_max_memory()), or a coefficient over 2^36 bits, is resource_limit.
     // Cost: the bound is O(1) over Z/p and O(t + t') over Q (a scan of the coefficients);
-    // dense's arrays add up to 1 GiB of memory; a dense product polls cancel.hpp (throws
-    // cancelled). stats, when given, is added to. The product itself: about t·t' term
+    // dense's arrays add up to 1 GiB of memory; every product polls cancel.hpp before it
+    // starts and a dense one while it runs (throws cancelled: a caller's time budget or
+    // Ctrl-C stops an expansion between products). stats, when given, is added to. The product itself: about t·t' term
     // products, O(t·t'·log min(t, t')) monomial operations on FLINT's heap (dense: array
     // accumulation instead of the heap), on coefficients of the size bounded above.
     Poly mul(const Poly& o, MulVariant v, MulStats* stats = nullptr) const;

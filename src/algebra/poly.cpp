@@ -2,6 +2,7 @@
 
 #include "base/limits_internal.hpp"
 #include "poly_mul.hpp"
+#include "seprank/cancel.hpp"
 #include "seprank/error.hpp"
 #include "seprank/limits.hpp"
 
@@ -523,6 +524,7 @@ void check_product_size(const typename Ops<T>::P* a, const typename Ops<T>::P* b
 template <class T>
 Poly<T> Poly<T>::mul(const Poly& o, MulVariant v, MulStats* stats) const {
     require_same(o, "*");
+    throw_if_cancelled();  // a caller's time budget or Ctrl-C (cancel.hpp) stops an expansion between products
     check_product_size<T>(p_, o.p_, ctx_->get(), ctx_->nvars());
     Poly r(ctx_);
     if constexpr (std::is_same_v<T, QTraits>) {
@@ -544,6 +546,7 @@ Poly<T> Poly<T>::mul(const Poly& o, MulVariant v, MulStats* stats) const {
 
 template <class T>
 Poly<T> Poly<T>::pow(std::uint64_t e) const {
+    throw_if_cancelled();
     // The size of the result, bounded before FLINT is asked for it (FLINT and GMP abort the
     // process when an allocation fails): at most min(C(t+e−1, t−1), C(n+e·deg, n)) terms
     // (products of e of the t terms; monomials of degree <= e·deg in n variables), each

@@ -711,6 +711,24 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
     CHECK_FALSE(late.done);
     CHECK(late.verdict == "unchecked");
     CHECK(late.reason.find("generic did not finish in ") == 0);
+    // a flattening stopped only between its products: past the budget it either stops
+    // (unchecked) or finishes and says by how much (N = 2, dx = 1, L = 8: one composition)
+    {
+        const TableRow one = {{"family", "attention"}, {"tokens", "2"}, {"dim", "1"}, {"depth", "1"}, {"partition", "1|2"}};
+        CheckOptions tight;
+        tight.seconds = 0.02;
+        const PredictionCheck c = check_prediction(one, {"depth"}, {8}, Rational(3281), tight);
+        INFO(c.verdict << ": " << c.reason << " (" << c.seconds << " s)");
+        if (c.done) {
+            CHECK(c.verdict == "agree");
+            if (!c.reason.empty()) CHECK(c.reason.find("s, past the budget of 0.02 s: the flattening is stopped only between its products") != std::string::npos);
+            if (c.seconds <= tight.seconds) CHECK(c.reason.empty());
+        } else {
+            CHECK(c.verdict == "unchecked");
+            CHECK(c.reason.find("generic did not finish in ") == 0);
+        }
+        CHECK(check_prediction(one, {"depth"}, {8}, Rational(3281)).reason.empty());  // within the default 60 s
+    }
     // the caller's own cancellation is passed on, not turned into a verdict
     {
         const CancelScope stop([] { return true; });
