@@ -310,7 +310,12 @@ import json; r=json.load(open('$T/rp.json')); assert r['rank'] == 1 and r['polyn
   fail "poly rank csv: $(cat "$T/rp.csv" "$T/rp.err")"
 "$S" rank --tokens 4 --dim 2 --depth 1 --all-balanced --format json >"$T/ab.json" || fail "all-balanced"
 /usr/bin/python3 -c "
-import json; r=json.load(open('$T/ab.json')); assert r['agree'] and len(r['partitions']) == 3, r" || fail "all-balanced agree"
+import json; r=json.load(open('$T/ab.json')); assert r['agree'] and r['agree_certified'] and len(r['partitions']) == 3, r" || fail "all-balanced agree"
+# mod p every rank is a lower bound: their agreement is said not to be certified (a hunt)
+"$S" rank --tokens 3 --dim 2 --depth 2 --field p --all-balanced --format json >"$T/abp.json" || fail "all-balanced mod p"
+/usr/bin/python3 -c "
+import json; r=json.load(open('$T/abp.json')); assert r['agree'] and not r['agree_certified'], r" || fail "all-balanced mod p: agree_certified"
+"$S" rank --tokens 3 --dim 2 --depth 2 --field p --all-balanced | grep -qF "agree: yes (values not all certified" || fail "all-balanced mod p text"
 # whose rank each row is: sep, or a grid's lower bound of it (a hunt: grid rows only said certified)
 "$S" rank --tokens 4 --dim 2 --all-balanced --method grid --templates 2 --format csv >"$T/abg.csv" || fail "all-balanced grid csv"
 /usr/bin/python3 -c "

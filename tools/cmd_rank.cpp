@@ -167,7 +167,9 @@ struct RankCommand final : Command {
                 rows.push_back(j);
             }
             save_weights(ro, net);
-            json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}};
+            // whether the values agree; certified only where every one is (--field p: lower bounds)
+            const bool all_certified = std::all_of(rows.begin(), rows.end(), [](const json& r) { return r.value("label", "") == "certified"; });
+            json top = {{"network", describe(net.spec)}, {"partitions", rows}, {"agree", agree}, {"agree_certified", agree && all_certified}};
             top["weights"] = weights_said;
             meter->finish();
             // The table has no note column: --device auto's fallback goes to stderr once (JSON:
@@ -190,7 +192,9 @@ struct RankCommand final : Command {
             } else {
                 if (format == "text") std::cout << "# " << describe(net.spec) << "\n";
                 print_table(rows, format, order);
-                if (format == "text") std::cout << "all balanced partitions agree: " << (agree ? "yes" : "no") << "\n";
+                if (format == "text")
+                    std::cout << "all balanced partitions agree: " << (agree ? "yes" : "no")
+                              << (all_certified ? "" : " (values not all certified: lower bounds may agree where the ranks differ)") << "\n";
                 if (format == "text" && top.contains("weights")) std::cout << "weights: " << top["weights"].get<std::string>() << "\n";
             }
             return 0;
