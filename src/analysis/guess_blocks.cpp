@@ -595,7 +595,15 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& input, const s
     if (!row) throw invalid_input("guess --blocks: no row of the table matches `where`");
     // A prediction draws no weights, but the spec is checked as every network is, the
     // memory of its weights included (ValidSpec): a point too large to hold is refused.
-    const NetworkSpec bare = spec_of_row(*row, vars, x);
+    const NetworkSpec bare = [&] {
+        try {
+            return spec_of_row(*row, vars, x);
+        } catch (const invalid_input& e) {  // its "check: …" (plain guess's flag) is a prediction's here
+            const std::string m = e.what();
+            if (m.rfind("check: ", 0) != 0) throw;
+            throw invalid_input("guess --blocks: " + m.substr(7));
+        }
+    }();
     // The table's head_dim is dx/H (not given), so the point's is too: where H does not
     // divide dx there is none to take, and guess has no option to give one.
     if (bare.head_dim == 0 && bare.heads >= 1 && bare.dim % bare.heads != 0)

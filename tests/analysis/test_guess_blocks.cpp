@@ -630,6 +630,11 @@ TEST_CASE("guess --blocks: every row's partition is checked; a prediction carrie
         cell(mixed[r], "partition") = two ? "1|2" : "1|2,3";
     }
     CHECK(to_string(prediction_network(mixed, {}, {"tokens", "dim", "depth"}, {5, 1, 1}).part.get()) == "1|2,3,4,5");
+    // the row's network, rebuilt as plain guess --check does, named as a prediction's
+    std::vector<TableRow> nameless = rows;
+    for (TableRow& r : nameless) r.erase(std::remove_if(r.begin(), r.end(), [](const auto& c) { return c.first == "family"; }), r.end());
+    CHECK(throws_with<invalid_input>([&] { (void)prediction_network(nameless, {}, {"dim", "depth"}, {1, 1}); },
+                                     "guess --blocks: the table has no column 'family'"));
 }
 
 TEST_CASE("block_given_twice: the one rule of guess --blocks, plot --blocks and the hint readers") {
