@@ -254,6 +254,7 @@ namespace {
 bool parse_long(const std::string& s, long& v) {
     const char* b = s.data();
     const char* e = b + s.size();
+    if (s.size() > 1 && s[0] == '+' && s[1] != '-') ++b;  // "+1", as a value cell "+2" is read (from_chars takes no '+')
     auto [p, ec] = std::from_chars(b, e, v);
     return ec == std::errc() && p == e && !s.empty();
 }

@@ -199,6 +199,11 @@ TEST_CASE("copies: a stack row's depth over its SPEC's layers, a variable guess 
     CHECK(row_matches(rows[2], {{"copies", "3"}}));
     CHECK_FALSE(row_matches(rows[2], {{"copies", "2"}}));
     CHECK_THROWS_AS(row_matches(rows[5], {{"copies", "3"}}), invalid_input);
+    // an integer compares as one, with a leading + or zeros, as a value cell is read (a hunt)
+    CHECK(row_matches(rows[2], {{"tokens", "+2"}}));
+    CHECK(row_matches(rows[2], {{"tokens", "02"}}));
+    CHECK_FALSE(row_matches(rows[2], {{"tokens", "+-2"}}));
+    CHECK_FALSE(row_matches(rows[2], {{"tokens", "+"}}));
     const std::vector<GuessPoint> pts = guess_points(rows, {"copies"}, "rank", {{"tokens", "2"}, {"family", "stack"}});
     REQUIRE(pts.size() == 5);
     const Guess g = guess_formula(pts, opts({"copies"}));
