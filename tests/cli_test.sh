@@ -889,6 +889,12 @@ PY
 "$S" table --family attention,stack --layers attention --tokens 2 --dim 1 --format json --quiet >"$T/st.json" 2>/dev/null || fail "table --layers json"
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [(x["family"], x["layers"]) for x in r] == [("attention", ""), ("stack", "attention")] and r[0]["rank"] == r[1]["rank"], r' "$T/st.json" || fail "table --layers json: $(cat "$T/st.json")"
 "$S" table --tokens 2 --dim 1 --format csv --quiet 2>/dev/null | head -n 1 | grep -q '^family,tokens,' || fail "table without --layers grew a column"
+# a stack table fitted in depth (which counts layers): no form, and the hint names --vars copies
+"$S" table --layers 'attention,mlp' --tokens 2 --dim 1 --depth 1..5 --format csv --quiet >"$T/sd.csv" 2>/dev/null || fail "table of stack depths"
+"$S" guess "$T/sd.csv" --vars depth >/dev/null 2>"$T/sd.err" && fail "guess --vars depth on stack copies found a form"
+grep -qF "these rows are copies of a stack's SPEC, and depth counts its layers: a law in the copies is fitted with --vars copies" "$T/sd.err" ||
+  fail "guess --vars depth on a stack table: no copies hint: $(cat "$T/sd.err")"
+"$S" guess "$T/sd.csv" --vars copies >/dev/null 2>&1 || fail "guess --vars copies on the same stack table"
 # resume: a longer SPEC list reuses the rows of the SPECs already done
 "$S" table --layers 'attention,mlp:power=2;mlp:power=2,attention;mlp:power=3' --tokens 2 --dim 1..4 --format csv --out "$T/st.csv" --resume >/dev/null 2>"$T/st.err" || fail "table --layers --resume: $(cat "$T/st.err")"
 grep -q "4 rows computed, 8 resumed" "$T/st.err" || fail "table --layers --resume: $(cat "$T/st.err")"

@@ -161,10 +161,28 @@ struct GuessCommand final : Command {
                 blocks_may_help ? "; a rank no closed form fits may still follow a law per degree block: seprank table --blocks writes "
                                   "one row per block, seprank guess --blocks fits them (docs/guess_blocks.md)"
                                 : "";
-            if (blocks_may_help) j["hint"] = blocks_hint.substr(2);
+            // A stack table fitted in depth, which counts layers: its law is in the copies of
+            // the SPEC (bases that are square roots in depth), which guess derives.
+            bool copies_may_help = false;
+            if (std::find(o.vars.begin(), o.vars.end(), "depth") != o.vars.end() &&
+                std::find(o.vars.begin(), o.vars.end(), "copies") == o.vars.end()) {
+                bool all = true, deeper = false;
+                for (const seprank::TableRow& r : seprank::with_stack_copies(cells)) {
+                    if (!seprank::row_matches(r, where)) continue;
+                    const std::string* c = seprank::table_cell(r, "copies");
+                    const std::string* d = seprank::table_cell(r, "depth");
+                    all = all && c != nullptr;
+                    deeper = deeper || (c && d && *c != *d);
+                }
+                copies_may_help = all && deeper;
+            }
+            const std::string copies_hint = copies_may_help ? "; these rows are copies of a stack's SPEC, and depth counts its layers: "
+                                                              "a law in the copies is fitted with --vars copies (docs/guess.md)"
+                                                            : "";
+            if (blocks_may_help || copies_may_help) j["hint"] = (copies_hint + blocks_hint).substr(2);
             if (format == "json") std::cout << json_text(j, 2) << "\n";
-            std::cerr << "seprank: no guess: " << g.reason << (n_marked > 0 ? " (" + marked_line + ")" : std::string()) << blocks_hint
-                      << "\n";
+            std::cerr << "seprank: no guess: " << g.reason << (n_marked > 0 ? " (" + marked_line + ")" : std::string()) << copies_hint
+                      << blocks_hint << "\n";
             return 1;
         }
         if (n_marked > 0) notes.add(marked_line);
