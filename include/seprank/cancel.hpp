@@ -14,8 +14,9 @@
 // take a lock or acquire an interpreter's lock).
 // Latency: the time between two polls — one row of evaluations, one modular rank of
 // the current matrix, one prime, one weight draw of a flattening — plus `interval`.
-// Single FLINT calls (one product of an expansion, one dense elimination) are not
-// interrupted; an expansion is polled only where the calls above poll.
+// Single FLINT calls (one product or composition of an expansion, one dense elimination)
+// are not interrupted; an expansion is polled before each product and power (Poly::mul,
+// Poly::pow), so its latency is its longest single call.
 // Cost without a scope: one thread-local pointer read per poll.
 // Thread safety: scopes are per thread; separate threads with separate scopes are
 // independent.

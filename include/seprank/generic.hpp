@@ -96,6 +96,13 @@ struct GenericOptions {
 // it before any other work. O(1) but the store's name, linear.
 void check_options(const GenericOptions& opt);
 
+// Whether generic_rank's method automatic runs the flattening for `spec`: on the CPU when
+// estimate_expansion(spec).bytes <= opt.max_expand_bytes (expand.hpp), never on the GPU
+// (`gpu`: the device generic_rank resolved from opt.device), which runs the evaluation.
+// The flattening has no side limit, so a front end that checks a rank above max_side
+// asks this first (guess --check). opt is not checked. Cost: estimate_expansion's.
+bool generic_auto_flattens(const ValidSpec& spec, const GenericOptions& opt, bool gpu = false);
+
 // The answer (answer.hpp): value = max over trials; kind generic when the trial that
 // gave it converged (a converged one where several tie; else modular_lower_bound with
 // failure_bound 1: a lower bound only); quantity "generic sep"; method flattening |
@@ -119,13 +126,6 @@ void check_options(const GenericOptions& opt);
 // each evaluation on `threads` threads. The expansion is held to default_max_memory()
 // (limits.hpp; the CLI's --max-memory): over it, resource_limit, which auto answers with
 // the evaluation and the flattening asked for by name passes on.
-// Whether generic_rank's method automatic runs the flattening for `spec`: on the CPU when
-// estimate_expansion(spec).bytes <= opt.max_expand_bytes (expand.hpp), never on the GPU
-// (`gpu`: the device generic_rank resolved from opt.device), which runs the evaluation.
-// The flattening has no side limit, so a front end that checks a rank above max_side
-// asks this first (guess --check). opt is not checked. Cost: estimate_expansion's.
-bool generic_auto_flattens(const ValidSpec& spec, const GenericOptions& opt, bool gpu = false);
-
 RankAnswer generic_rank(const ValidSpec& spec, const ValidPartition& part, const GenericOptions& opt = {});
 inline RankAnswer generic_rank(const ValidSpec& spec, const Partition& part, const GenericOptions& opt = {}) {
     return generic_rank(spec, ValidPartition(part, spec->tokens), opt);

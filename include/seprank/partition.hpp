@@ -83,7 +83,8 @@ ValidPartition parse_partition(const std::string& text, long n_tokens);
 // The same with N = the number of positions the text lists (a text that lists 1,2|4 has
 // N = 3, so 4 is out of range): for an object whose token count is the partition's own, as
 // a given polynomial's (flatten.hpp). A position outside 1..N or missing adds where N came
-// from to parse_partition's message. O(len(text) + N log N).
+// from to parse_partition's message ("(N = 3, the positions it lists, which must be
+// 1..N)"). O(len(text) + N log N).
 ValidPartition parse_partition_listed(const std::string& text);
 // 1..⌈N/2⌉ | ⌈N/2⌉+1..N. N >= 2 checked (invalid_input). O(N).
 ValidPartition balanced_partition(long n_tokens);

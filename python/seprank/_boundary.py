@@ -418,9 +418,16 @@ def partition_text(partition: Any) -> str:
         a, b = partition
         # sized sides (lists, ranges): their memory before their text is made, at the
         # library's 64 bytes a token plus about 100 for the text and the Python ints
-        sizes = [len(side) for side in (a, b) if hasattr(side, "__len__")]
+        sizes = []
+        for side in (a, b):
+            if hasattr(side, "__len__"):
+                try:
+                    sizes.append(len(side))
+                except OverflowError:  # a range past 2^63 items
+                    sizes.append(float("inf"))
         if sizes:
-            _core.check_memory(164.0 * sum(sizes), 0.0, f"a partition of {sum(sizes)} tokens", "")
+            total = sum(sizes)
+            _core.check_memory(164.0 * total, 0.0, f"a partition of {total if total != float('inf') else 'over 2^63'} tokens", "")
         return ",".join(str(integer(x, "partition")) for x in a) + "|" + ",".join(str(integer(x, "partition")) for x in b)
     except (TypeError, ValueError):
         try:

@@ -77,7 +77,15 @@ ValidPartition poly_partition(const Variables& vars, const std::string& text, co
             throw about(std::string(e.what()) + "; or give a partition (e.g. 1|2): a polynomial is ranked on the tokens it lists");
         }
     }
-    const ValidPartition part = parse_partition_listed(text);
+    const ValidPartition part = [&] {
+        try {
+            return parse_partition_listed(text);
+        } catch (const invalid_input& e) {  // where N came from, and why: a polynomial has no token count of its own
+            const std::string m = e.what();
+            if (m.find(", the positions it lists") == std::string::npos) throw;
+            throw invalid_input(m + "; a polynomial is ranked on the tokens its partition lists");
+        }
+    }();
     for (std::size_t v = 0; v < vars.size(); ++v) {
         const long t = vars.token(v);
         if (t < 1) throw about(no_token_index(vars.name(v)));

@@ -140,8 +140,7 @@ ValidPartition parse_partition_listed(const std::string& text) {
     } catch (const invalid_input& e) {  // a position outside 1..N or missing: say where N came from
         const std::string m = e.what();
         if (m.find(" outside 1..") == std::string::npos && m.find("on neither side") == std::string::npos) throw;
-        throw invalid_input(m + " (a polynomial is ranked on the tokens its partition lists: N = " + std::to_string(n) +
-                            " positions here, which must be 1..N)");
+        throw invalid_input(m + " (N = " + std::to_string(n) + ", the positions it lists, which must be 1..N)");
     }
 }
 

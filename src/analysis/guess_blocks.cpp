@@ -631,12 +631,12 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& input, const s
         if (!row_matches(table[r], where)) continue;
         const std::string* t = table_cell(table[r], "partition");
         if (!t || t->empty()) continue;
-        const ValidPartition q = row_partition(table[r], r + 1);
-        balanced = balanced && to_string(q.get()) == to_string(balanced_partition(q.tokens()).get());
-        first_rest = first_rest && q->A == std::vector<long>{1};
+        const guess_detail::PartitionShapes shapes = guess_detail::partition_shapes(row_partition(table[r], r + 1));
+        balanced = balanced && shapes.balanced;
+        first_rest = first_rest && shapes.first;
     }
     if (balanced) return PredictionNetwork{spec, balanced_partition(spec->tokens)};
-    if (first_rest) return PredictionNetwork{spec, parse_partition("1|2.." + std::to_string(spec->tokens), spec->tokens)};
+    if (first_rest) return PredictionNetwork{spec, guess_detail::first_vs_rest(spec->tokens)};
     throw invalid_input("guess --blocks: the table's partition " + detail::cut(*part_text) + " is of " + std::to_string(own.tokens()) +
                         " tokens, and its rows' partitions follow no pattern to carry to " + std::to_string(spec->tokens) +
                         " (every one balanced, or every one 1|2..n): predict at a point of " + std::to_string(own.tokens()) +

@@ -8,13 +8,16 @@
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/generic.hpp"
+#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "base/number_text.hpp"
+#include "guess_internal.hpp"
 
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <flint/fmpq.h>
 
@@ -109,6 +112,23 @@ void check_options(const CheckOptions& opt) {
     check_options(g);
 }
 
+namespace guess_detail {
+
+PartitionShapes partition_shapes(const ValidPartition& p) {
+    return {to_string(p.get()) == to_string(balanced_partition(p.tokens()).get()), p->A == std::vector<long>{1}};
+}
+
+ValidPartition first_vs_rest(long n) {
+    if (n < 2) return balanced_partition(n);  // its message: a partition needs at least 2 tokens
+    Partition p;
+    p.A = {1};
+    check_memory(8.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
+    for (long j = 2; j <= n; ++j) p.B.push_back(j);
+    return ValidPartition(std::move(p), n);
+}
+
+}  // namespace guess_detail
+
 PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,
                                  const Rational& predicted, const CheckOptions& opt) {
     check_options(opt);
@@ -121,16 +141,21 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
     const std::string* row_tokens = table_cell(row, "tokens");
     const bool other_tokens = row_tokens && !row_tokens->empty() && *row_tokens != std::to_string(spec->tokens);
     PredictionCheck c;
+    std::optional<ValidPartition> carried;  // the row's partition's shape at the point's tokens
     if (other_tokens && part_text && !part_text->empty()) {
         const long n = cell_long(*row_tokens, "check: column tokens");
-        if (n < 1 || to_string(parse_partition(*part_text, n).get()) != to_string(balanced_partition(n).get())) {
+        const guess_detail::PartitionShapes shapes = n < 1 ? guess_detail::PartitionShapes{} : guess_detail::partition_shapes(parse_partition(*part_text, n));
+        if (!shapes.balanced && !shapes.first) {
             c.verdict = "unchecked";
-            c.reason = "the table's partition " + *part_text + " is not the balanced one of its " + *row_tokens +
-                       " tokens, and names none of " + std::to_string(spec->tokens);
+            c.reason = "the table's partition " + *part_text + " is neither the balanced one of its " + *row_tokens +
+                       " tokens nor 1|2..n, and names none of " + std::to_string(spec->tokens);
             return c;
         }
+        carried = shapes.balanced ? balanced_partition(spec->tokens) : guess_detail::first_vs_rest(spec->tokens);
     }
-    const ValidPartition part = part_text && !part_text->empty() && !other_tokens ? parse_partition(*part_text, spec->tokens) : balanced_partition(spec->tokens);
+    const ValidPartition part = carried                                             ? *carried
+                                : part_text && !part_text->empty() && !other_tokens ? parse_partition(*part_text, spec->tokens)
+                                                                                    : balanced_partition(spec->tokens);
     GenericOptions go;
     go.trials = opt.trials;
     go.max_side = opt.max_side;
@@ -173,8 +198,9 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
         if (const double took = since(); took > opt.seconds && c.reason.empty()) {
             std::ostringstream s;
             s.precision(3);
-            s << "took " << took << " s, past the budget of " << opt.seconds << " s: the " << r.method
-              << " is stopped only between its products, and one product ran long";
+            s << "took " << took << " s, past the budget of " << opt.seconds << " s: "
+              << (r.method == "flattening" ? "the flattening is stopped only between its products, and one product ran long"
+                                           : "the evaluation is stopped only between its steps, and one step ran long");
             c.reason = s.str();
         }
     } catch (const cancelled&) {

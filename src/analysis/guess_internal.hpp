@@ -8,6 +8,7 @@
 #include "seprank/error.hpp"
 #include "seprank/guess.hpp"
 #include "seprank/integer.hpp"
+#include "seprank/partition.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -256,5 +257,17 @@ Reproduction recurrence_reproduces(const Formula& f, const std::vector<GuessPoin
 // invalid_input naming `at` outside its domain, resource_limit when the value or its work
 // would be too large (estimated first, check_exact_bits and check_exact_work).
 Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const std::vector<long>& x, const std::string& at);
+
+// The shapes a table's partition of n tokens has that name a partition at other token
+// counts: the balanced one (1..⌈n/2⌉ | rest), and 1 | 2..n (`first`); 1|2 has both.
+// guess --check and guess --blocks --predict carry a row's partition to a point of other
+// tokens by them. O(n).
+struct PartitionShapes {
+    bool balanced = false, first = false;
+};
+PartitionShapes partition_shapes(const ValidPartition& p);
+// 1 | 2..n, built directly (a list 2..n as text would pass parse_list's range limit).
+// n >= 2, else invalid_input as balanced_partition's. O(n), memory checked as there.
+ValidPartition first_vs_rest(long n);
 
 }  // namespace seprank::guess_detail

@@ -106,7 +106,7 @@ inline long monomials(long n, const Integer& D, bool all_degrees) {
 }
 
 // A layer's row scalings that keep the network's function (row_scales; docs/dimension.md,
-// "Exact"): `scales` independent scalings of rows of weights that only one output channel
+// "Row scalings"): `scales` independent scalings of rows of weights that only one output channel
 // reads (−1: the kind has none proven), each acting on weights the output reads, and
 // `unread`: its weights the output never reads (0 where not counted, which a bound may
 // always take).

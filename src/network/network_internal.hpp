@@ -57,7 +57,7 @@ PowerShape power_shape(const NetworkSpec& s);
 // An upper bound of the network's dimension whatever the weights, from its row scalings
 // (layers.hpp's row_scales): the parameters P less the weights never read (at one
 // coordinate when `scalar`) less the scalings, which act freely on generic read weights and
-// keep f (docs/dimension.md, "Exact"); −1 where some layer has none proven (attention,
+// keep f (docs/dimension.md, "Row scalings"); −1 where some layer has none proven (attention,
 // mlp, hadamard, a residual layer). Precondition: a valid spec, not checked. O(depth).
 long row_scaling_bound(const NetworkSpec& s, long P, bool scalar);
 

@@ -63,7 +63,7 @@ struct Stack {
     // The row scalings that keep f, folded (RowScales, layers.hpp's row_scales): their
     // number over all layers, and the weights never read at one coordinate (`scalar`);
     // scales −1 when any layer has none proven or is residual (y + F(y) undoes no scaling
-    // of F). They act freely on generic weights (docs/dimension.md, "Exact"). O(depth).
+    // of F). They act freely on generic weights (docs/dimension.md, "Row scalings"). O(depth).
     // Precondition: a valid spec (each width checked, so the sums cannot overflow).
     static RowScales row_scales(const NetworkSpec& s, bool scalar) {
         RowScales total{0, 0};

@@ -148,7 +148,7 @@ TEST_CASE("parse_partition_listed: N is the number of positions the text lists")
     CHECK(to_string(parse_partition_listed(" 3 , 1 | 2 ")) == "1,3|2");
     CHECK(parse_partition_listed("1..3|4..6").tokens() == 6);
     const auto msg = [](const std::string& text) { return seprank_test::message_of([&] { (void)parse_partition_listed(text); }); };
-    CHECK(msg("1,2|4") == "partition '1,2|4': token 4 outside 1..3 (a polynomial is ranked on the tokens its partition lists: N = 3 positions here, which must be 1..N)");
+    CHECK(msg("1,2|4") == "partition '1,2|4': token 4 outside 1..3 (N = 3, the positions it lists, which must be 1..N)");
     CHECK(msg("1|1").find("partition '1|1': token 1 appears twice") == 0);
     CHECK(msg("1,2").find("partition '1,2': expected exactly one '|'") == 0);
     CHECK(msg("1|2|3").find("expected exactly one '|'") != std::string::npos);

@@ -748,11 +748,16 @@ TEST_CASE("spec_of_row rebuilds a table row's network; check_prediction agrees, 
         const PredictionCheck at3 = check_prediction(two, {"tokens"}, {3}, Rational(want));
         CHECK(at3.verdict == "agree");
         CHECK(at3.generic == want);
-        const std::string other = to_string(balanced_partition(3).get()) == "1|2,3" ? "1,2|3" : "1|2,3";
-        const TableRow odd = {{"family", "attention"}, {"tokens", "3"}, {"dim", "1"}, {"depth", "1"}, {"partition", other}};
+        const TableRow odd = {{"family", "attention"}, {"tokens", "3"}, {"dim", "1"}, {"depth", "1"}, {"partition", "2|1,3"}};
         const PredictionCheck at4 = check_prediction(odd, {"tokens"}, {4}, Rational(want));
         CHECK(at4.verdict == "unchecked");
-        CHECK(at4.reason.find("is not the balanced one of its 3 tokens, and names none of 4") != std::string::npos);
+        CHECK(at4.reason.find("is neither the balanced one of its 3 tokens nor 1|2..n, and names none of 4") != std::string::npos);
+        // 1|2..n is carried as itself: 1|2,3 at 4 tokens is 1|2,3,4 (as guess --blocks carries it)
+        const TableRow first = {{"family", "attention"}, {"tokens", "3"}, {"dim", "1"}, {"depth", "1"}, {"partition", "1|2,3"}};
+        const long at4_first = generic_rank(spec_of_row(first, {"tokens"}, {4}), parse_partition("1|2,3,4", 4), GenericOptions{}).value;
+        const PredictionCheck c4 = check_prediction(first, {"tokens"}, {4}, Rational(at4_first));
+        CHECK(c4.verdict == "agree");
+        CHECK(c4.generic == at4_first);
     }
     // a stack's copies of its SPEC as the variable: depth = copies · layers
     {

@@ -622,6 +622,14 @@ TEST_CASE("guess --blocks: every row's partition is checked; a prediction carrie
     CHECK(part_at(rows, "1,2|3,4", 6) == "1,2,3|4,5,6");   // every row balanced
     CHECK(part_at(rows, "1,3|2,4", 4) == "1,3|2,4");
     CHECK(throws_with<invalid_input>([&] { (void)part_at(rows, "1,3|2,4", 5); }, "follow no pattern to carry to 5"));
+    {  // past parse_list's range limit (10,001 items), built directly
+        std::vector<TableRow> t = rows;
+        for (TableRow& r : t) cell(r, "partition") = "1|2,3,4";
+        const PredictionNetwork far = prediction_network(t, {}, {"tokens", "dim", "depth"}, {12000, 1, 1});
+        CHECK(far.part.tokens() == 12000);
+        CHECK(far.part->A == std::vector<long>{1});
+        CHECK(throws_with<invalid_input>([&] { (void)prediction_network(t, {}, {"tokens", "dim", "depth"}, {1, 1, 1}); }, "at least 2 tokens"));
+    }
     // mixed token counts: 1|2 is both balanced and 1|rest, 1|2,3 only the second
     std::vector<TableRow> mixed = rows;
     for (std::size_t r = 0; r < mixed.size(); ++r) {

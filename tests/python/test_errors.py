@@ -46,6 +46,8 @@ def test_a_partition_of_many_tokens_is_refused_before_its_text_is_made():
         with pytest.raises(seprank.ResourceLimitError, match=r"a partition of 4999999 tokens: about .* \(seprank.set_max_memory\)"):
             seprank.rank(seprank.poly("x1_1*x2_1"), ([1], range(2, 5_000_000)))
         assert seprank.rank(seprank.poly("x1_1*x2_1"), ([1], range(2, 50))).value == 1
+        with pytest.raises(seprank.ResourceLimitError, match="a partition of over 2\\^63 tokens"):
+            seprank.rank(seprank.poly("x1_1*x2_1"), ([1], range(2, 10**20)))
     finally:
         seprank.set_max_memory(before)
 

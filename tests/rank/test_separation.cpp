@@ -216,7 +216,7 @@ TEST_CASE("poly_partition: a polynomial is ranked on its partition's tokens, whi
     CHECK(msg("x1_1*x3_1", "1|2").find("variable 'x3_1' belongs to token 3, beyond the 2 tokens of the partition '1|2'") == 0);
     CHECK(msg("x0_1*x1_1", "1|2").find("variable 'x0_1' has no token index") == 0);
     CHECK(msg("x1_1*x2_1", "1|3") ==
-          "partition '1|3': token 3 outside 1..2 (a polynomial is ranked on the tokens its partition lists: N = 2 positions here, which must be 1..N)");
+          "partition '1|3': token 3 outside 1..2 (N = 2, the positions it lists, which must be 1..N); a polynomial is ranked on the tokens its partition lists");
     CHECK(msg("7", "").find("; or give a partition (e.g. 1|2)") != std::string::npos);
     CHECK(msg("x1_1*x2_1", "1,2|").find("partition '1,2|'") == 0);
     CHECK(msg("x1_1*x2_1", "1,2").find("partition '1,2': expected exactly one '|'") == 0);
