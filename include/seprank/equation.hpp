@@ -105,6 +105,13 @@ struct ImageEquation {
 // whole space searched to current_progress() (progress.hpp).
 ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt = {});
 
+// ρ alone, the dimension of the image's affine span, exact over Q (as image_equation
+// computes it), where f's expansion in the weights and the inputs stays within max_terms
+// terms and max_seconds (> 0) and its coefficient matrix has at most 4·10^6 entries; -1
+// where it does not (nothing thrown for those limits). A rank mod p that reaches ρ is dim X
+// (X lies in its span). Cost: image_equation's expansion and span, within those limits.
+long image_span_dimension(const ValidSpec& spec, long max_terms, double max_seconds);
+
 // e's coordinates, their monomials ", "-separated in order: the records'
 // equation_coordinates (this one's and variety_record's). O(ρ).
 std::string coordinates_text(const ImageEquation& e);

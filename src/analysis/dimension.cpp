@@ -8,6 +8,7 @@
 #include "base/parallel.hpp"
 #include "base/process.hpp"
 #include "algebra/rank_internal.hpp"
+#include "seprank/equation.hpp"
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/integer.hpp"
@@ -190,6 +191,13 @@ std::string ordinal(long k) {
 // with one output (any spelling, read through power_shape), where every reduction is one
 // (the rescalings act with finite stabilizers, a run's forms and a read quadric span at
 // most what they are counted; docs/defects.md, which labels its rows exact by this rule).
+// The exact span's limits in `dimension` (image_span_dimension): small enough to cost
+// little where they are passed (an expansion stopped at its 20,000th term), large enough for
+// one attention layer at dx <= 4 and the small stacks of the docs.
+constexpr long kSpanTerms = 20000;
+constexpr double kSpanSeconds = 0.1;
+constexpr long kSpanParameters = 200;  // the expansion's variables: P weights and the inputs
+
 bool count_is_proven(const ValidSpec& valid) {
     const network_detail::PowerShape p = network_detail::power_shape(valid.get());
     return !p.widths.empty() && p.widths.back() == 1;
@@ -719,6 +727,16 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         // residual) act freely on generic read weights: the dimension is at most the read
         // weights less their number, whatever the count's other reductions.
         const long scaled = network_detail::row_scaling_bound(m.valid().get(), P, opt.output == DimensionOutput::scalar);
+        // The image lies in its affine span, whose dimension is exact over Q where f's
+        // expansion in the weights is small (one attention layer of two heads at dx = 2: 6):
+        // tried only where the rules above do not settle it, for one layer of at most
+        // kSpanParameters weights, within kSpanTerms terms and kSpanSeconds (the scalar
+        // output's span; deeper networks' expansions took the default table's --dimension from
+        // 25 to 62 s of CPU time in a trial).
+        const auto small_span = [&]() -> long {
+            if (opt.output != DimensionOutput::scalar || P > kSpanParameters || m.spec().depth > 1) return -1;
+            return image_span_dimension(m.valid(), kSpanTerms, kSpanSeconds);
+        };
         if (res.value == hard) {
             res.kind = RankKind::exact;
             res.failure_bound = 0;
@@ -729,6 +747,11 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
             res.failure_bound = 0;
             res.note += "; exact: the rank reaches the weights the output reads less their row scalings that keep f (" + std::to_string(scaled) +
                         "), which bound the dimension from above whatever the weights (the scalings act freely on generic weights: docs/dimension.md)";
+        } else if (const long span = small_span(); span >= 0 && res.value == span) {
+            res.kind = RankKind::exact;
+            res.failure_bound = 0;
+            res.note += "; exact: the rank reaches the dimension of the image's affine span (" + std::to_string(span) +
+                        ", computed exactly over Q from f's expansion in the weights), which holds the image (docs/equation.md)";
         } else if (!stopped && res.value == ex.expected && count_is_proven(m.valid())) {
             res.kind = RankKind::exact;
             res.failure_bound = 0;

@@ -484,6 +484,27 @@ void check_options(const EquationOptions& opt) {
         throw invalid_input("equation max_primes " + std::to_string(opt.max_primes) + " is outside 1..1000");
 }
 
+long image_span_dimension(const ValidSpec& spec, long max_terms, double max_seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        long parameters = 0;
+        const Coefficients cs = coefficients(spec, max_terms, parameters, t0 + detail::steady_seconds(max_seconds), "max_seconds " + approx(max_seconds));
+        Rng rng(1);
+        long at_least = 0;
+        // exact or not at all: the coefficient matrix (rows × weight monomials) held to
+        // span_basis's exact size, so that its cap (the rows) is never passed
+        std::set<std::vector<std::uint64_t>> columns;
+        for (const QPoly& c : cs.polys)
+            for (std::size_t k = 0; k < c.terms(); ++k) columns.insert(c.exponents(k));
+        const long rows = static_cast<long>(cs.polys.size());
+        if (static_cast<double>(rows) * static_cast<double>(columns.size()) > kExactSpanEntries) return -1;
+        const std::optional<std::vector<std::size_t>> basis = span_basis(cs.polys, rows, rng, at_least);
+        return basis ? static_cast<long>(basis->size()) : -1;
+    } catch (const resource_limit&) {
+        return -1;
+    }
+}
+
 ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, const EquationOptions& opt) {
     check_options(opt);
     if (dimension_at_least < 0) throw invalid_input("image_equation: dimension " + std::to_string(dimension_at_least) + " is negative");

@@ -125,7 +125,7 @@ std::vector<Column> make_columns() {
         {"dim_defect", "true when dimension < dim_expected (a defect)", [](const RowSource& s) -> Value {
              return s.dimension && s.dimension->expected >= 0 ? Value(s.dimension->value < s.dimension->expected) : Value();
          }},
-        {"dim_label", "what `dimension` is: certified (it reaches the parameters, the monomials, a conv/dense/fc stack's weights less their row scalings, or a one-output power network's expected count) | generic lower bound | lower bound", [](const RowSource& s) -> Value {
+        {"dim_label", "what `dimension` is: certified (it reaches the parameters, the monomials, a conv/dense/fc stack's weights less their row scalings, one small layer's affine span, or a one-output power network's expected count) | generic lower bound | lower bound", [](const RowSource& s) -> Value {
              return s.dimension ? Value(s.dimension->label()) : Value();
          }},
         {"dim_failure_bound", "bound on the chance that the dimension is larger than `dimension` (0: certified; 1: none known)", [](const RowSource& s) -> Value {

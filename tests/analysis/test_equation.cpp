@@ -252,11 +252,33 @@ TEST_CASE("equation: the span's dimension is the rank of the image's differences
                 diff.set(static_cast<long>(k) - 1, col, (at(k) + p - at(0)) % p);
             }
         CHECK(rank_modular(diff) == f.eq.span_dimension);
+        CHECK(image_span_dimension(f.spec, 1000000, 60) == f.eq.span_dimension);  // the span alone, as dimension takes it
         if (f.eq.span_dimension == f.n) {
             CHECK(f.eq.degree == 1);  // X fills its span
             CHECK(!f.eq.equation.has_value());
         }
     }
+}
+
+TEST_CASE("image_span_dimension: -1 past its limits; dimension takes a span it reaches as exact, for one layer") {
+    const ValidSpec one(seprank_test::attention_spec(4, 2, 1, 2));  // two heads at dx = 2: span 6
+    CHECK(image_span_dimension(one, 1000000, 60) == 6);
+    CHECK(image_span_dimension(one, 10, 60) == -1);          // the expansion passes 10 terms
+    CHECK(image_span_dimension(ValidSpec(seprank_test::attention_spec(8, 8, 3)), 20000, 0.1) == -1);
+    const RankAnswer a = function_dimension(one, DimensionOptions{});
+    CHECK(a.value == 6);
+    CHECK(a.kind == RankKind::exact);
+    CHECK(a.note.find("the dimension of the image's affine span (6, computed exactly over Q") != std::string::npos);
+    // below its span (one head: 5 of 6) it stays generic; every output: not tried
+    const RankAnswer b = function_dimension(seprank_test::attention_spec(2, 2, 1), DimensionOptions{});
+    CHECK(b.value == 5);
+    CHECK(b.kind == RankKind::generic);
+    CHECK(b.note.find("affine span") == std::string::npos);
+    DimensionOptions all;
+    all.output = DimensionOutput::all;
+    CHECK(function_dimension(one, all).note.find("affine span") == std::string::npos);
+    // deeper networks: not tried (their expansions cost the default table's --dimension more than twice its time)
+    CHECK(function_dimension(seprank_test::attention_spec(2, 2, 2, 2), DimensionOptions{}).note.find("affine span") == std::string::npos);
 }
 
 TEST_CASE("equation: the search's limits and its degree range are reported, not thrown") {
