@@ -191,13 +191,6 @@ std::string ordinal(long k) {
 // with one output (any spelling, read through power_shape), where every reduction is one
 // (the rescalings act with finite stabilizers, a run's forms and a read quadric span at
 // most what they are counted; docs/defects.md, which labels its rows exact by this rule).
-// The exact span's limits in `dimension` (image_span_dimension): small enough to cost
-// little where they are passed (an expansion stopped at its 20,000th term), large enough for
-// one attention layer at dx <= 4 and the small stacks of the docs.
-constexpr long kSpanTerms = 20000;
-constexpr double kSpanSeconds = 0.1;
-constexpr long kSpanParameters = 200;  // the expansion's variables: P weights and the inputs
-
 bool count_is_proven(const ValidSpec& valid) {
     const network_detail::PowerShape p = network_detail::power_shape(valid.get());
     return !p.widths.empty() && p.widths.back() == 1;
@@ -727,15 +720,11 @@ RankAnswer dimension_with(const Model& m, const DimensionOptions& opt, Dimension
         // residual) act freely on generic read weights: the dimension is at most the read
         // weights less their number, whatever the count's other reductions.
         const long scaled = network_detail::row_scaling_bound(m.valid().get(), P, opt.output == DimensionOutput::scalar);
-        // The image lies in its affine span, whose dimension is exact over Q where f's
-        // expansion in the weights is small (one attention layer of two heads at dx = 2: 6):
-        // tried only where the rules above do not settle it, for one layer of at most
-        // kSpanParameters weights, within kSpanTerms terms and kSpanSeconds (the scalar
-        // output's span; deeper networks' expansions took the default table's --dimension from
-        // 25 to 62 s of CPU time in a trial).
+        // The image lies in its affine span, exact over Q where f is small: one layer of at
+        // most 200 weights, 20,000 terms, 0.1 s (scalar output; deeper ones took the default
+        // table's --dimension from 25 to 62 s of CPU in a trial). Asked after the rules above.
         const auto small_span = [&]() -> long {
-            if (opt.output != DimensionOutput::scalar || P > kSpanParameters || m.spec().depth > 1) return -1;
-            return image_span_dimension(m.valid(), kSpanTerms, kSpanSeconds);
+            return opt.output != DimensionOutput::scalar || P > 200 || m.spec().depth > 1 ? -1 : image_span_dimension(m.valid(), 20000, 0.1);
         };
         if (res.value == hard) {
             res.kind = RankKind::exact;
