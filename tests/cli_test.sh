@@ -889,6 +889,10 @@ PY
 "$S" table --family attention,stack --layers attention --tokens 2 --dim 1 --format json --quiet >"$T/st.json" 2>/dev/null || fail "table --layers json"
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [(x["family"], x["layers"]) for x in r] == [("attention", ""), ("stack", "attention")] and r[0]["rank"] == r[1]["rank"], r' "$T/st.json" || fail "table --layers json: $(cat "$T/st.json")"
 "$S" table --tokens 2 --dim 1 --format csv --quiet 2>/dev/null | head -n 1 | grep -q '^family,tokens,' || fail "table without --layers grew a column"
+# expand at a special draw says that f is below its generic degree (a new user's confusion: terms 0)
+"$S" expand --tokens 2 --dim 1 --depth 2 2>"$T/ex0.err" >/dev/null || fail "expand at a special draw"
+grep -qF "note: f is 0 at the weights drawn with --seed 1" "$T/ex0.err" || fail "expand at a special draw said nothing: $(cat "$T/ex0.err")"
+"$S" expand --tokens 2 --dim 1 --depth 2 --seed 2 2>"$T/ex0.err" >/dev/null && [ ! -s "$T/ex0.err" ] || fail "expand at a generic draw noted: $(cat "$T/ex0.err")"
 # a stack table fitted in depth (which counts layers): no form, and the hint names --vars copies
 "$S" table --layers 'attention,mlp' --tokens 2 --dim 1 --depth 1..5 --format csv --quiet >"$T/sd.csv" 2>/dev/null || fail "table of stack depths"
 "$S" guess "$T/sd.csv" --vars depth >/dev/null 2>"$T/sd.err" && fail "guess --vars depth on stack copies found a form"

@@ -64,6 +64,14 @@ struct ExpandCommand final : Command {
         rec["peak_mib"] = getrusage(RUSAGE_SELF, &ru) == 0 ? std::round(static_cast<double>(ru.ru_maxrss) / 102.4) / 10.0 : -1.0;
         std::vector<std::string> order = {"network", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "product", "seconds", "peak_mib"};
         if (format != "text") order = {"family", "tokens", "dim", "heads", "block_degree", "depth", "residual", "degree", "predicted_degree", "terms", "parameters", "weight_degree", "homogeneous", "variant", "product", "seconds", "peak_mib"};
+        // Below the formal degree d^L: these weights are special (a weight drawn 0, or a
+        // cancellation); the generic f has degree d^L. Said, as the rank commands say theirs.
+        if (const seprank::Integer D = seprank::output_degree(net.spec); seprank::Integer(f.degree()) < D) {
+            const std::string at = eo.weights_file.empty() ? "at the weights drawn with --seed " + std::to_string(eo.seed) : "at the given weights";
+            notes.add((f.is_zero() ? "f is 0 " + at : "f has degree " + std::to_string(f.degree()) + " < d^L = " + D.str() + " " + at) +
+                      (eo.weights_file.empty() ? " (a special draw: a weight 0 or a cancellation; another --seed gives the generic f)"
+                                               : " (special weights: random ones give the generic f, of degree d^L)"));
+        }
         if (print_poly) {
             rec["polynomial"] = seprank::to_string(f);
             order.push_back("polynomial");
