@@ -112,6 +112,11 @@ ImageEquation image_equation(const ValidSpec& spec, long dimension_at_least, con
 // (X lies in its span). Cost: image_equation's expansion and span, within those limits.
 long image_span_dimension(const ValidSpec& spec, long max_terms, double max_seconds);
 
+// Why e has no equation, as a label says it: e.why, where the dimension n is exact
+// (dimension_exact) without the clause "unless dim X > n" that a span wider than n + 1
+// adds (dim X = n: X is no hypersurface there). O(|why|).
+std::string equation_why(const ImageEquation& e, bool dimension_exact);
+
 // e's coordinates, their monomials ", "-separated in order: the records'
 // equation_coordinates (this one's and variety_record's). O(ρ).
 std::string coordinates_text(const ImageEquation& e);

@@ -88,6 +88,9 @@ ValidPartition parse_partition(const std::string& text, long n_tokens);
 ValidPartition parse_partition_listed(const std::string& text);
 // 1..⌈N/2⌉ | ⌈N/2⌉+1..N. N >= 2 checked (invalid_input). O(N).
 ValidPartition balanced_partition(long n_tokens);
+// 1 | 2..N (a text list 2..N would pass parse_list's range limit past N = 10,001). Checked
+// as balanced_partition (N >= 2, the memory). O(N).
+ValidPartition first_vs_rest_partition(long n_tokens);
 // Every partition with |A| = ⌈N/2⌉ and `position` on side A, in lexicographic order of A.
 // 2 <= N <= 24 and 1 <= position <= N checked (invalid_input). O(2^N · N).
 std::vector<ValidPartition> balanced_partitions_with(long n_tokens, long position);

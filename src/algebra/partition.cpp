@@ -152,14 +152,23 @@ std::string to_string(const Partition& p) {
     return s;
 }
 
-ValidPartition balanced_partition(long n) {
+namespace {
+
+// The partition 1..half | half+1..n, n >= 2 and its memory checked first (invalid_input,
+// resource_limit): both builders below.
+ValidPartition prefix_partition(long n, long half) {
     if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));
     check_memory(kPartitionBytesPerToken * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
     Partition p;
-    const long half = (n + 1) / 2;
     for (long j = 1; j <= n; ++j) (j <= half ? p.A : p.B).push_back(j);
     return ValidPartition(std::move(p), n);
 }
+
+}  // namespace
+
+ValidPartition first_vs_rest_partition(long n) { return prefix_partition(n, 1); }
+
+ValidPartition balanced_partition(long n) { return prefix_partition(n, (n + 1) / 2); }
 
 std::vector<ValidPartition> balanced_partitions_with(long n, long position) {
     if (n < 2) throw invalid_input("a partition needs at least 2 tokens, have " + std::to_string(n));

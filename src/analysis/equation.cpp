@@ -726,9 +726,17 @@ EquationAnswer network_equation(const ValidSpec& spec, const EquationOptions& op
         a.label = "X lies on the hypersurface P = 0 of its " + rho + "-dimensional affine span (P checked over Q, not shown to be the least): dim X = " + ns +
                   " is exact and deg X <= " + d;
     else
-        a.label = "no equation: " + e.why + "; the dimension is `dimension`'s (" + to_string(a.dimension_answer.kind) + ")";
+        a.label = "no equation: " + equation_why(e, a.dimension_answer.kind == RankKind::exact) + "; the dimension is `dimension`'s (" +
+                  to_string(a.dimension_answer.kind) + ")";
     a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return a;
+}
+
+std::string equation_why(const ImageEquation& e, bool dimension_exact) {
+    static const std::string unless = " unless dim X > n";
+    if (dimension_exact && e.why.size() >= unless.size() && e.why.compare(e.why.size() - unless.size(), unless.size(), unless) == 0)
+        return e.why.substr(0, e.why.size() - unless.size());
+    return e.why;
 }
 
 Record equation_record(const EquationAnswer& a) {

@@ -627,16 +627,17 @@ PredictionNetwork prediction_network(const std::vector<TableRow>& input, const s
     const ValidPartition own = row_partition(*row, row_line);
     if (own.tokens() == spec->tokens) return PredictionNetwork{spec, own};
     bool balanced = true, first_rest = true;
+    std::set<std::string> seen;  // a configuration's block rows share its partition: read once
     for (std::size_t r = 0; r < table.size(); ++r) {
         if (!row_matches(table[r], where)) continue;
         const std::string* t = table_cell(table[r], "partition");
-        if (!t || t->empty()) continue;
+        if (!t || t->empty() || !seen.insert(config_key(table[r])).second) continue;
         const guess_detail::PartitionShapes shapes = guess_detail::partition_shapes(row_partition(table[r], r + 1));
         balanced = balanced && shapes.balanced;
         first_rest = first_rest && shapes.first;
     }
     if (balanced) return PredictionNetwork{spec, balanced_partition(spec->tokens)};
-    if (first_rest) return PredictionNetwork{spec, guess_detail::first_vs_rest(spec->tokens)};
+    if (first_rest) return PredictionNetwork{spec, first_vs_rest_partition(spec->tokens)};
     throw invalid_input("guess --blocks: the table's partition " + detail::cut(*part_text) + " is of " + std::to_string(own.tokens()) +
                         " tokens, and its rows' partitions follow no pattern to carry to " + std::to_string(spec->tokens) +
                         " (every one balanced, or every one 1|2..n): predict at a point of " + std::to_string(own.tokens()) +

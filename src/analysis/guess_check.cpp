@@ -8,7 +8,6 @@
 #include "seprank/error.hpp"
 #include "seprank/evaluation.hpp"
 #include "seprank/generic.hpp"
-#include "seprank/limits.hpp"
 #include "seprank/network.hpp"
 #include "seprank/partition.hpp"
 #include "base/number_text.hpp"
@@ -118,15 +117,6 @@ PartitionShapes partition_shapes(const ValidPartition& p) {
     return {to_string(p.get()) == to_string(balanced_partition(p.tokens()).get()), p->A == std::vector<long>{1}};
 }
 
-ValidPartition first_vs_rest(long n) {
-    if (n < 2) return balanced_partition(n);  // its message: a partition needs at least 2 tokens
-    Partition p;
-    p.A = {1};
-    check_memory(8.0 * static_cast<double>(n), default_max_memory(), "a partition of " + std::to_string(n) + " tokens");
-    for (long j = 2; j <= n; ++j) p.B.push_back(j);
-    return ValidPartition(std::move(p), n);
-}
-
 }  // namespace guess_detail
 
 PredictionCheck check_prediction(const TableRow& row, const std::vector<std::string>& vars, const std::vector<long>& x,
@@ -151,7 +141,7 @@ PredictionCheck check_prediction(const TableRow& row, const std::vector<std::str
                        " tokens nor 1|2..n, and names none of " + std::to_string(spec->tokens);
             return c;
         }
-        carried = shapes.balanced ? balanced_partition(spec->tokens) : guess_detail::first_vs_rest(spec->tokens);
+        carried = shapes.balanced ? balanced_partition(spec->tokens) : first_vs_rest_partition(spec->tokens);
     }
     const ValidPartition part = carried                                             ? *carried
                                 : part_text && !part_text->empty() && !other_tokens ? parse_partition(*part_text, spec->tokens)

@@ -265,9 +265,6 @@ Rational evaluate(const Formula& f, const std::vector<GuessPoint>& rows, const s
 struct PartitionShapes {
     bool balanced = false, first = false;
 };
-PartitionShapes partition_shapes(const ValidPartition& p);
-// 1 | 2..n, built directly (a list 2..n as text would pass parse_list's range limit).
-// n >= 2, else invalid_input as balanced_partition's. O(n), memory checked as there.
-ValidPartition first_vs_rest(long n);
+PartitionShapes partition_shapes(const ValidPartition& p);  // (partition.hpp builds both at any N)
 
 }  // namespace seprank::guess_detail

@@ -532,13 +532,8 @@ VarietyAnswer network_variety(const ValidSpec& spec, const VarietyOptions& opt) 
         res.label += "; X lies on the hypersurface P = 0 of its " + std::to_string(res.equation.span_dimension) +
                      "-dimensional affine span (equation, degree " + std::to_string(res.equation.degree) +
                      ", checked over Q, not shown to be the least): dim X = n is exact and deg X <= " + std::to_string(res.equation.degree);
-    else if (eq_degree < 1 && !res.equation.why.empty()) {
-        std::string why = res.equation.why;  // dim X = n exact: its span's codimension is one
-        const std::string unless = " unless dim X > n";
-        if (dim_exact && why.size() >= unless.size() && why.compare(why.size() - unless.size(), unless.size(), unless) == 0)
-            why.erase(why.size() - unless.size());
-        res.label += "; no equation: " + why;
-    }
+    else if (eq_degree < 1 && !res.equation.why.empty())
+        res.label += "; no equation: " + equation_why(res.equation, dim_exact);
     // A slice's fibre: deg X · k ≤ its bound and deg X ≥ degree_at_least, so k ≤ their
     // quotient (given dim X = n; docs/variety.md).
     const auto fibre_bound = [&](const std::vector<long>& free) -> long {

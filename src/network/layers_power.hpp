@@ -160,10 +160,10 @@ struct FcKind {
     static bool linear_output(const S& sp) { return sp.degree == 1; }
     // Each output entry is a product of d forms (the whole network's too, when it is last).
     static long product_of_forms(const S& sp) { return sp.residual ? 0 : sp.degree; }
-    // Unit c: Π_k (row c of W_k · v): d rows, d − 1 (product 1) when last; none through y + F(y).
+    // Unit c: Π_k (row c of W_k · v): d rows, d − 1 (product 1) when last (a residual
+    // layer has none: Stack::row_scales asks no residual layer).
     static RowScales row_scales(const S& sp, Shape in, bool last, bool at_p) {
         const long units = width(sp, in);
-        if (sp.residual) return {};
         return {last ? (sp.degree - 1) * (at_p ? 1 : units) : sp.degree * units, at_p ? sp.degree * (units - 1) * in.n * in.w : 0};
     }
     // n_in: the span of each input token (its input then has n·n_in dimensions). A unit's d

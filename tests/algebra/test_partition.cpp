@@ -172,6 +172,21 @@ TEST_CASE("a partition's memory is checked before its tokens are made: a text of
     CHECK(m.size() < 300);  // the text is cut, not repeated whole
     CHECK_THROWS_AS(balanced_partition(1L << 16), resource_limit);  // 4 MiB over 1 MiB
     CHECK(balanced_partition(1L << 13).tokens() == 1L << 13);     // 0.5 MiB passes
+    CHECK_THROWS_AS(first_vs_rest_partition(1L << 16), resource_limit);  // checked as balanced_partition
+}
+
+TEST_CASE("first_vs_rest_partition: 1 | 2..N at any N, as balanced_partition checks it") {
+    CHECK(to_string(first_vs_rest_partition(2).get()) == "1|2");
+    CHECK(to_string(first_vs_rest_partition(5).get()) == "1|2,3,4,5");
+    const ValidPartition far = first_vs_rest_partition(12000);  // past parse_list's 10,001-item range
+    CHECK(far.tokens() == 12000);
+    CHECK(far->A == std::vector<long>{1});
+    CHECK(far->B.size() == 11999);
+    CHECK(to_string(balanced_partition(5).get()) == "1,2,3|4,5");
+    for (long n : {1L, 0L, -3L}) {
+        CHECK(seprank_test::message_of([&] { (void)first_vs_rest_partition(n); }) == seprank_test::message_of([&] { (void)balanced_partition(n); }));
+        CHECK(seprank_test::message_of([&] { (void)first_vs_rest_partition(n); }).find("a partition needs at least 2 tokens") == 0);
+    }
 }
 
 TEST_CASE("valid partitions round-trip through to_string and parse_partition") {

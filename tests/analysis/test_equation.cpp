@@ -431,6 +431,9 @@ TEST_CASE("equation: network_equation labels what the equation proves, and its r
     CHECK(c.dimension_answer.kind == function_dimension(seprank_test::stack_spec(4, 1, "conv,conv,conv:power=1"), DimensionOptions{}).kind);
     CHECK(c.dimension_answer.kind == RankKind::exact);
     CHECK(c.label.find("no equation: the image's span has dimension 19") != std::string::npos);
+    CHECK(c.label.find("X is no hypersurface there;") != std::string::npos);  // dim X = n exact: no "unless"
+    CHECK(equation_why(c.equation, false) == c.equation.why);
+    CHECK(c.equation.why.find("unless dim X > n") != std::string::npos);
     r = equation_record(c);
     CHECK(r.at("degree").is_null());
     CHECK(r.at("degree_at_most").is_null());
